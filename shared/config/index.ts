@@ -1,0 +1,1 @@
+export { ENV, LEDGER_TABLE_SCHEMA } from './environment.js';

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/**
+ * The canonical events: the only thing that crosses from intake (receive-webhook) to processing
+ * (process-events). Every webhook source turns its own payload into one of these.
+ */
+
+/** How a customer is found in the membership service: external key + external ID. */
+export const CustomerRef = z.object({
+  externalKey: z.string().min(1).max(64),
+  externalId: z.string().min(1).max(255),
+});
+export type CustomerRef = z.infer<typeof CustomerRef>;
+
+/** Delivery metadata kept with the event for tracing (what the sender said about this delivery). */
+export const Delivery = z.object({
+  /** Unique per delivery attempt family: Shopify's X-Shopify-Webhook-Id, POS's receipt/return id. */
+  id: z.string().min(1),
+  topic: z.string().min(1),
+  shopDomain: z.string().optional(),
+  apiVersion: z.string().optional(),
+  webhookId: z.string().optional(),
+  eventId: z.string().optional(),
+  triggeredAt: z.string().optional(),
+});
+export type Delivery = z.infer<typeof Delivery>;
+
+const common = {
+  /** Stable id of the business event, the same for every delivery of it (e.g. `shopify:order:123`). */
+  eventId: z.string().min(1),
+  source: z.string().min(1),
+  orderId: z.string().min(1),
+  /** null: the sale has no customer reference (recorded as skipped, not an error). */
+  customer: CustomerRef.nullable(),
+  currency: z.string().min(1),
+  /** ISO 8601 with offset. */
+  occurredAt: z.string().min(1),
+  /** Shown to the customer in the point history (already rendered from the source's template). */
+  pointTitle: z.string().max(255),
+  /** Sender's test event: recorded as skipped. */
+  test: z.boolean(),
+  delivery: Delivery,
+};
+
+export const PurchaseEvent = z.object({
+  type: z.literal('purchase'),
+  ...common,
+  /** Amount that earns points, in integer units of the source's amount rule. */
+  eligibleAmount: z.number().int().nonnegative().max(999_999_999),
+  /** Days until the granted points expire; null: the membership service's default expiry. */
+  expiryDays: z.number().int().positive().nullable(),
+});
+export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
+
+export const RefundEvent = z.object({
+  type: z.literal('refund'),
+  ...common,
+  /** Unique within the order (Shopify refund id, POS return id, `cancel` for a cancellation). */
+  refundId: z.string().min(1),
+  /** Amount refunded by this refund, in the same integer units as the purchase's eligibleAmount. */
+  refundAmount: z.number().int().nonnegative(),
+  /** true: everything not yet refunded is refunded by this event (an order cancellation). */
+  refundsRemainder: z.boolean(),
+});
+export type RefundEvent = z.infer<typeof RefundEvent>;
+
+export const PointsEvent = z.discriminatedUnion('type', [PurchaseEvent, RefundEvent]);
+export type PointsEvent = z.infer<typeof PointsEvent>;

@@ -1,0 +1,1 @@
+export { CustomerRef, Delivery, PurchaseEvent, RefundEvent, PointsEvent } from './events.js';

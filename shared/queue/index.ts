@@ -1,0 +1,1 @@
+export type { EventQueue, QueueMessage } from './types.js';
