@@ -36,6 +36,27 @@ export const MESSAGES = {
   numberFormat: (column: string) => `The ${column} must be a number.`,
   dateFormat: (column: string) => `The ${column} does not match the format Y-m-d.`,
   dateTimeFormat: (column: string) => `The ${column} does not match the format Y-m-d H:i.`,
+  // Further validation texts (the spec: "Complete per-endpoint validation messages: not shown"). Field
+  // names appear as Laravel writes them: underscores become spaces.
+  invalidJson: 'The request body is not valid JSON.',
+  mustBeString: (field: string) => `The ${field} must be a string.`,
+  maxLength: (field: string, max: number) => `The ${field} may not be greater than ${max} characters.`,
+  minLength: (field: string, min: number) => `The ${field} must be at least ${min} characters.`,
+  singleByte: (field: string) => `The ${field} may only contain single-byte characters.`,
+  zeroOrOne: (field: string) => `The ${field} must be 0 or 1.`,
+  loginedAtFormat: 'The logined at does not match the format Y-m-d H:i:s.',
+  externalIdsObject: 'The external ids must be an object.',
+  externalIdRequired: (key: string) => `The external_ids.${key} field is required.`,
+  externalIdString: (key: string) => `The external_ids.${key} must be a string.`,
+  externalIdFormat: (key: string) => `The external_ids.${key} format is invalid.`,
+  externalIdMax: (key: string) => `The external_ids.${key} may not be greater than 255 characters.`,
+  rankInvalid: 'The selected rank is invalid.',
+  rankLocked: 'The rank cannot be changed while the rank feature is enabled.',
+  expiredAtFormat: 'The expired at does not match the format Y-m-d.',
+  expiredAtPast: 'The expired at must be a date after or equal to today.',
+  perPageRange: 'The per page must be an integer between 1 and 1000.',
+  pageMin: 'The page must be an integer of at least 1.',
+  idRequired: 'The id field is required.',
 } as const;
 
 /** The point grant's lower bound (the spec says one exists but does not show it): the emulator's choice. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales (~360 KB) from Lambda bundles
 
 /**
  * The canonical events: the only thing that crosses from intake (receive-webhook) to processing
@@ -30,7 +30,11 @@ const common = {
   eventId: z.string().min(1),
   source: z.string().min(1),
   orderId: z.string().min(1),
-  /** null: the sale has no customer reference (recorded as skipped, not an error). */
+  /**
+   * null: the sale has no customer reference (recorded as skipped, not an error). A refund can be
+   * null when its sender does not name the customer (Shopify refunds/create): processing then uses
+   * the customer recorded with the purchase.
+   */
   customer: CustomerRef.nullable(),
   currency: z.string().min(1),
   /** ISO 8601 with offset. */

@@ -1,1 +1,15 @@
 export { CustomerRef, Delivery, PurchaseEvent, RefundEvent, PointsEvent } from './events.js';
+export { createProcessor, type ProcessContext, type Processor } from './processor.js';
+export {
+  CHECKPOINTS,
+  type Checkpoint,
+  type CheckpointStep,
+  type PointsApi,
+  type ProcessorDeps,
+  type ProcessorLogger,
+} from './deps.js';
+export { FollowUp, OUTCOME_KINDS, ProcessOutcome, SkipReason, type OutcomeKind } from './outcome.js';
+export { purchaseMarker, refundMarker } from './markers.js';
+export { refundShare, type OrderBook, type RefundShare } from './debit.js';
+export { instrumentPointsApi, type ApiCallObserver } from './instrument.js';
+export { eventIds, outcomeFields, recordOutcomeMetrics, type MetricsSink } from './report.js';

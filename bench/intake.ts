@@ -1,0 +1,160 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { makeHandler } from '../functions/receive-webhook.js';
+import { staticWebhookSecrets } from '../shared/config/webhook-secrets.js';
+import type { EventQueue } from '../shared/queue/types.js';
+import { loadSources } from '../shared/sources/registry.js';
+import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../test/support/webhooks.js';
+
+/**
+ * Intake figures: handler invocations per second (in process, queue = in-memory), the minified
+ * bundle of functions/receive-webhook.ts (targets: < 150 KB) and its module load time in a fresh
+ * Node process (target: < 50 ms). Prints figures; never passes or fails on them.
+ *
+ * Two bundles are measured: `full` as infra/constructs/bundled-function.ts builds it (AWS SDK
+ * bundled), and `sdkExternal` with `@aws-sdk/*` left to the Lambda runtime's copy.
+ */
+
+const run = promisify(execFile);
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface IntakeBenchOptions {
+  /** How long each throughput scenario runs, ms (default 1000). */
+  durationMs?: number;
+  /** Fresh-process module loads per bundle (default 5). */
+  loadSamples?: number;
+}
+
+export interface BundleFigure {
+  bytes: number;
+  gzipBytes: number;
+  loadMsP50: number;
+  loadMsMax: number;
+}
+
+export interface IntakeBenchFigures {
+  /** Handler invocations per second, by outcome. */
+  invocationsPerSecond: { shopifyAccepted: number; posAccepted: number; forgedRejected: number; topicIgnored: number };
+  bundles: { full: BundleFigure; sdkExternal: BundleFigure };
+  /** Load time of an empty module measured the same way: the floor of this machine right now. */
+  emptyModuleLoadMsP50: number;
+  /** 1-minute load average while measuring (figures on a busy shared machine read high). */
+  loadAverage: number;
+  targets: { bundleBytes: number; loadMs: number };
+}
+
+async function throughput(durationMs: number): Promise<IntakeBenchFigures['invocationsPerSecond']> {
+  const discard: EventQueue = { send: async () => undefined };
+  const nowS = 1_795_000_000;
+  const handle = makeHandler({
+    sources: loadSources(undefined),
+    secrets: staticWebhookSecrets({ shopify: ['bench-shopify'], pos: ['bench-pos'] }),
+    queue: discard,
+    now: () => nowS * 1000,
+    maxBodyBytes: 256 * 1024,
+  });
+  const order = fixture('shopify/orders-paid-usd-discount-shipping.json');
+  const sale = fixture('pos/sale.json');
+  const events = {
+    shopifyAccepted: apiGatewayEvent('shopify', order, shopifyHeaders(order, 'bench-shopify', 'orders/paid')),
+    posAccepted: apiGatewayEvent('pos', sale, posHeaders(sale, 'bench-pos', nowS)),
+    forgedRejected: apiGatewayEvent('shopify', order, shopifyHeaders(order, 'forged', 'orders/paid')),
+    topicIgnored: apiGatewayEvent('shopify', order, shopifyHeaders(order, 'bench-shopify', 'products/update')),
+  };
+  const result = {} as IntakeBenchFigures['invocationsPerSecond'];
+  for (const [name, event] of Object.entries(events) as [keyof typeof events, (typeof events)[keyof typeof events]][]) {
+    for (let i = 0; i < 200; i++) await handle(event); // warm-up
+    let count = 0;
+    const start = performance.now();
+    while (performance.now() - start < durationMs) {
+      for (let i = 0; i < 50; i++) await handle(event);
+      count += 50;
+    }
+    result[name] = Math.round(count / ((performance.now() - start) / 1000));
+  }
+  return result;
+}
+
+async function bundle(outfile: string, sdkExternal: boolean): Promise<void> {
+  // The options of infra/constructs/bundled-function.ts (target node20: the Node run here).
+  await build({
+    entryPoints: [join(ROOT, 'functions', 'receive-webhook.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    mainFields: ['module', 'main'],
+    external: sdkExternal ? ['@aws-sdk/*'] : [],
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    logLevel: 'silent',
+  });
+}
+
+async function loadTimes(file: string, samples: number): Promise<number[]> {
+  const probe = `const t=performance.now();await import(${JSON.stringify(pathToFileURL(file).href)});process.stdout.write(String(performance.now()-t));`;
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], {
+      cwd: ROOT,
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    });
+    times.push(Number(stdout));
+  }
+  return times.sort((a, b) => a - b);
+}
+
+async function bundleFigure(outDir: string, name: string, sdkExternal: boolean, samples: number): Promise<BundleFigure> {
+  const outfile = join(outDir, `${name}.mjs`);
+  await bundle(outfile, sdkExternal);
+  const times = await loadTimes(outfile, samples);
+  const round = (n: number) => Math.round(n * 10) / 10;
+  return {
+    bytes: (await stat(outfile)).size,
+    gzipBytes: gzipSync(await readFile(outfile)).length,
+    loadMsP50: round(times[Math.floor(times.length / 2)] ?? Number.NaN),
+    loadMsMax: round(times[times.length - 1] ?? Number.NaN),
+  };
+}
+
+export async function runIntakeBench(opts: IntakeBenchOptions = {}): Promise<IntakeBenchFigures> {
+  const outDir = join(ROOT, 'node_modules', '.cache', 'bench-intake');
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  const samples = opts.loadSamples ?? 5;
+  const empty = join(outDir, 'empty.mjs');
+  await writeFile(empty, 'export {};\n');
+  const emptyTimes = await loadTimes(empty, samples);
+  return {
+    invocationsPerSecond: await throughput(opts.durationMs ?? 1000),
+    bundles: {
+      full: await bundleFigure(outDir, 'receive-webhook.full', false, samples),
+      sdkExternal: await bundleFigure(outDir, 'receive-webhook.sdk-external', true, samples),
+    },
+    emptyModuleLoadMsP50: Math.round((emptyTimes[Math.floor(emptyTimes.length / 2)] ?? Number.NaN) * 10) / 10,
+    loadAverage: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+    targets: { bundleBytes: 150 * 1024, loadMs: 50 },
+  };
+}
+
+function print(f: IntakeBenchFigures): void {
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+  console.log('intake: handler invocations per second (in process, in-memory queue)');
+  for (const [name, n] of Object.entries(f.invocationsPerSecond)) console.log(`  ${name.padEnd(16)} ${n}/s`);
+  console.log(`intake: receive-webhook bundle (esbuild, minified, ESM); targets < ${kb(f.targets.bundleBytes)}, load < ${f.targets.loadMs} ms`);
+  for (const [name, b] of Object.entries(f.bundles)) {
+    console.log(`  ${name.padEnd(12)} ${kb(b.bytes)} (gzip ${kb(b.gzipBytes)}), module load p50 ${b.loadMsP50} ms, max ${b.loadMsMax} ms`);
+  }
+  console.log(`  (an empty module loads in ${f.emptyModuleLoadMsP50} ms here; load average ${f.loadAverage})`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  print(await runIntakeBench());
+}

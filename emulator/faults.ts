@@ -1,0 +1,62 @@
+/** Injected faults (contracts/emulator.md "Faults"): each applies to the next `times` matching requests. */
+import { z } from 'zod';
+
+export const FAULT_KINDS = ['error_500', 'delay', 'reset_before', 'reset_after_commit'] as const;
+
+export const FaultInput = z.strictObject({
+  method: z.string().min(1).optional(),
+  path: z.string().refine((p) => {
+    try {
+      new RegExp(p);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a valid regular expression'),
+  fault: z.enum(FAULT_KINDS),
+  times: z.number().int().positive().default(1),
+  delay_ms: z.number().int().nonnegative().default(0),
+});
+export type FaultInput = z.infer<typeof FaultInput>;
+
+export interface Fault {
+  id: string;
+  method: string | undefined;
+  path: RegExp;
+  fault: (typeof FAULT_KINDS)[number];
+  left: number;
+  delayMs: number;
+}
+
+export class FaultRegistry {
+  private faults: Fault[] = [];
+  private seq = 0;
+
+  add(input: FaultInput): string {
+    const id = `fault-${++this.seq}`;
+    this.faults.push({
+      id,
+      method: input.method?.toUpperCase(),
+      path: new RegExp(input.path),
+      fault: input.fault,
+      left: input.times,
+      delayMs: input.delay_ms,
+    });
+    return id;
+  }
+
+  clear(): void {
+    this.faults = [];
+  }
+
+  /** The first fault matching this request, consumed once; undefined when none applies. */
+  take(method: string, path: string): Fault | undefined {
+    if (this.faults.length === 0) return undefined;
+    const index = this.faults.findIndex((f) => (f.method === undefined || f.method === method) && f.path.test(path));
+    if (index < 0) return undefined;
+    const fault = this.faults[index]!;
+    fault.left -= 1;
+    if (fault.left === 0) this.faults.splice(index, 1);
+    return fault;
+  }
+}

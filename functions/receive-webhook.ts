@@ -1,0 +1,96 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ENV } from '../shared/config/environment.js';
+import { webhookSecretsFromEnvironment } from '../shared/config/webhook-secrets.js';
+import { maxBodyBytesFrom, queueUrlFrom } from '../shared/intake/config.js';
+import { type IntakeAnswer, type IntakeDeps, type IntakeLogger, type IntakeRequest, receiveWebhook } from '../shared/intake/intake.js';
+import { createSqsQueue } from '../shared/queue/sqs-queue.js';
+import { loadSources } from '../shared/sources/registry.js';
+
+/**
+ * receive-webhook: API Gateway HTTP API (payload v2) -> verify, normalise, queue. Routes
+ * POST /webhooks/shopify and POST /webhooks/pos (any configured source name). Never calls the Open API.
+ */
+
+export type ReceiveWebhookDeps = IntakeDeps;
+export type ReceiveWebhookHandler = (
+  event: APIGatewayProxyEventV2,
+  context?: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** The source a request is for: `source` path parameter, else the last segment of the path or route. */
+function sourceOf(event: APIGatewayProxyEventV2): string | undefined {
+  const lastSegment = (path: string | undefined) => path?.split('/').filter((s) => s !== '').pop();
+  const fromRoute = lastSegment(event.routeKey?.split(' ').pop());
+  return (
+    event.pathParameters?.source ??
+    lastSegment(event.rawPath) ??
+    (fromRoute && !fromRoute.startsWith('{') ? fromRoute : undefined)
+  );
+}
+
+function toRequest(event: APIGatewayProxyEventV2): IntakeRequest {
+  return {
+    source: sourceOf(event),
+    method: event.requestContext?.http?.method ?? 'POST',
+    headers: event.headers ?? {},
+    body: event.body,
+    isBase64Encoded: event.isBase64Encoded ?? false,
+  };
+}
+
+function reply(statusCode: number, answer: IntakeAnswer | { error: { kind: string; message: string } }): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+    body: JSON.stringify(answer),
+  };
+}
+
+export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
+  return async (event) => {
+    try {
+      const response = await receiveWebhook(toRequest(event), deps);
+      return reply(response.statusCode, response.answer);
+    } catch (e) {
+      deps.logger?.error('unexpected intake failure', { error: e instanceof Error ? e.name : 'unknown' });
+      return reply(500, { error: { kind: 'internal', message: 'try again later' } });
+    }
+  };
+}
+
+export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ReceiveWebhookDeps> = {}): ReceiveWebhookDeps {
+  return {
+    sources: overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]),
+    secrets: overrides.secrets ?? webhookSecretsFromEnvironment(env),
+    queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFrom(env) }),
+    now: overrides.now ?? Date.now,
+    maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFrom(env),
+    logger: overrides.logger ?? powertoolsLogger(env),
+  };
+}
+
+function powertoolsLogger(env: NodeJS.ProcessEnv): IntakeLogger {
+  const logger = new Logger({ serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'receive-webhook' });
+  return {
+    info: (message, extra = {}) => logger.info(message, extra),
+    warn: (message, extra = {}) => logger.warn(message, extra),
+    error: (message, extra = {}) => logger.error(message, extra),
+  };
+}
+
+let lambdaHandler: ReceiveWebhookHandler | undefined;
+
+/** The Lambda entry point: dependencies are built from process.env on the first invocation. */
+export const handler: ReceiveWebhookHandler = async (event, context) => {
+  if (!lambdaHandler) {
+    try {
+      lambdaHandler = makeHandler(depsFromEnvironment(process.env));
+    } catch (e) {
+      // A configuration error: named in the log (never a secret), generic to the sender, who retries.
+      console.error(JSON.stringify({ level: 'ERROR', message: 'receive-webhook is misconfigured', error: e instanceof Error ? e.message : 'unknown' }));
+      return reply(500, { error: { kind: 'not_configured', message: 'the webhook endpoint is not configured' } });
+    }
+  }
+  return lambdaHandler(event, context);
+};

@@ -1,0 +1,60 @@
+import { ENV } from '../../shared/config/index.js';
+import { type StageConfig, VISIBILITY_TIMEOUT_FACTOR } from './schema.js';
+import { sourcesConfig } from './sources.js';
+
+/** Values computed from a stage's configuration, in one place so the stack and the tests agree. */
+
+/** Margin on top of the worker timeout so clock skew between containers cannot cut a live lease. */
+const LEASE_MARGIN_SECONDS = 15;
+
+export function secretPrefix(stage: StageConfig): string {
+  return stage.secretPrefix ?? `loyalty-bridge/${stage.stageName}`;
+}
+
+export function webhookSecretName(stage: StageConfig, source: string): string {
+  return stage.sources[source]?.webhookSecretName ?? `${secretPrefix(stage)}/webhook/${source}`;
+}
+
+export function leaseSeconds(stage: StageConfig): number {
+  return stage.processing.leaseSeconds ?? stage.worker.timeoutSeconds + LEASE_MARGIN_SECONDS;
+}
+
+export function visibilityTimeoutSeconds(stage: StageConfig): number {
+  return VISIBILITY_TIMEOUT_FACTOR * stage.worker.timeoutSeconds;
+}
+
+function powertoolsEnvironment(stage: StageConfig): Record<string, string> {
+  return {
+    POWERTOOLS_SERVICE_NAME: stage.observability.serviceName,
+    POWERTOOLS_LOG_LEVEL: stage.observability.logLevel,
+    POWERTOOLS_METRICS_NAMESPACE: stage.observability.metricsNamespace,
+  };
+}
+
+export function receiverEnvironment(
+  stage: StageConfig,
+  refs: { queueUrl: string; webhookSecretArnsJson: string },
+): Record<string, string> {
+  return {
+    [ENV.QUEUE_URL]: refs.queueUrl,
+    [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(stage.sources)),
+    [ENV.WEBHOOK_SECRET_ARNS]: refs.webhookSecretArnsJson,
+    ...powertoolsEnvironment(stage),
+  };
+}
+
+export function workerEnvironment(
+  stage: StageConfig,
+  refs: { tableName: string; openApiSecretArn: string },
+): Record<string, string> {
+  return {
+    [ENV.LEDGER_TABLE]: refs.tableName,
+    [ENV.OPENAPI_SECRET_ARN]: refs.openApiSecretArn,
+    [ENV.INSUFFICIENT_POINTS_POLICY]: stage.processing.insufficientPointsPolicy,
+    [ENV.REFUND_WAIT_SECONDS]: String(stage.processing.refundWaitSeconds),
+    [ENV.LEDGER_TTL_DAYS]: String(stage.processing.ledgerTtlDays),
+    [ENV.LEASE_SECONDS]: String(leaseSeconds(stage)),
+    [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute),
+    ...powertoolsEnvironment(stage),
+  };
+}

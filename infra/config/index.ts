@@ -1,0 +1,25 @@
+export {
+  StageConfig,
+  PipelineConfig,
+  UPSTREAM_CEILING_PER_MINUTE,
+  VISIBILITY_TIMEOUT_FACTOR,
+  type StageConfigInput,
+} from './schema.js';
+export {
+  ConfigError,
+  type Deployment,
+  loadDeployment,
+  loadStageConfig,
+  listStageNames,
+  parsePipelineConfig,
+  parseStageConfig,
+} from './load.js';
+export {
+  leaseSeconds,
+  receiverEnvironment,
+  secretPrefix,
+  visibilityTimeoutSeconds,
+  webhookSecretName,
+  workerEnvironment,
+} from './derived.js';
+export { SourceConfig, SourceName, sourcesConfig } from './sources.js';

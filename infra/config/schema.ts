@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { SecretName, SourceConfig, SourceName, sourcesProblem } from './sources.js';
+
+/**
+ * The per-stage configuration of a deployment, validated before any construct is built: a bad file
+ * fails `cdk synth` with the field path, never a half-built template.
+ */
+
+/** The membership service's recommended ceiling: requests per minute, per client and per endpoint. */
+export const UPSTREAM_CEILING_PER_MINUTE = 2000;
+
+/** Lambda's SQS event source accepts a maximum concurrency of 2..1000. */
+const MIN_MAX_CONCURRENCY = 2;
+
+/** CloudWatch Logs accepts only these retention periods (days). */
+const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+const AccountId = z.string().regex(/^\d{12}$/, 'an AWS account id is 12 digits');
+const Region = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as eu-west-1');
+/** Bounded memory and timeout of one function, with that function's defaults. */
+function functionSizing(memoryMiB: number, timeoutSeconds: number) {
+  return z
+    .strictObject({
+      memoryMiB: z.number().int().min(128).max(3008).default(memoryMiB),
+      timeoutSeconds: z.number().int().min(1).max(900).default(timeoutSeconds),
+    })
+    .prefault({});
+}
+
+/** AWS: the queue's visibility timeout should be at least six times the consumer's timeout. */
+export const VISIBILITY_TIMEOUT_FACTOR = 6;
+
+export const StageConfig = z
+  .strictObject({
+    /** Used in stack, secret and metric names; lower case. */
+    stageName: z.string().regex(/^[a-z][a-z0-9-]{1,19}$/, 'lower-case letters, digits and -, 2..20'),
+    account: AccountId,
+    region: Region,
+    /** Production: the ledger table has deletion protection and is retained when the stack goes. */
+    production: z.boolean(),
+    /** Prefix of the secrets this stage creates; default `loyalty-bridge/<stageName>`. */
+    secretPrefix: SecretName.optional(),
+    /** Existing secret with {"base_url","client_id","client_secret"}; the stack only references it. */
+    openApiSecretName: SecretName,
+    /** Keyed by source name: one route `POST /webhooks/<name>` and one webhook secret each. */
+    sources: z
+      .record(SourceName, SourceConfig)
+      .refine((s) => Object.keys(s).length > 0, 'at least one webhook source')
+      .superRefine((sources, ctx) => {
+        const problem = sourcesProblem(sources);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    processing: z
+      .strictObject({
+        insufficientPointsPolicy: z.enum(['clamp', 'park']).default('clamp'),
+        /** How long a refund that arrived before its purchase is retried before it is parked. */
+        refundWaitSeconds: z.number().int().min(0).max(7 * 86_400).default(120),
+        /** Ledger records expire after this; must outlive the longest refund window. */
+        ledgerTtlDays: z.number().int().min(1).max(3650).default(400),
+        /** Lease on a ledger record; >= worker timeout so a running attempt never loses it. */
+        leaseSeconds: z.number().int().min(5).max(3600).optional(),
+      })
+      .prefault({}),
+    rate: z
+      .strictObject({
+        /** Open API requests per minute per endpoint that ONE worker container may send. */
+        budgetPerMinute: z.number().int().positive(),
+        /** Maximum concurrent worker invocations (the SQS event source's maximum concurrency). */
+        maxConcurrency: z.number().int().min(MIN_MAX_CONCURRENCY).max(1000),
+      })
+      .refine((r) => r.budgetPerMinute * r.maxConcurrency <= UPSTREAM_CEILING_PER_MINUTE, {
+        message: `budgetPerMinute x maxConcurrency must be <= ${UPSTREAM_CEILING_PER_MINUTE} (the Open API's recommended ceiling per endpoint)`,
+      }),
+    queue: z
+      .strictObject({
+        /** Deliveries before a message goes to the dead-letter queue. */
+        maxReceiveCount: z.number().int().min(1).max(1000).default(5),
+        batchSize: z.number().int().min(1).max(10).default(10),
+        /** Dead-letter messages are kept this long (SQS maximum: 14 days). */
+        dlqRetentionDays: z.number().int().min(1).max(14).default(14),
+      })
+      .prefault({}),
+    /** receive-webhook answers within Shopify's few seconds; 10 s bounds a stuck invocation. */
+    receiver: functionSizing(256, 10),
+    worker: functionSizing(512, 30),
+    api: z
+      .strictObject({
+        /** Steady-state requests per second accepted by the HTTP API stage. */
+        rateLimit: z.number().positive().max(10_000).default(50),
+        burstLimit: z.number().int().positive().max(5000).default(100),
+      })
+      .prefault({}),
+    observability: z
+      .strictObject({
+        serviceName: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('loyalty-points-bridge'),
+        /** CloudWatch namespace of the Powertools metrics (the upstream failure alarm reads it). */
+        metricsNamespace: z.string().regex(/^[A-Za-z0-9_/.#:-]{1,255}$/).default('LoyaltyPointsBridge'),
+        logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+        logRetentionDays: z
+          .number()
+          .refine((d) => (LOG_RETENTION_DAYS as readonly number[]).includes(d), {
+            message: `one of ${LOG_RETENTION_DAYS.join(', ')}`,
+          })
+          .default(30),
+      })
+      .prefault({}),
+    alarms: z
+      .strictObject({
+        /** Subscribed to the stage's alarm topic (confirm the e-mail AWS sends). */
+        email: z.email().optional(),
+        /** Use an existing SNS topic instead of creating one. */
+        topicArn: z
+          .string()
+          .regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/, 'an SNS topic ARN')
+          .optional(),
+        /** Alarm when the oldest queued event is older than this. */
+        oldestMessageAgeSeconds: z.number().int().min(60).default(900),
+        /** Alarm when this share of Open API requests fails over 5 minutes. */
+        upstreamFailurePercent: z.number().min(0.1).max(100).default(5),
+      })
+      .refine((a) => !(a.email && a.topicArn), 'give either email or topicArn, not both')
+      .prefault({}),
+  })
+  .refine(
+    (s) => s.processing.leaseSeconds === undefined || s.processing.leaseSeconds >= s.worker.timeoutSeconds,
+    { message: 'processing.leaseSeconds must be >= worker.timeoutSeconds', path: ['processing', 'leaseSeconds'] },
+  )
+  // A lease outliving the visibility timeout would make the redelivery of a crashed attempt find a
+  // live lease, fail again and creep towards the DLQ.
+  .refine(
+    (s) =>
+      s.processing.leaseSeconds === undefined ||
+      s.processing.leaseSeconds <= VISIBILITY_TIMEOUT_FACTOR * s.worker.timeoutSeconds,
+    {
+      message: `processing.leaseSeconds must be <= ${VISIBILITY_TIMEOUT_FACTOR} x worker.timeoutSeconds (the visibility timeout)`,
+      path: ['processing', 'leaseSeconds'],
+    },
+  );
+export type StageConfig = z.infer<typeof StageConfig>;
+/** What a stage file may leave out (defaults fill it in). */
+export type StageConfigInput = z.input<typeof StageConfig>;
+
+export const PipelineConfig = z.strictObject({
+  /** Account and region the pipeline itself lives in (the "tools" account). */
+  account: AccountId,
+  region: Region,
+  /** CodeStar / CodeConnections connection to the repository host, created once in the console. */
+  connectionArn: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:(codestar-connections|codeconnections):[a-z0-9-]+:\d{12}:connection\/[A-Za-z0-9-]+$/, 'a connection ARN'),
+  /** `owner/name` of the repository. */
+  repository: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'owner/name'),
+  branch: z.string().min(1).default('main'),
+  /** Stage files deployed in this order; production stages wait for a manual approval. */
+  stages: z.array(z.string().min(1)).min(1),
+});
+export type PipelineConfig = z.infer<typeof PipelineConfig>;

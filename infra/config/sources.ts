@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { loadSources, SourcesConfigError } from '../../shared/sources/index.js';
+
+/** Secrets Manager names: letters, digits and /_+=.@- . */
+export const SecretName = z.string().regex(/^[A-Za-z0-9/_+=.@-]{1,512}$/, 'a Secrets Manager secret name');
+
+/** A source name is the last path segment of its webhook route (`/webhooks/<name>`). */
+export const SourceName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, '1-32 lower-case letters, digits or -');
+
+/**
+ * One webhook source of a stage: the name of its webhook secret (infrastructure only) and, beside
+ * it, the source's settings exactly as receive-webhook reads them from SOURCES_CONFIG (`kind`,
+ * `externalKey`, `amount`, `pointTitle`, `refundTitle`, `expiryDays`, `ignoreTestOrders`, ...).
+ * The settings are validated by the intake's own schemas (shared/sources), so the stage file and
+ * the deployed function can never disagree about what is valid.
+ */
+export const SourceConfig = z.looseObject({
+  /**
+   * Secrets Manager secret with this source's webhook secrets ({"secrets": ["current", ...]}); the
+   * stack creates it empty. Default `<secretPrefix>/webhook/<source>`.
+   */
+  webhookSecretName: SecretName.optional(),
+});
+export type SourceConfig = z.infer<typeof SourceConfig>;
+
+type SourcesConfigJson = Record<string, Record<string, unknown> | false>;
+
+/**
+ * SOURCES_CONFIG for receive-webhook: each configured source's settings, and `false` for any source
+ * the receiver would otherwise enable by default (a source without a route must not be live).
+ */
+export function sourcesConfig(sources: Record<string, SourceConfig>): SourcesConfigJson {
+  const configured: SourcesConfigJson = Object.fromEntries(
+    Object.entries(sources).map(([name, { webhookSecretName: _infraOnly, ...settings }]) => [name, settings]),
+  );
+  const enabledByDefault = [...loadSources(JSON.stringify(configured)).keys()].filter((n) => !(n in configured));
+  return { ...configured, ...Object.fromEntries(enabledByDefault.map((n) => [n, false as const])) };
+}
+
+/** The intake's verdict on the sources' settings: undefined when valid, else its message. */
+export function sourcesProblem(sources: Record<string, SourceConfig>): string | undefined {
+  try {
+    sourcesConfig(sources);
+    return undefined;
+  } catch (error) {
+    if (error instanceof SourcesConfigError) return error.message;
+    throw error;
+  }
+}

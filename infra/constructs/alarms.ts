@@ -1,0 +1,121 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/**
+ * Powertools metrics the worker emits (namespace POWERTOOLS_METRICS_NAMESPACE, unit Count, only the
+ * default `service` dimension = POWERTOOLS_SERVICE_NAME): one UpstreamCall per Open API request sent,
+ * one UpstreamFailure per request that failed (network, timeout, 5xx, invalid credentials).
+ */
+export const UPSTREAM_METRICS = { call: 'UpstreamCall', failure: 'UpstreamFailure' } as const;
+
+export type OperationsAlarmsProps = {
+  stageName: string;
+  email?: string;
+  topicArn?: string;
+  queue: IQueue;
+  deadLetterQueue: IQueue;
+  functions: { name: string; fn: IFunction }[];
+  metricsNamespace: string;
+  serviceName: string;
+  oldestMessageAgeSeconds: number;
+  upstreamFailurePercent: number;
+};
+
+/** The alarms an operator needs, all sent to one SNS topic (created encrypted, or an existing one). */
+export class OperationsAlarms extends Construct {
+  readonly topic: ITopic;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: OperationsAlarmsProps) {
+    super(scope, id);
+    this.topic = props.topicArn ? Topic.fromTopicArn(this, 'Topic', props.topicArn) : this.createTopic(props.email);
+    const action = new SnsAction(this.topic);
+    const add = (alarmId: string, metric: IMetric, threshold: number, description: string, evaluation = { periods: 1, datapoints: 1 }) => {
+      const alarm = new Alarm(this, alarmId, {
+        alarmName: `loyalty-bridge-${props.stageName}-${alarmId}`,
+        alarmDescription: description,
+        metric,
+        threshold,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: evaluation.periods,
+        datapointsToAlarm: evaluation.datapoints,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+      this.alarms.push(alarm);
+    };
+
+    add(
+      'DeadLetterQueueDepth',
+      props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+      1,
+      'Events gave up after repeated failures and wait in the DLQ: read the ledger record for the reason, fix, redrive.',
+    );
+    add(
+      'OldestMessageAge',
+      props.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }),
+      props.oldestMessageAgeSeconds,
+      'Events wait in the queue longer than expected: the worker is failing, throttled or slowed by the rate budget.',
+      { periods: 5, datapoints: 5 },
+    );
+    for (const { name, fn } of props.functions) {
+      add(
+        `${name}Errors`,
+        fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        1,
+        `${name} invocations failed as a whole (crash, timeout, out of memory).`,
+      );
+    }
+    const upstream = (metricName: string) =>
+      new Metric({
+        namespace: props.metricsNamespace,
+        metricName,
+        dimensionsMap: { service: props.serviceName },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      });
+    add(
+      'UpstreamFailureRate',
+      new MathExpression({
+        expression: 'IF(calls > 0, 100 * failures / calls, 0)',
+        usingMetrics: { calls: upstream(UPSTREAM_METRICS.call), failures: upstream(UPSTREAM_METRICS.failure) },
+        period: Duration.minutes(5),
+        label: 'Open API failure rate (%)',
+      }),
+      props.upstreamFailurePercent,
+      'The membership Open API fails too often (network, timeouts, 5xx, credentials): events are being retried.',
+      { periods: 3, datapoints: 2 },
+    );
+  }
+
+  private createTopic(email: string | undefined): Topic {
+    // Encrypted with our own key: the AWS managed SNS key does not let CloudWatch publish.
+    const key = new Key(this, 'TopicKey', {
+      description: 'Encrypts the loyalty bridge alarm topic',
+      enableKeyRotation: true,
+      // Holds no data worth keeping: alarm messages are transient.
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
+    });
+    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    const topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
+    if (email) topic.addSubscription(new EmailSubscription(email));
+    return topic;
+  }
+}

@@ -1,0 +1,72 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { REPO_ROOT } from '../paths.js';
+import { join } from 'node:path';
+
+export type BundledFunctionProps = {
+  entry: string;
+  description: string;
+  memoryMiB: number;
+  timeoutSeconds: number;
+  environment: Record<string, string>;
+  logRetention: RetentionDays;
+  removalPolicy: RemovalPolicy;
+};
+
+/**
+ * One Lambda function as every function of this app is built: bundled by the local esbuild (never
+ * Docker), ARM64, Node 24, ESM with source maps, its own log group with retention, and its own role
+ * that starts with nothing but writing to that log group (no AWSLambdaBasicExecutionRole: that
+ * managed policy may create log groups and write to any of them).
+ */
+export class BundledFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: BundledFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description} (least privilege)`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memoryMiB,
+      timeout: Duration.seconds(props.timeoutSeconds),
+      role: this.role,
+      logGroup: this.logGroup,
+      // Stack traces point into the TypeScript sources (the bundle ships its .map file).
+      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // Bundle the pinned AWS SDK too: the code deployed is the code tested, not the runtime's copy.
+        externalModules: [],
+        mainFields: ['module', 'main'],
+        // CommonJS dependencies (undici) call require(); give the ESM bundle one.
+        banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+      },
+    });
+  }
+}

@@ -1,0 +1,176 @@
+import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps, Stage, type StageProps, Validations } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import {
+  type StageConfig,
+  receiverEnvironment,
+  visibilityTimeoutSeconds,
+  webhookSecretName,
+  workerEnvironment,
+} from '../config/index.js';
+import { OperationsAlarms } from '../constructs/alarms.js';
+import { BundledFunction } from '../constructs/bundled-function.js';
+import { EventQueue } from '../constructs/event-queue.js';
+import { LedgerTable } from '../constructs/ledger-table.js';
+import { WebhookApi } from '../constructs/webhook-api.js';
+import { FUNCTION_ENTRIES } from '../paths.js';
+
+export type IntegrationStackProps = StackProps & { config: StageConfig };
+
+/** Everything one stage runs: HTTP API -> receive-webhook -> SQS FIFO -> process-events -> ledger. */
+export class IntegrationStack extends Stack {
+  readonly config: StageConfig;
+  readonly api: WebhookApi;
+  readonly receiver: BundledFunction;
+  readonly worker: BundledFunction;
+  readonly events: EventQueue;
+  readonly ledger: LedgerTable;
+  readonly webhookSecrets: Record<string, Secret>;
+  readonly alarms: OperationsAlarms;
+
+  constructor(scope: Construct, id: string, props: IntegrationStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    this.config = config;
+    const sources = Object.keys(config.sources);
+    // Data that matters survives the stack in production; elsewhere a stage is disposable.
+    const removalPolicy = config.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const logRetention = config.observability.logRetentionDays as RetentionDays;
+
+    this.ledger = new LedgerTable(this, 'Ledger', { production: config.production });
+    this.events = new EventQueue(this, 'Events', {
+      visibilityTimeoutSeconds: visibilityTimeoutSeconds(config),
+      maxReceiveCount: config.queue.maxReceiveCount,
+      dlqRetentionDays: config.queue.dlqRetentionDays,
+    });
+
+    // Created holding an empty list; the operator puts the real secrets in (docs/deploy.md). The
+    // template's value never changes, so CloudFormation never overwrites what the operator set.
+    this.webhookSecrets = Object.fromEntries(
+      sources.map((source) => {
+        const secret = new Secret(this, `WebhookSecret-${source}`, {
+          secretName: webhookSecretName(config, source),
+          description: `Webhook signing secrets of ${source}: {"secrets": ["current", "previous"]}`,
+          secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ secrets: [] })),
+          removalPolicy,
+        });
+        Validations.of(secret).acknowledge({
+          id: 'AwsSolutions-SMG4',
+          reason:
+            'The sender (Shopify, the POS) issues this secret; a rotation Lambda cannot change it there. ' +
+            'Rotation is the documented manual overlap procedure (docs/deploy.md): both secrets accepted until the sender switched.',
+        });
+        return [source, secret];
+      }),
+    );
+    // Referenced, never created: the operator owns the Open API credentials.
+    const openApiSecret = Secret.fromSecretNameV2(this, 'OpenApiSecret', config.openApiSecretName);
+
+    this.receiver = new BundledFunction(this, 'ReceiveWebhook', {
+      entry: FUNCTION_ENTRIES.receiveWebhook,
+      description: 'Verifies, normalises and queues webhooks from Shopify and the POS',
+      memoryMiB: config.receiver.memoryMiB,
+      timeoutSeconds: config.receiver.timeoutSeconds,
+      logRetention,
+      removalPolicy,
+      environment: receiverEnvironment(config, {
+        queueUrl: this.events.queue.queueUrl,
+        webhookSecretArnsJson: this.toJsonString(
+          Object.fromEntries(Object.entries(this.webhookSecrets).map(([s, secret]) => [s, secret.secretArn])),
+        ),
+      }),
+    });
+    this.events.queue.grant(this.receiver.role, 'sqs:SendMessage');
+    for (const secret of Object.values(this.webhookSecrets)) secret.grantRead(this.receiver.role);
+
+    this.worker = new BundledFunction(this, 'ProcessEvents', {
+      entry: FUNCTION_ENTRIES.processEvents,
+      description: 'Credits and debits points exactly once through the membership Open API',
+      memoryMiB: config.worker.memoryMiB,
+      timeoutSeconds: config.worker.timeoutSeconds,
+      logRetention,
+      removalPolicy,
+      environment: workerEnvironment(config, {
+        tableName: this.ledger.table.tableName,
+        openApiSecretArn: openApiSecret.secretArn,
+      }),
+    });
+    this.ledger.grantItemAccess(this.worker.role);
+    openApiSecret.grantRead(this.worker.role);
+    this.worker.fn.addEventSource(
+      new SqsEventSource(this.events.queue, {
+        batchSize: config.queue.batchSize,
+        reportBatchItemFailures: true,
+        // With the client's per-container budget this keeps each Open API endpoint under its ceiling
+        // (maxConcurrency x budgetPerMinute <= 2000, enforced by the configuration schema).
+        maxConcurrency: config.rate.maxConcurrency,
+      }),
+    );
+
+    this.api = new WebhookApi(this, 'Webhooks', {
+      sources,
+      receiver: this.receiver.fn,
+      rateLimit: config.api.rateLimit,
+      burstLimit: config.api.burstLimit,
+      logRetention,
+      removalPolicy,
+    });
+    for (const route of this.api.routes) {
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'Webhook senders cannot sign requests with IAM or present JWTs; every request is authenticated by its ' +
+          'HMAC signature (Shopify X-Shopify-Hmac-Sha256, POS X-Signature) in receive-webhook before anything happens.',
+      });
+    }
+
+    this.alarms = new OperationsAlarms(this, 'Alarms', {
+      stageName: config.stageName,
+      email: config.alarms.email,
+      topicArn: config.alarms.topicArn,
+      queue: this.events.queue,
+      deadLetterQueue: this.events.deadLetterQueue,
+      functions: [
+        { name: 'ReceiveWebhook', fn: this.receiver.fn },
+        { name: 'ProcessEvents', fn: this.worker.fn },
+      ],
+      metricsNamespace: config.observability.metricsNamespace,
+      serviceName: config.observability.serviceName,
+      oldestMessageAgeSeconds: config.alarms.oldestMessageAgeSeconds,
+      upstreamFailurePercent: config.alarms.upstreamFailurePercent,
+    });
+
+    for (const source of sources) {
+      new CfnOutput(this, `WebhookUrl-${source}`, {
+        description: `Point ${source} webhooks here`,
+        value: this.api.urlFor(source),
+      });
+      new CfnOutput(this, `WebhookSecretName-${source}`, { value: webhookSecretName(config, source) });
+    }
+    new CfnOutput(this, 'LedgerTableName', { value: this.ledger.table.tableName });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.events.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'QueueUrl', { value: this.events.queue.queueUrl });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+  }
+}
+
+/** The pipeline deploys a Stage; the same stack as a unit of deployment per environment. */
+export class IntegrationStage extends Stage {
+  readonly stack: IntegrationStack;
+
+  constructor(scope: Construct, id: string, props: StageProps & { config: StageConfig }) {
+    super(scope, id, props);
+    this.stack = new IntegrationStack(this, 'Integration', {
+      config: props.config,
+      stackName: integrationStackName(props.config),
+      description: `Loyalty points bridge (${props.config.stageName})`,
+      terminationProtection: props.config.production,
+    });
+  }
+}
+
+export function integrationStackName(config: StageConfig): string {
+  return `loyalty-bridge-${config.stageName}`;
+}

@@ -1,0 +1,101 @@
+import type { EmulatorConfig } from '../emulator/index.js';
+import { LOCAL_ENV } from './config.js';
+import { curlFor, posCurlScript, shopifyOrderPaid } from './demo/webhooks.js';
+
+export interface BannerInput {
+  urls: { intake: string; emulator: string; dynamodb: string };
+  emulatorConfigPath: string;
+  emulatorConfig: EmulatorConfig;
+  clientId: string;
+  clientSecret: string;
+  /** true when the client secret comes from the bundled demo configuration (then it may be shown). */
+  demoEmulatorConfig: boolean;
+  webhookSecrets: { shopify: string[]; pos: string[] };
+  defaulted: { shopify: boolean; pos: boolean };
+  tableName: string;
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number;
+}
+
+/** A member of the first client with an external id under `key`, for the example requests. */
+function exampleMember(config: EmulatorConfig, key: string): { name: string; externalId: string } | undefined {
+  for (const m of config.clients[0]?.members ?? []) {
+    const ids = (m as { external_ids?: Record<string, unknown> }).external_ids;
+    const id = ids?.[key];
+    if (typeof id === 'string') {
+      const name = (m as { login_id?: unknown }).login_id;
+      return { name: typeof name === 'string' ? name : id, externalId: id };
+    }
+  }
+  return undefined;
+}
+
+/** The Shopify example: a paid order of ¥12,000 for the first customer with a `shopify` id. */
+export function exampleShopifyCurl(intakeUrl: string, customerId: string, secret: string): string {
+  const request = shopifyOrderPaid(
+    { orderId: '5100000000000000001', name: '#1001', customerId, subtotal: '12000', tax: '1200', currency: 'JPY' },
+    secret,
+    'curl-example-1',
+    Date.parse('2026-01-15T10:00:00Z'),
+  );
+  return curlFor(intakeUrl, request);
+}
+
+/** The POS example: a sale of ¥5,400 for a member card, signed when pasted. */
+export function examplePosScript(intakeUrl: string, cardNumber: string, secret: { literal: string } | { envVar: string }): string {
+  const body = JSON.stringify({
+    type: 'sale',
+    receiptId: 'R-EXAMPLE-1',
+    storeId: 'store-001',
+    registerId: 'till-1',
+    issuedAt: '2026-01-15T10:00:00+09:00',
+    currency: 'JPY',
+    customer: { cardNumber },
+    subtotal: '5400',
+    taxIncluded: false,
+    tax: '540',
+    total: '5940',
+  });
+  return posCurlScript(intakeUrl, body, secret);
+}
+
+/**
+ * What `npm start` prints once up: where everything listens, the secrets (demo defaults shown;
+ * secrets you set are referred to by variable, never printed), and requests ready to paste.
+ */
+export function bannerLines(b: BannerInput): string[] {
+  const shown = (name: string, values: string[], defaulted: boolean) =>
+    defaulted ? `${name}=${values[0]} (demo default)` : `${name}: ${values.length} secret(s) from the environment (not shown)`;
+  const lines = [
+    'loyalty-points-bridge: local stack up',
+    '',
+    `  intake (API Gateway v2)  ${b.urls.intake}   POST /webhooks/shopify  POST /webhooks/pos  GET /healthz`,
+    `  Open API emulator        ${b.urls.emulator}   client ${b.clientId}, secret ${b.demoEmulatorConfig ? b.clientSecret : '(first secret of the configuration file)'}`,
+    `                           configuration ${b.emulatorConfigPath}`,
+    `  DynamoDB (dynalite)      ${b.urls.dynamodb}   table ${b.tableName}`,
+    `  queue                    in-process FIFO: visibility ${b.visibilityTimeoutSeconds} s, dead letter after ${b.maxReceiveCount} receives`,
+    `                           GET /__local/queue  GET /__local/dlq  POST /__local/redrive`,
+    `  webhook secrets          ${shown(LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, b.webhookSecrets.shopify, b.defaulted.shopify)}`,
+    `                           ${shown(LOCAL_ENV.POS_WEBHOOK_SECRETS, b.webhookSecrets.pos, b.defaulted.pos)}`,
+  ];
+  const shopper = exampleMember(b.emulatorConfig, 'shopify');
+  if (shopper) {
+    lines.push(
+      '',
+      `Shopify orders/paid for ${shopper.name} (shopify customer ${shopper.externalId}); paste it twice to see the duplicate dropped:`,
+      '',
+      exampleShopifyCurl(b.urls.intake, shopper.externalId, b.webhookSecrets.shopify[0]!),
+    );
+  }
+  const walkIn = exampleMember(b.emulatorConfig, 'pos_card');
+  if (walkIn) {
+    const secret = b.defaulted.pos ? { literal: b.webhookSecrets.pos[0]! } : { envVar: LOCAL_ENV.POS_WEBHOOK_SECRETS };
+    lines.push('', `POS sale for ${walkIn.name} (card ${walkIn.externalId}), signed when pasted (needs openssl):`, '', examplePosScript(b.urls.intake, walkIn.externalId, secret));
+  }
+  lines.push(
+    '',
+    'Then: npm run demo (the full scenario) | npm run ledger -- shopify 5100000000000000001 | npm run redrive',
+    'Ctrl-C stops everything.',
+  );
+  return lines;
+}

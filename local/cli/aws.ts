@@ -1,0 +1,165 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  DeleteMessageCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { loadStageConfig } from '../../infra/config/load.js';
+import { createSecretsManagerReader } from '../../shared/config/secret-reader.js';
+import { createDocumentClient, createLedger, type Ledger } from '../../shared/ledger/index.js';
+import { createOpenApiClient, type OpenApiClient, secretsManagerCredentials } from '../../shared/openapi/index.js';
+
+/**
+ * The CLI against a deployed stage. Nothing here can run on a machine without AWS credentials and a
+ * deployed stack; it is the same ledger module and Open API client as locally, plus the SQS calls.
+ */
+
+export class AwsTargetError extends Error {
+  readonly kind = 'aws_target' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'AwsTargetError';
+  }
+}
+
+export interface StackOutputs {
+  LedgerTableName: string;
+  QueueUrl: string;
+  DeadLetterQueueUrl: string;
+}
+
+const REQUIRED: (keyof StackOutputs)[] = ['LedgerTableName', 'QueueUrl', 'DeadLetterQueueUrl'];
+
+function pickOutputs(values: Record<string, string>, where: string): StackOutputs {
+  const missing = REQUIRED.filter((k) => typeof values[k] !== 'string');
+  if (missing.length > 0) throw new AwsTargetError(`${where} lacks the output(s) ${missing.join(', ')}`);
+  return { LedgerTableName: values.LedgerTableName!, QueueUrl: values.QueueUrl!, DeadLetterQueueUrl: values.DeadLetterQueueUrl! };
+}
+
+/**
+ * The stack's outputs: from the file `cdk deploy --outputs-file` wrote when given, else from
+ * `aws cloudformation describe-stacks` (the AWS CLI; no CloudFormation SDK client is a dependency).
+ */
+export async function readStackOutputs(stackName: string, region: string, outputsFile?: string): Promise<StackOutputs> {
+  if (outputsFile !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readFile(outputsFile, 'utf8'));
+    } catch (e) {
+      throw new AwsTargetError(`cannot read ${outputsFile}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const stack = (parsed as Record<string, Record<string, string> | undefined>)[stackName];
+    if (stack === undefined) throw new AwsTargetError(`${outputsFile} has no stack ${stackName}`);
+    return pickOutputs(stack, `${outputsFile} (${stackName})`);
+  }
+  let stdout: string;
+  try {
+    ({ stdout } = await promisify(execFile)('aws', [
+      'cloudformation',
+      'describe-stacks',
+      '--region',
+      region,
+      '--stack-name',
+      stackName,
+      '--query',
+      'Stacks[0].Outputs',
+      '--output',
+      'json',
+    ]));
+  } catch (e) {
+    throw new AwsTargetError(
+      `could not read the outputs of stack ${stackName} with the AWS CLI (${e instanceof Error ? e.message.split('\n')[0] : 'failed'}); ` +
+        'pass --outputs <file written by cdk deploy --outputs-file>',
+    );
+  }
+  const list = JSON.parse(stdout) as { OutputKey: string; OutputValue: string }[] | null;
+  return pickOutputs(Object.fromEntries((list ?? []).map((o) => [o.OutputKey, o.OutputValue])), `stack ${stackName}`);
+}
+
+export interface AwsTarget {
+  ledger: Ledger;
+  openapi: OpenApiClient;
+  outputs: StackOutputs;
+  sqs: SQSClient;
+  close(): Promise<void>;
+}
+
+/** Connects to a deployed stage: region and secret name from infra/stages/<stage>.json, the rest from the stack. */
+export async function connectToStage(options: { stage: string; stack?: string; outputsFile?: string; infraDir?: string }): Promise<AwsTarget> {
+  const stage = loadStageConfig(options.infraDir ?? join(process.cwd(), 'infra'), options.stage);
+  const stackName = options.stack ?? `loyalty-bridge-${stage.stageName}`;
+  const outputs = await readStackOutputs(stackName, stage.region, options.outputsFile);
+  const documentClient = createDocumentClient({ region: stage.region });
+  const ledger = createLedger({ client: documentClient, tableName: outputs.LedgerTableName, clock: Date.now });
+  const reader = createSecretsManagerReader({ client: new SecretsManagerClient({ region: stage.region }) });
+  const openapi = createOpenApiClient({ credentials: secretsManagerCredentials(stage.openApiSecretName, reader) });
+  const sqs = new SQSClient({ region: stage.region });
+  return {
+    ledger,
+    openapi,
+    outputs,
+    sqs,
+    async close() {
+      await openapi.close();
+      documentClient.destroy();
+      sqs.destroy();
+    },
+  };
+}
+
+/** A deduplication id for the resend: the original one would be dropped inside SQS's 5-minute window. */
+function redriveDeduplicationId(message: Message, now: number): string {
+  const original = message.Attributes?.MessageDeduplicationId ?? message.MessageId ?? '';
+  return createHash('sha256').update(`${original}\0redrive\0${now}`).digest('hex');
+}
+
+/**
+ * Moves every message of the FIFO dead-letter queue back to the queue, keeping its message group (so
+ * its customer's order holds), then deletes it from the DLQ. Returns how many moved.
+ */
+export async function redriveDeadLetters(
+  sqs: Pick<SQSClient, 'send'>,
+  outputs: Pick<StackOutputs, 'QueueUrl' | 'DeadLetterQueueUrl'>,
+  options: { dryRun?: boolean; print?: (line: string) => void; now?: () => number } = {},
+): Promise<number> {
+  const print = options.print ?? (() => {});
+  const now = options.now ?? Date.now;
+  let moved = 0;
+  for (;;) {
+    const received = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: outputs.DeadLetterQueueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        VisibilityTimeout: 60,
+        MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId', 'ApproximateReceiveCount'],
+      }),
+    );
+    const messages = received.Messages ?? [];
+    if (messages.length === 0) return moved;
+    for (const m of messages) {
+      const groupId = m.Attributes?.MessageGroupId;
+      if (m.Body === undefined || groupId === undefined || m.ReceiptHandle === undefined) continue;
+      print(`${options.dryRun ? 'would move' : 'moving'} ${m.MessageId} (group ${groupId})`);
+      if (options.dryRun) continue;
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: outputs.QueueUrl,
+          MessageBody: m.Body,
+          MessageGroupId: groupId,
+          MessageDeduplicationId: redriveDeduplicationId(m, now()),
+        }),
+      );
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: outputs.DeadLetterQueueUrl, ReceiptHandle: m.ReceiptHandle }));
+      moved += 1;
+    }
+    // A dry run sees each message once: they stay invisible for the receive's visibility timeout.
+  }
+}

@@ -1,0 +1,128 @@
+import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../emulator/index.js';
+
+/**
+ * Everything `npm start`, `npm run demo` and the local CLI read from the environment, with the
+ * printed demo defaults, in one place so the three always agree on ports, secrets and credentials.
+ */
+export const LOCAL_ENV = {
+  PORT: 'PORT',
+  EMULATOR_PORT: 'EMULATOR_PORT',
+  DYNAMODB_PORT: 'DYNAMODB_PORT',
+  EMULATOR_CONFIG: 'EMULATOR_CONFIG',
+  SHOPIFY_WEBHOOK_SECRET: 'SHOPIFY_WEBHOOK_SECRET',
+  POS_WEBHOOK_SECRETS: 'POS_WEBHOOK_SECRETS',
+  LEDGER_TABLE: 'LEDGER_TABLE',
+  QUEUE_VISIBILITY_TIMEOUT_SECONDS: 'QUEUE_VISIBILITY_TIMEOUT_SECONDS',
+  QUEUE_MAX_RECEIVE_COUNT: 'QUEUE_MAX_RECEIVE_COUNT',
+  /** `compact` (default): one line per handler log; `powertools`: their JSON lines as in Lambda; `off`. */
+  LOCAL_LOGS: 'LOCAL_LOGS',
+} as const;
+
+export const LOCAL_DEFAULTS = {
+  port: 3000,
+  emulatorPort: 8787,
+  dynamodbPort: 8000,
+  shopifySecret: 'demo-shopify-secret',
+  posSecret: 'demo-pos-secret',
+  ledgerTable: 'points-ledger',
+  /** Shorter than in AWS, so a failed event is retried while you watch. */
+  visibilityTimeoutSeconds: 10,
+  maxReceiveCount: 5,
+} as const;
+
+export class LocalConfigError extends Error {
+  readonly kind = 'invalid_local_config' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalConfigError';
+  }
+}
+
+export interface OpenApiLogin {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface LocalConfig {
+  ports: { intake: number; emulator: number; dynamodb: number };
+  /** The file the emulator configuration came from (the demo configuration when EMULATOR_CONFIG is unset). */
+  emulatorConfigPath: string;
+  emulatorConfig: EmulatorConfig;
+  /** The Open API login the worker uses: the first client's first secret. */
+  clientId: string;
+  clientSecret: string;
+  webhookSecrets: { shopify: string[]; pos: string[] };
+  /** Which secrets are the printed demo defaults (not set in the environment). */
+  defaulted: { shopify: boolean; pos: boolean };
+  tableName: string;
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number;
+  logs: 'compact' | 'powertools' | 'off';
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new LocalConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw.slice(0, 20)}"`);
+  }
+  return value;
+}
+
+function secrets(env: NodeJS.ProcessEnv, name: string, fallback: string): { list: string[]; defaulted: boolean } {
+  const list = (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  return list.length > 0 ? { list, defaulted: false } : { list: [fallback], defaulted: true };
+}
+
+/** The first client and its first secret: what the worker logs in with (contracts/emulator.md). */
+export function firstClientLogin(config: EmulatorConfig): { clientId: string; clientSecret: string } {
+  const client = config.clients[0];
+  const secret = client?.client_secrets[0];
+  if (client === undefined || secret === undefined) {
+    throw new LocalConfigError('the emulator configuration has no client: the worker needs its first client and secret');
+  }
+  return { clientId: client.client_id, clientSecret: secret };
+}
+
+/** Reads and checks the local configuration; a bad value is a LocalConfigError naming the variable. */
+export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConfig> {
+  const ports = {
+    intake: integer(env, LOCAL_ENV.PORT, LOCAL_DEFAULTS.port, 0, 65_535),
+    emulator: integer(env, LOCAL_ENV.EMULATOR_PORT, LOCAL_DEFAULTS.emulatorPort, 0, 65_535),
+    dynamodb: integer(env, LOCAL_ENV.DYNAMODB_PORT, LOCAL_DEFAULTS.dynamodbPort, 0, 65_535),
+  };
+  const emulatorConfigPath = env[LOCAL_ENV.EMULATOR_CONFIG]?.trim() || DEMO_CONFIG_PATH;
+  let emulatorConfig: EmulatorConfig;
+  try {
+    emulatorConfig = await loadConfigFile(emulatorConfigPath);
+  } catch (e) {
+    throw new LocalConfigError(`${LOCAL_ENV.EMULATOR_CONFIG} (${emulatorConfigPath}): ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const shopify = secrets(env, LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, LOCAL_DEFAULTS.shopifySecret);
+  const pos = secrets(env, LOCAL_ENV.POS_WEBHOOK_SECRETS, LOCAL_DEFAULTS.posSecret);
+  const tableName = env[LOCAL_ENV.LEDGER_TABLE]?.trim() || LOCAL_DEFAULTS.ledgerTable;
+  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
+    throw new LocalConfigError(`${LOCAL_ENV.LEDGER_TABLE} must be 3-255 letters, digits, _ . or -`);
+  }
+  const logs = env[LOCAL_ENV.LOCAL_LOGS]?.trim() || 'compact';
+  if (logs !== 'compact' && logs !== 'powertools' && logs !== 'off') {
+    throw new LocalConfigError(`${LOCAL_ENV.LOCAL_LOGS} must be compact, powertools or off`);
+  }
+  return {
+    logs,
+    ports,
+    emulatorConfigPath,
+    emulatorConfig,
+    ...firstClientLogin(emulatorConfig),
+    webhookSecrets: { shopify: shopify.list, pos: pos.list },
+    defaulted: { shopify: shopify.defaulted, pos: pos.defaulted },
+    tableName,
+    visibilityTimeoutSeconds: integer(env, LOCAL_ENV.QUEUE_VISIBILITY_TIMEOUT_SECONDS, LOCAL_DEFAULTS.visibilityTimeoutSeconds, 1, 43_200),
+    maxReceiveCount: integer(env, LOCAL_ENV.QUEUE_MAX_RECEIVE_COUNT, LOCAL_DEFAULTS.maxReceiveCount, 1, 1_000),
+  };
+}

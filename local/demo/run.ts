@@ -1,0 +1,340 @@
+import type { EmulatorConfig } from '../../emulator/index.js';
+import type { Ledger, OrderRecord, RefundRecord } from '../../shared/ledger/index.js';
+import { isOpenApiError, type OpenApiClient } from '../../shared/openapi/index.js';
+import type { LocalQueueStats } from '../queue/index.js';
+import { renderTable, signed } from './table.js';
+import {
+  posReturn,
+  posSale,
+  shopifyOrderPaid,
+  shopifyRefundCreate,
+  type WebhookRequest,
+} from './webhooks.js';
+
+/** What the demo drives: a running local stack, in this process or another one. */
+export interface DemoTarget {
+  intakeUrl: string;
+  openapi: OpenApiClient;
+  ledger: Ledger;
+  emulatorConfig: EmulatorConfig;
+  /** The current signing secret of each source. */
+  secrets: { shopify: string; pos: string };
+  queueStats(): Promise<LocalQueueStats>;
+  /** Resolves once the queue has nothing left to deliver (rejects after a bounded wait). */
+  waitForIdle(): Promise<void>;
+}
+
+export interface DemoResult {
+  ok: boolean;
+  failures: string[];
+  customers: { label: string; memberId: string | null; before: number | null; after: number | null }[];
+}
+
+interface Customer {
+  label: string;
+  memberId: string | null;
+  externalKey: string;
+  externalId: string;
+  rate: string | null;
+}
+
+type Expected =
+  | { kind: 'credited'; points: number }
+  | { kind: 'debited'; points: number }
+  | { kind: 'dropped_by_queue' }
+  | { kind: 'duplicate' }
+  | { kind: 'customer_not_found' }
+  | { kind: 'rejected'; status: number };
+
+interface Step {
+  customer: Customer;
+  label: string;
+  request: WebhookRequest;
+  record: { source: string; orderId: string; refundId?: string };
+  expected: Expected;
+}
+
+interface Observed {
+  status: number;
+  outcome: string;
+  delta: number | null;
+  balance: number | null;
+  ok: boolean;
+  why?: string;
+}
+
+/** floor(amount x rate) with the rate read as the decimal it is written as (no binary rounding). */
+export function expectedPoints(amount: number, rate: string): number {
+  const [whole = '0', fraction = ''] = rate.split('.');
+  const scaled = BigInt(whole + fraction);
+  return Number((BigInt(amount) * scaled) / 10n ** BigInt(fraction.length));
+}
+
+async function findCustomers(api: OpenApiClient, config: EmulatorConfig): Promise<{ shopper: Customer; walkIn: Customer }> {
+  const ranks = config.clients[0]?.ranks ?? {};
+  const rateOf = (rank: string | null | undefined) => (rank && rank in ranks ? String(ranks[rank]) : null);
+  let shopper: Customer | undefined;
+  let walkIn: Customer | undefined;
+  const list = await api.listMembers({ perPage: 1000 });
+  for (const item of list.members) {
+    if (shopper && walkIn) break;
+    const member = await api.getMember(item.id);
+    const ids = member.external_ids ?? {};
+    const name = member.login_id || member.unique_id || member.id;
+    if (!shopper && ids.shopify) {
+      shopper = { label: name, memberId: member.id, externalKey: 'shopify', externalId: ids.shopify, rate: rateOf(member.rank) };
+    } else if (!walkIn && ids.pos_card) {
+      walkIn = { label: name, memberId: member.id, externalKey: 'pos_card', externalId: ids.pos_card, rate: rateOf(member.rank) };
+    }
+  }
+  if (!shopper || !walkIn) {
+    throw new Error('the demo needs two customers: one with a `shopify` external id and another with a `pos_card` one');
+  }
+  return { shopper, walkIn };
+}
+
+async function balanceOf(api: OpenApiClient, c: Customer): Promise<number | null> {
+  if (c.memberId === null) return null;
+  return (await api.getMemberByExternalId(c.externalKey, c.externalId)).point;
+}
+
+/** An id beyond 2^53, so a reader that parses Shopify ids as doubles would visibly get them wrong. */
+function bigId(offset: bigint, runId: number): string {
+  return (7_000_000_000_000_000_000n + offset * 100_000_000_000_000n + BigInt(runId)).toString();
+}
+
+function buildSteps(customers: { shopper: Customer; walkIn: Customer; unknown: Customer }, rateCredit: (c: Customer, amount: number) => number, target: DemoTarget, runId: number): Step[] {
+  const { shopper, walkIn, unknown } = customers;
+  const now = Date.now();
+  const s = target.secrets;
+  const orderId = bigId(1n, runId);
+  const order = { orderId, name: `#D${runId % 100_000}`, customerId: shopper.externalId, subtotal: '12000', tax: '1200', currency: 'JPY' };
+  const credit = rateCredit(shopper, 12_000);
+  const partial = Math.floor((credit * 3_000) / 12_000);
+  const receiptId = `R-${runId}`;
+  const walkInCredit = rateCredit(walkIn, 8_640);
+  const unknownOrder = bigId(3n, runId);
+  const webhook = (n: number) => `demo-${runId}-${n}`;
+  const paid = shopifyOrderPaid(order, s.shopify, webhook(1), now);
+  return [
+    {
+      customer: shopper,
+      label: `Shopify orders/paid ${order.name} ¥12,000`,
+      request: paid,
+      record: { source: 'shopify', orderId },
+      expected: { kind: 'credited', points: credit },
+    },
+    {
+      customer: shopper,
+      label: 'same delivery again (Shopify retry)',
+      request: paid,
+      record: { source: 'shopify', orderId },
+      expected: { kind: 'dropped_by_queue' },
+    },
+    {
+      customer: shopper,
+      label: 'same order, new webhook id',
+      request: shopifyOrderPaid(order, s.shopify, webhook(2), now),
+      record: { source: 'shopify', orderId },
+      expected: { kind: 'duplicate' },
+    },
+    {
+      customer: shopper,
+      label: 'Shopify refunds/create ¥3,000 (partial)',
+      request: shopifyRefundCreate({ refundId: bigId(2n, runId), orderId, subtotal: '3000', tax: '300', currency: 'JPY' }, s.shopify, webhook(3), now),
+      record: { source: 'shopify', orderId, refundId: bigId(2n, runId) },
+      expected: { kind: 'debited', points: partial },
+    },
+    {
+      customer: shopper,
+      label: 'Shopify refunds/create ¥9,000 (the rest)',
+      request: shopifyRefundCreate({ refundId: bigId(4n, runId), orderId, subtotal: '9000', tax: '900', currency: 'JPY' }, s.shopify, webhook(4), now),
+      record: { source: 'shopify', orderId, refundId: bigId(4n, runId) },
+      expected: { kind: 'debited', points: credit - partial },
+    },
+    {
+      customer: shopper,
+      label: 'orders/paid with a forged signature',
+      request: shopifyOrderPaid({ ...order, orderId: bigId(5n, runId) }, 'not-the-shop-secret', webhook(5), now),
+      record: { source: 'shopify', orderId: bigId(5n, runId) },
+      expected: { kind: 'rejected', status: 401 },
+    },
+    {
+      customer: walkIn,
+      label: `POS sale ${receiptId} ¥8,640`,
+      request: posSale({ receiptId, cardNumber: walkIn.externalId, subtotal: '8640', tax: '864', currency: 'JPY' }, s.pos, now),
+      record: { source: 'pos', orderId: receiptId },
+      expected: { kind: 'credited', points: walkInCredit },
+    },
+    {
+      customer: walkIn,
+      label: `POS return of ${receiptId} (full)`,
+      request: posReturn(
+        { returnId: `RT-${runId}`, originalReceiptId: receiptId, fullReturn: true, cardNumber: walkIn.externalId, subtotal: '8640', tax: '864', currency: 'JPY' },
+        s.pos,
+        now,
+      ),
+      record: { source: 'pos', orderId: receiptId, refundId: `RT-${runId}` },
+      expected: { kind: 'debited', points: walkInCredit },
+    },
+    {
+      customer: unknown,
+      label: 'Shopify orders/paid ¥5,000, customer not a member',
+      request: shopifyOrderPaid({ ...order, orderId: unknownOrder, name: `#U${runId % 100_000}`, customerId: unknown.externalId, subtotal: '5000', tax: '500' }, s.shopify, webhook(6), now),
+      record: { source: 'shopify', orderId: unknownOrder },
+      expected: { kind: 'customer_not_found' },
+    },
+  ];
+}
+
+async function post(baseUrl: string, request: WebhookRequest): Promise<{ status: number; body: string }> {
+  const res = await fetch(`${baseUrl}${request.path}`, { method: 'POST', headers: request.headers, body: request.body });
+  return { status: res.status, body: await res.text() };
+}
+
+async function readRecord(ledger: Ledger, ref: Step['record']): Promise<OrderRecord | RefundRecord | undefined> {
+  return ref.refundId === undefined
+    ? ledger.getOrder({ source: ref.source, orderId: ref.orderId })
+    : ledger.getRefund({ source: ref.source, orderId: ref.orderId, refundId: ref.refundId });
+}
+
+function recordOutcome(record: OrderRecord | RefundRecord | undefined): string {
+  if (record === undefined) return 'no ledger record';
+  return record.outcome ?? record.state;
+}
+
+async function runStep(target: DemoTarget, step: Step): Promise<Observed> {
+  const before = await balanceOf(target.openapi, step.customer);
+  const queueBefore = await target.queueStats();
+  const recordBefore = await readRecord(target.ledger, step.record);
+  const { status } = await post(target.intakeUrl, step.request);
+  await target.waitForIdle();
+  const queueAfter = await target.queueStats();
+  const record = await readRecord(target.ledger, step.record);
+  const balance = await balanceOf(target.openapi, step.customer);
+  const delta = before === null || balance === null ? null : balance - before;
+
+  let outcome: string;
+  if (status >= 400) outcome = `rejected (${status})`;
+  else if (queueAfter.deduplicated > queueBefore.deduplicated) outcome = 'dropped by the queue (same delivery id)';
+  else if (recordBefore !== undefined && JSON.stringify(recordBefore) === JSON.stringify(record)) outcome = 'duplicate: ledger already done, no call';
+  else outcome = recordOutcome(record);
+
+  const e = step.expected;
+  const problems: string[] = [];
+  const want = (cond: boolean, why: string) => {
+    if (!cond) problems.push(why);
+  };
+  switch (e.kind) {
+    case 'credited':
+    case 'debited': {
+      const sign = e.kind === 'credited' ? 1 : -1;
+      want(status === 202, `HTTP ${status}, expected 202`);
+      want(outcome === e.kind, `outcome ${outcome}, expected ${e.kind}`);
+      want(delta === sign * e.points, `balance moved ${delta ?? '?'}, expected ${signed(sign * e.points)}`);
+      break;
+    }
+    case 'dropped_by_queue':
+      want(status === 202, `HTTP ${status}, expected 202 (the sender must stop retrying)`);
+      want(outcome.startsWith('dropped by the queue'), `outcome ${outcome}, expected the queue to drop it`);
+      want(delta === 0, `balance moved ${delta ?? '?'}, expected 0`);
+      break;
+    case 'duplicate':
+      want(status === 202, `HTTP ${status}, expected 202`);
+      want(outcome.startsWith('duplicate'), `outcome ${outcome}, expected a duplicate`);
+      want(delta === 0, `balance moved ${delta ?? '?'}, expected 0`);
+      break;
+    case 'customer_not_found':
+      want(status === 202, `HTTP ${status}, expected 202`);
+      want(outcome === 'customer_not_found', `outcome ${outcome}, expected customer_not_found`);
+      break;
+    case 'rejected':
+      want(status === e.status, `HTTP ${status}, expected ${e.status}`);
+      want(record === undefined, 'a ledger record was written for a rejected request');
+      want(queueAfter.sent === queueBefore.sent, 'a rejected request reached the queue');
+      want(delta === 0, `balance moved ${delta ?? '?'}, expected 0`);
+      break;
+  }
+  return { status, outcome, delta, balance, ok: problems.length === 0, ...(problems.length > 0 ? { why: problems.join('; ') } : {}) };
+}
+
+function describeRecord(record: OrderRecord | RefundRecord | undefined): string {
+  if (record === undefined) return '(none)';
+  if (record.kind === 'refund') return `${record.pk}: ${record.state}, ${record.outcome ?? '-'}, debited ${record.pointsDebited ?? 0}`;
+  const parts = [
+    `${record.pk}: ${record.state}`,
+    `outcome ${record.outcome ?? '-'}`,
+    `eligible ${record.eligibleAmount ?? '-'} ${record.currency ?? ''}`.trimEnd(),
+    ...(record.outcome === 'credited'
+      ? [
+          `credited ${record.pointsCredited ?? record.pointsHint ?? 0}${record.pointsExact ? '' : ' (balance hint)'}`,
+          `refunded ${record.refundedSoFar}`,
+          `debited ${record.debited}`,
+          `refunds [${Object.keys(record.refunds).join(', ')}]`,
+        ]
+      : []),
+    `attempts ${record.attempts}`,
+  ];
+  return parts.join(', ');
+}
+
+/**
+ * The demo scenario: signed Shopify and POS webhooks (a purchase, a duplicate delivery, a duplicate
+ * event, a partial and a full refund, a POS sale and full return, an unknown customer, a forged
+ * signature), one at a time, each checked against what it must do to the balance and the ledger.
+ */
+export async function runDemo(target: DemoTarget, print: (line: string) => void = console.log): Promise<DemoResult> {
+  const { shopper, walkIn } = await findCustomers(target.openapi, target.emulatorConfig);
+  const unknownId = '9007199254740993';
+  try {
+    await target.openapi.getMemberByExternalId('shopify', unknownId);
+    throw new Error(`shopify customer ${unknownId} is a member: the unknown-customer step needs it not to be`);
+  } catch (e) {
+    if (!isOpenApiError(e) || e.kind !== 'member_not_found') throw e;
+  }
+  const unknown: Customer = { label: 'not a member', memberId: null, externalKey: 'shopify', externalId: unknownId, rate: null };
+  const credit = (c: Customer, amount: number) => (c.rate === null ? 0 : expectedPoints(amount, c.rate));
+  const runId = Date.now() % 1_000_000_000_000;
+  const steps = buildSteps({ shopper, walkIn, unknown }, credit, target, runId);
+
+  const failures: string[] = [];
+  const summaries: DemoResult['customers'] = [];
+  for (const customer of [shopper, walkIn, unknown]) {
+    const mine = steps.filter((s) => s.customer === customer);
+    const before = await balanceOf(target.openapi, customer);
+    const rank = customer.rate === null ? '' : `, rate ${customer.rate}`;
+    print('');
+    print(`Customer ${customer.label} (${customer.externalKey} ${customer.externalId}${rank})`);
+    print(`  balance before: ${before ?? '-'}`);
+    const rows: string[][] = [];
+    for (const [i, step] of mine.entries()) {
+      const o = await runStep(target, step);
+      rows.push([
+        String(i + 1),
+        step.label,
+        String(o.status),
+        o.outcome,
+        o.delta === null ? '-' : signed(o.delta),
+        o.balance === null ? '-' : String(o.balance),
+        o.ok ? 'ok' : 'UNEXPECTED',
+      ]);
+      if (!o.ok) failures.push(`${customer.label}: ${step.label}: ${o.why}`);
+    }
+    for (const line of renderTable(['#', 'event', 'HTTP', 'outcome', 'points', 'balance', 'check'], rows, new Set([2, 4, 5]))) {
+      print(`  ${line}`);
+    }
+    const after = await balanceOf(target.openapi, customer);
+    const expectedAfter = before;
+    print(`  balance after: ${after ?? '-'}${after === expectedAfter ? '' : ` (expected ${expectedAfter})`}`);
+    if (after !== expectedAfter) failures.push(`${customer.label}: balance ended at ${after}, expected ${expectedAfter}`);
+    const orderRefs = [...new Map(mine.filter((s) => s.expected.kind !== 'rejected').map((s) => [s.record.orderId, s.record])).values()];
+    for (const ref of orderRefs) {
+      print(`  ledger ${describeRecord(await target.ledger.getOrder({ source: ref.source, orderId: ref.orderId }))}`);
+    }
+    summaries.push({ label: customer.label, memberId: customer.memberId, before, after });
+  }
+  print('');
+  if (failures.length === 0) print(`demo: all ${steps.length} events did what they should`);
+  else for (const f of failures) print(`demo: UNEXPECTED ${f}`);
+  return { ok: failures.length === 0, failures, customers: summaries };
+}

@@ -1,0 +1,187 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * Webhook requests as the senders build them: Shopify's REST webhook payloads signed with the app
+ * secret (base64 HMAC-SHA256 of the raw body), and the project's POS format (docs/pos-format.md)
+ * signed `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`.
+ */
+export interface WebhookRequest {
+  path: '/webhooks/shopify' | '/webhooks/pos';
+  headers: Record<string, string>;
+  body: string;
+}
+
+export const DEMO_SHOP = 'demo-shop.myshopify.com';
+
+const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+
+/** JSON with the given ids written as bare integers: Shopify's ids are 64-bit numbers in its JSON. */
+function jsonWithBareIds(value: unknown): string {
+  return JSON.stringify(value).replace(/"#bare:(\d+)"/g, '$1');
+}
+const bare = (digits: string) => `#bare:${digits}`;
+
+export function signShopify(body: string, secret: string): string {
+  return createHmac('sha256', secret).update(body, 'utf8').digest('base64');
+}
+
+export function signPos(body: string, secret: string, nowMs: number): string {
+  const t = Math.floor(nowMs / 1000);
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`, 'utf8').digest('hex')}`;
+}
+
+function shopifyRequest(topic: string, payload: unknown, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+  const body = jsonWithBareIds(payload);
+  return {
+    path: '/webhooks/shopify',
+    headers: {
+      'content-type': 'application/json',
+      'x-shopify-topic': topic,
+      'x-shopify-hmac-sha256': signShopify(body, secret),
+      'x-shopify-shop-domain': DEMO_SHOP,
+      'x-shopify-api-version': '2025-01',
+      'x-shopify-webhook-id': webhookId,
+      'x-shopify-event-id': `event-${webhookId}`,
+      'x-shopify-triggered-at': isoSeconds(nowMs),
+    },
+    body,
+  };
+}
+
+export interface ShopifyOrderInput {
+  orderId: string;
+  name: string;
+  /** Shopify customer id (digits); null: a guest checkout. */
+  customerId: string | null;
+  /** Subtotal after discounts, without tax, as a decimal string in `currency`. */
+  subtotal: string;
+  tax: string;
+  currency: string;
+}
+
+export function shopifyOrderPaid(order: ShopifyOrderInput, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+  const total = (Number(order.subtotal) + Number(order.tax)).toFixed(order.subtotal.split('.')[1]?.length ?? 0);
+  const payload = {
+    id: bare(order.orderId),
+    name: order.name,
+    test: false,
+    currency: order.currency,
+    taxes_included: false,
+    financial_status: 'paid',
+    created_at: isoSeconds(nowMs),
+    processed_at: isoSeconds(nowMs),
+    customer: order.customerId === null ? null : { id: bare(order.customerId) },
+    current_subtotal_price: order.subtotal,
+    current_total_tax: order.tax,
+    current_total_price: total,
+    subtotal_price: order.subtotal,
+    total_tax: order.tax,
+    total_price: total,
+    shipping_lines: [],
+  };
+  return shopifyRequest('orders/paid', payload, secret, webhookId, nowMs);
+}
+
+export interface ShopifyRefundInput {
+  refundId: string;
+  orderId: string;
+  /** Refunded line items' subtotal (without tax). */
+  subtotal: string;
+  tax: string;
+  currency: string;
+}
+
+export function shopifyRefundCreate(refund: ShopifyRefundInput, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+  const payload = {
+    id: bare(refund.refundId),
+    order_id: bare(refund.orderId),
+    created_at: isoSeconds(nowMs),
+    processed_at: isoSeconds(nowMs),
+    refund_line_items: [
+      {
+        quantity: 1,
+        subtotal: refund.subtotal,
+        subtotal_set: { shop_money: { amount: refund.subtotal, currency_code: refund.currency } },
+        total_tax: refund.tax,
+      },
+    ],
+    order_adjustments: [],
+    transactions: [{ kind: 'refund', status: 'success', currency: refund.currency }],
+  };
+  return shopifyRequest('refunds/create', payload, secret, webhookId, nowMs);
+}
+
+export interface PosCommon {
+  cardNumber: string | null;
+  subtotal: string;
+  tax: string;
+  currency: string;
+}
+
+function posCommon(input: PosCommon, nowMs: number) {
+  return {
+    storeId: 'store-001',
+    registerId: 'till-1',
+    issuedAt: isoSeconds(nowMs),
+    currency: input.currency,
+    customer: input.cardNumber === null ? null : { cardNumber: input.cardNumber },
+    subtotal: input.subtotal,
+    taxIncluded: false,
+    tax: input.tax,
+    total: (Number(input.subtotal) + Number(input.tax)).toFixed(input.subtotal.split('.')[1]?.length ?? 0),
+  };
+}
+
+function posRequest(payload: unknown, secret: string, nowMs: number): WebhookRequest {
+  const body = JSON.stringify(payload);
+  return {
+    path: '/webhooks/pos',
+    headers: { 'content-type': 'application/json', 'x-signature': signPos(body, secret, nowMs) },
+    body,
+  };
+}
+
+export function posSale(input: PosCommon & { receiptId: string }, secret: string, nowMs: number): WebhookRequest {
+  return posRequest({ type: 'sale', receiptId: input.receiptId, ...posCommon(input, nowMs) }, secret, nowMs);
+}
+
+export function posReturn(
+  input: PosCommon & { returnId: string; originalReceiptId: string; fullReturn: boolean },
+  secret: string,
+  nowMs: number,
+): WebhookRequest {
+  return posRequest(
+    {
+      type: 'return',
+      returnId: input.returnId,
+      originalReceiptId: input.originalReceiptId,
+      fullReturn: input.fullReturn,
+      ...posCommon(input, nowMs),
+    },
+    secret,
+    nowMs,
+  );
+}
+
+/** A `curl` line that sends the request to `baseUrl` (single quotes escaped for POSIX shells). */
+export function curlFor(baseUrl: string, request: WebhookRequest): string {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const headers = Object.entries(request.headers).map(([name, value]) => `-H ${quote(`${name}: ${value}`)}`);
+  return ['curl -i -X POST', quote(`${baseUrl}${request.path}`), ...headers, `--data-raw ${quote(request.body)}`].join(' \\\n  ');
+}
+
+/**
+ * A POS request as shell lines that sign at paste time (the signature holds a timestamp that goes
+ * stale after the tolerance window, so a pre-computed one would not survive the 5 minutes).
+ */
+export function posCurlScript(baseUrl: string, body: string, secret: { literal: string } | { envVar: string }): string {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  // A secret set in the environment stays there: the script reads the variable (its first entry).
+  const key = 'literal' in secret ? quote(secret.literal) : `"\${${secret.envVar}%%,*}"`;
+  return [
+    `body=${quote(body)}`,
+    `t=$(date +%s)`,
+    `sig=$(printf '%s' "$t.$body" | openssl dgst -sha256 -hmac ${key} | sed 's/^.*= //')`,
+    `curl -i -X POST ${quote(`${baseUrl}/webhooks/pos`)} -H 'content-type: application/json' -H "x-signature: t=$t,v1=$sig" --data-raw "$body"`,
+  ].join('\n');
+}

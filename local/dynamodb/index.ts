@@ -1,0 +1,52 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { createLedgerTable } from '../../shared/ledger/index.js';
+
+/** dynalite ignores credentials but the SDK insists on some: these are never real. */
+export const LOCAL_AWS = {
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+} as const;
+
+export interface LocalDynamoDb {
+  endpoint: string;
+  port: number;
+  tableName: string;
+  close(): Promise<void>;
+}
+
+/**
+ * dynalite in memory on `port` (0: a free one) with the ledger table created through the ledger's own
+ * helper, so the table matches what the CDK stack creates (partition key `pk`).
+ */
+export async function startLocalDynamoDb(options: { port: number; host?: string; tableName: string }): Promise<LocalDynamoDb> {
+  const host = options.host ?? '127.0.0.1';
+  const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const endpoint = `http://${host}:${port}`;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // The worker's SDK client keeps sockets alive; they would hold close() open.
+      server.closeAllConnections();
+    });
+  const client = new DynamoDBClient({ endpoint, ...LOCAL_AWS, maxAttempts: 3 });
+  try {
+    await createLedgerTable(client, options.tableName);
+  } catch (e) {
+    await close();
+    throw e;
+  } finally {
+    client.destroy();
+  }
+  return { endpoint, port, tableName: options.tableName, close };
+}

@@ -1,0 +1,24 @@
+/** The local stack's public face: `npm start`, the demo, the end-to-end test and the chaos runs use it. */
+export { startLocalStack, type LocalStack, type LocalStackOptions } from './stack.js';
+export {
+  LOCAL_DEFAULTS,
+  LOCAL_ENV,
+  LocalConfigError,
+  resolveLocalConfig,
+  firstClientLogin,
+  type LocalConfig,
+} from './config.js';
+export {
+  createLocalQueue,
+  createManualClock,
+  systemClock,
+  LocalQueueError,
+  isLocalQueueError,
+  type DeadLetter,
+  type LocalQueue,
+  type LocalQueueOptions,
+  type LocalQueueStats,
+  type ManualClock,
+  type QueueClock,
+  type QueueConsumer,
+} from './queue/index.js';

@@ -1,0 +1,61 @@
+/**
+ * `npm start`: the whole system in one process (emulator, dynalite, intake behind a local API Gateway,
+ * the FIFO queue and the worker) on PORT / EMULATOR_PORT / DYNAMODB_PORT, until Ctrl-C.
+ */
+import { DEMO_CONFIG_PATH } from '../emulator/index.js';
+import { bannerLines } from './banner.js';
+import { LocalConfigError, resolveLocalConfig } from './config.js';
+import { startLocalStack } from './stack.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const time = () => new Date().toISOString().slice(11, 23);
+const log = (line: string) => console.log(`${time()} ${line}`);
+
+async function main(): Promise<void> {
+  const config = await resolveLocalConfig(process.env);
+  const stack = await startLocalStack({
+    ports: config.ports,
+    emulatorConfig: config.emulatorConfig,
+    webhookSecrets: config.webhookSecrets,
+    tableName: config.tableName,
+    env: process.env,
+    queue: { visibilityTimeoutMs: config.visibilityTimeoutSeconds * 1000, maxReceiveCount: config.maxReceiveCount },
+    handlerLogs: config.logs,
+    log,
+  });
+  for (const line of bannerLines({
+    ...config,
+    urls: stack.urls,
+    demoEmulatorConfig: config.emulatorConfigPath === DEMO_CONFIG_PATH,
+  })) {
+    console.log(line);
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      console.log('stopping now');
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`${signal}: stopping (waiting for the running batch)`);
+    stack.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        console.error(`stop failed: ${e instanceof Error ? e.message : String(e)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof LocalConfigError) console.error(`npm start: ${e.message}`);
+  else if ((e as { code?: unknown }).code === 'EADDRINUSE') {
+    console.error(`npm start: ${(e as Error).message}; choose other ports with PORT, EMULATOR_PORT and DYNAMODB_PORT`);
+  } else console.error('npm start failed:', e);
+  process.exit(1);
+});

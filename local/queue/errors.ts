@@ -1,0 +1,14 @@
+export type LocalQueueErrorKind = 'invalid_message' | 'closed' | 'timeout';
+
+export class LocalQueueError extends Error {
+  readonly kind: LocalQueueErrorKind;
+  constructor(kind: LocalQueueErrorKind, message: string) {
+    super(message);
+    this.name = 'LocalQueueError';
+    this.kind = kind;
+  }
+}
+
+export function isLocalQueueError(e: unknown): e is LocalQueueError {
+  return e instanceof LocalQueueError;
+}

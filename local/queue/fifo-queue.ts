@@ -1,0 +1,422 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { EventQueue, QueueMessage } from '../../shared/queue/index.js';
+import { type QueueClock, systemClock } from './clock.js';
+import { LocalQueueError } from './errors.js';
+import { validateMessage } from './validate.js';
+
+/** The worker as the event source mapping sees it: an SQS batch in, partial failures out. */
+export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void | undefined>;
+
+export interface LocalQueueOptions {
+  /** Queue name in the records' eventSourceARN (FIFO names end in `.fifo`). */
+  name?: string;
+  /** Records per batch (the event source mapping's BatchSize); SQS FIFO allows at most 10. */
+  batchSize?: number;
+  /** How long a received message stays invisible; a failed one comes back after it. */
+  visibilityTimeoutMs?: number;
+  /** Receives before a message moves to the dead-letter list (the redrive policy's maxReceiveCount). */
+  maxReceiveCount?: number;
+  /** A deduplication id seen within this window is accepted and dropped (SQS FIFO: 5 minutes). */
+  deduplicationWindowMs?: number;
+  /** Batches handled at the same time (Lambda's concurrency on this queue). */
+  concurrency?: number;
+  clock?: QueueClock;
+  region?: string;
+  accountId?: string;
+  /** Told about each message moved to the dead-letter list (e.g. to print it). */
+  onDeadLetter?: (message: DeadLetter) => void;
+}
+
+export interface DeadLetter {
+  messageId: string;
+  body: string;
+  groupId: string;
+  deduplicationId: string;
+  receiveCount: number;
+  sentAt: number;
+  deadLetteredAt: number;
+  /** The last error the consumer threw for the batch holding it, if it threw. */
+  lastError: string | undefined;
+}
+
+export interface LocalQueueStats {
+  /** Messages ready to be received now. */
+  visible: number;
+  /** Messages in a batch the consumer is handling now. */
+  processing: number;
+  /** Received, not deleted, waiting for their visibility timeout (failed, to be retried). */
+  waitingRetry: number;
+  deadLettered: number;
+  sent: number;
+  deduplicated: number;
+  received: number;
+  deleted: number;
+  runningBatches: number;
+}
+
+export interface LocalQueue extends EventQueue {
+  /** Attaches the worker; messages sent before wait for it. */
+  start(consumer: QueueConsumer): void;
+  stats(): LocalQueueStats;
+  deadLetters(): DeadLetter[];
+  /** Moves dead-lettered messages back to the queue with a fresh receive count; returns how many. */
+  redrive(filter?: (message: DeadLetter) => boolean): number;
+  /** Resolves when nothing can run now: no batch running, nothing visible (retries may still wait). */
+  settled(): Promise<void>;
+  /** Resolves when the queue holds no message at all and no batch runs. */
+  waitForIdle(options?: { timeoutMs?: number }): Promise<void>;
+  /** Stops handing out batches and waits for the running ones; sends are refused afterwards. */
+  close(): Promise<void>;
+}
+
+interface StoredMessage {
+  messageId: string;
+  body: string;
+  groupId: string;
+  deduplicationId: string;
+  sequenceNumber: string;
+  sentAt: number;
+  firstReceivedAt: number | undefined;
+  receiveCount: number;
+  /** Set while received: the handle of the current receive and when the message becomes visible again. */
+  receipt: { handle: string; visibleAt: number } | undefined;
+  /** Batches holding it that the consumer is handling now (2 when its visibility ran out mid-run). */
+  inRun: number;
+  lastError: string | undefined;
+}
+
+interface Waiter {
+  kind: 'settled' | 'idle';
+  resolve: () => void;
+}
+
+/**
+ * An in-process SQS FIFO queue and its Lambda event source mapping: the delivery behaviour the worker
+ * meets in AWS (at-least-once, ordered per message group, one group in flight at a time, visibility
+ * timeout, partial batch failures, dead-letter after maxReceiveCount), not a direct function call.
+ */
+export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
+  const name = options.name ?? 'points-events.fifo';
+  const batchSize = options.batchSize ?? 10;
+  const visibilityTimeoutMs = options.visibilityTimeoutMs ?? 30_000;
+  const maxReceiveCount = options.maxReceiveCount ?? 5;
+  const dedupWindowMs = options.deduplicationWindowMs ?? 300_000;
+  const concurrency = options.concurrency ?? 2;
+  const clock = options.clock ?? systemClock;
+  const region = options.region ?? 'us-east-1';
+  const arn = `arn:aws:sqs:${region}:${options.accountId ?? '000000000000'}:${name}`;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10) {
+    throw new LocalQueueError('invalid_message', 'batchSize must be an integer from 1 to 10 (SQS FIFO limit)');
+  }
+  if (!Number.isInteger(maxReceiveCount) || maxReceiveCount < 1) {
+    throw new LocalQueueError('invalid_message', 'maxReceiveCount must be a positive integer');
+  }
+
+  /** Messages of each group in send order; the map keeps groups in order of first appearance. */
+  const groups = new Map<string, StoredMessage[]>();
+  const dedupSeen = new Map<string, number>();
+  const dead: DeadLetter[] = [];
+  const timers = new Set<unknown>();
+  const running = new Set<Promise<void>>();
+  let waiters: Waiter[] = [];
+  let consumer: QueueConsumer | undefined;
+  let closed = false;
+  let pumpScheduled = false;
+  let sequence = 0n;
+  const counters = { sent: 0, deduplicated: 0, received: 0, deleted: 0 };
+
+  function schedulePump(): void {
+    if (pumpScheduled) return;
+    pumpScheduled = true;
+    queueMicrotask(() => {
+      pumpScheduled = false;
+      pump();
+    });
+  }
+
+  function addTimer(atMs: number): void {
+    const handle = clock.setTimeout(() => {
+      timers.delete(handle);
+      schedulePump();
+    }, Math.max(0, atMs - clock.now()));
+    timers.add(handle);
+  }
+
+  /** Visibility timeouts that have run out make their messages receivable again. */
+  function expireReceipts(now: number): void {
+    for (const messages of groups.values()) {
+      for (const m of messages) {
+        if (m.receipt !== undefined && m.receipt.visibleAt <= now) m.receipt = undefined;
+      }
+    }
+  }
+
+  function deadLetter(m: StoredMessage, now: number): void {
+    const letter: DeadLetter = {
+      messageId: m.messageId,
+      body: m.body,
+      groupId: m.groupId,
+      deduplicationId: m.deduplicationId,
+      receiveCount: m.receiveCount,
+      sentAt: m.sentAt,
+      deadLetteredAt: now,
+      lastError: m.lastError,
+    };
+    dead.push(letter);
+    options.onDeadLetter?.(letter);
+  }
+
+  /** One ReceiveMessage as SQS FIFO answers it: whole groups' heads, in order, never a blocked group. */
+  function receiveBatch(now: number): StoredMessage[] {
+    const batch: StoredMessage[] = [];
+    for (const [groupId, messages] of groups) {
+      if (batch.length >= batchSize) break;
+      // A group with a message in flight is blocked until that message is deleted or visible again.
+      if (messages.some((m) => m.receipt !== undefined)) continue;
+      while (messages.length > 0 && batch.length < batchSize) {
+        const head = messages[0]!;
+        // SQS moves a message to the DLQ on the receive after its maxReceiveCount-th.
+        if (head.receiveCount >= maxReceiveCount) {
+          messages.shift();
+          deadLetter(head, now);
+          continue;
+        }
+        // Take the group's consecutive messages; the next group starts after them.
+        const take = messages.slice(0, batchSize - batch.length);
+        batch.push(...take);
+        break;
+      }
+      if (messages.length === 0) groups.delete(groupId);
+    }
+    return batch;
+  }
+
+  function pump(): void {
+    if (closed || consumer === undefined) {
+      notify();
+      return;
+    }
+    const now = clock.now();
+    expireReceipts(now);
+    while (running.size < concurrency) {
+      const batch = receiveBatch(now);
+      if (batch.length === 0) break;
+      const task = deliver(batch, now, consumer);
+      running.add(task);
+      void task.finally(() => {
+        running.delete(task);
+        schedulePump();
+      });
+    }
+    notify();
+  }
+
+  async function deliver(batch: StoredMessage[], now: number, handler: QueueConsumer): Promise<void> {
+    const handles = new Map<string, string>();
+    for (const m of batch) {
+      const handle = randomBytes(24).toString('base64url');
+      m.receiveCount += 1;
+      m.firstReceivedAt ??= now;
+      m.receipt = { handle, visibleAt: now + visibilityTimeoutMs };
+      m.inRun += 1;
+      handles.set(m.messageId, handle);
+      counters.received += 1;
+    }
+    addTimer(now + visibilityTimeoutMs);
+    const event: SQSEvent = { Records: batch.map((m) => toRecord(m, handles.get(m.messageId)!)) };
+
+    let failed: Set<string>;
+    try {
+      const response = await handler(event);
+      failed = failedIds(response, batch);
+    } catch (error) {
+      // A thrown handler fails the whole batch: every message returns after its visibility timeout.
+      const text = describeError(error);
+      for (const m of batch) m.lastError = text;
+      failed = new Set(batch.map((m) => m.messageId));
+    }
+
+    for (const m of batch) {
+      m.inRun -= 1;
+      // A receive whose visibility ran out is stale: its delete is refused, the message stays.
+      if (m.receipt?.handle !== handles.get(m.messageId)) continue;
+      if (!failed.has(m.messageId)) remove(m);
+    }
+  }
+
+  function remove(m: StoredMessage): void {
+    const messages = groups.get(m.groupId);
+    if (messages === undefined) return;
+    const index = messages.indexOf(m);
+    if (index >= 0) {
+      messages.splice(index, 1);
+      counters.deleted += 1;
+    }
+    if (messages.length === 0) groups.delete(m.groupId);
+  }
+
+  function toRecord(m: StoredMessage, receiptHandle: string): SQSRecord {
+    return {
+      messageId: m.messageId,
+      receiptHandle,
+      body: m.body,
+      attributes: {
+        ApproximateReceiveCount: String(m.receiveCount),
+        SentTimestamp: String(m.sentAt),
+        SenderId: 'AIDALOCALQUEUE000000',
+        ApproximateFirstReceiveTimestamp: String(m.firstReceivedAt ?? m.sentAt),
+        SequenceNumber: m.sequenceNumber,
+        MessageGroupId: m.groupId,
+        MessageDeduplicationId: m.deduplicationId,
+      },
+      messageAttributes: {},
+      md5OfBody: createHash('md5').update(m.body, 'utf8').digest('hex'),
+      eventSource: 'aws:sqs',
+      eventSourceARN: arn,
+      awsRegion: region,
+    };
+  }
+
+  function enqueue(message: QueueMessage, now: number): void {
+    sequence += 1n;
+    const stored: StoredMessage = {
+      messageId: randomUUID(),
+      body: message.body,
+      groupId: message.groupId,
+      deduplicationId: message.deduplicationId,
+      sequenceNumber: sequence.toString().padStart(20, '0'),
+      sentAt: now,
+      firstReceivedAt: undefined,
+      receiveCount: 0,
+      receipt: undefined,
+      inRun: 0,
+      lastError: undefined,
+    };
+    const messages = groups.get(message.groupId);
+    if (messages === undefined) groups.set(message.groupId, [stored]);
+    else messages.push(stored);
+  }
+
+  function all(): StoredMessage[] {
+    return [...groups.values()].flat();
+  }
+
+  function stats(): LocalQueueStats {
+    const now = clock.now();
+    let visible = 0;
+    let processing = 0;
+    let waitingRetry = 0;
+    for (const m of all()) {
+      if (m.inRun > 0) processing += 1;
+      else if (m.receipt !== undefined && m.receipt.visibleAt > now) waitingRetry += 1;
+      else visible += 1;
+    }
+    return { visible, processing, waitingRetry, deadLettered: dead.length, ...counters, runningBatches: running.size };
+  }
+
+  function notify(): void {
+    if (waiters.length === 0 || pumpScheduled) return;
+    // Called at the end of each pump: with no batch running, nothing is receivable right now.
+    const isSettled = running.size === 0;
+    const isIdle = isSettled && groups.size === 0;
+    const keep: Waiter[] = [];
+    for (const w of waiters) {
+      if (w.kind === 'settled' ? isSettled : isIdle) w.resolve();
+      else keep.push(w);
+    }
+    waiters = keep;
+  }
+
+  function wait(kind: Waiter['kind']): Promise<void> {
+    return new Promise<void>((resolve) => {
+      waiters.push({ kind, resolve });
+      schedulePump();
+    });
+  }
+
+  return {
+    async send(message) {
+      if (closed) throw new LocalQueueError('closed', 'the queue is closed');
+      validateMessage(message);
+      const now = clock.now();
+      counters.sent += 1;
+      const seenAt = dedupSeen.get(message.deduplicationId);
+      if (seenAt !== undefined && now - seenAt < dedupWindowMs) {
+        // SQS answers success and drops the copy: a retried send cannot create a second message.
+        counters.deduplicated += 1;
+        return;
+      }
+      for (const [id, at] of dedupSeen) if (now - at >= dedupWindowMs) dedupSeen.delete(id);
+      dedupSeen.set(message.deduplicationId, now);
+      enqueue(message, now);
+      schedulePump();
+    },
+    start(c) {
+      consumer = c;
+      schedulePump();
+    },
+    stats,
+    deadLetters: () => dead.map((d) => ({ ...d })),
+    redrive(filter) {
+      const now = clock.now();
+      const moved = dead.filter((d) => filter === undefined || filter(d));
+      for (const d of moved) {
+        dead.splice(dead.indexOf(d), 1);
+        // Moved back as a new message: deduplication does not apply to a redrive.
+        enqueue({ body: d.body, groupId: d.groupId, deduplicationId: d.deduplicationId }, now);
+      }
+      schedulePump();
+      return moved.length;
+    },
+    settled: () => wait('settled'),
+    waitForIdle(opts) {
+      const idle = wait('idle');
+      if (opts?.timeoutMs === undefined) return idle;
+      const timeoutMs = opts.timeoutMs;
+      return new Promise<void>((resolve, reject) => {
+        const handle = clock.setTimeout(() => {
+          const s = stats();
+          reject(
+            new LocalQueueError(
+              'timeout',
+              `queue not idle after ${timeoutMs} ms (visible ${s.visible}, processing ${s.processing}, waiting retry ${s.waitingRetry})`,
+            ),
+          );
+        }, timeoutMs);
+        void idle.then(() => {
+          clock.clearTimeout(handle);
+          resolve();
+        });
+      });
+    },
+    async close() {
+      closed = true;
+      for (const t of timers) clock.clearTimeout(t);
+      timers.clear();
+      await Promise.allSettled([...running]);
+      notify();
+    },
+  };
+}
+
+function failedIds(response: SQSBatchResponse | void | undefined, batch: StoredMessage[]): Set<string> {
+  const ids = new Set(batch.map((m) => m.messageId));
+  if (response === undefined || response === null) return new Set();
+  const failures = (response as { batchItemFailures?: unknown }).batchItemFailures;
+  if (failures === undefined || failures === null) return new Set();
+  // Like the event source mapping: a malformed answer or an unknown id fails the whole batch.
+  if (!Array.isArray(failures)) return ids;
+  const failed = new Set<string>();
+  for (const f of failures) {
+    const id = (f as { itemIdentifier?: unknown } | null)?.itemIdentifier;
+    if (typeof id !== 'string' || !ids.has(id)) return ids;
+    failed.add(id);
+  }
+  return failed;
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}

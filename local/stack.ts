@@ -1,0 +1,195 @@
+import { startEmulator, type EmulatorConfig, parseConfig, DEMO_CONFIG_PATH, loadConfigFile } from '../emulator/index.js';
+import {
+  depsFromEnvironment as processDepsFromEnvironment,
+  makeHandler as makeProcessHandler,
+  type ProcessEventsDeps,
+} from '../functions/process-events.js';
+import {
+  depsFromEnvironment as receiveDepsFromEnvironment,
+  makeHandler as makeReceiveHandler,
+  type ReceiveWebhookDeps,
+} from '../functions/receive-webhook.js';
+import { ENV } from '../shared/config/environment.js';
+import type { Ledger } from '../shared/ledger/index.js';
+import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
+import { startLocalDynamoDb } from './dynamodb/index.js';
+import { adminRoutes } from './admin.js';
+import { type LocalHttpServer, startLocalHttpServer } from './http/index.js';
+import { lambdaContext } from './lambda/context.js';
+import { createLocalQueue, type DeadLetter, type LocalQueue, type LocalQueueOptions } from './queue/index.js';
+
+export interface LocalStackOptions {
+  /** 0 (the default for each) picks a free port. */
+  ports?: { intake?: number; emulator?: number; dynamodb?: number };
+  /** An emulator configuration (contracts/emulator.md); default: the demo configuration. */
+  emulatorConfig?: unknown;
+  /** Webhook signing secrets per source (current first); default: the demo secrets. */
+  webhookSecrets?: { shopify?: string[]; pos?: string[] };
+  tableName?: string;
+  /** More environment for the handlers: processing settings, SOURCES_CONFIG, Powertools. */
+  env?: NodeJS.ProcessEnv;
+  /** Queue behaviour (clock, visibility timeout, receive count, concurrency). */
+  queue?: Omit<LocalQueueOptions, 'onDeadLetter'>;
+  /** Replaces parts of the worker's dependencies (the chaos runs pass `checkpoint`). */
+  processOverrides?: Partial<ProcessEventsDeps>;
+  receiveOverrides?: Partial<ReceiveWebhookDeps>;
+  /** Where the stack's own lines go (dead letters, handler failures); default: nowhere. */
+  log?: (line: string) => void;
+  /**
+   * The handlers' logs: `powertools` (their JSON lines and metrics on stdout, as in Lambda), `compact`
+   * (one short line each through `log`), or `off` (default).
+   */
+  handlerLogs?: 'powertools' | 'compact' | 'off';
+}
+
+export interface LocalStack {
+  urls: { intake: string; emulator: string; dynamodb: string };
+  /** The Open API login the worker uses (the emulator configuration's first client and first secret). */
+  openApi: { baseUrl: string; clientId: string; clientSecret: string };
+  webhookSecrets: { shopify: string[]; pos: string[] };
+  tableName: string;
+  queue: LocalQueue;
+  /** The ledger the worker writes, for reading records (the same module and table). */
+  ledger: Ledger;
+  /** The environment the handlers were built from (secrets included: do not print it). */
+  handlerEnv: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+/** How long a local Lambda invocation may run (its context's remaining time). */
+const FUNCTION_TIMEOUT_MS = 60_000;
+
+/**
+ * The whole system in this process: the emulator, dynalite with the ledger table, the receiver behind
+ * a local API Gateway, and the in-process FIFO queue feeding the worker. The handlers are the Lambda
+ * files' own makeHandler/depsFromEnvironment: only the queue (and the ledger's local client) are
+ * swapped in through their overrides.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const log = options.log ?? (() => {});
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) {
+      await close().catch((e: unknown) => log(`close failed: ${e instanceof Error ? e.message : String(e)}`));
+    }
+  };
+  let ready = false;
+
+  try {
+    const config: EmulatorConfig =
+      options.emulatorConfig === undefined
+        ? await loadConfigFile(DEMO_CONFIG_PATH)
+        : parseConfig(options.emulatorConfig);
+    const login = firstClientLogin(config);
+    const tableName = options.tableName ?? LOCAL_DEFAULTS.ledgerTable;
+    const webhookSecrets = {
+      shopify: options.webhookSecrets?.shopify ?? [LOCAL_DEFAULTS.shopifySecret],
+      pos: options.webhookSecrets?.pos ?? [LOCAL_DEFAULTS.posSecret],
+    };
+
+    const emulator = await startEmulator({ port: options.ports?.emulator ?? 0, config });
+    closers.push(() => emulator.close());
+    const dynamo = await startLocalDynamoDb({ port: options.ports?.dynamodb ?? 0, tableName });
+    closers.push(() => dynamo.close());
+
+    const handlerEnv: NodeJS.ProcessEnv = {
+      POWERTOOLS_SERVICE_NAME: 'loyalty-points-bridge',
+      POWERTOOLS_METRICS_NAMESPACE: 'LoyaltyPointsBridge',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      ...options.env,
+      [ENV.LEDGER_TABLE]: tableName,
+      [ENV.DYNAMODB_ENDPOINT]: dynamo.endpoint,
+      [ENV.OPENAPI_BASE_URL]: emulator.url,
+      [ENV.OPENAPI_CLIENT_ID]: login.clientId,
+      [ENV.OPENAPI_CLIENT_SECRET]: login.clientSecret,
+      [ENV.SHOPIFY_WEBHOOK_SECRET]: webhookSecrets.shopify.join(','),
+      [ENV.POS_WEBHOOK_SECRETS]: webhookSecrets.pos.join(','),
+    };
+
+    const queue = createLocalQueue({
+      visibilityTimeoutMs: LOCAL_DEFAULTS.visibilityTimeoutSeconds * 1000,
+      maxReceiveCount: LOCAL_DEFAULTS.maxReceiveCount,
+      ...options.queue,
+      onDeadLetter: (m) => log(`dead-lettered ${describeLetter(m)} after ${m.receiveCount} receives${m.lastError ? `: ${m.lastError}` : ''}`),
+    });
+    closers.push(() => queue.close());
+
+    // Built from the environment exactly as in Lambda; only the queue (SQS there) is swapped in.
+    const mode = options.handlerLogs ?? 'off';
+    const receive = makeReceiveHandler(
+      receiveDepsFromEnvironment(handlerEnv, {
+        queue,
+        ...(mode === 'powertools' ? {} : { logger: localLogger('intake', mode === 'compact' ? log : undefined) }),
+        ...options.receiveOverrides,
+      }),
+    );
+    const processDeps = processDepsFromEnvironment(handlerEnv, {
+      ...(mode === 'powertools'
+        ? {}
+        : { logger: localLogger('worker', mode === 'compact' ? log : undefined), metrics: discardedMetrics }),
+      ...options.processOverrides,
+    });
+    const ledger = processDeps.ledger;
+    const openapi: unknown = processDeps.openapi;
+    closers.push(async () => {
+      // The worker's keep-alive pool to the emulator; present on the real client, not on a test double.
+      if (typeof openapi === 'object' && openapi !== null && 'close' in openapi && typeof openapi.close === 'function') {
+        await (openapi.close as () => Promise<void>).call(openapi);
+      }
+    });
+    const processEvents = makeProcessHandler(processDeps);
+    queue.start(async (event) => processEvents(event, lambdaContext('process-events', FUNCTION_TIMEOUT_MS)));
+
+    const http: LocalHttpServer = await startLocalHttpServer({
+      port: options.ports?.intake ?? 0,
+      apiRoutes: { 'POST /webhooks/shopify': receive, 'POST /webhooks/pos': receive },
+      localRoutes: adminRoutes(queue),
+      isReady: () => ready,
+      onHandlerError: (route, e) => log(`${route} failed: ${e instanceof Error ? e.name : 'error'}`),
+    });
+    // First to close: no new webhooks while the rest shuts down.
+    closers.push(() => http.close());
+
+    ready = true;
+    return {
+      urls: { intake: http.url, emulator: emulator.url, dynamodb: dynamo.endpoint },
+      openApi: { baseUrl: emulator.url, ...login },
+      webhookSecrets,
+      tableName,
+      queue,
+      ledger,
+      handlerEnv,
+      close: async () => {
+        ready = false;
+        await closeAll();
+      },
+    };
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+}
+
+function describeLetter(m: DeadLetter): string {
+  try {
+    const event = JSON.parse(m.body) as { eventId?: unknown };
+    if (typeof event.eventId === 'string') return event.eventId;
+  } catch {
+    // fall through: not JSON
+  }
+  return `message ${m.messageId}`;
+}
+
+const discardedMetrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
+
+/** The handlers' logger interface, printing `[worker] event processed key=value ...` or nothing. */
+function localLogger(name: string, print: ((line: string) => void) | undefined) {
+  const write = (level: string) => (message: string, extra: Record<string, unknown> = {}) => {
+    if (print === undefined) return;
+    const fields = Object.entries(extra)
+      .filter(([key, v]) => v !== undefined && key !== 'messageId')
+      .map(([key, v]) => `${key}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    print([`[${name}]`, level === 'info' ? '' : level.toUpperCase(), message, ...fields].filter((p) => p !== '').join(' '));
+  };
+  return { info: write('info'), warn: write('warn'), error: write('error') };
+}

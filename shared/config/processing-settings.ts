@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { ENV } from './environment.js';
+
+/** A number given as an environment string ("" or absent means: use the default). */
+const envInt = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    (v) => (v === undefined || v === '' ? undefined : typeof v === 'string' ? Number(v) : v),
+    z.number().int().min(min).max(max).default(fallback),
+  );
+
+export const ProcessingSettings = z.object({
+  /** What a refund does when the customer no longer holds the points: debit what is held, or park. */
+  insufficientPointsPolicy: z.enum(['clamp', 'park']).default('clamp'),
+  /**
+   * How long a refund that arrived before its purchase is retried before it is parked. The purchase
+   * usually sits behind the refund in the same FIFO group, so a long wait only delays it; a parked
+   * refund is picked up when the purchase is credited, so nothing is lost by parking early.
+   */
+  refundWaitSeconds: envInt(0, 7 * 86_400, 120),
+  /** Finished ledger records expire after this many days (long enough for late refunds). */
+  ledgerTtlDays: envInt(1, 3650, 400),
+  /** A claim's lease. Must outlive one attempt (Lambda timeout) and the client's total timeout. */
+  leaseSeconds: envInt(5, 3600, 120),
+  /** Open API requests per minute per endpoint this container may send. */
+  rateBudgetPerMinute: envInt(1, 2000, 2000),
+  /** Point-history pages (1000 entries each) searched for a marker before giving up. */
+  historyPages: envInt(1, 100, 5),
+});
+export type ProcessingSettings = z.infer<typeof ProcessingSettings>;
+
+/** Reads the settings from the environment; a bad value is a clear error naming the variable. */
+export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSettings {
+  const raw = {
+    insufficientPointsPolicy: env[ENV.INSUFFICIENT_POINTS_POLICY] || undefined,
+    refundWaitSeconds: env[ENV.REFUND_WAIT_SECONDS],
+    ledgerTtlDays: env[ENV.LEDGER_TTL_DAYS],
+    leaseSeconds: env[ENV.LEASE_SECONDS],
+    rateBudgetPerMinute: env[ENV.RATE_BUDGET_PER_MINUTE],
+  };
+  const parsed = ProcessingSettings.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const names: Record<string, string> = {
+    insufficientPointsPolicy: ENV.INSUFFICIENT_POINTS_POLICY,
+    refundWaitSeconds: ENV.REFUND_WAIT_SECONDS,
+    ledgerTtlDays: ENV.LEDGER_TTL_DAYS,
+    leaseSeconds: ENV.LEASE_SECONDS,
+    rateBudgetPerMinute: ENV.RATE_BUDGET_PER_MINUTE,
+  };
+  const issues = parsed.error.issues.map((i) => {
+    const key = String(i.path[0] ?? '');
+    return `${names[key] ?? key}: ${i.message}`;
+  });
+  throw new ProcessingSettingsInvalid(issues.join('; '));
+}
+
+export class ProcessingSettingsInvalid extends Error {
+  readonly kind = 'invalid_processing_settings' as const;
+  constructor(message: string) {
+    super(`invalid processing settings: ${message}`);
+    this.name = 'ProcessingSettingsInvalid';
+  }
+}

@@ -1,0 +1,174 @@
+import * as z from 'zod';
+import { ENV } from './environment.js';
+import type { SecretReader } from './secret-reader.js';
+
+/**
+ * The signing secrets of each webhook source. Several at once (current first), so a rotation never
+ * rejects an authentic delivery: Shopify keeps signing with the old secret for a while.
+ */
+export interface WebhookSecrets {
+  /**
+   * Valid secrets of a source. `forceRefresh` asks for a fresh read (after a signature mismatch,
+   * in case the secret was just rotated); it is rate-limited, so it may return the cached value.
+   */
+  get(source: string, opts?: { forceRefresh?: boolean }): Promise<readonly string[]>;
+}
+
+export type WebhookSecretsErrorKind = 'not_configured' | 'unavailable' | 'malformed';
+
+/** Never carries a secret value: only the source and what went wrong. */
+export class WebhookSecretsError extends Error {
+  override readonly name = 'WebhookSecretsError';
+  constructor(
+    readonly kind: WebhookSecretsErrorKind,
+    readonly source: string,
+    cause?: unknown,
+    message?: string,
+  ) {
+    super(
+      message ??
+      (kind === 'not_configured'
+        ? `no webhook secret is configured for source ${source}`
+        : kind === 'unavailable'
+          ? `the webhook secret of source ${source} could not be read`
+          : `the webhook secret of source ${source} is not {"secrets": ["..."]}`),
+      cause === undefined ? undefined : { cause },
+    );
+  }
+}
+
+/** The JSON a Secrets Manager secret holds: `{"secrets": ["current", "previous", ...]}`. */
+export const WebhookSecretValue = z.object({ secrets: z.array(z.string().min(1)).min(1) });
+
+/** Fixed secrets (local runs and tests). */
+export function staticWebhookSecrets(secrets: Readonly<Record<string, readonly string[]>>): WebhookSecrets {
+  return {
+    async get(source) {
+      const list = Object.hasOwn(secrets, source) ? secrets[source] : undefined;
+      if (!list || list.length === 0) throw new WebhookSecretsError('not_configured', source);
+      return list;
+    },
+  };
+}
+
+export interface SecretsManagerWebhookSecretsOptions {
+  /** Source name -> secret id (ARN or name). */
+  secretIds: Readonly<Record<string, string>>;
+  /** A reader, or a loader for one (lets the handler load the AWS SDK only when first needed). */
+  reader: SecretReader | (() => Promise<SecretReader>);
+  /** How long a read is used before it is read again (default 300000: a rotation shows within 5 min). */
+  ttlMs?: number;
+  /** Least time between two forced refreshes of one source (default 60000), so bad signatures cannot flood Secrets Manager. */
+  minRefreshMs?: number;
+  now?: () => number;
+}
+
+interface Entry {
+  secrets?: readonly string[];
+  readAt: number;
+  pending?: Promise<readonly string[]>;
+}
+
+/** Secrets read from Secrets Manager, one secret per source, cached with a TTL. */
+export function secretsManagerWebhookSecrets(opts: SecretsManagerWebhookSecretsOptions): WebhookSecrets {
+  const ttlMs = opts.ttlMs ?? 300_000;
+  const minRefreshMs = opts.minRefreshMs ?? 60_000;
+  const now = opts.now ?? Date.now;
+  const entries = new Map<string, Entry>();
+  let reader: Promise<SecretReader> | undefined;
+  const getReader = () => (reader ??= typeof opts.reader === 'function' ? opts.reader() : Promise.resolve(opts.reader));
+
+  async function load(source: string, secretId: string, force: boolean): Promise<readonly string[]> {
+    let text: string;
+    try {
+      text = await (await getReader()).read(secretId, { forceRefresh: force });
+    } catch (e) {
+      throw new WebhookSecretsError('unavailable', source, e);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new WebhookSecretsError('malformed', source); // no cause: it would quote the secret text
+    }
+    const parsed = WebhookSecretValue.safeParse(value);
+    if (!parsed.success) throw new WebhookSecretsError('malformed', source);
+    return parsed.data.secrets;
+  }
+
+  return {
+    get(source, getOpts) {
+      const secretId = Object.hasOwn(opts.secretIds, source) ? opts.secretIds[source] : undefined;
+      if (!secretId) return Promise.reject(new WebhookSecretsError('not_configured', source));
+      let entry = entries.get(source);
+      if (!entry) entries.set(source, (entry = { readAt: 0 }));
+      if (entry.pending) return entry.pending;
+      const age = now() - entry.readAt;
+      const cached = entry.secrets;
+      if (cached && age < ttlMs && !(getOpts?.forceRefresh && age >= minRefreshMs)) return Promise.resolve(cached);
+      const e = entry;
+      const startedAt = now();
+      // Past our TTL the reader must not answer from its own cache either.
+      e.pending = load(source, secretId, cached !== undefined).then(
+        (secrets) => {
+          e.secrets = secrets;
+          e.readAt = startedAt;
+          e.pending = undefined;
+          return secrets;
+        },
+        (err: unknown) => {
+          e.pending = undefined;
+          throw err;
+        },
+      );
+      return e.pending;
+    },
+  };
+}
+
+const ARNS_MESSAGE = `${ENV.WEBHOOK_SECRET_ARNS} must be a JSON object {"<source>": "<secret ARN>"}`;
+
+function splitSecrets(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** `shopify-eu` -> `SHOPIFY_EU`: the prefix of a source's local secret variables. */
+function envPrefix(source: string): string {
+  return source.toUpperCase().replace(/-/g, '_');
+}
+
+/**
+ * From the environment: WEBHOOK_SECRET_ARNS (JSON {source: secret ARN}) when set; otherwise local
+ * secrets, comma-separated, in `<SOURCE>_WEBHOOK_SECRETS` or `<SOURCE>_WEBHOOK_SECRET` (so
+ * SHOPIFY_WEBHOOK_SECRET and POS_WEBHOOK_SECRETS; `shopify-eu` reads SHOPIFY_EU_WEBHOOK_SECRETS).
+ */
+export function webhookSecretsFromEnvironment(
+  env: NodeJS.ProcessEnv,
+  opts: { reader?: SecretReader | (() => Promise<SecretReader>); now?: () => number } = {},
+): WebhookSecrets {
+  const arns = env[ENV.WEBHOOK_SECRET_ARNS];
+  if (arns !== undefined && arns.trim() !== '') {
+    let secretIds: unknown;
+    try {
+      secretIds = JSON.parse(arns);
+    } catch {
+      throw new WebhookSecretsError('malformed', '*', undefined, ARNS_MESSAGE);
+    }
+    const ids = z.record(z.string(), z.string().min(1)).safeParse(secretIds);
+    if (!ids.success) throw new WebhookSecretsError('malformed', '*', undefined, ARNS_MESSAGE);
+    const reader =
+      opts.reader ?? (async () => (await import('./secret-reader.js')).createSecretsManagerReader());
+    return secretsManagerWebhookSecrets({ secretIds: ids.data, reader, ...(opts.now ? { now: opts.now } : {}) });
+  }
+  return {
+    async get(source) {
+      const prefix = envPrefix(source);
+      const list = splitSecrets(env[`${prefix}_WEBHOOK_SECRETS`] ?? env[`${prefix}_WEBHOOK_SECRET`]);
+      if (list.length === 0) throw new WebhookSecretsError('not_configured', source);
+      return list;
+    },
+  };
+}

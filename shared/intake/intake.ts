@@ -1,0 +1,146 @@
+import type { WebhookSecrets } from '../config/webhook-secrets.js';
+import { PointsEvent } from '../points/events.js';
+import type { EventQueue } from '../queue/types.js';
+import type { SourceSet } from '../sources/registry.js';
+import type { RequestHeaders, SignedRequest, SourceError } from '../sources/types.js';
+import { readBody } from './body.js';
+import { queueMessageFor } from './message.js';
+
+/** A webhook request, whatever carried it (API Gateway, the local HTTP server, a test). */
+export interface IntakeRequest {
+  /** The source named by the URL (`/webhooks/<source>`); undefined when the URL names none. */
+  readonly source: string | undefined;
+  readonly method: string;
+  readonly headers: RequestHeaders;
+  readonly body: string | undefined;
+  readonly isBase64Encoded: boolean;
+}
+
+export type IntakeErrorKind =
+  | SourceError['kind']
+  | 'unknown_source'
+  | 'method_not_allowed'
+  | 'body_too_large'
+  | 'malformed_body'
+  | 'not_configured'
+  | 'unavailable';
+
+/** What the sender is told. Nothing in it comes from a secret or from the body's content. */
+export type IntakeAnswer =
+  | { readonly status: 'accepted'; readonly eventId: string }
+  | { readonly status: 'ignored'; readonly reason: string }
+  | { readonly error: { readonly kind: IntakeErrorKind; readonly message: string; readonly path?: string } };
+
+export interface IntakeResponse {
+  readonly statusCode: number;
+  readonly answer: IntakeAnswer;
+}
+
+export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
+  unknown_source: 404,
+  method_not_allowed: 405,
+  body_too_large: 413,
+  malformed_body: 400,
+  missing_signature: 401,
+  invalid_signature: 401,
+  stale_timestamp: 401,
+  malformed_json: 400,
+  invalid_payload: 422,
+  // Our side: the sender should retry (Shopify and the POS do on 5xx) while it is fixed.
+  not_configured: 500,
+  unavailable: 503,
+};
+
+/** The subset of a logger intake uses; Powertools' Logger fits. */
+export interface IntakeLogger {
+  info(message: string, extra?: Record<string, unknown>): void;
+  warn(message: string, extra?: Record<string, unknown>): void;
+  error(message: string, extra?: Record<string, unknown>): void;
+}
+
+export interface IntakeDeps {
+  readonly sources: SourceSet;
+  readonly secrets: WebhookSecrets;
+  readonly queue: EventQueue;
+  /** Epoch milliseconds. */
+  readonly now: () => number;
+  readonly maxBodyBytes: number;
+  readonly logger?: IntakeLogger;
+}
+
+function refuse(kind: IntakeErrorKind, message: string, path?: string): IntakeResponse {
+  return { statusCode: STATUS_OF[kind], answer: { error: { kind, message, ...(path ? { path } : {}) } } };
+}
+
+function errorKind(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null && 'kind' in e && typeof e.kind === 'string' ? e.kind : undefined;
+}
+
+/**
+ * Verifies, reads and queues one webhook delivery. Order matters: nothing reads the body before
+ * its signature is verified, and nothing is queued unless every check passed.
+ */
+export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): Promise<IntakeResponse> {
+  const log = deps.logger;
+  const source = request.source === undefined ? undefined : deps.sources.get(request.source);
+  if (!source) return refuse('unknown_source', 'no such webhook source');
+  if (request.method.toUpperCase() !== 'POST') return refuse('method_not_allowed', 'use POST');
+
+  const body = readBody(request.body, request.isBase64Encoded, deps.maxBodyBytes);
+  if (!body.ok) return refuse(body.kind, body.message);
+  const signed: SignedRequest = { rawBody: body.bytes, headers: request.headers };
+
+  type Secrets = { ok: true; secrets: readonly string[] } | { ok: false; response: IntakeResponse };
+  const readSecrets = async (forceRefresh: boolean): Promise<Secrets> => {
+    try {
+      return { ok: true, secrets: await deps.secrets.get(source.name, { forceRefresh }) };
+    } catch (e) {
+      const kind = errorKind(e) === 'unavailable' ? 'unavailable' : 'not_configured';
+      log?.error('webhook secrets unusable', { source: source.name, kind, error: e instanceof Error ? e.message : 'unknown' });
+      return { ok: false, response: refuse(kind, kind === 'unavailable' ? 'try again later' : 'the webhook source is not configured') };
+    }
+  };
+  const cached = await readSecrets(false);
+  if (!cached.ok) return cached.response;
+  let failure = source.verify(signed, { secrets: cached.secrets, nowMs: deps.now() });
+  if (failure?.kind === 'invalid_signature') {
+    // Perhaps the secret was rotated since we read it: read again (rate-limited) and retry once.
+    const fresh = await readSecrets(true);
+    if (!fresh.ok) return fresh.response;
+    if (fresh.secrets.join('\n') !== cached.secrets.join('\n')) {
+      failure = source.verify(signed, { secrets: fresh.secrets, nowMs: deps.now() });
+    }
+  }
+  if (failure) {
+    log?.warn('webhook refused', { source: source.name, kind: failure.kind });
+    return refuse(failure.kind, failure.message);
+  }
+
+  const outcome = source.read(signed);
+  if (outcome.status === 'ignored') {
+    log?.info('webhook ignored', { source: source.name, reason: outcome.reason });
+    return { statusCode: 200, answer: { status: 'ignored', reason: outcome.reason } };
+  }
+  if (outcome.status === 'rejected') {
+    log?.warn('webhook refused', { source: source.name, kind: outcome.error.kind, path: outcome.error.path });
+    return refuse(outcome.error.kind, outcome.error.message, outcome.error.path);
+  }
+
+  // The canonical schema is the contract with processing: nothing off-contract enters the queue.
+  const checked = PointsEvent.safeParse(outcome.value);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const path = ['event', ...(issue?.path ?? []).map(String)].join('.');
+    log?.warn('webhook refused', { source: source.name, kind: 'invalid_payload', path });
+    return refuse('invalid_payload', `${path}: ${issue?.message ?? 'invalid'}`, path);
+  }
+  const event = checked.data;
+  try {
+    await deps.queue.send(queueMessageFor(event));
+  } catch (e) {
+    log?.error('queue send failed', { source: source.name, eventId: event.eventId, error: e instanceof Error ? e.message : 'unknown' });
+    return refuse('unavailable', 'try again later');
+  }
+  log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
+  return { statusCode: 202, answer: { status: 'accepted', eventId: event.eventId } };
+}

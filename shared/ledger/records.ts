@@ -1,0 +1,122 @@
+import { z } from 'zod';
+
+/** Why a purchase ended (acknowledged outcomes; the queue is done with them). */
+export const OrderOutcome = z.enum([
+  'credited',
+  'skipped',
+  'customer_not_found',
+  'customer_withdrawn',
+  'points_not_available',
+]);
+export type OrderOutcome = z.infer<typeof OrderOutcome>;
+
+/** Why a refund ended, or why it is parked. */
+export const RefundOutcome = z.enum([
+  'debited',
+  'insufficient_points',
+  'skipped',
+  'customer_withdrawn',
+  'points_not_available',
+  'refund_parked',
+]);
+export type RefundOutcome = z.infer<typeof RefundOutcome>;
+
+/** stub: created by a refund that came before its purchase; pending: claimed, not finished; done: finished. */
+export const OrderState = z.enum(['stub', 'pending', 'done']);
+/** waiting: its purchase is not credited yet (retried); parked: given up visibly (picked up again later). */
+export const RefundState = z.enum(['pending', 'waiting', 'parked', 'done']);
+
+const stringSet = z.preprocess((v) => (v instanceof Set ? [...v] : v), z.array(z.string()));
+
+/** One refund as applied to its order: the order record is the book the debits are computed from. */
+export const AppliedRefund = z.object({
+  /** Refund amount this refund added (after capping at the eligible amount). */
+  amount: z.number().int().nonnegative(),
+  /** Refunded amount of the order after this refund. */
+  refundedAfter: z.number().int().nonnegative(),
+  /** What this refund should debit: its share of the credited points. */
+  target: z.number().int().nonnegative(),
+  /** What it actually debited (less than target only when the customer held too few points). */
+  debited: z.number().int().nonnegative(),
+  /** True when the debit was found in the point history rather than answered by the call. */
+  reconciled: z.boolean().optional(),
+  at: z.string(),
+});
+export type AppliedRefund = z.infer<typeof AppliedRefund>;
+
+const lease = {
+  /** Who holds the claim; absent when nobody does. A lease left in place was never released (crash, unknown outcome). */
+  leaseOwner: z.string().optional(),
+  /** Epoch ms after which the lease may be taken over. */
+  leaseUntil: z.number().optional(),
+  attempts: z.number().int().nonnegative().default(0),
+  lastError: z.string().optional(),
+  reason: z.string().optional(),
+  firstSeenAt: z.string().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+  /** Epoch seconds: DynamoDB removes finished records after the configured number of days. */
+  ttl: z.number().optional(),
+};
+
+export const OrderRecord = z.object({
+  pk: z.string(),
+  kind: z.literal('order'),
+  source: z.string(),
+  orderId: z.string(),
+  state: OrderState,
+  ...lease,
+  /** Set on the order while a refund holds its lease: whose debit a takeover must reconcile first. */
+  leaseRefundId: z.string().optional(),
+  /** A previous attempt's points call may have run: search the history before calling again. */
+  needsReconcile: z.boolean().optional(),
+  externalKey: z.string().optional(),
+  externalId: z.string().optional(),
+  currency: z.string().optional(),
+  customerId: z.string().optional(),
+  eligibleAmount: z.number().int().nonnegative().optional(),
+  /** Balance after minus balance before the grant: a hint only (others may move points in between). */
+  pointsHint: z.number().int().optional(),
+  /** The credited points as shown by the history entry carrying the order's marker (exact). */
+  pointsCredited: z.number().int().optional(),
+  pointsExact: z.boolean().optional(),
+  reconciled: z.boolean().optional(),
+  outcome: OrderOutcome.optional(),
+  refundedSoFar: z.number().int().nonnegative().default(0),
+  /** Sum of the applied refunds' targets: what the refunds should have debited so far. */
+  debitTarget: z.number().int().nonnegative().default(0),
+  /** Sum of what they actually debited. */
+  debited: z.number().int().nonnegative().default(0),
+  refunds: z.record(z.string(), AppliedRefund).default({}),
+  /** Every refund id seen for this order (to list their records). */
+  refundIds: stringSet.default([]),
+  /** Refunds that came before the purchase was credited: processed when it is. */
+  waitingRefunds: stringSet.default([]),
+});
+export type OrderRecord = z.infer<typeof OrderRecord>;
+
+export const RefundRecord = z.object({
+  pk: z.string(),
+  kind: z.literal('refund'),
+  source: z.string(),
+  orderId: z.string(),
+  refundId: z.string(),
+  state: RefundState,
+  ...lease,
+  /** The refund event as first received (JSON), so a parked refund can be processed later. */
+  event: z.string(),
+  outcome: RefundOutcome.optional(),
+  customerId: z.string().optional(),
+  pointsDebited: z.number().int().nonnegative().optional(),
+  debitTarget: z.number().int().nonnegative().optional(),
+  shortfall: z.number().int().nonnegative().optional(),
+  reconciled: z.boolean().optional(),
+});
+export type RefundRecord = z.infer<typeof RefundRecord>;
+
+// Parts are escaped so that ids containing the separator can never collide.
+const part = encodeURIComponent;
+export const orderKey = (source: string, orderId: string) => `order#${part(source)}#${part(orderId)}`;
+export const refundKey = (source: string, orderId: string, refundId: string) =>
+  `refund#${part(source)}#${part(orderId)}#${part(refundId)}`;

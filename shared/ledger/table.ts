@@ -1,0 +1,22 @@
+import { CreateTableCommand, ResourceInUseException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LEDGER_TABLE_SCHEMA } from '../config/environment.js';
+
+/**
+ * Creates the ledger table where nothing else does (tests, the local stack); in AWS the CDK stack owns
+ * it, with TTL on `ttl`. dynalite has no UpdateTimeToLive, so TTL is not set here. Existing table: no-op.
+ */
+export async function createLedgerTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  } catch (err) {
+    if (err instanceof ResourceInUseException || (err as { name?: string }).name === 'ResourceInUseException') return;
+    throw err;
+  }
+}

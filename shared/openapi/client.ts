@@ -1,0 +1,367 @@
+/**
+ * The Open API client: one method per endpoint of the spec. Every call runs the same pipeline:
+ * check path parameters -> credentials -> cached token -> per-endpoint limiter -> HTTP -> classify.
+ */
+import type { z } from 'zod';
+import { parseBody } from './answers.js';
+import { classifyAnswer, classifyTransportError, type FailedRequest } from './classify.js';
+import type { CredentialsProvider, OpenApiCredentials } from './credentials.js';
+import { OpenApiError, isOpenApiError } from './errors.js';
+import { encodePathParam } from './paths.js';
+import { createRateLimiter } from './rate-limiter.js';
+import {
+  ExpiryPage,
+  MemberEnvelope,
+  MemberInput,
+  MemberList,
+  PointCalculationInput,
+  PointGrantInput,
+  PointHistoryPage,
+  StatusEnvelope,
+  TokenResponse,
+  type MemberDetail,
+} from './schemas.js';
+import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
+import { createTransport, type HttpAnswer, type Timeouts, type Transport } from './transport.js';
+
+export interface OpenApiClientOptions {
+  credentials: CredentialsProvider;
+  /** Default `loyalty-points-bridge/<package version>`. */
+  userAgent?: string;
+  /** Defaults: connect 3000 ms, headers 10000 ms, body 10000 ms. */
+  timeouts?: Timeouts;
+  /** Requests per minute per endpoint that this container may send (default 2000, the spec's ceiling). */
+  ratePerMinute?: number;
+  /** Extra attempts of a GET after a network error, timeout or 5xx (default 2). Writes are never retried. */
+  readRetries?: number;
+  /** First backoff step of read retries in ms (default 100); each step doubles, full jitter. */
+  retryBaseMs?: number;
+  /** Clock for token expiry and the limiter (ms). */
+  now?: () => number;
+  /** How the limiter and retry backoff wait (tests and benchmarks pair it with `now`). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface PageQuery {
+  page?: number;
+  perPage?: number;
+}
+
+export interface OpenApiClient {
+  listMembers(q?: PageQuery): Promise<MemberList>;
+  getMember(id: string, q?: { withColumnKey?: boolean }): Promise<MemberDetail>;
+  getMemberByUniqueId(uniqueId: string, q?: { withColumnKey?: boolean }): Promise<MemberDetail>;
+  getMemberByExternalId(externalKey: string, externalId: string): Promise<MemberDetail>;
+  registerMember(input: MemberInput): Promise<MemberDetail>;
+  updateMember(id: string, input: MemberInput): Promise<MemberDetail>;
+  deleteExternalId(id: string, externalKey: string): Promise<void>;
+  login(input: { loginId: string; password: string }): Promise<MemberDetail>;
+  logout(id: string): Promise<void>;
+  resign(id: string, columns?: Record<string, string>): Promise<void>;
+  /** Newest first. */
+  listPoints(id: string, q?: PageQuery): Promise<PointHistoryPage>;
+  /** Nearest expiry first. */
+  listPointExpiries(id: string, q?: PageQuery): Promise<ExpiryPage>;
+  /** Not idempotent: on an error with `executed: 'unknown'` the points may have been granted. */
+  grantPoints(id: string, input: PointGrantInput): Promise<MemberDetail>;
+  /** Not idempotent: on an error with `executed: 'unknown'` the points may have been granted. */
+  calculatePoints(id: string, input: PointCalculationInput): Promise<MemberDetail>;
+  checkHandoverToken(token: string, id: string): Promise<void>;
+  /** Closes the connection pools. */
+  close(): Promise<void>;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+interface Call<T> {
+  method: Method;
+  /** Path template as the spec writes it: the limiter key and the name in errors. */
+  template: string;
+  /** Encoded path (with query), relative to the base URL. */
+  path: string;
+  body?: unknown;
+  /** Side-effect-free GET: retried on network errors, timeouts and 5xx. */
+  retryable: boolean;
+  notFoundMeansMember?: boolean;
+  /** Parses a 2xx answer. */
+  parse: (answer: HttpAnswer, route: string) => T;
+}
+
+const TOKEN_TEMPLATE = '/api/ext/token';
+
+function invalidRequest(route: string, messages: string[]): OpenApiError {
+  return new OpenApiError({ kind: 'invalid_request', executed: 'no', messages, route });
+}
+
+const member = (answer: HttpAnswer, route: string): MemberDetail => parseBody(MemberEnvelope, answer, route).member;
+const statusTrue = (answer: HttpAnswer, route: string): void => void parseBody(StatusEnvelope, answer, route);
+const noContent = (): void => undefined;
+
+/** A copy of `e` saying the operation was not executed (a failure before the operation was sent). */
+function beforeSending(e: OpenApiError): OpenApiError {
+  if (e.executed === 'no') return e;
+  return new OpenApiError({
+    kind: e.kind,
+    executed: 'no',
+    status: e.status,
+    errorCode: e.errorCode,
+    messages: e.messages,
+    route: e.route,
+    cause: e.cause,
+  });
+}
+
+function pageQuery(route: string, q: PageQuery | undefined): string {
+  const params = new URLSearchParams();
+  if (q?.page !== undefined) {
+    if (!Number.isInteger(q.page) || q.page < 1) throw invalidRequest(route, ['page must be a positive integer']);
+    params.set('page', String(q.page));
+  }
+  if (q?.perPage !== undefined) {
+    if (!Number.isInteger(q.perPage) || q.perPage < 1 || q.perPage > 1000) {
+      throw invalidRequest(route, ['perPage must be an integer from 1 to 1000']);
+    }
+    params.set('per_page', String(q.perPage));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+function columnKeyQuery(q: { withColumnKey?: boolean } | undefined): string {
+  return q?.withColumnKey ? '?with_column_key=true' : '';
+}
+
+function checkedInput<S extends z.ZodType>(schema: S, input: unknown, route: string): void {
+  const r = schema.safeParse(input);
+  if (!r.success) throw invalidRequest(route, r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`));
+}
+
+interface Base {
+  origin: string;
+  prefix: string;
+}
+
+export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClient {
+  const now = options.now ?? Date.now;
+  const readRetries = options.readRetries ?? 2;
+  const retryBaseMs = options.retryBaseMs ?? 100;
+  const provider = options.credentials;
+  const transport: Transport = createTransport({ userAgent: options.userAgent, timeouts: options.timeouts });
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const limiter = createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep });
+  const bases = new Map<string, Base>();
+
+  function baseOf(baseUrl: string): Base {
+    let b = bases.get(baseUrl);
+    if (!b) {
+      const u = new URL(baseUrl);
+      b = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
+      bases.set(baseUrl, b);
+    }
+    return b;
+  }
+
+  async function credentials(forceRefresh = false): Promise<OpenApiCredentials> {
+    try {
+      return await provider.get({ forceRefresh });
+    } catch (e) {
+      if (isOpenApiError(e)) throw e;
+      const message = e instanceof Error ? e.message : 'credentials provider failed';
+      throw new OpenApiError({ kind: 'credentials_unavailable', executed: 'no', messages: [message], cause: e });
+    }
+  }
+
+  const backoff = (attempt: number) => sleep(Math.random() * retryBaseMs * 2 ** (attempt - 1));
+
+  /** One HTTP exchange; every failure becomes an OpenApiError. */
+  async function exchange<T>(c: Call<T>, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
+    const route = `${c.method} ${c.template}`;
+    const req: FailedRequest = { route, notFoundMeansMember: c.notFoundMeansMember, tokenEndpoint: c.template === TOKEN_TEMPLATE };
+    const base = baseOf(creds.baseUrl);
+    const wait = limiter.reserve(route);
+    if (wait > 0) await sleep(wait);
+    let answer: HttpAnswer;
+    try {
+      answer = await transport.send({
+        method: c.method,
+        origin: base.origin,
+        path: base.prefix + c.path,
+        bearer,
+        body: c.body,
+        idempotent: c.retryable,
+      });
+    } catch (e) {
+      throw classifyTransportError(req, e);
+    }
+    if (answer.status >= 200 && answer.status < 300) return c.parse(answer, route);
+    throw classifyAnswer(req, answer.status, answer.headers, answer.text);
+  }
+
+  /** Runs `attempt` again after a transient failure, when the call is retryable. */
+  async function withReadRetries<T>(retryable: boolean, attempt: () => Promise<T>): Promise<T> {
+    for (let n = 0; ; n++) {
+      try {
+        return await attempt();
+      } catch (e) {
+        const transient = isOpenApiError(e) && (e.kind === 'network' || e.kind === 'timeout' || e.kind === 'server');
+        if (!retryable || !transient || n >= readRetries) throw e;
+        await backoff(n + 1);
+      }
+    }
+  }
+
+  /** Client-credentials grant; a 401 forces one re-read of the credentials (they may have rotated). */
+  async function fetchToken(first: OpenApiCredentials): Promise<CachedToken> {
+    const startedAt = now();
+    let creds = first;
+    for (let forced = false; ; forced = true) {
+      const call: Call<TokenResponse> = {
+        method: 'POST',
+        template: TOKEN_TEMPLATE,
+        path: TOKEN_TEMPLATE,
+        body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
+        // Asking for a token again changes nothing upstream.
+        retryable: true,
+        parse: (answer, route) => parseBody(TokenResponse, answer, route),
+      };
+      try {
+        const t = await withReadRetries(true, () => exchange(call, creds, undefined));
+        return { value: t.access_token, renewAt: startedAt + t.expires_in * 1000 - renewAheadMs(t.expires_in) };
+      } catch (e) {
+        if (isOpenApiError(e) && e.kind === 'authentication_failed' && e.status === 401 && !forced) {
+          creds = await credentials(true);
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  async function accessToken(creds: OpenApiCredentials): Promise<CachedToken> {
+    const key = tokenCacheKey(creds.baseUrl, creds.clientId);
+    return peekToken(key, now()) ?? getToken(key, now, () => fetchToken(creds));
+  }
+
+  /** The operation itself: token, then the request; a 401 invalid-token answer renews and repeats once. */
+  async function run<T>(c: Call<T>): Promise<T> {
+    return withReadRetries(c.retryable, async () => {
+      for (let repeated = false; ; repeated = true) {
+        let creds: OpenApiCredentials;
+        let token: CachedToken;
+        try {
+          creds = await credentials();
+          token = await accessToken(creds);
+        } catch (e) {
+          // Nothing of the operation was sent.
+          throw isOpenApiError(e) ? beforeSending(e) : e;
+        }
+        try {
+          return await exchange(c, creds, token.value);
+        } catch (e) {
+          // The service refused the token before executing anything: safe to repeat once.
+          if (isOpenApiError(e) && e.kind === 'invalid_token' && !repeated) {
+            dropToken(tokenCacheKey(creds.baseUrl, creds.clientId), token.value);
+            continue;
+          }
+          throw e;
+        }
+      }
+    });
+  }
+
+  const get = <T>(template: string, path: string, parse: Call<T>['parse'], extra: Partial<Call<T>> = {}) =>
+    run<T>({ method: 'GET', template, path, parse, retryable: true, ...extra });
+  const write = <T>(method: Method, template: string, path: string, parse: Call<T>['parse'], body?: unknown, extra: Partial<Call<T>> = {}) =>
+    run<T>({ method, template, path, parse, body, retryable: false, ...extra });
+
+  /** Builds the path synchronously so a refused parameter fails before anything else happens. */
+  const id = (template: string, method: Method, value: string, name = 'id') =>
+    encodePathParam(name, 'customerId', value, `${method} ${template}`);
+
+  // Methods are async so a refused parameter rejects the promise instead of throwing synchronously.
+  return {
+    async listMembers(q) {
+      const t = '/api/ext/users';
+      return get(t, t + pageQuery(`GET ${t}`, q), (a, r) => parseBody(MemberList, a, r));
+    },
+    async getMember(memberId, q) {
+      const t = '/api/ext/users/{id}';
+      return get(t, `/api/ext/users/${id(t, 'GET', memberId)}${columnKeyQuery(q)}`, member);
+    },
+    async getMemberByUniqueId(uniqueId, q) {
+      const t = '/api/ext/users/unique_id/{unique_id}';
+      return get(t, `/api/ext/users/unique_id/${id(t, 'GET', uniqueId, 'unique_id')}${columnKeyQuery(q)}`, member);
+    },
+    async getMemberByExternalId(externalKey, externalId) {
+      const t = '/api/ext/users/external_id/{external_key}/{external_id}';
+      const route = `GET ${t}`;
+      const key = encodePathParam('external_key', 'externalKey', externalKey, route);
+      const value = encodePathParam('external_id', 'externalId', externalId, route);
+      return get(t, `/api/ext/users/external_id/${key}/${value}`, member);
+    },
+    async registerMember(input) {
+      const t = '/api/ext/users';
+      checkedInput(MemberInput, input, `POST ${t}`);
+      return write('POST', t, t, member, input);
+    },
+    async updateMember(memberId, input) {
+      const t = '/api/ext/users/{id}';
+      const path = `/api/ext/users/${id(t, 'PUT', memberId)}`;
+      checkedInput(MemberInput, input, `PUT ${t}`);
+      return write('PUT', t, path, member, input);
+    },
+    async deleteExternalId(memberId, externalKey) {
+      const t = '/api/ext/users/{id}/external_ids/{key}';
+      const key = encodePathParam('key', 'externalKey', externalKey, `DELETE ${t}`);
+      const path = `/api/ext/users/${id(t, 'DELETE', memberId)}/external_ids/${key}`;
+      return write('DELETE', t, path, noContent, undefined, { notFoundMeansMember: true });
+    },
+    async login(input) {
+      const t = '/api/ext/users/login';
+      if (typeof input?.loginId !== 'string' || typeof input.password !== 'string') {
+        throw invalidRequest(`POST ${t}`, ['loginId and password must be strings']);
+      }
+      return write('POST', t, t, member, { login_id: input.loginId, password: input.password });
+    },
+    async logout(memberId) {
+      const t = '/api/ext/users/{id}/logout';
+      return write('POST', t, `/api/ext/users/${id(t, 'POST', memberId)}/logout`, statusTrue);
+    },
+    async resign(memberId, columns) {
+      const t = '/api/ext/users/{id}/resign';
+      const path = `/api/ext/users/${id(t, 'DELETE', memberId)}/resign`;
+      return write('DELETE', t, path, noContent, columns && Object.keys(columns).length > 0 ? columns : undefined);
+    },
+    async listPoints(memberId, q) {
+      const t = '/api/ext/users/{id}/points';
+      const path = `/api/ext/users/${id(t, 'GET', memberId)}/points${pageQuery(`GET ${t}`, q)}`;
+      return get(t, path, (a, r) => parseBody(PointHistoryPage, a, r));
+    },
+    async listPointExpiries(memberId, q) {
+      const t = '/api/ext/users/{id}/points/expired_list';
+      const path = `/api/ext/users/${id(t, 'GET', memberId)}/points/expired_list${pageQuery(`GET ${t}`, q)}`;
+      return get(t, path, (a, r) => parseBody(ExpiryPage, a, r));
+    },
+    async grantPoints(memberId, input) {
+      const t = '/api/ext/users/{id}/points';
+      const path = `/api/ext/users/${id(t, 'POST', memberId)}/points`;
+      checkedInput(PointGrantInput, input, `POST ${t}`);
+      return write('POST', t, path, member, input);
+    },
+    async calculatePoints(memberId, input) {
+      const t = '/api/ext/users/{id}/points/calculation';
+      const path = `/api/ext/users/${id(t, 'POST', memberId)}/points/calculation`;
+      checkedInput(PointCalculationInput, input, `POST ${t}`);
+      return write('POST', t, path, member, input);
+    },
+    async checkHandoverToken(token, memberId) {
+      const t = '/api/ext/check/{token}';
+      const route = `GET ${t}`;
+      const encodedToken = encodePathParam('token', 'token', token, route);
+      const encodedId = encodePathParam('id', 'customerId', memberId, route);
+      // The token is single use: a repeated check could consume it, so this GET is never retried.
+      return run({ method: 'GET', template: t, path: `/api/ext/check/${encodedToken}?id=${encodedId}`, parse: statusTrue, retryable: false });
+    },
+    close: () => transport.close(),
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Where the client credentials come from. One interface, three sources: Secrets Manager (deployed),
+ * environment variables or a JSON file (`npm start`, tests), or a fixed value.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { ENV } from '../config/environment.js';
+import type { SecretReader } from '../config/secret-reader.js';
+
+export interface OpenApiCredentials {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface CredentialsProvider {
+  /** `forceRefresh`: the cached value was refused upstream; read the source again. */
+  get(opts?: { forceRefresh?: boolean }): Promise<OpenApiCredentials>;
+}
+
+/** Thrown when credentials are missing or malformed. Never carries the secret itself. */
+export class CredentialsError extends Error {
+  override readonly name = 'CredentialsError';
+  readonly kind = 'invalid_credentials' as const;
+}
+
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** The secret's JSON (spec of the deployment: `{ base_url, client_id, client_secret }`). */
+export const CredentialsSecret = z.object({
+  base_url: httpUrl,
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1),
+});
+
+function checked(c: OpenApiCredentials, source: string): OpenApiCredentials {
+  const r = CredentialsSecret.safeParse({ base_url: c.baseUrl, client_id: c.clientId, client_secret: c.clientSecret });
+  if (!r.success) {
+    // Name the faulty fields only; the values may be secret.
+    const fields = [...new Set(r.error.issues.map((i) => String(i.path[0])))].join(', ');
+    throw new CredentialsError(`${source}: missing or invalid ${fields}`);
+  }
+  return c;
+}
+
+function fromSecretJson(text: string, source: string): OpenApiCredentials {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new CredentialsError(`${source}: not JSON`);
+  }
+  const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  return checked(
+    { baseUrl: o['base_url'] as string, clientId: o['client_id'] as string, clientSecret: o['client_secret'] as string },
+    source,
+  );
+}
+
+export function staticCredentials(c: OpenApiCredentials): CredentialsProvider {
+  const value = checked({ ...c }, 'static credentials');
+  return { get: async () => value };
+}
+
+/** Secrets Manager secret holding `{ base_url, client_id, client_secret }`; the reader caches with a TTL. */
+export function secretsManagerCredentials(secretId: string, reader: SecretReader): CredentialsProvider {
+  return {
+    async get(opts) {
+      const text = await reader.read(secretId, { forceRefresh: opts?.forceRefresh ?? false });
+      return fromSecretJson(text, `secret ${secretId}`);
+    },
+  };
+}
+
+/** A JSON file with the secret's shape, read again on every forced refresh. */
+export function fileCredentials(path: string): CredentialsProvider {
+  let cached: Promise<OpenApiCredentials> | undefined;
+  const load = async () => fromSecretJson(await readFile(path, 'utf8'), `credentials file ${path}`);
+  return {
+    get(opts) {
+      if (!cached || opts?.forceRefresh) {
+        cached = load();
+        cached.catch(() => (cached = undefined));
+      }
+      return cached;
+    },
+  };
+}
+
+/** OPENAPI_BASE_URL / OPENAPI_CLIENT_ID / OPENAPI_CLIENT_SECRET, read again on a forced refresh. */
+export function environmentCredentials(env: Record<string, string | undefined> = process.env): CredentialsProvider {
+  const read = () =>
+    checked(
+      {
+        baseUrl: env[ENV.OPENAPI_BASE_URL] ?? '',
+        clientId: env[ENV.OPENAPI_CLIENT_ID] ?? '',
+        clientSecret: env[ENV.OPENAPI_CLIENT_SECRET] ?? '',
+      },
+      'environment',
+    );
+  let cached: OpenApiCredentials | undefined;
+  return {
+    get: async (opts) => (cached = !cached || opts?.forceRefresh ? read() : cached),
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The one error every client failure becomes. Callers branch on `kind` and `executed`; nothing
+ * downstream reads message strings (the classification from texts happens once, in classify.ts).
+ */
+export const OPEN_API_ERROR_KINDS = [
+  'member_not_found',
+  'not_contracted',
+  'insufficient_points',
+  'points_not_available',
+  'external_id_not_found',
+  'validation',
+  'login_failed',
+  'account_locked',
+  'device_change',
+  'handover_token_expired',
+  'handover_token_invalid',
+  'invalid_token',
+  'method_not_allowed',
+  'not_found',
+  'server',
+  'network',
+  'timeout',
+  /** Refused by the client before anything was sent (bad path parameter, bad input). */
+  'invalid_request',
+  /** An answer came but is not what the spec describes (not JSON, wrong shape). */
+  'invalid_response',
+  /** The token endpoint refused the client credentials (400/401), even after re-reading them. */
+  'authentication_failed',
+  /** The credentials provider failed (Secrets Manager unreachable, secret malformed). */
+  'credentials_unavailable',
+] as const;
+
+export type OpenApiErrorKind = (typeof OPEN_API_ERROR_KINDS)[number];
+
+/** `no`: the answer proves the operation did not run. `unknown`: it may have run. */
+export type Executed = 'no' | 'unknown';
+
+export interface OpenApiErrorDetails {
+  kind: OpenApiErrorKind;
+  executed: Executed;
+  status?: number | undefined;
+  errorCode?: string | undefined;
+  messages?: string[];
+  /** Method and path template, e.g. `POST /api/ext/users/{id}/points` (never ids, never secrets). */
+  route?: string;
+  cause?: unknown;
+}
+
+export class OpenApiError extends Error {
+  override readonly name = 'OpenApiError';
+  readonly kind: OpenApiErrorKind;
+  readonly status: number | undefined;
+  readonly errorCode: string | undefined;
+  readonly messages: string[];
+  readonly executed: Executed;
+  readonly route: string | undefined;
+
+  constructor(d: OpenApiErrorDetails) {
+    const where = d.route ? `${d.route}: ` : '';
+    const status = d.status === undefined ? '' : ` (HTTP ${d.status}${d.errorCode ? ` ${d.errorCode}` : ''})`;
+    const texts = d.messages && d.messages.length > 0 ? `: ${d.messages.join('; ')}` : '';
+    super(`${where}${d.kind}${status}${texts}`, d.cause === undefined ? undefined : { cause: d.cause });
+    this.kind = d.kind;
+    this.status = d.status;
+    this.errorCode = d.errorCode;
+    this.messages = d.messages ?? [];
+    this.executed = d.executed;
+    this.route = d.route;
+  }
+}
+
+export function isOpenApiError(e: unknown): e is OpenApiError {
+  return e instanceof OpenApiError;
+}

@@ -1,0 +1,69 @@
+/**
+ * Access tokens, cached at module scope so they survive warm Lambda invocations and are shared by
+ * every client in the container. Keyed by base URL + client id. Single-flight: concurrent callers
+ * share one token request.
+ */
+
+export interface CachedToken {
+  value: string;
+  /** Client clock (ms) after which the token is no longer used. */
+  renewAt: number;
+}
+
+interface Entry {
+  token?: CachedToken;
+  pending?: Promise<CachedToken>;
+}
+
+const cache = new Map<string, Entry>();
+
+export function tokenCacheKey(baseUrl: string, clientId: string): string {
+  return `${baseUrl}\u0000${clientId}`;
+}
+
+/** Renew this long before the announced expiry: 10% of the lifetime, at most 5 minutes. */
+export function renewAheadMs(expiresInSeconds: number): number {
+  return Math.min(300_000, expiresInSeconds * 100);
+}
+
+/** The cached token when it is still good: the hot path, without a promise. */
+export function peekToken(key: string, now: number): CachedToken | undefined {
+  const token = cache.get(key)?.token;
+  return token && now < token.renewAt ? token : undefined;
+}
+
+/**
+ * The cached token for `key`, or the result of `fetch` (one call however many callers wait).
+ * `fetch` gets the time at which it started, from which expiry is counted.
+ */
+export async function getToken(key: string, now: () => number, fetch: () => Promise<CachedToken>): Promise<CachedToken> {
+  let entry = cache.get(key);
+  if (!entry) cache.set(key, (entry = {}));
+  if (entry.token && now() < entry.token.renewAt) return entry.token;
+  if (entry.pending) return entry.pending;
+  const e = entry;
+  const pending = fetch().then(
+    (token) => {
+      e.token = token;
+      e.pending = undefined;
+      return token;
+    },
+    (err: unknown) => {
+      e.pending = undefined;
+      throw err;
+    },
+  );
+  e.pending = pending;
+  return pending;
+}
+
+/** Drops `value` if it is still the cached token (a newer one fetched meanwhile is kept). */
+export function dropToken(key: string, value: string): void {
+  const entry = cache.get(key);
+  if (entry?.token?.value === value) entry.token = undefined;
+}
+
+/** Forgets every cached token (tests, or after the credentials are known to be revoked). */
+export function clearTokenCache(): void {
+  cache.clear();
+}

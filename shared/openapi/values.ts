@@ -1,0 +1,90 @@
+/**
+ * Conversions of the service's display values: `--` placeholders, comma-grouped numbers, and custom
+ * fields whose stored form (8 or 12 digits) differs from their input form (`Y-m-d`, `Y-m-d H:i`).
+ */
+
+const NONE = '--';
+
+/** Thrown when a display value or custom-field value is not in the form the spec describes. */
+export class ValueFormatError extends Error {
+  override readonly name = 'ValueFormatError';
+  readonly kind = 'value_format' as const;
+}
+
+/**
+ * `point_expired_point` and expiry-summary `point`: `--` -> null, `"1,234"` -> 1234, `"-5"` -> -5.
+ * null/undefined (field absent: client without the point feature) -> null.
+ */
+export function parseDisplayNumber(value: string | number | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number') return value;
+  const s = value.trim();
+  if (s === NONE) return null;
+  // Digits in groups of three after the first group, or plain digits; optional sign.
+  if (!/^[-+]?(\d{1,3}(,\d{3})+|\d+)$/.test(s)) throw new ValueFormatError(`not a number or "--": ${JSON.stringify(value)}`);
+  return Number(s.replaceAll(',', ''));
+}
+
+/** `point_used_at` / `point_expired_at`: `--` -> null, otherwise the date string unchanged. */
+export function parseDisplayDate(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const s = value.trim();
+  return s === NONE || s === '' ? null : s;
+}
+
+export type CustomFieldType = 'string' | 'number' | 'date' | 'datetime';
+
+function isRealDate(y: number, m: number, d: number): boolean {
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
+function checkDateParts(y: string, m: string, d: string, hh = '00', mm = '00'): boolean {
+  return isRealDate(Number(y), Number(m), Number(d)) && Number(hh) < 24 && Number(mm) < 60;
+}
+
+/**
+ * Stored/returned form -> input form, for sending a value back in an update (spec: a returned date
+ * is not valid input). `20260115` -> `2026-01-15`; `202601151030` -> `2026-01-15 10:30`. null stays null.
+ */
+export function customFieldToInput(type: CustomFieldType, stored: string | null): string | null {
+  if (stored === null) return null;
+  if (type === 'date') {
+    const m = /^(\d{4})(\d{2})(\d{2})$/.exec(stored);
+    if (!m || !checkDateParts(m[1]!, m[2]!, m[3]!)) throw new ValueFormatError(`stored date is not 8 digits: ${JSON.stringify(stored)}`);
+    return `${m[1]}-${m[2]}-${m[3]}`;
+  }
+  if (type === 'datetime') {
+    const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(stored);
+    if (!m || !checkDateParts(m[1]!, m[2]!, m[3]!, m[4]!, m[5]!)) {
+      throw new ValueFormatError(`stored date-time is not 12 digits: ${JSON.stringify(stored)}`);
+    }
+    return `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}`;
+  }
+  return stored;
+}
+
+/**
+ * Input form -> the form the service stores and returns: `2026-01-15` -> `20260115`,
+ * `2026-01-15 10:30` -> `202601151030`. Empty string (which clears a field) and null -> null.
+ */
+export function customFieldToStored(type: CustomFieldType, input: string | null): string | null {
+  if (input === null || input === '') return null;
+  if (type === 'date') {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(input);
+    if (!m || !checkDateParts(m[1]!, m[2]!, m[3]!)) throw new ValueFormatError(`date is not Y-m-d: ${JSON.stringify(input)}`);
+    return `${m[1]}${m[2]}${m[3]}`;
+  }
+  if (type === 'datetime') {
+    const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/.exec(input);
+    if (!m || !checkDateParts(m[1]!, m[2]!, m[3]!, m[4]!, m[5]!)) {
+      throw new ValueFormatError(`date-time is not Y-m-d H:i: ${JSON.stringify(input)}`);
+    }
+    return `${m[1]}${m[2]}${m[3]}${m[4]}${m[5]}`;
+  }
+  // Sign, leading zeros and a decimal part are accepted and kept as entered.
+  if (type === 'number' && !/^[-+]?(\d+(\.\d*)?|\.\d+)$/.test(input.trim())) {
+    throw new ValueFormatError(`not a number: ${JSON.stringify(input)}`);
+  }
+  return input;
+}

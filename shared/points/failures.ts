@@ -1,0 +1,34 @@
+import { isOpenApiError, type OpenApiError } from '../openapi/index.js';
+import type { ProcessOutcome } from './outcome.js';
+
+/** Errors that people fix (contract, credentials, a request we build wrongly): they end in the DLQ, redriven after the fix. */
+const CONFIGURATION = new Set([
+  'not_contracted',
+  'invalid_token',
+  'authentication_failed',
+  'validation',
+  'invalid_request',
+  'method_not_allowed',
+  'not_found',
+]);
+
+/** The OpenApiError of a failed call; anything else is a bug or a crash and is rethrown as it is. */
+export function asOpenApiError(e: unknown): OpenApiError {
+  if (isOpenApiError(e)) return e;
+  throw e;
+}
+
+/** A failure that proves nothing ran and is not a business answer: back to the queue. */
+export function transientOutcome(e: OpenApiError): Extract<ProcessOutcome, { action: 'retry' }> {
+  const reason = e.message;
+  return CONFIGURATION.has(e.kind)
+    ? { kind: 'configuration_error', action: 'retry', errorKind: e.kind, reason }
+    : { kind: 'upstream_error', action: 'retry', errorKind: e.kind, reason };
+}
+
+export const unknownOutcome = (e: OpenApiError): Extract<ProcessOutcome, { kind: 'outcome_unknown' }> => ({
+  kind: 'outcome_unknown',
+  action: 'retry',
+  errorKind: e.kind,
+  reason: e.message,
+});

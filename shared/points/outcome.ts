@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+/**
+ * What processing one event came to. `action` tells the queue adapter what to do with the message:
+ * `ack` (done for good, whatever the outcome) or `retry` (transient: back to the queue, and after
+ * repeated failures to the DLQ). The ledger keeps the same outcome, queryable per order.
+ */
+const ack = z.literal('ack');
+const retry = z.literal('retry');
+const retryOrAck = z.enum(['ack', 'retry']);
+const points = z.number().int().nonnegative();
+
+/** A refund processed on behalf of its purchase (it had been waiting or parked before the purchase). */
+export const FollowUp = z.object({
+  refundId: z.string(),
+  kind: z.string(),
+  action: retryOrAck,
+  points: points.optional(),
+});
+export type FollowUp = z.infer<typeof FollowUp>;
+
+const followUps = z.array(FollowUp).optional();
+
+export const SkipReason = z.enum(['test', 'no_customer', 'amount_zero', 'order_not_credited']);
+export type SkipReason = z.infer<typeof SkipReason>;
+
+export const ProcessOutcome = z.discriminatedUnion('kind', [
+  // Acknowledged: definitive.
+  z.object({
+    kind: z.literal('credited'),
+    /** retry only when a refund waiting for this purchase still has to be processed (the purchase is done). */
+    action: retryOrAck,
+    customerId: z.string(),
+    /** Exact when `exact` (found in the point history), otherwise the balance difference (a hint). */
+    points: z.number().int(),
+    exact: z.boolean(),
+    reconciled: z.boolean(),
+    followUps,
+  }),
+  z.object({
+    kind: z.literal('debited'),
+    action: ack,
+    customerId: z.string(),
+    points,
+    target: points,
+    reconciled: z.boolean(),
+  }),
+  z.object({
+    kind: z.literal('insufficient_points'),
+    action: ack,
+    policy: z.enum(['clamp', 'park']),
+    customerId: z.string(),
+    /** What was actually debited (clamp: what the customer held; park: 0). */
+    points,
+    target: points,
+    shortfall: points,
+    reconciled: z.boolean(),
+  }),
+  z.object({ kind: z.literal('duplicate'), action: retryOrAck, previous: z.string(), followUps }),
+  z.object({ kind: z.literal('skipped'), action: retryOrAck, reason: SkipReason, followUps }),
+  z.object({ kind: z.literal('customer_not_found'), action: retryOrAck, followUps }),
+  z.object({ kind: z.literal('customer_withdrawn'), action: retryOrAck, customerId: z.string(), followUps }),
+  z.object({ kind: z.literal('points_not_available'), action: retryOrAck, followUps }),
+  z.object({ kind: z.literal('refund_parked'), action: ack, reason: z.string() }),
+  // Retried: transient.
+  z.object({ kind: z.literal('lease_held'), action: retry, reason: z.string() }),
+  z.object({ kind: z.literal('refund_waiting'), action: retry, reason: z.string() }),
+  /** The points call may have run: the lease is left to expire, the next attempt reconciles first. */
+  z.object({ kind: z.literal('outcome_unknown'), action: retry, errorKind: z.string(), reason: z.string() }),
+  z.object({ kind: z.literal('upstream_error'), action: retry, errorKind: z.string(), reason: z.string() }),
+  /** Not contracted, credentials refused, request rejected as invalid: fixed by people, then redriven. */
+  z.object({ kind: z.literal('configuration_error'), action: retry, errorKind: z.string(), reason: z.string() }),
+  z.object({ kind: z.literal('lease_lost'), action: retry, reason: z.string() }),
+  z.object({ kind: z.literal('invalid_event'), action: retry, reason: z.string() }),
+]);
+export type ProcessOutcome = z.infer<typeof ProcessOutcome>;
+export type OutcomeKind = ProcessOutcome['kind'];
+export const OUTCOME_KINDS = ProcessOutcome.options.map((o) => o.shape.kind.value);

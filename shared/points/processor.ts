@@ -1,0 +1,60 @@
+import type { OrderRecord } from '../ledger/index.js';
+import type { ProcessorDeps } from './deps.js';
+import { PointsEvent, RefundEvent } from './events.js';
+import type { FollowUp, ProcessOutcome } from './outcome.js';
+import { processPurchase } from './purchase.js';
+import { processRefund } from './refund.js';
+
+export interface ProcessContext {
+  /** How many times the queue has delivered this message (1 on the first delivery). */
+  receiveCount?: number;
+}
+
+export interface Processor {
+  /** Processes one canonical event, safe to run twice, concurrently, or after a crash at any line. */
+  process(event: unknown, context?: ProcessContext): Promise<ProcessOutcome>;
+}
+
+export function createProcessor(deps: ProcessorDeps): Processor {
+  /** Refunds that waited for this purchase (or were parked): processed now that it is done. */
+  async function runFollowUps(order: OrderRecord): Promise<FollowUp[]> {
+    const followUps: FollowUp[] = [];
+    for (const refundId of order.waitingRefunds) {
+      const record = await deps.ledger.getRefund({ source: order.source, orderId: order.orderId, refundId });
+      const parsed = record ? RefundEvent.safeParse(safeJson(record.event)) : undefined;
+      if (!parsed?.success) {
+        // Cannot happen unless the record was damaged by hand; keep the purchase acknowledged.
+        deps.logger?.warn('waiting refund has no readable event', { source: order.source, orderId: order.orderId, refundId });
+        continue;
+      }
+      const outcome = await processRefund(deps, parsed.data);
+      followUps.push({
+        refundId,
+        kind: outcome.kind,
+        action: outcome.action,
+        ...('points' in outcome ? { points: outcome.points } : {}),
+      });
+    }
+    return followUps;
+  }
+
+  return {
+    async process(input) {
+      const parsed = PointsEvent.safeParse(input);
+      if (!parsed.success) {
+        const reason = parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ');
+        return { kind: 'invalid_event', action: 'retry', reason };
+      }
+      const event = parsed.data;
+      return event.type === 'purchase' ? processPurchase(deps, event, runFollowUps) : processRefund(deps, event);
+    },
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

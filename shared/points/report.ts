@@ -1,0 +1,39 @@
+import type { ProcessOutcome } from './outcome.js';
+
+/** The part of Powertools Metrics processing uses (units as Powertools names them). */
+export interface MetricsSink {
+  addMetric(name: string, unit: 'Count' | 'Milliseconds', value: number): unknown;
+}
+
+/** Ids that identify an event in logs: never amounts, names, tokens or secrets. */
+export function eventIds(body: unknown): Record<string, string> {
+  if (typeof body !== 'object' || body === null) return {};
+  const fields = ['type', 'eventId', 'source', 'orderId', 'refundId'] as const;
+  const ids: Record<string, string> = {};
+  for (const f of fields) {
+    const v = (body as Record<string, unknown>)[f];
+    if (typeof v === 'string') ids[f] = v.slice(0, 200);
+  }
+  return ids;
+}
+
+/** The outcome's own fields for the one log line per event (ids, figures and reasons only). */
+export function outcomeFields(outcome: ProcessOutcome): Record<string, unknown> {
+  const { kind, action, ...rest } = outcome;
+  return { outcome: kind, action, ...rest };
+}
+
+/** Counts per outcome, points moved, and reconciliations. */
+export function recordOutcomeMetrics(metrics: MetricsSink, outcome: ProcessOutcome): void {
+  metrics.addMetric(`Outcome_${outcome.kind}`, 'Count', 1);
+  if (outcome.action === 'retry') metrics.addMetric('Retries', 'Count', 1);
+  if (outcome.kind === 'credited') metrics.addMetric('PointsCredited', 'Count', outcome.points);
+  if ((outcome.kind === 'debited' || outcome.kind === 'insufficient_points') && outcome.points > 0) {
+    metrics.addMetric('PointsDebited', 'Count', outcome.points);
+  }
+  if ('reconciled' in outcome && outcome.reconciled) metrics.addMetric('Reconciliations', 'Count', 1);
+  for (const f of 'followUps' in outcome ? (outcome.followUps ?? []) : []) {
+    metrics.addMetric(`Outcome_${f.kind}`, 'Count', 1);
+    if (f.kind === 'debited' || f.kind === 'insufficient_points') metrics.addMetric('PointsDebited', 'Count', f.points ?? 0);
+  }
+}

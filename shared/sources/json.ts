@@ -1,0 +1,35 @@
+import { isSafeNumber, parse } from 'lossless-json';
+import type { SourceError } from './types.js';
+
+const INTEGER = /^-?\d+$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Numbers that a JavaScript number cannot hold exactly (Shopify's 64-bit ids) are kept as their
+ * digit string, so `820982911946154508` stays `"820982911946154508"`, never `820982911946154500`.
+ */
+function parseNumber(text: string): number | string {
+  if (INTEGER.test(text)) {
+    const n = Number(text);
+    return Number.isSafeInteger(n) ? n : text;
+  }
+  return isSafeNumber(text) ? Number(text) : text;
+}
+
+/** Parses a JSON body without losing digits; errors carry a position, never body content. */
+export function parseJsonBody(rawBody: Buffer): { ok: true; value: unknown } | { ok: false; error: SourceError } {
+  let text: string;
+  try {
+    text = utf8.decode(rawBody);
+  } catch {
+    return { ok: false, error: { kind: 'malformed_json', message: 'body is not valid UTF-8' } };
+  }
+  try {
+    return { ok: true, value: parse(text, null, parseNumber) };
+  } catch (e) {
+    // lossless-json quotes the offending characters in its messages: keep only the position.
+    const position = /position (\d+)/.exec(e instanceof Error ? e.message : '')?.[1];
+    const where = position === undefined ? '' : ` at position ${position}`;
+    return { ok: false, error: { kind: 'malformed_json', message: `body is not valid JSON${where}` } };
+  }
+}

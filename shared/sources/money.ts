@@ -1,0 +1,92 @@
+import * as z from 'zod';
+
+/**
+ * Exact money arithmetic. Amounts arrive as decimal strings ("1234.50"); they are summed and
+ * converted with BigInt only, so no floating-point rounding can invent or lose a unit.
+ */
+
+/** An exact decimal: value = units / 10^scale. */
+export interface Decimal {
+  readonly units: bigint;
+  readonly scale: number;
+}
+
+/** How an amount becomes the integer the membership service computes points from. */
+export const AmountRule = z.enum(['major_floor', 'minor']);
+export type AmountRule = z.infer<typeof AmountRule>;
+
+// Lengths are bounded so a hostile payload cannot make BigInt work on megabyte-long numbers.
+const DECIMAL = /^(-)?(\d{1,18})(?:\.(\d{1,12}))?$/;
+
+export const ZERO: Decimal = { units: 0n, scale: 0 };
+
+/** Parses "12", "12.5", "-0.75"; undefined for anything else (exponents, spaces, empty). */
+export function parseDecimal(text: string): Decimal | undefined {
+  const m = DECIMAL.exec(text);
+  if (!m) return undefined;
+  const fraction = m[3] ?? '';
+  const units = BigInt(`${m[2]}${fraction}`);
+  return { units: m[1] ? -units : units, scale: fraction.length };
+}
+
+function rescale(d: Decimal, scale: number): bigint {
+  return d.units * 10n ** BigInt(scale - d.scale);
+}
+
+export function addDecimals(a: Decimal, b: Decimal): Decimal {
+  const scale = Math.max(a.scale, b.scale);
+  return { units: rescale(a, scale) + rescale(b, scale), scale };
+}
+
+export function negateDecimal(a: Decimal): Decimal {
+  return { units: -a.units, scale: a.scale };
+}
+
+export function subtractDecimals(a: Decimal, b: Decimal): Decimal {
+  return addDecimals(a, negateDecimal(b));
+}
+
+export function sumDecimals(values: readonly Decimal[]): Decimal {
+  return values.reduce(addDecimals, ZERO);
+}
+
+export function compareDecimals(a: Decimal, b: Decimal): number {
+  const diff = subtractDecimals(a, b).units;
+  return diff === 0n ? 0 : diff < 0n ? -1 : 1;
+}
+
+// ISO 4217 minor-unit exponents that differ from the common 2.
+const CURRENCY_DIGITS: Readonly<Record<string, number>> = {
+  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0,
+  VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  CLF: 4, UYW: 4,
+};
+
+/** Digits after the decimal point of a currency's minor unit (ISO 4217; 2 when not listed). */
+export function currencyDigits(currency: string): number {
+  return CURRENCY_DIGITS[currency.toUpperCase()] ?? 2;
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+/**
+ * Integer units of an amount by the configured rule, rounded down: `major_floor` gives whole
+ * major units (dollars, yen), `minor` whole minor units (cents; yen again for JPY).
+ */
+export function toUnits(amount: Decimal, currency: string, rule: AmountRule): bigint {
+  const targetScale = rule === 'minor' ? currencyDigits(currency) : 0;
+  if (amount.scale <= targetScale) return rescale(amount, targetScale);
+  return floorDiv(amount.units, 10n ** BigInt(amount.scale - targetScale));
+}
+
+/** The decimal string of an integer number of minor units ("1234" with 2 digits -> "12.34"). */
+export function formatMinorUnits(units: bigint, digits: number): string {
+  const sign = units < 0n ? '-' : '';
+  const abs = (units < 0n ? -units : units).toString().padStart(digits + 1, '0');
+  if (digits === 0) return `${sign}${abs}`;
+  return `${sign}${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
+}

@@ -1,0 +1,37 @@
+import * as z from 'zod';
+import { type Decimal, parseDecimal } from './money.js';
+import type { SourceError } from './types.js';
+
+/** Helpers for reading sender payloads with zod: field types and error mapping. */
+
+/** A decimal amount written as a string ("12.50"); parsed exactly, never through a float. */
+export const DecimalString = z
+  .string()
+  .refine((s) => parseDecimal(s) !== undefined, { message: 'expected a decimal amount as a string, such as "12.50"' })
+  .transform((s) => parseDecimal(s) as Decimal);
+
+/**
+ * A numeric id as a digit string. JSON numbers beyond 2^53 arrive as digit strings from
+ * `parseJsonBody`, safe ones as numbers: both end as the exact digits.
+ */
+export const NumericId = z
+  .union([z.number().int().nonnegative(), z.string().regex(/^\d{1,20}$/, 'expected an integer id')])
+  .transform(String);
+
+/** ISO 8601 date-time with offset (the canonical event's `occurredAt`). */
+export const DateTimeWithOffset = z.iso.datetime({ offset: true, local: false });
+
+export const CurrencyCode = z.string().regex(/^[A-Z]{3}$/, 'expected an ISO 4217 currency code such as "USD"');
+
+/** The first zod issue as a SourceError; messages are zod's or ours, never the received value. */
+export function schemaError(error: z.ZodError, prefix?: string): SourceError {
+  const issue = error.issues[0];
+  const segments = [...(prefix ? [prefix] : []), ...(issue?.path ?? []).map(String)];
+  const path = segments.join('.');
+  const message = issue?.message ?? 'invalid payload';
+  return { kind: 'invalid_payload', message: path ? `${path}: ${message}` : message, ...(path ? { path } : {}) };
+}
+
+export function invalid(path: string, message: string): SourceError {
+  return { kind: 'invalid_payload', message: `${path}: ${message}`, path };
+}

@@ -1,0 +1,86 @@
+import * as z from 'zod';
+import { posSource } from './pos.js';
+import { shopifySource } from './shopify.js';
+import type { ConfiguredSource, WebhookSource } from './types.js';
+
+/** Every kind of webhook source there is. A new sender: one module, one line here. */
+// `any`: each entry keeps its own Settings/Payload types; configureSource re-binds them safely.
+const KINDS: Readonly<Record<string, WebhookSource<any, any>>> = {
+  [shopifySource.kind]: shopifySource,
+  [posSource.kind]: posSource,
+};
+
+/** Sources enabled when SOURCES_CONFIG does not mention them (each with its defaults). */
+const BUILT_IN = ['shopify', 'pos'] as const;
+
+export type SourceSet = ReadonlyMap<string, ConfiguredSource>;
+
+export class SourcesConfigError extends Error {
+  readonly kind = 'invalid_sources_config' as const;
+  constructor(message: string) {
+    super(`SOURCES_CONFIG: ${message}`);
+    this.name = 'SourcesConfigError';
+  }
+}
+
+const SourceName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/);
+
+/** Binds a source to its settings: what the intake calls. */
+export function configureSource<S, P>(source: WebhookSource<S, P>, name: string, settings: S): ConfiguredSource {
+  return {
+    name,
+    kind: source.kind,
+    verify: (request, options) => source.verify(request, options, settings),
+    read: (request) => {
+      const parsed = source.parse(request, settings);
+      if (parsed.status !== 'ok') return parsed;
+      return source.normalise(parsed.value, { source: name, settings });
+    },
+  };
+}
+
+/**
+ * The enabled sources from SOURCES_CONFIG (JSON text, or undefined/empty for all defaults).
+ * Shape: `{ "<name>": false | { "kind"?: "shopify" | "pos", ...settings } }`; the name is the URL
+ * segment (`/webhooks/<name>`) and the kind defaults to it. `shopify` and `pos` are enabled with
+ * defaults unless configured or set to `false`. Throws SourcesConfigError naming the bad field.
+ */
+export function loadSources(configJson: string | undefined): SourceSet {
+  let config: unknown = {};
+  if (configJson !== undefined && configJson.trim() !== '') {
+    try {
+      config = JSON.parse(configJson);
+    } catch {
+      throw new SourcesConfigError('is not valid JSON');
+    }
+  }
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new SourcesConfigError('expected a JSON object keyed by source name');
+  }
+  const entries: Record<string, unknown> = { ...Object.fromEntries(BUILT_IN.map((n) => [n, {}])), ...config };
+  const sources = new Map<string, ConfiguredSource>();
+  for (const [name, entry] of Object.entries(entries)) {
+    if (!SourceName.safeParse(name).success) throw new SourcesConfigError(`source name "${name.slice(0, 40)}" must be 1-32 lower-case letters, digits or -`);
+    if (entry === false) continue;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new SourcesConfigError(`${name}: expected an object of settings, or false to disable`);
+    }
+    const { kind = name, ...settings } = entry as Record<string, unknown>;
+    const source = typeof kind === 'string' && Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined;
+    if (!source) throw new SourcesConfigError(`${name}.kind: unknown source kind; known: ${Object.keys(KINDS).join(', ')}`);
+    const parsed = source.settingsSchema.safeParse(settings);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const path = [name, ...(issue?.path ?? []).map(String)].join('.');
+      throw new SourcesConfigError(`${path}: ${issue?.message ?? 'invalid'}`);
+    }
+    sources.set(name, configureSource(source, name, parsed.data));
+  }
+  return sources;
+}
+
+/** The settings a kind of source gets when nothing is configured (documentation, tests, local stack). */
+export function defaultSettings(kind: string): unknown {
+  const source = KINDS[kind];
+  return source ? source.settingsSchema.parse({}) : undefined;
+}

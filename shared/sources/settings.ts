@@ -1,0 +1,73 @@
+import * as z from 'zod';
+import { AmountRule } from './money.js';
+
+/**
+ * Settings pieces every source shares. Each source's full schema (shopify.ts, pos.ts) is built
+ * from these; defaults live here, in one place.
+ */
+
+/** A membership-service external key: letters, digits, `_`, `-`, at most 64 (Open API rule). */
+export const ExternalKey = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an external key is 1-64 letters, digits, _ or -');
+
+/** An external ID value as the Open API accepts it: letters, digits and `* - . _`, at most 255. */
+export const EXTERNAL_ID = /^[A-Za-z0-9*._-]{1,255}$/;
+
+/** Which part of a sale earns points. */
+export const AmountBasis = z.enum([
+  /** Subtotal after discounts, without tax and shipping (default). */
+  'subtotal_excluding_tax',
+  /** Subtotal after discounts as the sender states it (includes tax when prices include tax). */
+  'subtotal',
+  /** Everything the customer paid: subtotal, shipping and tax. */
+  'total',
+]);
+export type AmountBasis = z.infer<typeof AmountBasis>;
+
+export const AmountSettings = z
+  .object({
+    basis: AmountBasis.default('subtotal_excluding_tax'),
+    /** `major_floor`: whole major units rounded down (default); `minor`: minor units (cents). */
+    rule: AmountRule.default('major_floor'),
+  })
+  .strict();
+export type AmountSettings = z.infer<typeof AmountSettings>;
+
+const PLACEHOLDER = /\{([^{}]*)\}/g;
+export const TITLE_PLACEHOLDERS = ['order', 'orderId', 'source'] as const;
+export type TitleValues = Record<(typeof TITLE_PLACEHOLDERS)[number], string>;
+
+/** A point title template such as "Purchase {order}"; only known placeholders are allowed. */
+export const TitleTemplate = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(
+    (t) => [...t.matchAll(PLACEHOLDER)].every((m) => (TITLE_PLACEHOLDERS as readonly string[]).includes(m[1] ?? '')),
+    { message: `unknown placeholder; use ${TITLE_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}` },
+  );
+
+/** Renders a title; cut to the 255 characters the canonical event allows. */
+export function renderTitle(template: string, values: TitleValues): string {
+  const text = template.replace(PLACEHOLDER, (whole, name: string) =>
+    Object.hasOwn(values, name) ? values[name as keyof TitleValues] : whole,
+  );
+  if (text.length <= 255) return text;
+  // Cut by code points so an emoji is never split in half.
+  let out = '';
+  for (const ch of text) {
+    if (out.length + ch.length > 255) break;
+    out += ch;
+  }
+  return out;
+}
+
+/** Settings every source has. */
+export const commonSettings = {
+  amount: AmountSettings.prefault({}),
+  pointTitle: TitleTemplate.default('Purchase {order}'),
+  refundTitle: TitleTemplate.default('Refund {order}'),
+  /** Days until granted points expire; null: the membership service's default expiry. */
+  expiryDays: z.number().int().positive().max(36_500).nullable().default(null),
+  /** true: the sender's test orders are answered `ignored` and never queued. */
+  ignoreTestOrders: z.boolean().default(true),
+};

@@ -1,0 +1,95 @@
+import * as z from 'zod';
+import { CurrencyCode, DateTimeWithOffset, DecimalString, NumericId } from './payload.js';
+
+/**
+ * The parts of Shopify's webhook payloads intake reads (REST webhook format, API 2024-01 and later).
+ * Everything else in the payload is ignored. Money: the `*_set.shop_money` form is preferred (it is
+ * in the shop's currency, whatever the customer paid in); the plain string is the fallback.
+ */
+
+const ShopMoney = z.object({ amount: DecimalString, currency_code: CurrencyCode });
+export const MoneySet = z.object({ shop_money: ShopMoney });
+export type MoneySet = z.infer<typeof MoneySet>;
+
+const TaxLine = z.object({ price: DecimalString.optional(), price_set: MoneySet.optional() });
+
+export const ShopifyOrder = z.object({
+  id: NumericId,
+  /** "#1001": what the customer knows the order by. */
+  name: z.string().max(100).nullish(),
+  test: z.boolean().default(false),
+  currency: CurrencyCode,
+  taxes_included: z.boolean().default(false),
+  created_at: DateTimeWithOffset,
+  processed_at: DateTimeWithOffset.nullish(),
+  cancelled_at: DateTimeWithOffset.nullish(),
+  financial_status: z.string().nullish(),
+  customer: z.object({ id: NumericId }).nullish(),
+  current_subtotal_price: DecimalString.optional(),
+  current_subtotal_price_set: MoneySet.optional(),
+  current_total_tax: DecimalString.optional(),
+  current_total_tax_set: MoneySet.optional(),
+  current_total_price: DecimalString.optional(),
+  current_total_price_set: MoneySet.optional(),
+  subtotal_price: DecimalString.optional(),
+  subtotal_price_set: MoneySet.optional(),
+  total_tax: DecimalString.optional(),
+  total_tax_set: MoneySet.optional(),
+  total_price: DecimalString.optional(),
+  total_price_set: MoneySet.optional(),
+  shipping_lines: z.array(z.object({ tax_lines: z.array(TaxLine).default([]) })).default([]),
+});
+export type ShopifyOrder = z.infer<typeof ShopifyOrder>;
+
+export const ShopifyRefund = z.object({
+  id: NumericId,
+  order_id: NumericId,
+  created_at: DateTimeWithOffset,
+  processed_at: DateTimeWithOffset.nullish(),
+  refund_line_items: z
+    .array(
+      z.object({
+        subtotal: DecimalString.optional(),
+        subtotal_set: MoneySet.optional(),
+        total_tax: DecimalString.optional(),
+        total_tax_set: MoneySet.optional(),
+      }),
+    )
+    .default([]),
+  order_adjustments: z
+    .array(
+      z.object({
+        kind: z.string(),
+        amount: DecimalString.optional(),
+        amount_set: MoneySet.optional(),
+        tax_amount: DecimalString.optional(),
+        tax_amount_set: MoneySet.optional(),
+      }),
+    )
+    .default([]),
+  transactions: z.array(z.object({ currency: CurrencyCode.nullish() })).default([]),
+});
+export type ShopifyRefund = z.infer<typeof ShopifyRefund>;
+
+/** The topics intake handles, and what each becomes. */
+export const SHOPIFY_TOPICS = {
+  'orders/paid': 'purchase',
+  'refunds/create': 'refund',
+  'orders/cancelled': 'cancellation',
+} as const;
+export type ShopifyTopic = keyof typeof SHOPIFY_TOPICS;
+
+export type ShopifyPayload =
+  | { readonly kind: 'purchase'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
+  | { readonly kind: 'cancellation'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
+  | { readonly kind: 'refund'; readonly refund: ShopifyRefund; readonly delivery: ShopifyDelivery };
+
+/** What Shopify's headers said about this delivery. */
+export interface ShopifyDelivery {
+  readonly topic: ShopifyTopic;
+  readonly shopDomain?: string;
+  readonly apiVersion?: string;
+  readonly webhookId?: string;
+  readonly eventId?: string;
+  readonly triggeredAt?: string;
+}

@@ -1,0 +1,269 @@
+import * as z from 'zod';
+import type { Delivery, PointsEvent } from '../points/events.js';
+import { header } from './headers.js';
+import { parseJsonBody } from './json.js';
+import {
+  type Decimal,
+  addDecimals,
+  compareDecimals,
+  negateDecimal,
+  subtractDecimals,
+  sumDecimals,
+  toUnits,
+  ZERO,
+} from './money.js';
+import { invalid, schemaError } from './payload.js';
+import { ExternalKey, commonSettings, renderTitle } from './settings.js';
+import { decodeBase64, hmacSha256, macEquals } from './signature.js';
+import {
+  type MoneySet,
+  SHOPIFY_TOPICS,
+  type ShopifyDelivery,
+  ShopifyOrder,
+  type ShopifyPayload,
+  ShopifyRefund,
+  type ShopifyTopic,
+} from './shopify-payload.js';
+import { type Outcome, type SourceError, type WebhookSource, ignored, ok, rejected } from './types.js';
+
+export const ShopifySettings = z
+  .object({
+    /** The membership external key holding the Shopify customer id. */
+    externalKey: ExternalKey.default('shopify'),
+    ...commonSettings,
+    /**
+     * Whether the shop's prices include tax ("All prices include tax"). Orders say so themselves
+     * (`taxes_included`); refund payloads do not, so refunds read it from here.
+     */
+    taxesIncluded: z.boolean().default(false),
+    /** Count refund order adjustments (discrepancies; shipping refunds for the `total` basis). */
+    includeOrderAdjustments: z.boolean().default(false),
+  })
+  .strict();
+export type ShopifySettings = z.infer<typeof ShopifySettings>;
+
+/** Largest amount the canonical events accept. */
+const MAX_AMOUNT = 999_999_999n;
+
+// Financial states in which the order was never paid, so no points were ever credited for it.
+const NEVER_PAID = new Set(['pending', 'authorized', 'voided', 'expired']);
+
+function verify(request: { rawBody: Buffer; headers: Record<string, string | undefined> }, options: { secrets: readonly string[] }): SourceError | null {
+  const claimed = header(request.headers, 'X-Shopify-Hmac-Sha256');
+  if (!claimed) return { kind: 'missing_signature', message: 'X-Shopify-Hmac-Sha256 header is missing' };
+  const claimedMac = decodeBase64(claimed);
+  if (claimedMac === undefined) return { kind: 'invalid_signature', message: 'X-Shopify-Hmac-Sha256 is not base64' };
+  for (const secret of options.secrets) {
+    if (macEquals(hmacSha256(secret, request.rawBody), claimedMac)) return null;
+  }
+  return { kind: 'invalid_signature', message: 'signature does not match' };
+}
+
+function deliveryFrom(headers: Record<string, string | undefined>, topic: ShopifyTopic): ShopifyDelivery {
+  const pick = (name: string) => header(headers, name) || undefined;
+  const fields = {
+    shopDomain: pick('X-Shopify-Shop-Domain'),
+    apiVersion: pick('X-Shopify-API-Version'),
+    webhookId: pick('X-Shopify-Webhook-Id'),
+    eventId: pick('X-Shopify-Event-Id'),
+    triggeredAt: pick('X-Shopify-Triggered-At'),
+  };
+  return { topic, ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) };
+}
+
+function parse(request: { rawBody: Buffer; headers: Record<string, string | undefined> }): Outcome<ShopifyPayload> {
+  const topic = header(request.headers, 'X-Shopify-Topic');
+  if (!topic) return rejected(invalid('headers.X-Shopify-Topic', 'header is missing'));
+  if (!Object.hasOwn(SHOPIFY_TOPICS, topic)) return ignored(`topic ${topic.slice(0, 64)} is not handled`);
+  const known = topic as ShopifyTopic;
+  const delivery = deliveryFrom(request.headers, known);
+  const json = parseJsonBody(request.rawBody);
+  if (!json.ok) return rejected(json.error);
+  const kind = SHOPIFY_TOPICS[known];
+  if (kind === 'refund') {
+    const refund = ShopifyRefund.safeParse(json.value);
+    return refund.success ? ok({ kind, refund: refund.data, delivery }) : rejected(schemaError(refund.error));
+  }
+  const order = ShopifyOrder.safeParse(json.value);
+  return order.success ? ok({ kind, order: order.data, delivery }) : rejected(schemaError(order.error));
+}
+
+/** An amount field of an order: `<name>_set.shop_money` when present, else `<name>`. */
+function orderMoney(order: ShopifyOrder, name: OrderMoneyField): Decimal | undefined {
+  return order[`${name}_set`]?.shop_money.amount ?? order[name];
+}
+type OrderMoneyField =
+  | 'current_subtotal_price'
+  | 'current_total_tax'
+  | 'current_total_price'
+  | 'subtotal_price'
+  | 'total_tax'
+  | 'total_price';
+
+function money(set: MoneySet | undefined, plain: Decimal | undefined): Decimal {
+  return set?.shop_money.amount ?? plain ?? ZERO;
+}
+
+/** Fields to read each total from, first present wins (older API versions lack `current_*`). */
+type Totals = Record<'subtotal' | 'tax' | 'total', readonly OrderMoneyField[]>;
+const CURRENT: Totals = {
+  subtotal: ['current_subtotal_price', 'subtotal_price'],
+  tax: ['current_total_tax', 'total_tax'],
+  total: ['current_total_price', 'total_price'],
+};
+const ORIGINAL: Totals = { subtotal: ['subtotal_price'], tax: ['total_tax'], total: ['total_price'] };
+
+/** The order's eligible amount (as a decimal in shop currency) by the configured basis. */
+function orderAmount(order: ShopifyOrder, totals: Totals, settings: ShopifySettings): Decimal | SourceError {
+  const read = (fields: readonly OrderMoneyField[]): Decimal | SourceError => {
+    for (const field of fields) {
+      const value = orderMoney(order, field);
+      if (value !== undefined) return value;
+    }
+    return invalid(fields[0] ?? 'amount', 'amount is missing');
+  };
+  const basis = settings.amount.basis;
+  if (basis === 'total') return read(totals.total);
+  const subtotal = read(totals.subtotal);
+  if (isError(subtotal) || basis === 'subtotal' || !order.taxes_included) return subtotal;
+  // Prices include tax: take out the tax on the line items (order tax minus the shipping's tax).
+  const tax = read(totals.tax);
+  if (isError(tax)) return tax;
+  const shippingTax = sumDecimals(order.shipping_lines.flatMap((l) => l.tax_lines.map((t) => money(t.price_set, t.price))));
+  const lineTax = subtractDecimals(tax, shippingTax);
+  return subtractDecimals(subtotal, compareDecimals(lineTax, ZERO) > 0 ? lineTax : ZERO);
+}
+
+/** The refund's amount by the configured basis, in the units of the purchase's eligible amount. */
+function refundAmount(refund: ShopifyRefund, settings: ShopifySettings): Decimal {
+  const { basis } = settings.amount;
+  let amount = sumDecimals(refund.refund_line_items.map((l) => money(l.subtotal_set, l.subtotal)));
+  const tax = sumDecimals(refund.refund_line_items.map((l) => money(l.total_tax_set, l.total_tax)));
+  if (basis === 'subtotal_excluding_tax' && settings.taxesIncluded) amount = subtractDecimals(amount, tax);
+  if (basis === 'total' && !settings.taxesIncluded) amount = addDecimals(amount, tax);
+  if (settings.includeOrderAdjustments) {
+    for (const adj of refund.order_adjustments) {
+      if (adj.kind === 'shipping_refund' && basis !== 'total') continue;
+      // Adjustments are negative when money goes back to the customer.
+      amount = addDecimals(amount, negateDecimal(money(adj.amount_set, adj.amount)));
+      if (basis === 'total' && !settings.taxesIncluded) {
+        amount = addDecimals(amount, negateDecimal(money(adj.tax_amount_set, adj.tax_amount)));
+      }
+    }
+  }
+  return compareDecimals(amount, ZERO) > 0 ? amount : ZERO;
+}
+
+function refundCurrency(refund: ShopifyRefund): string {
+  const fromSets = [
+    ...refund.refund_line_items.map((l) => l.subtotal_set),
+    ...refund.order_adjustments.map((a) => a.amount_set),
+  ].find((s) => s !== undefined)?.shop_money.currency_code;
+  // XXX is ISO 4217's "no currency": a refund without any amount says nothing about it.
+  return fromSets ?? refund.transactions.find((t) => t.currency)?.currency ?? 'XXX';
+}
+
+function isError(v: Decimal | SourceError): v is SourceError {
+  return 'kind' in v;
+}
+
+function units(amount: Decimal, currency: string, settings: ShopifySettings, path: string): number | SourceError {
+  const n = toUnits(amount, currency, settings.amount.rule);
+  if (n > MAX_AMOUNT) return invalid(path, `amount exceeds ${MAX_AMOUNT} units`);
+  return Number(n < 0n ? 0n : n);
+}
+
+function canonicalDelivery(delivery: ShopifyDelivery, fallbackId: string): Delivery {
+  // The webhook id is the same for every retry of one delivery: SQS deduplicates on it.
+  return { id: delivery.webhookId ?? delivery.eventId ?? fallbackId, ...delivery };
+}
+
+function normalise(payload: ShopifyPayload, context: { source: string; settings: ShopifySettings }): Outcome<PointsEvent> {
+  const { source, settings } = context;
+  if (payload.kind === 'refund') {
+    const refund = payload.refund;
+    const currency = refundCurrency(refund);
+    const amount = units(refundAmount(refund, settings), currency, settings, 'refund_line_items');
+    if (typeof amount !== 'number') return rejected(amount);
+    const eventId = `${source}:refund:${refund.order_id}:${refund.id}`;
+    return ok({
+      type: 'refund',
+      eventId,
+      source,
+      orderId: refund.order_id,
+      refundId: refund.id,
+      // refunds/create does not name the customer: processing takes it from the purchase.
+      customer: null,
+      currency,
+      occurredAt: refund.processed_at ?? refund.created_at,
+      // The refund payload does not carry the order's name, only its id.
+      pointTitle: renderTitle(settings.refundTitle, { order: refund.order_id, orderId: refund.order_id, source }),
+      test: false,
+      delivery: canonicalDelivery(payload.delivery, eventId),
+      refundAmount: amount,
+      refundsRemainder: false,
+    });
+  }
+
+  const order = payload.order;
+  if (order.test && settings.ignoreTestOrders) return ignored('test order');
+  const customer = order.customer ? { externalKey: settings.externalKey, externalId: order.customer.id } : null;
+  const currency = order.current_subtotal_price_set?.shop_money.currency_code ?? order.subtotal_price_set?.shop_money.currency_code ?? order.currency;
+  const titleValues = { order: order.name || order.id, orderId: order.id, source };
+
+  if (payload.kind === 'cancellation') {
+    if (order.financial_status && NEVER_PAID.has(order.financial_status)) {
+      return ignored(`cancelled order was never paid (${order.financial_status})`);
+    }
+    // What the order was worth when placed; processing debits whatever remains of the grant.
+    const amount = orderAmount(order, ORIGINAL, settings);
+    if (isError(amount)) return rejected(amount);
+    const refundUnits = units(amount, currency, settings, 'subtotal_price');
+    if (typeof refundUnits !== 'number') return rejected(refundUnits);
+    const eventId = `${source}:refund:${order.id}:cancel`;
+    return ok({
+      type: 'refund',
+      eventId,
+      source,
+      orderId: order.id,
+      refundId: 'cancel',
+      customer,
+      currency,
+      occurredAt: order.cancelled_at ?? order.processed_at ?? order.created_at,
+      pointTitle: renderTitle(settings.refundTitle, titleValues),
+      test: order.test,
+      delivery: canonicalDelivery(payload.delivery, eventId),
+      refundAmount: refundUnits,
+      refundsRemainder: true,
+    });
+  }
+
+  const amount = orderAmount(order, CURRENT, settings);
+  if (isError(amount)) return rejected(amount);
+  const eligible = units(amount, currency, settings, 'current_subtotal_price');
+  if (typeof eligible !== 'number') return rejected(eligible);
+  const eventId = `${source}:order:${order.id}`;
+  return ok({
+    type: 'purchase',
+    eventId,
+    source,
+    orderId: order.id,
+    customer,
+    currency,
+    occurredAt: order.processed_at ?? order.created_at,
+    pointTitle: renderTitle(settings.pointTitle, titleValues),
+    test: order.test,
+    delivery: canonicalDelivery(payload.delivery, eventId),
+    eligibleAmount: eligible,
+    expiryDays: settings.expiryDays,
+  });
+}
+
+/** Shopify: `orders/paid` credits, `refunds/create` debits, `orders/cancelled` debits what remains. */
+export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload> = {
+  kind: 'shopify',
+  settingsSchema: ShopifySettings,
+  verify,
+  parse,
+  normalise,
+};

@@ -1,0 +1,76 @@
+import type * as z from 'zod';
+import type { PointsEvent } from '../points/events.js';
+
+/** Request headers as received; names in any case (API Gateway v2 lower-cases them). */
+export type RequestHeaders = Readonly<Record<string, string | undefined>>;
+
+/** Why a source refused a request. The intake maps each kind to an HTTP status. */
+export type SourceErrorKind =
+  | 'missing_signature' // 401
+  | 'invalid_signature' // 401
+  | 'stale_timestamp' // 401
+  | 'malformed_json' // 400
+  | 'invalid_payload'; // 422
+
+export interface SourceError {
+  readonly kind: SourceErrorKind;
+  /** Safe to return to the sender: never contains a secret or body content. */
+  readonly message: string;
+  /** Dotted path of the offending field (invalid_payload only), e.g. `customer.id`. */
+  readonly path?: string;
+}
+
+/** The result of each step: a value, a deliberate "not for us" (answered 200), or a refusal. */
+export type Outcome<T> =
+  | { readonly status: 'ok'; readonly value: T }
+  | { readonly status: 'ignored'; readonly reason: string }
+  | { readonly status: 'rejected'; readonly error: SourceError };
+
+export const ok = <T>(value: T): Outcome<T> => ({ status: 'ok', value });
+export const ignored = (reason: string): { status: 'ignored'; reason: string } => ({ status: 'ignored', reason });
+export const rejected = (error: SourceError): { status: 'rejected'; error: SourceError } => ({ status: 'rejected', error });
+
+/** What a source is given to verify a request: the exact bytes that were signed. */
+export interface SignedRequest {
+  readonly rawBody: Buffer;
+  readonly headers: RequestHeaders;
+}
+
+export interface VerifyOptions {
+  /** All currently valid secrets (current first); a match with any of them is authentic. */
+  readonly secrets: readonly string[];
+  /** Epoch milliseconds, for timestamp tolerance. */
+  readonly nowMs: number;
+}
+
+/**
+ * One webhook sender. Adding a sender is one module implementing this plus its tests, and one line
+ * in the registry. Steps run in order: verify (before anything reads the body), parse, normalise.
+ */
+export interface WebhookSource<Settings, Payload> {
+  /** Registry name, also the default source name (`/webhooks/<name>`). */
+  readonly kind: string;
+  /** Settings of this kind of source, with defaults; validated from SOURCES_CONFIG. */
+  readonly settingsSchema: z.ZodType<Settings, unknown>;
+  /** Checks the signature over the raw body. `null`: authentic. */
+  verify(request: SignedRequest, options: VerifyOptions, settings: Settings): SourceError | null;
+  /** Reads the payload; unhandled topics come back `ignored` (possibly without parsing the body). */
+  parse(request: SignedRequest, settings: Settings): Outcome<Payload>;
+  /** Turns the payload into the canonical event. */
+  normalise(payload: Payload, context: NormaliseContext<Settings>): Outcome<PointsEvent>;
+}
+
+export interface NormaliseContext<Settings> {
+  /** The configured source name (usually the kind; a second Shopify shop could be `shopify-eu`). */
+  readonly source: string;
+  readonly settings: Settings;
+}
+
+/** A source with its settings bound: what the intake works with. */
+export interface ConfiguredSource {
+  readonly name: string;
+  readonly kind: string;
+  verify(request: SignedRequest, options: VerifyOptions): SourceError | null;
+  /** parse + normalise. */
+  read(request: SignedRequest): Outcome<PointsEvent>;
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { compareWithModel, type ObservedCustomer } from './compare.js';
+import { buildModel } from './model.js';
+import type { Scenario } from './scenario.js';
+
+const ORDER = '512345678901234567';
+const REFUND = '312345678901234567';
+
+const scenario: Scenario = {
+  seed: 0,
+  customers: [{ index: 0, loginId: 'a', rank: 'gold', shopifyId: '7000000000000000001', posCard: 'PC-1', registered: true }],
+  events: [
+    { kind: 'purchase', key: 'p', source: 'shopify', orderId: ORDER, customer: 0, amount: 1000, test: false },
+    { kind: 'refund', key: 'r', source: 'shopify', orderId: ORDER, refundId: REFUND, customer: 0, amount: 500, cancel: false, orphan: false },
+  ],
+  deliveries: [],
+  counts: { purchases: 1, refunds: 1, cancellations: 0, orphanRefunds: 0, duplicates: 0, concurrentDuplicates: 0, reordered: 0 },
+};
+const model = buildModel(scenario);
+
+const credit = (id: string) => ({ id, point: 50, title: 'Purchase', remarks: `lp1:shopify:order:${ORDER}` });
+const debit = (id: string) => ({ id, point: -25, title: 'Refund', remarks: `lp1:shopify:refund:${ORDER}:${REFUND}` });
+
+function observe(history: ObservedCustomer['history'], balance: number): ObservedCustomer[] {
+  return [{ index: 0, balance, history }];
+}
+
+describe('the comparison with the model', () => {
+  it('finds nothing wrong when every point is where the model says', () => {
+    const result = compareWithModel(model, observe([debit('2'), credit('1')], 25));
+    expect(result.mismatches).toEqual([]);
+    expect(result.observed).toEqual({ credited: 50, debited: 25, entries: 2 });
+  });
+
+  it('reports a doubled credit', () => {
+    const result = compareWithModel(model, observe([debit('3'), credit('2'), credit('1')], 75));
+    expect(result.mismatches.map((m) => m.what)).toEqual(['balance 75, expected 25', 'credits [50, 50], expected [50]']);
+  });
+
+  it('reports a lost debit', () => {
+    const result = compareWithModel(model, observe([credit('1')], 50));
+    expect(result.mismatches.map((m) => m.what)).toContain('debits [] total 0, expected total 25');
+  });
+
+  it('reports a history entry that belongs to no order', () => {
+    const result = compareWithModel(model, observe([debit('3'), credit('1'), { id: '9', point: 10, title: 'x', remarks: null }], 35));
+    expect(result.mismatches.map((m) => m.what)).toContain('history entry 9 (10) belongs to no order');
+  });
+
+  it('reports a customer that was not read back', () => {
+    expect(compareWithModel(model, []).mismatches.map((m) => m.what)).toEqual(['customer was not read back']);
+  });
+});

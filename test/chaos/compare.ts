@@ -1,0 +1,117 @@
+import type { Model } from './model.js';
+
+/**
+ * The final comparison: what the membership service shows per customer (balance and point history)
+ * against the model. History entries are attributed to orders by the order id they carry (in the
+ * marker or the title), so the check does not depend on the marker's exact format.
+ */
+
+export interface ObservedEntry {
+  id: string;
+  point: number;
+  title: string | null;
+  remarks: string | null;
+}
+
+export interface ObservedCustomer {
+  index: number;
+  /** null: the membership service did not find the customer. */
+  balance: number | null;
+  history: ObservedEntry[];
+}
+
+export interface Mismatch {
+  customer: number | null;
+  orderId?: string;
+  what: string;
+}
+
+export interface Comparison {
+  mismatches: Mismatch[];
+  observed: { credited: number; debited: number; entries: number };
+}
+
+/** Ids in the scenario are 18-digit numbers; pick every such run of digits out of a text. */
+const ID_TOKEN = /(?<![0-9])[0-9]{18}(?![0-9])/g;
+
+export function compareWithModel(model: Model, observed: ObservedCustomer[]): Comparison {
+  const mismatches: Mismatch[] = [];
+  const totals = { credited: 0, debited: 0, entries: 0 };
+  const seen = new Set<number>();
+
+  for (const customer of observed) {
+    seen.add(customer.index);
+    const expected = model.customers.get(customer.index);
+    if (!expected) {
+      mismatches.push({ customer: customer.index, what: 'observed a customer the model does not know' });
+      continue;
+    }
+    if (customer.balance !== expected.balance) {
+      mismatches.push({
+        customer: customer.index,
+        what: `balance ${customer.balance ?? 'not found'}, expected ${expected.balance}`,
+      });
+    }
+
+    const credits = new Map<string, number[]>();
+    const debits = new Map<string, number[]>();
+    for (const entry of customer.history) {
+      if (entry.point === 0) continue; // a zero grant moves no point; doubling it loses nothing
+      totals.entries += 1;
+      if (entry.point > 0) totals.credited += entry.point;
+      else totals.debited -= entry.point;
+      const text = `${entry.remarks ?? ''} ${entry.title ?? ''}`;
+      const orderId = [...text.matchAll(ID_TOKEN)].map((m) => m[0]).find((token) => model.orders.has(token));
+      if (orderId === undefined) {
+        mismatches.push({ customer: customer.index, what: `history entry ${entry.id} (${entry.point}) belongs to no order` });
+        continue;
+      }
+      const order = model.orders.get(orderId);
+      if (order?.customer !== customer.index) {
+        mismatches.push({
+          customer: customer.index,
+          orderId,
+          what: `history entry ${entry.id} (${entry.point}) is for an order of customer ${order?.customer ?? 'none'}`,
+        });
+        continue;
+      }
+      const bucket = entry.point > 0 ? credits : debits;
+      bucket.set(orderId, [...(bucket.get(orderId) ?? []), entry.point]);
+    }
+
+    for (const orderId of expected.orders) {
+      const order = model.orders.get(orderId);
+      if (!order) continue;
+      const credited = credits.get(orderId) ?? [];
+      const expectedCredits = order.credit > 0 ? [order.credit] : [];
+      if (credited.join(',') !== expectedCredits.join(',')) {
+        mismatches.push({
+          customer: customer.index,
+          orderId,
+          what: `credits [${credited.join(', ')}], expected [${expectedCredits.join(', ')}]`,
+        });
+      }
+      const debited = debits.get(orderId) ?? [];
+      const debitSum = -debited.reduce((sum, p) => sum + p, 0);
+      if (debitSum !== order.debitTotal) {
+        mismatches.push({
+          customer: customer.index,
+          orderId,
+          what: `debits [${debited.join(', ')}] total ${debitSum}, expected total ${order.debitTotal}`,
+        });
+      }
+      if (debited.length > order.refundIds.length) {
+        mismatches.push({
+          customer: customer.index,
+          orderId,
+          what: `${debited.length} debit entries for ${order.refundIds.length} refunds`,
+        });
+      }
+    }
+  }
+
+  for (const index of model.customers.keys()) {
+    if (!seen.has(index)) mismatches.push({ customer: index, what: 'customer was not read back' });
+  }
+  return { mismatches, observed: totals };
+}

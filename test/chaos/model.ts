@@ -1,0 +1,107 @@
+import { CHAOS_RANKS, type ChaosCustomer, type Scenario } from './scenario.js';
+
+/**
+ * The independent model: what the membership service must show at the end, computed from the
+ * scenario's events alone (rank rates as configured in the emulator, the spec's rounding, the refund
+ * rule of the design), never from the product's code.
+ *
+ * - purchase credit = floor(eligible x rate of the customer's rank), for a registered customer, a
+ *   non-test order with an amount; otherwise nothing;
+ * - refunds of an order debit in total floor(credit x min(refunded, eligible) / eligible), where a
+ *   cancellation refunds everything; a full refund therefore debits exactly the credit. The split
+ *   between the refunds of one order depends on the order in which they are processed, the total does not.
+ */
+
+export interface ExpectedOrder {
+  source: string;
+  orderId: string;
+  customer: number | null;
+  eligible: number;
+  credit: number;
+  /** Sum of the debits of all refunds of the order. */
+  debitTotal: number;
+  refundIds: string[];
+  /** Whether the purchase is credited at all (false: skipped, not found, no purchase). */
+  credited: boolean;
+}
+
+export interface ExpectedCustomer {
+  customer: ChaosCustomer;
+  credited: number;
+  debited: number;
+  balance: number;
+  orders: string[];
+}
+
+export interface Model {
+  /** Keyed by orderId (unique across the run). */
+  orders: Map<string, ExpectedOrder>;
+  /** Registered customers only (the others have no balance to read). */
+  customers: Map<number, ExpectedCustomer>;
+  totals: { credited: number; debited: number };
+}
+
+/** floor(amount x rate) with the rate's exact decimal value (no binary floating-point error). */
+export function pointsFor(amount: number, rate: number): number {
+  const [whole = '0', fraction = ''] = String(rate).split('.');
+  if (String(rate).includes('e')) throw new Error(`rate ${rate} must be a plain decimal`);
+  const denominator = 10n ** BigInt(fraction.length);
+  const numerator = BigInt(whole + fraction);
+  return Number((BigInt(amount) * numerator) / denominator);
+}
+
+/** Total debit of an order's refunds: floor(credit x min(refunded, eligible) / eligible). */
+export function debitTotalFor(credit: number, eligible: number, refunded: number): number {
+  if (credit <= 0 || eligible <= 0) return 0;
+  const share = BigInt(Math.min(refunded, eligible));
+  return Number((BigInt(credit) * share) / BigInt(eligible));
+}
+
+export function buildModel(scenario: Scenario): Model {
+  const orders = new Map<string, ExpectedOrder>();
+  for (const event of scenario.events) {
+    const order = orders.get(event.orderId) ?? {
+      source: event.source,
+      orderId: event.orderId,
+      customer: event.customer,
+      eligible: 0,
+      credit: 0,
+      debitTotal: 0,
+      refundIds: [],
+      credited: false,
+    };
+    if (event.kind === 'purchase') {
+      const customer = event.customer === null ? undefined : scenario.customers[event.customer];
+      order.eligible = event.amount;
+      order.credited = customer !== undefined && customer.registered && !event.test && event.amount > 0;
+      order.credit = order.credited && customer ? pointsFor(event.amount, CHAOS_RANKS[customer.rank]) : 0;
+    } else {
+      order.refundIds.push(event.refundId);
+    }
+    orders.set(event.orderId, order);
+  }
+
+  for (const order of orders.values()) {
+    const refunds = scenario.events.filter((e) => e.kind === 'refund' && e.orderId === order.orderId);
+    const cancelled = refunds.some((r) => r.kind === 'refund' && r.cancel);
+    const refunded = cancelled ? order.eligible : refunds.reduce((sum, r) => sum + r.amount, 0);
+    order.debitTotal = debitTotalFor(order.credit, order.eligible, refunded);
+  }
+
+  const customers = new Map<number, ExpectedCustomer>();
+  for (const customer of scenario.customers) {
+    if (customer.registered) customers.set(customer.index, { customer, credited: 0, debited: 0, balance: 0, orders: [] });
+  }
+  const totals = { credited: 0, debited: 0 };
+  for (const order of orders.values()) {
+    const expected = order.customer === null ? undefined : customers.get(order.customer);
+    if (!expected) continue;
+    expected.orders.push(order.orderId);
+    expected.credited += order.credit;
+    expected.debited += order.debitTotal;
+    expected.balance += order.credit - order.debitTotal;
+    totals.credited += order.credit;
+    totals.debited += order.debitTotal;
+  }
+  return { orders, customers, totals };
+}

@@ -1,0 +1,72 @@
+import type { Mismatch } from './compare.js';
+import type { FaultTally } from './faults.js';
+import type { Scenario } from './scenario.js';
+
+/** What a chaos run found, and how it is printed. The last line is the machine-readable verdict. */
+
+export interface UnfinishedEvent {
+  key: string;
+  why: string;
+}
+
+export interface ChaosResult {
+  seed: number;
+  scenario: Scenario['counts'] & { events: number; deliveries: number; customers: number };
+  faults: FaultTally;
+  points: {
+    expected: { credited: number; debited: number };
+    observed: { credited: number; debited: number };
+  };
+  /** Final outcomes per reason, from the ledger. */
+  outcomes: Record<string, number>;
+  queue: { deadLettered: number; redriven: number; received: number; sent: number; deduplicated: number };
+  upstreamRequests: Record<string, number>;
+  mismatches: Mismatch[];
+  /** For each order with a mismatch: its events, its history entries and its ledger records. */
+  evidence: string[];
+  unfinished: UnfinishedEvent[];
+  durationMs: number;
+}
+
+export function totalFaults(faults: FaultTally): number {
+  return faults.emulator + faults.crashes + faults.tokenExpiries;
+}
+
+export function verdictLine(result: Pick<ChaosResult, 'scenario' | 'faults' | 'mismatches' | 'unfinished'>): string {
+  return `chaos: events=${result.scenario.events} faults=${totalFaults(result.faults)} mismatches=${result.mismatches.length} unfinished=${result.unfinished.length}`;
+}
+
+const list = (record: Record<string, number>): string =>
+  Object.entries(record)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ') || 'none';
+
+export function formatReport(result: ChaosResult, maxListed = 20): string[] {
+  const s = result.scenario;
+  const f = result.faults;
+  const lines = [
+    `chaos run: seed ${result.seed}, ${s.events} events, ${s.deliveries} deliveries, ${s.customers} customers, ${(result.durationMs / 1000).toFixed(1)} s`,
+    `  events: ${s.purchases} purchases, ${s.refunds} refunds (${s.cancellations} cancellations, ${s.orphanRefunds} without purchase)`,
+    `  deliveries: ${s.duplicates} duplicates (${s.concurrentDuplicates} concurrent), ${s.reordered} reordered`,
+    `  faults: ${totalFaults(f)} = ${f.emulator} emulator + ${f.crashes} worker crashes + ${f.tokenExpiries} token expiries`,
+    `    emulator by kind: ${list(f.byKind)}`,
+    `    emulator by route: ${list(f.byRoute)}`,
+    `    crashes by step: ${list(f.crashesByStep)}`,
+    `    steps reached: ${list(f.stepsSeen)}`,
+    `  points credited: expected ${result.points.expected.credited}, observed ${result.points.observed.credited}`,
+    `  points debited: expected ${result.points.expected.debited}, observed ${result.points.observed.debited}`,
+    `  outcomes: ${list(result.outcomes)}`,
+    `  queue: ${result.queue.sent} sent, ${result.queue.deduplicated} deduplicated, ${result.queue.received} receives, ${result.queue.deadLettered} dead-lettered, ${result.queue.redriven} redriven`,
+    `  upstream requests: ${list(result.upstreamRequests)}`,
+    `  mismatches: ${result.mismatches.length}`,
+    ...result.mismatches
+      .slice(0, maxListed)
+      .map((m) => `    customer ${m.customer ?? '-'}${m.orderId ? ` order ${m.orderId}` : ''}: ${m.what}`),
+    ...(result.evidence.length > 0 ? ['  evidence:', ...result.evidence.slice(0, maxListed * 10).map((e) => `    ${e}`)] : []),
+    `  unfinished: ${result.unfinished.length}`,
+    ...result.unfinished.slice(0, maxListed).map((u) => `    ${u.key}: ${u.why}`),
+    verdictLine(result),
+  ];
+  return lines;
+}

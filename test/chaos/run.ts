@@ -1,0 +1,67 @@
+/**
+ * `npm run chaos -- --events N --seed S [--fault-rate P] [--crash-rate P]`: one seeded chaos run
+ * through the real receiver, queue and worker against the emulator and dynalite. Prints the report;
+ * the last line is `chaos: events=N faults=F mismatches=M unfinished=U`; exit code 1 when M or U is not 0.
+ */
+import { parseArgs } from 'node:util';
+import { formatReport } from './report.js';
+import { runChaos } from './runner.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const USAGE = 'usage: npm run chaos -- --events N --seed S [--fault-rate 0..1] [--crash-rate 0..1] [--senders N]';
+
+function numberOption(value: string | undefined, name: string, fallback: number, check: (n: number) => boolean): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || !check(n)) {
+    console.error(`chaos: --${name} ${JSON.stringify(value)} is not valid\n${USAGE}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+async function main(): Promise<void> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        events: { type: 'string' },
+        seed: { type: 'string' },
+        'fault-rate': { type: 'string' },
+        'crash-rate': { type: 'string' },
+        senders: { type: 'string' },
+        help: { type: 'boolean' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    console.error(`chaos: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const str = (key: string) => (typeof values[key] === 'string' ? (values[key] as string) : undefined);
+  const isPositiveInt = (n: number) => Number.isInteger(n) && n > 0;
+  const isRate = (n: number) => n >= 0 && n <= 1;
+  const events = numberOption(str('events'), 'events', 300, isPositiveInt);
+  const seed = numberOption(str('seed'), 'seed', 1, (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff);
+  const result = await runChaos({
+    events,
+    seed,
+    faultRate: numberOption(str('fault-rate'), 'fault-rate', 0.25, isRate),
+    crashRate: numberOption(str('crash-rate'), 'crash-rate', 0.03, isRate),
+    senders: numberOption(str('senders'), 'senders', 4, isPositiveInt),
+    drainTimeoutMs: Math.max(120_000, events * 400),
+    log: (line) => console.log(line),
+  });
+  for (const line of formatReport(result)) console.log(line);
+  process.exitCode = result.mismatches.length === 0 && result.unfinished.length === 0 ? 0 : 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(`chaos: run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,349 @@
+import { request } from 'undici';
+import type { Ledger, OrderRecord, RefundRecord } from '../../shared/ledger/index.js';
+import { compareWithModel, type Mismatch, type ObservedCustomer } from './compare.js';
+import { emulatorAdmin, upstreamReader } from './emulator-admin.js';
+import { createFaultInjector } from './faults.js';
+import { buildModel, type Model } from './model.js';
+import { createRandom } from './prng.js';
+import type { ChaosResult, UnfinishedEvent } from './report.js';
+import { CHAOS_RANKS, generateScenario, type EventSpec, type Scenario } from './scenario.js';
+import type { ChaosStack, ChaosStackOptions } from './stack.js';
+import { renderDelivery, type SenderSecrets } from './webhooks.js';
+
+/**
+ * One chaos run: generate the scenario, bring up the real stack (receiver, local FIFO queue, worker,
+ * emulator, dynalite), deliver every webhook while faults fire, drain the queue (redriving the
+ * dead-letter list as an operator would once the faults stop), then compare the membership service
+ * with the independent model and check that every event has a final outcome in the ledger.
+ */
+
+export interface ChaosOptions {
+  events: number;
+  seed: number;
+  /** Probability of arming an emulator fault before each delivery. */
+  faultRate?: number;
+  /** Probability that a protocol step crashes the worker. */
+  crashRate?: number;
+  /** Webhook requests in flight at once. */
+  senders?: number;
+  /** Give up draining the queue after this long (the run then reports the stuck events as unfinished). */
+  drainTimeoutMs?: number;
+  log?: (line: string) => void;
+  /** Starts the stack; the default is the local stack (local/index.ts). */
+  startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
+}
+
+export const CHAOS_CLIENT = { clientId: 'chaos-client', clientSecret: 'chaos-secret' } as const;
+export const CHAOS_SECRETS: SenderSecrets = { shopify: 'chaos-shopify-secret', pos: 'chaos-pos-secret' };
+/** The worker's Open API response timeout in the run: a `delay` fault holds answers longer. */
+export const CHAOS_CLIENT_TIMEOUT_MS = 800;
+
+/** The emulator configuration of a run: the scenario's registered customers with their ranks. */
+export function chaosEmulatorConfig(scenario: Scenario): unknown {
+  return {
+    clients: [
+      {
+        client_id: CHAOS_CLIENT.clientId,
+        client_secrets: [CHAOS_CLIENT.clientSecret],
+        default_rank: 'regular',
+        ranks: CHAOS_RANKS,
+        external_keys: ['shopify', 'pos_card'],
+        point_expiry_days: 365,
+        members: scenario.customers
+          .filter((c) => c.registered)
+          .map((c) => ({
+            login_id: c.loginId,
+            password: 'chaos-pass',
+            rank: c.rank,
+            external_ids: { shopify: c.shopifyId, pos_card: c.posCard },
+          })),
+      },
+    ],
+  };
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+  const started = Date.now();
+  const rawLog = options.log ?? (() => undefined);
+  const log = (line: string): void => rawLog(`${line} [${((Date.now() - started) / 1000).toFixed(1)} s]`);
+  const scenario = generateScenario({ events: options.events, seed: options.seed });
+  const model = buildModel(scenario);
+  const random = createRandom(options.seed).fork('run');
+  const startStack = options.startStack ?? (await import('./stack.js')).startChaosStack;
+
+  let injectorRef: ReturnType<typeof createFaultInjector> | undefined;
+  const stack = await startStack({
+    emulatorConfig: chaosEmulatorConfig(scenario),
+    client: CHAOS_CLIENT,
+    secrets: CHAOS_SECRETS,
+    clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
+    checkpoint: (step) => injectorRef?.checkpoint(step),
+  });
+  try {
+    const admin = emulatorAdmin(stack.emulatorUrl);
+    const injector = createFaultInjector(random, admin, {
+      faultRate: options.faultRate ?? 0.25,
+      crashRate: options.crashRate ?? 0.03,
+      clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
+    });
+    injectorRef = injector;
+    log(`chaos: seed ${options.seed}, ${scenario.events.length} events, ${scenario.deliveries.length} deliveries`);
+
+    const unfinished: UnfinishedEvent[] = [];
+    await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log);
+
+    // Faults stop; the queue drains; what ended in the dead-letter list is redriven, as an operator would.
+    const drained = await drain(stack, injector, admin, options.drainTimeoutMs ?? 120_000, log);
+    injectorRef = undefined;
+
+    log('chaos: queue drained; comparing');
+    const observed = await readUpstream(scenario, model, stack.emulatorUrl);
+    const comparison = compareWithModel(model, observed);
+    const ledgerCheck = await checkLedger(scenario, model, stack.ledger);
+    unfinished.push(...ledgerCheck.unfinished);
+    for (const letter of stack.queue.deadLetters()) {
+      unfinished.push({ key: `dead letter ${letter.messageId}`, why: letter.lastError ?? 'dead-lettered' });
+    }
+
+    const mismatches = [...comparison.mismatches, ...ledgerCheck.mismatches];
+    const evidence = await collectEvidence(scenario, observed, stack.ledger, mismatches);
+    const stats = await admin.stats();
+    const routes = stats.clients[CHAOS_CLIENT.clientId]?.routes ?? {};
+    const queueStats = stack.queue.stats();
+    return {
+      seed: options.seed,
+      scenario: {
+        ...scenario.counts,
+        events: scenario.events.length,
+        deliveries: scenario.deliveries.length,
+        customers: scenario.customers.length,
+      },
+      faults: injector.tally,
+      points: { expected: model.totals, observed: { credited: comparison.observed.credited, debited: comparison.observed.debited } },
+      outcomes: ledgerCheck.outcomes,
+      queue: {
+        deadLettered: drained.deadLettered,
+        redriven: drained.redriven,
+        received: queueStats.received,
+        sent: queueStats.sent,
+        deduplicated: queueStats.deduplicated,
+      },
+      upstreamRequests: Object.fromEntries(Object.entries(routes).map(([route, s]) => [route, s.total])),
+      mismatches,
+      evidence,
+      unfinished,
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    await stack.close();
+  }
+}
+
+async function deliverAll(
+  scenario: Scenario,
+  stack: ChaosStack,
+  injector: ReturnType<typeof createFaultInjector>,
+  senders: number,
+  unfinished: UnfinishedEvent[],
+  log: (line: string) => void,
+): Promise<void> {
+  const tokenExpiryAt = new Set([Math.floor(scenario.deliveries.length / 3), Math.floor((2 * scenario.deliveries.length) / 3)]);
+  const inFlight = new Set<Promise<void>>();
+  let rejected = 0;
+  for (const [position, step] of scenario.deliveries.entries()) {
+    if (position === 0) await injector.armTokenFault();
+    if (tokenExpiryAt.has(position)) await injector.expireTokens();
+    await injector.maybeArm();
+    const send = async (): Promise<void> => {
+      const copies = Array.from({ length: step.copies }, () => sendWithRetries(stack.intakeUrl, renderDelivery(scenario, step, CHAOS_SECRETS, Date.now())));
+      for (const result of await Promise.all(copies)) {
+        if (result !== 'accepted') {
+          rejected += 1;
+          const event = scenario.events[step.event] as EventSpec;
+          unfinished.push({ key: event.key, why: `intake refused delivery ${step.deliveryId}: ${result}` });
+        }
+      }
+    };
+    const task = send().finally(() => inFlight.delete(task));
+    inFlight.add(task);
+    if (inFlight.size >= senders) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  log(`chaos: all deliveries sent (${rejected} refused by intake)`);
+}
+
+/** Sends one webhook the way a sender does: retried on 5xx or a lost connection, never on 4xx. */
+async function sendWithRetries(baseUrl: string, webhook: ReturnType<typeof renderDelivery>): Promise<string> {
+  let last = '';
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    try {
+      const response = await request(`${baseUrl}${webhook.path}`, { method: 'POST', headers: webhook.headers, body: webhook.body });
+      const text = await response.body.text();
+      if (response.statusCode >= 200 && response.statusCode < 300) return 'accepted';
+      last = `HTTP ${response.statusCode} ${text.slice(0, 200)}`;
+      if (response.statusCode < 500) return last;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
+  }
+  return last;
+}
+
+async function drain(
+  stack: ChaosStack,
+  injector: ReturnType<typeof createFaultInjector>,
+  admin: ReturnType<typeof emulatorAdmin>,
+  timeoutMs: number,
+  log: (line: string) => void,
+): Promise<{ deadLettered: number; redriven: number }> {
+  const deadline = Date.now() + timeoutMs;
+  const ticker = setInterval(() => {
+    const s = stack.queue.stats();
+    log(`chaos: queue ${s.visible} visible, ${s.processing} processing, ${s.waitingRetry} waiting retry, ${s.deadLettered} dead-lettered`);
+  }, 5000);
+  try {
+    return await drainRounds(stack, injector, admin, deadline, log);
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+async function drainRounds(
+  stack: ChaosStack,
+  injector: ReturnType<typeof createFaultInjector>,
+  admin: ReturnType<typeof emulatorAdmin>,
+  deadline: number,
+  log: (line: string) => void,
+): Promise<{ deadLettered: number; redriven: number }> {
+  // First let the run play out with its faults still armed, then calm everything down.
+  await stack.queue.waitForIdle({ timeoutMs: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+  await admin.clearFaults();
+  injector.calm();
+  let redriven = 0;
+  let deadLettered = 0;
+  for (let round = 0; round < 5 && Date.now() < deadline; round += 1) {
+    await stack.queue.waitForIdle({ timeoutMs: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+    const letters = stack.queue.deadLetters().length;
+    if (letters === 0) break;
+    deadLettered += letters;
+    // Leases left by crashed attempts must run out before a redriven message can take them over.
+    await new Promise((resolve) => setTimeout(resolve, stack.leaseMs + 200));
+    redriven += stack.queue.redrive();
+    log(`chaos: redrove ${letters} dead-lettered messages (round ${round + 1})`);
+  }
+  await stack.queue.waitForIdle({ timeoutMs: Math.max(1, deadline - Date.now()) }).catch((error: Error) => log(`chaos: ${error.message}`));
+  return { deadLettered, redriven };
+}
+
+async function readUpstream(scenario: Scenario, model: Model, emulatorUrl: string): Promise<ObservedCustomer[]> {
+  const reader = upstreamReader({ baseUrl: emulatorUrl, ...CHAOS_CLIENT });
+  const observed: ObservedCustomer[] = [];
+  for (const index of model.customers.keys()) {
+    const customer = scenario.customers[index];
+    if (!customer) continue;
+    const member = await reader.memberByExternalId('shopify', customer.shopifyId);
+    observed.push({
+      index,
+      balance: member?.point ?? null,
+      history: member ? await reader.history(member.id) : [],
+    });
+  }
+  return observed;
+}
+
+const FINAL_ORDER_STATES = new Set(['done']);
+
+async function checkLedger(
+  scenario: Scenario,
+  model: Model,
+  ledger: Ledger,
+): Promise<{ unfinished: UnfinishedEvent[]; mismatches: Mismatch[]; outcomes: Record<string, number> }> {
+  const unfinished: UnfinishedEvent[] = [];
+  const mismatches: Mismatch[] = [];
+  const outcomes: Record<string, number> = {};
+  const count = (name: string): void => {
+    outcomes[name] = (outcomes[name] ?? 0) + 1;
+  };
+  for (const event of scenario.events) {
+    if (event.kind === 'purchase') {
+      const record: OrderRecord | undefined = await ledger.getOrder({ source: event.source, orderId: event.orderId });
+      if (event.test) {
+        // Test orders are answered "ignored" by intake and never queued (ignoreTestOrders).
+        count(record?.outcome ?? 'ignored_test');
+        continue;
+      }
+      if (!record || !FINAL_ORDER_STATES.has(record.state) || !record.outcome) {
+        unfinished.push({ key: event.key, why: record ? `order state ${record.state}, ${record.lastError ?? 'no error'}` : 'no ledger record' });
+        continue;
+      }
+      count(`purchase ${record.outcome}`);
+      const expected = model.orders.get(event.orderId);
+      if (expected?.credited && record.outcome !== 'credited') {
+        mismatches.push({ customer: event.customer, orderId: event.orderId, what: `purchase outcome ${record.outcome}, expected credited` });
+      }
+      if (expected && !expected.credited && record.outcome === 'credited') {
+        mismatches.push({ customer: event.customer, orderId: event.orderId, what: 'purchase credited, expected no credit' });
+      }
+    } else {
+      const record: RefundRecord | undefined = await ledger.getRefund({
+        source: event.source,
+        orderId: event.orderId,
+        refundId: event.refundId,
+      });
+      const final = record !== undefined && record.outcome !== undefined && (record.state === 'done' || (record.state === 'parked' && event.orphan));
+      if (!final) {
+        unfinished.push({
+          key: event.key,
+          why: record ? `refund state ${record.state}${record.outcome ? ` (${record.outcome})` : ''}, ${record.lastError ?? 'no error'}` : 'no ledger record',
+        });
+        continue;
+      }
+      count(`refund ${record.outcome}`);
+    }
+  }
+  return { unfinished, mismatches, outcomes };
+}
+
+/** What a reader needs to see why an order went wrong: its events, history entries and ledger records. */
+async function collectEvidence(
+  scenario: Scenario,
+  observed: ObservedCustomer[],
+  ledger: Ledger,
+  mismatches: Mismatch[],
+): Promise<string[]> {
+  const lines: string[] = [];
+  const orders = [...new Set(mismatches.map((m) => m.orderId).filter((id): id is string => id !== undefined))];
+  for (const orderId of orders.slice(0, 10)) {
+    const events = scenario.events.filter((e) => e.orderId === orderId);
+    const source = events[0]?.source ?? 'shopify';
+    lines.push(`order ${orderId} (${source}):`);
+    for (const e of events) {
+      lines.push(
+        e.kind === 'purchase'
+          ? `  event purchase amount ${e.amount} customer ${e.customer ?? '-'}${e.test ? ' test' : ''}`
+          : `  event refund ${e.refundId} amount ${e.amount}${e.cancel ? ' cancel' : ''}${e.orphan ? ' orphan' : ''}`,
+      );
+    }
+    const positions = scenario.deliveries.flatMap((d, i) => (scenario.events[d.event]?.orderId === orderId ? [`${i}:${scenario.events[d.event]?.kind}/${d.kind}`] : []));
+    lines.push(`  deliveries ${positions.join(' ')}`);
+    for (const customer of observed) {
+      for (const entry of customer.history) {
+        if (`${entry.remarks ?? ''}`.includes(orderId)) {
+          lines.push(`  history customer ${customer.index}: ${entry.id} ${entry.point} ${entry.remarks ?? ''} at ${entry.created_at}`);
+        }
+      }
+    }
+    const order = await ledger.getOrder({ source, orderId });
+    lines.push(`  ledger order ${JSON.stringify(order)}`);
+    for (const e of events) {
+      if (e.kind !== 'refund') continue;
+      const refund = await ledger.getRefund({ source, orderId, refundId: e.refundId });
+      if (refund) {
+        const { event: _event, ...rest } = refund;
+        lines.push(`  ledger refund ${JSON.stringify(rest)}`);
+      }
+    }
+  }
+  return lines;
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { generateScenario } from './scenario.js';
+
+describe('the chaos scenario generator', () => {
+  it('gives the same scenario for the same seed', () => {
+    expect(generateScenario({ events: 300, seed: 42 })).toEqual(generateScenario({ events: 300, seed: 42 }));
+  });
+
+  it('gives a different scenario for another seed', () => {
+    const a = generateScenario({ events: 300, seed: 1 });
+    const b = generateScenario({ events: 300, seed: 2 });
+    expect(a.events.map((e) => e.orderId)).not.toEqual(b.events.map((e) => e.orderId));
+  });
+
+  it('generates exactly the number of events asked for', () => {
+    expect(generateScenario({ events: 137, seed: 7 }).events).toHaveLength(137);
+  });
+
+  it('delivers every event at least once', () => {
+    const scenario = generateScenario({ events: 500, seed: 9 });
+    const delivered = new Set(scenario.deliveries.map((d) => d.event));
+    expect(delivered.size).toBe(scenario.events.length);
+  });
+
+  it('never refunds more than an order is eligible for', () => {
+    const scenario = generateScenario({ events: 1000, seed: 3 });
+    for (const purchase of scenario.events) {
+      if (purchase.kind !== 'purchase') continue;
+      const refunded = scenario.events
+        .filter((e) => e.kind === 'refund' && e.orderId === purchase.orderId)
+        .reduce((sum, e) => sum + e.amount, 0);
+      expect(refunded).toBeLessThanOrEqual(purchase.amount);
+    }
+  });
+
+  it('mixes duplicates, concurrent copies, reorderings, cancellations and refunds without a purchase', () => {
+    const { counts } = generateScenario({ events: 1000, seed: 5 });
+    expect(counts.duplicates).toBeGreaterThan(0);
+    expect(counts.concurrentDuplicates).toBeGreaterThan(0);
+    expect(counts.reordered).toBeGreaterThan(0);
+    expect(counts.cancellations).toBeGreaterThan(0);
+    expect(counts.orphanRefunds).toBeGreaterThan(0);
+  });
+
+  it('delivers some refunds before their purchase', () => {
+    const scenario = generateScenario({ events: 500, seed: 11 });
+    const firstDelivery = new Map<number, number>();
+    scenario.deliveries.forEach((d, position) => {
+      if (!firstDelivery.has(d.event)) firstDelivery.set(d.event, position);
+    });
+    const early = scenario.events.filter((event, index) => {
+      if (event.kind !== 'refund' || event.orphan) return false;
+      const purchase = scenario.events.findIndex((e) => e.kind === 'purchase' && e.orderId === event.orderId);
+      return (firstDelivery.get(index) ?? 0) < (firstDelivery.get(purchase) ?? 0);
+    });
+    expect(early.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a non-positive number of events', () => {
+    expect(() => generateScenario({ events: 0, seed: 1 })).toThrow(/events must be a positive integer/);
+  });
+});

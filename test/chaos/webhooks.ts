@@ -1,0 +1,150 @@
+import { createHmac } from 'node:crypto';
+import type { DeliveryStep, EventSpec, PurchaseSpec, RefundSpec, Scenario } from './scenario.js';
+
+/**
+ * The senders: each delivery step as the HTTP request Shopify or the POS would send, signed the way
+ * each sender signs (written here from the senders' rules, not from intake's code).
+ */
+
+export interface SenderSecrets {
+  shopify: string;
+  pos: string;
+}
+
+export interface WebhookRequest {
+  path: '/webhooks/shopify' | '/webhooks/pos';
+  headers: Record<string, string>;
+  body: string;
+}
+
+export const SHOP_DOMAIN = 'chaos-shop.myshopify.com';
+export const CURRENCY = 'USD';
+
+/** JSON text where some values are written as bare integers of any size (Shopify's 64-bit ids). */
+function jsonWithBigIds(value: unknown): string {
+  return JSON.stringify(value).replace(/"#id:(\d+)"/g, '$1');
+}
+const bigId = (digits: string): string => `#id:${digits}`;
+
+const money = (units: number): string => `${units}.00`;
+
+/** A deterministic tax so totals differ from the eligible subtotal (tax never earns points). */
+const taxOf = (units: number): number => Math.floor(units / 10);
+
+function isoAt(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+export function renderDelivery(
+  scenario: Scenario,
+  step: DeliveryStep,
+  secrets: SenderSecrets,
+  nowMs: number,
+): WebhookRequest {
+  const event = scenario.events[step.event] as EventSpec;
+  return event.source === 'shopify'
+    ? renderShopify(scenario, event, step, secrets.shopify, nowMs)
+    : renderPos(scenario, event, step, secrets.pos, nowMs);
+}
+
+function shopifyOrder(scenario: Scenario, purchase: Pick<PurchaseSpec, 'orderId' | 'customer' | 'amount' | 'test'>, atMs: number) {
+  const customer = purchase.customer === null ? null : scenario.customers[purchase.customer];
+  const tax = taxOf(purchase.amount);
+  return {
+    id: bigId(purchase.orderId),
+    name: `#${purchase.orderId.slice(-6)}`,
+    test: purchase.test,
+    currency: CURRENCY,
+    taxes_included: false,
+    created_at: isoAt(atMs),
+    processed_at: isoAt(atMs),
+    financial_status: 'paid',
+    customer: customer ? { id: bigId(customer.shopifyId) } : null,
+    current_subtotal_price: money(purchase.amount),
+    current_total_tax: money(tax),
+    current_total_price: money(purchase.amount + tax),
+    subtotal_price: money(purchase.amount),
+    total_tax: money(tax),
+    total_price: money(purchase.amount + tax),
+    shipping_lines: [],
+  };
+}
+
+function renderShopify(scenario: Scenario, event: EventSpec, step: DeliveryStep, secret: string, nowMs: number): WebhookRequest {
+  let topic: string;
+  let payload: unknown;
+  if (event.kind === 'purchase') {
+    topic = 'orders/paid';
+    payload = shopifyOrder(scenario, event, nowMs);
+  } else if (event.cancel) {
+    topic = 'orders/cancelled';
+    const purchase = purchaseOf(scenario, event);
+    payload = {
+      ...shopifyOrder(scenario, { orderId: event.orderId, customer: event.customer, amount: purchase?.amount ?? event.amount, test: false }, nowMs),
+      cancelled_at: isoAt(nowMs),
+      financial_status: 'refunded',
+    };
+  } else {
+    topic = 'refunds/create';
+    payload = {
+      id: bigId(event.refundId),
+      order_id: bigId(event.orderId),
+      created_at: isoAt(nowMs),
+      processed_at: isoAt(nowMs),
+      refund_line_items: [{ subtotal: money(event.amount), total_tax: money(taxOf(event.amount)) }],
+      order_adjustments: [],
+      transactions: [{ currency: CURRENCY }],
+    };
+  }
+  const body = jsonWithBigIds(payload);
+  return {
+    path: '/webhooks/shopify',
+    headers: {
+      'content-type': 'application/json',
+      'x-shopify-topic': topic,
+      'x-shopify-hmac-sha256': createHmac('sha256', secret).update(body, 'utf8').digest('base64'),
+      'x-shopify-shop-domain': SHOP_DOMAIN,
+      'x-shopify-api-version': '2025-01',
+      'x-shopify-webhook-id': step.deliveryId,
+      'x-shopify-event-id': `ev-${event.key}`,
+      'x-shopify-triggered-at': isoAt(nowMs),
+    },
+    body,
+  };
+}
+
+function purchaseOf(scenario: Scenario, refund: RefundSpec): PurchaseSpec | undefined {
+  return scenario.events.find((e): e is PurchaseSpec => e.kind === 'purchase' && e.orderId === refund.orderId);
+}
+
+function renderPos(scenario: Scenario, event: EventSpec, step: DeliveryStep, secret: string, nowMs: number): WebhookRequest {
+  // The project's POS format (shared/sources/pos.ts, docs/pos-format.md): the receipt id is the order id.
+  void step; // a POS resend repeats the receipt byte for byte; its id is the receipt's
+  const customer = event.customer === null ? null : scenario.customers[event.customer];
+  const tax = taxOf(event.amount);
+  const common = {
+    storeId: 'chaos-store',
+    registerId: 'till-1',
+    issuedAt: isoAt(nowMs),
+    currency: CURRENCY,
+    customer: customer ? { cardNumber: customer.posCard } : null,
+    subtotal: money(event.amount),
+    taxIncluded: false,
+    tax: money(tax),
+    total: money(event.amount + tax),
+  };
+  const payload =
+    event.kind === 'purchase'
+      ? { type: 'sale', receiptId: event.orderId, ...common, test: event.test }
+      : { type: 'return', returnId: event.refundId, originalReceiptId: event.orderId, fullReturn: event.cancel, ...common };
+  const body = JSON.stringify(payload);
+  const t = Math.floor(nowMs / 1000);
+  return {
+    path: '/webhooks/pos',
+    headers: {
+      'content-type': 'application/json',
+      'x-signature': `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`, 'utf8').digest('hex')}`,
+    },
+    body,
+  };
+}

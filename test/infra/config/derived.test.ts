@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { ENV } from '../../../shared/config/index.js';
+// The worker's own reader of its settings: the infra must write what it reads.
+import { processingSettingsFromEnv } from '../../../shared/config/processing-settings.js';
+import { loadSources } from '../../../shared/sources/index.js';
+import {
+  leaseSeconds,
+  loadStageConfig,
+  receiverEnvironment,
+  workerEnvironment,
+} from '../../../infra/config/index.js';
+import { INFRA_DIR } from '../../../infra/paths.js';
+
+const refs = { tableName: 'ledger', openApiSecretArn: 'arn:openapi' };
+
+describe('the functions’ environment derived from a stage', () => {
+  it('gives the worker settings its own reader accepts, with the configured values', () => {
+    const stage = loadStageConfig(INFRA_DIR, 'production');
+    const settings = processingSettingsFromEnv(workerEnvironment(stage, refs));
+    expect(settings).toMatchObject({
+      insufficientPointsPolicy: stage.processing.insufficientPointsPolicy,
+      refundWaitSeconds: stage.processing.refundWaitSeconds,
+      ledgerTtlDays: stage.processing.ledgerTtlDays,
+      leaseSeconds: leaseSeconds(stage),
+      rateBudgetPerMinute: stage.rate.budgetPerMinute,
+    });
+  });
+
+  it('gives the worker a lease at least as long as its timeout', () => {
+    const stage = loadStageConfig(INFRA_DIR, 'staging');
+    expect(Number(workerEnvironment(stage, refs)[ENV.LEASE_SECONDS])).toBeGreaterThanOrEqual(stage.worker.timeoutSeconds);
+  });
+
+  it('enables in the receiver exactly the sources the stage configures', () => {
+    const stage = loadStageConfig(INFRA_DIR, 'staging');
+    const only = { ...stage, sources: { shopify: stage.sources.shopify! } };
+    const env = receiverEnvironment(only, { queueUrl: 'q', webhookSecretArnsJson: '{}' });
+    expect([...loadSources(env[ENV.SOURCES_CONFIG]).keys()]).toEqual(['shopify']);
+  });
+
+  it('keeps the webhook secret name out of the receiver’s source settings', () => {
+    const stage = loadStageConfig(INFRA_DIR, 'staging');
+    const named = { ...stage, sources: { ...stage.sources, pos: { ...stage.sources.pos!, webhookSecretName: 'x/pos' } } };
+    const env = receiverEnvironment(named, { queueUrl: 'q', webhookSecretArnsJson: '{}' });
+    expect(env[ENV.SOURCES_CONFIG]).not.toContain('webhookSecretName');
+  });
+
+  it('sets the Powertools service name, log level and metrics namespace on both functions', () => {
+    const stage = loadStageConfig(INFRA_DIR, 'production');
+    const expected = {
+      POWERTOOLS_SERVICE_NAME: stage.observability.serviceName,
+      POWERTOOLS_LOG_LEVEL: stage.observability.logLevel,
+      POWERTOOLS_METRICS_NAMESPACE: stage.observability.metricsNamespace,
+    };
+    expect(workerEnvironment(stage, refs)).toMatchObject(expected);
+    expect(receiverEnvironment(stage, { queueUrl: 'q', webhookSecretArnsJson: '{}' })).toMatchObject(expected);
+  });
+});

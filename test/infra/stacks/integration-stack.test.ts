@@ -1,0 +1,390 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV, LEDGER_TABLE_SCHEMA } from '../../../shared/config/index.js';
+import { UPSTREAM_CEILING_PER_MINUTE, type StageConfig, webhookSecretName } from '../../../infra/config/index.js';
+import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
+
+let app: SynthesisedApp;
+beforeAll(() => {
+  app = synthesiseRealApp();
+});
+afterAll(() => app?.dispose());
+
+function stage(name: string): { template: Template; config: StageConfig } {
+  const entry = app.stages.get(name);
+  if (!entry) throw new Error(`no stage ${name}`);
+  return { template: entry.template, config: entry.stack.config };
+}
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+function only(template: Template, type: string, props: Record<string, unknown> = {}): [string, Resource] {
+  const found = Object.entries(template.findResources(type, { Properties: Match.objectLike(props) }));
+  expect(found).toHaveLength(1);
+  return found[0] as [string, Resource];
+}
+
+/** The function whose description starts with `prefix` (receive-webhook: "Verifies", worker: "Credits"). */
+function lambda(template: Template, prefix: string): [string, Resource] {
+  return only(template, 'AWS::Lambda::Function', { Description: Match.stringLikeRegexp(`^${prefix}`) });
+}
+const receiverOf = (t: Template) => lambda(t, 'Verifies');
+const workerOf = (t: Template) => lambda(t, 'Credits');
+
+/** All statements of the inline policies attached to the role of a function. */
+function statementsOf(template: Template, fn: Resource): { Action: string | string[]; Resource: unknown; Effect: string }[] {
+  const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
+  const role = template.findResources('AWS::IAM::Role')[roleId] as Resource;
+  expect(role.Properties.ManagedPolicyArns ?? []).toEqual([]);
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+    (p as Resource).Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId),
+  ) as Resource[];
+  return policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
+}
+const actionsOf = (statements: { Action: string | string[] }[]) => statements.flatMap((s) => [s.Action].flat());
+const ref = (logicalId: string) => ({ Ref: logicalId });
+const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
+
+describe('HTTP API', () => {
+  it('routes POST /webhooks/shopify and POST /webhooks/pos, and nothing else', () => {
+    const routes = stage('staging').template.findResources('AWS::ApiGatewayV2::Route');
+    expect(Object.values(routes).map((r) => (r as Resource).Properties.RouteKey).sort()).toEqual([
+      'POST /webhooks/pos',
+      'POST /webhooks/shopify',
+    ]);
+  });
+
+  it('sends both routes to receive-webhook with the v2 payload', () => {
+    const { template } = stage('staging');
+    const [receiverId] = receiverOf(template);
+    const [integrationId] = only(template, 'AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+      IntegrationUri: arn(receiverId),
+    });
+    for (const route of Object.values(template.findResources('AWS::ApiGatewayV2::Route'))) {
+      expect((route as Resource).Properties.Target).toEqual({ 'Fn::Join': ['', ['integrations/', ref(integrationId)]] });
+    }
+  });
+
+  it('throttles the stage with the configured rate and burst', () => {
+    for (const name of ['staging', 'production']) {
+      const { template, config } = stage(name);
+      template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        StageName: '$default',
+        AutoDeploy: true,
+        DefaultRouteSettings: { ThrottlingRateLimit: config.api.rateLimit, ThrottlingBurstLimit: config.api.burstLimit },
+      });
+    }
+  });
+
+  it('writes access logs without headers or bodies', () => {
+    const [, apiStage] = only(stage('staging').template, 'AWS::ApiGatewayV2::Stage');
+    const format = JSON.parse(apiStage.Properties.AccessLogSettings.Format) as Record<string, string>;
+    expect(format.requestId).toBe('$context.requestId');
+    expect(Object.values(format).join(' ')).not.toMatch(/header|body/i);
+  });
+});
+
+describe('functions', () => {
+  it('run on ARM64 with the Node 24 runtime and the configured memory and timeout', () => {
+    for (const name of ['staging', 'production']) {
+      const { template, config } = stage(name);
+      for (const [[, fn], sizing] of [
+        [receiverOf(template), config.receiver],
+        [workerOf(template), config.worker],
+      ] as const) {
+        expect(fn.Properties).toMatchObject({
+          Architectures: ['arm64'],
+          Runtime: 'nodejs24.x',
+          Handler: 'index.handler',
+          MemorySize: sizing.memoryMiB,
+          Timeout: sizing.timeoutSeconds,
+        });
+      }
+    }
+  });
+
+  it('ship a minified ESM bundle with its source map, built locally, and enable source maps', () => {
+    const { template } = stage('staging');
+    for (const [, fn] of [receiverOf(template), workerOf(template)]) {
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+      const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
+      const dir = join(app.outdir, `assembly-${app.built.pipeline.stackName}-Staging`, `asset.${hash}`);
+      const fallback = join(app.outdir, `asset.${hash}`);
+      const assetDir = existsSync(dir) ? dir : fallback;
+      expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
+      const code = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+      // ESM, and minified: esbuild's unminified output declares `var name = ...` with spaces.
+      expect(code).toMatch(/export\s*\{[^}]*\bhandler\b/);
+      expect(code).not.toMatch(/^(var|let|const) [\w$]+ = /m);
+    }
+  });
+
+  it('give receive-webhook the queue, its sources and their secret ARNs', () => {
+    const { template } = stage('staging');
+    const [, fn] = receiverOf(template);
+    const [queueId] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
+    const env = fn.Properties.Environment.Variables;
+    expect(env[ENV.QUEUE_URL]).toEqual(ref(queueId));
+    expect(Object.keys(JSON.parse(env[ENV.SOURCES_CONFIG]))).toEqual(['shopify', 'pos']);
+    const arns = JSON.stringify(env[ENV.WEBHOOK_SECRET_ARNS]);
+    for (const id of Object.keys(template.findResources('AWS::SecretsManager::Secret'))) expect(arns).toContain(id);
+    expect(env).toMatchObject({ POWERTOOLS_SERVICE_NAME: expect.any(String), POWERTOOLS_METRICS_NAMESPACE: expect.any(String) });
+  });
+
+  it('give process-events the ledger, the Open API secret and the processing settings', () => {
+    const { template, config } = stage('production');
+    const [, fn] = workerOf(template);
+    const [tableId] = only(template, 'AWS::DynamoDB::Table');
+    const env = fn.Properties.Environment.Variables;
+    expect(env[ENV.LEDGER_TABLE]).toEqual(ref(tableId));
+    expect(JSON.stringify(env[ENV.OPENAPI_SECRET_ARN])).toContain(`:secret:${config.openApiSecretName}`);
+    expect(env).toMatchObject({
+      [ENV.INSUFFICIENT_POINTS_POLICY]: config.processing.insufficientPointsPolicy,
+      [ENV.REFUND_WAIT_SECONDS]: String(config.processing.refundWaitSeconds),
+      [ENV.LEDGER_TTL_DAYS]: String(config.processing.ledgerTtlDays),
+      [ENV.RATE_BUDGET_PER_MINUTE]: String(config.rate.budgetPerMinute),
+      POWERTOOLS_LOG_LEVEL: config.observability.logLevel,
+    });
+    expect(Number(env[ENV.LEASE_SECONDS])).toBeGreaterThanOrEqual(fn.Properties.Timeout);
+  });
+
+  it('log to their own log groups with the configured retention', () => {
+    const { template, config } = stage('production');
+    for (const [, fn] of [receiverOf(template), workerOf(template)]) {
+      const groupId = fn.Properties.LoggingConfig.LogGroup.Ref as string;
+      const group = template.findResources('AWS::Logs::LogGroup')[groupId] as Resource;
+      expect(group.Properties.RetentionInDays).toBe(config.observability.logRetentionDays);
+    }
+  });
+});
+
+describe('queue', () => {
+  it('is FIFO in high-throughput mode with deduplication ids set by the receiver', () => {
+    only(stage('staging').template, 'AWS::SQS::Queue', {
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it('hides a message for 6 x the worker timeout and dead-letters it after the configured receives', () => {
+    const { template, config } = stage('staging');
+    const [, queue] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
+    const [, worker] = workerOf(template);
+    expect(queue.Properties.VisibilityTimeout).toBe(6 * worker.Properties.Timeout);
+    const dlqs = Object.entries(template.findResources('AWS::SQS::Queue')).filter(([, q]) => !(q as Resource).Properties.RedrivePolicy);
+    expect(dlqs).toHaveLength(1);
+    const [dlqId, dlq] = dlqs[0] as [string, Resource];
+    expect(dlq.Properties).toMatchObject({ FifoQueue: true, SqsManagedSseEnabled: true });
+    expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: arn(dlqId), maxReceiveCount: config.queue.maxReceiveCount });
+  });
+
+  it('refuses requests without TLS on both queues', () => {
+    const policies = stage('staging').template.findResources('AWS::SQS::QueuePolicy', {
+      Properties: {
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      },
+    });
+    expect(Object.keys(policies)).toHaveLength(2);
+  });
+});
+
+describe('event source mapping', () => {
+  it('reports partial batch failures and caps concurrency so every endpoint stays under 2000 requests per minute', () => {
+    for (const name of ['staging', 'production']) {
+      const { template, config } = stage(name);
+      const [workerId, worker] = workerOf(template);
+      const [, mapping] = only(template, 'AWS::Lambda::EventSourceMapping', { FunctionName: ref(workerId) });
+      expect(mapping.Properties).toMatchObject({
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BatchSize: config.queue.batchSize,
+        ScalingConfig: { MaximumConcurrency: config.rate.maxConcurrency },
+      });
+      const budget = Number(worker.Properties.Environment.Variables[ENV.RATE_BUDGET_PER_MINUTE]);
+      expect(mapping.Properties.ScalingConfig.MaximumConcurrency * budget).toBeLessThanOrEqual(UPSTREAM_CEILING_PER_MINUTE);
+    }
+  });
+});
+
+describe('ledger table', () => {
+  it('is keyed by pk alone, on demand, with point-in-time recovery, KMS encryption and TTL on ttl', () => {
+    only(stage('staging').template, 'AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true }, // KMS with the AWS managed key
+      TimeToLiveSpecification: { AttributeName: LEDGER_TABLE_SCHEMA.ttlAttribute, Enabled: true },
+    });
+  });
+
+  it('is protected from deletion and retained in production', () => {
+    const [, table] = only(stage('production').template, 'AWS::DynamoDB::Table');
+    expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  it('is disposable in staging', () => {
+    const [, table] = only(stage('staging').template, 'AWS::DynamoDB::Table');
+    expect(table.Properties.DeletionProtectionEnabled).toBe(false);
+    expect(table.DeletionPolicy).toBe('Delete');
+  });
+});
+
+describe('secrets', () => {
+  it('creates one empty webhook secret per source under the configured name', () => {
+    const { template, config } = stage('production');
+    for (const source of ['shopify', 'pos']) {
+      only(template, 'AWS::SecretsManager::Secret', {
+        Name: webhookSecretName(config, source),
+        SecretString: JSON.stringify({ secrets: [] }),
+      });
+    }
+    expect(Object.keys(template.findResources('AWS::SecretsManager::Secret'))).toHaveLength(2);
+  });
+
+  it('retains the webhook secrets in production', () => {
+    for (const secret of Object.values(stage('production').template.findResources('AWS::SecretsManager::Secret'))) {
+      expect((secret as Resource).DeletionPolicy).toBe('Retain');
+    }
+  });
+});
+
+describe('IAM', () => {
+  it('lets receive-webhook send to the queue and read its webhook secrets, nothing more', () => {
+    const { template } = stage('staging');
+    const [, fn] = receiverOf(template);
+    const [queueId] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
+    const statements = statementsOf(template, fn);
+    const secretIds = Object.keys(template.findResources('AWS::SecretsManager::Secret'));
+    const logGroup = fn.Properties.LoggingConfig.LogGroup.Ref as string;
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn(logGroup) }),
+        expect.objectContaining({ Action: 'sqs:SendMessage', Resource: arn(queueId) }),
+        ...secretIds.map((id) =>
+          expect.objectContaining({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: ref(id) }),
+        ),
+      ]),
+    );
+    expect(statements).toHaveLength(2 + secretIds.length);
+  });
+
+  it('keeps receive-webhook away from the ledger and the Open API secret', () => {
+    const { template, config } = stage('staging');
+    const statements = statementsOf(template, receiverOf(template)[1]);
+    expect(actionsOf(statements).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
+    expect(JSON.stringify(statements)).not.toContain(config.openApiSecretName);
+  });
+
+  it('lets process-events use ledger items and read the Open API secret, nothing more', () => {
+    const { template, config } = stage('staging');
+    const [, fn] = workerOf(template);
+    const [tableId] = only(template, 'AWS::DynamoDB::Table');
+    const statements = statementsOf(template, fn);
+    const dynamo = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo).toEqual([
+      expect.objectContaining({
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        Resource: [arn(tableId)],
+      }),
+    ]);
+    const secrets = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('secretsmanager:')));
+    expect(secrets).toHaveLength(1);
+    expect(JSON.stringify(secrets[0]!.Resource)).toContain(`:secret:${config.openApiSecretName}-??????`);
+  });
+
+  it('does not let process-events send messages, read webhook secrets or invoke the API', () => {
+    const { template } = stage('staging');
+    const statements = statementsOf(template, workerOf(template)[1]);
+    const actions = actionsOf(statements);
+    expect(actions).not.toContain('sqs:SendMessage');
+    expect(actions.filter((a) => a.startsWith('execute-api:') || a.startsWith('lambda:'))).toEqual([]);
+    for (const id of Object.keys(template.findResources('AWS::SecretsManager::Secret'))) {
+      expect(JSON.stringify(statements)).not.toContain(id);
+    }
+  });
+
+  it('grants no wildcard action and no * resource anywhere in the stage', () => {
+    for (const name of ['staging', 'production']) {
+      const { template } = stage(name);
+      for (const policy of Object.values(template.findResources('AWS::IAM::Policy'))) {
+        for (const statement of (policy as Resource).Properties.PolicyDocument.Statement) {
+          for (const action of [statement.Action].flat() as string[]) expect(action).not.toMatch(/\*/);
+          expect([statement.Resource].flat()).not.toContain('*');
+        }
+      }
+    }
+  });
+});
+
+describe('alarms', () => {
+  type Alarm = Resource['Properties'];
+  const alarms = (template: Template) => Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => (a as Resource).Properties as Alarm);
+
+  it('watch the dead-letter queue depth', () => {
+    const { template } = stage('staging');
+    const dlqId = Object.entries(template.findResources('AWS::SQS::Queue')).find(([, q]) => !(q as Resource).Properties.RedrivePolicy)![0];
+    expect(alarms(template)).toContainEqual(
+      expect.objectContaining({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+        Threshold: 1,
+      }),
+    );
+  });
+
+  it('watch the age of the oldest queued message against the configured threshold', () => {
+    const { template, config } = stage('production');
+    expect(alarms(template)).toContainEqual(
+      expect.objectContaining({ MetricName: 'ApproximateAgeOfOldestMessage', Threshold: config.alarms.oldestMessageAgeSeconds }),
+    );
+  });
+
+  it('watch the errors of both functions', () => {
+    const { template } = stage('staging');
+    for (const [id] of [receiverOf(template), workerOf(template)]) {
+      expect(alarms(template)).toContainEqual(
+        expect.objectContaining({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: ref(id) }] }),
+      );
+    }
+  });
+
+  it("watch the upstream failure rate from the worker's Powertools metrics", () => {
+    const { template, config } = stage('production');
+    const rate = alarms(template).find((a) => a.Metrics);
+    expect(rate).toMatchObject({ Threshold: config.alarms.upstreamFailurePercent });
+    const stats = (rate!.Metrics as { MetricStat?: { Metric: Record<string, unknown> } }[]).filter((m) => m.MetricStat);
+    expect(stats.map((m) => m.MetricStat!.Metric)).toEqual(
+      expect.arrayContaining(
+        ['UpstreamCall', 'UpstreamFailure'].map((MetricName) => ({
+          MetricName,
+          Namespace: config.observability.metricsNamespace,
+          Dimensions: [{ Name: 'service', Value: config.observability.serviceName }],
+        })),
+      ),
+    );
+  });
+
+  it('notify one encrypted SNS topic with the configured e-mail subscribed', () => {
+    const { template, config } = stage('production');
+    const [topicId, topic] = only(template, 'AWS::SNS::Topic');
+    expect(topic.Properties.KmsMasterKeyId).toBeDefined();
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: config.alarms.email, TopicArn: ref(topicId) });
+    const all = alarms(template);
+    expect(all).toHaveLength(5);
+    for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
+  });
+});

@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildApp, type BuiltApp } from '../../../infra/build-app.js';
+import { type Deployment, loadDeployment } from '../../../infra/config/index.js';
+import { INFRA_DIR } from '../../../infra/paths.js';
+import type { IntegrationStack } from '../../../infra/stacks/integration-stack.js';
+
+export type SynthesisedApp = {
+  deployment: Deployment;
+  built: BuiltApp;
+  outdir: string;
+  /** The integration stack of each pipeline stage, by stage name, and its template. */
+  stages: Map<string, { stack: IntegrationStack; template: Template }>;
+  pipelineTemplate: Template;
+  dispose(): void;
+};
+
+/**
+ * The real app as `cdk synth` builds it (infra/pipeline.json and the stage files it lists, cdk-nag
+ * included), with its output in a temporary directory. CDK's built-in CloudFormation validation (a
+ * WebAssembly linter costing seconds per synthesis) is left to `cdk synth` itself, which the
+ * pipeline runs right after the tests.
+ */
+export function buildRealApp(): { app: App; built: BuiltApp; outdir: string } {
+  const outdir = mkdtempSync(join(tmpdir(), 'infra-test-'));
+  const app = new App({ outdir, builtinCloudFormationValidation: false });
+  return { app, built: buildApp(app, loadDeployment(INFRA_DIR)), outdir };
+}
+
+/** Builds and synthesises the real app. Seconds of work: call once per test file. */
+export function synthesiseRealApp(): SynthesisedApp {
+  const { app, built, outdir } = buildRealApp();
+  const deployment = loadDeployment(INFRA_DIR);
+  // Throws if any cdk-nag finding is not acknowledged.
+  app.synth();
+  const stages = new Map<string, { stack: IntegrationStack; template: Template }>();
+  for (const { stack } of built.pipeline.stages) {
+    stages.set(stack.config.stageName, { stack, template: Template.fromStack(stack) });
+  }
+  return {
+    deployment,
+    built,
+    outdir,
+    stages,
+    pipelineTemplate: Template.fromStack(built.pipeline),
+    dispose: () => rmSync(outdir, { recursive: true, force: true }),
+  };
+}

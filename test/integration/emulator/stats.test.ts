@@ -1,0 +1,79 @@
+import { request as undiciRequest } from 'undici';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
+import { ALICE, connect, fixtureConfig, request, type Api } from './http.js';
+
+let emu: TestEmulator;
+let api: Api;
+beforeAll(async () => {
+  emu = await startTestEmulator(fixtureConfig());
+});
+afterAll(() => emu.close());
+beforeEach(async () => {
+  await emu.reset();
+  api = await connect(emu);
+});
+
+const CALC = 'POST /api/ext/users/{id}/points/calculation';
+const calc = () => api.post(`/api/ext/users/${ALICE}/points/calculation`, { amount: 100 });
+
+describe('GET /__emulator/stats', () => {
+  it('counts requests per client under the method and the spec path template', async () => {
+    await calc();
+    await calc();
+    await api.get('/api/ext/users/external_id/shopify/1001');
+    const s = await emu.stats('test-client');
+    expect(s?.routes[CALC]).toEqual({ total: 2, max_per_minute: 2 });
+    expect(s?.routes['GET /api/ext/users/external_id/{external_key}/{external_id}']).toEqual({ total: 1, max_per_minute: 1 });
+  });
+
+  it('reports the busiest minute of the emulator clock in max_per_minute', async () => {
+    await calc();
+    await calc();
+    await calc();
+    await emu.advanceClock(60);
+    await calc();
+    expect((await emu.stats('test-client'))?.routes[CALC]).toEqual({ total: 4, max_per_minute: 3 });
+  });
+
+  it('counts token requests', async () => {
+    await connect(emu);
+    expect((await emu.stats('test-client'))?.token_requests).toBe(2);
+  });
+
+  it('counts a refused token request under the client it names', async () => {
+    await request(emu.url, 'POST', '/api/ext/token', {
+      body: { grant_type: 'client_credentials', client_id: 'test-client', client_secret: 'wrong' },
+    });
+    expect((await emu.stats('test-client'))?.token_requests).toBe(2);
+  });
+
+  it('counts a request with an expired token under the token\'s client', async () => {
+    await emu.advanceClock(86_400);
+    expect((await calc()).status).toBe(401);
+    expect((await emu.stats('test-client'))?.routes[CALC]?.total).toBe(1);
+  });
+
+  it('does not count a request whose client is unknown', async () => {
+    await request(emu.url, 'GET', `/api/ext/users/${ALICE}`, { token: 'made-up' });
+    expect((await emu.stats('test-client'))?.routes[`GET /api/ext/users/{id}`]).toBeUndefined();
+  });
+
+  it('counts requests without a User-Agent header', async () => {
+    await undiciRequest(`${emu.url}/api/ext/users/${ALICE}`, { headers: { authorization: `Bearer ${api.token}` } });
+    await api.get(`/api/ext/users/${ALICE}`);
+    expect((await emu.stats('test-client'))?.missing_user_agent).toBe(1);
+  });
+
+  it('counts requests that a fault dropped', async () => {
+    await emu.addFault({ path: '/points/calculation$', fault: 'reset_before' });
+    await calc().catch(() => undefined);
+    expect((await emu.stats('test-client'))?.routes[CALC]?.total).toBe(1);
+  });
+
+  it('starts from zero after reset', async () => {
+    await calc();
+    await emu.reset();
+    expect(await emu.stats('test-client')).toBeUndefined();
+  });
+});

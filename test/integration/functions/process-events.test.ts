@@ -1,0 +1,160 @@
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { depsFromEnvironment, makeHandler } from '../../../functions/process-events.js';
+import { purchaseMarker } from '../../../shared/points/index.js';
+import { emulatorConfig, purchase, refund, startHarness, type Harness } from '../shared/points/harness.js';
+import type { PointsEvent } from '../../../shared/points/index.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(async () => {
+  await h.emulator.reset(emulatorConfig());
+});
+
+// SQS itself cannot run here: the event is built the way Lambda's SQS integration delivers it.
+let messages = 0;
+function sqsRecord(body: PointsEvent | string, groupId: string): SQSRecord {
+  const id = `msg-${++messages}`;
+  return {
+    messageId: id,
+    receiptHandle: `rh-${id}`,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: '0',
+      SenderId: 'test',
+      ApproximateFirstReceiveTimestamp: '0',
+      MessageGroupId: groupId,
+      MessageDeduplicationId: id,
+      SequenceNumber: String(messages),
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:events.fifo',
+    awsRegion: 'us-east-1',
+  };
+}
+const sqsEvent = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
+
+const env = () => ({
+  LEDGER_TABLE: h.dynamo.tableName,
+  DYNAMODB_ENDPOINT: h.dynamo.endpoint,
+  OPENAPI_BASE_URL: h.emulator.url,
+  OPENAPI_CLIENT_ID: 'test-client',
+  OPENAPI_CLIENT_SECRET: 'test-secret',
+  LEASE_SECONDS: '60',
+  REFUND_WAIT_SECONDS: '120',
+  POWERTOOLS_METRICS_NAMESPACE: 'test',
+});
+/** The handler as deployed, built from the environment (once per file), with the test's clock. */
+let built: ReturnType<typeof makeHandler> | undefined;
+const handler = () => (built ??= makeHandler(depsFromEnvironment(env(), { clock: h.clock })));
+
+describe('process-events handler', () => {
+  let output: string[];
+  beforeEach(() => {
+    output = [];
+    // Captures what Powertools writes (INFO and EMF to stdout, WARN and ERROR to stderr).
+    for (const stream of [process.stdout, process.stderr]) {
+      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        output.push(String(chunk));
+        return true;
+      });
+    }
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  const lines = () =>
+    output
+      .join('')
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it('acknowledges a batch whose events are all processed', async () => {
+    const a = purchase();
+    const b = purchase({ customer: { externalKey: 'shopify', externalId: 'cust-regular' } });
+    const result = await handler()(sqsEvent(sqsRecord(a, 'shopify:cust-gold'), sqsRecord(b, 'shopify:cust-regular')));
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(await h.entries('member-gold', purchaseMarker(a.source, a.orderId))).toEqual([50]);
+    expect(await h.entries('member-regular', purchaseMarker(b.source, b.orderId))).toEqual([10]);
+  });
+
+  it('returns a retried event and the rest of its FIFO group as failures, while other groups go on', async () => {
+    const early = purchase();
+    const waiting = sqsRecord(refund(early, 'r1', 1000), 'shopify:cust-gold');
+    const behind = sqsRecord(early, 'shopify:cust-gold');
+    const other = purchase({ customer: { externalKey: 'shopify', externalId: 'cust-regular' } });
+    const result = await handler()(sqsEvent(waiting, behind, sqsRecord(other, 'shopify:cust-regular')));
+    expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([waiting.messageId, behind.messageId]);
+    expect((await h.ledger.getOrder(early))?.state).toBe('stub');
+    expect((await h.ledger.getOrder(other))?.outcome).toBe('credited');
+  });
+
+  it('fails a message that is not a valid event, naming the problem in the log', async () => {
+    const bad = sqsRecord('{"type":"purchase","orderId":""}', 'g');
+    const result = await handler()(sqsEvent(bad));
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
+    const line = lines().find((l) => l.message === 'event processed');
+    expect(line).toMatchObject({ level: 'ERROR', outcome: 'invalid_event', action: 'retry', messageId: bad.messageId });
+    expect(String(line?.reason)).toContain('orderId');
+  });
+
+  it('logs one structured line per event with ids and outcome, and no secret', async () => {
+    const a = purchase();
+    const b = purchase({ test: true });
+    await handler()(sqsEvent(sqsRecord(a, 'g1'), sqsRecord(b, 'g2')));
+    const logged = lines().filter((l) => l.message === 'event processed');
+    expect(logged).toHaveLength(2);
+    expect(logged[0]).toMatchObject({ level: 'INFO', orderId: a.orderId, outcome: 'credited', points: 50, source: 'shopify' });
+    expect(logged[1]).toMatchObject({ orderId: b.orderId, outcome: 'skipped', reason: 'test' });
+    expect(output.join('')).not.toContain('test-secret');
+    expect(output.join('')).not.toMatch(/Bearer\s+\S/);
+  });
+
+  it('publishes points credited, outcome counts and upstream latency as metrics', async () => {
+    await handler()(sqsEvent(sqsRecord(purchase(), 'g1')));
+    const emf = lines().find((l) => '_aws' in l);
+    expect(emf).toMatchObject({ PointsCredited: 50, Outcome_credited: 1 });
+    expect(Array.isArray(emf?.UpstreamLatency) ? emf.UpstreamLatency : [emf?.UpstreamLatency]).toHaveLength(2);
+  });
+});
+
+describe('process-events handler: crashes', () => {
+  it('an event whose processing crashes is returned as a failure and credited once on redelivery', async () => {
+    const crashing = makeHandler(
+      depsFromEnvironment(env(), {
+        clock: h.clock,
+        checkpoint: (step) => {
+          if (step === 'purchase:granted') throw new Error('simulated crash');
+        },
+        logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      }),
+    );
+    const event = purchase();
+    const record = sqsRecord(event, 'g1');
+    expect((await crashing(sqsEvent(record))).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    h.expireLeases();
+    expect((await handler()(sqsEvent(record))).batchItemFailures).toEqual([]);
+    expect(await h.entries('member-gold', purchaseMarker(event.source, event.orderId))).toEqual([50]);
+  });
+});
+
+describe('process-events configuration', () => {
+  it('refuses to start without the ledger table name', () => {
+    const { LEDGER_TABLE: _omitted, ...rest } = env();
+    expect(() => depsFromEnvironment(rest)).toThrow(/LEDGER_TABLE/);
+  });
+
+  it('names the variable of an invalid setting', () => {
+    expect(() => depsFromEnvironment({ ...env(), INSUFFICIENT_POINTS_POLICY: 'forgive' })).toThrow(/INSUFFICIENT_POINTS_POLICY/);
+    expect(() => depsFromEnvironment({ ...env(), LEASE_SECONDS: 'soon' })).toThrow(/LEASE_SECONDS/);
+  });
+});

@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLedger, type Ledger } from '../../../../shared/ledger/index.js';
+import { manualClock, startDynalite, type LocalDynamo } from '../../../support/dynalite.js';
+
+let dynamo: LocalDynamo;
+const clock = manualClock();
+let ledger: Ledger;
+let n = 0;
+const nextOrder = () => ({ source: 'shopify', orderId: `o-${++n}` });
+const purchase = (ref: { source: string; orderId: string }, owner: string) => ({
+  ...ref,
+  owner,
+  eligibleAmount: 1000,
+  currency: 'JPY',
+  externalKey: 'shopify',
+  externalId: '1001',
+});
+
+beforeAll(async () => {
+  dynamo = await startDynalite();
+  ledger = createLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock, ttlDays: 400, leaseSeconds: 60 });
+});
+afterAll(async () => {
+  await dynamo.stop();
+});
+
+describe('ledger: purchase claims', () => {
+  it('a first claim takes the lease on a new order record', async () => {
+    const ref = nextOrder();
+    const claim = await ledger.claimPurchase(purchase(ref, 'a'));
+    expect(claim).toEqual({ ok: true, previous: undefined });
+    const order = await ledger.getOrder(ref);
+    expect(order).toMatchObject({ state: 'pending', leaseOwner: 'a', attempts: 1, eligibleAmount: 1000 });
+    expect(order?.leaseUntil).toBe(clock() + 60_000);
+  });
+
+  it('a second claim while the lease is live is refused and shows who holds it', async () => {
+    const ref = nextOrder();
+    await ledger.claimPurchase(purchase(ref, 'a'));
+    const claim = await ledger.claimPurchase(purchase(ref, 'b'));
+    expect(claim.ok).toBe(false);
+    expect(claim.ok === false && claim.current?.leaseOwner).toBe('a');
+  });
+
+  it('of many concurrent claims exactly one gets the lease', async () => {
+    const ref = nextOrder();
+    const claims = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((o) => ledger.claimPurchase(purchase(ref, o))));
+    expect(claims.filter((c) => c.ok)).toHaveLength(1);
+  });
+
+  it('an expired lease is taken over and the claim reports the previous holder', async () => {
+    const ref = nextOrder();
+    await ledger.claimPurchase(purchase(ref, 'a'));
+    clock.advance(60_001);
+    const claim = await ledger.claimPurchase(purchase(ref, 'b'));
+    expect(claim.ok && claim.previous?.leaseOwner).toBe('a');
+    expect((await ledger.getOrder(ref))?.attempts).toBe(2);
+  });
+
+  it('a finished order cannot be claimed again', async () => {
+    const ref = nextOrder();
+    await ledger.claimPurchase(purchase(ref, 'a'));
+    await ledger.finishPurchase(ref, 'a', { outcome: 'credited', customerId: 'm1', pointsHint: 10 });
+    clock.advance(600_000);
+    const claim = await ledger.claimPurchase(purchase(ref, 'b'));
+    expect(claim.ok === false && claim.current?.outcome).toBe('credited');
+  });
+
+  it('only the lease holder can finish, and a finished record expires ttlDays later', async () => {
+    const ref = nextOrder();
+    await ledger.claimPurchase(purchase(ref, 'a'));
+    expect(await ledger.finishPurchase(ref, 'b', { outcome: 'credited', pointsHint: 1 })).toBeUndefined();
+    const done = await ledger.finishPurchase(ref, 'a', { outcome: 'credited', customerId: 'm1', pointsHint: 10 });
+    expect(done).toMatchObject({ state: 'done', outcome: 'credited', pointsHint: 10, refunds: {} });
+    expect(done?.leaseOwner).toBeUndefined();
+    expect(done?.ttl).toBe(Math.floor(clock() / 1000) + 400 * 86_400);
+  });
+
+  it('an unknown outcome keeps the lease running and flags the record for reconciliation', async () => {
+    const ref = nextOrder();
+    await ledger.claimPurchase(purchase(ref, 'a'));
+    await ledger.releaseOrder(ref, 'a', { lastError: 'timeout', needsReconcile: true, keepLease: true });
+    const order = await ledger.getOrder(ref);
+    expect(order).toMatchObject({ leaseOwner: 'a', needsReconcile: true, lastError: 'timeout' });
+    expect((await ledger.claimPurchase(purchase(ref, 'b'))).ok).toBe(false);
+  });
+
+  it('a skip is recorded without a claim, once', async () => {
+    const ref = nextOrder();
+    expect(await ledger.finishPurchase(ref, null, { outcome: 'skipped', reason: 'test' })).toMatchObject({ state: 'done' });
+    expect(await ledger.finishPurchase(ref, null, { outcome: 'skipped', reason: 'test' })).toBeUndefined();
+  });
+});
+
+describe('ledger: refunds', () => {
+  const credited = async () => {
+    const ref = nextOrder();
+    await ledger.claimPurchase(purchase(ref, 'p'));
+    await ledger.finishPurchase(ref, 'p', { outcome: 'credited', customerId: 'm1', pointsHint: 100 });
+    return ref;
+  };
+
+  it('a refund before its purchase leaves a stub the purchase claim keeps', async () => {
+    const ref = nextOrder();
+    const stub = await ledger.registerWaitingRefund({ ...ref, refundId: 'r1' });
+    expect(stub).toMatchObject({ state: 'stub', waitingRefunds: ['r1'], refundIds: ['r1'] });
+    expect((await ledger.claimPurchase(purchase(ref, 'p'))).ok).toBe(true);
+    const done = await ledger.finishPurchase(ref, 'p', { outcome: 'credited', pointsHint: 5 });
+    expect(done?.waitingRefunds).toEqual(['r1']);
+  });
+
+  it('a waiting refund is not registered on an order that is already done', async () => {
+    const ref = await credited();
+    expect(await ledger.registerWaitingRefund({ ...ref, refundId: 'r1' })).toBeUndefined();
+  });
+
+  it('a refund is applied to its order once, and the order lease is refused once it is applied', async () => {
+    const ref = await credited();
+    const r = { ...ref, refundId: 'r1' };
+    expect((await ledger.claimOrderForRefund(r, 'x')).ok).toBe(true);
+    const applied = { amount: 500, refundedAfter: 500, target: 50, debited: 50, at: 'now' };
+    const input = { refundId: 'r1', applied, refundedSoFar: 500, debitTarget: 50, debited: 50 };
+    const order = await ledger.applyRefund(ref, 'x', input);
+    expect(order).toMatchObject({ refundedSoFar: 500, debited: 50, refunds: { r1: applied }, refundIds: ['r1'] });
+    expect(order?.leaseOwner).toBeUndefined();
+    const again = await ledger.claimOrderForRefund(r, 'y');
+    expect(again.ok).toBe(false);
+  });
+
+  it('an order that was not credited cannot be leased for a refund', async () => {
+    const ref = nextOrder();
+    await ledger.finishPurchase(ref, null, { outcome: 'customer_not_found' });
+    expect((await ledger.claimOrderForRefund({ ...ref, refundId: 'r1' }, 'x')).ok).toBe(false);
+  });
+
+  it('refund records are listed per order', async () => {
+    const ref = await credited();
+    for (const refundId of ['a', 'b']) {
+      const r = { ...ref, refundId };
+      await ledger.claimRefund(r, 'x', '{}');
+      await ledger.finishRefund(r, 'x', { state: 'done', outcome: 'skipped', reason: 'test' });
+      await ledger.forgetWaitingRefund(r);
+    }
+    const refunds = await ledger.listRefunds(ref);
+    expect(refunds.map((r) => r.refundId).sort()).toEqual(['a', 'b']);
+  });
+
+  it('a finished refund cannot be claimed again; a waiting one can', async () => {
+    const ref = await credited();
+    const a = { ...ref, refundId: 'a' };
+    await ledger.claimRefund(a, 'x', '{"n":1}');
+    await ledger.releaseRefund(a, 'x', { state: 'waiting', lastError: 'purchase not credited yet' });
+    const again = await ledger.claimRefund(a, 'y', '{"n":2}');
+    expect(again.ok && again.previous?.state).toBe('waiting');
+    await ledger.finishRefund(a, 'y', { state: 'done', outcome: 'debited', pointsDebited: 3 });
+    const third = await ledger.claimRefund(a, 'z', '{}');
+    expect(third.ok === false && third.current).toMatchObject({ outcome: 'debited', event: '{"n":1}', attempts: 2 });
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * Shared setup for the processing tests: the real emulator (frozen clock), dynalite with the ledger
+ * table, the real Open API client, and a processor built from them with a hand-moved clock.
+ */
+import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
+import { createLedger, type Ledger } from '../../../../shared/ledger/index.js';
+import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../../shared/openapi/index.js';
+import {
+  createProcessor,
+  type Checkpoint,
+  type Processor,
+  type PurchaseEvent,
+  type RefundEvent,
+} from '../../../../shared/points/index.js';
+import { manualClock, startDynalite, type LocalDynamo } from '../../../support/dynalite.js';
+import { startTestEmulator, testClient, type TestEmulator } from '../../../support/emulator.js';
+
+export const CLIENT_ID = 'test-client';
+export const LEASE_SECONDS = 60;
+export const REFUND_WAIT_SECONDS = 120;
+
+/** Seed customers: gold earns 5% of the amount, regular 1%. */
+export const MEMBERS = [
+  { id: 'member-gold', login_id: 'gold', password: 'pass1234', rank: 'gold', external_ids: { shopify: 'cust-gold' } },
+  { id: 'member-regular', login_id: 'regular', password: 'pass1234', external_ids: { shopify: 'cust-regular' } },
+];
+
+export const emulatorConfig = (clientOverrides: Record<string, unknown> = {}) => ({
+  now: '2026-01-15 10:00:00',
+  clients: [testClient({ members: MEMBERS, ...clientOverrides })],
+});
+
+export interface Harness {
+  emulator: TestEmulator;
+  dynamo: LocalDynamo;
+  clock: ReturnType<typeof manualClock>;
+  api: OpenApiClient;
+  ledger: Ledger;
+  processor(options?: { checkpoint?: Checkpoint; settings?: Partial<ProcessingSettings> }): Processor;
+  /** Past every lease taken so far. */
+  expireLeases(): void;
+  /** Point-history entries of a member carrying `marker` in remarks. */
+  entries(memberId: string, marker: string): Promise<number[]>;
+  balance(memberId: string): Promise<number>;
+  /** Calls per route since the last emulator reset. */
+  calls(route: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const emulator = await startTestEmulator(emulatorConfig());
+  const dynamo = await startDynalite();
+  const clock = manualClock();
+  const api = createOpenApiClient({
+    credentials: staticCredentials({ baseUrl: emulator.url, clientId: CLIENT_ID, clientSecret: 'test-secret' }),
+    // Short enough that the `delay` fault outlasts it without making the tests slow.
+    timeouts: { connectMs: 1000, headersMs: 400, bodyMs: 1000 },
+    readRetries: 0,
+  });
+  const ledger = createLedger({
+    client: dynamo.documentClient,
+    tableName: dynamo.tableName,
+    clock,
+    leaseSeconds: LEASE_SECONDS,
+  });
+  return {
+    emulator,
+    dynamo,
+    clock,
+    api,
+    ledger,
+    processor: (options = {}) =>
+      createProcessor({
+        ledger,
+        openapi: api,
+        clock,
+        settings: ProcessingSettings.parse({
+          leaseSeconds: LEASE_SECONDS,
+          refundWaitSeconds: REFUND_WAIT_SECONDS,
+          ...options.settings,
+        }),
+        ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+      }),
+    expireLeases: () => clock.advance(LEASE_SECONDS * 1000 + 1),
+    async entries(memberId, marker) {
+      const page = await api.listPoints(memberId, { perPage: 1000 });
+      return page.points.filter((p) => p.remarks === marker).map((p) => p.point);
+    },
+    balance: async (memberId) => (await api.getMember(memberId)).point,
+    calls: async (route) => (await emulator.stats(CLIENT_ID))?.routes[route]?.total ?? 0,
+    async close() {
+      await api.close();
+      await emulator.close();
+      await dynamo.stop();
+    },
+  };
+}
+
+let orders = 0;
+/** A purchase of a unique order by the gold customer (5%: 1000 -> 50 points). */
+export function purchase(overrides: Partial<PurchaseEvent> = {}): PurchaseEvent {
+  const orderId = overrides.orderId ?? `order-${process.pid}-${++orders}`;
+  return {
+    type: 'purchase',
+    eventId: `shopify:order:${orderId}`,
+    source: 'shopify',
+    orderId,
+    customer: { externalKey: 'shopify', externalId: 'cust-gold' },
+    currency: 'JPY',
+    occurredAt: '2026-01-15T10:00:00+09:00',
+    pointTitle: 'Purchase',
+    test: false,
+    delivery: { id: `d-${orderId}`, topic: 'orders/paid' },
+    eligibleAmount: 1000,
+    expiryDays: 365,
+    ...overrides,
+  };
+}
+
+export function refund(of: PurchaseEvent, refundId: string, refundAmount: number, overrides: Partial<RefundEvent> = {}): RefundEvent {
+  return {
+    type: 'refund',
+    eventId: `shopify:refund:${of.orderId}:${refundId}`,
+    source: of.source,
+    orderId: of.orderId,
+    customer: of.customer,
+    currency: of.currency,
+    occurredAt: '2026-01-16T10:00:00+09:00',
+    pointTitle: 'Refund',
+    test: false,
+    delivery: { id: `d-${of.orderId}-${refundId}`, topic: 'refunds/create' },
+    refundId,
+    refundAmount,
+    refundsRemainder: false,
+    ...overrides,
+  };
+}
+
+export const CALCULATION = 'POST /api/ext/users/{id}/points/calculation';
+export const GRANT = 'POST /api/ext/users/{id}/points';
+export const LOOKUP = 'GET /api/ext/users/external_id/{external_key}/{external_id}';
+export const HISTORY = 'GET /api/ext/users/{id}/points';

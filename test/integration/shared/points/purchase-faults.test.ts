@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { purchaseMarker, type CheckpointStep } from '../../../../shared/points/index.js';
+import { CALCULATION, emulatorConfig, HISTORY, purchase, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+beforeEach(async () => {
+  await h.emulator.reset(emulatorConfig());
+});
+
+const CALCULATION_PATH = '^/api/ext/users/[^/]+/points/calculation$';
+const marker = (e: { source: string; orderId: string }) => purchaseMarker(e.source, e.orderId);
+
+class SimulatedCrash extends Error {}
+const crashAt = (step: CheckpointStep) => (s: CheckpointStep) => {
+  if (s === step) throw new SimulatedCrash(`crash at ${s}`);
+};
+
+describe('purchase: faults at the points calculation', () => {
+  it('error_500: retried, and after the lease runs out credited exactly once', async () => {
+    await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'error_500', times: 1 });
+    const event = purchase();
+    const first = await h.processor().process(event);
+    expect(first).toMatchObject({ action: 'retry' });
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'lease_held', action: 'retry' });
+    h.expireLeases();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', action: 'ack' });
+    expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+  });
+
+  it('reset_before: the retry credits exactly once', async () => {
+    await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'reset_before', times: 1 });
+    const event = purchase();
+    expect(await h.processor().process(event)).toMatchObject({ action: 'retry' });
+    h.expireLeases();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited' });
+    expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+    expect(await h.balance('member-gold')).toBe(50);
+  });
+
+  it('reset_after_commit: the outcome is unknown, the retry finds the credit in the history and does not call again', async () => {
+    await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'reset_after_commit', times: 1 });
+    const event = purchase();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown', action: 'retry' });
+    expect(await h.ledger.getOrder(event)).toMatchObject({ needsReconcile: true, state: 'pending' });
+    h.expireLeases();
+    const second = await h.processor().process(event);
+    expect(second).toMatchObject({ kind: 'credited', points: 50, exact: true, reconciled: true });
+    expect(await h.calls(CALCULATION)).toBe(1);
+    expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+    expect(await h.ledger.getOrder(event)).toMatchObject({ pointsCredited: 50, pointsExact: true, reconciled: true });
+  });
+
+  it('delay past the client timeout: the late credit is found in the history, not repeated', async () => {
+    await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'delay', delay_ms: 1500, times: 1 });
+    const event = purchase();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown', errorKind: 'timeout' });
+    h.expireLeases();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', reconciled: true });
+    expect(await h.calls(CALCULATION)).toBe(1);
+    expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+  });
+});
+
+describe('purchase: crashes and leases', () => {
+  it('a crash after the credit and before the record is reconciled from the history after the lease expires', async () => {
+    const event = purchase();
+    await expect(h.processor({ checkpoint: crashAt('purchase:granted') }).process(event)).rejects.toThrow(SimulatedCrash);
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'lease_held', action: 'retry' });
+    h.expireLeases();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', exact: true, reconciled: true });
+    expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+    expect(await h.calls(CALCULATION)).toBe(1);
+  });
+
+  it('a lease left by an attempt that died before calling is taken over when it expires, and the order credited once', async () => {
+    const event = purchase();
+    await expect(h.processor({ checkpoint: crashAt('purchase:claimed') }).process(event)).rejects.toThrow(SimulatedCrash);
+    h.clock.advance(30_000);
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'lease_held' });
+    h.expireLeases();
+    const outcome = await h.processor().process(event);
+    expect(outcome).toMatchObject({ kind: 'credited', reconciled: false });
+    expect(await h.calls(HISTORY)).toBe(1); // the takeover looked before calling
+    expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+    expect((await h.ledger.getOrder(event))?.attempts).toBe(2);
+  });
+
+  it('a crash after the record leaves the order done: the redelivery is a duplicate', async () => {
+    const event = purchase();
+    await expect(h.processor({ checkpoint: crashAt('purchase:recorded') }).process(event)).rejects.toThrow(SimulatedCrash);
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'duplicate', previous: 'credited' });
+    expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+  });
+
+  it('a customer who withdraws between the lookup and the credit is recorded as withdrawn', async () => {
+    const event = purchase();
+    const resign = async (s: CheckpointStep) => {
+      if (s === 'purchase:customer') await h.api.resign('member-gold');
+    };
+    expect(await h.processor({ checkpoint: resign }).process(event)).toMatchObject({ kind: 'customer_withdrawn', action: 'ack' });
+    expect(await h.ledger.getOrder(event)).toMatchObject({ outcome: 'customer_withdrawn', customerId: 'member-gold' });
+  });
+});

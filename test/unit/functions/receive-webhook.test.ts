@@ -1,0 +1,157 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { depsFromEnvironment, handler, makeHandler } from '../../../functions/receive-webhook.js';
+import { staticWebhookSecrets } from '../../../shared/config/webhook-secrets.js';
+import { IntakeConfigError, type IntakeLogger } from '../../../shared/intake/index.js';
+import { loadSources } from '../../../shared/sources/registry.js';
+import { RecordingQueue } from '../../support/recording-queue.js';
+import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../../support/webhooks.js';
+
+/**
+ * The handler end to end: API Gateway v2 event in, HTTP answer out. The queue is RecordingQueue,
+ * an in-memory EventQueue: the queue boundary (SQS cannot run here).
+ */
+
+const SECRET = 'shpss_handler_test';
+const POS_SECRET = 'pos_handler_test';
+const NOW_S = 1_795_000_000;
+const ORDER = fixture('shopify/orders-paid-usd-discount-shipping.json');
+
+function recordingLogger() {
+  const lines: { level: string; message: string; extra?: Record<string, unknown> }[] = [];
+  const logger: IntakeLogger = {
+    info: (message, extra) => lines.push({ level: 'info', message, ...(extra ? { extra } : {}) }),
+    warn: (message, extra) => lines.push({ level: 'warn', message, ...(extra ? { extra } : {}) }),
+    error: (message, extra) => lines.push({ level: 'error', message, ...(extra ? { extra } : {}) }),
+  };
+  return { logger, lines };
+}
+
+function setup() {
+  const queue = new RecordingQueue();
+  const { logger, lines } = recordingLogger();
+  const handle = makeHandler({
+    sources: loadSources(undefined),
+    secrets: staticWebhookSecrets({ shopify: [SECRET], pos: [POS_SECRET] }),
+    queue,
+    now: () => NOW_S * 1000,
+    maxBodyBytes: 256 * 1024,
+    logger,
+  });
+  return { queue, handle, lines };
+}
+
+describe('receive-webhook handler', () => {
+  it('answers 202 JSON with the event id and queues the purchase', async () => {
+    const { handle, queue } = setup();
+    const result = await handle(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, SECRET, 'orders/paid')));
+    expect(result.statusCode).toBe(202);
+    expect(result.headers?.['content-type']).toBe('application/json');
+    expect(JSON.parse(result.body ?? '')).toEqual({ status: 'accepted', eventId: 'shopify:order:820982911946154508' });
+    expect(queue.events()[0]).toMatchObject({ type: 'purchase', orderId: '820982911946154508', eligibleAmount: 358 });
+  });
+
+  it('accepts a base64-encoded body as API Gateway delivers binary content', async () => {
+    const { handle, queue } = setup();
+    const result = await handle(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, SECRET, 'orders/paid'), { isBase64Encoded: true }));
+    expect(result.statusCode).toBe(202);
+    expect(queue.messages).toHaveLength(1);
+  });
+
+  it('routes a POS return by the path and queues the refund', async () => {
+    const { handle, queue } = setup();
+    const body = fixture('pos/return.json');
+    const result = await handle(apiGatewayEvent('pos', body, posHeaders(body, POS_SECRET, NOW_S)));
+    expect(result.statusCode).toBe(202);
+    expect(queue.events()[0]).toMatchObject({ type: 'refund', refundId: 'S014-R1-20261123-0007', refundAmount: 445 });
+  });
+
+  it('finds the source in a `source` path parameter, a stage-prefixed path, or the route key', async () => {
+    const { handle } = setup();
+    const headers = shopifyHeaders(ORDER, SECRET, 'orders/paid');
+    const viaParam = apiGatewayEvent('x', ORDER, headers, { rawPath: '/webhooks/anything', routeKey: 'POST /webhooks/{source}', pathParameters: { source: 'shopify' } });
+    const viaStage = apiGatewayEvent('x', ORDER, headers, { rawPath: '/prod/webhooks/shopify/' });
+    const viaRoute = { ...apiGatewayEvent('x', ORDER, headers, { routeKey: 'POST /webhooks/shopify' }), rawPath: '' };
+    for (const event of [viaParam, viaStage, viaRoute]) expect((await handle(event)).statusCode).toBe(202);
+  });
+
+  it('answers 404 for a path that names no configured source', async () => {
+    const { handle, queue } = setup();
+    const result = await handle(apiGatewayEvent('square', ORDER, shopifyHeaders(ORDER, SECRET, 'orders/paid')));
+    expect(result.statusCode).toBe(404);
+    expect(JSON.parse(result.body ?? '')).toEqual({ error: { kind: 'unknown_source', message: 'no such webhook source' } });
+    expect(queue.messages).toHaveLength(0);
+  });
+
+  it('answers 401 to a forged delivery and logs the refusal without the body or secret', async () => {
+    const { handle, lines } = setup();
+    const result = await handle(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, 'forged', 'orders/paid')));
+    expect(result.statusCode).toBe(401);
+    expect(lines).toEqual([{ level: 'warn', message: 'webhook refused', extra: { source: 'shopify', kind: 'invalid_signature' } }]);
+    expect(JSON.stringify(lines)).not.toContain(SECRET);
+  });
+
+  it('answers 500 internal, not a crash, when a source module throws', async () => {
+    const throwing = {
+      name: 'shopify',
+      kind: 'shopify',
+      verify: () => {
+        throw new TypeError('bug in a source module');
+      },
+      read: () => {
+        throw new TypeError('unreachable');
+      },
+    };
+    const handle = makeHandler({
+      sources: new Map([['shopify', throwing]]),
+      secrets: staticWebhookSecrets({ shopify: [SECRET] }),
+      queue: new RecordingQueue(),
+      now: Date.now,
+      maxBodyBytes: 1024,
+    });
+    const result = await handle(apiGatewayEvent('shopify', '{}', shopifyHeaders('{}', SECRET, 'orders/paid')));
+    expect(result.statusCode).toBe(500);
+    expect(JSON.parse(result.body ?? '')).toEqual({ error: { kind: 'internal', message: 'try again later' } });
+  });
+});
+
+describe('depsFromEnvironment', () => {
+  it('builds working deps from the environment, with the local queue passed as an override', async () => {
+    const queue = new RecordingQueue();
+    const deps = depsFromEnvironment(
+      { SHOPIFY_WEBHOOK_SECRET: `old,${SECRET}`, SOURCES_CONFIG: '{"shopify": {"amount": {"rule": "minor"}, "expiryDays": 180}}' },
+      { queue, logger: recordingLogger().logger },
+    );
+    const result = await makeHandler(deps)(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, SECRET, 'orders/paid')));
+    expect(result.statusCode).toBe(202);
+    expect(queue.events()[0]).toMatchObject({ eligibleAmount: 35820, expiryDays: 180 });
+  });
+
+  it('reads MAX_BODY_BYTES and defaults to 256 KiB', () => {
+    const queue = new RecordingQueue();
+    expect(depsFromEnvironment({}, { queue }).maxBodyBytes).toBe(262_144);
+    expect(depsFromEnvironment({ MAX_BODY_BYTES: '1000' }, { queue }).maxBodyBytes).toBe(1000);
+    expect(() => depsFromEnvironment({ MAX_BODY_BYTES: 'lots' }, { queue })).toThrow(IntakeConfigError);
+  });
+
+  it('requires QUEUE_URL unless a queue is passed in', () => {
+    expect(() => depsFromEnvironment({})).toThrow(/QUEUE_URL is not set/);
+    expect(depsFromEnvironment({ QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/points.fifo' }).queue).toBeDefined();
+  });
+});
+
+describe('handler (Lambda entry point)', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+    vi.restoreAllMocks();
+  });
+
+  it('answers 500 not_configured when the environment is unusable, naming nothing to the sender', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    process.env = { ...saved, SOURCES_CONFIG: '{"shopify": {"amount": {"rule": "bankers"}}}', QUEUE_URL: 'https://sqs.example/q.fifo' };
+    const result = await handler(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, SECRET, 'orders/paid')));
+    expect(result.statusCode).toBe(500);
+    expect(JSON.parse(result.body ?? '')).toEqual({ error: { kind: 'not_configured', message: 'the webhook endpoint is not configured' } });
+    expect(String(logged.mock.calls[0]?.[0])).toContain('shopify.amount.rule');
+  });
+});
