@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 import { LocalConfigError, resolveLocalConfig } from './config.js';
 import { connectToRunningStack, probeHealth } from './connect.js';
 import { ledgerReport } from './cli/ledger-report.js';
+import type { ListedDeadLetter } from './admin.js';
+import type { Ledger } from '../shared/ledger/index.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -27,6 +29,15 @@ async function localHandle() {
     throw new UsageError(`no local stack answers at ${url}: start it with npm start (or pass --stage for AWS)`);
   }
   return connectToRunningStack(config);
+}
+
+/** The ledger keeps why an event kept failing; the queue only knows that it did. */
+async function ledgerError(ledger: Ledger, letter: ListedDeadLetter): Promise<string> {
+  const e = letter.event as { source?: unknown; orderId?: unknown; refundId?: unknown };
+  if (typeof e?.source !== 'string' || typeof e.orderId !== 'string') return '-';
+  const ref = { source: e.source, orderId: e.orderId };
+  const record = typeof e.refundId === 'string' ? await ledger.getRefund({ ...ref, refundId: e.refundId }) : await ledger.getOrder(ref);
+  return record?.lastError ?? letter.lastError ?? '-';
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -86,7 +97,9 @@ async function main(argv: string[]): Promise<number> {
       const handle = await localHandle();
       try {
         const letters = await handle.deadLetters();
-        for (const l of letters) console.log(`${values['dry-run'] ? 'would move' : 'moving'} ${l.messageId} (group ${l.groupId}, ${l.receiveCount} receives, last error: ${l.lastError ?? '-'})`);
+        for (const l of letters) {
+          console.log(`${values['dry-run'] ? 'would move' : 'moving'} ${l.messageId} (group ${l.groupId}, ${l.receiveCount} receives, last error: ${await ledgerError(handle.ledger, l)})`);
+        }
         if (values['dry-run']) {
           console.log(`dry run: ${letters.length} message(s) in the dead-letter list, nothing moved`);
           return 0;
@@ -103,7 +116,9 @@ async function main(argv: string[]): Promise<number> {
       const handle = await localHandle();
       try {
         const letters = await handle.deadLetters();
-        console.log(letters.length === 0 ? 'the dead-letter list is empty' : JSON.stringify(letters, null, 2));
+        const listed = [];
+        for (const l of letters) listed.push({ ...l, lastError: await ledgerError(handle.ledger, l) });
+        console.log(listed.length === 0 ? 'the dead-letter list is empty' : JSON.stringify(listed, null, 2));
         return 0;
       } finally {
         await handle.close();

@@ -102,9 +102,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [ENV.OPENAPI_BASE_URL]: emulator.url,
       [ENV.OPENAPI_CLIENT_ID]: login.clientId,
       [ENV.OPENAPI_CLIENT_SECRET]: login.clientSecret,
+      // Both spellings: intake reads `<SOURCE>_WEBHOOK_SECRETS` first, then `<SOURCE>_WEBHOOK_SECRET`.
       [ENV.SHOPIFY_WEBHOOK_SECRET]: webhookSecrets.shopify.join(','),
+      SHOPIFY_WEBHOOK_SECRETS: webhookSecrets.shopify.join(','),
+      POS_WEBHOOK_SECRET: webhookSecrets.pos.join(','),
       [ENV.POS_WEBHOOK_SECRETS]: webhookSecrets.pos.join(','),
     };
+    // These would send the handlers to AWS (Secrets Manager, SQS) instead of the local parts.
+    for (const name of [ENV.WEBHOOK_SECRET_ARNS, ENV.OPENAPI_SECRET_ARN, ENV.QUEUE_URL]) delete handlerEnv[name];
 
     const queue = createLocalQueue({
       visibilityTimeoutMs: LOCAL_DEFAULTS.visibilityTimeoutSeconds * 1000,

@@ -17,11 +17,11 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
 /**
- * Powertools metrics the worker emits (namespace POWERTOOLS_METRICS_NAMESPACE, unit Count, only the
- * default `service` dimension = POWERTOOLS_SERVICE_NAME): one UpstreamCall per Open API request sent,
- * one UpstreamFailure per request that failed (network, timeout, 5xx, invalid credentials).
+ * Powertools metrics process-events emits (namespace POWERTOOLS_METRICS_NAMESPACE, only the default
+ * `service` dimension = POWERTOOLS_SERVICE_NAME): one `UpstreamLatency` sample (Milliseconds) per Open
+ * API call, so its SampleCount counts the calls, and one `UpstreamErrors` (Count) per failed call.
  */
-export const UPSTREAM_METRICS = { call: 'UpstreamCall', failure: 'UpstreamFailure' } as const;
+export const UPSTREAM_METRICS = { callLatency: 'UpstreamLatency', errors: 'UpstreamErrors' } as const;
 
 export type OperationsAlarmsProps = {
   stageName: string;
@@ -82,19 +82,22 @@ export class OperationsAlarms extends Construct {
         `${name} invocations failed as a whole (crash, timeout, out of memory).`,
       );
     }
-    const upstream = (metricName: string) =>
+    const upstream = (metricName: string, statistic: 'SampleCount' | 'Sum') =>
       new Metric({
         namespace: props.metricsNamespace,
         metricName,
         dimensionsMap: { service: props.serviceName },
-        statistic: 'Sum',
+        statistic,
         period: Duration.minutes(5),
       });
     add(
       'UpstreamFailureRate',
       new MathExpression({
         expression: 'IF(calls > 0, 100 * failures / calls, 0)',
-        usingMetrics: { calls: upstream(UPSTREAM_METRICS.call), failures: upstream(UPSTREAM_METRICS.failure) },
+        usingMetrics: {
+          calls: upstream(UPSTREAM_METRICS.callLatency, 'SampleCount'),
+          failures: upstream(UPSTREAM_METRICS.errors, 'Sum'),
+        },
         period: Duration.minutes(5),
         label: 'Open API failure rate (%)',
       }),

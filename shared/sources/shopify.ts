@@ -24,7 +24,17 @@ import {
   ShopifyRefund,
   type ShopifyTopic,
 } from './shopify-payload.js';
-import { type Outcome, type SourceError, type WebhookSource, ignored, ok, rejected } from './types.js';
+import {
+  type Outcome,
+  type RequestHeaders,
+  type SignedRequest,
+  type SourceError,
+  type VerifyOptions,
+  type WebhookSource,
+  ignored,
+  ok,
+  rejected,
+} from './types.js';
 
 export const ShopifySettings = z
   .object({
@@ -38,6 +48,11 @@ export const ShopifySettings = z
     taxesIncluded: z.boolean().default(false),
     /** Count refund order adjustments (discrepancies; shipping refunds for the `total` basis). */
     includeOrderAdjustments: z.boolean().default(false),
+    /**
+     * Shops whose deliveries count (`example.myshopify.com`); empty: any shop. One app secret
+     * signs for every shop the app is installed on, so a multi-shop app should list its shop.
+     */
+    shopDomains: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'expected <shop>.myshopify.com')).default([]),
   })
   .strict();
 export type ShopifySettings = z.infer<typeof ShopifySettings>;
@@ -48,7 +63,7 @@ const MAX_AMOUNT = 999_999_999n;
 // Financial states in which the order was never paid, so no points were ever credited for it.
 const NEVER_PAID = new Set(['pending', 'authorized', 'voided', 'expired']);
 
-function verify(request: { rawBody: Buffer; headers: Record<string, string | undefined> }, options: { secrets: readonly string[] }): SourceError | null {
+function verify(request: SignedRequest, options: VerifyOptions): SourceError | null {
   const claimed = header(request.headers, 'X-Shopify-Hmac-Sha256');
   if (!claimed) return { kind: 'missing_signature', message: 'X-Shopify-Hmac-Sha256 header is missing' };
   const claimedMac = decodeBase64(claimed);
@@ -59,7 +74,7 @@ function verify(request: { rawBody: Buffer; headers: Record<string, string | und
   return { kind: 'invalid_signature', message: 'signature does not match' };
 }
 
-function deliveryFrom(headers: Record<string, string | undefined>, topic: ShopifyTopic): ShopifyDelivery {
+function deliveryFrom(headers: RequestHeaders, topic: ShopifyTopic): ShopifyDelivery {
   const pick = (name: string) => header(headers, name) || undefined;
   const fields = {
     shopDomain: pick('X-Shopify-Shop-Domain'),
@@ -71,12 +86,15 @@ function deliveryFrom(headers: Record<string, string | undefined>, topic: Shopif
   return { topic, ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) };
 }
 
-function parse(request: { rawBody: Buffer; headers: Record<string, string | undefined> }): Outcome<ShopifyPayload> {
+function parse(request: SignedRequest, settings: ShopifySettings): Outcome<ShopifyPayload> {
   const topic = header(request.headers, 'X-Shopify-Topic');
   if (!topic) return rejected(invalid('headers.X-Shopify-Topic', 'header is missing'));
   if (!Object.hasOwn(SHOPIFY_TOPICS, topic)) return ignored(`topic ${topic.slice(0, 64)} is not handled`);
   const known = topic as ShopifyTopic;
   const delivery = deliveryFrom(request.headers, known);
+  if (settings.shopDomains.length > 0 && !settings.shopDomains.includes(delivery.shopDomain ?? '')) {
+    return ignored('shop is not configured for this source');
+  }
   const json = parseJsonBody(request.rawBody);
   if (!json.ok) return rejected(json.error);
   const kind = SHOPIFY_TOPICS[known];

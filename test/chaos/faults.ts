@@ -27,6 +27,8 @@ export interface FaultTally {
   /** Steps the processor reported through the checkpoint hook, with how often each was reached. */
   stepsSeen: Record<string, number>;
   tokenExpiries: number;
+  /** Times the worker's clock was moved past every lease (crashed attempts' leases then run out). */
+  leaseExpiries: number;
 }
 
 export function emptyTally(): FaultTally {
@@ -38,6 +40,7 @@ export function emptyTally(): FaultTally {
     crashesByStep: {},
     stepsSeen: {},
     tokenExpiries: 0,
+    leaseExpiries: 0,
   };
 }
 

@@ -29,7 +29,7 @@ export interface ChaosResult {
 }
 
 export function totalFaults(faults: FaultTally): number {
-  return faults.emulator + faults.crashes + faults.tokenExpiries;
+  return faults.emulator + faults.crashes + faults.tokenExpiries + faults.leaseExpiries;
 }
 
 export function verdictLine(result: Pick<ChaosResult, 'scenario' | 'faults' | 'mismatches' | 'unfinished'>): string {
@@ -49,7 +49,7 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     `chaos run: seed ${result.seed}, ${s.events} events, ${s.deliveries} deliveries, ${s.customers} customers, ${(result.durationMs / 1000).toFixed(1)} s`,
     `  events: ${s.purchases} purchases, ${s.refunds} refunds (${s.cancellations} cancellations, ${s.orphanRefunds} without purchase)`,
     `  deliveries: ${s.duplicates} duplicates (${s.concurrentDuplicates} concurrent), ${s.reordered} reordered`,
-    `  faults: ${totalFaults(f)} = ${f.emulator} emulator + ${f.crashes} worker crashes + ${f.tokenExpiries} token expiries`,
+    `  faults: ${totalFaults(f)} = ${f.emulator} emulator + ${f.crashes} worker crashes + ${f.leaseExpiries} lease expiries + ${f.tokenExpiries} token expiries`,
     `    emulator by kind: ${list(f.byKind)}`,
     `    emulator by route: ${list(f.byRoute)}`,
     `    crashes by step: ${list(f.crashesByStep)}`,

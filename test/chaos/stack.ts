@@ -1,16 +1,22 @@
 import type { ProcessEventsDeps } from '../../functions/process-events.js';
-import type { Ledger } from '../../shared/ledger/index.js';
+import { LOCAL_AWS } from '../../local/dynamodb/index.js';
+import type { LocalQueue } from '../../local/queue/index.js';
+import { startLocalStack } from '../../local/stack.js';
+import { createDocumentClient, createLedger, type Ledger } from '../../shared/ledger/index.js';
 import { createOpenApiClient, type CredentialsProvider, type OpenApiCredentials } from '../../shared/openapi/index.js';
 import type { CheckpointStep } from '../../shared/points/index.js';
-import { startLocalStack } from '../../local/stack.js';
-import type { LocalQueue } from '../../local/queue/index.js';
 import type { SenderSecrets } from './webhooks.js';
 
 /**
  * The system under fire: the local stack (receiver behind its API Gateway stand-in, the in-process
  * FIFO queue with visibility timeouts, retries and a dead-letter list, the worker, the emulator,
- * dynalite), with the settings a chaos run needs: short leases and timeouts so faults play out in
- * seconds, and the checkpoint hook wired to the fault injector.
+ * dynalite), with what a chaos run needs: the checkpoint hook wired to the fault injector, short
+ * timeouts, and a worker clock the run can move forward to expire leases.
+ *
+ * Lease expiry: the worker's lease is long (60 s on its clock), and the run moves the worker's clock
+ * past it only at a moment when no batch is running. So a lease can only run out on an attempt that
+ * is dead (crashed, or gave up after an unknown outcome), never under one still calling the Open API:
+ * in AWS the Lambda timeout, shorter than the lease, guarantees the same.
  */
 
 export interface ChaosStackOptions {
@@ -27,38 +33,52 @@ export interface ChaosStack {
   emulatorUrl: string;
   queue: LocalQueue;
   ledger: Ledger;
-  /** The worker's lease: how long a crashed attempt blocks its order. */
-  leaseMs: number;
+  /**
+   * Moves the worker's clock past every lease, if no batch is running right now (checked and done in
+   * one synchronous step, so no attempt can start in between). Returns whether it did.
+   */
+  expireLeases(): boolean;
   close(): Promise<void>;
 }
 
-/** Lease of the worker in the run (the settings' minimum): it must outlive one attempt (see below). */
-export const CHAOS_LEASE_SECONDS = 5;
+export const CHAOS_LEASE_SECONDS = 60;
+/** A refund that overtook its purchase is retried this long (worker clock), then parked. */
+export const CHAOS_REFUND_WAIT_SECONDS = 2;
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const quietMetrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
 
 export async function startChaosStack(options: ChaosStackOptions): Promise<ChaosStack> {
-  // The emulator's URL is known only once the stack runs; the worker's client asks for it on its first call.
+  let offsetMs = 0;
+  const workerClock = () => Date.now() + offsetMs;
+
+  // Ports are picked at start: the worker's client and ledger learn their addresses on first use.
   let credentials: OpenApiCredentials | undefined;
+  let ledger: Ledger | undefined;
   const provider: CredentialsProvider = {
     get: async () => {
       if (!credentials) throw new Error('chaos: the Open API credentials are not set yet');
       return credentials;
     },
   };
-  // Short timeouts and one read retry bound an attempt to ~3.5 s (token, lookup, one history page and
-  // the calculation, each at most 2 x timeout), below the 5 s lease: a lease may only run out on an
-  // attempt that is dead, never on one still calling.
+  const lazyLedger = new Proxy({} as Ledger, {
+    get(_target, property) {
+      if (!ledger) throw new Error('chaos: the ledger is not ready yet');
+      return ledger[property as keyof Ledger];
+    },
+  });
   const openapi = createOpenApiClient({
     credentials: provider,
     userAgent: 'loyalty-points-bridge/chaos',
     timeouts: { connectMs: options.clientTimeoutMs, headersMs: options.clientTimeoutMs, bodyMs: options.clientTimeoutMs },
     readRetries: 1,
     retryBaseMs: 20,
+    now: workerClock,
   });
   const processOverrides: Partial<ProcessEventsDeps> = {
     openapi,
+    ledger: lazyLedger,
+    clock: workerClock,
     checkpoint: options.checkpoint,
     logger: quiet,
     metrics: quietMetrics,
@@ -69,25 +89,32 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     tableName: 'chaos-ledger',
     env: {
       LEASE_SECONDS: String(CHAOS_LEASE_SECONDS),
-      // A refund that overtook its purchase waits 1 s, then parks until the purchase picks it up.
-      REFUND_WAIT_SECONDS: '1',
+      REFUND_WAIT_SECONDS: String(CHAOS_REFUND_WAIT_SECONDS),
       POWERTOOLS_LOG_LEVEL: 'ERROR',
       POWERTOOLS_METRICS_DISABLED: 'true',
     },
-    // Visibility 2 s: a retry after a crash finds the 5 s lease still held twice at most, then takes it over.
+    // Visibility 2 s: failed messages come back quickly; an attempt slower than that is delivered a
+    // second time while it runs (a concurrent duplicate, as SQS does when visibility runs out).
     queue: { visibilityTimeoutMs: 2000, maxReceiveCount: 8, concurrency: 4, batchSize: 10 },
     processOverrides,
   });
+  const documentClient = createDocumentClient({ endpoint: stack.urls.dynamodb, ...LOCAL_AWS });
+  ledger = createLedger({ client: documentClient, tableName: stack.tableName, clock: workerClock, leaseSeconds: CHAOS_LEASE_SECONDS });
   credentials = { baseUrl: stack.openApi.baseUrl, clientId: stack.openApi.clientId, clientSecret: stack.openApi.clientSecret };
   return {
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
     queue: stack.queue,
     ledger: stack.ledger,
-    leaseMs: CHAOS_LEASE_SECONDS * 1000,
+    expireLeases() {
+      if (stack.queue.stats().runningBatches > 0) return false;
+      offsetMs += (CHAOS_LEASE_SECONDS + 1) * 1000;
+      return true;
+    },
     close: async () => {
       await stack.close();
       await openapi.close();
+      documentClient.destroy();
     },
   };
 }

@@ -366,15 +366,17 @@ describe('alarms', () => {
     const { template, config } = stage('production');
     const rate = alarms(template).find((a) => a.Metrics);
     expect(rate).toMatchObject({ Threshold: config.alarms.upstreamFailurePercent });
-    const stats = (rate!.Metrics as { MetricStat?: { Metric: Record<string, unknown> } }[]).filter((m) => m.MetricStat);
-    expect(stats.map((m) => m.MetricStat!.Metric)).toEqual(
-      expect.arrayContaining(
-        ['UpstreamCall', 'UpstreamFailure'].map((MetricName) => ({
-          MetricName,
-          Namespace: config.observability.metricsNamespace,
-          Dimensions: [{ Name: 'service', Value: config.observability.serviceName }],
-        })),
-      ),
+    const stats = (rate!.Metrics as { MetricStat?: { Metric: Record<string, unknown>; Stat: string } }[]).filter((m) => m.MetricStat);
+    const metric = (MetricName: string) => ({
+      MetricName,
+      Namespace: config.observability.metricsNamespace,
+      Dimensions: [{ Name: 'service', Value: config.observability.serviceName }],
+    });
+    expect(stats.map((m) => m.MetricStat)).toEqual(
+      expect.arrayContaining([
+        { Metric: metric('UpstreamLatency'), Stat: 'SampleCount', Period: 300 },
+        { Metric: metric('UpstreamErrors'), Stat: 'Sum', Period: 300 },
+      ]),
     );
   });
 

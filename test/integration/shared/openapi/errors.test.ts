@@ -141,7 +141,7 @@ describe('Open API client, every failure becomes a typed OpenApiError', () => {
   it('reports a refused access token as invalid_token after exactly one renewal and repeat', async () => {
     // Each token answer is held back; while it is held, the emulator clock jumps a day, so every
     // token arrives already expired and both the request and its one repeat are refused.
-    await h.fault({ method: 'POST', path: '^/api/ext/token$', fault: 'delay', delay_ms: 800, times: 2 });
+    await h.fault({ method: 'POST', path: '^/api/ext/token$', fault: 'delay', delay_ms: 1200, times: 2 });
     const pending = rejectionOf(client.getMember(ALICE));
     for (const issued of [1, 2]) {
       while ((await h.stats()).token_requests < issued) await new Promise((r) => setTimeout(r, 10));

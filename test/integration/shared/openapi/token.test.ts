@@ -41,6 +41,14 @@ describe('Open API client, access token', () => {
     expect(stats.routes[MEMBER_ROUTE]?.total).toBe(3); // first call, the refused one, its repeat
   });
 
+  it('after expiry, 50 concurrent calls refused together share one new token', async () => {
+    const client = h.client();
+    await client.getMember(ALICE);
+    await h.advanceClock(86_400);
+    await Promise.all(Array.from({ length: 50 }, () => client.getMember(ALICE)));
+    expect((await h.stats()).token_requests).toBe(2);
+  });
+
   it('repeats a refused write once with a new token, granting the points once', async () => {
     const client = h.client();
     await client.getMember(BOB);

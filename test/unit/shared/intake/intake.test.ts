@@ -107,6 +107,7 @@ describe('receiveWebhook: refusals have no side effect', () => {
       'stale_timestamp',
     ],
     ['malformed JSON', (s) => s.send(shopify('{"id": 1,')), 400, 'malformed_json'],
+    ['malformed JSON with a wrong signature (verified before parsing)', (s) => s.send(shopify('{"id": 1,', 'orders/paid', 'guess')), 401, 'invalid_signature'],
     ['a body marked base64 that is not', (s) => s.send({ ...shopify(), body: '%%%not-base64%%%', isBase64Encoded: true }), 400, 'malformed_body'],
     ['a payload that does not match the schema', (s) => s.send(shopify('{"id": "abc"}')), 422, 'invalid_payload'],
   ];
@@ -124,8 +125,8 @@ describe('receiveWebhook: refusals have no side effect', () => {
   it('answers 413 to a body over the limit, before checking anything else', async () => {
     const s = setup({ maxBodyBytes: 1024 });
     const big = JSON.stringify({ pad: 'x'.repeat(2000) });
-    expect((await s.send(shopify(big))).statusCode).toBe(413);
-    expect((await s.send({ ...shopify(big), body: Buffer.from(big).toString('base64'), isBase64Encoded: true })).statusCode).toBe(413);
+    expect((await s.send({ source: 'shopify', body: big, headers: {} })).statusCode).toBe(413);
+    expect((await s.send({ source: 'shopify', body: Buffer.from(big).toString('base64'), headers: {}, isBase64Encoded: true })).statusCode).toBe(413);
     expect(s.queue.messages).toHaveLength(0);
   });
 

@@ -145,7 +145,7 @@ describe('POS sale', () => {
 
   it('ignores a document type it does not handle', () => {
     const body = fixture('pos/sale.json').replace('"type": "sale"', '"type": "x-report"');
-    expect(readBody(body)).toEqual({ status: 'ignored', reason: 'type x-report is not handled' });
+    expect(readBody(body)).toEqual({ status: 'ignored', reason: 'document type is not handled' });
   });
 
   it('ignores training-mode (test) receipts by default', () => {

@@ -166,6 +166,13 @@ describe('Shopify orders/paid', () => {
     expect(event<PurchaseEvent>(source({ ignoreTestOrders: false }).read(request)).test).toBe(true);
   });
 
+  it('ignores deliveries from a shop other than the configured ones', () => {
+    const body = fixture('shopify/orders-paid-usd-discount-shipping.json');
+    const request = { rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') };
+    expect(source({ shopDomains: ['other-shop.myshopify.com'] }).read(request)).toEqual({ status: 'ignored', reason: 'shop is not configured for this source' });
+    expect(source({ shopDomains: ['example.myshopify.com'] }).read(request).status).toBe('ok');
+  });
+
   it('ignores topics it does not handle without reading the body', () => {
     const request = { rawBody: Buffer.from('not json'), headers: { 'x-shopify-topic': 'orders/create' } };
     expect(source().read(request)).toEqual({ status: 'ignored', reason: 'topic orders/create is not handled' });

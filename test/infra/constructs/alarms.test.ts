@@ -1,0 +1,49 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { describe, expect, it } from 'vitest';
+import { OperationsAlarms, type OperationsAlarmsProps } from '../../../infra/constructs/alarms.js';
+
+/** The alarms alone, around stand-in resources (no bundling: a second per test, not per synth). */
+function alarmsTemplate(options: Pick<OperationsAlarmsProps, 'email' | 'topicArn'>): Template {
+  const stack = new Stack(new App(), 'Alarms', { env: { account: '111111111111', region: 'eu-west-1' } });
+  const fn = new LambdaFunction(stack, 'Fn', { runtime: Runtime.NODEJS_24_X, handler: 'index.handler', code: Code.fromInline('0') });
+  new OperationsAlarms(stack, 'Ops', {
+    ...options,
+    stageName: 'test',
+    queue: new Queue(stack, 'Q'),
+    deadLetterQueue: new Queue(stack, 'D'),
+    functions: [{ name: 'Fn', fn }],
+    metricsNamespace: 'Ns',
+    serviceName: 'svc',
+    oldestMessageAgeSeconds: 600,
+    upstreamFailurePercent: 5,
+  });
+  return Template.fromStack(stack);
+}
+
+describe('operations alarms', () => {
+  it('notify an existing topic when one is configured, creating none', () => {
+    const topicArn = 'arn:aws:sns:eu-west-1:111111111111:ops-pager';
+    const template = alarmsTemplate({ topicArn });
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+    template.resourceCountIs('AWS::KMS::Key', 0);
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(4);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([topicArn]);
+  });
+
+  it('create an encrypted topic without subscriptions when no e-mail is configured', () => {
+    const template = alarmsTemplate({});
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+  });
+
+  it('let CloudWatch use the topic key, so alarms can publish to the encrypted topic', () => {
+    const template = alarmsTemplate({});
+    const [key] = Object.values(template.findResources('AWS::KMS::Key'));
+    expect(JSON.stringify(key!.Properties.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
+  });
+});

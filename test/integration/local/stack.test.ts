@@ -1,0 +1,153 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { examplePosScript, exampleShopifyCurl } from '../../../local/banner.js';
+import { handleOf, type LocalStackHandle } from '../../../local/connect.js';
+import { runDemo } from '../../../local/demo/run.js';
+import { createManualClock, startLocalStack, type LocalStack } from '../../../local/index.js';
+import { loadConfigFile, DEMO_CONFIG_PATH, type EmulatorConfig } from '../../../emulator/index.js';
+import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../shared/openapi/index.js';
+import { shopifyOrderPaid } from '../../../local/demo/webhooks.js';
+
+const run = promisify(execFile);
+
+describe('the local stack (npm start) end to end', () => {
+  let stack: LocalStack;
+  let handle: LocalStackHandle;
+  let api: OpenApiClient;
+  let demoConfig: EmulatorConfig;
+
+  beforeAll(async () => {
+    demoConfig = await loadConfigFile(DEMO_CONFIG_PATH);
+    stack = await startLocalStack({ emulatorConfig: demoConfig });
+    handle = handleOf(stack);
+    // A separate client, as a user checking the balances would have.
+    api = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await handle?.close();
+    await stack?.close();
+  });
+
+  const balance = async (key: string, id: string) => (await api.getMemberByExternalId(key, id)).point;
+
+  it('answers the health check with 200 once everything is up', async () => {
+    const res = await fetch(`${stack.urls.intake}/healthz`);
+    expect(res.status).toBe(200);
+  });
+
+  it('runs the demo scenario with every outcome as expected and the balances back where they started', async () => {
+    const before = { alice: await balance('shopify', '1001'), bob: await balance('pos_card', 'PC-0002') };
+    const printed: string[] = [];
+    const result = await runDemo(
+      {
+        intakeUrl: handle.intakeUrl,
+        openapi: handle.openapi,
+        ledger: handle.ledger,
+        emulatorConfig: demoConfig,
+        secrets: { shopify: stack.webhookSecrets.shopify[0]!, pos: stack.webhookSecrets.pos[0]! },
+        queueStats: () => handle.queueStats(),
+        waitForIdle: () => handle.waitForIdle(),
+      },
+      (line) => printed.push(line),
+    );
+    expect(result.failures).toEqual([]);
+    expect(result.ok).toBe(true);
+    expect(await balance('shopify', '1001')).toBe(before.alice);
+    expect(await balance('pos_card', 'PC-0002')).toBe(before.bob);
+  });
+
+  it('leaves the demo purchase and its two refunds in the point history exactly once each', async () => {
+    const alice = await api.getMemberByExternalId('shopify', '1001');
+    const history = await api.listPoints(alice.id, { perPage: 1000 });
+    const demo = history.points.filter((p) => (p.remarks ?? '').startsWith('lp1:shopify:') && (p.remarks ?? '').includes(':7000'));
+    // 12000 at the regular rate 0.01: +120, then 3000 and 9000 refunded: -30 and -90.
+    expect(demo.map((p) => p.point).sort((a, b) => a - b)).toEqual([-90, -30, 120]);
+  });
+
+  it('accepts the Shopify curl printed at start and credits the customer', async () => {
+    const before = await balance('shopify', '1001');
+    const { stdout } = await run('sh', ['-c', exampleShopifyCurl(stack.urls.intake, '1001', stack.webhookSecrets.shopify[0]!)]);
+    expect(stdout).toMatch(/^HTTP\/1\.1 202/);
+    await stack.queue.waitForIdle({ timeoutMs: 10_000 });
+    expect(await balance('shopify', '1001')).toBe(before + 120);
+    expect((await stack.ledger.getOrder({ source: 'shopify', orderId: '5100000000000000001' }))?.outcome).toBe('credited');
+  });
+
+  it('accepts the POS script printed at start, signed at paste time', async () => {
+    const before = await balance('pos_card', 'PC-0003');
+    const script = examplePosScript(stack.urls.intake, 'PC-0003', { literal: stack.webhookSecrets.pos[0]! });
+    const { stdout } = await run('sh', ['-c', script]);
+    expect(stdout).toMatch(/^HTTP\/1\.1 202/);
+    await stack.queue.waitForIdle({ timeoutMs: 10_000 });
+    // carol is regular (0.01): 5400 earns 54.
+    expect(await balance('pos_card', 'PC-0003')).toBe(before + 54);
+  });
+
+  it('answers a forged Shopify signature 401 and queues nothing', async () => {
+    const sent = stack.queue.stats().sent;
+    const forged = shopifyOrderPaid(
+      { orderId: '5100000000000000099', name: '#99', customerId: '1001', subtotal: '100', tax: '0', currency: 'JPY' },
+      'wrong-secret',
+      'forged-1',
+      Date.now(),
+    );
+    const res = await fetch(`${stack.urls.intake}${forged.path}`, { method: 'POST', headers: forged.headers, body: forged.body });
+    expect(res.status).toBe(401);
+    expect(stack.queue.stats().sent).toBe(sent);
+  });
+});
+
+describe('the local stack when an event keeps failing', () => {
+  const clock = createManualClock(Date.now());
+  let stack: LocalStack;
+  let api: OpenApiClient;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ queue: { clock, visibilityTimeoutMs: 5_000, maxReceiveCount: 2 } });
+    api = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await stack?.close();
+  });
+
+  async function emulatorClient(patch: Record<string, unknown>): Promise<void> {
+    const res = await fetch(`${stack.urls.emulator}/__emulator/clients/${stack.openApi.clientId}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(patch),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  it('dead-letters it after the receive limit and credits it once redriven through the admin route', async () => {
+    const before = (await api.getMemberByExternalId('shopify', '1002')).point;
+    await emulatorClient({ contracted: false });
+    const paid = shopifyOrderPaid(
+      { orderId: '5200000000000000001', name: '#5201', customerId: '1002', subtotal: '2000', tax: '200', currency: 'JPY' },
+      stack.webhookSecrets.shopify[0]!,
+      'dlq-1',
+      Date.now(),
+    );
+    expect((await fetch(`${stack.urls.intake}${paid.path}`, { method: 'POST', headers: paid.headers, body: paid.body })).status).toBe(202);
+    await stack.queue.settled();
+    clock.advance(5_000);
+    await stack.queue.settled();
+    clock.advance(5_000);
+    await stack.queue.settled();
+
+    const dlq = (await (await fetch(`${stack.urls.intake}/__local/dlq`)).json()) as { messages: { event: { orderId: string } }[] };
+    expect(dlq.messages.map((m) => m.event.orderId)).toEqual(['5200000000000000001']);
+    await emulatorClient({ contracted: true });
+    expect((await api.getMemberByExternalId('shopify', '1002')).point).toBe(before);
+
+    const redrive = await fetch(`${stack.urls.intake}/__local/redrive`, { method: 'POST' });
+    expect(await redrive.json()).toEqual({ moved: 1 });
+    await stack.queue.waitForIdle();
+    // bob is gold (0.05): 2000 earns 100.
+    expect((await api.getMemberByExternalId('shopify', '1002')).point).toBe(before + 100);
+    expect(stack.queue.deadLetters()).toEqual([]);
+  });
+});
