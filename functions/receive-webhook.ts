@@ -1,15 +1,17 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ENV } from '../shared/config/environment.js';
 import { webhookSecretsFromEnvironment } from '../shared/config/webhook-secrets.js';
 import { maxBodyBytesFrom, queueUrlFrom } from '../shared/intake/config.js';
-import { type IntakeAnswer, type IntakeDeps, type IntakeLogger, type IntakeRequest, receiveWebhook } from '../shared/intake/intake.js';
+import { createJsonLogger } from '../shared/intake/logger.js';
+import { type IntakeAnswer, type IntakeDeps, type IntakeRequest, receiveWebhook } from '../shared/intake/intake.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
 import { loadSources } from '../shared/sources/registry.js';
 
 /**
  * receive-webhook: API Gateway HTTP API (payload v2) -> verify, normalise, queue. Routes
  * POST /webhooks/shopify and POST /webhooks/pos (any configured source name). Never calls the Open API.
+ * Imports name files rather than folder indexes: shared/config/index.ts re-exports the Secrets
+ * Manager reader, whose static AWS SDK import would otherwise load with this module.
  */
 
 export type ReceiveWebhookDeps = IntakeDeps;
@@ -66,16 +68,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
     queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFrom(env) }),
     now: overrides.now ?? Date.now,
     maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFrom(env),
-    logger: overrides.logger ?? powertoolsLogger(env),
-  };
-}
-
-function powertoolsLogger(env: NodeJS.ProcessEnv): IntakeLogger {
-  const logger = new Logger({ serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'receive-webhook' });
-  return {
-    info: (message, extra = {}) => logger.info(message, extra),
-    warn: (message, extra = {}) => logger.warn(message, extra),
-    error: (message, extra = {}) => logger.error(message, extra),
+    logger: overrides.logger ?? createJsonLogger(env),
   };
 }
 

@@ -8,6 +8,8 @@ import { connectToRunningStack, handleOf, type LocalStackHandle, probeHealth } f
 import { runDemo } from './demo/run.js';
 import { startLocalStack } from './stack.js';
 
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 async function main(): Promise<number> {
   const config = await resolveLocalConfig(process.env);
   const intakeUrl = `http://127.0.0.1:${config.ports.intake}`;

@@ -1,5 +1,7 @@
 /** The local stack's public face: `npm start`, the demo, the end-to-end test and the chaos runs use it. */
-export { startLocalStack, type LocalStack, type LocalStackOptions } from './stack.js';
+export { startLocalStack, type LocalStack, type LocalStackOptions, type StartedParts } from './stack.js';
+export { handleOf, connectToRunningStack, probeHealth, type LocalStackHandle } from './connect.js';
+export { LOCAL_AWS } from './dynamodb/index.js';
 export {
   LOCAL_DEFAULTS,
   LOCAL_ENV,

@@ -29,9 +29,12 @@ export interface LocalStackOptions {
   /** More environment for the handlers: processing settings, SOURCES_CONFIG, Powertools. */
   env?: NodeJS.ProcessEnv;
   /** Queue behaviour (clock, visibility timeout, receive count, concurrency). */
-  queue?: Omit<LocalQueueOptions, 'onDeadLetter'>;
-  /** Replaces parts of the worker's dependencies (the chaos runs pass `checkpoint`). */
-  processOverrides?: Partial<ProcessEventsDeps>;
+  queue?: Omit<LocalQueueOptions, 'onDeadLetter' | 'onDeduplicated'>;
+  /**
+   * Replaces parts of the worker's dependencies (the chaos runs pass `checkpoint`). A function is
+   * called once the emulator and dynalite listen, with their addresses (ports may be picked at start).
+   */
+  processOverrides?: Partial<ProcessEventsDeps> | ((started: StartedParts) => Partial<ProcessEventsDeps>);
   receiveOverrides?: Partial<ReceiveWebhookDeps>;
   /** Where the stack's own lines go (dead letters, handler failures); default: nowhere. */
   log?: (line: string) => void;
@@ -40,6 +43,13 @@ export interface LocalStackOptions {
    * (one short line each through `log`), or `off` (default).
    */
   handlerLogs?: 'powertools' | 'compact' | 'off';
+}
+
+/** What is known once the emulator and dynalite are up (before the handlers are built). */
+export interface StartedParts {
+  urls: { emulator: string; dynamodb: string };
+  openApi: { baseUrl: string; clientId: string; clientSecret: string };
+  tableName: string;
 }
 
 export interface LocalStack {
@@ -115,7 +125,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       visibilityTimeoutMs: LOCAL_DEFAULTS.visibilityTimeoutSeconds * 1000,
       maxReceiveCount: LOCAL_DEFAULTS.maxReceiveCount,
       ...options.queue,
-      onDeadLetter: (m) => log(`dead-lettered ${describeLetter(m)} after ${m.receiveCount} receives${m.lastError ? `: ${m.lastError}` : ''}`),
+      onDeduplicated: (m) => log(`[queue] dropped a copy of delivery ${m.deduplicationId} (FIFO deduplication, 5 minutes)`),
+      onDeadLetter: (m) => log(`[queue] dead-lettered ${describeLetter(m)} after ${m.receiveCount} receives${m.lastError ? `: ${m.lastError}` : ''}`),
     });
     closers.push(() => queue.close());
 
@@ -132,7 +143,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(mode === 'powertools'
         ? {}
         : { logger: localLogger('worker', mode === 'compact' ? log : undefined), metrics: discardedMetrics }),
-      ...options.processOverrides,
+      ...(typeof options.processOverrides === 'function'
+        ? options.processOverrides({
+            urls: { emulator: emulator.url, dynamodb: dynamo.endpoint },
+            openApi: { baseUrl: emulator.url, ...login },
+            tableName,
+          })
+        : options.processOverrides),
     });
     const ledger = processDeps.ledger;
     const openapi: unknown = processDeps.openapi;

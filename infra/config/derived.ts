@@ -1,11 +1,8 @@
 import { ENV } from '../../shared/config/index.js';
-import { type StageConfig, VISIBILITY_TIMEOUT_FACTOR } from './schema.js';
+import { effectiveLeaseSeconds, effectiveVisibilityTimeoutSeconds, type StageConfig } from './schema.js';
 import { sourcesConfig } from './sources.js';
 
 /** Values computed from a stage's configuration, in one place so the stack and the tests agree. */
-
-/** Margin on top of the worker timeout so clock skew between containers cannot cut a live lease. */
-const LEASE_MARGIN_SECONDS = 15;
 
 export function secretPrefix(stage: StageConfig): string {
   return stage.secretPrefix ?? `loyalty-bridge/${stage.stageName}`;
@@ -16,11 +13,11 @@ export function webhookSecretName(stage: StageConfig, source: string): string {
 }
 
 export function leaseSeconds(stage: StageConfig): number {
-  return stage.processing.leaseSeconds ?? stage.worker.timeoutSeconds + LEASE_MARGIN_SECONDS;
+  return effectiveLeaseSeconds(stage);
 }
 
 export function visibilityTimeoutSeconds(stage: StageConfig): number {
-  return VISIBILITY_TIMEOUT_FACTOR * stage.worker.timeoutSeconds;
+  return effectiveVisibilityTimeoutSeconds(stage);
 }
 
 function powertoolsEnvironment(stage: StageConfig): Record<string, string> {

@@ -32,6 +32,21 @@ function functionSizing(memoryMiB: number, timeoutSeconds: number) {
 /** AWS: the queue's visibility timeout should be at least six times the consumer's timeout. */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 
+/** Default lease margin over the worker timeout, so clock skew between containers cannot cut a live lease. */
+const LEASE_MARGIN_SECONDS = 15;
+
+type LeaseInputs = { processing: { leaseSeconds?: number | undefined }; worker: { timeoutSeconds: number } };
+
+/** The lease the worker gets: configured, or the worker timeout plus a margin. */
+export function effectiveLeaseSeconds(s: LeaseInputs): number {
+  return s.processing.leaseSeconds ?? s.worker.timeoutSeconds + LEASE_MARGIN_SECONDS;
+}
+
+/** How long a message stays invisible after a receive (the worker's attempt plus its retries' gap). */
+export function effectiveVisibilityTimeoutSeconds(s: LeaseInputs): number {
+  return VISIBILITY_TIMEOUT_FACTOR * s.worker.timeoutSeconds;
+}
+
 export const StageConfig = z
   .strictObject({
     /** Used in stack, secret and metric names; lower case. */
@@ -123,21 +138,22 @@ export const StageConfig = z
       .refine((a) => !(a.email && a.topicArn), 'give either email or topicArn, not both')
       .prefault({}),
   })
-  .refine(
-    (s) => s.processing.leaseSeconds === undefined || s.processing.leaseSeconds >= s.worker.timeoutSeconds,
-    { message: 'processing.leaseSeconds must be >= worker.timeoutSeconds', path: ['processing', 'leaseSeconds'] },
-  )
+  .refine((s) => effectiveLeaseSeconds(s) >= s.worker.timeoutSeconds, {
+    message: 'processing.leaseSeconds must be >= worker.timeoutSeconds',
+    path: ['processing', 'leaseSeconds'],
+  })
   // A lease outliving the visibility timeout would make the redelivery of a crashed attempt find a
   // live lease, fail again and creep towards the DLQ.
-  .refine(
-    (s) =>
-      s.processing.leaseSeconds === undefined ||
-      s.processing.leaseSeconds <= VISIBILITY_TIMEOUT_FACTOR * s.worker.timeoutSeconds,
-    {
-      message: `processing.leaseSeconds must be <= ${VISIBILITY_TIMEOUT_FACTOR} x worker.timeoutSeconds (the visibility timeout)`,
-      path: ['processing', 'leaseSeconds'],
-    },
-  );
+  .refine((s) => effectiveLeaseSeconds(s) <= effectiveVisibilityTimeoutSeconds(s), {
+    message: `processing.leaseSeconds must be <= ${VISIBILITY_TIMEOUT_FACTOR} x worker.timeoutSeconds (the visibility timeout)`,
+    path: ['processing', 'leaseSeconds'],
+  })
+  // A refund that arrives before its purchase is retried once per visibility timeout until the wait
+  // ends and it is parked; a wait longer than the receives allow would dead-letter it instead.
+  .refine((s) => s.processing.refundWaitSeconds <= (s.queue.maxReceiveCount - 1) * effectiveVisibilityTimeoutSeconds(s), {
+    message: `processing.refundWaitSeconds must be <= (queue.maxReceiveCount - 1) x the visibility timeout (${VISIBILITY_TIMEOUT_FACTOR} x worker.timeoutSeconds), or a waiting refund ends in the DLQ instead of being parked`,
+    path: ['processing', 'refundWaitSeconds'],
+  });
 export type StageConfig = z.infer<typeof StageConfig>;
 /** What a stage file may leave out (defaults fill it in). */
 export type StageConfigInput = z.input<typeof StageConfig>;
@@ -149,7 +165,10 @@ export const PipelineConfig = z.strictObject({
   /** CodeStar / CodeConnections connection to the repository host, created once in the console. */
   connectionArn: z
     .string()
-    .regex(/^arn:aws[a-z-]*:(codestar-connections|codeconnections):[a-z0-9-]+:\d{12}:connection\/[A-Za-z0-9-]+$/, 'a connection ARN'),
+    .regex(
+      /^arn:aws[a-z-]*:(codestar-connections|codeconnections):[a-z0-9-]+:\d{12}:connection\/[A-Za-z0-9-]+$/,
+      'a connection ARN',
+    ),
   /** `owner/name` of the repository. */
   repository: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'owner/name'),
   branch: z.string().min(1).default('main'),

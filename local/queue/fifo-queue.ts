@@ -26,6 +26,8 @@ export interface LocalQueueOptions {
   accountId?: string;
   /** Told about each message moved to the dead-letter list (e.g. to print it). */
   onDeadLetter?: (message: DeadLetter) => void;
+  /** Told about each send dropped as a duplicate within the deduplication window. */
+  onDeduplicated?: (message: QueueMessage) => void;
 }
 
 export interface DeadLetter {
@@ -345,6 +347,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       if (seenAt !== undefined && now - seenAt < dedupWindowMs) {
         // SQS answers success and drops the copy: a retried send cannot create a second message.
         counters.deduplicated += 1;
+        options.onDeduplicated?.(message);
         return;
       }
       for (const [id, at] of dedupSeen) if (now - at >= dedupWindowMs) dedupSeen.delete(id);

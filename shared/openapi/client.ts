@@ -197,13 +197,17 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
     throw classifyAnswer(req, answer.status, answer.headers, answer.text);
   }
 
-  /** Runs `attempt` again after a transient failure, when the call is retryable. */
-  async function withReadRetries<T>(retryable: boolean, attempt: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `attempt` again after a transient failure of `route` itself, when the call is retryable
+   * (a failed token request was already retried by its own loop).
+   */
+  async function withReadRetries<T>(retryable: boolean, route: string, attempt: () => Promise<T>): Promise<T> {
     for (let n = 0; ; n++) {
       try {
         return await attempt();
       } catch (e) {
-        const transient = isOpenApiError(e) && (e.kind === 'network' || e.kind === 'timeout' || e.kind === 'server');
+        const transient =
+          isOpenApiError(e) && e.route === route && (e.kind === 'network' || e.kind === 'timeout' || e.kind === 'server');
         if (!retryable || !transient || n >= readRetries) throw e;
         await backoff(n + 1);
       }
@@ -225,7 +229,7 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
         parse: (answer, route) => parseBody(TokenResponse, answer, route),
       };
       try {
-        const t = await withReadRetries(true, () => exchange(call, creds, undefined));
+        const t = await withReadRetries(true, `POST ${TOKEN_TEMPLATE}`, () => exchange(call, creds, undefined));
         return { value: t.access_token, renewAt: startedAt + t.expires_in * 1000 - renewAheadMs(t.expires_in) };
       } catch (e) {
         if (isOpenApiError(e) && e.kind === 'authentication_failed' && e.status === 401 && !forced) {
@@ -244,7 +248,7 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
 
   /** The operation itself: token, then the request; a 401 invalid-token answer renews and repeats once. */
   async function run<T>(c: Call<T>): Promise<T> {
-    return withReadRetries(c.retryable, async () => {
+    return withReadRetries(c.retryable, `${c.method} ${c.template}`, async () => {
       for (let repeated = false; ; repeated = true) {
         let creds: OpenApiCredentials;
         let token: CachedToken;

@@ -234,7 +234,14 @@ async function drainRounds(
   let deadLettered = 0;
   for (let round = 0; round < 5 && Date.now() < deadline; round += 1) {
     await stack.queue.waitForIdle({ timeoutMs: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
-    const letters = stack.queue.deadLetters().length;
+    const dead = stack.queue.deadLetters();
+    const letters = dead.length;
+    const reasons = new Map<string, number>();
+    for (const d of dead) {
+      const reason = (d.lastError ?? 'no error').replace(/[0-9a-f-]{36}/g, '…').slice(0, 90);
+      reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+    }
+    for (const [reason, n] of reasons) log(`chaos:   ${n} x ${reason}`);
     if (letters === 0) break;
     deadLettered += letters;
     // Leases left by crashed attempts must run out before a redriven message can take them over.

@@ -60,6 +60,28 @@ describe('stage configuration: leases and timeouts', () => {
     expect(problemOf(input)).toMatch(/leaseSeconds must be <= 6 x worker\.timeoutSeconds/);
   });
 
+  it('rejects a worker timeout too short for the default lease to fit the visibility timeout', () => {
+    const input = stagingInput();
+    input.worker = { memoryMiB: 512, timeoutSeconds: 2 };
+    expect(problemOf(input)).toMatch(/leaseSeconds must be <= 6 x worker\.timeoutSeconds/);
+  });
+
+  it('rejects a refund wait longer than the receives before the DLQ allow', () => {
+    const input = stagingInput();
+    input.worker = { memoryMiB: 512, timeoutSeconds: 30 };
+    input.queue = { maxReceiveCount: 3 };
+    input.processing = { refundWaitSeconds: 361 };
+    expect(problemOf(input)).toMatch(/refundWaitSeconds must be <= \(queue\.maxReceiveCount - 1\)/);
+  });
+
+  it('accepts a refund wait that ends by the last receive', () => {
+    const input = stagingInput();
+    input.worker = { memoryMiB: 512, timeoutSeconds: 30 };
+    input.queue = { maxReceiveCount: 3 };
+    input.processing = { refundWaitSeconds: 360 };
+    expect(parseStageConfig(input).processing.refundWaitSeconds).toBe(360);
+  });
+
   it('rejects a function memory above the bound', () => {
     const input = stagingInput();
     input.worker = { memoryMiB: 10_240, timeoutSeconds: 30 };

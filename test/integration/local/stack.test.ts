@@ -8,6 +8,8 @@ import { createManualClock, startLocalStack, type LocalStack } from '../../../lo
 import { loadConfigFile, DEMO_CONFIG_PATH, type EmulatorConfig } from '../../../emulator/index.js';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../shared/openapi/index.js';
 import { shopifyOrderPaid } from '../../../local/demo/webhooks.js';
+import { ledgerReport } from '../../../local/cli/ledger-report.js';
+import { createServer } from 'node:net';
 
 const run = promisify(execFile);
 
@@ -85,6 +87,27 @@ describe('the local stack (npm start) end to end', () => {
     expect(await balance('pos_card', 'PC-0003')).toBe(before + 54);
   });
 
+  it('reports an order with its ledger record next to the point-history entries upstream', async () => {
+    const paid = shopifyOrderPaid(
+      { orderId: '5100000000000000007', name: '#1007', customerId: '1005', subtotal: '3000', tax: '300', currency: 'JPY' },
+      stack.webhookSecrets.shopify[0]!,
+      'report-1',
+      Date.now(),
+    );
+    await fetch(`${stack.urls.intake}${paid.path}`, { method: 'POST', headers: paid.headers, body: paid.body });
+    await stack.queue.waitForIdle({ timeoutMs: 10_000 });
+    const report = await ledgerReport(stack.ledger, api, 'shopify', '5100000000000000007');
+    expect(report.found).toBe(true);
+    expect(report.lines).toContain('    outcome: credited');
+    // erin is regular (0.01): 3000 earns 30, found upstream by the order's marker.
+    expect(report.lines.some((l) => /\+30\s+Purchase #1007\s+lp1:shopify:order:5100000000000000007/.test(l))).toBe(true);
+  });
+
+  it('reports an order it has no record of as not found', async () => {
+    const report = await ledgerReport(stack.ledger, api, 'shopify', '404');
+    expect(report).toEqual({ found: false, lines: ['no ledger record for shopify order 404'] });
+  });
+
   it('answers a forged Shopify signature 401 and queues nothing', async () => {
     const sent = stack.queue.stats().sent;
     const forged = shopifyOrderPaid(
@@ -149,5 +172,46 @@ describe('the local stack when an event keeps failing', () => {
     // bob is gold (0.05): 2000 earns 100.
     expect((await api.getMemberByExternalId('shopify', '1002')).point).toBe(before + 100);
     expect(stack.queue.deadLetters()).toEqual([]);
+  });
+});
+
+describe('closing the local stack', () => {
+  it('frees every port it listened on', async () => {
+    const stack = await startLocalStack();
+    const ports = [stack.urls.intake, stack.urls.emulator, stack.urls.dynamodb].map((u) => Number(new URL(u).port));
+    await stack.close();
+    for (const port of ports) {
+      await new Promise<void>((resolve, reject) => {
+        const server = createServer();
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
+      });
+    }
+  });
+});
+
+describe('worker overrides of the local stack', () => {
+  it('builds them from the started emulator and dynalite, and the worker uses them', async () => {
+    const seen: { emulator?: string; steps: string[] } = { steps: [] };
+    const stack = await startLocalStack({
+      processOverrides: (started) => {
+        seen.emulator = started.urls.emulator;
+        return { checkpoint: (step) => void seen.steps.push(step) };
+      },
+    });
+    try {
+      const paid = shopifyOrderPaid(
+        { orderId: '5300000000000000001', name: '#5301', customerId: '1003', subtotal: '1000', tax: '100', currency: 'JPY' },
+        stack.webhookSecrets.shopify[0]!,
+        'override-1',
+        Date.now(),
+      );
+      await fetch(`${stack.urls.intake}${paid.path}`, { method: 'POST', headers: paid.headers, body: paid.body });
+      await stack.queue.waitForIdle({ timeoutMs: 10_000 });
+      expect(seen.emulator).toBe(stack.urls.emulator);
+      expect(seen.steps).toContain('purchase:granted');
+    } finally {
+      await stack.close();
+    }
   });
 });

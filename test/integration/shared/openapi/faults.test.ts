@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../../shared/openapi/index.js';
+import { clearTokenCache, createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../../shared/openapi/index.js';
 import { BOB, rejectionOf, startHarness, type Harness } from './emulator-harness.js';
 
 const CALCULATION = '^/api/ext/users/[^/]+/points/calculation$';
@@ -66,6 +66,19 @@ describe('Open API client, whether a failed write may have been executed', () =>
     } finally {
       await offline.close();
     }
+  });
+});
+
+describe('Open API client, a failing token endpoint', () => {
+  it('says the write was not executed when no token could be obtained, after retrying the token request', async () => {
+    clearTokenCache();
+    const before = await h.stats();
+    await h.fault({ method: 'POST', path: '^/api/ext/token$', fault: 'error_500', times: 10 });
+    const e = await rejectionOf(client.calculatePoints(BOB, { amount: 1000 }));
+    expect(e).toMatchObject({ kind: 'server', status: 500, executed: 'no', route: 'POST /api/ext/token' });
+    const after = await h.stats();
+    expect(after.token_requests - before.token_requests).toBe(3); // first try + 2 retries, not more
+    expect(after.routes[CALC_ROUTE]).toBeUndefined();
   });
 });
 

@@ -257,3 +257,14 @@ describe('local FIFO queue', () => {
     expect(seen).toEqual(['early']);
   });
 });
+
+describe('local FIFO queue notifications', () => {
+  it('tells about each copy it drops as a duplicate', async () => {
+    const dropped: string[] = [];
+    const queue = createLocalQueue({ clock: createManualClock(), onDeduplicated: (m) => dropped.push(m.deduplicationId) });
+    await queue.send(msg('a', 'g', 'shopify:w1'));
+    await queue.send(msg('a', 'g', 'shopify:w1'));
+    expect(dropped).toEqual(['shopify:w1']);
+    await queue.close();
+  });
+});

@@ -1,0 +1,47 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FAULT_KINDS, WORKER_ROUTES } from './faults.js';
+import { formatReport, type ChaosResult } from './report.js';
+import { runChaos } from './runner.js';
+
+/**
+ * The short chaos run of `npm test`: ~100 seeded events through the real receiver, local FIFO queue and
+ * worker against the emulator and dynalite, with faults on every route, worker crashes between protocol
+ * steps and lease expiries. The long run is `npm run chaos -- --events 2000 --seed S`.
+ */
+describe('a short seeded chaos run', () => {
+  let result: ChaosResult;
+
+  beforeAll(async () => {
+    result = await runChaos({ events: 100, seed: 20261122, drainTimeoutMs: 90_000 });
+    // The whole report only when something is wrong: it names the orders and shows their evidence.
+    if (result.mismatches.length > 0 || result.unfinished.length > 0) console.log(formatReport(result).join('\n'));
+  }, 150_000);
+
+  it('shows every customer the balance and history the independent model expects', () => {
+    expect(result.mismatches).toEqual([]);
+  });
+
+  it('leaves no event without a final outcome in the ledger', () => {
+    expect(result.unfinished).toEqual([]);
+  });
+
+  it('credits and debits exactly the points the model computes', () => {
+    expect(result.points.observed).toEqual(result.points.expected);
+  });
+
+  it('armed every fault kind and a fault on every route the worker calls', () => {
+    for (const kind of FAULT_KINDS) expect(result.faults.byKind[kind], kind).toBeGreaterThan(0);
+    for (const route of WORKER_ROUTES) expect(result.faults.byRoute[route.name], route.name).toBeGreaterThan(0);
+  });
+
+  it('crashed the worker between protocol steps and let leases expire', () => {
+    expect(result.faults.crashes).toBeGreaterThan(0);
+    expect(result.faults.leaseExpiries).toBeGreaterThan(0);
+  });
+
+  it('delivered duplicates, concurrent copies and refunds before their purchase', () => {
+    expect(result.scenario.duplicates).toBeGreaterThan(0);
+    expect(result.scenario.concurrentDuplicates).toBeGreaterThan(0);
+    expect(result.scenario.reordered).toBeGreaterThan(0);
+  });
+});
