@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { startEmulator } from '../emulator/index.js';
 import { DEFAULT_USER_AGENT, clearTokenCache, createOpenApiClient, staticCredentials } from '../shared/openapi/index.js';
+import { MemberEnvelope } from '../shared/openapi/schemas.js';
 
 export interface ClientBenchOptions {
   /** Sequential call pairs (one bare, one through the client) per round (default 400). */
@@ -37,6 +38,10 @@ export interface ClientBenchFigures {
   overheadUs: number;
   /** (bare p50 + overheadUs) / bare p50: the ratio with machine noise paired out. */
   ratioPaired: number;
+  /** Bare request + the client's zod validation of the answer. */
+  bareValidated: { p50Us: number; meanUs: number };
+  /** Part of overheadUs that is the zod validation of the answer (median of paired differences). */
+  validationUs: number;
   throughput: { concurrency: number; calls: number; clientCallsPerSecond: number; bareCallsPerSecond: number };
 }
 
@@ -60,14 +65,14 @@ const median = (xs: number[]) => {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
-/** Times `a` and `b` call by call, alternating which goes first, so both see the same machine. */
-async function timeInterleaved(n: number, a: () => Promise<unknown>, b: () => Promise<unknown>, aUs: number[], bUs: number[]) {
+/** Times the sides call by call, rotating which goes first, so all see the same machine. */
+async function timeInterleaved(n: number, sides: Array<{ call: () => Promise<unknown>; us: number[] }>) {
   for (let i = 0; i < n; i++) {
-    const order: Array<[() => Promise<unknown>, number[]]> = i % 2 === 0 ? [[a, aUs], [b, bUs]] : [[b, bUs], [a, aUs]];
-    for (const [call, into] of order) {
+    for (let j = 0; j < sides.length; j++) {
+      const side = sides[(i + j) % sides.length]!;
       const t = performance.now();
-      await call();
-      into.push((performance.now() - t) * 1000);
+      await side.call();
+      side.us.push((performance.now() - t) * 1000);
     }
   }
 }
@@ -115,6 +120,12 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
       if (res.statusCode !== 200) throw new Error(`bare request answered ${res.statusCode}`);
       return body.member.id;
     };
+    // The bare request plus the response validation the client does (zod): splits the client's cost
+    // into "validating the answer" and "everything else".
+    const bareValidated = async () => {
+      const res = await pool.request({ path: PATH, method: 'GET', headers });
+      return MemberEnvelope.parse(JSON.parse(await res.body.text())).member.id;
+    };
     const viaClient = () => client.getMemberByExternalId('shopify', '1001');
 
     // Warm both: connections open, token cached, JIT settled.
@@ -124,8 +135,14 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
     }
 
     const bareUs: number[] = [];
+    const validatedUs: number[] = [];
     const clientUs: number[] = [];
-    for (let r = 0; r < rounds; r++) await timeInterleaved(calls, bare, viaClient, bareUs, clientUs);
+    const sides = [
+      { call: bare, us: bareUs },
+      { call: bareValidated, us: validatedUs },
+      { call: viaClient, us: clientUs },
+    ];
+    for (let r = 0; r < rounds; r++) await timeInterleaved(calls, sides);
 
     const bareTput = await throughput(throughputCalls, concurrency, bare);
     const clientTput = await throughput(throughputCalls, concurrency, viaClient);
@@ -134,6 +151,7 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
     const c50 = median(clientUs);
     // Paired differences: each client call against the bare call next to it (robust to load drift).
     const paired = median(clientUs.map((c, i) => c - bareUs[i]!));
+    const pairedValidation = median(validatedUs.map((v, i) => v - bareUs[i]!));
     return {
       route: `GET ${PATH}`,
       callsPerSide: calls * rounds,
@@ -143,6 +161,8 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
       ratioMean: Math.round((mean(clientUs) / mean(bareUs)) * 1000) / 1000,
       overheadUs: round1(paired),
       ratioPaired: Math.round(((b50 + paired) / b50) * 1000) / 1000,
+      validationUs: round1(pairedValidation),
+      bareValidated: { p50Us: round1(median(validatedUs)), meanUs: round1(mean(validatedUs)) },
       throughput: {
         concurrency,
         calls: throughputCalls,
@@ -158,11 +178,12 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
 }
 
 function printFigures(f: ClientBenchFigures): void {
-  console.log(`Open API client vs bare undici, ${f.route}, ${f.callsPerSide} sequential calls each`);
+  console.log(`Open API client vs bare undici, ${f.route}, ${f.callsPerSide} sequential calls each (interleaved)`);
   console.log(`  bare    p50 ${f.bare.p50Us} us   mean ${f.bare.meanUs} us`);
+  console.log(`  bare + zod validation  p50 ${f.bareValidated.p50Us} us   mean ${f.bareValidated.meanUs} us`);
   console.log(`  client  p50 ${f.client.p50Us} us   mean ${f.client.meanUs} us`);
   console.log(`  ratio   p50 ${f.ratio}   mean ${f.ratioMean}   paired ${f.ratioPaired}   (target <= 1.10)`);
-  console.log(`  client overhead ${f.overheadUs} us/call (median of paired differences)`);
+  console.log(`  client overhead ${f.overheadUs} us/call (median of paired differences), of which answer validation ${f.validationUs} us`);
   console.log(
     `  warm pool, ${f.throughput.concurrency} concurrent callers, ${f.throughput.calls} calls: ` +
       `client ${f.throughput.clientCallsPerSecond} calls/s, bare ${f.throughput.bareCallsPerSecond} calls/s`,

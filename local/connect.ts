@@ -21,12 +21,12 @@ export interface LocalStackHandle {
 
 const loopback = (port: number) => `http://127.0.0.1:${port}`;
 
-/** GET /healthz: 'up', 'starting' (503) or 'down' (nothing listening). */
+/** GET /healthz: 'up' (200), 'starting' (503), or 'down' (nothing listening, or not a local stack). */
 export async function probeHealth(intakeUrl: string): Promise<'up' | 'starting' | 'down'> {
   try {
     const res = await fetch(`${intakeUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
     await res.body?.cancel();
-    return res.status === 200 ? 'up' : 'starting';
+    return res.status === 200 ? 'up' : res.status === 503 ? 'starting' : 'down';
   } catch {
     return 'down';
   }

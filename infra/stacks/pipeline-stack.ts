@@ -69,8 +69,9 @@ export class PipelineStack extends Stack {
       }),
       codeBuildDefaults: {
         buildEnvironment: { buildImage: LinuxBuildImage.STANDARD_7_0, computeType: ComputeType.SMALL },
+        // Node 20 is past its end of life; 22 is the newest runtime standard:7.0 documents.
         partialBuildSpec: BuildSpec.fromObject({
-          phases: { install: { 'runtime-versions': { nodejs: '20' } } },
+          phases: { install: { 'runtime-versions': { nodejs: '22' } } },
         }),
       },
     });

@@ -136,6 +136,10 @@ function checkedInput<S extends z.ZodType>(schema: S, input: unknown, route: str
   if (!r.success) throw invalidRequest(route, r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`));
 }
 
+function failedRequest(c: Call<unknown>, route: string): FailedRequest {
+  return { route, notFoundMeansMember: c.notFoundMeansMember, tokenEndpoint: c.template === TOKEN_TEMPLATE };
+}
+
 interface Base {
   origin: string;
   prefix: string;
@@ -161,22 +165,17 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
     return b;
   }
 
-  async function credentials(forceRefresh = false): Promise<OpenApiCredentials> {
-    try {
-      return await provider.get({ forceRefresh });
-    } catch (e) {
-      if (isOpenApiError(e)) throw e;
-      const message = e instanceof Error ? e.message : 'credentials provider failed';
-      throw new OpenApiError({ kind: 'credentials_unavailable', executed: 'no', messages: [message], cause: e });
-    }
+  function credentialsFailure(e: unknown): OpenApiError {
+    if (isOpenApiError(e)) return e;
+    const message = e instanceof Error ? e.message : 'credentials provider failed';
+    return new OpenApiError({ kind: 'credentials_unavailable', executed: 'no', messages: [message], cause: e });
   }
 
   const backoff = (attempt: number) => sleep(Math.random() * retryBaseMs * 2 ** (attempt - 1));
+  const isTransient = (e: OpenApiError) => e.kind === 'network' || e.kind === 'timeout' || e.kind === 'server';
 
-  /** One HTTP exchange; every failure becomes an OpenApiError. */
-  async function exchange<T>(c: Call<T>, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
-    const route = `${c.method} ${c.template}`;
-    const req: FailedRequest = { route, notFoundMeansMember: c.notFoundMeansMember, tokenEndpoint: c.template === TOKEN_TEMPLATE };
+  /** One HTTP exchange after the limiter; every failure becomes an OpenApiError. */
+  async function exchange<T>(c: Call<T>, route: string, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
     const base = baseOf(creds.baseUrl);
     const wait = limiter.reserve(route);
     if (wait > 0) await sleep(wait);
@@ -191,86 +190,86 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
         idempotent: c.retryable,
       });
     } catch (e) {
-      throw classifyTransportError(req, e);
+      throw classifyTransportError(failedRequest(c, route), e);
     }
     if (answer.status >= 200 && answer.status < 300) return c.parse(answer, route);
-    throw classifyAnswer(req, answer.status, answer.headers, answer.text);
+    throw classifyAnswer(failedRequest(c, route), answer.status, answer.headers, answer.text);
   }
 
   /**
-   * Runs `attempt` again after a transient failure of `route` itself, when the call is retryable
-   * (a failed token request was already retried by its own loop).
+   * Client-credentials grant, retried like a read (asking again changes nothing upstream). A 401
+   * forces one re-read of the credentials: they may have rotated.
    */
-  async function withReadRetries<T>(retryable: boolean, route: string, attempt: () => Promise<T>): Promise<T> {
-    for (let n = 0; ; n++) {
-      try {
-        return await attempt();
-      } catch (e) {
-        const transient =
-          isOpenApiError(e) && e.route === route && (e.kind === 'network' || e.kind === 'timeout' || e.kind === 'server');
-        if (!retryable || !transient || n >= readRetries) throw e;
-        await backoff(n + 1);
-      }
-    }
-  }
-
-  /** Client-credentials grant; a 401 forces one re-read of the credentials (they may have rotated). */
   async function fetchToken(first: OpenApiCredentials): Promise<CachedToken> {
     const startedAt = now();
+    const route = `POST ${TOKEN_TEMPLATE}`;
     let creds = first;
-    for (let forced = false; ; forced = true) {
+    let forced = false;
+    for (let n = 0; ; ) {
       const call: Call<TokenResponse> = {
         method: 'POST',
         template: TOKEN_TEMPLATE,
         path: TOKEN_TEMPLATE,
         body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
-        // Asking for a token again changes nothing upstream.
         retryable: true,
-        parse: (answer, route) => parseBody(TokenResponse, answer, route),
+        parse: (answer, r) => parseBody(TokenResponse, answer, r),
       };
       try {
-        const t = await withReadRetries(true, `POST ${TOKEN_TEMPLATE}`, () => exchange(call, creds, undefined));
+        const t = await exchange(call, route, creds, undefined);
         return { value: t.access_token, renewAt: startedAt + t.expires_in * 1000 - renewAheadMs(t.expires_in) };
       } catch (e) {
-        if (isOpenApiError(e) && e.kind === 'authentication_failed' && e.status === 401 && !forced) {
-          creds = await credentials(true);
+        if (!isOpenApiError(e)) throw e;
+        if (e.kind === 'authentication_failed' && e.status === 401 && !forced) {
+          forced = true;
+          try {
+            creds = await provider.get({ forceRefresh: true });
+          } catch (err) {
+            throw credentialsFailure(err);
+          }
           continue;
         }
-        throw e;
+        if (!isTransient(e) || n >= readRetries) throw e;
+        await backoff(++n);
       }
     }
   }
 
-  async function accessToken(creds: OpenApiCredentials): Promise<CachedToken> {
-    const key = tokenCacheKey(creds.baseUrl, creds.clientId);
-    return peekToken(key, now()) ?? getToken(key, now, () => fetchToken(creds));
-  }
-
-  /** The operation itself: token, then the request; a 401 invalid-token answer renews and repeats once. */
+  /**
+   * The operation: credentials, token (cached: no wait), the request. A 401 invalid-token answer
+   * drops the token and repeats once (the service refused before executing); a retryable read is
+   * tried again after a transient failure of its own request.
+   */
   async function run<T>(c: Call<T>): Promise<T> {
-    return withReadRetries(c.retryable, `${c.method} ${c.template}`, async () => {
-      for (let repeated = false; ; repeated = true) {
-        let creds: OpenApiCredentials;
-        let token: CachedToken;
-        try {
-          creds = await credentials();
-          token = await accessToken(creds);
-        } catch (e) {
-          // Nothing of the operation was sent.
-          throw isOpenApiError(e) ? beforeSending(e) : e;
-        }
-        try {
-          return await exchange(c, creds, token.value);
-        } catch (e) {
-          // The service refused the token before executing anything: safe to repeat once.
-          if (isOpenApiError(e) && e.kind === 'invalid_token' && !repeated) {
-            dropToken(tokenCacheKey(creds.baseUrl, creds.clientId), token.value);
-            continue;
-          }
-          throw e;
-        }
+    const route = `${c.method} ${c.template}`;
+    let repeated = false;
+    for (let n = 0; ; ) {
+      let creds: OpenApiCredentials;
+      let token: CachedToken;
+      try {
+        creds = await provider.get();
+      } catch (e) {
+        throw credentialsFailure(e);
       }
-    });
+      const key = tokenCacheKey(creds.baseUrl, creds.clientId);
+      try {
+        token = peekToken(key, now()) ?? (await getToken(key, now, () => fetchToken(creds)));
+      } catch (e) {
+        // Nothing of the operation was sent.
+        throw isOpenApiError(e) ? beforeSending(e) : e;
+      }
+      try {
+        return await exchange(c, route, creds, token.value);
+      } catch (e) {
+        if (!isOpenApiError(e)) throw e;
+        if (e.kind === 'invalid_token' && !repeated) {
+          repeated = true;
+          dropToken(key, token.value);
+          continue;
+        }
+        if (!c.retryable || !isTransient(e) || n >= readRetries) throw e;
+        await backoff(++n);
+      }
+    }
   }
 
   const get = <T>(template: string, path: string, parse: Call<T>['parse'], extra: Partial<Call<T>> = {}) =>

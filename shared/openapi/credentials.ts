@@ -58,8 +58,8 @@ function fromSecretJson(text: string, source: string): OpenApiCredentials {
 }
 
 export function staticCredentials(c: OpenApiCredentials): CredentialsProvider {
-  const value = checked({ ...c }, 'static credentials');
-  return { get: async () => value };
+  const value = Promise.resolve(checked({ ...c }, 'static credentials'));
+  return { get: () => value };
 }
 
 /** Secrets Manager secret holding `{ base_url, client_id, client_secret }`; the reader caches with a TTL. */

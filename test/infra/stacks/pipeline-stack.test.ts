@@ -58,6 +58,11 @@ describe('pipeline', () => {
     expect([...commands].sort((a, b) => a - b)).toEqual(commands);
   });
 
+  it('builds on a maintained Node.js LTS', () => {
+    const [synth] = stageNamed('Build').Actions;
+    expect(JSON.parse(buildSpecOf(synth!)).phases.install['runtime-versions']).toEqual({ nodejs: '22' });
+  });
+
   it('updates itself with the pinned CDK CLI before deploying', () => {
     const [mutate] = stageNamed('UpdatePipeline').Actions;
     expect(mutate!.Name).toBe('SelfMutate');

@@ -1,0 +1,387 @@
+/**
+ * The worker's figures, all measured against the emulator and dynalite in this process:
+ *
+ * - cost: Open API calls and DynamoDB requests per purchase and per refund in steady state (token
+ *   cached, pools warm), counted at the emulator (its stats) and at the DynamoDB client (middleware);
+ * - throughput: events per second through the real handler (process-events makeHandler, SQS-shaped
+ *   batches of one record) against a floor that does only the bare work of an event in the same
+ *   process (2 raw undici requests + 2 DynamoDB writes), at the same concurrency, alternating rounds;
+ * - rate: a backlog of purchases with the rate budget at 2000/minute per endpoint: the emulator's
+ *   max_per_minute per route and the sustained rate as a share of 2000. The client's limiter and the
+ *   emulator's clock run on one scaled clock (K times real time) so minutes pass in seconds; the
+ *   emulator's clock is set from it every 20 ms and starts 1 s after a minute boundary (see results.md).
+ *
+ *   npx tsx bench/worker.ts [--quick]
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { Pool } from 'undici';
+import { startEmulator } from '../emulator/index.js';
+import { makeHandler, type ProcessEventsHandler } from '../functions/process-events.js';
+import { ProcessingSettings } from '../shared/config/processing-settings.js';
+import { createLedger } from '../shared/ledger/index.js';
+import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../shared/openapi/index.js';
+import type { PurchaseEvent, RefundEvent } from '../shared/points/index.js';
+import { startDynalite, type LocalDynamo } from '../test/support/dynalite.js';
+
+export interface WorkerBenchOptions {
+  quick?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface EventCost {
+  openApiCalls: number;
+  dynamoWrites: number;
+  dynamoReads: number;
+  samples: number;
+}
+
+export interface WorkerBenchFigures {
+  cost: { purchase: EventCost; firstRefund: EventCost; laterRefund: EventCost };
+  throughput: {
+    events: number;
+    concurrency: number;
+    rounds: number;
+    workerEventsPerSecond: number;
+    floorEventsPerSecond: number;
+    /** worker / floor. */
+    ratio: number;
+  };
+  rate: {
+    backlog: number;
+    budgetPerMinute: number;
+    clockScale: number;
+    concurrency: number;
+    /** Per route: requests and the emulator's largest count in one clock minute. */
+    routes: Record<string, { total: number; maxPerMinute: number }>;
+    /** Calls per complete clock minute on the busiest route (lookup and calculation are equal). */
+    minuteCounts: number[];
+    /** Mean of the complete minutes, and as a share of the budget. */
+    sustainedPerMinute: number;
+    share: number;
+    /** Time from an event's start to its end, on the scaled clock (limiter waits included). */
+    eventSecondsP50: number;
+    eventSecondsMax: number;
+    realSeconds: number;
+  };
+}
+
+const CLIENT = { id: 'bench-worker', secret: 'bench-worker-secret' };
+const RATE_CLIENT = { id: 'bench-rate', secret: 'bench-rate-secret' };
+const RATE_BUDGET = 2000;
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const quietMetrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
+
+function members(prefix: string, count: number) {
+  return Array.from({ length: count }, (_, i) => ({
+    login_id: `${prefix}-${i}`,
+    password: 'bench-pass',
+    rank: i % 4 === 0 ? 'gold' : 'regular',
+    external_ids: { shopify: `${prefix}${100_000 + i}` },
+  }));
+}
+
+function benchConfig(memberCount: number, rateMembers: number, now: string): unknown {
+  const client = (c: { id: string; secret: string }, list: unknown[]) => ({
+    client_id: c.id,
+    client_secrets: [c.secret],
+    ranks: { regular: 0.01, gold: 0.05 },
+    external_keys: ['shopify', 'pos_card'],
+    members: list,
+  });
+  return {
+    now,
+    clients: [client(CLIENT, members('w', memberCount)), client(RATE_CLIENT, members('r', rateMembers))],
+  };
+}
+
+let orderSeq = 0;
+function purchase(externalId: string, amount = 1000 + (orderSeq % 500)): PurchaseEvent {
+  const orderId = `b${++orderSeq}`;
+  return {
+    type: 'purchase',
+    eventId: `shopify:order:${orderId}`,
+    source: 'shopify',
+    orderId,
+    customer: { externalKey: 'shopify', externalId },
+    currency: 'USD',
+    occurredAt: '2026-01-15T10:00:00+00:00',
+    pointTitle: `Purchase #${orderId}`,
+    test: false,
+    delivery: { id: `d-${orderId}`, topic: 'orders/paid' },
+    eligibleAmount: amount,
+    expiryDays: null,
+  };
+}
+
+function refund(of: PurchaseEvent, refundId: string, amount: number): RefundEvent {
+  return {
+    type: 'refund',
+    eventId: `shopify:refund:${of.orderId}:${refundId}`,
+    source: of.source,
+    orderId: of.orderId,
+    refundId,
+    customer: of.customer,
+    currency: of.currency,
+    occurredAt: of.occurredAt,
+    pointTitle: `Refund #${of.orderId}`,
+    test: false,
+    delivery: { id: `d-${of.orderId}-${refundId}`, topic: 'refunds/create' },
+    refundAmount: amount,
+    refundsRemainder: false,
+  };
+}
+
+/** An SQS FIFO record as the event source mapping delivers it (what the handler really parses). */
+function sqsEvent(event: PurchaseEvent | RefundEvent): SQSEvent {
+  const record: SQSRecord = {
+    messageId: randomUUID(),
+    receiptHandle: randomUUID(),
+    body: JSON.stringify(event),
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(Date.now()),
+      SenderId: 'AIDABENCH',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+      SequenceNumber: String(orderSeq).padStart(20, '0'),
+      MessageGroupId: `${event.source}:${event.customer?.externalKey}:${event.customer?.externalId}`,
+      MessageDeduplicationId: `${event.source}:${event.delivery.id}`,
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:bench.fifo',
+    awsRegion: 'us-east-1',
+  };
+  return { Records: [record] };
+}
+
+async function invoke(handler: ProcessEventsHandler, event: PurchaseEvent | RefundEvent): Promise<void> {
+  const response = await handler(sqsEvent(event));
+  if (response.batchItemFailures.length > 0) throw new Error(`bench: event ${event.eventId} was not acknowledged`);
+}
+
+async function runConcurrently<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await work(items[next++] as T);
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+/** Counts DynamoDB requests by kind at the client, the way the ledger really sends them. */
+function countDynamo(dynamo: LocalDynamo) {
+  const counts = { writes: 0, reads: 0 };
+  dynamo.client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = String(context.commandName ?? '');
+      if (/^(Put|Update|Delete|BatchWrite|TransactWrite)/.test(name)) counts.writes += 1;
+      else if (/^(Get|Query|Scan|BatchGet|TransactGet)/.test(name)) counts.reads += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCountRequests' },
+  );
+  return counts;
+}
+
+async function emulatorStats(url: string, clientId: string): Promise<{ routes: Record<string, { total: number; max_per_minute: number }>; token_requests: number }> {
+  const response = await fetch(`${url}/__emulator/stats`);
+  const body = (await response.json()) as { clients: Record<string, { routes: Record<string, { total: number; max_per_minute: number }>; token_requests: number }> };
+  return body.clients[clientId] ?? { routes: {}, token_requests: 0 };
+}
+
+const totalCalls = (s: Awaited<ReturnType<typeof emulatorStats>>) =>
+  Object.values(s.routes).reduce((sum, r) => sum + r.total, 0);
+
+const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** `Y-m-d H:i:s` of an epoch ms, in UTC (the emulator's clock format). */
+function emulatorTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<WorkerBenchFigures> {
+  const log = options.log ?? (() => undefined);
+  const quick = options.quick ?? false;
+  const sizes = quick
+    ? { cost: 60, throughput: 250, rounds: 1, backlog: 2400, members: 200 }
+    : { cost: 200, throughput: 1000, rounds: 2, backlog: 6000, members: 500 };
+  const concurrency = 8;
+  // The rate run starts 1 s after a minute boundary, so the limiter's windows line up with clock minutes.
+  const start = Date.UTC(2026, 0, 15, 10, 0, 1);
+  const emulator = await startEmulator({ port: 0, config: benchConfig(sizes.members, sizes.members, emulatorTime(start)) });
+  const dynamo = await startDynalite('bench-worker-ledger');
+  const counts = countDynamo(dynamo);
+  const settings = ProcessingSettings.parse({});
+  const ledger = createLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
+  const clients: OpenApiClient[] = [];
+  const worker = (client: { id: string; secret: string }, extra: Partial<Parameters<typeof createOpenApiClient>[0]> = {}) => {
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: client.id, clientSecret: client.secret }),
+      ...extra,
+    });
+    clients.push(openapi);
+    return makeHandler({ ledger, openapi, settings, clock: Date.now, logger: quiet, metrics: quietMetrics });
+  };
+  const memberIds = Array.from({ length: sizes.members }, (_, i) => `w${100_000 + i}`);
+  const member = (i: number) => memberIds[i % memberIds.length] as string;
+
+  try {
+    // --- cost per event, steady state -------------------------------------------------------
+    // The limiter is measured in the rate run; here it must not add waits.
+    const handler = worker(CLIENT, { ratePerMinute: 1_000_000 });
+    for (let i = 0; i < 20; i += 1) await invoke(handler, purchase(member(i)));
+    const measure = async (events: Array<PurchaseEvent | RefundEvent>): Promise<EventCost> => {
+      const before = { calls: totalCalls(await emulatorStats(emulator.url, CLIENT.id)), ...counts };
+      for (const event of events) await invoke(handler, event);
+      const after = await emulatorStats(emulator.url, CLIENT.id);
+      return {
+        openApiCalls: round((totalCalls(after) - before.calls) / events.length),
+        dynamoWrites: round((counts.writes - before.writes) / events.length),
+        dynamoReads: round((counts.reads - before.reads) / events.length),
+        samples: events.length,
+      };
+    };
+    const purchases = Array.from({ length: sizes.cost }, (_, i) => purchase(member(i + 20)));
+    const purchaseCost = await measure(purchases);
+    const firstRefund = await measure(purchases.map((p) => refund(p, 'r1', 100)));
+    const laterRefund = await measure(purchases.map((p) => refund(p, 'r2', 100)));
+    log(`worker: cost per purchase ${purchaseCost.openApiCalls} calls, ${purchaseCost.dynamoWrites} writes, ${purchaseCost.dynamoReads} reads`);
+
+    // --- throughput against the bare floor ----------------------------------------------------
+    const token = await fetchToken(emulator.url, CLIENT);
+    const pool = new Pool(emulator.url, { connections: 64, pipelining: 1 });
+    const floorEvent = async (event: PurchaseEvent): Promise<void> => {
+      const auth = { authorization: `Bearer ${token}`, 'user-agent': 'bench-floor' };
+      const lookup = await pool.request({ method: 'GET', path: `/api/ext/users/external_id/shopify/${event.customer?.externalId}`, headers: auth });
+      const { member: found } = (await lookup.body.json()) as { member: { id: string } };
+      const grant = await pool.request({
+        method: 'POST',
+        path: `/api/ext/users/${found.id}/points/calculation`,
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: event.eligibleAmount, title: event.pointTitle, remarks: `floor:${event.orderId}` }),
+      });
+      await grant.body.text();
+      const pk = `floor#${event.orderId}`;
+      await dynamo.documentClient.send(
+        new PutCommand({ TableName: dynamo.tableName, Item: { pk, state: 'pending' }, ConditionExpression: 'attribute_not_exists(pk)' }),
+      );
+      await dynamo.documentClient.send(
+        new UpdateCommand({ TableName: dynamo.tableName, Key: { pk }, UpdateExpression: 'SET #s = :d', ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':d': 'done' } }),
+      );
+    };
+    const workerRates: number[] = [];
+    const floorRates: number[] = [];
+    for (let r = 0; r < sizes.rounds; r += 1) {
+      const floorEvents = Array.from({ length: sizes.throughput }, (_, i) => purchase(member(i)));
+      floorRates.push(sizes.throughput / (await runConcurrently(floorEvents, concurrency, floorEvent)));
+      const workerEvents = Array.from({ length: sizes.throughput }, (_, i) => purchase(member(i)));
+      workerRates.push(sizes.throughput / (await runConcurrently(workerEvents, concurrency, (e) => invoke(handler, e))));
+    }
+    await pool.close();
+    const best = (xs: number[]) => Math.max(...xs);
+    const workerEventsPerSecond = round(best(workerRates), 1);
+    const floorEventsPerSecond = round(best(floorRates), 1);
+    log(`worker: ${workerEventsPerSecond} events/s through the worker, floor ${floorEventsPerSecond} events/s`);
+
+    // --- the rate budget under a backlog ----------------------------------------------------------
+    // Scale: the limiter should bind, not the worker: its allowance (2000/min on the scaled clock)
+    // is kept at ~60 % of the throughput just measured.
+    const clockScale = Math.max(1, Math.min(20, Math.floor((0.6 * workerEventsPerSecond * 60) / RATE_BUDGET)));
+    const realStart = Date.now();
+    const scaledNow = () => start + (Date.now() - realStart) * clockScale;
+    const scaledSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms / clockScale));
+    const rateHandler = worker(RATE_CLIENT, { ratePerMinute: RATE_BUDGET, now: scaledNow, sleep: scaledSleep });
+    const setClock = () =>
+      fetch(`${emulator.url}/__emulator/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ now: emulatorTime(scaledNow()) }) }).then(
+        (r) => r.body?.cancel(),
+      );
+    let ticking = true;
+    const ticker = (async () => {
+      while (ticking) {
+        await setClock();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const rateMembers = Array.from({ length: sizes.members }, (_, i) => `r${100_000 + i}`);
+    const backlog = Array.from({ length: sizes.backlog }, (_, i) => purchase(rateMembers[i % rateMembers.length] as string));
+    const minuteOf = (ms: number) => Math.floor((ms - (start - 1000)) / 60_000);
+    const perMinute = new Map<number, number>();
+    const durations: number[] = [];
+    // Wider than the other runs: events wait in the limiter, so more of them are in flight at once.
+    const rateConcurrency = 32;
+    const realSeconds = await runConcurrently(backlog, rateConcurrency, async (event) => {
+      const t0 = scaledNow();
+      await invoke(rateHandler, event);
+      durations.push((scaledNow() - t0) / 1000);
+      const minute = minuteOf(t0);
+      perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+    });
+    ticking = false;
+    await ticker;
+    const stats = await emulatorStats(emulator.url, RATE_CLIENT.id);
+    const routes = Object.fromEntries(
+      Object.entries(stats.routes).map(([route, s]) => [route, { total: s.total, maxPerMinute: s.max_per_minute }]),
+    );
+    // Events per minute of their start equal calls per minute on each of the two routes.
+    const lastMinute = Math.max(...perMinute.keys());
+    const minuteCounts = [...perMinute.entries()].sort(([a], [b]) => a - b).map(([, n]) => n);
+    const complete = [...perMinute.entries()].filter(([m]) => m < lastMinute).map(([, n]) => n);
+    const sustainedPerMinute = complete.length > 0 ? round(complete.reduce((a, b) => a + b, 0) / complete.length, 0) : minuteCounts[0] ?? 0;
+    durations.sort((a, b) => a - b);
+    log(`worker: rate run ${sizes.backlog} purchases at x${clockScale} in ${round(realSeconds, 1)} s`);
+
+    return {
+      cost: { purchase: purchaseCost, firstRefund, laterRefund },
+      throughput: {
+        events: sizes.throughput,
+        concurrency,
+        rounds: sizes.rounds,
+        workerEventsPerSecond,
+        floorEventsPerSecond,
+        ratio: round(workerEventsPerSecond / floorEventsPerSecond),
+      },
+      rate: {
+        backlog: sizes.backlog,
+        budgetPerMinute: RATE_BUDGET,
+        clockScale,
+        concurrency: rateConcurrency,
+        routes,
+        minuteCounts,
+        sustainedPerMinute,
+        share: round(sustainedPerMinute / RATE_BUDGET, 3),
+        eventSecondsP50: round(durations[Math.floor(durations.length / 2)] ?? 0, 1),
+        eventSecondsMax: round(durations[durations.length - 1] ?? 0, 1),
+        realSeconds: round(realSeconds, 1),
+      },
+    };
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+    await dynamo.stop();
+    await emulator.close();
+  }
+}
+
+async function fetchToken(url: string, client: { id: string; secret: string }): Promise<string> {
+  const response = await fetch(`${url}/api/ext/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': 'bench-floor' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.id, client_secret: client.secret }),
+  });
+  const body = (await response.json()) as { access_token: string };
+  return body.access_token;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+  const figures = await runWorkerBench({ quick: values.quick, log: (line) => console.log(line) });
+  console.log(JSON.stringify(figures));
+}
