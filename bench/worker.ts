@@ -25,7 +25,7 @@ import { makeHandler, type ProcessEventsHandler } from '../functions/process-eve
 import { ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createLedger } from '../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../shared/openapi/index.js';
-import type { PurchaseEvent, RefundEvent } from '../shared/points/index.js';
+import type { PointsApi, PurchaseEvent, RefundEvent } from '../shared/points/index.js';
 import { startDynalite, type LocalDynamo } from '../test/support/dynalite.js';
 
 export interface WorkerBenchOptions {
@@ -222,21 +222,18 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
   const settings = ProcessingSettings.parse({});
   const ledger = createLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
   const clients: OpenApiClient[] = [];
-  const worker = (client: { id: string; secret: string }, extra: Partial<Parameters<typeof createOpenApiClient>[0]> = {}) => {
-    const openapi = createOpenApiClient({
-      credentials: staticCredentials({ baseUrl: emulator.url, clientId: client.id, clientSecret: client.secret }),
-      ...extra,
-    });
-    clients.push(openapi);
-    return makeHandler({ ledger, openapi, settings, clock: Date.now, logger: quiet, metrics: quietMetrics });
-  };
   const memberIds = Array.from({ length: sizes.members }, (_, i) => `w${100_000 + i}`);
   const member = (i: number) => memberIds[i % memberIds.length] as string;
 
   try {
     // --- cost per event, steady state -------------------------------------------------------
     // The limiter is measured in the rate run; here it must not add waits.
-    const handler = worker(CLIENT, { ratePerMinute: 1_000_000 });
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: CLIENT.id, clientSecret: CLIENT.secret }),
+      ratePerMinute: 1_000_000,
+    });
+    clients.push(openapi);
+    const handler = makeHandler({ ledger, openapi, settings, clock: Date.now, logger: quiet, metrics: quietMetrics });
     for (let i = 0; i < 20; i += 1) await invoke(handler, purchase(member(i)));
     const measure = async (events: Array<PurchaseEvent | RefundEvent>): Promise<EventCost> => {
       const before = { calls: totalCalls(await emulatorStats(emulator.url, CLIENT.id)), ...counts };
@@ -292,51 +289,18 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
     log(`worker: ${workerEventsPerSecond} events/s through the worker, floor ${floorEventsPerSecond} events/s`);
 
     // --- the rate budget under a backlog ----------------------------------------------------------
-    // Scale: the limiter should bind, not the worker: its allowance (2000/min on the scaled clock)
-    // is kept at ~60 % of the throughput just measured.
-    const clockScale = Math.max(1, Math.min(20, Math.floor((0.6 * workerEventsPerSecond * 60) / RATE_BUDGET)));
-    const realStart = Date.now();
-    const scaledNow = () => start + (Date.now() - realStart) * clockScale;
-    const scaledSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms / clockScale));
-    const rateHandler = worker(RATE_CLIENT, { ratePerMinute: RATE_BUDGET, now: scaledNow, sleep: scaledSleep });
-    const setClock = () =>
-      fetch(`${emulator.url}/__emulator/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ now: emulatorTime(scaledNow()) }) }).then(
-        (r) => r.body?.cancel(),
-      );
-    let ticking = true;
-    const ticker = (async () => {
-      while (ticking) {
-        await setClock();
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })();
-    const rateMembers = Array.from({ length: sizes.members }, (_, i) => `r${100_000 + i}`);
-    const backlog = Array.from({ length: sizes.backlog }, (_, i) => purchase(rateMembers[i % rateMembers.length] as string));
-    const minuteOf = (ms: number) => Math.floor((ms - (start - 1000)) / 60_000);
-    const perMinute = new Map<number, number>();
-    const durations: number[] = [];
-    // Wider than the other runs: events wait in the limiter, so more of them are in flight at once.
-    const rateConcurrency = 32;
-    const realSeconds = await runConcurrently(backlog, rateConcurrency, async (event) => {
-      const t0 = scaledNow();
-      await invoke(rateHandler, event);
-      durations.push((scaledNow() - t0) / 1000);
-      const minute = minuteOf(t0);
-      perMinute.set(minute, (perMinute.get(minute) ?? 0) + 1);
+    const rate = await rateRun({
+      emulatorUrl: emulator.url,
+      start,
+      backlog: sizes.backlog,
+      members: sizes.members,
+      // The limiter should bind, not the worker: its allowance (2000/min on the scaled clock) is kept
+      // at ~60 % of the throughput just measured. Quick runs use at least x4 to stay short.
+      clockScale: Math.max(quick ? 4 : 1, Math.min(20, Math.floor((0.6 * workerEventsPerSecond * 60) / RATE_BUDGET))),
+      handlerFor: (openapi) => makeHandler({ ledger, openapi, settings, clock: Date.now, logger: quiet, metrics: quietMetrics }),
+      clients,
     });
-    ticking = false;
-    await ticker;
-    const stats = await emulatorStats(emulator.url, RATE_CLIENT.id);
-    const routes = Object.fromEntries(
-      Object.entries(stats.routes).map(([route, s]) => [route, { total: s.total, maxPerMinute: s.max_per_minute }]),
-    );
-    // Events per minute of their start equal calls per minute on each of the two routes.
-    const lastMinute = Math.max(...perMinute.keys());
-    const minuteCounts = [...perMinute.entries()].sort(([a], [b]) => a - b).map(([, n]) => n);
-    const complete = [...perMinute.entries()].filter(([m]) => m < lastMinute).map(([, n]) => n);
-    const sustainedPerMinute = complete.length > 0 ? round(complete.reduce((a, b) => a + b, 0) / complete.length, 0) : minuteCounts[0] ?? 0;
-    durations.sort((a, b) => a - b);
-    log(`worker: rate run ${sizes.backlog} purchases at x${clockScale} in ${round(realSeconds, 1)} s`);
+    log(`worker: rate run ${sizes.backlog} purchases at x${rate.clockScale} in ${rate.realSeconds} s`);
 
     return {
       cost: { purchase: purchaseCost, firstRefund, laterRefund },
@@ -348,25 +312,101 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
         floorEventsPerSecond,
         ratio: round(workerEventsPerSecond / floorEventsPerSecond),
       },
-      rate: {
-        backlog: sizes.backlog,
-        budgetPerMinute: RATE_BUDGET,
-        clockScale,
-        concurrency: rateConcurrency,
-        routes,
-        minuteCounts,
-        sustainedPerMinute,
-        share: round(sustainedPerMinute / RATE_BUDGET, 3),
-        eventSecondsP50: round(durations[Math.floor(durations.length / 2)] ?? 0, 1),
-        eventSecondsMax: round(durations[durations.length - 1] ?? 0, 1),
-        realSeconds: round(realSeconds, 1),
-      },
+      rate,
     };
   } finally {
     await Promise.all(clients.map((c) => c.close()));
     await dynamo.stop();
     await emulator.close();
   }
+}
+
+interface RateRunOptions {
+  emulatorUrl: string;
+  /** Scaled clock start (1 s after a minute boundary). */
+  start: number;
+  backlog: number;
+  members: number;
+  clockScale: number;
+  handlerFor: (openapi: PointsApi) => ProcessEventsHandler;
+  clients: OpenApiClient[];
+}
+
+async function rateRun(o: RateRunOptions): Promise<WorkerBenchFigures['rate']> {
+  const realStart = Date.now();
+  const scaledNow = () => o.start + (Date.now() - realStart) * o.clockScale;
+  const scaledSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms / o.clockScale));
+  const client = createOpenApiClient({
+    credentials: staticCredentials({ baseUrl: o.emulatorUrl, clientId: RATE_CLIENT.id, clientSecret: RATE_CLIENT.secret }),
+    ratePerMinute: RATE_BUDGET,
+    now: scaledNow,
+    sleep: scaledSleep,
+  });
+  o.clients.push(client);
+  // Calls per scaled minute, taken when each call returns (its request was sent just before).
+  const minuteOf = (ms: number) => Math.floor((ms - (o.start - 1000)) / 60_000);
+  const calculations = new Map<number, number>();
+  const counted: PointsApi = {
+    getMemberByExternalId: (...a) => client.getMemberByExternalId(...a),
+    getMember: (...a) => client.getMember(...a),
+    listPoints: (...a) => client.listPoints(...a),
+    grantPoints: (...a) => client.grantPoints(...a),
+    calculatePoints: async (...a) => {
+      const result = await client.calculatePoints(...a);
+      const minute = minuteOf(scaledNow());
+      calculations.set(minute, (calculations.get(minute) ?? 0) + 1);
+      return result;
+    },
+  };
+  const handler = o.handlerFor(counted);
+
+  const setClock = () =>
+    fetch(`${o.emulatorUrl}/__emulator/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ now: emulatorTime(scaledNow()) }),
+    }).then((r) => r.body?.cancel());
+  let ticking = true;
+  const ticker = (async () => {
+    while (ticking) {
+      await setClock();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  const rateMembers = Array.from({ length: o.members }, (_, i) => `r${100_000 + i}`);
+  const backlog = Array.from({ length: o.backlog }, (_, i) => purchase(rateMembers[i % rateMembers.length] as string));
+  const durations: number[] = [];
+  // Wider than the other runs: events wait in the limiter, so more of them are in flight at once.
+  const concurrency = 32;
+  const realSeconds = await runConcurrently(backlog, concurrency, async (event) => {
+    const t0 = scaledNow();
+    await invoke(handler, event);
+    durations.push((scaledNow() - t0) / 1000);
+  });
+  ticking = false;
+  await ticker;
+
+  const stats = await emulatorStats(o.emulatorUrl, RATE_CLIENT.id);
+  const routes = Object.fromEntries(Object.entries(stats.routes).map(([route, s]) => [route, { total: s.total, maxPerMinute: s.max_per_minute }]));
+  const minutes = [...calculations.entries()].sort(([a], [b]) => a - b);
+  const minuteCounts = minutes.map(([, n]) => n);
+  // The last minute is cut short by the end of the backlog; the others are complete.
+  const complete = minuteCounts.slice(0, -1);
+  const sustainedPerMinute = complete.length > 0 ? round(complete.reduce((a, b) => a + b, 0) / complete.length, 0) : (minuteCounts[0] ?? 0);
+  durations.sort((a, b) => a - b);
+  return {
+    backlog: o.backlog,
+    budgetPerMinute: RATE_BUDGET,
+    clockScale: o.clockScale,
+    concurrency,
+    routes,
+    minuteCounts,
+    sustainedPerMinute,
+    share: round(sustainedPerMinute / RATE_BUDGET, 3),
+    eventSecondsP50: round(durations[Math.floor(durations.length / 2)] ?? 0, 1),
+    eventSecondsMax: round(durations[durations.length - 1] ?? 0, 1),
+    realSeconds: round(realSeconds, 1),
+  };
 }
 
 async function fetchToken(url: string, client: { id: string; secret: string }): Promise<string> {

@@ -72,8 +72,8 @@ const FUNCTION_TIMEOUT_MS = 60_000;
 /**
  * The whole system in this process: the emulator, dynalite with the ledger table, the receiver behind
  * a local API Gateway, and the in-process FIFO queue feeding the worker. The handlers are the Lambda
- * files' own makeHandler/depsFromEnvironment: only the queue (and the ledger's local client) are
- * swapped in through their overrides.
+ * files' own makeHandler/depsFromEnvironment, built from an environment that points them at the local
+ * parts; only the queue (SQS in AWS) and the log sinks go in through their overrides.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const log = options.log ?? (() => {});
@@ -128,7 +128,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       onDeduplicated: (m) => log(`[queue] dropped a copy of delivery ${m.deduplicationId} (FIFO deduplication, 5 minutes)`),
       onDeadLetter: (m) => log(`[queue] dead-lettered ${describeLetter(m)} after ${m.receiveCount} receives${m.lastError ? `: ${m.lastError}` : ''}`),
     });
-    closers.push(() => queue.close());
 
     // Built from the environment exactly as in Lambda; only the queue (SQS there) is swapped in.
     const mode = options.handlerLogs ?? 'off';
@@ -139,26 +138,31 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ...options.receiveOverrides,
       }),
     );
-    const processDeps = processDepsFromEnvironment(handlerEnv, {
-      ...(mode === 'powertools'
-        ? {}
-        : { logger: localLogger('worker', mode === 'compact' ? log : undefined), metrics: discardedMetrics }),
-      ...(typeof options.processOverrides === 'function'
+    const overrides =
+      typeof options.processOverrides === 'function'
         ? options.processOverrides({
             urls: { emulator: emulator.url, dynamodb: dynamo.endpoint },
             openApi: { baseUrl: emulator.url, ...login },
             tableName,
           })
-        : options.processOverrides),
+        : (options.processOverrides ?? {});
+    const processDeps = processDepsFromEnvironment(handlerEnv, {
+      ...(mode === 'powertools'
+        ? {}
+        : { logger: localLogger('worker', mode === 'compact' ? log : undefined), metrics: discardedMetrics }),
+      ...overrides,
     });
     const ledger = processDeps.ledger;
     const openapi: unknown = processDeps.openapi;
     closers.push(async () => {
-      // The worker's keep-alive pool to the emulator; present on the real client, not on a test double.
+      // The keep-alive pool of the client the handler built; an overriding client belongs to its owner.
+      if (overrides.openapi !== undefined) return;
       if (typeof openapi === 'object' && openapi !== null && 'close' in openapi && typeof openapi.close === 'function') {
         await (openapi.close as () => Promise<void>).call(openapi);
       }
     });
+    // Closed before the client above: the running batch finishes with a working client.
+    closers.push(() => queue.close());
     const processEvents = makeProcessHandler(processDeps);
     queue.start(async (event) => processEvents(event, lambdaContext('process-events', FUNCTION_TIMEOUT_MS)));
 

@@ -118,6 +118,8 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
   /** Messages of each group in send order; the map keeps groups in order of first appearance. */
   const groups = new Map<string, StoredMessage[]>();
   const dedupSeen = new Map<string, number>();
+  /** Messages holding a receipt (in flight), so expiring receipts does not walk the whole queue. */
+  const received = new Set<StoredMessage>();
   const dead: DeadLetter[] = [];
   const timers = new Set<unknown>();
   const running = new Set<Promise<void>>();
@@ -147,9 +149,11 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
 
   /** Visibility timeouts that have run out make their messages receivable again. */
   function expireReceipts(now: number): void {
-    for (const messages of groups.values()) {
-      for (const m of messages) {
-        if (m.receipt !== undefined && m.receipt.visibleAt <= now) m.receipt = undefined;
+    for (const m of received) {
+      if (m.receipt === undefined) received.delete(m);
+      else if (m.receipt.visibleAt <= now) {
+        m.receipt = undefined;
+        received.delete(m);
       }
     }
   }
@@ -175,7 +179,8 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
     for (const [groupId, messages] of groups) {
       if (batch.length >= batchSize) break;
       // A group with a message in flight is blocked until that message is deleted or visible again.
-      if (messages.some((m) => m.receipt !== undefined)) continue;
+      // Receipts are only ever held by a prefix of the group (batches take its head), so the head tells.
+      if (messages[0]?.receipt !== undefined) continue;
       while (messages.length > 0 && batch.length < batchSize) {
         const head = messages[0]!;
         // SQS moves a message to the DLQ on the receive after its maxReceiveCount-th.
@@ -221,6 +226,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       m.receiveCount += 1;
       m.firstReceivedAt ??= now;
       m.receipt = { handle, visibleAt: now + visibilityTimeoutMs };
+      received.add(m);
       m.inRun += 1;
       handles.set(m.messageId, handle);
       counters.received += 1;
@@ -251,6 +257,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
     const messages = groups.get(m.groupId);
     if (messages === undefined) return;
     const index = messages.indexOf(m);
+    received.delete(m);
     if (index >= 0) {
       messages.splice(index, 1);
       counters.deleted += 1;
@@ -350,7 +357,12 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
         options.onDeduplicated?.(message);
         return;
       }
-      for (const [id, at] of dedupSeen) if (now - at >= dedupWindowMs) dedupSeen.delete(id);
+      // Entries are in send order, so the expired ones are at the front (an expired id sent again
+      // is among them: it is deleted here and set again at the back).
+      for (const [id, at] of dedupSeen) {
+        if (now - at < dedupWindowMs) break;
+        dedupSeen.delete(id);
+      }
       dedupSeen.set(message.deduplicationId, now);
       enqueue(message, now);
       schedulePump();

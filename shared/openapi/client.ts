@@ -136,6 +136,15 @@ function checkedInput<S extends z.ZodType>(schema: S, input: unknown, route: str
   if (!r.success) throw invalidRequest(route, r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`));
 }
 
+/** Runs `f`, turning a synchronous throw into a rejected promise. */
+function guarded<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return f();
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
 function failedRequest(c: Call<unknown>, route: string): FailedRequest {
   return { route, notFoundMeansMember: c.notFoundMeansMember, tokenEndpoint: c.template === TOKEN_TEMPLATE };
 }
@@ -281,89 +290,120 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
   const id = (template: string, method: Method, value: string, name = 'id') =>
     encodePathParam(name, 'customerId', value, `${method} ${template}`);
 
-  // Methods are async so a refused parameter rejects the promise instead of throwing synchronously.
+  // A refused parameter rejects the returned promise (never a synchronous throw); no async frame,
+  // which would add microtask turns to every call.
   return {
-    async listMembers(q) {
-      const t = '/api/ext/users';
-      return get(t, t + pageQuery(`GET ${t}`, q), (a, r) => parseBody(MemberList, a, r));
+    listMembers(q) {
+      return guarded(() => {
+        const t = '/api/ext/users';
+        return get(t, t + pageQuery(`GET ${t}`, q), (a, r) => parseBody(MemberList, a, r));
+      });
     },
-    async getMember(memberId, q) {
-      const t = '/api/ext/users/{id}';
-      return get(t, `/api/ext/users/${id(t, 'GET', memberId)}${columnKeyQuery(q)}`, member);
+    getMember(memberId, q) {
+      return guarded(() => {
+        const t = '/api/ext/users/{id}';
+        return get(t, `/api/ext/users/${id(t, 'GET', memberId)}${columnKeyQuery(q)}`, member);
+      });
     },
-    async getMemberByUniqueId(uniqueId, q) {
-      const t = '/api/ext/users/unique_id/{unique_id}';
-      return get(t, `/api/ext/users/unique_id/${id(t, 'GET', uniqueId, 'unique_id')}${columnKeyQuery(q)}`, member);
+    getMemberByUniqueId(uniqueId, q) {
+      return guarded(() => {
+        const t = '/api/ext/users/unique_id/{unique_id}';
+        return get(t, `/api/ext/users/unique_id/${id(t, 'GET', uniqueId, 'unique_id')}${columnKeyQuery(q)}`, member);
+      });
     },
-    async getMemberByExternalId(externalKey, externalId) {
-      const t = '/api/ext/users/external_id/{external_key}/{external_id}';
-      const route = `GET ${t}`;
-      const key = encodePathParam('external_key', 'externalKey', externalKey, route);
-      const value = encodePathParam('external_id', 'externalId', externalId, route);
-      return get(t, `/api/ext/users/external_id/${key}/${value}`, member);
+    getMemberByExternalId(externalKey, externalId) {
+      return guarded(() => {
+        const t = '/api/ext/users/external_id/{external_key}/{external_id}';
+        const route = `GET ${t}`;
+        const key = encodePathParam('external_key', 'externalKey', externalKey, route);
+        const value = encodePathParam('external_id', 'externalId', externalId, route);
+        return get(t, `/api/ext/users/external_id/${key}/${value}`, member);
+      });
     },
-    async registerMember(input) {
-      const t = '/api/ext/users';
-      checkedInput(MemberInput, input, `POST ${t}`);
-      return write('POST', t, t, member, input);
+    registerMember(input) {
+      return guarded(() => {
+        const t = '/api/ext/users';
+        checkedInput(MemberInput, input, `POST ${t}`);
+        return write('POST', t, t, member, input);
+      });
     },
-    async updateMember(memberId, input) {
-      const t = '/api/ext/users/{id}';
-      const path = `/api/ext/users/${id(t, 'PUT', memberId)}`;
-      checkedInput(MemberInput, input, `PUT ${t}`);
-      return write('PUT', t, path, member, input);
+    updateMember(memberId, input) {
+      return guarded(() => {
+        const t = '/api/ext/users/{id}';
+        const path = `/api/ext/users/${id(t, 'PUT', memberId)}`;
+        checkedInput(MemberInput, input, `PUT ${t}`);
+        return write('PUT', t, path, member, input);
+      });
     },
-    async deleteExternalId(memberId, externalKey) {
-      const t = '/api/ext/users/{id}/external_ids/{key}';
-      const key = encodePathParam('key', 'externalKey', externalKey, `DELETE ${t}`);
-      const path = `/api/ext/users/${id(t, 'DELETE', memberId)}/external_ids/${key}`;
-      return write('DELETE', t, path, noContent, undefined, { notFoundMeansMember: true });
+    deleteExternalId(memberId, externalKey) {
+      return guarded(() => {
+        const t = '/api/ext/users/{id}/external_ids/{key}';
+        const key = encodePathParam('key', 'externalKey', externalKey, `DELETE ${t}`);
+        const path = `/api/ext/users/${id(t, 'DELETE', memberId)}/external_ids/${key}`;
+        return write('DELETE', t, path, noContent, undefined, { notFoundMeansMember: true });
+      });
     },
-    async login(input) {
-      const t = '/api/ext/users/login';
-      if (typeof input?.loginId !== 'string' || typeof input.password !== 'string') {
-        throw invalidRequest(`POST ${t}`, ['loginId and password must be strings']);
-      }
-      return write('POST', t, t, member, { login_id: input.loginId, password: input.password });
+    login(input) {
+      return guarded(() => {
+        const t = '/api/ext/users/login';
+        if (typeof input?.loginId !== 'string' || typeof input.password !== 'string') {
+          throw invalidRequest(`POST ${t}`, ['loginId and password must be strings']);
+        }
+        return write('POST', t, t, member, { login_id: input.loginId, password: input.password });
+      });
     },
-    async logout(memberId) {
-      const t = '/api/ext/users/{id}/logout';
-      return write('POST', t, `/api/ext/users/${id(t, 'POST', memberId)}/logout`, statusTrue);
+    logout(memberId) {
+      return guarded(() => {
+        const t = '/api/ext/users/{id}/logout';
+        return write('POST', t, `/api/ext/users/${id(t, 'POST', memberId)}/logout`, statusTrue);
+      });
     },
-    async resign(memberId, columns) {
-      const t = '/api/ext/users/{id}/resign';
-      const path = `/api/ext/users/${id(t, 'DELETE', memberId)}/resign`;
-      return write('DELETE', t, path, noContent, columns && Object.keys(columns).length > 0 ? columns : undefined);
+    resign(memberId, columns) {
+      return guarded(() => {
+        const t = '/api/ext/users/{id}/resign';
+        const path = `/api/ext/users/${id(t, 'DELETE', memberId)}/resign`;
+        return write('DELETE', t, path, noContent, columns && Object.keys(columns).length > 0 ? columns : undefined);
+      });
     },
-    async listPoints(memberId, q) {
-      const t = '/api/ext/users/{id}/points';
-      const path = `/api/ext/users/${id(t, 'GET', memberId)}/points${pageQuery(`GET ${t}`, q)}`;
-      return get(t, path, (a, r) => parseBody(PointHistoryPage, a, r));
+    listPoints(memberId, q) {
+      return guarded(() => {
+        const t = '/api/ext/users/{id}/points';
+        const path = `/api/ext/users/${id(t, 'GET', memberId)}/points${pageQuery(`GET ${t}`, q)}`;
+        return get(t, path, (a, r) => parseBody(PointHistoryPage, a, r));
+      });
     },
-    async listPointExpiries(memberId, q) {
-      const t = '/api/ext/users/{id}/points/expired_list';
-      const path = `/api/ext/users/${id(t, 'GET', memberId)}/points/expired_list${pageQuery(`GET ${t}`, q)}`;
-      return get(t, path, (a, r) => parseBody(ExpiryPage, a, r));
+    listPointExpiries(memberId, q) {
+      return guarded(() => {
+        const t = '/api/ext/users/{id}/points/expired_list';
+        const path = `/api/ext/users/${id(t, 'GET', memberId)}/points/expired_list${pageQuery(`GET ${t}`, q)}`;
+        return get(t, path, (a, r) => parseBody(ExpiryPage, a, r));
+      });
     },
-    async grantPoints(memberId, input) {
-      const t = '/api/ext/users/{id}/points';
-      const path = `/api/ext/users/${id(t, 'POST', memberId)}/points`;
-      checkedInput(PointGrantInput, input, `POST ${t}`);
-      return write('POST', t, path, member, input);
+    grantPoints(memberId, input) {
+      return guarded(() => {
+        const t = '/api/ext/users/{id}/points';
+        const path = `/api/ext/users/${id(t, 'POST', memberId)}/points`;
+        checkedInput(PointGrantInput, input, `POST ${t}`);
+        return write('POST', t, path, member, input);
+      });
     },
-    async calculatePoints(memberId, input) {
-      const t = '/api/ext/users/{id}/points/calculation';
-      const path = `/api/ext/users/${id(t, 'POST', memberId)}/points/calculation`;
-      checkedInput(PointCalculationInput, input, `POST ${t}`);
-      return write('POST', t, path, member, input);
+    calculatePoints(memberId, input) {
+      return guarded(() => {
+        const t = '/api/ext/users/{id}/points/calculation';
+        const path = `/api/ext/users/${id(t, 'POST', memberId)}/points/calculation`;
+        checkedInput(PointCalculationInput, input, `POST ${t}`);
+        return write('POST', t, path, member, input);
+      });
     },
-    async checkHandoverToken(token, memberId) {
-      const t = '/api/ext/check/{token}';
-      const route = `GET ${t}`;
-      const encodedToken = encodePathParam('token', 'token', token, route);
-      const encodedId = encodePathParam('id', 'customerId', memberId, route);
-      // The token is single use: a repeated check could consume it, so this GET is never retried.
-      return run({ method: 'GET', template: t, path: `/api/ext/check/${encodedToken}?id=${encodedId}`, parse: statusTrue, retryable: false });
+    checkHandoverToken(token, memberId) {
+      return guarded(() => {
+        const t = '/api/ext/check/{token}';
+        const route = `GET ${t}`;
+        const encodedToken = encodePathParam('token', 'token', token, route);
+        const encodedId = encodePathParam('id', 'customerId', memberId, route);
+        // The token is single use: a repeated check could consume it, so this GET is never retried.
+        return run({ method: 'GET', template: t, path: `/api/ext/check/${encodedToken}?id=${encodedId}`, parse: statusTrue, retryable: false });
+      });
     },
     close: () => transport.close(),
   };

@@ -60,6 +60,25 @@ describe('the local stack (npm start) end to end', () => {
     expect(await balance('pos_card', 'PC-0002')).toBe(before.bob);
   });
 
+  it('reports every event that does not do what the demo expects, so its exit code is not 0', async () => {
+    const result = await runDemo(
+      {
+        intakeUrl: handle.intakeUrl,
+        openapi: handle.openapi,
+        ledger: handle.ledger,
+        emulatorConfig: demoConfig,
+        // Signed with secrets the stack does not know: every webhook is refused.
+        secrets: { shopify: 'not-the-secret', pos: 'not-the-secret' },
+        queueStats: () => handle.queueStats(),
+        waitForIdle: () => handle.waitForIdle(),
+      },
+      () => {},
+    );
+    expect(result.ok).toBe(false);
+    expect(result.failures).toContainEqual(expect.stringContaining('Shopify orders/paid #D'));
+    expect(result.failures.some((f) => f.includes('HTTP 401, expected 202'))).toBe(true);
+  });
+
   it('leaves the demo purchase and its two refunds in the point history exactly once each', async () => {
     const alice = await api.getMemberByExternalId('shopify', '1001');
     const history = await api.listPoints(alice.id, { perPage: 1000 });
