@@ -32,12 +32,16 @@ export function listDeadLetter(m: DeadLetter): ListedDeadLetter {
 
 /**
  * Routes of the local stack only, beside the webhooks (loopback, no authentication). In AWS the same
- * needs are met by SQS itself and `npm run redrive -- --stage`.
+ * needs are met by SQS itself and `npm run redrive -- --stage`. 503 while the queue does not exist yet.
  */
-export function adminRoutes(queue: LocalQueue): Record<string, () => HttpAnswer> {
+export function adminRoutes(queue: () => LocalQueue | undefined): Record<string, () => HttpAnswer> {
+  const withQueue = (answer: (q: LocalQueue) => HttpAnswer) => () => {
+    const q = queue();
+    return q === undefined ? jsonAnswer(503, { status: 'starting' }) : answer(q);
+  };
   return {
-    'GET /__local/queue': () => jsonAnswer(200, queue.stats()),
-    'GET /__local/dlq': () => jsonAnswer(200, { messages: queue.deadLetters().map(listDeadLetter) }),
-    'POST /__local/redrive': () => jsonAnswer(200, { moved: queue.redrive() }),
+    'GET /__local/queue': withQueue((q) => jsonAnswer(200, q.stats())),
+    'GET /__local/dlq': withQueue((q) => jsonAnswer(200, { messages: q.deadLetters().map(listDeadLetter) })),
+    'POST /__local/redrive': withQueue((q) => jsonAnswer(200, { moved: q.redrive() })),
   };
 }

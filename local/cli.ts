@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { LocalConfigError, resolveLocalConfig } from './config.js';
 import { connectToRunningStack, probeHealth } from './connect.js';
-import { ledgerReport } from './cli/ledger-report.js';
+import { ledgerReport } from './cli/index.js';
 import type { ListedDeadLetter } from './admin.js';
 import type { Ledger } from '../shared/ledger/index.js';
 

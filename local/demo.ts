@@ -5,7 +5,7 @@
  */
 import { LocalConfigError, resolveLocalConfig } from './config.js';
 import { connectToRunningStack, handleOf, type LocalStackHandle, probeHealth } from './connect.js';
-import { runDemo } from './demo/run.js';
+import { runDemo } from './demo/index.js';
 import { startLocalStack } from './stack.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

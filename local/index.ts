@@ -24,3 +24,4 @@ export {
   type QueueClock,
   type QueueConsumer,
 } from './queue/index.js';
+export { bannerLines, exampleShopifyCurl, examplePosScript, type BannerInput } from './banner.js';

@@ -14,7 +14,7 @@ import type { Ledger } from '../shared/ledger/index.js';
 import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
 import { startLocalDynamoDb } from './dynamodb/index.js';
 import { adminRoutes } from './admin.js';
-import { type LocalHttpServer, startLocalHttpServer } from './http/index.js';
+import { type ApiHandler, type LocalHttpServer, startLocalHttpServer } from './http/index.js';
 import { lambdaContext } from './lambda/context.js';
 import { createLocalQueue, type DeadLetter, type LocalQueue, type LocalQueueOptions } from './queue/index.js';
 
@@ -78,8 +78,9 @@ const FUNCTION_TIMEOUT_MS = 60_000;
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const log = options.log ?? (() => {});
   const closers: (() => Promise<void>)[] = [];
+  const closeFirst: (() => Promise<void>)[] = [];
   const closeAll = async () => {
-    for (const close of closers.splice(0).reverse()) {
+    for (const close of [...closeFirst.splice(0), ...closers.splice(0).reverse()]) {
       await close().catch((e: unknown) => log(`close failed: ${e instanceof Error ? e.message : String(e)}`));
     }
   };
@@ -96,6 +97,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       shopify: options.webhookSecrets?.shopify ?? [LOCAL_DEFAULTS.shopifySecret],
       pos: options.webhookSecrets?.pos ?? [LOCAL_DEFAULTS.posSecret],
     };
+
+    // Intake listens first: while the rest starts, /healthz answers 503 and webhooks 503, as a
+    // gateway does before its integration is ready.
+    let receive: ApiHandler | undefined;
+    let queueRef: LocalQueue | undefined;
+    const notReady = { statusCode: 503, headers: { 'content-type': 'application/json' }, body: '{"message":"Service Unavailable"}' };
+    const intake: ApiHandler = async (event, context) => (receive ? receive(event, context) : notReady);
+    const http: LocalHttpServer = await startLocalHttpServer({
+      port: options.ports?.intake ?? 0,
+      apiRoutes: { 'POST /webhooks/shopify': intake, 'POST /webhooks/pos': intake },
+      localRoutes: adminRoutes(() => queueRef),
+      isReady: () => ready,
+      onHandlerError: (route, e) => log(`${route} failed: ${e instanceof Error ? e.name : 'error'}`),
+    });
+    // Closed first: no new webhooks while the rest shuts down.
+    closeFirst.push(() => http.close());
+
 
     const emulator = await startEmulator({ port: options.ports?.emulator ?? 0, config });
     closers.push(() => emulator.close());
@@ -131,7 +149,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     // Built from the environment exactly as in Lambda; only the queue (SQS there) is swapped in.
     const mode = options.handlerLogs ?? 'off';
-    const receive = makeReceiveHandler(
+    receive = makeReceiveHandler(
       receiveDepsFromEnvironment(handlerEnv, {
         queue,
         ...(mode === 'powertools' ? {} : { logger: localLogger('intake', mode === 'compact' ? log : undefined) }),
@@ -165,16 +183,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     closers.push(() => queue.close());
     const processEvents = makeProcessHandler(processDeps);
     queue.start(async (event) => processEvents(event, lambdaContext('process-events', FUNCTION_TIMEOUT_MS)));
-
-    const http: LocalHttpServer = await startLocalHttpServer({
-      port: options.ports?.intake ?? 0,
-      apiRoutes: { 'POST /webhooks/shopify': receive, 'POST /webhooks/pos': receive },
-      localRoutes: adminRoutes(queue),
-      isReady: () => ready,
-      onHandlerError: (route, e) => log(`${route} failed: ${e instanceof Error ? e.name : 'error'}`),
-    });
-    // First to close: no new webhooks while the rest shuts down.
-    closers.push(() => http.close());
+    queueRef = queue;
 
     ready = true;
     return {

@@ -3,10 +3,12 @@
  * picked up within that time, and at once when a caller asks for `forceRefresh` (for instance after
  * the upstream refused the cached credentials). Values never appear in errors.
  */
-import {
+// Types only: the SDK module is loaded on the first read (see fetchSecret), so importing this file
+// (the functions do, at cold start) does not evaluate the Secrets Manager client.
+import type {
   GetSecretValueCommand,
+  GetSecretValueCommandOutput,
   SecretsManagerClient,
-  type GetSecretValueCommandOutput,
 } from '@aws-sdk/client-secrets-manager';
 
 export interface SecretReader {
@@ -48,14 +50,20 @@ interface Entry {
 export function createSecretsManagerReader(opts: SecretsManagerReaderOptions = {}): SecretReader {
   const ttlMs = opts.ttlMs ?? 300_000;
   const now = opts.now ?? Date.now;
-  let client: SecretValueSender | undefined = opts.client;
   const entries = new Map<string, Entry>();
+  let sdk: Promise<{ client: SecretValueSender; Command: typeof GetSecretValueCommand }> | undefined;
+  // On the first read, not at import. Inside fetchSecret's try: a failed load is a read that failed.
+  const loadSdk = () =>
+    (sdk ??= import('@aws-sdk/client-secrets-manager').then((m) => ({
+      client: opts.client ?? new m.SecretsManagerClient({}),
+      Command: m.GetSecretValueCommand,
+    })));
 
   async function fetchSecret(secretId: string): Promise<string> {
-    client ??= new SecretsManagerClient({});
     let out;
     try {
-      out = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+      const { client, Command } = await loadSdk();
+      out = await client.send(new Command({ SecretId: secretId }));
     } catch (e) {
       throw new SecretReadError('unavailable', secretId, e);
     }

@@ -29,6 +29,8 @@ export interface FaultTally {
   tokenExpiries: number;
   /** Times the worker's clock was moved past every lease (crashed attempts' leases then run out). */
   leaseExpiries: number;
+  /** Queued messages also delivered at once to a second worker container (concurrent duplicates). */
+  directDuplicates: number;
 }
 
 export function emptyTally(): FaultTally {
@@ -41,6 +43,7 @@ export function emptyTally(): FaultTally {
     stepsSeen: {},
     tokenExpiries: 0,
     leaseExpiries: 0,
+    directDuplicates: 0,
   };
 }
 

@@ -48,7 +48,7 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
   const lines = [
     `chaos run: seed ${result.seed}, ${s.events} events, ${s.deliveries} deliveries, ${s.customers} customers, ${(result.durationMs / 1000).toFixed(1)} s`,
     `  events: ${s.purchases} purchases, ${s.refunds} refunds (${s.cancellations} cancellations, ${s.orphanRefunds} without purchase)`,
-    `  deliveries: ${s.duplicates} duplicates (${s.concurrentDuplicates} concurrent), ${s.reordered} reordered`,
+    `  deliveries: ${s.duplicates} duplicates (${s.concurrentDuplicates} concurrent), ${s.reordered} reordered; ${f.directDuplicates} queued messages also delivered at once to a second worker`,
     `  faults: ${totalFaults(f)} = ${f.emulator} emulator + ${f.crashes} worker crashes + ${f.leaseExpiries} lease expiries + ${f.tokenExpiries} token expiries`,
     `    emulator by kind: ${list(f.byKind)}`,
     `    emulator by route: ${list(f.byRoute)}`,

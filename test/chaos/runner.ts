@@ -24,6 +24,8 @@ export interface ChaosOptions {
   faultRate?: number;
   /** Probability that a protocol step crashes the worker. */
   crashRate?: number;
+  /** Share of queued messages also delivered at once to a second worker container. */
+  directDuplicateRate?: number;
   /** Webhook requests in flight at once. */
   senders?: number;
   /** Give up draining the queue after this long (the run then reports the stuck events as unfinished). */
@@ -72,13 +74,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const startStack = options.startStack ?? (await import('./stack.js')).startChaosStack;
 
   let injectorRef: ReturnType<typeof createFaultInjector> | undefined;
+  const duplicateRandom = random.fork('direct duplicates');
+  const direct = new Set<Promise<void>>();
+  let stackRef: ChaosStack | undefined;
   const stack = await startStack({
     emulatorConfig: chaosEmulatorConfig(scenario),
     client: CHAOS_CLIENT,
     secrets: CHAOS_SECRETS,
     clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
     checkpoint: (step) => injectorRef?.checkpoint(step),
+    onQueued: (message) => {
+      // While faults fly, some messages also go straight to a second worker, racing the queue's copy.
+      if (!injectorRef || !stackRef || !duplicateRandom.chance(options.directDuplicateRate ?? 0.1)) return;
+      injectorRef.tally.directDuplicates += 1;
+      const task = stackRef.deliverDirectly(message).finally(() => direct.delete(task));
+      direct.add(task);
+    },
   });
+  stackRef = stack;
   try {
     const admin = emulatorAdmin(stack.emulatorUrl);
     const injector = createFaultInjector(random, admin, {
@@ -100,6 +113,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     try {
       await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log);
       // Faults stop; the queue drains; what ended in the dead-letter list is redriven, as an operator would.
+      await Promise.all(direct);
       drained = await drain(stack, injector, admin, options.drainTimeoutMs ?? 120_000, log);
     } finally {
       clearInterval(leaseTicker);

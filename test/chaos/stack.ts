@@ -1,10 +1,13 @@
-import type { ProcessEventsDeps } from '../../functions/process-events.js';
+import { randomUUID } from 'node:crypto';
+import type { SQSEvent } from 'aws-lambda';
+import { depsFromEnvironment, makeHandler, type ProcessEventsDeps } from '../../functions/process-events.js';
 import { LOCAL_AWS } from '../../local/dynamodb/index.js';
 import type { LocalQueue } from '../../local/queue/index.js';
 import { startLocalStack } from '../../local/stack.js';
 import { createDocumentClient, createLedger, type Ledger } from '../../shared/ledger/index.js';
 import { createOpenApiClient, type CredentialsProvider, type OpenApiCredentials } from '../../shared/openapi/index.js';
 import type { CheckpointStep } from '../../shared/points/index.js';
+import type { EventQueue, QueueMessage } from '../../shared/queue/index.js';
 import type { SenderSecrets } from './webhooks.js';
 
 /**
@@ -26,6 +29,8 @@ export interface ChaosStackOptions {
   /** The worker client's connect/headers/body timeout. */
   clientTimeoutMs: number;
   checkpoint: (step: CheckpointStep) => void | Promise<void>;
+  /** Told about every message intake queues (the run may deliver some a second time, directly). */
+  onQueued?: (message: QueueMessage) => void;
 }
 
 export interface ChaosStack {
@@ -38,6 +43,11 @@ export interface ChaosStack {
    * one synchronous step, so no attempt can start in between). Returns whether it did.
    */
   expireLeases(): boolean;
+  /**
+   * Delivers a queued message once more, at once, to a second worker container (as SQS may deliver a
+   * message twice): it races the queue's own delivery. Its failures are the queue copy's to retry.
+   */
+  deliverDirectly(message: QueueMessage): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,6 +93,14 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     logger: quiet,
     metrics: quietMetrics,
   };
+  let queue: LocalQueue | undefined;
+  const forwardingQueue: EventQueue = {
+    send: async (message) => {
+      if (!queue) throw new Error('chaos: the queue is not ready yet');
+      await queue.send(message);
+      options.onQueued?.(message);
+    },
+  };
   const stack = await startLocalStack({
     emulatorConfig: options.emulatorConfig,
     webhookSecrets: { shopify: [options.secrets.shopify], pos: [options.secrets.pos] },
@@ -97,24 +115,75 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     // second time while it runs (a concurrent duplicate, as SQS does when visibility runs out).
     queue: { visibilityTimeoutMs: 2000, maxReceiveCount: 8, concurrency: 4, batchSize: 10 },
     processOverrides,
+    receiveOverrides: { queue: forwardingQueue },
   });
+  queue = stack.queue;
   const documentClient = createDocumentClient({ endpoint: stack.urls.dynamodb, ...LOCAL_AWS });
   ledger = createLedger({ client: documentClient, tableName: stack.tableName, clock: workerClock, leaseSeconds: CHAOS_LEASE_SECONDS });
   credentials = { baseUrl: stack.openApi.baseUrl, clientId: stack.openApi.clientId, clientSecret: stack.openApi.clientSecret };
+  // The second container: the same handler and dependencies (ledger, clock, hook), its own client.
+  const secondClient = createOpenApiClient({
+    credentials: provider,
+    userAgent: 'loyalty-points-bridge/chaos-2',
+    timeouts: { connectMs: options.clientTimeoutMs, headersMs: options.clientTimeoutMs, bodyMs: options.clientTimeoutMs },
+    readRetries: 1,
+    retryBaseMs: 20,
+    now: workerClock,
+  });
+  const secondContainer = makeHandler(depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient }));
+  let directInFlight = 0;
   return {
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
     queue: stack.queue,
     ledger: stack.ledger,
     expireLeases() {
-      if (stack.queue.stats().runningBatches > 0) return false;
+      if (stack.queue.stats().runningBatches > 0 || directInFlight > 0) return false;
       offsetMs += (CHAOS_LEASE_SECONDS + 1) * 1000;
       return true;
+    },
+    async deliverDirectly(message) {
+      directInFlight += 1;
+      try {
+        await secondContainer(sqsEventOf(message));
+      } catch {
+        // An injected crash or a transient failure: the queue's copy is still there to be retried.
+      } finally {
+        directInFlight -= 1;
+      }
     },
     close: async () => {
       await stack.close();
       await openapi.close();
+      await secondClient.close();
       documentClient.destroy();
     },
+  };
+}
+
+function sqsEventOf(message: QueueMessage): SQSEvent {
+  const now = String(Date.now());
+  return {
+    Records: [
+      {
+        messageId: randomUUID(),
+        receiptHandle: randomUUID(),
+        body: message.body,
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: now,
+          SenderId: 'AIDACHAOSDIRECT',
+          ApproximateFirstReceiveTimestamp: now,
+          SequenceNumber: '0',
+          MessageGroupId: message.groupId,
+          MessageDeduplicationId: message.deduplicationId,
+        },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:chaos-direct.fifo',
+        awsRegion: 'us-east-1',
+      },
+    ],
   };
 }

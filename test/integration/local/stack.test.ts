@@ -1,15 +1,21 @@
 import { execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { examplePosScript, exampleShopifyCurl } from '../../../local/banner.js';
-import { handleOf, type LocalStackHandle } from '../../../local/connect.js';
-import { runDemo } from '../../../local/demo/run.js';
-import { createManualClock, startLocalStack, type LocalStack } from '../../../local/index.js';
-import { loadConfigFile, DEMO_CONFIG_PATH, type EmulatorConfig } from '../../../emulator/index.js';
-import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../shared/openapi/index.js';
-import { shopifyOrderPaid } from '../../../local/demo/webhooks.js';
-import { ledgerReport } from '../../../local/cli/ledger-report.js';
-import { createServer } from 'node:net';
+import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../../emulator/index.js';
+import { ledgerReport } from '../../../local/cli/index.js';
+import { runDemo, shopifyOrderPaid } from '../../../local/demo/index.js';
+import {
+  createManualClock,
+  examplePosScript,
+  exampleShopifyCurl,
+  handleOf,
+  type LocalStack,
+  type LocalStackHandle,
+  startLocalStack,
+} from '../../../local/index.js';
+import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
 
 const run = promisify(execFile);
 
@@ -125,6 +131,22 @@ describe('the local stack (npm start) end to end', () => {
   it('reports an order it has no record of as not found', async () => {
     const report = await ledgerReport(stack.ledger, api, 'shopify', '404');
     expect(report).toEqual({ found: false, lines: ['no ledger record for shopify order 404'] });
+  });
+
+  it('hands intake the exact bytes of a body that is not UTF-8, so its signature still verifies', async () => {
+    const body = Buffer.concat([Buffer.from('{"id":1,"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const res = await fetch(`${stack.urls.intake}/webhooks/shopify`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-shopify-topic': 'orders/paid',
+        'x-shopify-hmac-sha256': createHmac('sha256', stack.webhookSecrets.shopify[0]!).update(body).digest('base64'),
+      },
+      body,
+    });
+    // Past the signature check (401 otherwise), refused as what it is: not UTF-8.
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { kind: 'malformed_json', message: 'body is not valid UTF-8' } });
   });
 
   it('answers a forged Shopify signature 401 and queues nothing', async () => {

@@ -180,6 +180,19 @@ describe('local API Gateway', () => {
     expect(errors).toHaveLength(1);
   });
 
+  it('answers 503 like API Gateway when the handler outlives the integration timeout', async () => {
+    const server = await startLocalHttpServer({
+      port: 0,
+      apiRoutes: { 'POST /webhooks/pos': () => new Promise(() => {}) },
+      isReady: () => true,
+      integrationTimeoutMs: 50,
+    });
+    servers.push(server);
+    const res = await send(server.url, { path: '/webhooks/pos' });
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.body)).toEqual({ message: 'Service Unavailable' });
+  });
+
   it('refuses a payload over the limit with 413 before any handler runs', async () => {
     const { events, handler } = recorder();
     const server = await serve(handler, { maxPayloadBytes: 1024 });

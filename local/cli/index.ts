@@ -1,0 +1,3 @@
+export { ledgerReport, type LedgerReport } from './ledger-report.js';
+// aws.ts is not re-exported: it loads the AWS SDK clients and the infra configuration, so the CLI
+// imports it only when --stage is given.

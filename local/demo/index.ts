@@ -1,0 +1,13 @@
+export { runDemo, expectedPoints, type DemoResult, type DemoTarget } from './run.js';
+export {
+  curlFor,
+  posCurlScript,
+  posReturn,
+  posSale,
+  shopifyOrderPaid,
+  shopifyRefundCreate,
+  signPos,
+  signShopify,
+  type WebhookRequest,
+} from './webhooks.js';
+export { renderTable, signed } from './table.js';

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfigFile, DEMO_CONFIG_PATH } from '../../../emulator/index.js';
+import { bannerLines, type BannerInput } from '../../../local/index.js';
+
+async function banner(overrides: Partial<BannerInput> = {}): Promise<string> {
+  const input: BannerInput = {
+    urls: { intake: 'http://127.0.0.1:3000', emulator: 'http://127.0.0.1:8787', dynamodb: 'http://127.0.0.1:8000' },
+    emulatorConfigPath: DEMO_CONFIG_PATH,
+    emulatorConfig: await loadConfigFile(DEMO_CONFIG_PATH),
+    clientId: 'demo-client',
+    clientSecret: 'demo-secret',
+    demoEmulatorConfig: true,
+    webhookSecrets: { shopify: ['demo-shopify-secret'], pos: ['demo-pos-secret'] },
+    defaulted: { shopify: true, pos: true },
+    tableName: 'points-ledger',
+    visibilityTimeoutSeconds: 10,
+    maxReceiveCount: 5,
+    ...overrides,
+  };
+  return bannerLines(input).join('\n');
+}
+
+describe('the npm start banner', () => {
+  it('shows the demo default secrets, so the printed requests can be pasted as they are', async () => {
+    const text = await banner();
+    expect(text).toContain('SHOPIFY_WEBHOOK_SECRET=demo-shopify-secret (demo default)');
+    expect(text).toContain('POS_WEBHOOK_SECRETS=demo-pos-secret (demo default)');
+    expect(text).toContain("-hmac 'demo-pos-secret'");
+  });
+
+  it('never prints secrets set in the environment or a client secret from your own emulator configuration', async () => {
+    const text = await banner({
+      webhookSecrets: { shopify: ['shop-secret-from-env', 'old-shop-secret'], pos: ['pos-secret-from-env'] },
+      defaulted: { shopify: false, pos: false },
+      clientSecret: 'client-secret-from-file',
+      demoEmulatorConfig: false,
+      emulatorConfigPath: '/somewhere/emulator.json',
+    });
+    for (const secret of ['shop-secret-from-env', 'old-shop-secret', 'pos-secret-from-env', 'client-secret-from-file']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).toContain('SHOPIFY_WEBHOOK_SECRET: 2 secret(s) from the environment (not shown)');
+    // The paste-time POS script reads the secret from the same variable instead.
+    expect(text).toContain('-hmac "${POS_WEBHOOK_SECRETS%%,*}"');
+  });
+
+  it('lists every fixed route and port', async () => {
+    const text = await banner();
+    for (const part of ['POST /webhooks/shopify', 'POST /webhooks/pos', 'GET /healthz', 'http://127.0.0.1:3000', 'http://127.0.0.1:8787', 'http://127.0.0.1:8000']) {
+      expect(text).toContain(part);
+    }
+  });
+});
