@@ -37,6 +37,8 @@ export interface BundleFigure {
   gzipBytes: number;
   loadMsP50: number;
   loadMsMax: number;
+  /** p50 with `--enable-source-maps`, which the deployed function runs with (its NODE_OPTIONS). */
+  sourceMapsLoadMsP50: number;
 }
 
 export interface IntakeBenchFigures {
@@ -111,11 +113,11 @@ async function bundle(outfile: string, sdkExternal: boolean): Promise<void> {
   });
 }
 
-async function loadTimes(file: string, samples: number): Promise<number[]> {
+async function loadTimes(file: string, samples: number, nodeFlags: string[] = []): Promise<number[]> {
   const probe = `const t=performance.now();await import(${JSON.stringify(pathToFileURL(file).href)});process.stdout.write(String(performance.now()-t));`;
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], {
+    const { stdout } = await run(process.execPath, [...nodeFlags, '--input-type=module', '-e', probe], {
       cwd: ROOT,
       env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     });
@@ -128,12 +130,14 @@ async function bundleFigure(outDir: string, name: string, sdkExternal: boolean, 
   const outfile = join(outDir, `${name}.mjs`);
   await bundle(outfile, sdkExternal);
   const times = await loadTimes(outfile, samples);
+  const withMaps = await loadTimes(outfile, samples, ['--enable-source-maps']);
   const round = (n: number) => Math.round(n * 10) / 10;
   return {
     bytes: (await stat(outfile)).size,
     gzipBytes: gzipSync(await readFile(outfile)).length,
     loadMsP50: round(times[Math.floor(times.length / 2)] ?? Number.NaN),
     loadMsMax: round(times[times.length - 1] ?? Number.NaN),
+    sourceMapsLoadMsP50: round(withMaps[Math.floor(withMaps.length / 2)] ?? Number.NaN),
   };
 }
 
@@ -163,7 +167,7 @@ function print(f: IntakeBenchFigures): void {
   for (const [name, n] of Object.entries(f.invocationsPerSecond)) console.log(`  ${name.padEnd(16)} ${n}/s`);
   console.log(`intake: receive-webhook bundle (esbuild, minified, ESM); targets < ${kb(f.targets.bundleBytes)}, load < ${f.targets.loadMs} ms`);
   for (const [name, b] of Object.entries(f.bundles)) {
-    console.log(`  ${name.padEnd(12)} ${kb(b.bytes)} (gzip ${kb(b.gzipBytes)}), module load p50 ${b.loadMsP50} ms, max ${b.loadMsMax} ms`);
+    console.log(`  ${name.padEnd(12)} ${kb(b.bytes)} (gzip ${kb(b.gzipBytes)}), module load p50 ${b.loadMsP50} ms, max ${b.loadMsMax} ms; with --enable-source-maps p50 ${b.sourceMapsLoadMsP50} ms`);
   }
   console.log(`  (an empty module loads in ${f.emptyModuleLoadMsP50} ms here; load average ${f.loadAverage})`);
 }

@@ -51,9 +51,11 @@ class RetryLater extends Error {
 
 export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
   const { logger, metrics } = deps;
-  const openapi = instrumentPointsApi(deps.openapi, ({ ms, errorKind }) => {
+  // UpstreamErrors / SampleCount(UpstreamLatency) is the upstream failure rate alarm
+  // (infra/constructs/alarms.ts): business answers (customer unknown, not enough points) are not failures.
+  const openapi = instrumentPointsApi(deps.openapi, ({ ms, upstreamFailure }) => {
     metrics.addMetric('UpstreamLatency', 'Milliseconds', ms);
-    if (errorKind) metrics.addMetric('UpstreamErrors', 'Count', 1);
+    if (upstreamFailure) metrics.addMetric('UpstreamErrors', 'Count', 1);
   });
   const processor = createProcessor({ ...deps, openapi });
 

@@ -10,8 +10,9 @@ import { loadSources } from '../shared/sources/registry.js';
 /**
  * receive-webhook: API Gateway HTTP API (payload v2) -> verify, normalise, queue. Routes
  * POST /webhooks/shopify and POST /webhooks/pos (any configured source name). Never calls the Open API.
- * Imports name files rather than folder indexes: shared/config/index.ts re-exports the Secrets
- * Manager reader, whose static AWS SDK import would otherwise load with this module.
+ * Imports name files rather than folder indexes, so module load evaluates only what intake uses
+ * (shared/config/index.ts also brings the processing settings). Neither AWS SDK client is evaluated
+ * at load: the SQS queue and the Secrets Manager reader import theirs on first use.
  */
 
 export type ReceiveWebhookDeps = IntakeDeps;

@@ -1,8 +1,40 @@
-import { isOpenApiError } from '../openapi/index.js';
+import { isOpenApiError, type OpenApiErrorKind } from '../openapi/index.js';
 import type { PointsApi } from './deps.js';
 
-/** Told about every Open API call: which operation, how long it took, and the error kind if it failed. */
-export type ApiCallObserver = (call: { operation: keyof PointsApi; ms: number; errorKind?: string }) => void;
+/**
+ * The error kinds that mean the membership service failed us: unreachable or faulty, refusing our
+ * credentials or contract, or answering outside the spec. The others are answers about the request
+ * (customer unknown, not enough points, validation...): the service worked, so the upstream failure
+ * rate alarm must not count them.
+ */
+const UPSTREAM_FAILURE_KINDS: ReadonlySet<string> = new Set([
+  'network',
+  'timeout',
+  'server',
+  'invalid_token',
+  'authentication_failed',
+  'credentials_unavailable',
+  'not_contracted',
+  'invalid_response',
+  'method_not_allowed',
+  'not_found',
+] satisfies OpenApiErrorKind[]);
+
+/** Whether a failed call's error kind is a failure of the upstream service (see UPSTREAM_FAILURE_KINDS). */
+function isUpstreamFailure(errorKind: string): boolean {
+  return UPSTREAM_FAILURE_KINDS.has(errorKind);
+}
+
+/**
+ * Told about every Open API call: which operation, how long it took, and if it failed, the error kind
+ * (`unexpected` when not an OpenApiError) and whether that kind is a failure of the upstream service.
+ */
+export type ApiCallObserver = (call: {
+  operation: keyof PointsApi;
+  ms: number;
+  errorKind?: string;
+  upstreamFailure?: boolean;
+}) => void;
 
 /** Wraps the calls processing makes, to measure upstream latency without touching the client. */
 export function instrumentPointsApi(api: PointsApi, observe: ApiCallObserver, now: () => number = performance.now.bind(performance)): PointsApi {
@@ -16,7 +48,8 @@ export function instrumentPointsApi(api: PointsApi, observe: ApiCallObserver, no
         observe({ operation, ms: now() - started });
         return result;
       } catch (e) {
-        observe({ operation, ms: now() - started, errorKind: isOpenApiError(e) ? e.kind : 'unexpected' });
+        const errorKind = isOpenApiError(e) ? e.kind : 'unexpected';
+        observe({ operation, ms: now() - started, errorKind, upstreamFailure: isUpstreamFailure(errorKind) });
         throw e;
       }
     };

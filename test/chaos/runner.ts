@@ -331,6 +331,11 @@ async function checkLedger(
         continue;
       }
       count(`refund ${record.outcome}`);
+      const order = model.orders.get(event.orderId);
+      const expected = event.orphan ? 'refund_parked' : order?.credited ? 'debited' : 'skipped';
+      if (record.outcome !== expected) {
+        mismatches.push({ customer: event.customer, orderId: event.orderId, what: `refund ${event.refundId} outcome ${record.outcome}, expected ${expected}` });
+      }
     }
   }
   return { unfinished, mismatches, outcomes };

@@ -113,7 +113,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     },
     // Visibility 2 s: failed messages come back quickly; an attempt slower than that is delivered a
     // second time while it runs (a concurrent duplicate, as SQS does when visibility runs out).
-    queue: { visibilityTimeoutMs: 2000, maxReceiveCount: 8, concurrency: 4, batchSize: 10 },
+    queue: { visibilityTimeoutMs: 2000, maxReceiveCount: 10, concurrency: 4, batchSize: 10 },
     processOverrides,
     receiveOverrides: { queue: forwardingQueue },
   });

@@ -125,6 +125,26 @@ describe('process-events handler', () => {
     expect(emf).toMatchObject({ PointsCredited: 50, Outcome_credited: 1 });
     expect(Array.isArray(emf?.UpstreamLatency) ? emf.UpstreamLatency : [emf?.UpstreamLatency]).toHaveLength(2);
   });
+
+  // The upstream failure rate alarm divides UpstreamErrors by the count of UpstreamLatency samples.
+  it('does not count a customer the membership service does not know as an upstream error', async () => {
+    const stranger = purchase({ customer: { externalKey: 'shopify', externalId: 'cust-nobody' } });
+    const result = await handler()(sqsEvent(sqsRecord(stranger, 'shopify:cust-nobody')));
+    expect(result.batchItemFailures).toEqual([]);
+    expect(lines().find((l) => l.message === 'event processed')).toMatchObject({ outcome: 'customer_not_found' });
+    const emf = lines().find((l) => '_aws' in l);
+    expect(emf?.UpstreamLatency).toBeDefined();
+    expect(emf).not.toHaveProperty('UpstreamErrors');
+  });
+
+  it('counts a server fault of the membership service as an upstream error', async () => {
+    // Every attempt of the lookup (the first try and the client's two read retries) gets a 500.
+    await h.emulator.addFault({ method: 'GET', path: '^/api/ext/users/external_id/', fault: 'error_500', times: 3 });
+    const record = sqsRecord(purchase(), 'shopify:cust-gold');
+    const result = await handler()(sqsEvent(record));
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(lines().find((l) => '_aws' in l)).toMatchObject({ UpstreamErrors: 1 });
+  });
 });
 
 describe('process-events handler: crashes', () => {
