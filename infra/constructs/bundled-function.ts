@@ -15,6 +15,8 @@ export type BundledFunctionProps = {
   environment: Record<string, string>;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
+  /** Modules left out of the bundle and taken from the Lambda runtime (default: none). */
+  externalModules?: string[];
 };
 
 /**
@@ -61,8 +63,8 @@ export class BundledFunction extends Construct {
         minify: true,
         sourceMap: true,
         sourcesContent: false,
-        // Bundle the pinned AWS SDK too: the code deployed is the code tested, not the runtime's copy.
-        externalModules: [],
+        // By default the pinned AWS SDK is bundled too: the code deployed is the code tested.
+        externalModules: props.externalModules ?? [],
         mainFields: ['module', 'main'],
         // CommonJS dependencies (undici) call require(); give the ESM bundle one.
         banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
