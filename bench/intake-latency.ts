@@ -22,7 +22,7 @@ export interface IntakeLatencyFigures {
   p99Ms: number;
   maxMs: number;
   accepted: number;
-  /** Messages handed to the queue (equals accepted: every accepted purchase is queued). */
+  /** Messages handed to the queue, the 100 warm-up requests included. */
   queued: number;
 }
 

@@ -79,6 +79,8 @@ export interface ApplyRefundInput {
   pointsCredited?: number;
   /** Keep the lease (the holder still has its own refund to do after applying another's). */
   keepLease?: boolean;
+  /** Other refunds in doubt that the history search proved never debited. */
+  notDebited?: string[];
 }
 
 export interface Ledger {
@@ -99,7 +101,15 @@ export interface Ledger {
   releaseOrder(
     ref: OrderRef,
     owner: string,
-    opts: { lastError: string; needsReconcile?: boolean; keepLease?: boolean; refundId?: string },
+    opts: {
+      lastError: string;
+      needsReconcile?: boolean;
+      keepLease?: boolean;
+      /** The refund that held the lease. */
+      refundId?: string;
+      /** Its debit is proven not to have run: no longer in doubt. */
+      notDebited?: boolean;
+    },
   ): Promise<boolean>;
 
   /** Dedup and lease for one refund: absent, or not done with a free lease. */
@@ -115,7 +125,10 @@ export interface Ledger {
   forgetWaitingRefund(ref: RefundRef): Promise<void>;
   /** Lease on a credited order for one refund that is not yet applied to it. */
   claimOrderForRefund(ref: RefundRef, owner: string): Promise<Claim<OrderRecord>>;
-  /** Books a refund's debit on the order, once (conditional on the refund id not being there). */
+  /**
+   * Books a refund's debit on the order, once (conditional on the refund id not being there). A refund
+   * waiting for the purchase stays listed: the caller forgets it once its record is finished.
+   */
   applyRefund(ref: OrderRef, owner: string, input: ApplyRefundInput): Promise<OrderRecord | undefined>;
 }
 
@@ -250,7 +263,10 @@ export function createLedger(options: LedgerOptions): Ledger {
         .set('lastError', opts.lastError)
         .set('needsReconcile', opts.needsReconcile || undefined);
       if (!opts.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId');
-      if (opts.refundId) e.addToSet('refundIds', [opts.refundId]).deleteFromSet('waitingRefunds', [opts.refundId]);
+      if (opts.refundId) {
+        e.addToSet('refundIds', [opts.refundId]);
+        if (opts.notDebited) e.deleteFromSet('refundsInDoubt', [opts.refundId]);
+      }
       return (await conditionalUpdate(orderKey(ref.source, ref.orderId), e, e.heldBy(owner), 'ALL_NEW')) !== undefined;
     },
 
@@ -335,6 +351,7 @@ export function createLedger(options: LedgerOptions): Ledger {
         .set('leaseOwner', owner)
         .set('leaseUntil', now + leaseMs)
         .set('leaseRefundId', ref.refundId)
+        .addToSet('refundsInDoubt', [ref.refundId])
         .set('updatedAt', iso(now));
       const condition =
         `${e.path('state')} = ${e.value('done')} AND ${e.path('outcome')} = ${e.value('credited')}` +
@@ -356,7 +373,7 @@ export function createLedger(options: LedgerOptions): Ledger {
         .set('updatedAt', iso(now))
         .set('ttl', ttlFrom(now))
         .addToSet('refundIds', [input.refundId])
-        .deleteFromSet('waitingRefunds', [input.refundId]);
+        .deleteFromSet('refundsInDoubt', [input.refundId, ...(input.notDebited ?? [])]);
       if (!input.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'needsReconcile');
       const condition = `${e.heldBy(owner)} AND attribute_not_exists(${e.path(['refunds', input.refundId])})`;
       const out = await conditionalUpdate(orderKey(ref.source, ref.orderId), e, condition, 'ALL_NEW');

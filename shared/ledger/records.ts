@@ -67,8 +67,14 @@ export const OrderRecord = z.object({
   orderId: z.string(),
   state: OrderState,
   ...lease,
-  /** Set on the order while a refund holds its lease: whose debit a takeover must reconcile first. */
+  /** Set on the order while a refund holds its lease (who holds it; informational). */
   leaseRefundId: z.string().optional(),
+  /**
+   * Refunds that took the order's lease and whose debit may have run without being booked. Added by the
+   * claim itself and removed only when booked or proven not run, so neither a takeover that dies nor a
+   * failed history search can forget one: whoever claims next searches their markers first.
+   */
+  refundsInDoubt: stringSet.default([]),
   /** A previous attempt's points call may have run: search the history before calling again. */
   needsReconcile: z.boolean().optional(),
   externalKey: z.string().optional(),

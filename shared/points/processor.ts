@@ -28,6 +28,8 @@ export function createProcessor(deps: ProcessorDeps): Processor {
         continue;
       }
       const outcome = await processRefund(deps, parsed.data);
+      // Finished earlier, but the attempt died before taking it off the list.
+      if (outcome.kind === 'duplicate') await deps.ledger.forgetWaitingRefund({ source: order.source, orderId: order.orderId, refundId });
       followUps.push({
         refundId,
         kind: outcome.kind,

@@ -36,8 +36,16 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
   await checkpoint('refund:claimed');
   const firstSeenAt = claim.previous?.firstSeenAt ? Date.parse(claim.previous.firstSeenAt) : clock();
 
+  // Listed on the order as waiting for its purchase: it stays listed until its record is finished, so
+  // the purchase's redelivery can still run it (a parked refund has no message of its own any more).
+  let listed = false;
+  const note = (o: OrderRecord) => {
+    listed ||= o.waitingRefunds.includes(event.refundId);
+    return o;
+  };
   const finishRefund = async (result: RefundResult, outcome: Outcome): Promise<Outcome> => {
-    await ledger.finishRefund(ref, owner, result);
+    const finished = await ledger.finishRefund(ref, owner, result);
+    if (finished && listed && result.outcome !== 'refund_parked') await ledger.forgetWaitingRefund(ref);
     await checkpoint('refund:recorded');
     return outcome;
   };
@@ -69,7 +77,8 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
   // Find the credited order and take its lease (a few rounds: the order may change under us).
   let claimed: OrderRecord | undefined;
   for (let round = 0; round < 3 && !claimed; round++) {
-    const order = await ledger.getOrder(orderRef);
+    const read = await ledger.getOrder(orderRef);
+    const order = read && note(read);
     if (!order || order.state !== 'done') {
       if (!(await ledger.registerWaitingRefund(ref))) continue; // the purchase finished meanwhile
       const waited = clock() - firstSeenAt;
@@ -86,7 +95,6 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
     if (booked) return finishFromBook(order, booked);
     if (order.outcome !== 'credited') {
       const result = { state: 'done', outcome: 'skipped', reason: `order_not_credited: ${order.outcome ?? 'unknown'}` } as const;
-      await ledger.forgetWaitingRefund(ref);
       return finishRefund(result, { kind: 'skipped', action: 'ack', reason: 'order_not_credited' });
     }
     const orderClaim = await ledger.claimOrderForRefund(ref, owner);
@@ -94,7 +102,7 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
       claimed = orderClaim.previous;
       break;
     }
-    const current = orderClaim.current;
+    const current = orderClaim.current && note(orderClaim.current);
     const bookedNow = current?.refunds[event.refundId];
     if (current && bookedNow) return finishFromBook(current, bookedNow);
     if (current?.leaseUntil !== undefined && current.leaseUntil >= clock()) {
@@ -104,46 +112,45 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
   if (!claimed) return retryLater({ kind: 'lease_held', action: 'retry', reason: 'the order kept changing' });
   await checkpoint('refund:order-claimed');
 
-  let order: OrderRecord = claimed;
+  let order: OrderRecord = note(claimed);
   const customerId = order.customerId ?? '';
-  const releaseOrder = (lastError: string, opts: { keepLease?: boolean; needsReconcile?: boolean } = {}) =>
-    ledger.releaseOrder(orderRef, owner, { lastError, refundId: event.refundId, ...opts });
+  const releaseOrder = (
+    lastError: string,
+    opts: { keepLease?: boolean; needsReconcile?: boolean; notDebited?: boolean } = {},
+  ) => ledger.releaseOrder(orderRef, owner, { lastError, refundId: event.refundId, ...opts });
   const fail = async (err: OpenApiError): Promise<Outcome> => {
     await releaseOrder(err.message);
     return retryLater(transientOutcome(err));
   };
-  const definitive = async (err: OpenApiError): Promise<Outcome | undefined> => {
+  /** atDebit: the debit call itself gave the answer, so it did not run (the search before it cleared earlier attempts). */
+  const definitive = async (err: OpenApiError, atDebit: boolean): Promise<Outcome | undefined> => {
     if (err.kind === 'member_not_found') {
-      await releaseOrder(err.message);
+      await releaseOrder(err.message, { notDebited: atDebit });
       const result = { state: 'done', outcome: 'customer_withdrawn', customerId, reason: err.message } as const;
       return finishRefund(result, { kind: 'customer_withdrawn', action: 'ack', customerId });
     }
     if (err.kind === 'points_not_available') {
-      await releaseOrder(err.message);
+      await releaseOrder(err.message, { notDebited: atDebit });
       const result = { state: 'done', outcome: 'points_not_available', customerId, reason: err.message } as const;
       return finishRefund(result, { kind: 'points_not_available', action: 'ack' });
     }
     return undefined;
   };
 
-  // A lease left on the order by a refund means that attempt died or lost its answer: its debit may
-  // have run. Look for its marker (and, once per order, for the purchase's, to learn the exact credit).
-  const orphan =
-    claimed.leaseOwner !== undefined && claimed.leaseRefundId && !claimed.refunds[claimed.leaseRefundId]
-      ? claimed.leaseRefundId
-      : undefined;
+  // Refunds in doubt took the order's lease before and never booked a debit: they died or lost their
+  // answer, so their debit may have run. Look for their markers (and, once per order, for the
+  // purchase's, to learn the exact credit).
+  const debitMarker = (refundId: string) => refundMarker(event.source, event.orderId, refundId);
+  const inDoubt = claimed.refundsInDoubt.filter((id) => !claimed.refunds[id]);
   const creditMarker = purchaseMarker(event.source, event.orderId);
-  const markers = [
-    ...(order.pointsExact ? [] : [creditMarker]),
-    ...(orphan ? [refundMarker(event.source, event.orderId, orphan)] : []),
-  ];
+  const markers = [...(order.pointsExact ? [] : [creditMarker]), ...inDoubt.map(debitMarker)];
   let found = new Map<string, PointItem>();
   if (markers.length > 0) {
     try {
       found = await findMarkers(openapi, customerId, markers, settings.historyPages);
     } catch (e) {
       const err = asOpenApiError(e);
-      return (await definitive(err)) ?? fail(err);
+      return (await definitive(err, false)) ?? fail(err);
     }
   }
   const exactCredit = found.get(creditMarker)?.point;
@@ -155,6 +162,9 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
   }
   const credited = order.pointsExact ? (order.pointsCredited ?? 0) : (exactCredit ?? order.pointsHint ?? 0);
   let newlyExact = order.pointsExact ? undefined : exactCredit;
+  // Proven by the search: these never debited (their lease ran out or was released first). Not this
+  // refund: it is about to debit, and stays in doubt until that is booked or proven not to have run.
+  let notDebited: string[] | undefined = inDoubt.filter((id) => id !== event.refundId && !found.has(debitMarker(id)));
 
   const book = (o: OrderRecord) => ({
     eligibleAmount: o.eligibleAmount ?? 0,
@@ -171,28 +181,35 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
       debited: order.debited + applied.debited,
       pointsCredited: newlyExact,
       keepLease,
+      notDebited,
     });
     newlyExact = undefined;
+    notDebited = undefined;
     return next;
   };
 
-  if (orphan) {
-    const entry = found.get(refundMarker(event.source, event.orderId, orphan));
-    if (entry) {
-      const orphanEvent = orphan === event.refundId ? event : storedEvent(await ledger.getRefund({ ...orderRef, refundId: orphan }));
-      if (orphanEvent) {
-        const share = refundShare(book(order), orphanEvent);
-        const applied = { ...share, debited: -entry.point, reconciled: true, at: new Date(clock()).toISOString() };
-        const mine = orphan === event.refundId;
-        const next = await apply(orphan, applied, !mine);
-        if (!next) return { kind: 'lease_lost', action: 'retry', reason: 'the order lease expired and was taken over' };
-        if (mine) {
-          await checkpoint('refund:applied');
-          return finishFromBook(next, applied);
-        }
-        order = next;
-      }
+  // Book the debits found: other refunds' first (this one then computes from the right base), this
+  // one's last (then it is done). Each ran from the base it is booked on: nobody debits before the
+  // refunds in doubt are resolved.
+  const foundIds = inDoubt
+    .filter((id) => found.has(debitMarker(id)))
+    .sort((a, b) => Number(a === event.refundId) - Number(b === event.refundId));
+  for (const orphan of foundIds) {
+    const entry = found.get(debitMarker(orphan));
+    if (!entry) continue;
+    const mine = orphan === event.refundId;
+    const orphanEvent = mine ? event : storedEvent(await ledger.getRefund({ ...orderRef, refundId: orphan }));
+    // Unreadable only if damaged by hand: it stays in doubt, and its own retry books it.
+    if (!orphanEvent) continue;
+    const share = refundShare(book(order), orphanEvent);
+    const applied = { ...share, debited: -entry.point, reconciled: true, at: new Date(clock()).toISOString() };
+    const next = await apply(orphan, applied, !mine);
+    if (!next) return { kind: 'lease_lost', action: 'retry', reason: 'the order lease expired and was taken over' };
+    if (mine) {
+      await checkpoint('refund:applied');
+      return finishFromBook(next, applied);
     }
+    order = next;
   }
 
   const share = refundShare(book(order), event);
@@ -211,9 +228,9 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
         await ledger.releaseRefund(ref, owner, { state: 'pending', lastError: err.message });
         return unknownOutcome(err);
       }
-      if (err.kind !== 'insufficient_points') return (await definitive(err)) ?? fail(err);
+      if (err.kind !== 'insufficient_points') return (await definitive(err, true)) ?? fail(err);
       if (settings.insufficientPointsPolicy === 'park') {
-        await releaseOrder(err.message);
+        await releaseOrder(err.message, { notDebited: true });
         const result: RefundResult = {
           state: 'parked',
           outcome: 'insufficient_points',
@@ -247,7 +264,7 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
           return unknownOutcome(err2);
         }
         // Includes insufficient_points again (the balance moved between the read and the debit).
-        return (await definitive(err2)) ?? fail(err2);
+        return (await definitive(err2, true)) ?? fail(err2);
       }
     }
   }

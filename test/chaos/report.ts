@@ -22,7 +22,7 @@ export interface ChaosResult {
   queue: { deadLettered: number; redriven: number; received: number; sent: number; deduplicated: number };
   upstreamRequests: Record<string, number>;
   mismatches: Mismatch[];
-  /** For each order with a mismatch: its events, its history entries and its ledger records. */
+  /** For each order with a mismatch or an unfinished event: its events, history entries and ledger records. */
   evidence: string[];
   unfinished: UnfinishedEvent[];
   durationMs: number;
@@ -49,7 +49,7 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     `chaos run: seed ${result.seed}, ${s.events} events, ${s.deliveries} deliveries, ${s.customers} customers, ${(result.durationMs / 1000).toFixed(1)} s`,
     `  events: ${s.purchases} purchases, ${s.refunds} refunds (${s.cancellations} cancellations, ${s.orphanRefunds} without purchase)`,
     `  deliveries: ${s.duplicates} duplicates (${s.concurrentDuplicates} concurrent), ${s.reordered} reordered; ${f.directDuplicates} queued messages also delivered at once to a second worker`,
-    `  faults: ${totalFaults(f)} = ${f.emulator} emulator + ${f.crashes} worker crashes + ${f.leaseExpiries} lease expiries + ${f.tokenExpiries} token expiries`,
+    `  faults: ${totalFaults(f)} = ${f.emulator} emulator (armed) + ${f.crashes} worker crashes + ${f.leaseExpiries} lease expiries + ${f.tokenExpiries} token expiries`,
     `    emulator by kind: ${list(f.byKind)}`,
     `    emulator by route: ${list(f.byRoute)}`,
     `    crashes by step: ${list(f.crashesByStep)}`,

@@ -7,7 +7,7 @@ import { buildModel, type Model } from './model.js';
 import { createRandom } from './prng.js';
 import type { ChaosResult, UnfinishedEvent } from './report.js';
 import { CHAOS_RANKS, generateScenario, type EventSpec, type Scenario } from './scenario.js';
-import type { ChaosStack, ChaosStackOptions } from './stack.js';
+import { startChaosStack, type ChaosStack, type ChaosStackOptions } from './stack.js';
 import { renderDelivery, type SenderSecrets } from './webhooks.js';
 
 /**
@@ -31,7 +31,7 @@ export interface ChaosOptions {
   /** Give up draining the queue after this long (the run then reports the stuck events as unfinished). */
   drainTimeoutMs?: number;
   log?: (line: string) => void;
-  /** Starts the stack; the default is the local stack (local/index.ts). */
+  /** Starts the stack; the default is the local stack of `npm start` (stack.ts). */
   startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
 }
 
@@ -71,11 +71,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const scenario = generateScenario({ events: options.events, seed: options.seed });
   const model = buildModel(scenario);
   const random = createRandom(options.seed).fork('run');
-  const startStack = options.startStack ?? (await import('./stack.js')).startChaosStack;
+  const startStack = options.startStack ?? startChaosStack;
 
   let injectorRef: ReturnType<typeof createFaultInjector> | undefined;
   const duplicateRandom = random.fork('direct duplicates');
   const direct = new Set<Promise<void>>();
+  // onQueued needs the stack it is given to; it fires only once webhooks flow, after the start.
   let stackRef: ChaosStack | undefined;
   const stack = await startStack({
     emulatorConfig: chaosEmulatorConfig(scenario),
@@ -126,11 +127,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const ledgerCheck = await checkLedger(scenario, model, stack.ledger);
     unfinished.push(...ledgerCheck.unfinished);
     for (const letter of stack.queue.deadLetters()) {
-      unfinished.push({ key: `dead letter ${letter.messageId}`, why: letter.lastError ?? 'dead-lettered' });
+      const eventId = (JSON.parse(letter.body) as { eventId?: string }).eventId ?? letter.messageId;
+      unfinished.push({ key: eventId, why: `still in the dead-letter list after redrives${letter.lastError ? `: ${letter.lastError}` : ''}` });
     }
 
     const mismatches = [...comparison.mismatches, ...ledgerCheck.mismatches];
-    const evidence = await collectEvidence(scenario, observed, stack.ledger, mismatches);
+    const unfinishedOrders = unfinished.flatMap((u) => {
+      const event = scenario.events.find((e) => e.key === u.key);
+      return event ? [event.orderId] : [];
+    });
+    const evidence = await collectEvidence(scenario, observed, stack.ledger, [
+      ...mismatches.flatMap((m) => (m.orderId ? [m.orderId] : [])),
+      ...unfinishedOrders,
+    ]);
     const stats = await admin.stats();
     const routes = stats.clients[CHAOS_CLIENT.clientId]?.routes ?? {};
     const queueStats = stack.queue.stats();
@@ -175,6 +184,19 @@ async function deliverAll(
   const inFlight = new Set<Promise<void>>();
   let rejected = 0;
   for (const [position, step] of scenario.deliveries.entries()) {
+    // Senders keep pace with the worker, as real traffic does: faults armed now fire on work done now,
+    // not on a backlog thousands of messages long.
+    await waitUntil(() => {
+      const s = stack.queue.stats();
+      return s.visible + s.processing < MAX_BACKLOG;
+    }, 10_000);
+    // Now and then the senders pause until the worker is idle, so crashed attempts' leases run out
+    // during the run too (the lease ticker moves the clock at such a moment), not only at the end.
+    if (position > 0 && position % QUIET_EVERY === 0) {
+      await Promise.all(inFlight);
+      await waitUntil(() => stack.queue.stats().runningBatches === 0, 3_000);
+      if (stack.expireLeases()) injector.tally.leaseExpiries += 1;
+    }
     if (position === 0) await injector.armTokenFault();
     if (tokenExpiryAt.has(position)) await injector.expireTokens();
     await injector.maybeArm();
@@ -194,6 +216,16 @@ async function deliverAll(
   }
   await Promise.all(inFlight);
   log(`chaos: all deliveries sent (${rejected} refused by intake)`);
+}
+
+/** Messages waiting or in processing above which the senders hold back. */
+const MAX_BACKLOG = 60;
+/** Deliveries between two pauses of the senders. */
+const QUIET_EVERY = 50;
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /** Sends one webhook the way a sender does: retried on 5xx or a lost connection, never on 4xx. */
@@ -341,15 +373,15 @@ async function checkLedger(
   return { unfinished, mismatches, outcomes };
 }
 
-/** What a reader needs to see why an order went wrong: its events, history entries and ledger records. */
+/** What a reader needs to see why an order went wrong: its events, deliveries, history entries and ledger records. */
 async function collectEvidence(
   scenario: Scenario,
   observed: ObservedCustomer[],
   ledger: Ledger,
-  mismatches: Mismatch[],
+  orderIds: string[],
 ): Promise<string[]> {
   const lines: string[] = [];
-  const orders = [...new Set(mismatches.map((m) => m.orderId).filter((id): id is string => id !== undefined))];
+  const orders = [...new Set(orderIds)];
   for (const orderId of orders.slice(0, 10)) {
     const events = scenario.events.filter((e) => e.orderId === orderId);
     const source = events[0]?.source ?? 'shopify';

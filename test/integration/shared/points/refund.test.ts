@@ -141,6 +141,20 @@ describe('refunds', () => {
     expect(await h.balance(GOLD)).toBe(100);
   });
 
+  it('the credit entry is found past the first page of a long point history', async () => {
+    const p = purchase({ eligibleAmount: 999 });
+    const operatorGrant = async (s: CheckpointStep) => {
+      if (s === 'purchase:customer') await h.api.grantPoints(GOLD, { point: 100, remarks: 'operator' });
+    };
+    expect(await h.processor({ checkpoint: operatorGrant }).process(p)).toMatchObject({ points: 149, exact: false });
+    // 1000 newer entries push the credit onto the second page (1000 entries a page).
+    for (let i = 0; i < 10; i++) {
+      await Promise.all(Array.from({ length: 100 }, () => h.api.grantPoints(GOLD, { point: 1, remarks: 'visit' })));
+    }
+    expect(await h.processor().process(refund(p, 'r1', 999))).toMatchObject({ kind: 'debited', points: 49 });
+    expect(await h.ledger.getOrder(p)).toMatchObject({ pointsCredited: 49, pointsExact: true });
+  });
+
   it('a refund of an order that earned nothing is skipped', async () => {
     const p = purchase({ customer: { externalKey: 'shopify', externalId: 'nobody' } });
     await h.processor().process(p);
@@ -289,5 +303,105 @@ describe('refund: faults at the debit', () => {
     expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 49 });
     expect(await debits(p, 'r1')).toEqual([-49]);
     expect(await h.ledger.getRefund({ ...p, refundId: 'r1' })).toMatchObject({ state: 'done', outcome: 'debited' });
+  });
+});
+
+describe('refund: reconciliation is never forgotten', () => {
+  const GRANT_PATH = '^/api/ext/users/[^/]+/points$';
+  const HISTORY_PATH = '^/api/ext/users/[^/]+/points$';
+  class SimulatedCrash extends Error {}
+
+  it('a history search that fails while reconciling a lost debit does not lead to a second debit', async () => {
+    const p = await credited();
+    await h.api.grantPoints(GOLD, { point: 100, remarks: 'earned elsewhere' });
+    const r = refund(p, 'r1', 999);
+    await h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'reset_after_commit', times: 1 });
+    expect(await h.processor().process(r)).toMatchObject({ kind: 'outcome_unknown' });
+    h.expireLeases();
+    await h.emulator.addFault({ method: 'GET', path: HISTORY_PATH, fault: 'error_500', times: 1 });
+    expect(await h.processor().process(r)).toMatchObject({ kind: 'upstream_error', action: 'retry' });
+    expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 49, reconciled: true });
+    expect(await debits(p, 'r1')).toEqual([-49]);
+    expect(await h.balance(GOLD)).toBe(100);
+  });
+
+  it('a takeover that dies before reconciling does not hide an earlier lost debit', async () => {
+    const p = await credited();
+    const a = refund(p, 'a', 500);
+    await h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'reset_after_commit', times: 1 });
+    expect(await h.processor().process(a)).toMatchObject({ kind: 'outcome_unknown' });
+    h.expireLeases();
+    const crash = (s: CheckpointStep) => {
+      if (s === 'refund:order-claimed') throw new SimulatedCrash(s);
+    };
+    await expect(h.processor({ checkpoint: crash }).process(refund(p, 'b', 499))).rejects.toThrow(SimulatedCrash);
+    h.expireLeases();
+    expect(await h.processor().process(a)).toMatchObject({ kind: 'debited', points: 24, reconciled: true });
+    expect(await h.processor().process(refund(p, 'b', 499))).toMatchObject({ kind: 'debited', points: 25 });
+    expect(await debits(p, 'a')).toEqual([-24]);
+    expect(await h.balance(GOLD)).toBe(0);
+  });
+
+  it('a refund that books another lost debit and then loses its own answer is still reconciled', async () => {
+    const p = await credited();
+    const a = refund(p, 'a', 500);
+    const b = refund(p, 'b', 499);
+    const lostAnswer = () => h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'reset_after_commit', times: 1 });
+    await lostAnswer();
+    expect(await h.processor().process(b)).toMatchObject({ kind: 'outcome_unknown' });
+    h.expireLeases();
+    const crash = (s: CheckpointStep) => {
+      if (s === 'refund:order-claimed') throw new SimulatedCrash(s);
+    };
+    await expect(h.processor({ checkpoint: crash }).process(a)).rejects.toThrow(SimulatedCrash);
+    h.expireLeases();
+    await lostAnswer();
+    expect(await h.processor().process(a)).toMatchObject({ kind: 'outcome_unknown' });
+    h.expireLeases();
+    expect(await h.processor().process(a)).toMatchObject({ kind: 'debited', reconciled: true });
+    expect(await h.processor().process(b)).toMatchObject({ kind: 'debited', reconciled: true });
+    expect(await debits(p, 'a')).toHaveLength(1);
+    expect(await debits(p, 'b')).toHaveLength(1);
+    expect(await h.balance(GOLD)).toBe(0);
+  });
+
+  it('a parked refund whose pick-up fails transiently is picked up again by the purchase redelivery', async () => {
+    const p = purchase({ eligibleAmount: 999 });
+    const r = refund(p, 'r1', 999);
+    await h.processor().process(r);
+    h.clock.advance(REFUND_WAIT_SECONDS * 1000);
+    expect(await h.processor().process(r)).toMatchObject({ kind: 'refund_parked', action: 'ack' });
+    await h.emulator.addFault({ method: 'GET', path: HISTORY_PATH, fault: 'error_500', times: 1 });
+    expect(await h.processor().process(p)).toMatchObject({
+      kind: 'credited',
+      action: 'retry',
+      followUps: [{ refundId: 'r1', kind: 'upstream_error', action: 'retry' }],
+    });
+    expect(await h.processor().process(p)).toMatchObject({
+      kind: 'duplicate',
+      action: 'ack',
+      followUps: [{ refundId: 'r1', kind: 'debited', points: 49 }],
+    });
+    expect(await debits(p, 'r1')).toEqual([-49]);
+  });
+
+  it('a crash while the purchase runs a parked refund, after booking its debit, still finishes the refund record', async () => {
+    const p = purchase({ eligibleAmount: 999 });
+    const r = refund(p, 'r1', 999);
+    await h.processor().process(r);
+    h.clock.advance(REFUND_WAIT_SECONDS * 1000);
+    await h.processor().process(r);
+    const crash = (s: CheckpointStep) => {
+      if (s === 'refund:applied') throw new SimulatedCrash(s);
+    };
+    await expect(h.processor({ checkpoint: crash }).process(p)).rejects.toThrow(SimulatedCrash);
+    h.expireLeases();
+    expect(await h.processor().process(p)).toMatchObject({
+      kind: 'duplicate',
+      action: 'ack',
+      followUps: [{ refundId: 'r1', kind: 'debited', points: 49 }],
+    });
+    expect(await h.ledger.getRefund({ ...p, refundId: 'r1' })).toMatchObject({ state: 'done', outcome: 'debited' });
+    expect(await debits(p, 'r1')).toEqual([-49]);
   });
 });
