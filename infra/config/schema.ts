@@ -74,7 +74,7 @@ export const StageConfig = z
         refundWaitSeconds: z.number().int().min(0).max(7 * 86_400).default(120),
         /** Ledger records expire after this; must outlive the longest refund window. */
         ledgerTtlDays: z.number().int().min(1).max(3650).default(400),
-        /** Lease on a ledger record; >= worker timeout so a running attempt never loses it. */
+        /** Lease on a ledger record; >= worker timeout + margin so a running attempt, or its last call, never outlives it. */
         leaseSeconds: z.number().int().min(5).max(3600).optional(),
       })
       .prefault({}),
@@ -138,8 +138,11 @@ export const StageConfig = z
       .refine((a) => !(a.email && a.topicArn), 'give either email or topicArn, not both')
       .prefault({}),
   })
-  .refine((s) => effectiveLeaseSeconds(s) >= s.worker.timeoutSeconds, {
-    message: 'processing.leaseSeconds must be >= worker.timeoutSeconds',
+  // A takeover searches the point history for a lost call's marker: the lease must outlive the attempt
+  // that may have sent it (the worker's timeout) plus the time such a request can still take to land
+  // upstream after the container died, or the search could run before the call lands and pay twice.
+  .refine((s) => effectiveLeaseSeconds(s) >= s.worker.timeoutSeconds + LEASE_MARGIN_SECONDS, {
+    message: `processing.leaseSeconds must be >= worker.timeoutSeconds + ${LEASE_MARGIN_SECONDS}`,
     path: ['processing', 'leaseSeconds'],
   })
   // A lease outliving the visibility timeout would make the redelivery of a crashed attempt find a

@@ -50,7 +50,21 @@ describe('stage configuration: leases and timeouts', () => {
     const input = stagingInput();
     input.worker = { memoryMiB: 512, timeoutSeconds: 60 };
     input.processing = { leaseSeconds: 30 };
-    expect(problemOf(input)).toMatch(/leaseSeconds must be >= worker\.timeoutSeconds/);
+    expect(problemOf(input)).toMatch(/leaseSeconds must be >= worker\.timeoutSeconds \+ 15/);
+  });
+
+  it('rejects a lease equal to the worker timeout: a call sent at the end could land after a takeover searched', () => {
+    const input = stagingInput();
+    input.worker = { memoryMiB: 512, timeoutSeconds: 60 };
+    input.processing = { leaseSeconds: 60 };
+    expect(problemOf(input)).toMatch(/leaseSeconds must be >= worker\.timeoutSeconds \+ 15/);
+  });
+
+  it('accepts a lease of the worker timeout plus the margin', () => {
+    const input = stagingInput();
+    input.worker = { memoryMiB: 512, timeoutSeconds: 60 };
+    input.processing = { leaseSeconds: 75 };
+    expect(parseStageConfig(input, 'stage.json').processing.leaseSeconds).toBe(75);
   });
 
   it('rejects a lease longer than the visibility timeout (6 x the worker timeout)', () => {
