@@ -40,8 +40,20 @@ export interface EventCost {
   samples: number;
 }
 
+/** Where one purchase's time goes when events run one at a time (ms per event). */
+export interface TimeSplit {
+  totalMs: number;
+  dynamoMs: number;
+  openApiMs: number;
+  restMs: number;
+}
+
 export interface WorkerBenchFigures {
+  /** Events the handler did not acknowledge at first and that were delivered again, by outcome. */
+  retries: Record<string, number>;
   cost: { purchase: EventCost; firstRefund: EventCost; laterRefund: EventCost };
+  /** One purchase at a time: through the worker, and the floor's bare calls. */
+  split: { worker: TimeSplit; floor: TimeSplit };
   throughput: {
     events: number;
     concurrency: number;
@@ -73,7 +85,13 @@ export interface WorkerBenchFigures {
 const CLIENT = { id: 'bench-worker', secret: 'bench-worker-secret' };
 const RATE_CLIENT = { id: 'bench-rate', secret: 'bench-rate-secret' };
 const RATE_BUDGET = 2000;
-const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+/** The handler's log lines are not printed; the last problem of each event is kept to explain a retry. */
+const problems = new Map<string, string>();
+const remember = (message: string, extra?: Record<string, unknown>) => {
+  const id = typeof extra?.eventId === 'string' ? extra.eventId : '?';
+  problems.set(id, `${message} ${JSON.stringify(extra ?? {})}`.slice(0, 300));
+};
+const quiet = { info: () => undefined, warn: remember, error: remember };
 const quietMetrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
 
 function members(prefix: string, count: number) {
@@ -160,31 +178,57 @@ function sqsEvent(event: PurchaseEvent | RefundEvent): SQSEvent {
   return { Records: [record] };
 }
 
+/** Retries of events the handler did not acknowledge (the queue would redeliver them), by reason. */
+const retries = new Map<string, number>();
+
+/** One event as the queue delivers it, redelivered (up to 5 times) when the handler reports it failed. */
 async function invoke(handler: ProcessEventsHandler, event: PurchaseEvent | RefundEvent): Promise<void> {
-  const response = await handler(sqsEvent(event));
-  if (response.batchItemFailures.length > 0) throw new Error(`bench: event ${event.eventId} was not acknowledged`);
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await handler(sqsEvent(event));
+    if (response.batchItemFailures.length === 0) return;
+    const reason = problems.get(event.eventId) ?? 'no log line';
+    if (attempt >= 5) throw new Error(`bench: event ${event.eventId} failed ${attempt} times: ${reason}`);
+    const kind = /"outcome":"([^"]+)"/.exec(reason)?.[1] ?? reason.slice(0, 60);
+    retries.set(kind, (retries.get(kind) ?? 0) + 1);
+  }
 }
 
+/** Works through `items`, `concurrency` at a time; returns the seconds it took. After a failure no new
+ * item starts, and the ones running are waited for before the failure is thrown (nothing runs on
+ * against an emulator or a dynalite being closed). */
 async function runConcurrently<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<number> {
   let next = 0;
+  let failure: unknown;
   const started = performance.now();
-  await Promise.all(
+  await Promise.allSettled(
     Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await work(items[next++] as T);
+      while (next < items.length && failure === undefined) {
+        try {
+          await work(items[next++] as T);
+        } catch (error) {
+          failure ??= error;
+        }
+      }
     }),
   );
+  if (failure !== undefined) throw failure;
   return (performance.now() - started) / 1000;
 }
 
-/** Counts DynamoDB requests by kind at the client, the way the ledger really sends them. */
+/** Counts DynamoDB requests by kind, and their time, at the client, the way the ledger really sends them. */
 function countDynamo(dynamo: LocalDynamo) {
-  const counts = { writes: 0, reads: 0 };
+  const counts = { writes: 0, reads: 0, ms: 0 };
   dynamo.client.middlewareStack.add(
     (next, context) => async (args) => {
       const name = String(context.commandName ?? '');
       if (/^(Put|Update|Delete|BatchWrite|TransactWrite)/.test(name)) counts.writes += 1;
       else if (/^(Get|Query|Scan|BatchGet|TransactGet)/.test(name)) counts.reads += 1;
-      return next(args);
+      const started = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        counts.ms += performance.now() - started;
+      }
     },
     { step: 'initialize', name: 'benchCountRequests' },
   );
@@ -210,6 +254,8 @@ function emulatorTime(ms: number): string {
 export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<WorkerBenchFigures> {
   const log = options.log ?? (() => undefined);
   const quick = options.quick ?? false;
+  retries.clear();
+  problems.clear();
   const sizes = quick
     ? { cost: 40, throughput: 200, rounds: 1, backlog: 2100, members: 200 }
     : { cost: 200, throughput: 1000, rounds: 2, backlog: 6000, members: 500 };
@@ -228,12 +274,61 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
   try {
     // --- cost per event, steady state -------------------------------------------------------
     // The limiter is measured in the rate run; here it must not add waits.
-    const openapi = createOpenApiClient({
+    const client = createOpenApiClient({
       credentials: staticCredentials({ baseUrl: emulator.url, clientId: CLIENT.id, clientSecret: CLIENT.secret }),
       ratePerMinute: 1_000_000,
     });
-    clients.push(openapi);
+    clients.push(client);
+    const api = { ms: 0 };
+    const timed = <T>(call: Promise<T>): Promise<T> => {
+      const started = performance.now();
+      return call.finally(() => {
+        api.ms += performance.now() - started;
+      });
+    };
+    const openapi: PointsApi = {
+      getMemberByExternalId: (...a) => timed(client.getMemberByExternalId(...a)),
+      getMember: (...a) => timed(client.getMember(...a)),
+      listPoints: (...a) => timed(client.listPoints(...a)),
+      grantPoints: (...a) => timed(client.grantPoints(...a)),
+      calculatePoints: (...a) => timed(client.calculatePoints(...a)),
+    };
     const handler = makeHandler({ ledger, openapi, settings, clock: Date.now, logger: quiet, metrics: quietMetrics });
+
+    // The floor: only the bare work of a purchase (2 raw requests, 2 plain writes).
+    const token = await fetchToken(emulator.url, CLIENT);
+    const pool = new Pool(emulator.url, { connections: 64, pipelining: 1 });
+    const floorEvent = async (event: PurchaseEvent): Promise<void> => {
+      const auth = { authorization: `Bearer ${token}`, 'user-agent': 'bench-floor' };
+      const started = performance.now();
+      const lookup = await pool.request({ method: 'GET', path: `/api/ext/users/external_id/shopify/${event.customer?.externalId}`, headers: auth });
+      const { member: found } = (await lookup.body.json()) as { member: { id: string } };
+      const grant = await pool.request({
+        method: 'POST',
+        path: `/api/ext/users/${found.id}/points/calculation`,
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: event.eligibleAmount, title: event.pointTitle, remarks: `floor:${event.orderId}` }),
+      });
+      await grant.body.text();
+      api.ms += performance.now() - started;
+      const pk = `floor#${event.orderId}`;
+      await dynamo.documentClient.send(
+        new PutCommand({ TableName: dynamo.tableName, Item: { pk, state: 'pending' }, ConditionExpression: 'attribute_not_exists(pk)' }),
+      );
+      await dynamo.documentClient.send(
+        new UpdateCommand({ TableName: dynamo.tableName, Key: { pk }, UpdateExpression: 'SET #s = :d', ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':d': 'done' } }),
+      );
+    };
+    const split = async (events: PurchaseEvent[], run: (event: PurchaseEvent) => Promise<void>): Promise<TimeSplit> => {
+      const before = { dynamo: counts.ms, api: api.ms, at: performance.now() };
+      for (const event of events) await run(event);
+      const per = (ms: number) => round(ms / events.length);
+      const totalMs = performance.now() - before.at;
+      const dynamoMs = counts.ms - before.dynamo;
+      const openApiMs = api.ms - before.api;
+      return { totalMs: per(totalMs), dynamoMs: per(dynamoMs), openApiMs: per(openApiMs), restMs: per(totalMs - dynamoMs - openApiMs) };
+    };
+
     for (let i = 0; i < 20; i += 1) await invoke(handler, purchase(member(i)));
     const measure = async (events: Array<PurchaseEvent | RefundEvent>): Promise<EventCost> => {
       const before = { calls: totalCalls(await emulatorStats(emulator.url, CLIENT.id)), ...counts };
@@ -248,33 +343,16 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
     };
     const purchases = Array.from({ length: sizes.cost }, (_, i) => purchase(member(i + 20)));
     const purchaseCost = await measure(purchases);
+    const splits = {
+      worker: await split(Array.from({ length: sizes.cost }, (_, i) => purchase(member(i))), (e) => invoke(handler, e)),
+      floor: await split(Array.from({ length: sizes.cost }, (_, i) => purchase(member(i))), floorEvent),
+    };
     // 30 % each, so every refund has points to debit (a refund whose share rounds to 0 makes no call).
     const firstRefund = await measure(purchases.map((p) => refund(p, 'r1', Math.floor(p.eligibleAmount * 0.3))));
     const laterRefund = await measure(purchases.map((p) => refund(p, 'r2', Math.floor(p.eligibleAmount * 0.3))));
     log(`worker: cost per purchase ${purchaseCost.openApiCalls} calls, ${purchaseCost.dynamoWrites} writes, ${purchaseCost.dynamoReads} reads`);
 
     // --- throughput against the bare floor ----------------------------------------------------
-    const token = await fetchToken(emulator.url, CLIENT);
-    const pool = new Pool(emulator.url, { connections: 64, pipelining: 1 });
-    const floorEvent = async (event: PurchaseEvent): Promise<void> => {
-      const auth = { authorization: `Bearer ${token}`, 'user-agent': 'bench-floor' };
-      const lookup = await pool.request({ method: 'GET', path: `/api/ext/users/external_id/shopify/${event.customer?.externalId}`, headers: auth });
-      const { member: found } = (await lookup.body.json()) as { member: { id: string } };
-      const grant = await pool.request({
-        method: 'POST',
-        path: `/api/ext/users/${found.id}/points/calculation`,
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: event.eligibleAmount, title: event.pointTitle, remarks: `floor:${event.orderId}` }),
-      });
-      await grant.body.text();
-      const pk = `floor#${event.orderId}`;
-      await dynamo.documentClient.send(
-        new PutCommand({ TableName: dynamo.tableName, Item: { pk, state: 'pending' }, ConditionExpression: 'attribute_not_exists(pk)' }),
-      );
-      await dynamo.documentClient.send(
-        new UpdateCommand({ TableName: dynamo.tableName, Key: { pk }, UpdateExpression: 'SET #s = :d', ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':d': 'done' } }),
-      );
-    };
     const workerRates: number[] = [];
     const floorRates: number[] = [];
     for (let r = 0; r < sizes.rounds; r += 1) {
@@ -304,7 +382,9 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
     log(`worker: rate run ${sizes.backlog} purchases at x${rate.clockScale} in ${rate.realSeconds} s`);
 
     return {
+      retries: Object.fromEntries(retries),
       cost: { purchase: purchaseCost, firstRefund, laterRefund },
+      split: splits,
       throughput: {
         events: sizes.throughput,
         concurrency,

@@ -2,7 +2,7 @@ import { request } from 'undici';
 import type { Ledger, OrderRecord, RefundRecord } from '../../shared/ledger/index.js';
 import { compareWithModel, type Mismatch, type ObservedCustomer } from './compare.js';
 import { emulatorAdmin, upstreamReader } from './emulator-admin.js';
-import { createFaultInjector } from './faults.js';
+import { createFaultInjector, type FaultInjector } from './faults.js';
 import { buildModel, type Model } from './model.js';
 import { createRandom } from './prng.js';
 import type { ChaosResult, UnfinishedEvent } from './report.js';
@@ -73,7 +73,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const random = createRandom(options.seed).fork('run');
   const startStack = options.startStack ?? startChaosStack;
 
-  let injectorRef: ReturnType<typeof createFaultInjector> | undefined;
+  let injectorRef: FaultInjector | undefined;
   const duplicateRandom = random.fork('direct duplicates');
   const direct = new Set<Promise<void>>();
   // onQueued needs the stack it is given to; it fires only once webhooks flow, after the start.
@@ -175,7 +175,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 async function deliverAll(
   scenario: Scenario,
   stack: ChaosStack,
-  injector: ReturnType<typeof createFaultInjector>,
+  injector: FaultInjector,
   senders: number,
   unfinished: UnfinishedEvent[],
   log: (line: string) => void,
@@ -248,7 +248,7 @@ async function sendWithRetries(baseUrl: string, webhook: ReturnType<typeof rende
 
 async function drain(
   stack: ChaosStack,
-  injector: ReturnType<typeof createFaultInjector>,
+  injector: FaultInjector,
   admin: ReturnType<typeof emulatorAdmin>,
   timeoutMs: number,
   log: (line: string) => void,
@@ -267,7 +267,7 @@ async function drain(
 
 async function drainRounds(
   stack: ChaosStack,
-  injector: ReturnType<typeof createFaultInjector>,
+  injector: FaultInjector,
   admin: ReturnType<typeof emulatorAdmin>,
   deadline: number,
   log: (line: string) => void,
@@ -280,14 +280,7 @@ async function drainRounds(
   let deadLettered = 0;
   for (let round = 0; round < 5 && Date.now() < deadline; round += 1) {
     await stack.queue.waitForIdle({ timeoutMs: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
-    const dead = stack.queue.deadLetters();
-    const letters = dead.length;
-    const reasons = new Map<string, number>();
-    for (const d of dead) {
-      const reason = (d.lastError ?? 'no error').replace(/[0-9a-f-]{36}/g, '…').slice(0, 90);
-      reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
-    }
-    for (const [reason, n] of reasons) log(`chaos:   ${n} x ${reason}`);
+    const letters = stack.queue.deadLetters().length;
     if (letters === 0) break;
     deadLettered += letters;
     // Leases left by crashed attempts must run out before a redriven message can take them over.

@@ -73,18 +73,22 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   };
   const lazyLedger = new Proxy({} as Ledger, {
     get(_target, property) {
+      if (property === 'then') return undefined; // not a promise, whoever asks
       if (!ledger) throw new Error('chaos: the ledger is not ready yet');
       return ledger[property as keyof Ledger];
     },
   });
-  const openapi = createOpenApiClient({
-    credentials: provider,
-    userAgent: 'loyalty-points-bridge/chaos',
-    timeouts: { connectMs: options.clientTimeoutMs, headersMs: options.clientTimeoutMs, bodyMs: options.clientTimeoutMs },
-    readRetries: 1,
-    retryBaseMs: 20,
-    now: workerClock,
-  });
+  // Short timeouts and one read retry: a fault costs about a second, not the production 10 s.
+  const workerClient = (userAgent: string) =>
+    createOpenApiClient({
+      credentials: provider,
+      userAgent,
+      timeouts: { connectMs: options.clientTimeoutMs, headersMs: options.clientTimeoutMs, bodyMs: options.clientTimeoutMs },
+      readRetries: 1,
+      retryBaseMs: 20,
+      now: workerClock,
+    });
+  const openapi = workerClient('loyalty-points-bridge/chaos');
   const processOverrides: Partial<ProcessEventsDeps> = {
     openapi,
     ledger: lazyLedger,
@@ -122,14 +126,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   ledger = createLedger({ client: documentClient, tableName: stack.tableName, clock: workerClock, leaseSeconds: CHAOS_LEASE_SECONDS });
   credentials = { baseUrl: stack.openApi.baseUrl, clientId: stack.openApi.clientId, clientSecret: stack.openApi.clientSecret };
   // The second container: the same handler and dependencies (ledger, clock, hook), its own client.
-  const secondClient = createOpenApiClient({
-    credentials: provider,
-    userAgent: 'loyalty-points-bridge/chaos-2',
-    timeouts: { connectMs: options.clientTimeoutMs, headersMs: options.clientTimeoutMs, bodyMs: options.clientTimeoutMs },
-    readRetries: 1,
-    retryBaseMs: 20,
-    now: workerClock,
-  });
+  const secondClient = workerClient('loyalty-points-bridge/chaos-2');
   const secondContainer = makeHandler(depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient }));
   let directInFlight = 0;
   return {
