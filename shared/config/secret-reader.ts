@@ -1,7 +1,8 @@
 /**
  * Reads secret strings from AWS Secrets Manager, cached in the container for `ttlMs` so a rotation is
  * picked up within that time, and at once when a caller asks for `forceRefresh` (for instance after
- * the upstream refused the cached credentials). Values never appear in errors.
+ * the upstream refused the cached credentials), unless `minForcedRefreshMs` says the cached value is
+ * too recent for that. Values never appear in errors.
  */
 // Types only: the SDK module is loaded on the first read (see fetchSecret), so importing this file
 // (the functions do, at cold start) does not evaluate the Secrets Manager client.
@@ -10,6 +11,7 @@ import type {
   GetSecretValueCommandOutput,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { createSingleFlightCache } from '../cache/index.js';
 
 export interface SecretReader {
   read(secretId: string, opts?: { forceRefresh?: boolean }): Promise<string>;
@@ -38,19 +40,26 @@ export interface SecretsManagerReaderOptions {
   client?: SecretsManagerClient | SecretValueSender;
   /** Default 300000 (5 minutes). */
   ttlMs?: number;
+  /**
+   * Least age of the cached value before `forceRefresh` reads again (default 0: always). Set it
+   * where callers that cannot be trusted force refreshes (bad webhook signatures), so they cannot
+   * flood Secrets Manager.
+   */
+  minForcedRefreshMs?: number;
   now?: () => number;
 }
 
-interface Entry {
-  value?: string;
-  readAt?: number;
-  pending?: Promise<string>;
+interface Read {
+  value: string;
+  /** When the read started (a rotation during the read shows at the next one). */
+  readAt: number;
 }
 
 export function createSecretsManagerReader(opts: SecretsManagerReaderOptions = {}): SecretReader {
   const ttlMs = opts.ttlMs ?? 300_000;
+  const minForcedRefreshMs = opts.minForcedRefreshMs ?? 0;
   const now = opts.now ?? Date.now;
-  const entries = new Map<string, Entry>();
+  const reads = createSingleFlightCache<Read>();
   let sdk: Promise<{ client: SecretValueSender; Command: typeof GetSecretValueCommand }> | undefined;
   // On the first read, not at import. Inside fetchSecret's try: a failed load is a read that failed.
   const loadSdk = () =>
@@ -73,27 +82,19 @@ export function createSecretsManagerReader(opts: SecretsManagerReaderOptions = {
 
   return {
     read(secretId, readOpts) {
-      let entry = entries.get(secretId);
-      if (!entry) entries.set(secretId, (entry = {}));
+      const force = readOpts?.forceRefresh ?? false;
+      const usable = (cached: Read) => {
+        const age = now() - cached.readAt;
+        // Without a floor a forced refresh always reads, even if the clock stepped back.
+        const forced = force && (minForcedRefreshMs === 0 || age >= minForcedRefreshMs);
+        return age < ttlMs && !forced;
+      };
+      const load = async (): Promise<Read> => {
+        const readAt = now();
+        return { value: await fetchSecret(secretId), readAt };
+      };
       // One read in flight per secret, forced or not: concurrent refreshers share it.
-      if (entry.pending) return entry.pending;
-      const fresh = entry.value !== undefined && entry.readAt !== undefined && now() - entry.readAt < ttlMs;
-      if (fresh && !readOpts?.forceRefresh) return Promise.resolve(entry.value as string);
-      const e = entry;
-      const startedAt = now();
-      e.pending = fetchSecret(secretId).then(
-        (value) => {
-          e.value = value;
-          e.readAt = startedAt;
-          e.pending = undefined;
-          return value;
-        },
-        (err: unknown) => {
-          e.pending = undefined;
-          throw err;
-        },
-      );
-      return e.pending;
+      return reads.get(secretId, usable, load).then((r) => r.value);
     },
   };
 }

@@ -9,7 +9,7 @@ import type { SecretReader } from './secret-reader.js';
 export interface WebhookSecrets {
   /**
    * Valid secrets of a source. `forceRefresh` asks for a fresh read (after a signature mismatch,
-   * in case the secret was just rotated); it is rate-limited, so it may return the cached value.
+   * in case the secret was just rotated); the reader rate-limits it, so it may return the cached value.
    */
   get(source: string, opts?: { forceRefresh?: boolean }): Promise<readonly string[]>;
 }
@@ -54,74 +54,41 @@ export function staticWebhookSecrets(secrets: Readonly<Record<string, readonly s
 export interface SecretsManagerWebhookSecretsOptions {
   /** Source name -> secret id (ARN or name). */
   secretIds: Readonly<Record<string, string>>;
-  /** A reader, or a loader for one (lets the handler load the AWS SDK only when first needed). */
+  /**
+   * A reader, or a loader for one (lets the handler load the AWS SDK only when first needed). Its
+   * cache is the only one: its TTL says when a rotation shows, and its `minForcedRefreshMs` how often
+   * a bad signature may force a read.
+   */
   reader: SecretReader | (() => Promise<SecretReader>);
-  /** How long a read is used before it is read again (default 300000: a rotation shows within 5 min). */
-  ttlMs?: number;
-  /** Least time between two forced refreshes of one source (default 60000), so bad signatures cannot flood Secrets Manager. */
-  minRefreshMs?: number;
-  now?: () => number;
 }
 
-interface Entry {
-  secrets?: readonly string[];
-  readAt: number;
-  pending?: Promise<readonly string[]>;
-}
+/** Least time between two forced reads of one webhook secret, so bad signatures cannot flood Secrets Manager. */
+const WEBHOOK_SECRET_MIN_REFRESH_MS = 60_000;
 
-/** Secrets read from Secrets Manager, one secret per source, cached with a TTL. */
+/** Secrets read from Secrets Manager, one secret per source, through the reader's cache. */
 export function secretsManagerWebhookSecrets(opts: SecretsManagerWebhookSecretsOptions): WebhookSecrets {
-  const ttlMs = opts.ttlMs ?? 300_000;
-  const minRefreshMs = opts.minRefreshMs ?? 60_000;
-  const now = opts.now ?? Date.now;
-  const entries = new Map<string, Entry>();
   let reader: Promise<SecretReader> | undefined;
   const getReader = () => (reader ??= typeof opts.reader === 'function' ? opts.reader() : Promise.resolve(opts.reader));
 
-  async function load(source: string, secretId: string, force: boolean): Promise<readonly string[]> {
-    let text: string;
-    try {
-      text = await (await getReader()).read(secretId, { forceRefresh: force });
-    } catch (e) {
-      throw new WebhookSecretsError('unavailable', source, e);
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new WebhookSecretsError('malformed', source); // no cause: it would quote the secret text
-    }
-    const parsed = WebhookSecretValue.safeParse(value);
-    if (!parsed.success) throw new WebhookSecretsError('malformed', source);
-    return parsed.data.secrets;
-  }
-
   return {
-    get(source, getOpts) {
+    async get(source, getOpts) {
       const secretId = Object.hasOwn(opts.secretIds, source) ? opts.secretIds[source] : undefined;
-      if (!secretId) return Promise.reject(new WebhookSecretsError('not_configured', source));
-      let entry = entries.get(source);
-      if (!entry) entries.set(source, (entry = { readAt: 0 }));
-      if (entry.pending) return entry.pending;
-      const age = now() - entry.readAt;
-      const cached = entry.secrets;
-      if (cached && age < ttlMs && !(getOpts?.forceRefresh && age >= minRefreshMs)) return Promise.resolve(cached);
-      const e = entry;
-      const startedAt = now();
-      // Past our TTL the reader must not answer from its own cache either.
-      e.pending = load(source, secretId, cached !== undefined).then(
-        (secrets) => {
-          e.secrets = secrets;
-          e.readAt = startedAt;
-          e.pending = undefined;
-          return secrets;
-        },
-        (err: unknown) => {
-          e.pending = undefined;
-          throw err;
-        },
-      );
-      return e.pending;
+      if (!secretId) throw new WebhookSecretsError('not_configured', source);
+      let text: string;
+      try {
+        text = await (await getReader()).read(secretId, { forceRefresh: getOpts?.forceRefresh ?? false });
+      } catch (e) {
+        throw new WebhookSecretsError('unavailable', source, e);
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw new WebhookSecretsError('malformed', source); // no cause: it would quote the secret text
+      }
+      const parsed = WebhookSecretValue.safeParse(value);
+      if (!parsed.success) throw new WebhookSecretsError('malformed', source);
+      return parsed.data.secrets;
     },
   };
 }
@@ -160,8 +127,13 @@ export function webhookSecretsFromEnvironment(
     const ids = z.record(z.string(), z.string().min(1)).safeParse(secretIds);
     if (!ids.success) throw new WebhookSecretsError('malformed', '*', undefined, ARNS_MESSAGE);
     const reader =
-      opts.reader ?? (async () => (await import('./secret-reader.js')).createSecretsManagerReader());
-    return secretsManagerWebhookSecrets({ secretIds: ids.data, reader, ...(opts.now ? { now: opts.now } : {}) });
+      opts.reader ??
+      (async () =>
+        (await import('./secret-reader.js')).createSecretsManagerReader({
+          minForcedRefreshMs: WEBHOOK_SECRET_MIN_REFRESH_MS,
+          ...(opts.now ? { now: opts.now } : {}),
+        }));
+    return secretsManagerWebhookSecrets({ secretIds: ids.data, reader });
   }
   return {
     async get(source) {

@@ -3,6 +3,7 @@
  * every client in the container. Keyed by base URL + client id. Single-flight: concurrent callers
  * share one token request.
  */
+import { createSingleFlightCache } from '../cache/index.js';
 
 export interface CachedToken {
   value: string;
@@ -10,12 +11,7 @@ export interface CachedToken {
   renewAt: number;
 }
 
-interface Entry {
-  token?: CachedToken;
-  pending?: Promise<CachedToken>;
-}
-
-const cache = new Map<string, Entry>();
+const cache = createSingleFlightCache<CachedToken>();
 
 export function tokenCacheKey(baseUrl: string, clientId: string): string {
   return `${baseUrl}\u0000${clientId}`;
@@ -28,7 +24,7 @@ export function renewAheadMs(expiresInSeconds: number): number {
 
 /** The cached token when it is still good: the hot path, without a promise. */
 export function peekToken(key: string, now: number): CachedToken | undefined {
-  const token = cache.get(key)?.token;
+  const token = cache.peek(key);
   return token && now < token.renewAt ? token : undefined;
 }
 
@@ -37,30 +33,12 @@ export function peekToken(key: string, now: number): CachedToken | undefined {
  * `fetch` gets the time at which it started, from which expiry is counted.
  */
 export async function getToken(key: string, now: () => number, fetch: () => Promise<CachedToken>): Promise<CachedToken> {
-  let entry = cache.get(key);
-  if (!entry) cache.set(key, (entry = {}));
-  if (entry.token && now() < entry.token.renewAt) return entry.token;
-  if (entry.pending) return entry.pending;
-  const e = entry;
-  const pending = fetch().then(
-    (token) => {
-      e.token = token;
-      e.pending = undefined;
-      return token;
-    },
-    (err: unknown) => {
-      e.pending = undefined;
-      throw err;
-    },
-  );
-  e.pending = pending;
-  return pending;
+  return cache.get(key, (token) => now() < token.renewAt, fetch);
 }
 
 /** Drops `value` if it is still the cached token (a newer one fetched meanwhile is kept). */
 export function dropToken(key: string, value: string): void {
-  const entry = cache.get(key);
-  if (entry?.token?.value === value) entry.token = undefined;
+  cache.drop(key, (token) => token.value === value);
 }
 
 /** Forgets every cached token (tests, or after the credentials are known to be revoked). */

@@ -1,17 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, testClient, type TestEmulator } from '../../support/emulator.js';
-import { ALICE, BOB, connect, fixtureConfig, NOW, type Api } from './http.js';
+import { describe, expect, it } from 'vitest';
+import { testClient } from '../../support/emulator.js';
+import { ALICE, BOB, connect, fixtureConfig, NOW, useEmulator } from './http.js';
 
-let emu: TestEmulator;
-let api: Api;
-beforeAll(async () => {
-  emu = await startTestEmulator(fixtureConfig());
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  api = await connect(emu);
-});
+const { emu, api, reconnect } = useEmulator();
 
 describe('clock', () => {
   it('starts frozen at the configured now', async () => {
@@ -34,7 +25,7 @@ describe('clock', () => {
 
   it('stamps API records with the emulator clock', async () => {
     await emu.setClock('2026-03-03 03:03:03');
-    api = await connect(emu);
+    await reconnect();
     const m = (await api.post('/api/ext/users', {})).body.member;
     expect(m.created_at).toBe('2026-03-03 03:03:03');
   });
@@ -51,7 +42,7 @@ describe('POST /__emulator/reset', () => {
   it('restores the starting configuration when sent without a body', async () => {
     await api.del(`/api/ext/users/${ALICE}/resign`);
     await emu.reset();
-    api = await connect(emu);
+    await reconnect();
     expect((await api.get(`/api/ext/users/${ALICE}`)).status).toBe(200);
   });
 

@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
-import { ALICE, connect, fixtureConfig, type Api } from './http.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, useEmulator } from './http.js';
 
-let emu: TestEmulator;
-let api: Api;
-beforeAll(async () => {
-  emu = await startTestEmulator(fixtureConfig());
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  api = await connect(emu);
-});
+const { emu, api, reconnect } = useEmulator();
 
 const CALC_PATH = '^/api/ext/users/[^/]+/points/calculation$';
 const calc = () => api.post(`/api/ext/users/${ALICE}/points/calculation`, { amount: 1000, remarks: 'order-1' });
@@ -83,7 +73,7 @@ describe('faults', () => {
   it('are removed by reset', async () => {
     await emu.addFault({ path: CALC_PATH, fault: 'error_500' });
     await emu.reset();
-    api = await connect(emu);
+    await reconnect();
     expect((await calc()).status).toBe(200);
   });
 

@@ -1,6 +1,9 @@
-/** Raw HTTP calls to the emulator's /api/ext endpoints, as a client of the spec would make them. */
-import type { TestEmulator } from '../../support/emulator.js';
-import { testClient } from '../../support/emulator.js';
+/**
+ * Raw HTTP calls to the emulator's /api/ext endpoints, as a client of the spec would make them, and
+ * the per-file emulator the tests make them to (`useEmulator`).
+ */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startTestEmulator, testClient, type TestEmulator } from '../../support/emulator.js';
 
 export const NOW = '2026-01-15 10:00:00';
 export const ALICE = '00000000-0000-4000-8000-00000000000a';
@@ -104,4 +107,35 @@ export async function connect(emu: TestEmulator, clientId = 'test-client', secre
     put: (path, body) => call('PUT', path, { body }),
     del: (path, body) => call('DELETE', path, body === undefined ? {} : { body }),
   };
+}
+
+export interface EmulatorUnderTest {
+  /** The file's emulator, started before its first test and reset before each. */
+  emu: TestEmulator;
+  /** test-client holding a fresh token, taken before each test (unless `connect: false`). */
+  api: Api;
+  /** Takes a fresh token into `api`: after a reset to another configuration, or a clock move. */
+  reconnect(): Promise<void>;
+}
+
+/**
+ * Registers the hooks that give a test file one emulator started with `config`, reset before each
+ * test. `emu` and `api` are filled in place by those hooks (the objects they copy hold closures
+ * only), so a test uses them as it would the objects themselves.
+ */
+export function useEmulator(config = fixtureConfig(), opts: { connect?: boolean } = {}): EmulatorUnderTest {
+  const emu = {} as TestEmulator;
+  const api = {} as Api;
+  const reconnect = async () => {
+    Object.assign(api, await connect(emu));
+  };
+  beforeAll(async () => {
+    Object.assign(emu, await startTestEmulator(config));
+  });
+  afterAll(() => emu.close());
+  beforeEach(async () => {
+    await emu.reset();
+    if (opts.connect ?? true) await reconnect();
+  });
+  return { emu, api, reconnect };
 }

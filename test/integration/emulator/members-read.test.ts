@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
-import { ALICE, BOB, connect, fixtureConfig, type Api } from './http.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOB, connect, fixtureConfig, useEmulator } from './http.js';
 
-let emu: TestEmulator;
-let api: Api;
-beforeAll(async () => {
-  emu = await startTestEmulator(fixtureConfig());
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  api = await connect(emu);
-});
+const { emu, api, reconnect } = useEmulator();
 
 const notFound = { status: false, errors: 'Member is not found' };
 
@@ -94,14 +84,14 @@ describe('GET /api/ext/users/{id} (customer detail)', () => {
 
   it('returns only as many column keys as the highest configured column', async () => {
     await emu.reset(fixtureConfig({ custom_fields: [{ column: 'column03', key: 'birthday', type: 'date' }] }));
-    api = await connect(emu);
+    await reconnect();
     const m = (await api.get(`/api/ext/users/${ALICE}`)).body.member;
     expect(Object.keys(m).filter((k) => k.startsWith('column'))).toEqual(['column01', 'column02', 'column03']);
   });
 
   it('returns no column keys for a client without a custom-field setting', async () => {
     await emu.reset(fixtureConfig({ custom_fields: [] }));
-    api = await connect(emu);
+    await reconnect();
     const m = (await api.get(`/api/ext/users/${ALICE}`)).body.member;
     expect(Object.keys(m).some((k) => k.startsWith('column'))).toBe(false);
   });

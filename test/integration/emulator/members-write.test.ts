@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
-import { ALICE, BOB, connect, fixtureConfig, NOW, type Api } from './http.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOB, fixtureConfig, NOW, useEmulator } from './http.js';
 
-let emu: TestEmulator;
-let api: Api;
-beforeAll(async () => {
-  emu = await startTestEmulator(fixtureConfig());
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  api = await connect(emu);
-});
+const { emu, api, reconnect } = useEmulator();
 
 async function useConfig(overrides: Record<string, unknown>): Promise<void> {
   await emu.reset(fixtureConfig(overrides));
-  api = await connect(emu);
+  await reconnect();
 }
 
 describe('POST /api/ext/users (register)', () => {

@@ -1,26 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
-import { ALICE, BOB, connect, fixtureConfig, type Api } from './http.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ALICE, BOB, connect, fixtureConfig, useEmulator } from './http.js';
 
-let emu: TestEmulator;
-let api: Api;
-beforeAll(async () => {
-  emu = await startTestEmulator(fixtureConfig());
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  api = await connect(emu);
-});
+const { emu, api, reconnect } = useEmulator();
 
 async function useConfig(overrides: Record<string, unknown>): Promise<void> {
   await emu.reset(fixtureConfig(overrides));
-  api = await connect(emu);
+  await reconnect();
 }
 /** Moves the clock and takes a fresh token (an old one may have expired on the way). */
 async function clockTo(now: string): Promise<void> {
   await emu.setClock(now);
-  api = await connect(emu);
+  await reconnect();
 }
 const grant = (body: Record<string, unknown>, id = ALICE) => api.post(`/api/ext/users/${id}/points`, body);
 const calc = (body: Record<string, unknown>, id = ALICE) => api.post(`/api/ext/users/${id}/points/calculation`, body);

@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
-import { ALICE, connect, fixtureConfig, request, type Api } from './http.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, request, useEmulator } from './http.js';
 
-let emu: TestEmulator;
-let api: Api;
-beforeAll(async () => {
-  emu = await startTestEmulator(fixtureConfig());
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  api = await connect(emu);
-});
+const { emu, api } = useEmulator();
 
 /** One request per endpoint of the spec. */
 const ENDPOINTS: [string, string, unknown?][] = [

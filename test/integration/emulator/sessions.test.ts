@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
-import { ALICE, BOB, connect, fixtureConfig, type Api } from './http.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOB, useEmulator } from './http.js';
 
-let emu: TestEmulator;
-let api: Api;
-beforeAll(async () => {
-  emu = await startTestEmulator(fixtureConfig());
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  api = await connect(emu);
-});
+const { emu, api } = useEmulator();
 
 const login = (body: Record<string, unknown>) => api.post('/api/ext/users/login', body);
 

@@ -1,18 +1,8 @@
 import { request as undiciRequest } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
-import { ALICE, connect, fixtureConfig, request, type Api } from './http.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, connect, request, useEmulator } from './http.js';
 
-let emu: TestEmulator;
-let api: Api;
-beforeAll(async () => {
-  emu = await startTestEmulator(fixtureConfig());
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  api = await connect(emu);
-});
+const { emu, api } = useEmulator();
 
 const CALC = 'POST /api/ext/users/{id}/points/calculation';
 const calc = () => api.post(`/api/ext/users/${ALICE}/points/calculation`, { amount: 100 });

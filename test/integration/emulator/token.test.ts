@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
-import { ALICE, fixtureConfig, request } from './http.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, fixtureConfig, request, useEmulator } from './http.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator(fixtureConfig());
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+const { emu } = useEmulator(fixtureConfig(), { connect: false });
 
 const goodBody = { grant_type: 'client_credentials', client_id: 'test-client', client_secret: 'test-secret' };
 const authFailed = {

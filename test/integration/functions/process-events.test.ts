@@ -1,20 +1,11 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { depsFromEnvironment, makeHandler } from '../../../functions/process-events.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
-import { emulatorConfig, purchase, refund, startHarness, type Harness } from '../shared/points/harness.js';
+import { purchase, refund, useHarness } from '../shared/points/harness.js';
 import type { PointsEvent } from '../../../shared/points/index.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.emulator.reset(emulatorConfig());
-});
+const h = useHarness();
 
 // SQS itself cannot run here: the event is built the way Lambda's SQS integration delivers it.
 let messages = 0;

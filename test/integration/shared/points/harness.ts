@@ -2,6 +2,7 @@
  * Shared setup for the processing tests: the real emulator (frozen clock), dynalite with the ledger
  * table, the real Open API client, and a processor built from them with a hand-moved clock.
  */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
 import { createLedger, type Ledger } from '../../../../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../../shared/openapi/index.js';
@@ -94,6 +95,25 @@ export async function startHarness(): Promise<Harness> {
       await dynamo.stop();
     },
   };
+}
+
+/**
+ * Registers the hooks that give a test file one harness, with the emulator reset to
+ * `emulatorConfig()` before each test. The harness is filled in place by those hooks (the object it
+ * copies holds closures only), so a test uses it as it would the harness itself.
+ */
+export function useHarness(): Harness {
+  const h = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(h, await startHarness());
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  beforeEach(async () => {
+    await h.emulator.reset(emulatorConfig());
+  });
+  return h;
 }
 
 let orders = 0;

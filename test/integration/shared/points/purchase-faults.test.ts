@@ -1,17 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { purchaseMarker, type CheckpointStep } from '../../../../shared/points/index.js';
-import { CALCULATION, emulatorConfig, HISTORY, purchase, startHarness, type Harness } from './harness.js';
+import { CALCULATION, HISTORY, purchase, useHarness } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.emulator.reset(emulatorConfig());
-});
+const h = useHarness();
 
 const CALCULATION_PATH = '^/api/ext/users/[^/]+/points/calculation$';
 const marker = (e: { source: string; orderId: string }) => purchaseMarker(e.source, e.orderId);

@@ -1,17 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { purchaseMarker } from '../../../../shared/points/index.js';
-import { CALCULATION, CLIENT_ID, emulatorConfig, LOOKUP, purchase, startHarness, type Harness } from './harness.js';
+import { CALCULATION, CLIENT_ID, LOOKUP, purchase, useHarness } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.emulator.reset(emulatorConfig());
-});
+const h = useHarness();
 
 const marker = (e: { source: string; orderId: string }) => purchaseMarker(e.source, e.orderId);
 

@@ -1,25 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { refundMarker, type CheckpointStep, type ProcessOutcome } from '../../../../shared/points/index.js';
-import {
-  emulatorConfig,
-  GRANT,
-  purchase,
-  refund,
-  REFUND_WAIT_SECONDS,
-  startHarness,
-  type Harness,
-} from './harness.js';
+import { GRANT, type Harness, purchase, refund, REFUND_WAIT_SECONDS, useHarness } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  await h.emulator.reset(emulatorConfig());
-});
+const h = useHarness();
 
 const GOLD = 'member-gold';
 const debits = async (e: { source: string; orderId: string }, refundId: string) =>

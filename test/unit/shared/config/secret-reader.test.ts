@@ -1,23 +1,6 @@
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
 import { SecretReadError, createSecretsManagerReader } from '../../../../shared/config/index.js';
-
-/**
- * Secrets Manager cannot run on this machine: the SDK client is replaced at its `send` boundary by a
- * store that answers GetSecretValue like the service and counts the calls.
- */
-function fakeSecretsManager(values: Record<string, string | undefined>) {
-  const store = { values, calls: 0, fail: false };
-  const client = {
-    async send(command: GetSecretValueCommand) {
-      store.calls++;
-      if (store.fail) throw Object.assign(new Error('ResourceNotFoundException'), { name: 'ResourceNotFoundException' });
-      const id = command.input.SecretId ?? '';
-      return { SecretString: store.values[id] };
-    },
-  };
-  return { store, client };
-}
+import { fakeSecretsManager } from './fake-secrets-manager.js';
 
 describe('Secrets Manager reader', () => {
   it('reads a secret once and serves it from cache within the TTL', async () => {
@@ -46,6 +29,19 @@ describe('Secrets Manager reader', () => {
     await reader.read('s');
     store.values['s'] = 'v2';
     expect(await reader.read('s', { forceRefresh: true })).toBe('v2');
+  });
+
+  it('honours a forced refresh at most once per minimum interval when one is set', async () => {
+    const { store, client } = fakeSecretsManager({ s: 'v1' });
+    let t = 0;
+    const reader = createSecretsManagerReader({ client, minForcedRefreshMs: 60_000, now: () => t });
+    await reader.read('s');
+    store.values['s'] = 'v2';
+    t = 59_999;
+    expect(await reader.read('s', { forceRefresh: true })).toBe('v1');
+    t = 60_000;
+    expect(await reader.read('s', { forceRefresh: true })).toBe('v2');
+    expect(store.calls).toBe(2);
   });
 
   it('shares one read among concurrent callers', async () => {
