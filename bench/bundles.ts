@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { FUNCTION_EXTERNAL_MODULES } from '../infra/paths.js';
 
 /**
  * Bundle size and module load time of each function, built the way the CDK stack builds them
@@ -22,8 +23,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  * the receiver takes the Lambda runtime's AWS SDK, the worker bundles the pinned one.
  */
 export const FUNCTIONS = [
-  { name: 'receive-webhook', external: ['@aws-sdk/*'] },
-  { name: 'process-events', external: [] as string[] },
+  { name: 'receive-webhook', external: FUNCTION_EXTERNAL_MODULES.receiveWebhook },
+  { name: 'process-events', external: FUNCTION_EXTERNAL_MODULES.processEvents },
 ] as const;
 
 export interface BundleFigures {

@@ -15,7 +15,7 @@ import { BundledFunction } from '../constructs/bundled-function.js';
 import { EventQueue } from '../constructs/event-queue.js';
 import { LedgerTable } from '../constructs/ledger-table.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
-import { FUNCTION_ENTRIES } from '../paths.js';
+import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
 
 export type IntegrationStackProps = StackProps & { config: StageConfig };
 
@@ -73,12 +73,7 @@ export class IntegrationStack extends Stack {
       description: 'Verifies, normalises and queues webhooks from Shopify and the POS',
       memoryMiB: config.receiver.memoryMiB,
       timeoutSeconds: config.receiver.timeoutSeconds,
-      // The receiver answers Shopify within seconds, cold starts included: it makes two simple SDK calls
-      // (SQS SendMessage, Secrets Manager GetSecretValue), so it takes the runtime's SDK v3 (Node 18+
-      // runtimes resolve it for ESM through NODE_PATH) instead of bundling ~350 KB of it. Measured with
-      // bench/intake.ts: 480 KB -> 127 KB and about half the module load time. The worker, whose ledger
-      // writes are the exactly-once guarantee, keeps the pinned, tested SDK bundled.
-      externalModules: ['@aws-sdk/*'],
+      externalModules: [...FUNCTION_EXTERNAL_MODULES.receiveWebhook],
       logRetention,
       removalPolicy,
       environment: receiverEnvironment(config, {
