@@ -1,4 +1,5 @@
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
+import { LOCAL_INFO_PATH, type LocalStackInfo } from './info.js';
 import type { DeadLetter, LocalQueue } from './queue/index.js';
 
 /** A dead letter as the admin route lists it: the event parsed, times readable. */
@@ -30,16 +31,28 @@ export function listDeadLetter(m: DeadLetter): ListedDeadLetter {
   };
 }
 
+/** What the admin routes read, each undefined until that part has started. */
+export interface AdminState {
+  queue: () => LocalQueue | undefined;
+  info: () => LocalStackInfo | undefined;
+}
+
 /**
  * Routes of the local stack only, beside the webhooks (loopback, no authentication). In AWS the same
- * needs are met by SQS itself and `npm run redrive -- --stage`. 503 while the queue does not exist yet.
+ * needs are met by SQS itself, the stack's outputs and `npm run redrive -- --stage`. 503 while the
+ * part a route reads has not started yet.
  */
-export function adminRoutes(queue: () => LocalQueue | undefined): Record<string, () => HttpAnswer> {
+export function adminRoutes(state: AdminState): Record<string, () => HttpAnswer> {
+  const starting = () => jsonAnswer(503, { status: 'starting' });
   const withQueue = (answer: (q: LocalQueue) => HttpAnswer) => () => {
-    const q = queue();
-    return q === undefined ? jsonAnswer(503, { status: 'starting' }) : answer(q);
+    const q = state.queue();
+    return q === undefined ? starting() : answer(q);
   };
   return {
+    [`GET ${LOCAL_INFO_PATH}`]: () => {
+      const info = state.info();
+      return info === undefined ? starting() : jsonAnswer(200, info);
+    },
     'GET /__local/queue': withQueue((q) => jsonAnswer(200, q.stats())),
     'GET /__local/dlq': withQueue((q) => jsonAnswer(200, { messages: q.deadLetters().map(listDeadLetter) })),
     'POST /__local/redrive': withQueue((q) => jsonAnswer(200, { moved: q.redrive() })),

@@ -74,7 +74,7 @@ export function bannerLines(b: BannerInput): string[] {
     `                           configuration ${b.emulatorConfigPath}`,
     `  DynamoDB (dynalite)      ${b.urls.dynamodb}   table ${b.tableName}`,
     `  queue                    in-process FIFO: visibility ${b.visibilityTimeoutSeconds} s, dead letter after ${b.maxReceiveCount} receives`,
-    `                           GET /__local/queue  GET /__local/dlq  POST /__local/redrive`,
+    `                           GET /__local/queue  GET /__local/dlq  POST /__local/redrive  GET /__local/info`,
     `  webhook secrets          ${shown(LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, b.webhookSecrets.shopify, b.defaulted.shopify)}`,
     `                           ${shown(LOCAL_ENV.POS_WEBHOOK_SECRETS, b.webhookSecrets.pos, b.defaulted.pos)}`,
   ];

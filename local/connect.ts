@@ -1,14 +1,19 @@
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
-import type { LocalConfig } from './config.js';
+import { LOCAL_ENV, type LocalConfig } from './config.js';
 import { LOCAL_AWS } from './dynamodb/index.js';
 import { type ListedDeadLetter, listDeadLetter } from './admin.js';
+import { LOCAL_INFO_PATH, type LocalStackInfo, LocalStackInfoSchema } from './info.js';
 import type { LocalQueueStats } from './queue/index.js';
 import type { LocalStack } from './stack.js';
 
 /** Handles on a running local stack, whether it runs in this process or in an `npm start` beside it. */
 export interface LocalStackHandle {
   intakeUrl: string;
+  /** Where the Open API and the ledger were reached (the stack's own word when it gave it). */
+  emulatorUrl: string;
+  dynamodbUrl: string;
+  tableName: string;
   openapi: OpenApiClient;
   ledger: Ledger;
   queueStats(): Promise<LocalQueueStats>;
@@ -38,17 +43,84 @@ async function adminJson<T>(intakeUrl: string, method: 'GET' | 'POST', path: str
   return (await res.json()) as T;
 }
 
-/** Connects to an `npm start` listening on the configured ports (same environment, same defaults). */
-export function connectToRunningStack(config: LocalConfig): LocalStackHandle {
+/**
+ * GET /__local/info: where a running stack's emulator and dynalite listen. Undefined when the answer
+ * is not one (a stack from before the route, or something else on PORT): callers then fall back to
+ * their own EMULATOR_PORT / DYNAMODB_PORT / LEDGER_TABLE.
+ */
+export async function readStackInfo(intakeUrl: string): Promise<LocalStackInfo | undefined> {
+  try {
+    const res = await fetch(`${intakeUrl}${LOCAL_INFO_PATH}`, { signal: AbortSignal.timeout(2_000) });
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    const parsed = LocalStackInfoSchema.safeParse(await res.json());
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `npm start` on PORT, as found: `info` is its own account of where its parts are, when it gave one. */
+export type RunningStack =
+  | { status: 'up'; intakeUrl: string; info: LocalStackInfo | undefined }
+  | { status: 'starting' | 'down'; intakeUrl: string };
+
+/**
+ * Looks for an `npm start` on the configured PORT (0: there is none to look for), waiting up to
+ * `waitMs` while it answers /healthz 503 (still starting).
+ */
+export async function findRunningStack(config: LocalConfig, options: { waitMs?: number; pollMs?: number } = {}): Promise<RunningStack> {
   const intakeUrl = loopback(config.ports.intake);
+  if (config.ports.intake === 0) return { status: 'down', intakeUrl };
+  const deadline = Date.now() + (options.waitMs ?? 0);
+  let health = await probeHealth(intakeUrl);
+  while (health === 'starting' && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, options.pollMs ?? 500));
+    health = await probeHealth(intakeUrl);
+  }
+  if (health !== 'up') return { status: health, intakeUrl };
+  return { status: 'up', intakeUrl, info: await readStackInfo(intakeUrl) };
+}
+
+/** The running stack and this process's configuration disagree in a way no retry fixes. */
+export class RunningStackError extends Error {
+  readonly kind = 'emulator_client_mismatch' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunningStackError';
+  }
+}
+
+/**
+ * Connects to an `npm start` on the configured PORT. With the stack's `info`, the emulator and
+ * dynalite are reached where the stack says they are; without it, on this process's own ports (same
+ * environment, same defaults). The secrets always come from this process's configuration.
+ */
+export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo): LocalStackHandle {
+  if (info !== undefined && info.emulator.clientId !== config.clientId) {
+    // The Open API secret is never served, so it can only come from the same configuration file.
+    throw new RunningStackError(
+      `the local stack logs in to the emulator as client ${info.emulator.clientId}, but ${LOCAL_ENV.EMULATOR_CONFIG} ` +
+        `(${config.emulatorConfigPath}) names client ${config.clientId} first: pass the same ${LOCAL_ENV.EMULATOR_CONFIG} as npm start`,
+    );
+  }
+  const intakeUrl = loopback(config.ports.intake);
+  const emulatorUrl = info?.emulator.url ?? loopback(config.ports.emulator);
+  const dynamodbUrl = info?.dynamodb.url ?? loopback(config.ports.dynamodb);
+  const tableName = info?.dynamodb.tableName ?? config.tableName;
   const openapi = createOpenApiClient({
-    credentials: staticCredentials({ baseUrl: loopback(config.ports.emulator), clientId: config.clientId, clientSecret: config.clientSecret }),
+    credentials: staticCredentials({ baseUrl: emulatorUrl, clientId: config.clientId, clientSecret: config.clientSecret }),
   });
-  const documentClient = createDocumentClient({ endpoint: loopback(config.ports.dynamodb), ...LOCAL_AWS });
-  const ledger = createLedger({ client: documentClient, tableName: config.tableName, clock: Date.now });
+  const documentClient = createDocumentClient({ endpoint: dynamodbUrl, ...LOCAL_AWS });
+  const ledger = createLedger({ client: documentClient, tableName, clock: Date.now });
   const queueStats = () => adminJson<LocalQueueStats>(intakeUrl, 'GET', '/__local/queue');
   return {
     intakeUrl,
+    emulatorUrl,
+    dynamodbUrl,
+    tableName,
     openapi,
     ledger,
     queueStats,
@@ -77,6 +149,9 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
   const openapi = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
   return {
     intakeUrl: stack.urls.intake,
+    emulatorUrl: stack.urls.emulator,
+    dynamodbUrl: stack.urls.dynamodb,
+    tableName: stack.tableName,
     openapi,
     ledger: stack.ledger,
     queueStats: async () => stack.queue.stats(),

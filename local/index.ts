@@ -1,6 +1,17 @@
 /** The local stack's public face: `npm start`, the demo, the end-to-end test and the chaos runs use it. */
 export { startLocalStack, type LocalStack, type LocalStackOptions, type StartedParts } from './stack.js';
-export { handleOf, connectToRunningStack, probeHealth, type LocalStackHandle } from './connect.js';
+export {
+  handleOf,
+  connectToRunningStack,
+  findRunningStack,
+  readStackInfo,
+  probeHealth,
+  RunningStackError,
+  type LocalStackHandle,
+  type RunningStack,
+} from './connect.js';
+export { LOCAL_INFO_PATH, LocalStackInfoSchema, type LocalStackInfo } from './info.js';
+export type { CommandOutput } from './output.js';
 export { LOCAL_AWS } from './dynamodb/index.js';
 export {
   LOCAL_DEFAULTS,

@@ -14,6 +14,7 @@ import type { Ledger } from '../shared/ledger/index.js';
 import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
 import { startLocalDynamoDb } from './dynamodb/index.js';
 import { adminRoutes } from './admin.js';
+import type { LocalStackInfo } from './info.js';
 import { type ApiHandler, type LocalHttpServer, startLocalHttpServer } from './http/index.js';
 import { lambdaContext } from './lambda/context.js';
 import { createLocalQueue, type DeadLetter, type LocalQueue, type LocalQueueOptions } from './queue/index.js';
@@ -102,12 +103,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // gateway does before its integration is ready.
     let receive: ApiHandler | undefined;
     let queueRef: LocalQueue | undefined;
+    let infoRef: LocalStackInfo | undefined;
     const notReady = { statusCode: 503, headers: { 'content-type': 'application/json' }, body: '{"message":"Service Unavailable"}' };
     const intake: ApiHandler = async (event, context) => (receive ? receive(event, context) : notReady);
     const http: LocalHttpServer = await startLocalHttpServer({
       port: options.ports?.intake ?? 0,
       apiRoutes: { 'POST /webhooks/shopify': intake, 'POST /webhooks/pos': intake },
-      localRoutes: adminRoutes(() => queueRef),
+      localRoutes: adminRoutes({ queue: () => queueRef, info: () => infoRef }),
       isReady: () => ready,
       onHandlerError: (route, e) => log(`${route} failed: ${e instanceof Error ? e.name : 'error'}`),
     });
@@ -119,6 +121,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     closers.push(() => emulator.close());
     const dynamo = await startLocalDynamoDb({ port: options.ports?.dynamodb ?? 0, tableName });
     closers.push(() => dynamo.close());
+    // The demo and the CLI find these through GET /__local/info: ports may differ from their defaults.
+    infoRef = { emulator: { url: emulator.url, clientId: login.clientId }, dynamodb: { url: dynamo.endpoint, tableName } };
 
     const handlerEnv: NodeJS.ProcessEnv = {
       POWERTOOLS_SERVICE_NAME: 'loyalty-points-bridge',

@@ -11,3 +11,4 @@ export {
   type WebhookRequest,
 } from './webhooks.js';
 export { renderTable, signed } from './table.js';
+export { demoCommand } from './command.js';

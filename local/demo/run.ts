@@ -28,6 +28,8 @@ export interface DemoResult {
   ok: boolean;
   failures: string[];
   customers: { label: string; memberId: string | null; before: number | null; after: number | null }[];
+  /** Sources (`shopify`, `pos`) whose webhooks signed with `secrets` were refused 401: the stack holds other secrets. */
+  signatureRefused: string[];
 }
 
 interface Customer {
@@ -299,6 +301,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
 
   const failures: string[] = [];
   const summaries: DemoResult['customers'] = [];
+  const refused = new Set<string>();
   for (const customer of [shopper, walkIn, unknown]) {
     const mine = steps.filter((s) => s.customer === customer);
     const before = await balanceOf(target.openapi, customer);
@@ -309,6 +312,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
     const rows: string[][] = [];
     for (const [i, step] of mine.entries()) {
       const o = await runStep(target, step);
+      if (o.status === 401 && step.expected.kind !== 'rejected') refused.add(step.record.source);
       rows.push([
         String(i + 1),
         step.label,
@@ -336,5 +340,5 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
   print('');
   if (failures.length === 0) print(`demo: all ${steps.length} events did what they should`);
   else for (const f of failures) print(`demo: UNEXPECTED ${f}`);
-  return { ok: failures.length === 0, failures, customers: summaries };
+  return { ok: failures.length === 0, failures, customers: summaries, signatureRefused: [...refused] };
 }

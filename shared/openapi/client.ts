@@ -10,16 +10,15 @@ import { OpenApiError, isOpenApiError } from './errors.js';
 import { encodePathParam } from './paths.js';
 import { createRateLimiter } from './rate-limiter.js';
 import {
-  ExpiryPage,
-  MemberEnvelope,
+  Answers,
   MemberInput,
-  MemberList,
   PointCalculationInput,
   PointGrantInput,
-  PointHistoryPage,
-  StatusEnvelope,
-  TokenResponse,
+  type ExpiryPage,
   type MemberDetail,
+  type MemberList,
+  type PointHistoryPage,
+  type TokenResponse,
 } from './schemas.js';
 import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
 import { createTransport, type HttpAnswer, type Timeouts, type Transport } from './transport.js';
@@ -93,8 +92,8 @@ function invalidRequest(route: string, messages: string[]): OpenApiError {
   return new OpenApiError({ kind: 'invalid_request', executed: 'no', messages, route });
 }
 
-const member = (answer: HttpAnswer, route: string): MemberDetail => parseBody(MemberEnvelope, answer, route).member;
-const statusTrue = (answer: HttpAnswer, route: string): void => void parseBody(StatusEnvelope, answer, route);
+const member = (answer: HttpAnswer, route: string): MemberDetail => parseBody(Answers.member, answer, route).member;
+const statusTrue = (answer: HttpAnswer, route: string): void => void parseBody(Answers.status, answer, route);
 const noContent = (): void => undefined;
 
 /** A copy of `e` saying the operation was not executed (a failure before the operation was sent). */
@@ -221,7 +220,7 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
         path: TOKEN_TEMPLATE,
         body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
         retryable: true,
-        parse: (answer, r) => parseBody(TokenResponse, answer, r),
+        parse: (answer, r) => parseBody(Answers.token, answer, r),
       };
       try {
         const t = await exchange(call, route, creds, undefined);
@@ -296,7 +295,7 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
     listMembers(q) {
       return guarded(() => {
         const t = '/api/ext/users';
-        return get(t, t + pageQuery(`GET ${t}`, q), (a, r) => parseBody(MemberList, a, r));
+        return get(t, t + pageQuery(`GET ${t}`, q), (a, r) => parseBody(Answers.memberList, a, r));
       });
     },
     getMember(memberId, q) {
@@ -369,14 +368,14 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
       return guarded(() => {
         const t = '/api/ext/users/{id}/points';
         const path = `/api/ext/users/${id(t, 'GET', memberId)}/points${pageQuery(`GET ${t}`, q)}`;
-        return get(t, path, (a, r) => parseBody(PointHistoryPage, a, r));
+        return get(t, path, (a, r) => parseBody(Answers.pointHistory, a, r));
       });
     },
     listPointExpiries(memberId, q) {
       return guarded(() => {
         const t = '/api/ext/users/{id}/points/expired_list';
         const path = `/api/ext/users/${id(t, 'GET', memberId)}/points/expired_list${pageQuery(`GET ${t}`, q)}`;
-        return get(t, path, (a, r) => parseBody(ExpiryPage, a, r));
+        return get(t, path, (a, r) => parseBody(Answers.expiries, a, r));
       });
     },
     grantPoints(memberId, input) {

@@ -111,8 +111,22 @@ export const ExpiryPage = z.looseObject({ points: z.array(ExpiryItem), ...Paging
 export type ExpiryPage = z.infer<typeof ExpiryPage>;
 
 /** Only `member` is returned, so the envelope need not keep other keys. */
-export const MemberEnvelope = z.object({ member: MemberDetail });
-export const StatusEnvelope = z.looseObject({ status: z.literal(true) });
+export const MemberEnvelope = z.compile(z.object({ member: MemberDetail }));
+export const StatusEnvelope = z.compile(z.looseObject({ status: z.literal(true) }));
+
+/**
+ * What the client validates answers with: the schemas above, compiled once at load (z.compile
+ * generates a parser per schema; same results and issues, a failure falls back to the runtime
+ * parser for its messages). Kept apart from the exported schemas, which callers may extend.
+ */
+export const Answers = {
+  token: z.compile(TokenResponse),
+  member: MemberEnvelope,
+  status: StatusEnvelope,
+  memberList: z.compile(MemberList),
+  pointHistory: z.compile(PointHistoryPage),
+  expiries: z.compile(ExpiryPage),
+} as const;
 
 /** Register/update parameters (spec: "Customer register"). Custom fields by column or key name. */
 export const MemberInput = z.looseObject({

@@ -1,0 +1,139 @@
+import { parseArgs } from 'node:util';
+import type { Ledger } from '../../shared/ledger/index.js';
+import type { ListedDeadLetter } from '../admin.js';
+import { LocalConfigError, resolveLocalConfig } from '../config.js';
+import { connectToRunningStack, findRunningStack, type LocalStackHandle } from '../connect.js';
+import { type CommandOutput, consoleOutput } from '../output.js';
+import { ledgerReport } from './ledger-report.js';
+
+export const CLI_USAGE = `usage:
+  npm run ledger -- <source> <order id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run redrive -- [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npx tsx local/cli.ts dlq`;
+
+class UsageError extends Error {
+  readonly kind = 'usage' as const;
+}
+
+/** The `npm start` on PORT, its emulator and dynalite reached where it says they are. */
+async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
+  const config = await resolveLocalConfig(env);
+  const found = await findRunningStack(config);
+  if (found.status !== 'up') {
+    throw new UsageError(`no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
+  }
+  return connectToRunningStack(config, found.info);
+}
+
+/** The ledger keeps why an event kept failing; the queue only knows that it did. */
+async function ledgerError(ledger: Ledger, letter: ListedDeadLetter): Promise<string> {
+  const e = letter.event as { source?: unknown; orderId?: unknown; refundId?: unknown };
+  if (typeof e?.source !== 'string' || typeof e.orderId !== 'string') return '-';
+  const ref = { source: e.source, orderId: e.orderId };
+  const record = typeof e.refundId === 'string' ? await ledger.getRefund({ ...ref, refundId: e.refundId }) : await ledger.getOrder(ref);
+  return record?.lastError ?? letter.lastError ?? '-';
+}
+
+async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      stage: { type: 'string' },
+      stack: { type: 'string' },
+      outputs: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || command === undefined) {
+    print(CLI_USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (values.stage === undefined && (values.stack !== undefined || values.outputs !== undefined)) {
+    throw new UsageError('--stack and --outputs go with --stage');
+  }
+  const aws =
+    values.stage === undefined
+      ? undefined
+      : await (await import('./aws.js')).connectToStage({
+          stage: values.stage,
+          ...(values.stack ? { stack: values.stack } : {}),
+          ...(values.outputs ? { outputsFile: values.outputs } : {}),
+        });
+
+  switch (command) {
+    case 'ledger': {
+      const [source, orderId, extra] = rest;
+      if (source === undefined || orderId === undefined || extra !== undefined) throw new UsageError('ledger takes <source> <order id>');
+      const handle = aws ?? (await localHandle(env));
+      try {
+        const report = await ledgerReport(handle.ledger, handle.openapi, source, orderId);
+        for (const line of report.lines) print(line);
+        return report.found ? 0 : 1;
+      } finally {
+        await handle.close();
+      }
+    }
+    case 'redrive': {
+      if (rest.length > 0) throw new UsageError('redrive takes no arguments');
+      if (aws) {
+        try {
+          const { redriveDeadLetters } = await import('./aws.js');
+          const moved = await redriveDeadLetters(aws.sqs, aws.outputs, { dryRun: values['dry-run'], print });
+          print(values['dry-run'] ? 'dry run: nothing moved' : `moved ${moved} message(s) from the dead-letter queue back to the queue`);
+          return 0;
+        } finally {
+          await aws.close();
+        }
+      }
+      const handle = await localHandle(env);
+      try {
+        const letters = await handle.deadLetters();
+        for (const l of letters) {
+          print(`${values['dry-run'] ? 'would move' : 'moving'} ${l.messageId} (group ${l.groupId}, ${l.receiveCount} receives, last error: ${await ledgerError(handle.ledger, l)})`);
+        }
+        if (values['dry-run']) {
+          print(`dry run: ${letters.length} message(s) in the dead-letter list, nothing moved`);
+          return 0;
+        }
+        const moved = await handle.redrive();
+        print(`moved ${moved} message(s) from the dead-letter list back to the queue`);
+        return 0;
+      } finally {
+        await handle.close();
+      }
+    }
+    case 'dlq': {
+      if (aws) throw new UsageError('dlq lists the local dead-letter list; for a stage use the SQS console or redrive --dry-run');
+      const handle = await localHandle(env);
+      try {
+        const letters = await handle.deadLetters();
+        const listed = [];
+        for (const l of letters) listed.push({ ...l, lastError: await ledgerError(handle.ledger, l) });
+        print(listed.length === 0 ? 'the dead-letter list is empty' : JSON.stringify(listed, null, 2));
+        return 0;
+      } finally {
+        await handle.close();
+      }
+    }
+    default:
+      throw new UsageError(`unknown command ${command}`);
+  }
+}
+
+/**
+ * The operator commands (`ledger`, `redrive`, `dlq`) against the local stack (`npm start` on PORT) or a
+ * deployed stage (`--stage`). Exit code: 0 done, 1 the order has no ledger record, 2 could not run.
+ */
+export async function cliCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
+  try {
+    return await run(argv, env, out.print);
+  } catch (e) {
+    if (e instanceof UsageError) out.printError(`${e.message}\n${CLI_USAGE}`);
+    else if (e instanceof LocalConfigError || (e instanceof Error && (e as { kind?: unknown }).kind !== undefined)) out.printError(e.message);
+    else out.printError(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+    return 2;
+  }
+}

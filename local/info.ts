@@ -1,0 +1,16 @@
+import { z } from 'zod';
+
+/**
+ * What `GET /__local/info` answers: where a running stack's parts listen, so the demo and the CLI
+ * follow the stack instead of guessing its ports from their own environment. Identifiers only: the
+ * webhook secrets and the Open API secret never leave the process (callers read them from the same
+ * environment / configuration file as `npm start`).
+ */
+export const LocalStackInfoSchema = z.object({
+  emulator: z.object({ url: z.url(), clientId: z.string().min(1) }),
+  dynamodb: z.object({ url: z.url(), tableName: z.string().min(1) }),
+});
+
+export type LocalStackInfo = z.infer<typeof LocalStackInfoSchema>;
+
+export const LOCAL_INFO_PATH = '/__local/info';
