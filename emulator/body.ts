@@ -5,15 +5,20 @@
 import type { FastifyInstance } from 'fastify';
 import { MESSAGES } from '../shared/openapi/messages.js';
 
-export class BodyParseError extends Error {
+/**
+ * A body that could not be read. It is handed to the endpoint as the body rather than failing the request
+ * in the parser, so that routing, stats, faults, the access token and the customer are checked first (and
+ * the request counts like any other); the endpoint answers 400 with `message` once it reads the body.
+ */
+export class UnreadableBody {
   readonly kind = 'body_unreadable';
-  readonly statusCode = 400;
+  constructor(readonly message: string) {}
 }
 
-export function parseMultipart(body: string, contentType: string): Record<string, string> {
+export function parseMultipart(body: string, contentType: string): Record<string, string> | UnreadableBody {
   const match = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
   const boundary = match?.[1] ?? match?.[2];
-  if (!boundary) throw new BodyParseError('The multipart body has no boundary.');
+  if (!boundary) return new UnreadableBody('The multipart body has no boundary.');
   const fields: Record<string, string> = {};
   for (const part of body.split(`--${boundary}`)) {
     const headerEnd = part.indexOf('\r\n\r\n');
@@ -34,18 +39,14 @@ export function registerBodyParsers(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text));
     } catch {
-      done(new BodyParseError(MESSAGES.invalidJson), undefined);
+      done(null, new UnreadableBody(MESSAGES.invalidJson));
     }
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
   app.addContentTypeParser('multipart/form-data', { parseAs: 'string' }, (req, body, done) => {
-    try {
-      done(null, parseMultipart(body as string, req.headers['content-type'] ?? ''));
-    } catch (e) {
-      done(e as Error, undefined);
-    }
+    done(null, parseMultipart(body as string, req.headers['content-type'] ?? ''));
   });
   // Any other content type: the body is not read (the endpoint then sees no parameters).
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, _body, done) => done(null, undefined));

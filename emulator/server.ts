@@ -126,6 +126,12 @@ export function buildServer({ state }: ServerOptions): FastifyInstance {
   app.setNotFoundHandler((req, reply) => {
     const path = pathOf(req.url);
     if (path.startsWith(`${ADMIN_PREFIX}/`)) return reply.code(404).send({ error: `no admin call ${req.method} ${path}` });
+    // No route to count it under, but a request without a User-Agent still shows under the client its token names.
+    if (req.headers['user-agent'] === undefined) {
+      const token = bearerToken(req);
+      const clientId = token === undefined ? undefined : state.tokens.get(token)?.clientId;
+      if (clientId !== undefined) state.stats.recordMissingUserAgent(clientId);
+    }
     const known = patterns.some((re) => re.test(path));
     return send(reply, fromError(known ? apiErrors.methodNotAllowed() : apiErrors.pageNotFound()));
   });

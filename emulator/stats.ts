@@ -35,6 +35,13 @@ export class StatsRecorder {
     if (r.inMinute > r.maxPerMinute) r.maxPerMinute = r.inMinute;
   }
 
+  /** A request that reached no endpoint (404/405): it only shows in `missing_user_agent`. */
+  recordMissingUserAgent(clientId: string): void {
+    let c = this.clients.get(clientId);
+    if (!c) this.clients.set(clientId, (c = { routes: new Map(), tokenRequests: 0, missingUserAgent: 0 }));
+    c.missingUserAgent += 1;
+  }
+
   snapshot(): { clients: Record<string, unknown> } {
     const clients: Record<string, unknown> = {};
     for (const [id, c] of this.clients) {

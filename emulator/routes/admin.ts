@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { UnreadableBody } from '../body.js';
 import { formatDateTime, parseDateTime } from '../clock.js';
 import { ClientPatch, clientProblem, ConfigError, parseConfig } from '../config.js';
 import { FaultInput } from '../faults.js';
@@ -25,6 +26,10 @@ function fail(reply: FastifyReply, status: number, error: string): FastifyReply 
 }
 
 function parse<T>(schema: z.ZodType<T>, body: unknown, reply: FastifyReply): T | undefined {
+  if (body instanceof UnreadableBody) {
+    fail(reply, 400, body.message);
+    return undefined;
+  }
   const r = schema.safeParse(body ?? {});
   if (!r.success) {
     fail(reply, 400, z.prettifyError(r.error));
@@ -37,6 +42,7 @@ export function registerAdminRoutes(app: FastifyInstance, state: EmulatorState):
   const clock = () => ({ now: formatDateTime(state.clock.now()) });
 
   app.post(`${ADMIN_PREFIX}/reset`, async (req, reply) => {
+    if (req.body instanceof UnreadableBody) return fail(reply, 400, req.body.message);
     try {
       state.reset(req.body === undefined || req.body === null ? state.initialConfig : parseConfig(req.body));
     } catch (e) {

@@ -3,6 +3,7 @@
  * so two requests on one customer can never interleave and lose an update.
  */
 import { AMOUNT_MAX, MESSAGES, POINT_MIN } from '../../shared/openapi/messages.js';
+import { UnreadableBody } from '../body.js';
 import { endOfDay, formatDateTime, parseDateTime, startOfDay } from '../clock.js';
 import { apiErrors } from '../errors.js';
 import { deleteExternalId, registerMember, resignMember, updateMember } from '../members.js';
@@ -43,6 +44,7 @@ type Body = Record<string, unknown>;
 
 function bodyObject(body: unknown): Body {
   if (body === undefined || body === null) return {};
+  if (body instanceof UnreadableBody) throw apiErrors.badRequest(body.message);
   if (typeof body !== 'object' || Array.isArray(body)) throw apiErrors.badRequest(MESSAGES.invalidJson);
   return body as Body;
 }

@@ -74,8 +74,10 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface Call<T> {
   method: Method;
-  /** Path template as the spec writes it: the limiter key and the name in errors. */
+  /** Path template as the spec writes it. */
   template: string;
+  /** `${method} ${template}`, built once per endpoint: the limiter key and the name in errors. */
+  route: string;
   /** Encoded path (with query), relative to the base URL. */
   path: string;
   body?: unknown;
@@ -86,7 +88,35 @@ interface Call<T> {
   parse: (answer: HttpAnswer, route: string) => T;
 }
 
+interface Endpoint {
+  method: Method;
+  template: string;
+  route: string;
+}
+
+const endpoint = (method: Method, template: string): Endpoint => ({ method, template, route: `${method} ${template}` });
+
+/** Routes built once: they key the limiter (a per-call string would be hashed again each time). */
+const ENDPOINTS = {
+  listMembers: endpoint('GET', '/api/ext/users'),
+  getMember: endpoint('GET', '/api/ext/users/{id}'),
+  getMemberByUniqueId: endpoint('GET', '/api/ext/users/unique_id/{unique_id}'),
+  getMemberByExternalId: endpoint('GET', '/api/ext/users/external_id/{external_key}/{external_id}'),
+  registerMember: endpoint('POST', '/api/ext/users'),
+  updateMember: endpoint('PUT', '/api/ext/users/{id}'),
+  deleteExternalId: endpoint('DELETE', '/api/ext/users/{id}/external_ids/{key}'),
+  login: endpoint('POST', '/api/ext/users/login'),
+  logout: endpoint('POST', '/api/ext/users/{id}/logout'),
+  resign: endpoint('DELETE', '/api/ext/users/{id}/resign'),
+  listPoints: endpoint('GET', '/api/ext/users/{id}/points'),
+  listPointExpiries: endpoint('GET', '/api/ext/users/{id}/points/expired_list'),
+  grantPoints: endpoint('POST', '/api/ext/users/{id}/points'),
+  calculatePoints: endpoint('POST', '/api/ext/users/{id}/points/calculation'),
+  checkHandoverToken: endpoint('GET', '/api/ext/check/{token}'),
+} as const;
+
 const TOKEN_TEMPLATE = '/api/ext/token';
+const TOKEN_ROUTE = `POST ${TOKEN_TEMPLATE}`;
 
 function invalidRequest(route: string, messages: string[]): OpenApiError {
   return new OpenApiError({ kind: 'invalid_request', executed: 'no', messages, route });
@@ -179,11 +209,22 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
     return new OpenApiError({ kind: 'credentials_unavailable', executed: 'no', messages: [message], cause: e });
   }
 
+  // The credentials rarely change: reuse the last cache key rather than build (and hash) a new
+  // string per call.
+  let keyed = { baseUrl: '', clientId: '', key: '' };
+  function tokenKeyOf(creds: OpenApiCredentials): string {
+    if (creds.baseUrl !== keyed.baseUrl || creds.clientId !== keyed.clientId) {
+      keyed = { baseUrl: creds.baseUrl, clientId: creds.clientId, key: tokenCacheKey(creds.baseUrl, creds.clientId) };
+    }
+    return keyed.key;
+  }
+
   const backoff = (attempt: number) => sleep(Math.random() * retryBaseMs * 2 ** (attempt - 1));
   const isTransient = (e: OpenApiError) => e.kind === 'network' || e.kind === 'timeout' || e.kind === 'server';
 
   /** One HTTP exchange after the limiter; every failure becomes an OpenApiError. */
-  async function exchange<T>(c: Call<T>, route: string, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
+  async function exchange<T>(c: Call<T>, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
+    const route = c.route;
     const base = baseOf(creds.baseUrl);
     const wait = limiter.reserve(route);
     if (wait > 0) await sleep(wait);
@@ -210,20 +251,20 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
    */
   async function fetchToken(first: OpenApiCredentials): Promise<CachedToken> {
     const startedAt = now();
-    const route = `POST ${TOKEN_TEMPLATE}`;
     let creds = first;
     let forced = false;
     for (let n = 0; ; ) {
       const call: Call<TokenResponse> = {
         method: 'POST',
         template: TOKEN_TEMPLATE,
+        route: TOKEN_ROUTE,
         path: TOKEN_TEMPLATE,
         body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
         retryable: true,
         parse: (answer, r) => parseBody(Answers.token, answer, r),
       };
       try {
-        const t = await exchange(call, route, creds, undefined);
+        const t = await exchange(call, creds, undefined);
         return { value: t.access_token, renewAt: startedAt + t.expires_in * 1000 - renewAheadMs(t.expires_in) };
       } catch (e) {
         if (!isOpenApiError(e)) throw e;
@@ -248,7 +289,6 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
    * tried again after a transient failure of its own request.
    */
   async function run<T>(c: Call<T>): Promise<T> {
-    const route = `${c.method} ${c.template}`;
     let repeated = false;
     for (let n = 0; ; ) {
       let creds: OpenApiCredentials;
@@ -258,7 +298,7 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
       } catch (e) {
         throw credentialsFailure(e);
       }
-      const key = tokenCacheKey(creds.baseUrl, creds.clientId);
+      const key = tokenKeyOf(creds);
       try {
         token = peekToken(key, now()) ?? (await getToken(key, now, () => fetchToken(creds)));
       } catch (e) {
@@ -266,7 +306,7 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
         throw isOpenApiError(e) ? beforeSending(e) : e;
       }
       try {
-        return await exchange(c, route, creds, token.value);
+        return await exchange(c, creds, token.value);
       } catch (e) {
         if (!isOpenApiError(e)) throw e;
         if (e.kind === 'invalid_token' && !repeated) {
@@ -280,128 +320,126 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
     }
   }
 
-  const get = <T>(template: string, path: string, parse: Call<T>['parse'], extra: Partial<Call<T>> = {}) =>
-    run<T>({ method: 'GET', template, path, parse, retryable: true, ...extra });
-  const write = <T>(method: Method, template: string, path: string, parse: Call<T>['parse'], body?: unknown, extra: Partial<Call<T>> = {}) =>
-    run<T>({ method, template, path, parse, body, retryable: false, ...extra });
+  // Every Call has the same fields (one object shape for the pipeline).
+  const get = <T>(e: Endpoint, path: string, parse: Call<T>['parse'], notFoundMeansMember = false) =>
+    run<T>({ method: e.method, template: e.template, route: e.route, path, body: undefined, retryable: true, notFoundMeansMember, parse });
+  const write = <T>(e: Endpoint, path: string, parse: Call<T>['parse'], body?: unknown, notFoundMeansMember = false) =>
+    run<T>({ method: e.method, template: e.template, route: e.route, path, body, retryable: false, notFoundMeansMember, parse });
 
   /** Builds the path synchronously so a refused parameter fails before anything else happens. */
-  const id = (template: string, method: Method, value: string, name = 'id') =>
-    encodePathParam(name, 'customerId', value, `${method} ${template}`);
+  const id = (e: Endpoint, value: string, name = 'id') => encodePathParam(name, 'customerId', value, e.route);
 
   // A refused parameter rejects the returned promise (never a synchronous throw); no async frame,
   // which would add microtask turns to every call.
   return {
     listMembers(q) {
       return guarded(() => {
-        const t = '/api/ext/users';
-        return get(t, t + pageQuery(`GET ${t}`, q), (a, r) => parseBody(Answers.memberList, a, r));
+        const e = ENDPOINTS.listMembers;
+        return get(e, e.template + pageQuery(e.route, q), (a, r) => parseBody(Answers.memberList, a, r));
       });
     },
     getMember(memberId, q) {
       return guarded(() => {
-        const t = '/api/ext/users/{id}';
-        return get(t, `/api/ext/users/${id(t, 'GET', memberId)}${columnKeyQuery(q)}`, member);
+        const e = ENDPOINTS.getMember;
+        return get(e, `/api/ext/users/${id(e, memberId)}${columnKeyQuery(q)}`, member);
       });
     },
     getMemberByUniqueId(uniqueId, q) {
       return guarded(() => {
-        const t = '/api/ext/users/unique_id/{unique_id}';
-        return get(t, `/api/ext/users/unique_id/${id(t, 'GET', uniqueId, 'unique_id')}${columnKeyQuery(q)}`, member);
+        const e = ENDPOINTS.getMemberByUniqueId;
+        return get(e, `/api/ext/users/unique_id/${id(e, uniqueId, 'unique_id')}${columnKeyQuery(q)}`, member);
       });
     },
     getMemberByExternalId(externalKey, externalId) {
       return guarded(() => {
-        const t = '/api/ext/users/external_id/{external_key}/{external_id}';
-        const route = `GET ${t}`;
-        const key = encodePathParam('external_key', 'externalKey', externalKey, route);
-        const value = encodePathParam('external_id', 'externalId', externalId, route);
-        return get(t, `/api/ext/users/external_id/${key}/${value}`, member);
+        const e = ENDPOINTS.getMemberByExternalId;
+        const key = encodePathParam('external_key', 'externalKey', externalKey, e.route);
+        const value = encodePathParam('external_id', 'externalId', externalId, e.route);
+        return get(e, `/api/ext/users/external_id/${key}/${value}`, member);
       });
     },
     registerMember(input) {
       return guarded(() => {
-        const t = '/api/ext/users';
-        checkedInput(MemberInput, input, `POST ${t}`);
-        return write('POST', t, t, member, input);
+        const e = ENDPOINTS.registerMember;
+        checkedInput(MemberInput, input, e.route);
+        return write(e, e.template, member, input);
       });
     },
     updateMember(memberId, input) {
       return guarded(() => {
-        const t = '/api/ext/users/{id}';
-        const path = `/api/ext/users/${id(t, 'PUT', memberId)}`;
-        checkedInput(MemberInput, input, `PUT ${t}`);
-        return write('PUT', t, path, member, input);
+        const e = ENDPOINTS.updateMember;
+        const path = `/api/ext/users/${id(e, memberId)}`;
+        checkedInput(MemberInput, input, e.route);
+        return write(e, path, member, input);
       });
     },
     deleteExternalId(memberId, externalKey) {
       return guarded(() => {
-        const t = '/api/ext/users/{id}/external_ids/{key}';
-        const key = encodePathParam('key', 'externalKey', externalKey, `DELETE ${t}`);
-        const path = `/api/ext/users/${id(t, 'DELETE', memberId)}/external_ids/${key}`;
-        return write('DELETE', t, path, noContent, undefined, { notFoundMeansMember: true });
+        const e = ENDPOINTS.deleteExternalId;
+        const key = encodePathParam('key', 'externalKey', externalKey, e.route);
+        const path = `/api/ext/users/${id(e, memberId)}/external_ids/${key}`;
+        return write(e, path, noContent, undefined, true);
       });
     },
     login(input) {
       return guarded(() => {
-        const t = '/api/ext/users/login';
+        const e = ENDPOINTS.login;
         if (typeof input?.loginId !== 'string' || typeof input.password !== 'string') {
-          throw invalidRequest(`POST ${t}`, ['loginId and password must be strings']);
+          throw invalidRequest(e.route, ['loginId and password must be strings']);
         }
-        return write('POST', t, t, member, { login_id: input.loginId, password: input.password });
+        return write(e, e.template, member, { login_id: input.loginId, password: input.password });
       });
     },
     logout(memberId) {
       return guarded(() => {
-        const t = '/api/ext/users/{id}/logout';
-        return write('POST', t, `/api/ext/users/${id(t, 'POST', memberId)}/logout`, statusTrue);
+        const e = ENDPOINTS.logout;
+        return write(e, `/api/ext/users/${id(e, memberId)}/logout`, statusTrue);
       });
     },
     resign(memberId, columns) {
       return guarded(() => {
-        const t = '/api/ext/users/{id}/resign';
-        const path = `/api/ext/users/${id(t, 'DELETE', memberId)}/resign`;
-        return write('DELETE', t, path, noContent, columns && Object.keys(columns).length > 0 ? columns : undefined);
+        const e = ENDPOINTS.resign;
+        const path = `/api/ext/users/${id(e, memberId)}/resign`;
+        return write(e, path, noContent, columns && Object.keys(columns).length > 0 ? columns : undefined);
       });
     },
     listPoints(memberId, q) {
       return guarded(() => {
-        const t = '/api/ext/users/{id}/points';
-        const path = `/api/ext/users/${id(t, 'GET', memberId)}/points${pageQuery(`GET ${t}`, q)}`;
-        return get(t, path, (a, r) => parseBody(Answers.pointHistory, a, r));
+        const e = ENDPOINTS.listPoints;
+        const path = `/api/ext/users/${id(e, memberId)}/points${pageQuery(e.route, q)}`;
+        return get(e, path, (a, r) => parseBody(Answers.pointHistory, a, r));
       });
     },
     listPointExpiries(memberId, q) {
       return guarded(() => {
-        const t = '/api/ext/users/{id}/points/expired_list';
-        const path = `/api/ext/users/${id(t, 'GET', memberId)}/points/expired_list${pageQuery(`GET ${t}`, q)}`;
-        return get(t, path, (a, r) => parseBody(Answers.expiries, a, r));
+        const e = ENDPOINTS.listPointExpiries;
+        const path = `/api/ext/users/${id(e, memberId)}/points/expired_list${pageQuery(e.route, q)}`;
+        return get(e, path, (a, r) => parseBody(Answers.expiries, a, r));
       });
     },
     grantPoints(memberId, input) {
       return guarded(() => {
-        const t = '/api/ext/users/{id}/points';
-        const path = `/api/ext/users/${id(t, 'POST', memberId)}/points`;
-        checkedInput(PointGrantInput, input, `POST ${t}`);
-        return write('POST', t, path, member, input);
+        const e = ENDPOINTS.grantPoints;
+        const path = `/api/ext/users/${id(e, memberId)}/points`;
+        checkedInput(PointGrantInput, input, e.route);
+        return write(e, path, member, input);
       });
     },
     calculatePoints(memberId, input) {
       return guarded(() => {
-        const t = '/api/ext/users/{id}/points/calculation';
-        const path = `/api/ext/users/${id(t, 'POST', memberId)}/points/calculation`;
-        checkedInput(PointCalculationInput, input, `POST ${t}`);
-        return write('POST', t, path, member, input);
+        const e = ENDPOINTS.calculatePoints;
+        const path = `/api/ext/users/${id(e, memberId)}/points/calculation`;
+        checkedInput(PointCalculationInput, input, e.route);
+        return write(e, path, member, input);
       });
     },
     checkHandoverToken(token, memberId) {
       return guarded(() => {
-        const t = '/api/ext/check/{token}';
-        const route = `GET ${t}`;
-        const encodedToken = encodePathParam('token', 'token', token, route);
-        const encodedId = encodePathParam('id', 'customerId', memberId, route);
+        const e = ENDPOINTS.checkHandoverToken;
+        const encodedToken = encodePathParam('token', 'token', token, e.route);
+        const encodedId = encodePathParam('id', 'customerId', memberId, e.route);
         // The token is single use: a repeated check could consume it, so this GET is never retried.
-        return run({ method: 'GET', template: t, path: `/api/ext/check/${encodedToken}?id=${encodedId}`, parse: statusTrue, retryable: false });
+        return write(e, `/api/ext/check/${encodedToken}?id=${encodedId}`, statusTrue);
       });
     },
     close: () => transport.close(),

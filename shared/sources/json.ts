@@ -1,19 +1,18 @@
-import { isSafeNumber, parse } from 'lossless-json';
+import { parse } from 'lossless-json';
 import type { SourceError } from './types.js';
 
 const INTEGER = /^-?\d+$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Numbers that a JavaScript number cannot hold exactly (Shopify's 64-bit ids) are kept as their
+ * Integers that a JavaScript number cannot hold exactly (Shopify's 64-bit ids) are kept as their
  * digit string, so `820982911946154508` stays `"820982911946154508"`, never `820982911946154500`.
+ * Other numbers stay numbers, however long: as strings they would pass for decimal-string amounts,
+ * which must never be JSON numbers.
  */
 function parseNumber(text: string): number | string {
-  if (INTEGER.test(text)) {
-    const n = Number(text);
-    return Number.isSafeInteger(n) ? n : text;
-  }
-  return isSafeNumber(text) ? Number(text) : text;
+  const n = Number(text);
+  return INTEGER.test(text) && !Number.isSafeInteger(n) ? text : n;
 }
 
 /** Parses a JSON body without losing digits; errors carry a position, never body content. */

@@ -15,7 +15,8 @@ export const DecimalString = z
  * `parseJsonBody`, safe ones as numbers: both end as the exact digits.
  */
 export const NumericId = z
-  .union([z.number().int().nonnegative(), z.string().regex(/^\d{1,20}$/, 'expected an integer id')])
+  // No leading zeros: "0123" would be a different external id than the 123 it means.
+  .union([z.number().int().nonnegative(), z.string().regex(/^(?:0|[1-9]\d{0,19})$/, 'expected an integer id')])
   .transform(String);
 
 /** ISO 8601 date-time with offset (the canonical event's `occurredAt`). */

@@ -39,6 +39,17 @@ describe('errors common to every endpoint', () => {
     }
   });
 
+  it('answers the invalid-token 401, not a body error, to an unreadable body sent with a bad token', async () => {
+    const r = await request(emu.url, 'POST', '/api/ext/users', { token: 'made-up', body: '{"login_id":' });
+    expect(r.status).toBe(401);
+    expect(r.body).toMatchObject({ error_code: 'API-OPENAPI16' });
+  });
+
+  it('answers "Member is not found" before reading the body of a request for an unknown customer', async () => {
+    const r = await api.call('POST', '/api/ext/users/nobody/points', { body: '{"point":' });
+    expect([r.status, r.body]).toEqual([400, { status: false, errors: 'Member is not found' }]);
+  });
+
   it('answers 405 with API-OPENAPI09 for a method the path does not allow', async () => {
     const r = await api.call('PATCH', `/api/ext/users/${ALICE}`, { body: {} });
     expect(r.status).toBe(405);

@@ -55,6 +55,28 @@ describe('GET /__emulator/stats', () => {
     expect((await emu.stats('test-client'))?.missing_user_agent).toBe(1);
   });
 
+  it('counts a request without a User-Agent that ends in 404 under the client its token names', async () => {
+    await undiciRequest(`${emu.url}/api/ext/orders`, { headers: { authorization: `Bearer ${api.token}` } });
+    expect((await emu.stats('test-client'))?.missing_user_agent).toBe(1);
+  });
+
+  it('counts a request without a User-Agent that ends in 405 under the client its token names', async () => {
+    await undiciRequest(`${emu.url}/api/ext/users/${ALICE}`, { method: 'PATCH', headers: { authorization: `Bearer ${api.token}` } });
+    expect((await emu.stats('test-client'))?.missing_user_agent).toBe(1);
+  });
+
+  it('counts a request without a User-Agent that ends in 401 under the expired token\'s client', async () => {
+    await emu.advanceClock(86_400);
+    const r = await undiciRequest(`${emu.url}/api/ext/users/${ALICE}`, { headers: { authorization: `Bearer ${api.token}` } });
+    expect(r.statusCode).toBe(401);
+    expect((await emu.stats('test-client'))?.missing_user_agent).toBe(1);
+  });
+
+  it('counts a request whose body is not valid JSON under its route', async () => {
+    await api.call('POST', `/api/ext/users/${ALICE}/points/calculation`, { body: '{"amount":' });
+    expect((await emu.stats('test-client'))?.routes[CALC]?.total).toBe(1);
+  });
+
   it('counts requests that a fault dropped', async () => {
     await emu.addFault({ path: '/points/calculation$', fault: 'reset_before' });
     await calc().catch(() => undefined);

@@ -51,6 +51,11 @@ describe('POST /api/ext/token', () => {
     expect(r.body).toEqual(authFailed);
   });
 
+  it('answers the token request failure 400 to a body that is not valid JSON', async () => {
+    const r = await request(emu.url, 'POST', '/api/ext/token', { body: '{"grant_type":' });
+    expect([r.status, r.body]).toEqual([400, authFailed]);
+  });
+
   it('answers 401 with a Basic realm="token" challenge and the same body when the secret is wrong', async () => {
     const r = await request(emu.url, 'POST', '/api/ext/token', { body: { ...goodBody, client_secret: 'wrong' } });
     expect(r.status).toBe(401);

@@ -178,8 +178,25 @@ describe('Shopify orders/paid', () => {
     expect(source().read(request)).toEqual({ status: 'ignored', reason: 'topic orders/create is not handled' });
   });
 
+  it('does not repeat a topic header that is not a topic name', () => {
+    const request = { rawBody: Buffer.from('{}'), headers: { 'x-shopify-topic': '<script>alert(1)</script>' } };
+    expect(source().read(request)).toEqual({ status: 'ignored', reason: 'topic is not handled' });
+  });
+
+  it('refuses a string id with leading zeros, which would name another customer', () => {
+    const body = fixture('shopify/orders-paid-usd-discount-shipping.json').replace('"id": 115310627314723954', '"id": "0115310627314723954"');
+    const outcome = source().read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') });
+    expect(outcome).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'customer.id' } });
+  });
+
   it('names the field when the payload does not match (a money amount sent as a number)', () => {
     const body = fixture('shopify/orders-paid-no-customer.json').replace('"current_subtotal_price": "24.99"', '"current_subtotal_price": 24.99');
+    const outcome = source().read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') });
+    expect(outcome).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'current_subtotal_price' } });
+  });
+
+  it('refuses a money amount sent as a number even when it has more digits than a float holds', () => {
+    const body = fixture('shopify/orders-paid-no-customer.json').replace('"current_subtotal_price": "24.99"', '"current_subtotal_price": 123456.123456789012');
     const outcome = source().read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') });
     expect(outcome).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'current_subtotal_price' } });
   });
@@ -258,6 +275,11 @@ describe('Shopify orders/cancelled', () => {
       customer: { externalKey: 'shopify', externalId: '115310627314723954' },
       occurredAt: '2026-11-24T09:30:00-05:00',
     });
+  });
+
+  it('refuses an orders/cancelled delivery of an order that is not cancelled (a paid order replayed under another topic)', () => {
+    const outcome = read('orders-paid-usd-discount-shipping.json', 'orders/cancelled');
+    expect(outcome).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'cancelled_at' } });
   });
 
   it('ignores the cancellation of an order that was never paid', () => {
