@@ -37,5 +37,7 @@ export function encodePathParam(name: string, rule: PathParamRule, value: unknow
   if (problem !== undefined) {
     throw new OpenApiError({ kind: 'invalid_request', executed: 'no', messages: [`${name} ${problem}`], route });
   }
+  // Key and ID rules admit only characters encodeURIComponent leaves as they are: skip the call.
+  if (rule === 'externalKey' || rule === 'externalId') return value as string;
   return encodeURIComponent(value as string);
 }
