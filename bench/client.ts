@@ -10,8 +10,8 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { startEmulator } from '../emulator/index.js';
-import { DEFAULT_USER_AGENT, clearTokenCache, createOpenApiClient, staticCredentials } from '../shared/openapi/index.js';
-import { MemberEnvelope } from '../shared/openapi/schemas.js';
+import { DEFAULT_TIMEOUTS, DEFAULT_USER_AGENT, clearTokenCache, createOpenApiClient, staticCredentials } from '../shared/openapi/index.js';
+import { Answers } from '../shared/openapi/schemas.js';
 
 export interface ClientBenchOptions {
   /** Sequential call pairs (one bare, one through the client) per round (default 400). */
@@ -102,7 +102,13 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
     credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'bench', clientSecret: 'bench-secret' }),
     ratePerMinute: 1_000_000_000,
   });
-  const pool = new Pool(origin, { keepAliveTimeout: 30_000 });
+  // The same pool settings as the client's transport (timeouts arm timers per request): like with like.
+  const pool = new Pool(origin, {
+    connect: { timeout: DEFAULT_TIMEOUTS.connectMs },
+    headersTimeout: DEFAULT_TIMEOUTS.headersMs,
+    bodyTimeout: DEFAULT_TIMEOUTS.bodyMs,
+    keepAliveTimeout: 30_000,
+  });
   try {
     const tokenRes = await pool.request({
       path: '/api/ext/token',
@@ -120,11 +126,12 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
       if (res.statusCode !== 200) throw new Error(`bare request answered ${res.statusCode}`);
       return body.member.id;
     };
-    // The bare request plus the response validation the client does (zod): splits the client's cost
-    // into "validating the answer" and "everything else".
+    // The bare request plus the response validation the client does (the same compiled zod schema):
+    // splits the client's cost into "validating the answer" and "everything else".
+    const memberAnswer = Answers.member();
     const bareValidated = async () => {
       const res = await pool.request({ path: PATH, method: 'GET', headers });
-      return MemberEnvelope.parse(JSON.parse(await res.body.text())).member.id;
+      return memberAnswer.parse(JSON.parse(await res.body.text())).member.id;
     };
     const viaClient = () => client.getMemberByExternalId('shopify', '1001');
 

@@ -32,6 +32,9 @@ function functionSizing(memoryMiB: number, timeoutSeconds: number) {
 /** AWS: the queue's visibility timeout should be at least six times the consumer's timeout. */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 
+/** How long the source queue keeps a message (SQS's default); the DLQ must keep its messages longer. */
+export const QUEUE_RETENTION_DAYS = 4;
+
 /** Default lease margin over the worker timeout, so clock skew between containers cannot cut a live lease. */
 const LEASE_MARGIN_SECONDS = 15;
 
@@ -93,8 +96,8 @@ export const StageConfig = z
         /** Deliveries before a message goes to the dead-letter queue. */
         maxReceiveCount: z.number().int().min(1).max(1000).default(5),
         batchSize: z.number().int().min(1).max(10).default(10),
-        /** Dead-letter messages are kept this long (SQS maximum: 14 days). */
-        dlqRetentionDays: z.number().int().min(1).max(14).default(14),
+        /** Dead-letter messages are kept this long: longer than the source queue, at most SQS's 14 days. */
+        dlqRetentionDays: z.number().int().min(QUEUE_RETENTION_DAYS + 1).max(14).default(14),
       })
       .prefault({}),
     /** receive-webhook answers within Shopify's few seconds; 10 s bounds a stuck invocation. */

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
@@ -8,7 +8,7 @@ import {
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
@@ -43,11 +43,14 @@ export class OperationsAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: OperationsAlarmsProps) {
     super(scope, id);
-    this.topic = props.topicArn ? Topic.fromTopicArn(this, 'Topic', props.topicArn) : this.createTopic(props.email);
+    const alarmNamePrefix = `loyalty-bridge-${props.stageName}-`;
+    this.topic = props.topicArn
+      ? Topic.fromTopicArn(this, 'Topic', props.topicArn)
+      : this.createTopic(props.email, alarmNamePrefix);
     const action = new SnsAction(this.topic);
     const add = (alarmId: string, metric: IMetric, threshold: number, description: string, evaluation = { periods: 1, datapoints: 1 }) => {
       const alarm = new Alarm(this, alarmId, {
-        alarmName: `loyalty-bridge-${props.stageName}-${alarmId}`,
+        alarmName: `${alarmNamePrefix}${alarmId}`,
         alarmDescription: description,
         metric,
         threshold,
@@ -107,7 +110,7 @@ export class OperationsAlarms extends Construct {
     );
   }
 
-  private createTopic(email: string | undefined): Topic {
+  private createTopic(email: string | undefined, alarmNamePrefix: string): Topic {
     // Encrypted with our own key: the AWS managed SNS key does not let CloudWatch publish.
     const key = new Key(this, 'TopicKey', {
       description: 'Encrypts the loyalty bridge alarm topic',
@@ -118,6 +121,29 @@ export class OperationsAlarms extends Construct {
     });
     key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
     const topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
+    // The TLS-only topic policy replaces SNS's default one, which is what let same-account alarms
+    // publish: without this statement every alarm action fails ("no resource-based policy allows").
+    // Only this stage's alarms, in this account (no confused deputy).
+    const stack = Stack.of(this);
+    topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowThisStagesAlarmsToPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: `${alarmNamePrefix}*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
     if (email) topic.addSubscription(new EmailSubscription(email));
     return topic;
   }

@@ -6,6 +6,7 @@ import {
   QueueEncryption,
 } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { QUEUE_RETENTION_DAYS } from '../config/schema.js';
 
 export type EventQueueProps = {
   visibilityTimeoutSeconds: number;
@@ -38,7 +39,7 @@ export class EventQueue extends Construct {
       fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
       visibilityTimeout: Duration.seconds(props.visibilityTimeoutSeconds),
       // Longer than the DLQ path needs, so a message survives a worker outage of days.
-      retentionPeriod: Duration.days(4),
+      retentionPeriod: Duration.days(QUEUE_RETENTION_DAYS),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },

@@ -122,8 +122,8 @@ function invalidRequest(route: string, messages: string[]): OpenApiError {
   return new OpenApiError({ kind: 'invalid_request', executed: 'no', messages, route });
 }
 
-const member = (answer: HttpAnswer, route: string): MemberDetail => parseBody(Answers.member, answer, route).member;
-const statusTrue = (answer: HttpAnswer, route: string): void => void parseBody(Answers.status, answer, route);
+const member = (answer: HttpAnswer, route: string): MemberDetail => parseBody(Answers.member(), answer, route).member;
+const statusTrue = (answer: HttpAnswer, route: string): void => void parseBody(Answers.status(), answer, route);
 const noContent = (): void => undefined;
 
 /** A copy of `e` saying the operation was not executed (a failure before the operation was sent). */
@@ -261,7 +261,7 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
         path: TOKEN_TEMPLATE,
         body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
         retryable: true,
-        parse: (answer, r) => parseBody(Answers.token, answer, r),
+        parse: (answer, r) => parseBody(Answers.token(), answer, r),
       };
       try {
         const t = await exchange(call, creds, undefined);
@@ -335,7 +335,7 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
     listMembers(q) {
       return guarded(() => {
         const e = ENDPOINTS.listMembers;
-        return get(e, e.template + pageQuery(e.route, q), (a, r) => parseBody(Answers.memberList, a, r));
+        return get(e, e.template + pageQuery(e.route, q), (a, r) => parseBody(Answers.memberList(), a, r));
       });
     },
     getMember(memberId, q) {
@@ -407,14 +407,14 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
       return guarded(() => {
         const e = ENDPOINTS.listPoints;
         const path = `/api/ext/users/${id(e, memberId)}/points${pageQuery(e.route, q)}`;
-        return get(e, path, (a, r) => parseBody(Answers.pointHistory, a, r));
+        return get(e, path, (a, r) => parseBody(Answers.pointHistory(), a, r));
       });
     },
     listPointExpiries(memberId, q) {
       return guarded(() => {
         const e = ENDPOINTS.listPointExpiries;
         const path = `/api/ext/users/${id(e, memberId)}/points/expired_list${pageQuery(e.route, q)}`;
-        return get(e, path, (a, r) => parseBody(Answers.expiries, a, r));
+        return get(e, path, (a, r) => parseBody(Answers.expiries(), a, r));
       });
     },
     grantPoints(memberId, input) {

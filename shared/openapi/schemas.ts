@@ -111,21 +111,27 @@ export const ExpiryPage = z.looseObject({ points: z.array(ExpiryItem), ...Paging
 export type ExpiryPage = z.infer<typeof ExpiryPage>;
 
 /** Only `member` is returned, so the envelope need not keep other keys. */
-export const MemberEnvelope = z.compile(z.object({ member: MemberDetail }));
-export const StatusEnvelope = z.compile(z.looseObject({ status: z.literal(true) }));
+export const MemberEnvelope = z.object({ member: MemberDetail });
+export const StatusEnvelope = z.looseObject({ status: z.literal(true) });
+
+/** `schema` compiled (z.compile) on first use, so a cold start pays only for the answers it reads. */
+function compiledOnUse<S extends z.ZodType>(schema: S): () => S {
+  let compiled: S | undefined;
+  return () => (compiled ??= z.compile(schema));
+}
 
 /**
- * What the client validates answers with: the schemas above, compiled once at load (z.compile
- * generates a parser per schema; same results and issues, a failure falls back to the runtime
- * parser for its messages). Kept apart from the exported schemas, which callers may extend.
+ * What the client validates answers with: the schemas above, compiled to a generated parser (same
+ * results; a failure falls back to the runtime parser for its issues), several times cheaper per
+ * answer than the runtime parser. Kept apart from the exported schemas, which callers may extend.
  */
 export const Answers = {
-  token: z.compile(TokenResponse),
-  member: MemberEnvelope,
-  status: StatusEnvelope,
-  memberList: z.compile(MemberList),
-  pointHistory: z.compile(PointHistoryPage),
-  expiries: z.compile(ExpiryPage),
+  token: compiledOnUse(TokenResponse),
+  member: compiledOnUse(MemberEnvelope),
+  status: compiledOnUse(StatusEnvelope),
+  memberList: compiledOnUse(MemberList),
+  pointHistory: compiledOnUse(PointHistoryPage),
+  expiries: compiledOnUse(ExpiryPage),
 } as const;
 
 /** Register/update parameters (spec: "Customer register"). Custom fields by column or key name. */

@@ -96,6 +96,12 @@ describe('stage configuration: leases and timeouts', () => {
     expect(parseStageConfig(input).processing.refundWaitSeconds).toBe(360);
   });
 
+  it("rejects a dead-letter retention no longer than the source queue's 4 days", () => {
+    const input = stagingInput();
+    input.queue = { dlqRetentionDays: 4 };
+    expect(problemOf(input)).toMatch(/queue\.dlqRetentionDays/);
+  });
+
   it('rejects a function memory above the bound', () => {
     const input = stagingInput();
     input.worker = { memoryMiB: 10_240, timeoutSeconds: 30 };

@@ -1,5 +1,5 @@
 import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
@@ -45,5 +45,32 @@ describe('operations alarms', () => {
     const template = alarmsTemplate({});
     const [key] = Object.values(template.findResources('AWS::KMS::Key'));
     expect(JSON.stringify(key!.Properties.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
+  });
+
+  it("let this stage's alarms publish to the created topic, whose TLS-only policy replaces SNS's default one", () => {
+    const template = alarmsTemplate({});
+    const [topicId] = Object.keys(template.findResources('AWS::SNS::Topic'));
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topicId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Sid: 'AllowThisStagesAlarmsToPublish',
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Resource: { Ref: topicId },
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': '111111111111' },
+              ArnLike: {
+                'aws:SourceArn': {
+                  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:eu-west-1:111111111111:alarm:loyalty-bridge-test-*']],
+                },
+              },
+            },
+          },
+        ]),
+      },
+    });
   });
 });

@@ -185,6 +185,14 @@ describe('queue', () => {
     expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: arn(dlqId), maxReceiveCount: config.queue.maxReceiveCount });
   });
 
+  it('keeps dead letters longer than the source queue keeps messages', () => {
+    const { template, config } = stage('production');
+    const [, queue] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
+    const [, dlq] = Object.entries(template.findResources('AWS::SQS::Queue')).find(([, q]) => !(q as Resource).Properties.RedrivePolicy)! as [string, Resource];
+    expect(dlq.Properties.MessageRetentionPeriod).toBe(config.queue.dlqRetentionDays * 86_400);
+    expect(dlq.Properties.MessageRetentionPeriod).toBeGreaterThan(queue.Properties.MessageRetentionPeriod);
+  });
+
   it('refuses requests without TLS on both queues', () => {
     const policies = stage('staging').template.findResources('AWS::SQS::QueuePolicy', {
       Properties: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseBody } from '../../../../shared/openapi/answers.js';
-import { MemberDetail } from '../../../../shared/openapi/schemas.js';
+import { Answers, MemberDetail, MemberEnvelope } from '../../../../shared/openapi/schemas.js';
 
 const route = 'GET /api/ext/users/{id}';
 const member = {
@@ -37,5 +37,30 @@ describe('parseBody', () => {
     expect(() => parseBody(MemberDetail, { status: 200, text: '<html>' }, route)).toThrow(
       expect.objectContaining({ kind: 'invalid_response', messages: ['answer is not JSON'] }),
     );
+  });
+});
+
+// The client validates answers with compiled schemas (z.compile): they must read answers exactly as
+// the schemas they come from.
+describe('compiled answer schemas', () => {
+  const answer = (m: unknown) => ({ status: 200, text: JSON.stringify({ member: m }) });
+
+  it('keep fields the member schema does not know', () => {
+    const m = parseBody(Answers.member(), answer({ ...member, cms_token: 'x', column07: 'v', external_ids: [] }), route).member;
+    expect(m).toMatchObject({ cms_token: 'x', column07: 'v', external_ids: {} });
+  });
+
+  it('refuse a wrong shape with the same messages as the runtime schema', () => {
+    const bad = answer({ ...member, point: '5', created_at: 7 });
+    const messages = (schema: typeof MemberEnvelope) => {
+      try {
+        parseBody(schema, bad, route);
+      } catch (e) {
+        return (e as { messages: string[] }).messages;
+      }
+      return [];
+    };
+    expect(messages(Answers.member())).toEqual(messages(MemberEnvelope));
+    expect(messages(Answers.member())).toEqual(expect.arrayContaining([expect.stringMatching(/^member\.point:/)]));
   });
 });
