@@ -7,6 +7,14 @@ import { INFRA_DIR } from './paths.js';
 // as a stack deployed directly (a sandbox account, no pipeline).
 const app = new App();
 const standaloneName: unknown = app.node.tryGetContext('stage');
-buildApp(app, loadDeployment(INFRA_DIR), {
-  standalone: typeof standaloneName === 'string' ? loadStageConfig(INFRA_DIR, standaloneName) : undefined,
-});
+try {
+  buildApp(app, loadDeployment(INFRA_DIR), {
+    standalone: typeof standaloneName === 'string' ? loadStageConfig(INFRA_DIR, standaloneName) : undefined,
+  });
+} catch (e) {
+  // Typed errors (ConfigError, SourcesConfigError) are the user's to fix: the message names the file
+  // and field, a stack trace adds nothing. Anything else is a bug: let it show its stack.
+  if (!(e instanceof Error) || typeof (e as { kind?: unknown }).kind !== 'string') throw e;
+  console.error(`infra: ${e.message}`);
+  process.exit(1);
+}

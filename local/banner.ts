@@ -1,5 +1,5 @@
 import type { EmulatorConfig } from '../emulator/index.js';
-import { LOCAL_ENV } from './config.js';
+import { LOCAL_DEFAULTS, LOCAL_ENV } from './config.js';
 import { curlFor, posCurlScript, shopifyOrderPaid } from './demo/index.js';
 
 export interface BannerInput {
@@ -60,6 +60,15 @@ export function examplePosScript(intakeUrl: string, cardNumber: string, secret: 
 }
 
 /**
+ * `PORT=<port> ` when the intake listens off the default port: the demo and the CLI find the stack
+ * through PORT alone, so without it they would look on 3000.
+ */
+function portPrefix(intakeUrl: string): string {
+  const port = Number(new URL(intakeUrl).port);
+  return port === LOCAL_DEFAULTS.port ? '' : `${LOCAL_ENV.PORT}=${port} `;
+}
+
+/**
  * What `npm start` prints once up: where everything listens, the secrets (demo defaults shown;
  * secrets you set are referred to by variable, never printed), and requests ready to paste.
  */
@@ -92,9 +101,10 @@ export function bannerLines(b: BannerInput): string[] {
     const secret = b.defaulted.pos ? { literal: b.webhookSecrets.pos[0]! } : { envVar: LOCAL_ENV.POS_WEBHOOK_SECRETS };
     lines.push('', `POS sale for ${walkIn.name} (card ${walkIn.externalId}), signed when pasted (needs openssl):`, '', examplePosScript(b.urls.intake, walkIn.externalId, secret));
   }
+  const run = `${portPrefix(b.urls.intake)}npm run`;
   lines.push(
     '',
-    'Then: npm run demo (the full scenario) | npm run ledger -- shopify 5100000000000000001 | npm run redrive',
+    `Then: ${run} demo (the full scenario) | ${run} ledger -- shopify 5100000000000000001 | ${run} redrive`,
     'Ctrl-C stops everything.',
   );
   return lines;

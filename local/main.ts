@@ -4,7 +4,7 @@
  */
 import { DEMO_CONFIG_PATH } from '../emulator/index.js';
 import { bannerLines } from './banner.js';
-import { LocalConfigError, resolveLocalConfig } from './config.js';
+import { resolveLocalConfig } from './config.js';
 import { startLocalStack } from './stack.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -52,8 +52,11 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
+/** Typed errors (LocalConfigError, SourcesConfigError, ...) carry a `kind` and a message meant for the user. */
+const isTypedError = (e: unknown): e is Error & { kind: string } => e instanceof Error && typeof (e as { kind?: unknown }).kind === 'string';
+
 main().catch((e: unknown) => {
-  if (e instanceof LocalConfigError) console.error(`npm start: ${e.message}`);
+  if (isTypedError(e)) console.error(`npm start: ${e.message}`);
   else if ((e as { code?: unknown }).code === 'EADDRINUSE') {
     console.error(`npm start: ${(e as Error).message}; choose other ports with PORT, EMULATOR_PORT and DYNAMODB_PORT`);
   } else console.error('npm start failed:', e);

@@ -40,7 +40,11 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
           : `demo: its emulator at ${handle.emulatorUrl}, DynamoDB at ${handle.dynamodbUrl} (table ${handle.tableName})`,
       );
     } else {
-      out.print('demo: no local stack answers on PORT; starting one on free ports for this run');
+      out.print(
+        config.ports.intake === 0
+          ? 'demo: PORT=0 names no running stack; starting one on free ports for this run'
+          : `demo: no local stack answers at ${found.intakeUrl} (PORT); starting one on free ports for this run`,
+      );
       const stack = await startLocalStack({
         emulatorConfig: config.emulatorConfig,
         webhookSecrets: config.webhookSecrets,

@@ -2,6 +2,9 @@ import { parse } from 'lossless-json';
 import type { SourceError } from './types.js';
 
 const INTEGER = /^-?\d+$/;
+/** lossless-json's own message for a key given twice with different values (lossless-json 4). */
+const DUPLICATE_KEY = /^Duplicate key '(.*)' encountered at position (\d+)$/s;
+const MAX_KEY_SHOWN = 64;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
@@ -26,8 +29,16 @@ export function parseJsonBody(rawBody: Buffer): { ok: true; value: unknown } | {
   try {
     return { ok: true, value: parse(text, null, parseNumber) };
   } catch (e) {
+    const message = e instanceof Error ? e.message : '';
+    const duplicate = DUPLICATE_KEY.exec(message);
+    if (duplicate) {
+      // Valid JSON, but which value would be meant? Name the key (capped: it is the sender's text).
+      const key = duplicate[1]!;
+      const shown = JSON.stringify(key.length > MAX_KEY_SHOWN ? key.slice(0, MAX_KEY_SHOWN) : key) + (key.length > MAX_KEY_SHOWN ? '…' : '');
+      return { ok: false, error: { kind: 'malformed_json', message: `duplicate key ${shown} at position ${duplicate[2]}` } };
+    }
     // lossless-json quotes the offending characters in its messages: keep only the position.
-    const position = /position (\d+)/.exec(e instanceof Error ? e.message : '')?.[1];
+    const position = /position (\d+)/.exec(message)?.[1];
     const where = position === undefined ? '' : ` at position ${position}`;
     return { ok: false, error: { kind: 'malformed_json', message: `body is not valid JSON${where}` } };
   }

@@ -5,9 +5,11 @@ import type { SourceError } from './types.js';
 /** Helpers for reading sender payloads with zod: field types and error mapping. */
 
 /** A decimal amount written as a string ("12.50"); parsed exactly, never through a float. */
+const DECIMAL_STRING_MESSAGE = 'expected a decimal amount as a string, such as "12.50"';
 export const DecimalString = z
-  .string()
-  .refine((s) => parseDecimal(s) !== undefined, { message: 'expected a decimal amount as a string, such as "12.50"' })
+  // A JSON number (12.5) gets the same advice as a bad string; a missing field keeps zod's own message.
+  .string({ error: (issue) => (issue.input === undefined ? undefined : DECIMAL_STRING_MESSAGE) })
+  .refine((s) => parseDecimal(s) !== undefined, { message: DECIMAL_STRING_MESSAGE })
   .transform((s) => parseDecimal(s) as Decimal);
 
 /**

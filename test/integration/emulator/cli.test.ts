@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +29,17 @@ function runCli(args: string[]): Promise<string> {
   });
 }
 
+/** Runs the CLI to its end: exit code and what it printed. */
+function runCliToExit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'emulator/cli.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
 const token = (url: string, clientId: string, secret: string) =>
   request(url, 'POST', '/api/ext/token', { body: { grant_type: 'client_credentials', client_id: clientId, client_secret: secret } });
 
@@ -51,6 +63,40 @@ describe('npm run emulator', () => {
     const dir = await mkdtemp(join(tmpdir(), 'emulator-cli-'));
     const file = join(dir, 'bad.json');
     await writeFile(file, JSON.stringify({ clients: [{ client_id: 'x' }] }));
-    await expect(runCli(['--port', '0', '--config', file])).rejects.toThrow(/client_secrets/);
+    await expect(runCli(['--port', '0', '--config', file])).rejects.toThrow(/cli exited 2: .*client_secrets/s);
+  });
+
+  it('prints the usage on stdout and exits 0 with --help', async () => {
+    const r = await runCliToExit(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^usage: npm run emulator -- \[--port 8787\] \[--host 127\.0\.0\.1\] \[--config FILE\]/);
+    expect(r.stderr).toBe('');
+  });
+
+  it('names an unknown option in one line, then the usage, and exits 2', async () => {
+    const r = await runCliToExit(['--nope']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe("emulator: Unknown option '--nope'");
+    expect(r.stderr).toContain('usage: npm run emulator');
+    expect(r.stderr).not.toContain('TypeError');
+  });
+
+  it('says a missing --config file is missing in one line and exits 2', async () => {
+    const r = await runCliToExit(['--port', '0', '--config', 'nope.json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('emulator: --config nope.json: no such file\n');
+  });
+
+  it('says a busy port is in use in one line and exits 1', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = busy.address() as AddressInfo;
+      const r = await runCliToExit(['--port', String(port)]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`emulator: 127.0.0.1:${port} is already in use; choose another port with --port (0: any free port)\n`);
+    } finally {
+      busy.close();
+    }
   });
 });

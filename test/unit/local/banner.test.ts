@@ -50,4 +50,14 @@ describe('the npm start banner', () => {
       expect(text).toContain(part);
     }
   });
+
+  it('prefixes the follow-up commands with PORT when the intake listens off the default port', async () => {
+    const text = await banner({ urls: { intake: 'http://127.0.0.1:3901', emulator: 'http://127.0.0.1:3902', dynamodb: 'http://127.0.0.1:3903' } });
+    expect(text).toContain('Then: PORT=3901 npm run demo (the full scenario) | PORT=3901 npm run ledger -- shopify 5100000000000000001 | PORT=3901 npm run redrive');
+  });
+
+  it('shows the follow-up commands without PORT on the default port', async () => {
+    const text = await banner();
+    expect(text).toContain('Then: npm run demo (the full scenario) | npm run ledger -- shopify 5100000000000000001 | npm run redrive');
+  });
 });

@@ -15,8 +15,14 @@ describe('parseJsonBody', () => {
     expect(parse(Buffer.from([0x7b, 0xff, 0x7d]))).toMatchObject({ ok: false, error: { kind: 'malformed_json', message: 'body is not valid UTF-8' } });
   });
 
-  it('refuses duplicate keys with different values (which value would be meant?)', () => {
-    expect(parse('{"id": 1, "id": 2}')).toMatchObject({ ok: false, error: { kind: 'malformed_json' } });
+  it('refuses duplicate keys with different values, naming the key (which value would be meant?)', () => {
+    expect(parse('{"id": 1, "id": 2}')).toEqual({ ok: false, error: { kind: 'malformed_json', message: 'duplicate key "id" at position 11' } });
+  });
+
+  it('shows at most 64 characters of a duplicated key', () => {
+    const key = 'k'.repeat(500);
+    const result = parse(`{"${key}": 1, "${key}": 2}`);
+    expect(result).toMatchObject({ ok: false, error: { message: `duplicate key "${'k'.repeat(64)}"… at position 509` } });
   });
 
   it('says where JSON breaks, without repeating the body', () => {

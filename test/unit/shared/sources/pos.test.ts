@@ -142,6 +142,14 @@ describe('POS sale', () => {
     expect(readBody(body)).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'subtotal' } });
   });
 
+  it('tells a sender who writes an amount as a JSON number to send a decimal string', () => {
+    const body = fixture('pos/sale.json').replace('"subtotal": "2100"', '"subtotal": 2100');
+    expect(readBody(body)).toMatchObject({
+      status: 'rejected',
+      error: { kind: 'invalid_payload', path: 'subtotal', message: 'subtotal: expected a decimal amount as a string, such as "12.50"' },
+    });
+  });
+
   it('refuses a card number with characters the membership service cannot store', () => {
     const body = fixture('pos/sale.json').replace('8000123412345678', '8000 1234');
     expect(readBody(body)).toMatchObject({ status: 'rejected', error: { path: 'customer.cardNumber' } });
