@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../listen.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { createLedgerTable } from '../../shared/ledger/index.js';
@@ -24,14 +24,7 @@ export interface LocalDynamoDb {
 export async function startLocalDynamoDb(options: { port: number; host?: string; tableName: string }): Promise<LocalDynamoDb> {
   const host = options.host ?? '127.0.0.1';
   const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listen(server, options.port, host);
   const endpoint = `http://${host}:${port}`;
   const close = () =>
     new Promise<void>((resolve) => {

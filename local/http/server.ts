@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../listen.js';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '../lambda/context.js';
 import { toApiGatewayEvent } from './api-gateway-event.js';
@@ -122,14 +122,7 @@ export async function startLocalHttpServer(options: LocalHttpServerOptions): Pro
   // Keep-alive sockets would hold close() open; the local server closes them with it.
   server.keepAliveTimeout = 5_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listen(server, options.port, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}`,
