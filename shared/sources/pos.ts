@@ -32,7 +32,9 @@ export const PosSettings = z
   .strict();
 export type PosSettings = z.infer<typeof PosSettings>;
 
-const PosId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'expected 1-64 letters, digits, or . _ : -');
+// No ':' (or other separator): ids are joined with ':' into event ids (`<source>:return:<receipt>:<return>`),
+// so receipt "A:B" with return "C" and receipt "A" with return "B:C" would share one.
+const PosId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected 1-64 letters, digits, or . _ -');
 const Amount = DecimalString.refine((d) => compareDecimals(d, ZERO) >= 0, { message: 'must not be negative' });
 
 const PosCustomer = z

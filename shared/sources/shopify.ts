@@ -264,6 +264,9 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     });
   }
 
+  // The reverse swap: a cancelled order's body replayed as orders/paid. A genuine orders/paid
+  // snapshot has cancelled_at null; 200 ignored so Shopify stops retrying.
+  if (order.cancelled_at) return ignored('order is cancelled');
   const amount = orderAmount(order, CURRENT, settings);
   if (isError(amount)) return rejected(amount);
   const eligible = units(amount, currency, settings, 'current_subtotal_price');

@@ -160,6 +160,11 @@ describe('POS sale', () => {
     expect(readBody(body)).toEqual({ status: 'ignored', reason: 'document type is not handled' });
   });
 
+  it('refuses a receipt id outside the documented id characters, naming the field', () => {
+    const body = fixture('pos/sale.json').replace('"receiptId": "S014-R2-20261122-0042"', '"receiptId": "S014:R2:0042"');
+    expect(readBody(body)).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'receiptId' } });
+  });
+
   it('ignores training-mode (test) receipts by default', () => {
     const body = fixture('pos/sale.json').replace('"test": false', '"test": true');
     expect(readBody(body).status).toBe('ignored');
@@ -185,6 +190,17 @@ describe('POS return', () => {
   it('marks a full return as refunding what remains', () => {
     const body = fixture('pos/return.json').replace('"fullReturn": false', '"fullReturn": true');
     expect(event<RefundEvent>(readBody(body)).refundsRemainder).toBe(true);
+  });
+
+  it('refuses a colon in an id, so that receipt A:B with return C and receipt A with return B:C cannot share an event id', () => {
+    const shifted = fixture('pos/return.json')
+      .replace('"originalReceiptId": "S014-R2-20261122-0042"', '"originalReceiptId": "S014:R2"')
+      .replace('"returnId": "S014-R1-20261123-0007"', '"returnId": "R1"');
+    expect(readBody(shifted)).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'originalReceiptId' } });
+    const other = fixture('pos/return.json')
+      .replace('"originalReceiptId": "S014-R2-20261122-0042"', '"originalReceiptId": "S014"')
+      .replace('"returnId": "S014-R1-20261123-0007"', '"returnId": "R2:R1"');
+    expect(readBody(other)).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'returnId' } });
   });
 
   it('requires the original receipt id', () => {

@@ -282,6 +282,22 @@ describe('Shopify orders/cancelled', () => {
     expect(outcome).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'cancelled_at' } });
   });
 
+  it('ignores an orders/paid delivery of a cancelled order (a cancellation replayed under another topic), so it credits nothing', () => {
+    const outcome = read('orders-cancelled.json', 'orders/paid');
+    expect(outcome).toEqual({ status: 'ignored', reason: 'order is cancelled' });
+  });
+
+  it('credits every orders/paid fixture, whose cancelled_at is null or absent', () => {
+    const files = [
+      'orders-paid-eur-tax-included.json',
+      'orders-paid-jpy-tax-included.json',
+      'orders-paid-multi-currency.json',
+      'orders-paid-no-customer.json',
+      'orders-paid-usd-discount-shipping.json',
+    ];
+    expect(files.map((f) => read(f, 'orders/paid').status)).toEqual(files.map(() => 'ok'));
+  });
+
   it('ignores the cancellation of an order that was never paid', () => {
     const body = fixture('shopify/orders-cancelled.json').replace('"financial_status": "refunded"', '"financial_status": "voided"');
     const outcome = source().read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/cancelled') });
