@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { bareInteger as bare, jsonWithBareIntegers, signPos, signShopify } from '../senders.js';
 
 /**
  * Webhook requests as the senders build them: Shopify's REST webhook payloads signed with the app
@@ -11,27 +11,14 @@ export interface WebhookRequest {
   body: string;
 }
 
+export { signPos, signShopify };
+
 export const DEMO_SHOP = 'demo-shop.myshopify.com';
 
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 
-/** JSON with the given ids written as bare integers: Shopify's ids are 64-bit numbers in its JSON. */
-function jsonWithBareIds(value: unknown): string {
-  return JSON.stringify(value).replace(/"#bare:(\d+)"/g, '$1');
-}
-const bare = (digits: string) => `#bare:${digits}`;
-
-export function signShopify(body: string, secret: string): string {
-  return createHmac('sha256', secret).update(body, 'utf8').digest('base64');
-}
-
-export function signPos(body: string, secret: string, nowMs: number): string {
-  const t = Math.floor(nowMs / 1000);
-  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`, 'utf8').digest('hex')}`;
-}
-
 function shopifyRequest(topic: string, payload: unknown, secret: string, webhookId: string, nowMs: number): WebhookRequest {
-  const body = jsonWithBareIds(payload);
+  const body = jsonWithBareIntegers(payload);
   return {
     path: '/webhooks/shopify',
     headers: {

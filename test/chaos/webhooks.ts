@@ -1,9 +1,9 @@
-import { createHmac } from 'node:crypto';
+import { bareInteger as bigId, jsonWithBareIntegers, signPos, signShopify } from '../../local/senders.js';
 import type { DeliveryStep, EventSpec, PurchaseSpec, RefundSpec, Scenario } from './scenario.js';
 
 /**
  * The senders: each delivery step as the HTTP request Shopify or the POS would send, signed the way
- * each sender signs (written here from the senders' rules, not from intake's code).
+ * each sender signs (local/senders.ts: the senders' rules, not intake's code).
  */
 
 export interface SenderSecrets {
@@ -20,11 +20,6 @@ export interface WebhookRequest {
 export const SHOP_DOMAIN = 'chaos-shop.myshopify.com';
 export const CURRENCY = 'USD';
 
-/** JSON text where some values are written as bare integers of any size (Shopify's 64-bit ids). */
-function jsonWithBigIds(value: unknown): string {
-  return JSON.stringify(value).replace(/"#id:(\d+)"/g, '$1');
-}
-const bigId = (digits: string): string => `#id:${digits}`;
 
 const money = (units: number): string => `${units}.00`;
 
@@ -96,13 +91,13 @@ function renderShopify(scenario: Scenario, event: EventSpec, step: DeliveryStep,
       transactions: [{ currency: CURRENCY }],
     };
   }
-  const body = jsonWithBigIds(payload);
+  const body = jsonWithBareIntegers(payload);
   return {
     path: '/webhooks/shopify',
     headers: {
       'content-type': 'application/json',
       'x-shopify-topic': topic,
-      'x-shopify-hmac-sha256': createHmac('sha256', secret).update(body, 'utf8').digest('base64'),
+      'x-shopify-hmac-sha256': signShopify(body, secret),
       'x-shopify-shop-domain': SHOP_DOMAIN,
       'x-shopify-api-version': '2025-01',
       'x-shopify-webhook-id': step.deliveryId,
@@ -138,13 +133,9 @@ function renderPos(scenario: Scenario, event: EventSpec, step: DeliveryStep, sec
       ? { type: 'sale', receiptId: event.orderId, ...common, test: event.test }
       : { type: 'return', returnId: event.refundId, originalReceiptId: event.orderId, fullReturn: event.cancel, ...common };
   const body = JSON.stringify(payload);
-  const t = Math.floor(nowMs / 1000);
   return {
     path: '/webhooks/pos',
-    headers: {
-      'content-type': 'application/json',
-      'x-signature': `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`, 'utf8').digest('hex')}`,
-    },
+    headers: { 'content-type': 'application/json', 'x-signature': signPos(body, secret, nowMs) },
     body,
   };
 }

@@ -1,6 +1,6 @@
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { signPos, signShopify } from '../../local/senders.js';
 
 /**
  * Test helpers that act as the senders: fixtures read as raw text (never through JSON.parse, which
@@ -12,7 +12,7 @@ export function fixture(path: string): string {
 }
 
 export function shopifyHmac(secret: string, body: string | Buffer): string {
-  return createHmac('sha256', secret).update(body).digest('base64');
+  return signShopify(body, secret);
 }
 
 export function shopifyHeaders(body: string | Buffer, secret: string, topic: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -30,8 +30,7 @@ export function shopifyHeaders(body: string | Buffer, secret: string, topic: str
 }
 
 export function posSignature(secret: string, body: string | Buffer, unixSeconds: number): string {
-  const mac = createHmac('sha256', secret).update(`${unixSeconds}.`).update(body).digest('hex');
-  return `t=${unixSeconds},v1=${mac}`;
+  return signPos(body, secret, unixSeconds * 1000);
 }
 
 export function posHeaders(body: string | Buffer, secret: string, unixSeconds: number): Record<string, string> {

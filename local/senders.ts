@@ -1,0 +1,27 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * How the senders sign and write their webhooks, from their own rules (never from intake's verifier):
+ * Shopify signs the raw body with the app secret (base64 HMAC-SHA256); the POS signs
+ * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` (docs/pos-format.md). Used by the demo, the
+ * banner's curl, the chaos senders and the tests.
+ */
+
+export function signShopify(body: string | Buffer, secret: string): string {
+  return createHmac('sha256', secret).update(body).digest('base64');
+}
+
+export function signPos(body: string | Buffer, secret: string, nowMs: number): string {
+  const t = Math.floor(nowMs / 1000);
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex')}`;
+}
+
+const BARE = /"#bare:(\d+)"/g;
+
+/** A placeholder that `jsonWithBareIntegers` writes as a bare JSON integer of any size. */
+export const bareInteger = (digits: string): string => `#bare:${digits}`;
+
+/** JSON with the `bareInteger` values written as bare integers: Shopify's ids are 64-bit numbers in its JSON. */
+export function jsonWithBareIntegers(value: unknown): string {
+  return JSON.stringify(value).replace(BARE, '$1');
+}
