@@ -89,7 +89,7 @@ function validate(client: ClientState, body: Body, existing: Member | undefined,
     if (v === '') errors.push(MESSAGES.passwordRequired);
     else if (v !== undefined) {
       const current = existing?.rank ?? client.config.default_rank;
-      if (!(v in client.config.ranks)) errors.push(MESSAGES.rankInvalid);
+      if (!Object.hasOwn(client.config.ranks, v)) errors.push(MESSAGES.rankInvalid);
       else if (client.config.rank_feature && !operator && v !== current) errors.push(MESSAGES.rankLocked);
       else changes.rank = v;
     }
@@ -132,7 +132,7 @@ function validateColumns(client: ClientState, body: Body, changes: MemberChanges
   let missingSettingReported = false;
   for (const [name, raw] of Object.entries(body)) {
     // A physical key name stands for its column; a column name wins when both are sent.
-    const field = byColumn.get(name) ?? (byKey.has(name) && !(byKey.get(name)!.column in body) ? byKey.get(name) : undefined);
+    const field = byColumn.get(name) ?? (byKey.has(name) && !Object.hasOwn(body, byKey.get(name)!.column) ? byKey.get(name) : undefined);
     if (!field) {
       if (COLUMN.test(name) && fields.length === 0 && !missingSettingReported) {
         errors.push(MESSAGES.customFieldsNotConfigured);

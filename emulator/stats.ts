@@ -43,12 +43,13 @@ export class StatsRecorder {
   }
 
   snapshot(): { clients: Record<string, unknown> } {
-    const clients: Record<string, unknown> = {};
-    for (const [id, c] of this.clients) {
-      const routes: Record<string, { total: number; max_per_minute: number }> = {};
-      for (const [key, r] of c.routes) routes[key] = { total: r.total, max_per_minute: r.maxPerMinute };
-      clients[id] = { routes, token_requests: c.tokenRequests, missing_user_agent: c.missingUserAgent };
-    }
+    // Object.fromEntries keeps a client named __proto__ as an own key.
+    const clients = Object.fromEntries(
+      [...this.clients].map(([id, c]) => {
+        const routes = Object.fromEntries([...c.routes].map(([key, r]) => [key, { total: r.total, max_per_minute: r.maxPerMinute }]));
+        return [id, { routes, token_requests: c.tokenRequests, missing_user_agent: c.missingUserAgent }];
+      }),
+    );
     return { clients };
   }
 }

@@ -11,6 +11,7 @@ import type { ClientState, Member } from '../model.js';
 import { applyPoints, calculatePoints, expiryPage, heldPoints, historyPage, paginate, type Page } from '../points.js';
 import { detailForm, listItem } from '../render.js';
 import type { EmulatorState } from '../state.js';
+import { ownValue } from '../text.js';
 
 /** What a handler of an endpoint without authentication (the token endpoint) sees. */
 export interface PublicContext {
@@ -321,7 +322,7 @@ export const API_ROUTES: ApiRoute[] = [
       }
       const extras = pointExtras(ctx, body, true, errors);
       if (errors.length > 0 || amount === undefined) throw apiErrors.validation(errors);
-      const point = calculatePoints(amount, ctx.client.config.ranks[m.rank] ?? 0);
+      const point = calculatePoints(amount, ownValue(ctx.client.config.ranks, m.rank) ?? 0);
       applyPoints(m, { point, ...extras }, ctx.now);
       return detail(ctx, m, false, false);
     },
