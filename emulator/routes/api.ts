@@ -11,7 +11,7 @@ import type { ClientState, Member } from '../model.js';
 import { applyPoints, calculatePoints, expiryPage, heldPoints, historyPage, paginate, type Page } from '../points.js';
 import { detailForm, listItem } from '../render.js';
 import type { EmulatorState } from '../state.js';
-import { ownValue } from '../text.js';
+import { longerThan, ownValue } from '../text.js';
 
 /** What a handler of an endpoint without authentication (the token endpoint) sees. */
 export interface PublicContext {
@@ -103,7 +103,7 @@ function pointExtras(ctx: ApiContext, body: Body, addition: boolean, errors: str
       errors.push(MESSAGES.mustBeString(field));
       return null;
     }
-    if (v.length > 255) errors.push(MESSAGES.maxLength(field, 255));
+    if (longerThan(v, 255)) errors.push(MESSAGES.maxLength(field, 255));
     return v;
   };
   const title = text('title') ?? '';
