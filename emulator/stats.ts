@@ -3,8 +3,8 @@
 interface RouteStats {
   total: number;
   maxPerMinute: number;
-  minute: number;
-  inMinute: number;
+  /** Count per clock minute (ms / 60000): the clock may be moved back into a minute already counted. */
+  perMinute: Map<number, number>;
 }
 
 interface ClientStats {
@@ -23,16 +23,13 @@ export class StatsRecorder {
     if (isTokenRequest) c.tokenRequests += 1;
     if (!hasUserAgent) c.missingUserAgent += 1;
     let r = c.routes.get(routeKey);
-    if (!r) c.routes.set(routeKey, (r = { total: 0, maxPerMinute: 0, minute: -1, inMinute: 0 }));
+    if (!r) c.routes.set(routeKey, (r = { total: 0, maxPerMinute: 0, perMinute: new Map() }));
     // Minutes of the emulator's clock (Y-m-d H:i).
     const minute = Math.floor(now / 60_000);
-    if (minute !== r.minute) {
-      r.minute = minute;
-      r.inMinute = 0;
-    }
+    const inMinute = (r.perMinute.get(minute) ?? 0) + 1;
+    r.perMinute.set(minute, inMinute);
     r.total += 1;
-    r.inMinute += 1;
-    if (r.inMinute > r.maxPerMinute) r.maxPerMinute = r.inMinute;
+    if (inMinute > r.maxPerMinute) r.maxPerMinute = inMinute;
   }
 
   /** A request that reached no endpoint (404/405): it only shows in `missing_user_agent`. */
