@@ -77,7 +77,7 @@ export class RawRouteMatcher {
         return MESSAGES.pathEncoding(label(name));
       }
     }
-    // The router and this check disagree on nothing known; should they, name the first parameter.
+    // Not reached while this check matches the router's; should they ever differ, name the first parameter.
     return MESSAGES.pathEncoding(label(c.params[0] ?? 'url'));
   }
 }
