@@ -19,16 +19,17 @@ export function parseMultipart(body: string, contentType: string): Record<string
   const match = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
   const boundary = match?.[1] ?? match?.[2];
   if (!boundary) return new UnreadableBody('The multipart body has no boundary.');
-  const fields: Record<string, string> = {};
+  // Collected as entries: `fields[name] = ...` would drop a field named __proto__.
+  const fields: [string, string][] = [];
   for (const part of body.split(`--${boundary}`)) {
     const headerEnd = part.indexOf('\r\n\r\n');
     if (headerEnd < 0) continue;
     const headers = part.slice(0, headerEnd);
     const name = /content-disposition:[^\r\n]*\bname="([^"]*)"/i.exec(headers)?.[1];
     if (name === undefined || /\bfilename=/i.test(headers)) continue;
-    fields[name] = part.slice(headerEnd + 4).replace(/\r\n$/, '');
+    fields.push([name, part.slice(headerEnd + 4).replace(/\r\n$/, '')]);
   }
-  return fields;
+  return Object.fromEntries(fields);
 }
 
 export function registerBodyParsers(app: FastifyInstance): void {

@@ -22,6 +22,8 @@ export function createClock(startMs?: number): Clock {
 }
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
+/** PHP's `Y`: at least four digits (year 5 is 0005). */
+const year4 = (y: number): string => (y >= 1000 ? String(y) : y >= 0 ? String(y).padStart(4, '0') : `-${String(-y).padStart(4, '0')}`);
 
 /** `Y-m-d H:i:s`. */
 export function formatDateTime(ms: number): string {
@@ -32,7 +34,7 @@ export function formatDateTime(ms: number): string {
 /** `Y-m-d`. */
 export function formatDate(ms: number): string {
   const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
+  return `${year4(d.getUTCFullYear())}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
 }
 
 const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2})(?::(\d{2}))?)?$/;
@@ -50,8 +52,11 @@ export function parseDateTime(text: string, shape: 'date' | 'minute' | 'second')
     number, number, number, number, number, number,
   ];
   if (h > 23 || mi > 59 || s > 59) return undefined;
-  const ms = Date.UTC(y, mo - 1, d, h, mi, s);
-  const back = new Date(ms);
+  // Not Date.UTC: it reads years 0-99 as 1900-1999.
+  const back = new Date(0);
+  back.setUTCFullYear(y, mo - 1, d);
+  back.setUTCHours(h, mi, s, 0);
+  const ms = back.getTime();
   // Rejects 2026-02-30 and the like, which Date.UTC silently rolls over.
   if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return undefined;
   return ms;

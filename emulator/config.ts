@@ -6,15 +6,34 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { parseDateTime } from './clock.js';
+import { longerThan } from './text.js';
 
 export const CUSTOM_FIELD_TYPES = ['string', 'number', 'date', 'datetime'] as const;
 
 const CustomField = z.strictObject({
   column: z.string().regex(/^column(0[1-9]|[1-4][0-9]|50)$/, 'must be column01 to column50'),
-  key: z.string().min(1).max(64),
+  key: z.string().min(1).refine((k) => !longerThan(k, 64), 'must be at most 64 characters'),
   type: z.enum(CUSTOM_FIELD_TYPES),
 });
 export type CustomField = z.infer<typeof CustomField>;
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Rank name -> grant rate. Checked entry by entry rather than with z.record, which silently drops a key
+ * named `__proto__`: any name is a rank once configured, and only then.
+ */
+const Ranks = z
+  .custom<Record<string, unknown>>(isObject, 'must be an object of rank names to rates')
+  .superRefine((ranks, ctx) => {
+    for (const [name, rate] of Object.entries(ranks)) {
+      if (name === '' || longerThan(name, 255)) ctx.addIssue({ code: 'custom', path: [name], message: 'a rank name has 1 to 255 characters' });
+      if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'must be a non-negative number' });
+      }
+    }
+  })
+  .transform((ranks) => Object.fromEntries(Object.entries(ranks)) as Record<string, number>);
 
 /** Every client field that has a default (and that the admin client patch may change). */
 export const ClientSettings = z.strictObject({
@@ -25,8 +44,8 @@ export const ClientSettings = z.strictObject({
   auto_numbering: z.boolean(),
   designated_numbering: z.boolean(),
   rank_feature: z.boolean(),
-  default_rank: z.string().min(1).max(255),
-  ranks: z.record(z.string().min(1).max(255), z.number().nonnegative().finite()),
+  default_rank: z.string().min(1).refine((r) => !longerThan(r, 255), 'must be at most 255 characters'),
+  ranks: Ranks,
   custom_fields: z.array(CustomField).max(50),
   external_keys: z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, max 64')).max(5),
   point_expiry_days: z.number().int().nonnegative().nullable(),
@@ -35,8 +54,13 @@ export const ClientSettings = z.strictObject({
 export const ClientPatch = ClientSettings.partial();
 export type ClientPatch = z.infer<typeof ClientPatch>;
 
-/** A seed customer: the register parameters of the spec (validated like a register call) plus an optional fixed id. */
-const SeedMember = z.looseObject({ id: z.string().min(1).optional() });
+/**
+ * A seed customer: the register parameters of the spec (validated like a register call) plus an optional
+ * fixed id. Kept as the object it is (z.looseObject would drop a physical key named `__proto__`).
+ */
+const SeedMember = z
+  .custom<{ id?: string } & Record<string, unknown>>(isObject, 'must be an object')
+  .refine((m) => m.id === undefined || (typeof m.id === 'string' && m.id !== ''), { message: 'must be a non-empty string', path: ['id'] });
 export type SeedMember = z.infer<typeof SeedMember>;
 
 const ClientInput = ClientPatch.extend({
@@ -81,7 +105,7 @@ export class ConfigError extends Error {
 
 /** Checks that hold across fields; returns the first problem or undefined. */
 export function clientProblem(c: Omit<ClientConfig, 'members'>): string | undefined {
-  if (!(c.default_rank in c.ranks)) return `client ${c.client_id}: default_rank "${c.default_rank}" is not in ranks`;
+  if (!Object.hasOwn(c.ranks, c.default_rank)) return `client ${c.client_id}: default_rank "${c.default_rank}" is not in ranks`;
   const columns = new Set(c.custom_fields.map((f) => f.column));
   if (columns.size !== c.custom_fields.length) return `client ${c.client_id}: a custom field column is listed twice`;
   const keys = new Set(c.custom_fields.map((f) => f.key));

@@ -7,6 +7,7 @@ import { MESSAGES } from '../shared/openapi/messages.js';
 import { formatDateTime, parseDateTime } from './clock.js';
 import { apiErrors } from './errors.js';
 import type { ClientState, Member } from './model.js';
+import { charCount, longerThan } from './text.js';
 
 const SINGLE_BYTE = /^[\x20-\x7e]*$/;
 const EXTERNAL_ID = /^[A-Za-z0-9*._-]+$/;
@@ -53,7 +54,7 @@ function validate(client: ClientState, body: Body, existing: Member | undefined,
       return undefined;
     }
     if (singleByte && !SINGLE_BYTE.test(v)) errors.push(MESSAGES.singleByte(label(field)));
-    if (v.length > max) errors.push(MESSAGES.maxLength(label(field), max));
+    if (longerThan(v, max)) errors.push(MESSAGES.maxLength(label(field), max));
     return v;
   };
 
@@ -80,7 +81,7 @@ function validate(client: ClientState, body: Body, existing: Member | undefined,
     const v = str('password', 255, true);
     if (v === '') errors.push(MESSAGES.passwordRequired);
     else if (v !== undefined) {
-      if (v.length < 4) errors.push(MESSAGES.minLength('password', 4));
+      if (charCount(v) < 4) errors.push(MESSAGES.minLength('password', 4));
       changes.password = v;
     }
   }
@@ -89,7 +90,7 @@ function validate(client: ClientState, body: Body, existing: Member | undefined,
     if (v === '') errors.push(MESSAGES.passwordRequired);
     else if (v !== undefined) {
       const current = existing?.rank ?? client.config.default_rank;
-      if (!(v in client.config.ranks)) errors.push(MESSAGES.rankInvalid);
+      if (!Object.hasOwn(client.config.ranks, v)) errors.push(MESSAGES.rankInvalid);
       else if (client.config.rank_feature && !operator && v !== current) errors.push(MESSAGES.rankLocked);
       else changes.rank = v;
     }
@@ -132,7 +133,7 @@ function validateColumns(client: ClientState, body: Body, changes: MemberChanges
   let missingSettingReported = false;
   for (const [name, raw] of Object.entries(body)) {
     // A physical key name stands for its column; a column name wins when both are sent.
-    const field = byColumn.get(name) ?? (byKey.has(name) && !(byKey.get(name)!.column in body) ? byKey.get(name) : undefined);
+    const field = byColumn.get(name) ?? (byKey.has(name) && !Object.hasOwn(body, byKey.get(name)!.column) ? byKey.get(name) : undefined);
     if (!field) {
       if (COLUMN.test(name) && fields.length === 0 && !missingSettingReported) {
         errors.push(MESSAGES.customFieldsNotConfigured);
@@ -194,7 +195,7 @@ function validateExternalIds(
       errors.push(MESSAGES.externalIdString(key));
       continue;
     }
-    if (value.length > 255) errors.push(MESSAGES.externalIdMax(key));
+    if (longerThan(value, 255)) errors.push(MESSAGES.externalIdMax(key));
     else if (!EXTERNAL_ID.test(value)) errors.push(MESSAGES.externalIdFormat(key));
     else {
       const owner = client.byExternal.get(key)?.get(value);

@@ -1,6 +1,7 @@
 /** The two member forms of the spec: the list item and the detail form (field order as the spec lists it). */
 import type { Member, ClientSettingsState } from './model.js';
 import { heldPoints, pointDisplayFields } from './points.js';
+import { setOwn } from './text.js';
 
 const ALL_COLUMNS = Array.from({ length: 50 }, (_, i) => `column${String(i + 1).padStart(2, '0')}`);
 
@@ -34,7 +35,7 @@ export function detailForm(client: ClientSettingsState, member: Member, now: num
   if (client.uses_points) Object.assign(out, pointDisplayFields(client, member, now));
   if (opts.withColumnKey) {
     const fields = [...client.custom_fields].sort((a, b) => a.column.localeCompare(b.column));
-    for (const f of fields) out[f.key] = member.columns.get(f.column) ?? null;
+    for (const f of fields) setOwn(out, f.key, member.columns.get(f.column) ?? null);
   }
   if (opts.externalIds) out.external_ids = Object.fromEntries(member.external_ids);
   out.logined_at = member.logined_at;

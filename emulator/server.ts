@@ -4,15 +4,15 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { registerBodyParsers } from './body.js';
+import { registerBodyParsers, UnreadableBody } from './body.js';
 import { ApiError, apiErrors } from './errors.js';
+import { answerClientError, BODY_LIMIT, bodyProblem, MAX_PARAM_LENGTH, RawRouteMatcher } from './framework.js';
 import type { ClientState } from './model.js';
 import { ADMIN_PREFIX, registerAdminRoutes } from './routes/admin.js';
 import { API_ROUTES, type ApiResult, type ApiRoute } from './routes/api.js';
 import type { EmulatorState } from './state.js';
 
 const toFastifyPath = (template: string): string => template.replace(/\{(\w+)\}/g, ':$1');
-const toRegExp = (template: string): RegExp => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
 const pathOf = (url: string): string => {
   const q = url.indexOf('?');
   return q < 0 ? url : url.slice(0, q);
@@ -49,7 +49,8 @@ interface Answer extends ApiResult {
 
 const fromError = (e: ApiError): Answer => ({ status: e.status, body: e.body, headers: e.headers });
 
-function execute(state: EmulatorState, route: ApiRoute, req: FastifyRequest, now: number): Answer {
+/** `pathProblem`: a path parameter the router could not read; it is a parameter error, answered after the token and contract checks. */
+function execute(state: EmulatorState, route: ApiRoute, req: FastifyRequest, now: number, pathProblem?: string): Answer {
   try {
     const base = {
       state,
@@ -58,7 +59,10 @@ function execute(state: EmulatorState, route: ApiRoute, req: FastifyRequest, now
       query: req.query as Record<string, unknown>,
       body: req.body,
     };
-    return route.auth ? route.handle({ ...base, client: authenticate(state, req, now) }) : route.handle(base);
+    if (!route.auth) return route.handle(base);
+    const client = authenticate(state, req, now);
+    if (pathProblem !== undefined) throw apiErrors.validation([pathProblem]);
+    return route.handle({ ...base, client });
   } catch (e) {
     if (e instanceof ApiError) return fromError(e);
     // A bug in the emulator: answer as the spec's server error, but leave a trace for whoever runs it.
@@ -83,7 +87,13 @@ function dropConnection(req: FastifyRequest, reply: FastifyReply): void {
   req.raw.socket.destroy();
 }
 
-async function handleApi(state: EmulatorState, route: ApiRoute, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function handleApi(
+  state: EmulatorState,
+  route: ApiRoute,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  pathProblem?: string,
+): Promise<void> {
   const now = state.clock.now();
   const clientId = namedClient(state, route, req);
   if (clientId !== undefined) {
@@ -91,7 +101,7 @@ async function handleApi(state: EmulatorState, route: ApiRoute, req: FastifyRequ
   }
   const fault = state.faults.take(req.method, pathOf(req.url));
   if (fault?.fault === 'reset_before') return dropConnection(req, reply);
-  const answer = fault?.fault === 'error_500' ? fromError(apiErrors.server()) : execute(state, route, req, now);
+  const answer = fault?.fault === 'error_500' ? fromError(apiErrors.server()) : execute(state, route, req, now, pathProblem);
   if (fault?.fault === 'reset_after_commit') return dropConnection(req, reply);
   if (fault?.fault === 'delay') await sleep(fault.delayMs);
   await send(reply, answer);
@@ -101,46 +111,73 @@ export interface ServerOptions {
   state: EmulatorState;
 }
 
+/** A 404 or 405: no route to count it under, but a request without a User-Agent still shows under the client its token names. */
+function answerNoRoute(state: EmulatorState, req: FastifyRequest, reply: FastifyReply, knownPath: boolean): FastifyReply {
+  if (req.headers['user-agent'] === undefined) {
+    const token = bearerToken(req);
+    const clientId = token === undefined ? undefined : state.tokens.get(token)?.clientId;
+    if (clientId !== undefined) state.stats.recordMissingUserAgent(clientId);
+  }
+  return send(reply, fromError(knownPath ? apiErrors.methodNotAllowed() : apiErrors.pageNotFound()));
+}
+
 export function buildServer({ state }: ServerOptions): FastifyInstance {
+  const matcher = new RawRouteMatcher(API_ROUTES);
   const app = Fastify({
     logger: false,
     // External IDs (255 characters) and tokens travel in the path.
-    routerOptions: { maxParamLength: 2048 },
-    bodyLimit: 1024 * 1024,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
     keepAliveTimeout: 65_000,
+    // A request arriving while the emulator closes is served (or its connection closed), never Fastify's 503.
+    return503OnClosing: false,
+    // The router refused the path (undecodable or over-long parameter): route it by its raw shape, so it is
+    // answered, counted and faulted like any request to that endpoint, with the parameter error after the token check.
+    frameworkErrors: (error, req: FastifyRequest, reply: FastifyReply) => {
+      const path = pathOf(req.url);
+      if (path.startsWith(`${ADMIN_PREFIX}/`)) return reply.code(400).send({ error: error.message });
+      const found = matcher.match(req.method, path);
+      if (found === 'not_found' || found === 'method_not_allowed') return answerNoRoute(state, req, reply, found === 'method_not_allowed');
+      return handleApi(state, found.route, req, reply, matcher.parameterProblem(found.route, path));
+    },
+    clientErrorHandler: answerClientError,
   });
   registerBodyParsers(app);
 
+  const routeOf = new Map<string, ApiRoute>();
   for (const route of API_ROUTES) {
+    const url = toFastifyPath(route.template);
+    routeOf.set(`${route.method} ${url}`, route);
     app.route({
       method: route.method,
-      url: toFastifyPath(route.template),
+      url,
       handler: (req, reply) => handleApi(state, route, req, reply),
     });
   }
   registerAdminRoutes(app, state);
 
   // A known path with a method it does not allow is a 405, anything else a 404.
-  const patterns = API_ROUTES.map((r) => toRegExp(r.template));
   app.setNotFoundHandler((req, reply) => {
     const path = pathOf(req.url);
     if (path.startsWith(`${ADMIN_PREFIX}/`)) return reply.code(404).send({ error: `no admin call ${req.method} ${path}` });
-    // No route to count it under, but a request without a User-Agent still shows under the client its token names.
-    if (req.headers['user-agent'] === undefined) {
-      const token = bearerToken(req);
-      const clientId = token === undefined ? undefined : state.tokens.get(token)?.clientId;
-      if (clientId !== undefined) state.stats.recordMissingUserAgent(clientId);
-    }
-    const known = patterns.some((re) => re.test(path));
-    return send(reply, fromError(known ? apiErrors.methodNotAllowed() : apiErrors.pageNotFound()));
+    return answerNoRoute(state, req, reply, matcher.knownPath(path));
   });
 
-  app.setErrorHandler((error: { statusCode?: number; message: string }, req, reply) => {
+  app.setErrorHandler(async (error: { statusCode?: number; message: string; code?: string }, req, reply) => {
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (pathOf(req.url).startsWith(`${ADMIN_PREFIX}/`)) return reply.code(status).send({ error: error.message });
+    // The body could not be taken (too large, ...): the endpoint still answers, like for a body that is not
+    // JSON, so the token, contract and customer come first and the request counts.
+    const method = req.routeOptions.method === 'HEAD' ? 'GET' : String(req.routeOptions.method);
+    const route = routeOf.get(`${method} ${req.routeOptions.url}`);
+    if (route && error.code?.startsWith('FST_ERR_CTP_') && !reply.sent) {
+      const problem = bodyProblem(error.code);
+      req.body = problem === undefined ? undefined : new UnreadableBody(problem);
+      return handleApi(state, route, req, reply);
+    }
     if (status === 500) return send(reply, fromError(apiErrors.server()));
-    return reply.code(status).send({ status: false, errors: [error.message] });
+    return send(reply, fromError(apiErrors.badRequest(error.message)));
   });
 
   return app;

@@ -3,8 +3,8 @@
 interface RouteStats {
   total: number;
   maxPerMinute: number;
-  minute: number;
-  inMinute: number;
+  /** Count per clock minute (ms / 60000): the clock may be moved back into a minute already counted. */
+  perMinute: Map<number, number>;
 }
 
 interface ClientStats {
@@ -23,16 +23,13 @@ export class StatsRecorder {
     if (isTokenRequest) c.tokenRequests += 1;
     if (!hasUserAgent) c.missingUserAgent += 1;
     let r = c.routes.get(routeKey);
-    if (!r) c.routes.set(routeKey, (r = { total: 0, maxPerMinute: 0, minute: -1, inMinute: 0 }));
+    if (!r) c.routes.set(routeKey, (r = { total: 0, maxPerMinute: 0, perMinute: new Map() }));
     // Minutes of the emulator's clock (Y-m-d H:i).
     const minute = Math.floor(now / 60_000);
-    if (minute !== r.minute) {
-      r.minute = minute;
-      r.inMinute = 0;
-    }
+    const inMinute = (r.perMinute.get(minute) ?? 0) + 1;
+    r.perMinute.set(minute, inMinute);
     r.total += 1;
-    r.inMinute += 1;
-    if (r.inMinute > r.maxPerMinute) r.maxPerMinute = r.inMinute;
+    if (inMinute > r.maxPerMinute) r.maxPerMinute = inMinute;
   }
 
   /** A request that reached no endpoint (404/405): it only shows in `missing_user_agent`. */
@@ -43,12 +40,13 @@ export class StatsRecorder {
   }
 
   snapshot(): { clients: Record<string, unknown> } {
-    const clients: Record<string, unknown> = {};
-    for (const [id, c] of this.clients) {
-      const routes: Record<string, { total: number; max_per_minute: number }> = {};
-      for (const [key, r] of c.routes) routes[key] = { total: r.total, max_per_minute: r.maxPerMinute };
-      clients[id] = { routes, token_requests: c.tokenRequests, missing_user_agent: c.missingUserAgent };
-    }
+    // Object.fromEntries keeps a client named __proto__ as an own key.
+    const clients = Object.fromEntries(
+      [...this.clients].map(([id, c]) => {
+        const routes = Object.fromEntries([...c.routes].map(([key, r]) => [key, { total: r.total, max_per_minute: r.maxPerMinute }]));
+        return [id, { routes, token_requests: c.tokenRequests, missing_user_agent: c.missingUserAgent }];
+      }),
+    );
     return { clients };
   }
 }

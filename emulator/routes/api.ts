@@ -11,6 +11,7 @@ import type { ClientState, Member } from '../model.js';
 import { applyPoints, calculatePoints, expiryPage, heldPoints, historyPage, paginate, type Page } from '../points.js';
 import { detailForm, listItem } from '../render.js';
 import type { EmulatorState } from '../state.js';
+import { longerThan, ownValue } from '../text.js';
 
 /** What a handler of an endpoint without authentication (the token endpoint) sees. */
 export interface PublicContext {
@@ -102,7 +103,7 @@ function pointExtras(ctx: ApiContext, body: Body, addition: boolean, errors: str
       errors.push(MESSAGES.mustBeString(field));
       return null;
     }
-    if (v.length > 255) errors.push(MESSAGES.maxLength(field, 255));
+    if (longerThan(v, 255)) errors.push(MESSAGES.maxLength(field, 255));
     return v;
   };
   const title = text('title') ?? '';
@@ -321,7 +322,7 @@ export const API_ROUTES: ApiRoute[] = [
       }
       const extras = pointExtras(ctx, body, true, errors);
       if (errors.length > 0 || amount === undefined) throw apiErrors.validation(errors);
-      const point = calculatePoints(amount, ctx.client.config.ranks[m.rank] ?? 0);
+      const point = calculatePoints(amount, ownValue(ctx.client.config.ranks, m.rank) ?? 0);
       applyPoints(m, { point, ...extras }, ctx.now);
       return detail(ctx, m, false, false);
     },

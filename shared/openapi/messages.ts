@@ -57,6 +57,13 @@ export const MESSAGES = {
   perPageRange: 'The per page must be an integer between 1 and 1000.',
   pageMin: 'The page must be an integer of at least 1.',
   idRequired: 'The id field is required.',
+  // Requests the HTTP layer cannot read (the emulator's choices; the spec shows none of them).
+  pathEncoding: (field: string) => `The ${field} must be valid percent-encoded UTF-8.`,
+  bodyTooLarge: (bytes: number) => `The request body may not be greater than ${bytes} bytes.`,
+  bodyUnreadable: 'The request body could not be read.',
+  requestMalformed: 'The request is not valid HTTP.',
+  requestHeadTooLarge: 'The request line and headers are too large.',
+  requestTimeout: 'The request did not arrive in time.',
 } as const;
 
 /** The point grant's lower bound (the spec says one exists but does not show it): the emulator's choice. */

@@ -26,6 +26,26 @@ describe('GET /__emulator/stats', () => {
     expect((await emu.stats('test-client'))?.routes[CALC]).toEqual({ total: 4, max_per_minute: 3 });
   });
 
+  it('keeps the count of an earlier minute when the clock is moved back into it', async () => {
+    await calc();
+    await calc();
+    await emu.setClock('2026-01-15 10:05:00');
+    await calc();
+    await emu.setClock('2026-01-15 10:00:30');
+    await calc();
+    expect((await emu.stats('test-client'))?.routes[CALC]).toEqual({ total: 4, max_per_minute: 3 });
+  });
+
+  it('counts each clock minute apart, whatever the order of the requests', async () => {
+    await emu.setClock('2026-01-15 10:01:00');
+    await calc();
+    await emu.setClock('2026-01-15 10:00:00');
+    await calc();
+    await emu.setClock('2026-01-15 10:01:59');
+    await calc();
+    expect((await emu.stats('test-client'))?.routes[CALC]).toEqual({ total: 3, max_per_minute: 2 });
+  });
+
   it('counts token requests', async () => {
     await connect(emu);
     expect((await emu.stats('test-client'))?.token_requests).toBe(2);

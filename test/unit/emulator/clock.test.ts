@@ -6,6 +6,10 @@ describe('parseDateTime', () => {
     expect(formatDateTime(parseDateTime('2026-02-28 23:59:59', 'second')!)).toBe('2026-02-28 23:59:59');
   });
 
+  it('reads a year before 100 as itself, not as 19xx', () => {
+    expect(formatDateTime(parseDateTime('0001-01-01 00:00:00', 'second')!)).toBe('0001-01-01 00:00:00');
+  });
+
   it('refuses a day that does not exist', () => {
     expect(parseDateTime('2026-02-29', 'date')).toBeUndefined();
   });
