@@ -5,6 +5,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { ENV } from '../shared/config/environment.js';
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
+import { capFields } from '../shared/text/index.js';
 import { createDocumentClient, createLedger, type Clock, type Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, environmentCredentials, secretsManagerCredentials } from '../shared/openapi/index.js';
 import {
@@ -133,9 +134,10 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
 function powertoolsLogger(env: NodeJS.ProcessEnv): ProcessEventsLogger {
   const logger = new Logger({ serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'process-events' });
   return {
-    info: (message, extra = {}) => logger.info(message, extra),
-    warn: (message, extra = {}) => logger.warn(message, extra),
-    error: (message, extra = {}) => logger.error(message, extra),
+    // Texts from upstream and from the event itself are bounded (about 1 KB each).
+    info: (message, extra = {}) => logger.info(message, capFields(extra)),
+    warn: (message, extra = {}) => logger.warn(message, capFields(extra)),
+    error: (message, extra = {}) => logger.error(message, capFields(extra)),
   };
 }
 
