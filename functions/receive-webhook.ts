@@ -1,8 +1,9 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ENV } from '../shared/config/environment.js';
 import { webhookSecretsFromEnvironment } from '../shared/config/webhook-secrets.js';
-import { maxBodyBytesFrom, queueUrlFrom } from '../shared/intake/config.js';
+import { maxBodyBytesFrom, queueUrlFrom, replayWindowDaysFrom } from '../shared/intake/config.js';
 import { createJsonLogger } from '../shared/intake/logger.js';
+import { emfCounter } from '../shared/intake/metrics.js';
 import { type IntakeAnswer, type IntakeDeps, type IntakeRequest, receiveWebhook } from '../shared/intake/intake.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
 import { loadSources } from '../shared/sources/registry.js';
@@ -70,6 +71,8 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
     now: overrides.now ?? Date.now,
     maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFrom(env),
     logger: overrides.logger ?? createJsonLogger(env),
+    replayWindowDays: overrides.replayWindowDays ?? replayWindowDaysFrom(env),
+    count: overrides.count ?? emfCounter(env),
   };
 }
 

@@ -3,7 +3,11 @@ import { PointsEvent } from '../points/events.js';
 import type { EventQueue } from '../queue/types.js';
 import type { SourceSet } from '../sources/registry.js';
 import type { RequestHeaders, SignedRequest, SourceError } from '../sources/types.js';
+import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
+import { METRIC, type MetricName } from '../metrics/names.js';
 import { readBody } from './body.js';
+import { replayWindowDays } from './config.js';
+import { tooOldReason } from './replay.js';
 import { queueMessageFor } from './message.js';
 
 /** A webhook request, whatever carried it (API Gateway, the local HTTP server, a test). */
@@ -66,7 +70,13 @@ export interface IntakeDeps {
   readonly now: () => number;
   readonly maxBodyBytes: number;
   readonly logger?: IntakeLogger;
+  /** Events older than this many days are ignored (default: from the default ledger retention). */
+  readonly replayWindowDays?: number;
+  /** Counts a delivery metric (CloudWatch EMF in the Lambda); dimensions source and kind. */
+  readonly count?: (metric: MetricName, dims: { source: string; kind: string }) => void;
 }
+
+const DEFAULT_REPLAY_WINDOW_DAYS = replayWindowDays(DEFAULT_LEDGER_TTL_DAYS);
 
 function refuse(kind: IntakeErrorKind, message: string, path?: string): IntakeResponse {
   return { statusCode: STATUS_OF[kind], answer: { error: { kind, message, ...(path ? { path } : {}) } } };
@@ -135,6 +145,12 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
     return refuse('invalid_payload', `${path}: ${issue?.message ?? 'invalid'}`, path);
   }
   const event = checked.data;
+  const tooOld = tooOldReason(event, deps.now(), deps.replayWindowDays ?? DEFAULT_REPLAY_WINDOW_DAYS);
+  if (tooOld) {
+    log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: event.eventId, occurredAt: event.occurredAt });
+    deps.count?.(METRIC.deliveriesIgnored, { source: source.name, kind: 'too_old' });
+    return { statusCode: 200, answer: { status: 'ignored', reason: tooOld } };
+  }
   try {
     await deps.queue.send(queueMessageFor(event));
   } catch (e) {
