@@ -8,6 +8,7 @@ import { METRIC, type MetricName } from '../metrics/names.js';
 import { readBody } from './body.js';
 import { replayWindowDays } from './config.js';
 import { tooOldReason } from './replay.js';
+import { unsafeCustomerId } from './path-safety.js';
 import { queueMessageFor } from './message.js';
 
 /** A webhook request, whatever carried it (API Gateway, the local HTTP server, a test). */
@@ -145,6 +146,11 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
     return refuse('invalid_payload', `${path}: ${issue?.message ?? 'invalid'}`, path);
   }
   const event = checked.data;
+  const unsafe = unsafeCustomerId(event);
+  if (unsafe) {
+    log?.warn('webhook refused', { source: source.name, kind: 'invalid_payload', path: unsafe.path });
+    return refuse('invalid_payload', `${unsafe.path}: ${unsafe.problem}`, unsafe.path);
+  }
   const tooOld = tooOldReason(event, deps.now(), deps.replayWindowDays ?? DEFAULT_REPLAY_WINDOW_DAYS);
   if (tooOld) {
     log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: event.eventId, occurredAt: event.occurredAt });
