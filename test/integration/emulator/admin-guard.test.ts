@@ -9,7 +9,7 @@ import { rawRequest } from '../../support/raw-http.js';
 
 let emulator: TestEmulator;
 let port: string;
-const FAULT = { path: '^/api/ext/users$', fault: 'error_500', times: 1 };
+const FAULT = { path: '^/api/ext/users$', fault: 'error_500', times: 1 } as const;
 
 beforeAll(async () => {
   emulator = await startTestEmulator();
