@@ -6,6 +6,7 @@ import type { RequestHeaders, SignedRequest, SourceError } from '../sources/type
 import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
 import { METRIC, type MetricName } from '../metrics/names.js';
 import { readBody } from './body.js';
+import { invalidHeader } from './headers.js';
 import { replayWindowDays } from './config.js';
 import { tooOldReason } from './replay.js';
 import { unsafeCustomerId } from './path-safety.js';
@@ -27,6 +28,7 @@ export type IntakeErrorKind =
   | 'method_not_allowed'
   | 'body_too_large'
   | 'malformed_body'
+  | 'invalid_header'
   | 'not_configured'
   | 'unavailable';
 
@@ -46,6 +48,7 @@ export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
   method_not_allowed: 405,
   body_too_large: 413,
   malformed_body: 400,
+  invalid_header: 400,
   missing_signature: 401,
   invalid_signature: 401,
   stale_timestamp: 401,
@@ -125,6 +128,13 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
   if (failure) {
     log?.warn('webhook refused', { source: source.name, kind: failure.kind });
     return refuse(failure.kind, failure.message);
+  }
+
+  // Unsigned headers, checked before a source reads them (the queue's deduplication id is one).
+  const badHeader = invalidHeader(request.headers);
+  if (badHeader) {
+    log?.warn('webhook refused', { source: source.name, kind: 'invalid_header', path: badHeader.path });
+    return refuse('invalid_header', badHeader.message, badHeader.path);
   }
 
   const outcome = source.read(signed);
