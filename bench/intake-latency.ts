@@ -26,7 +26,7 @@ export interface IntakeLatencyFigures {
   queued: number;
 }
 
-const SECRETS = { shopify: 'bench-shopify-secret', pos: 'bench-pos-secret' };
+const SECRETS = { shopify: 'bench-shopify-secret', pos: 'bench-pos-secret-0123456789abcdef' };
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export async function runIntakeLatencyBench(options: { requests?: number } = {}): Promise<IntakeLatencyFigures> {

@@ -4,6 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { adminRefusal, declaresBody } from '../shared/http/admin-guard.js';
 import { registerBodyParsers, UnreadableBody } from './body.js';
 import { ApiError, apiErrors } from './errors.js';
 import { answerClientError, BODY_LIMIT, bodyProblem, MAX_PARAM_LENGTH, RawRouteMatcher } from './framework.js';
@@ -144,6 +145,12 @@ export function buildServer({ state }: ServerOptions): FastifyInstance {
     clientErrorHandler: answerClientError,
   });
   registerBodyParsers(app);
+  // No authentication on the admin API: loopback callers only (shared/http/admin-guard.ts).
+  app.addHook('onRequest', async (req, reply) => {
+    if (!pathOf(req.url).startsWith(`${ADMIN_PREFIX}/`)) return;
+    const refusal = adminRefusal({ headers: req.headers, hasBody: declaresBody(req.headers) });
+    if (refusal) return reply.code(refusal.status).send({ error: refusal.error });
+  });
 
   const routeOf = new Map<string, ApiRoute>();
   for (const route of API_ROUTES) {

@@ -5,8 +5,16 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { ENV } from '../shared/config/environment.js';
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
+import { capFields } from '../shared/text/index.js';
 import { createDocumentClient, createLedger, type Clock, type Ledger } from '../shared/ledger/index.js';
-import { createOpenApiClient, environmentCredentials, secretsManagerCredentials } from '../shared/openapi/index.js';
+import {
+  DEFAULT_MIN_CALL_MS,
+  createInvocationBudget,
+  createOpenApiClient,
+  environmentCredentials,
+  secretsManagerCredentials,
+  type InvocationBudget,
+} from '../shared/openapi/index.js';
 import {
   createProcessor,
   eventIds,
@@ -39,6 +47,8 @@ export type ProcessEventsDeps = {
   logger: ProcessEventsLogger;
   metrics: MetricsSink & { publishStoredMetrics(): void };
   checkpoint?: Checkpoint;
+  /** The invocation's time left, shared with the Open API client built here (see shared/openapi/budget.ts). */
+  budget?: InvocationBudget;
 };
 
 export type ProcessEventsHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
@@ -58,6 +68,7 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     if (upstreamFailure) metrics.addMetric('UpstreamErrors', 'Count', 1);
   });
   const processor = createProcessor({ ...deps, openapi });
+  const budget = deps.budget ?? createInvocationBudget();
 
   const recordHandler = async (record: SQSRecord) => {
     const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
@@ -65,7 +76,12 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     const where = { messageId: record.messageId, receiveCount, ...eventIds(body) };
     let outcome: ProcessOutcome;
     try {
-      outcome = await processor.process(body, { receiveCount });
+      const left = budget.remainingMs();
+      // Not started (nothing claimed, nothing called): back to the queue rather than cut off by the timeout.
+      outcome =
+        left !== undefined && left < DEFAULT_MIN_CALL_MS
+          ? { kind: 'upstream_error', action: 'retry', errorKind: 'timeout', reason: 'too little time left in this invocation to start' }
+          : await processor.process(body, { receiveCount });
     } catch (e) {
       // A bug or an infrastructure failure (DynamoDB): the message goes back, the lease expires.
       logger.error('event failed', { ...where, error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown' });
@@ -83,6 +99,7 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
   return async (event, context) => {
     // One processor per invocation: it keeps the batch's state.
     const batch = new SqsFifoPartialProcessorAsync();
+    if (context) budget.start(() => context.getRemainingTimeInMillis());
     try {
       return await processPartialResponse(event, recordHandler, batch, {
         ...(context ? { context } : {}),
@@ -90,6 +107,7 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
         throwOnFullBatchFailure: false,
       });
     } finally {
+      budget.end();
       metrics.publishStoredMetrics();
     }
   };
@@ -107,7 +125,9 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
   const settings = overrides.settings ?? processingSettingsFromEnv(env);
   const clock = overrides.clock ?? Date.now;
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
+  const budget = overrides.budget ?? createInvocationBudget();
   return {
+    budget,
     settings,
     clock,
     ledger: overrides.ledger ?? ledgerFromEnv(env, settings, clock),
@@ -118,6 +138,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
           ? secretsManagerCredentials(secretId, createSecretsManagerReader())
           : environmentCredentials(env),
         ratePerMinute: settings.rateBudgetPerMinute,
+        remainingMs: budget.remainingMs,
       }),
     logger: overrides.logger ?? powertoolsLogger(env),
     metrics:
@@ -133,9 +154,10 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
 function powertoolsLogger(env: NodeJS.ProcessEnv): ProcessEventsLogger {
   const logger = new Logger({ serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'process-events' });
   return {
-    info: (message, extra = {}) => logger.info(message, extra),
-    warn: (message, extra = {}) => logger.warn(message, extra),
-    error: (message, extra = {}) => logger.error(message, extra),
+    // Texts from upstream and from the event itself are bounded (about 1 KB each).
+    info: (message, extra = {}) => logger.info(message, capFields(extra)),
+    warn: (message, extra = {}) => logger.warn(message, capFields(extra)),
+    error: (message, extra = {}) => logger.error(message, capFields(extra)),
   };
 }
 

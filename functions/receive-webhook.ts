@@ -1,8 +1,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ENV } from '../shared/config/environment.js';
+import { minWebhookSecretChars } from '../shared/config/secret-strength.js';
 import { webhookSecretsFromEnvironment } from '../shared/config/webhook-secrets.js';
-import { maxBodyBytesFrom, queueUrlFrom } from '../shared/intake/config.js';
+import { maxBodyBytesFrom, queueUrlFrom, replayWindowDaysFrom } from '../shared/intake/config.js';
 import { createJsonLogger } from '../shared/intake/logger.js';
+import { emfCounter } from '../shared/intake/metrics.js';
 import { type IntakeAnswer, type IntakeDeps, type IntakeRequest, receiveWebhook } from '../shared/intake/intake.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
 import { loadSources } from '../shared/sources/registry.js';
@@ -63,13 +65,18 @@ export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
 }
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ReceiveWebhookDeps> = {}): ReceiveWebhookDeps {
+  const sources = overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]);
   return {
-    sources: overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]),
-    secrets: overrides.secrets ?? webhookSecretsFromEnvironment(env),
+    sources,
+    secrets:
+      overrides.secrets ??
+      webhookSecretsFromEnvironment(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) }),
     queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFrom(env) }),
     now: overrides.now ?? Date.now,
     maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFrom(env),
     logger: overrides.logger ?? createJsonLogger(env),
+    replayWindowDays: overrides.replayWindowDays ?? replayWindowDaysFrom(env),
+    count: overrides.count ?? emfCounter(env),
   };
 }
 

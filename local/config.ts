@@ -1,3 +1,4 @@
+import { minWebhookSecretChars } from '../shared/config/secret-strength.js';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../emulator/index.js';
 
 /**
@@ -23,7 +24,8 @@ export const LOCAL_DEFAULTS = {
   emulatorPort: 8787,
   dynamodbPort: 8000,
   shopifySecret: 'demo-shopify-secret',
-  posSecret: 'demo-pos-secret',
+  /** At least 32 characters, as every POS secret must be (shared/config/secret-strength.ts). */
+  posSecret: 'demo-pos-secret-for-local-use-only',
   ledgerTable: 'points-ledger',
   /** Shorter than in AWS, so a failed event is retried while you watch. */
   visibilityTimeoutSeconds: 10,
@@ -71,11 +73,13 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
-function secrets(env: NodeJS.ProcessEnv, name: string, fallback: string): { list: string[]; defaulted: boolean } {
+function secrets(env: NodeJS.ProcessEnv, name: string, fallback: string, minChars: number): { list: string[]; defaulted: boolean } {
   const list = (env[name] ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+  // The same rule the receiver applies: refused here, before anything starts.
+  if (list.some((s) => s.length < minChars)) throw new LocalConfigError(`${name}: each secret must be at least ${minChars} characters`);
   return list.length > 0 ? { list, defaulted: false } : { list: [fallback], defaulted: true };
 }
 
@@ -103,8 +107,8 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
   } catch (e) {
     throw new LocalConfigError(`${LOCAL_ENV.EMULATOR_CONFIG} (${emulatorConfigPath}): ${e instanceof Error ? e.message : String(e)}`);
   }
-  const shopify = secrets(env, LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, LOCAL_DEFAULTS.shopifySecret);
-  const pos = secrets(env, LOCAL_ENV.POS_WEBHOOK_SECRETS, LOCAL_DEFAULTS.posSecret);
+  const shopify = secrets(env, LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, LOCAL_DEFAULTS.shopifySecret, minWebhookSecretChars('shopify'));
+  const pos = secrets(env, LOCAL_ENV.POS_WEBHOOK_SECRETS, LOCAL_DEFAULTS.posSecret, minWebhookSecretChars('pos'));
   const tableName = env[LOCAL_ENV.LEDGER_TABLE]?.trim() || LOCAL_DEFAULTS.ledgerTable;
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
     throw new LocalConfigError(`${LOCAL_ENV.LEDGER_TABLE} must be 3-255 letters, digits, _ . or -`);

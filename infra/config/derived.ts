@@ -36,6 +36,8 @@ export function receiverEnvironment(
     [ENV.QUEUE_URL]: refs.queueUrl,
     [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(stage.sources)),
     [ENV.WEBHOOK_SECRET_ARNS]: refs.webhookSecretArnsJson,
+    // The replay window is derived from the ledger's retention: one setting for both.
+    [ENV.LEDGER_TTL_DAYS]: String(stage.processing.ledgerTtlDays),
     ...powertoolsEnvironment(stage),
   };
 }

@@ -119,12 +119,21 @@ export class OperationsAlarms extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
       pendingWindow: Duration.days(7),
     });
-    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    const stack = Stack.of(this);
+    // CloudWatch may use the key only on behalf of this account (no confused deputy).
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowCloudWatchOfThisAccount',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+      }),
+    );
     const topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
     // The TLS-only topic policy replaces SNS's default one, which is what let same-account alarms
     // publish: without this statement every alarm action fails ("no resource-based policy allows").
     // Only this stage's alarms, in this account (no confused deputy).
-    const stack = Stack.of(this);
     topic.addToResourcePolicy(
       new PolicyStatement({
         sid: 'AllowThisStagesAlarmsToPublish',

@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { REPO_ROOT } from '../paths.js';
@@ -14,6 +15,8 @@ export type BundledFunctionProps = {
   timeoutSeconds: number;
   environment: Record<string, string>;
   logRetention: RetentionDays;
+  /** Encrypts the function's log group. */
+  logsKey?: IKey;
   removalPolicy: RemovalPolicy;
   /** Modules left out of the bundle and taken from the Lambda runtime (default: none). */
   externalModules?: string[];
@@ -35,6 +38,7 @@ export class BundledFunction extends Construct {
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,
+      ...(props.logsKey ? { encryptionKey: props.logsKey } : {}),
     });
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),

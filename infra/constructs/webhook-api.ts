@@ -11,6 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
@@ -20,6 +21,8 @@ export type WebhookApiProps = {
   rateLimit: number;
   burstLimit: number;
   logRetention: RetentionDays;
+  /** Encrypts the access log group. */
+  logsKey?: IKey;
   removalPolicy: RemovalPolicy;
 };
 
@@ -53,6 +56,7 @@ export class WebhookApi extends Construct {
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,
+      ...(props.logsKey ? { encryptionKey: props.logsKey } : {}),
     });
     this.stage = new HttpStage(this, 'Stage', {
       httpApi: this.api,

@@ -16,6 +16,7 @@ import { EventQueue } from '../constructs/event-queue.js';
 import { LedgerTable } from '../constructs/ledger-table.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
+import { LogsKey } from '../constructs/logs-key.js';
 
 export type IntegrationStackProps = StackProps & { config: StageConfig };
 
@@ -38,6 +39,7 @@ export class IntegrationStack extends Stack {
     // Data that matters survives the stack in production; elsewhere a stage is disposable.
     const removalPolicy = config.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const logRetention = config.observability.logRetentionDays as RetentionDays;
+    const logsKey = new LogsKey(this, 'LogsKey', { removalPolicy }).key;
 
     this.ledger = new LedgerTable(this, 'Ledger', { production: config.production });
     this.events = new EventQueue(this, 'Events', {
@@ -75,6 +77,7 @@ export class IntegrationStack extends Stack {
       timeoutSeconds: config.receiver.timeoutSeconds,
       externalModules: [...FUNCTION_EXTERNAL_MODULES.receiveWebhook],
       logRetention,
+      logsKey,
       removalPolicy,
       environment: receiverEnvironment(config, {
         queueUrl: this.events.queue.queueUrl,
@@ -92,6 +95,7 @@ export class IntegrationStack extends Stack {
       memoryMiB: config.worker.memoryMiB,
       timeoutSeconds: config.worker.timeoutSeconds,
       logRetention,
+      logsKey,
       removalPolicy,
       environment: workerEnvironment(config, {
         tableName: this.ledger.table.tableName,
@@ -116,6 +120,7 @@ export class IntegrationStack extends Stack {
       rateLimit: config.api.rateLimit,
       burstLimit: config.api.burstLimit,
       logRetention,
+      logsKey,
       removalPolicy,
     });
     for (const route of this.api.routes) {

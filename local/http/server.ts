@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { adminRefusal } from '../../shared/http/admin-guard.js';
 import { listen } from '../listen.js';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '../lambda/context.js';
@@ -36,6 +37,8 @@ export interface LocalHttpServer {
 }
 
 const DEFAULT_MAX_PAYLOAD = 10 * 1024 * 1024;
+/** The local stack's admin routes: loopback callers only (shared/http/admin-guard.ts). */
+const LOCAL_ADMIN_PREFIX = '/__local/';
 
 /** The local stand-in for API Gateway: one node:http server turning requests into v2 events. */
 export async function startLocalHttpServer(options: LocalHttpServerOptions): Promise<LocalHttpServer> {
@@ -54,6 +57,10 @@ export async function startLocalHttpServer(options: LocalHttpServerOptions): Pro
     const path = url.split('?', 1)[0]!;
     const routeKey = `${req.method ?? 'GET'} ${path}`;
     const local = localRoutes[routeKey];
+    if (local !== undefined && path.startsWith(LOCAL_ADMIN_PREFIX)) {
+      const refusal = adminRefusal({ headers: req.headers, hasBody: body.length > 0 });
+      if (refusal) return jsonAnswer(refusal.status, { error: refusal.error });
+    }
     if (local !== undefined) return local({ body, query: new URLSearchParams(url.slice(path.length + 1)) });
     const handler = options.apiRoutes[routeKey];
     if (handler === undefined) return gatewayError(404, 'Not Found');

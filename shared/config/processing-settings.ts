@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ENV } from './environment.js';
+import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS } from './ledger-retention.js';
 
 /** A number given as an environment string ("" or absent means: use the default). */
 const envInt = (min: number, max: number, fallback: number) =>
@@ -18,7 +19,7 @@ export const ProcessingSettings = z.object({
    */
   refundWaitSeconds: envInt(0, 7 * 86_400, 120),
   /** Finished ledger records expire after this many days (long enough for late refunds). */
-  ledgerTtlDays: envInt(1, 3650, 400),
+  ledgerTtlDays: envInt(MIN_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, DEFAULT_LEDGER_TTL_DAYS),
   /** A claim's lease. Must outlive one attempt (Lambda timeout) and the client's total timeout. */
   leaseSeconds: envInt(5, 3600, 120),
   /** Open API requests per minute per endpoint this container may send. */

@@ -60,6 +60,17 @@ export interface SecretsManagerWebhookSecretsOptions {
    * a bad signature may force a read.
    */
   reader: SecretReader | (() => Promise<SecretReader>);
+  /** Least length of each secret of a source (shared/config/secret-strength.ts); none when absent. */
+  minLength?: (source: string) => number;
+}
+
+/** The list as is, or a `malformed` error naming the source and the rule (never a value). */
+function longEnough(source: string, list: readonly string[], minLength: ((source: string) => number) | undefined): readonly string[] {
+  const min = minLength?.(source) ?? 0;
+  if (list.some((s) => s.length < min)) {
+    throw new WebhookSecretsError('malformed', source, undefined, `a webhook secret of source ${source} is too short: each must be at least ${min} characters`);
+  }
+  return list;
 }
 
 /** Least time between two forced reads of one webhook secret, so bad signatures cannot flood Secrets Manager. */
@@ -88,7 +99,7 @@ export function secretsManagerWebhookSecrets(opts: SecretsManagerWebhookSecretsO
       }
       const parsed = WebhookSecretValue.safeParse(value);
       if (!parsed.success) throw new WebhookSecretsError('malformed', source);
-      return parsed.data.secrets;
+      return longEnough(source, parsed.data.secrets, opts.minLength);
     },
   };
 }
@@ -114,7 +125,7 @@ function envPrefix(source: string): string {
  */
 export function webhookSecretsFromEnvironment(
   env: NodeJS.ProcessEnv,
-  opts: { reader?: SecretReader | (() => Promise<SecretReader>); now?: () => number } = {},
+  opts: { reader?: SecretReader | (() => Promise<SecretReader>); now?: () => number; minLength?: (source: string) => number } = {},
 ): WebhookSecrets {
   const arns = env[ENV.WEBHOOK_SECRET_ARNS];
   if (arns !== undefined && arns.trim() !== '') {
@@ -133,14 +144,14 @@ export function webhookSecretsFromEnvironment(
           minForcedRefreshMs: WEBHOOK_SECRET_MIN_REFRESH_MS,
           ...(opts.now ? { now: opts.now } : {}),
         }));
-    return secretsManagerWebhookSecrets({ secretIds: ids.data, reader });
+    return secretsManagerWebhookSecrets({ secretIds: ids.data, reader, ...(opts.minLength ? { minLength: opts.minLength } : {}) });
   }
   return {
     async get(source) {
       const prefix = envPrefix(source);
       const list = splitSecrets(env[`${prefix}_WEBHOOK_SECRETS`] ?? env[`${prefix}_WEBHOOK_SECRET`]);
       if (list.length === 0) throw new WebhookSecretsError('not_configured', source);
-      return list;
+      return longEnough(source, list, opts.minLength);
     },
   };
 }

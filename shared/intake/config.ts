@@ -1,4 +1,5 @@
 import { ENV } from '../config/environment.js';
+import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS, REPLAY_MARGIN_DAYS } from '../config/ledger-retention.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 
 /** A missing or unusable intake setting; the message names the variable, never a secret. */
@@ -21,4 +22,20 @@ export function queueUrlFrom(env: NodeJS.ProcessEnv): string {
   const value = env[ENV.QUEUE_URL];
   if (!value) throw new IntakeConfigError(`${ENV.QUEUE_URL} is not set`);
   return value;
+}
+
+/** Days an event stays acceptable: the ledger retention less a margin (at most half the retention). */
+export function replayWindowDays(ledgerTtlDays: number): number {
+  return ledgerTtlDays - Math.min(REPLAY_MARGIN_DAYS, Math.floor(ledgerTtlDays / 2));
+}
+
+/** The replay window from LEDGER_TTL_DAYS, the same setting that sets the ledger's retention. */
+export function replayWindowDaysFrom(env: NodeJS.ProcessEnv): number {
+  const value = env[ENV.LEDGER_TTL_DAYS];
+  if (value === undefined || value.trim() === '') return replayWindowDays(DEFAULT_LEDGER_TTL_DAYS);
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < MIN_LEDGER_TTL_DAYS || n > MAX_LEDGER_TTL_DAYS) {
+    throw new IntakeConfigError(`${ENV.LEDGER_TTL_DAYS} must be an integer from ${MIN_LEDGER_TTL_DAYS} to ${MAX_LEDGER_TTL_DAYS}`);
+  }
+  return replayWindowDays(n);
 }

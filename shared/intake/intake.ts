@@ -3,7 +3,13 @@ import { PointsEvent } from '../points/events.js';
 import type { EventQueue } from '../queue/types.js';
 import type { SourceSet } from '../sources/registry.js';
 import type { RequestHeaders, SignedRequest, SourceError } from '../sources/types.js';
+import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
+import { METRIC, type MetricName } from '../metrics/names.js';
 import { readBody } from './body.js';
+import { invalidHeader } from './headers.js';
+import { replayWindowDays } from './config.js';
+import { tooOldReason } from './replay.js';
+import { unsafeCustomerId } from './path-safety.js';
 import { queueMessageFor } from './message.js';
 
 /** A webhook request, whatever carried it (API Gateway, the local HTTP server, a test). */
@@ -22,6 +28,7 @@ export type IntakeErrorKind =
   | 'method_not_allowed'
   | 'body_too_large'
   | 'malformed_body'
+  | 'invalid_header'
   | 'not_configured'
   | 'unavailable';
 
@@ -41,6 +48,7 @@ export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
   method_not_allowed: 405,
   body_too_large: 413,
   malformed_body: 400,
+  invalid_header: 400,
   missing_signature: 401,
   invalid_signature: 401,
   stale_timestamp: 401,
@@ -66,7 +74,13 @@ export interface IntakeDeps {
   readonly now: () => number;
   readonly maxBodyBytes: number;
   readonly logger?: IntakeLogger;
+  /** Events older than this many days are ignored (default: from the default ledger retention). */
+  readonly replayWindowDays?: number;
+  /** Counts a delivery metric (CloudWatch EMF in the Lambda); dimensions source and kind. */
+  readonly count?: (metric: MetricName, dims: { source: string; kind: string }) => void;
 }
+
+const DEFAULT_REPLAY_WINDOW_DAYS = replayWindowDays(DEFAULT_LEDGER_TTL_DAYS);
 
 function refuse(kind: IntakeErrorKind, message: string, path?: string): IntakeResponse {
   return { statusCode: STATUS_OF[kind], answer: { error: { kind, message, ...(path ? { path } : {}) } } };
@@ -116,6 +130,13 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
     return refuse(failure.kind, failure.message);
   }
 
+  // Unsigned headers, checked before a source reads them (the queue's deduplication id is one).
+  const badHeader = invalidHeader(request.headers);
+  if (badHeader) {
+    log?.warn('webhook refused', { source: source.name, kind: 'invalid_header', path: badHeader.path });
+    return refuse('invalid_header', badHeader.message, badHeader.path);
+  }
+
   const outcome = source.read(signed);
   if (outcome.status === 'ignored') {
     log?.info('webhook ignored', { source: source.name, reason: outcome.reason });
@@ -135,6 +156,17 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
     return refuse('invalid_payload', `${path}: ${issue?.message ?? 'invalid'}`, path);
   }
   const event = checked.data;
+  const unsafe = unsafeCustomerId(event);
+  if (unsafe) {
+    log?.warn('webhook refused', { source: source.name, kind: 'invalid_payload', path: unsafe.path });
+    return refuse('invalid_payload', `${unsafe.path}: ${unsafe.problem}`, unsafe.path);
+  }
+  const tooOld = tooOldReason(event, deps.now(), deps.replayWindowDays ?? DEFAULT_REPLAY_WINDOW_DAYS);
+  if (tooOld) {
+    log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: event.eventId, occurredAt: event.occurredAt });
+    deps.count?.(METRIC.deliveriesIgnored, { source: source.name, kind: 'too_old' });
+    return { statusCode: 200, answer: { status: 'ignored', reason: tooOld } };
+  }
   try {
     await deps.queue.send(queueMessageFor(event));
   } catch (e) {

@@ -1,3 +1,4 @@
+import { capFields } from '../text/index.js';
 import type { IntakeLogger } from './intake.js';
 
 const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, CRITICAL: 50, SILENT: 60 } as const;
@@ -17,7 +18,7 @@ export function createJsonLogger(
   const threshold = Object.hasOwn(LEVELS, wanted) ? LEVELS[wanted as keyof typeof LEVELS] : LEVELS.INFO;
   const log = (level: 'INFO' | 'WARN' | 'ERROR') => (message: string, extra: Record<string, unknown> = {}) => {
     if (LEVELS[level] < threshold) return;
-    write(JSON.stringify({ ...extra, level, message, service, timestamp: now().toISOString() }));
+    write(JSON.stringify({ ...capFields(extra), level, message, service, timestamp: now().toISOString() }));
   };
   return { info: log('INFO'), warn: log('WARN'), error: log('ERROR') };
 }

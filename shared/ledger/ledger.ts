@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Expression } from './expression.js';
+import { capText } from '../text/index.js';
 import {
   AppliedRefund,
   OrderOutcome,
@@ -229,7 +230,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       const e = orderBase(new Expression(), ref, now)
         .set('state', 'done')
         .set('outcome', result.outcome)
-        .set('reason', result.reason)
+        .set('reason', result.reason === undefined ? undefined : capText(result.reason))
         .set('customerId', result.customerId)
         .set('pointsHint', result.pointsHint)
         .set('pointsCredited', result.pointsCredited)
@@ -260,7 +261,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       const now = clock();
       const e = new Expression()
         .set('updatedAt', iso(now))
-        .set('lastError', opts.lastError)
+        .set('lastError', capText(opts.lastError))
         .set('needsReconcile', opts.needsReconcile || undefined);
       if (!opts.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId');
       if (opts.refundId) {
@@ -298,7 +299,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       const e = new Expression()
         .set('state', result.state)
         .set('outcome', result.outcome)
-        .set('reason', result.reason)
+        .set('reason', result.reason === undefined ? undefined : capText(result.reason))
         .set('customerId', result.customerId)
         .set('pointsDebited', result.pointsDebited)
         .set('debitTarget', result.debitTarget)
@@ -316,7 +317,7 @@ export function createLedger(options: LedgerOptions): Ledger {
       const now = clock();
       const e = new Expression()
         .set('state', opts.state)
-        .set('lastError', opts.lastError)
+        .set('lastError', capText(opts.lastError))
         .set('updatedAt', iso(now))
         .remove('leaseOwner', 'leaseUntil');
       const pk = refundKey(ref.source, ref.orderId, ref.refundId);

@@ -4,6 +4,12 @@
  */
 import { MESSAGES } from './messages.js';
 import { OpenApiError, type Executed, type OpenApiErrorKind } from './errors.js';
+import { AnswerTooLargeError } from './transport.js';
+
+function isAbort(e: unknown): boolean {
+  const name = (e as { name?: unknown } | null)?.name;
+  return name === 'AbortError' || name === 'TimeoutError';
+}
 
 /** What the classifier needs to know about the request that failed. */
 export interface FailedRequest {
@@ -98,6 +104,8 @@ const NOT_SENT_CODES = new Set([
   'ENETUNREACH',
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
+  // undici refused to build the request (e.g. a header value with a line break): never sent.
+  'UND_ERR_INVALID_ARG',
 ]);
 
 function errorCode(e: unknown): string | undefined {
@@ -107,10 +115,18 @@ function errorCode(e: unknown): string | undefined {
   return cause && cause !== e ? errorCode(cause) : undefined;
 }
 
+/** Timeouts of one phase, and the call's overall deadline (ours, or an abort undici reports as its own). */
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'CALL_DEADLINE', 'UND_ERR_ABORTED']);
+
 /** Classifies a transport failure (no usable answer). */
 export function classifyTransportError(req: FailedRequest, e: unknown): OpenApiError {
-  const code = errorCode(e) ?? 'UNKNOWN';
-  const timeout = code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+  if (e instanceof AnswerTooLargeError) {
+    // The status came: a 4xx still proves a refusal; a 2xx ran; a 5xx proves nothing.
+    const executed: Executed = e.status >= 400 && e.status < 500 ? 'no' : 'unknown';
+    return new OpenApiError({ kind: 'invalid_response', executed, status: e.status, messages: [e.message], route: req.route });
+  }
+  const code = errorCode(e) ?? (isAbort(e) ? 'UND_ERR_ABORTED' : 'UNKNOWN');
+  const timeout = TIMEOUT_CODES.has(code);
   const sent = !NOT_SENT_CODES.has(code);
   return new OpenApiError({
     kind: timeout ? 'timeout' : 'network',

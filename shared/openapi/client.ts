@@ -21,7 +21,7 @@ import {
   type TokenResponse,
 } from './schemas.js';
 import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
-import { createTransport, type HttpAnswer, type Timeouts, type Transport } from './transport.js';
+import { CallDeadlineError, createTransport, type HttpAnswer, type Timeouts, type Transport } from './transport.js';
 
 export interface OpenApiClientOptions {
   credentials: CredentialsProvider;
@@ -35,6 +35,20 @@ export interface OpenApiClientOptions {
   readRetries?: number;
   /** First backoff step of read retries in ms (default 100); each step doubles, full jitter. */
   retryBaseMs?: number;
+  /**
+   * Overall deadline of one HTTP exchange, connect to last body byte (default 10000 ms): the
+   * per-phase timeouts alone let a trickled answer run on for ever.
+   */
+  callTimeoutMs?: number;
+  /** Largest answer body read (default 1 MiB); a longer one is cut off as `invalid_response`. */
+  maxAnswerBytes?: number;
+  /**
+   * Time left to the caller (the Lambda invocation's remaining time less a margin), read before each
+   * exchange: no call starts with less than `minCallMs` left, and none runs past it.
+   */
+  remainingMs?: () => number | undefined;
+  /** Least time a call may start with (default 1000 ms). */
+  minCallMs?: number;
   /** Clock for token expiry and the limiter (ms). */
   now?: () => number;
   /** How the limiter and retry backoff wait (tests and benchmarks pair it with `now`). */
@@ -118,6 +132,16 @@ const ENDPOINTS = {
 const TOKEN_TEMPLATE = '/api/ext/token';
 const TOKEN_ROUTE = `POST ${TOKEN_TEMPLATE}`;
 
+/** Default overall deadline of one exchange. */
+export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
+/** Default least time left for a call to start. */
+export const DEFAULT_MIN_CALL_MS = 1_000;
+
+/** Refused before sending: the caller's time runs out first (the event goes back to the queue). */
+function outOfTime(route: string): OpenApiError {
+  return new OpenApiError({ kind: 'timeout', executed: 'no', messages: ['too little time left to start the call'], route });
+}
+
 function invalidRequest(route: string, messages: string[]): OpenApiError {
   return new OpenApiError({ kind: 'invalid_request', executed: 'no', messages, route });
 }
@@ -188,7 +212,13 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
   const readRetries = options.readRetries ?? 2;
   const retryBaseMs = options.retryBaseMs ?? 100;
   const provider = options.credentials;
-  const transport: Transport = createTransport({ userAgent: options.userAgent, timeouts: options.timeouts });
+  const transport: Transport = createTransport({
+    userAgent: options.userAgent,
+    timeouts: options.timeouts,
+    ...(options.maxAnswerBytes === undefined ? {} : { maxAnswerBytes: options.maxAnswerBytes }),
+  });
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const minCallMs = options.minCallMs ?? DEFAULT_MIN_CALL_MS;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const limiter = createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep });
   const bases = new Map<string, Base>();
@@ -226,8 +256,16 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
   async function exchange<T>(c: Call<T>, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
     const route = c.route;
     const base = baseOf(creds.baseUrl);
+    const left = options.remainingMs?.();
+    if (left !== undefined && left < minCallMs) throw outOfTime(route);
     const wait = limiter.reserve(route);
-    if (wait > 0) await sleep(wait);
+    if (wait > 0) {
+      if (left !== undefined && left - wait < minCallMs) throw outOfTime(route);
+      await sleep(wait);
+    }
+    const budget = left === undefined ? callTimeoutMs : Math.min(callTimeoutMs, left - wait);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new CallDeadlineError(budget)), budget);
     let answer: HttpAnswer;
     try {
       answer = await transport.send({
@@ -237,9 +275,12 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
         bearer,
         body: c.body,
         idempotent: c.retryable,
+        signal: deadline.signal,
       });
     } catch (e) {
       throw classifyTransportError(failedRequest(c, route), e);
+    } finally {
+      clearTimeout(timer);
     }
     if (answer.status >= 200 && answer.status < 300) return c.parse(answer, route);
     throw classifyAnswer(failedRequest(c, route), answer.status, answer.headers, answer.text);

@@ -24,7 +24,16 @@ export class CredentialsError extends Error {
   readonly kind = 'invalid_credentials' as const;
 }
 
-const httpUrl = z.url({ protocol: /^https?$/ });
+/** Loopback hosts: plain http stays on this machine (the emulator, `npm start`). */
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** https, or http to this machine only: the client secret and the tokens must not travel in clear. */
+const httpUrl = z
+  .url({ protocol: /^https?$/ })
+  .refine((u) => {
+    const url = new URL(u);
+    return url.protocol === 'https:' || LOOPBACK.test(url.hostname);
+  }, 'must be https (plain http only to 127.0.0.1, localhost or [::1])');
 
 /** The secret's JSON (spec of the deployment: `{ base_url, client_id, client_secret }`). */
 export const CredentialsSecret = z.object({

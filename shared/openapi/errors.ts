@@ -2,6 +2,8 @@
  * The one error every client failure becomes. Callers branch on `kind` and `executed`; nothing
  * downstream reads message strings (the classification from texts happens once, in classify.ts).
  */
+import { capText } from '../text/index.js';
+
 export const OPEN_API_ERROR_KINDS = [
   'member_not_found',
   'not_contracted',
@@ -46,6 +48,16 @@ export interface OpenApiErrorDetails {
   cause?: unknown;
 }
 
+/** At most this many upstream messages are kept (each capped by capText); the rest are counted. */
+const MAX_MESSAGES = 10;
+
+function cappedMessages(messages: string[] | undefined): string[] {
+  if (!messages) return [];
+  const kept = messages.slice(0, MAX_MESSAGES).map((m) => capText(m, 256));
+  if (messages.length > MAX_MESSAGES) kept.push(`(${messages.length - MAX_MESSAGES} more messages)`);
+  return kept;
+}
+
 export class OpenApiError extends Error {
   override readonly name = 'OpenApiError';
   readonly kind: OpenApiErrorKind;
@@ -58,12 +70,14 @@ export class OpenApiError extends Error {
   constructor(d: OpenApiErrorDetails) {
     const where = d.route ? `${d.route}: ` : '';
     const status = d.status === undefined ? '' : ` (HTTP ${d.status}${d.errorCode ? ` ${d.errorCode}` : ''})`;
-    const texts = d.messages && d.messages.length > 0 ? `: ${d.messages.join('; ')}` : '';
-    super(`${where}${d.kind}${status}${texts}`, d.cause === undefined ? undefined : { cause: d.cause });
+    // Upstream texts are the service's (or an impostor's): bounded before they reach logs and the ledger.
+    const messages = cappedMessages(d.messages);
+    const texts = messages.length > 0 ? `: ${messages.join('; ')}` : '';
+    super(capText(`${where}${d.kind}${status}${texts}`), d.cause === undefined ? undefined : { cause: d.cause });
     this.kind = d.kind;
     this.status = d.status;
     this.errorCode = d.errorCode;
-    this.messages = d.messages ?? [];
+    this.messages = messages;
     this.executed = d.executed;
     this.route = d.route;
   }

@@ -1,5 +1,7 @@
 /** The Open API client: the public face of shared/openapi. See README.md in this folder. */
 export {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_MIN_CALL_MS,
   createOpenApiClient,
   type OpenApiClient,
   type OpenApiClientOptions,
@@ -44,5 +46,6 @@ export {
   parseDisplayNumber,
   type CustomFieldType,
 } from './values.js';
+export { DEFAULT_BUDGET_MARGIN_MS, createInvocationBudget, type InvocationBudget } from './budget.js';
 export { pathParamProblem, type PathParamRule } from './paths.js';
 export type { SecretReader } from '../config/secret-reader.js';

@@ -15,6 +15,30 @@ export interface Timeouts {
 
 export const DEFAULT_TIMEOUTS = { connectMs: 3_000, headersMs: 10_000, bodyMs: 10_000 } as const;
 
+/** The largest answer body read (1 MiB): the spec's answers are a few KB; more is refused, not buffered. */
+export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** The reason a call's overall deadline aborts it. */
+export class CallDeadlineError extends Error {
+  override readonly name = 'CallDeadlineError';
+  readonly code = 'CALL_DEADLINE';
+  constructor(readonly ms: number) {
+    super(`no complete answer within ${ms} ms`);
+  }
+}
+
+/** An answer body over the cap: the transfer is cut off; the status came and is kept. */
+export class AnswerTooLargeError extends Error {
+  override readonly name = 'AnswerTooLargeError';
+  readonly code = 'ANSWER_TOO_LARGE';
+  constructor(
+    readonly status: number,
+    readonly maxBytes: number,
+  ) {
+    super(`answer larger than ${maxBytes} bytes`);
+  }
+}
+
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   origin: string;
@@ -23,6 +47,8 @@ export interface HttpRequest {
   bearer?: string;
   body?: unknown;
   idempotent: boolean;
+  /** Ends the whole exchange (connect, headers and body) when aborted: the call's overall deadline. */
+  signal?: AbortSignal;
 }
 
 export interface HttpAnswer {
@@ -36,8 +62,9 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts } = {}): Transport {
+export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts; maxAnswerBytes?: number } = {}): Transport {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const maxAnswerBytes = opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
   const pools = new Map<string, Pool>();
   // A Pool straight away, not an Agent: one lookup less per call, same keep-alive behaviour.
@@ -70,8 +97,9 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts 
         body,
         // Only side-effect-free reads may share a pipeline slot with a request still in flight.
         idempotent: req.idempotent,
+        ...(req.signal ? { signal: req.signal } : {}),
       });
-      return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+      return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, res.statusCode, maxAnswerBytes) };
     },
     async close() {
       const all = [...pools.values()];
@@ -79,4 +107,20 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts 
       await Promise.all(all.map((p) => p.close()));
     },
   };
+}
+
+/** Reads a body as UTF-8 up to `max` bytes; past it the stream is destroyed (the rest never read). */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, status: number, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      const e = new AnswerTooLargeError(status, max);
+      body.destroy(e);
+      throw e;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
 }

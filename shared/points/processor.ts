@@ -48,9 +48,21 @@ export function createProcessor(deps: ProcessorDeps): Processor {
         return { kind: 'invalid_event', action: 'retry', reason };
       }
       const event = parsed.data;
+      // Intake ignores these already (with a margin); this catches what was queued or redriven since.
+      if (olderThanRetention(event.occurredAt, deps.clock(), deps.settings.ledgerTtlDays)) {
+        return { kind: 'skipped', action: 'ack', reason: 'too_old' };
+      }
       return event.type === 'purchase' ? processPurchase(deps, event, runFollowUps) : processRefund(deps, event);
     },
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/** The ledger may have forgotten an event this old: acting on it could credit or debit twice. */
+function olderThanRetention(occurredAt: string, nowMs: number, ledgerTtlDays: number): boolean {
+  const at = Date.parse(occurredAt);
+  return !Number.isNaN(at) && at < nowMs - ledgerTtlDays * DAY_MS;
 }
 
 function safeJson(text: string): unknown {

@@ -6,6 +6,7 @@ import { type Decimal, compareDecimals, subtractDecimals, toUnits, ZERO } from '
 import { CurrencyCode, DateTimeWithOffset, DecimalString, invalid, schemaError } from './payload.js';
 import { EXTERNAL_ID, ExternalKey, commonSettings, renderTitle } from './settings.js';
 import { decodeHex, hmacSha256, macEquals } from './signature.js';
+import { pathSafe } from './path-safe.js';
 import {
   type Outcome,
   type SignedRequest,
@@ -39,9 +40,9 @@ const Amount = DecimalString.refine((d) => compareDecimals(d, ZERO) >= 0, { mess
 
 const PosCustomer = z
   .object({
-    cardNumber: z.string().regex(EXTERNAL_ID, 'expected 1-255 letters, digits, or * - . _').optional(),
+    cardNumber: z.string().regex(EXTERNAL_ID, 'expected 1-255 letters, digits, or * - . _').superRefine(pathSafe('externalId')).optional(),
     externalKey: ExternalKey.optional(),
-    externalId: z.string().regex(EXTERNAL_ID, 'expected 1-255 letters, digits, or * - . _').optional(),
+    externalId: z.string().regex(EXTERNAL_ID, 'expected 1-255 letters, digits, or * - . _').superRefine(pathSafe('externalId')).optional(),
   })
   .refine((c) => (c.cardNumber !== undefined) !== (c.externalKey !== undefined || c.externalId !== undefined), {
     message: 'give either cardNumber or externalKey with externalId',

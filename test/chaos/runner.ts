@@ -36,7 +36,7 @@ export interface ChaosOptions {
 }
 
 export const CHAOS_CLIENT = { clientId: 'chaos-client', clientSecret: 'chaos-secret' } as const;
-export const CHAOS_SECRETS: SenderSecrets = { shopify: 'chaos-shopify-secret', pos: 'chaos-pos-secret' };
+export const CHAOS_SECRETS: SenderSecrets = { shopify: 'chaos-shopify-secret', pos: 'chaos-pos-secret-0123456789abcdef' };
 /** The worker's Open API response timeout in the run: a `delay` fault holds answers longer. */
 export const CHAOS_CLIENT_TIMEOUT_MS = 1000;
 

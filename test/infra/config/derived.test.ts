@@ -1,3 +1,4 @@
+import { replayWindowDaysFrom } from '../../../shared/intake/config.js';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../../shared/config/index.js';
 // The worker's own reader of its settings: the infra must write what it reads.
@@ -54,5 +55,15 @@ describe('the functions’ environment derived from a stage', () => {
     };
     expect(workerEnvironment(stage, refs)).toMatchObject(expected);
     expect(receiverEnvironment(stage, { queueUrl: 'q', webhookSecretArnsJson: '{}' })).toMatchObject(expected);
+  });
+});
+
+describe('one retention setting for the ledger and the replay window', () => {
+  it('gives the receiver the ledger retention the worker gets, so intake derives its replay window from it', () => {
+    const stage = loadStageConfig(INFRA_DIR, 'production');
+    const receiver = receiverEnvironment(stage, { queueUrl: 'q', webhookSecretArnsJson: '{}' });
+    const worker = workerEnvironment(stage, refs);
+    expect(receiver[ENV.LEDGER_TTL_DAYS]).toBe(worker[ENV.LEDGER_TTL_DAYS]);
+    expect(replayWindowDaysFrom(receiver)).toBe(stage.processing.ledgerTtlDays - 30);
   });
 });

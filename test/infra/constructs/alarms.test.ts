@@ -47,6 +47,15 @@ describe('operations alarms', () => {
     expect(JSON.stringify(key!.Properties.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
   });
 
+  it('let CloudWatch use the topic key only on behalf of this account (no confused deputy)', () => {
+    const template = alarmsTemplate({});
+    const [key] = Object.values(template.findResources('AWS::KMS::Key'));
+    const statements = key!.Properties.KeyPolicy.Statement as Array<{ Principal?: { Service?: string }; Condition?: Record<string, Record<string, unknown>> }>;
+    const forCloudWatch = statements.filter((s) => s.Principal?.Service === 'cloudwatch.amazonaws.com');
+    expect(forCloudWatch).toHaveLength(1);
+    expect(forCloudWatch[0]!.Condition?.StringEquals?.['aws:SourceAccount']).toBe('111111111111');
+  });
+
   it("let this stage's alarms publish to the created topic, whose TLS-only policy replaces SNS's default one", () => {
     const template = alarmsTemplate({});
     const [topicId] = Object.keys(template.findResources('AWS::SNS::Topic'));

@@ -58,6 +58,14 @@ describe('pipeline', () => {
     expect([...commands].sort((a, b) => a - b)).toEqual(commands);
   });
 
+  it('fails the build on a high-severity advisory in a production dependency (npm audit), before synthesising', () => {
+    const [synth] = stageNamed('Build').Actions;
+    const spec = buildSpecOf(synth!);
+    const commands = ['npm ci', 'npm audit --omit=dev --audit-level=high', 'npx cdk synth'].map((c) => spec.indexOf(`"${c}"`));
+    expect(commands.every((i) => i >= 0)).toBe(true);
+    expect([...commands].sort((a, b) => a - b)).toEqual(commands);
+  });
+
   it('builds on a maintained Node.js LTS', () => {
     const [synth] = stageNamed('Build').Actions;
     expect(JSON.parse(buildSpecOf(synth!)).phases.install['runtime-versions']).toEqual({ nodejs: '22' });

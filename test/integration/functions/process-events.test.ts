@@ -1,6 +1,7 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { depsFromEnvironment, makeHandler } from '../../../functions/process-events.js';
+import { lambdaContext } from '../../../local/lambda/context.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
 import { purchase, refund, useHarness } from '../shared/points/harness.js';
 import type { PointsEvent } from '../../../shared/points/index.js';
@@ -167,5 +168,28 @@ describe('process-events configuration', () => {
   it('names the variable of an invalid setting', () => {
     expect(() => depsFromEnvironment({ ...env(), INSUFFICIENT_POINTS_POLICY: 'forgive' })).toThrow(/INSUFFICIENT_POINTS_POLICY/);
     expect(() => depsFromEnvironment({ ...env(), LEASE_SECONDS: 'soon' })).toThrow(/LEASE_SECONDS/);
+  });
+});
+
+describe('process-events handler: the invocation time budget', () => {
+  it('does not start an event when the invocation has too little time left, and returns it as a retry', async () => {
+    const event = purchase();
+    const record = sqsRecord(event, 'shopify:cust-gold');
+    const result = await handler()(sqsEvent(record), lambdaContext('process-events', 1_500));
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(await h.ledger.getOrder(event)).toBeUndefined();
+    expect(await h.calls('GET /api/ext/users/external_id/{external_key}/{external_id}')).toBe(0);
+  });
+
+  it('ends a slow points call before the Lambda timeout, recording the outcome as unknown and retried', async () => {
+    // The emulator runs the calculation, then holds the answer back longer than the invocation lasts.
+    await h.emulator.addFault({ method: 'POST', path: '/points/calculation$', fault: 'delay', times: 1, delay_ms: 8_000 });
+    const event = purchase();
+    const record = sqsRecord(event, 'shopify:cust-gold');
+    const started = Date.now();
+    const result = await handler()(sqsEvent(record), lambdaContext('process-events', 5_000));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(await h.ledger.getOrder(event)).toMatchObject({ state: 'pending', needsReconcile: true });
   });
 });

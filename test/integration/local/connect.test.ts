@@ -24,7 +24,7 @@ function captured() {
 
 // Not the demo defaults, so a command only gets them right by reading the same variables as npm start.
 const SHOPIFY_SECRET = 'connect-test-shopify-secret';
-const POS_SECRET = 'connect-test-pos-secret';
+const POS_SECRET = 'connect-test-pos-secret-0123456789';
 
 describe('the demo and the CLI against a running stack on non-default ports', () => {
   const clock = createManualClock(Date.now());

@@ -118,12 +118,20 @@ describe('depsFromEnvironment', () => {
   it('builds working deps from the environment, with the local queue passed as an override', async () => {
     const queue = new RecordingQueue();
     const deps = depsFromEnvironment(
-      { SHOPIFY_WEBHOOK_SECRET: `old,${SECRET}`, SOURCES_CONFIG: '{"shopify": {"amount": {"rule": "minor"}, "expiryDays": 180}}' },
+      { SHOPIFY_WEBHOOK_SECRET: `old-shopify-app-secret,${SECRET}`, SOURCES_CONFIG: '{"shopify": {"amount": {"rule": "minor"}, "expiryDays": 180}}' },
       { queue, logger: recordingLogger().logger },
     );
     const result = await makeHandler(deps)(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, SECRET, 'orders/paid')));
     expect(result.statusCode).toBe(202);
     expect(queue.events()[0]).toMatchObject({ eligibleAmount: 35820, expiryDays: 180 });
+  });
+
+  it('answers 500 not_configured to a POS delivery while the POS secret is shorter than 32 characters', async () => {
+    const body = fixture('pos/sale.json');
+    const deps = depsFromEnvironment({ POS_WEBHOOK_SECRETS: 'demo-pos-secret' }, { queue: new RecordingQueue(), logger: recordingLogger().logger });
+    const result = await makeHandler(deps)(apiGatewayEvent('pos', body, posHeaders(body, 'demo-pos-secret', Math.floor(Date.now() / 1000))));
+    expect(result.statusCode).toBe(500);
+    expect(JSON.parse(result.body ?? '')).toMatchObject({ error: { kind: 'not_configured' } });
   });
 
   it('reads MAX_BODY_BYTES and defaults to 256 KiB', () => {

@@ -10,7 +10,7 @@ async function banner(overrides: Partial<BannerInput> = {}): Promise<string> {
     clientId: 'demo-client',
     clientSecret: 'demo-secret',
     demoEmulatorConfig: true,
-    webhookSecrets: { shopify: ['demo-shopify-secret'], pos: ['demo-pos-secret'] },
+    webhookSecrets: { shopify: ['demo-shopify-secret'], pos: ['demo-pos-secret-for-local-use-only'] },
     defaulted: { shopify: true, pos: true },
     tableName: 'points-ledger',
     visibilityTimeoutSeconds: 10,
@@ -24,8 +24,8 @@ describe('the npm start banner', () => {
   it('shows the demo default secrets, so the printed requests can be pasted as they are', async () => {
     const text = await banner();
     expect(text).toContain('SHOPIFY_WEBHOOK_SECRET=demo-shopify-secret (demo default)');
-    expect(text).toContain('POS_WEBHOOK_SECRETS=demo-pos-secret (demo default)');
-    expect(text).toContain("-hmac 'demo-pos-secret'");
+    expect(text).toContain('POS_WEBHOOK_SECRETS=demo-pos-secret-for-local-use-only (demo default)');
+    expect(text).toContain("-hmac 'demo-pos-secret-for-local-use-only'");
   });
 
   it('never prints secrets set in the environment or a client secret from your own emulator configuration', async () => {

@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH } from '../../../emulator/index.js';
 import { resolveLocalConfig } from '../../../local/config.js';
 
+const TILL_1 = 'till-1-signing-secret-0123456789ab';
+const TILL_2 = 'till-2-signing-secret-0123456789ab';
+
 describe('local configuration', () => {
   let dir: string;
   beforeAll(async () => {
@@ -18,7 +21,7 @@ describe('local configuration', () => {
     const config = await resolveLocalConfig({});
     expect(config.ports).toEqual({ intake: 3000, emulator: 8787, dynamodb: 8000 });
     expect(config.emulatorConfigPath).toBe(DEMO_CONFIG_PATH);
-    expect(config.webhookSecrets).toEqual({ shopify: ['demo-shopify-secret'], pos: ['demo-pos-secret'] });
+    expect(config.webhookSecrets).toEqual({ shopify: ['demo-shopify-secret'], pos: ['demo-pos-secret-for-local-use-only'] });
     expect(config.defaulted).toEqual({ shopify: true, pos: true });
     expect(config).toMatchObject({ clientId: 'demo-client', clientSecret: 'demo-secret', tableName: 'points-ledger' });
   });
@@ -28,12 +31,23 @@ describe('local configuration', () => {
       PORT: '4000',
       EMULATOR_PORT: '0',
       DYNAMODB_PORT: '9000',
-      SHOPIFY_WEBHOOK_SECRET: 'shop-new, shop-old',
-      POS_WEBHOOK_SECRETS: 'till-1,till-2,',
+      SHOPIFY_WEBHOOK_SECRET: 'shop-secret-newest, shop-secret-older',
+      POS_WEBHOOK_SECRETS: `${TILL_1},${TILL_2},`,
     });
     expect(config.ports).toEqual({ intake: 4000, emulator: 0, dynamodb: 9000 });
-    expect(config.webhookSecrets).toEqual({ shopify: ['shop-new', 'shop-old'], pos: ['till-1', 'till-2'] });
+    expect(config.webhookSecrets).toEqual({ shopify: ['shop-secret-newest', 'shop-secret-older'], pos: [TILL_1, TILL_2] });
     expect(config.defaulted).toEqual({ shopify: false, pos: false });
+  });
+
+  it('refuses a POS secret shorter than 32 characters, naming the variable and never the value', async () => {
+    const error = (await resolveLocalConfig({ POS_WEBHOOK_SECRETS: `${TILL_1},till-2` }).catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ kind: 'invalid_local_config' });
+    expect(error.message).toMatch(/POS_WEBHOOK_SECRETS: each secret must be at least 32 characters/);
+    expect(error.message).not.toContain('till-2');
+  });
+
+  it('refuses a Shopify secret shorter than 16 characters', async () => {
+    await expect(resolveLocalConfig({ SHOPIFY_WEBHOOK_SECRET: 'short' })).rejects.toThrow(/SHOPIFY_WEBHOOK_SECRET: each secret must be at least 16 characters/);
   });
 
   it('logs in with the first client and first secret of EMULATOR_CONFIG', async () => {

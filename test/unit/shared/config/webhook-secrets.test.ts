@@ -90,6 +90,20 @@ describe('webhookSecretsFromEnvironment', () => {
     expect(await secrets.get('shopify')).toEqual(['from-sm']);
   });
 
+  it('refuses a secret shorter than the minimum for its source, naming the source and the rule, never the value', async () => {
+    const secrets = webhookSecretsFromEnvironment({ POS_WEBHOOK_SECRETS: `${'p'.repeat(32)},tooshort-secret` }, { minLength: (s) => (s === 'pos' ? 32 : 16) });
+    const error = await secrets.get('pos').catch((e: unknown) => e as Error);
+    expect(error).toMatchObject({ kind: 'malformed', source: 'pos' });
+    expect(String(error)).toMatch(/at least 32 characters/);
+    expect(String(error)).not.toContain('tooshort');
+  });
+
+  it('applies the minimum to secrets read from Secrets Manager too', async () => {
+    const { reader } = readerOver({ [ARN]: '{"secrets": ["short-one"]}' });
+    const secrets = webhookSecretsFromEnvironment({ WEBHOOK_SECRET_ARNS: JSON.stringify({ pos: ARN }) }, { reader, minLength: () => 32 });
+    expect(await kindOf(secrets.get('pos'))).toBe('malformed');
+  });
+
   it('refuses WEBHOOK_SECRET_ARNS that is not a JSON object of ids', () => {
     expect(() => webhookSecretsFromEnvironment({ WEBHOOK_SECRET_ARNS: '["arn"]' })).toThrow(/WEBHOOK_SECRET_ARNS must be a JSON object/);
   });

@@ -25,4 +25,12 @@ describe('createJsonLogger', () => {
     createJsonLogger({}, (l) => lines.push(l), at).info('webhook accepted', { level: 'DEBUG', message: 'spoofed' });
     expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ level: 'INFO', message: 'webhook accepted' });
   });
+
+  it('cuts a long text field to about 1 KB, saying how much was cut', () => {
+    const lines: string[] = [];
+    createJsonLogger({}, (l) => lines.push(l), at).error('queue send failed', { error: 'e'.repeat(2_000_000) });
+    const error = String(JSON.parse(lines[0] ?? '{}').error);
+    expect(error.length).toBeLessThanOrEqual(1024);
+    expect(error).toMatch(/characters cut\)$/);
+  });
 });

@@ -51,7 +51,7 @@ describe('credentials providers', () => {
   });
 
   it('names the missing field of a malformed secret without showing any value', async () => {
-    const { reader } = memoryReader(JSON.stringify({ base_url: 'http://x', client_id: 'c', client_secret: '' }));
+    const { reader } = memoryReader(JSON.stringify({ base_url: 'https://x', client_id: 'c', client_secret: '' }));
     const err = await secretsManagerCredentials('arn', reader).get().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CredentialsError);
     expect((err as Error).message).toBe('secret arn: missing or invalid client_secret');
@@ -66,6 +66,16 @@ describe('credentials providers', () => {
   it('refuses a base URL that is not http(s)', () => {
     expect(() => staticCredentials({ baseUrl: 'ftp://x', clientId: 'c', clientSecret: 's' })).toThrow(/base_url/);
   });
+
+  it('refuses a plain http base URL to another machine: the client secret and tokens would travel in clear', () => {
+    expect(() => staticCredentials({ baseUrl: 'http://membership.example.com', clientId: 'c', clientSecret: 's' })).toThrow(/base_url/);
+  });
+
+  for (const baseUrl of ['http://127.0.0.1:8787', 'http://localhost:8787/', 'http://[::1]:8787', 'https://membership.example.com/base']) {
+    it(`accepts ${baseUrl} (https, or http to this machine)`, () => {
+      expect(() => staticCredentials({ baseUrl, clientId: 'c', clientSecret: 's' })).not.toThrow();
+    });
+  }
 
   it('reads the local environment variables', async () => {
     const env = { OPENAPI_BASE_URL: 'http://127.0.0.1:8787', OPENAPI_CLIENT_ID: 'demo', OPENAPI_CLIENT_SECRET: 'x' };

@@ -1,0 +1,2 @@
+/** Bounds on the texts we keep and log. */
+export { MAX_TEXT_CHARS, capFields, capText } from './cap.js';

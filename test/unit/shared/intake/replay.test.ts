@@ -1,0 +1,80 @@
+/**
+ * Shopify signs no timestamp: a captured delivery replayed after the ledger forgot its order would
+ * credit again. Intake answers such old events 200 `ignored` (nothing queued), inside a window
+ * derived from the ledger's retention (LEDGER_TTL_DAYS) less a margin.
+ */
+import { describe, expect, it } from 'vitest';
+import { staticWebhookSecrets } from '../../../../shared/config/webhook-secrets.js';
+import { replayWindowDays, replayWindowDaysFrom } from '../../../../shared/intake/config.js';
+import { type IntakeDeps, receiveWebhook } from '../../../../shared/intake/index.js';
+import { loadSources } from '../../../../shared/sources/registry.js';
+import { RecordingQueue } from '../../../support/recording-queue.js';
+import { fixture, shopifyHeaders } from '../../../support/webhooks.js';
+
+const SECRET = 'shpss_replay_current_0123456789abcdef';
+const DAY = 86_400_000;
+// The fixture's processed_at: the canonical event's occurredAt.
+const PROCESSED_AT = Date.parse('2026-11-20T14:03:10-05:00');
+const ORDER = fixture('shopify/orders-paid-usd-discount-shipping.json');
+
+function setup(nowMs: number, overrides: Partial<IntakeDeps> = {}) {
+  const queue = new RecordingQueue();
+  const logged: Array<Record<string, unknown>> = [];
+  const counted: Array<{ metric: string; source: string; kind: string }> = [];
+  const deps: IntakeDeps = {
+    sources: loadSources(undefined),
+    secrets: staticWebhookSecrets({ shopify: [SECRET] }),
+    queue,
+    now: () => nowMs,
+    maxBodyBytes: 256 * 1024,
+    logger: {
+      info: (message, extra) => logged.push({ message, ...extra }),
+      warn: (message, extra) => logged.push({ message, ...extra }),
+      error: (message, extra) => logged.push({ message, ...extra }),
+    },
+    count: (metric, dims) => counted.push({ metric, ...dims }),
+    ...overrides,
+  };
+  const send = () =>
+    receiveWebhook({ source: 'shopify', method: 'POST', headers: shopifyHeaders(ORDER, SECRET, 'orders/paid'), body: ORDER, isBase64Encoded: false }, deps);
+  return { queue, logged, counted, send };
+}
+
+describe('replay window at intake', () => {
+  it('answers 200 ignored, queues nothing, logs and counts an order older than the window', async () => {
+    const { send, queue, logged, counted } = setup(PROCESSED_AT + 371 * DAY);
+    const response = await send();
+    expect(response.statusCode).toBe(200);
+    expect(response.answer).toMatchObject({ status: 'ignored', reason: expect.stringMatching(/^too_old: occurred 2026-11-20T19:03:10.000Z, more than 370 days ago/) });
+    expect(queue.messages).toHaveLength(0);
+    expect(logged).toContainEqual(expect.objectContaining({ message: 'webhook ignored', source: 'shopify', kind: 'too_old' }));
+    expect(counted).toEqual([{ metric: 'DeliveriesIgnored', source: 'shopify', kind: 'too_old' }]);
+  });
+
+  it('queues an order just inside the window', async () => {
+    const { send, queue } = setup(PROCESSED_AT + 369 * DAY);
+    expect((await send()).statusCode).toBe(202);
+    expect(queue.messages).toHaveLength(1);
+  });
+
+  it('takes the window from the deps, so a shorter ledger retention shortens it', async () => {
+    const { send, queue } = setup(PROCESSED_AT + 80 * DAY, { replayWindowDays: replayWindowDays(100) });
+    expect((await send()).statusCode).toBe(200);
+    expect(queue.messages).toHaveLength(0);
+  });
+});
+
+describe('replay window setting', () => {
+  it('is the ledger retention less 30 days, from LEDGER_TTL_DAYS (default 400)', () => {
+    expect(replayWindowDaysFrom({})).toBe(370);
+    expect(replayWindowDaysFrom({ LEDGER_TTL_DAYS: '100' })).toBe(70);
+  });
+
+  it('keeps at least half the retention when the retention is short', () => {
+    expect(replayWindowDays(20)).toBe(10);
+  });
+
+  it('names the variable when LEDGER_TTL_DAYS is not a number of days', () => {
+    expect(() => replayWindowDaysFrom({ LEDGER_TTL_DAYS: 'forever' })).toThrow(/LEDGER_TTL_DAYS/);
+  });
+});
