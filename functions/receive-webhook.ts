@@ -4,6 +4,7 @@ import { webhookSecretsFromEnvironment } from '../shared/config/webhook-secrets.
 import { maxBodyBytesFrom, queueUrlFrom } from '../shared/intake/config.js';
 import { createJsonLogger } from '../shared/intake/logger.js';
 import { type IntakeAnswer, type IntakeDeps, type IntakeRequest, receiveWebhook } from '../shared/intake/intake.js';
+import { quarantineFromEnvironment } from '../shared/intake/quarantine.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
 import { loadSources } from '../shared/sources/registry.js';
 
@@ -70,6 +71,9 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
     now: overrides.now ?? Date.now,
     maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFrom(env),
     logger: overrides.logger ?? createJsonLogger(env),
+    ...quarantineFromEnvironment(env),
+    ...(overrides.quarantine ? { quarantine: overrides.quarantine } : {}),
+    ...(overrides.countQuarantined ? { countQuarantined: overrides.countQuarantined } : {}),
   };
 }
 

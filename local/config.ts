@@ -25,6 +25,8 @@ export const LOCAL_DEFAULTS = {
   shopifySecret: 'demo-shopify-secret',
   posSecret: 'demo-pos-secret',
   ledgerTable: 'points-ledger',
+  /** Authentic deliveries intake could not read (`npm run quarantine`). */
+  quarantineTable: 'webhook-quarantine',
   /** Shorter than in AWS, so a failed event is retried while you watch. */
   visibilityTimeoutSeconds: 10,
   maxReceiveCount: 5,

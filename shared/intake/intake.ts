@@ -1,5 +1,6 @@
 import type { WebhookSecrets } from '../config/webhook-secrets.js';
 import { PointsEvent } from '../points/events.js';
+import type { QuarantineInput } from '../quarantine/entry.js';
 import type { EventQueue } from '../queue/types.js';
 import type { SourceSet } from '../sources/registry.js';
 import type { RequestHeaders, SignedRequest, SourceError } from '../sources/types.js';
@@ -29,6 +30,8 @@ export type IntakeErrorKind =
 export type IntakeAnswer =
   | { readonly status: 'accepted'; readonly eventId: string }
   | { readonly status: 'ignored'; readonly reason: string }
+  /** Authentic but unreadable: kept for replay (`npm run quarantine`), answered 200 so the sender stops. */
+  | { readonly status: 'quarantined'; readonly id: string; readonly reason: string }
   | { readonly error: { readonly kind: IntakeErrorKind; readonly message: string; readonly path?: string } };
 
 export interface IntakeResponse {
@@ -66,6 +69,10 @@ export interface IntakeDeps {
   readonly now: () => number;
   readonly maxBodyBytes: number;
   readonly logger?: IntakeLogger;
+  /** Keeps authentic deliveries a source cannot read (sources with quarantinesUnreadable). */
+  readonly quarantine?: { keep(input: QuarantineInput): Promise<{ id: string }> };
+  /** Counts a quarantined delivery (the metric QuarantinedDeliveries, which an alarm watches). */
+  readonly countQuarantined?: (source: string) => void;
 }
 
 function refuse(kind: IntakeErrorKind, message: string, path?: string): IntakeResponse {
@@ -116,23 +123,38 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
     return refuse(failure.kind, failure.message);
   }
 
+  /** An authentic delivery we cannot read: kept and answered 200 where the source asks for it, else refused. */
+  const unreadable = async (error: SourceError): Promise<IntakeResponse> => {
+    if (!source.quarantinesUnreadable || !deps.quarantine) {
+      log?.warn('webhook refused', { source: source.name, kind: error.kind, path: error.path });
+      return refuse(error.kind, error.message, error.path);
+    }
+    let id: string;
+    try {
+      ({ id } = await deps.quarantine.keep({ source: source.name, headers: request.headers, rawBody: body.bytes, reason: error }));
+    } catch (e) {
+      // Not kept: the sender must retry (5xx), never be told it was taken.
+      log?.error('quarantine failed', { source: source.name, kind: error.kind, error: e instanceof Error ? e.message : 'unknown' });
+      return refuse('unavailable', 'try again later');
+    }
+    deps.countQuarantined?.(source.name);
+    log?.error('webhook quarantined', { source: source.name, quarantineId: id, kind: error.kind, path: error.path });
+    return { statusCode: 200, answer: { status: 'quarantined', id, reason: error.message } };
+  };
+
   const outcome = source.read(signed);
   if (outcome.status === 'ignored') {
     log?.info('webhook ignored', { source: source.name, reason: outcome.reason });
     return { statusCode: 200, answer: { status: 'ignored', reason: outcome.reason } };
   }
-  if (outcome.status === 'rejected') {
-    log?.warn('webhook refused', { source: source.name, kind: outcome.error.kind, path: outcome.error.path });
-    return refuse(outcome.error.kind, outcome.error.message, outcome.error.path);
-  }
+  if (outcome.status === 'rejected') return unreadable(outcome.error);
 
   // The canonical schema is the contract with processing: nothing off-contract enters the queue.
   const checked = PointsEvent.safeParse(outcome.value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const path = ['event', ...(issue?.path ?? []).map(String)].join('.');
-    log?.warn('webhook refused', { source: source.name, kind: 'invalid_payload', path });
-    return refuse('invalid_payload', `${path}: ${issue?.message ?? 'invalid'}`, path);
+    return unreadable({ kind: 'invalid_payload', message: `${path}: ${issue?.message ?? 'invalid'}`, path });
   }
   const event = checked.data;
   try {

@@ -308,4 +308,6 @@ export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload> = {
   verify,
   parse,
   normalise,
+  // Shopify retries a failed delivery, then deletes the subscription: never refuse an authentic one.
+  quarantinesUnreadable: true,
 };
