@@ -159,7 +159,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     receive = makeReceiveHandler(
       receiveDepsFromEnvironment(handlerEnv, {
         queue,
-        ...(mode === 'powertools' ? {} : { logger: localLogger('intake', mode === 'compact' ? log : undefined) }),
+        // The metric line (CloudWatch EMF on stdout) only means something in Lambda; the log says it here.
+        ...(mode === 'powertools' ? {} : { logger: localLogger('intake', mode === 'compact' ? log : undefined), countQuarantined: () => undefined }),
         ...options.receiveOverrides,
       }),
     );
