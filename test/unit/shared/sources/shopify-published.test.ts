@@ -100,3 +100,11 @@ describe('Shopify orders/paid as Shopify publishes them', () => {
     expect(event<PurchaseEvent>(read(body, 'orders/paid', { amount: { basis: 'total' } }))).toMatchObject({ eligibleExact: '51.36' });
   });
 });
+
+describe('Shopify payloads converted from other shapes', () => {
+  it('reads an order carrying only the *_set string amounts (the shape GraphQL Admin orders are converted into)', () => {
+    const body = fixture('shopify/orders-paid-no-customer.json').replace(/\n\s*"(current_subtotal_price|current_total_price|current_total_tax|subtotal_price|total_price|total_tax)": "[^"]*",/g, '');
+    expect(body).not.toMatch(/"current_subtotal_price":/);
+    expect(event<PurchaseEvent>(read(body, 'orders/paid'))).toMatchObject({ eligibleAmount: 24, eligibleExact: '24.99' });
+  });
+});
