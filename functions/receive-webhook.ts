@@ -6,6 +6,7 @@ import { maxBodyBytesFrom, queueUrlFrom, replayWindowDaysFrom } from '../shared/
 import { createJsonLogger } from '../shared/intake/logger.js';
 import { emfCounter } from '../shared/intake/metrics.js';
 import { type IntakeAnswer, type IntakeDeps, type IntakeRequest, receiveWebhook } from '../shared/intake/intake.js';
+import { quarantineFromEnvironment } from '../shared/intake/quarantine.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
 import { loadSources } from '../shared/sources/registry.js';
 
@@ -77,6 +78,9 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
     logger: overrides.logger ?? createJsonLogger(env),
     replayWindowDays: overrides.replayWindowDays ?? replayWindowDaysFrom(env),
     count: overrides.count ?? emfCounter(env),
+    ...quarantineFromEnvironment(env),
+    ...(overrides.quarantine ? { quarantine: overrides.quarantine } : {}),
+    ...(overrides.countQuarantined ? { countQuarantined: overrides.countQuarantined } : {}),
   };
 }
 

@@ -27,6 +27,8 @@ export const LOCAL_DEFAULTS = {
   /** At least 32 characters, as every POS secret must be (shared/config/secret-strength.ts). */
   posSecret: 'demo-pos-secret-for-local-use-only',
   ledgerTable: 'points-ledger',
+  /** Authentic deliveries intake could not read (`npm run quarantine`). */
+  quarantineTable: 'webhook-quarantine',
   /** Shorter than in AWS, so a failed event is retried while you watch. */
   visibilityTimeoutSeconds: 10,
   maxReceiveCount: 5,

@@ -8,7 +8,7 @@ import { z } from 'zod';
  */
 export const LocalStackInfoSchema = z.object({
   emulator: z.object({ url: z.url(), clientId: z.string().min(1) }),
-  dynamodb: z.object({ url: z.url(), tableName: z.string().min(1) }),
+  dynamodb: z.object({ url: z.url(), tableName: z.string().min(1), quarantineTable: z.string().min(1).optional() }),
 });
 
 export type LocalStackInfo = z.infer<typeof LocalStackInfoSchema>;

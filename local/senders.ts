@@ -16,12 +16,21 @@ export function signPos(body: string | Buffer, secret: string, nowMs: number): s
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex')}`;
 }
 
-const BARE = /"#bare:(\d+)"/g;
+const BARE = /"#bare:(-?\d+(?:\.\d+)?)"/g;
 
 /** A placeholder that `jsonWithBareIntegers` writes as a bare JSON integer of any size. */
 export const bareInteger = (digits: string): string => `#bare:${digits}`;
 
-/** JSON with the `bareInteger` values written as bare integers: Shopify's ids are 64-bit numbers in its JSON. */
+/**
+ * A placeholder written as a bare JSON number with exactly these digits (`89.99`, `0.0`): Shopify
+ * writes refund line amounts as numbers. Throws on anything that is not a plain decimal.
+ */
+export const bareDecimal = (text: string): string => {
+  if (!/^-?\d+(?:\.\d+)?$/.test(text)) throw new Error(`not a plain decimal: ${text}`);
+  return `#bare:${text}`;
+};
+
+/** JSON with the `bareInteger` / `bareDecimal` values written as bare integers: Shopify's ids are 64-bit numbers in its JSON. */
 export function jsonWithBareIntegers(value: unknown): string {
   return JSON.stringify(value).replace(BARE, '$1');
 }

@@ -12,7 +12,7 @@ import {
 import { ENV } from '../shared/config/environment.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
-import { startLocalDynamoDb } from './dynamodb/index.js';
+import { createLocalQuarantineTable, startLocalDynamoDb } from './dynamodb/index.js';
 import { adminRoutes } from './admin.js';
 import type { LocalStackInfo } from './info.js';
 import { type ApiHandler, type LocalHttpServer, startLocalHttpServer } from './http/index.js';
@@ -122,7 +122,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const dynamo = await startLocalDynamoDb({ port: options.ports?.dynamodb ?? 0, tableName });
     closers.push(() => dynamo.close());
     // The demo and the CLI find these through GET /__local/info: ports may differ from their defaults.
-    infoRef = { emulator: { url: emulator.url, clientId: login.clientId }, dynamodb: { url: dynamo.endpoint, tableName } };
+    const quarantineTable = LOCAL_DEFAULTS.quarantineTable;
+    await createLocalQuarantineTable(dynamo.endpoint, quarantineTable);
+    infoRef = { emulator: { url: emulator.url, clientId: login.clientId }, dynamodb: { url: dynamo.endpoint, tableName, quarantineTable } };
 
     const handlerEnv: NodeJS.ProcessEnv = {
       POWERTOOLS_SERVICE_NAME: 'loyalty-points-bridge',
@@ -130,6 +132,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       POWERTOOLS_LOG_LEVEL: 'INFO',
       ...options.env,
       [ENV.LEDGER_TABLE]: tableName,
+      [ENV.QUARANTINE_TABLE]: quarantineTable,
       [ENV.DYNAMODB_ENDPOINT]: dynamo.endpoint,
       [ENV.OPENAPI_BASE_URL]: emulator.url,
       [ENV.OPENAPI_CLIENT_ID]: login.clientId,
@@ -156,7 +159,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     receive = makeReceiveHandler(
       receiveDepsFromEnvironment(handlerEnv, {
         queue,
-        ...(mode === 'powertools' ? {} : { logger: localLogger('intake', mode === 'compact' ? log : undefined) }),
+        // The metric line (CloudWatch EMF on stdout) only means something in Lambda; the log says it here.
+        ...(mode === 'powertools' ? {} : { logger: localLogger('intake', mode === 'compact' ? log : undefined), countQuarantined: () => undefined }),
         ...options.receiveOverrides,
       }),
     );

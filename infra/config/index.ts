@@ -3,6 +3,7 @@ export {
   PipelineConfig,
   UPSTREAM_CEILING_PER_MINUTE,
   VISIBILITY_TIMEOUT_FACTOR,
+  MIN_BURST,
   type StageConfigInput,
 } from './schema.js';
 export {

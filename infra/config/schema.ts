@@ -35,6 +35,9 @@ export const VISIBILITY_TIMEOUT_FACTOR = 6;
 /** How long the source queue keeps a message (SQS's default); the DLQ must keep its messages longer. */
 export const QUEUE_RETENTION_DAYS = 4;
 
+/** The smallest API burst a stage may configure: a flash sale's webhooks arrive together. */
+export const MIN_BURST = 1000;
+
 /** Default lease margin over the worker timeout, so clock skew between containers cannot cut a live lease. */
 const LEASE_MARGIN_SECONDS = 15;
 
@@ -105,9 +108,19 @@ export const StageConfig = z
     worker: functionSizing(512, 30),
     api: z
       .strictObject({
-        /** Steady-state requests per second accepted by the HTTP API stage. */
-        rateLimit: z.number().positive().max(10_000).default(50),
-        burstLimit: z.number().int().positive().max(5000).default(100),
+        /**
+         * Steady-state requests per second accepted by the HTTP API stage. A 429 is a failed delivery
+         * to Shopify (retried, and 8 failures in a row over 4 hours delete the subscription), so the
+         * gateway must not be the bottleneck: the queue is the buffer. docs/deploy.md has the figures.
+         */
+        rateLimit: z.number().positive().max(10_000).default(500),
+        /** Requests accepted at once (token bucket): a flash sale sends its orders/paid in one burst. */
+        burstLimit: z
+          .number()
+          .int()
+          .min(MIN_BURST, `must be at least ${MIN_BURST}: a flash-sale burst must not be answered 429`)
+          .max(5000)
+          .default(2000),
       })
       .prefault({}),
     observability: z

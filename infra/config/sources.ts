@@ -10,7 +10,7 @@ export const SourceName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, '1-32 lo
 /**
  * One webhook source of a stage: the name of its webhook secret (infrastructure only) and, beside
  * it, the source's settings exactly as receive-webhook reads them from SOURCES_CONFIG (`kind`,
- * `externalKey`, `amount`, `pointTitle`, `refundTitle`, `expiryDays`, `ignoreTestOrders`, ...).
+ * `externalKey`, `amount`, `pointTitle`, `refundTitle`, `expiryDays`, `testOrders`, ...).
  * The settings are validated by the intake's own schemas (shared/sources), so the stage file and
  * the deployed function can never disagree about what is valid.
  */

@@ -14,6 +14,9 @@ import { OperationsAlarms } from '../constructs/alarms.js';
 import { BundledFunction } from '../constructs/bundled-function.js';
 import { EventQueue } from '../constructs/event-queue.js';
 import { LedgerTable } from '../constructs/ledger-table.js';
+import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
+import { QuarantineTable } from '../constructs/quarantine-table.js';
+import { ENV } from '../../shared/config/environment.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
 import { LogsKey } from '../constructs/logs-key.js';
@@ -30,6 +33,7 @@ export class IntegrationStack extends Stack {
   readonly ledger: LedgerTable;
   readonly webhookSecrets: Record<string, Secret>;
   readonly alarms: OperationsAlarms;
+  readonly quarantine: QuarantineTable;
 
   constructor(scope: Construct, id: string, props: IntegrationStackProps) {
     super(scope, id, props);
@@ -88,6 +92,10 @@ export class IntegrationStack extends Stack {
     });
     this.events.queue.grant(this.receiver.role, 'sqs:SendMessage');
     for (const secret of Object.values(this.webhookSecrets)) secret.grantRead(this.receiver.role);
+    // Authentic deliveries intake cannot read are kept here and answered 200 (npm run quarantine).
+    this.quarantine = new QuarantineTable(this, 'Quarantine', { production: config.production });
+    this.receiver.fn.addEnvironment(ENV.QUARANTINE_TABLE, this.quarantine.table.tableName);
+    this.quarantine.grantKeep(this.receiver.role);
 
     this.worker = new BundledFunction(this, 'ProcessEvents', {
       entry: FUNCTION_ENTRIES.processEvents,
@@ -159,6 +167,12 @@ export class IntegrationStack extends Stack {
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.events.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'QueueUrl', { value: this.events.queue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+    addQuarantineAlarm(this.alarms, this.alarms, {
+      stageName: config.stageName,
+      metricsNamespace: config.observability.metricsNamespace,
+      serviceName: config.observability.serviceName,
+    });
+    new CfnOutput(this, 'QuarantineTableName', { value: this.quarantine.table.tableName });
   }
 }
 

@@ -33,6 +33,8 @@ export interface StackOutputs {
   LedgerTableName: string;
   QueueUrl: string;
   DeadLetterQueueUrl: string;
+  /** Every output of the stack by key (QuarantineTableName, WebhookUrl-<source>, ...). */
+  all?: Readonly<Record<string, string>>;
 }
 
 const REQUIRED: (keyof StackOutputs)[] = ['LedgerTableName', 'QueueUrl', 'DeadLetterQueueUrl'];
@@ -40,7 +42,7 @@ const REQUIRED: (keyof StackOutputs)[] = ['LedgerTableName', 'QueueUrl', 'DeadLe
 function pickOutputs(values: Record<string, string>, where: string): StackOutputs {
   const missing = REQUIRED.filter((k) => typeof values[k] !== 'string');
   if (missing.length > 0) throw new AwsTargetError(`${where} lacks the output(s) ${missing.join(', ')}`);
-  return { LedgerTableName: values.LedgerTableName!, QueueUrl: values.QueueUrl!, DeadLetterQueueUrl: values.DeadLetterQueueUrl! };
+  return { LedgerTableName: values.LedgerTableName!, QueueUrl: values.QueueUrl!, DeadLetterQueueUrl: values.DeadLetterQueueUrl!, all: values };
 }
 
 /**

@@ -9,7 +9,8 @@ import { ledgerReport } from './ledger-report.js';
 export const CLI_USAGE = `usage:
   npm run ledger -- <source> <order id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run redrive -- [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
-  npx tsx local/cli.ts dlq`;
+  npx tsx local/cli.ts dlq
+  npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
 
 class UsageError extends Error {
   readonly kind = 'usage' as const;
@@ -43,6 +44,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string)
       stack: { type: 'string' },
       outputs: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -53,6 +55,24 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string)
   }
   if (values.stage === undefined && (values.stack !== undefined || values.outputs !== undefined)) {
     throw new UsageError('--stack and --outputs go with --stage');
+  }
+  if (command === 'quarantine') {
+    // Its own targets: the quarantine table and the webhook URLs, not the ledger and the Open API.
+    const { quarantineCommand } = await import('./quarantine.js');
+    const { awsQuarantineTarget, localQuarantineTarget } = await import('./quarantine-targets.js');
+    const target =
+      values.stage === undefined
+        ? await localQuarantineTarget(env)
+        : await awsQuarantineTarget({
+            stage: values.stage,
+            ...(values.stack ? { stack: values.stack } : {}),
+            ...(values.outputs ? { outputsFile: values.outputs } : {}),
+          });
+    try {
+      return await quarantineCommand(rest, { all: values.all }, target, print);
+    } finally {
+      await target.close();
+    }
   }
   const aws =
     values.stage === undefined

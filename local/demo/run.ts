@@ -72,14 +72,18 @@ export function expectedPoints(amount: number, rate: string): number {
   return Number((BigInt(amount) * scaled) / 10n ** BigInt(fraction.length));
 }
 
-async function findCustomers(api: OpenApiClient, config: EmulatorConfig): Promise<{ shopper: Customer; walkIn: Customer }> {
+async function findCustomers(
+  api: OpenApiClient,
+  config: EmulatorConfig,
+): Promise<{ shopper: Customer; walkIn: Customer; decimalShopper: Customer | undefined }> {
   const ranks = config.clients[0]?.ranks ?? {};
   const rateOf = (rank: string | null | undefined) => (rank && rank in ranks ? String(ranks[rank]) : null);
   let shopper: Customer | undefined;
   let walkIn: Customer | undefined;
+  // A third Shopify customer for the decimal-currency refunds: the one with the highest rate.
+  let decimalShopper: Customer | undefined;
   const list = await api.listMembers({ perPage: 1000 });
   for (const item of list.members) {
-    if (shopper && walkIn) break;
     const member = await api.getMember(item.id);
     const ids = member.external_ids ?? {};
     const name = member.login_id || member.unique_id || member.id;
@@ -87,12 +91,14 @@ async function findCustomers(api: OpenApiClient, config: EmulatorConfig): Promis
       shopper = { label: name, memberId: member.id, externalKey: 'shopify', externalId: ids.shopify, rate: rateOf(member.rank) };
     } else if (!walkIn && ids.pos_card) {
       walkIn = { label: name, memberId: member.id, externalKey: 'pos_card', externalId: ids.pos_card, rate: rateOf(member.rank) };
+    } else if (ids.shopify && rateOf(member.rank) !== null && Number(rateOf(member.rank)) > Number(decimalShopper?.rate ?? -1)) {
+      decimalShopper = { label: name, memberId: member.id, externalKey: 'shopify', externalId: ids.shopify, rate: rateOf(member.rank) };
     }
   }
   if (!shopper || !walkIn) {
     throw new Error('the demo needs two customers: one with a `shopify` external id and another with a `pos_card` one');
   }
-  return { shopper, walkIn };
+  return { shopper, walkIn, decimalShopper };
 }
 
 async function balanceOf(api: OpenApiClient, c: Customer): Promise<number | null> {
@@ -105,7 +111,43 @@ function bigId(offset: bigint, runId: number): string {
   return (7_000_000_000_000_000_000n + offset * 100_000_000_000_000n + BigInt(runId)).toString();
 }
 
-function buildSteps(customers: { shopper: Customer; walkIn: Customer; unknown: Customer }, rateCredit: (c: Customer, amount: number) => number, target: DemoTarget, runId: number): Step[] {
+/**
+ * A USD order of $414.95 refunded in two parts ($89.99, then $324.96) that add up to the whole: the
+ * shares come from the exact amounts, so the second refund takes back the last point.
+ */
+function decimalSteps(customer: Customer, rateCredit: (c: Customer, amount: number) => number, target: DemoTarget, runId: number, now: number): Step[] {
+  const s = target.secrets;
+  const orderId = bigId(6n, runId);
+  const order = { orderId, name: `#C${runId % 100_000}`, customerId: customer.externalId, subtotal: '414.95', tax: '33.20', currency: 'USD' };
+  const credit = rateCredit(customer, 414);
+  const first = Number((BigInt(credit) * 8999n) / 41495n);
+  const webhook = (n: number) => `demo-${runId}-c${n}`;
+  return [
+    {
+      customer,
+      label: `Shopify orders/paid ${order.name} $414.95`,
+      request: shopifyOrderPaid(order, s.shopify, webhook(1), now),
+      record: { source: 'shopify', orderId },
+      expected: { kind: 'credited', points: credit },
+    },
+    {
+      customer,
+      label: 'Shopify refunds/create $89.99 (partial)',
+      request: shopifyRefundCreate({ refundId: bigId(7n, runId), orderId, subtotal: '89.99', tax: '7.20', currency: 'USD' }, s.shopify, webhook(2), now),
+      record: { source: 'shopify', orderId, refundId: bigId(7n, runId) },
+      expected: { kind: 'debited', points: first },
+    },
+    {
+      customer,
+      label: 'Shopify refunds/create $324.96 (the rest)',
+      request: shopifyRefundCreate({ refundId: bigId(8n, runId), orderId, subtotal: '324.96', tax: '26.00', currency: 'USD' }, s.shopify, webhook(3), now),
+      record: { source: 'shopify', orderId, refundId: bigId(8n, runId) },
+      expected: { kind: 'debited', points: credit - first },
+    },
+  ];
+}
+
+function buildSteps(customers: { shopper: Customer; walkIn: Customer; unknown: Customer; decimalShopper?: Customer | undefined }, rateCredit: (c: Customer, amount: number) => number, target: DemoTarget, runId: number): Step[] {
   const { shopper, walkIn, unknown } = customers;
   const now = Date.now();
   const s = target.secrets;
@@ -186,6 +228,7 @@ function buildSteps(customers: { shopper: Customer; walkIn: Customer; unknown: C
       record: { source: 'shopify', orderId: unknownOrder },
       expected: { kind: 'customer_not_found' },
     },
+    ...(customers.decimalShopper ? decimalSteps(customers.decimalShopper, rateCredit, target, runId, now) : []),
   ];
 }
 
@@ -266,11 +309,11 @@ function describeRecord(record: OrderRecord | RefundRecord | undefined): string 
   const parts = [
     `${record.pk}: ${record.state}`,
     `outcome ${record.outcome ?? '-'}`,
-    `eligible ${record.eligibleAmount ?? '-'} ${record.currency ?? ''}`.trimEnd(),
+    `eligible ${record.eligibleExact ?? record.eligibleAmount ?? '-'} ${record.currency ?? ''}`.trimEnd(),
     ...(record.outcome === 'credited'
       ? [
           `credited ${record.pointsCredited ?? record.pointsHint ?? 0}${record.pointsExact ? '' : ' (balance hint)'}`,
-          `refunded ${record.refundedSoFar}`,
+          `refunded ${record.refundedExact ?? record.refundedSoFar}`,
           `debited ${record.debited}`,
           `refunds [${Object.keys(record.refunds).join(', ')}]`,
         ]
@@ -286,7 +329,7 @@ function describeRecord(record: OrderRecord | RefundRecord | undefined): string 
  * signature), one at a time, each checked against what it must do to the balance and the ledger.
  */
 export async function runDemo(target: DemoTarget, print: (line: string) => void = console.log): Promise<DemoResult> {
-  const { shopper, walkIn } = await findCustomers(target.openapi, target.emulatorConfig);
+  const { shopper, walkIn, decimalShopper } = await findCustomers(target.openapi, target.emulatorConfig);
   const unknownId = '9007199254740993';
   try {
     await target.openapi.getMemberByExternalId('shopify', unknownId);
@@ -297,12 +340,12 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
   const unknown: Customer = { label: 'not a member', memberId: null, externalKey: 'shopify', externalId: unknownId, rate: null };
   const credit = (c: Customer, amount: number) => (c.rate === null ? 0 : expectedPoints(amount, c.rate));
   const runId = Date.now() % 1_000_000_000_000;
-  const steps = buildSteps({ shopper, walkIn, unknown }, credit, target, runId);
+  const steps = buildSteps({ shopper, walkIn, unknown, decimalShopper }, credit, target, runId);
 
   const failures: string[] = [];
   const summaries: DemoResult['customers'] = [];
   const refused = new Set<string>();
-  for (const customer of [shopper, walkIn, unknown]) {
+  for (const customer of [shopper, walkIn, unknown, ...(decimalShopper ? [decimalShopper] : [])]) {
     const mine = steps.filter((s) => s.customer === customer);
     const before = await balanceOf(target.openapi, customer);
     const rank = customer.rate === null ? '' : `, rate ${customer.rate}`;

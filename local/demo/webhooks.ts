@@ -1,4 +1,4 @@
-import { bareInteger as bare, jsonWithBareIntegers, signPos, signShopify } from '../senders.js';
+import { bareDecimal, bareInteger as bare, jsonWithBareIntegers, signPos, signShopify } from '../senders.js';
 
 /**
  * Webhook requests as the senders build them: Shopify's REST webhook payloads signed with the app
@@ -87,9 +87,11 @@ export function shopifyRefundCreate(refund: ShopifyRefundInput, secret: string, 
     refund_line_items: [
       {
         quantity: 1,
-        subtotal: refund.subtotal,
+        // As Shopify writes them: JSON numbers here, strings in the *_set forms.
+        subtotal: bareDecimal(refund.subtotal),
         subtotal_set: { shop_money: { amount: refund.subtotal, currency_code: refund.currency } },
-        total_tax: refund.tax,
+        total_tax: bareDecimal(refund.tax),
+        total_tax_set: { shop_money: { amount: refund.tax, currency_code: refund.currency } },
       },
     ],
     order_adjustments: [],

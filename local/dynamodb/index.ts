@@ -3,6 +3,7 @@ import { listen } from '../listen.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { createLedgerTable } from '../../shared/ledger/index.js';
+import { createQuarantineTable } from '../../shared/quarantine/index.js';
 
 /** dynalite ignores credentials but the SDK insists on some: these are never real. */
 export const LOCAL_AWS = {
@@ -42,4 +43,14 @@ export async function startLocalDynamoDb(options: { port: number; host?: string;
     client.destroy();
   }
   return { endpoint, port, tableName: options.tableName, close };
+}
+
+/** The quarantine table in a running dynalite (the CDK stack creates it in AWS). */
+export async function createLocalQuarantineTable(endpoint: string, tableName: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, ...LOCAL_AWS, maxAttempts: 3 });
+  try {
+    await createQuarantineTable(client, tableName);
+  } finally {
+    client.destroy();
+  }
 }

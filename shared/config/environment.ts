@@ -13,6 +13,10 @@ export const ENV = {
   SHOPIFY_WEBHOOK_SECRET: 'SHOPIFY_WEBHOOK_SECRET',
   POS_WEBHOOK_SECRETS: 'POS_WEBHOOK_SECRETS',
   MAX_BODY_BYTES: 'MAX_BODY_BYTES',
+  /** DynamoDB table keeping authentic deliveries intake could not read; unset: they are refused (4xx). */
+  QUARANTINE_TABLE: 'QUARANTINE_TABLE',
+  /** Days a quarantined delivery is kept (DynamoDB TTL); default 90. */
+  QUARANTINE_TTL_DAYS: 'QUARANTINE_TTL_DAYS',
 
   // process-events
   LEDGER_TABLE: 'LEDGER_TABLE',

@@ -1,5 +1,6 @@
 import type { WebhookSecrets } from '../config/webhook-secrets.js';
 import { PointsEvent } from '../points/events.js';
+import type { QuarantineInput } from '../quarantine/entry.js';
 import type { EventQueue } from '../queue/types.js';
 import type { SourceSet } from '../sources/registry.js';
 import type { RequestHeaders, SignedRequest, SourceError } from '../sources/types.js';
@@ -36,6 +37,8 @@ export type IntakeErrorKind =
 export type IntakeAnswer =
   | { readonly status: 'accepted'; readonly eventId: string }
   | { readonly status: 'ignored'; readonly reason: string }
+  /** Authentic but unreadable: kept for replay (`npm run quarantine`), answered 200 so the sender stops. */
+  | { readonly status: 'quarantined'; readonly id: string; readonly reason: string }
   | { readonly error: { readonly kind: IntakeErrorKind; readonly message: string; readonly path?: string } };
 
 export interface IntakeResponse {
@@ -78,6 +81,10 @@ export interface IntakeDeps {
   readonly replayWindowDays?: number;
   /** Counts a delivery metric (CloudWatch EMF in the Lambda); dimensions source and kind. */
   readonly count?: (metric: MetricName, dims: { source: string; kind: string }) => void;
+  /** Keeps authentic deliveries a source cannot read (sources with quarantinesUnreadable). */
+  readonly quarantine?: { keep(input: QuarantineInput): Promise<{ id: string }> };
+  /** Counts a quarantined delivery (the metric QuarantinedDeliveries, which an alarm watches). */
+  readonly countQuarantined?: (source: string) => void;
 }
 
 const DEFAULT_REPLAY_WINDOW_DAYS = replayWindowDays(DEFAULT_LEDGER_TTL_DAYS);
@@ -136,31 +143,42 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
     log?.warn('webhook refused', { source: source.name, kind: 'invalid_header', path: badHeader.path });
     return refuse('invalid_header', badHeader.message, badHeader.path);
   }
+  /** An authentic delivery we cannot read: kept and answered 200 where the source asks for it, else refused. */
+  const unreadable = async (error: SourceError): Promise<IntakeResponse> => {
+    if (!source.quarantinesUnreadable || !deps.quarantine) {
+      log?.warn('webhook refused', { source: source.name, kind: error.kind, path: error.path });
+      return refuse(error.kind, error.message, error.path);
+    }
+    let id: string;
+    try {
+      ({ id } = await deps.quarantine.keep({ source: source.name, headers: request.headers, rawBody: body.bytes, reason: error }));
+    } catch (e) {
+      // Not kept: the sender must retry (5xx), never be told it was taken.
+      log?.error('quarantine failed', { source: source.name, kind: error.kind, error: e instanceof Error ? e.message : 'unknown' });
+      return refuse('unavailable', 'try again later');
+    }
+    deps.countQuarantined?.(source.name);
+    log?.error('webhook quarantined', { source: source.name, quarantineId: id, kind: error.kind, path: error.path });
+    return { statusCode: 200, answer: { status: 'quarantined', id, reason: error.message } };
+  };
 
   const outcome = source.read(signed);
   if (outcome.status === 'ignored') {
     log?.info('webhook ignored', { source: source.name, reason: outcome.reason });
     return { statusCode: 200, answer: { status: 'ignored', reason: outcome.reason } };
   }
-  if (outcome.status === 'rejected') {
-    log?.warn('webhook refused', { source: source.name, kind: outcome.error.kind, path: outcome.error.path });
-    return refuse(outcome.error.kind, outcome.error.message, outcome.error.path);
-  }
+  if (outcome.status === 'rejected') return unreadable(outcome.error);
 
   // The canonical schema is the contract with processing: nothing off-contract enters the queue.
   const checked = PointsEvent.safeParse(outcome.value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const path = ['event', ...(issue?.path ?? []).map(String)].join('.');
-    log?.warn('webhook refused', { source: source.name, kind: 'invalid_payload', path });
-    return refuse('invalid_payload', `${path}: ${issue?.message ?? 'invalid'}`, path);
+    return unreadable({ kind: 'invalid_payload', message: `${path}: ${issue?.message ?? 'invalid'}`, path });
   }
   const event = checked.data;
   const unsafe = unsafeCustomerId(event);
-  if (unsafe) {
-    log?.warn('webhook refused', { source: source.name, kind: 'invalid_payload', path: unsafe.path });
-    return refuse('invalid_payload', `${unsafe.path}: ${unsafe.problem}`, unsafe.path);
-  }
+  if (unsafe) return unreadable({ kind: 'invalid_payload', message: `${unsafe.path}: ${unsafe.problem}`, path: unsafe.path });
   const tooOld = tooOldReason(event, deps.now(), deps.replayWindowDays ?? DEFAULT_REPLAY_WINDOW_DAYS);
   if (tooOld) {
     log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: event.eventId, occurredAt: event.occurredAt });

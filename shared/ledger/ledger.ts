@@ -39,6 +39,7 @@ export interface RefundRef extends OrderRef {
 export interface PurchaseClaimInput extends OrderRef {
   owner: string;
   eligibleAmount: number;
+  eligibleExact?: string | undefined;
   currency: string;
   externalKey?: string;
   externalId?: string;
@@ -53,6 +54,7 @@ export interface PurchaseResult {
   pointsCredited?: number;
   reconciled?: boolean;
   eligibleAmount?: number;
+  eligibleExact?: string | undefined;
   currency?: string;
   externalKey?: string;
   externalId?: string;
@@ -74,6 +76,8 @@ export interface ApplyRefundInput {
   applied: AppliedRefund;
   /** The order's totals after this refund (the caller computed them under the order's lease). */
   refundedSoFar: number;
+  /** Exact refunded total after this refund; null: this refund had none, so the exact total is dropped. */
+  refundedExact?: string | null;
   debitTarget: number;
   debited: number;
   /** Exact credited points, when this refund was the first to read them from the history. */
@@ -215,6 +219,7 @@ export function createLedger(options: LedgerOptions): Ledger {
         .increment('attempts')
         .setIfAbsent('firstSeenAt', iso(now))
         .set('eligibleAmount', input.eligibleAmount)
+        .set('eligibleExact', input.eligibleExact)
         .set('currency', input.currency)
         .set('externalKey', input.externalKey)
         .set('externalId', input.externalId)
@@ -237,6 +242,7 @@ export function createLedger(options: LedgerOptions): Ledger {
         .set('pointsExact', result.pointsCredited !== undefined ? true : undefined)
         .set('reconciled', result.reconciled)
         .set('eligibleAmount', result.eligibleAmount)
+        .set('eligibleExact', result.eligibleExact)
         .set('currency', result.currency)
         .set('externalKey', result.externalKey)
         .set('externalId', result.externalId)
@@ -375,6 +381,8 @@ export function createLedger(options: LedgerOptions): Ledger {
         .set('ttl', ttlFrom(now))
         .addToSet('refundIds', [input.refundId])
         .deleteFromSet('refundsInDoubt', [input.refundId, ...(input.notDebited ?? [])]);
+      if (typeof input.refundedExact === 'string') e.set('refundedExact', input.refundedExact);
+      else if (input.refundedExact === null) e.remove('refundedExact');
       if (!input.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'needsReconcile');
       const condition = `${e.heldBy(owner)} AND attribute_not_exists(${e.path(['refunds', input.refundId])})`;
       const out = await conditionalUpdate(orderKey(ref.source, ref.orderId), e, condition, 'ALL_NEW');

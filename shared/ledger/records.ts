@@ -36,6 +36,9 @@ export const AppliedRefund = z.object({
   refundedAfter: z.number().int().nonnegative(),
   /** What this refund should debit: its share of the credited points. */
   target: z.number().int().nonnegative(),
+  /** Exact amount added and exact refunded total after it (when the share was computed exactly). */
+  exactAmount: z.string().optional(),
+  exactRefundedAfter: z.string().optional(),
   /** What it actually debited (less than target only when the customer held too few points). */
   debited: z.number().int().nonnegative(),
   /** True when the debit was found in the point history rather than answered by the call. */
@@ -82,6 +85,10 @@ export const OrderRecord = z.object({
   currency: z.string().optional(),
   customerId: z.string().optional(),
   eligibleAmount: z.number().int().nonnegative().optional(),
+  /** The purchase's exact eligible amount (decimal string), the base of exact refund shares. */
+  eligibleExact: z.string().optional(),
+  /** Exact sum of the refunds applied; removed when a refund without an exact amount is applied. */
+  refundedExact: z.string().optional(),
   /** Balance after minus balance before the grant: a hint only (others may move points in between). */
   pointsHint: z.number().int().optional(),
   /** The credited points as shown by the history entry carrying the order's marker (exact). */

@@ -25,6 +25,12 @@ export const Delivery = z.object({
 });
 export type Delivery = z.infer<typeof Delivery>;
 
+/**
+ * An exact amount as a plain decimal string ("414.95", "12000", "1.250"), in the same basis as the
+ * integer amount beside it but not rounded: refund shares are computed from these when present.
+ */
+export const ExactAmount = z.string().regex(/^\d{1,18}(?:\.\d{1,12})?$/, 'expected a plain decimal such as "414.95"');
+
 const common = {
   /** Stable id of the business event, the same for every delivery of it (e.g. `shopify:order:123`). */
   eventId: z.string().min(1),
@@ -51,6 +57,8 @@ export const PurchaseEvent = z.object({
   ...common,
   /** Amount that earns points, in integer units of the source's amount rule. */
   eligibleAmount: z.number().int().nonnegative().max(999_999_999),
+  /** The eligible amount exactly, before the amount rule rounded it (optional: older events lack it). */
+  eligibleExact: ExactAmount.optional(),
   /** Days until the granted points expire; null: the membership service's default expiry. */
   expiryDays: z.number().int().positive().nullable(),
 });
@@ -63,6 +71,8 @@ export const RefundEvent = z.object({
   refundId: z.string().min(1),
   /** Amount refunded by this refund, in the same integer units as the purchase's eligibleAmount. */
   refundAmount: z.number().int().nonnegative(),
+  /** This refund's amount exactly, in the basis of the purchase's eligibleExact (optional). */
+  refundExact: ExactAmount.optional(),
   /** true: everything not yet refunded is refunded by this event (an order cancellation). */
   refundsRemainder: z.boolean(),
 });

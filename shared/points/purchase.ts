@@ -27,6 +27,7 @@ export async function processPurchase(
   const ref = { source: event.source, orderId: event.orderId };
   const facts = {
     eligibleAmount: event.eligibleAmount,
+    eligibleExact: event.eligibleExact,
     currency: event.currency,
     externalKey: event.customer?.externalKey,
     externalId: event.customer?.externalId,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppliedRefund, OrderRecord, RefundRecord, RefundResult } from '../ledger/index.js';
 import type { OpenApiError, PointItem } from '../openapi/index.js';
-import { refundShare } from './debit.js';
+import { type RefundShare, refundShare } from './debit.js';
 import type { ProcessorDeps } from './deps.js';
 import { RefundEvent } from './events.js';
 import { asOpenApiError, transientOutcome, unknownOutcome } from './failures.js';
@@ -171,12 +171,15 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
     credited,
     refundedSoFar: o.refundedSoFar,
     debitTarget: o.debitTarget,
+    eligibleExact: o.eligibleExact,
+    refundedExact: o.refundedExact,
   });
   const apply = async (refundId: string, applied: AppliedRefund, keepLease: boolean) => {
     const next = await ledger.applyRefund(orderRef, owner, {
       refundId,
       applied,
       refundedSoFar: applied.refundedAfter,
+      refundedExact: applied.exactRefundedAfter ?? null,
       debitTarget: order.debitTarget + applied.target,
       debited: order.debited + applied.debited,
       pointsCredited: newlyExact,
@@ -202,7 +205,7 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
     // Unreadable only if damaged by hand: it stays in doubt, and its own retry books it.
     if (!orphanEvent) continue;
     const share = refundShare(book(order), orphanEvent);
-    const applied = { ...share, debited: -entry.point, reconciled: true, at: new Date(clock()).toISOString() };
+    const applied = { ...bookable(share), debited: -entry.point, reconciled: true, at: new Date(clock()).toISOString() };
     const next = await apply(orphan, applied, !mine);
     if (!next) return { kind: 'lease_lost', action: 'retry', reason: 'the order lease expired and was taken over' };
     if (mine) {
@@ -270,11 +273,17 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
   }
   await checkpoint('refund:granted');
 
-  const applied: AppliedRefund = { ...share, debited, at: new Date(clock()).toISOString() };
+  const applied: AppliedRefund = { ...bookable(share), debited, at: new Date(clock()).toISOString() };
   const next = await apply(event.refundId, applied, false);
   if (!next) return { kind: 'lease_lost', action: 'retry', reason: 'the order lease expired and was taken over' };
   await checkpoint('refund:applied');
   return finishFromBook(next, applied);
+}
+
+/** The share as booked on the order: the exact figures only when it was computed exactly. */
+function bookable(share: RefundShare) {
+  const { exactAmount, exactRefundedAfter, ...rest } = share;
+  return exactAmount === null || exactRefundedAfter === null ? rest : { ...rest, exactAmount, exactRefundedAfter };
 }
 
 function storedEvent(record: RefundRecord | undefined): RefundEvent | undefined {

@@ -18,8 +18,30 @@ function parseNumber(text: string): number | string {
   return INTEGER.test(text) && !Number.isSafeInteger(n) ? text : n;
 }
 
+/**
+ * A JSON number kept as its text (`89.99`, `0.0`, `199`), for senders that write amounts as numbers
+ * (Shopify's `refund_line_items[].subtotal`): read exactly from the text, never through a float.
+ */
+export class JsonNumber {
+  constructor(readonly text: string) {}
+}
+
+function parseExactNumber(text: string): number | string | JsonNumber {
+  const n = Number(text);
+  if (INTEGER.test(text)) return Number.isSafeInteger(n) ? n : text;
+  return new JsonNumber(text);
+}
+
+export interface JsonBodyOptions {
+  /** Non-integer numbers come back as `JsonNumber` (their text) instead of a float. */
+  readonly exactNumbers?: boolean;
+}
+
 /** Parses a JSON body without losing digits; errors carry a position, never body content. */
-export function parseJsonBody(rawBody: Buffer): { ok: true; value: unknown } | { ok: false; error: SourceError } {
+export function parseJsonBody(
+  rawBody: Buffer,
+  options: JsonBodyOptions = {},
+): { ok: true; value: unknown } | { ok: false; error: SourceError } {
   let text: string;
   try {
     text = utf8.decode(rawBody);
@@ -27,7 +49,7 @@ export function parseJsonBody(rawBody: Buffer): { ok: true; value: unknown } | {
     return { ok: false, error: { kind: 'malformed_json', message: 'body is not valid UTF-8' } };
   }
   try {
-    return { ok: true, value: parse(text, null, parseNumber) };
+    return { ok: true, value: parse(text, null, options.exactNumbers ? parseExactNumber : parseNumber) };
   } catch (e) {
     const message = e instanceof Error ? e.message : '';
     const duplicate = DUPLICATE_KEY.exec(message);

@@ -90,3 +90,8 @@ export function formatMinorUnits(units: bigint, digits: number): string {
   if (digits === 0) return `${sign}${abs}`;
   return `${sign}${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
 }
+
+/** The plain decimal string of an exact decimal ({units: 41495n, scale: 2} -> "414.95"). */
+export function formatDecimal(d: Decimal): string {
+  return formatMinorUnits(d.units, d.scale);
+}

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { JsonNumber } from './json.js';
 import { type Decimal, parseDecimal } from './money.js';
 import type { SourceError } from './types.js';
 
@@ -11,6 +12,28 @@ export const DecimalString = z
   .string({ error: (issue) => (issue.input === undefined ? undefined : DECIMAL_STRING_MESSAGE) })
   .refine((s) => parseDecimal(s) !== undefined, { message: DECIMAL_STRING_MESSAGE })
   .transform((s) => parseDecimal(s) as Decimal);
+
+/**
+ * An amount as Shopify writes it: a decimal string ("89.99", the `*_set` form) or a JSON number
+ * (`89.99`, `0.0`, `199`: `refund_line_items[].subtotal` and `total_tax`). Numbers must come from
+ * `parseJsonBody(..., { exactNumbers: true })`, which keeps their text, so no float ever rounds one.
+ */
+const DECIMAL_AMOUNT_MESSAGE = 'expected a decimal amount, such as "12.50" or 12.5';
+export const DecimalAmount = z.union(
+  [
+    DecimalString,
+    z.instanceof(JsonNumber).transform((n, ctx) => {
+      const d = parseDecimal(n.text);
+      if (d === undefined) {
+        ctx.addIssue({ code: 'custom', message: DECIMAL_AMOUNT_MESSAGE });
+        return z.NEVER;
+      }
+      return d;
+    }),
+    z.number().int().refine(Number.isSafeInteger).transform((n): Decimal => ({ units: BigInt(n), scale: 0 })),
+  ],
+  { error: (issue) => (issue.input === undefined ? undefined : DECIMAL_AMOUNT_MESSAGE) },
+);
 
 /**
  * A numeric id as a digit string. JSON numbers beyond 2^53 arrive as digit strings from

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { PointsEvent } from '../points/events.js';
 import { header } from './headers.js';
 import { parseJsonBody } from './json.js';
-import { type Decimal, compareDecimals, subtractDecimals, toUnits, ZERO } from './money.js';
+import { type Decimal, compareDecimals, formatDecimal, subtractDecimals, toUnits, ZERO } from './money.js';
 import { CurrencyCode, DateTimeWithOffset, DecimalString, invalid, schemaError } from './payload.js';
 import { EXTERNAL_ID, ExternalKey, commonSettings, renderTitle } from './settings.js';
 import { decodeHex, hmacSha256, macEquals } from './signature.js';
@@ -154,7 +154,7 @@ function eligibleDecimal(payload: PosPayload, settings: PosSettings): Decimal {
 
 function normalise(payload: PosPayload, context: { source: string; settings: PosSettings }): Outcome<PointsEvent> {
   const { source, settings } = context;
-  if (payload.test && settings.ignoreTestOrders) return ignored('test receipt');
+  if (payload.test && settings.testOrders === 'ignore') return ignored('test receipt');
 
   let customer: { externalKey: string; externalId: string } | null = null;
   if (payload.customer?.cardNumber) {
@@ -167,7 +167,10 @@ function normalise(payload: PosPayload, context: { source: string; settings: Pos
     customer = { externalKey: key, externalId: payload.customer.externalId };
   }
 
-  const units = toUnits(eligibleDecimal(payload, settings), payload.currency, settings.amount.rule);
+  const decimal = eligibleDecimal(payload, settings);
+  const units = toUnits(decimal, payload.currency, settings.amount.rule);
+  // Exact, unrounded: refund shares are computed from it (never negative, like the units).
+  const exact = formatDecimal(compareDecimals(decimal, ZERO) > 0 ? decimal : ZERO);
   if (units > 999_999_999n) return rejected(invalid('subtotal', 'amount exceeds 999999999 units'));
   const amount = Number(units);
   const shared = {
@@ -175,7 +178,7 @@ function normalise(payload: PosPayload, context: { source: string; settings: Pos
     customer,
     currency: payload.currency,
     occurredAt: payload.issuedAt,
-    test: payload.test,
+    test: payload.test && settings.testOrders !== 'credit',
   };
 
   if (payload.type === 'sale') {
@@ -187,6 +190,7 @@ function normalise(payload: PosPayload, context: { source: string; settings: Pos
       pointTitle: renderTitle(settings.pointTitle, { order: payload.receiptId, orderId: payload.receiptId, source }),
       delivery: { id: `sale:${payload.receiptId}`, topic: 'sale' },
       eligibleAmount: amount,
+      eligibleExact: exact,
       expiryDays: settings.expiryDays,
     });
   }
@@ -200,6 +204,7 @@ function normalise(payload: PosPayload, context: { source: string; settings: Pos
     pointTitle: renderTitle(settings.refundTitle, { order, orderId: order, source }),
     delivery: { id: `return:${payload.returnId}`, topic: 'return' },
     refundAmount: amount,
+    refundExact: exact,
     refundsRemainder: payload.fullReturn,
   });
 }

@@ -30,6 +30,7 @@ export function configureSource<S, P>(source: WebhookSource<S, P>, name: string,
   return {
     name,
     kind: source.kind,
+    quarantinesUnreadable: source.quarantinesUnreadable === true,
     verify: (request, options) => source.verify(request, options, settings),
     read: (request) => {
       const parsed = source.parse(request, settings);

@@ -61,6 +61,9 @@ export function renderTitle(template: string, values: TitleValues): string {
   return out;
 }
 
+export const TestOrders = z.enum(['ignore', 'record', 'credit']);
+export type TestOrders = z.infer<typeof TestOrders>;
+
 /** Settings every source has. */
 export const commonSettings = {
   amount: AmountSettings.prefault({}),
@@ -68,6 +71,11 @@ export const commonSettings = {
   refundTitle: TitleTemplate.default('Refund {order}'),
   /** Days until granted points expire; null: the membership service's default expiry. */
   expiryDays: z.number().int().positive().max(36_500).nullable().default(null),
-  /** true: the sender's test orders are answered `ignored` and never queued. */
-  ignoreTestOrders: z.boolean().default(true),
+  /**
+   * The sender's test orders (Shopify development stores make nothing else; POS training mode):
+   * `ignore` answers them 200 `ignored` and queues nothing; `record` queues them and processing
+   * records them as `skipped` (reason `test`) without calling the membership service; `credit`
+   * treats them as real sales (points credited and debited), for a staging stage fed by a dev store.
+   */
+  testOrders: TestOrders.default('ignore'),
 };

@@ -1,17 +1,18 @@
 import * as z from 'zod';
-import { CurrencyCode, DateTimeWithOffset, DecimalString, NumericId } from './payload.js';
+import { CurrencyCode, DateTimeWithOffset, DecimalAmount, NumericId } from './payload.js';
 
 /**
  * The parts of Shopify's webhook payloads intake reads (REST webhook format, API 2024-01 and later).
  * Everything else in the payload is ignored. Money: the `*_set.shop_money` form is preferred (it is
- * in the shop's currency, whatever the customer paid in); the plain string is the fallback.
+ * in the shop's currency, whatever the customer paid in); the plain field is the fallback. Amounts
+ * may be strings or JSON numbers (refund line items use numbers), both read exactly.
  */
 
-const ShopMoney = z.object({ amount: DecimalString, currency_code: CurrencyCode });
+const ShopMoney = z.object({ amount: DecimalAmount, currency_code: CurrencyCode });
 export const MoneySet = z.object({ shop_money: ShopMoney });
 export type MoneySet = z.infer<typeof MoneySet>;
 
-const TaxLine = z.object({ price: DecimalString.optional(), price_set: MoneySet.optional() });
+const TaxLine = z.object({ price: DecimalAmount.optional(), price_set: MoneySet.optional() });
 
 export const ShopifyOrder = z.object({
   id: NumericId,
@@ -25,17 +26,17 @@ export const ShopifyOrder = z.object({
   cancelled_at: DateTimeWithOffset.nullish(),
   financial_status: z.string().nullish(),
   customer: z.object({ id: NumericId }).nullish(),
-  current_subtotal_price: DecimalString.optional(),
+  current_subtotal_price: DecimalAmount.optional(),
   current_subtotal_price_set: MoneySet.optional(),
-  current_total_tax: DecimalString.optional(),
+  current_total_tax: DecimalAmount.optional(),
   current_total_tax_set: MoneySet.optional(),
-  current_total_price: DecimalString.optional(),
+  current_total_price: DecimalAmount.optional(),
   current_total_price_set: MoneySet.optional(),
-  subtotal_price: DecimalString.optional(),
+  subtotal_price: DecimalAmount.optional(),
   subtotal_price_set: MoneySet.optional(),
-  total_tax: DecimalString.optional(),
+  total_tax: DecimalAmount.optional(),
   total_tax_set: MoneySet.optional(),
-  total_price: DecimalString.optional(),
+  total_price: DecimalAmount.optional(),
   total_price_set: MoneySet.optional(),
   shipping_lines: z.array(z.object({ tax_lines: z.array(TaxLine).default([]) })).default([]),
 });
@@ -49,9 +50,9 @@ export const ShopifyRefund = z.object({
   refund_line_items: z
     .array(
       z.object({
-        subtotal: DecimalString.optional(),
+        subtotal: DecimalAmount.optional(),
         subtotal_set: MoneySet.optional(),
-        total_tax: DecimalString.optional(),
+        total_tax: DecimalAmount.optional(),
         total_tax_set: MoneySet.optional(),
       }),
     )
@@ -60,9 +61,9 @@ export const ShopifyRefund = z.object({
     .array(
       z.object({
         kind: z.string(),
-        amount: DecimalString.optional(),
+        amount: DecimalAmount.optional(),
         amount_set: MoneySet.optional(),
-        tax_amount: DecimalString.optional(),
+        tax_amount: DecimalAmount.optional(),
         tax_amount_set: MoneySet.optional(),
       }),
     )

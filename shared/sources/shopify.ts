@@ -6,6 +6,7 @@ import {
   type Decimal,
   addDecimals,
   compareDecimals,
+  formatDecimal,
   negateDecimal,
   subtractDecimals,
   sumDecimals,
@@ -100,7 +101,8 @@ function parse(request: SignedRequest, settings: ShopifySettings): Outcome<Shopi
   if (settings.shopDomains.length > 0 && !settings.shopDomains.includes(delivery.shopDomain ?? '')) {
     return ignored('shop is not configured for this source');
   }
-  const json = parseJsonBody(request.rawBody);
+  // Exact numbers: refund line items carry amounts as JSON numbers (89.99), never read as floats.
+  const json = parseJsonBody(request.rawBody, { exactNumbers: true });
   if (!json.ok) return rejected(json.error);
   const kind = SHOPIFY_TOPICS[known];
   if (kind === 'refund') {
@@ -196,6 +198,11 @@ function units(amount: Decimal, currency: string, settings: ShopifySettings, pat
   return Number(n < 0n ? 0n : n);
 }
 
+/** The exact amount for the canonical event (never negative, like the integer units). */
+function exact(amount: Decimal): string {
+  return formatDecimal(compareDecimals(amount, ZERO) > 0 ? amount : ZERO);
+}
+
 function canonicalDelivery(delivery: ShopifyDelivery, fallbackId: string): Delivery {
   // The webhook id is the same for every retry of one delivery: SQS deduplicates on it.
   return { id: delivery.webhookId ?? delivery.eventId ?? fallbackId, ...delivery };
@@ -206,7 +213,8 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
   if (payload.kind === 'refund') {
     const refund = payload.refund;
     const currency = refundCurrency(refund);
-    const amount = units(refundAmount(refund, settings), currency, settings, 'refund_line_items');
+    const exactAmount = refundAmount(refund, settings);
+    const amount = units(exactAmount, currency, settings, 'refund_line_items');
     if (typeof amount !== 'number') return rejected(amount);
     const eventId = `${source}:refund:${refund.order_id}:${refund.id}`;
     return ok({
@@ -224,12 +232,15 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
       test: false,
       delivery: canonicalDelivery(payload.delivery, eventId),
       refundAmount: amount,
+      refundExact: exact(exactAmount),
       refundsRemainder: false,
     });
   }
 
   const order = payload.order;
-  if (order.test && settings.ignoreTestOrders) return ignored('test order');
+  if (order.test && settings.testOrders === 'ignore') return ignored('test order');
+  // `credit`: a test order counts as a sale (staging fed by a development store).
+  const test = order.test && settings.testOrders !== 'credit';
   const customer = order.customer ? { externalKey: settings.externalKey, externalId: order.customer.id } : null;
   const currency = order.current_subtotal_price_set?.shop_money.currency_code ?? order.subtotal_price_set?.shop_money.currency_code ?? order.currency;
   const titleValues = { order: order.name || order.id, orderId: order.id, source };
@@ -257,9 +268,10 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
       currency,
       occurredAt: order.cancelled_at ?? order.processed_at ?? order.created_at,
       pointTitle: renderTitle(settings.refundTitle, titleValues),
-      test: order.test,
+      test,
       delivery: canonicalDelivery(payload.delivery, eventId),
       refundAmount: refundUnits,
+      refundExact: exact(amount),
       refundsRemainder: true,
     });
   }
@@ -281,9 +293,10 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     currency,
     occurredAt: order.processed_at ?? order.created_at,
     pointTitle: renderTitle(settings.pointTitle, titleValues),
-    test: order.test,
+    test,
     delivery: canonicalDelivery(payload.delivery, eventId),
     eligibleAmount: eligible,
+    eligibleExact: exact(amount),
     expiryDays: settings.expiryDays,
   });
 }
@@ -295,4 +308,6 @@ export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload> = {
   verify,
   parse,
   normalise,
+  // Shopify retries a failed delivery, then deletes the subscription: never refuse an authentic one.
+  quarantinesUnreadable: true,
 };

@@ -58,6 +58,12 @@ export interface WebhookSource<Settings, Payload> {
   parse(request: SignedRequest, settings: Settings): Outcome<Payload>;
   /** Turns the payload into the canonical event. */
   normalise(payload: Payload, context: NormaliseContext<Settings>): Outcome<PointsEvent>;
+  /**
+   * true: an authentic delivery that cannot be read or mapped is our bug, not the sender's: intake
+   * keeps it in the quarantine and answers 200 (Shopify would retry, then drop the subscription).
+   * Absent: it is refused with its 4xx (a sender that must see the error, like the POS).
+   */
+  readonly quarantinesUnreadable?: boolean;
 }
 
 export interface NormaliseContext<Settings> {
@@ -73,4 +79,6 @@ export interface ConfiguredSource {
   verify(request: SignedRequest, options: VerifyOptions): SourceError | null;
   /** parse + normalise. */
   read(request: SignedRequest): Outcome<PointsEvent>;
+  /** See WebhookSource.quarantinesUnreadable. */
+  readonly quarantinesUnreadable?: boolean;
 }

@@ -325,7 +325,7 @@ async function checkLedger(
     if (event.kind === 'purchase') {
       const record: OrderRecord | undefined = await ledger.getOrder({ source: event.source, orderId: event.orderId });
       if (event.test) {
-        // Test orders are answered "ignored" by intake and never queued (ignoreTestOrders).
+        // Test orders are answered "ignored" by intake and never queued (testOrders "ignore").
         count(record?.outcome ?? 'ignored_test');
         continue;
       }

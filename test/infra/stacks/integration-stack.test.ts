@@ -31,6 +31,13 @@ function lambda(template: Template, prefix: string): [string, Resource] {
   return only(template, 'AWS::Lambda::Function', { Description: Match.stringLikeRegexp(`^${prefix}`) });
 }
 const receiverOf = (t: Template) => lambda(t, 'Verifies');
+
+/** A table by the construct that made it (the ledger; the quarantine has its own tests). */
+function tableOf(template: Template, construct: 'Ledger' | 'Quarantine'): [string, Resource] {
+  const found = Object.entries(template.findResources('AWS::DynamoDB::Table')).filter(([id]) => id.startsWith(construct));
+  expect(found).toHaveLength(1);
+  return found[0] as [string, Resource];
+}
 const workerOf = (t: Template) => lambda(t, 'Credits');
 
 /** All statements of the inline policies attached to the role of a function. */
@@ -138,7 +145,7 @@ describe('functions', () => {
   it('give process-events the ledger, the Open API secret and the processing settings', () => {
     const { template, config } = stage('production');
     const [, fn] = workerOf(template);
-    const [tableId] = only(template, 'AWS::DynamoDB::Table');
+    const [tableId] = tableOf(template, 'Ledger');
     const env = fn.Properties.Environment.Variables;
     expect(env[ENV.LEDGER_TABLE]).toEqual(ref(tableId));
     expect(JSON.stringify(env[ENV.OPENAPI_SECRET_ARN])).toContain(`:secret:${config.openApiSecretName}`);
@@ -226,7 +233,7 @@ describe('event source mapping', () => {
 
 describe('ledger table', () => {
   it('is keyed by pk alone, on demand, with point-in-time recovery, KMS encryption and TTL on ttl', () => {
-    only(stage('staging').template, 'AWS::DynamoDB::Table', {
+    expect(tableOf(stage('staging').template, 'Ledger')[1].Properties).toMatchObject({
       KeySchema: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, KeyType: 'HASH' }],
       AttributeDefinitions: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, AttributeType: 'S' }],
       BillingMode: 'PAY_PER_REQUEST',
@@ -237,14 +244,14 @@ describe('ledger table', () => {
   });
 
   it('is protected from deletion and retained in production', () => {
-    const [, table] = only(stage('production').template, 'AWS::DynamoDB::Table');
+    const [, table] = tableOf(stage('production').template, 'Ledger');
     expect(table.Properties.DeletionProtectionEnabled).toBe(true);
     expect(table.DeletionPolicy).toBe('Retain');
     expect(table.UpdateReplacePolicy).toBe('Retain');
   });
 
   it('is disposable in staging', () => {
-    const [, table] = only(stage('staging').template, 'AWS::DynamoDB::Table');
+    const [, table] = tableOf(stage('staging').template, 'Ledger');
     expect(table.Properties.DeletionProtectionEnabled).toBe(false);
     expect(table.DeletionPolicy).toBe('Delete');
   });
@@ -270,9 +277,10 @@ describe('secrets', () => {
 });
 
 describe('IAM', () => {
-  it('lets receive-webhook send to the queue and read its webhook secrets, nothing more', () => {
+  it('lets receive-webhook send to the queue, read its webhook secrets and keep quarantined deliveries, nothing more', () => {
     const { template } = stage('staging');
     const [, fn] = receiverOf(template);
+    const [quarantineId] = tableOf(template, 'Quarantine');
     const [queueId] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
     const statements = statementsOf(template, fn);
     const secretIds = Object.keys(template.findResources('AWS::SecretsManager::Secret'));
@@ -281,25 +289,26 @@ describe('IAM', () => {
       expect.arrayContaining([
         expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn(logGroup) }),
         expect.objectContaining({ Action: 'sqs:SendMessage', Resource: arn(queueId) }),
+        expect.objectContaining({ Action: 'dynamodb:UpdateItem', Resource: [arn(quarantineId)] }),
         ...secretIds.map((id) =>
           expect.objectContaining({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: ref(id) }),
         ),
       ]),
     );
-    expect(statements).toHaveLength(2 + secretIds.length);
+    expect(statements).toHaveLength(3 + secretIds.length);
   });
 
   it('keeps receive-webhook away from the ledger and the Open API secret', () => {
     const { template, config } = stage('staging');
     const statements = statementsOf(template, receiverOf(template)[1]);
-    expect(actionsOf(statements).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
+    expect(JSON.stringify(statements)).not.toContain(tableOf(template, 'Ledger')[0]);
     expect(JSON.stringify(statements)).not.toContain(config.openApiSecretName);
   });
 
   it('lets process-events use ledger items and read the Open API secret, nothing more', () => {
     const { template, config } = stage('staging');
     const [, fn] = workerOf(template);
-    const [tableId] = only(template, 'AWS::DynamoDB::Table');
+    const [tableId] = tableOf(template, 'Ledger');
     const statements = statementsOf(template, fn);
     const dynamo = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')));
     expect(dynamo).toEqual([
@@ -394,7 +403,7 @@ describe('alarms', () => {
     expect(topic.Properties.KmsMasterKeyId).toBeDefined();
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: config.alarms.email, TopicArn: ref(topicId) });
     const all = alarms(template);
-    expect(all).toHaveLength(5);
+    expect(all).toHaveLength(6);
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });

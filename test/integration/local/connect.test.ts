@@ -64,7 +64,7 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
     expect(res.status).toBe(200);
     expect(JSON.parse(text)).toEqual({
       emulator: { url: stack.urls.emulator, clientId: 'demo-client' },
-      dynamodb: { url: stack.urls.dynamodb, tableName: 'connect-test-ledger' },
+      dynamodb: { url: stack.urls.dynamodb, tableName: 'connect-test-ledger', quarantineTable: 'webhook-quarantine' },
     });
     for (const secret of [stack.openApi.clientSecret, SHOPIFY_SECRET, POS_SECRET]) expect(text.includes(secret)).toBe(false);
   });
@@ -76,7 +76,7 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
       `demo: using the local stack at ${stack.urls.intake} (npm start)`,
       `demo: its emulator at ${stack.urls.emulator}, DynamoDB at ${stack.urls.dynamodb} (table connect-test-ledger)`,
     ]);
-    expect(lines.at(-1)).toBe('demo: all 9 events did what they should');
+    expect(lines.at(-1)).toBe('demo: all 12 events did what they should');
     expect(code).toBe(0);
   });
 

@@ -159,11 +159,26 @@ describe('Shopify orders/paid', () => {
     expect(e.occurredAt).toBe('2026-11-20T14:03:10-05:00');
   });
 
-  it('ignores test orders by default, and passes them on flagged when configured not to', () => {
+  it('ignores test orders by default (testOrders "ignore")', () => {
     const body = fixture('shopify/orders-paid-usd-discount-shipping.json').replace('"test": false', '"test": true');
     const request = { rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') };
     expect(source().read(request)).toEqual({ status: 'ignored', reason: 'test order' });
-    expect(event<PurchaseEvent>(source({ ignoreTestOrders: false }).read(request)).test).toBe(true);
+  });
+
+  it('queues test orders flagged as tests with testOrders "record" (processing records them as skipped)', () => {
+    const body = fixture('shopify/orders-paid-usd-discount-shipping.json').replace('"test": false', '"test": true');
+    const request = { rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') };
+    expect(event<PurchaseEvent>(source({ testOrders: 'record' }).read(request)).test).toBe(true);
+  });
+
+  it('queues test orders as real sales with testOrders "credit" (a staging stage fed by a development store)', () => {
+    const body = fixture('shopify/orders-paid-usd-discount-shipping.json').replace('"test": false', '"test": true');
+    const request = { rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') };
+    expect(event<PurchaseEvent>(source({ testOrders: 'credit' }).read(request))).toMatchObject({ test: false, eligibleAmount: 358 });
+  });
+
+  it('refuses the replaced boolean setting ignoreTestOrders', () => {
+    expect(ShopifySettings.safeParse({ ignoreTestOrders: false }).success).toBe(false);
   });
 
   it('ignores deliveries from a shop other than the configured ones', () => {
@@ -189,16 +204,18 @@ describe('Shopify orders/paid', () => {
     expect(outcome).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'customer.id' } });
   });
 
-  it('names the field when the payload does not match (a money amount sent as a number)', () => {
-    const body = fixture('shopify/orders-paid-no-customer.json').replace('"current_subtotal_price": "24.99"', '"current_subtotal_price": 24.99');
+  it('names the field when a money amount is not a decimal (a number in exponent form)', () => {
+    const body = fixture('shopify/orders-paid-no-customer.json').replace('"current_subtotal_price": "24.99"', '"current_subtotal_price": 2.499e1');
     const outcome = source().read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') });
     expect(outcome).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'current_subtotal_price' } });
   });
 
-  it('refuses a money amount sent as a number even when it has more digits than a float holds', () => {
-    const body = fixture('shopify/orders-paid-no-customer.json').replace('"current_subtotal_price": "24.99"', '"current_subtotal_price": 123456.123456789012');
-    const outcome = source().read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') });
-    expect(outcome).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'current_subtotal_price' } });
+  it('reads a money amount sent as a JSON number from its text, even with more digits than a float holds', () => {
+    const body = fixture('shopify/orders-paid-no-customer.json')
+      .replace('"current_subtotal_price": "24.99"', '"current_subtotal_price": 123456.123456789012')
+      .replace(/\n\s*"current_subtotal_price_set": [^\n]*/, '');
+    const e = event<PurchaseEvent>(source().read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') }));
+    expect(e).toMatchObject({ eligibleAmount: 123456, eligibleExact: '123456.123456789012' });
   });
 
   it('refuses an amount beyond what the canonical event can carry', () => {

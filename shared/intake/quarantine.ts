@@ -1,0 +1,48 @@
+import { ENV } from '../config/environment.js';
+import { emfCountLine } from '../metrics/emf.js';
+import { METRIC } from '../metrics/names.js';
+import type { QuarantineInput } from '../quarantine/entry.js';
+import { DEFAULT_QUARANTINE_TTL_DAYS } from '../quarantine/store.js';
+import type { IntakeDeps } from './intake.js';
+
+/**
+ * The quarantine intake writes to, from the environment: QUARANTINE_TABLE (unset: none, and
+ * unreadable deliveries are refused as before), QUARANTINE_TTL_DAYS, DYNAMODB_ENDPOINT (local only).
+ * The DynamoDB client is built on the first delivery that needs it, not at cold start.
+ */
+export function quarantineFromEnvironment(env: NodeJS.ProcessEnv): Pick<IntakeDeps, 'quarantine' | 'countQuarantined'> {
+  const tableName = env[ENV.QUARANTINE_TABLE]?.trim();
+  if (!tableName) return {};
+  const ttlText = env[ENV.QUARANTINE_TTL_DAYS]?.trim();
+  const ttlDays = ttlText ? Number(ttlText) : DEFAULT_QUARANTINE_TTL_DAYS;
+  if (!Number.isInteger(ttlDays) || ttlDays < 1 || ttlDays > 3650) {
+    throw new Error(`${ENV.QUARANTINE_TTL_DAYS} must be a whole number of days from 1 to 3650`);
+  }
+  const endpoint = env[ENV.DYNAMODB_ENDPOINT];
+  let store: Promise<{ keep(input: QuarantineInput): Promise<{ id: string }> }> | undefined;
+  const open = async () => {
+    const [{ createDocumentClient }, { createQuarantineStore }] = await Promise.all([import('../ledger/client.js'), import('../quarantine/store.js')]);
+    // Locally (dynalite) the endpoint is given and the credentials are dummies dynalite ignores.
+    const local = { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+    const client = createDocumentClient(endpoint ? local : {});
+    return createQuarantineStore({ client, tableName, clock: Date.now, ttlDays });
+  };
+  const service = env.POWERTOOLS_SERVICE_NAME ?? 'loyalty-points-bridge';
+  const namespace = env.POWERTOOLS_METRICS_NAMESPACE;
+  return {
+    quarantine: {
+      async keep(input) {
+        store ??= open();
+        try {
+          return await (await store).keep(input);
+        } catch (e) {
+          store = undefined;
+          throw e;
+        }
+      },
+    },
+    countQuarantined: () => {
+      process.stdout.write(`${emfCountLine({ ...(namespace ? { namespace } : {}), service, name: METRIC.quarantinedDeliveries, nowMs: Date.now() })}\n`);
+    },
+  };
+}
