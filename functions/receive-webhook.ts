@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { ENV } from '../shared/config/environment.js';
 import { webhookSecretsFromEnvironment } from '../shared/config/webhook-secrets.js';
 import { maxBodyBytesFrom, queueUrlFrom } from '../shared/intake/config.js';
+import { type DeliveryRecorder, deliveryMetricsFromEnv } from '../shared/intake/delivery-metrics.js';
 import { createJsonLogger } from '../shared/intake/logger.js';
 import { type IntakeAnswer, type IntakeDeps, type IntakeRequest, receiveWebhook } from '../shared/intake/intake.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
@@ -15,7 +16,10 @@ import { loadSources } from '../shared/sources/registry.js';
  * at load: the SQS queue and the Secrets Manager reader import theirs on first use.
  */
 
-export type ReceiveWebhookDeps = IntakeDeps;
+export type ReceiveWebhookDeps = IntakeDeps & {
+  /** Counts each delivery (accepted / ignored / refused, by source and kind); EMF on stdout in Lambda. */
+  recordDelivery?: DeliveryRecorder;
+};
 export type ReceiveWebhookHandler = (
   event: APIGatewayProxyEventV2,
   context?: Context,
@@ -53,7 +57,9 @@ function reply(statusCode: number, answer: IntakeAnswer | { error: { kind: strin
 export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
   return async (event) => {
     try {
-      const response = await receiveWebhook(toRequest(event), deps);
+      const request = toRequest(event);
+      const response = await receiveWebhook(request, deps);
+      deps.recordDelivery?.(request.source, response);
       return reply(response.statusCode, response.answer);
     } catch (e) {
       deps.logger?.error('unexpected intake failure', { error: e instanceof Error ? e.name : 'unknown' });
@@ -63,13 +69,15 @@ export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
 }
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ReceiveWebhookDeps> = {}): ReceiveWebhookDeps {
+  const sources = overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]);
   return {
-    sources: overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]),
+    sources,
     secrets: overrides.secrets ?? webhookSecretsFromEnvironment(env),
     queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFrom(env) }),
     now: overrides.now ?? Date.now,
     maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFrom(env),
     logger: overrides.logger ?? createJsonLogger(env),
+    recordDelivery: overrides.recordDelivery ?? deliveryMetricsFromEnv(env, sources.keys()),
   };
 }
 

@@ -156,7 +156,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     receive = makeReceiveHandler(
       receiveDepsFromEnvironment(handlerEnv, {
         queue,
-        ...(mode === 'powertools' ? {} : { logger: localLogger('intake', mode === 'compact' ? log : undefined) }),
+        ...(mode === 'powertools' ? {} : { logger: localLogger('intake', mode === 'compact' ? log : undefined), recordDelivery: () => undefined }),
         ...options.receiveOverrides,
       }),
     );

@@ -15,13 +15,14 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { METRIC } from '../../shared/metrics/names.js';
 
 /**
  * Powertools metrics process-events emits (namespace POWERTOOLS_METRICS_NAMESPACE, only the default
  * `service` dimension = POWERTOOLS_SERVICE_NAME): one `UpstreamLatency` sample (Milliseconds) per Open
  * API call, so its SampleCount counts the calls, and one `UpstreamErrors` (Count) per failed call.
  */
-export const UPSTREAM_METRICS = { callLatency: 'UpstreamLatency', errors: 'UpstreamErrors' } as const;
+export const UPSTREAM_METRICS = { callLatency: METRIC.upstreamLatency, errors: METRIC.upstreamErrors } as const;
 
 export type OperationsAlarmsProps = {
   stageName: string;

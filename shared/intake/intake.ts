@@ -34,6 +34,8 @@ export type IntakeAnswer =
 export interface IntakeResponse {
   readonly statusCode: number;
   readonly answer: IntakeAnswer;
+  /** Accepted deliveries: the event's type (for the delivery metrics; not sent to the sender). */
+  readonly eventType?: string;
 }
 
 export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
@@ -142,5 +144,5 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
     return refuse('unavailable', 'try again later');
   }
   log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
-  return { statusCode: 202, answer: { status: 'accepted', eventId: event.eventId } };
+  return { statusCode: 202, answer: { status: 'accepted', eventId: event.eventId }, eventType: event.type };
 }

@@ -1,0 +1,33 @@
+/**
+ * CloudWatch embedded metric format (EMF): one JSON line on stdout that CloudWatch Logs turns into
+ * metrics. Written here, not taken from Powertools Metrics, for the functions that must stay light
+ * (receive-webhook loads nothing heavy at init) or emit one line per run (the scheduled audit).
+ * Format: https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html
+ */
+export type EmfUnit = 'Count' | 'Milliseconds' | 'None';
+
+export interface EmfRecord {
+  namespace: string;
+  /** Dimension name -> value; all of them form the metrics' one dimension set. */
+  dimensions: Record<string, string>;
+  metrics: Record<string, { unit: EmfUnit; value: number }>;
+  /** Epoch milliseconds. */
+  timestamp: number;
+}
+
+export function emfLine(record: EmfRecord): string {
+  return JSON.stringify({
+    _aws: {
+      Timestamp: record.timestamp,
+      CloudWatchMetrics: [
+        {
+          Namespace: record.namespace,
+          Dimensions: [Object.keys(record.dimensions)],
+          Metrics: Object.entries(record.metrics).map(([Name, m]) => ({ Name, Unit: m.unit })),
+        },
+      ],
+    },
+    ...record.dimensions,
+    ...Object.fromEntries(Object.entries(record.metrics).map(([name, m]) => [name, m.value])),
+  });
+}
