@@ -15,6 +15,7 @@ export {
   parseStageConfig,
 } from './load.js';
 export {
+  auditEnvironment,
   leaseSeconds,
   receiverEnvironment,
   secretPrefix,

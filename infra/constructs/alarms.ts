@@ -41,6 +41,8 @@ export type OperationsAlarmsProps = {
 export class OperationsAlarms extends Construct {
   readonly topic: ITopic;
   readonly alarms: Alarm[] = [];
+  private readonly action: SnsAction;
+  private readonly alarmNamePrefix: string;
 
   constructor(scope: Construct, id: string, props: OperationsAlarmsProps) {
     super(scope, id);
@@ -48,22 +50,9 @@ export class OperationsAlarms extends Construct {
     this.topic = props.topicArn
       ? Topic.fromTopicArn(this, 'Topic', props.topicArn)
       : this.createTopic(props.email, alarmNamePrefix);
-    const action = new SnsAction(this.topic);
-    const add = (alarmId: string, metric: IMetric, threshold: number, description: string, evaluation = { periods: 1, datapoints: 1 }) => {
-      const alarm = new Alarm(this, alarmId, {
-        alarmName: `${alarmNamePrefix}${alarmId}`,
-        alarmDescription: description,
-        metric,
-        threshold,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: evaluation.periods,
-        datapointsToAlarm: evaluation.datapoints,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
-      this.alarms.push(alarm);
-    };
+    this.action = new SnsAction(this.topic);
+    this.alarmNamePrefix = alarmNamePrefix;
+    const add = this.addAlarm.bind(this);
 
     add(
       'DeadLetterQueueDepth',
@@ -109,6 +98,24 @@ export class OperationsAlarms extends Construct {
       'The membership Open API fails too often (network, timeouts, 5xx, credentials): events are being retried.',
       { periods: 3, datapoints: 2 },
     );
+  }
+
+  /** One more alarm on `metric` >= `threshold`, named for the stage and notifying the topic (ALARM and OK). */
+  addAlarm(alarmId: string, metric: IMetric, threshold: number, description: string, evaluation = { periods: 1, datapoints: 1 }): Alarm {
+    const alarm = new Alarm(this, alarmId, {
+      alarmName: `${this.alarmNamePrefix}${alarmId}`,
+      alarmDescription: description,
+      metric,
+      threshold,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: evaluation.periods,
+      datapointsToAlarm: evaluation.datapoints,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
+    this.alarms.push(alarm);
+    return alarm;
   }
 
   private createTopic(email: string | undefined, alarmNamePrefix: string): Topic {

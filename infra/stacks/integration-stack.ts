@@ -5,6 +5,8 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
   type StageConfig,
+  UPSTREAM_CEILING_PER_MINUTE,
+  auditEnvironment,
   receiverEnvironment,
   visibilityTimeoutSeconds,
   webhookSecretName,
@@ -12,8 +14,10 @@ import {
 } from '../config/index.js';
 import { OperationsAlarms } from '../constructs/alarms.js';
 import { BundledFunction } from '../constructs/bundled-function.js';
+import { OperationsDashboard } from '../constructs/dashboard.js';
 import { EventQueue } from '../constructs/event-queue.js';
 import { LedgerTable } from '../constructs/ledger-table.js';
+import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
 
@@ -29,6 +33,8 @@ export class IntegrationStack extends Stack {
   readonly ledger: LedgerTable;
   readonly webhookSecrets: Record<string, Secret>;
   readonly alarms: OperationsAlarms;
+  readonly audit: ScheduledAudit;
+  readonly dashboard: OperationsDashboard;
 
   constructor(scope: Construct, id: string, props: IntegrationStackProps) {
     super(scope, id, props);
@@ -143,6 +149,35 @@ export class IntegrationStack extends Stack {
       upstreamFailurePercent: config.alarms.upstreamFailurePercent,
     });
 
+    this.audit = new ScheduledAudit(this, 'Audit', {
+      table: this.ledger.table,
+      openApiSecret,
+      environment: auditEnvironment(config, { tableName: this.ledger.table.tableName, openApiSecretArn: openApiSecret.secretArn }),
+      hourUtc: config.audit.hourUtc,
+      memoryMiB: config.audit.memoryMiB,
+      timeoutSeconds: config.audit.timeoutSeconds,
+      logRetention,
+      removalPolicy,
+      alarms: this.alarms,
+      metricsNamespace: config.observability.metricsNamespace,
+      serviceName: config.observability.serviceName,
+    });
+    this.dashboard = new OperationsDashboard(this, 'Dashboard', {
+      dashboardName: integrationStackName(config),
+      metricsNamespace: config.observability.metricsNamespace,
+      serviceName: config.observability.serviceName,
+      queue: this.events.queue,
+      deadLetterQueue: this.events.deadLetterQueue,
+      functions: [
+        { name: 'ReceiveWebhook', fn: this.receiver.fn },
+        { name: 'ProcessEvents', fn: this.worker.fn },
+        { name: 'AuditLedger', fn: this.audit.function.fn },
+      ],
+      alarms: this.alarms.alarms,
+      upstreamCeilingPerMinute: UPSTREAM_CEILING_PER_MINUTE,
+      workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,
+    });
+
     for (const source of sources) {
       new CfnOutput(this, `WebhookUrl-${source}`, {
         description: `Point ${source} webhooks here`,
@@ -154,6 +189,7 @@ export class IntegrationStack extends Stack {
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.events.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'QueueUrl', { value: this.events.queue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, 'DashboardName', { value: integrationStackName(config) });
   }
 }
 

@@ -394,7 +394,7 @@ describe('alarms', () => {
     expect(topic.Properties.KmsMasterKeyId).toBeDefined();
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: config.alarms.email, TopicArn: ref(topicId) });
     const all = alarms(template);
-    expect(all).toHaveLength(5);
+    expect(all).toHaveLength(7); // DLQ, oldest message, 2 x function errors, upstream failures, audit drift, audit errors
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });
