@@ -1,7 +1,7 @@
 /**
  * What the audit reports. A finding is drift: the point history and the ledger disagree on money.
- * A note is not drift: something the audit could not decide yet (an operation still in flight) or
- * could not read (a withdrawn customer's history).
+ * A note is not drift: something the audit could not decide yet (an operation still in flight), could
+ * not read (a withdrawn customer's history), or a credit whose size the ledger only knows as a hint.
  */
 export type FindingKind =
   | 'missing_credit'
@@ -16,7 +16,7 @@ export type FindingKind =
   | 'foreign_marker'
   | 'no_customer';
 
-export type NoteKind = 'in_flight' | 'history_unreadable';
+export type NoteKind = 'in_flight' | 'history_unreadable' | 'hint_differs';
 
 /** One history entry as the finding shows it. */
 export interface EntryView {

@@ -74,6 +74,23 @@ describe('the ledger audit', () => {
     expect(findings[0]!.detail).toContain('credit of 70 points');
   });
 
+  it('finds a credit of another size than the exact one the ledger records', async () => {
+    await bookCreditWithoutCall('sized', 70);
+    await h.api.grantPoints(GOLD, { point: 60, remarks: purchaseMarker('shopify', 'sized') });
+    const { findings } = await audit();
+    expect(findings).toEqual([expect.objectContaining({ kind: 'credit_size', orderId: 'sized', detail: 'the history entry credits +60; the ledger records 70' })]);
+  });
+
+  it('notes, without counting drift, a credit whose balance hint differs because other points moved meanwhile', async () => {
+    const ref = { source: 'shopify', orderId: 'hinted' };
+    await ledger.claimPurchase({ ...ref, owner: 'w', eligibleAmount: 1000, currency: 'JPY' });
+    await h.api.grantPoints(GOLD, { point: 50, remarks: purchaseMarker('shopify', 'hinted') });
+    await ledger.finishPurchase(ref, 'w', { outcome: 'credited', customerId: GOLD, pointsHint: 55 });
+    const result = await audit();
+    expect(result.findings).toEqual([]);
+    expect(result.notes).toEqual([expect.objectContaining({ kind: 'hint_differs', orderId: 'hinted', customerId: GOLD })]);
+  });
+
   it('finds a debit of the wrong size', async () => {
     const a = purchase();
     await processAll(a);
