@@ -44,10 +44,15 @@ export class OperationsDashboard extends Construct {
     const ns = props.metricsNamespace;
     const ours = (metricName: string, statistic = 'Sum', label?: string) =>
       new Metric({ namespace: ns, metricName, dimensionsMap: { service: props.serviceName }, statistic, period: FIVE_MINUTES, ...(label ? { label } : {}) });
-    // Metrics with dimensions only known at run time (source, kind, endpoint...): one line per combination.
+    // Metrics with dimension values only known at run time (source, kind): one line per combination. A
+    // schema {namespace, dims} matches exactly those dimensions; `[]`: metrics emitted by other modules,
+    // matched whatever their dimensions (no schema, namespace and name designators).
     const search = (metricName: string, dimensions: string[], statistic = 'Sum', period = FIVE_MINUTES) =>
       new MathExpression({
-        expression: `SEARCH('{${[ns, ...dimensions].join(',')}} MetricName="${metricName}"', '${statistic}', ${period.toSeconds()})`,
+        expression:
+          dimensions.length > 0
+            ? `SEARCH('{${[ns, ...dimensions].join(',')}} MetricName="${metricName}"', '${statistic}', ${period.toSeconds()})`
+            : `SEARCH('Namespace="${ns}" MetricName="${metricName}"', '${statistic}', ${period.toSeconds()})`,
         usingMetrics: {},
         period,
         label: '',

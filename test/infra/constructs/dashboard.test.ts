@@ -32,8 +32,11 @@ function widgetMetrics(body: ReturnType<typeof dashboardBody>): { namespace: str
     for (const row of (w.properties.metrics ?? []) as unknown[][]) {
       const options = row.at(-1) as { expression?: string } | undefined;
       if (typeof options === 'object' && options?.expression) {
-        const search = /SEARCH\('\{([^,}]+)[^}]*\} MetricName="([^"]+)"'/.exec(options.expression);
+        const withSchema = /SEARCH\('\{([^,}]+)[^}]*\} MetricName="([^"]+)"'/.exec(options.expression);
+        const withoutSchema = /SEARCH\('Namespace="([^"]+)" MetricName="([^"]+)"'/.exec(options.expression);
+        const search = withSchema ?? withoutSchema;
         if (search) found.push({ namespace: search[1]!, name: search[2]! });
+        else if (/SEARCH/.test(options.expression)) throw new Error(`unreadable search: ${options.expression}`);
         continue;
       }
       if (typeof row[0] === 'string' && typeof row[1] === 'string') found.push({ namespace: row[0], name: row[1] });
