@@ -25,14 +25,18 @@ const view = (p: PointItem): EntryView => ({ id: p.id, point: p.point, createdAt
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 const listed = (entries: PointItem[]) => entries.map((e) => `${signed(e.point)} (entry ${e.id})`).join(', ');
 
-/** Every entry of a customer's point history, all pages. */
+/**
+ * Every entry of a customer's point history, all pages. Newest first: an entry added while the pages
+ * are read pushes older ones onto the next page, where they would be read twice (and look doubled),
+ * so entries are kept once by id.
+ */
 async function readHistory(api: AuditDeps['openapi'], customerId: string, onPage: () => void): Promise<PointItem[]> {
-  const all: PointItem[] = [];
+  const byId = new Map<string, PointItem>();
   for (let page = 1; ; page++) {
     const result = await api.listPoints(customerId, { page, perPage: PER_PAGE });
     onPage();
-    all.push(...result.points);
-    if (page >= result.last_page || result.points.length === 0) return all;
+    for (const p of result.points) if (!byId.has(p.id)) byId.set(p.id, p);
+    if (page >= result.last_page || result.points.length === 0) return [...byId.values()];
   }
 }
 

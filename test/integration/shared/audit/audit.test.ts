@@ -127,6 +127,25 @@ describe('the ledger audit', () => {
     expect((await audit()).findings).toEqual([]);
   });
 
+  it('does not see a credit twice when an entry lands while a long history is read page by page', async () => {
+    for (let i = 0; i < 5; i++) await h.api.grantPoints(GOLD, { point: 1, remarks: 'older' });
+    const a = purchase();
+    await processAll(a);
+    // 999 newer entries: the credit is the last entry of page 1 (1000 a page), the older ones on page 2.
+    for (let i = 0; i < 9; i++) await Promise.all(Array.from({ length: 111 }, () => h.api.grantPoints(GOLD, { point: 1, remarks: 'visit' })));
+    // The real client; after page 1 someone grants points, pushing the credit onto page 2 as well.
+    const api = {
+      async listPoints(...args: Parameters<typeof h.api.listPoints>) {
+        const page = await h.api.listPoints(...args);
+        if (args[1]?.page === 1) await h.api.grantPoints(GOLD, { point: 1, remarks: 'visit' });
+        return page;
+      },
+    };
+    const result = await auditLedger(await scanLedger(h.dynamo.documentClient, tableName), { ledger, openapi: api });
+    expect(result.historyPages).toBe(2);
+    expect(result.findings).toEqual([]);
+  });
+
   it('audits only the records created in the time range, yet follows the markers in their histories', async () => {
     const early = purchase();
     await processAll(early);
