@@ -3,6 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ENV } from '../shared/config/environment.js';
+import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME, upstreamCallsMetric } from '../shared/metrics/names.js';
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
 import { capFields } from '../shared/text/index.js';
@@ -63,9 +64,10 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
   const { logger, metrics } = deps;
   // UpstreamErrors / SampleCount(UpstreamLatency) is the upstream failure rate alarm
   // (infra/constructs/alarms.ts): business answers (customer unknown, not enough points) are not failures.
-  const openapi = instrumentPointsApi(deps.openapi, ({ ms, upstreamFailure }) => {
-    metrics.addMetric('UpstreamLatency', 'Milliseconds', ms);
-    if (upstreamFailure) metrics.addMetric('UpstreamErrors', 'Count', 1);
+  const openapi = instrumentPointsApi(deps.openapi, ({ operation, ms, upstreamFailure }) => {
+    metrics.addMetric(METRIC.upstreamLatency, 'Milliseconds', ms);
+    if (upstreamFailure) metrics.addMetric(METRIC.upstreamErrors, 'Count', 1);
+    metrics.addMetric(upstreamCallsMetric(operation), 'Count', 1);
   });
   const processor = createProcessor({ ...deps, openapi });
   const budget = deps.budget ?? createInvocationBudget();
@@ -85,7 +87,7 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     } catch (e) {
       // A bug or an infrastructure failure (DynamoDB): the message goes back, the lease expires.
       logger.error('event failed', { ...where, error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown' });
-      metrics.addMetric('Outcome_unexpected_error', 'Count', 1);
+      metrics.addMetric(outcomeMetric(UNEXPECTED_ERROR_OUTCOME), 'Count', 1);
       throw e;
     }
     const line = { ...where, ...outcomeFields(outcome) };

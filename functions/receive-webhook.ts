@@ -3,8 +3,8 @@ import { ENV } from '../shared/config/environment.js';
 import { minWebhookSecretChars } from '../shared/config/secret-strength.js';
 import { webhookSecretsFromEnvironment } from '../shared/config/webhook-secrets.js';
 import { maxBodyBytesFrom, queueUrlFrom, replayWindowDaysFrom } from '../shared/intake/config.js';
+import { type DeliveryRecorder, deliveryMetricsFromEnv } from '../shared/intake/delivery-metrics.js';
 import { createJsonLogger } from '../shared/intake/logger.js';
-import { emfCounter } from '../shared/intake/metrics.js';
 import { type IntakeAnswer, type IntakeDeps, type IntakeRequest, receiveWebhook } from '../shared/intake/intake.js';
 import { quarantineFromEnvironment } from '../shared/intake/quarantine.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
@@ -18,7 +18,10 @@ import { loadSources } from '../shared/sources/registry.js';
  * at load: the SQS queue and the Secrets Manager reader import theirs on first use.
  */
 
-export type ReceiveWebhookDeps = IntakeDeps;
+export type ReceiveWebhookDeps = IntakeDeps & {
+  /** Counts each delivery (accepted / ignored / refused, by source and kind); EMF on stdout in Lambda. */
+  recordDelivery?: DeliveryRecorder;
+};
 export type ReceiveWebhookHandler = (
   event: APIGatewayProxyEventV2,
   context?: Context,
@@ -56,7 +59,9 @@ function reply(statusCode: number, answer: IntakeAnswer | { error: { kind: strin
 export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
   return async (event) => {
     try {
-      const response = await receiveWebhook(toRequest(event), deps);
+      const request = toRequest(event);
+      const response = await receiveWebhook(request, deps);
+      deps.recordDelivery?.(request.source, response);
       return reply(response.statusCode, response.answer);
     } catch (e) {
       deps.logger?.error('unexpected intake failure', { error: e instanceof Error ? e.name : 'unknown' });
@@ -77,10 +82,10 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
     maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFrom(env),
     logger: overrides.logger ?? createJsonLogger(env),
     replayWindowDays: overrides.replayWindowDays ?? replayWindowDaysFrom(env),
-    count: overrides.count ?? emfCounter(env),
     ...quarantineFromEnvironment(env),
     ...(overrides.quarantine ? { quarantine: overrides.quarantine } : {}),
     ...(overrides.countQuarantined ? { countQuarantined: overrides.countQuarantined } : {}),
+    recordDelivery: overrides.recordDelivery ?? deliveryMetricsFromEnv(env, sources.keys()),
   };
 }
 

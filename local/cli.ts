@@ -2,6 +2,7 @@
  * Operator commands, against the local stack (`npm start` on PORT) or a deployed stage (`--stage`):
  *   npm run ledger -- <source> <order id> [--stage S [--stack NAME] [--outputs FILE]]
  *   npm run redrive -- [--dry-run] [--stage S [--stack NAME] [--outputs FILE]]
+ *   npm run audit -- [--since DATE|3d] [--until DATE] [--json] [--stage S [--stack NAME] [--outputs FILE]]
  *   npx tsx local/cli.ts dlq          (local: list the dead-letter list)
  */
 import { cliCommand } from './cli/index.js';

@@ -160,7 +160,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       receiveDepsFromEnvironment(handlerEnv, {
         queue,
         // The metric line (CloudWatch EMF on stdout) only means something in Lambda; the log says it here.
-        ...(mode === 'powertools' ? {} : { logger: localLogger('intake', mode === 'compact' ? log : undefined), countQuarantined: () => undefined }),
+        ...(mode === 'powertools' ? {} : { logger: localLogger('intake', mode === 'compact' ? log : undefined), countQuarantined: () => undefined, recordDelivery: () => undefined }),
         ...options.receiveOverrides,
       }),
     );

@@ -57,3 +57,16 @@ export function workerEnvironment(
     ...powertoolsEnvironment(stage),
   };
 }
+
+export function auditEnvironment(
+  stage: StageConfig,
+  refs: { tableName: string; openApiSecretArn: string },
+): Record<string, string> {
+  return {
+    [ENV.LEDGER_TABLE]: refs.tableName,
+    [ENV.OPENAPI_SECRET_ARN]: refs.openApiSecretArn,
+    [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute),
+    [ENV.AUDIT_DAYS]: String(stage.audit.days),
+    ...powertoolsEnvironment(stage),
+  };
+}

@@ -16,6 +16,7 @@ export {
   parseStageConfig,
 } from './load.js';
 export {
+  auditEnvironment,
   leaseSeconds,
   receiverEnvironment,
   secretPrefix,

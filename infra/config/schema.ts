@@ -137,6 +137,17 @@ export const StageConfig = z
           .default(30),
       })
       .prefault({}),
+    /** The scheduled audit (functions/audit-ledger.ts): daily, over the records of the last `days` days. */
+    audit: z
+      .strictObject({
+        days: z.number().int().min(1).max(400).default(3),
+        /** Hour of the day (UTC) the audit runs. */
+        hourUtc: z.number().int().min(0).max(23).default(3),
+        memoryMiB: z.number().int().min(128).max(3008).default(512),
+        /** It reads every audited customer's history at the rate budget: give it Lambda's maximum. */
+        timeoutSeconds: z.number().int().min(60).max(900).default(900),
+      })
+      .prefault({}),
     alarms: z
       .strictObject({
         /** Subscribed to the stage's alarm topic (confirm the e-mail AWS sends). */

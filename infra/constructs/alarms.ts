@@ -15,13 +15,14 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { METRIC } from '../../shared/metrics/names.js';
 
 /**
  * Powertools metrics process-events emits (namespace POWERTOOLS_METRICS_NAMESPACE, only the default
  * `service` dimension = POWERTOOLS_SERVICE_NAME): one `UpstreamLatency` sample (Milliseconds) per Open
  * API call, so its SampleCount counts the calls, and one `UpstreamErrors` (Count) per failed call.
  */
-export const UPSTREAM_METRICS = { callLatency: 'UpstreamLatency', errors: 'UpstreamErrors' } as const;
+export const UPSTREAM_METRICS = { callLatency: METRIC.upstreamLatency, errors: METRIC.upstreamErrors } as const;
 
 export type OperationsAlarmsProps = {
   stageName: string;
@@ -40,6 +41,8 @@ export type OperationsAlarmsProps = {
 export class OperationsAlarms extends Construct {
   readonly topic: ITopic;
   readonly alarms: Alarm[] = [];
+  private readonly action: SnsAction;
+  private readonly alarmNamePrefix: string;
 
   constructor(scope: Construct, id: string, props: OperationsAlarmsProps) {
     super(scope, id);
@@ -47,22 +50,9 @@ export class OperationsAlarms extends Construct {
     this.topic = props.topicArn
       ? Topic.fromTopicArn(this, 'Topic', props.topicArn)
       : this.createTopic(props.email, alarmNamePrefix);
-    const action = new SnsAction(this.topic);
-    const add = (alarmId: string, metric: IMetric, threshold: number, description: string, evaluation = { periods: 1, datapoints: 1 }) => {
-      const alarm = new Alarm(this, alarmId, {
-        alarmName: `${alarmNamePrefix}${alarmId}`,
-        alarmDescription: description,
-        metric,
-        threshold,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: evaluation.periods,
-        datapointsToAlarm: evaluation.datapoints,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
-      this.alarms.push(alarm);
-    };
+    this.action = new SnsAction(this.topic);
+    this.alarmNamePrefix = alarmNamePrefix;
+    const add = this.addAlarm.bind(this);
 
     add(
       'DeadLetterQueueDepth',
@@ -108,6 +98,24 @@ export class OperationsAlarms extends Construct {
       'The membership Open API fails too often (network, timeouts, 5xx, credentials): events are being retried.',
       { periods: 3, datapoints: 2 },
     );
+  }
+
+  /** One more alarm on `metric` >= `threshold`, named for the stage and notifying the topic (ALARM and OK). */
+  addAlarm(alarmId: string, metric: IMetric, threshold: number, description: string, evaluation = { periods: 1, datapoints: 1 }): Alarm {
+    const alarm = new Alarm(this, alarmId, {
+      alarmName: `${this.alarmNamePrefix}${alarmId}`,
+      alarmDescription: description,
+      metric,
+      threshold,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: evaluation.periods,
+      datapointsToAlarm: evaluation.datapoints,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
+    this.alarms.push(alarm);
+    return alarm;
   }
 
   private createTopic(email: string | undefined, alarmNamePrefix: string): Topic {

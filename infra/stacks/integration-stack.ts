@@ -5,6 +5,8 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
   type StageConfig,
+  UPSTREAM_CEILING_PER_MINUTE,
+  auditEnvironment,
   receiverEnvironment,
   visibilityTimeoutSeconds,
   webhookSecretName,
@@ -12,11 +14,13 @@ import {
 } from '../config/index.js';
 import { OperationsAlarms } from '../constructs/alarms.js';
 import { BundledFunction } from '../constructs/bundled-function.js';
+import { OperationsDashboard } from '../constructs/dashboard.js';
 import { EventQueue } from '../constructs/event-queue.js';
 import { LedgerTable } from '../constructs/ledger-table.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
 import { ENV } from '../../shared/config/environment.js';
+import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
 import { LogsKey } from '../constructs/logs-key.js';
@@ -34,6 +38,8 @@ export class IntegrationStack extends Stack {
   readonly webhookSecrets: Record<string, Secret>;
   readonly alarms: OperationsAlarms;
   readonly quarantine: QuarantineTable;
+  readonly audit: ScheduledAudit;
+  readonly dashboard: OperationsDashboard;
 
   constructor(scope: Construct, id: string, props: IntegrationStackProps) {
     super(scope, id, props);
@@ -156,6 +162,42 @@ export class IntegrationStack extends Stack {
       upstreamFailurePercent: config.alarms.upstreamFailurePercent,
     });
 
+    addQuarantineAlarm(this.alarms, this.alarms, {
+      stageName: config.stageName,
+      metricsNamespace: config.observability.metricsNamespace,
+      serviceName: config.observability.serviceName,
+    });
+
+    this.audit = new ScheduledAudit(this, 'Audit', {
+      table: this.ledger.table,
+      openApiSecret,
+      environment: auditEnvironment(config, { tableName: this.ledger.table.tableName, openApiSecretArn: openApiSecret.secretArn }),
+      hourUtc: config.audit.hourUtc,
+      memoryMiB: config.audit.memoryMiB,
+      timeoutSeconds: config.audit.timeoutSeconds,
+      logRetention,
+      logsKey,
+      removalPolicy,
+      alarms: this.alarms,
+      metricsNamespace: config.observability.metricsNamespace,
+      serviceName: config.observability.serviceName,
+    });
+    this.dashboard = new OperationsDashboard(this, 'Dashboard', {
+      dashboardName: integrationStackName(config),
+      metricsNamespace: config.observability.metricsNamespace,
+      serviceName: config.observability.serviceName,
+      queue: this.events.queue,
+      deadLetterQueue: this.events.deadLetterQueue,
+      functions: [
+        { name: 'ReceiveWebhook', fn: this.receiver.fn },
+        { name: 'ProcessEvents', fn: this.worker.fn },
+        { name: 'AuditLedger', fn: this.audit.function.fn },
+      ],
+      alarms: this.alarms.alarms,
+      upstreamCeilingPerMinute: UPSTREAM_CEILING_PER_MINUTE,
+      workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,
+    });
+
     for (const source of sources) {
       new CfnOutput(this, `WebhookUrl-${source}`, {
         description: `Point ${source} webhooks here`,
@@ -167,12 +209,8 @@ export class IntegrationStack extends Stack {
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.events.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'QueueUrl', { value: this.events.queue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
-    addQuarantineAlarm(this.alarms, this.alarms, {
-      stageName: config.stageName,
-      metricsNamespace: config.observability.metricsNamespace,
-      serviceName: config.observability.serviceName,
-    });
     new CfnOutput(this, 'QuarantineTableName', { value: this.quarantine.table.tableName });
+    new CfnOutput(this, 'DashboardName', { value: integrationStackName(config) });
   }
 }
 

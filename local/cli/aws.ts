@@ -13,6 +13,7 @@ import {
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadStageConfig } from '../../infra/config/load.js';
 import { createSecretsManagerReader } from '../../shared/config/secret-reader.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createLedger, type Ledger } from '../../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, secretsManagerCredentials } from '../../shared/openapi/index.js';
 
@@ -87,6 +88,8 @@ export async function readStackOutputs(stackName: string, region: string, output
 
 export interface AwsTarget {
   ledger: Ledger;
+  /** The ledger table's client and name, for scans (the audit). */
+  documentClient: DynamoDBDocumentClient;
   openapi: OpenApiClient;
   outputs: StackOutputs;
   sqs: SQSClient;
@@ -101,10 +104,15 @@ export async function connectToStage(options: { stage: string; stack?: string; o
   const documentClient = createDocumentClient({ region: stage.region });
   const ledger = createLedger({ client: documentClient, tableName: outputs.LedgerTableName, clock: Date.now });
   const reader = createSecretsManagerReader({ client: new SecretsManagerClient({ region: stage.region }) });
-  const openapi = createOpenApiClient({ credentials: secretsManagerCredentials(stage.openApiSecretName, reader) });
+  // The stage's per-container budget: the CLI shares each endpoint's ceiling with the workers.
+  const openapi = createOpenApiClient({
+    credentials: secretsManagerCredentials(stage.openApiSecretName, reader),
+    ratePerMinute: stage.rate.budgetPerMinute,
+  });
   const sqs = new SQSClient({ region: stage.region });
   return {
     ledger,
+    documentClient,
     openapi,
     outputs,
     sqs,

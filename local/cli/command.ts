@@ -9,8 +9,9 @@ import { ledgerReport } from './ledger-report.js';
 export const CLI_USAGE = `usage:
   npm run ledger -- <source> <order id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run redrive -- [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
-  npx tsx local/cli.ts dlq
-  npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
+  npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run audit -- [--since <date|3d>] [--until <date|12h>] [--json] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npx tsx local/cli.ts dlq`;
 
 class UsageError extends Error {
   readonly kind = 'usage' as const;
@@ -35,7 +36,7 @@ async function ledgerError(ledger: Ledger, letter: ListedDeadLetter): Promise<st
   return record?.lastError ?? letter.lastError ?? '-';
 }
 
-async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<number> {
+async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string) => void, printError: (line: string) => void): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -45,6 +46,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string)
       outputs: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       all: { type: 'boolean', default: false },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -125,6 +129,26 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string)
         await handle.close();
       }
     }
+    case 'audit': {
+      if (rest.length > 0) throw new UsageError('audit takes no arguments, only --since, --until and --json');
+      const audit = await import('./audit.js');
+      let range;
+      try {
+        range = audit.parseRange(values, Date.now());
+      } catch (e) {
+        throw e instanceof audit.AuditUsageError ? new UsageError(e.message) : e;
+      }
+      const target = aws
+        ? { ...aws, tableName: aws.outputs.LedgerTableName }
+        : await audit.localAuditTarget(env).catch((e: unknown) => {
+            throw e instanceof audit.AuditUsageError ? new UsageError(e.message) : e;
+          });
+      try {
+        return await audit.runAudit(target, { range, json: values.json }, { print, printError });
+      } finally {
+        await target.close();
+      }
+    }
     case 'dlq': {
       if (aws) throw new UsageError('dlq lists the local dead-letter list; for a stage use the SQS console or redrive --dry-run');
       const handle = await localHandle(env);
@@ -145,11 +169,12 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string)
 
 /**
  * The operator commands (`ledger`, `redrive`, `dlq`) against the local stack (`npm start` on PORT) or a
- * deployed stage (`--stage`). Exit code: 0 done, 1 the order has no ledger record, 2 could not run.
+ * deployed stage (`--stage`). Exit code: 0 done, 1 the order has no ledger record (ledger) or the audit
+ * found drift, 2 could not run.
  */
 export async function cliCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
   try {
-    return await run(argv, env, out.print);
+    return await run(argv, env, out.print, out.printError);
   } catch (e) {
     if (e instanceof UsageError) out.printError(`${e.message}\n${CLI_USAGE}`);
     else if (e instanceof LocalConfigError || (e instanceof Error && (e as { kind?: unknown }).kind !== undefined)) out.printError(e.message);

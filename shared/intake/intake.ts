@@ -5,7 +5,6 @@ import type { EventQueue } from '../queue/types.js';
 import type { SourceSet } from '../sources/registry.js';
 import type { RequestHeaders, SignedRequest, SourceError } from '../sources/types.js';
 import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
-import { METRIC, type MetricName } from '../metrics/names.js';
 import { readBody } from './body.js';
 import { invalidHeader } from './headers.js';
 import { replayWindowDays } from './config.js';
@@ -44,6 +43,8 @@ export type IntakeAnswer =
 export interface IntakeResponse {
   readonly statusCode: number;
   readonly answer: IntakeAnswer;
+  /** Accepted deliveries: the event's type (for the delivery metrics; not sent to the sender). */
+  readonly eventType?: string;
 }
 
 export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
@@ -79,8 +80,6 @@ export interface IntakeDeps {
   readonly logger?: IntakeLogger;
   /** Events older than this many days are ignored (default: from the default ledger retention). */
   readonly replayWindowDays?: number;
-  /** Counts a delivery metric (CloudWatch EMF in the Lambda); dimensions source and kind. */
-  readonly count?: (metric: MetricName, dims: { source: string; kind: string }) => void;
   /** Keeps authentic deliveries a source cannot read (sources with quarantinesUnreadable). */
   readonly quarantine?: { keep(input: QuarantineInput): Promise<{ id: string }> };
   /** Counts a quarantined delivery (the metric QuarantinedDeliveries, which an alarm watches). */
@@ -182,7 +181,6 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
   const tooOld = tooOldReason(event, deps.now(), deps.replayWindowDays ?? DEFAULT_REPLAY_WINDOW_DAYS);
   if (tooOld) {
     log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: event.eventId, occurredAt: event.occurredAt });
-    deps.count?.(METRIC.deliveriesIgnored, { source: source.name, kind: 'too_old' });
     return { statusCode: 200, answer: { status: 'ignored', reason: tooOld } };
   }
   try {
@@ -192,5 +190,5 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
     return refuse('unavailable', 'try again later');
   }
   log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
-  return { statusCode: 202, answer: { status: 'accepted', eventId: event.eventId } };
+  return { statusCode: 202, answer: { status: 'accepted', eventId: event.eventId }, eventType: event.type };
 }

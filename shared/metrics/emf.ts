@@ -1,18 +1,45 @@
 import { METRICS_NAMESPACE, type MetricName } from './names.js';
 
 /**
- * One count in CloudWatch's embedded metric format: a JSON line on stdout, which Lambda ships to
- * CloudWatch Logs and CloudWatch turns into the metric, with no SDK call and no client to load.
- * Dimension: `service`, as Powertools emits it, so the alarms find it the same way.
+ * CloudWatch embedded metric format (EMF): one JSON line on stdout that CloudWatch Logs turns into
+ * metrics. Written here, not taken from Powertools Metrics, for the functions that must stay light
+ * (receive-webhook loads nothing heavy at init) or emit one line per run (the scheduled audit).
+ * Format: https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html
  */
-export function emfCountLine(options: { namespace?: string; service: string; name: MetricName; value?: number; nowMs: number }): string {
-  const namespace = options.namespace ?? METRICS_NAMESPACE;
+export type EmfUnit = 'Count' | 'Milliseconds' | 'None';
+
+export interface EmfRecord {
+  namespace: string;
+  /** Dimension name -> value; all of them form the metrics' one dimension set. */
+  dimensions: Record<string, string>;
+  metrics: Record<string, { unit: EmfUnit; value: number }>;
+  /** Epoch milliseconds. */
+  timestamp: number;
+}
+
+export function emfLine(record: EmfRecord): string {
   return JSON.stringify({
     _aws: {
-      Timestamp: options.nowMs,
-      CloudWatchMetrics: [{ Namespace: namespace, Dimensions: [['service']], Metrics: [{ Name: options.name, Unit: 'Count' }] }],
+      Timestamp: record.timestamp,
+      CloudWatchMetrics: [
+        {
+          Namespace: record.namespace,
+          Dimensions: [Object.keys(record.dimensions)],
+          Metrics: Object.entries(record.metrics).map(([Name, m]) => ({ Name, Unit: m.unit })),
+        },
+      ],
     },
-    service: options.service,
-    [options.name]: options.value ?? 1,
+    ...record.dimensions,
+    ...Object.fromEntries(Object.entries(record.metrics).map(([name, m]) => [name, m.value])),
+  });
+}
+
+/** One count with the `service` dimension only, as Powertools emits it (the alarms read it so). */
+export function emfCountLine(options: { namespace?: string; service: string; name: MetricName; value?: number; nowMs: number }): string {
+  return emfLine({
+    namespace: options.namespace ?? METRICS_NAMESPACE,
+    dimensions: { service: options.service },
+    metrics: { [options.name]: { unit: 'Count', value: options.value ?? 1 } },
+    timestamp: options.nowMs,
   });
 }

@@ -14,6 +14,8 @@ export const METRIC = {
   reconciliations: 'Reconciliations',
   upstreamLatency: 'UpstreamLatency',
   upstreamErrors: 'UpstreamErrors',
+  /** `UpstreamCalls_<operation>`: one per Open API call, per endpoint (the rate budget is per endpoint). */
+  upstreamCallsPrefix: 'UpstreamCalls_',
   // waiting without failing, outages (process-events)
   eventsDeferred: 'EventsDeferred',
   deferredEventAgeSeconds: 'DeferredEventAgeSeconds',
@@ -23,9 +25,19 @@ export const METRIC = {
   deliveriesIgnored: 'DeliveriesIgnored',
   deliveriesRefused: 'DeliveriesRefused',
   quarantinedDeliveries: 'QuarantinedDeliveries',
-  // operations
+  // operations (the scheduled audit, functions/audit-ledger.ts)
   auditDrift: 'AuditDrift',
+  auditRecords: 'AuditRecords',
   reconcileMissing: 'ReconcileMissing',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
+
+/** The per-outcome counter of process-events (`Outcome_credited`, ...; `Outcome_unexpected_error` for a throw). */
+export const outcomeMetric = (kind: string): string => `${METRIC.outcomePrefix}${kind}`;
+
+/** The outcome process-events counts when processing threw instead of answering an outcome. */
+export const UNEXPECTED_ERROR_OUTCOME = 'unexpected_error';
+
+/** The per-endpoint call counter of process-events (`UpstreamCalls_listPoints`, ...). */
+export const upstreamCallsMetric = (operation: string): string => `${METRIC.upstreamCallsPrefix}${operation}`;

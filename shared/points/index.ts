@@ -9,7 +9,7 @@ export {
   type ProcessorLogger,
 } from './deps.js';
 export { FollowUp, OUTCOME_KINDS, ProcessOutcome, SkipReason, type OutcomeKind } from './outcome.js';
-export { purchaseMarker, refundMarker } from './markers.js';
+export { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker, type ParsedMarker } from './markers.js';
 export { refundShare, type OrderBook, type RefundShare } from './debit.js';
-export { instrumentPointsApi, type ApiCallObserver } from './instrument.js';
+export { instrumentPointsApi, POINTS_API_OPERATIONS, type ApiCallObserver } from './instrument.js';
 export { eventIds, outcomeFields, recordOutcomeMetrics, type MetricsSink } from './report.js';

@@ -36,6 +36,15 @@ export type ApiCallObserver = (call: {
   upstreamFailure?: boolean;
 }) => void;
 
+/** Every Open API operation processing calls: one endpoint each, each with its own rate budget. */
+export const POINTS_API_OPERATIONS = [
+  'getMemberByExternalId',
+  'getMember',
+  'listPoints',
+  'grantPoints',
+  'calculatePoints',
+] as const satisfies readonly (keyof PointsApi)[];
+
 /** Wraps the calls processing makes, to measure upstream latency without touching the client. */
 export function instrumentPointsApi(api: PointsApi, observe: ApiCallObserver, now: () => number = performance.now.bind(performance)): PointsApi {
   const wrap =

@@ -8,3 +8,27 @@ export const purchaseMarker = (source: string, orderId: string) => `lp1:${part(s
 
 export const refundMarker = (source: string, orderId: string, refundId: string) =>
   `lp1:${part(source)}:refund:${part(orderId)}:${part(refundId)}`;
+
+/** A marker of ours, read back from `remarks`. */
+export type ParsedMarker =
+  | { kind: 'order'; source: string; orderId: string }
+  | { kind: 'refund'; source: string; orderId: string; refundId: string };
+
+/** The marker's operation, or undefined when `remarks` is not a well-formed marker of ours (lp1). */
+export function parseMarker(remarks: string | null | undefined): ParsedMarker | undefined {
+  if (!remarks?.startsWith('lp1:')) return undefined;
+  const parts = remarks.split(':');
+  try {
+    const d = (s: string | undefined) => (s === undefined || s === '' ? undefined : decodeURIComponent(s));
+    const [, source, kind, orderId, refundId] = parts.map((p, i) => (i === 0 ? p : d(p)));
+    if (source === undefined || orderId === undefined) return undefined;
+    if (kind === 'order' && parts.length === 4) return { kind: 'order', source, orderId };
+    if (kind === 'refund' && parts.length === 5 && refundId !== undefined) return { kind: 'refund', source, orderId, refundId };
+  } catch {
+    // A malformed escape: not one of ours.
+  }
+  return undefined;
+}
+
+/** Whether `remarks` looks like one of our markers (our prefix), well-formed or not. */
+export const isOurMarkerPrefix = (remarks: string | null | undefined): boolean => remarks?.startsWith('lp1:') ?? false;

@@ -1,3 +1,4 @@
+import { METRIC, outcomeMetric } from '../metrics/names.js';
 import type { ProcessOutcome } from './outcome.js';
 
 /** The part of Powertools Metrics processing uses (units as Powertools names them). */
@@ -25,15 +26,15 @@ export function outcomeFields(outcome: ProcessOutcome): Record<string, unknown> 
 
 /** Counts per outcome, points moved, and reconciliations. */
 export function recordOutcomeMetrics(metrics: MetricsSink, outcome: ProcessOutcome): void {
-  metrics.addMetric(`Outcome_${outcome.kind}`, 'Count', 1);
-  if (outcome.action === 'retry') metrics.addMetric('Retries', 'Count', 1);
-  if (outcome.kind === 'credited') metrics.addMetric('PointsCredited', 'Count', outcome.points);
+  metrics.addMetric(outcomeMetric(outcome.kind), 'Count', 1);
+  if (outcome.action === 'retry') metrics.addMetric(METRIC.retries, 'Count', 1);
+  if (outcome.kind === 'credited') metrics.addMetric(METRIC.pointsCredited, 'Count', outcome.points);
   if ((outcome.kind === 'debited' || outcome.kind === 'insufficient_points') && outcome.points > 0) {
-    metrics.addMetric('PointsDebited', 'Count', outcome.points);
+    metrics.addMetric(METRIC.pointsDebited, 'Count', outcome.points);
   }
-  if ('reconciled' in outcome && outcome.reconciled) metrics.addMetric('Reconciliations', 'Count', 1);
+  if ('reconciled' in outcome && outcome.reconciled) metrics.addMetric(METRIC.reconciliations, 'Count', 1);
   for (const f of 'followUps' in outcome ? (outcome.followUps ?? []) : []) {
-    metrics.addMetric(`Outcome_${f.kind}`, 'Count', 1);
-    if (f.kind === 'debited' || f.kind === 'insufficient_points') metrics.addMetric('PointsDebited', 'Count', f.points ?? 0);
+    metrics.addMetric(outcomeMetric(f.kind), 'Count', 1);
+    if (f.kind === 'debited' || f.kind === 'insufficient_points') metrics.addMetric(METRIC.pointsDebited, 'Count', f.points ?? 0);
   }
 }

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { auditLedger, scanLedger, type AuditResult } from '../../shared/audit/index.js';
+import { createOpenApiClient, staticCredentials } from '../../shared/openapi/index.js';
 import { FAULT_KINDS, WORKER_ROUTES } from './faults.js';
 import { formatReport, type ChaosResult } from './report.js';
-import { runChaos } from './runner.js';
+import { CHAOS_CLIENT, runChaos } from './runner.js';
 
 /**
  * The short chaos run of `npm test`: ~100 seeded events through the real receiver, local FIFO queue and
@@ -10,9 +12,24 @@ import { runChaos } from './runner.js';
  */
 describe('a short seeded chaos run', () => {
   let result: ChaosResult;
+  let audit: AuditResult | undefined;
 
   beforeAll(async () => {
-    result = await runChaos({ events: 100, seed: 20261122, drainTimeoutMs: 90_000 });
+    result = await runChaos({
+      events: 100,
+      seed: 20261122,
+      drainTimeoutMs: 90_000,
+      // What `npm run audit` does, on the ledger and histories the run left behind.
+      afterRun: async (stack) => {
+        const api = createOpenApiClient({ credentials: staticCredentials({ baseUrl: stack.emulatorUrl, ...CHAOS_CLIENT }) });
+        try {
+          const records = await scanLedger(stack.ledgerTable.documentClient, stack.ledgerTable.tableName);
+          audit = await auditLedger(records, { ledger: stack.ledger, openapi: api });
+        } finally {
+          await api.close();
+        }
+      },
+    });
     // The whole report only when something is wrong: it names the orders and shows their evidence.
     if (result.mismatches.length > 0 || result.unfinished.length > 0) console.log(formatReport(result).join('\n'));
   }, 150_000);
@@ -23,6 +40,12 @@ describe('a short seeded chaos run', () => {
 
   it('leaves no event without a final outcome in the ledger', () => {
     expect(result.unfinished).toEqual([]);
+  });
+
+  it('leaves books the audit finds balanced: every order and refund, no drift', () => {
+    expect(audit?.findings).toEqual([]);
+    expect(audit?.orders).toBeGreaterThan(0);
+    expect(audit?.refunds).toBeGreaterThan(0);
   });
 
   it('credits and debits exactly the points the model computes', () => {

@@ -31,6 +31,8 @@ export interface ChaosOptions {
   /** Give up draining the queue after this long (the run then reports the stuck events as unfinished). */
   drainTimeoutMs?: number;
   log?: (line: string) => void;
+  /** Runs once the queue is drained and compared, before the stack stops (e.g. `npm run audit`'s code). */
+  afterRun?: (stack: ChaosStack) => Promise<void>;
   /** Starts the stack; the default is the local stack of `npm start` (stack.ts). */
   startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
 }
@@ -141,6 +143,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       ...unfinishedOrders,
     ]);
     const stats = await admin.stats();
+    await options.afterRun?.(stack);
     const routes = stats.clients[CHAOS_CLIENT.clientId]?.routes ?? {};
     const queueStats = stack.queue.stats();
     return {

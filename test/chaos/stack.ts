@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { depsFromEnvironment, makeHandler, type ProcessEventsDeps } from '../../functions/process-events.js';
 import { LOCAL_AWS } from '../../local/dynamodb/index.js';
 import type { LocalQueue } from '../../local/queue/index.js';
@@ -38,6 +39,8 @@ export interface ChaosStack {
   emulatorUrl: string;
   queue: LocalQueue;
   ledger: Ledger;
+  /** The ledger table, for whole-table reads (the audit's scan). */
+  ledgerTable: { documentClient: DynamoDBDocumentClient; tableName: string };
   /**
    * Moves the worker's clock past every lease, if no batch is running right now (checked and done in
    * one synchronous step, so no attempt can start in between). Returns whether it did.
@@ -134,6 +137,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     emulatorUrl: stack.urls.emulator,
     queue: stack.queue,
     ledger: stack.ledger,
+    ledgerTable: { documentClient, tableName: stack.tableName },
     expireLeases() {
       if (stack.queue.stats().runningBatches > 0 || directInFlight > 0) return false;
       offsetMs += (CHAOS_LEASE_SECONDS + 1) * 1000;

@@ -162,6 +162,18 @@ describe('stage configuration: fields', () => {
     expect(stage.queue.maxReceiveCount).toBe(5);
     expect(stage.worker).toEqual({ memoryMiB: 512, timeoutSeconds: 30 });
   });
+
+  it('defaults the scheduled audit to daily at 03:00 UTC over the last 3 days, with 15 minutes to run', () => {
+    const input = stagingInput();
+    delete input.audit;
+    expect(parseStageConfig(input).audit).toEqual({ days: 3, hourUtc: 3, memoryMiB: 512, timeoutSeconds: 900 });
+  });
+
+  it('rejects an audit hour that is not an hour of the day', () => {
+    const input = stagingInput();
+    input.audit = { hourUtc: 24 };
+    expect(problemOf(input)).toMatch(/audit\.hourUtc/);
+  });
 });
 
 describe('pipeline configuration', () => {

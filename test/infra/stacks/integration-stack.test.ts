@@ -403,7 +403,7 @@ describe('alarms', () => {
     expect(topic.Properties.KmsMasterKeyId).toBeDefined();
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: config.alarms.email, TopicArn: ref(topicId) });
     const all = alarms(template);
-    expect(all).toHaveLength(6);
+    expect(all).toHaveLength(8); // DLQ, oldest message, 2 x function errors, upstream failures, quarantine, audit drift, audit errors
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });

@@ -118,6 +118,13 @@ describe('process-events handler', () => {
     expect(Array.isArray(emf?.UpstreamLatency) ? emf.UpstreamLatency : [emf?.UpstreamLatency]).toHaveLength(2);
   });
 
+  it('counts the Open API calls per endpoint, for the rate-budget widget of the dashboard', async () => {
+    await handler()(sqsEvent(sqsRecord(purchase(), 'g1')));
+    const emf = lines().find((l) => '_aws' in l);
+    expect(emf).toMatchObject({ UpstreamCalls_getMemberByExternalId: 1, UpstreamCalls_calculatePoints: 1 });
+    expect(emf).not.toHaveProperty('UpstreamCalls_grantPoints');
+  });
+
   // The upstream failure rate alarm divides UpstreamErrors by the count of UpstreamLatency samples.
   it('does not count a customer the membership service does not know as an upstream error', async () => {
     const stranger = purchase({ customer: { externalKey: 'shopify', externalId: 'cust-nobody' } });

@@ -163,3 +163,47 @@ describe('handler (Lambda entry point)', () => {
     expect(String(logged.mock.calls[0]?.[0])).toContain('shopify.amount.rule');
   });
 });
+
+describe('delivery metrics', () => {
+  /** The EMF lines the handler built from the environment writes to stdout, as Lambda ships them to CloudWatch. */
+  async function emfOf(send: (handle: ReturnType<typeof makeHandler>) => Promise<unknown>): Promise<Record<string, unknown>[]> {
+    const output: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      output.push(String(chunk));
+      return true;
+    });
+    try {
+      const deps = depsFromEnvironment(
+        { SHOPIFY_WEBHOOK_SECRET: SECRET, POS_WEBHOOK_SECRETS: POS_SECRET, POWERTOOLS_METRICS_NAMESPACE: 'Shop/Points', POWERTOOLS_SERVICE_NAME: 'bridge' },
+        { queue: new RecordingQueue(), logger: recordingLogger().logger, now: () => NOW_S * 1000 },
+      );
+      await send(makeHandler(deps));
+    } finally {
+      spy.mockRestore();
+    }
+    return output.flatMap((c) => c.split('\n')).filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+  const declared = (emf: Record<string, unknown>) => (emf._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] }).CloudWatchMetrics[0]!;
+
+  it('counts an accepted purchase as DeliveriesAccepted by source and event type', async () => {
+    const [emf, ...more] = await emfOf((h) => h(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, SECRET, 'orders/paid'))));
+    expect(more).toEqual([]);
+    expect(emf).toMatchObject({ DeliveriesAccepted: 1, service: 'bridge', source: 'shopify', kind: 'purchase' });
+    expect(declared(emf!)).toEqual({ Namespace: 'Shop/Points', Dimensions: [['service', 'source', 'kind']], Metrics: [{ Name: 'DeliveriesAccepted', Unit: 'Count' }] });
+  });
+
+  it('counts a forged signature as DeliveriesRefused with the refusal as its kind', async () => {
+    const [emf] = await emfOf((h) => h(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, 'forged', 'orders/paid'))));
+    expect(emf).toMatchObject({ DeliveriesRefused: 1, source: 'shopify', kind: 'invalid_signature' });
+  });
+
+  it('counts a topic it does not handle as DeliveriesIgnored', async () => {
+    const [emf] = await emfOf((h) => h(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, SECRET, 'customers/create'))));
+    expect(emf).toMatchObject({ DeliveriesIgnored: 1, source: 'shopify', kind: 'ignored' });
+  });
+
+  it('files a delivery to an unconfigured source under source "unknown", whatever the URL says', async () => {
+    const [emf] = await emfOf((h) => h(apiGatewayEvent('x-made-up-123', ORDER, shopifyHeaders(ORDER, SECRET, 'orders/paid'))));
+    expect(emf).toMatchObject({ DeliveriesRefused: 1, source: 'unknown', kind: 'unknown_source' });
+  });
+});

@@ -30,7 +30,8 @@ describe('receiveWebhook: accepted deliveries', () => {
   it('queues a verified Shopify order and answers 202 with the event id', async () => {
     const { send, queue } = setup();
     const response = await send(shopify());
-    expect(response).toEqual({ statusCode: 202, answer: { status: 'accepted', eventId: 'shopify:order:820982911946154508' } });
+    // eventType is for the delivery metrics; the sender is only sent `answer`.
+    expect(response).toEqual({ statusCode: 202, answer: { status: 'accepted', eventId: 'shopify:order:820982911946154508' }, eventType: 'purchase' });
     expect(queue.messages).toHaveLength(1);
     expect(PointsEvent.parse(queue.events()[0])).toMatchObject({ eventId: 'shopify:order:820982911946154508', eligibleAmount: 358 });
   });

@@ -3,6 +3,7 @@
  * credit again. Intake answers such old events 200 `ignored` (nothing queued), inside a window
  * derived from the ledger's retention (LEDGER_TTL_DAYS) less a margin.
  */
+import { deliveryMetric } from '../../../../shared/intake/delivery-metrics.js';
 import { describe, expect, it } from 'vitest';
 import { staticWebhookSecrets } from '../../../../shared/config/webhook-secrets.js';
 import { replayWindowDays, replayWindowDaysFrom } from '../../../../shared/intake/config.js';
@@ -20,7 +21,6 @@ const ORDER = fixture('shopify/orders-paid-usd-discount-shipping.json');
 function setup(nowMs: number, overrides: Partial<IntakeDeps> = {}) {
   const queue = new RecordingQueue();
   const logged: Array<Record<string, unknown>> = [];
-  const counted: Array<{ metric: string; source: string; kind: string }> = [];
   const deps: IntakeDeps = {
     sources: loadSources(undefined),
     secrets: staticWebhookSecrets({ shopify: [SECRET] }),
@@ -32,23 +32,22 @@ function setup(nowMs: number, overrides: Partial<IntakeDeps> = {}) {
       warn: (message, extra) => logged.push({ message, ...extra }),
       error: (message, extra) => logged.push({ message, ...extra }),
     },
-    count: (metric, dims) => counted.push({ metric, ...dims }),
     ...overrides,
   };
   const send = () =>
     receiveWebhook({ source: 'shopify', method: 'POST', headers: shopifyHeaders(ORDER, SECRET, 'orders/paid'), body: ORDER, isBase64Encoded: false }, deps);
-  return { queue, logged, counted, send };
+  return { queue, logged, send };
 }
 
 describe('replay window at intake', () => {
   it('answers 200 ignored, queues nothing, logs and counts an order older than the window', async () => {
-    const { send, queue, logged, counted } = setup(PROCESSED_AT + 371 * DAY);
+    const { send, queue, logged } = setup(PROCESSED_AT + 371 * DAY);
     const response = await send();
     expect(response.statusCode).toBe(200);
     expect(response.answer).toMatchObject({ status: 'ignored', reason: expect.stringMatching(/^too_old: occurred 2026-11-20T19:03:10.000Z, more than 370 days ago/) });
     expect(queue.messages).toHaveLength(0);
     expect(logged).toContainEqual(expect.objectContaining({ message: 'webhook ignored', source: 'shopify', kind: 'too_old' }));
-    expect(counted).toEqual([{ metric: 'DeliveriesIgnored', source: 'shopify', kind: 'too_old' }]);
+    expect(deliveryMetric(response)).toEqual({ name: 'DeliveriesIgnored', kind: 'too_old' });
   });
 
   it('queues an order just inside the window', async () => {

@@ -1,0 +1,111 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
+import { auditLedger, findingLine, noteLine, scanLedger, summaryLine, type AuditResult, type LedgerRecords, type TimeRange } from '../shared/audit/index.js';
+import { ENV } from '../shared/config/environment.js';
+import { processingSettingsFromEnv } from '../shared/config/processing-settings.js';
+import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
+import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
+import { emfLine } from '../shared/metrics/emf.js';
+import { METRIC, METRICS_NAMESPACE } from '../shared/metrics/names.js';
+import { createOpenApiClient, environmentCredentials, type OpenApiClient, secretsManagerCredentials } from '../shared/openapi/index.js';
+
+/**
+ * audit-ledger: on an EventBridge schedule, the same audit as `npm run audit` over the ledger records
+ * created in the last AUDIT_DAYS days. Every finding is logged; the drift count is published as the
+ * metric AuditDrift (EMF), which the stage's alarm watches. A run that cannot finish fails (the
+ * function's Errors alarm), it never publishes a drift of 0 it did not prove.
+ */
+
+export const DEFAULT_AUDIT_DAYS = 3;
+const DAY_MS = 86_400_000;
+
+export interface AuditLedgerLogger {
+  info(message: string, extra?: Record<string, unknown>): void;
+  warn(message: string, extra?: Record<string, unknown>): void;
+}
+
+export interface AuditLedgerDeps {
+  scan: (range: TimeRange) => Promise<LedgerRecords>;
+  ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
+  openapi: Pick<OpenApiClient, 'listPoints'>;
+  days: number;
+  clock: () => number;
+  logger: AuditLedgerLogger;
+  /** One EMF line (stdout in Lambda). */
+  writeMetrics: (line: string) => void;
+  namespace: string;
+  service: string;
+}
+
+export type AuditSummary = { orders: number; refunds: number; drift: number; from: string };
+
+export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: Context) => Promise<AuditSummary> {
+  return async () => {
+    const now = deps.clock();
+    // No upper bound: what was written while the audit ran is checked too.
+    const range = { from: now - deps.days * DAY_MS };
+    const result: AuditResult = await auditLedger(await deps.scan(range), { ledger: deps.ledger, openapi: deps.openapi });
+    for (const f of result.findings) deps.logger.warn(findingLine(f), { finding: f });
+    for (const n of result.notes) deps.logger.info(noteLine(n), { note: n });
+    deps.writeMetrics(
+      emfLine({
+        namespace: deps.namespace,
+        dimensions: { service: deps.service },
+        metrics: {
+          [METRIC.auditDrift]: { unit: 'Count', value: result.findings.length },
+          [METRIC.auditRecords]: { unit: 'Count', value: result.orders + result.refunds },
+        },
+        timestamp: now,
+      }),
+    );
+    deps.logger.info(summaryLine(result), { customers: result.customers, historyPages: result.historyPages });
+    return { orders: result.orders, refunds: result.refunds, drift: result.findings.length, from: new Date(range.from).toISOString() };
+  };
+}
+
+/** AUDIT_DAYS: a whole number of days, 1..400 (the ledger keeps records 400 days by default). */
+export function auditDaysFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env[ENV.AUDIT_DAYS];
+  if (raw === undefined || raw === '') return DEFAULT_AUDIT_DAYS;
+  const days = Number(raw);
+  if (!Number.isInteger(days) || days < 1 || days > 400) throw new Error(`${ENV.AUDIT_DAYS} must be a whole number of days from 1 to 400, got "${raw}"`);
+  return days;
+}
+
+export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedgerDeps> = {}): AuditLedgerDeps {
+  const tableName = env[ENV.LEDGER_TABLE];
+  if (!tableName) throw new Error(`${ENV.LEDGER_TABLE} is not set: the ledger table name is required`);
+  const endpoint = env[ENV.DYNAMODB_ENDPOINT];
+  const client = createDocumentClient(
+    endpoint ? { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
+  );
+  const clock = overrides.clock ?? Date.now;
+  const secretId = env[ENV.OPENAPI_SECRET_ARN];
+  const service = env.POWERTOOLS_SERVICE_NAME ?? 'audit-ledger';
+  const logger = new Logger({ serviceName: service });
+  return {
+    scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range)),
+    ledger: overrides.ledger ?? createLedger({ client, tableName, clock }),
+    openapi:
+      overrides.openapi ??
+      createOpenApiClient({
+        credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
+        // The worker's per-container budget: the audit is one more container on each endpoint.
+        ratePerMinute: processingSettingsFromEnv(env).rateBudgetPerMinute,
+      }),
+    days: overrides.days ?? auditDaysFrom(env),
+    clock,
+    logger: overrides.logger ?? { info: (m, e = {}) => logger.info(m, e), warn: (m, e = {}) => logger.warn(m, e) },
+    writeMetrics: overrides.writeMetrics ?? ((line) => process.stdout.write(`${line}\n`)),
+    namespace: overrides.namespace ?? env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
+    service: overrides.service ?? service,
+  };
+}
+
+let lambdaHandler: ReturnType<typeof makeHandler> | undefined;
+
+/** The Lambda entry point: dependencies are built from process.env on the first invocation, then kept. */
+export const handler = async (event: unknown, context?: Context): Promise<AuditSummary> => {
+  lambdaHandler ??= makeHandler(depsFromEnvironment(process.env));
+  return lambdaHandler(event, context);
+};

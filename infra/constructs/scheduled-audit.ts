@@ -1,0 +1,88 @@
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { METRIC } from '../../shared/metrics/names.js';
+import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
+import type { OperationsAlarms } from './alarms.js';
+import { BundledFunction } from './bundled-function.js';
+
+export type ScheduledAuditProps = {
+  table: ITable;
+  openApiSecret: ISecret;
+  environment: Record<string, string>;
+  hourUtc: number;
+  memoryMiB: number;
+  timeoutSeconds: number;
+  logRetention: RetentionDays;
+  /** Encrypts the function's log group (the stage's logs key). */
+  logsKey?: IKey;
+  removalPolicy: RemovalPolicy;
+  alarms: OperationsAlarms;
+  metricsNamespace: string;
+  serviceName: string;
+};
+
+/**
+ * The daily audit (functions/audit-ledger.ts, the code of `npm run audit`): an EventBridge schedule
+ * runs it; it may read the ledger (Scan, GetItem) and the Open API secret, nothing else; its AuditDrift
+ * metric and its failures each have an alarm on the stage's topic.
+ */
+export class ScheduledAudit extends Construct {
+  readonly function: BundledFunction;
+  readonly rule: Rule;
+  readonly driftMetric: Metric;
+
+  constructor(scope: Construct, id: string, props: ScheduledAuditProps) {
+    super(scope, id);
+    this.function = new BundledFunction(this, 'AuditLedger', {
+      entry: FUNCTION_ENTRIES.auditLedger,
+      description: 'Audits the ledger against the point histories every day and publishes the drift',
+      memoryMiB: props.memoryMiB,
+      timeoutSeconds: props.timeoutSeconds,
+      externalModules: [...FUNCTION_EXTERNAL_MODULES.auditLedger],
+      logRetention: props.logRetention,
+      ...(props.logsKey ? { logsKey: props.logsKey } : {}),
+      removalPolicy: props.removalPolicy,
+      environment: props.environment,
+    });
+    // Read only, the table itself (no index exists): the grant* helpers would add writes or index ARNs.
+    this.function.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['dynamodb:Scan', 'dynamodb:GetItem'], resources: [props.table.tableArn] }),
+    );
+    props.openApiSecret.grantRead(this.function.role);
+
+    this.rule = new Rule(this, 'Daily', {
+      description: 'Runs the ledger audit once a day',
+      schedule: Schedule.cron({ minute: '0', hour: String(props.hourUtc) }),
+      targets: [new LambdaFunction(this.function.fn, { retryAttempts: 2, maxEventAge: Duration.hours(2) })],
+    });
+
+    this.driftMetric = new Metric({
+      namespace: props.metricsNamespace,
+      metricName: METRIC.auditDrift,
+      dimensionsMap: { service: props.serviceName },
+      statistic: 'Maximum',
+      // One datapoint a day: a day-long period keeps the alarm in ALARM until the next audit says otherwise.
+      period: Duration.days(1),
+    });
+    props.alarms.addAlarm(
+      'AuditDrift',
+      this.driftMetric,
+      1,
+      'The daily audit found points in the membership service that the ledger does not account for (or the reverse): run npm run audit -- --stage <stage> for the list.',
+    );
+    props.alarms.addAlarm(
+      'AuditLedgerErrors',
+      this.function.fn.metricErrors({ period: Duration.days(1), statistic: 'Sum' }),
+      1,
+      'The daily audit could not finish (Open API or DynamoDB failing, or timeout): its drift count was not published.',
+    );
+  }
+}

@@ -1,0 +1,90 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { auditDaysFrom, depsFromEnvironment, makeHandler } from '../../../functions/audit-ledger.js';
+import { ProcessingSettings } from '../../../shared/config/processing-settings.js';
+import { createLedger, createLedgerTable } from '../../../shared/ledger/index.js';
+import { createProcessor, purchaseMarker } from '../../../shared/points/index.js';
+import { purchase, useHarness } from '../shared/points/harness.js';
+
+/** The scheduled audit's handler as deployed (built from the environment), against the emulator and dynalite. */
+const h = useHarness();
+let tables = 0;
+let tableName: string;
+let output: string[];
+
+const env = () => ({
+  LEDGER_TABLE: tableName,
+  DYNAMODB_ENDPOINT: h.dynamo.endpoint,
+  OPENAPI_BASE_URL: h.emulator.url,
+  OPENAPI_CLIENT_ID: 'test-client',
+  OPENAPI_CLIENT_SECRET: 'test-secret',
+  POWERTOOLS_METRICS_NAMESPACE: 'Audit/Test',
+  POWERTOOLS_SERVICE_NAME: 'bridge',
+  AUDIT_DAYS: '2',
+});
+
+beforeEach(async () => {
+  // Each test its own ledger: the emulator forgets the histories between tests.
+  tableName = `audit-fn-${process.pid}-${++tables}`;
+  await createLedgerTable(h.dynamo.client, tableName);
+  output = [];
+  // Captures what the function writes: Powertools log lines and the EMF line, as CloudWatch gets them.
+  for (const stream of [process.stdout, process.stderr]) {
+    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      output.push(String(chunk));
+      return true;
+    });
+  }
+});
+afterEach(() => vi.restoreAllMocks());
+
+const lines = () => output.flatMap((c) => c.split('\n')).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>);
+const emf = () => lines().filter((l) => '_aws' in l);
+
+/** A purchase credited by the real processor into this test's ledger table. */
+async function credit(orderId: string): Promise<void> {
+  const ledger = createLedger({ client: h.dynamo.documentClient, tableName, clock: h.clock });
+  const p = createProcessor({ ledger, openapi: h.api, clock: h.clock, settings: ProcessingSettings.parse({}) });
+  expect((await p.process(purchase({ orderId }), { receiveCount: 1 })).kind).toBe('credited');
+}
+
+describe('audit-ledger (the scheduled audit)', () => {
+  it('publishes AuditDrift 0 in the stage namespace when the books balance', async () => {
+    await credit('fn-clean-1');
+    const summary = await makeHandler(depsFromEnvironment(env(), { clock: h.clock }))();
+    expect(summary).toMatchObject({ orders: 1, refunds: 0, drift: 0 });
+    expect(emf()).toEqual([
+      expect.objectContaining({
+        AuditDrift: 0,
+        AuditRecords: 1,
+        service: 'bridge',
+        _aws: expect.objectContaining({
+          CloudWatchMetrics: [
+            { Namespace: 'Audit/Test', Dimensions: [['service']], Metrics: [{ Name: 'AuditDrift', Unit: 'Count' }, { Name: 'AuditRecords', Unit: 'Count' }] },
+          ],
+        }),
+      }),
+    ]);
+  });
+
+  it('publishes the drift count and logs each finding with its order and customer', async () => {
+    await credit('fn-doubled-1');
+    await h.api.grantPoints('member-gold', { point: 50, remarks: purchaseMarker('shopify', 'fn-doubled-1') });
+    const summary = await makeHandler(depsFromEnvironment(env(), { clock: h.clock }))();
+    expect(summary.drift).toBe(1);
+    expect(emf()[0]).toMatchObject({ AuditDrift: 1 });
+    expect(lines()).toContainEqual(
+      expect.objectContaining({ level: 'WARN', message: expect.stringMatching(/^drift duplicate_credit: shopify order fn-doubled-1, customer member-gold/) }),
+    );
+  });
+
+  it('looks back AUDIT_DAYS days: older records are not audited', async () => {
+    await credit('fn-old-1');
+    h.clock.advance(3 * 86_400_000);
+    expect(await makeHandler(depsFromEnvironment(env(), { clock: h.clock }))()).toMatchObject({ orders: 0, drift: 0 });
+  });
+
+  it('refuses an AUDIT_DAYS that is not a whole number of days', () => {
+    expect(auditDaysFrom({})).toBe(3);
+    expect(() => auditDaysFrom({ AUDIT_DAYS: '2.5' })).toThrow('AUDIT_DAYS must be a whole number of days from 1 to 400, got "2.5"');
+  });
+});
