@@ -2,6 +2,7 @@ export {
   StageConfig,
   PipelineConfig,
   UPSTREAM_CEILING_PER_MINUTE,
+  stageTiming,
   VISIBILITY_TIMEOUT_FACTOR,
   type StageConfigInput,
 } from './schema.js';
@@ -16,6 +17,7 @@ export {
 } from './load.js';
 export {
   leaseSeconds,
+  maxReceiveCount,
   receiverEnvironment,
   secretPrefix,
   visibilityTimeoutSeconds,

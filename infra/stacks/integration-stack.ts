@@ -6,6 +6,7 @@ import type { Construct } from 'constructs';
 import {
   type StageConfig,
   receiverEnvironment,
+  maxReceiveCount,
   visibilityTimeoutSeconds,
   webhookSecretName,
   workerEnvironment,
@@ -42,7 +43,7 @@ export class IntegrationStack extends Stack {
     this.ledger = new LedgerTable(this, 'Ledger', { production: config.production });
     this.events = new EventQueue(this, 'Events', {
       visibilityTimeoutSeconds: visibilityTimeoutSeconds(config),
-      maxReceiveCount: config.queue.maxReceiveCount,
+      maxReceiveCount: maxReceiveCount(config),
       dlqRetentionDays: config.queue.dlqRetentionDays,
     });
 
@@ -100,6 +101,8 @@ export class IntegrationStack extends Stack {
     });
     this.ledger.grantItemAccess(this.worker.role);
     openApiSecret.grantRead(this.worker.role);
+    // Waiting is not failing: the worker defers a waiting event with ChangeMessageVisibility (the event
+    // source's consume grant below includes it, on this queue only).
     this.worker.fn.addEventSource(
       new SqsEventSource(this.events.queue, {
         batchSize: config.queue.batchSize,
@@ -141,6 +144,7 @@ export class IntegrationStack extends Stack {
       serviceName: config.observability.serviceName,
       oldestMessageAgeSeconds: config.alarms.oldestMessageAgeSeconds,
       upstreamFailurePercent: config.alarms.upstreamFailurePercent,
+      breakerOpenSeconds: config.retry.breakerOpenAlarmSeconds,
     });
 
     for (const source of sources) {
