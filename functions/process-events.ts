@@ -103,7 +103,7 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     }
     let outcome: ProcessOutcome;
     try {
-      outcome = await processor.process(body, { receiveCount });
+      outcome = await processor.process(body, { receiveCount, ...(record.attributes?.MessageGroupId ? { groupId: record.attributes.MessageGroupId } : {}) });
     } catch (e) {
       // A bug or an infrastructure failure (DynamoDB): the message goes back, the lease expires.
       logger.error('event failed', { ...where, error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown' });

@@ -65,6 +65,8 @@ export interface LocalQueue extends EventQueue, MessageVisibility {
   /** Attaches the worker; messages sent before wait for it. */
   start(consumer: QueueConsumer): void;
   stats(): LocalQueueStats;
+  /** When the earliest received, not running message becomes visible again (queue clock), if any. */
+  nextVisibleAt(): number | undefined;
   deadLetters(): DeadLetter[];
   /** Moves dead-lettered messages back to the queue with a fresh receive count; returns how many. */
   redrive(filter?: (message: DeadLetter) => boolean): number;
@@ -377,6 +379,14 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       schedulePump();
     },
     stats,
+    nextVisibleAt() {
+      let next: number | undefined;
+      for (const m of received) {
+        if (m.inRun > 0 || m.receipt === undefined) continue;
+        if (next === undefined || m.receipt.visibleAt < next) next = m.receipt.visibleAt;
+      }
+      return next;
+    },
     // SQS ChangeMessageVisibility: the message comes back `seconds` from now. Like SQS, a receipt
     // handle that is not the message's current one is refused (the whole call fails here).
     async changeVisibility(changes) {
