@@ -56,6 +56,8 @@ export interface LocalQueueStats {
   deduplicated: number;
   received: number;
   deleted: number;
+  /** Groups whose head could be received now (visible counts blocked followers too). */
+  receivableGroups: number;
   /** ChangeMessageVisibility calls applied (waiting messages deferred). */
   visibilityChanges: number;
   runningBatches: number;
@@ -328,7 +330,12 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       else if (m.receipt !== undefined && m.receipt.visibleAt > now) waitingRetry += 1;
       else visible += 1;
     }
-    return { visible, processing, waitingRetry, deadLettered: dead.length, ...counters, runningBatches: running.size };
+    let receivableGroups = 0;
+    for (const messages of groups.values()) {
+      const head = messages[0];
+      if (head !== undefined && (head.receipt === undefined || head.receipt.visibleAt <= now)) receivableGroups += 1;
+    }
+    return { visible, processing, waitingRetry, deadLettered: dead.length, ...counters, receivableGroups, runningBatches: running.size };
   }
 
   function notify(): void {

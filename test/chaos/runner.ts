@@ -141,7 +141,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const holdsClock = () => disturbances.some((d) => d.holdsClock());
     const leaseTicker = setInterval(() => {
       const s = stack.queue.stats();
-      if (!holdsClock() && s.waitingRetry > 0 && s.visible === 0 && stack.expireLeases()) injector.tally.leaseExpiries += 1;
+      if (!holdsClock() && s.waitingRetry > 0 && s.receivableGroups === 0 && stack.expireLeases()) injector.tally.leaseExpiries += 1;
     }, 250);
     // Simulated time: while nothing runs, jump to the next moment something is due (a deferred message
     // coming back), never past a disturbance's end; the disturbances end themselves on time.
@@ -328,6 +328,19 @@ async function drain(
   }
 }
 
+/**
+ * Waits, in real time, until the queue holds nothing (the simulated clock jumps meanwhile, so a timer
+ * on the queue's clock would run out at once).
+ */
+async function waitIdle(stack: ChaosStack, deadline: number): Promise<boolean> {
+  for (;;) {
+    const s = stack.queue.stats();
+    if (s.runningBatches === 0 && s.visible + s.processing + s.waitingRetry === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function drainRounds(
   stack: ChaosStack,
   injector: FaultInjector,
@@ -337,23 +350,27 @@ async function drainRounds(
   redrive: boolean,
   mayExpireLeases: () => boolean,
 ): Promise<{ deadLettered: number; redriven: number }> {
-  // First let the run play out with its faults still armed, then calm everything down.
-  await stack.queue.waitForIdle({ timeoutMs: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+  // First let the run play out with its faults still armed (and any outage to its end), then calm down.
+  await waitIdle(stack, deadline);
+  await waitUntil(mayExpireLeases, Math.max(0, deadline - Date.now()));
   await admin.clearFaults();
   injector.calm();
   let redriven = 0;
   let deadLettered = 0;
   for (let round = 0; redrive && round < 5 && Date.now() < deadline; round += 1) {
-    await stack.queue.waitForIdle({ timeoutMs: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+    await waitIdle(stack, deadline);
     const letters = stack.queue.deadLetters().length;
     if (letters === 0) break;
     deadLettered += letters;
     // Leases left by crashed attempts must run out before a redriven message can take them over.
-    if (mayExpireLeases() && stack.expireLeases()) injector.tally.leaseExpiries += 1;
+    if (stack.expireLeases()) injector.tally.leaseExpiries += 1;
     redriven += stack.queue.redrive();
     log(`chaos: redrove ${letters} dead-lettered messages (round ${round + 1})`);
   }
-  await stack.queue.waitForIdle({ timeoutMs: Math.max(1, deadline - Date.now()) }).catch((error: Error) => log(`chaos: ${error.message}`));
+  if (!(await waitIdle(stack, deadline))) {
+    const s = stack.queue.stats();
+    log(`chaos: queue not idle at the drain deadline (visible ${s.visible}, processing ${s.processing}, waiting retry ${s.waitingRetry})`);
+  }
   // Those still in the list (never redriven, or dead-lettered again) count too.
   return { deadLettered: deadLettered + stack.queue.deadLetters().length, redriven };
 }

@@ -148,7 +148,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   let directInFlight = 0;
   const isIdle = () => {
     const s = stack.queue.stats();
-    return s.runningBatches === 0 && s.visible === 0 && directInFlight === 0;
+    return s.runningBatches === 0 && s.receivableGroups === 0 && directInFlight === 0;
   };
   return {
     intakeUrl: stack.urls.intake,
