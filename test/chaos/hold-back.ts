@@ -1,7 +1,9 @@
 /**
- * How long a POS sale waited in the queue when a return of the same customer was queued ahead of it
- * (same FIFO group): the return must never hold the customer's later sales back for long. Measured on
- * the simulated clock, from the sale's send to its deletion; the other POS sales are the baseline.
+ * How long a POS sale of a customer waited in the queue when a return of the same customer was queued
+ * ahead of it (same FIFO group): the return must never hold the customer's later sales back for long.
+ * Measured on the simulated clock, from the sale's send to its deletion; the other POS sales with a
+ * customer are the baseline. (A sale without customer is queued in its order's own group, with only
+ * that order's returns: a return there waits for it at most the refund wait, holding back nobody else.)
  */
 export interface HoldBackReport {
   behindReturn: { sales: number; maxSeconds: number; p50Seconds: number };
@@ -11,12 +13,13 @@ export interface HoldBackReport {
 interface Parsed {
   type: string;
   source: string;
+  customer: unknown;
 }
 
 function parse(body: string): Parsed | undefined {
   try {
     const e = JSON.parse(body) as Partial<Parsed>;
-    return typeof e.type === 'string' && typeof e.source === 'string' ? { type: e.type, source: e.source } : undefined;
+    return typeof e.type === 'string' && typeof e.source === 'string' ? { type: e.type, source: e.source, customer: e.customer ?? null } : undefined;
   } catch {
     return undefined;
   }
@@ -36,13 +39,13 @@ export function createHoldBackMeter(options: { posSource: string; now: () => num
   return {
     onQueued(message: { groupId: string; body: string }): void {
       const e = parse(message.body);
-      if (e?.source !== options.posSource) return;
+      if (e?.source !== options.posSource || e.customer === null) return;
       if (e.type === 'refund') pendingReturns.set(message.groupId, (pendingReturns.get(message.groupId) ?? 0) + 1);
       else behind.set(message.body, [...(behind.get(message.body) ?? []), (pendingReturns.get(message.groupId) ?? 0) > 0]);
     },
     onDeleted(message: { groupId: string; body: string; sentAt: number; deletedAt: number }): void {
       const e = parse(message.body);
-      if (e?.source !== options.posSource) return;
+      if (e?.source !== options.posSource || e.customer === null) return;
       if (e.type === 'refund') {
         pendingReturns.set(message.groupId, Math.max(0, (pendingReturns.get(message.groupId) ?? 0) - 1));
         return;
