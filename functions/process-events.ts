@@ -203,8 +203,9 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
         serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'process-events',
       }),
     ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
-    // In AWS the worker defers waiting messages on the queue they came from (sqs:ChangeMessageVisibility).
-    visibility: overrides.visibility ?? createSqsVisibility(),
+    // In Lambda the worker defers waiting messages on the queue they came from (sqs:ChangeMessageVisibility);
+    // elsewhere (tests, local) the caller passes its queue, or messages wait out the visibility timeout.
+    ...(overrides.visibility || env.AWS_LAMBDA_FUNCTION_NAME ? { visibility: overrides.visibility ?? createSqsVisibility() } : {}),
     ...(overrides.breaker ? { breaker: overrides.breaker } : {}),
     ...(overrides.random ? { random: overrides.random } : {}),
   };
