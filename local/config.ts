@@ -1,5 +1,10 @@
 import { minWebhookSecretChars } from '../shared/config/secret-strength.js';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../emulator/index.js';
+import { deriveTiming, type Timing } from '../shared/config/timing.js';
+import { localTiming, LocalTimingError } from './timing.js';
+
+/** The derived defaults (shared/config/timing.ts): the same as a stage's with its default worker timeout. */
+const DEFAULT_TIMING = deriveTiming();
 
 /**
  * Everything `npm start`, `npm run demo` and the local CLI read from the environment, with the
@@ -29,9 +34,9 @@ export const LOCAL_DEFAULTS = {
   ledgerTable: 'points-ledger',
   /** Authentic deliveries intake could not read (`npm run quarantine`). */
   quarantineTable: 'webhook-quarantine',
-  /** Shorter than in AWS, so a failed event is retried while you watch. */
-  visibilityTimeoutSeconds: 10,
-  maxReceiveCount: 5,
+  /** Derived as in AWS: waiting events are deferred with a short backoff, so you still see them retried. */
+  visibilityTimeoutSeconds: DEFAULT_TIMING.visibilityTimeoutSeconds,
+  maxReceiveCount: DEFAULT_TIMING.maxReceiveCount,
 } as const;
 
 export class LocalConfigError extends Error {
@@ -62,6 +67,8 @@ export interface LocalConfig {
   tableName: string;
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
+  /** Every timing setting, derived and checked as the stack does (shared/config/timing.ts). */
+  timing: Timing;
   logs: 'compact' | 'powertools' | 'off';
 }
 
@@ -119,6 +126,13 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
   if (logs !== 'compact' && logs !== 'powertools' && logs !== 'off') {
     throw new LocalConfigError(`${LOCAL_ENV.LOCAL_LOGS} must be compact, powertools or off`);
   }
+  let timing: Timing;
+  try {
+    timing = localTiming(env);
+  } catch (e) {
+    if (e instanceof LocalTimingError) throw new LocalConfigError(e.message);
+    throw e;
+  }
   return {
     logs,
     ports,
@@ -128,7 +142,8 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
     webhookSecrets: { shopify: shopify.list, pos: pos.list },
     defaulted: { shopify: shopify.defaulted, pos: pos.defaulted },
     tableName,
-    visibilityTimeoutSeconds: integer(env, LOCAL_ENV.QUEUE_VISIBILITY_TIMEOUT_SECONDS, LOCAL_DEFAULTS.visibilityTimeoutSeconds, 1, 43_200),
-    maxReceiveCount: integer(env, LOCAL_ENV.QUEUE_MAX_RECEIVE_COUNT, LOCAL_DEFAULTS.maxReceiveCount, 1, 1_000),
+    visibilityTimeoutSeconds: timing.visibilityTimeoutSeconds,
+    maxReceiveCount: timing.maxReceiveCount,
+    timing,
   };
 }

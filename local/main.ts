@@ -20,7 +20,6 @@ async function main(): Promise<void> {
     webhookSecrets: config.webhookSecrets,
     tableName: config.tableName,
     env: process.env,
-    queue: { visibilityTimeoutMs: config.visibilityTimeoutSeconds * 1000, maxReceiveCount: config.maxReceiveCount },
     handlerLogs: config.logs,
     log,
   });

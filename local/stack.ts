@@ -13,6 +13,7 @@ import { ENV } from '../shared/config/environment.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
 import { createLocalQuarantineTable, startLocalDynamoDb } from './dynamodb/index.js';
+import { localTiming, timingEnvironment } from './timing.js';
 import { adminRoutes } from './admin.js';
 import type { LocalStackInfo } from './info.js';
 import { type ApiHandler, type LocalHttpServer, startLocalHttpServer } from './http/index.js';
@@ -29,7 +30,10 @@ export interface LocalStackOptions {
   tableName?: string;
   /** More environment for the handlers: processing settings, SOURCES_CONFIG, Powertools. */
   env?: NodeJS.ProcessEnv;
-  /** Queue behaviour (clock, visibility timeout, receive count, concurrency). */
+  /**
+   * Queue behaviour (clock, concurrency). Visibility timeout and receive count come from the timing
+   * derivation of `env` (local/timing.ts); overriding them here is for tests of the queue itself.
+   */
   queue?: Omit<LocalQueueOptions, 'onDeadLetter' | 'onDeduplicated'>;
   /**
    * Replaces parts of the worker's dependencies (the chaos runs pass `checkpoint`). A function is
@@ -67,8 +71,6 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
-/** How long a local Lambda invocation may run (its context's remaining time). */
-const FUNCTION_TIMEOUT_MS = 60_000;
 
 /**
  * The whole system in this process: the emulator, dynalite with the ledger table, the receiver behind
@@ -93,6 +95,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ? await loadConfigFile(DEMO_CONFIG_PATH)
         : parseConfig(options.emulatorConfig);
     const login = firstClientLogin(config);
+    // The one derivation of every timing setting (as in the stack); a bad combination refuses to start.
+    const timing = localTiming(options.env ?? {});
     const tableName = options.tableName ?? LOCAL_DEFAULTS.ledgerTable;
     const webhookSecrets = {
       shopify: options.webhookSecrets?.shopify ?? [LOCAL_DEFAULTS.shopifySecret],
@@ -131,6 +135,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       POWERTOOLS_METRICS_NAMESPACE: 'LoyaltyPointsBridge',
       POWERTOOLS_LOG_LEVEL: 'INFO',
       ...options.env,
+      ...timingEnvironment(timing),
       [ENV.LEDGER_TABLE]: tableName,
       [ENV.QUARANTINE_TABLE]: quarantineTable,
       [ENV.DYNAMODB_ENDPOINT]: dynamo.endpoint,
@@ -147,8 +152,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     for (const name of [ENV.WEBHOOK_SECRET_ARNS, ENV.OPENAPI_SECRET_ARN, ENV.QUEUE_URL]) delete handlerEnv[name];
 
     const queue = createLocalQueue({
-      visibilityTimeoutMs: LOCAL_DEFAULTS.visibilityTimeoutSeconds * 1000,
-      maxReceiveCount: LOCAL_DEFAULTS.maxReceiveCount,
+      visibilityTimeoutMs: timing.visibilityTimeoutSeconds * 1000,
+      maxReceiveCount: timing.maxReceiveCount,
       ...options.queue,
       onDeduplicated: (m) => log(`[queue] dropped a copy of delivery ${m.deduplicationId} (FIFO deduplication, 5 minutes)`),
       onDeadLetter: (m) => log(`[queue] dead-lettered ${describeLetter(m)} after ${m.receiveCount} receives${m.lastError ? `: ${m.lastError}` : ''}`),
@@ -173,6 +178,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           })
         : (options.processOverrides ?? {});
     const processDeps = processDepsFromEnvironment(handlerEnv, {
+      // Waiting messages are deferred on the local queue (ChangeMessageVisibility), as on SQS.
+      visibility: queue,
       ...(mode === 'powertools'
         ? {}
         : { logger: localLogger('worker', mode === 'compact' ? log : undefined), metrics: discardedMetrics }),
@@ -190,7 +197,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Closed before the client above: the running batch finishes with a working client.
     closers.push(() => queue.close());
     const processEvents = makeProcessHandler(processDeps);
-    queue.start(async (event) => processEvents(event, lambdaContext('process-events', FUNCTION_TIMEOUT_MS)));
+    queue.start(async (event) => processEvents(event, lambdaContext('process-events', timing.workerTimeoutSeconds * 1000)));
     queueRef = queue;
 
     ready = true;

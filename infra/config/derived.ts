@@ -1,5 +1,5 @@
 import { ENV } from '../../shared/config/index.js';
-import { effectiveLeaseSeconds, effectiveVisibilityTimeoutSeconds, type StageConfig } from './schema.js';
+import { effectiveLeaseSeconds, effectiveVisibilityTimeoutSeconds, type StageConfig, stageTiming } from './schema.js';
 import { sourcesConfig } from './sources.js';
 
 /** Values computed from a stage's configuration, in one place so the stack and the tests agree. */
@@ -18,6 +18,11 @@ export function leaseSeconds(stage: StageConfig): number {
 
 export function visibilityTimeoutSeconds(stage: StageConfig): number {
   return effectiveVisibilityTimeoutSeconds(stage);
+}
+
+/** Receives before the DLQ: configured, or derived from the retry horizon and backoff. */
+export function maxReceiveCount(stage: StageConfig): number {
+  return stageTiming(stage).maxReceiveCount;
 }
 
 function powertoolsEnvironment(stage: StageConfig): Record<string, string> {
@@ -53,6 +58,10 @@ export function workerEnvironment(
     [ENV.REFUND_WAIT_SECONDS]: String(stage.processing.refundWaitSeconds),
     [ENV.LEDGER_TTL_DAYS]: String(stage.processing.ledgerTtlDays),
     [ENV.LEASE_SECONDS]: String(leaseSeconds(stage)),
+    [ENV.RETRY_BACKOFF_BASE_SECONDS]: String(stageTiming(stage).backoffBaseSeconds),
+    [ENV.RETRY_BACKOFF_CAP_SECONDS]: String(stageTiming(stage).backoffCapSeconds),
+    [ENV.RETRY_HORIZON_SECONDS]: String(stageTiming(stage).retryHorizonSeconds),
+    [ENV.CIRCUIT_OPEN_SECONDS]: String(stageTiming(stage).circuitOpenSeconds),
     [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute),
     ...powertoolsEnvironment(stage),
   };

@@ -2,6 +2,7 @@ export {
   StageConfig,
   PipelineConfig,
   UPSTREAM_CEILING_PER_MINUTE,
+  stageTiming,
   VISIBILITY_TIMEOUT_FACTOR,
   MIN_BURST,
   type StageConfigInput,
@@ -18,6 +19,7 @@ export {
 export {
   auditEnvironment,
   leaseSeconds,
+  maxReceiveCount,
   receiverEnvironment,
   secretPrefix,
   visibilityTimeoutSeconds,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deriveTiming, type Timing, timingProblems } from '../../shared/config/timing.js';
 import { SecretName, SourceConfig, SourceName, sourcesProblem } from './sources.js';
 
 /**
@@ -29,8 +30,7 @@ function functionSizing(memoryMiB: number, timeoutSeconds: number) {
     .prefault({});
 }
 
-/** AWS: the queue's visibility timeout should be at least six times the consumer's timeout. */
-export const VISIBILITY_TIMEOUT_FACTOR = 6;
+export { VISIBILITY_TIMEOUT_FACTOR } from '../../shared/config/timing.js';
 
 /** How long the source queue keeps a message (SQS's default); the DLQ must keep its messages longer. */
 export const QUEUE_RETENTION_DAYS = 4;
@@ -38,20 +38,51 @@ export const QUEUE_RETENTION_DAYS = 4;
 /** The smallest API burst a stage may configure: a flash sale's webhooks arrive together. */
 export const MIN_BURST = 1000;
 
-/** Default lease margin over the worker timeout, so clock skew between containers cannot cut a live lease. */
-const LEASE_MARGIN_SECONDS = 15;
+type TimingSource = {
+  processing: { leaseSeconds?: number | undefined; refundWaitSeconds: number };
+  worker: { timeoutSeconds: number };
+  queue: { maxReceiveCount?: number | undefined };
+  retry: { backoffBaseSeconds?: number | undefined; backoffCapSeconds?: number | undefined; horizonSeconds?: number | undefined; circuitOpenSeconds?: number | undefined };
+};
 
-type LeaseInputs = { processing: { leaseSeconds?: number | undefined }; worker: { timeoutSeconds: number } };
+/** Every timing setting of a stage, from the one derivation `npm start` uses too (shared/config/timing.ts). */
+export function stageTiming(s: TimingSource): Timing {
+  return deriveTiming({
+    workerTimeoutSeconds: s.worker.timeoutSeconds,
+    leaseSeconds: s.processing.leaseSeconds,
+    maxReceiveCount: s.queue.maxReceiveCount,
+    refundWaitSeconds: s.processing.refundWaitSeconds,
+    backoffBaseSeconds: s.retry.backoffBaseSeconds,
+    backoffCapSeconds: s.retry.backoffCapSeconds,
+    retryHorizonSeconds: s.retry.horizonSeconds,
+    retentionSeconds: QUEUE_RETENTION_DAYS * 86_400,
+    circuitOpenSeconds: s.retry.circuitOpenSeconds,
+  });
+}
 
 /** The lease the worker gets: configured, or the worker timeout plus a margin. */
-export function effectiveLeaseSeconds(s: LeaseInputs): number {
-  return s.processing.leaseSeconds ?? s.worker.timeoutSeconds + LEASE_MARGIN_SECONDS;
+export function effectiveLeaseSeconds(s: TimingSource): number {
+  return stageTiming(s).leaseSeconds;
 }
 
 /** How long a message stays invisible after a receive (the worker's attempt plus its retries' gap). */
-export function effectiveVisibilityTimeoutSeconds(s: LeaseInputs): number {
-  return VISIBILITY_TIMEOUT_FACTOR * s.worker.timeoutSeconds;
+export function effectiveVisibilityTimeoutSeconds(s: TimingSource): number {
+  return stageTiming(s).visibilityTimeoutSeconds;
 }
+
+/** Where each timing setting lives in a stage file (for the error's path). */
+const TIMING_PATHS: Record<keyof Timing, (string | number)[]> = {
+  workerTimeoutSeconds: ['worker', 'timeoutSeconds'],
+  leaseSeconds: ['processing', 'leaseSeconds'],
+  visibilityTimeoutSeconds: ['worker', 'timeoutSeconds'],
+  maxReceiveCount: ['queue', 'maxReceiveCount'],
+  refundWaitSeconds: ['processing', 'refundWaitSeconds'],
+  backoffBaseSeconds: ['retry', 'backoffBaseSeconds'],
+  backoffCapSeconds: ['retry', 'backoffCapSeconds'],
+  retryHorizonSeconds: ['retry', 'horizonSeconds'],
+  retentionSeconds: ['retry', 'horizonSeconds'],
+  circuitOpenSeconds: ['retry', 'circuitOpenSeconds'],
+};
 
 export const StageConfig = z
   .strictObject({
@@ -96,11 +127,23 @@ export const StageConfig = z
       }),
     queue: z
       .strictObject({
-        /** Deliveries before a message goes to the dead-letter queue. */
-        maxReceiveCount: z.number().int().min(1).max(1000).default(5),
+        /** Deliveries before a message goes to the DLQ; default derived from the retry horizon (shared/config/timing.ts). */
+        maxReceiveCount: z.number().int().min(1).max(1000).optional(),
         batchSize: z.number().int().min(1).max(10).default(10),
         /** Dead-letter messages are kept this long: longer than the source queue, at most SQS's 14 days. */
         dlqRetentionDays: z.number().int().min(QUEUE_RETENTION_DAYS + 1).max(14).default(14),
+      })
+      .prefault({}),
+    /** Waiting is not failing: how events that cannot proceed yet are deferred (defaults: shared/config/timing.ts). */
+    retry: z
+      .strictObject({
+        backoffBaseSeconds: z.number().int().min(1).max(43_200).optional(),
+        backoffCapSeconds: z.number().int().min(1).max(43_200).optional(),
+        /** How long an event may keep waiting before it is let fail towards the DLQ (default 24 h). */
+        horizonSeconds: z.number().int().min(60).max(14 * 86_400).optional(),
+        circuitOpenSeconds: z.number().int().min(1).max(43_200).optional(),
+        /** Alarm when a container's circuit breaker has been open this long. */
+        breakerOpenAlarmSeconds: z.number().int().min(60).default(900),
       })
       .prefault({}),
     /** receive-webhook answers within Shopify's few seconds; 10 s bounds a stuck invocation. */
@@ -165,24 +208,11 @@ export const StageConfig = z
       .refine((a) => !(a.email && a.topicArn), 'give either email or topicArn, not both')
       .prefault({}),
   })
-  // A takeover searches the point history for a lost call's marker: the lease must outlive the attempt
-  // that may have sent it (the worker's timeout) plus the time such a request can still take to land
-  // upstream after the container died, or the search could run before the call lands and pay twice.
-  .refine((s) => effectiveLeaseSeconds(s) >= s.worker.timeoutSeconds + LEASE_MARGIN_SECONDS, {
-    message: `processing.leaseSeconds must be >= worker.timeoutSeconds + ${LEASE_MARGIN_SECONDS}`,
-    path: ['processing', 'leaseSeconds'],
-  })
-  // A lease outliving the visibility timeout would make the redelivery of a crashed attempt find a
-  // live lease, fail again and creep towards the DLQ.
-  .refine((s) => effectiveLeaseSeconds(s) <= effectiveVisibilityTimeoutSeconds(s), {
-    message: `processing.leaseSeconds must be <= ${VISIBILITY_TIMEOUT_FACTOR} x worker.timeoutSeconds (the visibility timeout)`,
-    path: ['processing', 'leaseSeconds'],
-  })
-  // A refund that arrives before its purchase is retried once per visibility timeout until the wait
-  // ends and it is parked; a wait longer than the receives allow would dead-letter it instead.
-  .refine((s) => s.processing.refundWaitSeconds <= (s.queue.maxReceiveCount - 1) * effectiveVisibilityTimeoutSeconds(s), {
-    message: `processing.refundWaitSeconds must be <= (queue.maxReceiveCount - 1) x the visibility timeout (${VISIBILITY_TIMEOUT_FACTOR} x worker.timeoutSeconds), or a waiting refund ends in the DLQ instead of being parked`,
-    path: ['processing', 'refundWaitSeconds'],
+  // Every invariant between the timing settings, checked in one place (shared/config/timing.ts).
+  .superRefine((s, ctx) => {
+    for (const problem of timingProblems(stageTiming(s))) {
+      ctx.addIssue({ code: 'custom', message: problem.message, path: TIMING_PATHS[problem.field] });
+    }
   });
 export type StageConfig = z.infer<typeof StageConfig>;
 /** What a stage file may leave out (defaults fill it in). */

@@ -35,6 +35,8 @@ export type OperationsAlarmsProps = {
   serviceName: string;
   oldestMessageAgeSeconds: number;
   upstreamFailurePercent: number;
+  /** Alarm when a worker container's circuit breaker has been open this long (seconds); omitted: no alarm. */
+  breakerOpenSeconds?: number;
 };
 
 /** The alarms an operator needs, all sent to one SNS topic (created encrypted, or an existing one). */
@@ -98,6 +100,21 @@ export class OperationsAlarms extends Construct {
       'The membership Open API fails too often (network, timeouts, 5xx, credentials): events are being retried.',
       { periods: 3, datapoints: 2 },
     );
+    if (props.breakerOpenSeconds !== undefined) {
+      // process-events publishes, per invocation, how long its breaker has been open (0 when closed).
+      add(
+        'CircuitBreakerOpenLong',
+        new Metric({
+          namespace: props.metricsNamespace,
+          metricName: METRIC.circuitBreakerOpen,
+          dimensionsMap: { service: props.serviceName },
+          statistic: 'Maximum',
+          period: Duration.minutes(1),
+        }),
+        props.breakerOpenSeconds,
+        'The membership Open API has been unreachable or failing for long: the worker circuit breaker is open and events are waiting (deferred, not dead-lettered).',
+      );
+    }
   }
 
   /** One more alarm on `metric` >= `threshold`, named for the stage and notifying the topic (ALARM and OK). */

@@ -8,6 +8,7 @@ import {
   UPSTREAM_CEILING_PER_MINUTE,
   auditEnvironment,
   receiverEnvironment,
+  maxReceiveCount,
   visibilityTimeoutSeconds,
   webhookSecretName,
   workerEnvironment,
@@ -54,7 +55,7 @@ export class IntegrationStack extends Stack {
     this.ledger = new LedgerTable(this, 'Ledger', { production: config.production });
     this.events = new EventQueue(this, 'Events', {
       visibilityTimeoutSeconds: visibilityTimeoutSeconds(config),
-      maxReceiveCount: config.queue.maxReceiveCount,
+      maxReceiveCount: maxReceiveCount(config),
       dlqRetentionDays: config.queue.dlqRetentionDays,
     });
 
@@ -118,6 +119,8 @@ export class IntegrationStack extends Stack {
     });
     this.ledger.grantItemAccess(this.worker.role);
     openApiSecret.grantRead(this.worker.role);
+    // Waiting is not failing: the worker defers a waiting event with ChangeMessageVisibility (the event
+    // source's consume grant below includes it, on this queue only).
     this.worker.fn.addEventSource(
       new SqsEventSource(this.events.queue, {
         batchSize: config.queue.batchSize,
@@ -160,6 +163,7 @@ export class IntegrationStack extends Stack {
       serviceName: config.observability.serviceName,
       oldestMessageAgeSeconds: config.alarms.oldestMessageAgeSeconds,
       upstreamFailurePercent: config.alarms.upstreamFailurePercent,
+      breakerOpenSeconds: config.retry.breakerOpenAlarmSeconds,
     });
 
     addQuarantineAlarm(this.alarms, this.alarms, {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { EventQueue, QueueMessage } from '../../shared/queue/index.js';
+import type { EventQueue, MessageVisibility, QueueMessage } from '../../shared/queue/index.js';
 import { type QueueClock, systemClock } from './clock.js';
 import { LocalQueueError } from './errors.js';
 import { validateMessage } from './validate.js';
@@ -28,6 +28,8 @@ export interface LocalQueueOptions {
   onDeadLetter?: (message: DeadLetter) => void;
   /** Told about each send dropped as a duplicate within the deduplication window. */
   onDeduplicated?: (message: QueueMessage) => void;
+  /** Told about each message deleted (processed), with when it was sent and deleted (queue clock). */
+  onDeleted?: (message: { groupId: string; body: string; sentAt: number; deletedAt: number; receiveCount: number }) => void;
 }
 
 export interface DeadLetter {
@@ -54,13 +56,19 @@ export interface LocalQueueStats {
   deduplicated: number;
   received: number;
   deleted: number;
+  /** Groups whose head could be received now (visible counts blocked followers too). */
+  receivableGroups: number;
+  /** ChangeMessageVisibility calls applied (waiting messages deferred). */
+  visibilityChanges: number;
   runningBatches: number;
 }
 
-export interface LocalQueue extends EventQueue {
+export interface LocalQueue extends EventQueue, MessageVisibility {
   /** Attaches the worker; messages sent before wait for it. */
   start(consumer: QueueConsumer): void;
   stats(): LocalQueueStats;
+  /** When the earliest received, not running message becomes visible again (queue clock), if any. */
+  nextVisibleAt(): number | undefined;
   deadLetters(): DeadLetter[];
   /** Moves dead-lettered messages back to the queue with a fresh receive count; returns how many. */
   redrive(filter?: (message: DeadLetter) => boolean): number;
@@ -128,7 +136,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
   let closed = false;
   let pumpScheduled = false;
   let sequence = 0n;
-  const counters = { sent: 0, deduplicated: 0, received: 0, deleted: 0 };
+  const counters = { sent: 0, deduplicated: 0, received: 0, deleted: 0, visibilityChanges: 0 };
 
   function schedulePump(): void {
     if (pumpScheduled) return;
@@ -261,6 +269,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
     if (index >= 0) {
       messages.splice(index, 1);
       counters.deleted += 1;
+      options.onDeleted?.({ groupId: m.groupId, body: m.body, sentAt: m.sentAt, deletedAt: clock.now(), receiveCount: m.receiveCount });
     }
     if (messages.length === 0) groups.delete(m.groupId);
   }
@@ -321,7 +330,12 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       else if (m.receipt !== undefined && m.receipt.visibleAt > now) waitingRetry += 1;
       else visible += 1;
     }
-    return { visible, processing, waitingRetry, deadLettered: dead.length, ...counters, runningBatches: running.size };
+    let receivableGroups = 0;
+    for (const messages of groups.values()) {
+      const head = messages[0];
+      if (head !== undefined && (head.receipt === undefined || head.receipt.visibleAt <= now)) receivableGroups += 1;
+    }
+    return { visible, processing, waitingRetry, deadLettered: dead.length, ...counters, receivableGroups, runningBatches: running.size };
   }
 
   function notify(): void {
@@ -372,6 +386,34 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       schedulePump();
     },
     stats,
+    nextVisibleAt() {
+      let next: number | undefined;
+      for (const m of received) {
+        if (m.inRun > 0 || m.receipt === undefined) continue;
+        if (next === undefined || m.receipt.visibleAt < next) next = m.receipt.visibleAt;
+      }
+      return next;
+    },
+    // SQS ChangeMessageVisibility: the message comes back `seconds` from now. Like SQS, a receipt
+    // handle that is not the message's current one is refused (the whole call fails here).
+    async changeVisibility(changes) {
+      const now = clock.now();
+      const byHandle = new Map<string, StoredMessage>();
+      for (const m of received) if (m.receipt !== undefined) byHandle.set(m.receipt.handle, m);
+      const unknown = changes.filter((c) => !byHandle.has(c.receiptHandle)).length;
+      for (const c of changes) {
+        const m = byHandle.get(c.receiptHandle);
+        if (m?.receipt === undefined) continue;
+        if (!Number.isInteger(c.seconds) || c.seconds < 0 || c.seconds > 43_200) {
+          throw new LocalQueueError('invalid_message', 'VisibilityTimeout must be an integer from 0 to 43200 (SQS)');
+        }
+        m.receipt.visibleAt = now + c.seconds * 1000;
+        counters.visibilityChanges += 1;
+        addTimer(m.receipt.visibleAt);
+      }
+      schedulePump();
+      if (unknown > 0) throw new LocalQueueError('invalid_message', `${unknown} receipt handle(s) are not current (ReceiptHandleIsInvalid)`);
+    },
     deadLetters: () => dead.map((d) => ({ ...d })),
     redrive(filter) {
       const now = clock.now();

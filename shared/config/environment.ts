@@ -38,6 +38,13 @@ export const ENV = {
   /** Days back the scheduled audit looks: ledger records created in them are checked. */
   AUDIT_DAYS: 'AUDIT_DAYS',
 
+  /** Deferral of an event that is waiting (not failing): base x 2^(receive-1), capped, jittered (shared/config/timing.ts). */
+  RETRY_BACKOFF_BASE_SECONDS: 'RETRY_BACKOFF_BASE_SECONDS',
+  RETRY_BACKOFF_CAP_SECONDS: 'RETRY_BACKOFF_CAP_SECONDS',
+  /** How long an event may keep waiting before it is let fail towards the DLQ. */
+  RETRY_HORIZON_SECONDS: 'RETRY_HORIZON_SECONDS',
+  /** How long the per-container circuit breaker stays open before one probe. */
+  CIRCUIT_OPEN_SECONDS: 'CIRCUIT_OPEN_SECONDS',
   /** Only for local runs: DynamoDB endpoint (dynalite). */
   DYNAMODB_ENDPOINT: 'DYNAMODB_ENDPOINT',
 } as const;

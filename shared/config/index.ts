@@ -14,3 +14,18 @@ export {
   type WebhookSecrets,
 } from './webhook-secrets.js';
 export { ProcessingSettings, ProcessingSettingsInvalid, processingSettingsFromEnv } from './processing-settings.js';
+export {
+  BACKOFF_JITTER,
+  checkedTiming,
+  deferralSeconds,
+  deriveTiming,
+  LEASE_MARGIN_SECONDS,
+  receivesWithinHorizon,
+  TIMING_DEFAULTS,
+  timingProblems,
+  TimingInvalid,
+  VISIBILITY_TIMEOUT_FACTOR,
+  type Timing,
+  type TimingInputs,
+  type TimingProblem,
+} from './timing.js';

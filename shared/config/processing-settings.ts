@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { ENV } from './environment.js';
 import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS } from './ledger-retention.js';
+import { deriveTiming, TIMING_DEFAULTS } from './timing.js';
+
+/** The defaults of the one timing derivation (shared/config/timing.ts). */
+const DEFAULT_TIMING = deriveTiming();
 
 /** A number given as an environment string ("" or absent means: use the default). */
 const envInt = (min: number, max: number, fallback: number) =>
@@ -17,15 +21,22 @@ export const ProcessingSettings = z.object({
    * usually sits behind the refund in the same FIFO group, so a long wait only delays it; a parked
    * refund is picked up when the purchase is credited, so nothing is lost by parking early.
    */
-  refundWaitSeconds: envInt(0, 7 * 86_400, 120),
+  refundWaitSeconds: envInt(0, 7 * 86_400, TIMING_DEFAULTS.refundWaitSeconds),
   /** Finished ledger records expire after this many days (long enough for late refunds). */
   ledgerTtlDays: envInt(MIN_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, DEFAULT_LEDGER_TTL_DAYS),
   /** A claim's lease. Must outlive one attempt (Lambda timeout) and the client's total timeout. */
-  leaseSeconds: envInt(5, 3600, 120),
+  leaseSeconds: envInt(5, 3600, DEFAULT_TIMING.leaseSeconds),
   /** Open API requests per minute per endpoint this container may send. */
   rateBudgetPerMinute: envInt(1, 2000, 2000),
   /** Point-history pages (1000 entries each) searched for a marker before giving up. */
   historyPages: envInt(1, 100, 5),
+  /** Deferral of a waiting event: base x 2^(receive-1) s, capped, jittered (shared/config/timing.ts). */
+  backoffBaseSeconds: envInt(1, 43_200, DEFAULT_TIMING.backoffBaseSeconds),
+  backoffCapSeconds: envInt(1, 43_200, DEFAULT_TIMING.backoffCapSeconds),
+  /** A waiting event older than this is no longer deferred: it fails its way to the DLQ. */
+  retryHorizonSeconds: envInt(60, 14 * 86_400, DEFAULT_TIMING.retryHorizonSeconds),
+  /** The circuit breaker stays open this long before one probe goes through. */
+  circuitOpenSeconds: envInt(1, 43_200, DEFAULT_TIMING.circuitOpenSeconds),
 });
 export type ProcessingSettings = z.infer<typeof ProcessingSettings>;
 
@@ -37,6 +48,10 @@ export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSet
     ledgerTtlDays: env[ENV.LEDGER_TTL_DAYS],
     leaseSeconds: env[ENV.LEASE_SECONDS],
     rateBudgetPerMinute: env[ENV.RATE_BUDGET_PER_MINUTE],
+    backoffBaseSeconds: env[ENV.RETRY_BACKOFF_BASE_SECONDS],
+    backoffCapSeconds: env[ENV.RETRY_BACKOFF_CAP_SECONDS],
+    retryHorizonSeconds: env[ENV.RETRY_HORIZON_SECONDS],
+    circuitOpenSeconds: env[ENV.CIRCUIT_OPEN_SECONDS],
   };
   const parsed = ProcessingSettings.safeParse(raw);
   if (parsed.success) return parsed.data;
@@ -46,6 +61,10 @@ export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSet
     ledgerTtlDays: ENV.LEDGER_TTL_DAYS,
     leaseSeconds: ENV.LEASE_SECONDS,
     rateBudgetPerMinute: ENV.RATE_BUDGET_PER_MINUTE,
+    backoffBaseSeconds: ENV.RETRY_BACKOFF_BASE_SECONDS,
+    backoffCapSeconds: ENV.RETRY_BACKOFF_CAP_SECONDS,
+    retryHorizonSeconds: ENV.RETRY_HORIZON_SECONDS,
+    circuitOpenSeconds: ENV.CIRCUIT_OPEN_SECONDS,
   };
   const issues = parsed.error.issues.map((i) => {
     const key = String(i.path[0] ?? '');

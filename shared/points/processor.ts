@@ -4,10 +4,13 @@ import { PointsEvent, RefundEvent } from './events.js';
 import type { FollowUp, ProcessOutcome } from './outcome.js';
 import { processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';
+import { queuedWithItsPurchase } from './refund-wait.js';
 
 export interface ProcessContext {
   /** How many times the queue has delivered this message (1 on the first delivery). */
   receiveCount?: number;
+  /** The message's FIFO group: a refund queued in its purchase's group does not wait for it (refund-wait.ts). */
+  groupId?: string;
 }
 
 export interface Processor {
@@ -41,7 +44,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   }
 
   return {
-    async process(input) {
+    async process(input, context) {
       const parsed = PointsEvent.safeParse(input);
       if (!parsed.success) {
         const reason = parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ');
@@ -52,7 +55,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       if (olderThanRetention(event.occurredAt, deps.clock(), deps.settings.ledgerTtlDays)) {
         return { kind: 'skipped', action: 'ack', reason: 'too_old' };
       }
-      return event.type === 'purchase' ? processPurchase(deps, event, runFollowUps) : processRefund(deps, event);
+      return event.type === 'purchase' ? processPurchase(deps, event, runFollowUps) : processRefund(deps, event, queuedWithItsPurchase(event, context?.groupId));
     },
   };
 }

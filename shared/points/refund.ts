@@ -4,6 +4,7 @@ import type { OpenApiError, PointItem } from '../openapi/index.js';
 import { type RefundShare, refundShare } from './debit.js';
 import type { ProcessorDeps } from './deps.js';
 import { RefundEvent } from './events.js';
+import { refundWaitMs } from './refund-wait.js';
 import { asOpenApiError, transientOutcome, unknownOutcome } from './failures.js';
 import { findMarkers } from './history.js';
 import { purchaseMarker, refundMarker } from './markers.js';
@@ -19,7 +20,7 @@ type Outcome = ProcessOutcome;
  * -> finish the refund record. A crash between booking and finishing is repaired by the next attempt,
  * which finds the refund booked on the order.
  */
-export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Promise<Outcome> {
+export async function processRefund(deps: ProcessorDeps, event: RefundEvent, sharesPurchaseGroup = false): Promise<Outcome> {
   const { ledger, openapi, settings, clock } = deps;
   const checkpoint = deps.checkpoint ?? (() => undefined);
   const orderRef = { source: event.source, orderId: event.orderId };
@@ -82,13 +83,16 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent): Pr
     if (!order || order.state !== 'done') {
       if (!(await ledger.registerWaitingRefund(ref))) continue; // the purchase finished meanwhile
       const waited = clock() - firstSeenAt;
-      if (waited < settings.refundWaitSeconds * 1000) {
+      if (waited < refundWaitMs(settings, sharesPurchaseGroup)) {
         const reason = 'the purchase is not credited yet';
         await ledger.releaseRefund(ref, owner, { state: 'waiting', lastError: reason });
         return { kind: 'refund_waiting', action: 'retry', reason };
       }
       // Parked, and still listed on the order: the purchase processes it when it is credited.
-      const reason = `the purchase was not credited within ${settings.refundWaitSeconds} s`;
+      const reason =
+        sharesPurchaseGroup
+          ? 'the purchase is not credited yet (queued behind this refund: parked for it)'
+          : `the purchase was not credited within ${settings.refundWaitSeconds} s`;
       return finishRefund({ state: 'parked', outcome: 'refund_parked', reason }, { kind: 'refund_parked', action: 'ack', reason });
     }
     const booked = order.refunds[event.refundId];

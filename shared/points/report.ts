@@ -3,7 +3,7 @@ import type { ProcessOutcome } from './outcome.js';
 
 /** The part of Powertools Metrics processing uses (units as Powertools names them). */
 export interface MetricsSink {
-  addMetric(name: string, unit: 'Count' | 'Milliseconds', value: number): unknown;
+  addMetric(name: string, unit: 'Count' | 'Milliseconds' | 'Seconds', value: number): unknown;
 }
 
 /** Ids that identify an event in logs: never amounts, names, tokens or secrets. */

@@ -7,8 +7,10 @@ import { CHAOS_CLIENT, runChaos } from './runner.js';
 
 /**
  * The short chaos run of `npm test`: ~100 seeded events through the real receiver, local FIFO queue and
- * worker against the emulator and dynalite, with faults on every route, worker crashes between protocol
- * steps and lease expiries. The long run is `npm run chaos -- --events 2000 --seed S`.
+ * worker against the emulator and dynalite, with `npm start`'s own timing defaults, faults on every
+ * route, worker crashes between protocol steps, lease expiries and a 30-minute (simulated) outage of
+ * the whole Open API, and no redrive. The long runs are `npm run chaos -- --events 2000 --seed S` and
+ * `npm run chaos -- --outage 7200`.
  */
 describe('a short seeded chaos run', () => {
   let result: ChaosResult;
@@ -19,6 +21,7 @@ describe('a short seeded chaos run', () => {
       events: 100,
       seed: 20261122,
       drainTimeoutMs: 90_000,
+      outageSeconds: 1800,
       // What `npm run audit` does, on the ledger and histories the run left behind.
       afterRun: async (stack) => {
         const api = createOpenApiClient({ credentials: staticCredentials({ baseUrl: stack.emulatorUrl, ...CHAOS_CLIENT }) });
@@ -46,6 +49,20 @@ describe('a short seeded chaos run', () => {
     expect(audit?.findings).toEqual([]);
     expect(audit?.orders).toBeGreaterThan(0);
     expect(audit?.refunds).toBeGreaterThan(0);
+  });
+
+  it('dead-letters no event, outage included, without any redrive', () => {
+    expect(result.deadLettered).toBe(0);
+    expect(result.queue.redriven).toBe(0);
+    expect(result.faults.outages).toBe(1);
+  });
+
+  it('defers waiting events instead of failing them', () => {
+    expect(result.queue.deferrals).toBeGreaterThan(0);
+  });
+
+  it('prints the verdict line with the dead-lettered count last', () => {
+    expect(formatReport(result).at(-1)).toMatch(/^chaos: events=100 faults=\d+ mismatches=0 unfinished=0 dead_lettered=0$/);
   });
 
   it('credits and debits exactly the points the model computes', () => {

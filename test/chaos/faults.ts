@@ -31,6 +31,8 @@ export interface FaultTally {
   leaseExpiries: number;
   /** Queued messages also delivered at once to a second worker container (concurrent duplicates). */
   directDuplicates: number;
+  /** Open API outages (`--outage`): every route failing for a while. */
+  outages: number;
 }
 
 export function emptyTally(): FaultTally {
@@ -44,6 +46,7 @@ export function emptyTally(): FaultTally {
     tokenExpiries: 0,
     leaseExpiries: 0,
     directDuplicates: 0,
+    outages: 0,
   };
 }
 

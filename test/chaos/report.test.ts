@@ -10,7 +10,12 @@ function result(overrides: Partial<ChaosResult> = {}): ChaosResult {
     faults,
     points: { expected: { credited: 10, debited: 4 }, observed: { credited: 10, debited: 4 } },
     outcomes: {},
-    queue: { deadLettered: 0, redriven: 0, received: 0, sent: 0, deduplicated: 0 },
+    queue: { deadLettered: 0, redriven: 0, received: 0, sent: 0, deduplicated: 0, deferrals: 0 },
+    deadLettered: 2,
+    timing: { leaseSeconds: 45 },
+    simulatedSeconds: 10,
+    holdBack: { behindReturn: { sales: 0, maxSeconds: 0, p50Seconds: 0 }, otherSales: { sales: 0, maxSeconds: 0, p50Seconds: 0 } },
+    disturbances: [],
     upstreamRequests: {},
     mismatches: [],
     evidence: [],
@@ -21,9 +26,9 @@ function result(overrides: Partial<ChaosResult> = {}): ChaosResult {
 }
 
 describe('the chaos report', () => {
-  it('ends with the verdict line counting events, faults, mismatches and unfinished events', () => {
+  it('ends with the verdict line counting events, faults, mismatches, unfinished and dead-lettered events', () => {
     const lines = formatReport(result({ mismatches: [{ customer: 3, what: 'balance 5, expected 4' }], unfinished: [{ key: 'k', why: 'w' }] }));
-    expect(lines.at(-1)).toBe('chaos: events=120 faults=13 mismatches=1 unfinished=1');
+    expect(lines.at(-1)).toBe('chaos: events=120 faults=13 mismatches=1 unfinished=1 dead_lettered=2');
   });
 
   it('names each mismatch with its customer and order', () => {

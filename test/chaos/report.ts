@@ -1,5 +1,6 @@
 import type { Mismatch } from './compare.js';
 import type { FaultTally } from './faults.js';
+import type { HoldBackReport } from './hold-back.js';
 import type { Scenario } from './scenario.js';
 
 /** What a chaos run found, and how it is printed. The last line is the machine-readable verdict. */
@@ -19,7 +20,16 @@ export interface ChaosResult {
   };
   /** Final outcomes per reason, from the ledger. */
   outcomes: Record<string, number>;
-  queue: { deadLettered: number; redriven: number; received: number; sent: number; deduplicated: number };
+  queue: { deadLettered: number; redriven: number; received: number; sent: number; deduplicated: number; deferrals: number };
+  /** Messages that reached the dead-letter list during the run (redriven or not). */
+  deadLettered: number;
+  /** The timing settings in force (npm start's defaults). */
+  timing: Record<string, number>;
+  /** Simulated seconds the run took (the clock jumps while nothing runs). */
+  simulatedSeconds: number;
+  holdBack: HoldBackReport;
+  /** Report lines of the run's disturbances (outage...). */
+  disturbances: string[];
   upstreamRequests: Record<string, number>;
   mismatches: Mismatch[];
   /** For each order with a mismatch or an unfinished event: its events, history entries and ledger records. */
@@ -29,11 +39,11 @@ export interface ChaosResult {
 }
 
 export function totalFaults(faults: FaultTally): number {
-  return faults.emulator + faults.crashes + faults.tokenExpiries + faults.leaseExpiries;
+  return faults.emulator + faults.crashes + faults.tokenExpiries + faults.leaseExpiries + (faults.outages ?? 0);
 }
 
-export function verdictLine(result: Pick<ChaosResult, 'scenario' | 'faults' | 'mismatches' | 'unfinished'>): string {
-  return `chaos: events=${result.scenario.events} faults=${totalFaults(result.faults)} mismatches=${result.mismatches.length} unfinished=${result.unfinished.length}`;
+export function verdictLine(result: Pick<ChaosResult, 'scenario' | 'faults' | 'mismatches' | 'unfinished' | 'deadLettered'>): string {
+  return `chaos: events=${result.scenario.events} faults=${totalFaults(result.faults)} mismatches=${result.mismatches.length} unfinished=${result.unfinished.length} dead_lettered=${result.deadLettered}`;
 }
 
 const list = (record: Record<string, number>): string =>
@@ -45,11 +55,13 @@ const list = (record: Record<string, number>): string =>
 export function formatReport(result: ChaosResult, maxListed = 20): string[] {
   const s = result.scenario;
   const f = result.faults;
+  const hb = result.holdBack;
   const lines = [
-    `chaos run: seed ${result.seed}, ${s.events} events, ${s.deliveries} deliveries, ${s.customers} customers, ${(result.durationMs / 1000).toFixed(1)} s`,
+    `chaos run: seed ${result.seed}, ${s.events} events, ${s.deliveries} deliveries, ${s.customers} customers, ${(result.durationMs / 1000).toFixed(1)} s (${result.simulatedSeconds.toFixed(0)} s simulated)`,
+    `  timing (npm start's defaults): ${list(result.timing)}`,
     `  events: ${s.purchases} purchases, ${s.refunds} refunds (${s.cancellations} cancellations, ${s.orphanRefunds} without purchase)`,
     `  deliveries: ${s.duplicates} duplicates (${s.concurrentDuplicates} concurrent), ${s.reordered} reordered; ${f.directDuplicates} queued messages also delivered at once to a second worker`,
-    `  faults: ${totalFaults(f)} = ${f.emulator} emulator (armed) + ${f.crashes} worker crashes + ${f.leaseExpiries} lease expiries + ${f.tokenExpiries} token expiries`,
+    `  faults: ${totalFaults(f)} = ${f.emulator} emulator (armed) + ${f.crashes} worker crashes + ${f.leaseExpiries} lease expiries + ${f.tokenExpiries} token expiries + ${f.outages ?? 0} outages`,
     `    emulator by kind: ${list(f.byKind)}`,
     `    emulator by route: ${list(f.byRoute)}`,
     `    crashes by step: ${list(f.crashesByStep)}`,
@@ -57,7 +69,9 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     `  points credited: expected ${result.points.expected.credited}, observed ${result.points.observed.credited}`,
     `  points debited: expected ${result.points.expected.debited}, observed ${result.points.observed.debited}`,
     `  outcomes: ${list(result.outcomes)}`,
-    `  queue: ${result.queue.sent} sent, ${result.queue.deduplicated} deduplicated, ${result.queue.received} receives, ${result.queue.deadLettered} dead-lettered, ${result.queue.redriven} redriven`,
+    `  queue: ${result.queue.sent} sent, ${result.queue.deduplicated} deduplicated, ${result.queue.received} receives, ${result.queue.deferrals} deferrals (waiting, not failing), ${result.queue.deadLettered} dead-lettered, ${result.queue.redriven} redriven`,
+    ...result.disturbances,
+    `  POS sales queued behind a return of the same customer: ${hb.behindReturn.sales}, waited max ${hb.behindReturn.maxSeconds.toFixed(1)} s, median ${hb.behindReturn.p50Seconds.toFixed(1)} s (simulated); other POS sales: ${hb.otherSales.sales}, max ${hb.otherSales.maxSeconds.toFixed(1)} s, median ${hb.otherSales.p50Seconds.toFixed(1)} s`,
     `  upstream requests: ${list(result.upstreamRequests)}`,
     `  mismatches: ${result.mismatches.length}`,
     ...result.mismatches

@@ -1,7 +1,8 @@
 /**
- * `npm run chaos -- --events N --seed S [--fault-rate P] [--crash-rate P]`: one seeded chaos run
- * through the real receiver, queue and worker against the emulator and dynalite. Prints the report;
- * the last line is `chaos: events=N faults=F mismatches=M unfinished=U`; exit code 1 when M or U is not 0.
+ * `npm run chaos -- --events N --seed S [--fault-rate P] [--crash-rate P] [--outage SECONDS] [--redrive]`:
+ * one seeded chaos run through the real receiver, queue and worker against the emulator and dynalite,
+ * with `npm start`'s own timing defaults. Prints the report; the last line is
+ * `chaos: events=N faults=F mismatches=M unfinished=U dead_lettered=D`; exit code 1 when M, U or D is not 0.
  */
 import { parseArgs } from 'node:util';
 import { formatReport } from './report.js';
@@ -9,7 +10,8 @@ import { runChaos } from './runner.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const USAGE = 'usage: npm run chaos -- --events N --seed S [--fault-rate 0..1] [--crash-rate 0..1] [--senders N]';
+const USAGE =
+  'usage: npm run chaos -- --events N --seed S [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--outage SECONDS] [--redrive]';
 
 function numberOption(value: string | undefined, name: string, fallback: number, check: (n: number) => boolean): number {
   if (value === undefined) return fallback;
@@ -31,6 +33,8 @@ async function main(): Promise<void> {
         'fault-rate': { type: 'string' },
         'crash-rate': { type: 'string' },
         senders: { type: 'string' },
+        outage: { type: 'string' },
+        redrive: { type: 'boolean' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -54,11 +58,13 @@ async function main(): Promise<void> {
     faultRate: numberOption(str('fault-rate'), 'fault-rate', 0.25, isRate),
     crashRate: numberOption(str('crash-rate'), 'crash-rate', 0.03, isRate),
     senders: numberOption(str('senders'), 'senders', 4, isPositiveInt),
+    outageSeconds: numberOption(str('outage'), 'outage', 0, (n) => Number.isInteger(n) && n >= 0 && n <= 7 * 86_400),
+    redrive: values.redrive === true,
     drainTimeoutMs: Math.max(120_000, events * 400),
     log: (line) => console.log(line),
   });
   for (const line of formatReport(result)) console.log(line);
-  process.exitCode = result.mismatches.length === 0 && result.unfinished.length === 0 ? 0 : 1;
+  process.exitCode = result.mismatches.length === 0 && result.unfinished.length === 0 && result.deadLettered === 0 ? 0 : 1;
 }
 
 main().catch((error: unknown) => {

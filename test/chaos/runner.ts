@@ -2,7 +2,10 @@ import { request } from 'undici';
 import type { Ledger, OrderRecord, RefundRecord } from '../../shared/ledger/index.js';
 import { compareWithModel, type Mismatch, type ObservedCustomer } from './compare.js';
 import { emulatorAdmin, upstreamReader } from './emulator-admin.js';
+import type { Disturbance } from './disturbance.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
+import { createHoldBackMeter } from './hold-back.js';
+import { createOutage, type Outage } from './outage.js';
 import { buildModel, type Model } from './model.js';
 import { createRandom } from './prng.js';
 import type { ChaosResult, UnfinishedEvent } from './report.js';
@@ -33,6 +36,10 @@ export interface ChaosOptions {
   log?: (line: string) => void;
   /** Runs once the queue is drained and compared, before the stack stops (e.g. `npm run audit`'s code). */
   afterRun?: (stack: ChaosStack) => Promise<void>;
+  /** Move dead-lettered messages back to the queue once the faults stop, as an operator would (`--redrive`). */
+  redrive?: boolean;
+  /** Simulated seconds during which every Open API route fails, from the middle of the deliveries (`--outage`). */
+  outageSeconds?: number;
   /** Starts the stack; the default is the local stack of `npm start` (stack.ts). */
   startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
 }
@@ -76,6 +83,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const startStack = options.startStack ?? startChaosStack;
 
   let injectorRef: FaultInjector | undefined;
+  let outageRef: Outage | undefined;
+  let nowRef: () => number = Date.now;
+  const holdBack = createHoldBackMeter({ posSource: 'pos', now: () => nowRef(), excluded: () => outageRef?.window() });
   const duplicateRandom = random.fork('direct duplicates');
   const direct = new Set<Promise<void>>();
   // onQueued needs the stack it is given to; it fires only once webhooks flow, after the start.
@@ -86,7 +96,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     secrets: CHAOS_SECRETS,
     clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
     checkpoint: (step) => injectorRef?.checkpoint(step),
+    onDeleted: (message) => {
+      holdBack.onDeleted(message);
+      outageRef?.onDeleted(message);
+    },
     onQueued: (message) => {
+      holdBack.onQueued(message);
       // While faults fly, some messages also go straight to a second worker, racing the queue's copy.
       if (!injectorRef || !stackRef || !duplicateRandom.chance(options.directDuplicateRate ?? 0.1)) return;
       injectorRef.tally.directDuplicates += 1;
@@ -95,8 +110,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     },
   });
   stackRef = stack;
+  nowRef = stack.clock.now;
+  const simulatedFrom = stack.clock.now();
   try {
     const admin = emulatorAdmin(stack.emulatorUrl);
+    const disturbances: Disturbance[] = [];
+    if (options.outageSeconds !== undefined && options.outageSeconds > 0) {
+      outageRef = createOutage({
+        seconds: options.outageSeconds,
+        admin,
+        clock: stack.clock,
+        clientId: CHAOS_CLIENT.clientId,
+        backlog: () => {
+          const s = stack.queue.stats();
+          return s.visible + s.processing + s.waitingRetry;
+        },
+        log,
+      });
+      disturbances.push(outageRef);
+    }
     const injector = createFaultInjector(random, admin, {
       faultRate: options.faultRate ?? 0.25,
       crashRate: options.crashRate ?? 0.03,
@@ -108,18 +140,38 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const unfinished: UnfinishedEvent[] = [];
     // Whenever the worker is idle but messages wait for a retry, let every lease run out: crashed
     // attempts' leases then expire and are taken over (see stack.ts for why this is safe).
+    const holdsClock = () => disturbances.some((d) => d.holdsClock());
     const leaseTicker = setInterval(() => {
       const s = stack.queue.stats();
-      if (s.waitingRetry > 0 && s.visible === 0 && stack.expireLeases()) injector.tally.leaseExpiries += 1;
+      if (!holdsClock() && s.waitingRetry > 0 && s.receivableGroups === 0 && stack.expireLeases()) injector.tally.leaseExpiries += 1;
     }, 250);
+    // Simulated time: while nothing runs, jump to the next moment something is due (a deferred message
+    // coming back), never past a disturbance's end; the disturbances end themselves on time.
+    let ticking = false;
+    const clockTicker = setInterval(() => {
+      if (ticking) return;
+      ticking = true;
+      void (async () => {
+        for (const d of disturbances) await d.tick();
+        const limits = disturbances.map((d) => d.jumpLimit()).filter((l): l is number => l !== undefined);
+        stack.jumpToNextDue(limits.length > 0 ? Math.min(...limits) : undefined);
+      })()
+        .catch((error: unknown) => log(`chaos: clock tick failed: ${(error as Error).message}`))
+        .finally(() => {
+          ticking = false;
+        });
+    }, 20);
     let drained: { deadLettered: number; redriven: number };
     try {
-      await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log);
-      // Faults stop; the queue drains; what ended in the dead-letter list is redriven, as an operator would.
+      await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log, disturbances, holdsClock);
+      if (outageRef) injector.tally.outages += 1;
+      // Faults stop; the queue drains; only with `redrive` is the dead-letter list moved back.
       await Promise.all(direct);
-      drained = await drain(stack, injector, admin, options.drainTimeoutMs ?? 120_000, log);
+      drained = await drain(stack, injector, admin, options.drainTimeoutMs ?? 120_000, log, options.redrive ?? false, () => !holdsClock());
+      for (const d of disturbances) await d.afterDrain();
     } finally {
       clearInterval(leaseTicker);
+      clearInterval(clockTicker);
     }
     injectorRef = undefined;
 
@@ -130,7 +182,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     unfinished.push(...ledgerCheck.unfinished);
     for (const letter of stack.queue.deadLetters()) {
       const eventId = (JSON.parse(letter.body) as { eventId?: string }).eventId ?? letter.messageId;
-      unfinished.push({ key: eventId, why: `still in the dead-letter list after redrives${letter.lastError ? `: ${letter.lastError}` : ''}` });
+      unfinished.push({ key: eventId, why: `in the dead-letter list${options.redrive ? ' after redrives' : ''}${letter.lastError ? `: ${letter.lastError}` : ''}` });
     }
 
     const mismatches = [...comparison.mismatches, ...ledgerCheck.mismatches];
@@ -163,7 +215,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         received: queueStats.received,
         sent: queueStats.sent,
         deduplicated: queueStats.deduplicated,
+        deferrals: queueStats.visibilityChanges,
       },
+      deadLettered: drained.deadLettered,
+      timing: { ...stack.timing },
+      simulatedSeconds: (stack.clock.now() - simulatedFrom) / 1000,
+      holdBack: holdBack.report(),
+      disturbances: disturbances.flatMap((d) => d.reportLines()),
       upstreamRequests: Object.fromEntries(Object.entries(routes).map(([route, s]) => [route, s.total])),
       mismatches,
       evidence,
@@ -182,6 +240,8 @@ async function deliverAll(
   senders: number,
   unfinished: UnfinishedEvent[],
   log: (line: string) => void,
+  disturbances: Disturbance[],
+  holdsClock: () => boolean,
 ): Promise<void> {
   const tokenExpiryAt = new Set([Math.floor(scenario.deliveries.length / 3), Math.floor((2 * scenario.deliveries.length) / 3)]);
   const inFlight = new Set<Promise<void>>();
@@ -198,8 +258,9 @@ async function deliverAll(
     if (position > 0 && position % QUIET_EVERY === 0) {
       await Promise.all(inFlight);
       await waitUntil(() => stack.queue.stats().runningBatches === 0, 3_000);
-      if (stack.expireLeases()) injector.tally.leaseExpiries += 1;
+      if (!holdsClock() && stack.expireLeases()) injector.tally.leaseExpiries += 1;
     }
+    for (const d of disturbances) await d.beforeDelivery(position, scenario.deliveries.length);
     if (position === 0) await injector.armTokenFault();
     if (tokenExpiryAt.has(position)) await injector.expireTokens();
     await injector.maybeArm();
@@ -255,6 +316,8 @@ async function drain(
   admin: ReturnType<typeof emulatorAdmin>,
   timeoutMs: number,
   log: (line: string) => void,
+  redrive: boolean,
+  mayExpireLeases: () => boolean,
 ): Promise<{ deadLettered: number; redriven: number }> {
   const deadline = Date.now() + timeoutMs;
   const ticker = setInterval(() => {
@@ -262,9 +325,22 @@ async function drain(
     log(`chaos: queue ${s.visible} visible, ${s.processing} processing, ${s.waitingRetry} waiting retry, ${s.deadLettered} dead-lettered`);
   }, 5000);
   try {
-    return await drainRounds(stack, injector, admin, deadline, log);
+    return await drainRounds(stack, injector, admin, deadline, log, redrive, mayExpireLeases);
   } finally {
     clearInterval(ticker);
+  }
+}
+
+/**
+ * Waits, in real time, until the queue holds nothing (the simulated clock jumps meanwhile, so a timer
+ * on the queue's clock would run out at once).
+ */
+async function waitIdle(stack: ChaosStack, deadline: number): Promise<boolean> {
+  for (;;) {
+    const s = stack.queue.stats();
+    if (s.runningBatches === 0 && s.visible + s.processing + s.waitingRetry === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -274,15 +350,18 @@ async function drainRounds(
   admin: ReturnType<typeof emulatorAdmin>,
   deadline: number,
   log: (line: string) => void,
+  redrive: boolean,
+  mayExpireLeases: () => boolean,
 ): Promise<{ deadLettered: number; redriven: number }> {
-  // First let the run play out with its faults still armed, then calm everything down.
-  await stack.queue.waitForIdle({ timeoutMs: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+  // First let the run play out with its faults still armed (and any outage to its end), then calm down.
+  await waitIdle(stack, deadline);
+  await waitUntil(mayExpireLeases, Math.max(0, deadline - Date.now()));
   await admin.clearFaults();
   injector.calm();
   let redriven = 0;
   let deadLettered = 0;
-  for (let round = 0; round < 5 && Date.now() < deadline; round += 1) {
-    await stack.queue.waitForIdle({ timeoutMs: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+  for (let round = 0; redrive && round < 5 && Date.now() < deadline; round += 1) {
+    await waitIdle(stack, deadline);
     const letters = stack.queue.deadLetters().length;
     if (letters === 0) break;
     deadLettered += letters;
@@ -291,8 +370,12 @@ async function drainRounds(
     redriven += stack.queue.redrive();
     log(`chaos: redrove ${letters} dead-lettered messages (round ${round + 1})`);
   }
-  await stack.queue.waitForIdle({ timeoutMs: Math.max(1, deadline - Date.now()) }).catch((error: Error) => log(`chaos: ${error.message}`));
-  return { deadLettered, redriven };
+  if (!(await waitIdle(stack, deadline))) {
+    const s = stack.queue.stats();
+    log(`chaos: queue not idle at the drain deadline (visible ${s.visible}, processing ${s.processing}, waiting retry ${s.waitingRetry})`);
+  }
+  // Those still in the list (never redriven, or dead-lettered again) count too.
+  return { deadLettered: deadLettered + stack.queue.deadLetters().length, redriven };
 }
 
 async function readUpstream(scenario: Scenario, model: Model, emulatorUrl: string): Promise<ObservedCustomer[]> {

@@ -9,6 +9,9 @@ import { createDocumentClient, createLedger, type Ledger } from '../../shared/le
 import { createOpenApiClient, type CredentialsProvider, type OpenApiCredentials } from '../../shared/openapi/index.js';
 import type { CheckpointStep } from '../../shared/points/index.js';
 import type { EventQueue, QueueMessage } from '../../shared/queue/index.js';
+import { localTiming } from '../../local/timing.js';
+import type { Timing } from '../../shared/config/timing.js';
+import { createSimClock, type SimClock } from './sim-clock.js';
 import type { SenderSecrets } from './webhooks.js';
 
 /**
@@ -17,10 +20,11 @@ import type { SenderSecrets } from './webhooks.js';
  * dynalite), with what a chaos run needs: the checkpoint hook wired to the fault injector, short
  * timeouts, and a worker clock the run can move forward to expire leases.
  *
- * Lease expiry: the worker's lease is long (60 s on its clock), and the run moves the worker's clock
- * past it only at a moment when no batch is running. So a lease can only run out on an attempt that
- * is dead (crashed, or gave up after an unknown outcome), never under one still calling the Open API:
- * in AWS the Lambda timeout, shorter than the lease, guarantees the same.
+ * Timing: `npm start`'s own defaults (the one derivation, shared/config/timing.ts: lease, visibility
+ * timeout, receives, refund wait, backoff, horizon), on a simulated clock (sim-clock.ts) that the run
+ * jumps forward only while no batch is running. So a lease can only run out on an attempt that is dead
+ * (crashed, or gave up after an unknown outcome), never under one still calling the Open API: in AWS
+ * the Lambda timeout, shorter than the lease, guarantees the same.
  */
 
 export interface ChaosStackOptions {
@@ -32,6 +36,8 @@ export interface ChaosStackOptions {
   checkpoint: (step: CheckpointStep) => void | Promise<void>;
   /** Told about every message intake queues (the run may deliver some a second time, directly). */
   onQueued?: (message: QueueMessage) => void;
+  /** Told about every message the queue deletes (processed), on the simulated clock. */
+  onDeleted?: (message: { groupId: string; body: string; sentAt: number; deletedAt: number }) => void;
 }
 
 export interface ChaosStack {
@@ -41,8 +47,19 @@ export interface ChaosStack {
   ledger: Ledger;
   /** The ledger table, for whole-table reads (the audit's scan). */
   ledgerTable: { documentClient: DynamoDBDocumentClient; tableName: string };
+  /** The simulated clock of the queue, the worker and the ledger. */
+  clock: SimClock;
+  /** The timing settings in force: `npm start`'s defaults. */
+  timing: Timing;
+  /** Nothing runs and nothing is receivable now (the clock may jump). */
+  isIdle(): boolean;
   /**
-   * Moves the worker's clock past every lease, if no batch is running right now (checked and done in
+   * If idle, jumps the clock to the next moment a waiting message comes back (or to `limit`, if
+   * earlier). Returns whether it did.
+   */
+  jumpToNextDue(limit?: number): boolean;
+  /**
+   * Moves the clock past every lease, if no batch is running right now (checked and done in
    * one synchronous step, so no attempt can start in between). Returns whether it did.
    */
   expireLeases(): boolean;
@@ -54,16 +71,15 @@ export interface ChaosStack {
   close(): Promise<void>;
 }
 
-export const CHAOS_LEASE_SECONDS = 60;
-/** A refund that overtook its purchase is retried this long (worker clock), then parked. */
-export const CHAOS_REFUND_WAIT_SECONDS = 2;
+/** `npm start`'s timing (no variable set): what the chaos run proves. */
+export const CHAOS_TIMING: Timing = localTiming({});
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const quietMetrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
 
 export async function startChaosStack(options: ChaosStackOptions): Promise<ChaosStack> {
-  let offsetMs = 0;
-  const workerClock = () => Date.now() + offsetMs;
+  const clock = createSimClock();
+  const workerClock = clock.now;
 
   // Ports are picked at start: the worker's client and ledger learn their addresses on first use.
   let credentials: OpenApiCredentials | undefined;
@@ -113,40 +129,56 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     webhookSecrets: { shopify: [options.secrets.shopify], pos: [options.secrets.pos] },
     tableName: 'chaos-ledger',
     env: {
-      LEASE_SECONDS: String(CHAOS_LEASE_SECONDS),
-      REFUND_WAIT_SECONDS: String(CHAOS_REFUND_WAIT_SECONDS),
       POWERTOOLS_LOG_LEVEL: 'ERROR',
       POWERTOOLS_METRICS_DISABLED: 'true',
     },
-    // Visibility 2 s: failed messages come back quickly; an attempt slower than that is delivered a
-    // second time while it runs (a concurrent duplicate, as SQS does when visibility runs out).
-    queue: { visibilityTimeoutMs: 2000, maxReceiveCount: 10, concurrency: 4, batchSize: 10 },
+    // Visibility timeout and receives: npm start's derived defaults; only the clock is simulated.
+    queue: { clock, concurrency: 4, batchSize: 10, ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}) },
     processOverrides,
     receiveOverrides: { queue: forwardingQueue },
   });
   queue = stack.queue;
   const documentClient = createDocumentClient({ endpoint: stack.urls.dynamodb, ...LOCAL_AWS });
-  ledger = createLedger({ client: documentClient, tableName: stack.tableName, clock: workerClock, leaseSeconds: CHAOS_LEASE_SECONDS });
+  ledger = createLedger({ client: documentClient, tableName: stack.tableName, clock: workerClock, leaseSeconds: CHAOS_TIMING.leaseSeconds });
   credentials = { baseUrl: stack.openApi.baseUrl, clientId: stack.openApi.clientId, clientSecret: stack.openApi.clientSecret };
   // The second container: the same handler and dependencies (ledger, clock, hook), its own client.
   const secondClient = workerClient('loyalty-points-bridge/chaos-2');
-  const secondContainer = makeHandler(depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient }));
+  // Its messages are not the queue's: deferring them is refused (as SQS refuses a stale receipt), and
+  // the queue's own copy is deferred or retried as usual.
+  const secondContainer = makeHandler(
+    depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient, visibility: stack.queue }),
+  );
   let directInFlight = 0;
+  const isIdle = () => {
+    const s = stack.queue.stats();
+    return s.runningBatches === 0 && s.receivableGroups === 0 && directInFlight === 0;
+  };
   return {
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
     queue: stack.queue,
     ledger: stack.ledger,
     ledgerTable: { documentClient, tableName: stack.tableName },
+    clock,
+    timing: CHAOS_TIMING,
+    isIdle,
+    jumpToNextDue(limit) {
+      if (!isIdle()) return false;
+      const next = stack.queue.nextVisibleAt();
+      const target = Math.min(next ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY);
+      if (!Number.isFinite(target) || target <= clock.now()) return false;
+      clock.jump(target - clock.now());
+      return true;
+    },
     expireLeases() {
       if (stack.queue.stats().runningBatches > 0 || directInFlight > 0) return false;
-      offsetMs += (CHAOS_LEASE_SECONDS + 1) * 1000;
+      clock.jump((CHAOS_TIMING.leaseSeconds + 1) * 1000);
       return true;
     },
     async deliverDirectly(message) {
       directInFlight += 1;
       try {
-        await secondContainer(sqsEventOf(message));
+        await secondContainer(sqsEventOf(message, clock.now()));
       } catch {
         // An injected crash or a transient failure: the queue's copy is still there to be retried.
       } finally {
@@ -162,8 +194,8 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   };
 }
 
-function sqsEventOf(message: QueueMessage): SQSEvent {
-  const now = String(Date.now());
+function sqsEventOf(message: QueueMessage, nowMs: number): SQSEvent {
+  const now = String(nowMs);
   return {
     Records: [
       {

@@ -8,8 +8,10 @@ import {
   leaseSeconds,
   loadStageConfig,
   receiverEnvironment,
+  stageTiming,
   workerEnvironment,
 } from '../../../infra/config/index.js';
+import { localTiming } from '../../../local/timing.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 
 const refs = { tableName: 'ledger', openApiSecretArn: 'arn:openapi' };
@@ -25,6 +27,23 @@ describe('the functions’ environment derived from a stage', () => {
       leaseSeconds: leaseSeconds(stage),
       rateBudgetPerMinute: stage.rate.budgetPerMinute,
     });
+  });
+
+  it('gives the worker the backoff, horizon and breaker settings of the one timing derivation', () => {
+    const stage = loadStageConfig(INFRA_DIR, 'production');
+    const settings = processingSettingsFromEnv(workerEnvironment(stage, refs));
+    const timing = stageTiming(stage);
+    expect(settings).toMatchObject({
+      backoffBaseSeconds: timing.backoffBaseSeconds,
+      backoffCapSeconds: timing.backoffCapSeconds,
+      retryHorizonSeconds: timing.retryHorizonSeconds,
+      circuitOpenSeconds: timing.circuitOpenSeconds,
+    });
+  });
+
+  it('derives for a stage exactly what npm start derives with no variable set', () => {
+    const stage = loadStageConfig(INFRA_DIR, 'staging');
+    expect(stageTiming(stage)).toEqual(localTiming({}));
   });
 
   it('gives the worker a lease at least as long as its timeout', () => {

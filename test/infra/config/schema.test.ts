@@ -5,8 +5,10 @@ import {
   ConfigError,
   parsePipelineConfig,
   parseStageConfig,
+  stageTiming,
   UPSTREAM_CEILING_PER_MINUTE,
 } from '../../../infra/config/index.js';
+import { receivesWithinHorizon } from '../../../shared/config/timing.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 
 /** The staging example as written, as a plain object each test may change. */
@@ -50,14 +52,14 @@ describe('stage configuration: leases and timeouts', () => {
     const input = stagingInput();
     input.worker = { memoryMiB: 512, timeoutSeconds: 60 };
     input.processing = { leaseSeconds: 30 };
-    expect(problemOf(input)).toMatch(/leaseSeconds must be >= worker\.timeoutSeconds \+ 15/);
+    expect(problemOf(input)).toMatch(/the lease \(30 s\) must be >= the worker timeout \+ 15 s/);
   });
 
   it('rejects a lease equal to the worker timeout: a call sent at the end could land after a takeover searched', () => {
     const input = stagingInput();
     input.worker = { memoryMiB: 512, timeoutSeconds: 60 };
     input.processing = { leaseSeconds: 60 };
-    expect(problemOf(input)).toMatch(/leaseSeconds must be >= worker\.timeoutSeconds \+ 15/);
+    expect(problemOf(input)).toMatch(/the lease \(60 s\) must be >= the worker timeout \+ 15 s/);
   });
 
   it('accepts a lease of the worker timeout plus the margin', () => {
@@ -71,29 +73,40 @@ describe('stage configuration: leases and timeouts', () => {
     const input = stagingInput();
     input.worker = { memoryMiB: 512, timeoutSeconds: 30 };
     input.processing = { leaseSeconds: 181 };
-    expect(problemOf(input)).toMatch(/leaseSeconds must be <= 6 x worker\.timeoutSeconds/);
+    expect(problemOf(input)).toMatch(/the visibility timeout \(180 s\) must be >= the lease \(181 s\)/);
   });
 
   it('rejects a worker timeout too short for the default lease to fit the visibility timeout', () => {
     const input = stagingInput();
     input.worker = { memoryMiB: 512, timeoutSeconds: 2 };
-    expect(problemOf(input)).toMatch(/leaseSeconds must be <= 6 x worker\.timeoutSeconds/);
+    expect(problemOf(input)).toMatch(/the visibility timeout \(12 s\) must be >= the lease \(17 s\)/);
   });
 
-  it('rejects a refund wait longer than the receives before the DLQ allow', () => {
+  it('rejects a receive count a waiting event would use up before the retry horizon ends', () => {
     const input = stagingInput();
-    input.worker = { memoryMiB: 512, timeoutSeconds: 30 };
-    input.queue = { maxReceiveCount: 3 };
-    input.processing = { refundWaitSeconds: 361 };
-    expect(problemOf(input)).toMatch(/refundWaitSeconds must be <= \(queue\.maxReceiveCount - 1\)/);
+    input.queue = { maxReceiveCount: 5 };
+    expect(problemOf(input)).toMatch(/maxReceiveCount \(5\) must be >= \d+: the receives a waiting event takes within the 86400 s horizon/);
   });
 
-  it('accepts a refund wait that ends by the last receive', () => {
+  it('derives a receive count that outlasts the 24-hour horizon and fits SQS', () => {
+    const stage = parseStageConfig(stagingInput());
+    const timing = stageTiming(stage);
+    expect(timing.retryHorizonSeconds).toBe(86_400);
+    expect(timing.maxReceiveCount).toBeGreaterThanOrEqual(receivesWithinHorizon(timing) + 1);
+    expect(timing.maxReceiveCount).toBeLessThanOrEqual(1000);
+  });
+
+  it('rejects a refund wait longer than the retry horizon', () => {
     const input = stagingInput();
-    input.worker = { memoryMiB: 512, timeoutSeconds: 30 };
-    input.queue = { maxReceiveCount: 3 };
-    input.processing = { refundWaitSeconds: 360 };
-    expect(parseStageConfig(input).processing.refundWaitSeconds).toBe(360);
+    input.retry = { horizonSeconds: 3600 };
+    input.processing = { refundWaitSeconds: 3601 };
+    expect(problemOf(input)).toMatch(/the refund wait \(3601 s\) must be <= the retry horizon \(3600 s\)/);
+  });
+
+  it('rejects a horizon whose events could expire from the queue before reaching the DLQ', () => {
+    const input = stagingInput();
+    input.retry = { horizonSeconds: 4 * 86_400 };
+    expect(problemOf(input)).toMatch(/must be < the queue's retention \(345600 s\)/);
   });
 
   it("rejects a dead-letter retention no longer than the source queue's 4 days", () => {
@@ -159,7 +172,8 @@ describe('stage configuration: fields', () => {
     delete input.worker;
     const stage = parseStageConfig(input);
     expect(stage.processing.insufficientPointsPolicy).toBe('clamp');
-    expect(stage.queue.maxReceiveCount).toBe(5);
+    expect(stage.queue.maxReceiveCount).toBeUndefined();
+    expect(stageTiming(stage)).toMatchObject({ leaseSeconds: 45, visibilityTimeoutSeconds: 180, refundWaitSeconds: 120 });
     expect(stage.worker).toEqual({ memoryMiB: 512, timeoutSeconds: 30 });
   });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV, LEDGER_TABLE_SCHEMA } from '../../../shared/config/index.js';
-import { UPSTREAM_CEILING_PER_MINUTE, type StageConfig, webhookSecretName } from '../../../infra/config/index.js';
+import { maxReceiveCount, UPSTREAM_CEILING_PER_MINUTE, type StageConfig, webhookSecretName } from '../../../infra/config/index.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
 
 let app: SynthesisedApp;
@@ -189,7 +189,7 @@ describe('queue', () => {
     expect(dlqs).toHaveLength(1);
     const [dlqId, dlq] = dlqs[0] as [string, Resource];
     expect(dlq.Properties).toMatchObject({ FifoQueue: true, SqsManagedSseEnabled: true });
-    expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: arn(dlqId), maxReceiveCount: config.queue.maxReceiveCount });
+    expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: arn(dlqId), maxReceiveCount: maxReceiveCount(config) });
   });
 
   it('keeps dead letters longer than the source queue keeps messages', () => {
@@ -333,6 +333,15 @@ describe('IAM', () => {
     }
   });
 
+  it('lets process-events change message visibility (to defer waiting events) on its own queue only', () => {
+    const { template } = stage('staging');
+    const [queueId] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
+    const statements = statementsOf(template, workerOf(template)[1]);
+    const changing = statements.filter((s) => actionsOf([s]).includes('sqs:ChangeMessageVisibility'));
+    expect(changing.length).toBeGreaterThan(0);
+    for (const statement of changing) expect(statement.Resource).toEqual(arn(queueId));
+  });
+
   it('grants no wildcard action and no * resource anywhere in the stage', () => {
     for (const name of ['staging', 'production']) {
       const { template } = stage(name);
@@ -397,13 +406,26 @@ describe('alarms', () => {
     );
   });
 
+  it("watch how long the worker's circuit breaker stays open", () => {
+    const { template, config } = stage('production');
+    expect(alarms(template)).toContainEqual(
+      expect.objectContaining({
+        Namespace: config.observability.metricsNamespace,
+        MetricName: 'CircuitBreakerOpen',
+        Dimensions: [{ Name: 'service', Value: config.observability.serviceName }],
+        Statistic: 'Maximum',
+        Threshold: config.retry.breakerOpenAlarmSeconds,
+      }),
+    );
+  });
+
   it('notify one encrypted SNS topic with the configured e-mail subscribed', () => {
     const { template, config } = stage('production');
     const [topicId, topic] = only(template, 'AWS::SNS::Topic');
     expect(topic.Properties.KmsMasterKeyId).toBeDefined();
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: config.alarms.email, TopicArn: ref(topicId) });
     const all = alarms(template);
-    expect(all).toHaveLength(8); // DLQ, oldest message, 2 x function errors, upstream failures, quarantine, audit drift, audit errors
+    expect(all).toHaveLength(9); // DLQ, oldest message, 2 x function errors, upstream failures, breaker open long, quarantine, audit drift, audit errors
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });

@@ -5,6 +5,7 @@ import { lambdaContext } from '../../../local/lambda/context.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
 import { purchase, refund, useHarness } from '../shared/points/harness.js';
 import type { PointsEvent } from '../../../shared/points/index.js';
+import type { MessageVisibility, VisibilityChange } from '../../../shared/queue/index.js';
 
 const h = useHarness();
 
@@ -33,6 +34,10 @@ function sqsRecord(body: PointsEvent | string, groupId: string): SQSRecord {
   };
 }
 const sqsEvent = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
+/** A record sent `ageMs` ago on the test's clock (its SentTimestamp decides the retry horizon). */
+function sentAgo(record: SQSRecord, ageMs: number, receiveCount = 1): SQSRecord {
+  return { ...record, attributes: { ...record.attributes, SentTimestamp: String(h.clock() - ageMs), ApproximateReceiveCount: String(receiveCount) } };
+}
 
 const env = () => ({
   LEDGER_TABLE: h.dynamo.tableName,
@@ -163,6 +168,66 @@ describe('process-events handler: crashes', () => {
     h.expireLeases();
     expect((await handler()(sqsEvent(record))).batchItemFailures).toEqual([]);
     expect(await h.entries('member-gold', purchaseMarker(event.source, event.orderId))).toEqual([50]);
+  });
+});
+
+describe('process-events handler: waiting is not failing', () => {
+  // SQS itself cannot run here: this records the ChangeMessageVisibility calls the worker makes.
+  let changes: VisibilityChange[][];
+  const visibility: MessageVisibility = {
+    changeVisibility: async (c) => {
+      changes.push(c);
+    },
+  };
+  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
+  const deferring = () => makeHandler(depsFromEnvironment(env(), { clock: h.clock, visibility, random: () => 0, logger: quiet, metrics }));
+  beforeEach(() => {
+    changes = [];
+  });
+
+  it('defers a refund waiting for its purchase, and the rest of its group with it, by the backoff', async () => {
+    const early = purchase();
+    const waiting = sentAgo(sqsRecord(refund(early, 'r1', 1000), 'shopify:order:1'), 1000, 3);
+    const behind = sentAgo(sqsRecord(refund(early, 'r2', 1000), 'shopify:order:1'), 900);
+    const result = await deferring()(sqsEvent(waiting, behind));
+    expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([waiting.messageId, behind.messageId]);
+    expect(changes).toEqual([
+      [
+        { receiptHandle: waiting.receiptHandle, eventSourceARN: waiting.eventSourceARN, seconds: 8 },
+        { receiptHandle: behind.receiptHandle, eventSourceARN: behind.eventSourceARN, seconds: 8 },
+      ],
+    ]);
+  });
+
+  it('lets an invalid event fail without deferring it, so poison reaches the DLQ', async () => {
+    const bad = sentAgo(sqsRecord('{"type":"purchase","orderId":""}', 'g'), 0);
+    expect((await deferring()(sqsEvent(bad))).batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
+    expect(changes).toEqual([]);
+  });
+
+  it('stops deferring an event that has waited past the retry horizon', async () => {
+    const early = purchase();
+    const old = sentAgo(sqsRecord(refund(early, 'r1', 1000), 'shopify:order:1'), 86_400_000, 130);
+    expect((await deferring()(sqsEvent(old))).batchItemFailures).toEqual([{ itemIdentifier: old.messageId }]);
+    expect(changes).toEqual([]);
+  });
+
+  it('stops calling a failing service once its breaker opens, and defers the queued events until the next probe', async () => {
+    await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
+    const handle = deferring();
+    const customers = ['cust-gold', 'cust-regular'];
+    const batch = (n: number) =>
+      sqsEvent(...Array.from({ length: n }, (_, i) => sentAgo(sqsRecord(purchase({ customer: { externalKey: 'shopify', externalId: customers[i % 2]! } }), `g${i}`), 0)));
+    const lookups = () => h.calls('GET /api/ext/users/external_id/{external_key}/{external_id}');
+    await handle(batch(5));
+    const spent = await lookups();
+    const later = batch(4);
+    expect((await handle(later)).batchItemFailures).toHaveLength(4);
+    expect(await lookups()).toBe(spent);
+    const deferred = changes.at(-1)!;
+    expect(deferred).toHaveLength(4);
+    for (const change of deferred) expect(change.seconds).toBeGreaterThanOrEqual(30);
   });
 });
 

@@ -26,6 +26,18 @@ describe('local configuration', () => {
     expect(config).toMatchObject({ clientId: 'demo-client', clientSecret: 'demo-secret', tableName: 'points-ledger' });
   });
 
+  it('derives the queue from the same timing as the stack: visibility above the lease, receives for 24 hours of waiting', async () => {
+    const config = await resolveLocalConfig({});
+    expect(config.timing).toMatchObject({ leaseSeconds: 45, visibilityTimeoutSeconds: 180, retryHorizonSeconds: 86_400 });
+    expect(config.maxReceiveCount).toBeGreaterThan(100);
+  });
+
+  it('refuses a queue that would dead-letter events waiting behind a lease, naming the variables', async () => {
+    const attempt = resolveLocalConfig({ LEASE_SECONDS: '120', QUEUE_VISIBILITY_TIMEOUT_SECONDS: '10', QUEUE_MAX_RECEIVE_COUNT: '5' });
+    await expect(attempt).rejects.toMatchObject({ kind: 'invalid_local_config' });
+    await expect(attempt).rejects.toThrow(/QUEUE_VISIBILITY_TIMEOUT_SECONDS.*QUEUE_MAX_RECEIVE_COUNT/);
+  });
+
   it('reads the ports and the comma-separated secrets from the environment', async () => {
     const config = await resolveLocalConfig({
       PORT: '4000',

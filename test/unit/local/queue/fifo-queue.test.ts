@@ -268,3 +268,43 @@ describe('local FIFO queue notifications', () => {
     await queue.close();
   });
 });
+
+describe('local FIFO queue: ChangeMessageVisibility', () => {
+  it('brings a deferred message back after the seconds given, not after the visibility timeout', async () => {
+    const h = track(harness({ visibilityTimeoutMs: 180_000 }));
+    h.replies.push(async (event) => {
+      const r = event.Records[0]!;
+      await h.queue.changeVisibility([{ receiptHandle: r.receiptHandle, eventSourceARN: r.eventSourceARN, seconds: 5 }]);
+      return { batchItemFailures: [{ itemIdentifier: r.messageId }] };
+    });
+    await h.queue.send(msg('waiting'));
+    await h.queue.settled();
+    await advance(h.clock, h.queue, 4_999);
+    expect(h.batches).toHaveLength(1);
+    await advance(h.clock, h.queue, 1);
+    expect(h.batches).toHaveLength(2);
+    expect(h.batches[1]?.Records[0]?.attributes.ApproximateReceiveCount).toBe('2');
+  });
+
+  it('keeps the rest of the group behind a deferred message', async () => {
+    const h = track(harness({ visibilityTimeoutMs: 180_000, batchSize: 1 }));
+    h.replies.push(async (event) => {
+      const r = event.Records[0]!;
+      await h.queue.changeVisibility([{ receiptHandle: r.receiptHandle, eventSourceARN: r.eventSourceARN, seconds: 60 }]);
+      return { batchItemFailures: [{ itemIdentifier: r.messageId }] };
+    });
+    await h.queue.send(msg('first'));
+    await h.queue.send(msg('second'));
+    await advance(h.clock, h.queue, 30_000);
+    expect(h.batches.map((b) => h.bodies(b))).toEqual([['first']]);
+    await advance(h.clock, h.queue, 30_000);
+    expect(h.batches.map((b) => h.bodies(b))).toEqual([['first'], ['first'], ['second']]);
+  });
+
+  it('refuses a receipt handle that is not current, as SQS does', async () => {
+    const h = track(harness());
+    await expect(h.queue.changeVisibility([{ receiptHandle: 'stale', eventSourceARN: 'arn', seconds: 5 }])).rejects.toMatchObject({
+      kind: 'invalid_message',
+    });
+  });
+});

@@ -2,15 +2,27 @@ import { describe, expect, it } from 'vitest';
 import { processingSettingsFromEnv } from '../../../../shared/config/processing-settings.js';
 
 describe('processing settings', () => {
-  it('defaults: clamp, 400 days of ledger, a 120 s lease, 2000 requests per minute', () => {
+  it('defaults: clamp, 400 days of ledger, the derived 45 s lease, 2000 requests per minute, 24 h of deferral', () => {
     expect(processingSettingsFromEnv({})).toEqual({
       insufficientPointsPolicy: 'clamp',
       refundWaitSeconds: 120,
       ledgerTtlDays: 400,
-      leaseSeconds: 120,
+      leaseSeconds: 45,
       rateBudgetPerMinute: 2000,
       historyPages: 5,
+      backoffBaseSeconds: 2,
+      backoffCapSeconds: 900,
+      retryHorizonSeconds: 86_400,
+      circuitOpenSeconds: 30,
     });
+  });
+
+  it('reads the deferral settings, naming the variable of a bad one', () => {
+    expect(processingSettingsFromEnv({ RETRY_BACKOFF_BASE_SECONDS: '5', RETRY_HORIZON_SECONDS: '3600' })).toMatchObject({
+      backoffBaseSeconds: 5,
+      retryHorizonSeconds: 3600,
+    });
+    expect(() => processingSettingsFromEnv({ CIRCUIT_OPEN_SECONDS: 'never' })).toThrow(/CIRCUIT_OPEN_SECONDS/);
   });
 
   it('reads every variable', () => {

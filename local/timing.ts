@@ -1,0 +1,79 @@
+import { ENV } from '../shared/config/environment.js';
+import { checkedTiming, type Timing, type TimingInputs, TimingInvalid } from '../shared/config/timing.js';
+
+/**
+ * `npm start`'s timing settings: the environment's values fed into the one derivation the CDK stack
+ * uses too (shared/config/timing.ts), with the same invariants. A combination that could dead-letter a
+ * waiting event (say a 10 s visibility timeout under a 45 s lease) refuses to start.
+ */
+export const LOCAL_TIMING_ENV = {
+  QUEUE_VISIBILITY_TIMEOUT_SECONDS: 'QUEUE_VISIBILITY_TIMEOUT_SECONDS',
+  QUEUE_MAX_RECEIVE_COUNT: 'QUEUE_MAX_RECEIVE_COUNT',
+} as const;
+
+export class LocalTimingError extends Error {
+  readonly kind = 'invalid_local_config' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalTimingError';
+  }
+}
+
+function optionalInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new LocalTimingError(`${name} must be a whole number of seconds or receives, got "${raw.slice(0, 20)}"`);
+  return value;
+}
+
+/** The variables each timing setting is read from (for error messages). */
+const SOURCES: Record<keyof Timing, string> = {
+  workerTimeoutSeconds: 'the local worker timeout',
+  leaseSeconds: ENV.LEASE_SECONDS,
+  visibilityTimeoutSeconds: LOCAL_TIMING_ENV.QUEUE_VISIBILITY_TIMEOUT_SECONDS,
+  maxReceiveCount: LOCAL_TIMING_ENV.QUEUE_MAX_RECEIVE_COUNT,
+  refundWaitSeconds: ENV.REFUND_WAIT_SECONDS,
+  backoffBaseSeconds: ENV.RETRY_BACKOFF_BASE_SECONDS,
+  backoffCapSeconds: ENV.RETRY_BACKOFF_CAP_SECONDS,
+  retryHorizonSeconds: ENV.RETRY_HORIZON_SECONDS,
+  retentionSeconds: 'the queue retention',
+  circuitOpenSeconds: ENV.CIRCUIT_OPEN_SECONDS,
+};
+
+export function localTimingInputs(env: NodeJS.ProcessEnv): TimingInputs {
+  return {
+    leaseSeconds: optionalInt(env, ENV.LEASE_SECONDS),
+    visibilityTimeoutSeconds: optionalInt(env, LOCAL_TIMING_ENV.QUEUE_VISIBILITY_TIMEOUT_SECONDS),
+    maxReceiveCount: optionalInt(env, LOCAL_TIMING_ENV.QUEUE_MAX_RECEIVE_COUNT),
+    refundWaitSeconds: optionalInt(env, ENV.REFUND_WAIT_SECONDS),
+    backoffBaseSeconds: optionalInt(env, ENV.RETRY_BACKOFF_BASE_SECONDS),
+    backoffCapSeconds: optionalInt(env, ENV.RETRY_BACKOFF_CAP_SECONDS),
+    retryHorizonSeconds: optionalInt(env, ENV.RETRY_HORIZON_SECONDS),
+    circuitOpenSeconds: optionalInt(env, ENV.CIRCUIT_OPEN_SECONDS),
+  };
+}
+
+/** Every timing setting for the local stack, checked; a LocalTimingError names the variable to change. */
+export function localTiming(env: NodeJS.ProcessEnv): Timing {
+  try {
+    return checkedTiming(localTimingInputs(env));
+  } catch (e) {
+    if (e instanceof TimingInvalid) {
+      throw new LocalTimingError(e.problems.map((p) => `${SOURCES[p.field]}: ${p.message}`).join('; '));
+    }
+    throw e;
+  }
+}
+
+/** The handlers' environment for these settings (the worker reads them like in Lambda). */
+export function timingEnvironment(t: Timing): Record<string, string> {
+  return {
+    [ENV.LEASE_SECONDS]: String(t.leaseSeconds),
+    [ENV.REFUND_WAIT_SECONDS]: String(t.refundWaitSeconds),
+    [ENV.RETRY_BACKOFF_BASE_SECONDS]: String(t.backoffBaseSeconds),
+    [ENV.RETRY_BACKOFF_CAP_SECONDS]: String(t.backoffCapSeconds),
+    [ENV.RETRY_HORIZON_SECONDS]: String(t.retryHorizonSeconds),
+    [ENV.CIRCUIT_OPEN_SECONDS]: String(t.circuitOpenSeconds),
+  };
+}

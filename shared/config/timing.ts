@@ -1,0 +1,193 @@
+/**
+ * Every timing setting of processing, derived in ONE place for the CDK stack (infra/config) and for
+ * `npm start` (local/config.ts, local/stack.ts), with the invariants between them checked here:
+ * worker timeout -> lease -> visibility timeout; backoff base/cap and the retry horizon -> the receive
+ * budget (maxReceiveCount) -> the queue's retention. An event that is only waiting (lease held,
+ * refund waiting for its purchase, upstream down) is deferred with ChangeMessageVisibility and never
+ * runs out of receives before the horizon ends; only poison and the horizon's end reach the DLQ.
+ */
+
+/** A lease outlives the worker's timeout by this margin: clock skew cannot cut a live lease. */
+export const LEASE_MARGIN_SECONDS = 15;
+/** AWS: a queue's visibility timeout should be at least six times its Lambda consumer's timeout. */
+export const VISIBILITY_TIMEOUT_FACTOR = 6;
+/** Deferrals are jittered down by at most this share ("equal-ish" jitter: never below 80 %). */
+export const BACKOFF_JITTER = 0.2;
+/** SQS limits: visibility timeout (and ChangeMessageVisibility) at most 12 h; maxReceiveCount 1..1000. */
+export const SQS_MAX_VISIBILITY_SECONDS = 43_200;
+export const SQS_MAX_RECEIVE_COUNT = 1000;
+
+export const TIMING_DEFAULTS = {
+  workerTimeoutSeconds: 30,
+  refundWaitSeconds: 120,
+  backoffBaseSeconds: 2,
+  /** 15 minutes: an outage's backlog is retried at most 15 min after the service is back. */
+  backoffCapSeconds: 900,
+  /** 24 hours of waiting before an event that still cannot proceed goes to the DLQ. */
+  retryHorizonSeconds: 86_400,
+  /** The source queue keeps a message 4 days (SQS default). */
+  retentionSeconds: 4 * 86_400,
+  /** Receives left for failures that are not waiting (exceptions, poison) beyond the horizon's deferrals. */
+  poisonReceives: 5,
+  /** How long the circuit breaker stays open before one probe goes through (per container). */
+  circuitOpenSeconds: 30,
+} as const;
+
+export interface TimingInputs {
+  workerTimeoutSeconds?: number | undefined;
+  leaseSeconds?: number | undefined;
+  visibilityTimeoutSeconds?: number | undefined;
+  maxReceiveCount?: number | undefined;
+  refundWaitSeconds?: number | undefined;
+  backoffBaseSeconds?: number | undefined;
+  backoffCapSeconds?: number | undefined;
+  retryHorizonSeconds?: number | undefined;
+  retentionSeconds?: number | undefined;
+  circuitOpenSeconds?: number | undefined;
+}
+
+export type Timing = { [K in keyof TimingInputs]-?: number };
+
+/** The minimum delay of the deferral after the `receive`-th receive (1-based): jittered backoff's floor. */
+export function minimumDeferralSeconds(receive: number, t: Pick<Timing, 'backoffBaseSeconds' | 'backoffCapSeconds'>): number {
+  return (1 - BACKOFF_JITTER) * nominalBackoffSeconds(receive, t);
+}
+
+function nominalBackoffSeconds(receive: number, t: Pick<Timing, 'backoffBaseSeconds' | 'backoffCapSeconds'>): number {
+  const exponent = Math.min(Math.max(receive, 1) - 1, 40);
+  return Math.min(t.backoffCapSeconds, t.backoffBaseSeconds * 2 ** exponent);
+}
+
+/**
+ * The deferral after the `receive`-th receive: base x 2^(receive-1), capped, jittered into
+ * [80 %, 100 %] of that (so containers retrying together spread out), at least `atLeast` (a lease's end).
+ */
+export function deferralSeconds(
+  receive: number,
+  t: Pick<Timing, 'backoffBaseSeconds' | 'backoffCapSeconds'>,
+  random: () => number = Math.random,
+  atLeast = 0,
+): number {
+  const nominal = nominalBackoffSeconds(receive, t);
+  const jittered = nominal * (1 - BACKOFF_JITTER * random());
+  return Math.min(SQS_MAX_VISIBILITY_SECONDS, Math.max(1, Math.ceil(Math.max(jittered, atLeast))));
+}
+
+/** Upper bound on the receives a waiting event takes within the horizon (each deferral waits at least its floor). */
+export function receivesWithinHorizon(t: Pick<Timing, 'backoffBaseSeconds' | 'backoffCapSeconds' | 'retryHorizonSeconds'>): number {
+  let waited = 0;
+  let receives = 0;
+  while (waited < t.retryHorizonSeconds) {
+    receives += 1;
+    waited += minimumDeferralSeconds(receives, t);
+  }
+  // The receive that finds the horizon passed.
+  return receives + 1;
+}
+
+/** Fills in every setting: configured values win, the rest is derived from them and the defaults. */
+export function deriveTiming(inputs: TimingInputs = {}): Timing {
+  const workerTimeoutSeconds = inputs.workerTimeoutSeconds ?? TIMING_DEFAULTS.workerTimeoutSeconds;
+  const leaseSeconds = inputs.leaseSeconds ?? workerTimeoutSeconds + LEASE_MARGIN_SECONDS;
+  const backoff = {
+    backoffBaseSeconds: inputs.backoffBaseSeconds ?? TIMING_DEFAULTS.backoffBaseSeconds,
+    backoffCapSeconds: inputs.backoffCapSeconds ?? TIMING_DEFAULTS.backoffCapSeconds,
+    retryHorizonSeconds: inputs.retryHorizonSeconds ?? TIMING_DEFAULTS.retryHorizonSeconds,
+  };
+  return {
+    workerTimeoutSeconds,
+    leaseSeconds,
+    visibilityTimeoutSeconds: inputs.visibilityTimeoutSeconds ?? VISIBILITY_TIMEOUT_FACTOR * workerTimeoutSeconds,
+    maxReceiveCount:
+      inputs.maxReceiveCount ??
+      Math.min(SQS_MAX_RECEIVE_COUNT, receivesWithinHorizon(backoff) + TIMING_DEFAULTS.poisonReceives),
+    refundWaitSeconds: inputs.refundWaitSeconds ?? TIMING_DEFAULTS.refundWaitSeconds,
+    ...backoff,
+    retentionSeconds: inputs.retentionSeconds ?? TIMING_DEFAULTS.retentionSeconds,
+    circuitOpenSeconds: inputs.circuitOpenSeconds ?? TIMING_DEFAULTS.circuitOpenSeconds,
+  };
+}
+
+export interface TimingProblem {
+  /** The setting to change. */
+  field: keyof Timing;
+  message: string;
+}
+
+/** Every invariant between the settings; an empty list means the combination is safe. */
+export function timingProblems(t: Timing): TimingProblem[] {
+  const problems: TimingProblem[] = [];
+  const check = (ok: boolean, field: keyof Timing, message: string) => {
+    if (!ok) problems.push({ field, message });
+  };
+  for (const [field, value] of Object.entries(t) as [keyof Timing, number][]) {
+    check(Number.isInteger(value) && value > 0, field, `${field} must be a positive integer, got ${value}`);
+  }
+  if (problems.length > 0) return problems;
+  // A takeover searches the history for a lost call's marker: the lease must outlive the attempt
+  // that may have sent it, or the search could run before the call lands and pay twice.
+  check(
+    t.leaseSeconds >= t.workerTimeoutSeconds + LEASE_MARGIN_SECONDS,
+    'leaseSeconds',
+    `the lease (${t.leaseSeconds} s) must be >= the worker timeout + ${LEASE_MARGIN_SECONDS} s (${t.workerTimeoutSeconds + LEASE_MARGIN_SECONDS} s)`,
+  );
+  // A crashed attempt's message comes back after the visibility timeout: by then its lease is over.
+  check(
+    t.visibilityTimeoutSeconds >= t.leaseSeconds,
+    'visibilityTimeoutSeconds',
+    `the visibility timeout (${t.visibilityTimeoutSeconds} s) must be >= the lease (${t.leaseSeconds} s), or a crashed attempt's redelivery meets its live lease`,
+  );
+  check(
+    t.visibilityTimeoutSeconds <= SQS_MAX_VISIBILITY_SECONDS,
+    'visibilityTimeoutSeconds',
+    `the visibility timeout must be <= ${SQS_MAX_VISIBILITY_SECONDS} s (SQS)`,
+  );
+  check(t.backoffCapSeconds >= t.backoffBaseSeconds, 'backoffCapSeconds', 'the backoff cap must be >= its base');
+  check(
+    t.backoffCapSeconds <= SQS_MAX_VISIBILITY_SECONDS,
+    'backoffCapSeconds',
+    `the backoff cap must be <= ${SQS_MAX_VISIBILITY_SECONDS} s (SQS's longest visibility)`,
+  );
+  check(
+    t.refundWaitSeconds <= t.retryHorizonSeconds,
+    'refundWaitSeconds',
+    `the refund wait (${t.refundWaitSeconds} s) must be <= the retry horizon (${t.retryHorizonSeconds} s), or a waiting refund is dead-lettered instead of parked`,
+  );
+  check(
+    t.circuitOpenSeconds <= t.backoffCapSeconds,
+    'circuitOpenSeconds',
+    'the circuit breaker must probe at least once per backoff cap',
+  );
+  const needed = receivesWithinHorizon(t) + 1;
+  check(
+    t.maxReceiveCount >= needed,
+    'maxReceiveCount',
+    `maxReceiveCount (${t.maxReceiveCount}) must be >= ${needed}: the receives a waiting event takes within the ${t.retryHorizonSeconds} s horizon (backoff ${t.backoffBaseSeconds}..${t.backoffCapSeconds} s), plus one`,
+  );
+  check(t.maxReceiveCount <= SQS_MAX_RECEIVE_COUNT, 'maxReceiveCount', `maxReceiveCount must be <= ${SQS_MAX_RECEIVE_COUNT} (SQS)`);
+  // After the horizon, every receive left may cost a visibility timeout: the message must reach the
+  // DLQ before the queue's retention deletes it.
+  const latestDeadLetter = t.retryHorizonSeconds + t.backoffCapSeconds + t.maxReceiveCount * t.visibilityTimeoutSeconds;
+  check(
+    latestDeadLetter < t.retentionSeconds,
+    'retryHorizonSeconds',
+    `horizon + backoff cap + maxReceiveCount x visibility timeout (${latestDeadLetter} s) must be < the queue's retention (${t.retentionSeconds} s), or an event could expire instead of reaching the DLQ`,
+  );
+  return problems;
+}
+
+export class TimingInvalid extends Error {
+  readonly kind = 'invalid_timing' as const;
+  constructor(readonly problems: TimingProblem[]) {
+    super(`invalid timing settings: ${problems.map((p) => p.message).join('; ')}`);
+    this.name = 'TimingInvalid';
+  }
+}
+
+/** deriveTiming, then the invariants: a TimingInvalid naming every broken one. */
+export function checkedTiming(inputs: TimingInputs = {}): Timing {
+  const timing = deriveTiming(inputs);
+  const problems = timingProblems(timing);
+  if (problems.length > 0) throw new TimingInvalid(problems);
+  return timing;
+}

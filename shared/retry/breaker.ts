@@ -1,0 +1,80 @@
+/**
+ * A circuit breaker per worker container: after a run of consecutive upstream failures (the service is
+ * down, not one request unlucky) it opens, and queued events are deferred without calling; once per
+ * `openMs` one event goes through as a probe. A success closes it; a failed probe keeps it open for
+ * another period. So a dead service costs each container at most one probe per period, whatever the
+ * backlog.
+ */
+
+/** Error kinds that say the service itself is down or overloaded (not an answer about the request). */
+export const OUTAGE_ERROR_KINDS: ReadonlySet<string> = new Set(['network', 'timeout', 'server']);
+
+export type Admission = 'pass' | 'probe' | 'reject';
+
+export interface CircuitBreaker {
+  /** Whether the next event may call the service now: `probe` is the one trial while open. */
+  admit(): Admission;
+  /** An Open API call's result: ok, or the error kind it failed with. */
+  record(result: { ok: true } | { ok: false; errorKind: string }): void;
+  /** An admitted probe finished (whatever it did): the next one may go after the current period. */
+  probeDone(): void;
+  /** Milliseconds until the next probe may go (0 when closed or due). */
+  remainingMs(): number;
+  /** How long it has been open, in ms (0 when closed). */
+  openForMs(): number;
+  isOpen(): boolean;
+}
+
+export interface CircuitBreakerOptions {
+  openMs: number;
+  /** Consecutive outage failures that open it. */
+  failureThreshold?: number;
+  now?: () => number;
+}
+
+export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBreaker {
+  const now = options.now ?? Date.now;
+  const threshold = options.failureThreshold ?? 5;
+  let failures = 0;
+  let openSince: number | undefined;
+  let openUntil = 0;
+  let probing = false;
+
+  const open = () => {
+    openSince ??= now();
+    openUntil = now() + options.openMs;
+  };
+  return {
+    admit() {
+      if (openSince === undefined) return 'pass';
+      if (probing || now() < openUntil) return 'reject';
+      probing = true;
+      return 'probe';
+    },
+    record(result) {
+      if (result.ok) {
+        failures = 0;
+        openSince = undefined;
+        openUntil = 0;
+        return;
+      }
+      if (!OUTAGE_ERROR_KINDS.has(result.errorKind)) {
+        // The service answered (customer unknown, validation...): it is up. A non-API error proves nothing.
+        if (result.errorKind !== 'unexpected') {
+          failures = 0;
+          openSince = undefined;
+          openUntil = 0;
+        }
+        return;
+      }
+      failures += 1;
+      if (probing || openSince !== undefined || failures >= threshold) open();
+    },
+    probeDone() {
+      probing = false;
+    },
+    remainingMs: () => (openSince === undefined ? 0 : Math.max(0, openUntil - now())),
+    openForMs: () => (openSince === undefined ? 0 : now() - openSince),
+    isOpen: () => openSince !== undefined,
+  };
+}
