@@ -52,8 +52,15 @@ function bodyObject(body: unknown): Body {
 
 const isTrue = (v: unknown): boolean => v === true || v === 'true' || v === '1' || v === 1;
 
-function member(ctx: ApiContext, id = ctx.params.id!): Member {
-  const m = ctx.client.members.get(id);
+/** A path parameter of the route's template: the router only calls a handler with all of them. */
+function param(ctx: PublicContext, name: string): string {
+  const value = ctx.params[name];
+  if (value === undefined) throw new Error(`the route has no {${name}} parameter`);
+  return value;
+}
+
+function member(ctx: ApiContext): Member {
+  const m = ctx.client.members.get(param(ctx, 'id'));
   if (!m) throw apiErrors.memberNotFound();
   return m;
 }
@@ -120,10 +127,64 @@ function pointExtras(ctx: ApiContext, body: Body, addition: boolean, errors: str
   return { title, remarks, expiresAt };
 }
 
-function requirePoints(ctx: ApiContext): Member {
+/** The integer parameter of a points endpoint (`point` of a grant, `amount` of a calculation) and its messages. */
+interface IntegerParameter {
+  name: 'point' | 'amount';
+  required: string;
+  notInteger: string;
+  /** The message when out of range; undefined when in range. */
+  outOfRange(n: number): string | undefined;
+  /** Whether the request adds points (and so validates expired_at); `n` undefined: not readable. */
+  adds(n: number | undefined): boolean;
+}
+
+const POINT: IntegerParameter = {
+  name: 'point',
+  required: MESSAGES.pointRequired,
+  notInteger: MESSAGES.pointInteger,
+  outOfRange: (n) => (n < POINT_MIN ? MESSAGES.pointMin(POINT_MIN) : undefined),
+  adds: (n) => n === undefined || n > 0,
+};
+
+const AMOUNT: IntegerParameter = {
+  name: 'amount',
+  required: MESSAGES.amountRequired,
+  notInteger: MESSAGES.amountInteger,
+  outOfRange: (n) => (n < 0 ? MESSAGES.amountMin : n > AMOUNT_MAX ? MESSAGES.amountMax(AMOUNT_MAX) : undefined),
+  adds: () => true,
+};
+
+/** The parameter's value (also when out of range); undefined when missing or not an integer. Problems go to `errors`. */
+function readParameter(body: Body, p: IntegerParameter, errors: string[]): number | undefined {
+  const raw = body[p.name];
+  if (raw === undefined || raw === null || raw === '') {
+    errors.push(p.required);
+    return undefined;
+  }
+  const n = readInteger(raw);
+  if (n === undefined) {
+    errors.push(p.notInteger);
+    return undefined;
+  }
+  const problem = p.outOfRange(n);
+  if (problem !== undefined) errors.push(problem);
+  return n;
+}
+
+/**
+ * The two points endpoints: every parameter problem in one validation answer, then `toPoint` turns the
+ * value into the points booked (or refuses with a business-rule error).
+ */
+function bookPoints(ctx: ApiContext, p: IntegerParameter, toPoint: (m: Member, n: number) => number): ApiResult {
   const m = member(ctx);
   if (!ctx.client.config.uses_points) throw apiErrors.pointsNotAvailable();
-  return m;
+  const body = bodyObject(ctx.body);
+  const errors: string[] = [];
+  const n = readParameter(body, p, errors);
+  const extras = pointExtras(ctx, body, p.adds(n), errors);
+  if (errors.length > 0 || n === undefined) throw apiErrors.validation(errors);
+  applyPoints(m, { point: toPoint(m, n), ...extras }, ctx.now);
+  return detail(ctx, m, false, false);
 }
 
 export const API_ROUTES: ApiRoute[] = [
@@ -170,7 +231,7 @@ export const API_ROUTES: ApiRoute[] = [
     template: '/api/ext/users/unique_id/{unique_id}',
     auth: true,
     handle(ctx) {
-      const m = ctx.client.byUniqueId.get(ctx.params.unique_id!);
+      const m = ctx.client.byUniqueId.get(param(ctx, 'unique_id'));
       if (!m) throw apiErrors.memberNotFound();
       return detail(ctx, m, isTrue(ctx.query.with_column_key));
     },
@@ -180,9 +241,9 @@ export const API_ROUTES: ApiRoute[] = [
     template: '/api/ext/users/external_id/{external_key}/{external_id}',
     auth: true,
     handle(ctx) {
-      const key = ctx.params.external_key!;
+      const key = param(ctx, 'external_key');
       // An unconfigured key and an unmatched ID give the same error.
-      const m = ctx.client.config.external_keys.includes(key) ? ctx.client.byExternal.get(key)?.get(ctx.params.external_id!) : undefined;
+      const m = ctx.client.config.external_keys.includes(key) ? ctx.client.byExternal.get(key)?.get(param(ctx, 'external_id')) : undefined;
       if (!m) throw apiErrors.memberNotFound();
       return detail(ctx, m, false);
     },
@@ -213,9 +274,9 @@ export const API_ROUTES: ApiRoute[] = [
     template: '/api/ext/users/{id}/external_ids/{key}',
     auth: true,
     handle(ctx) {
-      const m = ctx.client.members.get(ctx.params.id!);
+      const m = ctx.client.members.get(param(ctx, 'id'));
       if (!m) throw apiErrors.pageNotFound();
-      if (!deleteExternalId(ctx.client, m, ctx.params.key!, ctx.now)) throw apiErrors.externalIdNotFound();
+      if (!deleteExternalId(ctx.client, m, param(ctx, 'key'), ctx.now)) throw apiErrors.externalIdNotFound();
       return { status: 204 };
     },
   },
@@ -286,46 +347,17 @@ export const API_ROUTES: ApiRoute[] = [
     method: 'POST',
     template: '/api/ext/users/{id}/points',
     auth: true,
-    handle(ctx) {
-      const m = requirePoints(ctx);
-      const body = bodyObject(ctx.body);
-      const errors: string[] = [];
-      let point: number | undefined;
-      if (body.point === undefined || body.point === null || body.point === '') errors.push(MESSAGES.pointRequired);
-      else {
-        point = readInteger(body.point);
-        if (point === undefined) errors.push(MESSAGES.pointInteger);
-        else if (point < POINT_MIN) errors.push(MESSAGES.pointMin(POINT_MIN));
-      }
-      const extras = pointExtras(ctx, body, point === undefined || point > 0, errors);
-      if (errors.length > 0 || point === undefined) throw apiErrors.validation(errors);
-      if (point < 0 && -point > heldPoints(m, ctx.now)) throw apiErrors.insufficientPoints();
-      applyPoints(m, { point, ...extras }, ctx.now);
-      return detail(ctx, m, false, false);
-    },
+    handle: (ctx) =>
+      bookPoints(ctx, POINT, (m, point) => {
+        if (point < 0 && -point > heldPoints(m, ctx.now)) throw apiErrors.insufficientPoints();
+        return point;
+      }),
   },
   {
     method: 'POST',
     template: '/api/ext/users/{id}/points/calculation',
     auth: true,
-    handle(ctx) {
-      const m = requirePoints(ctx);
-      const body = bodyObject(ctx.body);
-      const errors: string[] = [];
-      let amount: number | undefined;
-      if (body.amount === undefined || body.amount === null || body.amount === '') errors.push(MESSAGES.amountRequired);
-      else {
-        amount = readInteger(body.amount);
-        if (amount === undefined) errors.push(MESSAGES.amountInteger);
-        else if (amount < 0) errors.push(MESSAGES.amountMin);
-        else if (amount > AMOUNT_MAX) errors.push(MESSAGES.amountMax(AMOUNT_MAX));
-      }
-      const extras = pointExtras(ctx, body, true, errors);
-      if (errors.length > 0 || amount === undefined) throw apiErrors.validation(errors);
-      const point = calculatePoints(amount, ownValue(ctx.client.config.ranks, m.rank) ?? 0);
-      applyPoints(m, { point, ...extras }, ctx.now);
-      return detail(ctx, m, false, false);
-    },
+    handle: (ctx) => bookPoints(ctx, AMOUNT, (m, amount) => calculatePoints(amount, ownValue(ctx.client.config.ranks, m.rank) ?? 0)),
   },
   {
     method: 'GET',
@@ -334,7 +366,7 @@ export const API_ROUTES: ApiRoute[] = [
     handle(ctx) {
       const id = ctx.query.id;
       if (typeof id !== 'string' || id === '') throw apiErrors.validation([MESSAGES.idRequired]);
-      const h = ctx.client.handoverTokens.get(ctx.params.token!);
+      const h = ctx.client.handoverTokens.get(param(ctx, 'token'));
       if (!h || h.used || h.memberId !== id) throw apiErrors.handoverTokenInvalid();
       if (ctx.now > h.expiresAt) throw apiErrors.handoverTokenExpired();
       h.used = true;
