@@ -58,24 +58,24 @@ function validate(client: ClientState, body: Body, existing: Member | undefined,
     return v;
   };
 
+  /** A single-byte identifier no other customer may hold; '' and undefined (not a string) are the caller's. */
+  const identifier = (field: 'unique_id' | 'login_id', index: Map<string, Member>, usedMessage: string): string | undefined => {
+    const v = str(field, 255, true);
+    if (v === undefined || v === '') return v;
+    const owner = index.get(v);
+    if (owner && owner !== existing) errors.push(usedMessage);
+    return v;
+  };
+
   if (has('unique_id')) {
-    const v = str('unique_id', 255, true);
-    // The spec's table: an empty unique_id, rank or password answers the "password is required" message.
+    const v = identifier('unique_id', client.byUniqueId, MESSAGES.uniqueIdUsed);
+    // The API's table of messages: an empty unique_id, rank or password answers "The password field is required.".
     if (v === '') errors.push(MESSAGES.passwordRequired);
-    else if (v !== undefined) {
-      const owner = client.byUniqueId.get(v);
-      if (owner && owner !== existing) errors.push(MESSAGES.uniqueIdUsed);
-      changes.unique_id = v;
-    }
+    else if (v !== undefined) changes.unique_id = v;
   }
   if (has('login_id')) {
-    const v = str('login_id', 255, true);
-    if (v === '') changes.login_id = null;
-    else if (v !== undefined) {
-      const owner = client.byLoginId.get(v);
-      if (owner && owner !== existing) errors.push(MESSAGES.loginIdUsed);
-      changes.login_id = v;
-    }
+    const v = identifier('login_id', client.byLoginId, MESSAGES.loginIdUsed);
+    if (v !== undefined) changes.login_id = v === '' ? null : v;
   }
   if (has('password')) {
     const v = str('password', 255, true);
@@ -101,15 +101,12 @@ function validate(client: ClientState, body: Body, existing: Member | undefined,
       if (v !== undefined) changes[field] = v === '' ? null : v;
     }
   }
-  if (has('logined')) {
-    const v = zeroOrOne(body.logined);
-    if (v === undefined) errors.push(MESSAGES.zeroOrOne('logined'));
-    else changes.logined = v;
-  }
-  if (has('enabled')) {
-    const v = zeroOrOne(body.enabled);
-    if (v === undefined) errors.push(MESSAGES.zeroOrOne('enabled'));
-    else changes.enabled = v;
+  for (const field of ['logined', 'enabled'] as const) {
+    if (has(field)) {
+      const v = zeroOrOne(body[field]);
+      if (v === undefined) errors.push(MESSAGES.zeroOrOne(field));
+      else changes[field] = v;
+    }
   }
   const loginedAtGiven = has('logined_at') && body.logined_at !== '';
   if (loginedAtGiven) {
@@ -133,7 +130,8 @@ function validateColumns(client: ClientState, body: Body, changes: MemberChanges
   let missingSettingReported = false;
   for (const [name, raw] of Object.entries(body)) {
     // A physical key name stands for its column; a column name wins when both are sent.
-    const field = byColumn.get(name) ?? (byKey.has(name) && !Object.hasOwn(body, byKey.get(name)!.column) ? byKey.get(name) : undefined);
+    const keyed = byKey.get(name);
+    const field = byColumn.get(name) ?? (keyed && !Object.hasOwn(body, keyed.column) ? keyed : undefined);
     if (!field) {
       if (COLUMN.test(name) && fields.length === 0 && !missingSettingReported) {
         errors.push(MESSAGES.customFieldsNotConfigured);
@@ -242,7 +240,10 @@ function apply(client: ClientState, member: Member, changes: MemberChanges, now:
   }
   for (const [key, value] of changes.external_ids) {
     let index = client.byExternal.get(key);
-    if (!index) client.byExternal.set(key, (index = new Map()));
+    if (!index) {
+      index = new Map();
+      client.byExternal.set(key, index);
+    }
     const old = member.external_ids.get(key);
     if (old !== undefined && index.get(old) === member) index.delete(old);
     index.set(value, member);
