@@ -1,17 +1,17 @@
 /**
- * The spec's endpoints (spec "Endpoints"), one handler each. Handlers run synchronously against the state,
+ * The Open API's endpoints, one handler each. Handlers run synchronously against the state,
  * so two requests on one customer can never interleave and lose an update.
  */
-import { AMOUNT_MAX, MESSAGES, POINT_MIN } from '../../shared/openapi/messages.js';
-import { UnreadableBody } from '../body.js';
-import { endOfDay, formatDateTime, parseDateTime, startOfDay } from '../clock.js';
+import { MESSAGES } from '../../shared/openapi/messages.js';
+import { formatDateTime } from '../clock.js';
 import { apiErrors } from '../errors.js';
 import { deleteExternalId, registerMember, resignMember, updateMember } from '../members.js';
 import type { ClientState, Member } from '../model.js';
 import { applyPoints, calculatePoints, expiryPage, heldPoints, historyPage, paginate, type Page } from '../points.js';
 import { detailForm, listItem } from '../render.js';
 import type { EmulatorState } from '../state.js';
-import { longerThan, ownValue } from '../text.js';
+import { ownValue } from '../text.js';
+import { AMOUNT, type Body, bodyObject, type IntegerParameter, isTrue, POINT, paging, pointExtras, readParameter } from './parameters.js';
 
 /** What a handler of an endpoint without authentication (the token endpoint) sees. */
 export interface PublicContext {
@@ -34,23 +34,12 @@ export interface ApiResult {
 
 interface RouteBase {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** The spec's path template, e.g. `/api/ext/users/{id}/points`. */
+  /** The Open API's path template, e.g. `/api/ext/users/{id}/points`. */
   template: string;
 }
 export type ApiRoute =
   | (RouteBase & { auth: true; handle(ctx: ApiContext): ApiResult })
   | (RouteBase & { auth: false; handle(ctx: PublicContext): ApiResult });
-
-type Body = Record<string, unknown>;
-
-function bodyObject(body: unknown): Body {
-  if (body === undefined || body === null) return {};
-  if (body instanceof UnreadableBody) throw apiErrors.badRequest(body.message);
-  if (typeof body !== 'object' || Array.isArray(body)) throw apiErrors.badRequest(MESSAGES.invalidJson);
-  return body as Body;
-}
-
-const isTrue = (v: unknown): boolean => v === true || v === 'true' || v === '1' || v === 1;
 
 /** A path parameter of the route's template: the router only calls a handler with all of them. */
 function param(ctx: PublicContext, name: string): string {
@@ -59,117 +48,30 @@ function param(ctx: PublicContext, name: string): string {
   return value;
 }
 
-function member(ctx: ApiContext): Member {
-  const m = ctx.client.members.get(param(ctx, 'id'));
+/** The customer a lookup found; none is "Member is not found". */
+function found(m: Member | undefined): Member {
   if (!m) throw apiErrors.memberNotFound();
   return m;
 }
 
-function paging(query: Record<string, unknown>): { perPage: number; page: number } {
-  const errors: string[] = [];
-  const read = (v: unknown, fallback: number, ok: (n: number) => boolean, message: string): number => {
-    if (v === undefined || v === '') return fallback;
-    const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
-    if (!ok(n)) errors.push(message);
-    return n;
-  };
-  const perPage = read(query.per_page, 50, (n) => n >= 1 && n <= 1000, MESSAGES.perPageRange);
-  const page = read(query.page, 1, (n) => n >= 1 && Number.isSafeInteger(n), MESSAGES.pageMin);
-  if (errors.length > 0) throw apiErrors.validation(errors);
-  return { perPage, page };
-}
+/** The customer of the `{id}` path parameter. */
+const member = (ctx: ApiContext): Member => found(ctx.client.members.get(param(ctx, 'id')));
 
 function pageBody<T>(key: string, page: Page<T>): Record<string, unknown> {
   return { [key]: page.items, total: page.total, per_page: page.per_page, current_page: page.current_page, last_page: page.last_page };
+}
+
+/** The two points lists of a customer (history, expiry summary): the customer first, then the paging parameters. */
+function pointsList<T>(ctx: ApiContext, read: (m: Member, perPage: number, page: number) => Page<T>): ApiResult {
+  const m = member(ctx);
+  const { perPage, page } = paging(ctx.query);
+  return { status: 200, body: pageBody('points', read(m, perPage, page)) };
 }
 
 const detail = (ctx: ApiContext, m: Member, withColumnKey: boolean, externalIds = true): ApiResult => ({
   status: 200,
   body: { member: detailForm(ctx.client.config, m, ctx.now, { withColumnKey, externalIds }) },
 });
-
-/** An integer as JSON number or a string of digits (as a Laravel integer rule reads it). */
-function readInteger(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-  if (typeof v === 'string' && /^[+-]?\d+$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
-  return undefined;
-}
-
-interface PointExtras {
-  title: string;
-  remarks: string | null;
-  expiresAt: number | null;
-}
-
-/** title, remarks and expired_at of the two points endpoints; `addition` false skips expired_at (ignored for deduction). */
-function pointExtras(ctx: ApiContext, body: Body, addition: boolean, errors: string[]): PointExtras {
-  const text = (field: string): string | null => {
-    const v = body[field];
-    if (v === undefined || v === null) return null;
-    if (typeof v !== 'string') {
-      errors.push(MESSAGES.mustBeString(field));
-      return null;
-    }
-    if (longerThan(v, 255)) errors.push(MESSAGES.maxLength(field, 255));
-    return v;
-  };
-  const title = text('title') ?? '';
-  const remarks = text('remarks');
-  const days = ctx.client.config.point_expiry_days;
-  let expiresAt = days === null ? null : endOfDay(ctx.now, days);
-  const raw = body.expired_at;
-  if (addition && raw !== undefined && raw !== null && raw !== '') {
-    const day = typeof raw === 'string' ? parseDateTime(raw, 'date') : undefined;
-    if (day === undefined) errors.push(MESSAGES.expiredAtFormat);
-    else if (day < startOfDay(ctx.now)) errors.push(MESSAGES.expiredAtPast);
-    else expiresAt = endOfDay(day);
-  }
-  return { title, remarks, expiresAt };
-}
-
-/** The integer parameter of a points endpoint (`point` of a grant, `amount` of a calculation) and its messages. */
-interface IntegerParameter {
-  name: 'point' | 'amount';
-  required: string;
-  notInteger: string;
-  /** The message when out of range; undefined when in range. */
-  outOfRange(n: number): string | undefined;
-  /** Whether the request adds points (and so validates expired_at); `n` undefined: not readable. */
-  adds(n: number | undefined): boolean;
-}
-
-const POINT: IntegerParameter = {
-  name: 'point',
-  required: MESSAGES.pointRequired,
-  notInteger: MESSAGES.pointInteger,
-  outOfRange: (n) => (n < POINT_MIN ? MESSAGES.pointMin(POINT_MIN) : undefined),
-  adds: (n) => n === undefined || n > 0,
-};
-
-const AMOUNT: IntegerParameter = {
-  name: 'amount',
-  required: MESSAGES.amountRequired,
-  notInteger: MESSAGES.amountInteger,
-  outOfRange: (n) => (n < 0 ? MESSAGES.amountMin : n > AMOUNT_MAX ? MESSAGES.amountMax(AMOUNT_MAX) : undefined),
-  adds: () => true,
-};
-
-/** The parameter's value (also when out of range); undefined when missing or not an integer. Problems go to `errors`. */
-function readParameter(body: Body, p: IntegerParameter, errors: string[]): number | undefined {
-  const raw = body[p.name];
-  if (raw === undefined || raw === null || raw === '') {
-    errors.push(p.required);
-    return undefined;
-  }
-  const n = readInteger(raw);
-  if (n === undefined) {
-    errors.push(p.notInteger);
-    return undefined;
-  }
-  const problem = p.outOfRange(n);
-  if (problem !== undefined) errors.push(problem);
-  return n;
-}
 
 /**
  * The two points endpoints: every parameter problem in one validation answer, then `toPoint` turns the
@@ -181,7 +83,7 @@ function bookPoints(ctx: ApiContext, p: IntegerParameter, toPoint: (m: Member, n
   const body = bodyObject(ctx.body);
   const errors: string[] = [];
   const n = readParameter(body, p, errors);
-  const extras = pointExtras(ctx, body, p.adds(n), errors);
+  const extras = pointExtras(body, ctx.client.config.point_expiry_days, ctx.now, p.adds(n), errors);
   if (errors.length > 0 || n === undefined) throw apiErrors.validation(errors);
   applyPoints(m, { point: toPoint(m, n), ...extras }, ctx.now);
   return detail(ctx, m, false, false);
@@ -230,11 +132,7 @@ export const API_ROUTES: ApiRoute[] = [
     method: 'GET',
     template: '/api/ext/users/unique_id/{unique_id}',
     auth: true,
-    handle(ctx) {
-      const m = ctx.client.byUniqueId.get(param(ctx, 'unique_id'));
-      if (!m) throw apiErrors.memberNotFound();
-      return detail(ctx, m, isTrue(ctx.query.with_column_key));
-    },
+    handle: (ctx) => detail(ctx, found(ctx.client.byUniqueId.get(param(ctx, 'unique_id'))), isTrue(ctx.query.with_column_key)),
   },
   {
     method: 'GET',
@@ -244,8 +142,7 @@ export const API_ROUTES: ApiRoute[] = [
       const key = param(ctx, 'external_key');
       // An unconfigured key and an unmatched ID give the same error.
       const m = ctx.client.config.external_keys.includes(key) ? ctx.client.byExternal.get(key)?.get(param(ctx, 'external_id')) : undefined;
-      if (!m) throw apiErrors.memberNotFound();
-      return detail(ctx, m, false);
+      return detail(ctx, found(m), false);
     },
   },
   {
@@ -292,7 +189,7 @@ export const API_ROUTES: ApiRoute[] = [
       }
       const m = ctx.client.byLoginId.get(login_id);
       if (!m) throw apiErrors.loginFailed();
-      // A suspended customer is refused whatever the password (spec: "any credentials").
+      // A suspended customer is refused whatever the password (the Open API: "any credentials").
       if (m.enabled === 0) throw apiErrors.accountLocked();
       if (m.password === null || m.password !== password) throw apiErrors.loginFailed();
       if (m.device_change) throw apiErrors.deviceChange();
@@ -327,21 +224,13 @@ export const API_ROUTES: ApiRoute[] = [
     method: 'GET',
     template: '/api/ext/users/{id}/points',
     auth: true,
-    handle(ctx) {
-      const m = member(ctx);
-      const { perPage, page } = paging(ctx.query);
-      return { status: 200, body: pageBody('points', historyPage(m, perPage, page)) };
-    },
+    handle: (ctx) => pointsList(ctx, (m, perPage, page) => historyPage(m, perPage, page)),
   },
   {
     method: 'GET',
     template: '/api/ext/users/{id}/points/expired_list',
     auth: true,
-    handle(ctx) {
-      const m = member(ctx);
-      const { perPage, page } = paging(ctx.query);
-      return { status: 200, body: pageBody('points', expiryPage(m, ctx.now, perPage, page)) };
-    },
+    handle: (ctx) => pointsList(ctx, (m, perPage, page) => expiryPage(m, ctx.now, perPage, page)),
   },
   {
     method: 'POST',
