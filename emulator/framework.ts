@@ -23,7 +23,7 @@ interface CompiledRoute {
 export type RawMatch = { route: ApiRoute } | 'method_not_allowed' | 'not_found';
 
 /**
- * Matches a raw (undecoded) path against the spec's templates, the way the router would: a static
+ * Matches a raw (undecoded) path against the Open API's templates, the way the router would: a static
  * segment wins over a parameter, so the template with the fewest parameters is taken.
  */
 export class RawRouteMatcher {
@@ -93,7 +93,7 @@ const json = (message: string): string => JSON.stringify({ status: false, errors
 
 /**
  * Bytes Node's HTTP parser refused: nothing tells the route or the client, so the answer is a plain 400 in
- * the spec's simple shape, and the connection is closed (Node would close it anyway).
+ * the Open API's simple shape, and the connection is closed (Node would close it anyway).
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;

@@ -41,7 +41,7 @@ function zeroOrOne(v: unknown): 0 | 1 | undefined {
   return undefined;
 }
 
-/** Validates a register (existing undefined) or update body. Throws the spec's validation error listing every problem. */
+/** Validates a register (existing undefined) or update body. Throws the Open API's validation error listing every problem. */
 function validate(client: ClientState, body: Body, existing: Member | undefined, operator = false): MemberChanges {
   const errors: string[] = [];
   const changes: MemberChanges = { columns: new Map(), external_ids: new Map() };
@@ -184,7 +184,7 @@ function validateExternalIds(
   }
   const configured = new Set(client.config.external_keys);
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (!configured.has(key)) continue; // spec: silently ignored
+    if (!configured.has(key)) continue; // the Open API ignores unconfigured keys silently
     if (value === null || value === undefined || value === '') {
       errors.push(MESSAGES.externalIdRequired(key));
       continue;
@@ -253,7 +253,7 @@ function apply(client: ClientState, member: Member, changes: MemberChanges, now:
 }
 
 /**
- * Register (spec "Customer register"). `seed`: a customer of the configuration, set up by the operator, so
+ * Register (the Open API's "Customer register"). `seed`: a customer of the configuration, set up by the operator, so
  * it may carry a fixed id and any configured rank even with the rank feature on.
  */
 export function registerMember(client: ClientState, body: Body, now: number, seed?: { id: string | undefined }): Member {
@@ -298,12 +298,12 @@ export function registerMember(client: ClientState, body: Body, now: number, see
   return member;
 }
 
-/** Update (spec "Customer update"): omitted keys keep their value. */
+/** Update (the Open API's "Customer update"): omitted keys keep their value. */
 export function updateMember(client: ClientState, member: Member, body: Body, now: number): void {
   apply(client, member, validate(client, body, member), now);
 }
 
-/** Removes one external ID (spec "External ID delete"); false when the customer has none under that key. */
+/** Removes one external ID (the Open API's "External ID delete"); false when the customer has none under that key. */
 export function deleteExternalId(client: ClientState, member: Member, key: string, now: number): boolean {
   const value = member.external_ids.get(key);
   if (value === undefined) return false;

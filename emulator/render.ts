@@ -1,4 +1,4 @@
-/** The two member forms of the spec: the list item and the detail form (field order as the spec lists it). */
+/** The two member forms of the Open API: the list item and the detail form (field order as the Open API lists it). */
 import type { Member, ClientSettingsState } from './model.js';
 import { heldPoints, pointDisplayFields } from './points.js';
 import { setOwn } from './text.js';

@@ -1,5 +1,5 @@
 /**
- * Dates in the years 0000-0099: the spec's formats (`Y-m-d`, `Y-m-d H:i`, `Y-m-d H:i:s`) allow them, and they
+ * Dates in the years 0000-0099: the Open API's formats (`Y-m-d`, `Y-m-d H:i`, `Y-m-d H:i:s`) allow them, and they
  * round-trip exactly (JavaScript's Date.UTC would read year 1 as 1901).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Requests the HTTP framework itself refuses (an unreadable URL, an over-long path parameter, a body it
- * cannot take, a request that is not HTTP): they answer in the spec's error shapes, never Fastify's own.
+ * cannot take, a request that is not HTTP): they answer in the Open API's error shapes, never Fastify's own.
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Raw HTTP calls to the emulator's /api/ext endpoints, as a client of the spec would make them, and
+ * Raw HTTP calls to the emulator's /api/ext endpoints, as a client of the Open API would make them, and
  * the per-file emulator the tests make them to (`useEmulator`).
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';

@@ -3,7 +3,7 @@ import { ALICE, request, useEmulator } from './http.js';
 
 const { emu, api } = useEmulator();
 
-/** One request per endpoint of the spec. */
+/** One request per endpoint of the Open API. */
 const ENDPOINTS: [string, string, unknown?][] = [
   ['GET', '/api/ext/users'],
   ['GET', `/api/ext/users/${ALICE}`],
