@@ -33,6 +33,11 @@ export function fixtureConfig(overrides: Record<string, unknown> = {}): Record<s
   };
 }
 
+/** The Open API's structured error body (token, 404, 405, 500): one message, repeated in all_errors, and a code. */
+export function structuredError(message: string, code: string): Record<string, unknown> {
+  return { status: false, errors: [message], all_errors: [message], error_code: code };
+}
+
 export interface Reply {
   status: number;
   headers: Headers;
