@@ -1,5 +1,5 @@
 /**
- * Request body parsing for the content types the spec accepts: JSON, form fields (token) and multipart form
+ * Request body parsing for the content types the Open API accepts: JSON, form fields (token) and multipart form
  * fields (login, resign). Only text fields are read; files have no place in this API.
  */
 import type { FastifyInstance } from 'fastify';

@@ -16,10 +16,9 @@ class UsageError extends Error {
   readonly kind = 'usage' as const;
 }
 
-function parse(argv: string[]): { help: boolean; port: number; host: string; config: string | undefined } {
-  let values;
+function readOptions(argv: string[]) {
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       args: argv,
       options: {
         port: { type: 'string', default: '8787' },
@@ -27,11 +26,15 @@ function parse(argv: string[]): { help: boolean; port: number; host: string; con
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
-    }));
+    }).values;
   } catch (e) {
     // node's parseArgs errors carry a long hint after the first sentence; the usage says it better.
-    throw new UsageError((e as Error).message.split('. ')[0]!);
+    throw new UsageError((e as Error).message.replace(/\. [\s\S]*$/, ''));
   }
+}
+
+function parse(argv: string[]): { help: boolean; port: number; host: string; config: string | undefined } {
+  const values = readOptions(argv);
   const port = Number(values.port);
   if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`--port must be 0 to 65535, got "${values.port.slice(0, 20)}"`);
   return { help: values.help, port, host: values.host, config: values.config };

@@ -1,6 +1,6 @@
 /**
- * The emulator's configuration (contracts/emulator.md "Configuration"): zod schemas, defaults applied in
- * one place, and loading from a file.
+ * The emulator's configuration (format in emulator/README.md "Configuration"): zod schemas, defaults applied
+ * in one place, and loading from a file.
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -55,7 +55,7 @@ export const ClientPatch = ClientSettings.partial();
 export type ClientPatch = z.infer<typeof ClientPatch>;
 
 /**
- * A seed customer: the register parameters of the spec (validated like a register call) plus an optional
+ * A seed customer: the Open API's register parameters (validated like a register call) plus an optional
  * fixed id. Kept as the object it is (z.looseObject would drop a physical key named `__proto__`).
  */
 const SeedMember = z

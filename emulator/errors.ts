@@ -1,5 +1,5 @@
 /**
- * The spec's failure answers ("Errors"), as typed values the handlers throw and the server turns into HTTP.
+ * The Open API's failure answers, as typed values the handlers throw and the server turns into HTTP.
  */
 import { MESSAGES } from '../shared/openapi/messages.js';
 
@@ -48,7 +48,7 @@ export const apiErrors = {
     new ApiError('token_failed', 401, structured(MESSAGES.authenticationFailed, 'API-OPENAPI16'), {
       'www-authenticate': 'Basic realm="token"',
     }),
-  /** The spec's odd one: JSON body, HTML content type. */
+  /** The Open API's odd one: JSON body, HTML content type. */
   invalidToken: () =>
     new ApiError('invalid_token', 401, structured(MESSAGES.authenticationFailed, 'API-OPENAPI16'), {
       'www-authenticate': 'Bearer error="invalid_token"',

@@ -1,4 +1,7 @@
-/** Injected faults (contracts/emulator.md "Faults"): each applies to the next `times` matching requests. */
+/**
+ * Injected faults (POST /__emulator/faults, emulator/README.md): each applies to the next `times` requests
+ * whose method and path (without the query string) match; the first matching fault wins.
+ */
 import { z } from 'zod';
 
 export const FAULT_KINDS = ['error_500', 'delay', 'reset_before', 'reset_after_commit'] as const;
@@ -52,11 +55,10 @@ export class FaultRegistry {
   /** The first fault matching this request, consumed once; undefined when none applies. */
   take(method: string, path: string): Fault | undefined {
     if (this.faults.length === 0) return undefined;
-    const index = this.faults.findIndex((f) => (f.method === undefined || f.method === method) && f.path.test(path));
-    if (index < 0) return undefined;
-    const fault = this.faults[index]!;
+    const fault = this.faults.find((f) => (f.method === undefined || f.method === method) && f.path.test(path));
+    if (!fault) return undefined;
     fault.left -= 1;
-    if (fault.left === 0) this.faults.splice(index, 1);
+    if (fault.left === 0) this.faults.splice(this.faults.indexOf(fault), 1);
     return fault;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Requests the HTTP framework refuses before any route handler runs (an undecodable or over-long path
- * parameter, a body it cannot take, bytes that are not HTTP). The spec answers every failure as
- * `{ status: false, errors }`, so these are mapped to the spec's shapes here instead of Fastify's own.
+ * parameter, a body it cannot take, bytes that are not HTTP). The Open API answers every failure as
+ * `{ status: false, errors }`, so these are mapped to its shapes here instead of Fastify's own.
  */
 import type { Socket } from 'node:net';
 import { MESSAGES } from '../shared/openapi/messages.js';
@@ -16,15 +16,14 @@ const label = (name: string): string => name.replace(/_/g, ' ');
 interface CompiledRoute {
   route: ApiRoute;
   pattern: RegExp;
-  params: string[];
-  /** Index in the path's `/`-separated segments of each parameter. */
-  segments: number[];
+  /** Each parameter's name and its index in the path's `/`-separated segments. */
+  params: { name: string; segment: number }[];
 }
 
 export type RawMatch = { route: ApiRoute } | 'method_not_allowed' | 'not_found';
 
 /**
- * Matches a raw (undecoded) path against the spec's templates, the way the router would: a static
+ * Matches a raw (undecoded) path against the Open API's templates, the way the router would: a static
  * segment wins over a parameter, so the template with the fewest parameters is taken.
  */
 export class RawRouteMatcher {
@@ -33,17 +32,12 @@ export class RawRouteMatcher {
   constructor(routes: ApiRoute[]) {
     this.compiled = routes
       .map((route) => {
-        const parts = route.template.split('/');
-        const params: string[] = [];
-        const segments: number[] = [];
-        parts.forEach((p, i) => {
-          const m = /^\{(\w+)\}$/.exec(p);
-          if (m) {
-            params.push(m[1]!);
-            segments.push(i);
-          }
+        const params: CompiledRoute['params'] = [];
+        route.template.split('/').forEach((part, segment) => {
+          const name = /^\{(\w+)\}$/.exec(part)?.[1];
+          if (name !== undefined) params.push({ name, segment });
         });
-        return { route, pattern: new RegExp(`^${route.template.replace(/\{\w+\}/g, '[^/]+')}$`), params, segments };
+        return { route, pattern: new RegExp(`^${route.template.replace(/\{\w+\}/g, '[^/]+')}$`), params };
       })
       .sort((a, b) => a.params.length - b.params.length);
   }
@@ -66,10 +60,10 @@ export class RawRouteMatcher {
 
   /** The message for the first path parameter of `route` that cannot be read from `path`. */
   parameterProblem(route: ApiRoute, path: string): string {
-    const c = this.compiled.find((x) => x.route === route)!;
+    const params = this.compiled.find((x) => x.route === route)?.params ?? [];
     const parts = path.split('/');
-    for (const [i, name] of c.params.entries()) {
-      const raw = parts[c.segments[i]!] ?? '';
+    for (const { name, segment } of params) {
+      const raw = parts[segment] ?? '';
       if (raw.length > MAX_PARAM_LENGTH) return MESSAGES.maxLength(label(name), MAX_PARAM_LENGTH);
       try {
         decodeURIComponent(raw);
@@ -78,7 +72,7 @@ export class RawRouteMatcher {
       }
     }
     // Not reached while this check matches the router's; should they ever differ, name the first parameter.
-    return MESSAGES.pathEncoding(label(c.params[0] ?? 'url'));
+    return MESSAGES.pathEncoding(label(params[0]?.name ?? 'url'));
   }
 }
 
@@ -99,7 +93,7 @@ const json = (message: string): string => JSON.stringify({ status: false, errors
 
 /**
  * Bytes Node's HTTP parser refused: nothing tells the route or the client, so the answer is a plain 400 in
- * the spec's simple shape, and the connection is closed (Node would close it anyway).
+ * the Open API's simple shape, and the connection is closed (Node would close it anyway).
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;

@@ -1,6 +1,6 @@
 /**
  * The Open API emulator's public face: start it in-process (tests, `npm start`) on a port, with a
- * configuration (contracts/emulator.md). `npm run emulator` is the same from the command line (cli.ts).
+ * configuration (emulator/README.md). `npm run emulator` is the same from the command line (cli.ts).
  */
 import { loadConfigFile, parseConfig, DEMO_CONFIG_PATH, type EmulatorConfig } from './config.js';
 import { buildServer } from './server.js';
@@ -18,7 +18,7 @@ export interface StartEmulatorOptions {
 }
 
 export interface RunningEmulator {
-  /** Base URL, e.g. http://127.0.0.1:41234 (the spec's {base_url}). */
+  /** Base URL, e.g. http://127.0.0.1:41234 (the Open API's {base_url}). */
   url: string;
   close(): Promise<void>;
 }

@@ -1,209 +1,12 @@
 /**
- * Customer records: register/update validation (custom fields per type, external IDs, uniqueness),
- * applying the changes, indexes, resign.
+ * Customer records: applying validated changes and keeping the indexes (unique_id, login_id, external
+ * IDs) true; register, update, external-ID delete, resign.
  */
 import { randomUUID } from 'node:crypto';
-import { MESSAGES } from '../shared/openapi/messages.js';
-import { formatDateTime, parseDateTime } from './clock.js';
+import { formatDateTime } from './clock.js';
 import { apiErrors } from './errors.js';
+import { type Body, COLUMN, type MemberChanges, validateMemberChanges } from './member-changes.js';
 import type { ClientState, Member } from './model.js';
-import { charCount, longerThan } from './text.js';
-
-const SINGLE_BYTE = /^[\x20-\x7e]*$/;
-const EXTERNAL_ID = /^[A-Za-z0-9*._-]+$/;
-const COLUMN = /^column(0[1-9]|[1-4][0-9]|50)$/;
-/** "Anything readable as a number": sign, leading zeros, decimals (and an exponent, as PHP's is_numeric). */
-const NUMERIC = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
-
-type Body = Record<string, unknown>;
-
-/** The validated changes of one register/update call. Absent keys: unchanged. */
-interface MemberChanges {
-  unique_id?: string | null;
-  login_id?: string | null;
-  password?: string;
-  rank?: string;
-  columns: Map<string, string | null>;
-  secret_question?: string | null;
-  secret_answer?: string | null;
-  logined?: 0 | 1;
-  enabled?: 0 | 1;
-  logined_at?: string;
-  ud_id?: string | null;
-  external_ids: Map<string, string>;
-}
-
-const label = (field: string): string => field.replace(/_/g, ' ');
-
-function zeroOrOne(v: unknown): 0 | 1 | undefined {
-  if (v === 0 || v === '0') return 0;
-  if (v === 1 || v === '1') return 1;
-  return undefined;
-}
-
-/** Validates a register (existing undefined) or update body. Throws the spec's validation error listing every problem. */
-function validate(client: ClientState, body: Body, existing: Member | undefined, operator = false): MemberChanges {
-  const errors: string[] = [];
-  const changes: MemberChanges = { columns: new Map(), external_ids: new Map() };
-  const has = (k: string): boolean => body[k] !== undefined && body[k] !== null;
-
-  const str = (field: string, max: number, singleByte: boolean): string | undefined => {
-    const v = body[field];
-    if (typeof v !== 'string') {
-      errors.push(MESSAGES.mustBeString(label(field)));
-      return undefined;
-    }
-    if (singleByte && !SINGLE_BYTE.test(v)) errors.push(MESSAGES.singleByte(label(field)));
-    if (longerThan(v, max)) errors.push(MESSAGES.maxLength(label(field), max));
-    return v;
-  };
-
-  if (has('unique_id')) {
-    const v = str('unique_id', 255, true);
-    // The spec's table: an empty unique_id, rank or password answers the "password is required" message.
-    if (v === '') errors.push(MESSAGES.passwordRequired);
-    else if (v !== undefined) {
-      const owner = client.byUniqueId.get(v);
-      if (owner && owner !== existing) errors.push(MESSAGES.uniqueIdUsed);
-      changes.unique_id = v;
-    }
-  }
-  if (has('login_id')) {
-    const v = str('login_id', 255, true);
-    if (v === '') changes.login_id = null;
-    else if (v !== undefined) {
-      const owner = client.byLoginId.get(v);
-      if (owner && owner !== existing) errors.push(MESSAGES.loginIdUsed);
-      changes.login_id = v;
-    }
-  }
-  if (has('password')) {
-    const v = str('password', 255, true);
-    if (v === '') errors.push(MESSAGES.passwordRequired);
-    else if (v !== undefined) {
-      if (charCount(v) < 4) errors.push(MESSAGES.minLength('password', 4));
-      changes.password = v;
-    }
-  }
-  if (has('rank')) {
-    const v = str('rank', 255, false);
-    if (v === '') errors.push(MESSAGES.passwordRequired);
-    else if (v !== undefined) {
-      const current = existing?.rank ?? client.config.default_rank;
-      if (!Object.hasOwn(client.config.ranks, v)) errors.push(MESSAGES.rankInvalid);
-      else if (client.config.rank_feature && !operator && v !== current) errors.push(MESSAGES.rankLocked);
-      else changes.rank = v;
-    }
-  }
-  for (const field of ['secret_question', 'secret_answer', 'ud_id'] as const) {
-    if (has(field)) {
-      const v = str(field, 255, false);
-      if (v !== undefined) changes[field] = v === '' ? null : v;
-    }
-  }
-  if (has('logined')) {
-    const v = zeroOrOne(body.logined);
-    if (v === undefined) errors.push(MESSAGES.zeroOrOne('logined'));
-    else changes.logined = v;
-  }
-  if (has('enabled')) {
-    const v = zeroOrOne(body.enabled);
-    if (v === undefined) errors.push(MESSAGES.zeroOrOne('enabled'));
-    else changes.enabled = v;
-  }
-  const loginedAtGiven = has('logined_at') && body.logined_at !== '';
-  if (loginedAtGiven) {
-    const v = body.logined_at;
-    if (typeof v !== 'string' || parseDateTime(v, 'second') === undefined) errors.push(MESSAGES.loginedAtFormat);
-    else changes.logined_at = v;
-  }
-  if (changes.logined === 1 && !loginedAtGiven) errors.push(MESSAGES.loginedAtRequired);
-
-  validateColumns(client, body, changes, errors);
-  validateExternalIds(client, body, existing, changes, errors);
-
-  if (errors.length > 0) throw apiErrors.validation(errors);
-  return changes;
-}
-
-function validateColumns(client: ClientState, body: Body, changes: MemberChanges, errors: string[]): void {
-  const fields = client.config.custom_fields;
-  const byColumn = new Map(fields.map((f) => [f.column, f]));
-  const byKey = new Map(fields.map((f) => [f.key, f]));
-  let missingSettingReported = false;
-  for (const [name, raw] of Object.entries(body)) {
-    // A physical key name stands for its column; a column name wins when both are sent.
-    const field = byColumn.get(name) ?? (byKey.has(name) && !Object.hasOwn(body, byKey.get(name)!.column) ? byKey.get(name) : undefined);
-    if (!field) {
-      if (COLUMN.test(name) && fields.length === 0 && !missingSettingReported) {
-        errors.push(MESSAGES.customFieldsNotConfigured);
-        missingSettingReported = true;
-      }
-      // Columns the client has not configured are ignored, like unconfigured external keys.
-      continue;
-    }
-    const column = field.column;
-    if (raw === null || raw === '') {
-      changes.columns.set(column, null);
-      continue;
-    }
-    if (typeof raw !== 'string') {
-      errors.push(MESSAGES.mustBeString(column));
-      continue;
-    }
-    switch (field.type) {
-      case 'string':
-        changes.columns.set(column, raw);
-        break;
-      case 'number':
-        if (!NUMERIC.test(raw)) errors.push(MESSAGES.numberFormat(column));
-        else changes.columns.set(column, raw);
-        break;
-      case 'date':
-        if (parseDateTime(raw, 'date') === undefined) errors.push(MESSAGES.dateFormat(column));
-        else changes.columns.set(column, raw.replace(/-/g, ''));
-        break;
-      case 'datetime':
-        if (parseDateTime(raw, 'minute') === undefined) errors.push(MESSAGES.dateTimeFormat(column));
-        else changes.columns.set(column, raw.replace(/[- :]/g, ''));
-        break;
-    }
-  }
-}
-
-function validateExternalIds(
-  client: ClientState,
-  body: Body,
-  existing: Member | undefined,
-  changes: MemberChanges,
-  errors: string[],
-): void {
-  const raw = body.external_ids;
-  if (raw === undefined || raw === null) return;
-  if (typeof raw !== 'object' || Array.isArray(raw)) {
-    errors.push(MESSAGES.externalIdsObject);
-    return;
-  }
-  const configured = new Set(client.config.external_keys);
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (!configured.has(key)) continue; // spec: silently ignored
-    if (value === null || value === undefined || value === '') {
-      errors.push(MESSAGES.externalIdRequired(key));
-      continue;
-    }
-    if (typeof value !== 'string') {
-      errors.push(MESSAGES.externalIdString(key));
-      continue;
-    }
-    if (longerThan(value, 255)) errors.push(MESSAGES.externalIdMax(key));
-    else if (!EXTERNAL_ID.test(value)) errors.push(MESSAGES.externalIdFormat(key));
-    else {
-      const owner = client.byExternal.get(key)?.get(value);
-      if (owner && owner !== existing) errors.push(MESSAGES.externalIdUsed(key));
-      else changes.external_ids.set(key, value);
-    }
-  }
-}
 
 function nextNumber(client: ClientState, taken: (candidate: string) => boolean): string {
   for (;;) {
@@ -242,7 +45,10 @@ function apply(client: ClientState, member: Member, changes: MemberChanges, now:
   }
   for (const [key, value] of changes.external_ids) {
     let index = client.byExternal.get(key);
-    if (!index) client.byExternal.set(key, (index = new Map()));
+    if (!index) {
+      index = new Map();
+      client.byExternal.set(key, index);
+    }
     const old = member.external_ids.get(key);
     if (old !== undefined && index.get(old) === member) index.delete(old);
     index.set(value, member);
@@ -252,12 +58,12 @@ function apply(client: ClientState, member: Member, changes: MemberChanges, now:
 }
 
 /**
- * Register (spec "Customer register"). `seed`: a customer of the configuration, set up by the operator, so
+ * Register (the Open API's "Customer register"). `seed`: a customer of the configuration, set up by the operator, so
  * it may carry a fixed id and any configured rank even with the rank feature on.
  */
 export function registerMember(client: ClientState, body: Body, now: number, seed?: { id: string | undefined }): Member {
   const fixedId = seed?.id;
-  const changes = validate(client, body, undefined, seed !== undefined);
+  const changes = validateMemberChanges(client, body, undefined, seed !== undefined);
   if (fixedId !== undefined && client.members.has(fixedId)) throw apiErrors.validation([`The id ${fixedId} is already used.`]);
   const nowText = formatDateTime(now);
   const member: Member = {
@@ -297,12 +103,12 @@ export function registerMember(client: ClientState, body: Body, now: number, see
   return member;
 }
 
-/** Update (spec "Customer update"): omitted keys keep their value. */
+/** Update (the Open API's "Customer update"): omitted keys keep their value. */
 export function updateMember(client: ClientState, member: Member, body: Body, now: number): void {
-  apply(client, member, validate(client, body, member), now);
+  apply(client, member, validateMemberChanges(client, body, member), now);
 }
 
-/** Removes one external ID (spec "External ID delete"); false when the customer has none under that key. */
+/** Removes one external ID (the Open API's "External ID delete"); false when the customer has none under that key. */
 export function deleteExternalId(client: ClientState, member: Member, key: string, now: number): boolean {
   const value = member.external_ids.get(key);
   if (value === undefined) return false;
@@ -319,7 +125,7 @@ export function deleteExternalId(client: ClientState, member: Member, key: strin
  */
 export function resignMember(client: ClientState, member: Member, body: Body, now: number): void {
   const columnsOnly = Object.fromEntries(Object.entries(body).filter(([k]) => COLUMN.test(k)));
-  const changes = validate(client, columnsOnly, member);
+  const changes = validateMemberChanges(client, columnsOnly, member);
   apply(client, member, changes, now);
   client.members.delete(member.id);
   if (member.unique_id !== null) setIndexed(client.byUniqueId, member, member.unique_id, null);

@@ -1,4 +1,4 @@
-/** The emulator's in-memory records. Everything lives in Maps keyed for the lookups the spec needs. */
+/** The emulator's in-memory records. Everything lives in Maps keyed for the lookups the Open API needs. */
 import type { ClientConfig } from './config.js';
 
 /** Points that expire together. Lots with one expiry are interchangeable (nothing in the API tells them apart), so they are kept summed. */

@@ -13,9 +13,12 @@ let historySeq = 0;
  */
 export function sweepExpired(member: Member, now: number): void {
   const buckets = member.buckets;
-  let i = 0;
-  while (i < buckets.length && buckets[i]!.expiresAt + 1000 <= now) i++;
-  if (i > 0) buckets.splice(0, i);
+  let expired = 0;
+  for (const b of buckets) {
+    if (b.expiresAt + 1000 > now) break;
+    expired++;
+  }
+  if (expired > 0) buckets.splice(0, expired);
 }
 
 export function heldPoints(member: Member, now: number): number {
@@ -29,8 +32,11 @@ function addToBucket(member: Member, expiresAt: number, points: number): void {
   const buckets = member.buckets;
   // New expiries are usually the latest: search from the end.
   let i = buckets.length;
-  while (i > 0 && buckets[i - 1]!.expiresAt > expiresAt) i--;
-  const prev = buckets[i - 1];
+  let prev = buckets[i - 1];
+  while (prev && prev.expiresAt > expiresAt) {
+    i--;
+    prev = buckets[i - 1];
+  }
   if (prev && prev.expiresAt === expiresAt) prev.remaining += points;
   else buckets.splice(i, 0, { expiresAt, remaining: points });
 }
@@ -135,11 +141,8 @@ export function paginate<T>(total: number, perPage: number, page: number, slice:
 /** History newest first (later registration first; equal times by registration order). */
 export function historyPage(member: Member, perPage: number, page: number): Page<PointRecord> {
   const h = member.history;
-  return paginate(h.length, perPage, page, (from, to) => {
-    const out: PointRecord[] = [];
-    for (let i = h.length - 1 - from; i > h.length - 1 - to; i--) out.push(h[i]!);
-    return out;
-  });
+  // The history is kept oldest first: the page is the matching slice from the end, reversed.
+  return paginate(h.length, perPage, page, (from, to) => h.slice(h.length - to, h.length - from).reverse());
 }
 
 /** Expiry summary nearest first; point always a string. */
@@ -155,8 +158,8 @@ export function expiryPage(member: Member, now: number, perPage: number, page: n
 export function calculatePoints(amount: number, rate: number): number {
   const text = rate.toString();
   if (/e/i.test(text)) return Math.floor(amount * rate);
-  const [whole, frac = ''] = text.split('.');
+  const [whole = '0', frac = ''] = text.split('.');
   const scale = 10n ** BigInt(frac.length);
-  const numerator = BigInt(whole! + frac);
+  const numerator = BigInt(whole + frac);
   return Number((BigInt(amount) * numerator) / scale);
 }

@@ -1,4 +1,4 @@
-/** The two member forms of the spec: the list item and the detail form (field order as the spec lists it). */
+/** The two member forms of the Open API: the list item and the detail form (field order as the Open API lists it). */
 import type { Member, ClientSettingsState } from './model.js';
 import { heldPoints, pointDisplayFields } from './points.js';
 import { setOwn } from './text.js';
@@ -22,7 +22,7 @@ export function detailForm(client: ClientSettingsState, member: Member, now: num
   // column01 to columnNN: as many keys as the highest configured column.
   let highest = 0;
   for (const f of client.custom_fields) highest = Math.max(highest, Number(f.column.slice(6)));
-  for (let i = 0; i < highest; i++) out[ALL_COLUMNS[i]!] = member.columns.get(ALL_COLUMNS[i]!) ?? null;
+  for (const column of ALL_COLUMNS.slice(0, highest)) out[column] = member.columns.get(column) ?? null;
   out.secret_question = member.secret_question;
   out.secret_answer = member.secret_answer;
   out.point = heldPoints(member, now);

@@ -1,6 +1,6 @@
 /**
- * The HTTP server: spec endpoints with authentication, contract check, stats and faults around each
- * handler; the admin API; 404/405 and unreadable bodies in the spec's error shapes.
+ * The HTTP server: Open API endpoints with authentication, contract check, stats and faults around each
+ * handler; the admin API; 404/405 and unreadable bodies in the Open API's error shapes.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -66,7 +66,7 @@ function execute(state: EmulatorState, route: ApiRoute, req: FastifyRequest, now
     return route.handle({ ...base, client });
   } catch (e) {
     if (e instanceof ApiError) return fromError(e);
-    // A bug in the emulator: answer as the spec's server error, but leave a trace for whoever runs it.
+    // A bug in the emulator: answer as the Open API's server error, but leave a trace for whoever runs it.
     console.error('emulator: unexpected error', e);
     return fromError(apiErrors.server());
   }

@@ -1,4 +1,4 @@
-/** Request statistics per client (contracts/emulator.md "Stats"): per route total and busiest clock minute. */
+/** Request statistics per client (GET /__emulator/stats, emulator/README.md): per route total and busiest clock minute. */
 
 interface RouteStats {
   total: number;
@@ -16,14 +16,16 @@ interface ClientStats {
 export class StatsRecorder {
   private clients = new Map<string, ClientStats>();
 
-  /** One request of `clientId` to `routeKey` ("METHOD /spec/template") at emulator time `now`. */
+  /** One request of `clientId` to `routeKey` ("METHOD /api/ext/template", e.g. "GET /api/ext/users/{id}") at emulator time `now`. */
   record(clientId: string, routeKey: string, now: number, hasUserAgent: boolean, isTokenRequest: boolean): void {
-    let c = this.clients.get(clientId);
-    if (!c) this.clients.set(clientId, (c = { routes: new Map(), tokenRequests: 0, missingUserAgent: 0 }));
+    const c = this.client(clientId);
     if (isTokenRequest) c.tokenRequests += 1;
     if (!hasUserAgent) c.missingUserAgent += 1;
     let r = c.routes.get(routeKey);
-    if (!r) c.routes.set(routeKey, (r = { total: 0, maxPerMinute: 0, perMinute: new Map() }));
+    if (!r) {
+      r = { total: 0, maxPerMinute: 0, perMinute: new Map() };
+      c.routes.set(routeKey, r);
+    }
     // Minutes of the emulator's clock (Y-m-d H:i).
     const minute = Math.floor(now / 60_000);
     const inMinute = (r.perMinute.get(minute) ?? 0) + 1;
@@ -34,9 +36,16 @@ export class StatsRecorder {
 
   /** A request that reached no endpoint (404/405): it only shows in `missing_user_agent`. */
   recordMissingUserAgent(clientId: string): void {
+    this.client(clientId).missingUserAgent += 1;
+  }
+
+  private client(clientId: string): ClientStats {
     let c = this.clients.get(clientId);
-    if (!c) this.clients.set(clientId, (c = { routes: new Map(), tokenRequests: 0, missingUserAgent: 0 }));
-    c.missingUserAgent += 1;
+    if (!c) {
+      c = { routes: new Map(), tokenRequests: 0, missingUserAgent: 0 };
+      this.clients.set(clientId, c);
+    }
+    return c;
   }
 
   snapshot(): { clients: Record<string, unknown> } {

@@ -1,5 +1,5 @@
 /**
- * Text helpers for names and lengths the spec fixes: lengths count characters (Unicode code points, as
+ * Text helpers for names and lengths the Open API fixes: lengths count characters (Unicode code points, as
  * PHP's mb_strlen does), not UTF-16 units, and configured names are looked up as own properties only, so
  * `toString` or `__proto__` is a name like any other.
  */

@@ -1,4 +1,4 @@
-/** The test-control surface under /__emulator (contracts/emulator.md "Admin API"). Not part of the spec. */
+/** The test-control surface under /__emulator (emulator/README.md, test/support/emulator.ts). Not part of the Open API. */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
@@ -12,7 +12,13 @@ import type { EmulatorState } from '../state.js';
 export const ADMIN_PREFIX = '/__emulator';
 
 const ClockInput = z.union([
-  z.strictObject({ now: z.string().refine((s) => parseDateTime(s, 'second') !== undefined, 'must be "Y-m-d H:i:s"') }),
+  z.strictObject({
+    // The refine gives the message (with its path); the transform only runs on text it accepted.
+    now: z
+      .string()
+      .refine((s) => parseDateTime(s, 'second') !== undefined, 'must be "Y-m-d H:i:s"')
+      .transform((s) => parseDateTime(s, 'second') ?? Number.NaN),
+  }),
   z.strictObject({ advance_seconds: z.number().finite() }),
 ]);
 const HandoverInput = z.strictObject({
@@ -56,7 +62,7 @@ export function registerAdminRoutes(app: FastifyInstance, state: EmulatorState):
   app.post(`${ADMIN_PREFIX}/clock`, async (req, reply) => {
     const input = parse(ClockInput, req.body, reply);
     if (!input) return reply;
-    state.clock.set('now' in input ? parseDateTime(input.now, 'second')! : state.clock.now() + input.advance_seconds * 1000);
+    state.clock.set('now' in input ? input.now : state.clock.now() + input.advance_seconds * 1000);
     return clock();
   });
 

@@ -1,17 +1,17 @@
 /**
- * The spec's endpoints (spec "Endpoints"), one handler each. Handlers run synchronously against the state,
+ * The Open API's endpoints, one handler each. Handlers run synchronously against the state,
  * so two requests on one customer can never interleave and lose an update.
  */
-import { AMOUNT_MAX, MESSAGES, POINT_MIN } from '../../shared/openapi/messages.js';
-import { UnreadableBody } from '../body.js';
-import { endOfDay, formatDateTime, parseDateTime, startOfDay } from '../clock.js';
+import { MESSAGES } from '../../shared/openapi/messages.js';
+import { formatDateTime } from '../clock.js';
 import { apiErrors } from '../errors.js';
 import { deleteExternalId, registerMember, resignMember, updateMember } from '../members.js';
 import type { ClientState, Member } from '../model.js';
 import { applyPoints, calculatePoints, expiryPage, heldPoints, historyPage, paginate, type Page } from '../points.js';
 import { detailForm, listItem } from '../render.js';
 import type { EmulatorState } from '../state.js';
-import { longerThan, ownValue } from '../text.js';
+import { ownValue } from '../text.js';
+import { AMOUNT, type Body, bodyObject, type IntegerParameter, isTrue, POINT, paging, pointExtras, readParameter } from './parameters.js';
 
 /** What a handler of an endpoint without authentication (the token endpoint) sees. */
 export interface PublicContext {
@@ -34,46 +34,38 @@ export interface ApiResult {
 
 interface RouteBase {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** The spec's path template, e.g. `/api/ext/users/{id}/points`. */
+  /** The Open API's path template, e.g. `/api/ext/users/{id}/points`. */
   template: string;
 }
 export type ApiRoute =
   | (RouteBase & { auth: true; handle(ctx: ApiContext): ApiResult })
   | (RouteBase & { auth: false; handle(ctx: PublicContext): ApiResult });
 
-type Body = Record<string, unknown>;
-
-function bodyObject(body: unknown): Body {
-  if (body === undefined || body === null) return {};
-  if (body instanceof UnreadableBody) throw apiErrors.badRequest(body.message);
-  if (typeof body !== 'object' || Array.isArray(body)) throw apiErrors.badRequest(MESSAGES.invalidJson);
-  return body as Body;
+/** A path parameter of the route's template: the router only calls a handler with all of them. */
+function param(ctx: PublicContext, name: string): string {
+  const value = ctx.params[name];
+  if (value === undefined) throw new Error(`the route has no {${name}} parameter`);
+  return value;
 }
 
-const isTrue = (v: unknown): boolean => v === true || v === 'true' || v === '1' || v === 1;
-
-function member(ctx: ApiContext, id = ctx.params.id!): Member {
-  const m = ctx.client.members.get(id);
+/** The customer a lookup found; none is "Member is not found". */
+function found(m: Member | undefined): Member {
   if (!m) throw apiErrors.memberNotFound();
   return m;
 }
 
-function paging(query: Record<string, unknown>): { perPage: number; page: number } {
-  const errors: string[] = [];
-  const read = (v: unknown, fallback: number, ok: (n: number) => boolean, message: string): number => {
-    if (v === undefined || v === '') return fallback;
-    const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
-    if (!ok(n)) errors.push(message);
-    return n;
-  };
-  const perPage = read(query.per_page, 50, (n) => n >= 1 && n <= 1000, MESSAGES.perPageRange);
-  const page = read(query.page, 1, (n) => n >= 1 && Number.isSafeInteger(n), MESSAGES.pageMin);
-  if (errors.length > 0) throw apiErrors.validation(errors);
-  return { perPage, page };
-}
+/** The customer of the `{id}` path parameter. */
+const member = (ctx: ApiContext): Member => found(ctx.client.members.get(param(ctx, 'id')));
 
 function pageBody<T>(key: string, page: Page<T>): Record<string, unknown> {
   return { [key]: page.items, total: page.total, per_page: page.per_page, current_page: page.current_page, last_page: page.last_page };
+}
+
+/** The two points lists of a customer (history, expiry summary): the customer first, then the paging parameters. */
+function pointsList<T>(ctx: ApiContext, read: (m: Member, perPage: number, page: number) => Page<T>): ApiResult {
+  const m = member(ctx);
+  const { perPage, page } = paging(ctx.query);
+  return { status: 200, body: pageBody('points', read(m, perPage, page)) };
 }
 
 const detail = (ctx: ApiContext, m: Member, withColumnKey: boolean, externalIds = true): ApiResult => ({
@@ -81,49 +73,20 @@ const detail = (ctx: ApiContext, m: Member, withColumnKey: boolean, externalIds 
   body: { member: detailForm(ctx.client.config, m, ctx.now, { withColumnKey, externalIds }) },
 });
 
-/** An integer as JSON number or a string of digits (as a Laravel integer rule reads it). */
-function readInteger(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-  if (typeof v === 'string' && /^[+-]?\d+$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
-  return undefined;
-}
-
-interface PointExtras {
-  title: string;
-  remarks: string | null;
-  expiresAt: number | null;
-}
-
-/** title, remarks and expired_at of the two points endpoints; `addition` false skips expired_at (ignored for deduction). */
-function pointExtras(ctx: ApiContext, body: Body, addition: boolean, errors: string[]): PointExtras {
-  const text = (field: string): string | null => {
-    const v = body[field];
-    if (v === undefined || v === null) return null;
-    if (typeof v !== 'string') {
-      errors.push(MESSAGES.mustBeString(field));
-      return null;
-    }
-    if (longerThan(v, 255)) errors.push(MESSAGES.maxLength(field, 255));
-    return v;
-  };
-  const title = text('title') ?? '';
-  const remarks = text('remarks');
-  const days = ctx.client.config.point_expiry_days;
-  let expiresAt = days === null ? null : endOfDay(ctx.now, days);
-  const raw = body.expired_at;
-  if (addition && raw !== undefined && raw !== null && raw !== '') {
-    const day = typeof raw === 'string' ? parseDateTime(raw, 'date') : undefined;
-    if (day === undefined) errors.push(MESSAGES.expiredAtFormat);
-    else if (day < startOfDay(ctx.now)) errors.push(MESSAGES.expiredAtPast);
-    else expiresAt = endOfDay(day);
-  }
-  return { title, remarks, expiresAt };
-}
-
-function requirePoints(ctx: ApiContext): Member {
+/**
+ * The two points endpoints: every parameter problem in one validation answer, then `toPoint` turns the
+ * value into the points booked (or refuses with a business-rule error).
+ */
+function bookPoints(ctx: ApiContext, p: IntegerParameter, toPoint: (m: Member, n: number) => number): ApiResult {
   const m = member(ctx);
   if (!ctx.client.config.uses_points) throw apiErrors.pointsNotAvailable();
-  return m;
+  const body = bodyObject(ctx.body);
+  const errors: string[] = [];
+  const n = readParameter(body, p, errors);
+  const extras = pointExtras(body, ctx.client.config.point_expiry_days, ctx.now, p.adds(n), errors);
+  if (errors.length > 0 || n === undefined) throw apiErrors.validation(errors);
+  applyPoints(m, { point: toPoint(m, n), ...extras }, ctx.now);
+  return detail(ctx, m, false, false);
 }
 
 export const API_ROUTES: ApiRoute[] = [
@@ -169,22 +132,17 @@ export const API_ROUTES: ApiRoute[] = [
     method: 'GET',
     template: '/api/ext/users/unique_id/{unique_id}',
     auth: true,
-    handle(ctx) {
-      const m = ctx.client.byUniqueId.get(ctx.params.unique_id!);
-      if (!m) throw apiErrors.memberNotFound();
-      return detail(ctx, m, isTrue(ctx.query.with_column_key));
-    },
+    handle: (ctx) => detail(ctx, found(ctx.client.byUniqueId.get(param(ctx, 'unique_id'))), isTrue(ctx.query.with_column_key)),
   },
   {
     method: 'GET',
     template: '/api/ext/users/external_id/{external_key}/{external_id}',
     auth: true,
     handle(ctx) {
-      const key = ctx.params.external_key!;
+      const key = param(ctx, 'external_key');
       // An unconfigured key and an unmatched ID give the same error.
-      const m = ctx.client.config.external_keys.includes(key) ? ctx.client.byExternal.get(key)?.get(ctx.params.external_id!) : undefined;
-      if (!m) throw apiErrors.memberNotFound();
-      return detail(ctx, m, false);
+      const m = ctx.client.config.external_keys.includes(key) ? ctx.client.byExternal.get(key)?.get(param(ctx, 'external_id')) : undefined;
+      return detail(ctx, found(m), false);
     },
   },
   {
@@ -213,9 +171,9 @@ export const API_ROUTES: ApiRoute[] = [
     template: '/api/ext/users/{id}/external_ids/{key}',
     auth: true,
     handle(ctx) {
-      const m = ctx.client.members.get(ctx.params.id!);
+      const m = ctx.client.members.get(param(ctx, 'id'));
       if (!m) throw apiErrors.pageNotFound();
-      if (!deleteExternalId(ctx.client, m, ctx.params.key!, ctx.now)) throw apiErrors.externalIdNotFound();
+      if (!deleteExternalId(ctx.client, m, param(ctx, 'key'), ctx.now)) throw apiErrors.externalIdNotFound();
       return { status: 204 };
     },
   },
@@ -231,7 +189,7 @@ export const API_ROUTES: ApiRoute[] = [
       }
       const m = ctx.client.byLoginId.get(login_id);
       if (!m) throw apiErrors.loginFailed();
-      // A suspended customer is refused whatever the password (spec: "any credentials").
+      // A suspended customer is refused whatever the password (the Open API: "any credentials").
       if (m.enabled === 0) throw apiErrors.accountLocked();
       if (m.password === null || m.password !== password) throw apiErrors.loginFailed();
       if (m.device_change) throw apiErrors.deviceChange();
@@ -266,66 +224,29 @@ export const API_ROUTES: ApiRoute[] = [
     method: 'GET',
     template: '/api/ext/users/{id}/points',
     auth: true,
-    handle(ctx) {
-      const m = member(ctx);
-      const { perPage, page } = paging(ctx.query);
-      return { status: 200, body: pageBody('points', historyPage(m, perPage, page)) };
-    },
+    handle: (ctx) => pointsList(ctx, (m, perPage, page) => historyPage(m, perPage, page)),
   },
   {
     method: 'GET',
     template: '/api/ext/users/{id}/points/expired_list',
     auth: true,
-    handle(ctx) {
-      const m = member(ctx);
-      const { perPage, page } = paging(ctx.query);
-      return { status: 200, body: pageBody('points', expiryPage(m, ctx.now, perPage, page)) };
-    },
+    handle: (ctx) => pointsList(ctx, (m, perPage, page) => expiryPage(m, ctx.now, perPage, page)),
   },
   {
     method: 'POST',
     template: '/api/ext/users/{id}/points',
     auth: true,
-    handle(ctx) {
-      const m = requirePoints(ctx);
-      const body = bodyObject(ctx.body);
-      const errors: string[] = [];
-      let point: number | undefined;
-      if (body.point === undefined || body.point === null || body.point === '') errors.push(MESSAGES.pointRequired);
-      else {
-        point = readInteger(body.point);
-        if (point === undefined) errors.push(MESSAGES.pointInteger);
-        else if (point < POINT_MIN) errors.push(MESSAGES.pointMin(POINT_MIN));
-      }
-      const extras = pointExtras(ctx, body, point === undefined || point > 0, errors);
-      if (errors.length > 0 || point === undefined) throw apiErrors.validation(errors);
-      if (point < 0 && -point > heldPoints(m, ctx.now)) throw apiErrors.insufficientPoints();
-      applyPoints(m, { point, ...extras }, ctx.now);
-      return detail(ctx, m, false, false);
-    },
+    handle: (ctx) =>
+      bookPoints(ctx, POINT, (m, point) => {
+        if (point < 0 && -point > heldPoints(m, ctx.now)) throw apiErrors.insufficientPoints();
+        return point;
+      }),
   },
   {
     method: 'POST',
     template: '/api/ext/users/{id}/points/calculation',
     auth: true,
-    handle(ctx) {
-      const m = requirePoints(ctx);
-      const body = bodyObject(ctx.body);
-      const errors: string[] = [];
-      let amount: number | undefined;
-      if (body.amount === undefined || body.amount === null || body.amount === '') errors.push(MESSAGES.amountRequired);
-      else {
-        amount = readInteger(body.amount);
-        if (amount === undefined) errors.push(MESSAGES.amountInteger);
-        else if (amount < 0) errors.push(MESSAGES.amountMin);
-        else if (amount > AMOUNT_MAX) errors.push(MESSAGES.amountMax(AMOUNT_MAX));
-      }
-      const extras = pointExtras(ctx, body, true, errors);
-      if (errors.length > 0 || amount === undefined) throw apiErrors.validation(errors);
-      const point = calculatePoints(amount, ownValue(ctx.client.config.ranks, m.rank) ?? 0);
-      applyPoints(m, { point, ...extras }, ctx.now);
-      return detail(ctx, m, false, false);
-    },
+    handle: (ctx) => bookPoints(ctx, AMOUNT, (m, amount) => calculatePoints(amount, ownValue(ctx.client.config.ranks, m.rank) ?? 0)),
   },
   {
     method: 'GET',
@@ -334,7 +255,7 @@ export const API_ROUTES: ApiRoute[] = [
     handle(ctx) {
       const id = ctx.query.id;
       if (typeof id !== 'string' || id === '') throw apiErrors.validation([MESSAGES.idRequired]);
-      const h = ctx.client.handoverTokens.get(ctx.params.token!);
+      const h = ctx.client.handoverTokens.get(param(ctx, 'token'));
       if (!h || h.used || h.memberId !== id) throw apiErrors.handoverTokenInvalid();
       if (ctx.now > h.expiresAt) throw apiErrors.handoverTokenExpired();
       h.used = true;

@@ -63,7 +63,7 @@ describe('POST /__emulator/reset', () => {
     expect((await api.get(`/api/ext/users/${ALICE}`)).status).toBe(200);
   });
 
-  it('refuses a configuration whose seed customers break a spec rule', async () => {
+  it('refuses a configuration whose seed customers break an Open API rule', async () => {
     const bad = fixtureConfig({ members: [{ external_ids: { shopify: 'a b' } }] });
     const r = await emu.admin<{ error: string }>('POST', '/reset', bad);
     expect(r.status).toBe(400);

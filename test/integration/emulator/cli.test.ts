@@ -12,32 +12,36 @@ afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGTERM');
 });
 
-/** Runs the CLI as `npm run emulator` does (tsx) and resolves with the URL of its ready line. */
-function runCli(args: string[]): Promise<string> {
+/** Starts the CLI as `npm run emulator` does (tsx), collecting what it prints; killed after each test. */
+function spawnCli(args: string[]) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'emulator/cli.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
+  const printed = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d: Buffer) => {
+    printed.stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    printed.stderr += d.toString();
+  });
+  return { child, printed };
+}
+
+/** Runs the CLI and resolves with the URL of its ready line. */
+function runCli(args: string[]): Promise<string> {
+  const { child, printed } = spawnCli(args);
   return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /^emulator listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
-      if (m) resolve(m[1]!);
+    child.stdout.on('data', () => {
+      const url = /^emulator listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(printed.stdout)?.[1];
+      if (url !== undefined) resolve(url);
     });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => reject(new Error(`cli exited ${code}: ${err}`)));
+    child.on('exit', (code) => reject(new Error(`cli exited ${code}: ${printed.stderr}`)));
   });
 }
 
 /** Runs the CLI to its end: exit code and what it printed. */
 function runCliToExit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'emulator/cli.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const { child, printed } = spawnCli(args);
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, ...printed })));
 }
 
 const token = (url: string, clientId: string, secret: string) =>

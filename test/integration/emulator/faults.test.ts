@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALICE, useEmulator } from './http.js';
+import { ALICE, structuredError, useEmulator } from './http.js';
 
 const { emu, api, reconnect } = useEmulator();
 
@@ -12,12 +12,7 @@ describe('faults', () => {
     await emu.addFault({ path: CALC_PATH, fault: 'error_500' });
     const r = await calc();
     expect(r.status).toBe(500);
-    expect(r.body).toEqual({
-      status: false,
-      errors: ['Internal Server Error'],
-      all_errors: ['Internal Server Error'],
-      error_code: 'API-OPENAPI21',
-    });
+    expect(r.body).toEqual(structuredError('Internal Server Error', 'API-OPENAPI21'));
     expect(await historyTotal()).toBe(0);
   });
 

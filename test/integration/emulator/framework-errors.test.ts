@@ -1,15 +1,15 @@
 /**
  * Requests the HTTP framework itself refuses (an unreadable URL, an over-long path parameter, a body it
- * cannot take, a request that is not HTTP): they answer in the spec's error shapes, never Fastify's own.
+ * cannot take, a request that is not HTTP): they answer in the Open API's error shapes, never Fastify's own.
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ALICE, request, useEmulator } from './http.js';
+import { ALICE, type Reply, request, useEmulator } from './http.js';
 
 const { emu, api } = useEmulator();
 
 /** Sends `head` (and `body`) on a raw socket and returns everything the server writes back. */
-function rawExchange(head: string, body = ''): Promise<{ status: number; headers: string; body: any }> {
+function rawExchange(head: string, body = ''): Promise<{ status: number; headers: string; body: Reply['body'] }> {
   const { hostname, port } = new URL(emu.url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname, () => socket.end(head + body));

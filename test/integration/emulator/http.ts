@@ -1,5 +1,5 @@
 /**
- * Raw HTTP calls to the emulator's /api/ext endpoints, as a client of the spec would make them, and
+ * Raw HTTP calls to the emulator's /api/ext endpoints, as a client of the Open API would make them, and
  * the per-file emulator the tests make them to (`useEmulator`).
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
@@ -33,11 +33,16 @@ export function fixtureConfig(overrides: Record<string, unknown> = {}): Record<s
   };
 }
 
+/** The Open API's structured error body (token, 404, 405, 500): one message, repeated in all_errors, and a code. */
+export function structuredError(message: string, code: string): Record<string, unknown> {
+  return { status: false, errors: [message], all_errors: [message], error_code: code };
+}
+
 export interface Reply {
   status: number;
   headers: Headers;
   text: string;
-  // Tests read arbitrary JSON shapes.
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers field by field; unknown would need a cast per assertion.
   body: any;
 }
 

@@ -61,7 +61,7 @@ describe('GET /api/ext/users (customer list)', () => {
 });
 
 describe('GET /api/ext/users/{id} (customer detail)', () => {
-  it('answers the detail form with its fields in the spec order', async () => {
+  it('answers the detail form with its fields in the order the Open API lists them', async () => {
     const r = await api.get(`/api/ext/users/${ALICE}`);
     expect(r.status).toBe(200);
     expect(Object.keys(r.body.member)).toEqual([

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ALICE, request, useEmulator } from './http.js';
+import { ALICE, request, structuredError, useEmulator } from './http.js';
 
 const { emu, api } = useEmulator();
 
-/** One request per endpoint of the spec. */
+/** One request per endpoint of the Open API. */
 const ENDPOINTS: [string, string, unknown?][] = [
   ['GET', '/api/ext/users'],
   ['GET', `/api/ext/users/${ALICE}`],
@@ -53,12 +53,7 @@ describe('errors common to every endpoint', () => {
   it('answers 405 with API-OPENAPI09 for a method the path does not allow', async () => {
     const r = await api.call('PATCH', `/api/ext/users/${ALICE}`, { body: {} });
     expect(r.status).toBe(405);
-    expect(r.body).toEqual({
-      status: false,
-      errors: ['Method Not Allowed'],
-      all_errors: ['Method Not Allowed'],
-      error_code: 'API-OPENAPI09',
-    });
+    expect(r.body).toEqual(structuredError('Method Not Allowed', 'API-OPENAPI09'));
   });
 
   it('answers 405 to GET on the token endpoint', async () => {

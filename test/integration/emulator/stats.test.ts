@@ -8,7 +8,7 @@ const CALC = 'POST /api/ext/users/{id}/points/calculation';
 const calc = () => api.post(`/api/ext/users/${ALICE}/points/calculation`, { amount: 100 });
 
 describe('GET /__emulator/stats', () => {
-  it('counts requests per client under the method and the spec path template', async () => {
+  it('counts requests per client under the method and the Open API path template', async () => {
     await calc();
     await calc();
     await api.get('/api/ext/users/external_id/shopify/1001');

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ALICE, fixtureConfig, request, useEmulator } from './http.js';
+import { ALICE, fixtureConfig, request, structuredError, useEmulator } from './http.js';
 
 const { emu } = useEmulator(fixtureConfig(), { connect: false });
 
 const goodBody = { grant_type: 'client_credentials', client_id: 'test-client', client_secret: 'test-secret' };
-const authFailed = {
-  status: false,
-  errors: ['Authentication failed'],
-  all_errors: ['Authentication failed'],
-  error_code: 'API-OPENAPI16',
-};
+const authFailed = structuredError('Authentication failed', 'API-OPENAPI16');
 
 describe('POST /api/ext/token', () => {
   it('issues a bearer token valid for 86400 seconds with a null scope and no refresh token', async () => {

@@ -1,13 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { endOfDay, formatDateTime, parseDateTime } from '../../../emulator/clock.js';
 
+/** A Y-m-d H:i:s text the test knows to be valid, as emulator time. */
+function at(text: string): number {
+  const time = parseDateTime(text, 'second');
+  if (time === undefined) throw new Error(`not a Y-m-d H:i:s time: ${text}`);
+  return time;
+}
+
 describe('parseDateTime', () => {
   it('reads Y-m-d H:i:s back to the same text', () => {
-    expect(formatDateTime(parseDateTime('2026-02-28 23:59:59', 'second')!)).toBe('2026-02-28 23:59:59');
+    expect(formatDateTime(at('2026-02-28 23:59:59'))).toBe('2026-02-28 23:59:59');
   });
 
   it('reads a year before 100 as itself, not as 19xx', () => {
-    expect(formatDateTime(parseDateTime('0001-01-01 00:00:00', 'second')!)).toBe('0001-01-01 00:00:00');
+    expect(formatDateTime(at('0001-01-01 00:00:00'))).toBe('0001-01-01 00:00:00');
   });
 
   it('refuses a day that does not exist', () => {
@@ -33,6 +40,6 @@ describe('parseDateTime', () => {
 
 describe('endOfDay', () => {
   it('is 23:59:59 of the day the given number of days later', () => {
-    expect(formatDateTime(endOfDay(parseDateTime('2026-12-31 08:00:00', 'second')!, 1))).toBe('2027-01-01 23:59:59');
+    expect(formatDateTime(endOfDay(at('2026-12-31 08:00:00'), 1))).toBe('2027-01-01 23:59:59');
   });
 });
