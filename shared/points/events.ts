@@ -53,6 +53,11 @@ export const PurchaseEvent = z.object({
   eligibleAmount: z.number().int().nonnegative().max(999_999_999),
   /** Days until the granted points expire; null: the membership service's default expiry. */
   expiryDays: z.number().int().positive().nullable(),
+  /**
+   * The sender may name the customer of this sale only in a later delivery (Square's asynchronous
+   * customer matching): without a customer, the order stays open to that delivery this long.
+   */
+  customerMatchWindowSeconds: z.number().int().positive().optional(),
 });
 export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
 
@@ -65,6 +70,8 @@ export const RefundEvent = z.object({
   refundAmount: z.number().int().nonnegative(),
   /** true: everything not yet refunded is refunded by this event (an order cancellation). */
   refundsRemainder: z.boolean(),
+  /** The sender says the refund belongs to no sale (Square `unlinked`): recorded as skipped. */
+  unlinked: z.boolean().optional(),
 });
 export type RefundEvent = z.infer<typeof RefundEvent>;
 

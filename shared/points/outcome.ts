@@ -21,7 +21,7 @@ export type FollowUp = z.infer<typeof FollowUp>;
 
 const followUps = z.array(FollowUp).optional();
 
-export const SkipReason = z.enum(['test', 'no_customer', 'amount_zero', 'order_not_credited']);
+export const SkipReason = z.enum(['test', 'no_customer', 'amount_zero', 'order_not_credited', 'unlinked_refund']);
 export type SkipReason = z.infer<typeof SkipReason>;
 
 export const ProcessOutcome = z.discriminatedUnion('kind', [
