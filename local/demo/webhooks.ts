@@ -6,7 +6,7 @@ import { bareInteger as bare, jsonWithBareIntegers, signPos, signShopify } from 
  * signed `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`.
  */
 export interface WebhookRequest {
-  path: '/webhooks/shopify' | '/webhooks/pos';
+  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square';
   headers: Record<string, string>;
   body: string;
 }
