@@ -18,8 +18,9 @@ describe('local configuration', () => {
     const config = await resolveLocalConfig({});
     expect(config.ports).toEqual({ intake: 3000, emulator: 8787, dynamodb: 8000 });
     expect(config.emulatorConfigPath).toBe(DEMO_CONFIG_PATH);
-    expect(config.webhookSecrets).toEqual({ shopify: ['demo-shopify-secret'], pos: ['demo-pos-secret'] });
-    expect(config.defaulted).toEqual({ shopify: true, pos: true });
+    expect(config.webhookSecrets).toEqual({ shopify: ['demo-shopify-secret'], pos: ['demo-pos-secret'], square: ['demo-square-signature-key'] });
+    expect(config.defaulted).toEqual({ shopify: true, pos: true, square: true });
+    expect(config.squareNotificationUrl).toBeUndefined();
     expect(config).toMatchObject({ clientId: 'demo-client', clientSecret: 'demo-secret', tableName: 'points-ledger' });
   });
 
@@ -30,10 +31,13 @@ describe('local configuration', () => {
       DYNAMODB_PORT: '9000',
       SHOPIFY_WEBHOOK_SECRET: 'shop-new, shop-old',
       POS_WEBHOOK_SECRETS: 'till-1,till-2,',
+      SQUARE_WEBHOOK_SIGNATURE_KEY: 'sq-new,sq-old',
+      SQUARE_NOTIFICATION_URL: 'https://hooks.example.com/webhooks/square',
     });
     expect(config.ports).toEqual({ intake: 4000, emulator: 0, dynamodb: 9000 });
-    expect(config.webhookSecrets).toEqual({ shopify: ['shop-new', 'shop-old'], pos: ['till-1', 'till-2'] });
-    expect(config.defaulted).toEqual({ shopify: false, pos: false });
+    expect(config.webhookSecrets).toEqual({ shopify: ['shop-new', 'shop-old'], pos: ['till-1', 'till-2'], square: ['sq-new', 'sq-old'] });
+    expect(config.defaulted).toEqual({ shopify: false, pos: false, square: false });
+    expect(config.squareNotificationUrl).toBe('https://hooks.example.com/webhooks/square');
   });
 
   it('logs in with the first client and first secret of EMULATOR_CONFIG', async () => {
@@ -58,6 +62,7 @@ describe('local configuration', () => {
     ['QUEUE_VISIBILITY_TIMEOUT_SECONDS', { QUEUE_VISIBILITY_TIMEOUT_SECONDS: '0' }],
     ['LOCAL_LOGS', { LOCAL_LOGS: 'loud' }],
     ['LEDGER_TABLE', { LEDGER_TABLE: 'x' }],
+    ['SQUARE_NOTIFICATION_URL', { SQUARE_NOTIFICATION_URL: 'not a url' }],
   ])('refuses a bad %s with an error naming it', async (name, env) => {
     await expect(resolveLocalConfig(env)).rejects.toMatchObject({ kind: 'invalid_local_config', message: expect.stringContaining(name) });
   });
