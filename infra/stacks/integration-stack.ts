@@ -10,6 +10,9 @@ import {
   webhookSecretName,
   workerEnvironment,
 } from '../config/index.js';
+import { sourcesConfig } from '../config/sources.js';
+import { squareSourcesWithoutUrl, withNotificationUrls } from '../config/square.js';
+import { ENV } from '../../shared/config/environment.js';
 import { OperationsAlarms } from '../constructs/alarms.js';
 import { BundledFunction } from '../constructs/bundled-function.js';
 import { EventQueue } from '../constructs/event-queue.js';
@@ -123,8 +126,15 @@ export class IntegrationStack extends Stack {
         id: 'AwsSolutions-APIG4',
         reason:
           'Webhook senders cannot sign requests with IAM or present JWTs; every request is authenticated by its ' +
-          'HMAC signature (Shopify X-Shopify-Hmac-Sha256, POS X-Signature) in receive-webhook before anything happens.',
+          'HMAC signature (Shopify X-Shopify-Hmac-Sha256, POS X-Signature, Square x-square-hmacsha256-signature) in receive-webhook before anything happens.',
       });
+    }
+
+    // Square sources without a stated notification URL verify against their own route's URL.
+    const derivedSquare = squareSourcesWithoutUrl(config.sources);
+    if (derivedSquare.length > 0) {
+      const urls = Object.fromEntries(derivedSquare.map((source) => [source, this.api.urlFor(source)]));
+      this.receiver.fn.addEnvironment(ENV.SOURCES_CONFIG, this.toJsonString(withNotificationUrls(sourcesConfig(config.sources), urls)));
     }
 
     this.alarms = new OperationsAlarms(this, 'Alarms', {
