@@ -9,6 +9,7 @@ import { createOpenApiClient, type CredentialsProvider, type OpenApiCredentials 
 import type { CheckpointStep } from '../../shared/points/index.js';
 import type { EventQueue, QueueMessage } from '../../shared/queue/index.js';
 import type { SenderSecrets } from './webhooks.js';
+import { CHAOS_SQUARE_NOTIFICATION_URL } from './square.js';
 
 /**
  * The system under fire: the local stack (receiver behind its API Gateway stand-in, the in-process
@@ -107,7 +108,8 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   };
   const stack = await startLocalStack({
     emulatorConfig: options.emulatorConfig,
-    webhookSecrets: { shopify: [options.secrets.shopify], pos: [options.secrets.pos] },
+    webhookSecrets: { shopify: [options.secrets.shopify], pos: [options.secrets.pos], square: [options.secrets.square] },
+    squareNotificationUrl: CHAOS_SQUARE_NOTIFICATION_URL,
     tableName: 'chaos-ledger',
     env: {
       LEASE_SECONDS: String(CHAOS_LEASE_SECONDS),
