@@ -166,6 +166,11 @@ describe('Square payments', () => {
     expect(read(body).status).toBe('ignored');
   });
 
+  it('ignores a status it does not know without repeating it', () => {
+    const body = variant('square/payment-updated.json', (p) => (p.status = 'SOMETHING_NEW'));
+    expect(read(body)).toMatchObject({ status: 'ignored', reason: 'payment status is not COMPLETED' });
+  });
+
   it('refuses a negative amount with the field path', () => {
     const body = variant('square/payment-updated.json', (p) => (p.amount_money = { amount: -100, currency: 'USD' }));
     expect(read(body)).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'data.object.payment.amount_money.amount' } });
