@@ -26,7 +26,7 @@ export interface IntakeLatencyFigures {
   queued: number;
 }
 
-const SECRETS = { shopify: 'bench-shopify-secret', pos: 'bench-pos-secret-0123456789abcdef' };
+const SECRETS = { shopify: 'bench-shopify-secret', pos: 'bench-pos-secret-0123456789abcdef', square: 'bench-square-key' };
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export async function runIntakeLatencyBench(options: { requests?: number } = {}): Promise<IntakeLatencyFigures> {
@@ -50,7 +50,7 @@ export async function runIntakeLatencyBench(options: { requests?: number } = {})
   const scenario = generateScenario({ events: 400, seed: 7 });
   const steps = scenario.deliveries.filter((d) => {
     const e = scenario.events[d.event];
-    return e?.kind === 'purchase' && !e.test && d.kind === 'first';
+    return e?.kind === 'purchase' && !e.test && d.kind === 'first' && e.source !== 'square';
   });
   const times: number[] = [];
   let accepted = 0;

@@ -10,8 +10,10 @@ export interface BannerInput {
   clientSecret: string;
   /** true when the client secret comes from the bundled demo configuration (then it may be shown). */
   demoEmulatorConfig: boolean;
-  webhookSecrets: { shopify: string[]; pos: string[] };
-  defaulted: { shopify: boolean; pos: boolean };
+  webhookSecrets: { shopify: string[]; pos: string[]; square?: string[] };
+  defaulted: { shopify: boolean; pos: boolean; square?: boolean };
+  /** The URL the Square source verifies signatures with. */
+  squareNotificationUrl?: string;
   tableName: string;
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
@@ -59,6 +61,15 @@ export function examplePosScript(intakeUrl: string, cardNumber: string, secret: 
   return posCurlScript(intakeUrl, body, secret);
 }
 
+/** The Square signature key and the notification URL it signs with (SQUARE_NOTIFICATION_URL). */
+function squareLines(b: BannerInput, shown: (name: string, values: string[], defaulted: boolean) => string): string[] {
+  if (!b.webhookSecrets.square || !b.squareNotificationUrl) return [];
+  return [
+    `                           ${shown(LOCAL_ENV.SQUARE_WEBHOOK_SIGNATURE_KEY, b.webhookSecrets.square, b.defaulted.square ?? false)}`,
+    `                           ${LOCAL_ENV.SQUARE_NOTIFICATION_URL}=${b.squareNotificationUrl} (Square signs it with the body)`,
+  ];
+}
+
 /**
  * `PORT=<port> ` when the intake listens off the default port: the demo and the CLI find the stack
  * through PORT alone, so without it they would look on 3000.
@@ -78,7 +89,7 @@ export function bannerLines(b: BannerInput): string[] {
   const lines = [
     'loyalty-points-bridge: local stack up',
     '',
-    `  intake (API Gateway v2)  ${b.urls.intake}   POST /webhooks/shopify  POST /webhooks/pos  GET /healthz`,
+    `  intake (API Gateway v2)  ${b.urls.intake}   POST /webhooks/shopify  POST /webhooks/pos  POST /webhooks/square  GET /healthz`,
     `  Open API emulator        ${b.urls.emulator}   client ${b.clientId}, secret ${b.demoEmulatorConfig ? b.clientSecret : '(first secret of the configuration file)'}`,
     `                           configuration ${b.emulatorConfigPath}`,
     `  DynamoDB (dynalite)      ${b.urls.dynamodb}   table ${b.tableName}`,
@@ -86,6 +97,7 @@ export function bannerLines(b: BannerInput): string[] {
     `                           GET /__local/queue  GET /__local/dlq  POST /__local/redrive  GET /__local/info`,
     `  webhook secrets          ${shown(LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, b.webhookSecrets.shopify, b.defaulted.shopify)}`,
     `                           ${shown(LOCAL_ENV.POS_WEBHOOK_SECRETS, b.webhookSecrets.pos, b.defaulted.pos)}`,
+    ...squareLines(b, shown),
   ];
   const shopper = exampleMember(b.emulatorConfig, 'shopify');
   if (shopper) {

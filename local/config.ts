@@ -17,6 +17,10 @@ export const LOCAL_ENV = {
   EMULATOR_CONFIG: 'EMULATOR_CONFIG',
   SHOPIFY_WEBHOOK_SECRET: 'SHOPIFY_WEBHOOK_SECRET',
   POS_WEBHOOK_SECRETS: 'POS_WEBHOOK_SECRETS',
+  /** Square signature key(s), comma-separated (current first). */
+  SQUARE_WEBHOOK_SIGNATURE_KEY: 'SQUARE_WEBHOOK_SIGNATURE_KEY',
+  /** The URL Square signs with the body; default `http://127.0.0.1:<PORT>/webhooks/square`. */
+  SQUARE_NOTIFICATION_URL: 'SQUARE_NOTIFICATION_URL',
   LEDGER_TABLE: 'LEDGER_TABLE',
   QUEUE_VISIBILITY_TIMEOUT_SECONDS: 'QUEUE_VISIBILITY_TIMEOUT_SECONDS',
   QUEUE_MAX_RECEIVE_COUNT: 'QUEUE_MAX_RECEIVE_COUNT',
@@ -31,6 +35,7 @@ export const LOCAL_DEFAULTS = {
   shopifySecret: 'demo-shopify-secret',
   /** At least 32 characters, as every POS secret must be (shared/config/secret-strength.ts). */
   posSecret: 'demo-pos-secret-for-local-use-only',
+  squareSignatureKey: 'demo-square-signature-key',
   ledgerTable: 'points-ledger',
   /** Authentic deliveries intake could not read (`npm run quarantine`). */
   quarantineTable: 'webhook-quarantine',
@@ -61,9 +66,11 @@ export interface LocalConfig {
   /** The Open API login the worker uses: the first client's first secret. */
   clientId: string;
   clientSecret: string;
-  webhookSecrets: { shopify: string[]; pos: string[] };
+  webhookSecrets: { shopify: string[]; pos: string[]; square: string[] };
   /** Which secrets are the printed demo defaults (not set in the environment). */
-  defaulted: { shopify: boolean; pos: boolean };
+  defaulted: { shopify: boolean; pos: boolean; square: boolean };
+  /** SQUARE_NOTIFICATION_URL; undefined: the intake's own `/webhooks/square`. */
+  squareNotificationUrl?: string;
   tableName: string;
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
@@ -118,6 +125,11 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
   }
   const shopify = secrets(env, LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, LOCAL_DEFAULTS.shopifySecret, minWebhookSecretChars('shopify'));
   const pos = secrets(env, LOCAL_ENV.POS_WEBHOOK_SECRETS, LOCAL_DEFAULTS.posSecret, minWebhookSecretChars('pos'));
+  const square = secrets(env, LOCAL_ENV.SQUARE_WEBHOOK_SIGNATURE_KEY, LOCAL_DEFAULTS.squareSignatureKey, minWebhookSecretChars('square'));
+  const squareNotificationUrl = env[LOCAL_ENV.SQUARE_NOTIFICATION_URL]?.trim() || undefined;
+  if (squareNotificationUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(squareNotificationUrl)) {
+    throw new LocalConfigError(`${LOCAL_ENV.SQUARE_NOTIFICATION_URL} must be an http(s) URL`);
+  }
   const tableName = env[LOCAL_ENV.LEDGER_TABLE]?.trim() || LOCAL_DEFAULTS.ledgerTable;
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
     throw new LocalConfigError(`${LOCAL_ENV.LEDGER_TABLE} must be 3-255 letters, digits, _ . or -`);
@@ -139,8 +151,9 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
     emulatorConfigPath,
     emulatorConfig,
     ...firstClientLogin(emulatorConfig),
-    webhookSecrets: { shopify: shopify.list, pos: pos.list },
-    defaulted: { shopify: shopify.defaulted, pos: pos.defaulted },
+    webhookSecrets: { shopify: shopify.list, pos: pos.list, square: square.list },
+    defaulted: { shopify: shopify.defaulted, pos: pos.defaulted, square: square.defaulted },
+    ...(squareNotificationUrl ? { squareNotificationUrl } : {}),
     tableName,
     visibilityTimeoutSeconds: timing.visibilityTimeoutSeconds,
     maxReceiveCount: timing.maxReceiveCount,

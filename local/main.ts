@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     ports: config.ports,
     emulatorConfig: config.emulatorConfig,
     webhookSecrets: config.webhookSecrets,
+    ...(config.squareNotificationUrl ? { squareNotificationUrl: config.squareNotificationUrl } : {}),
     tableName: config.tableName,
     env: process.env,
     handlerLogs: config.logs,
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   for (const line of bannerLines({
     ...config,
     urls: stack.urls,
+    squareNotificationUrl: stack.squareNotificationUrl,
     demoEmulatorConfig: config.emulatorConfigPath === DEMO_CONFIG_PATH,
   })) {
     console.log(line);

@@ -16,6 +16,11 @@ export function signPos(body: string | Buffer, secret: string, nowMs: number): s
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex')}`;
 }
 
+/** Square: base64 HMAC-SHA256, keyed with the subscription's signature key, of the notification URL + the body. */
+export function signSquare(body: string | Buffer, signatureKey: string, notificationUrl: string): string {
+  return createHmac('sha256', signatureKey).update(notificationUrl).update(body).digest('base64');
+}
+
 const BARE = /"#bare:(-?\d+(?:\.\d+)?)"/g;
 
 /** A placeholder that `jsonWithBareIntegers` writes as a bare JSON integer of any size. */

@@ -14,6 +14,7 @@ import type { Ledger } from '../shared/ledger/index.js';
 import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
 import { createLocalQuarantineTable, startLocalDynamoDb } from './dynamodb/index.js';
 import { localTiming, timingEnvironment } from './timing.js';
+import { defaultSquareNotificationUrl, withSquareSource } from './square.js';
 import { adminRoutes } from './admin.js';
 import type { LocalStackInfo } from './info.js';
 import { type ApiHandler, type LocalHttpServer, startLocalHttpServer } from './http/index.js';
@@ -26,7 +27,9 @@ export interface LocalStackOptions {
   /** An emulator configuration (contracts/emulator.md); default: the demo configuration. */
   emulatorConfig?: unknown;
   /** Webhook signing secrets per source (current first); default: the demo secrets. */
-  webhookSecrets?: { shopify?: string[]; pos?: string[] };
+  webhookSecrets?: { shopify?: string[]; pos?: string[]; square?: string[] };
+  /** The URL Square signs with the body; default: this intake's `/webhooks/square`. */
+  squareNotificationUrl?: string;
   tableName?: string;
   /** More environment for the handlers: processing settings, SOURCES_CONFIG, Powertools. */
   env?: NodeJS.ProcessEnv;
@@ -61,7 +64,9 @@ export interface LocalStack {
   urls: { intake: string; emulator: string; dynamodb: string };
   /** The Open API login the worker uses (the emulator configuration's first client and first secret). */
   openApi: { baseUrl: string; clientId: string; clientSecret: string };
-  webhookSecrets: { shopify: string[]; pos: string[] };
+  webhookSecrets: { shopify: string[]; pos: string[]; square: string[] };
+  /** The notification URL the Square source verifies with. */
+  squareNotificationUrl: string;
   tableName: string;
   queue: LocalQueue;
   /** The ledger the worker writes, for reading records (the same module and table). */
@@ -101,6 +106,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const webhookSecrets = {
       shopify: options.webhookSecrets?.shopify ?? [LOCAL_DEFAULTS.shopifySecret],
       pos: options.webhookSecrets?.pos ?? [LOCAL_DEFAULTS.posSecret],
+      square: options.webhookSecrets?.square ?? [LOCAL_DEFAULTS.squareSignatureKey],
     };
 
     // Intake listens first: while the rest starts, /healthz answers 503 and webhooks 503, as a
@@ -112,13 +118,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const intake: ApiHandler = async (event, context) => (receive ? receive(event, context) : notReady);
     const http: LocalHttpServer = await startLocalHttpServer({
       port: options.ports?.intake ?? 0,
-      apiRoutes: { 'POST /webhooks/shopify': intake, 'POST /webhooks/pos': intake },
+      apiRoutes: { 'POST /webhooks/shopify': intake, 'POST /webhooks/pos': intake, 'POST /webhooks/square': intake },
       localRoutes: adminRoutes({ queue: () => queueRef, info: () => infoRef }),
       isReady: () => ready,
       onHandlerError: (route, e) => log(`${route} failed: ${e instanceof Error ? e.name : 'error'}`),
     });
     // Closed first: no new webhooks while the rest shuts down.
     closeFirst.push(() => http.close());
+    const squareNotificationUrl = options.squareNotificationUrl ?? defaultSquareNotificationUrl(http.url);
 
 
     const emulator = await startEmulator({ port: options.ports?.emulator ?? 0, config });
@@ -147,7 +154,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       SHOPIFY_WEBHOOK_SECRETS: webhookSecrets.shopify.join(','),
       POS_WEBHOOK_SECRET: webhookSecrets.pos.join(','),
       [ENV.POS_WEBHOOK_SECRETS]: webhookSecrets.pos.join(','),
+      SQUARE_WEBHOOK_SECRETS: webhookSecrets.square.join(','),
     };
+    const sourcesConfig = withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl);
+    if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
     // These would send the handlers to AWS (Secrets Manager, SQS) instead of the local parts.
     for (const name of [ENV.WEBHOOK_SECRET_ARNS, ENV.OPENAPI_SECRET_ARN, ENV.QUEUE_URL]) delete handlerEnv[name];
 
@@ -205,6 +215,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       urls: { intake: http.url, emulator: emulator.url, dynamodb: dynamo.endpoint },
       openApi: { baseUrl: emulator.url, ...login },
       webhookSecrets,
+      squareNotificationUrl,
       tableName,
       queue,
       ledger,

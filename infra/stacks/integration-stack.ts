@@ -13,6 +13,9 @@ import {
   webhookSecretName,
   workerEnvironment,
 } from '../config/index.js';
+import { sourcesConfig } from '../config/sources.js';
+import { squareSourcesWithoutUrl, withNotificationUrls } from '../config/square.js';
+import { ENV } from '../../shared/config/environment.js';
 import { OperationsAlarms } from '../constructs/alarms.js';
 import { BundledFunction } from '../constructs/bundled-function.js';
 import { OperationsDashboard } from '../constructs/dashboard.js';
@@ -20,7 +23,6 @@ import { EventQueue } from '../constructs/event-queue.js';
 import { LedgerTable } from '../constructs/ledger-table.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
-import { ENV } from '../../shared/config/environment.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
@@ -145,8 +147,15 @@ export class IntegrationStack extends Stack {
         id: 'AwsSolutions-APIG4',
         reason:
           'Webhook senders cannot sign requests with IAM or present JWTs; every request is authenticated by its ' +
-          'HMAC signature (Shopify X-Shopify-Hmac-Sha256, POS X-Signature) in receive-webhook before anything happens.',
+          'HMAC signature (Shopify X-Shopify-Hmac-Sha256, POS X-Signature, Square x-square-hmacsha256-signature) in receive-webhook before anything happens.',
       });
+    }
+
+    // Square sources without a stated notification URL verify against their own route's URL.
+    const derivedSquare = squareSourcesWithoutUrl(config.sources);
+    if (derivedSquare.length > 0) {
+      const urls = Object.fromEntries(derivedSquare.map((source) => [source, this.api.urlFor(source)]));
+      this.receiver.fn.addEnvironment(ENV.SOURCES_CONFIG, this.toJsonString(withNotificationUrls(sourcesConfig(config.sources), urls)));
     }
 
     this.alarms = new OperationsAlarms(this, 'Alarms', {

@@ -1,6 +1,7 @@
 import { LOCAL_ENV, type LocalConfig, resolveLocalConfig } from '../config.js';
 import { connectToRunningStack, findRunningStack, handleOf, type LocalStackHandle } from '../connect.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
+import { defaultSquareNotificationUrl } from '../square.js';
 import { startLocalStack } from '../stack.js';
 import { runDemo } from './run.js';
 
@@ -12,7 +13,9 @@ function refusedHint(intakeUrl: string, source: string, config: LocalConfig): st
   const [label, variable, defaulted] =
     source === 'pos'
       ? ['POS', LOCAL_ENV.POS_WEBHOOK_SECRETS, config.defaulted.pos]
-      : ['Shopify', LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, config.defaulted.shopify];
+      : source === 'square'
+        ? ['Square', `${LOCAL_ENV.SQUARE_WEBHOOK_SIGNATURE_KEY} (and ${LOCAL_ENV.SQUARE_NOTIFICATION_URL})`, config.defaulted.square]
+        : ['Shopify', LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, config.defaulted.shopify];
   const used = defaulted ? `the demo default, ${variable} not being set here` : `the first secret in ${variable}`;
   return (
     `demo: the stack at ${intakeUrl} refused the demo's ${label} signatures (401; signed with ${used}): ` +
@@ -48,6 +51,7 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
       const stack = await startLocalStack({
         emulatorConfig: config.emulatorConfig,
         webhookSecrets: config.webhookSecrets,
+        ...(config.squareNotificationUrl ? { squareNotificationUrl: config.squareNotificationUrl } : {}),
         tableName: config.tableName,
         env,
       });
@@ -62,7 +66,11 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
         openapi: connected.openapi,
         ledger: connected.ledger,
         emulatorConfig: config.emulatorConfig,
-        secrets: { shopify: config.webhookSecrets.shopify[0]!, pos: config.webhookSecrets.pos[0]! },
+        secrets: {
+          shopify: config.webhookSecrets.shopify[0]!,
+          pos: config.webhookSecrets.pos[0]!,
+          square: { key: config.webhookSecrets.square[0]!, notificationUrl: config.squareNotificationUrl ?? defaultSquareNotificationUrl(connected.intakeUrl) },
+        },
         queueStats: () => connected.queueStats(),
         waitForIdle: () => connected.waitForIdle(),
       },

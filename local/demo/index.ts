@@ -12,3 +12,4 @@ export {
 } from './webhooks.js';
 export { renderTable, signed } from './table.js';
 export { demoCommand } from './command.js';
+export { squarePayment, squareRefund, type SquareSigning } from './square.js';

@@ -10,6 +10,7 @@ import {
   shopifyRefundCreate,
   type WebhookRequest,
 } from './webhooks.js';
+import { type SquareSigning, squarePayment, squareRefund } from './square.js';
 
 /** What the demo drives: a running local stack, in this process or another one. */
 export interface DemoTarget {
@@ -18,7 +19,7 @@ export interface DemoTarget {
   ledger: Ledger;
   emulatorConfig: EmulatorConfig;
   /** The current signing secret of each source. */
-  secrets: { shopify: string; pos: string };
+  secrets: { shopify: string; pos: string; square?: SquareSigning };
   queueStats(): Promise<LocalQueueStats>;
   /** Resolves once the queue has nothing left to deliver (rejects after a bounded wait). */
   waitForIdle(): Promise<void>;
@@ -46,6 +47,8 @@ type Expected =
   | { kind: 'dropped_by_queue' }
   | { kind: 'duplicate' }
   | { kind: 'customer_not_found' }
+  | { kind: 'ignored' }
+  | { kind: 'skipped' }
   | { kind: 'rejected'; status: number };
 
 interface Step {
@@ -75,18 +78,22 @@ export function expectedPoints(amount: number, rate: string): number {
 async function findCustomers(
   api: OpenApiClient,
   config: EmulatorConfig,
-): Promise<{ shopper: Customer; walkIn: Customer; decimalShopper: Customer | undefined }> {
+): Promise<{ shopper: Customer; walkIn: Customer; decimalShopper: Customer | undefined; squareBuyer: Customer | undefined }> {
   const ranks = config.clients[0]?.ranks ?? {};
   const rateOf = (rank: string | null | undefined) => (rank && rank in ranks ? String(ranks[rank]) : null);
   let shopper: Customer | undefined;
   let walkIn: Customer | undefined;
   // A third Shopify customer for the decimal-currency refunds: the one with the highest rate.
   let decimalShopper: Customer | undefined;
+  let squareBuyer: Customer | undefined;
   const list = await api.listMembers({ perPage: 1000 });
   for (const item of list.members) {
     const member = await api.getMember(item.id);
     const ids = member.external_ids ?? {};
     const name = member.login_id || member.unique_id || member.id;
+    if (!squareBuyer && ids.square && !ids.shopify && !ids.pos_card) {
+      squareBuyer = { label: name, memberId: member.id, externalKey: 'square', externalId: ids.square, rate: rateOf(member.rank) };
+    }
     if (!shopper && ids.shopify) {
       shopper = { label: name, memberId: member.id, externalKey: 'shopify', externalId: ids.shopify, rate: rateOf(member.rank) };
     } else if (!walkIn && ids.pos_card) {
@@ -98,7 +105,7 @@ async function findCustomers(
   if (!shopper || !walkIn) {
     throw new Error('the demo needs two customers: one with a `shopify` external id and another with a `pos_card` one');
   }
-  return { shopper, walkIn, decimalShopper };
+  return { shopper, walkIn, decimalShopper, squareBuyer };
 }
 
 async function balanceOf(api: OpenApiClient, c: Customer): Promise<number | null> {
@@ -147,8 +154,8 @@ function decimalSteps(customer: Customer, rateCredit: (c: Customer, amount: numb
   ];
 }
 
-function buildSteps(customers: { shopper: Customer; walkIn: Customer; unknown: Customer; decimalShopper?: Customer | undefined }, rateCredit: (c: Customer, amount: number) => number, target: DemoTarget, runId: number): Step[] {
-  const { shopper, walkIn, unknown } = customers;
+function buildSteps(customers: { shopper: Customer; walkIn: Customer; unknown: Customer; decimalShopper?: Customer | undefined; squareBuyer?: Customer | undefined }, rateCredit: (c: Customer, amount: number) => number, target: DemoTarget, runId: number): Step[] {
+  const { shopper, walkIn, unknown, squareBuyer } = customers;
   const now = Date.now();
   const s = target.secrets;
   const orderId = bigId(1n, runId);
@@ -229,6 +236,31 @@ function buildSteps(customers: { shopper: Customer; walkIn: Customer; unknown: C
       expected: { kind: 'customer_not_found' },
     },
     ...(customers.decimalShopper ? decimalSteps(customers.decimalShopper, rateCredit, target, runId, now) : []),
+    ...(squareBuyer && s.square ? squareSteps(squareBuyer, rateCredit(squareBuyer, 12_000), s.square, runId, now) : []),
+  ];
+}
+
+/**
+ * Square: an authorised payment (nothing yet), its completion before Square matched the customer
+ * (skipped, but open to the customer), the customer attached by a later payment.updated (credited),
+ * Square's retry of that event (same event_id), a partial refund and the rest.
+ */
+function squareSteps(buyer: Customer, credit: number, signing: SquareSigning, runId: number, now: number): Step[] {
+  const paymentId = `SQDEMO${runId}`;
+  const record = { source: 'square', orderId: paymentId };
+  const sale = { paymentId, customerId: buyer.externalId, amount: 12_000, tip: 1_000, currency: 'JPY' } as const;
+  const event = (n: number) => `demo-${runId}-sq-${n}`;
+  const partial = Math.floor((credit * 3_000) / 12_000);
+  const refund = (n: number, amount: number) =>
+    squareRefund('refund.updated', { refundId: `${paymentId}_R${n}`, paymentId, status: 'COMPLETED', amount, currency: 'JPY' }, signing, event(10 + n), now);
+  const named = squarePayment('payment.updated', { ...sale, status: 'COMPLETED' }, signing, event(3), now);
+  return [
+    { customer: buyer, label: 'Square payment.created ¥12,000 + ¥1,000 tip, APPROVED', request: squarePayment('payment.created', { ...sale, customerId: null, status: 'APPROVED' }, signing, event(1), now), record, expected: { kind: 'ignored' } },
+    { customer: buyer, label: 'payment.updated COMPLETED, no customer yet', request: squarePayment('payment.updated', { ...sale, customerId: null, status: 'COMPLETED' }, signing, event(2), now), record, expected: { kind: 'skipped' } },
+    { customer: buyer, label: 'payment.updated, customer matched later', request: named, record, expected: { kind: 'credited', points: credit } },
+    { customer: buyer, label: 'same event again (Square retry)', request: named, record, expected: { kind: 'dropped_by_queue' } },
+    { customer: buyer, label: 'Square refund ¥3,000 (partial)', request: refund(1, 3_000), record: { ...record, refundId: `${paymentId}_R1` }, expected: { kind: 'debited', points: partial } },
+    { customer: buyer, label: 'Square refund ¥9,000 (the rest)', request: refund(2, 9_000), record: { ...record, refundId: `${paymentId}_R2` }, expected: { kind: 'debited', points: credit - partial } },
   ];
 }
 
@@ -261,6 +293,7 @@ async function runStep(target: DemoTarget, step: Step): Promise<Observed> {
 
   let outcome: string;
   if (status >= 400) outcome = `rejected (${status})`;
+  else if (status === 200) outcome = 'ignored (200): moves no points';
   else if (queueAfter.deduplicated > queueBefore.deduplicated) outcome = 'dropped by the queue (same delivery id)';
   else if (recordBefore !== undefined && JSON.stringify(recordBefore) === JSON.stringify(record)) outcome = 'duplicate: ledger already done, no call';
   else outcome = recordOutcome(record);
@@ -287,6 +320,16 @@ async function runStep(target: DemoTarget, step: Step): Promise<Observed> {
     case 'duplicate':
       want(status === 202, `HTTP ${status}, expected 202`);
       want(outcome.startsWith('duplicate'), `outcome ${outcome}, expected a duplicate`);
+      want(delta === 0, `balance moved ${delta ?? '?'}, expected 0`);
+      break;
+    case 'ignored':
+      want(status === 200, `HTTP ${status}, expected 200 ignored`);
+      want(queueAfter.sent === queueBefore.sent, 'an ignored delivery reached the queue');
+      want(delta === 0, `balance moved ${delta ?? '?'}, expected 0`);
+      break;
+    case 'skipped':
+      want(status === 202, `HTTP ${status}, expected 202`);
+      want(outcome === 'skipped', `outcome ${outcome}, expected skipped`);
       want(delta === 0, `balance moved ${delta ?? '?'}, expected 0`);
       break;
     case 'customer_not_found':
@@ -329,7 +372,7 @@ function describeRecord(record: OrderRecord | RefundRecord | undefined): string 
  * signature), one at a time, each checked against what it must do to the balance and the ledger.
  */
 export async function runDemo(target: DemoTarget, print: (line: string) => void = console.log): Promise<DemoResult> {
-  const { shopper, walkIn, decimalShopper } = await findCustomers(target.openapi, target.emulatorConfig);
+  const { shopper, walkIn, decimalShopper, squareBuyer } = await findCustomers(target.openapi, target.emulatorConfig);
   const unknownId = '9007199254740993';
   try {
     await target.openapi.getMemberByExternalId('shopify', unknownId);
@@ -340,12 +383,12 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
   const unknown: Customer = { label: 'not a member', memberId: null, externalKey: 'shopify', externalId: unknownId, rate: null };
   const credit = (c: Customer, amount: number) => (c.rate === null ? 0 : expectedPoints(amount, c.rate));
   const runId = Date.now() % 1_000_000_000_000;
-  const steps = buildSteps({ shopper, walkIn, unknown, decimalShopper }, credit, target, runId);
+  const steps = buildSteps({ shopper, walkIn, unknown, decimalShopper, squareBuyer }, credit, target, runId);
 
   const failures: string[] = [];
   const summaries: DemoResult['customers'] = [];
   const refused = new Set<string>();
-  for (const customer of [shopper, walkIn, unknown, ...(decimalShopper ? [decimalShopper] : [])]) {
+  for (const customer of [shopper, walkIn, ...(decimalShopper ? [decimalShopper] : []), ...(squareBuyer && target.secrets.square ? [squareBuyer] : []), unknown]) {
     const mine = steps.filter((s) => s.customer === customer);
     const before = await balanceOf(target.openapi, customer);
     const rank = customer.rate === null ? '' : `, rate ${customer.rate}`;

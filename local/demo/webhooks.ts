@@ -6,7 +6,7 @@ import { bareDecimal, bareInteger as bare, jsonWithBareIntegers, signPos, signSh
  * signed `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`.
  */
 export interface WebhookRequest {
-  path: '/webhooks/shopify' | '/webhooks/pos';
+  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square';
   headers: Record<string, string>;
   body: string;
 }

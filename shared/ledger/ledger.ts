@@ -58,6 +58,8 @@ export interface PurchaseResult {
   currency?: string;
   externalKey?: string;
   externalId?: string;
+  /** Skips only: the order may be re-opened by a delivery naming the customer until then (epoch ms). */
+  awaitingCustomerUntil?: number;
 }
 
 export interface RefundResult {
@@ -97,6 +99,12 @@ export interface Ledger {
 
   /** Lease on the order for its purchase: absent, a refund's stub, or pending with a free lease. */
   claimPurchase(input: PurchaseClaimInput): Promise<Claim<OrderRecord>>;
+  /**
+   * Lease on an order skipped for want of a customer while it still awaits one (`awaitingCustomerUntil`
+   * not passed): the skip is undone and the purchase proceeds as if first claimed. Once only: the
+   * next outcome is final.
+   */
+  reopenPurchase(input: PurchaseClaimInput): Promise<Claim<OrderRecord>>;
   /**
    * Ends the purchase. owner: the lease holder; null: no claim was needed (skips), then the order must
    * not be done nor leased. Undefined when the condition failed (lease lost, or already done).
@@ -230,6 +238,27 @@ export function createLedger(options: LedgerOptions): Ledger {
       return { ok: false, current: parseOrder(await get(pk)) };
     },
 
+    async reopenPurchase(input) {
+      const now = clock();
+      const pk = orderKey(input.source, input.orderId);
+      const e = orderBase(new Expression(), input, now)
+        .set('state', 'pending')
+        .set('leaseOwner', input.owner)
+        .set('leaseUntil', now + leaseMs)
+        .increment('attempts')
+        .set('eligibleAmount', input.eligibleAmount)
+        .set('currency', input.currency)
+        .set('externalKey', input.externalKey)
+        .set('externalId', input.externalId)
+        .remove('outcome', 'reason', 'finishedAt', 'ttl', 'awaitingCustomerUntil');
+      const condition =
+        `${e.path('state')} = ${e.value('done')} AND ${e.path('outcome')} = ${e.value('skipped')}` +
+        ` AND ${e.path('awaitingCustomerUntil')} >= ${e.value(now)}`;
+      const out = await conditionalUpdate(pk, e, condition, 'ALL_OLD');
+      if (out) return { ok: true, previous: parseOrder(out.attributes) };
+      return { ok: false, current: parseOrder(await get(pk)) };
+    },
+
     async finishPurchase(ref, owner, result) {
       const now = clock();
       const e = orderBase(new Expression(), ref, now)
@@ -246,6 +275,7 @@ export function createLedger(options: LedgerOptions): Ledger {
         .set('currency', result.currency)
         .set('externalKey', result.externalKey)
         .set('externalId', result.externalId)
+        .set('awaitingCustomerUntil', result.awaitingCustomerUntil)
         .setIfAbsent('firstSeenAt', iso(now))
         .setIfAbsent('attempts', 1)
         .setIfAbsent('refundedSoFar', 0)
@@ -257,7 +287,10 @@ export function createLedger(options: LedgerOptions): Ledger {
         .remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError');
       const condition =
         owner === null
-          ? `attribute_not_exists(${e.path('pk')}) OR (${e.path('state')} <> ${e.value('done')} AND ${e.leaseFree(now)})`
+          ? result.awaitingCustomerUntil !== undefined
+            ? // A pending order was claimed by a delivery naming the customer: it must not be overwritten.
+              `attribute_not_exists(${e.path('pk')}) OR ${e.path('state')} = ${e.value('stub')}`
+            : `attribute_not_exists(${e.path('pk')}) OR (${e.path('state')} <> ${e.value('done')} AND ${e.leaseFree(now)})`
           : e.heldBy(owner);
       const out = await conditionalUpdate(orderKey(ref.source, ref.orderId), e, condition, 'ALL_NEW');
       return out ? parseOrder(out.attributes) : undefined;
@@ -337,7 +370,10 @@ export function createLedger(options: LedgerOptions): Ledger {
         .setIfAbsent('firstSeenAt', iso(now))
         .addToSet('waitingRefunds', [ref.refundId])
         .addToSet('refundIds', [ref.refundId]);
-      const condition = `attribute_not_exists(${e.path('pk')}) OR ${e.path('state')} <> ${e.value('done')}`;
+      // An order still awaiting its customer is not final either: the refund waits for the credit.
+      const condition =
+        `attribute_not_exists(${e.path('pk')}) OR ${e.path('state')} <> ${e.value('done')}` +
+        ` OR ${e.path('awaitingCustomerUntil')} >= ${e.value(now)}`;
       const out = await conditionalUpdate(orderKey(ref.source, ref.orderId), e, condition, 'ALL_NEW');
       return out ? parseOrder(out.attributes) : undefined;
     },

@@ -106,6 +106,11 @@ export const OrderRecord = z.object({
   refundIds: stringSet.default([]),
   /** Refunds that came before the purchase was credited: processed when it is. */
   waitingRefunds: stringSet.default([]),
+  /**
+   * Epoch ms: a sale skipped for want of a customer whose sender may still name one (Square). Until
+   * then a delivery naming the customer re-opens the order under the usual claim (`reopenPurchase`).
+   */
+  awaitingCustomerUntil: z.number().optional(),
 });
 export type OrderRecord = z.infer<typeof OrderRecord>;
 

@@ -61,6 +61,11 @@ export const PurchaseEvent = z.object({
   eligibleExact: ExactAmount.optional(),
   /** Days until the granted points expire; null: the membership service's default expiry. */
   expiryDays: z.number().int().positive().nullable(),
+  /**
+   * The sender may name the customer of this sale only in a later delivery (Square's asynchronous
+   * customer matching): without a customer, the order stays open to that delivery this long.
+   */
+  customerMatchWindowSeconds: z.number().int().positive().optional(),
 });
 export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
 
@@ -75,6 +80,8 @@ export const RefundEvent = z.object({
   refundExact: ExactAmount.optional(),
   /** true: everything not yet refunded is refunded by this event (an order cancellation). */
   refundsRemainder: z.boolean(),
+  /** The sender says the refund belongs to no sale (Square `unlinked`): recorded as skipped. */
+  unlinked: z.boolean().optional(),
 });
 export type RefundEvent = z.infer<typeof RefundEvent>;
 

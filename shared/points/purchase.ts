@@ -5,6 +5,7 @@ import type { ProcessorDeps } from './deps.js';
 import type { PurchaseEvent } from './events.js';
 import { asOpenApiError, transientOutcome, unknownOutcome } from './failures.js';
 import { findMarkers } from './history.js';
+import { awaitsCustomer } from './late-customer.js';
 import { purchaseMarker } from './markers.js';
 import type { FollowUp, ProcessOutcome, SkipReason } from './outcome.js';
 
@@ -58,14 +59,28 @@ export async function processPurchase(
         : undefined;
   if (skip || !event.customer) {
     const reason = skip ?? 'no_customer';
-    const done = await ledger.finishPurchase(ref, null, { outcome: 'skipped', reason, ...facts });
-    if (!done) return alreadyDone(await ledger.getOrder(ref));
+    // Not final while the sender may still name the customer (late-customer.ts).
+    const window = reason === 'no_customer' ? event.customerMatchWindowSeconds : undefined;
+    const awaiting = window ? { awaitingCustomerUntil: deps.clock() + window * 1000 } : {};
+    const done = await ledger.finishPurchase(ref, null, { outcome: 'skipped', reason, ...facts, ...awaiting });
+    if (!done) {
+      const current = await ledger.getOrder(ref);
+      // A delivery naming the customer claimed the order first (it records the outcome), or this is a
+      // copy of the skip: either way refunds keep waiting for the customer.
+      if (window && (current?.state === 'pending' || awaitsCustomer(current, deps.clock()))) {
+        return { kind: 'duplicate', action: 'ack', previous: current?.outcome ?? 'pending' };
+      }
+      return alreadyDone(current);
+    }
+    // Refunds already waiting keep waiting for the customer rather than being skipped now.
+    if (window) return { kind: 'skipped', action: 'ack', reason };
     return withFollowUps(done, { kind: 'skipped', action: 'ack', reason });
   }
   const customer = event.customer;
 
   const owner = randomUUID();
-  const claim = await ledger.claimPurchase({ ...ref, owner, ...facts });
+  let claim = await ledger.claimPurchase({ ...ref, owner, ...facts });
+  if (!claim.ok && awaitsCustomer(claim.current, deps.clock())) claim = await ledger.reopenPurchase({ ...ref, owner, ...facts });
   if (!claim.ok) return alreadyDone(claim.current);
   await checkpoint('purchase:claimed');
   // A lease never released means an attempt died or did not learn its call's outcome.

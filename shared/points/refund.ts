@@ -7,6 +7,7 @@ import { RefundEvent } from './events.js';
 import { refundWaitMs } from './refund-wait.js';
 import { asOpenApiError, transientOutcome, unknownOutcome } from './failures.js';
 import { findMarkers } from './history.js';
+import { awaitsCustomer } from './late-customer.js';
 import { purchaseMarker, refundMarker } from './markers.js';
 import type { ProcessOutcome } from './outcome.js';
 
@@ -35,6 +36,12 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent, sha
     return { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the refund' };
   }
   await checkpoint('refund:claimed');
+  if (event.unlinked) {
+    // Money given back for no sale of ours (Square `unlinked`): nothing to debit, recorded with why.
+    const reason = 'unlinked_refund: the sender links this refund to no payment';
+    await ledger.finishRefund(ref, owner, { state: 'done', outcome: 'skipped', reason });
+    return { kind: 'skipped', action: 'ack', reason: 'unlinked_refund' };
+  }
   const firstSeenAt = claim.previous?.firstSeenAt ? Date.parse(claim.previous.firstSeenAt) : clock();
 
   // Listed on the order as waiting for its purchase: it stays listed until its record is finished, so
@@ -80,7 +87,7 @@ export async function processRefund(deps: ProcessorDeps, event: RefundEvent, sha
   for (let round = 0; round < 3 && !claimed; round++) {
     const read = await ledger.getOrder(orderRef);
     const order = read && note(read);
-    if (!order || order.state !== 'done') {
+    if (!order || order.state !== 'done' || awaitsCustomer(order, clock())) {
       if (!(await ledger.registerWaitingRefund(ref))) continue; // the purchase finished meanwhile
       const waited = clock() - firstSeenAt;
       if (waited < refundWaitMs(settings, sharesPurchaseGroup)) {

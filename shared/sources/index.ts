@@ -14,3 +14,4 @@ export { posSource, posSignedBytes, PosSettings, PosSale, PosReturn } from './po
 export { AmountBasis, AmountSettings } from './settings.js';
 export { AmountRule, type Decimal, currencyDigits, formatMinorUnits, parseDecimal, toUnits } from './money.js';
 export { header } from './headers.js';
+export { squareSource, squareSignedBytes, SquareSettings } from './square.js';

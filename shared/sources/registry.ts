@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { posSource } from './pos.js';
 import { shopifySource } from './shopify.js';
+import { squareSource } from './square.js';
 import type { ConfiguredSource, WebhookSource } from './types.js';
 
 /** Every kind of webhook source there is. A new sender: one module, one line here. */
@@ -8,6 +9,7 @@ import type { ConfiguredSource, WebhookSource } from './types.js';
 const KINDS: Readonly<Record<string, WebhookSource<any, any>>> = {
   [shopifySource.kind]: shopifySource,
   [posSource.kind]: posSource,
+  [squareSource.kind]: squareSource,
 };
 
 /** Sources enabled when SOURCES_CONFIG does not mention them (each with its defaults). */

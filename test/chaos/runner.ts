@@ -12,6 +12,7 @@ import type { ChaosResult, UnfinishedEvent } from './report.js';
 import { CHAOS_RANKS, generateScenario, type EventSpec, type Scenario } from './scenario.js';
 import { startChaosStack, type ChaosStack, type ChaosStackOptions } from './stack.js';
 import { renderDelivery, type SenderSecrets } from './webhooks.js';
+import { squareCustomerId } from './square.js';
 
 /**
  * One chaos run: generate the scenario, bring up the real stack (receiver, local FIFO queue, worker,
@@ -45,7 +46,7 @@ export interface ChaosOptions {
 }
 
 export const CHAOS_CLIENT = { clientId: 'chaos-client', clientSecret: 'chaos-secret' } as const;
-export const CHAOS_SECRETS: SenderSecrets = { shopify: 'chaos-shopify-secret', pos: 'chaos-pos-secret-0123456789abcdef' };
+export const CHAOS_SECRETS: SenderSecrets = { shopify: 'chaos-shopify-secret', pos: 'chaos-pos-secret-0123456789abcdef', square: 'chaos-square-key' };
 /** The worker's Open API response timeout in the run: a `delay` fault holds answers longer. */
 export const CHAOS_CLIENT_TIMEOUT_MS = 1000;
 
@@ -58,7 +59,7 @@ export function chaosEmulatorConfig(scenario: Scenario): unknown {
         client_secrets: [CHAOS_CLIENT.clientSecret],
         default_rank: 'regular',
         ranks: CHAOS_RANKS,
-        external_keys: ['shopify', 'pos_card'],
+        external_keys: ['shopify', 'pos_card', 'square'],
         point_expiry_days: 365,
         members: scenario.customers
           .filter((c) => c.registered)
@@ -66,7 +67,7 @@ export function chaosEmulatorConfig(scenario: Scenario): unknown {
             login_id: c.loginId,
             password: 'chaos-pass',
             rank: c.rank,
-            external_ids: { shopify: c.shopifyId, pos_card: c.posCard },
+            external_ids: { shopify: c.shopifyId, pos_card: c.posCard, square: squareCustomerId(c) },
           })),
       },
     ],

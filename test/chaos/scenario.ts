@@ -1,4 +1,5 @@
 import { createRandom, type Random } from './prng.js';
+import { addSquare } from './square.js';
 
 /**
  * The seeded scenario of a chaos run: customers, the business events (purchases, partial and full
@@ -6,7 +7,7 @@ import { createRandom, type Random } from './prng.js';
  * reorderings and concurrent copies. Pure data from the seed: the same seed gives the same scenario.
  */
 
-export type SourceName = 'shopify' | 'pos';
+export type SourceName = 'shopify' | 'pos' | 'square';
 
 /** Grant rate of each rank, as the emulator is configured for the run (exact decimals). */
 export const CHAOS_RANKS = { regular: 0.01, silver: 0.03, gold: 0.05, platinum: 0.1 } as const;
@@ -62,6 +63,8 @@ export interface DeliveryStep {
   /** How many copies are sent at once (2: a concurrent duplicate). */
   copies: number;
   kind: 'first' | 'retry' | 'resend' | 'concurrent';
+  /** Square: this payment.updated does not name the customer yet (square.ts). */
+  withoutCustomer?: boolean;
 }
 
 export interface Scenario {
@@ -113,6 +116,7 @@ export function generateScenario(options: ScenarioOptions): Scenario {
   const customers = makeCustomers(random.fork('customers'), Math.max(4, Math.ceil(options.events / 6)));
   const events = makeEvents(random.fork('events'), customers, options.events);
   const { deliveries, duplicates, concurrentDuplicates, reordered } = makeDeliveries(random.fork('deliveries'), events);
+  addSquare(random.fork('square'), events, deliveries);
   const refunds = events.filter((e): e is RefundSpec => e.kind === 'refund');
   return {
     seed: options.seed,

@@ -13,6 +13,7 @@ import { localTiming } from '../../local/timing.js';
 import type { Timing } from '../../shared/config/timing.js';
 import { createSimClock, type SimClock } from './sim-clock.js';
 import type { SenderSecrets } from './webhooks.js';
+import { CHAOS_SQUARE_NOTIFICATION_URL } from './square.js';
 
 /**
  * The system under fire: the local stack (receiver behind its API Gateway stand-in, the in-process
@@ -126,7 +127,8 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   };
   const stack = await startLocalStack({
     emulatorConfig: options.emulatorConfig,
-    webhookSecrets: { shopify: [options.secrets.shopify], pos: [options.secrets.pos] },
+    webhookSecrets: { shopify: [options.secrets.shopify], pos: [options.secrets.pos], square: [options.secrets.square] },
+    squareNotificationUrl: CHAOS_SQUARE_NOTIFICATION_URL,
     tableName: 'chaos-ledger',
     env: {
       POWERTOOLS_LOG_LEVEL: 'ERROR',

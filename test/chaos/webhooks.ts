@@ -1,5 +1,6 @@
 import { bareInteger as bigId, jsonWithBareIntegers, signPos, signShopify } from '../../local/senders.js';
 import type { DeliveryStep, EventSpec, PurchaseSpec, RefundSpec, Scenario } from './scenario.js';
+import { renderSquare } from './square.js';
 
 /**
  * The senders: each delivery step as the HTTP request Shopify or the POS would send, signed the way
@@ -9,10 +10,12 @@ import type { DeliveryStep, EventSpec, PurchaseSpec, RefundSpec, Scenario } from
 export interface SenderSecrets {
   shopify: string;
   pos: string;
+  /** Square's signature key (the notification URL it signs with: square.ts). */
+  square: string;
 }
 
 export interface WebhookRequest {
-  path: '/webhooks/shopify' | '/webhooks/pos';
+  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square';
   headers: Record<string, string>;
   body: string;
 }
@@ -37,6 +40,7 @@ export function renderDelivery(
   nowMs: number,
 ): WebhookRequest {
   const event = scenario.events[step.event] as EventSpec;
+  if (event.source === 'square') return renderSquare(scenario, event, step, secrets.square, nowMs);
   return event.source === 'shopify'
     ? renderShopify(scenario, event, step, secrets.shopify, nowMs)
     : renderPos(scenario, event, step, secrets.pos, nowMs);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { signPos, signShopify } from '../../local/senders.js';
+import { signPos, signShopify, signSquare } from '../../local/senders.js';
 
 /**
  * Test helpers that act as the senders: fixtures read as raw text (never through JSON.parse, which
@@ -69,4 +69,8 @@ export function apiGatewayEvent(
     body: opts.isBase64Encoded ? Buffer.from(body, 'utf8').toString('base64') : body,
     isBase64Encoded: opts.isBase64Encoded ?? false,
   };
+}
+
+export function squareHeaders(body: string | Buffer, signatureKey: string, notificationUrl: string): Record<string, string> {
+  return { 'content-type': 'application/json', 'x-square-hmacsha256-signature': signSquare(body, signatureKey, notificationUrl) };
 }

@@ -21,8 +21,9 @@ describe('local configuration', () => {
     const config = await resolveLocalConfig({});
     expect(config.ports).toEqual({ intake: 3000, emulator: 8787, dynamodb: 8000 });
     expect(config.emulatorConfigPath).toBe(DEMO_CONFIG_PATH);
-    expect(config.webhookSecrets).toEqual({ shopify: ['demo-shopify-secret'], pos: ['demo-pos-secret-for-local-use-only'] });
-    expect(config.defaulted).toEqual({ shopify: true, pos: true });
+    expect(config.webhookSecrets).toEqual({ shopify: ['demo-shopify-secret'], pos: ['demo-pos-secret-for-local-use-only'], square: ['demo-square-signature-key'] });
+    expect(config.defaulted).toEqual({ shopify: true, pos: true, square: true });
+    expect(config.squareNotificationUrl).toBeUndefined();
     expect(config).toMatchObject({ clientId: 'demo-client', clientSecret: 'demo-secret', tableName: 'points-ledger' });
   });
 
@@ -45,10 +46,13 @@ describe('local configuration', () => {
       DYNAMODB_PORT: '9000',
       SHOPIFY_WEBHOOK_SECRET: 'shop-secret-newest, shop-secret-older',
       POS_WEBHOOK_SECRETS: `${TILL_1},${TILL_2},`,
+      SQUARE_WEBHOOK_SIGNATURE_KEY: 'square-key-newest,square-key-older',
+      SQUARE_NOTIFICATION_URL: 'https://hooks.example.com/webhooks/square',
     });
     expect(config.ports).toEqual({ intake: 4000, emulator: 0, dynamodb: 9000 });
-    expect(config.webhookSecrets).toEqual({ shopify: ['shop-secret-newest', 'shop-secret-older'], pos: [TILL_1, TILL_2] });
-    expect(config.defaulted).toEqual({ shopify: false, pos: false });
+    expect(config.webhookSecrets).toEqual({ shopify: ['shop-secret-newest', 'shop-secret-older'], pos: [TILL_1, TILL_2], square: ['square-key-newest', 'square-key-older'] });
+    expect(config.defaulted).toEqual({ shopify: false, pos: false, square: false });
+    expect(config.squareNotificationUrl).toBe('https://hooks.example.com/webhooks/square');
   });
 
   it('refuses a POS secret shorter than 32 characters, naming the variable and never the value', async () => {
@@ -84,6 +88,7 @@ describe('local configuration', () => {
     ['QUEUE_VISIBILITY_TIMEOUT_SECONDS', { QUEUE_VISIBILITY_TIMEOUT_SECONDS: '0' }],
     ['LOCAL_LOGS', { LOCAL_LOGS: 'loud' }],
     ['LEDGER_TABLE', { LEDGER_TABLE: 'x' }],
+    ['SQUARE_NOTIFICATION_URL', { SQUARE_NOTIFICATION_URL: 'not a url' }],
   ])('refuses a bad %s with an error naming it', async (name, env) => {
     await expect(resolveLocalConfig(env)).rejects.toMatchObject({ kind: 'invalid_local_config', message: expect.stringContaining(name) });
   });

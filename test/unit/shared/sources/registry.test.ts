@@ -46,7 +46,7 @@ describe('loadSources', () => {
   });
 
   it('refuses an unknown kind, a bad name and text that is not a JSON object', () => {
-    expect(configError('{"square": {}}').message).toMatch(/square\.kind: unknown source kind/);
+    expect(configError('{"clover": {}}').message).toMatch(/clover\.kind: unknown source kind/);
     expect(configError('{"Shop/1": {"kind": "shopify"}}').message).toMatch(/source name/);
     expect(configError('[1]').message).toMatch(/JSON object/);
     expect(configError('{nope').message).toMatch(/not valid JSON/);
