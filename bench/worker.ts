@@ -63,6 +63,27 @@ export interface WorkerBenchFigures {
     /** worker / floor. */
     ratio: number;
   };
+  /**
+   * The latency model: the Open API answers after AWS-like latency (the emulator's delay fault, one per
+   * call, `openApiMs` +/- `jitterMs`) and every DynamoDB request pays a network round trip (`dynamoMs`,
+   * a delay in the SDK client both sides use). Worker and floor side by side, `concurrency` at once
+   * (each like one Lambda container working a record at a time).
+   */
+  awsLatency: {
+    openApiMs: number;
+    jitterMs: number;
+    dynamoMs: number;
+    events: number;
+    concurrency: number;
+    rounds: number;
+    workerEventsPerSecond: number;
+    floorEventsPerSecond: number;
+    /** worker / floor. */
+    ratio: number;
+    /** One purchase, start to end (p50), in the model. */
+    workerEventMsP50: number;
+    floorEventMsP50: number;
+  };
   rate: {
     backlog: number;
     budgetPerMinute: number;
@@ -217,7 +238,8 @@ async function runConcurrently<T>(items: T[], concurrency: number, work: (item: 
 
 /** Counts DynamoDB requests by kind, and their time, at the client, the way the ledger really sends them. */
 function countDynamo(dynamo: LocalDynamo) {
-  const counts = { writes: 0, reads: 0, ms: 0 };
+  /** `roundTripMs` > 0: every request waits that long first, as a network round trip to DynamoDB would. */
+  const counts = { writes: 0, reads: 0, ms: 0, roundTripMs: 0 };
   dynamo.client.middlewareStack.add(
     (next, context) => async (args) => {
       const name = String(context.commandName ?? '');
@@ -225,6 +247,7 @@ function countDynamo(dynamo: LocalDynamo) {
       else if (/^(Get|Query|Scan|BatchGet|TransactGet)/.test(name)) counts.reads += 1;
       const started = performance.now();
       try {
+        if (counts.roundTripMs > 0) await new Promise((resolve) => setTimeout(resolve, counts.roundTripMs));
         return await next(args);
       } finally {
         counts.ms += performance.now() - started;
@@ -361,11 +384,61 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
       const workerEvents = Array.from({ length: sizes.throughput }, (_, i) => purchase(member(i)));
       workerRates.push(sizes.throughput / (await runConcurrently(workerEvents, concurrency, (e) => invoke(handler, e))));
     }
-    await pool.close();
     const best = (xs: number[]) => Math.max(...xs);
     const workerEventsPerSecond = round(best(workerRates), 1);
     const floorEventsPerSecond = round(best(floorRates), 1);
     log(`worker: ${workerEventsPerSecond} events/s through the worker, floor ${floorEventsPerSecond} events/s`);
+
+    // --- the latency model: time spent where AWS spends it ---------------------------------------
+    const model = { openApiMs: 40, jitterMs: 10, dynamoMs: 5, events: quick ? 160 : 600, concurrency: 4, rounds: quick ? 1 : 2 };
+    const random = seeded(18);
+    /** One delay fault per Open API call the next `events` purchases make (2 each), in call order. */
+    const delayCalls = async (events: number) => {
+      for (let i = 0; i < events; i += 1) {
+        for (const [method, path] of [['GET', '^/api/ext/users/external_id/'], ['POST', '^/api/ext/users/[^/]+/points/calculation$']]) {
+          const delay = Math.round(model.openApiMs + (random() * 2 - 1) * model.jitterMs);
+          await emulatorAdmin(emulator.url, 'POST', '/faults', { method, path, fault: 'delay', delay_ms: delay, times: 1 });
+        }
+      }
+    };
+    const timedRun = async (run: (event: PurchaseEvent) => Promise<void>) => {
+      const durations: number[] = [];
+      const events = Array.from({ length: model.events }, (_, i) => purchase(member(i)));
+      const seconds = await runConcurrently(events, model.concurrency, async (event) => {
+        const t0 = performance.now();
+        await run(event);
+        durations.push(performance.now() - t0);
+      });
+      durations.sort((a, b) => a - b);
+      return { rate: model.events / seconds, p50: durations[Math.floor(durations.length / 2)] ?? 0 };
+    };
+    const modelWorker: Array<{ rate: number; p50: number }> = [];
+    const modelFloor: Array<{ rate: number; p50: number }> = [];
+    counts.roundTripMs = model.dynamoMs;
+    try {
+      for (let r = 0; r < model.rounds; r += 1) {
+        await delayCalls(model.events);
+        modelFloor.push(await timedRun(floorEvent));
+        await delayCalls(model.events);
+        modelWorker.push(await timedRun((e) => invoke(handler, e)));
+      }
+    } finally {
+      counts.roundTripMs = 0;
+      await emulatorAdmin(emulator.url, 'DELETE', '/faults');
+    }
+    const bestOf = (xs: Array<{ rate: number; p50: number }>) => xs.reduce((a, b) => (b.rate > a.rate ? b : a));
+    const mw = bestOf(modelWorker);
+    const mf = bestOf(modelFloor);
+    const awsLatency = {
+      ...model,
+      workerEventsPerSecond: round(mw.rate, 1),
+      floorEventsPerSecond: round(mf.rate, 1),
+      ratio: round(mw.rate / mf.rate),
+      workerEventMsP50: round(mw.p50, 1),
+      floorEventMsP50: round(mf.p50, 1),
+    };
+    log(`worker: latency model ${awsLatency.workerEventsPerSecond} events/s, floor ${awsLatency.floorEventsPerSecond} events/s`);
+    await pool.close();
 
     // --- the rate budget under a backlog ----------------------------------------------------------
     const rate = await rateRun({
@@ -393,6 +466,7 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
         floorEventsPerSecond,
         ratio: round(workerEventsPerSecond / floorEventsPerSecond),
       },
+      awsLatency,
       rate,
     };
   } finally {
@@ -487,6 +561,28 @@ async function rateRun(o: RateRunOptions): Promise<WorkerBenchFigures['rate']> {
     eventSecondsP50: round(durations[Math.floor(durations.length / 2)] ?? 0, 1),
     eventSecondsMax: round(durations[durations.length - 1] ?? 0, 1),
     realSeconds: round(realSeconds, 1),
+  };
+}
+
+async function emulatorAdmin(url: string, method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<void> {
+  const response = await fetch(`${url}/__emulator${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  await response.body?.cancel();
+  if (!response.ok) throw new Error(`emulator ${method} ${path}: ${response.status}`);
+}
+
+/** A small deterministic PRNG (mulberry32): the same jitter on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 

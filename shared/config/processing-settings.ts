@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 import { ENV } from './environment.js';
 
 /** A number given as an environment string ("" or absent means: use the default). */

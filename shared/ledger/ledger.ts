@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, GetCommand, UpdateCommand } from './sdk.js';
 import { Expression } from './expression.js';
 import {
   AppliedRefund,
@@ -151,7 +151,7 @@ export function createLedger(options: LedgerOptions): Ledger {
     pk: string,
     e: Expression,
     condition: string,
-    returnValues: 'ALL_OLD' | 'ALL_NEW',
+    returnValues: 'ALL_OLD' | 'ALL_NEW' | 'NONE',
   ): Promise<{ attributes: Record<string, unknown> | undefined } | undefined> {
     try {
       const out = await client.send(
@@ -226,7 +226,11 @@ export function createLedger(options: LedgerOptions): Ledger {
 
     async finishPurchase(ref, owner, result) {
       const now = clock();
-      const e = orderBase(new Expression(), ref, now)
+      // Under a lease the claim wrote the order's facts already: only the result is written (a smaller
+      // update for DynamoDB to evaluate). Without a claim (skips) the record may not exist yet. The
+      // refund totals are absent until a refund sets them (they read as 0); `refunds` must exist for
+      // applyRefund's nested SET.
+      const e = (owner === null ? orderBase(new Expression(), ref, now) : new Expression().set('updatedAt', iso(now)))
         .set('state', 'done')
         .set('outcome', result.outcome)
         .set('reason', result.reason)
@@ -234,17 +238,16 @@ export function createLedger(options: LedgerOptions): Ledger {
         .set('pointsHint', result.pointsHint)
         .set('pointsCredited', result.pointsCredited)
         .set('pointsExact', result.pointsCredited !== undefined ? true : undefined)
-        .set('reconciled', result.reconciled)
-        .set('eligibleAmount', result.eligibleAmount)
-        .set('currency', result.currency)
-        .set('externalKey', result.externalKey)
-        .set('externalId', result.externalId)
-        .setIfAbsent('firstSeenAt', iso(now))
-        .setIfAbsent('attempts', 1)
-        .setIfAbsent('refundedSoFar', 0)
-        .setIfAbsent('debitTarget', 0)
-        .setIfAbsent('debited', 0)
-        .setIfAbsent('refunds', {})
+        .set('reconciled', result.reconciled);
+      if (owner === null) {
+        e.set('eligibleAmount', result.eligibleAmount)
+          .set('currency', result.currency)
+          .set('externalKey', result.externalKey)
+          .set('externalId', result.externalId)
+          .setIfAbsent('firstSeenAt', iso(now))
+          .setIfAbsent('attempts', 1);
+      }
+      e.setIfAbsent('refunds', {})
         .set('finishedAt', iso(now))
         .set('ttl', ttlFrom(now))
         .remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError');
@@ -267,7 +270,7 @@ export function createLedger(options: LedgerOptions): Ledger {
         e.addToSet('refundIds', [opts.refundId]);
         if (opts.notDebited) e.deleteFromSet('refundsInDoubt', [opts.refundId]);
       }
-      return (await conditionalUpdate(orderKey(ref.source, ref.orderId), e, e.heldBy(owner), 'ALL_NEW')) !== undefined;
+      return (await conditionalUpdate(orderKey(ref.source, ref.orderId), e, e.heldBy(owner), 'NONE')) !== undefined;
     },
 
     async claimRefund(ref, owner, eventJson) {
@@ -320,7 +323,7 @@ export function createLedger(options: LedgerOptions): Ledger {
         .set('updatedAt', iso(now))
         .remove('leaseOwner', 'leaseUntil');
       const pk = refundKey(ref.source, ref.orderId, ref.refundId);
-      return (await conditionalUpdate(pk, e, e.heldBy(owner), 'ALL_NEW')) !== undefined;
+      return (await conditionalUpdate(pk, e, e.heldBy(owner), 'NONE')) !== undefined;
     },
 
     async registerWaitingRefund(ref) {
@@ -341,7 +344,7 @@ export function createLedger(options: LedgerOptions): Ledger {
         .set('updatedAt', iso(now))
         .addToSet('refundIds', [ref.refundId])
         .deleteFromSet('waitingRefunds', [ref.refundId]);
-      await conditionalUpdate(orderKey(ref.source, ref.orderId), e, `attribute_exists(${e.path('pk')})`, 'ALL_NEW');
+      await conditionalUpdate(orderKey(ref.source, ref.orderId), e, `attribute_exists(${e.path('pk')})`, 'NONE');
     },
 
     async claimOrderForRefund(ref, owner) {
