@@ -67,6 +67,8 @@ export interface Measured {
   /** Median of module evaluation + building the dependencies (clients) in a fresh process, ms. */
   initMsP50: number;
   initMsMax: number;
+  /** Resident memory of the process once the dependencies are built (median), MiB. */
+  rssMiB: number;
 }
 
 export interface BundleFigures extends Measured {
@@ -88,6 +90,7 @@ interface Variant {
   gzipBytes: number;
   load: number[];
   init: number[];
+  rss: number[];
 }
 
 /**
@@ -95,7 +98,7 @@ interface Variant {
  * need it (pinned: bundled; esm: an ESM import) it is replaced by static re-exports.
  */
 const SDK_REEXPORTS = [
-  "export { DynamoDBClient, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';",
+  "export { DynamoDBClient, ConditionalCheckFailedException, CreateTableCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';",
   "export { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';",
 ].join('\n');
 const staticLedgerSdk: Plugin = {
@@ -117,7 +120,7 @@ export async function runBundleBench(options: { samples?: number } = {}): Promis
   const add = async (key: string, entry: string, external: string[], env: Record<string, string>, plugins: Plugin[] = []) => {
     const outfile = join(outDir, `${key}.mjs`);
     await bundle(entry, outfile, external, plugins);
-    variants.set(key, { name: key, outfile, env, bytes: (await stat(outfile)).size, gzipBytes: gzipSync(await readFile(outfile)).length, load: [], init: [] });
+    variants.set(key, { name: key, outfile, env, bytes: (await stat(outfile)).size, gzipBytes: gzipSync(await readFile(outfile)).length, load: [], init: [], rss: [] });
   };
   const present = FUNCTIONS.filter(({ name }) => existsSync(join(ROOT, 'functions', `${name}.ts`)));
   for (const { name, external, env } of present) {
@@ -132,12 +135,13 @@ export async function runBundleBench(options: { samples?: number } = {}): Promis
       const t = await sample(outDir, v);
       v.load.push(t.loadMs);
       v.init.push(t.initMs);
+      v.rss.push(t.rssMiB);
     }
   }
   const figures = (key: string): Measured | undefined => {
     const v = variants.get(key);
     if (!v) return undefined;
-    return { bytes: v.bytes, gzipBytes: v.gzipBytes, loadMsP50: p50(v.load), loadMsMax: max(v.load), initMsP50: p50(v.init), initMsMax: max(v.init) };
+    return { bytes: v.bytes, gzipBytes: v.gzipBytes, loadMsP50: p50(v.load), loadMsMax: max(v.load), initMsP50: p50(v.init), initMsMax: max(v.init), rssMiB: p50(v.rss) };
   };
   return present.map(({ name, external }) => {
     const pinned = figures(`${name}-pinned-sdk`);
@@ -173,7 +177,7 @@ async function bundle(entry: string, outfile: string, external: string[], plugin
 }
 
 /** One fresh process: evaluate the bundle, then build its dependencies from the environment. */
-async function sample(outDir: string, v: Variant): Promise<{ loadMs: number; initMs: number }> {
+async function sample(outDir: string, v: Variant): Promise<{ loadMs: number; initMs: number; rssMiB: number }> {
   const probe = join(outDir, `load-${v.name}.mjs`);
   if (!existsSync(probe)) {
     await writeFile(
@@ -183,13 +187,14 @@ async function sample(outDir: string, v: Variant): Promise<{ loadMs: number; ini
         `const mod = await import(${JSON.stringify(v.outfile)});`,
         'const loaded = performance.now();',
         'mod.depsFromEnvironment(process.env);',
-        'console.log(JSON.stringify({ loadMs: loaded - t0, initMs: performance.now() - t0 }));',
+        'const initMs = performance.now() - t0;',
+        'console.log(JSON.stringify({ loadMs: loaded - t0, initMs, rssMiB: process.memoryUsage().rss / 2 ** 20 }));',
         '',
       ].join('\n'),
     );
   }
   const { stdout } = await run(process.execPath, [probe], { env: { ...process.env, ...LAMBDA_ENV, ...v.env } });
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { loadMs: number; initMs: number };
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { loadMs: number; initMs: number; rssMiB: number };
 }
 
 const p50 = (xs: number[]) => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0);

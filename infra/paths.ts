@@ -16,7 +16,9 @@ export const FUNCTION_ENTRIES = {
  * Put/Update/Get/Query through lib-dynamodb; conditional failures are recognised by name as well as by
  * class), and leaving the SDK out is most of their cold start: the receiver 480 KB -> 127 KB, the worker
  * 1,429 KB -> ~300 KB with undici and zod's locales gone too (bench/bundles.ts, figures and the pinned vs
- * runtime trade-off in bench/results.md and docs/deploy.md).
+ * runtime trade-off in bench/results.md and docs/deploy.md). The ledger takes its SDK with require()
+ * (shared/ledger/sdk.ts, faster than an ESM import of the runtime's CommonJS packages): to bundle the
+ * pinned SDK into the worker again, that file must import it instead.
  */
 export const FUNCTION_EXTERNAL_MODULES = {
   receiveWebhook: ['@aws-sdk/*'],

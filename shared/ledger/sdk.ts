@@ -13,5 +13,5 @@ const load = createRequire(import.meta.url);
 const dynamodb = load('@aws-sdk/client-dynamodb') as typeof DynamoDB;
 const documents = load('@aws-sdk/lib-dynamodb') as typeof DocumentClient;
 
-export const { DynamoDBClient, ConditionalCheckFailedException } = dynamodb;
+export const { DynamoDBClient, ConditionalCheckFailedException, CreateTableCommand, ResourceInUseException } = dynamodb;
 export const { DynamoDBDocumentClient, GetCommand, UpdateCommand } = documents;
