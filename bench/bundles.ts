@@ -99,7 +99,7 @@ interface Variant {
  */
 const SDK_REEXPORTS = [
   "export { DynamoDBClient, ConditionalCheckFailedException, CreateTableCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';",
-  "export { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';",
+  "export { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';",
 ].join('\n');
 const staticLedgerSdk: Plugin = {
   name: 'static-ledger-sdk',

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException, GetCommand, UpdateCommand } from './sdk.js';
+import { ConditionalCheckFailedException, GetCommand, PutCommand, UpdateCommand } from './sdk.js';
 import { Expression } from './expression.js';
 import {
   AppliedRefund,
@@ -174,6 +174,73 @@ export function createLedger(options: LedgerOptions): Ledger {
     }
   }
 
+  /** One conditional PutItem of a record that must not exist yet; false when it does. */
+  async function putIfAbsent(pk: string, fields: Record<string, unknown>): Promise<boolean> {
+    const item: Record<string, unknown> = { pk };
+    for (const [name, v] of Object.entries(fields)) if (v !== undefined) item[name] = v;
+    try {
+      await client.send(
+        new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Orders this container claimed with a fresh put, by order key and lease owner: the record is known
+   * exactly, so finishing it can be one conditional put of the finished record (no update expression,
+   * nothing returned) as long as nobody else touched it meanwhile. Removed when finished or released.
+   */
+  const freshClaims = new Map<string, Record<string, unknown>>();
+  const claimKey = (pk: string, owner: string) => `${pk}\n${owner}`;
+
+  /**
+   * Finishes a purchase claimed by a fresh put: replaces the record if this owner still holds the lease
+   * and no refund has registered on the order (every such write adds to `refundIds`). Undefined when it
+   * does not apply or the condition failed: the caller's update decides then, as for any other claim.
+   */
+  async function finishFreshClaim(pk: string, owner: string, result: PurchaseResult, now: number): Promise<OrderRecord | undefined> {
+    const claimed = freshClaims.get(claimKey(pk, owner));
+    if (!claimed) return undefined;
+    freshClaims.delete(claimKey(pk, owner));
+    const { leaseOwner: _owner, leaseUntil: _until, ...facts } = claimed;
+    const finished: Record<string, unknown> = { pk };
+    const fields = {
+      ...facts,
+      updatedAt: iso(now),
+      state: 'done',
+      outcome: result.outcome,
+      reason: result.reason,
+      customerId: result.customerId,
+      pointsHint: result.pointsHint,
+      pointsCredited: result.pointsCredited,
+      pointsExact: result.pointsCredited !== undefined ? true : undefined,
+      reconciled: result.reconciled,
+      refunds: {},
+      finishedAt: iso(now),
+      ttl: ttlFrom(now),
+    };
+    for (const [name, v] of Object.entries(fields)) if (v !== undefined) finished[name] = v;
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: finished,
+          ConditionExpression: '#o = :o AND attribute_not_exists(#r)',
+          ExpressionAttributeNames: { '#o': 'leaseOwner', '#r': 'refundIds' },
+          ExpressionAttributeValues: { ':o': owner },
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
+      throw err;
+    }
+    return OrderRecord.parse(finished);
+  }
+
   const parseOrder = (item: Record<string, unknown> | undefined) => (item ? OrderRecord.parse(item) : undefined);
   const parseRefund = (item: Record<string, unknown> | undefined) => (item ? RefundRecord.parse(item) : undefined);
 
@@ -207,6 +274,29 @@ export function createLedger(options: LedgerOptions): Ledger {
     async claimPurchase(input) {
       const now = clock();
       const pk = orderKey(input.source, input.orderId);
+      // The usual case, an order seen for the first time: a conditional put of the claimed record (the
+      // same record the update below would create, without an update expression for DynamoDB to parse).
+      // If the order exists (a stub, a retry, a duplicate) the update below decides, as before.
+      const claimed = {
+        kind: 'order',
+        source: input.source,
+        orderId: input.orderId,
+        createdAt: iso(now),
+        updatedAt: iso(now),
+        state: 'pending',
+        leaseOwner: input.owner,
+        leaseUntil: now + leaseMs,
+        attempts: 1,
+        firstSeenAt: iso(now),
+        eligibleAmount: input.eligibleAmount,
+        currency: input.currency,
+        externalKey: input.externalKey,
+        externalId: input.externalId,
+      };
+      if (await putIfAbsent(pk, claimed)) {
+        freshClaims.set(claimKey(pk, input.owner), claimed);
+        return { ok: true, previous: undefined };
+      }
       const e = orderBase(new Expression(), input, now)
         .set('state', 'pending')
         .set('leaseOwner', input.owner)
@@ -226,6 +316,10 @@ export function createLedger(options: LedgerOptions): Ledger {
 
     async finishPurchase(ref, owner, result) {
       const now = clock();
+      if (owner !== null) {
+        const done = await finishFreshClaim(orderKey(ref.source, ref.orderId), owner, result, now);
+        if (done) return done;
+      }
       // Under a lease the claim wrote the order's facts already: only the result is written (a smaller
       // update for DynamoDB to evaluate). Without a claim (skips) the record may not exist yet. The
       // refund totals are absent until a refund sets them (they read as 0); `refunds` must exist for
@@ -261,6 +355,7 @@ export function createLedger(options: LedgerOptions): Ledger {
 
     async releaseOrder(ref, owner, opts) {
       const now = clock();
+      freshClaims.delete(claimKey(orderKey(ref.source, ref.orderId), owner));
       const e = new Expression()
         .set('updatedAt', iso(now))
         .set('lastError', opts.lastError)
