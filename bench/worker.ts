@@ -5,7 +5,7 @@
  *   cached, pools warm), counted at the emulator (its stats) and at the DynamoDB client (middleware);
  * - throughput: events per second through the real handler (process-events makeHandler, SQS-shaped
  *   batches of one record) against a floor that does only the bare work of an event in the same
- *   process (2 raw undici requests + 2 DynamoDB writes), at the same concurrency, alternating rounds;
+ *   process (2 raw undici requests + 2 DynamoDB writes), at the same concurrency, in alternating chunks;
  * - rate: a backlog of purchases with the rate budget at 2000/minute per endpoint: the emulator's
  *   max_per_minute per route and the sustained rate as a share of 2000. The client's limiter and the
  *   emulator's clock run on one scaled clock (K times real time) so minutes pass in seconds; the
@@ -280,7 +280,7 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
   retries.clear();
   problems.clear();
   const sizes = quick
-    ? { cost: 40, throughput: 200, rounds: 1, backlog: 2100, members: 200 }
+    ? { cost: 40, throughput: 200, rounds: 2, backlog: 2100, members: 200 }
     : { cost: 200, throughput: 1000, rounds: 2, backlog: 6000, members: 500 };
   const concurrency = 8;
   // The rate run starts 1 s after a minute boundary, so the limiter's windows line up with clock minutes.
@@ -376,21 +376,24 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
     log(`worker: cost per purchase ${purchaseCost.openApiCalls} calls, ${purchaseCost.dynamoWrites} writes, ${purchaseCost.dynamoReads} reads`);
 
     // --- throughput against the bare floor ----------------------------------------------------
-    const workerRates: number[] = [];
-    const floorRates: number[] = [];
-    for (let r = 0; r < sizes.rounds; r += 1) {
-      const floorEvents = Array.from({ length: sizes.throughput }, (_, i) => purchase(member(i)));
-      floorRates.push(sizes.throughput / (await runConcurrently(floorEvents, concurrency, floorEvent)));
-      const workerEvents = Array.from({ length: sizes.throughput }, (_, i) => purchase(member(i)));
-      workerRates.push(sizes.throughput / (await runConcurrently(workerEvents, concurrency, (e) => invoke(handler, e))));
+    // Short chunks in ABBA order (floor, worker, worker, floor, ...), times summed per side: on a shared
+    // machine the load changes within seconds, and adjacent chunks see the same load.
+    const chunk = 50;
+    const seconds = { floor: 0, worker: 0 };
+    const chunks = Math.max(2, Math.round((sizes.throughput * sizes.rounds) / chunk));
+    for (let c = 0; c < chunks; c += 1) {
+      const order = c % 2 === 0 ? (['floor', 'worker'] as const) : (['worker', 'floor'] as const);
+      for (const side of order) {
+        const events = Array.from({ length: chunk }, (_, i) => purchase(member(c * chunk + i)));
+        seconds[side] += await runConcurrently(events, concurrency, side === 'floor' ? floorEvent : (e) => invoke(handler, e));
+      }
     }
-    const best = (xs: number[]) => Math.max(...xs);
-    const workerEventsPerSecond = round(best(workerRates), 1);
-    const floorEventsPerSecond = round(best(floorRates), 1);
+    const workerEventsPerSecond = round((chunks * chunk) / seconds.worker, 1);
+    const floorEventsPerSecond = round((chunks * chunk) / seconds.floor, 1);
     log(`worker: ${workerEventsPerSecond} events/s through the worker, floor ${floorEventsPerSecond} events/s`);
 
     // --- the latency model: time spent where AWS spends it ---------------------------------------
-    const model = { openApiMs: 40, jitterMs: 10, dynamoMs: 5, events: quick ? 160 : 600, concurrency: 4, rounds: quick ? 1 : 2 };
+    const model = { openApiMs: 40, jitterMs: 10, dynamoMs: 5, events: quick ? 120 : 400, concurrency: 4, rounds: quick ? 2 : 3 };
     const random = seeded(18);
     /** One delay fault per Open API call the next `events` purchases make (2 each), in call order. */
     const delayCalls = async (events: number) => {
@@ -401,36 +404,34 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
         }
       }
     };
-    const timedRun = async (run: (event: PurchaseEvent) => Promise<void>) => {
-      const durations: number[] = [];
-      const events = Array.from({ length: model.events }, (_, i) => purchase(member(i)));
-      const seconds = await runConcurrently(events, model.concurrency, async (event) => {
-        const t0 = performance.now();
-        await run(event);
-        durations.push(performance.now() - t0);
-      });
-      durations.sort((a, b) => a - b);
-      return { rate: model.events / seconds, p50: durations[Math.floor(durations.length / 2)] ?? 0 };
-    };
-    const modelWorker: Array<{ rate: number; p50: number }> = [];
-    const modelFloor: Array<{ rate: number; p50: number }> = [];
+    const modelTimes = { floor: [] as number[], worker: [] as number[] };
+    const modelSeconds = { floor: 0, worker: 0 };
+    const modelChunk = 40;
+    const modelChunks = Math.max(2, Math.round((model.events * model.rounds) / modelChunk));
     counts.roundTripMs = model.dynamoMs;
     try {
-      for (let r = 0; r < model.rounds; r += 1) {
-        await delayCalls(model.events);
-        modelFloor.push(await timedRun(floorEvent));
-        await delayCalls(model.events);
-        modelWorker.push(await timedRun((e) => invoke(handler, e)));
+      for (let c = 0; c < modelChunks; c += 1) {
+        const order = c % 2 === 0 ? (['floor', 'worker'] as const) : (['worker', 'floor'] as const);
+        for (const side of order) {
+          await delayCalls(modelChunk);
+          const events = Array.from({ length: modelChunk }, (_, i) => purchase(member(c * modelChunk + i)));
+          modelSeconds[side] += await runConcurrently(events, model.concurrency, async (event) => {
+            const t0 = performance.now();
+            await (side === 'floor' ? floorEvent(event) : invoke(handler, event));
+            modelTimes[side].push(performance.now() - t0);
+          });
+        }
       }
     } finally {
       counts.roundTripMs = 0;
       await emulatorAdmin(emulator.url, 'DELETE', '/faults');
     }
-    const bestOf = (xs: Array<{ rate: number; p50: number }>) => xs.reduce((a, b) => (b.rate > a.rate ? b : a));
-    const mw = bestOf(modelWorker);
-    const mf = bestOf(modelFloor);
+    const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+    const mw = { rate: (modelChunks * modelChunk) / modelSeconds.worker, p50: p50(modelTimes.worker) };
+    const mf = { rate: (modelChunks * modelChunk) / modelSeconds.floor, p50: p50(modelTimes.floor) };
     const awsLatency = {
       ...model,
+      events: modelChunks * modelChunk,
       workerEventsPerSecond: round(mw.rate, 1),
       floorEventsPerSecond: round(mf.rate, 1),
       ratio: round(mw.rate / mf.rate),
@@ -459,7 +460,7 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
       cost: { purchase: purchaseCost, firstRefund, laterRefund },
       split: splits,
       throughput: {
-        events: sizes.throughput,
+        events: chunks * chunk,
         concurrency,
         rounds: sizes.rounds,
         workerEventsPerSecond,
