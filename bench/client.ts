@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Pool } from 'undici';
 import { startEmulator } from '../emulator/index.js';
 import { DEFAULT_TIMEOUTS, DEFAULT_USER_AGENT, clearTokenCache, createOpenApiClient, staticCredentials } from '../shared/openapi/index.js';
@@ -40,6 +41,11 @@ export interface ClientBenchFigures {
   ratioPaired: number;
   /** Bare request + the client's zod validation of the answer. */
   bareValidated: { p50Us: number; meanUs: number };
+  /**
+   * A bare request over Node's http module with a keep-alive agent (what the client's transport uses
+   * since issue 18), and the client against it: the client's own overhead without the HTTP stack's.
+   */
+  bareNodeHttp: { p50Us: number; meanUs: number; clientRatio: number };
   /** Part of overheadUs that is the zod validation of the answer (median of paired differences). */
   validationUs: number;
   throughput: { concurrency: number; calls: number; clientCallsPerSecond: number; bareCallsPerSecond: number };
@@ -109,6 +115,7 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
     bodyTimeout: DEFAULT_TIMEOUTS.bodyMs,
     keepAliveTimeout: 30_000,
   });
+  const agent = new HttpAgent({ keepAlive: true });
   try {
     const tokenRes = await pool.request({
       path: '/api/ext/token',
@@ -134,6 +141,18 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
       return memberAnswer.parse(JSON.parse(await res.body.text())).member.id;
     };
     const viaClient = () => client.getMemberByExternalId('shopify', '1001');
+    const target = new URL(origin);
+    const bareNode = () =>
+      new Promise<string>((resolve, reject) => {
+        const req = httpRequest({ agent, hostname: target.hostname, port: target.port, path: PATH, method: 'GET', headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { member: { id: string } }).member.id));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
 
     // Warm both: connections open, token cached, JIT settled.
     for (let i = 0; i < 200; i++) {
@@ -144,8 +163,11 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
     const bareUs: number[] = [];
     const validatedUs: number[] = [];
     const clientUs: number[] = [];
+    const nodeUs: number[] = [];
+    for (let i = 0; i < 200; i++) await bareNode();
     const sides = [
       { call: bare, us: bareUs },
+      { call: bareNode, us: nodeUs },
       { call: bareValidated, us: validatedUs },
       { call: viaClient, us: clientUs },
     ];
@@ -170,6 +192,7 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
       ratioPaired: Math.round(((b50 + paired) / b50) * 1000) / 1000,
       validationUs: round1(pairedValidation),
       bareValidated: { p50Us: round1(median(validatedUs)), meanUs: round1(mean(validatedUs)) },
+      bareNodeHttp: { p50Us: round1(median(nodeUs)), meanUs: round1(mean(nodeUs)), clientRatio: Math.round((c50 / median(nodeUs)) * 1000) / 1000 },
       throughput: {
         concurrency,
         calls: throughputCalls,
@@ -180,6 +203,7 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
   } finally {
     await client.close();
     await pool.close();
+    agent.destroy();
     await emulator.close();
   }
 }
@@ -189,6 +213,7 @@ function printFigures(f: ClientBenchFigures): void {
   console.log(`  bare    p50 ${f.bare.p50Us} us   mean ${f.bare.meanUs} us`);
   console.log(`  bare + zod validation  p50 ${f.bareValidated.p50Us} us   mean ${f.bareValidated.meanUs} us`);
   console.log(`  client  p50 ${f.client.p50Us} us   mean ${f.client.meanUs} us`);
+  console.log(`  bare node:http p50 ${f.bareNodeHttp.p50Us} us (the client's HTTP stack); client / bare node:http ${f.bareNodeHttp.clientRatio}`);
   console.log(`  ratio   p50 ${f.ratio}   mean ${f.ratioMean}   paired ${f.ratioPaired}   (target <= 1.10)`);
   console.log(`  client overhead ${f.overheadUs} us/call (median of paired differences), of which answer validation ${f.validationUs} us`);
   console.log(

@@ -5,7 +5,7 @@
  *   cached, pools warm), counted at the emulator (its stats) and at the DynamoDB client (middleware);
  * - throughput: events per second through the real handler (process-events makeHandler, SQS-shaped
  *   batches of one record) against a floor that does only the bare work of an event in the same
- *   process (2 raw undici requests + 2 DynamoDB writes), at the same concurrency, alternating rounds;
+ *   process (2 raw undici requests + 2 DynamoDB writes), at the same concurrency, in alternating chunks;
  * - rate: a backlog of purchases with the rate budget at 2000/minute per endpoint: the emulator's
  *   max_per_minute per route and the sustained rate as a share of 2000. The client's limiter and the
  *   emulator's clock run on one scaled clock (K times real time) so minutes pass in seconds; the
@@ -62,6 +62,27 @@ export interface WorkerBenchFigures {
     floorEventsPerSecond: number;
     /** worker / floor. */
     ratio: number;
+  };
+  /**
+   * The latency model: the Open API answers after AWS-like latency (the emulator's delay fault, one per
+   * call, `openApiMs` +/- `jitterMs`) and every DynamoDB request pays a network round trip (`dynamoMs`,
+   * a delay in the SDK client both sides use). Worker and floor side by side, `concurrency` at once
+   * (each like one Lambda container working a record at a time).
+   */
+  awsLatency: {
+    openApiMs: number;
+    jitterMs: number;
+    dynamoMs: number;
+    events: number;
+    concurrency: number;
+    rounds: number;
+    workerEventsPerSecond: number;
+    floorEventsPerSecond: number;
+    /** worker / floor. */
+    ratio: number;
+    /** One purchase, start to end (p50), in the model. */
+    workerEventMsP50: number;
+    floorEventMsP50: number;
   };
   rate: {
     backlog: number;
@@ -217,7 +238,8 @@ async function runConcurrently<T>(items: T[], concurrency: number, work: (item: 
 
 /** Counts DynamoDB requests by kind, and their time, at the client, the way the ledger really sends them. */
 function countDynamo(dynamo: LocalDynamo) {
-  const counts = { writes: 0, reads: 0, ms: 0 };
+  /** `roundTripMs` > 0: every request waits that long first, as a network round trip to DynamoDB would. */
+  const counts = { writes: 0, reads: 0, ms: 0, roundTripMs: 0 };
   dynamo.client.middlewareStack.add(
     (next, context) => async (args) => {
       const name = String(context.commandName ?? '');
@@ -225,6 +247,7 @@ function countDynamo(dynamo: LocalDynamo) {
       else if (/^(Get|Query|Scan|BatchGet|TransactGet)/.test(name)) counts.reads += 1;
       const started = performance.now();
       try {
+        if (counts.roundTripMs > 0) await new Promise((resolve) => setTimeout(resolve, counts.roundTripMs));
         return await next(args);
       } finally {
         counts.ms += performance.now() - started;
@@ -257,7 +280,7 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
   retries.clear();
   problems.clear();
   const sizes = quick
-    ? { cost: 40, throughput: 200, rounds: 1, backlog: 2100, members: 200 }
+    ? { cost: 40, throughput: 200, rounds: 2, backlog: 2100, members: 200 }
     : { cost: 200, throughput: 1000, rounds: 2, backlog: 6000, members: 500 };
   const concurrency = 8;
   // The rate run starts 1 s after a minute boundary, so the limiter's windows line up with clock minutes.
@@ -353,19 +376,70 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
     log(`worker: cost per purchase ${purchaseCost.openApiCalls} calls, ${purchaseCost.dynamoWrites} writes, ${purchaseCost.dynamoReads} reads`);
 
     // --- throughput against the bare floor ----------------------------------------------------
-    const workerRates: number[] = [];
-    const floorRates: number[] = [];
-    for (let r = 0; r < sizes.rounds; r += 1) {
-      const floorEvents = Array.from({ length: sizes.throughput }, (_, i) => purchase(member(i)));
-      floorRates.push(sizes.throughput / (await runConcurrently(floorEvents, concurrency, floorEvent)));
-      const workerEvents = Array.from({ length: sizes.throughput }, (_, i) => purchase(member(i)));
-      workerRates.push(sizes.throughput / (await runConcurrently(workerEvents, concurrency, (e) => invoke(handler, e))));
+    // Short chunks in ABBA order (floor, worker, worker, floor, ...), times summed per side: on a shared
+    // machine the load changes within seconds, and adjacent chunks see the same load.
+    const chunk = 50;
+    const seconds = { floor: 0, worker: 0 };
+    const chunks = Math.max(2, Math.round((sizes.throughput * sizes.rounds) / chunk));
+    for (let c = 0; c < chunks; c += 1) {
+      const order = c % 2 === 0 ? (['floor', 'worker'] as const) : (['worker', 'floor'] as const);
+      for (const side of order) {
+        const events = Array.from({ length: chunk }, (_, i) => purchase(member(c * chunk + i)));
+        seconds[side] += await runConcurrently(events, concurrency, side === 'floor' ? floorEvent : (e) => invoke(handler, e));
+      }
     }
-    await pool.close();
-    const best = (xs: number[]) => Math.max(...xs);
-    const workerEventsPerSecond = round(best(workerRates), 1);
-    const floorEventsPerSecond = round(best(floorRates), 1);
+    const workerEventsPerSecond = round((chunks * chunk) / seconds.worker, 1);
+    const floorEventsPerSecond = round((chunks * chunk) / seconds.floor, 1);
     log(`worker: ${workerEventsPerSecond} events/s through the worker, floor ${floorEventsPerSecond} events/s`);
+
+    // --- the latency model: time spent where AWS spends it ---------------------------------------
+    const model = { openApiMs: 40, jitterMs: 10, dynamoMs: 5, events: quick ? 120 : 400, concurrency: 4, rounds: quick ? 2 : 3 };
+    const random = seeded(18);
+    /** One delay fault per Open API call the next `events` purchases make (2 each), in call order. */
+    const delayCalls = async (events: number) => {
+      for (let i = 0; i < events; i += 1) {
+        for (const [method, path] of [['GET', '^/api/ext/users/external_id/'], ['POST', '^/api/ext/users/[^/]+/points/calculation$']]) {
+          const delay = Math.round(model.openApiMs + (random() * 2 - 1) * model.jitterMs);
+          await emulatorAdmin(emulator.url, 'POST', '/faults', { method, path, fault: 'delay', delay_ms: delay, times: 1 });
+        }
+      }
+    };
+    const modelTimes = { floor: [] as number[], worker: [] as number[] };
+    const modelSeconds = { floor: 0, worker: 0 };
+    const modelChunk = 40;
+    const modelChunks = Math.max(2, Math.round((model.events * model.rounds) / modelChunk));
+    counts.roundTripMs = model.dynamoMs;
+    try {
+      for (let c = 0; c < modelChunks; c += 1) {
+        const order = c % 2 === 0 ? (['floor', 'worker'] as const) : (['worker', 'floor'] as const);
+        for (const side of order) {
+          await delayCalls(modelChunk);
+          const events = Array.from({ length: modelChunk }, (_, i) => purchase(member(c * modelChunk + i)));
+          modelSeconds[side] += await runConcurrently(events, model.concurrency, async (event) => {
+            const t0 = performance.now();
+            await (side === 'floor' ? floorEvent(event) : invoke(handler, event));
+            modelTimes[side].push(performance.now() - t0);
+          });
+        }
+      }
+    } finally {
+      counts.roundTripMs = 0;
+      await emulatorAdmin(emulator.url, 'DELETE', '/faults');
+    }
+    const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+    const mw = { rate: (modelChunks * modelChunk) / modelSeconds.worker, p50: p50(modelTimes.worker) };
+    const mf = { rate: (modelChunks * modelChunk) / modelSeconds.floor, p50: p50(modelTimes.floor) };
+    const awsLatency = {
+      ...model,
+      events: modelChunks * modelChunk,
+      workerEventsPerSecond: round(mw.rate, 1),
+      floorEventsPerSecond: round(mf.rate, 1),
+      ratio: round(mw.rate / mf.rate),
+      workerEventMsP50: round(mw.p50, 1),
+      floorEventMsP50: round(mf.p50, 1),
+    };
+    log(`worker: latency model ${awsLatency.workerEventsPerSecond} events/s, floor ${awsLatency.floorEventsPerSecond} events/s`);
+    await pool.close();
 
     // --- the rate budget under a backlog ----------------------------------------------------------
     const rate = await rateRun({
@@ -386,13 +460,14 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
       cost: { purchase: purchaseCost, firstRefund, laterRefund },
       split: splits,
       throughput: {
-        events: sizes.throughput,
+        events: chunks * chunk,
         concurrency,
         rounds: sizes.rounds,
         workerEventsPerSecond,
         floorEventsPerSecond,
         ratio: round(workerEventsPerSecond / floorEventsPerSecond),
       },
+      awsLatency,
       rate,
     };
   } finally {
@@ -487,6 +562,28 @@ async function rateRun(o: RateRunOptions): Promise<WorkerBenchFigures['rate']> {
     eventSecondsP50: round(durations[Math.floor(durations.length / 2)] ?? 0, 1),
     eventSecondsMax: round(durations[durations.length - 1] ?? 0, 1),
     realSeconds: round(realSeconds, 1),
+  };
+}
+
+async function emulatorAdmin(url: string, method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<void> {
+  const response = await fetch(`${url}/__emulator${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  await response.body?.cancel();
+  if (!response.ok) throw new Error(`emulator ${method} ${path}: ${response.status}`);
+}
+
+/** A small deterministic PRNG (mulberry32): the same jitter on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 

@@ -11,14 +11,18 @@ export const FUNCTION_ENTRIES = {
 } as const;
 
 /**
- * Modules each function leaves out of its bundle and takes from the Lambda runtime. The receiver answers
- * Shopify within seconds, cold starts included, and makes two simple SDK calls (SQS SendMessage, Secrets
- * Manager GetSecretValue): it takes the runtime's SDK v3 (Node 18+ runtimes resolve it for ESM through
- * NODE_PATH) instead of bundling ~350 KB of it (bench/bundles.ts: 480 KB -> 127 KB, about half the load
- * time). The worker, whose ledger writes are the exactly-once guarantee, bundles the pinned, tested SDK.
+ * Modules each function leaves out of its bundle and takes from the Lambda runtime: the AWS SDK v3 that
+ * the Node 24 runtime ships (Node 18+ runtimes resolve it for ESM through NODE_PATH). Both functions use
+ * only long-stable SDK surface (SQS SendMessage, Secrets Manager GetSecretValue, DynamoDB
+ * Put/Update/Get/Query through lib-dynamodb; conditional failures are recognised by name as well as by
+ * class), and leaving the SDK out is most of their cold start: the receiver 480 KB -> 127 KB, the worker
+ * 1,429 KB -> ~300 KB with undici and zod's locales gone too (bench/bundles.ts, figures and the pinned vs
+ * runtime trade-off in bench/results.md and docs/deploy.md). The ledger takes its SDK with require()
+ * (shared/ledger/sdk.ts, faster than an ESM import of the runtime's CommonJS packages): to bundle the
+ * pinned SDK into the worker again, that file must import it instead.
  */
 export const FUNCTION_EXTERNAL_MODULES = {
   receiveWebhook: ['@aws-sdk/*'],
-  processEvents: [],
+  processEvents: ['@aws-sdk/*'],
   auditLedger: [],
 } as const satisfies Record<keyof typeof FUNCTION_ENTRIES, readonly string[]>;

@@ -111,6 +111,7 @@ export class IntegrationStack extends Stack {
       description: 'Credits and debits points exactly once through the membership Open API',
       memoryMiB: config.worker.memoryMiB,
       timeoutSeconds: config.worker.timeoutSeconds,
+      externalModules: [...FUNCTION_EXTERNAL_MODULES.processEvents],
       logRetention,
       logsKey,
       removalPolicy,

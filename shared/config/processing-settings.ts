@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 import { ENV } from './environment.js';
 import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS } from './ledger-retention.js';
 import { deriveTiming, TIMING_DEFAULTS } from './timing.js';

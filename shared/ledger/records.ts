@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 
 /** Why a purchase ended (acknowledged outcomes; the queue is done with them). */
 export const OrderOutcome = z.enum([

@@ -1,4 +1,5 @@
-import { CreateTableCommand, ResourceInUseException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, ResourceInUseException } from './sdk.js';
 import { LEDGER_TABLE_SCHEMA } from '../config/environment.js';
 
 /**

@@ -104,8 +104,14 @@ const NOT_SENT_CODES = new Set([
   'ENETUNREACH',
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
-  // undici refused to build the request (e.g. a header value with a line break): never sent.
+  // The request could not be built (e.g. a header value with a line break): never sent.
   'UND_ERR_INVALID_ARG',
+  'ERR_INVALID_CHAR',
+  'ERR_INVALID_HTTP_TOKEN',
+  'ERR_HTTP_INVALID_HEADER_VALUE',
+  'ERR_INVALID_ARG_TYPE',
+  'ERR_INVALID_ARG_VALUE',
+  'ERR_UNESCAPED_CHARACTERS',
 ]);
 
 function errorCode(e: unknown): string | undefined {

@@ -3,7 +3,7 @@
  * environment variables or a JSON file (`npm start`, tests), or a fixed value.
  */
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 import { ENV } from '../config/environment.js';
 import type { SecretReader } from '../config/secret-reader.js';
 

@@ -1,8 +1,11 @@
 /**
- * HTTP over undici: a keep-alive Pool per origin (in practice one: the service's base URL). Timeouts
- * on connect, headers and body; User-Agent on every request; JSON bodies with their Content-Type.
+ * HTTP over Node's own http/https modules: a keep-alive Agent per origin (in practice one: the service's
+ * base URL). Timeouts on connect, headers and body; User-Agent on every request; JSON bodies with their
+ * Content-Type. Node's modules, not undici: undici is ~520 KB of the worker's bundle (a third of its
+ * cold start, bench/results.md) for two small JSON calls per event; node:http costs nothing to load.
  */
-import { Pool } from 'undici';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import packageJson from '../../package.json' with { type: 'json' };
 
 export const DEFAULT_USER_AGENT = `loyalty-points-bridge/${packageJson.version}`;
@@ -62,65 +65,129 @@ export interface Transport {
   close(): Promise<void>;
 }
 
+/**
+ * A transport failure with the code classify.ts reads. Timeouts keep undici's codes (the names the
+ * classifier and its tests know): a connect timeout means nothing was sent, the others that the
+ * request may have run.
+ */
+class TransportError extends Error {
+  constructor(
+    readonly code: 'UND_ERR_CONNECT_TIMEOUT' | 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}
+
+interface Origin {
+  agent: HttpAgent;
+  request: typeof httpRequest;
+  hostname: string;
+  port: string;
+}
+
 export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts; maxAnswerBytes?: number } = {}): Transport {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const maxAnswerBytes = opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
-  const pools = new Map<string, Pool>();
-  // A Pool straight away, not an Agent: one lookup less per call, same keep-alive behaviour.
-  const poolFor = (origin: string): Pool => {
-    let pool = pools.get(origin);
-    if (!pool) {
-      pool = new Pool(origin, {
-        connect: { timeout: timeouts.connectMs },
-        headersTimeout: timeouts.headersMs,
-        bodyTimeout: timeouts.bodyMs,
-        keepAliveTimeout: 30_000,
-      });
-      pools.set(origin, pool);
+  const origins = new Map<string, Origin>();
+  const originFor = (origin: string): Origin => {
+    let o = origins.get(origin);
+    if (!o) {
+      const url = new URL(origin);
+      const https = url.protocol === 'https:';
+      // Idle sockets are closed before a server's usual 60 s keep-alive, so a request rarely meets a
+      // socket the server is closing at that very moment.
+      const options = { keepAlive: true, keepAliveMsecs: 1_000, scheduling: 'lifo' as const, timeout: 30_000 };
+      o = {
+        agent: https ? new HttpsAgent(options) : new HttpAgent(options),
+        request: https ? (httpsRequest as typeof httpRequest) : httpRequest,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port,
+      };
+      origins.set(origin, o);
     }
-    return pool;
+    return o;
   };
+
   return {
-    async send(req) {
+    send(req) {
       const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json' };
       if (req.bearer !== undefined) headers['authorization'] = `Bearer ${req.bearer}`;
       let body: string | undefined;
       if (req.body !== undefined) {
         body = JSON.stringify(req.body);
         headers['content-type'] = 'application/json';
+        headers['content-length'] = String(Buffer.byteLength(body));
       }
-      const res = await poolFor(req.origin).request({
-        path: req.path,
-        method: req.method,
-        headers,
-        body,
-        // Only side-effect-free reads may share a pipeline slot with a request still in flight.
-        idempotent: req.idempotent,
-        ...(req.signal ? { signal: req.signal } : {}),
+      const o = originFor(req.origin);
+      return new Promise<HttpAnswer>((resolve, reject) => {
+        let timer: NodeJS.Timeout | undefined;
+        let settled = false;
+        let request: ReturnType<typeof httpRequest> | undefined;
+        const signal = req.signal;
+        // The call's overall deadline: it fails with its own reason (CALL_DEADLINE), whatever phase it cuts.
+        const onAbort = () => fail(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+        const fail = (error: Error) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          request?.destroy(error);
+          reject(error);
+        };
+        const arm = (ms: number, code: TransportError['code'], what: string) => {
+          clearTimeout(timer);
+          timer = setTimeout(() => fail(new TransportError(code, `${what} timeout after ${ms} ms`)), ms);
+        };
+        if (signal?.aborted) return onAbort();
+        request = o.request({
+          agent: o.agent,
+          hostname: o.hostname,
+          port: o.port,
+          method: req.method,
+          path: req.path,
+          headers,
+        });
+        signal?.addEventListener('abort', onAbort, { once: true });
+        request.on('error', fail);
+        request.on('socket', (socket) => {
+          // A reused keep-alive socket is connected already: only the answer's deadline applies.
+          if (socket.connecting) {
+            arm(timeouts.connectMs, 'UND_ERR_CONNECT_TIMEOUT', 'connect');
+            socket.once('connect', () => arm(timeouts.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'headers'));
+          } else arm(timeouts.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'headers');
+        });
+        request.on('response', (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          // The body deadline is an idle deadline, renewed by every chunk (as undici's bodyTimeout).
+          arm(timeouts.bodyMs, 'UND_ERR_BODY_TIMEOUT', 'body');
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            // Past the cap the transfer is cut off: the rest is never read, nor held in memory.
+            if (size > maxAnswerBytes) return fail(new AnswerTooLargeError(res.statusCode ?? 0, maxAnswerBytes));
+            chunks.push(chunk);
+            arm(timeouts.bodyMs, 'UND_ERR_BODY_TIMEOUT', 'body');
+          });
+          res.on('error', fail);
+          res.on('aborted', () => fail(Object.assign(new Error('the answer was cut short'), { code: 'ECONNRESET' })));
+          res.on('end', () => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+          });
+        });
+        request.end(body);
       });
-      return { status: res.statusCode, headers: res.headers, text: await readCapped(res.body, res.statusCode, maxAnswerBytes) };
     },
     async close() {
-      const all = [...pools.values()];
-      pools.clear();
-      await Promise.all(all.map((p) => p.close()));
+      const all = [...origins.values()];
+      origins.clear();
+      for (const o of all) o.agent.destroy();
     },
   };
-}
-
-/** Reads a body as UTF-8 up to `max` bytes; past it the stream is destroyed (the rest never read). */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, status: number, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > max) {
-      const e = new AnswerTooLargeError(status, max);
-      body.destroy(e);
-      throw e;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
 }

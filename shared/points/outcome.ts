@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 
 /**
  * What processing one event came to. `action` tells the queue adapter what to do with the message:

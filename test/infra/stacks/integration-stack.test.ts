@@ -130,6 +130,18 @@ describe('functions', () => {
     }
   });
 
+  it('ship process-events without the AWS SDK, which it takes from the Node 24 runtime, in under 400 KB', () => {
+    const { template } = stage('staging');
+    const [, fn] = workerOf(template);
+    const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
+    const dir = join(app.outdir, `assembly-${app.built.pipeline.stackName}-Staging`, `asset.${hash}`);
+    const code = readFileSync(join(existsSync(dir) ? dir : join(app.outdir, `asset.${hash}`), 'index.mjs'), 'utf8');
+    expect(code).toContain('"@aws-sdk/client-dynamodb"');
+    // The DynamoDB client's own code (its JSON protocol target) is not in the bundle.
+    expect(code).not.toContain('DynamoDB_20120810');
+    expect(Buffer.byteLength(code)).toBeLessThanOrEqual(400 * 1024);
+  });
+
   it('give receive-webhook the queue, its sources and their secret ARNs', () => {
     const { template } = stage('staging');
     const [, fn] = receiverOf(template);
