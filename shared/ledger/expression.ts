@@ -40,6 +40,12 @@ export class Expression {
     return this;
   }
 
+  /** `set` of each named field of `source` (fields that are undefined are left alone). */
+  setFrom<T extends object>(source: T, fields: readonly (keyof T & string)[]): this {
+    for (const f of fields) this.set(f, source[f]);
+    return this;
+  }
+
   setIfAbsent(path: string, v: unknown): this {
     const p = this.path(path);
     this.sets.push(`${p} = if_not_exists(${p}, ${this.value(v)})`);
@@ -75,15 +81,5 @@ export class Expression {
     if (this.adds.length) clauses.push(`ADD ${this.adds.join(', ')}`);
     if (this.deletes.length) clauses.push(`DELETE ${this.deletes.join(', ')}`);
     return clauses.join(' ');
-  }
-
-  /** The lease is free: never taken, released, or expired at `nowMs`. */
-  leaseFree(nowMs: number): string {
-    const until = this.path('leaseUntil');
-    return `(attribute_not_exists(${until}) OR ${until} < ${this.value(nowMs)})`;
-  }
-
-  heldBy(owner: string): string {
-    return `${this.path('leaseOwner')} = ${this.value(owner)}`;
   }
 }

@@ -47,18 +47,22 @@ export const AppliedRefund = z.object({
 });
 export type AppliedRefund = z.infer<typeof AppliedRefund>;
 
+const text = z.string().optional();
+/** ISO 8601, as the ledger writes it. */
+const time = z.string().optional();
+
 const lease = {
   /** Who holds the claim; absent when nobody does. A lease left in place was never released (crash, unknown outcome). */
   leaseOwner: z.string().optional(),
   /** Epoch ms after which the lease may be taken over. */
   leaseUntil: z.number().optional(),
   attempts: z.number().int().nonnegative().default(0),
-  lastError: z.string().optional(),
-  reason: z.string().optional(),
-  firstSeenAt: z.string().optional(),
-  createdAt: z.string().optional(),
-  updatedAt: z.string().optional(),
-  finishedAt: z.string().optional(),
+  lastError: text,
+  reason: text,
+  firstSeenAt: time,
+  createdAt: time,
+  updatedAt: time,
+  finishedAt: time,
   /** Epoch seconds: DynamoDB removes finished records after the configured number of days. */
   ttl: z.number().optional(),
 };
@@ -132,6 +136,14 @@ export const RefundRecord = z.object({
   reconciled: z.boolean().optional(),
 });
 export type RefundRecord = z.infer<typeof RefundRecord>;
+
+export interface OrderRef {
+  source: string;
+  orderId: string;
+}
+export interface RefundRef extends OrderRef {
+  refundId: string;
+}
 
 // Parts are escaped so that ids containing the separator can never collide.
 const part = encodeURIComponent;

@@ -1,0 +1,220 @@
+import { capText } from '../text/index.js';
+import { awaitingCustomer, claimable, exists, heldBy, notBooked, purchaseNotFinal, refundableBy, unclaimedOrder } from './conditions.js';
+import { Expression } from './expression.js';
+import { type AppliedRefund, type OrderOutcome, OrderRecord, type OrderRef, type RefundRef, orderKey } from './records.js';
+import type { Claim, Store } from './store.js';
+
+export interface PurchaseClaimInput extends OrderRef {
+  owner: string;
+  eligibleAmount: number;
+  eligibleExact?: string | undefined;
+  currency: string;
+  externalKey?: string;
+  externalId?: string;
+}
+
+export interface PurchaseResult {
+  outcome: OrderOutcome;
+  reason?: string;
+  customerId?: string;
+  pointsHint?: number;
+  /** Known only when the credit was found in the point history. */
+  pointsCredited?: number;
+  reconciled?: boolean;
+  eligibleAmount?: number;
+  eligibleExact?: string | undefined;
+  currency?: string;
+  externalKey?: string;
+  externalId?: string;
+  /** Skips only: the order may be re-opened by a delivery naming the customer until then (epoch ms). */
+  awaitingCustomerUntil?: number;
+}
+
+export interface ReleaseOrderOptions {
+  lastError: string;
+  needsReconcile?: boolean;
+  keepLease?: boolean;
+  /** The refund that held the lease. */
+  refundId?: string;
+  /** Its debit is proven not to have run: no longer in doubt. */
+  notDebited?: boolean;
+}
+
+export interface ApplyRefundInput {
+  refundId: string;
+  applied: AppliedRefund;
+  /** The order's totals after this refund (the caller computed them under the order's lease). */
+  refundedSoFar: number;
+  /** Exact refunded total after this refund; null: this refund had none, so the exact total is dropped. */
+  refundedExact?: string | null;
+  debitTarget: number;
+  debited: number;
+  /** Exact credited points, when this refund was the first to read them from the history. */
+  pointsCredited?: number;
+  /** Keep the lease (the holder still has its own refund to do after applying another's). */
+  keepLease?: boolean;
+  /** Other refunds in doubt that the history search proved never debited. */
+  notDebited?: string[];
+}
+
+/** The order record: its purchase's lease and outcome, and the book of the refunds applied to it. */
+export interface OrderRecords {
+  getOrder(ref: OrderRef): Promise<OrderRecord | undefined>;
+  /** Lease on the order for its purchase: absent, a refund's stub, or pending with a free lease. */
+  claimPurchase(input: PurchaseClaimInput): Promise<Claim<OrderRecord>>;
+  /**
+   * Lease on an order skipped for want of a customer while it still awaits one (`awaitingCustomerUntil`
+   * not passed): the skip is undone and the purchase proceeds as if first claimed. Once only: the
+   * next outcome is final.
+   */
+  reopenPurchase(input: PurchaseClaimInput): Promise<Claim<OrderRecord>>;
+  /**
+   * Ends the purchase. owner: the lease holder; null: no claim was needed (skips), then the order must
+   * not be done nor leased. Undefined when the condition failed (lease lost, or already done).
+   */
+  finishPurchase(ref: OrderRef, owner: string | null, result: PurchaseResult): Promise<OrderRecord | undefined>;
+  /** Ends an attempt without a result. keepLease: the call's outcome is unknown, let the lease run out. */
+  releaseOrder(ref: OrderRef, owner: string, opts: ReleaseOrderOptions): Promise<boolean>;
+  /** Notes on the order (creating a stub) that a refund waits for the purchase. Undefined: already done. */
+  registerWaitingRefund(ref: RefundRef): Promise<OrderRecord | undefined>;
+  forgetWaitingRefund(ref: RefundRef): Promise<void>;
+  /** Lease on a credited order for one refund that is not yet applied to it. */
+  claimOrderForRefund(ref: RefundRef, owner: string): Promise<Claim<OrderRecord>>;
+  /**
+   * Books a refund's debit on the order, once (conditional on the refund id not being there). A refund
+   * waiting for the purchase stays listed: the caller forgets it once its record is finished.
+   */
+  applyRefund(ref: OrderRef, owner: string, input: ApplyRefundInput): Promise<OrderRecord | undefined>;
+}
+
+/** Skips (no owner) need no claim: only an order nobody holds, and never one a delivery naming the customer claimed. */
+function finishCondition(e: Expression, owner: string | null, result: PurchaseResult, now: number): string {
+  if (owner !== null) return heldBy(e, owner);
+  return result.awaitingCustomerUntil !== undefined ? unclaimedOrder(e) : claimable(e, now);
+}
+
+/** What the purchase event says of the order, kept on it from the first claim. */
+const PURCHASE_FACTS = ['eligibleAmount', 'eligibleExact', 'currency', 'externalKey', 'externalId'] as const;
+
+const parseOrder = (item: Record<string, unknown> | undefined) => (item ? OrderRecord.parse(item) : undefined);
+const keyOf = (ref: OrderRef) => orderKey(ref.source, ref.orderId);
+
+export function createOrderRecords(store: Store): OrderRecords {
+  const { clock, leaseMs, iso } = store;
+
+  const orderBase = (ref: OrderRef, now: number) =>
+    new Expression()
+      .set('kind', 'order')
+      .set('source', ref.source)
+      .set('orderId', ref.orderId)
+      .setIfAbsent('createdAt', iso(now))
+      .set('updatedAt', iso(now));
+
+  /** The purchase's lease and facts, as a first claim and a re-opening both write them. */
+  const purchaseLease = (input: PurchaseClaimInput, now: number) =>
+    orderBase(input, now)
+      .set('state', 'pending')
+      .set('leaseOwner', input.owner)
+      .set('leaseUntil', now + leaseMs)
+      .increment('attempts')
+      .setIfAbsent('firstSeenAt', iso(now))
+      .setFrom(input, PURCHASE_FACTS);
+
+  return {
+    async getOrder(ref) {
+      return parseOrder(await store.get(keyOf(ref)));
+    },
+
+    async claimPurchase(input) {
+      const now = clock();
+      const e = purchaseLease(input, now).remove('ttl');
+      return store.claim(keyOf(input), e, claimable(e, now), OrderRecord.parse);
+    },
+
+    async reopenPurchase(input) {
+      const now = clock();
+      const e = purchaseLease(input, now).remove('outcome', 'reason', 'finishedAt', 'ttl', 'awaitingCustomerUntil');
+      return store.claim(keyOf(input), e, awaitingCustomer(e, now), OrderRecord.parse);
+    },
+
+    async finishPurchase(ref, owner, result) {
+      const now = clock();
+      const e = orderBase(ref, now)
+        .set('state', 'done')
+        .setFrom(result, ['outcome', 'customerId', 'pointsHint', 'pointsCredited', 'reconciled', ...PURCHASE_FACTS])
+        .set('pointsExact', result.pointsCredited !== undefined ? true : undefined)
+        .set('awaitingCustomerUntil', result.awaitingCustomerUntil)
+        .setIfAbsent('firstSeenAt', iso(now))
+        .setIfAbsent('attempts', 1)
+        .setIfAbsent('refundedSoFar', 0)
+        .setIfAbsent('debitTarget', 0)
+        .setIfAbsent('debited', 0)
+        .setIfAbsent('refunds', {})
+        .remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError');
+      store.finished(e, result.reason, now);
+      return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));
+    },
+
+    async releaseOrder(ref, owner, opts) {
+      const e = new Expression()
+        .set('updatedAt', iso(clock()))
+        .set('lastError', capText(opts.lastError))
+        .set('needsReconcile', opts.needsReconcile || undefined);
+      if (!opts.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId');
+      if (opts.refundId) {
+        e.addToSet('refundIds', [opts.refundId]);
+        if (opts.notDebited) e.deleteFromSet('refundsInDoubt', [opts.refundId]);
+      }
+      return (await store.update(keyOf(ref), e, heldBy(e, owner))) !== undefined;
+    },
+
+    async registerWaitingRefund(ref) {
+      const now = clock();
+      const e = orderBase(ref, now)
+        .setIfAbsent('state', 'stub')
+        .setIfAbsent('firstSeenAt', iso(now))
+        .addToSet('waitingRefunds', [ref.refundId])
+        .addToSet('refundIds', [ref.refundId]);
+      // An order still awaiting its customer is not final either: the refund waits for the credit.
+      return parseOrder(await store.update(keyOf(ref), e, purchaseNotFinal(e, now)));
+    },
+
+    async forgetWaitingRefund(ref) {
+      const e = new Expression()
+        .set('updatedAt', iso(clock()))
+        .addToSet('refundIds', [ref.refundId])
+        .deleteFromSet('waitingRefunds', [ref.refundId]);
+      await store.update(keyOf(ref), e, exists(e));
+    },
+
+    async claimOrderForRefund(ref, owner) {
+      const now = clock();
+      const e = new Expression()
+        .set('leaseOwner', owner)
+        .set('leaseUntil', now + leaseMs)
+        .set('leaseRefundId', ref.refundId)
+        .addToSet('refundsInDoubt', [ref.refundId])
+        .set('updatedAt', iso(now));
+      return store.claim(keyOf(ref), e, refundableBy(e, ref.refundId, now), OrderRecord.parse);
+    },
+
+    async applyRefund(ref, owner, input) {
+      const now = clock();
+      const e = new Expression()
+        .set(['refunds', input.refundId], input.applied)
+        .set('refundedSoFar', input.refundedSoFar)
+        .set('debitTarget', input.debitTarget)
+        .set('debited', input.debited)
+        .set('pointsCredited', input.pointsCredited)
+        .set('pointsExact', input.pointsCredited !== undefined ? true : undefined)
+        .set('updatedAt', iso(now))
+        .set('ttl', store.ttlFrom(now))
+        .addToSet('refundIds', [input.refundId])
+        .deleteFromSet('refundsInDoubt', [input.refundId, ...(input.notDebited ?? [])]);
+      if (typeof input.refundedExact === 'string') e.set('refundedExact', input.refundedExact);
+      else if (input.refundedExact === null) e.remove('refundedExact');
+      if (!input.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'needsReconcile');
+      return parseOrder(await store.update(keyOf(ref), e, `${heldBy(e, owner)} AND ${notBooked(e, input.refundId)}`));
+    },
+  };
+}

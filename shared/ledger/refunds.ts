@@ -1,0 +1,75 @@
+import { capText } from '../text/index.js';
+import { claimable, heldBy } from './conditions.js';
+import { Expression } from './expression.js';
+import { type RefundOutcome, RefundRecord, type RefundRef, refundKey } from './records.js';
+import type { Claim, Store } from './store.js';
+
+export interface RefundResult {
+  state: 'done' | 'parked';
+  outcome: RefundOutcome;
+  reason?: string;
+  customerId?: string;
+  pointsDebited?: number;
+  debitTarget?: number;
+  shortfall?: number;
+  reconciled?: boolean;
+}
+
+/** The refund record: dedup and lease of one refund, its wait/park state, its event and outcome. */
+export interface RefundRecords {
+  getRefund(ref: RefundRef): Promise<RefundRecord | undefined>;
+  /** Dedup and lease for one refund: absent, or not done with a free lease. */
+  claimRefund(ref: RefundRef, owner: string, eventJson: string): Promise<Claim<RefundRecord>>;
+  finishRefund(ref: RefundRef, owner: string, result: RefundResult): Promise<RefundRecord | undefined>;
+  releaseRefund(ref: RefundRef, owner: string, opts: { lastError: string; state: 'pending' | 'waiting' }): Promise<boolean>;
+}
+
+const parseRefund = (item: Record<string, unknown> | undefined) => (item ? RefundRecord.parse(item) : undefined);
+const keyOf = (ref: RefundRef) => refundKey(ref.source, ref.orderId, ref.refundId);
+
+export function createRefundRecords(store: Store): RefundRecords {
+  const { clock, leaseMs, iso } = store;
+  return {
+    async getRefund(ref) {
+      return parseRefund(await store.get(keyOf(ref)));
+    },
+
+    async claimRefund(ref, owner, eventJson) {
+      const now = clock();
+      const e = new Expression()
+        .set('kind', 'refund')
+        .set('source', ref.source)
+        .set('orderId', ref.orderId)
+        .set('refundId', ref.refundId)
+        .set('state', 'pending')
+        .set('leaseOwner', owner)
+        .set('leaseUntil', now + leaseMs)
+        .increment('attempts')
+        .setIfAbsent('event', eventJson)
+        .setIfAbsent('firstSeenAt', iso(now))
+        .setIfAbsent('createdAt', iso(now))
+        .set('updatedAt', iso(now))
+        .remove('ttl');
+      return store.claim(keyOf(ref), e, claimable(e, now), RefundRecord.parse);
+    },
+
+    async finishRefund(ref, owner, result) {
+      const now = clock();
+      const e = new Expression()
+        .setFrom(result, ['state', 'outcome', 'customerId', 'pointsDebited', 'debitTarget', 'shortfall', 'reconciled'])
+        .set('updatedAt', iso(now))
+        .remove('leaseOwner', 'leaseUntil', 'lastError');
+      store.finished(e, result.reason, now);
+      return parseRefund(await store.update(keyOf(ref), e, heldBy(e, owner)));
+    },
+
+    async releaseRefund(ref, owner, opts) {
+      const e = new Expression()
+        .set('state', opts.state)
+        .set('lastError', capText(opts.lastError))
+        .set('updatedAt', iso(clock()))
+        .remove('leaseOwner', 'leaseUntil');
+      return (await store.update(keyOf(ref), e, heldBy(e, owner))) !== undefined;
+    },
+  };
+}

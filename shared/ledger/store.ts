@@ -1,0 +1,103 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { capText } from '../text/index.js';
+import type { Expression } from './expression.js';
+import { ConditionalCheckFailedException, GetCommand, UpdateCommand } from './sdk.js';
+
+/** Epoch milliseconds now. Injected so tests move leases without sleeping. */
+export type Clock = () => number;
+
+/** A claim either got the lease (with the record as it was before) or did not (with the record as it is). */
+export type Claim<T> = { ok: true; previous: T | undefined } | { ok: false; current: T | undefined };
+
+type Item = Record<string, unknown>;
+
+/**
+ * The table as the ledger's records use it: consistent reads and conditional updates of one item by
+ * its key, plus the clock, lease length and retention every write stamps.
+ */
+export interface Store {
+  readonly clock: Clock;
+  readonly leaseMs: number;
+  get(pk: string): Promise<Item | undefined>;
+  /** One conditional UpdateItem: the item as it is after, or undefined when the condition failed. */
+  update(pk: string, e: Expression, condition: string): Promise<Item | undefined>;
+  /** A conditional update that takes a lease: the record before it, or (failed) the record as it is. */
+  claim<T>(pk: string, e: Expression, condition: string, parse: (item: Item) => T): Promise<Claim<T>>;
+  /** Stamps a finished record: why (capped), when, and the TTL from then (not `updatedAt`: the caller's). */
+  finished(e: Expression, reason: string | undefined, nowMs: number): Expression;
+  /** ISO time of an epoch ms. */
+  iso(ms: number): string;
+  /** The TTL (epoch seconds) of a record written at `ms`. */
+  ttlFrom(ms: number): number;
+}
+
+const DAY_MS = 86_400_000;
+
+export interface StoreOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  clock: Clock;
+  ttlDays: number;
+  leaseMs: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function createStore({ client, tableName, clock, ttlDays, leaseMs }: StoreOptions): Store {
+  const ttlFrom = (ms: number) => Math.floor((ms + ttlDays * DAY_MS) / 1000);
+  async function get(pk: string): Promise<Item | undefined> {
+    const out = await client.send(new GetCommand({ TableName: tableName, Key: { pk }, ConsistentRead: true }));
+    return out.Item;
+  }
+
+  /** undefined when the condition failed; otherwise the item's attributes as `returnValues` asks. */
+  async function conditionalUpdate(
+    pk: string,
+    e: Expression,
+    condition: string,
+    returnValues: 'ALL_OLD' | 'ALL_NEW',
+  ): Promise<{ attributes: Item | undefined } | undefined> {
+    try {
+      const out = await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk },
+          UpdateExpression: e.update(),
+          ConditionExpression: condition,
+          ExpressionAttributeNames: e.names,
+          ExpressionAttributeValues: Object.keys(e.values).length ? e.values : undefined,
+          ReturnValues: returnValues,
+        }),
+      );
+      return { attributes: out.Attributes };
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException') {
+        return undefined;
+      }
+      throw err;
+    }
+  }
+
+  return {
+    clock,
+    leaseMs,
+    get,
+    async update(pk, e, condition) {
+      return (await conditionalUpdate(pk, e, condition, 'ALL_NEW'))?.attributes;
+    },
+    async claim(pk, e, condition, parse) {
+      const out = await conditionalUpdate(pk, e, condition, 'ALL_OLD');
+      if (out) return { ok: true, previous: out.attributes ? parse(out.attributes) : undefined };
+      const current = await get(pk);
+      return { ok: false, current: current ? parse(current) : undefined };
+    },
+    finished(e, reason, nowMs) {
+      return e
+        .set('reason', reason === undefined ? undefined : capText(reason))
+        .set('finishedAt', iso(nowMs))
+        .set('ttl', ttlFrom(nowMs));
+    },
+    iso,
+    ttlFrom,
+  };
+}
