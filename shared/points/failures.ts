@@ -32,3 +32,24 @@ export const unknownOutcome = (e: OpenApiError): Extract<ProcessOutcome, { kind:
   errorKind: e.kind,
   reason: e.message,
 });
+
+/** The order's lease went to another attempt before this one booked its result. */
+export const leaseLost = (): Extract<ProcessOutcome, { kind: 'lease_lost' }> => ({
+  kind: 'lease_lost',
+  action: 'retry',
+  reason: 'the order lease expired and was taken over',
+});
+
+/**
+ * A points call that may have run (`executed: 'unknown'`): the lease is kept until it expires, so that
+ * by the time anyone searches the history the lost request has landed or died, and the record is
+ * flagged so that whoever takes it next searches the history for the marker before calling again.
+ * `release` ends the attempt that way.
+ */
+export async function leaveInDoubt(
+  err: OpenApiError,
+  release: (lastError: string, opts: { keepLease: true; needsReconcile: true }) => Promise<unknown>,
+): Promise<Extract<ProcessOutcome, { kind: 'outcome_unknown' }>> {
+  await release(err.message, { keepLease: true, needsReconcile: true });
+  return unknownOutcome(err);
+}

@@ -1,308 +1,331 @@
 import { randomUUID } from 'node:crypto';
-import type { AppliedRefund, OrderRecord, RefundRecord, RefundResult } from '../ledger/index.js';
+import type { AppliedRefund, OrderRecord, OrderRef, RefundRef } from '../ledger/index.js';
 import type { OpenApiError, PointItem } from '../openapi/index.js';
-import { type RefundShare, refundShare } from './debit.js';
-import type { ProcessorDeps } from './deps.js';
-import { RefundEvent } from './events.js';
-import { refundWaitMs } from './refund-wait.js';
-import { asOpenApiError, transientOutcome, unknownOutcome } from './failures.js';
+import { type OrderBook, type RefundShare, refundShare } from './debit.js';
+import type { Checkpoint, ProcessorDeps } from './deps.js';
+import type { RefundEvent } from './events.js';
+import { asOpenApiError, leaseLost, leaveInDoubt, transientOutcome } from './failures.js';
 import { findMarkers } from './history.js';
 import { awaitsCustomer } from './late-customer.js';
 import { purchaseMarker, refundMarker } from './markers.js';
 import type { ProcessOutcome } from './outcome.js';
+import { type RefundEnd, bookable, bookedEnd, definitiveEnd, parkedEnd, skippedEnd, storedEvent } from './refund-results.js';
+import { refundWaitMs } from './refund-wait.js';
 
-type Outcome = ProcessOutcome;
+/** A step either ends the attempt with `end` or hands its result on to the next step. */
+type Step<T> = { end: ProcessOutcome } | (T & { end?: undefined });
+type Debit = Step<{ share: RefundShare; debited: number }>;
 
 /**
- * Refund: claim the refund record (dedup) -> wait for the purchase (bounded, then parked and left on the
- * order for the purchase to pick up) -> take the ORDER's lease, so two refunds of one order never compute
- * from the same base -> reconcile what a previous lease holder may have debited -> one negative grant of
- * this refund's share, carrying its marker -> book it on the order (once: conditional on the refund id)
- * -> finish the refund record. A crash between booking and finishing is repaired by the next attempt,
- * which finds the refund booked on the order.
+ * What the attempt works on once it holds the order's lease: the order as last booked (the base every
+ * share is computed from), its customer, the credit the shares are taken of, and what the history
+ * search learned, which the next booking writes (then it is cleared).
  */
-export async function processRefund(deps: ProcessorDeps, event: RefundEvent, sharesPurchaseGroup = false): Promise<Outcome> {
-  const { ledger, openapi, settings, clock } = deps;
-  const checkpoint = deps.checkpoint ?? (() => undefined);
-  const orderRef = { source: event.source, orderId: event.orderId };
-  const ref = { ...orderRef, refundId: event.refundId };
-  const owner = randomUUID();
+interface Hold {
+  order: OrderRecord;
+  readonly customerId: string;
+  readonly credited: number;
+  /** The exact credit, read from the history for the first time by this attempt. */
+  newlyExact: number | undefined;
+  /** Other refunds in doubt that the search proved never debited. */
+  notDebited: string[] | undefined;
+}
 
-  const claim = await ledger.claimRefund(ref, owner, JSON.stringify(event));
-  if (!claim.ok) {
-    if (claim.current?.state === 'done') {
-      return { kind: 'duplicate', action: 'ack', previous: claim.current.outcome ?? 'unknown' };
-    }
-    return { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the refund' };
+/**
+ * Processes one refund, in the steps `RefundAttempt.run` takes in this order:
+ * 1. claim the refund record (dedup, and a lease on it);
+ * 2. await the purchase: bounded, then parked and left listed on the order for the purchase to pick up;
+ * 3. take the ORDER's lease, so that two refunds of one order never compute from the same base;
+ * 4. reconcile the refunds in doubt: book what earlier holders of the order's lease may have debited;
+ * 5. debit this refund's share: one negative grant carrying its marker;
+ * 6. book it on the order (once: conditional on the refund id);
+ * 7. finish the refund record.
+ * A crash between booking and finishing is repaired by the next attempt, which finds the refund booked.
+ */
+export function processRefund(deps: ProcessorDeps, event: RefundEvent, sharesPurchaseGroup = false): Promise<ProcessOutcome> {
+  return new RefundAttempt(deps, event, sharesPurchaseGroup).run();
+}
+
+/** One attempt at one refund: its own lease owner, and the steps above as methods. */
+class RefundAttempt {
+  private readonly owner = randomUUID();
+  private readonly orderRef: OrderRef;
+  private readonly ref: RefundRef;
+  private readonly checkpoint: Checkpoint;
+  /**
+   * Listed on the order as waiting for its purchase: it stays listed until its record is finished, so
+   * the purchase's redelivery can still run it (a parked refund has no message of its own any more).
+   */
+  private listed = false;
+
+  constructor(
+    private readonly deps: ProcessorDeps,
+    private readonly event: RefundEvent,
+    private readonly sharesPurchaseGroup: boolean,
+  ) {
+    this.orderRef = { source: event.source, orderId: event.orderId };
+    this.ref = { ...this.orderRef, refundId: event.refundId };
+    this.checkpoint = deps.checkpoint ?? (() => undefined);
   }
-  await checkpoint('refund:claimed');
-  if (event.unlinked) {
-    // Money given back for no sale of ours (Square `unlinked`): nothing to debit, recorded with why.
-    const reason = 'unlinked_refund: the sender links this refund to no payment';
-    await ledger.finishRefund(ref, owner, { state: 'done', outcome: 'skipped', reason });
-    return { kind: 'skipped', action: 'ack', reason: 'unlinked_refund' };
+
+  async run(): Promise<ProcessOutcome> {
+    const claimed = await this.claim();
+    if (claimed.end) return claimed.end;
+    const taken = await this.takeOrder(claimed.firstSeenAt);
+    if (taken.end) return taken.end;
+    await this.checkpoint('refund:order-claimed');
+    const reconciled = await this.reconcile(taken.order);
+    if (reconciled.end) return reconciled.end;
+    const { hold } = reconciled;
+    const debit = await this.debit(hold);
+    if (debit.end) return debit.end;
+    await this.checkpoint('refund:granted');
+    const applied: AppliedRefund = { ...bookable(debit.share), debited: debit.debited, at: this.now() };
+    return this.bookAndFinish(hold, applied);
   }
-  const firstSeenAt = claim.previous?.firstSeenAt ? Date.parse(claim.previous.firstSeenAt) : clock();
 
-  // Listed on the order as waiting for its purchase: it stays listed until its record is finished, so
-  // the purchase's redelivery can still run it (a parked refund has no message of its own any more).
-  let listed = false;
-  const note = (o: OrderRecord) => {
-    listed ||= o.waitingRefunds.includes(event.refundId);
-    return o;
-  };
-  const finishRefund = async (result: RefundResult, outcome: Outcome): Promise<Outcome> => {
-    const finished = await ledger.finishRefund(ref, owner, result);
-    if (finished && listed && result.outcome !== 'refund_parked') await ledger.forgetWaitingRefund(ref);
-    await checkpoint('refund:recorded');
-    return outcome;
-  };
-  const retryLater = async (outcome: Extract<Outcome, { action: 'retry' }>): Promise<Outcome> => {
-    await ledger.releaseRefund(ref, owner, { state: 'pending', lastError: outcome.reason });
-    return outcome;
-  };
-  /** The refund was booked on the order earlier (the record was not finished): finish it from the book. */
-  const finishFromBook = (order: OrderRecord, applied: AppliedRefund) => {
-    const customerId = order.customerId ?? '';
-    const shortfall = applied.target - applied.debited;
-    const reconciled = applied.reconciled ?? false;
-    const result: RefundResult = {
-      state: 'done',
-      outcome: shortfall > 0 ? 'insufficient_points' : 'debited',
-      customerId,
-      pointsDebited: applied.debited,
-      debitTarget: applied.target,
-      shortfall,
-      reconciled,
-    };
-    const outcome: Outcome =
-      shortfall > 0
-        ? { kind: 'insufficient_points', action: 'ack', policy: 'clamp', customerId, points: applied.debited, target: applied.target, shortfall, reconciled }
-        : { kind: 'debited', action: 'ack', customerId, points: applied.debited, target: applied.target, reconciled };
-    return finishRefund(result, outcome);
-  };
-
-  // Find the credited order and take its lease (a few rounds: the order may change under us).
-  let claimed: OrderRecord | undefined;
-  for (let round = 0; round < 3 && !claimed; round++) {
-    const read = await ledger.getOrder(orderRef);
-    const order = read && note(read);
-    if (!order || order.state !== 'done' || awaitsCustomer(order, clock())) {
-      if (!(await ledger.registerWaitingRefund(ref))) continue; // the purchase finished meanwhile
-      const waited = clock() - firstSeenAt;
-      if (waited < refundWaitMs(settings, sharesPurchaseGroup)) {
-        const reason = 'the purchase is not credited yet';
-        await ledger.releaseRefund(ref, owner, { state: 'waiting', lastError: reason });
-        return { kind: 'refund_waiting', action: 'retry', reason };
+  /** Step 1: the refund record's lease; hands on when the refund was first seen (its wait starts then). */
+  private async claim(): Promise<Step<{ firstSeenAt: number }>> {
+    const { ledger, clock } = this.deps;
+    const claim = await ledger.claimRefund(this.ref, this.owner, JSON.stringify(this.event));
+    if (!claim.ok) {
+      if (claim.current?.state === 'done') {
+        return { end: { kind: 'duplicate', action: 'ack', previous: claim.current.outcome ?? 'unknown' } };
       }
-      // Parked, and still listed on the order: the purchase processes it when it is credited.
-      const reason =
-        sharesPurchaseGroup
-          ? 'the purchase is not credited yet (queued behind this refund: parked for it)'
-          : `the purchase was not credited within ${settings.refundWaitSeconds} s`;
-      return finishRefund({ state: 'parked', outcome: 'refund_parked', reason }, { kind: 'refund_parked', action: 'ack', reason });
+      return { end: { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the refund' } };
     }
-    const booked = order.refunds[event.refundId];
-    if (booked) return finishFromBook(order, booked);
-    if (order.outcome !== 'credited') {
-      const result = { state: 'done', outcome: 'skipped', reason: `order_not_credited: ${order.outcome ?? 'unknown'}` } as const;
-      return finishRefund(result, { kind: 'skipped', action: 'ack', reason: 'order_not_credited' });
+    await this.checkpoint('refund:claimed');
+    if (this.event.unlinked) {
+      // Money given back for no sale of ours (Square `unlinked`): nothing to debit, recorded with why.
+      const { result, outcome } = skippedEnd('unlinked_refund', 'the sender links this refund to no payment');
+      await ledger.finishRefund(this.ref, this.owner, result);
+      return { end: outcome };
     }
-    const orderClaim = await ledger.claimOrderForRefund(ref, owner);
-    if (orderClaim.ok) {
-      claimed = orderClaim.previous;
-      break;
-    }
-    const current = orderClaim.current && note(orderClaim.current);
-    const bookedNow = current?.refunds[event.refundId];
-    if (current && bookedNow) return finishFromBook(current, bookedNow);
-    if (current?.leaseUntil !== undefined && current.leaseUntil >= clock()) {
-      return retryLater({ kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order' });
-    }
+    return { firstSeenAt: claim.previous?.firstSeenAt ? Date.parse(claim.previous.firstSeenAt) : clock() };
   }
-  if (!claimed) return retryLater({ kind: 'lease_held', action: 'retry', reason: 'the order kept changing' });
-  await checkpoint('refund:order-claimed');
 
-  let order: OrderRecord = note(claimed);
-  const customerId = order.customerId ?? '';
-  const releaseOrder = (
-    lastError: string,
-    opts: { keepLease?: boolean; needsReconcile?: boolean; notDebited?: boolean } = {},
-  ) => ledger.releaseOrder(orderRef, owner, { lastError, refundId: event.refundId, ...opts });
-  const fail = async (err: OpenApiError): Promise<Outcome> => {
-    await releaseOrder(err.message);
-    return retryLater(transientOutcome(err));
-  };
-  /** atDebit: the debit call itself gave the answer, so it did not run (the search before it cleared earlier attempts). */
-  const definitive = async (err: OpenApiError, atDebit: boolean): Promise<Outcome | undefined> => {
-    if (err.kind === 'member_not_found') {
-      await releaseOrder(err.message, { notDebited: atDebit });
-      const result = { state: 'done', outcome: 'customer_withdrawn', customerId, reason: err.message } as const;
-      return finishRefund(result, { kind: 'customer_withdrawn', action: 'ack', customerId });
+  /** Steps 2 and 3: the credited order, leased to this refund (a few rounds: the order may change under us). */
+  private async takeOrder(firstSeenAt: number): Promise<Step<{ order: OrderRecord }>> {
+    const { ledger, clock } = this.deps;
+    for (let round = 0; round < 3; round++) {
+      const order = this.note(await ledger.getOrder(this.orderRef));
+      if (order?.state !== 'done' || awaitsCustomer(order, clock())) {
+        if (!(await ledger.registerWaitingRefund(this.ref))) continue; // the purchase finished meanwhile
+        return { end: await this.awaitPurchase(firstSeenAt) };
+      }
+      const booked = order.refunds[this.event.refundId];
+      if (booked) return { end: await this.finishFromBook(order, booked) };
+      if (order.outcome !== 'credited') {
+        return { end: await this.finish(skippedEnd('order_not_credited', order.outcome ?? 'unknown')) };
+      }
+      const claim = await ledger.claimOrderForRefund(this.ref, this.owner);
+      if (claim.ok) {
+        if (claim.previous) return { order: this.note(claim.previous) };
+        break;
+      }
+      const current = this.note(claim.current);
+      const bookedNow = current?.refunds[this.event.refundId];
+      if (current && bookedNow) return { end: await this.finishFromBook(current, bookedNow) };
+      if (current?.leaseUntil !== undefined && current.leaseUntil >= clock()) {
+        return { end: await this.retryLater({ kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order' }) };
+      }
     }
-    if (err.kind === 'points_not_available') {
-      await releaseOrder(err.message, { notDebited: atDebit });
-      const result = { state: 'done', outcome: 'points_not_available', customerId, reason: err.message } as const;
-      return finishRefund(result, { kind: 'points_not_available', action: 'ack' });
+    return { end: await this.retryLater({ kind: 'lease_held', action: 'retry', reason: 'the order kept changing' }) };
+  }
+
+  /** Step 2, the purchase not credited yet (the refund is listed on the order): wait, retried, or park. */
+  private async awaitPurchase(firstSeenAt: number): Promise<ProcessOutcome> {
+    const { ledger, settings, clock } = this.deps;
+    if (clock() - firstSeenAt < refundWaitMs(settings, this.sharesPurchaseGroup)) {
+      const reason = 'the purchase is not credited yet';
+      await ledger.releaseRefund(this.ref, this.owner, { state: 'waiting', lastError: reason });
+      return { kind: 'refund_waiting', action: 'retry', reason };
+    }
+    // Parked, and still listed on the order: the purchase processes it when it is credited.
+    const reason = this.sharesPurchaseGroup
+      ? 'the purchase is not credited yet (queued behind this refund: parked for it)'
+      : `the purchase was not credited within ${settings.refundWaitSeconds} s`;
+    return this.finish({ result: { state: 'parked', outcome: 'refund_parked', reason }, outcome: { kind: 'refund_parked', action: 'ack', reason } });
+  }
+
+  /**
+   * Step 4. Refunds in doubt took the order's lease before and never booked a debit: they died or lost
+   * their answer, so their debit may have run. Look for their markers (and, once per order, for the
+   * purchase's, to learn the exact credit), and book the debits found.
+   */
+  private async reconcile(claimed: OrderRecord): Promise<Step<{ hold: Hold }>> {
+    const customerId = claimed.customerId ?? '';
+    const inDoubt = claimed.refundsInDoubt.filter((id) => !claimed.refunds[id]);
+    const creditMarker = purchaseMarker(this.event.source, this.event.orderId);
+    const markers = [...(claimed.pointsExact ? [] : [creditMarker]), ...inDoubt.map((id) => this.debitMarker(id))];
+    let found = new Map<string, PointItem>();
+    if (markers.length > 0) {
+      try {
+        found = await findMarkers(this.deps.openapi, customerId, markers, this.deps.settings.historyPages);
+      } catch (e) {
+        return { end: await this.failed(asOpenApiError(e), customerId, false) };
+      }
+    }
+    const exactCredit = found.get(creditMarker)?.point;
+    if (!claimed.pointsExact && exactCredit === undefined) {
+      this.deps.logger?.warn('credit entry not found in the point history; using the balance difference', this.orderRef);
+    }
+    const hold: Hold = {
+      order: claimed,
+      customerId,
+      credited: claimed.pointsExact ? (claimed.pointsCredited ?? 0) : (exactCredit ?? claimed.pointsHint ?? 0),
+      newlyExact: claimed.pointsExact ? undefined : exactCredit,
+      // Proven by the search: these never debited (their lease ran out or was released first). Not this
+      // refund: it is about to debit, and stays in doubt until that is booked or proven not to have run.
+      notDebited: inDoubt.filter((id) => id !== this.event.refundId && !found.has(this.debitMarker(id))),
+    };
+    const ended = await this.bookFound(hold, inDoubt, found);
+    return ended ? { end: ended } : { hold };
+  }
+
+  /**
+   * Books the debits found: other refunds' first (this one then computes from the right base), this
+   * one's last (then it is done). Each ran from the base it is booked on: nobody debits before the
+   * refunds in doubt are resolved.
+   */
+  private async bookFound(hold: Hold, inDoubt: string[], found: Map<string, PointItem>): Promise<ProcessOutcome | undefined> {
+    const mineLast = [...inDoubt].sort((a, b) => Number(a === this.event.refundId) - Number(b === this.event.refundId));
+    for (const refundId of mineLast) {
+      const entry = found.get(this.debitMarker(refundId));
+      if (!entry) continue;
+      const mine = refundId === this.event.refundId;
+      const event = mine ? this.event : storedEvent(await this.deps.ledger.getRefund({ ...this.orderRef, refundId }));
+      // Unreadable only if damaged by hand: it stays in doubt, and its own retry books it.
+      if (!event) continue;
+      const applied = { ...bookable(refundShare(bookOf(hold), event)), debited: -entry.point, reconciled: true, at: this.now() };
+      if (mine) return this.bookAndFinish(hold, applied);
+      if (!(await this.book(hold, refundId, applied, true))) return leaseLost();
     }
     return undefined;
-  };
+  }
 
-  // Refunds in doubt took the order's lease before and never booked a debit: they died or lost their
-  // answer, so their debit may have run. Look for their markers (and, once per order, for the
-  // purchase's, to learn the exact credit).
-  const debitMarker = (refundId: string) => refundMarker(event.source, event.orderId, refundId);
-  const inDoubt = claimed.refundsInDoubt.filter((id) => !claimed.refunds[id]);
-  const creditMarker = purchaseMarker(event.source, event.orderId);
-  const markers = [...(order.pointsExact ? [] : [creditMarker]), ...inDoubt.map(debitMarker)];
-  let found = new Map<string, PointItem>();
-  if (markers.length > 0) {
+  /** Step 5: one negative grant of this refund's share, carrying its marker. */
+  private async debit(hold: Hold): Promise<Debit> {
+    const share = refundShare(bookOf(hold), this.event);
+    if (share.target <= 0) return { share, debited: share.target };
     try {
-      found = await findMarkers(openapi, customerId, markers, settings.historyPages);
+      await this.grant(hold.customerId, share.target);
+      return { share, debited: share.target };
     } catch (e) {
       const err = asOpenApiError(e);
-      return (await definitive(err, false)) ?? fail(err);
+      if (err.kind !== 'insufficient_points' || err.executed === 'unknown') return { end: await this.failed(err, hold.customerId, true) };
+      if (this.deps.settings.insufficientPointsPolicy === 'park') {
+        await this.releaseOrder(err.message, { notDebited: true });
+        return { end: await this.finish(parkedEnd(hold.customerId, share.target, err.message)) };
+      }
+      return this.clamp(hold.customerId, share);
     }
   }
-  const exactCredit = found.get(creditMarker)?.point;
-  if (!order.pointsExact && exactCredit === undefined) {
-    deps.logger?.warn('credit entry not found in the point history; using the balance difference', {
-      source: event.source,
-      orderId: event.orderId,
-    });
-  }
-  const credited = order.pointsExact ? (order.pointsCredited ?? 0) : (exactCredit ?? order.pointsHint ?? 0);
-  let newlyExact = order.pointsExact ? undefined : exactCredit;
-  // Proven by the search: these never debited (their lease ran out or was released first). Not this
-  // refund: it is about to debit, and stays in doubt until that is booked or proven not to have run.
-  let notDebited: string[] | undefined = inDoubt.filter((id) => id !== event.refundId && !found.has(debitMarker(id)));
 
-  const book = (o: OrderRecord) => ({
-    eligibleAmount: o.eligibleAmount ?? 0,
-    credited,
-    refundedSoFar: o.refundedSoFar,
-    debitTarget: o.debitTarget,
-    eligibleExact: o.eligibleExact,
-    refundedExact: o.refundedExact,
-  });
-  const apply = async (refundId: string, applied: AppliedRefund, keepLease: boolean) => {
-    const next = await ledger.applyRefund(orderRef, owner, {
+  /** The clamp policy: debit what the customer holds (may be nothing); booking records the shortfall. */
+  private async clamp(customerId: string, share: RefundShare): Promise<Debit> {
+    try {
+      const held = Math.max(0, (await this.deps.openapi.getMember(customerId)).point);
+      const debited = Math.min(held, share.target);
+      if (debited > 0) await this.grant(customerId, debited);
+      return { share, debited };
+    } catch (e) {
+      // Includes insufficient_points again (the balance moved between the read and the debit).
+      return { end: await this.failed(asOpenApiError(e), customerId, true) };
+    }
+  }
+
+  private grant(customerId: string, points: number) {
+    const title = this.event.pointTitle ? { title: this.event.pointTitle } : {};
+    return this.deps.openapi.grantPoints(customerId, { point: -points, ...title, remarks: this.debitMarker(this.event.refundId) });
+  }
+
+  /** Steps 6 and 7: this refund's debit booked on the order, then its record finished. */
+  private async bookAndFinish(hold: Hold, applied: AppliedRefund): Promise<ProcessOutcome> {
+    const next = await this.book(hold, this.event.refundId, applied, false);
+    if (!next) return leaseLost();
+    await this.checkpoint('refund:applied');
+    return this.finishFromBook(next, applied);
+  }
+
+  /** Books a debit on the order, with what the history search learned (written once). keepLease: more to do. */
+  private async book(hold: Hold, refundId: string, applied: AppliedRefund, keepLease: boolean): Promise<OrderRecord | undefined> {
+    const next = await this.deps.ledger.applyRefund(this.orderRef, this.owner, {
       refundId,
       applied,
       refundedSoFar: applied.refundedAfter,
       refundedExact: applied.exactRefundedAfter ?? null,
-      debitTarget: order.debitTarget + applied.target,
-      debited: order.debited + applied.debited,
-      pointsCredited: newlyExact,
+      debitTarget: hold.order.debitTarget + applied.target,
+      debited: hold.order.debited + applied.debited,
+      pointsCredited: hold.newlyExact,
       keepLease,
-      notDebited,
+      notDebited: hold.notDebited,
     });
-    newlyExact = undefined;
-    notDebited = undefined;
+    hold.newlyExact = undefined;
+    hold.notDebited = undefined;
+    if (next) hold.order = next;
     return next;
+  }
+
+  /**
+   * Ends the attempt after a failed call. atDebit: the call was this refund's debit, so an answer proves
+   * it did not run (the search before it cleared earlier attempts) and a lost answer leaves it in doubt.
+   */
+  private async failed(err: OpenApiError, customerId: string, atDebit: boolean): Promise<ProcessOutcome> {
+    if (atDebit && err.executed === 'unknown') {
+      return this.retryLater(await leaveInDoubt(err, (lastError, opts) => this.releaseOrder(lastError, opts)));
+    }
+    const definitive = definitiveEnd(customerId, err);
+    await this.releaseOrder(err.message, definitive ? { notDebited: atDebit } : {});
+    return definitive ? this.finish(definitive) : this.retryLater(transientOutcome(err));
+  }
+
+  private releaseOrder(lastError: string, opts: { keepLease?: boolean; needsReconcile?: boolean; notDebited?: boolean } = {}) {
+    return this.deps.ledger.releaseOrder(this.orderRef, this.owner, { lastError, refundId: this.event.refundId, ...opts });
+  }
+
+  /** Step 7: the refund record finished (and taken off the order's waiting list once final). */
+  private async finish({ result, outcome }: RefundEnd): Promise<ProcessOutcome> {
+    const finished = await this.deps.ledger.finishRefund(this.ref, this.owner, result);
+    if (finished && this.listed && result.outcome !== 'refund_parked') await this.deps.ledger.forgetWaitingRefund(this.ref);
+    await this.checkpoint('refund:recorded');
+    return outcome;
+  }
+
+  /** The refund is booked on the order (by this attempt, or an earlier one that did not finish): finish from the book. */
+  private finishFromBook(order: OrderRecord, applied: AppliedRefund): Promise<ProcessOutcome> {
+    return this.finish(bookedEnd(order.customerId ?? '', applied));
+  }
+
+  private async retryLater<T extends Extract<ProcessOutcome, { action: 'retry' }>>(outcome: T): Promise<T> {
+    await this.deps.ledger.releaseRefund(this.ref, this.owner, { state: 'pending', lastError: outcome.reason });
+    return outcome;
+  }
+
+  /** Notes whether the refund is listed on the order as waiting for its purchase. */
+  private note<T extends OrderRecord | undefined>(order: T): T {
+    if (order?.waitingRefunds.includes(this.event.refundId)) this.listed = true;
+    return order;
+  }
+
+  private debitMarker(refundId: string): string {
+    return refundMarker(this.event.source, this.event.orderId, refundId);
+  }
+
+  private now(): string {
+    return new Date(this.deps.clock()).toISOString();
+  }
+}
+
+/** The order as the share arithmetic reads it, with the credit the hold settled on. */
+function bookOf(hold: Hold): OrderBook {
+  const o = hold.order;
+  return {
+    eligibleAmount: o.eligibleAmount ?? 0,
+    credited: hold.credited,
+    refundedSoFar: o.refundedSoFar,
+    debitTarget: o.debitTarget,
+    eligibleExact: o.eligibleExact,
+    refundedExact: o.refundedExact,
   };
-
-  // Book the debits found: other refunds' first (this one then computes from the right base), this
-  // one's last (then it is done). Each ran from the base it is booked on: nobody debits before the
-  // refunds in doubt are resolved.
-  const foundIds = inDoubt
-    .filter((id) => found.has(debitMarker(id)))
-    .sort((a, b) => Number(a === event.refundId) - Number(b === event.refundId));
-  for (const orphan of foundIds) {
-    const entry = found.get(debitMarker(orphan));
-    if (!entry) continue;
-    const mine = orphan === event.refundId;
-    const orphanEvent = mine ? event : storedEvent(await ledger.getRefund({ ...orderRef, refundId: orphan }));
-    // Unreadable only if damaged by hand: it stays in doubt, and its own retry books it.
-    if (!orphanEvent) continue;
-    const share = refundShare(book(order), orphanEvent);
-    const applied = { ...bookable(share), debited: -entry.point, reconciled: true, at: new Date(clock()).toISOString() };
-    const next = await apply(orphan, applied, !mine);
-    if (!next) return { kind: 'lease_lost', action: 'retry', reason: 'the order lease expired and was taken over' };
-    if (mine) {
-      await checkpoint('refund:applied');
-      return finishFromBook(next, applied);
-    }
-    order = next;
-  }
-
-  const share = refundShare(book(order), event);
-  const marker = refundMarker(event.source, event.orderId, event.refundId);
-  const title = event.pointTitle ? { title: event.pointTitle } : {};
-  let debited = share.target;
-  if (share.target > 0) {
-    try {
-      await openapi.grantPoints(customerId, { point: -share.target, ...title, remarks: marker });
-    } catch (e) {
-      const err = asOpenApiError(e);
-      if (err.executed === 'unknown') {
-        // The debit may have run: the order's lease runs out on its own, and whoever takes it next
-        // looks for this refund's marker before anything else.
-        await releaseOrder(err.message, { keepLease: true, needsReconcile: true });
-        await ledger.releaseRefund(ref, owner, { state: 'pending', lastError: err.message });
-        return unknownOutcome(err);
-      }
-      if (err.kind !== 'insufficient_points') return (await definitive(err, true)) ?? fail(err);
-      if (settings.insufficientPointsPolicy === 'park') {
-        await releaseOrder(err.message, { notDebited: true });
-        const result: RefundResult = {
-          state: 'parked',
-          outcome: 'insufficient_points',
-          reason: err.message,
-          customerId,
-          pointsDebited: 0,
-          debitTarget: share.target,
-          shortfall: share.target,
-        };
-        return finishRefund(result, {
-          kind: 'insufficient_points',
-          action: 'ack',
-          policy: 'park',
-          customerId,
-          points: 0,
-          target: share.target,
-          shortfall: share.target,
-          reconciled: false,
-        });
-      }
-      // clamp: debit what is held (may be nothing), record the shortfall.
-      try {
-        const held = Math.max(0, (await openapi.getMember(customerId)).point);
-        debited = Math.min(held, share.target);
-        if (debited > 0) await openapi.grantPoints(customerId, { point: -debited, ...title, remarks: marker });
-      } catch (e2) {
-        const err2 = asOpenApiError(e2);
-        if (err2.executed === 'unknown') {
-          await releaseOrder(err2.message, { keepLease: true, needsReconcile: true });
-          await ledger.releaseRefund(ref, owner, { state: 'pending', lastError: err2.message });
-          return unknownOutcome(err2);
-        }
-        // Includes insufficient_points again (the balance moved between the read and the debit).
-        return (await definitive(err2, true)) ?? fail(err2);
-      }
-    }
-  }
-  await checkpoint('refund:granted');
-
-  const applied: AppliedRefund = { ...bookable(share), debited, at: new Date(clock()).toISOString() };
-  const next = await apply(event.refundId, applied, false);
-  if (!next) return { kind: 'lease_lost', action: 'retry', reason: 'the order lease expired and was taken over' };
-  await checkpoint('refund:applied');
-  return finishFromBook(next, applied);
-}
-
-/** The share as booked on the order: the exact figures only when it was computed exactly. */
-function bookable(share: RefundShare) {
-  const { exactAmount, exactRefundedAfter, ...rest } = share;
-  return exactAmount === null || exactRefundedAfter === null ? rest : { ...rest, exactAmount, exactRefundedAfter };
-}
-
-function storedEvent(record: RefundRecord | undefined): RefundEvent | undefined {
-  if (!record) return undefined;
-  try {
-    const parsed = RefundEvent.safeParse(JSON.parse(record.event));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
 }
