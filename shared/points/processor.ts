@@ -1,9 +1,10 @@
 import type { OrderRecord } from '../ledger/index.js';
 import type { ProcessorDeps } from './deps.js';
-import { PointsEvent, RefundEvent } from './events.js';
+import { PointsEvent, type PurchaseEvent } from './events.js';
 import type { FollowUp, ProcessOutcome } from './outcome.js';
 import { processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';
+import { storedEvent } from './refund-results.js';
 import { queuedWithItsPurchase } from './refund-wait.js';
 
 export interface ProcessContext {
@@ -19,20 +20,29 @@ export interface Processor {
 }
 
 export function createProcessor(deps: ProcessorDeps): Processor {
-  /** Refunds that waited for this purchase (or were parked): processed now that it is done. */
-  async function runFollowUps(order: OrderRecord): Promise<FollowUp[]> {
+  /**
+   * The purchase, then the refunds that waited for it (or were parked) now that its order is done: their
+   * outcomes are added to the purchase's as `followUps`, and one still pending turns it into a retry.
+   */
+  async function purchaseThenWaitingRefunds(event: PurchaseEvent): Promise<ProcessOutcome> {
+    const { outcome, order } = await processPurchase(deps, event);
+    if (!order || order.waitingRefunds.length === 0) return outcome;
+    return withFollowUps(outcome, await runWaitingRefunds(order));
+  }
+
+  async function runWaitingRefunds(order: OrderRecord): Promise<FollowUp[]> {
     const followUps: FollowUp[] = [];
     for (const refundId of order.waitingRefunds) {
-      const record = await deps.ledger.getRefund({ source: order.source, orderId: order.orderId, refundId });
-      const parsed = record ? RefundEvent.safeParse(safeJson(record.event)) : undefined;
-      if (!parsed?.success) {
+      const ref = { source: order.source, orderId: order.orderId, refundId };
+      const event = storedEvent(await deps.ledger.getRefund(ref));
+      if (!event) {
         // Cannot happen unless the record was damaged by hand; keep the purchase acknowledged.
-        deps.logger?.warn('waiting refund has no readable event', { source: order.source, orderId: order.orderId, refundId });
+        deps.logger?.warn('waiting refund has no readable event', ref);
         continue;
       }
-      const outcome = await processRefund(deps, parsed.data);
+      const outcome = await processRefund(deps, event);
       // Finished earlier, but the attempt died before taking it off the list.
-      if (outcome.kind === 'duplicate') await deps.ledger.forgetWaitingRefund({ source: order.source, orderId: order.orderId, refundId });
+      if (outcome.kind === 'duplicate') await deps.ledger.forgetWaitingRefund(ref);
       followUps.push({
         refundId,
         kind: outcome.kind,
@@ -55,9 +65,17 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       if (olderThanRetention(event.occurredAt, deps.clock(), deps.settings.ledgerTtlDays)) {
         return { kind: 'skipped', action: 'ack', reason: 'too_old' };
       }
-      return event.type === 'purchase' ? processPurchase(deps, event, runFollowUps) : processRefund(deps, event, queuedWithItsPurchase(event, context?.groupId));
+      return event.type === 'purchase'
+        ? purchaseThenWaitingRefunds(event)
+        : processRefund(deps, event, queuedWithItsPurchase(event, context?.groupId));
     },
   };
+}
+
+/** Adds the waiting refunds' outcomes to the purchase's (a pending one turns it into a retry). */
+function withFollowUps<T extends ProcessOutcome>(outcome: T, followUps: FollowUp[]): T {
+  const action = followUps.some((f) => f.action === 'retry') ? 'retry' : outcome.action;
+  return { ...outcome, action, followUps };
 }
 
 const DAY_MS = 86_400_000;
@@ -66,12 +84,4 @@ const DAY_MS = 86_400_000;
 function olderThanRetention(occurredAt: string, nowMs: number, ledgerTtlDays: number): boolean {
   const at = Date.parse(occurredAt);
   return !Number.isNaN(at) && at < nowMs - ledgerTtlDays * DAY_MS;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,166 +1,198 @@
 import { randomUUID } from 'node:crypto';
-import type { OrderRecord, PurchaseResult } from '../ledger/index.js';
-import type { MemberDetail } from '../openapi/index.js';
-import type { ProcessorDeps } from './deps.js';
-import type { PurchaseEvent } from './events.js';
-import { asOpenApiError, transientOutcome, unknownOutcome } from './failures.js';
+import type { OrderRecord, OrderRef, PurchaseClaimInput, PurchaseResult } from '../ledger/index.js';
+import type { MemberDetail, OpenApiError, PointItem } from '../openapi/index.js';
+import type { Checkpoint, ProcessorDeps } from './deps.js';
+import type { CustomerRef, PurchaseEvent } from './events.js';
+import { asOpenApiError, leaseLost, leaveInDoubt, transientOutcome } from './failures.js';
 import { findMarkers } from './history.js';
 import { awaitsCustomer } from './late-customer.js';
 import { purchaseMarker } from './markers.js';
-import type { FollowUp, ProcessOutcome, SkipReason } from './outcome.js';
+import type { ProcessOutcome, SkipReason } from './outcome.js';
 
-/** Processes the refunds that waited for this purchase; returns their outcomes. */
-export type FollowUpRunner = (order: OrderRecord) => Promise<FollowUp[]>;
+/** What a purchase came to, with its order when that is done: the refunds still listed on it are then due. */
+export interface PurchaseProcessed {
+  outcome: ProcessOutcome;
+  /** The order, done (credited or not): the processor runs the refunds that waited for it. */
+  order?: OrderRecord;
+}
+
+/** A step either ends the attempt with `end` or hands its result on to the next step. */
+type Step<T> = { end: PurchaseProcessed } | (T & { end?: undefined });
 
 /**
- * Purchase: claim the order -> look the customer up -> (reconcile, only after an unknown outcome or a
- * takeover) -> one points calculation carrying the order's marker -> record. Steady state: 2 calls,
- * 2 writes. The credited figure recorded is the balance difference (a hint); the exact figure is read
- * from the history entry with the marker the first time a refund needs it.
+ * Processes one purchase, in the steps `PurchaseAttempt.run` takes in this order: claim the order ->
+ * look the customer up -> (reconcile, only after an unknown outcome or a takeover) -> one points
+ * calculation carrying the order's marker -> record. Steady state: 2 calls, 2 writes. The credited
+ * figure recorded is the balance difference (a hint); the exact figure is read from the history entry
+ * with the marker the first time a refund needs it. Nothing to credit: one write records why.
  */
-export async function processPurchase(
-  deps: ProcessorDeps,
-  event: PurchaseEvent,
-  runFollowUps: FollowUpRunner,
-): Promise<ProcessOutcome> {
-  const { ledger, openapi, settings } = deps;
-  const checkpoint = deps.checkpoint ?? (() => undefined);
-  const ref = { source: event.source, orderId: event.orderId };
-  const facts = {
-    eligibleAmount: event.eligibleAmount,
-    eligibleExact: event.eligibleExact,
-    currency: event.currency,
-    externalKey: event.customer?.externalKey,
-    externalId: event.customer?.externalId,
-  };
+export function processPurchase(deps: ProcessorDeps, event: PurchaseEvent): Promise<PurchaseProcessed> {
+  return new PurchaseAttempt(deps, event).run();
+}
 
-  /** Adds the follow-ups of a done order to an acknowledged outcome (a pending one turns it into a retry). */
-  async function withFollowUps<T extends ProcessOutcome>(order: OrderRecord, outcome: T): Promise<T> {
-    if (order.waitingRefunds.length === 0) return outcome;
-    const followUps = await runFollowUps(order);
-    const action = followUps.some((f) => f.action === 'retry') ? 'retry' : outcome.action;
-    return { ...outcome, action, followUps };
+class PurchaseAttempt {
+  private readonly owner = randomUUID();
+  private readonly ref: OrderRef;
+  private readonly marker: string;
+  private readonly checkpoint: Checkpoint;
+  /** What the event says of the order, recorded with any result. */
+  private readonly facts: Omit<PurchaseClaimInput, keyof OrderRef | 'owner'>;
+
+  constructor(
+    private readonly deps: ProcessorDeps,
+    private readonly event: PurchaseEvent,
+  ) {
+    this.ref = { source: event.source, orderId: event.orderId };
+    this.marker = purchaseMarker(event.source, event.orderId);
+    this.checkpoint = deps.checkpoint ?? (() => undefined);
+    this.facts = {
+      eligibleAmount: event.eligibleAmount,
+      eligibleExact: event.eligibleExact,
+      currency: event.currency,
+      externalKey: event.customer?.externalKey,
+      externalId: event.customer?.externalId,
+    };
   }
 
-  async function alreadyDone(current: OrderRecord | undefined): Promise<ProcessOutcome> {
-    if (current?.state === 'done') {
-      return withFollowUps(current, { kind: 'duplicate', action: 'ack', previous: current.outcome ?? 'unknown' });
-    }
-    return { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order' };
+  async run(): Promise<PurchaseProcessed> {
+    const skip = skipReason(this.event);
+    const customer = this.event.customer;
+    if (skip || !customer) return this.skip(skip ?? 'no_customer');
+    const claimed = await this.claim();
+    if (claimed.end) return claimed.end;
+    const found = await this.lookUp(customer, claimed.mustReconcile);
+    if (found.end) return found.end;
+    const reconciled = claimed.mustReconcile ? await this.reconcile(found.member) : undefined;
+    return reconciled ?? this.credit(found.member);
   }
 
-  // Nothing to credit: one write records why.
-  const skip: SkipReason | undefined = event.test
-    ? 'test'
-    : event.customer === null
-      ? 'no_customer'
-      : event.eligibleAmount === 0
-        ? 'amount_zero'
-        : undefined;
-  if (skip || !event.customer) {
-    const reason = skip ?? 'no_customer';
+  /** Nothing to credit: one write records why. */
+  private async skip(reason: SkipReason): Promise<PurchaseProcessed> {
+    const { ledger, clock } = this.deps;
     // Not final while the sender may still name the customer (late-customer.ts).
-    const window = reason === 'no_customer' ? event.customerMatchWindowSeconds : undefined;
-    const awaiting = window ? { awaitingCustomerUntil: deps.clock() + window * 1000 } : {};
-    const done = await ledger.finishPurchase(ref, null, { outcome: 'skipped', reason, ...facts, ...awaiting });
+    const window = reason === 'no_customer' ? this.event.customerMatchWindowSeconds : undefined;
+    const awaiting = window ? { awaitingCustomerUntil: clock() + window * 1000 } : {};
+    const done = await ledger.finishPurchase(this.ref, null, { outcome: 'skipped', reason, ...this.facts, ...awaiting });
     if (!done) {
-      const current = await ledger.getOrder(ref);
+      const current = await ledger.getOrder(this.ref);
       // A delivery naming the customer claimed the order first (it records the outcome), or this is a
       // copy of the skip: either way refunds keep waiting for the customer.
-      if (window && (current?.state === 'pending' || awaitsCustomer(current, deps.clock()))) {
-        return { kind: 'duplicate', action: 'ack', previous: current?.outcome ?? 'pending' };
+      if (window && (current?.state === 'pending' || awaitsCustomer(current, clock()))) {
+        return { outcome: { kind: 'duplicate', action: 'ack', previous: current?.outcome ?? 'pending' } };
       }
       return alreadyDone(current);
     }
+    const outcome = { kind: 'skipped', action: 'ack', reason } as const;
     // Refunds already waiting keep waiting for the customer rather than being skipped now.
-    if (window) return { kind: 'skipped', action: 'ack', reason };
-    return withFollowUps(done, { kind: 'skipped', action: 'ack', reason });
+    return window ? { outcome } : { outcome, order: done };
   }
-  const customer = event.customer;
 
-  const owner = randomUUID();
-  let claim = await ledger.claimPurchase({ ...ref, owner, ...facts });
-  if (!claim.ok && awaitsCustomer(claim.current, deps.clock())) claim = await ledger.reopenPurchase({ ...ref, owner, ...facts });
-  if (!claim.ok) return alreadyDone(claim.current);
-  await checkpoint('purchase:claimed');
-  // A lease never released means an attempt died or did not learn its call's outcome.
-  const mustReconcile = claim.previous?.leaseOwner !== undefined || claim.previous?.needsReconcile === true;
-
-  const finish = async (result: PurchaseResult, outcome: ProcessOutcome): Promise<ProcessOutcome> => {
-    const done = await ledger.finishPurchase(ref, owner, { ...facts, ...result });
-    if (!done) return { kind: 'lease_lost', action: 'retry', reason: 'the order lease expired and was taken over' };
-    await checkpoint('purchase:recorded');
-    return withFollowUps(done, outcome);
-  };
-  const release = async (lastError: string, opts: { needsReconcile?: boolean; keepLease?: boolean } = {}) => {
-    await ledger.releaseOrder(ref, owner, { lastError, ...opts });
-  };
-
-  let member: MemberDetail;
-  try {
-    member = await openapi.getMemberByExternalId(customer.externalKey, customer.externalId);
-  } catch (e) {
-    const err = asOpenApiError(e);
-    if (err.kind === 'member_not_found') {
-      // The spec answers the same for unknown and withdrawn customers: we cannot tell them apart here.
-      return finish({ outcome: 'customer_not_found', reason: err.message }, { kind: 'customer_not_found', action: 'ack' });
-    }
-    await release(err.message, { needsReconcile: mustReconcile });
-    return transientOutcome(err);
+  /** The order's lease (a skip still awaiting its customer is re-opened); hands on whether to reconcile. */
+  private async claim(): Promise<Step<{ mustReconcile: boolean }>> {
+    const { ledger, clock } = this.deps;
+    const input = { ...this.ref, owner: this.owner, ...this.facts };
+    let claim = await ledger.claimPurchase(input);
+    if (!claim.ok && awaitsCustomer(claim.current, clock())) claim = await ledger.reopenPurchase(input);
+    if (!claim.ok) return { end: alreadyDone(claim.current) };
+    await this.checkpoint('purchase:claimed');
+    // A lease never released means an attempt died or did not learn its call's outcome.
+    return { mustReconcile: claim.previous?.leaseOwner !== undefined || claim.previous?.needsReconcile === true };
   }
-  await checkpoint('purchase:customer');
 
-  const marker = purchaseMarker(event.source, event.orderId);
-  if (mustReconcile) {
-    let found;
+  private async lookUp(customer: CustomerRef, mustReconcile: boolean): Promise<Step<{ member: MemberDetail }>> {
+    let member: MemberDetail;
     try {
-      found = (await findMarkers(openapi, member.id, [marker], settings.historyPages)).get(marker);
+      member = await this.deps.openapi.getMemberByExternalId(customer.externalKey, customer.externalId);
     } catch (e) {
       const err = asOpenApiError(e);
-      await release(err.message, { needsReconcile: true });
-      return transientOutcome(err);
+      if (err.kind === 'member_not_found') {
+        // The spec answers the same for unknown and withdrawn customers: we cannot tell them apart here.
+        return { end: await this.finish({ outcome: 'customer_not_found', reason: err.message }, { kind: 'customer_not_found', action: 'ack' }) };
+      }
+      return { end: await this.retry(err, { needsReconcile: mustReconcile }) };
     }
-    if (found) {
-      return finish(
-        { outcome: 'credited', customerId: member.id, pointsCredited: found.point, reconciled: true },
-        { kind: 'credited', action: 'ack', customerId: member.id, points: found.point, exact: true, reconciled: true },
-      );
-    }
+    await this.checkpoint('purchase:customer');
+    return { member };
   }
 
-  let after: MemberDetail;
-  try {
-    after = await openapi.calculatePoints(member.id, {
-      amount: event.eligibleAmount,
-      ...(event.pointTitle ? { title: event.pointTitle } : {}),
-      ...(event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {}),
-      remarks: marker,
-    });
-  } catch (e) {
-    const err = asOpenApiError(e);
-    if (err.executed === 'unknown') {
-      // It may have run: keep the lease until it expires (so the call has landed or died by then),
-      // and have the next attempt search the history before calling again.
-      await release(err.message, { needsReconcile: true, keepLease: true });
-      return unknownOutcome(err);
+  /** After an unknown outcome or a takeover: the credit, if the history shows it; else undefined (credit now). */
+  private async reconcile(member: MemberDetail): Promise<PurchaseProcessed | undefined> {
+    let found: PointItem | undefined;
+    try {
+      found = (await findMarkers(this.deps.openapi, member.id, [this.marker], this.deps.settings.historyPages)).get(this.marker);
+    } catch (e) {
+      return this.retry(asOpenApiError(e), { needsReconcile: true });
     }
-    if (err.kind === 'member_not_found') {
-      const result = { outcome: 'customer_withdrawn', customerId: member.id, reason: err.message } as const;
-      return finish(result, { kind: 'customer_withdrawn', action: 'ack', customerId: member.id });
-    }
-    if (err.kind === 'points_not_available') {
-      return finish({ outcome: 'points_not_available', reason: err.message }, { kind: 'points_not_available', action: 'ack' });
-    }
-    await release(err.message);
-    return transientOutcome(err);
+    if (!found) return undefined;
+    return this.finish(
+      { outcome: 'credited', customerId: member.id, pointsCredited: found.point, reconciled: true },
+      { kind: 'credited', action: 'ack', customerId: member.id, points: found.point, exact: true, reconciled: true },
+    );
   }
-  await checkpoint('purchase:granted');
 
-  const hint = after.point - member.point;
-  return finish(
-    { outcome: 'credited', customerId: member.id, pointsHint: hint },
-    { kind: 'credited', action: 'ack', customerId: member.id, points: hint, exact: false, reconciled: false },
-  );
+  /** One points calculation carrying the order's marker, then the record. */
+  private async credit(member: MemberDetail): Promise<PurchaseProcessed> {
+    const { event } = this;
+    let after: MemberDetail;
+    try {
+      after = await this.deps.openapi.calculatePoints(member.id, {
+        amount: event.eligibleAmount,
+        ...(event.pointTitle ? { title: event.pointTitle } : {}),
+        ...(event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {}),
+        remarks: this.marker,
+      });
+    } catch (e) {
+      const err = asOpenApiError(e);
+      if (err.executed === 'unknown') return { outcome: await leaveInDoubt(err, (lastError, opts) => this.release(lastError, opts)) };
+      if (err.kind === 'member_not_found') {
+        const result = { outcome: 'customer_withdrawn', customerId: member.id, reason: err.message } as const;
+        return this.finish(result, { kind: 'customer_withdrawn', action: 'ack', customerId: member.id });
+      }
+      if (err.kind === 'points_not_available') {
+        return this.finish({ outcome: 'points_not_available', reason: err.message }, { kind: 'points_not_available', action: 'ack' });
+      }
+      return this.retry(err, {});
+    }
+    await this.checkpoint('purchase:granted');
+    const hint = after.point - member.point;
+    return this.finish(
+      { outcome: 'credited', customerId: member.id, pointsHint: hint },
+      { kind: 'credited', action: 'ack', customerId: member.id, points: hint, exact: false, reconciled: false },
+    );
+  }
+
+  private async finish(result: PurchaseResult, outcome: ProcessOutcome): Promise<PurchaseProcessed> {
+    const done = await this.deps.ledger.finishPurchase(this.ref, this.owner, { ...this.facts, ...result });
+    if (!done) return { outcome: leaseLost() };
+    await this.checkpoint('purchase:recorded');
+    return { outcome, order: done };
+  }
+
+  /** A failure that proves nothing ran: the lease released, back to the queue. */
+  private async retry(err: OpenApiError, opts: { needsReconcile?: boolean }): Promise<PurchaseProcessed> {
+    await this.release(err.message, opts);
+    return { outcome: transientOutcome(err) };
+  }
+
+  private async release(lastError: string, opts: { needsReconcile?: boolean; keepLease?: boolean }): Promise<void> {
+    await this.deps.ledger.releaseOrder(this.ref, this.owner, { lastError, ...opts });
+  }
+}
+
+/** Why the purchase earns nothing, or undefined when it is to be credited. */
+function skipReason(event: PurchaseEvent): SkipReason | undefined {
+  if (event.test) return 'test';
+  if (event.customer === null) return 'no_customer';
+  if (event.eligibleAmount === 0) return 'amount_zero';
+  return undefined;
+}
+
+/** The order is already claimed: done (a duplicate, whose waiting refunds may still be due) or leased. */
+function alreadyDone(current: OrderRecord | undefined): PurchaseProcessed {
+  if (current?.state === 'done') {
+    return { outcome: { kind: 'duplicate', action: 'ack', previous: current.outcome ?? 'unknown' }, order: current };
+  }
+  return { outcome: { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order' } };
 }
 
 /** `Y-m-d` that many days after the purchase's local date (the date part of its ISO timestamp). */
