@@ -1,17 +1,12 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
+import { OutcomeKind } from '../points/outcome.js';
 
-/** Why a purchase ended (acknowledged outcomes; the queue is done with them). */
-export const OrderOutcome = z.enum([
-  'credited',
-  'skipped',
-  'customer_not_found',
-  'customer_withdrawn',
-  'points_not_available',
-]);
+/** Why a purchase ended (acknowledged outcomes; the queue is done with them): kinds of processing's outcomes. */
+export const OrderOutcome = OutcomeKind.extract(['credited', 'skipped', 'customer_not_found', 'customer_withdrawn', 'points_not_available']);
 export type OrderOutcome = z.infer<typeof OrderOutcome>;
 
 /** Why a refund ended, or why it is parked. */
-export const RefundOutcome = z.enum([
+export const RefundOutcome = OutcomeKind.extract([
   'debited',
   'insufficient_points',
   'skipped',

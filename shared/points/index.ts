@@ -8,7 +8,7 @@ export {
   type ProcessorDeps,
   type ProcessorLogger,
 } from './deps.js';
-export { FollowUp, OUTCOME_KINDS, ProcessOutcome, SkipReason, type OutcomeKind } from './outcome.js';
+export { FollowUp, OUTCOME_KINDS, OutcomeKind, ProcessOutcome, SkipReason } from './outcome.js';
 export { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker, type ParsedMarker } from './markers.js';
 export { refundShare, type OrderBook, type RefundShare } from './debit.js';
 export { instrumentPointsApi, POINTS_API_OPERATIONS, type ApiCallObserver } from './instrument.js';

@@ -3,7 +3,7 @@ import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales f
 /**
  * What processing one event came to. `action` tells the queue adapter what to do with the message:
  * `ack` (done for good, whatever the outcome) or `retry` (transient: back to the queue, and after
- * repeated failures to the DLQ). The ledger keeps the same outcome, queryable per order.
+ * repeated failures to the DLQ). The ledger keeps the acknowledged kinds, queryable per order.
  */
 const ack = z.literal('ack');
 const retry = z.literal('retry');
@@ -75,5 +75,7 @@ export const ProcessOutcome = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('invalid_event'), action: retry, reason: z.string() }),
 ]);
 export type ProcessOutcome = z.infer<typeof ProcessOutcome>;
-export type OutcomeKind = ProcessOutcome['kind'];
 export const OUTCOME_KINDS = ProcessOutcome.options.map((o) => o.shape.kind.value);
+/** Every outcome kind, one vocabulary: the ledger records a part of it (`OrderOutcome`, `RefundOutcome`). */
+export const OutcomeKind = z.enum(OUTCOME_KINDS);
+export type OutcomeKind = z.infer<typeof OutcomeKind>;
