@@ -1,6 +1,6 @@
 import type { OpenApiClient, PointItem } from '../openapi/index.js';
 
-const PER_PAGE = 1000; // the spec's maximum
+const PER_PAGE = 1000; // the largest page the Open API serves (the client refuses more: shared/openapi/client.ts)
 
 /**
  * Finds the history entries whose `remarks` equal the given markers (exact match: `order:12` must not

@@ -3,9 +3,9 @@ import type { PointsApi } from './deps.js';
 
 /**
  * The error kinds that mean the membership service failed us: unreachable or faulty, refusing our
- * credentials or contract, or answering outside the spec. The others are answers about the request
- * (customer unknown, not enough points, validation...): the service worked, so the upstream failure
- * rate alarm must not count them.
+ * credentials or contract, or answering outside its documented answers (`invalid_response`, see
+ * shared/openapi/README.md). The others are answers about the request (customer unknown, not enough
+ * points, validation...): the service worked, so the upstream failure rate alarm must not count them.
  */
 const UPSTREAM_FAILURE_KINDS: ReadonlySet<string> = new Set([
   'network',
