@@ -2,13 +2,15 @@
  * Shared setup for the processing tests: the real emulator (frozen clock), dynalite with the ledger
  * table, the real Open API client, and a processor built from them with a hand-moved clock.
  */
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
 import { createLedger, type Ledger } from '../../../../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../../shared/openapi/index.js';
 import {
   createProcessor,
   type Checkpoint,
+  type CheckpointStep,
+  type ProcessOutcome,
   type Processor,
   type PurchaseEvent,
   type RefundEvent,
@@ -17,6 +19,9 @@ import { manualClock, startDynalite, type LocalDynamo } from '../../../support/d
 import { startTestEmulator, testClient, type TestEmulator } from '../../../support/emulator.js';
 
 export const CLIENT_ID = 'test-client';
+
+/** Thrown from the checkpoint hook: the worker dies at that line. */
+export class SimulatedCrash extends Error {}
 export const LEASE_SECONDS = 60;
 export const REFUND_WAIT_SECONDS = 120;
 
@@ -38,6 +43,13 @@ export interface Harness {
   api: OpenApiClient;
   ledger: Ledger;
   processor(options?: { checkpoint?: Checkpoint; settings?: Partial<ProcessingSettings> }): Processor;
+  /**
+   * Runs `event` and holds it at `step` while `meanwhile` runs: a fixed interleaving of two deliveries.
+   * Returns [outcome of event, outcome of meanwhile].
+   */
+  /** Processes `event` with the worker dying at `step` (a throw from the checkpoint hook); resolves once it has. */
+  crashAt(step: CheckpointStep, event: unknown): Promise<void>;
+  whileHeldAt(step: CheckpointStep, event: unknown, meanwhile: () => Promise<ProcessOutcome>): Promise<[ProcessOutcome, ProcessOutcome]>;
   /** Past every lease taken so far. */
   expireLeases(): void;
   /** Point-history entries of a member carrying `marker` in remarks. */
@@ -64,24 +76,47 @@ export async function startHarness(): Promise<Harness> {
     clock,
     leaseSeconds: LEASE_SECONDS,
   });
+  const processor: Harness['processor'] = (options = {}) =>
+    createProcessor({
+      ledger,
+      openapi: api,
+      clock,
+      settings: ProcessingSettings.parse({
+        leaseSeconds: LEASE_SECONDS,
+        refundWaitSeconds: REFUND_WAIT_SECONDS,
+        ...options.settings,
+      }),
+      ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+    });
   return {
     emulator,
     dynamo,
     clock,
     api,
     ledger,
-    processor: (options = {}) =>
-      createProcessor({
-        ledger,
-        openapi: api,
-        clock,
-        settings: ProcessingSettings.parse({
-          leaseSeconds: LEASE_SECONDS,
-          refundWaitSeconds: REFUND_WAIT_SECONDS,
-          ...options.settings,
-        }),
-        ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
-      }),
+    processor,
+    async crashAt(step, event) {
+      const crash: Checkpoint = (s) => {
+        if (s === step) throw new SimulatedCrash(`crash at ${s}`);
+      };
+      await expect(processor({ checkpoint: crash }).process(event)).rejects.toThrow(SimulatedCrash);
+    },
+    async whileHeldAt(step, event, meanwhile) {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let reached!: () => void;
+      const atStep = new Promise<void>((resolve) => (reached = resolve));
+      const checkpoint: Checkpoint = async (s) => {
+        if (s !== step) return;
+        reached();
+        await held;
+      };
+      const first = processor({ checkpoint }).process(event);
+      await atStep;
+      const second = await meanwhile();
+      release();
+      return [await first, second];
+    },
     expireLeases: () => clock.advance(LEASE_SECONDS * 1000 + 1),
     async entries(memberId, marker) {
       const page = await api.listPoints(memberId, { perPage: 1000 });

@@ -28,24 +28,9 @@ describe('purchase', () => {
   it('two concurrent deliveries of one order credit it once; the loser retries and then sees a duplicate', async () => {
     const event = purchase();
     // The first delivery is held right after its claim until the second has run: a fixed interleaving.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let claimed!: () => void;
-    const hasClaimed = new Promise<void>((resolve) => (claimed = resolve));
-    const first = h
-      .processor({
-        checkpoint: async (step) => {
-          if (step !== 'purchase:claimed') return;
-          claimed();
-          await held;
-        },
-      })
-      .process(event);
-    await hasClaimed;
-    const second = await h.processor().process(event);
-    release();
+    const [first, second] = await h.whileHeldAt('purchase:claimed', event, () => h.processor().process(event));
     expect(second).toMatchObject({ kind: 'lease_held', action: 'retry' });
-    expect(await first).toMatchObject({ kind: 'credited' });
+    expect(first).toMatchObject({ kind: 'credited' });
     expect(await h.processor().process(event)).toMatchObject({ kind: 'duplicate' });
     expect(await h.entries('member-gold', marker(event))).toEqual([50]);
   });

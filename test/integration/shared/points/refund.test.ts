@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { refundMarker, type CheckpointStep, type ProcessOutcome } from '../../../../shared/points/index.js';
-import { GRANT, type Harness, purchase, refund, REFUND_WAIT_SECONDS, useHarness } from './harness.js';
+import { refundMarker, type CheckpointStep } from '../../../../shared/points/index.js';
+import { GRANT, purchase, refund, REFUND_WAIT_SECONDS, useHarness } from './harness.js';
 
 const h = useHarness();
 
@@ -15,29 +15,13 @@ async function credited(overrides: Parameters<typeof purchase>[0] = {}) {
   return event;
 }
 
-/**
- * Runs `event` and holds it at `step` while `meanwhile` runs: a fixed interleaving of two deliveries.
- * Returns [outcome of event, outcome of meanwhile].
- */
-async function whileHeldAt(step: CheckpointStep, event: Parameters<ReturnType<Harness['processor']>['process']>[0], meanwhile: () => Promise<ProcessOutcome>) {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  let reached!: () => void;
-  const atStep = new Promise<void>((resolve) => (reached = resolve));
-  const first = h
-    .processor({
-      checkpoint: async (s) => {
-        if (s !== step) return;
-        reached();
-        await held;
-      },
-    })
-    .process(event);
-  await atStep;
-  const second = await meanwhile();
-  release();
-  return [await first, second];
-}
+// The debit (POST) and the history search (GET) share one path.
+const POINTS_PATH = '^/api/ext/users/[^/]+/points$';
+/** Arms one fault on the next debit (the points grant). */
+const atDebit = (fault: 'error_500' | 'reset_before' | 'reset_after_commit' | 'delay', extra: { delay_ms?: number } = {}) =>
+  h.emulator.addFault({ method: 'POST', path: POINTS_PATH, fault, times: 1, ...extra });
+/** Arms a server error on the next history search. */
+const atHistorySearch = () => h.emulator.addFault({ method: 'GET', path: POINTS_PATH, fault: 'error_500', times: 1 });
 
 describe('refunds', () => {
   it('a full refund debits exactly what the purchase credited', async () => {
@@ -90,14 +74,14 @@ describe('refunds', () => {
   it('two concurrent deliveries of one refund debit once', async () => {
     const p = await credited();
     const r = refund(p, 'r1', 999);
-    const outcomes = await whileHeldAt('refund:order-claimed', r, () => h.processor().process(r));
+    const outcomes = await h.whileHeldAt('refund:order-claimed', r, () => h.processor().process(r));
     expect(outcomes.map((o) => o.kind)).toEqual(['debited', 'lease_held']);
     expect(await debits(p, 'r1')).toEqual([-49]);
   });
 
   it('two different refunds of one order at once never compute from the same base', async () => {
     const p = await credited();
-    const outcomes = await whileHeldAt('refund:order-claimed', refund(p, 'a', 500), () =>
+    const outcomes = await h.whileHeldAt('refund:order-claimed', refund(p, 'a', 500), () =>
       h.processor().process(refund(p, 'b', 499)),
     );
     expect(outcomes.map((o) => o.kind)).toEqual(['debited', 'lease_held']);
@@ -228,13 +212,11 @@ describe('refund: the customer or the client changed', () => {
 });
 
 describe('refund: faults at the debit', () => {
-  const GRANT_PATH = '^/api/ext/users/[^/]+/points$';
-  class SimulatedCrash extends Error {}
 
   it('reset_after_commit: the retry finds the debit in the history and does not debit again', async () => {
     const p = await credited();
     await h.processor().process(refund(p, 'a', 333));
-    await h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'reset_after_commit', times: 1 });
+    await atDebit('reset_after_commit');
     const r = refund(p, 'b', 333);
     expect(await h.processor().process(r)).toMatchObject({ kind: 'outcome_unknown', action: 'retry' });
     expect(await h.processor().process(r)).toMatchObject({ kind: 'lease_held' });
@@ -247,13 +229,13 @@ describe('refund: faults at the debit', () => {
   it('error_500, reset_before and delay past the timeout at the debit: exactly one debit in the end', async () => {
     const p = await credited();
     const r = refund(p, 'r1', 999);
-    await h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'error_500', times: 1 });
+    await atDebit('error_500');
     expect(await h.processor().process(r)).toMatchObject({ action: 'retry' });
     h.expireLeases();
-    await h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'reset_before', times: 1 });
+    await atDebit('reset_before');
     expect(await h.processor().process(r)).toMatchObject({ action: 'retry' });
     h.expireLeases();
-    await h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'delay', delay_ms: 1500, times: 1 });
+    await atDebit('delay', { delay_ms: 1500 });
     expect(await h.processor().process(r)).toMatchObject({ kind: 'outcome_unknown', errorKind: 'timeout' });
     h.expireLeases();
     expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 49 });
@@ -263,10 +245,7 @@ describe('refund: faults at the debit', () => {
   it('a crash after the debit and before booking it: the next holder of the order books it from the history', async () => {
     const p = await credited();
     const a = refund(p, 'a', 500);
-    const crash = (s: CheckpointStep) => {
-      if (s === 'refund:granted') throw new SimulatedCrash(s);
-    };
-    await expect(h.processor({ checkpoint: crash }).process(a)).rejects.toThrow(SimulatedCrash);
+    await h.crashAt('refund:granted', a);
     h.expireLeases();
     // Another refund of the order gets there first: it books a's debit before computing its own.
     expect(await h.processor().process(refund(p, 'b', 499))).toMatchObject({ kind: 'debited', points: 25 });
@@ -278,10 +257,7 @@ describe('refund: faults at the debit', () => {
   it('a crash after booking and before finishing the refund record is repaired by the redelivery', async () => {
     const p = await credited();
     const r = refund(p, 'r1', 999);
-    const crash = (s: CheckpointStep) => {
-      if (s === 'refund:applied') throw new SimulatedCrash(s);
-    };
-    await expect(h.processor({ checkpoint: crash }).process(r)).rejects.toThrow(SimulatedCrash);
+    await h.crashAt('refund:applied', r);
     h.expireLeases();
     expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 49 });
     expect(await debits(p, 'r1')).toEqual([-49]);
@@ -290,18 +266,15 @@ describe('refund: faults at the debit', () => {
 });
 
 describe('refund: reconciliation is never forgotten', () => {
-  const GRANT_PATH = '^/api/ext/users/[^/]+/points$';
-  const HISTORY_PATH = '^/api/ext/users/[^/]+/points$';
-  class SimulatedCrash extends Error {}
 
   it('a history search that fails while reconciling a lost debit does not lead to a second debit', async () => {
     const p = await credited();
     await h.api.grantPoints(GOLD, { point: 100, remarks: 'earned elsewhere' });
     const r = refund(p, 'r1', 999);
-    await h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'reset_after_commit', times: 1 });
+    await atDebit('reset_after_commit');
     expect(await h.processor().process(r)).toMatchObject({ kind: 'outcome_unknown' });
     h.expireLeases();
-    await h.emulator.addFault({ method: 'GET', path: HISTORY_PATH, fault: 'error_500', times: 1 });
+    await atHistorySearch();
     expect(await h.processor().process(r)).toMatchObject({ kind: 'upstream_error', action: 'retry' });
     expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 49, reconciled: true });
     expect(await debits(p, 'r1')).toEqual([-49]);
@@ -311,13 +284,10 @@ describe('refund: reconciliation is never forgotten', () => {
   it('a takeover that dies before reconciling does not hide an earlier lost debit', async () => {
     const p = await credited();
     const a = refund(p, 'a', 500);
-    await h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'reset_after_commit', times: 1 });
+    await atDebit('reset_after_commit');
     expect(await h.processor().process(a)).toMatchObject({ kind: 'outcome_unknown' });
     h.expireLeases();
-    const crash = (s: CheckpointStep) => {
-      if (s === 'refund:order-claimed') throw new SimulatedCrash(s);
-    };
-    await expect(h.processor({ checkpoint: crash }).process(refund(p, 'b', 499))).rejects.toThrow(SimulatedCrash);
+    await h.crashAt('refund:order-claimed', refund(p, 'b', 499));
     h.expireLeases();
     expect(await h.processor().process(a)).toMatchObject({ kind: 'debited', points: 24, reconciled: true });
     expect(await h.processor().process(refund(p, 'b', 499))).toMatchObject({ kind: 'debited', points: 25 });
@@ -329,16 +299,12 @@ describe('refund: reconciliation is never forgotten', () => {
     const p = await credited();
     const a = refund(p, 'a', 500);
     const b = refund(p, 'b', 499);
-    const lostAnswer = () => h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'reset_after_commit', times: 1 });
-    await lostAnswer();
+    await atDebit('reset_after_commit');
     expect(await h.processor().process(b)).toMatchObject({ kind: 'outcome_unknown' });
     h.expireLeases();
-    const crash = (s: CheckpointStep) => {
-      if (s === 'refund:order-claimed') throw new SimulatedCrash(s);
-    };
-    await expect(h.processor({ checkpoint: crash }).process(a)).rejects.toThrow(SimulatedCrash);
+    await h.crashAt('refund:order-claimed', a);
     h.expireLeases();
-    await lostAnswer();
+    await atDebit('reset_after_commit');
     expect(await h.processor().process(a)).toMatchObject({ kind: 'outcome_unknown' });
     h.expireLeases();
     expect(await h.processor().process(a)).toMatchObject({ kind: 'debited', reconciled: true });
@@ -354,7 +320,7 @@ describe('refund: reconciliation is never forgotten', () => {
     await h.processor().process(r);
     h.clock.advance(REFUND_WAIT_SECONDS * 1000);
     expect(await h.processor().process(r)).toMatchObject({ kind: 'refund_parked', action: 'ack' });
-    await h.emulator.addFault({ method: 'GET', path: HISTORY_PATH, fault: 'error_500', times: 1 });
+    await atHistorySearch();
     expect(await h.processor().process(p)).toMatchObject({
       kind: 'credited',
       action: 'retry',
@@ -374,10 +340,7 @@ describe('refund: reconciliation is never forgotten', () => {
     await h.processor().process(r);
     h.clock.advance(REFUND_WAIT_SECONDS * 1000);
     await h.processor().process(r);
-    const crash = (s: CheckpointStep) => {
-      if (s === 'refund:applied') throw new SimulatedCrash(s);
-    };
-    await expect(h.processor({ checkpoint: crash }).process(p)).rejects.toThrow(SimulatedCrash);
+    await h.crashAt('refund:applied', p);
     h.expireLeases();
     expect(await h.processor().process(p)).toMatchObject({
       kind: 'duplicate',

@@ -98,23 +98,9 @@ describe('Square: a customer attached after the payment completed', () => {
   it('a customer-less delivery arriving while the named one holds the order is acknowledged and changes nothing', async () => {
     const anonymous = payment({ customer: false });
     const named = payment({ id: anonymous.orderId, customer: true });
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let claimed!: () => void;
-    const hasClaimed = new Promise<void>((resolve) => (claimed = resolve));
-    const first = h
-      .processor({
-        checkpoint: async (step) => {
-          if (step !== 'purchase:claimed') return;
-          claimed();
-          await held;
-        },
-      })
-      .process(named);
-    await hasClaimed;
-    expect(await h.processor().process(anonymous)).toMatchObject({ kind: 'duplicate', previous: 'pending', action: 'ack' });
-    release();
-    expect(await first).toMatchObject({ kind: 'credited' });
+    const [first, second] = await h.whileHeldAt('purchase:claimed', named, () => h.processor().process(anonymous));
+    expect(second).toMatchObject({ kind: 'duplicate', previous: 'pending', action: 'ack' });
+    expect(first).toMatchObject({ kind: 'credited' });
     expect(await credits(named)).toEqual([600]);
   });
 

@@ -13,50 +13,37 @@ function debitAll(eligibleAmount: number, credited: number, refunds: { refundAmo
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const partial = (amounts: number[]) => amounts.map((refundAmount) => ({ refundAmount, refundsRemainder: false }));
+
+const eligibleAmount = fc.integer({ min: 1, max: 999_999_999 });
+const credit = fc.integer({ min: 0, max: 50_000_000 });
+const refundAmounts = (maxLength: number) => fc.array(fc.integer({ min: 0, max: 999_999_999 }), { maxLength });
 
 describe('refund shares', () => {
   it('any sequence of partial refunds never debits more than the credit', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 999_999_999 }),
-        fc.integer({ min: 0, max: 50_000_000 }),
-        fc.array(fc.integer({ min: 0, max: 999_999_999 }), { maxLength: 12 }),
-        (eligible, credited, amounts) => {
-          const targets = debitAll(eligible, credited, amounts.map((refundAmount) => ({ refundAmount, refundsRemainder: false })));
-          expect(targets.every((t) => t >= 0)).toBe(true);
-          expect(sum(targets)).toBeLessThanOrEqual(credited);
-        },
-      ),
+      fc.property(eligibleAmount, credit, refundAmounts(12), (eligible, credited, amounts) => {
+        const targets = debitAll(eligible, credited, partial(amounts));
+        expect(targets.every((t) => t >= 0)).toBe(true);
+        expect(sum(targets)).toBeLessThanOrEqual(credited);
+      }),
     );
   });
 
   it('partial refunds that add up to the whole order debit exactly the credit', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 50_000_000 }),
-        fc.array(fc.integer({ min: 1, max: 99_999_999 }), { minLength: 1, maxLength: 10 }),
-        (credited, parts) => {
-          const targets = debitAll(sum(parts), credited, parts.map((refundAmount) => ({ refundAmount, refundsRemainder: false })));
-          expect(sum(targets)).toBe(credited);
-        },
-      ),
+      fc.property(credit, fc.array(fc.integer({ min: 1, max: 99_999_999 }), { minLength: 1, maxLength: 10 }), (credited, parts) => {
+        expect(sum(debitAll(sum(parts), credited, partial(parts)))).toBe(credited);
+      }),
     );
   });
 
   it('a cancellation after any partial refunds debits the rest of the credit', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 999_999_999 }),
-        fc.integer({ min: 0, max: 50_000_000 }),
-        fc.array(fc.integer({ min: 0, max: 999_999_999 }), { maxLength: 5 }),
-        (eligible, credited, amounts) => {
-          const refunds = [
-            ...amounts.map((refundAmount) => ({ refundAmount, refundsRemainder: false })),
-            { refundAmount: 0, refundsRemainder: true },
-          ];
-          expect(sum(debitAll(eligible, credited, refunds))).toBe(credited);
-        },
-      ),
+      fc.property(eligibleAmount, credit, refundAmounts(5), (eligible, credited, amounts) => {
+        const refunds = [...partial(amounts), { refundAmount: 0, refundsRemainder: true }];
+        expect(sum(debitAll(eligible, credited, refunds))).toBe(credited);
+      }),
     );
   });
 
