@@ -1,0 +1,11 @@
+export {
+  checkWindow,
+  type MissingEvent,
+  type ReconcileDeps,
+  type ReconcileOptions,
+  type ReconcileProblem,
+  type ReconcileResult,
+  ReconcileWindowError,
+  reconcileShopify,
+  summaryLine,
+} from './reconcile.js';
