@@ -23,3 +23,4 @@ export {
   workerEnvironment,
 } from './derived.js';
 export { SourceConfig, SourceName, sourcesConfig } from './sources.js';
+export { adminTokenSecretName, ReconcileSourceConfig } from './reconcile.js';

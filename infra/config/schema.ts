@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ReconcileConfig, reconcileProblem } from './reconcile.js';
 import { SecretName, SourceConfig, SourceName, sourcesProblem } from './sources.js';
 
 /**
@@ -70,6 +71,8 @@ export const StageConfig = z
         const problem = sourcesProblem(sources);
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       }),
+    /** Scheduled reconciliation with Shopify's Admin API, per Shopify source (infra/config/reconcile.ts). */
+    reconcile: ReconcileConfig,
     processing: z
       .strictObject({
         insufficientPointsPolicy: z.enum(['clamp', 'park']).default('clamp'),
@@ -140,6 +143,10 @@ export const StageConfig = z
       })
       .refine((a) => !(a.email && a.topicArn), 'give either email or topicArn, not both')
       .prefault({}),
+  })
+  .superRefine((s, ctx) => {
+    const problem = reconcileProblem(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['reconcile'] });
   })
   // A takeover searches the point history for a lost call's marker: the lease must outlive the attempt
   // that may have sent it (the worker's timeout) plus the time such a request can still take to land
