@@ -7,6 +7,7 @@ export const REPO_ROOT = join(INFRA_DIR, '..');
 export const FUNCTION_ENTRIES = {
   receiveWebhook: join(REPO_ROOT, 'functions', 'receive-webhook.ts'),
   processEvents: join(REPO_ROOT, 'functions', 'process-events.ts'),
+  reconcileShopify: join(REPO_ROOT, 'functions', 'reconcile-shopify.ts'),
 } as const;
 
 /**
@@ -19,4 +20,5 @@ export const FUNCTION_ENTRIES = {
 export const FUNCTION_EXTERNAL_MODULES = {
   receiveWebhook: ['@aws-sdk/*'],
   processEvents: [],
+  reconcileShopify: [],
 } as const satisfies Record<keyof typeof FUNCTION_ENTRIES, readonly string[]>;

@@ -14,6 +14,7 @@ import { OperationsAlarms } from '../constructs/alarms.js';
 import { BundledFunction } from '../constructs/bundled-function.js';
 import { EventQueue } from '../constructs/event-queue.js';
 import { LedgerTable } from '../constructs/ledger-table.js';
+import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
 
@@ -29,6 +30,8 @@ export class IntegrationStack extends Stack {
   readonly ledger: LedgerTable;
   readonly webhookSecrets: Record<string, Secret>;
   readonly alarms: OperationsAlarms;
+  /** Scheduled reconciliation with Shopify; only when the stage configures `reconcile`. */
+  readonly reconcile: ScheduledReconcile | undefined;
 
   constructor(scope: Construct, id: string, props: IntegrationStackProps) {
     super(scope, id, props);
@@ -127,6 +130,17 @@ export class IntegrationStack extends Stack {
       });
     }
 
+    this.reconcile =
+      Object.keys(config.reconcile).length === 0
+        ? undefined
+        : new ScheduledReconcile(this, 'Reconcile', {
+            config,
+            table: this.ledger.table,
+            queue: this.events.queue,
+            logRetention,
+            removalPolicy,
+          });
+
     this.alarms = new OperationsAlarms(this, 'Alarms', {
       stageName: config.stageName,
       email: config.alarms.email,
@@ -136,12 +150,15 @@ export class IntegrationStack extends Stack {
       functions: [
         { name: 'ReceiveWebhook', fn: this.receiver.fn },
         { name: 'ProcessEvents', fn: this.worker.fn },
+        ...(this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : []),
       ],
       metricsNamespace: config.observability.metricsNamespace,
       serviceName: config.observability.serviceName,
       oldestMessageAgeSeconds: config.alarms.oldestMessageAgeSeconds,
       upstreamFailurePercent: config.alarms.upstreamFailurePercent,
     });
+
+    this.reconcile?.addMissingAlarms(this.alarms.topic);
 
     for (const source of sources) {
       new CfnOutput(this, `WebhookUrl-${source}`, {

@@ -30,6 +30,12 @@ export const ENV = {
   REFUND_WAIT_SECONDS: 'REFUND_WAIT_SECONDS',
   LEDGER_TTL_DAYS: 'LEDGER_TTL_DAYS',
   LEASE_SECONDS: 'LEASE_SECONDS',
+  // reconcile-shopify
+  /**
+   * JSON {source: {shopDomain, accessTokenSecretArn, lookbackHours}}: the Shopify sources the
+   * scheduled reconciliation reads; the secret holds {"access_token": "..."}.
+   */
+  RECONCILE_SOURCES: 'RECONCILE_SOURCES',
   /** Only for local runs: DynamoDB endpoint (dynalite). */
   DYNAMODB_ENDPOINT: 'DYNAMODB_ENDPOINT',
 } as const;

@@ -9,3 +9,4 @@ export {
   reconcileShopify,
   summaryLine,
 } from './reconcile.js';
+export { ReconcileSettingsError, ReconcileSources, reconcileSourcesFrom } from './settings.js';
