@@ -78,7 +78,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
   return {
     sources: overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]),
     reconcile: overrides.reconcile ?? reconcileSourcesFrom(env[ENV.RECONCILE_SOURCES]),
-    ledger: overrides.ledger ?? createLedger({ client: createDocumentClient({}), tableName: tableName!, clock: Date.now }),
+    ledger: overrides.ledger ?? createLedger({ client: documentClient(env), tableName: tableName!, clock: Date.now }),
     queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrl! }),
     adminClient:
       overrides.adminClient ??
@@ -89,6 +89,16 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
       new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'LoyaltyPoints', serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'reconcile-shopify' }),
     now: overrides.now ?? (() => new Date()),
   };
+}
+
+function documentClient(env: NodeJS.ProcessEnv) {
+  const endpoint = env[ENV.DYNAMODB_ENDPOINT];
+  return createDocumentClient(
+    endpoint
+      ? // Local (dynalite): any region and key are accepted.
+        { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {},
+  );
 }
 
 function powertoolsLogger(env: NodeJS.ProcessEnv): ReconcileShopifyDeps['logger'] {

@@ -77,6 +77,8 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
     for (let attempt = 0; ; attempt++) {
       const expected = lastRequested.get(query);
       if (expected !== undefined) await waitForBucket(expected, 'bucket_low');
+      // Outside the try: a token that cannot be read is its own error, not an unreachable shop.
+      const token = await opts.accessToken();
       let status: number;
       let text: string;
       try {
@@ -86,14 +88,13 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
           headers: {
             'content-type': 'application/json',
             accept: 'application/json',
-            'x-shopify-access-token': await opts.accessToken(),
+            'x-shopify-access-token': token,
           },
           body: JSON.stringify({ query, variables }),
         });
         status = res.statusCode;
         text = await res.body.text();
       } catch (e) {
-        if (e instanceof ShopifyAdminError) throw e;
         throw new ShopifyAdminError('network', `Shopify Admin API unreachable at ${origin}: ${e instanceof Error ? e.message : 'failed'}`);
       }
       if (status === 401 || status === 403) {
