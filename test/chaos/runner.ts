@@ -7,6 +7,7 @@ import { buildModel, type Model } from './model.js';
 import { createRandom } from './prng.js';
 import type { ChaosResult, UnfinishedEvent } from './report.js';
 import { CHAOS_RANKS, generateScenario, type EventSpec, type Scenario } from './scenario.js';
+import type { LostDeliveries } from './lost-deliveries.js';
 import { startChaosStack, type ChaosStack, type ChaosStackOptions } from './stack.js';
 import { renderDelivery, type SenderSecrets } from './webhooks.js';
 
@@ -33,6 +34,8 @@ export interface ChaosOptions {
   log?: (line: string) => void;
   /** Starts the stack; the default is the local stack of `npm start` (stack.ts). */
   startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
+  /** The "lost deliveries" fault (lost-deliveries.ts): webhooks Shopify never sends, repaired by reconcile. */
+  lostDeliveries?: LostDeliveries;
 }
 
 export const CHAOS_CLIENT = { clientId: 'chaos-client', clientSecret: 'chaos-secret' } as const;
@@ -112,7 +115,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     }, 250);
     let drained: { deadLettered: number; redriven: number };
     try {
-      await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log);
+      await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log, options.lostDeliveries);
+      await options.lostDeliveries?.afterDeliveries(stack, log);
       // Faults stop; the queue drains; what ended in the dead-letter list is redriven, as an operator would.
       await Promise.all(direct);
       drained = await drain(stack, injector, admin, options.drainTimeoutMs ?? 120_000, log);
@@ -179,6 +183,7 @@ async function deliverAll(
   senders: number,
   unfinished: UnfinishedEvent[],
   log: (line: string) => void,
+  lostDeliveries?: LostDeliveries,
 ): Promise<void> {
   const tokenExpiryAt = new Set([Math.floor(scenario.deliveries.length / 3), Math.floor((2 * scenario.deliveries.length) / 3)]);
   const inFlight = new Set<Promise<void>>();
@@ -201,6 +206,7 @@ async function deliverAll(
     if (tokenExpiryAt.has(position)) await injector.expireTokens();
     await injector.maybeArm();
     const send = async (): Promise<void> => {
+      if (await lostDeliveries?.intercept(scenario, step, stack, CHAOS_SECRETS)) return;
       const copies = Array.from({ length: step.copies }, () => sendWithRetries(stack.intakeUrl, renderDelivery(scenario, step, CHAOS_SECRETS, Date.now())));
       for (const result of await Promise.all(copies)) {
         if (result !== 'accepted') {

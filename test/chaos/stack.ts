@@ -36,6 +36,8 @@ export interface ChaosStackOptions {
 export interface ChaosStack {
   intakeUrl: string;
   emulatorUrl: string;
+  /** The Shopify Admin API stand-in (lost-deliveries.ts puts undelivered orders there). */
+  shopifyAdminUrl?: string;
   queue: LocalQueue;
   ledger: Ledger;
   /**
@@ -132,6 +134,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   return {
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
+    shopifyAdminUrl: stack.urls.shopifyAdmin,
     queue: stack.queue,
     ledger: stack.ledger,
     expireLeases() {
