@@ -12,7 +12,14 @@ import type { ReconcileTarget } from './reconcile-command.js';
  * `npm run reconcile -- --stage <name>`: the stage's ledger and FIFO queue (from the stack's outputs),
  * the shop and the Admin API token secret from the stage file. Needs AWS credentials and a deployed stage.
  */
-export async function stageTarget(options: { stage: string; source: string; stack?: string; outputsFile?: string }): Promise<ReconcileTarget> {
+export async function stageTarget(options: {
+  stage: string;
+  source: string;
+  stack?: string;
+  outputsFile?: string;
+  /** Another origin than https://<shopDomain> (a proxy; the tests' stand-in). */
+  adminOrigin?: string;
+}): Promise<ReconcileTarget> {
   const stage = loadStageConfig(join(process.cwd(), 'infra'), options.stage);
   const settings = stage.reconcile[options.source];
   if (settings === undefined) {
@@ -28,6 +35,7 @@ export async function stageTarget(options: { stage: string; source: string; stac
   const reader = createSecretsManagerReader({ client: new SecretsManagerClient({ region: stage.region }) });
   const client = createShopifyAdminClient({
     shopDomain: settings.shopDomain,
+    ...(options.adminOrigin ? { origin: options.adminOrigin } : {}),
     accessToken: secretsManagerAccessToken(adminTokenSecretName(stage, options.source), reader),
   });
   return {

@@ -4,12 +4,13 @@
  * the last line is `chaos: events=N faults=F mismatches=M unfinished=U`; exit code 1 when M or U is not 0.
  */
 import { parseArgs } from 'node:util';
+import { createLostDeliveries } from './lost-deliveries.js';
 import { formatReport } from './report.js';
 import { runChaos } from './runner.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const USAGE = 'usage: npm run chaos -- --events N --seed S [--fault-rate 0..1] [--crash-rate 0..1] [--senders N]';
+const USAGE = 'usage: npm run chaos -- --events N --seed S [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--lost-deliveries 0..1]';
 
 function numberOption(value: string | undefined, name: string, fallback: number, check: (n: number) => boolean): number {
   if (value === undefined) return fallback;
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
         'fault-rate': { type: 'string' },
         'crash-rate': { type: 'string' },
         senders: { type: 'string' },
+        'lost-deliveries': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -48,7 +50,10 @@ async function main(): Promise<void> {
   const isRate = (n: number) => n >= 0 && n <= 1;
   const events = numberOption(str('events'), 'events', 300, isPositiveInt);
   const seed = numberOption(str('seed'), 'seed', 1, (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff);
+  // Share of Shopify events never sent as webhooks; the run reconciles with the Admin API stand-in.
+  const lostRate = numberOption(str('lost-deliveries'), 'lost-deliveries', 0, isRate);
   const result = await runChaos({
+    ...(lostRate > 0 ? { lostDeliveries: createLostDeliveries({ rate: lostRate, seed, repair: true }) } : {}),
     events,
     seed,
     faultRate: numberOption(str('fault-rate'), 'fault-rate', 0.25, isRate),
