@@ -16,7 +16,7 @@ describe('local configuration', () => {
 
   it('uses the documented defaults when nothing is set', async () => {
     const config = await resolveLocalConfig({});
-    expect(config.ports).toEqual({ intake: 3000, emulator: 8787, dynamodb: 8000 });
+    expect(config.ports).toEqual({ intake: 3000, emulator: 8787, dynamodb: 8000, shopifyAdmin: 8789 });
     expect(config.emulatorConfigPath).toBe(DEMO_CONFIG_PATH);
     expect(config.webhookSecrets).toEqual({ shopify: ['demo-shopify-secret'], pos: ['demo-pos-secret'] });
     expect(config.defaulted).toEqual({ shopify: true, pos: true });
@@ -28,10 +28,11 @@ describe('local configuration', () => {
       PORT: '4000',
       EMULATOR_PORT: '0',
       DYNAMODB_PORT: '9000',
+      SHOPIFY_ADMIN_PORT: '9001',
       SHOPIFY_WEBHOOK_SECRET: 'shop-new, shop-old',
       POS_WEBHOOK_SECRETS: 'till-1,till-2,',
     });
-    expect(config.ports).toEqual({ intake: 4000, emulator: 0, dynamodb: 9000 });
+    expect(config.ports).toEqual({ intake: 4000, emulator: 0, dynamodb: 9000, shopifyAdmin: 9001 });
     expect(config.webhookSecrets).toEqual({ shopify: ['shop-new', 'shop-old'], pos: ['till-1', 'till-2'] });
     expect(config.defaulted).toEqual({ shopify: false, pos: false });
   });
