@@ -132,6 +132,20 @@ describe('npm run reconcile against the local stack', () => {
     expect((await handle.ledger.getOrder({ source: 'shopify', orderId }))?.outcome).toBe('credited');
   });
 
+  it('names an order it cannot map on stderr, exits 1, and still reconciles the others', async () => {
+    const bad = nextOrderId();
+    const good = nextOrderId();
+    await lose(order(bad, '1001', '99999999999')); // over the events' largest amount
+    await lose(order(good, '1001'));
+    const result = await reconcile();
+    expect(result.code).toBe(1);
+    expect(result.err).toContainEqual(expect.stringContaining(`could not reconcile shopify:order:${bad}: orders/paid: `));
+    expect(result.out.at(-1)).toMatch(/^reconcile: scanned=\d+ missing=1 enqueued=1$/);
+    await handle.waitForIdle();
+    expect((await handle.ledger.getOrder({ source: 'shopify', orderId: good }))?.outcome).toBe('credited');
+    expect(await handle.ledger.getOrder({ source: 'shopify', orderId: bad })).toBeUndefined();
+  });
+
   it('refuses a run without --since, naming it, and changes nothing', async () => {
     const err: string[] = [];
     const code = await reconcileCommand(['--source', 'shopify'], env, { print: () => {}, printError: (l) => err.push(l) });
