@@ -41,7 +41,8 @@ export function makeHandler(deps: ReconcileShopifyDeps): (input: ReconcileShopif
       // A rule the stack did not write: fail loudly (function errors alarm), nothing is read.
       throw new Error(`reconcile-shopify: no reconciled Shopify source ${String(name).slice(0, 40)}`);
     }
-    const until = deps.now();
+    // Webhooks of the last few minutes may still be queued: the window ends before them.
+    const until = new Date(deps.now().getTime() - settings.settleMinutes * 60_000);
     const since = new Date(until.getTime() - settings.lookbackHours * 3_600_000);
     const client = deps.adminClient(name, settings);
     try {

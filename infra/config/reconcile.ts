@@ -15,6 +15,11 @@ export const ReconcileSourceConfig = z.strictObject({
   everyMinutes: z.number().int().min(5).max(1440).default(15),
   /** Each run reads the orders updated in this many hours before it (overlapping runs are harmless). */
   lookbackHours: z.number().int().min(1).max(72).default(3),
+  /**
+   * Each run stops this many minutes before now: a webhook that just arrived is still in the queue,
+   * not yet in the ledger, and would be counted missing (harmless for the points, noise in the metric).
+   */
+  settleMinutes: z.number().int().min(0).max(60).default(5),
   /** Alarm when this many runs in a row found events missing. */
   alarmAfterRuns: z.number().int().min(1).max(96).default(3),
 });

@@ -63,7 +63,12 @@ export class ScheduledReconcile extends Construct {
     const reconcileSources: ReconcileSources = Object.fromEntries(
       reconciled.map(([source, s]) => [
         source,
-        { shopDomain: s.shopDomain, accessTokenSecretArn: this.tokenSecrets[source]!.secretArn, lookbackHours: s.lookbackHours },
+        {
+          shopDomain: s.shopDomain,
+          accessTokenSecretArn: this.tokenSecrets[source]!.secretArn,
+          lookbackHours: s.lookbackHours,
+          settleMinutes: s.settleMinutes,
+        },
       ]),
     );
     this.function = new BundledFunction(this, 'ReconcileShopify', {

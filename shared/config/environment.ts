@@ -32,7 +32,7 @@ export const ENV = {
   LEASE_SECONDS: 'LEASE_SECONDS',
   // reconcile-shopify
   /**
-   * JSON {source: {shopDomain, accessTokenSecretArn, lookbackHours}}: the Shopify sources the
+   * JSON {source: {shopDomain, accessTokenSecretArn, lookbackHours, settleMinutes}}: the Shopify sources the
    * scheduled reconciliation reads; the secret holds {"access_token": "..."}.
    */
   RECONCILE_SOURCES: 'RECONCILE_SOURCES',

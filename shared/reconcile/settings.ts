@@ -8,6 +8,7 @@ export const ReconcileSources = z.record(
       shopDomain: z.string().regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/),
       accessTokenSecretArn: z.string().min(1),
       lookbackHours: z.number().int().min(1).max(72),
+      settleMinutes: z.number().int().min(0).max(60),
     })
     .strict(),
 );
@@ -23,7 +24,7 @@ export function reconcileSourcesFrom(json: string | undefined): ReconcileSources
   try {
     value = JSON.parse(json ?? '');
   } catch {
-    throw new ReconcileSettingsError('RECONCILE_SOURCES must be JSON {source: {shopDomain, accessTokenSecretArn, lookbackHours}}');
+    throw new ReconcileSettingsError('RECONCILE_SOURCES must be JSON {source: {shopDomain, accessTokenSecretArn, lookbackHours, settleMinutes}}');
   }
   const parsed = ReconcileSources.safeParse(value);
   if (!parsed.success) {

@@ -19,10 +19,16 @@ function problemOf(input: unknown): string {
 }
 
 describe('stage configuration: scheduled reconciliation', () => {
-  it('fills in every 15 minutes over the last 3 hours, alarming after 3 runs in a row', () => {
+  it('fills in every 15 minutes over the 3 hours before the last 5 minutes, alarming after 3 runs in a row', () => {
     const input = stagingInput();
     input.reconcile = { shopify: { shopDomain: 'my-shop.myshopify.com' } };
-    expect(parseStageConfig(input).reconcile.shopify).toEqual({ shopDomain: 'my-shop.myshopify.com', everyMinutes: 15, lookbackHours: 3, alarmAfterRuns: 3 });
+    expect(parseStageConfig(input).reconcile.shopify).toEqual({
+      shopDomain: 'my-shop.myshopify.com',
+      everyMinutes: 15,
+      lookbackHours: 3,
+      settleMinutes: 5,
+      alarmAfterRuns: 3,
+    });
   });
 
   it('names the token secret after the stage unless one is given', () => {

@@ -34,7 +34,7 @@ describe('reconcile-shopify handler', () => {
   });
   afterEach(async () => shop?.close());
 
-  function handler(secretValue = JSON.stringify({ access_token: TOKEN })) {
+  function handler(secretValue = JSON.stringify({ access_token: TOKEN }), settleMinutes = 0) {
     let dimensions: Record<string, string> = {};
     const secrets: SecretReader = { read: async (id) => (id === SECRET_ARN ? secretValue : Promise.reject(new Error('no such secret'))) };
     const deps = depsFromEnvironment(
@@ -42,7 +42,7 @@ describe('reconcile-shopify handler', () => {
         LEDGER_TABLE: dynamo.tableName,
         DYNAMODB_ENDPOINT: dynamo.endpoint,
         QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111111111111/events.fifo',
-        RECONCILE_SOURCES: JSON.stringify({ shopify: { shopDomain: 'test-shop.myshopify.com', accessTokenSecretArn: SECRET_ARN, lookbackHours: 3 } }),
+        RECONCILE_SOURCES: JSON.stringify({ shopify: { shopDomain: 'test-shop.myshopify.com', accessTokenSecretArn: SECRET_ARN, lookbackHours: 3, settleMinutes } }),
       },
       {
         secrets,
@@ -83,6 +83,13 @@ describe('reconcile-shopify handler', () => {
     expect(logs.at(-1)?.message).toBe('reconcile: scanned=1 missing=1 enqueued=1');
   });
 
+  it('leaves out the last settle minutes, whose webhooks may still be in the queue', async () => {
+    await put(`{"id": 4400000000000000002, "name": "#2", "currency": "JPY", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "5000", "total_tax": "500", "total_price": "5500"}`);
+    const result = await handler(undefined, 5)({ source: 'shopify' });
+    expect(result).toMatchObject({ scanned: 0, missing: 0 });
+    expect(queue.messages).toEqual([]);
+  });
+
   it('reports zero missing when Shopify has nothing the ledger lacks', async () => {
     const result = await handler()({ source: 'shopify' });
     expect(result).toMatchObject({ scanned: 0, missing: 0, enqueued: 0 });
@@ -101,7 +108,7 @@ describe('reconcile-shopify handler', () => {
         LEDGER_TABLE: dynamo.tableName,
         DYNAMODB_ENDPOINT: dynamo.endpoint,
         QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111111111111/events.fifo',
-        RECONCILE_SOURCES: JSON.stringify({ shopify: { shopDomain: 'test-shop.myshopify.com', accessTokenSecretArn: SECRET_ARN, lookbackHours: 3 } }),
+        RECONCILE_SOURCES: JSON.stringify({ shopify: { shopDomain: 'test-shop.myshopify.com', accessTokenSecretArn: SECRET_ARN, lookbackHours: 3, settleMinutes: 0 } }),
       },
       { secrets: { read: async () => JSON.stringify({ access_token: '' }) }, queue, metrics: { addDimension() {}, addMetric() {}, publishStoredMetrics() {} }, logger: { info() {}, warn() {}, error() {} } },
     );
