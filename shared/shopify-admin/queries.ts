@@ -57,7 +57,10 @@ export const REFUND_QUERY = `query ReconcileRefund($id: ID!, $after: String) {
   }
 }`;
 
-/** Shopify's search syntax for the window (`updated_at` is inclusive on both ends here). */
+/**
+ * Shopify's search syntax for the window (shopify.dev/docs/api/usage/search-syntax: comparators
+ * `:>=` / `:<=`, date values quoted); inclusive on both ends.
+ */
 export function updatedBetween(since: Date, until: Date): string {
   return `updated_at:>='${since.toISOString()}' updated_at:<='${until.toISOString()}'`;
 }
