@@ -11,7 +11,7 @@ import {
   type ShopifyAdminClient,
   webhookRequest,
 } from '../shopify-admin/index.js';
-import { REFUNDS_LIMIT } from '../shopify-admin/queries.js';
+import { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from '../shopify-admin/queries.js';
 import type { ConfiguredSource } from '../sources/types.js';
 
 /**
@@ -126,14 +126,16 @@ export async function reconcileShopify(deps: ReconcileDeps, options: ReconcileOp
       result.scanned += 1;
       const body = orderWebhookBody(order);
       const record = await deps.ledger.getOrder(ref);
-      if (record === undefined) {
+      // A stub is what a refund that came first left: the purchase itself was never seen.
+      const purchaseSeen = record !== undefined && record.state !== 'stub';
+      if (!purchaseSeen) {
         const purchase = eventOf('orders/paid', body, `${source}:order:${orderId}`);
         if (purchase !== undefined) await found('purchase', purchase, order);
       }
       if (order.cancelledAt !== null) {
         result.scanned += 1;
         // A cancelled order whose purchase was never credited has nothing to take back.
-        if (record !== undefined && (await deps.ledger.getRefund({ ...ref, refundId: 'cancel' })) === undefined) {
+        if (purchaseSeen && (await deps.ledger.getRefund({ ...ref, refundId: 'cancel' })) === undefined) {
           const cancellation = eventOf('orders/cancelled', body, `${source}:refund:${orderId}:cancel`);
           if (cancellation !== undefined) await found('cancellation', cancellation, order);
         }
@@ -150,6 +152,10 @@ export async function reconcileShopify(deps: ReconcileDeps, options: ReconcileOp
         const refund = await deps.client.refund(listed.id);
         if (refund === undefined) {
           problem(fallbackId, 'the refund is listed on the order but Shopify no longer returns it');
+          continue;
+        }
+        if (refund.orderAdjustments.length >= ADJUSTMENTS_LIMIT || refund.refundShippingLines.length >= ADJUSTMENTS_LIMIT) {
+          problem(fallbackId, `the refund has ${ADJUSTMENTS_LIMIT} or more order adjustments or shipping refunds; reconcile it by hand`);
           continue;
         }
         const event = eventOf('refunds/create', refundWebhookBody(refund), fallbackId);

@@ -14,8 +14,9 @@ export const ORDERS_PAGE_SIZE = 10;
 /** Nested limits; a connection that comes back full is read further (refund lines) or refused. */
 export const SHIPPING_LINES_LIMIT = 5;
 export const REFUNDS_LIMIT = 20;
-export const REFUND_LINES_PAGE_SIZE = 50;
-export const ADJUSTMENTS_LIMIT = 20;
+// A refund query costs about 1 + 1 + (2 + 20 × 5) + 2 × (2 + 5 × 5) = 158 points.
+export const REFUND_LINES_PAGE_SIZE = 20;
+export const ADJUSTMENTS_LIMIT = 5;
 
 const MONEY = 'shopMoney { amount currencyCode }';
 

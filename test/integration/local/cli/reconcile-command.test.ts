@@ -107,6 +107,21 @@ describe('npm run reconcile against the local stack', () => {
     expect(debited).toEqual([-(credited[0]! / 4)]);
   });
 
+  it('credits an order whose refund webhook came but whose paid webhook never did, then debits the refund', async () => {
+    const orderId = nextOrderId();
+    const refundId = `78${serial}`;
+    const refund = shopifyRefundCreate({ refundId, orderId, subtotal: '3000', tax: '0', currency: 'JPY' }, stack.webhookSecrets.shopify[0]!, `wh-r-${orderId}`, Date.now());
+    await deliver(refund); // the refund waits in the ledger for its purchase (a stub order record)
+    await lose(order(orderId, '1005'));
+    const result = await reconcile();
+    expect(result.out).toContainEqual(expect.stringMatching(new RegExp(`^enqueued purchase shopify:order:${orderId} `)));
+    await handle.waitForIdle();
+    expect((await handle.ledger.getOrder({ source: 'shopify', orderId }))?.outcome).toBe('credited');
+    expect((await handle.ledger.getRefund({ source: 'shopify', orderId, refundId }))?.outcome).toBe('debited');
+    expect(await historyWith('1005', purchaseMarker('shopify', orderId))).toEqual([120]);
+    expect(await historyWith('1005', refundMarker('shopify', orderId, refundId))).toEqual([-30]);
+  });
+
   it('lists what is missing on a dry run and queues nothing', async () => {
     const orderId = nextOrderId();
     await lose(order(orderId, '1004'));
