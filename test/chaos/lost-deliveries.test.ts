@@ -9,11 +9,12 @@ import { runChaos } from './runner.js';
  * without it the points are wrong.
  */
 describe('a chaos run with lost Shopify deliveries', () => {
-  const SEED = 20261123;
+  // Seed 5: lost purchases whose refunds came first (the ledger holds a stub order) are among them.
+  const SEED = 5;
 
   it('ends with every balance and history as the model expects once reconcile has run', async () => {
     const lost = createLostDeliveries({ rate: 0.3, seed: SEED, repair: true });
-    const result = await runChaos({ events: 60, seed: SEED, drainTimeoutMs: 90_000, lostDeliveries: lost });
+    const result = await runChaos({ events: 80, seed: SEED, drainTimeoutMs: 90_000, lostDeliveries: lost });
     if (result.mismatches.length > 0 || result.unfinished.length > 0) console.log(formatReport(result).join('\n'));
     expect(lost.tally.lostEvents).toBeGreaterThan(0);
     expect(lost.tally.notHeld).toBe(0);
