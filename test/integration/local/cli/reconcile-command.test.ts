@@ -16,7 +16,9 @@ describe('npm run reconcile against the local stack', () => {
   let serial = 0;
 
   beforeAll(async () => {
-    stack = await startLocalStack();
+    // A short backoff cap: a refund deferred while it waits for its purchase comes back within seconds, so
+    // waitForIdle (which waits for every message, deferred ones too) does not wait out a long backoff.
+    stack = await startLocalStack({ env: { RETRY_BACKOFF_CAP_SECONDS: '2', CIRCUIT_OPEN_SECONDS: '2', RETRY_HORIZON_SECONDS: '1200' } });
     handle = handleOf(stack);
     env = { PORT: String(new URL(stack.urls.intake).port) };
   });
