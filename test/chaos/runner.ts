@@ -5,7 +5,7 @@ import { emulatorAdmin, upstreamReader } from './emulator-admin.js';
 import type { Disturbance } from './disturbance.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { createHoldBackMeter } from './hold-back.js';
-import { createOutage, type Outage } from './outage.js';
+import { createOutage, type Outage, type OutageFault } from './outage.js';
 import { buildModel, type Model } from './model.js';
 import { createRandom } from './prng.js';
 import type { ChaosResult, UnfinishedEvent } from './report.js';
@@ -42,6 +42,8 @@ export interface ChaosOptions {
   redrive?: boolean;
   /** Simulated seconds during which every Open API route fails, from the middle of the deliveries (`--outage`). */
   outageSeconds?: number;
+  /** How the Open API fails during the outage (`--outage-fault`, default error_500). */
+  outageFault?: OutageFault;
   /** Starts the stack; the default is the local stack of `npm start` (stack.ts). */
   startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
   /** The "lost deliveries" fault (lost-deliveries.ts): webhooks Shopify never sends, repaired by reconcile. */
@@ -122,6 +124,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (options.outageSeconds !== undefined && options.outageSeconds > 0) {
       outageRef = createOutage({
         seconds: options.outageSeconds,
+        ...(options.outageFault ? { fault: options.outageFault } : {}),
         admin,
         clock: stack.clock,
         clientId: CHAOS_CLIENT.clientId,
