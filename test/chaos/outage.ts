@@ -122,7 +122,7 @@ export function createOutage(options: {
       if (!r) return [];
       const byRoute = Object.entries(r.callsByRoute).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
       return [
-        `  outage: ${r.seconds} s (simulated) of 500s on every route; ${r.callsDuring} upstream calls during it (${byRoute})`,
+        `  outage: ${r.seconds} s (simulated) of ${options.fault === 'reset_before' ? 'connection resets' : '500s'} on every route; ${r.callsDuring} upstream calls during it (${byRoute})`,
         `    backlog at its end ${r.backlogAtEnd} messages; drained ${r.drainSeconds === undefined ? 'n/a' : `${r.drainSeconds.toFixed(0)} s`} after it (simulated), ${r.drainCalls} calls` +
           (r.drainPeakRoutePerMinute === undefined ? '' : `, busiest route ${r.drainPeakRoutePerMinute.toFixed(0)}/min on average (budget 2000/min)`),
       ];
