@@ -24,6 +24,7 @@ import { LedgerTable } from '../constructs/ledger-table.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
+import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
 import { LogsKey } from '../constructs/logs-key.js';
@@ -43,6 +44,8 @@ export class IntegrationStack extends Stack {
   readonly quarantine: QuarantineTable;
   readonly audit: ScheduledAudit;
   readonly dashboard: OperationsDashboard;
+  /** Scheduled reconciliation with Shopify; only when the stage configures `reconcile`. */
+  readonly reconcile: ScheduledReconcile | undefined;
 
   constructor(scope: Construct, id: string, props: IntegrationStackProps) {
     super(scope, id, props);
@@ -159,6 +162,18 @@ export class IntegrationStack extends Stack {
       this.receiver.fn.addEnvironment(ENV.SOURCES_CONFIG, this.toJsonString(withNotificationUrls(sourcesConfig(config.sources), urls)));
     }
 
+    this.reconcile =
+      Object.keys(config.reconcile).length === 0
+        ? undefined
+        : new ScheduledReconcile(this, 'Reconcile', {
+            config,
+            table: this.ledger.table,
+            queue: this.events.queue,
+            logRetention,
+            logsKey,
+            removalPolicy,
+          });
+
     this.alarms = new OperationsAlarms(this, 'Alarms', {
       stageName: config.stageName,
       email: config.alarms.email,
@@ -168,6 +183,7 @@ export class IntegrationStack extends Stack {
       functions: [
         { name: 'ReceiveWebhook', fn: this.receiver.fn },
         { name: 'ProcessEvents', fn: this.worker.fn },
+        ...(this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : []),
       ],
       metricsNamespace: config.observability.metricsNamespace,
       serviceName: config.observability.serviceName,
@@ -181,6 +197,8 @@ export class IntegrationStack extends Stack {
       metricsNamespace: config.observability.metricsNamespace,
       serviceName: config.observability.serviceName,
     });
+
+    if (this.reconcile) this.alarms.alarms.push(...this.reconcile.addMissingAlarms(this.alarms.topic));
 
     this.audit = new ScheduledAudit(this, 'Audit', {
       table: this.ledger.table,
@@ -206,11 +224,13 @@ export class IntegrationStack extends Stack {
         { name: 'ReceiveWebhook', fn: this.receiver.fn },
         { name: 'ProcessEvents', fn: this.worker.fn },
         { name: 'AuditLedger', fn: this.audit.function.fn },
+        ...(this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : []),
       ],
       alarms: this.alarms.alarms,
       upstreamCeilingPerMinute: UPSTREAM_CEILING_PER_MINUTE,
       workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,
     });
+
 
     for (const source of sources) {
       new CfnOutput(this, `WebhookUrl-${source}`, {

@@ -33,8 +33,13 @@ export interface Outage extends Disturbance {
 /** An unlimited number of times, in effect: the fault is removed when the outage ends. */
 const FOR_EVER = 1_000_000_000;
 
+/** How the Open API fails during an outage: a 500 on every call, or the connection reset before it runs. */
+export type OutageFault = 'error_500' | 'reset_before';
+
 export function createOutage(options: {
   seconds: number;
+  /** Default error_500. */
+  fault?: OutageFault;
   admin: EmulatorAdmin;
   clock: SimClock;
   clientId: string;
@@ -66,10 +71,10 @@ export function createOutage(options: {
     async beforeDelivery(position, total) {
       if (startedAt !== undefined || position !== Math.floor(total / 2)) return;
       before = await admin.stats();
-      await admin.addFault({ path: '^/api/ext/', fault: 'error_500', times: FOR_EVER });
+      await admin.addFault({ path: '^/api/ext/', fault: options.fault ?? 'error_500', times: FOR_EVER });
       startedAt = clock.now();
       endsAt = startedAt + options.seconds * 1000;
-      options.log(`chaos: outage begins: every Open API route answers 500 for ${options.seconds} s (simulated)`);
+      options.log(`chaos: outage begins: every Open API route ${options.fault === 'reset_before' ? 'resets the connection' : 'answers 500'} for ${options.seconds} s (simulated)`);
     },
     async tick() {
       if (endsAt === undefined || endedAt !== undefined || ending || clock.now() < endsAt) return;
@@ -117,7 +122,7 @@ export function createOutage(options: {
       if (!r) return [];
       const byRoute = Object.entries(r.callsByRoute).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
       return [
-        `  outage: ${r.seconds} s (simulated) of 500s on every route; ${r.callsDuring} upstream calls during it (${byRoute})`,
+        `  outage: ${r.seconds} s (simulated) of ${options.fault === 'reset_before' ? 'connection resets' : '500s'} on every route; ${r.callsDuring} upstream calls during it (${byRoute})`,
         `    backlog at its end ${r.backlogAtEnd} messages; drained ${r.drainSeconds === undefined ? 'n/a' : `${r.drainSeconds.toFixed(0)} s`} after it (simulated), ${r.drainCalls} calls` +
           (r.drainPeakRoutePerMinute === undefined ? '' : `, busiest route ${r.drainPeakRoutePerMinute.toFixed(0)}/min on average (budget 2000/min)`),
       ];

@@ -5,13 +5,15 @@
  * `chaos: events=N faults=F mismatches=M unfinished=U dead_lettered=D`; exit code 1 when M, U or D is not 0.
  */
 import { parseArgs } from 'node:util';
+import { createLostDeliveries } from './lost-deliveries.js';
 import { formatReport } from './report.js';
+import type { OutageFault } from './outage.js';
 import { runChaos } from './runner.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE =
-  'usage: npm run chaos -- --events N --seed S [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--outage SECONDS] [--redrive]';
+  'usage: npm run chaos -- --events N --seed S [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--outage SECONDS [--outage-fault error_500|reset_before]] [--redrive] [--lost-deliveries 0..1]';
 
 function numberOption(value: string | undefined, name: string, fallback: number, check: (n: number) => boolean): number {
   if (value === undefined) return fallback;
@@ -34,7 +36,9 @@ async function main(): Promise<void> {
         'crash-rate': { type: 'string' },
         senders: { type: 'string' },
         outage: { type: 'string' },
+        'outage-fault': { type: 'string' },
         redrive: { type: 'boolean' },
+        'lost-deliveries': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -52,19 +56,32 @@ async function main(): Promise<void> {
   const isRate = (n: number) => n >= 0 && n <= 1;
   const events = numberOption(str('events'), 'events', 300, isPositiveInt);
   const seed = numberOption(str('seed'), 'seed', 1, (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff);
+  // Share of Shopify events never sent as webhooks; the run reconciles with the Admin API stand-in.
+  const lostRate = numberOption(str('lost-deliveries'), 'lost-deliveries', 0, isRate);
   const result = await runChaos({
+    ...(lostRate > 0 ? { lostDeliveries: createLostDeliveries({ rate: lostRate, seed, repair: true }) } : {}),
     events,
     seed,
     faultRate: numberOption(str('fault-rate'), 'fault-rate', 0.25, isRate),
     crashRate: numberOption(str('crash-rate'), 'crash-rate', 0.03, isRate),
     senders: numberOption(str('senders'), 'senders', 4, isPositiveInt),
     outageSeconds: numberOption(str('outage'), 'outage', 0, (n) => Number.isInteger(n) && n >= 0 && n <= 7 * 86_400),
+    ...outageFault(str('outage-fault')),
     redrive: values.redrive === true,
     drainTimeoutMs: Math.max(120_000, events * 400),
     log: (line) => console.log(line),
   });
   for (const line of formatReport(result)) console.log(line);
   process.exitCode = result.mismatches.length === 0 && result.unfinished.length === 0 && result.deadLettered === 0 ? 0 : 1;
+}
+
+function outageFault(text: string | undefined): { outageFault?: OutageFault } {
+  if (text === undefined) return {};
+  if (text !== 'error_500' && text !== 'reset_before') {
+    console.error(`chaos: --outage-fault ${JSON.stringify(text)} is not valid\n${USAGE}`);
+    process.exit(2);
+  }
+  return { outageFault: text };
 }
 
 main().catch((error: unknown) => {

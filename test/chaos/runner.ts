@@ -5,11 +5,12 @@ import { emulatorAdmin, upstreamReader } from './emulator-admin.js';
 import type { Disturbance } from './disturbance.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { createHoldBackMeter } from './hold-back.js';
-import { createOutage, type Outage } from './outage.js';
+import { createOutage, type Outage, type OutageFault } from './outage.js';
 import { buildModel, type Model } from './model.js';
 import { createRandom } from './prng.js';
 import type { ChaosResult, UnfinishedEvent } from './report.js';
 import { CHAOS_RANKS, generateScenario, type EventSpec, type Scenario } from './scenario.js';
+import type { LostDeliveries } from './lost-deliveries.js';
 import { startChaosStack, type ChaosStack, type ChaosStackOptions } from './stack.js';
 import { renderDelivery, type SenderSecrets } from './webhooks.js';
 import { squareCustomerId } from './square.js';
@@ -41,8 +42,12 @@ export interface ChaosOptions {
   redrive?: boolean;
   /** Simulated seconds during which every Open API route fails, from the middle of the deliveries (`--outage`). */
   outageSeconds?: number;
+  /** How the Open API fails during the outage (`--outage-fault`, default error_500). */
+  outageFault?: OutageFault;
   /** Starts the stack; the default is the local stack of `npm start` (stack.ts). */
   startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
+  /** The "lost deliveries" fault (lost-deliveries.ts): webhooks Shopify never sends, repaired by reconcile. */
+  lostDeliveries?: LostDeliveries;
 }
 
 export const CHAOS_CLIENT = { clientId: 'chaos-client', clientSecret: 'chaos-secret' } as const;
@@ -119,6 +124,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (options.outageSeconds !== undefined && options.outageSeconds > 0) {
       outageRef = createOutage({
         seconds: options.outageSeconds,
+        ...(options.outageFault ? { fault: options.outageFault } : {}),
         admin,
         clock: stack.clock,
         clientId: CHAOS_CLIENT.clientId,
@@ -164,8 +170,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     }, 20);
     let drained: { deadLettered: number; redriven: number };
     try {
-      await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log, disturbances, holdsClock);
+      await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log, disturbances, holdsClock, options.lostDeliveries);
       if (outageRef) injector.tally.outages += 1;
+      await options.lostDeliveries?.afterDeliveries(stack, log);
       // Faults stop; the queue drains; only with `redrive` is the dead-letter list moved back.
       await Promise.all(direct);
       drained = await drain(stack, injector, admin, options.drainTimeoutMs ?? 120_000, log, options.redrive ?? false, () => !holdsClock());
@@ -243,6 +250,7 @@ async function deliverAll(
   log: (line: string) => void,
   disturbances: Disturbance[],
   holdsClock: () => boolean,
+  lostDeliveries?: LostDeliveries,
 ): Promise<void> {
   const tokenExpiryAt = new Set([Math.floor(scenario.deliveries.length / 3), Math.floor((2 * scenario.deliveries.length) / 3)]);
   const inFlight = new Set<Promise<void>>();
@@ -266,6 +274,7 @@ async function deliverAll(
     if (tokenExpiryAt.has(position)) await injector.expireTokens();
     await injector.maybeArm();
     const send = async (): Promise<void> => {
+      if (await lostDeliveries?.intercept(scenario, step, stack, CHAOS_SECRETS)) return;
       const copies = Array.from({ length: step.copies }, () => sendWithRetries(stack.intakeUrl, renderDelivery(scenario, step, CHAOS_SECRETS, Date.now())));
       for (const result of await Promise.all(copies)) {
         if (result !== 'accepted') {
