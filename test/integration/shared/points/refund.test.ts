@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createOpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
-import { refundMarker, type CheckpointStep } from '../../../../shared/points/index.js';
+import { refundMarker, type CheckpointStep, type RefundEvent } from '../../../../shared/points/index.js';
 import { CLIENT_ID, GRANT, purchase, refund, REFUND_WAIT_SECONDS, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -21,6 +21,12 @@ const POINTS_PATH = '^/api/ext/users/[^/]+/points$';
 /** Arms one fault on the next debit (the points grant). */
 const atDebit = (fault: 'error_500' | 'reset_before' | 'reset_after_commit' | 'delay', extra: { delay_ms?: number } = {}) =>
   h.emulator.addFault({ method: 'POST', path: POINTS_PATH, fault, times: 1, ...extra });
+/** Processes `event` with its debit's answer lost after the debit ran, then lets the order's lease run out. */
+async function debitAnswerLost(event: RefundEvent) {
+  await atDebit('reset_after_commit');
+  expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown' });
+  h.expireLeases();
+}
 /** Arms a server error on the next history search. */
 const atHistorySearch = () => h.emulator.addFault({ method: 'GET', path: POINTS_PATH, fault: 'error_500', times: 1 });
 
@@ -279,9 +285,7 @@ describe('refund: reconciliation is never forgotten', () => {
     const p = await credited();
     await h.api.grantPoints(GOLD, { point: 100, remarks: 'earned elsewhere' });
     const r = refund(p, 'r1', 999);
-    await atDebit('reset_after_commit');
-    expect(await h.processor().process(r)).toMatchObject({ kind: 'outcome_unknown' });
-    h.expireLeases();
+    await debitAnswerLost(r);
     await atHistorySearch();
     expect(await h.processor().process(r)).toMatchObject({ kind: 'upstream_error', action: 'retry' });
     expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 49, reconciled: true });
@@ -292,9 +296,7 @@ describe('refund: reconciliation is never forgotten', () => {
   it('a takeover that dies before reconciling does not hide an earlier lost debit', async () => {
     const p = await credited();
     const a = refund(p, 'a', 500);
-    await atDebit('reset_after_commit');
-    expect(await h.processor().process(a)).toMatchObject({ kind: 'outcome_unknown' });
-    h.expireLeases();
+    await debitAnswerLost(a);
     await h.crashAt('refund:order-claimed', refund(p, 'b', 499));
     h.expireLeases();
     expect(await h.processor().process(a)).toMatchObject({ kind: 'debited', points: 24, reconciled: true });
@@ -307,14 +309,10 @@ describe('refund: reconciliation is never forgotten', () => {
     const p = await credited();
     const a = refund(p, 'a', 500);
     const b = refund(p, 'b', 499);
-    await atDebit('reset_after_commit');
-    expect(await h.processor().process(b)).toMatchObject({ kind: 'outcome_unknown' });
-    h.expireLeases();
+    await debitAnswerLost(b);
     await h.crashAt('refund:order-claimed', a);
     h.expireLeases();
-    await atDebit('reset_after_commit');
-    expect(await h.processor().process(a)).toMatchObject({ kind: 'outcome_unknown' });
-    h.expireLeases();
+    await debitAnswerLost(a);
     expect(await h.processor().process(a)).toMatchObject({ kind: 'debited', reconciled: true });
     expect(await h.processor().process(b)).toMatchObject({ kind: 'debited', reconciled: true });
     expect(await debits(p, 'a')).toHaveLength(1);
