@@ -108,7 +108,10 @@ export async function runAudit(
 ): Promise<number> {
   const progress = progressPrinter(out.printError);
   let scanned = 0;
-  const records = await scanLedger(target.documentClient, target.tableName, options.range, (n) => progress.scanned((scanned += n)));
+  const records = await scanLedger(target.documentClient, target.tableName, options.range, (n) => {
+    scanned += n;
+    progress.scanned(scanned);
+  });
   const result = await auditLedger(records, { ledger: target.ledger, openapi: target.openapi, onProgress: (p) => progress.progress(p) });
   for (const f of result.findings) out.print(options.json ? JSON.stringify({ type: 'drift', ...f }) : findingLine(f));
   for (const n of result.notes) out.print(options.json ? JSON.stringify({ type: 'note', ...n }) : noteLine(n));

@@ -132,7 +132,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string)
     case 'audit': {
       if (rest.length > 0) throw new UsageError('audit takes no arguments, only --since, --until and --json');
       const audit = await import('./audit.js');
-      let range;
+      let range: ReturnType<typeof audit.parseRange>;
       try {
         range = audit.parseRange(values, Date.now());
       } catch (e) {

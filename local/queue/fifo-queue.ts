@@ -6,6 +6,7 @@ import { LocalQueueError } from './errors.js';
 import { validateMessage } from './validate.js';
 
 /** The worker as the event source mapping sees it: an SQS batch in, partial failures out. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a Lambda SQS handler may return void (AWS's SQSHandler type), and the queue takes it as is
 export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void | undefined>;
 
 export interface LocalQueueOptions {
@@ -457,6 +458,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
   };
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: what a QueueConsumer returns, void included
 function failedIds(response: SQSBatchResponse | void | undefined, batch: StoredMessage[]): Set<string> {
   const ids = new Set(batch.map((m) => m.messageId));
   if (response === undefined || response === null) return new Set();

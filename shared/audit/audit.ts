@@ -61,8 +61,10 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
     const key = orderKey(source, orderId);
     const known = orders.get(key);
     if (known) return Promise.resolve(known);
-    let p = orderCache.get(key);
-    if (!p) orderCache.set(key, (p = deps.ledger.getOrder({ source, orderId })));
+    const cached = orderCache.get(key);
+    if (cached) return cached;
+    const p = deps.ledger.getOrder({ source, orderId });
+    orderCache.set(key, p);
     return p;
   };
 

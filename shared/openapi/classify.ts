@@ -69,11 +69,11 @@ export function classifyAnswer(
   bodyText: string,
 ): OpenApiError {
   const body = record(parseJson(bodyText));
-  const errors = body?.['errors'];
+  const errors = body?.errors;
   const messages = flattenMessages(errors);
-  const allErrors = flattenMessages(body?.['all_errors']);
+  const allErrors = flattenMessages(body?.all_errors);
   for (const m of allErrors) if (!messages.includes(m)) messages.push(m);
-  const errorCode = typeof body?.['error_code'] === 'string' ? body['error_code'] : undefined;
+  const errorCode = typeof body?.error_code === 'string' ? body.error_code : undefined;
   const wwwAuthenticate = String(headers['www-authenticate'] ?? '');
 
   let kind: OpenApiErrorKind;

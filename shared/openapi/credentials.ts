@@ -61,7 +61,7 @@ function fromSecretJson(text: string, source: string): OpenApiCredentials {
   }
   const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   return checked(
-    { baseUrl: o['base_url'] as string, clientId: o['client_id'] as string, clientSecret: o['client_secret'] as string },
+    { baseUrl: o.base_url as string, clientId: o.client_id as string, clientSecret: o.client_secret as string },
     source,
   );
 }

@@ -57,7 +57,10 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const windows = new Map<string, Window>();
   const reserve = (key: string): number => {
     let w = windows.get(key);
-    if (!w) windows.set(key, (w = new Window(opts.perMinute)));
+    if (!w) {
+      w = new Window(opts.perMinute);
+      windows.set(key, w);
+    }
     const now = opts.now();
     return w.reserve(now, windowMs) - now;
   };

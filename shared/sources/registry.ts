@@ -5,7 +5,7 @@ import { squareSource } from './square.js';
 import type { ConfiguredSource, WebhookSource } from './types.js';
 
 /** Every kind of webhook source there is. A new sender: one module, one line here. */
-// `any`: each entry keeps its own Settings/Payload types; configureSource re-binds them safely.
+// biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own Settings/Payload types; configureSource re-binds them safely
 const KINDS: Readonly<Record<string, WebhookSource<any, any>>> = {
   [shopifySource.kind]: shopifySource,
   [posSource.kind]: posSource,

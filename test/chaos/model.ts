@@ -73,7 +73,7 @@ export function buildModel(scenario: Scenario): Model {
     if (event.kind === 'purchase') {
       const customer = event.customer === null ? undefined : scenario.customers[event.customer];
       order.eligible = event.amount;
-      order.credited = customer !== undefined && customer.registered && !event.test && event.amount > 0;
+      order.credited = customer?.registered === true && !event.test && event.amount > 0;
       order.credit = order.credited && customer ? pointsFor(event.amount, CHAOS_RANKS[customer.rank]) : 0;
     } else {
       order.refundIds.push(event.refundId);

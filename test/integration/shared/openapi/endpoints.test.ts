@@ -53,7 +53,7 @@ describe('Open API client, every endpoint against the emulator', () => {
 
   it('updates a member with a stored date converted back to its input form', async () => {
     const registered = await client.registerMember({ login_id: 'dan', column01: '1990-04-01' });
-    const input = customFieldToInput('date', registered['column01'] as string);
+    const input = customFieldToInput('date', registered.column01 as string);
     const updated = await client.updateMember(registered.id, { column01: input, ud_id: 'device-1' });
     expect(updated).toMatchObject({ id: registered.id, column01: '19900401', ud_id: 'device-1' });
   });

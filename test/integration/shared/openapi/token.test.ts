@@ -1,4 +1,4 @@
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import type { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSecretsManagerReader } from '../../../../shared/config/index.js';
 import { createOpenApiClient, secretsManagerCredentials } from '../../../../shared/openapi/index.js';
