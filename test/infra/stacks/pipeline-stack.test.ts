@@ -59,6 +59,14 @@ describe('pipeline', () => {
     expect([...commands].sort((a, b) => a - b)).toEqual(commands);
   });
 
+  it('type-checks and lints the code before testing and synthesising it', () => {
+    const [synth] = stageNamed('Build').Actions;
+    const spec = buildSpecOf(synth!);
+    const commands = ['npm ci', 'npm run typecheck', 'npm run lint', 'npm test', 'npx cdk synth'].map((c) => spec.indexOf(`"${c}"`));
+    expect(commands.every((i) => i >= 0)).toBe(true);
+    expect([...commands].sort((a, b) => a - b)).toEqual(commands);
+  });
+
   it('fails the build on a high-severity advisory in a production dependency (npm audit), before synthesising', () => {
     const [synth] = stageNamed('Build').Actions;
     const spec = buildSpecOf(synth!);
