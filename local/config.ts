@@ -2,6 +2,7 @@ import { minWebhookSecretChars } from '../shared/config/secret-strength.js';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../emulator/index.js';
 import { deriveTiming, type Timing } from '../shared/config/timing.js';
 import { localTiming, LocalTimingError } from './timing.js';
+import { ConfigurationError } from '../shared/config/configuration-error.js';
 
 /** The derived defaults (shared/config/timing.ts): the same as a stage's with its default worker timeout. */
 const DEFAULT_TIMING = deriveTiming();
@@ -44,11 +45,10 @@ export const LOCAL_DEFAULTS = {
   maxReceiveCount: DEFAULT_TIMING.maxReceiveCount,
 } as const;
 
-export class LocalConfigError extends Error {
-  readonly kind = 'invalid_local_config' as const;
+export class LocalConfigError extends ConfigurationError<'invalid_local_config'> {
+  override name = 'LocalConfigError';
   constructor(message: string) {
-    super(message);
-    this.name = 'LocalConfigError';
+    super('invalid_local_config', message);
   }
 }
 

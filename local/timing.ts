@@ -1,5 +1,6 @@
 import { ENV } from '../shared/config/environment.js';
 import { checkedTiming, type Timing, type TimingInputs, TimingInvalid } from '../shared/config/timing.js';
+import { ConfigurationError } from '../shared/config/configuration-error.js';
 
 /**
  * `npm start`'s timing settings: the environment's values fed into the one derivation the CDK stack
@@ -11,11 +12,10 @@ export const LOCAL_TIMING_ENV = {
   QUEUE_MAX_RECEIVE_COUNT: 'QUEUE_MAX_RECEIVE_COUNT',
 } as const;
 
-export class LocalTimingError extends Error {
-  readonly kind = 'invalid_local_config' as const;
+export class LocalTimingError extends ConfigurationError<'invalid_local_config'> {
+  override name = 'LocalTimingError';
   constructor(message: string) {
-    super(message);
-    this.name = 'LocalTimingError';
+    super('invalid_local_config', message);
   }
 }
 

@@ -14,6 +14,7 @@ import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../.
 import { resolveLocalConfig } from '../config.js';
 import { connectToRunningStack, findRunningStack } from '../connect.js';
 import { LOCAL_AWS } from '../dynamodb/index.js';
+import { ConfigurationError } from '../../shared/config/configuration-error.js';
 
 /** What the audit reads: the ledger table (scan and lookups) and the Open API (histories, rate-limited). */
 export interface AuditTarget {
@@ -24,8 +25,11 @@ export interface AuditTarget {
   close(): Promise<void>;
 }
 
-export class AuditUsageError extends Error {
-  readonly kind = 'usage' as const;
+/** Arguments the command cannot take. */
+export class AuditUsageError extends ConfigurationError<'usage'> {
+  constructor(message: string) {
+    super('usage', message);
+  }
 }
 
 const DURATION = /^(\d+)([dhm])$/;

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { Ledger } from '../../shared/ledger/index.js';
 import type { ListedDeadLetter } from '../admin.js';
-import { LocalConfigError, resolveLocalConfig } from '../config.js';
+import { ConfigurationError } from '../../shared/config/configuration-error.js';
+import { resolveLocalConfig } from '../config.js';
 import { connectToRunningStack, findRunningStack, type LocalStackHandle } from '../connect.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
 import { ledgerReport } from './ledger-report.js';
@@ -177,7 +178,7 @@ export async function cliCommand(argv: string[], env: NodeJS.ProcessEnv, out: Co
     return await run(argv, env, out.print, out.printError);
   } catch (e) {
     if (e instanceof UsageError) out.printError(`${e.message}\n${CLI_USAGE}`);
-    else if (e instanceof LocalConfigError || (e instanceof Error && (e as { kind?: unknown }).kind !== undefined)) out.printError(e.message);
+    else if (e instanceof ConfigurationError) out.printError(e.message);
     else out.printError(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
     return 2;
   }

@@ -1,11 +1,14 @@
 import { ENV } from '../config/environment.js';
 import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS, REPLAY_MARGIN_DAYS } from '../config/ledger-retention.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
+import { ConfigurationError } from '../config/configuration-error.js';
 
 /** A missing or unusable intake setting; the message names the variable, never a secret. */
-export class IntakeConfigError extends Error {
-  override readonly name = 'IntakeConfigError';
-  readonly kind = 'invalid_configuration' as const;
+export class IntakeConfigError extends ConfigurationError<'invalid_configuration'> {
+  override name = 'IntakeConfigError';
+  constructor(message: string) {
+    super('invalid_configuration', message);
+  }
 }
 
 /** MAX_BODY_BYTES, default 256 KiB. */

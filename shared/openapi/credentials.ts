@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 import { ENV } from '../config/environment.js';
 import type { SecretReader } from '../config/secret-reader.js';
+import { ConfigurationError } from '../config/configuration-error.js';
 
 export interface OpenApiCredentials {
   baseUrl: string;
@@ -19,9 +20,11 @@ export interface CredentialsProvider {
 }
 
 /** Thrown when credentials are missing or malformed. Never carries the secret itself. */
-export class CredentialsError extends Error {
-  override readonly name = 'CredentialsError';
-  readonly kind = 'invalid_credentials' as const;
+export class CredentialsError extends ConfigurationError<'invalid_credentials'> {
+  override name = 'CredentialsError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('invalid_credentials', message, options);
+  }
 }
 
 /** Loopback hosts: plain http stays on this machine (the emulator, `npm start`). */

@@ -3,6 +3,7 @@ import { posSource } from './pos.js';
 import { shopifySource } from './shopify.js';
 import { squareSource } from './square.js';
 import type { ConfiguredSource, WebhookSource } from './types.js';
+import { ConfigurationError } from '../config/configuration-error.js';
 
 /** Every kind of webhook source there is. A new sender: one module, one line here. */
 // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own Settings/Payload types; configureSource re-binds them safely
@@ -17,11 +18,10 @@ const BUILT_IN = ['shopify', 'pos'] as const;
 
 export type SourceSet = ReadonlyMap<string, ConfiguredSource>;
 
-export class SourcesConfigError extends Error {
-  readonly kind = 'invalid_sources_config' as const;
+export class SourcesConfigError extends ConfigurationError<'invalid_sources_config'> {
+  override name = 'SourcesConfigError';
   constructor(message: string) {
-    super(`SOURCES_CONFIG: ${message}`);
-    this.name = 'SourcesConfigError';
+    super('invalid_sources_config', `SOURCES_CONFIG: ${message}`);
   }
 }
 
