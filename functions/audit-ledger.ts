@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { auditLedger, findingLine, noteLine, scanLedger, summaryLine, type AuditResult, type LedgerRecords, type TimeRange } from '../shared/audit/index.js';
 import { ENV } from '../shared/config/environment.js';
+import type * as logging from '../shared/logging/index.js';
 import { processingSettingsFromEnv } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
@@ -19,10 +20,7 @@ import { createOpenApiClient, environmentCredentials, type OpenApiClient, secret
 export const DEFAULT_AUDIT_DAYS = 3;
 const DAY_MS = 86_400_000;
 
-export interface AuditLedgerLogger {
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
-}
+export type AuditLedgerLogger = Pick<logging.Logger, 'info' | 'warn'>;
 
 export interface AuditLedgerDeps {
   scan: (range: TimeRange) => Promise<LedgerRecords>;

@@ -7,6 +7,7 @@ import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME, upstreamCallsMetric } 
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
 import { capFields } from '../shared/text/index.js';
+import type * as logging from '../shared/logging/index.js';
 import { createDocumentClient, createLedger, type Clock, type Ledger } from '../shared/ledger/index.js';
 import {
   DEFAULT_MIN_CALL_MS,
@@ -36,11 +37,7 @@ import {
  * (FIFO order), while other groups go on.
  */
 
-export interface ProcessEventsLogger {
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
-  error(message: string, extra?: Record<string, unknown>): void;
-}
+export type ProcessEventsLogger = logging.Logger;
 
 export type ProcessEventsDeps = {
   ledger: Ledger;

@@ -11,6 +11,7 @@ import {
 } from '../functions/receive-webhook.js';
 import { ENV } from '../shared/config/environment.js';
 import type { Ledger } from '../shared/ledger/index.js';
+import type { Logger } from '../shared/logging/index.js';
 import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
 import { createLocalQuarantineTable, startLocalDynamoDb } from './dynamodb/index.js';
 import { localTiming, timingEnvironment } from './timing.js';
@@ -244,7 +245,7 @@ function describeLetter(m: DeadLetter): string {
 const discardedMetrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
 
 /** The handlers' logger interface, printing `[worker] event processed key=value ...` or nothing. */
-function localLogger(name: string, print: ((line: string) => void) | undefined) {
+function localLogger(name: string, print: ((line: string) => void) | undefined): Logger {
   const write = (level: string) => (message: string, extra: Record<string, unknown> = {}) => {
     if (print === undefined) return;
     const fields = Object.entries(extra)
