@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ENV } from './environment.js';
 import type { SecretReader } from './secret-reader.js';
+import { splitList } from './env-values.js';
 
 /**
  * The signing secrets of each webhook source. Several at once (current first), so a rotation never
@@ -106,12 +107,6 @@ export function secretsManagerWebhookSecrets(opts: SecretsManagerWebhookSecretsO
 
 const ARNS_MESSAGE = `${ENV.WEBHOOK_SECRET_ARNS} must be a JSON object {"<source>": "<secret ARN>"}`;
 
-function splitSecrets(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
 
 /** `shopify-eu` -> `SHOPIFY_EU`: the prefix of a source's local secret variables. */
 function envPrefix(source: string): string {
@@ -149,7 +144,7 @@ export function webhookSecretsFromEnvironment(
   return {
     async get(source) {
       const prefix = envPrefix(source);
-      const list = splitSecrets(env[`${prefix}_WEBHOOK_SECRETS`] ?? env[`${prefix}_WEBHOOK_SECRET`]);
+      const list = splitList(env[`${prefix}_WEBHOOK_SECRETS`] ?? env[`${prefix}_WEBHOOK_SECRET`]);
       if (list.length === 0) throw new WebhookSecretsError('not_configured', source);
       return longEnough(source, list, opts.minLength);
     },
