@@ -12,6 +12,7 @@ import {
 import { ENV } from '../shared/config/environment.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { Logger } from '../shared/logging/index.js';
+import { parseJsonOrUndefined } from '../shared/text/json.js';
 import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
 import { createLocalQuarantineTable, startLocalDynamoDb } from './dynamodb/index.js';
 import { localTiming, timingEnvironment } from './timing.js';
@@ -233,12 +234,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 }
 
 function describeLetter(m: DeadLetter): string {
-  try {
-    const event = JSON.parse(m.body) as { eventId?: unknown };
-    if (typeof event.eventId === 'string') return event.eventId;
-  } catch {
-    // fall through: not JSON
-  }
+  const event = parseJsonOrUndefined(m.body) as { eventId?: unknown } | null | undefined;
+  if (typeof event?.eventId === 'string') return event.eventId;
   return `message ${m.messageId}`;
 }
 

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ENV } from './environment.js';
 import type { SecretReader } from './secret-reader.js';
 import { splitList } from './env-values.js';
+import { parseJsonOrUndefined } from '../text/json.js';
 
 /**
  * The signing secrets of each webhook source. Several at once (current first), so a rotation never
@@ -92,12 +93,9 @@ export function secretsManagerWebhookSecrets(opts: SecretsManagerWebhookSecretsO
       } catch (e) {
         throw new WebhookSecretsError('unavailable', source, e);
       }
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        throw new WebhookSecretsError('malformed', source); // no cause: it would quote the secret text
-      }
+      // Not JSON: malformed, with no cause (a parse error would quote the secret text).
+      const value = parseJsonOrUndefined(text);
+      if (value === undefined) throw new WebhookSecretsError('malformed', source);
       const parsed = WebhookSecretValue.safeParse(value);
       if (!parsed.success) throw new WebhookSecretsError('malformed', source);
       return longEnough(source, parsed.data.secrets, opts.minLength);
@@ -124,13 +122,7 @@ export function webhookSecretsFromEnvironment(
 ): WebhookSecrets {
   const arns = env[ENV.WEBHOOK_SECRET_ARNS];
   if (arns !== undefined && arns.trim() !== '') {
-    let secretIds: unknown;
-    try {
-      secretIds = JSON.parse(arns);
-    } catch {
-      throw new WebhookSecretsError('malformed', '*', undefined, ARNS_MESSAGE);
-    }
-    const ids = z.record(z.string(), z.string().min(1)).safeParse(secretIds);
+    const ids = z.record(z.string(), z.string().min(1)).safeParse(parseJsonOrUndefined(arns));
     if (!ids.success) throw new WebhookSecretsError('malformed', '*', undefined, ARNS_MESSAGE);
     const reader =
       opts.reader ??

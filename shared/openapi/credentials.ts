@@ -7,6 +7,7 @@ import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales f
 import { ENV } from '../config/environment.js';
 import type { SecretReader } from '../config/secret-reader.js';
 import { ConfigurationError } from '../config/configuration-error.js';
+import { parseJsonOrUndefined } from '../text/json.js';
 
 export interface OpenApiCredentials {
   baseUrl: string;
@@ -56,12 +57,8 @@ function checked(c: OpenApiCredentials, source: string): OpenApiCredentials {
 }
 
 function fromSecretJson(text: string, source: string): OpenApiCredentials {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new CredentialsError(`${source}: not JSON`);
-  }
+  const raw = parseJsonOrUndefined(text);
+  if (raw === undefined) throw new CredentialsError(`${source}: not JSON`);
   const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   return checked(
     { baseUrl: o.base_url as string, clientId: o.client_id as string, clientSecret: o.client_secret as string },

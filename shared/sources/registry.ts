@@ -4,6 +4,7 @@ import { shopifySource } from './shopify.js';
 import { squareSource } from './square.js';
 import type { ConfiguredSource, WebhookSource } from './types.js';
 import { ConfigurationError } from '../config/configuration-error.js';
+import { parseJsonOrUndefined } from '../text/json.js';
 
 /** Every kind of webhook source there is. A new sender: one module, one line here. */
 // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own Settings/Payload types; configureSource re-binds them safely
@@ -51,11 +52,8 @@ export function configureSource<S, P>(source: WebhookSource<S, P>, name: string,
 export function loadSources(configJson: string | undefined): SourceSet {
   let config: unknown = {};
   if (configJson !== undefined && configJson.trim() !== '') {
-    try {
-      config = JSON.parse(configJson);
-    } catch {
-      throw new SourcesConfigError('is not valid JSON');
-    }
+    config = parseJsonOrUndefined(configJson);
+    if (config === undefined) throw new SourcesConfigError('is not valid JSON');
   }
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw new SourcesConfigError('expected a JSON object keyed by source name');
