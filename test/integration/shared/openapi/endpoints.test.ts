@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   customFieldToInput,
   parseDisplayDate,
   parseDisplayNumber,
   type OpenApiClient,
 } from '../../../../shared/openapi/index.js';
-import { ALICE, BOB, rejectionOf, startHarness, type Harness } from './emulator-harness.js';
+import { ALICE, BOB, rejectionOf, useHarness, type Harness } from './emulator-harness.js';
 
 let h: Harness;
 let client: OpenApiClient;
 
-beforeAll(async () => {
-  h = await startHarness();
+useHarness((started) => {
+  h = started;
   client = h.client();
 });
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
 
 describe('Open API client, every endpoint against the emulator', () => {
   it('lists members with the paging envelope and every list field passed through', async () => {
