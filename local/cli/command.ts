@@ -12,7 +12,7 @@ export const CLI_USAGE = `usage:
   npm run redrive -- [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run audit -- [--since <date|3d>] [--until <date|12h>] [--json] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
-  npx tsx local/cli.ts dlq`;
+  npx tsx local/cli/main.ts dlq`;
 
 class UsageError extends Error {
   readonly kind = 'usage' as const;
