@@ -1,5 +1,5 @@
 import { ENV } from '../../shared/config/index.js';
-import { effectiveLeaseSeconds, effectiveVisibilityTimeoutSeconds, type StageConfig, stageTiming } from './schema.js';
+import { type StageConfig, stageTiming } from './schema.js';
 import { sourcesConfig } from './sources.js';
 
 /** Values computed from a stage's configuration, in one place so the stack and the tests agree. */
@@ -12,24 +12,21 @@ export function webhookSecretName(stage: StageConfig, source: string): string {
   return stage.sources[source]?.webhookSecretName ?? `${secretPrefix(stage)}/webhook/${source}`;
 }
 
-export function leaseSeconds(stage: StageConfig): number {
-  return effectiveLeaseSeconds(stage);
-}
-
-export function visibilityTimeoutSeconds(stage: StageConfig): number {
-  return effectiveVisibilityTimeoutSeconds(stage);
-}
-
-/** Receives before the DLQ: configured, or derived from the retry horizon and backoff. */
-export function maxReceiveCount(stage: StageConfig): number {
-  return stageTiming(stage).maxReceiveCount;
-}
-
 function powertoolsEnvironment(stage: StageConfig): Record<string, string> {
   return {
     POWERTOOLS_SERVICE_NAME: stage.observability.serviceName,
     POWERTOOLS_LOG_LEVEL: stage.observability.logLevel,
     POWERTOOLS_METRICS_NAMESPACE: stage.observability.metricsNamespace,
+  };
+}
+
+/** What every function that reads the ledger and calls the Open API needs (the worker, the audit). */
+function ledgerAndOpenApiEnvironment(stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }): Record<string, string> {
+  return {
+    [ENV.LEDGER_TABLE]: refs.tableName,
+    [ENV.OPENAPI_SECRET_ARN]: refs.openApiSecretArn,
+    [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute),
+    ...powertoolsEnvironment(stage),
   };
 }
 
@@ -51,19 +48,17 @@ export function workerEnvironment(
   stage: StageConfig,
   refs: { tableName: string; openApiSecretArn: string },
 ): Record<string, string> {
+  const timing = stageTiming(stage);
   return {
-    [ENV.LEDGER_TABLE]: refs.tableName,
-    [ENV.OPENAPI_SECRET_ARN]: refs.openApiSecretArn,
+    ...ledgerAndOpenApiEnvironment(stage, refs),
     [ENV.INSUFFICIENT_POINTS_POLICY]: stage.processing.insufficientPointsPolicy,
     [ENV.REFUND_WAIT_SECONDS]: String(stage.processing.refundWaitSeconds),
     [ENV.LEDGER_TTL_DAYS]: String(stage.processing.ledgerTtlDays),
-    [ENV.LEASE_SECONDS]: String(leaseSeconds(stage)),
-    [ENV.RETRY_BACKOFF_BASE_SECONDS]: String(stageTiming(stage).backoffBaseSeconds),
-    [ENV.RETRY_BACKOFF_CAP_SECONDS]: String(stageTiming(stage).backoffCapSeconds),
-    [ENV.RETRY_HORIZON_SECONDS]: String(stageTiming(stage).retryHorizonSeconds),
-    [ENV.CIRCUIT_OPEN_SECONDS]: String(stageTiming(stage).circuitOpenSeconds),
-    [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute),
-    ...powertoolsEnvironment(stage),
+    [ENV.LEASE_SECONDS]: String(timing.leaseSeconds),
+    [ENV.RETRY_BACKOFF_BASE_SECONDS]: String(timing.backoffBaseSeconds),
+    [ENV.RETRY_BACKOFF_CAP_SECONDS]: String(timing.backoffCapSeconds),
+    [ENV.RETRY_HORIZON_SECONDS]: String(timing.retryHorizonSeconds),
+    [ENV.CIRCUIT_OPEN_SECONDS]: String(timing.circuitOpenSeconds),
   };
 }
 
@@ -71,11 +66,5 @@ export function auditEnvironment(
   stage: StageConfig,
   refs: { tableName: string; openApiSecretArn: string },
 ): Record<string, string> {
-  return {
-    [ENV.LEDGER_TABLE]: refs.tableName,
-    [ENV.OPENAPI_SECRET_ARN]: refs.openApiSecretArn,
-    [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute),
-    [ENV.AUDIT_DAYS]: String(stage.audit.days),
-    ...powertoolsEnvironment(stage),
-  };
+  return { ...ledgerAndOpenApiEnvironment(stage, refs), [ENV.AUDIT_DAYS]: String(stage.audit.days) };
 }

@@ -8,8 +8,7 @@ import {
   UPSTREAM_CEILING_PER_MINUTE,
   auditEnvironment,
   receiverEnvironment,
-  maxReceiveCount,
-  visibilityTimeoutSeconds,
+  stageTiming,
   webhookSecretName,
   workerEnvironment,
 } from '../config/index.js';
@@ -56,8 +55,8 @@ export class IntegrationStack extends Stack {
 
     this.ledger = new LedgerTable(this, 'Ledger', { production: config.production });
     this.events = new EventQueue(this, 'Events', {
-      visibilityTimeoutSeconds: visibilityTimeoutSeconds(config),
-      maxReceiveCount: maxReceiveCount(config),
+      visibilityTimeoutSeconds: stageTiming(config).visibilityTimeoutSeconds,
+      maxReceiveCount: stageTiming(config).maxReceiveCount,
       dlqRetentionDays: config.queue.dlqRetentionDays,
     });
 
