@@ -26,7 +26,7 @@ import { createLocalQueue, type DeadLetter, type LocalQueue, type LocalQueueOpti
 export interface LocalStackOptions {
   /** 0 (the default for each) picks a free port. */
   ports?: { intake?: number; emulator?: number; dynamodb?: number };
-  /** An emulator configuration (contracts/emulator.md); default: the demo configuration. */
+  /** An emulator configuration (emulator/README.md, "Configuration"); default: the demo configuration. */
   emulatorConfig?: unknown;
   /** Webhook signing secrets per source (current first); default: the demo secrets. */
   webhookSecrets?: { shopify?: string[]; pos?: string[]; square?: string[] };
