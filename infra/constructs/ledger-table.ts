@@ -1,8 +1,8 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { LEDGER_TABLE_SCHEMA } from '../../shared/config/index.js';
+import { keyedTable } from './keyed-table.js';
 
 /**
  * Item operations the worker's ledger uses: single conditional writes and reads by key. No Scan, no
@@ -21,17 +21,8 @@ export class LedgerTable extends Construct {
 
   constructor(scope: Construct, id: string, props: { production: boolean }) {
     super(scope, id);
-    this.table = new Table(this, 'Table', {
-      partitionKey: { name: LEDGER_TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
-      timeToLiveAttribute: LEDGER_TABLE_SCHEMA.ttlAttribute,
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      // AWS managed KMS key: encrypted at rest with a key whose use CloudTrail records.
-      encryption: TableEncryption.AWS_MANAGED,
-      // Losing the ledger loses the record of what was credited: production keeps it come what may.
-      deletionProtection: props.production,
-      removalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
+    // Losing the ledger loses the record of what was credited: production keeps it come what may.
+    this.table = keyedTable(this, LEDGER_TABLE_SCHEMA, props);
   }
 
   grantItemAccess(grantee: IGrantable): void {

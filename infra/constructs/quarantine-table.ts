@@ -1,8 +1,8 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { QUARANTINE_TABLE_SCHEMA } from '../../shared/quarantine/entry.js';
+import { keyedTable } from './keyed-table.js';
 
 /** receive-webhook only ever writes one item by key (an upsert); it never reads, scans or deletes. */
 export const QUARANTINE_WRITE_ACTIONS = ['dynamodb:UpdateItem'] as const;
@@ -17,15 +17,7 @@ export class QuarantineTable extends Construct {
 
   constructor(scope: Construct, id: string, props: { production: boolean }) {
     super(scope, id);
-    this.table = new Table(this, 'Table', {
-      partitionKey: { name: QUARANTINE_TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
-      timeToLiveAttribute: QUARANTINE_TABLE_SCHEMA.ttlAttribute,
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryption.AWS_MANAGED,
-      deletionProtection: props.production,
-      removalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
+    this.table = keyedTable(this, QUARANTINE_TABLE_SCHEMA, props);
   }
 
   grantKeep(grantee: IGrantable): void {

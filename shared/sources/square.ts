@@ -6,16 +6,8 @@ import { AmountRule, currencyDigits, toUnits } from './money.js';
 import { CurrencyCode, DateTimeWithOffset, invalid, schemaError } from './payload.js';
 import { EXTERNAL_ID, ExternalKey, TitleTemplate, renderTitle } from './settings.js';
 import { decodeBase64, hmacSha256, macEquals } from './signature.js';
-import {
-  type Outcome,
-  type SignedRequest,
-  type SourceError,
-  type VerifyOptions,
-  type WebhookSource,
-  ignored,
-  ok,
-  rejected,
-} from './types.js';
+import type { Outcome, SignedRequest, SourceError, VerifyOptions, WebhookSource } from './types.js';
+import { ignored, ok, rejected } from './types.js';
 
 /**
  * Square webhooks (payment.created/updated, refund.created/updated), as Square's API reference
