@@ -1,29 +1,23 @@
-import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+
+import { Duration } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { METRIC } from '../../shared/metrics/names.js';
-import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
 import type { OperationsAlarms } from './alarms.js';
-import { BundledFunction } from './bundled-function.js';
+import { BundledFunction, type FunctionLogs } from './bundled-function.js';
 
-export type ScheduledAuditProps = {
+export type ScheduledAuditProps = FunctionLogs & {
   table: ITable;
   openApiSecret: ISecret;
   environment: Record<string, string>;
   hourUtc: number;
   memoryMiB: number;
   timeoutSeconds: number;
-  logRetention: RetentionDays;
-  /** Encrypts the function's log group (the stage's logs key). */
-  logsKey?: IKey;
-  removalPolicy: RemovalPolicy;
   alarms: OperationsAlarms;
   metricsNamespace: string;
   serviceName: string;
@@ -42,11 +36,10 @@ export class ScheduledAudit extends Construct {
   constructor(scope: Construct, id: string, props: ScheduledAuditProps) {
     super(scope, id);
     this.function = new BundledFunction(this, 'AuditLedger', {
-      entry: FUNCTION_ENTRIES.auditLedger,
+      code: 'auditLedger',
       description: 'Audits the ledger against the point histories every day and publishes the drift',
       memoryMiB: props.memoryMiB,
       timeoutSeconds: props.timeoutSeconds,
-      externalModules: [...FUNCTION_EXTERNAL_MODULES.auditLedger],
       logRetention: props.logRetention,
       ...(props.logsKey ? { logsKey: props.logsKey } : {}),
       removalPolicy: props.removalPolicy,

@@ -24,7 +24,6 @@ import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
-import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
 import { LogsKey } from '../constructs/logs-key.js';
 
 export type IntegrationStackProps = StackProps & { config: StageConfig };
@@ -82,15 +81,12 @@ export class IntegrationStack extends Stack {
     // Referenced, never created: the operator owns the Open API credentials.
     const openApiSecret = Secret.fromSecretNameV2(this, 'OpenApiSecret', config.openApiSecretName);
 
+    const logs = { logRetention, logsKey, removalPolicy };
     this.receiver = new BundledFunction(this, 'ReceiveWebhook', {
-      entry: FUNCTION_ENTRIES.receiveWebhook,
+      code: 'receiveWebhook',
       description: 'Verifies, normalises and queues webhooks from Shopify and the POS',
-      memoryMiB: config.receiver.memoryMiB,
-      timeoutSeconds: config.receiver.timeoutSeconds,
-      externalModules: [...FUNCTION_EXTERNAL_MODULES.receiveWebhook],
-      logRetention,
-      logsKey,
-      removalPolicy,
+      ...config.receiver,
+      ...logs,
       environment: receiverEnvironment(config, {
         queueUrl: this.events.queue.queueUrl,
         webhookSecretArnsJson: this.toJsonString(
@@ -106,14 +102,10 @@ export class IntegrationStack extends Stack {
     this.quarantine.grantKeep(this.receiver.role);
 
     this.worker = new BundledFunction(this, 'ProcessEvents', {
-      entry: FUNCTION_ENTRIES.processEvents,
+      code: 'processEvents',
       description: 'Credits and debits points exactly once through the membership Open API',
-      memoryMiB: config.worker.memoryMiB,
-      timeoutSeconds: config.worker.timeoutSeconds,
-      externalModules: [...FUNCTION_EXTERNAL_MODULES.processEvents],
-      logRetention,
-      logsKey,
-      removalPolicy,
+      ...config.worker,
+      ...logs,
       environment: workerEnvironment(config, {
         tableName: this.ledger.table.tableName,
         openApiSecretArn: openApiSecret.secretArn,
@@ -188,9 +180,7 @@ export class IntegrationStack extends Stack {
       hourUtc: config.audit.hourUtc,
       memoryMiB: config.audit.memoryMiB,
       timeoutSeconds: config.audit.timeoutSeconds,
-      logRetention,
-      logsKey,
-      removalPolicy,
+      ...logs,
       alarms: this.alarms,
       metricsNamespace: config.observability.metricsNamespace,
       serviceName: config.observability.serviceName,
