@@ -150,28 +150,26 @@ export class IntegrationStack extends Stack {
       this.receiver.fn.addEnvironment(ENV.SOURCES_CONFIG, this.toJsonString(withNotificationUrls(sourcesConfig(config.sources), urls)));
     }
 
+    // Where the functions publish their metrics (Powertools' namespace and service dimension).
+    const metrics = { metricsNamespace: config.observability.metricsNamespace, serviceName: config.observability.serviceName };
+    const intakeAndWorker = [
+      { name: 'ReceiveWebhook', fn: this.receiver.fn },
+      { name: 'ProcessEvents', fn: this.worker.fn },
+    ];
     this.alarms = new OperationsAlarms(this, 'Alarms', {
       stageName: config.stageName,
       email: config.alarms.email,
       topicArn: config.alarms.topicArn,
       queue: this.events.queue,
       deadLetterQueue: this.events.deadLetterQueue,
-      functions: [
-        { name: 'ReceiveWebhook', fn: this.receiver.fn },
-        { name: 'ProcessEvents', fn: this.worker.fn },
-      ],
-      metricsNamespace: config.observability.metricsNamespace,
-      serviceName: config.observability.serviceName,
+      functions: intakeAndWorker,
+      ...metrics,
       oldestMessageAgeSeconds: config.alarms.oldestMessageAgeSeconds,
       upstreamFailurePercent: config.alarms.upstreamFailurePercent,
       breakerOpenSeconds: config.retry.breakerOpenAlarmSeconds,
     });
 
-    addQuarantineAlarm(this.alarms, this.alarms, {
-      stageName: config.stageName,
-      metricsNamespace: config.observability.metricsNamespace,
-      serviceName: config.observability.serviceName,
-    });
+    addQuarantineAlarm(this.alarms, this.alarms, { stageName: config.stageName, ...metrics });
 
     this.audit = new ScheduledAudit(this, 'Audit', {
       table: this.ledger.table,
@@ -182,20 +180,14 @@ export class IntegrationStack extends Stack {
       timeoutSeconds: config.audit.timeoutSeconds,
       ...logs,
       alarms: this.alarms,
-      metricsNamespace: config.observability.metricsNamespace,
-      serviceName: config.observability.serviceName,
+      ...metrics,
     });
     this.dashboard = new OperationsDashboard(this, 'Dashboard', {
       dashboardName: integrationStackName(config),
-      metricsNamespace: config.observability.metricsNamespace,
-      serviceName: config.observability.serviceName,
+      ...metrics,
       queue: this.events.queue,
       deadLetterQueue: this.events.deadLetterQueue,
-      functions: [
-        { name: 'ReceiveWebhook', fn: this.receiver.fn },
-        { name: 'ProcessEvents', fn: this.worker.fn },
-        { name: 'AuditLedger', fn: this.audit.function.fn },
-      ],
+      functions: [...intakeAndWorker, { name: 'AuditLedger', fn: this.audit.function.fn }],
       alarms: this.alarms.alarms,
       upstreamCeilingPerMinute: UPSTREAM_CEILING_PER_MINUTE,
       workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,
