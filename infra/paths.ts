@@ -8,6 +8,7 @@ export const FUNCTION_ENTRIES = {
   receiveWebhook: join(REPO_ROOT, 'functions', 'receive-webhook.ts'),
   processEvents: join(REPO_ROOT, 'functions', 'process-events.ts'),
   auditLedger: join(REPO_ROOT, 'functions', 'audit-ledger.ts'),
+  reconcileShopify: join(REPO_ROOT, 'functions', 'reconcile-shopify.ts'),
 } as const;
 
 /**
@@ -25,4 +26,5 @@ export const FUNCTION_EXTERNAL_MODULES = {
   receiveWebhook: ['@aws-sdk/*'],
   processEvents: ['@aws-sdk/*'],
   auditLedger: [],
+  reconcileShopify: [],
 } as const satisfies Record<keyof typeof FUNCTION_ENTRIES, readonly string[]>;

@@ -3,7 +3,7 @@ import { LOCAL_DEFAULTS, LOCAL_ENV } from './config.js';
 import { curlFor, posCurlScript, shopifyOrderPaid } from './demo/index.js';
 
 export interface BannerInput {
-  urls: { intake: string; emulator: string; dynamodb: string };
+  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin?: string };
   emulatorConfigPath: string;
   emulatorConfig: EmulatorConfig;
   clientId: string;
@@ -95,6 +95,12 @@ export function bannerLines(b: BannerInput): string[] {
     `  DynamoDB (dynalite)      ${b.urls.dynamodb}   table ${b.tableName}`,
     `  queue                    in-process FIFO: visibility ${b.visibilityTimeoutSeconds} s, dead letter after ${b.maxReceiveCount} receives`,
     `                           GET /__local/queue  GET /__local/dlq  POST /__local/redrive  GET /__local/info`,
+    ...(b.urls.shopifyAdmin === undefined
+      ? []
+      : [
+          `  Shopify Admin API        ${b.urls.shopifyAdmin}   stand-in: POST /admin/api/<version>/graphql.json (token ${LOCAL_DEFAULTS.shopifyAdminToken})`,
+          `                           POST /__shopify/orders  POST /__shopify/refunds (store without a webhook; npm run reconcile finds them)`,
+        ]),
     `  webhook secrets          ${shown(LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, b.webhookSecrets.shopify, b.defaulted.shopify)}`,
     `                           ${shown(LOCAL_ENV.POS_WEBHOOK_SECRETS, b.webhookSecrets.pos, b.defaulted.pos)}`,
     ...squareLines(b, shown),

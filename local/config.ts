@@ -16,6 +16,8 @@ export const LOCAL_ENV = {
   PORT: 'PORT',
   EMULATOR_PORT: 'EMULATOR_PORT',
   DYNAMODB_PORT: 'DYNAMODB_PORT',
+  /** The local stand-in of Shopify's GraphQL Admin API (what `npm run reconcile` reads). */
+  SHOPIFY_ADMIN_PORT: 'SHOPIFY_ADMIN_PORT',
   EMULATOR_CONFIG: 'EMULATOR_CONFIG',
   SHOPIFY_WEBHOOK_SECRET: 'SHOPIFY_WEBHOOK_SECRET',
   POS_WEBHOOK_SECRETS: 'POS_WEBHOOK_SECRETS',
@@ -34,6 +36,9 @@ export const LOCAL_DEFAULTS = {
   port: 3000,
   emulatorPort: 8787,
   dynamodbPort: 8000,
+  shopifyAdminPort: 8789,
+  /** The stand-in's Admin API access token (a demo value, like the demo webhook secrets). */
+  shopifyAdminToken: 'demo-shopify-admin-token',
   shopifySecret: 'demo-shopify-secret',
   /** At least 32 characters, as every POS secret must be (shared/config/secret-strength.ts). */
   posSecret: 'demo-pos-secret-for-local-use-only',
@@ -60,7 +65,7 @@ export interface OpenApiLogin {
 }
 
 export interface LocalConfig {
-  ports: { intake: number; emulator: number; dynamodb: number };
+  ports: { intake: number; emulator: number; dynamodb: number; shopifyAdmin: number };
   /** The file the emulator configuration came from (the demo configuration when EMULATOR_CONFIG is unset). */
   emulatorConfigPath: string;
   emulatorConfig: EmulatorConfig;
@@ -107,6 +112,7 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
     intake: integer(env, LOCAL_ENV.PORT, LOCAL_DEFAULTS.port, 0, 65_535),
     emulator: integer(env, LOCAL_ENV.EMULATOR_PORT, LOCAL_DEFAULTS.emulatorPort, 0, 65_535),
     dynamodb: integer(env, LOCAL_ENV.DYNAMODB_PORT, LOCAL_DEFAULTS.dynamodbPort, 0, 65_535),
+    shopifyAdmin: integer(env, LOCAL_ENV.SHOPIFY_ADMIN_PORT, LOCAL_DEFAULTS.shopifyAdminPort, 0, 65_535),
   };
   const emulatorConfigPath = env[LOCAL_ENV.EMULATOR_CONFIG]?.trim() || DEMO_CONFIG_PATH;
   let emulatorConfig: EmulatorConfig;

@@ -9,6 +9,8 @@ import { z } from 'zod';
 export const LocalStackInfoSchema = z.object({
   emulator: z.object({ url: z.url(), clientId: z.string().min(1) }),
   dynamodb: z.object({ url: z.url(), tableName: z.string().min(1), quarantineTable: z.string().min(1).optional() }),
+  /** The Shopify GraphQL Admin API stand-in (absent from stacks started before it existed). */
+  shopifyAdmin: z.object({ url: z.url() }).optional(),
 });
 
 export type LocalStackInfo = z.infer<typeof LocalStackInfoSchema>;

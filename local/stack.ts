@@ -18,6 +18,8 @@ import { createLocalQuarantineTable, startLocalDynamoDb } from './dynamodb/index
 import { localTiming, timingEnvironment } from './timing.js';
 import { defaultSquareNotificationUrl, withSquareSource } from './square.js';
 import { adminRoutes } from './admin.js';
+import { enqueueRoute } from './enqueue-route.js';
+import { recordAcceptedDelivery, type ShopifyAdminStandIn, type ShopStore, startShopifyAdminStandIn } from './shopify-admin/index.js';
 import type { LocalStackInfo } from './info.js';
 import { type ApiHandler, type LocalHttpServer, startLocalHttpServer } from './http/index.js';
 import { lambdaContext } from './lambda/context.js';
@@ -25,7 +27,7 @@ import { createLocalQueue, type DeadLetter, type LocalQueue, type LocalQueueOpti
 
 export interface LocalStackOptions {
   /** 0 (the default for each) picks a free port. */
-  ports?: { intake?: number; emulator?: number; dynamodb?: number };
+  ports?: { intake?: number; emulator?: number; dynamodb?: number; shopifyAdmin?: number };
   /** An emulator configuration (emulator/README.md, "Configuration"); default: the demo configuration. */
   emulatorConfig?: unknown;
   /** Webhook signing secrets per source (current first); default: the demo secrets. */
@@ -63,7 +65,9 @@ export interface StartedParts {
 }
 
 export interface LocalStack {
-  urls: { intake: string; emulator: string; dynamodb: string };
+  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin: string };
+  /** The Shopify GraphQL Admin API stand-in, holding every Shopify order and refund the intake accepted. */
+  shopifyAdmin: ShopifyAdminStandIn;
   /** The Open API login the worker uses (the emulator configuration's first client and first secret). */
   openApi: { baseUrl: string; clientId: string; clientSecret: string };
   webhookSecrets: { shopify: string[]; pos: string[]; square: string[] };
@@ -117,11 +121,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     let queueRef: LocalQueue | undefined;
     let infoRef: LocalStackInfo | undefined;
     const notReady = { statusCode: 503, headers: { 'content-type': 'application/json' }, body: '{"message":"Service Unavailable"}' };
-    const intake: ApiHandler = async (event, context) => (receive ? receive(event, context) : notReady);
+    let shopStore: ShopStore | undefined;
+    const intake: ApiHandler = async (event, context) => {
+      if (!receive) return notReady;
+      const result = await receive(event, context);
+      try {
+        if (shopStore) recordAcceptedDelivery(shopStore, event, result);
+      } catch (e) {
+        log(`[shopify-admin] could not store an accepted delivery: ${e instanceof Error ? e.message : 'invalid'}`);
+      }
+      return result;
+    };
     const http: LocalHttpServer = await startLocalHttpServer({
       port: options.ports?.intake ?? 0,
       apiRoutes: { 'POST /webhooks/shopify': intake, 'POST /webhooks/pos': intake, 'POST /webhooks/square': intake },
-      localRoutes: adminRoutes({ queue: () => queueRef, info: () => infoRef }),
+      localRoutes: { ...adminRoutes({ queue: () => queueRef, info: () => infoRef }), ...enqueueRoute(() => queueRef) },
       isReady: () => ready,
       onHandlerError: (route, e) => log(`${route} failed: ${e instanceof Error ? e.name : 'error'}`),
     });
@@ -134,10 +148,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     closers.push(() => emulator.close());
     const dynamo = await startLocalDynamoDb({ port: options.ports?.dynamodb ?? 0, tableName });
     closers.push(() => dynamo.close());
+    const shopifyAdmin = await startShopifyAdminStandIn({ port: options.ports?.shopifyAdmin ?? 0, accessToken: LOCAL_DEFAULTS.shopifyAdminToken });
+    closers.push(() => shopifyAdmin.close());
+    shopStore = shopifyAdmin.store;
     // The demo and the CLI find these through GET /__local/info: ports may differ from their defaults.
     const quarantineTable = LOCAL_DEFAULTS.quarantineTable;
     await createLocalQuarantineTable(dynamo.endpoint, quarantineTable);
-    infoRef = { emulator: { url: emulator.url, clientId: login.clientId }, dynamodb: { url: dynamo.endpoint, tableName, quarantineTable } };
+    infoRef = {
+      emulator: { url: emulator.url, clientId: login.clientId },
+      dynamodb: { url: dynamo.endpoint, tableName, quarantineTable },
+      shopifyAdmin: { url: shopifyAdmin.url },
+    };
 
     const handlerEnv: NodeJS.ProcessEnv = {
       POWERTOOLS_SERVICE_NAME: 'loyalty-points-bridge',
@@ -214,7 +235,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     ready = true;
     return {
-      urls: { intake: http.url, emulator: emulator.url, dynamodb: dynamo.endpoint },
+      urls: { intake: http.url, emulator: emulator.url, dynamodb: dynamo.endpoint, shopifyAdmin: shopifyAdmin.url },
+      shopifyAdmin,
       openApi: { baseUrl: emulator.url, ...login },
       webhookSecrets,
       squareNotificationUrl,

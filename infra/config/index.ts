@@ -24,3 +24,4 @@ export {
   workerEnvironment,
 } from './derived.js';
 export { SourceConfig, SourceName, sourcesConfig } from './sources.js';
+export { adminTokenSecretName, ReconcileSourceConfig } from './reconcile.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { deriveTiming, type Timing, timingProblems } from '../../shared/config/timing.js';
+import { ReconcileConfig, reconcileProblem } from './reconcile.js';
 import { SecretName, SourceConfig, SourceName, sourcesProblem } from './sources.js';
 
 /**
@@ -94,6 +95,8 @@ export const StageConfig = z
         const problem = sourcesProblem(sources);
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       }),
+    /** Scheduled reconciliation with Shopify's Admin API, per Shopify source (infra/config/reconcile.ts). */
+    reconcile: ReconcileConfig,
     processing: z
       .strictObject({
         insufficientPointsPolicy: z.enum(['clamp', 'park']).default('clamp'),
@@ -197,6 +200,10 @@ export const StageConfig = z
       })
       .refine((a) => !(a.email && a.topicArn), 'give either email or topicArn, not both')
       .prefault({}),
+  })
+  .superRefine((s, ctx) => {
+    const problem = reconcileProblem(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['reconcile'] });
   })
   // Every invariant between the timing settings, checked in one place (shared/config/timing.ts).
   .superRefine((s, ctx) => {

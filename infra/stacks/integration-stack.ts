@@ -23,6 +23,7 @@ import { LedgerTable } from '../constructs/ledger-table.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
+import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { LogsKey } from '../constructs/logs-key.js';
 
@@ -41,6 +42,8 @@ export class IntegrationStack extends Stack {
   readonly quarantine: QuarantineTable;
   readonly audit: ScheduledAudit;
   readonly dashboard: OperationsDashboard;
+  /** Scheduled reconciliation with Shopify; only when the stage configures `reconcile`. */
+  readonly reconcile: ScheduledReconcile | undefined;
 
   constructor(scope: Construct, id: string, props: IntegrationStackProps) {
     super(scope, id, props);
@@ -150,8 +153,14 @@ export class IntegrationStack extends Stack {
       this.receiver.fn.addEnvironment(ENV.SOURCES_CONFIG, this.toJsonString(withNotificationUrls(sourcesConfig(config.sources), urls)));
     }
 
+    this.reconcile =
+      Object.keys(config.reconcile).length === 0
+        ? undefined
+        : new ScheduledReconcile(this, 'Reconcile', { config, table: this.ledger.table, queue: this.events.queue, ...logs });
+
     // Where the functions publish their metrics (Powertools' namespace and service dimension).
     const metrics = { metricsNamespace: config.observability.metricsNamespace, serviceName: config.observability.serviceName };
+    const reconcile = this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : [];
     const intakeAndWorker = [
       { name: 'ReceiveWebhook', fn: this.receiver.fn },
       { name: 'ProcessEvents', fn: this.worker.fn },
@@ -162,7 +171,7 @@ export class IntegrationStack extends Stack {
       topicArn: config.alarms.topicArn,
       queue: this.events.queue,
       deadLetterQueue: this.events.deadLetterQueue,
-      functions: intakeAndWorker,
+      functions: [...intakeAndWorker, ...reconcile],
       ...metrics,
       oldestMessageAgeSeconds: config.alarms.oldestMessageAgeSeconds,
       upstreamFailurePercent: config.alarms.upstreamFailurePercent,
@@ -170,6 +179,8 @@ export class IntegrationStack extends Stack {
     });
 
     addQuarantineAlarm(this.alarms, this.alarms, { stageName: config.stageName, ...metrics });
+
+    if (this.reconcile) this.alarms.alarms.push(...this.reconcile.addMissingAlarms(this.alarms.topic));
 
     this.audit = new ScheduledAudit(this, 'Audit', {
       table: this.ledger.table,
@@ -187,11 +198,12 @@ export class IntegrationStack extends Stack {
       ...metrics,
       queue: this.events.queue,
       deadLetterQueue: this.events.deadLetterQueue,
-      functions: [...intakeAndWorker, { name: 'AuditLedger', fn: this.audit.function.fn }],
+      functions: [...intakeAndWorker, { name: 'AuditLedger', fn: this.audit.function.fn }, ...reconcile],
       alarms: this.alarms.alarms,
       upstreamCeilingPerMinute: UPSTREAM_CEILING_PER_MINUTE,
       workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,
     });
+
 
     for (const source of sources) {
       new CfnOutput(this, `WebhookUrl-${source}`, {

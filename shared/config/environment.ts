@@ -45,6 +45,13 @@ export const ENV = {
   RETRY_HORIZON_SECONDS: 'RETRY_HORIZON_SECONDS',
   /** How long the per-container circuit breaker stays open before one probe. */
   CIRCUIT_OPEN_SECONDS: 'CIRCUIT_OPEN_SECONDS',
+
+  // reconcile-shopify
+  /**
+   * JSON {source: {shopDomain, accessTokenSecretArn, lookbackHours, settleMinutes}}: the Shopify sources the
+   * scheduled reconciliation reads; the secret holds {"access_token": "..."}.
+   */
+  RECONCILE_SOURCES: 'RECONCILE_SOURCES',
   /** Only for local runs: DynamoDB endpoint (dynalite). */
   DYNAMODB_ENDPOINT: 'DYNAMODB_ENDPOINT',
 } as const;

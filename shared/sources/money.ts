@@ -91,7 +91,16 @@ export function formatMinorUnits(units: bigint, digits: number): string {
   return `${sign}${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
 }
 
-/** The plain decimal string of an exact decimal ({units: 41495n, scale: 2} -> "414.95"). */
+/**
+ * The canonical decimal string of an exact decimal, without trailing fraction zeros ({41495n, 2} ->
+ * "414.95", {30000n, 1} -> "3000"): the same amount reads the same whether a sender wrote "3000",
+ * "3000.0" or "3000.00" (the webhook and the Admin API do differ so).
+ */
 export function formatDecimal(d: Decimal): string {
-  return formatMinorUnits(d.units, d.scale);
+  let { units, scale } = d;
+  while (scale > 0 && units % 10n === 0n) {
+    units /= 10n;
+    scale -= 1;
+  }
+  return formatMinorUnits(units, scale);
 }

@@ -5,13 +5,14 @@
  * `chaos: events=N faults=F mismatches=M unfinished=U dead_lettered=D`; exit code 1 when M, U or D is not 0.
  */
 import { parseArgs } from 'node:util';
+import { createLostDeliveries } from './lost-deliveries.js';
 import { formatReport } from './report.js';
 import { runChaos } from './runner.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE =
-  'usage: npm run chaos -- --events N --seed S [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--outage SECONDS] [--redrive]';
+  'usage: npm run chaos -- --events N --seed S [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--outage SECONDS] [--redrive] [--lost-deliveries 0..1]';
 
 function numberOption(value: string | undefined, name: string, fallback: number, check: (n: number) => boolean): number {
   if (value === undefined) return fallback;
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
         senders: { type: 'string' },
         outage: { type: 'string' },
         redrive: { type: 'boolean' },
+        'lost-deliveries': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -52,7 +54,10 @@ async function main(): Promise<void> {
   const isRate = (n: number) => n >= 0 && n <= 1;
   const events = numberOption(str('events'), 'events', 300, isPositiveInt);
   const seed = numberOption(str('seed'), 'seed', 1, (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff);
+  // Share of Shopify events never sent as webhooks; the run reconciles with the Admin API stand-in.
+  const lostRate = numberOption(str('lost-deliveries'), 'lost-deliveries', 0, isRate);
   const result = await runChaos({
+    ...(lostRate > 0 ? { lostDeliveries: createLostDeliveries({ rate: lostRate, seed, repair: true }) } : {}),
     events,
     seed,
     faultRate: numberOption(str('fault-rate'), 'fault-rate', 0.25, isRate),

@@ -10,6 +10,7 @@ import { buildModel, type Model } from './model.js';
 import { createRandom } from './prng.js';
 import type { ChaosResult, UnfinishedEvent } from './report.js';
 import { CHAOS_RANKS, generateScenario, type EventSpec, type Scenario } from './scenario.js';
+import type { LostDeliveries } from './lost-deliveries.js';
 import { startChaosStack, type ChaosStack, type ChaosStackOptions } from './stack.js';
 import { renderDelivery, type SenderSecrets } from './webhooks.js';
 import { squareCustomerId } from './square.js';
@@ -43,6 +44,8 @@ export interface ChaosOptions {
   outageSeconds?: number;
   /** Starts the stack; the default is the local stack of `npm start` (stack.ts). */
   startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
+  /** The "lost deliveries" fault (lost-deliveries.ts): webhooks Shopify never sends, repaired by reconcile. */
+  lostDeliveries?: LostDeliveries;
 }
 
 export const CHAOS_CLIENT = { clientId: 'chaos-client', clientSecret: 'chaos-secret' } as const;
@@ -164,8 +167,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     }, 20);
     let drained: { deadLettered: number; redriven: number };
     try {
-      await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log, disturbances, holdsClock);
+      await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log, disturbances, holdsClock, options.lostDeliveries);
       if (outageRef) injector.tally.outages += 1;
+      await options.lostDeliveries?.afterDeliveries(stack, log);
       // Faults stop; the queue drains; only with `redrive` is the dead-letter list moved back.
       await Promise.all(direct);
       drained = await drain(stack, injector, admin, options.drainTimeoutMs ?? 120_000, log, options.redrive ?? false, () => !holdsClock());
@@ -243,6 +247,7 @@ async function deliverAll(
   log: (line: string) => void,
   disturbances: Disturbance[],
   holdsClock: () => boolean,
+  lostDeliveries?: LostDeliveries,
 ): Promise<void> {
   const tokenExpiryAt = new Set([Math.floor(scenario.deliveries.length / 3), Math.floor((2 * scenario.deliveries.length) / 3)]);
   const inFlight = new Set<Promise<void>>();
@@ -266,6 +271,7 @@ async function deliverAll(
     if (tokenExpiryAt.has(position)) await injector.expireTokens();
     await injector.maybeArm();
     const send = async (): Promise<void> => {
+      if (await lostDeliveries?.intercept(scenario, step, stack, CHAOS_SECRETS)) return;
       const copies = Array.from({ length: step.copies }, () => sendWithRetries(stack.intakeUrl, renderDelivery(scenario, step, CHAOS_SECRETS, Date.now())));
       for (const result of await Promise.all(copies)) {
         if (result !== 'accepted') {

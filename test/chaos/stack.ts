@@ -44,6 +44,8 @@ export interface ChaosStackOptions {
 export interface ChaosStack {
   intakeUrl: string;
   emulatorUrl: string;
+  /** The Shopify Admin API stand-in (lost-deliveries.ts puts undelivered orders there). */
+  shopifyAdminUrl?: string;
   queue: LocalQueue;
   ledger: Ledger;
   /** The ledger table, for whole-table reads (the audit's scan). */
@@ -158,6 +160,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   return {
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
+    shopifyAdminUrl: stack.urls.shopifyAdmin,
     queue: stack.queue,
     ledger: stack.ledger,
     ledgerTable: { documentClient, tableName: stack.tableName },

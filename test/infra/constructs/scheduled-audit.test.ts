@@ -33,7 +33,8 @@ describe('the scheduled audit', () => {
   it('runs daily at the configured hour (UTC) on an EventBridge schedule', () => {
     const { template, stack } = stage('production');
     const [fnId] = auditFunction(template);
-    const rules = Object.values(template.findResources('AWS::Events::Rule')) as Resource[];
+    // The stage has other schedules too (audit, reconciliation): only the rules that target this function.
+    const rules = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter((r) => JSON.stringify(r.Properties.Targets).includes(fnId));
     expect(rules).toHaveLength(1);
     expect(rules[0]!.Properties.ScheduleExpression).toBe(`cron(0 ${stack.config.audit.hourUtc} * * ? *)`);
     expect(rules[0]!.Properties.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })]);

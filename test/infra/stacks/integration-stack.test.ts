@@ -39,6 +39,9 @@ function tableOf(template: Template, construct: 'Ledger' | 'Quarantine'): [strin
   expect(found).toHaveLength(1);
   return found[0] as [string, Resource];
 }
+/** The webhook secrets (the stack also creates Shopify Admin API token secrets for reconciliation). */
+const webhookSecretsOf = (t: Template) =>
+  t.findResources('AWS::SecretsManager::Secret', { Properties: { Description: Match.stringLikeRegexp('^Webhook signing secrets') } });
 const workerOf = (t: Template) => lambda(t, 'Credits');
 
 /** All statements of the inline policies attached to the role of a function. */
@@ -151,7 +154,7 @@ describe('functions', () => {
     expect(env[ENV.QUEUE_URL]).toEqual(ref(queueId));
     expect(Object.keys(JSON.parse(env[ENV.SOURCES_CONFIG]))).toEqual(['shopify', 'pos']);
     const arns = JSON.stringify(env[ENV.WEBHOOK_SECRET_ARNS]);
-    for (const id of Object.keys(template.findResources('AWS::SecretsManager::Secret'))) expect(arns).toContain(id);
+    for (const id of Object.keys(webhookSecretsOf(template))) expect(arns).toContain(id);
     expect(env).toMatchObject({ POWERTOOLS_SERVICE_NAME: expect.any(String), POWERTOOLS_METRICS_NAMESPACE: expect.any(String) });
   });
 
@@ -279,7 +282,7 @@ describe('secrets', () => {
         SecretString: JSON.stringify({ secrets: [] }),
       });
     }
-    expect(Object.keys(template.findResources('AWS::SecretsManager::Secret'))).toHaveLength(2);
+    expect(Object.keys(webhookSecretsOf(template))).toHaveLength(2);
   });
 
   it('retains the webhook secrets in production', () => {
@@ -296,7 +299,7 @@ describe('IAM', () => {
     const [quarantineId] = tableOf(template, 'Quarantine');
     const [queueId] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
     const statements = statementsOf(template, fn);
-    const secretIds = Object.keys(template.findResources('AWS::SecretsManager::Secret'));
+    const secretIds = Object.keys(webhookSecretsOf(template));
     const logGroup = fn.Properties.LoggingConfig.LogGroup.Ref as string;
     expect(statements).toEqual(
       expect.arrayContaining([
@@ -438,7 +441,10 @@ describe('alarms', () => {
     expect(topic.Properties.KmsMasterKeyId).toBeDefined();
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: config.alarms.email, TopicArn: ref(topicId) });
     const all = alarms(template);
-    expect(all).toHaveLength(9); // DLQ, oldest message, 2 x function errors, upstream failures, breaker open long, quarantine, audit drift, audit errors
+    // Plus, with reconciliation, its function's errors and one missing-webhooks alarm per reconciled source.
+    const reconciled = Object.keys(config.reconcile).length;
+    // DLQ, oldest message, 2 x function errors, upstream failures, breaker open long, quarantine, audit drift, audit errors
+    expect(all).toHaveLength(9 + (reconciled > 0 ? 1 + reconciled : 0));
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });

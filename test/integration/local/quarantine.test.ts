@@ -86,7 +86,7 @@ describe('npm run quarantine against the local stack', () => {
     expect(code).toBe(0);
     expect(lines).toEqual([`${id} replayed: accepted shopify:order:7700000000000000001`, '1 of 1 replayed']);
     await handle.waitForIdle();
-    expect(await handle.ledger.getOrder({ source: 'shopify', orderId: '7700000000000000001' })).toMatchObject({ outcome: 'credited', eligibleExact: '12345678.90' });
+    expect(await handle.ledger.getOrder({ source: 'shopify', orderId: '7700000000000000001' })).toMatchObject({ outcome: 'credited', eligibleExact: '12345678.9' });
     expect((await handle.openapi.getMemberByExternalId('shopify', '1001')).point).toBeGreaterThan(before);
     expect((await cli('list')).lines.at(-1)).toBe('0 quarantined, 1 replayed');
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { refundMarker, type CheckpointStep, type ProcessOutcome } from '../../../../shared/points/index.js';
-import { GRANT, type Harness, purchase, refund, REFUND_WAIT_SECONDS, useHarness } from './harness.js';
+import { createOpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
+import { CLIENT_ID, GRANT, type Harness, purchase, refund, REFUND_WAIT_SECONDS, useHarness } from './harness.js';
 
 const h = useHarness();
 
@@ -131,8 +132,15 @@ describe('refunds', () => {
     };
     expect(await h.processor({ checkpoint: operatorGrant }).process(p)).toMatchObject({ points: 149, exact: false });
     // 1000 newer entries push the credit onto the second page (1000 entries a page).
-    for (let i = 0; i < 10; i++) {
-      await Promise.all(Array.from({ length: 100 }, () => h.api.grantPoints(GOLD, { point: 1, remarks: 'visit' })));
+    // Through a client of its own with the default timeouts: the harness's client has short ones (for the
+    // delay fault), which a busy machine can exceed while 100 grants are in flight.
+    const filler = createOpenApiClient({ credentials: staticCredentials({ baseUrl: h.emulator.url, clientId: CLIENT_ID, clientSecret: 'test-secret' }) });
+    try {
+      for (let i = 0; i < 10; i++) {
+        await Promise.all(Array.from({ length: 100 }, () => filler.grantPoints(GOLD, { point: 1, remarks: 'visit' })));
+      }
+    } finally {
+      await filler.close();
     }
     expect(await h.processor().process(refund(p, 'r1', 999))).toMatchObject({ kind: 'debited', points: 49 });
     expect(await h.ledger.getOrder(p)).toMatchObject({ pointsCredited: 49, pointsExact: true });

@@ -50,7 +50,7 @@ describe('Shopify refunds/create as Shopify publishes them', () => {
   it('counts a shipping refund on the total basis when order adjustments are included', () => {
     const settings = { amount: { basis: 'total', rule: 'minor' }, includeOrderAdjustments: true };
     const e = event<RefundEvent>(read(webhookBody('ruby-api-2024-07-refund-test3.json'), 'refunds/create', settings));
-    expect(e).toMatchObject({ refundAmount: 500, refundExact: '5.00' });
+    expect(e).toMatchObject({ refundAmount: 500, refundExact: '5' });
   });
 
   it('accepts an older refund payload without subtotal fields', () => {
@@ -60,7 +60,7 @@ describe('Shopify refunds/create as Shopify publishes them', () => {
 
   it('accepts a Shopify POS return (source_name "pos", location_id) [hand-made]', () => {
     const e = event<RefundEvent>(read(fixture('shopify/refunds-create-pos-return.handmade.json'), 'refunds/create'));
-    expect(e).toMatchObject({ orderId: '6390542762087', refundId: '1021210738791', currency: 'CAD', refundAmount: 44, refundExact: '44.50' });
+    expect(e).toMatchObject({ orderId: '6390542762087', refundId: '1021210738791', currency: 'CAD', refundAmount: 44, refundExact: '44.5' });
   });
 });
 
@@ -72,7 +72,7 @@ describe('Shopify orders/paid as Shopify publishes them', () => {
 
   it('reads a guest order (customer null) as an event without a customer', () => {
     const e = event<PurchaseEvent>(read(webhookBody('ruby-api-2024-07-order-test20.json'), 'orders/paid'));
-    expect(e).toMatchObject({ orderId: '1073459984', customer: null, currency: 'USD', eligibleAmount: 199, eligibleExact: '199.00' });
+    expect(e).toMatchObject({ orderId: '1073459984', customer: null, currency: 'USD', eligibleAmount: 199, eligibleExact: '199' });
   });
 
   it('reads a guest order in EUR', () => {
@@ -82,7 +82,7 @@ describe('Shopify orders/paid as Shopify publishes them', () => {
 
   it('reads an older order payload without current_* or *_set fields', () => {
     const e = event<PurchaseEvent>(read(webhookBody('python-api-order.json'), 'orders/paid'));
-    expect(e).toMatchObject({ orderId: '450789469', customer: { externalId: '207119551' }, eligibleAmount: 398, eligibleExact: '398.00' });
+    expect(e).toMatchObject({ orderId: '450789469', customer: { externalId: '207119551' }, eligibleAmount: 398, eligibleExact: '398' });
   });
 
   it('reads a body whose slashes are escaped as \\/ the same as one without', () => {
@@ -96,7 +96,7 @@ describe('Shopify orders/paid as Shopify publishes them', () => {
 
   it('leaves a tip out of the subtotal basis and counts it on the total basis [hand-made]', () => {
     const body = fixture('shopify/orders-paid-tip.handmade.json');
-    expect(event<PurchaseEvent>(read(body, 'orders/paid'))).toMatchObject({ eligibleExact: '42.00' });
+    expect(event<PurchaseEvent>(read(body, 'orders/paid'))).toMatchObject({ eligibleExact: '42' });
     expect(event<PurchaseEvent>(read(body, 'orders/paid', { amount: { basis: 'total' } }))).toMatchObject({ eligibleExact: '51.36' });
   });
 });

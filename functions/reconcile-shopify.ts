@@ -1,0 +1,120 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { ENV } from '../shared/config/environment.js';
+import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
+import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
+import { METRIC } from '../shared/metrics/names.js';
+import { createSqsQueue } from '../shared/queue/sqs-queue.js';
+import type { EventQueue } from '../shared/queue/types.js';
+import { reconcileShopify, type ReconcileResult, type ReconcileSources, reconcileSourcesFrom, summaryLine } from '../shared/reconcile/index.js';
+import { createShopifyAdminClient, type ShopifyAdminClient, secretsManagerAccessToken } from '../shared/shopify-admin/index.js';
+import { loadSources, type SourceSet } from '../shared/sources/registry.js';
+
+/**
+ * reconcile-shopify: on an EventBridge schedule, one run per configured Shopify source (the rule's
+ * input names it): reads the orders updated in the last `lookbackHours` from the Admin API and queues
+ * the events the ledger never saw, on the same FIFO queue the webhooks feed. Metric ReconcileMissing
+ * (dimension source): events Shopify did not deliver.
+ */
+
+export interface ReconcileShopifyInput {
+  source: string;
+}
+
+export interface ReconcileShopifyDeps {
+  sources: SourceSet;
+  reconcile: ReconcileSources;
+  ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
+  queue: EventQueue;
+  adminClient: (source: string, settings: ReconcileSources[string]) => ShopifyAdminClient;
+  logger: { info(m: string, e?: Record<string, unknown>): void; warn(m: string, e?: Record<string, unknown>): void; error(m: string, e?: Record<string, unknown>): void };
+  metrics: { addDimension(name: string, value: string): void; addMetric(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): void; publishStoredMetrics(): void };
+  now: () => Date;
+}
+
+export function makeHandler(deps: ReconcileShopifyDeps): (input: ReconcileShopifyInput) => Promise<ReconcileResult> {
+  return async (input) => {
+    const name = input?.source;
+    const settings = typeof name === 'string' ? deps.reconcile[name] : undefined;
+    const source = typeof name === 'string' ? deps.sources.get(name) : undefined;
+    if (name === undefined || settings === undefined || source === undefined || source.kind !== 'shopify') {
+      // A rule the stack did not write: fail loudly (function errors alarm), nothing is read.
+      throw new Error(`reconcile-shopify: no reconciled Shopify source ${String(name).slice(0, 40)}`);
+    }
+    // Webhooks of the last few minutes may still be queued: the window ends before them.
+    const until = new Date(deps.now().getTime() - settings.settleMinutes * 60_000);
+    const since = new Date(until.getTime() - settings.lookbackHours * 3_600_000);
+    const client = deps.adminClient(name, settings);
+    try {
+      const result = await reconcileShopify(
+        {
+          client,
+          ledger: deps.ledger,
+          source,
+          shopDomain: settings.shopDomain,
+          queue: deps.queue,
+          now: deps.now,
+          onMissing: (m) => deps.logger.warn('webhook never delivered: queued from the Admin API', { source: name, ...m }),
+          onProblem: (p) => deps.logger.error('could not reconcile', { source: name, ...p }),
+        },
+        { since, until, dryRun: false },
+      );
+      deps.metrics.addDimension('source', name);
+      deps.metrics.addMetric(METRIC.reconcileMissing, MetricUnit.Count, result.missing);
+      deps.logger.info(summaryLine(result), { source: name, ...result, since: since.toISOString(), until: until.toISOString() });
+      return result;
+    } finally {
+      deps.metrics.publishStoredMetrics();
+      await client.close();
+    }
+  };
+}
+
+export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ReconcileShopifyDeps> & { secrets?: SecretReader } = {}): ReconcileShopifyDeps {
+  const reader = overrides.secrets ?? createSecretsManagerReader();
+  const tableName = env[ENV.LEDGER_TABLE];
+  const queueUrl = env[ENV.QUEUE_URL];
+  if (!overrides.ledger && !tableName) throw new Error(`${ENV.LEDGER_TABLE} is not set`);
+  if (!overrides.queue && !queueUrl) throw new Error(`${ENV.QUEUE_URL} is not set`);
+  return {
+    sources: overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]),
+    reconcile: overrides.reconcile ?? reconcileSourcesFrom(env[ENV.RECONCILE_SOURCES]),
+    ledger: overrides.ledger ?? createLedger({ client: documentClient(env), tableName: tableName!, clock: Date.now }),
+    queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrl! }),
+    adminClient:
+      overrides.adminClient ??
+      ((_source, s) => createShopifyAdminClient({ shopDomain: s.shopDomain, accessToken: secretsManagerAccessToken(s.accessTokenSecretArn, reader) })),
+    logger: overrides.logger ?? powertoolsLogger(env),
+    metrics:
+      overrides.metrics ??
+      new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'LoyaltyPoints', serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'reconcile-shopify' }),
+    now: overrides.now ?? (() => new Date()),
+  };
+}
+
+function documentClient(env: NodeJS.ProcessEnv) {
+  const endpoint = env[ENV.DYNAMODB_ENDPOINT];
+  return createDocumentClient(
+    endpoint
+      ? // Local (dynalite): any region and key are accepted.
+        { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {},
+  );
+}
+
+function powertoolsLogger(env: NodeJS.ProcessEnv): ReconcileShopifyDeps['logger'] {
+  const logger = new Logger({ serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'reconcile-shopify' });
+  return {
+    info: (message, extra = {}) => logger.info(message, extra),
+    warn: (message, extra = {}) => logger.warn(message, extra),
+    error: (message, extra = {}) => logger.error(message, extra),
+  };
+}
+
+let lambdaHandler: ((input: ReconcileShopifyInput) => Promise<ReconcileResult>) | undefined;
+
+/** The Lambda entry point (EventBridge schedule, input {"source": "<name>"}). */
+export const handler = async (input: ReconcileShopifyInput): Promise<ReconcileResult> => {
+  lambdaHandler ??= makeHandler(depsFromEnvironment(process.env));
+  return lambdaHandler(input);
+};

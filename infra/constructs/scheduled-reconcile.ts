@@ -1,0 +1,141 @@
+import { Duration, SecretValue, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ENV } from '../../shared/config/environment.js';
+import { METRIC } from '../../shared/metrics/names.js';
+import type { ReconcileSources } from '../../shared/reconcile/settings.js';
+import { adminTokenSecretName, type ReconcileSourceConfig } from '../config/reconcile.js';
+import type { StageConfig } from '../config/schema.js';
+import { sourcesConfig } from '../config/sources.js';
+import { BundledFunction, type FunctionLogs } from './bundled-function.js';
+
+export type ScheduledReconcileProps = FunctionLogs & {
+  config: StageConfig;
+  table: ITable;
+  queue: IQueue;
+};
+
+/**
+ * Reconciliation with Shopify on a schedule: one function, one EventBridge rule per reconciled
+ * source (every `everyMinutes`, input {"source": name}), one Admin API token secret per source
+ * (created holding an empty token; the operator puts the real one in). The function may read ledger
+ * items, send to the queue and read its token secrets; nothing else.
+ */
+export class ScheduledReconcile extends Construct {
+  readonly function: BundledFunction;
+  readonly tokenSecrets: Record<string, Secret>;
+  readonly rules: Record<string, Rule>;
+  private readonly config: StageConfig;
+
+  constructor(scope: Construct, id: string, props: ScheduledReconcileProps) {
+    super(scope, id);
+    const { config } = props;
+    this.config = config;
+    const reconciled = Object.entries(config.reconcile);
+
+    this.tokenSecrets = Object.fromEntries(
+      reconciled.map(([source]) => {
+        const secret = new Secret(this, `AdminToken-${source}`, {
+          secretName: adminTokenSecretName(config, source),
+          description: `Shopify Admin API access token of ${source} (read_orders): {"access_token": "shpat_..."}`,
+          secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ access_token: '' })),
+          removalPolicy: props.removalPolicy,
+        });
+        Validations.of(secret).acknowledge({
+          id: 'AwsSolutions-SMG4',
+          reason: 'Shopify issues the Admin API access token when the app is installed; a rotation Lambda cannot reissue it there.',
+        });
+        return [source, secret];
+      }),
+    );
+
+    const reconcileSources: ReconcileSources = Object.fromEntries(
+      reconciled.map(([source, s]) => [
+        source,
+        {
+          shopDomain: s.shopDomain,
+          accessTokenSecretArn: this.tokenSecrets[source]!.secretArn,
+          lookbackHours: s.lookbackHours,
+          settleMinutes: s.settleMinutes,
+        },
+      ]),
+    );
+    this.function = new BundledFunction(this, 'ReconcileShopify', {
+      code: 'reconcileShopify',
+      description: 'Queues Shopify orders and refunds whose webhooks never came (scheduled reconciliation)',
+      memoryMiB: 256,
+      // A run reads a few hours of orders; Shopify's throttle may make it wait.
+      timeoutSeconds: 300,
+      logRetention: props.logRetention,
+      ...(props.logsKey ? { logsKey: props.logsKey } : {}),
+      removalPolicy: props.removalPolicy,
+      environment: {
+        [ENV.LEDGER_TABLE]: props.table.tableName,
+        [ENV.QUEUE_URL]: props.queue.queueUrl,
+        [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(config.sources)),
+        [ENV.RECONCILE_SOURCES]: Stack.of(this).toJsonString(reconcileSources),
+        POWERTOOLS_SERVICE_NAME: config.observability.serviceName,
+        POWERTOOLS_LOG_LEVEL: config.observability.logLevel,
+        POWERTOOLS_METRICS_NAMESPACE: config.observability.metricsNamespace,
+      },
+    });
+    // Reads only: whether the ledger has seen an event. Writing stays with process-events.
+    props.table.grant(this.function.role, 'dynamodb:GetItem');
+    props.queue.grant(this.function.role, 'sqs:SendMessage');
+    for (const secret of Object.values(this.tokenSecrets)) secret.grantRead(this.function.role);
+
+    this.rules = Object.fromEntries(
+      reconciled.map(([source, s]) => [
+        source,
+        new Rule(this, `Schedule-${source}`, {
+          description: `Reconcile ${source} with Shopify every ${s.everyMinutes} minutes over the last ${s.lookbackHours} hours`,
+          schedule: Schedule.rate(Duration.minutes(s.everyMinutes)),
+          targets: [
+            new LambdaFunction(this.function.fn, {
+              event: RuleTargetInput.fromObject({ source }),
+              // The next run covers the same window again: a failed run needs no long retry.
+              retryAttempts: 2,
+              maxEventAge: Duration.minutes(Math.min(s.everyMinutes, 60)),
+            }),
+          ],
+        }),
+      ]),
+    );
+  }
+
+  /** Alarms, one per source, when runs in a row kept finding events Shopify did not deliver. */
+  addMissingAlarms(topic: ITopic): Alarm[] {
+    const action = new SnsAction(topic);
+    return Object.entries(this.config.reconcile).map(([source, s]: [string, ReconcileSourceConfig]) => {
+      const alarmId = `ReconcileMissing-${source}`;
+      const alarm = new Alarm(this, alarmId, {
+        alarmName: `loyalty-bridge-${this.config.stageName}-${alarmId}`,
+        alarmDescription:
+          `Reconciliation of ${source} found events whose webhooks never came in ${s.alarmAfterRuns} runs in a row: ` +
+          'they were queued and credited, but check the webhook subscription in Shopify (it may have been removed) and the intake.',
+        metric: new Metric({
+          namespace: this.config.observability.metricsNamespace,
+          metricName: METRIC.reconcileMissing,
+          dimensionsMap: { service: this.config.observability.serviceName, source },
+          statistic: 'Maximum',
+          period: Duration.minutes(s.everyMinutes),
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: s.alarmAfterRuns,
+        datapointsToAlarm: s.alarmAfterRuns,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+      return alarm;
+    });
+  }
+}

@@ -1,0 +1,160 @@
+import { parseArgs } from 'node:util';
+import type { Ledger } from '../../shared/ledger/index.js';
+import type { EventQueue } from '../../shared/queue/types.js';
+import { checkWindow, reconcileShopify, summaryLine } from '../../shared/reconcile/index.js';
+import { createShopifyAdminClient, type ShopifyAdminClient } from '../../shared/shopify-admin/index.js';
+import { type ConfiguredSource, loadSources } from '../../shared/sources/index.js';
+import { LOCAL_DEFAULTS, resolveLocalConfig } from '../config.js';
+import { connectToRunningStack, findRunningStack } from '../connect.js';
+import { DEMO_SHOP } from '../demo/webhooks.js';
+import { LOCAL_ENQUEUE_PATH } from '../enqueue-route.js';
+import { type CommandOutput, consoleOutput } from '../output.js';
+
+export const RECONCILE_USAGE = `usage:
+  npm run reconcile -- --source <name> --since <ISO date> [--until <ISO date>] [--dry-run] [--shop <shop>.myshopify.com]
+                       [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
+
+class UsageError extends Error {
+  readonly kind = 'usage' as const;
+}
+
+/** What one run reads and writes: the shop, the ledger, the queue, and how to let go of them. */
+export interface ReconcileTarget {
+  client: ShopifyAdminClient;
+  ledger: Ledger;
+  queue: EventQueue;
+  source: ConfiguredSource;
+  shopDomain: string;
+  close(): Promise<void>;
+}
+
+function shopifySource(sources: ReadonlyMap<string, ConfiguredSource>, name: string): ConfiguredSource {
+  const source = sources.get(name);
+  if (source === undefined) throw new UsageError(`no source ${name} is configured`);
+  if (source.kind !== 'shopify') throw new UsageError(`source ${name} is a ${source.kind} source: only Shopify sources can be reconciled`);
+  return source;
+}
+
+/** The `npm start` on PORT: its Admin API stand-in, its ledger, its in-process queue (POST /__local/enqueue). */
+async function localTarget(env: NodeJS.ProcessEnv, sourceName: string, shop: string | undefined): Promise<ReconcileTarget> {
+  const config = await resolveLocalConfig(env);
+  const found = await findRunningStack(config);
+  if (found.status !== 'up') {
+    throw new UsageError(`no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
+  }
+  const source = shopifySource(loadSources(env.SOURCES_CONFIG), sourceName);
+  const handle = connectToRunningStack(config, found.info);
+  const adminUrl = found.info?.shopifyAdmin?.url ?? `http://127.0.0.1:${config.ports.shopifyAdmin}`;
+  const client = createShopifyAdminClient({
+    shopDomain: shop ?? DEMO_SHOP,
+    origin: adminUrl,
+    accessToken: async () => LOCAL_DEFAULTS.shopifyAdminToken,
+  });
+  const queue: EventQueue = {
+    async send(message) {
+      const res = await fetch(`${handle.intakeUrl}${LOCAL_ENQUEUE_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [message] }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.body?.cancel();
+      if (res.status !== 200) throw new Error(`POST ${LOCAL_ENQUEUE_PATH} answered ${res.status}: is the local stack current (npm start)?`);
+    },
+  };
+  return {
+    client,
+    ledger: handle.ledger,
+    queue,
+    source,
+    shopDomain: shop ?? DEMO_SHOP,
+    async close() {
+      await client.close();
+      await handle.close();
+    },
+  };
+}
+
+async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, now: () => Date): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      source: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      shop: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      stage: { type: 'string' },
+      stack: { type: 'string' },
+      outputs: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    out.print(RECONCILE_USAGE);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  if (values.source === undefined || values.since === undefined) throw new UsageError('--source and --since are required');
+  if (values.stage === undefined && (values.stack !== undefined || values.outputs !== undefined)) {
+    throw new UsageError('--stack and --outputs go with --stage');
+  }
+  const since = new Date(values.since);
+  const until = values.until === undefined ? now() : new Date(values.until);
+  try {
+    checkWindow(since, until);
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : 'bad window');
+  }
+
+  const target =
+    values.stage === undefined
+      ? await localTarget(env, values.source, values.shop)
+      : await (await import('./reconcile-aws.js')).stageTarget({
+          stage: values.stage,
+          source: values.source,
+          ...(values.stack ? { stack: values.stack } : {}),
+          ...(values.outputs ? { outputsFile: values.outputs } : {}),
+        });
+  const dryRun = values['dry-run'];
+  try {
+    out.printError(`reconcile: ${target.source.name} (${target.shopDomain}) orders updated ${since.toISOString()} .. ${until.toISOString()}${dryRun ? ' (dry run)' : ''}`);
+    const result = await reconcileShopify(
+      {
+        client: target.client,
+        ledger: target.ledger,
+        source: target.source,
+        shopDomain: target.shopDomain,
+        queue: target.queue,
+        now,
+        progress: out.printError,
+        onMissing: (m) => out.print(`${dryRun ? 'missing' : 'enqueued'} ${m.kind} ${m.eventId} (${m.orderName ?? 'no name'}, ${m.occurredAt})`),
+        onProblem: (p) => out.printError(`reconcile: could not reconcile ${p.eventId}: ${p.message}`),
+      },
+      { since, until, dryRun },
+    );
+    out.print(summaryLine(result));
+    return result.problems > 0 ? 1 : 0;
+  } finally {
+    await target.close();
+  }
+}
+
+/**
+ * `npm run reconcile`: credits and debits what Shopify has but the ledger never saw (webhooks that
+ * were never delivered), through the normal queue. Exit code: 0 done, 1 done but some events could not
+ * be reconciled (named on stderr), 2 could not run. The last line of stdout is always the summary
+ * when it ran.
+ */
+export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput, now: () => Date = () => new Date()): Promise<number> {
+  try {
+    return await run(argv, env, out, now);
+  } catch (e) {
+    if (e instanceof UsageError) out.printError(`${e.message}\n${RECONCILE_USAGE}`);
+    else if (e instanceof Error && typeof (e as { kind?: unknown }).kind === 'string') out.printError(`reconcile: ${e.message}`);
+    else out.printError(`reconcile: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+    return 2;
+  }
+}
+

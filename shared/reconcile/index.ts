@@ -1,0 +1,12 @@
+export {
+  checkWindow,
+  type MissingEvent,
+  type ReconcileDeps,
+  type ReconcileOptions,
+  type ReconcileProblem,
+  type ReconcileResult,
+  ReconcileWindowError,
+  reconcileShopify,
+  summaryLine,
+} from './reconcile.js';
+export { ReconcileSettingsError, ReconcileSources, reconcileSourcesFrom } from './settings.js';

@@ -1,0 +1,19 @@
+/** Why a call to the Admin API failed. Messages never carry the access token. */
+export type ShopifyAdminErrorKind =
+  | 'unauthorized' // 401/403: the token is wrong or lacks read_orders
+  | 'throttled' // still THROTTLED after every backoff
+  | 'http' // another non-2xx answer
+  | 'graphql' // the answer's `errors` (not THROTTLED)
+  | 'invalid_response' // not the shape the documents ask for
+  | 'network'; // no answer
+
+export class ShopifyAdminError extends Error {
+  override readonly name = 'ShopifyAdminError';
+  constructor(
+    readonly kind: ShopifyAdminErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}

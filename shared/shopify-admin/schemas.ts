@@ -1,0 +1,86 @@
+import * as z from 'zod';
+
+/** The answers of the GraphQL Admin API, as far as the client reads them. */
+
+export const ShopMoney = z.object({ amount: z.string(), currencyCode: z.string() });
+export const MoneyBag = z.object({ shopMoney: ShopMoney });
+export type MoneyBag = z.infer<typeof MoneyBag>;
+
+const PageInfo = z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() });
+
+/** `gid://shopify/Order/123`: the numeric id the webhooks carry is the last segment. */
+export const Gid = z.string().regex(/^gid:\/\/shopify\/[A-Za-z]+\/\d{1,20}$/, 'expected a gid://shopify/<Type>/<id>');
+
+export const AdminOrder = z.object({
+  id: Gid,
+  name: z.string().nullable(),
+  test: z.boolean(),
+  createdAt: z.string(),
+  processedAt: z.string().nullable(),
+  updatedAt: z.string(),
+  cancelledAt: z.string().nullable(),
+  currencyCode: z.string(),
+  taxesIncluded: z.boolean(),
+  displayFinancialStatus: z.string().nullable(),
+  customer: z.object({ id: Gid }).nullable(),
+  subtotalPriceSet: MoneyBag.nullable(),
+  totalTaxSet: MoneyBag.nullable(),
+  totalPriceSet: MoneyBag,
+  shippingLines: z.object({ nodes: z.array(z.object({ taxLines: z.array(z.object({ priceSet: MoneyBag })) })) }),
+  refunds: z.array(z.object({ id: Gid, createdAt: z.string() })),
+});
+export type AdminOrder = z.infer<typeof AdminOrder>;
+
+export const OrdersPage = z.object({
+  orders: z.object({ pageInfo: PageInfo, nodes: z.array(AdminOrder) }),
+});
+export type OrdersPage = z.infer<typeof OrdersPage>;
+
+const RefundLine = z.object({ subtotalSet: MoneyBag, totalTaxSet: MoneyBag });
+const Adjustment = z.object({ amountSet: MoneyBag, taxAmountSet: MoneyBag });
+const ShippingRefund = z.object({ subtotalAmountSet: MoneyBag, taxAmountSet: MoneyBag });
+
+export const RefundAnswer = z.object({
+  refund: z
+    .object({
+      id: Gid,
+      createdAt: z.string(),
+      order: z.object({ id: Gid }),
+      refundLineItems: z.object({ pageInfo: PageInfo, nodes: z.array(RefundLine) }),
+      orderAdjustments: z.object({ nodes: z.array(Adjustment) }),
+      refundShippingLines: z.object({ nodes: z.array(ShippingRefund) }),
+    })
+    .nullable(),
+});
+
+/** A refund with every line item (all pages joined). */
+export interface AdminRefund {
+  id: string;
+  createdAt: string;
+  orderId: string;
+  refundLineItems: z.infer<typeof RefundLine>[];
+  orderAdjustments: z.infer<typeof Adjustment>[];
+  refundShippingLines: z.infer<typeof ShippingRefund>[];
+}
+
+/** `extensions.cost` of every answer (https://shopify.dev/docs/api/usage/limits). */
+export const Cost = z.object({
+  requestedQueryCost: z.number(),
+  actualQueryCost: z.number().nullable(),
+  throttleStatus: z.object({ maximumAvailable: z.number(), currentlyAvailable: z.number(), restoreRate: z.number() }),
+});
+export type Cost = z.infer<typeof Cost>;
+
+export const GraphqlAnswer = z.object({
+  data: z.unknown().optional(),
+  errors: z
+    .array(z.object({ message: z.string(), extensions: z.object({ code: z.string().optional() }).loose().optional() }).loose())
+    .optional(),
+  extensions: z.object({ cost: Cost.optional() }).loose().optional(),
+});
+
+/** The numeric id at the end of a gid. */
+export function legacyId(gid: string): string {
+  return gid.slice(gid.lastIndexOf('/') + 1);
+}
+export type RefundAnswer = z.infer<typeof RefundAnswer>;
