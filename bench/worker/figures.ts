@@ -20,38 +20,34 @@ export interface TimeSplit {
   restMs: number;
 }
 
+/** The worker and the floor run side by side, `concurrency` events at once, in alternating rounds. */
+export interface SideBySide {
+  events: number;
+  concurrency: number;
+  rounds: number;
+  workerEventsPerSecond: number;
+  floorEventsPerSecond: number;
+  /** worker / floor. */
+  ratio: number;
+}
+
 export interface WorkerBenchFigures {
   /** Events the handler did not acknowledge at first and that were delivered again, by outcome. */
   retries: Record<string, number>;
   cost: { purchase: EventCost; firstRefund: EventCost; laterRefund: EventCost };
   /** One purchase at a time: through the worker, and the floor's bare calls. */
   split: { worker: TimeSplit; floor: TimeSplit };
-  throughput: {
-    events: number;
-    concurrency: number;
-    rounds: number;
-    workerEventsPerSecond: number;
-    floorEventsPerSecond: number;
-    /** worker / floor. */
-    ratio: number;
-  };
+  throughput: SideBySide;
   /**
    * The latency model: the Open API answers after AWS-like latency (the emulator's delay fault, one per
    * call, `openApiMs` +/- `jitterMs`) and every DynamoDB request pays a network round trip (`dynamoMs`,
    * a delay in the SDK client both sides use). Worker and floor side by side, `concurrency` at once
    * (each like one Lambda container working a record at a time).
    */
-  awsLatency: {
+  awsLatency: SideBySide & {
     openApiMs: number;
     jitterMs: number;
     dynamoMs: number;
-    events: number;
-    concurrency: number;
-    rounds: number;
-    workerEventsPerSecond: number;
-    floorEventsPerSecond: number;
-    /** worker / floor. */
-    ratio: number;
     /** One purchase, start to end (p50), in the model. */
     workerEventMsP50: number;
     floorEventMsP50: number;

@@ -62,25 +62,27 @@ const envelope = {
   created_at: z.string().optional(),
 };
 
-export const SquarePayment = z.object({
+/** What a completed payment and a completed refund both carry. */
+const completed = {
   id: SquareId,
   status: z.literal('COMPLETED'),
   amount_money: Money,
+  created_at: DateTimeWithOffset,
+};
+
+export const SquarePayment = z.object({
+  ...completed,
   tip_money: Money.optional(),
   total_money: Money.optional(),
   customer_id: z.string().regex(EXTERNAL_ID, 'expected 1-255 letters, digits, or * - . _').optional(),
-  created_at: DateTimeWithOffset,
   order_id: z.string().optional(),
   location_id: z.string().optional(),
 });
 
 export const SquareRefund = z.object({
-  id: SquareId,
-  status: z.literal('COMPLETED'),
-  amount_money: Money,
+  ...completed,
   payment_id: SquareId.optional(),
   unlinked: z.boolean().optional(),
-  created_at: DateTimeWithOffset,
 });
 
 const PaymentEvent = z.object({
