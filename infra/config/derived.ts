@@ -20,28 +20,29 @@ function powertoolsEnvironment(stage: StageConfig): Record<string, string> {
   };
 }
 
+/** A function's environment: its own variables, then Powertools' (service, log level, namespace). */
+export function functionEnvironment(stage: StageConfig, own: Record<string, string>): Record<string, string> {
+  return { ...own, ...powertoolsEnvironment(stage) };
+}
+
 /** What every function that reads the ledger and calls the Open API needs (the worker, the audit). */
-function ledgerAndOpenApiEnvironment(stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }): Record<string, string> {
-  return {
+const ledgerAndOpenApi = (stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }) =>
+  functionEnvironment(stage, {
     [ENV.LEDGER_TABLE]: refs.tableName,
     [ENV.OPENAPI_SECRET_ARN]: refs.openApiSecretArn,
     [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute),
-    ...powertoolsEnvironment(stage),
-  };
-}
+  });
 
-export function receiverEnvironment(
-  stage: StageConfig,
-  refs: { queueUrl: string; webhookSecretArnsJson: string },
-): Record<string, string> {
-  return {
+export function receiverEnvironment(stage: StageConfig, refs: { queueUrl: string; webhookSecretArnsJson: string }): Record<string, string> {
+  const sources = JSON.stringify(sourcesConfig(stage.sources));
+  // The replay window is derived from the ledger's retention (LEDGER_TTL_DAYS): one setting for both.
+  const retention = String(stage.processing.ledgerTtlDays);
+  return functionEnvironment(stage, {
     [ENV.QUEUE_URL]: refs.queueUrl,
-    [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(stage.sources)),
+    [ENV.SOURCES_CONFIG]: sources,
     [ENV.WEBHOOK_SECRET_ARNS]: refs.webhookSecretArnsJson,
-    // The replay window is derived from the ledger's retention: one setting for both.
-    [ENV.LEDGER_TTL_DAYS]: String(stage.processing.ledgerTtlDays),
-    ...powertoolsEnvironment(stage),
-  };
+    [ENV.LEDGER_TTL_DAYS]: retention,
+  });
 }
 
 export function workerEnvironment(
@@ -50,7 +51,7 @@ export function workerEnvironment(
 ): Record<string, string> {
   const timing = stageTiming(stage);
   return {
-    ...ledgerAndOpenApiEnvironment(stage, refs),
+    ...ledgerAndOpenApi(stage, refs),
     [ENV.INSUFFICIENT_POINTS_POLICY]: stage.processing.insufficientPointsPolicy,
     [ENV.REFUND_WAIT_SECONDS]: String(stage.processing.refundWaitSeconds),
     [ENV.LEDGER_TTL_DAYS]: String(stage.processing.ledgerTtlDays),
@@ -66,5 +67,5 @@ export function auditEnvironment(
   stage: StageConfig,
   refs: { tableName: string; openApiSecretArn: string },
 ): Record<string, string> {
-  return { ...ledgerAndOpenApiEnvironment(stage, refs), [ENV.AUDIT_DAYS]: String(stage.audit.days) };
+  return { ...ledgerAndOpenApi(stage, refs), [ENV.AUDIT_DAYS]: String(stage.audit.days) };
 }

@@ -30,8 +30,6 @@ export type ScheduledAuditProps = FunctionLogs & {
  */
 export class ScheduledAudit extends Construct {
   readonly function: BundledFunction;
-  readonly rule: Rule;
-  readonly driftMetric: Metric;
 
   constructor(scope: Construct, id: string, props: ScheduledAuditProps) {
     super(scope, id);
@@ -51,13 +49,13 @@ export class ScheduledAudit extends Construct {
     );
     props.openApiSecret.grantRead(this.function.role);
 
-    this.rule = new Rule(this, 'Daily', {
+    new Rule(this, 'Daily', {
       description: 'Runs the ledger audit once a day',
       schedule: Schedule.cron({ minute: '0', hour: String(props.hourUtc) }),
       targets: [new LambdaFunction(this.function.fn, { retryAttempts: 2, maxEventAge: Duration.hours(2) })],
     });
 
-    this.driftMetric = new Metric({
+    const driftMetric = new Metric({
       namespace: props.metricsNamespace,
       metricName: METRIC.auditDrift,
       dimensionsMap: { service: props.serviceName },
@@ -67,7 +65,7 @@ export class ScheduledAudit extends Construct {
     });
     props.alarms.addAlarm(
       'AuditDrift',
-      this.driftMetric,
+      driftMetric,
       1,
       'The daily audit found points in the membership service that the ledger does not account for (or the reverse): run npm run audit -- --stage <stage> for the list.',
     );
