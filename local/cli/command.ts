@@ -6,6 +6,7 @@ import { resolveLocalConfig } from '../config.js';
 import { connectToRunningStack, findRunningStack, type LocalStackHandle } from '../connect.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
 import { ledgerReport } from './ledger-report.js';
+import { AWS_TARGET_OPTIONS } from './target-options.js';
 
 export const CLI_USAGE = `usage:
   npm run ledger -- <source> <order id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
@@ -38,21 +39,16 @@ async function ledgerError(ledger: Ledger, letter: ListedDeadLetter): Promise<st
 }
 
 async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string) => void, printError: (line: string) => void): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      stage: { type: 'string' },
-      stack: { type: 'string' },
-      outputs: { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-      all: { type: 'boolean', default: false },
-      since: { type: 'string' },
-      until: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  });
+  const options = {
+    ...AWS_TARGET_OPTIONS,
+    'dry-run': { type: 'boolean', default: false },
+    all: { type: 'boolean', default: false },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  } as const;
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
   const [command, ...rest] = positionals;
   if (values.help || command === undefined) {
     print(CLI_USAGE);
