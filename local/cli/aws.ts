@@ -41,9 +41,12 @@ export interface StackOutputs {
 const REQUIRED: (keyof StackOutputs)[] = ['LedgerTableName', 'QueueUrl', 'DeadLetterQueueUrl'];
 
 function pickOutputs(values: Record<string, string>, where: string): StackOutputs {
-  const missing = REQUIRED.filter((k) => typeof values[k] !== 'string');
-  if (missing.length > 0) throw new AwsTargetError(`${where} lacks the output(s) ${missing.join(', ')}`);
-  return { LedgerTableName: values.LedgerTableName!, QueueUrl: values.QueueUrl!, DeadLetterQueueUrl: values.DeadLetterQueueUrl!, all: values };
+  const { LedgerTableName, QueueUrl, DeadLetterQueueUrl } = values;
+  if (LedgerTableName === undefined || QueueUrl === undefined || DeadLetterQueueUrl === undefined) {
+    const missing = REQUIRED.filter((k) => typeof values[k] !== 'string');
+    throw new AwsTargetError(`${where} lacks the output(s) ${missing.join(', ')}`);
+  }
+  return { LedgerTableName, QueueUrl, DeadLetterQueueUrl, all: values };
 }
 
 /**
