@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ConfigurationError } from '../config/configuration-error.js';
 
 /** RECONCILE_SOURCES, as the stack writes it for the scheduled reconcile function. */
 export const ReconcileSources = z.record(
@@ -14,9 +15,11 @@ export const ReconcileSources = z.record(
 );
 export type ReconcileSources = z.infer<typeof ReconcileSources>;
 
-export class ReconcileSettingsError extends Error {
-  override readonly name = 'ReconcileSettingsError';
-  readonly kind = 'invalid_reconcile_settings' as const;
+export class ReconcileSettingsError extends ConfigurationError<'invalid_reconcile_settings'> {
+  override name = 'ReconcileSettingsError';
+  constructor(message: string) {
+    super('invalid_reconcile_settings', message);
+  }
 }
 
 export function reconcileSourcesFrom(json: string | undefined): ReconcileSources {
