@@ -13,6 +13,7 @@ import { METRIC } from '../../shared/metrics/names.js';
 import type { ReconcileSources } from '../../shared/reconcile/settings.js';
 import { adminTokenSecretName, type ReconcileSourceConfig } from '../config/reconcile.js';
 import type { StageConfig } from '../config/schema.js';
+import { functionEnvironment } from '../config/derived.js';
 import { sourcesConfig } from '../config/sources.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
 
@@ -76,15 +77,12 @@ export class ScheduledReconcile extends Construct {
       logRetention: props.logRetention,
       ...(props.logsKey ? { logsKey: props.logsKey } : {}),
       removalPolicy: props.removalPolicy,
-      environment: {
+      environment: functionEnvironment(config, {
         [ENV.LEDGER_TABLE]: props.table.tableName,
         [ENV.QUEUE_URL]: props.queue.queueUrl,
         [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(config.sources)),
         [ENV.RECONCILE_SOURCES]: Stack.of(this).toJsonString(reconcileSources),
-        POWERTOOLS_SERVICE_NAME: config.observability.serviceName,
-        POWERTOOLS_LOG_LEVEL: config.observability.logLevel,
-        POWERTOOLS_METRICS_NAMESPACE: config.observability.metricsNamespace,
-      },
+      }),
     });
     // Reads only: whether the ledger has seen an event. Writing stays with process-events.
     props.table.grant(this.function.role, 'dynamodb:GetItem');

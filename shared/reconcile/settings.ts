@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ConfigurationError } from '../config/configuration-error.js';
+import { parseJsonOrUndefined } from '../text/json.js';
 
 /** RECONCILE_SOURCES, as the stack writes it for the scheduled reconcile function. */
 export const ReconcileSources = z.record(
@@ -23,10 +24,8 @@ export class ReconcileSettingsError extends ConfigurationError<'invalid_reconcil
 }
 
 export function reconcileSourcesFrom(json: string | undefined): ReconcileSources {
-  let value: unknown;
-  try {
-    value = JSON.parse(json ?? '');
-  } catch {
+  const value = parseJsonOrUndefined(json ?? '');
+  if (value === undefined) {
     throw new ReconcileSettingsError('RECONCILE_SOURCES must be JSON {source: {shopDomain, accessTokenSecretArn, lookbackHours, settleMinutes}}');
   }
   const parsed = ReconcileSources.safeParse(value);
