@@ -1,6 +1,6 @@
 /**
  * What processing one event costs against the emulator and dynalite: latency per purchase and per
- * refund, and the Open API calls and DynamoDB writes each makes (the design's budget: a purchase is
+ * refund, and the Open API calls and DynamoDB writes each makes (the budget this project holds to: a purchase is
  * 2 calls and at most 2 writes). Prints figures; never passes or fails on time.
  *
  *   npx tsx bench/processing.ts [--purchases 300]

@@ -2,12 +2,14 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { auditLedger, findingLine, noteLine, scanLedger, summaryLine, type AuditResult, type LedgerRecords, type TimeRange } from '../shared/audit/index.js';
 import { ENV } from '../shared/config/environment.js';
+import type * as logging from '../shared/logging/index.js';
 import { processingSettingsFromEnv } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
 import { emfLine } from '../shared/metrics/emf.js';
 import { METRIC, METRICS_NAMESPACE } from '../shared/metrics/names.js';
 import { createOpenApiClient, environmentCredentials, type OpenApiClient, secretsManagerCredentials } from '../shared/openapi/index.js';
+import { envInteger } from '../shared/config/env-values.js';
 
 /**
  * audit-ledger: on an EventBridge schedule, the same audit as `npm run audit` over the ledger records
@@ -19,10 +21,7 @@ import { createOpenApiClient, environmentCredentials, type OpenApiClient, secret
 export const DEFAULT_AUDIT_DAYS = 3;
 const DAY_MS = 86_400_000;
 
-export interface AuditLedgerLogger {
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
-}
+export type AuditLedgerLogger = Pick<logging.Logger, 'info' | 'warn'>;
 
 export interface AuditLedgerDeps {
   scan: (range: TimeRange) => Promise<LedgerRecords>;
@@ -65,11 +64,7 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
 
 /** AUDIT_DAYS: a whole number of days, 1..400 (the ledger keeps records 400 days by default). */
 export function auditDaysFrom(env: NodeJS.ProcessEnv): number {
-  const raw = env[ENV.AUDIT_DAYS];
-  if (raw === undefined || raw === '') return DEFAULT_AUDIT_DAYS;
-  const days = Number(raw);
-  if (!Number.isInteger(days) || days < 1 || days > 400) throw new Error(`${ENV.AUDIT_DAYS} must be a whole number of days from 1 to 400, got "${raw}"`);
-  return days;
+  return envInteger(env, ENV.AUDIT_DAYS, { fallback: DEFAULT_AUDIT_DAYS, min: 1, max: 400 }, (raw) => new Error(`${ENV.AUDIT_DAYS} must be a whole number of days from 1 to 400, got "${raw}"`));
 }
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedgerDeps> = {}): AuditLedgerDeps {

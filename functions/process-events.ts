@@ -6,7 +6,8 @@ import { ENV } from '../shared/config/environment.js';
 import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME, upstreamCallsMetric } from '../shared/metrics/names.js';
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
-import { capFields } from '../shared/text/index.js';
+import { capFields, parseJsonOrUndefined } from '../shared/text/index.js';
+import type * as logging from '../shared/logging/index.js';
 import { createDocumentClient, createLedger, type Clock, type Ledger } from '../shared/ledger/index.js';
 import {
   DEFAULT_MIN_CALL_MS,
@@ -36,11 +37,7 @@ import {
  * (FIFO order), while other groups go on.
  */
 
-export interface ProcessEventsLogger {
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
-  error(message: string, extra?: Record<string, unknown>): void;
-}
+export type ProcessEventsLogger = logging.Logger;
 
 export type ProcessEventsDeps = {
   ledger: Ledger;
@@ -95,7 +92,10 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
   const recordHandler = (delays: Map<string, number>, ran: Set<string>) => async (record: SQSRecord) => {
     ran.add(record.messageId);
     const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
-    const body = parseJson(record.body);
+    // Not Powertools batch's `parser` option: SqsFifoPartialProcessorAsync (2.35) takes no parser
+    // config, and a body failing the schema would fail before this handler runs, with no recorded
+    // `invalid_event` outcome. The processor checks the event schema and records that outcome itself.
+    const body = parseJsonOrUndefined(record.body) ?? record.body; // not JSON: the text, refused as invalid_event
     const where = { messageId: record.messageId, receiveCount, ...eventIds(body) };
     const ageMs = Math.max(0, deps.clock() - Number(record.attributes?.SentTimestamp ?? deps.clock()));
     const defer = (verdict: Verdict, reason: string) => {
@@ -187,14 +187,6 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
       // The messages come back after the queue's visibility timeout instead: later, never lost.
       logger.warn('deferral failed', { messages: changes.length, error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown' });
     }
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
   }
 }
 

@@ -4,7 +4,7 @@ import { minWebhookSecretChars } from '../shared/config/secret-strength.js';
 import { webhookSecretsFromEnvironment } from '../shared/config/webhook-secrets.js';
 import { maxBodyBytesFrom, queueUrlFrom, replayWindowDaysFrom } from '../shared/intake/config.js';
 import { type DeliveryRecorder, deliveryMetricsFromEnv } from '../shared/intake/delivery-metrics.js';
-import { createJsonLogger } from '../shared/intake/logger.js';
+import { createJsonLogger } from '../shared/logging/index.js';
 import { type IntakeAnswer, type IntakeDeps, type IntakeRequest, receiveWebhook } from '../shared/intake/intake.js';
 import { quarantineFromEnvironment } from '../shared/intake/quarantine.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';

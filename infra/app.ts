@@ -1,4 +1,5 @@
 import { App } from 'aws-cdk-lib';
+import { ConfigurationError } from '../shared/config/configuration-error.js';
 import { buildApp } from './build-app.js';
 import { loadDeployment, loadStageConfig } from './config/index.js';
 import { INFRA_DIR } from './paths.js';
@@ -12,9 +13,9 @@ try {
     standalone: typeof standaloneName === 'string' ? loadStageConfig(INFRA_DIR, standaloneName) : undefined,
   });
 } catch (e) {
-  // Typed errors (ConfigError, SourcesConfigError) are the user's to fix: the message names the file
-  // and field, a stack trace adds nothing. Anything else is a bug: let it show its stack.
-  if (!(e instanceof Error) || typeof (e as { kind?: unknown }).kind !== 'string') throw e;
+  // A ConfigurationError (ConfigError, SourcesConfigError, TimingInvalid) is the user's to fix: the
+  // message names the file and field, a stack trace adds nothing. Anything else is a bug: show its stack.
+  if (!(e instanceof ConfigurationError)) throw e;
   console.error(`infra: ${e.message}`);
   process.exit(1);
 }

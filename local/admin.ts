@@ -1,6 +1,7 @@
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
 import { LOCAL_INFO_PATH, type LocalStackInfo } from './info.js';
 import type { DeadLetter, LocalQueue } from './queue/index.js';
+import { parseJsonOrUndefined } from '../shared/text/json.js';
 
 /** A dead letter as the admin route lists it: the event parsed, times readable. */
 export interface ListedDeadLetter {
@@ -14,12 +15,7 @@ export interface ListedDeadLetter {
 }
 
 export function listDeadLetter(m: DeadLetter): ListedDeadLetter {
-  let event: unknown = m.body;
-  try {
-    event = JSON.parse(m.body);
-  } catch {
-    // not JSON: kept as text
-  }
+  const event = parseJsonOrUndefined(m.body) ?? m.body; // not JSON: kept as text
   return {
     messageId: m.messageId,
     groupId: m.groupId,

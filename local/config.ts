@@ -2,6 +2,8 @@ import { minWebhookSecretChars } from '../shared/config/secret-strength.js';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../emulator/index.js';
 import { deriveTiming, type Timing } from '../shared/config/timing.js';
 import { localTiming, LocalTimingError } from './timing.js';
+import { ConfigurationError } from '../shared/config/configuration-error.js';
+import { envInteger, envList } from '../shared/config/env-values.js';
 
 /** The derived defaults (shared/config/timing.ts): the same as a stage's with its default worker timeout. */
 const DEFAULT_TIMING = deriveTiming();
@@ -49,11 +51,10 @@ export const LOCAL_DEFAULTS = {
   maxReceiveCount: DEFAULT_TIMING.maxReceiveCount,
 } as const;
 
-export class LocalConfigError extends Error {
-  readonly kind = 'invalid_local_config' as const;
+export class LocalConfigError extends ConfigurationError<'invalid_local_config'> {
+  override name = 'LocalConfigError';
   constructor(message: string) {
-    super(message);
-    this.name = 'LocalConfigError';
+    super('invalid_local_config', message);
   }
 }
 
@@ -85,26 +86,17 @@ export interface LocalConfig {
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new LocalConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw.slice(0, 20)}"`);
-  }
-  return value;
+  return envInteger(env, name, { fallback, min, max }, (raw) => new LocalConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw.slice(0, 20)}"`));
 }
 
 function secrets(env: NodeJS.ProcessEnv, name: string, fallback: string, minChars: number): { list: string[]; defaulted: boolean } {
-  const list = (env[name] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const list = envList(env, name);
   // The same rule the receiver applies: refused here, before anything starts.
   if (list.some((s) => s.length < minChars)) throw new LocalConfigError(`${name}: each secret must be at least ${minChars} characters`);
   return list.length > 0 ? { list, defaulted: false } : { list: [fallback], defaulted: true };
 }
 
-/** The first client and its first secret: what the worker logs in with (contracts/emulator.md). */
+/** The first client and its first secret: what the worker logs in with (emulator/README.md, "Configuration"). */
 export function firstClientLogin(config: EmulatorConfig): { clientId: string; clientSecret: string } {
   const client = config.clients[0];
   const secret = client?.client_secrets[0];

@@ -6,6 +6,7 @@ import { type ListedDeadLetter, listDeadLetter } from './admin.js';
 import { LOCAL_INFO_PATH, type LocalStackInfo, LocalStackInfoSchema } from './info.js';
 import type { LocalQueueStats } from './queue/index.js';
 import type { LocalStack } from './stack.js';
+import { ConfigurationError } from '../shared/config/configuration-error.js';
 
 /** Handles on a running local stack, whether it runs in this process or in an `npm start` beside it. */
 export interface LocalStackHandle {
@@ -85,11 +86,10 @@ export async function findRunningStack(config: LocalConfig, options: { waitMs?: 
 }
 
 /** The running stack and this process's configuration disagree in a way no retry fixes. */
-export class RunningStackError extends Error {
-  readonly kind = 'emulator_client_mismatch' as const;
+export class RunningStackError extends ConfigurationError<'emulator_client_mismatch'> {
+  override name = 'RunningStackError';
   constructor(message: string) {
-    super(message);
-    this.name = 'RunningStackError';
+    super('emulator_client_mismatch', message);
   }
 }
 

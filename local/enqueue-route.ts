@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
 import type { LocalQueue } from './queue/index.js';
+import { parseJsonOrUndefined } from '../shared/text/json.js';
 
 /**
  * POST /__local/enqueue: queue messages on the in-process queue exactly as the intake does (what
@@ -22,12 +23,8 @@ export function enqueueRoute(queue: () => LocalQueue | undefined): Record<string
     [`POST ${LOCAL_ENQUEUE_PATH}`]: async ({ body }) => {
       const q = queue();
       if (q === undefined) return jsonAnswer(503, { status: 'starting' });
-      let json: unknown;
-      try {
-        json = JSON.parse(body.toString('utf8'));
-      } catch {
-        return jsonAnswer(400, { error: 'the body is not JSON' });
-      }
+      const json = parseJsonOrUndefined(body.toString('utf8'));
+      if (json === undefined) return jsonAnswer(400, { error: 'the body is not JSON' });
       const parsed = EnqueueBody.safeParse(json);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];

@@ -2,6 +2,7 @@
  * `npm start`: the whole system in one process (emulator, dynalite, intake behind a local API Gateway,
  * the FIFO queue and the worker) on PORT / EMULATOR_PORT / DYNAMODB_PORT, until Ctrl-C.
  */
+import { ConfigurationError } from '../shared/config/configuration-error.js';
 import { DEMO_CONFIG_PATH } from '../emulator/index.js';
 import { bannerLines } from './banner.js';
 import { resolveLocalConfig } from './config.js';
@@ -53,11 +54,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-/** Typed errors (LocalConfigError, SourcesConfigError, ...) carry a `kind` and a message meant for the user. */
-const isTypedError = (e: unknown): e is Error & { kind: string } => e instanceof Error && typeof (e as { kind?: unknown }).kind === 'string';
-
 main().catch((e: unknown) => {
-  if (isTypedError(e)) console.error(`npm start: ${e.message}`);
+  // A setting to fix (LocalConfigError, SourcesConfigError, ...): the message names it.
+  if (e instanceof ConfigurationError) console.error(`npm start: ${e.message}`);
   else if ((e as { code?: unknown }).code === 'EADDRINUSE') {
     console.error(`npm start: ${(e as Error).message}; choose other ports with PORT, EMULATOR_PORT and DYNAMODB_PORT`);
   } else console.error('npm start failed:', e);

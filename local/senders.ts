@@ -11,6 +11,30 @@ export function signShopify(body: string | Buffer, secret: string): string {
   return createHmac('sha256', secret).update(body).digest('base64');
 }
 
+/** What identifies one Shopify delivery, beside its body and the app secret that signs it. */
+export interface ShopifyDelivery {
+  topic: string;
+  shopDomain: string;
+  apiVersion: string;
+  webhookId: string;
+  eventId: string;
+  triggeredAt: string;
+}
+
+/** The headers Shopify sends with a webhook (its envelope), the body signed with the app secret. */
+export function shopifyHeaders(body: string | Buffer, secret: string, d: ShopifyDelivery): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'x-shopify-topic': d.topic,
+    'x-shopify-hmac-sha256': signShopify(body, secret),
+    'x-shopify-shop-domain': d.shopDomain,
+    'x-shopify-api-version': d.apiVersion,
+    'x-shopify-webhook-id': d.webhookId,
+    'x-shopify-event-id': d.eventId,
+    'x-shopify-triggered-at': d.triggeredAt,
+  };
+}
+
 export function signPos(body: string | Buffer, secret: string, nowMs: number): string {
   const t = Math.floor(nowMs / 1000);
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex')}`;

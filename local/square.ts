@@ -1,3 +1,5 @@
+import { parseJsonOrUndefined } from '../shared/text/json.js';
+
 /**
  * Square signs the URL it was given together with the body, so the receiver must know that URL.
  * Locally it is SQUARE_NOTIFICATION_URL, by default the intake's own route; the stack sets the same
@@ -16,11 +18,8 @@ export function defaultSquareNotificationUrl(intakeUrl: string): string {
 export function withSquareSource(sourcesConfig: string | undefined, notificationUrl: string): string | undefined {
   let config: unknown = {};
   if (sourcesConfig !== undefined && sourcesConfig.trim() !== '') {
-    try {
-      config = JSON.parse(sourcesConfig);
-    } catch {
-      return sourcesConfig; // the receiver reports it, with its own message
-    }
+    config = parseJsonOrUndefined(sourcesConfig);
+    if (config === undefined) return sourcesConfig; // not JSON: the receiver reports it, with its own message
   }
   if (typeof config !== 'object' || config === null || Array.isArray(config)) return sourcesConfig;
   const all = config as Record<string, unknown>;

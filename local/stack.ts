@@ -11,6 +11,8 @@ import {
 } from '../functions/receive-webhook.js';
 import { ENV } from '../shared/config/environment.js';
 import type { Ledger } from '../shared/ledger/index.js';
+import type { Logger } from '../shared/logging/index.js';
+import { parseJsonOrUndefined } from '../shared/text/json.js';
 import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
 import { createLocalQuarantineTable, startLocalDynamoDb } from './dynamodb/index.js';
 import { localTiming, timingEnvironment } from './timing.js';
@@ -26,7 +28,7 @@ import { createLocalQueue, type DeadLetter, type LocalQueue, type LocalQueueOpti
 export interface LocalStackOptions {
   /** 0 (the default for each) picks a free port. */
   ports?: { intake?: number; emulator?: number; dynamodb?: number; shopifyAdmin?: number };
-  /** An emulator configuration (contracts/emulator.md); default: the demo configuration. */
+  /** An emulator configuration (emulator/README.md, "Configuration"); default: the demo configuration. */
   emulatorConfig?: unknown;
   /** Webhook signing secrets per source (current first); default: the demo secrets. */
   webhookSecrets?: { shopify?: string[]; pos?: string[]; square?: string[] };
@@ -254,19 +256,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 }
 
 function describeLetter(m: DeadLetter): string {
-  try {
-    const event = JSON.parse(m.body) as { eventId?: unknown };
-    if (typeof event.eventId === 'string') return event.eventId;
-  } catch {
-    // fall through: not JSON
-  }
+  const event = parseJsonOrUndefined(m.body) as { eventId?: unknown } | null | undefined;
+  if (typeof event?.eventId === 'string') return event.eventId;
   return `message ${m.messageId}`;
 }
 
 const discardedMetrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
 
 /** The handlers' logger interface, printing `[worker] event processed key=value ...` or nothing. */
-function localLogger(name: string, print: ((line: string) => void) | undefined) {
+function localLogger(name: string, print: ((line: string) => void) | undefined): Logger {
   const write = (level: string) => (message: string, extra: Record<string, unknown> = {}) => {
     if (print === undefined) return;
     const fields = Object.entries(extra)

@@ -1,5 +1,7 @@
 import { ENV } from '../shared/config/environment.js';
 import { checkedTiming, type Timing, type TimingInputs, TimingInvalid } from '../shared/config/timing.js';
+import { ConfigurationError } from '../shared/config/configuration-error.js';
+import { envInteger } from '../shared/config/env-values.js';
 
 /**
  * `npm start`'s timing settings: the environment's values fed into the one derivation the CDK stack
@@ -11,20 +13,15 @@ export const LOCAL_TIMING_ENV = {
   QUEUE_MAX_RECEIVE_COUNT: 'QUEUE_MAX_RECEIVE_COUNT',
 } as const;
 
-export class LocalTimingError extends Error {
-  readonly kind = 'invalid_local_config' as const;
+export class LocalTimingError extends ConfigurationError<'invalid_local_config'> {
+  override name = 'LocalTimingError';
   constructor(message: string) {
-    super(message);
-    this.name = 'LocalTimingError';
+    super('invalid_local_config', message);
   }
 }
 
 function optionalInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new LocalTimingError(`${name} must be a whole number of seconds or receives, got "${raw.slice(0, 20)}"`);
-  return value;
+  return envInteger(env, name, { fallback: undefined, min: 0 }, (raw) => new LocalTimingError(`${name} must be a whole number of seconds or receives, got "${raw.slice(0, 20)}"`));
 }
 
 /** The variables each timing setting is read from (for error messages). */

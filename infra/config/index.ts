@@ -18,11 +18,8 @@ export {
 } from './load.js';
 export {
   auditEnvironment,
-  leaseSeconds,
-  maxReceiveCount,
   receiverEnvironment,
   secretPrefix,
-  visibilityTimeoutSeconds,
   webhookSecretName,
   workerEnvironment,
 } from './derived.js';

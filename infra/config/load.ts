@@ -2,16 +2,17 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PipelineConfig, StageConfig } from './schema.js';
+import { ConfigurationError } from '../../shared/config/configuration-error.js';
 
 /** A configuration file that is missing, not JSON, or not valid; `message` names the file and fields. */
-export class ConfigError extends Error {
+export class ConfigError extends ConfigurationError<'config_missing' | 'config_not_json' | 'config_invalid'> {
+  override name = 'ConfigError';
   constructor(
-    readonly kind: 'config_missing' | 'config_not_json' | 'config_invalid',
+    kind: 'config_missing' | 'config_not_json' | 'config_invalid',
     readonly file: string,
     detail: string,
   ) {
-    super(`${file}: ${detail}`);
-    this.name = 'ConfigError';
+    super(kind, `${file}: ${detail}`);
   }
 }
 

@@ -61,16 +61,6 @@ export function stageTiming(s: TimingSource): Timing {
   });
 }
 
-/** The lease the worker gets: configured, or the worker timeout plus a margin. */
-export function effectiveLeaseSeconds(s: TimingSource): number {
-  return stageTiming(s).leaseSeconds;
-}
-
-/** How long a message stays invisible after a receive (the worker's attempt plus its retries' gap). */
-export function effectiveVisibilityTimeoutSeconds(s: TimingSource): number {
-  return stageTiming(s).visibilityTimeoutSeconds;
-}
-
 /** Where each timing setting lives in a stage file (for the error's path). */
 const TIMING_PATHS: Record<keyof Timing, (string | number)[]> = {
   workerTimeoutSeconds: ['worker', 'timeoutSeconds'],

@@ -1,25 +1,28 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { REPO_ROOT } from '../paths.js';
+import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES, REPO_ROOT } from '../paths.js';
 import { join } from 'node:path';
 
-export type BundledFunctionProps = {
-  entry: string;
-  description: string;
-  memoryMiB: number;
-  timeoutSeconds: number;
-  environment: Record<string, string>;
+/** Where a stage's function logs go: every function of a stage shares them. */
+export type FunctionLogs = {
   logRetention: RetentionDays;
   /** Encrypts the function's log group. */
   logsKey?: IKey;
   removalPolicy: RemovalPolicy;
-  /** Modules left out of the bundle and taken from the Lambda runtime (default: none). */
-  externalModules?: string[];
+};
+
+export type BundledFunctionProps = FunctionLogs & {
+  /** Which function: its entry file and the modules left out of its bundle (infra/paths.ts). */
+  code: keyof typeof FUNCTION_ENTRIES;
+  description: string;
+  memoryMiB: number;
+  timeoutSeconds: number;
+  environment: Record<string, string>;
 };
 
 /**
@@ -47,7 +50,7 @@ export class BundledFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     this.fn = new NodejsFunction(this, 'Function', {
-      entry: props.entry,
+      entry: FUNCTION_ENTRIES[props.code],
       handler: 'handler',
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
@@ -67,8 +70,8 @@ export class BundledFunction extends Construct {
         minify: true,
         sourceMap: true,
         sourcesContent: false,
-        // By default the pinned AWS SDK is bundled too: the code deployed is the code tested.
-        externalModules: props.externalModules ?? [],
+        // Unless listed, the pinned AWS SDK is bundled too: the code deployed is the code tested.
+        externalModules: [...FUNCTION_EXTERNAL_MODULES[props.code]],
         mainFields: ['module', 'main'],
         // CommonJS dependencies (undici) call require(); give the ESM bundle one.
         banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

@@ -1,8 +1,7 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { LEDGER_TABLE_SCHEMA } from '../../shared/config/index.js';
+import { KeyedTable } from './keyed-table.js';
 
 /**
  * Item operations the worker's ledger uses: single conditional writes and reads by key. No Scan, no
@@ -15,26 +14,13 @@ export const LEDGER_ITEM_ACTIONS = [
   'dynamodb:DeleteItem',
 ] as const;
 
-/** The exactly-once ledger: on demand, point-in-time recovery, encrypted, TTL on `ttl`. */
-export class LedgerTable extends Construct {
-  readonly table: Table;
-
+/** The exactly-once ledger. Losing it loses the record of what was credited: production keeps it come what may. */
+export class LedgerTable extends KeyedTable {
   constructor(scope: Construct, id: string, props: { production: boolean }) {
-    super(scope, id);
-    this.table = new Table(this, 'Table', {
-      partitionKey: { name: LEDGER_TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
-      timeToLiveAttribute: LEDGER_TABLE_SCHEMA.ttlAttribute,
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      // AWS managed KMS key: encrypted at rest with a key whose use CloudTrail records.
-      encryption: TableEncryption.AWS_MANAGED,
-      // Losing the ledger loses the record of what was credited: production keeps it come what may.
-      deletionProtection: props.production,
-      removalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
+    super(scope, id, { schema: LEDGER_TABLE_SCHEMA, production: props.production, actions: LEDGER_ITEM_ACTIONS });
   }
 
   grantItemAccess(grantee: IGrantable): void {
-    this.table.grant(grantee, ...LEDGER_ITEM_ACTIONS);
+    this.grantActions(grantee);
   }
 }

@@ -1,29 +1,23 @@
-import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+
+import { Duration } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { METRIC } from '../../shared/metrics/names.js';
-import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
 import type { OperationsAlarms } from './alarms.js';
-import { BundledFunction } from './bundled-function.js';
+import { BundledFunction, type FunctionLogs } from './bundled-function.js';
 
-export type ScheduledAuditProps = {
+export type ScheduledAuditProps = FunctionLogs & {
   table: ITable;
   openApiSecret: ISecret;
   environment: Record<string, string>;
   hourUtc: number;
   memoryMiB: number;
   timeoutSeconds: number;
-  logRetention: RetentionDays;
-  /** Encrypts the function's log group (the stage's logs key). */
-  logsKey?: IKey;
-  removalPolicy: RemovalPolicy;
   alarms: OperationsAlarms;
   metricsNamespace: string;
   serviceName: string;
@@ -36,17 +30,14 @@ export type ScheduledAuditProps = {
  */
 export class ScheduledAudit extends Construct {
   readonly function: BundledFunction;
-  readonly rule: Rule;
-  readonly driftMetric: Metric;
 
   constructor(scope: Construct, id: string, props: ScheduledAuditProps) {
     super(scope, id);
     this.function = new BundledFunction(this, 'AuditLedger', {
-      entry: FUNCTION_ENTRIES.auditLedger,
+      code: 'auditLedger',
       description: 'Audits the ledger against the point histories every day and publishes the drift',
       memoryMiB: props.memoryMiB,
       timeoutSeconds: props.timeoutSeconds,
-      externalModules: [...FUNCTION_EXTERNAL_MODULES.auditLedger],
       logRetention: props.logRetention,
       ...(props.logsKey ? { logsKey: props.logsKey } : {}),
       removalPolicy: props.removalPolicy,
@@ -58,13 +49,13 @@ export class ScheduledAudit extends Construct {
     );
     props.openApiSecret.grantRead(this.function.role);
 
-    this.rule = new Rule(this, 'Daily', {
+    new Rule(this, 'Daily', {
       description: 'Runs the ledger audit once a day',
       schedule: Schedule.cron({ minute: '0', hour: String(props.hourUtc) }),
       targets: [new LambdaFunction(this.function.fn, { retryAttempts: 2, maxEventAge: Duration.hours(2) })],
     });
 
-    this.driftMetric = new Metric({
+    const driftMetric = new Metric({
       namespace: props.metricsNamespace,
       metricName: METRIC.auditDrift,
       dimensionsMap: { service: props.serviceName },
@@ -74,7 +65,7 @@ export class ScheduledAudit extends Construct {
     });
     props.alarms.addAlarm(
       'AuditDrift',
-      this.driftMetric,
+      driftMetric,
       1,
       'The daily audit found points in the membership service that the ledger does not account for (or the reverse): run npm run audit -- --stage <stage> for the list.',
     );

@@ -1,11 +1,9 @@
-import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Duration, type RemovalPolicy, SecretValue, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, SecretValue, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -15,19 +13,15 @@ import { METRIC } from '../../shared/metrics/names.js';
 import type { ReconcileSources } from '../../shared/reconcile/settings.js';
 import { adminTokenSecretName, type ReconcileSourceConfig } from '../config/reconcile.js';
 import type { StageConfig } from '../config/schema.js';
+import { functionEnvironment } from '../config/derived.js';
 import { sourcesConfig } from '../config/sources.js';
-import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
-import { BundledFunction } from './bundled-function.js';
+import { BundledFunction, type FunctionLogs } from './bundled-function.js';
 
-export interface ScheduledReconcileProps {
+export type ScheduledReconcileProps = FunctionLogs & {
   config: StageConfig;
   table: ITable;
   queue: IQueue;
-  logRetention: RetentionDays;
-  /** Encrypts the function's log group (the stage's logs key). */
-  logsKey?: IKey;
-  removalPolicy: RemovalPolicy;
-}
+};
 
 /**
  * Reconciliation with Shopify on a schedule: one function, one EventBridge rule per reconciled
@@ -75,24 +69,20 @@ export class ScheduledReconcile extends Construct {
       ]),
     );
     this.function = new BundledFunction(this, 'ReconcileShopify', {
-      entry: FUNCTION_ENTRIES.reconcileShopify,
+      code: 'reconcileShopify',
       description: 'Queues Shopify orders and refunds whose webhooks never came (scheduled reconciliation)',
       memoryMiB: 256,
       // A run reads a few hours of orders; Shopify's throttle may make it wait.
       timeoutSeconds: 300,
-      externalModules: [...FUNCTION_EXTERNAL_MODULES.reconcileShopify],
       logRetention: props.logRetention,
       ...(props.logsKey ? { logsKey: props.logsKey } : {}),
       removalPolicy: props.removalPolicy,
-      environment: {
+      environment: functionEnvironment(config, {
         [ENV.LEDGER_TABLE]: props.table.tableName,
         [ENV.QUEUE_URL]: props.queue.queueUrl,
         [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(config.sources)),
         [ENV.RECONCILE_SOURCES]: Stack.of(this).toJsonString(reconcileSources),
-        POWERTOOLS_SERVICE_NAME: config.observability.serviceName,
-        POWERTOOLS_LOG_LEVEL: config.observability.logLevel,
-        POWERTOOLS_METRICS_NAMESPACE: config.observability.metricsNamespace,
-      },
+      }),
     });
     // Reads only: whether the ledger has seen an event. Writing stays with process-events.
     props.table.grant(this.function.role, 'dynamodb:GetItem');

@@ -8,8 +8,7 @@ import {
   UPSTREAM_CEILING_PER_MINUTE,
   auditEnvironment,
   receiverEnvironment,
-  maxReceiveCount,
-  visibilityTimeoutSeconds,
+  stageTiming,
   webhookSecretName,
   workerEnvironment,
 } from '../config/index.js';
@@ -26,7 +25,6 @@ import { QuarantineTable } from '../constructs/quarantine-table.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
-import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../paths.js';
 import { LogsKey } from '../constructs/logs-key.js';
 
 export type IntegrationStackProps = StackProps & { config: StageConfig };
@@ -59,8 +57,8 @@ export class IntegrationStack extends Stack {
 
     this.ledger = new LedgerTable(this, 'Ledger', { production: config.production });
     this.events = new EventQueue(this, 'Events', {
-      visibilityTimeoutSeconds: visibilityTimeoutSeconds(config),
-      maxReceiveCount: maxReceiveCount(config),
+      visibilityTimeoutSeconds: stageTiming(config).visibilityTimeoutSeconds,
+      maxReceiveCount: stageTiming(config).maxReceiveCount,
       dlqRetentionDays: config.queue.dlqRetentionDays,
     });
 
@@ -86,15 +84,12 @@ export class IntegrationStack extends Stack {
     // Referenced, never created: the operator owns the Open API credentials.
     const openApiSecret = Secret.fromSecretNameV2(this, 'OpenApiSecret', config.openApiSecretName);
 
+    const logs = { logRetention, logsKey, removalPolicy };
     this.receiver = new BundledFunction(this, 'ReceiveWebhook', {
-      entry: FUNCTION_ENTRIES.receiveWebhook,
+      code: 'receiveWebhook',
       description: 'Verifies, normalises and queues webhooks from Shopify and the POS',
-      memoryMiB: config.receiver.memoryMiB,
-      timeoutSeconds: config.receiver.timeoutSeconds,
-      externalModules: [...FUNCTION_EXTERNAL_MODULES.receiveWebhook],
-      logRetention,
-      logsKey,
-      removalPolicy,
+      ...config.receiver,
+      ...logs,
       environment: receiverEnvironment(config, {
         queueUrl: this.events.queue.queueUrl,
         webhookSecretArnsJson: this.toJsonString(
@@ -110,14 +105,10 @@ export class IntegrationStack extends Stack {
     this.quarantine.grantKeep(this.receiver.role);
 
     this.worker = new BundledFunction(this, 'ProcessEvents', {
-      entry: FUNCTION_ENTRIES.processEvents,
+      code: 'processEvents',
       description: 'Credits and debits points exactly once through the membership Open API',
-      memoryMiB: config.worker.memoryMiB,
-      timeoutSeconds: config.worker.timeoutSeconds,
-      externalModules: [...FUNCTION_EXTERNAL_MODULES.processEvents],
-      logRetention,
-      logsKey,
-      removalPolicy,
+      ...config.worker,
+      ...logs,
       environment: workerEnvironment(config, {
         tableName: this.ledger.table.tableName,
         openApiSecretArn: openApiSecret.secretArn,
@@ -165,38 +156,29 @@ export class IntegrationStack extends Stack {
     this.reconcile =
       Object.keys(config.reconcile).length === 0
         ? undefined
-        : new ScheduledReconcile(this, 'Reconcile', {
-            config,
-            table: this.ledger.table,
-            queue: this.events.queue,
-            logRetention,
-            logsKey,
-            removalPolicy,
-          });
+        : new ScheduledReconcile(this, 'Reconcile', { config, table: this.ledger.table, queue: this.events.queue, ...logs });
 
+    // Where the functions publish their metrics (Powertools' namespace and service dimension).
+    const metrics = { metricsNamespace: config.observability.metricsNamespace, serviceName: config.observability.serviceName };
+    const reconcile = this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : [];
+    const intakeAndWorker = [
+      { name: 'ReceiveWebhook', fn: this.receiver.fn },
+      { name: 'ProcessEvents', fn: this.worker.fn },
+    ];
     this.alarms = new OperationsAlarms(this, 'Alarms', {
       stageName: config.stageName,
       email: config.alarms.email,
       topicArn: config.alarms.topicArn,
       queue: this.events.queue,
       deadLetterQueue: this.events.deadLetterQueue,
-      functions: [
-        { name: 'ReceiveWebhook', fn: this.receiver.fn },
-        { name: 'ProcessEvents', fn: this.worker.fn },
-        ...(this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : []),
-      ],
-      metricsNamespace: config.observability.metricsNamespace,
-      serviceName: config.observability.serviceName,
+      functions: [...intakeAndWorker, ...reconcile],
+      ...metrics,
       oldestMessageAgeSeconds: config.alarms.oldestMessageAgeSeconds,
       upstreamFailurePercent: config.alarms.upstreamFailurePercent,
       breakerOpenSeconds: config.retry.breakerOpenAlarmSeconds,
     });
 
-    addQuarantineAlarm(this.alarms, this.alarms, {
-      stageName: config.stageName,
-      metricsNamespace: config.observability.metricsNamespace,
-      serviceName: config.observability.serviceName,
-    });
+    addQuarantineAlarm(this.alarms, this.alarms, { stageName: config.stageName, ...metrics });
 
     if (this.reconcile) this.alarms.alarms.push(...this.reconcile.addMissingAlarms(this.alarms.topic));
 
@@ -207,25 +189,16 @@ export class IntegrationStack extends Stack {
       hourUtc: config.audit.hourUtc,
       memoryMiB: config.audit.memoryMiB,
       timeoutSeconds: config.audit.timeoutSeconds,
-      logRetention,
-      logsKey,
-      removalPolicy,
+      ...logs,
       alarms: this.alarms,
-      metricsNamespace: config.observability.metricsNamespace,
-      serviceName: config.observability.serviceName,
+      ...metrics,
     });
     this.dashboard = new OperationsDashboard(this, 'Dashboard', {
       dashboardName: integrationStackName(config),
-      metricsNamespace: config.observability.metricsNamespace,
-      serviceName: config.observability.serviceName,
+      ...metrics,
       queue: this.events.queue,
       deadLetterQueue: this.events.deadLetterQueue,
-      functions: [
-        { name: 'ReceiveWebhook', fn: this.receiver.fn },
-        { name: 'ProcessEvents', fn: this.worker.fn },
-        { name: 'AuditLedger', fn: this.audit.function.fn },
-        ...(this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : []),
-      ],
+      functions: [...intakeAndWorker, { name: 'AuditLedger', fn: this.audit.function.fn }, ...reconcile],
       alarms: this.alarms.alarms,
       upstreamCeilingPerMinute: UPSTREAM_CEILING_PER_MINUTE,
       workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,

@@ -12,11 +12,12 @@ import { IntegrationStage } from './integration-stack.js';
 export type PipelineStackProps = StackProps & { pipeline: PipelineConfig; stages: StageConfig[] };
 
 /**
- * The commands the synth step runs: every test must pass before anything is synthesised. `npm audit`
+ * The commands the synth step runs: the type check, the linter and every test must pass before anything
+ * is synthesised (vitest and tsx strip types without checking them, so only `tsc` stops a type error). `npm audit`
  * runs here because the build has the advisory service the development machines lack: a
  * high-severity advisory in a production dependency fails the build (dev tools do not ship).
  */
-export const SYNTH_COMMANDS = ['npm ci', 'npm audit --omit=dev --audit-level=high', 'npm test', 'npx cdk synth'] as const;
+export const SYNTH_COMMANDS = ['npm ci', 'npm audit --omit=dev --audit-level=high', 'npm run typecheck', 'npm run lint', 'npm test', 'npx cdk synth'] as const;
 
 /**
  * The CLI the pipeline's self-mutation and asset steps install. Pinned to the devDependency: the

@@ -14,6 +14,7 @@ import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../.
 import { resolveLocalConfig } from '../config.js';
 import { connectToRunningStack, findRunningStack } from '../connect.js';
 import { LOCAL_AWS } from '../dynamodb/index.js';
+import { ConfigurationError } from '../../shared/config/configuration-error.js';
 
 /** What the audit reads: the ledger table (scan and lookups) and the Open API (histories, rate-limited). */
 export interface AuditTarget {
@@ -24,8 +25,11 @@ export interface AuditTarget {
   close(): Promise<void>;
 }
 
-export class AuditUsageError extends Error {
-  readonly kind = 'usage' as const;
+/** Arguments the command cannot take. */
+export class AuditUsageError extends ConfigurationError<'usage'> {
+  constructor(message: string) {
+    super('usage', message);
+  }
 }
 
 const DURATION = /^(\d+)([dhm])$/;
@@ -108,7 +112,10 @@ export async function runAudit(
 ): Promise<number> {
   const progress = progressPrinter(out.printError);
   let scanned = 0;
-  const records = await scanLedger(target.documentClient, target.tableName, options.range, (n) => progress.scanned((scanned += n)));
+  const records = await scanLedger(target.documentClient, target.tableName, options.range, (n) => {
+    scanned += n;
+    progress.scanned(scanned);
+  });
   const result = await auditLedger(records, { ledger: target.ledger, openapi: target.openapi, onProgress: (p) => progress.progress(p) });
   for (const f of result.findings) out.print(options.json ? JSON.stringify({ type: 'drift', ...f }) : findingLine(f));
   for (const n of result.notes) out.print(options.json ? JSON.stringify({ type: 'note', ...n }) : noteLine(n));

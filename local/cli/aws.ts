@@ -16,17 +16,17 @@ import { createSecretsManagerReader } from '../../shared/config/secret-reader.js
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createLedger, type Ledger } from '../../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, secretsManagerCredentials } from '../../shared/openapi/index.js';
+import { ConfigurationError } from '../../shared/config/configuration-error.js';
 
 /**
  * The CLI against a deployed stage. Nothing here can run on a machine without AWS credentials and a
  * deployed stack; it is the same ledger module and Open API client as locally, plus the SQS calls.
  */
 
-export class AwsTargetError extends Error {
-  readonly kind = 'aws_target' as const;
+export class AwsTargetError extends ConfigurationError<'aws_target'> {
+  override name = 'AwsTargetError';
   constructor(message: string) {
-    super(message);
-    this.name = 'AwsTargetError';
+    super('aws_target', message);
   }
 }
 
@@ -41,9 +41,12 @@ export interface StackOutputs {
 const REQUIRED: (keyof StackOutputs)[] = ['LedgerTableName', 'QueueUrl', 'DeadLetterQueueUrl'];
 
 function pickOutputs(values: Record<string, string>, where: string): StackOutputs {
-  const missing = REQUIRED.filter((k) => typeof values[k] !== 'string');
-  if (missing.length > 0) throw new AwsTargetError(`${where} lacks the output(s) ${missing.join(', ')}`);
-  return { LedgerTableName: values.LedgerTableName!, QueueUrl: values.QueueUrl!, DeadLetterQueueUrl: values.DeadLetterQueueUrl!, all: values };
+  const { LedgerTableName, QueueUrl, DeadLetterQueueUrl } = values;
+  if (LedgerTableName === undefined || QueueUrl === undefined || DeadLetterQueueUrl === undefined) {
+    const missing = REQUIRED.filter((k) => typeof values[k] !== 'string');
+    throw new AwsTargetError(`${where} lacks the output(s) ${missing.join(', ')}`);
+  }
+  return { LedgerTableName, QueueUrl, DeadLetterQueueUrl, all: values };
 }
 
 /**

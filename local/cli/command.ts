@@ -1,17 +1,19 @@
 import { parseArgs } from 'node:util';
 import type { Ledger } from '../../shared/ledger/index.js';
 import type { ListedDeadLetter } from '../admin.js';
-import { LocalConfigError, resolveLocalConfig } from '../config.js';
+import { ConfigurationError } from '../../shared/config/configuration-error.js';
+import { resolveLocalConfig } from '../config.js';
 import { connectToRunningStack, findRunningStack, type LocalStackHandle } from '../connect.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
 import { ledgerReport } from './ledger-report.js';
+import { AWS_TARGET_OPTIONS } from './target-options.js';
 
 export const CLI_USAGE = `usage:
   npm run ledger -- <source> <order id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run redrive -- [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run audit -- [--since <date|3d>] [--until <date|12h>] [--json] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
-  npx tsx local/cli.ts dlq`;
+  npx tsx local/cli/main.ts dlq`;
 
 class UsageError extends Error {
   readonly kind = 'usage' as const;
@@ -37,21 +39,16 @@ async function ledgerError(ledger: Ledger, letter: ListedDeadLetter): Promise<st
 }
 
 async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string) => void, printError: (line: string) => void): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      stage: { type: 'string' },
-      stack: { type: 'string' },
-      outputs: { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-      all: { type: 'boolean', default: false },
-      since: { type: 'string' },
-      until: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  });
+  const options = {
+    ...AWS_TARGET_OPTIONS,
+    'dry-run': { type: 'boolean', default: false },
+    all: { type: 'boolean', default: false },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  } as const;
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
   const [command, ...rest] = positionals;
   if (values.help || command === undefined) {
     print(CLI_USAGE);
@@ -132,7 +129,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string)
     case 'audit': {
       if (rest.length > 0) throw new UsageError('audit takes no arguments, only --since, --until and --json');
       const audit = await import('./audit.js');
-      let range;
+      let range: ReturnType<typeof audit.parseRange>;
       try {
         range = audit.parseRange(values, Date.now());
       } catch (e) {
@@ -177,7 +174,7 @@ export async function cliCommand(argv: string[], env: NodeJS.ProcessEnv, out: Co
     return await run(argv, env, out.print, out.printError);
   } catch (e) {
     if (e instanceof UsageError) out.printError(`${e.message}\n${CLI_USAGE}`);
-    else if (e instanceof LocalConfigError || (e instanceof Error && (e as { kind?: unknown }).kind !== undefined)) out.printError(e.message);
+    else if (e instanceof ConfigurationError) out.printError(e.message);
     else out.printError(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
     return 2;
   }

@@ -1,4 +1,5 @@
 import type { QuarantineEntry, QuarantineStore } from '../../shared/quarantine/index.js';
+import { ConfigurationError } from '../../shared/config/configuration-error.js';
 
 /**
  * `npm run quarantine -- list | show <id> | replay <id> | replay --all`: the deliveries intake kept
@@ -115,6 +116,9 @@ export async function quarantineCommand(
   throw new QuarantineUsageError('quarantine takes list | show <id> | replay <id> | replay --all');
 }
 
-export class QuarantineUsageError extends Error {
-  readonly kind = 'usage' as const;
+/** Arguments the command cannot take. */
+export class QuarantineUsageError extends ConfigurationError<'usage'> {
+  constructor(message: string) {
+    super('usage', message);
+  }
 }

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
+import { ConfigurationError } from '../../shared/config/configuration-error.js';
 import type { Ledger } from '../../shared/ledger/index.js';
 import type { EventQueue } from '../../shared/queue/types.js';
 import { checkWindow, reconcileShopify, summaryLine } from '../../shared/reconcile/index.js';
-import { createShopifyAdminClient, type ShopifyAdminClient } from '../../shared/shopify-admin/index.js';
+import { createShopifyAdminClient, type ShopifyAdminClient, ShopifyAdminError } from '../../shared/shopify-admin/index.js';
 import { type ConfiguredSource, loadSources } from '../../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../config.js';
 import { connectToRunningStack, findRunningStack } from '../connect.js';
@@ -152,7 +153,8 @@ export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, o
     return await run(argv, env, out, now);
   } catch (e) {
     if (e instanceof UsageError) out.printError(`${e.message}\n${RECONCILE_USAGE}`);
-    else if (e instanceof Error && typeof (e as { kind?: unknown }).kind === 'string') out.printError(`reconcile: ${e.message}`);
+    // A setting to fix, or the shop's answer: the message says it all.
+    else if (e instanceof ConfigurationError || e instanceof ShopifyAdminError) out.printError(`reconcile: ${e.message}`);
     else out.printError(`reconcile: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
     return 2;
   }

@@ -1,4 +1,4 @@
-import { bareDecimal, bareInteger as bare, jsonWithBareIntegers, signPos, signShopify } from '../senders.js';
+import { bareDecimal, bareInteger as bare, jsonWithBareIntegers, shopifyHeaders, signPos, signShopify } from '../senders.js';
 
 /**
  * Webhook requests as the senders build them: Shopify's REST webhook payloads signed with the app
@@ -21,16 +21,14 @@ function shopifyRequest(topic: string, payload: unknown, secret: string, webhook
   const body = jsonWithBareIntegers(payload);
   return {
     path: '/webhooks/shopify',
-    headers: {
-      'content-type': 'application/json',
-      'x-shopify-topic': topic,
-      'x-shopify-hmac-sha256': signShopify(body, secret),
-      'x-shopify-shop-domain': DEMO_SHOP,
-      'x-shopify-api-version': '2025-01',
-      'x-shopify-webhook-id': webhookId,
-      'x-shopify-event-id': `event-${webhookId}`,
-      'x-shopify-triggered-at': isoSeconds(nowMs),
-    },
+    headers: shopifyHeaders(body, secret, {
+      topic,
+      shopDomain: DEMO_SHOP,
+      apiVersion: '2025-01',
+      webhookId,
+      eventId: `event-${webhookId}`,
+      triggeredAt: isoSeconds(nowMs),
+    }),
     body,
   };
 }

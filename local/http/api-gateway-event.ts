@@ -53,8 +53,8 @@ export function toApiGatewayEvent(
   const headers: Record<string, string> = {};
   let cookies: string[] = [];
   for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
-    const name = request.rawHeaders[i]!.toLowerCase();
-    const value = request.rawHeaders[i + 1]!;
+    const name = (request.rawHeaders[i] ?? '').toLowerCase();
+    const value = request.rawHeaders[i + 1] ?? '';
     if (name === 'cookie') {
       cookies = cookies.concat(value.split(';').map((c) => c.trim()).filter((c) => c !== ''));
       continue;
@@ -84,7 +84,7 @@ export function toApiGatewayEvent(
       accountId: '000000000000',
       apiId: ids.apiId ?? 'local',
       domainName: host,
-      domainPrefix: host.split('.')[0]!.split(':')[0]!,
+      domainPrefix: host.split(/[.:]/, 1)[0] ?? '',
       http: {
         method: request.method,
         path: rawPath,

@@ -54,7 +54,7 @@ export async function startLocalHttpServer(options: LocalHttpServerOptions): Pro
 
   async function answer(req: IncomingMessage, body: Buffer): Promise<HttpAnswer> {
     const url = req.url ?? '/';
-    const path = url.split('?', 1)[0]!;
+    const [path = ''] = url.split('?', 1);
     const routeKey = `${req.method ?? 'GET'} ${path}`;
     const local = localRoutes[routeKey];
     if (local !== undefined && path.startsWith(LOCAL_ADMIN_PREFIX)) {

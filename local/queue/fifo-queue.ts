@@ -1,105 +1,13 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { EventQueue, MessageVisibility, QueueMessage } from '../../shared/queue/index.js';
-import { type QueueClock, systemClock } from './clock.js';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { QueueMessage } from '../../shared/queue/index.js';
+import { describeError, failedIds } from './batch-result.js';
+import { systemClock } from './clock.js';
 import { LocalQueueError } from './errors.js';
+import type { DeadLetter, LocalQueue, LocalQueueOptions, LocalQueueStats, QueueConsumer, StoredMessage, Waiter } from './types.js';
 import { validateMessage } from './validate.js';
 
-/** The worker as the event source mapping sees it: an SQS batch in, partial failures out. */
-export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void | undefined>;
-
-export interface LocalQueueOptions {
-  /** Queue name in the records' eventSourceARN (FIFO names end in `.fifo`). */
-  name?: string;
-  /** Records per batch (the event source mapping's BatchSize); SQS FIFO allows at most 10. */
-  batchSize?: number;
-  /** How long a received message stays invisible; a failed one comes back after it. */
-  visibilityTimeoutMs?: number;
-  /** Receives before a message moves to the dead-letter list (the redrive policy's maxReceiveCount). */
-  maxReceiveCount?: number;
-  /** A deduplication id seen within this window is accepted and dropped (SQS FIFO: 5 minutes). */
-  deduplicationWindowMs?: number;
-  /** Batches handled at the same time (Lambda's concurrency on this queue). */
-  concurrency?: number;
-  clock?: QueueClock;
-  region?: string;
-  accountId?: string;
-  /** Told about each message moved to the dead-letter list (e.g. to print it). */
-  onDeadLetter?: (message: DeadLetter) => void;
-  /** Told about each send dropped as a duplicate within the deduplication window. */
-  onDeduplicated?: (message: QueueMessage) => void;
-  /** Told about each message deleted (processed), with when it was sent and deleted (queue clock). */
-  onDeleted?: (message: { groupId: string; body: string; sentAt: number; deletedAt: number; receiveCount: number }) => void;
-}
-
-export interface DeadLetter {
-  messageId: string;
-  body: string;
-  groupId: string;
-  deduplicationId: string;
-  receiveCount: number;
-  sentAt: number;
-  deadLetteredAt: number;
-  /** The last error the consumer threw for the batch holding it, if it threw. */
-  lastError: string | undefined;
-}
-
-export interface LocalQueueStats {
-  /** Messages ready to be received now. */
-  visible: number;
-  /** Messages in a batch the consumer is handling now. */
-  processing: number;
-  /** Received, not deleted, waiting for their visibility timeout (failed, to be retried). */
-  waitingRetry: number;
-  deadLettered: number;
-  sent: number;
-  deduplicated: number;
-  received: number;
-  deleted: number;
-  /** Groups whose head could be received now (visible counts blocked followers too). */
-  receivableGroups: number;
-  /** ChangeMessageVisibility calls applied (waiting messages deferred). */
-  visibilityChanges: number;
-  runningBatches: number;
-}
-
-export interface LocalQueue extends EventQueue, MessageVisibility {
-  /** Attaches the worker; messages sent before wait for it. */
-  start(consumer: QueueConsumer): void;
-  stats(): LocalQueueStats;
-  /** When the earliest received, not running message becomes visible again (queue clock), if any. */
-  nextVisibleAt(): number | undefined;
-  deadLetters(): DeadLetter[];
-  /** Moves dead-lettered messages back to the queue with a fresh receive count; returns how many. */
-  redrive(filter?: (message: DeadLetter) => boolean): number;
-  /** Resolves when nothing can run now: no batch running, nothing visible (retries may still wait). */
-  settled(): Promise<void>;
-  /** Resolves when the queue holds no message at all and no batch runs. */
-  waitForIdle(options?: { timeoutMs?: number }): Promise<void>;
-  /** Stops handing out batches and waits for the running ones; sends are refused afterwards. */
-  close(): Promise<void>;
-}
-
-interface StoredMessage {
-  messageId: string;
-  body: string;
-  groupId: string;
-  deduplicationId: string;
-  sequenceNumber: string;
-  sentAt: number;
-  firstReceivedAt: number | undefined;
-  receiveCount: number;
-  /** Set while received: the handle of the current receive and when the message becomes visible again. */
-  receipt: { handle: string; visibleAt: number } | undefined;
-  /** Batches holding it that the consumer is handling now (2 when its visibility ran out mid-run). */
-  inRun: number;
-  lastError: string | undefined;
-}
-
-interface Waiter {
-  kind: 'settled' | 'idle';
-  resolve: () => void;
-}
+export type { DeadLetter, LocalQueue, LocalQueueOptions, LocalQueueStats, QueueConsumer } from './types.js';
 
 /**
  * An in-process SQS FIFO queue and its Lambda event source mapping: the delivery behaviour the worker
@@ -455,25 +363,4 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       notify();
     },
   };
-}
-
-function failedIds(response: SQSBatchResponse | void | undefined, batch: StoredMessage[]): Set<string> {
-  const ids = new Set(batch.map((m) => m.messageId));
-  if (response === undefined || response === null) return new Set();
-  const failures = (response as { batchItemFailures?: unknown }).batchItemFailures;
-  if (failures === undefined || failures === null) return new Set();
-  // Like the event source mapping: a malformed answer or an unknown id fails the whole batch.
-  if (!Array.isArray(failures)) return ids;
-  const failed = new Set<string>();
-  for (const f of failures) {
-    const id = (f as { itemIdentifier?: unknown } | null)?.itemIdentifier;
-    if (typeof id !== 'string' || !ids.has(id)) return ids;
-    failed.add(id);
-  }
-  return failed;
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
 }

@@ -11,7 +11,7 @@ interface Field {
   children: Field[];
 }
 
-const TOKEN = /\s*(\.\.\.|[{}():,!$=\[\]]|"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|-?\d+(?:\.\d+)?)/y;
+const TOKEN = /\s*(\.\.\.|[{}():,!$=[\]]|"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|-?\d+(?:\.\d+)?)/y;
 
 function tokenize(text: string): string[] {
   const tokens: string[] = [];

@@ -3,6 +3,7 @@ import { listen } from '../listen.js';
 import { actualCost, parseSelection, requestedCost } from './cost.js';
 import { cursorOf, orderNode, positionOf, refundNode, updatedAtFilter } from './graphql.js';
 import { createShopStore, type ShopStore, StoreInputError } from './store.js';
+import { parseJsonOrUndefined } from '../../shared/text/json.js';
 
 /**
  * A local stand-in of Shopify's GraphQL Admin API, as small as the reconcile client needs: the
@@ -67,7 +68,7 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
       return { status: 400, body: { errors: [{ message: 'expected {"query": "...", "variables": {...}}' }] } };
     }
     const vars = variables as Record<string, unknown>;
-    let fields;
+    let fields: ReturnType<typeof parseSelection>;
     try {
       fields = parseSelection(query);
     } catch (e) {
@@ -173,12 +174,8 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
       // Shopify's answer to a missing or wrong token.
       return { status: 401, body: { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' } };
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.toString('utf8'));
-    } catch {
-      return { status: 400, body: { errors: [{ message: 'the body is not JSON' }] } };
-    }
+    const parsed = parseJsonOrUndefined(body.toString('utf8'));
+    if (parsed === undefined) return { status: 400, body: { errors: [{ message: 'the body is not JSON' }] } };
     return graphql(parsed);
   }
 

@@ -5,6 +5,16 @@ import { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker } from '..
 import type { AuditResult, EntryView, Finding, Note } from './findings.js';
 import type { LedgerRecords } from './scan.js';
 
+/** The value under `key`, put there first by `make` when there is none. */
+function entryOf<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
 const PER_PAGE = 1000; // the spec's maximum: fewest requests per history
 
 export interface AuditProgress {
@@ -61,14 +71,16 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
     const key = orderKey(source, orderId);
     const known = orders.get(key);
     if (known) return Promise.resolve(known);
-    let p = orderCache.get(key);
-    if (!p) orderCache.set(key, (p = deps.ledger.getOrder({ source, orderId })));
+    const cached = orderCache.get(key);
+    if (cached) return cached;
+    const p = deps.ledger.getOrder({ source, orderId });
+    orderCache.set(key, p);
     return p;
   };
 
   // customer -> the records whose points moved (or may have) on that customer
   const byCustomer = new Map<string, { orders: OrderRecord[]; refunds: RefundRecord[] }>();
-  const slot = (c: string) => byCustomer.get(c) ?? byCustomer.set(c, { orders: [], refunds: [] }).get(c)!;
+  const slot = (c: string) => entryOf(byCustomer, c, () => ({ orders: [], refunds: [] }));
   for (const o of orders.values()) {
     if (o.customerId !== undefined) slot(o.customerId).orders.push(o);
     else if (o.outcome === 'credited') {
@@ -95,14 +107,15 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
     }
     if (o.state === 'done' && o.outcome === 'credited') {
       const size = o.pointsCredited ?? o.pointsHint;
-      if (entries.length === 0) {
+      const [first] = entries;
+      if (first === undefined) {
         findings.push({ ...base, kind: 'missing_credit', detail: `the ledger records a credit of ${size ?? '?'} points; no history entry carries the order's marker` });
-      } else if (o.pointsCredited !== undefined && entries[0]!.point !== o.pointsCredited) {
-        findings.push({ ...base, kind: 'credit_size', detail: `the history entry credits ${signed(entries[0]!.point)}; the ledger records ${o.pointsCredited}` });
-      } else if (o.pointsCredited === undefined && o.pointsHint !== undefined && entries[0]!.point !== o.pointsHint) {
+      } else if (o.pointsCredited !== undefined && first.point !== o.pointsCredited) {
+        findings.push({ ...base, kind: 'credit_size', detail: `the history entry credits ${signed(first.point)}; the ledger records ${o.pointsCredited}` });
+      } else if (o.pointsCredited === undefined && o.pointsHint !== undefined && first.point !== o.pointsHint) {
         // Only the balance difference around the grant was recorded: other moves in between change it.
         // The entry is the exact credit (refunds read it from there), so this is not drift.
-        notes.push({ kind: 'hint_differs', source: o.source, orderId: o.orderId, customerId, detail: `the history entry credits ${signed(entries[0]!.point)}; the balance moved by ${signed(o.pointsHint)} around the grant (other moves in between)` });
+        notes.push({ kind: 'hint_differs', source: o.source, orderId: o.orderId, customerId, detail: `the history entry credits ${signed(first.point)}; the balance moved by ${signed(o.pointsHint)} around the grant (other moves in between)` });
       }
       return;
     }
@@ -141,17 +154,17 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
       if (entries.length > 0) findings.push({ ...base, kind: 'debit_not_recorded', detail: `the history debits ${listed(entries)}; the ledger records no debit (${r.outcome ?? r.state})` });
       return;
     }
-    if (entries.length === 0) {
+    const [first] = entries;
+    if (first === undefined) {
       findings.push({ ...base, kind: 'missing_debit', detail: `the ledger records a debit of ${recorded} points; no history entry carries the refund's marker` });
-    } else if (entries[0]!.point !== -recorded) {
-      findings.push({ ...base, kind: 'debit_size', detail: `the history entry debits ${signed(entries[0]!.point)}; the ledger records -${recorded}` });
+    } else if (first.point !== -recorded) {
+      findings.push({ ...base, kind: 'debit_size', detail: `the history entry debits ${signed(first.point)}; the ledger records -${recorded}` });
     }
   };
 
   const customers = [...byCustomer.keys()];
   let done = 0;
-  for (const customerId of customers) {
-    const mine = byCustomer.get(customerId)!;
+  for (const [customerId, mine] of byCustomer) {
     let history: PointItem[];
     try {
       history = await readHistory(deps.openapi, customerId, () => historyPages++);
@@ -164,9 +177,9 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
     }
     const byMarker = new Map<string, PointItem[]>();
     for (const entry of history) {
-      if (!isOurMarkerPrefix(entry.remarks)) continue;
-      const list = byMarker.get(entry.remarks!) ?? byMarker.set(entry.remarks!, []).get(entry.remarks!)!;
-      list.push(entry);
+      const marker = entry.remarks;
+      if (marker == null || !isOurMarkerPrefix(marker)) continue;
+      entryOf(byMarker, marker, () => []).push(entry);
     }
     const checked = new Set<string>();
     for (const o of mine.orders) {

@@ -29,7 +29,10 @@ export function createSingleFlightCache<V extends object>(): SingleFlightCache<V
     peek: (key) => entries.get(key)?.value,
     get(key, usable, load) {
       let entry = entries.get(key);
-      if (!entry) entries.set(key, (entry = {}));
+      if (!entry) {
+        entry = {};
+        entries.set(key, entry);
+      }
       if (entry.pending) return entry.pending;
       if (entry.value !== undefined && usable(entry.value)) return Promise.resolve(entry.value);
       // The entry itself, not the key: after clear() the load must not store into a newer entry.

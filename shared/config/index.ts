@@ -1,3 +1,4 @@
+export { ConfigurationError } from './configuration-error.js';
 export { ENV, LEDGER_TABLE_SCHEMA } from './environment.js';
 export {
   createSecretsManagerReader,

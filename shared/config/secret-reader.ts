@@ -69,7 +69,7 @@ export function createSecretsManagerReader(opts: SecretsManagerReaderOptions = {
     })));
 
   async function fetchSecret(secretId: string): Promise<string> {
-    let out;
+    let out: Pick<GetSecretValueCommandOutput, 'SecretString'>;
     try {
       const { client, Command } = await loadSdk();
       out = await client.send(new Command({ SecretId: secretId }));

@@ -1,3 +1,4 @@
+import { ConfigurationError } from './configuration-error.js';
 /**
  * Every timing setting of processing, derived in ONE place for the CDK stack (infra/config) and for
  * `npm start` (local/config.ts, local/stack.ts), with the invariants between them checked here:
@@ -176,11 +177,10 @@ export function timingProblems(t: Timing): TimingProblem[] {
   return problems;
 }
 
-export class TimingInvalid extends Error {
-  readonly kind = 'invalid_timing' as const;
+export class TimingInvalid extends ConfigurationError<'invalid_timing'> {
+  override name = 'TimingInvalid';
   constructor(readonly problems: TimingProblem[]) {
-    super(`invalid timing settings: ${problems.map((p) => p.message).join('; ')}`);
-    this.name = 'TimingInvalid';
+    super('invalid_timing', `invalid timing settings: ${problems.map((p) => p.message).join('; ')}`);
   }
 }
 

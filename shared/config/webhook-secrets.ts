@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { ENV } from './environment.js';
 import type { SecretReader } from './secret-reader.js';
+import { splitList } from './env-values.js';
+import { parseJsonOrUndefined } from '../text/json.js';
 
 /**
  * The signing secrets of each webhook source. Several at once (current first), so a rotation never
@@ -91,12 +93,9 @@ export function secretsManagerWebhookSecrets(opts: SecretsManagerWebhookSecretsO
       } catch (e) {
         throw new WebhookSecretsError('unavailable', source, e);
       }
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        throw new WebhookSecretsError('malformed', source); // no cause: it would quote the secret text
-      }
+      // Not JSON: malformed, with no cause (a parse error would quote the secret text).
+      const value = parseJsonOrUndefined(text);
+      if (value === undefined) throw new WebhookSecretsError('malformed', source);
       const parsed = WebhookSecretValue.safeParse(value);
       if (!parsed.success) throw new WebhookSecretsError('malformed', source);
       return longEnough(source, parsed.data.secrets, opts.minLength);
@@ -106,12 +105,6 @@ export function secretsManagerWebhookSecrets(opts: SecretsManagerWebhookSecretsO
 
 const ARNS_MESSAGE = `${ENV.WEBHOOK_SECRET_ARNS} must be a JSON object {"<source>": "<secret ARN>"}`;
 
-function splitSecrets(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
 
 /** `shopify-eu` -> `SHOPIFY_EU`: the prefix of a source's local secret variables. */
 function envPrefix(source: string): string {
@@ -129,13 +122,7 @@ export function webhookSecretsFromEnvironment(
 ): WebhookSecrets {
   const arns = env[ENV.WEBHOOK_SECRET_ARNS];
   if (arns !== undefined && arns.trim() !== '') {
-    let secretIds: unknown;
-    try {
-      secretIds = JSON.parse(arns);
-    } catch {
-      throw new WebhookSecretsError('malformed', '*', undefined, ARNS_MESSAGE);
-    }
-    const ids = z.record(z.string(), z.string().min(1)).safeParse(secretIds);
+    const ids = z.record(z.string(), z.string().min(1)).safeParse(parseJsonOrUndefined(arns));
     if (!ids.success) throw new WebhookSecretsError('malformed', '*', undefined, ARNS_MESSAGE);
     const reader =
       opts.reader ??
@@ -149,7 +136,7 @@ export function webhookSecretsFromEnvironment(
   return {
     async get(source) {
       const prefix = envPrefix(source);
-      const list = splitSecrets(env[`${prefix}_WEBHOOK_SECRETS`] ?? env[`${prefix}_WEBHOOK_SECRET`]);
+      const list = splitList(env[`${prefix}_WEBHOOK_SECRETS`] ?? env[`${prefix}_WEBHOOK_SECRET`]);
       if (list.length === 0) throw new WebhookSecretsError('not_configured', source);
       return longEnough(source, list, opts.minLength);
     },

@@ -28,11 +28,11 @@ const first = (v: string | string[] | undefined): string | undefined => (Array.i
 
 /** Why an admin request is refused, or undefined when it may be served. */
 export function adminRefusal(req: AdminRequest): AdminRefusal | undefined {
-  const host = first(req.headers['host'])?.trim() ?? '';
+  const host = first(req.headers.host)?.trim() ?? '';
   if (!LOOPBACK_HOST.test(host)) {
     return { status: 403, error: 'admin routes answer only to a loopback Host (127.0.0.1, localhost or [::1], with the port)' };
   }
-  if (req.headers['origin'] !== undefined) return { status: 403, error: 'admin routes refuse requests with an Origin header (cross-site)' };
+  if (req.headers.origin !== undefined) return { status: 403, error: 'admin routes refuse requests with an Origin header (cross-site)' };
   if (req.hasBody) {
     const type = first(req.headers['content-type'])?.split(';', 1)[0]?.trim().toLowerCase();
     if (type !== 'application/json') return { status: 415, error: 'admin requests with a body must be Content-Type: application/json' };

@@ -1,20 +1,25 @@
 import { ENV } from '../config/environment.js';
 import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS, REPLAY_MARGIN_DAYS } from '../config/ledger-retention.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
+import { ConfigurationError } from '../config/configuration-error.js';
+import { envInteger } from '../config/env-values.js';
 
 /** A missing or unusable intake setting; the message names the variable, never a secret. */
-export class IntakeConfigError extends Error {
-  override readonly name = 'IntakeConfigError';
-  readonly kind = 'invalid_configuration' as const;
+export class IntakeConfigError extends ConfigurationError<'invalid_configuration'> {
+  override name = 'IntakeConfigError';
+  constructor(message: string) {
+    super('invalid_configuration', message);
+  }
 }
 
 /** MAX_BODY_BYTES, default 256 KiB. */
 export function maxBodyBytesFrom(env: NodeJS.ProcessEnv): number {
-  const value = env[ENV.MAX_BODY_BYTES];
-  if (value === undefined || value.trim() === '') return DEFAULT_MAX_BODY_BYTES;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new IntakeConfigError(`${ENV.MAX_BODY_BYTES} must be a positive integer`);
-  return n;
+  return envInteger(
+    env,
+    ENV.MAX_BODY_BYTES,
+    { fallback: DEFAULT_MAX_BODY_BYTES, min: 1 },
+    () => new IntakeConfigError(`${ENV.MAX_BODY_BYTES} must be a positive integer`),
+  );
 }
 
 /** QUEUE_URL, required unless a queue is passed in. */
@@ -31,11 +36,11 @@ export function replayWindowDays(ledgerTtlDays: number): number {
 
 /** The replay window from LEDGER_TTL_DAYS, the same setting that sets the ledger's retention. */
 export function replayWindowDaysFrom(env: NodeJS.ProcessEnv): number {
-  const value = env[ENV.LEDGER_TTL_DAYS];
-  if (value === undefined || value.trim() === '') return replayWindowDays(DEFAULT_LEDGER_TTL_DAYS);
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < MIN_LEDGER_TTL_DAYS || n > MAX_LEDGER_TTL_DAYS) {
-    throw new IntakeConfigError(`${ENV.LEDGER_TTL_DAYS} must be an integer from ${MIN_LEDGER_TTL_DAYS} to ${MAX_LEDGER_TTL_DAYS}`);
-  }
-  return replayWindowDays(n);
+  const days = envInteger(
+    env,
+    ENV.LEDGER_TTL_DAYS,
+    { fallback: DEFAULT_LEDGER_TTL_DAYS, min: MIN_LEDGER_TTL_DAYS, max: MAX_LEDGER_TTL_DAYS },
+    () => new IntakeConfigError(`${ENV.LEDGER_TTL_DAYS} must be an integer from ${MIN_LEDGER_TTL_DAYS} to ${MAX_LEDGER_TTL_DAYS}`),
+  );
+  return replayWindowDays(days);
 }

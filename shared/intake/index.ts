@@ -11,4 +11,4 @@ export {
 export { DEFAULT_MAX_BODY_BYTES, readBody } from './body.js';
 export { queueMessageFor } from './message.js';
 export { IntakeConfigError, maxBodyBytesFrom, queueUrlFrom } from './config.js';
-export { createJsonLogger } from './logger.js';
+export { createJsonLogger } from '../logging/index.js';

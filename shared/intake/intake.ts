@@ -11,6 +11,7 @@ import { replayWindowDays } from './config.js';
 import { tooOldReason } from './replay.js';
 import { unsafeCustomerId } from './path-safety.js';
 import { queueMessageFor } from './message.js';
+import type { Logger } from '../logging/index.js';
 
 /** A webhook request, whatever carried it (API Gateway, the local HTTP server, a test). */
 export interface IntakeRequest {
@@ -63,12 +64,8 @@ export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
   unavailable: 503,
 };
 
-/** The subset of a logger intake uses; Powertools' Logger fits. */
-export interface IntakeLogger {
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
-  error(message: string, extra?: Record<string, unknown>): void;
-}
+/** The logger intake takes: the one shape of shared/logging (Powertools' Logger fits). */
+export type IntakeLogger = Logger;
 
 export interface IntakeDeps {
   readonly sources: SourceSet;

@@ -4,6 +4,7 @@ import { METRIC } from '../metrics/names.js';
 import type { QuarantineInput } from '../quarantine/entry.js';
 import { DEFAULT_QUARANTINE_TTL_DAYS } from '../quarantine/store.js';
 import type { IntakeDeps } from './intake.js';
+import { envInteger } from '../config/env-values.js';
 
 /**
  * The quarantine intake writes to, from the environment: QUARANTINE_TABLE (unset: none, and
@@ -13,11 +14,12 @@ import type { IntakeDeps } from './intake.js';
 export function quarantineFromEnvironment(env: NodeJS.ProcessEnv): Pick<IntakeDeps, 'quarantine' | 'countQuarantined'> {
   const tableName = env[ENV.QUARANTINE_TABLE]?.trim();
   if (!tableName) return {};
-  const ttlText = env[ENV.QUARANTINE_TTL_DAYS]?.trim();
-  const ttlDays = ttlText ? Number(ttlText) : DEFAULT_QUARANTINE_TTL_DAYS;
-  if (!Number.isInteger(ttlDays) || ttlDays < 1 || ttlDays > 3650) {
-    throw new Error(`${ENV.QUARANTINE_TTL_DAYS} must be a whole number of days from 1 to 3650`);
-  }
+  const ttlDays = envInteger(
+    env,
+    ENV.QUARANTINE_TTL_DAYS,
+    { fallback: DEFAULT_QUARANTINE_TTL_DAYS, min: 1, max: 3650 },
+    () => new Error(`${ENV.QUARANTINE_TTL_DAYS} must be a whole number of days from 1 to 3650`),
+  );
   const endpoint = env[ENV.DYNAMODB_ENDPOINT];
   let store: Promise<{ keep(input: QuarantineInput): Promise<{ id: string }> }> | undefined;
   const open = async () => {

@@ -1,6 +1,7 @@
 /** Reads a 2xx answer against its schema. */
 import type { z } from 'zod';
 import { OpenApiError } from './errors.js';
+import { parseJsonOrUndefined } from '../text/json.js';
 
 export interface Answer {
   status: number;
@@ -13,12 +14,7 @@ export interface Answer {
  * cannot be told to the caller.
  */
 export function parseBody<S extends z.ZodType>(schema: S, answer: Answer, route: string): z.infer<S> {
-  let json: unknown;
-  try {
-    json = JSON.parse(answer.text);
-  } catch {
-    json = undefined;
-  }
+  const json = parseJsonOrUndefined(answer.text);
   const r = schema.safeParse(json);
   if (r.success) return r.data;
   const messages = json === undefined ? ['answer is not JSON'] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);

@@ -5,6 +5,7 @@
 import { MESSAGES } from './messages.js';
 import { OpenApiError, type Executed, type OpenApiErrorKind } from './errors.js';
 import { AnswerTooLargeError } from './transport.js';
+import { parseJsonOrUndefined } from '../text/json.js';
 
 function isAbort(e: unknown): boolean {
   const name = (e as { name?: unknown } | null)?.name;
@@ -28,14 +29,6 @@ export function flattenMessages(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(flattenMessages);
   if (typeof value === 'object') return Object.values(value).flatMap(flattenMessages);
   return [];
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
@@ -68,12 +61,12 @@ export function classifyAnswer(
   headers: Record<string, string | string[] | undefined>,
   bodyText: string,
 ): OpenApiError {
-  const body = record(parseJson(bodyText));
-  const errors = body?.['errors'];
+  const body = record(parseJsonOrUndefined(bodyText));
+  const errors = body?.errors;
   const messages = flattenMessages(errors);
-  const allErrors = flattenMessages(body?.['all_errors']);
+  const allErrors = flattenMessages(body?.all_errors);
   for (const m of allErrors) if (!messages.includes(m)) messages.push(m);
-  const errorCode = typeof body?.['error_code'] === 'string' ? body['error_code'] : undefined;
+  const errorCode = typeof body?.error_code === 'string' ? body.error_code : undefined;
   const wwwAuthenticate = String(headers['www-authenticate'] ?? '');
 
   let kind: OpenApiErrorKind;

@@ -6,6 +6,8 @@ import { readFile } from 'node:fs/promises';
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 import { ENV } from '../config/environment.js';
 import type { SecretReader } from '../config/secret-reader.js';
+import { ConfigurationError } from '../config/configuration-error.js';
+import { parseJsonOrUndefined } from '../text/json.js';
 
 export interface OpenApiCredentials {
   baseUrl: string;
@@ -19,9 +21,11 @@ export interface CredentialsProvider {
 }
 
 /** Thrown when credentials are missing or malformed. Never carries the secret itself. */
-export class CredentialsError extends Error {
-  override readonly name = 'CredentialsError';
-  readonly kind = 'invalid_credentials' as const;
+export class CredentialsError extends ConfigurationError<'invalid_credentials'> {
+  override name = 'CredentialsError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('invalid_credentials', message, options);
+  }
 }
 
 /** Loopback hosts: plain http stays on this machine (the emulator, `npm start`). */
@@ -53,15 +57,11 @@ function checked(c: OpenApiCredentials, source: string): OpenApiCredentials {
 }
 
 function fromSecretJson(text: string, source: string): OpenApiCredentials {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new CredentialsError(`${source}: not JSON`);
-  }
+  const raw = parseJsonOrUndefined(text);
+  if (raw === undefined) throw new CredentialsError(`${source}: not JSON`);
   const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   return checked(
-    { baseUrl: o['base_url'] as string, clientId: o['client_id'] as string, clientSecret: o['client_secret'] as string },
+    { baseUrl: o.base_url as string, clientId: o.client_id as string, clientSecret: o.client_secret as string },
     source,
   );
 }

@@ -32,17 +32,17 @@ class Window {
   /** Reserves the earliest time >= now at which one more request keeps within the window. */
   reserve(now: number, windowMs: number): number {
     const t = this.times;
-    while (this.head < t.length && t[this.head]! <= now - windowMs) this.head++;
+    while (this.head < t.length && (t[this.head] ?? now) <= now - windowMs) this.head++;
     if (this.head > 1024 && this.head * 2 > t.length) {
       this.times = t.slice(this.head);
       this.head = 0;
     }
     const q = this.times;
     const count = q.length - this.head;
-    const last = count > 0 ? q[q.length - 1]! : now;
+    const last = count > 0 ? (q[q.length - 1] ?? now) : now;
     // Within budget: as soon as the last reservation (keeps the queue in order). Over budget: one
     // window after the request `size` places back.
-    const at = count < this.size ? Math.max(now, last) : Math.max(now, last, q[q.length - this.size]! + windowMs);
+    const at = count < this.size ? Math.max(now, last) : Math.max(now, last, (q[q.length - this.size] ?? now) + windowMs);
     q.push(at);
     return at;
   }
@@ -57,7 +57,10 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const windows = new Map<string, Window>();
   const reserve = (key: string): number => {
     let w = windows.get(key);
-    if (!w) windows.set(key, (w = new Window(opts.perMinute)));
+    if (!w) {
+      w = new Window(opts.perMinute);
+      windows.set(key, w);
+    }
     const now = opts.now();
     return w.reserve(now, windowMs) - now;
   };

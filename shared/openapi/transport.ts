@@ -114,7 +114,7 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts;
   return {
     send(req) {
       const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json' };
-      if (req.bearer !== undefined) headers['authorization'] = `Bearer ${req.bearer}`;
+      if (req.bearer !== undefined) headers.authorization = `Bearer ${req.bearer}`;
       let body: string | undefined;
       if (req.body !== undefined) {
         body = JSON.stringify(req.body);

@@ -39,8 +39,12 @@ function isRealDate(y: number, m: number, d: number): boolean {
   return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }
 
-function checkDateParts(y: string, m: string, d: string, hh = '00', mm = '00'): boolean {
-  return isRealDate(Number(y), Number(m), Number(d)) && Number(hh) < 24 && Number(mm) < 60;
+/** Year, month, day, hour, minute as `re` captures them from `text` (time 00:00 when it has none), if a real date. */
+function realDateParts(re: RegExp, text: string): [string, string, string, string, string] | undefined {
+  const m = re.exec(text);
+  if (!m) return undefined;
+  const [, y = '', mo = '', d = '', hh = '00', mm = '00'] = m;
+  return isRealDate(Number(y), Number(mo), Number(d)) && Number(hh) < 24 && Number(mm) < 60 ? [y, mo, d, hh, mm] : undefined;
 }
 
 /**
@@ -50,16 +54,14 @@ function checkDateParts(y: string, m: string, d: string, hh = '00', mm = '00'): 
 export function customFieldToInput(type: CustomFieldType, stored: string | null): string | null {
   if (stored === null) return null;
   if (type === 'date') {
-    const m = /^(\d{4})(\d{2})(\d{2})$/.exec(stored);
-    if (!m || !checkDateParts(m[1]!, m[2]!, m[3]!)) throw new ValueFormatError(`stored date is not 8 digits: ${JSON.stringify(stored)}`);
-    return `${m[1]}-${m[2]}-${m[3]}`;
+    const p = realDateParts(/^(\d{4})(\d{2})(\d{2})$/, stored);
+    if (!p) throw new ValueFormatError(`stored date is not 8 digits: ${JSON.stringify(stored)}`);
+    return `${p[0]}-${p[1]}-${p[2]}`;
   }
   if (type === 'datetime') {
-    const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(stored);
-    if (!m || !checkDateParts(m[1]!, m[2]!, m[3]!, m[4]!, m[5]!)) {
-      throw new ValueFormatError(`stored date-time is not 12 digits: ${JSON.stringify(stored)}`);
-    }
-    return `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}`;
+    const p = realDateParts(/^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})$/, stored);
+    if (!p) throw new ValueFormatError(`stored date-time is not 12 digits: ${JSON.stringify(stored)}`);
+    return `${p[0]}-${p[1]}-${p[2]} ${p[3]}:${p[4]}`;
   }
   return stored;
 }
@@ -71,16 +73,14 @@ export function customFieldToInput(type: CustomFieldType, stored: string | null)
 export function customFieldToStored(type: CustomFieldType, input: string | null): string | null {
   if (input === null || input === '') return null;
   if (type === 'date') {
-    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(input);
-    if (!m || !checkDateParts(m[1]!, m[2]!, m[3]!)) throw new ValueFormatError(`date is not Y-m-d: ${JSON.stringify(input)}`);
-    return `${m[1]}${m[2]}${m[3]}`;
+    const p = realDateParts(/^(\d{4})-(\d{2})-(\d{2})$/, input);
+    if (!p) throw new ValueFormatError(`date is not Y-m-d: ${JSON.stringify(input)}`);
+    return `${p[0]}${p[1]}${p[2]}`;
   }
   if (type === 'datetime') {
-    const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/.exec(input);
-    if (!m || !checkDateParts(m[1]!, m[2]!, m[3]!, m[4]!, m[5]!)) {
-      throw new ValueFormatError(`date-time is not Y-m-d H:i: ${JSON.stringify(input)}`);
-    }
-    return `${m[1]}${m[2]}${m[3]}${m[4]}${m[5]}`;
+    const p = realDateParts(/^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/, input);
+    if (!p) throw new ValueFormatError(`date-time is not Y-m-d H:i: ${JSON.stringify(input)}`);
+    return p.join('');
   }
   // Sign, leading zeros and a decimal part are accepted and kept as entered.
   if (type === 'number' && !/^[-+]?(\d+(\.\d*)?|\.\d+)$/.test(input.trim())) {

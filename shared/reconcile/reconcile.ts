@@ -13,6 +13,7 @@ import {
 } from '../shopify-admin/index.js';
 import { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from '../shopify-admin/queries.js';
 import type { ConfiguredSource } from '../sources/types.js';
+import { ConfigurationError } from '../config/configuration-error.js';
 
 /**
  * Reconciliation with Shopify: every paid order (and its refunds, and its cancellation) updated in a
@@ -71,9 +72,11 @@ export interface ReconcileResult {
   problems: number;
 }
 
-export class ReconcileWindowError extends Error {
-  override readonly name = 'ReconcileWindowError';
-  readonly kind = 'invalid_window' as const;
+export class ReconcileWindowError extends ConfigurationError<'invalid_window'> {
+  override name = 'ReconcileWindowError';
+  constructor(message: string) {
+    super('invalid_window', message);
+  }
 }
 
 export function checkWindow(since: Date, until: Date): void {

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { ConfigurationError } from '../config/configuration-error.js';
+import { parseJsonOrUndefined } from '../text/json.js';
 
 /** RECONCILE_SOURCES, as the stack writes it for the scheduled reconcile function. */
 export const ReconcileSources = z.record(
@@ -14,16 +16,16 @@ export const ReconcileSources = z.record(
 );
 export type ReconcileSources = z.infer<typeof ReconcileSources>;
 
-export class ReconcileSettingsError extends Error {
-  override readonly name = 'ReconcileSettingsError';
-  readonly kind = 'invalid_reconcile_settings' as const;
+export class ReconcileSettingsError extends ConfigurationError<'invalid_reconcile_settings'> {
+  override name = 'ReconcileSettingsError';
+  constructor(message: string) {
+    super('invalid_reconcile_settings', message);
+  }
 }
 
 export function reconcileSourcesFrom(json: string | undefined): ReconcileSources {
-  let value: unknown;
-  try {
-    value = JSON.parse(json ?? '');
-  } catch {
+  const value = parseJsonOrUndefined(json ?? '');
+  if (value === undefined) {
     throw new ReconcileSettingsError('RECONCILE_SOURCES must be JSON {source: {shopDomain, accessTokenSecretArn, lookbackHours, settleMinutes}}');
   }
   const parsed = ReconcileSources.safeParse(value);

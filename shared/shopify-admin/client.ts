@@ -100,7 +100,7 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
       if (status === 401 || status === 403) {
         throw new ShopifyAdminError('unauthorized', `Shopify Admin API answered ${status}: check the access token and its read_orders scope`, status);
       }
-      let answer;
+      let answer: ReturnType<typeof GraphqlAnswer.parse>;
       try {
         answer = GraphqlAnswer.parse(JSON.parse(text));
       } catch {

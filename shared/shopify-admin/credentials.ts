@@ -1,15 +1,16 @@
 import * as z from 'zod';
 import type { SecretReader } from '../config/secret-reader.js';
+import { parseJsonOrUndefined } from '../text/json.js';
+import { ConfigurationError } from '../config/configuration-error.js';
 
 /** The Admin API secret: `{"access_token": "shpat_…"}` (the shop domain is a stage setting). */
 const AdminSecret = z.object({ access_token: z.string().min(1) });
 
-export class ShopifyAdminSecretError extends Error {
-  override readonly name = 'ShopifyAdminSecretError';
-  readonly kind = 'invalid_admin_secret' as const;
+export class ShopifyAdminSecretError extends ConfigurationError<'invalid_admin_secret'> {
+  override name = 'ShopifyAdminSecretError';
   constructor(secretId: string) {
     // Never the value: only where it is and what it should hold.
-    super(`secret ${secretId} must hold {"access_token": "<Admin API access token>"}`);
+    super('invalid_admin_secret', `secret ${secretId} must hold {"access_token": "<Admin API access token>"}`);
   }
 }
 
@@ -17,12 +18,8 @@ export class ShopifyAdminSecretError extends Error {
 export function secretsManagerAccessToken(secretId: string, reader: SecretReader): () => Promise<string> {
   return async () => {
     const text = await reader.read(secretId);
-    let parsed;
-    try {
-      parsed = AdminSecret.safeParse(JSON.parse(text));
-    } catch {
-      throw new ShopifyAdminSecretError(secretId);
-    }
+    // Not JSON reads as undefined and fails the schema: the same error, never quoting the secret.
+    const parsed = AdminSecret.safeParse(parseJsonOrUndefined(text));
     if (!parsed.success) throw new ShopifyAdminSecretError(secretId);
     return parsed.data.access_token;
   };

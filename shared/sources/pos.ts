@@ -7,16 +7,8 @@ import { CurrencyCode, DateTimeWithOffset, DecimalString, invalid, schemaError }
 import { EXTERNAL_ID, ExternalKey, commonSettings, renderTitle } from './settings.js';
 import { decodeHex, hmacSha256, macEquals } from './signature.js';
 import { pathSafe } from './path-safe.js';
-import {
-  type Outcome,
-  type SignedRequest,
-  type SourceError,
-  type VerifyOptions,
-  type WebhookSource,
-  ignored,
-  ok,
-  rejected,
-} from './types.js';
+import type { Outcome, SignedRequest, SourceError, VerifyOptions, WebhookSource } from './types.js';
+import { ignored, ok, rejected } from './types.js';
 
 /** POS receipts and returns in the project's own format: docs/pos-format.md. */
 

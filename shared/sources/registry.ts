@@ -3,9 +3,11 @@ import { posSource } from './pos.js';
 import { shopifySource } from './shopify.js';
 import { squareSource } from './square.js';
 import type { ConfiguredSource, WebhookSource } from './types.js';
+import { ConfigurationError } from '../config/configuration-error.js';
+import { parseJsonOrUndefined } from '../text/json.js';
 
 /** Every kind of webhook source there is. A new sender: one module, one line here. */
-// `any`: each entry keeps its own Settings/Payload types; configureSource re-binds them safely.
+// biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own Settings/Payload types; configureSource re-binds them safely
 const KINDS: Readonly<Record<string, WebhookSource<any, any>>> = {
   [shopifySource.kind]: shopifySource,
   [posSource.kind]: posSource,
@@ -17,11 +19,10 @@ const BUILT_IN = ['shopify', 'pos'] as const;
 
 export type SourceSet = ReadonlyMap<string, ConfiguredSource>;
 
-export class SourcesConfigError extends Error {
-  readonly kind = 'invalid_sources_config' as const;
+export class SourcesConfigError extends ConfigurationError<'invalid_sources_config'> {
+  override name = 'SourcesConfigError';
   constructor(message: string) {
-    super(`SOURCES_CONFIG: ${message}`);
-    this.name = 'SourcesConfigError';
+    super('invalid_sources_config', `SOURCES_CONFIG: ${message}`);
   }
 }
 
@@ -51,11 +52,8 @@ export function configureSource<S, P>(source: WebhookSource<S, P>, name: string,
 export function loadSources(configJson: string | undefined): SourceSet {
   let config: unknown = {};
   if (configJson !== undefined && configJson.trim() !== '') {
-    try {
-      config = JSON.parse(configJson);
-    } catch {
-      throw new SourcesConfigError('is not valid JSON');
-    }
+    config = parseJsonOrUndefined(configJson);
+    if (config === undefined) throw new SourcesConfigError('is not valid JSON');
   }
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw new SourcesConfigError('expected a JSON object keyed by source name');

@@ -25,17 +25,8 @@ import {
   ShopifyRefund,
   type ShopifyTopic,
 } from './shopify-payload.js';
-import {
-  type Outcome,
-  type RequestHeaders,
-  type SignedRequest,
-  type SourceError,
-  type VerifyOptions,
-  type WebhookSource,
-  ignored,
-  ok,
-  rejected,
-} from './types.js';
+import type { Outcome, RequestHeaders, SignedRequest, SourceError, VerifyOptions, WebhookSource } from './types.js';
+import { ignored, ok, rejected } from './types.js';
 
 export const ShopifySettings = z
   .object({

@@ -6,16 +6,8 @@ import { AmountRule, currencyDigits, toUnits } from './money.js';
 import { CurrencyCode, DateTimeWithOffset, invalid, schemaError } from './payload.js';
 import { EXTERNAL_ID, ExternalKey, TitleTemplate, renderTitle } from './settings.js';
 import { decodeBase64, hmacSha256, macEquals } from './signature.js';
-import {
-  type Outcome,
-  type SignedRequest,
-  type SourceError,
-  type VerifyOptions,
-  type WebhookSource,
-  ignored,
-  ok,
-  rejected,
-} from './types.js';
+import type { Outcome, SignedRequest, SourceError, VerifyOptions, WebhookSource } from './types.js';
+import { ignored, ok, rejected } from './types.js';
 
 /**
  * Square webhooks (payment.created/updated, refund.created/updated), as Square's API reference
@@ -70,25 +62,27 @@ const envelope = {
   created_at: z.string().optional(),
 };
 
-export const SquarePayment = z.object({
+/** What a completed payment and a completed refund both carry. */
+const completed = {
   id: SquareId,
   status: z.literal('COMPLETED'),
   amount_money: Money,
+  created_at: DateTimeWithOffset,
+};
+
+export const SquarePayment = z.object({
+  ...completed,
   tip_money: Money.optional(),
   total_money: Money.optional(),
   customer_id: z.string().regex(EXTERNAL_ID, 'expected 1-255 letters, digits, or * - . _').optional(),
-  created_at: DateTimeWithOffset,
   order_id: z.string().optional(),
   location_id: z.string().optional(),
 });
 
 export const SquareRefund = z.object({
-  id: SquareId,
-  status: z.literal('COMPLETED'),
-  amount_money: Money,
+  ...completed,
   payment_id: SquareId.optional(),
   unlinked: z.boolean().optional(),
-  created_at: DateTimeWithOffset,
 });
 
 const PaymentEvent = z.object({

@@ -2,8 +2,8 @@ import { CHAOS_RANKS, type ChaosCustomer, type Scenario } from './scenario.js';
 
 /**
  * The independent model: what the membership service must show at the end, computed from the
- * scenario's events alone (rank rates as configured in the emulator, the spec's rounding, the refund
- * rule of the design), never from the product's code.
+ * scenario's events alone (rank rates as configured in the emulator, the Open API's rounding down, and
+ * the refund rule below), never from the product's code.
  *
  * - purchase credit = floor(eligible x rate of the customer's rank), for a registered customer, a
  *   non-test order with an amount; otherwise nothing;
@@ -73,7 +73,7 @@ export function buildModel(scenario: Scenario): Model {
     if (event.kind === 'purchase') {
       const customer = event.customer === null ? undefined : scenario.customers[event.customer];
       order.eligible = event.amount;
-      order.credited = customer !== undefined && customer.registered && !event.test && event.amount > 0;
+      order.credited = customer?.registered === true && !event.test && event.amount > 0;
       order.credit = order.credited && customer ? pointsFor(event.amount, CHAOS_RANKS[customer.rank]) : 0;
     } else {
       order.refundIds.push(event.refundId);

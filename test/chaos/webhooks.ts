@@ -1,4 +1,4 @@
-import { bareInteger as bigId, jsonWithBareIntegers, signPos, signShopify } from '../../local/senders.js';
+import { bareInteger as bigId, jsonWithBareIntegers, shopifyHeaders, signPos } from '../../local/senders.js';
 import type { DeliveryStep, EventSpec, PurchaseSpec, RefundSpec, Scenario } from './scenario.js';
 import { renderSquare } from './square.js';
 
@@ -98,16 +98,14 @@ function renderShopify(scenario: Scenario, event: EventSpec, step: DeliveryStep,
   const body = jsonWithBareIntegers(payload);
   return {
     path: '/webhooks/shopify',
-    headers: {
-      'content-type': 'application/json',
-      'x-shopify-topic': topic,
-      'x-shopify-hmac-sha256': signShopify(body, secret),
-      'x-shopify-shop-domain': SHOP_DOMAIN,
-      'x-shopify-api-version': '2025-01',
-      'x-shopify-webhook-id': step.deliveryId,
-      'x-shopify-event-id': `ev-${event.key}`,
-      'x-shopify-triggered-at': isoAt(nowMs),
-    },
+    headers: shopifyHeaders(body, secret, {
+      topic,
+      shopDomain: SHOP_DOMAIN,
+      apiVersion: '2025-01',
+      webhookId: step.deliveryId,
+      eventId: `ev-${event.key}`,
+      triggeredAt: isoAt(nowMs),
+    }),
     body,
   };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { signPos, signShopify, signSquare } from '../../local/senders.js';
+import { shopifyHeaders as signedShopifyHeaders, signPos, signShopify, signSquare } from '../../local/senders.js';
 
 /**
  * Test helpers that act as the senders: fixtures read as raw text (never through JSON.parse, which
@@ -17,14 +17,14 @@ export function shopifyHmac(secret: string, body: string | Buffer): string {
 
 export function shopifyHeaders(body: string | Buffer, secret: string, topic: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    'content-type': 'application/json',
-    'x-shopify-topic': topic,
-    'x-shopify-hmac-sha256': shopifyHmac(secret, body),
-    'x-shopify-shop-domain': 'example.myshopify.com',
-    'x-shopify-api-version': '2025-10',
-    'x-shopify-webhook-id': 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
-    'x-shopify-event-id': '98880550-7158-44d4-b7cd-2c97c8a091b5',
-    'x-shopify-triggered-at': '2026-11-20T19:03:12.000Z',
+    ...signedShopifyHeaders(body, secret, {
+      topic,
+      shopDomain: 'example.myshopify.com',
+      apiVersion: '2025-10',
+      webhookId: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
+      eventId: '98880550-7158-44d4-b7cd-2c97c8a091b5',
+      triggeredAt: '2026-11-20T19:03:12.000Z',
+    }),
     ...extra,
   };
 }

@@ -5,7 +5,6 @@ import { ENV } from '../../../shared/config/index.js';
 import { processingSettingsFromEnv } from '../../../shared/config/processing-settings.js';
 import { loadSources } from '../../../shared/sources/index.js';
 import {
-  leaseSeconds,
   loadStageConfig,
   receiverEnvironment,
   stageTiming,
@@ -24,7 +23,7 @@ describe('the functions’ environment derived from a stage', () => {
       insufficientPointsPolicy: stage.processing.insufficientPointsPolicy,
       refundWaitSeconds: stage.processing.refundWaitSeconds,
       ledgerTtlDays: stage.processing.ledgerTtlDays,
-      leaseSeconds: leaseSeconds(stage),
+      leaseSeconds: stageTiming(stage).leaseSeconds,
       rateBudgetPerMinute: stage.rate.budgetPerMinute,
     });
   });

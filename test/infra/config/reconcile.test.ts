@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { adminTokenSecretName, ConfigError, parseStageConfig } from '../../../infra/config/index.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
+import type { Json } from '../../support/json.js';
 
-function stagingInput(): Record<string, any> {
+function stagingInput(): Record<string, Json> {
   return JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'staging.json'), 'utf8'));
 }
 

@@ -10,9 +10,10 @@ import {
 } from '../../../infra/config/index.js';
 import { receivesWithinHorizon } from '../../../shared/config/timing.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
+import type { Json } from '../../support/json.js';
 
 /** The staging example as written, as a plain object each test may change. */
-function stagingInput(): Record<string, any> {
+function stagingInput(): Record<string, Json> {
   return JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'staging.json'), 'utf8'));
 }
 

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listStageNames, loadStageConfig, MIN_BURST, parseStageConfig } from '../../../infra/config/index.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
+import type { Json } from '../../support/json.js';
 
-function stagingInput(): Record<string, any> {
+function stagingInput(): Record<string, Json> {
   return JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'staging.json'), 'utf8'));
 }
 
@@ -18,7 +19,7 @@ describe('stage configuration: API throttling', () => {
   it('refuses a burst limit that would answer a 1000-order flash sale 429', () => {
     const input = stagingInput();
     input.api = { rateLimit: 50, burstLimit: 100 };
-    expect(() => parseStageConfig(input, 'stage.json')).toThrow(/must be at least 1000[^]*api\.burstLimit/);
+    expect(() => parseStageConfig(input, 'stage.json')).toThrow(/must be at least 1000[\s\S]*api\.burstLimit/);
   });
 
   it('gives every configured stage a burst of at least 1000', () => {

@@ -4,6 +4,7 @@ import { METRIC, UNEXPECTED_ERROR_OUTCOME, outcomeMetric, upstreamCallsMetric } 
 import { OUTCOME_KINDS } from '../../../shared/points/outcome.js';
 import { POINTS_API_OPERATIONS } from '../../../shared/points/instrument.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
+import type { Json } from '../../support/json.js';
 
 let app: SynthesisedApp;
 beforeAll(() => {
@@ -11,10 +12,10 @@ beforeAll(() => {
 });
 afterAll(() => app?.dispose());
 
-type Resource = { Type: string; Properties: Record<string, any> };
+type Resource = { Type: string; Properties: Record<string, Json> };
 
 /** The dashboard body as CloudWatch gets it, with each CloudFormation reference written as `{ref:<logical id>}`. */
-function dashboardBody(template: Template): { widgets: { type: string; properties: Record<string, any> }[] } {
+function dashboardBody(template: Template): { widgets: { type: string; properties: Record<string, Json> }[] } {
   const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard')) as Resource[];
   expect(dashboards).toHaveLength(1);
   const body = dashboards[0]!.Properties.DashboardBody;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../../shared/config/index.js';
 import { METRIC } from '../../../shared/metrics/names.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
+import type { Json } from '../../support/json.js';
 
 let app: SynthesisedApp;
 beforeAll(() => {
@@ -10,7 +11,7 @@ beforeAll(() => {
 });
 afterAll(() => app?.dispose());
 
-type Resource = { Type: string; Properties: Record<string, any> };
+type Resource = { Type: string; Properties: Record<string, Json> };
 const stage = (name: string) => app.stages.get(name)!;
 
 function auditFunction(template: Template): [string, Resource] {

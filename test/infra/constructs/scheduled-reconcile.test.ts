@@ -4,6 +4,7 @@ import { adminTokenSecretName, type StageConfig } from '../../../infra/config/in
 import { ENV } from '../../../shared/config/index.js';
 import { METRIC } from '../../../shared/metrics/names.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
+import type { Json } from '../../support/json.js';
 
 /** Scheduled reconciliation in the real app as `cdk synth` builds it (cdk-nag included). */
 
@@ -13,7 +14,7 @@ beforeAll(() => {
 });
 afterAll(() => app?.dispose());
 
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+type Resource = { Type: string; Properties: Record<string, Json>; DeletionPolicy?: string };
 
 function stage(name: string): { template: Template; config: StageConfig } {
   const entry = app.stages.get(name);

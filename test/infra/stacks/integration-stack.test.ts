@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV, LEDGER_TABLE_SCHEMA } from '../../../shared/config/index.js';
-import { maxReceiveCount, UPSTREAM_CEILING_PER_MINUTE, type StageConfig, webhookSecretName } from '../../../infra/config/index.js';
+import { stageTiming, UPSTREAM_CEILING_PER_MINUTE, type StageConfig, webhookSecretName } from '../../../infra/config/index.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
+import type { Json } from '../../support/json.js';
 
 let app: SynthesisedApp;
 beforeAll(() => {
@@ -18,7 +19,7 @@ function stage(name: string): { template: Template; config: StageConfig } {
   return { template: entry.template, config: entry.stack.config };
 }
 
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+type Resource = { Type: string; Properties: Record<string, Json>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
 function only(template: Template, type: string, props: Record<string, unknown> = {}): [string, Resource] {
   const found = Object.entries(template.findResources(type, { Properties: Match.objectLike(props) }));
@@ -204,7 +205,7 @@ describe('queue', () => {
     expect(dlqs).toHaveLength(1);
     const [dlqId, dlq] = dlqs[0] as [string, Resource];
     expect(dlq.Properties).toMatchObject({ FifoQueue: true, SqsManagedSseEnabled: true });
-    expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: arn(dlqId), maxReceiveCount: maxReceiveCount(config) });
+    expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: arn(dlqId), maxReceiveCount: stageTiming(config).maxReceiveCount });
   });
 
   it('keeps dead letters longer than the source queue keeps messages', () => {

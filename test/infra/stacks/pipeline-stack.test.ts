@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
+import type { Json } from '../../support/json.js';
 
 let app: SynthesisedApp;
 beforeAll(() => {
@@ -8,7 +9,7 @@ beforeAll(() => {
 });
 afterAll(() => app?.dispose());
 
-type Action = { Name: string; ActionTypeId: { Category: string; Provider: string }; RunOrder?: number; Configuration?: Record<string, any> };
+type Action = { Name: string; ActionTypeId: { Category: string; Provider: string }; RunOrder?: number; Configuration?: Record<string, Json> };
 type PipelineStage = { Name: string; Actions: Action[] };
 
 function pipelineStages(): PipelineStage[] {
@@ -54,6 +55,14 @@ describe('pipeline', () => {
     const [synth] = stageNamed('Build').Actions;
     const spec = buildSpecOf(synth!);
     const commands = ['npm ci', 'npm test', 'npx cdk synth'].map((c) => spec.indexOf(`"${c}"`));
+    expect(commands.every((i) => i >= 0)).toBe(true);
+    expect([...commands].sort((a, b) => a - b)).toEqual(commands);
+  });
+
+  it('type-checks and lints the code before testing and synthesising it', () => {
+    const [synth] = stageNamed('Build').Actions;
+    const spec = buildSpecOf(synth!);
+    const commands = ['npm ci', 'npm run typecheck', 'npm run lint', 'npm test', 'npx cdk synth'].map((c) => spec.indexOf(`"${c}"`));
     expect(commands.every((i) => i >= 0)).toBe(true);
     expect([...commands].sort((a, b) => a - b)).toEqual(commands);
   });

@@ -8,6 +8,7 @@ import { buildApp } from '../../../infra/build-app.js';
 import { loadDeployment, parseStageConfig } from '../../../infra/config/index.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 import { ENV } from '../../../shared/config/index.js';
+import type { Json } from '../../support/json.js';
 
 /**
  * A stage with two Square sources, built and synthesised by the real app (cdk-nag included, which
@@ -30,11 +31,11 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-type Resource = { Properties: Record<string, any> };
+type Resource = { Properties: Record<string, Json> };
 const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];
 
 /** SOURCES_CONFIG of receive-webhook, with the stack's tokens as CloudFormation gives them. */
-function sourcesConfig(): any {
+function sourcesConfig(): Json {
   const receiver = resources('AWS::Lambda::Function').find((f) => String(f.Properties.Description).startsWith('Verifies'));
   return receiver?.Properties.Environment.Variables[ENV.SOURCES_CONFIG];
 }

@@ -4,6 +4,7 @@ import { ProcessingSettings } from '../../../shared/config/processing-settings.j
 import { createLedger, createLedgerTable } from '../../../shared/ledger/index.js';
 import { createProcessor, purchaseMarker } from '../../../shared/points/index.js';
 import { purchase, useHarness } from '../shared/points/harness.js';
+import type { Json } from '../../support/json.js';
 
 /** The scheduled audit's handler as deployed (built from the environment), against the emulator and dynalite. */
 const h = useHarness();
@@ -37,7 +38,7 @@ beforeEach(async () => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-const lines = () => output.flatMap((c) => c.split('\n')).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>);
+const lines = () => output.flatMap((c) => c.split('\n')).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, Json>);
 const emf = () => lines().filter((l) => '_aws' in l);
 
 /** A purchase credited by the real processor into this test's ledger table. */

@@ -41,6 +41,7 @@ describe('the npm start banner', () => {
     }
     expect(text).toContain('SHOPIFY_WEBHOOK_SECRET: 2 secret(s) from the environment (not shown)');
     // The paste-time POS script reads the secret from the same variable instead.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion the banner prints, not a JS template
     expect(text).toContain('-hmac "${POS_WEBHOOK_SECRETS%%,*}"');
   });
 

@@ -73,7 +73,7 @@ describe('the Shopify Admin API stand-in', () => {
         const client = createShopifyAdminClient({ shopDomain: 'x.myshopify.com', origin: shop.url, accessToken: async () => TOKEN });
         try {
           const id = /"id":\s*(\d+)/.exec(body)![1];
-          let found;
+          let found: Parameters<typeof orderWebhookBody>[0] | undefined;
           for await (const page of client.orders(WINDOW)) found ??= page.find((o) => o.id === `gid://shopify/Order/${id}`);
           const fromWebhook = event(source.read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, 's', 'orders/paid') }));
           const fromGraphql = event(source.read(webhookRequest('orders/paid', orderWebhookBody(found!), 'x.myshopify.com', new Date())));

@@ -2,6 +2,7 @@
  * The client's integration tests: the real emulator (test/support/emulator.ts) with a configuration
  * of three clients, plus clients of this package wired to it.
  */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startTestEmulator, type ClientStats, type TestEmulator } from '../../../support/emulator.js';
 import {
   clearTokenCache,
@@ -103,6 +104,20 @@ export async function startHarness(): Promise<Harness> {
     },
   };
   return h;
+}
+
+/**
+ * The file's harness: started before its tests (then `onStart`, to build the file's clients), reset
+ * before each test (fresh emulator state, empty token cache), closed with its clients after them.
+ */
+export function useHarness(onStart: (h: Harness) => void): void {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    h = await startHarness();
+    onStart(h);
+  });
+  afterAll(async () => h?.close());
+  beforeEach(async () => h?.reset());
 }
 
 /** A provider that counts how often it is asked (proves a refusal happened before anything else). */

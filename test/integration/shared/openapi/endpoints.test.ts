@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   customFieldToInput,
   parseDisplayDate,
   parseDisplayNumber,
   type OpenApiClient,
 } from '../../../../shared/openapi/index.js';
-import { ALICE, BOB, rejectionOf, startHarness, type Harness } from './emulator-harness.js';
+import { ALICE, BOB, rejectionOf, useHarness, type Harness } from './emulator-harness.js';
 
 let h: Harness;
 let client: OpenApiClient;
 
-beforeAll(async () => {
-  h = await startHarness();
+useHarness((started) => {
+  h = started;
   client = h.client();
 });
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
 
 describe('Open API client, every endpoint against the emulator', () => {
   it('lists members with the paging envelope and every list field passed through', async () => {
@@ -53,7 +51,7 @@ describe('Open API client, every endpoint against the emulator', () => {
 
   it('updates a member with a stored date converted back to its input form', async () => {
     const registered = await client.registerMember({ login_id: 'dan', column01: '1990-04-01' });
-    const input = customFieldToInput('date', registered['column01'] as string);
+    const input = customFieldToInput('date', registered.column01 as string);
     const updated = await client.updateMember(registered.id, { column01: input, ud_id: 'device-1' });
     expect(updated).toMatchObject({ id: registered.id, column01: '19900401', ud_id: 'device-1' });
   });

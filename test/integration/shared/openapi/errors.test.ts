@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../../../shared/openapi/messages.js';
 import { OpenApiError, createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../../shared/openapi/index.js';
-import { ALICE, BOB, UNKNOWN_MEMBER, rejectionOf, startHarness, type Harness } from './emulator-harness.js';
+import { ALICE, BOB, UNKNOWN_MEMBER, rejectionOf, useHarness, type Harness } from './emulator-harness.js';
 
 let h: Harness;
 let client: OpenApiClient;
 
-beforeAll(async () => {
-  h = await startHarness();
+useHarness((started) => {
+  h = started;
   client = h.client();
 });
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
 
 describe('Open API client, every failure becomes a typed OpenApiError', () => {
   it('reports an unknown customer as member_not_found, not executed', async () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { clearTokenCache, createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../../shared/openapi/index.js';
-import { BOB, rejectionOf, startHarness, type Harness } from './emulator-harness.js';
+import { BOB, rejectionOf, startHarness, useHarness, type Harness } from './emulator-harness.js';
 
 const CALCULATION = '^/api/ext/users/[^/]+/points/calculation$';
 const CALC_ROUTE = 'POST /api/ext/users/{id}/points/calculation';
@@ -9,13 +9,11 @@ const MEMBER_ROUTE = 'GET /api/ext/users/{id}';
 let h: Harness;
 let client: OpenApiClient;
 
-beforeAll(async () => {
-  h = await startHarness();
+useHarness((started) => {
+  h = started;
   client = h.client({ retryBaseMs: 5 });
 });
-afterAll(async () => h.close());
 beforeEach(async () => {
-  await h.reset();
   await client.getMember(BOB); // warm: token cached, connection open
 });
 

@@ -1,22 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../../shared/openapi/index.js';
-import { ALICE, BOB, countingCredentials, rejectionOf, startHarness, type Harness } from './emulator-harness.js';
+import { ALICE, BOB, countingCredentials, rejectionOf, useHarness, type Harness } from './emulator-harness.js';
 
 let h: Harness;
 let client: OpenApiClient;
 let credentials: ReturnType<typeof countingCredentials>;
 
-beforeAll(async () => {
-  h = await startHarness();
+useHarness((started) => {
+  h = started;
   credentials = countingCredentials(staticCredentials(h.credentials()));
   client = createOpenApiClient({ credentials });
 });
-afterAll(async () => {
-  await client.close();
-  await h.close();
-});
-beforeEach(async () => {
-  await h.reset();
+afterAll(async () => client.close());
+beforeEach(() => {
   credentials.calls = 0;
 });
 

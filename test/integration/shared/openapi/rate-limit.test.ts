@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ALICE, startHarness, type Harness } from './emulator-harness.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, useHarness, type Harness } from './emulator-harness.js';
 
 let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness();
+useHarness((started) => {
+  h = started;
 });
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
 
 describe('Open API client, per-endpoint rate budget', () => {
   it('delays calls over the budget so the service never sees more per minute, and every call succeeds', async () => {

@@ -1,19 +1,17 @@
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { describe, expect, it } from 'vitest';
 import { createSecretsManagerReader } from '../../../../shared/config/index.js';
 import { createOpenApiClient, secretsManagerCredentials } from '../../../../shared/openapi/index.js';
-import { ALICE, BOB, startHarness, type Harness } from './emulator-harness.js';
+import { ALICE, BOB, useHarness, type Harness } from './emulator-harness.js';
 
 const BY_EXTERNAL_ID = 'GET /api/ext/users/external_id/{external_key}/{external_id}';
 const MEMBER_ROUTE = 'GET /api/ext/users/{id}';
 
 let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness();
+useHarness((started) => {
+  h = started;
 });
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
 
 describe('Open API client, access token', () => {
   it('fetches one token for 50 concurrent calls', async () => {

@@ -9,6 +9,7 @@ import {
   type ManualClock,
 } from '../../../../local/queue/index.js';
 
+// biome-ignore lint/suspicious/noConfusingVoidType: replies as a Lambda SQS handler gives them, void included
 type Reply = SQSBatchResponse | void | Error | ((event: SQSEvent) => Promise<SQSBatchResponse | void>);
 
 /** A worker that records every batch and answers what the test scripted (default: all succeeded). */

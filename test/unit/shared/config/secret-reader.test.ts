@@ -18,7 +18,7 @@ describe('Secrets Manager reader', () => {
     let t = 0;
     const reader = createSecretsManagerReader({ client, ttlMs: 1000, now: () => t });
     await reader.read('s');
-    store.values['s'] = 'v2';
+    store.values.s = 'v2';
     t = 1000;
     expect(await reader.read('s')).toBe('v2');
   });
@@ -27,7 +27,7 @@ describe('Secrets Manager reader', () => {
     const { store, client } = fakeSecretsManager({ s: 'v1' });
     const reader = createSecretsManagerReader({ client, now: () => 0 });
     await reader.read('s');
-    store.values['s'] = 'v2';
+    store.values.s = 'v2';
     expect(await reader.read('s', { forceRefresh: true })).toBe('v2');
   });
 
@@ -36,7 +36,7 @@ describe('Secrets Manager reader', () => {
     let t = 0;
     const reader = createSecretsManagerReader({ client, minForcedRefreshMs: 60_000, now: () => t });
     await reader.read('s');
-    store.values['s'] = 'v2';
+    store.values.s = 'v2';
     t = 59_999;
     expect(await reader.read('s', { forceRefresh: true })).toBe('v1');
     t = 60_000;

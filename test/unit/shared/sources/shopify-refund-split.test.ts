@@ -71,7 +71,9 @@ describe('Shopify refunds that return the whole order', () => {
           };
           const purchase = read(orderBody(shown, code, digits, taxesIncluded), 'orders/paid') as PurchaseEvent;
           const buckets: Line[][] = Array.from({ length: groups }, () => []);
-          shown.forEach((l, i) => buckets[i % groups]!.push(l));
+          shown.forEach((l, i) => {
+            buckets[i % groups]!.push(l);
+          });
           const refunds = buckets
             .filter((b) => b.length > 0)
             .map((b, i) => read(refundBody(1000 + i, b, code, digits, asNumber), 'refunds/create') as RefundEvent);

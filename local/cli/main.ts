@@ -3,9 +3,9 @@
  *   npm run ledger -- <source> <order id> [--stage S [--stack NAME] [--outputs FILE]]
  *   npm run redrive -- [--dry-run] [--stage S [--stack NAME] [--outputs FILE]]
  *   npm run audit -- [--since DATE|3d] [--until DATE] [--json] [--stage S [--stack NAME] [--outputs FILE]]
- *   npx tsx local/cli.ts dlq          (local: list the dead-letter list)
+ *   npx tsx local/cli/main.ts dlq          (local: list the dead-letter list)
  */
-import { cliCommand } from './cli/index.js';
+import { cliCommand } from './index.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createJsonLogger } from '../../../../shared/intake/logger.js';
+import { createJsonLogger } from '../../../../shared/logging/index.js';
 
 const at = () => new Date('2026-11-20T19:03:12.000Z');
 

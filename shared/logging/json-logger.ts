@@ -1,5 +1,5 @@
 import { capFields } from '../text/index.js';
-import type { IntakeLogger } from './intake.js';
+import type { Logger } from './logger.js';
 
 const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, CRITICAL: 50, SILENT: 60 } as const;
 
@@ -12,7 +12,7 @@ export function createJsonLogger(
   env: NodeJS.ProcessEnv,
   write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
   now: () => Date = () => new Date(),
-): IntakeLogger {
+): Logger {
   const service = env.POWERTOOLS_SERVICE_NAME || 'receive-webhook';
   const wanted = (env.POWERTOOLS_LOG_LEVEL ?? 'INFO').toUpperCase();
   const threshold = Object.hasOwn(LEVELS, wanted) ? LEVELS[wanted as keyof typeof LEVELS] : LEVELS.INFO;

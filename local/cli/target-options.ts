@@ -1,0 +1,10 @@
+/**
+ * The options that point a command at a deployed stage instead of the local stack
+ * (`--stage S [--stack NAME] [--outputs FILE]`). Here rather than in aws.ts: that module loads the
+ * AWS SDK, which a local command never needs.
+ */
+export const AWS_TARGET_OPTIONS = {
+  stage: { type: 'string' },
+  stack: { type: 'string' },
+  outputs: { type: 'string' },
+} as const;

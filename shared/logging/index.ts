@@ -1,0 +1,2 @@
+export type { Logger } from './logger.js';
+export { createJsonLogger } from './json-logger.js';

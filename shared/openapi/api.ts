@@ -1,0 +1,78 @@
+/** What the Open API client offers and how it is configured (shared/openapi/client.ts builds it). */
+import type { CredentialsProvider } from './credentials.js';
+import type {
+  ExpiryPage,
+  MemberDetail,
+  MemberInput,
+  MemberList,
+  PointCalculationInput,
+  PointGrantInput,
+  PointHistoryPage,
+} from './schemas.js';
+import type { Timeouts } from './transport.js';
+
+export interface OpenApiClientOptions {
+  credentials: CredentialsProvider;
+  /** Default `loyalty-points-bridge/<package version>`. */
+  userAgent?: string;
+  /** Defaults: connect 3000 ms, headers 10000 ms, body 10000 ms. */
+  timeouts?: Timeouts;
+  /** Requests per minute per endpoint that this container may send (default 2000, the spec's ceiling). */
+  ratePerMinute?: number;
+  /** Extra attempts of a GET after a network error, timeout or 5xx (default 2). Writes are never retried. */
+  readRetries?: number;
+  /** First backoff step of read retries in ms (default 100); each step doubles, full jitter. */
+  retryBaseMs?: number;
+  /**
+   * Overall deadline of one HTTP exchange, connect to last body byte (default 10000 ms): the
+   * per-phase timeouts alone let a trickled answer run on for ever.
+   */
+  callTimeoutMs?: number;
+  /** Largest answer body read (default 1 MiB); a longer one is cut off as `invalid_response`. */
+  maxAnswerBytes?: number;
+  /**
+   * Time left to the caller (the Lambda invocation's remaining time less a margin), read before each
+   * exchange: no call starts with less than `minCallMs` left, and none runs past it.
+   */
+  remainingMs?: () => number | undefined;
+  /** Least time a call may start with (default 1000 ms). */
+  minCallMs?: number;
+  /** Clock for token expiry and the limiter (ms). */
+  now?: () => number;
+  /** How the limiter and retry backoff wait (tests and benchmarks pair it with `now`). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface PageQuery {
+  page?: number;
+  perPage?: number;
+}
+
+export interface OpenApiClient {
+  listMembers(q?: PageQuery): Promise<MemberList>;
+  getMember(id: string, q?: { withColumnKey?: boolean }): Promise<MemberDetail>;
+  getMemberByUniqueId(uniqueId: string, q?: { withColumnKey?: boolean }): Promise<MemberDetail>;
+  getMemberByExternalId(externalKey: string, externalId: string): Promise<MemberDetail>;
+  registerMember(input: MemberInput): Promise<MemberDetail>;
+  updateMember(id: string, input: MemberInput): Promise<MemberDetail>;
+  deleteExternalId(id: string, externalKey: string): Promise<void>;
+  login(input: { loginId: string; password: string }): Promise<MemberDetail>;
+  logout(id: string): Promise<void>;
+  resign(id: string, columns?: Record<string, string>): Promise<void>;
+  /** Newest first. */
+  listPoints(id: string, q?: PageQuery): Promise<PointHistoryPage>;
+  /** Nearest expiry first. */
+  listPointExpiries(id: string, q?: PageQuery): Promise<ExpiryPage>;
+  /** Not idempotent: on an error with `executed: 'unknown'` the points may have been granted. */
+  grantPoints(id: string, input: PointGrantInput): Promise<MemberDetail>;
+  /** Not idempotent: on an error with `executed: 'unknown'` the points may have been granted. */
+  calculatePoints(id: string, input: PointCalculationInput): Promise<MemberDetail>;
+  checkHandoverToken(token: string, id: string): Promise<void>;
+  /** Closes the connection pools. */
+  close(): Promise<void>;
+}
+
+/** Default overall deadline of one exchange. */
+export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
+/** Default least time left for a call to start. */
+export const DEFAULT_MIN_CALL_MS = 1_000;

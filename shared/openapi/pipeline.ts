@@ -1,0 +1,208 @@
+/**
+ * The one pipeline every Open API call runs: credentials -> cached token -> per-endpoint limiter ->
+ * HTTP -> classify, with the retries each step allows. shared/openapi/client.ts puts one method per
+ * endpoint on top of it.
+ */
+import { parseBody } from './answers.js';
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MIN_CALL_MS, type OpenApiClientOptions } from './api.js';
+import { classifyAnswer, classifyTransportError, type FailedRequest } from './classify.js';
+import type { OpenApiCredentials } from './credentials.js';
+import { type Call, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
+import { OpenApiError, isOpenApiError } from './errors.js';
+import { createRateLimiter } from './rate-limiter.js';
+import { Answers, type TokenResponse } from './schemas.js';
+import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
+import { CallDeadlineError, createTransport, type HttpAnswer, type Transport } from './transport.js';
+
+export interface CallPipeline {
+  /** Sends one call through every step; every failure is an OpenApiError. */
+  run<T>(c: Call<T>): Promise<T>;
+  /** Closes the connection pools. */
+  close(): Promise<void>;
+}
+
+/** Refused before sending: the caller's time runs out first (the event goes back to the queue). */
+function outOfTime(route: string): OpenApiError {
+  return new OpenApiError({ kind: 'timeout', executed: 'no', messages: ['too little time left to start the call'], route });
+}
+
+/** A copy of `e` saying the operation was not executed (a failure before the operation was sent). */
+function beforeSending(e: OpenApiError): OpenApiError {
+  if (e.executed === 'no') return e;
+  return new OpenApiError({
+    kind: e.kind,
+    executed: 'no',
+    status: e.status,
+    errorCode: e.errorCode,
+    messages: e.messages,
+    route: e.route,
+    cause: e.cause,
+  });
+}
+
+function failedRequest(c: Call<unknown>, route: string): FailedRequest {
+  return { route, notFoundMeansMember: c.notFoundMeansMember, tokenEndpoint: c.template === TOKEN_TEMPLATE };
+}
+
+interface Base {
+  origin: string;
+  prefix: string;
+}
+
+
+export function createCallPipeline(options: OpenApiClientOptions): CallPipeline {
+  const now = options.now ?? Date.now;
+  const readRetries = options.readRetries ?? 2;
+  const retryBaseMs = options.retryBaseMs ?? 100;
+  const provider = options.credentials;
+  const transport: Transport = createTransport({
+    userAgent: options.userAgent,
+    timeouts: options.timeouts,
+    ...(options.maxAnswerBytes === undefined ? {} : { maxAnswerBytes: options.maxAnswerBytes }),
+  });
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const minCallMs = options.minCallMs ?? DEFAULT_MIN_CALL_MS;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const limiter = createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep });
+  const bases = new Map<string, Base>();
+
+  function baseOf(baseUrl: string): Base {
+    let b = bases.get(baseUrl);
+    if (!b) {
+      const u = new URL(baseUrl);
+      b = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
+      bases.set(baseUrl, b);
+    }
+    return b;
+  }
+
+  function credentialsFailure(e: unknown): OpenApiError {
+    if (isOpenApiError(e)) return e;
+    const message = e instanceof Error ? e.message : 'credentials provider failed';
+    return new OpenApiError({ kind: 'credentials_unavailable', executed: 'no', messages: [message], cause: e });
+  }
+
+  // The credentials rarely change: reuse the last cache key rather than build (and hash) a new
+  // string per call.
+  let keyed = { baseUrl: '', clientId: '', key: '' };
+  function tokenKeyOf(creds: OpenApiCredentials): string {
+    if (creds.baseUrl !== keyed.baseUrl || creds.clientId !== keyed.clientId) {
+      keyed = { baseUrl: creds.baseUrl, clientId: creds.clientId, key: tokenCacheKey(creds.baseUrl, creds.clientId) };
+    }
+    return keyed.key;
+  }
+
+  const backoff = (attempt: number) => sleep(Math.random() * retryBaseMs * 2 ** (attempt - 1));
+  const isTransient = (e: OpenApiError) => e.kind === 'network' || e.kind === 'timeout' || e.kind === 'server';
+
+  /** One HTTP exchange after the limiter; every failure becomes an OpenApiError. */
+  async function exchange<T>(c: Call<T>, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
+    const route = c.route;
+    const base = baseOf(creds.baseUrl);
+    const left = options.remainingMs?.();
+    if (left !== undefined && left < minCallMs) throw outOfTime(route);
+    const wait = limiter.reserve(route);
+    if (wait > 0) {
+      if (left !== undefined && left - wait < minCallMs) throw outOfTime(route);
+      await sleep(wait);
+    }
+    const budget = left === undefined ? callTimeoutMs : Math.min(callTimeoutMs, left - wait);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new CallDeadlineError(budget)), budget);
+    let answer: HttpAnswer;
+    try {
+      answer = await transport.send({
+        method: c.method,
+        origin: base.origin,
+        path: base.prefix + c.path,
+        bearer,
+        body: c.body,
+        idempotent: c.retryable,
+        signal: deadline.signal,
+      });
+    } catch (e) {
+      throw classifyTransportError(failedRequest(c, route), e);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (answer.status >= 200 && answer.status < 300) return c.parse(answer, route);
+    throw classifyAnswer(failedRequest(c, route), answer.status, answer.headers, answer.text);
+  }
+
+  /**
+   * Client-credentials grant, retried like a read (asking again changes nothing upstream). A 401
+   * forces one re-read of the credentials: they may have rotated.
+   */
+  async function fetchToken(first: OpenApiCredentials): Promise<CachedToken> {
+    const startedAt = now();
+    let creds = first;
+    let forced = false;
+    for (let n = 0; ; ) {
+      const call: Call<TokenResponse> = {
+        method: 'POST',
+        template: TOKEN_TEMPLATE,
+        route: TOKEN_ROUTE,
+        path: TOKEN_TEMPLATE,
+        body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
+        retryable: true,
+        parse: (answer, r) => parseBody(Answers.token(), answer, r),
+      };
+      try {
+        const t = await exchange(call, creds, undefined);
+        return { value: t.access_token, renewAt: startedAt + t.expires_in * 1000 - renewAheadMs(t.expires_in) };
+      } catch (e) {
+        if (!isOpenApiError(e)) throw e;
+        if (e.kind === 'authentication_failed' && e.status === 401 && !forced) {
+          forced = true;
+          try {
+            creds = await provider.get({ forceRefresh: true });
+          } catch (err) {
+            throw credentialsFailure(err);
+          }
+          continue;
+        }
+        if (!isTransient(e) || n >= readRetries) throw e;
+        await backoff(++n);
+      }
+    }
+  }
+
+  /**
+   * The operation: credentials, token (cached: no wait), the request. A 401 invalid-token answer
+   * drops the token and repeats once (the service refused before executing); a retryable read is
+   * tried again after a transient failure of its own request.
+   */
+  async function run<T>(c: Call<T>): Promise<T> {
+    let repeated = false;
+    for (let n = 0; ; ) {
+      let creds: OpenApiCredentials;
+      let token: CachedToken;
+      try {
+        creds = await provider.get();
+      } catch (e) {
+        throw credentialsFailure(e);
+      }
+      const key = tokenKeyOf(creds);
+      try {
+        token = peekToken(key, now()) ?? (await getToken(key, now, () => fetchToken(creds)));
+      } catch (e) {
+        // Nothing of the operation was sent.
+        throw isOpenApiError(e) ? beforeSending(e) : e;
+      }
+      try {
+        return await exchange(c, creds, token.value);
+      } catch (e) {
+        if (!isOpenApiError(e)) throw e;
+        if (e.kind === 'invalid_token' && !repeated) {
+          repeated = true;
+          dropToken(key, token.value);
+          continue;
+        }
+        if (!c.retryable || !isTransient(e) || n >= readRetries) throw e;
+        await backoff(++n);
+      }
+    }
+  }
+
+  return { run, close: () => transport.close() };
+}
