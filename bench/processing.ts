@@ -15,7 +15,8 @@ import { startEmulator } from '../emulator/index.js';
 import { ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createLedger, createLedgerTable } from '../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials } from '../shared/openapi/index.js';
-import { createProcessor, type PurchaseEvent, type RefundEvent } from '../shared/points/index.js';
+import { createProcessor } from '../shared/points/index.js';
+import { type PurchaseEvent, type RefundEvent } from '../shared/events/index.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const { values } = parseArgs({ options: { purchases: { type: 'string', default: '300' } } });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import type { PurchaseEvent, RefundEvent } from '../../shared/points/index.js';
+import type { PurchaseEvent, RefundEvent } from '../../shared/events/index.js';
 
 /** The bench's emulator clients and members, and the events it sends, shaped as the queue delivers them. */
 

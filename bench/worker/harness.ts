@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { ProcessEventsHandler } from '../../functions/process-events.js';
-import type { PurchaseEvent, RefundEvent } from '../../shared/points/index.js';
+import type { PurchaseEvent, RefundEvent } from '../../shared/events/index.js';
 import type { LocalDynamo } from '../../test/support/dynalite.js';
 import { sqsEvent } from './events.js';
 

@@ -1,5 +1,5 @@
 import type { WebhookSecrets } from '../config/webhook-secrets.js';
-import { PointsEvent } from '../points/events.js';
+import { PointsEvent } from '../events/index.js';
 import type { QuarantineInput } from '../quarantine/entry.js';
 import type { EventQueue } from '../queue/types.js';
 import type { SourceSet } from '../sources/registry.js';

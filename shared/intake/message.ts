@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PointsEvent } from '../points/events.js';
+import type { PointsEvent } from '../events/index.js';
 import type { QueueMessage } from '../queue/types.js';
 
 // SQS FIFO: group and deduplication ids are 1-128 characters of letters, digits and punctuation.

@@ -1,5 +1,5 @@
 import { pathParamProblem } from '../openapi/paths.js';
-import type { PointsEvent } from '../points/events.js';
+import type { PointsEvent } from '../events/index.js';
 
 /**
  * The canonical event's customer reference checked by the Open API client's path rule, whatever

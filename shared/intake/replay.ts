@@ -1,4 +1,4 @@
-import type { PointsEvent } from '../points/events.js';
+import type { PointsEvent } from '../events/index.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,4 +1,3 @@
-export { CustomerRef, Delivery, PurchaseEvent, RefundEvent, PointsEvent } from './events.js';
 export { createProcessor, type ProcessContext, type Processor } from './processor.js';
 export {
   CHECKPOINTS,

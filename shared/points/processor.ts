@@ -1,6 +1,6 @@
 import type { OrderRecord } from '../ledger/index.js';
 import type { ProcessorDeps } from './deps.js';
-import { PointsEvent, type PurchaseEvent } from './events.js';
+import { PointsEvent, type PurchaseEvent } from '../events/index.js';
 import type { FollowUp, ProcessOutcome } from './outcome.js';
 import { processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';

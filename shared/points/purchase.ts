@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { OrderRecord, OrderRef, PurchaseClaimInput, PurchaseResult } from '../ledger/index.js';
 import type { MemberDetail, OpenApiError, PointItem } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
-import type { CustomerRef, PurchaseEvent } from './events.js';
+import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, leaseLost, leaveInDoubt, transientOutcome } from './failures.js';
 import { findMarkers } from './history.js';
 import { awaitsCustomer } from './late-customer.js';

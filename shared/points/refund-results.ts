@@ -1,7 +1,7 @@
 import type { AppliedRefund, RefundRecord, RefundResult } from '../ledger/index.js';
 import type { OpenApiError } from '../openapi/index.js';
 import type { RefundShare } from './debit.js';
-import { RefundEvent } from './events.js';
+import { RefundEvent } from '../events/index.js';
 import type { ProcessOutcome } from './outcome.js';
 
 /** How a refund ends: what its record keeps, and what processing answers. */

@@ -1,6 +1,6 @@
 import type { ProcessingSettings } from '../config/processing-settings.js';
 import { queueMessageFor } from '../intake/message.js';
-import type { RefundEvent } from './events.js';
+import type { RefundEvent } from '../events/index.js';
 
 /**
  * Whether a refund was queued in its customer's FIFO group (a POS return names the customer), which is

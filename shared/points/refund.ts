@@ -3,7 +3,7 @@ import type { AppliedRefund, OrderRecord, OrderRef, RefundRef } from '../ledger/
 import type { OpenApiError, PointItem } from '../openapi/index.js';
 import { type OrderBook, type RefundShare, refundShare } from './debit.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
-import type { RefundEvent } from './events.js';
+import type { RefundEvent } from '../events/index.js';
 import { asOpenApiError, leaseLost, leaveInDoubt, transientOutcome } from './failures.js';
 import { findMarkers } from './history.js';
 import { awaitsCustomer } from './late-customer.js';

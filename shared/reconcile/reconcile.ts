@@ -1,6 +1,6 @@
 import { queueMessageFor } from '../intake/message.js';
 import type { Ledger } from '../ledger/index.js';
-import { PointsEvent } from '../points/events.js';
+import { PointsEvent } from '../events/index.js';
 import type { EventQueue } from '../queue/types.js';
 import {
   type AdminOrder,

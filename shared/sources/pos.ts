@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { PointsEvent } from '../points/events.js';
+import type { PointsEvent } from '../events/index.js';
 import { header } from './headers.js';
 import { parseJsonBody } from './json.js';
 import { type Decimal, compareDecimals, formatDecimal, subtractDecimals, toUnits, ZERO } from './money.js';

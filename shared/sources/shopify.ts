@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Delivery, PointsEvent } from '../points/events.js';
+import type { Delivery, PointsEvent } from '../events/index.js';
 import { header } from './headers.js';
 import { parseJsonBody } from './json.js';
 import {

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { PointsEvent } from '../points/events.js';
+import type { PointsEvent } from '../events/index.js';
 
 /** Request headers as received; names in any case (API Gateway v2 lower-cases them). */
 export type RequestHeaders = Readonly<Record<string, string | undefined>>;

@@ -4,7 +4,7 @@ import { depsFromEnvironment, makeHandler } from '../../../functions/process-eve
 import { lambdaContext } from '../../../local/lambda/context.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
 import { purchase, refund, useHarness } from '../shared/points/harness.js';
-import type { PointsEvent } from '../../../shared/points/index.js';
+import type { PointsEvent } from '../../../shared/events/index.js';
 import type { MessageVisibility, VisibilityChange } from '../../../shared/queue/index.js';
 
 const h = useHarness();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
-import type { PointsEvent } from '../../../../shared/points/events.js';
+import type { PointsEvent } from '../../../../shared/events/index.js';
 import { createShopifyAdminClient, orderWebhookBody, refundWebhookBody, webhookRequest } from '../../../../shared/shopify-admin/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';

@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { auditLedger, scanLedger, summaryLine, type AuditResult, type TimeRange } from '../../../../shared/audit/index.js';
 import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
 import { createLedger, createLedgerTable, type Ledger } from '../../../../shared/ledger/index.js';
-import { createProcessor, purchaseMarker, refundMarker, type PointsEvent } from '../../../../shared/points/index.js';
+import { createProcessor, purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
+import { type PointsEvent } from '../../../../shared/events/index.js';
 import { LEASE_SECONDS, purchase, refund, useHarness } from '../points/harness.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { staticWebhookSecrets, type WebhookSecrets } from '../../../../shared/config/webhook-secrets.js';
 import { type IntakeDeps, type IntakeRequest, receiveWebhook } from '../../../../shared/intake/index.js';
-import { PointsEvent } from '../../../../shared/points/events.js';
+import { PointsEvent } from '../../../../shared/events/index.js';
 import { loadSources } from '../../../../shared/sources/registry.js';
 import { RecordingQueue } from '../../../support/recording-queue.js';
 import { fixture, posHeaders, shopifyHeaders } from '../../../support/webhooks.js';

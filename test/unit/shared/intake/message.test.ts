@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { queueMessageFor } from '../../../../shared/intake/message.js';
-import { PointsEvent, type PurchaseEvent, type RefundEvent } from '../../../../shared/points/events.js';
+import { PointsEvent, type PurchaseEvent, type RefundEvent } from '../../../../shared/events/index.js';
 
 const purchase: PurchaseEvent = {
   type: 'purchase',

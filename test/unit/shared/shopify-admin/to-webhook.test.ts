@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PointsEvent } from '../../../../shared/points/events.js';
+import type { PointsEvent } from '../../../../shared/events/index.js';
 import { type AdminOrder, type AdminRefund, orderWebhookBody, refundWebhookBody, webhookRequest } from '../../../../shared/shopify-admin/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PurchaseEvent, RefundEvent } from '../../../../shared/points/events.js';
+import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
 import { PosSettings, posSource } from '../../../../shared/sources/pos.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import type { Outcome } from '../../../../shared/sources/types.js';

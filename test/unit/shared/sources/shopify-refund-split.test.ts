@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { refundShare, type OrderBook } from '../../../../shared/points/index.js';
-import type { PurchaseEvent, RefundEvent } from '../../../../shared/points/events.js';
+import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
 import { formatMinorUnits, parseDecimal, subtractDecimals, sumDecimals } from '../../../../shared/sources/money.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PurchaseEvent, RefundEvent } from '../../../../shared/points/events.js';
+import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
 import type { Outcome } from '../../../../shared/sources/types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PurchaseEvent, RefundEvent } from '../../../../shared/points/events.js';
+import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
 import { configureSource, loadSources } from '../../../../shared/sources/registry.js';
 import { SquareSettings, squareSource } from '../../../../shared/sources/square.js';
 import type { Outcome } from '../../../../shared/sources/types.js';
