@@ -1,7 +1,7 @@
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
 import { LOCAL_INFO_PATH, type LocalStackInfo } from './info.js';
 import type { DeadLetter, LocalQueue } from './queue/index.js';
-import { parseJsonOrUndefined } from '../shared/text/json.js';
+import { parseJsonOrUndefined } from '../shared/text/index.js';
 
 /** A dead letter as the admin route lists it: the event parsed, times readable. */
 export interface ListedDeadLetter {

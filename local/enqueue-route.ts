@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
 import type { LocalQueue } from './queue/index.js';
-import { parseJsonOrUndefined } from '../shared/text/json.js';
+import { parseJsonOrUndefined } from '../shared/text/index.js';
 
 /**
  * POST /__local/enqueue: queue messages on the in-process queue exactly as the intake does (what

@@ -1,4 +1,4 @@
-import { parseJsonOrUndefined } from '../shared/text/json.js';
+import { parseJsonOrUndefined } from '../shared/text/index.js';
 
 /**
  * Square signs the URL it was given together with the body, so the receiver must know that URL.

@@ -12,7 +12,7 @@ import {
 import { ENV } from '../shared/config/environment.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { Logger } from '../shared/logging/index.js';
-import { parseJsonOrUndefined } from '../shared/text/json.js';
+import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
 import { createLocalQuarantineTable, startLocalDynamoDb } from './dynamodb/index.js';
 import { localTiming, timingEnvironment } from './timing.js';

@@ -3,7 +3,7 @@ import { listen } from '../listen.js';
 import { actualCost, parseSelection, requestedCost } from './cost.js';
 import { cursorOf, orderNode, positionOf, refundNode, updatedAtFilter } from './graphql.js';
 import { createShopStore, type ShopStore, StoreInputError } from './store.js';
-import { parseJsonOrUndefined } from '../../shared/text/json.js';
+import { parseJsonOrUndefined } from '../../shared/text/index.js';
 
 /**
  * A local stand-in of Shopify's GraphQL Admin API, as small as the reconcile client needs: the

@@ -11,7 +11,7 @@ import type {
   GetSecretValueCommandOutput,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { createSingleFlightCache } from '../cache/index.js';
+import { createSingleFlightCache } from '../cache/single-flight-cache.js';
 
 export interface SecretReader {
   read(secretId: string, opts?: { forceRefresh?: boolean }): Promise<string>;

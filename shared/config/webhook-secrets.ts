@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ENV } from './environment.js';
 import type { SecretReader } from './secret-reader.js';
 import { splitList } from './env-values.js';
-import { parseJsonOrUndefined } from '../text/json.js';
+import { parseJsonOrUndefined } from '../text/index.js';
 
 /**
  * The signing secrets of each webhook source. Several at once (current first), so a rotation never

@@ -1,7 +1,7 @@
 /** Reads a 2xx answer against its schema. */
 import type { z } from 'zod';
 import { OpenApiError } from './errors.js';
-import { parseJsonOrUndefined } from '../text/json.js';
+import { parseJsonOrUndefined } from '../text/index.js';
 
 export interface Answer {
   status: number;

@@ -5,7 +5,7 @@
 import { MESSAGES } from './messages.js';
 import { OpenApiError, type Executed, type OpenApiErrorKind } from './errors.js';
 import { AnswerTooLargeError } from './transport.js';
-import { parseJsonOrUndefined } from '../text/json.js';
+import { parseJsonOrUndefined } from '../text/index.js';
 
 function isAbort(e: unknown): boolean {
   const name = (e as { name?: unknown } | null)?.name;

@@ -7,7 +7,7 @@ import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales f
 import { ENV } from '../config/environment.js';
 import type { SecretReader } from '../config/secret-reader.js';
 import { ConfigurationError } from '../config/configuration-error.js';
-import { parseJsonOrUndefined } from '../text/json.js';
+import { parseJsonOrUndefined } from '../text/index.js';
 
 export interface OpenApiCredentials {
   baseUrl: string;

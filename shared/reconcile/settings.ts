@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ConfigurationError } from '../config/configuration-error.js';
-import { parseJsonOrUndefined } from '../text/json.js';
+import { parseJsonOrUndefined } from '../text/index.js';
 
 /** RECONCILE_SOURCES, as the stack writes it for the scheduled reconcile function. */
 export const ReconcileSources = z.record(

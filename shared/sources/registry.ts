@@ -4,7 +4,7 @@ import { shopifySource } from './shopify.js';
 import { squareSource } from './square.js';
 import type { ConfiguredSource, WebhookSource } from './types.js';
 import { ConfigurationError } from '../config/configuration-error.js';
-import { parseJsonOrUndefined } from '../text/json.js';
+import { parseJsonOrUndefined } from '../text/index.js';
 
 /** Every kind of webhook source there is. A new sender: one module, one line here. */
 // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own Settings/Payload types; configureSource re-binds them safely

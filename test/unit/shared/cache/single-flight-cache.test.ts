@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSingleFlightCache } from '../../../../shared/cache/index.js';
+import { createSingleFlightCache } from '../../../../shared/cache/single-flight-cache.js';
 
 const always = () => true;
 const never = () => false;
