@@ -134,7 +134,16 @@ export async function runBundleBench(options: { samples?: number } = {}): Promis
   const add = async (key: string, entry: string, external: string[], env: Record<string, string>, plugins: Plugin[] = []) => {
     const outfile = join(outDir, `${key}.mjs`);
     await bundle(entry, outfile, external, plugins);
-    variants.set(key, { name: key, outfile, env, bytes: (await stat(outfile)).size, gzipBytes: gzipSync(await readFile(outfile)).length, load: [], init: [], rss: [] });
+    variants.set(key, {
+      name: key,
+      outfile,
+      env,
+      bytes: (await stat(outfile)).size,
+      gzipBytes: gzipSync(await readFile(outfile)).length,
+      load: [],
+      init: [],
+      rss: [],
+    });
   };
   const present = FUNCTIONS.filter(({ name }) => existsSync(join(ROOT, 'functions', `${name}.ts`)));
   for (const { name, external, env } of present) {
@@ -158,7 +167,15 @@ export async function runBundleBench(options: { samples?: number } = {}): Promis
   const figures = (key: string): Measured | undefined => {
     const v = variants.get(key);
     if (!v) return undefined;
-    return { bytes: v.bytes, gzipBytes: v.gzipBytes, loadMsP50: p50(v.load), loadMsMax: max(v.load), initMsP50: p50(v.init), initMsMax: max(v.init), rssMiB: p50(v.rss) };
+    return {
+      bytes: v.bytes,
+      gzipBytes: v.gzipBytes,
+      loadMsP50: p50(v.load),
+      loadMsMax: max(v.load),
+      initMsP50: p50(v.init),
+      initMsMax: max(v.init),
+      rssMiB: p50(v.rss),
+    };
   };
   return present.map(({ name, external }) => {
     const pinned = figures(`${name}-pinned-sdk`);

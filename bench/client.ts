@@ -192,7 +192,11 @@ export async function runClientBench(opts: ClientBenchOptions = {}): Promise<Cli
       ratioPaired: Math.round(((b50 + paired) / b50) * 1000) / 1000,
       validationUs: round1(pairedValidation),
       bareValidated: { p50Us: round1(median(validatedUs)), meanUs: round1(mean(validatedUs)) },
-      bareNodeHttp: { p50Us: round1(median(nodeUs)), meanUs: round1(mean(nodeUs)), clientRatio: Math.round((c50 / median(nodeUs)) * 1000) / 1000 },
+      bareNodeHttp: {
+        p50Us: round1(median(nodeUs)),
+        meanUs: round1(mean(nodeUs)),
+        clientRatio: Math.round((c50 / median(nodeUs)) * 1000) / 1000,
+      },
       throughput: {
         concurrency,
         calls: throughputCalls,
@@ -213,7 +217,9 @@ function printFigures(f: ClientBenchFigures): void {
   console.log(`  bare    p50 ${f.bare.p50Us} us   mean ${f.bare.meanUs} us`);
   console.log(`  bare + zod validation  p50 ${f.bareValidated.p50Us} us   mean ${f.bareValidated.meanUs} us`);
   console.log(`  client  p50 ${f.client.p50Us} us   mean ${f.client.meanUs} us`);
-  console.log(`  bare node:http p50 ${f.bareNodeHttp.p50Us} us (the client's HTTP stack); client / bare node:http ${f.bareNodeHttp.clientRatio}`);
+  console.log(
+    `  bare node:http p50 ${f.bareNodeHttp.p50Us} us (the client's HTTP stack); client / bare node:http ${f.bareNodeHttp.clientRatio}`,
+  );
   console.log(`  ratio   p50 ${f.ratio}   mean ${f.ratioMean}   paired ${f.ratioPaired}   (target <= 1.10)`);
   console.log(`  client overhead ${f.overheadUs} us/call (median of paired differences), of which answer validation ${f.validationUs} us`);
   console.log(

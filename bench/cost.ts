@@ -51,7 +51,9 @@ export function costPer1000Events(inputs: CostInputs): CostFigures {
   const memory = productionMemory();
   const receiverMs = inputs.receiverHandlerMs + (inputs.sqsSendMs ?? 15);
   // Lambda bills each invocation's duration rounded up to the millisecond.
-  const gbSeconds = 1000 * ((memory.receiver / 1024) * (Math.ceil(receiverMs) / 1000) + (memory.worker / 1024) * (Math.ceil(inputs.workerMsPerEvent) / 1000));
+  const gbSeconds =
+    1000 *
+    ((memory.receiver / 1024) * (Math.ceil(receiverMs) / 1000) + (memory.worker / 1024) * (Math.ceil(inputs.workerMsPerEvent) / 1000));
   const lines = {
     apiGateway: (1000 / 1e6) * PRICES.apiGatewayPerMillion,
     // 1000 receiver invocations + at worst one worker invocation per event (batches of one).

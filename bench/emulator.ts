@@ -144,7 +144,9 @@ export async function runEmulatorBench(opts: EmulatorBenchOptions = {}): Promise
       for (let i = w; !stop; i += connections) {
         const n = i % members;
         const shopify = String(100_000 + n);
-        const text = await timed('lookup', () => pool.request({ method: 'GET', path: `/api/ext/users/external_id/shopify/${shopify}`, headers }));
+        const text = await timed('lookup', () =>
+          pool.request({ method: 'GET', path: `/api/ext/users/external_id/shopify/${shopify}`, headers }),
+        );
         const id = (JSON.parse(text) as { member: { id: string } }).member.id;
         await timed('calculation', () =>
           pool.request({

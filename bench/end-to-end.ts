@@ -127,7 +127,12 @@ export async function runEndToEndBench(options: { quick?: boolean; log?: (line: 
     });
   const figures = (latencies: number[]): LatencyFigures => {
     const sorted = [...latencies].sort((a, b) => a - b);
-    return { events: sorted.length, p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)), maxMs: round(sorted[sorted.length - 1] ?? 0) };
+    return {
+      events: sorted.length,
+      p50Ms: round(percentile(sorted, 50)),
+      p99Ms: round(percentile(sorted, 99)),
+      maxMs: round(sorted[sorted.length - 1] ?? 0),
+    };
   };
 
   try {

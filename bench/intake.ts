@@ -165,9 +165,13 @@ function print(f: IntakeBenchFigures): void {
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
   console.log('intake: handler invocations per second (in process, in-memory queue)');
   for (const [name, n] of Object.entries(f.invocationsPerSecond)) console.log(`  ${name.padEnd(16)} ${n}/s`);
-  console.log(`intake: receive-webhook bundle (esbuild, minified, ESM); targets < ${kb(f.targets.bundleBytes)}, load < ${f.targets.loadMs} ms`);
+  console.log(
+    `intake: receive-webhook bundle (esbuild, minified, ESM); targets < ${kb(f.targets.bundleBytes)}, load < ${f.targets.loadMs} ms`,
+  );
   for (const [name, b] of Object.entries(f.bundles)) {
-    console.log(`  ${name.padEnd(12)} ${kb(b.bytes)} (gzip ${kb(b.gzipBytes)}), module load p50 ${b.loadMsP50} ms, max ${b.loadMsMax} ms; with --enable-source-maps p50 ${b.sourceMapsLoadMsP50} ms`);
+    console.log(
+      `  ${name.padEnd(12)} ${kb(b.bytes)} (gzip ${kb(b.gzipBytes)}), module load p50 ${b.loadMsP50} ms, max ${b.loadMsMax} ms; with --enable-source-maps p50 ${b.sourceMapsLoadMsP50} ms`,
+    );
   }
   console.log(`  (an empty module loads in ${f.emptyModuleLoadMsP50} ms here; load average ${f.loadAverage})`);
 }

@@ -36,7 +36,12 @@ async function queueAlone() {
   const seconds = (performance.now() - started) / 1000;
   await queue.close();
   delays.sort((a, b) => a - b);
-  return { messages, perSecond: Math.round(messages / seconds), deliveryDelayMsP50: percentile(delays, 50), deliveryDelayMsP99: percentile(delays, 99) };
+  return {
+    messages,
+    perSecond: Math.round(messages / seconds),
+    deliveryDelayMsP50: percentile(delays, 50),
+    deliveryDelayMsP99: percentile(delays, 99),
+  };
 }
 
 async function wholeStack() {
@@ -50,7 +55,14 @@ async function wholeStack() {
       while (next < events) {
         const i = next++;
         const request = shopifyOrderPaid(
-          { orderId: String(6_000_000_000_000_000_000n + BigInt(i)), name: `#B${i}`, customerId: customers[i % customers.length]!, subtotal: '1000', tax: '100', currency: 'JPY' },
+          {
+            orderId: String(6_000_000_000_000_000_000n + BigInt(i)),
+            name: `#B${i}`,
+            customerId: customers[i % customers.length]!,
+            subtotal: '1000',
+            tax: '100',
+            currency: 'JPY',
+          },
           stack.webhookSecrets.shopify[0]!,
           `bench-${i}`,
           Date.now(),

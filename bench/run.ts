@@ -64,11 +64,19 @@ function table(rows: Row[]): string[] {
   const width = (k: keyof Row) => Math.max(...all.map((r) => r[k].length));
   const w = { area: width('area'), figure: width('figure'), value: width('value'), limit: width('limit') };
   const line = (r: Row) => `${r.area.padEnd(w.area)}  ${r.figure.padEnd(w.figure)}  ${r.value.padStart(w.value)}  ${r.limit}`;
-  return [line(header), `${'-'.repeat(w.area)}  ${'-'.repeat(w.figure)}  ${'-'.repeat(w.value)}  ${'-'.repeat(w.limit)}`, ...rows.map(line)];
+  return [
+    line(header),
+    `${'-'.repeat(w.area)}  ${'-'.repeat(w.figure)}  ${'-'.repeat(w.value)}  ${'-'.repeat(w.limit)}`,
+    ...rows.map(line),
+  ];
 }
 
 function markdownTable(rows: Row[]): string[] {
-  return ['| area | figure | value | limit / target |', '|---|---|---:|---|', ...rows.map((r) => `| ${r.area} | ${r.figure} | ${r.value} | ${r.limit} |`)];
+  return [
+    '| area | figure | value | limit / target |',
+    '|---|---|---:|---|',
+    ...rows.map((r) => `| ${r.area} | ${r.figure} | ${r.value} | ${r.limit} |`),
+  ];
 }
 
 async function main(): Promise<void> {
@@ -92,7 +100,9 @@ async function main(): Promise<void> {
   const client = await part('Open API client', async () =>
     (await import('./client.js')).runClientBench(quick ? { calls: 150, rounds: 2, throughputCalls: 1000 } : {}),
   );
-  const emulator = await part('emulator', async () => (await import('./emulator.js')).runEmulatorBench({ durationMs: quick ? 2000 : 10_000 }));
+  const emulator = await part('emulator', async () =>
+    (await import('./emulator.js')).runEmulatorBench({ durationMs: quick ? 2000 : 10_000 }),
+  );
   const endToEnd = await part('end to end through the local stack', async () =>
     (await import('./end-to-end.js')).runEndToEndBench({ quick, log: progress }),
   );
@@ -103,18 +113,48 @@ async function main(): Promise<void> {
   if (worker.ok) {
     const { cost, throughput, rate } = worker.value;
     const c = (name: string, x: typeof cost.purchase, limit: string) =>
-      rows.push({ area: 'worker cost', figure: `${name}: Open API calls / DynamoDB writes / reads`, value: `${fmt(x.openApiCalls, 2)} / ${fmt(x.dynamoWrites, 2)} / ${fmt(x.dynamoReads, 2)}`, limit });
+      rows.push({
+        area: 'worker cost',
+        figure: `${name}: Open API calls / DynamoDB writes / reads`,
+        value: `${fmt(x.openApiCalls, 2)} / ${fmt(x.dynamoWrites, 2)} / ${fmt(x.dynamoReads, 2)}`,
+        limit,
+      });
     c('purchase', cost.purchase, '<= 2 calls, <= 2 writes');
     c('first refund of an order', cost.firstRefund, '-');
     c('later refund of an order', cost.laterRefund, '-');
-    rows.push({ area: 'worker speed', figure: `events/s through the worker (${throughput.concurrency} at once)`, value: fmt(throughput.workerEventsPerSecond), limit: '-' });
-    rows.push({ area: 'worker speed', figure: 'events/s of the floor (2 HTTP + 2 writes)', value: fmt(throughput.floorEventsPerSecond), limit: '-' });
-    rows.push({ area: 'worker speed', figure: 'worker / floor (CPU-bound: no latency anywhere)', value: fmt(throughput.ratio, 2), limit: '>= 0.8' });
+    rows.push({
+      area: 'worker speed',
+      figure: `events/s through the worker (${throughput.concurrency} at once)`,
+      value: fmt(throughput.workerEventsPerSecond),
+      limit: '-',
+    });
+    rows.push({
+      area: 'worker speed',
+      figure: 'events/s of the floor (2 HTTP + 2 writes)',
+      value: fmt(throughput.floorEventsPerSecond),
+      limit: '-',
+    });
+    rows.push({
+      area: 'worker speed',
+      figure: 'worker / floor (CPU-bound: no latency anywhere)',
+      value: fmt(throughput.ratio, 2),
+      limit: '>= 0.8',
+    });
     const m = worker.value.awsLatency;
     const model = `Open API ${m.openApiMs} +/- ${m.jitterMs} ms, DynamoDB ${m.dynamoMs} ms, ${m.concurrency} at once`;
-    rows.push({ area: 'latency model', figure: `events/s worker / floor (${model})`, value: `${fmt(m.workerEventsPerSecond)} / ${fmt(m.floorEventsPerSecond)}`, limit: '-' });
+    rows.push({
+      area: 'latency model',
+      figure: `events/s worker / floor (${model})`,
+      value: `${fmt(m.workerEventsPerSecond)} / ${fmt(m.floorEventsPerSecond)}`,
+      limit: '-',
+    });
     rows.push({ area: 'latency model', figure: 'worker / floor', value: fmt(m.ratio, 2), limit: '>= 0.95' });
-    rows.push({ area: 'latency model', figure: 'one purchase p50, worker / floor', value: `${fmt(m.workerEventMsP50)} / ${fmt(m.floorEventMsP50)} ms`, limit: '-' });
+    rows.push({
+      area: 'latency model',
+      figure: 'one purchase p50, worker / floor',
+      value: `${fmt(m.workerEventMsP50)} / ${fmt(m.floorEventMsP50)} ms`,
+      limit: '-',
+    });
     const split = (name: string, x: typeof worker.value.split.worker) =>
       rows.push({
         area: 'worker speed',
@@ -126,7 +166,12 @@ async function main(): Promise<void> {
     split('floor', worker.value.split.floor);
     for (const [route, s] of Object.entries(rate.routes)) {
       if (route.includes('/token')) continue;
-      rows.push({ area: 'rate budget', figure: `max_per_minute ${route}`, value: String(s.maxPerMinute), limit: `<= ${rate.budgetPerMinute}` });
+      rows.push({
+        area: 'rate budget',
+        figure: `max_per_minute ${route}`,
+        value: String(s.maxPerMinute),
+        limit: `<= ${rate.budgetPerMinute}`,
+      });
     }
     rows.push({
       area: 'rate budget',
@@ -134,7 +179,12 @@ async function main(): Promise<void> {
       value: `${rate.sustainedPerMinute} (${fmt(rate.share * 100)} %)`,
       limit: `share of ${rate.budgetPerMinute}`,
     });
-    rows.push({ area: 'rate budget', figure: 'event time p50 / max under the budget (clock s)', value: `${fmt(rate.eventSecondsP50)} / ${fmt(rate.eventSecondsMax)}`, limit: 'lease 120 s' });
+    rows.push({
+      area: 'rate budget',
+      figure: 'event time p50 / max under the budget (clock s)',
+      value: `${fmt(rate.eventSecondsP50)} / ${fmt(rate.eventSecondsMax)}`,
+      limit: 'lease 120 s',
+    });
     const redelivered = Object.entries(worker.value.retries);
     rows.push({
       area: 'worker',
@@ -145,19 +195,44 @@ async function main(): Promise<void> {
   } else failed('worker', worker);
 
   if (latency.ok) {
-    rows.push({ area: 'intake', figure: `latency p50 / p99 over HTTP (${latency.value.requests} requests)`, value: `${fmt(latency.value.p50Ms, 2)} / ${fmt(latency.value.p99Ms, 2)} ms`, limit: 'Shopify waits 5 s' });
+    rows.push({
+      area: 'intake',
+      figure: `latency p50 / p99 over HTTP (${latency.value.requests} requests)`,
+      value: `${fmt(latency.value.p50Ms, 2)} / ${fmt(latency.value.p99Ms, 2)} ms`,
+      limit: 'Shopify waits 5 s',
+    });
   } else failed('intake latency', latency);
   if (intake.ok) {
-    rows.push({ area: 'intake', figure: 'handler invocations/s (Shopify order, in process)', value: fmt(intake.value.invocationsPerSecond.shopifyAccepted, 0), limit: '-' });
+    rows.push({
+      area: 'intake',
+      figure: 'handler invocations/s (Shopify order, in process)',
+      value: fmt(intake.value.invocationsPerSecond.shopifyAccepted, 0),
+      limit: '-',
+    });
   } else failed('intake', intake);
 
   if (bundles.ok) {
     for (const b of bundles.value) {
       const sdk = b.external.length > 0 ? 'runtime AWS SDK' : 'AWS SDK bundled';
-      rows.push({ area: 'bundle', figure: `${b.name} (${sdk}): minified / gzip`, value: `${kb(b.bytes)} / ${kb(b.gzipBytes)}`, limit: b.name === 'process-events' ? '<= 400 KB' : '-' });
+      rows.push({
+        area: 'bundle',
+        figure: `${b.name} (${sdk}): minified / gzip`,
+        value: `${kb(b.bytes)} / ${kb(b.gzipBytes)}`,
+        limit: b.name === 'process-events' ? '<= 400 KB' : '-',
+      });
       const limit = b.name === 'process-events' ? '<= 80 ms' : '-';
-      rows.push({ area: 'bundle', figure: `${b.name}: module load p50 / max (fresh process)`, value: `${fmt(b.loadMsP50)} / ${fmt(b.loadMsMax)} ms`, limit });
-      rows.push({ area: 'bundle', figure: `${b.name}: init = load + building its clients, p50; RSS after`, value: `${fmt(b.initMsP50)} ms; ${fmt(b.rssMiB, 0)} MiB`, limit: '-' });
+      rows.push({
+        area: 'bundle',
+        figure: `${b.name}: module load p50 / max (fresh process)`,
+        value: `${fmt(b.loadMsP50)} / ${fmt(b.loadMsMax)} ms`,
+        limit,
+      });
+      rows.push({
+        area: 'bundle',
+        figure: `${b.name}: init = load + building its clients, p50; RSS after`,
+        value: `${fmt(b.initMsP50)} ms; ${fmt(b.rssMiB, 0)} MiB`,
+        limit: '-',
+      });
       if (b.pinnedSdk) {
         rows.push({
           area: 'bundle',
@@ -175,19 +250,44 @@ async function main(): Promise<void> {
         });
       }
       if (b.esmImportSdk) {
-        rows.push({ area: 'bundle', figure: `${b.name}, runtime SDK by ESM import (not require): load p50`, value: `${fmt(b.esmImportSdk.loadMsP50)} ms`, limit: 'side by side' });
+        rows.push({
+          area: 'bundle',
+          figure: `${b.name}, runtime SDK by ESM import (not require): load p50`,
+          value: `${fmt(b.esmImportSdk.loadMsP50)} ms`,
+          limit: 'side by side',
+        });
       }
     }
   } else failed('bundles', bundles);
 
   if (client.ok) {
-    rows.push({ area: 'Open API client', figure: 'call p50 vs bare undici (ratio)', value: fmt(client.value.ratio, 2), limit: '<= 1.10 (set with the undici transport)' });
-    rows.push({ area: 'Open API client', figure: 'call p50 vs bare node:http, its HTTP stack (ratio)', value: fmt(client.value.bareNodeHttp.clientRatio, 2), limit: '-' });
-    rows.push({ area: 'Open API client', figure: `calls/s (${client.value.throughput.concurrency} at once)`, value: fmt(client.value.throughput.clientCallsPerSecond, 0), limit: '-' });
+    rows.push({
+      area: 'Open API client',
+      figure: 'call p50 vs bare undici (ratio)',
+      value: fmt(client.value.ratio, 2),
+      limit: '<= 1.10 (set with the undici transport)',
+    });
+    rows.push({
+      area: 'Open API client',
+      figure: 'call p50 vs bare node:http, its HTTP stack (ratio)',
+      value: fmt(client.value.bareNodeHttp.clientRatio, 2),
+      limit: '-',
+    });
+    rows.push({
+      area: 'Open API client',
+      figure: `calls/s (${client.value.throughput.concurrency} at once)`,
+      value: fmt(client.value.throughput.clientCallsPerSecond, 0),
+      limit: '-',
+    });
   } else failed('Open API client', client);
 
   if (emulator.ok) {
-    rows.push({ area: 'emulator', figure: `requests/s (${emulator.value.connections} connections)`, value: fmt(emulator.value.requestsPerSecond, 0), limit: '-' });
+    rows.push({
+      area: 'emulator',
+      figure: `requests/s (${emulator.value.connections} connections)`,
+      value: fmt(emulator.value.requestsPerSecond, 0),
+      limit: '-',
+    });
     if (emulator.value.emulatorCpuMsPerRequest !== undefined) {
       rows.push({ area: 'emulator', figure: 'CPU ms per request', value: fmt(emulator.value.emulatorCpuMsPerRequest, 3), limit: '-' });
     }
@@ -195,10 +295,30 @@ async function main(): Promise<void> {
 
   if (endToEnd.ok) {
     const e = endToEnd.value;
-    rows.push({ area: 'end to end', figure: `POST -> points credited, steady ${fmt(e.steady.eventsPerSecond)} events/s: p50 / p99`, value: `${fmt(e.steady.p50Ms)} / ${fmt(e.steady.p99Ms)} ms`, limit: '-' });
-    rows.push({ area: 'end to end', figure: `burst of ${e.burst.events}: p50 / p99`, value: `${fmt(e.burst.p50Ms)} / ${fmt(e.burst.p99Ms)} ms`, limit: '-' });
-    rows.push({ area: 'end to end', figure: `burst of ${e.burst.events}: backlog drained in (budget ${e.rateBudgetPerMinute}/min per endpoint)`, value: `${fmt(e.burst.drainSeconds)} s (${fmt(e.burst.drainEventsPerSecond)} events/s)`, limit: 'budget alone: 0 s below 2000' });
-    rows.push({ area: 'end to end', figure: 'not credited / dead-lettered', value: `${e.notCredited} / ${e.deadLettered}`, limit: 'none expected' });
+    rows.push({
+      area: 'end to end',
+      figure: `POST -> points credited, steady ${fmt(e.steady.eventsPerSecond)} events/s: p50 / p99`,
+      value: `${fmt(e.steady.p50Ms)} / ${fmt(e.steady.p99Ms)} ms`,
+      limit: '-',
+    });
+    rows.push({
+      area: 'end to end',
+      figure: `burst of ${e.burst.events}: p50 / p99`,
+      value: `${fmt(e.burst.p50Ms)} / ${fmt(e.burst.p99Ms)} ms`,
+      limit: '-',
+    });
+    rows.push({
+      area: 'end to end',
+      figure: `burst of ${e.burst.events}: backlog drained in (budget ${e.rateBudgetPerMinute}/min per endpoint)`,
+      value: `${fmt(e.burst.drainSeconds)} s (${fmt(e.burst.drainEventsPerSecond)} events/s)`,
+      limit: 'budget alone: 0 s below 2000',
+    });
+    rows.push({
+      area: 'end to end',
+      figure: 'not credited / dead-lettered',
+      value: `${e.notCredited} / ${e.deadLettered}`,
+      limit: 'none expected',
+    });
   } else failed('end to end', endToEnd);
 
   let cost: ReturnType<typeof costPer1000Events> | { error: string } = { error: 'needs the worker and intake figures' };
@@ -261,54 +381,54 @@ function resultsMarkdown(rows: Row[], figures: unknown, quick: boolean, host: Re
     '## How they are measured',
     '',
     '- **Cost per event** (bench/worker.ts): after 20 warm-up purchases (token cached, pools warm), events go one at a time',
-    '  through `functions/process-events.ts` `makeHandler` as SQS FIFO records. Open API calls are the emulator\'s own',
+    "  through `functions/process-events.ts` `makeHandler` as SQS FIFO records. Open API calls are the emulator's own",
     '  request counts (`/__emulator/stats`, token requests included); DynamoDB requests are counted by a middleware on the',
     '  SDK client the ledger uses. The first refund of an order also reads the point history once, to learn the exact',
     '  credited figure (the purchase stores only the balance difference, to stay at 2 calls).',
     '- **Worker vs floor, CPU-bound**: the same number of purchases, 8 at a time, batches of one record. The floor does only',
     '  the bare work of a purchase in the same process: 2 raw undici requests (lookup by external id, points calculation)',
     '  and 2 DynamoDB writes (conditional put, update). Rounds alternate floor and worker; the best round of each counts.',
-    '  The worker\'s client has its limiter opened wide here: the limiter is measured in the next run. Nothing waits on a',
+    "  The worker's client has its limiter opened wide here: the limiter is measured in the next run. Nothing waits on a",
     '  network here, so this figure compares CPU: the split of one purchase at a time (time inside DynamoDB requests,',
     '  inside Open API calls, and the rest) shows where the gap is, mostly dynalite (a JavaScript DynamoDB in this same',
-    '  process) parsing and evaluating the ledger\'s conditional update expressions, which AWS would not charge in time.',
+    "  process) parsing and evaluating the ledger's conditional update expressions, which AWS would not charge in time.",
     '- **Latency model** (`worker.awsLatency`): time spent where AWS spends it. Every Open API call of the run is held',
-    '  back by the emulator\'s `delay` fault (one fault per call, `times: 1`, 40 ms +/- 10 ms uniform jitter from a seeded',
+    "  back by the emulator's `delay` fault (one fault per call, `times: 1`, 40 ms +/- 10 ms uniform jitter from a seeded",
     '  generator, so both sides get the same series), and every DynamoDB request waits 5 ms in a middleware on the SDK',
     '  client that the ledger and the floor share (the round trip to DynamoDB in the same region). 4 purchases at a time',
     '  (4 containers, each working one record at a time), the floor and the worker alternately, best round of each.',
     '  The per-event p50 is what a purchase costs in billed Lambda time in this model (it feeds the cost line).',
     '- **Rate budget**: a backlog of purchases through a worker whose client has the production budget (2000 requests',
     '  per minute per endpoint), 32 events in flight. To see minutes in seconds, one scaled clock (K x real time) drives',
-    '  both sides: the client\'s limiter (`now` and `sleep`) and the emulator\'s clock, set through',
+    "  both sides: the client's limiter (`now` and `sleep`) and the emulator's clock, set through",
     '  `POST /__emulator/clock` every 20 ms. K is chosen from the measured throughput T so that the budget, not the',
-    '  worker, is the bound: a minute\'s 2000 calls take 2000 / T real seconds, which must fit in 60 / K, so K = 0.7 x 0.03 T',
-    '  (at least 1, at most 20). The scaled clock starts 1 s after a minute boundary, so the limiter\'s',
-    '  sliding 60 s windows line up with the emulator\'s clock minutes. `max_per_minute` is the emulator\'s own figure;',
+    "  worker, is the bound: a minute's 2000 calls take 2000 / T real seconds, which must fit in 60 / K, so K = 0.7 x 0.03 T",
+    "  (at least 1, at most 20). The scaled clock starts 1 s after a minute boundary, so the limiter's",
+    "  sliding 60 s windows line up with the emulator's clock minutes. `max_per_minute` is the emulator's own figure;",
     '  the sustained rate is the mean of the complete clock minutes of calculation calls (counted when each call returns),',
     '  as a share of 2000. The event time shows what waiting in the limiter costs an event under a backlog.',
-    '- **Intake latency** (bench/intake-latency.ts): signed Shopify orders and POS sales (the chaos scenario\'s payloads),',
+    "- **Intake latency** (bench/intake-latency.ts): signed Shopify orders and POS sales (the chaos scenario's payloads),",
     '  one at a time on a keep-alive connection, to the local API Gateway stand-in (local/http) in front of the real',
     '  receive-webhook handler, until the 2xx; the queue behind only records the message. 100 warm-up requests.',
     '- **Bundles** (bench/bundles.ts): each function built as the stack builds it (esbuild, ESM, minified, the AWS SDK',
     '  left to the Lambda runtime: infra/paths.ts). One fresh Node process per sample; load = evaluating the module, init =',
-    '  load + `depsFromEnvironment` with the stack\'s environment (the DynamoDB/SQS clients, the Open API client, logger,',
-    '  metrics: what a cold start pays before the first request leaves), RSS = the process\'s resident memory after init.',
+    "  load + `depsFromEnvironment` with the stack's environment (the DynamoDB/SQS clients, the Open API client, logger,",
+    "  metrics: what a cold start pays before the first request leaves), RSS = the process's resident memory after init.",
     '  An external module is loaded from node_modules, as the runtime loads its own (its version may differ: AWS updates',
-    '  the runtime\'s SDK). Side by side, samples interleaved: the same function with the pinned SDK bundled (esbuild',
+    "  the runtime's SDK). Side by side, samples interleaved: the same function with the pinned SDK bundled (esbuild",
     '  tree-shakes its ESM build) and, for the worker, with the ledger taking the runtime SDK by ESM `import` instead of',
     '  `require()` (shared/ledger/sdk.ts: an ESM import of a CommonJS package first scans its source for export names).',
     '- **End to end** (bench/end-to-end.ts, `endToEnd`): the local stack (`startLocalStack`, the code `npm start` runs) with',
     '  500 members, production defaults (rate budget 2000/min per endpoint). Signed Shopify orders/paid webhooks over HTTP;',
-    '  each is timed from the start of its POST to the worker\'s `event processed` line with outcome credited (the points',
+    "  each is timed from the start of its POST to the worker's `event processed` line with outcome credited (the points",
     '  call has returned: the points are visible upstream). Steady: one webhook every 100 ms (10 events/s, 10 s quick,',
     '  30 s full); burst: 500 posted at once over 8 connections, drained = first POST to the last credit. No latency is',
-    '  injected here: these are the local stack\'s own figures. A burst of 500 needs 500 calls per endpoint, under the',
+    "  injected here: these are the local stack's own figures. A burst of 500 needs 500 calls per endpoint, under the",
     '  2000 per minute budget, so the budget does not slow it (the limiter is a sliding window): it drains at the',
-    '  worker\'s speed. A backlog larger than the budget drains at 2000 events per minute (the rate budget figures above).',
-    '- **Cost** (bench/cost.ts): list prices (docs/deploy.md section 7) with the worker\'s per-purchase time from the',
-    '  latency model and the receiver\'s handler time (intake bench) plus a modelled 15 ms SQS SendMessage, at the',
-    '  production stage\'s configured memory (Lambda bills configured memory, not RSS).',
+    "  worker's speed. A backlog larger than the budget drains at 2000 events per minute (the rate budget figures above).",
+    "- **Cost** (bench/cost.ts): list prices (docs/deploy.md section 7) with the worker's per-purchase time from the",
+    "  latency model and the receiver's handler time (intake bench) plus a modelled 15 ms SQS SendMessage, at the",
+    "  production stage's configured memory (Lambda bills configured memory, not RSS).",
     '- **Run-to-run spread** seen during issue 18 (quick runs, load average 1.6 to 19 from other work on the same cores):',
     '  CPU-bound worker / floor 0.71-0.93 (chunked runs), latency model 0.96-1.04, worker load p50 80-126 ms (pinned SDK',
     '  bundled 64-132 ms, faster in 7 of 9 runs). One run is one sample: compare runs taken at a similar load.',

@@ -98,7 +98,11 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
     const floorEvent = async (event: PurchaseEvent): Promise<void> => {
       const auth = { authorization: `Bearer ${token}`, 'user-agent': 'bench-floor' };
       const started = performance.now();
-      const lookup = await pool.request({ method: 'GET', path: `/api/ext/users/external_id/shopify/${event.customer?.externalId}`, headers: auth });
+      const lookup = await pool.request({
+        method: 'GET',
+        path: `/api/ext/users/external_id/shopify/${event.customer?.externalId}`,
+        headers: auth,
+      });
       const { member: found } = (await lookup.body.json()) as { member: { id: string } };
       const grant = await pool.request({
         method: 'POST',
@@ -113,7 +117,13 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
         new PutCommand({ TableName: dynamo.tableName, Item: { pk, state: 'pending' }, ConditionExpression: 'attribute_not_exists(pk)' }),
       );
       await dynamo.documentClient.send(
-        new UpdateCommand({ TableName: dynamo.tableName, Key: { pk }, UpdateExpression: 'SET #s = :d', ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':d': 'done' } }),
+        new UpdateCommand({
+          TableName: dynamo.tableName,
+          Key: { pk },
+          UpdateExpression: 'SET #s = :d',
+          ExpressionAttributeNames: { '#s': 'state' },
+          ExpressionAttributeValues: { ':d': 'done' },
+        }),
       );
     };
     const split = async (events: PurchaseEvent[], run: (event: PurchaseEvent) => Promise<void>): Promise<TimeSplit> => {
@@ -141,13 +151,21 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
     const purchases = Array.from({ length: sizes.cost }, (_, i) => purchase(member(i + 20)));
     const purchaseCost = await measure(purchases);
     const splits = {
-      worker: await split(Array.from({ length: sizes.cost }, (_, i) => purchase(member(i))), (e) => invoke(handler, e)),
-      floor: await split(Array.from({ length: sizes.cost }, (_, i) => purchase(member(i))), floorEvent),
+      worker: await split(
+        Array.from({ length: sizes.cost }, (_, i) => purchase(member(i))),
+        (e) => invoke(handler, e),
+      ),
+      floor: await split(
+        Array.from({ length: sizes.cost }, (_, i) => purchase(member(i))),
+        floorEvent,
+      ),
     };
     // 30 % each, so every refund has points to debit (a refund whose share rounds to 0 makes no call).
     const firstRefund = await measure(purchases.map((p) => refund(p, 'r1', Math.floor(p.eligibleAmount * 0.3))));
     const laterRefund = await measure(purchases.map((p) => refund(p, 'r2', Math.floor(p.eligibleAmount * 0.3))));
-    log(`worker: cost per purchase ${purchaseCost.openApiCalls} calls, ${purchaseCost.dynamoWrites} writes, ${purchaseCost.dynamoReads} reads`);
+    log(
+      `worker: cost per purchase ${purchaseCost.openApiCalls} calls, ${purchaseCost.dynamoWrites} writes, ${purchaseCost.dynamoReads} reads`,
+    );
 
     // --- throughput against the bare floor ----------------------------------------------------
     // Short chunks in ABBA order (floor, worker, worker, floor, ...), times summed per side: on a shared
@@ -172,7 +190,10 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
     /** One delay fault per Open API call the next `events` purchases make (2 each), in call order. */
     const delayCalls = async (events: number) => {
       for (let i = 0; i < events; i += 1) {
-        for (const [method, path] of [['GET', '^/api/ext/users/external_id/'], ['POST', '^/api/ext/users/[^/]+/points/calculation$']]) {
+        for (const [method, path] of [
+          ['GET', '^/api/ext/users/external_id/'],
+          ['POST', '^/api/ext/users/[^/]+/points/calculation$'],
+        ]) {
           const delay = Math.round(model.openApiMs + (random() * 2 - 1) * model.jitterMs);
           await emulatorAdmin(emulator.url, 'POST', '/faults', { method, path, fault: 'delay', delay_ms: delay, times: 1 });
         }

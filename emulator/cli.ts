@@ -46,7 +46,9 @@ async function loadConfig(path: string): Promise<EmulatorConfig> {
   } catch (e) {
     if (e instanceof ConfigError) throw e;
     const code = (e as { code?: unknown }).code;
-    throw new ConfigError(code === 'ENOENT' ? `--config ${path}: no such file` : `--config ${path}: cannot read it (${String(code ?? (e as Error).message)})`);
+    throw new ConfigError(
+      code === 'ENOENT' ? `--config ${path}: no such file` : `--config ${path}: cannot read it (${String(code ?? (e as Error).message)})`,
+    );
   }
 }
 

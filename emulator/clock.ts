@@ -49,7 +49,12 @@ export function parseDateTime(text: string, shape: 'date' | 'minute' | 'second')
   if (shape === 'minute' && (!hasTime || hasSeconds)) return undefined;
   if (shape === 'second' && !hasSeconds) return undefined;
   const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [
-    number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   if (h > 23 || mi > 59 || s > 59) return undefined;
   // Not Date.UTC: it reads years 0-99 as 1900-1999.

@@ -12,7 +12,10 @@ export const CUSTOM_FIELD_TYPES = ['string', 'number', 'date', 'datetime'] as co
 
 const CustomField = z.strictObject({
   column: z.string().regex(/^column(0[1-9]|[1-4][0-9]|50)$/, 'must be column01 to column50'),
-  key: z.string().min(1).refine((k) => !longerThan(k, 64), 'must be at most 64 characters'),
+  key: z
+    .string()
+    .min(1)
+    .refine((k) => !longerThan(k, 64), 'must be at most 64 characters'),
   type: z.enum(CUSTOM_FIELD_TYPES),
 });
 export type CustomField = z.infer<typeof CustomField>;
@@ -27,7 +30,8 @@ const Ranks = z
   .custom<Record<string, unknown>>(isObject, 'must be an object of rank names to rates')
   .superRefine((ranks, ctx) => {
     for (const [name, rate] of Object.entries(ranks)) {
-      if (name === '' || longerThan(name, 255)) ctx.addIssue({ code: 'custom', path: [name], message: 'a rank name has 1 to 255 characters' });
+      if (name === '' || longerThan(name, 255))
+        ctx.addIssue({ code: 'custom', path: [name], message: 'a rank name has 1 to 255 characters' });
       if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0) {
         ctx.addIssue({ code: 'custom', path: [name], message: 'must be a non-negative number' });
       }
@@ -44,7 +48,10 @@ export const ClientSettings = z.strictObject({
   auto_numbering: z.boolean(),
   designated_numbering: z.boolean(),
   rank_feature: z.boolean(),
-  default_rank: z.string().min(1).refine((r) => !longerThan(r, 255), 'must be at most 255 characters'),
+  default_rank: z
+    .string()
+    .min(1)
+    .refine((r) => !longerThan(r, 255), 'must be at most 255 characters'),
   ranks: Ranks,
   custom_fields: z.array(CustomField).max(50),
   external_keys: z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, max 64')).max(5),

@@ -24,8 +24,7 @@ export interface RunningEmulator {
 }
 
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
-  const config: EmulatorConfig =
-    options.config === undefined ? await loadConfigFile(DEMO_CONFIG_PATH) : parseConfig(options.config);
+  const config: EmulatorConfig = options.config === undefined ? await loadConfigFile(DEMO_CONFIG_PATH) : parseConfig(options.config);
   const app = buildServer({ state: new EmulatorState(config) });
   const host = options.host ?? '127.0.0.1';
   await app.listen({ port: options.port ?? 0, host });

@@ -189,4 +189,3 @@ export function buildServer({ state }: ServerOptions): FastifyInstance {
 
   return app;
 }
-

@@ -1,6 +1,15 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
-import { auditLedger, findingLine, noteLine, scanLedger, summaryLine, type AuditResult, type LedgerRecords, type TimeRange } from '../shared/audit/index.js';
+import {
+  auditLedger,
+  findingLine,
+  noteLine,
+  scanLedger,
+  summaryLine,
+  type AuditResult,
+  type LedgerRecords,
+  type TimeRange,
+} from '../shared/audit/index.js';
 import { ENV } from '../shared/config/environment.js';
 import type * as logging from '../shared/logging/index.js';
 import { processingSettingsFromEnv } from '../shared/config/processing-settings.js';
@@ -64,7 +73,12 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
 
 /** AUDIT_DAYS: a whole number of days, 1..400 (the ledger keeps records 400 days by default). */
 export function auditDaysFrom(env: NodeJS.ProcessEnv): number {
-  return envInteger(env, ENV.AUDIT_DAYS, { fallback: DEFAULT_AUDIT_DAYS, min: 1, max: 400 }, (raw) => new Error(`${ENV.AUDIT_DAYS} must be a whole number of days from 1 to 400, got "${raw}"`));
+  return envInteger(
+    env,
+    ENV.AUDIT_DAYS,
+    { fallback: DEFAULT_AUDIT_DAYS, min: 1, max: 400 },
+    (raw) => new Error(`${ENV.AUDIT_DAYS} must be a whole number of days from 1 to 400, got "${raw}"`),
+  );
 }
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedgerDeps> = {}): AuditLedgerDeps {

@@ -120,7 +120,10 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
       outcome =
         left !== undefined && left < DEFAULT_MIN_CALL_MS
           ? { kind: 'upstream_error', action: 'retry', errorKind: 'timeout', reason: 'too little time left in this invocation to start' }
-          : await processor.process(body, { receiveCount, ...(record.attributes?.MessageGroupId ? { groupId: record.attributes.MessageGroupId } : {}) });
+          : await processor.process(body, {
+              receiveCount,
+              ...(record.attributes?.MessageGroupId ? { groupId: record.attributes.MessageGroupId } : {}),
+            });
     } catch (e) {
       // A bug or an infrastructure failure (DynamoDB): the message goes back, the lease expires.
       logger.error('event failed', { ...where, error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown' });
@@ -203,9 +206,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     openapi:
       overrides.openapi ??
       createOpenApiClient({
-        credentials: secretId
-          ? secretsManagerCredentials(secretId, createSecretsManagerReader())
-          : environmentCredentials(env),
+        credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
         ratePerMinute: settings.rateBudgetPerMinute,
         remainingMs: budget.remainingMs,
       }),

@@ -22,20 +22,17 @@ export type ReceiveWebhookDeps = IntakeDeps & {
   /** Counts each delivery (accepted / ignored / refused, by source and kind); EMF on stdout in Lambda. */
   recordDelivery?: DeliveryRecorder;
 };
-export type ReceiveWebhookHandler = (
-  event: APIGatewayProxyEventV2,
-  context?: Context,
-) => Promise<APIGatewayProxyStructuredResultV2>;
+export type ReceiveWebhookHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /** The source a request is for: `source` path parameter, else the last segment of the path or route. */
 function sourceOf(event: APIGatewayProxyEventV2): string | undefined {
-  const lastSegment = (path: string | undefined) => path?.split('/').filter((s) => s !== '').pop();
+  const lastSegment = (path: string | undefined) =>
+    path
+      ?.split('/')
+      .filter((s) => s !== '')
+      .pop();
   const fromRoute = lastSegment(event.routeKey?.split(' ').pop());
-  return (
-    event.pathParameters?.source ??
-    lastSegment(event.rawPath) ??
-    (fromRoute && !fromRoute.startsWith('{') ? fromRoute : undefined)
-  );
+  return event.pathParameters?.source ?? lastSegment(event.rawPath) ?? (fromRoute && !fromRoute.startsWith('{') ? fromRoute : undefined);
 }
 
 function toRequest(event: APIGatewayProxyEventV2): IntakeRequest {
@@ -75,8 +72,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
   return {
     sources,
     secrets:
-      overrides.secrets ??
-      webhookSecretsFromEnvironment(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) }),
+      overrides.secrets ?? webhookSecretsFromEnvironment(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) }),
     queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFrom(env) }),
     now: overrides.now ?? Date.now,
     maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFrom(env),
@@ -98,7 +94,9 @@ export const handler: ReceiveWebhookHandler = async (event, context) => {
       lambdaHandler = makeHandler(depsFromEnvironment(process.env));
     } catch (e) {
       // A configuration error: named in the log (never a secret), generic to the sender, who retries.
-      console.error(JSON.stringify({ level: 'ERROR', message: 'receive-webhook is misconfigured', error: e instanceof Error ? e.message : 'unknown' }));
+      console.error(
+        JSON.stringify({ level: 'ERROR', message: 'receive-webhook is misconfigured', error: e instanceof Error ? e.message : 'unknown' }),
+      );
       return reply(500, { error: { kind: 'not_configured', message: 'the webhook endpoint is not configured' } });
     }
   }

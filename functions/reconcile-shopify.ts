@@ -6,7 +6,13 @@ import { createDocumentClient, createLedger, type Ledger } from '../shared/ledge
 import { METRIC } from '../shared/metrics/names.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
 import type { EventQueue } from '../shared/queue/types.js';
-import { reconcileShopify, type ReconcileResult, type ReconcileSources, reconcileSourcesFrom, summaryLine } from '../shared/reconcile/index.js';
+import {
+  reconcileShopify,
+  type ReconcileResult,
+  type ReconcileSources,
+  reconcileSourcesFrom,
+  summaryLine,
+} from '../shared/reconcile/index.js';
 import { createShopifyAdminClient, type ShopifyAdminClient, secretsManagerAccessToken } from '../shared/shopify-admin/index.js';
 import { loadSources, type SourceSet } from '../shared/sources/registry.js';
 
@@ -27,8 +33,16 @@ export interface ReconcileShopifyDeps {
   ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
   queue: EventQueue;
   adminClient: (source: string, settings: ReconcileSources[string]) => ShopifyAdminClient;
-  logger: { info(m: string, e?: Record<string, unknown>): void; warn(m: string, e?: Record<string, unknown>): void; error(m: string, e?: Record<string, unknown>): void };
-  metrics: { addDimension(name: string, value: string): void; addMetric(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): void; publishStoredMetrics(): void };
+  logger: {
+    info(m: string, e?: Record<string, unknown>): void;
+    warn(m: string, e?: Record<string, unknown>): void;
+    error(m: string, e?: Record<string, unknown>): void;
+  };
+  metrics: {
+    addDimension(name: string, value: string): void;
+    addMetric(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): void;
+    publishStoredMetrics(): void;
+  };
   now: () => Date;
 }
 
@@ -70,7 +84,10 @@ export function makeHandler(deps: ReconcileShopifyDeps): (input: ReconcileShopif
   };
 }
 
-export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ReconcileShopifyDeps> & { secrets?: SecretReader } = {}): ReconcileShopifyDeps {
+export function depsFromEnvironment(
+  env: NodeJS.ProcessEnv,
+  overrides: Partial<ReconcileShopifyDeps> & { secrets?: SecretReader } = {},
+): ReconcileShopifyDeps {
   const reader = overrides.secrets ?? createSecretsManagerReader();
   const tableName = env[ENV.LEDGER_TABLE];
   const queueUrl = env[ENV.QUEUE_URL];
@@ -83,11 +100,15 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
     queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrl! }),
     adminClient:
       overrides.adminClient ??
-      ((_source, s) => createShopifyAdminClient({ shopDomain: s.shopDomain, accessToken: secretsManagerAccessToken(s.accessTokenSecretArn, reader) })),
+      ((_source, s) =>
+        createShopifyAdminClient({ shopDomain: s.shopDomain, accessToken: secretsManagerAccessToken(s.accessTokenSecretArn, reader) })),
     logger: overrides.logger ?? powertoolsLogger(env),
     metrics:
       overrides.metrics ??
-      new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'LoyaltyPoints', serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'reconcile-shopify' }),
+      new Metrics({
+        namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'LoyaltyPoints',
+        serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'reconcile-shopify',
+      }),
     now: overrides.now ?? (() => new Date()),
   };
 }

@@ -117,7 +117,12 @@ export function bannerLines(b: BannerInput): string[] {
   const walkIn = exampleMember(b.emulatorConfig, 'pos_card');
   if (walkIn) {
     const secret = b.defaulted.pos ? { literal: b.webhookSecrets.pos[0]! } : { envVar: LOCAL_ENV.POS_WEBHOOK_SECRETS };
-    lines.push('', `POS sale for ${walkIn.name} (card ${walkIn.externalId}), signed when pasted (needs openssl):`, '', examplePosScript(b.urls.intake, walkIn.externalId, secret));
+    lines.push(
+      '',
+      `POS sale for ${walkIn.name} (card ${walkIn.externalId}), signed when pasted (needs openssl):`,
+      '',
+      examplePosScript(b.urls.intake, walkIn.externalId, secret),
+    );
   }
   const run = `${portPrefix(b.urls.intake)}npm run`;
   lines.push(

@@ -86,7 +86,12 @@ export interface LocalConfig {
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  return envInteger(env, name, { fallback, min, max }, (raw) => new LocalConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw.slice(0, 20)}"`));
+  return envInteger(
+    env,
+    name,
+    { fallback, min, max },
+    (raw) => new LocalConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw.slice(0, 20)}"`),
+  );
 }
 
 function secrets(env: NodeJS.ProcessEnv, name: string, fallback: string, minChars: number): { list: string[]; defaulted: boolean } {

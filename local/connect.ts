@@ -132,7 +132,9 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
         const s = await queueStats();
         if (s.visible + s.processing + s.waitingRetry === 0 && s.runningBatches === 0) return;
         if (Date.now() > deadline) {
-          throw new Error(`the queue is not idle after ${timeoutMs} ms (visible ${s.visible}, processing ${s.processing}, waiting retry ${s.waitingRetry})`);
+          throw new Error(
+            `the queue is not idle after ${timeoutMs} ms (visible ${s.visible}, processing ${s.processing}, waiting retry ${s.waitingRetry})`,
+          );
         }
         await new Promise((r) => setTimeout(r, 20));
       }

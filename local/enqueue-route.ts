@@ -12,7 +12,11 @@ export const LOCAL_ENQUEUE_PATH = '/__local/enqueue';
 
 const EnqueueBody = z.object({
   messages: z
-    .array(z.object({ body: z.string().min(1).max(262_144), groupId: z.string().min(1).max(128), deduplicationId: z.string().min(1).max(128) }).strict())
+    .array(
+      z
+        .object({ body: z.string().min(1).max(262_144), groupId: z.string().min(1).max(128), deduplicationId: z.string().min(1).max(128) })
+        .strict(),
+    )
     .min(1)
     .max(100),
 });

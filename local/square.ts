@@ -27,4 +27,3 @@ export function withSquareSource(sourcesConfig: string | undefined, notification
   if (typeof square !== 'object' || square === null || Array.isArray(square)) return sourcesConfig;
   return JSON.stringify({ ...all, square: { notificationUrl, ...square } });
 }
-

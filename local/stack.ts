@@ -82,7 +82,6 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
-
 /**
  * The whole system in this process: the emulator, dynalite with the ledger table, the receiver behind
  * a local API Gateway, and the in-process FIFO queue feeding the worker. The handlers are the Lambda
@@ -102,9 +101,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   try {
     const config: EmulatorConfig =
-      options.emulatorConfig === undefined
-        ? await loadConfigFile(DEMO_CONFIG_PATH)
-        : parseConfig(options.emulatorConfig);
+      options.emulatorConfig === undefined ? await loadConfigFile(DEMO_CONFIG_PATH) : parseConfig(options.emulatorConfig);
     const login = firstClientLogin(config);
     // The one derivation of every timing setting (as in the stack); a bad combination refuses to start.
     const timing = localTiming(options.env ?? {});
@@ -143,12 +140,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     closeFirst.push(() => http.close());
     const squareNotificationUrl = options.squareNotificationUrl ?? defaultSquareNotificationUrl(http.url);
 
-
     const emulator = await startEmulator({ port: options.ports?.emulator ?? 0, config });
     closers.push(() => emulator.close());
     const dynamo = await startLocalDynamoDb({ port: options.ports?.dynamodb ?? 0, tableName });
     closers.push(() => dynamo.close());
-    const shopifyAdmin = await startShopifyAdminStandIn({ port: options.ports?.shopifyAdmin ?? 0, accessToken: LOCAL_DEFAULTS.shopifyAdminToken });
+    const shopifyAdmin = await startShopifyAdminStandIn({
+      port: options.ports?.shopifyAdmin ?? 0,
+      accessToken: LOCAL_DEFAULTS.shopifyAdminToken,
+    });
     closers.push(() => shopifyAdmin.close());
     shopStore = shopifyAdmin.store;
     // The demo and the CLI find these through GET /__local/info: ports may differ from their defaults.
@@ -189,7 +188,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       maxReceiveCount: timing.maxReceiveCount,
       ...options.queue,
       onDeduplicated: (m) => log(`[queue] dropped a copy of delivery ${m.deduplicationId} (FIFO deduplication, 5 minutes)`),
-      onDeadLetter: (m) => log(`[queue] dead-lettered ${describeLetter(m)} after ${m.receiveCount} receives${m.lastError ? `: ${m.lastError}` : ''}`),
+      onDeadLetter: (m) =>
+        log(`[queue] dead-lettered ${describeLetter(m)} after ${m.receiveCount} receives${m.lastError ? `: ${m.lastError}` : ''}`),
     });
 
     // Built from the environment exactly as in Lambda; only the queue (SQS there) is swapped in.
@@ -198,7 +198,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       receiveDepsFromEnvironment(handlerEnv, {
         queue,
         // The metric line (CloudWatch EMF on stdout) only means something in Lambda; the log says it here.
-        ...(mode === 'powertools' ? {} : { logger: localLogger('intake', mode === 'compact' ? log : undefined), countQuarantined: () => undefined, recordDelivery: () => undefined }),
+        ...(mode === 'powertools'
+          ? {}
+          : {
+              logger: localLogger('intake', mode === 'compact' ? log : undefined),
+              countQuarantined: () => undefined,
+              recordDelivery: () => undefined,
+            }),
         ...options.receiveOverrides,
       }),
     );
@@ -213,9 +219,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const processDeps = processDepsFromEnvironment(handlerEnv, {
       // Waiting messages are deferred on the local queue (ChangeMessageVisibility), as on SQS.
       visibility: queue,
-      ...(mode === 'powertools'
-        ? {}
-        : { logger: localLogger('worker', mode === 'compact' ? log : undefined), metrics: discardedMetrics }),
+      ...(mode === 'powertools' ? {} : { logger: localLogger('worker', mode === 'compact' ? log : undefined), metrics: discardedMetrics }),
       ...overrides,
     });
     const ledger = processDeps.ledger;
@@ -265,12 +269,14 @@ const discardedMetrics = { addMetric: () => undefined, publishStoredMetrics: () 
 
 /** The handlers' logger interface, printing `[worker] event processed key=value ...` or nothing. */
 function localLogger(name: string, print: ((line: string) => void) | undefined): Logger {
-  const write = (level: string) => (message: string, extra: Record<string, unknown> = {}) => {
-    if (print === undefined) return;
-    const fields = Object.entries(extra)
-      .filter(([key, v]) => v !== undefined && key !== 'messageId')
-      .map(([key, v]) => `${key}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
-    print([`[${name}]`, level === 'info' ? '' : level.toUpperCase(), message, ...fields].filter((p) => p !== '').join(' '));
-  };
+  const write =
+    (level: string) =>
+    (message: string, extra: Record<string, unknown> = {}) => {
+      if (print === undefined) return;
+      const fields = Object.entries(extra)
+        .filter(([key, v]) => v !== undefined && key !== 'messageId')
+        .map(([key, v]) => `${key}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+      print([`[${name}]`, level === 'info' ? '' : level.toUpperCase(), message, ...fields].filter((p) => p !== '').join(' '));
+    };
   return { info: write('info'), warn: write('warn'), error: write('error') };
 }

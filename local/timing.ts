@@ -21,7 +21,12 @@ export class LocalTimingError extends ConfigurationError<'invalid_local_config'>
 }
 
 function optionalInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  return envInteger(env, name, { fallback: undefined, min: 0 }, (raw) => new LocalTimingError(`${name} must be a whole number of seconds or receives, got "${raw.slice(0, 20)}"`));
+  return envInteger(
+    env,
+    name,
+    { fallback: undefined, min: 0 },
+    (raw) => new LocalTimingError(`${name} must be a whole number of seconds or receives, got "${raw.slice(0, 20)}"`),
+  );
 }
 
 /** The variables each timing setting is read from (for error messages). */

@@ -74,14 +74,18 @@ export function countDynamo(dynamo: LocalDynamo) {
   return counts;
 }
 
-export async function emulatorStats(url: string, clientId: string): Promise<{ routes: Record<string, { total: number; max_per_minute: number }>; token_requests: number }> {
+export async function emulatorStats(
+  url: string,
+  clientId: string,
+): Promise<{ routes: Record<string, { total: number; max_per_minute: number }>; token_requests: number }> {
   const response = await fetch(`${url}/__emulator/stats`);
-  const body = (await response.json()) as { clients: Record<string, { routes: Record<string, { total: number; max_per_minute: number }>; token_requests: number }> };
+  const body = (await response.json()) as {
+    clients: Record<string, { routes: Record<string, { total: number; max_per_minute: number }>; token_requests: number }>;
+  };
   return body.clients[clientId] ?? { routes: {}, token_requests: 0 };
 }
 
-export const totalCalls = (s: Awaited<ReturnType<typeof emulatorStats>>) =>
-  Object.values(s.routes).reduce((sum, r) => sum + r.total, 0);
+export const totalCalls = (s: Awaited<ReturnType<typeof emulatorStats>>) => Object.values(s.routes).reduce((sum, r) => sum + r.total, 0);
 
 export const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
 

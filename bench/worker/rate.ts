@@ -76,7 +76,9 @@ export async function rateRun(o: RateRunOptions): Promise<WorkerBenchFigures['ra
   await ticker;
 
   const stats = await emulatorStats(o.emulatorUrl, RATE_CLIENT.id);
-  const routes = Object.fromEntries(Object.entries(stats.routes).map(([route, s]) => [route, { total: s.total, maxPerMinute: s.max_per_minute }]));
+  const routes = Object.fromEntries(
+    Object.entries(stats.routes).map(([route, s]) => [route, { total: s.total, maxPerMinute: s.max_per_minute }]),
+  );
   const minutes = [...calculations.entries()].sort(([a], [b]) => a - b);
   const minuteCounts = minutes.map(([, n]) => n);
   // The last minute is cut short by the end of the backlog; the others are complete.

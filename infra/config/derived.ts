@@ -45,10 +45,7 @@ export function receiverEnvironment(stage: StageConfig, refs: { queueUrl: string
   });
 }
 
-export function workerEnvironment(
-  stage: StageConfig,
-  refs: { tableName: string; openApiSecretArn: string },
-): Record<string, string> {
+export function workerEnvironment(stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }): Record<string, string> {
   const timing = stageTiming(stage);
   return {
     ...ledgerAndOpenApi(stage, refs),
@@ -63,9 +60,6 @@ export function workerEnvironment(
   };
 }
 
-export function auditEnvironment(
-  stage: StageConfig,
-  refs: { tableName: string; openApiSecretArn: string },
-): Record<string, string> {
+export function auditEnvironment(stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }): Record<string, string> {
   return { ...ledgerAndOpenApi(stage, refs), [ENV.AUDIT_DAYS]: String(stage.audit.days) };
 }

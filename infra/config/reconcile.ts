@@ -28,7 +28,10 @@ export type ReconcileSourceConfig = z.infer<typeof ReconcileSourceConfig>;
 export const ReconcileConfig = z.record(z.string(), ReconcileSourceConfig).default({});
 
 /** Each reconciled source must be a configured Shopify source. */
-export function reconcileProblem(stage: { sources: Record<string, Record<string, unknown>>; reconcile: Record<string, unknown> }): string | undefined {
+export function reconcileProblem(stage: {
+  sources: Record<string, Record<string, unknown>>;
+  reconcile: Record<string, unknown>;
+}): string | undefined {
   for (const name of Object.keys(stage.reconcile)) {
     const source = stage.sources[name];
     if (source === undefined) return `reconcile.${name}: no source ${name} is configured`;
@@ -37,7 +40,10 @@ export function reconcileProblem(stage: { sources: Record<string, Record<string,
   return undefined;
 }
 
-export function adminTokenSecretName(stage: { stageName: string; secretPrefix?: string | undefined; reconcile: Record<string, ReconcileSourceConfig> }, source: string): string {
+export function adminTokenSecretName(
+  stage: { stageName: string; secretPrefix?: string | undefined; reconcile: Record<string, ReconcileSourceConfig> },
+  source: string,
+): string {
   const prefix = stage.secretPrefix ?? `loyalty-bridge/${stage.stageName}`;
   return stage.reconcile[source]?.accessTokenSecretName ?? `${prefix}/shopify-admin/${source}`;
 }

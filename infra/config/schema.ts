@@ -43,7 +43,12 @@ type TimingSource = {
   processing: { leaseSeconds?: number | undefined; refundWaitSeconds: number };
   worker: { timeoutSeconds: number };
   queue: { maxReceiveCount?: number | undefined };
-  retry: { backoffBaseSeconds?: number | undefined; backoffCapSeconds?: number | undefined; horizonSeconds?: number | undefined; circuitOpenSeconds?: number | undefined };
+  retry: {
+    backoffBaseSeconds?: number | undefined;
+    backoffCapSeconds?: number | undefined;
+    horizonSeconds?: number | undefined;
+    circuitOpenSeconds?: number | undefined;
+  };
 };
 
 /** Every timing setting of a stage, from the one derivation `npm start` uses too (shared/config/timing.ts). */
@@ -101,7 +106,12 @@ export const StageConfig = z
       .strictObject({
         insufficientPointsPolicy: z.enum(['clamp', 'park']).default('clamp'),
         /** How long a refund that arrived before its purchase is retried before it is parked. */
-        refundWaitSeconds: z.number().int().min(0).max(7 * 86_400).default(120),
+        refundWaitSeconds: z
+          .number()
+          .int()
+          .min(0)
+          .max(7 * 86_400)
+          .default(120),
         /** Ledger records expire after this; must outlive the longest refund window. */
         ledgerTtlDays: z.number().int().min(1).max(3650).default(400),
         /** Lease on a ledger record; >= worker timeout + margin so a running attempt, or its last call, never outlives it. */
@@ -124,7 +134,12 @@ export const StageConfig = z
         maxReceiveCount: z.number().int().min(1).max(1000).optional(),
         batchSize: z.number().int().min(1).max(10).default(10),
         /** Dead-letter messages are kept this long: longer than the source queue, at most SQS's 14 days. */
-        dlqRetentionDays: z.number().int().min(QUEUE_RETENTION_DAYS + 1).max(14).default(14),
+        dlqRetentionDays: z
+          .number()
+          .int()
+          .min(QUEUE_RETENTION_DAYS + 1)
+          .max(14)
+          .default(14),
       })
       .prefault({}),
     /** Waiting is not failing: how events that cannot proceed yet are deferred (defaults: shared/config/timing.ts). */
@@ -133,7 +148,12 @@ export const StageConfig = z
         backoffBaseSeconds: z.number().int().min(1).max(43_200).optional(),
         backoffCapSeconds: z.number().int().min(1).max(43_200).optional(),
         /** How long an event may keep waiting before it is let fail towards the DLQ (default 24 h). */
-        horizonSeconds: z.number().int().min(60).max(14 * 86_400).optional(),
+        horizonSeconds: z
+          .number()
+          .int()
+          .min(60)
+          .max(14 * 86_400)
+          .optional(),
         circuitOpenSeconds: z.number().int().min(1).max(43_200).optional(),
         /** Alarm when a container's circuit breaker has been open this long. */
         breakerOpenAlarmSeconds: z.number().int().min(60).default(900),
@@ -161,9 +181,15 @@ export const StageConfig = z
       .prefault({}),
     observability: z
       .strictObject({
-        serviceName: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('loyalty-points-bridge'),
+        serviceName: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,64}$/)
+          .default('loyalty-points-bridge'),
         /** CloudWatch namespace of the Powertools metrics (the upstream failure alarm reads it). */
-        metricsNamespace: z.string().regex(/^[A-Za-z0-9_/.#:-]{1,255}$/).default('LoyaltyPointsBridge'),
+        metricsNamespace: z
+          .string()
+          .regex(/^[A-Za-z0-9_/.#:-]{1,255}$/)
+          .default('LoyaltyPointsBridge'),
         logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
         logRetentionDays: z
           .number()
@@ -222,10 +248,7 @@ export const PipelineConfig = z.strictObject({
   /** CodeStar / CodeConnections connection to the repository host, created once in the console. */
   connectionArn: z
     .string()
-    .regex(
-      /^arn:aws[a-z-]*:(codestar-connections|codeconnections):[a-z0-9-]+:\d{12}:connection\/[A-Za-z0-9-]+$/,
-      'a connection ARN',
-    ),
+    .regex(/^arn:aws[a-z-]*:(codestar-connections|codeconnections):[a-z0-9-]+:\d{12}:connection\/[A-Za-z0-9-]+$/, 'a connection ARN'),
   /** `owner/name` of the repository. */
   repository: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'owner/name'),
   branch: z.string().min(1).default('main'),

@@ -1,12 +1,5 @@
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import {
-  Alarm,
-  ComparisonOperator,
-  MathExpression,
-  Metric,
-  TreatMissingData,
-  type IMetric,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -49,9 +42,7 @@ export class OperationsAlarms extends Construct {
   constructor(scope: Construct, id: string, props: OperationsAlarmsProps) {
     super(scope, id);
     const alarmNamePrefix = `loyalty-bridge-${props.stageName}-`;
-    this.topic = props.topicArn
-      ? Topic.fromTopicArn(this, 'Topic', props.topicArn)
-      : this.createTopic(props.email, alarmNamePrefix);
+    this.topic = props.topicArn ? Topic.fromTopicArn(this, 'Topic', props.topicArn) : this.createTopic(props.email, alarmNamePrefix);
     this.action = new SnsAction(this.topic);
     this.alarmNamePrefix = alarmNamePrefix;
     const add = this.addAlarm.bind(this);

@@ -43,7 +43,14 @@ export class OperationsDashboard extends Construct {
     super(scope, id);
     const ns = props.metricsNamespace;
     const ours = (metricName: string, statistic = 'Sum', label?: string) =>
-      new Metric({ namespace: ns, metricName, dimensionsMap: { service: props.serviceName }, statistic, period: FIVE_MINUTES, ...(label ? { label } : {}) });
+      new Metric({
+        namespace: ns,
+        metricName,
+        dimensionsMap: { service: props.serviceName },
+        statistic,
+        period: FIVE_MINUTES,
+        ...(label ? { label } : {}),
+      });
     // Metrics with dimension values only known at run time (source, kind): one line per combination. A
     // schema {namespace, dims} matches exactly those dimensions; `[]`: metrics emitted by other modules,
     // matched whatever their dimensions (no schema, namespace and name designators).
@@ -91,7 +98,11 @@ export class OperationsDashboard extends Construct {
           ours(METRIC.reconciliations, 'Sum', 'found in the history'),
           search(METRIC.eventsDeferred, []),
         ],
-        { width: 6, right: [search(METRIC.deferredEventAgeSeconds, [], 'Maximum')], rightYAxis: { label: 'deferred age (s)', showUnits: false } },
+        {
+          width: 6,
+          right: [search(METRIC.deferredEventAgeSeconds, [], 'Maximum')],
+          rightYAxis: { label: 'deferred age (s)', showUnits: false },
+        },
       ),
     );
     this.dashboard.addWidgets(
@@ -99,21 +110,39 @@ export class OperationsDashboard extends Construct {
         props.queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'waiting' }),
         props.queue.metricApproximateNumberOfMessagesNotVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'in flight' }),
       ]),
-      graph('Oldest queued event (s)', [props.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' })]),
+      graph('Oldest queued event (s)', [
+        props.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }),
+      ]),
       graph('Dead-letter queue depth', [
-        props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'dead letters' }),
+        props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(1),
+          statistic: 'Maximum',
+          label: 'dead letters',
+        }),
       ]),
     );
     const minute = Duration.minutes(1);
     const callsPerMinute = POINTS_API_OPERATIONS.map(
-      (op) => new Metric({ namespace: ns, metricName: upstreamCallsMetric(op), dimensionsMap: { service: props.serviceName }, statistic: 'Sum', period: minute, label: op }),
+      (op) =>
+        new Metric({
+          namespace: ns,
+          metricName: upstreamCallsMetric(op),
+          dimensionsMap: { service: props.serviceName },
+          statistic: 'Sum',
+          period: minute,
+          label: op,
+        }),
     );
     this.dashboard.addWidgets(
-      graph('Open API latency (ms)', [
-        ours(METRIC.upstreamLatency, 'p50', 'p50'),
-        ours(METRIC.upstreamLatency, 'p99', 'p99'),
-        ours(METRIC.upstreamLatency, 'Maximum', 'max'),
-      ], { width: 6 }),
+      graph(
+        'Open API latency (ms)',
+        [
+          ours(METRIC.upstreamLatency, 'p50', 'p50'),
+          ours(METRIC.upstreamLatency, 'p99', 'p99'),
+          ours(METRIC.upstreamLatency, 'Maximum', 'max'),
+        ],
+        { width: 6 },
+      ),
       graph(
         'Open API failure rate (%)',
         [
@@ -137,16 +166,43 @@ export class OperationsDashboard extends Construct {
     );
     const each = (f: (fn: IFunction, name: string) => IMetric) => props.functions.map(({ name, fn }) => f(fn, name));
     this.dashboard.addWidgets(
-      graph('Function errors', each((fn, name) => fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum', label: name }))),
-      graph('Function throttles', each((fn, name) => fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum', label: name }))),
-      graph('Function duration p99 (ms)', each((fn, name) => fn.metricDuration({ period: FIVE_MINUTES, statistic: 'p99', label: name }))),
+      graph(
+        'Function errors',
+        each((fn, name) => fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum', label: name })),
+      ),
+      graph(
+        'Function throttles',
+        each((fn, name) => fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum', label: name })),
+      ),
+      graph(
+        'Function duration p99 (ms)',
+        each((fn, name) => fn.metricDuration({ period: FIVE_MINUTES, statistic: 'p99', label: name })),
+      ),
     );
     const day = Duration.days(1);
     this.dashboard.addWidgets(
-      graph('Audit: drift found (daily)', [
-        new Metric({ namespace: ns, metricName: METRIC.auditDrift, dimensionsMap: { service: props.serviceName }, statistic: 'Maximum', period: day, label: 'drift' }),
-        new Metric({ namespace: ns, metricName: METRIC.auditRecords, dimensionsMap: { service: props.serviceName }, statistic: 'Maximum', period: day, label: 'records audited' }),
-      ], { width: 12 }),
+      graph(
+        'Audit: drift found (daily)',
+        [
+          new Metric({
+            namespace: ns,
+            metricName: METRIC.auditDrift,
+            dimensionsMap: { service: props.serviceName },
+            statistic: 'Maximum',
+            period: day,
+            label: 'drift',
+          }),
+          new Metric({
+            namespace: ns,
+            metricName: METRIC.auditRecords,
+            dimensionsMap: { service: props.serviceName },
+            statistic: 'Maximum',
+            period: day,
+            label: 'records audited',
+          }),
+        ],
+        { width: 12 },
+      ),
       graph('Shopify reconcile: orders missing from the ledger', [search(METRIC.reconcileMissing, [], 'Sum', day)], { width: 12 }),
     );
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: 24, height: 4 }));

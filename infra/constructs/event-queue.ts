@@ -1,10 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import {
-  DeduplicationScope,
-  FifoThroughputLimit,
-  Queue,
-  QueueEncryption,
-} from 'aws-cdk-lib/aws-sqs';
+import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { QUEUE_RETENTION_DAYS } from '../config/schema.js';
 

@@ -7,12 +7,7 @@ import { KeyedTable } from './keyed-table.js';
  * Item operations the worker's ledger uses: single conditional writes and reads by key. No Scan, no
  * Query (no sort key), no transactions, no table administration.
  */
-export const LEDGER_ITEM_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-] as const;
+export const LEDGER_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] as const;
 
 /** The exactly-once ledger. Losing it loses the record of what was credited: production keeps it come what may. */
 export class LedgerTable extends KeyedTable {

@@ -24,7 +24,15 @@ export class LogsKey extends Construct {
       new PolicyStatement({
         sid: 'AllowThisAccountsLogGroups',
         principals: [new ServicePrincipal(`logs.${stack.region}.amazonaws.com`)],
-        actions: ['kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:GenerateDataKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:DescribeKey'],
+        actions: [
+          'kms:Encrypt',
+          'kms:Decrypt',
+          'kms:ReEncryptFrom',
+          'kms:ReEncryptTo',
+          'kms:GenerateDataKey',
+          'kms:GenerateDataKeyWithoutPlaintext',
+          'kms:DescribeKey',
+        ],
         resources: ['*'],
         conditions: {
           ArnLike: { 'kms:EncryptionContext:aws:logs:arn': `arn:${stack.partition}:logs:${stack.region}:${stack.account}:log-group:*` },

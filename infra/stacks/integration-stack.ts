@@ -204,7 +204,6 @@ export class IntegrationStack extends Stack {
       workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,
     });
 
-
     for (const source of sources) {
       new CfnOutput(this, `WebhookUrl-${source}`, {
         description: `Point ${source} webhooks here`,

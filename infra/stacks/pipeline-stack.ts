@@ -17,7 +17,14 @@ export type PipelineStackProps = StackProps & { pipeline: PipelineConfig; stages
  * runs here because the build has the advisory service the development machines lack: a
  * high-severity advisory in a production dependency fails the build (dev tools do not ship).
  */
-export const SYNTH_COMMANDS = ['npm ci', 'npm audit --omit=dev --audit-level=high', 'npm run typecheck', 'npm run lint', 'npm test', 'npx cdk synth'] as const;
+export const SYNTH_COMMANDS = [
+  'npm ci',
+  'npm audit --omit=dev --audit-level=high',
+  'npm run typecheck',
+  'npm run lint',
+  'npm test',
+  'npx cdk synth',
+] as const;
 
 /**
  * The CLI the pipeline's self-mutation and asset steps install. Pinned to the devDependency: the
@@ -118,7 +125,7 @@ function acknowledgePipelineFindings(stack: Stack, pipeline: CodePipeline, confi
       'recorded by CloudTrail. A separate access-log bucket would add a bucket with the same finding.',
   );
   const artifactGrant =
-    'CDK grant on the pipeline\'s own artifact bucket and its KMS key only: the object-level wildcards are the ' +
+    "CDK grant on the pipeline's own artifact bucket and its KMS key only: the object-level wildcards are the " +
     'read/write action groups of that single bucket and key, not of any other resource.';
   for (const action of [
     's3:GetObject*',
@@ -131,10 +138,7 @@ function acknowledgePipelineFindings(stack: Stack, pipeline: CodePipeline, confi
   ]) {
     ack(`AwsSolutions-IAM5[Action::${action}]`, artifactGrant);
   }
-  ack(
-    `AwsSolutions-IAM5[Resource::<${logicalId(pipeline.pipeline.artifactBucket.node.defaultChild as CfnElement)}.Arn>/*]`,
-    artifactGrant,
-  );
+  ack(`AwsSolutions-IAM5[Resource::<${logicalId(pipeline.pipeline.artifactBucket.node.defaultChild as CfnElement)}.Arn>/*]`, artifactGrant);
   for (const project of pipeline.node.findAll().filter((c): c is CfnProject => c instanceof CfnProject)) {
     const ref = `<${logicalId(project)}>`;
     ack(

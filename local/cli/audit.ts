@@ -40,7 +40,10 @@ export function parseInstant(value: string, option: string, now: number): number
   const d = DURATION.exec(value);
   if (d) return now - Number(d[1]) * UNIT_MS[d[2] as keyof typeof UNIT_MS];
   const ms = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms)) throw new AuditUsageError(`${option} takes an ISO date (2026-11-01, 2026-11-01T09:00:00Z) or a duration back from now (3d, 12h, 30m), not "${value}"`);
+  if (Number.isNaN(ms))
+    throw new AuditUsageError(
+      `${option} takes an ISO date (2026-11-01, 2026-11-01T09:00:00Z) or a duration back from now (3d, 12h, 30m), not "${value}"`,
+    );
   return ms;
 }
 
@@ -48,7 +51,8 @@ export function parseRange(options: { since?: string | undefined; until?: string
   const range: TimeRange = {};
   if (options.since !== undefined) range.from = parseInstant(options.since, '--since', now);
   if (options.until !== undefined) range.to = parseInstant(options.until, '--until', now);
-  if (range.from !== undefined && range.to !== undefined && range.from >= range.to) throw new AuditUsageError('--since must be before --until');
+  if (range.from !== undefined && range.to !== undefined && range.from >= range.to)
+    throw new AuditUsageError('--since must be before --until');
   return range;
 }
 

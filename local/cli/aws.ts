@@ -3,13 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import {
-  DeleteMessageCommand,
-  type Message,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadStageConfig } from '../../infra/config/load.js';
 import { createSecretsManagerReader } from '../../shared/config/secret-reader.js';
@@ -100,7 +94,12 @@ export interface AwsTarget {
 }
 
 /** Connects to a deployed stage: region and secret name from infra/stages/<stage>.json, the rest from the stack. */
-export async function connectToStage(options: { stage: string; stack?: string; outputsFile?: string; infraDir?: string }): Promise<AwsTarget> {
+export async function connectToStage(options: {
+  stage: string;
+  stack?: string;
+  outputsFile?: string;
+  infraDir?: string;
+}): Promise<AwsTarget> {
   const stage = loadStageConfig(options.infraDir ?? join(process.cwd(), 'infra'), options.stage);
   const stackName = options.stack ?? `loyalty-bridge-${stage.stageName}`;
   const outputs = await readStackOutputs(stackName, stage.region, options.outputsFile);

@@ -38,7 +38,12 @@ async function ledgerError(ledger: Ledger, letter: ListedDeadLetter): Promise<st
   return record?.lastError ?? letter.lastError ?? '-';
 }
 
-async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string) => void, printError: (line: string) => void): Promise<number> {
+async function run(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+  printError: (line: string) => void,
+): Promise<number> {
   const options = {
     ...AWS_TARGET_OPTIONS,
     'dry-run': { type: 'boolean', default: false },
@@ -113,7 +118,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string)
       try {
         const letters = await handle.deadLetters();
         for (const l of letters) {
-          print(`${values['dry-run'] ? 'would move' : 'moving'} ${l.messageId} (group ${l.groupId}, ${l.receiveCount} receives, last error: ${await ledgerError(handle.ledger, l)})`);
+          print(
+            `${values['dry-run'] ? 'would move' : 'moving'} ${l.messageId} (group ${l.groupId}, ${l.receiveCount} receives, last error: ${await ledgerError(handle.ledger, l)})`,
+          );
         }
         if (values['dry-run']) {
           print(`dry run: ${letters.length} message(s) in the dead-letter list, nothing moved`);

@@ -23,7 +23,12 @@ function recordLines(record: OrderRecord | RefundRecord): string[] {
  * An order's ledger record, its refund records, and the point-history entries upstream that carry
  * the order's markers: what was recorded next to what the membership service holds.
  */
-export async function ledgerReport(ledger: Ledger, openapi: Pick<OpenApiClient, 'listPoints'>, source: string, orderId: string): Promise<LedgerReport> {
+export async function ledgerReport(
+  ledger: Ledger,
+  openapi: Pick<OpenApiClient, 'listPoints'>,
+  source: string,
+  orderId: string,
+): Promise<LedgerReport> {
   const order = await ledger.getOrder({ source, orderId });
   if (order === undefined) return { found: false, lines: [`no ledger record for ${source} order ${orderId}`] };
   const lines = [`order ${source} ${orderId}`, ...recordLines(order)];

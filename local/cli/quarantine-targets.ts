@@ -29,7 +29,12 @@ export async function localQuarantineTarget(env: NodeJS.ProcessEnv): Promise<Qua
  * A deployed stage's quarantine: the table named by the stack's QuarantineTableName output (read
  * with the operator's AWS credentials), replays posted to the stage's WebhookUrl-<source>.
  */
-export async function awsQuarantineTarget(options: { stage: string; stack?: string; outputsFile?: string; infraDir?: string }): Promise<QuarantineTarget> {
+export async function awsQuarantineTarget(options: {
+  stage: string;
+  stack?: string;
+  outputsFile?: string;
+  infraDir?: string;
+}): Promise<QuarantineTarget> {
   const stage = loadStageConfig(options.infraDir ?? join(process.cwd(), 'infra'), options.stage);
   const stackName = options.stack ?? `loyalty-bridge-${stage.stageName}`;
   const outputs = (await readStackOutputs(stackName, stage.region, options.outputsFile)).all ?? {};

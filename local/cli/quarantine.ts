@@ -15,7 +15,8 @@ export interface QuarantineTarget {
 }
 
 /** Headers that describe one hop, not the delivery; fetch sets its own. */
-const HOP_HEADERS = /^(host|content-length|connection|keep-alive|transfer-encoding|accept-encoding|expect|upgrade|te|trailer|x-forwarded-.*|x-amzn-.*|forwarded|via)$/i;
+const HOP_HEADERS =
+  /^(host|content-length|connection|keep-alive|transfer-encoding|accept-encoding|expect|upgrade|te|trailer|x-forwarded-.*|x-amzn-.*|forwarded|via)$/i;
 
 function summary(e: QuarantineEntry): string {
   const reason = `${e.reason.kind}: ${e.reason.message}`;

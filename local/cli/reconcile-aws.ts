@@ -26,7 +26,8 @@ export async function stageTarget(options: {
     throw new AwsTargetError(`infra/stages/${options.stage}.json has no reconcile.${options.source} (its shopDomain): see docs/deploy.md`);
   }
   const source = loadSources(JSON.stringify(sourcesConfig(stage.sources))).get(options.source);
-  if (source === undefined || source.kind !== 'shopify') throw new AwsTargetError(`${options.source} is not a Shopify source of stage ${options.stage}`);
+  if (source === undefined || source.kind !== 'shopify')
+    throw new AwsTargetError(`${options.source} is not a Shopify source of stage ${options.stage}`);
   const aws = await connectToStage({
     stage: options.stage,
     ...(options.stack ? { stack: options.stack } : {}),

@@ -120,7 +120,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
         });
   const dryRun = values['dry-run'];
   try {
-    out.printError(`reconcile: ${target.source.name} (${target.shopDomain}) orders updated ${since.toISOString()} .. ${until.toISOString()}${dryRun ? ' (dry run)' : ''}`);
+    out.printError(
+      `reconcile: ${target.source.name} (${target.shopDomain}) orders updated ${since.toISOString()} .. ${until.toISOString()}${dryRun ? ' (dry run)' : ''}`,
+    );
     const result = await reconcileShopify(
       {
         client: target.client,
@@ -130,7 +132,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
         queue: target.queue,
         now,
         progress: out.printError,
-        onMissing: (m) => out.print(`${dryRun ? 'missing' : 'enqueued'} ${m.kind} ${m.eventId} (${m.orderName ?? 'no name'}, ${m.occurredAt})`),
+        onMissing: (m) =>
+          out.print(`${dryRun ? 'missing' : 'enqueued'} ${m.kind} ${m.eventId} (${m.orderName ?? 'no name'}, ${m.occurredAt})`),
         onProblem: (p) => out.printError(`reconcile: could not reconcile ${p.eventId}: ${p.message}`),
       },
       { since, until, dryRun },
@@ -148,7 +151,12 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
  * be reconciled (named on stderr), 2 could not run. The last line of stdout is always the summary
  * when it ran.
  */
-export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput, now: () => Date = () => new Date()): Promise<number> {
+export async function reconcileCommand(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  out: CommandOutput = consoleOutput,
+  now: () => Date = () => new Date(),
+): Promise<number> {
   try {
     return await run(argv, env, out, now);
   } catch (e) {
@@ -159,4 +167,3 @@ export async function reconcileCommand(argv: string[], env: NodeJS.ProcessEnv, o
     return 2;
   }
 }
-

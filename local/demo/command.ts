@@ -69,7 +69,10 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
         secrets: {
           shopify: config.webhookSecrets.shopify[0]!,
           pos: config.webhookSecrets.pos[0]!,
-          square: { key: config.webhookSecrets.square[0]!, notificationUrl: config.squareNotificationUrl ?? defaultSquareNotificationUrl(connected.intakeUrl) },
+          square: {
+            key: config.webhookSecrets.square[0]!,
+            notificationUrl: config.squareNotificationUrl ?? defaultSquareNotificationUrl(connected.intakeUrl),
+          },
         },
         queueStats: () => connected.queueStats(),
         waitForIdle: () => connected.waitForIdle(),

@@ -3,14 +3,9 @@ import type { Ledger, OrderRecord, RefundRecord } from '../../shared/ledger/inde
 import { isOpenApiError, type OpenApiClient } from '../../shared/openapi/index.js';
 import type { LocalQueueStats } from '../queue/index.js';
 import { renderTable, signed } from './table.js';
-import {
-  posReturn,
-  posSale,
-  shopifyOrderPaid,
-  shopifyRefundCreate,
-  type WebhookRequest,
-} from './webhooks.js';
-import { type SquareSigning, squarePayment, squareRefund } from './square.js';
+import type { WebhookRequest } from './webhooks.js';
+import type { SquareSigning } from './square.js';
+import { buildSteps, type Customer, type Step } from './steps.js';
 
 /** What the demo drives: a running local stack, in this process or another one. */
 export interface DemoTarget {
@@ -31,32 +26,6 @@ export interface DemoResult {
   customers: { label: string; memberId: string | null; before: number | null; after: number | null }[];
   /** Sources (`shopify`, `pos`) whose webhooks signed with `secrets` were refused 401: the stack holds other secrets. */
   signatureRefused: string[];
-}
-
-interface Customer {
-  label: string;
-  memberId: string | null;
-  externalKey: string;
-  externalId: string;
-  rate: string | null;
-}
-
-type Expected =
-  | { kind: 'credited'; points: number }
-  | { kind: 'debited'; points: number }
-  | { kind: 'dropped_by_queue' }
-  | { kind: 'duplicate' }
-  | { kind: 'customer_not_found' }
-  | { kind: 'ignored' }
-  | { kind: 'skipped' }
-  | { kind: 'rejected'; status: number };
-
-interface Step {
-  customer: Customer;
-  label: string;
-  request: WebhookRequest;
-  record: { source: string; orderId: string; refundId?: string };
-  expected: Expected;
 }
 
 interface Observed {
@@ -114,156 +83,6 @@ async function balanceOf(api: OpenApiClient, c: Customer): Promise<number | null
 }
 
 /** An id beyond 2^53, so a reader that parses Shopify ids as doubles would visibly get them wrong. */
-function bigId(offset: bigint, runId: number): string {
-  return (7_000_000_000_000_000_000n + offset * 100_000_000_000_000n + BigInt(runId)).toString();
-}
-
-/**
- * A USD order of $414.95 refunded in two parts ($89.99, then $324.96) that add up to the whole: the
- * shares come from the exact amounts, so the second refund takes back the last point.
- */
-function decimalSteps(customer: Customer, rateCredit: (c: Customer, amount: number) => number, target: DemoTarget, runId: number, now: number): Step[] {
-  const s = target.secrets;
-  const orderId = bigId(6n, runId);
-  const order = { orderId, name: `#C${runId % 100_000}`, customerId: customer.externalId, subtotal: '414.95', tax: '33.20', currency: 'USD' };
-  const credit = rateCredit(customer, 414);
-  const first = Number((BigInt(credit) * 8999n) / 41495n);
-  const webhook = (n: number) => `demo-${runId}-c${n}`;
-  return [
-    {
-      customer,
-      label: `Shopify orders/paid ${order.name} $414.95`,
-      request: shopifyOrderPaid(order, s.shopify, webhook(1), now),
-      record: { source: 'shopify', orderId },
-      expected: { kind: 'credited', points: credit },
-    },
-    {
-      customer,
-      label: 'Shopify refunds/create $89.99 (partial)',
-      request: shopifyRefundCreate({ refundId: bigId(7n, runId), orderId, subtotal: '89.99', tax: '7.20', currency: 'USD' }, s.shopify, webhook(2), now),
-      record: { source: 'shopify', orderId, refundId: bigId(7n, runId) },
-      expected: { kind: 'debited', points: first },
-    },
-    {
-      customer,
-      label: 'Shopify refunds/create $324.96 (the rest)',
-      request: shopifyRefundCreate({ refundId: bigId(8n, runId), orderId, subtotal: '324.96', tax: '26.00', currency: 'USD' }, s.shopify, webhook(3), now),
-      record: { source: 'shopify', orderId, refundId: bigId(8n, runId) },
-      expected: { kind: 'debited', points: credit - first },
-    },
-  ];
-}
-
-function buildSteps(customers: { shopper: Customer; walkIn: Customer; unknown: Customer; decimalShopper?: Customer | undefined; squareBuyer?: Customer | undefined }, rateCredit: (c: Customer, amount: number) => number, target: DemoTarget, runId: number): Step[] {
-  const { shopper, walkIn, unknown, squareBuyer } = customers;
-  const now = Date.now();
-  const s = target.secrets;
-  const orderId = bigId(1n, runId);
-  const order = { orderId, name: `#D${runId % 100_000}`, customerId: shopper.externalId, subtotal: '12000', tax: '1200', currency: 'JPY' };
-  const credit = rateCredit(shopper, 12_000);
-  const partial = Math.floor((credit * 3_000) / 12_000);
-  const receiptId = `R-${runId}`;
-  const walkInCredit = rateCredit(walkIn, 8_640);
-  const unknownOrder = bigId(3n, runId);
-  const webhook = (n: number) => `demo-${runId}-${n}`;
-  const paid = shopifyOrderPaid(order, s.shopify, webhook(1), now);
-  return [
-    {
-      customer: shopper,
-      label: `Shopify orders/paid ${order.name} ¥12,000`,
-      request: paid,
-      record: { source: 'shopify', orderId },
-      expected: { kind: 'credited', points: credit },
-    },
-    {
-      customer: shopper,
-      label: 'same delivery again (Shopify retry)',
-      request: paid,
-      record: { source: 'shopify', orderId },
-      expected: { kind: 'dropped_by_queue' },
-    },
-    {
-      customer: shopper,
-      label: 'same order, new webhook id',
-      request: shopifyOrderPaid(order, s.shopify, webhook(2), now),
-      record: { source: 'shopify', orderId },
-      expected: { kind: 'duplicate' },
-    },
-    {
-      customer: shopper,
-      label: 'Shopify refunds/create ¥3,000 (partial)',
-      request: shopifyRefundCreate({ refundId: bigId(2n, runId), orderId, subtotal: '3000', tax: '300', currency: 'JPY' }, s.shopify, webhook(3), now),
-      record: { source: 'shopify', orderId, refundId: bigId(2n, runId) },
-      expected: { kind: 'debited', points: partial },
-    },
-    {
-      customer: shopper,
-      label: 'Shopify refunds/create ¥9,000 (the rest)',
-      request: shopifyRefundCreate({ refundId: bigId(4n, runId), orderId, subtotal: '9000', tax: '900', currency: 'JPY' }, s.shopify, webhook(4), now),
-      record: { source: 'shopify', orderId, refundId: bigId(4n, runId) },
-      expected: { kind: 'debited', points: credit - partial },
-    },
-    {
-      customer: shopper,
-      label: 'orders/paid with a forged signature',
-      request: shopifyOrderPaid({ ...order, orderId: bigId(5n, runId) }, 'not-the-shop-secret', webhook(5), now),
-      record: { source: 'shopify', orderId: bigId(5n, runId) },
-      expected: { kind: 'rejected', status: 401 },
-    },
-    {
-      customer: walkIn,
-      label: `POS sale ${receiptId} ¥8,640`,
-      request: posSale({ receiptId, cardNumber: walkIn.externalId, subtotal: '8640', tax: '864', currency: 'JPY' }, s.pos, now),
-      record: { source: 'pos', orderId: receiptId },
-      expected: { kind: 'credited', points: walkInCredit },
-    },
-    {
-      customer: walkIn,
-      label: `POS return of ${receiptId} (full)`,
-      request: posReturn(
-        { returnId: `RT-${runId}`, originalReceiptId: receiptId, fullReturn: true, cardNumber: walkIn.externalId, subtotal: '8640', tax: '864', currency: 'JPY' },
-        s.pos,
-        now,
-      ),
-      record: { source: 'pos', orderId: receiptId, refundId: `RT-${runId}` },
-      expected: { kind: 'debited', points: walkInCredit },
-    },
-    {
-      customer: unknown,
-      label: 'Shopify orders/paid ¥5,000, customer not a member',
-      request: shopifyOrderPaid({ ...order, orderId: unknownOrder, name: `#U${runId % 100_000}`, customerId: unknown.externalId, subtotal: '5000', tax: '500' }, s.shopify, webhook(6), now),
-      record: { source: 'shopify', orderId: unknownOrder },
-      expected: { kind: 'customer_not_found' },
-    },
-    ...(customers.decimalShopper ? decimalSteps(customers.decimalShopper, rateCredit, target, runId, now) : []),
-    ...(squareBuyer && s.square ? squareSteps(squareBuyer, rateCredit(squareBuyer, 12_000), s.square, runId, now) : []),
-  ];
-}
-
-/**
- * Square: an authorised payment (nothing yet), its completion before Square matched the customer
- * (skipped, but open to the customer), the customer attached by a later payment.updated (credited),
- * Square's retry of that event (same event_id), a partial refund and the rest.
- */
-function squareSteps(buyer: Customer, credit: number, signing: SquareSigning, runId: number, now: number): Step[] {
-  const paymentId = `SQDEMO${runId}`;
-  const record = { source: 'square', orderId: paymentId };
-  const sale = { paymentId, customerId: buyer.externalId, amount: 12_000, tip: 1_000, currency: 'JPY' } as const;
-  const event = (n: number) => `demo-${runId}-sq-${n}`;
-  const partial = Math.floor((credit * 3_000) / 12_000);
-  const refund = (n: number, amount: number) =>
-    squareRefund('refund.updated', { refundId: `${paymentId}_R${n}`, paymentId, status: 'COMPLETED', amount, currency: 'JPY' }, signing, event(10 + n), now);
-  const named = squarePayment('payment.updated', { ...sale, status: 'COMPLETED' }, signing, event(3), now);
-  return [
-    { customer: buyer, label: 'Square payment.created ¥12,000 + ¥1,000 tip, APPROVED', request: squarePayment('payment.created', { ...sale, customerId: null, status: 'APPROVED' }, signing, event(1), now), record, expected: { kind: 'ignored' } },
-    { customer: buyer, label: 'payment.updated COMPLETED, no customer yet', request: squarePayment('payment.updated', { ...sale, customerId: null, status: 'COMPLETED' }, signing, event(2), now), record, expected: { kind: 'skipped' } },
-    { customer: buyer, label: 'payment.updated, customer matched later', request: named, record, expected: { kind: 'credited', points: credit } },
-    { customer: buyer, label: 'same event again (Square retry)', request: named, record, expected: { kind: 'dropped_by_queue' } },
-    { customer: buyer, label: 'Square refund ¥3,000 (partial)', request: refund(1, 3_000), record: { ...record, refundId: `${paymentId}_R1` }, expected: { kind: 'debited', points: partial } },
-    { customer: buyer, label: 'Square refund ¥9,000 (the rest)', request: refund(2, 9_000), record: { ...record, refundId: `${paymentId}_R2` }, expected: { kind: 'debited', points: credit - partial } },
-  ];
-}
-
 async function post(baseUrl: string, request: WebhookRequest): Promise<{ status: number; body: string }> {
   const res = await fetch(`${baseUrl}${request.path}`, { method: 'POST', headers: request.headers, body: request.body });
   return { status: res.status, body: await res.text() };
@@ -295,7 +114,8 @@ async function runStep(target: DemoTarget, step: Step): Promise<Observed> {
   if (status >= 400) outcome = `rejected (${status})`;
   else if (status === 200) outcome = 'ignored (200): moves no points';
   else if (queueAfter.deduplicated > queueBefore.deduplicated) outcome = 'dropped by the queue (same delivery id)';
-  else if (recordBefore !== undefined && JSON.stringify(recordBefore) === JSON.stringify(record)) outcome = 'duplicate: ledger already done, no call';
+  else if (recordBefore !== undefined && JSON.stringify(recordBefore) === JSON.stringify(record))
+    outcome = 'duplicate: ledger already done, no call';
   else outcome = recordOutcome(record);
 
   const e = step.expected;
@@ -388,7 +208,13 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
   const failures: string[] = [];
   const summaries: DemoResult['customers'] = [];
   const refused = new Set<string>();
-  for (const customer of [shopper, walkIn, ...(decimalShopper ? [decimalShopper] : []), ...(squareBuyer && target.secrets.square ? [squareBuyer] : []), unknown]) {
+  for (const customer of [
+    shopper,
+    walkIn,
+    ...(decimalShopper ? [decimalShopper] : []),
+    ...(squareBuyer && target.secrets.square ? [squareBuyer] : []),
+    unknown,
+  ]) {
     const mine = steps.filter((s) => s.customer === customer);
     const before = await balanceOf(target.openapi, customer);
     const rank = customer.rate === null ? '' : `, rate ${customer.rate}`;

@@ -27,7 +27,10 @@ function request(body: unknown, signing: SquareSigning): WebhookRequest {
   const text = JSON.stringify(body);
   return {
     path: '/webhooks/square',
-    headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': signSquare(text, signing.key, signing.notificationUrl) },
+    headers: {
+      'content-type': 'application/json',
+      'x-square-hmacsha256-signature': signSquare(text, signing.key, signing.notificationUrl),
+    },
     body: text,
   };
 }
@@ -55,7 +58,10 @@ export function squarePayment(
     order_id: `O-${p.paymentId}`,
     ...(p.customerId === null ? {} : { customer_id: p.customerId }),
   };
-  return request({ merchant_id: 'M-DEMO', type, event_id: eventId, created_at: at, data: { type: 'payment', id: p.paymentId, object: { payment } } }, signing);
+  return request(
+    { merchant_id: 'M-DEMO', type, event_id: eventId, created_at: at, data: { type: 'payment', id: p.paymentId, object: { payment } } },
+    signing,
+  );
 }
 
 export interface SquareRefundInput {
@@ -84,5 +90,8 @@ export function squareRefund(
     created_at: at,
     updated_at: at,
   };
-  return request({ merchant_id: 'M-DEMO', type, event_id: eventId, created_at: at, data: { type: 'refund', id: r.refundId, object: { refund } } }, signing);
+  return request(
+    { merchant_id: 'M-DEMO', type, event_id: eventId, created_at: at, data: { type: 'refund', id: r.refundId, object: { refund } } },
+    signing,
+  );
 }

@@ -1,5 +1,9 @@
 /** A plain-text table: columns padded to their widest cell, numbers right-aligned. */
-export function renderTable(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number> = new Set()): string[] {
+export function renderTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  rightAligned: ReadonlySet<number> = new Set(),
+): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells

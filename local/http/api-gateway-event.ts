@@ -56,7 +56,12 @@ export function toApiGatewayEvent(
     const name = (request.rawHeaders[i] ?? '').toLowerCase();
     const value = request.rawHeaders[i + 1] ?? '';
     if (name === 'cookie') {
-      cookies = cookies.concat(value.split(';').map((c) => c.trim()).filter((c) => c !== ''));
+      cookies = cookies.concat(
+        value
+          .split(';')
+          .map((c) => c.trim())
+          .filter((c) => c !== ''),
+      );
       continue;
     }
     headers[name] = name in headers ? `${headers[name]},${value}` : value;

@@ -47,8 +47,7 @@ export async function startLocalHttpServer(options: LocalHttpServerOptions): Pro
   const timeoutMs = options.integrationTimeoutMs ?? 30_000;
   const now = options.now ?? Date.now;
   const localRoutes: Readonly<Record<string, LocalRoute>> = {
-    'GET /healthz': () =>
-      options.isReady() ? jsonAnswer(200, { status: 'ok' }) : jsonAnswer(503, { status: 'starting' }),
+    'GET /healthz': () => (options.isReady() ? jsonAnswer(200, { status: 'ok' }) : jsonAnswer(503, { status: 'starting' })),
     ...options.localRoutes,
   };
 

@@ -56,10 +56,13 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
   }
 
   function addTimer(atMs: number): void {
-    const handle = clock.setTimeout(() => {
-      timers.delete(handle);
-      schedulePump();
-    }, Math.max(0, atMs - clock.now()));
+    const handle = clock.setTimeout(
+      () => {
+        timers.delete(handle);
+        schedulePump();
+      },
+      Math.max(0, atMs - clock.now()),
+    );
     timers.add(handle);
   }
 
@@ -320,7 +323,8 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
         addTimer(m.receipt.visibleAt);
       }
       schedulePump();
-      if (unknown > 0) throw new LocalQueueError('invalid_message', `${unknown} receipt handle(s) are not current (ReceiptHandleIsInvalid)`);
+      if (unknown > 0)
+        throw new LocalQueueError('invalid_message', `${unknown} receipt handle(s) are not current (ReceiptHandleIsInvalid)`);
     },
     deadLetters: () => dead.map((d) => ({ ...d })),
     redrive(filter) {

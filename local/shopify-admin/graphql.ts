@@ -13,7 +13,8 @@ function bag(set: { shop_money: { amount: string; currency_code: string } } | un
   return money === undefined ? null : { shopMoney: { amount: money.amount, currencyCode: money.currency_code } };
 }
 
-const negate = (amount: string) => (amount.startsWith('-') ? amount.slice(1) : amount === '0' || /^0(\.0+)?$/.test(amount) ? amount : `-${amount}`);
+const negate = (amount: string) =>
+  amount.startsWith('-') ? amount.slice(1) : amount === '0' || /^0(\.0+)?$/.test(amount) ? amount : `-${amount}`;
 
 function financialStatus(order: WebhookOrder, refunds: number): string | null {
   const status = order.financial_status?.toUpperCase() ?? null;
@@ -40,7 +41,9 @@ export function orderNode(stored: StoredOrder, limits: { shippingLines: number; 
     totalPriceSet: bag(o.total_price_set, o.total_price, o.currency) ?? { shopMoney: { amount: '0.0', currencyCode: o.currency } },
     shippingLines: {
       nodes: o.shipping_lines.slice(0, limits.shippingLines).map((l) => ({
-        taxLines: l.tax_lines.map((t) => ({ priceSet: bag(t.price_set, t.price, o.currency) ?? { shopMoney: { amount: '0.0', currencyCode: o.currency } } })),
+        taxLines: l.tax_lines.map((t) => ({
+          priceSet: bag(t.price_set, t.price, o.currency) ?? { shopMoney: { amount: '0.0', currencyCode: o.currency } },
+        })),
       })),
     },
     refunds: stored.refunds.slice(0, limits.refunds).map((r) => ({ id: gid('Refund', r.refund.id), createdAt: r.createdAt })),
@@ -59,7 +62,8 @@ export function refundNode(stored: StoredOrder, refund: WebhookRefund, page: { f
   const adjustments = refund.order_adjustments.filter((a) => a.kind !== 'shipping_refund');
   // REST's shipping_refund adjustments are GraphQL's refundShippingLines, with positive amounts.
   const shipping = refund.order_adjustments.filter((a) => a.kind === 'shipping_refund');
-  const positive = (b: ReturnType<typeof bag>) => (b === null ? zero : { shopMoney: { ...b.shopMoney, amount: negate(b.shopMoney.amount) } });
+  const positive = (b: ReturnType<typeof bag>) =>
+    b === null ? zero : { shopMoney: { ...b.shopMoney, amount: negate(b.shopMoney.amount) } };
   return {
     id: gid('Refund', refund.id),
     createdAt: refund.created_at,
@@ -102,7 +106,10 @@ export function positionOf(cursor: unknown): number | undefined {
 /** `updated_at:>='…' updated_at:<='…'` (also > and <): the only search terms the stand-in reads. */
 export function updatedAtFilter(query: string): ((updatedAt: string) => boolean) | { error: string } {
   const terms = [...query.matchAll(/updated_at:(>=|<=|>|<)'?([^'\s]+)'?/g)];
-  const rest = query.replace(/updated_at:(>=|<=|>|<)'?([^'\s]+)'?/g, '').replace(/\bAND\b/g, '').trim();
+  const rest = query
+    .replace(/updated_at:(>=|<=|>|<)'?([^'\s]+)'?/g, '')
+    .replace(/\bAND\b/g, '')
+    .trim();
   if (rest !== '') return { error: `the stand-in reads only updated_at terms, not "${rest.slice(0, 40)}"` };
   const bounds = terms.map(([, op, value]) => ({ op: op!, at: Date.parse(value!) }));
   if (bounds.some((b) => Number.isNaN(b.at))) return { error: 'updated_at needs an ISO 8601 date' };

@@ -79,7 +79,12 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
       return {
         status: 200,
         body: {
-          errors: [{ message: `Query cost is ${requested}, which exceeds the single query max cost limit (${MAX_QUERY_COST}).`, extensions: { code: 'MAX_COST_EXCEEDED', cost: requested, maxCost: MAX_QUERY_COST } }],
+          errors: [
+            {
+              message: `Query cost is ${requested}, which exceeds the single query max cost limit (${MAX_QUERY_COST}).`,
+              extensions: { code: 'MAX_COST_EXCEEDED', cost: requested, maxCost: MAX_QUERY_COST },
+            },
+          ],
         },
       };
     }
@@ -113,7 +118,9 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
       data = {
         orders: {
           pageInfo: { hasNextPage: end < matching.length, endCursor: page.length > 0 ? cursorOf(end) : null },
-          nodes: page.map((s) => orderNode(s, { shippingLines: limitOf(top, 'shippingLines', 250), refunds: limitOf(top, 'refunds', 250) })),
+          nodes: page.map((s) =>
+            orderNode(s, { shippingLines: limitOf(top, 'shippingLines', 250), refunds: limitOf(top, 'refunds', 250) }),
+          ),
         },
       };
     } else if (top?.name === 'refund' && fields.length === 1) {
@@ -147,7 +154,11 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
       if (path === '/__shopify/bucket') {
         const b = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
         const pick = (k: string) => (typeof b[k] === 'number' && (b[k] as number) >= 0 ? (b[k] as number) : undefined);
-        setBucket({ maximumAvailable: pick('maximumAvailable'), restoreRate: pick('restoreRate'), currentlyAvailable: pick('currentlyAvailable') });
+        setBucket({
+          maximumAvailable: pick('maximumAvailable'),
+          restoreRate: pick('restoreRate'),
+          currentlyAvailable: pick('currentlyAvailable'),
+        });
         return { status: 200, body: throttleStatus() };
       }
     } catch (e) {
@@ -219,7 +230,11 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
 }
 
 /** The `first` of a nested field of the top selection (or a default). */
-function limitOf(top: { children: { name: string; args: Record<string, string>; children: unknown[] }[] }, name: string, fallback: number): number {
+function limitOf(
+  top: { children: { name: string; args: Record<string, string>; children: unknown[] }[] },
+  name: string,
+  fallback: number,
+): number {
   const queue = [...top.children];
   while (queue.length > 0) {
     const f = queue.shift()!;

@@ -40,7 +40,14 @@ const WebhookRefund = z.object({
   order_id: Id,
   created_at: z.string(),
   refund_line_items: z
-    .array(z.object({ subtotal: Amount.optional(), subtotal_set: MoneySet.optional(), total_tax: Amount.optional(), total_tax_set: MoneySet.optional() }))
+    .array(
+      z.object({
+        subtotal: Amount.optional(),
+        subtotal_set: MoneySet.optional(),
+        total_tax: Amount.optional(),
+        total_tax_set: MoneySet.optional(),
+      }),
+    )
     .default([]),
   order_adjustments: z
     .array(

@@ -84,14 +84,29 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
   for (const o of orders.values()) {
     if (o.customerId !== undefined) slot(o.customerId).orders.push(o);
     else if (o.outcome === 'credited') {
-      findings.push({ kind: 'no_customer', source: o.source, orderId: o.orderId, marker: purchaseMarker(o.source, o.orderId), entries: [], detail: 'the ledger says credited but names no customer, so no history shows the credit' });
+      findings.push({
+        kind: 'no_customer',
+        source: o.source,
+        orderId: o.orderId,
+        marker: purchaseMarker(o.source, o.orderId),
+        entries: [],
+        detail: 'the ledger says credited but names no customer, so no history shows the credit',
+      });
     }
   }
   for (const r of refunds.values()) {
     const customerId = r.customerId ?? (await orderOf(r.source, r.orderId))?.customerId;
     if (customerId !== undefined) slot(customerId).refunds.push(r);
     else if ((r.pointsDebited ?? 0) > 0) {
-      findings.push({ kind: 'no_customer', source: r.source, orderId: r.orderId, refundId: r.refundId, marker: refundMarker(r.source, r.orderId, r.refundId), entries: [], detail: `the ledger says ${r.pointsDebited} points debited but names no customer` });
+      findings.push({
+        kind: 'no_customer',
+        source: r.source,
+        orderId: r.orderId,
+        refundId: r.refundId,
+        marker: refundMarker(r.source, r.orderId, r.refundId),
+        entries: [],
+        detail: `the ledger says ${r.pointsDebited} points debited but names no customer`,
+      });
     }
   }
   let auditedOrders = orders.size;
@@ -102,29 +117,58 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
     const base = { source: o.source, orderId: o.orderId, customerId, marker, entries: entries.map(view) };
     const inFlight = o.state === 'pending' || o.needsReconcile === true;
     if (entries.length > 1) {
-      findings.push({ ...base, kind: 'duplicate_credit', detail: `${entries.length} history entries carry the order's marker (${listed(entries)}); the ledger records one credit` });
+      findings.push({
+        ...base,
+        kind: 'duplicate_credit',
+        detail: `${entries.length} history entries carry the order's marker (${listed(entries)}); the ledger records one credit`,
+      });
       return;
     }
     if (o.state === 'done' && o.outcome === 'credited') {
       const size = o.pointsCredited ?? o.pointsHint;
       const [first] = entries;
       if (first === undefined) {
-        findings.push({ ...base, kind: 'missing_credit', detail: `the ledger records a credit of ${size ?? '?'} points; no history entry carries the order's marker` });
+        findings.push({
+          ...base,
+          kind: 'missing_credit',
+          detail: `the ledger records a credit of ${size ?? '?'} points; no history entry carries the order's marker`,
+        });
       } else if (o.pointsCredited !== undefined && first.point !== o.pointsCredited) {
-        findings.push({ ...base, kind: 'credit_size', detail: `the history entry credits ${signed(first.point)}; the ledger records ${o.pointsCredited}` });
+        findings.push({
+          ...base,
+          kind: 'credit_size',
+          detail: `the history entry credits ${signed(first.point)}; the ledger records ${o.pointsCredited}`,
+        });
       } else if (o.pointsCredited === undefined && o.pointsHint !== undefined && first.point !== o.pointsHint) {
         // Only the balance difference around the grant was recorded: other moves in between change it.
         // The entry is the exact credit (refunds read it from there), so this is not drift.
-        notes.push({ kind: 'hint_differs', source: o.source, orderId: o.orderId, customerId, detail: `the history entry credits ${signed(first.point)}; the balance moved by ${signed(o.pointsHint)} around the grant (other moves in between)` });
+        notes.push({
+          kind: 'hint_differs',
+          source: o.source,
+          orderId: o.orderId,
+          customerId,
+          detail: `the history entry credits ${signed(first.point)}; the balance moved by ${signed(o.pointsHint)} around the grant (other moves in between)`,
+        });
       }
       return;
     }
     if (inFlight) {
-      if (entries.length > 0) notes.push({ kind: 'in_flight', source: o.source, orderId: o.orderId, customerId, detail: `the purchase is still in progress (state ${o.state}); its credit is in the history and will be booked when it is found` });
+      if (entries.length > 0)
+        notes.push({
+          kind: 'in_flight',
+          source: o.source,
+          orderId: o.orderId,
+          customerId,
+          detail: `the purchase is still in progress (state ${o.state}); its credit is in the history and will be booked when it is found`,
+        });
       return;
     }
     if (entries.length > 0) {
-      findings.push({ ...base, kind: 'credit_not_recorded', detail: `the history credits ${listed(entries)}; the ledger says ${o.state}${o.outcome ? ` (${o.outcome})` : ''}, no credit` });
+      findings.push({
+        ...base,
+        kind: 'credit_not_recorded',
+        detail: `the history credits ${listed(entries)}; the ledger says ${o.state}${o.outcome ? ` (${o.outcome})` : ''}, no credit`,
+      });
     }
   };
 
@@ -132,7 +176,11 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
     const marker = refundMarker(r.source, r.orderId, r.refundId);
     const base = { source: r.source, orderId: r.orderId, refundId: r.refundId, customerId, marker, entries: entries.map(view) };
     if (entries.length > 1) {
-      findings.push({ ...base, kind: 'duplicate_debit', detail: `${entries.length} history entries carry the refund's marker (${listed(entries)}); at most one debit is allowed` });
+      findings.push({
+        ...base,
+        kind: 'duplicate_debit',
+        detail: `${entries.length} history entries carry the refund's marker (${listed(entries)}); at most one debit is allowed`,
+      });
       return;
     }
     const order = await orderOf(r.source, r.orderId);
@@ -142,23 +190,48 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
     const inDoubt = order?.refundsInDoubt.includes(r.refundId) === true;
     if (recorded === undefined || (inDoubt && r.state !== 'done')) {
       if (r.state === 'pending' || inDoubt) {
-        if (entries.length > 0) notes.push({ kind: 'in_flight', source: r.source, orderId: r.orderId, refundId: r.refundId, customerId, detail: `the refund is still in progress (state ${r.state}); its debit is in the history and will be booked when it is found` });
+        if (entries.length > 0)
+          notes.push({
+            kind: 'in_flight',
+            source: r.source,
+            orderId: r.orderId,
+            refundId: r.refundId,
+            customerId,
+            detail: `the refund is still in progress (state ${r.state}); its debit is in the history and will be booked when it is found`,
+          });
         return;
       }
       if (entries.length > 0) {
-        findings.push({ ...base, kind: 'debit_not_recorded', detail: `the history debits ${listed(entries)}; the ledger says ${r.state}${r.outcome ? ` (${r.outcome})` : ''}, no debit` });
+        findings.push({
+          ...base,
+          kind: 'debit_not_recorded',
+          detail: `the history debits ${listed(entries)}; the ledger says ${r.state}${r.outcome ? ` (${r.outcome})` : ''}, no debit`,
+        });
       }
       return;
     }
     if (recorded === 0) {
-      if (entries.length > 0) findings.push({ ...base, kind: 'debit_not_recorded', detail: `the history debits ${listed(entries)}; the ledger records no debit (${r.outcome ?? r.state})` });
+      if (entries.length > 0)
+        findings.push({
+          ...base,
+          kind: 'debit_not_recorded',
+          detail: `the history debits ${listed(entries)}; the ledger records no debit (${r.outcome ?? r.state})`,
+        });
       return;
     }
     const [first] = entries;
     if (first === undefined) {
-      findings.push({ ...base, kind: 'missing_debit', detail: `the ledger records a debit of ${recorded} points; no history entry carries the refund's marker` });
+      findings.push({
+        ...base,
+        kind: 'missing_debit',
+        detail: `the ledger records a debit of ${recorded} points; no history entry carries the refund's marker`,
+      });
     } else if (first.point !== -recorded) {
-      findings.push({ ...base, kind: 'debit_size', detail: `the history entry debits ${signed(first.point)}; the ledger records -${recorded}` });
+      findings.push({
+        ...base,
+        kind: 'debit_size',
+        detail: `the history entry debits ${signed(first.point)}; the ledger records -${recorded}`,
+      });
     }
   };
 
@@ -171,7 +244,11 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
     } catch (e) {
       // A withdrawn customer's history cannot be read (the service answers not found): say so.
       if (!isOpenApiError(e) || e.kind !== 'member_not_found') throw e;
-      notes.push({ kind: 'history_unreadable', customerId, detail: `the membership service does not find the customer (withdrawn?): ${mine.orders.length} order(s) and ${mine.refunds.length} refund(s) not checked` });
+      notes.push({
+        kind: 'history_unreadable',
+        customerId,
+        detail: `the membership service does not find the customer (withdrawn?): ${mine.orders.length} order(s) and ${mine.refunds.length} refund(s) not checked`,
+      });
       deps.onProgress?.({ customersDone: ++done, customers: customers.length, historyPages });
       continue;
     }
@@ -198,16 +275,32 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
       const parsed = parseMarker(marker);
       const base = { customerId, marker, entries: entries.map(view) };
       if (parsed === undefined) {
-        findings.push({ ...base, kind: 'foreign_marker', source: '-', orderId: '-', detail: `history entries ${listed(entries)} carry "${marker}", which is not a marker this bridge writes` });
+        findings.push({
+          ...base,
+          kind: 'foreign_marker',
+          source: '-',
+          orderId: '-',
+          detail: `history entries ${listed(entries)} carry "${marker}", which is not a marker this bridge writes`,
+        });
         continue;
       }
       const ref = { source: parsed.source, orderId: parsed.orderId };
       if (parsed.kind === 'order') {
         const o = await orderOf(parsed.source, parsed.orderId);
         if (o === undefined) {
-          findings.push({ ...base, ...ref, kind: 'foreign_marker', detail: `history entries ${listed(entries)} carry the marker of an order the ledger does not know` });
+          findings.push({
+            ...base,
+            ...ref,
+            kind: 'foreign_marker',
+            detail: `history entries ${listed(entries)} carry the marker of an order the ledger does not know`,
+          });
         } else if (o.customerId !== undefined && o.customerId !== customerId) {
-          findings.push({ ...base, ...ref, kind: 'wrong_customer', detail: `history entries ${listed(entries)} carry the order's marker; the ledger credits customer ${o.customerId}` });
+          findings.push({
+            ...base,
+            ...ref,
+            kind: 'wrong_customer',
+            detail: `history entries ${listed(entries)} carry the order's marker; the ledger credits customer ${o.customerId}`,
+          });
         } else {
           auditedOrders++;
           checkOrder(o, customerId, entries);
@@ -215,9 +308,21 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
       } else {
         const r = await deps.ledger.getRefund({ ...ref, refundId: parsed.refundId });
         if (r === undefined) {
-          findings.push({ ...base, ...ref, refundId: parsed.refundId, kind: 'foreign_marker', detail: `history entries ${listed(entries)} carry the marker of a refund the ledger does not know` });
+          findings.push({
+            ...base,
+            ...ref,
+            refundId: parsed.refundId,
+            kind: 'foreign_marker',
+            detail: `history entries ${listed(entries)} carry the marker of a refund the ledger does not know`,
+          });
         } else if (r.customerId !== undefined && r.customerId !== customerId) {
-          findings.push({ ...base, ...ref, refundId: parsed.refundId, kind: 'wrong_customer', detail: `history entries ${listed(entries)} carry the refund's marker; the ledger debits customer ${r.customerId}` });
+          findings.push({
+            ...base,
+            ...ref,
+            refundId: parsed.refundId,
+            kind: 'wrong_customer',
+            detail: `history entries ${listed(entries)} carry the refund's marker; the ledger debits customer ${r.customerId}`,
+          });
         } else {
           auditedRefunds++;
           await checkRefund(r, customerId, entries);

@@ -6,11 +6,7 @@
  */
 // Types only: the SDK module is loaded on the first read (see fetchSecret), so importing this file
 // (the functions do, at cold start) does not evaluate the Secrets Manager client.
-import type {
-  GetSecretValueCommand,
-  GetSecretValueCommandOutput,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+import type { GetSecretValueCommand, GetSecretValueCommandOutput, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createSingleFlightCache } from '../cache/single-flight-cache.js';
 
 export interface SecretReader {

@@ -9,5 +9,8 @@ export const DEFAULT_MIN_WEBHOOK_SECRET_CHARS = 16;
 
 /** The minimum for a source kind (`pos`, `shopify`, ...). */
 export function minWebhookSecretChars(kind: string | undefined): number {
-  return (kind !== undefined && Object.hasOwn(MIN_WEBHOOK_SECRET_CHARS, kind) ? MIN_WEBHOOK_SECRET_CHARS[kind] : undefined) ?? DEFAULT_MIN_WEBHOOK_SECRET_CHARS;
+  return (
+    (kind !== undefined && Object.hasOwn(MIN_WEBHOOK_SECRET_CHARS, kind) ? MIN_WEBHOOK_SECRET_CHARS[kind] : undefined) ??
+    DEFAULT_MIN_WEBHOOK_SECRET_CHARS
+  );
 }

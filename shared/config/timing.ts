@@ -100,8 +100,7 @@ export function deriveTiming(inputs: TimingInputs = {}): Timing {
     leaseSeconds,
     visibilityTimeoutSeconds: inputs.visibilityTimeoutSeconds ?? VISIBILITY_TIMEOUT_FACTOR * workerTimeoutSeconds,
     maxReceiveCount:
-      inputs.maxReceiveCount ??
-      Math.min(SQS_MAX_RECEIVE_COUNT, receivesWithinHorizon(backoff) + TIMING_DEFAULTS.poisonReceives),
+      inputs.maxReceiveCount ?? Math.min(SQS_MAX_RECEIVE_COUNT, receivesWithinHorizon(backoff) + TIMING_DEFAULTS.poisonReceives),
     refundWaitSeconds: inputs.refundWaitSeconds ?? TIMING_DEFAULTS.refundWaitSeconds,
     ...backoff,
     retentionSeconds: inputs.retentionSeconds ?? TIMING_DEFAULTS.retentionSeconds,
@@ -154,11 +153,7 @@ export function timingProblems(t: Timing): TimingProblem[] {
     'refundWaitSeconds',
     `the refund wait (${t.refundWaitSeconds} s) must be <= the retry horizon (${t.retryHorizonSeconds} s), or a waiting refund is dead-lettered instead of parked`,
   );
-  check(
-    t.circuitOpenSeconds <= t.backoffCapSeconds,
-    'circuitOpenSeconds',
-    'the circuit breaker must probe at least once per backoff cap',
-  );
+  check(t.circuitOpenSeconds <= t.backoffCapSeconds, 'circuitOpenSeconds', 'the circuit breaker must probe at least once per backoff cap');
   const needed = receivesWithinHorizon(t) + 1;
   check(
     t.maxReceiveCount >= needed,

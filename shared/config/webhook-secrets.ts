@@ -29,11 +29,11 @@ export class WebhookSecretsError extends Error {
   ) {
     super(
       message ??
-      (kind === 'not_configured'
-        ? `no webhook secret is configured for source ${source}`
-        : kind === 'unavailable'
-          ? `the webhook secret of source ${source} could not be read`
-          : `the webhook secret of source ${source} is not {"secrets": ["..."]}`),
+        (kind === 'not_configured'
+          ? `no webhook secret is configured for source ${source}`
+          : kind === 'unavailable'
+            ? `the webhook secret of source ${source} could not be read`
+            : `the webhook secret of source ${source} is not {"secrets": ["..."]}`),
       cause === undefined ? undefined : { cause },
     );
   }
@@ -70,7 +70,12 @@ export interface SecretsManagerWebhookSecretsOptions {
 function longEnough(source: string, list: readonly string[], minLength: ((source: string) => number) | undefined): readonly string[] {
   const min = minLength?.(source) ?? 0;
   if (list.some((s) => s.length < min)) {
-    throw new WebhookSecretsError('malformed', source, undefined, `a webhook secret of source ${source} is too short: each must be at least ${min} characters`);
+    throw new WebhookSecretsError(
+      'malformed',
+      source,
+      undefined,
+      `a webhook secret of source ${source} is too short: each must be at least ${min} characters`,
+    );
   }
   return list;
 }
@@ -104,7 +109,6 @@ export function secretsManagerWebhookSecrets(opts: SecretsManagerWebhookSecretsO
 }
 
 const ARNS_MESSAGE = `${ENV.WEBHOOK_SECRET_ARNS} must be a JSON object {"<source>": "<secret ARN>"}`;
-
 
 /** `shopify-eu` -> `SHOPIFY_EU`: the prefix of a source's local secret variables. */
 function envPrefix(source: string): string {

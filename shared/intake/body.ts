@@ -1,7 +1,5 @@
 /** The request body as the exact bytes the sender signed. */
-export type BodyResult =
-  | { ok: true; bytes: Buffer }
-  | { ok: false; kind: 'body_too_large' | 'malformed_body'; message: string };
+export type BodyResult = { ok: true; bytes: Buffer } | { ok: false; kind: 'body_too_large' | 'malformed_body'; message: string };
 
 /** Default size limit of a webhook body: 256 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;

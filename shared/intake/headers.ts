@@ -20,7 +20,11 @@ const RULES: Readonly<Record<string, HeaderRule>> = {
   // Keys: lower case, without the `x-` prefix (headers.ts accepts either form).
   'shopify-webhook-id': { name: 'X-Shopify-Webhook-Id', ...ID },
   'shopify-event-id': { name: 'X-Shopify-Event-Id', ...ID },
-  'shopify-topic': { name: 'X-Shopify-Topic', pattern: /^[a-z0-9_]{1,40}(?:\/[a-z0-9_]{1,40}){1,2}$/, description: 'a topic such as orders/paid' },
+  'shopify-topic': {
+    name: 'X-Shopify-Topic',
+    pattern: /^[a-z0-9_]{1,40}(?:\/[a-z0-9_]{1,40}){1,2}$/,
+    description: 'a topic such as orders/paid',
+  },
   // Not authentication: any sender may write any shop here (docs/security.md).
   'shopify-shop-domain': {
     name: 'X-Shopify-Shop-Domain',

@@ -23,7 +23,10 @@ export function quarantineFromEnvironment(env: NodeJS.ProcessEnv): Pick<IntakeDe
   const endpoint = env[ENV.DYNAMODB_ENDPOINT];
   let store: Promise<{ keep(input: QuarantineInput): Promise<{ id: string }> }> | undefined;
   const open = async () => {
-    const [{ createDocumentClient }, { createQuarantineStore }] = await Promise.all([import('../ledger/client.js'), import('../quarantine/store.js')]);
+    const [{ createDocumentClient }, { createQuarantineStore }] = await Promise.all([
+      import('../ledger/client.js'),
+      import('../quarantine/store.js'),
+    ]);
     // Locally (dynalite) the endpoint is given and the credentials are dummies dynalite ignores.
     const local = { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
     const client = createDocumentClient(endpoint ? local : {});
@@ -44,7 +47,9 @@ export function quarantineFromEnvironment(env: NodeJS.ProcessEnv): Pick<IntakeDe
       },
     },
     countQuarantined: () => {
-      process.stdout.write(`${emfCountLine({ ...(namespace ? { namespace } : {}), service, name: METRIC.quarantinedDeliveries, nowMs: Date.now() })}\n`);
+      process.stdout.write(
+        `${emfCountLine({ ...(namespace ? { namespace } : {}), service, name: METRIC.quarantinedDeliveries, nowMs: Date.now() })}\n`,
+      );
     },
   };
 }

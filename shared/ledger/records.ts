@@ -2,7 +2,13 @@ import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales f
 import { OutcomeKind } from '../points/outcome.js';
 
 /** Why a purchase ended (acknowledged outcomes; the queue is done with them): kinds of processing's outcomes. */
-export const OrderOutcome = OutcomeKind.extract(['credited', 'skipped', 'customer_not_found', 'customer_withdrawn', 'points_not_available']);
+export const OrderOutcome = OutcomeKind.extract([
+  'credited',
+  'skipped',
+  'customer_not_found',
+  'customer_withdrawn',
+  'points_not_available',
+]);
 export type OrderOutcome = z.infer<typeof OrderOutcome>;
 
 /** Why a refund ended, or why it is parked. */
@@ -143,5 +149,4 @@ export interface RefundRef extends OrderRef {
 // Parts are escaped so that ids containing the separator can never collide.
 const part = encodeURIComponent;
 export const orderKey = (source: string, orderId: string) => `order#${part(source)}#${part(orderId)}`;
-export const refundKey = (source: string, orderId: string, refundId: string) =>
-  `refund#${part(source)}#${part(orderId)}#${part(refundId)}`;
+export const refundKey = (source: string, orderId: string, refundId: string) => `refund#${part(source)}#${part(orderId)}#${part(refundId)}`;

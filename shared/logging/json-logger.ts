@@ -16,9 +16,11 @@ export function createJsonLogger(
   const service = env.POWERTOOLS_SERVICE_NAME || 'receive-webhook';
   const wanted = (env.POWERTOOLS_LOG_LEVEL ?? 'INFO').toUpperCase();
   const threshold = Object.hasOwn(LEVELS, wanted) ? LEVELS[wanted as keyof typeof LEVELS] : LEVELS.INFO;
-  const log = (level: 'INFO' | 'WARN' | 'ERROR') => (message: string, extra: Record<string, unknown> = {}) => {
-    if (LEVELS[level] < threshold) return;
-    write(JSON.stringify({ ...capFields(extra), level, message, service, timestamp: now().toISOString() }));
-  };
+  const log =
+    (level: 'INFO' | 'WARN' | 'ERROR') =>
+    (message: string, extra: Record<string, unknown> = {}) => {
+      if (LEVELS[level] < threshold) return;
+      write(JSON.stringify({ ...capFields(extra), level, message, service, timestamp: now().toISOString() }));
+    };
   return { info: log('INFO'), warn: log('WARN'), error: log('ERROR') };
 }

@@ -115,7 +115,13 @@ function errorCode(e: unknown): string | undefined {
 }
 
 /** Timeouts of one phase, and the call's overall deadline (ours, or an abort undici reports as its own). */
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'CALL_DEADLINE', 'UND_ERR_ABORTED']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'CALL_DEADLINE',
+  'UND_ERR_ABORTED',
+]);
 
 /** Classifies a transport failure (no usable answer). */
 export function classifyTransportError(req: FailedRequest, e: unknown): OpenApiError {

@@ -44,7 +44,11 @@ function columnKeyQuery(q: { withColumnKey?: boolean } | undefined): string {
 
 function checkedInput<S extends z.ZodType>(schema: S, input: unknown, route: string): void {
   const r = schema.safeParse(input);
-  if (!r.success) throw invalidRequest(route, r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`));
+  if (!r.success)
+    throw invalidRequest(
+      route,
+      r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`),
+    );
 }
 
 /** Runs `f`, turning a synchronous throw into a rejected promise. */

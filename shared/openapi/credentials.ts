@@ -32,12 +32,10 @@ export class CredentialsError extends ConfigurationError<'invalid_credentials'> 
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /** https, or http to this machine only: the client secret and the tokens must not travel in clear. */
-const httpUrl = z
-  .url({ protocol: /^https?$/ })
-  .refine((u) => {
-    const url = new URL(u);
-    return url.protocol === 'https:' || LOOPBACK.test(url.hostname);
-  }, 'must be https (plain http only to 127.0.0.1, localhost or [::1])');
+const httpUrl = z.url({ protocol: /^https?$/ }).refine((u) => {
+  const url = new URL(u);
+  return url.protocol === 'https:' || LOOPBACK.test(url.hostname);
+}, 'must be https (plain http only to 127.0.0.1, localhost or [::1])');
 
 /** The secret's JSON (spec of the deployment: `{ base_url, client_id, client_secret }`). */
 export const CredentialsSecret = z.object({
@@ -60,10 +58,7 @@ function fromSecretJson(text: string, source: string): OpenApiCredentials {
   const raw = parseJsonOrUndefined(text);
   if (raw === undefined) throw new CredentialsError(`${source}: not JSON`);
   const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-  return checked(
-    { baseUrl: o.base_url as string, clientId: o.client_id as string, clientSecret: o.client_secret as string },
-    source,
-  );
+  return checked({ baseUrl: o.base_url as string, clientId: o.client_id as string, clientSecret: o.client_secret as string }, source);
 }
 
 export function staticCredentials(c: OpenApiCredentials): CredentialsProvider {

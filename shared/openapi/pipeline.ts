@@ -49,7 +49,6 @@ interface Base {
   prefix: string;
 }
 
-
 export function createCallPipeline(options: OpenApiClientOptions): CallPipeline {
   const now = options.now ?? Date.now;
   const readRetries = options.readRetries ?? 2;

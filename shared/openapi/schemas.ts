@@ -11,10 +11,7 @@ const nullableString = z.string().nullable();
 const optionalString = nullableString.optional();
 
 /** PHP encodes an empty map as `[]`: accept it as `{}`. */
-const externalIds = z.preprocess(
-  (v) => (Array.isArray(v) && v.length === 0 ? {} : v),
-  z.record(z.string(), z.string()),
-);
+const externalIds = z.preprocess((v) => (Array.isArray(v) && v.length === 0 ? {} : v), z.record(z.string(), z.string()));
 
 export const TokenResponse = z.looseObject({
   access_token: z.string().min(1),
@@ -156,7 +153,10 @@ export const PointGrantInput = z.object({
   point: int,
   title: z.string().optional(),
   /** `Y-m-d`; becomes 23:59:59 of that day. */
-  expired_at: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expired_at must be Y-m-d').optional(),
+  expired_at: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'expired_at must be Y-m-d')
+    .optional(),
   remarks: z.string().optional(),
 });
 export type PointGrantInput = z.infer<typeof PointGrantInput>;
@@ -164,7 +164,10 @@ export type PointGrantInput = z.infer<typeof PointGrantInput>;
 export const PointCalculationInput = z.object({
   amount: int.nonnegative(),
   title: z.string().optional(),
-  expired_at: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expired_at must be Y-m-d').optional(),
+  expired_at: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'expired_at must be Y-m-d')
+    .optional(),
   remarks: z.string().optional(),
 });
 export type PointCalculationInput = z.infer<typeof PointCalculationInput>;

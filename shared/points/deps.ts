@@ -3,10 +3,7 @@ import type { Clock, Ledger } from '../ledger/index.js';
 import type { OpenApiClient } from '../openapi/index.js';
 
 /** The Open API calls processing makes (a narrow view, so an instrumented wrapper is easy). */
-export type PointsApi = Pick<
-  OpenApiClient,
-  'getMemberByExternalId' | 'getMember' | 'listPoints' | 'grantPoints' | 'calculatePoints'
->;
+export type PointsApi = Pick<OpenApiClient, 'getMemberByExternalId' | 'getMember' | 'listPoints' | 'grantPoints' | 'calculatePoints'>;
 
 /** The lines of the protocol between which a crash is interesting (the chaos tests throw from here). */
 export const CHECKPOINTS = [

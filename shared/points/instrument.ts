@@ -29,12 +29,7 @@ function isUpstreamFailure(errorKind: string): boolean {
  * Told about every Open API call: which operation, how long it took, and if it failed, the error kind
  * (`unexpected` when not an OpenApiError) and whether that kind is a failure of the upstream service.
  */
-export type ApiCallObserver = (call: {
-  operation: keyof PointsApi;
-  ms: number;
-  errorKind?: string;
-  upstreamFailure?: boolean;
-}) => void;
+export type ApiCallObserver = (call: { operation: keyof PointsApi; ms: number; errorKind?: string; upstreamFailure?: boolean }) => void;
 
 /** Every Open API operation processing calls: one endpoint each, each with its own rate budget. */
 export const POINTS_API_OPERATIONS = [
@@ -46,7 +41,11 @@ export const POINTS_API_OPERATIONS = [
 ] as const satisfies readonly (keyof PointsApi)[];
 
 /** Wraps the calls processing makes, to measure upstream latency without touching the client. */
-export function instrumentPointsApi(api: PointsApi, observe: ApiCallObserver, now: () => number = performance.now.bind(performance)): PointsApi {
+export function instrumentPointsApi(
+  api: PointsApi,
+  observe: ApiCallObserver,
+  now: () => number = performance.now.bind(performance),
+): PointsApi {
   const wrap =
     <K extends keyof PointsApi>(operation: K) =>
     async (...args: Parameters<PointsApi[K]>): Promise<Awaited<ReturnType<PointsApi[K]>>> => {

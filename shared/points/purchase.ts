@@ -107,7 +107,9 @@ class PurchaseAttempt {
       const err = asOpenApiError(e);
       if (err.kind === 'member_not_found') {
         // The Open API answers the same (member_not_found) for unknown and withdrawn customers: we cannot tell them apart here.
-        return { end: await this.finish({ outcome: 'customer_not_found', reason: err.message }, { kind: 'customer_not_found', action: 'ack' }) };
+        return {
+          end: await this.finish({ outcome: 'customer_not_found', reason: err.message }, { kind: 'customer_not_found', action: 'ack' }),
+        };
       }
       return { end: await this.retry(err, { needsReconcile: mustReconcile }) };
     }

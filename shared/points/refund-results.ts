@@ -34,8 +34,25 @@ export function bookedEnd(customerId: string, applied: AppliedRefund): RefundEnd
 /** The `park` policy: the customer holds too few points, so nothing is debited and the refund is parked. */
 export function parkedEnd(customerId: string, target: number, reason: string): RefundEnd {
   return {
-    result: { state: 'parked', outcome: 'insufficient_points', reason, customerId, pointsDebited: 0, debitTarget: target, shortfall: target },
-    outcome: { kind: 'insufficient_points', action: 'ack', policy: 'park', customerId, points: 0, target, shortfall: target, reconciled: false },
+    result: {
+      state: 'parked',
+      outcome: 'insufficient_points',
+      reason,
+      customerId,
+      pointsDebited: 0,
+      debitTarget: target,
+      shortfall: target,
+    },
+    outcome: {
+      kind: 'insufficient_points',
+      action: 'ack',
+      policy: 'park',
+      customerId,
+      points: 0,
+      target,
+      shortfall: target,
+      reconciled: false,
+    },
   };
 }
 
@@ -58,7 +75,10 @@ export function definitiveEnd(customerId: string, err: OpenApiError): RefundEnd 
 
 /** A skip: the refund takes nothing, for this reason. */
 export function skippedEnd(reason: 'unlinked_refund' | 'order_not_credited', detail: string): RefundEnd {
-  return { result: { state: 'done', outcome: 'skipped', reason: `${reason}: ${detail}` }, outcome: { kind: 'skipped', action: 'ack', reason } };
+  return {
+    result: { state: 'done', outcome: 'skipped', reason: `${reason}: ${detail}` },
+    outcome: { kind: 'skipped', action: 'ack', reason },
+  };
 }
 
 /** The share as booked on the order: the exact figures only when it was computed exactly. */

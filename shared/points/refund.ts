@@ -145,7 +145,10 @@ class RefundAttempt {
     const reason = this.sharesPurchaseGroup
       ? 'the purchase is not credited yet (queued behind this refund: parked for it)'
       : `the purchase was not credited within ${settings.refundWaitSeconds} s`;
-    return this.finish({ result: { state: 'parked', outcome: 'refund_parked', reason }, outcome: { kind: 'refund_parked', action: 'ack', reason } });
+    return this.finish({
+      result: { state: 'parked', outcome: 'refund_parked', reason },
+      outcome: { kind: 'refund_parked', action: 'ack', reason },
+    });
   }
 
   /**

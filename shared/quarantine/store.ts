@@ -1,7 +1,14 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import { keptHeaders, type QuarantineEntry, QuarantineEntry as EntrySchema, type QuarantineInput, quarantineId, quarantineKey } from './entry.js';
+import {
+  keptHeaders,
+  type QuarantineEntry,
+  QuarantineEntry as EntrySchema,
+  type QuarantineInput,
+  quarantineId,
+  quarantineKey,
+} from './entry.js';
 
 /** Where quarantined deliveries are kept: a DynamoDB table (dynalite locally). */
 export interface QuarantineStore {
@@ -69,7 +76,11 @@ export function createQuarantineStore(options: QuarantineStoreOptions): Quaranti
             ':id': id,
             ':source': input.source,
             ':state': 'quarantined',
-            ':reason': { kind: input.reason.kind, message: input.reason.message, ...(input.reason.path ? { path: input.reason.path } : {}) },
+            ':reason': {
+              kind: input.reason.kind,
+              message: input.reason.message,
+              ...(input.reason.path ? { path: input.reason.path } : {}),
+            },
             ':headers': keptHeaders(input.headers),
             ':body': new Uint8Array(input.rawBody),
             ':bodyBytes': input.rawBody.length,

@@ -16,7 +16,10 @@ export interface MessageVisibility {
 export class VisibilityChangeError extends Error {
   override readonly name = 'VisibilityChangeError';
   readonly kind = 'visibility_change_failed' as const;
-  constructor(readonly failed: number, cause?: unknown) {
+  constructor(
+    readonly failed: number,
+    cause?: unknown,
+  ) {
     super(`${failed} message visibility change(s) failed`, cause === undefined ? undefined : { cause });
   }
 }
@@ -44,7 +47,9 @@ export function createSqsVisibility(opts: { client?: SQSClient; clientConfig?: S
       let failed = 0;
       for (const [arn, list] of byQueue) {
         for (let i = 0; i < list.length; i += 10) {
-          const entries = list.slice(i, i + 10).map((c, n) => ({ Id: `m${n}`, ReceiptHandle: c.receiptHandle, VisibilityTimeout: c.seconds }));
+          const entries = list
+            .slice(i, i + 10)
+            .map((c, n) => ({ Id: `m${n}`, ReceiptHandle: c.receiptHandle, VisibilityTimeout: c.seconds }));
           const answer = await client.send(new sdk.ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrlOfArn(arn), Entries: entries }));
           failed += answer.Failed?.length ?? 0;
         }

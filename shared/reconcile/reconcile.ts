@@ -80,7 +80,8 @@ export class ReconcileWindowError extends ConfigurationError<'invalid_window'> {
 }
 
 export function checkWindow(since: Date, until: Date): void {
-  if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime())) throw new ReconcileWindowError('since and until must be ISO 8601 dates');
+  if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime()))
+    throw new ReconcileWindowError('since and until must be ISO 8601 dates');
   if (since.getTime() >= until.getTime()) throw new ReconcileWindowError('since must be before until');
 }
 
@@ -144,7 +145,10 @@ export async function reconcileShopify(deps: ReconcileDeps, options: ReconcileOp
         }
       }
       if (order.refunds.length >= REFUNDS_LIMIT) {
-        problem(`${source}:order:${orderId}`, `the order has ${REFUNDS_LIMIT} or more refunds; refunds past the first ${REFUNDS_LIMIT} are not read`);
+        problem(
+          `${source}:order:${orderId}`,
+          `the order has ${REFUNDS_LIMIT} or more refunds; refunds past the first ${REFUNDS_LIMIT} are not read`,
+        );
       }
       for (const listed of order.refunds) {
         result.scanned += 1;

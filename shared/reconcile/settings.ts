@@ -26,7 +26,9 @@ export class ReconcileSettingsError extends ConfigurationError<'invalid_reconcil
 export function reconcileSourcesFrom(json: string | undefined): ReconcileSources {
   const value = parseJsonOrUndefined(json ?? '');
   if (value === undefined) {
-    throw new ReconcileSettingsError('RECONCILE_SOURCES must be JSON {source: {shopDomain, accessTokenSecretArn, lookbackHours, settleMinutes}}');
+    throw new ReconcileSettingsError(
+      'RECONCILE_SOURCES must be JSON {source: {shopDomain, accessTokenSecretArn, lookbackHours, settleMinutes}}',
+    );
   }
   const parsed = ReconcileSources.safeParse(value);
   if (!parsed.success) {

@@ -1,12 +1,6 @@
 import { Pool } from 'undici';
 import { ShopifyAdminError } from './errors.js';
-import {
-  ADMIN_API_VERSION,
-  ORDERS_PAGE_SIZE,
-  ORDERS_QUERY,
-  REFUND_QUERY,
-  updatedBetween,
-} from './queries.js';
+import { ADMIN_API_VERSION, ORDERS_PAGE_SIZE, ORDERS_QUERY, REFUND_QUERY, updatedBetween } from './queries.js';
 import { type AdminOrder, type AdminRefund, type Cost, GraphqlAnswer, legacyId, OrdersPage, RefundAnswer } from './schemas.js';
 
 /**
@@ -98,13 +92,21 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
         throw new ShopifyAdminError('network', `Shopify Admin API unreachable at ${origin}: ${e instanceof Error ? e.message : 'failed'}`);
       }
       if (status === 401 || status === 403) {
-        throw new ShopifyAdminError('unauthorized', `Shopify Admin API answered ${status}: check the access token and its read_orders scope`, status);
+        throw new ShopifyAdminError(
+          'unauthorized',
+          `Shopify Admin API answered ${status}: check the access token and its read_orders scope`,
+          status,
+        );
       }
       let answer: ReturnType<typeof GraphqlAnswer.parse>;
       try {
         answer = GraphqlAnswer.parse(JSON.parse(text));
       } catch {
-        throw new ShopifyAdminError(status >= 400 ? 'http' : 'invalid_response', `Shopify Admin API answered ${status} without a GraphQL answer`, status);
+        throw new ShopifyAdminError(
+          status >= 400 ? 'http' : 'invalid_response',
+          `Shopify Admin API answered ${status} without a GraphQL answer`,
+          status,
+        );
       }
       const cost = answer.extensions?.cost;
       if (cost !== undefined) {
@@ -123,17 +125,32 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
       }
       if (status >= 400) throw new ShopifyAdminError('http', `Shopify Admin API answered ${status}`, status);
       if (answer.errors !== undefined && answer.errors.length > 0) {
-        throw new ShopifyAdminError('graphql', `Shopify Admin API: ${answer.errors.map((e) => e.message).join('; ').slice(0, 500)}`, status);
+        throw new ShopifyAdminError(
+          'graphql',
+          `Shopify Admin API: ${answer.errors
+            .map((e) => e.message)
+            .join('; ')
+            .slice(0, 500)}`,
+          status,
+        );
       }
       return answer.data;
     }
   }
 
-  function parsed<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, data: unknown): T {
+  function parsed<T>(
+    schema: {
+      safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+    },
+    data: unknown,
+  ): T {
     const result = schema.safeParse(data);
     if (result.success) return result.data;
     const issue = result.error.issues[0];
-    throw new ShopifyAdminError('invalid_response', `unexpected answer at ${(issue?.path ?? []).map(String).join('.')}: ${issue?.message ?? 'invalid'}`);
+    throw new ShopifyAdminError(
+      'invalid_response',
+      `unexpected answer at ${(issue?.path ?? []).map(String).join('.')}: ${issue?.message ?? 'invalid'}`,
+    );
   }
 
   return {

@@ -72,7 +72,9 @@ export function refundWebhookBody(refund: AdminRefund): Record<string, unknown> 
       })),
       ...refund.refundShippingLines.map((s) => ({
         kind: 'shipping_refund',
-        ...moneyFields('amount', { shopMoney: { ...s.subtotalAmountSet.shopMoney, amount: negated(s.subtotalAmountSet.shopMoney.amount) } }),
+        ...moneyFields('amount', {
+          shopMoney: { ...s.subtotalAmountSet.shopMoney, amount: negated(s.subtotalAmountSet.shopMoney.amount) },
+        }),
         ...moneyFields('tax_amount', { shopMoney: { ...s.taxAmountSet.shopMoney, amount: negated(s.taxAmountSet.shopMoney.amount) } }),
       })),
     ],

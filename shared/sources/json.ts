@@ -56,7 +56,8 @@ export function parseJsonBody(
     if (duplicate) {
       // Valid JSON, but which value would be meant? Name the key (capped: it is the sender's text).
       const key = duplicate[1] ?? '';
-      const shown = JSON.stringify(key.length > MAX_KEY_SHOWN ? key.slice(0, MAX_KEY_SHOWN) : key) + (key.length > MAX_KEY_SHOWN ? '…' : '');
+      const shown =
+        JSON.stringify(key.length > MAX_KEY_SHOWN ? key.slice(0, MAX_KEY_SHOWN) : key) + (key.length > MAX_KEY_SHOWN ? '…' : '');
       return { ok: false, error: { kind: 'malformed_json', message: `duplicate key ${shown} at position ${duplicate[2]}` } };
     }
     // lossless-json quotes the offending characters in its messages: keep only the position.

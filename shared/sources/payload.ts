@@ -30,7 +30,11 @@ export const DecimalAmount = z.union(
       }
       return d;
     }),
-    z.number().int().refine(Number.isSafeInteger).transform((n): Decimal => ({ units: BigInt(n), scale: 0 })),
+    z
+      .number()
+      .int()
+      .refine(Number.isSafeInteger)
+      .transform((n): Decimal => ({ units: BigInt(n), scale: 0 })),
   ],
   { error: (issue) => (issue.input === undefined ? undefined : DECIMAL_AMOUNT_MESSAGE) },
 );

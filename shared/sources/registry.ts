@@ -61,7 +61,8 @@ export function loadSources(configJson: string | undefined): SourceSet {
   const entries: Record<string, unknown> = { ...Object.fromEntries(BUILT_IN.map((n) => [n, {}])), ...config };
   const sources = new Map<string, ConfiguredSource>();
   for (const [name, entry] of Object.entries(entries)) {
-    if (!SourceName.safeParse(name).success) throw new SourcesConfigError(`source name "${name.slice(0, 40)}" must be 1-32 lower-case letters, digits or -`);
+    if (!SourceName.safeParse(name).success)
+      throw new SourcesConfigError(`source name "${name.slice(0, 40)}" must be 1-32 lower-case letters, digits or -`);
     if (entry === false) continue;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
       throw new SourcesConfigError(`${name}: expected an object of settings, or false to disable`);

@@ -41,10 +41,9 @@ export const TitleTemplate = z
   .string()
   .min(1)
   .max(255)
-  .refine(
-    (t) => [...t.matchAll(PLACEHOLDER)].every((m) => (TITLE_PLACEHOLDERS as readonly string[]).includes(m[1] ?? '')),
-    { message: `unknown placeholder; use ${TITLE_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}` },
-  );
+  .refine((t) => [...t.matchAll(PLACEHOLDER)].every((m) => (TITLE_PLACEHOLDERS as readonly string[]).includes(m[1] ?? '')), {
+    message: `unknown placeholder; use ${TITLE_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`,
+  });
 
 /** Renders a title; cut to the 255 characters the canonical event allows. */
 export function renderTitle(template: string, values: TitleValues): string {

@@ -171,10 +171,9 @@ function refundAmount(refund: ShopifyRefund, settings: ShopifySettings): Decimal
 }
 
 function refundCurrency(refund: ShopifyRefund): string {
-  const fromSets = [
-    ...refund.refund_line_items.map((l) => l.subtotal_set),
-    ...refund.order_adjustments.map((a) => a.amount_set),
-  ].find((s) => s !== undefined)?.shop_money.currency_code;
+  const fromSets = [...refund.refund_line_items.map((l) => l.subtotal_set), ...refund.order_adjustments.map((a) => a.amount_set)].find(
+    (s) => s !== undefined,
+  )?.shop_money.currency_code;
   // XXX is ISO 4217's "no currency": a refund without any amount says nothing about it.
   return fromSets ?? refund.transactions.find((t) => t.currency)?.currency ?? 'XXX';
 }
@@ -233,7 +232,8 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
   // `credit`: a test order counts as a sale (staging fed by a development store).
   const test = order.test && settings.testOrders !== 'credit';
   const customer = order.customer ? { externalKey: settings.externalKey, externalId: order.customer.id } : null;
-  const currency = order.current_subtotal_price_set?.shop_money.currency_code ?? order.subtotal_price_set?.shop_money.currency_code ?? order.currency;
+  const currency =
+    order.current_subtotal_price_set?.shop_money.currency_code ?? order.subtotal_price_set?.shop_money.currency_code ?? order.currency;
   const titleValues = { order: order.name || order.id, orderId: order.id, source };
 
   if (payload.kind === 'cancellation') {

@@ -39,7 +39,12 @@ export const SquareSettings = z
      * For this long after a completed payment was first seen without a customer, a later delivery
      * naming the customer still earns its points; 0: the first outcome is final.
      */
-    customerMatchWindowSeconds: z.number().int().min(0).max(30 * 86_400).default(86_400),
+    customerMatchWindowSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .default(86_400),
   })
   .strict();
 export type SquareSettings = z.infer<typeof SquareSettings>;
@@ -131,7 +136,12 @@ function parse(request: SignedRequest): Outcome<SquarePayload> {
   const body = json.value;
   const type = objectField(body, 'type');
   if (typeof type !== 'string') return rejected(invalid('type', 'expected the Square event type'));
-  const kind = type === 'payment.created' || type === 'payment.updated' ? 'payment' : type === 'refund.created' || type === 'refund.updated' ? 'refund' : undefined;
+  const kind =
+    type === 'payment.created' || type === 'payment.updated'
+      ? 'payment'
+      : type === 'refund.created' || type === 'refund.updated'
+        ? 'refund'
+        : undefined;
   // The value is not repeated: answers never echo body content.
   if (!kind) return ignored('event type is not handled');
   // Only COMPLETED money moves points: APPROVED (authorised, not captured), PENDING, CANCELED, FAILED,
@@ -156,14 +166,20 @@ const MAX_UNITS = 999_999_999n;
 
 function normalise(payload: SquarePayload, context: { source: string; settings: SquareSettings }): Outcome<PointsEvent> {
   const { source, settings } = context;
-  const delivery = { id: payload.event_id, topic: payload.type, eventId: payload.event_id, ...(payload.created_at ? { triggeredAt: payload.created_at } : {}) };
+  const delivery = {
+    id: payload.event_id,
+    topic: payload.type,
+    eventId: payload.event_id,
+    ...(payload.created_at ? { triggeredAt: payload.created_at } : {}),
+  };
 
   if ('payment' in payload.data.object) {
     const payment = payload.data.object.payment;
     const money = settings.amount.basis === 'total' ? payment.total_money : payment.amount_money;
     const path = `data.object.payment.${settings.amount.basis === 'total' ? 'total_money' : 'amount_money'}`;
     if (!money) return rejected(invalid(path, 'required for amount basis "total"'));
-    if (money.currency !== payment.amount_money.currency) return rejected(invalid(`${path}.currency`, 'differs from amount_money.currency'));
+    if (money.currency !== payment.amount_money.currency)
+      return rejected(invalid(`${path}.currency`, 'differs from amount_money.currency'));
     const eligible = units(money, settings.amount.rule);
     if (eligible > MAX_UNITS) return rejected(invalid(path, 'amount exceeds 999999999 units'));
     return ok({

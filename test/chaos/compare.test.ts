@@ -11,7 +11,17 @@ const scenario: Scenario = {
   customers: [{ index: 0, loginId: 'a', rank: 'gold', shopifyId: '7000000000000000001', posCard: 'PC-1', registered: true }],
   events: [
     { kind: 'purchase', key: 'p', source: 'shopify', orderId: ORDER, customer: 0, amount: 1000, test: false },
-    { kind: 'refund', key: 'r', source: 'shopify', orderId: ORDER, refundId: REFUND, customer: 0, amount: 500, cancel: false, orphan: false },
+    {
+      kind: 'refund',
+      key: 'r',
+      source: 'shopify',
+      orderId: ORDER,
+      refundId: REFUND,
+      customer: 0,
+      amount: 500,
+      cancel: false,
+      orphan: false,
+    },
   ],
   deliveries: [],
   counts: { purchases: 1, refunds: 1, cancellations: 0, orphanRefunds: 0, duplicates: 0, concurrentDuplicates: 0, reordered: 0 },

@@ -101,7 +101,9 @@ export function upstreamReader(options: { baseUrl: string; clientId: string; cli
         const { status, body } = await get(`/api/ext/users/${encodeURIComponent(memberId)}/points?per_page=1000&page=${page}`);
         if (status !== 200) throw new Error(`history of ${memberId}: HTTP ${status}`);
         const data = body as { points: UpstreamEntry[]; last_page: number };
-        entries.push(...data.points.map((p) => ({ id: String(p.id), point: p.point, title: p.title, remarks: p.remarks, created_at: p.created_at })));
+        entries.push(
+          ...data.points.map((p) => ({ id: String(p.id), point: p.point, title: p.title, remarks: p.remarks, created_at: p.created_at })),
+        );
         if (page >= data.last_page) return entries;
       }
     },

@@ -19,7 +19,9 @@ interface Parsed {
 function parse(body: string): Parsed | undefined {
   try {
     const e = JSON.parse(body) as Partial<Parsed>;
-    return typeof e.type === 'string' && typeof e.source === 'string' ? { type: e.type, source: e.source, customer: e.customer ?? null } : undefined;
+    return typeof e.type === 'string' && typeof e.source === 'string'
+      ? { type: e.type, source: e.source, customer: e.customer ?? null }
+      : undefined;
   } catch {
     return undefined;
   }

@@ -46,7 +46,9 @@ function eligible(scenario: Scenario, event: EventSpec): boolean {
   if (event.source !== 'shopify') return false;
   const cancelled = scenario.events.some((e) => e.kind === 'refund' && e.orderId === event.orderId && e.cancel);
   if (event.kind === 'purchase') return !event.test && !cancelled;
-  return !event.cancel && !event.orphan && scenario.events.some((e): e is PurchaseSpec => e.kind === 'purchase' && e.orderId === event.orderId);
+  return (
+    !event.cancel && !event.orphan && scenario.events.some((e): e is PurchaseSpec => e.kind === 'purchase' && e.orderId === event.orderId)
+  );
 }
 
 export function createLostDeliveries(options: LostDeliveriesOptions): LostDeliveries {
@@ -74,7 +76,7 @@ export function createLostDeliveries(options: LostDeliveriesOptions): LostDelive
       if (put.has(step.event)) return true;
       put.add(step.event);
       adminUrl ??= stack.shopifyAdminUrl;
-      if (adminUrl === undefined) throw new Error('chaos: lost deliveries need the stack\'s Shopify Admin API stand-in');
+      if (adminUrl === undefined) throw new Error("chaos: lost deliveries need the stack's Shopify Admin API stand-in");
       const { body, headers } = renderDelivery(scenario, step, secrets, Date.now());
       // A refund waits until every order is in the shop: Shopify never holds a refund without its order.
       if (headers['x-shopify-topic'] === 'refunds/create') heldRefunds.push(body);
@@ -86,7 +88,11 @@ export function createLostDeliveries(options: LostDeliveriesOptions): LostDelive
       for (const body of heldRefunds.splice(0)) await store('/__shopify/refunds', body);
       log(`chaos: ${tally.lostEvents} events lost as webhooks (${tally.notHeld} not held by the shop)`);
       if (!options.repair) return;
-      const client = createShopifyAdminClient({ shopDomain: SHOP_DOMAIN, origin: adminUrl, accessToken: async () => LOCAL_DEFAULTS.shopifyAdminToken });
+      const client = createShopifyAdminClient({
+        shopDomain: SHOP_DOMAIN,
+        origin: adminUrl,
+        accessToken: async () => LOCAL_DEFAULTS.shopifyAdminToken,
+      });
       try {
         const until = new Date(Date.now() + 60_000);
         tally.reconcile = await reconcileShopify(

@@ -18,7 +18,17 @@ function scenarioOf(events: Scenario['events']): Scenario {
 const purchase = (orderId: string, amount: number, customer: number | null = 0) =>
   ({ kind: 'purchase', key: orderId, source: 'shopify', orderId, customer, amount, test: false }) as const;
 const refund = (orderId: string, refundId: string, amount: number, cancel = false) =>
-  ({ kind: 'refund', key: `${orderId}:${refundId}`, source: 'shopify', orderId, refundId, customer: 0, amount, cancel, orphan: false }) as const;
+  ({
+    kind: 'refund',
+    key: `${orderId}:${refundId}`,
+    source: 'shopify',
+    orderId,
+    refundId,
+    customer: 0,
+    amount,
+    cancel,
+    orphan: false,
+  }) as const;
 
 describe('the independent model', () => {
   it('rounds a calculation down with the exact rate', () => {

@@ -60,10 +60,17 @@ export function createOutage(options: {
 
   const routes = (stats: EmulatorStats | undefined): Record<string, number> => {
     const client = stats?.clients[options.clientId];
-    return { ...Object.fromEntries(Object.entries(client?.routes ?? {}).map(([r, s]) => [r, s.total])), token: client?.token_requests ?? 0 };
+    return {
+      ...Object.fromEntries(Object.entries(client?.routes ?? {}).map(([r, s]) => [r, s.total])),
+      token: client?.token_requests ?? 0,
+    };
   };
   const delta = (a: Record<string, number>, b: Record<string, number>) =>
-    Object.fromEntries(Object.keys(b).map((k) => [k, (b[k] ?? 0) - (a[k] ?? 0)]).filter(([, v]) => (v as number) > 0)) as Record<string, number>;
+    Object.fromEntries(
+      Object.keys(b)
+        .map((k) => [k, (b[k] ?? 0) - (a[k] ?? 0)])
+        .filter(([, v]) => (v as number) > 0),
+    ) as Record<string, number>;
   const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 
   const outage: Outage = {
@@ -74,7 +81,9 @@ export function createOutage(options: {
       await admin.addFault({ path: '^/api/ext/', fault: options.fault ?? 'error_500', times: FOR_EVER });
       startedAt = clock.now();
       endsAt = startedAt + options.seconds * 1000;
-      options.log(`chaos: outage begins: every Open API route ${options.fault === 'reset_before' ? 'resets the connection' : 'answers 500'} for ${options.seconds} s (simulated)`);
+      options.log(
+        `chaos: outage begins: every Open API route ${options.fault === 'reset_before' ? 'resets the connection' : 'answers 500'} for ${options.seconds} s (simulated)`,
+      );
     },
     async tick() {
       if (endsAt === undefined || endedAt !== undefined || ending || clock.now() < endsAt) return;
@@ -84,7 +93,9 @@ export function createOutage(options: {
         endedAt = clock.now();
         atEnd = await admin.stats();
         backlogAtEnd = options.backlog();
-        options.log(`chaos: outage over after ${((endedAt - (startedAt ?? endedAt)) / 1000).toFixed(0)} s (simulated); ${backlogAtEnd} messages queued`);
+        options.log(
+          `chaos: outage over after ${((endedAt - (startedAt ?? endedAt)) / 1000).toFixed(0)} s (simulated); ${backlogAtEnd} messages queued`,
+        );
       } finally {
         ending = false;
       }
@@ -120,11 +131,16 @@ export function createOutage(options: {
     reportLines() {
       const r = outage.report();
       if (!r) return [];
-      const byRoute = Object.entries(r.callsByRoute).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+      const byRoute =
+        Object.entries(r.callsByRoute)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none';
       return [
         `  outage: ${r.seconds} s (simulated) of ${options.fault === 'reset_before' ? 'connection resets' : '500s'} on every route; ${r.callsDuring} upstream calls during it (${byRoute})`,
         `    backlog at its end ${r.backlogAtEnd} messages; drained ${r.drainSeconds === undefined ? 'n/a' : `${r.drainSeconds.toFixed(0)} s`} after it (simulated), ${r.drainCalls} calls` +
-          (r.drainPeakRoutePerMinute === undefined ? '' : `, busiest route ${r.drainPeakRoutePerMinute.toFixed(0)}/min on average (budget 2000/min)`),
+          (r.drainPeakRoutePerMinute === undefined
+            ? ''
+            : `, busiest route ${r.drainPeakRoutePerMinute.toFixed(0)}/min on average (budget 2000/min)`),
       ];
     },
   };

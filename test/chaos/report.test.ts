@@ -6,7 +6,18 @@ function result(overrides: Partial<ChaosResult> = {}): ChaosResult {
   const faults = { ...emptyTally(), emulator: 7, crashes: 2, leaseExpiries: 3, tokenExpiries: 1 };
   return {
     seed: 1,
-    scenario: { events: 120, deliveries: 140, customers: 20, purchases: 70, refunds: 50, cancellations: 5, orphanRefunds: 1, duplicates: 20, concurrentDuplicates: 3, reordered: 9 },
+    scenario: {
+      events: 120,
+      deliveries: 140,
+      customers: 20,
+      purchases: 70,
+      refunds: 50,
+      cancellations: 5,
+      orphanRefunds: 1,
+      duplicates: 20,
+      concurrentDuplicates: 3,
+      reordered: 9,
+    },
     faults,
     points: { expected: { credited: 10, debited: 4 }, observed: { credited: 10, debited: 4 } },
     outcomes: {},
@@ -27,12 +38,16 @@ function result(overrides: Partial<ChaosResult> = {}): ChaosResult {
 
 describe('the chaos report', () => {
   it('ends with the verdict line counting events, faults, mismatches, unfinished and dead-lettered events', () => {
-    const lines = formatReport(result({ mismatches: [{ customer: 3, what: 'balance 5, expected 4' }], unfinished: [{ key: 'k', why: 'w' }] }));
+    const lines = formatReport(
+      result({ mismatches: [{ customer: 3, what: 'balance 5, expected 4' }], unfinished: [{ key: 'k', why: 'w' }] }),
+    );
     expect(lines.at(-1)).toBe('chaos: events=120 faults=13 mismatches=1 unfinished=1 dead_lettered=2');
   });
 
   it('names each mismatch with its customer and order', () => {
-    const lines = formatReport(result({ mismatches: [{ customer: 3, orderId: '512345678901234567', what: 'credits [5, 5], expected [5]' }] }));
+    const lines = formatReport(
+      result({ mismatches: [{ customer: 3, orderId: '512345678901234567', what: 'credits [5, 5], expected [5]' }] }),
+    );
     expect(lines).toContain('    customer 3 order 512345678901234567: credits [5, 5], expected [5]');
   });
 });

@@ -51,7 +51,11 @@ export interface ChaosOptions {
 }
 
 export const CHAOS_CLIENT = { clientId: 'chaos-client', clientSecret: 'chaos-secret' } as const;
-export const CHAOS_SECRETS: SenderSecrets = { shopify: 'chaos-shopify-secret', pos: 'chaos-pos-secret-0123456789abcdef', square: 'chaos-square-key' };
+export const CHAOS_SECRETS: SenderSecrets = {
+  shopify: 'chaos-shopify-secret',
+  pos: 'chaos-pos-secret-0123456789abcdef',
+  square: 'chaos-square-key',
+};
 /** The worker's Open API response timeout in the run: a `delay` fault holds answers longer. */
 export const CHAOS_CLIENT_TIMEOUT_MS = 1000;
 
@@ -190,7 +194,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     unfinished.push(...ledgerCheck.unfinished);
     for (const letter of stack.queue.deadLetters()) {
       const eventId = (JSON.parse(letter.body) as { eventId?: string }).eventId ?? letter.messageId;
-      unfinished.push({ key: eventId, why: `in the dead-letter list${options.redrive ? ' after redrives' : ''}${letter.lastError ? `: ${letter.lastError}` : ''}` });
+      unfinished.push({
+        key: eventId,
+        why: `in the dead-letter list${options.redrive ? ' after redrives' : ''}${letter.lastError ? `: ${letter.lastError}` : ''}`,
+      });
     }
 
     const mismatches = [...comparison.mismatches, ...ledgerCheck.mismatches];
@@ -275,7 +282,9 @@ async function deliverAll(
     await injector.maybeArm();
     const send = async (): Promise<void> => {
       if (await lostDeliveries?.intercept(scenario, step, stack, CHAOS_SECRETS)) return;
-      const copies = Array.from({ length: step.copies }, () => sendWithRetries(stack.intakeUrl, renderDelivery(scenario, step, CHAOS_SECRETS, Date.now())));
+      const copies = Array.from({ length: step.copies }, () =>
+        sendWithRetries(stack.intakeUrl, renderDelivery(scenario, step, CHAOS_SECRETS, Date.now())),
+      );
       for (const result of await Promise.all(copies)) {
         if (result !== 'accepted') {
           rejected += 1;
@@ -426,13 +435,20 @@ async function checkLedger(
         continue;
       }
       if (!record || !FINAL_ORDER_STATES.has(record.state) || !record.outcome) {
-        unfinished.push({ key: event.key, why: record ? `order state ${record.state}, ${record.lastError ?? 'no error'}` : 'no ledger record' });
+        unfinished.push({
+          key: event.key,
+          why: record ? `order state ${record.state}, ${record.lastError ?? 'no error'}` : 'no ledger record',
+        });
         continue;
       }
       count(`purchase ${record.outcome}`);
       const expected = model.orders.get(event.orderId);
       if (expected?.credited && record.outcome !== 'credited') {
-        mismatches.push({ customer: event.customer, orderId: event.orderId, what: `purchase outcome ${record.outcome}, expected credited` });
+        mismatches.push({
+          customer: event.customer,
+          orderId: event.orderId,
+          what: `purchase outcome ${record.outcome}, expected credited`,
+        });
       }
       if (expected && !expected.credited && record.outcome === 'credited') {
         mismatches.push({ customer: event.customer, orderId: event.orderId, what: 'purchase credited, expected no credit' });
@@ -443,11 +459,14 @@ async function checkLedger(
         orderId: event.orderId,
         refundId: event.refundId,
       });
-      const final = record !== undefined && record.outcome !== undefined && (record.state === 'done' || (record.state === 'parked' && event.orphan));
+      const final =
+        record !== undefined && record.outcome !== undefined && (record.state === 'done' || (record.state === 'parked' && event.orphan));
       if (!final) {
         unfinished.push({
           key: event.key,
-          why: record ? `refund state ${record.state}${record.outcome ? ` (${record.outcome})` : ''}, ${record.lastError ?? 'no error'}` : 'no ledger record',
+          why: record
+            ? `refund state ${record.state}${record.outcome ? ` (${record.outcome})` : ''}, ${record.lastError ?? 'no error'}`
+            : 'no ledger record',
         });
         continue;
       }
@@ -455,7 +474,11 @@ async function checkLedger(
       const order = model.orders.get(event.orderId);
       const expected = event.orphan ? 'refund_parked' : order?.credited ? 'debited' : 'skipped';
       if (record.outcome !== expected) {
-        mismatches.push({ customer: event.customer, orderId: event.orderId, what: `refund ${event.refundId} outcome ${record.outcome}, expected ${expected}` });
+        mismatches.push({
+          customer: event.customer,
+          orderId: event.orderId,
+          what: `refund ${event.refundId} outcome ${record.outcome}, expected ${expected}`,
+        });
       }
     }
   }
@@ -463,12 +486,7 @@ async function checkLedger(
 }
 
 /** What a reader needs to see why an order went wrong: its events, deliveries, history entries and ledger records. */
-async function collectEvidence(
-  scenario: Scenario,
-  observed: ObservedCustomer[],
-  ledger: Ledger,
-  orderIds: string[],
-): Promise<string[]> {
+async function collectEvidence(scenario: Scenario, observed: ObservedCustomer[], ledger: Ledger, orderIds: string[]): Promise<string[]> {
   const lines: string[] = [];
   const orders = [...new Set(orderIds)];
   for (const orderId of orders.slice(0, 10)) {
@@ -482,7 +500,9 @@ async function collectEvidence(
           : `  event refund ${e.refundId} amount ${e.amount}${e.cancel ? ' cancel' : ''}${e.orphan ? ' orphan' : ''}`,
       );
     }
-    const positions = scenario.deliveries.flatMap((d, i) => (scenario.events[d.event]?.orderId === orderId ? [`${i}:${scenario.events[d.event]?.kind}/${d.kind}`] : []));
+    const positions = scenario.deliveries.flatMap((d, i) =>
+      scenario.events[d.event]?.orderId === orderId ? [`${i}:${scenario.events[d.event]?.kind}/${d.kind}`] : [],
+    );
     lines.push(`  deliveries ${positions.join(' ')}`);
     for (const customer of observed) {
       for (const entry of customer.history) {

@@ -35,7 +35,7 @@ describe('Square in the chaos scenario', () => {
     expect(overtaking).toBe(true);
   });
 
-  it('names the customer in some delivery of every Square payment, so the model\'s credit holds', () => {
+  it("names the customer in some delivery of every Square payment, so the model's credit holds", () => {
     for (const [i, e] of big.events.entries()) {
       if (e.source !== 'square' || e.kind !== 'purchase') continue;
       expect(e.customer).not.toBeNull();

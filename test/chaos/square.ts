@@ -35,7 +35,8 @@ export function squareCustomerId(customer: Pick<ChaosCustomer, 'posCard'>): stri
 export function addSquare(random: Random, events: EventSpec[], deliveries: DeliveryStep[]): { payments: number; lateCustomers: number } {
   const moved = new Set<string>();
   for (const event of events) {
-    if (event.kind === 'purchase' && event.source === 'pos' && event.customer !== null && random.chance(MIX.squareShare)) moved.add(event.orderId);
+    if (event.kind === 'purchase' && event.source === 'pos' && event.customer !== null && random.chance(MIX.squareShare))
+      moved.add(event.orderId);
   }
   for (const event of events) {
     if (!moved.has(event.orderId)) continue;
@@ -81,13 +82,31 @@ export function renderSquare(scenario: Scenario, event: EventSpec, step: Deliver
             ...(customer ? { customer_id: squareCustomerId(customer) } : {}),
           },
         }
-      : { refund: { id: event.refundId, status: 'COMPLETED', amount_money: cents(event.amount), payment_id: event.orderId, created_at: at, updated_at: at } };
+      : {
+          refund: {
+            id: event.refundId,
+            status: 'COMPLETED',
+            amount_money: cents(event.amount),
+            payment_id: event.orderId,
+            created_at: at,
+            updated_at: at,
+          },
+        };
   const type = event.kind === 'purchase' ? 'payment.updated' : 'refund.updated';
   const id = event.kind === 'purchase' ? event.orderId : event.refundId;
-  const body = JSON.stringify({ merchant_id: 'CHAOS', type, event_id: step.deliveryId, created_at: at, data: { type: event.kind === 'purchase' ? 'payment' : 'refund', id, object } });
+  const body = JSON.stringify({
+    merchant_id: 'CHAOS',
+    type,
+    event_id: step.deliveryId,
+    created_at: at,
+    data: { type: event.kind === 'purchase' ? 'payment' : 'refund', id, object },
+  });
   return {
     path: '/webhooks/square',
-    headers: { 'content-type': 'application/json', 'x-square-hmacsha256-signature': signSquare(body, signatureKey, CHAOS_SQUARE_NOTIFICATION_URL) },
+    headers: {
+      'content-type': 'application/json',
+      'x-square-hmacsha256-signature': signSquare(body, signatureKey, CHAOS_SQUARE_NOTIFICATION_URL),
+    },
     body,
   };
 }

@@ -143,7 +143,12 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   });
   queue = stack.queue;
   const documentClient = createDocumentClient({ endpoint: stack.urls.dynamodb, ...LOCAL_AWS });
-  ledger = createLedger({ client: documentClient, tableName: stack.tableName, clock: workerClock, leaseSeconds: CHAOS_TIMING.leaseSeconds });
+  ledger = createLedger({
+    client: documentClient,
+    tableName: stack.tableName,
+    clock: workerClock,
+    leaseSeconds: CHAOS_TIMING.leaseSeconds,
+  });
   credentials = { baseUrl: stack.openApi.baseUrl, clientId: stack.openApi.clientId, clientSecret: stack.openApi.clientSecret };
   // The second container: the same handler and dependencies (ledger, clock, hook), its own client.
   const secondClient = workerClient('loyalty-points-bridge/chaos-2');

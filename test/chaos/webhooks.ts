@@ -23,7 +23,6 @@ export interface WebhookRequest {
 export const SHOP_DOMAIN = 'chaos-shop.myshopify.com';
 export const CURRENCY = 'USD';
 
-
 const money = (units: number): string => `${units}.00`;
 
 /** A deterministic tax so totals differ from the eligible subtotal (tax never earns points). */
@@ -33,12 +32,7 @@ function isoAt(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }
 
-export function renderDelivery(
-  scenario: Scenario,
-  step: DeliveryStep,
-  secrets: SenderSecrets,
-  nowMs: number,
-): WebhookRequest {
+export function renderDelivery(scenario: Scenario, step: DeliveryStep, secrets: SenderSecrets, nowMs: number): WebhookRequest {
   const event = scenario.events[step.event] as EventSpec;
   if (event.source === 'square') return renderSquare(scenario, event, step, secrets.square, nowMs);
   return event.source === 'shopify'
@@ -79,7 +73,11 @@ function renderShopify(scenario: Scenario, event: EventSpec, step: DeliveryStep,
     topic = 'orders/cancelled';
     const purchase = purchaseOf(scenario, event);
     payload = {
-      ...shopifyOrder(scenario, { orderId: event.orderId, customer: event.customer, amount: purchase?.amount ?? event.amount, test: false }, nowMs),
+      ...shopifyOrder(
+        scenario,
+        { orderId: event.orderId, customer: event.customer, amount: purchase?.amount ?? event.amount, test: false },
+        nowMs,
+      ),
       cancelled_at: isoAt(nowMs),
       financial_status: 'refunded',
     };

@@ -55,9 +55,7 @@ describe('cdk-nag (AwsSolutions)', () => {
 
   it('acknowledges nothing in a stage but open routes (signed webhooks) and sender-issued secrets', () => {
     const stageAcks = acknowledgements(real.app).filter((a) => a.path.includes('/Integration/'));
-    expect(new Set(stageAcks.map((a) => a.id.replace(/^annotation::/i, '')))).toEqual(
-      new Set(['AwsSolutions-APIG4', 'AwsSolutions-SMG4']),
-    );
+    expect(new Set(stageAcks.map((a) => a.id.replace(/^annotation::/i, '')))).toEqual(new Set(['AwsSolutions-APIG4', 'AwsSolutions-SMG4']));
   });
 
   // Runs after the tests above (vitest keeps declaration order in a file): it changes the app.
@@ -65,7 +63,9 @@ describe('cdk-nag (AwsSolutions)', () => {
     const { app, built } = real;
     const production = built.pipeline.stages.find((s) => s.stack.config.production)!.stack;
     new Queue(production, 'Unprotected', { encryption: QueueEncryption.UNENCRYPTED, enforceSSL: false });
-    const paths = new AwsSolutionsChecks(app).validateScope(app).violations.flatMap((v) => v.violatingResources.map((r) => r.constructPath));
+    const paths = new AwsSolutionsChecks(app)
+      .validateScope(app)
+      .violations.flatMap((v) => v.violatingResources.map((r) => r.constructPath));
     expect(paths).toContain('LoyaltyBridgePipeline/Production/Integration/Unprotected/Resource');
   });
 

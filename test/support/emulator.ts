@@ -54,9 +54,7 @@ export function testClient(overrides: Record<string, unknown> = {}): Record<stri
 }
 
 /** Starts the emulator with `config` (default: one `testClient()` with the clock frozen at 2026-01-15 10:00:00). */
-export async function startTestEmulator(
-  config: unknown = { now: '2026-01-15 10:00:00', clients: [testClient()] },
-): Promise<TestEmulator> {
+export async function startTestEmulator(config: unknown = { now: '2026-01-15 10:00:00', clients: [testClient()] }): Promise<TestEmulator> {
   const emulator = await startEmulator({ port: 0, config });
   const base = `${emulator.url}/__emulator`;
 
@@ -93,8 +91,7 @@ export async function startTestEmulator(
     clearFaults: async () => {
       await ok('DELETE', '/faults');
     },
-    stats: async (clientId) =>
-      (await ok<{ clients: Record<string, ClientStats> }>('GET', '/stats')).clients[clientId],
+    stats: async (clientId) => (await ok<{ clients: Record<string, ClientStats> }>('GET', '/stats')).clients[clientId],
     patchClient: async (clientId, patch) => {
       await ok('PATCH', `/clients/${encodeURIComponent(clientId)}`, patch);
     },

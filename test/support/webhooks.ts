@@ -15,7 +15,12 @@ export function shopifyHmac(secret: string, body: string | Buffer): string {
   return signShopify(body, secret);
 }
 
-export function shopifyHeaders(body: string | Buffer, secret: string, topic: string, extra: Record<string, string> = {}): Record<string, string> {
+export function shopifyHeaders(
+  body: string | Buffer,
+  secret: string,
+  topic: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     ...signedShopifyHeaders(body, secret, {
       topic,

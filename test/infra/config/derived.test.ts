@@ -4,12 +4,7 @@ import { ENV } from '../../../shared/config/index.js';
 // The worker's own reader of its settings: the infra must write what it reads.
 import { processingSettingsFromEnv } from '../../../shared/config/processing-settings.js';
 import { loadSources } from '../../../shared/sources/index.js';
-import {
-  loadStageConfig,
-  receiverEnvironment,
-  stageTiming,
-  workerEnvironment,
-} from '../../../infra/config/index.js';
+import { loadStageConfig, receiverEnvironment, stageTiming, workerEnvironment } from '../../../infra/config/index.js';
 import { localTiming } from '../../../local/timing.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 

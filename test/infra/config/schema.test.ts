@@ -209,8 +209,6 @@ describe('pipeline configuration', () => {
   });
 
   it('rejects a connection ARN of another service', () => {
-    expect(() =>
-      parsePipelineConfig({ ...valid, connectionArn: 'arn:aws:iam::333333333333:role/x' }),
-    ).toThrow(/connection ARN/);
+    expect(() => parsePipelineConfig({ ...valid, connectionArn: 'arn:aws:iam::333333333333:role/x' })).toThrow(/connection ARN/);
   });
 });

@@ -7,7 +7,9 @@ import { OperationsAlarms, type OperationsAlarmsProps } from '../../../infra/con
 
 /** The alarms alone, around stand-in resources (no bundling: a second per test, not per synth). */
 function alarmsTemplate(options: Pick<OperationsAlarmsProps, 'email' | 'topicArn'>): Template {
-  const stack = new Stack(new App({ builtinCloudFormationValidation: false }), 'Alarms', { env: { account: '111111111111', region: 'eu-west-1' } });
+  const stack = new Stack(new App({ builtinCloudFormationValidation: false }), 'Alarms', {
+    env: { account: '111111111111', region: 'eu-west-1' },
+  });
   const fn = new LambdaFunction(stack, 'Fn', { runtime: Runtime.NODEJS_24_X, handler: 'index.handler', code: Code.fromInline('0') });
   new OperationsAlarms(stack, 'Ops', {
     ...options,
@@ -50,7 +52,10 @@ describe('operations alarms', () => {
   it('let CloudWatch use the topic key only on behalf of this account (no confused deputy)', () => {
     const template = alarmsTemplate({});
     const [key] = Object.values(template.findResources('AWS::KMS::Key'));
-    const statements = key!.Properties.KeyPolicy.Statement as Array<{ Principal?: { Service?: string }; Condition?: Record<string, Record<string, unknown>> }>;
+    const statements = key!.Properties.KeyPolicy.Statement as Array<{
+      Principal?: { Service?: string };
+      Condition?: Record<string, Record<string, unknown>>;
+    }>;
     const forCloudWatch = statements.filter((s) => s.Principal?.Service === 'cloudwatch.amazonaws.com');
     expect(forCloudWatch).toHaveLength(1);
     expect(forCloudWatch[0]!.Condition?.StringEquals?.['aws:SourceAccount']).toBe('111111111111');

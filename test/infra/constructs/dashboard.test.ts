@@ -20,9 +20,7 @@ function dashboardBody(template: Template): { widgets: { type: string; propertie
   expect(dashboards).toHaveLength(1);
   const body = dashboards[0]!.Properties.DashboardBody;
   const parts: unknown[] = typeof body === 'string' ? [body] : body['Fn::Join'][1];
-  const text = parts
-    .map((p) => (typeof p === 'string' ? p : `{ref:${JSON.stringify(p).replace(/[^A-Za-z0-9]/g, '')}}`))
-    .join('');
+  const text = parts.map((p) => (typeof p === 'string' ? p : `{ref:${JSON.stringify(p).replace(/[^A-Za-z0-9]/g, '')}}`)).join('');
   return JSON.parse(text);
 }
 
@@ -47,7 +45,9 @@ function widgetMetrics(body: ReturnType<typeof dashboardBody>): { namespace: str
 }
 
 const NAMES = new Set<string>([
-  ...Object.entries(METRIC).filter(([key]) => !key.endsWith('Prefix')).map(([, name]) => name),
+  ...Object.entries(METRIC)
+    .filter(([key]) => !key.endsWith('Prefix'))
+    .map(([, name]) => name),
   ...[...OUTCOME_KINDS, UNEXPECTED_ERROR_OUTCOME].map(outcomeMetric),
   ...POINTS_API_OPERATIONS.map(upstreamCallsMetric),
 ]);
@@ -90,7 +90,9 @@ describe('the operations dashboard', () => {
     const { template } = app.stages.get('staging')!;
     const metrics = widgetMetrics(dashboardBody(template));
     const aws = (ns: string) => new Set(metrics.filter((m) => m.namespace === ns).map((m) => m.name));
-    expect(aws('AWS/SQS')).toEqual(new Set(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateAgeOfOldestMessage']));
+    expect(aws('AWS/SQS')).toEqual(
+      new Set(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateAgeOfOldestMessage']),
+    );
     expect(aws('AWS/Lambda')).toEqual(new Set(['Errors', 'Throttles', 'Duration']));
     const functions = Object.keys(template.findResources('AWS::Lambda::Function')).filter((id) => !id.startsWith('LogRetention'));
     const body = JSON.stringify(dashboardBody(template));

@@ -15,7 +15,9 @@ type Resource = { Type: string; Properties: Record<string, Json> };
 const stage = (name: string) => app.stages.get(name)!;
 
 function auditFunction(template: Template): [string, Resource] {
-  const found = Object.entries(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Audits the ledger') } }));
+  const found = Object.entries(
+    template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Audits the ledger') } }),
+  );
   expect(found).toHaveLength(1);
   return found[0] as [string, Resource];
 }
@@ -34,11 +36,16 @@ describe('the scheduled audit', () => {
     const { template, stack } = stage('production');
     const [fnId] = auditFunction(template);
     // The stage has other schedules too (audit, reconciliation): only the rules that target this function.
-    const rules = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter((r) => JSON.stringify(r.Properties.Targets).includes(fnId));
+    const rules = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter((r) =>
+      JSON.stringify(r.Properties.Targets).includes(fnId),
+    );
     expect(rules).toHaveLength(1);
     expect(rules[0]!.Properties.ScheduleExpression).toBe(`cron(0 ${stack.config.audit.hourUtc} * * ? *)`);
     expect(rules[0]!.Properties.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })]);
-    template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'events.amazonaws.com', FunctionName: { 'Fn::GetAtt': [fnId, 'Arn'] } });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Principal: 'events.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [fnId, 'Arn'] },
+    });
   });
 
   it('runs the audit code over the configured days with the ledger, the Open API secret and the rate budget', () => {
@@ -60,7 +67,14 @@ describe('the scheduled audit', () => {
     const statements = statementsOf(template, fn);
     const actions = statements.flatMap((s) => [s.Action].flat());
     expect(actions.sort()).toEqual(
-      ['dynamodb:GetItem', 'dynamodb:Scan', 'logs:CreateLogStream', 'logs:PutLogEvents', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'].sort(),
+      [
+        'dynamodb:GetItem',
+        'dynamodb:Scan',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+      ].sort(),
     );
     const dynamo = statements.find((s) => [s.Action].flat().includes('dynamodb:Scan'))!;
     expect(dynamo.Resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
@@ -86,7 +100,12 @@ describe('the scheduled audit', () => {
       }),
     );
     expect(alarms).toContainEqual(
-      expect.objectContaining({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }], AlarmActions: [{ Ref: topicId }] }),
+      expect.objectContaining({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }],
+        AlarmActions: [{ Ref: topicId }],
+      }),
     );
   });
 });

@@ -23,7 +23,9 @@ function stage(name: string): { template: Template; config: StageConfig } {
 }
 
 function reconcileFunction(template: Template): [string, Resource] {
-  const found = Object.entries(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Queues Shopify orders') } }));
+  const found = Object.entries(
+    template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Queues Shopify orders') } }),
+  );
   expect(found).toHaveLength(1);
   return found[0] as [string, Resource];
 }
@@ -43,13 +45,18 @@ describe('scheduled reconciliation with Shopify', () => {
     const [fnId] = reconcileFunction(template);
     const settings = config.reconcile.shopify!;
     // The stage has other schedules too (audit, reconciliation): only the rules that target this function.
-    const rules = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter((r) => JSON.stringify(r.Properties.Targets).includes(fnId));
+    const rules = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter((r) =>
+      JSON.stringify(r.Properties.Targets).includes(fnId),
+    );
     expect(rules).toHaveLength(1);
     expect(rules[0]!.Properties.ScheduleExpression).toBe(`rate(${settings.everyMinutes} minutes)`);
     expect(rules[0]!.Properties.Targets).toEqual([
       expect.objectContaining({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] }, Input: JSON.stringify({ source: 'shopify' }) }),
     ]);
-    template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'events.amazonaws.com', FunctionName: { 'Fn::GetAtt': [fnId, 'Arn'] } });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Principal: 'events.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [fnId, 'Arn'] },
+    });
   });
 
   it('tells the function the shop, the window and where the token is', () => {
@@ -59,14 +66,18 @@ describe('scheduled reconciliation with Shopify', () => {
     const sources = JSON.stringify(env[ENV.RECONCILE_SOURCES]);
     expect(sources).toContain(config.reconcile.shopify!.shopDomain);
     expect(sources).toContain(`lookbackHours\\":${config.reconcile.shopify!.lookbackHours}`);
-    const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret', { Properties: { Name: adminTokenSecretName(config, 'shopify') } }));
+    const [secretId] = Object.keys(
+      template.findResources('AWS::SecretsManager::Secret', { Properties: { Name: adminTokenSecretName(config, 'shopify') } }),
+    );
     expect(sources).toContain(secretId);
     expect(Object.keys(JSON.parse(env[ENV.SOURCES_CONFIG]))).toContain('shopify');
   });
 
   it('creates the Admin API token secret empty, for the operator to fill, and keeps it in production', () => {
     const { template, config } = stage('production');
-    const found = Object.values(template.findResources('AWS::SecretsManager::Secret', { Properties: { Name: adminTokenSecretName(config, 'shopify') } })) as Resource[];
+    const found = Object.values(
+      template.findResources('AWS::SecretsManager::Secret', { Properties: { Name: adminTokenSecretName(config, 'shopify') } }),
+    ) as Resource[];
     expect(found).toHaveLength(1);
     expect(found[0]!.Properties.SecretString).toBe(JSON.stringify({ access_token: '' }));
     expect(found[0]!.DeletionPolicy).toBe('Retain');
@@ -78,14 +89,19 @@ describe('scheduled reconciliation with Shopify', () => {
     const statements = statementsOf(template, fn);
     const [tableId] = Object.keys(template.findResources('AWS::DynamoDB::Table'));
     const [queueId] = Object.keys(template.findResources('AWS::SQS::Queue', { Properties: { DeduplicationScope: 'messageGroup' } }));
-    const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret', { Properties: { Name: adminTokenSecretName(config, 'shopify') } }));
+    const [secretId] = Object.keys(
+      template.findResources('AWS::SecretsManager::Secret', { Properties: { Name: adminTokenSecretName(config, 'shopify') } }),
+    );
     const logGroup = fn.Properties.LoggingConfig.LogGroup.Ref as string;
     expect(statements).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroup, 'Arn'] } }),
         expect.objectContaining({ Action: 'dynamodb:GetItem', Resource: expect.arrayContaining([{ 'Fn::GetAtt': [tableId, 'Arn'] }]) }),
         expect.objectContaining({ Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } }),
-        expect.objectContaining({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: { Ref: secretId } }),
+        expect.objectContaining({
+          Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+          Resource: { Ref: secretId },
+        }),
       ]),
     );
     expect(statements).toHaveLength(4);
@@ -98,7 +114,10 @@ describe('scheduled reconciliation with Shopify', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: METRIC.reconcileMissing,
       Namespace: config.observability.metricsNamespace,
-      Dimensions: Match.arrayWith([{ Name: 'service', Value: config.observability.serviceName }, { Name: 'source', Value: 'shopify' }]),
+      Dimensions: Match.arrayWith([
+        { Name: 'service', Value: config.observability.serviceName },
+        { Name: 'source', Value: 'shopify' },
+      ]),
       Period: settings.everyMinutes * 60,
       EvaluationPeriods: settings.alarmAfterRuns,
       DatapointsToAlarm: settings.alarmAfterRuns,

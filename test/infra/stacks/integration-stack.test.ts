@@ -61,10 +61,11 @@ const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 describe('HTTP API', () => {
   it('routes POST /webhooks/shopify and POST /webhooks/pos, and nothing else', () => {
     const routes = stage('staging').template.findResources('AWS::ApiGatewayV2::Route');
-    expect(Object.values(routes).map((r) => (r as Resource).Properties.RouteKey).sort()).toEqual([
-      'POST /webhooks/pos',
-      'POST /webhooks/shopify',
-    ]);
+    expect(
+      Object.values(routes)
+        .map((r) => (r as Resource).Properties.RouteKey)
+        .sort(),
+    ).toEqual(['POST /webhooks/pos', 'POST /webhooks/shopify']);
   });
 
   it('sends both routes to receive-webhook with the v2 payload', () => {
@@ -205,13 +206,18 @@ describe('queue', () => {
     expect(dlqs).toHaveLength(1);
     const [dlqId, dlq] = dlqs[0] as [string, Resource];
     expect(dlq.Properties).toMatchObject({ FifoQueue: true, SqsManagedSseEnabled: true });
-    expect(queue.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: arn(dlqId), maxReceiveCount: stageTiming(config).maxReceiveCount });
+    expect(queue.Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: arn(dlqId),
+      maxReceiveCount: stageTiming(config).maxReceiveCount,
+    });
   });
 
   it('keeps dead letters longer than the source queue keeps messages', () => {
     const { template, config } = stage('production');
     const [, queue] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
-    const [, dlq] = Object.entries(template.findResources('AWS::SQS::Queue')).find(([, q]) => !(q as Resource).Properties.RedrivePolicy)! as [string, Resource];
+    const [, dlq] = Object.entries(template.findResources('AWS::SQS::Queue')).find(
+      ([, q]) => !(q as Resource).Properties.RedrivePolicy,
+    )! as [string, Resource];
     expect(dlq.Properties.MessageRetentionPeriod).toBe(config.queue.dlqRetentionDays * 86_400);
     expect(dlq.Properties.MessageRetentionPeriod).toBeGreaterThan(queue.Properties.MessageRetentionPeriod);
   });
@@ -220,9 +226,7 @@ describe('queue', () => {
     const policies = stage('staging').template.findResources('AWS::SQS::QueuePolicy', {
       Properties: {
         PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          ]),
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
         },
       },
     });
@@ -373,7 +377,8 @@ describe('IAM', () => {
 
 describe('alarms', () => {
   type Alarm = Resource['Properties'];
-  const alarms = (template: Template) => Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => (a as Resource).Properties as Alarm);
+  const alarms = (template: Template) =>
+    Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => (a as Resource).Properties as Alarm);
 
   it('watch the dead-letter queue depth', () => {
     const { template } = stage('staging');

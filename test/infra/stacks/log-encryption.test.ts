@@ -25,7 +25,9 @@ describe('log groups of every stage', () => {
 
   it('use a rotated key that CloudWatch Logs may use only for log groups of this account and region', () => {
     for (const [name, { template }] of app.stages) {
-      const keys = Object.values(template.findResources('AWS::KMS::Key')) as Array<{ Properties: { EnableKeyRotation?: boolean; KeyPolicy: { Statement: Statement[] } } }>;
+      const keys = Object.values(template.findResources('AWS::KMS::Key')) as Array<{
+        Properties: { EnableKeyRotation?: boolean; KeyPolicy: { Statement: Statement[] } };
+      }>;
       const logsKey = keys.find((k) => JSON.stringify(k.Properties.KeyPolicy).includes('logs.'));
       expect(logsKey, name).toBeDefined();
       expect(logsKey!.Properties.EnableKeyRotation).toBe(true);

@@ -9,7 +9,12 @@ beforeAll(() => {
 });
 afterAll(() => app?.dispose());
 
-type Action = { Name: string; ActionTypeId: { Category: string; Provider: string }; RunOrder?: number; Configuration?: Record<string, Json> };
+type Action = {
+  Name: string;
+  ActionTypeId: { Category: string; Provider: string };
+  RunOrder?: number;
+  Configuration?: Record<string, Json>;
+};
 type PipelineStage = { Name: string; Actions: Action[] };
 
 function pipelineStages(): PipelineStage[] {
@@ -20,7 +25,12 @@ function pipelineStages(): PipelineStage[] {
 
 function stageNamed(name: string): PipelineStage {
   const stage = pipelineStages().find((s) => s.Name === name);
-  if (!stage) throw new Error(`no pipeline stage ${name}: ${pipelineStages().map((s) => s.Name).join(', ')}`);
+  if (!stage)
+    throw new Error(
+      `no pipeline stage ${name}: ${pipelineStages()
+        .map((s) => s.Name)
+        .join(', ')}`,
+    );
   return stage;
 }
 
@@ -111,7 +121,11 @@ describe('pipeline', () => {
   it('encrypts its artifacts with a rotated key shared with the stage accounts', () => {
     app.pipelineTemplate.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
     app.pipelineTemplate.hasResourceProperties('AWS::S3::Bucket', {
-      BucketEncryption: { ServerSideEncryptionConfiguration: [Match.objectLike({ ServerSideEncryptionByDefault: Match.objectLike({ SSEAlgorithm: 'aws:kms' }) })] },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [
+          Match.objectLike({ ServerSideEncryptionByDefault: Match.objectLike({ SSEAlgorithm: 'aws:kms' }) }),
+        ],
+      },
     });
   });
 });

@@ -26,7 +26,9 @@ function quarantineTable(t: Template): [string, Resource] {
 }
 
 function receiver(t: Template): Resource {
-  const found = Object.values(t.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Verifies') } }));
+  const found = Object.values(
+    t.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Verifies') } }),
+  );
   expect(found).toHaveLength(1);
   return found[0] as Resource;
 }
@@ -65,13 +67,17 @@ describe('quarantine', () => {
   it('is out of the worker role', () => {
     const t = template('staging');
     const [tableId] = quarantineTable(t);
-    const worker = Object.values(t.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Credits') } }))[0] as Resource;
+    const worker = Object.values(
+      t.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Credits') } }),
+    )[0] as Resource;
     const roleId = worker.Properties.Role['Fn::GetAtt'][0] as string;
     expect(JSON.stringify(statementsOfRole(t, roleId))).not.toContain(tableId);
   });
 
   it('alarms on the first quarantined delivery', () => {
-    const alarms = Object.values(template('staging').findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: METRIC.quarantinedDeliveries } })) as Resource[];
+    const alarms = Object.values(
+      template('staging').findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: METRIC.quarantinedDeliveries } }),
+    ) as Resource[];
     expect(alarms).toHaveLength(1);
     expect(alarms[0]!.Properties).toMatchObject({ Threshold: 1, Statistic: 'Sum', ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     expect(alarms[0]!.Properties.AlarmActions).toHaveLength(1);

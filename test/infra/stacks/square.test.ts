@@ -23,7 +23,11 @@ beforeAll(() => {
   const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8'));
   const stage = parseStageConfig({
     ...dev,
-    sources: { ...dev.sources, square: {}, 'square-jp': { kind: 'square', notificationUrl: 'https://hooks.example.jp/square', externalKey: 'square_jp' } },
+    sources: {
+      ...dev.sources,
+      square: {},
+      'square-jp': { kind: 'square', notificationUrl: 'https://hooks.example.jp/square', externalKey: 'square_jp' },
+    },
   });
   const built = buildApp(app, loadDeployment(INFRA_DIR), { standalone: stage });
   app.synth();
@@ -68,8 +72,12 @@ describe('Square sources in the stack', () => {
   });
 
   it('lets receive-webhook read both Square secrets', () => {
-    const policies = resources('AWS::IAM::Policy').flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[]);
-    const reads = policies.filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue')).map((s) => JSON.stringify(s.Resource));
+    const policies = resources('AWS::IAM::Policy').flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[],
+    );
+    const reads = policies
+      .filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))
+      .map((s) => JSON.stringify(s.Resource));
     expect(reads.filter((r) => /WebhookSecretsquare/.test(r))).toHaveLength(2);
   });
 });

@@ -20,7 +20,12 @@ beforeEach(async () => emulator.reset());
 
 /** Whether the fault added before the request is still there (a reset would have removed it). */
 async function faultSurvives(): Promise<boolean> {
-  const token = await rawRequest(`${emulator.url}/api/ext/token`, 'POST', { 'content-type': 'application/json' }, JSON.stringify({ grant_type: 'client_credentials', client_id: 'test-client', client_secret: 'test-secret' }));
+  const token = await rawRequest(
+    `${emulator.url}/api/ext/token`,
+    'POST',
+    { 'content-type': 'application/json' },
+    JSON.stringify({ grant_type: 'client_credentials', client_id: 'test-client', client_secret: 'test-secret' }),
+  );
   const { access_token } = JSON.parse(token.body) as { access_token: string };
   const r = await rawRequest(`${emulator.url}/api/ext/users`, 'GET', { authorization: `Bearer ${access_token}`, 'user-agent': 't' });
   return r.status === 500;

@@ -93,7 +93,7 @@ describe('PATCH /__emulator/clients/{client_id}', () => {
     expect((await api.get(`/api/ext/users/${ALICE}`)).body.member.external_ids).toEqual({ shopify: '1001' });
   });
 
-  it('accepts the client\'s own client_id in a patch', async () => {
+  it("accepts the client's own client_id in a patch", async () => {
     expect((await emu.admin('PATCH', '/clients/test-client', { client_id: 'test-client', contracted: true })).status).toBe(200);
   });
 

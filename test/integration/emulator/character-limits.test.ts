@@ -41,7 +41,10 @@ describe('ranks', () => {
   });
 
   it('refuses a configuration with a rank of 256 astral characters', async () => {
-    const r = await emu.admin('POST', '/reset', { now: NOW, clients: [testClient({ ranks: { regular: 0.01, [EMOJI.repeat(256)]: 0.1 } })] });
+    const r = await emu.admin('POST', '/reset', {
+      now: NOW,
+      clients: [testClient({ ranks: { regular: 0.01, [EMOJI.repeat(256)]: 0.1 } })],
+    });
     expect(r.status).toBe(400);
   });
 });
@@ -49,7 +52,10 @@ describe('ranks', () => {
 describe('custom-field keys', () => {
   it('accepts a configured physical key of 64 astral characters', async () => {
     const key = KANJI.repeat(64);
-    const r = await emu.admin('POST', '/reset', { now: NOW, clients: [testClient({ custom_fields: [{ column: 'column01', key, type: 'string' }] })] });
+    const r = await emu.admin('POST', '/reset', {
+      now: NOW,
+      clients: [testClient({ custom_fields: [{ column: 'column01', key, type: 'string' }] })],
+    });
     expect(r.status).toBe(204);
   });
 });

@@ -34,7 +34,9 @@ describe('ranks', () => {
 
   it('grants the configured rate of a rank named like an object member', async () => {
     for (const rank of OBJECT_NAMES) {
-      await useClient(`{"ranks":{"regular":0.01,${JSON.stringify(rank)}:0.1},"members":[{"id":"${ALICE}","rank":${JSON.stringify(rank)}}]}`);
+      await useClient(
+        `{"ranks":{"regular":0.01,${JSON.stringify(rank)}:0.1},"members":[{"id":"${ALICE}","rank":${JSON.stringify(rank)}}]}`,
+      );
       const r = await api.post(`/api/ext/users/${ALICE}/points/calculation`, { amount: 1000 });
       expect([r.status, r.body.member?.point], rank).toEqual([200, 100]);
     }
@@ -54,7 +56,8 @@ describe('ranks', () => {
 });
 
 describe('custom fields', () => {
-  const config = '{"custom_fields":[{"column":"column01","key":"__proto__","type":"string"},{"column":"column02","key":"constructor","type":"string"}]}';
+  const config =
+    '{"custom_fields":[{"column":"column01","key":"__proto__","type":"string"},{"column":"column02","key":"constructor","type":"string"}]}';
 
   it('stores a value sent under a physical key named __proto__', async () => {
     await useClient(config);

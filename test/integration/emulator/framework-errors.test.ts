@@ -76,10 +76,7 @@ describe('a path with malformed percent-encoding', () => {
 describe('a path parameter over 2048 characters', () => {
   it('answers 400 in the simple shape naming the parameter', async () => {
     const r = await api.get(`/api/ext/users/external_id/shopify/${'9'.repeat(2049)}`);
-    expect([r.status, r.body]).toEqual([
-      400,
-      { status: false, errors: ['The external id may not be greater than 2048 characters.'] },
-    ]);
+    expect([r.status, r.body]).toEqual([400, { status: false, errors: ['The external id may not be greater than 2048 characters.'] }]);
   });
 
   it('is looked up like any other at exactly 2048 characters', async () => {
@@ -116,7 +113,7 @@ describe('a body over 1 MiB', () => {
     expect((await emu.stats('test-client'))?.routes['POST /api/ext/users/{id}/points']?.total).toBe(1);
   });
 
-  it('answers the token endpoint\'s 400 at the token endpoint', async () => {
+  it("answers the token endpoint's 400 at the token endpoint", async () => {
     const r = await request(emu.url, 'POST', '/api/ext/token', { body: big });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ status: false, error_code: 'API-OPENAPI16' });

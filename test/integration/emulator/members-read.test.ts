@@ -65,10 +65,31 @@ describe('GET /api/ext/users/{id} (customer detail)', () => {
     const r = await api.get(`/api/ext/users/${ALICE}`);
     expect(r.status).toBe(200);
     expect(Object.keys(r.body.member)).toEqual([
-      'id', 'unique_id', 'pin', 'login_id', 'rank', 'column01', 'column02', 'column03', 'column04',
-      'secret_question', 'secret_answer', 'point', 'total_point', 'logined', 'enabled', 'memo', 'ud_id',
-      'point_geted_at', 'point_used_at', 'point_expired_at', 'point_expired_point', 'external_ids',
-      'logined_at', 'created_at', 'updated_at',
+      'id',
+      'unique_id',
+      'pin',
+      'login_id',
+      'rank',
+      'column01',
+      'column02',
+      'column03',
+      'column04',
+      'secret_question',
+      'secret_answer',
+      'point',
+      'total_point',
+      'logined',
+      'enabled',
+      'memo',
+      'ud_id',
+      'point_geted_at',
+      'point_used_at',
+      'point_expired_at',
+      'point_expired_point',
+      'external_ids',
+      'logined_at',
+      'created_at',
+      'updated_at',
     ]);
   });
 
@@ -101,7 +122,10 @@ describe('GET /api/ext/users/{id} (customer detail)', () => {
     const m = (await api.get(`/api/ext/users/${ALICE}?with_column_key=true`)).body.member;
     const keys = Object.keys(m);
     expect(keys.slice(keys.indexOf('point_expired_point') + 1, keys.indexOf('external_ids'))).toEqual([
-      'nickname', 'shoe_size', 'birthday', 'visited_at',
+      'nickname',
+      'shoe_size',
+      'birthday',
+      'visited_at',
     ]);
     expect([m.nickname, m.birthday, m.column01]).toEqual(['Ali', '19900401', 'Ali']);
   });

@@ -260,7 +260,7 @@ describe('PUT /api/ext/users/{id} (update)', () => {
     expect((await api.put(`/api/ext/users/${ALICE}`, {})).body.member.unique_id).toBe('U-ALICE');
   });
 
-  it('refuses taking another customer\'s unique_id', async () => {
+  it("refuses taking another customer's unique_id", async () => {
     expect((await api.put(`/api/ext/users/${ALICE}`, { unique_id: 'U-BOB' })).body.errors).toEqual([
       'The unique id has already been taken.',
     ]);

@@ -132,7 +132,7 @@ describe('POST /api/ext/users/{id}/points/calculation', () => {
     expect((await calc({ amount: 1999 })).body.member.point).toBe(19);
   });
 
-  it('uses the rate of the customer\'s own rank', async () => {
+  it("uses the rate of the customer's own rank", async () => {
     expect((await calc({ amount: 1999 }, BOB)).body.member.point).toBe(99);
   });
 

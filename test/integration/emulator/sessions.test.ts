@@ -169,7 +169,7 @@ describe('GET /api/ext/check/{token}?id= (handover token)', () => {
     expect((await api.get(`/api/ext/check/${token}`)).body.errors).toEqual(['The id field is required.']);
   });
 
-  it('does not accept one client\'s token from another client', async () => {
+  it("does not accept one client's token from another client", async () => {
     const token = await emu.handoverToken('nopoints', ALICE);
     expect((await api.get(`/api/ext/check/${token}?id=${ALICE}`)).body.errors).toBe('Invalid Token');
   });

@@ -58,7 +58,7 @@ describe('GET /__emulator/stats', () => {
     expect((await emu.stats('test-client'))?.token_requests).toBe(2);
   });
 
-  it('counts a request with an expired token under the token\'s client', async () => {
+  it("counts a request with an expired token under the token's client", async () => {
     await emu.advanceClock(86_400);
     expect((await calc()).status).toBe(401);
     expect((await emu.stats('test-client'))?.routes[CALC]?.total).toBe(1);
@@ -85,7 +85,7 @@ describe('GET /__emulator/stats', () => {
     expect((await emu.stats('test-client'))?.missing_user_agent).toBe(1);
   });
 
-  it('counts a request without a User-Agent that ends in 401 under the expired token\'s client', async () => {
+  it("counts a request without a User-Agent that ends in 401 under the expired token's client", async () => {
     await emu.advanceClock(86_400);
     const r = await undiciRequest(`${emu.url}/api/ext/users/${ALICE}`, { headers: { authorization: `Bearer ${api.token}` } });
     expect(r.statusCode).toBe(401);

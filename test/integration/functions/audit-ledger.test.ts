@@ -38,7 +38,11 @@ beforeEach(async () => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-const lines = () => output.flatMap((c) => c.split('\n')).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, Json>);
+const lines = () =>
+  output
+    .flatMap((c) => c.split('\n'))
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, Json>);
 const emf = () => lines().filter((l) => '_aws' in l);
 
 /** A purchase credited by the real processor into this test's ledger table. */
@@ -60,7 +64,14 @@ describe('audit-ledger (the scheduled audit)', () => {
         service: 'bridge',
         _aws: expect.objectContaining({
           CloudWatchMetrics: [
-            { Namespace: 'Audit/Test', Dimensions: [['service']], Metrics: [{ Name: 'AuditDrift', Unit: 'Count' }, { Name: 'AuditRecords', Unit: 'Count' }] },
+            {
+              Namespace: 'Audit/Test',
+              Dimensions: [['service']],
+              Metrics: [
+                { Name: 'AuditDrift', Unit: 'Count' },
+                { Name: 'AuditRecords', Unit: 'Count' },
+              ],
+            },
           ],
         }),
       }),
@@ -74,7 +85,10 @@ describe('audit-ledger (the scheduled audit)', () => {
     expect(summary.drift).toBe(1);
     expect(emf()[0]).toMatchObject({ AuditDrift: 1 });
     expect(lines()).toContainEqual(
-      expect.objectContaining({ level: 'WARN', message: expect.stringMatching(/^drift duplicate_credit: shopify order fn-doubled-1, customer member-gold/) }),
+      expect.objectContaining({
+        level: 'WARN',
+        message: expect.stringMatching(/^drift duplicate_credit: shopify order fn-doubled-1, customer member-gold/),
+      }),
     );
   });
 

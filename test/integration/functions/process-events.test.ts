@@ -36,7 +36,10 @@ function sqsRecord(body: PointsEvent | string, groupId: string): SQSRecord {
 const sqsEvent = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
 /** A record sent `ageMs` ago on the test's clock (its SentTimestamp decides the retry horizon). */
 function sentAgo(record: SQSRecord, ageMs: number, receiveCount = 1): SQSRecord {
-  return { ...record, attributes: { ...record.attributes, SentTimestamp: String(h.clock() - ageMs), ApproximateReceiveCount: String(receiveCount) } };
+  return {
+    ...record,
+    attributes: { ...record.attributes, SentTimestamp: String(h.clock() - ageMs), ApproximateReceiveCount: String(receiveCount) },
+  };
 }
 
 const env = () => ({
@@ -218,7 +221,11 @@ describe('process-events handler: waiting is not failing', () => {
     const handle = deferring();
     const customers = ['cust-gold', 'cust-regular'];
     const batch = (n: number) =>
-      sqsEvent(...Array.from({ length: n }, (_, i) => sentAgo(sqsRecord(purchase({ customer: { externalKey: 'shopify', externalId: customers[i % 2]! } }), `g${i}`), 0)));
+      sqsEvent(
+        ...Array.from({ length: n }, (_, i) =>
+          sentAgo(sqsRecord(purchase({ customer: { externalKey: 'shopify', externalId: customers[i % 2]! } }), `g${i}`), 0),
+        ),
+      );
     const lookups = () => h.calls('GET /api/ext/users/external_id/{external_key}/{external_id}');
     await handle(batch(5));
     const spent = await lookups();

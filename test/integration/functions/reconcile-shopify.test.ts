@@ -42,7 +42,9 @@ describe('reconcile-shopify handler', () => {
         LEDGER_TABLE: dynamo.tableName,
         DYNAMODB_ENDPOINT: dynamo.endpoint,
         QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111111111111/events.fifo',
-        RECONCILE_SOURCES: JSON.stringify({ shopify: { shopDomain: 'test-shop.myshopify.com', accessTokenSecretArn: SECRET_ARN, lookbackHours: 3, settleMinutes } }),
+        RECONCILE_SOURCES: JSON.stringify({
+          shopify: { shopDomain: 'test-shop.myshopify.com', accessTokenSecretArn: SECRET_ARN, lookbackHours: 3, settleMinutes },
+        }),
       },
       {
         secrets,
@@ -67,7 +69,11 @@ describe('reconcile-shopify handler', () => {
     const reachStandIn: typeof deps.adminClient = (source, s) => {
       const deployed = deps.adminClient(source, s);
       void deployed.close();
-      return createShopifyAdminClient({ shopDomain: s.shopDomain, origin: shop.url, accessToken: async () => JSON.parse(secretValue).access_token });
+      return createShopifyAdminClient({
+        shopDomain: s.shopDomain,
+        origin: shop.url,
+        accessToken: async () => JSON.parse(secretValue).access_token,
+      });
     };
     return makeHandler({ ...deps, adminClient: reachStandIn });
   }
@@ -75,16 +81,22 @@ describe('reconcile-shopify handler', () => {
   const put = (body: string) => fetch(`${shop.url}/__shopify/orders`, { method: 'POST', body });
 
   it('queues the order whose webhook never came and counts it in ReconcileMissing for its source', async () => {
-    await put(`{"id": 4400000000000000001, "name": "#1", "currency": "JPY", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "5000", "total_tax": "500", "total_price": "5500"}`);
+    await put(
+      `{"id": 4400000000000000001, "name": "#1", "currency": "JPY", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "5000", "total_tax": "500", "total_price": "5500"}`,
+    );
     const result = await handler()({ source: 'shopify' });
     expect(result).toMatchObject({ missing: 1, enqueued: 1 });
-    expect(queue.events()).toEqual([expect.objectContaining({ type: 'purchase', eventId: 'shopify:order:4400000000000000001', eligibleAmount: 5000 })]);
+    expect(queue.events()).toEqual([
+      expect.objectContaining({ type: 'purchase', eventId: 'shopify:order:4400000000000000001', eligibleAmount: 5000 }),
+    ]);
     expect(metrics).toEqual([{ name: 'ReconcileMissing', value: 1, dimensions: { source: 'shopify' } }]);
     expect(logs.at(-1)?.message).toBe('reconcile: scanned=1 missing=1 enqueued=1');
   });
 
   it('leaves out the last settle minutes, whose webhooks may still be in the queue', async () => {
-    await put(`{"id": 4400000000000000002, "name": "#2", "currency": "JPY", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "5000", "total_tax": "500", "total_price": "5500"}`);
+    await put(
+      `{"id": 4400000000000000002, "name": "#2", "currency": "JPY", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "5000", "total_tax": "500", "total_price": "5500"}`,
+    );
     const result = await handler(undefined, 5)({ source: 'shopify' });
     expect(result).toMatchObject({ scanned: 0, missing: 0 });
     expect(queue.messages).toEqual([]);
@@ -108,9 +120,16 @@ describe('reconcile-shopify handler', () => {
         LEDGER_TABLE: dynamo.tableName,
         DYNAMODB_ENDPOINT: dynamo.endpoint,
         QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111111111111/events.fifo',
-        RECONCILE_SOURCES: JSON.stringify({ shopify: { shopDomain: 'test-shop.myshopify.com', accessTokenSecretArn: SECRET_ARN, lookbackHours: 3, settleMinutes: 0 } }),
+        RECONCILE_SOURCES: JSON.stringify({
+          shopify: { shopDomain: 'test-shop.myshopify.com', accessTokenSecretArn: SECRET_ARN, lookbackHours: 3, settleMinutes: 0 },
+        }),
       },
-      { secrets: { read: async () => JSON.stringify({ access_token: '' }) }, queue, metrics: { addDimension() {}, addMetric() {}, publishStoredMetrics() {} }, logger: { info() {}, warn() {}, error() {} } },
+      {
+        secrets: { read: async () => JSON.stringify({ access_token: '' }) },
+        queue,
+        metrics: { addDimension() {}, addMetric() {}, publishStoredMetrics() {} },
+        logger: { info() {}, warn() {}, error() {} },
+      },
     );
     await expect(makeHandler(deps)({ source: 'shopify' })).rejects.toMatchObject({
       kind: 'invalid_admin_secret',

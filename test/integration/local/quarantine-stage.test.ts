@@ -23,7 +23,11 @@ describe('npm run quarantine --stage (the AWS path against stand-ins at the AWS 
   const cli = async (...args: string[]) => {
     const lines: string[] = [];
     const outputs = join(dir, 'outputs.json');
-    const code = await cliCommand(['quarantine', ...args, '--stage', 'staging', '--outputs', outputs], {}, { print: (l) => lines.push(l), printError: (l) => lines.push(l) });
+    const code = await cliCommand(
+      ['quarantine', ...args, '--stage', 'staging', '--outputs', outputs],
+      {},
+      { print: (l) => lines.push(l), printError: (l) => lines.push(l) },
+    );
     return { code, lines };
   };
 
@@ -43,7 +47,11 @@ describe('npm run quarantine --stage (the AWS path against stand-ins at the AWS 
       }),
     );
     // The AWS SDK reads these from the process environment: the boundary's address and dummy keys.
-    for (const [k, v] of Object.entries({ AWS_ENDPOINT_URL_DYNAMODB: stack.urls.dynamodb, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' })) {
+    for (const [k, v] of Object.entries({
+      AWS_ENDPOINT_URL_DYNAMODB: stack.urls.dynamodb,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    })) {
       saved[k] = process.env[k];
       process.env[k] = v;
     }

@@ -17,7 +17,11 @@ describe('npm run quarantine against the local stack', () => {
   const sources = new Map<string, ConfiguredSource>(loadSources('{"shopify":{"amount":{"rule":"minor"}}}'));
   const cli = async (...args: string[]) => {
     const lines: string[] = [];
-    const code = await cliCommand(['quarantine', ...args], { PORT: new URL(stack.urls.intake).port }, { print: (l) => lines.push(l), printError: (l) => lines.push(l) });
+    const code = await cliCommand(
+      ['quarantine', ...args],
+      { PORT: new URL(stack.urls.intake).port },
+      { print: (l) => lines.push(l), printError: (l) => lines.push(l) },
+    );
     return { code, lines };
   };
   const order = () =>
@@ -70,7 +74,11 @@ describe('npm run quarantine against the local stack', () => {
     expect(code).toBe(0);
     const shown = JSON.parse(lines.join('\n'));
     expect(shown.body).toBe(sent.body);
-    expect(shown).toMatchObject({ source: 'shopify', bodyEncoding: 'utf8', headers: { 'x-shopify-topic': 'orders/paid', 'x-shopify-webhook-id': 'quarantine-wh-1' } });
+    expect(shown).toMatchObject({
+      source: 'shopify',
+      bodyEncoding: 'utf8',
+      headers: { 'x-shopify-topic': 'orders/paid', 'x-shopify-webhook-id': 'quarantine-wh-1' },
+    });
   });
 
   it('keeps it quarantined when replayed before the fix', async () => {
@@ -86,7 +94,10 @@ describe('npm run quarantine against the local stack', () => {
     expect(code).toBe(0);
     expect(lines).toEqual([`${id} replayed: accepted shopify:order:7700000000000000001`, '1 of 1 replayed']);
     await handle.waitForIdle();
-    expect(await handle.ledger.getOrder({ source: 'shopify', orderId: '7700000000000000001' })).toMatchObject({ outcome: 'credited', eligibleExact: '12345678.9' });
+    expect(await handle.ledger.getOrder({ source: 'shopify', orderId: '7700000000000000001' })).toMatchObject({
+      outcome: 'credited',
+      eligibleExact: '12345678.9',
+    });
     expect((await handle.openapi.getMemberByExternalId('shopify', '1001')).point).toBeGreaterThan(before);
     expect((await cli('list')).lines.at(-1)).toBe('0 quarantined, 1 replayed');
   });

@@ -21,9 +21,16 @@ describe('the local stack serves Square', () => {
 
   const frank = 'JDKYHBWT1D4F8MFH63DBMEN8Y4';
   const balance = async () => (await handle.openapi.getMemberByExternalId('square', frank)).point;
-  const sale = (paymentId: string) => ({ paymentId, customerId: frank, status: 'COMPLETED' as const, amount: 2_000, tip: 0, currency: 'JPY' });
+  const sale = (paymentId: string) => ({
+    paymentId,
+    customerId: frank,
+    status: 'COMPLETED' as const,
+    amount: 2_000,
+    tip: 0,
+    currency: 'JPY',
+  });
 
-  it('verifies against the intake\'s own /webhooks/square by default and credits the Square customer', async () => {
+  it("verifies against the intake's own /webhooks/square by default and credits the Square customer", async () => {
     expect(stack.squareNotificationUrl).toBe(`${stack.urls.intake}/webhooks/square`);
     const before = await balance();
     const signing = { key: stack.webhookSecrets.square[0]!, notificationUrl: stack.squareNotificationUrl };
@@ -43,7 +50,7 @@ describe('the local stack serves Square', () => {
     expect((await handle.queueStats()).sent).toBe(sent);
   });
 
-  it('plays the demo\'s Square sale, late customer, retry and refunds with the balance back where it started', async () => {
+  it("plays the demo's Square sale, late customer, retry and refunds with the balance back where it started", async () => {
     const before = await balance();
     const printed: string[] = [];
     const result = await runDemo(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { costPer1000Events, PRICES } from '../../../bench/cost.js';
 
 describe('cost per 1000 events', () => {
-  it('bills each function its measured time at the production stage\'s configured memory', () => {
+  it("bills each function its measured time at the production stage's configured memory", () => {
     const cost = costPer1000Events({ workerMsPerEvent: 100, receiverHandlerMs: 0.4, sqsSendMs: 15, dynamoWritesPerEvent: 2 });
     // 1000 x (0.25 GB x 0.016 s + 0.5 GB x 0.1 s) = 54 GB-s (256 and 512 MB in infra/stages/production.json).
     expect(cost.receiverMemoryMiB).toBe(256);

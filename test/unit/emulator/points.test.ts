@@ -5,11 +5,16 @@ import { calculatePoints } from '../../../emulator/points.js';
 describe('calculatePoints', () => {
   it('equals floor(amount x rate) computed on the decimal rate as written', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 999_999_999 }), fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 0, max: 4 }), (amount, k, d) => {
-        const rate = k / 10 ** d;
-        const exact = (BigInt(amount) * BigInt(k)) / 10n ** BigInt(d);
-        expect(calculatePoints(amount, rate)).toBe(Number(exact));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 999_999_999 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.integer({ min: 0, max: 4 }),
+        (amount, k, d) => {
+          const rate = k / 10 ** d;
+          const exact = (BigInt(amount) * BigInt(k)) / 10n ** BigInt(d);
+          expect(calculatePoints(amount, rate)).toBe(Number(exact));
+        },
+      ),
     );
   });
 

@@ -68,7 +68,11 @@ describe('receive-webhook handler', () => {
   it('finds the source in a `source` path parameter, a stage-prefixed path, or the route key', async () => {
     const { handle } = setup();
     const headers = shopifyHeaders(ORDER, SECRET, 'orders/paid');
-    const viaParam = apiGatewayEvent('x', ORDER, headers, { rawPath: '/webhooks/anything', routeKey: 'POST /webhooks/{source}', pathParameters: { source: 'shopify' } });
+    const viaParam = apiGatewayEvent('x', ORDER, headers, {
+      rawPath: '/webhooks/anything',
+      routeKey: 'POST /webhooks/{source}',
+      pathParameters: { source: 'shopify' },
+    });
     const viaStage = apiGatewayEvent('x', ORDER, headers, { rawPath: '/prod/webhooks/shopify/' });
     const viaRoute = { ...apiGatewayEvent('x', ORDER, headers, { routeKey: 'POST /webhooks/shopify' }), rawPath: '' };
     for (const event of [viaParam, viaStage, viaRoute]) expect((await handle(event)).statusCode).toBe(202);
@@ -118,7 +122,10 @@ describe('depsFromEnvironment', () => {
   it('builds working deps from the environment, with the local queue passed as an override', async () => {
     const queue = new RecordingQueue();
     const deps = depsFromEnvironment(
-      { SHOPIFY_WEBHOOK_SECRET: `old-shopify-app-secret,${SECRET}`, SOURCES_CONFIG: '{"shopify": {"amount": {"rule": "minor"}, "expiryDays": 180}}' },
+      {
+        SHOPIFY_WEBHOOK_SECRET: `old-shopify-app-secret,${SECRET}`,
+        SOURCES_CONFIG: '{"shopify": {"amount": {"rule": "minor"}, "expiryDays": 180}}',
+      },
       { queue, logger: recordingLogger().logger },
     );
     const result = await makeHandler(deps)(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, SECRET, 'orders/paid')));
@@ -128,8 +135,13 @@ describe('depsFromEnvironment', () => {
 
   it('answers 500 not_configured to a POS delivery while the POS secret is shorter than 32 characters', async () => {
     const body = fixture('pos/sale.json');
-    const deps = depsFromEnvironment({ POS_WEBHOOK_SECRETS: 'demo-pos-secret' }, { queue: new RecordingQueue(), logger: recordingLogger().logger });
-    const result = await makeHandler(deps)(apiGatewayEvent('pos', body, posHeaders(body, 'demo-pos-secret', Math.floor(Date.now() / 1000))));
+    const deps = depsFromEnvironment(
+      { POS_WEBHOOK_SECRETS: 'demo-pos-secret' },
+      { queue: new RecordingQueue(), logger: recordingLogger().logger },
+    );
+    const result = await makeHandler(deps)(
+      apiGatewayEvent('pos', body, posHeaders(body, 'demo-pos-secret', Math.floor(Date.now() / 1000))),
+    );
     expect(result.statusCode).toBe(500);
     expect(JSON.parse(result.body ?? '')).toMatchObject({ error: { kind: 'not_configured' } });
   });
@@ -174,22 +186,35 @@ describe('delivery metrics', () => {
     });
     try {
       const deps = depsFromEnvironment(
-        { SHOPIFY_WEBHOOK_SECRET: SECRET, POS_WEBHOOK_SECRETS: POS_SECRET, POWERTOOLS_METRICS_NAMESPACE: 'Shop/Points', POWERTOOLS_SERVICE_NAME: 'bridge' },
+        {
+          SHOPIFY_WEBHOOK_SECRET: SECRET,
+          POS_WEBHOOK_SECRETS: POS_SECRET,
+          POWERTOOLS_METRICS_NAMESPACE: 'Shop/Points',
+          POWERTOOLS_SERVICE_NAME: 'bridge',
+        },
         { queue: new RecordingQueue(), logger: recordingLogger().logger, now: () => NOW_S * 1000 },
       );
       await send(makeHandler(deps));
     } finally {
       spy.mockRestore();
     }
-    return output.flatMap((c) => c.split('\n')).filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    return output
+      .flatMap((c) => c.split('\n'))
+      .filter((l) => l.includes('"_aws"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   }
-  const declared = (emf: Record<string, unknown>) => (emf._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] }).CloudWatchMetrics[0]!;
+  const declared = (emf: Record<string, unknown>) =>
+    (emf._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] }).CloudWatchMetrics[0]!;
 
   it('counts an accepted purchase as DeliveriesAccepted by source and event type', async () => {
     const [emf, ...more] = await emfOf((h) => h(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, SECRET, 'orders/paid'))));
     expect(more).toEqual([]);
     expect(emf).toMatchObject({ DeliveriesAccepted: 1, service: 'bridge', source: 'shopify', kind: 'purchase' });
-    expect(declared(emf!)).toEqual({ Namespace: 'Shop/Points', Dimensions: [['service', 'source', 'kind']], Metrics: [{ Name: 'DeliveriesAccepted', Unit: 'Count' }] });
+    expect(declared(emf!)).toEqual({
+      Namespace: 'Shop/Points',
+      Dimensions: [['service', 'source', 'kind']],
+      Metrics: [{ Name: 'DeliveriesAccepted', Unit: 'Count' }],
+    });
   });
 
   it('counts a forged signature as DeliveriesRefused with the refusal as its kind', async () => {

@@ -47,14 +47,25 @@ describe('the npm start banner', () => {
 
   it('lists every fixed route and port', async () => {
     const text = await banner();
-    for (const part of ['POST /webhooks/shopify', 'POST /webhooks/pos', 'GET /healthz', 'http://127.0.0.1:3000', 'http://127.0.0.1:8787', 'http://127.0.0.1:8000']) {
+    for (const part of [
+      'POST /webhooks/shopify',
+      'POST /webhooks/pos',
+      'GET /healthz',
+      'http://127.0.0.1:3000',
+      'http://127.0.0.1:8787',
+      'http://127.0.0.1:8000',
+    ]) {
       expect(text).toContain(part);
     }
   });
 
   it('prefixes the follow-up commands with PORT when the intake listens off the default port', async () => {
-    const text = await banner({ urls: { intake: 'http://127.0.0.1:3901', emulator: 'http://127.0.0.1:3902', dynamodb: 'http://127.0.0.1:3903' } });
-    expect(text).toContain('Then: PORT=3901 npm run demo (the full scenario) | PORT=3901 npm run ledger -- shopify 5100000000000000001 | PORT=3901 npm run redrive');
+    const text = await banner({
+      urls: { intake: 'http://127.0.0.1:3901', emulator: 'http://127.0.0.1:3902', dynamodb: 'http://127.0.0.1:3903' },
+    });
+    expect(text).toContain(
+      'Then: PORT=3901 npm run demo (the full scenario) | PORT=3901 npm run ledger -- shopify 5100000000000000001 | PORT=3901 npm run redrive',
+    );
   });
 
   it('shows the follow-up commands without PORT on the default port', async () => {

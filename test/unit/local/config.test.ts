@@ -21,7 +21,11 @@ describe('local configuration', () => {
     const config = await resolveLocalConfig({});
     expect(config.ports).toEqual({ intake: 3000, emulator: 8787, dynamodb: 8000, shopifyAdmin: 8789 });
     expect(config.emulatorConfigPath).toBe(DEMO_CONFIG_PATH);
-    expect(config.webhookSecrets).toEqual({ shopify: ['demo-shopify-secret'], pos: ['demo-pos-secret-for-local-use-only'], square: ['demo-square-signature-key'] });
+    expect(config.webhookSecrets).toEqual({
+      shopify: ['demo-shopify-secret'],
+      pos: ['demo-pos-secret-for-local-use-only'],
+      square: ['demo-square-signature-key'],
+    });
     expect(config.defaulted).toEqual({ shopify: true, pos: true, square: true });
     expect(config.squareNotificationUrl).toBeUndefined();
     expect(config).toMatchObject({ clientId: 'demo-client', clientSecret: 'demo-secret', tableName: 'points-ledger' });
@@ -51,7 +55,11 @@ describe('local configuration', () => {
       SQUARE_NOTIFICATION_URL: 'https://hooks.example.com/webhooks/square',
     });
     expect(config.ports).toEqual({ intake: 4000, emulator: 0, dynamodb: 9000, shopifyAdmin: 9001 });
-    expect(config.webhookSecrets).toEqual({ shopify: ['shop-secret-newest', 'shop-secret-older'], pos: [TILL_1, TILL_2], square: ['square-key-newest', 'square-key-older'] });
+    expect(config.webhookSecrets).toEqual({
+      shopify: ['shop-secret-newest', 'shop-secret-older'],
+      pos: [TILL_1, TILL_2],
+      square: ['square-key-newest', 'square-key-older'],
+    });
     expect(config.defaulted).toEqual({ shopify: false, pos: false, square: false });
     expect(config.squareNotificationUrl).toBe('https://hooks.example.com/webhooks/square');
   });
@@ -64,7 +72,9 @@ describe('local configuration', () => {
   });
 
   it('refuses a Shopify secret shorter than 16 characters', async () => {
-    await expect(resolveLocalConfig({ SHOPIFY_WEBHOOK_SECRET: 'short' })).rejects.toThrow(/SHOPIFY_WEBHOOK_SECRET: each secret must be at least 16 characters/);
+    await expect(resolveLocalConfig({ SHOPIFY_WEBHOOK_SECRET: 'short' })).rejects.toThrow(
+      /SHOPIFY_WEBHOOK_SECRET: each secret must be at least 16 characters/,
+    );
   });
 
   it('logs in with the first client and first secret of EMULATOR_CONFIG', async () => {

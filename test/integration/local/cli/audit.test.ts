@@ -73,7 +73,14 @@ describe('npm run audit against a running local stack', () => {
 
       const json = captured();
       expect(await cliCommand(['audit', '--json'], env, json.output)).toBe(1);
-      expect(JSON.parse(json.out[0]!)).toMatchObject({ type: 'drift', kind: 'duplicate_credit', source: 'shopify', orderId, customerId: alice.id, marker });
+      expect(JSON.parse(json.out[0]!)).toMatchObject({
+        type: 'drift',
+        kind: 'duplicate_credit',
+        source: 'shopify',
+        orderId,
+        customerId: alice.id,
+        marker,
+      });
       expect(json.out.at(-1)).toBe('audit: orders=5 refunds=7 drift=1');
     } finally {
       await api.close();

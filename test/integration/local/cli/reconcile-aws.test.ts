@@ -47,7 +47,14 @@ describe('reconcile against a deployed stage (--stage)', () => {
       calls.push({ target, body });
       res.setHeader('content-type', 'application/x-amz-json-1.1');
       if (target === 'secretsmanager.GetSecretValue' && body.SecretId === TOKEN_SECRET) {
-        res.end(JSON.stringify({ ARN: `arn:aws:secretsmanager:eu-west-1:111111111111:secret:${TOKEN_SECRET}-AbCdEf`, Name: TOKEN_SECRET, SecretString: JSON.stringify({ access_token: TOKEN }), VersionId: 'v1' }));
+        res.end(
+          JSON.stringify({
+            ARN: `arn:aws:secretsmanager:eu-west-1:111111111111:secret:${TOKEN_SECRET}-AbCdEf`,
+            Name: TOKEN_SECRET,
+            SecretString: JSON.stringify({ access_token: TOKEN }),
+            VersionId: 'v1',
+          }),
+        );
       } else if (target === 'AmazonSQS.SendMessage') {
         const md5 = createHash('md5').update(String(body.MessageBody)).digest('hex');
         res.end(JSON.stringify({ MessageId: `m-${calls.length}`, MD5OfMessageBody: md5, SequenceNumber: String(calls.length) }));
@@ -65,7 +72,11 @@ describe('reconcile against a deployed stage (--stage)', () => {
     writeFileSync(
       outputsFile,
       JSON.stringify({
-        'loyalty-bridge-staging': { LedgerTableName: dynamo.tableName, QueueUrl: `${awsUrl}/111111111111/events.fifo`, DeadLetterQueueUrl: `${awsUrl}/111111111111/events-dlq.fifo` },
+        'loyalty-bridge-staging': {
+          LedgerTableName: dynamo.tableName,
+          QueueUrl: `${awsUrl}/111111111111/events.fifo`,
+          DeadLetterQueueUrl: `${awsUrl}/111111111111/events-dlq.fifo`,
+        },
       }),
     );
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', dynamo.endpoint);
@@ -82,7 +93,7 @@ describe('reconcile against a deployed stage (--stage)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reads the shop with the token from the stage\'s secret and sends what the ledger lacks to the stage\'s queue', async () => {
+  it("reads the shop with the token from the stage's secret and sends what the ledger lacks to the stage's queue", async () => {
     const put = await fetch(`${shop.url}/__shopify/orders`, {
       method: 'POST',
       body: '{"id": 6200000000000000001, "name": "#9", "currency": "EUR", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "49.90", "total_tax": "9.48", "total_price": "59.38"}',
@@ -92,7 +103,14 @@ describe('reconcile against a deployed stage (--stage)', () => {
     try {
       expect(target.shopDomain).toBe('example-shop-staging.myshopify.com');
       const result = await reconcileShopify(
-        { client: target.client, ledger: target.ledger, source: target.source, shopDomain: target.shopDomain, queue: target.queue, now: () => new Date() },
+        {
+          client: target.client,
+          ledger: target.ledger,
+          source: target.source,
+          shopDomain: target.shopDomain,
+          queue: target.queue,
+          now: () => new Date(),
+        },
         { since: new Date(Date.now() - 3_600_000), until: new Date(Date.now() + 60_000), dryRun: false },
       );
       expect(result).toMatchObject({ scanned: 1, missing: 1, enqueued: 1 });
@@ -108,10 +126,15 @@ describe('reconcile against a deployed stage (--stage)', () => {
       MessageDeduplicationId: 'shopify:shopify:order:6200000000000000001',
     });
     // The staging basis is subtotal excluding tax, whole units: 49.90 -> 49.
-    expect(JSON.parse(String(sends[0]!.body.MessageBody))).toMatchObject({ eventId: 'shopify:order:6200000000000000001', eligibleAmount: 49 });
+    expect(JSON.parse(String(sends[0]!.body.MessageBody))).toMatchObject({
+      eventId: 'shopify:order:6200000000000000001',
+      eligibleAmount: 49,
+    });
   });
 
   it('names the missing stage setting when the source is not reconciled there', async () => {
-    await expect(stageTarget({ stage: 'dev', source: 'shopify', outputsFile, adminOrigin: shop.url })).rejects.toThrow('infra/stages/dev.json has no reconcile.shopify');
+    await expect(stageTarget({ stage: 'dev', source: 'shopify', outputsFile, adminOrigin: shop.url })).rejects.toThrow(
+      'infra/stages/dev.json has no reconcile.shopify',
+    );
   });
 });

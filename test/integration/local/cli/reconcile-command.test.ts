@@ -19,6 +19,9 @@ describe('npm run reconcile against the local stack', () => {
     // A short backoff cap: a refund deferred while it waits for its purchase comes back within seconds, so
     // waitForIdle (which waits for every message, deferred ones too) does not wait out a long backoff.
     stack = await startLocalStack({ env: { RETRY_BACKOFF_CAP_SECONDS: '2', CIRCUIT_OPEN_SECONDS: '2', RETRY_HORIZON_SECONDS: '1200' } });
+    // The shop of a Plus plan (1000 points/s): runs here read ever more orders, and waiting for a Standard
+    // bucket (100/s) to refill is what the throttling test below is about, not these.
+    stack.shopifyAdmin.setBucket({ maximumAvailable: 2000, restoreRate: 1000, currentlyAvailable: 2000 });
     handle = handleOf(stack);
     env = { PORT: String(new URL(stack.urls.intake).port) };
   });
@@ -43,7 +46,10 @@ describe('npm run reconcile against the local stack', () => {
   /** Puts a webhook's body into the shop without delivering it: a webhook Shopify never sent. */
   async function lose(request: WebhookRequest): Promise<void> {
     const topic = request.headers['x-shopify-topic'];
-    const res = await fetch(`${stack.urls.shopifyAdmin}/__shopify/${topic === 'refunds/create' ? 'refunds' : 'orders'}`, { method: 'POST', body: request.body });
+    const res = await fetch(`${stack.urls.shopifyAdmin}/__shopify/${topic === 'refunds/create' ? 'refunds' : 'orders'}`, {
+      method: 'POST',
+      body: request.body,
+    });
     expect(res.status).toBe(201);
   }
 
@@ -53,7 +59,12 @@ describe('npm run reconcile against the local stack', () => {
   }
 
   const order = (orderId: string, customerId: string, subtotal = '12000') =>
-    shopifyOrderPaid({ orderId, name: `#${orderId.slice(-4)}`, customerId, subtotal, tax: '0', currency: 'JPY' }, stack.webhookSecrets.shopify[0]!, `wh-${orderId}`, Date.now());
+    shopifyOrderPaid(
+      { orderId, name: `#${orderId.slice(-4)}`, customerId, subtotal, tax: '0', currency: 'JPY' },
+      stack.webhookSecrets.shopify[0]!,
+      `wh-${orderId}`,
+      Date.now(),
+    );
 
   async function historyWith(customerExternalId: string, marker: string): Promise<number[]> {
     const member = await handle.openapi.getMemberByExternalId('shopify', customerExternalId);
@@ -98,10 +109,17 @@ describe('npm run reconcile against the local stack', () => {
     const orderId = nextOrderId();
     await deliver(order(orderId, '1003', '10000'));
     await handle.waitForIdle();
-    const refund = shopifyRefundCreate({ refundId: `77${serial}`, orderId, subtotal: '2500', tax: '0', currency: 'JPY' }, stack.webhookSecrets.shopify[0]!, `wh-r-${orderId}`, Date.now());
+    const refund = shopifyRefundCreate(
+      { refundId: `77${serial}`, orderId, subtotal: '2500', tax: '0', currency: 'JPY' },
+      stack.webhookSecrets.shopify[0]!,
+      `wh-r-${orderId}`,
+      Date.now(),
+    );
     await lose(refund);
     const result = await reconcile();
-    expect(result.out).toContain(`enqueued refund shopify:refund:${orderId}:77${serial} (#${orderId.slice(-4)}, ${JSON.parse(refund.body).created_at})`);
+    expect(result.out).toContain(
+      `enqueued refund shopify:refund:${orderId}:77${serial} (#${orderId.slice(-4)}, ${JSON.parse(refund.body).created_at})`,
+    );
     await handle.waitForIdle();
     expect((await handle.ledger.getRefund({ source: 'shopify', orderId, refundId: `77${serial}` }))?.outcome).toBe('debited');
     const credited = await historyWith('1003', purchaseMarker('shopify', orderId));
@@ -112,7 +130,12 @@ describe('npm run reconcile against the local stack', () => {
   it('credits an order whose refund webhook came but whose paid webhook never did, then debits the refund', async () => {
     const orderId = nextOrderId();
     const refundId = `78${serial}`;
-    const refund = shopifyRefundCreate({ refundId, orderId, subtotal: '3000', tax: '0', currency: 'JPY' }, stack.webhookSecrets.shopify[0]!, `wh-r-${orderId}`, Date.now());
+    const refund = shopifyRefundCreate(
+      { refundId, orderId, subtotal: '3000', tax: '0', currency: 'JPY' },
+      stack.webhookSecrets.shopify[0]!,
+      `wh-r-${orderId}`,
+      Date.now(),
+    );
     await deliver(refund); // the refund waits in the ledger for its purchase (a stub order record)
     await lose(order(orderId, '1005'));
     const result = await reconcile();
@@ -172,10 +195,14 @@ describe('npm run reconcile against the local stack', () => {
 
   it('refuses a window that ends before it starts', async () => {
     const err: string[] = [];
-    const code = await reconcileCommand(['--source', 'shopify', '--since', '2026-11-02T00:00:00Z', '--until', '2026-11-01T00:00:00Z'], env, {
-      print: () => {},
-      printError: (l) => err.push(l),
-    });
+    const code = await reconcileCommand(
+      ['--source', 'shopify', '--since', '2026-11-02T00:00:00Z', '--until', '2026-11-01T00:00:00Z'],
+      env,
+      {
+        print: () => {},
+        printError: (l) => err.push(l),
+      },
+    );
     expect(code).toBe(2);
     expect(err.join('\n')).toContain('since must be before until');
   });

@@ -18,7 +18,8 @@ describe('the Shopify Admin API stand-in', () => {
   });
   afterAll(async () => shop?.close());
 
-  const post = (path: string, body: string, headers: Record<string, string> = {}) => fetch(`${shop.url}${path}`, { method: 'POST', body, headers });
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(`${shop.url}${path}`, { method: 'POST', body, headers });
 
   it('stores an orders/paid webhook body and answers 201 with the order gid', async () => {
     const res = await post('/__shopify/orders', fixture('shopify/orders-paid-usd-discount-shipping.json'));
@@ -48,7 +49,7 @@ describe('the Shopify Admin API stand-in', () => {
     expect(res.status).toBe(401);
   });
 
-  it('refuses a query over Shopify\'s single-query cost ceiling with MAX_COST_EXCEEDED', async () => {
+  it("refuses a query over Shopify's single-query cost ceiling with MAX_COST_EXCEEDED", async () => {
     const query = 'query { orders(first: 250, query: "") { nodes { id refunds(first: 250) { id } } } }';
     const res = await post('/admin/api/2025-01/graphql.json', JSON.stringify({ query }), { 'x-shopify-access-token': TOKEN });
     const body = (await res.json()) as { errors: { extensions: { code: string } }[] };
@@ -59,14 +60,24 @@ describe('the Shopify Admin API stand-in', () => {
     const settings = ShopifySettings.parse({ amount: { basis: 'subtotal_excluding_tax', rule: 'minor' }, includeOrderAdjustments: true });
     const source = configureSource(shopifySource, 'shopify', settings);
     // Shipping refunds count only on the total basis.
-    const totalSource = configureSource(shopifySource, 'shopify', ShopifySettings.parse({ amount: { basis: 'total', rule: 'minor' }, includeOrderAdjustments: true }));
+    const totalSource = configureSource(
+      shopifySource,
+      'shopify',
+      ShopifySettings.parse({ amount: { basis: 'total', rule: 'minor' }, includeOrderAdjustments: true }),
+    );
     const withoutDelivery = ({ delivery: _d, ...rest }: PointsEvent) => rest;
     const event = (o: ReturnType<typeof source.read>) => {
       if (o.status !== 'ok') throw new Error(JSON.stringify(o));
       return withoutDelivery(o.value);
     };
 
-    for (const file of ['orders-paid-eur-tax-included', 'orders-paid-jpy-tax-included', 'orders-paid-multi-currency', 'orders-paid-no-customer', 'orders-paid-usd-discount-shipping']) {
+    for (const file of [
+      'orders-paid-eur-tax-included',
+      'orders-paid-jpy-tax-included',
+      'orders-paid-multi-currency',
+      'orders-paid-no-customer',
+      'orders-paid-usd-discount-shipping',
+    ]) {
       it(`gives the same purchase event for ${file} read back through GraphQL`, async () => {
         const body = fixture(`shopify/${file}.json`);
         expect((await post('/__shopify/orders', body)).status).toBe(201);
@@ -94,9 +105,11 @@ describe('the Shopify Admin API stand-in', () => {
           const id = /^\s*\{\s*"id":\s*(\d+)/.exec(body)![1];
           const refund = await client.refund(`gid://shopify/Refund/${id}`);
           const fromWebhook = event(totalSource.read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, 's', 'refunds/create') }));
-          const fromGraphql = event(totalSource.read(webhookRequest('refunds/create', refundWebhookBody(refund!), 'x.myshopify.com', new Date())));
+          const fromGraphql = event(
+            totalSource.read(webhookRequest('refunds/create', refundWebhookBody(refund!), 'x.myshopify.com', new Date())),
+          );
           expect(fromGraphql).toEqual(fromWebhook);
-          if (file === 'refunds-create-full') expect(fromGraphql).toMatchObject({ refundAmount: 38686 + 1000 }) // lines and tax 386.86, shipping 10.00;
+          if (file === 'refunds-create-full') expect(fromGraphql).toMatchObject({ refundAmount: 38686 + 1000 }); // lines and tax 386.86, shipping 10.00;
         } finally {
           await client.close();
         }

@@ -54,7 +54,7 @@ describe('the ledger audit', () => {
     expect(summaryLine(result)).toBe('audit: orders=2 refunds=2 drift=0');
   });
 
-  it('finds a doubled credit: a second grant carrying an order\'s marker', async () => {
+  it("finds a doubled credit: a second grant carrying an order's marker", async () => {
     const a = purchase();
     await processAll(a);
     await h.api.grantPoints(GOLD, { point: 50, remarks: purchaseMarker('shopify', a.orderId) });
@@ -79,7 +79,9 @@ describe('the ledger audit', () => {
     await bookCreditWithoutCall('sized', 70);
     await h.api.grantPoints(GOLD, { point: 60, remarks: purchaseMarker('shopify', 'sized') });
     const { findings } = await audit();
-    expect(findings).toEqual([expect.objectContaining({ kind: 'credit_size', orderId: 'sized', detail: 'the history entry credits +60; the ledger records 70' })]);
+    expect(findings).toEqual([
+      expect.objectContaining({ kind: 'credit_size', orderId: 'sized', detail: 'the history entry credits +60; the ledger records 70' }),
+    ]);
   });
 
   it('notes, without counting drift, a credit whose balance hint differs because other points moved meanwhile', async () => {
@@ -121,7 +123,7 @@ describe('the ledger audit', () => {
     expect(findings).toEqual([expect.objectContaining({ kind: 'credit_not_recorded', orderId: a.orderId, customerId: GOLD })]);
   });
 
-  it('ignores entries without a marker of ours (points moved by the shop\'s staff)', async () => {
+  it("ignores entries without a marker of ours (points moved by the shop's staff)", async () => {
     await processAll(purchase());
     await h.api.grantPoints(GOLD, { point: 500, remarks: 'goodwill' });
     await h.api.grantPoints(GOLD, { point: -5 });
@@ -133,7 +135,8 @@ describe('the ledger audit', () => {
     const a = purchase();
     await processAll(a);
     // 999 newer entries: the credit is the last entry of page 1 (1000 a page), the older ones on page 2.
-    for (let i = 0; i < 9; i++) await Promise.all(Array.from({ length: 111 }, () => h.api.grantPoints(GOLD, { point: 1, remarks: 'visit' })));
+    for (let i = 0; i < 9; i++)
+      await Promise.all(Array.from({ length: 111 }, () => h.api.grantPoints(GOLD, { point: 1, remarks: 'visit' })));
     // The real client; after page 1 someone grants points, pushing the credit onto page 2 as well.
     const api = {
       async listPoints(...args: Parameters<typeof h.api.listPoints>) {

@@ -9,7 +9,13 @@ let ledger: Ledger;
 let n = 0;
 const nextOrder = () => ({ source: 'square', orderId: `pay${++n}` });
 const facts = { eligibleAmount: 1000, currency: 'JPY' };
-const named = (ref: { source: string; orderId: string }, owner: string) => ({ ...ref, owner, ...facts, externalKey: 'square', externalId: 'C1' });
+const named = (ref: { source: string; orderId: string }, owner: string) => ({
+  ...ref,
+  owner,
+  ...facts,
+  externalKey: 'square',
+  externalId: 'C1',
+});
 const WINDOW_MS = 3_600_000;
 const skipAwaiting = (ref: { source: string; orderId: string }) =>
   ledger.finishPurchase(ref, null, { outcome: 'skipped', reason: 'no_customer', ...facts, awaitingCustomerUntil: clock() + WINDOW_MS });

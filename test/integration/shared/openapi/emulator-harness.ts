@@ -33,7 +33,14 @@ export function testConfig() {
         ],
         external_keys: ['shopify', 'pos_card'],
         members: [
-          { id: ALICE, unique_id: 'M0001', login_id: 'alice', password: 'pass1234', rank: 'gold', external_ids: { shopify: '1001', pos_card: 'PC-1' } },
+          {
+            id: ALICE,
+            unique_id: 'M0001',
+            login_id: 'alice',
+            password: 'pass1234',
+            rank: 'gold',
+            external_ids: { shopify: '1001', pos_card: 'PC-1' },
+          },
           { id: BOB, unique_id: 'M0002', login_id: 'bob', password: 'pass1234', external_ids: { shopify: '1002' } },
         ],
       },
@@ -49,7 +56,13 @@ export interface Harness {
   /** Fresh emulator state and an empty token cache. */
   reset(config?: unknown): Promise<void>;
   advanceClock(seconds: number): Promise<void>;
-  fault(f: { method?: string; path: string; fault: 'error_500' | 'delay' | 'reset_before' | 'reset_after_commit'; times?: number; delay_ms?: number }): Promise<void>;
+  fault(f: {
+    method?: string;
+    path: string;
+    fault: 'error_500' | 'delay' | 'reset_before' | 'reset_after_commit';
+    times?: number;
+    delay_ms?: number;
+  }): Promise<void>;
   stats(clientId?: string): Promise<ClientStats>;
   /** Total requests the emulator counted for a client, all routes. */
   totalRequests(clientId?: string): Promise<number>;

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  customFieldToInput,
-  parseDisplayDate,
-  parseDisplayNumber,
-  type OpenApiClient,
-} from '../../../../shared/openapi/index.js';
+import { customFieldToInput, parseDisplayDate, parseDisplayNumber, type OpenApiClient } from '../../../../shared/openapi/index.js';
 import { ALICE, BOB, rejectionOf, useHarness, type Harness } from './emulator-harness.js';
 
 let h: Harness;
@@ -26,7 +21,13 @@ describe('Open API client, every endpoint against the emulator', () => {
 
   it('reads a member by id, with custom fields under their key names when asked', async () => {
     const m = await client.getMember(ALICE, { withColumnKey: true });
-    expect(m).toMatchObject({ id: ALICE, unique_id: 'M0001', point: 0, total_point: 0, external_ids: { shopify: '1001', pos_card: 'PC-1' } });
+    expect(m).toMatchObject({
+      id: ALICE,
+      unique_id: 'M0001',
+      point: 0,
+      total_point: 0,
+      external_ids: { shopify: '1001', pos_card: 'PC-1' },
+    });
     expect(m).toHaveProperty('birthday');
   });
 

@@ -36,7 +36,10 @@ describe('Open API client, every failure becomes a typed OpenApiError', () => {
 
   it('reports a client without the point feature as points_not_available', async () => {
     const noPoints = h.client({ clientId: 'nopoints' });
-    expect(await rejectionOf(noPoints.calculatePoints(ALICE, { amount: 1000 }))).toMatchObject({ kind: 'points_not_available', executed: 'no' });
+    expect(await rejectionOf(noPoints.calculatePoints(ALICE, { amount: 1000 }))).toMatchObject({
+      kind: 'points_not_available',
+      executed: 'no',
+    });
   });
 
   it('reports deleting an external id the member does not have as external_id_not_found', async () => {

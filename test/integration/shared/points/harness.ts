@@ -6,7 +6,13 @@ import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
 import { createLedger, type Ledger } from '../../../../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../../../shared/openapi/index.js';
-import { createProcessor, type Checkpoint, type CheckpointStep, type ProcessOutcome, type Processor } from '../../../../shared/points/index.js';
+import {
+  createProcessor,
+  type Checkpoint,
+  type CheckpointStep,
+  type ProcessOutcome,
+  type Processor,
+} from '../../../../shared/points/index.js';
 import { type PurchaseEvent, type RefundEvent } from '../../../../shared/events/index.js';
 import { manualClock, startDynalite, type LocalDynamo } from '../../../support/dynalite.js';
 import { startTestEmulator, testClient, type TestEmulator } from '../../../support/emulator.js';

@@ -10,7 +10,10 @@ describe('refunds with exact amounts', () => {
     expect(await h.processor().process(p)).toMatchObject({ kind: 'credited', points: 20 });
     const first = await h.processor().process(refund(p, 'r1', 89, { refundExact: '89.99' }));
     const second = await h.processor().process(refund(p, 'r2', 324, { refundExact: '324.96' }));
-    expect([first, second]).toMatchObject([{ kind: 'debited', points: 4 }, { kind: 'debited', points: 16 }]);
+    expect([first, second]).toMatchObject([
+      { kind: 'debited', points: 4 },
+      { kind: 'debited', points: 16 },
+    ]);
     expect(await h.balance(GOLD)).toBe(0);
   });
 

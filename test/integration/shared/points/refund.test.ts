@@ -89,9 +89,7 @@ describe('refunds', () => {
 
   it('two different refunds of one order at once never compute from the same base', async () => {
     const p = await credited();
-    const outcomes = await h.whileHeldAt('refund:order-claimed', refund(p, 'a', 500), () =>
-      h.processor().process(refund(p, 'b', 499)),
-    );
+    const outcomes = await h.whileHeldAt('refund:order-claimed', refund(p, 'a', 500), () => h.processor().process(refund(p, 'b', 499)));
     expect(outcomes.map((o) => o.kind)).toEqual(['debited', 'lease_held']);
     await h.processor().process(refund(p, 'a', 500));
     await h.processor().process(refund(p, 'b', 499));
@@ -125,7 +123,9 @@ describe('refunds', () => {
     // 1000 newer entries push the credit onto the second page (1000 entries a page).
     // Through a client of its own with the default timeouts: the harness's client has short ones (for the
     // delay fault), which a busy machine can exceed while 100 grants are in flight.
-    const filler = createOpenApiClient({ credentials: staticCredentials({ baseUrl: h.emulator.url, clientId: CLIENT_ID, clientSecret: 'test-secret' }) });
+    const filler = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: h.emulator.url, clientId: CLIENT_ID, clientSecret: 'test-secret' }),
+    });
     try {
       for (let i = 0; i < 10; i++) {
         await Promise.all(Array.from({ length: 100 }, () => filler.grantPoints(GOLD, { point: 1, remarks: 'visit' })));
@@ -227,7 +227,6 @@ describe('refund: the customer or the client changed', () => {
 });
 
 describe('refund: faults at the debit', () => {
-
   it('reset_after_commit: the retry finds the debit in the history and does not debit again', async () => {
     const p = await credited();
     await h.processor().process(refund(p, 'a', 333));
@@ -281,7 +280,6 @@ describe('refund: faults at the debit', () => {
 });
 
 describe('refund: reconciliation is never forgotten', () => {
-
   it('a history search that fails while reconciling a lost debit does not lead to a second debit', async () => {
     const p = await credited();
     await h.api.grantPoints(GOLD, { point: 100, remarks: 'earned elsewhere' });

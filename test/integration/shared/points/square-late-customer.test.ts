@@ -28,7 +28,11 @@ beforeEach(async () => {
   await h.emulator.reset({ ...emulatorConfig(), clients: [testClient({ members, external_keys: ['shopify', 'pos_card', 'square'] })] });
 });
 
-const square = configureSource(squareSource, 'square', SquareSettings.parse({ notificationUrl: URL_, customerMatchWindowSeconds: WINDOW_SECONDS }));
+const square = configureSource(
+  squareSource,
+  'square',
+  SquareSettings.parse({ notificationUrl: URL_, customerMatchWindowSeconds: WINDOW_SECONDS }),
+);
 
 function read<T>(body: string): T {
   const out = square.read({ rawBody: Buffer.from(body), headers: squareHeaders(body, KEY, URL_) });
@@ -64,7 +68,11 @@ describe('Square: a customer attached after the payment completed', () => {
     const named = payment({ id: anonymous.orderId, customer: true });
     const p = h.processor();
     expect(await p.process(anonymous)).toMatchObject({ kind: 'skipped', reason: 'no_customer', action: 'ack' });
-    expect(await h.ledger.getOrder(anonymous)).toMatchObject({ state: 'done', outcome: 'skipped', awaitingCustomerUntil: expect.any(Number) });
+    expect(await h.ledger.getOrder(anonymous)).toMatchObject({
+      state: 'done',
+      outcome: 'skipped',
+      awaitingCustomerUntil: expect.any(Number),
+    });
     expect(await p.process(named)).toMatchObject({ kind: 'credited', points: 600 });
     expect(await p.process(named)).toMatchObject({ kind: 'duplicate', previous: 'credited' });
     expect(await p.process(anonymous)).toMatchObject({ kind: 'duplicate', previous: 'credited' });
@@ -91,7 +99,10 @@ describe('Square: a customer attached after the payment completed', () => {
     const anonymous = payment({ customer: false });
     await h.processor().process(anonymous);
     h.clock.advance(WINDOW_SECONDS * 1000 + 1);
-    expect(await h.processor().process(payment({ id: anonymous.orderId, customer: true }))).toMatchObject({ kind: 'duplicate', previous: 'skipped' });
+    expect(await h.processor().process(payment({ id: anonymous.orderId, customer: true }))).toMatchObject({
+      kind: 'duplicate',
+      previous: 'skipped',
+    });
     expect(await credits(anonymous)).toEqual([]);
     expect(await h.calls(CALCULATION)).toBe(0);
   });
@@ -123,7 +134,11 @@ describe('Square: a customer attached after the payment completed', () => {
     await h.processor().process(anonymous);
     expect(await h.processor().process(partial)).toMatchObject({ kind: 'refund_waiting', action: 'retry' });
     const credited = await h.processor().process(named);
-    expect(credited).toMatchObject({ kind: 'credited', points: 600, followUps: [{ refundId: partial.refundId, kind: 'debited', points: 150 }] });
+    expect(credited).toMatchObject({
+      kind: 'credited',
+      points: 600,
+      followUps: [{ refundId: partial.refundId, kind: 'debited', points: 150 }],
+    });
     expect(await h.processor().process(partial)).toMatchObject({ kind: 'duplicate', previous: 'debited' });
     expect(await h.entries('member-gold', refundMarker('square', anonymous.orderId, partial.refundId))).toEqual([-150]);
     expect(await h.balance('member-gold')).toBe(450);
@@ -151,7 +166,11 @@ describe('Square: unlinked refunds', () => {
   it('records an unlinked refund as skipped with its reason, once', async () => {
     const event = read<RefundEvent>(fixture('square/ours-refund-updated-unlinked.json'));
     expect(await h.processor().process(event)).toMatchObject({ kind: 'skipped', reason: 'unlinked_refund', action: 'ack' });
-    expect(await h.ledger.getRefund(event)).toMatchObject({ state: 'done', outcome: 'skipped', reason: expect.stringContaining('unlinked') });
+    expect(await h.ledger.getRefund(event)).toMatchObject({
+      state: 'done',
+      outcome: 'skipped',
+      reason: expect.stringContaining('unlinked'),
+    });
     expect(await h.processor().process(event)).toMatchObject({ kind: 'duplicate', previous: 'skipped' });
   });
 });

@@ -43,7 +43,10 @@ async function setup(options: { tableExists?: boolean } = {}) {
 const REFUND = fixture('shopify/refunds-create-partial.json');
 /** An authentic refund we cannot map: its refund id is not a number. */
 const UNMAPPABLE = REFUND.replace(/"id": \d+/, '"id": "R-1"');
-const shopify = (body: string, topic = 'refunds/create', secret = SHOPIFY_SECRET) => ({ body, headers: shopifyHeaders(body, secret, topic) });
+const shopify = (body: string, topic = 'refunds/create', secret = SHOPIFY_SECRET) => ({
+  body,
+  headers: shopifyHeaders(body, secret, topic),
+});
 
 describe('intake quarantine', () => {
   it('answers an authentic Shopify delivery it cannot map 200 and queues nothing', async () => {
@@ -74,7 +77,11 @@ describe('intake quarantine', () => {
   it('keeps a body that is not even JSON, byte for byte', async () => {
     const { send, store } = await setup();
     const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x7d]);
-    const response = await send({ body: bytes.toString('base64'), isBase64Encoded: true, headers: shopifyHeaders(bytes, SHOPIFY_SECRET, 'orders/paid') });
+    const response = await send({
+      body: bytes.toString('base64'),
+      isBase64Encoded: true,
+      headers: shopifyHeaders(bytes, SHOPIFY_SECRET, 'orders/paid'),
+    });
     expect(response).toMatchObject({ statusCode: 200, answer: { status: 'quarantined' } });
     const entry = await store.get((response.answer as { id: string }).id);
     expect(Buffer.from(entry!.body).equals(bytes)).toBe(true);
@@ -95,7 +102,11 @@ describe('intake quarantine', () => {
     const id = (first.answer as { id: string }).id;
     expect((second.answer as { id: string }).id).toBe(id);
     expect(await store.list()).toHaveLength(1);
-    expect(await store.get(id)).toMatchObject({ deliveries: 2, firstReceivedAt: new Date(NOW_S * 1000).toISOString(), lastReceivedAt: new Date(NOW_S * 1000 + 60_000).toISOString() });
+    expect(await store.get(id)).toMatchObject({
+      deliveries: 2,
+      firstReceivedAt: new Date(NOW_S * 1000).toISOString(),
+      lastReceivedAt: new Date(NOW_S * 1000 + 60_000).toISOString(),
+    });
   });
 
   it('expires an entry the configured days after its last delivery', async () => {

@@ -79,7 +79,12 @@ describe('the Shopify GraphQL Admin API client', () => {
   it('gives up with a throttled error when the bucket never refills', async () => {
     await put('/__shopify/orders', orderBody(1));
     shop.setBucket({ restoreRate: 0, currentlyAvailable: 0 });
-    const limited = createShopifyAdminClient({ shopDomain: 'x.myshopify.com', origin: shop.url, accessToken: async () => TOKEN, maxThrottleRetries: 2 });
+    const limited = createShopifyAdminClient({
+      shopDomain: 'x.myshopify.com',
+      origin: shop.url,
+      accessToken: async () => TOKEN,
+      maxThrottleRetries: 2,
+    });
     try {
       await expect(limited.orders(WINDOW).next()).rejects.toMatchObject({ kind: 'throttled' });
       expect(shop.stats().throttled).toBe(3);
@@ -89,9 +94,16 @@ describe('the Shopify GraphQL Admin API client', () => {
   });
 
   it('refuses a wrong access token as unauthorized, without repeating the token', async () => {
-    const wrong = createShopifyAdminClient({ shopDomain: 'x.myshopify.com', origin: shop.url, accessToken: async () => 'shpat_wrong_token' });
+    const wrong = createShopifyAdminClient({
+      shopDomain: 'x.myshopify.com',
+      origin: shop.url,
+      accessToken: async () => 'shpat_wrong_token',
+    });
     try {
-      const error = await wrong.orders(WINDOW).next().catch((e: unknown) => e);
+      const error = await wrong
+        .orders(WINDOW)
+        .next()
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ShopifyAdminError);
       expect(error).toMatchObject({ kind: 'unauthorized', status: 401 });
       expect(String((error as Error).message)).not.toContain('shpat_wrong_token');
@@ -103,7 +115,12 @@ describe('the Shopify GraphQL Admin API client', () => {
   it('reads every line item of a refund with more lines than one page', async () => {
     await put('/__shopify/orders', orderBody(1));
     const lines = Array.from({ length: 60 }, (_, i) => `{"subtotal": "${i}.01", "total_tax": "0.10"}`).join(',');
-    expect(await put('/__shopify/refunds', `{"id": 55, "order_id": 7000000000000000001, "created_at": "2026-11-23T10:00:00Z", "refund_line_items": [${lines}]}`)).toBe(201);
+    expect(
+      await put(
+        '/__shopify/refunds',
+        `{"id": 55, "order_id": 7000000000000000001, "created_at": "2026-11-23T10:00:00Z", "refund_line_items": [${lines}]}`,
+      ),
+    ).toBe(201);
     const refund = await client.refund('gid://shopify/Refund/55');
     expect(refund?.refundLineItems).toHaveLength(60);
     expect(refund?.refundLineItems[59]?.subtotalSet.shopMoney.amount).toBe('59.01');

@@ -29,7 +29,11 @@ describe('the audit progress', () => {
   it('prints at most every 2 seconds, and the last step of a run that printed any', () => {
     let now = 0;
     const lines: string[] = [];
-    const p = progressPrinter((l) => lines.push(l), 2000, () => now);
+    const p = progressPrinter(
+      (l) => lines.push(l),
+      2000,
+      () => now,
+    );
     p.progress({ customersDone: 1, customers: 3, historyPages: 1 });
     now = 2500;
     p.progress({ customersDone: 2, customers: 3, historyPages: 4 });
@@ -43,7 +47,11 @@ describe('the audit progress', () => {
 
   it('prints nothing on a short run', () => {
     const lines: string[] = [];
-    const p = progressPrinter((l) => lines.push(l), 2000, () => 0);
+    const p = progressPrinter(
+      (l) => lines.push(l),
+      2000,
+      () => 0,
+    );
     p.progress({ customersDone: 1, customers: 1, historyPages: 1 });
     expect(lines).toEqual([]);
   });

@@ -52,7 +52,9 @@ describe('redrive against AWS', () => {
       'send pos:b',
       'delete rh3',
     ]);
-    expect(calls.filter((c) => c.op === 'send').every((c) => c.input.QueueUrl === outputs.QueueUrl && typeof c.input.MessageBody === 'string')).toBe(true);
+    expect(
+      calls.filter((c) => c.op === 'send').every((c) => c.input.QueueUrl === outputs.QueueUrl && typeof c.input.MessageBody === 'string'),
+    ).toBe(true);
   });
 
   it('gives each resend a new deduplication id, since SQS would drop the original one within five minutes', async () => {

@@ -49,7 +49,12 @@ describe('local admin routes: loopback callers only', () => {
   });
 
   it('leaves the webhook routes as they were: foreign Host and Origin still served', async () => {
-    const r = await rawRequest(`${server.url}/webhooks/shopify`, 'POST', { host: 'shop.ngrok.example', origin: 'https://x.example', 'content-type': 'application/json' }, '{}');
+    const r = await rawRequest(
+      `${server.url}/webhooks/shopify`,
+      'POST',
+      { host: 'shop.ngrok.example', origin: 'https://x.example', 'content-type': 'application/json' },
+      '{}',
+    );
     expect(r.status).toBe(202);
   });
 });

@@ -171,9 +171,12 @@ describe('local API Gateway', () => {
 
   it('answers 500 like API Gateway when the handler throws, without the error text', async () => {
     const errors: unknown[] = [];
-    const server = await serve(async () => {
-      throw new Error('boom: internal detail');
-    }, { errors });
+    const server = await serve(
+      async () => {
+        throw new Error('boom: internal detail');
+      },
+      { errors },
+    );
     const res = await send(server.url, { path: '/webhooks/shopify' });
     expect(res.status).toBe(500);
     expect(JSON.parse(res.body)).toEqual({ message: 'Internal Server Error' });

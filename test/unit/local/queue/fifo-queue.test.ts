@@ -168,9 +168,7 @@ describe('local FIFO queue', () => {
     expect(queue.deadLetters()).toEqual([]);
     await advance(clock, queue, 30_000);
     expect(batches.map(bodies)).toEqual([['poison'], ['poison', 'next'], ['poison', 'next'], ['next']]);
-    expect(queue.deadLetters()).toMatchObject([
-      { body: 'poison', groupId: 'g1', receiveCount: 3, lastError: 'Error: Open API down' },
-    ]);
+    expect(queue.deadLetters()).toMatchObject([{ body: 'poison', groupId: 'g1', receiveCount: 3, lastError: 'Error: Open API down' }]);
   });
 
   it('redrives dead-lettered messages back with a fresh receive count', async () => {

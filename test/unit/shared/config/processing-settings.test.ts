@@ -33,7 +33,13 @@ describe('processing settings', () => {
       LEASE_SECONDS: '90',
       RATE_BUDGET_PER_MINUTE: '500',
     });
-    expect(s).toMatchObject({ insufficientPointsPolicy: 'park', refundWaitSeconds: 30, ledgerTtlDays: 30, leaseSeconds: 90, rateBudgetPerMinute: 500 });
+    expect(s).toMatchObject({
+      insufficientPointsPolicy: 'park',
+      refundWaitSeconds: 30,
+      ledgerTtlDays: 30,
+      leaseSeconds: 90,
+      rateBudgetPerMinute: 500,
+    });
   });
 
   it('rejects a rate budget above the spec ceiling, naming the variable', () => {

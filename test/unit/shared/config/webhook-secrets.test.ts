@@ -86,12 +86,18 @@ describe('webhookSecretsFromEnvironment', () => {
 
   it('uses WEBHOOK_SECRET_ARNS through the given reader when set', async () => {
     const { reader } = readerOver({ [ARN]: '{"secrets": ["from-sm"]}' });
-    const secrets = webhookSecretsFromEnvironment({ WEBHOOK_SECRET_ARNS: JSON.stringify({ shopify: ARN }), SHOPIFY_WEBHOOK_SECRET: 'local' }, { reader });
+    const secrets = webhookSecretsFromEnvironment(
+      { WEBHOOK_SECRET_ARNS: JSON.stringify({ shopify: ARN }), SHOPIFY_WEBHOOK_SECRET: 'local' },
+      { reader },
+    );
     expect(await secrets.get('shopify')).toEqual(['from-sm']);
   });
 
   it('refuses a secret shorter than the minimum for its source, naming the source and the rule, never the value', async () => {
-    const secrets = webhookSecretsFromEnvironment({ POS_WEBHOOK_SECRETS: `${'p'.repeat(32)},tooshort-secret` }, { minLength: (s) => (s === 'pos' ? 32 : 16) });
+    const secrets = webhookSecretsFromEnvironment(
+      { POS_WEBHOOK_SECRETS: `${'p'.repeat(32)},tooshort-secret` },
+      { minLength: (s) => (s === 'pos' ? 32 : 16) },
+    );
     const error = await secrets.get('pos').catch((e: unknown) => e as Error);
     expect(error).toMatchObject({ kind: 'malformed', source: 'pos' });
     expect(String(error)).toMatch(/at least 32 characters/);

@@ -19,7 +19,13 @@ async function send(extra: Record<string, string>) {
   const logged: string[] = [];
   const log = (message: string, fields?: Record<string, unknown>) => logged.push(JSON.stringify({ message, ...fields }));
   const response = await receiveWebhook(
-    { source: 'shopify', method: 'POST', headers: shopifyHeaders(ORDER, SECRET, 'orders/paid', extra), body: ORDER, isBase64Encoded: false },
+    {
+      source: 'shopify',
+      method: 'POST',
+      headers: shopifyHeaders(ORDER, SECRET, 'orders/paid', extra),
+      body: ORDER,
+      isBase64Encoded: false,
+    },
     {
       sources: loadSources(undefined),
       secrets: staticWebhookSecrets({ shopify: [SECRET] }),
@@ -35,7 +41,10 @@ async function send(extra: Record<string, string>) {
 describe('unsigned headers at intake', () => {
   it('refuses a 5,000-character X-Shopify-Webhook-Id with 400 naming the header, queues nothing and logs no part of it', async () => {
     const { response, queue, logged } = await send({ 'x-shopify-webhook-id': 'w'.repeat(5000) });
-    expect(response).toMatchObject({ statusCode: 400, answer: { error: { kind: 'invalid_header', path: 'headers.X-Shopify-Webhook-Id' } } });
+    expect(response).toMatchObject({
+      statusCode: 400,
+      answer: { error: { kind: 'invalid_header', path: 'headers.X-Shopify-Webhook-Id' } },
+    });
     expect(queue.messages).toHaveLength(0);
     expect(logged).not.toContain('wwwwwwwwww');
     expect(JSON.stringify(response.answer)).not.toContain('wwwwwwwwww');
@@ -43,7 +52,10 @@ describe('unsigned headers at intake', () => {
 
   it('refuses a webhook id with control characters', async () => {
     const { response } = await send({ 'x-shopify-webhook-id': 'b54557e4\u0001bdd9' });
-    expect(response).toMatchObject({ statusCode: 400, answer: { error: { kind: 'invalid_header', path: 'headers.X-Shopify-Webhook-Id' } } });
+    expect(response).toMatchObject({
+      statusCode: 400,
+      answer: { error: { kind: 'invalid_header', path: 'headers.X-Shopify-Webhook-Id' } },
+    });
   });
 
   it('refuses an overlong topic', async () => {

@@ -20,18 +20,31 @@ function setup(overrides: Partial<IntakeDeps> = {}) {
     maxBodyBytes: 256 * 1024,
     ...overrides,
   };
-  return { queue, deps, send: (request: Partial<IntakeRequest>) => receiveWebhook({ source: 'shopify', method: 'POST', headers: {}, body: '', isBase64Encoded: false, ...request }, deps) };
+  return {
+    queue,
+    deps,
+    send: (request: Partial<IntakeRequest>) =>
+      receiveWebhook({ source: 'shopify', method: 'POST', headers: {}, body: '', isBase64Encoded: false, ...request }, deps),
+  };
 }
 
 const ORDER = fixture('shopify/orders-paid-usd-discount-shipping.json');
-const shopify = (body = ORDER, topic = 'orders/paid', secret = SHOPIFY_SECRET) => ({ source: 'shopify', body, headers: shopifyHeaders(body, secret, topic) });
+const shopify = (body = ORDER, topic = 'orders/paid', secret = SHOPIFY_SECRET) => ({
+  source: 'shopify',
+  body,
+  headers: shopifyHeaders(body, secret, topic),
+});
 
 describe('receiveWebhook: accepted deliveries', () => {
   it('queues a verified Shopify order and answers 202 with the event id', async () => {
     const { send, queue } = setup();
     const response = await send(shopify());
     // eventType is for the delivery metrics; the sender is only sent `answer`.
-    expect(response).toEqual({ statusCode: 202, answer: { status: 'accepted', eventId: 'shopify:order:820982911946154508' }, eventType: 'purchase' });
+    expect(response).toEqual({
+      statusCode: 202,
+      answer: { status: 'accepted', eventId: 'shopify:order:820982911946154508' },
+      eventType: 'purchase',
+    });
     expect(queue.messages).toHaveLength(1);
     expect(PointsEvent.parse(queue.events()[0])).toMatchObject({ eventId: 'shopify:order:820982911946154508', eligibleAmount: 358 });
   });
@@ -50,7 +63,10 @@ describe('receiveWebhook: accepted deliveries', () => {
     const body = fixture('pos/sale.json');
     const response = await send({ source: 'pos', body, headers: posHeaders(body, POS_SECRET, NOW_S - 10) });
     expect(response.statusCode).toBe(202);
-    expect(queue.messages[0]).toMatchObject({ groupId: 'pos:pos_card:8000123412345678', deduplicationId: 'pos:sale:S014-R2-20261122-0042' });
+    expect(queue.messages[0]).toMatchObject({
+      groupId: 'pos:pos_card:8000123412345678',
+      deduplicationId: 'pos:sale:S014-R2-20261122-0042',
+    });
   });
 
   it('reads a base64-encoded body and verifies the decoded bytes', async () => {
@@ -95,7 +111,12 @@ describe('receiveWebhook: refusals have no side effect', () => {
     ['an unknown source', (s) => s.send({ ...shopify(), source: 'square' }), 404, 'unknown_source'],
     ['a request without a source', (s) => s.send({ ...shopify(), source: undefined }), 404, 'unknown_source'],
     ['a GET', (s) => s.send({ ...shopify(), method: 'GET' }), 405, 'method_not_allowed'],
-    ['a missing signature', (s) => s.send({ source: 'shopify', body: ORDER, headers: { 'x-shopify-topic': 'orders/paid' } }), 401, 'missing_signature'],
+    [
+      'a missing signature',
+      (s) => s.send({ source: 'shopify', body: ORDER, headers: { 'x-shopify-topic': 'orders/paid' } }),
+      401,
+      'missing_signature',
+    ],
     ['a wrong signature', (s) => s.send(shopify(ORDER, 'orders/paid', 'guess')), 401, 'invalid_signature'],
     ['a body changed after signing', (s) => s.send({ ...shopify(), body: ORDER.replace('358.20', '958.20') }), 401, 'invalid_signature'],
     [
@@ -108,8 +129,18 @@ describe('receiveWebhook: refusals have no side effect', () => {
       'stale_timestamp',
     ],
     ['malformed JSON', (s) => s.send(shopify('{"id": 1,')), 400, 'malformed_json'],
-    ['malformed JSON with a wrong signature (verified before parsing)', (s) => s.send(shopify('{"id": 1,', 'orders/paid', 'guess')), 401, 'invalid_signature'],
-    ['a body marked base64 that is not', (s) => s.send({ ...shopify(), body: '%%%not-base64%%%', isBase64Encoded: true }), 400, 'malformed_body'],
+    [
+      'malformed JSON with a wrong signature (verified before parsing)',
+      (s) => s.send(shopify('{"id": 1,', 'orders/paid', 'guess')),
+      401,
+      'invalid_signature',
+    ],
+    [
+      'a body marked base64 that is not',
+      (s) => s.send({ ...shopify(), body: '%%%not-base64%%%', isBase64Encoded: true }),
+      400,
+      'malformed_body',
+    ],
     ['a payload that does not match the schema', (s) => s.send(shopify('{"id": "abc"}')), 422, 'invalid_payload'],
   ];
 
@@ -127,7 +158,9 @@ describe('receiveWebhook: refusals have no side effect', () => {
     const s = setup({ maxBodyBytes: 1024 });
     const big = JSON.stringify({ pad: 'x'.repeat(2000) });
     expect((await s.send({ source: 'shopify', body: big, headers: {} })).statusCode).toBe(413);
-    expect((await s.send({ source: 'shopify', body: Buffer.from(big).toString('base64'), headers: {}, isBase64Encoded: true })).statusCode).toBe(413);
+    expect(
+      (await s.send({ source: 'shopify', body: Buffer.from(big).toString('base64'), headers: {}, isBase64Encoded: true })).statusCode,
+    ).toBe(413);
     expect(s.queue.messages).toHaveLength(0);
   });
 

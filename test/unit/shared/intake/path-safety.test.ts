@@ -18,7 +18,13 @@ async function sendPos(body: string) {
   const queue = new RecordingQueue();
   const response = await receiveWebhook(
     { source: 'pos', method: 'POST', headers: posHeaders(body, SECRET, NOW_S), body, isBase64Encoded: false },
-    { sources: loadSources(undefined), secrets: staticWebhookSecrets({ pos: [SECRET] }), queue, now: () => NOW_S * 1000, maxBodyBytes: 256 * 1024 },
+    {
+      sources: loadSources(undefined),
+      secrets: staticWebhookSecrets({ pos: [SECRET] }),
+      queue,
+      now: () => NOW_S * 1000,
+      maxBodyBytes: 256 * 1024,
+    },
   );
   return { response, queue };
 }
@@ -34,7 +40,10 @@ describe('path-safety of customer ids at intake', () => {
   }
 
   it('answers 422 naming customer.externalId for an explicit external id of ".."', async () => {
-    const body = fixture('pos/sale.json').replace('{ "cardNumber": "8000123412345678" }', '{ "externalKey": "pos_card", "externalId": ".." }');
+    const body = fixture('pos/sale.json').replace(
+      '{ "cardNumber": "8000123412345678" }',
+      '{ "externalKey": "pos_card", "externalId": ".." }',
+    );
     const { response } = await sendPos(body);
     expect(response).toMatchObject({ statusCode: 422, answer: { error: { path: 'customer.externalId' } } });
   });

@@ -35,7 +35,10 @@ function setup(nowMs: number, overrides: Partial<IntakeDeps> = {}) {
     ...overrides,
   };
   const send = () =>
-    receiveWebhook({ source: 'shopify', method: 'POST', headers: shopifyHeaders(ORDER, SECRET, 'orders/paid'), body: ORDER, isBase64Encoded: false }, deps);
+    receiveWebhook(
+      { source: 'shopify', method: 'POST', headers: shopifyHeaders(ORDER, SECRET, 'orders/paid'), body: ORDER, isBase64Encoded: false },
+      deps,
+    );
   return { queue, logged, send };
 }
 
@@ -44,7 +47,10 @@ describe('replay window at intake', () => {
     const { send, queue, logged } = setup(PROCESSED_AT + 371 * DAY);
     const response = await send();
     expect(response.statusCode).toBe(200);
-    expect(response.answer).toMatchObject({ status: 'ignored', reason: expect.stringMatching(/^too_old: occurred 2026-11-20T19:03:10.000Z, more than 370 days ago/) });
+    expect(response.answer).toMatchObject({
+      status: 'ignored',
+      reason: expect.stringMatching(/^too_old: occurred 2026-11-20T19:03:10.000Z, more than 370 days ago/),
+    });
     expect(queue.messages).toHaveLength(0);
     expect(logged).toContainEqual(expect.objectContaining({ message: 'webhook ignored', source: 'shopify', kind: 'too_old' }));
     expect(deliveryMetric(response)).toEqual({ name: 'DeliveriesIgnored', kind: 'too_old' });

@@ -26,11 +26,15 @@ function setup() {
 }
 
 describe('receiveWebhook: Square', () => {
-  it('queues a COMPLETED payment (Square\'s example) with 202, deduplicated by the body\'s event_id', async () => {
+  it("queues a COMPLETED payment (Square's example) with 202, deduplicated by the body's event_id", async () => {
     const { send, queue } = setup();
     const body = fixture('square/payment-updated.json');
     const response = await send(body, squareHeaders(body, KEY, URL_));
-    expect(response).toEqual({ statusCode: 202, eventType: 'purchase', answer: { status: 'accepted', eventId: 'square:payment:hYy9pRFVxpDsO1FB05SunFWUe9JZY' } });
+    expect(response).toEqual({
+      statusCode: 202,
+      eventType: 'purchase',
+      answer: { status: 'accepted', eventId: 'square:payment:hYy9pRFVxpDsO1FB05SunFWUe9JZY' },
+    });
     expect(queue.messages[0]).toMatchObject({
       deduplicationId: 'square:6a8f5f28-54a1-4eb0-a98a-3111513fd4fc',
       groupId: 'square:order:hYy9pRFVxpDsO1FB05SunFWUe9JZY',

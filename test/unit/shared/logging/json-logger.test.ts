@@ -6,9 +6,19 @@ const at = () => new Date('2026-11-20T19:03:12.000Z');
 describe('createJsonLogger', () => {
   it('writes one JSON line per entry with level, message, service and the extra keys', () => {
     const lines: string[] = [];
-    createJsonLogger({ POWERTOOLS_SERVICE_NAME: 'points-intake' }, (l) => lines.push(l), at).warn('webhook refused', { source: 'pos', kind: 'stale_timestamp' });
+    createJsonLogger({ POWERTOOLS_SERVICE_NAME: 'points-intake' }, (l) => lines.push(l), at).warn('webhook refused', {
+      source: 'pos',
+      kind: 'stale_timestamp',
+    });
     expect(lines.map((l) => JSON.parse(l))).toEqual([
-      { level: 'WARN', message: 'webhook refused', service: 'points-intake', timestamp: '2026-11-20T19:03:12.000Z', source: 'pos', kind: 'stale_timestamp' },
+      {
+        level: 'WARN',
+        message: 'webhook refused',
+        service: 'points-intake',
+        timestamp: '2026-11-20T19:03:12.000Z',
+        source: 'pos',
+        kind: 'stale_timestamp',
+      },
     ]);
   });
 

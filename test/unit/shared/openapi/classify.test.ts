@@ -47,18 +47,33 @@ describe('classifyAnswer', () => {
       grant,
       401,
       { 'www-authenticate': 'Bearer error="invalid_token"', 'content-type': 'text/html; charset=UTF-8' },
-      body({ status: false, errors: [MESSAGES.authenticationFailed], all_errors: [MESSAGES.authenticationFailed], error_code: 'API-OPENAPI16' }),
+      body({
+        status: false,
+        errors: [MESSAGES.authenticationFailed],
+        all_errors: [MESSAGES.authenticationFailed],
+        error_code: 'API-OPENAPI16',
+      }),
     );
     expect(e).toMatchObject({ kind: 'invalid_token', status: 401, errorCode: 'API-OPENAPI16', executed: 'no' });
   });
 
   it('calls a refusal at the token endpoint an authentication failure', () => {
-    const e = classifyAnswer({ route: 'POST /api/ext/token', tokenEndpoint: true }, 401, {}, body({ status: false, errors: ['x'], error_code: 'API-OPENAPI16' }));
+    const e = classifyAnswer(
+      { route: 'POST /api/ext/token', tokenEndpoint: true },
+      401,
+      {},
+      body({ status: false, errors: ['x'], error_code: 'API-OPENAPI16' }),
+    );
     expect(e.kind).toBe('authentication_failed');
   });
 
   it('reads "Not contracted" from the token endpoint as not_contracted, not as bad credentials', () => {
-    const e = classifyAnswer({ route: 'POST /api/ext/token', tokenEndpoint: true }, 400, {}, body({ status: false, errors: MESSAGES.notContracted }));
+    const e = classifyAnswer(
+      { route: 'POST /api/ext/token', tokenEndpoint: true },
+      400,
+      {},
+      body({ status: false, errors: MESSAGES.notContracted }),
+    );
     expect(e.kind).toBe('not_contracted');
   });
 

@@ -11,8 +11,7 @@ import {
   type SecretReader,
 } from '../../../../shared/openapi/index.js';
 
-const secretJson = (secret: string) =>
-  JSON.stringify({ base_url: 'http://127.0.0.1:1', client_id: 'c', client_secret: secret });
+const secretJson = (secret: string) => JSON.stringify({ base_url: 'http://127.0.0.1:1', client_id: 'c', client_secret: secret });
 
 /** A SecretReader over an in-memory value (the reader's own caching is tested with the SDK stub). */
 function memoryReader(initial: string) {
@@ -52,14 +51,18 @@ describe('credentials providers', () => {
 
   it('names the missing field of a malformed secret without showing any value', async () => {
     const { reader } = memoryReader(JSON.stringify({ base_url: 'https://x', client_id: 'c', client_secret: '' }));
-    const err = await secretsManagerCredentials('arn', reader).get().catch((e: unknown) => e);
+    const err = await secretsManagerCredentials('arn', reader)
+      .get()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CredentialsError);
     expect((err as Error).message).toBe('secret arn: missing or invalid client_secret');
   });
 
   it('refuses a secret that is not JSON without echoing it', async () => {
     const { reader } = memoryReader('hunter2');
-    const err = (await secretsManagerCredentials('arn', reader).get().catch((e: unknown) => e)) as Error;
+    const err = (await secretsManagerCredentials('arn', reader)
+      .get()
+      .catch((e: unknown) => e)) as Error;
     expect(err.message).toBe('secret arn: not JSON');
   });
 

@@ -44,8 +44,16 @@ describe('token cache', () => {
   });
 
   it('keeps tokens of different clients apart', async () => {
-    const a = await getToken('a', () => 0, async () => ({ value: 'A', renewAt: 10 }));
-    const b = await getToken('b', () => 0, async () => ({ value: 'B', renewAt: 10 }));
+    const a = await getToken(
+      'a',
+      () => 0,
+      async () => ({ value: 'A', renewAt: 10 }),
+    );
+    const b = await getToken(
+      'b',
+      () => 0,
+      async () => ({ value: 'B', renewAt: 10 }),
+    );
     expect([a.value, b.value]).toEqual(['A', 'B']);
   });
 

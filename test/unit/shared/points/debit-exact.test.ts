@@ -39,7 +39,10 @@ const refundOf = (minor: bigint, digits: number): ExactRefund => {
 /** Splits a total into `parts` random non-negative pieces that add up to it. */
 const split = (digits: number) =>
   fc
-    .tuple(fc.bigInt({ min: 1n, max: 10n ** BigInt(9 + digits) - 1n }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 8 }))
+    .tuple(
+      fc.bigInt({ min: 1n, max: 10n ** BigInt(9 + digits) - 1n }),
+      fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 8 }),
+    )
     .map(([total, weights]) => {
       const w = weights.map((x) => BigInt(Math.floor(x * 1_000_000)));
       const all = w.reduce((a, b) => a + b, 0n) || 1n;
@@ -60,7 +63,12 @@ describe('exact refund shares', () => {
         fc.property(split(digits), fc.integer({ min: 0, max: 50_000_000 }), ({ total, pieces }, credited) => {
           const eligibleExact = formatMinorUnits(total, digits);
           const eligible = Number(toUnits(parseDecimal(eligibleExact)!, 'XXX', 'major_floor'));
-          const targets = debitAll(eligibleExact, eligible, credited, pieces.map((p) => refundOf(p, digits)));
+          const targets = debitAll(
+            eligibleExact,
+            eligible,
+            credited,
+            pieces.map((p) => refundOf(p, digits)),
+          );
           expect(sum(targets)).toBe(credited);
         }),
       );
@@ -68,22 +76,27 @@ describe('exact refund shares', () => {
 
     it(`no prefix of refunds takes back more than its exact share, never more than the credit (${digits}-decimal currency)`, () => {
       fc.assert(
-        fc.property(split(digits), fc.integer({ min: 0, max: 50_000_000 }), fc.bigInt({ min: 0n, max: 10n ** 12n }), ({ total, pieces }, credited, extra) => {
-          const eligibleExact = formatMinorUnits(total, digits);
-          const eligible = Number(toUnits(parseDecimal(eligibleExact)!, 'XXX', 'major_floor'));
-          // An over-refund on top (more than the order): capped at what is left.
-          const refunds = [...pieces.map((p) => refundOf(p, digits)), refundOf(extra, digits)];
-          const targets = debitAll(eligibleExact, eligible, credited, refunds);
-          let refunded = 0n;
-          let debited = 0;
-          for (const [i, t] of targets.entries()) {
-            refunded += i < pieces.length ? pieces[i]! : 0n;
-            debited += t;
-            expect(t).toBeGreaterThanOrEqual(0);
-            expect(BigInt(debited)).toBeLessThanOrEqual((BigInt(credited) * refunded) / total);
-          }
-          expect(debited).toBe(credited);
-        }),
+        fc.property(
+          split(digits),
+          fc.integer({ min: 0, max: 50_000_000 }),
+          fc.bigInt({ min: 0n, max: 10n ** 12n }),
+          ({ total, pieces }, credited, extra) => {
+            const eligibleExact = formatMinorUnits(total, digits);
+            const eligible = Number(toUnits(parseDecimal(eligibleExact)!, 'XXX', 'major_floor'));
+            // An over-refund on top (more than the order): capped at what is left.
+            const refunds = [...pieces.map((p) => refundOf(p, digits)), refundOf(extra, digits)];
+            const targets = debitAll(eligibleExact, eligible, credited, refunds);
+            let refunded = 0n;
+            let debited = 0;
+            for (const [i, t] of targets.entries()) {
+              refunded += i < pieces.length ? pieces[i]! : 0n;
+              debited += t;
+              expect(t).toBeGreaterThanOrEqual(0);
+              expect(BigInt(debited)).toBeLessThanOrEqual((BigInt(credited) * refunded) / total);
+            }
+            expect(debited).toBe(credited);
+          },
+        ),
       );
     });
   }

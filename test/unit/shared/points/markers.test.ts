@@ -11,7 +11,17 @@ describe('parseMarker', () => {
   });
 
   it('tells that remarks written by anyone else are not a marker of ours', () => {
-    for (const remarks of [null, undefined, '', 'goodwill', 'lp2:shopify:order:1', 'lp1:shopify:order', 'lp1:shopify:order:1:extra', 'lp1:shopify:gift:1', 'lp1:shopify:order:%E0%A4%A']) {
+    for (const remarks of [
+      null,
+      undefined,
+      '',
+      'goodwill',
+      'lp2:shopify:order:1',
+      'lp1:shopify:order',
+      'lp1:shopify:order:1:extra',
+      'lp1:shopify:gift:1',
+      'lp1:shopify:order:%E0%A4%A',
+    ]) {
       expect(parseMarker(remarks), String(remarks)).toBeUndefined();
     }
   });

@@ -37,7 +37,9 @@ beforeAll(async () => {
       return;
     }
     const md5 = createHash('md5').update(String(body.MessageBody)).digest('hex');
-    res.end(JSON.stringify({ MessageId: 'c0ffee00-0000-4000-8000-000000000001', MD5OfMessageBody: md5, SequenceNumber: '18870000000000000001' }));
+    res.end(
+      JSON.stringify({ MessageId: 'c0ffee00-0000-4000-8000-000000000001', MD5OfMessageBody: md5, SequenceNumber: '18870000000000000001' }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -5,9 +5,12 @@ const settings = { backoffBaseSeconds: 2, backoffCapSeconds: 900, retryHorizonSe
 const young = { receive: 3, ageMs: 60_000 };
 
 describe('which failures wait and which fail', () => {
-  it.each(['lease_held', 'refund_waiting', 'upstream_error', 'lease_lost', 'circuit_open'] as const)('defers %s with the backoff', (kind) => {
-    expect(deferralFor(kind, young, settings, () => 0)).toEqual({ defer: true, seconds: 8 });
-  });
+  it.each(['lease_held', 'refund_waiting', 'upstream_error', 'lease_lost', 'circuit_open'] as const)(
+    'defers %s with the backoff',
+    (kind) => {
+      expect(deferralFor(kind, young, settings, () => 0)).toEqual({ defer: true, seconds: 8 });
+    },
+  );
 
   it('defers an unknown outcome at least until its lease has run out', () => {
     expect(deferralFor('outcome_unknown', young, settings, () => 0)).toEqual({ defer: true, seconds: 45 });

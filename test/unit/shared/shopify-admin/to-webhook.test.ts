@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { PointsEvent } from '../../../../shared/events/index.js';
-import { type AdminOrder, type AdminRefund, orderWebhookBody, refundWebhookBody, webhookRequest } from '../../../../shared/shopify-admin/index.js';
+import {
+  type AdminOrder,
+  type AdminRefund,
+  orderWebhookBody,
+  refundWebhookBody,
+  webhookRequest,
+} from '../../../../shared/shopify-admin/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
 import { fixture, shopifyHeaders } from '../../../support/webhooks.js';
@@ -34,7 +40,10 @@ const PARTIAL_REFUND: AdminRefund = {
   createdAt: '2026-11-23T10:15:00-05:00',
   orderId: 'gid://shopify/Order/820982911946154508',
   refundLineItems: [
-    { subtotalSet: { shopMoney: { amount: '179.1', currencyCode: 'USD' } }, totalTaxSet: { shopMoney: { amount: '14.33', currencyCode: 'USD' } } },
+    {
+      subtotalSet: { shopMoney: { amount: '179.1', currencyCode: 'USD' } },
+      totalTaxSet: { shopMoney: { amount: '14.33', currencyCode: 'USD' } },
+    },
   ],
   orderAdjustments: [],
   refundShippingLines: [],
@@ -59,28 +68,40 @@ describe('one mapping for webhooks and the Admin API', () => {
     for (const rule of ['major_floor', 'minor'] as const) {
       it(`makes the same purchase event of an order from GraphQL as from its orders/paid webhook (${basis}, ${rule})`, () => {
         const body = fixture('shopify/orders-paid-jpy-tax-included.json');
-        const fromWebhook = eventOf(source(basis, rule).read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, 's', 'orders/paid') }));
-        const fromGraphql = eventOf(source(basis, rule).read(webhookRequest('orders/paid', orderWebhookBody(JPY_ORDER), 'shop.myshopify.com', new Date())));
+        const fromWebhook = eventOf(
+          source(basis, rule).read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, 's', 'orders/paid') }),
+        );
+        const fromGraphql = eventOf(
+          source(basis, rule).read(webhookRequest('orders/paid', orderWebhookBody(JPY_ORDER), 'shop.myshopify.com', new Date())),
+        );
         expect(withoutDelivery(fromGraphql)).toEqual(withoutDelivery(fromWebhook));
       });
 
       it(`makes the same refund event of a refund from GraphQL as from its refunds/create webhook (${basis}, ${rule})`, () => {
         const body = fixture('shopify/refunds-create-partial.json');
-        const fromWebhook = eventOf(source(basis, rule).read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, 's', 'refunds/create') }));
-        const fromGraphql = eventOf(source(basis, rule).read(webhookRequest('refunds/create', refundWebhookBody(PARTIAL_REFUND), 'shop.myshopify.com', new Date())));
+        const fromWebhook = eventOf(
+          source(basis, rule).read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, 's', 'refunds/create') }),
+        );
+        const fromGraphql = eventOf(
+          source(basis, rule).read(webhookRequest('refunds/create', refundWebhookBody(PARTIAL_REFUND), 'shop.myshopify.com', new Date())),
+        );
         expect(withoutDelivery(fromGraphql)).toEqual(withoutDelivery(fromWebhook));
       });
     }
   }
 
   it('keeps 64-bit order and customer ids exact', () => {
-    const event = eventOf(source('subtotal', 'minor').read(webhookRequest('orders/paid', orderWebhookBody(JPY_ORDER), 'shop.myshopify.com', new Date())));
+    const event = eventOf(
+      source('subtotal', 'minor').read(webhookRequest('orders/paid', orderWebhookBody(JPY_ORDER), 'shop.myshopify.com', new Date())),
+    );
     expect(event.orderId).toBe('5555000011112222333');
     expect(event.customer?.externalId).toBe('8123456789012345678');
   });
 
   it('gives a reconciled event its event id as delivery id, so SQS drops a second run within its window', () => {
-    const event = eventOf(source('subtotal', 'minor').read(webhookRequest('orders/paid', orderWebhookBody(JPY_ORDER), 'shop.myshopify.com', new Date())));
+    const event = eventOf(
+      source('subtotal', 'minor').read(webhookRequest('orders/paid', orderWebhookBody(JPY_ORDER), 'shop.myshopify.com', new Date())),
+    );
     expect(event.delivery.id).toBe('shopify:order:5555000011112222333');
   });
 });

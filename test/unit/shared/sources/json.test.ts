@@ -12,11 +12,17 @@ describe('parseJsonBody', () => {
   });
 
   it('refuses bytes that are not UTF-8', () => {
-    expect(parse(Buffer.from([0x7b, 0xff, 0x7d]))).toMatchObject({ ok: false, error: { kind: 'malformed_json', message: 'body is not valid UTF-8' } });
+    expect(parse(Buffer.from([0x7b, 0xff, 0x7d]))).toMatchObject({
+      ok: false,
+      error: { kind: 'malformed_json', message: 'body is not valid UTF-8' },
+    });
   });
 
   it('refuses duplicate keys with different values, naming the key (which value would be meant?)', () => {
-    expect(parse('{"id": 1, "id": 2}')).toEqual({ ok: false, error: { kind: 'malformed_json', message: 'duplicate key "id" at position 11' } });
+    expect(parse('{"id": 1, "id": 2}')).toEqual({
+      ok: false,
+      error: { kind: 'malformed_json', message: 'duplicate key "id" at position 11' },
+    });
   });
 
   it('shows at most 64 characters of a duplicated key', () => {

@@ -118,17 +118,26 @@ describe('POS sale', () => {
   });
 
   it('looks the customer up by card number under the pos_card external key', () => {
-    expect(event<PurchaseEvent>(readBody(fixture('pos/sale.json'))).customer).toEqual({ externalKey: 'pos_card', externalId: '8000123412345678' });
+    expect(event<PurchaseEvent>(readBody(fixture('pos/sale.json'))).customer).toEqual({
+      externalKey: 'pos_card',
+      externalId: '8000123412345678',
+    });
   });
 
   it('accepts a customer named by another configured external key', () => {
-    const body = fixture('pos/sale.json').replace('{ "cardNumber": "8000123412345678" }', '{ "externalKey": "line", "externalId": "U4af4980629" }');
+    const body = fixture('pos/sale.json').replace(
+      '{ "cardNumber": "8000123412345678" }',
+      '{ "externalKey": "line", "externalId": "U4af4980629" }',
+    );
     const e = event<PurchaseEvent>(readBody(body, { allowedExternalKeys: ['line'] }));
     expect(e.customer).toEqual({ externalKey: 'line', externalId: 'U4af4980629' });
   });
 
   it('refuses an external key that is not configured for the POS', () => {
-    const body = fixture('pos/sale.json').replace('{ "cardNumber": "8000123412345678" }', '{ "externalKey": "shopify", "externalId": "42" }');
+    const body = fixture('pos/sale.json').replace(
+      '{ "cardNumber": "8000123412345678" }',
+      '{ "externalKey": "shopify", "externalId": "42" }',
+    );
     expect(readBody(body)).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'customer.externalKey' } });
   });
 

@@ -20,7 +20,10 @@ describe('loadSources', () => {
   });
 
   it('maps Shopify customers to the external key `shopify` and POS cards to `pos_card` by default', () => {
-    expect(defaultSettings('shopify')).toMatchObject({ externalKey: 'shopify', amount: { basis: 'subtotal_excluding_tax', rule: 'major_floor' } });
+    expect(defaultSettings('shopify')).toMatchObject({
+      externalKey: 'shopify',
+      amount: { basis: 'subtotal_excluding_tax', rule: 'major_floor' },
+    });
     expect(defaultSettings('pos')).toMatchObject({ externalKey: 'pos_card', timestampToleranceSeconds: 300 });
   });
 
@@ -33,7 +36,10 @@ describe('loadSources', () => {
     expect(sources.get('shopify-eu')?.kind).toBe('shopify');
     const body = fixture('shopify/orders-paid-usd-discount-shipping.json');
     const outcome = sources.get('shopify-eu')?.read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, 's', 'orders/paid') });
-    expect(outcome).toMatchObject({ status: 'ok', value: { source: 'shopify-eu', eventId: 'shopify-eu:order:820982911946154508', customer: { externalKey: 'shopify_eu' } } });
+    expect(outcome).toMatchObject({
+      status: 'ok',
+      value: { source: 'shopify-eu', eventId: 'shopify-eu:order:820982911946154508', customer: { externalKey: 'shopify_eu' } },
+    });
   });
 
   it('names the offending field of a bad setting', () => {

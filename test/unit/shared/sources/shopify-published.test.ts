@@ -34,7 +34,14 @@ function event<T>(outcome: Outcome<unknown>): T {
 describe('Shopify refunds/create as Shopify publishes them', () => {
   it('reads refund line amounts written as JSON numbers (195.66, 195.67) exactly', () => {
     const e = event<RefundEvent>(read(webhookBody('ruby-api-2024-07-refund-test1.json'), 'refunds/create'));
-    expect(e).toMatchObject({ type: 'refund', orderId: '450789469', refundId: '509562969', currency: 'USD', refundAmount: 391, refundExact: '391.33' });
+    expect(e).toMatchObject({
+      type: 'refund',
+      orderId: '450789469',
+      refundId: '509562969',
+      currency: 'USD',
+      refundAmount: 391,
+      refundExact: '391.33',
+    });
   });
 
   it('reads a refund whose line amounts are the number 0.0 as a refund of nothing', () => {
@@ -60,14 +67,26 @@ describe('Shopify refunds/create as Shopify publishes them', () => {
 
   it('accepts a Shopify POS return (source_name "pos", location_id) [hand-made]', () => {
     const e = event<RefundEvent>(read(fixture('shopify/refunds-create-pos-return.handmade.json'), 'refunds/create'));
-    expect(e).toMatchObject({ orderId: '6390542762087', refundId: '1021210738791', currency: 'CAD', refundAmount: 44, refundExact: '44.5' });
+    expect(e).toMatchObject({
+      orderId: '6390542762087',
+      refundId: '1021210738791',
+      currency: 'CAD',
+      refundAmount: 44,
+      refundExact: '44.5',
+    });
   });
 });
 
 describe('Shopify orders/paid as Shopify publishes them', () => {
   it('reads an order with current_* totals and a customer', () => {
     const e = event<PurchaseEvent>(read(webhookBody('ruby-api-2024-07-order-test8.json'), 'orders/paid'));
-    expect(e).toMatchObject({ orderId: '450789469', customer: { externalKey: 'shopify', externalId: '207119551' }, currency: 'USD', eligibleAmount: 195, eligibleExact: '195.67' });
+    expect(e).toMatchObject({
+      orderId: '450789469',
+      customer: { externalKey: 'shopify', externalId: '207119551' },
+      currency: 'USD',
+      eligibleAmount: 195,
+      eligibleExact: '195.67',
+    });
   });
 
   it('reads a guest order (customer null) as an event without a customer', () => {
@@ -103,7 +122,10 @@ describe('Shopify orders/paid as Shopify publishes them', () => {
 
 describe('Shopify payloads converted from other shapes', () => {
   it('reads an order carrying only the *_set string amounts (the shape GraphQL Admin orders are converted into)', () => {
-    const body = fixture('shopify/orders-paid-no-customer.json').replace(/\n\s*"(current_subtotal_price|current_total_price|current_total_tax|subtotal_price|total_price|total_tax)": "[^"]*",/g, '');
+    const body = fixture('shopify/orders-paid-no-customer.json').replace(
+      /\n\s*"(current_subtotal_price|current_total_price|current_total_tax|subtotal_price|total_price|total_tax)": "[^"]*",/g,
+      '',
+    );
     expect(body).not.toMatch(/"current_subtotal_price":/);
     expect(event<PurchaseEvent>(read(body, 'orders/paid'))).toMatchObject({ eligibleAmount: 24, eligibleExact: '24.99' });
   });

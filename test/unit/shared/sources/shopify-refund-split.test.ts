@@ -81,13 +81,24 @@ describe('Shopify refunds that return the whole order', () => {
           const total = sumDecimals(refunds.map((r) => parseDecimal(r.refundExact!)!));
           expect(subtractDecimals(total, parseDecimal(purchase.eligibleExact!)!).units).toBe(0n);
 
-          let book: OrderBook = { eligibleAmount: purchase.eligibleAmount, eligibleExact: purchase.eligibleExact, credited, refundedSoFar: 0, debitTarget: 0 };
+          let book: OrderBook = {
+            eligibleAmount: purchase.eligibleAmount,
+            eligibleExact: purchase.eligibleExact,
+            credited,
+            refundedSoFar: 0,
+            debitTarget: 0,
+          };
           let debited = 0;
           for (const r of refunds) {
             const share = refundShare(book, r);
             debited += share.target;
             expect(debited).toBeLessThanOrEqual(credited);
-            book = { ...book, refundedSoFar: share.refundedAfter, debitTarget: book.debitTarget + share.target, refundedExact: share.exactRefundedAfter ?? undefined };
+            book = {
+              ...book,
+              refundedSoFar: share.refundedAfter,
+              debitTarget: book.debitTarget + share.target,
+              refundedExact: share.exactRefundedAfter ?? undefined,
+            };
           }
           // An order worth 0 earned nothing to take back.
           expect(debited).toBe(/^0(\.0+)?$/.test(purchase.eligibleExact!) ? 0 : credited);

@@ -63,25 +63,26 @@ describe('Shopify signature', () => {
 
   it('fails verification after any change to the signed body (property)', () => {
     fc.assert(
-      fc.property(
-        fc.uint8Array({ minLength: 1, maxLength: 512 }),
-        fc.nat(),
-        fc.integer({ min: 1, max: 255 }),
-        (bytes, at, flip) => {
-          const original = Buffer.from(bytes);
-          const hmac = shopifyHmac(SECRET, original);
-          const changed = Buffer.from(original);
-          const i = at % changed.length;
-          changed[i] = (changed[i] as number) ^ flip;
-          const s = source();
-          expect(s.verify({ rawBody: original, headers: { 'x-shopify-hmac-sha256': hmac } }, { secrets: [SECRET], nowMs: NOW })).toBeNull();
-          expect(s.verify({ rawBody: changed, headers: { 'x-shopify-hmac-sha256': hmac } }, { secrets: [SECRET], nowMs: NOW })?.kind).toBe('invalid_signature');
-          // Appending or dropping bytes fails too.
-          const longer = Buffer.concat([original, Buffer.from([flip])]);
-          expect(s.verify({ rawBody: longer, headers: { 'x-shopify-hmac-sha256': hmac } }, { secrets: [SECRET], nowMs: NOW })?.kind).toBe('invalid_signature');
-          expect(s.verify({ rawBody: original.subarray(1), headers: { 'x-shopify-hmac-sha256': hmac } }, { secrets: [SECRET], nowMs: NOW })?.kind).toBe('invalid_signature');
-        },
-      ),
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 512 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (bytes, at, flip) => {
+        const original = Buffer.from(bytes);
+        const hmac = shopifyHmac(SECRET, original);
+        const changed = Buffer.from(original);
+        const i = at % changed.length;
+        changed[i] = (changed[i] as number) ^ flip;
+        const s = source();
+        expect(s.verify({ rawBody: original, headers: { 'x-shopify-hmac-sha256': hmac } }, { secrets: [SECRET], nowMs: NOW })).toBeNull();
+        expect(s.verify({ rawBody: changed, headers: { 'x-shopify-hmac-sha256': hmac } }, { secrets: [SECRET], nowMs: NOW })?.kind).toBe(
+          'invalid_signature',
+        );
+        // Appending or dropping bytes fails too.
+        const longer = Buffer.concat([original, Buffer.from([flip])]);
+        expect(s.verify({ rawBody: longer, headers: { 'x-shopify-hmac-sha256': hmac } }, { secrets: [SECRET], nowMs: NOW })?.kind).toBe(
+          'invalid_signature',
+        );
+        expect(
+          s.verify({ rawBody: original.subarray(1), headers: { 'x-shopify-hmac-sha256': hmac } }, { secrets: [SECRET], nowMs: NOW })?.kind,
+        ).toBe('invalid_signature');
+      }),
     );
   });
 });
@@ -120,12 +121,19 @@ describe('Shopify orders/paid', () => {
   it('handles a zero-decimal currency (JPY) with tax-included prices', () => {
     // 3000 incl. tax; tax 323 of which 50 on shipping: 3000 - 273 = 2727 yen, by either rule.
     expect(event<PurchaseEvent>(read('orders-paid-jpy-tax-included.json', 'orders/paid')).eligibleAmount).toBe(2727);
-    expect(event<PurchaseEvent>(read('orders-paid-jpy-tax-included.json', 'orders/paid', { amount: { rule: 'minor' } })).eligibleAmount).toBe(2727);
+    expect(
+      event<PurchaseEvent>(read('orders-paid-jpy-tax-included.json', 'orders/paid', { amount: { rule: 'minor' } })).eligibleAmount,
+    ).toBe(2727);
   });
 
   it('uses the configured basis: the subtotal as stated, or the whole total', () => {
-    expect(event<PurchaseEvent>(read('orders-paid-eur-tax-included.json', 'orders/paid', { amount: { basis: 'subtotal' } })).eligibleAmount).toBe(109);
-    expect(event<PurchaseEvent>(read('orders-paid-usd-discount-shipping.json', 'orders/paid', { amount: { basis: 'total', rule: 'minor' } })).eligibleAmount).toBe(39686);
+    expect(
+      event<PurchaseEvent>(read('orders-paid-eur-tax-included.json', 'orders/paid', { amount: { basis: 'subtotal' } })).eligibleAmount,
+    ).toBe(109);
+    expect(
+      event<PurchaseEvent>(read('orders-paid-usd-discount-shipping.json', 'orders/paid', { amount: { basis: 'total', rule: 'minor' } }))
+        .eligibleAmount,
+    ).toBe(39686);
   });
 
   it('records an order without a customer as such, not as an error', () => {
@@ -140,7 +148,9 @@ describe('Shopify orders/paid', () => {
   });
 
   it('carries the configured external key and expiry', () => {
-    const e = event<PurchaseEvent>(read('orders-paid-usd-discount-shipping.json', 'orders/paid', { externalKey: 'shopify_us', expiryDays: 365 }));
+    const e = event<PurchaseEvent>(
+      read('orders-paid-usd-discount-shipping.json', 'orders/paid', { externalKey: 'shopify_us', expiryDays: 365 }),
+    );
     expect(e.customer?.externalKey).toBe('shopify_us');
     expect(e.expiryDays).toBe(365);
   });
@@ -184,7 +194,10 @@ describe('Shopify orders/paid', () => {
   it('ignores deliveries from a shop other than the configured ones', () => {
     const body = fixture('shopify/orders-paid-usd-discount-shipping.json');
     const request = { rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') };
-    expect(source({ shopDomains: ['other-shop.myshopify.com'] }).read(request)).toEqual({ status: 'ignored', reason: 'shop is not configured for this source' });
+    expect(source({ shopDomains: ['other-shop.myshopify.com'] }).read(request)).toEqual({
+      status: 'ignored',
+      reason: 'shop is not configured for this source',
+    });
     expect(source({ shopDomains: ['example.myshopify.com'] }).read(request).status).toBe('ok');
   });
 
@@ -199,13 +212,19 @@ describe('Shopify orders/paid', () => {
   });
 
   it('refuses a string id with leading zeros, which would name another customer', () => {
-    const body = fixture('shopify/orders-paid-usd-discount-shipping.json').replace('"id": 115310627314723954', '"id": "0115310627314723954"');
+    const body = fixture('shopify/orders-paid-usd-discount-shipping.json').replace(
+      '"id": 115310627314723954',
+      '"id": "0115310627314723954"',
+    );
     const outcome = source().read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') });
     expect(outcome).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'customer.id' } });
   });
 
   it('names the field when a money amount is not a decimal (a number in exponent form)', () => {
-    const body = fixture('shopify/orders-paid-no-customer.json').replace('"current_subtotal_price": "24.99"', '"current_subtotal_price": 2.499e1');
+    const body = fixture('shopify/orders-paid-no-customer.json').replace(
+      '"current_subtotal_price": "24.99"',
+      '"current_subtotal_price": 2.499e1',
+    );
     const outcome = source().read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') });
     expect(outcome).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'current_subtotal_price' } });
   });
@@ -220,7 +239,10 @@ describe('Shopify orders/paid', () => {
 
   it('refuses an amount beyond what the canonical event can carry', () => {
     const body = fixture('shopify/orders-paid-no-customer.json').replaceAll('"24.99"', '"12345678901.00"');
-    const outcome = source({ amount: { rule: 'minor' } }).read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/paid') });
+    const outcome = source({ amount: { rule: 'minor' } }).read({
+      rawBody: Buffer.from(body),
+      headers: shopifyHeaders(body, SECRET, 'orders/paid'),
+    });
     expect(outcome).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'current_subtotal_price' } });
   });
 
@@ -270,7 +292,9 @@ describe('Shopify refunds/create', () => {
   });
 
   it('does not count a shipping refund when the basis excludes shipping', () => {
-    const e = event<RefundEvent>(read('refunds-create-full.json', 'refunds/create', { includeOrderAdjustments: true, amount: { rule: 'minor' } }));
+    const e = event<RefundEvent>(
+      read('refunds-create-full.json', 'refunds/create', { includeOrderAdjustments: true, amount: { rule: 'minor' } }),
+    );
     expect(e.refundAmount).toBe(35820);
   });
 

@@ -26,7 +26,13 @@ const vectors = JSON.parse(fixture('square/signature-vectors.json')) as {
     unescaped: Vector;
     escaped: Vector;
   };
-  python: { REQUEST_BODY: string; SIGNATURE_HEADER: string; SIGNATURE_KEY: string; NOTIFICATION_URL: string; body_mismatch_request_body: string };
+  python: {
+    REQUEST_BODY: string;
+    SIGNATURE_HEADER: string;
+    SIGNATURE_KEY: string;
+    NOTIFICATION_URL: string;
+    body_mismatch_request_body: string;
+  };
 };
 const V = vectors.nodejs;
 
@@ -64,7 +70,7 @@ function variant(path: string, change: (object: Record<string, unknown>) => void
 }
 
 describe('Square signature (Square SDK test vectors)', () => {
-  it('accepts the SDKs\' signed test notification with its key and notification URL', () => {
+  it("accepts the SDKs' signed test notification with its key and notification URL", () => {
     expect(verify(V.requestBody, V.signatureHeader)).toBeNull();
     const P = vectors.python;
     expect(verify(P.REQUEST_BODY, P.SIGNATURE_HEADER, { keys: [P.SIGNATURE_KEY], url: P.NOTIFICATION_URL })).toBeNull();
@@ -114,13 +120,16 @@ describe('Square signature (Square SDK test vectors)', () => {
 
   it('refuses every delivery, saying why, when no notification URL is configured', () => {
     const s = configureSource(squareSource, 'square', SquareSettings.parse({}));
-    const error = s.verify({ rawBody: Buffer.from(V.requestBody), headers: { 'x-square-hmacsha256-signature': V.signatureHeader } }, { secrets: [V.signatureKey], nowMs: 0 });
+    const error = s.verify(
+      { rawBody: Buffer.from(V.requestBody), headers: { 'x-square-hmacsha256-signature': V.signatureHeader } },
+      { secrets: [V.signatureKey], nowMs: 0 },
+    );
     expect(error).toMatchObject({ kind: 'invalid_signature', message: expect.stringContaining('notification URL') });
   });
 });
 
 describe('Square payments', () => {
-  it('turns a COMPLETED payment.updated (Square\'s example) into a purchase keyed by the payment id', () => {
+  it("turns a COMPLETED payment.updated (Square's example) into a purchase keyed by the payment id", () => {
     const e = event<PurchaseEvent>(read(fixture('square/payment-updated.json')));
     expect(e).toMatchObject({
       type: 'purchase',
@@ -157,8 +166,11 @@ describe('Square payments', () => {
     expect(event<PurchaseEvent>(read(body, { customerMatchWindowSeconds: 0 })).customerMatchWindowSeconds).toBeUndefined();
   });
 
-  it('ignores an APPROVED payment.created (Square\'s example: authorised, not captured)', () => {
-    expect(read(fixture('square/payment-created.json'))).toMatchObject({ status: 'ignored', reason: 'payment status APPROVED moves no points' });
+  it("ignores an APPROVED payment.created (Square's example: authorised, not captured)", () => {
+    expect(read(fixture('square/payment-created.json'))).toMatchObject({
+      status: 'ignored',
+      reason: 'payment status APPROVED moves no points',
+    });
   });
 
   it.each(['PENDING', 'CANCELED', 'FAILED'])('ignores a payment with status %s', (status) => {
@@ -173,12 +185,18 @@ describe('Square payments', () => {
 
   it('refuses a negative amount with the field path', () => {
     const body = variant('square/payment-updated.json', (p) => (p.amount_money = { amount: -100, currency: 'USD' }));
-    expect(read(body)).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'data.object.payment.amount_money.amount' } });
+    expect(read(body)).toMatchObject({
+      status: 'rejected',
+      error: { kind: 'invalid_payload', path: 'data.object.payment.amount_money.amount' },
+    });
   });
 
   it('refuses a total in another currency than the amount', () => {
     const body = variant('square/payment-updated.json', (p) => (p.total_money = { amount: 100, currency: 'EUR' }));
-    expect(read(body, { amount: { basis: 'total' } })).toMatchObject({ status: 'rejected', error: { path: 'data.object.payment.total_money.currency' } });
+    expect(read(body, { amount: { basis: 'total' } })).toMatchObject({
+      status: 'rejected',
+      error: { path: 'data.object.payment.total_money.currency' },
+    });
   });
 
   it('refuses a payment id with a colon, which would make event ids ambiguous', () => {
@@ -188,11 +206,14 @@ describe('Square payments', () => {
 });
 
 describe('Square refunds', () => {
-  it('ignores a PENDING refund.created (Square\'s example)', () => {
-    expect(read(fixture('square/refund-created.json'))).toMatchObject({ status: 'ignored', reason: 'refund status PENDING moves no points' });
+  it("ignores a PENDING refund.created (Square's example)", () => {
+    expect(read(fixture('square/refund-created.json'))).toMatchObject({
+      status: 'ignored',
+      reason: 'refund status PENDING moves no points',
+    });
   });
 
-  it('turns a COMPLETED refund.updated (Square\'s example) into a refund of its payment', () => {
+  it("turns a COMPLETED refund.updated (Square's example) into a refund of its payment", () => {
     const e = event<RefundEvent>(read(fixture('square/refund-updated.json')));
     expect(e).toMatchObject({
       type: 'refund',
