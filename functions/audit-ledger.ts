@@ -1,4 +1,3 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import {
   auditLedger,
@@ -15,6 +14,7 @@ import type * as logging from '../shared/logging/index.js';
 import { processingSettingsFromEnv } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
+import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
 import { emfLine } from '../shared/metrics/emf.js';
 import { METRIC, METRICS_NAMESPACE } from '../shared/metrics/names.js';
 import { createOpenApiClient, environmentCredentials, type OpenApiClient, secretsManagerCredentials } from '../shared/openapi/index.js';
@@ -91,7 +91,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<A
   const clock = overrides.clock ?? Date.now;
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
   const service = env.POWERTOOLS_SERVICE_NAME ?? 'audit-ledger';
-  const logger = new Logger({ serviceName: service });
+  const logger = powertoolsLogger(env, 'audit-ledger');
   return {
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range)),
     ledger: overrides.ledger ?? createLedger({ client, tableName, clock }),

@@ -1,13 +1,13 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ENV } from '../shared/config/environment.js';
 import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME, upstreamCallsMetric } from '../shared/metrics/names.js';
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
-import { capFields, parseJsonOrUndefined } from '../shared/text/index.js';
+import { parseJsonOrUndefined } from '../shared/text/index.js';
 import type * as logging from '../shared/logging/index.js';
+import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
+import { powertoolsMetrics } from '../shared/metrics/powertools-metrics.js';
 import { createDocumentClient, createLedger, type Clock, type Ledger } from '../shared/ledger/index.js';
 import {
   DEFAULT_MIN_CALL_MS,
@@ -210,29 +210,14 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
         ratePerMinute: settings.rateBudgetPerMinute,
         remainingMs: budget.remainingMs,
       }),
-    logger: overrides.logger ?? powertoolsLogger(env),
-    metrics:
-      overrides.metrics ??
-      new Metrics({
-        namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'LoyaltyPoints',
-        serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'process-events',
-      }),
+    logger: overrides.logger ?? powertoolsLogger(env, 'process-events'),
+    metrics: overrides.metrics ?? powertoolsMetrics(env, 'process-events'),
     ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
     // In Lambda the worker defers waiting messages on the queue they came from (sqs:ChangeMessageVisibility);
     // elsewhere (tests, local) the caller passes its queue, or messages wait out the visibility timeout.
     ...(overrides.visibility || env.AWS_LAMBDA_FUNCTION_NAME ? { visibility: overrides.visibility ?? createSqsVisibility() } : {}),
     ...(overrides.breaker ? { breaker: overrides.breaker } : {}),
     ...(overrides.random ? { random: overrides.random } : {}),
-  };
-}
-
-function powertoolsLogger(env: NodeJS.ProcessEnv): ProcessEventsLogger {
-  const logger = new Logger({ serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'process-events' });
-  return {
-    // Texts from upstream and from the event itself are bounded (about 1 KB each).
-    info: (message, extra = {}) => logger.info(message, capFields(extra)),
-    warn: (message, extra = {}) => logger.warn(message, capFields(extra)),
-    error: (message, extra = {}) => logger.error(message, capFields(extra)),
   };
 }
 

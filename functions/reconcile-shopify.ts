@@ -1,9 +1,10 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ENV } from '../shared/config/environment.js';
 import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
 import { METRIC } from '../shared/metrics/names.js';
+import { powertoolsMetrics } from '../shared/metrics/powertools-metrics.js';
+import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
 import type { EventQueue } from '../shared/queue/types.js';
 import {
@@ -102,13 +103,8 @@ export function depsFromEnvironment(
       overrides.adminClient ??
       ((_source, s) =>
         createShopifyAdminClient({ shopDomain: s.shopDomain, accessToken: secretsManagerAccessToken(s.accessTokenSecretArn, reader) })),
-    logger: overrides.logger ?? powertoolsLogger(env),
-    metrics:
-      overrides.metrics ??
-      new Metrics({
-        namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'LoyaltyPoints',
-        serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'reconcile-shopify',
-      }),
+    logger: overrides.logger ?? powertoolsLogger(env, 'reconcile-shopify'),
+    metrics: overrides.metrics ?? powertoolsMetrics(env, 'reconcile-shopify'),
     now: overrides.now ?? (() => new Date()),
   };
 }
@@ -121,15 +117,6 @@ function documentClient(env: NodeJS.ProcessEnv) {
         { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {},
   );
-}
-
-function powertoolsLogger(env: NodeJS.ProcessEnv): ReconcileShopifyDeps['logger'] {
-  const logger = new Logger({ serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'reconcile-shopify' });
-  return {
-    info: (message, extra = {}) => logger.info(message, extra),
-    warn: (message, extra = {}) => logger.warn(message, extra),
-    error: (message, extra = {}) => logger.error(message, extra),
-  };
 }
 
 let lambdaHandler: ((input: ReconcileShopifyInput) => Promise<ReconcileResult>) | undefined;

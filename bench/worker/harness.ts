@@ -3,6 +3,7 @@ import type { ProcessEventsHandler } from '../../functions/process-events.js';
 import type { PurchaseEvent, RefundEvent } from '../../shared/events/index.js';
 import type { LocalDynamo } from '../../test/support/dynalite.js';
 import { sqsEvent } from './events.js';
+import { mulberry32 } from '../../test/chaos/prng.js';
 
 /** How the worker bench drives the handler and reads the emulator and DynamoDB: delivery, concurrency, counting. */
 
@@ -104,17 +105,8 @@ export async function emulatorAdmin(url: string, method: 'POST' | 'DELETE', path
   if (!response.ok) throw new Error(`emulator ${method} ${path}: ${response.status}`);
 }
 
-/** A small deterministic PRNG (mulberry32): the same jitter on every run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small deterministic PRNG (the chaos runs' mulberry32): the same jitter on every run. */
+export const seeded = mulberry32;
 
 export async function fetchToken(url: string, client: { id: string; secret: string }): Promise<string> {
   const response = await fetch(`${url}/api/ext/token`, {
