@@ -8,7 +8,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV } from '../../shared/config/environment.js';
+import { ENV } from '../../shared/config/index.js';
 import { METRIC } from '../../shared/metrics/names.js';
 import type { ReconcileSources } from '../../shared/reconcile/settings.js';
 import { adminTokenSecretName, type ReconcileSourceConfig } from '../config/reconcile.js';

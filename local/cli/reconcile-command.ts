@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigurationError } from '../../shared/config/configuration-error.js';
+import { ConfigurationError } from '../../shared/config/index.js';
 import type { Ledger } from '../../shared/ledger/index.js';
 import type { EventQueue } from '../../shared/queue/types.js';
 import { checkWindow, reconcileShopify, summaryLine } from '../../shared/reconcile/index.js';

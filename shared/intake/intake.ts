@@ -1,3 +1,5 @@
+// Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
+// the worker's settings (zod schemas built at load) into that function.
 import type { WebhookSecrets } from '../config/webhook-secrets.js';
 import { PointsEvent } from '../events/index.js';
 import type { QuarantineInput } from '../quarantine/entry.js';

@@ -1,3 +1,5 @@
+// Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
+// the worker's settings (zod schemas built at load) into that function.
 import { ENV } from '../config/environment.js';
 import { emfCountLine } from '../metrics/emf.js';
 import { METRIC } from '../metrics/names.js';

@@ -48,4 +48,4 @@ export {
 } from './values.js';
 export { DEFAULT_BUDGET_MARGIN_MS, createInvocationBudget, type InvocationBudget } from './budget.js';
 export { pathParamProblem, type PathParamRule } from './paths.js';
-export type { SecretReader } from '../config/secret-reader.js';
+export type { SecretReader } from '../config/index.js';

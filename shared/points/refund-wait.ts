@@ -1,4 +1,4 @@
-import type { ProcessingSettings } from '../config/processing-settings.js';
+import type { ProcessingSettings } from '../config/index.js';
 import { queueMessageFor } from '../intake/message.js';
 import type { RefundEvent } from '../events/index.js';
 

@@ -13,7 +13,7 @@ import {
 } from '../shopify-admin/index.js';
 import { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from '../shopify-admin/queries.js';
 import type { ConfiguredSource } from '../sources/types.js';
-import { ConfigurationError } from '../config/configuration-error.js';
+import { ConfigurationError } from '../config/index.js';
 
 /**
  * Reconciliation with Shopify: every paid order (and its refunds, and its cancellation) updated in a

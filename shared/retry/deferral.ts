@@ -1,4 +1,4 @@
-import { deferralSeconds } from '../config/timing.js';
+import { deferralSeconds } from '../config/index.js';
 import type { ProcessOutcome } from '../points/outcome.js';
 
 /**
