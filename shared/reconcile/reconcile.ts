@@ -12,7 +12,7 @@ import {
   webhookRequest,
 } from '../shopify-admin/index.js';
 import { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from '../shopify-admin/queries.js';
-import type { ConfiguredSource } from '../sources/types.js';
+import type { ConfiguredSource } from '../sources/index.js';
 import { ConfigurationError } from '../config/index.js';
 
 /**
