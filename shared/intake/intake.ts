@@ -3,7 +3,7 @@
 import type { WebhookSecrets } from '../config/webhook-secrets.js';
 import { PointsEvent } from '../events/index.js';
 import type { QuarantineInput } from '../quarantine/entry.js';
-import type { EventQueue } from '../queue/types.js';
+import type { EventQueue } from '../queue/index.js';
 import type { RequestHeaders, SignedRequest, SourceError, SourceSet } from '../sources/index.js';
 import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
 import { readBody } from './body.js';

@@ -1,7 +1,7 @@
 import { queueMessageFor } from '../intake/message.js';
 import type { Ledger } from '../ledger/index.js';
 import { PointsEvent } from '../events/index.js';
-import type { EventQueue } from '../queue/types.js';
+import type { EventQueue } from '../queue/index.js';
 import {
   type AdminOrder,
   legacyId,
