@@ -1,4 +1,4 @@
-import { queueMessageFor } from '../intake/message.js';
+import { queueMessageFor } from '../intake/index.js';
 import type { Ledger } from '../ledger/index.js';
 import { PointsEvent } from '../events/index.js';
 import type { EventQueue } from '../queue/index.js';
