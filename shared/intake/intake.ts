@@ -2,7 +2,7 @@
 // the worker's settings (zod schemas built at load) into that function.
 import type { WebhookSecrets } from '../config/webhook-secrets.js';
 import { PointsEvent } from '../events/index.js';
-import type { QuarantineInput } from '../quarantine/entry.js';
+import type { QuarantineInput } from '../quarantine/index.js';
 import type { EventQueue } from '../queue/index.js';
 import type { RequestHeaders, SignedRequest, SourceError, SourceSet } from '../sources/index.js';
 import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
