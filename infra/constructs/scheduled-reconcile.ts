@@ -10,7 +10,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config/index.js';
 import { METRIC } from '../../shared/metrics/names.js';
-import type { ReconcileSources } from '../../shared/reconcile/settings.js';
+import type { ReconcileSources } from '../../shared/reconcile/index.js';
 import { adminTokenSecretName, type ReconcileSourceConfig } from '../config/reconcile.js';
 import type { StageConfig } from '../config/schema.js';
 import { functionEnvironment } from '../config/derived.js';
