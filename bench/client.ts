@@ -11,8 +11,14 @@ import { pathToFileURL } from 'node:url';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Pool } from 'undici';
 import { startEmulator } from '../emulator/index.js';
-import { DEFAULT_TIMEOUTS, DEFAULT_USER_AGENT, clearTokenCache, createOpenApiClient, staticCredentials } from '../shared/openapi/index.js';
-import { Answers } from '../shared/openapi/schemas.js';
+import {
+  Answers,
+  clearTokenCache,
+  createOpenApiClient,
+  DEFAULT_TIMEOUTS,
+  DEFAULT_USER_AGENT,
+  staticCredentials,
+} from '../shared/openapi/index.js';
 
 export interface ClientBenchOptions {
   /** Sequential call pairs (one bare, one through the client) per round (default 400). */

@@ -7,9 +7,9 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build } from 'esbuild';
 import { makeHandler } from '../functions/receive-webhook.js';
-import { staticWebhookSecrets } from '../shared/config/webhook-secrets.js';
-import type { EventQueue } from '../shared/queue/types.js';
-import { loadSources } from '../shared/sources/registry.js';
+import { staticWebhookSecrets } from '../shared/config/index.js';
+import type { EventQueue } from '../shared/queue/index.js';
+import { loadSources } from '../shared/sources/index.js';
 import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../test/support/webhooks.js';
 
 /**

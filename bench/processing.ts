@@ -12,7 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { startEmulator } from '../emulator/index.js';
-import { ProcessingSettings } from '../shared/config/processing-settings.js';
+import { ProcessingSettings } from '../shared/config/index.js';
 import { createLedger, createLedgerTable } from '../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials } from '../shared/openapi/index.js';
 import { createProcessor } from '../shared/points/index.js';

@@ -20,7 +20,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Pool } from 'undici';
 import { startEmulator } from '../emulator/index.js';
 import { makeHandler } from '../functions/process-events.js';
-import { ProcessingSettings } from '../shared/config/processing-settings.js';
+import { ProcessingSettings } from '../shared/config/index.js';
 import { createLedger } from '../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../shared/openapi/index.js';
 import type { PointsApi } from '../shared/points/index.js';

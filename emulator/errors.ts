@@ -1,7 +1,7 @@
 /**
  * The Open API's failure answers, as typed values the handlers throw and the server turns into HTTP.
  */
-import { MESSAGES } from '../shared/openapi/messages.js';
+import { MESSAGES } from '../shared/openapi/index.js';
 
 export type ApiErrorKind =
   | 'token_failed'

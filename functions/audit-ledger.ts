@@ -9,6 +9,8 @@ import {
   type LedgerRecords,
   type TimeRange,
 } from '../shared/audit/index.js';
+// shared/config by single files, as function entries import it (see receive-webhook.ts): what a function bundles
+// and loads stays what it names, whatever the index comes to export.
 import { ENV } from '../shared/config/environment.js';
 import type * as logging from '../shared/logging/index.js';
 import { processingSettingsFromEnv } from '../shared/config/processing-settings.js';

@@ -1,5 +1,7 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+// shared/config by single files, as function entries import it (see receive-webhook.ts): what a function bundles
+// and loads stays what it names, whatever the index comes to export.
 import { ENV } from '../shared/config/environment.js';
 import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME, upstreamCallsMetric } from '../shared/metrics/names.js';
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';

@@ -1,4 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+// shared/config, queue and sources by single files, not their indexes: the bundle holds, and Node loads, only
+// what this function runs.
 import { ENV } from '../shared/config/environment.js';
 import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';

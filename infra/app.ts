@@ -1,5 +1,5 @@
 import { App } from 'aws-cdk-lib';
-import { ConfigurationError } from '../shared/config/configuration-error.js';
+import { ConfigurationError } from '../shared/config/index.js';
 import { buildApp } from './build-app.js';
 import { loadDeployment, loadStageConfig } from './config/index.js';
 import { INFRA_DIR } from './paths.js';

@@ -1,9 +1,6 @@
-import { minWebhookSecretChars } from '../shared/config/secret-strength.js';
+import { ConfigurationError, deriveTiming, envInteger, envList, minWebhookSecretChars, type Timing } from '../shared/config/index.js';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../emulator/index.js';
-import { deriveTiming, type Timing } from '../shared/config/timing.js';
 import { localTiming, LocalTimingError } from './timing.js';
-import { ConfigurationError } from '../shared/config/configuration-error.js';
-import { envInteger, envList } from '../shared/config/env-values.js';
 
 /** The derived defaults (shared/config/timing.ts): the same as a stage's with its default worker timeout. */
 const DEFAULT_TIMING = deriveTiming();

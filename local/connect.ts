@@ -6,7 +6,7 @@ import { type ListedDeadLetter, listDeadLetter } from './admin.js';
 import { LOCAL_INFO_PATH, type LocalStackInfo, LocalStackInfoSchema } from './info.js';
 import type { LocalQueueStats } from './queue/index.js';
 import type { LocalStack } from './stack.js';
-import { ConfigurationError } from '../shared/config/configuration-error.js';
+import { ConfigurationError } from '../shared/config/index.js';
 
 /** Handles on a running local stack, whether it runs in this process or in an `npm start` beside it. */
 export interface LocalStackHandle {

@@ -2,7 +2,7 @@
  * `npm start`: the whole system in one process (emulator, dynalite, intake behind a local API Gateway,
  * the FIFO queue and the worker) on PORT / EMULATOR_PORT / DYNAMODB_PORT, until Ctrl-C.
  */
-import { ConfigurationError } from '../shared/config/configuration-error.js';
+import { ConfigurationError } from '../shared/config/index.js';
 import { DEMO_CONFIG_PATH } from '../emulator/index.js';
 import { bannerLines } from './banner.js';
 import { resolveLocalConfig } from './config.js';

@@ -9,7 +9,7 @@ import {
   makeHandler as makeReceiveHandler,
   type ReceiveWebhookDeps,
 } from '../functions/receive-webhook.js';
-import { ENV } from '../shared/config/environment.js';
+import { ENV } from '../shared/config/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { Logger } from '../shared/logging/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';

@@ -1,7 +1,12 @@
-import { ENV } from '../shared/config/environment.js';
-import { checkedTiming, type Timing, type TimingInputs, TimingInvalid } from '../shared/config/timing.js';
-import { ConfigurationError } from '../shared/config/configuration-error.js';
-import { envInteger } from '../shared/config/env-values.js';
+import {
+  checkedTiming,
+  ConfigurationError,
+  ENV,
+  envInteger,
+  type Timing,
+  type TimingInputs,
+  TimingInvalid,
+} from '../shared/config/index.js';
 
 /**
  * `npm start`'s timing settings: the environment's values fed into the one derivation the CDK stack

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PipelineConfig, StageConfig } from './schema.js';
-import { ConfigurationError } from '../../shared/config/configuration-error.js';
+import { ConfigurationError } from '../../shared/config/index.js';
 
 /** A configuration file that is missing, not JSON, or not valid; `message` names the file and fields. */
 export class ConfigError extends ConfigurationError<'config_missing' | 'config_not_json' | 'config_invalid'> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deriveTiming, type Timing, timingProblems } from '../../shared/config/timing.js';
+import { deriveTiming, type Timing, timingProblems } from '../../shared/config/index.js';
 import { ReconcileConfig, reconcileProblem } from './reconcile.js';
 import { SecretName, SourceConfig, SourceName, sourcesProblem } from './sources.js';
 
@@ -31,7 +31,7 @@ function functionSizing(memoryMiB: number, timeoutSeconds: number) {
     .prefault({});
 }
 
-export { VISIBILITY_TIMEOUT_FACTOR } from '../../shared/config/timing.js';
+export { VISIBILITY_TIMEOUT_FACTOR } from '../../shared/config/index.js';
 
 /** How long the source queue keeps a message (SQS's default); the DLQ must keep its messages longer. */
 export const QUEUE_RETENTION_DAYS = 4;

@@ -13,8 +13,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC, UNEXPECTED_ERROR_OUTCOME, outcomeMetric, upstreamCallsMetric } from '../../shared/metrics/names.js';
-import { OUTCOME_KINDS } from '../../shared/points/outcome.js';
-import { POINTS_API_OPERATIONS } from '../../shared/points/instrument.js';
+import { OUTCOME_KINDS, POINTS_API_OPERATIONS } from '../../shared/points/index.js';
 
 export type OperationsDashboardProps = {
   dashboardName: string;

@@ -1,6 +1,6 @@
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { QUARANTINE_TABLE_SCHEMA } from '../../shared/quarantine/entry.js';
+import { QUARANTINE_TABLE_SCHEMA } from '../../shared/quarantine/index.js';
 import { KeyedTable } from './keyed-table.js';
 
 /** receive-webhook only ever writes one item by key (an upsert); it never reads, scans or deletes. */

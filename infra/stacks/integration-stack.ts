@@ -14,7 +14,7 @@ import {
 } from '../config/index.js';
 import { sourcesConfig } from '../config/sources.js';
 import { squareSourcesWithoutUrl, withNotificationUrls } from '../config/square.js';
-import { ENV } from '../../shared/config/environment.js';
+import { ENV } from '../../shared/config/index.js';
 import { OperationsAlarms } from '../constructs/alarms.js';
 import { BundledFunction } from '../constructs/bundled-function.js';
 import { OperationsDashboard } from '../constructs/dashboard.js';

@@ -8,13 +8,12 @@ import {
   type AuditProgress,
   type TimeRange,
 } from '../../shared/audit/index.js';
-import { processingSettingsFromEnv } from '../../shared/config/processing-settings.js';
+import { ConfigurationError, processingSettingsFromEnv } from '../../shared/config/index.js';
 import { createDocumentClient, type Ledger } from '../../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../shared/openapi/index.js';
 import { resolveLocalConfig } from '../config.js';
 import { connectToRunningStack, findRunningStack } from '../connect.js';
 import { LOCAL_AWS } from '../dynamodb/index.js';
-import { ConfigurationError } from '../../shared/config/configuration-error.js';
 
 /** What the audit reads: the ledger table (scan and lookups) and the Open API (histories, rate-limited). */
 export interface AuditTarget {

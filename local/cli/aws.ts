@@ -6,11 +6,10 @@ import { promisify } from 'node:util';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadStageConfig } from '../../infra/config/load.js';
-import { createSecretsManagerReader } from '../../shared/config/secret-reader.js';
+import { ConfigurationError, createSecretsManagerReader } from '../../shared/config/index.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createLedger, type Ledger } from '../../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, secretsManagerCredentials } from '../../shared/openapi/index.js';
-import { ConfigurationError } from '../../shared/config/configuration-error.js';
 
 /**
  * The CLI against a deployed stage. Nothing here can run on a machine without AWS credentials and a

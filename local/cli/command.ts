@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Ledger } from '../../shared/ledger/index.js';
 import type { ListedDeadLetter } from '../admin.js';
-import { ConfigurationError } from '../../shared/config/configuration-error.js';
+import { ConfigurationError } from '../../shared/config/index.js';
 import { resolveLocalConfig } from '../config.js';
 import { connectToRunningStack, findRunningStack, type LocalStackHandle } from '../connect.js';
 import { type CommandOutput, consoleOutput } from '../output.js';

@@ -1,5 +1,5 @@
 import type { QuarantineEntry, QuarantineStore } from '../../shared/quarantine/index.js';
-import { ConfigurationError } from '../../shared/config/configuration-error.js';
+import { ConfigurationError } from '../../shared/config/index.js';
 
 /**
  * `npm run quarantine -- list | show <id> | replay <id> | replay --all`: the deliveries intake kept

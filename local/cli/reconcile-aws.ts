@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { adminTokenSecretName, loadStageConfig, sourcesConfig } from '../../infra/config/index.js';
-import { createSecretsManagerReader } from '../../shared/config/secret-reader.js';
+import { createSecretsManagerReader } from '../../shared/config/index.js';
 import { createSqsQueue } from '../../shared/queue/index.js';
 import { createShopifyAdminClient, secretsManagerAccessToken } from '../../shared/shopify-admin/index.js';
 import { loadSources } from '../../shared/sources/index.js';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { ConfigurationError } from '../../shared/config/configuration-error.js';
+import { ConfigurationError } from '../../shared/config/index.js';
 import type { Ledger } from '../../shared/ledger/index.js';
-import type { EventQueue } from '../../shared/queue/types.js';
+import type { EventQueue } from '../../shared/queue/index.js';
 import { checkWindow, reconcileShopify, summaryLine } from '../../shared/reconcile/index.js';
 import { createShopifyAdminClient, type ShopifyAdminClient, ShopifyAdminError } from '../../shared/shopify-admin/index.js';
 import { type ConfiguredSource, loadSources } from '../../shared/sources/index.js';

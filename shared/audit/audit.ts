@@ -1,7 +1,6 @@
-import type { Ledger } from '../ledger/ledger.js';
-import { type OrderRecord, type RefundRecord, orderKey, refundKey } from '../ledger/records.js';
+import { type Ledger, orderKey, type OrderRecord, refundKey, type RefundRecord } from '../ledger/index.js';
 import { isOpenApiError, type OpenApiClient, type PointItem } from '../openapi/index.js';
-import { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker } from '../points/markers.js';
+import { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker } from '../points/index.js';
 import type { AuditResult, EntryView, Finding, Note } from './findings.js';
 import type { LedgerRecords } from './scan.js';
 

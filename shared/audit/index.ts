@@ -1,13 +1,4 @@
-export { auditLedger, type AuditDeps, type AuditProgress } from './audit.js';
-export {
-  findingLine,
-  noteLine,
-  summaryLine,
-  type AuditResult,
-  type EntryView,
-  type Finding,
-  type FindingKind,
-  type Note,
-  type NoteKind,
-} from './findings.js';
-export { scanLedger, UnreadableRecordError, type LedgerRecords, type TimeRange } from './scan.js';
+/** The ledger audit: reconcile ledger records with the membership service's point histories and report what disagrees. */
+export { auditLedger, type AuditProgress } from './audit.js';
+export { type AuditResult, findingLine, noteLine, summaryLine } from './findings.js';
+export { type LedgerRecords, scanLedger, type TimeRange } from './scan.js';

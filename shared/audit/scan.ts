@@ -1,5 +1,5 @@
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { OrderRecord, RefundRecord } from '../ledger/records.js';
+import { OrderRecord, RefundRecord } from '../ledger/index.js';
 
 /** Epoch ms bounds; `from` inclusive, `to` exclusive; absent: unbounded. */
 export interface TimeRange {

@@ -1,32 +1,18 @@
+/** Settings and secrets: the environment's names, how values are read from it, and the checks they pass. */
 export { ConfigurationError } from './configuration-error.js';
+export { envInteger, envList } from './env-values.js';
 export { ENV, LEDGER_TABLE_SCHEMA } from './environment.js';
+export { ProcessingSettings, processingSettingsFromEnv } from './processing-settings.js';
+export { createSecretsManagerReader, SecretReadError, type SecretReader } from './secret-reader.js';
+export { minWebhookSecretChars } from './secret-strength.js';
 export {
-  createSecretsManagerReader,
-  SecretReadError,
-  type SecretReader,
-  type SecretsManagerReaderOptions,
-  type SecretValueSender,
-} from './secret-reader.js';
-export {
-  secretsManagerWebhookSecrets,
-  staticWebhookSecrets,
-  webhookSecretsFromEnvironment,
-  WebhookSecretsError,
-  type WebhookSecrets,
-} from './webhook-secrets.js';
-export { ProcessingSettings, ProcessingSettingsInvalid, processingSettingsFromEnv } from './processing-settings.js';
-export {
-  BACKOFF_JITTER,
   checkedTiming,
   deferralSeconds,
   deriveTiming,
-  LEASE_MARGIN_SECONDS,
-  receivesWithinHorizon,
-  TIMING_DEFAULTS,
-  timingProblems,
-  TimingInvalid,
-  VISIBILITY_TIMEOUT_FACTOR,
   type Timing,
   type TimingInputs,
-  type TimingProblem,
+  TimingInvalid,
+  timingProblems,
+  VISIBILITY_TIMEOUT_FACTOR,
 } from './timing.js';
+export { staticWebhookSecrets, type WebhookSecrets } from './webhook-secrets.js';

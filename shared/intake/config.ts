@@ -1,3 +1,5 @@
+// Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
+// the worker's settings (zod schemas built at load) into that function.
 import { ENV } from '../config/environment.js';
 import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS, REPLAY_MARGIN_DAYS } from '../config/ledger-retention.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';

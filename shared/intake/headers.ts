@@ -1,4 +1,4 @@
-import type { RequestHeaders } from '../sources/types.js';
+import type { RequestHeaders } from '../sources/index.js';
 
 /**
  * The unsigned headers intake uses, each with its bound. Shopify's HMAC covers the body only, so

@@ -1,14 +1,4 @@
-export {
-  receiveWebhook,
-  STATUS_OF,
-  type IntakeAnswer,
-  type IntakeDeps,
-  type IntakeErrorKind,
-  type IntakeLogger,
-  type IntakeRequest,
-  type IntakeResponse,
-} from './intake.js';
-export { DEFAULT_MAX_BODY_BYTES, readBody } from './body.js';
+/** Webhook intake: verify a sender's request, normalise it to a canonical event and queue it, or quarantine it. */
+export { IntakeConfigError } from './config.js';
+export { type IntakeDeps, type IntakeLogger, type IntakeRequest, receiveWebhook } from './intake.js';
 export { queueMessageFor } from './message.js';
-export { IntakeConfigError, maxBodyBytesFrom, queueUrlFrom } from './config.js';
-export { createJsonLogger } from '../logging/index.js';

@@ -1,9 +1,10 @@
+// Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
+// the worker's settings (zod schemas built at load) into that function.
 import type { WebhookSecrets } from '../config/webhook-secrets.js';
 import { PointsEvent } from '../events/index.js';
-import type { QuarantineInput } from '../quarantine/entry.js';
-import type { EventQueue } from '../queue/types.js';
-import type { SourceSet } from '../sources/registry.js';
-import type { RequestHeaders, SignedRequest, SourceError } from '../sources/types.js';
+import type { QuarantineInput } from '../quarantine/index.js';
+import type { EventQueue } from '../queue/index.js';
+import type { RequestHeaders, SignedRequest, SourceError, SourceSet } from '../sources/index.js';
 import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
 import { readBody } from './body.js';
 import { invalidHeader } from './headers.js';

@@ -1,3 +1,5 @@
+// paths.ts alone, not ../openapi/index.js: receive-webhook loads this module, and the index would bundle the
+// Open API client into that function.
 import { pathParamProblem } from '../openapi/paths.js';
 import type { PointsEvent } from '../events/index.js';
 

@@ -1,8 +1,9 @@
+// Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
+// the worker's settings (zod schemas built at load) into that function.
 import { ENV } from '../config/environment.js';
 import { emfCountLine } from '../metrics/emf.js';
 import { METRIC } from '../metrics/names.js';
-import type { QuarantineInput } from '../quarantine/entry.js';
-import { DEFAULT_QUARANTINE_TTL_DAYS } from '../quarantine/store.js';
+import { DEFAULT_QUARANTINE_TTL_DAYS, type QuarantineInput } from '../quarantine/index.js';
 import type { IntakeDeps } from './intake.js';
 import { envInteger } from '../config/env-values.js';
 

@@ -1,26 +1,8 @@
-export { createLedger } from './ledger.js';
-export type {
-  ApplyRefundInput,
-  Claim,
-  Clock,
-  Ledger,
-  LedgerOptions,
-  OrderRef,
-  PurchaseClaimInput,
-  PurchaseResult,
-  RefundRef,
-  RefundResult,
-} from './ledger.js';
-export {
-  AppliedRefund,
-  OrderOutcome,
-  OrderRecord,
-  OrderState,
-  RefundOutcome,
-  RefundRecord,
-  RefundState,
-  orderKey,
-  refundKey,
-} from './records.js';
-export { createLedgerTable } from './table.js';
+/** The ledger: the DynamoDB record of each order and refund that makes crediting and debiting happen exactly once. */
 export { createDocumentClient } from './client.js';
+export { createLedger, type Ledger } from './ledger.js';
+export type { PurchaseClaimInput, PurchaseResult } from './orders.js';
+export { type AppliedRefund, orderKey, OrderRecord, type OrderRef, refundKey, RefundRecord, type RefundRef } from './records.js';
+export type { RefundResult } from './refunds.js';
+export type { Clock } from './store.js';
+export { createLedgerTable } from './table.js';

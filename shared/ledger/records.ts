@@ -1,4 +1,5 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
+// outcome.ts alone, not ../points/index.js: shared/points imports the ledger, so its index here would be an import cycle.
 import { OutcomeKind } from '../points/outcome.js';
 
 /** Why a purchase ended (acknowledged outcomes; the queue is done with them): kinds of processing's outcomes. */

@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateTableCommand, ResourceInUseException } from './sdk.js';
-import { LEDGER_TABLE_SCHEMA } from '../config/environment.js';
+import { LEDGER_TABLE_SCHEMA } from '../config/index.js';
 
 /**
  * Creates the ledger table where nothing else does (tests, the local stack); in AWS the CDK stack owns

@@ -4,9 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
-import { ENV } from '../config/environment.js';
-import type { SecretReader } from '../config/secret-reader.js';
-import { ConfigurationError } from '../config/configuration-error.js';
+import { ConfigurationError, ENV, type SecretReader } from '../config/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 
 export interface OpenApiCredentials {

@@ -1,3 +1,5 @@
+// money.ts alone, not ../sources/index.js: process-events loads this module, and the index would bundle every
+// sender's parser (the registry) into that function.
 import { type Decimal, compareDecimals, formatDecimal, parseDecimal, subtractDecimals, addDecimals, ZERO } from '../sources/money.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ProcessingSettings } from '../config/processing-settings.js';
+import type { ProcessingSettings } from '../config/index.js';
 import type { Clock, Ledger } from '../ledger/index.js';
 import type { OpenApiClient } from '../openapi/index.js';
 

@@ -1,14 +1,8 @@
-export { createProcessor, type ProcessContext, type Processor } from './processor.js';
-export {
-  CHECKPOINTS,
-  type Checkpoint,
-  type CheckpointStep,
-  type PointsApi,
-  type ProcessorDeps,
-  type ProcessorLogger,
-} from './deps.js';
-export { FollowUp, OUTCOME_KINDS, OutcomeKind, ProcessOutcome, SkipReason } from './outcome.js';
-export { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker, type ParsedMarker } from './markers.js';
-export { refundShare, type OrderBook, type RefundShare } from './debit.js';
-export { instrumentPointsApi, POINTS_API_OPERATIONS, type ApiCallObserver } from './instrument.js';
-export { eventIds, outcomeFields, recordOutcomeMetrics, type MetricsSink } from './report.js';
+/** Processing: crediting purchases and debiting refunds in the membership service exactly once, and reporting each outcome. */
+export { type OrderBook, refundShare } from './debit.js';
+export type { Checkpoint, CheckpointStep, PointsApi } from './deps.js';
+export { instrumentPointsApi, POINTS_API_OPERATIONS } from './instrument.js';
+export { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker } from './markers.js';
+export { OUTCOME_KINDS, OutcomeKind, type ProcessOutcome } from './outcome.js';
+export { createProcessor, type Processor } from './processor.js';
+export { eventIds, type MetricsSink, outcomeFields, recordOutcomeMetrics } from './report.js';

@@ -1,16 +1,3 @@
-export {
-  QUARANTINE_TABLE_SCHEMA,
-  QuarantineEntry,
-  type QuarantineInput,
-  QuarantineReason,
-  keptHeaders,
-  quarantineId,
-  quarantineKey,
-} from './entry.js';
-export {
-  createQuarantineStore,
-  createQuarantineTable,
-  DEFAULT_QUARANTINE_TTL_DAYS,
-  type QuarantineStore,
-  type QuarantineStoreOptions,
-} from './store.js';
+/** The quarantine: deliveries intake could not turn into events, kept (capped, headers filtered) for a person to inspect or replay. */
+export { QUARANTINE_TABLE_SCHEMA, type QuarantineEntry, type QuarantineInput } from './entry.js';
+export { createQuarantineStore, createQuarantineTable, DEFAULT_QUARANTINE_TTL_DAYS, type QuarantineStore } from './store.js';

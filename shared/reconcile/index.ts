@@ -1,12 +1,3 @@
-export {
-  checkWindow,
-  type MissingEvent,
-  type ReconcileDeps,
-  type ReconcileOptions,
-  type ReconcileProblem,
-  type ReconcileResult,
-  ReconcileWindowError,
-  reconcileShopify,
-  summaryLine,
-} from './reconcile.js';
-export { ReconcileSettingsError, ReconcileSources, reconcileSourcesFrom } from './settings.js';
+/** Reconciliation: find the Shopify orders and refunds of a time window the ledger never saw, and feed them back through intake. */
+export { checkWindow, type ReconcileResult, reconcileShopify, summaryLine } from './reconcile.js';
+export { type ReconcileSources, reconcileSourcesFrom } from './settings.js';

@@ -1,19 +1,20 @@
-import { queueMessageFor } from '../intake/message.js';
+import { queueMessageFor } from '../intake/index.js';
 import type { Ledger } from '../ledger/index.js';
 import { PointsEvent } from '../events/index.js';
-import type { EventQueue } from '../queue/types.js';
+import type { EventQueue } from '../queue/index.js';
 import {
+  ADJUSTMENTS_LIMIT,
   type AdminOrder,
   legacyId,
   orderWebhookBody,
   type ReconcileTopic,
+  REFUNDS_LIMIT,
   refundWebhookBody,
   type ShopifyAdminClient,
   webhookRequest,
 } from '../shopify-admin/index.js';
-import { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from '../shopify-admin/queries.js';
-import type { ConfiguredSource } from '../sources/types.js';
-import { ConfigurationError } from '../config/configuration-error.js';
+import type { ConfiguredSource } from '../sources/index.js';
+import { ConfigurationError } from '../config/index.js';
 
 /**
  * Reconciliation with Shopify: every paid order (and its refunds, and its cancellation) updated in a

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ConfigurationError } from '../config/configuration-error.js';
+import { ConfigurationError } from '../config/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 
 /** RECONCILE_SOURCES, as the stack writes it for the scheduled reconcile function. */

@@ -1,5 +1,5 @@
-import { deferralSeconds } from '../config/timing.js';
-import type { ProcessOutcome } from '../points/outcome.js';
+import { deferralSeconds } from '../config/index.js';
+import type { ProcessOutcome } from '../points/index.js';
 
 /**
  * Waiting is not failing. Outcomes that only say "not yet" are deferred (the message's visibility is

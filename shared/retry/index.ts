@@ -1,2 +1,3 @@
-export { createCircuitBreaker, OUTAGE_ERROR_KINDS, type Admission, type CircuitBreaker, type CircuitBreakerOptions } from './breaker.js';
-export { deferralFor, type DeferralSettings, type Verdict } from './deferral.js';
+/** Riding out outages: the circuit breaker in front of the Open API and how long a deferred message waits. */
+export { type CircuitBreaker, createCircuitBreaker } from './breaker.js';
+export { deferralFor, type Verdict } from './deferral.js';

@@ -1,7 +1,6 @@
 import * as z from 'zod';
-import type { SecretReader } from '../config/secret-reader.js';
+import { ConfigurationError, type SecretReader } from '../config/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
-import { ConfigurationError } from '../config/configuration-error.js';
 
 /** The Admin API secret: `{"access_token": "shpat_…"}` (the shop domain is a stage setting). */
 const AdminSecret = z.object({ access_token: z.string().min(1) });

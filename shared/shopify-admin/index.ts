@@ -1,6 +1,7 @@
-export { createShopifyAdminClient, type ShopifyAdminClient, type ShopifyAdminClientOptions, type OrdersWindow } from './client.js';
-export { ShopifyAdminError, type ShopifyAdminErrorKind } from './errors.js';
-export { secretsManagerAccessToken, ShopifyAdminSecretError } from './credentials.js';
-export { orderWebhookBody, refundWebhookBody, webhookRequest, type ReconcileTopic } from './to-webhook.js';
-export { ADMIN_API_VERSION, ORDERS_QUERY, REFUND_QUERY, updatedBetween } from './queries.js';
-export { type AdminOrder, type AdminRefund, type Cost, legacyId } from './schemas.js';
+/** The Shopify Admin API client: the orders and refunds of a time window, and their webhook bodies for replay. */
+export { createShopifyAdminClient, type ShopifyAdminClient } from './client.js';
+export { secretsManagerAccessToken } from './credentials.js';
+export { ShopifyAdminError } from './errors.js';
+export { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from './queries.js';
+export { type AdminOrder, type AdminRefund, legacyId } from './schemas.js';
+export { orderWebhookBody, type ReconcileTopic, refundWebhookBody, webhookRequest } from './to-webhook.js';

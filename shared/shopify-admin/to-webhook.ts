@@ -1,5 +1,5 @@
 import { LosslessNumber, stringify } from 'lossless-json';
-import type { SignedRequest } from '../sources/types.js';
+import type { SignedRequest } from '../sources/index.js';
 import { ADMIN_API_VERSION } from './queries.js';
 import { type AdminOrder, type AdminRefund, legacyId, type MoneyBag } from './schemas.js';
 

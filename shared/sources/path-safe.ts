@@ -1,4 +1,6 @@
 import type * as z from 'zod';
+// paths.ts alone, not ../openapi/index.js: receive-webhook loads this module, and the index would bundle the
+// Open API client into that function.
 import { pathParamProblem, type PathParamRule } from '../openapi/paths.js';
 
 /**
