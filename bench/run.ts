@@ -108,6 +108,7 @@ async function main(): Promise<void> {
   );
 
   const rows: Row[] = [];
+  const row = (area: string, figure: string, value: string, limit: string) => rows.push({ area, figure, value, limit });
   const failed = (area: string, o: { ok: false; error: string }) => rows.push({ area, figure: 'failed', value: '-', limit: o.error });
 
   if (worker.ok) {
@@ -122,104 +123,69 @@ async function main(): Promise<void> {
     c('purchase', cost.purchase, '<= 2 calls, <= 2 writes');
     c('first refund of an order', cost.firstRefund, '-');
     c('later refund of an order', cost.laterRefund, '-');
-    rows.push({
-      area: 'worker speed',
-      figure: `events/s through the worker (${throughput.concurrency} at once)`,
-      value: fmt(throughput.workerEventsPerSecond),
-      limit: '-',
-    });
-    rows.push({
-      area: 'worker speed',
-      figure: 'events/s of the floor (2 HTTP + 2 writes)',
-      value: fmt(throughput.floorEventsPerSecond),
-      limit: '-',
-    });
-    rows.push({
-      area: 'worker speed',
-      figure: 'worker / floor (CPU-bound: no latency anywhere)',
-      value: fmt(throughput.ratio, 2),
-      limit: '>= 0.8',
-    });
+    row('worker speed', `events/s through the worker (${throughput.concurrency} at once)`, fmt(throughput.workerEventsPerSecond), '-');
+    row('worker speed', 'events/s of the floor (2 HTTP + 2 writes)', fmt(throughput.floorEventsPerSecond), '-');
+    row('worker speed', 'worker / floor (CPU-bound: no latency anywhere)', fmt(throughput.ratio, 2), '>= 0.8');
     const m = worker.value.awsLatency;
     const model = `Open API ${m.openApiMs} +/- ${m.jitterMs} ms, DynamoDB ${m.dynamoMs} ms, ${m.concurrency} at once`;
-    rows.push({
-      area: 'latency model',
-      figure: `events/s worker / floor (${model})`,
-      value: `${fmt(m.workerEventsPerSecond)} / ${fmt(m.floorEventsPerSecond)}`,
-      limit: '-',
-    });
+    row('latency model', `events/s worker / floor (${model})`, `${fmt(m.workerEventsPerSecond)} / ${fmt(m.floorEventsPerSecond)}`, '-');
     rows.push({ area: 'latency model', figure: 'worker / floor', value: fmt(m.ratio, 2), limit: '>= 0.95' });
-    rows.push({
-      area: 'latency model',
-      figure: 'one purchase p50, worker / floor',
-      value: `${fmt(m.workerEventMsP50)} / ${fmt(m.floorEventMsP50)} ms`,
-      limit: '-',
-    });
+    row('latency model', 'one purchase p50, worker / floor', `${fmt(m.workerEventMsP50)} / ${fmt(m.floorEventMsP50)} ms`, '-');
     const split = (name: string, x: typeof worker.value.split.worker) =>
-      rows.push({
-        area: 'worker speed',
-        figure: `one purchase at a time, ${name}: total = DynamoDB + Open API + rest`,
-        value: `${fmt(x.totalMs, 2)} = ${fmt(x.dynamoMs, 2)} + ${fmt(x.openApiMs, 2)} + ${fmt(x.restMs, 2)} ms`,
-        limit: '-',
-      });
+      row(
+        'worker speed',
+        `one purchase at a time, ${name}: total = DynamoDB + Open API + rest`,
+        `${fmt(x.totalMs, 2)} = ${fmt(x.dynamoMs, 2)} + ${fmt(x.openApiMs, 2)} + ${fmt(x.restMs, 2)} ms`,
+        '-',
+      );
     split('worker', worker.value.split.worker);
     split('floor', worker.value.split.floor);
     for (const [route, s] of Object.entries(rate.routes)) {
       if (route.includes('/token')) continue;
-      rows.push({
-        area: 'rate budget',
-        figure: `max_per_minute ${route}`,
-        value: String(s.maxPerMinute),
-        limit: `<= ${rate.budgetPerMinute}`,
-      });
+      row('rate budget', `max_per_minute ${route}`, String(s.maxPerMinute), `<= ${rate.budgetPerMinute}`);
     }
-    rows.push({
-      area: 'rate budget',
-      figure: `sustained calls/min per route (${rate.backlog} backlog, clock x${rate.clockScale})`,
-      value: `${rate.sustainedPerMinute} (${fmt(rate.share * 100)} %)`,
-      limit: `share of ${rate.budgetPerMinute}`,
-    });
-    rows.push({
-      area: 'rate budget',
-      figure: 'event time p50 / max under the budget (clock s)',
-      value: `${fmt(rate.eventSecondsP50)} / ${fmt(rate.eventSecondsMax)}`,
-      limit: 'lease 120 s',
-    });
+    row(
+      'rate budget',
+      `sustained calls/min per route (${rate.backlog} backlog, clock x${rate.clockScale})`,
+      `${rate.sustainedPerMinute} (${fmt(rate.share * 100)} %)`,
+      `share of ${rate.budgetPerMinute}`,
+    );
+    row(
+      'rate budget',
+      'event time p50 / max under the budget (clock s)',
+      `${fmt(rate.eventSecondsP50)} / ${fmt(rate.eventSecondsMax)}`,
+      'lease 120 s',
+    );
     const redelivered = Object.entries(worker.value.retries);
-    rows.push({
-      area: 'worker',
-      figure: 'events the handler failed and that were delivered again',
-      value: String(redelivered.reduce((sum, [, n]) => sum + n, 0)),
-      limit: redelivered.map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none expected (no faults injected)',
-    });
+    row(
+      'worker',
+      'events the handler failed and that were delivered again',
+      String(redelivered.reduce((sum, [, n]) => sum + n, 0)),
+      redelivered.map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none expected (no faults injected)',
+    );
   } else failed('worker', worker);
 
   if (latency.ok) {
-    rows.push({
-      area: 'intake',
-      figure: `latency p50 / p99 over HTTP (${latency.value.requests} requests)`,
-      value: `${fmt(latency.value.p50Ms, 2)} / ${fmt(latency.value.p99Ms, 2)} ms`,
-      limit: 'Shopify waits 5 s',
-    });
+    row(
+      'intake',
+      `latency p50 / p99 over HTTP (${latency.value.requests} requests)`,
+      `${fmt(latency.value.p50Ms, 2)} / ${fmt(latency.value.p99Ms, 2)} ms`,
+      'Shopify waits 5 s',
+    );
   } else failed('intake latency', latency);
   if (intake.ok) {
-    rows.push({
-      area: 'intake',
-      figure: 'handler invocations/s (Shopify order, in process)',
-      value: fmt(intake.value.invocationsPerSecond.shopifyAccepted, 0),
-      limit: '-',
-    });
+    row('intake', 'handler invocations/s (Shopify order, in process)', fmt(intake.value.invocationsPerSecond.shopifyAccepted, 0), '-');
   } else failed('intake', intake);
 
   if (bundles.ok) {
     for (const b of bundles.value) {
       const sdk = b.external.length > 0 ? 'runtime AWS SDK' : 'AWS SDK bundled';
-      rows.push({
-        area: 'bundle',
-        figure: `${b.name} (${sdk}): minified / gzip`,
-        value: `${kb(b.bytes)} / ${kb(b.gzipBytes)}`,
-        limit: b.name === 'process-events' ? '<= 400 KB' : '-',
-      });
+      row(
+        'bundle',
+        `${b.name} (${sdk}): minified / gzip`,
+        `${kb(b.bytes)} / ${kb(b.gzipBytes)}`,
+        b.name === 'process-events' ? '<= 400 KB' : '-',
+      );
       const limit = b.name === 'process-events' ? '<= 80 ms' : '-';
       rows.push({
         area: 'bundle',
@@ -227,67 +193,52 @@ async function main(): Promise<void> {
         value: `${fmt(b.loadMsP50)} / ${fmt(b.loadMsMax)} ms`,
         limit,
       });
-      rows.push({
-        area: 'bundle',
-        figure: `${b.name}: init = load + building its clients, p50; RSS after`,
-        value: `${fmt(b.initMsP50)} ms; ${fmt(b.rssMiB, 0)} MiB`,
-        limit: '-',
-      });
+      row(
+        'bundle',
+        `${b.name}: init = load + building its clients, p50; RSS after`,
+        `${fmt(b.initMsP50)} ms; ${fmt(b.rssMiB, 0)} MiB`,
+        '-',
+      );
       if (b.pinnedSdk) {
-        rows.push({
-          area: 'bundle',
-          figure: `${b.name} with the pinned SDK bundled: size; load / init p50`,
-          value: `${kb(b.pinnedSdk.bytes)}; ${fmt(b.pinnedSdk.loadMsP50)} / ${fmt(b.pinnedSdk.initMsP50)} ms`,
-          limit: 'side by side',
-        });
+        row(
+          'bundle',
+          `${b.name} with the pinned SDK bundled: size; load / init p50`,
+          `${kb(b.pinnedSdk.bytes)}; ${fmt(b.pinnedSdk.loadMsP50)} / ${fmt(b.pinnedSdk.initMsP50)} ms`,
+          'side by side',
+        );
       }
       if (b.hybridSdk) {
-        rows.push({
-          area: 'bundle',
-          figure: `${b.name}, DynamoDB client bundled, rest of the SDK from the runtime: size; load / init p50`,
-          value: `${kb(b.hybridSdk.bytes)}; ${fmt(b.hybridSdk.loadMsP50)} / ${fmt(b.hybridSdk.initMsP50)} ms`,
-          limit: 'side by side',
-        });
+        row(
+          'bundle',
+          `${b.name}, DynamoDB client bundled, rest of the SDK from the runtime: size; load / init p50`,
+          `${kb(b.hybridSdk.bytes)}; ${fmt(b.hybridSdk.loadMsP50)} / ${fmt(b.hybridSdk.initMsP50)} ms`,
+          'side by side',
+        );
       }
       if (b.esmImportSdk) {
-        rows.push({
-          area: 'bundle',
-          figure: `${b.name}, runtime SDK by ESM import (not require): load p50`,
-          value: `${fmt(b.esmImportSdk.loadMsP50)} ms`,
-          limit: 'side by side',
-        });
+        row(
+          'bundle',
+          `${b.name}, runtime SDK by ESM import (not require): load p50`,
+          `${fmt(b.esmImportSdk.loadMsP50)} ms`,
+          'side by side',
+        );
       }
     }
   } else failed('bundles', bundles);
 
   if (client.ok) {
-    rows.push({
-      area: 'Open API client',
-      figure: 'call p50 vs bare undici (ratio)',
-      value: fmt(client.value.ratio, 2),
-      limit: '<= 1.10 (set with the undici transport)',
-    });
-    rows.push({
-      area: 'Open API client',
-      figure: 'call p50 vs bare node:http, its HTTP stack (ratio)',
-      value: fmt(client.value.bareNodeHttp.clientRatio, 2),
-      limit: '-',
-    });
-    rows.push({
-      area: 'Open API client',
-      figure: `calls/s (${client.value.throughput.concurrency} at once)`,
-      value: fmt(client.value.throughput.clientCallsPerSecond, 0),
-      limit: '-',
-    });
+    row('Open API client', 'call p50 vs bare undici (ratio)', fmt(client.value.ratio, 2), '<= 1.10 (set with the undici transport)');
+    row('Open API client', 'call p50 vs bare node:http, its HTTP stack (ratio)', fmt(client.value.bareNodeHttp.clientRatio, 2), '-');
+    row(
+      'Open API client',
+      `calls/s (${client.value.throughput.concurrency} at once)`,
+      fmt(client.value.throughput.clientCallsPerSecond, 0),
+      '-',
+    );
   } else failed('Open API client', client);
 
   if (emulator.ok) {
-    rows.push({
-      area: 'emulator',
-      figure: `requests/s (${emulator.value.connections} connections)`,
-      value: fmt(emulator.value.requestsPerSecond, 0),
-      limit: '-',
-    });
+    row('emulator', `requests/s (${emulator.value.connections} connections)`, fmt(emulator.value.requestsPerSecond, 0), '-');
     if (emulator.value.emulatorCpuMsPerRequest !== undefined) {
       rows.push({ area: 'emulator', figure: 'CPU ms per request', value: fmt(emulator.value.emulatorCpuMsPerRequest, 3), limit: '-' });
     }
@@ -295,30 +246,20 @@ async function main(): Promise<void> {
 
   if (endToEnd.ok) {
     const e = endToEnd.value;
-    rows.push({
-      area: 'end to end',
-      figure: `POST -> points credited, steady ${fmt(e.steady.eventsPerSecond)} events/s: p50 / p99`,
-      value: `${fmt(e.steady.p50Ms)} / ${fmt(e.steady.p99Ms)} ms`,
-      limit: '-',
-    });
-    rows.push({
-      area: 'end to end',
-      figure: `burst of ${e.burst.events}: p50 / p99`,
-      value: `${fmt(e.burst.p50Ms)} / ${fmt(e.burst.p99Ms)} ms`,
-      limit: '-',
-    });
-    rows.push({
-      area: 'end to end',
-      figure: `burst of ${e.burst.events}: backlog drained in (budget ${e.rateBudgetPerMinute}/min per endpoint)`,
-      value: `${fmt(e.burst.drainSeconds)} s (${fmt(e.burst.drainEventsPerSecond)} events/s)`,
-      limit: 'budget alone: 0 s below 2000',
-    });
-    rows.push({
-      area: 'end to end',
-      figure: 'not credited / dead-lettered',
-      value: `${e.notCredited} / ${e.deadLettered}`,
-      limit: 'none expected',
-    });
+    row(
+      'end to end',
+      `POST -> points credited, steady ${fmt(e.steady.eventsPerSecond)} events/s: p50 / p99`,
+      `${fmt(e.steady.p50Ms)} / ${fmt(e.steady.p99Ms)} ms`,
+      '-',
+    );
+    row('end to end', `burst of ${e.burst.events}: p50 / p99`, `${fmt(e.burst.p50Ms)} / ${fmt(e.burst.p99Ms)} ms`, '-');
+    row(
+      'end to end',
+      `burst of ${e.burst.events}: backlog drained in (budget ${e.rateBudgetPerMinute}/min per endpoint)`,
+      `${fmt(e.burst.drainSeconds)} s (${fmt(e.burst.drainEventsPerSecond)} events/s)`,
+      'budget alone: 0 s below 2000',
+    );
+    row('end to end', 'not credited / dead-lettered', `${e.notCredited} / ${e.deadLettered}`, 'none expected');
   } else failed('end to end', endToEnd);
 
   let cost: ReturnType<typeof costPer1000Events> | { error: string } = { error: 'needs the worker and intake figures' };
@@ -328,12 +269,12 @@ async function main(): Promise<void> {
       receiverHandlerMs: 1000 / intake.value.invocationsPerSecond.shopifyAccepted,
       dynamoWritesPerEvent: worker.value.cost.purchase.dynamoWrites,
     });
-    rows.push({
-      area: 'cost',
-      figure: `USD per 1000 purchases (worker ${fmt(cost.workerMsPerEvent)} ms at ${cost.workerMemoryMiB} MB, receiver ${fmt(cost.receiverMsPerEvent)} ms at ${cost.receiverMemoryMiB} MB)`,
-      value: `$${cost.usdPer1000Events.toFixed(5)}`,
-      limit: `compute $${cost.lines.lambdaCompute.toFixed(5)}`,
-    });
+    row(
+      'cost',
+      `USD per 1000 purchases (worker ${fmt(cost.workerMsPerEvent)} ms at ${cost.workerMemoryMiB} MB, receiver ${fmt(cost.receiverMsPerEvent)} ms at ${cost.receiverMemoryMiB} MB)`,
+      `$${cost.usdPer1000Events.toFixed(5)}`,
+      `compute $${cost.lines.lambdaCompute.toFixed(5)}`,
+    );
   }
 
   const seconds = Math.round((Date.now() - started) / 100) / 10;

@@ -92,16 +92,24 @@ export interface AwsTarget {
   close(): Promise<void>;
 }
 
-/** Connects to a deployed stage: region and secret name from infra/stages/<stage>.json, the rest from the stack. */
-export async function connectToStage(options: {
+/** Which deployed stage a command acts on (`--stage`, `--stack`, `--outputs`). */
+export interface StageOptions {
   stage: string;
   stack?: string;
   outputsFile?: string;
   infraDir?: string;
-}): Promise<AwsTarget> {
+}
+
+/** A stage's configuration (infra/stages/<stage>.json), its stack's name and the stack's outputs. */
+export async function stageStack(options: StageOptions) {
   const stage = loadStageConfig(options.infraDir ?? join(process.cwd(), 'infra'), options.stage);
   const stackName = options.stack ?? `loyalty-bridge-${stage.stageName}`;
-  const outputs = await readStackOutputs(stackName, stage.region, options.outputsFile);
+  return { stage, stackName, outputs: await readStackOutputs(stackName, stage.region, options.outputsFile) };
+}
+
+/** Connects to a deployed stage: region and secret name from infra/stages/<stage>.json, the rest from the stack. */
+export async function connectToStage(options: StageOptions): Promise<AwsTarget> {
+  const { stage, outputs } = await stageStack(options);
   const documentClient = createDocumentClient({ region: stage.region });
   const ledger = createLedger({ client: documentClient, tableName: outputs.LedgerTableName, clock: Date.now });
   const reader = createSecretsManagerReader({ client: new SecretsManagerClient({ region: stage.region }) });

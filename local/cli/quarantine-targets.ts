@@ -1,11 +1,9 @@
-import { join } from 'node:path';
-import { loadStageConfig } from '../../infra/config/load.js';
 import { createDocumentClient } from '../../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../../shared/quarantine/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../config.js';
 import { findRunningStack } from '../connect.js';
 import { LOCAL_AWS } from '../dynamodb/index.js';
-import { AwsTargetError, readStackOutputs } from './aws.js';
+import { AwsTargetError, type StageOptions, stageStack } from './aws.js';
 import type { QuarantineTarget } from './quarantine.js';
 
 /** The quarantine of the `npm start` on PORT: its dynalite table, replays posted to its intake. */
@@ -29,15 +27,9 @@ export async function localQuarantineTarget(env: NodeJS.ProcessEnv): Promise<Qua
  * A deployed stage's quarantine: the table named by the stack's QuarantineTableName output (read
  * with the operator's AWS credentials), replays posted to the stage's WebhookUrl-<source>.
  */
-export async function awsQuarantineTarget(options: {
-  stage: string;
-  stack?: string;
-  outputsFile?: string;
-  infraDir?: string;
-}): Promise<QuarantineTarget> {
-  const stage = loadStageConfig(options.infraDir ?? join(process.cwd(), 'infra'), options.stage);
-  const stackName = options.stack ?? `loyalty-bridge-${stage.stageName}`;
-  const outputs = (await readStackOutputs(stackName, stage.region, options.outputsFile)).all ?? {};
+export async function awsQuarantineTarget(options: StageOptions): Promise<QuarantineTarget> {
+  const { stage, stackName, outputs: stackOutputs } = await stageStack(options);
+  const outputs = stackOutputs.all ?? {};
   const tableName = outputs.QuarantineTableName;
   if (tableName === undefined) throw new AwsTargetError(`stack ${stackName} has no QuarantineTableName output: deploy this version first`);
   const client = createDocumentClient({ region: stage.region });

@@ -34,6 +34,28 @@ export function bigId(offset: bigint, runId: number): string {
   return (7_000_000_000_000_000_000n + offset * 100_000_000_000_000n + BigInt(runId)).toString();
 }
 
+/** A Shopify refunds/create delivery and what it must debit. */
+function shopifyRefundStep(o: {
+  customer: Customer;
+  label: string;
+  orderId: string;
+  refundId: string;
+  amounts: { subtotal: string; tax: string; currency: string };
+  secret: string;
+  webhookId: string;
+  now: number;
+  points: number;
+}): Step {
+  const { orderId, refundId } = o;
+  return {
+    customer: o.customer,
+    label: o.label,
+    request: shopifyRefundCreate({ refundId, orderId, ...o.amounts }, o.secret, o.webhookId, o.now),
+    record: { source: 'shopify', orderId, refundId },
+    expected: { kind: 'debited', points: o.points },
+  };
+}
+
 /**
  * A USD order of $414.95 refunded in two parts ($89.99, then $324.96) that add up to the whole: the
  * shares come from the exact amounts, so the second refund takes back the last point.
@@ -58,6 +80,18 @@ export function decimalSteps(
   const credit = rateCredit(customer, 414);
   const first = Number((BigInt(credit) * 8999n) / 41495n);
   const webhook = (n: number) => `demo-${runId}-c${n}`;
+  const refundStep = (offset: bigint, subtotal: string, tax: string, label: string, points: number): Step =>
+    shopifyRefundStep({
+      customer,
+      label,
+      orderId,
+      refundId: bigId(offset, runId),
+      amounts: { subtotal, tax, currency: 'USD' },
+      secret: s.shopify,
+      webhookId: webhook(Number(offset) - 5),
+      now,
+      points,
+    });
   return [
     {
       customer,
@@ -66,30 +100,8 @@ export function decimalSteps(
       record: { source: 'shopify', orderId },
       expected: { kind: 'credited', points: credit },
     },
-    {
-      customer,
-      label: 'Shopify refunds/create $89.99 (partial)',
-      request: shopifyRefundCreate(
-        { refundId: bigId(7n, runId), orderId, subtotal: '89.99', tax: '7.20', currency: 'USD' },
-        s.shopify,
-        webhook(2),
-        now,
-      ),
-      record: { source: 'shopify', orderId, refundId: bigId(7n, runId) },
-      expected: { kind: 'debited', points: first },
-    },
-    {
-      customer,
-      label: 'Shopify refunds/create $324.96 (the rest)',
-      request: shopifyRefundCreate(
-        { refundId: bigId(8n, runId), orderId, subtotal: '324.96', tax: '26.00', currency: 'USD' },
-        s.shopify,
-        webhook(3),
-        now,
-      ),
-      record: { source: 'shopify', orderId, refundId: bigId(8n, runId) },
-      expected: { kind: 'debited', points: credit - first },
-    },
+    refundStep(7n, '89.99', '7.20', 'Shopify refunds/create $89.99 (partial)', first),
+    refundStep(8n, '324.96', '26.00', 'Shopify refunds/create $324.96 (the rest)', credit - first),
   ];
 }
 
@@ -139,30 +151,28 @@ export function buildSteps(
       record: { source: 'shopify', orderId },
       expected: { kind: 'duplicate' },
     },
-    {
+    shopifyRefundStep({
       customer: shopper,
       label: 'Shopify refunds/create ¥3,000 (partial)',
-      request: shopifyRefundCreate(
-        { refundId: bigId(2n, runId), orderId, subtotal: '3000', tax: '300', currency: 'JPY' },
-        s.shopify,
-        webhook(3),
-        now,
-      ),
-      record: { source: 'shopify', orderId, refundId: bigId(2n, runId) },
-      expected: { kind: 'debited', points: partial },
-    },
-    {
+      orderId,
+      refundId: bigId(2n, runId),
+      amounts: { subtotal: '3000', tax: '300', currency: 'JPY' },
+      secret: s.shopify,
+      webhookId: webhook(3),
+      now,
+      points: partial,
+    }),
+    shopifyRefundStep({
       customer: shopper,
       label: 'Shopify refunds/create ¥9,000 (the rest)',
-      request: shopifyRefundCreate(
-        { refundId: bigId(4n, runId), orderId, subtotal: '9000', tax: '900', currency: 'JPY' },
-        s.shopify,
-        webhook(4),
-        now,
-      ),
-      record: { source: 'shopify', orderId, refundId: bigId(4n, runId) },
-      expected: { kind: 'debited', points: credit - partial },
-    },
+      orderId,
+      refundId: bigId(4n, runId),
+      amounts: { subtotal: '9000', tax: '900', currency: 'JPY' },
+      secret: s.shopify,
+      webhookId: webhook(4),
+      now,
+      points: credit - partial,
+    }),
     {
       customer: shopper,
       label: 'orders/paid with a forged signature',

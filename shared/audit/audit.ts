@@ -63,6 +63,11 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
   const findings: Finding[] = [];
   const notes: Note[] = [];
   let historyPages = 0;
+  /** An operation still under way whose entry is already in the history: a note, not drift (it will be booked). */
+  const noteInFlight = (entries: PointItem[], where: Omit<Note, 'kind' | 'detail'>, what: string) => {
+    if (entries.length > 0)
+      notes.push({ kind: 'in_flight', ...where, detail: `${what} is in the history and will be booked when it is found` });
+  };
 
   // Orders of refunds outside the range are read once, when a refund needs its order's book.
   const orderCache = new Map<string, Promise<OrderRecord | undefined>>();
@@ -152,14 +157,11 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
       return;
     }
     if (inFlight) {
-      if (entries.length > 0)
-        notes.push({
-          kind: 'in_flight',
-          source: o.source,
-          orderId: o.orderId,
-          customerId,
-          detail: `the purchase is still in progress (state ${o.state}); its credit is in the history and will be booked when it is found`,
-        });
+      noteInFlight(
+        entries,
+        { source: o.source, orderId: o.orderId, customerId },
+        `the purchase is still in progress (state ${o.state}); its credit`,
+      );
       return;
     }
     if (entries.length > 0) {
@@ -189,15 +191,11 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
     const inDoubt = order?.refundsInDoubt.includes(r.refundId) === true;
     if (recorded === undefined || (inDoubt && r.state !== 'done')) {
       if (r.state === 'pending' || inDoubt) {
-        if (entries.length > 0)
-          notes.push({
-            kind: 'in_flight',
-            source: r.source,
-            orderId: r.orderId,
-            refundId: r.refundId,
-            customerId,
-            detail: `the refund is still in progress (state ${r.state}); its debit is in the history and will be booked when it is found`,
-          });
+        noteInFlight(
+          entries,
+          { source: r.source, orderId: r.orderId, refundId: r.refundId, customerId },
+          `the refund is still in progress (state ${r.state}); its debit`,
+        );
         return;
       }
       if (entries.length > 0) {

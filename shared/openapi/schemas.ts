@@ -149,8 +149,8 @@ export const MemberInput = z.looseObject({
 /** Custom fields (`column01`..., or their key names) travel as extra string keys. */
 export type MemberInput = z.infer<typeof MemberInput> & { [customField: string]: unknown };
 
-export const PointGrantInput = z.object({
-  point: int,
+/** What a grant and a calculation both take beside their amount. */
+const pointsWriteOptions = {
   title: z.string().optional(),
   /** `Y-m-d`; becomes 23:59:59 of that day. */
   expired_at: z
@@ -158,16 +158,10 @@ export const PointGrantInput = z.object({
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'expired_at must be Y-m-d')
     .optional(),
   remarks: z.string().optional(),
-});
+};
+
+export const PointGrantInput = z.object({ point: int, ...pointsWriteOptions });
 export type PointGrantInput = z.infer<typeof PointGrantInput>;
 
-export const PointCalculationInput = z.object({
-  amount: int.nonnegative(),
-  title: z.string().optional(),
-  expired_at: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'expired_at must be Y-m-d')
-    .optional(),
-  remarks: z.string().optional(),
-});
+export const PointCalculationInput = z.object({ amount: int.nonnegative(), ...pointsWriteOptions });
 export type PointCalculationInput = z.infer<typeof PointCalculationInput>;
