@@ -1,23 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { adminTokenSecretName, ConfigError, parseStageConfig } from '../../../infra/config/index.js';
-import { INFRA_DIR } from '../../../infra/paths.js';
-import type { Json } from '../../support/json.js';
-
-function stagingInput(): Record<string, Json> {
-  return JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'staging.json'), 'utf8'));
-}
-
-function problemOf(input: unknown): string {
-  try {
-    parseStageConfig(input, 'stage.json');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).message;
-  }
-  throw new Error('the configuration was accepted');
-}
+import { adminTokenSecretName, parseStageConfig } from '../../../infra/config/index.js';
+import { problemOf, stagingInput } from '../support/stage-input.js';
 
 describe('stage configuration: scheduled reconciliation', () => {
   it('fills in every 15 minutes over the 3 hours before the last 5 minutes, alarming after 3 runs in a row', () => {

@@ -1,32 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  parsePipelineConfig,
-  parseStageConfig,
-  stageTiming,
-  UPSTREAM_CEILING_PER_MINUTE,
-} from '../../../infra/config/index.js';
+import { parsePipelineConfig, parseStageConfig, stageTiming, UPSTREAM_CEILING_PER_MINUTE } from '../../../infra/config/index.js';
 import { receivesWithinHorizon } from '../../../shared/config/timing.js';
-import { INFRA_DIR } from '../../../infra/paths.js';
-import type { Json } from '../../support/json.js';
-
-/** The staging example as written, as a plain object each test may change. */
-function stagingInput(): Record<string, Json> {
-  return JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'staging.json'), 'utf8'));
-}
-
-function problemOf(input: unknown): string {
-  try {
-    parseStageConfig(input, 'stage.json');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).kind).toBe('config_invalid');
-    return (error as ConfigError).message;
-  }
-  throw new Error('the configuration was accepted');
-}
+import { problemOf, stagingInput } from '../support/stage-input.js';
 
 describe('stage configuration: the rate budget', () => {
   it('rejects a budget that, times the maximum concurrency, exceeds 2000 requests per minute', () => {

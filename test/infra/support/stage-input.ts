@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { ConfigError, parseStageConfig } from '../../../infra/config/index.js';
+import { INFRA_DIR } from '../../../infra/paths.js';
+import type { Json } from '../../support/json.js';
+
+/** The staging example as written, as a plain object each test may change. */
+export function stagingInput(): Record<string, Json> {
+  return JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'staging.json'), 'utf8'));
+}
+
+/** The message a refused stage configuration gets (fails the test when it is accepted). */
+export function problemOf(input: unknown): string {
+  try {
+    parseStageConfig(input, 'stage.json');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).kind).toBe('config_invalid');
+    return (error as ConfigError).message;
+  }
+  throw new Error('the configuration was accepted');
+}
