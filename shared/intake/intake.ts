@@ -104,7 +104,8 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
   if (!source) return refuse('unknown_source', 'no such webhook source');
   if (request.method.toUpperCase() !== 'POST') return refuse('method_not_allowed', 'use POST');
 
-  const body = readBody(request.body, request.isBase64Encoded, deps.maxBodyBytes);
+  // A sender's own limit (Shopify's orders can be large) wins over the default: never refuse what it sends.
+  const body = readBody(request.body, request.isBase64Encoded, Math.max(deps.maxBodyBytes, source.maxBodyBytes ?? 0));
   if (!body.ok) return refuse(body.kind, body.message);
   const signed: SignedRequest = { rawBody: body.bytes, headers: request.headers };
 

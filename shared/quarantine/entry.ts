@@ -26,8 +26,9 @@ export const QuarantineEntry = z.object({
   reason: QuarantineReason,
   /** The request headers as received (names as the gateway gave them). */
   headers: z.record(z.string(), z.string()),
-  /** The raw body, byte for byte (DynamoDB binary). */
+  /** The raw body, byte for byte (DynamoDB binary; gzip-compressed in the table when `bodyEncoding` says so). */
   body: z.instanceof(Uint8Array),
+  bodyEncoding: z.literal('gzip').optional(),
   bodyBytes: z.number().int().nonnegative(),
   bodySha256: z.string(),
   firstReceivedAt: z.string(),

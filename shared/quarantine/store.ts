@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import {
   keptHeaders,
   type QuarantineEntry,
@@ -40,7 +41,10 @@ export function createQuarantineStore(options: QuarantineStoreOptions): Quaranti
   const parse = (item: Record<string, unknown> | undefined): QuarantineEntry | undefined => {
     if (!item) return undefined;
     const parsed = EntrySchema.safeParse(item);
-    return parsed.success ? parsed.data : undefined;
+    if (!parsed.success) return undefined;
+    const { bodyEncoding, ...entry } = parsed.data;
+    // Kept compressed (a DynamoDB item holds 400 KB; Shopify's bodies may reach 4 MiB): handed out as received.
+    return bodyEncoding === 'gzip' ? { ...entry, body: new Uint8Array(gunzipSync(entry.body)) } : entry;
   };
 
   return {
@@ -53,7 +57,7 @@ export function createQuarantineStore(options: QuarantineStoreOptions): Quaranti
           TableName: tableName,
           Key: { pk: quarantineKey(id) },
           UpdateExpression:
-            'SET #id = :id, #source = :source, #state = :state, #reason = :reason, #headers = :headers, #body = :body, ' +
+            'SET #id = :id, #source = :source, #state = :state, #reason = :reason, #headers = :headers, #body = :body, #bodyEncoding = :gzip, ' +
             '#bodyBytes = :bodyBytes, #bodySha256 = :sha, #first = if_not_exists(#first, :now), #last = :now, #ttl = :ttl ' +
             'ADD #deliveries :one REMOVE #replayedAt, #replayResult',
           ExpressionAttributeNames: {
@@ -63,6 +67,7 @@ export function createQuarantineStore(options: QuarantineStoreOptions): Quaranti
             '#reason': 'reason',
             '#headers': 'headers',
             '#body': 'body',
+            '#bodyEncoding': 'bodyEncoding',
             '#bodyBytes': 'bodyBytes',
             '#bodySha256': 'bodySha256',
             '#first': 'firstReceivedAt',
@@ -82,7 +87,8 @@ export function createQuarantineStore(options: QuarantineStoreOptions): Quaranti
               ...(input.reason.path ? { path: input.reason.path } : {}),
             },
             ':headers': keptHeaders(input.headers),
-            ':body': new Uint8Array(input.rawBody),
+            ':body': new Uint8Array(gzipSync(input.rawBody)),
+            ':gzip': 'gzip',
             ':bodyBytes': input.rawBody.length,
             ':sha': createHash('sha256').update(input.rawBody).digest('hex'),
             ':now': iso(now),

@@ -36,6 +36,7 @@ export function configureSource<S, P>(source: WebhookSource<S, P>, name: string,
     name,
     kind: source.kind,
     quarantinesUnreadable: source.quarantinesUnreadable === true,
+    ...(source.maxBodyBytes !== undefined ? { maxBodyBytes: source.maxBodyBytes } : {}),
     verify: (request, options) => source.verify(request, options, settings),
     read: (request) => {
       const parsed = source.parse(request, settings);

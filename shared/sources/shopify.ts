@@ -293,6 +293,13 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
 }
 
 /** Shopify: `orders/paid` credits, `refunds/create` debits, `orders/cancelled` debits what remains. */
+/**
+ * An order with a few hundred line items is well over 256 KiB (each line item, with its tax lines, price
+ * sets and discount allocations, is a few KB). 4 MiB stays under API Gateway's 10 MB and Lambda's 6 MB
+ * request payload, and verifying the signature of that much costs a few milliseconds.
+ */
+export const SHOPIFY_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
 export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload> = {
   kind: 'shopify',
   settingsSchema: ShopifySettings,
@@ -301,4 +308,5 @@ export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload> = {
   normalise,
   // Shopify retries a failed delivery, then deletes the subscription: never refuse an authentic one.
   quarantinesUnreadable: true,
+  maxBodyBytes: SHOPIFY_MAX_BODY_BYTES,
 };

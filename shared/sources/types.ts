@@ -64,6 +64,11 @@ export interface WebhookSource<Settings, Payload> {
    * Absent: it is refused with its 4xx (a sender that must see the error, like the POS).
    */
   readonly quarantinesUnreadable?: boolean;
+  /**
+   * The largest body this sender may send, when it is above intake's default (MAX_BODY_BYTES): a limit we
+   * set lower than what the sender sends would refuse authentic deliveries.
+   */
+  readonly maxBodyBytes?: number;
 }
 
 export interface NormaliseContext<Settings> {
@@ -81,4 +86,6 @@ export interface ConfiguredSource {
   read(request: SignedRequest): Outcome<PointsEvent>;
   /** See WebhookSource.quarantinesUnreadable. */
   readonly quarantinesUnreadable?: boolean;
+  /** See WebhookSource.maxBodyBytes. */
+  readonly maxBodyBytes?: number;
 }

@@ -74,6 +74,20 @@ describe('intake quarantine', () => {
     });
   });
 
+  it('keeps a 1 MiB delivery byte for byte (compressed in the table, whose items hold 400 KB)', async () => {
+    const { send, store } = await setup();
+    // An unmappable refund with many line items: far over a DynamoDB item as it came.
+    const line = '{"id": 1, "quantity": 1, "line_item_id": 2, "subtotal": 1.00, "total_tax": 0.00}';
+    const lines = Array.from({ length: Math.ceil((1024 * 1024) / line.length) }, () => line).join(', ');
+    const large = UNMAPPABLE.replace('"refund_line_items": [', `"refund_line_items": [${lines}, `);
+    expect(Buffer.byteLength(large)).toBeGreaterThan(1024 * 1024);
+    const response = await send(shopify(large));
+    expect(response).toMatchObject({ statusCode: 200, answer: { status: 'quarantined' } });
+    const entry = await store.get((response.answer as { id: string }).id);
+    expect(Buffer.from(entry!.body).toString('utf8')).toBe(large);
+    expect(entry!.bodyBytes).toBe(Buffer.byteLength(large));
+  });
+
   it('keeps a body that is not even JSON, byte for byte', async () => {
     const { send, store } = await setup();
     const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x7d]);

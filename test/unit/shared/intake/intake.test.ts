@@ -1,3 +1,4 @@
+import { parse, stringify } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { staticWebhookSecrets, type WebhookSecrets } from '../../../../shared/config/webhook-secrets.js';
 import { type IntakeDeps, type IntakeRequest, receiveWebhook } from '../../../../shared/intake/index.js';
@@ -29,6 +30,14 @@ function setup(overrides: Partial<IntakeDeps> = {}) {
 }
 
 const ORDER = fixture('shopify/orders-paid-usd-discount-shipping.json');
+/** The fixture order with its line items repeated until the body is over `bytes` (an order of many lines). */
+function largeOrder(bytes: number): string {
+  const order = parse(ORDER) as { line_items: unknown[] };
+  const lines = order.line_items;
+  while (Buffer.byteLength(stringify(order) ?? '') <= bytes) order.line_items = [...order.line_items, ...lines];
+  return stringify(order) ?? '';
+}
+
 const shopify = (body = ORDER, topic = 'orders/paid', secret = SHOPIFY_SECRET) => ({
   source: 'shopify',
   body,
@@ -157,9 +166,9 @@ describe('receiveWebhook: refusals have no side effect', () => {
   it('answers 413 to a body over the limit, before checking anything else', async () => {
     const s = setup({ maxBodyBytes: 1024 });
     const big = JSON.stringify({ pad: 'x'.repeat(2000) });
-    expect((await s.send({ source: 'shopify', body: big, headers: {} })).statusCode).toBe(413);
+    expect((await s.send({ source: 'pos', body: big, headers: {} })).statusCode).toBe(413);
     expect(
-      (await s.send({ source: 'shopify', body: Buffer.from(big).toString('base64'), headers: {}, isBase64Encoded: true })).statusCode,
+      (await s.send({ source: 'pos', body: Buffer.from(big).toString('base64'), headers: {}, isBase64Encoded: true })).statusCode,
     ).toBe(413);
     expect(s.queue.messages).toHaveLength(0);
   });
@@ -167,7 +176,22 @@ describe('receiveWebhook: refusals have no side effect', () => {
   it('measures the limit in bytes, not characters', async () => {
     const s = setup({ maxBodyBytes: 1000 });
     const body = JSON.stringify({ note: 'é'.repeat(600) }); // 600 characters, 1200 bytes
-    expect((await s.send(shopify(body))).statusCode).toBe(413);
+    expect((await s.send({ source: 'pos', body, headers: posHeaders(body, POS_SECRET, NOW_S) })).statusCode).toBe(413);
+  });
+
+  it("accepts a Shopify order over the default limit: Shopify's own limit (4 MiB) applies to it", async () => {
+    const s = setup({ maxBodyBytes: 1024 });
+    const large = largeOrder(300 * 1024);
+    const response = await s.send(shopify(large));
+    expect(response).toMatchObject({ statusCode: 202, answer: { status: 'accepted' } });
+    expect(s.queue.messages).toHaveLength(1);
+  });
+
+  it('answers 413 to a Shopify body over 4 MiB', async () => {
+    const s = setup();
+    const response = await s.send(shopify(JSON.stringify({ pad: 'x'.repeat(4 * 1024 * 1024) })));
+    expect(response.statusCode).toBe(413);
+    expect(s.queue.messages).toHaveLength(0);
   });
 
   it('gives the path of the offending field in a 422', async () => {
