@@ -16,7 +16,7 @@ import { ProcessingSettings } from '../shared/config/index.js';
 import { createLedger, createLedgerTable } from '../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials } from '../shared/openapi/index.js';
 import { createProcessor } from '../shared/points/index.js';
-import { type PurchaseEvent, type RefundEvent } from '../shared/events/index.js';
+import type { PurchaseEvent, RefundEvent } from '../shared/events/index.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const { values } = parseArgs({ options: { purchases: { type: 'string', default: '300' } } });

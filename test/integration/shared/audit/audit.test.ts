@@ -3,7 +3,7 @@ import { auditLedger, scanLedger, summaryLine, type AuditResult, type TimeRange 
 import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
 import { createLedger, createLedgerTable, type Ledger } from '../../../../shared/ledger/index.js';
 import { createProcessor, purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
-import { type PointsEvent } from '../../../../shared/events/index.js';
+import type { PointsEvent } from '../../../../shared/events/index.js';
 import { LEASE_SECONDS, purchase, refund, useHarness } from '../points/harness.js';
 
 /**

@@ -13,7 +13,7 @@ import {
   type ProcessOutcome,
   type Processor,
 } from '../../../../shared/points/index.js';
-import { type PurchaseEvent, type RefundEvent } from '../../../../shared/events/index.js';
+import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
 import { manualClock, startDynalite, type LocalDynamo } from '../../../support/dynalite.js';
 import { startTestEmulator, testClient, type TestEmulator } from '../../../support/emulator.js';
 

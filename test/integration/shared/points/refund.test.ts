@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createOpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
 import { refundMarker, type CheckpointStep } from '../../../../shared/points/index.js';
-import { type RefundEvent } from '../../../../shared/events/index.js';
+import type { RefundEvent } from '../../../../shared/events/index.js';
 import { CLIENT_ID, GRANT, purchase, refund, REFUND_WAIT_SECONDS, useHarness } from './harness.js';
 
 const h = useHarness();

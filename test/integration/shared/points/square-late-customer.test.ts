@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
-import { type PurchaseEvent, type RefundEvent } from '../../../../shared/events/index.js';
+import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { SquareSettings, squareSource } from '../../../../shared/sources/square.js';
 import { testClient } from '../../../support/emulator.js';
