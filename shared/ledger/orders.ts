@@ -96,8 +96,14 @@ function finishCondition(e: Expression, owner: string | null, result: PurchaseRe
 /** What the purchase event says of the order, kept on it from the first claim. */
 const PURCHASE_FACTS = ['eligibleAmount', 'eligibleExact', 'currency', 'externalKey', 'externalId'] as const;
 
+/** The book of refunds as it starts: every purchase claim leaves it in place, so a refund can be booked on any credited order. */
+const EMPTY_BOOK = { refundedSoFar: 0, debitTarget: 0, debited: 0, refunds: {} } as const;
+
 const parseOrder = (item: Record<string, unknown> | undefined) => (item ? OrderRecord.parse(item) : undefined);
 const keyOf = (ref: OrderRef) => orderKey(ref.source, ref.orderId);
+
+const definedFacts = (input: PurchaseClaimInput) =>
+  Object.fromEntries(PURCHASE_FACTS.flatMap((f) => (input[f] === undefined ? [] : [[f, input[f]]])));
 
 export function createOrderRecords(store: Store): OrderRecords {
   const { clock, leaseMs, iso } = store;
@@ -110,15 +116,39 @@ export function createOrderRecords(store: Store): OrderRecords {
       .setIfAbsent('createdAt', iso(now))
       .set('updatedAt', iso(now));
 
-  /** The purchase's lease and facts, as a first claim and a re-opening both write them. */
+  const withEmptyBook = (e: Expression) => {
+    for (const [field, empty] of Object.entries(EMPTY_BOOK)) e.setIfAbsent(field, empty);
+    return e;
+  };
+
+  /** The purchase's lease and facts, as a claim of an existing record and a re-opening both write them. */
   const purchaseLease = (input: PurchaseClaimInput, now: number) =>
-    orderBase(input, now)
-      .set('state', 'pending')
-      .set('leaseOwner', input.owner)
-      .set('leaseUntil', now + leaseMs)
-      .increment('attempts')
-      .setIfAbsent('firstSeenAt', iso(now))
-      .setFrom(input, PURCHASE_FACTS);
+    withEmptyBook(
+      orderBase(input, now)
+        .set('state', 'pending')
+        .set('leaseOwner', input.owner)
+        .set('leaseUntil', now + leaseMs)
+        .increment('attempts')
+        .setIfAbsent('firstSeenAt', iso(now))
+        .setFrom(input, PURCHASE_FACTS),
+    );
+
+  /** What `purchaseLease` leaves where no record was: written whole by the common first claim. */
+  const freshOrder = (input: PurchaseClaimInput, now: number): Record<string, unknown> & { pk: string } => ({
+    pk: keyOf(input),
+    kind: 'order',
+    source: input.source,
+    orderId: input.orderId,
+    createdAt: iso(now),
+    updatedAt: iso(now),
+    state: 'pending',
+    leaseOwner: input.owner,
+    leaseUntil: now + leaseMs,
+    attempts: 1,
+    firstSeenAt: iso(now),
+    ...definedFacts(input),
+    ...EMPTY_BOOK,
+  });
 
   return {
     async getOrder(ref) {
@@ -127,6 +157,9 @@ export function createOrderRecords(store: Store): OrderRecords {
 
     async claimPurchase(input) {
       const now = clock();
+      // Most orders are new: one put claims them. A record already there (a refund's stub, a redelivery,
+      // a lease to take over) is claimed by the conditional update under the usual condition.
+      if (await store.create(freshOrder(input, now))) return { ok: true, previous: undefined };
       const e = purchaseLease(input, now).remove('ttl');
       return store.claim(keyOf(input), e, claimable(e, now), OrderRecord.parse);
     },
@@ -139,17 +172,16 @@ export function createOrderRecords(store: Store): OrderRecords {
 
     async finishPurchase(ref, owner, result) {
       const now = clock();
-      const e = orderBase(ref, now)
-        .set('state', 'done')
-        .setFrom(result, ['outcome', 'customerId', 'pointsHint', 'pointsCredited', 'reconciled', ...PURCHASE_FACTS])
+      // The lease holder's claim wrote the order and its facts: only the outcome changes. A skip (no
+      // claim) may be the first write of the order, so it writes all of it.
+      const e =
+        owner !== null
+          ? new Expression().set('updatedAt', iso(now))
+          : withEmptyBook(orderBase(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('firstSeenAt', iso(now)).setIfAbsent('attempts', 1));
+      e.set('state', 'done')
+        .setFrom(result, ['outcome', 'customerId', 'pointsHint', 'pointsCredited', 'reconciled'])
         .set('pointsExact', result.pointsCredited !== undefined ? true : undefined)
         .set('awaitingCustomerUntil', result.awaitingCustomerUntil)
-        .setIfAbsent('firstSeenAt', iso(now))
-        .setIfAbsent('attempts', 1)
-        .setIfAbsent('refundedSoFar', 0)
-        .setIfAbsent('debitTarget', 0)
-        .setIfAbsent('debited', 0)
-        .setIfAbsent('refunds', {})
         .remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError');
       store.finished(e, result.reason, now);
       return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));

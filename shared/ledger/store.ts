@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { capText } from '../text/index.js';
 import type { Expression } from './expression.js';
-import { ConditionalCheckFailedException, GetCommand, UpdateCommand } from './sdk.js';
+import { ConditionalCheckFailedException, GetCommand, PutCommand, UpdateCommand } from './sdk.js';
 
 /** Epoch milliseconds now. Injected so tests move leases without sleeping. */
 export type Clock = () => number;
@@ -21,6 +21,11 @@ export interface Store {
   get(pk: string): Promise<Item | undefined>;
   /** One conditional UpdateItem: the item as it is after, or undefined when the condition failed. */
   update(pk: string, e: Expression, condition: string): Promise<Item | undefined>;
+  /**
+   * Writes a whole item only where none is (PutItem on attribute_not_exists): false when one is there.
+   * Nothing can be erased by it, and a put's one-clause condition is the cheapest write to evaluate.
+   */
+  create(item: Item & { pk: string }): Promise<boolean>;
   /** A conditional update that takes a lease: the record before it, or (failed) the record as it is. */
   claim<T>(pk: string, e: Expression, condition: string, parse: (item: Item) => T): Promise<Claim<T>>;
   /** Stamps a finished record: why (capped), when, and the TTL from then (not `updatedAt`: the caller's). */
@@ -42,6 +47,9 @@ export interface StoreOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+const isConditionFailure = (err: unknown) =>
+  err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
 export function createStore({ client, tableName, clock, ttlDays, leaseMs }: StoreOptions): Store {
   const ttlFrom = (ms: number) => Math.floor((ms + ttlDays * DAY_MS) / 1000);
@@ -71,9 +79,7 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
       );
       return { attributes: out.Attributes };
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException') {
-        return undefined;
-      }
+      if (isConditionFailure(err)) return undefined;
       throw err;
     }
   }
@@ -82,6 +88,21 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
     clock,
     leaseMs,
     get,
+    async create(item) {
+      try {
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: item,
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return true;
+      } catch (err) {
+        if (isConditionFailure(err)) return false;
+        throw err;
+      }
+    },
     async update(pk, e, condition) {
       return (await conditionalUpdate(pk, e, condition, 'ALL_NEW'))?.attributes;
     },

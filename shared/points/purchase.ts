@@ -164,7 +164,7 @@ class PurchaseAttempt {
   }
 
   private async finish(result: PurchaseResult, outcome: ProcessOutcome): Promise<PurchaseProcessed> {
-    const done = await this.deps.ledger.finishPurchase(this.ref, this.owner, { ...this.facts, ...result });
+    const done = await this.deps.ledger.finishPurchase(this.ref, this.owner, result);
     if (!done) return { outcome: leaseLost() };
     await this.checkpoint('purchase:recorded');
     return { outcome, order: done };
