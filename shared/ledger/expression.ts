@@ -46,6 +46,12 @@ export class Expression {
     return this;
   }
 
+  /** `set` of every field of `fields` (fields that are undefined are left alone). */
+  setAll(fields: Record<string, unknown>): this {
+    for (const [f, v] of Object.entries(fields)) this.set(f, v);
+    return this;
+  }
+
   setIfAbsent(path: string, v: unknown): this {
     const p = this.path(path);
     this.sets.push(`${p} = if_not_exists(${p}, ${this.value(v)})`);
@@ -60,6 +66,12 @@ export class Expression {
 
   remove(...paths: string[]): this {
     for (const p of paths) this.removes.push(this.path(p));
+    return this;
+  }
+
+  /** Adds `by` to a number (which counts from 0 when absent). */
+  add(path: string, by: number): this {
+    this.adds.push(`${this.path(path)} ${this.value(by)}`);
     return this;
   }
 

@@ -99,22 +99,40 @@ const PURCHASE_FACTS = ['eligibleAmount', 'eligibleExact', 'currency', 'external
 /** The book of refunds as it starts: every purchase claim leaves it in place, so a refund can be booked on any credited order. */
 const EMPTY_BOOK = { refundedSoFar: 0, debitTarget: 0, debited: 0, refunds: {} } as const;
 
+/** What a finished purchase no longer has: its lease and the notes of its attempts. */
+const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError'] as const;
+
+/** Fresh claims remembered at once (in Lambda one attempt runs at a time; this only bounds a leak). */
+const FRESH_CLAIMS_KEPT = 256;
+
+type Item = Record<string, unknown> & { pk: string };
+
 const parseOrder = (item: Record<string, unknown> | undefined) => (item ? OrderRecord.parse(item) : undefined);
 const keyOf = (ref: OrderRef) => orderKey(ref.source, ref.orderId);
 
-const definedFacts = (input: PurchaseClaimInput) =>
-  Object.fromEntries(PURCHASE_FACTS.flatMap((f) => (input[f] === undefined ? [] : [[f, input[f]]])));
+const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 
 export function createOrderRecords(store: Store): OrderRecords {
   const { clock, leaseMs, iso } = store;
+  /**
+   * Orders this ledger created by its claim, by lease owner, as written (revision 1). Their finish
+   * replaces the whole item if no other write came since (store.replace): no update expression to
+   * evaluate. Any other write (a refund registering, a takeover) makes it fall back to the update.
+   */
+  const freshClaims = new Map<string, Item>();
+  const takeFreshClaim = (owner: string, pk: string): Item | undefined => {
+    const item = freshClaims.get(owner);
+    freshClaims.delete(owner);
+    return item?.pk === pk ? item : undefined;
+  };
+  const keepFreshClaim = (owner: string, item: Item) => {
+    if (freshClaims.size >= FRESH_CLAIMS_KEPT) freshClaims.delete(freshClaims.keys().next().value as string);
+    freshClaims.set(owner, item);
+  };
 
-  const orderBase = (ref: OrderRef, now: number) =>
-    new Expression()
-      .set('kind', 'order')
-      .set('source', ref.source)
-      .set('orderId', ref.orderId)
-      .setIfAbsent('createdAt', iso(now))
-      .set('updatedAt', iso(now));
+  const orderIdentity = (ref: OrderRef, now: number) =>
+    new Expression().set('kind', 'order').set('source', ref.source).set('orderId', ref.orderId).setIfAbsent('createdAt', iso(now));
+  const orderBase = (ref: OrderRef, now: number) => orderIdentity(ref, now).set('updatedAt', iso(now));
 
   const withEmptyBook = (e: Expression) => {
     for (const [field, empty] of Object.entries(EMPTY_BOOK)) e.setIfAbsent(field, empty);
@@ -134,7 +152,7 @@ export function createOrderRecords(store: Store): OrderRecords {
     );
 
   /** What `purchaseLease` leaves where no record was: written whole by the common first claim. */
-  const freshOrder = (input: PurchaseClaimInput, now: number): Record<string, unknown> & { pk: string } => ({
+  const freshOrder = (input: PurchaseClaimInput, now: number): Item => ({
     pk: keyOf(input),
     kind: 'order',
     source: input.source,
@@ -146,9 +164,31 @@ export function createOrderRecords(store: Store): OrderRecords {
     leaseUntil: now + leaseMs,
     attempts: 1,
     firstSeenAt: iso(now),
-    ...definedFacts(input),
+    ...defined(Object.fromEntries(PURCHASE_FACTS.map((f) => [f, input[f]]))),
     ...EMPTY_BOOK,
   });
+
+  /** What a finish sets on the order (beside removing LEASE_FIELDS), whichever way it is written. */
+  const finishFields = (result: PurchaseResult, now: number) =>
+    defined({
+      updatedAt: iso(now),
+      state: 'done',
+      outcome: result.outcome,
+      customerId: result.customerId,
+      pointsHint: result.pointsHint,
+      pointsCredited: result.pointsCredited,
+      pointsExact: result.pointsCredited !== undefined ? true : undefined,
+      reconciled: result.reconciled,
+      awaitingCustomerUntil: result.awaitingCustomerUntil,
+      ...store.finished(result.reason, now),
+    });
+
+  /** The finish of a fresh claim as one whole-item replace; undefined when another write came in between. */
+  async function finishFreshClaim(claimed: Item, result: PurchaseResult, now: number): Promise<OrderRecord | undefined> {
+    const done: Item = { ...claimed, ...finishFields(result, now) };
+    for (const field of LEASE_FIELDS) delete done[field];
+    return parseOrder(await store.replace(done, 1));
+  }
 
   return {
     async getOrder(ref) {
@@ -159,7 +199,11 @@ export function createOrderRecords(store: Store): OrderRecords {
       const now = clock();
       // Most orders are new: one put claims them. A record already there (a refund's stub, a redelivery,
       // a lease to take over) is claimed by the conditional update under the usual condition.
-      if (await store.create(freshOrder(input, now))) return { ok: true, previous: undefined };
+      const created = await store.create(freshOrder(input, now));
+      if (created) {
+        keepFreshClaim(input.owner, created as Item);
+        return { ok: true, previous: undefined };
+      }
       const e = purchaseLease(input, now).remove('ttl');
       return store.claim(keyOf(input), e, claimable(e, now), OrderRecord.parse);
     },
@@ -172,22 +216,23 @@ export function createOrderRecords(store: Store): OrderRecords {
 
     async finishPurchase(ref, owner, result) {
       const now = clock();
+      const claimed = owner === null ? undefined : takeFreshClaim(owner, keyOf(ref));
+      if (claimed) {
+        const done = await finishFreshClaim(claimed, result, now);
+        if (done) return done;
+      }
       // The lease holder's claim wrote the order and its facts: only the outcome changes. A skip (no
       // claim) may be the first write of the order, so it writes all of it.
       const e =
         owner !== null
-          ? new Expression().set('updatedAt', iso(now))
-          : withEmptyBook(orderBase(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('firstSeenAt', iso(now)).setIfAbsent('attempts', 1));
-      e.set('state', 'done')
-        .setFrom(result, ['outcome', 'customerId', 'pointsHint', 'pointsCredited', 'reconciled'])
-        .set('pointsExact', result.pointsCredited !== undefined ? true : undefined)
-        .set('awaitingCustomerUntil', result.awaitingCustomerUntil)
-        .remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError');
-      store.finished(e, result.reason, now);
+          ? new Expression()
+          : withEmptyBook(orderIdentity(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('firstSeenAt', iso(now)).setIfAbsent('attempts', 1));
+      e.setAll(finishFields(result, now)).remove(...LEASE_FIELDS);
       return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));
     },
 
     async releaseOrder(ref, owner, opts) {
+      freshClaims.delete(owner);
       const e = new Expression()
         .set('updatedAt', iso(clock()))
         .set('lastError', capText(opts.lastError))

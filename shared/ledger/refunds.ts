@@ -58,8 +58,8 @@ export function createRefundRecords(store: Store): RefundRecords {
       const e = new Expression()
         .setFrom(result, ['state', 'outcome', 'customerId', 'pointsDebited', 'debitTarget', 'shortfall', 'reconciled'])
         .set('updatedAt', iso(now))
+        .setAll(store.finished(result.reason, now))
         .remove('leaseOwner', 'leaseUntil', 'lastError');
-      store.finished(e, result.reason, now);
       return parseRefund(await store.update(keyOf(ref), e, heldBy(e, owner)));
     },
 

@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { capText } from '../text/index.js';
 import type { Expression } from './expression.js';
 import { ConditionalCheckFailedException, GetCommand, PutCommand, UpdateCommand } from './sdk.js';
@@ -22,14 +22,20 @@ export interface Store {
   /** One conditional UpdateItem: the item as it is after, or undefined when the condition failed. */
   update(pk: string, e: Expression, condition: string): Promise<Item | undefined>;
   /**
-   * Writes a whole item only where none is (PutItem on attribute_not_exists): false when one is there.
-   * Nothing can be erased by it, and a put's one-clause condition is the cheapest write to evaluate.
+   * Writes a whole item only where none is (PutItem on attribute_not_exists), at revision 1: false
+   * when one is there. Nothing can be erased by it, and a put is the cheapest write to evaluate.
    */
-  create(item: Item & { pk: string }): Promise<boolean>;
+  create(item: Item & { pk: string }): Promise<Item | undefined>;
+  /**
+   * Writes a whole item over the one at `revision`, as the next revision: false when any write came
+   * in between (every write of the store counts itself in `revision`), so nothing another writer
+   * added can be erased.
+   */
+  replace(item: Item & { pk: string }, revision: number): Promise<Item | undefined>;
   /** A conditional update that takes a lease: the record before it, or (failed) the record as it is. */
   claim<T>(pk: string, e: Expression, condition: string, parse: (item: Item) => T): Promise<Claim<T>>;
-  /** Stamps a finished record: why (capped), when, and the TTL from then (not `updatedAt`: the caller's). */
-  finished(e: Expression, reason: string | undefined, nowMs: number): Expression;
+  /** What stamps a finished record: why (capped), when, and the TTL from then (not `updatedAt`: the caller's). */
+  finished(reason: string | undefined, nowMs: number): { reason?: string; finishedAt: string; ttl: number };
   /** ISO time of an epoch ms. */
   iso(ms: number): string;
   /** The TTL (epoch seconds) of a record written at `ms`. */
@@ -48,6 +54,12 @@ export interface StoreOptions {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Counted by every write of the store: a whole-item replace is safe only over the revision it read. */
+export const REVISION = 'revision';
+
+/** The expression with this write counted, once however often it is sent. */
+const counted = (e: Expression) => (Object.values(e.names).includes(REVISION) ? e : e.add(REVISION, 1));
+
 const isConditionFailure = (err: unknown) =>
   err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
@@ -56,6 +68,20 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
   async function get(pk: string): Promise<Item | undefined> {
     const out = await client.send(new GetCommand({ TableName: tableName, Key: { pk }, ConsistentRead: true }));
     return out.Item;
+  }
+
+  /** A conditional PutItem: the item as written, or undefined when the condition failed. */
+  async function put(
+    item: Item,
+    condition: Pick<PutCommandInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>,
+  ): Promise<Item | undefined> {
+    try {
+      await client.send(new PutCommand({ TableName: tableName, Item: item, ...condition }));
+      return item;
+    } catch (err) {
+      if (isConditionFailure(err)) return undefined;
+      throw err;
+    }
   }
 
   /** undefined when the condition failed; otherwise the item's attributes as `returnValues` asks. */
@@ -70,7 +96,7 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
         new UpdateCommand({
           TableName: tableName,
           Key: { pk },
-          UpdateExpression: e.update(),
+          UpdateExpression: counted(e).update(),
           ConditionExpression: condition,
           ExpressionAttributeNames: e.names,
           ExpressionAttributeValues: Object.keys(e.values).length ? e.values : undefined,
@@ -88,20 +114,18 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
     clock,
     leaseMs,
     get,
-    async create(item) {
-      try {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: item,
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-        return true;
-      } catch (err) {
-        if (isConditionFailure(err)) return false;
-        throw err;
-      }
+    create(item) {
+      return put({ ...item, [REVISION]: 1 }, { ConditionExpression: 'attribute_not_exists(pk)' });
+    },
+    replace(item, revision) {
+      return put(
+        { ...item, [REVISION]: revision + 1 },
+        {
+          ConditionExpression: '#revision = :revision',
+          ExpressionAttributeNames: { '#revision': REVISION },
+          ExpressionAttributeValues: { ':revision': revision },
+        },
+      );
     },
     async update(pk, e, condition) {
       return (await conditionalUpdate(pk, e, condition, 'ALL_NEW'))?.attributes;
@@ -112,11 +136,8 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
       const current = await get(pk);
       return { ok: false, current: current ? parse(current) : undefined };
     },
-    finished(e, reason, nowMs) {
-      return e
-        .set('reason', reason === undefined ? undefined : capText(reason))
-        .set('finishedAt', iso(nowMs))
-        .set('ttl', ttlFrom(nowMs));
+    finished(reason, nowMs) {
+      return { ...(reason === undefined ? {} : { reason: capText(reason) }), finishedAt: iso(nowMs), ttl: ttlFrom(nowMs) };
     },
     iso,
     ttlFrom,
