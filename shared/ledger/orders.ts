@@ -226,7 +226,9 @@ export function createOrderRecords(store: Store): OrderRecords {
       const e =
         owner !== null
           ? new Expression()
-          : withEmptyBook(orderIdentity(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('firstSeenAt', iso(now)).setIfAbsent('attempts', 1));
+          : withEmptyBook(
+              orderIdentity(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('firstSeenAt', iso(now)).setIfAbsent('attempts', 1),
+            );
       e.setAll(finishFields(result, now)).remove(...LEASE_FIELDS);
       return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));
     },
