@@ -12,7 +12,7 @@ import { OpenApiError, isOpenApiError } from './errors.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { Answers, type TokenResponse } from './schemas.js';
 import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
-import { CallDeadlineError, createTransport, type HttpAnswer, type Transport } from './transport.js';
+import { createTransport, type HttpAnswer, type Transport } from './transport.js';
 
 export interface CallPipeline {
   /** Sends one call through every step; every failure is an OpenApiError. */
@@ -106,8 +106,6 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
       await sleep(wait);
     }
     const budget = left === undefined ? callTimeoutMs : Math.min(callTimeoutMs, left - wait);
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new CallDeadlineError(budget)), budget);
     let answer: HttpAnswer;
     try {
       answer = await transport.send({
@@ -117,12 +115,10 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
         bearer,
         body: c.body,
         idempotent: c.retryable,
-        signal: deadline.signal,
+        deadlineMs: budget,
       });
     } catch (e) {
       throw classifyTransportError(failedRequest(c, route), e);
-    } finally {
-      clearTimeout(timer);
     }
     if (answer.status >= 200 && answer.status < 300) return c.parse(answer, route);
     throw classifyAnswer(failedRequest(c, route), answer.status, answer.headers, answer.text);

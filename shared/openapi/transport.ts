@@ -50,8 +50,8 @@ export interface HttpRequest {
   bearer?: string;
   body?: unknown;
   idempotent: boolean;
-  /** Ends the whole exchange (connect, headers and body) when aborted: the call's overall deadline. */
-  signal?: AbortSignal;
+  /** The call's overall deadline (ms from now): it ends the whole exchange, connect, headers and body. */
+  deadlineMs?: number;
 }
 
 export interface HttpAnswer {
@@ -123,26 +123,27 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts;
       }
       const o = originFor(req.origin);
       return new Promise<HttpAnswer>((resolve, reject) => {
-        let timer: NodeJS.Timeout | undefined;
+        // Two timers per exchange, no AbortController: the call's deadline, and the phase deadline
+        // (connect, headers, then body idle time) re-armed by refresh() as each chunk comes.
+        let phase: NodeJS.Timeout | undefined;
+        let deadline: NodeJS.Timeout | undefined;
         let settled = false;
-        let request: ReturnType<typeof httpRequest> | undefined;
-        const signal = req.signal;
-        // The call's overall deadline: it fails with its own reason (CALL_DEADLINE), whatever phase it cuts.
-        const onAbort = () => fail(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+        const settle = () => {
+          settled = true;
+          clearTimeout(phase);
+          clearTimeout(deadline);
+        };
         const fail = (error: Error) => {
           if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          request?.destroy(error);
+          settle();
+          request.destroy(error);
           reject(error);
         };
         const arm = (ms: number, code: TransportError['code'], what: string) => {
-          clearTimeout(timer);
-          timer = setTimeout(() => fail(new TransportError(code, `${what} timeout after ${ms} ms`)), ms);
+          clearTimeout(phase);
+          phase = setTimeout(() => fail(new TransportError(code, `${what} timeout after ${ms} ms`)), ms);
         };
-        if (signal?.aborted) return onAbort();
-        request = o.request({
+        const request = o.request({
           agent: o.agent,
           hostname: o.hostname,
           port: o.port,
@@ -150,7 +151,11 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts;
           path: req.path,
           headers,
         });
-        signal?.addEventListener('abort', onAbort, { once: true });
+        if (req.deadlineMs !== undefined) {
+          const ms = req.deadlineMs;
+          // The call's overall deadline fails with its own reason (CALL_DEADLINE), whatever phase it cuts.
+          deadline = setTimeout(() => fail(new CallDeadlineError(ms)), ms);
+        }
         request.on('error', fail);
         request.on('socket', (socket) => {
           // A reused keep-alive socket is connected already: only the answer's deadline applies.
@@ -169,16 +174,18 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts;
             // Past the cap the transfer is cut off: the rest is never read, nor held in memory.
             if (size > maxAnswerBytes) return fail(new AnswerTooLargeError(res.statusCode ?? 0, maxAnswerBytes));
             chunks.push(chunk);
-            arm(timeouts.bodyMs, 'UND_ERR_BODY_TIMEOUT', 'body');
+            phase?.refresh();
           });
           res.on('error', fail);
           res.on('aborted', () => fail(Object.assign(new Error('the answer was cut short'), { code: 'ECONNRESET' })));
           res.on('end', () => {
             if (settled) return;
-            settled = true;
-            clearTimeout(timer);
-            signal?.removeEventListener('abort', onAbort);
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+            settle();
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              text: chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8'),
+            });
           });
         });
         request.end(body);
