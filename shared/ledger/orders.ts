@@ -96,8 +96,11 @@ function finishCondition(e: Expression, owner: string | null, result: PurchaseRe
 /** What the purchase event says of the order, kept on it from the first claim. */
 const PURCHASE_FACTS = ['eligibleAmount', 'eligibleExact', 'currency', 'externalKey', 'externalId'] as const;
 
-/** The book of refunds as it starts: every purchase claim leaves it in place, so a refund can be booked on any credited order. */
-const EMPTY_BOOK = { refundedSoFar: 0, debitTarget: 0, debited: 0, refunds: {} } as const;
+/**
+ * The book of refunds as it starts: every purchase claim leaves the map in place, so a refund can be
+ * booked on any credited order (`SET refunds.#id` needs it). Its totals start at 0 by the schema's defaults.
+ */
+const EMPTY_BOOK = { refunds: {} } as const;
 
 /** What a finished purchase no longer has: its lease and the notes of its attempts. */
 const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError'] as const;
@@ -147,7 +150,6 @@ export function createOrderRecords(store: Store): OrderRecords {
         .set('leaseOwner', input.owner)
         .set('leaseUntil', now + leaseMs)
         .increment('attempts')
-        .setIfAbsent('firstSeenAt', iso(now))
         .setFrom(input, PURCHASE_FACTS),
     );
 
@@ -163,7 +165,6 @@ export function createOrderRecords(store: Store): OrderRecords {
     leaseOwner: input.owner,
     leaseUntil: now + leaseMs,
     attempts: 1,
-    firstSeenAt: iso(now),
     ...defined(Object.fromEntries(PURCHASE_FACTS.map((f) => [f, input[f]]))),
     ...EMPTY_BOOK,
   });
@@ -227,7 +228,7 @@ export function createOrderRecords(store: Store): OrderRecords {
         owner !== null
           ? new Expression()
           : withEmptyBook(
-              orderIdentity(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('firstSeenAt', iso(now)).setIfAbsent('attempts', 1),
+              orderIdentity(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1),
             );
       e.setAll(finishFields(result, now)).remove(...LEASE_FIELDS);
       return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));
@@ -251,7 +252,6 @@ export function createOrderRecords(store: Store): OrderRecords {
       const now = clock();
       const e = orderBase(ref, now)
         .setIfAbsent('state', 'stub')
-        .setIfAbsent('firstSeenAt', iso(now))
         .addToSet('waitingRefunds', [ref.refundId])
         .addToSet('refundIds', [ref.refundId]);
       // An order still awaiting its customer is not final either: the refund waits for the credit.

@@ -61,6 +61,7 @@ const lease = {
   attempts: z.number().int().nonnegative().default(0),
   lastError: text,
   reason: text,
+  /** Refunds: when the refund was first seen (its wait for the purchase counts from it). Orders: createdAt. */
   firstSeenAt: time,
   createdAt: time,
   updatedAt: time,
