@@ -38,7 +38,11 @@ export async function runIntakeLatencyBench(options: { requests?: number } = {})
     },
   };
   const handler = makeHandler(
-    depsFromEnvironment({ SHOPIFY_WEBHOOK_SECRET: SECRETS.shopify, POS_WEBHOOK_SECRETS: SECRETS.pos }, { queue, logger: quiet }),
+    depsFromEnvironment(
+      { SHOPIFY_WEBHOOK_SECRET: SECRETS.shopify, POS_WEBHOOK_SECRETS: SECRETS.pos },
+      // Its delivery metrics would print one EMF line per request in the middle of the bench's output.
+      { queue, logger: quiet, recordDelivery: () => undefined },
+    ),
   );
   const server = await startLocalHttpServer({
     port: 0,
