@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   const latency = await part('intake latency over HTTP', async () =>
     (await import('./intake-latency.js')).runIntakeLatencyBench({ requests: quick ? 500 : 2000 }),
   );
-  const bundles = await part('function bundles', async () => (await import('./bundles.js')).runBundleBench({ samples: quick ? 5 : 9 }));
+  const bundles = await part('function bundles', async () => (await import('./bundles.js')).runBundleBench({ samples: quick ? 9 : 15 }));
   const intake = await part('intake handler', async () =>
     (await import('./intake.js')).runIntakeBench({ durationMs: quick ? 500 : 1000, loadSamples: quick ? 2 : 5 }),
   );
@@ -327,7 +327,7 @@ function resultsMarkdown(rows: Row[], figures: unknown, quick: boolean, host: Re
     '  SDK client the ledger uses. The first refund of an order also reads the point history once, to learn the exact',
     '  credited figure (the purchase stores only the balance difference, to stay at 2 calls). A new order costs 2 writes,',
     '  both PutItem: the claim writes the pending order where none is (`attribute_not_exists`), the finish replaces it',
-    '  whole on condition that its `revision` is still the claim\'s (every ledger write counts itself there), so nothing',
+    "  whole on condition that its `revision` is still the claim's (every ledger write counts itself there), so nothing",
     '  another writer added can be erased; after any other write (a refund registering) the finish is an UpdateItem.',
     '- **Worker vs floor, CPU-bound**: the same number of purchases, 8 at a time, batches of one record. The floor does only',
     '  the bare work of a purchase in the same process: 2 raw undici requests (lookup by external id, points calculation)',
@@ -357,7 +357,8 @@ function resultsMarkdown(rows: Row[], figures: unknown, quick: boolean, host: Re
     '  one at a time on a keep-alive connection, to the local API Gateway stand-in (local/http) in front of the real',
     '  receive-webhook handler, until the 2xx; the queue behind only records the message. 100 warm-up requests.',
     '- **Bundles** (bench/bundles.ts): each function built as the stack builds it (esbuild, ESM, minified, the AWS SDK',
-    '  left to the Lambda runtime: infra/paths.ts). One fresh Node process per sample; load = evaluating the module, init =',
+    '  left to the Lambda runtime: infra/paths.ts). One fresh Node process per sample (9 samples in a quick run, 15 in a',
+    '  full one, every variant in each round, so a slow moment of the disk or CPU hits all alike); load = evaluating the module, init =',
     "  load + `depsFromEnvironment` with the stack's environment (the DynamoDB/SQS clients, the Open API client, logger,",
     "  metrics: what a cold start pays before the first request leaves), RSS = the process's resident memory after init.",
     '  An external module is loaded from node_modules, as the runtime loads its own (its version may differ: AWS updates',

@@ -21,7 +21,7 @@ export interface LedgerOptions {
 
 /**
  * The processing ledger, one DynamoDB item per order and per refund: leases, outcomes and the book of
- * refunds each order's debits are computed from. Every write is one conditional update (no transactions).
+ * refunds each order's debits are computed from. Every write is one conditional put or update (no transactions).
  */
 export interface Ledger extends OrderRecords, RefundRecords {
   readonly leaseMs: number;

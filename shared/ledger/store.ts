@@ -12,7 +12,7 @@ export type Claim<T> = { ok: true; previous: T | undefined } | { ok: false; curr
 type Item = Record<string, unknown>;
 
 /**
- * The table as the ledger's records use it: consistent reads and conditional updates of one item by
+ * The table as the ledger's records use it: consistent reads and conditional writes of one item by
  * its key, plus the clock, lease length and retention every write stamps.
  */
 export interface Store {
