@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLedger, type Ledger } from '../../../../shared/ledger/index.js';
-import { manualClock, startDynalite, type LocalDynamo } from '../../../support/dynalite.js';
+import { describe, expect, it } from 'vitest';
+import type { Ledger } from '../../../../shared/ledger/index.js';
+import { manualClock } from '../../../support/dynalite.js';
+import { withLocalLedger } from '../../../support/ledger.js';
 
 /** The ledger's part of a customer named later (Square): a skip that waits, and the one re-opening. */
-let dynamo: LocalDynamo;
 const clock = manualClock();
 let ledger: Ledger;
 let n = 0;
@@ -20,12 +20,8 @@ const WINDOW_MS = 3_600_000;
 const skipAwaiting = (ref: { source: string; orderId: string }) =>
   ledger.finishPurchase(ref, null, { outcome: 'skipped', reason: 'no_customer', ...facts, awaitingCustomerUntil: clock() + WINDOW_MS });
 
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  ledger = createLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock, leaseSeconds: 60 });
-});
-afterAll(async () => {
-  await dynamo.stop();
+withLocalLedger({ clock, leaseSeconds: 60 }, (made) => {
+  ledger = made.ledger;
 });
 
 describe('ledger: an order awaiting its customer', () => {
