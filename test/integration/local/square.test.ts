@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../../emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import type { EmulatorConfig } from '../../../emulator/index.js';
 import { runDemo, squarePayment } from '../../../local/demo/index.js';
-import { handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
+import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
+import { withDemoStack } from '../../support/local-stack.js';
 
 /** `npm start`'s Square route: the demo key, the default notification URL, the demo's Square customer. */
 describe('the local stack serves Square', () => {
@@ -9,14 +10,8 @@ describe('the local stack serves Square', () => {
   let handle: LocalStackHandle;
   let demoConfig: EmulatorConfig;
 
-  beforeAll(async () => {
-    demoConfig = await loadConfigFile(DEMO_CONFIG_PATH);
-    stack = await startLocalStack({ emulatorConfig: demoConfig });
-    handle = handleOf(stack);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await stack?.close();
+  withDemoStack({}, (made) => {
+    ({ stack, handle, demoConfig } = made);
   });
 
   const frank = 'JDKYHBWT1D4F8MFH63DBMEN8Y4';

@@ -3,19 +3,19 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../../emulator/index.js';
+import type { EmulatorConfig } from '../../../emulator/index.js';
 import { ledgerReport } from '../../../local/cli/index.js';
 import { runDemo, shopifyOrderPaid } from '../../../local/demo/index.js';
 import {
   createManualClock,
   examplePosScript,
   exampleShopifyCurl,
-  handleOf,
   type LocalStack,
   type LocalStackHandle,
   startLocalStack,
 } from '../../../local/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
+import { withDemoStack } from '../../support/local-stack.js';
 
 const run = promisify(execFile);
 
@@ -25,17 +25,13 @@ describe('the local stack (npm start) end to end', () => {
   let api: OpenApiClient;
   let demoConfig: EmulatorConfig;
 
-  beforeAll(async () => {
-    demoConfig = await loadConfigFile(DEMO_CONFIG_PATH);
-    stack = await startLocalStack({ emulatorConfig: demoConfig });
-    handle = handleOf(stack);
+  withDemoStack({}, (made) => {
+    ({ stack, handle, demoConfig } = made);
     // A separate client, as a user checking the balances would have.
     api = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
   });
   afterAll(async () => {
     await api?.close();
-    await handle?.close();
-    await stack?.close();
   });
 
   const balance = async (key: string, id: string) => (await api.getMemberByExternalId(key, id)).point;

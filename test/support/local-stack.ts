@@ -1,0 +1,28 @@
+import { afterAll, beforeAll } from 'vitest';
+import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../emulator/index.js';
+import { handleOf, type LocalStack, type LocalStackHandle, type LocalStackOptions, startLocalStack } from '../../local/index.js';
+
+export interface DemoStack {
+  stack: LocalStack;
+  handle: LocalStackHandle;
+  /** The demo's emulator configuration the stack runs (its members, for runDemo). */
+  demoConfig: EmulatorConfig;
+}
+
+/**
+ * Gives the test file `npm start`'s stack with the demo configuration, every port picked free
+ * (started before its tests, closed after), through `ready`, which runs once it is up.
+ */
+export function withDemoStack(options: Omit<LocalStackOptions, 'emulatorConfig'>, ready: (made: DemoStack) => void): void {
+  let made: DemoStack | undefined;
+  beforeAll(async () => {
+    const demoConfig = await loadConfigFile(DEMO_CONFIG_PATH);
+    const stack = await startLocalStack({ ...options, emulatorConfig: demoConfig });
+    made = { stack, handle: handleOf(stack), demoConfig };
+    ready(made);
+  });
+  afterAll(async () => {
+    await made?.handle.close();
+    await made?.stack.close();
+  });
+}
