@@ -62,9 +62,7 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
     const connected = handle;
     const result = await runDemo(
       {
-        intakeUrl: connected.intakeUrl,
-        openapi: connected.openapi,
-        ledger: connected.ledger,
+        ...connected,
         emulatorConfig: config.emulatorConfig,
         secrets: {
           shopify: config.webhookSecrets.shopify[0]!,
@@ -74,8 +72,6 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
             notificationUrl: config.squareNotificationUrl ?? defaultSquareNotificationUrl(connected.intakeUrl),
           },
         },
-        queueStats: () => connected.queueStats(),
-        waitForIdle: () => connected.waitForIdle(),
       },
       out.print,
     );

@@ -1,24 +1,18 @@
 import type { EmulatorConfig } from '../../emulator/index.js';
 import type { Ledger, OrderRecord, RefundRecord } from '../../shared/ledger/index.js';
 import { isOpenApiError, type OpenApiClient } from '../../shared/openapi/index.js';
-import type { LocalQueueStats } from '../queue/index.js';
+import type { LocalStackHandle } from '../connect.js';
 import { renderTable, signed } from './table.js';
 import type { WebhookRequest } from './webhooks.js';
 import type { SquareSigning } from './square.js';
 import { buildSteps, type Customer, type Step } from './steps.js';
 
 /** What the demo drives: a running local stack, in this process or another one. */
-export interface DemoTarget {
-  intakeUrl: string;
-  openapi: OpenApiClient;
-  ledger: Ledger;
+export type DemoTarget = Pick<LocalStackHandle, 'intakeUrl' | 'openapi' | 'ledger' | 'queueStats' | 'waitForIdle'> & {
   emulatorConfig: EmulatorConfig;
   /** The current signing secret of each source. */
   secrets: { shopify: string; pos: string; square?: SquareSigning };
-  queueStats(): Promise<LocalQueueStats>;
-  /** Resolves once the queue has nothing left to deliver (rejects after a bounded wait). */
-  waitForIdle(): Promise<void>;
-}
+};
 
 export interface DemoResult {
   ok: boolean;

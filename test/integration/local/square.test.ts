@@ -50,17 +50,13 @@ describe('the local stack serves Square', () => {
     const printed: string[] = [];
     const result = await runDemo(
       {
-        intakeUrl: handle.intakeUrl,
-        openapi: handle.openapi,
-        ledger: handle.ledger,
+        ...handle,
         emulatorConfig: demoConfig,
         secrets: {
           shopify: stack.webhookSecrets.shopify[0]!,
           pos: stack.webhookSecrets.pos[0]!,
           square: { key: stack.webhookSecrets.square[0]!, notificationUrl: stack.squareNotificationUrl },
         },
-        queueStats: () => handle.queueStats(),
-        waitForIdle: () => handle.waitForIdle(),
       },
       (line) => printed.push(line),
     );

@@ -46,13 +46,9 @@ describe('the local stack (npm start) end to end', () => {
     const printed: string[] = [];
     const result = await runDemo(
       {
-        intakeUrl: handle.intakeUrl,
-        openapi: handle.openapi,
-        ledger: handle.ledger,
+        ...handle,
         emulatorConfig: demoConfig,
         secrets: { shopify: stack.webhookSecrets.shopify[0]!, pos: stack.webhookSecrets.pos[0]! },
-        queueStats: () => handle.queueStats(),
-        waitForIdle: () => handle.waitForIdle(),
       },
       (line) => printed.push(line),
     );
@@ -65,14 +61,10 @@ describe('the local stack (npm start) end to end', () => {
   it('reports every event that does not do what the demo expects, so its exit code is not 0', async () => {
     const result = await runDemo(
       {
-        intakeUrl: handle.intakeUrl,
-        openapi: handle.openapi,
-        ledger: handle.ledger,
+        ...handle,
         emulatorConfig: demoConfig,
         // Signed with secrets the stack does not know: every webhook is refused.
         secrets: { shopify: 'not-the-secret', pos: 'not-the-secret' },
-        queueStats: () => handle.queueStats(),
-        waitForIdle: () => handle.waitForIdle(),
       },
       () => {},
     );
