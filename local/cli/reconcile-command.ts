@@ -125,11 +125,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
     );
     const result = await reconcileShopify(
       {
-        client: target.client,
-        ledger: target.ledger,
-        source: target.source,
-        shopDomain: target.shopDomain,
-        queue: target.queue,
+        ...target,
         now,
         progress: out.printError,
         onMissing: (m) =>

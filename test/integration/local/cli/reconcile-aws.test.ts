@@ -104,11 +104,7 @@ describe('reconcile against a deployed stage (--stage)', () => {
       expect(target.shopDomain).toBe('example-shop-staging.myshopify.com');
       const result = await reconcileShopify(
         {
-          client: target.client,
-          ledger: target.ledger,
-          source: target.source,
-          shopDomain: target.shopDomain,
-          queue: target.queue,
+          ...target,
           now: () => new Date(),
         },
         { since: new Date(Date.now() - 3_600_000), until: new Date(Date.now() + 60_000), dryRun: false },
