@@ -96,12 +96,6 @@ function finishCondition(e: Expression, owner: string | null, result: PurchaseRe
 /** What the purchase event says of the order, kept on it from the first claim. */
 const PURCHASE_FACTS = ['eligibleAmount', 'eligibleExact', 'currency', 'externalKey', 'externalId'] as const;
 
-/**
- * The book of refunds as it starts: every purchase claim leaves the map in place, so a refund can be
- * booked on any credited order (`SET refunds.#id` needs it). Its totals start at 0 by the schema's defaults.
- */
-const EMPTY_BOOK = { refunds: {} } as const;
-
 /** What a finished purchase no longer has: its lease and the notes of its attempts. */
 const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError'] as const;
 
@@ -137,10 +131,11 @@ export function createOrderRecords(store: Store): OrderRecords {
     new Expression().set('kind', 'order').set('source', ref.source).set('orderId', ref.orderId).setIfAbsent('createdAt', iso(now));
   const orderBase = (ref: OrderRef, now: number) => orderIdentity(ref, now).set('updatedAt', iso(now));
 
-  const withEmptyBook = (e: Expression) => {
-    for (const [field, empty] of Object.entries(EMPTY_BOOK)) e.setIfAbsent(field, empty);
-    return e;
-  };
+  /**
+   * The book of refunds as it starts: every purchase write leaves the map in place, so a refund can be
+   * booked on any credited order (`SET refunds.#id` needs it). Its totals start at 0 by the schema's defaults.
+   */
+  const withEmptyBook = (e: Expression) => e.setIfAbsent('refunds', {});
 
   /** The purchase's lease and facts, as a claim of an existing record and a re-opening both write them. */
   const purchaseLease = (input: PurchaseClaimInput, now: number) =>
@@ -166,7 +161,7 @@ export function createOrderRecords(store: Store): OrderRecords {
     leaseUntil: now + leaseMs,
     attempts: 1,
     ...defined(Object.fromEntries(PURCHASE_FACTS.map((f) => [f, input[f]]))),
-    ...EMPTY_BOOK,
+    refunds: {},
   });
 
   /** What a finish sets on the order (beside removing LEASE_FIELDS), whichever way it is written. */
@@ -202,7 +197,7 @@ export function createOrderRecords(store: Store): OrderRecords {
       // a lease to take over) is claimed by the conditional update under the usual condition.
       const created = await store.create(freshOrder(input, now));
       if (created) {
-        keepFreshClaim(input.owner, created as Item);
+        keepFreshClaim(input.owner, created);
         return { ok: true, previous: undefined };
       }
       const e = purchaseLease(input, now).remove('ttl');

@@ -25,13 +25,13 @@ export interface Store {
    * Writes a whole item only where none is (PutItem on attribute_not_exists), at revision 1: false
    * when one is there. Nothing can be erased by it, and a put is the cheapest write to evaluate.
    */
-  create(item: Item & { pk: string }): Promise<Item | undefined>;
+  create<T extends Item & { pk: string }>(item: T): Promise<T | undefined>;
   /**
    * Writes a whole item over the one at `revision`, as the next revision: false when any write came
    * in between (every write of the store counts itself in `revision`), so nothing another writer
    * added can be erased.
    */
-  replace(item: Item & { pk: string }, revision: number): Promise<Item | undefined>;
+  replace<T extends Item & { pk: string }>(item: T, revision: number): Promise<T | undefined>;
   /** A conditional update that takes a lease: the record before it, or (failed) the record as it is. */
   claim<T>(pk: string, e: Expression, condition: string, parse: (item: Item) => T): Promise<Claim<T>>;
   /** What stamps a finished record: why (capped), when, and the TTL from then (not `updatedAt`: the caller's). */
@@ -71,10 +71,10 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
   }
 
   /** A conditional PutItem: the item as written, or undefined when the condition failed. */
-  async function put(
-    item: Item,
+  async function put<T extends Item>(
+    item: T,
     condition: Pick<PutCommandInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>,
-  ): Promise<Item | undefined> {
+  ): Promise<T | undefined> {
     try {
       await client.send(new PutCommand({ TableName: tableName, Item: item, ...condition }));
       return item;
