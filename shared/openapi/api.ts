@@ -9,7 +9,7 @@ import type {
   PointGrantInput,
   PointHistoryPage,
 } from './schemas.js';
-import type { Timeouts } from './transport.js';
+import type { Timeouts } from '../http-client/index.js';
 
 export interface OpenApiClientOptions {
   credentials: CredentialsProvider;

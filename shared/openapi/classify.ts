@@ -4,7 +4,7 @@
  */
 import { MESSAGES } from './messages.js';
 import { OpenApiError, type Executed, type OpenApiErrorKind } from './errors.js';
-import { AnswerTooLargeError } from './transport.js';
+import { AnswerTooLargeError } from '../http-client/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 
 function isAbort(e: unknown): boolean {

@@ -10,7 +10,7 @@ import { OpenApiError } from './errors.js';
 import { encodePathParam } from './paths.js';
 import { createCallPipeline } from './pipeline.js';
 import { Answers, MemberInput, PointCalculationInput, PointGrantInput, type MemberDetail } from './schemas.js';
-import type { HttpAnswer } from './transport.js';
+import type { HttpAnswer } from '../http-client/index.js';
 
 export { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MIN_CALL_MS, type OpenApiClient, type OpenApiClientOptions, type PageQuery } from './api.js';
 

@@ -1,5 +1,5 @@
 /** The Open API's endpoints, and the one shape of call the client's pipeline sends. */
-import type { HttpAnswer } from './transport.js';
+import type { HttpAnswer } from '../http-client/index.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

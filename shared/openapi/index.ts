@@ -15,6 +15,6 @@ export { isOpenApiError, OpenApiError, type OpenApiErrorKind } from './errors.js
 export { AMOUNT_MAX, MESSAGES, POINT_MIN } from './messages.js';
 export { Answers, type MemberDetail, type PointItem } from './schemas.js';
 export { clearTokenCache } from './token-cache.js';
-export { DEFAULT_TIMEOUTS, DEFAULT_USER_AGENT } from './transport.js';
+export { DEFAULT_TIMEOUTS, DEFAULT_USER_AGENT } from '../http-client/index.js';
 export { customFieldToInput, customFieldToStored, parseDisplayDate, parseDisplayNumber, ValueFormatError } from './values.js';
 export type { SecretReader } from '../config/index.js';

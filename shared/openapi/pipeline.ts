@@ -12,7 +12,7 @@ import { OpenApiError, isOpenApiError } from './errors.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { Answers, type TokenResponse } from './schemas.js';
 import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
-import { createTransport, type HttpAnswer, type Transport } from './transport.js';
+import { createTransport, type HttpAnswer, type Transport } from '../http-client/index.js';
 
 export interface CallPipeline {
   /** Sends one call through every step; every failure is an OpenApiError. */

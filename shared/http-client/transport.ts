@@ -1,6 +1,7 @@
 /**
- * HTTP over Node's own http/https modules: a keep-alive Agent per origin (in practice one: the service's
- * base URL). Timeouts on connect, headers and body; User-Agent on every request; JSON bodies with their
+ * HTTP over Node's own http/https modules: a keep-alive Agent per origin. Every upstream we call (the Open
+ * API, the shop-side APIs) goes through this one stack, so caps and deadlines are the same everywhere.
+ * Timeouts on connect, headers and body; User-Agent on every request; JSON or form bodies with their
  * Content-Type. Node's modules, not undici: undici is ~520 KB of the worker's bundle (a third of its
  * cold start, bench/results.md) for two small JSON calls per event; node:http costs nothing to load.
  */
@@ -48,7 +49,12 @@ export interface HttpRequest {
   /** Already encoded path with query. */
   path: string;
   bearer?: string;
+  /** Extra request headers (an API's own auth or version header); they win over the defaults. */
+  headers?: Record<string, string>;
+  /** A JSON body (serialised here) ... */
   body?: unknown;
+  /** ... or an `application/x-www-form-urlencoded` body (token endpoints); not both. */
+  form?: Record<string, string>;
   idempotent: boolean;
   /** The call's overall deadline (ms from now): it ends the whole exchange, connect, headers and body. */
   deadlineMs?: number;
@@ -116,11 +122,13 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts;
       const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json' };
       if (req.bearer !== undefined) headers.authorization = `Bearer ${req.bearer}`;
       let body: string | undefined;
-      if (req.body !== undefined) {
-        body = JSON.stringify(req.body);
-        headers['content-type'] = 'application/json';
+      if (req.body !== undefined || req.form !== undefined) {
+        const form = req.form !== undefined;
+        body = form ? new URLSearchParams(req.form).toString() : JSON.stringify(req.body);
+        headers['content-type'] = form ? 'application/x-www-form-urlencoded' : 'application/json';
         headers['content-length'] = String(Buffer.byteLength(body));
       }
+      if (req.headers) for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value;
       const o = originFor(req.origin);
       return new Promise<HttpAnswer>((resolve, reject) => {
         // Two timers per exchange, no AbortController: the call's deadline, and the phase deadline

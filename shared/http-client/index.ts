@@ -1,0 +1,16 @@
+/**
+ * The one HTTP client stack for every upstream we call (the Open API, and the shop-side APIs): node:http
+ * with keep-alive, an overall deadline per call, connect/headers/idle-body timeouts and an answer cap.
+ */
+export {
+  AnswerTooLargeError,
+  CallDeadlineError,
+  createTransport,
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_TIMEOUTS,
+  DEFAULT_USER_AGENT,
+  type HttpAnswer,
+  type HttpRequest,
+  type Timeouts,
+  type Transport,
+} from './transport.js';
