@@ -1,6 +1,7 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 // outcome.ts alone, not ../points/index.js: shared/points imports the ledger, so its index here would be an import cycle.
 import { OutcomeKind } from '../points/outcome.js';
+import { AmountTerms } from '../events/index.js';
 
 /** Why a purchase ended (acknowledged outcomes; the queue is done with them): kinds of processing's outcomes. */
 export const OrderOutcome = OutcomeKind.extract([
@@ -96,6 +97,8 @@ export const OrderRecord = z.object({
   eligibleAmount: z.number().int().nonnegative().optional(),
   /** The purchase's exact eligible amount (decimal string), the base of exact refund shares. */
   eligibleExact: z.string().optional(),
+  /** How the purchase measured it (basis, tax inclusion as its payload said, rule): its refunds use the same. */
+  terms: AmountTerms.optional(),
   /** Exact sum of the refunds applied; removed when a refund without an exact amount is applied. */
   refundedExact: z.string().optional(),
   /** Balance after minus balance before the grant: a hint only (others may move points in between). */

@@ -48,6 +48,7 @@ class PurchaseAttempt {
     this.facts = {
       eligibleAmount: event.eligibleAmount,
       eligibleExact: event.eligibleExact,
+      terms: event.terms,
       currency: event.currency,
       externalKey: event.customer?.externalKey,
       externalId: event.customer?.externalId,

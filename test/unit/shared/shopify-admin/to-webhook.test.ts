@@ -52,7 +52,7 @@ const PARTIAL_REFUND: AdminRefund = {
 const BASES = ['subtotal', 'subtotal_excluding_tax', 'total'] as const;
 
 function source(basis: (typeof BASES)[number], rule: 'major_floor' | 'minor') {
-  return configureSource(shopifySource, 'shopify', ShopifySettings.parse({ amount: { basis, rule }, taxesIncluded: true }));
+  return configureSource(shopifySource, 'shopify', ShopifySettings.parse({ amount: { basis, rule } }));
 }
 
 function eventOf(outcome: ReturnType<ReturnType<typeof source>['read']>): PointsEvent {

@@ -298,9 +298,14 @@ describe('Shopify refunds/create', () => {
     expect(e.refundAmount).toBe(35820);
   });
 
-  it('takes the tax out of refunds when the shop prices include tax', () => {
-    const e = event<RefundEvent>(read('refunds-create-partial.json', 'refunds/create', { taxesIncluded: true, amount: { rule: 'minor' } }));
-    expect(e.refundAmount).toBe(17910 - 1433);
+  it("states the refund as sent (price and tax apart), for processing to measure with its order's terms", () => {
+    const e = event<RefundEvent>(read('refunds-create-partial.json', 'refunds/create', { amount: { rule: 'minor' } }));
+    expect(e.parts).toEqual({ price: '179.1', tax: '14.33', shippingPrice: '0', shippingTax: '0' });
+  });
+
+  it('keeps with a purchase whether its own payload says prices include tax', () => {
+    const e = event<PurchaseEvent>(read('orders-paid-usd-discount-shipping.json', 'orders/paid', { amount: { rule: 'minor' } }));
+    expect(e.terms).toEqual({ basis: 'subtotal_excluding_tax', taxesIncluded: false, rule: 'minor' });
   });
 });
 
