@@ -225,9 +225,7 @@ export function createOrderRecords(store: Store): OrderRecords {
       const e =
         owner !== null
           ? new Expression()
-          : withEmptyBook(
-              orderIdentity(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1),
-            );
+          : withEmptyBook(orderIdentity(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1));
       e.setAll(finishFields(result, now)).remove(...LEASE_FIELDS);
       return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));
     },

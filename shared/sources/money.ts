@@ -143,4 +143,3 @@ export function measureRefund(parts: RefundParts, terms: AmountTerms): Decimal {
   if (total && !terms.taxesIncluded) amount = addDecimals(price, tax);
   return compareDecimals(amount, ZERO) > 0 ? amount : ZERO;
 }
-

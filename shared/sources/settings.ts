@@ -15,7 +15,6 @@ export const ExternalKey = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an externa
 /** An external ID value as the Open API accepts it: letters, digits and `* - . _`, at most 255. */
 export const EXTERNAL_ID = /^[A-Za-z0-9*._-]{1,255}$/;
 
-
 export const AmountSettings = z
   .object({
     basis: AmountBasis.default('subtotal_excluding_tax'),

@@ -111,7 +111,10 @@ describe("Shopify refunds of an order, measured with the purchase's own terms", 
           // The shipping goes back with the last refund, as an order adjustment.
           const refunds = parts.map(
             (b, i) =>
-              read(refundBody(1000 + i, b, i === parts.length - 1 ? shippingTotal : null, code, digits, asNumber), 'refunds/create') as RefundEvent,
+              read(
+                refundBody(1000 + i, b, i === parts.length - 1 ? shippingTotal : null, code, digits, asNumber),
+                'refunds/create',
+              ) as RefundEvent,
           );
 
           const eligible = parseDecimal(purchase.eligibleExact!)!;
