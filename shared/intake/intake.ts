@@ -2,7 +2,7 @@
 // the worker's settings (zod schemas built at load) into that function.
 import type { WebhookSecrets } from '../config/webhook-secrets.js';
 import { PointsEvent } from '../events/index.js';
-import type { QuarantineInput } from '../quarantine/index.js';
+import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
 import type { EventQueue } from '../queue/index.js';
 import type { RequestHeaders, SignedRequest, SourceError, SourceSet } from '../sources/index.js';
 import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
@@ -79,9 +79,12 @@ export interface IntakeDeps {
   /** Events older than this many days are ignored (default: from the default ledger retention). */
   readonly replayWindowDays?: number;
   /** Keeps authentic deliveries a source cannot read (sources with quarantinesUnreadable). */
-  readonly quarantine?: { keep(input: QuarantineInput): Promise<{ id: string }> };
-  /** Counts a quarantined delivery (the metric QuarantinedDeliveries, which an alarm watches). */
-  readonly countQuarantined?: (source: string) => void;
+  readonly quarantine?: { keep(input: QuarantineInput): Promise<KeepResult> };
+  /**
+   * Counts a new quarantine entry (QuarantinedDeliveries, and QuarantinedBodiesNotKept when its body was
+   * over the item limit: both alarmed). A re-delivery of an entry is not counted again.
+   */
+  readonly countQuarantined?: (source: string, entry: { bodyKept: boolean }) => void;
 }
 
 const DEFAULT_REPLAY_WINDOW_DAYS = replayWindowDays(DEFAULT_LEDGER_TTL_DAYS);
@@ -147,17 +150,23 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
       log?.warn('webhook refused', { source: source.name, kind: error.kind, path: error.path });
       return refuse(error.kind, error.message, error.path);
     }
-    let id: string;
+    let kept: KeepResult;
     try {
-      ({ id } = await deps.quarantine.keep({ source: source.name, headers: request.headers, rawBody: body.bytes, reason: error }));
+      kept = await deps.quarantine.keep({ source: source.name, headers: request.headers, rawBody: body.bytes, reason: error });
     } catch (e) {
       // Not kept: the sender must retry (5xx), never be told it was taken.
       log?.error('quarantine failed', { source: source.name, kind: error.kind, error: e instanceof Error ? e.message : 'unknown' });
       return refuse('unavailable', 'try again later');
     }
-    deps.countQuarantined?.(source.name);
-    log?.error('webhook quarantined', { source: source.name, quarantineId: id, kind: error.kind, path: error.path });
-    return { statusCode: 200, answer: { status: 'quarantined', id, reason: error.message } };
+    const fields = { source: source.name, quarantineId: kept.id, kind: error.kind, path: error.path };
+    if (kept.delivery === 'first') {
+      deps.countQuarantined?.(source.name, { bodyKept: kept.bodyKept });
+      log?.error('webhook quarantined', { ...fields, bodyKept: kept.bodyKept });
+    } else {
+      // The entry exists and is alarmed already: a re-sent capture must not flood the alarm or the error log.
+      log?.warn('webhook quarantined again', { ...fields, counted: kept.delivery === 'repeat' });
+    }
+    return { statusCode: 200, answer: { status: 'quarantined', id: kept.id, reason: error.message } };
   };
 
   const outcome = source.read(signed);

@@ -3,7 +3,7 @@
 import { ENV } from '../config/environment.js';
 import { emfCountLine } from '../metrics/emf.js';
 import { METRIC } from '../metrics/names.js';
-import { DEFAULT_QUARANTINE_TTL_DAYS, type QuarantineInput } from '../quarantine/index.js';
+import { DEFAULT_QUARANTINE_TTL_DAYS, type KeepResult, type QuarantineInput } from '../quarantine/index.js';
 import type { IntakeDeps } from './intake.js';
 import { envInteger } from '../config/env-values.js';
 
@@ -22,7 +22,7 @@ export function quarantineFromEnvironment(env: NodeJS.ProcessEnv): Pick<IntakeDe
     () => new Error(`${ENV.QUARANTINE_TTL_DAYS} must be a whole number of days from 1 to 3650`),
   );
   const endpoint = env[ENV.DYNAMODB_ENDPOINT];
-  let store: Promise<{ keep(input: QuarantineInput): Promise<{ id: string }> }> | undefined;
+  let store: Promise<{ keep(input: QuarantineInput): Promise<KeepResult> }> | undefined;
   const open = async () => {
     const [{ createDocumentClient }, { createQuarantineStore }] = await Promise.all([
       import('../ledger/client.js'),
@@ -47,10 +47,11 @@ export function quarantineFromEnvironment(env: NodeJS.ProcessEnv): Pick<IntakeDe
         }
       },
     },
-    countQuarantined: () => {
-      process.stdout.write(
-        `${emfCountLine({ ...(namespace ? { namespace } : {}), service, name: METRIC.quarantinedDeliveries, nowMs: Date.now() })}\n`,
-      );
+    countQuarantined: (_source, entry) => {
+      const count = (name: typeof METRIC.quarantinedDeliveries | typeof METRIC.quarantinedBodiesNotKept) =>
+        process.stdout.write(`${emfCountLine({ ...(namespace ? { namespace } : {}), service, name, nowMs: Date.now() })}\n`);
+      count(METRIC.quarantinedDeliveries);
+      if (!entry.bodyKept) count(METRIC.quarantinedBodiesNotKept);
     },
   };
 }
