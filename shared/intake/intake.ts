@@ -9,7 +9,7 @@ import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
 import { readBody } from './body.js';
 import { invalidHeader } from './headers.js';
 import { replayWindowDays } from './config.js';
-import { tooOldReason } from './replay.js';
+import { fromFutureProblem, tooOldReason } from './replay.js';
 import { unsafeCustomerId } from './path-safety.js';
 import { queueMessageFor } from './message.js';
 import type { Logger } from '../logging/index.js';
@@ -186,6 +186,8 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
   const event = checked.data;
   const unsafe = unsafeCustomerId(event);
   if (unsafe) return unreadable({ kind: 'invalid_payload', message: `${unsafe.path}: ${unsafe.problem}`, path: unsafe.path });
+  const future = fromFutureProblem(event, deps.now());
+  if (future) return unreadable({ kind: 'invalid_payload', ...future });
   const tooOld = tooOldReason(event, deps.now(), deps.replayWindowDays ?? DEFAULT_REPLAY_WINDOW_DAYS);
   if (tooOld) {
     log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: event.eventId, occurredAt: event.occurredAt });

@@ -93,6 +93,15 @@ describe('reconcile-shopify handler', () => {
     expect(logs.at(-1)?.message).toBe('reconcile: scanned=1 missing=1 enqueued=1');
   });
 
+  it('reports an order dated more than a day ahead of the clock as a problem and queues nothing', async () => {
+    await put(
+      `{"id": 4400000000000000009, "name": "#9", "currency": "JPY", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "processed_at": "2099-01-01T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "5000", "total_tax": "500", "total_price": "5500"}`,
+    );
+    const result = await handler()({ source: 'shopify' });
+    expect(result).toMatchObject({ missing: 0, enqueued: 0, problems: 1 });
+    expect(queue.messages).toEqual([]);
+  });
+
   it('leaves out the last settle minutes, whose webhooks may still be in the queue', async () => {
     await put(
       `{"id": 4400000000000000002, "name": "#2", "currency": "JPY", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "5000", "total_tax": "500", "total_price": "5500"}`,

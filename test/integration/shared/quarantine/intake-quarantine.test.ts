@@ -271,4 +271,19 @@ describe('intake quarantine', () => {
     const id = idOf(await send(shopify(order, 'orders/paid')));
     expect(await store.get(id)).toMatchObject({ bodyKept: false, resource: 'order 820982911946154508', topic: 'orders/paid' });
   });
+
+  it('quarantines an authentic Shopify order dated 2099, naming event.occurredAt, and queues nothing', async () => {
+    const { send, store, queue } = await setup();
+    const order = fixture('shopify/orders-paid-usd-discount-shipping.json').replace(
+      '"processed_at": "2026-11-20T14:03:10-05:00"',
+      '"processed_at": "2099-01-01T00:00:00-05:00"',
+    );
+    const response = await send(shopify(order, 'orders/paid'));
+    expect(response).toMatchObject({
+      statusCode: 200,
+      answer: { status: 'quarantined', reason: expect.stringContaining('ahead of the clock') },
+    });
+    expect(queue.messages).toHaveLength(0);
+    expect((await store.get(idOf(response)))!.reason).toMatchObject({ kind: 'invalid_payload', path: 'event.occurredAt' });
+  });
 });
