@@ -4,13 +4,15 @@ import { actualCost, parseSelection, requestedCost } from './cost.js';
 import { cursorOf, orderNode, positionOf, refundNode, updatedAtFilter } from './graphql.js';
 import { createShopStore, type ShopStore, StoreInputError } from './store.js';
 import { parseJsonOrUndefined } from '../../shared/text/index.js';
+import { adminRefusal } from '../../shared/http/admin-guard.js';
 
 /**
  * A local stand-in of Shopify's GraphQL Admin API, as small as the reconcile client needs: the
  * `orders` query (search on updated_at, cursor pagination) and the `refund` query, behind
  * `X-Shopify-Access-Token`, metered by a cost-based leaky bucket answering THROTTLED as Shopify does.
  * Test surface (not Shopify's): POST /__shopify/orders and /__shopify/refunds store a webhook body
- * as Shopify would hold it and send no webhook; POST /__shopify/bucket sets the bucket.
+ * as Shopify would hold it and send no webhook; POST /__shopify/bucket sets the bucket. It answers
+ * only loopback callers without an Origin, with JSON bodies (the admin guard of /__local/*).
  */
 
 export interface BucketSettings {
@@ -179,7 +181,11 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
   function handle(req: IncomingMessage, body: Buffer): Answer {
     const path = (req.url ?? '/').split('?', 1)[0]!;
     if (req.method !== 'POST') return { status: 405, body: { errors: 'use POST' } };
-    if (path.startsWith('/__shopify/')) return admin(path, body);
+    if (path.startsWith('/__shopify/')) {
+      // Unauthenticated like /__local/*: only what a browser page cannot send (shared/http/admin-guard.ts).
+      const refusal = adminRefusal({ headers: req.headers, hasBody: body.length > 0 });
+      return refusal ? { status: refusal.status, body: { errors: refusal.error } } : admin(path, body);
+    }
     if (!GRAPHQL_PATH.test(path)) return { status: 404, body: { errors: 'Not Found' } };
     if (req.headers['x-shopify-access-token'] !== options.accessToken) {
       // Shopify's answer to a missing or wrong token.

@@ -78,7 +78,8 @@ describe('reconcile-shopify handler', () => {
     return makeHandler({ ...deps, adminClient: reachStandIn });
   }
 
-  const put = (body: string) => fetch(`${shop.url}/__shopify/orders`, { method: 'POST', body });
+  const put = (body: string) =>
+    fetch(`${shop.url}/__shopify/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
   it('queues the order whose webhook never came and counts it in ReconcileMissing for its source', async () => {
     await put(

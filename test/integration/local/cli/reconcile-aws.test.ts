@@ -96,6 +96,7 @@ describe('reconcile against a deployed stage (--stage)', () => {
   it("reads the shop with the token from the stage's secret and sends what the ledger lacks to the stage's queue", async () => {
     const put = await fetch(`${shop.url}/__shopify/orders`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: '{"id": 6200000000000000001, "name": "#9", "currency": "EUR", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "49.90", "total_tax": "9.48", "total_price": "59.38"}',
     });
     expect(put.status).toBe(201);

@@ -33,7 +33,8 @@ describe('the Shopify GraphQL Admin API client', () => {
     await shop.close();
   });
 
-  const put = async (path: string, body: string) => (await fetch(`${shop.url}${path}`, { method: 'POST', body })).status;
+  const put = async (path: string, body: string) =>
+    (await fetch(`${shop.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status;
   const readAll = async (window = WINDOW) => {
     const ids: string[] = [];
     let pages = 0;
