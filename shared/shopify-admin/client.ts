@@ -1,4 +1,10 @@
-import { Pool } from 'undici';
+import {
+  AnswerTooLargeError,
+  CallDeadlineError,
+  createTransport,
+  DEFAULT_CALL_DEADLINE_MS,
+  type HttpAnswer,
+} from '../http-client/index.js';
 import { ShopifyAdminError } from './errors.js';
 import { ADMIN_API_VERSION, ORDERS_PAGE_SIZE, ORDERS_QUERY, REFUND_QUERY, updatedBetween } from './queries.js';
 import { type AdminOrder, type AdminRefund, type Cost, GraphqlAnswer, legacyId, OrdersPage, RefundAnswer } from './schemas.js';
@@ -9,6 +15,10 @@ import { type AdminOrder, type AdminRefund, type Cost, GraphqlAnswer, legacyId, 
  * Shopify meters them: a leaky bucket of query cost per app and shop, reported in every answer's
  * `extensions.cost.throttleStatus`. The client waits before a query the bucket cannot pay for, and
  * on `THROTTLED` waits until the bucket has refilled enough for the requested cost, then retries.
+ *
+ * It trusts the server no more than the Open API client trusts its own, over the same HTTP stack
+ * (shared/http-client): an answer over 1 MiB is cut off, every call has an overall deadline, and
+ * pagination ends on a repeated cursor, at a page limit, and at a cap on a refund's line items.
  */
 
 export interface ShopifyAdminClientOptions {
@@ -24,8 +34,16 @@ export interface ShopifyAdminClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told whenever the client waits for the bucket (progress, metrics). */
   onWait?: (ms: number, reason: 'throttled' | 'bucket_low') => void;
-  timeoutMs?: number;
+  /** Each call's overall deadline, connect to last byte (default: the Open API client's, 10 s). */
+  deadlineMs?: number;
+  /** Pages of orders one `orders()` reads at most (default 500: 5,000 orders, more than a run's time allows). */
+  maxPages?: number;
+  /** Line items one refund may have (default 1,000: 50 pages). */
+  maxRefundLineItems?: number;
 }
+
+export const DEFAULT_MAX_ORDER_PAGES = 500;
+export const DEFAULT_MAX_REFUND_LINE_ITEMS = 1_000;
 
 export interface OrdersWindow {
   since: Date;
@@ -49,8 +67,11 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
   const path = `/admin/api/${opts.apiVersion ?? ADMIN_API_VERSION}/graphql.json`;
   const sleep = opts.sleep ?? sleepMs;
   const maxRetries = opts.maxThrottleRetries ?? 8;
-  const timeoutMs = opts.timeoutMs ?? 15_000;
-  const pool = new Pool(origin, { connect: { timeout: 5_000 }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const deadlineMs = opts.deadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
+  const maxPages = opts.maxPages ?? DEFAULT_MAX_ORDER_PAGES;
+  const maxRefundLineItems = opts.maxRefundLineItems ?? DEFAULT_MAX_REFUND_LINE_ITEMS;
+  // The transport's answer cap (1 MiB) and timeouts are the Open API client's: one stack, one set of rules.
+  const transport = createTransport();
   let bucket: { status: Cost['throttleStatus']; at: number } | undefined;
   // Requested cost of each document as last reported: what the next call of it needs in the bucket.
   const lastRequested = new Map<string, number>();
@@ -73,24 +94,22 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
       if (expected !== undefined) await waitForBucket(expected, 'bucket_low');
       // Outside the try: a token that cannot be read is its own error, not an unreachable shop.
       const token = await opts.accessToken();
-      let status: number;
-      let text: string;
+      let answered: HttpAnswer;
       try {
-        const res = await pool.request({
+        answered = await transport.send({
           method: 'POST',
+          origin,
           path,
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json',
-            'x-shopify-access-token': token,
-          },
-          body: JSON.stringify({ query, variables }),
+          headers: { 'x-shopify-access-token': token },
+          body: { query, variables },
+          // A query reads only: asking again changes nothing.
+          idempotent: true,
+          deadlineMs,
         });
-        status = res.statusCode;
-        text = await res.body.text();
       } catch (e) {
-        throw new ShopifyAdminError('network', `Shopify Admin API unreachable at ${origin}: ${e instanceof Error ? e.message : 'failed'}`);
+        throw transportFailure(e, origin);
       }
+      const { status, text } = answered;
       if (status === 401 || status === 403) {
         throw new ShopifyAdminError(
           'unauthorized',
@@ -156,15 +175,19 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
   return {
     async *orders(window) {
       const query = updatedBetween(window.since, window.until);
+      const cursors = cursorGuard('orders');
+      let pages = 0;
       let after: string | null = null;
       for (;;) {
+        if (++pages > maxPages) throw new ShopifyAdminError('invalid_response', `orders: more than ${maxPages} pages, not read further`);
         const page: OrdersPage = parsed(OrdersPage, await post(ORDERS_QUERY, { first: ORDERS_PAGE_SIZE, after, query }));
         yield page.orders.nodes;
         if (!page.orders.pageInfo.hasNextPage || page.orders.pageInfo.endCursor === null) return;
-        after = page.orders.pageInfo.endCursor;
+        after = cursors.next(page.orders.pageInfo.endCursor);
       }
     },
     async refund(refundGid) {
+      const cursors = cursorGuard(`the line items of ${refundGid}`);
       let after: string | null = null;
       let refund: AdminRefund | undefined;
       for (;;) {
@@ -181,11 +204,38 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
         };
         refund.refundLineItems.push(...r.refundLineItems.nodes);
         if (!r.refundLineItems.pageInfo.hasNextPage || r.refundLineItems.pageInfo.endCursor === null) return refund;
-        after = r.refundLineItems.pageInfo.endCursor;
+        if (refund.refundLineItems.length >= maxRefundLineItems) {
+          throw new ShopifyAdminError(
+            'invalid_response',
+            `refund ${refundGid} has more than ${maxRefundLineItems} line items: not read further`,
+          );
+        }
+        after = cursors.next(r.refundLineItems.pageInfo.endCursor);
       }
     },
     lastThrottleStatus: () => bucket?.status,
-    close: () => pool.close(),
+    close: () => transport.close(),
+  };
+}
+
+/** A transport failure as the client's error: the deadline and the cap have their own words; the rest is the network. */
+function transportFailure(e: unknown, origin: string): ShopifyAdminError {
+  if (e instanceof CallDeadlineError) return new ShopifyAdminError('timeout', `Shopify Admin API at ${origin}: ${e.message}`);
+  if (e instanceof AnswerTooLargeError) {
+    return new ShopifyAdminError('invalid_response', `Shopify Admin API at ${origin}: ${e.message}, not read further`, e.status);
+  }
+  return new ShopifyAdminError('network', `Shopify Admin API unreachable at ${origin}: ${e instanceof Error ? e.message : 'failed'}`);
+}
+
+/** A cursor Shopify already gave (a server looping on one page) is an error, never another request. */
+function cursorGuard(what: string) {
+  const seen = new Set<string>();
+  return {
+    next(cursor: string): string {
+      if (seen.has(cursor)) throw new ShopifyAdminError('invalid_response', `${what}: Shopify repeated the cursor of an earlier page`);
+      seen.add(cursor);
+      return cursor;
+    },
   };
 }
 
