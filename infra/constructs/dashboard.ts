@@ -84,6 +84,7 @@ export class OperationsDashboard extends Construct {
       graph('Deliveries ignored / quarantined', [
         search(METRIC.deliveriesIgnored, ['service', 'source', 'kind']),
         search(METRIC.quarantinedDeliveries, []),
+        search(METRIC.quarantinedBodiesNotKept, []),
       ]),
     );
     const outcomes = [...OUTCOME_KINDS, UNEXPECTED_ERROR_OUTCOME].map((k) => ours(outcomeMetric(k), 'Sum', k));

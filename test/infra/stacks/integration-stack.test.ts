@@ -310,12 +310,14 @@ describe('IAM', () => {
         expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn(logGroup) }),
         expect.objectContaining({ Action: 'sqs:SendMessage', Resource: arn(queueId) }),
         expect.objectContaining({ Action: 'dynamodb:UpdateItem', Resource: [arn(quarantineId)] }),
+        // The quarantine's own key, through DynamoDB only (test/infra/stacks/quarantine.test.ts).
+        expect.objectContaining({ Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'] }),
         ...secretIds.map((id) =>
           expect.objectContaining({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: ref(id) }),
         ),
       ]),
     );
-    expect(statements).toHaveLength(3 + secretIds.length);
+    expect(statements).toHaveLength(4 + secretIds.length);
   });
 
   it('keeps receive-webhook away from the ledger and the Open API secret', () => {
@@ -448,8 +450,9 @@ describe('alarms', () => {
     const all = alarms(template);
     // Plus, with reconciliation, its function's errors and one missing-webhooks alarm per reconciled source.
     const reconciled = Object.keys(config.reconcile).length;
-    // DLQ, oldest message, 2 x function errors, upstream failures, breaker open long, quarantine, audit drift, audit errors
-    expect(all).toHaveLength(9 + (reconciled > 0 ? 1 + reconciled : 0));
+    // DLQ, oldest message, 2 x function errors, upstream failures, breaker open long, quarantine, a quarantined body
+    // not kept, audit drift, audit errors
+    expect(all).toHaveLength(10 + (reconciled > 0 ? 1 + reconciled : 0));
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });
