@@ -12,7 +12,11 @@ import { envInteger } from '../config/env-values.js';
  * unreadable deliveries are refused as before), QUARANTINE_TTL_DAYS, DYNAMODB_ENDPOINT (local only).
  * The DynamoDB client is built on the first delivery that needs it, not at cold start.
  */
-export function quarantineFromEnvironment(env: NodeJS.ProcessEnv): Pick<IntakeDeps, 'quarantine' | 'countQuarantined'> {
+export function quarantineFromEnvironment(
+  env: NodeJS.ProcessEnv,
+  /** Where the metric lines go (CloudWatch reads them from stdout). */
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Pick<IntakeDeps, 'quarantine' | 'countQuarantined'> {
   const tableName = env[ENV.QUARANTINE_TABLE]?.trim();
   if (!tableName) return {};
   const ttlDays = envInteger(
@@ -49,7 +53,7 @@ export function quarantineFromEnvironment(env: NodeJS.ProcessEnv): Pick<IntakeDe
     },
     countQuarantined: (_source, entry) => {
       const count = (name: typeof METRIC.quarantinedDeliveries | typeof METRIC.quarantinedBodiesNotKept) =>
-        process.stdout.write(`${emfCountLine({ ...(namespace ? { namespace } : {}), service, name, nowMs: Date.now() })}\n`);
+        write(emfCountLine({ ...(namespace ? { namespace } : {}), service, name, nowMs: Date.now() }));
       count(METRIC.quarantinedDeliveries);
       if (!entry.bodyKept) count(METRIC.quarantinedBodiesNotKept);
     },
