@@ -41,6 +41,8 @@ export interface QuarantineStoreOptions {
 }
 
 export const DEFAULT_QUARANTINE_TTL_DAYS = 90;
+/** Ids of entries at their delivery bound one store remembers (a few KB). */
+const MAX_REMEMBERED_FULL = 1_000;
 
 /** Every attribute but the body: what `list` reads. */
 const SUMMARY_ATTRIBUTES = [
@@ -145,16 +147,23 @@ export function createQuarantineStore(options: QuarantineStoreOptions): Quaranti
     }
   }
 
+  // Entries this container found at the bound: a flood of one body then costs no request at all.
+  const full = new Set<string>();
+
   return {
     async keep(input) {
       const id = quarantineId(input.source, input.rawBody);
+      if (full.has(id)) return { id, delivery: 'uncounted' };
       const now = clock();
       // Counted first: a re-delivery never sends the body again.
       if (await count(id, now)) return { id, delivery: 'repeat' };
       const created = await create(id, input, now);
       if (created.created) return { id, delivery: 'first', bodyKept: created.bodyKept };
       // Another delivery created it meanwhile, or the count reached its bound.
-      return { id, delivery: (await count(id, now)) ? 'repeat' : 'uncounted' };
+      if (await count(id, now)) return { id, delivery: 'repeat' };
+      if (full.size >= MAX_REMEMBERED_FULL) full.clear();
+      full.add(id);
+      return { id, delivery: 'uncounted' };
     },
 
     async get(id) {

@@ -226,6 +226,15 @@ describe('intake quarantine', () => {
     expect((await store.get(id))!.deliveries).toBe(100);
   });
 
+  it('sends nothing more to the table for a body whose count is full', async () => {
+    const { send, sent } = await setup();
+    for (let n = 0; n < 102; n++) await send(shopify(UNMAPPABLE));
+    const before = sent.length;
+    for (let n = 0; n < 20; n++)
+      expect(await send(shopify(UNMAPPABLE))).toMatchObject({ statusCode: 200, answer: { status: 'quarantined' } });
+    expect(sent.length).toBe(before);
+  });
+
   it('keeps only the sender’s own headers: credentials and caller addresses are never stored', async () => {
     const { send, store } = await setup();
     const signed = shopify(UNMAPPABLE);
