@@ -100,7 +100,11 @@ export async function quarantineCommand(
     return 0;
   }
   if (sub === 'replay' && (options.all ? id === undefined : id !== undefined && extra === undefined)) {
-    const ids = options.all ? (await target.store.list()).filter((e) => e.state === 'quarantined').map((e) => e.id) : [id!];
+    const ids = options.all
+      ? (await target.store.list()).filter((e) => e.state === 'quarantined').map((e) => e.id)
+      : id === undefined
+        ? []
+        : [id];
     let failed = 0;
     // One body in memory at a time, each read (inflated within the cap, checked) just before it is sent.
     for (const entryId of ids) {

@@ -208,6 +208,13 @@ describe('the Shopify GraphQL Admin API client against a misbehaving server', ()
       () => undefined,
       (e: unknown) => e,
     );
+  /** What reading every page of orders ends with (undefined: it ended). */
+  const readingAllOrders = (options: Partial<Parameters<typeof createShopifyAdminClient>[0]> = {}) =>
+    failure(
+      (async () => {
+        for await (const _ of connect(options).orders(WINDOW));
+      })(),
+    );
 
   it('cuts off an answer larger than 1 MiB instead of holding it in memory', async () => {
     behaviour = (res) => {
@@ -245,24 +252,14 @@ describe('the Shopify GraphQL Admin API client against a misbehaving server', ()
 
   it('stops when Shopify answers the same orders cursor again, after two requests', async () => {
     behaviour = (res, _q, _v, n) => json(res, ordersPage('same-cursor', n < GIVE_UP_AFTER));
-    const pages = connect().orders(WINDOW);
-    const error = await failure(
-      (async () => {
-        for await (const _ of pages);
-      })(),
-    );
+    const error = await readingAllOrders();
     expect(error).toMatchObject({ kind: 'invalid_response', message: expect.stringContaining('repeated') });
     expect(requests).toBe(2);
   });
 
   it('stops at its page limit when the pages never end', async () => {
     behaviour = (res, _q, _v, n) => json(res, ordersPage(`cursor-${n}`, n < GIVE_UP_AFTER));
-    const pages = connect({ maxPages: 5 }).orders(WINDOW);
-    const error = await failure(
-      (async () => {
-        for await (const _ of pages);
-      })(),
-    );
+    const error = await readingAllOrders({ maxPages: 5 });
     expect(error).toMatchObject({ kind: 'invalid_response', message: expect.stringContaining('5 pages') });
     expect(requests).toBe(5);
   });
