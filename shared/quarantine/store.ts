@@ -64,6 +64,12 @@ const SUMMARY_ATTRIBUTES = [
   'ttl',
 ] as const;
 
+// Imported on first use: intake's cold start does not evaluate the DynamoDB client for requests that never quarantine.
+const commands = () => import('@aws-sdk/lib-dynamodb');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+type TableRef = Pick<QuarantineStoreOptions, 'client' | 'tableName'>;
+
 const isConditionFailure = (e: unknown) => (e as { name?: string }).name === 'ConditionalCheckFailedException';
 
 const SummaryItem = QuarantineItem.omit({ pk: true, body: true, bodyEncoding: true });
@@ -75,77 +81,79 @@ function summaryOf(item: Record<string, unknown>): QuarantineSummary | undefined
   return { ...parsed.data, bodyKept: item.bodyKept !== false };
 }
 
+/** A re-delivery: the counter and the last time, nothing else, and only below the bound. */
+async function countDelivery({ client, tableName }: TableRef, id: string, now: number): Promise<boolean> {
+  const { UpdateCommand } = await commands();
+  try {
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: quarantineKey(id) },
+        UpdateExpression: 'SET #last = :now ADD #deliveries :one',
+        ConditionExpression: 'attribute_exists(pk) AND #deliveries < :max',
+        ExpressionAttributeNames: { '#last': 'lastReceivedAt', '#deliveries': 'deliveries' },
+        ExpressionAttributeValues: { ':now': iso(now), ':one': 1, ':max': MAX_COUNTED_DELIVERIES },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** The first delivery: the whole entry, only where none exists. */
+async function createEntry(
+  { client, tableName, ttlDays }: TableRef & { ttlDays: number },
+  id: string,
+  input: QuarantineInput,
+  now: number,
+): Promise<{ created: boolean; bodyKept: boolean }> {
+  const { UpdateCommand } = await commands();
+  const headers = keptHeaders(input.headers);
+  const topic = topicOf(headers);
+  const resource = resourceOf(input.rawBody, topic);
+  const packed = packBody(input.rawBody);
+  const item: Record<string, unknown> = {
+    id,
+    source: input.source,
+    state: 'quarantined',
+    reason: { kind: input.reason.kind, message: input.reason.message, ...(input.reason.path ? { path: input.reason.path } : {}) },
+    headers,
+    ...(topic === undefined ? {} : { topic }),
+    ...(resource === undefined ? {} : { resource }),
+    ...(packed.body === undefined ? {} : { body: packed.body, bodyEncoding: 'gzip' }),
+    bodyKept: packed.body !== undefined,
+    bodyBytes: packed.bodyBytes,
+    bodySha256: packed.bodySha256,
+    firstReceivedAt: iso(now),
+    lastReceivedAt: iso(now),
+    deliveries: 1,
+    ttl: Math.floor(now / 1000) + ttlDays * 86_400,
+  };
+  // An update (not a put) that creates: receive-webhook's one permission on the table stays UpdateItem.
+  const names = Object.keys(item);
+  try {
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { pk: quarantineKey(id) },
+        UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
+        ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, item[n]])),
+      }),
+    );
+    return { created: true, bodyKept: packed.body !== undefined };
+  } catch (e) {
+    if (isConditionFailure(e)) return { created: false, bodyKept: packed.body !== undefined };
+    throw e;
+  }
+}
+
 export function createQuarantineStore(options: QuarantineStoreOptions): QuarantineStore {
   const { client, tableName, clock } = options;
   const maxBodyBytes = options.maxBodyBytes ?? SHOPIFY_MAX_BODY_BYTES;
-  // Imported on first use: intake's cold start does not evaluate the DynamoDB client for requests that never quarantine.
-  const commands = () => import('@aws-sdk/lib-dynamodb');
-  const iso = (ms: number) => new Date(ms).toISOString();
-
-  /** A re-delivery: the counter and the last time, nothing else, and only below the bound. */
-  async function count(id: string, now: number): Promise<boolean> {
-    const { UpdateCommand } = await commands();
-    try {
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: quarantineKey(id) },
-          UpdateExpression: 'SET #last = :now ADD #deliveries :one',
-          ConditionExpression: 'attribute_exists(pk) AND #deliveries < :max',
-          ExpressionAttributeNames: { '#last': 'lastReceivedAt', '#deliveries': 'deliveries' },
-          ExpressionAttributeValues: { ':now': iso(now), ':one': 1, ':max': MAX_COUNTED_DELIVERIES },
-        }),
-      );
-      return true;
-    } catch (e) {
-      if (isConditionFailure(e)) return false;
-      throw e;
-    }
-  }
-
-  /** The first delivery: the whole entry, only where none exists. */
-  async function create(id: string, input: QuarantineInput, now: number): Promise<{ created: boolean; bodyKept: boolean }> {
-    const { UpdateCommand } = await commands();
-    const headers = keptHeaders(input.headers);
-    const topic = topicOf(headers);
-    const resource = resourceOf(input.rawBody, topic);
-    const packed = packBody(input.rawBody);
-    const item: Record<string, unknown> = {
-      id,
-      source: input.source,
-      state: 'quarantined',
-      reason: { kind: input.reason.kind, message: input.reason.message, ...(input.reason.path ? { path: input.reason.path } : {}) },
-      headers,
-      ...(topic === undefined ? {} : { topic }),
-      ...(resource === undefined ? {} : { resource }),
-      ...(packed.body === undefined ? {} : { body: packed.body, bodyEncoding: 'gzip' }),
-      bodyKept: packed.body !== undefined,
-      bodyBytes: packed.bodyBytes,
-      bodySha256: packed.bodySha256,
-      firstReceivedAt: iso(now),
-      lastReceivedAt: iso(now),
-      deliveries: 1,
-      ttl: Math.floor(now / 1000) + options.ttlDays * 86_400,
-    };
-    // An update (not a put) that creates: receive-webhook's one permission on the table stays UpdateItem.
-    const names = Object.keys(item);
-    try {
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: quarantineKey(id) },
-          UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
-          ConditionExpression: 'attribute_not_exists(pk)',
-          ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
-          ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, item[n]])),
-        }),
-      );
-      return { created: true, bodyKept: packed.body !== undefined };
-    } catch (e) {
-      if (isConditionFailure(e)) return { created: false, bodyKept: packed.body !== undefined };
-      throw e;
-    }
-  }
 
   // Entries this container found at the bound: a flood of one body then costs no request at all.
   const full = new Set<string>();
@@ -156,11 +164,11 @@ export function createQuarantineStore(options: QuarantineStoreOptions): Quaranti
       if (full.has(id)) return { id, delivery: 'uncounted' };
       const now = clock();
       // Counted first: a re-delivery never sends the body again.
-      if (await count(id, now)) return { id, delivery: 'repeat' };
-      const created = await create(id, input, now);
+      if (await countDelivery(options, id, now)) return { id, delivery: 'repeat' };
+      const created = await createEntry(options, id, input, now);
       if (created.created) return { id, delivery: 'first', bodyKept: created.bodyKept };
       // Another delivery created it meanwhile, or the count reached its bound.
-      if (await count(id, now)) return { id, delivery: 'repeat' };
+      if (await countDelivery(options, id, now)) return { id, delivery: 'repeat' };
       if (full.size >= MAX_REMEMBERED_FULL) full.clear();
       full.add(id);
       return { id, delivery: 'uncounted' };

@@ -1,41 +1,18 @@
-import {
-  AnswerTooLargeError,
-  CallDeadlineError,
-  createTransport,
-  DEFAULT_CALL_DEADLINE_MS,
-  type HttpAnswer,
-} from '../http-client/index.js';
 import { ShopifyAdminError } from './errors.js';
-import { ADMIN_API_VERSION, ORDERS_PAGE_SIZE, ORDERS_QUERY, REFUND_QUERY, updatedBetween } from './queries.js';
-import { type AdminOrder, type AdminRefund, type Cost, GraphqlAnswer, legacyId, OrdersPage, RefundAnswer } from './schemas.js';
+import { createGraphqlCaller, type GraphqlCallerOptions } from './graphql.js';
+import { ORDERS_PAGE_SIZE, ORDERS_QUERY, REFUND_QUERY, updatedBetween } from './queries.js';
+import { type AdminOrder, type AdminRefund, type Cost, legacyId, OrdersPage, RefundAnswer } from './schemas.js';
 
 /**
- * A client of Shopify's GraphQL Admin API for reconciliation: `POST
- * https://<shop>/admin/api/<version>/graphql.json` with `X-Shopify-Access-Token`. Rate limits as
- * Shopify meters them: a leaky bucket of query cost per app and shop, reported in every answer's
- * `extensions.cost.throttleStatus`. The client waits before a query the bucket cannot pay for, and
- * on `THROTTLED` waits until the bucket has refilled enough for the requested cost, then retries.
+ * A client of Shopify's GraphQL Admin API for reconciliation: pages of orders and refunds with every
+ * line item, each document sent by graphql.ts (the bucket, the throttle, the HTTP stack).
  *
  * It trusts the server no more than the Open API client trusts its own, over the same HTTP stack
  * (shared/http-client): an answer over 1 MiB is cut off, every call has an overall deadline, and
  * pagination ends on a repeated cursor, at a page limit, and at a cap on a refund's line items.
  */
 
-export interface ShopifyAdminClientOptions {
-  /** `<shop>.myshopify.com`; the API is reached at https://<shopDomain>. */
-  shopDomain: string;
-  /** Another origin (the local stand-in): `http://127.0.0.1:<port>`. */
-  origin?: string;
-  apiVersion?: string;
-  /** The Admin API access token; asked for on every request (callers cache it). */
-  accessToken: () => Promise<string>;
-  /** Retries of a THROTTLED query before giving up (default 8). */
-  maxThrottleRetries?: number;
-  sleep?: (ms: number) => Promise<void>;
-  /** Told whenever the client waits for the bucket (progress, metrics). */
-  onWait?: (ms: number, reason: 'throttled' | 'bucket_low') => void;
-  /** Each call's overall deadline, connect to last byte (default: the Open API client's, 10 s). */
-  deadlineMs?: number;
+export interface ShopifyAdminClientOptions extends GraphqlCallerOptions {
   /** Pages of orders one `orders()` reads at most (default 500: 5,000 orders, more than a run's time allows). */
   maxPages?: number;
   /** Line items one refund may have (default 1,000: 50 pages). */
@@ -60,102 +37,11 @@ export interface ShopifyAdminClient {
   close(): Promise<void>;
 }
 
-const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): ShopifyAdminClient {
-  const origin = opts.origin ?? `https://${opts.shopDomain}`;
-  const path = `/admin/api/${opts.apiVersion ?? ADMIN_API_VERSION}/graphql.json`;
-  const sleep = opts.sleep ?? sleepMs;
-  const maxRetries = opts.maxThrottleRetries ?? 8;
-  const deadlineMs = opts.deadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
   const maxPages = opts.maxPages ?? DEFAULT_MAX_ORDER_PAGES;
   const maxRefundLineItems = opts.maxRefundLineItems ?? DEFAULT_MAX_REFUND_LINE_ITEMS;
-  // The transport's answer cap (1 MiB) and timeouts are the Open API client's: one stack, one set of rules.
-  const transport = createTransport();
-  let bucket: { status: Cost['throttleStatus']; at: number } | undefined;
-  // Requested cost of each document as last reported: what the next call of it needs in the bucket.
-  const lastRequested = new Map<string, number>();
-
-  /** Waits until the bucket (as last seen, refilled since at restoreRate) holds `cost`. */
-  async function waitForBucket(cost: number, reason: 'throttled' | 'bucket_low'): Promise<void> {
-    if (bucket === undefined) return;
-    const { currentlyAvailable, restoreRate, maximumAvailable } = bucket.status;
-    const refilled = Math.min(maximumAvailable, currentlyAvailable + ((Date.now() - bucket.at) / 1000) * restoreRate);
-    const need = Math.min(cost, maximumAvailable) - refilled;
-    if (need <= 0 || restoreRate <= 0) return;
-    const ms = Math.ceil((need / restoreRate) * 1000) + 50;
-    opts.onWait?.(ms, reason);
-    await sleep(ms);
-  }
-
-  async function post(query: string, variables: Record<string, unknown>): Promise<unknown> {
-    for (let attempt = 0; ; attempt++) {
-      const expected = lastRequested.get(query);
-      if (expected !== undefined) await waitForBucket(expected, 'bucket_low');
-      // Outside the try: a token that cannot be read is its own error, not an unreachable shop.
-      const token = await opts.accessToken();
-      let answered: HttpAnswer;
-      try {
-        answered = await transport.send({
-          method: 'POST',
-          origin,
-          path,
-          headers: { 'x-shopify-access-token': token },
-          body: { query, variables },
-          // A query reads only: asking again changes nothing.
-          idempotent: true,
-          deadlineMs,
-        });
-      } catch (e) {
-        throw transportFailure(e, origin);
-      }
-      const { status, text } = answered;
-      if (status === 401 || status === 403) {
-        throw new ShopifyAdminError(
-          'unauthorized',
-          `Shopify Admin API answered ${status}: check the access token and its read_orders scope`,
-          status,
-        );
-      }
-      let answer: ReturnType<typeof GraphqlAnswer.parse>;
-      try {
-        answer = GraphqlAnswer.parse(JSON.parse(text));
-      } catch {
-        throw new ShopifyAdminError(
-          status >= 400 ? 'http' : 'invalid_response',
-          `Shopify Admin API answered ${status} without a GraphQL answer`,
-          status,
-        );
-      }
-      const cost = answer.extensions?.cost;
-      if (cost !== undefined) {
-        bucket = { status: cost.throttleStatus, at: Date.now() };
-        lastRequested.set(query, cost.requestedQueryCost);
-      }
-      const throttled = status === 429 || (answer.errors ?? []).some((e) => e.extensions?.code === 'THROTTLED');
-      if (throttled) {
-        if (attempt >= maxRetries) throw new ShopifyAdminError('throttled', `still throttled after ${maxRetries} retries`, status);
-        // Without a cost report (a plain 429), wait a second per attempt.
-        if (cost === undefined) {
-          opts.onWait?.(1000 * (attempt + 1), 'throttled');
-          await sleep(1000 * (attempt + 1));
-        } else await waitForBucket(cost.requestedQueryCost, 'throttled');
-        continue;
-      }
-      if (status >= 400) throw new ShopifyAdminError('http', `Shopify Admin API answered ${status}`, status);
-      if (answer.errors !== undefined && answer.errors.length > 0) {
-        throw new ShopifyAdminError(
-          'graphql',
-          `Shopify Admin API: ${answer.errors
-            .map((e) => e.message)
-            .join('; ')
-            .slice(0, 500)}`,
-          status,
-        );
-      }
-      return answer.data;
-    }
-  }
+  const graphql = createGraphqlCaller(opts);
+  const post = graphql.post;
 
   function parsed<T>(
     schema: {
@@ -213,18 +99,9 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
         after = cursors.next(r.refundLineItems.pageInfo.endCursor);
       }
     },
-    lastThrottleStatus: () => bucket?.status,
-    close: () => transport.close(),
+    lastThrottleStatus: graphql.lastThrottleStatus,
+    close: graphql.close,
   };
-}
-
-/** A transport failure as the client's error: the deadline and the cap have their own words; the rest is the network. */
-function transportFailure(e: unknown, origin: string): ShopifyAdminError {
-  if (e instanceof CallDeadlineError) return new ShopifyAdminError('timeout', `Shopify Admin API at ${origin}: ${e.message}`);
-  if (e instanceof AnswerTooLargeError) {
-    return new ShopifyAdminError('invalid_response', `Shopify Admin API at ${origin}: ${e.message}, not read further`, e.status);
-  }
-  return new ShopifyAdminError('network', `Shopify Admin API unreachable at ${origin}: ${e instanceof Error ? e.message : 'failed'}`);
 }
 
 /** A cursor Shopify already gave (a server looping on one page) is an error, never another request. */
