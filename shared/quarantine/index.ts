@@ -8,3 +8,4 @@ export {
   type QuarantineSummary,
 } from './entry.js';
 export { createQuarantineStore, createQuarantineTable, DEFAULT_QUARANTINE_TTL_DAYS, type QuarantineStore } from './store.js';
+export { QuarantineEntryMissingError } from './errors.js';

@@ -12,6 +12,7 @@ import {
   quarantineId,
   quarantineKey,
 } from './entry.js';
+import { QuarantineEntryMissingError } from './errors.js';
 import { keptHeaders, topicOf } from './headers.js';
 
 /** Where quarantined deliveries are kept: a DynamoDB table (dynalite locally). */
@@ -81,20 +82,23 @@ function summaryOf(item: Record<string, unknown>): QuarantineSummary | undefined
   return { ...parsed.data, bodyKept: item.bodyKept !== false };
 }
 
-/** A re-delivery: the counter and the last time, nothing else, and only below the bound. */
-async function countDelivery({ client, tableName }: TableRef, id: string, now: number): Promise<boolean> {
+/** One conditional update of an entry by its id; false when its condition did not hold. */
+async function updateEntry(
+  { client, tableName }: TableRef,
+  id: string,
+  update: { set: string; condition: string; names: Record<string, string>; values: Record<string, unknown> },
+): Promise<boolean> {
   const { UpdateCommand } = await commands();
+  const command = new UpdateCommand({
+    TableName: tableName,
+    Key: { pk: quarantineKey(id) },
+    UpdateExpression: update.set,
+    ConditionExpression: update.condition,
+    ExpressionAttributeNames: update.names,
+    ExpressionAttributeValues: update.values,
+  });
   try {
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: { pk: quarantineKey(id) },
-        UpdateExpression: 'SET #last = :now ADD #deliveries :one',
-        ConditionExpression: 'attribute_exists(pk) AND #deliveries < :max',
-        ExpressionAttributeNames: { '#last': 'lastReceivedAt', '#deliveries': 'deliveries' },
-        ExpressionAttributeValues: { ':now': iso(now), ':one': 1, ':max': MAX_COUNTED_DELIVERIES },
-      }),
-    );
+    await client.send(command);
     return true;
   } catch (e) {
     if (isConditionFailure(e)) return false;
@@ -102,14 +106,23 @@ async function countDelivery({ client, tableName }: TableRef, id: string, now: n
   }
 }
 
+/** A re-delivery: the counter and the last time, nothing else, and only below the bound. */
+function countDelivery(table: TableRef, id: string, now: number): Promise<boolean> {
+  return updateEntry(table, id, {
+    set: 'SET #last = :now ADD #deliveries :one',
+    condition: 'attribute_exists(pk) AND #deliveries < :max',
+    names: { '#last': 'lastReceivedAt', '#deliveries': 'deliveries' },
+    values: { ':now': iso(now), ':one': 1, ':max': MAX_COUNTED_DELIVERIES },
+  });
+}
+
 /** The first delivery: the whole entry, only where none exists. */
 async function createEntry(
-  { client, tableName, ttlDays }: TableRef & { ttlDays: number },
+  table: TableRef & { ttlDays: number },
   id: string,
   input: QuarantineInput,
   now: number,
 ): Promise<{ created: boolean; bodyKept: boolean }> {
-  const { UpdateCommand } = await commands();
   const headers = keptHeaders(input.headers);
   const topic = topicOf(headers);
   const resource = resourceOf(input.rawBody, topic);
@@ -129,26 +142,17 @@ async function createEntry(
     firstReceivedAt: iso(now),
     lastReceivedAt: iso(now),
     deliveries: 1,
-    ttl: Math.floor(now / 1000) + ttlDays * 86_400,
+    ttl: Math.floor(now / 1000) + table.ttlDays * 86_400,
   };
   // An update (not a put) that creates: receive-webhook's one permission on the table stays UpdateItem.
   const names = Object.keys(item);
-  try {
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: { pk: quarantineKey(id) },
-        UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, item[n]])),
-      }),
-    );
-    return { created: true, bodyKept: packed.body !== undefined };
-  } catch (e) {
-    if (isConditionFailure(e)) return { created: false, bodyKept: packed.body !== undefined };
-    throw e;
-  }
+  const created = await updateEntry(table, id, {
+    set: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+    condition: 'attribute_not_exists(pk)',
+    names: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
+    values: Object.fromEntries(names.map((n, i) => [`:v${i}`, item[n]])),
+  });
+  return { created, bodyKept: packed.body !== undefined };
 }
 
 export function createQuarantineStore(options: QuarantineStoreOptions): QuarantineStore {
@@ -209,17 +213,13 @@ export function createQuarantineStore(options: QuarantineStoreOptions): Quaranti
     },
 
     async markReplayed(id, result) {
-      const { UpdateCommand } = await commands();
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: quarantineKey(id) },
-          UpdateExpression: 'SET #state = :replayed, #replayedAt = :now, #replayResult = :result',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#state': 'state', '#replayedAt': 'replayedAt', '#replayResult': 'replayResult' },
-          ExpressionAttributeValues: { ':replayed': 'replayed', ':now': iso(clock()), ':result': result },
-        }),
-      );
+      const marked = await updateEntry(options, id, {
+        set: 'SET #state = :replayed, #replayedAt = :now, #replayResult = :result',
+        condition: 'attribute_exists(pk)',
+        names: { '#state': 'state', '#replayedAt': 'replayedAt', '#replayResult': 'replayResult' },
+        values: { ':replayed': 'replayed', ':now': iso(clock()), ':result': result },
+      });
+      if (!marked) throw new QuarantineEntryMissingError(id);
     },
   };
 }
