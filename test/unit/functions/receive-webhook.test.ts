@@ -13,7 +13,8 @@ import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../../supp
 
 const SECRET = 'shpss_handler_test';
 const POS_SECRET = 'pos_handler_test';
-const NOW_S = 1_795_000_000;
+// 2026-11-24T03:53:20Z: after every fixture (the latest is 2026-11-23), as a real clock is after what it receives.
+const NOW_S = 1_795_500_000;
 const ORDER = fixture('shopify/orders-paid-usd-discount-shipping.json');
 
 function recordingLogger() {

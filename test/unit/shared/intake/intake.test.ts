@@ -9,7 +9,8 @@ import { fixture, posHeaders, shopifyHeaders } from '../../../support/webhooks.j
 
 const SHOPIFY_SECRET = 'shpss_intake_current';
 const POS_SECRET = 'pos_intake_current';
-const NOW_S = 1_795_000_000;
+// 2026-11-24T03:53:20Z: after every fixture (the latest is 2026-11-23), as a real clock is after what it receives.
+const NOW_S = 1_795_500_000;
 
 function setup(overrides: Partial<IntakeDeps> = {}) {
   const queue = new RecordingQueue();
