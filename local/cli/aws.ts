@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadStageConfig } from '../../infra/config/load.js';
+import { OUTPUT_KEYS } from '../../infra/outputs.js';
 import { ConfigurationError, createSecretsManagerReader } from '../../shared/config/index.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createLedger, type Ledger } from '../../shared/ledger/index.js';
@@ -27,19 +28,26 @@ export interface StackOutputs {
   LedgerTableName: string;
   QueueUrl: string;
   DeadLetterQueueUrl: string;
-  /** Every output of the stack by key (QuarantineTableName, WebhookUrl-<source>, ...). */
+  /** Every output of the stack by key (QuarantineTableName, WebhookUrl<source>, ...: infra/outputs.ts). */
   all?: Readonly<Record<string, string>>;
 }
 
-const REQUIRED: (keyof StackOutputs)[] = ['LedgerTableName', 'QueueUrl', 'DeadLetterQueueUrl'];
+/** The outputs every stage command needs, by their keys in the stack (infra/outputs.ts). */
+const REQUIRED = {
+  LedgerTableName: OUTPUT_KEYS.ledgerTable,
+  QueueUrl: OUTPUT_KEYS.queueUrl,
+  DeadLetterQueueUrl: OUTPUT_KEYS.deadLetterQueueUrl,
+} as const;
 
 function pickOutputs(values: Record<string, string>, where: string): StackOutputs {
-  const { LedgerTableName, QueueUrl, DeadLetterQueueUrl } = values;
-  if (LedgerTableName === undefined || QueueUrl === undefined || DeadLetterQueueUrl === undefined) {
-    const missing = REQUIRED.filter((k) => typeof values[k] !== 'string');
-    throw new AwsTargetError(`${where} lacks the output(s) ${missing.join(', ')}`);
-  }
-  return { LedgerTableName, QueueUrl, DeadLetterQueueUrl, all: values };
+  const missing = Object.values(REQUIRED).filter((k) => typeof values[k] !== 'string');
+  if (missing.length > 0) throw new AwsTargetError(`${where} lacks the output(s) ${missing.join(', ')}`);
+  return {
+    LedgerTableName: values[REQUIRED.LedgerTableName]!,
+    QueueUrl: values[REQUIRED.QueueUrl]!,
+    DeadLetterQueueUrl: values[REQUIRED.DeadLetterQueueUrl]!,
+    all: values,
+  };
 }
 
 /**
