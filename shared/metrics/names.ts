@@ -25,6 +25,8 @@ export const METRIC = {
   deliveriesIgnored: 'DeliveriesIgnored',
   deliveriesRefused: 'DeliveriesRefused',
   quarantinedDeliveries: 'QuarantinedDeliveries',
+  /** Authentic Shopify deliveries whose X-Shopify-API-Version is not the source's apiVersion. */
+  deliveriesOtherApiVersion: 'DeliveriesOtherApiVersion',
   // operations (the scheduled audit, functions/audit-ledger.ts)
   auditDrift: 'AuditDrift',
   auditRecords: 'AuditRecords',

@@ -17,8 +17,10 @@ export interface ShopifyAdminClientOptions {
   /** Another origin (the local stand-in): `http://127.0.0.1:<port>`. */
   origin?: string;
   apiVersion?: string;
-  /** The Admin API access token; asked for on every request (callers cache it). */
+  /** The Admin API access token; asked for on every request (callers cache it: token.ts). */
   accessToken: () => Promise<string>;
+  /** Told when the API refused a token (401): the request is sent once more with the next one. */
+  accessTokenRejected?: (token: string) => void;
   /** Retries of a THROTTLED query before giving up (default 8). */
   maxThrottleRetries?: number;
   sleep?: (ms: number) => Promise<void>;
@@ -37,6 +39,8 @@ export interface ShopifyAdminClient {
   orders(window: OrdersWindow): AsyncGenerator<AdminOrder[]>;
   /** One refund with every line item; undefined when Shopify no longer has it. */
   refund(refundGid: string): Promise<AdminRefund | undefined>;
+  /** Any document (subscriptions.ts): its `data`, after the same throttling, renewal and error handling. */
+  graphql(query: string, variables: Record<string, unknown>): Promise<unknown>;
   /** The bucket as the last answer reported it. */
   lastThrottleStatus(): Cost['throttleStatus'] | undefined;
   close(): Promise<void>;
@@ -68,6 +72,7 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
   }
 
   async function post(query: string, variables: Record<string, unknown>): Promise<unknown> {
+    let renewed = false;
     for (let attempt = 0; ; attempt++) {
       const expected = lastRequested.get(query);
       if (expected !== undefined) await waitForBucket(expected, 'bucket_low');
@@ -90,6 +95,12 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
         text = await res.body.text();
       } catch (e) {
         throw new ShopifyAdminError('network', `Shopify Admin API unreachable at ${origin}: ${e instanceof Error ? e.message : 'failed'}`);
+      }
+      if (status === 401 && !renewed && opts.accessTokenRejected !== undefined) {
+        // An expired or revoked grant: renew once, then a second 401 is the answer.
+        opts.accessTokenRejected(token);
+        renewed = true;
+        continue;
       }
       if (status === 401 || status === 403) {
         throw new ShopifyAdminError(
@@ -154,6 +165,7 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
   }
 
   return {
+    graphql: post,
     async *orders(window) {
       const query = updatedBetween(window.since, window.until);
       let after: string | null = null;

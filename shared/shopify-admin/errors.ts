@@ -4,6 +4,7 @@ export type ShopifyAdminErrorKind =
   | 'throttled' // still THROTTLED after every backoff
   | 'http' // another non-2xx answer
   | 'graphql' // the answer's `errors` (not THROTTLED)
+  | 'rejected' // a mutation's `userErrors`
   | 'invalid_response' // not the shape the documents ask for
   | 'network'; // no answer
 
