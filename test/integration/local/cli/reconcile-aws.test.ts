@@ -9,7 +9,7 @@ import { stageTarget } from '../../../../local/cli/reconcile-aws.js';
 import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
 import { reconcileShopify } from '../../../../shared/reconcile/index.js';
 import { startDynalite, type LocalDynamo } from '../../../support/dynalite.js';
-import { stageOutputs, writeStageOutputsFile } from '../../../support/synthesised-outputs.js';
+import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../../support/synthesised-outputs.js';
 
 /**
  * `npm run reconcile -- --stage staging`: the real SDK clients of a stage target, with the AWS
@@ -43,6 +43,8 @@ describe('reconcile against a deployed stage (--stage)', () => {
   let queueUrl: string;
 
   beforeAll(async () => {
+    // Synthesised first: seconds of CPU would outlast dynalite's keep-alive on an idle socket.
+    synthesisedStage('staging');
     aws = createServer(async (req, res) => {
       const target = String(req.headers['x-amz-target'] ?? '');
       const body = JSON.parse(await readAll(req)) as Record<string, unknown>;

@@ -6,7 +6,7 @@ import { cliCommand } from '../../../../local/cli/index.js';
 import { createLedger, type Ledger } from '../../../../shared/ledger/index.js';
 import { type AwsBoundary, startAwsBoundary } from '../../../support/aws-boundary.js';
 import { type LocalDynamo, startDynalite } from '../../../support/dynalite.js';
-import { stageOutputs, writeStageOutputsFile } from '../../../support/synthesised-outputs.js';
+import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../../support/synthesised-outputs.js';
 
 /**
  * `npm run redrive -- --stage staging` and `dlq --stage staging`: the commands as an operator runs
@@ -53,6 +53,8 @@ describe('dead letters of a deployed stage (--stage)', () => {
   };
 
   beforeAll(async () => {
+    // Synthesised first: seconds of CPU would outlast dynalite's keep-alive on the ledger's idle socket.
+    synthesisedStage('staging');
     boundary = await startAwsBoundary();
     dynamo = await startDynalite();
     ledger = createLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
