@@ -20,7 +20,8 @@ import { BundledFunction } from '../constructs/bundled-function.js';
 import { OperationsDashboard } from '../constructs/dashboard.js';
 import { EventQueue } from '../constructs/event-queue.js';
 import { LedgerTable } from '../constructs/ledger-table.js';
-import { addQuarantineAlarm, addUpstreamRejectedAlarm } from '../constructs/quarantine-alarm.js';
+import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
+import { addUpstreamRejectedAlarm } from '../constructs/upstream-rejected-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
@@ -180,7 +181,7 @@ export class IntegrationStack extends Stack {
     });
 
     addQuarantineAlarm(this.alarms, this.alarms, { stageName: config.stageName, ...metrics });
-    addUpstreamRejectedAlarm(this.alarms, this.alarms, { stageName: config.stageName, ...metrics });
+    addUpstreamRejectedAlarm(this.alarms, metrics);
 
     if (this.reconcile) this.alarms.alarms.push(...this.reconcile.addMissingAlarms(this.alarms.topic));
 
