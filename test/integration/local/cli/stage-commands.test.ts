@@ -6,14 +6,17 @@ import { cliCommand } from '../../../../local/cli/index.js';
 import { createLedger, type Ledger } from '../../../../shared/ledger/index.js';
 import { type AwsBoundary, startAwsBoundary } from '../../../support/aws-boundary.js';
 import { type LocalDynamo, startDynalite } from '../../../support/dynalite.js';
+import { startTestEmulator, type TestEmulator } from '../../../support/emulator.js';
 import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../../support/synthesised-outputs.js';
 
 /**
- * `npm run redrive -- --stage staging` and `dlq --stage staging`: the commands as an operator runs
- * them, against the synthesised staging stack's outputs (keys as CloudFormation writes them), the
- * ledger in dynalite through the real SDK, and SQS answered at its HTTP boundary (test/support/aws-boundary.ts).
+ * The operator commands against a deployed stage (`--stage staging`) as an operator runs them: the
+ * synthesised staging stack's outputs (keys as CloudFormation writes them), the ledger in dynalite
+ * through the real SDK, the Open API the emulator, and SQS and Secrets Manager answered at their HTTP
+ * boundary (test/support/aws-boundary.ts).
  */
-describe('dead letters of a deployed stage (--stage)', () => {
+describe('stage commands (--stage)', () => {
+  let emulator: TestEmulator;
   let boundary: AwsBoundary;
   let dynamo: LocalDynamo;
   let ledger: Ledger;
@@ -56,6 +59,11 @@ describe('dead letters of a deployed stage (--stage)', () => {
     // Synthesised first: seconds of CPU would outlast dynalite's keep-alive on the ledger's idle socket.
     synthesisedStage('staging');
     boundary = await startAwsBoundary();
+    emulator = await startTestEmulator();
+    boundary.setSecret(
+      'loyalty-bridge/staging/openapi',
+      JSON.stringify({ base_url: emulator.url, client_id: 'test-client', client_secret: 'test-secret' }),
+    );
     dynamo = await startDynalite();
     ledger = createLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
     dir = mkdtempSync(join(tmpdir(), 'stage-dlq-'));
@@ -64,12 +72,14 @@ describe('dead letters of a deployed stage (--stage)', () => {
     queues = { queue: outputs.QueueUrl!, dlq: outputs.DeadLetterQueueUrl! };
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', dynamo.endpoint);
     vi.stubEnv('AWS_ENDPOINT_URL_SQS', boundary.url);
+    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', boundary.url);
     vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'example-secret-key');
   }, 60_000);
   afterAll(async () => {
     vi.unstubAllEnvs();
     await boundary?.close();
+    await emulator?.close();
     await dynamo?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -103,5 +113,18 @@ describe('dead letters of a deployed stage (--stage)', () => {
     expect(run.lines.at(-1)).toBe('moved 1 message(s) from the dead-letter queue back to the queue');
     expect(boundary.messages(queues.dlq).map((m) => m.id)).not.toContain(id);
     expect(boundary.messages(queues.queue)).toEqual([expect.objectContaining({ groupId: 'shopify:shopify:1001' })]);
+  });
+
+  it("ledger prints the order's record from the stage's ledger table", async () => {
+    await deadLetter('ledger-1', 'timeout: no answer in time');
+    const run = await cli('ledger', 'shopify', 'ledger-1');
+    expect(run.code).toBe(0);
+    expect(run.lines[0]).toBe('order shopify ledger-1');
+    expect(run.lines).toContain('    lastError: timeout: no answer in time');
+  });
+
+  it("audit scans the stage's ledger and ends with its summary line", async () => {
+    const run = await cli('audit');
+    expect(run.lines.at(-1)).toMatch(/^audit: orders=\d+ refunds=0 drift=\d+$/);
   });
 });
