@@ -41,14 +41,14 @@ const REQUIRED = {
 } as const;
 
 function pickOutputs(values: Record<string, string>, where: string): StackOutputs {
-  const missing = Object.values(REQUIRED).filter((k) => typeof values[k] !== 'string');
-  if (missing.length > 0) throw new AwsTargetError(`${where} lacks the output(s) ${missing.join(', ')}`);
-  return {
-    LedgerTableName: values[REQUIRED.LedgerTableName]!,
-    QueueUrl: values[REQUIRED.QueueUrl]!,
-    DeadLetterQueueUrl: values[REQUIRED.DeadLetterQueueUrl]!,
-    all: values,
-  };
+  const LedgerTableName = values[REQUIRED.LedgerTableName];
+  const QueueUrl = values[REQUIRED.QueueUrl];
+  const DeadLetterQueueUrl = values[REQUIRED.DeadLetterQueueUrl];
+  if (LedgerTableName === undefined || QueueUrl === undefined || DeadLetterQueueUrl === undefined) {
+    const missing = Object.values(REQUIRED).filter((k) => typeof values[k] !== 'string');
+    throw new AwsTargetError(`${where} lacks the output(s) ${missing.join(', ')}`);
+  }
+  return { LedgerTableName, QueueUrl, DeadLetterQueueUrl, all: values };
 }
 
 /**

@@ -10,7 +10,7 @@ import {
 } from '../../shared/shopify-admin/index.js';
 import { type ConfiguredSource, loadSources, type SourceSubscriptions } from '../../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../config.js';
-import { findRunningStack } from '../connect.js';
+import { requireRunningStack } from '../connect.js';
 import { DEMO_SHOP } from '../demo/webhooks.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
 
@@ -44,10 +44,7 @@ export function subscribingSource(sources: ReadonlyMap<string, ConfiguredSource>
 /** The `npm start` on PORT: its Admin API stand-in, deliveries to its intake. */
 async function localTarget(env: NodeJS.ProcessEnv, sourceName: string, shop: string | undefined): Promise<SubscribeTarget> {
   const config = await resolveLocalConfig(env);
-  const found = await findRunningStack(config);
-  if (found.status !== 'up') {
-    throw new UsageError(`no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
-  }
+  const found = await requireRunningStack(config);
   const subscriptions = subscribingSource(loadSources(env.SOURCES_CONFIG), sourceName);
   const client = createShopifyAdminClient({
     shopDomain: shop ?? DEMO_SHOP,

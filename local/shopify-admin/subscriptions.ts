@@ -55,8 +55,10 @@ function create(store: SubscriptionStore, vars: Record<string, unknown>): Answer
     userErrors.push({ field: ['webhookSubscription', 'uri'], message: 'Address for this topic has already been taken' });
   }
   if (format !== 'JSON' && format !== 'XML') userErrors.push({ field: ['webhookSubscription', 'format'], message: 'Format is invalid' });
-  if (userErrors.length > 0) return { data: { webhookSubscriptionCreate: { webhookSubscription: null, userErrors } } };
-  const created = store.create({ topic, uri: uri!, format: format as 'JSON' | 'XML' });
+  if (userErrors.length > 0 || uri === undefined || (format !== 'JSON' && format !== 'XML')) {
+    return { data: { webhookSubscriptionCreate: { webhookSubscription: null, userErrors } } };
+  }
+  const created = store.create({ topic, uri, format });
   return { data: { webhookSubscriptionCreate: { webhookSubscription: node(created), userErrors: [] } } };
 }
 

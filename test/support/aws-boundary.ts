@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { vi } from 'vitest';
 
 /**
  * The AWS services a stage command uses that cannot run here, answered at their HTTP boundary (the
@@ -144,4 +145,16 @@ export async function startAwsBoundary(): Promise<AwsBoundary> {
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Points the AWS SDK at local stand-ins, service by service (AWS_ENDPOINT_URL_<SERVICE>), with dummy
+ * credentials; undo with vi.unstubAllEnvs().
+ */
+export function stubAwsEndpoints(endpoints: { dynamodb?: string; sqs?: string; secretsManager?: string }): void {
+  if (endpoints.dynamodb) vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', endpoints.dynamodb);
+  if (endpoints.sqs) vi.stubEnv('AWS_ENDPOINT_URL_SQS', endpoints.sqs);
+  if (endpoints.secretsManager) vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', endpoints.secretsManager);
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'example-secret-key');
 }

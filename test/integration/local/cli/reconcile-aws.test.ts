@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stageTarget } from '../../../../local/cli/reconcile-aws.js';
 import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
 import { reconcileShopify } from '../../../../shared/reconcile/index.js';
+import { stubAwsEndpoints } from '../../../support/aws-boundary.js';
 import { startDynalite, type LocalDynamo } from '../../../support/dynalite.js';
 import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../../support/synthesised-outputs.js';
 
@@ -83,11 +84,7 @@ describe('reconcile against a deployed stage (--stage)', () => {
     };
     outputsFile = writeStageOutputsFile(dir, 'staging', physical);
     queueUrl = stageOutputs('staging', physical).outputs.QueueUrl!;
-    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', dynamo.endpoint);
-    vi.stubEnv('AWS_ENDPOINT_URL_SQS', awsUrl);
-    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', awsUrl);
-    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'example-secret-key');
+    stubAwsEndpoints({ dynamodb: dynamo.endpoint, sqs: awsUrl, secretsManager: awsUrl });
   }, 60_000);
   afterAll(async () => {
     vi.unstubAllEnvs();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stageSubscribeTarget } from '../../../../local/cli/shopify-aws.js';
 import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
 import { subscribeTopics } from '../../../../shared/shopify-admin/index.js';
-import { type AwsBoundary, startAwsBoundary } from '../../../support/aws-boundary.js';
+import { type AwsBoundary, startAwsBoundary, stubAwsEndpoints } from '../../../support/aws-boundary.js';
 import { stageOutputs, writeStageOutputsFile } from '../../../support/synthesised-outputs.js';
 
 /**
@@ -35,9 +35,7 @@ describe('npm run shopify -- subscribe --stage', () => {
     dir = mkdtempSync(join(tmpdir(), 'shopify-stage-'));
     outputsFile = writeStageOutputsFile(dir, 'staging', physical);
     webhookUrl = stageOutputs('staging', physical).outputs.WebhookUrlshopify!;
-    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', boundary.url);
-    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'example-secret-key');
+    stubAwsEndpoints({ secretsManager: boundary.url });
   }, 60_000);
   afterAll(async () => {
     vi.unstubAllEnvs();

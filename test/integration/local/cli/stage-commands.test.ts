@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliCommand } from '../../../../local/cli/index.js';
 import { createLedger, type Ledger } from '../../../../shared/ledger/index.js';
-import { type AwsBoundary, startAwsBoundary } from '../../../support/aws-boundary.js';
+import { type AwsBoundary, startAwsBoundary, stubAwsEndpoints } from '../../../support/aws-boundary.js';
 import { type LocalDynamo, startDynalite } from '../../../support/dynalite.js';
 import { startTestEmulator, type TestEmulator } from '../../../support/emulator.js';
 import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../../support/synthesised-outputs.js';
@@ -70,11 +70,7 @@ describe('stage commands (--stage)', () => {
     outputsFile = writeStageOutputsFile(dir, 'staging', physical());
     const { outputs } = stageOutputs('staging', physical());
     queues = { queue: outputs.QueueUrl!, dlq: outputs.DeadLetterQueueUrl! };
-    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', dynamo.endpoint);
-    vi.stubEnv('AWS_ENDPOINT_URL_SQS', boundary.url);
-    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', boundary.url);
-    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'example-secret-key');
+    stubAwsEndpoints({ dynamodb: dynamo.endpoint, sqs: boundary.url, secretsManager: boundary.url });
   }, 60_000);
   afterAll(async () => {
     vi.unstubAllEnvs();
