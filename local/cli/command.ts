@@ -99,25 +99,8 @@ async function run(
     }
     case 'redrive': {
       if (rest.length > 0) throw new UsageError('redrive takes no arguments');
-      if (aws) {
-        try {
-          const { redriveDeadLetters } = await import('./aws.js');
-          const dryRun = values['dry-run'];
-          const moved = await redriveDeadLetters(aws.sqs, aws.outputs, {
-            dryRun,
-            print,
-            reason: (body) => deadLetterReason(aws.ledger, body),
-          });
-          print(
-            dryRun
-              ? `dry run: ${moved} message(s) in the dead-letter queue, nothing moved`
-              : `moved ${moved} message(s) from the dead-letter queue back to the queue`,
-          );
-          return 0;
-        } finally {
-          await aws.close();
-        }
-      }
+      if (aws)
+        return (await import('./stage-dead-letters.js')).stageDeadLetters(aws, { name: 'redrive', dryRun: values['dry-run'] }, print);
       const handle = await localHandle(env);
       try {
         const letters = await handle.deadLetters();
@@ -158,16 +141,7 @@ async function run(
       }
     }
     case 'dlq': {
-      if (aws) {
-        try {
-          const { listDeadLetters } = await import('./aws.js');
-          const listed = await listDeadLetters(aws.sqs, aws.outputs, (body) => deadLetterReason(aws.ledger, body));
-          print(listed.length === 0 ? 'the dead-letter queue is empty' : JSON.stringify(listed, null, 2));
-          return 0;
-        } finally {
-          await aws.close();
-        }
-      }
+      if (aws) return (await import('./stage-dead-letters.js')).stageDeadLetters(aws, { name: 'dlq' }, print);
       const handle = await localHandle(env);
       try {
         const letters = await handle.deadLetters();

@@ -148,10 +148,7 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
       data = { refund: found ? refundNode(found.stored, found.refund, { first, after }) : null };
       returned = 1;
     } else {
-      return {
-        status: 200,
-        body: { errors: [{ message: 'the stand-in answers only the orders, refund and webhook subscription documents' }] },
-      };
+      return { status: 200, body: { errors: [{ message: 'the stand-in answers only reconciliation and subscription documents' }] } };
     }
     const actual = top?.name === 'orders' ? actualCost(fields, vars, returned) : requested;
     available -= actual;
