@@ -5,7 +5,7 @@ import { createSecretsManagerReader } from '../../shared/config/index.js';
 import { createShopifyAdminClient, secretsManagerAdminToken } from '../../shared/shopify-admin/index.js';
 import { loadSources } from '../../shared/sources/index.js';
 import { AwsTargetError, type StageOptions, stageStack } from './aws.js';
-import { type SubscribeTarget, subscribingSource } from './shopify-command.js';
+import { type SubscribeTarget, subscribingSource } from './shopify-target.js';
 
 /**
  * `npm run shopify -- subscribe --stage <name>`: the shop from the stage file (`reconcile.<source>.shopDomain`,

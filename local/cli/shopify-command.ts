@@ -2,17 +2,17 @@ import { parseArgs } from 'node:util';
 import { ConfigurationError } from '../../shared/config/index.js';
 import {
   createShopifyAdminClient,
-  type ShopifyAdminClient,
   ShopifyAdminError,
   type SubscriptionChange,
   subscribeSummary,
   subscribeTopics,
 } from '../../shared/shopify-admin/index.js';
-import { type ConfiguredSource, loadSources, type SourceSubscriptions } from '../../shared/sources/index.js';
+import { loadSources } from '../../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../config.js';
 import { requireRunningStack } from '../connect.js';
 import { DEMO_SHOP } from '../demo/webhooks.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
+import { type SubscribeTarget, subscribingSource } from './shopify-target.js';
 
 export const SHOPIFY_USAGE = `usage:
   npm run shopify -- subscribe [--source <name>] [--shop <shop>.myshopify.com]
@@ -20,25 +20,6 @@ export const SHOPIFY_USAGE = `usage:
 
 class UsageError extends Error {
   readonly kind = 'usage' as const;
-}
-
-/** What `subscribe` works on: a shop's Admin API, and where the source's webhooks must go. */
-export interface SubscribeTarget {
-  client: ShopifyAdminClient;
-  shopDomain: string;
-  /** The source's webhook URL (the stage's WebhookUrl<source> output, or the local intake's route). */
-  callbackUrl: string;
-  subscriptions: SourceSubscriptions;
-  close(): Promise<void>;
-}
-
-/** The Shopify source named, and what it needs subscribed (derived from its settings). */
-export function subscribingSource(sources: ReadonlyMap<string, ConfiguredSource>, name: string): SourceSubscriptions {
-  const source = sources.get(name);
-  if (source === undefined) throw new UsageError(`no source ${name} is configured`);
-  const needs = source.kind === 'shopify' ? source.subscriptions?.() : undefined;
-  if (needs === undefined) throw new UsageError(`source ${name} is a ${source.kind} source: only Shopify sources are subscribed here`);
-  return needs;
 }
 
 /** The `npm start` on PORT: its Admin API stand-in, deliveries to its intake. */

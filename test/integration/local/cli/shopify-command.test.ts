@@ -40,7 +40,7 @@ describe('npm run shopify -- subscribe (local stack)', () => {
     const before = stack.shopifyAdmin.subscriptions.list().length;
     const run = await subscribe('--source', 'pos');
     expect(run.code).toBe(2);
-    expect(run.err[0]?.split('\n')[0]).toBe('source pos is a pos source: only Shopify sources are subscribed here');
+    expect(run.err).toEqual(['shopify: source pos is a pos source: only Shopify sources are subscribed here']);
     expect(stack.shopifyAdmin.subscriptions.list()).toHaveLength(before);
   });
 });
