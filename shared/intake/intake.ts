@@ -4,7 +4,7 @@ import type { WebhookSecrets } from '../config/webhook-secrets.js';
 import { PointsEvent } from '../events/index.js';
 import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
 import type { EventQueue } from '../queue/index.js';
-import type { RequestHeaders, SignedRequest, SourceError, SourceSet } from '../sources/index.js';
+import type { RequestHeaders, SignedRequest, SourceError, SourceSet, VersionMismatch } from '../sources/index.js';
 import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
 import { readBody } from './body.js';
 import { invalidHeader } from './headers.js';
@@ -47,6 +47,8 @@ export interface IntakeResponse {
   readonly answer: IntakeAnswer;
   /** Accepted deliveries: the event's type (for the delivery metrics; not sent to the sender). */
   readonly eventType?: string;
+  /** An authentic delivery made with another API version than the source's setting (counted, logged). */
+  readonly apiVersionMismatch?: VersionMismatch;
 }
 
 export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
@@ -98,10 +100,25 @@ function errorKind(e: unknown): string | undefined {
 }
 
 /**
+ * Verifies, reads and queues one webhook delivery; an authentic one (accepted, ignored or
+ * quarantined) made with another API version than its source's setting is marked for the delivery
+ * metrics and logged: the sender's subscription or the stage setting is out of date.
+ */
+export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): Promise<IntakeResponse> {
+  const response = await receiveDelivery(request, deps);
+  if ('error' in response.answer) return response;
+  const source = request.source === undefined ? undefined : deps.sources.get(request.source);
+  const mismatch = source?.versionMismatch?.(request.headers);
+  if (mismatch === undefined) return response;
+  deps.logger?.warn('webhook API version differs from the source setting', { source: source?.name, ...mismatch });
+  return { ...response, apiVersionMismatch: mismatch };
+}
+
+/**
  * Verifies, reads and queues one webhook delivery. Order matters: nothing reads the body before
  * its signature is verified, and nothing is queued unless every check passed.
  */
-export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): Promise<IntakeResponse> {
+async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promise<IntakeResponse> {
   const log = deps.logger;
   const source = request.source === undefined ? undefined : deps.sources.get(request.source);
   if (!source) return refuse('unknown_source', 'no such webhook source');

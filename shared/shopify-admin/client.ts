@@ -32,6 +32,8 @@ export interface ShopifyAdminClient {
   orders(window: OrdersWindow): AsyncGenerator<AdminOrder[]>;
   /** One refund with every line item; undefined when Shopify no longer has it. */
   refund(refundGid: string): Promise<AdminRefund | undefined>;
+  /** Any document (subscriptions.ts): its `data`, after the same throttling, renewal and error handling. */
+  graphql(query: string, variables: Record<string, unknown>): Promise<unknown>;
   /** The bucket as the last answer reported it. */
   lastThrottleStatus(): Cost['throttleStatus'] | undefined;
   close(): Promise<void>;
@@ -59,6 +61,7 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
   }
 
   return {
+    graphql: post,
     async *orders(window) {
       const query = updatedBetween(window.since, window.until);
       const cursors = cursorGuard('orders');

@@ -24,8 +24,10 @@ export interface GraphqlCallerOptions {
   /** Another origin (the local stand-in): `http://127.0.0.1:<port>`. */
   origin?: string;
   apiVersion?: string;
-  /** The Admin API access token; asked for on every request (callers cache it). */
+  /** The Admin API access token; asked for on every request (callers cache it: token.ts). */
   accessToken: () => Promise<string>;
+  /** Told when the API refused a token (401): the request is sent once more with the next one. */
+  accessTokenRejected?: (token: string) => void;
   /** Retries of a THROTTLED query before giving up (default 8). */
   maxThrottleRetries?: number;
   sleep?: (ms: number) => Promise<void>;
@@ -70,6 +72,7 @@ export function createGraphqlCaller(opts: GraphqlCallerOptions): GraphqlCaller {
   }
 
   async function post(query: string, variables: Record<string, unknown>): Promise<unknown> {
+    let renewed = false;
     for (let attempt = 0; ; attempt++) {
       const expected = lastRequested.get(query);
       if (expected !== undefined) await waitForBucket(expected, 'bucket_low');
@@ -91,6 +94,12 @@ export function createGraphqlCaller(opts: GraphqlCallerOptions): GraphqlCaller {
         throw transportFailure(e, origin);
       }
       const { status, text } = answered;
+      if (status === 401 && !renewed && opts.accessTokenRejected !== undefined) {
+        // An expired or revoked grant: renew once, then a second 401 is the answer.
+        opts.accessTokenRejected(token);
+        renewed = true;
+        continue;
+      }
       if (status === 401 || status === 403) {
         throw new ShopifyAdminError(
           'unauthorized',

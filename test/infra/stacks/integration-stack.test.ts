@@ -6,6 +6,8 @@ import { ENV, LEDGER_TABLE_SCHEMA } from '../../../shared/config/index.js';
 import { stageTiming, UPSTREAM_CEILING_PER_MINUTE, type StageConfig, webhookSecretName } from '../../../infra/config/index.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
 import type { Json } from '../../support/json.js';
+import { outcomeMetric } from '../../../shared/metrics/names.js';
+import { webhookUrlOutputKey } from '../../../infra/outputs.js';
 
 let app: SynthesisedApp;
 beforeAll(() => {
@@ -442,6 +444,20 @@ describe('alarms', () => {
     );
   });
 
+  it('alarm on the first event parked because the Open API refused it with a status its spec never gives', () => {
+    const { template } = stage('staging');
+    const found = Object.values(
+      template.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: outcomeMetric('upstream_rejected') } }),
+    ) as { Properties: Record<string, unknown> }[];
+    expect(found).toHaveLength(1);
+    expect(found[0]!.Properties).toMatchObject({
+      AlarmName: 'loyalty-bridge-staging-UpstreamRejected',
+      Threshold: 1,
+      Statistic: 'Sum',
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
   it('notify one encrypted SNS topic with the configured e-mail subscribed', () => {
     const { template, config } = stage('production');
     const [topicId, topic] = only(template, 'AWS::SNS::Topic');
@@ -451,8 +467,17 @@ describe('alarms', () => {
     // Plus, with reconciliation, its function's errors and one missing-webhooks alarm per reconciled source.
     const reconciled = Object.keys(config.reconcile).length;
     // DLQ, oldest message, 2 x function errors, upstream failures, breaker open long, quarantine, a quarantined body
-    // not kept, audit drift, audit errors
-    expect(all).toHaveLength(10 + (reconciled > 0 ? 1 + reconciled : 0));
+    // not kept, upstream rejected, audit drift, audit errors
+    expect(all).toHaveLength(11 + (reconciled > 0 ? 1 + reconciled : 0));
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
+  });
+});
+
+describe('outputs', () => {
+  it('keys every output as CloudFormation keeps it (letters and digits), one webhook URL per source where infra/outputs.ts says', () => {
+    const { template, config } = stage('staging');
+    const keys = Object.keys(template.toJSON().Outputs ?? {});
+    expect(keys.every((k) => /^[A-Za-z0-9]+$/.test(k))).toBe(true);
+    for (const source of Object.keys(config.sources)) expect(keys).toContain(webhookUrlOutputKey(source));
   });
 });

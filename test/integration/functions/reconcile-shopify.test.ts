@@ -143,7 +143,7 @@ describe('reconcile-shopify handler', () => {
     );
     await expect(makeHandler(deps)({ source: 'shopify' })).rejects.toMatchObject({
       kind: 'invalid_admin_secret',
-      message: `secret ${SECRET_ARN} must hold {"access_token": "<Admin API access token>"}`,
+      message: `secret ${SECRET_ARN} must hold {"client_id": "<Dev Dashboard client id>", "client_secret": "<its secret>"} or {"access_token": "<Admin API access token>"}`,
     });
     expect(queue.messages).toEqual([]);
   });

@@ -218,6 +218,14 @@ describe('delivery metrics', () => {
     });
   });
 
+  it('also counts a delivery made with another Shopify API version than the source setting, by the version received', async () => {
+    const headers = shopifyHeaders(ORDER, SECRET, 'orders/paid', { 'x-shopify-api-version': '2025-07' });
+    const [accepted, otherVersion, ...more] = await emfOf((h) => h(apiGatewayEvent('shopify', ORDER, headers)));
+    expect(more).toEqual([]);
+    expect(accepted).toMatchObject({ DeliveriesAccepted: 1, kind: 'purchase' });
+    expect(otherVersion).toMatchObject({ DeliveriesOtherApiVersion: 1, source: 'shopify', kind: '2025-07' });
+  });
+
   it('counts a forged signature as DeliveriesRefused with the refusal as its kind', async () => {
     const [emf] = await emfOf((h) => h(apiGatewayEvent('shopify', ORDER, shopifyHeaders(ORDER, 'forged', 'orders/paid'))));
     expect(emf).toMatchObject({ DeliveriesRefused: 1, source: 'shopify', kind: 'invalid_signature' });
