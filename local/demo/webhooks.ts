@@ -1,4 +1,5 @@
 import { bareDecimal, bareInteger as bare, jsonWithBareIntegers, shopifyHeaders, signPos, signShopify } from '../senders.js';
+import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
 
 /**
  * Webhook requests as the senders build them: Shopify's REST webhook payloads signed with the app
@@ -24,7 +25,7 @@ function shopifyRequest(topic: string, payload: unknown, secret: string, webhook
     headers: shopifyHeaders(body, secret, {
       topic,
       shopDomain: DEMO_SHOP,
-      apiVersion: '2025-01',
+      apiVersion: DEFAULT_SHOPIFY_API_VERSION,
       webhookId,
       eventId: `event-${webhookId}`,
       triggeredAt: isoSeconds(nowMs),

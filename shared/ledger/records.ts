@@ -10,6 +10,7 @@ export const OrderOutcome = OutcomeKind.extract([
   'customer_not_found',
   'customer_withdrawn',
   'points_not_available',
+  'upstream_rejected',
 ]);
 export type OrderOutcome = z.infer<typeof OrderOutcome>;
 
@@ -21,6 +22,7 @@ export const RefundOutcome = OutcomeKind.extract([
   'customer_withdrawn',
   'points_not_available',
   'refund_parked',
+  'upstream_rejected',
 ]);
 export type RefundOutcome = z.infer<typeof RefundOutcome>;
 

@@ -5,9 +5,13 @@
  * single-query ceiling: a page of orders with their refunds' ids only, then one refund at a time
  * (only those the ledger has not seen) with its line items and adjustments.
  */
+import { DEFAULT_SHOPIFY_API_VERSION } from '../sources/index.js';
 
-/** The API version in the URL path (`/admin/api/<version>/graphql.json`). */
-export const ADMIN_API_VERSION = '2025-01';
+/**
+ * The API version in the URL path (`/admin/api/<version>/graphql.json`) when the caller names none;
+ * callers pass their source's `apiVersion` setting (the stage's version).
+ */
+export const ADMIN_API_VERSION = DEFAULT_SHOPIFY_API_VERSION;
 
 /** Orders per page: 2 + 10 × an order's cost (about 50 points) stays under the 1000-point query ceiling. */
 export const ORDERS_PAGE_SIZE = 10;

@@ -17,6 +17,7 @@ import {
 import { invalid, schemaError } from './payload.js';
 import { ExternalKey, commonSettings, renderTitle } from './settings.js';
 import { decodeBase64, hmacSha256, macEquals } from './signature.js';
+import { DEFAULT_SHOPIFY_API_VERSION, SHOPIFY_API_VERSION, shopifySubscriptions, shopifyVersionMismatch } from './shopify-subscriptions.js';
 import {
   type MoneySet,
   SHOPIFY_TOPICS,
@@ -41,6 +42,11 @@ export const ShopifySettings = z
      * signs for every shop the app is installed on, so a multi-shop app should list its shop.
      */
     shopDomains: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'expected <shop>.myshopify.com')).default([]),
+    /**
+     * The Shopify API version of the webhook deliveries and the Admin API calls (`2026-10`); a delivery
+     * made with another one is counted and logged. docs/runbook.md, "Upgrading the Shopify API version".
+     */
+    apiVersion: z.string().regex(SHOPIFY_API_VERSION, 'a stable Shopify API version such as 2026-10').default(DEFAULT_SHOPIFY_API_VERSION),
   })
   .strict();
 export type ShopifySettings = z.infer<typeof ShopifySettings>;
@@ -349,4 +355,6 @@ export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload> = {
   // Shopify retries a failed delivery, then deletes the subscription: never refuse an authentic one.
   quarantinesUnreadable: true,
   maxBodyBytes: SHOPIFY_MAX_BODY_BYTES,
+  subscriptions: shopifySubscriptions,
+  versionMismatch: shopifyVersionMismatch,
 };

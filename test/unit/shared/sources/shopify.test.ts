@@ -4,6 +4,7 @@ import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
 import type { Outcome } from '../../../../shared/sources/types.js';
+import { DEFAULT_SHOPIFY_API_VERSION } from '../../../../shared/sources/index.js';
 import { fixture, shopifyHeaders, shopifyHmac } from '../../../support/webhooks.js';
 
 const SECRET = 'shpss_current_0f3c9a';
@@ -161,7 +162,7 @@ describe('Shopify orders/paid', () => {
       id: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
       topic: 'orders/paid',
       shopDomain: 'example.myshopify.com',
-      apiVersion: '2025-10',
+      apiVersion: DEFAULT_SHOPIFY_API_VERSION,
       webhookId: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
       eventId: '98880550-7158-44d4-b7cd-2c97c8a091b5',
       triggeredAt: '2026-11-20T19:03:12.000Z',
