@@ -18,7 +18,7 @@ export const ORDERS_PAGE_SIZE = 10;
 /** Nested limits; a connection that comes back full is read further (refund lines) or refused. */
 export const SHIPPING_LINES_LIMIT = 5;
 export const REFUNDS_LIMIT = 20;
-// A refund query costs about 1 + 1 + (2 + 20 × 5) + 2 × (2 + 5 × 5) = 158 points.
+// A refund query costs about 1 + 1 + (2 + 20 × 6) + 2 × (2 + 5 × 5) = 178 points.
 export const REFUND_LINES_PAGE_SIZE = 20;
 export const ADJUSTMENTS_LIMIT = 5;
 
@@ -55,7 +55,7 @@ export const REFUND_QUERY = `query ReconcileRefund($id: ID!, $after: String) {
     order { id }
     refundLineItems(first: ${REFUND_LINES_PAGE_SIZE}, after: $after) {
       pageInfo { hasNextPage endCursor }
-      nodes { subtotalSet { ${MONEY} } totalTaxSet { ${MONEY} } }
+      nodes { subtotalSet { ${MONEY} } totalTaxSet { ${MONEY} } lineItem { isGiftCard } }
     }
     orderAdjustments(first: ${ADJUSTMENTS_LIMIT}) { nodes { amountSet { ${MONEY} } taxAmountSet { ${MONEY} } } }
     refundShippingLines(first: ${ADJUSTMENTS_LIMIT}) { nodes { subtotalAmountSet { ${MONEY} } taxAmountSet { ${MONEY} } } }

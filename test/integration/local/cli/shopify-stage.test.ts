@@ -56,7 +56,7 @@ describe('npm run shopify -- subscribe --stage', () => {
     };
     expect(await run()).toMatchObject({ topics: 3, created: 3, existing: 0 });
     expect(await run()).toMatchObject({ topics: 3, created: 0, existing: 3 });
-    expect(webhookUrl).toMatch(/^https:\/\/webhooksapi[0-9a-z]+\.execute-api\.eu-west-1\.amazonaws\.com\/webhooks\/shopify$/);
+    expect(webhookUrl).toMatch(/^https:\/\/webhooksapi[0-9a-z]+\.execute-api\.ap-northeast-1\.amazonaws\.com\/webhooks\/shopify$/);
     expect(shop.subscriptions.list().every((s) => s.uri === webhookUrl)).toBe(true);
     expect(shop.tokens?.grants()).toBe(2);
   });

@@ -90,6 +90,17 @@ describe('one mapping for webhooks and the Admin API', () => {
     }
   }
 
+  it('takes nothing back for a gift-card line a reconciled refund returns', () => {
+    const giftCard: AdminRefund = {
+      ...PARTIAL_REFUND,
+      refundLineItems: [{ ...PARTIAL_REFUND.refundLineItems[0]!, lineItem: { isGiftCard: true } }],
+    };
+    const event = eventOf(
+      source('subtotal', 'minor').read(webhookRequest('refunds/create', refundWebhookBody(giftCard), 'shop.myshopify.com', new Date())),
+    );
+    expect(event.type === 'refund' && event.parts).toEqual({ price: '0', tax: '0', shippingPrice: '0', shippingTax: '0' });
+  });
+
   it('keeps 64-bit order and customer ids exact', () => {
     const event = eventOf(
       source('subtotal', 'minor').read(webhookRequest('orders/paid', orderWebhookBody(JPY_ORDER), 'shop.myshopify.com', new Date())),
