@@ -351,3 +351,11 @@ describe('Shopify orders/cancelled', () => {
     expect(outcome.status).toBe('ignored');
   });
 });
+
+describe('Shopify settings', () => {
+  it('refuses, by name, the old taxesIncluded setting that could contradict what each order says', () => {
+    const parsed = ShopifySettings.safeParse({ taxesIncluded: true });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', keys: ['taxesIncluded'] });
+  });
+});
