@@ -1,0 +1,138 @@
+import { makeHandler } from '../../functions/process-events.js';
+import { ProcessingSettings } from '../../shared/config/index.js';
+import type { PurchaseEvent } from '../../shared/events/index.js';
+import { createLedger } from '../../shared/ledger/index.js';
+import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../shared/openapi/index.js';
+import { sqsEvent } from '../worker/events.js';
+import { quiet, quietMetrics } from '../worker/harness.js';
+import { createIdempotencyTable, lambdaContext, makePowertoolsHandler } from './handler.js';
+import type { PlannedPurchase } from './plan.js';
+import type { SideServers } from './servers.js';
+
+/**
+ * The two implementations behind one face, so the run gives both the same deliveries. An attempt may be
+ * told to die at a line: its code then never gets past that line (the process is gone, as when a
+ * Lambda is killed or times out); nothing after it runs, no clean-up either.
+ */
+
+export type CrashLine = 'before-call' | 'after-call';
+
+export interface Side {
+  name: 'bridge' | 'powertools';
+  /** One delivery of the purchase; true when the handler acknowledged it. */
+  attempt(p: PlannedPurchase, crash?: CrashLine): Promise<boolean>;
+  /** What the queue waits before it delivers a failed or lost attempt again (a lease or in-progress record lapses). */
+  beforeRedelivery(): Promise<void>;
+}
+
+export const COMPARISON_CLIENT = { id: 'bench-compare', secret: 'bench-compare-secret' };
+/** The Open API client's per-phase timeout on both sides; a `delay` fault holds answers past it. */
+export const CLIENT_TIMEOUT_MS = 300;
+/** The Lambda timeout of the Powertools function (scaled down: it must outlast the client's timeout). */
+export const LAMBDA_TIMEOUT_MS = 700;
+
+export function openApiClient(url: string): OpenApiClient {
+  return createOpenApiClient({
+    credentials: staticCredentials({ baseUrl: url, clientId: COMPARISON_CLIENT.id, clientSecret: COMPARISON_CLIENT.secret }),
+    ratePerMinute: 1_000_000,
+    timeouts: { connectMs: CLIENT_TIMEOUT_MS, headersMs: CLIENT_TIMEOUT_MS, bodyMs: CLIENT_TIMEOUT_MS },
+  });
+}
+
+/** One crash per attempt: `arm` says where the next attempt dies; the returned promise settles when it has. */
+function crashSwitch() {
+  let armed: { line: CrashLine; died: () => void } | undefined;
+  return {
+    arm(line: CrashLine | undefined): Promise<false> {
+      if (!line) return new Promise<false>(() => undefined);
+      return new Promise<false>((resolve) => {
+        armed = { line, died: () => resolve(false) };
+      });
+    },
+    async at(line: CrashLine): Promise<void> {
+      if (armed?.line !== line) return;
+      const { died } = armed;
+      armed = undefined;
+      died();
+      await new Promise<never>(() => undefined);
+    },
+  };
+}
+
+export function purchaseEvent(p: PlannedPurchase): PurchaseEvent {
+  return {
+    type: 'purchase',
+    eventId: `shopify:order:${p.orderId}`,
+    source: 'shopify',
+    orderId: p.orderId,
+    customer: { externalKey: 'shopify', externalId: p.externalId },
+    currency: 'JPY',
+    occurredAt: '2026-01-15T19:00:00+09:00',
+    pointTitle: `Purchase #${p.orderId}`,
+    test: false,
+    delivery: { id: `d-${p.orderId}`, topic: 'orders/paid' },
+    eligibleAmount: p.amount,
+    expiryDays: null,
+  };
+}
+
+export async function bridgeSide(servers: SideServers): Promise<Side> {
+  const settings = ProcessingSettings.parse({});
+  // The ledger's clock: a redelivery comes after the lease has lapsed (the queue's visibility timeout outlasts it).
+  let offsetMs = 0;
+  const clock = () => Date.now() + offsetMs;
+  const ledger = createLedger({ client: servers.documentClient, tableName: servers.dynamo.tableName, clock, leaseSeconds: settings.leaseSeconds });
+  const crash = crashSwitch();
+  const handler = makeHandler({
+    ledger,
+    openapi: openApiClient(servers.emulatorUrl),
+    settings,
+    clock,
+    logger: quiet,
+    metrics: quietMetrics,
+    checkpoint: async (step) => {
+      if (step === 'purchase:customer') await crash.at('before-call');
+      if (step === 'purchase:granted') await crash.at('after-call');
+    },
+  });
+  return {
+    name: 'bridge',
+    attempt: (p, line) => {
+      const died = crash.arm(line);
+      const done = handler(sqsEvent(purchaseEvent(p))).then(
+        (r) => r.batchItemFailures.length === 0,
+        () => false,
+      );
+      return Promise.race([done, died]);
+    },
+    beforeRedelivery: async () => {
+      offsetMs += (settings.leaseSeconds + 1) * 1000;
+    },
+  };
+}
+
+export async function powertoolsSide(servers: SideServers, tableName: string): Promise<Side> {
+  await createIdempotencyTable(servers.dynamo.client, tableName);
+  const crash = crashSwitch();
+  const handler = makePowertoolsHandler({
+    openapi: openApiClient(servers.emulatorUrl),
+    client: servers.client,
+    tableName,
+    checkpoint: (step) => crash.at(step === 'customer' ? 'before-call' : 'after-call'),
+  });
+  return {
+    name: 'powertools',
+    attempt: (p, line) => {
+      const died = crash.arm(line);
+      const event = { source: 'shopify', orderId: p.orderId, externalId: p.externalId, amount: p.amount, title: `Purchase #${p.orderId}` };
+      const done = handler(event, lambdaContext(LAMBDA_TIMEOUT_MS)).then(
+        () => true,
+        () => false,
+      );
+      return Promise.race([done, died]);
+    },
+    // SQS makes a message visible again only after its visibility timeout, which AWS requires to be at
+    // least the function's timeout: by then a dead attempt's in-progress record has lapsed.
+    beforeRedelivery: () => new Promise((resolve) => setTimeout(resolve, LAMBDA_TIMEOUT_MS + 30)),
+  };
+}
