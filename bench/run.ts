@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { costPer1000Events } from './cost.js';
+import { comparisonJson, comparisonMarkdown, comparisonRows, PLOT_FILE, writeComparisonPlot } from './powertools/report.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -105,6 +106,9 @@ async function main(): Promise<void> {
   );
   const endToEnd = await part('end to end through the local stack', async () =>
     (await import('./end-to-end.js')).runEndToEndBench({ quick, log: progress }),
+  );
+  const versus = await part('side by side with Powertools idempotency', async () =>
+    (await import('./powertools/compare.js')).runComparison({ events: quick ? 60 : 200, seed: 29, log: progress }),
   );
 
   const rows: Row[] = [];
@@ -261,6 +265,8 @@ async function main(): Promise<void> {
     );
     row('end to end', 'not credited / dead-lettered', `${e.notCredited} / ${e.deadLettered}`, 'none expected');
   } else failed('end to end', endToEnd);
+  if (versus.ok) rows.push(...comparisonRows(versus.value));
+  else failed('vs Powertools', versus);
 
   let cost: ReturnType<typeof costPer1000Events> | { error: string } = { error: 'needs the worker and intake figures' };
   if (worker.ok && intake.ok) {
@@ -291,15 +297,25 @@ async function main(): Promise<void> {
     emulator: emulator.ok ? emulator.value : { error: emulator.error },
     endToEnd: endToEnd.ok ? endToEnd.value : { error: endToEnd.error },
     cost,
+    comparison: versus.ok ? comparisonJson(versus.value) : { error: versus.error },
   };
 
-  await writeFile(join(HERE, 'results.md'), resultsMarkdown(rows, figures, quick, host, seconds));
+  if (versus.ok) await writeComparisonPlot(versus.value, join(HERE, PLOT_FILE));
+  const versusSection = versus.ok ? comparisonMarkdown(versus.value) : [];
+  await writeFile(join(HERE, 'results.md'), resultsMarkdown(rows, figures, quick, host, seconds, versusSection));
   for (const line of table(rows)) console.log(line);
   console.log(`(${quick ? 'quick' : 'full'} run, ${seconds} s; written to bench/results.md)`);
   console.log(JSON.stringify(figures));
 }
 
-function resultsMarkdown(rows: Row[], figures: unknown, quick: boolean, host: ReturnType<typeof machine>, seconds: number): string {
+function resultsMarkdown(
+  rows: Row[],
+  figures: unknown,
+  quick: boolean,
+  host: ReturnType<typeof machine>,
+  seconds: number,
+  versusSection: string[],
+): string {
   return [
     '# Benchmark results',
     '',
@@ -319,6 +335,7 @@ function resultsMarkdown(rows: Row[], figures: unknown, quick: boolean, host: Re
     '',
     ...markdownTable(rows),
     '',
+    ...versusSection,
     '## How they are measured',
     '',
     '- **Cost per event** (bench/worker.ts): after 20 warm-up purchases (token cached, pools warm), events go one at a time',

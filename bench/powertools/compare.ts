@@ -1,8 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import { fetchToken } from '../worker/harness.js';
-import { comparisonEmulatorConfig, expectedCredit, FAULT_KINDS, type FaultKind, type PlannedPurchase, planPurchases } from './plan.js';
+import {
+  CLIENT_TIMEOUT_MS,
+  comparisonEmulatorConfig,
+  expectedCredit,
+  FAULT_KINDS,
+  type FaultKind,
+  type PlannedPurchase,
+  planPurchases,
+} from './plan.js';
 import { armCalculationFault, readBalance, startSideServers } from './servers.js';
-import { bridgeSide, CLIENT_TIMEOUT_MS, COMPARISON_CLIENT, type CrashLine, powertoolsSide, type Side } from './sides.js';
+import { bridgeSide, COMPARISON_CLIENT, type CrashLine, powertoolsSide, type Side } from './sides.js';
 
 /**
  * Runs the bridge and the Powertools handler, one after the other, each on its own fresh emulator and

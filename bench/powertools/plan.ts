@@ -6,6 +6,11 @@ import { mulberry32 } from '../../test/chaos/prng.js';
  * shuffled with the seed: every kind appears, and the same seed gives the same list for both sides.
  */
 
+/** The Open API client's per-phase timeout on both sides; a `delay` fault holds answers past it. */
+export const CLIENT_TIMEOUT_MS = 300;
+/** The Lambda timeout of the Powertools function (scaled down: it must outlast the client's timeout). */
+export const LAMBDA_TIMEOUT_MS = 700;
+
 export const FAULT_KINDS = [
   'clean',
   'duplicate',

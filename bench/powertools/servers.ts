@@ -32,7 +32,10 @@ export async function startSideServers(emulatorConfig: unknown, tableName: strin
   const target = new URL(dynamo.endpoint);
   const operations = new Map<string, number>();
   const proxy = createServer((req, res) => {
-    const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '?';
+    const operation =
+      String(req.headers['x-amz-target'] ?? '')
+        .split('.')
+        .pop() ?? '?';
     operations.set(operation, (operations.get(operation) ?? 0) + 1);
     const forward = httpRequest(
       { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
@@ -61,7 +64,9 @@ export async function startSideServers(emulatorConfig: unknown, tableName: strin
     dynamoWrites: () => [...operations].reduce((sum, [op, n]) => sum + (WRITE_OPERATIONS.has(op) ? n : 0), 0),
     async upstreamCalls(clientId) {
       const response = await fetch(`${emulator.url}/__emulator/stats`);
-      const body = (await response.json()) as { clients: Record<string, { routes: Record<string, { total: number }>; token_requests: number }> };
+      const body = (await response.json()) as {
+        clients: Record<string, { routes: Record<string, { total: number }>; token_requests: number }>;
+      };
       const stats = body.clients[clientId];
       if (!stats) return 0;
       // Token requests are upstream calls too; count them once whether or not the routes list them.

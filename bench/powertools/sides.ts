@@ -6,7 +6,7 @@ import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../.
 import { sqsEvent } from '../worker/events.js';
 import { quiet, quietMetrics } from '../worker/harness.js';
 import { createIdempotencyTable, lambdaContext, makePowertoolsHandler } from './handler.js';
-import type { PlannedPurchase } from './plan.js';
+import { CLIENT_TIMEOUT_MS, LAMBDA_TIMEOUT_MS, type PlannedPurchase } from './plan.js';
 import type { SideServers } from './servers.js';
 
 /**
@@ -26,10 +26,6 @@ export interface Side {
 }
 
 export const COMPARISON_CLIENT = { id: 'bench-compare', secret: 'bench-compare-secret' };
-/** The Open API client's per-phase timeout on both sides; a `delay` fault holds answers past it. */
-export const CLIENT_TIMEOUT_MS = 300;
-/** The Lambda timeout of the Powertools function (scaled down: it must outlast the client's timeout). */
-export const LAMBDA_TIMEOUT_MS = 700;
 
 export function openApiClient(url: string): OpenApiClient {
   return createOpenApiClient({
@@ -81,7 +77,12 @@ export async function bridgeSide(servers: SideServers): Promise<Side> {
   // The ledger's clock: a redelivery comes after the lease has lapsed (the queue's visibility timeout outlasts it).
   let offsetMs = 0;
   const clock = () => Date.now() + offsetMs;
-  const ledger = createLedger({ client: servers.documentClient, tableName: servers.dynamo.tableName, clock, leaseSeconds: settings.leaseSeconds });
+  const ledger = createLedger({
+    client: servers.documentClient,
+    tableName: servers.dynamo.tableName,
+    clock,
+    leaseSeconds: settings.leaseSeconds,
+  });
   const crash = crashSwitch();
   const handler = makeHandler({
     ledger,
