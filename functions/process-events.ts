@@ -231,7 +231,8 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
 /** Square's Orders API, for sources earning on their orders without tax (env SQUARE_ORDERS). */
 function squareOrdersDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>): Partial<Pick<ProcessEventsDeps, 'squareOrders'>> {
   let reader: SecretReader | undefined;
-  const squareOrders = overrides.squareOrders ?? squareOrdersFromEnv(env[SQUARE_ORDERS_ENV], () => (reader ??= createSecretsManagerReader()));
+  const squareOrders =
+    overrides.squareOrders ?? squareOrdersFromEnv(env[SQUARE_ORDERS_ENV], () => (reader ??= createSecretsManagerReader()));
   return squareOrders ? { squareOrders } : {};
 }
 

@@ -154,7 +154,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     closers.push(() => shopifyAdmin.close());
     shopStore = shopifyAdmin.store;
-    const squareOrders = await startSquareOrdersStandIn({ port: options.ports?.squareOrders ?? 0, accessToken: LOCAL_DEFAULTS.squareOrdersToken });
+    const squareOrders = await startSquareOrdersStandIn({
+      port: options.ports?.squareOrders ?? 0,
+      accessToken: LOCAL_DEFAULTS.squareOrdersToken,
+    });
     closers.push(() => squareOrders.close());
     // The demo and the CLI find these through GET /__local/info: ports may differ from their defaults.
     const quarantineTable = LOCAL_DEFAULTS.quarantineTable;
@@ -249,7 +252,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     ready = true;
     return {
-      urls: { intake: http.url, emulator: emulator.url, dynamodb: dynamo.endpoint, shopifyAdmin: shopifyAdmin.url, squareOrders: squareOrders.url },
+      urls: {
+        intake: http.url,
+        emulator: emulator.url,
+        dynamodb: dynamo.endpoint,
+        shopifyAdmin: shopifyAdmin.url,
+        squareOrders: squareOrders.url,
+      },
       shopifyAdmin,
       squareOrders,
       openApi: { baseUrl: emulator.url, ...login },

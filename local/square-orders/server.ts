@@ -28,7 +28,11 @@ const ORDER_PATH = /^\/v2\/orders\/([A-Za-z0-9_-]{1,192})$/;
 const MAX_BODY = 256 * 1024;
 const squareError = (category: string, code: string, detail: string) => ({ errors: [{ category, code, detail }] });
 
-export async function startSquareOrdersStandIn(options: { port?: number; host?: string; accessToken: string }): Promise<SquareOrdersStandIn> {
+export async function startSquareOrdersStandIn(options: {
+  port?: number;
+  host?: string;
+  accessToken: string;
+}): Promise<SquareOrdersStandIn> {
   const orders = new Map<string, SquareOrder>();
   let faults: { status: number; times: number; retryAfter?: string } | undefined;
   let reads = 0;
@@ -43,7 +47,7 @@ export async function startSquareOrdersStandIn(options: { port?: number; host?: 
     if (path === '/__square/orders') {
       const parsed = SquareOrder.safeParse((json as { order?: unknown })?.order ?? json);
       if (!parsed.success) return { status: 422, body: { error: parsed.error.issues[0]?.message ?? 'not a Square order' } };
-      orders.set(parsed.data.id, (((json as { order?: unknown })?.order ?? json) as SquareOrder));
+      orders.set(parsed.data.id, ((json as { order?: unknown })?.order ?? json) as SquareOrder);
       return { status: 201, body: { id: parsed.data.id } };
     }
     if (path === '/__square/faults') {

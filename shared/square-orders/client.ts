@@ -77,7 +77,11 @@ export function createSquareOrdersClient(opts: SquareOrdersClientOptions): Squar
         continue;
       }
       if (status === 401 || status === 403) {
-        throw new SquareOrdersError('unauthorized', `Square Orders API answered ${status}: check the token and its ORDERS_READ scope`, status);
+        throw new SquareOrdersError(
+          'unauthorized',
+          `Square Orders API answered ${status}: check the token and its ORDERS_READ scope`,
+          status,
+        );
       }
       if (status === 404) throw new SquareOrdersError('not_found', `Square has no order ${orderId} for this token`, status);
       if (status !== 200) throw new SquareOrdersError('invalid_response', `Square Orders API answered ${status}`, status);

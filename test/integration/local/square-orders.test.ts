@@ -38,7 +38,15 @@ describe("a Square sale on its order's amount without tax, through the local sta
     const sale = { paymentId: 'SQJP1', customerId: frank, status: 'COMPLETED' as const, amount: 11_000, tip: 0, currency: 'JPY' };
     await send(squarePayment('payment.updated', sale, signing(), 'jp-evt-1', Date.now()));
     expect(await balance()).toBe(before + 500);
-    await send(squareRefund('refund.updated', { refundId: 'SQJP1_R1', paymentId: 'SQJP1', status: 'COMPLETED', amount: 5_500, currency: 'JPY' }, signing(), 'jp-evt-2', Date.now()));
+    await send(
+      squareRefund(
+        'refund.updated',
+        { refundId: 'SQJP1_R1', paymentId: 'SQJP1', status: 'COMPLETED', amount: 5_500, currency: 'JPY' },
+        signing(),
+        'jp-evt-2',
+        Date.now(),
+      ),
+    );
     expect(await balance()).toBe(before + 250);
   });
 

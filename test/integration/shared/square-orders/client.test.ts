@@ -28,7 +28,10 @@ describe("an order's amount without tax (Square's published examples)", () => {
   });
 
   it('leaves out a gift card sold on the order', () => {
-    const withGiftCard = { ...RETRIEVED, line_items: [...RETRIEVED.line_items, { item_type: 'GIFT_CARD', total_money: { amount: 5000, currency: 'USD' } }] };
+    const withGiftCard = {
+      ...RETRIEVED,
+      line_items: [...RETRIEVED.line_items, { item_type: 'GIFT_CARD', total_money: { amount: 5000, currency: 'USD' } }],
+    };
     expect(subtotalExcludingTax(withGiftCard)).toEqual({ minor: 550n, currency: 'USD' });
   });
 });
@@ -68,7 +71,9 @@ describe('the Square Orders API client against the stand-in', () => {
 
   it('says the token is refused without retrying or showing it', async () => {
     const reads = square.reads();
-    const refused = await client('wrong-token').retrieveOrder(ADDITIVE.id).catch((e: unknown) => e);
+    const refused = await client('wrong-token')
+      .retrieveOrder(ADDITIVE.id)
+      .catch((e: unknown) => e);
     expect(refused).toMatchObject({ kind: 'unauthorized', status: 401 });
     expect(String((refused as Error).message)).not.toContain('wrong-token');
     expect(square.reads()).toBe(reads);
