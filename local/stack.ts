@@ -16,7 +16,7 @@ import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
 import { createLocalQuarantineTable, startLocalDynamoDb } from './dynamodb/index.js';
 import { localTiming, timingEnvironment } from './timing.js';
-import { defaultSquareNotificationUrl, withSquareSource } from './square.js';
+import { defaultSquareNotificationUrl, squareAmountBasis, withSquareSource } from './square.js';
 import { startSquareOrdersStandIn, type SquareOrdersStandIn } from './square-orders/server.js';
 import { SQUARE_ORDERS_ENV } from '../shared/square-orders/index.js';
 import { adminRoutes } from './admin.js';
@@ -72,6 +72,8 @@ export interface LocalStack {
   shopifyAdmin: ShopifyAdminStandIn;
   /** Square's Orders API stand-in (orders seeded with POST /__square/orders). */
   squareOrders: SquareOrdersStandIn;
+  /** What the Square source earns on (`amount.basis`; default `amount`). */
+  squareBasis: string;
   /** The Open API login the worker uses (the emulator configuration's first client and first secret). */
   openApi: { baseUrl: string; clientId: string; clientSecret: string };
   webhookSecrets: { shopify: string[]; pos: string[]; square: string[] };
@@ -193,6 +195,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
     const sourcesConfig = withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl);
     if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
+    const squareBasis = squareAmountBasis(sourcesConfig);
+    infoRef.squareOrders = { url: squareOrders.url, basis: squareBasis };
     // These would send the handlers to AWS (Secrets Manager, SQS) instead of the local parts.
     for (const name of [ENV.WEBHOOK_SECRET_ARNS, ENV.OPENAPI_SECRET_ARN, ENV.QUEUE_URL]) delete handlerEnv[name];
 
@@ -261,6 +265,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
       shopifyAdmin,
       squareOrders,
+      squareBasis,
       openApi: { baseUrl: emulator.url, ...login },
       webhookSecrets,
       squareNotificationUrl,

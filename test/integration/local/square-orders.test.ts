@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { squarePayment, squareRefund } from '../../../local/demo/index.js';
+import type { EmulatorConfig } from '../../../emulator/index.js';
+import { runDemo, squarePayment, squareRefund } from '../../../local/demo/index.js';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { withDemoStack } from '../../support/local-stack.js';
 
@@ -10,8 +11,9 @@ import { withDemoStack } from '../../support/local-stack.js';
 describe("a Square sale on its order's amount without tax, through the local stack", () => {
   let stack: LocalStack;
   let handle: LocalStackHandle;
+  let demoConfig: EmulatorConfig;
   withDemoStack({ env: { SOURCES_CONFIG: JSON.stringify({ square: { amount: { basis: 'subtotal_excluding_tax' } } }) } }, (made) => {
-    ({ stack, handle } = made);
+    ({ stack, handle, demoConfig } = made);
   });
 
   const frank = 'JDKYHBWT1D4F8MFH63DBMEN8Y4'; // gold: 5 %
@@ -82,5 +84,25 @@ describe("a Square sale on its order's amount without tax, through the local sta
     const part = { paymentId: 'SQJP4', customerId: frank, status: 'COMPLETED' as const, amount: 5_500, tip: 0, currency: 'JPY' };
     await send(squarePayment('payment.updated', part, signing(), 'jp-evt-6', Date.now()));
     expect(await balance()).toBe(before + 250); // half the order: 5 % of ¥5,000
+  });
+
+  it("plays the demo with the till's order read from the stand-in: ¥12,000 incl. ¥1,090 tax earns on ¥10,910", async () => {
+    const before = await balance();
+    const printed: string[] = [];
+    const result = await runDemo(
+      {
+        ...handle,
+        emulatorConfig: demoConfig,
+        secrets: {
+          shopify: stack.webhookSecrets.shopify[0]!,
+          pos: stack.webhookSecrets.pos[0]!,
+          square: { key: stack.webhookSecrets.square[0]!, notificationUrl: stack.squareNotificationUrl },
+        },
+      },
+      (line) => printed.push(line),
+    );
+    expect(result.failures).toEqual([]);
+    expect(printed.join('\n')).toMatch(/payment\.updated, customer matched later +202 +credited +\+545/);
+    expect(await balance()).toBe(before);
   });
 });
