@@ -60,24 +60,17 @@ export function expectedCredit(p: PlannedPurchase): bigint {
   return (BigInt(p.amount) * RANK_PERCENT[p.rank]) / 100n;
 }
 
-/** The emulator configuration: one member per planned purchase. */
+/** The emulator configuration: one member per planned purchase, with the purchase's rank. */
 export function comparisonEmulatorConfig(plan: PlannedPurchase[], client: { id: string; secret: string }): unknown {
+  const members = plan.map((p) => ({
+    login_id: `login-${p.externalId}`,
+    password: 'bench-pass',
+    rank: p.rank,
+    external_ids: { shopify: p.externalId },
+  }));
+  const ranks = { regular: 0.01, gold: 0.05 };
   return {
     now: '2026-01-15 10:00:00',
-    clients: [
-      {
-        client_id: client.id,
-        client_secrets: [client.secret],
-        ranks: { regular: 0.01, gold: 0.05 },
-        external_keys: ['shopify', 'pos_card'],
-        point_expiry_days: 365,
-        members: plan.map((p) => ({
-          login_id: `login-${p.externalId}`,
-          password: 'bench-pass',
-          rank: p.rank,
-          external_ids: { shopify: p.externalId },
-        })),
-      },
-    ],
+    clients: [{ client_id: client.id, client_secrets: [client.secret], ranks, external_keys: ['shopify'], members }],
   };
 }
