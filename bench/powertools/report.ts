@@ -95,6 +95,8 @@ export function comparisonMarkdown(figures: ComparisonFigures): string[] {
     "the project's Open API client (timeouts, GET retries), the order id in the grant's remarks. It needs GetItem,",
     'PutItem (conditional), UpdateItem and DeleteItem, all of which dynalite serves; no transactions, no UpdateTimeToLive',
     '(the record carries an `expiration` attribute; TTL is switched on in the table definition, not at run time).',
+    'Left out because they change nothing counted here: the SQS batch processor around it (`@aws-lambda-powertools/batch`',
+    '`processPartialResponse`: the bench delivers one record at a time and redelivers what failed), logger and metrics.',
     "**What it does not have, and a team would have to add by hand**: a look in the customer's point history for its",
     'remark before calling again when an outcome is unknown (a reset after commit, a timeout, a process that died after',
     'the grant): without it every one of those re-runs the grant. Powertools cannot know whether the upstream',
