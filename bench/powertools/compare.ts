@@ -30,9 +30,18 @@ export interface SideFigures {
   deadLettered: number;
   /** DynamoDB requests by operation, as the counting proxy saw them. */
   dynamoOperations: Record<string, number>;
-  byKind: Record<string, { events: number; doubled: number; lost: number }>;
+  /** Per fault kind: purchases, doubled and lost credits, DynamoDB writes and upstream calls (totals). */
+  byKind: Record<string, KindFigures>;
   /** After each purchase of the run, in order: doubled and lost credits so far. */
   cumulative: Array<{ doubled: number; lost: number }>;
+}
+
+export interface KindFigures {
+  events: number;
+  doubled: number;
+  lost: number;
+  dynamoWrites: number;
+  upstreamCalls: number;
 }
 
 export interface ComparisonFigures {
@@ -109,15 +118,21 @@ export async function runSide(
     servers.operations.clear();
     const tally = { deliveries: 0, ms: [] as number[] };
     let deadLettered = 0;
+    const byKind: Record<string, KindFigures> = Object.fromEntries(
+      FAULT_KINDS.map((k) => [k, { events: 0, doubled: 0, lost: 0, dynamoWrites: 0, upstreamCalls: 0 }]),
+    );
     for (const p of plan) {
+      const before = { writes: servers.dynamoWrites(), calls: await servers.upstreamCalls(COMPARISON_CLIENT.id) };
       if (!(await deliver(side, p, servers.emulatorUrl, tally))) deadLettered += 1;
+      const k = byKind[p.kind] as KindFigures;
+      k.dynamoWrites += servers.dynamoWrites() - before.writes;
+      k.upstreamCalls += (await servers.upstreamCalls(COMPARISON_CLIENT.id)) - before.calls;
     }
     // Counted before the balances are read (the reads are calls too).
     const upstream = await servers.upstreamCalls(COMPARISON_CLIENT.id);
     const writes = servers.dynamoWrites();
     const operations = Object.fromEntries(servers.operations);
     const token = await fetchToken(servers.emulatorUrl, COMPARISON_CLIENT);
-    const byKind = Object.fromEntries(FAULT_KINDS.map((k) => [k, { events: 0, doubled: 0, lost: 0 }]));
     const cumulative: SideFigures['cumulative'] = [];
     let doubled = 0;
     let lost = 0;
@@ -126,7 +141,7 @@ export async function runSide(
       const credit = expectedCredit(p);
       if (balance % credit !== 0n) throw new Error(`${name}: ${p.orderId} balance ${balance} is not a multiple of its credit ${credit}`);
       const credits = Number(balance / credit);
-      const k = byKind[p.kind] as { events: number; doubled: number; lost: number };
+      const k = byKind[p.kind] as KindFigures;
       k.events += 1;
       k.doubled += Math.max(0, credits - 1);
       k.lost += credits === 0 ? 1 : 0;

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import type { ComparisonFigures, SideFigures } from './compare.js';
+import type { ComparisonFigures, KindFigures, SideFigures } from './compare.js';
 import { CLIENT_TIMEOUT_MS, FAULT_KINDS, LAMBDA_TIMEOUT_MS } from './plan.js';
 import { comparisonSvg } from './plot.js';
 
@@ -42,7 +42,11 @@ export function comparisonMarkdown(figures: ComparisonFigures): string[] {
   const kinds = FAULT_KINDS.map((k) => {
     const kb = b.byKind[k];
     const kp = p.byKind[k];
-    return `| ${k} | ${kb?.events ?? 0} | ${kb?.doubled ?? 0} / ${kb?.lost ?? 0} | ${kp?.doubled ?? 0} / ${kp?.lost ?? 0} |`;
+    const n = Math.max(1, kb?.events ?? 0);
+    const per = (x: number | undefined) => Math.round(((x ?? 0) / n) * 100) / 100;
+    const cells = (s: KindFigures | undefined) =>
+      `${s?.doubled ?? 0} / ${s?.lost ?? 0} | ${per(s?.dynamoWrites)} / ${per(s?.upstreamCalls)}`;
+    return `| ${k} | ${kb?.events ?? 0} | ${cells(kb)} | ${cells(kp)} |`;
   });
   return [
     '## Side by side with Powertools idempotency',
@@ -68,10 +72,10 @@ export function comparisonMarkdown(figures: ComparisonFigures): string[] {
         .join(', '),
     ),
     '',
-    'Per fault kind (doubled / lost):',
+    'Per fault kind: credits doubled / lost, and DynamoDB writes / upstream calls per purchase:',
     '',
-    '| fault | purchases | bridge | Powertools |',
-    '|---|---:|---:|---:|',
+    '| fault | purchases | bridge doubled / lost | bridge writes / calls | Powertools doubled / lost | Powertools writes / calls |',
+    '|---|---:|---:|---:|---:|---:|',
     ...kinds,
     '',
     `![cumulative doubled and lost credits over the run, both implementations](${PLOT_FILE})`,
