@@ -36,6 +36,7 @@ export function comparisonSvg(figures: ComparisonFigures): string {
   );
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">`,
+    `<title>Cumulative credits doubled and lost over the run: bridge ${figures.bridge.doubled} / ${figures.bridge.lost}, Powertools idempotency ${figures.powertools.doubled} / ${figures.powertools.lost}</title>`,
     `<rect width="${W}" height="${H}" fill="#fff"/>`,
     `<text x="${M.left}" y="12" font-weight="bold">Cumulative credits doubled / lost, same ${n} purchases and faults (seed ${figures.seed})</text>`,
     ...ticks,
