@@ -23,6 +23,7 @@ async function main(): Promise<void> {
   const stack = await startLocalStack({
     ports: config.ports,
     emulatorConfig: config.emulatorConfig,
+    emulatorConfigPath: config.emulatorConfigPath,
     webhookSecrets: config.webhookSecrets,
     ...(config.squareNotificationUrl ? { squareNotificationUrl: config.squareNotificationUrl } : {}),
     tableName: config.tableName,

@@ -39,6 +39,8 @@ export interface LocalStackOptions {
   tableName?: string;
   /** More environment for the handlers: processing settings, SOURCES_CONFIG, Powertools. */
   env?: NodeJS.ProcessEnv;
+  /** The file the emulator configuration came from: served on /__local/info so operator commands read the same login. */
+  emulatorConfigPath?: string;
   /**
    * Queue behaviour (clock, concurrency). Visibility timeout and receive count come from the timing
    * derivation of `env` (local/timing.ts); overriding them here is for tests of the queue itself.
@@ -165,7 +167,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const quarantineTable = LOCAL_DEFAULTS.quarantineTable;
     await createLocalQuarantineTable(dynamo.endpoint, quarantineTable);
     infoRef = {
-      emulator: { url: emulator.url, clientId: login.clientId },
+      emulator: {
+        url: emulator.url,
+        clientId: login.clientId,
+        ...(options.emulatorConfigPath ? { configPath: options.emulatorConfigPath } : {}),
+      },
       dynamodb: { url: dynamo.endpoint, tableName, quarantineTable },
       shopifyAdmin: { url: shopifyAdmin.url },
     };
