@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { Ledger } from '../../shared/ledger/index.js';
-import type { ListedDeadLetter } from '../admin.js';
+import { ledgerError } from '../admin.js';
 import { ConfigurationError } from '../../shared/config/index.js';
 import { resolveLocalConfig } from '../config.js';
 import { connectToRunningStack, findRunningStack, type LocalStackHandle } from '../connect.js';
@@ -27,15 +26,6 @@ async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
     throw new UsageError(`no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
   }
   return connectToRunningStack(config, found.info);
-}
-
-/** The ledger keeps why an event kept failing; the queue only knows that it did. */
-async function ledgerError(ledger: Ledger, letter: ListedDeadLetter): Promise<string> {
-  const e = letter.event as { source?: unknown; orderId?: unknown; refundId?: unknown };
-  if (typeof e?.source !== 'string' || typeof e.orderId !== 'string') return '-';
-  const ref = { source: e.source, orderId: e.orderId };
-  const record = typeof e.refundId === 'string' ? await ledger.getRefund({ ...ref, refundId: e.refundId }) : await ledger.getOrder(ref);
-  return record?.lastError ?? letter.lastError ?? '-';
 }
 
 async function run(
