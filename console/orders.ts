@@ -47,7 +47,7 @@ export interface OrderFilter {
   source?: string;
   outcome?: string;
   customer?: string;
-  /** ISO dates (or times), inclusive from, exclusive to. */
+  /** ISO dates (or times), both inclusive. */
   from?: string;
   to?: string;
 }
@@ -91,7 +91,8 @@ function matches(v: OrderView, f: OrderFilter): boolean {
   if (f.outcome && v.outcome !== f.outcome && !v.refunds.some((r) => r.outcome === f.outcome)) return false;
   if (f.customer && !`${v.customer ?? ''} ${v.customerId ?? ''}`.includes(f.customer)) return false;
   if (f.from && (v.createdAt ?? '') < f.from) return false;
-  if (f.to && (v.createdAt ?? '') >= f.to) return false;
+  // A date `to` includes its whole day: compare only as much of the time as the filter gives.
+  if (f.to && (v.createdAt ?? '').slice(0, f.to.length) > f.to) return false;
   return true;
 }
 
@@ -141,7 +142,7 @@ export function ledgerTimeline(o: OrderRecord, refunds: RefundRecord[]): Timelin
     if (at !== undefined) out.push({ at, what, from: 'ledger', ...extra });
   };
   add(o.createdAt ?? o.firstSeenAt, `ledger: purchase claimed (attempts so far ${o.attempts})`);
-  add(o.finishedAt, `ledger: order ${o.outcome ?? o.state}${o.pointsCredited === undefined ? '' : ` +${o.pointsCredited}`}`, {
+  add(o.finishedAt, `ledger: order ${o.outcome ?? o.state}`, {
     marker: purchaseMarker(o.source, o.orderId),
     ...(o.pointsCredited === undefined ? {} : { points: o.pointsCredited }),
   });

@@ -35,7 +35,8 @@ export async function awsQuarantineTarget(options: StageOptions): Promise<Quaran
   const client = createDocumentClient({ region: stage.region });
   return {
     store: createQuarantineStore({ client, tableName, clock: Date.now, ttlDays: DEFAULT_QUARANTINE_TTL_DAYS }),
-    webhookUrl: (source) => outputs[`WebhookUrl-${source}`],
+    // CDK drops non-alphanumerics from an output's id: `WebhookUrl-shopify` is deployed as `WebhookUrlshopify`.
+    webhookUrl: (source) => outputs[`WebhookUrl${source.replace(/[^A-Za-z0-9]/g, '')}`] ?? outputs[`WebhookUrl-${source}`],
     close: async () => client.destroy(),
   };
 }

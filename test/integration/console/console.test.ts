@@ -117,9 +117,9 @@ describe('the operator console in headless Chromium', () => {
     await page.click('tr[data-order="8100000000000000001"]');
     await waitForText('point history: debit entry', 'tr[data-timeline="8100000000000000001"]');
     const lines = await page.$$eval('tr[data-timeline="8100000000000000001"] li', (items) => items.map((li) => li.textContent ?? ''));
-    expect(lines.some((l) => /ledger: order credited \+120/.test(l))).toBe(true);
+    expect(lines.some((l) => /ledger: order credited \(\+120\)/.test(l))).toBe(true);
     expect(lines.some((l) => /point history: credit entry \(\+120\)\s+marker lp1:shopify:order:8100000000000000001$/.test(l))).toBe(true);
-    expect(lines.some((l) => /ledger: refund 8200000000000000001 debited -30/.test(l))).toBe(true);
+    expect(lines.some((l) => /ledger: refund 8200000000000000001 debited \(-30\)/.test(l))).toBe(true);
     expect(lines.some((l) => /point history: debit entry \(-30\)/.test(l))).toBe(true);
   });
 
@@ -143,10 +143,11 @@ describe('the operator console in headless Chromium', () => {
     const lastError = (await stack.ledger.getOrder({ source: 'shopify', orderId: '8100000000000000003' }))?.lastError;
     expect(lastError).toBeTruthy();
     expect(await page.$eval('#dlq tbody', (t) => t.textContent)).toContain(lastError);
+    await emulatorClient(true);
     // The picture for docs/console.md: orders, a timeline open, the quarantine and a dead letter.
+    await waitForText('point history: credit entry', 'tr[data-timeline="8100000000000000001"]');
     await writeFile(SCREENSHOT, await page.screenshot({ fullPage: true }));
 
-    await emulatorClient(true);
     const before = await pointsOf('1002');
     await page.click('#redrive');
     await waitForText('moved 1 message(s) back to the queue', '#message');
