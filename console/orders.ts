@@ -149,15 +149,11 @@ export function ledgerTimeline(o: OrderRecord, refunds: RefundRecord[]): Timelin
   if (o.lastError) add(o.updatedAt, `ledger: last error ${o.lastError}`);
   for (const r of refunds) {
     add(r.firstSeenAt ?? r.createdAt, `ledger: refund ${r.refundId} claimed`, { refundId: r.refundId });
-    add(
-      r.finishedAt,
-      `ledger: refund ${r.refundId} ${r.outcome ?? r.state}${r.pointsDebited === undefined ? '' : ` -${r.pointsDebited}`}`,
-      {
-        refundId: r.refundId,
-        marker: refundMarker(r.source, r.orderId, r.refundId),
-        ...(r.pointsDebited === undefined ? {} : { points: -r.pointsDebited }),
-      },
-    );
+    add(r.finishedAt, `ledger: refund ${r.refundId} ${r.outcome ?? r.state}`, {
+      refundId: r.refundId,
+      marker: refundMarker(r.source, r.orderId, r.refundId),
+      ...(r.pointsDebited === undefined ? {} : { points: -r.pointsDebited }),
+    });
     if (r.lastError) add(r.updatedAt, `ledger: refund ${r.refundId} last error ${r.lastError}`, { refundId: r.refundId });
   }
   return out;

@@ -61,7 +61,10 @@ async function timeline(source: ConsoleSource, query: URLSearchParams): Promise<
       historyNote = `the point history could not be read: ${e instanceof Error ? e.message : String(e)}`;
     }
   }
-  entries.sort((a, b) => a.at.localeCompare(b.at));
+  // Each clock on its own: the ledger's times are ISO UTC; the membership service writes `Y-m-d H:i:s`
+  // in a zone its spec does not name, so its entries follow the ledger's instead of being interleaved.
+  const rank = (e: TimelineEntry) => (e.from === 'ledger' ? 0 : 1);
+  entries.sort((a, b) => rank(a) - rank(b) || a.at.localeCompare(b.at));
   return json(200, { entries, historyNote });
 }
 

@@ -41,7 +41,8 @@ async function drawTimeline(order, key, cell) {
   const list = el('ol', { class: 'timeline' });
   for (const e of entries) {
     const points = e.points === undefined ? '' : ` (${e.points > 0 ? '+' : ''}${e.points})`;
-    list.append(el('li', {}, `${e.at}  ${e.what}${points}${e.marker ? `  marker ${e.marker}` : ''}`));
+    const clock = e.from === 'history' ? ' (service clock)' : '';
+    list.append(el('li', {}, `${e.at}${clock}  ${e.what}${points}${e.marker ? `  marker ${e.marker}` : ''}`));
   }
   const nodes = [list, historyNote ? el('p', {}, historyNote) : ''];
   timelines.set(key, nodes);

@@ -41,6 +41,8 @@ describe('the operator console in headless Chromium', () => {
   const pageText = () => page.evaluate(() => document.body.textContent);
   const waitForText = (text: string, selector = 'body') =>
     page.waitForFunction((t, s) => document.querySelector(s)?.textContent?.includes(t) ?? false, { timeout: 15_000 }, text, selector);
+  // The page redraws its tables every poll: find and click in one step, so the node cannot be replaced in between.
+  const click = (selector: string) => page.$eval(selector, (node) => (node as HTMLElement).click());
   const pointsOf = async (externalId: string) => (await handle.openapi.getMemberByExternalId('shopify', externalId)).point;
 
   beforeAll(async () => {
@@ -114,7 +116,7 @@ describe('the operator console in headless Chromium', () => {
   });
 
   it("shows an order's timeline: ledger transitions and the point-history entries carrying its markers", async () => {
-    await page.click('tr[data-order="8100000000000000001"]');
+    await click('tr[data-order="8100000000000000001"]');
     await waitForText('point history: debit entry', 'tr[data-timeline="8100000000000000001"]');
     const lines = await page.$$eval('tr[data-timeline="8100000000000000001"] li', (items) => items.map((li) => li.textContent ?? ''));
     expect(lines.some((l) => /ledger: order credited \(\+120\)/.test(l))).toBe(true);
@@ -161,7 +163,7 @@ describe('the operator console in headless Chromium', () => {
   it('replays the quarantined delivery from the page once it is fixed, and it is credited once', async () => {
     const before = await pointsOf('1001');
     sources.set('shopify', loadSources('{"shopify":{"amount":{"rule":"major_floor"}}}').get('shopify')!);
-    await page.click(`tr[data-quarantine="${quarantineId}"] button.replay`);
+    await click(`tr[data-quarantine="${quarantineId}"] button.replay`);
     await waitForText(`${quarantineId} replayed: accepted shopify:order:8100000000000000002`, '#message');
     await handle.waitForIdle();
     await waitForText('replayed: accepted', `tr[data-quarantine="${quarantineId}"]`);
@@ -176,6 +178,20 @@ describe('the operator console in headless Chromium', () => {
     const history = await handle.openapi.listPoints((await handle.openapi.getMemberByExternalId('shopify', '1001')).id, { perPage: 1000 });
     expect(history.points.filter((p) => p.remarks === 'lp1:shopify:order:8100000000000000002')).toHaveLength(1);
     expect(await pageText()).not.toContain('could not refresh');
+  });
+
+  it('filters the orders by customer and by outcome', async () => {
+    const shown = () => page.$$eval('tr[data-order]', (rows) => rows.map((r) => r.getAttribute('data-order')));
+    await page.type('input[name="customer"]', '1002');
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-order]').length === 1, { timeout: 15_000 });
+    expect(await shown()).toEqual(['8100000000000000003']);
+    await page.$eval('input[name="customer"]', (input) => {
+      (input as HTMLInputElement).value = '';
+    });
+    await page.type('input[name="outcome"]', 'debited');
+    // An order matches by its own outcome or any of its refunds'.
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-order]').length === 1, { timeout: 15_000 });
+    expect(await shown()).toEqual(['8100000000000000001']);
   });
 
   describe('actions refused from anywhere but the page itself', () => {
