@@ -2,7 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import type { QuarantineStore } from '../shared/quarantine/index.js';
-import { ledgerError, listDeadLetter } from '../local/admin.js';
+import { listDeadLetter } from '../local/admin.js';
+import { deadLetterReason } from '../local/cli/dead-letter-reason.js';
 import type { LocalQueue } from '../local/queue/index.js';
 import type { ConsoleSource } from './source.js';
 
@@ -31,7 +32,7 @@ export function localConsoleSource(parts: LocalConsoleParts): ConsoleSource {
       const out = [];
       for (const letter of parts.queue.deadLetters().map(listDeadLetter)) {
         // The same reason `npm run redrive` prints: the ledger's last error, else the queue's.
-        out.push({ ...letter, lastError: await ledgerError(parts.ledger, letter) });
+        out.push({ ...letter, lastError: await deadLetterReason(parts.ledger, letter.event, letter.lastError) });
       }
       return out;
     },

@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { ledgerError } from '../local/admin.js';
 import { connectToStage, redriveDeadLetters, type StageOptions } from '../local/cli/aws.js';
+import { deadLetterReason } from '../local/cli/dead-letter-reason.js';
 import { awsQuarantineTarget } from '../local/cli/quarantine-targets.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import type { Backlog, ConsoleDeadLetter, ConsoleSource } from './source.js';
@@ -11,6 +11,8 @@ const DLQ_PEEK_RECEIVES = 10;
 /**
  * Peeks at the dead-letter queue: receives with a visibility timeout of 0, so every message stays
  * where it is for the redrive (a DLQ has no redrive policy of its own: its receive count is harmless).
+ * Not `listDeadLetters` of the CLI: that one hides each message for 60 s, which a page polling every
+ * 2 s would turn into an empty list and a redrive that finds nothing.
  */
 async function peekDeadLetters(
   sqs: Pick<SQSClient, 'send'>,
@@ -92,7 +94,7 @@ export async function stageConsoleSource(options: StageOptions): Promise<Console
           lastError: null,
           event: parseJsonOrUndefined(m.body) ?? m.body,
         };
-        out.push({ ...listed, lastError: await ledgerError(aws.ledger, listed) });
+        out.push({ ...listed, lastError: await deadLetterReason(aws.ledger, listed.event) });
       }
       return out;
     },

@@ -16,7 +16,12 @@ import {
   reconcileSourcesFrom,
   summaryLine,
 } from '../shared/reconcile/index.js';
-import { createShopifyAdminClient, type ShopifyAdminClient, secretsManagerAccessToken } from '../shared/shopify-admin/index.js';
+import {
+  type AdminAccessToken,
+  createShopifyAdminClient,
+  type ShopifyAdminClient,
+  secretsManagerAdminToken,
+} from '../shared/shopify-admin/index.js';
 import { loadSources, type SourceSet } from '../shared/sources/registry.js';
 
 /**
@@ -96,15 +101,30 @@ export function depsFromEnvironment(
   const queueUrl = env[ENV.QUEUE_URL];
   if (!overrides.ledger && !tableName) throw new Error(`${ENV.LEDGER_TABLE} is not set`);
   if (!overrides.queue && !queueUrl) throw new Error(`${ENV.QUEUE_URL} is not set`);
+  const sources = overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]);
+  // One token per shop for the container's life: a granted one is renewed, not fetched per run.
+  const tokens = new Map<string, AdminAccessToken>();
+  const tokenOf = (name: string, s: { shopDomain: string; accessTokenSecretArn: string }) => {
+    if (!tokens.has(name)) tokens.set(name, secretsManagerAdminToken(s.accessTokenSecretArn, reader, { shopDomain: s.shopDomain }));
+    return tokens.get(name)!;
+  };
   return {
-    sources: overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]),
+    sources,
     reconcile: overrides.reconcile ?? reconcileSourcesFrom(env[ENV.RECONCILE_SOURCES]),
     ledger: overrides.ledger ?? createLedger({ client: documentClient(env), tableName: tableName!, clock: Date.now }),
     queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrl! }),
     adminClient:
       overrides.adminClient ??
-      ((_source, s) =>
-        createShopifyAdminClient({ shopDomain: s.shopDomain, accessToken: secretsManagerAccessToken(s.accessTokenSecretArn, reader) })),
+      ((name, s) => {
+        const token = tokenOf(name, s);
+        const apiVersion = sources.get(name)?.subscriptions?.().apiVersion;
+        return createShopifyAdminClient({
+          shopDomain: s.shopDomain,
+          ...(apiVersion ? { apiVersion } : {}),
+          accessToken: () => token.get(),
+          accessTokenRejected: (t) => token.rejected(t),
+        });
+      }),
     logger: overrides.logger ?? powertoolsLogger(env, 'reconcile-shopify'),
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'reconcile-shopify'),
     now: overrides.now ?? (() => new Date()),

@@ -1,7 +1,6 @@
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
 import { LOCAL_INFO_PATH, type LocalStackInfo } from './info.js';
 import type { DeadLetter, LocalQueue } from './queue/index.js';
-import type { Ledger } from '../shared/ledger/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 
 /** A dead letter as the admin route lists it: the event parsed, times readable. */
@@ -26,15 +25,6 @@ export function listDeadLetter(m: DeadLetter): ListedDeadLetter {
     lastError: m.lastError ?? null,
     event,
   };
-}
-
-/** The ledger keeps why an event kept failing; the queue only knows that it did. */
-export async function ledgerError(ledger: Ledger, letter: Pick<ListedDeadLetter, 'event' | 'lastError'>): Promise<string> {
-  const e = letter.event as { source?: unknown; orderId?: unknown; refundId?: unknown };
-  if (typeof e?.source !== 'string' || typeof e.orderId !== 'string') return '-';
-  const ref = { source: e.source, orderId: e.orderId };
-  const record = typeof e.refundId === 'string' ? await ledger.getRefund({ ...ref, refundId: e.refundId }) : await ledger.getOrder(ref);
-  return record?.lastError ?? letter.lastError ?? '-';
 }
 
 /** What the admin routes read, each undefined until that part has started. */

@@ -17,6 +17,8 @@ export interface BannerInput {
   tableName: string;
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
+  /** When the banner is printed (epoch ms; default now): the examples are dated then. */
+  now?: number;
 }
 
 /** A member of the first client with an external id under `key`, for the example requests. */
@@ -32,25 +34,39 @@ function exampleMember(config: EmulatorConfig, key: string): { name: string; ext
   return undefined;
 }
 
-/** The Shopify example: a paid order of ¥12,000 for the first customer with a `shopify` id. */
-export function exampleShopifyCurl(intakeUrl: string, customerId: string, secret: string): string {
+/**
+ * The Shopify example, as a Japanese shop sends it: a paid order of ¥13,200 with prices including
+ * ¥1,200 consumption tax (earning on ¥12,000), for the first customer with a `shopify` id. Dated when
+ * printed: a fixed date would fall out of the replay window and the pasted command would be `too_old`.
+ */
+export function exampleShopifyCurl(intakeUrl: string, customerId: string, secret: string, nowMs: number = Date.now()): string {
   const request = shopifyOrderPaid(
-    { orderId: '5100000000000000001', name: '#1001', customerId, subtotal: '12000', tax: '1200', currency: 'JPY' },
+    { orderId: '5100000000000000001', name: '#1001', customerId, subtotal: '13200', tax: '1200', currency: 'JPY', taxesIncluded: true },
     secret,
     'curl-example-1',
-    Date.parse('2026-01-15T10:00:00Z'),
+    nowMs,
   );
   return curlFor(intakeUrl, request);
 }
 
-/** The POS example: a sale of ¥5,400 for a member card, signed when pasted. */
-export function examplePosScript(intakeUrl: string, cardNumber: string, secret: { literal: string } | { envVar: string }): string {
+/** The time in Japan as ISO 8601 with its +09:00 offset (what a Japanese till writes). */
+function japanTime(ms: number): string {
+  return `${new Date(ms + 9 * 3_600_000).toISOString().slice(0, 19)}+09:00`;
+}
+
+/** The POS example: a sale of ¥5,400 for a member card, dated when printed, signed when pasted. */
+export function examplePosScript(
+  intakeUrl: string,
+  cardNumber: string,
+  secret: { literal: string } | { envVar: string },
+  nowMs: number = Date.now(),
+): string {
   const body = JSON.stringify({
     type: 'sale',
     receiptId: 'R-EXAMPLE-1',
     storeId: 'store-001',
     registerId: 'till-1',
-    issuedAt: '2026-01-15T10:00:00+09:00',
+    issuedAt: japanTime(nowMs),
     currency: 'JPY',
     customer: { cardNumber },
     subtotal: '5400',
@@ -112,7 +128,7 @@ export function bannerLines(b: BannerInput): string[] {
       '',
       `Shopify orders/paid for ${shopper.name} (shopify customer ${shopper.externalId}); paste it twice to see the duplicate dropped:`,
       '',
-      exampleShopifyCurl(b.urls.intake, shopper.externalId, b.webhookSecrets.shopify[0]!),
+      exampleShopifyCurl(b.urls.intake, shopper.externalId, b.webhookSecrets.shopify[0]!, b.now),
     );
   }
   const walkIn = exampleMember(b.emulatorConfig, 'pos_card');
@@ -122,7 +138,7 @@ export function bannerLines(b: BannerInput): string[] {
       '',
       `POS sale for ${walkIn.name} (card ${walkIn.externalId}), signed when pasted (needs openssl):`,
       '',
-      examplePosScript(b.urls.intake, walkIn.externalId, secret),
+      examplePosScript(b.urls.intake, walkIn.externalId, secret, b.now),
     );
   }
   const run = `${portPrefix(b.urls.intake)}npm run`;

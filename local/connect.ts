@@ -163,3 +163,17 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
     close: () => openapi.close(),
   };
 }
+
+export class NoLocalStackError extends ConfigurationError<'no_local_stack'> {
+  override name = 'NoLocalStackError';
+  constructor(intakeUrl: string) {
+    super('no_local_stack', `no local stack answers at ${intakeUrl}: start it with npm start (or pass --stage for AWS)`);
+  }
+}
+
+/** The `npm start` on the configured PORT, up; else NoLocalStackError saying how to start it. */
+export async function requireRunningStack(config: LocalConfig): Promise<Extract<RunningStack, { status: 'up' }>> {
+  const found = await findRunningStack(config);
+  if (found.status !== 'up') throw new NoLocalStackError(found.intakeUrl);
+  return found;
+}

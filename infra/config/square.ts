@@ -3,7 +3,7 @@ import type { SourceConfig } from './sources.js';
 /**
  * Square signs the notification URL it was given together with the body. A stage may state that URL
  * (`notificationUrl`: a custom domain or proxy in front of the API); when it does not, the stack
- * fills in the source's own route on the HTTP API, the URL it outputs as `WebhookUrl-<source>`.
+ * fills in the source's own route on the HTTP API, the URL it outputs as `WebhookUrl<source>` (infra/outputs.ts).
  */
 
 const isSquare = (name: string, source: SourceConfig) => ((source as Record<string, unknown>).kind ?? name) === 'square';

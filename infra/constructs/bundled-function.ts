@@ -73,7 +73,7 @@ export class BundledFunction extends Construct {
         // Unless listed, the pinned AWS SDK is bundled too: the code deployed is the code tested.
         externalModules: [...FUNCTION_EXTERNAL_MODULES[props.code]],
         mainFields: ['module', 'main'],
-        // CommonJS dependencies (undici) call require(); give the ESM bundle one.
+        // CommonJS dependencies call require(); give the ESM bundle one.
         banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
       },
     });

@@ -81,9 +81,12 @@ export class OperationsDashboard extends Construct {
     this.dashboard.addWidgets(
       graph('Deliveries accepted (by source, event type)', [search(METRIC.deliveriesAccepted, ['service', 'source', 'kind'])]),
       graph('Deliveries refused (by source, reason)', [search(METRIC.deliveriesRefused, ['service', 'source', 'kind'])]),
-      graph('Deliveries ignored / quarantined', [
+      graph('Deliveries ignored / quarantined / other API version', [
         search(METRIC.deliveriesIgnored, ['service', 'source', 'kind']),
         search(METRIC.quarantinedDeliveries, []),
+        search(METRIC.quarantinedBodiesNotKept, []),
+        // kind: the X-Shopify-API-Version received (docs/runbook.md, "Upgrading the Shopify API version").
+        search(METRIC.deliveriesOtherApiVersion, ['service', 'source', 'kind']),
       ]),
     );
     const outcomes = [...OUTCOME_KINDS, UNEXPECTED_ERROR_OUTCOME].map((k) => ours(outcomeMetric(k), 'Sum', k));

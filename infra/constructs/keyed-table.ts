@@ -1,11 +1,13 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 
 /**
  * A table of items read and written by one string key, expiring by TTL: on demand, point-in-time
- * recovery, encrypted with the AWS managed KMS key (its use recorded by CloudTrail). Production keeps
+ * recovery, encrypted with the AWS managed KMS key (its use recorded by CloudTrail), or with a customer
+ * managed key when the table holds personal data (its user grants itself the key). Production keeps
  * it come what may (deletion protection, retained on stack deletion); elsewhere a stage is disposable.
  * A grantee gets only the item actions the table's one user needs.
  */
@@ -16,7 +18,12 @@ export class KeyedTable extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    props: { schema: { partitionKey: string; ttlAttribute: string }; production: boolean; actions: readonly string[] },
+    props: {
+      schema: { partitionKey: string; ttlAttribute: string };
+      production: boolean;
+      actions: readonly string[];
+      encryptionKey?: IKey;
+    },
   ) {
     super(scope, id);
     this.table = new Table(this, 'Table', {
@@ -24,7 +31,9 @@ export class KeyedTable extends Construct {
       timeToLiveAttribute: props.schema.ttlAttribute,
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryption.AWS_MANAGED,
+      ...(props.encryptionKey
+        ? { encryption: TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
+        : { encryption: TableEncryption.AWS_MANAGED }),
       deletionProtection: props.production,
       removalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });

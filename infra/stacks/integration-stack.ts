@@ -21,11 +21,13 @@ import { OperationsDashboard } from '../constructs/dashboard.js';
 import { EventQueue } from '../constructs/event-queue.js';
 import { LedgerTable } from '../constructs/ledger-table.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
+import { addUpstreamRejectedAlarm } from '../constructs/upstream-rejected-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { LogsKey } from '../constructs/logs-key.js';
+import { OUTPUT_KEYS, webhookSecretNameOutputKey, webhookUrlOutputKey } from '../outputs.js';
 
 export type IntegrationStackProps = StackProps & { config: StageConfig };
 
@@ -179,6 +181,7 @@ export class IntegrationStack extends Stack {
     });
 
     addQuarantineAlarm(this.alarms, this.alarms, { stageName: config.stageName, ...metrics });
+    addUpstreamRejectedAlarm(this.alarms, metrics);
 
     if (this.reconcile) this.alarms.alarms.push(...this.reconcile.addMissingAlarms(this.alarms.topic));
 
@@ -205,18 +208,18 @@ export class IntegrationStack extends Stack {
     });
 
     for (const source of sources) {
-      new CfnOutput(this, `WebhookUrl-${source}`, {
+      new CfnOutput(this, webhookUrlOutputKey(source), {
         description: `Point ${source} webhooks here`,
         value: this.api.urlFor(source),
       });
-      new CfnOutput(this, `WebhookSecretName-${source}`, { value: webhookSecretName(config, source) });
+      new CfnOutput(this, webhookSecretNameOutputKey(source), { value: webhookSecretName(config, source) });
     }
-    new CfnOutput(this, 'LedgerTableName', { value: this.ledger.table.tableName });
-    new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.events.deadLetterQueue.queueUrl });
-    new CfnOutput(this, 'QueueUrl', { value: this.events.queue.queueUrl });
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
-    new CfnOutput(this, 'QuarantineTableName', { value: this.quarantine.table.tableName });
-    new CfnOutput(this, 'DashboardName', { value: integrationStackName(config) });
+    new CfnOutput(this, OUTPUT_KEYS.ledgerTable, { value: this.ledger.table.tableName });
+    new CfnOutput(this, OUTPUT_KEYS.deadLetterQueueUrl, { value: this.events.deadLetterQueue.queueUrl });
+    new CfnOutput(this, OUTPUT_KEYS.queueUrl, { value: this.events.queue.queueUrl });
+    new CfnOutput(this, OUTPUT_KEYS.alarmTopic, { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, OUTPUT_KEYS.quarantineTable, { value: this.quarantine.table.tableName });
+    new CfnOutput(this, OUTPUT_KEYS.dashboard, { value: integrationStackName(config) });
   }
 }
 

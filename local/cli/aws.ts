@@ -6,9 +6,11 @@ import { promisify } from 'node:util';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadStageConfig } from '../../infra/config/load.js';
+import { OUTPUT_KEYS } from '../../infra/outputs.js';
 import { ConfigurationError, createSecretsManagerReader } from '../../shared/config/index.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createLedger, type Ledger } from '../../shared/ledger/index.js';
+import { parseJsonOrUndefined } from '../../shared/text/index.js';
 import { createOpenApiClient, type OpenApiClient, secretsManagerCredentials } from '../../shared/openapi/index.js';
 
 /**
@@ -27,16 +29,23 @@ export interface StackOutputs {
   LedgerTableName: string;
   QueueUrl: string;
   DeadLetterQueueUrl: string;
-  /** Every output of the stack by key (QuarantineTableName, WebhookUrl-<source>, ...). */
+  /** Every output of the stack by key (QuarantineTableName, WebhookUrl<source>, ...: infra/outputs.ts). */
   all?: Readonly<Record<string, string>>;
 }
 
-const REQUIRED: (keyof StackOutputs)[] = ['LedgerTableName', 'QueueUrl', 'DeadLetterQueueUrl'];
+/** The outputs every stage command needs, by their keys in the stack (infra/outputs.ts). */
+const REQUIRED = {
+  LedgerTableName: OUTPUT_KEYS.ledgerTable,
+  QueueUrl: OUTPUT_KEYS.queueUrl,
+  DeadLetterQueueUrl: OUTPUT_KEYS.deadLetterQueueUrl,
+} as const;
 
 function pickOutputs(values: Record<string, string>, where: string): StackOutputs {
-  const { LedgerTableName, QueueUrl, DeadLetterQueueUrl } = values;
+  const LedgerTableName = values[REQUIRED.LedgerTableName];
+  const QueueUrl = values[REQUIRED.QueueUrl];
+  const DeadLetterQueueUrl = values[REQUIRED.DeadLetterQueueUrl];
   if (LedgerTableName === undefined || QueueUrl === undefined || DeadLetterQueueUrl === undefined) {
-    const missing = REQUIRED.filter((k) => typeof values[k] !== 'string');
+    const missing = Object.values(REQUIRED).filter((k) => typeof values[k] !== 'string');
     throw new AwsTargetError(`${where} lacks the output(s) ${missing.join(', ')}`);
   }
   return { LedgerTableName, QueueUrl, DeadLetterQueueUrl, all: values };
@@ -139,35 +148,78 @@ function redriveDeduplicationId(message: Message, now: number): string {
   return createHash('sha256').update(`${original}\0redrive\0${now}`).digest('hex');
 }
 
+/** One receive of up to ten dead letters; each stays invisible for a minute, so a listing sees each once. */
+async function receiveDeadLetters(sqs: Pick<SQSClient, 'send'>, deadLetterQueueUrl: string): Promise<Message[]> {
+  const received = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: deadLetterQueueUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 1,
+      VisibilityTimeout: 60,
+      MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId', 'ApproximateReceiveCount'],
+    }),
+  );
+  return received.Messages ?? [];
+}
+
+/** Why a dead letter failed, from its body (the ledger keeps the reason: dead-letter-reason.ts). */
+export type DeadLetterReason = (body: string) => Promise<string>;
+
+const describeLetter = async (m: Message, groupId: string, reason: DeadLetterReason | undefined) =>
+  `${m.MessageId} (group ${groupId}, ${m.Attributes?.ApproximateReceiveCount ?? '?'} receives, last error: ${
+    reason && m.Body !== undefined ? await reason(m.Body) : '-'
+  })`;
+
+/**
+ * The stage's dead letters, each with its reason from the ledger (`npm run dlq -- --stage`). Reading
+ * hides them for a minute (SQS has no peek); nothing consumes a DLQ, so nothing is held up.
+ */
+export async function listDeadLetters(
+  sqs: Pick<SQSClient, 'send'>,
+  outputs: Pick<StackOutputs, 'DeadLetterQueueUrl'>,
+  reason: DeadLetterReason,
+): Promise<{ messageId: string; groupId: string; receiveCount: number; lastError: string; event: unknown }[]> {
+  const listed = [];
+  for (;;) {
+    const messages = await receiveDeadLetters(sqs, outputs.DeadLetterQueueUrl);
+    if (messages.length === 0) return listed;
+    for (const m of messages) {
+      const body = m.Body ?? '';
+      listed.push({
+        messageId: m.MessageId ?? '?',
+        groupId: m.Attributes?.MessageGroupId ?? '?',
+        receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? 0),
+        lastError: await reason(body),
+        event: parseJsonOrUndefined(body) ?? body,
+      });
+    }
+  }
+}
+
 /**
  * Moves every message of the FIFO dead-letter queue back to the queue, keeping its message group (so
- * its customer's order holds), then deletes it from the DLQ. Returns how many moved.
+ * its customer's order holds), then deletes it from the DLQ. Returns how many moved (a dry run: how
+ * many would, each printed with its reason).
  */
 export async function redriveDeadLetters(
   sqs: Pick<SQSClient, 'send'>,
   outputs: Pick<StackOutputs, 'QueueUrl' | 'DeadLetterQueueUrl'>,
-  options: { dryRun?: boolean; print?: (line: string) => void; now?: () => number } = {},
+  options: { dryRun?: boolean; print?: (line: string) => void; now?: () => number; reason?: DeadLetterReason } = {},
 ): Promise<number> {
   const print = options.print ?? (() => {});
   const now = options.now ?? Date.now;
   let moved = 0;
   for (;;) {
-    const received = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: outputs.DeadLetterQueueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 1,
-        VisibilityTimeout: 60,
-        MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId', 'ApproximateReceiveCount'],
-      }),
-    );
-    const messages = received.Messages ?? [];
+    const messages = await receiveDeadLetters(sqs, outputs.DeadLetterQueueUrl);
     if (messages.length === 0) return moved;
     for (const m of messages) {
       const groupId = m.Attributes?.MessageGroupId;
       if (m.Body === undefined || groupId === undefined || m.ReceiptHandle === undefined) continue;
-      print(`${options.dryRun ? 'would move' : 'moving'} ${m.MessageId} (group ${groupId})`);
-      if (options.dryRun) continue;
+      print(`${options.dryRun ? 'would move' : 'moving'} ${await describeLetter(m, groupId, options.reason)}`);
+      if (options.dryRun) {
+        moved += 1;
+        continue;
+      }
       await sqs.send(
         new SendMessageCommand({
           QueueUrl: outputs.QueueUrl,

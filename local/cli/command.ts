@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
-import { ledgerError } from '../admin.js';
+import type { Ledger } from '../../shared/ledger/index.js';
+import type { ListedDeadLetter } from '../admin.js';
 import { ConfigurationError } from '../../shared/config/index.js';
 import { resolveLocalConfig } from '../config.js';
 import { connectToRunningStack, findRunningStack, type LocalStackHandle } from '../connect.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
+import { deadLetterReason } from './dead-letter-reason.js';
 import { ledgerReport } from './ledger-report.js';
 import { AWS_TARGET_OPTIONS } from './target-options.js';
 
@@ -12,7 +14,7 @@ export const CLI_USAGE = `usage:
   npm run redrive -- [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run audit -- [--since <date|3d>] [--until <date|12h>] [--json] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
-  npx tsx local/cli/main.ts dlq`;
+  npx tsx local/cli/main.ts dlq [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
 
 class UsageError extends Error {
   readonly kind = 'usage' as const;
@@ -27,6 +29,9 @@ async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
   }
   return connectToRunningStack(config, found.info);
 }
+
+/** The ledger keeps why an event kept failing; the queue only knows that it did. */
+const ledgerError = (ledger: Ledger, letter: ListedDeadLetter) => deadLetterReason(ledger, letter.event, letter.lastError);
 
 async function run(
   argv: string[],
@@ -94,16 +99,8 @@ async function run(
     }
     case 'redrive': {
       if (rest.length > 0) throw new UsageError('redrive takes no arguments');
-      if (aws) {
-        try {
-          const { redriveDeadLetters } = await import('./aws.js');
-          const moved = await redriveDeadLetters(aws.sqs, aws.outputs, { dryRun: values['dry-run'], print });
-          print(values['dry-run'] ? 'dry run: nothing moved' : `moved ${moved} message(s) from the dead-letter queue back to the queue`);
-          return 0;
-        } finally {
-          await aws.close();
-        }
-      }
+      if (aws)
+        return (await import('./stage-dead-letters.js')).stageDeadLetters(aws, { name: 'redrive', dryRun: values['dry-run'] }, print);
       const handle = await localHandle(env);
       try {
         const letters = await handle.deadLetters();
@@ -144,7 +141,7 @@ async function run(
       }
     }
     case 'dlq': {
-      if (aws) throw new UsageError('dlq lists the local dead-letter list; for a stage use the SQS console or redrive --dry-run');
+      if (aws) return (await import('./stage-dead-letters.js')).stageDeadLetters(aws, { name: 'dlq' }, print);
       const handle = await localHandle(env);
       try {
         const letters = await handle.deadLetters();
@@ -162,7 +159,7 @@ async function run(
 }
 
 /**
- * The operator commands (`ledger`, `redrive`, `dlq`) against the local stack (`npm start` on PORT) or a
+ * The operator commands (`ledger`, `redrive`, `dlq`, `quarantine`, `audit`) against the local stack (`npm start` on PORT) or a
  * deployed stage (`--stage`). Exit code: 0 done, 1 the order has no ledger record (ledger) or the audit
  * found drift, 2 could not run.
  */

@@ -3,7 +3,7 @@
  *   npm run ledger -- <source> <order id> [--stage S [--stack NAME] [--outputs FILE]]
  *   npm run redrive -- [--dry-run] [--stage S [--stack NAME] [--outputs FILE]]
  *   npm run audit -- [--since DATE|3d] [--until DATE] [--json] [--stage S [--stack NAME] [--outputs FILE]]
- *   npx tsx local/cli/main.ts dlq          (local: list the dead-letter list)
+ *   npx tsx local/cli/main.ts dlq [--stage S [--stack NAME] [--outputs FILE]]   (the dead letters, each with its reason)
  */
 import { cliCommand } from './index.js';
 

@@ -1,3 +1,4 @@
+import { OUTPUT_KEYS, webhookUrlOutputKey } from '../../infra/outputs.js';
 import { createDocumentClient } from '../../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../../shared/quarantine/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../config.js';
@@ -25,18 +26,17 @@ export async function localQuarantineTarget(env: NodeJS.ProcessEnv): Promise<Qua
 
 /**
  * A deployed stage's quarantine: the table named by the stack's QuarantineTableName output (read
- * with the operator's AWS credentials), replays posted to the stage's WebhookUrl-<source>.
+ * with the operator's AWS credentials), replays posted to the stage's WebhookUrl<source> output (infra/outputs.ts).
  */
 export async function awsQuarantineTarget(options: StageOptions): Promise<QuarantineTarget> {
   const { stage, stackName, outputs: stackOutputs } = await stageStack(options);
   const outputs = stackOutputs.all ?? {};
-  const tableName = outputs.QuarantineTableName;
+  const tableName = outputs[OUTPUT_KEYS.quarantineTable];
   if (tableName === undefined) throw new AwsTargetError(`stack ${stackName} has no QuarantineTableName output: deploy this version first`);
   const client = createDocumentClient({ region: stage.region });
   return {
     store: createQuarantineStore({ client, tableName, clock: Date.now, ttlDays: DEFAULT_QUARANTINE_TTL_DAYS }),
-    // CDK drops non-alphanumerics from an output's id: `WebhookUrl-shopify` is deployed as `WebhookUrlshopify`.
-    webhookUrl: (source) => outputs[`WebhookUrl${source.replace(/[^A-Za-z0-9]/g, '')}`] ?? outputs[`WebhookUrl-${source}`],
+    webhookUrl: (source) => outputs[webhookUrlOutputKey(source)],
     close: async () => client.destroy(),
   };
 }

@@ -1,4 +1,4 @@
-import type { QuarantineEntry, QuarantineStore } from '../../shared/quarantine/index.js';
+import type { QuarantineEntry, QuarantineStore, QuarantineSummary } from '../../shared/quarantine/index.js';
 import { ConfigurationError } from '../../shared/config/index.js';
 
 /**
@@ -18,11 +18,15 @@ export interface QuarantineTarget {
 const HOP_HEADERS =
   /^(host|content-length|connection|keep-alive|transfer-encoding|accept-encoding|expect|upgrade|te|trailer|x-forwarded-.*|x-amzn-.*|forwarded|via)$/i;
 
-function summary(e: QuarantineEntry): string {
+/** One line per entry, from what the store keeps beside the body (list never inflates one). */
+function summary(e: QuarantineSummary): string {
   const reason = `${e.reason.kind}: ${e.reason.message}`;
   const delivered = `${e.deliveries} deliver${e.deliveries === 1 ? 'y' : 'ies'}`;
+  const seen =
+    e.lastReceivedAt === e.firstReceivedAt ? `first ${e.firstReceivedAt}` : `first ${e.firstReceivedAt} last ${e.lastReceivedAt}`;
+  const what = `${e.topic ?? '-'}  ${e.resource ?? '-'}${e.bodyKept ? '' : '  (body not kept)'}`;
   const replay = e.state === 'replayed' ? `  -> ${e.replayResult ?? 'replayed'}` : '';
-  return `${e.id}  ${e.state.padEnd(11)}  ${e.source}  ${e.firstReceivedAt}  ${delivered}  ${reason}${replay}`;
+  return `${e.id}  ${e.state.padEnd(11)}  ${e.source}  ${what}  ${seen}  ${delivered}  ${reason}${replay}`;
 }
 
 function bodyText(body: Uint8Array): { body: string; bodyEncoding: 'utf8' | 'base64' } {
@@ -39,6 +43,7 @@ export type ReplayResult = { ok: true; result: string } | { ok: false; message: 
 export async function replayEntry(target: QuarantineTarget, entry: QuarantineEntry): Promise<ReplayResult> {
   const url = target.webhookUrl(entry.source);
   if (url === undefined) return { ok: false, message: `no webhook URL for source ${entry.source}` };
+  if (entry.body === undefined) return { ok: false, message: entry.bodyProblem ?? 'no body' };
   const headers = Object.fromEntries(Object.entries(entry.headers).filter(([name]) => !HOP_HEADERS.test(name)));
   let status: number;
   let answer: { status?: string; eventId?: string; reason?: string; error?: { kind?: string; message?: string } };
@@ -90,20 +95,27 @@ export async function quarantineCommand(
       print(`no quarantined delivery ${id}`);
       return 1;
     }
-    const { pk: _pk, body, ttl: _ttl, ...rest } = entry;
-    print(JSON.stringify({ ...rest, ...bodyText(body) }, null, 2));
+    const { body, ttl: _ttl, ...rest } = entry;
+    print(JSON.stringify({ ...rest, ...(body === undefined ? {} : bodyText(body)) }, null, 2));
     return 0;
   }
   if (sub === 'replay' && (options.all ? id === undefined : id !== undefined && extra === undefined)) {
-    const entries = options.all
-      ? (await target.store.list()).filter((e) => e.state === 'quarantined')
-      : [await target.store.get(id!)].filter((e): e is QuarantineEntry => e !== undefined);
-    if (!options.all && entries.length === 0) {
-      print(`no quarantined delivery ${id}`);
-      return 1;
-    }
+    const ids = options.all
+      ? (await target.store.list()).filter((e) => e.state === 'quarantined').map((e) => e.id)
+      : id === undefined
+        ? []
+        : [id];
     let failed = 0;
-    for (const entry of entries) {
+    // One body in memory at a time, each read (inflated within the cap, checked) just before it is sent.
+    for (const entryId of ids) {
+      const entry = await target.store.get(entryId);
+      if (!entry) {
+        if (!options.all) {
+          print(`no quarantined delivery ${entryId}`);
+          return 1;
+        }
+        continue;
+      }
       const outcome = await replayEntry(target, entry);
       if (outcome.ok) print(`${entry.id} replayed: ${outcome.result}`);
       else {
@@ -111,7 +123,7 @@ export async function quarantineCommand(
         print(`${entry.id} not replayed: ${outcome.message}`);
       }
     }
-    if (options.all) print(`${entries.length - failed} of ${entries.length} replayed`);
+    if (options.all) print(`${ids.length - failed} of ${ids.length} replayed`);
     return failed === 0 ? 0 : 1;
   }
   throw new QuarantineUsageError('quarantine takes list | show <id> | replay <id> | replay --all');

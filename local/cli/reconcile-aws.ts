@@ -3,8 +3,8 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { adminTokenSecretName, loadStageConfig, sourcesConfig } from '../../infra/config/index.js';
 import { createSecretsManagerReader } from '../../shared/config/index.js';
 import { createSqsQueue } from '../../shared/queue/index.js';
-import { createShopifyAdminClient, secretsManagerAccessToken } from '../../shared/shopify-admin/index.js';
-import { loadSources } from '../../shared/sources/index.js';
+import { createShopifyAdminClient, secretsManagerAdminToken } from '../../shared/shopify-admin/index.js';
+import { DEFAULT_SHOPIFY_API_VERSION, loadSources } from '../../shared/sources/index.js';
 import { AwsTargetError, connectToStage } from './aws.js';
 import type { ReconcileTarget } from './reconcile-command.js';
 
@@ -34,10 +34,17 @@ export async function stageTarget(options: {
     ...(options.outputsFile ? { outputsFile: options.outputsFile } : {}),
   });
   const reader = createSecretsManagerReader({ client: new SecretsManagerClient({ region: stage.region }) });
+  const origin = options.adminOrigin ? { origin: options.adminOrigin } : {};
+  const token = secretsManagerAdminToken(adminTokenSecretName(stage, options.source), reader, {
+    shopDomain: settings.shopDomain,
+    ...origin,
+  });
   const client = createShopifyAdminClient({
     shopDomain: settings.shopDomain,
-    ...(options.adminOrigin ? { origin: options.adminOrigin } : {}),
-    accessToken: secretsManagerAccessToken(adminTokenSecretName(stage, options.source), reader),
+    ...origin,
+    apiVersion: source.subscriptions?.().apiVersion ?? DEFAULT_SHOPIFY_API_VERSION,
+    accessToken: () => token.get(),
+    accessTokenRejected: (t) => token.rejected(t),
   });
   return {
     client,

@@ -6,7 +6,7 @@ import { checkWindow, reconcileShopify, summaryLine } from '../../shared/reconci
 import { createShopifyAdminClient, type ShopifyAdminClient, ShopifyAdminError } from '../../shared/shopify-admin/index.js';
 import { type ConfiguredSource, loadSources } from '../../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../config.js';
-import { connectToRunningStack, findRunningStack } from '../connect.js';
+import { connectToRunningStack, requireRunningStack } from '../connect.js';
 import { DEMO_SHOP } from '../demo/webhooks.js';
 import { LOCAL_ENQUEUE_PATH } from '../enqueue-route.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
@@ -39,10 +39,7 @@ function shopifySource(sources: ReadonlyMap<string, ConfiguredSource>, name: str
 /** The `npm start` on PORT: its Admin API stand-in, its ledger, its in-process queue (POST /__local/enqueue). */
 async function localTarget(env: NodeJS.ProcessEnv, sourceName: string, shop: string | undefined): Promise<ReconcileTarget> {
   const config = await resolveLocalConfig(env);
-  const found = await findRunningStack(config);
-  if (found.status !== 'up') {
-    throw new UsageError(`no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
-  }
+  const found = await requireRunningStack(config);
   const source = shopifySource(loadSources(env.SOURCES_CONFIG), sourceName);
   const handle = connectToRunningStack(config, found.info);
   const adminUrl = found.info?.shopifyAdmin?.url ?? `http://127.0.0.1:${config.ports.shopifyAdmin}`;

@@ -41,13 +41,21 @@ export function expectedPoints(amount: number, rate: string): number {
 async function findCustomers(
   api: OpenApiClient,
   config: EmulatorConfig,
-): Promise<{ shopper: Customer; walkIn: Customer; decimalShopper: Customer | undefined; squareBuyer: Customer | undefined }> {
+): Promise<{
+  shopper: Customer;
+  walkIn: Customer;
+  decimalShopper: Customer | undefined;
+  japanShopper: Customer | undefined;
+  squareBuyer: Customer | undefined;
+}> {
   const ranks = config.clients[0]?.ranks ?? {};
   const rateOf = (rank: string | null | undefined) => (rank && rank in ranks ? String(ranks[rank]) : null);
   let shopper: Customer | undefined;
   let walkIn: Customer | undefined;
   // A third Shopify customer for the decimal-currency refunds: the one with the highest rate.
   let decimalShopper: Customer | undefined;
+  // A fourth, of the same highest rate, for the tax-inclusive (Japanese) order and its partial refunds.
+  let japanShopper: Customer | undefined;
   let squareBuyer: Customer | undefined;
   const list = await api.listMembers({ perPage: 1000 });
   for (const item of list.members) {
@@ -63,12 +71,15 @@ async function findCustomers(
       walkIn = { label: name, memberId: member.id, externalKey: 'pos_card', externalId: ids.pos_card, rate: rateOf(member.rank) };
     } else if (ids.shopify && rateOf(member.rank) !== null && Number(rateOf(member.rank)) > Number(decimalShopper?.rate ?? -1)) {
       decimalShopper = { label: name, memberId: member.id, externalKey: 'shopify', externalId: ids.shopify, rate: rateOf(member.rank) };
+      japanShopper = undefined;
+    } else if (!japanShopper && ids.shopify && decimalShopper && rateOf(member.rank) === decimalShopper.rate) {
+      japanShopper = { label: name, memberId: member.id, externalKey: 'shopify', externalId: ids.shopify, rate: rateOf(member.rank) };
     }
   }
   if (!shopper || !walkIn) {
     throw new Error('the demo needs two customers: one with a `shopify` external id and another with a `pos_card` one');
   }
-  return { shopper, walkIn, decimalShopper, squareBuyer };
+  return { shopper, walkIn, decimalShopper, japanShopper, squareBuyer };
 }
 
 async function balanceOf(api: OpenApiClient, c: Customer): Promise<number | null> {
@@ -186,7 +197,7 @@ function describeRecord(record: OrderRecord | RefundRecord | undefined): string 
  * signature), one at a time, each checked against what it must do to the balance and the ledger.
  */
 export async function runDemo(target: DemoTarget, print: (line: string) => void = console.log): Promise<DemoResult> {
-  const { shopper, walkIn, decimalShopper, squareBuyer } = await findCustomers(target.openapi, target.emulatorConfig);
+  const { shopper, walkIn, decimalShopper, japanShopper, squareBuyer } = await findCustomers(target.openapi, target.emulatorConfig);
   const unknownId = '9007199254740993';
   try {
     await target.openapi.getMemberByExternalId('shopify', unknownId);
@@ -197,7 +208,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
   const unknown: Customer = { label: 'not a member', memberId: null, externalKey: 'shopify', externalId: unknownId, rate: null };
   const credit = (c: Customer, amount: number) => (c.rate === null ? 0 : expectedPoints(amount, c.rate));
   const runId = Date.now() % 1_000_000_000_000;
-  const steps = buildSteps({ shopper, walkIn, unknown, decimalShopper, squareBuyer }, credit, target, runId);
+  const steps = buildSteps({ shopper, walkIn, unknown, decimalShopper, japanShopper, squareBuyer }, credit, target, runId);
 
   const failures: string[] = [];
   const summaries: DemoResult['customers'] = [];
@@ -206,6 +217,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
     shopper,
     walkIn,
     ...(decimalShopper ? [decimalShopper] : []),
+    ...(japanShopper ? [japanShopper] : []),
     ...(squareBuyer && target.secrets.square ? [squareBuyer] : []),
     unknown,
   ]) {

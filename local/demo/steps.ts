@@ -105,12 +105,57 @@ export function decimalSteps(
   ];
 }
 
+/**
+ * A Japanese shop whose prices include consumption tax: two ¥5,500 items (¥500 tax each) earn on
+ * ¥10,000, and each line refunded takes back its exact half. The refunds say nothing of tax
+ * inclusion: they are measured with what the order's own payload said.
+ */
+export function taxInclusiveSteps(
+  customer: Customer,
+  rateCredit: (c: Customer, amount: number) => number,
+  target: DemoTarget,
+  runId: number,
+  now: number,
+): Step[] {
+  const s = target.secrets;
+  const orderId = bigId(9n, runId);
+  const name = `#J${runId % 100_000}`;
+  const order = { orderId, name, customerId: customer.externalId, subtotal: '11000', tax: '1000', currency: 'JPY', taxesIncluded: true };
+  const credit = rateCredit(customer, 10_000);
+  const half = Math.floor(credit / 2);
+  const webhook = (n: number) => `demo-${runId}-j${n}`;
+  const refundStep = (offset: bigint, n: number, label: string, points: number): Step =>
+    shopifyRefundStep({
+      customer,
+      label,
+      orderId,
+      refundId: bigId(offset, runId),
+      amounts: { subtotal: '5500', tax: '500', currency: 'JPY' },
+      secret: s.shopify,
+      webhookId: webhook(n),
+      now,
+      points,
+    });
+  return [
+    {
+      customer,
+      label: `Shopify orders/paid ${name} ¥11,000 tax incl.`,
+      request: shopifyOrderPaid(order, s.shopify, webhook(1), now),
+      record: { source: 'shopify', orderId },
+      expected: { kind: 'credited', points: credit },
+    },
+    refundStep(10n, 2, 'Shopify refunds/create ¥5,500 (1 of 2)', half),
+    refundStep(11n, 3, 'Shopify refunds/create ¥5,500 (2 of 2)', credit - half),
+  ];
+}
+
 export function buildSteps(
   customers: {
     shopper: Customer;
     walkIn: Customer;
     unknown: Customer;
     decimalShopper?: Customer | undefined;
+    japanShopper?: Customer | undefined;
     squareBuyer?: Customer | undefined;
   },
   rateCredit: (c: Customer, amount: number) => number,
@@ -219,6 +264,7 @@ export function buildSteps(
       expected: { kind: 'customer_not_found' },
     },
     ...(customers.decimalShopper ? decimalSteps(customers.decimalShopper, rateCredit, target, runId, now) : []),
+    ...(customers.japanShopper ? taxInclusiveSteps(customers.japanShopper, rateCredit, target, runId, now) : []),
     ...(squareBuyer && s.square ? squareSteps(squareBuyer, rateCredit(squareBuyer, 12_000), s.square, runId, now) : []),
   ];
 }

@@ -1,4 +1,5 @@
 import { bareDecimal, bareInteger as bare, jsonWithBareIntegers, shopifyHeaders, signPos, signShopify } from '../senders.js';
+import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
 
 /**
  * Webhook requests as the senders build them: Shopify's REST webhook payloads signed with the app
@@ -24,7 +25,7 @@ function shopifyRequest(topic: string, payload: unknown, secret: string, webhook
     headers: shopifyHeaders(body, secret, {
       topic,
       shopDomain: DEMO_SHOP,
-      apiVersion: '2025-01',
+      apiVersion: DEFAULT_SHOPIFY_API_VERSION,
       webhookId,
       eventId: `event-${webhookId}`,
       triggeredAt: isoSeconds(nowMs),
@@ -38,20 +39,25 @@ export interface ShopifyOrderInput {
   name: string;
   /** Shopify customer id (digits); null: a guest checkout. */
   customerId: string | null;
-  /** Subtotal after discounts, without tax, as a decimal string in `currency`. */
+  /** Subtotal after discounts as a decimal string in `currency`: with the tax when prices include it. */
   subtotal: string;
   tax: string;
   currency: string;
+  /** The shop's prices include tax ("All prices include tax", the norm in Japan); default false. */
+  taxesIncluded?: boolean;
 }
 
 export function shopifyOrderPaid(order: ShopifyOrderInput, secret: string, webhookId: string, nowMs: number): WebhookRequest {
-  const total = (Number(order.subtotal) + Number(order.tax)).toFixed(order.subtotal.split('.')[1]?.length ?? 0);
+  const taxesIncluded = order.taxesIncluded ?? false;
+  const total = taxesIncluded
+    ? order.subtotal
+    : (Number(order.subtotal) + Number(order.tax)).toFixed(order.subtotal.split('.')[1]?.length ?? 0);
   const payload = {
     id: bare(order.orderId),
     name: order.name,
     test: false,
     currency: order.currency,
-    taxes_included: false,
+    taxes_included: taxesIncluded,
     financial_status: 'paid',
     created_at: isoSeconds(nowMs),
     processed_at: isoSeconds(nowMs),
@@ -70,7 +76,7 @@ export function shopifyOrderPaid(order: ShopifyOrderInput, secret: string, webho
 export interface ShopifyRefundInput {
   refundId: string;
   orderId: string;
-  /** Refunded line items' subtotal (without tax). */
+  /** Refunded line items' subtotal (with their tax when the shop's prices include it). */
   subtotal: string;
   tax: string;
   currency: string;

@@ -56,6 +56,7 @@ export function refundNode(stored: StoredOrder, refund: WebhookRefund, page: { f
   const lines = refund.refund_line_items.map((l) => ({
     subtotalSet: bag(l.subtotal_set, l.subtotal, currency) ?? zero,
     totalTaxSet: bag(l.total_tax_set, l.total_tax, currency) ?? zero,
+    lineItem: { isGiftCard: l.line_item?.gift_card ?? false },
   }));
   const slice = lines.slice(page.after, page.after + page.first);
   const end = page.after + slice.length;

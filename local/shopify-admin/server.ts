@@ -2,15 +2,20 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { listen } from '../listen.js';
 import { actualCost, parseSelection, requestedCost } from './cost.js';
 import { cursorOf, orderNode, positionOf, refundNode, updatedAtFilter } from './graphql.js';
+import { type ClientCredentialsSettings, createTokenIssuer, type TokenIssuer } from './oauth.js';
 import { createShopStore, type ShopStore, StoreInputError } from './store.js';
+import { answerSubscriptions, createSubscriptionStore, type SubscriptionStore } from './subscriptions.js';
 import { parseJsonOrUndefined } from '../../shared/text/index.js';
+import { adminRefusal } from '../../shared/http/admin-guard.js';
 
 /**
  * A local stand-in of Shopify's GraphQL Admin API, as small as the reconcile client needs: the
  * `orders` query (search on updated_at, cursor pagination) and the `refund` query, behind
- * `X-Shopify-Access-Token`, metered by a cost-based leaky bucket answering THROTTLED as Shopify does.
+ * `X-Shopify-Access-Token` (a fixed token, or one from the client-credentials grant: oauth.ts), the
+ * webhook subscription documents (subscriptions.ts), metered by a cost-based leaky bucket answering THROTTLED as Shopify does.
  * Test surface (not Shopify's): POST /__shopify/orders and /__shopify/refunds store a webhook body
- * as Shopify would hold it and send no webhook; POST /__shopify/bucket sets the bucket.
+ * as Shopify would hold it and send no webhook; POST /__shopify/bucket sets the bucket. It answers
+ * only loopback callers without an Origin, with JSON bodies (the admin guard of /__local/*).
  */
 
 export interface BucketSettings {
@@ -21,7 +26,10 @@ export interface BucketSettings {
 export interface ShopifyAdminStandInOptions {
   port?: number;
   host?: string;
+  /** A fixed token (a legacy custom app's `shpat_…`), accepted for ever. */
   accessToken: string;
+  /** The client-credentials grant of a Dev Dashboard app: tokens issued at /admin/oauth/access_token, expiring. */
+  clientCredentials?: ClientCredentialsSettings;
   bucket?: Partial<BucketSettings>;
   now?: () => number;
 }
@@ -32,6 +40,10 @@ export interface ShopifyAdminStandIn {
   store: ShopStore;
   stats(): { queries: number; throttled: number };
   setBucket(settings: Partial<BucketSettings> & { currentlyAvailable?: number }): void;
+  /** The client-credentials grant (when configured): how many tokens it issued, and revoking them. */
+  tokens?: Pick<TokenIssuer, 'grants' | 'revokeAll'>;
+  /** The shop's webhook subscriptions (webhookSubscriptions, webhookSubscriptionCreate). */
+  subscriptions: SubscriptionStore;
   close(): Promise<void>;
 }
 
@@ -46,6 +58,8 @@ type Answer = { status: number; body: unknown };
 export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptions): Promise<ShopifyAdminStandIn> {
   const now = options.now ?? Date.now;
   const store = createShopStore(now);
+  const issuer = options.clientCredentials ? createTokenIssuer(options.clientCredentials, now) : undefined;
+  const subscriptions = createSubscriptionStore();
   const settings: BucketSettings = { ...DEFAULT_BUCKET, ...options.bucket };
   let available = settings.maximumAvailable;
   let refilledAt = now();
@@ -103,7 +117,12 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
     const top = fields[0];
     let data: unknown;
     let returned = 0;
-    if (top?.name === 'orders' && fields.length === 1) {
+    const subscriptionAnswer = top && fields.length === 1 ? answerSubscriptions(subscriptions, top, vars) : undefined;
+    if (subscriptionAnswer !== undefined) {
+      if ('errors' in subscriptionAnswer) return { status: 200, body: subscriptionAnswer };
+      data = subscriptionAnswer.data;
+      returned = 1;
+    } else if (top?.name === 'orders' && fields.length === 1) {
       const filter = updatedAtFilter(typeof vars.query === 'string' ? vars.query : '');
       if (typeof filter !== 'function') return { status: 200, body: { errors: [{ message: filter.error }] } };
       const first = typeof vars.first === 'number' ? vars.first : Number(top.args.first);
@@ -131,9 +150,9 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
       data = { refund: found ? refundNode(found.stored, found.refund, { first, after }) : null };
       returned = 1;
     } else {
-      return { status: 200, body: { errors: [{ message: 'the stand-in answers only the orders and refund queries of reconciliation' }] } };
+      return { status: 200, body: { errors: [{ message: 'the stand-in answers only reconciliation and subscription documents' }] } };
     }
-    const actual = top.name === 'orders' ? actualCost(fields, vars, returned) : requested;
+    const actual = top?.name === 'orders' ? actualCost(fields, vars, returned) : requested;
     available -= actual;
     return {
       status: 200,
@@ -179,9 +198,15 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
   function handle(req: IncomingMessage, body: Buffer): Answer {
     const path = (req.url ?? '/').split('?', 1)[0]!;
     if (req.method !== 'POST') return { status: 405, body: { errors: 'use POST' } };
-    if (path.startsWith('/__shopify/')) return admin(path, body);
+    if (path.startsWith('/__shopify/')) {
+      // Unauthenticated like /__local/*: only what a browser page cannot send (shared/http/admin-guard.ts).
+      const refusal = adminRefusal({ headers: req.headers, hasBody: body.length > 0 });
+      return refusal ? { status: refusal.status, body: { errors: refusal.error } } : admin(path, body);
+    }
+    if (path === '/admin/oauth/access_token' && issuer) return issuer.grant(body.toString('utf8'));
     if (!GRAPHQL_PATH.test(path)) return { status: 404, body: { errors: 'Not Found' } };
-    if (req.headers['x-shopify-access-token'] !== options.accessToken) {
+    const token = req.headers['x-shopify-access-token'];
+    if (token !== options.accessToken && !(typeof token === 'string' && issuer?.valid(token))) {
       // Shopify's answer to a missing or wrong token.
       return { status: 401, body: { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' } };
     }
@@ -221,6 +246,8 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
     store,
     stats: () => ({ ...counters }),
     setBucket,
+    ...(issuer ? { tokens: issuer } : {}),
+    subscriptions,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((e) => (e ? reject(e) : resolve()));

@@ -46,6 +46,7 @@ const WebhookRefund = z.object({
         subtotal_set: MoneySet.optional(),
         total_tax: Amount.optional(),
         total_tax_set: MoneySet.optional(),
+        line_item: z.object({ gift_card: z.boolean().default(false) }).nullish(),
       }),
     )
     .default([]),

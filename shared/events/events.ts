@@ -31,6 +31,46 @@ export type Delivery = z.infer<typeof Delivery>;
  */
 export const ExactAmount = z.string().regex(/^\d{1,18}(?:\.\d{1,12})?$/, 'expected a plain decimal such as "414.95"');
 
+/** A signed exact decimal ("-12.5"): a refund's parts may be negative (an adjustment giving money back). */
+export const SignedExact = z.string().regex(/^-?\d{1,18}(?:\.\d{1,12})?$/, 'expected a plain decimal such as "-12.50"');
+
+/** Which part of a sale earns points. */
+export const AmountBasis = z.enum([
+  /** Subtotal after discounts, without tax and shipping (default). */
+  'subtotal_excluding_tax',
+  /** Subtotal after discounts as the sender states it (includes tax when prices include tax). */
+  'subtotal',
+  /** Everything the customer paid: subtotal, shipping and tax. */
+  'total',
+]);
+export type AmountBasis = z.infer<typeof AmountBasis>;
+
+/**
+ * How a purchase's eligible amount was measured: the basis, whether the sender's prices include tax
+ * (as the sale's own payload said) and the rounding rule. Kept with the order, so its refunds are
+ * measured the same way whatever their own payload says (Shopify refunds do not say whether prices
+ * include tax) and whatever a setting says later.
+ */
+export const AmountTerms = z.object({
+  basis: AmountBasis,
+  taxesIncluded: z.boolean(),
+  rule: z.enum(['major_floor', 'minor']),
+});
+export type AmountTerms = z.infer<typeof AmountTerms>;
+
+/**
+ * A refund's money as its sender states it, before any basis is applied: the goods' price (in the
+ * sender's price terms: tax included when the shop's prices include it) and their tax, and the same
+ * for shipping. Processing measures them with the purchase's terms.
+ */
+export const RefundParts = z.object({
+  price: SignedExact,
+  tax: SignedExact,
+  shippingPrice: SignedExact,
+  shippingTax: SignedExact,
+});
+export type RefundParts = z.infer<typeof RefundParts>;
+
 const common = {
   /** Stable id of the business event, the same for every delivery of it (e.g. `shopify:order:123`). */
   eventId: z.string().min(1),
@@ -59,6 +99,8 @@ export const PurchaseEvent = z.object({
   eligibleAmount: z.number().int().nonnegative().max(999_999_999),
   /** The eligible amount exactly, before the amount rule rounded it (optional: older events lack it). */
   eligibleExact: ExactAmount.optional(),
+  /** How the eligible amount was measured; its refunds are measured the same way (optional: older events). */
+  terms: AmountTerms.optional(),
   /** Days until the granted points expire; null: the membership service's default expiry. */
   expiryDays: z.number().int().positive().nullable(),
   /**
@@ -78,6 +120,11 @@ export const RefundEvent = z.object({
   refundAmount: z.number().int().nonnegative(),
   /** This refund's amount exactly, in the basis of the purchase's eligibleExact (optional). */
   refundExact: ExactAmount.optional(),
+  /**
+   * The refund as its sender states it: when present, processing measures it with the terms kept with
+   * the purchase, and refundExact / refundAmount are only the fallback for orders recorded without terms.
+   */
+  parts: RefundParts.optional(),
   /** true: everything not yet refunded is refunded by this event (an order cancellation). */
   refundsRemainder: z.boolean(),
   /** The sender says the refund belongs to no sale (Square `unlinked`): recorded as skipped. */

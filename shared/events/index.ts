@@ -2,4 +2,14 @@
  * The canonical events: the contract between intake (which turns each sender's payload into them) and
  * processing (which credits and debits from them). Nothing else crosses the queue.
  */
-export { CustomerRef, Delivery, ExactAmount, PointsEvent, PurchaseEvent, RefundEvent } from './events.js';
+export {
+  AmountBasis,
+  AmountTerms,
+  CustomerRef,
+  Delivery,
+  ExactAmount,
+  PointsEvent,
+  PurchaseEvent,
+  RefundEvent,
+  RefundParts,
+} from './events.js';

@@ -6,6 +6,7 @@ export {
   AnswerTooLargeError,
   CallDeadlineError,
   createTransport,
+  DEFAULT_CALL_DEADLINE_MS,
   DEFAULT_MAX_ANSWER_BYTES,
   DEFAULT_TIMEOUTS,
   DEFAULT_USER_AGENT,

@@ -19,6 +19,9 @@ export interface Timeouts {
 
 export const DEFAULT_TIMEOUTS = { connectMs: 3_000, headersMs: 10_000, bodyMs: 10_000 } as const;
 
+/** Every call's overall deadline, connect to last byte, unless its caller has less time. */
+export const DEFAULT_CALL_DEADLINE_MS = 10_000;
+
 /** The largest answer body read (1 MiB): the spec's answers are a few KB; more is refused, not buffered. */
 export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
 

@@ -5,7 +5,8 @@ import type { IntakeResponse } from './intake.js';
 /**
  * One metric per webhook delivery, with dimensions `service`, `source` and `kind`:
  * DeliveriesAccepted (kind: the event type, purchase or refund), DeliveriesIgnored (kind: ignored)
- * or DeliveriesRefused (kind: the refusal, e.g. invalid_signature). A source that is not configured
+ * or DeliveriesRefused (kind: the refusal, e.g. invalid_signature); and DeliveriesOtherApiVersion (kind: the
+ * version received) for an authentic delivery made with another API version than the source's. A source that is not configured
  * counts as `unknown`, so a scan of random URLs cannot create metrics by the thousand.
  */
 export type DeliveryRecorder = (source: string | undefined, response: IntakeResponse) => void;
@@ -36,14 +37,26 @@ export function createDeliveryMetrics(options: DeliveryMetricsOptions): Delivery
   const now = options.now ?? Date.now;
   return (source, response) => {
     const { name, kind } = deliveryMetric(response);
+    const dimensions = { service: options.service, source: source !== undefined && options.sources.has(source) ? source : 'unknown' };
     write(
       emfLine({
         namespace: options.namespace,
-        dimensions: { service: options.service, source: source !== undefined && options.sources.has(source) ? source : 'unknown', kind },
+        dimensions: { ...dimensions, kind },
         metrics: { [name]: { unit: 'Count', value: 1 } },
         timestamp: now(),
       }),
     );
+    if (response.apiVersionMismatch !== undefined) {
+      // Its own line: `kind` is the version the delivery came with (a handful of values at most).
+      write(
+        emfLine({
+          namespace: options.namespace,
+          dimensions: { ...dimensions, kind: response.apiVersionMismatch.received },
+          metrics: { [METRIC.deliveriesOtherApiVersion]: { unit: 'Count', value: 1 } },
+          timestamp: now(),
+        }),
+      );
+    }
   };
 }
 

@@ -2,3 +2,4 @@
 export { IntakeConfigError } from './config.js';
 export { type IntakeDeps, type IntakeLogger, type IntakeRequest, receiveWebhook } from './intake.js';
 export { queueMessageFor } from './message.js';
+export { fromFutureProblem } from './replay.js';

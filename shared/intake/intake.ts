@@ -2,14 +2,14 @@
 // the worker's settings (zod schemas built at load) into that function.
 import type { WebhookSecrets } from '../config/webhook-secrets.js';
 import { PointsEvent } from '../events/index.js';
-import type { QuarantineInput } from '../quarantine/index.js';
+import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
 import type { EventQueue } from '../queue/index.js';
-import type { RequestHeaders, SignedRequest, SourceError, SourceSet } from '../sources/index.js';
+import type { RequestHeaders, SignedRequest, SourceError, SourceSet, VersionMismatch } from '../sources/index.js';
 import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
 import { readBody } from './body.js';
 import { invalidHeader } from './headers.js';
 import { replayWindowDays } from './config.js';
-import { tooOldReason } from './replay.js';
+import { fromFutureProblem, tooOldReason } from './replay.js';
 import { unsafeCustomerId } from './path-safety.js';
 import { queueMessageFor } from './message.js';
 import type { Logger } from '../logging/index.js';
@@ -47,6 +47,8 @@ export interface IntakeResponse {
   readonly answer: IntakeAnswer;
   /** Accepted deliveries: the event's type (for the delivery metrics; not sent to the sender). */
   readonly eventType?: string;
+  /** An authentic delivery made with another API version than the source's setting (counted, logged). */
+  readonly apiVersionMismatch?: VersionMismatch;
 }
 
 export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
@@ -79,9 +81,12 @@ export interface IntakeDeps {
   /** Events older than this many days are ignored (default: from the default ledger retention). */
   readonly replayWindowDays?: number;
   /** Keeps authentic deliveries a source cannot read (sources with quarantinesUnreadable). */
-  readonly quarantine?: { keep(input: QuarantineInput): Promise<{ id: string }> };
-  /** Counts a quarantined delivery (the metric QuarantinedDeliveries, which an alarm watches). */
-  readonly countQuarantined?: (source: string) => void;
+  readonly quarantine?: { keep(input: QuarantineInput): Promise<KeepResult> };
+  /**
+   * Counts a new quarantine entry (QuarantinedDeliveries, and QuarantinedBodiesNotKept when its body was
+   * over the item limit: both alarmed). A re-delivery of an entry is not counted again.
+   */
+  readonly countQuarantined?: (source: string, entry: { bodyKept: boolean }) => void;
 }
 
 const DEFAULT_REPLAY_WINDOW_DAYS = replayWindowDays(DEFAULT_LEDGER_TTL_DAYS);
@@ -95,10 +100,25 @@ function errorKind(e: unknown): string | undefined {
 }
 
 /**
+ * Verifies, reads and queues one webhook delivery; an authentic one (accepted, ignored or
+ * quarantined) made with another API version than its source's setting is marked for the delivery
+ * metrics and logged: the sender's subscription or the stage setting is out of date.
+ */
+export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): Promise<IntakeResponse> {
+  const response = await receiveDelivery(request, deps);
+  if ('error' in response.answer) return response;
+  const source = request.source === undefined ? undefined : deps.sources.get(request.source);
+  const mismatch = source?.versionMismatch?.(request.headers);
+  if (mismatch === undefined) return response;
+  deps.logger?.warn('webhook API version differs from the source setting', { source: source?.name, ...mismatch });
+  return { ...response, apiVersionMismatch: mismatch };
+}
+
+/**
  * Verifies, reads and queues one webhook delivery. Order matters: nothing reads the body before
  * its signature is verified, and nothing is queued unless every check passed.
  */
-export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): Promise<IntakeResponse> {
+async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promise<IntakeResponse> {
   const log = deps.logger;
   const source = request.source === undefined ? undefined : deps.sources.get(request.source);
   if (!source) return refuse('unknown_source', 'no such webhook source');
@@ -147,17 +167,23 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
       log?.warn('webhook refused', { source: source.name, kind: error.kind, path: error.path });
       return refuse(error.kind, error.message, error.path);
     }
-    let id: string;
+    let kept: KeepResult;
     try {
-      ({ id } = await deps.quarantine.keep({ source: source.name, headers: request.headers, rawBody: body.bytes, reason: error }));
+      kept = await deps.quarantine.keep({ source: source.name, headers: request.headers, rawBody: body.bytes, reason: error });
     } catch (e) {
       // Not kept: the sender must retry (5xx), never be told it was taken.
       log?.error('quarantine failed', { source: source.name, kind: error.kind, error: e instanceof Error ? e.message : 'unknown' });
       return refuse('unavailable', 'try again later');
     }
-    deps.countQuarantined?.(source.name);
-    log?.error('webhook quarantined', { source: source.name, quarantineId: id, kind: error.kind, path: error.path });
-    return { statusCode: 200, answer: { status: 'quarantined', id, reason: error.message } };
+    const fields = { source: source.name, quarantineId: kept.id, kind: error.kind, path: error.path };
+    if (kept.delivery === 'first') {
+      deps.countQuarantined?.(source.name, { bodyKept: kept.bodyKept });
+      log?.error('webhook quarantined', { ...fields, bodyKept: kept.bodyKept });
+    } else {
+      // The entry exists and is alarmed already: a re-sent capture must not flood the alarm or the error log.
+      log?.warn('webhook quarantined again', { ...fields, counted: kept.delivery === 'repeat' });
+    }
+    return { statusCode: 200, answer: { status: 'quarantined', id: kept.id, reason: error.message } };
   };
 
   const outcome = source.read(signed);
@@ -177,6 +203,8 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
   const event = checked.data;
   const unsafe = unsafeCustomerId(event);
   if (unsafe) return unreadable({ kind: 'invalid_payload', message: `${unsafe.path}: ${unsafe.problem}`, path: unsafe.path });
+  const future = fromFutureProblem(event, deps.now());
+  if (future) return unreadable({ kind: 'invalid_payload', ...future });
   const tooOld = tooOldReason(event, deps.now(), deps.replayWindowDays ?? DEFAULT_REPLAY_WINDOW_DAYS);
   if (tooOld) {
     log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: event.eventId, occurredAt: event.occurredAt });

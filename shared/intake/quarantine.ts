@@ -3,7 +3,7 @@
 import { ENV } from '../config/environment.js';
 import { emfCountLine } from '../metrics/emf.js';
 import { METRIC } from '../metrics/names.js';
-import { DEFAULT_QUARANTINE_TTL_DAYS, type QuarantineInput } from '../quarantine/index.js';
+import { DEFAULT_QUARANTINE_TTL_DAYS, type KeepResult, type QuarantineInput } from '../quarantine/index.js';
 import type { IntakeDeps } from './intake.js';
 import { envInteger } from '../config/env-values.js';
 
@@ -12,7 +12,11 @@ import { envInteger } from '../config/env-values.js';
  * unreadable deliveries are refused as before), QUARANTINE_TTL_DAYS, DYNAMODB_ENDPOINT (local only).
  * The DynamoDB client is built on the first delivery that needs it, not at cold start.
  */
-export function quarantineFromEnvironment(env: NodeJS.ProcessEnv): Pick<IntakeDeps, 'quarantine' | 'countQuarantined'> {
+export function quarantineFromEnvironment(
+  env: NodeJS.ProcessEnv,
+  /** Where the metric lines go (CloudWatch reads them from stdout). */
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Pick<IntakeDeps, 'quarantine' | 'countQuarantined'> {
   const tableName = env[ENV.QUARANTINE_TABLE]?.trim();
   if (!tableName) return {};
   const ttlDays = envInteger(
@@ -22,7 +26,7 @@ export function quarantineFromEnvironment(env: NodeJS.ProcessEnv): Pick<IntakeDe
     () => new Error(`${ENV.QUARANTINE_TTL_DAYS} must be a whole number of days from 1 to 3650`),
   );
   const endpoint = env[ENV.DYNAMODB_ENDPOINT];
-  let store: Promise<{ keep(input: QuarantineInput): Promise<{ id: string }> }> | undefined;
+  let store: Promise<{ keep(input: QuarantineInput): Promise<KeepResult> }> | undefined;
   const open = async () => {
     const [{ createDocumentClient }, { createQuarantineStore }] = await Promise.all([
       import('../ledger/client.js'),
@@ -47,10 +51,11 @@ export function quarantineFromEnvironment(env: NodeJS.ProcessEnv): Pick<IntakeDe
         }
       },
     },
-    countQuarantined: () => {
-      process.stdout.write(
-        `${emfCountLine({ ...(namespace ? { namespace } : {}), service, name: METRIC.quarantinedDeliveries, nowMs: Date.now() })}\n`,
-      );
+    countQuarantined: (_source, entry) => {
+      const count = (name: typeof METRIC.quarantinedDeliveries | typeof METRIC.quarantinedBodiesNotKept) =>
+        write(emfCountLine({ ...(namespace ? { namespace } : {}), service, name, nowMs: Date.now() }));
+      count(METRIC.quarantinedDeliveries);
+      if (!entry.bodyKept) count(METRIC.quarantinedBodiesNotKept);
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { AmountTerms } from '../events/index.js';
 import { capText } from '../text/index.js';
 import { awaitingCustomer, claimable, exists, heldBy, notBooked, purchaseNotFinal, refundableBy, unclaimedOrder } from './conditions.js';
 import { Expression } from './expression.js';
@@ -8,6 +9,7 @@ export interface PurchaseClaimInput extends OrderRef {
   owner: string;
   eligibleAmount: number;
   eligibleExact?: string | undefined;
+  terms?: AmountTerms | undefined;
   currency: string;
   externalKey?: string;
   externalId?: string;
@@ -23,6 +25,7 @@ export interface PurchaseResult {
   reconciled?: boolean;
   eligibleAmount?: number;
   eligibleExact?: string | undefined;
+  terms?: AmountTerms | undefined;
   currency?: string;
   externalKey?: string;
   externalId?: string;
@@ -94,7 +97,7 @@ function finishCondition(e: Expression, owner: string | null, result: PurchaseRe
 }
 
 /** What the purchase event says of the order, kept on it from the first claim. */
-const PURCHASE_FACTS = ['eligibleAmount', 'eligibleExact', 'currency', 'externalKey', 'externalId'] as const;
+const PURCHASE_FACTS = ['eligibleAmount', 'eligibleExact', 'terms', 'currency', 'externalKey', 'externalId'] as const;
 
 /** What a finished purchase no longer has: its lease and the notes of its attempts. */
 const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError'] as const;
@@ -222,9 +225,7 @@ export function createOrderRecords(store: Store): OrderRecords {
       const e =
         owner !== null
           ? new Expression()
-          : withEmptyBook(
-              orderIdentity(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1),
-            );
+          : withEmptyBook(orderIdentity(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1));
       e.setAll(finishFields(result, now)).remove(...LEASE_FIELDS);
       return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));
     },

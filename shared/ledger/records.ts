@@ -1,6 +1,7 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 // outcome.ts alone, not ../points/index.js: shared/points imports the ledger, so its index here would be an import cycle.
 import { OutcomeKind } from '../points/outcome.js';
+import { AmountTerms } from '../events/index.js';
 
 /** Why a purchase ended (acknowledged outcomes; the queue is done with them): kinds of processing's outcomes. */
 export const OrderOutcome = OutcomeKind.extract([
@@ -9,6 +10,7 @@ export const OrderOutcome = OutcomeKind.extract([
   'customer_not_found',
   'customer_withdrawn',
   'points_not_available',
+  'upstream_rejected',
 ]);
 export type OrderOutcome = z.infer<typeof OrderOutcome>;
 
@@ -20,6 +22,7 @@ export const RefundOutcome = OutcomeKind.extract([
   'customer_withdrawn',
   'points_not_available',
   'refund_parked',
+  'upstream_rejected',
 ]);
 export type RefundOutcome = z.infer<typeof RefundOutcome>;
 
@@ -96,6 +99,8 @@ export const OrderRecord = z.object({
   eligibleAmount: z.number().int().nonnegative().optional(),
   /** The purchase's exact eligible amount (decimal string), the base of exact refund shares. */
   eligibleExact: z.string().optional(),
+  /** How the purchase measured it (basis, tax inclusion as its payload said, rule): its refunds use the same. */
+  terms: AmountTerms.optional(),
   /** Exact sum of the refunds applied; removed when a refund without an exact amount is applied. */
   refundedExact: z.string().optional(),
   /** Balance after minus balance before the grant: a hint only (others may move points in between). */

@@ -25,6 +25,10 @@ export const METRIC = {
   deliveriesIgnored: 'DeliveriesIgnored',
   deliveriesRefused: 'DeliveriesRefused',
   quarantinedDeliveries: 'QuarantinedDeliveries',
+  /** A quarantined delivery whose body was over the table's item limit even compressed: hash and headers only. */
+  quarantinedBodiesNotKept: 'QuarantinedBodiesNotKept',
+  /** Authentic Shopify deliveries whose X-Shopify-API-Version is not the source's apiVersion. */
+  deliveriesOtherApiVersion: 'DeliveriesOtherApiVersion',
   // operations (the scheduled audit, functions/audit-ledger.ts)
   auditDrift: 'AuditDrift',
   auditRecords: 'AuditRecords',

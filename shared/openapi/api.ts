@@ -9,7 +9,7 @@ import type {
   PointGrantInput,
   PointHistoryPage,
 } from './schemas.js';
-import type { Timeouts } from '../http-client/index.js';
+import { DEFAULT_CALL_DEADLINE_MS, type Timeouts } from '../http-client/index.js';
 
 export interface OpenApiClientOptions {
   credentials: CredentialsProvider;
@@ -72,7 +72,7 @@ export interface OpenApiClient {
   close(): Promise<void>;
 }
 
-/** Default overall deadline of one exchange. */
-export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
+/** Default overall deadline of one exchange: the HTTP stack's, shared with the shop-side clients. */
+export const DEFAULT_CALL_TIMEOUT_MS = DEFAULT_CALL_DEADLINE_MS;
 /** Default least time left for a call to start. */
 export const DEFAULT_MIN_CALL_MS = 1_000;

@@ -1,8 +1,9 @@
 /**
- * Turns a failed answer (or a transport failure) into an OpenApiError. This is the only place that
- * reads the service's message texts.
+ * Turns a failed answer (or a transport failure) into an OpenApiError by what the spec fixes: the
+ * status, the structured errors' `error_code`, the insufficient-points field `point`, and the few
+ * texts it gives word for word. This is the only place that reads the service's answers.
  */
-import { MESSAGES } from './messages.js';
+import { SPEC_FIXED_TEXTS } from './messages.js';
 import { OpenApiError, type Executed, type OpenApiErrorKind } from './errors.js';
 import { AnswerTooLargeError } from '../http-client/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
@@ -35,23 +36,58 @@ function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-const BY_MESSAGE: ReadonlyArray<readonly [string, OpenApiErrorKind]> = [
-  [MESSAGES.notContracted, 'not_contracted'],
-  [MESSAGES.memberNotFound, 'member_not_found'],
-  [MESSAGES.externalIdNotFound, 'external_id_not_found'],
-  [MESSAGES.notAvailableForPoints, 'points_not_available'],
-  [MESSAGES.insufficientPoints, 'insufficient_points'],
-  [MESSAGES.handoverTokenExpired, 'handover_token_expired'],
-  [MESSAGES.handoverTokenInvalid, 'handover_token_invalid'],
-  [MESSAGES.loginFailed, 'login_failed'],
-  [MESSAGES.accountLocked, 'account_locked'],
-  [MESSAGES.deviceChange, 'device_change'],
+/**
+ * The error texts the spec fixes word for word ("Errors", simple errors). Nothing else in a message is
+ * read: texts the spec only describes (validation, login) are the emulator's wording, not the service's.
+ */
+const SPEC_TEXTS: ReadonlyArray<readonly [string, OpenApiErrorKind]> = [
+  [SPEC_FIXED_TEXTS.notContracted, 'not_contracted'],
+  [SPEC_FIXED_TEXTS.memberNotFound, 'member_not_found'],
+  [SPEC_FIXED_TEXTS.externalIdNotFound, 'external_id_not_found'],
+  [SPEC_FIXED_TEXTS.notAvailableForPoints, 'points_not_available'],
+  [SPEC_FIXED_TEXTS.handoverTokenExpired, 'handover_token_expired'],
+  [SPEC_FIXED_TEXTS.handoverTokenInvalid, 'handover_token_invalid'],
 ];
 
-function kindFromMessages(messages: string[]): OpenApiErrorKind | undefined {
+function kindFromSpecTexts(messages: string[]): OpenApiErrorKind | undefined {
   const trimmed = messages.map((m) => m.trim());
-  for (const [text, kind] of BY_MESSAGE) if (trimmed.includes(text)) return kind;
+  for (const [text, kind] of SPEC_TEXTS) if (trimmed.includes(text)) return kind;
   return undefined;
+}
+
+/** Insufficient points is the one error the spec fixes by shape: `errors` an object with the field `point`. */
+function isInsufficientPoints(status: number, errors: unknown): boolean {
+  const byField = record(errors);
+  return status === 400 && byField !== undefined && Array.isArray(byField.point);
+}
+
+/** The structured errors' codes (spec, "Structured errors"). */
+const ERROR_CODES = { authentication: 'API-OPENAPI16', methodNotAllowed: 'API-OPENAPI09' } as const;
+
+/** Classifies a 4xx by what the spec fixes: the status, the error code, the `point` field, the fixed texts. */
+function clientErrorKind(
+  req: FailedRequest,
+  status: number,
+  body: Record<string, unknown> | undefined,
+  messages: string[],
+  bearerInvalid: boolean,
+): OpenApiErrorKind {
+  const errorCode = body?.error_code;
+  if (req.tokenEndpoint && (status === 400 || status === 401)) {
+    // "Not contracted" may also come from the token endpoint.
+    return kindFromSpecTexts(messages) === 'not_contracted' ? 'not_contracted' : 'authentication_failed';
+  }
+  if (status === 401 || bearerInvalid || errorCode === ERROR_CODES.authentication) return 'invalid_token';
+  if (status === 405 || errorCode === ERROR_CODES.methodNotAllowed) return 'method_not_allowed';
+  if (isInsufficientPoints(status, body?.errors)) return 'insufficient_points';
+  // The spec gives the simple errors as 400 but does not show every status (handover check): the fixed text decides.
+  const byText = kindFromSpecTexts(messages);
+  if (byText) return byText;
+  if (status === 404) return req.notFoundMeansMember ? 'member_not_found' : 'not_found';
+  // 400 is the spec's "invalid request parameters", whatever its (unfixed) wording.
+  if (status === 400) return 'validation';
+  // A 4xx the spec never gives (403, 409, 422, 429, ...): the caller parks the event and an alarm says so.
+  return 'unrecognised';
 }
 
 /** Classifies a non-2xx answer. */
@@ -62,25 +98,12 @@ export function classifyAnswer(
   bodyText: string,
 ): OpenApiError {
   const body = record(parseJsonOrUndefined(bodyText));
-  const errors = body?.errors;
-  const messages = flattenMessages(errors);
+  const messages = flattenMessages(body?.errors);
   const allErrors = flattenMessages(body?.all_errors);
   for (const m of allErrors) if (!messages.includes(m)) messages.push(m);
   const errorCode = typeof body?.error_code === 'string' ? body.error_code : undefined;
-  const wwwAuthenticate = String(headers['www-authenticate'] ?? '');
-
-  let kind: OpenApiErrorKind;
-  const byText = kindFromMessages(messages);
-  if (status >= 500) kind = 'server';
-  else if (!req.tokenEndpoint && (status === 401 || /error="invalid_token"/.test(wwwAuthenticate))) kind = 'invalid_token';
-  else if (status === 405) kind = 'method_not_allowed';
-  // The spec gives the simple errors as 400 but does not show every status (handover check): the
-  // text decides. "Not contracted" may also come from the token endpoint.
-  else if (byText) kind = byText;
-  else if (req.tokenEndpoint && (status === 400 || status === 401)) kind = 'authentication_failed';
-  else if (status === 404) kind = req.notFoundMeansMember ? 'member_not_found' : 'not_found';
-  else kind = 'validation';
-
+  const bearerInvalid = /error="invalid_token"/.test(String(headers['www-authenticate'] ?? ''));
+  const kind: OpenApiErrorKind = status >= 500 ? 'server' : clientErrorKind(req, status, body, messages, bearerInvalid);
   // Every 4xx is a refusal before execution; a 5xx proves nothing (the operation may have run).
   // The rule does not depend on the method: a read has no effect, and the handover check (a GET)
   // consumes its token, so delivery is what `executed` describes.

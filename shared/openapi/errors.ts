@@ -10,10 +10,10 @@ export const OPEN_API_ERROR_KINDS = [
   'insufficient_points',
   'points_not_available',
   'external_id_not_found',
+  /** 400 without a meaning the spec fixes: the spec's "invalid request parameters". */
   'validation',
-  'login_failed',
-  'account_locked',
-  'device_change',
+  /** A 4xx the spec never gives (403, 409, 422, 429, ...): no meaning can be read from it. */
+  'unrecognised',
   'handover_token_expired',
   'handover_token_invalid',
   'invalid_token',

@@ -1,20 +1,25 @@
-/**
- * Error texts of the membership service. The spec names some exactly ("Not contracted", "Member is not
- * found", ...) and leaves the rest "not shown"; for those, these are the emulator's choices. The emulator
- * answers with them and the client classifies by them, so both import this one list: a change here
- * changes both sides. Only the client reads message strings; nothing downstream of it does.
- */
-export const MESSAGES = {
-  authenticationFailed: 'Authentication failed',
-  methodNotAllowed: 'Method Not Allowed',
-  internalServerError: 'Internal Server Error',
-  pageNotFound: 'Page Not Found',
+/** The error texts the spec fixes word for word: the only texts the client recognises (classify.ts). */
+export const SPEC_FIXED_TEXTS = {
   notContracted: 'Not contracted',
   memberNotFound: 'Member is not found',
   externalIdNotFound: 'External ID not found',
   notAvailableForPoints: 'Not available for points',
   handoverTokenExpired: 'Token is expired',
   handoverTokenInvalid: 'Invalid Token',
+} as const;
+
+/**
+ * Error texts of the membership service. The spec names some exactly ("Not contracted", "Member is not
+ * found", ...) and leaves the rest "not shown"; for those, these are the emulator's choices. The emulator
+ * answers with them. The client recognises only SPEC_FIXED_TEXTS; every other text here is the
+ * emulator's wording, which a real service may word differently, so nothing reads it.
+ */
+export const MESSAGES = {
+  ...SPEC_FIXED_TEXTS,
+  authenticationFailed: 'Authentication failed',
+  methodNotAllowed: 'Method Not Allowed',
+  internalServerError: 'Internal Server Error',
+  pageNotFound: 'Page Not Found',
   loginFailed: 'The login ID or password is incorrect.',
   accountLocked: 'This account is locked.',
   deviceChange: 'This account is in the device change procedure.',

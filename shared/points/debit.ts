@@ -1,6 +1,17 @@
 // money.ts alone, not ../sources/index.js: process-events loads this module, and the index would bundle every
 // sender's parser (the registry) into that function.
-import { type Decimal, compareDecimals, formatDecimal, parseDecimal, subtractDecimals, addDecimals, ZERO } from '../sources/money.js';
+import type { AmountTerms, RefundParts } from '../events/index.js';
+import {
+  type Decimal,
+  addDecimals,
+  compareDecimals,
+  formatDecimal,
+  measureRefund,
+  parseDecimal,
+  subtractDecimals,
+  toUnits,
+  ZERO,
+} from '../sources/money.js';
 
 /**
  * The refund arithmetic. Debits come from what the order really earned, never a fresh calculation:
@@ -23,6 +34,9 @@ export interface OrderBook {
   eligibleExact?: string | undefined;
   /** Exact sum of the refunds applied so far; absent once a refund without an exact amount was applied. */
   refundedExact?: string | undefined;
+  /** How the purchase measured its eligible amount (absent on orders recorded before terms were kept). */
+  terms?: AmountTerms | undefined;
+  currency?: string | undefined;
 }
 
 export interface RefundShare {
@@ -40,6 +54,14 @@ export interface RefundInput {
   refundAmount: number;
   refundsRemainder: boolean;
   refundExact?: string | undefined;
+  parts?: RefundParts | undefined;
+}
+
+/** The refund as the order's own terms measure it, when both the order and the refund allow it. */
+function measured(book: OrderBook, refund: RefundInput): RefundInput {
+  if (!book.terms || !refund.parts || book.currency === undefined) return refund;
+  const exact = measureRefund(refund.parts, book.terms);
+  return { ...refund, refundExact: formatDecimal(exact), refundAmount: Number(toUnits(exact, book.currency, book.terms.rule)) };
 }
 
 const min = (a: Decimal, b: Decimal) => (compareDecimals(a, b) <= 0 ? a : b);
@@ -65,7 +87,8 @@ function exactInputs(book: OrderBook, refund: RefundInput) {
   return { eligible, refunded, amount };
 }
 
-export function refundShare(book: OrderBook, refund: RefundInput): RefundShare {
+export function refundShare(book: OrderBook, sent: RefundInput): RefundShare {
+  const refund = measured(book, sent);
   const left = Math.max(0, book.eligibleAmount - book.refundedSoFar);
   const amount = refund.refundsRemainder ? left : Math.min(refund.refundAmount, left);
   const refundedAfter = book.refundedSoFar + amount;

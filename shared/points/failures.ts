@@ -18,6 +18,20 @@ export function asOpenApiError(e: unknown): OpenApiError {
   throw e;
 }
 
+/**
+ * A refusal the spec gives no meaning (a 4xx it never shows): retrying cannot change it and nobody
+ * could say what to fix from the queue, so the event is parked with the answer recorded (the
+ * Outcome_upstream_rejected metric is alarmed) instead of going round to the DLQ.
+ */
+export const isUnrecognisedRefusal = (e: OpenApiError): boolean => e.kind === 'unrecognised' && e.executed === 'no';
+
+export const rejectedOutcome = (e: OpenApiError): Extract<ProcessOutcome, { kind: 'upstream_rejected' }> => ({
+  kind: 'upstream_rejected',
+  action: 'ack',
+  errorKind: e.kind,
+  reason: e.message,
+});
+
 /** A failure that proves nothing ran and is not a business answer: back to the queue. */
 export function transientOutcome(e: OpenApiError): Extract<ProcessOutcome, { action: 'retry' }> {
   const reason = e.message;

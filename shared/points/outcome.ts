@@ -68,6 +68,8 @@ const processOutcome = () =>
     z.object({ kind: z.literal('customer_withdrawn'), action: retryOrAck, customerId: z.string(), followUps }),
     z.object({ kind: z.literal('points_not_available'), action: retryOrAck, followUps }),
     z.object({ kind: z.literal('refund_parked'), action: ack, reason: z.string() }),
+    /** The Open API refused with a 4xx the spec gives no meaning (open-api errors: `unrecognised`): parked, alarmed. */
+    z.object({ kind: z.literal('upstream_rejected'), action: ack, errorKind: z.string(), reason: z.string() }),
     // Retried: transient.
     z.object({ kind: z.literal('lease_held'), action: retry, reason: z.string() }),
     z.object({ kind: z.literal('refund_waiting'), action: retry, reason: z.string() }),
@@ -98,6 +100,7 @@ export const OUTCOME_KINDS = everyOf<ProcessOutcome['kind']>()([
   'customer_withdrawn',
   'points_not_available',
   'refund_parked',
+  'upstream_rejected',
   'lease_held',
   'refund_waiting',
   'outcome_unknown',

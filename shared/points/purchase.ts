@@ -3,7 +3,7 @@ import type { OrderRecord, OrderRef, PurchaseClaimInput, PurchaseResult } from '
 import type { MemberDetail, OpenApiError, PointItem } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
-import { asOpenApiError, leaseLost, leaveInDoubt, transientOutcome } from './failures.js';
+import { asOpenApiError, isUnrecognisedRefusal, leaseLost, leaveInDoubt, rejectedOutcome, transientOutcome } from './failures.js';
 import { findMarkers } from './history.js';
 import { awaitsCustomer } from './late-customer.js';
 import { purchaseMarker } from './markers.js';
@@ -48,6 +48,7 @@ class PurchaseAttempt {
     this.facts = {
       eligibleAmount: event.eligibleAmount,
       eligibleExact: event.eligibleExact,
+      terms: event.terms,
       currency: event.currency,
       externalKey: event.customer?.externalKey,
       externalId: event.customer?.externalId,
@@ -170,8 +171,11 @@ class PurchaseAttempt {
     return { outcome, order: done };
   }
 
-  /** A failure that proves nothing ran: the lease released, back to the queue. */
+  /** A failure that proves nothing ran: the lease released, back to the queue (or parked: failures.ts). */
   private async retry(err: OpenApiError, opts: { needsReconcile?: boolean }): Promise<PurchaseProcessed> {
+    if (isUnrecognisedRefusal(err) && !opts.needsReconcile) {
+      return this.finish({ outcome: 'upstream_rejected', reason: err.message }, rejectedOutcome(err));
+    }
     await this.release(err.message, opts);
     return { outcome: transientOutcome(err) };
   }

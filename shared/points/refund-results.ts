@@ -3,6 +3,7 @@ import type { OpenApiError } from '../openapi/index.js';
 import type { RefundShare } from './debit.js';
 import { RefundEvent } from '../events/index.js';
 import type { ProcessOutcome } from './outcome.js';
+import { isUnrecognisedRefusal, rejectedOutcome } from './failures.js';
 
 /** How a refund ends: what its record keeps, and what processing answers. */
 export interface RefundEnd {
@@ -56,7 +57,7 @@ export function parkedEnd(customerId: string, target: number, reason: string): R
   };
 }
 
-/** The end of a refund the Open API answered for good (customer withdrawn, points not available); else undefined. */
+/** The end of a refund the Open API answered for good (customer withdrawn, points not available, an unrecognised refusal: parked); else undefined. */
 export function definitiveEnd(customerId: string, err: OpenApiError): RefundEnd | undefined {
   if (err.kind === 'member_not_found') {
     return {
@@ -69,6 +70,9 @@ export function definitiveEnd(customerId: string, err: OpenApiError): RefundEnd 
       result: { state: 'done', outcome: 'points_not_available', customerId, reason: err.message },
       outcome: { kind: 'points_not_available', action: 'ack' },
     };
+  }
+  if (isUnrecognisedRefusal(err)) {
+    return { result: { state: 'parked', outcome: 'upstream_rejected', customerId, reason: err.message }, outcome: rejectedOutcome(err) };
   }
   return undefined;
 }

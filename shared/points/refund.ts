@@ -330,5 +330,7 @@ function bookOf(hold: Hold): OrderBook {
     debitTarget: o.debitTarget,
     eligibleExact: o.eligibleExact,
     refundedExact: o.refundedExact,
+    terms: o.terms,
+    currency: o.currency,
   };
 }

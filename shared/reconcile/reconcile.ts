@@ -1,4 +1,4 @@
-import { queueMessageFor } from '../intake/index.js';
+import { fromFutureProblem, queueMessageFor } from '../intake/index.js';
 import type { Ledger } from '../ledger/index.js';
 import { PointsEvent } from '../events/index.js';
 import type { EventQueue } from '../queue/index.js';
@@ -106,6 +106,12 @@ export async function reconcileShopify(deps: ReconcileDeps, options: ReconcileOp
     const checked = PointsEvent.safeParse(outcome.value);
     if (!checked.success) {
       problem(fallbackId, `${topic}: not a valid event (${checked.error.issues[0]?.message ?? 'invalid'})`);
+      return undefined;
+    }
+    // The same rule as intake: an event dated far ahead would never leave the replay window.
+    const future = fromFutureProblem(checked.data, deps.now().getTime());
+    if (future) {
+      problem(fallbackId, `${topic}: ${future.message}`);
       return undefined;
     }
     return checked.data;

@@ -4,7 +4,9 @@ export type ShopifyAdminErrorKind =
   | 'throttled' // still THROTTLED after every backoff
   | 'http' // another non-2xx answer
   | 'graphql' // the answer's `errors` (not THROTTLED)
-  | 'invalid_response' // not the shape the documents ask for
+  | 'rejected' // a mutation's `userErrors`
+  | 'invalid_response' // not the shape the documents ask for, over the answer cap, or pagination that does not end
+  | 'timeout' // no complete answer within the call's deadline
   | 'network'; // no answer
 
 export class ShopifyAdminError extends Error {

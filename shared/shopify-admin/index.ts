@@ -1,7 +1,9 @@
 /** The Shopify Admin API client: the orders and refunds of a time window, and their webhook bodies for replay. */
 export { createShopifyAdminClient, type ShopifyAdminClient } from './client.js';
-export { secretsManagerAccessToken } from './credentials.js';
+export { parseAdminSecret, secretsManagerAdminToken, ShopifyAdminSecretError } from './credentials.js';
+export { type AdminAccessToken, type AdminCredentials, createAdminAccessToken } from './token.js';
 export { ShopifyAdminError } from './errors.js';
 export { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from './queries.js';
 export { type AdminOrder, type AdminRefund, legacyId } from './schemas.js';
 export { orderWebhookBody, type ReconcileTopic, refundWebhookBody, webhookRequest } from './to-webhook.js';
+export { type SubscribeResult, type SubscriptionChange, subscribeSummary, subscribeTopics, topicEnum } from './subscriptions.js';

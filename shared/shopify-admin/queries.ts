@@ -5,16 +5,20 @@
  * single-query ceiling: a page of orders with their refunds' ids only, then one refund at a time
  * (only those the ledger has not seen) with its line items and adjustments.
  */
+import { DEFAULT_SHOPIFY_API_VERSION } from '../sources/index.js';
 
-/** The API version in the URL path (`/admin/api/<version>/graphql.json`). */
-export const ADMIN_API_VERSION = '2025-01';
+/**
+ * The API version in the URL path (`/admin/api/<version>/graphql.json`) when the caller names none;
+ * callers pass their source's `apiVersion` setting (the stage's version).
+ */
+export const ADMIN_API_VERSION = DEFAULT_SHOPIFY_API_VERSION;
 
 /** Orders per page: 2 + 10 × an order's cost (about 50 points) stays under the 1000-point query ceiling. */
 export const ORDERS_PAGE_SIZE = 10;
 /** Nested limits; a connection that comes back full is read further (refund lines) or refused. */
 export const SHIPPING_LINES_LIMIT = 5;
 export const REFUNDS_LIMIT = 20;
-// A refund query costs about 1 + 1 + (2 + 20 × 5) + 2 × (2 + 5 × 5) = 158 points.
+// A refund query costs about 1 + 1 + (2 + 20 × 6) + 2 × (2 + 5 × 5) = 178 points.
 export const REFUND_LINES_PAGE_SIZE = 20;
 export const ADJUSTMENTS_LIMIT = 5;
 
@@ -51,7 +55,7 @@ export const REFUND_QUERY = `query ReconcileRefund($id: ID!, $after: String) {
     order { id }
     refundLineItems(first: ${REFUND_LINES_PAGE_SIZE}, after: $after) {
       pageInfo { hasNextPage endCursor }
-      nodes { subtotalSet { ${MONEY} } totalTaxSet { ${MONEY} } }
+      nodes { subtotalSet { ${MONEY} } totalTaxSet { ${MONEY} } lineItem { isGiftCard } }
     }
     orderAdjustments(first: ${ADJUSTMENTS_LIMIT}) { nodes { amountSet { ${MONEY} } taxAmountSet { ${MONEY} } } }
     refundShippingLines(first: ${ADJUSTMENTS_LIMIT}) { nodes { subtotalAmountSet { ${MONEY} } taxAmountSet { ${MONEY} } } }

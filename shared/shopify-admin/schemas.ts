@@ -36,7 +36,7 @@ export const OrdersPage = z.object({
 });
 export type OrdersPage = z.infer<typeof OrdersPage>;
 
-const RefundLine = z.object({ subtotalSet: MoneyBag, totalTaxSet: MoneyBag });
+const RefundLine = z.object({ subtotalSet: MoneyBag, totalTaxSet: MoneyBag, lineItem: z.object({ isGiftCard: z.boolean() }).nullish() });
 const Adjustment = z.object({ amountSet: MoneyBag, taxAmountSet: MoneyBag });
 const ShippingRefund = z.object({ subtotalAmountSet: MoneyBag, taxAmountSet: MoneyBag });
 

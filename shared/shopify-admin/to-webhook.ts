@@ -61,6 +61,8 @@ export function refundWebhookBody(refund: AdminRefund): Record<string, unknown> 
     refund_line_items: refund.refundLineItems.map((l) => ({
       ...moneyFields('subtotal', l.subtotalSet),
       ...moneyFields('total_tax', l.totalTaxSet),
+      // A refunded gift card takes nothing back (its purchase earned nothing).
+      ...(l.lineItem ? { line_item: { gift_card: l.lineItem.isGiftCard } } : {}),
     })),
     // GraphQL's order adjustments are refund discrepancies (shipping refunds are refundShippingLines);
     // REST writes shipping refunds as `shipping_refund` adjustments, negative like the others.

@@ -1,3 +1,5 @@
 /** Webhook senders (Shopify, POS, Square): verifying their requests and turning them into canonical events. */
 export { loadSources, SourcesConfigError, type SourceSet } from './registry.js';
-export type { ConfiguredSource, RequestHeaders, SignedRequest, SourceError } from './types.js';
+export { DEFAULT_SHOPIFY_API_VERSION } from './shopify-subscriptions.js';
+export { SHOPIFY_MAX_BODY_BYTES } from './shopify.js';
+export type { ConfiguredSource, RequestHeaders, SignedRequest, SourceError, SourceSubscriptions, VersionMismatch } from './types.js';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { AmountTerms, RefundParts } from '../events/index.js';
 
 /**
  * Exact money arithmetic. Amounts arrive as decimal strings ("1234.50"); they are summed and
@@ -125,4 +126,20 @@ export function formatDecimal(d: Decimal): string {
     scale -= 1;
   }
   return formatMinorUnits(units, scale);
+}
+
+const dec = (text: string): Decimal => parseDecimal(text) ?? ZERO;
+
+/**
+ * A refund's amount in the purchase's terms: the same basis, and tax taken out only when the
+ * purchase's own payload said its prices include tax. Never negative.
+ */
+export function measureRefund(parts: RefundParts, terms: AmountTerms): Decimal {
+  const total = terms.basis === 'total';
+  const price = total ? addDecimals(dec(parts.price), dec(parts.shippingPrice)) : dec(parts.price);
+  const tax = total ? addDecimals(dec(parts.tax), dec(parts.shippingTax)) : dec(parts.tax);
+  let amount = price;
+  if (terms.basis === 'subtotal_excluding_tax' && terms.taxesIncluded) amount = subtractDecimals(price, tax);
+  if (total && !terms.taxesIncluded) amount = addDecimals(price, tax);
+  return compareDecimals(amount, ZERO) > 0 ? amount : ZERO;
 }

@@ -37,6 +37,8 @@ export function configureSource<S, P>(source: WebhookSource<S, P>, name: string,
     kind: source.kind,
     quarantinesUnreadable: source.quarantinesUnreadable === true,
     ...(source.maxBodyBytes !== undefined ? { maxBodyBytes: source.maxBodyBytes } : {}),
+    ...(source.subscriptions ? { subscriptions: () => source.subscriptions!(settings) } : {}),
+    ...(source.versionMismatch ? { versionMismatch: (headers) => source.versionMismatch!(headers, settings) } : {}),
     verify: (request, options) => source.verify(request, options, settings),
     read: (request) => {
       const parsed = source.parse(request, settings);

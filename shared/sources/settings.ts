@@ -1,5 +1,8 @@
 import * as z from 'zod';
+import { AmountBasis } from '../events/index.js';
 import { AmountRule } from './money.js';
+
+export { AmountBasis };
 
 /**
  * Settings pieces every source shares. Each source's full schema (shopify.ts, pos.ts) is built
@@ -11,17 +14,6 @@ export const ExternalKey = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an externa
 
 /** An external ID value as the Open API accepts it: letters, digits and `* - . _`, at most 255. */
 export const EXTERNAL_ID = /^[A-Za-z0-9*._-]{1,255}$/;
-
-/** Which part of a sale earns points. */
-export const AmountBasis = z.enum([
-  /** Subtotal after discounts, without tax and shipping (default). */
-  'subtotal_excluding_tax',
-  /** Subtotal after discounts as the sender states it (includes tax when prices include tax). */
-  'subtotal',
-  /** Everything the customer paid: subtotal, shipping and tax. */
-  'total',
-]);
-export type AmountBasis = z.infer<typeof AmountBasis>;
 
 export const AmountSettings = z
   .object({

@@ -14,6 +14,20 @@ export type MoneySet = z.infer<typeof MoneySet>;
 
 const TaxLine = z.object({ price: DecimalAmount.optional(), price_set: MoneySet.optional() });
 
+const Allocation = z.object({ amount: DecimalAmount.optional(), amount_set: MoneySet.optional() });
+
+/** A gift-card line item: buying a gift card earns nothing (it is money, not a sale; spending it is). */
+export const ShopifyLineItem = z.object({
+  gift_card: z.boolean().default(false),
+  price: DecimalAmount.optional(),
+  price_set: MoneySet.optional(),
+  quantity: z.number().int().nonnegative().default(0),
+  /** Quantity after removals and refunds (newer API versions); the `current_*` totals count it. */
+  current_quantity: z.number().int().nonnegative().nullish(),
+  discount_allocations: z.array(Allocation).default([]),
+});
+export type ShopifyLineItem = z.infer<typeof ShopifyLineItem>;
+
 export const ShopifyOrder = z.object({
   id: NumericId,
   /** "#1001": what the customer knows the order by. */
@@ -39,6 +53,12 @@ export const ShopifyOrder = z.object({
   total_price: DecimalAmount.optional(),
   total_price_set: MoneySet.optional(),
   shipping_lines: z.array(z.object({ tax_lines: z.array(TaxLine).default([]) })).default([]),
+  /** Gift-card lines only: nothing else of a line is read, so no other line can make an order unreadable. */
+  line_items: z
+    .array(z.unknown())
+    .default([])
+    .transform((lines) => lines.filter((l) => typeof l === 'object' && l !== null && (l as { gift_card?: unknown }).gift_card === true))
+    .pipe(z.array(ShopifyLineItem)),
 });
 export type ShopifyOrder = z.infer<typeof ShopifyOrder>;
 
@@ -54,6 +74,7 @@ export const ShopifyRefund = z.object({
         subtotal_set: MoneySet.optional(),
         total_tax: DecimalAmount.optional(),
         total_tax_set: MoneySet.optional(),
+        line_item: z.object({ gift_card: z.boolean().default(false) }).nullish(),
       }),
     )
     .default([]),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Delivery, PointsEvent } from '../events/index.js';
+import type { AmountTerms, Delivery, PointsEvent, RefundParts } from '../events/index.js';
 import { header } from './headers.js';
 import { parseJsonBody } from './json.js';
 import {
@@ -7,6 +7,7 @@ import {
   addDecimals,
   compareDecimals,
   formatDecimal,
+  measureRefund,
   negateDecimal,
   subtractDecimals,
   sumDecimals,
@@ -16,6 +17,7 @@ import {
 import { invalid, schemaError } from './payload.js';
 import { ExternalKey, commonSettings, renderTitle } from './settings.js';
 import { decodeBase64, hmacSha256, macEquals } from './signature.js';
+import { DEFAULT_SHOPIFY_API_VERSION, SHOPIFY_API_VERSION, shopifySubscriptions, shopifyVersionMismatch } from './shopify-subscriptions.js';
 import {
   type MoneySet,
   SHOPIFY_TOPICS,
@@ -33,11 +35,6 @@ export const ShopifySettings = z
     /** The membership external key holding the Shopify customer id. */
     externalKey: ExternalKey.default('shopify'),
     ...commonSettings,
-    /**
-     * Whether the shop's prices include tax ("All prices include tax"). Orders say so themselves
-     * (`taxes_included`); refund payloads do not, so refunds read it from here.
-     */
-    taxesIncluded: z.boolean().default(false),
     /** Count refund order adjustments (discrepancies; shipping refunds for the `total` basis). */
     includeOrderAdjustments: z.boolean().default(false),
     /**
@@ -45,6 +42,11 @@ export const ShopifySettings = z
      * signs for every shop the app is installed on, so a multi-shop app should list its shop.
      */
     shopDomains: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'expected <shop>.myshopify.com')).default([]),
+    /**
+     * The Shopify API version of the webhook deliveries and the Admin API calls (`2026-10`); a delivery
+     * made with another one is counted and logged. docs/runbook.md, "Upgrading the Shopify API version".
+     */
+    apiVersion: z.string().regex(SHOPIFY_API_VERSION, 'a stable Shopify API version such as 2026-10').default(DEFAULT_SHOPIFY_API_VERSION),
   })
   .strict();
 export type ShopifySettings = z.infer<typeof ShopifySettings>;
@@ -138,7 +140,17 @@ function orderAmount(order: ShopifyOrder, totals: Totals, settings: ShopifySetti
     }
     return invalid(fields[0] ?? 'amount', 'amount is missing');
   };
-  const basis = settings.amount.basis;
+  const amount = basisAmount(order, totals, settings.amount.basis, read);
+  // Gift cards are untaxed and not shipped, so the same amount leaves every basis.
+  return isError(amount) ? amount : subtractDecimals(amount, giftCardAmount(order, totals === CURRENT));
+}
+
+function basisAmount(
+  order: ShopifyOrder,
+  totals: Totals,
+  basis: ShopifySettings['amount']['basis'],
+  read: (fields: readonly OrderMoneyField[]) => Decimal | SourceError,
+): Decimal | SourceError {
   if (basis === 'total') return read(totals.total);
   const subtotal = read(totals.subtotal);
   if (isError(subtotal) || basis === 'subtotal' || !order.taxes_included) return subtotal;
@@ -150,24 +162,54 @@ function orderAmount(order: ShopifyOrder, totals: Totals, settings: ShopifySetti
   return subtractDecimals(subtotal, compareDecimals(lineTax, ZERO) > 0 ? lineTax : ZERO);
 }
 
-/** The refund's amount by the configured basis, in the units of the purchase's eligible amount. */
-function refundAmount(refund: ShopifyRefund, settings: ShopifySettings): Decimal {
-  const { basis } = settings.amount;
-  let amount = sumDecimals(refund.refund_line_items.map((l) => money(l.subtotal_set, l.subtotal)));
-  const tax = sumDecimals(refund.refund_line_items.map((l) => money(l.total_tax_set, l.total_tax)));
-  if (basis === 'subtotal_excluding_tax' && settings.taxesIncluded) amount = subtractDecimals(amount, tax);
-  if (basis === 'total' && !settings.taxesIncluded) amount = addDecimals(amount, tax);
+/** What the order's gift-card lines cost after their discounts (current quantities for current totals). */
+function giftCardAmount(order: ShopifyOrder, current: boolean): Decimal {
+  return sumDecimals(
+    order.line_items.map((line) => {
+      const price = money(line.price_set, line.price);
+      const quantity = BigInt(current ? (line.current_quantity ?? line.quantity) : line.quantity);
+      const discounts = sumDecimals(line.discount_allocations.map((a) => money(a.amount_set, a.amount)));
+      return subtractDecimals({ units: price.units * quantity, scale: price.scale }, discounts);
+    }),
+  );
+}
+
+/**
+ * The refund as Shopify states it: its lines' subtotals and tax (gift-card lines left out: their
+ * purchase earned nothing) and, when configured, the order adjustments (negative when money goes back),
+ * shipping apart. Processing measures these with the terms kept with the purchase.
+ */
+function refundParts(refund: ShopifyRefund, settings: ShopifySettings): RefundParts {
+  const lines = refund.refund_line_items.filter((l) => !l.line_item?.gift_card);
+  let price = sumDecimals(lines.map((l) => money(l.subtotal_set, l.subtotal)));
+  let tax = sumDecimals(lines.map((l) => money(l.total_tax_set, l.total_tax)));
+  let shippingPrice = ZERO;
+  let shippingTax = ZERO;
   if (settings.includeOrderAdjustments) {
     for (const adj of refund.order_adjustments) {
-      if (adj.kind === 'shipping_refund' && basis !== 'total') continue;
-      // Adjustments are negative when money goes back to the customer.
-      amount = addDecimals(amount, negateDecimal(money(adj.amount_set, adj.amount)));
-      if (basis === 'total' && !settings.taxesIncluded) {
-        amount = addDecimals(amount, negateDecimal(money(adj.tax_amount_set, adj.tax_amount)));
+      const amount = negateDecimal(money(adj.amount_set, adj.amount));
+      const adjTax = negateDecimal(money(adj.tax_amount_set, adj.tax_amount));
+      if (adj.kind === 'shipping_refund') {
+        shippingPrice = addDecimals(shippingPrice, amount);
+        shippingTax = addDecimals(shippingTax, adjTax);
+      } else {
+        price = addDecimals(price, amount);
+        tax = addDecimals(tax, adjTax);
       }
     }
   }
-  return compareDecimals(amount, ZERO) > 0 ? amount : ZERO;
+  const text = formatDecimal;
+  return { price: text(price), tax: text(tax), shippingPrice: text(shippingPrice), shippingTax: text(shippingTax) };
+}
+
+/** What the order's own payload says about its prices, with the source's basis and rule. */
+function termsOf(order: ShopifyOrder, settings: ShopifySettings): AmountTerms {
+  return { basis: settings.amount.basis, taxesIncluded: order.taxes_included, rule: settings.amount.rule };
+}
+
+/** Refunds of orders recorded before terms were kept are measured as before: tax-exclusive prices. */
+function legacyTerms(settings: ShopifySettings): AmountTerms {
+  return { basis: settings.amount.basis, taxesIncluded: false, rule: settings.amount.rule };
 }
 
 function refundCurrency(refund: ShopifyRefund): string {
@@ -203,7 +245,9 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
   if (payload.kind === 'refund') {
     const refund = payload.refund;
     const currency = refundCurrency(refund);
-    const exactAmount = refundAmount(refund, settings);
+    const parts = refundParts(refund, settings);
+    // Only for an order recorded before terms were kept: processing measures `parts` with the order's terms.
+    const exactAmount = measureRefund(parts, legacyTerms(settings));
     const amount = units(exactAmount, currency, settings, 'refund_line_items');
     if (typeof amount !== 'number') return rejected(amount);
     const eventId = `${source}:refund:${refund.order_id}:${refund.id}`;
@@ -223,6 +267,7 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
       delivery: canonicalDelivery(payload.delivery, eventId),
       refundAmount: amount,
       refundExact: exact(exactAmount),
+      parts,
       refundsRemainder: false,
     });
   }
@@ -288,6 +333,7 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     delivery: canonicalDelivery(payload.delivery, eventId),
     eligibleAmount: eligible,
     eligibleExact: exact(amount),
+    terms: termsOf(order, settings),
     expiryDays: settings.expiryDays,
   });
 }
@@ -309,4 +355,6 @@ export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload> = {
   // Shopify retries a failed delivery, then deletes the subscription: never refuse an authentic one.
   quarantinesUnreadable: true,
   maxBodyBytes: SHOPIFY_MAX_BODY_BYTES,
+  subscriptions: shopifySubscriptions,
+  versionMismatch: shopifyVersionMismatch,
 };

@@ -69,6 +69,25 @@ export interface WebhookSource<Settings, Payload> {
    * set lower than what the sender sends would refuse authentic deliveries.
    */
   readonly maxBodyBytes?: number;
+  /** The webhook subscriptions the settings need at the sender (`npm run shopify -- subscribe`). */
+  subscriptions?(settings: Settings): SourceSubscriptions;
+  /** A delivery made with another API version than the settings name (counted and logged, still read). */
+  versionMismatch?(headers: RequestHeaders, settings: Settings): VersionMismatch | undefined;
+}
+
+/** What a source needs its sender to deliver. */
+export interface SourceSubscriptions {
+  /** The API version of the deliveries and of the sender's admin API. */
+  readonly apiVersion: string;
+  /** Topics subscribed through the sender's API (`orders/paid`, ...). */
+  readonly topics: readonly string[];
+  /** Topics only the app configuration can subscribe (Shopify's compliance topics). */
+  readonly complianceTopics: readonly string[];
+}
+
+export interface VersionMismatch {
+  readonly expected: string;
+  readonly received: string;
 }
 
 export interface NormaliseContext<Settings> {
@@ -88,4 +107,8 @@ export interface ConfiguredSource {
   readonly quarantinesUnreadable?: boolean;
   /** See WebhookSource.maxBodyBytes. */
   readonly maxBodyBytes?: number;
+  /** See WebhookSource.subscriptions; absent for senders configured by hand. */
+  subscriptions?(): SourceSubscriptions;
+  /** See WebhookSource.versionMismatch. */
+  versionMismatch?(headers: RequestHeaders): VersionMismatch | undefined;
 }

@@ -59,7 +59,7 @@ export function createLostDeliveries(options: LostDeliveriesOptions): LostDelive
   let adminUrl: string | undefined;
 
   const store = async (path: string, body: string) => {
-    const res = await fetch(`${adminUrl}${path}`, { method: 'POST', body });
+    const res = await fetch(`${adminUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     await res.body?.cancel();
     if (res.status !== 201) tally.notHeld += 1;
   };

@@ -1,4 +1,5 @@
 import { bareInteger as bigId, jsonWithBareIntegers, shopifyHeaders, signPos } from '../../local/senders.js';
+import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
 import type { DeliveryStep, EventSpec, PurchaseSpec, RefundSpec, Scenario } from './scenario.js';
 import { renderSquare } from './square.js';
 
@@ -99,7 +100,7 @@ function renderShopify(scenario: Scenario, event: EventSpec, step: DeliveryStep,
     headers: shopifyHeaders(body, secret, {
       topic,
       shopDomain: SHOP_DOMAIN,
-      apiVersion: '2025-01',
+      apiVersion: DEFAULT_SHOPIFY_API_VERSION,
       webhookId: step.deliveryId,
       eventId: `ev-${event.key}`,
       triggeredAt: isoAt(nowMs),

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { shopifyHeaders as signedShopifyHeaders, signPos, signShopify, signSquare } from '../../local/senders.js';
+import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
 
 /**
  * Test helpers that act as the senders: fixtures read as raw text (never through JSON.parse, which
@@ -25,7 +26,7 @@ export function shopifyHeaders(
     ...signedShopifyHeaders(body, secret, {
       topic,
       shopDomain: 'example.myshopify.com',
-      apiVersion: '2025-10',
+      apiVersion: DEFAULT_SHOPIFY_API_VERSION,
       webhookId: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
       eventId: '98880550-7158-44d4-b7cd-2c97c8a091b5',
       triggeredAt: '2026-11-20T19:03:12.000Z',

@@ -73,6 +73,7 @@ describe('the operations dashboard', () => {
       METRIC.deliveriesIgnored,
       METRIC.deliveriesRefused,
       METRIC.quarantinedDeliveries,
+      METRIC.deliveriesOtherApiVersion,
       METRIC.upstreamLatency,
       METRIC.upstreamErrors,
       METRIC.circuitBreakerOpen,

@@ -6,6 +6,8 @@ import { ENV, LEDGER_TABLE_SCHEMA } from '../../../shared/config/index.js';
 import { stageTiming, UPSTREAM_CEILING_PER_MINUTE, type StageConfig, webhookSecretName } from '../../../infra/config/index.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
 import type { Json } from '../../support/json.js';
+import { outcomeMetric } from '../../../shared/metrics/names.js';
+import { webhookUrlOutputKey } from '../../../infra/outputs.js';
 
 let app: SynthesisedApp;
 beforeAll(() => {
@@ -310,12 +312,14 @@ describe('IAM', () => {
         expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn(logGroup) }),
         expect.objectContaining({ Action: 'sqs:SendMessage', Resource: arn(queueId) }),
         expect.objectContaining({ Action: 'dynamodb:UpdateItem', Resource: [arn(quarantineId)] }),
+        // The quarantine's own key, through DynamoDB only (test/infra/stacks/quarantine.test.ts).
+        expect.objectContaining({ Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'] }),
         ...secretIds.map((id) =>
           expect.objectContaining({ Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], Resource: ref(id) }),
         ),
       ]),
     );
-    expect(statements).toHaveLength(3 + secretIds.length);
+    expect(statements).toHaveLength(4 + secretIds.length);
   });
 
   it('keeps receive-webhook away from the ledger and the Open API secret', () => {
@@ -440,6 +444,20 @@ describe('alarms', () => {
     );
   });
 
+  it('alarm on the first event parked because the Open API refused it with a status its spec never gives', () => {
+    const { template } = stage('staging');
+    const found = Object.values(
+      template.findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: outcomeMetric('upstream_rejected') } }),
+    ) as { Properties: Record<string, unknown> }[];
+    expect(found).toHaveLength(1);
+    expect(found[0]!.Properties).toMatchObject({
+      AlarmName: 'loyalty-bridge-staging-UpstreamRejected',
+      Threshold: 1,
+      Statistic: 'Sum',
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
   it('notify one encrypted SNS topic with the configured e-mail subscribed', () => {
     const { template, config } = stage('production');
     const [topicId, topic] = only(template, 'AWS::SNS::Topic');
@@ -448,8 +466,18 @@ describe('alarms', () => {
     const all = alarms(template);
     // Plus, with reconciliation, its function's errors and one missing-webhooks alarm per reconciled source.
     const reconciled = Object.keys(config.reconcile).length;
-    // DLQ, oldest message, 2 x function errors, upstream failures, breaker open long, quarantine, audit drift, audit errors
-    expect(all).toHaveLength(9 + (reconciled > 0 ? 1 + reconciled : 0));
+    // DLQ, oldest message, 2 x function errors, upstream failures, breaker open long, quarantine, a quarantined body
+    // not kept, upstream rejected, audit drift, audit errors
+    expect(all).toHaveLength(11 + (reconciled > 0 ? 1 + reconciled : 0));
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
+  });
+});
+
+describe('outputs', () => {
+  it('keys every output as CloudFormation keeps it (letters and digits), one webhook URL per source where infra/outputs.ts says', () => {
+    const { template, config } = stage('staging');
+    const keys = Object.keys(template.toJSON().Outputs ?? {});
+    expect(keys.every((k) => /^[A-Za-z0-9]+$/.test(k))).toBe(true);
+    for (const source of Object.keys(config.sources)) expect(keys).toContain(webhookUrlOutputKey(source));
   });
 });

@@ -74,12 +74,66 @@ describe('quarantine', () => {
     expect(JSON.stringify(statementsOfRole(t, roleId))).not.toContain(tableId);
   });
 
-  it('alarms on the first quarantined delivery', () => {
+  /** The one alarm on the first count of `metricName` in five minutes, with its one action. */
+  function firstCountAlarm(metricName: string): Resource {
     const alarms = Object.values(
-      template('staging').findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: METRIC.quarantinedDeliveries } }),
+      template('staging').findResources('AWS::CloudWatch::Alarm', { Properties: { MetricName: metricName } }),
     ) as Resource[];
     expect(alarms).toHaveLength(1);
     expect(alarms[0]!.Properties).toMatchObject({ Threshold: 1, Statistic: 'Sum', ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     expect(alarms[0]!.Properties.AlarmActions).toHaveLength(1);
+    return alarms[0]!;
+  }
+
+  it('alarms on the first quarantined delivery', () => {
+    firstCountAlarm(METRIC.quarantinedDeliveries);
+  });
+
+  it('is encrypted with a customer managed key of its own, rotated, as it holds whole orders (personal data)', () => {
+    const t = template('staging');
+    const [, table] = quarantineTable(t);
+    const sse = table.Properties.SSESpecification;
+    expect(sse).toMatchObject({ SSEEnabled: true, SSEType: 'KMS' });
+    const keyId = sse.KMSMasterKeyId['Fn::GetAtt'][0] as string;
+    const key = t.findResources('AWS::KMS::Key')[keyId] as Resource;
+    expect(key.Properties).toMatchObject({ EnableKeyRotation: true });
+    expect(key.Properties.Description).toMatch(/quarantine/i);
+  });
+
+  it('keeps its key in production when the stack goes', () => {
+    const t = template('production');
+    const [, table] = quarantineTable(t);
+    const keyId = table.Properties.SSESpecification.KMSMasterKeyId['Fn::GetAtt'][0] as string;
+    expect((t.findResources('AWS::KMS::Key')[keyId] as Resource).DeletionPolicy).toBe('Retain');
+  });
+
+  it('lets receive-webhook use the key only through DynamoDB, and the worker not at all', () => {
+    const t = template('staging');
+    const [, table] = quarantineTable(t);
+    const keyId = table.Properties.SSESpecification.KMSMasterKeyId['Fn::GetAtt'][0] as string;
+    const onKey = (roleId: string) => statementsOfRole(t, roleId).filter((s) => JSON.stringify(s.Resource).includes(keyId));
+    const receiverRole = receiver(t).Properties.Role['Fn::GetAtt'][0] as string;
+    const statements = onKey(receiverRole) as { Action: string[]; Condition?: Json }[];
+    expect(statements).toHaveLength(1);
+    expect([statements[0]!.Action].flat().sort()).toEqual(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']);
+    expect(JSON.stringify(statements[0]!.Condition)).toContain('kms:ViaService');
+    const worker = Object.values(
+      t.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Credits') } }),
+    )[0] as Resource;
+    expect(onKey(worker.Properties.Role['Fn::GetAtt'][0] as string)).toEqual([]);
+  });
+
+  it('alarms on the first delivery whose body was too large to keep, naming reconcile as the way back', () => {
+    expect(firstCountAlarm(METRIC.quarantinedBodiesNotKept).Properties.AlarmDescription).toContain('reconcile');
+  });
+});
+
+describe('receive-webhook concurrency (docs/security.md: why no reserved concurrency)', () => {
+  it('is bounded by the API stage throttle, not by a reserved concurrency that would refuse a flash sale', () => {
+    const t = template('production');
+    expect(receiver(t).Properties.ReservedConcurrentExecutions).toBeUndefined();
+    const stages = Object.values(t.findResources('AWS::ApiGatewayV2::Stage')) as Resource[];
+    expect(stages).toHaveLength(1);
+    expect(stages[0]!.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 500, ThrottlingBurstLimit: 2000 });
   });
 });

@@ -68,7 +68,7 @@ describe('Square sources in the stack', () => {
     const value = sourcesConfig();
     const parts = value['Fn::Join'][1] as unknown[];
     const text = parts.map((p) => (typeof p === 'string' ? p : '<token>')).join('');
-    expect(text).toMatch(/"square":\{"notificationUrl":"https:\/\/<token>\.execute-api\.eu-west-1\.<token>\/webhooks\/square"\}/);
+    expect(text).toMatch(/"square":\{"notificationUrl":"https:\/\/<token>\.execute-api\.ap-northeast-1\.<token>\/webhooks\/square"\}/);
   });
 
   it('lets receive-webhook read both Square secrets', () => {

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import { writeFile } from 'node:fs/promises';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,13 @@ import { type ConfiguredSource, loadSources } from '../../../shared/sources/inde
  * `npm start`'s stack: a credited Shopify order and its refund, a quarantined delivery replayed from
  * the page, a dead letter redriven from the page. The screenshot in docs/console.md is taken here.
  */
+/** The page's one global the browser-side functions below use (this project compiles without the DOM lib). */
+declare const document: {
+  querySelector(selector: string): { textContent: string | null } | null;
+  querySelectorAll(selector: string): { length: number };
+  body: { textContent: string | null };
+};
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = new URL('../../../docs/console.png', import.meta.url);
 
@@ -42,7 +48,7 @@ describe('the operator console in headless Chromium', () => {
   const waitForText = (text: string, selector = 'body') =>
     page.waitForFunction((t, s) => document.querySelector(s)?.textContent?.includes(t) ?? false, { timeout: 15_000 }, text, selector);
   // The page redraws its tables every poll: find and click in one step, so the node cannot be replaced in between.
-  const click = (selector: string) => page.$eval(selector, (node) => (node as HTMLElement).click());
+  const click = (selector: string) => page.$eval(selector, (node) => (node as unknown as { click(): void }).click());
   const pointsOf = async (externalId: string) => (await handle.openapi.getMemberByExternalId('shopify', externalId)).point;
 
   beforeAll(async () => {
@@ -186,7 +192,7 @@ describe('the operator console in headless Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('tr[data-order]').length === 1, { timeout: 15_000 });
     expect(await shown()).toEqual(['8100000000000000003']);
     await page.$eval('input[name="customer"]', (input) => {
-      (input as HTMLInputElement).value = '';
+      (input as unknown as { value: string }).value = '';
     });
     await page.type('input[name="outcome"]', 'debited');
     // An order matches by its own outcome or any of its refunds'.

@@ -78,7 +78,8 @@ describe('reconcile-shopify handler', () => {
     return makeHandler({ ...deps, adminClient: reachStandIn });
   }
 
-  const put = (body: string) => fetch(`${shop.url}/__shopify/orders`, { method: 'POST', body });
+  const put = (body: string) =>
+    fetch(`${shop.url}/__shopify/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
   it('queues the order whose webhook never came and counts it in ReconcileMissing for its source', async () => {
     await put(
@@ -91,6 +92,15 @@ describe('reconcile-shopify handler', () => {
     ]);
     expect(metrics).toEqual([{ name: 'ReconcileMissing', value: 1, dimensions: { source: 'shopify' } }]);
     expect(logs.at(-1)?.message).toBe('reconcile: scanned=1 missing=1 enqueued=1');
+  });
+
+  it('reports an order dated more than a day ahead of the clock as a problem and queues nothing', async () => {
+    await put(
+      `{"id": 4400000000000000009, "name": "#9", "currency": "JPY", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "processed_at": "2099-01-01T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "5000", "total_tax": "500", "total_price": "5500"}`,
+    );
+    const result = await handler()({ source: 'shopify' });
+    expect(result).toMatchObject({ missing: 0, enqueued: 0, problems: 1 });
+    expect(queue.messages).toEqual([]);
   });
 
   it('leaves out the last settle minutes, whose webhooks may still be in the queue', async () => {
@@ -133,7 +143,7 @@ describe('reconcile-shopify handler', () => {
     );
     await expect(makeHandler(deps)({ source: 'shopify' })).rejects.toMatchObject({
       kind: 'invalid_admin_secret',
-      message: `secret ${SECRET_ARN} must hold {"access_token": "<Admin API access token>"}`,
+      message: `secret ${SECRET_ARN} must hold {"client_id": "<Dev Dashboard client id>", "client_secret": "<its secret>"} or {"access_token": "<Admin API access token>"}`,
     });
     expect(queue.messages).toEqual([]);
   });

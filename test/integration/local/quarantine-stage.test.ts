@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,14 +6,17 @@ import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
 import { cliCommand } from '../../../local/cli/index.js';
 import { shopifyOrderPaid } from '../../../local/demo/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
+import { LOCAL_DEFAULTS } from '../../../local/config.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
+import { writeStageOutputsFile } from '../../support/synthesised-outputs.js';
 
 /**
  * `npm run quarantine -- ... --stage staging`: the AWS path as written (stage file, the stack outputs
  * file `cdk deploy --outputs-file` writes, the AWS SDK's DynamoDB client, the stage's webhook URL).
- * AWS itself cannot run here, so the boundary is replaced at its address only: the SDK is pointed at
- * dynalite with AWS_ENDPOINT_URL_DYNAMODB (dummy credentials), and the outputs name a local stack's
- * intake as the stage's WebhookUrl-shopify. Nothing in the command is stubbed.
+ * The outputs are the synthesised staging stack's, keys as CloudFormation writes them; AWS itself
+ * cannot run here, so the boundary is replaced at its address only: the SDK is pointed at dynalite
+ * with AWS_ENDPOINT_URL_DYNAMODB (dummy credentials), and the stage's execute-api origin at a local
+ * stack's intake. Nothing in the command is stubbed.
  */
 describe('npm run quarantine --stage (the AWS path against stand-ins at the AWS boundary)', () => {
   let stack: LocalStack;
@@ -22,7 +25,7 @@ describe('npm run quarantine --stage (the AWS path against stand-ins at the AWS 
   const sources = new Map<string, ConfiguredSource>(loadSources('{"shopify":{"amount":{"rule":"minor"}}}'));
   const cli = async (...args: string[]) => {
     const lines: string[] = [];
-    const outputs = join(dir, 'outputs.json');
+    const outputs = join(dir, 'staging-outputs.json');
     const code = await cliCommand(
       ['quarantine', ...args, '--stage', 'staging', '--outputs', outputs],
       {},
@@ -34,18 +37,18 @@ describe('npm run quarantine --stage (the AWS path against stand-ins at the AWS 
   beforeAll(async () => {
     stack = await startLocalStack({ emulatorConfig: await loadConfigFile(DEMO_CONFIG_PATH), receiveOverrides: { sources } });
     dir = mkdtempSync(join(tmpdir(), 'quarantine-stage-'));
-    writeFileSync(
-      join(dir, 'outputs.json'),
-      JSON.stringify({
-        'loyalty-bridge-staging': {
-          LedgerTableName: 'points-ledger',
-          QueueUrl: 'https://sqs.invalid/queue.fifo',
-          DeadLetterQueueUrl: 'https://sqs.invalid/dlq.fifo',
-          QuarantineTableName: 'webhook-quarantine',
-          'WebhookUrl-shopify': `${stack.urls.intake}/webhooks/shopify`,
-        },
-      }),
-    );
+    // The outputs of the staging stack as synthesised, resolved to this machine's resources.
+    writeStageOutputsFile(dir, 'staging', {
+      ref: (logicalId, type) =>
+        type === 'AWS::DynamoDB::Table'
+          ? logicalId.startsWith('Quarantine')
+            ? LOCAL_DEFAULTS.quarantineTable
+            : stack.tableName
+          : type === 'AWS::SQS::Queue'
+            ? `https://sqs.invalid/${logicalId}`
+            : logicalId.toLowerCase(),
+      apiOrigin: stack.urls.intake,
+    });
     // The AWS SDK reads these from the process environment: the boundary's address and dummy keys.
     for (const [k, v] of Object.entries({
       AWS_ENDPOINT_URL_DYNAMODB: stack.urls.dynamodb,

@@ -69,6 +69,14 @@ describe('npm run quarantine against the local stack', () => {
     expect(lines.at(-1)).toBe('1 quarantined, 0 replayed');
   });
 
+  it('lists the topic, the order and when the delivery was first and last seen', async () => {
+    await post(sent);
+    const { lines } = await cli('list');
+    expect(lines[0]).toMatch(
+      new RegExp(`^${id}  quarantined  shopify  orders/paid  order 7700000000000000001  first \\S+Z last \\S+Z  2 deliveries  `),
+    );
+  });
+
   it('shows the delivery verbatim: the exact body and the Shopify headers', async () => {
     const { code, lines } = await cli('show', id);
     expect(code).toBe(0);

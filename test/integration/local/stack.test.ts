@@ -81,6 +81,14 @@ describe('the local stack (npm start) end to end', () => {
     expect(demo.map((p) => p.point).sort((a, b) => a - b)).toEqual([-90, -30, 120]);
   });
 
+  it('credits a tax-inclusive Japanese order on its amount without tax and takes back exactly half per line refunded', async () => {
+    // hanako (gold, 5 %): two ¥5,500 items with ¥500 consumption tax each, prices including tax, default settings.
+    const hanako = await api.getMemberByExternalId('shopify', '1007');
+    const history = await api.listPoints(hanako.id, { perPage: 1000 });
+    const order = history.points.filter((p) => (p.remarks ?? '').startsWith('lp1:shopify:') && (p.remarks ?? '').includes(':70009'));
+    expect(order.map((p) => p.point).sort((a, b) => a - b)).toEqual([-250, -250, 500]);
+  });
+
   it('accepts the Shopify curl printed at start and credits the customer', async () => {
     const before = await balance('shopify', '1001');
     const { stdout } = await run('sh', ['-c', exampleShopifyCurl(stack.urls.intake, '1001', stack.webhookSecrets.shopify[0]!)]);

@@ -13,7 +13,8 @@ import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../../supp
 
 const SECRET = 'shpss_handler_test';
 const POS_SECRET = 'pos_handler_test';
-const NOW_S = 1_795_000_000;
+// 2026-11-24T03:53:20Z: after every fixture (the latest is 2026-11-23), as a real clock is after what it receives.
+const NOW_S = 1_795_500_000;
 const ORDER = fixture('shopify/orders-paid-usd-discount-shipping.json');
 
 function recordingLogger() {
@@ -215,6 +216,14 @@ describe('delivery metrics', () => {
       Dimensions: [['service', 'source', 'kind']],
       Metrics: [{ Name: 'DeliveriesAccepted', Unit: 'Count' }],
     });
+  });
+
+  it('also counts a delivery made with another Shopify API version than the source setting, by the version received', async () => {
+    const headers = shopifyHeaders(ORDER, SECRET, 'orders/paid', { 'x-shopify-api-version': '2025-07' });
+    const [accepted, otherVersion, ...more] = await emfOf((h) => h(apiGatewayEvent('shopify', ORDER, headers)));
+    expect(more).toEqual([]);
+    expect(accepted).toMatchObject({ DeliveriesAccepted: 1, kind: 'purchase' });
+    expect(otherVersion).toMatchObject({ DeliveriesOtherApiVersion: 1, source: 'shopify', kind: '2025-07' });
   });
 
   it('counts a forged signature as DeliveriesRefused with the refusal as its kind', async () => {

@@ -21,6 +21,19 @@ async function banner(overrides: Partial<BannerInput> = {}): Promise<string> {
 }
 
 describe('the npm start banner', () => {
+  it('dates its example requests when it is printed, so they are never too old to paste', async () => {
+    const text = await banner({ now: Date.parse('2028-03-01T01:02:03Z') });
+    expect(text).toContain('2028-03-01T01:02:03+00:00');
+    expect(text).toContain('2028-03-01T10:02:03+09:00');
+    expect(text).not.toContain('2026-01-15');
+  });
+
+  it('shows the Shopify example as a Japanese shop sends it: prices including consumption tax', async () => {
+    const text = await banner();
+    expect(text).toContain('"taxes_included":true');
+    expect(text).toContain('"current_subtotal_price":"13200"');
+  });
+
   it('shows the demo default secrets, so the printed requests can be pasted as they are', async () => {
     const text = await banner();
     expect(text).toContain('SHOPIFY_WEBHOOK_SECRET=demo-shopify-secret (demo default)');

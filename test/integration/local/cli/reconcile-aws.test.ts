@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stageTarget } from '../../../../local/cli/reconcile-aws.js';
 import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
 import { reconcileShopify } from '../../../../shared/reconcile/index.js';
+import { stubAwsEndpoints } from '../../../support/aws-boundary.js';
 import { startDynalite, type LocalDynamo } from '../../../support/dynalite.js';
+import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../../support/synthesised-outputs.js';
 
 /**
  * `npm run reconcile -- --stage staging`: the real SDK clients of a stage target, with the AWS
@@ -39,8 +41,11 @@ describe('reconcile against a deployed stage (--stage)', () => {
   let shop: ShopifyAdminStandIn;
   let dir: string;
   let outputsFile: string;
+  let queueUrl: string;
 
   beforeAll(async () => {
+    // Synthesised first: seconds of CPU would outlast dynalite's keep-alive on an idle socket.
+    synthesisedStage('staging');
     aws = createServer(async (req, res) => {
       const target = String(req.headers['x-amz-target'] ?? '');
       const body = JSON.parse(await readAll(req)) as Record<string, unknown>;
@@ -68,23 +73,19 @@ describe('reconcile against a deployed stage (--stage)', () => {
     dynamo = await startDynalite();
     shop = await startShopifyAdminStandIn({ accessToken: TOKEN });
     dir = mkdtempSync(join(tmpdir(), 'reconcile-stage-'));
-    outputsFile = join(dir, 'outputs.json');
-    writeFileSync(
-      outputsFile,
-      JSON.stringify({
-        'loyalty-bridge-staging': {
-          LedgerTableName: dynamo.tableName,
-          QueueUrl: `${awsUrl}/111111111111/events.fifo`,
-          DeadLetterQueueUrl: `${awsUrl}/111111111111/events-dlq.fifo`,
-        },
-      }),
-    );
-    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', dynamo.endpoint);
-    vi.stubEnv('AWS_ENDPOINT_URL_SQS', awsUrl);
-    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', awsUrl);
-    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'example-secret-key');
-  });
+    // The synthesised staging stack's outputs, resolved to the resources of this test.
+    const physical = {
+      ref: (logicalId: string, type: string) =>
+        type === 'AWS::DynamoDB::Table'
+          ? dynamo.tableName
+          : type === 'AWS::SQS::Queue'
+            ? `${awsUrl}/111111111111/${logicalId}.fifo`
+            : logicalId,
+    };
+    outputsFile = writeStageOutputsFile(dir, 'staging', physical);
+    queueUrl = stageOutputs('staging', physical).outputs.QueueUrl!;
+    stubAwsEndpoints({ dynamodb: dynamo.endpoint, sqs: awsUrl, secretsManager: awsUrl });
+  }, 60_000);
   afterAll(async () => {
     vi.unstubAllEnvs();
     await shop?.close();
@@ -96,6 +97,7 @@ describe('reconcile against a deployed stage (--stage)', () => {
   it("reads the shop with the token from the stage's secret and sends what the ledger lacks to the stage's queue", async () => {
     const put = await fetch(`${shop.url}/__shopify/orders`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: '{"id": 6200000000000000001, "name": "#9", "currency": "EUR", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "49.90", "total_tax": "9.48", "total_price": "59.38"}',
     });
     expect(put.status).toBe(201);
@@ -117,7 +119,7 @@ describe('reconcile against a deployed stage (--stage)', () => {
     const sends = calls.filter((c) => c.target === 'AmazonSQS.SendMessage');
     expect(sends).toHaveLength(1);
     expect(sends[0]!.body).toMatchObject({
-      QueueUrl: `${awsUrl}/111111111111/events.fifo`,
+      QueueUrl: queueUrl,
       MessageGroupId: 'shopify:shopify:1001',
       MessageDeduplicationId: 'shopify:shopify:order:6200000000000000001',
     });

@@ -48,6 +48,7 @@ describe('npm run reconcile against the local stack', () => {
     const topic = request.headers['x-shopify-topic'];
     const res = await fetch(`${stack.urls.shopifyAdmin}/__shopify/${topic === 'refunds/create' ? 'refunds' : 'orders'}`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: request.body,
     });
     expect(res.status).toBe(201);

@@ -4,6 +4,7 @@ import type { PointsEvent } from '../../../../shared/events/index.js';
 import { createShopifyAdminClient, orderWebhookBody, refundWebhookBody, webhookRequest } from '../../../../shared/shopify-admin/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
+import { rawRequest } from '../../../support/raw-http.js';
 import { fixture, shopifyHeaders } from '../../../support/webhooks.js';
 
 /** The GraphQL Admin API stand-in over HTTP: its test surface, and webhook bodies in, the same events out. */
@@ -18,8 +19,42 @@ describe('the Shopify Admin API stand-in', () => {
   });
   afterAll(async () => shop?.close());
 
-  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+  const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
     fetch(`${shop.url}${path}`, { method: 'POST', body, headers });
+  const ORDER = fixture('shopify/orders-paid-jpy-tax-included.json');
+
+  it('refuses a cross-site order (a foreign Origin, text/plain) with 403 and stores nothing', async () => {
+    const before = shop.store.list().length;
+    const res = await rawRequest(
+      `${shop.url}/__shopify/orders`,
+      'POST',
+      { host: 'evil.example', origin: 'https://evil.example', 'content-type': 'text/plain' },
+      ORDER,
+    );
+    expect(res.status).toBe(403);
+    expect(shop.store.list()).toHaveLength(before);
+  });
+
+  it('refuses an order from a page on the loopback Host but with an Origin (cross-site) with 403', async () => {
+    const res = await post('/__shopify/orders', ORDER, { 'content-type': 'application/json', origin: 'https://evil.example' });
+    expect(res.status).toBe(403);
+  });
+
+  it('refuses an order under a foreign Host (DNS rebinding) with 403', async () => {
+    const res = await rawRequest(
+      `${shop.url}/__shopify/orders`,
+      'POST',
+      { host: 'rebind.evil.example', 'content-type': 'application/json' },
+      ORDER,
+    );
+    expect(res.status).toBe(403);
+  });
+
+  it('refuses an order whose body is not declared application/json (a form post) with 415 and stores nothing', async () => {
+    const before = shop.store.list().length;
+    expect((await post('/__shopify/orders', ORDER, { 'content-type': 'text/plain' })).status).toBe(415);
+    expect(shop.store.list()).toHaveLength(before);
+  });
 
   it('stores an orders/paid webhook body and answers 201 with the order gid', async () => {
     const res = await post('/__shopify/orders', fixture('shopify/orders-paid-usd-discount-shipping.json'));

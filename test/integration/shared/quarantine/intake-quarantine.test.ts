@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { staticWebhookSecrets } from '../../../../shared/config/webhook-secrets.js';
 import { type IntakeDeps, type IntakeRequest, receiveWebhook } from '../../../../shared/intake/index.js';
@@ -23,9 +24,20 @@ async function setup(options: { tableExists?: boolean } = {}) {
   const tableName = `quarantine-${++table}`;
   if (options.tableExists !== false) await createQuarantineTable(dynamo.client, tableName);
   const clock = manualClock(NOW_S * 1000);
-  const store: QuarantineStore = createQuarantineStore({ client: dynamo.documentClient, tableName, clock, ttlDays: 90 });
+  // The real client, with every command it sends kept for the test to read.
+  const sent: { input: unknown }[] = [];
+  const client = {
+    send: ((command: { input: unknown }) => {
+      sent.push(command);
+      return dynamo.documentClient.send(command as never);
+    }) as typeof dynamo.documentClient.send,
+  };
+  const store: QuarantineStore = createQuarantineStore({ client, tableName, clock, ttlDays: 90 });
   const queue = new RecordingQueue();
   const counted: string[] = [];
+  const bodiesNotKept: string[] = [];
+  const errors: string[] = [];
+  const logger = { info: () => undefined, warn: () => undefined, error: (message: string) => errors.push(message) };
   const deps: IntakeDeps = {
     sources: loadSources(undefined),
     secrets: staticWebhookSecrets({ shopify: [SHOPIFY_SECRET], pos: [POS_SECRET] }),
@@ -33,11 +45,15 @@ async function setup(options: { tableExists?: boolean } = {}) {
     now: clock,
     maxBodyBytes: 256 * 1024,
     quarantine: store,
-    countQuarantined: (source) => counted.push(source),
+    countQuarantined: (source, entry) => {
+      counted.push(source);
+      if (entry?.bodyKept === false) bodiesNotKept.push(source);
+    },
+    logger,
   };
   const send = (request: Partial<IntakeRequest>) =>
     receiveWebhook({ source: 'shopify', method: 'POST', headers: {}, body: '', isBase64Encoded: false, ...request }, deps);
-  return { store, queue, counted, send, clock };
+  return { store, queue, counted, bodiesNotKept, errors, sent, send, clock };
 }
 
 const REFUND = fixture('shopify/refunds-create-partial.json');
@@ -63,7 +79,7 @@ describe('intake quarantine', () => {
     const response = await send(request);
     const id = (response.answer as { id: string }).id;
     const entry = await store.get(id);
-    expect(Buffer.from(entry!.body).toString('utf8')).toBe(UNMAPPABLE);
+    expect(Buffer.from(entry!.body!).toString('utf8')).toBe(UNMAPPABLE);
     expect(entry).toMatchObject({
       source: 'shopify',
       state: 'quarantined',
@@ -84,7 +100,7 @@ describe('intake quarantine', () => {
     const response = await send(shopify(large));
     expect(response).toMatchObject({ statusCode: 200, answer: { status: 'quarantined' } });
     const entry = await store.get((response.answer as { id: string }).id);
-    expect(Buffer.from(entry!.body).toString('utf8')).toBe(large);
+    expect(Buffer.from(entry!.body!).toString('utf8')).toBe(large);
     expect(entry!.bodyBytes).toBe(Buffer.byteLength(large));
   });
 
@@ -98,7 +114,7 @@ describe('intake quarantine', () => {
     });
     expect(response).toMatchObject({ statusCode: 200, answer: { status: 'quarantined' } });
     const entry = await store.get((response.answer as { id: string }).id);
-    expect(Buffer.from(entry!.body).equals(bytes)).toBe(true);
+    expect(Buffer.from(entry!.body!).equals(bytes)).toBe(true);
     expect(entry!.reason.kind).toBe('malformed_json');
   });
 
@@ -156,5 +172,127 @@ describe('intake quarantine', () => {
     const id = ((await send(shopify(UNMAPPABLE))).answer as { id: string }).id;
     await store.markReplayed(id, 'accepted shopify:refund:1:2');
     expect(await store.get(id)).toMatchObject({ state: 'replayed', replayResult: 'accepted shopify:refund:1:2' });
+  });
+
+  const idOf = (response: { answer: unknown }) => (response.answer as { id: string }).id;
+
+  it('keeps the topic and headers first seen when the same body comes again under another topic', async () => {
+    const { send, store } = await setup();
+    const first = shopify(UNMAPPABLE, 'refunds/create');
+    const id = idOf(await send(first));
+    const again = await send(shopify(UNMAPPABLE, 'orders/cancelled'));
+    expect(again).toMatchObject({ statusCode: 200, answer: { status: 'quarantined', id } });
+    expect(await store.get(id)).toMatchObject({ topic: 'refunds/create', headers: first.headers, deliveries: 2 });
+  });
+
+  it('never sets a replayed entry back to quarantined, nor erases its replay result', async () => {
+    const { send, store } = await setup();
+    const id = idOf(await send(shopify(UNMAPPABLE)));
+    await store.markReplayed(id, 'accepted shopify:refund:1:2');
+    await send(shopify(UNMAPPABLE, 'orders/cancelled'));
+    expect(await store.get(id)).toMatchObject({ state: 'replayed', replayResult: 'accepted shopify:refund:1:2' });
+  });
+
+  it('does not extend an entry’s expiry when the body comes again', async () => {
+    const { send, store, clock } = await setup();
+    const id = idOf(await send(shopify(UNMAPPABLE)));
+    clock.advance(30 * 86_400_000);
+    await send(shopify(UNMAPPABLE));
+    expect((await store.get(id))!.ttl).toBe(NOW_S + 90 * 86_400);
+  });
+
+  it('alarms and logs an error for the first delivery of a body only', async () => {
+    const { send, counted, errors } = await setup();
+    for (let n = 0; n < 3; n++) await send(shopify(UNMAPPABLE));
+    expect(counted).toEqual(['shopify']);
+    expect(errors).toEqual(['webhook quarantined']);
+  });
+
+  it('writes only the delivery counter when the entry exists, never the body again', async () => {
+    const { send, sent } = await setup();
+    await send(shopify(UNMAPPABLE));
+    const before = sent.length;
+    await send(shopify(UNMAPPABLE, 'orders/cancelled'));
+    const again = sent.slice(before).map((c) => JSON.stringify(c.input));
+    expect(again).toHaveLength(1);
+    expect(again[0]).not.toContain('"body"');
+    expect(again[0]).not.toContain('"headers"');
+  });
+
+  it('stops counting the deliveries of one body at 100', async () => {
+    const { send, store } = await setup();
+    let id = '';
+    for (let n = 0; n < 105; n++) id = idOf(await send(shopify(UNMAPPABLE)));
+    expect((await store.get(id))!.deliveries).toBe(100);
+  });
+
+  it('sends nothing more to the table for a body whose count is full', async () => {
+    const { send, sent } = await setup();
+    for (let n = 0; n < 102; n++) await send(shopify(UNMAPPABLE));
+    const before = sent.length;
+    for (let n = 0; n < 20; n++)
+      expect(await send(shopify(UNMAPPABLE))).toMatchObject({ statusCode: 200, answer: { status: 'quarantined' } });
+    expect(sent.length).toBe(before);
+  });
+
+  it('keeps only the sender’s own headers: credentials and caller addresses are never stored', async () => {
+    const { send, store } = await setup();
+    const signed = shopify(UNMAPPABLE);
+    const hostile = {
+      'x-shopify-access-token': 'shpat_captured',
+      'x-amz-security-token': 'IQoJb3JpZ2luX2Vj',
+      'x-auth-token': 'token',
+      'x-csrf-token': 'csrf',
+      'x-forwarded-for': '203.0.113.9',
+      'user-agent': 'Shopify-Captain-Hook',
+      'content-type': 'application/json',
+    };
+    const id = idOf(await send({ ...signed, headers: { ...signed.headers, ...hostile } }));
+    const kept = (await store.get(id))!.headers;
+    expect(Object.keys(kept).sort()).toEqual([...new Set([...Object.keys(signed.headers), 'content-type', 'user-agent'])].sort());
+  });
+
+  it('answers an authentic 4 MiB body that does not compress 200 and keeps its hash, size and headers', async () => {
+    const { send, store } = await setup();
+    const bytes = randomBytes(4 * 1024 * 1024);
+    const headers = shopifyHeaders(bytes, SHOPIFY_SECRET, 'orders/paid');
+    const response = await send({ body: bytes.toString('base64'), isBase64Encoded: true, headers });
+    expect(response).toMatchObject({ statusCode: 200, answer: { status: 'quarantined' } });
+    const entry = await store.get(idOf(response));
+    expect(entry).toMatchObject({ bodyKept: false, bodyBytes: bytes.length, headers, reason: { kind: 'malformed_json' } });
+    expect(entry!.bodySha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(entry!.body).toBeUndefined();
+    expect(entry!.bodyProblem).toMatch(/^body not kept: 4194304 bytes/);
+  });
+
+  it('counts a delivery whose body could not be kept for its own alarm', async () => {
+    const { send, bodiesNotKept } = await setup();
+    const bytes = randomBytes(4 * 1024 * 1024);
+    await send({ body: bytes.toString('base64'), isBase64Encoded: true, headers: shopifyHeaders(bytes, SHOPIFY_SECRET, 'orders/paid') });
+    await send(shopify(UNMAPPABLE));
+    expect(bodiesNotKept).toEqual(['shopify']);
+  });
+
+  it('names the order of a body too large to keep, so it can be reconciled from Shopify', async () => {
+    const { send, store } = await setup();
+    const noise = randomBytes(2.5 * 1024 * 1024).toString('base64');
+    const order = `{"id": 820982911946154508, "note": "${noise}"}`;
+    const id = idOf(await send(shopify(order, 'orders/paid')));
+    expect(await store.get(id)).toMatchObject({ bodyKept: false, resource: 'order 820982911946154508', topic: 'orders/paid' });
+  });
+
+  it('quarantines an authentic Shopify order dated 2099, naming event.occurredAt, and queues nothing', async () => {
+    const { send, store, queue } = await setup();
+    const order = fixture('shopify/orders-paid-usd-discount-shipping.json').replace(
+      '"processed_at": "2026-11-20T14:03:10-05:00"',
+      '"processed_at": "2099-01-01T00:00:00-05:00"',
+    );
+    const response = await send(shopify(order, 'orders/paid'));
+    expect(response).toMatchObject({
+      statusCode: 200,
+      answer: { status: 'quarantined', reason: expect.stringContaining('ahead of the clock') },
+    });
+    expect(queue.messages).toHaveLength(0);
+    expect((await store.get(idOf(response)))!.reason).toMatchObject({ kind: 'invalid_payload', path: 'event.occurredAt' });
   });
 });

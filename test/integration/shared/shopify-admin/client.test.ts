@@ -1,3 +1,5 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
 import { createShopifyAdminClient, type ShopifyAdminClient, ShopifyAdminError } from '../../../../shared/shopify-admin/index.js';
@@ -33,7 +35,8 @@ describe('the Shopify GraphQL Admin API client', () => {
     await shop.close();
   });
 
-  const put = async (path: string, body: string) => (await fetch(`${shop.url}${path}`, { method: 'POST', body })).status;
+  const put = async (path: string, body: string) =>
+    (await fetch(`${shop.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status;
   const readAll = async (window = WINDOW) => {
     const ids: string[] = [];
     let pages = 0;
@@ -129,5 +132,149 @@ describe('the Shopify GraphQL Admin API client', () => {
 
   it('answers undefined for a refund Shopify does not have', async () => {
     expect(await client.refund('gid://shopify/Refund/404')).toBeUndefined();
+  });
+});
+
+/**
+ * The client against a real local HTTP server that misbehaves the way a hostile or broken Admin API
+ * (or anyone answering at its address) could: the Open API client's rules hold here too.
+ */
+describe('the Shopify GraphQL Admin API client against a misbehaving server', () => {
+  type Behaviour = (res: ServerResponse, query: string, variables: Record<string, unknown>, n: number) => void;
+  let server: Server;
+  let url = '';
+  let requests = 0;
+  let written = 0;
+  let behaviour: Behaviour;
+  let client: ShopifyAdminClient | undefined;
+  // A server left alone would never stop: each behaviour ends itself after this many requests.
+  const GIVE_UP_AFTER = 300;
+
+  beforeEach(async () => {
+    requests = 0;
+    written = 0;
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        requests += 1;
+        const { query, variables } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          query: string;
+          variables: Record<string, unknown>;
+        };
+        behaviour(res, query, variables, requests);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    await client?.close();
+    client = undefined;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const connect = (options: Partial<Parameters<typeof createShopifyAdminClient>[0]> = {}) => {
+    client = createShopifyAdminClient({ shopDomain: 'hostile.myshopify.com', origin: url, accessToken: async () => TOKEN, ...options });
+    return client;
+  };
+  const json = (res: ServerResponse, body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  const ordersPage = (endCursor: string, hasNextPage: boolean) => ({
+    data: { orders: { pageInfo: { hasNextPage, endCursor }, nodes: [] } },
+  });
+  const money = { shopMoney: { amount: '1.00', currencyCode: 'JPY' } };
+  const refundPage = (endCursor: string, hasNextPage: boolean) => ({
+    data: {
+      refund: {
+        id: 'gid://shopify/Refund/1',
+        createdAt: '2026-11-23T00:00:00Z',
+        order: { id: 'gid://shopify/Order/1' },
+        refundLineItems: {
+          pageInfo: { hasNextPage, endCursor },
+          nodes: Array.from({ length: 20 }, () => ({ subtotalSet: money, totalTaxSet: money })),
+        },
+        orderAdjustments: { nodes: [] },
+        refundShippingLines: { nodes: [] },
+      },
+    },
+  });
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  /** What reading every page of orders ends with (undefined: it ended). */
+  const readingAllOrders = (options: Partial<Parameters<typeof createShopifyAdminClient>[0]> = {}) =>
+    failure(
+      (async () => {
+        for await (const _ of connect(options).orders(WINDOW));
+      })(),
+    );
+
+  it('cuts off an answer larger than 1 MiB instead of holding it in memory', async () => {
+    behaviour = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      // Up to 64 MiB, as fast as the client takes it; a closed socket ends the stream.
+      const pump = () => {
+        while (written < 64 * 1024 * 1024 && !res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) return res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    };
+    const error = await failure(connect().orders(WINDOW).next());
+    expect(error).toMatchObject({ kind: 'invalid_response', message: expect.stringContaining('larger than 1048576 bytes') });
+    expect(written).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('ends a call whose answer trickles in at its overall deadline', async () => {
+    behaviour = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (res.destroyed || ++sent > 100) {
+          clearInterval(timer);
+          res.end();
+        } else res.write(' ');
+      }, 100);
+    };
+    const error = await failure(connect({ deadlineMs: 500 }).orders(WINDOW).next());
+    expect(error).toMatchObject({ kind: 'timeout', message: expect.stringContaining('500 ms') });
+  });
+
+  it('stops when Shopify answers the same orders cursor again, after two requests', async () => {
+    behaviour = (res, _q, _v, n) => json(res, ordersPage('same-cursor', n < GIVE_UP_AFTER));
+    const error = await readingAllOrders();
+    expect(error).toMatchObject({ kind: 'invalid_response', message: expect.stringContaining('repeated') });
+    expect(requests).toBe(2);
+  });
+
+  it('stops at its page limit when the pages never end', async () => {
+    behaviour = (res, _q, _v, n) => json(res, ordersPage(`cursor-${n}`, n < GIVE_UP_AFTER));
+    const error = await readingAllOrders({ maxPages: 5 });
+    expect(error).toMatchObject({ kind: 'invalid_response', message: expect.stringContaining('5 pages') });
+    expect(requests).toBe(5);
+  });
+
+  it('stops when a refund’s line-item cursor repeats, after two requests', async () => {
+    behaviour = (res, _q, _v, n) => json(res, refundPage('same-line-cursor', n < GIVE_UP_AFTER));
+    const error = await failure(connect().refund('gid://shopify/Refund/1'));
+    expect(error).toMatchObject({ kind: 'invalid_response', message: expect.stringContaining('repeated') });
+    expect(requests).toBe(2);
+  });
+
+  it('stops reading a refund’s line items at the cap', async () => {
+    behaviour = (res, _q, _v, n) => json(res, refundPage(`line-cursor-${n}`, n < GIVE_UP_AFTER));
+    const error = await failure(connect({ maxRefundLineItems: 100 }).refund('gid://shopify/Refund/1'));
+    expect(error).toMatchObject({ kind: 'invalid_response', message: expect.stringContaining('100 line items') });
+    expect(requests).toBe(5);
   });
 });

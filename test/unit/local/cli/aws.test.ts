@@ -67,11 +67,12 @@ describe('redrive against AWS', () => {
     expect(ids.every((id) => id.length <= 128)).toBe(true);
   });
 
-  it('moves nothing in a dry run', async () => {
+  it('moves nothing in a dry run, and counts and names what it would move with its reason', async () => {
     const { sqs, calls } = fakeSqs([letter(1, 'g')]);
     const printed: string[] = [];
-    expect(await redriveDeadLetters(sqs, outputs, { dryRun: true, print: (l) => printed.push(l) })).toBe(0);
+    const reason = async (body: string) => `reason of ${body}`;
+    expect(await redriveDeadLetters(sqs, outputs, { dryRun: true, print: (l) => printed.push(l), reason })).toBe(1);
     expect(calls.filter((c) => c.op !== 'receive')).toEqual([]);
-    expect(printed).toEqual(['would move m1 (group g)']);
+    expect(printed).toEqual(['would move m1 (group g, ? receives, last error: reason of {"n":1})']);
   });
 });

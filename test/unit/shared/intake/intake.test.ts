@@ -9,7 +9,8 @@ import { fixture, posHeaders, shopifyHeaders } from '../../../support/webhooks.j
 
 const SHOPIFY_SECRET = 'shpss_intake_current';
 const POS_SECRET = 'pos_intake_current';
-const NOW_S = 1_795_000_000;
+// 2026-11-24T03:53:20Z: after every fixture (the latest is 2026-11-23), as a real clock is after what it receives.
+const NOW_S = 1_795_500_000;
 
 function setup(overrides: Partial<IntakeDeps> = {}) {
   const queue = new RecordingQueue();
@@ -56,6 +57,24 @@ describe('receiveWebhook: accepted deliveries', () => {
     });
     expect(queue.messages).toHaveLength(1);
     expect(PointsEvent.parse(queue.events()[0])).toMatchObject({ eventId: 'shopify:order:820982911946154508', eligibleAmount: 358 });
+  });
+
+  it('still queues a delivery made with another API version, marking and logging the difference', async () => {
+    const warnings: unknown[][] = [];
+    const logger = { info() {}, warn: (...args: unknown[]) => warnings.push(args), error() {} };
+    const { send, queue } = setup({ logger });
+    const body = ORDER;
+    const response = await send({
+      source: 'shopify',
+      body,
+      headers: shopifyHeaders(body, SHOPIFY_SECRET, 'orders/paid', { 'x-shopify-api-version': '2025-07' }),
+    });
+    expect(response).toMatchObject({ statusCode: 202, apiVersionMismatch: { expected: '2026-10', received: '2025-07' } });
+    expect(queue.messages).toHaveLength(1);
+    expect(warnings).toContainEqual([
+      'webhook API version differs from the source setting',
+      { source: 'shopify', expected: '2026-10', received: '2025-07' },
+    ]);
   });
 
   it('groups by source and customer and deduplicates by source and delivery id', async () => {

@@ -10,7 +10,7 @@ import { replayWindowDays, replayWindowDaysFrom } from '../../../../shared/intak
 import { type IntakeDeps, receiveWebhook } from '../../../../shared/intake/index.js';
 import { loadSources } from '../../../../shared/sources/registry.js';
 import { RecordingQueue } from '../../../support/recording-queue.js';
-import { fixture, shopifyHeaders } from '../../../support/webhooks.js';
+import { fixture, posHeaders, shopifyHeaders, squareHeaders } from '../../../support/webhooks.js';
 
 const SECRET = 'shpss_replay_current_0123456789abcdef';
 const DAY = 86_400_000;
@@ -81,5 +81,67 @@ describe('replay window setting', () => {
 
   it('names the variable when LEDGER_TTL_DAYS is not a number of days', () => {
     expect(() => replayWindowDaysFrom({ LEDGER_TTL_DAYS: 'forever' })).toThrow(/LEDGER_TTL_DAYS/);
+  });
+});
+
+describe('events dated ahead of the clock at intake', () => {
+  const POS_SECRET = 'pos_future_0123456789abcdef0123456789';
+  const SQUARE_URL = 'https://hooks.example.com/webhooks/square';
+  const SQUARE_KEY = 'square-future-key';
+  const NOW = Date.parse('2026-11-24T00:00:00Z');
+  function intake(nowMs: number) {
+    const queue = new RecordingQueue();
+    const deps: IntakeDeps = {
+      sources: loadSources(JSON.stringify({ square: { notificationUrl: SQUARE_URL } })),
+      secrets: staticWebhookSecrets({ shopify: [SECRET], pos: [POS_SECRET], square: [SQUARE_KEY] }),
+      queue,
+      now: () => nowMs,
+      maxBodyBytes: 256 * 1024,
+    };
+    const send = (source: string, body: string, headers: Record<string, string>) =>
+      receiveWebhook({ source, method: 'POST', headers, body, isBase64Encoded: false }, deps);
+    return { queue, send };
+  }
+  const sale = (issuedAt: string) =>
+    fixture('pos/sale.json').replace('"issuedAt": "2026-11-22T18:42:07+09:00"', `"issuedAt": "${issuedAt}"`);
+
+  it('refuses a POS sale dated 2099 with 422 naming event.occurredAt, and queues nothing', async () => {
+    const { send, queue } = intake(NOW);
+    const body = sale('2099-01-01T00:00:00+09:00');
+    const response = await send('pos', body, posHeaders(body, POS_SECRET, NOW / 1000));
+    expect(response).toMatchObject({
+      statusCode: 422,
+      answer: {
+        error: {
+          kind: 'invalid_payload',
+          path: 'event.occurredAt',
+          message: expect.stringContaining('more than a day ahead of the clock'),
+        },
+      },
+    });
+    expect(queue.messages).toHaveLength(0);
+  });
+
+  it('refuses a Square payment dated more than a day ahead of the clock with 422', async () => {
+    // Square's example is from 2020-11-22: the clock stands two days before it.
+    const { send, queue } = intake(Date.parse('2020-11-20T12:00:00Z'));
+    const body = fixture('square/payment-updated.json');
+    const response = await send('square', body, squareHeaders(body, SQUARE_KEY, SQUARE_URL));
+    expect(response).toMatchObject({ statusCode: 422, answer: { error: { path: 'event.occurredAt' } } });
+    expect(queue.messages).toHaveLength(0);
+  });
+
+  it('refuses a Shopify order dated more than a day ahead (422 without a quarantine; kept with one)', async () => {
+    const { send, queue } = intake(PROCESSED_AT - 2 * DAY);
+    const response = await send('shopify', ORDER, shopifyHeaders(ORDER, SECRET, 'orders/paid'));
+    expect(response).toMatchObject({ statusCode: 422, answer: { error: { path: 'event.occurredAt' } } });
+    expect(queue.messages).toHaveLength(0);
+  });
+
+  it('still queues a sale dated within a day ahead (a till whose clock or zone is off by hours)', async () => {
+    const { send, queue } = intake(NOW);
+    const body = sale('2026-11-24T20:00:00+09:00');
+    expect((await send('pos', body, posHeaders(body, POS_SECRET, NOW / 1000))).statusCode).toBe(202);
+    expect(queue.messages).toHaveLength(1);
   });
 });

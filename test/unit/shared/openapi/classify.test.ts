@@ -30,9 +30,6 @@ describe('classifyAnswer', () => {
     [MESSAGES.notAvailableForPoints, 'points_not_available'],
     [MESSAGES.handoverTokenExpired, 'handover_token_expired'],
     [MESSAGES.handoverTokenInvalid, 'handover_token_invalid'],
-    [MESSAGES.loginFailed, 'login_failed'],
-    [MESSAGES.accountLocked, 'account_locked'],
-    [MESSAGES.deviceChange, 'device_change'],
   ])('classifies %j as %s', (text, kind) => {
     expect(classifyAnswer(grant, 400, {}, body({ status: false, errors: text })).kind).toBe(kind);
   });
@@ -40,6 +37,23 @@ describe('classifyAnswer', () => {
   it('treats any other 400 as a validation error and keeps the raw messages', () => {
     const e = classifyAnswer(grant, 400, {}, body({ status: false, errors: [MESSAGES.pointInteger] }));
     expect(e).toMatchObject({ kind: 'validation', messages: [MESSAGES.pointInteger], executed: 'no' });
+  });
+
+  it('recognises insufficient points by its shape, {point: [message]}, whatever the message says', () => {
+    const e = classifyAnswer(grant, 400, {}, body({ status: false, errors: { point: ['保有ポイントが不足しています。'] } }));
+    expect(e).toMatchObject({ kind: 'insufficient_points', executed: 'no', messages: ['保有ポイントが不足しています。'] });
+  });
+
+  it('reads a 400 whose text the spec does not fix as validation, never by its wording', () => {
+    const e = classifyAnswer(grant, 400, {}, body({ status: false, errors: ['The point exceeds the points held, reworded.'] }));
+    expect(e.kind).toBe('validation');
+  });
+
+  it.each([403, 409, 422, 429])('calls a %i, which the spec never gives, unrecognised', (status) => {
+    expect(classifyAnswer(grant, status, {}, body({ status: false, errors: 'Forbidden' }))).toMatchObject({
+      kind: 'unrecognised',
+      executed: 'no',
+    });
   });
 
   it('reads the structured invalid-token answer sent as text/html', () => {

@@ -52,7 +52,7 @@ const PARTIAL_REFUND: AdminRefund = {
 const BASES = ['subtotal', 'subtotal_excluding_tax', 'total'] as const;
 
 function source(basis: (typeof BASES)[number], rule: 'major_floor' | 'minor') {
-  return configureSource(shopifySource, 'shopify', ShopifySettings.parse({ amount: { basis, rule }, taxesIncluded: true }));
+  return configureSource(shopifySource, 'shopify', ShopifySettings.parse({ amount: { basis, rule } }));
 }
 
 function eventOf(outcome: ReturnType<ReturnType<typeof source>['read']>): PointsEvent {
@@ -89,6 +89,17 @@ describe('one mapping for webhooks and the Admin API', () => {
       });
     }
   }
+
+  it('takes nothing back for a gift-card line a reconciled refund returns', () => {
+    const giftCard: AdminRefund = {
+      ...PARTIAL_REFUND,
+      refundLineItems: [{ ...PARTIAL_REFUND.refundLineItems[0]!, lineItem: { isGiftCard: true } }],
+    };
+    const event = eventOf(
+      source('subtotal', 'minor').read(webhookRequest('refunds/create', refundWebhookBody(giftCard), 'shop.myshopify.com', new Date())),
+    );
+    expect(event.type === 'refund' && event.parts).toEqual({ price: '0', tax: '0', shippingPrice: '0', shippingTax: '0' });
+  });
 
   it('keeps 64-bit order and customer ids exact', () => {
     const event = eventOf(

@@ -130,3 +130,28 @@ describe('Shopify payloads converted from other shapes', () => {
     expect(event<PurchaseEvent>(read(body, 'orders/paid'))).toMatchObject({ eligibleAmount: 24, eligibleExact: '24.99' });
   });
 });
+
+describe('Shopify gift cards', () => {
+  it('earns nothing for a gift card bought (a captured orders/paid whose one line is a $10 gift card)', () => {
+    const body = webhookBody('capture-2022-12-gift-card-order.json');
+    // The capture is a development store's test order: counted as a sale, as staging does.
+    const e = event<PurchaseEvent>(read(body, 'orders/paid', { testOrders: 'credit' }));
+    expect(e).toMatchObject({ type: 'purchase', orderId: '4969462923478', eligibleAmount: 0, eligibleExact: '0' });
+  });
+
+  it('still earns on what the published order sold when none of its lines is a gift card', () => {
+    const e = event<PurchaseEvent>(read(webhookBody('ruby-api-2024-07-order-test8.json'), 'orders/paid'));
+    expect(Number(e.eligibleExact)).toBeGreaterThan(0);
+  });
+
+  it('takes nothing back for a refunded gift-card line, and the usual share for the other lines', () => {
+    const published = webhookBody('ruby-api-2024-07-refund-test1.json');
+    const plain = event<RefundEvent>(read(published, 'refunds/create'));
+    // The published refund with its first line marked as a gift card (a variation made here).
+    const first = published.indexOf('"gift_card":false');
+    const giftCard = `${published.slice(0, first)}"gift_card":true${published.slice(first + '"gift_card":false'.length)}`;
+    const e = event<RefundEvent>(read(giftCard, 'refunds/create'));
+    expect(plain.parts?.price).toBe('391.33');
+    expect(e.parts?.price).toBe('195.67');
+  });
+});

@@ -4,6 +4,7 @@ import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
 import type { Outcome } from '../../../../shared/sources/types.js';
+import { DEFAULT_SHOPIFY_API_VERSION } from '../../../../shared/sources/index.js';
 import { fixture, shopifyHeaders, shopifyHmac } from '../../../support/webhooks.js';
 
 const SECRET = 'shpss_current_0f3c9a';
@@ -161,7 +162,7 @@ describe('Shopify orders/paid', () => {
       id: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
       topic: 'orders/paid',
       shopDomain: 'example.myshopify.com',
-      apiVersion: '2025-10',
+      apiVersion: DEFAULT_SHOPIFY_API_VERSION,
       webhookId: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
       eventId: '98880550-7158-44d4-b7cd-2c97c8a091b5',
       triggeredAt: '2026-11-20T19:03:12.000Z',
@@ -298,9 +299,14 @@ describe('Shopify refunds/create', () => {
     expect(e.refundAmount).toBe(35820);
   });
 
-  it('takes the tax out of refunds when the shop prices include tax', () => {
-    const e = event<RefundEvent>(read('refunds-create-partial.json', 'refunds/create', { taxesIncluded: true, amount: { rule: 'minor' } }));
-    expect(e.refundAmount).toBe(17910 - 1433);
+  it("states the refund as sent (price and tax apart), for processing to measure with its order's terms", () => {
+    const e = event<RefundEvent>(read('refunds-create-partial.json', 'refunds/create', { amount: { rule: 'minor' } }));
+    expect(e.parts).toEqual({ price: '179.1', tax: '14.33', shippingPrice: '0', shippingTax: '0' });
+  });
+
+  it('keeps with a purchase whether its own payload says prices include tax', () => {
+    const e = event<PurchaseEvent>(read('orders-paid-usd-discount-shipping.json', 'orders/paid', { amount: { rule: 'minor' } }));
+    expect(e.terms).toEqual({ basis: 'subtotal_excluding_tax', taxesIncluded: false, rule: 'minor' });
   });
 });
 
@@ -343,5 +349,13 @@ describe('Shopify orders/cancelled', () => {
     const body = fixture('shopify/orders-cancelled.json').replace('"financial_status": "refunded"', '"financial_status": "voided"');
     const outcome = source().read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, 'orders/cancelled') });
     expect(outcome.status).toBe('ignored');
+  });
+});
+
+describe('Shopify settings', () => {
+  it('refuses, by name, the old taxesIncluded setting that could contradict what each order says', () => {
+    const parsed = ShopifySettings.safeParse({ taxesIncluded: true });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', keys: ['taxesIncluded'] });
   });
 });

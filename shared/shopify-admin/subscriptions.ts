@@ -1,0 +1,119 @@
+import * as z from 'zod';
+import type { ShopifyAdminClient } from './client.js';
+import { ShopifyAdminError } from './errors.js';
+
+/**
+ * The shop's webhook subscriptions through the GraphQL Admin API: `webhookSubscriptions` lists them,
+ * `webhookSubscriptionCreate(topic, webhookSubscription: {uri, format})` adds one (`uri` replaced the
+ * deprecated `callbackUrl` in 2025-04). Topics travel as the `WebhookSubscriptionTopic` enum:
+ * `orders/paid` is `ORDERS_PAID`.
+ */
+
+const PAGE_SIZE = 100;
+
+export const WEBHOOK_SUBSCRIPTIONS_QUERY = `query WebhookSubscriptions($first: Int!, $after: String) {
+  webhookSubscriptions(first: $first, after: $after) {
+    pageInfo { hasNextPage endCursor }
+    nodes { id topic uri }
+  }
+}`;
+
+export const WEBHOOK_SUBSCRIPTION_CREATE = `mutation WebhookSubscriptionCreate($topic: WebhookSubscriptionTopic!, $webhookSubscription: WebhookSubscriptionInput!) {
+  webhookSubscriptionCreate(topic: $topic, webhookSubscription: $webhookSubscription) {
+    webhookSubscription { id topic uri }
+    userErrors { field message }
+  }
+}`;
+
+const Subscription = z.object({ id: z.string(), topic: z.string(), uri: z.string() });
+const SubscriptionsPage = z.object({
+  webhookSubscriptions: z.object({
+    pageInfo: z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),
+    nodes: z.array(Subscription),
+  }),
+});
+const CreateAnswer = z.object({
+  webhookSubscriptionCreate: z.object({
+    webhookSubscription: Subscription.nullable(),
+    userErrors: z.array(z.object({ field: z.array(z.string()).nullable().optional(), message: z.string() })),
+  }),
+});
+
+/** `orders/paid` as the GraphQL enum value `ORDERS_PAID`. */
+export function topicEnum(topic: string): string {
+  return topic.replace(/[/.]/g, '_').toUpperCase();
+}
+
+export type SubscriptionChange =
+  | { kind: 'created' | 'existing'; topic: string; uri: string; id: string }
+  /** A subscription of the topic to another address (another stage, an old URL): left as it is. */
+  | { kind: 'elsewhere'; topic: string; uri: string; id: string };
+
+export interface SubscribeResult {
+  topics: number;
+  created: number;
+  existing: number;
+  changes: SubscriptionChange[];
+}
+
+function parsed<T>(schema: z.ZodType<T>, data: unknown, what: string): T {
+  const result = schema.safeParse(data);
+  if (!result.success) throw new ShopifyAdminError('invalid_response', `unexpected ${what} answer`);
+  return result.data;
+}
+
+async function listSubscriptions(client: Pick<ShopifyAdminClient, 'graphql'>) {
+  const all: z.infer<typeof Subscription>[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const page: z.infer<typeof SubscriptionsPage> = parsed(
+      SubscriptionsPage,
+      await client.graphql(WEBHOOK_SUBSCRIPTIONS_QUERY, { first: PAGE_SIZE, after }),
+      'webhookSubscriptions',
+    );
+    all.push(...page.webhookSubscriptions.nodes);
+    const { hasNextPage, endCursor } = page.webhookSubscriptions.pageInfo;
+    if (!hasNextPage || endCursor === null || endCursor === after) return all;
+    after = endCursor;
+  }
+}
+
+/**
+ * Makes the shop deliver each topic to `uri`: lists what exists first and creates only the
+ * subscriptions that are missing, so a second run changes nothing. Nothing is deleted or moved.
+ */
+export async function subscribeTopics(
+  client: Pick<ShopifyAdminClient, 'graphql'>,
+  wanted: { topics: readonly string[]; uri: string },
+): Promise<SubscribeResult> {
+  const existing = await listSubscriptions(client);
+  const changes: SubscriptionChange[] = [];
+  for (const topic of wanted.topics) {
+    const same = existing.filter((s) => s.topic === topicEnum(topic));
+    for (const other of same.filter((s) => s.uri !== wanted.uri)) changes.push({ kind: 'elsewhere', topic, uri: other.uri, id: other.id });
+    const ours = same.find((s) => s.uri === wanted.uri);
+    if (ours) {
+      changes.push({ kind: 'existing', topic, uri: ours.uri, id: ours.id });
+      continue;
+    }
+    const answer = parsed(
+      CreateAnswer,
+      await client.graphql(WEBHOOK_SUBSCRIPTION_CREATE, {
+        topic: topicEnum(topic),
+        webhookSubscription: { uri: wanted.uri, format: 'JSON' },
+      }),
+      'webhookSubscriptionCreate',
+    ).webhookSubscriptionCreate;
+    const created = answer.webhookSubscription;
+    if (answer.userErrors.length > 0 || created === null) {
+      const why = answer.userErrors.map((e) => `${(e.field ?? []).join('.')}: ${e.message}`).join('; ');
+      throw new ShopifyAdminError('rejected', `Shopify refused the ${topic} subscription: ${why.slice(0, 300) || 'no reason given'}`);
+    }
+    changes.push({ kind: 'created', topic, uri: created.uri, id: created.id });
+  }
+  const count = (kind: SubscriptionChange['kind']) => changes.filter((c) => c.kind === kind).length;
+  return { topics: wanted.topics.length, created: count('created'), existing: count('existing'), changes };
+}
+
+/** The command's last line. */
+export const subscribeSummary = (r: SubscribeResult) => `shopify: topics=${r.topics} created=${r.created} existing=${r.existing}`;
