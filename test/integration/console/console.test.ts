@@ -2,9 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
-import { shopifyOrderPaid, shopifyRefundCreate } from '../../../local/demo/index.js';
+import { shopifyRefundCreate } from '../../../local/demo/index.js';
 import { createManualClock, handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
+import { deliverShopifyOrder } from '../../support/local-stack.js';
 
 /**
  * The operator console in a real browser (Debian's chromium, headless) after real traffic through
@@ -73,13 +74,12 @@ describe('the operator console in headless Chromium', () => {
   let quarantineId = '';
 
   it('shows a credited order with its points and exact amount, its refund with the debit, and a quarantined delivery', async () => {
-    const order = shopifyOrderPaid(
+    const order = await deliverShopifyOrder(
+      stack,
       { orderId: '8100000000000000001', name: '#8101', customerId: '1001', subtotal: '12000', tax: '1200', currency: 'JPY' },
-      secret(),
       'console-order-1',
-      Date.now(),
     );
-    expect((await post(order)).status).toBe(202);
+    expect(order.status).toBe(202);
     await handle.waitForIdle();
     const refund = shopifyRefundCreate(
       { refundId: '8200000000000000001', orderId: '8100000000000000001', subtotal: '3000', tax: '300', currency: 'JPY' },
@@ -89,13 +89,11 @@ describe('the operator console in headless Chromium', () => {
     );
     expect((await post(refund)).status).toBe(202);
     await handle.waitForIdle();
-    const unreadable = shopifyOrderPaid(
+    const kept = await deliverShopifyOrder(
+      stack,
       { orderId: '8100000000000000002', name: '#8102', customerId: '1001', subtotal: '12345678.90', tax: '0.00', currency: 'USD' },
-      secret(),
       'console-quarantined-1',
-      Date.now(),
     );
-    const kept = await post(unreadable);
     expect(kept.body.status).toBe('quarantined');
     quarantineId = kept.body.id!;
 
@@ -133,13 +131,12 @@ describe('the operator console in headless Chromium', () => {
 
   it('lists a dead letter with the reason from the ledger, and redrives it from the page', async () => {
     await emulatorClient(false);
-    const paid = shopifyOrderPaid(
+    const paid = await deliverShopifyOrder(
+      stack,
       { orderId: '8100000000000000003', name: '#8103', customerId: '1002', subtotal: '2000', tax: '200', currency: 'JPY' },
-      secret(),
       'console-dlq-1',
-      Date.now(),
     );
-    expect((await post(paid)).status).toBe(202);
+    expect(paid.status).toBe(202);
     // Two receives (the limit here), each failing: then the dead-letter list.
     for (let receive = 0; receive < 2; receive++) {
       await stack.queue.settled();

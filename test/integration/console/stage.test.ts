@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ConsoleServer, startConsoleServer } from '../../../console/index.js';
 import { stageConsoleSource } from '../../../console/stage.js';
 import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
-import { shopifyOrderPaid } from '../../../local/demo/index.js';
 import { handleOf, LOCAL_DEFAULTS, type LocalStack, startLocalStack } from '../../../local/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { synthesiseRealApp } from '../../infra/support/app.js';
+import { deliverShopifyOrder } from '../../support/local-stack.js';
 
 /**
  * `npm run console -- --stage staging`: the stage source as written (stage file, the outputs file
@@ -137,13 +137,12 @@ describe('the console against a deployed stage (--stage), AWS replaced at its bo
   };
 
   it("lists the stage's orders from its ledger table, with the points its history shows", async () => {
-    const paid = shopifyOrderPaid(
+    const paid = await deliverShopifyOrder(
+      stack,
       { orderId: '8300000000000000001', name: '#8301', customerId: '1001', subtotal: '5000', tax: '500', currency: 'JPY' },
-      stack.webhookSecrets.shopify[0]!,
       'console-stage-1',
-      Date.now(),
     );
-    expect((await fetch(`${stack.urls.intake}${paid.path}`, { method: 'POST', headers: paid.headers, body: paid.body })).status).toBe(202);
+    expect(paid.status).toBe(202);
     await handleOf(stack).waitForIdle();
     const { body } = await api('orders?source=shopify');
     expect(body.orders).toEqual([
@@ -169,15 +168,13 @@ describe('the console against a deployed stage (--stage), AWS replaced at its bo
   });
 
   it("replays a delivery the stage quarantined to the stage's webhook URL from its template output", async () => {
-    const unreadable = shopifyOrderPaid(
-      { orderId: '8300000000000000002', name: '#8302', customerId: '1001', subtotal: '12345678.90', tax: '0.00', currency: 'USD' },
-      stack.webhookSecrets.shopify[0]!,
-      'console-stage-q',
-      Date.now(),
-    );
-    const kept = (await (
-      await fetch(`${stack.urls.intake}${unreadable.path}`, { method: 'POST', headers: unreadable.headers, body: unreadable.body })
-    ).json()) as { id: string };
+    const kept = (
+      await deliverShopifyOrder(
+        stack,
+        { orderId: '8300000000000000002', name: '#8302', customerId: '1001', subtotal: '12345678.90', tax: '0.00', currency: 'USD' },
+        'console-stage-q',
+      )
+    ).body as { id: string };
     const { body } = await api('quarantine');
     expect(body.entries).toContainEqual(expect.objectContaining({ id: kept.id, webhookId: 'console-stage-q', state: 'quarantined' }));
     sources.set('shopify', loadSources('{"shopify":{"amount":{"rule":"major_floor"}}}').get('shopify')!);
