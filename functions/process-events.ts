@@ -5,7 +5,8 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { ENV } from '../shared/config/environment.js';
 import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME, upstreamCallsMetric } from '../shared/metrics/names.js';
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
-import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
+import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
+import { SQUARE_ORDERS_ENV, squareOrdersFromEnv } from '../shared/square-orders/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import type * as logging from '../shared/logging/index.js';
 import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
@@ -31,6 +32,7 @@ import {
   type MetricsSink,
   type PointsApi,
   type ProcessOutcome,
+  type ProcessorDeps,
 } from '../shared/points/index.js';
 
 /**
@@ -57,6 +59,8 @@ export type ProcessEventsDeps = {
   breaker?: CircuitBreaker;
   /** Jitter source for deferrals (tests pass a fixed one). */
   random?: () => number;
+  /** Square's Orders API per source (sources earning on their orders without tax). */
+  squareOrders?: ProcessorDeps['squareOrders'];
 };
 
 export type ProcessEventsHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
@@ -212,6 +216,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
         ratePerMinute: settings.rateBudgetPerMinute,
         remainingMs: budget.remainingMs,
       }),
+    ...squareOrdersDeps(env, overrides),
     logger: overrides.logger ?? powertoolsLogger(env, 'process-events'),
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'process-events'),
     ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
@@ -221,6 +226,14 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     ...(overrides.breaker ? { breaker: overrides.breaker } : {}),
     ...(overrides.random ? { random: overrides.random } : {}),
   };
+}
+
+/** Square's Orders API, for sources earning on their orders without tax (env SQUARE_ORDERS). */
+function squareOrdersDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>): Partial<Pick<ProcessEventsDeps, 'squareOrders'>> {
+  let reader: SecretReader | undefined;
+  const squareOrders =
+    overrides.squareOrders ?? squareOrdersFromEnv(env[SQUARE_ORDERS_ENV], () => (reader ??= createSecretsManagerReader()));
+  return squareOrders ? { squareOrders } : {};
 }
 
 function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clock: Clock): Ledger {

@@ -3,7 +3,7 @@ import { LOCAL_DEFAULTS, LOCAL_ENV } from './config.js';
 import { curlFor, posCurlScript, shopifyOrderPaid } from './demo/index.js';
 
 export interface BannerInput {
-  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin?: string };
+  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin?: string; squareOrders?: string };
   emulatorConfigPath: string;
   emulatorConfig: EmulatorConfig;
   clientId: string;
@@ -117,6 +117,11 @@ export function bannerLines(b: BannerInput): string[] {
       : [
           `  Shopify Admin API        ${b.urls.shopifyAdmin}   stand-in: POST /admin/api/<version>/graphql.json (token ${LOCAL_DEFAULTS.shopifyAdminToken})`,
           `                           POST /__shopify/orders  POST /__shopify/refunds (store without a webhook; npm run reconcile finds them)`,
+        ]),
+    ...(b.urls.squareOrders === undefined
+      ? []
+      : [
+          `  Square Orders API        ${b.urls.squareOrders}   stand-in: GET /v2/orders/{id} (token ${LOCAL_DEFAULTS.squareOrdersToken}), POST /__square/orders`,
         ]),
     `  webhook secrets          ${shown(LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, b.webhookSecrets.shopify, b.defaulted.shopify)}`,
     `                           ${shown(LOCAL_ENV.POS_WEBHOOK_SECRETS, b.webhookSecrets.pos, b.defaulted.pos)}`,

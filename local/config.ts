@@ -15,6 +15,8 @@ export const LOCAL_ENV = {
   DYNAMODB_PORT: 'DYNAMODB_PORT',
   /** The local stand-in of Shopify's GraphQL Admin API (what `npm run reconcile` reads). */
   SHOPIFY_ADMIN_PORT: 'SHOPIFY_ADMIN_PORT',
+  /** The local stand-in of Square's Orders API (what the worker reads for `subtotal_excluding_tax`). */
+  SQUARE_ORDERS_PORT: 'SQUARE_ORDERS_PORT',
   EMULATOR_CONFIG: 'EMULATOR_CONFIG',
   SHOPIFY_WEBHOOK_SECRET: 'SHOPIFY_WEBHOOK_SECRET',
   POS_WEBHOOK_SECRETS: 'POS_WEBHOOK_SECRETS',
@@ -36,6 +38,9 @@ export const LOCAL_DEFAULTS = {
   shopifyAdminPort: 8789,
   /** The stand-in's Admin API access token (a demo value, like the demo webhook secrets). */
   shopifyAdminToken: 'demo-shopify-admin-token',
+  squareOrdersPort: 8791,
+  /** The Square Orders stand-in's access token (a demo value). */
+  squareOrdersToken: 'demo-square-orders-token',
   shopifySecret: 'demo-shopify-secret',
   /** At least 32 characters, as every POS secret must be (shared/config/secret-strength.ts). */
   posSecret: 'demo-pos-secret-for-local-use-only',
@@ -115,6 +120,7 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
     emulator: integer(env, LOCAL_ENV.EMULATOR_PORT, LOCAL_DEFAULTS.emulatorPort, 0, 65_535),
     dynamodb: integer(env, LOCAL_ENV.DYNAMODB_PORT, LOCAL_DEFAULTS.dynamodbPort, 0, 65_535),
     shopifyAdmin: integer(env, LOCAL_ENV.SHOPIFY_ADMIN_PORT, LOCAL_DEFAULTS.shopifyAdminPort, 0, 65_535),
+    squareOrders: integer(env, LOCAL_ENV.SQUARE_ORDERS_PORT, LOCAL_DEFAULTS.squareOrdersPort, 0, 65_535),
   };
   const emulatorConfigPath = env[LOCAL_ENV.EMULATOR_CONFIG]?.trim() || DEMO_CONFIG_PATH;
   let emulatorConfig: EmulatorConfig;

@@ -22,6 +22,8 @@ export interface LocalStackHandle {
   redrive(): Promise<number>;
   /** Resolves when the queue holds nothing; rejects after `timeoutMs` (default 30 s). */
   waitForIdle(timeoutMs?: number): Promise<void>;
+  /** The Square Orders stand-in and the basis the stack's Square source earns on (when the stack says). */
+  squareOrders?: { url: string; basis: string };
   close(): Promise<void>;
 }
 
@@ -124,6 +126,7 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
     openapi,
     ledger,
     queueStats,
+    ...(info?.squareOrders ? { squareOrders: info.squareOrders } : {}),
     deadLetters: async () => (await adminJson<{ messages: ListedDeadLetter[] }>(intakeUrl, 'GET', '/__local/dlq')).messages,
     redrive: async () => (await adminJson<{ moved: number }>(intakeUrl, 'POST', '/__local/redrive')).moved,
     async waitForIdle(timeoutMs = 30_000) {
@@ -160,6 +163,7 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
     deadLetters: async () => stack.queue.deadLetters().map(listDeadLetter),
     redrive: async () => stack.queue.redrive(),
     waitForIdle: (timeoutMs = 30_000) => stack.queue.waitForIdle({ timeoutMs }),
+    squareOrders: { url: stack.squareOrders.url, basis: stack.squareBasis },
     close: () => openapi.close(),
   };
 }

@@ -11,6 +11,8 @@ export const LocalStackInfoSchema = z.object({
   dynamodb: z.object({ url: z.url(), tableName: z.string().min(1), quarantineTable: z.string().min(1).optional() }),
   /** The Shopify GraphQL Admin API stand-in (absent from stacks started before it existed). */
   shopifyAdmin: z.object({ url: z.url() }).optional(),
+  /** The Square Orders API stand-in, and the basis the stack's Square source earns on. */
+  squareOrders: z.object({ url: z.url(), basis: z.string() }).optional(),
 });
 
 export type LocalStackInfo = z.infer<typeof LocalStackInfoSchema>;

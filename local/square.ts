@@ -27,3 +27,10 @@ export function withSquareSource(sourcesConfig: string | undefined, notification
   if (typeof square !== 'object' || square === null || Array.isArray(square)) return sourcesConfig;
   return JSON.stringify({ ...all, square: { notificationUrl, ...square } });
 }
+
+/** The Square source's `amount.basis` in SOURCES_CONFIG (`amount` when it says none). */
+export function squareAmountBasis(sourcesConfig: string | undefined): string {
+  const config = sourcesConfig === undefined ? undefined : parseJsonOrUndefined(sourcesConfig);
+  const basis = (config as { square?: { amount?: { basis?: unknown } } } | undefined)?.square?.amount?.basis;
+  return typeof basis === 'string' ? basis : 'amount';
+}

@@ -16,7 +16,9 @@ import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { firstClientLogin, LOCAL_DEFAULTS } from './config.js';
 import { createLocalQuarantineTable, startLocalDynamoDb } from './dynamodb/index.js';
 import { localTiming, timingEnvironment } from './timing.js';
-import { defaultSquareNotificationUrl, withSquareSource } from './square.js';
+import { defaultSquareNotificationUrl, squareAmountBasis, withSquareSource } from './square.js';
+import { startSquareOrdersStandIn, type SquareOrdersStandIn } from './square-orders/server.js';
+import { SQUARE_ORDERS_ENV } from '../shared/square-orders/index.js';
 import { adminRoutes } from './admin.js';
 import { consoleRoutes, deferredSource, localConsoleSource } from '../console/index.js';
 import type { ConsoleSource } from '../console/index.js';
@@ -32,7 +34,7 @@ import { createLocalQueue, type DeadLetter, type LocalQueue, type LocalQueueOpti
 
 export interface LocalStackOptions {
   /** 0 (the default for each) picks a free port. */
-  ports?: { intake?: number; emulator?: number; dynamodb?: number; shopifyAdmin?: number };
+  ports?: { intake?: number; emulator?: number; dynamodb?: number; shopifyAdmin?: number; squareOrders?: number };
   /** An emulator configuration (emulator/README.md, "Configuration"); default: the demo configuration. */
   emulatorConfig?: unknown;
   /** Webhook signing secrets per source (current first); default: the demo secrets. */
@@ -70,9 +72,13 @@ export interface StartedParts {
 }
 
 export interface LocalStack {
-  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin: string };
+  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin: string; squareOrders: string };
   /** The Shopify GraphQL Admin API stand-in, holding every Shopify order and refund the intake accepted. */
   shopifyAdmin: ShopifyAdminStandIn;
+  /** Square's Orders API stand-in (orders seeded with POST /__square/orders). */
+  squareOrders: SquareOrdersStandIn;
+  /** What the Square source earns on (`amount.basis`; default `amount`). */
+  squareBasis: string;
   /** The Open API login the worker uses (the emulator configuration's first client and first secret). */
   openApi: { baseUrl: string; clientId: string; clientSecret: string };
   webhookSecrets: { shopify: string[]; pos: string[]; square: string[] };
@@ -161,6 +167,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     closers.push(() => shopifyAdmin.close());
     shopStore = shopifyAdmin.store;
+    const squareOrders = await startSquareOrdersStandIn({
+      port: options.ports?.squareOrders ?? 0,
+      accessToken: LOCAL_DEFAULTS.squareOrdersToken,
+    });
+    closers.push(() => squareOrders.close());
     // The demo and the CLI find these through GET /__local/info: ports may differ from their defaults.
     const quarantineTable = LOCAL_DEFAULTS.quarantineTable;
     await createLocalQuarantineTable(dynamo.endpoint, quarantineTable);
@@ -188,9 +199,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       POS_WEBHOOK_SECRET: webhookSecrets.pos.join(','),
       [ENV.POS_WEBHOOK_SECRETS]: webhookSecrets.pos.join(','),
       SQUARE_WEBHOOK_SECRETS: webhookSecrets.square.join(','),
+      // The worker reads Square orders from the stand-in, for a Square source on `subtotal_excluding_tax`.
+      [SQUARE_ORDERS_ENV]:
+        options.env?.[SQUARE_ORDERS_ENV] ??
+        JSON.stringify({ square: { accessToken: LOCAL_DEFAULTS.squareOrdersToken, origin: squareOrders.url } }),
     };
     const sourcesConfig = withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl);
     if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
+    const squareBasis = squareAmountBasis(sourcesConfig);
+    infoRef.squareOrders = { url: squareOrders.url, basis: squareBasis };
     // These would send the handlers to AWS (Secrets Manager, SQS) instead of the local parts.
     for (const name of [ENV.WEBHOOK_SECRET_ARNS, ENV.OPENAPI_SECRET_ARN, ENV.QUEUE_URL]) delete handlerEnv[name];
 
@@ -266,8 +283,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     ready = true;
     return {
-      urls: { intake: http.url, emulator: emulator.url, dynamodb: dynamo.endpoint, shopifyAdmin: shopifyAdmin.url },
+      urls: {
+        intake: http.url,
+        emulator: emulator.url,
+        dynamodb: dynamo.endpoint,
+        shopifyAdmin: shopifyAdmin.url,
+        squareOrders: squareOrders.url,
+      },
       shopifyAdmin,
+      squareOrders,
+      squareBasis,
       openApi: { baseUrl: emulator.url, ...login },
       webhookSecrets,
       squareNotificationUrl,

@@ -13,6 +13,8 @@ import {
   workerEnvironment,
 } from '../config/index.js';
 import { sourcesConfig } from '../config/sources.js';
+import { SquareOrdersAccessSecrets } from '../constructs/square-orders-access.js';
+import { SQUARE_ORDERS_ENV } from '../../shared/square-orders/index.js';
 import { squareSourcesWithoutUrl, withNotificationUrls } from '../config/square.js';
 import { ENV } from '../../shared/config/index.js';
 import { OperationsAlarms } from '../constructs/alarms.js';
@@ -118,6 +120,10 @@ export class IntegrationStack extends Stack {
     });
     this.ledger.grantItemAccess(this.worker.role);
     openApiSecret.grantRead(this.worker.role);
+    const squareOrders = new SquareOrdersAccessSecrets(this, 'SquareOrders', { config, removalPolicy, reader: this.worker.role });
+    if (Object.keys(squareOrders.secrets).length > 0) {
+      this.worker.fn.addEnvironment(SQUARE_ORDERS_ENV, this.toJsonString(squareOrders.environmentValue()));
+    }
     // Waiting is not failing: the worker defers a waiting event with ChangeMessageVisibility (the event
     // source's consume grant below includes it, on this queue only).
     this.worker.fn.addEventSource(

@@ -5,10 +5,10 @@ import type { LocalStackHandle } from '../connect.js';
 import { renderTable, signed } from './table.js';
 import type { WebhookRequest } from './webhooks.js';
 import type { SquareSigning } from './square.js';
-import { buildSteps, type Customer, type Step } from './steps.js';
+import { buildSteps, type Customer, squareDemoOrder, type Step } from './steps.js';
 
 /** What the demo drives: a running local stack, in this process or another one. */
-export type DemoTarget = Pick<LocalStackHandle, 'intakeUrl' | 'openapi' | 'ledger' | 'queueStats' | 'waitForIdle'> & {
+export type DemoTarget = Pick<LocalStackHandle, 'intakeUrl' | 'openapi' | 'ledger' | 'queueStats' | 'waitForIdle' | 'squareOrders'> & {
   emulatorConfig: EmulatorConfig;
   /** The current signing secret of each source. */
   secrets: { shopify: string; pos: string; square?: SquareSigning };
@@ -85,6 +85,16 @@ async function findCustomers(
 async function balanceOf(api: OpenApiClient, c: Customer): Promise<number | null> {
   if (c.memberId === null) return null;
   return (await api.getMemberByExternalId(c.externalKey, c.externalId)).point;
+}
+
+async function putSquareOrder(url: string, order: unknown): Promise<void> {
+  const res = await fetch(`${url}/__square/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(order),
+  });
+  await res.body?.cancel();
+  if (res.status !== 201) throw new Error(`the Square Orders stand-in at ${url} refused the demo's order (${res.status})`);
 }
 
 /** An id beyond 2^53, so a reader that parses Shopify ids as doubles would visibly get them wrong. */
@@ -210,6 +220,8 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
   const runId = Date.now() % 1_000_000_000_000;
   const steps = buildSteps({ shopper, walkIn, unknown, decimalShopper, japanShopper, squareBuyer }, credit, target, runId);
 
+  // Square's till keeps the sale's order: the worker reads it on the `subtotal_excluding_tax` basis.
+  if (squareBuyer && target.secrets.square && target.squareOrders) await putSquareOrder(target.squareOrders.url, squareDemoOrder(runId));
   const failures: string[] = [];
   const summaries: DemoResult['customers'] = [];
   const refused = new Set<string>();

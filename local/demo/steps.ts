@@ -265,7 +265,9 @@ export function buildSteps(
     },
     ...(customers.decimalShopper ? decimalSteps(customers.decimalShopper, rateCredit, target, runId, now) : []),
     ...(customers.japanShopper ? taxInclusiveSteps(customers.japanShopper, rateCredit, target, runId, now) : []),
-    ...(squareBuyer && s.square ? squareSteps(squareBuyer, rateCredit(squareBuyer, 12_000), s.square, runId, now) : []),
+    ...(squareBuyer && s.square
+      ? squareSteps(squareBuyer, rateCredit(squareBuyer, squareEarningAmount(target.squareOrders?.basis)), s.square, runId, now)
+      : []),
   ];
 }
 
@@ -274,6 +276,27 @@ export function buildSteps(
  * (skipped, but open to the customer), the customer attached by a later payment.updated (credited),
  * Square's retry of that event (same event_id), a partial refund and the rest.
  */
+/**
+ * The demo's Square sale as its till rings it up: one ¥12,000 line with ¥1,090 consumption tax inside
+ * (10 %), and a ¥1,000 tip. On the `subtotal_excluding_tax` basis the worker reads this order and earns
+ * on ¥10,910; on `amount` (the default) on the payment's ¥12,000.
+ */
+export function squareDemoOrder(runId: number) {
+  const yen = (amount: number) => ({ amount, currency: 'JPY' });
+  return {
+    id: `O-SQDEMO${runId}`,
+    location_id: 'L-DEMO',
+    line_items: [{ name: 'Demo item', quantity: '1', total_money: yen(12_000), total_tax_money: yen(1_090) }],
+    total_tax_money: yen(1_090),
+    total_tip_money: yen(1_000),
+    total_money: yen(13_000),
+  };
+}
+
+export function squareEarningAmount(basis: string | undefined): number {
+  return basis === 'subtotal_excluding_tax' ? 10_910 : 12_000;
+}
+
 export function squareSteps(buyer: Customer, credit: number, signing: SquareSigning, runId: number, now: number): Step[] {
   const paymentId = `SQDEMO${runId}`;
   const record = { source: 'square', orderId: paymentId };

@@ -99,6 +99,22 @@ export const PurchaseEvent = z.object({
   eligibleAmount: z.number().int().nonnegative().max(999_999_999),
   /** The eligible amount exactly, before the amount rule rounded it (optional: older events lack it). */
   eligibleExact: ExactAmount.optional(),
+  /**
+   * Where processing reads the amount the points are calculated on, when the sender's message does
+   * not say it (Square payments carry no tax breakdown: their order does). The share base of refunds
+   * stays eligibleExact (the payment); only the points calculation uses what was read.
+   */
+  amountFrom: z
+    .object({
+      kind: z.literal('square_order'),
+      orderId: z.string().regex(/^[A-Za-z0-9_-]{1,192}$/),
+      /** This payment's money with its tip, in minor units: its share of an order paid in parts. */
+      paymentMinor: z.number().int().nonnegative(),
+      rule: z.enum(['major_floor', 'minor']),
+    })
+    .optional(),
+  /** Set by processing from `amountFrom`, never by intake: the amount sent to the points calculation. */
+  calculationAmount: z.number().int().nonnegative().max(999_999_999).optional(),
   /** How the eligible amount was measured; its refunds are measured the same way (optional: older events). */
   terms: AmountTerms.optional(),
   /** Days until the granted points expire; null: the membership service's default expiry. */

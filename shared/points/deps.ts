@@ -1,6 +1,7 @@
 import type { ProcessingSettings } from '../config/index.js';
 import type { Clock, Ledger } from '../ledger/index.js';
 import type { OpenApiClient } from '../openapi/index.js';
+import type { SquareOrdersClient } from '../square-orders/index.js';
 
 /** The Open API calls processing makes (a narrow view, so an instrumented wrapper is easy). */
 export type PointsApi = Pick<OpenApiClient, 'getMemberByExternalId' | 'getMember' | 'listPoints' | 'grantPoints' | 'calculatePoints'>;
@@ -30,6 +31,8 @@ export interface ProcessorDeps {
   settings: ProcessingSettings;
   clock: Clock;
   logger?: ProcessorLogger;
+  /** Square's Orders API for a source whose purchases earn on their order's subtotal without tax. */
+  squareOrders?: (source: string) => Pick<SquareOrdersClient, 'retrieveOrder'> | undefined;
   /** Called between protocol steps; production leaves it undefined. A throw here acts as a crash. */
   checkpoint?: Checkpoint;
 }

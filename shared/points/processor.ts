@@ -2,6 +2,7 @@ import type { OrderRecord } from '../ledger/index.js';
 import type { ProcessorDeps } from './deps.js';
 import { PointsEvent, type PurchaseEvent } from '../events/index.js';
 import type { FollowUp, ProcessOutcome } from './outcome.js';
+import { measuredPurchase } from './order-amount.js';
 import { processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';
 import { storedEvent } from './refund-results.js';
@@ -24,8 +25,10 @@ export function createProcessor(deps: ProcessorDeps): Processor {
    * The purchase, then the refunds that waited for it (or were parked) now that its order is done: their
    * outcomes are added to the purchase's as `followUps`, and one still pending turns it into a retry.
    */
-  async function purchaseThenWaitingRefunds(event: PurchaseEvent): Promise<ProcessOutcome> {
-    const { outcome, order } = await processPurchase(deps, event);
+  async function purchaseThenWaitingRefunds(sent: PurchaseEvent): Promise<ProcessOutcome> {
+    const measured = await measuredPurchase(deps, sent);
+    if (measured.outcome) return measured.outcome;
+    const { outcome, order } = await processPurchase(deps, measured.event);
     if (!order || order.waitingRefunds.length === 0) return outcome;
     return withFollowUps(outcome, await runWaitingRefunds(order));
   }

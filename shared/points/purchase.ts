@@ -139,7 +139,7 @@ class PurchaseAttempt {
     let after: MemberDetail;
     try {
       after = await this.deps.openapi.calculatePoints(member.id, {
-        amount: event.eligibleAmount,
+        amount: event.calculationAmount ?? event.eligibleAmount,
         ...(event.pointTitle ? { title: event.pointTitle } : {}),
         ...(event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {}),
         remarks: this.marker,
@@ -189,7 +189,7 @@ class PurchaseAttempt {
 function skipReason(event: PurchaseEvent): SkipReason | undefined {
   if (event.test) return 'test';
   if (event.customer === null) return 'no_customer';
-  if (event.eligibleAmount === 0) return 'amount_zero';
+  if ((event.calculationAmount ?? event.eligibleAmount) === 0) return 'amount_zero';
   return undefined;
 }
 

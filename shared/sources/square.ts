@@ -25,8 +25,14 @@ export const SquareSettings = z
     notificationUrl: z.url({ protocol: /^https?$/ }).optional(),
     amount: z
       .object({
-        /** `amount`: `amount_money`, without the tip (default); `total`: `total_money`, tip included. */
-        basis: z.enum(['amount', 'total']).default('amount'),
+        /**
+         * `amount`: `amount_money`, without the tip (default); `total`: `total_money`, tip included;
+         * `subtotal_excluding_tax`: what the payment's order sold without consumption tax, after
+         * discounts, without gift cards, tips and service charges, read from Square's Orders API by the
+         * worker (the web shop's basis; needs the source's Orders API token, docs/square.md). Refunds
+         * take back the share of the payment they return.
+         */
+        basis: z.enum(['amount', 'total', 'subtotal_excluding_tax']).default('amount'),
         rule: AmountRule.default('major_floor'),
       })
       .strict()
@@ -164,6 +170,14 @@ function units(money: Money, rule: AmountRule): bigint {
 
 const MAX_UNITS = 999_999_999n;
 
+/** For the `subtotal_excluding_tax` basis: where the worker reads the amount (the payment's order). */
+function orderAmount(payment: z.infer<typeof SquarePayment>, settings: SquareSettings) {
+  if (settings.amount.basis !== 'subtotal_excluding_tax' || !payment.order_id || !ORDER_ID.test(payment.order_id)) return {};
+  const paymentMinor = payment.total_money?.amount ?? payment.amount_money.amount + (payment.tip_money?.amount ?? 0);
+  return { amountFrom: { kind: 'square_order' as const, orderId: payment.order_id, paymentMinor, rule: settings.amount.rule } };
+}
+const ORDER_ID = /^[A-Za-z0-9_-]{1,192}$/;
+
 function normalise(payload: SquarePayload, context: { source: string; settings: SquareSettings }): Outcome<PointsEvent> {
   const { source, settings } = context;
   const delivery = {
@@ -194,6 +208,7 @@ function normalise(payload: SquarePayload, context: { source: string; settings: 
       pointTitle: renderTitle(settings.pointTitle, { order: payment.id, orderId: payment.id, source }),
       delivery,
       eligibleAmount: Number(eligible),
+      ...orderAmount(payment, settings),
       expiryDays: settings.expiryDays,
       ...(settings.customerMatchWindowSeconds > 0 ? { customerMatchWindowSeconds: settings.customerMatchWindowSeconds } : {}),
     });

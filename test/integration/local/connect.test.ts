@@ -58,7 +58,7 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
   });
 
-  it('tells on GET /__local/info where its emulator, DynamoDB and Shopify Admin API stand-in listen, without any secret', async () => {
+  it('tells on GET /__local/info where its emulator, DynamoDB and stand-ins listen (and the Square basis), without any secret', async () => {
     const res = await fetch(`${stack.urls.intake}/__local/info`);
     const text = await res.text();
     expect(res.status).toBe(200);
@@ -66,6 +66,7 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
       emulator: { url: stack.urls.emulator, clientId: 'demo-client' },
       dynamodb: { url: stack.urls.dynamodb, tableName: 'connect-test-ledger', quarantineTable: 'webhook-quarantine' },
       shopifyAdmin: { url: stack.urls.shopifyAdmin },
+      squareOrders: { url: stack.urls.squareOrders, basis: 'amount' },
     });
     for (const secret of [stack.openApi.clientSecret, SHOPIFY_SECRET, POS_SECRET]) expect(text.includes(secret)).toBe(false);
   });

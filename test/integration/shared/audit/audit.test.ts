@@ -4,7 +4,8 @@ import { ProcessingSettings } from '../../../../shared/config/processing-setting
 import { createLedger, createLedgerTable, type Ledger } from '../../../../shared/ledger/index.js';
 import { createProcessor, purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
 import type { PointsEvent } from '../../../../shared/events/index.js';
-import { LEASE_SECONDS, purchase, refund, useHarness } from '../points/harness.js';
+import { createOpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
+import { CLIENT_ID, LEASE_SECONDS, purchase, refund, useHarness } from '../points/harness.js';
 
 /**
  * The audit against the real emulator (its point histories) and dynalite (the ledger, scanned). Each
@@ -135,8 +136,15 @@ describe('the ledger audit', () => {
     const a = purchase();
     await processAll(a);
     // 999 newer entries: the credit is the last entry of page 1 (1000 a page), the older ones on page 2.
-    for (let i = 0; i < 9; i++)
-      await Promise.all(Array.from({ length: 111 }, () => h.api.grantPoints(GOLD, { point: 1, remarks: 'visit' })));
+    // Seeded by a client with the default timeouts: the harness's 400 ms headers timeout (made for the
+    // delay fault) is too short for 111 grants at once on a busy machine.
+    const seeder = createOpenApiClient({ credentials: staticCredentials({ baseUrl: h.emulator.url, clientId: CLIENT_ID, clientSecret: 'test-secret' }) });
+    try {
+      for (let i = 0; i < 9; i++)
+        await Promise.all(Array.from({ length: 111 }, () => seeder.grantPoints(GOLD, { point: 1, remarks: 'visit' })));
+    } finally {
+      await seeder.close();
+    }
     // The real client; after page 1 someone grants points, pushing the credit onto page 2 as well.
     const api = {
       async listPoints(...args: Parameters<typeof h.api.listPoints>) {

@@ -1,0 +1,118 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { adminRefusal } from '../../shared/http/admin-guard.js';
+import { SquareOrder } from '../../shared/square-orders/index.js';
+import { listen } from '../listen.js';
+
+/**
+ * A local stand-in of Square's Orders API, as much as the worker reads: `GET /v2/orders/{order_id}`
+ * behind `Authorization: Bearer <token>`, answering `{ "order": … }` as Square does (404 with Square's
+ * error shape for an unknown order, 401 for a wrong token). Test surface (not Square's): `POST
+ * /__square/orders` stores an order exactly as GET returns it (201; the same id replaces it), under
+ * the admin guard of /__local/*; `POST /__square/faults` makes the next N reads answer a status.
+ */
+export interface SquareOrdersStandIn {
+  url: string;
+  port: number;
+  put(order: SquareOrder): void;
+  reads(): number;
+  close(): Promise<void>;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+const ORDER_PATH = /^\/v2\/orders\/([A-Za-z0-9_-]{1,192})$/;
+const MAX_BODY = 256 * 1024;
+const squareError = (category: string, code: string, detail: string) => ({ errors: [{ category, code, detail }] });
+
+export async function startSquareOrdersStandIn(options: {
+  port?: number;
+  host?: string;
+  accessToken: string;
+}): Promise<SquareOrdersStandIn> {
+  const orders = new Map<string, SquareOrder>();
+  let faults: { status: number; times: number; retryAfter?: string } | undefined;
+  let reads = 0;
+
+  function admin(path: string, body: Buffer): Answer {
+    let json: unknown;
+    try {
+      json = JSON.parse(body.toString('utf8'));
+    } catch {
+      return { status: 400, body: { error: 'the body is not JSON' } };
+    }
+    if (path === '/__square/orders') {
+      const parsed = SquareOrder.safeParse((json as { order?: unknown })?.order ?? json);
+      if (!parsed.success) return { status: 422, body: { error: parsed.error.issues[0]?.message ?? 'not a Square order' } };
+      orders.set(parsed.data.id, ((json as { order?: unknown })?.order ?? json) as SquareOrder);
+      return { status: 201, body: { id: parsed.data.id } };
+    }
+    if (path === '/__square/faults') {
+      const f = json as { status?: unknown; times?: unknown; retry_after?: unknown };
+      if (typeof f.status !== 'number' || typeof f.times !== 'number') return { status: 422, body: { error: 'expected {status, times}' } };
+      faults = { status: f.status, times: f.times, ...(typeof f.retry_after === 'string' ? { retryAfter: f.retry_after } : {}) };
+      return { status: 201, body: faults };
+    }
+    return { status: 404, body: { error: 'Not Found' } };
+  }
+
+  function read(req: IncomingMessage, id: string): Answer {
+    if (req.headers.authorization !== `Bearer ${options.accessToken}`) {
+      return { status: 401, body: squareError('AUTHENTICATION_ERROR', 'UNAUTHORIZED', 'This request could not be authorized.') };
+    }
+    reads += 1;
+    if (faults && faults.times > 0) {
+      faults.times -= 1;
+      const headers: Record<string, string> = faults.retryAfter ? { 'retry-after': faults.retryAfter } : {};
+      return { status: faults.status, body: squareError('API_ERROR', 'INTERNAL_SERVER_ERROR', 'fault'), headers };
+    }
+    const order = orders.get(id);
+    return order
+      ? { status: 200, body: { order } }
+      : { status: 404, body: squareError('INVALID_REQUEST_ERROR', 'NOT_FOUND', `Order ${id} not found.`) };
+  }
+
+  function handle(req: IncomingMessage, body: Buffer): Answer {
+    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    if (path.startsWith('/__square/')) {
+      if (req.method !== 'POST') return { status: 405, body: { error: 'use POST' } };
+      const refusal = adminRefusal({ headers: req.headers, hasBody: body.length > 0 });
+      return refusal ? { status: refusal.status, body: { error: refusal.error } } : admin(path, body);
+    }
+    const match = ORDER_PATH.exec(path);
+    if (req.method !== 'GET' || !match) return { status: 404, body: squareError('INVALID_REQUEST_ERROR', 'NOT_FOUND', 'Not Found') };
+    return read(req, match[1] as string);
+  }
+
+  const write = (res: ServerResponse, a: Answer) => {
+    const text = JSON.stringify(a.body);
+    res.writeHead(a.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...a.headers });
+    res.end(text);
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on('end', () => write(res, size > MAX_BODY ? { status: 413, body: { error: 'too large' } } : handle(req, Buffer.concat(chunks))));
+    req.on('error', () => res.destroy());
+  });
+  const host = options.host ?? '127.0.0.1';
+  const port = await listen(server, options.port ?? 0, host);
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    put: (order) => orders.set(order.id, order),
+    reads: () => reads,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { purchase, useHarness } from './harness.js';
+
+const GOLD = 'member-gold';
+
+/** A purchase that earns on its Square order without tax, when the order cannot be read. */
+describe("a purchase whose amount is its Square order's", () => {
+  const h = useHarness();
+  const fromOrder = (orderId: string) =>
+    purchase({
+      source: 'square',
+      amountFrom: { kind: 'square_order', orderId, paymentMinor: 11_000, rule: 'major_floor' },
+      eligibleAmount: 11_000,
+    });
+
+  it('waits as a configuration error, recording and granting nothing, when the worker has no Square access', async () => {
+    const event = fromOrder('O-NOACCESS');
+    const outcome = await h.processor().process(event);
+    expect(outcome).toMatchObject({ kind: 'configuration_error', action: 'retry', errorKind: 'square_orders_not_configured' });
+    expect(await h.ledger.getOrder({ source: 'square', orderId: event.orderId })).toBeUndefined();
+    expect(await h.balance(GOLD)).toBe(0);
+  });
+});
