@@ -111,6 +111,7 @@ export function bannerLines(b: BannerInput): string[] {
     `  DynamoDB (dynalite)      ${b.urls.dynamodb}   table ${b.tableName}`,
     `  queue                    in-process FIFO: visibility ${b.visibilityTimeoutSeconds} s, dead letter after ${b.maxReceiveCount} receives`,
     `                           GET /__local/queue  GET /__local/dlq  POST /__local/redrive  GET /__local/info`,
+    `  operator console         ${b.urls.intake}/__local/console/   (open it in a browser: orders, quarantine, dead letters)`,
     ...(b.urls.shopifyAdmin === undefined
       ? []
       : [

@@ -66,8 +66,39 @@ export interface OpenApiLogin {
   clientSecret: string;
 }
 
+/** The ports `npm start` listens on, each set by its own variable (0: any free port). */
+export interface LocalPorts {
+  intake: number;
+  emulator: number;
+  dynamodb: number;
+  shopifyAdmin: number;
+  squareOrders: number;
+}
+
+/** Which variable sets each port: a taken port is reported by its variable. */
+const PORT_VARIABLES: Record<keyof LocalPorts, string> = {
+  intake: LOCAL_ENV.PORT,
+  emulator: LOCAL_ENV.EMULATOR_PORT,
+  dynamodb: LOCAL_ENV.DYNAMODB_PORT,
+  shopifyAdmin: LOCAL_ENV.SHOPIFY_ADMIN_PORT,
+  squareOrders: LOCAL_ENV.SQUARE_ORDERS_PORT,
+};
+
+/**
+ * What to tell the user when a port is taken (EADDRINUSE carries the port): the port and the variable
+ * that moves it; when the port is none of ours (a part chose it), every variable.
+ */
+export function takenPortMessage(error: { port?: unknown; message: string }, ports: LocalPorts): string {
+  const entry = Object.entries(ports).find(([, port]) => port !== 0 && port === error.port) as [keyof LocalPorts, number] | undefined;
+  if (entry) {
+    const variable = PORT_VARIABLES[entry[0]];
+    return `port ${entry[1]} (${variable}) is already in use: stop what holds it, or start with ${variable}=<a free port>`;
+  }
+  return `${error.message}; choose other ports with ${Object.values(PORT_VARIABLES).join(', ')}`;
+}
+
 export interface LocalConfig {
-  ports: { intake: number; emulator: number; dynamodb: number; shopifyAdmin: number };
+  ports: LocalPorts;
   /** The file the emulator configuration came from (the demo configuration when EMULATOR_CONFIG is unset). */
   emulatorConfigPath: string;
   emulatorConfig: EmulatorConfig;

@@ -1,6 +1,6 @@
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
-import { LOCAL_ENV, type LocalConfig } from './config.js';
+import { LOCAL_ENV, type LocalConfig, resolveLocalConfig } from './config.js';
 import { LOCAL_AWS } from './dynamodb/index.js';
 import { type ListedDeadLetter, listDeadLetter } from './admin.js';
 import { LOCAL_INFO_PATH, type LocalStackInfo, LocalStackInfoSchema } from './info.js';
@@ -85,6 +85,21 @@ export async function findRunningStack(config: LocalConfig, options: { waitMs?: 
   }
   if (health !== 'up') return { status: health, intakeUrl };
   return { status: 'up', intakeUrl, info: await readStackInfo(intakeUrl) };
+}
+
+/**
+ * This process's configuration, following the running stack's emulator configuration file when this
+ * process was not told one (EMULATOR_CONFIG unset): operator commands then log in as the stack does,
+ * without the user repeating `npm start`'s EMULATOR_CONFIG. The secret is read from the file, never served.
+ */
+export async function configFollowingStack(
+  config: LocalConfig,
+  info: LocalStackInfo | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<LocalConfig> {
+  const path = info?.emulator.configPath;
+  if (path === undefined || path === config.emulatorConfigPath || env[LOCAL_ENV.EMULATOR_CONFIG]?.trim()) return config;
+  return resolveLocalConfig({ ...env, [LOCAL_ENV.EMULATOR_CONFIG]: path });
 }
 
 /** The running stack and this process's configuration disagree in a way no retry fixes. */

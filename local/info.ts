@@ -7,7 +7,8 @@ import { z } from 'zod';
  * environment / configuration file as `npm start`).
  */
 export const LocalStackInfoSchema = z.object({
-  emulator: z.object({ url: z.url(), clientId: z.string().min(1) }),
+  /** `configPath`: the emulator configuration file the stack runs (the CLI reads the same file for the login). */
+  emulator: z.object({ url: z.url(), clientId: z.string().min(1), configPath: z.string().min(1).optional() }),
   dynamodb: z.object({ url: z.url(), tableName: z.string().min(1), quarantineTable: z.string().min(1).optional() }),
   /** The Shopify GraphQL Admin API stand-in (absent from stacks started before it existed). */
   shopifyAdmin: z.object({ url: z.url() }).optional(),

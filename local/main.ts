@@ -1,11 +1,12 @@
 /**
  * `npm start`: the whole system in one process (emulator, dynalite, intake behind a local API Gateway,
- * the FIFO queue and the worker) on PORT / EMULATOR_PORT / DYNAMODB_PORT, until Ctrl-C.
+ * the FIFO queue, the worker and the shop-side stand-ins) on PORT / EMULATOR_PORT / DYNAMODB_PORT /
+ * SHOPIFY_ADMIN_PORT / SQUARE_ORDERS_PORT, until Ctrl-C.
  */
 import { ConfigurationError } from '../shared/config/index.js';
 import { DEMO_CONFIG_PATH } from '../emulator/index.js';
 import { bannerLines } from './banner.js';
-import { resolveLocalConfig } from './config.js';
+import { type LocalPorts, resolveLocalConfig, takenPortMessage } from './config.js';
 import { startLocalStack } from './stack.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -13,11 +14,16 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const time = () => new Date().toISOString().slice(11, 23);
 const log = (line: string) => console.log(`${time()} ${line}`);
 
+/** The ports asked for, once read: a taken one is reported by its variable. */
+let ports: LocalPorts | undefined;
+
 async function main(): Promise<void> {
   const config = await resolveLocalConfig(process.env);
+  ports = config.ports;
   const stack = await startLocalStack({
     ports: config.ports,
     emulatorConfig: config.emulatorConfig,
+    emulatorConfigPath: config.emulatorConfigPath,
     webhookSecrets: config.webhookSecrets,
     ...(config.squareNotificationUrl ? { squareNotificationUrl: config.squareNotificationUrl } : {}),
     tableName: config.tableName,
@@ -57,8 +63,8 @@ async function main(): Promise<void> {
 main().catch((e: unknown) => {
   // A setting to fix (LocalConfigError, SourcesConfigError, ...): the message names it.
   if (e instanceof ConfigurationError) console.error(`npm start: ${e.message}`);
-  else if ((e as { code?: unknown }).code === 'EADDRINUSE') {
-    console.error(`npm start: ${(e as Error).message}; choose other ports with PORT, EMULATOR_PORT and DYNAMODB_PORT`);
+  else if ((e as { code?: unknown }).code === 'EADDRINUSE' && ports !== undefined) {
+    console.error(`npm start: ${takenPortMessage(e as Error & { port?: unknown }, ports)}`);
   } else console.error('npm start failed:', e);
   process.exit(1);
 });

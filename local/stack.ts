@@ -20,6 +20,11 @@ import { defaultSquareNotificationUrl, squareAmountBasis, withSquareSource } fro
 import { startSquareOrdersStandIn, type SquareOrdersStandIn } from './square-orders/server.js';
 import { SQUARE_ORDERS_ENV } from '../shared/square-orders/index.js';
 import { adminRoutes } from './admin.js';
+import { consoleRoutes, deferredSource, localConsoleSource } from '../console/index.js';
+import type { ConsoleSource } from '../console/index.js';
+import { createDocumentClient } from '../shared/ledger/index.js';
+import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
+import { LOCAL_AWS } from './dynamodb/index.js';
 import { enqueueRoute } from './enqueue-route.js';
 import { recordAcceptedDelivery, type ShopifyAdminStandIn, type ShopStore, startShopifyAdminStandIn } from './shopify-admin/index.js';
 import type { LocalStackInfo } from './info.js';
@@ -39,6 +44,8 @@ export interface LocalStackOptions {
   tableName?: string;
   /** More environment for the handlers: processing settings, SOURCES_CONFIG, Powertools. */
   env?: NodeJS.ProcessEnv;
+  /** The file the emulator configuration came from: served on /__local/info so operator commands read the same login. */
+  emulatorConfigPath?: string;
   /**
    * Queue behaviour (clock, concurrency). Visibility timeout and receive count come from the timing
    * derivation of `env` (local/timing.ts); overriding them here is for tests of the queue itself.
@@ -123,6 +130,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     let receive: ApiHandler | undefined;
     let queueRef: LocalQueue | undefined;
     let infoRef: LocalStackInfo | undefined;
+    let consoleRef: ConsoleSource | undefined;
     const notReady = { statusCode: 503, headers: { 'content-type': 'application/json' }, body: '{"message":"Service Unavailable"}' };
     let shopStore: ShopStore | undefined;
     const intake: ApiHandler = async (event, context) => {
@@ -138,7 +146,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const http: LocalHttpServer = await startLocalHttpServer({
       port: options.ports?.intake ?? 0,
       apiRoutes: { 'POST /webhooks/shopify': intake, 'POST /webhooks/pos': intake, 'POST /webhooks/square': intake },
-      localRoutes: { ...adminRoutes({ queue: () => queueRef, info: () => infoRef }), ...enqueueRoute(() => queueRef) },
+      localRoutes: {
+        ...adminRoutes({ queue: () => queueRef, info: () => infoRef }),
+        ...enqueueRoute(() => queueRef),
+        // The operator console (console/): its page and API under /__local/console/.
+        ...consoleRoutes(deferredSource(() => consoleRef)),
+      },
       isReady: () => ready,
       onHandlerError: (route, e) => log(`${route} failed: ${e instanceof Error ? e.name : 'error'}`),
     });
@@ -165,7 +178,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const quarantineTable = LOCAL_DEFAULTS.quarantineTable;
     await createLocalQuarantineTable(dynamo.endpoint, quarantineTable);
     infoRef = {
-      emulator: { url: emulator.url, clientId: login.clientId },
+      emulator: {
+        url: emulator.url,
+        clientId: login.clientId,
+        ...(options.emulatorConfigPath ? { configPath: options.emulatorConfigPath } : {}),
+      },
       dynamodb: { url: dynamo.endpoint, tableName, quarantineTable },
       shopifyAdmin: { url: shopifyAdmin.url },
     };
@@ -253,6 +270,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const processEvents = makeProcessHandler(processDeps);
     queue.start(async (event) => processEvents(event, lambdaContext('process-events', timing.workerTimeoutSeconds * 1000)));
     queueRef = queue;
+    const consoleClient = createDocumentClient({ endpoint: dynamo.endpoint, ...LOCAL_AWS });
+    closers.push(async () => consoleClient.destroy());
+    consoleRef = localConsoleSource({
+      intakeUrl: http.url,
+      queue,
+      ledger,
+      client: consoleClient,
+      tableName,
+      openapi: processDeps.openapi,
+      quarantine: createQuarantineStore({
+        client: consoleClient,
+        tableName: quarantineTable,
+        clock: Date.now,
+        ttlDays: DEFAULT_QUARANTINE_TTL_DAYS,
+      }),
+    });
 
     ready = true;
     return {

@@ -12,7 +12,7 @@ import { ConfigurationError, processingSettingsFromEnv } from '../../shared/conf
 import { createDocumentClient, type Ledger } from '../../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../shared/openapi/index.js';
 import { resolveLocalConfig } from '../config.js';
-import { connectToRunningStack, findRunningStack } from '../connect.js';
+import { configFollowingStack, connectToRunningStack, findRunningStack } from '../connect.js';
 import { LOCAL_AWS } from '../dynamodb/index.js';
 
 /** What the audit reads: the ledger table (scan and lookups) and the Open API (histories, rate-limited). */
@@ -65,7 +65,7 @@ export async function localAuditTarget(env: NodeJS.ProcessEnv): Promise<AuditTar
   if (found.status !== 'up') {
     throw new AuditUsageError(`no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
   }
-  const handle = connectToRunningStack(config, found.info);
+  const handle = connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
   const documentClient = createDocumentClient({ endpoint: handle.dynamodbUrl, ...LOCAL_AWS });
   const openapi = createOpenApiClient({
     credentials: staticCredentials({ baseUrl: handle.emulatorUrl, clientId: config.clientId, clientSecret: config.clientSecret }),

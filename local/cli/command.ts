@@ -3,7 +3,7 @@ import type { Ledger } from '../../shared/ledger/index.js';
 import type { ListedDeadLetter } from '../admin.js';
 import { ConfigurationError } from '../../shared/config/index.js';
 import { resolveLocalConfig } from '../config.js';
-import { connectToRunningStack, findRunningStack, type LocalStackHandle } from '../connect.js';
+import { configFollowingStack, connectToRunningStack, findRunningStack, type LocalStackHandle } from '../connect.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
 import { deadLetterReason } from './dead-letter-reason.js';
 import { ledgerReport } from './ledger-report.js';
@@ -27,7 +27,7 @@ async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
   if (found.status !== 'up') {
     throw new UsageError(`no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
   }
-  return connectToRunningStack(config, found.info);
+  return connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
 }
 
 /** The ledger keeps why an event kept failing; the queue only knows that it did. */

@@ -6,7 +6,7 @@ import { checkWindow, reconcileShopify, summaryLine } from '../../shared/reconci
 import { createShopifyAdminClient, type ShopifyAdminClient, ShopifyAdminError } from '../../shared/shopify-admin/index.js';
 import { type ConfiguredSource, loadSources } from '../../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../config.js';
-import { connectToRunningStack, requireRunningStack } from '../connect.js';
+import { configFollowingStack, connectToRunningStack, requireRunningStack } from '../connect.js';
 import { DEMO_SHOP } from '../demo/webhooks.js';
 import { LOCAL_ENQUEUE_PATH } from '../enqueue-route.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
@@ -41,7 +41,7 @@ async function localTarget(env: NodeJS.ProcessEnv, sourceName: string, shop: str
   const config = await resolveLocalConfig(env);
   const found = await requireRunningStack(config);
   const source = shopifySource(loadSources(env.SOURCES_CONFIG), sourceName);
-  const handle = connectToRunningStack(config, found.info);
+  const handle = connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
   const adminUrl = found.info?.shopifyAdmin?.url ?? `http://127.0.0.1:${config.ports.shopifyAdmin}`;
   const client = createShopifyAdminClient({
     shopDomain: shop ?? DEMO_SHOP,

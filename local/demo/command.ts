@@ -1,5 +1,5 @@
 import { LOCAL_ENV, type LocalConfig, resolveLocalConfig } from '../config.js';
-import { connectToRunningStack, findRunningStack, handleOf, type LocalStackHandle } from '../connect.js';
+import { configFollowingStack, connectToRunningStack, findRunningStack, handleOf, type LocalStackHandle } from '../connect.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
 import { defaultSquareNotificationUrl } from '../square.js';
 import { startLocalStack } from '../stack.js';
@@ -32,10 +32,11 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
   let handle: LocalStackHandle | undefined;
   let stopStack = async () => {};
   try {
-    const config = await resolveLocalConfig(env);
+    let config = await resolveLocalConfig(env);
     const found = await findRunningStack(config, { waitMs: STARTING_WAIT_MS });
     if (found.status === 'up') {
       out.print(`demo: using the local stack at ${found.intakeUrl} (npm start)`);
+      config = await configFollowingStack(config, found.info, env);
       handle = connectToRunningStack(config, found.info);
       out.print(
         found.info === undefined

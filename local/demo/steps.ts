@@ -56,6 +56,50 @@ function shopifyRefundStep(o: {
   };
 }
 
+/** A Shopify order and its refunds, each refund with what it must debit. */
+interface OrderWithRefunds {
+  customer: Customer;
+  target: DemoTarget;
+  runId: number;
+  now: number;
+  /** Tells this order's webhook ids apart from the other orders' of the run. */
+  tag: string;
+  orderOffset: bigint;
+  order: { name: string; subtotal: string; tax: string; currency: string; taxesIncluded?: boolean };
+  label: string;
+  credit: number;
+  refunds: { offset: bigint; subtotal: string; tax: string; label: string; points: number }[];
+}
+
+function orderWithRefundsSteps(o: OrderWithRefunds): Step[] {
+  const secret = o.target.secrets.shopify;
+  const orderId = bigId(o.orderOffset, o.runId);
+  const webhook = (n: number) => `demo-${o.runId}-${o.tag}${n}`;
+  const order = { orderId, customerId: o.customer.externalId, ...o.order };
+  return [
+    {
+      customer: o.customer,
+      label: o.label,
+      request: shopifyOrderPaid(order, secret, webhook(1), o.now),
+      record: { source: 'shopify', orderId },
+      expected: { kind: 'credited', points: o.credit },
+    },
+    ...o.refunds.map((r, i) =>
+      shopifyRefundStep({
+        customer: o.customer,
+        label: r.label,
+        orderId,
+        refundId: bigId(r.offset, o.runId),
+        amounts: { subtotal: r.subtotal, tax: r.tax, currency: o.order.currency },
+        secret,
+        webhookId: webhook(i + 2),
+        now: o.now,
+        points: r.points,
+      }),
+    ),
+  ];
+}
+
 /**
  * A USD order of $414.95 refunded in two parts ($89.99, then $324.96) that add up to the whole: the
  * shares come from the exact amounts, so the second refund takes back the last point.
@@ -67,42 +111,24 @@ export function decimalSteps(
   runId: number,
   now: number,
 ): Step[] {
-  const s = target.secrets;
-  const orderId = bigId(6n, runId);
-  const order = {
-    orderId,
-    name: `#C${runId % 100_000}`,
-    customerId: customer.externalId,
-    subtotal: '414.95',
-    tax: '33.20',
-    currency: 'USD',
-  };
   const credit = rateCredit(customer, 414);
   const first = Number((BigInt(credit) * 8999n) / 41495n);
-  const webhook = (n: number) => `demo-${runId}-c${n}`;
-  const refundStep = (offset: bigint, subtotal: string, tax: string, label: string, points: number): Step =>
-    shopifyRefundStep({
-      customer,
-      label,
-      orderId,
-      refundId: bigId(offset, runId),
-      amounts: { subtotal, tax, currency: 'USD' },
-      secret: s.shopify,
-      webhookId: webhook(Number(offset) - 5),
-      now,
-      points,
-    });
-  return [
-    {
-      customer,
-      label: `Shopify orders/paid ${order.name} $414.95`,
-      request: shopifyOrderPaid(order, s.shopify, webhook(1), now),
-      record: { source: 'shopify', orderId },
-      expected: { kind: 'credited', points: credit },
-    },
-    refundStep(7n, '89.99', '7.20', 'Shopify refunds/create $89.99 (partial)', first),
-    refundStep(8n, '324.96', '26.00', 'Shopify refunds/create $324.96 (the rest)', credit - first),
-  ];
+  const name = `#C${runId % 100_000}`;
+  return orderWithRefundsSteps({
+    customer,
+    target,
+    runId,
+    now,
+    tag: 'c',
+    orderOffset: 6n,
+    order: { name, subtotal: '414.95', tax: '33.20', currency: 'USD' },
+    label: `Shopify orders/paid ${name} $414.95`,
+    credit,
+    refunds: [
+      { offset: 7n, subtotal: '89.99', tax: '7.20', label: 'Shopify refunds/create $89.99 (partial)', points: first },
+      { offset: 8n, subtotal: '324.96', tax: '26.00', label: 'Shopify refunds/create $324.96 (the rest)', points: credit - first },
+    ],
+  });
 }
 
 /**
@@ -117,36 +143,25 @@ export function taxInclusiveSteps(
   runId: number,
   now: number,
 ): Step[] {
-  const s = target.secrets;
-  const orderId = bigId(9n, runId);
-  const name = `#J${runId % 100_000}`;
-  const order = { orderId, name, customerId: customer.externalId, subtotal: '11000', tax: '1000', currency: 'JPY', taxesIncluded: true };
   const credit = rateCredit(customer, 10_000);
   const half = Math.floor(credit / 2);
-  const webhook = (n: number) => `demo-${runId}-j${n}`;
-  const refundStep = (offset: bigint, n: number, label: string, points: number): Step =>
-    shopifyRefundStep({
-      customer,
-      label,
-      orderId,
-      refundId: bigId(offset, runId),
-      amounts: { subtotal: '5500', tax: '500', currency: 'JPY' },
-      secret: s.shopify,
-      webhookId: webhook(n),
-      now,
-      points,
-    });
-  return [
-    {
-      customer,
-      label: `Shopify orders/paid ${name} ¥11,000 tax incl.`,
-      request: shopifyOrderPaid(order, s.shopify, webhook(1), now),
-      record: { source: 'shopify', orderId },
-      expected: { kind: 'credited', points: credit },
-    },
-    refundStep(10n, 2, 'Shopify refunds/create ¥5,500 (1 of 2)', half),
-    refundStep(11n, 3, 'Shopify refunds/create ¥5,500 (2 of 2)', credit - half),
-  ];
+  const name = `#J${runId % 100_000}`;
+  const line = { subtotal: '5500', tax: '500' };
+  return orderWithRefundsSteps({
+    customer,
+    target,
+    runId,
+    now,
+    tag: 'j',
+    orderOffset: 9n,
+    order: { name, subtotal: '11000', tax: '1000', currency: 'JPY', taxesIncluded: true },
+    label: `Shopify orders/paid ${name} ¥11,000 tax incl.`,
+    credit,
+    refunds: [
+      { offset: 10n, ...line, label: 'Shopify refunds/create ¥5,500 (1 of 2)', points: half },
+      { offset: 11n, ...line, label: 'Shopify refunds/create ¥5,500 (2 of 2)', points: credit - half },
+    ],
+  });
 }
 
 export function buildSteps(

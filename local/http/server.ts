@@ -39,6 +39,8 @@ export interface LocalHttpServer {
 const DEFAULT_MAX_PAYLOAD = 10 * 1024 * 1024;
 /** The local stack's admin routes: loopback callers only (shared/http/admin-guard.ts). */
 const LOCAL_ADMIN_PREFIX = '/__local/';
+/** The operator console's page posts to its own routes (same origin): admitted with its loopback Origin. */
+const CONSOLE_PREFIX = '/__local/console/';
 
 /** The local stand-in for API Gateway: one node:http server turning requests into v2 events. */
 export async function startLocalHttpServer(options: LocalHttpServerOptions): Promise<LocalHttpServer> {
@@ -57,7 +59,8 @@ export async function startLocalHttpServer(options: LocalHttpServerOptions): Pro
     const routeKey = `${req.method ?? 'GET'} ${path}`;
     const local = localRoutes[routeKey];
     if (local !== undefined && path.startsWith(LOCAL_ADMIN_PREFIX)) {
-      const refusal = adminRefusal({ headers: req.headers, hasBody: body.length > 0 });
+      const sameOrigin = path.startsWith(CONSOLE_PREFIX);
+      const refusal = adminRefusal({ headers: req.headers, hasBody: body.length > 0 }, { sameOrigin });
       if (refusal) return jsonAnswer(refusal.status, { error: refusal.error });
     }
     if (local !== undefined) return local({ body, query: new URLSearchParams(url.slice(path.length + 1)) });

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { createJsonServer } from '../http/index.js';
 import { listen } from '../listen.js';
 import { actualCost, parseSelection, requestedCost } from './cost.js';
 import { cursorOf, orderNode, positionOf, refundNode, updatedAtFilter } from './graphql.js';
@@ -215,29 +216,7 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
     return graphql(parsed);
   }
 
-  const write = (res: ServerResponse, a: Answer) => {
-    const text = JSON.stringify(a.body);
-    res.writeHead(a.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
-    req.on('end', () => {
-      if (size > MAX_BODY) return write(res, { status: 413, body: { errors: 'Request Entity Too Large' } });
-      try {
-        write(res, handle(req, Buffer.concat(chunks)));
-      } catch {
-        write(res, { status: 500, body: { errors: 'Internal Server Error' } });
-      }
-    });
-    req.on('error', () => res.destroy());
-  });
-  server.keepAliveTimeout = 5_000;
+  const server = createJsonServer(handle, MAX_BODY);
   const host = options.host ?? '127.0.0.1';
   const port = await listen(server, options.port ?? 0, host);
   return {

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { createJsonServer, type JsonAnswer } from '../http/index.js';
 import { adminRefusal } from '../../shared/http/admin-guard.js';
 import { SquareOrder } from '../../shared/square-orders/index.js';
 import { listen } from '../listen.js';
@@ -18,11 +19,7 @@ export interface SquareOrdersStandIn {
   close(): Promise<void>;
 }
 
-interface Answer {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
+type Answer = JsonAnswer;
 
 const ORDER_PATH = /^\/v2\/orders\/([A-Za-z0-9_-]{1,192})$/;
 const MAX_BODY = 256 * 1024;
@@ -87,21 +84,7 @@ export async function startSquareOrdersStandIn(options: {
     return read(req, match[1] as string);
   }
 
-  const write = (res: ServerResponse, a: Answer) => {
-    const text = JSON.stringify(a.body);
-    res.writeHead(a.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...a.headers });
-    res.end(text);
-  };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
-    req.on('end', () => write(res, size > MAX_BODY ? { status: 413, body: { error: 'too large' } } : handle(req, Buffer.concat(chunks))));
-    req.on('error', () => res.destroy());
-  });
+  const server = createJsonServer(handle, MAX_BODY);
   const host = options.host ?? '127.0.0.1';
   const port = await listen(server, options.port ?? 0, host);
   return {

@@ -26,13 +26,20 @@ export interface AdminRefusal {
 
 const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
-/** Why an admin request is refused, or undefined when it may be served. */
-export function adminRefusal(req: AdminRequest): AdminRefusal | undefined {
+/**
+ * Why an admin request is refused, or undefined when it may be served. `sameOrigin` (the operator
+ * console, a page served by these routes) also admits an Origin that is exactly `http://<the loopback
+ * Host>`: a browser puts it on the page's own POSTs, and no other site can produce it.
+ */
+export function adminRefusal(req: AdminRequest, options: { sameOrigin?: boolean } = {}): AdminRefusal | undefined {
   const host = first(req.headers.host)?.trim() ?? '';
   if (!LOOPBACK_HOST.test(host)) {
     return { status: 403, error: 'admin routes answer only to a loopback Host (127.0.0.1, localhost or [::1], with the port)' };
   }
-  if (req.headers.origin !== undefined) return { status: 403, error: 'admin routes refuse requests with an Origin header (cross-site)' };
+  const origin = first(req.headers.origin);
+  if (origin !== undefined && !(options.sameOrigin === true && origin.toLowerCase() === `http://${host.toLowerCase()}`)) {
+    return { status: 403, error: 'admin routes refuse requests with an Origin header (cross-site)' };
+  }
   if (req.hasBody) {
     const type = first(req.headers['content-type'])?.split(';', 1)[0]?.trim().toLowerCase();
     if (type !== 'application/json') return { status: 415, error: 'admin requests with a body must be Content-Type: application/json' };

@@ -73,5 +73,6 @@ describe('cdk-nag (AwsSolutions)', () => {
     const { app, built } = realApp();
     new Queue(built.pipeline, 'Unprotected', { encryption: QueueEncryption.UNENCRYPTED, enforceSSL: false });
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS/);
-  });
+    // Synthesising the whole pipeline bundles every function: a few seconds alone, more on a busy machine.
+  }, 120_000);
 });

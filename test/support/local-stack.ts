@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../emulator/index.js';
+import { shopifyOrderPaid } from '../../local/demo/index.js';
 import { handleOf, type LocalStack, type LocalStackHandle, type LocalStackOptions, startLocalStack } from '../../local/index.js';
 
 export interface DemoStack {
@@ -25,4 +26,15 @@ export function withDemoStack(options: Omit<LocalStackOptions, 'emulatorConfig'>
     await made?.handle.close();
     await made?.stack.close();
   });
+}
+
+/** Posts a Shopify orders/paid for `order` to the stack's intake, signed with its current secret, dated now. */
+export async function deliverShopifyOrder(
+  stack: LocalStack,
+  order: Parameters<typeof shopifyOrderPaid>[0],
+  webhookId: string,
+): Promise<{ status: number; body: Record<string, string> }> {
+  const request = shopifyOrderPaid(order, stack.webhookSecrets.shopify[0]!, webhookId, Date.now());
+  const res = await fetch(`${stack.urls.intake}${request.path}`, { method: 'POST', headers: request.headers, body: request.body });
+  return { status: res.status, body: (await res.json()) as Record<string, string> };
 }

@@ -163,3 +163,30 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
     expect(await readStackInfo(stack.urls.emulator)).toBeUndefined();
   });
 });
+
+describe('operator commands against a stack started with its own EMULATOR_CONFIG', () => {
+  let stack: LocalStack;
+  let tempDir: string;
+
+  beforeAll(async () => {
+    const demo = await loadConfigFile(DEMO_CONFIG_PATH);
+    // A shop's own emulator configuration: another client and secret than the demo's.
+    const own = { clients: demo.clients.map((c) => ({ ...c, client_id: 'shop-client', client_secrets: ['shop-client-secret'] })) };
+    tempDir = await mkdtemp(join(tmpdir(), 'local-own-config-'));
+    const path = join(tempDir, 'emulator.json');
+    await writeFile(path, JSON.stringify(own));
+    stack = await startLocalStack({ emulatorConfig: own, emulatorConfigPath: path, tableName: 'own-config-ledger' });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    if (tempDir) await rm(tempDir, { recursive: true, force: true });
+  });
+
+  it('log in as the stack does without being given its EMULATOR_CONFIG again', async () => {
+    const { lines, out } = captured();
+    // Only PORT, as in a second terminal: the stack names its configuration file on /__local/info.
+    const code = await cliCommand(['audit'], { PORT: new URL(stack.urls.intake).port }, out);
+    expect(lines.at(-1)).toBe('audit: orders=0 refunds=0 drift=0');
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { replayEntry } from '../local/cli/quarantine.js';
+import { ConsoleStartingError } from './local.js';
+import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
+import type { ConsoleSource } from './source.js';
+
+/** An answer the console's routes give (the local server's HttpAnswer shape). */
+export interface ConsoleAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+export type ConsoleRoute = (request: { body: Buffer; query: URLSearchParams }) => Promise<ConsoleAnswer>;
+
+export const CONSOLE_PATH = '/__local/console/';
+
+const STATIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'static');
+const STATIC_FILES = {
+  '': ['index.html', 'text/html; charset=utf-8'],
+  'console.js': ['console.js', 'text/javascript; charset=utf-8'],
+  'console.css': ['console.css', 'text/css; charset=utf-8'],
+} as const;
+
+const json = (status: number, value: unknown): ConsoleAnswer => ({
+  status,
+  // The console's answers are about now: never from a cache.
+  headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+  body: Buffer.from(JSON.stringify(value), 'utf8'),
+});
+
+const failed = (e: unknown) => json(502, { error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+
+/** Wraps a read so that a store that fails answers 502 with the reason, not a dropped connection. */
+const guarded =
+  (route: ConsoleRoute): ConsoleRoute =>
+  async (request) => {
+    try {
+      return await route(request);
+    } catch (e) {
+      if (e instanceof ConsoleStartingError) return json(503, { status: 'starting' });
+      return failed(e);
+    }
+  };
+
+async function timeline(source: ConsoleSource, query: URLSearchParams): Promise<ConsoleAnswer> {
+  const ref = { source: query.get('source') ?? '', orderId: query.get('orderId') ?? '' };
+  if (ref.source === '' || ref.orderId === '') return json(400, { error: 'timeline takes ?source=&orderId=' });
+  const order = await source.ledger.records.getOrder(ref);
+  if (order === undefined) return json(404, { error: `no ledger record for ${ref.source} order ${ref.orderId}` });
+  const refunds = await source.ledger.records.listRefunds(ref);
+  const entries: TimelineEntry[] = ledgerTimeline(order, refunds);
+  let historyNote: string | null = null;
+  const customerId = order.customerId ?? refunds.find((r) => r.customerId)?.customerId;
+  if (customerId === undefined) historyNote = 'no customer was found for this order: no point history to match';
+  else {
+    try {
+      entries.push(...(await markedHistory(source.openapi, { ...ref, customerId })));
+    } catch (e) {
+      historyNote = `the point history could not be read: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+  // Each clock on its own: the ledger's times are ISO UTC; the membership service writes `Y-m-d H:i:s`
+  // in a zone its spec does not name, so its entries follow the ledger's instead of being interleaved.
+  const rank = (e: TimelineEntry) => (e.from === 'ledger' ? 0 : 1);
+  entries.sort((a, b) => rank(a) - rank(b) || a.at.localeCompare(b.at));
+  return json(200, { entries, historyNote });
+}
+
+async function quarantineList(source: ConsoleSource): Promise<ConsoleAnswer> {
+  const entries = await source.quarantine.store.list();
+  return json(200, {
+    entries: entries.map((e) => ({
+      id: e.id,
+      source: e.source,
+      state: e.state,
+      reason: `${e.reason.kind}: ${e.reason.message}`,
+      webhookId: e.headers['x-shopify-webhook-id'] ?? null,
+      topic: e.headers['x-shopify-topic'] ?? null,
+      firstReceivedAt: e.firstReceivedAt,
+      lastReceivedAt: e.lastReceivedAt,
+      deliveries: e.deliveries,
+      replayResult: e.replayResult ?? null,
+    })),
+  });
+}
+
+async function replay(source: ConsoleSource, body: Buffer): Promise<ConsoleAnswer> {
+  const id = (JSON.parse(body.toString('utf8') || '{}') as { id?: unknown }).id;
+  if (typeof id !== 'string') return json(400, { error: 'replay takes {"id": "<quarantine id>"}' });
+  const entry = await source.quarantine.store.get(id);
+  if (entry === undefined) return json(404, { error: `no quarantined delivery ${id}` });
+  // The same function as `npm run quarantine -- replay <id>`.
+  const outcome = await replayEntry(source.quarantine, entry);
+  return json(outcome.ok ? 200 : 409, outcome);
+}
+
+/**
+ * The console's routes by `METHOD /path`: its three static files and a small JSON API the page
+ * polls. Actions are POSTs with a JSON body (the loopback guard admits only the page's own origin).
+ */
+export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRoute> {
+  const routes: Record<string, ConsoleRoute> = {};
+  for (const [path, [file, type]] of Object.entries(STATIC_FILES)) {
+    const body = readFileSync(join(STATIC_DIR, file));
+    routes[`GET ${CONSOLE_PATH}${path}`] = async () => ({
+      status: 200,
+      headers: { 'content-type': type, 'cache-control': 'no-store' },
+      body,
+    });
+  }
+  const api = `${CONSOLE_PATH}api/`;
+  Object.assign(routes, {
+    [`GET ${api}status`]: guarded(async () =>
+      json(200, { label: source.label, backlog: await source.backlog(), now: new Date().toISOString() }),
+    ),
+    [`GET ${api}orders`]: guarded(async ({ query }) => {
+      const filter = Object.fromEntries(
+        ['source', 'outcome', 'customer', 'from', 'to'].map((k) => [k, query.get(k) ?? '']).filter(([, v]) => v !== ''),
+      );
+      return json(200, { orders: await listOrders(source, filter) });
+    }),
+    [`GET ${api}timeline`]: guarded(({ query }) => timeline(source, query)),
+    [`GET ${api}quarantine`]: guarded(() => quarantineList(source)),
+    [`GET ${api}dlq`]: guarded(async () => json(200, { messages: await source.deadLetters() })),
+    [`POST ${api}replay`]: guarded(({ body }) => replay(source, body)),
+    [`POST ${api}redrive`]: guarded(async () => json(200, { moved: await source.redrive() })),
+  } satisfies Record<string, ConsoleRoute>);
+  return routes;
+}

@@ -1,0 +1,34 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Ledger } from '../shared/ledger/index.js';
+import type { OpenApiClient } from '../shared/openapi/index.js';
+import type { QuarantineTarget } from '../local/cli/quarantine.js';
+
+/** A dead-lettered message as the console lists it (the local list, or the stage's DLQ). */
+export interface ConsoleDeadLetter {
+  messageId: string;
+  receiveCount: number;
+  sentAt: string | null;
+  lastError: string | null;
+  /** The event's source, order and refund ids when the body is a canonical event. */
+  event: unknown;
+}
+
+/** What the queue holds now (local: the in-process queue; a stage: SQS's approximate counts). */
+export type Backlog = Record<string, number>;
+
+/**
+ * Everything the console reads and the two actions it takes, for the local stack or a deployed
+ * stage: the same stores and the same operator functions the CLIs use.
+ */
+export interface ConsoleSource {
+  /** Where it reads ("local stack on 127.0.0.1:3000", "stage staging"). */
+  label: string;
+  /** The ledger table (scanned for the order list) and the ledger module (one order's records). */
+  ledger: { client: Pick<DynamoDBDocumentClient, 'send'>; tableName: string; records: Pick<Ledger, 'getOrder' | 'listRefunds'> };
+  openapi: Pick<OpenApiClient, 'listPoints'>;
+  quarantine: QuarantineTarget;
+  deadLetters(): Promise<ConsoleDeadLetter[]>;
+  /** Moves every dead letter back to the queue; returns how many (the `npm run redrive` code). */
+  redrive(): Promise<number>;
+  backlog(): Promise<Backlog>;
+}
