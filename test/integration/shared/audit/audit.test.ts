@@ -138,7 +138,9 @@ describe('the ledger audit', () => {
     // 999 newer entries: the credit is the last entry of page 1 (1000 a page), the older ones on page 2.
     // Seeded by a client with the default timeouts: the harness's 400 ms headers timeout (made for the
     // delay fault) is too short for 111 grants at once on a busy machine.
-    const seeder = createOpenApiClient({ credentials: staticCredentials({ baseUrl: h.emulator.url, clientId: CLIENT_ID, clientSecret: 'test-secret' }) });
+    const seeder = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: h.emulator.url, clientId: CLIENT_ID, clientSecret: 'test-secret' }),
+    });
     try {
       for (let i = 0; i < 9; i++)
         await Promise.all(Array.from({ length: 111 }, () => seeder.grantPoints(GOLD, { point: 1, remarks: 'visit' })));
