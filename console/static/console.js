@@ -163,13 +163,22 @@ async function drawStatus() {
   document.getElementById('updated').textContent = `updated ${now}`;
 }
 
+// A refresh asked for while one runs (a keystroke in the filter) runs right after it, so the
+// table always ends on what the form says now, never on an earlier keystroke's answer.
 let running = false;
+let again = false;
 async function refresh() {
-  if (running) return;
+  if (running) {
+    again = true;
+    return;
+  }
   running = true;
   try {
-    await Promise.all([drawStatus(), drawOrders(), drawQuarantine(), drawDlq()]);
-    document.body.dataset.loaded = 'true';
+    do {
+      again = false;
+      await Promise.all([drawStatus(), drawOrders(), drawQuarantine(), drawDlq()]);
+      document.body.dataset.loaded = 'true';
+    } while (again);
   } catch (e) {
     say(`could not refresh: ${e.message}`, true);
   } finally {
