@@ -119,7 +119,7 @@ const staticLedgerSdk: Plugin = {
   name: 'static-ledger-sdk',
   setup(b) {
     b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
-      args.importer.includes(join('shared', 'ledger')) ? { path: 'ledger-sdk', namespace: 'static-ledger-sdk' } : undefined,
+      args.importer.includes(join('shared', 'dynamodb')) ? { path: 'ledger-sdk', namespace: 'static-ledger-sdk' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'static-ledger-sdk' }, () => ({ contents: SDK_REEXPORTS, resolveDir: ROOT, loader: 'ts' }));
   },

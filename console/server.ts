@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import { adminRefusal } from '../shared/http/admin-guard.js';
+import { adminRefusal } from '../shared/http/index.js';
 import { CONSOLE_PATH, type ConsoleAnswer, consoleRoutes } from './routes.js';
 import type { ConsoleSource } from './source.js';
 

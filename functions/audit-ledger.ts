@@ -9,18 +9,13 @@ import {
   type LedgerRecords,
   type TimeRange,
 } from '../shared/audit/index.js';
-// shared/config by single files, as function entries import it (see receive-webhook.ts): what a function bundles
-// and loads stays what it names, whatever the index comes to export.
-import { ENV } from '../shared/config/environment.js';
+import { createSecretsManagerReader, ENV, envInteger, processingSettingsFromEnv } from '../shared/config/index.js';
+import { documentClientFromEnv } from '../shared/dynamodb/index.js';
+import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
-import { processingSettingsFromEnv } from '../shared/config/processing-settings.js';
-import { createSecretsManagerReader } from '../shared/config/secret-reader.js';
-import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
-import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
-import { emfLine } from '../shared/metrics/emf.js';
-import { METRIC, METRICS_NAMESPACE } from '../shared/metrics/names.js';
+import { powertoolsLogger } from '../shared/logging/index.js';
+import { emfLine, METRIC, METRICS_NAMESPACE } from '../shared/metrics/index.js';
 import { createOpenApiClient, environmentCredentials, type OpenApiClient, secretsManagerCredentials } from '../shared/openapi/index.js';
-import { envInteger } from '../shared/config/env-values.js';
 
 /**
  * audit-ledger: on an EventBridge schedule, the same audit as `npm run audit` over the ledger records
@@ -86,10 +81,7 @@ export function auditDaysFrom(env: NodeJS.ProcessEnv): number {
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedgerDeps> = {}): AuditLedgerDeps {
   const tableName = env[ENV.LEDGER_TABLE];
   if (!tableName) throw new Error(`${ENV.LEDGER_TABLE} is not set: the ledger table name is required`);
-  const endpoint = env[ENV.DYNAMODB_ENDPOINT];
-  const client = createDocumentClient(
-    endpoint ? { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {},
-  );
+  const client = documentClientFromEnv(env);
   const clock = overrides.clock ?? Date.now;
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
   const service = env.POWERTOOLS_SERVICE_NAME ?? 'audit-ledger';

@@ -1,17 +1,17 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-// shared/config by single files, as function entries import it (see receive-webhook.ts): what a function bundles
-// and loads stays what it names, whatever the index comes to export.
-import { ENV } from '../shared/config/environment.js';
-import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME, upstreamCallsMetric } from '../shared/metrics/names.js';
-import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
-import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
-import { SQUARE_ORDERS_ENV, squareOrdersFromEnv } from '../shared/square-orders/index.js';
-import { parseJsonOrUndefined } from '../shared/text/index.js';
+import {
+  createSecretsManagerReader,
+  ENV,
+  type ProcessingSettings,
+  processingSettingsFromEnv,
+  type SecretReader,
+} from '../shared/config/index.js';
+import { documentClientFromEnv } from '../shared/dynamodb/index.js';
+import { type Clock, createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
-import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
-import { powertoolsMetrics } from '../shared/metrics/powertools-metrics.js';
-import { createDocumentClient, createLedger, type Clock, type Ledger } from '../shared/ledger/index.js';
+import { powertoolsLogger } from '../shared/logging/index.js';
+import { METRIC, outcomeMetric, powertoolsMetrics, UNEXPECTED_ERROR_OUTCOME, upstreamCallsMetric } from '../shared/metrics/index.js';
 import {
   DEFAULT_MIN_CALL_MS,
   createInvocationBudget,
@@ -20,8 +20,6 @@ import {
   secretsManagerCredentials,
   type InvocationBudget,
 } from '../shared/openapi/index.js';
-import { createSqsVisibility, type MessageVisibility, type VisibilityChange } from '../shared/queue/index.js';
-import { createCircuitBreaker, deferralFor, type CircuitBreaker, type Verdict } from '../shared/retry/index.js';
 import {
   createProcessor,
   eventIds,
@@ -34,6 +32,10 @@ import {
   type ProcessOutcome,
   type ProcessorDeps,
 } from '../shared/points/index.js';
+import { createSqsVisibility, type MessageVisibility, type VisibilityChange } from '../shared/queue/index.js';
+import { createCircuitBreaker, deferralFor, type CircuitBreaker, type Verdict } from '../shared/retry/index.js';
+import { SQUARE_ORDERS_ENV, squareOrdersFromEnv } from '../shared/square-orders/index.js';
+import { parseJsonOrUndefined } from '../shared/text/index.js';
 
 /**
  * process-events: SQS FIFO -> the points processor, one record at a time, with partial batch
@@ -239,13 +241,7 @@ function squareOrdersDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEven
 function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clock: Clock): Ledger {
   const tableName = env[ENV.LEDGER_TABLE];
   if (!tableName) throw new Error(`${ENV.LEDGER_TABLE} is not set: the ledger table name is required`);
-  const endpoint = env[ENV.DYNAMODB_ENDPOINT];
-  const client = createDocumentClient(
-    endpoint
-      ? // Local (dynalite): any region and key are accepted.
-        { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {},
-  );
+  const client = documentClientFromEnv(env);
   return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds });
 }
 

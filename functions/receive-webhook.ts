@@ -1,21 +1,28 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ENV } from '../shared/config/environment.js';
-import { minWebhookSecretChars } from '../shared/config/secret-strength.js';
-import { webhookSecretsFromEnvironment } from '../shared/config/webhook-secrets.js';
-import { maxBodyBytesFrom, queueUrlFrom, replayWindowDaysFrom } from '../shared/intake/config.js';
-import { type DeliveryRecorder, deliveryMetricsFromEnv } from '../shared/intake/delivery-metrics.js';
+import { ENV, minWebhookSecretChars, webhookSecretsFromEnvironment } from '../shared/config/index.js';
+import {
+  type DeliveryRecorder,
+  deliveryMetricsFromEnv,
+  type IntakeAnswer,
+  type IntakeDeps,
+  type IntakeRequest,
+  maxBodyBytesFrom,
+  quarantineFromEnvironment,
+  queueUrlFrom,
+  receiveWebhook,
+  replayWindowDaysFrom,
+} from '../shared/intake/index.js';
 import { createJsonLogger } from '../shared/logging/index.js';
-import { type IntakeAnswer, type IntakeDeps, type IntakeRequest, receiveWebhook } from '../shared/intake/intake.js';
-import { quarantineFromEnvironment } from '../shared/intake/quarantine.js';
-import { createSqsQueue } from '../shared/queue/sqs-queue.js';
-import { loadSources } from '../shared/sources/registry.js';
+import { createSqsQueue } from '../shared/queue/index.js';
+import { loadSources } from '../shared/sources/index.js';
 
 /**
  * receive-webhook: API Gateway HTTP API (payload v2) -> verify, normalise, queue. Routes
  * POST /webhooks/shopify and POST /webhooks/pos (any configured source name). Never calls the Open API.
- * Imports name files rather than folder indexes, so module load evaluates only what intake uses
- * (shared/config/index.ts also brings the processing settings). Neither AWS SDK client is evaluated
- * at load: the SQS queue and the Secrets Manager reader import theirs on first use.
+ * Imports go through each module's index: package.json declares the project free of import side
+ * effects (`sideEffects: false`), so esbuild bundles, and module load evaluates, only what intake uses.
+ * Neither AWS SDK client is evaluated at load: the SQS queue and the Secrets Manager reader import
+ * theirs on first use.
  */
 
 export type ReceiveWebhookDeps = IntakeDeps & {

@@ -1,14 +1,10 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-// shared/config, queue and sources by single files, not their indexes: the bundle holds, and Node loads, only
-// what this function runs.
-import { ENV } from '../shared/config/environment.js';
-import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
-import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
-import { METRIC } from '../shared/metrics/names.js';
-import { powertoolsMetrics } from '../shared/metrics/powertools-metrics.js';
-import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
-import { createSqsQueue } from '../shared/queue/sqs-queue.js';
-import type { EventQueue } from '../shared/queue/types.js';
+import { createSecretsManagerReader, ENV, type SecretReader } from '../shared/config/index.js';
+import { documentClientFromEnv } from '../shared/dynamodb/index.js';
+import { createLedger, type Ledger } from '../shared/ledger/index.js';
+import { powertoolsLogger } from '../shared/logging/index.js';
+import { METRIC, powertoolsMetrics } from '../shared/metrics/index.js';
+import { createSqsQueue, type EventQueue } from '../shared/queue/index.js';
 import {
   reconcileShopify,
   type ReconcileResult,
@@ -22,7 +18,7 @@ import {
   type ShopifyAdminClient,
   secretsManagerAdminToken,
 } from '../shared/shopify-admin/index.js';
-import { loadSources, type SourceSet } from '../shared/sources/registry.js';
+import { loadSources, type SourceSet } from '../shared/sources/index.js';
 
 /**
  * reconcile-shopify: on an EventBridge schedule, one run per configured Shopify source (the rule's
@@ -111,7 +107,7 @@ export function depsFromEnvironment(
   return {
     sources,
     reconcile: overrides.reconcile ?? reconcileSourcesFrom(env[ENV.RECONCILE_SOURCES]),
-    ledger: overrides.ledger ?? createLedger({ client: documentClient(env), tableName: tableName!, clock: Date.now }),
+    ledger: overrides.ledger ?? createLedger({ client: documentClientFromEnv(env), tableName: tableName!, clock: Date.now }),
     queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrl! }),
     adminClient:
       overrides.adminClient ??
@@ -129,16 +125,6 @@ export function depsFromEnvironment(
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'reconcile-shopify'),
     now: overrides.now ?? (() => new Date()),
   };
-}
-
-function documentClient(env: NodeJS.ProcessEnv) {
-  const endpoint = env[ENV.DYNAMODB_ENDPOINT];
-  return createDocumentClient(
-    endpoint
-      ? // Local (dynalite): any region and key are accepted.
-        { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {},
-  );
 }
 
 let lambdaHandler: ((input: ReconcileShopifyInput) => Promise<ReconcileResult>) | undefined;

@@ -8,7 +8,7 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC } from '../../shared/metrics/names.js';
+import { METRIC } from '../../shared/metrics/index.js';
 
 /**
  * Powertools metrics process-events emits (namespace POWERTOOLS_METRICS_NAMESPACE, only the default

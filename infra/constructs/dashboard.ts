@@ -12,7 +12,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC, UNEXPECTED_ERROR_OUTCOME, outcomeMetric, upstreamCallsMetric } from '../../shared/metrics/names.js';
+import { METRIC, UNEXPECTED_ERROR_OUTCOME, outcomeMetric, upstreamCallsMetric } from '../../shared/metrics/index.js';
 import { OUTCOME_KINDS, POINTS_API_OPERATIONS } from '../../shared/points/index.js';
 
 export type OperationsDashboardProps = {

@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Construct } from 'constructs';
-import { METRIC } from '../../shared/metrics/names.js';
+import { METRIC } from '../../shared/metrics/index.js';
 import type { OperationsAlarms } from './alarms.js';
 
 /**

@@ -6,7 +6,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { METRIC } from '../../shared/metrics/names.js';
+import { METRIC } from '../../shared/metrics/index.js';
 import type { OperationsAlarms } from './alarms.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
 

@@ -9,7 +9,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config/index.js';
-import { METRIC } from '../../shared/metrics/names.js';
+import { METRIC } from '../../shared/metrics/index.js';
 import type { ReconcileSources } from '../../shared/reconcile/index.js';
 import { adminTokenSecretName, type ReconcileSourceConfig } from '../config/reconcile.js';
 import type { StageConfig } from '../config/schema.js';

@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { type Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { outcomeMetric } from '../../shared/metrics/names.js';
+import { outcomeMetric } from '../../shared/metrics/index.js';
 import type { OperationsAlarms } from './alarms.js';
 
 /**

@@ -6,7 +6,7 @@ import { createSqsQueue } from '../../shared/queue/index.js';
 import { createShopifyAdminClient, secretsManagerAdminToken } from '../../shared/shopify-admin/index.js';
 import { DEFAULT_SHOPIFY_API_VERSION, loadSources } from '../../shared/sources/index.js';
 import { AwsTargetError, connectToStage } from './aws.js';
-import type { ReconcileTarget } from './reconcile-command.js';
+import type { ReconcileTarget } from './reconcile-target.js';
 
 /**
  * `npm run reconcile -- --stage <name>`: the stage's ledger and FIFO queue (from the stack's outputs),

@@ -1,15 +1,15 @@
 import { parseArgs } from 'node:util';
 import { ConfigurationError } from '../../shared/config/index.js';
-import type { Ledger } from '../../shared/ledger/index.js';
 import type { EventQueue } from '../../shared/queue/index.js';
 import { checkWindow, reconcileShopify, summaryLine } from '../../shared/reconcile/index.js';
-import { createShopifyAdminClient, type ShopifyAdminClient, ShopifyAdminError } from '../../shared/shopify-admin/index.js';
+import { createShopifyAdminClient, ShopifyAdminError } from '../../shared/shopify-admin/index.js';
 import { type ConfiguredSource, loadSources } from '../../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../config.js';
 import { configFollowingStack, connectToRunningStack, requireRunningStack } from '../connect.js';
 import { DEMO_SHOP } from '../demo/webhooks.js';
 import { LOCAL_ENQUEUE_PATH } from '../enqueue-route.js';
 import { type CommandOutput, consoleOutput } from '../output.js';
+import type { ReconcileTarget } from './reconcile-target.js';
 
 export const RECONCILE_USAGE = `usage:
   npm run reconcile -- --source <name> --since <ISO date> [--until <ISO date>] [--dry-run] [--shop <shop>.myshopify.com]
@@ -17,16 +17,6 @@ export const RECONCILE_USAGE = `usage:
 
 class UsageError extends Error {
   readonly kind = 'usage' as const;
-}
-
-/** What one run reads and writes: the shop, the ledger, the queue, and how to let go of them. */
-export interface ReconcileTarget {
-  client: ShopifyAdminClient;
-  ledger: Ledger;
-  queue: EventQueue;
-  source: ConfiguredSource;
-  shopDomain: string;
-  close(): Promise<void>;
 }
 
 function shopifySource(sources: ReadonlyMap<string, ConfiguredSource>, name: string): ConfiguredSource {

@@ -1,18 +1,12 @@
 import type { EmulatorConfig } from '../../emulator/index.js';
 import type { Ledger, OrderRecord, RefundRecord } from '../../shared/ledger/index.js';
 import { isOpenApiError, type OpenApiClient } from '../../shared/openapi/index.js';
-import type { LocalStackHandle } from '../connect.js';
 import { renderTable, signed } from './table.js';
 import type { WebhookRequest } from './webhooks.js';
-import type { SquareSigning } from './square.js';
 import { buildSteps, type Customer, squareDemoOrder, type Step } from './steps.js';
+import type { DemoTarget } from './target.js';
 
-/** What the demo drives: a running local stack, in this process or another one. */
-export type DemoTarget = Pick<LocalStackHandle, 'intakeUrl' | 'openapi' | 'ledger' | 'queueStats' | 'waitForIdle' | 'squareOrders'> & {
-  emulatorConfig: EmulatorConfig;
-  /** The current signing secret of each source. */
-  secrets: { shopify: string; pos: string; square?: SquareSigning };
-};
+export type { DemoTarget } from './target.js';
 
 export interface DemoResult {
   ok: boolean;

@@ -1,6 +1,6 @@
 import { posReturn, posSale, shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from './webhooks.js';
 import { type SquareSigning, squarePayment, squareRefund } from './square.js';
-import type { DemoTarget } from './run.js';
+import type { DemoTarget } from './target.js';
 
 /** The demo's script: which deliveries it sends, for which customer, and what each must do. */
 

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { adminRefusal } from '../../shared/http/admin-guard.js';
+import { adminRefusal } from '../../shared/http/index.js';
 import { listen } from '../listen.js';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '../lambda/context.js';

@@ -7,7 +7,7 @@ import { type ClientCredentialsSettings, createTokenIssuer, type TokenIssuer } f
 import { createShopStore, type ShopStore, StoreInputError } from './store.js';
 import { answerSubscriptions, createSubscriptionStore, type SubscriptionStore } from './subscriptions.js';
 import { parseJsonOrUndefined } from '../../shared/text/index.js';
-import { adminRefusal } from '../../shared/http/admin-guard.js';
+import { adminRefusal } from '../../shared/http/index.js';
 
 /**
  * A local stand-in of Shopify's GraphQL Admin API, as small as the reconcile client needs: the

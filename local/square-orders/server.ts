@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { createJsonServer, type JsonAnswer } from '../http/index.js';
-import { adminRefusal } from '../../shared/http/admin-guard.js';
+import { adminRefusal } from '../../shared/http/index.js';
 import { SquareOrder } from '../../shared/square-orders/index.js';
 import { listen } from '../listen.js';
 

@@ -2,6 +2,7 @@
 export { ConfigurationError } from './configuration-error.js';
 export { envInteger, envList } from './env-values.js';
 export { ENV, LEDGER_TABLE_SCHEMA } from './environment.js';
+export { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS, REPLAY_MARGIN_DAYS } from './ledger-retention.js';
 export { ProcessingSettings, processingSettingsFromEnv } from './processing-settings.js';
 export { createSecretsManagerReader, SecretReadError, type SecretReader } from './secret-reader.js';
 export { minWebhookSecretChars } from './secret-strength.js';
@@ -15,4 +16,4 @@ export {
   timingProblems,
   VISIBILITY_TIMEOUT_FACTOR,
 } from './timing.js';
-export { staticWebhookSecrets, type WebhookSecrets } from './webhook-secrets.js';
+export { staticWebhookSecrets, type WebhookSecrets, webhookSecretsFromEnvironment } from './webhook-secrets.js';

@@ -7,7 +7,7 @@
 // Types only: the SDK module is loaded on the first read (see fetchSecret), so importing this file
 // (the functions do, at cold start) does not evaluate the Secrets Manager client.
 import type { GetSecretValueCommand, GetSecretValueCommandOutput, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { createSingleFlightCache } from '../cache/single-flight-cache.js';
+import { createSingleFlightCache } from '../cache/index.js';
 
 export interface SecretReader {
   read(secretId: string, opts?: { forceRefresh?: boolean }): Promise<string>;

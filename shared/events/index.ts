@@ -13,3 +13,4 @@ export {
   RefundEvent,
   RefundParts,
 } from './events.js';
+export { type FollowUp, OUTCOME_KINDS, type OutcomeKind, type ProcessOutcome, type SkipReason } from './outcome.js';

@@ -1,10 +1,13 @@
-// Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
-// the worker's settings (zod schemas built at load) into that function.
-import { ENV } from '../config/environment.js';
-import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS, REPLAY_MARGIN_DAYS } from '../config/ledger-retention.js';
+import {
+  ConfigurationError,
+  DEFAULT_LEDGER_TTL_DAYS,
+  ENV,
+  envInteger,
+  MAX_LEDGER_TTL_DAYS,
+  MIN_LEDGER_TTL_DAYS,
+  REPLAY_MARGIN_DAYS,
+} from '../config/index.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
-import { ConfigurationError } from '../config/configuration-error.js';
-import { envInteger } from '../config/env-values.js';
 
 /** A missing or unusable intake setting; the message names the variable, never a secret. */
 export class IntakeConfigError extends ConfigurationError<'invalid_configuration'> {

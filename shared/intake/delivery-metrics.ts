@@ -1,5 +1,4 @@
-import { METRIC, METRICS_NAMESPACE } from '../metrics/names.js';
-import { emfLine } from '../metrics/emf.js';
+import { emfLine, METRIC, METRICS_NAMESPACE } from '../metrics/index.js';
 import type { IntakeResponse } from './intake.js';
 
 /**

@@ -1,18 +1,20 @@
-// Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
-// the worker's settings (zod schemas built at load) into that function.
-import type { WebhookSecrets } from '../config/webhook-secrets.js';
+import { DEFAULT_LEDGER_TTL_DAYS, type WebhookSecrets } from '../config/index.js';
 import { PointsEvent } from '../events/index.js';
-import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
-import type { EventQueue } from '../queue/index.js';
-import type { RequestHeaders, SignedRequest, SourceError, SourceSet, VersionMismatch } from '../sources/index.js';
-import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
-import { readBody } from './body.js';
-import { invalidHeader } from './headers.js';
-import { replayWindowDays } from './config.js';
-import { fromFutureProblem, tooOldReason } from './replay.js';
-import { unsafeCustomerId } from './path-safety.js';
-import { queueMessageFor } from './message.js';
 import type { Logger } from '../logging/index.js';
+import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
+import { type EventQueue, queueMessageFor } from '../queue/index.js';
+import {
+  type RequestHeaders,
+  type SignedRequest,
+  type SourceError,
+  type SourceSet,
+  unsafeCustomerId,
+  type VersionMismatch,
+} from '../sources/index.js';
+import { readBody } from './body.js';
+import { replayWindowDays } from './config.js';
+import { invalidHeader } from './headers.js';
+import { fromFutureProblem, tooOldReason } from './replay.js';
 
 /** A webhook request, whatever carried it (API Gateway, the local HTTP server, a test). */
 export interface IntakeRequest {

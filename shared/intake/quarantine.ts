@@ -1,11 +1,7 @@
-// Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
-// the worker's settings (zod schemas built at load) into that function.
-import { ENV } from '../config/environment.js';
-import { emfCountLine } from '../metrics/emf.js';
-import { METRIC } from '../metrics/names.js';
+import { ENV, envInteger } from '../config/index.js';
+import { emfCountLine, METRIC } from '../metrics/index.js';
 import { DEFAULT_QUARANTINE_TTL_DAYS, type KeepResult, type QuarantineInput } from '../quarantine/index.js';
 import type { IntakeDeps } from './intake.js';
-import { envInteger } from '../config/env-values.js';
 
 /**
  * The quarantine intake writes to, from the environment: QUARANTINE_TABLE (unset: none, and
@@ -25,16 +21,13 @@ export function quarantineFromEnvironment(
     { fallback: DEFAULT_QUARANTINE_TTL_DAYS, min: 1, max: 3650 },
     () => new Error(`${ENV.QUARANTINE_TTL_DAYS} must be a whole number of days from 1 to 3650`),
   );
-  const endpoint = env[ENV.DYNAMODB_ENDPOINT];
   let store: Promise<{ keep(input: QuarantineInput): Promise<KeepResult> }> | undefined;
   const open = async () => {
-    const [{ createDocumentClient }, { createQuarantineStore }] = await Promise.all([
-      import('../ledger/client.js'),
-      import('../quarantine/store.js'),
+    const [{ documentClientFromEnv }, { createQuarantineStore }] = await Promise.all([
+      import('../dynamodb/index.js'),
+      import('../quarantine/index.js'),
     ]);
-    // Locally (dynalite) the endpoint is given and the credentials are dummies dynalite ignores.
-    const local = { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
-    const client = createDocumentClient(endpoint ? local : {});
+    const client = documentClientFromEnv(env);
     return createQuarantineStore({ client, tableName, clock: Date.now, ttlDays });
   };
   const service = env.POWERTOOLS_SERVICE_NAME ?? 'loyalty-points-bridge';

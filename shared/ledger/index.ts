@@ -1,5 +1,5 @@
 /** The ledger: the DynamoDB record of each order and refund that makes crediting and debiting happen exactly once. */
-export { createDocumentClient } from './client.js';
+export { createDocumentClient } from '../dynamodb/index.js';
 export { createLedger, type Ledger, type LedgerOptions } from './ledger.js';
 export type { PurchaseClaimInput, PurchaseResult } from './orders.js';
 export { type AppliedRefund, orderKey, OrderRecord, type OrderRef, refundKey, RefundRecord, type RefundRef } from './records.js';

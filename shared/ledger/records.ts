@@ -1,7 +1,8 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
-// outcome.ts alone, not ../points/index.js: shared/points imports the ledger, so its index here would be an import cycle.
-import { OutcomeKind } from '../points/outcome.js';
-import { AmountTerms } from '../events/index.js';
+import { AmountTerms, OUTCOME_KINDS } from '../events/index.js';
+
+/** Processing's outcome kinds, as the schema the ledger's records are read with. */
+const OutcomeKind = z.enum(OUTCOME_KINDS);
 
 /** Why a purchase ended (acknowledged outcomes; the queue is done with them): kinds of processing's outcomes. */
 export const OrderOutcome = OutcomeKind.extract([

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient, PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { capText } from '../text/index.js';
 import type { Expression } from './expression.js';
-import { ConditionalCheckFailedException, GetCommand, PutCommand, UpdateCommand } from './sdk.js';
+import { ConditionalCheckFailedException, GetCommand, PutCommand, UpdateCommand } from '../dynamodb/index.js';
 
 /** Epoch milliseconds now. Injected so tests move leases without sleeping. */
 export type Clock = () => number;

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateTableCommand, ResourceInUseException } from './sdk.js';
+import { CreateTableCommand, ResourceInUseException } from '../dynamodb/index.js';
 import { LEDGER_TABLE_SCHEMA } from '../config/index.js';
 
 /**

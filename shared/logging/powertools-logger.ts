@@ -5,8 +5,8 @@ import type { Logger } from './logger.js';
 /**
  * The Lambda functions' logger: Powertools' JSON lines (service from POWERTOOLS_SERVICE_NAME, else the
  * function's own name), with every field's text capped (about 1 KB), since upstream answers and event
- * contents end up in them. Imported by the functions directly, not through shared/logging's index:
- * the receiver's bundle stays without Powertools.
+ * contents end up in them. The receiver's bundle stays without Powertools all the same: package.json
+ * declares the project free of import side effects, so esbuild leaves out what a function does not use.
  */
 export function powertoolsLogger(env: NodeJS.ProcessEnv, defaultService: string): Logger {
   const logger = new PowertoolsLogger({ serviceName: env.POWERTOOLS_SERVICE_NAME ?? defaultService });

@@ -12,6 +12,7 @@ export {
   staticCredentials,
 } from './credentials.js';
 export { isOpenApiError, OpenApiError, type OpenApiErrorKind } from './errors.js';
+export { type PathParamRule, pathParamProblem } from './paths.js';
 export { AMOUNT_MAX, MESSAGES, POINT_MIN } from './messages.js';
 export { Answers, type MemberDetail, type PointItem } from './schemas.js';
 export { clearTokenCache } from './token-cache.js';

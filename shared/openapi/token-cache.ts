@@ -3,7 +3,7 @@
  * every client in the container. Keyed by base URL + client id. Single-flight: concurrent callers
  * share one token request.
  */
-import { createSingleFlightCache } from '../cache/single-flight-cache.js';
+import { createSingleFlightCache } from '../cache/index.js';
 
 export interface CachedToken {
   value: string;

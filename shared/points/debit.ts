@@ -1,5 +1,3 @@
-// money.ts alone, not ../sources/index.js: process-events loads this module, and the index would bundle every
-// sender's parser (the registry) into that function.
 import type { AmountTerms, RefundParts } from '../events/index.js';
 import {
   type Decimal,
@@ -11,7 +9,7 @@ import {
   subtractDecimals,
   toUnits,
   ZERO,
-} from '../sources/money.js';
+} from '../money/index.js';
 
 /**
  * The refund arithmetic. Debits come from what the order really earned, never a fresh calculation:

@@ -1,5 +1,5 @@
 import { isOpenApiError, type OpenApiError } from '../openapi/index.js';
-import type { ProcessOutcome } from './outcome.js';
+import type { ProcessOutcome } from '../events/index.js';
 
 /** Errors that people fix (contract, credentials, a request we build wrongly): they end in the DLQ, redriven after the fix. */
 const CONFIGURATION = new Set([

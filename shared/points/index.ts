@@ -3,6 +3,7 @@ export { type OrderBook, refundShare } from './debit.js';
 export type { Checkpoint, CheckpointStep, PointsApi, ProcessorDeps } from './deps.js';
 export { instrumentPointsApi, POINTS_API_OPERATIONS } from './instrument.js';
 export { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker } from './markers.js';
-export { OUTCOME_KINDS, OutcomeKind, type ProcessOutcome } from './outcome.js';
+// The outcome vocabulary lives in shared/events; processing's callers keep reading it here too.
+export { OUTCOME_KINDS, type ProcessOutcome } from '../events/index.js';
 export { createProcessor, type Processor } from './processor.js';
 export { eventIds, type MetricsSink, outcomeFields, recordOutcomeMetrics } from './report.js';

@@ -1,8 +1,8 @@
 import type { PurchaseEvent } from '../events/index.js';
-import { currencyDigits, toUnits } from '../sources/money.js';
+import { currencyDigits, toUnits } from '../money/index.js';
 import { SquareOrdersError, subtotalExcludingTax } from '../square-orders/index.js';
 import type { ProcessorDeps } from './deps.js';
-import type { ProcessOutcome } from './outcome.js';
+import type { ProcessOutcome } from '../events/index.js';
 
 type Measured = { event: PurchaseEvent; outcome?: undefined } | { outcome: Extract<ProcessOutcome, { action: 'retry' }> };
 

@@ -1,7 +1,7 @@
 import type { OrderRecord } from '../ledger/index.js';
 import type { ProcessorDeps } from './deps.js';
 import { PointsEvent, type PurchaseEvent } from '../events/index.js';
-import type { FollowUp, ProcessOutcome } from './outcome.js';
+import type { FollowUp, ProcessOutcome } from '../events/index.js';
 import { measuredPurchase } from './order-amount.js';
 import { processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';

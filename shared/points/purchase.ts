@@ -7,7 +7,7 @@ import { asOpenApiError, isUnrecognisedRefusal, leaseLost, leaveInDoubt, rejecte
 import { findMarkers } from './history.js';
 import { awaitsCustomer } from './late-customer.js';
 import { purchaseMarker } from './markers.js';
-import type { ProcessOutcome, SkipReason } from './outcome.js';
+import type { ProcessOutcome, SkipReason } from '../events/index.js';
 
 /** What a purchase came to, with its order when that is done: the refunds still listed on it are then due. */
 export interface PurchaseProcessed {

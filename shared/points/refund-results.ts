@@ -2,7 +2,7 @@ import type { AppliedRefund, RefundRecord, RefundResult } from '../ledger/index.
 import type { OpenApiError } from '../openapi/index.js';
 import type { RefundShare } from './debit.js';
 import { RefundEvent } from '../events/index.js';
-import type { ProcessOutcome } from './outcome.js';
+import type { ProcessOutcome } from '../events/index.js';
 import { isUnrecognisedRefusal, rejectedOutcome } from './failures.js';
 
 /** How a refund ends: what its record keeps, and what processing answers. */

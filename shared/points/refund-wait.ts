@@ -1,7 +1,5 @@
 import type { ProcessingSettings } from '../config/index.js';
-// message.ts alone, not ../intake/index.js: process-events loads this module, and the index would bundle
-// intake's settings and request handling into that function.
-import { queueMessageFor } from '../intake/message.js';
+import { queueMessageFor } from '../queue/index.js';
 import type { RefundEvent } from '../events/index.js';
 
 /**

@@ -8,7 +8,7 @@ import { asOpenApiError, leaseLost, leaveInDoubt, transientOutcome } from './fai
 import { findMarkers } from './history.js';
 import { awaitsCustomer } from './late-customer.js';
 import { purchaseMarker, refundMarker } from './markers.js';
-import type { ProcessOutcome } from './outcome.js';
+import type { ProcessOutcome } from '../events/index.js';
 import { type RefundEnd, bookable, bookedEnd, definitiveEnd, parkedEnd, skippedEnd, storedEvent } from './refund-results.js';
 import { refundWaitMs } from './refund-wait.js';
 

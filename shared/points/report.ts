@@ -1,5 +1,5 @@
-import { METRIC, outcomeMetric } from '../metrics/names.js';
-import type { ProcessOutcome } from './outcome.js';
+import { METRIC, outcomeMetric } from '../metrics/index.js';
+import type { ProcessOutcome } from '../events/index.js';
 
 /** The part of Powertools Metrics processing uses (units as Powertools names them). */
 export interface MetricsSink {

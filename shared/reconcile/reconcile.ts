@@ -1,7 +1,7 @@
-import { fromFutureProblem, queueMessageFor } from '../intake/index.js';
+import { fromFutureProblem } from '../intake/index.js';
 import type { Ledger } from '../ledger/index.js';
 import { PointsEvent } from '../events/index.js';
-import type { EventQueue } from '../queue/index.js';
+import { type EventQueue, queueMessageFor } from '../queue/index.js';
 import {
   ADJUSTMENTS_LIMIT,
   type AdminOrder,

@@ -1,5 +1,5 @@
 import { deferralSeconds } from '../config/index.js';
-import type { ProcessOutcome } from '../points/index.js';
+import type { ProcessOutcome } from '../events/index.js';
 
 /**
  * Waiting is not failing. Outcomes that only say "not yet" are deferred (the message's visibility is

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { JsonNumber } from './json.js';
-import { type Decimal, parseDecimal } from './money.js';
+import { type Decimal, parseDecimal } from '../money/index.js';
 import type { SourceError } from './types.js';
 
 /** Helpers for reading sender payloads with zod: field types and error mapping. */

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { PointsEvent } from '../events/index.js';
 import { header } from './headers.js';
 import { parseJsonBody } from './json.js';
-import { type Decimal, compareDecimals, formatDecimal, subtractDecimals, toUnits, ZERO } from './money.js';
+import { type Decimal, compareDecimals, formatDecimal, subtractDecimals, toUnits, ZERO } from '../money/index.js';
 import { CurrencyCode, DateTimeWithOffset, DecimalString, invalid, schemaError } from './payload.js';
 import { EXTERNAL_ID, ExternalKey, commonSettings, renderTitle } from './settings.js';
 import { decodeHex, hmacSha256, macEquals } from './signature.js';

@@ -3,9 +3,7 @@ import { posSource } from './pos.js';
 import { shopifySource } from './shopify.js';
 import { squareSource } from './square.js';
 import type { ConfiguredSource, WebhookSource } from './types.js';
-// Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
-// the worker's settings (zod schemas built at load) into that function.
-import { ConfigurationError } from '../config/configuration-error.js';
+import { ConfigurationError } from '../config/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 
 /** Every kind of webhook source there is. A new sender: one module, one line here. */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { AmountBasis } from '../events/index.js';
-import { AmountRule } from './money.js';
+import { AmountRule } from '../money/index.js';
 
 export { AmountBasis };
 

@@ -13,7 +13,7 @@ import {
   sumDecimals,
   toUnits,
   ZERO,
-} from './money.js';
+} from '../money/index.js';
 import { invalid, schemaError } from './payload.js';
 import { ExternalKey, commonSettings, renderTitle } from './settings.js';
 import { decodeBase64, hmacSha256, macEquals } from './signature.js';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { PointsEvent } from '../events/index.js';
 import { header } from './headers.js';
 import { parseJsonBody } from './json.js';
-import { AmountRule, currencyDigits, toUnits } from './money.js';
+import { AmountRule, currencyDigits, toUnits } from '../money/index.js';
 import { CurrencyCode, DateTimeWithOffset, invalid, schemaError } from './payload.js';
 import { EXTERNAL_ID, ExternalKey, TitleTemplate, renderTitle } from './settings.js';
 import { decodeBase64, hmacSha256, macEquals } from './signature.js';

@@ -1,5 +1,17 @@
 import { createRandom, type Random } from './prng.js';
 import { addSquare } from './square.js';
+import {
+  CHAOS_RANKS,
+  type ChaosCustomer,
+  type DeliveryStep,
+  type EventSpec,
+  type PurchaseSpec,
+  type RankName,
+  type RefundSpec,
+  type Scenario,
+  type ScenarioOptions,
+  type SourceName,
+} from './scenario-types.js';
 
 /**
  * The seeded scenario of a chaos run: customers, the business events (purchases, partial and full
@@ -7,88 +19,18 @@ import { addSquare } from './square.js';
  * reorderings and concurrent copies. Pure data from the seed: the same seed gives the same scenario.
  */
 
-export type SourceName = 'shopify' | 'pos' | 'square';
-
-/** Grant rate of each rank, as the emulator is configured for the run (exact decimals). */
-export const CHAOS_RANKS = { regular: 0.01, silver: 0.03, gold: 0.05, platinum: 0.1 } as const;
-export type RankName = keyof typeof CHAOS_RANKS;
-
-export interface ChaosCustomer {
-  index: number;
-  loginId: string;
-  rank: RankName;
-  /** Shopify customer id: a 64-bit integer beyond JavaScript's safe range, sent as a JSON number. */
-  shopifyId: string;
-  /** POS member card number. */
-  posCard: string;
-  /** false: the sender knows the customer, the membership service does not (customer not found). */
-  registered: boolean;
-}
-
-export interface PurchaseSpec {
-  kind: 'purchase';
-  /** Stable key of the business event within the run. */
-  key: string;
-  source: SourceName;
-  orderId: string;
-  /** null: the sale has no customer reference. */
-  customer: number | null;
-  /** Eligible amount in whole currency units (the payload carries it as "N.00"). */
-  amount: number;
-  test: boolean;
-}
-
-export interface RefundSpec {
-  kind: 'refund';
-  key: string;
-  source: SourceName;
-  orderId: string;
-  refundId: string;
-  customer: number | null;
-  /** Amount this refund refunds, whole units; for a cancellation or void, what remained when it was issued. */
-  amount: number;
-  /** A cancellation (Shopify) or full return (POS): everything not yet refunded is refunded. */
-  cancel: boolean;
-  /** No purchase exists for this order (a refund the shop sends for an order we never saw). */
-  orphan: boolean;
-}
-
-export type EventSpec = PurchaseSpec | RefundSpec;
-
-export interface DeliveryStep {
-  /** Index into `events`. */
-  event: number;
-  /** The sender's delivery id (a retry repeats it; a second subscription or a resend uses a new one). */
-  deliveryId: string;
-  /** How many copies are sent at once (2: a concurrent duplicate). */
-  copies: number;
-  kind: 'first' | 'retry' | 'resend' | 'concurrent';
-  /** Square: this payment.updated does not name the customer yet (square.ts). */
-  withoutCustomer?: boolean;
-}
-
-export interface Scenario {
-  seed: number;
-  customers: ChaosCustomer[];
-  events: EventSpec[];
-  deliveries: DeliveryStep[];
-  counts: {
-    purchases: number;
-    refunds: number;
-    cancellations: number;
-    orphanRefunds: number;
-    /** Deliveries beyond the first of each event. */
-    duplicates: number;
-    concurrentDuplicates: number;
-    /** Refunds delivered before their purchase, plus swapped neighbours. */
-    reordered: number;
-  };
-}
-
-export interface ScenarioOptions {
-  events: number;
-  seed: number;
-}
+export {
+  CHAOS_RANKS,
+  type ChaosCustomer,
+  type DeliveryStep,
+  type EventSpec,
+  type PurchaseSpec,
+  type RankName,
+  type RefundSpec,
+  type Scenario,
+  type ScenarioOptions,
+  type SourceName,
+};
 
 /** Probabilities, in one place so a reader sees the mix at a glance. */
 const MIX = {

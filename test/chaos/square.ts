@@ -1,6 +1,6 @@
 import { signSquare } from '../../local/senders.js';
 import type { Random } from './prng.js';
-import type { ChaosCustomer, DeliveryStep, EventSpec, Scenario } from './scenario.js';
+import type { ChaosCustomer, DeliveryStep, EventSpec, Scenario } from './scenario-types.js';
 
 /**
  * Square in the chaos runs. A share of the scenario's POS orders (those naming a customer) is sold

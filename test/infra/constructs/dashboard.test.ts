@@ -1,7 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC, UNEXPECTED_ERROR_OUTCOME, outcomeMetric, upstreamCallsMetric } from '../../../shared/metrics/names.js';
-import { OUTCOME_KINDS } from '../../../shared/points/outcome.js';
+import { OUTCOME_KINDS } from '../../../shared/events/index.js';
 import { POINTS_API_OPERATIONS } from '../../../shared/points/instrument.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
 import type { Json } from '../../support/json.js';

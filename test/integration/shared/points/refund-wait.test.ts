@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { queueMessageFor } from '../../../../shared/intake/index.js';
+import { queueMessageFor } from '../../../../shared/queue/index.js';
 import { purchase, refund, useHarness } from './harness.js';
 
 const h = useHarness();

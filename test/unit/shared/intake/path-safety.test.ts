@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { staticWebhookSecrets } from '../../../../shared/config/webhook-secrets.js';
 import { receiveWebhook } from '../../../../shared/intake/index.js';
-import { unsafeCustomerId } from '../../../../shared/intake/path-safety.js';
+import { unsafeCustomerId } from '../../../../shared/sources/index.js';
 import { loadSources } from '../../../../shared/sources/registry.js';
 import { RecordingQueue } from '../../../support/recording-queue.js';
 import { fixture, posHeaders } from '../../../support/webhooks.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { refundShare, type OrderBook } from '../../../../shared/points/index.js';
-import { formatMinorUnits, parseDecimal, toUnits } from '../../../../shared/sources/money.js';
+import { formatMinorUnits, parseDecimal, toUnits } from '../../../../shared/money/index.js';
 
 /**
  * Refund shares from exact amounts: the purchase's and each refund's unrounded amount, as the

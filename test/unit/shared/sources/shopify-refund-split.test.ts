@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { refundShare, type OrderBook } from '../../../../shared/points/index.js';
 import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
-import { formatMinorUnits, measureRefund, parseDecimal, subtractDecimals, sumDecimals } from '../../../../shared/sources/money.js';
+import { formatMinorUnits, measureRefund, parseDecimal, subtractDecimals, sumDecimals } from '../../../../shared/money/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
 import { shopifyHeaders } from '../../../support/webhooks.js';

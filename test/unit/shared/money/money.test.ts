@@ -8,7 +8,7 @@ import {
   parseDecimal,
   sumDecimals,
   toUnits,
-} from '../../../../shared/sources/money.js';
+} from '../../../../shared/money/money.js';
 
 const dec = (s: string): Decimal => {
   const d = parseDecimal(s);

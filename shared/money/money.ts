@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import type { AmountTerms, RefundParts } from '../events/index.js';
 
 /**
  * Exact money arithmetic. Amounts arrive as decimal strings ("1234.50"); they are summed and
@@ -128,13 +127,27 @@ export function formatDecimal(d: Decimal): string {
   return formatMinorUnits(units, scale);
 }
 
+/** A refund's decimal strings as its sender states them (shared/events' `RefundParts` is one). */
+export interface RefundAmounts {
+  readonly price: string;
+  readonly tax: string;
+  readonly shippingPrice: string;
+  readonly shippingTax: string;
+}
+
+/** The purchase's measuring terms that a refund's amount depends on (shared/events' `AmountTerms` is one). */
+export interface MeasureTerms {
+  readonly basis: 'subtotal_excluding_tax' | 'subtotal' | 'total';
+  readonly taxesIncluded: boolean;
+}
+
 const dec = (text: string): Decimal => parseDecimal(text) ?? ZERO;
 
 /**
  * A refund's amount in the purchase's terms: the same basis, and tax taken out only when the
  * purchase's own payload said its prices include tax. Never negative.
  */
-export function measureRefund(parts: RefundParts, terms: AmountTerms): Decimal {
+export function measureRefund(parts: RefundAmounts, terms: MeasureTerms): Decimal {
   const total = terms.basis === 'total';
   const price = total ? addDecimals(dec(parts.price), dec(parts.shippingPrice)) : dec(parts.price);
   const tax = total ? addDecimals(dec(parts.tax), dec(parts.shippingTax)) : dec(parts.tax);

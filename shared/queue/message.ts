@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PointsEvent } from '../events/index.js';
-import type { QueueMessage } from '../queue/index.js';
+import type { QueueMessage } from './types.js';
 
 // SQS FIFO: group and deduplication ids are 1-128 characters of letters, digits and punctuation.
 const SQS_ID = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]{1,128}$/;

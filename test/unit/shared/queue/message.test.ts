@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { queueMessageFor } from '../../../../shared/intake/message.js';
+import { queueMessageFor } from '../../../../shared/queue/index.js';
 import { PointsEvent, type PurchaseEvent, type RefundEvent } from '../../../../shared/events/index.js';
 
 const purchase: PurchaseEvent = {

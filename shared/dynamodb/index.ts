@@ -1,0 +1,16 @@
+/**
+ * The DynamoDB SDK as this project uses it: the document client (from a config or from a function's
+ * environment) and the SDK values the ledger and the quarantine store need, loaded with require()
+ * (sdk.ts says why).
+ */
+export { createDocumentClient, documentClientFromEnv } from './client.js';
+export {
+  ConditionalCheckFailedException,
+  CreateTableCommand,
+  DynamoDBClient,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  ResourceInUseException,
+  UpdateCommand,
+} from './sdk.js';

@@ -1,0 +1,96 @@
+/**
+ * What processing one event came to: the outcome vocabulary the processor speaks, the ledger records and
+ * the dashboard counts. `action` tells the queue adapter what to do with the message: `ack` (done for
+ * good, whatever the outcome) or `retry` (transient: back to the queue, and after repeated failures to
+ * the DLQ). The ledger keeps the acknowledged kinds, queryable per order.
+ *
+ * Plain types, not a schema: nothing parses outcomes (the processor makes them), so a cold start pays for
+ * no parser (bench/results.md). It lives beside the events so processing, the ledger and the retry rule
+ * share it without depending on each other.
+ */
+type RetryOrAck = 'ack' | 'retry';
+
+/** A refund processed on behalf of its purchase (it had been waiting or parked before the purchase). */
+export interface FollowUp {
+  refundId: string;
+  kind: string;
+  action: RetryOrAck;
+  points?: number;
+}
+
+/** `too_old`: older than the ledger's retention, so its record may be gone (a replay): earns and takes nothing. */
+export type SkipReason = 'test' | 'no_customer' | 'amount_zero' | 'order_not_credited' | 'too_old' | 'unlinked_refund';
+
+/** The outcome union (points are whole, non-negative numbers unless said otherwise). */
+export type ProcessOutcome =
+  // Acknowledged: definitive.
+  | {
+      kind: 'credited';
+      /** retry only when a refund waiting for this purchase still has to be processed (the purchase is done). */
+      action: RetryOrAck;
+      customerId: string;
+      /** Exact when `exact` (found in the point history), otherwise the balance difference (a hint). */
+      points: number;
+      exact: boolean;
+      reconciled: boolean;
+      followUps?: FollowUp[];
+    }
+  | { kind: 'debited'; action: 'ack'; customerId: string; points: number; target: number; reconciled: boolean }
+  | {
+      kind: 'insufficient_points';
+      action: 'ack';
+      policy: 'clamp' | 'park';
+      customerId: string;
+      /** What was actually debited (clamp: what the customer held; park: 0). */
+      points: number;
+      target: number;
+      shortfall: number;
+      reconciled: boolean;
+    }
+  | { kind: 'duplicate'; action: RetryOrAck; previous: string; followUps?: FollowUp[] }
+  | { kind: 'skipped'; action: RetryOrAck; reason: SkipReason; followUps?: FollowUp[] }
+  | { kind: 'customer_not_found'; action: RetryOrAck; followUps?: FollowUp[] }
+  | { kind: 'customer_withdrawn'; action: RetryOrAck; customerId: string; followUps?: FollowUp[] }
+  | { kind: 'points_not_available'; action: RetryOrAck; followUps?: FollowUp[] }
+  | { kind: 'refund_parked'; action: 'ack'; reason: string }
+  /** The Open API refused with a 4xx the spec gives no meaning (open-api errors: `unrecognised`): parked, alarmed. */
+  | { kind: 'upstream_rejected'; action: 'ack'; errorKind: string; reason: string }
+  // Retried: transient.
+  | { kind: 'lease_held'; action: 'retry'; reason: string }
+  | { kind: 'refund_waiting'; action: 'retry'; reason: string }
+  /** The points call may have run: the lease is left to expire, the next attempt reconciles first. */
+  | { kind: 'outcome_unknown'; action: 'retry'; errorKind: string; reason: string }
+  | { kind: 'upstream_error'; action: 'retry'; errorKind: string; reason: string }
+  /** Not contracted, credentials refused, request rejected as invalid: fixed by people, then redriven. */
+  | { kind: 'configuration_error'; action: 'retry'; errorKind: string; reason: string }
+  | { kind: 'lease_lost'; action: 'retry'; reason: string }
+  | { kind: 'invalid_event'; action: 'retry'; reason: string };
+
+/** `list`, when it names every member of T: otherwise a compile error says which are missing. */
+const everyOf =
+  <T extends string>() =>
+  <const L extends readonly T[]>(list: L & ([Exclude<T, L[number]>] extends [never] ? unknown : { missing: Exclude<T, L[number]> })) =>
+    list;
+
+/** Every outcome kind, in the union's order (the compiler holds the two to the same kinds). */
+export const OUTCOME_KINDS = everyOf<ProcessOutcome['kind']>()([
+  'credited',
+  'debited',
+  'insufficient_points',
+  'duplicate',
+  'skipped',
+  'customer_not_found',
+  'customer_withdrawn',
+  'points_not_available',
+  'refund_parked',
+  'upstream_rejected',
+  'lease_held',
+  'refund_waiting',
+  'outcome_unknown',
+  'upstream_error',
+  'configuration_error',
+  'lease_lost',
+  'invalid_event',
+]);
+/** Every outcome kind, one vocabulary: the ledger records a part of it (`OrderOutcome`, `RefundOutcome`). */
+export type OutcomeKind = ProcessOutcome['kind'];

@@ -1,0 +1,2 @@
+/** What every local HTTP server (stand-ins, emulator, console) refuses on its admin routes, and why. */
+export { type AdminRefusal, type AdminRequest, adminRefusal, declaresBody } from './admin-guard.js';

@@ -1,0 +1,98 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { importProblems } from '../../../tools/check-imports.js';
+
+/** `npm run lint`'s import rules, run on a small made-up repository written to a temporary folder. */
+let root: string | undefined;
+
+async function repo(files: Record<string, string>): Promise<string> {
+  root = await mkdtemp(join(tmpdir(), 'check-imports-'));
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+  return root;
+}
+
+async function problems(files: Record<string, string>): Promise<string[]> {
+  return importProblems(await repo(files), Object.keys(files));
+}
+
+afterEach(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+describe('npm run lint import rules', () => {
+  it('pass a repository whose imports go one way, through module indexes', async () => {
+    expect(
+      await problems({
+        'shared/a/index.ts': "export { a } from './a.js';\n",
+        'shared/a/a.ts': "import { b } from '../b/index.js';\nexport const a = b;\n",
+        'shared/b/index.ts': 'export const b = 1;\n',
+        'functions/f.ts': "import { a } from '../shared/a/index.js';\n",
+      }),
+    ).toEqual([]);
+  });
+
+  it('report a cycle between two files', async () => {
+    expect(
+      await problems({
+        'local/run.ts': "import { step } from './steps.js';\nexport const run = step;\n",
+        'local/steps.ts': "import { run } from './run.js';\nexport const step = run;\n",
+      }),
+    ).toEqual(['file cycle: local/run.ts ↔ local/steps.ts']);
+  });
+
+  it('count a type-only import in a cycle', async () => {
+    expect(
+      await problems({
+        'local/run.ts': "import { step } from './steps.js';\nexport type Target = { a: 1 };\nexport const run = step;\n",
+        'local/steps.ts': "import type { Target } from './run.js';\nexport const step = (t: Target) => t;\n",
+      }),
+    ).toEqual(['file cycle: local/run.ts ↔ local/steps.ts']);
+  });
+
+  it('count a dynamic import in a cycle', async () => {
+    expect(
+      await problems({
+        'local/a.ts': "export const load = () => import('./b.js');\n",
+        'local/b.ts': "import { load } from './a.js';\nexport const b = load;\n",
+      }),
+    ).toEqual(['file cycle: local/a.ts ↔ local/b.ts']);
+  });
+
+  it('report a cycle between shared modules even when no two files form one', async () => {
+    expect(
+      await problems({
+        'shared/a/index.ts': "export { a } from './a.js';\n",
+        'shared/a/a.ts': "import { b } from '../b/index.js';\nexport const a = b;\n",
+        'shared/a/late.ts': 'export const late = 1;\n',
+        'shared/b/index.ts': "export { b } from './b.js';\n",
+        'shared/b/b.ts': "import type { late } from '../a/index.js';\nexport const b = 1 as unknown as typeof late;\n",
+      }).then((found) => found.filter((p) => p.startsWith('shared/ module cycle'))),
+    ).toEqual(['shared/ module cycle: shared/a ↔ shared/b']);
+  });
+
+  it('report an import that skips a module index, and accept a light *.entry.ts file', async () => {
+    expect(
+      await problems({
+        'shared/a/index.ts': "export { a } from './a.js';\n",
+        'shared/a/a.ts': 'export const a = 1;\n',
+        'shared/a/small.entry.ts': "export { a } from './a.js';\n",
+        'functions/f.ts': "import { a } from '../shared/a/a.js';\nimport { a as b } from '../shared/a/small.entry.js';\n",
+      }),
+    ).toEqual(['deep import: functions/f.ts → shared/a/a.ts (import shared/a/index.ts or a *.entry.ts)']);
+  });
+
+  it('ignore an import written in a comment', async () => {
+    expect(
+      await problems({
+        'local/a.ts': "// import { b } from './b.js';\nexport const a = 1;\n",
+        'local/b.ts': "import { a } from './a.js';\nexport const b = a;\n",
+      }),
+    ).toEqual([]);
+  });
+});

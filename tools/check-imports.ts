@@ -1,0 +1,50 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cycles, fileGraph, moduleGraph, sharedModuleOf } from './import-graph.js';
+
+/**
+ * `npm run lint`'s import rules, which Biome cannot express across modules:
+ * - no cycle between files, and none between shared/ modules (type-only and dynamic imports count);
+ * - code outside a shared/ module reaches it only through its public face: `index.ts`, or a light entry
+ *   file named `*.entry.ts` where a Lambda bundle must stay small (as Powertools' subpath exports do).
+ * Prints each problem and exits 1 when there is one.
+ */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export function isPublicEntry(file: string): boolean {
+  return /^shared\/[^/]+\/(index|[\w-]+\.entry)\.ts$/.test(file);
+}
+
+export function importProblems(root: string, files: readonly string[]): string[] {
+  const graph = fileGraph(root, files);
+  const problems: string[] = [];
+  for (const cycle of cycles(graph)) problems.push(`file cycle: ${cycle.join(' ↔ ')}`);
+  for (const cycle of cycles(moduleGraph(graph))) problems.push(`shared/ module cycle: ${cycle.join(' ↔ ')}`);
+  for (const [from, targets] of graph) {
+    if (from.startsWith('test/')) continue;
+    for (const target of targets) {
+      const module = sharedModuleOf(target);
+      if (module === undefined || module === sharedModuleOf(from) || isPublicEntry(target)) continue;
+      problems.push(`deep import: ${from} → ${target} (import ${module}/index.ts or a *.entry.ts)`);
+    }
+  }
+  return problems;
+}
+
+function sourceFiles(root: string): string[] {
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts', '*.tsx', '*.mts'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  return listed.split('\n').filter((f) => f.length > 0 && existsSync(resolve(root, f)));
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const problems = importProblems(ROOT, sourceFiles(ROOT));
+  for (const problem of problems) console.error(problem);
+  console.log(problems.length === 0 ? 'imports: no cycles, no deep imports' : `imports: ${problems.length} problem(s)`);
+  process.exitCode = problems.length === 0 ? 0 : 1;
+}
