@@ -3,7 +3,7 @@ import type { Ledger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import type { QuarantineStore } from '../shared/quarantine/index.js';
 import { listDeadLetter } from '../local/admin.js';
-import { deadLetterReason } from '../local/cli/dead-letter-reason.js';
+import { deadLetterReason } from '../ops/dead-letter-reason.js';
 import type { LocalQueue } from '../local/queue/index.js';
 import type { ConsoleSource } from './source.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { replayEntry } from '../local/cli/quarantine.js';
+import { replayEntry } from '../ops/quarantine.js';
 import { ConsoleStartingError } from './local.js';
 import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
 import type { ConsoleSource } from './source.js';

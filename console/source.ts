@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
-import type { QuarantineTarget } from '../local/cli/quarantine.js';
+import type { QuarantineTarget } from '../ops/quarantine.js';
 
 /** A dead-lettered message as the console lists it (the local list, or the stage's DLQ). */
 export interface ConsoleDeadLetter {

@@ -1,7 +1,7 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { connectToStage, redriveDeadLetters, type StageOptions } from '../local/cli/aws.js';
-import { deadLetterReason } from '../local/cli/dead-letter-reason.js';
-import { awsQuarantineTarget } from '../local/cli/quarantine-targets.js';
+import { connectToStage, redriveDeadLetters, type StageOptions } from '../ops/aws.js';
+import { deadLetterReason } from '../ops/dead-letter-reason.js';
+import { awsQuarantineTarget } from '../ops/quarantine-targets.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import type { Backlog, ConsoleDeadLetter, ConsoleSource } from './source.js';
 

@@ -1,6 +1,6 @@
 import type { EmulatorConfig } from '../emulator/index.js';
 import { LOCAL_DEFAULTS, LOCAL_ENV } from './config.js';
-import { curlFor, posCurlScript, shopifyOrderPaid } from './demo/index.js';
+import { curlFor, posCurlScript, shopifyOrderPaid } from './webhooks/index.js';
 
 export interface BannerInput {
   urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin?: string; squareOrders?: string };

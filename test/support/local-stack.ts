@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../emulator/index.js';
-import { shopifyOrderPaid } from '../../local/demo/index.js';
+import { shopifyOrderPaid } from '../../local/webhooks/index.js';
 import { handleOf, type LocalStack, type LocalStackHandle, type LocalStackOptions, startLocalStack } from '../../local/index.js';
 
 export interface DemoStack {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
-import { shopifyRefundCreate } from '../../../local/demo/index.js';
+import { shopifyRefundCreate } from '../../../local/webhooks/index.js';
 import { createManualClock, handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { deliverShopifyOrder } from '../../support/local-stack.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EmulatorConfig } from '../../../emulator/index.js';
-import { runDemo, squarePayment, squareRefund } from '../../../local/demo/index.js';
+import { runDemo } from '../../../demo/index.js';
+import { squarePayment, squareRefund } from '../../../local/webhooks/index.js';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { withDemoStack } from '../../support/local-stack.js';
 

@@ -4,8 +4,9 @@ import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorConfig } from '../../../emulator/index.js';
-import { ledgerReport } from '../../../local/cli/index.js';
-import { runDemo, shopifyOrderPaid } from '../../../local/demo/index.js';
+import { ledgerReport } from '../../../ops/index.js';
+import { runDemo } from '../../../demo/index.js';
+import { shopifyOrderPaid } from '../../../local/webhooks/index.js';
 import {
   createManualClock,
   examplePosScript,

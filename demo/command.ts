@@ -1,0 +1,88 @@
+import { LOCAL_ENV, type LocalConfig, resolveLocalConfig } from '../local/config.js';
+import { configFollowingStack, connectToRunningStack, findRunningStack, handleOf, type LocalStackHandle } from '../local/connect.js';
+import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { defaultSquareNotificationUrl } from '../local/square.js';
+import { startLocalStack } from '../local/stack.js';
+import { runDemo } from './run.js';
+
+/** How long the demo waits for an `npm start` that answers /healthz 503 (still starting). */
+const STARTING_WAIT_MS = 30_000;
+
+/** What to pass when the stack refused the demo's signatures: the variable, never the secret. */
+function refusedHint(intakeUrl: string, source: string, config: LocalConfig): string {
+  const [label, variable, defaulted] =
+    source === 'pos'
+      ? ['POS', LOCAL_ENV.POS_WEBHOOK_SECRETS, config.defaulted.pos]
+      : source === 'square'
+        ? ['Square', `${LOCAL_ENV.SQUARE_WEBHOOK_SIGNATURE_KEY} (and ${LOCAL_ENV.SQUARE_NOTIFICATION_URL})`, config.defaulted.square]
+        : ['Shopify', LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, config.defaulted.shopify];
+  const used = defaulted ? `the demo default, ${variable} not being set here` : `the first secret in ${variable}`;
+  return (
+    `demo: the stack at ${intakeUrl} refused the demo's ${label} signatures (401; signed with ${used}): ` +
+    `pass npm run demo the same ${variable} as npm start`
+  );
+}
+
+/**
+ * `npm run demo`: uses the `npm start` answering /healthz on PORT (reaching its emulator and dynalite
+ * where it says they are), otherwise starts a stack on free ports for the run. Exit code: 0 when every
+ * event did what it should, 1 when one did not, 2 when the demo could not run.
+ */
+export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
+  let handle: LocalStackHandle | undefined;
+  let stopStack = async () => {};
+  try {
+    let config = await resolveLocalConfig(env);
+    const found = await findRunningStack(config, { waitMs: STARTING_WAIT_MS });
+    if (found.status === 'up') {
+      out.print(`demo: using the local stack at ${found.intakeUrl} (npm start)`);
+      config = await configFollowingStack(config, found.info, env);
+      handle = connectToRunningStack(config, found.info);
+      out.print(
+        found.info === undefined
+          ? `demo: it does not say where its parts are; using EMULATOR_PORT and DYNAMODB_PORT: emulator ${handle.emulatorUrl}, DynamoDB ${handle.dynamodbUrl}`
+          : `demo: its emulator at ${handle.emulatorUrl}, DynamoDB at ${handle.dynamodbUrl} (table ${handle.tableName})`,
+      );
+    } else {
+      out.print(
+        config.ports.intake === 0
+          ? 'demo: PORT=0 names no running stack; starting one on free ports for this run'
+          : `demo: no local stack answers at ${found.intakeUrl} (PORT); starting one on free ports for this run`,
+      );
+      const stack = await startLocalStack({
+        emulatorConfig: config.emulatorConfig,
+        webhookSecrets: config.webhookSecrets,
+        ...(config.squareNotificationUrl ? { squareNotificationUrl: config.squareNotificationUrl } : {}),
+        tableName: config.tableName,
+        env,
+      });
+      stopStack = () => stack.close();
+      handle = handleOf(stack);
+    }
+
+    const connected = handle;
+    const result = await runDemo(
+      {
+        ...connected,
+        emulatorConfig: config.emulatorConfig,
+        secrets: {
+          shopify: config.webhookSecrets.shopify[0]!,
+          pos: config.webhookSecrets.pos[0]!,
+          square: {
+            key: config.webhookSecrets.square[0]!,
+            notificationUrl: config.squareNotificationUrl ?? defaultSquareNotificationUrl(connected.intakeUrl),
+          },
+        },
+      },
+      out.print,
+    );
+    if (found.status === 'up') for (const source of result.signatureRefused) out.print(refusedHint(found.intakeUrl, source, config));
+    return result.ok ? 0 : 1;
+  } catch (e) {
+    out.printError(`demo failed: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  } finally {
+    await handle?.close();
+    await stopStack();
+  }
+}

@@ -1,0 +1,10 @@
+import type { EmulatorConfig } from '../emulator/index.js';
+import type { LocalStackHandle } from '../local/connect.js';
+import type { SquareSigning } from '../local/webhooks/index.js';
+
+/** What the demo drives: a running local stack, in this process or another one. */
+export type DemoTarget = Pick<LocalStackHandle, 'intakeUrl' | 'openapi' | 'ledger' | 'queueStats' | 'waitForIdle' | 'squareOrders'> & {
+  emulatorConfig: EmulatorConfig;
+  /** The current signing secret of each source. */
+  secrets: { shopify: string; pos: string; square?: SquareSigning };
+};

@@ -1,0 +1,17 @@
+/**
+ * Signed sample webhooks as each sender makes them (Shopify, POS, Square), for the local stack: the
+ * banner's curl lines, the demo, the benchmarks and the tests send them.
+ */
+export { squarePayment, squareRefund, type SquareSigning } from './square.js';
+export {
+  curlFor,
+  LOCAL_SHOP,
+  posCurlScript,
+  posReturn,
+  posSale,
+  shopifyOrderPaid,
+  shopifyRefundCreate,
+  signPos,
+  signShopify,
+  type WebhookRequest,
+} from './webhooks.js';

@@ -1,0 +1,181 @@
+import { bareDecimal, bareInteger as bare, jsonWithBareIntegers, shopifyHeaders, signPos, signShopify } from '../senders.js';
+import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
+
+/**
+ * Webhook requests as the senders build them: Shopify's REST webhook payloads signed with the app
+ * secret (base64 HMAC-SHA256 of the raw body), and the project's POS format (docs/pos-format.md)
+ * signed `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`.
+ */
+export interface WebhookRequest {
+  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square';
+  headers: Record<string, string>;
+  body: string;
+}
+
+export { signPos, signShopify };
+
+/** The shop domain of the local stack: the Shopify Admin stand-in's shop, and the sender of the sample webhooks. */
+export const LOCAL_SHOP = 'demo-shop.myshopify.com';
+
+const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+
+function shopifyRequest(topic: string, payload: unknown, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+  const body = jsonWithBareIntegers(payload);
+  return {
+    path: '/webhooks/shopify',
+    headers: shopifyHeaders(body, secret, {
+      topic,
+      shopDomain: LOCAL_SHOP,
+      apiVersion: DEFAULT_SHOPIFY_API_VERSION,
+      webhookId,
+      eventId: `event-${webhookId}`,
+      triggeredAt: isoSeconds(nowMs),
+    }),
+    body,
+  };
+}
+
+export interface ShopifyOrderInput {
+  orderId: string;
+  name: string;
+  /** Shopify customer id (digits); null: a guest checkout. */
+  customerId: string | null;
+  /** Subtotal after discounts as a decimal string in `currency`: with the tax when prices include it. */
+  subtotal: string;
+  tax: string;
+  currency: string;
+  /** The shop's prices include tax ("All prices include tax", the norm in Japan); default false. */
+  taxesIncluded?: boolean;
+}
+
+export function shopifyOrderPaid(order: ShopifyOrderInput, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+  const taxesIncluded = order.taxesIncluded ?? false;
+  const total = taxesIncluded
+    ? order.subtotal
+    : (Number(order.subtotal) + Number(order.tax)).toFixed(order.subtotal.split('.')[1]?.length ?? 0);
+  const payload = {
+    id: bare(order.orderId),
+    name: order.name,
+    test: false,
+    currency: order.currency,
+    taxes_included: taxesIncluded,
+    financial_status: 'paid',
+    created_at: isoSeconds(nowMs),
+    processed_at: isoSeconds(nowMs),
+    customer: order.customerId === null ? null : { id: bare(order.customerId) },
+    current_subtotal_price: order.subtotal,
+    current_total_tax: order.tax,
+    current_total_price: total,
+    subtotal_price: order.subtotal,
+    total_tax: order.tax,
+    total_price: total,
+    shipping_lines: [],
+  };
+  return shopifyRequest('orders/paid', payload, secret, webhookId, nowMs);
+}
+
+export interface ShopifyRefundInput {
+  refundId: string;
+  orderId: string;
+  /** Refunded line items' subtotal (with their tax when the shop's prices include it). */
+  subtotal: string;
+  tax: string;
+  currency: string;
+}
+
+export function shopifyRefundCreate(refund: ShopifyRefundInput, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+  const payload = {
+    id: bare(refund.refundId),
+    order_id: bare(refund.orderId),
+    created_at: isoSeconds(nowMs),
+    processed_at: isoSeconds(nowMs),
+    refund_line_items: [
+      {
+        quantity: 1,
+        // As Shopify writes them: JSON numbers here, strings in the *_set forms.
+        subtotal: bareDecimal(refund.subtotal),
+        subtotal_set: { shop_money: { amount: refund.subtotal, currency_code: refund.currency } },
+        total_tax: bareDecimal(refund.tax),
+        total_tax_set: { shop_money: { amount: refund.tax, currency_code: refund.currency } },
+      },
+    ],
+    order_adjustments: [],
+    transactions: [{ kind: 'refund', status: 'success', currency: refund.currency }],
+  };
+  return shopifyRequest('refunds/create', payload, secret, webhookId, nowMs);
+}
+
+export interface PosCommon {
+  cardNumber: string | null;
+  subtotal: string;
+  tax: string;
+  currency: string;
+}
+
+function posCommon(input: PosCommon, nowMs: number) {
+  return {
+    storeId: 'store-001',
+    registerId: 'till-1',
+    issuedAt: isoSeconds(nowMs),
+    currency: input.currency,
+    customer: input.cardNumber === null ? null : { cardNumber: input.cardNumber },
+    subtotal: input.subtotal,
+    taxIncluded: false,
+    tax: input.tax,
+    total: (Number(input.subtotal) + Number(input.tax)).toFixed(input.subtotal.split('.')[1]?.length ?? 0),
+  };
+}
+
+function posRequest(payload: unknown, secret: string, nowMs: number): WebhookRequest {
+  const body = JSON.stringify(payload);
+  return {
+    path: '/webhooks/pos',
+    headers: { 'content-type': 'application/json', 'x-signature': signPos(body, secret, nowMs) },
+    body,
+  };
+}
+
+export function posSale(input: PosCommon & { receiptId: string }, secret: string, nowMs: number): WebhookRequest {
+  return posRequest({ type: 'sale', receiptId: input.receiptId, ...posCommon(input, nowMs) }, secret, nowMs);
+}
+
+export function posReturn(
+  input: PosCommon & { returnId: string; originalReceiptId: string; fullReturn: boolean },
+  secret: string,
+  nowMs: number,
+): WebhookRequest {
+  return posRequest(
+    {
+      type: 'return',
+      returnId: input.returnId,
+      originalReceiptId: input.originalReceiptId,
+      fullReturn: input.fullReturn,
+      ...posCommon(input, nowMs),
+    },
+    secret,
+    nowMs,
+  );
+}
+
+/** A `curl` line that sends the request to `baseUrl` (single quotes escaped for POSIX shells). */
+export function curlFor(baseUrl: string, request: WebhookRequest): string {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const headers = Object.entries(request.headers).map(([name, value]) => `-H ${quote(`${name}: ${value}`)}`);
+  return ['curl -i -X POST', quote(`${baseUrl}${request.path}`), ...headers, `--data-raw ${quote(request.body)}`].join(' \\\n  ');
+}
+
+/**
+ * A POS request as shell lines that sign at paste time (the signature holds a timestamp that goes
+ * stale after the tolerance window, so a pre-computed one would not survive the 5 minutes).
+ */
+export function posCurlScript(baseUrl: string, body: string, secret: { literal: string } | { envVar: string }): string {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  // A secret set in the environment stays there: the script reads the variable (its first entry).
+  const key = 'literal' in secret ? quote(secret.literal) : `"\${${secret.envVar}%%,*}"`;
+  return [
+    `body=${quote(body)}`,
+    `t=$(date +%s)`,
+    `sig=$(printf '%s' "$t.$body" | openssl dgst -sha256 -hmac ${key} | sed 's/^.*= //')`,
+    `curl -i -X POST ${quote(`${baseUrl}/webhooks/pos`)} -H 'content-type: application/json' -H "x-signature: t=$t,v1=$sig" --data-raw "$body"`,
+  ].join('\n');
+}

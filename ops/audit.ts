@@ -1,0 +1,114 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { OpsError } from './errors.js';
+import { auditLedger, findingLine, noteLine, scanLedger, summaryLine, type AuditProgress, type TimeRange } from '../shared/audit/index.js';
+import { processingSettingsFromEnv } from '../shared/config/index.js';
+import { createDocumentClient, type Ledger } from '../shared/ledger/index.js';
+import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
+import { resolveLocalConfig } from '../local/config.js';
+import { configFollowingStack, connectToRunningStack, findRunningStack } from '../local/connect.js';
+import { LOCAL_AWS } from '../local/dynamodb/index.js';
+
+/** What the audit reads: the ledger table (scan and lookups) and the Open API (histories, rate-limited). */
+export interface AuditTarget {
+  documentClient: DynamoDBDocumentClient;
+  tableName: string;
+  ledger: Ledger;
+  openapi: OpenApiClient;
+  close(): Promise<void>;
+}
+
+const DURATION = /^(\d+)([dhm])$/;
+const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000 } as const;
+
+/** `--since` / `--until`: an ISO date or date-time, or a duration back from now (`3d`, `12h`, `30m`). */
+export function parseInstant(value: string, option: string, now: number): number {
+  const d = DURATION.exec(value);
+  if (d) return now - Number(d[1]) * UNIT_MS[d[2] as keyof typeof UNIT_MS];
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(ms))
+    throw new OpsError(
+      'usage',
+      `${option} takes an ISO date (2026-11-01, 2026-11-01T09:00:00Z) or a duration back from now (3d, 12h, 30m), not "${value}"`,
+    );
+  return ms;
+}
+
+export function parseRange(options: { since?: string | undefined; until?: string | undefined }, now: number): TimeRange {
+  const range: TimeRange = {};
+  if (options.since !== undefined) range.from = parseInstant(options.since, '--since', now);
+  if (options.until !== undefined) range.to = parseInstant(options.until, '--until', now);
+  if (range.from !== undefined && range.to !== undefined && range.from >= range.to)
+    throw new OpsError('usage', '--since must be before --until');
+  return range;
+}
+
+/**
+ * The `npm start` on PORT, reached the way `npm run ledger` reaches it, with an Open API client held to
+ * the rate budget the worker gets from the same environment (RATE_BUDGET_PER_MINUTE).
+ */
+export async function localAuditTarget(env: NodeJS.ProcessEnv): Promise<AuditTarget> {
+  const config = await resolveLocalConfig(env);
+  const found = await findRunningStack(config);
+  if (found.status !== 'up') {
+    throw new OpsError('usage', `no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
+  }
+  const handle = connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
+  const documentClient = createDocumentClient({ endpoint: handle.dynamodbUrl, ...LOCAL_AWS });
+  const openapi = createOpenApiClient({
+    credentials: staticCredentials({ baseUrl: handle.emulatorUrl, clientId: config.clientId, clientSecret: config.clientSecret }),
+    ratePerMinute: processingSettingsFromEnv(env).rateBudgetPerMinute,
+  });
+  return {
+    documentClient,
+    tableName: handle.tableName,
+    ledger: handle.ledger,
+    openapi,
+    async close() {
+      await openapi.close();
+      documentClient.destroy();
+      await handle.close();
+    },
+  };
+}
+
+/** Progress on stderr at most every `everyMs`, and once at the end of a run that printed any. */
+export function progressPrinter(printError: (line: string) => void, everyMs = 2000, clock: () => number = Date.now) {
+  let last = clock();
+  let printed = false;
+  return {
+    scanned(records: number) {
+      if (clock() - last < everyMs) return;
+      last = clock();
+      printed = true;
+      printError(`audit: scanned ${records} ledger records so far`);
+    },
+    progress(p: AuditProgress) {
+      if (clock() - last < everyMs && !(printed && p.customersDone === p.customers)) return;
+      last = clock();
+      printed = true;
+      printError(`audit: read the point history of ${p.customersDone}/${p.customers} customers (${p.historyPages} pages)`);
+    },
+  };
+}
+
+/**
+ * Scans the ledger in the range, audits it against the point histories and prints every finding (or
+ * JSON lines), then the fixed last line `audit: orders=N refunds=M drift=D`. Exit code 1 when D > 0.
+ */
+export async function runAudit(
+  target: AuditTarget,
+  options: { range: TimeRange; json: boolean },
+  out: { print: (line: string) => void; printError: (line: string) => void },
+): Promise<number> {
+  const progress = progressPrinter(out.printError);
+  let scanned = 0;
+  const records = await scanLedger(target.documentClient, target.tableName, options.range, (n) => {
+    scanned += n;
+    progress.scanned(scanned);
+  });
+  const result = await auditLedger(records, { ledger: target.ledger, openapi: target.openapi, onProgress: (p) => progress.progress(p) });
+  for (const f of result.findings) out.print(options.json ? JSON.stringify({ type: 'drift', ...f }) : findingLine(f));
+  for (const n of result.notes) out.print(options.json ? JSON.stringify({ type: 'note', ...n }) : noteLine(n));
+  out.print(summaryLine(result));
+  return result.findings.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,164 @@
+import { parseArgs } from 'node:util';
+import { isUsageError, OpsError } from './errors.js';
+import type { Ledger } from '../shared/ledger/index.js';
+import type { ListedDeadLetter } from '../local/admin.js';
+import { ConfigurationError } from '../shared/config/index.js';
+import { resolveLocalConfig } from '../local/config.js';
+import { configFollowingStack, connectToRunningStack, findRunningStack, type LocalStackHandle } from '../local/connect.js';
+import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { deadLetterReason } from './dead-letter-reason.js';
+import { ledgerReport } from './ledger-report.js';
+import { AWS_TARGET_OPTIONS } from './target-options.js';
+
+export const CLI_USAGE = `usage:
+  npm run ledger -- <source> <order id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run redrive -- [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run audit -- [--since <date|3d>] [--until <date|12h>] [--json] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run dlq -- [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
+
+/** The `npm start` on PORT, its emulator and dynalite reached where it says they are. */
+async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
+  const config = await resolveLocalConfig(env);
+  const found = await findRunningStack(config);
+  if (found.status !== 'up') {
+    throw new OpsError('usage', `no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
+  }
+  return connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
+}
+
+/** The ledger keeps why an event kept failing; the queue only knows that it did. */
+const ledgerError = (ledger: Ledger, letter: ListedDeadLetter) => deadLetterReason(ledger, letter.event, letter.lastError);
+
+async function run(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+  printError: (line: string) => void,
+): Promise<number> {
+  const options = {
+    ...AWS_TARGET_OPTIONS,
+    'dry-run': { type: 'boolean', default: false },
+    all: { type: 'boolean', default: false },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  } as const;
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
+  const [command, ...rest] = positionals;
+  if (values.help || command === undefined) {
+    print(CLI_USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (values.stage === undefined && (values.stack !== undefined || values.outputs !== undefined)) {
+    throw new OpsError('usage', '--stack and --outputs go with --stage');
+  }
+  if (command === 'quarantine') {
+    // Its own targets: the quarantine table and the webhook URLs, not the ledger and the Open API.
+    const { quarantineCommand } = await import('./quarantine.js');
+    const { awsQuarantineTarget, localQuarantineTarget } = await import('./quarantine-targets.js');
+    const target =
+      values.stage === undefined
+        ? await localQuarantineTarget(env)
+        : await awsQuarantineTarget({
+            stage: values.stage,
+            ...(values.stack ? { stack: values.stack } : {}),
+            ...(values.outputs ? { outputsFile: values.outputs } : {}),
+          });
+    try {
+      return await quarantineCommand(rest, { all: values.all }, target, print);
+    } finally {
+      await target.close();
+    }
+  }
+  const aws =
+    values.stage === undefined
+      ? undefined
+      : await (await import('./aws.js')).connectToStage({
+          stage: values.stage,
+          ...(values.stack ? { stack: values.stack } : {}),
+          ...(values.outputs ? { outputsFile: values.outputs } : {}),
+        });
+
+  switch (command) {
+    case 'ledger': {
+      const [source, orderId, extra] = rest;
+      if (source === undefined || orderId === undefined || extra !== undefined)
+        throw new OpsError('usage', 'ledger takes <source> <order id>');
+      const handle = aws ?? (await localHandle(env));
+      try {
+        const report = await ledgerReport(handle.ledger, handle.openapi, source, orderId);
+        for (const line of report.lines) print(line);
+        return report.found ? 0 : 1;
+      } finally {
+        await handle.close();
+      }
+    }
+    case 'redrive': {
+      if (rest.length > 0) throw new OpsError('usage', 'redrive takes no arguments');
+      if (aws)
+        return (await import('./stage-dead-letters.js')).stageDeadLetters(aws, { name: 'redrive', dryRun: values['dry-run'] }, print);
+      const handle = await localHandle(env);
+      try {
+        const letters = await handle.deadLetters();
+        for (const l of letters) {
+          print(
+            `${values['dry-run'] ? 'would move' : 'moving'} ${l.messageId} (group ${l.groupId}, ${l.receiveCount} receives, last error: ${await ledgerError(handle.ledger, l)})`,
+          );
+        }
+        if (values['dry-run']) {
+          print(`dry run: ${letters.length} message(s) in the dead-letter list, nothing moved`);
+          return 0;
+        }
+        const moved = await handle.redrive();
+        print(`moved ${moved} message(s) from the dead-letter list back to the queue`);
+        return 0;
+      } finally {
+        await handle.close();
+      }
+    }
+    case 'audit': {
+      if (rest.length > 0) throw new OpsError('usage', 'audit takes no arguments, only --since, --until and --json');
+      const audit = await import('./audit.js');
+      const range = audit.parseRange(values, Date.now());
+      const target = aws ? { ...aws, tableName: aws.outputs.LedgerTableName } : await audit.localAuditTarget(env);
+      try {
+        return await audit.runAudit(target, { range, json: values.json }, { print, printError });
+      } finally {
+        await target.close();
+      }
+    }
+    case 'dlq': {
+      if (aws) return (await import('./stage-dead-letters.js')).stageDeadLetters(aws, { name: 'dlq' }, print);
+      const handle = await localHandle(env);
+      try {
+        const letters = await handle.deadLetters();
+        const listed = [];
+        for (const l of letters) listed.push({ ...l, lastError: await ledgerError(handle.ledger, l) });
+        print(listed.length === 0 ? 'the dead-letter list is empty' : JSON.stringify(listed, null, 2));
+        return 0;
+      } finally {
+        await handle.close();
+      }
+    }
+    default:
+      throw new OpsError('usage', `unknown command ${command}`);
+  }
+}
+
+/**
+ * The operator commands (`ledger`, `redrive`, `dlq`, `quarantine`, `audit`) against the local stack (`npm start` on PORT) or a
+ * deployed stage (`--stage`). Exit code: 0 done, 1 the order has no ledger record (ledger) or the audit
+ * found drift, 2 could not run.
+ */
+export async function cliCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
+  try {
+    return await run(argv, env, out.print, out.printError);
+  } catch (e) {
+    if (isUsageError(e)) out.printError(`${e.message}\n${CLI_USAGE}`);
+    else if (e instanceof ConfigurationError) out.printError(e.message);
+    else out.printError(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+    return 2;
+  }
+}

@@ -1,0 +1,14 @@
+import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { cliCommand } from './command.js';
+
+/**
+ * Every operator command, against the local stack (`npm start` on PORT) or a deployed stage (`--stage`):
+ * the first argument names it. Each keeps its own options, output and exit codes; reconcile and shopify
+ * are loaded only when named (they bring the Shopify Admin client).
+ */
+export async function opsCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === 'reconcile') return (await import('./reconcile-command.js')).reconcileCommand(rest, env, out);
+  if (command === 'shopify') return (await import('./shopify-command.js')).shopifyCommand(rest, env, out);
+  return cliCommand(argv, env, out);
+}

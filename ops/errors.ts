@@ -1,0 +1,17 @@
+import { ConfigurationError } from '../shared/config/index.js';
+
+/**
+ * Why an operator command could not run:
+ * - `usage`: arguments it cannot take; printed with the command's usage;
+ * - `invalid_arguments`: arguments of a subcommand it cannot take (quarantine's), printed alone;
+ * - `aws_target`: the deployed stage is not there as the command needs it (outputs, configuration);
+ * - `not_a_shopify_source`: the source named is missing or not a Shopify source.
+ * No local stack on PORT is local/connect.ts's NoLocalStackError.
+ */
+export type OpsErrorKind = 'usage' | 'invalid_arguments' | 'aws_target' | 'not_a_shopify_source';
+
+export class OpsError extends ConfigurationError<OpsErrorKind> {
+  override name = 'OpsError';
+}
+
+export const isUsageError = (e: unknown): e is OpsError => e instanceof OpsError && e.kind === 'usage';

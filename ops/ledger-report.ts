@@ -1,0 +1,61 @@
+import type { Ledger, OrderRecord, RefundRecord } from '../shared/ledger/index.js';
+import type { OpenApiClient } from '../shared/openapi/index.js';
+import { purchaseMarker, refundMarker } from '../shared/points/index.js';
+import { renderTable } from '../local/table.js';
+
+/** Point-history pages (1000 entries each) searched for the order's markers. */
+const HISTORY_PAGES = 5;
+
+export interface LedgerReport {
+  found: boolean;
+  lines: string[];
+}
+
+function recordLines(record: OrderRecord | RefundRecord): string[] {
+  // Every field, one per line, in the record's own order: this is the operator's view of the truth.
+  return Object.entries(record).map(([key, value]) => {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    return `    ${key}: ${key === 'leaseUntil' || key === 'ttl' ? `${text} (${new Date(Number(value) * (key === 'ttl' ? 1000 : 1)).toISOString()})` : text}`;
+  });
+}
+
+/**
+ * An order's ledger record, its refund records, and the point-history entries upstream that carry
+ * the order's markers: what was recorded next to what the membership service holds.
+ */
+export async function ledgerReport(
+  ledger: Ledger,
+  openapi: Pick<OpenApiClient, 'listPoints'>,
+  source: string,
+  orderId: string,
+): Promise<LedgerReport> {
+  const order = await ledger.getOrder({ source, orderId });
+  if (order === undefined) return { found: false, lines: [`no ledger record for ${source} order ${orderId}`] };
+  const lines = [`order ${source} ${orderId}`, ...recordLines(order)];
+  const refunds = await ledger.listRefunds({ source, orderId });
+  for (const refund of refunds) lines.push('', `refund ${refund.refundId}`, ...recordLines(refund));
+
+  const customerId = order.customerId ?? refunds.find((r) => r.customerId)?.customerId;
+  lines.push('');
+  if (customerId === undefined) {
+    lines.push('upstream: no customer was found for this order, so no point history to show');
+    return { found: true, lines };
+  }
+  const purchase = purchaseMarker(source, orderId);
+  const refundPrefix = refundMarker(source, orderId, '');
+  const entries: string[][] = [];
+  for (let page = 1; page <= HISTORY_PAGES; page++) {
+    const history = await openapi.listPoints(customerId, { page, perPage: 1000 });
+    for (const p of history.points) {
+      const remarks = p.remarks ?? '';
+      if (remarks === purchase || remarks.startsWith(refundPrefix)) {
+        entries.push([p.created_at, p.point > 0 ? `+${p.point}` : String(p.point), p.title ?? '', remarks, p.expired_at ?? '-']);
+      }
+    }
+    if (page >= history.last_page) break;
+  }
+  lines.push(`upstream point history of customer ${customerId} (entries carrying this order's markers, newest first):`);
+  if (entries.length === 0) lines.push('  (none)');
+  else lines.push(...renderTable(['created_at', 'point', 'title', 'remarks', 'expires'], entries, new Set([1])).map((l) => `  ${l}`));
+  return { found: true, lines };
+}

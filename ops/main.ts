@@ -1,0 +1,18 @@
+/**
+ * The one entry point of the operator commands, against the local stack (`npm start` on PORT) or a
+ * deployed stage (`--stage S [--stack NAME] [--outputs FILE]`):
+ *   npm run ledger -- <source> <order id>
+ *   npm run redrive -- [--dry-run]
+ *   npm run dlq                                  (the dead letters, each with its reason)
+ *   npm run quarantine -- list | show <id> | replay <id> | replay --all
+ *   npm run audit -- [--since DATE|3d] [--until DATE] [--json]
+ *   npm run reconcile -- --source <name> --since <ISO date> [--until …] [--dry-run] [--shop DOMAIN]
+ *     (queues what Shopify holds but the ledger never saw; last line `reconcile: scanned=N missing=M enqueued=E`)
+ *   npm run shopify -- subscribe [--source NAME] [--shop DOMAIN]
+ *     (subscribes the shop to every topic the source needs; last line `shopify: topics=N created=C existing=E`)
+ */
+import { opsCommand } from './index.js';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+opsCommand(process.argv.slice(2), process.env).then((code) => process.exit(code));

@@ -1,0 +1,150 @@
+import { parseArgs } from 'node:util';
+import { isUsageError, OpsError } from './errors.js';
+import { ConfigurationError } from '../shared/config/index.js';
+import type { EventQueue } from '../shared/queue/index.js';
+import { checkWindow, reconcileShopify, summaryLine } from '../shared/reconcile/index.js';
+import { createShopifyAdminClient, ShopifyAdminError } from '../shared/shopify-admin/index.js';
+import { type ConfiguredSource, loadSources } from '../shared/sources/index.js';
+import { LOCAL_DEFAULTS, resolveLocalConfig } from '../local/config.js';
+import { configFollowingStack, connectToRunningStack, requireRunningStack } from '../local/connect.js';
+import { LOCAL_SHOP } from '../local/webhooks/index.js';
+import { LOCAL_ENQUEUE_PATH } from '../local/enqueue-route.js';
+import { type CommandOutput, consoleOutput } from '../local/output.js';
+import type { ReconcileTarget } from './reconcile-target.js';
+
+export const RECONCILE_USAGE = `usage:
+  npm run reconcile -- --source <name> --since <ISO date> [--until <ISO date>] [--dry-run] [--shop <shop>.myshopify.com]
+                       [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
+
+function shopifySource(sources: ReadonlyMap<string, ConfiguredSource>, name: string): ConfiguredSource {
+  const source = sources.get(name);
+  if (source === undefined) throw new OpsError('usage', `no source ${name} is configured`);
+  if (source.kind !== 'shopify')
+    throw new OpsError('usage', `source ${name} is a ${source.kind} source: only Shopify sources can be reconciled`);
+  return source;
+}
+
+/** The `npm start` on PORT: its Admin API stand-in, its ledger, its in-process queue (POST /__local/enqueue). */
+async function localTarget(env: NodeJS.ProcessEnv, sourceName: string, shop: string | undefined): Promise<ReconcileTarget> {
+  const config = await resolveLocalConfig(env);
+  const found = await requireRunningStack(config);
+  const source = shopifySource(loadSources(env.SOURCES_CONFIG), sourceName);
+  const handle = connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
+  const adminUrl = found.info?.shopifyAdmin?.url ?? `http://127.0.0.1:${config.ports.shopifyAdmin}`;
+  const client = createShopifyAdminClient({
+    shopDomain: shop ?? LOCAL_SHOP,
+    origin: adminUrl,
+    accessToken: async () => LOCAL_DEFAULTS.shopifyAdminToken,
+  });
+  const queue: EventQueue = {
+    async send(message) {
+      const res = await fetch(`${handle.intakeUrl}${LOCAL_ENQUEUE_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [message] }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.body?.cancel();
+      if (res.status !== 200) throw new Error(`POST ${LOCAL_ENQUEUE_PATH} answered ${res.status}: is the local stack current (npm start)?`);
+    },
+  };
+  return {
+    client,
+    ledger: handle.ledger,
+    queue,
+    source,
+    shopDomain: shop ?? LOCAL_SHOP,
+    async close() {
+      await client.close();
+      await handle.close();
+    },
+  };
+}
+
+async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, now: () => Date): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      source: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      shop: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      stage: { type: 'string' },
+      stack: { type: 'string' },
+      outputs: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    out.print(RECONCILE_USAGE);
+    return 0;
+  }
+  if (positionals.length > 0) throw new OpsError('usage', `unexpected argument ${positionals[0]}`);
+  if (values.source === undefined || values.since === undefined) throw new OpsError('usage', '--source and --since are required');
+  if (values.stage === undefined && (values.stack !== undefined || values.outputs !== undefined)) {
+    throw new OpsError('usage', '--stack and --outputs go with --stage');
+  }
+  const since = new Date(values.since);
+  const until = values.until === undefined ? now() : new Date(values.until);
+  try {
+    checkWindow(since, until);
+  } catch (e) {
+    throw new OpsError('usage', e instanceof Error ? e.message : 'bad window');
+  }
+
+  const target =
+    values.stage === undefined
+      ? await localTarget(env, values.source, values.shop)
+      : await (await import('./reconcile-aws.js')).stageTarget({
+          stage: values.stage,
+          source: values.source,
+          ...(values.stack ? { stack: values.stack } : {}),
+          ...(values.outputs ? { outputsFile: values.outputs } : {}),
+        });
+  const dryRun = values['dry-run'];
+  try {
+    out.printError(
+      `reconcile: ${target.source.name} (${target.shopDomain}) orders updated ${since.toISOString()} .. ${until.toISOString()}${dryRun ? ' (dry run)' : ''}`,
+    );
+    const result = await reconcileShopify(
+      {
+        ...target,
+        now,
+        progress: out.printError,
+        onMissing: (m) =>
+          out.print(`${dryRun ? 'missing' : 'enqueued'} ${m.kind} ${m.eventId} (${m.orderName ?? 'no name'}, ${m.occurredAt})`),
+        onProblem: (p) => out.printError(`reconcile: could not reconcile ${p.eventId}: ${p.message}`),
+      },
+      { since, until, dryRun },
+    );
+    out.print(summaryLine(result));
+    return result.problems > 0 ? 1 : 0;
+  } finally {
+    await target.close();
+  }
+}
+
+/**
+ * `npm run reconcile`: credits and debits what Shopify has but the ledger never saw (webhooks that
+ * were never delivered), through the normal queue. Exit code: 0 done, 1 done but some events could not
+ * be reconciled (named on stderr), 2 could not run. The last line of stdout is always the summary
+ * when it ran.
+ */
+export async function reconcileCommand(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  out: CommandOutput = consoleOutput,
+  now: () => Date = () => new Date(),
+): Promise<number> {
+  try {
+    return await run(argv, env, out, now);
+  } catch (e) {
+    if (isUsageError(e)) out.printError(`${e.message}\n${RECONCILE_USAGE}`);
+    // A setting to fix, or the shop's answer: the message says it all.
+    else if (e instanceof ConfigurationError || e instanceof ShopifyAdminError) out.printError(`reconcile: ${e.message}`);
+    else out.printError(`reconcile: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+    return 2;
+  }
+}

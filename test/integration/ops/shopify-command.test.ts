@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { shopifyCommand } from '../../../ops/shopify-command.js';
+import { withDemoStack } from '../../support/local-stack.js';
+import type { LocalStack } from '../../../local/index.js';
+
+/** `npm run shopify -- subscribe` against `npm start`: the stack's Admin API stand-in and intake URL. */
+describe('npm run shopify -- subscribe (local stack)', () => {
+  let stack: LocalStack;
+  withDemoStack({}, (made) => {
+    stack = made.stack;
+  });
+  const subscribe = async (...extra: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await shopifyCommand(
+      ['subscribe', ...extra],
+      { PORT: String(new URL(stack.urls.intake).port) },
+      {
+        print: (l) => out.push(l),
+        printError: (l) => err.push(l),
+      },
+    );
+    return { code, out, err };
+  };
+
+  it('creates the three order topics at the intake, then a second run creates nothing', async () => {
+    const first = await subscribe();
+    expect(first.code).toBe(0);
+    expect(first.out.at(-1)).toBe('shopify: topics=3 created=3 existing=0');
+    const second = await subscribe();
+    expect(second.out.at(-1)).toBe('shopify: topics=3 created=0 existing=3');
+    expect(stack.shopifyAdmin.subscriptions.list().map((s) => `${s.topic} ${s.uri}`)).toEqual([
+      `ORDERS_PAID ${stack.urls.intake}/webhooks/shopify`,
+      `REFUNDS_CREATE ${stack.urls.intake}/webhooks/shopify`,
+      `ORDERS_CANCELLED ${stack.urls.intake}/webhooks/shopify`,
+    ]);
+  });
+
+  it('refuses a source that is not a Shopify source, changing nothing', async () => {
+    const before = stack.shopifyAdmin.subscriptions.list().length;
+    const run = await subscribe('--source', 'pos');
+    expect(run.code).toBe(2);
+    expect(run.err).toEqual(['shopify: source pos is a pos source: only Shopify sources are subscribed here']);
+    expect(stack.shopifyAdmin.subscriptions.list()).toHaveLength(before);
+  });
+});

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { cliCommand } from '../../../ops/index.js';
+import { createLedger, type Ledger } from '../../../shared/ledger/index.js';
+import { type AwsBoundary, startAwsBoundary, stubAwsEndpoints } from '../../support/aws-boundary.js';
+import { type LocalDynamo, startDynalite } from '../../support/dynalite.js';
+import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
+import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../support/synthesised-outputs.js';
+
+/**
+ * The operator commands against a deployed stage (`--stage staging`) as an operator runs them: the
+ * synthesised staging stack's outputs (keys as CloudFormation writes them), the ledger in dynalite
+ * through the real SDK, the Open API the emulator, and SQS and Secrets Manager answered at their HTTP
+ * boundary (test/support/aws-boundary.ts).
+ */
+describe('stage commands (--stage)', () => {
+  let emulator: TestEmulator;
+  let boundary: AwsBoundary;
+  let dynamo: LocalDynamo;
+  let ledger: Ledger;
+  let dir: string;
+  let outputsFile: string;
+  let queues: { queue: string; dlq: string };
+
+  const physical = () => ({
+    ref: (logicalId: string, type: string) =>
+      type === 'AWS::DynamoDB::Table'
+        ? logicalId.startsWith('Ledger')
+          ? dynamo.tableName
+          : 'quarantine'
+        : type === 'AWS::SQS::Queue'
+          ? `${boundary.url}/111111111111/${logicalId}.fifo`
+          : logicalId.toLowerCase(),
+  });
+  const cli = async (...args: string[]) => {
+    const lines: string[] = [];
+    const code = await cliCommand(
+      [...args, '--stage', 'staging', '--outputs', outputsFile],
+      {},
+      {
+        print: (l) => lines.push(l),
+        printError: (l) => lines.push(l),
+      },
+    );
+    return { code, lines };
+  };
+  /** A purchase whose processing failed with `reason`, and its message dead-lettered. */
+  const deadLetter = async (orderId: string, reason: string) => {
+    const ref = { source: 'shopify', orderId };
+    await ledger.claimPurchase({ ...ref, owner: 'w1', eligibleAmount: 1000, currency: 'JPY', externalKey: 'shopify', externalId: '1001' });
+    await ledger.releaseOrder(ref, 'w1', { lastError: reason });
+    const body = JSON.stringify({ kind: 'purchase', eventId: `shopify:order:${orderId}`, source: 'shopify', orderId });
+    return boundary.put(queues.dlq, { body, groupId: 'shopify:shopify:1001', receiveCount: 5 });
+  };
+
+  beforeAll(async () => {
+    // Synthesised first: seconds of CPU would outlast dynalite's keep-alive on the ledger's idle socket.
+    synthesisedStage('staging');
+    boundary = await startAwsBoundary();
+    emulator = await startTestEmulator();
+    boundary.setSecret(
+      'loyalty-bridge/staging/openapi',
+      JSON.stringify({ base_url: emulator.url, client_id: 'test-client', client_secret: 'test-secret' }),
+    );
+    dynamo = await startDynalite();
+    ledger = createLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
+    dir = mkdtempSync(join(tmpdir(), 'stage-dlq-'));
+    outputsFile = writeStageOutputsFile(dir, 'staging', physical());
+    const { outputs } = stageOutputs('staging', physical());
+    queues = { queue: outputs.QueueUrl!, dlq: outputs.DeadLetterQueueUrl! };
+    stubAwsEndpoints({ dynamodb: dynamo.endpoint, sqs: boundary.url, secretsManager: boundary.url });
+  }, 60_000);
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await boundary?.close();
+    await emulator?.close();
+    await dynamo?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('redrive --dry-run names each dead letter with the reason the ledger kept, and moves nothing', async () => {
+    const id = await deadLetter('dry-1', 'validation: The amount must be an integer.');
+    const run = await cli('redrive', '--dry-run');
+    expect(run.code).toBe(0);
+    expect(run.lines).toContain(
+      `would move ${id} (group shopify:shopify:1001, 6 receives, last error: validation: The amount must be an integer.)`,
+    );
+    expect(run.lines.at(-1)).toMatch(/^dry run: \d+ message\(s\) in the dead-letter queue, nothing moved$/);
+    expect(boundary.messages(queues.dlq).map((m) => m.id)).toContain(id);
+    expect(boundary.messages(queues.queue)).toEqual([]);
+  });
+
+  it('dlq lists the stage dead letters with their reasons', async () => {
+    const id = await deadLetter('list-1', 'not_contracted: Not contracted');
+    // The dry run above hid its letters for a minute (SQS has no peek): only this one is visible.
+    const run = await cli('dlq');
+    expect(run.code).toBe(0);
+    const listed = JSON.parse(run.lines.join('\n')) as { messageId: string; lastError: string; groupId: string }[];
+    expect(listed).toEqual([
+      expect.objectContaining({ messageId: id, lastError: 'not_contracted: Not contracted', groupId: 'shopify:shopify:1001' }),
+    ]);
+  });
+
+  it('redrive moves a dead letter back to the stage queue in its message group', async () => {
+    const id = await deadLetter('move-1', 'server: Internal Server Error');
+    const run = await cli('redrive');
+    expect(run.lines.at(-1)).toBe('moved 1 message(s) from the dead-letter queue back to the queue');
+    expect(boundary.messages(queues.dlq).map((m) => m.id)).not.toContain(id);
+    expect(boundary.messages(queues.queue)).toEqual([expect.objectContaining({ groupId: 'shopify:shopify:1001' })]);
+  });
+
+  it("ledger prints the order's record from the stage's ledger table", async () => {
+    await deadLetter('ledger-1', 'timeout: no answer in time');
+    const run = await cli('ledger', 'shopify', 'ledger-1');
+    expect(run.code).toBe(0);
+    expect(run.lines[0]).toBe('order shopify ledger-1');
+    expect(run.lines).toContain('    lastError: timeout: no answer in time');
+  });
+
+  it("audit scans the stage's ledger and ends with its summary line", async () => {
+    const run = await cli('audit');
+    expect(run.lines.at(-1)).toMatch(/^audit: orders=\d+ refunds=0 drift=\d+$/);
+  });
+});
