@@ -9,7 +9,7 @@ import {
   type LedgerRecords,
   type TimeRange,
 } from '../shared/audit/index.js';
-import { createSecretsManagerReader, ENV, envInteger, processingSettingsFromEnv } from '../shared/config/index.js';
+import { createSecretsManagerReader, ENV, envInteger, processingSettingsFromEnv, requiredSetting } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
@@ -79,8 +79,7 @@ export function auditDaysFrom(env: NodeJS.ProcessEnv): number {
 }
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedgerDeps> = {}): AuditLedgerDeps {
-  const tableName = env[ENV.LEDGER_TABLE];
-  if (!tableName) throw new Error(`${ENV.LEDGER_TABLE} is not set: the ledger table name is required`);
+  const tableName = requiredSetting(env, ENV.LEDGER_TABLE, 'the ledger table name is required');
   const client = documentClientFromEnv(env);
   const clock = overrides.clock ?? Date.now;
   const secretId = env[ENV.OPENAPI_SECRET_ARN];

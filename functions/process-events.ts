@@ -5,6 +5,7 @@ import {
   ENV,
   type ProcessingSettings,
   processingSettingsFromEnv,
+  requiredSetting,
   type SecretReader,
 } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
@@ -239,8 +240,7 @@ function squareOrdersDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEven
 }
 
 function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clock: Clock): Ledger {
-  const tableName = env[ENV.LEDGER_TABLE];
-  if (!tableName) throw new Error(`${ENV.LEDGER_TABLE} is not set: the ledger table name is required`);
+  const tableName = requiredSetting(env, ENV.LEDGER_TABLE, 'the ledger table name is required');
   const client = documentClientFromEnv(env);
   return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds });
 }

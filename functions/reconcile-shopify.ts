@@ -1,5 +1,5 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { createSecretsManagerReader, ENV, type SecretReader } from '../shared/config/index.js';
+import { createSecretsManagerReader, ENV, requiredSetting, type SecretReader } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import { powertoolsLogger } from '../shared/logging/index.js';
@@ -93,10 +93,8 @@ export function depsFromEnvironment(
   overrides: Partial<ReconcileShopifyDeps> & { secrets?: SecretReader } = {},
 ): ReconcileShopifyDeps {
   const reader = overrides.secrets ?? createSecretsManagerReader();
-  const tableName = env[ENV.LEDGER_TABLE];
-  const queueUrl = env[ENV.QUEUE_URL];
-  if (!overrides.ledger && !tableName) throw new Error(`${ENV.LEDGER_TABLE} is not set`);
-  if (!overrides.queue && !queueUrl) throw new Error(`${ENV.QUEUE_URL} is not set`);
+  const tableName = overrides.ledger ? '' : requiredSetting(env, ENV.LEDGER_TABLE);
+  const queueUrl = overrides.queue ? '' : requiredSetting(env, ENV.QUEUE_URL);
   const sources = overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]);
   // One token per shop for the container's life: a granted one is renewed, not fetched per run.
   const tokens = new Map<string, AdminAccessToken>();
@@ -107,8 +105,8 @@ export function depsFromEnvironment(
   return {
     sources,
     reconcile: overrides.reconcile ?? reconcileSourcesFrom(env[ENV.RECONCILE_SOURCES]),
-    ledger: overrides.ledger ?? createLedger({ client: documentClientFromEnv(env), tableName: tableName!, clock: Date.now }),
-    queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrl! }),
+    ledger: overrides.ledger ?? createLedger({ client: documentClientFromEnv(env), tableName, clock: Date.now }),
+    queue: overrides.queue ?? createSqsQueue({ queueUrl }),
     adminClient:
       overrides.adminClient ??
       ((name, s) => {

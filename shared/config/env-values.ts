@@ -3,6 +3,19 @@
  * variable counts as unset, a number must be a whole number within its range, a list is comma-separated.
  * Each caller words its own error (it names the variable and what it expects) and picks the error class.
  */
+import { ConfigurationError } from './configuration-error.js';
+
+/**
+ * A variable a function cannot run without (LEDGER_TABLE, QUEUE_URL): its value, or the same typed
+ * ConfigurationError (kind `missing_setting`, naming the variable) in every function.
+ */
+export function requiredSetting(env: NodeJS.ProcessEnv, name: string, what?: string): string {
+  const value = env[name];
+  if (value === undefined || value.trim() === '') {
+    throw new ConfigurationError('missing_setting', what === undefined ? `${name} is not set` : `${name} is not set: ${what}`);
+  }
+  return value;
+}
 
 /** The variable's text, trimmed; undefined when unset or blank. */
 export function envText(env: NodeJS.ProcessEnv, name: string): string | undefined {

@@ -6,6 +6,7 @@ import {
   MAX_LEDGER_TTL_DAYS,
   MIN_LEDGER_TTL_DAYS,
   REPLAY_MARGIN_DAYS,
+  requiredSetting,
 } from '../config/index.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 
@@ -29,9 +30,7 @@ export function maxBodyBytesFrom(env: NodeJS.ProcessEnv): number {
 
 /** QUEUE_URL, required unless a queue is passed in. */
 export function queueUrlFrom(env: NodeJS.ProcessEnv): string {
-  const value = env[ENV.QUEUE_URL];
-  if (!value) throw new IntakeConfigError(`${ENV.QUEUE_URL} is not set`);
-  return value;
+  return requiredSetting(env, ENV.QUEUE_URL);
 }
 
 /** Days an event stays acceptable: the ledger retention less a margin (at most half the retention). */

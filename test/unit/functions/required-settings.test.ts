@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import * as auditLedger from '../../../functions/audit-ledger.js';
+import * as processEvents from '../../../functions/process-events.js';
+import * as receiveWebhook from '../../../functions/receive-webhook.js';
+import * as reconcileShopify from '../../../functions/reconcile-shopify.js';
+import { ConfigurationError } from '../../../shared/config/index.js';
+
+/** What building a function's dependencies throws with `env`, or undefined when nothing is thrown. */
+function thrownBy(build: () => unknown): unknown {
+  try {
+    build();
+    return undefined;
+  } catch (e) {
+    return e;
+  }
+}
+
+function expectMissing(error: unknown, variable: string): void {
+  expect(error).toBeInstanceOf(ConfigurationError);
+  expect(error).toMatchObject({ kind: 'missing_setting' });
+  expect((error as Error).message).toMatch(new RegExp(`^${variable} is not set`));
+}
+
+describe('a function started without a required table or queue', () => {
+  it('process-events refuses a missing LEDGER_TABLE with the typed missing_setting error', () => {
+    expectMissing(
+      thrownBy(() => processEvents.depsFromEnvironment({})),
+      'LEDGER_TABLE',
+    );
+  });
+
+  it('audit-ledger refuses a missing LEDGER_TABLE with the typed missing_setting error', () => {
+    expectMissing(
+      thrownBy(() => auditLedger.depsFromEnvironment({})),
+      'LEDGER_TABLE',
+    );
+  });
+
+  it('reconcile-shopify refuses a missing LEDGER_TABLE with the typed missing_setting error', () => {
+    expectMissing(
+      thrownBy(() => reconcileShopify.depsFromEnvironment({ QUEUE_URL: 'https://sqs.example/q.fifo' })),
+      'LEDGER_TABLE',
+    );
+  });
+
+  it('reconcile-shopify refuses a missing QUEUE_URL with the typed missing_setting error', () => {
+    expectMissing(
+      thrownBy(() => reconcileShopify.depsFromEnvironment({ LEDGER_TABLE: 'ledger' })),
+      'QUEUE_URL',
+    );
+  });
+
+  it('receive-webhook refuses a missing QUEUE_URL with the typed missing_setting error', () => {
+    expectMissing(
+      thrownBy(() => receiveWebhook.depsFromEnvironment({})),
+      'QUEUE_URL',
+    );
+  });
+
+  it('a blank value counts as missing', () => {
+    expectMissing(
+      thrownBy(() => auditLedger.depsFromEnvironment({ LEDGER_TABLE: '  ' })),
+      'LEDGER_TABLE',
+    );
+  });
+});
