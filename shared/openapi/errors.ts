@@ -34,6 +34,55 @@ export const OPEN_API_ERROR_KINDS = [
 
 export type OpenApiErrorKind = (typeof OPEN_API_ERROR_KINDS)[number];
 
+/**
+ * Kinds that say the service itself is down or overloaded, not an answer about the request: the
+ * pipeline retries them within a call, the circuit breaker counts them.
+ */
+export const OUTAGE_ERROR_KINDS = ['network', 'timeout', 'server'] as const satisfies readonly OpenApiErrorKind[];
+export type OutageErrorKind = (typeof OUTAGE_ERROR_KINDS)[number];
+
+/**
+ * Kinds that people fix (the contract, the credentials, a request we build wrongly): processing ends
+ * them as `configuration_error`, dead-lettered and redriven after the fix.
+ */
+export const CONFIGURATION_ERROR_KINDS = [
+  'not_contracted',
+  'invalid_token',
+  'authentication_failed',
+  'validation',
+  'invalid_request',
+  'method_not_allowed',
+  'not_found',
+] as const satisfies readonly OpenApiErrorKind[];
+export type ConfigurationErrorKind = (typeof CONFIGURATION_ERROR_KINDS)[number];
+
+/** Whether an error kind (an Open API kind, or another upstream's in the same words) is an outage. */
+export const isOutageKind = (kind: string): kind is OutageErrorKind => (OUTAGE_ERROR_KINDS as readonly string[]).includes(kind);
+
+/** Whether an error kind is one people fix rather than one that passes. */
+export const isConfigurationKind = (kind: string): kind is ConfigurationErrorKind =>
+  (CONFIGURATION_ERROR_KINDS as readonly string[]).includes(kind);
+
+/**
+ * The error kinds that mean the membership service failed us: unreachable or faulty, refusing our
+ * credentials or contract, or answering outside its documented answers (`invalid_response`, see
+ * shared/openapi/README.md). The others are answers about the request (customer unknown, not enough
+ * points, validation...): the service worked, so the upstream failure rate alarm must not count them.
+ */
+export const UPSTREAM_FAILURE_KINDS = [
+  ...OUTAGE_ERROR_KINDS,
+  'invalid_token',
+  'authentication_failed',
+  'credentials_unavailable',
+  'not_contracted',
+  'invalid_response',
+  'method_not_allowed',
+  'not_found',
+] as const satisfies readonly OpenApiErrorKind[];
+
+/** Whether a failed call's error kind is a failure of the upstream service (see UPSTREAM_FAILURE_KINDS). */
+export const isUpstreamFailureKind = (kind: string): boolean => (UPSTREAM_FAILURE_KINDS as readonly string[]).includes(kind);
+
 /** `no`: the answer proves the operation did not run. `unknown`: it may have run. */
 export type Executed = 'no' | 'unknown';
 

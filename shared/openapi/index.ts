@@ -11,7 +11,20 @@ export {
   secretsManagerCredentials,
   staticCredentials,
 } from './credentials.js';
-export { isOpenApiError, OpenApiError, type OpenApiErrorKind } from './errors.js';
+export {
+  CONFIGURATION_ERROR_KINDS,
+  type ConfigurationErrorKind,
+  isConfigurationKind,
+  isOpenApiError,
+  isOutageKind,
+  isUpstreamFailureKind,
+  OPEN_API_ERROR_KINDS,
+  OpenApiError,
+  type OpenApiErrorKind,
+  OUTAGE_ERROR_KINDS,
+  type OutageErrorKind,
+  UPSTREAM_FAILURE_KINDS,
+} from './errors.js';
 export { type PathParamRule, pathParamProblem } from './paths.js';
 export { AMOUNT_MAX, MESSAGES, POINT_MIN } from './messages.js';
 export { Answers, type MemberDetail, type PointItem } from './schemas.js';

@@ -8,7 +8,7 @@ import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MIN_CALL_MS, type OpenApiClientOptions
 import { classifyAnswer, classifyTransportError, type FailedRequest } from './classify.js';
 import type { OpenApiCredentials } from './credentials.js';
 import { type Call, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
-import { OpenApiError, isOpenApiError } from './errors.js';
+import { isOpenApiError, isOutageKind, OpenApiError } from './errors.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { Answers, type TokenResponse } from './schemas.js';
 import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
@@ -92,7 +92,7 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
   }
 
   const backoff = (attempt: number) => sleep(Math.random() * retryBaseMs * 2 ** (attempt - 1));
-  const isTransient = (e: OpenApiError) => e.kind === 'network' || e.kind === 'timeout' || e.kind === 'server';
+  const isTransient = (e: OpenApiError) => isOutageKind(e.kind);
 
   /** One HTTP exchange after the limiter; every failure becomes an OpenApiError. */
   async function exchange<T>(c: Call<T>, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {

@@ -1,16 +1,5 @@
-import { isOpenApiError, type OpenApiError } from '../openapi/index.js';
+import { isConfigurationKind, isOpenApiError, type OpenApiError } from '../openapi/index.js';
 import type { ProcessOutcome } from '../events/index.js';
-
-/** Errors that people fix (contract, credentials, a request we build wrongly): they end in the DLQ, redriven after the fix. */
-const CONFIGURATION = new Set([
-  'not_contracted',
-  'invalid_token',
-  'authentication_failed',
-  'validation',
-  'invalid_request',
-  'method_not_allowed',
-  'not_found',
-]);
 
 /** The OpenApiError of a failed call; anything else is a bug or a crash and is rethrown as it is. */
 export function asOpenApiError(e: unknown): OpenApiError {
@@ -35,7 +24,7 @@ export const rejectedOutcome = (e: OpenApiError): Extract<ProcessOutcome, { kind
 /** A failure that proves nothing ran and is not a business answer: back to the queue. */
 export function transientOutcome(e: OpenApiError): Extract<ProcessOutcome, { action: 'retry' }> {
   const reason = e.message;
-  return CONFIGURATION.has(e.kind)
+  return isConfigurationKind(e.kind)
     ? { kind: 'configuration_error', action: 'retry', errorKind: e.kind, reason }
     : { kind: 'upstream_error', action: 'retry', errorKind: e.kind, reason };
 }

@@ -1,29 +1,5 @@
-import { isOpenApiError, type OpenApiErrorKind } from '../openapi/index.js';
+import { isOpenApiError, isUpstreamFailureKind } from '../openapi/index.js';
 import type { PointsApi } from './deps.js';
-
-/**
- * The error kinds that mean the membership service failed us: unreachable or faulty, refusing our
- * credentials or contract, or answering outside its documented answers (`invalid_response`, see
- * shared/openapi/README.md). The others are answers about the request (customer unknown, not enough
- * points, validation...): the service worked, so the upstream failure rate alarm must not count them.
- */
-const UPSTREAM_FAILURE_KINDS: ReadonlySet<string> = new Set([
-  'network',
-  'timeout',
-  'server',
-  'invalid_token',
-  'authentication_failed',
-  'credentials_unavailable',
-  'not_contracted',
-  'invalid_response',
-  'method_not_allowed',
-  'not_found',
-] satisfies OpenApiErrorKind[]);
-
-/** Whether a failed call's error kind is a failure of the upstream service (see UPSTREAM_FAILURE_KINDS). */
-function isUpstreamFailure(errorKind: string): boolean {
-  return UPSTREAM_FAILURE_KINDS.has(errorKind);
-}
 
 /**
  * Told about every Open API call: which operation, how long it took, and if it failed, the error kind
@@ -57,7 +33,7 @@ export function instrumentPointsApi(
         return result;
       } catch (e) {
         const errorKind = isOpenApiError(e) ? e.kind : 'unexpected';
-        observe({ operation, ms: now() - started, errorKind, upstreamFailure: isUpstreamFailure(errorKind) });
+        observe({ operation, ms: now() - started, errorKind, upstreamFailure: isUpstreamFailureKind(errorKind) });
         throw e;
       }
     };

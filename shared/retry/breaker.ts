@@ -1,3 +1,5 @@
+import { isOutageKind } from '../openapi/index.js';
+
 /**
  * A circuit breaker per worker container: after a run of consecutive upstream failures (the service is
  * down, not one request unlucky) it opens, and queued events are deferred without calling; once per
@@ -5,9 +7,6 @@
  * another period. So a dead service costs each container at most one probe per period, whatever the
  * backlog.
  */
-
-/** Error kinds that say the service itself is down or overloaded (not an answer about the request). */
-export const OUTAGE_ERROR_KINDS: ReadonlySet<string> = new Set(['network', 'timeout', 'server']);
 
 export type Admission = 'pass' | 'probe' | 'reject';
 
@@ -58,7 +57,7 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
         openUntil = 0;
         return;
       }
-      if (!OUTAGE_ERROR_KINDS.has(result.errorKind)) {
+      if (!isOutageKind(result.errorKind)) {
         // The service answered (customer unknown, validation...): it is up. A non-API error proves nothing.
         if (result.errorKind !== 'unexpected') {
           failures = 0;
