@@ -20,8 +20,17 @@ import {
   secretsManagerCredentials,
   type InvocationBudget,
 } from '../shared/openapi/index.js';
-import { createSqsVisibility, type MessageVisibility, type VisibilityChange } from '../shared/queue/index.js';
-import { createCircuitBreaker, deferralFor, type CircuitBreaker, type Verdict } from '../shared/retry/index.js';
+import {
+  asideMessage,
+  asideStateOf,
+  createSqsQueue,
+  createSqsVisibility,
+  type EventQueue,
+  type MessageVisibility,
+  type VisibilityChange,
+} from '../shared/queue/index.js';
+import { createCircuitBreaker, deferralFor, retryReason, type CircuitBreaker, type Verdict } from '../shared/retry/index.js';
+import type { RefundEvent } from '../shared/events/index.js';
 import {
   createProcessor,
   eventIds,
@@ -55,6 +64,11 @@ export type ProcessEventsDeps = {
   budget?: InvocationBudget;
   /** Defers waiting messages (ChangeMessageVisibility): SQS in AWS, the local queue under `npm start`. */
   visibility?: MessageVisibility;
+  /**
+   * The queue the worker reads, to set a waiting message aside in a group of its own (shared/queue/aside.ts)
+   * instead of holding its customer's group while it waits. Without it, waiting messages wait in place.
+   */
+  queue?: EventQueue;
   /** The container's circuit breaker (default: one per handler, i.e. per container). */
   breaker?: CircuitBreaker;
   /** Jitter source for deferrals (tests pass a fixed one). */
@@ -68,6 +82,13 @@ export type ProcessEventsHandler = (event: SQSEvent, context?: Context) => Promi
 class RetryLater extends Error {
   constructor(readonly outcome: ProcessOutcome) {
     super(`retry: ${outcome.kind}`);
+  }
+}
+
+/** A set-aside copy received before its wake time: it waits on. */
+class NotYet extends Error {
+  constructor(reason: string) {
+    super(`retry: waiting (${reason})`);
   }
 }
 
@@ -102,23 +123,50 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     // config, and a body failing the schema would fail before this handler runs, with no recorded
     // `invalid_event` outcome. The processor checks the event schema and records that outcome itself.
     const body = parseJsonOrUndefined(record.body) ?? record.body; // not JSON: the text, refused as invalid_event
-    const where = { messageId: record.messageId, receiveCount, ...eventIds(body) };
-    const ageMs = Math.max(0, deps.clock() - Number(record.attributes?.SentTimestamp ?? deps.clock()));
+    const ids = eventIds(body);
+    const where = { messageId: record.messageId, receiveCount, ...ids };
+    const now = deps.clock();
+    const aside = asideStateOf(record.messageAttributes);
+    const sentAt = aside?.waitingSince ?? Number(record.attributes?.SentTimestamp ?? now);
+    const ageMs = Math.max(0, now - sentAt);
+    const waitInPlace = (seconds: number) => {
+      delays.set(record.messageId, seconds);
+      metrics.addMetric(METRIC.eventsDeferred, 'Count', 1);
+      metrics.addMetric(METRIC.deferredEventAgeSeconds, 'Seconds', Math.round(ageMs / 1000));
+    };
     const defer = (verdict: Verdict, reason: string) => {
       if (!verdict.defer) {
         if (verdict.why === 'horizon_passed') logger.error('event waited past the retry horizon', { ...where, reason });
         return;
       }
-      delays.set(record.messageId, verdict.seconds);
-      metrics.addMetric(METRIC.eventsDeferred, 'Count', 1);
-      metrics.addMetric(METRIC.deferredEventAgeSeconds, 'Seconds', Math.round(ageMs / 1000));
+      waitInPlace(verdict.seconds);
     };
 
+    // A set-aside copy received before its time only waits on, in its own group (no processing).
+    if (aside && aside.wakeAt > now) {
+      waitInPlace(Math.max(1, Math.ceil((aside.wakeAt - now) / 1000)));
+      throw new NotYet(aside.reason);
+    }
     const admission = breaker.admit();
     if (admission === 'reject') {
       defer(deferralFor('circuit_open', { receive: receiveCount, ageMs }, settings, random, breaker.remainingMs() / 1000), 'circuit_open');
       throw new CircuitOpen();
     }
+    /** Follow-ups (refunds run by their purchase) that must be retried get a message of their own. */
+    const setAside = async (event: RefundEvent, outcome: ProcessOutcome) => {
+      const verdict = deferralFor(outcome, { receive: 1, ageMs: 0 }, settings, random);
+      return (
+        verdict.defer &&
+        setMessageAside(
+          JSON.stringify(event),
+          event.eventId,
+          `${record.messageId}:${receiveCount}:${event.refundId}`,
+          verdict,
+          now,
+          retryReason(outcome),
+        )
+      );
+    };
     let outcome: ProcessOutcome;
     try {
       const left = budget.remainingMs();
@@ -129,6 +177,7 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
           : await processor.process(body, {
               receiveCount,
               ...(record.attributes?.MessageGroupId ? { groupId: record.attributes.MessageGroupId } : {}),
+              ...(deps.queue ? { setAside } : {}),
             });
     } catch (e) {
       // A bug or an infrastructure failure (DynamoDB): the message goes back, the lease expires.
@@ -143,11 +192,43 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     else if (outcome.action === 'retry') logger.warn('event processed', line);
     else logger.info('event processed', line);
     recordOutcomeMetrics(metrics, outcome);
-    if (outcome.action === 'retry') {
-      defer(deferralFor(outcome.kind, { receive: receiveCount, ageMs }, settings, random), outcome.kind);
-      throw new RetryLater(outcome);
+    if (outcome.action !== 'retry') return;
+    // Already in a group of its own (a set-aside copy): it waits there. Otherwise it is set aside, and
+    // the customer's later events go on; it waits in place only if that cannot be done.
+    if (!aside) {
+      const first = deferralFor(outcome, { receive: 1, ageMs }, settings, random);
+      const receipt = `${record.messageId}:${receiveCount}`;
+      const key = ids.eventId ?? record.messageId;
+      if (first.defer && (await setMessageAside(record.body, key, receipt, first, now, retryReason(outcome), sentAt))) {
+        metrics.addMetric(METRIC.eventsDeferred, 'Count', 1);
+        return;
+      }
     }
+    defer(deferralFor(outcome, { receive: receiveCount, ageMs }, settings, random), outcome.kind);
+    throw new RetryLater(outcome);
   };
+
+  /** Sends a waiting event's copy to a group of its own, due after the verdict's wait; false if the send failed. */
+  async function setMessageAside(
+    body: string,
+    key: string,
+    receipt: string,
+    verdict: Extract<Verdict, { defer: true }>,
+    now: number,
+    reason: string,
+    waitingSince = now,
+  ): Promise<boolean> {
+    if (deps.queue === undefined) return false;
+    try {
+      await deps.queue.send(asideMessage({ body, key, receipt, wakeAt: now + verdict.seconds * 1000, waitingSince, reason }));
+      return true;
+    } catch (e) {
+      logger.warn('could not set a waiting event aside; it waits in place', {
+        error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown',
+      });
+      return false;
+    }
+  }
 
   return async (event, context) => {
     // One processor per invocation: it keeps the batch's state.
@@ -224,8 +305,16 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     // elsewhere (tests, local) the caller passes its queue, or messages wait out the visibility timeout.
     ...(overrides.visibility || env.AWS_LAMBDA_FUNCTION_NAME ? { visibility: overrides.visibility ?? createSqsVisibility() } : {}),
     ...(overrides.breaker ? { breaker: overrides.breaker } : {}),
+    // Waiting events are set aside on the queue they came from (sqs:SendMessage on it).
+    ...queueDeps(env, overrides),
     ...(overrides.random ? { random: overrides.random } : {}),
   };
+}
+
+function queueDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>): Partial<Pick<ProcessEventsDeps, 'queue'>> {
+  if (overrides.queue) return { queue: overrides.queue };
+  const queueUrl = env[ENV.QUEUE_URL];
+  return queueUrl ? { queue: createSqsQueue({ queueUrl }) } : {};
 }
 
 /** Square's Orders API, for sources earning on their orders without tax (env SQUARE_ORDERS). */

@@ -251,8 +251,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           })
         : (options.processOverrides ?? {});
     const processDeps = processDepsFromEnvironment(handlerEnv, {
-      // Waiting messages are deferred on the local queue (ChangeMessageVisibility), as on SQS.
+      // Waiting messages are set aside and deferred on the local queue (SendMessage, ChangeMessageVisibility), as on SQS.
       visibility: queue,
+      queue,
       ...(mode === 'powertools' ? {} : { logger: localLogger('worker', mode === 'compact' ? log : undefined), metrics: discardedMetrics }),
       ...overrides,
     });

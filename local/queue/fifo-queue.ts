@@ -199,7 +199,12 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
         MessageGroupId: m.groupId,
         MessageDeduplicationId: m.deduplicationId,
       },
-      messageAttributes: {},
+      messageAttributes: Object.fromEntries(
+        Object.entries(m.attributes).map(([k, v]) => [
+          k,
+          { stringValue: v, dataType: 'String', stringListValues: [], binaryListValues: [] },
+        ]),
+      ),
       md5OfBody: createHash('md5').update(m.body, 'utf8').digest('hex'),
       eventSource: 'aws:sqs',
       eventSourceARN: arn,
@@ -214,6 +219,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       body: message.body,
       groupId: message.groupId,
       deduplicationId: message.deduplicationId,
+      attributes: { ...message.attributes },
       sequenceNumber: sequence.toString().padStart(20, '0'),
       sentAt: now,
       firstReceivedAt: undefined,

@@ -83,6 +83,7 @@ export interface StoredMessage {
   body: string;
   groupId: string;
   deduplicationId: string;
+  attributes: Record<string, string>;
   sequenceNumber: string;
   sentAt: number;
   firstReceivedAt: number | undefined;

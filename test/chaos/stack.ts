@@ -155,7 +155,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   // Its messages are not the queue's: deferring them is refused (as SQS refuses a stale receipt), and
   // the queue's own copy is deferred or retried as usual.
   const secondContainer = makeHandler(
-    depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient, visibility: stack.queue }),
+    depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient, visibility: stack.queue, queue: stack.queue }),
   );
   let directInFlight = 0;
   const isIdle = () => {

@@ -194,7 +194,10 @@ describe('the operator console in headless Chromium', () => {
     // answer arrives may have the same length.
     const waitForOrders = (ids: string[]) =>
       page.waitForFunction(
-        (want: string) => [...document.querySelectorAll('tr[data-order]')].map((r) => r.getAttribute('data-order')).join() === want,
+        (want: string) =>
+          Array.from(document.querySelectorAll('tr[data-order]'), (r) =>
+            (r as { getAttribute(n: string): string | null }).getAttribute('data-order'),
+          ).join() === want,
         { timeout: 15_000 },
         ids.join(),
       );
