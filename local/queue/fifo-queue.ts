@@ -45,6 +45,24 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
   let pumpScheduled = false;
   let sequence = 0n;
   const counters = { sent: 0, deduplicated: 0, received: 0, deleted: 0, visibilityChanges: 0 };
+  /** Per group, the spans its messages were deferred in place (only kept while someone may ask: onFirstReceived). */
+  const deferrals = new Map<string, { messageId: string; from: number; to: number }[]>();
+
+  /** How long of [sentAt, now] an earlier message of m's group held it back by being deferred. */
+  function heldByDeferral(m: StoredMessage, now: number): number {
+    let held = 0;
+    let end = m.sentAt;
+    for (const d of deferrals.get(m.groupId) ?? []) {
+      if (d.messageId === m.messageId) continue;
+      const from = Math.max(d.from, end, m.sentAt);
+      const to = Math.min(d.to, now);
+      if (to > from) {
+        held += to - from;
+        end = to;
+      }
+    }
+    return held;
+  }
 
   function schedulePump(): void {
     if (pumpScheduled) return;
@@ -143,6 +161,10 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
     for (const m of batch) {
       const handle = randomBytes(24).toString('base64url');
       m.receiveCount += 1;
+      if (m.firstReceivedAt === undefined && options.onFirstReceived) {
+        const { groupId, body, sentAt } = m;
+        options.onFirstReceived({ groupId, body, sentAt, receivedAt: now, heldByDeferralMs: heldByDeferral(m, now) });
+      }
       m.firstReceivedAt ??= now;
       m.receipt = { handle, visibleAt: now + visibilityTimeoutMs };
       received.add(m);
@@ -326,6 +348,11 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
         }
         m.receipt.visibleAt = now + c.seconds * 1000;
         counters.visibilityChanges += 1;
+        if (options.onFirstReceived) {
+          const spans = deferrals.get(m.groupId) ?? [];
+          spans.push({ messageId: m.messageId, from: now, to: m.receipt.visibleAt });
+          deferrals.set(m.groupId, spans);
+        }
         addTimer(m.receipt.visibleAt);
       }
       schedulePump();

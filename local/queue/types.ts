@@ -26,6 +26,11 @@ export interface LocalQueueOptions {
   onDeadLetter?: (message: DeadLetter) => void;
   /** Told about each send dropped as a duplicate within the deduplication window. */
   onDeduplicated?: (message: QueueMessage) => void;
+  /**
+   * Told about each message's first receive: when it was sent and received (queue clock), and how long
+   * of that it was held back by an earlier message of its group deferred in place (ChangeMessageVisibility).
+   */
+  onFirstReceived?: (message: { groupId: string; body: string; sentAt: number; receivedAt: number; heldByDeferralMs: number }) => void;
   /** Told about each message deleted (processed), with when it was sent and deleted (queue clock). */
   onDeleted?: (message: { groupId: string; body: string; sentAt: number; deletedAt: number; receiveCount: number }) => void;
 }

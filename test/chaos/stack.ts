@@ -1,3 +1,4 @@
+import type { LocalQueueOptions } from '../../local/queue/index.js';
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -39,6 +40,8 @@ export interface ChaosStackOptions {
   onQueued?: (message: QueueMessage) => void;
   /** Told about every message the queue deletes (processed), on the simulated clock. */
   onDeleted?: (message: { groupId: string; body: string; sentAt: number; deletedAt: number }) => void;
+  /** Told about each message's first receive, with how long a deferring message of its group held it back. */
+  onFirstReceived?: LocalQueueOptions['onFirstReceived'];
 }
 
 export interface ChaosStack {
@@ -137,7 +140,13 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
       POWERTOOLS_METRICS_DISABLED: 'true',
     },
     // Visibility timeout and receives: npm start's derived defaults; only the clock is simulated.
-    queue: { clock, concurrency: 4, batchSize: 10, ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}) },
+    queue: {
+      clock,
+      concurrency: 4,
+      batchSize: 10,
+      ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}),
+      ...(options.onFirstReceived ? { onFirstReceived: options.onFirstReceived } : {}),
+    },
     processOverrides,
     receiveOverrides: { queue: forwardingQueue },
   });
