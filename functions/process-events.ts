@@ -1,19 +1,15 @@
-import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 // shared/config by single files, as function entries import it (see receive-webhook.ts): what a function bundles
 // and loads stays what it names, whatever the index comes to export.
 import { ENV } from '../shared/config/environment.js';
-import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME, upstreamCallsMetric } from '../shared/metrics/names.js';
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
-import { SQUARE_ORDERS_ENV, squareOrdersFromEnv } from '../shared/square-orders/index.js';
-import { parseJsonOrUndefined } from '../shared/text/index.js';
+import { batchHandler, type BatchHandler } from '../shared/consumer/index.js';
+import { createDocumentClient, createLedger, type Clock, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
 import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
+import { METRIC, upstreamCallsMetric } from '../shared/metrics/names.js';
 import { powertoolsMetrics } from '../shared/metrics/powertools-metrics.js';
-import { createDocumentClient, createLedger, type Clock, type Ledger } from '../shared/ledger/index.js';
 import {
-  DEFAULT_MIN_CALL_MS,
   createInvocationBudget,
   createOpenApiClient,
   environmentCredentials,
@@ -21,33 +17,20 @@ import {
   type InvocationBudget,
 } from '../shared/openapi/index.js';
 import {
-  asideMessage,
-  asideStateOf,
-  createSqsQueue,
-  createSqsVisibility,
-  type EventQueue,
-  type MessageVisibility,
-  type VisibilityChange,
-} from '../shared/queue/index.js';
-import { createCircuitBreaker, deferralFor, retryReason, type CircuitBreaker, type Verdict } from '../shared/retry/index.js';
-import type { RefundEvent } from '../shared/events/index.js';
-import {
   createProcessor,
-  eventIds,
   instrumentPointsApi,
-  outcomeFields,
-  recordOutcomeMetrics,
   type Checkpoint,
   type MetricsSink,
   type PointsApi,
-  type ProcessOutcome,
   type ProcessorDeps,
 } from '../shared/points/index.js';
+import { createSqsQueue, createSqsVisibility, type EventQueue, type MessageVisibility } from '../shared/queue/index.js';
+import { createCircuitBreaker, type CircuitBreaker } from '../shared/retry/index.js';
+import { SQUARE_ORDERS_ENV, squareOrdersFromEnv } from '../shared/square-orders/index.js';
 
 /**
- * process-events: SQS FIFO -> the points processor, one record at a time, with partial batch
- * responses. A message whose outcome says `retry` fails; so do the later messages of its group
- * (FIFO order), while other groups go on.
+ * process-events: SQS FIFO -> the points processor (shared/consumer: one record at a time, partial
+ * batch responses; waiting events set aside, failing ones deferred towards the DLQ).
  */
 
 export type ProcessEventsLogger = logging.Logger;
@@ -77,35 +60,13 @@ export type ProcessEventsDeps = {
   squareOrders?: ProcessorDeps['squareOrders'];
 };
 
-export type ProcessEventsHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
-
-class RetryLater extends Error {
-  constructor(readonly outcome: ProcessOutcome) {
-    super(`retry: ${outcome.kind}`);
-  }
-}
-
-/** A set-aside copy received before its wake time: it waits on. */
-class NotYet extends Error {
-  constructor(reason: string) {
-    super(`retry: waiting (${reason})`);
-  }
-}
-
-/** The breaker is open: the event goes back without calling the service. */
-class CircuitOpen extends Error {
-  constructor() {
-    super('retry: circuit_open (the Open API is failing; waiting for the next probe)');
-  }
-}
+export type ProcessEventsHandler = BatchHandler;
 
 export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
-  const { logger, metrics } = deps;
+  const { metrics, settings } = deps;
+  const breaker = deps.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: deps.clock });
   // UpstreamErrors / SampleCount(UpstreamLatency) is the upstream failure rate alarm
   // (infra/constructs/alarms.ts): business answers (customer unknown, not enough points) are not failures.
-  const { settings } = deps;
-  const random = deps.random ?? Math.random;
-  const breaker = deps.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: deps.clock });
   const openapi = instrumentPointsApi(deps.openapi, ({ operation, ms, upstreamFailure, errorKind }) => {
     metrics.addMetric(METRIC.upstreamLatency, 'Milliseconds', ms);
     if (upstreamFailure) metrics.addMetric(METRIC.upstreamErrors, 'Count', 1);
@@ -113,171 +74,7 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     breaker.record(errorKind === undefined ? { ok: true } : { ok: false, errorKind });
   });
   const processor = createProcessor({ ...deps, openapi });
-  const budget = deps.budget ?? createInvocationBudget();
-
-  /** Deferral seconds chosen for this batch's messages (by message id). */
-  const recordHandler = (delays: Map<string, number>, ran: Set<string>) => async (record: SQSRecord) => {
-    ran.add(record.messageId);
-    const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
-    // Not Powertools batch's `parser` option: SqsFifoPartialProcessorAsync (2.35) takes no parser
-    // config, and a body failing the schema would fail before this handler runs, with no recorded
-    // `invalid_event` outcome. The processor checks the event schema and records that outcome itself.
-    const body = parseJsonOrUndefined(record.body) ?? record.body; // not JSON: the text, refused as invalid_event
-    const ids = eventIds(body);
-    const where = { messageId: record.messageId, receiveCount, ...ids };
-    const now = deps.clock();
-    const aside = asideStateOf(record.messageAttributes);
-    const sentAt = aside?.waitingSince ?? Number(record.attributes?.SentTimestamp ?? now);
-    const ageMs = Math.max(0, now - sentAt);
-    const waitInPlace = (seconds: number) => {
-      delays.set(record.messageId, seconds);
-      metrics.addMetric(METRIC.eventsDeferred, 'Count', 1);
-      metrics.addMetric(METRIC.deferredEventAgeSeconds, 'Seconds', Math.round(ageMs / 1000));
-    };
-    const defer = (verdict: Verdict, reason: string) => {
-      if (!verdict.defer) {
-        if (verdict.why === 'horizon_passed') logger.error('event waited past the retry horizon', { ...where, reason });
-        return;
-      }
-      waitInPlace(verdict.seconds);
-    };
-
-    // A set-aside copy received before its time only waits on, in its own group (no processing).
-    if (aside && aside.wakeAt > now) {
-      waitInPlace(Math.max(1, Math.ceil((aside.wakeAt - now) / 1000)));
-      throw new NotYet(aside.reason);
-    }
-    const admission = breaker.admit();
-    if (admission === 'reject') {
-      defer(deferralFor('circuit_open', { receive: receiveCount, ageMs }, settings, random, breaker.remainingMs() / 1000), 'circuit_open');
-      throw new CircuitOpen();
-    }
-    /** Follow-ups (refunds run by their purchase) that must be retried get a message of their own. */
-    const setAside = async (event: RefundEvent, outcome: ProcessOutcome) => {
-      const verdict = deferralFor(outcome, { receive: 1, ageMs: 0 }, settings, random);
-      return (
-        verdict.defer &&
-        setMessageAside(
-          JSON.stringify(event),
-          event.eventId,
-          `${record.messageId}:${receiveCount}:${event.refundId}`,
-          verdict,
-          now,
-          retryReason(outcome),
-        )
-      );
-    };
-    let outcome: ProcessOutcome;
-    try {
-      const left = budget.remainingMs();
-      // Not started (nothing claimed, nothing called): back to the queue rather than cut off by the timeout.
-      outcome =
-        left !== undefined && left < DEFAULT_MIN_CALL_MS
-          ? { kind: 'upstream_error', action: 'retry', errorKind: 'timeout', reason: 'too little time left in this invocation to start' }
-          : await processor.process(body, {
-              receiveCount,
-              ...(record.attributes?.MessageGroupId ? { groupId: record.attributes.MessageGroupId } : {}),
-              ...(deps.queue ? { setAside } : {}),
-            });
-    } catch (e) {
-      // A bug or an infrastructure failure (DynamoDB): the message goes back, the lease expires.
-      logger.error('event failed', { ...where, error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown' });
-      metrics.addMetric(outcomeMetric(UNEXPECTED_ERROR_OUTCOME), 'Count', 1);
-      throw e;
-    } finally {
-      if (admission === 'probe') breaker.probeDone();
-    }
-    const line = { ...where, ...outcomeFields(outcome) };
-    if (outcome.kind === 'invalid_event') logger.error('event processed', line);
-    else if (outcome.action === 'retry') logger.warn('event processed', line);
-    else logger.info('event processed', line);
-    recordOutcomeMetrics(metrics, outcome);
-    if (outcome.action !== 'retry') return;
-    // Already in a group of its own (a set-aside copy): it waits there. Otherwise it is set aside, and
-    // the customer's later events go on; it waits in place only if that cannot be done.
-    if (!aside) {
-      const first = deferralFor(outcome, { receive: 1, ageMs }, settings, random);
-      const receipt = `${record.messageId}:${receiveCount}`;
-      const key = ids.eventId ?? record.messageId;
-      if (first.defer && (await setMessageAside(record.body, key, receipt, first, now, retryReason(outcome), sentAt))) {
-        metrics.addMetric(METRIC.eventsDeferred, 'Count', 1);
-        return;
-      }
-    }
-    defer(deferralFor(outcome, { receive: receiveCount, ageMs }, settings, random), outcome.kind);
-    throw new RetryLater(outcome);
-  };
-
-  /** Sends a waiting event's copy to a group of its own, due after the verdict's wait; false if the send failed. */
-  async function setMessageAside(
-    body: string,
-    key: string,
-    receipt: string,
-    verdict: Extract<Verdict, { defer: true }>,
-    now: number,
-    reason: string,
-    waitingSince = now,
-  ): Promise<boolean> {
-    if (deps.queue === undefined) return false;
-    try {
-      await deps.queue.send(asideMessage({ body, key, receipt, wakeAt: now + verdict.seconds * 1000, waitingSince, reason }));
-      return true;
-    } catch (e) {
-      logger.warn('could not set a waiting event aside; it waits in place', {
-        error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown',
-      });
-      return false;
-    }
-  }
-
-  return async (event, context) => {
-    // One processor per invocation: it keeps the batch's state.
-    const batch = new SqsFifoPartialProcessorAsync();
-    if (context) budget.start(() => context.getRemainingTimeInMillis());
-    const delays = new Map<string, number>();
-    const ran = new Set<string>();
-    try {
-      const response = await processPartialResponse(event, recordHandler(delays, ran), batch, {
-        ...(context ? { context } : {}),
-        skipGroupOnError: true,
-        throwOnFullBatchFailure: false,
-      });
-      await deferMessages(event, response, delays, ran);
-      return response;
-    } finally {
-      budget.end();
-      metrics.addMetric(METRIC.circuitBreakerOpen, 'Seconds', Math.round(breaker.openForMs() / 1000));
-      metrics.publishStoredMetrics();
-    }
-  };
-
-  /**
-   * Waiting messages get their visibility set to their deferral; the later messages of their group
-   * (failed unprocessed, to keep FIFO order) wait as long, so the group comes back together. Messages
-   * that failed otherwise keep the queue's visibility timeout and spend their dead-letter budget.
-   */
-  async function deferMessages(event: SQSEvent, response: SQSBatchResponse, delays: Map<string, number>, ran: Set<string>) {
-    const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-    const groupDelay = new Map<string, number>();
-    const changes: VisibilityChange[] = [];
-    for (const record of event.Records) {
-      if (!failed.has(record.messageId)) continue;
-      const group = record.attributes?.MessageGroupId ?? '';
-      let seconds = delays.get(record.messageId);
-      const head = groupDelay.get(group);
-      if (seconds === undefined && !ran.has(record.messageId) && head !== undefined) seconds = head;
-      if (seconds === undefined) continue;
-      if (head === undefined) groupDelay.set(group, seconds);
-      changes.push({ receiptHandle: record.receiptHandle, eventSourceARN: record.eventSourceARN, seconds });
-    }
-    if (changes.length === 0 || deps.visibility === undefined) return;
-    try {
-      await deps.visibility.changeVisibility(changes);
-    } catch (e) {
-      // The messages come back after the queue's visibility timeout instead: later, never lost.
-      logger.warn('deferral failed', { messages: changes.length, error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown' });
-    }
-  }
+  return batchHandler({ ...deps, breaker, budget: deps.budget ?? createInvocationBudget() }, processor);
 }
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps> = {}): ProcessEventsDeps {

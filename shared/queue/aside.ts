@@ -10,7 +10,9 @@ import type { QueueMessage } from './types.js';
  * where it holds nobody; the customer's later events go on at once.
  *
  * A FIFO queue has no per-message delay, so the copy is receivable at once: its first receive sees
- * `wakeAt` in the future and only defers itself to it (no processing, no upstream call).
+ * `wakeAt` in the future and only defers itself to it (no processing, no upstream call). A copy that
+ * has to wait again is set aside again (a new copy, `waits` one more): waiting never piles receives
+ * onto one message, so the queue's maxReceiveCount counts failures only.
  */
 export const ASIDE_ATTRIBUTES = {
   /** Epoch ms before which the copy only defers itself. */
@@ -19,6 +21,8 @@ export const ASIDE_ATTRIBUTES = {
   waitingSince: 'lp-waiting-since',
   /** Why it waits (an outcome kind), for the log. */
   reason: 'lp-waiting-for',
+  /** How many times the event has been set aside: its backoff's exponent. */
+  waits: 'lp-waits',
 } as const;
 
 /** What a received message says about its waiting, when it is a set-aside copy. */
@@ -26,6 +30,7 @@ export interface AsideState {
   wakeAt: number;
   waitingSince: number;
   reason: string;
+  waits: number;
 }
 
 /** The set-aside state of a received message (SQS record message attributes), if it is a copy. */
@@ -33,7 +38,13 @@ export function asideStateOf(attributes: Record<string, { stringValue?: string |
   const wakeAt = Number(attributes?.[ASIDE_ATTRIBUTES.wakeAt]?.stringValue);
   const waitingSince = Number(attributes?.[ASIDE_ATTRIBUTES.waitingSince]?.stringValue);
   if (!Number.isFinite(wakeAt) || !Number.isFinite(waitingSince)) return undefined;
-  return { wakeAt, waitingSince, reason: attributes?.[ASIDE_ATTRIBUTES.reason]?.stringValue ?? 'unknown' };
+  const waits = Number(attributes?.[ASIDE_ATTRIBUTES.waits]?.stringValue);
+  return {
+    wakeAt,
+    waitingSince,
+    reason: attributes?.[ASIDE_ATTRIBUTES.reason]?.stringValue ?? 'unknown',
+    waits: Number.isInteger(waits) && waits > 0 ? waits : 1,
+  };
 }
 
 /**
@@ -48,6 +59,7 @@ export function asideMessage(options: {
   wakeAt: number;
   waitingSince: number;
   reason: string;
+  waits: number;
 }): QueueMessage {
   return {
     body: options.body,
@@ -57,6 +69,7 @@ export function asideMessage(options: {
       [ASIDE_ATTRIBUTES.wakeAt]: String(Math.round(options.wakeAt)),
       [ASIDE_ATTRIBUTES.waitingSince]: String(Math.round(options.waitingSince)),
       [ASIDE_ATTRIBUTES.reason]: options.reason,
+      [ASIDE_ATTRIBUTES.waits]: String(options.waits),
     },
   };
 }

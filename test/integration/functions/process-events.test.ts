@@ -191,7 +191,7 @@ describe('process-events handler: waiting is not failing', () => {
     changes = [];
   });
 
-  it('defers a refund waiting for its purchase, and the rest of its group with it, by the backoff', async () => {
+  it('defers a waiting refund in place by the backoff when there is no queue to set it aside on, and the rest of its group with it', async () => {
     const early = purchase();
     const waiting = sentAgo(sqsRecord(refund(early, 'r1', 1000), 'shopify:order:1'), 1000, 3);
     const behind = sentAgo(sqsRecord(refund(early, 'r2', 1000), 'shopify:order:1'), 900);
@@ -199,23 +199,25 @@ describe('process-events handler: waiting is not failing', () => {
     expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([waiting.messageId, behind.messageId]);
     expect(changes).toEqual([
       [
-        { receiptHandle: waiting.receiptHandle, eventSourceARN: waiting.eventSourceARN, seconds: 8 },
-        { receiptHandle: behind.receiptHandle, eventSourceARN: behind.eventSourceARN, seconds: 8 },
+        { receiptHandle: waiting.receiptHandle, eventSourceARN: waiting.eventSourceARN, seconds: 2 },
+        { receiptHandle: behind.receiptHandle, eventSourceARN: behind.eventSourceARN, seconds: 2 },
       ],
     ]);
   });
 
-  it('lets an invalid event fail without deferring it, so poison reaches the DLQ', async () => {
+  it('retries an invalid event after the poison backoff (5 s, then doubling), so poison reaches the DLQ within minutes', async () => {
     const bad = sentAgo(sqsRecord('{"type":"purchase","orderId":""}', 'g'), 0);
     expect((await deferring()(sqsEvent(bad))).batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
-    expect(changes).toEqual([]);
+    const again = sentAgo(sqsRecord('{"type":"purchase","orderId":""}', 'g'), 0, 3);
+    await deferring()(sqsEvent(again));
+    expect(changes.map((c) => c.map((x) => x.seconds))).toEqual([[5], [20]]);
   });
 
-  it('stops deferring an event that has waited past the retry horizon', async () => {
+  it('fails an event that has waited past the retry horizon as poison instead of deferring it again', async () => {
     const early = purchase();
-    const old = sentAgo(sqsRecord(refund(early, 'r1', 1000), 'shopify:order:1'), 86_400_000, 130);
+    const old = sentAgo(sqsRecord(refund(early, 'r1', 1000), 'shopify:order:1'), 86_400_000, 1);
     expect((await deferring()(sqsEvent(old))).batchItemFailures).toEqual([{ itemIdentifier: old.messageId }]);
-    expect(changes).toEqual([]);
+    expect(changes.map((c) => c.map((x) => x.seconds))).toEqual([[5]]);
   });
 
   it('stops calling a failing service once its breaker opens, and defers the queued events until the next probe', async () => {
