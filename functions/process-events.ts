@@ -1,9 +1,21 @@
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 // shared/config by single files, as function entries import it (see receive-webhook.ts): what a function bundles
 // and loads stays what it names, whatever the index comes to export.
 import { ENV } from '../shared/config/environment.js';
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
-import { batchHandler, type BatchHandler } from '../shared/consumer/index.js';
+import {
+  batchHandler,
+  createEventSourceMappingSwitch,
+  isRecoveryTick,
+  openApiProbe,
+  type RECOVERY_TICK,
+  pauseOnOutage,
+  resumeWhenUp,
+  type BatchHandler,
+  type PullSwitch,
+  type RecoveryResult,
+} from '../shared/consumer/index.js';
 import { createDocumentClient, createLedger, type Clock, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
 import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
@@ -52,6 +64,8 @@ export type ProcessEventsDeps = {
    * instead of holding its customer's group while it waits. Without it, waiting messages wait in place.
    */
   queue?: EventQueue;
+  /** Pauses and resumes the worker's pulling (the event source mapping; the local queue under `npm start`). */
+  pull?: PullSwitch;
   /** The container's circuit breaker (default: one per handler, i.e. per container). */
   breaker?: CircuitBreaker;
   /** Jitter source for deferrals (tests pass a fixed one). */
@@ -72,9 +86,17 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     if (upstreamFailure) metrics.addMetric(METRIC.upstreamErrors, 'Count', 1);
     metrics.addMetric(upstreamCallsMetric(operation), 'Count', 1);
     breaker.record(errorKind === undefined ? { ok: true } : { ok: false, errorKind });
+    if (errorKind !== undefined && breaker.isOpen()) outagePause.failedWhileOpen();
+  });
+  // The service is down: stop pulling rather than set every queued event aside each breaker period.
+  const outagePause = pauseOnOutage({
+    pull: deps.pull,
+    now: deps.clock,
+    minIntervalMs: settings.circuitOpenSeconds * 1000,
+    logger: deps.logger,
   });
   const processor = createProcessor({ ...deps, openapi });
-  return batchHandler({ ...deps, breaker, budget: deps.budget ?? createInvocationBudget() }, processor);
+  return batchHandler({ ...deps, breaker, outagePause, budget: deps.budget ?? createInvocationBudget() }, processor);
 }
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps> = {}): ProcessEventsDeps {
@@ -104,6 +126,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     ...(overrides.breaker ? { breaker: overrides.breaker } : {}),
     // Waiting events are set aside on the queue they came from (sqs:SendMessage on it).
     ...queueDeps(env, overrides),
+    ...pullDeps(env, overrides),
     ...(overrides.random ? { random: overrides.random } : {}),
   };
 }
@@ -112,6 +135,13 @@ function queueDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>
   if (overrides.queue) return { queue: overrides.queue };
   const queueUrl = env[ENV.QUEUE_URL];
   return queueUrl ? { queue: createSqsQueue({ queueUrl }) } : {};
+}
+
+/** In Lambda, pulling is the function's event source mapping (paused while the Open API is down). */
+function pullDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>): Partial<Pick<ProcessEventsDeps, 'pull'>> {
+  if (overrides.pull) return { pull: overrides.pull };
+  const parameterName = env[ENV.PULL_MAPPING_PARAMETER];
+  return parameterName ? { pull: createEventSourceMappingSwitch({ parameterName }) } : {};
 }
 
 /** Square's Orders API, for sources earning on their orders without tax (env SQUARE_ORDERS). */
@@ -135,10 +165,40 @@ function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clo
   return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds });
 }
 
+/** Probes between checks of a paused upstream, within one scheduled invocation. */
+export const RECOVERY_PROBE_INTERVAL_MS = 5_000;
+
+/**
+ * The scheduled recovery probe: when the worker has paused its pulling, it probes the Open API every
+ * few seconds for as long as the invocation allows, and resumes pulling on the first answer.
+ */
+export function makeRecovery(deps: ProcessEventsDeps): (context?: Context) => Promise<RecoveryResult> {
+  const probe = openApiProbe(deps.openapi, 'shopify');
+  return async (context) => {
+    if (deps.pull === undefined) return 'running';
+    const now = Date.now;
+    const left = context ? context.getRemainingTimeInMillis() : RECOVERY_PROBE_INTERVAL_MS;
+    const result = await resumeWhenUp({
+      pull: deps.pull,
+      probe,
+      now,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      intervalMs: RECOVERY_PROBE_INTERVAL_MS,
+      // Ends a probe interval plus a margin before the Lambda timeout.
+      untilMs: now() + left - 2 * RECOVERY_PROBE_INTERVAL_MS,
+    });
+    if (result !== 'running') deps.logger.warn('recovery probe', { result });
+    return result;
+  };
+}
+
+let lambdaDeps: ProcessEventsDeps | undefined;
 let lambdaHandler: ProcessEventsHandler | undefined;
 
 /** The Lambda entry point: dependencies are built from process.env on the first invocation, then kept. */
-export const handler: ProcessEventsHandler = async (event, context) => {
-  lambdaHandler ??= makeHandler(depsFromEnvironment(process.env));
-  return lambdaHandler(event, context);
+export const handler = async (event: SQSEvent | typeof RECOVERY_TICK, context: Context): Promise<SQSBatchResponse | RecoveryResult> => {
+  lambdaDeps ??= depsFromEnvironment(process.env);
+  if (isRecoveryTick(event)) return makeRecovery(lambdaDeps)(context);
+  lambdaHandler ??= makeHandler(lambdaDeps);
+  return lambdaHandler(event as SQSEvent, context);
 };

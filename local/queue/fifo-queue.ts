@@ -42,10 +42,12 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
   let waiters: Waiter[] = [];
   let consumer: QueueConsumer | undefined;
   let closed = false;
+  /** The event source mapping disabled (shared/consumer/pull.ts): messages stay queued, none is handed out. */
+  let paused = false;
   let pumpScheduled = false;
   let sequence = 0n;
   const counters = { sent: 0, deduplicated: 0, received: 0, deleted: 0, visibilityChanges: 0 };
-  /** Per group, the spans its messages were deferred in place (only kept while someone may ask: onFirstReceived). */
+  /** Per group, the spans its messages waited in place (only kept while someone may ask: onFirstReceived). */
   const deferrals = new Map<string, { messageId: string; from: number; to: number }[]>();
 
   /** How long of [sentAt, now] an earlier message of m's group held it back by being deferred. */
@@ -143,7 +145,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
     }
     const now = clock.now();
     expireReceipts(now);
-    while (running.size < concurrency) {
+    while (!paused && running.size < concurrency) {
       const batch = receiveBatch(now);
       if (batch.length === 0) break;
       const task = deliver(batch, now, consumer);
@@ -274,7 +276,16 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       const head = messages[0];
       if (head !== undefined && (head.receipt === undefined || head.receipt.visibleAt <= now)) receivableGroups += 1;
     }
-    return { visible, processing, waitingRetry, deadLettered: dead.length, ...counters, receivableGroups, runningBatches: running.size };
+    return {
+      visible,
+      processing,
+      waitingRetry,
+      deadLettered: dead.length,
+      ...counters,
+      receivableGroups,
+      runningBatches: running.size,
+      paused,
+    };
   }
 
   function notify(): void {
@@ -324,6 +335,16 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       consumer = c;
       schedulePump();
     },
+    async pause() {
+      paused = true;
+    },
+    async resume() {
+      paused = false;
+      schedulePump();
+    },
+    async isPaused() {
+      return paused;
+    },
     stats,
     nextVisibleAt() {
       let next: number | undefined;
@@ -348,7 +369,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
         }
         m.receipt.visibleAt = now + c.seconds * 1000;
         counters.visibilityChanges += 1;
-        if (options.onFirstReceived) {
+        if (options.onFirstReceived && c.waiting) {
           const spans = deferrals.get(m.groupId) ?? [];
           spans.push({ messageId: m.messageId, from: now, to: m.receipt.visibleAt });
           deferrals.set(m.groupId, spans);

@@ -3,7 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { METRIC } from '../metrics/names.js';
 import type { Processor } from '../points/index.js';
 import type { VisibilityChange } from '../queue/index.js';
-import { recordHandler } from './record.js';
+import { type InPlace, recordHandler } from './record.js';
 import type { ConsumerDeps } from './types.js';
 
 export type BatchHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
@@ -19,7 +19,7 @@ export function batchHandler(deps: ConsumerDeps, processor: Processor): BatchHan
     // One processor per invocation: it keeps the batch's state.
     const batch = new SqsFifoPartialProcessorAsync();
     if (context) deps.budget.start(() => context.getRemainingTimeInMillis());
-    const delays = new Map<string, number>();
+    const delays = new Map<string, InPlace>();
     try {
       const response = await processPartialResponse(event, handle(delays), batch, {
         ...(context ? { context } : {}),
@@ -29,6 +29,7 @@ export function batchHandler(deps: ConsumerDeps, processor: Processor): BatchHan
       await deferMessages(deps, event, response, delays);
       return response;
     } finally {
+      await deps.outagePause?.flush();
       deps.budget.end();
       deps.metrics.addMetric(METRIC.circuitBreakerOpen, 'Seconds', Math.round(deps.breaker.openForMs() / 1000));
       deps.metrics.publishStoredMetrics();
@@ -40,18 +41,19 @@ export function batchHandler(deps: ConsumerDeps, processor: Processor): BatchHan
  * Failed messages get their chosen deferral; the later messages of their group (failed unprocessed, to
  * keep FIFO order) wait as long, so the group comes back together.
  */
-async function deferMessages(deps: ConsumerDeps, event: SQSEvent, response: SQSBatchResponse, delays: Map<string, number>) {
+async function deferMessages(deps: ConsumerDeps, event: SQSEvent, response: SQSBatchResponse, delays: Map<string, InPlace>) {
   const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-  const groupDelay = new Map<string, number>();
+  const groupDelay = new Map<string, InPlace>();
   const changes: VisibilityChange[] = [];
   for (const record of event.Records) {
     if (!failed.has(record.messageId)) continue;
     const group = record.attributes?.MessageGroupId ?? '';
     const head = groupDelay.get(group);
-    const seconds = delays.get(record.messageId) ?? head;
-    if (seconds === undefined) continue;
-    if (head === undefined) groupDelay.set(group, seconds);
-    changes.push({ receiptHandle: record.receiptHandle, eventSourceARN: record.eventSourceARN, seconds });
+    const delay = delays.get(record.messageId) ?? head;
+    if (delay === undefined) continue;
+    if (head === undefined) groupDelay.set(group, delay);
+    const { seconds, waiting } = delay;
+    changes.push({ receiptHandle: record.receiptHandle, eventSourceARN: record.eventSourceARN, seconds, waiting });
   }
   if (changes.length === 0 || deps.visibility === undefined) return;
   try {

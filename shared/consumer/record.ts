@@ -10,6 +10,12 @@ import { parseJsonOrUndefined } from '../text/index.js';
 import { CircuitOpen, Failed, NotYet, RetryLater } from './errors.js';
 import type { ConsumerDeps } from './types.js';
 
+/** A failed record's deferral in place: how long, and whether it only waits or fails. */
+export interface InPlace {
+  seconds: number;
+  waiting: boolean;
+}
+
 /**
  * One SQS record: processed, then acknowledged (done, or set aside to wait), or failed. Waiting never
  * costs a receive of the customer's group: an event that has to wait (a lease, its purchase, a
@@ -19,13 +25,14 @@ import type { ConsumerDeps } from './types.js';
  * configuration error or a crash is deferred in place by the poison backoff, and after the queue's
  * maxReceiveCount (a few attempts, minutes) it reaches the DLQ.
  *
- * `delays` collects the in-place deferral chosen for each failed record (by message id).
+ * `delays` collects the in-place deferral chosen for each failed record (by message id), and whether
+ * it only waits (a copy before its time, a wait that could not be set aside) or fails.
  */
 export function recordHandler(deps: ConsumerDeps, processor: Processor) {
   const { logger, metrics, settings, breaker, budget } = deps;
   const random = deps.random ?? Math.random;
 
-  return (delays: Map<string, number>) => async (record: SQSRecord) => {
+  return (delays: Map<string, InPlace>) => async (record: SQSRecord) => {
     const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
     // Not Powertools batch's `parser` option: the processor checks the event schema and records `invalid_event` itself.
     const body = parseJsonOrUndefined(record.body) ?? record.body; // not JSON: the text, refused as invalid_event
@@ -37,14 +44,14 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     const ageMs = Math.max(0, now - waitingSince);
     const key = ids.eventId ?? record.messageId;
 
-    const inPlace = (seconds: number) => {
-      delays.set(record.messageId, seconds);
+    const inPlace = (seconds: number, waiting: boolean) => {
+      delays.set(record.messageId, { seconds, waiting });
       metrics.addMetric(METRIC.eventsDeferred, 'Count', 1);
       metrics.addMetric(METRIC.deferredEventAgeSeconds, 'Seconds', Math.round(ageMs / 1000));
     };
     /** Failing: deferred in place by the poison backoff, spending a receive towards the DLQ. */
     const fail = (error: Error): never => {
-      inPlace(poisonDeferralSeconds(receiveCount));
+      inPlace(poisonDeferralSeconds(receiveCount), false);
       throw error;
     };
     /** Waiting: a copy in its own group, due after the verdict; in place only when the send fails. */
@@ -61,19 +68,19 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
         onSetAside();
         return;
       }
-      inPlace(verdict.seconds);
+      inPlace(verdict.seconds, true);
       throw error;
     };
 
     // A set-aside copy received before its time only waits on, in its own group (no processing).
     if (aside && aside.wakeAt > now) {
-      delays.set(record.messageId, Math.max(1, Math.ceil((aside.wakeAt - now) / 1000)));
+      delays.set(record.messageId, { seconds: Math.max(1, Math.ceil((aside.wakeAt - now) / 1000)), waiting: true });
       throw new NotYet(aside.reason);
     }
     const admission = breaker.admit();
     if (admission === 'reject') {
       const verdict = deferralFor('circuit_open', { receive: waits, ageMs }, settings, random, breaker.remainingMs() / 1000);
-      return wait(verdict, 'circuit_open', () => deps.onCircuitOpen?.(), new CircuitOpen());
+      return wait(verdict, 'circuit_open', () => undefined, new CircuitOpen());
     }
     /** Follow-ups (refunds run by their purchase) that must be retried get a message of their own. */
     const followUpAside = async (event: RefundEvent, outcome: ProcessOutcome) => {

@@ -5,6 +5,7 @@ import type { InvocationBudget } from '../openapi/index.js';
 import type { MetricsSink } from '../points/index.js';
 import type { EventQueue, MessageVisibility } from '../queue/index.js';
 import type { CircuitBreaker } from '../retry/index.js';
+import type { OutagePause } from './pull.js';
 
 /** What the queue consumer needs around the processor (all passed in: tests give real local ones). */
 export interface ConsumerDeps {
@@ -20,6 +21,6 @@ export interface ConsumerDeps {
   queue?: EventQueue;
   /** Jitter source for deferrals (tests pass a fixed one). */
   random?: () => number;
-  /** Told when an event met the open breaker (the caller may stop pulling: shared/consumer/pause.ts). */
-  onCircuitOpen?: () => void;
+  /** A pause of pulling under way (pull.ts): the batch waits for it before it returns. */
+  outagePause?: Pick<OutagePause, 'flush'>;
 }

@@ -11,6 +11,8 @@ export interface LatencyReport {
   p99Seconds: number;
   maxSeconds: number;
   slowest: string | undefined;
+  /** The slowest events: key and seconds, slowest first. */
+  slowestEvents: { key: string; seconds: number }[];
   /** Messages held back by a deferring message of their group, and the longest such wait. */
   heldBack: { messages: number; maxSeconds: number; over5s: number };
 }
@@ -75,6 +77,7 @@ export function createLatencyMeter(options: { now: () => number; excluded?: () =
         p99Seconds: quantile(sorted, 0.99),
         maxSeconds: sorted.at(-1) ?? 0,
         slowest: slowest?.key,
+        slowestEvents: [...samples].sort((a, b) => b.seconds - a.seconds).slice(0, 10),
         heldBack: {
           messages: held.filter((s) => s > 0).length,
           maxSeconds: heldSorted.at(-1) ?? 0,

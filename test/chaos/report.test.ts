@@ -32,6 +32,7 @@ function result(overrides: Partial<ChaosResult> = {}): ChaosResult {
       p99Seconds: 47.25,
       maxSeconds: 58,
       slowest: 'k',
+      slowestEvents: [],
       heldBack: { messages: 0, maxSeconds: 0, over5s: 0 },
     },
     disturbances: [],

@@ -169,7 +169,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   let directInFlight = 0;
   const isIdle = () => {
     const s = stack.queue.stats();
-    return s.runningBatches === 0 && s.receivableGroups === 0 && directInFlight === 0;
+    return s.runningBatches === 0 && (s.paused || s.receivableGroups === 0) && directInFlight === 0;
   };
   return {
     intakeUrl: stack.urls.intake,
@@ -183,7 +183,8 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     isIdle,
     jumpToNextDue(limit) {
       if (!isIdle()) return false;
-      const next = stack.queue.nextVisibleAt();
+      // While pulling is paused (the upstream down), the next thing due is the recovery probe.
+      const next = stack.queue.stats().paused ? stack.recovery.nextDueAt() : stack.queue.nextVisibleAt();
       const target = Math.min(next ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY);
       if (!Number.isFinite(target) || target <= clock.now()) return false;
       clock.jump(target - clock.now());

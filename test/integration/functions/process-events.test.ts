@@ -199,8 +199,8 @@ describe('process-events handler: waiting is not failing', () => {
     expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([waiting.messageId, behind.messageId]);
     expect(changes).toEqual([
       [
-        { receiptHandle: waiting.receiptHandle, eventSourceARN: waiting.eventSourceARN, seconds: 2 },
-        { receiptHandle: behind.receiptHandle, eventSourceARN: behind.eventSourceARN, seconds: 2 },
+        { receiptHandle: waiting.receiptHandle, eventSourceARN: waiting.eventSourceARN, seconds: 2, waiting: true },
+        { receiptHandle: behind.receiptHandle, eventSourceARN: behind.eventSourceARN, seconds: 2, waiting: true },
       ],
     ]);
   });
@@ -302,7 +302,7 @@ describe('process-events handler: a waiting event does not hold its customer', (
     };
     const before = await h.calls(LOOKUP);
     expect((await handle(sqsEvent(copy))).batchItemFailures).toEqual([{ itemIdentifier: copy.messageId }]);
-    expect(changes).toEqual([[{ receiptHandle: copy.receiptHandle, eventSourceARN: copy.eventSourceARN, seconds: 30 }]]);
+    expect(changes).toEqual([[{ receiptHandle: copy.receiptHandle, eventSourceARN: copy.eventSourceARN, seconds: 30, waiting: true }]]);
     expect(await h.calls(LOOKUP)).toBe(before);
     expect(await h.ledger.getOrder(event)).toBeUndefined();
   });
@@ -320,6 +320,22 @@ describe('process-events handler: a waiting event does not hold its customer', (
     const copies = (await held(queue)).map((r) => JSON.parse(r.body) as { eventId: string });
     expect(copies.map((c) => c.eventId)).toContain(early.eventId);
     expect(await h.calls(GRANT)).toBe(1);
+  });
+});
+
+describe('process-events handler: an outage stops the pulling', () => {
+  it('pauses pulling once the Open API has failed enough for the breaker to open, and not before', async () => {
+    const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
+    const queue = createLocalQueue({ clock: { ...systemClock, now: h.clock } });
+    const handle = makeHandler(depsFromEnvironment(env(), { clock: h.clock, queue, pull: queue, random: () => 0, logger: quiet, metrics }));
+    await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
+    const one = () => sqsEvent(sentAgo(sqsRecord(purchase(), `g-${messages}`), 0));
+    await handle(one());
+    expect(await queue.isPaused()).toBe(false);
+    for (let i = 0; i < 5 && !(await queue.isPaused()); i += 1) await handle(one());
+    expect(await queue.isPaused()).toBe(true);
+    await queue.close();
   });
 });
 
