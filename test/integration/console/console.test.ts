@@ -17,7 +17,7 @@ import { deliverShopifyOrder } from '../../support/local-stack.js';
 /** The page's one global the browser-side functions below use (this project compiles without the DOM lib). */
 declare const document: {
   querySelector(selector: string): { textContent: string | null } | null;
-  querySelectorAll(selector: string): { length: number };
+  querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null }>;
   body: { textContent: string | null };
 };
 
@@ -194,7 +194,10 @@ describe('the operator console in headless Chromium', () => {
     // answer arrives may have the same length.
     const waitForOrders = (ids: string[]) =>
       page.waitForFunction(
-        (want: string) => [...document.querySelectorAll('tr[data-order]')].map((r) => r.getAttribute('data-order')).join() === want,
+        (want: string) =>
+          Array.from(document.querySelectorAll('tr[data-order]'))
+            .map((r) => r.getAttribute('data-order'))
+            .join() === want,
         { timeout: 15_000 },
         ids.join(),
       );
