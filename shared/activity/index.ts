@@ -1,0 +1,14 @@
+/** The activity record: best-effort observations around the exactly-once core, for the operator console. */
+export {
+  type ActivityEntry,
+  type BreakerTransition,
+  MAX_ORDER_ENTRIES,
+  type OrderActivity,
+  orderActivityKey,
+  type RunSummary,
+} from './entries.js';
+export { activityFromEnvironment } from './from-env.js';
+export { type ActivityReader, createActivityReader } from './reader.js';
+export { type ActivityRecorder, createActivityRecorder, type DeliveryObservation, type ReceiveObservation } from './recorder.js';
+export { type ActivityStore, createActivityStore } from './store.js';
+export { watchBreaker, watchCalls } from './watch.js';
