@@ -1,5 +1,6 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { type ActivityRecorder, activityFromEnvironment, watchBreaker, watchCalls } from '../shared/activity/index.js';
 // shared/config by single files, as function entries import it (see receive-webhook.ts): what a function bundles
 // and loads stays what it names, whatever the index comes to export.
 import { ENV } from '../shared/config/environment.js';
@@ -61,6 +62,8 @@ export type ProcessEventsDeps = {
   random?: () => number;
   /** Square's Orders API per source (sources earning on their orders without tax). */
   squareOrders?: ProcessorDeps['squareOrders'];
+  /** The activity record (best effort, never read to decide): each receive with its outcome and grant calls. */
+  activity?: ActivityRecorder;
 };
 
 export type ProcessEventsHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
@@ -143,10 +146,9 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     else if (outcome.action === 'retry') logger.warn('event processed', line);
     else logger.info('event processed', line);
     recordOutcomeMetrics(metrics, outcome);
-    if (outcome.action === 'retry') {
-      defer(deferralFor(outcome.kind, { receive: receiveCount, ageMs }, settings, random), outcome.kind);
-      throw new RetryLater(outcome);
-    }
+    if (outcome.action === 'retry') defer(deferralFor(outcome.kind, { receive: receiveCount, ageMs }, settings, random), outcome.kind);
+    await deps.activity?.received(line, delays.get(record.messageId));
+    if (outcome.action === 'retry') throw new RetryLater(outcome);
   };
 
   return async (event, context) => {
@@ -204,26 +206,34 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
   const clock = overrides.clock ?? Date.now;
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
   const budget = overrides.budget ?? createInvocationBudget();
+  const logger = overrides.logger ?? powertoolsLogger(env, 'process-events');
+  const openapi =
+    overrides.openapi ??
+    createOpenApiClient({
+      credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
+      ratePerMinute: settings.rateBudgetPerMinute,
+      remainingMs: budget.remainingMs,
+    });
+  const breaker = overrides.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: clock });
+  const activity =
+    overrides.activity ??
+    activityFromEnvironment(env, (what, e) => logger.warn('activity not recorded', { what, error: e instanceof Error ? e.name : 'unknown' }));
   return {
     budget,
     settings,
     clock,
     ledger: overrides.ledger ?? ledgerFromEnv(env, settings, clock),
-    openapi:
-      overrides.openapi ??
-      createOpenApiClient({
-        credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
-        ratePerMinute: settings.rateBudgetPerMinute,
-        remainingMs: budget.remainingMs,
-      }),
+    // Observed, not changed: the grants' markers and answers, the breaker's transitions (shared/activity).
+    openapi: activity ? watchCalls(openapi, activity, clock) : openapi,
+    breaker: activity ? watchBreaker(breaker, activity, env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local-${process.pid}`) : breaker,
+    ...(activity ? { activity } : {}),
     ...squareOrdersDeps(env, overrides),
-    logger: overrides.logger ?? powertoolsLogger(env, 'process-events'),
+    logger,
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'process-events'),
     ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
     // In Lambda the worker defers waiting messages on the queue they came from (sqs:ChangeMessageVisibility);
     // elsewhere (tests, local) the caller passes its queue, or messages wait out the visibility timeout.
     ...(overrides.visibility || env.AWS_LAMBDA_FUNCTION_NAME ? { visibility: overrides.visibility ?? createSqsVisibility() } : {}),
-    ...(overrides.breaker ? { breaker: overrides.breaker } : {}),
     ...(overrides.random ? { random: overrides.random } : {}),
   };
 }

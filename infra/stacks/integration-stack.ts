@@ -107,6 +107,9 @@ export class IntegrationStack extends Stack {
     this.quarantine = new QuarantineTable(this, 'Quarantine', { production: config.production });
     this.receiver.fn.addEnvironment(ENV.QUARANTINE_TABLE, this.quarantine.table.tableName);
     this.quarantine.grantKeep(this.receiver.role);
+    // Each accepted delivery is noted under its order in the activity record (the operator console's timeline).
+    this.receiver.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
+    this.ledger.grantActivityAppend(this.receiver.role);
 
     this.worker = new BundledFunction(this, 'ProcessEvents', {
       code: 'processEvents',
@@ -119,6 +122,8 @@ export class IntegrationStack extends Stack {
       }),
     });
     this.ledger.grantItemAccess(this.worker.role);
+    // The worker's receives, grant calls and breaker transitions, in the same table (its item access covers them).
+    this.worker.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
     openApiSecret.grantRead(this.worker.role);
     const squareOrders = new SquareOrdersAccessSecrets(this, 'SquareOrders', { config, removalPolicy, reader: this.worker.role });
     if (Object.keys(squareOrders.secrets).length > 0) {
