@@ -217,7 +217,9 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
   const breaker = overrides.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: clock });
   const activity =
     overrides.activity ??
-    activityFromEnvironment(env, (what, e) => logger.warn('activity not recorded', { what, error: e instanceof Error ? e.name : 'unknown' }));
+    activityFromEnvironment(env, (what, e) =>
+      logger.warn('activity not recorded', { what, error: e instanceof Error ? e.name : 'unknown' }),
+    );
   return {
     budget,
     settings,

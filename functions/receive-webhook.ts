@@ -99,7 +99,9 @@ function activityDeps(
 ): Pick<ReceiveWebhookDeps, 'activity'> {
   const activity =
     overrides.activity ??
-    activityFromEnvironment(env, (what, e) => logger?.warn('activity not recorded', { what, error: e instanceof Error ? e.name : 'unknown' }));
+    activityFromEnvironment(env, (what, e) =>
+      logger?.warn('activity not recorded', { what, error: e instanceof Error ? e.name : 'unknown' }),
+    );
   return activity ? { activity } : {};
 }
 

@@ -18,7 +18,7 @@ function listOf<T>(value: unknown, schema: { safeParse(v: unknown): { success: t
   });
 }
 
-export function createActivityReader(client: DynamoDBDocumentClient, tableName: string): ActivityReader {
+export function createActivityReader(client: Pick<DynamoDBDocumentClient, 'send'>, tableName: string): ActivityReader {
   const store = createActivityStore({ client, tableName, clock: Date.now, ttlDays: 1 });
   return {
     async order(source, orderId) {

@@ -103,7 +103,11 @@ export function createActivityRecorder(options: ActivityRecorderOptions): Activi
       };
       const refund = r.refundId ? { refundId: r.refundId } : {};
       await safely('receive', (s) =>
-        s.append(orderActivityKey(r.source as string, r.orderId as string), [...made.map((c) => ({ ...refund, ...c })), receive], MAX_ORDER_ENTRIES),
+        s.append(
+          orderActivityKey(r.source as string, r.orderId as string),
+          [...made.map((c) => ({ ...refund, ...c })), receive],
+          MAX_ORDER_ENTRIES,
+        ),
       );
     },
     noteCall(call) {

@@ -12,7 +12,7 @@ const isConditionFailure = (e: unknown) => (e as { name?: string }).name === 'Co
 const DAY_S = 86_400;
 
 export interface ActivityStoreOptions {
-  client: DynamoDBDocumentClient;
+  client: Pick<DynamoDBDocumentClient, 'send'>;
   tableName: string;
   clock: () => number;
   /** The ledger's retention: activity expires with the records it describes. */

@@ -47,7 +47,10 @@ const webhookSecretsOf = (t: Template) =>
 const workerOf = (t: Template) => lambda(t, 'Credits');
 
 /** All statements of the inline policies attached to the role of a function. */
-function statementsOf(template: Template, fn: Resource): { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown }[] {
+function statementsOf(
+  template: Template,
+  fn: Resource,
+): { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown }[] {
   const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
   const role = template.findResources('AWS::IAM::Role')[roleId] as Resource;
   expect(role.Properties.ManagedPolicyArns ?? []).toEqual([]);

@@ -27,7 +27,14 @@ describe('the activity record', () => {
   const reader = () => createActivityReader(dynamo.documentClient, dynamo.tableName);
 
   it("keeps an order's delivery, then the calls a receive made and the receive, in the order they happened", async () => {
-    await recorder.delivery({ source: 'shopify', orderId: '1042', deliveryId: 'w-1', topic: 'orders/paid', status: 202, answer: 'accepted' });
+    await recorder.delivery({
+      source: 'shopify',
+      orderId: '1042',
+      deliveryId: 'w-1',
+      topic: 'orders/paid',
+      status: 202,
+      answer: 'accepted',
+    });
     now += 1000;
     recorder.noteCall({ operation: 'calculatePoints', marker: 'lp1:shopify:order:1042', result: 'ok', ms: 12 });
     await recorder.received(
@@ -43,7 +50,15 @@ describe('the activity record', () => {
 
   it('records a deferral with its seconds and the refund it belongs to', async () => {
     await recorder.received(
-      { messageId: 'm-2', receiveCount: 2, source: 'shopify', orderId: '2000', refundId: 'r-9', outcome: 'refund_waiting', action: 'retry' },
+      {
+        messageId: 'm-2',
+        receiveCount: 2,
+        source: 'shopify',
+        orderId: '2000',
+        refundId: 'r-9',
+        outcome: 'refund_waiting',
+        action: 'retry',
+      },
       45,
     );
     const [entry] = (await reader().order('shopify', '2000')).entries;
