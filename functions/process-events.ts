@@ -215,11 +215,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
       remainingMs: budget.remainingMs,
     });
   const breaker = overrides.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: clock });
-  const activity =
-    overrides.activity ??
-    activityFromEnvironment(env, (what, e) =>
-      logger.warn('activity not recorded', { what, error: e instanceof Error ? e.name : 'unknown' }),
-    );
+  const activity = overrides.activity ?? activityFromEnvironment(env, logger);
   return {
     budget,
     settings,

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { activityFromEnvironment } from '../shared/activity/from-env.js';
+import { activityFromEnvironment, activityOf } from '../shared/activity/from-env.js';
 import type { ActivityRecorder } from '../shared/activity/recorder.js';
 import { ENV } from '../shared/config/environment.js';
 import { minWebhookSecretChars } from '../shared/config/secret-strength.js';
@@ -88,21 +88,8 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
     ...(overrides.quarantine ? { quarantine: overrides.quarantine } : {}),
     ...(overrides.countQuarantined ? { countQuarantined: overrides.countQuarantined } : {}),
     recordDelivery: overrides.recordDelivery ?? deliveryMetricsFromEnv(env, sources.keys()),
-    ...activityDeps(env, overrides, logger),
+    ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
   };
-}
-
-function activityDeps(
-  env: NodeJS.ProcessEnv,
-  overrides: Partial<ReceiveWebhookDeps>,
-  logger: IntakeDeps['logger'],
-): Pick<ReceiveWebhookDeps, 'activity'> {
-  const activity =
-    overrides.activity ??
-    activityFromEnvironment(env, (what, e) =>
-      logger?.warn('activity not recorded', { what, error: e instanceof Error ? e.name : 'unknown' }),
-    );
-  return activity ? { activity } : {};
 }
 
 let lambdaHandler: ReceiveWebhookHandler | undefined;

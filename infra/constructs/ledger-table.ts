@@ -1,4 +1,4 @@
-import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { LEDGER_TABLE_SCHEMA } from '../../shared/config/index.js';
 import { KeyedTable } from './keyed-table.js';
@@ -18,19 +18,5 @@ export class LedgerTable extends KeyedTable {
 
   grantItemAccess(grantee: IGrantable): void {
     this.grantActions(grantee);
-  }
-
-  /**
-   * Appending to the activity record (shared/activity) and nothing else: UpdateItem on items whose key
-   * starts `activity#`, so a function that only observes (intake) can neither read nor touch a ledger record.
-   */
-  grantActivityAppend(grantee: IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:UpdateItem'],
-        resources: [this.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['activity#*'] } },
-      }),
-    );
   }
 }

@@ -25,6 +25,7 @@ import { LedgerTable } from '../constructs/ledger-table.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { addUpstreamRejectedAlarm } from '../constructs/upstream-rejected-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
+import { grantActivityAppend } from '../constructs/activity-access.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
@@ -109,7 +110,7 @@ export class IntegrationStack extends Stack {
     this.quarantine.grantKeep(this.receiver.role);
     // Each accepted delivery is noted under its order in the activity record (the operator console's timeline).
     this.receiver.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
-    this.ledger.grantActivityAppend(this.receiver.role);
+    grantActivityAppend(this.ledger.table, this.receiver.role);
 
     this.worker = new BundledFunction(this, 'ProcessEvents', {
       code: 'processEvents',

@@ -12,7 +12,8 @@ import { createActivityStore } from './store.js';
  */
 export function activityFromEnvironment(
   env: NodeJS.ProcessEnv,
-  onError?: (what: string, error: unknown) => void,
+  /** Told of a write that failed (which one and the error's name: never its data). */
+  logger?: { warn(message: string, extra: Record<string, unknown>): void },
 ): ActivityRecorder | undefined {
   const tableName = env[ENV.ACTIVITY_TABLE]?.trim();
   if (!tableName) return undefined;
@@ -29,5 +30,10 @@ export function activityFromEnvironment(
     const local = { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
     return createActivityStore({ client: createDocumentClient(endpoint ? local : {}), tableName, clock: Date.now, ttlDays });
   };
-  return createActivityRecorder({ store, clock: Date.now, ...(onError ? { onError } : {}) });
+  const onError = (what: string, e: unknown) =>
+    logger?.warn('activity not recorded', { what, error: e instanceof Error ? e.name : 'unknown' });
+  return createActivityRecorder({ store, clock: Date.now, onError });
 }
+
+/** `{ activity }` when there is one, else nothing: for a deps object whose `activity` is optional. */
+export const activityOf = (activity: ActivityRecorder | undefined): { activity?: ActivityRecorder } => (activity ? { activity } : {});

@@ -7,8 +7,9 @@ export {
   orderActivityKey,
   type RunSummary,
 } from './entries.js';
-export { activityFromEnvironment } from './from-env.js';
+export { activityFromEnvironment, activityOf } from './from-env.js';
 export { type ActivityReader, createActivityReader } from './reader.js';
 export { type ActivityRecorder, createActivityRecorder, type DeliveryObservation, type ReceiveObservation } from './recorder.js';
 export { type ActivityStore, createActivityStore } from './store.js';
+export { type RunFound, recordedRun } from './runs.js';
 export { watchBreaker, watchCalls } from './watch.js';

@@ -142,8 +142,18 @@ describe('the operator console in headless Chromium', () => {
     expect(lines.some((l) => /delivery received: webhook console-order-1 orders\/paid, answered HTTP 202 accepted/.test(l))).toBe(true);
     expect(lines.some((l) => /queue receive 1 of message \S+: credited \(ack\)/.test(l))).toBe(true);
     expect(lines.some((l) => /Open API calculatePoints: ok in \d+ ms\s+marker lp1:shopify:order:8100000000000000001$/.test(l))).toBe(true);
-    expect(lines.some((l) => /delivery received \(refund 8200000000000000001\): webhook console-refund-1 refunds\/create, answered HTTP 202/.test(l))).toBe(true);
-    expect(lines.some((l) => /Open API grantPoints \(refund 8200000000000000001\): ok .*\(-30\)\s+marker lp1:shopify:refund:8100000000000000001:8200000000000000001$/.test(l))).toBe(true);
+    expect(
+      lines.some((l) =>
+        /delivery received \(refund 8200000000000000001\): webhook console-refund-1 refunds\/create, answered HTTP 202/.test(l),
+      ),
+    ).toBe(true);
+    expect(
+      lines.some((l) =>
+        /Open API grantPoints \(refund 8200000000000000001\): ok .*\(-30\)\s+marker lp1:shopify:refund:8100000000000000001:8200000000000000001$/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
   });
 
   it('lists a dead letter with the reason from the ledger, and redrives it from the page', async () => {
