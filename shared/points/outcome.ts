@@ -16,6 +16,8 @@ export const FollowUp = z.object({
   kind: z.string(),
   action: retryOrAck,
   points: points.optional(),
+  /** Its retry was handed to a message of its own (the purchase is acknowledged). */
+  setAside: z.boolean().optional(),
 });
 export type FollowUp = z.infer<typeof FollowUp>;
 
@@ -73,8 +75,11 @@ const processOutcome = () =>
     // Retried: transient.
     z.object({ kind: z.literal('lease_held'), action: retry, reason: z.string() }),
     z.object({ kind: z.literal('refund_waiting'), action: retry, reason: z.string() }),
-    /** The points call may have run: the lease is left to expire, the next attempt reconciles first. */
-    z.object({ kind: z.literal('outcome_unknown'), action: retry, errorKind: z.string(), reason: z.string() }),
+    /**
+     * The points call may have run: the next attempt reconciles first. `leaseKept`: the request may still
+     * land, so the lease is left to expire; otherwise it was released and the next attempt may start now.
+     */
+    z.object({ kind: z.literal('outcome_unknown'), action: retry, errorKind: z.string(), reason: z.string(), leaseKept: z.boolean() }),
     z.object({ kind: z.literal('upstream_error'), action: retry, errorKind: z.string(), reason: z.string() }),
     /** Not contracted, credentials refused, request rejected as invalid: fixed by people, then redriven. */
     z.object({ kind: z.literal('configuration_error'), action: retry, errorKind: z.string(), reason: z.string() }),

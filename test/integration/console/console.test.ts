@@ -217,9 +217,9 @@ describe('the operator console in headless Chromium', () => {
     const waitForOrders = (ids: string[]) =>
       page.waitForFunction(
         (want: string) =>
-          Array.from(document.querySelectorAll('tr[data-order]'))
-            .map((r) => r.getAttribute('data-order'))
-            .join() === want,
+          Array.from(document.querySelectorAll('tr[data-order]'), (r) =>
+            (r as { getAttribute(n: string): string | null }).getAttribute('data-order'),
+          ).join() === want,
         { timeout: 15_000 },
         ids.join(),
       );
