@@ -164,10 +164,11 @@ describe('the operator console in headless Chromium', () => {
       'console-dlq-1',
     );
     expect(paid.status).toBe(202);
-    // Two receives (the limit here), each failing: then the dead-letter list.
-    for (let receive = 0; receive < 2; receive++) {
+    // Two receives (the limit here), each failing and deferred by the poison backoff (5 s, then 10 s): then the
+    // dead-letter list.
+    for (const backoff of [5_000, 10_000]) {
       await stack.queue.settled();
-      clock.advance(5_000);
+      clock.advance(backoff);
     }
     await stack.queue.settled();
     expect(stack.queue.deadLetters()).toHaveLength(1);
