@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 
 /**
  * What the activity record holds: observations of what happened around an order (deliveries received,
@@ -8,18 +8,6 @@ import { z } from 'zod';
  * the ledger's TTL, under keys of their own (`activity#...`, `kind: activity`), so the ledger's scans
  * (audit, console), which read `kind` order and refund only, never see them.
  */
-
-export const ACTIVITY_KIND = 'activity';
-/** Entries kept per order; later ones are counted in `omitted`, not stored (the item stays small). */
-export const MAX_ORDER_ENTRIES = 100;
-/** Run summaries kept (per table, newest last) and breaker transitions kept. */
-export const MAX_RUNS = 30;
-export const MAX_TRANSITIONS = 30;
-
-const part = encodeURIComponent;
-export const orderActivityKey = (source: string, orderId: string) => `activity#order#${part(source)}#${part(orderId)}`;
-export const RUNS_KEY = 'activity#runs';
-export const BREAKER_KEY = 'activity#breaker';
 
 const at = z.string();
 const refundId = z.string().optional();

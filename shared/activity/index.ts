@@ -1,13 +1,7 @@
 /** The activity record: best-effort observations around the exactly-once core, for the operator console. */
-export {
-  type ActivityEntry,
-  type BreakerTransition,
-  MAX_ORDER_ENTRIES,
-  type OrderActivity,
-  orderActivityKey,
-  type RunSummary,
-} from './entries.js';
+export type { ActivityEntry, BreakerTransition, OrderActivity, RunSummary } from './entries.js';
 export { activityFromEnvironment, activityOf } from './from-env.js';
+export { MAX_ORDER_ENTRIES, orderActivityKey } from './keys.js';
 export { type ActivityReader, createActivityReader } from './reader.js';
 export { type ActivityRecorder, createActivityRecorder, type DeliveryObservation, type ReceiveObservation } from './recorder.js';
 export { type ActivityStore, createActivityStore } from './store.js';

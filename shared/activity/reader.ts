@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BREAKER_KEY, BreakerTransition, OrderActivity, orderActivityKey, RUNS_KEY, RunSummary } from './entries.js';
+import { BreakerTransition, OrderActivity, RunSummary } from './entries.js';
+import { BREAKER_KEY, orderActivityKey, RUNS_KEY } from './keys.js';
 import { createActivityStore } from './store.js';
 
 /** What the console reads back: an order's activity, the runs, the breaker's transitions (unreadable parts skipped). */

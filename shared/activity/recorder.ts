@@ -1,14 +1,5 @@
-import {
-  BREAKER_KEY,
-  type BreakerTransition,
-  type CallEntry,
-  MAX_ORDER_ENTRIES,
-  MAX_RUNS,
-  MAX_TRANSITIONS,
-  orderActivityKey,
-  RUNS_KEY,
-  type RunSummary,
-} from './entries.js';
+import type { BreakerTransition, CallEntry, RunSummary } from './entries.js';
+import { BREAKER_KEY, MAX_ORDER_ENTRIES, MAX_RUNS, MAX_TRANSITIONS, orderActivityKey, RUNS_KEY } from './keys.js';
 import type { ActivityStore } from './store.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ACTIVITY_KIND } from './entries.js';
+import { ACTIVITY_KIND } from './keys.js';
 
 /**
  * The activity record's writes: single unconditional-in-effect updates outside every ledger condition
