@@ -8,6 +8,7 @@ import { shopifyRefundCreate } from '../../../local/demo/index.js';
 import { createManualClock, handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { deliverShopifyOrder } from '../../support/local-stack.js';
+import { depsFromEnvironment as auditDepsFromEnvironment, makeHandler as makeAuditHandler } from '../../../functions/audit-ledger.js';
 
 /**
  * The operator console in a real browser (Debian's chromium, headless) after real traffic through
@@ -154,6 +155,23 @@ describe('the operator console in headless Chromium', () => {
         ),
       ),
     ).toBe(true);
+  });
+
+  it("lists the audit's run with what it found in the runs panel, and the breaker's state", async () => {
+    // The scheduled audit's own function, built from the local stack's environment (its ledger, the emulator).
+    const audit = makeAuditHandler(
+      auditDepsFromEnvironment(stack.handlerEnv, {
+        logger: { info: () => undefined, warn: () => undefined },
+        writeMetrics: () => undefined,
+      }),
+    );
+    const summary = await audit();
+    await waitForText('audit: orders=', '#runs');
+    const row = await page.$eval('#runs tr[data-run="audit"]', (tr) => [...tr.cells].map((c) => c.textContent));
+    expect(row[0]).toBe('audit');
+    expect(row.slice(3, 5)).toEqual(['ok', String(summary.drift)]);
+    expect(row[5]).toContain(`audit: orders=${summary.orders} refunds=${summary.refunds} drift=${summary.drift}`);
+    expect(await page.$eval('#breaker', (p) => p.textContent)).toContain('circuit breaker: no transition reported');
   });
 
   it('lists a dead letter with the reason from the ledger, and redrives it from the page', async () => {

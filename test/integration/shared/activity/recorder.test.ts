@@ -6,6 +6,7 @@ import {
   createActivityStore,
   MAX_ORDER_ENTRIES,
   type RunSummary,
+  recordedRun,
 } from '../../../../shared/activity/index.js';
 import { scanLedger } from '../../../../shared/audit/index.js';
 import { createLedger } from '../../../../shared/ledger/index.js';
@@ -92,6 +93,23 @@ describe('the activity record', () => {
     expect(runs.map((r) => r.summary).slice(-2)).toEqual(['run 30', 'run 31']);
     expect(runs).toHaveLength(30);
     expect((await reader().breaker()).map((t) => t.state)).toEqual(['open', 'closed']);
+  });
+
+  it('files a run that failed with its error, and the caller still gets the error', async () => {
+    const failing = recordedRun(
+      recorder,
+      'reconcile',
+      clock,
+      () => Promise.reject(new Error('Shopify answered 401')),
+      () => ({
+        summary: 'never',
+        findings: 0,
+        details: [],
+      }),
+    );
+    await expect(failing).rejects.toThrow('Shopify answered 401');
+    const [last] = (await reader().runs()).slice(-1);
+    expect(last).toMatchObject({ run: 'reconcile', ok: false, summary: 'failed: Shopify answered 401' });
   });
 
   it('is never seen by the ledger scan the audit and the console use', async () => {
