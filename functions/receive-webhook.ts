@@ -60,10 +60,12 @@ function reply(statusCode: number, answer: IntakeAnswer | { error: { kind: strin
 export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
   return async (event) => {
     try {
+      const receivedAt = deps.now();
       const request = toRequest(event);
       const response = await receiveWebhook(request, deps);
       deps.recordDelivery?.(request.source, response);
-      if (response.delivery) await deps.activity?.delivery({ ...response.delivery, status: response.statusCode, answer: 'accepted' });
+      if (response.delivery)
+        await deps.activity?.delivery({ ...response.delivery, receivedAt, status: response.statusCode, answer: 'accepted' });
       return reply(response.statusCode, response.answer);
     } catch (e) {
       deps.logger?.error('unexpected intake failure', { error: e instanceof Error ? e.name : 'unknown' });

@@ -11,6 +11,8 @@ import type { ActivityStore } from './store.js';
  */
 
 export interface DeliveryObservation {
+  /** When the delivery came in (epoch ms), not when it is written down. */
+  receivedAt: number;
   source: string;
   orderId: string;
   refundId?: string;
@@ -70,9 +72,10 @@ export function createActivityRecorder(options: ActivityRecorderOptions): Activi
   };
   return {
     delivery(d) {
-      const { source, orderId, ...entry } = d;
+      const { source, orderId, receivedAt, ...entry } = d;
+      const at = new Date(receivedAt).toISOString();
       return safely('delivery', (s) =>
-        s.append(orderActivityKey(source, orderId), [{ type: 'delivery', at: iso(), ...entry }], MAX_ORDER_ENTRIES),
+        s.append(orderActivityKey(source, orderId), [{ type: 'delivery', at, ...entry }], MAX_ORDER_ENTRIES),
       );
     },
     async received(r, deferSeconds) {

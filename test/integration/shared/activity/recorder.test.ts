@@ -29,6 +29,7 @@ describe('the activity record', () => {
 
   it("keeps an order's delivery, then the calls a receive made and the receive, in the order they happened", async () => {
     await recorder.delivery({
+      receivedAt: now,
       source: 'shopify',
       orderId: '1042',
       deliveryId: 'w-1',
@@ -68,7 +69,7 @@ describe('the activity record', () => {
 
   it('stops storing an order past its bound and counts what it left out', async () => {
     for (let i = 0; i < MAX_ORDER_ENTRIES + 3; i += 1) {
-      await recorder.delivery({ source: 'pos', orderId: 'busy', deliveryId: `d-${i}`, status: 202, answer: 'accepted' });
+      await recorder.delivery({ receivedAt: now, source: 'pos', orderId: 'busy', deliveryId: `d-${i}`, status: 202, answer: 'accepted' });
     }
     const activity = await reader().order('pos', 'busy');
     expect(activity.entries).toHaveLength(MAX_ORDER_ENTRIES);
@@ -125,7 +126,9 @@ describe('the activity record', () => {
       clock,
       onError: (what) => errors.push(`broken ${what}`),
     });
-    await expect(broken.delivery({ source: 's', orderId: 'o', deliveryId: 'd', status: 202, answer: 'accepted' })).resolves.toBeUndefined();
+    await expect(
+      broken.delivery({ receivedAt: now, source: 's', orderId: 'o', deliveryId: 'd', status: 202, answer: 'accepted' }),
+    ).resolves.toBeUndefined();
     expect(errors).toEqual(['broken delivery']);
   });
 });
