@@ -175,7 +175,7 @@ function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clo
 }
 
 /** Probes between checks of a paused upstream, within one scheduled invocation. */
-export const RECOVERY_PROBE_INTERVAL_MS = 5_000;
+export const RECOVERY_PROBE_INTERVAL_MS = 10_000;
 
 /**
  * The scheduled recovery probe: when the worker has paused its pulling, it probes the Open API every

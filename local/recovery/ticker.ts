@@ -2,7 +2,7 @@ import { type PullSwitch, resumeWhenUp, type UpstreamProbe } from '../../shared/
 import type { QueueClock } from '../queue/index.js';
 
 /** How often the local stack probes a paused upstream (the deployed stack: every few seconds of each scheduled minute). */
-export const LOCAL_RECOVERY_PROBE_MS = 5_000;
+export const LOCAL_RECOVERY_PROBE_MS = 10_000;
 
 export interface RecoveryTicker {
   /** When the next probe runs, while pulling is paused (the chaos clock jumps to it); undefined otherwise. */

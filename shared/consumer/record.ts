@@ -42,7 +42,8 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     const aside = asideStateOf(record.messageAttributes);
     const waitingSince = aside?.waitingSince ?? Number(record.attributes?.SentTimestamp ?? now);
     const ageMs = Math.max(0, now - waitingSince);
-    const key = ids.eventId ?? record.messageId;
+    // A copy set aside again stays in its group; a first copy gets one of its own.
+    const group = aside ? record.attributes?.MessageGroupId : undefined;
 
     const inPlace = (seconds: number, waiting: boolean) => {
       delays.set(record.messageId, { seconds, waiting });
@@ -63,7 +64,7 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
         return;
       }
       const receipt = `${record.messageId}:${receiveCount}`;
-      if (await setAside(deps, { body: record.body, key, receipt, seconds: verdict.seconds, now, waitingSince, reason, waits })) {
+      if (await setAside(deps, { body: record.body, group, receipt, seconds: verdict.seconds, now, waitingSince, reason, waits })) {
         metrics.addMetric(METRIC.eventsDeferred, 'Count', 1);
         onSetAside();
         return;
@@ -123,7 +124,7 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     else if (outcome.action === 'retry') logger.warn('event processed', line);
     else logger.info('event processed', line);
     recordOutcomeMetrics(metrics, outcome);
-    const verdict = outcome.action === 'retry' ? deferralFor(outcome, { receive: waits, ageMs }, settings, random) : undefined;
+    const verdict = outcome.action === 'retry' ? deferralFor(outcome, { receive: waits, ageMs, nowMs: now }, settings, random) : undefined;
     await deps.activity?.received(line, verdict?.defer ? verdict.seconds : undefined);
     if (verdict === undefined) return;
     return wait(verdict, retryReason(outcome), () => undefined, new RetryLater(outcome));
@@ -133,7 +134,16 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
 /** Sends a waiting event's copy to a group of its own, due `seconds` from now; false if it could not be sent. */
 async function setAside(
   deps: ConsumerDeps,
-  m: { body: string; key: string; receipt: string; seconds: number; now: number; waitingSince: number; reason: string; waits: number },
+  m: {
+    body: string;
+    group?: string | undefined;
+    receipt: string;
+    seconds: number;
+    now: number;
+    waitingSince: number;
+    reason: string;
+    waits: number;
+  },
 ): Promise<boolean> {
   if (deps.queue === undefined) return false;
   try {

@@ -73,7 +73,8 @@ const processOutcome = () =>
     /** The Open API refused with a 4xx the spec gives no meaning (open-api errors: `unrecognised`): parked, alarmed. */
     z.object({ kind: z.literal('upstream_rejected'), action: ack, errorKind: z.string(), reason: z.string() }),
     // Retried: transient.
-    z.object({ kind: z.literal('lease_held'), action: retry, reason: z.string() }),
+    /** `until`: when the holder's lease ends (epoch ms): a retry need not wait longer than that. */
+    z.object({ kind: z.literal('lease_held'), action: retry, reason: z.string(), until: z.number().optional() }),
     z.object({ kind: z.literal('refund_waiting'), action: retry, reason: z.string() }),
     /**
      * The points call may have run: the next attempt reconciles first. `leaseKept`: the request may still

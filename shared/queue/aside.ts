@@ -5,7 +5,7 @@ import type { QueueMessage } from './types.js';
  * Waiting without holding a group. SQS FIFO hands out no message of a group while one of it is in
  * flight, so a message deferred in place (ChangeMessageVisibility) holds every later message of its
  * customer for as long as it waits. A message that has to wait is therefore set aside: sent again as
- * a new message in a group of its own (`aside:` + its event), carrying when it may run again and since
+ * a new message in a group of its own (`aside:` + a digest), carrying when it may run again and since
  * when it has been waiting, and the original is acknowledged. The copy waits in place in its own group,
  * where it holds nobody; the customer's later events go on at once.
  *
@@ -48,14 +48,15 @@ export function asideStateOf(attributes: Record<string, { stringValue?: string |
 }
 
 /**
- * The copy of a waiting message. `key` names the event (its ledger key, e.g. `shopify:order:1`): one
- * group per waiting event. `receipt` names this receive of the original (its message id and receive
- * count), so a worker that sets the same receive aside twice (a retried send) makes one copy only.
+ * The copy of a waiting message. `receipt` names this receive of the message being set aside (its
+ * message id and receive count), so a worker that sets the same receive aside twice (a retried send)
+ * makes one copy only. `group`: the copy's own group, kept when a copy is set aside again; a first copy
+ * gets a group of its own, so that two deliveries of one event do not wait behind each other either.
  */
 export function asideMessage(options: {
   body: string;
-  key: string;
   receipt: string;
+  group?: string | undefined;
   wakeAt: number;
   waitingSince: number;
   reason: string;
@@ -63,7 +64,7 @@ export function asideMessage(options: {
 }): QueueMessage {
   return {
     body: options.body,
-    groupId: `aside:${digest(options.key)}`,
+    groupId: options.group ?? `aside:${digest(options.receipt)}`,
     deduplicationId: `aside:${digest(options.receipt)}`,
     attributes: {
       [ASIDE_ATTRIBUTES.wakeAt]: String(Math.round(options.wakeAt)),

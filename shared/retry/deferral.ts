@@ -24,7 +24,12 @@ export interface DeferralSettings {
 export type Verdict = { defer: true; seconds: number } | { defer: false; why: 'not_waiting' | 'horizon_passed' };
 
 /** What a retry waits for: the outcome's own kind, or (its event done) the follow-up still pending. */
-export type WaitReason = Pick<ProcessOutcome, 'kind'> & { leaseKept?: boolean; followUps?: { kind: string; action: string }[] };
+export type WaitReason = Pick<ProcessOutcome, 'kind'> & {
+  leaseKept?: boolean;
+  /** lease_held: when the holder's lease ends (epoch ms). */
+  until?: number;
+  followUps?: { kind: string; action: string }[];
+};
 
 /** The kind that decides a retry's wait: a done event retried for a follow-up waits as that follow-up does. */
 export function retryReason(outcome: WaitReason | 'circuit_open'): ProcessOutcome['kind'] | 'circuit_open' {
@@ -34,12 +39,13 @@ export function retryReason(outcome: WaitReason | 'circuit_open'): ProcessOutcom
 }
 
 /**
- * What to do with a message that cannot proceed. `receive` is its ApproximateReceiveCount, `ageMs`
- * how long ago it was first sent; `atLeastSeconds` a floor (the open breaker's remaining time).
+ * What to do with a message that cannot proceed. `receive` is how many times it waited so far (the
+ * backoff's exponent), `ageMs` how long ago it was first sent, `nowMs` the clock (for a lease's end);
+ * `atLeastSeconds` a floor (the open breaker's remaining time).
  */
 export function deferralFor(
   outcome: WaitReason | 'circuit_open',
-  message: { receive: number; ageMs: number },
+  message: { receive: number; ageMs: number; nowMs?: number },
   settings: DeferralSettings,
   random: () => number = Math.random,
   atLeastSeconds = 0,
@@ -51,5 +57,12 @@ export function deferralFor(
   // reconcile once it has run out. One that cannot land released it: a backoff is enough.
   const leaseKept = outcome !== 'circuit_open' && outcome.kind === 'outcome_unknown' && outcome.leaseKept !== false;
   const floor = Math.max(atLeastSeconds, leaseKept ? settings.leaseSeconds : 0);
-  return { defer: true, seconds: deferralSeconds(message.receive, settings, random, floor) };
+  const seconds = deferralSeconds(message.receive, settings, random, floor);
+  // A lease held by another attempt: its holder is most likely alive and about to finish (the backoff),
+  // but no wait need outlast the lease itself (a crashed holder's lease is then taken over).
+  const until = outcome !== 'circuit_open' && outcome.kind === 'lease_held' ? outcome.until : undefined;
+  if (until !== undefined && message.nowMs !== undefined) {
+    return { defer: true, seconds: Math.max(1, Math.min(seconds, Math.ceil((until - message.nowMs) / 1000) + 1)) };
+  }
+  return { defer: true, seconds };
 }

@@ -12,7 +12,7 @@ export interface LatencyReport {
   maxSeconds: number;
   slowest: string | undefined;
   /** The slowest events: key and seconds, slowest first. */
-  slowestEvents: { key: string; seconds: number }[];
+  slowestEvents: { key: string; seconds: number; attempts?: number; lastError?: string }[];
   /** Messages held back by a deferring message of their group, and the longest such wait. */
   heldBack: { messages: number; maxSeconds: number; over5s: number };
 }
@@ -56,14 +56,17 @@ export function createLatencyMeter(options: { now: () => number; excluded?: () =
       held.push(message.heldByDeferralMs / 1000);
     },
     async report(ledger: Ledger): Promise<LatencyReport> {
-      const samples: { key: string; seconds: number }[] = [];
+      const samples: { key: string; seconds: number; attempts?: number; lastError?: string }[] = [];
       for (const [key, { at, ids }] of accepted) {
         const record =
           ids.type === 'purchase'
             ? await ledger.getOrder({ source: ids.source, orderId: ids.orderId })
             : await ledger.getRefund({ source: ids.source, orderId: ids.orderId, refundId: ids.refundId ?? '' });
         const finished = record?.finishedAt ? Date.parse(record.finishedAt) : Number.NaN;
-        if (Number.isFinite(finished)) samples.push({ key, seconds: Math.max(0, (finished - at) / 1000) });
+        if (Number.isFinite(finished)) {
+          const detail = { attempts: record?.attempts, ...(record?.lastError ? { lastError: record.lastError.slice(0, 80) } : {}) };
+          samples.push({ key, seconds: Math.max(0, (finished - at) / 1000), ...detail });
+        }
       }
       const sorted = samples.map((s) => s.seconds).sort((a, b) => a - b);
       const slowest = samples.reduce<{ key: string; seconds: number } | undefined>(

@@ -92,7 +92,12 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     ...result.disturbances,
     `  POS sales queued behind a return of the same customer: ${hb.behindReturn.sales}, waited max ${hb.behindReturn.maxSeconds.toFixed(1)} s, median ${hb.behindReturn.p50Seconds.toFixed(1)} s (simulated); other POS sales: ${hb.otherSales.sales}, max ${hb.otherSales.maxSeconds.toFixed(1)} s, median ${hb.otherSales.p50Seconds.toFixed(1)} s`,
     `  latency (acceptance to final outcome, simulated): ${result.latency.events} events, p50 ${seconds(result.latency.p50Seconds)} s, p99 ${seconds(result.latency.p99Seconds)} s, max ${seconds(result.latency.maxSeconds)} s (${result.latency.slowest ?? '-'})`,
-    `    slowest: ${result.latency.slowestEvents.map((e) => `${e.key} ${seconds(e.seconds)} s`).join(', ') || '-'}`,
+    ...result.latency.slowestEvents
+      .slice(0, 5)
+      .map(
+        (e) =>
+          `    slow: ${e.key} ${seconds(e.seconds)} s, ${e.attempts ?? '?'} attempts${e.lastError ? `, last error: ${e.lastError}` : ''}`,
+      ),
     `  held back behind a deferring message of the group: ${result.latency.heldBack.messages} messages, max ${seconds(result.latency.heldBack.maxSeconds)} s, ${result.latency.heldBack.over5s} over 5 s (outage excluded)`,
     `  upstream requests: ${list(result.upstreamRequests)}`,
     `  mismatches: ${result.mismatches.length}`,

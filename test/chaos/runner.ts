@@ -140,6 +140,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
           const s = stack.queue.stats();
           return s.visible + s.processing + s.waitingRetry;
         },
+        receives: () => stack.queue.stats().received,
         log,
       });
       disturbances.push(outageRef);

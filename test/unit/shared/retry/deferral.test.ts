@@ -45,3 +45,19 @@ describe('which failures wait and which fail', () => {
     expect(deferralFor(credited, { receive: 1, ageMs: 0 }, settings, () => 0)).toEqual({ defer: true, seconds: 2 });
   });
 });
+
+describe('a lease held by another attempt', () => {
+  it('is retried with the backoff while that is shorter than the lease', () => {
+    expect(deferralFor({ kind: 'lease_held', until: 45_000 }, { receive: 1, ageMs: 0, nowMs: 0 }, settings, () => 0)).toEqual({
+      defer: true,
+      seconds: 2,
+    });
+  });
+
+  it('never waits past the lease’s end, when a crashed holder’s lease can be taken over', () => {
+    expect(deferralFor({ kind: 'lease_held', until: 45_000 }, { receive: 5, ageMs: 30_000, nowMs: 30_000 }, settings, () => 0)).toEqual({
+      defer: true,
+      seconds: 16,
+    });
+  });
+});
