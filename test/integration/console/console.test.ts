@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
 import { shopifyRefundCreate } from '../../../local/demo/index.js';
 import { createManualClock, handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
+import { poisonDeferralSeconds } from '../../../shared/config/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { deliverShopifyOrder } from '../../support/local-stack.js';
 import { depsFromEnvironment as auditDepsFromEnvironment, makeHandler as makeAuditHandler } from '../../../functions/audit-ledger.js';
@@ -182,11 +183,10 @@ describe('the operator console in headless Chromium', () => {
       'console-dlq-1',
     );
     expect(paid.status).toBe(202);
-    // Two receives (the limit here), each failing and deferred by the poison backoff (5 s, then 10 s): then the
-    // dead-letter list.
-    for (const backoff of [5_000, 10_000]) {
+    // Two receives (the limit here), each failing and retried after the poison backoff: then the dead-letter list.
+    for (let receive = 1; receive <= 2; receive++) {
       await stack.queue.settled();
-      clock.advance(backoff);
+      clock.advance(poisonDeferralSeconds(receive) * 1000);
     }
     await stack.queue.settled();
     expect(stack.queue.deadLetters()).toHaveLength(1);
