@@ -1,4 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { type ActivityRecorder, activityFromEnvironment, activityOf, watchBreaker, watchCalls } from '../shared/activity/index.js';
 // shared/config by single files, as function entries import it (see receive-webhook.ts): what a function bundles
 // and loads stays what it names, whatever the index comes to export.
 import { ENV } from '../shared/config/environment.js';
@@ -72,6 +73,8 @@ export type ProcessEventsDeps = {
   random?: () => number;
   /** Square's Orders API per source (sources earning on their orders without tax). */
   squareOrders?: ProcessorDeps['squareOrders'];
+  /** The activity record (best effort, never read to decide): each receive with its outcome and grant calls. */
+  activity?: ActivityRecorder;
 };
 
 export type ProcessEventsHandler = BatchHandler;
@@ -104,26 +107,32 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
   const clock = overrides.clock ?? Date.now;
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
   const budget = overrides.budget ?? createInvocationBudget();
+  const logger = overrides.logger ?? powertoolsLogger(env, 'process-events');
+  const openapi =
+    overrides.openapi ??
+    createOpenApiClient({
+      credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
+      ratePerMinute: settings.rateBudgetPerMinute,
+      remainingMs: budget.remainingMs,
+    });
+  const breaker = overrides.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: clock });
+  const activity = overrides.activity ?? activityFromEnvironment(env, logger);
   return {
     budget,
     settings,
     clock,
     ledger: overrides.ledger ?? ledgerFromEnv(env, settings, clock),
-    openapi:
-      overrides.openapi ??
-      createOpenApiClient({
-        credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
-        ratePerMinute: settings.rateBudgetPerMinute,
-        remainingMs: budget.remainingMs,
-      }),
+    // Observed, not changed: the grants' markers and answers, the breaker's transitions (shared/activity).
+    openapi: activity ? watchCalls(openapi, activity, clock) : openapi,
+    breaker: activity ? watchBreaker(breaker, activity, env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local-${process.pid}`) : breaker,
+    ...activityOf(activity),
     ...squareOrdersDeps(env, overrides),
-    logger: overrides.logger ?? powertoolsLogger(env, 'process-events'),
+    logger,
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'process-events'),
     ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
     // In Lambda the worker defers waiting messages on the queue they came from (sqs:ChangeMessageVisibility);
     // elsewhere (tests, local) the caller passes its queue, or messages wait out the visibility timeout.
     ...(overrides.visibility || env.AWS_LAMBDA_FUNCTION_NAME ? { visibility: overrides.visibility ?? createSqsVisibility() } : {}),
-    ...(overrides.breaker ? { breaker: overrides.breaker } : {}),
     // Waiting events are set aside on the queue they came from (sqs:SendMessage on it).
     ...queueDeps(env, overrides),
     ...pullDeps(env, overrides),

@@ -1,4 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { activityFromEnvironment, activityOf } from '../shared/activity/from-env.js';
+import type { ActivityRecorder } from '../shared/activity/recorder.js';
 import { ENV } from '../shared/config/environment.js';
 import { minWebhookSecretChars } from '../shared/config/secret-strength.js';
 import { webhookSecretsFromEnvironment } from '../shared/config/webhook-secrets.js';
@@ -21,6 +23,8 @@ import { loadSources } from '../shared/sources/registry.js';
 export type ReceiveWebhookDeps = IntakeDeps & {
   /** Counts each delivery (accepted / ignored / refused, by source and kind); EMF on stdout in Lambda. */
   recordDelivery?: DeliveryRecorder;
+  /** The activity record (best effort, never read to decide): an accepted delivery under its order. */
+  activity?: ActivityRecorder;
 };
 export type ReceiveWebhookHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -56,9 +60,12 @@ function reply(statusCode: number, answer: IntakeAnswer | { error: { kind: strin
 export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
   return async (event) => {
     try {
+      const receivedAt = deps.now();
       const request = toRequest(event);
       const response = await receiveWebhook(request, deps);
       deps.recordDelivery?.(request.source, response);
+      if (response.delivery)
+        await deps.activity?.delivery({ ...response.delivery, receivedAt, status: response.statusCode, answer: 'accepted' });
       return reply(response.statusCode, response.answer);
     } catch (e) {
       deps.logger?.error('unexpected intake failure', { error: e instanceof Error ? e.name : 'unknown' });
@@ -69,6 +76,7 @@ export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ReceiveWebhookDeps> = {}): ReceiveWebhookDeps {
   const sources = overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]);
+  const logger = overrides.logger ?? createJsonLogger(env);
   return {
     sources,
     secrets:
@@ -76,12 +84,13 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
     queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFrom(env) }),
     now: overrides.now ?? Date.now,
     maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFrom(env),
-    logger: overrides.logger ?? createJsonLogger(env),
+    logger,
     replayWindowDays: overrides.replayWindowDays ?? replayWindowDaysFrom(env),
     ...quarantineFromEnvironment(env),
     ...(overrides.quarantine ? { quarantine: overrides.quarantine } : {}),
     ...(overrides.countQuarantined ? { countQuarantined: overrides.countQuarantined } : {}),
     recordDelivery: overrides.recordDelivery ?? deliveryMetricsFromEnv(env, sources.keys()),
+    ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
   };
 }
 

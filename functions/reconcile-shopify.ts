@@ -1,6 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 // shared/config, queue and sources by single files, not their indexes: the bundle holds, and Node loads, only
 // what this function runs.
+import { type ActivityRecorder, activityFromEnvironment, activityOf, recordedRun } from '../shared/activity/index.js';
 import { ENV } from '../shared/config/environment.js';
 import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
@@ -52,6 +53,8 @@ export interface ReconcileShopifyDeps {
     publishStoredMetrics(): void;
   };
   now: () => Date;
+  /** Where the run's summary is filed for the operator console (best effort). */
+  activity?: ActivityRecorder;
 }
 
 export function makeHandler(deps: ReconcileShopifyDeps): (input: ReconcileShopifyInput) => Promise<ReconcileResult> {
@@ -67,19 +70,30 @@ export function makeHandler(deps: ReconcileShopifyDeps): (input: ReconcileShopif
     const until = new Date(deps.now().getTime() - settings.settleMinutes * 60_000);
     const since = new Date(until.getTime() - settings.lookbackHours * 3_600_000);
     const client = deps.adminClient(name, settings);
+    const missed: string[] = [];
     try {
-      const result = await reconcileShopify(
-        {
-          client,
-          ledger: deps.ledger,
-          source,
-          shopDomain: settings.shopDomain,
-          queue: deps.queue,
-          now: deps.now,
-          onMissing: (m) => deps.logger.warn('webhook never delivered: queued from the Admin API', { source: name, ...m }),
-          onProblem: (p) => deps.logger.error('could not reconcile', { source: name, ...p }),
-        },
-        { since, until, dryRun: false },
+      const result = await recordedRun(
+        deps.activity,
+        'reconcile',
+        () => deps.now().getTime(),
+        () =>
+          reconcileShopify(
+            {
+              client,
+              ledger: deps.ledger,
+              source,
+              shopDomain: settings.shopDomain,
+              queue: deps.queue,
+              now: deps.now,
+              onMissing: (m) => {
+                missed.push(`${m.kind} ${m.eventId} (${m.orderName}) queued`);
+                deps.logger.warn('webhook never delivered: queued from the Admin API', { source: name, ...m });
+              },
+              onProblem: (p) => deps.logger.error('could not reconcile', { source: name, ...p }),
+            },
+            { since, until, dryRun: false },
+          ),
+        (r) => ({ summary: `${name}: ${summaryLine(r)}`, findings: r.missing, details: missed }),
       );
       deps.metrics.addDimension('source', name);
       deps.metrics.addMetric(METRIC.reconcileMissing, MetricUnit.Count, result.missing);
@@ -108,6 +122,7 @@ export function depsFromEnvironment(
     if (!tokens.has(name)) tokens.set(name, secretsManagerAdminToken(s.accessTokenSecretArn, reader, { shopDomain: s.shopDomain }));
     return tokens.get(name)!;
   };
+  const logger = overrides.logger ?? powertoolsLogger(env, 'reconcile-shopify');
   return {
     sources,
     reconcile: overrides.reconcile ?? reconcileSourcesFrom(env[ENV.RECONCILE_SOURCES]),
@@ -125,9 +140,10 @@ export function depsFromEnvironment(
           accessTokenRejected: (t) => token.rejected(t),
         });
       }),
-    logger: overrides.logger ?? powertoolsLogger(env, 'reconcile-shopify'),
+    logger,
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'reconcile-shopify'),
     now: overrides.now ?? (() => new Date()),
+    ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
   };
 }
 

@@ -198,6 +198,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.env,
       ...timingEnvironment(timing),
       [ENV.LEDGER_TABLE]: tableName,
+      // The activity record (shared/activity) lives in the ledger table, as in the stack.
+      [ENV.ACTIVITY_TABLE]: tableName,
       [ENV.QUARANTINE_TABLE]: quarantineTable,
       [ENV.DYNAMODB_ENDPOINT]: dynamo.endpoint,
       [ENV.OPENAPI_BASE_URL]: emulator.url,

@@ -61,5 +61,6 @@ export function workerEnvironment(stage: StageConfig, refs: { tableName: string;
 }
 
 export function auditEnvironment(stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }): Record<string, string> {
-  return { ...ledgerAndOpenApi(stage, refs), [ENV.AUDIT_DAYS]: String(stage.audit.days) };
+  // Its run summaries go to the activity record in the ledger table (the operator console's runs panel).
+  return { ...ledgerAndOpenApi(stage, refs), [ENV.AUDIT_DAYS]: String(stage.audit.days), [ENV.ACTIVITY_TABLE]: refs.tableName };
 }

@@ -8,6 +8,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { grantRunRecord } from './activity-access.js';
 import { ENV } from '../../shared/config/index.js';
 import { METRIC } from '../../shared/metrics/names.js';
 import type { ReconcileSources } from '../../shared/reconcile/index.js';
@@ -82,10 +83,13 @@ export class ScheduledReconcile extends Construct {
         [ENV.QUEUE_URL]: props.queue.queueUrl,
         [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(config.sources)),
         [ENV.RECONCILE_SOURCES]: Stack.of(this).toJsonString(reconcileSources),
+        [ENV.ACTIVITY_TABLE]: props.table.tableName,
       }),
     });
     // Reads only: whether the ledger has seen an event. Writing stays with process-events.
     props.table.grant(this.function.role, 'dynamodb:GetItem');
+    // And its run summaries, in the activity record's one runs item (the operator console's runs panel).
+    grantRunRecord(props.table, this.function.role);
     props.queue.grant(this.function.role, 'sqs:SendMessage');
     for (const secret of Object.values(this.tokenSecrets)) secret.grantRead(this.function.role);
 

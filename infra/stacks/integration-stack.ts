@@ -25,6 +25,7 @@ import { LedgerTable } from '../constructs/ledger-table.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { addUpstreamRejectedAlarm } from '../constructs/upstream-rejected-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
+import { grantActivityAppend } from '../constructs/activity-access.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
@@ -109,6 +110,9 @@ export class IntegrationStack extends Stack {
     this.quarantine = new QuarantineTable(this, 'Quarantine', { production: config.production });
     this.receiver.fn.addEnvironment(ENV.QUARANTINE_TABLE, this.quarantine.table.tableName);
     this.quarantine.grantKeep(this.receiver.role);
+    // Each accepted delivery is noted under its order in the activity record (the operator console's timeline).
+    this.receiver.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
+    grantActivityAppend(this.ledger.table, this.receiver.role);
 
     this.worker = new BundledFunction(this, 'ProcessEvents', {
       code: 'processEvents',
@@ -121,6 +125,8 @@ export class IntegrationStack extends Stack {
       }),
     });
     this.ledger.grantItemAccess(this.worker.role);
+    // The worker's receives, grant calls and breaker transitions, in the same table (its item access covers them).
+    this.worker.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
     openApiSecret.grantRead(this.worker.role);
     const squareOrders = new SquareOrdersAccessSecrets(this, 'SquareOrders', { config, removalPolicy, reader: this.worker.role });
     if (Object.keys(squareOrders.secrets).length > 0) {

@@ -54,6 +54,11 @@ export const ENV = {
    * scheduled reconciliation reads; the secret holds {"access_token": "..."}.
    */
   RECONCILE_SOURCES: 'RECONCILE_SOURCES',
+  /**
+   * The table the activity record (shared/activity: deliveries, receives, calls, runs, the breaker's state)
+   * is written to: the ledger table. Unset: nothing is recorded.
+   */
+  ACTIVITY_TABLE: 'ACTIVITY_TABLE',
   /** Only for local runs: DynamoDB endpoint (dynalite). */
   DYNAMODB_ENDPOINT: 'DYNAMODB_ENDPOINT',
 } as const;

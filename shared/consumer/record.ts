@@ -124,13 +124,10 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     else if (outcome.action === 'retry') logger.warn('event processed', line);
     else logger.info('event processed', line);
     recordOutcomeMetrics(metrics, outcome);
-    if (outcome.action !== 'retry') return;
-    return wait(
-      deferralFor(outcome, { receive: waits, ageMs, nowMs: now }, settings, random),
-      retryReason(outcome),
-      () => undefined,
-      new RetryLater(outcome),
-    );
+    const verdict = outcome.action === 'retry' ? deferralFor(outcome, { receive: waits, ageMs, nowMs: now }, settings, random) : undefined;
+    await deps.activity?.received(line, verdict?.defer ? verdict.seconds : undefined);
+    if (verdict === undefined) return;
+    return wait(verdict, retryReason(outcome), () => undefined, new RetryLater(outcome));
   };
 }
 

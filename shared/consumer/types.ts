@@ -1,3 +1,4 @@
+import type { ActivityRecorder } from '../activity/index.js';
 import type { ProcessingSettings } from '../config/index.js';
 import type { Clock } from '../ledger/index.js';
 import type * as logging from '../logging/index.js';
@@ -23,4 +24,6 @@ export interface ConsumerDeps {
   random?: () => number;
   /** A pause of pulling under way (pull.ts): the batch waits for it before it returns. */
   outagePause?: Pick<OutagePause, 'flush'>;
+  /** The activity record: each receive's outcome filed under its order (best effort, never read to decide). */
+  activity?: Pick<ActivityRecorder, 'received'>;
 }

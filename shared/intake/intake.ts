@@ -49,6 +49,8 @@ export interface IntakeResponse {
   readonly eventType?: string;
   /** An authentic delivery made with another API version than the source's setting (counted, logged). */
   readonly apiVersionMismatch?: VersionMismatch;
+  /** Accepted deliveries: whose order (or refund) it is and the sender's delivery id (for the activity record). */
+  readonly delivery?: { source: string; orderId: string; refundId?: string; deliveryId: string; topic: string };
 }
 
 export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
@@ -217,5 +219,12 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
     return refuse('unavailable', 'try again later');
   }
   log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
-  return { statusCode: 202, answer: { status: 'accepted', eventId: event.eventId }, eventType: event.type };
+  const delivery = {
+    source: event.source,
+    orderId: event.orderId,
+    ...(event.type === 'refund' ? { refundId: event.refundId } : {}),
+    deliveryId: event.delivery.id,
+    topic: event.delivery.topic,
+  };
+  return { statusCode: 202, answer: { status: 'accepted', eventId: event.eventId }, eventType: event.type, delivery };
 }

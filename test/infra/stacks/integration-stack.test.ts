@@ -48,7 +48,10 @@ const webhookSecretsOf = (t: Template) =>
 const workerOf = (t: Template) => lambda(t, 'Credits');
 
 /** All statements of the inline policies attached to the role of a function. */
-function statementsOf(template: Template, fn: Resource): { Action: string | string[]; Resource: unknown; Effect: string }[] {
+function statementsOf(
+  template: Template,
+  fn: Resource,
+): { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown }[] {
   const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
   const role = template.findResources('AWS::IAM::Role')[roleId] as Resource;
   expect(role.Properties.ManagedPolicyArns ?? []).toEqual([]);
@@ -300,7 +303,7 @@ describe('secrets', () => {
 });
 
 describe('IAM', () => {
-  it('lets receive-webhook send to the queue, read its webhook secrets and keep quarantined deliveries, nothing more', () => {
+  it('lets receive-webhook send to the queue, read its webhook secrets, keep quarantined deliveries and append activity, nothing more', () => {
     const { template } = stage('staging');
     const [, fn] = receiverOf(template);
     const [quarantineId] = tableOf(template, 'Quarantine');
@@ -313,6 +316,7 @@ describe('IAM', () => {
         expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn(logGroup) }),
         expect.objectContaining({ Action: 'sqs:SendMessage', Resource: arn(queueId) }),
         expect.objectContaining({ Action: 'dynamodb:UpdateItem', Resource: [arn(quarantineId)] }),
+        expect.objectContaining({ Action: 'dynamodb:UpdateItem', Resource: arn(tableOf(template, 'Ledger')[0]) }),
         // The quarantine's own key, through DynamoDB only (test/infra/stacks/quarantine.test.ts).
         expect.objectContaining({ Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'] }),
         ...secretIds.map((id) =>
@@ -320,13 +324,21 @@ describe('IAM', () => {
         ),
       ]),
     );
-    expect(statements).toHaveLength(4 + secretIds.length);
+    expect(statements).toHaveLength(5 + secretIds.length);
   });
 
-  it('keeps receive-webhook away from the ledger and the Open API secret', () => {
+  it('keeps receive-webhook away from the ledger records and the Open API secret: only activity items may be appended to', () => {
     const { template, config } = stage('staging');
-    const statements = statementsOf(template, receiverOf(template)[1]);
-    expect(JSON.stringify(statements)).not.toContain(tableOf(template, 'Ledger')[0]);
+    const [, fn] = receiverOf(template);
+    const statements = statementsOf(template, fn);
+    const onLedger = statements.filter((st) => JSON.stringify(st.Resource).includes(tableOf(template, 'Ledger')[0]));
+    expect(onLedger).toEqual([
+      expect.objectContaining({
+        Action: 'dynamodb:UpdateItem',
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['activity#*'] } },
+      }),
+    ]);
+    expect(fn.Properties.Environment.Variables[ENV.ACTIVITY_TABLE]).toEqual(ref(tableOf(template, 'Ledger')[0]));
     expect(JSON.stringify(statements)).not.toContain(config.openApiSecretName);
   });
 

@@ -9,6 +9,7 @@ import { createManualClock, handleOf, type LocalStack, type LocalStackHandle, st
 import { poisonDeferralSeconds } from '../../../shared/config/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { deliverShopifyOrder } from '../../support/local-stack.js';
+import { depsFromEnvironment as auditDepsFromEnvironment, makeHandler as makeAuditHandler } from '../../../functions/audit-ledger.js';
 
 /**
  * The operator console in a real browser (Debian's chromium, headless) after real traffic through
@@ -18,7 +19,7 @@ import { deliverShopifyOrder } from '../../support/local-stack.js';
 /** The page's one global the browser-side functions below use (this project compiles without the DOM lib). */
 declare const document: {
   querySelector(selector: string): { textContent: string | null } | null;
-  querySelectorAll(selector: string): { length: number };
+  querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null }>;
   body: { textContent: string | null };
 };
 
@@ -133,6 +134,45 @@ describe('the operator console in headless Chromium', () => {
     expect(lines.some((l) => /point history: credit entry \(\+120\)\s+marker lp1:shopify:order:8100000000000000001$/.test(l))).toBe(true);
     expect(lines.some((l) => /ledger: refund 8200000000000000001 debited \(-30\)/.test(l))).toBe(true);
     expect(lines.some((l) => /point history: debit entry \(-30\)/.test(l))).toBe(true);
+  });
+
+  it('shows in the timeline what intake and the worker observed: each delivery with its webhook id and answer, the receives, the points calls with their markers', async () => {
+    const timeline = 'tr[data-timeline="8100000000000000001"]';
+    if (!(await page.$(timeline))) await click('tr[data-order="8100000000000000001"]');
+    await waitForText('delivery received: webhook console-order-1', timeline);
+    const lines = await page.$$eval(`${timeline} li`, (items) => items.map((li) => li.textContent ?? ''));
+    expect(lines.some((l) => /delivery received: webhook console-order-1 orders\/paid, answered HTTP 202 accepted/.test(l))).toBe(true);
+    expect(lines.some((l) => /queue receive 1 of message \S+: credited \(ack\)/.test(l))).toBe(true);
+    expect(lines.some((l) => /Open API calculatePoints: ok in \d+ ms\s+marker lp1:shopify:order:8100000000000000001$/.test(l))).toBe(true);
+    expect(
+      lines.some((l) =>
+        /delivery received \(refund 8200000000000000001\): webhook console-refund-1 refunds\/create, answered HTTP 202/.test(l),
+      ),
+    ).toBe(true);
+    expect(
+      lines.some((l) =>
+        /Open API grantPoints \(refund 8200000000000000001\): ok .*\(-30\)\s+marker lp1:shopify:refund:8100000000000000001:8200000000000000001$/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
+  });
+
+  it("lists the audit's run with what it found in the runs panel, and the breaker's state", async () => {
+    // The scheduled audit's own function, built from the local stack's environment (its ledger, the emulator).
+    const audit = makeAuditHandler(
+      auditDepsFromEnvironment(stack.handlerEnv, {
+        logger: { info: () => undefined, warn: () => undefined },
+        writeMetrics: () => undefined,
+      }),
+    );
+    const summary = await audit();
+    await waitForText('audit: orders=', '#runs');
+    const row = await page.$eval('#runs tr[data-run="audit"]', (tr) => [...tr.cells].map((c) => c.textContent));
+    expect(row[0]).toBe('audit');
+    expect(row.slice(3, 5)).toEqual(['ok', String(summary.drift)]);
+    expect(row[5]).toContain(`audit: orders=${summary.orders} refunds=${summary.refunds} drift=${summary.drift}`);
+    expect(await page.$eval('#breaker', (p) => p.textContent)).toContain('circuit breaker: no transition reported');
   });
 
   it('lists a dead letter with the reason from the ledger, and redrives it from the page', async () => {
