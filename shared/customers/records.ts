@@ -69,6 +69,12 @@ export interface CustomerRecordsOptions {
   ttlDays: number;
 }
 
+/** `state` and `ttl` are DynamoDB reserved words; a name the expressions do not use is refused, so only those used. */
+function namesUsedIn(expression: string): { ExpressionAttributeNames?: Record<string, string> } {
+  const names = Object.fromEntries(['state', 'ttl'].filter((n) => expression.includes(`#${n}`)).map((n) => [`#${n}`, n]));
+  return Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {};
+}
+
 const isConditionFailure = (e: unknown) =>
   e instanceof ConditionalCheckFailedException || (e as { name?: string }).name === 'ConditionalCheckFailedException';
 
@@ -91,8 +97,7 @@ export function createCustomerRecords(options: CustomerRecordsOptions): Customer
           Key: { pk: customerKey(ref) },
           UpdateExpression: `SET ${input.set}${input.remove ? ` REMOVE ${input.remove}` : ''}`,
           ConditionExpression: input.condition,
-          // DynamoDB refuses a name the expressions do not use.
-          ...(`${input.set} ${input.condition}`.includes('#state') ? { ExpressionAttributeNames: { '#state': 'state' } } : {}),
+          ...namesUsedIn(`${input.set} ${input.condition}`),
           ExpressionAttributeValues: input.values,
         }),
       );
@@ -153,7 +158,7 @@ export function createCustomerRecords(options: CustomerRecordsOptions): Customer
         ':ttl': Math.floor(now / 1000) + options.ttlDays * 86_400,
         ':owner': owner,
       };
-      let set = '#state = :done, outcome = :outcome, updatedAt = :now, finishedAt = :now, ttl = :ttl';
+      let set = '#state = :done, outcome = :outcome, updatedAt = :now, finishedAt = :now, #ttl = :ttl';
       if (result.memberId !== undefined) {
         set += ', memberId = :member';
         values[':member'] = result.memberId;
