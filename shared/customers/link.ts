@@ -18,7 +18,7 @@ export interface LinkInput {
 }
 
 export type LinkResult =
-  | { ok: true; memberId: string; customerId: string; /** false: it was linked already, nothing changed. */ changed: boolean }
+  | { ok: true; memberId: string; customerId: string /** false: it was linked already, nothing changed. */; changed: boolean }
   | { ok: false; refusal: LinkRefusal };
 
 const MEMBER_ID = /^[A-Za-z0-9-]{1,64}$/;

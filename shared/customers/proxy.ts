@@ -50,7 +50,10 @@ export async function handleProxyLink(request: ProxyLinkRequest, deps: ProxyLink
   const memberId = one('member');
   const token = one('token');
   if (customerId === undefined || memberId === undefined || token === undefined) {
-    return answer(json, { ok: false, refusal: { kind: 'invalid_request', message: 'token, member and logged_in_customer_id are each needed once' } });
+    return answer(json, {
+      ok: false,
+      refusal: { kind: 'invalid_request', message: 'token, member and logged_in_customer_id are each needed once' },
+    });
   }
   const result = await linkCustomer(deps.openapi, { externalKey: deps.externalKey, customerId, memberId, token });
   if (!result.ok) {

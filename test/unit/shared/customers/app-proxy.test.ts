@@ -10,7 +10,7 @@ const ANONYMOUS =
 const SIGNED_AT_MS = 1317327555 * 1000;
 
 describe('Shopify App Proxy signature', () => {
-  it("builds the message Shopify documents: sorted pairs, repeated keys joined by commas, values decoded", () => {
+  it('builds the message Shopify documents: sorted pairs, repeated keys joined by commas, values decoded', () => {
     expect(appProxyMessage(new URLSearchParams(LOGGED_IN))).toBe(
       'extra=1,2logged_in_customer_id=1path_prefix=/apps/awesome_reviewsshop=shop-name.myshopify.comtimestamp=1317327555',
     );
