@@ -88,11 +88,11 @@ function page(result: LinkResult): string {
   const [title, text] = result.ok
     ? ['会員連携が完了しました / Linked', 'Your shop account is now linked to your membership: purchases earn points.']
     : ['会員連携できませんでした / Not linked', describe(result.refusal)];
-  return `<!doctype html><html lang="ja"><meta charset="utf-8"><title>${escape(title)}</title><h1>${escape(title)}</h1><p>${escape(text)}</p></html>`;
+  return `<!doctype html><html lang="ja"><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></html>`;
 }
 
 const describe = (r: LinkRefusal) => r.message;
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
