@@ -1,7 +1,7 @@
 // Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
 // the worker's settings (zod schemas built at load) into that function.
 import type { WebhookSecrets } from '../config/webhook-secrets.js';
-import { PointsEvent } from '../events/index.js';
+import { QueuedEvent } from '../events/index.js';
 import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
 import type { EventQueue } from '../queue/index.js';
 import type { RequestHeaders, SignedRequest, SourceError, SourceSet, VersionMismatch } from '../sources/index.js';
@@ -194,7 +194,7 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
   if (outcome.status === 'rejected') return unreadable(outcome.error);
 
   // The canonical schema is the contract with processing: nothing off-contract enters the queue.
-  const checked = PointsEvent.safeParse(outcome.value);
+  const checked = QueuedEvent.safeParse(outcome.value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const path = ['event', ...(issue?.path ?? []).map(String)].join('.');
