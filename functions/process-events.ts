@@ -20,6 +20,7 @@ import {
   secretsManagerCredentials,
   type InvocationBudget,
 } from '../shared/openapi/index.js';
+import { createCustomerRecords, type CustomerRecords, type EnrolApi, withCustomerEvents } from '../shared/customers/index.js';
 import { createSqsVisibility, type MessageVisibility, type VisibilityChange } from '../shared/queue/index.js';
 import { createCircuitBreaker, deferralFor, type CircuitBreaker, type Verdict } from '../shared/retry/index.js';
 import {
@@ -61,6 +62,8 @@ export type ProcessEventsDeps = {
   random?: () => number;
   /** Square's Orders API per source (sources earning on their orders without tax). */
   squareOrders?: ProcessorDeps['squareOrders'];
+  /** Enrolling customers (the customer records, and the register call): customer events need it. */
+  customers?: { records: CustomerRecords; openapi: EnrolApi };
 };
 
 export type ProcessEventsHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
@@ -91,7 +94,8 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     metrics.addMetric(upstreamCallsMetric(operation), 'Count', 1);
     breaker.record(errorKind === undefined ? { ok: true } : { ok: false, errorKind });
   });
-  const processor = createProcessor({ ...deps, openapi });
+  const customers = deps.customers && { ...deps.customers, ledger: deps.ledger, clock: deps.clock, logger };
+  const processor = withCustomerEvents(createProcessor({ ...deps, openapi }), customers);
   const budget = deps.budget ?? createInvocationBudget();
 
   /** Deferral seconds chosen for this batch's messages (by message id). */
@@ -204,18 +208,21 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
   const clock = overrides.clock ?? Date.now;
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
   const budget = overrides.budget ?? createInvocationBudget();
+  const openapi =
+    overrides.openapi ??
+    createOpenApiClient({
+      credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
+      ratePerMinute: settings.rateBudgetPerMinute,
+      remainingMs: budget.remainingMs,
+    });
+  const customers = overrides.customers ?? customersFromEnv(env, settings, clock, openapi);
   return {
     budget,
     settings,
     clock,
     ledger: overrides.ledger ?? ledgerFromEnv(env, settings, clock),
-    openapi:
-      overrides.openapi ??
-      createOpenApiClient({
-        credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
-        ratePerMinute: settings.rateBudgetPerMinute,
-        remainingMs: budget.remainingMs,
-      }),
+    openapi,
+    ...(customers ? { customers } : {}),
     ...squareOrdersDeps(env, overrides),
     logger: overrides.logger ?? powertoolsLogger(env, 'process-events'),
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'process-events'),
@@ -237,6 +244,11 @@ function squareOrdersDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEven
 }
 
 function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clock: Clock): Ledger {
+  const { client, tableName } = ledgerTableFromEnv(env);
+  return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds });
+}
+
+function ledgerTableFromEnv(env: NodeJS.ProcessEnv) {
   const tableName = env[ENV.LEDGER_TABLE];
   if (!tableName) throw new Error(`${ENV.LEDGER_TABLE} is not set: the ledger table name is required`);
   const endpoint = env[ENV.DYNAMODB_ENDPOINT];
@@ -246,7 +258,15 @@ function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clo
         { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {},
   );
-  return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds });
+  return { client, tableName };
+}
+
+/** The customer records live in the ledger table; enrolment needs the full client (register), not a narrowed one. */
+function customersFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clock: Clock, openapi: PointsApi) {
+  if (!env[ENV.LEDGER_TABLE] || !('registerMember' in openapi)) return undefined;
+  const { client, tableName } = ledgerTableFromEnv(env);
+  const records = createCustomerRecords({ client, tableName, clock, leaseSeconds: settings.leaseSeconds, ttlDays: settings.ledgerTtlDays });
+  return { records, openapi: openapi as PointsApi & EnrolApi };
 }
 
 let lambdaHandler: ProcessEventsHandler | undefined;

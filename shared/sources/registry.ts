@@ -44,6 +44,7 @@ export function configureSource<S, P, E extends QueuedEvent = PointsEvent>(
     ...(source.maxBodyBytes !== undefined ? { maxBodyBytes: source.maxBodyBytes } : {}),
     ...(source.subscriptions ? { subscriptions: () => source.subscriptions!(settings) } : {}),
     ...(source.versionMismatch ? { versionMismatch: (headers) => source.versionMismatch!(headers, settings) } : {}),
+    ...(source.customerLinking ? { customerLinking: () => source.customerLinking!(settings) } : {}),
     verify: (request, options) => source.verify(request, options, settings),
     read: (request) => {
       const parsed = source.parse(request, settings);

@@ -76,6 +76,16 @@ export interface WebhookSource<Settings, Payload, Event extends QueuedEvent = Po
   subscriptions?(settings: Settings): SourceSubscriptions;
   /** A delivery made with another API version than the settings name (counted and logged, still read). */
   versionMismatch?(headers: RequestHeaders, settings: Settings): VersionMismatch | undefined;
+  /** How this sender's customers are linked to members (Shopify: the App Proxy link). */
+  customerLinking?(settings: Settings): CustomerLinking;
+}
+
+/** What linking a sender's customer needs from its settings. */
+export interface CustomerLinking {
+  /** The membership external key holding the sender's customer id. */
+  readonly externalKey: string;
+  /** Days of purchases that found no member to credit once the customer is linked. */
+  readonly retroCreditDays: number;
 }
 
 /** What a source needs its sender to deliver. */
@@ -114,4 +124,6 @@ export interface ConfiguredSource<Event extends QueuedEvent = QueuedEvent> {
   subscriptions?(): SourceSubscriptions;
   /** See WebhookSource.versionMismatch. */
   versionMismatch?(headers: RequestHeaders): VersionMismatch | undefined;
+  /** See WebhookSource.customerLinking. */
+  customerLinking?(): CustomerLinking;
 }

@@ -1,0 +1,28 @@
+import { parseJsonOrUndefined } from '../shared/text/index.js';
+
+/**
+ * `npm start`'s Shopify enrolment: SHOPIFY_ENROLMENT (`off` default, or `register`) goes into
+ * SOURCES_CONFIG as `shopify.enrolment`, unless the configuration sets the Shopify source itself.
+ */
+export const SHOPIFY_ENROLMENT_ENV = 'SHOPIFY_ENROLMENT';
+
+export class EnrolmentSettingError extends Error {
+  readonly kind = 'invalid_local_config';
+  override name = 'EnrolmentSettingError';
+}
+
+export function withShopifyEnrolment(sourcesConfig: string | undefined, enrolment: string | undefined): string | undefined {
+  const value = enrolment?.trim() || undefined;
+  if (value === undefined) return sourcesConfig;
+  if (value !== 'off' && value !== 'register') throw new EnrolmentSettingError(`${SHOPIFY_ENROLMENT_ENV} must be off or register`);
+  let config: unknown = {};
+  if (sourcesConfig !== undefined && sourcesConfig.trim() !== '') {
+    config = parseJsonOrUndefined(sourcesConfig);
+    if (config === undefined) return sourcesConfig; // not JSON: the receiver reports it, with its own message
+  }
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return sourcesConfig;
+  const all = config as Record<string, unknown>;
+  const shopify = all.shopify ?? {};
+  if (typeof shopify !== 'object' || shopify === null || Array.isArray(shopify)) return sourcesConfig;
+  return JSON.stringify({ ...all, shopify: { enrolment: value, ...shopify } });
+}
