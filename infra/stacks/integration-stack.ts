@@ -28,6 +28,7 @@ import { QuarantineTable } from '../constructs/quarantine-table.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
+import { ShopifyAppProxy, shopifyAppProxyFor } from '../constructs/shopify-app-proxy.js';
 import { LogsKey } from '../constructs/logs-key.js';
 import { OUTPUT_KEYS, webhookSecretNameOutputKey, webhookUrlOutputKey } from '../outputs.js';
 
@@ -46,6 +47,8 @@ export class IntegrationStack extends Stack {
   readonly quarantine: QuarantineTable;
   readonly audit: ScheduledAudit;
   readonly dashboard: OperationsDashboard;
+  /** The Shopify App Proxy's link route and function; only with a `shopify` source. */
+  appProxy: ShopifyAppProxy | undefined;
   /** Scheduled reconciliation with Shopify; only when the stage configures `reconcile`. */
   readonly reconcile: ScheduledReconcile | undefined;
 
@@ -154,6 +157,8 @@ export class IntegrationStack extends Stack {
       });
     }
 
+    this.appProxy = shopifyAppProxyFor(this, { config, api: this.api, queue: this.events.queue, secrets: this.webhookSecrets, openApiSecret, logs });
+
     // Square sources without a stated notification URL verify against their own route's URL.
     const derivedSquare = squareSourcesWithoutUrl(config.sources);
     if (derivedSquare.length > 0) {
@@ -172,6 +177,7 @@ export class IntegrationStack extends Stack {
     const intakeAndWorker = [
       { name: 'ReceiveWebhook', fn: this.receiver.fn },
       { name: 'ProcessEvents', fn: this.worker.fn },
+      ...(this.appProxy ? [{ name: 'ShopifyAppProxy', fn: this.appProxy.function.fn }] : []),
     ];
     this.alarms = new OperationsAlarms(this, 'Alarms', {
       stageName: config.stageName,
