@@ -78,6 +78,9 @@ function retryOutcome(result: Extract<EnrolResult, { action: 'retry' }>): Proces
     case 'lease_held':
     case 'lease_lost':
       return { kind: result.kind, action: 'retry', reason: result.reason };
+    case 'outcome_unknown':
+      // The register call may still land: the lease is kept until it runs out (enrol.ts).
+      return { kind: 'outcome_unknown', action: 'retry', errorKind: 'enrolment', reason: result.reason, leaseKept: true };
     default:
       return { kind: result.kind, action: 'retry', errorKind: 'enrolment', reason: result.reason };
   }
