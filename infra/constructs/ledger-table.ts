@@ -36,7 +36,9 @@ export class LedgerTable extends KeyedTable {
       resource: 'table',
       resourceName: `${this.table.tableName}/index/${LEDGER_TABLE_SCHEMA.unlinkedIndex.name}`,
     });
-    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: [...LEDGER_ITEM_ACTIONS], resources: [this.table.tableArn] }));
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...LEDGER_ITEM_ACTIONS], resources: [this.table.tableArn] }),
+    );
     grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn] }));
   }
 }

@@ -28,7 +28,7 @@ import { QuarantineTable } from '../constructs/quarantine-table.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
-import { ShopifyAppProxy, shopifyAppProxyFor } from '../constructs/shopify-app-proxy.js';
+import { type ShopifyAppProxy, shopifyAppProxyFor } from '../constructs/shopify-app-proxy.js';
 import { LogsKey } from '../constructs/logs-key.js';
 import { PullRecovery } from '../constructs/pull-recovery.js';
 import { OUTPUT_KEYS, webhookSecretNameOutputKey, webhookUrlOutputKey } from '../outputs.js';
@@ -167,7 +167,14 @@ export class IntegrationStack extends Stack {
       });
     }
 
-    this.appProxy = shopifyAppProxyFor(this, { config, api: this.api, queue: this.events.queue, secrets: this.webhookSecrets, openApiSecret, logs });
+    this.appProxy = shopifyAppProxyFor(this, {
+      config,
+      api: this.api,
+      queue: this.events.queue,
+      secrets: this.webhookSecrets,
+      openApiSecret,
+      logs,
+    });
 
     // Square sources without a stated notification URL verify against their own route's URL.
     const derivedSquare = squareSourcesWithoutUrl(config.sources);

@@ -81,14 +81,17 @@ describe('HTTP API', () => {
     });
     for (const route of Object.values(template.findResources('AWS::ApiGatewayV2::Route'))) {
       const { RouteKey, Target } = (route as Resource).Properties;
-      if (String(RouteKey).startsWith('POST /webhooks/')) expect(Target).toEqual({ 'Fn::Join': ['', ['integrations/', ref(integrationId)]] });
+      if (String(RouteKey).startsWith('POST /webhooks/'))
+        expect(Target).toEqual({ 'Fn::Join': ['', ['integrations/', ref(integrationId)]] });
     }
   });
 
   it('sends the App Proxy link to its own function, never to receive-webhook', () => {
     const { template } = stage('staging');
     const [receiverId] = receiverOf(template);
-    const [route] = Object.values(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: 'GET /proxy/shopify/link' } }));
+    const [route] = Object.values(
+      template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: 'GET /proxy/shopify/link' } }),
+    );
     const integrationId = String((route as Resource).Properties.Target['Fn::Join'][1][1].Ref);
     const integration = template.toJSON().Resources[integrationId];
     expect(JSON.stringify(integration.Properties.IntegrationUri)).not.toContain(receiverId);
