@@ -1,4 +1,4 @@
-import { parseJsonOrUndefined } from '../shared/text/index.js';
+import { withSourceDefaults } from './sources-config.js';
 
 /**
  * `npm start`'s Shopify enrolment: SHOPIFY_ENROLMENT (`off` default, or `register`) goes into
@@ -15,14 +15,5 @@ export function withShopifyEnrolment(sourcesConfig: string | undefined, enrolmen
   const value = enrolment?.trim() || undefined;
   if (value === undefined) return sourcesConfig;
   if (value !== 'off' && value !== 'register') throw new EnrolmentSettingError(`${SHOPIFY_ENROLMENT_ENV} must be off or register`);
-  let config: unknown = {};
-  if (sourcesConfig !== undefined && sourcesConfig.trim() !== '') {
-    config = parseJsonOrUndefined(sourcesConfig);
-    if (config === undefined) return sourcesConfig; // not JSON: the receiver reports it, with its own message
-  }
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) return sourcesConfig;
-  const all = config as Record<string, unknown>;
-  const shopify = all.shopify ?? {};
-  if (typeof shopify !== 'object' || shopify === null || Array.isArray(shopify)) return sourcesConfig;
-  return JSON.stringify({ ...all, shopify: { enrolment: value, ...shopify } });
+  return withSourceDefaults(sourcesConfig, 'shopify', { enrolment: value });
 }
