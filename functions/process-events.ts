@@ -17,6 +17,7 @@ import {
   type PullSwitch,
   type RecoveryResult,
 } from '../shared/consumer/index.js';
+import { createCustomerRecords, type CustomerRecords, type EnrolApi, withCustomerEvents } from '../shared/customers/index.js';
 import { createDocumentClient, createLedger, type Clock, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
 import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
@@ -75,6 +76,8 @@ export type ProcessEventsDeps = {
   squareOrders?: ProcessorDeps['squareOrders'];
   /** The activity record (best effort, never read to decide): each receive with its outcome and grant calls. */
   activity?: ActivityRecorder;
+  /** Enrolling customers (the customer records, and the register call): customer events need it. */
+  customers?: { records: CustomerRecords; openapi: EnrolApi };
 };
 
 export type ProcessEventsHandler = BatchHandler;
@@ -98,7 +101,8 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     minIntervalMs: settings.circuitOpenSeconds * 1000,
     logger: deps.logger,
   });
-  const processor = createProcessor({ ...deps, openapi });
+  const customers = deps.customers && { ...deps.customers, ledger: deps.ledger, clock: deps.clock, logger: deps.logger };
+  const processor = withCustomerEvents(createProcessor({ ...deps, openapi }), customers);
   return batchHandler({ ...deps, breaker, outagePause, budget: deps.budget ?? createInvocationBudget() }, processor);
 }
 
@@ -117,6 +121,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     });
   const breaker = overrides.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: clock });
   const activity = overrides.activity ?? activityFromEnvironment(env, logger);
+  const customers = overrides.customers ?? customersFromEnv(env, settings, clock, openapi);
   return {
     budget,
     settings,
@@ -126,6 +131,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     openapi: activity ? watchCalls(openapi, activity, clock) : openapi,
     breaker: activity ? watchBreaker(breaker, activity, env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local-${process.pid}`) : breaker,
     ...activityOf(activity),
+    ...(customers ? { customers } : {}),
     ...squareOrdersDeps(env, overrides),
     logger,
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'process-events'),
@@ -162,6 +168,11 @@ function squareOrdersDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEven
 }
 
 function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clock: Clock): Ledger {
+  const { client, tableName } = ledgerTableFromEnv(env);
+  return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds });
+}
+
+function ledgerTableFromEnv(env: NodeJS.ProcessEnv) {
   const tableName = env[ENV.LEDGER_TABLE];
   if (!tableName) throw new Error(`${ENV.LEDGER_TABLE} is not set: the ledger table name is required`);
   const endpoint = env[ENV.DYNAMODB_ENDPOINT];
@@ -171,7 +182,15 @@ function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clo
         { endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {},
   );
-  return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds });
+  return { client, tableName };
+}
+
+/** The customer records live in the ledger table; enrolment needs the full client (register), not a narrowed one. */
+function customersFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clock: Clock, openapi: PointsApi) {
+  if (!env[ENV.LEDGER_TABLE] || !('registerMember' in openapi)) return undefined;
+  const { client, tableName } = ledgerTableFromEnv(env);
+  const records = createCustomerRecords({ client, tableName, clock, leaseSeconds: settings.leaseSeconds, ttlDays: settings.ledgerTtlDays });
+  return { records, openapi: openapi as PointsApi & EnrolApi };
 }
 
 /** Probes between checks of a paused upstream, within one scheduled invocation. */

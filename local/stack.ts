@@ -26,6 +26,8 @@ import { createDocumentClient } from '../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { LOCAL_AWS } from './dynamodb/index.js';
 import { enqueueRoute } from './enqueue-route.js';
+import { SHOPIFY_ENROLMENT_ENV, withShopifyEnrolment } from './customers.js';
+import { depsFromEnvironment as appProxyDepsFromEnvironment, makeHandler as makeAppProxyHandler } from '../functions/shopify-app-proxy.js';
 import { recordAcceptedDelivery, type ShopifyAdminStandIn, type ShopStore, startShopifyAdminStandIn } from './shopify-admin/index.js';
 import type { LocalStackInfo } from './info.js';
 import { type ApiHandler, type LocalHttpServer, startLocalHttpServer } from './http/index.js';
@@ -132,6 +134,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Intake listens first: while the rest starts, /healthz answers 503 and webhooks 503, as a
     // gateway does before its integration is ready.
     let receive: ApiHandler | undefined;
+    let appProxy: ApiHandler | undefined;
     let queueRef: LocalQueue | undefined;
     let infoRef: LocalStackInfo | undefined;
     let consoleRef: ConsoleSource | undefined;
@@ -149,7 +152,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
     const http: LocalHttpServer = await startLocalHttpServer({
       port: options.ports?.intake ?? 0,
-      apiRoutes: { 'POST /webhooks/shopify': intake, 'POST /webhooks/pos': intake, 'POST /webhooks/square': intake },
+      apiRoutes: {
+        'POST /webhooks/shopify': intake,
+        'POST /webhooks/pos': intake,
+        'POST /webhooks/square': intake,
+        // The Shopify App Proxy's link request (its proxy URL: <intake>/proxy/shopify).
+        'GET /proxy/shopify/link': async (event, context) => (appProxy ? appProxy(event, context) : notReady),
+      },
       localRoutes: {
         ...adminRoutes({ queue: () => queueRef, info: () => infoRef }),
         ...enqueueRoute(() => queueRef),
@@ -216,7 +225,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         options.env?.[SQUARE_ORDERS_ENV] ??
         JSON.stringify({ square: { accessToken: LOCAL_DEFAULTS.squareOrdersToken, origin: squareOrders.url } }),
     };
-    const sourcesConfig = withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl);
+    const sourcesConfig = withShopifyEnrolment(
+      withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl),
+      options.env?.[SHOPIFY_ENROLMENT_ENV],
+    );
     if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
     const squareBasis = squareAmountBasis(sourcesConfig);
     infoRef.squareOrders = { url: squareOrders.url, basis: squareBasis };
@@ -248,6 +260,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ...options.receiveOverrides,
       }),
     );
+    const appProxyDeps = appProxyDepsFromEnvironment(handlerEnv, {
+      queue,
+      ...(mode === 'powertools' ? {} : { logger: localLogger('app-proxy', mode === 'compact' ? log : undefined) }),
+    });
+    closers.push(async () => {
+      const client: unknown = appProxyDeps.openapi;
+      if (typeof client === 'object' && client !== null && 'close' in client && typeof client.close === 'function') await client.close();
+    });
+    appProxy = makeAppProxyHandler(appProxyDeps);
     const overrides =
       typeof options.processOverrides === 'function'
         ? options.processOverrides({

@@ -44,7 +44,7 @@ export class ScheduledAudit extends Construct {
       removalPolicy: props.removalPolicy,
       environment: props.environment,
     });
-    // Read only, the table itself (no index exists): the grant* helpers would add writes or index ARNs.
+    // Read only, the table itself (not its index): the grant* helpers would add writes or index ARNs.
     this.function.role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['dynamodb:Scan', 'dynamodb:GetItem'], resources: [props.table.tableArn] }),
     );

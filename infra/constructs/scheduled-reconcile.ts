@@ -3,6 +3,7 @@ import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -87,7 +88,8 @@ export class ScheduledReconcile extends Construct {
       }),
     });
     // Reads only: whether the ledger has seen an event. Writing stays with process-events.
-    props.table.grant(this.function.role, 'dynamodb:GetItem');
+    // The table itself by its exact ARN: table.grant would add `index/*` now that the ledger has an index.
+    this.function.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [props.table.tableArn] }));
     // And its run summaries, in the activity record's one runs item (the operator console's runs panel).
     grantRunRecord(props.table, this.function.role);
     props.queue.grant(this.function.role, 'sqs:SendMessage');

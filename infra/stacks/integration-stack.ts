@@ -29,6 +29,7 @@ import { grantActivityAppend } from '../constructs/activity-access.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
+import { type ShopifyAppProxy, shopifyAppProxyFor } from '../constructs/shopify-app-proxy.js';
 import { LogsKey } from '../constructs/logs-key.js';
 import { PullRecovery } from '../constructs/pull-recovery.js';
 import { OUTPUT_KEYS, webhookSecretNameOutputKey, webhookUrlOutputKey } from '../outputs.js';
@@ -49,6 +50,8 @@ export class IntegrationStack extends Stack {
   readonly quarantine: QuarantineTable;
   readonly audit: ScheduledAudit;
   readonly dashboard: OperationsDashboard;
+  /** The Shopify App Proxy's link route and function; only with a `shopify` source. */
+  appProxy: ShopifyAppProxy | undefined;
   /** Scheduled reconciliation with Shopify; only when the stage configures `reconcile`. */
   readonly reconcile: ScheduledReconcile | undefined;
 
@@ -170,6 +173,15 @@ export class IntegrationStack extends Stack {
       });
     }
 
+    this.appProxy = shopifyAppProxyFor(this, {
+      config,
+      api: this.api,
+      queue: this.events.queue,
+      secrets: this.webhookSecrets,
+      openApiSecret,
+      logs,
+    });
+
     // Square sources without a stated notification URL verify against their own route's URL.
     const derivedSquare = squareSourcesWithoutUrl(config.sources);
     if (derivedSquare.length > 0) {
@@ -188,6 +200,7 @@ export class IntegrationStack extends Stack {
     const intakeAndWorker = [
       { name: 'ReceiveWebhook', fn: this.receiver.fn },
       { name: 'ProcessEvents', fn: this.worker.fn },
+      ...(this.appProxy ? [{ name: 'ShopifyAppProxy', fn: this.appProxy.function.fn }] : []),
     ];
     this.alarms = new OperationsAlarms(this, 'Alarms', {
       stageName: config.stageName,

@@ -18,7 +18,7 @@ export const DEMO_SHOP = 'demo-shop.myshopify.com';
 
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 
-function shopifyRequest(topic: string, payload: unknown, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+export function shopifyRequest(topic: string, payload: unknown, secret: string, webhookId: string, nowMs: number): WebhookRequest {
   const body = jsonWithBareIntegers(payload);
   return {
     path: '/webhooks/shopify',

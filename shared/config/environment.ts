@@ -67,4 +67,9 @@ export const ENV = {
 export const LEDGER_TABLE_SCHEMA = {
   partitionKey: 'pk',
   ttlAttribute: 'ttl',
+  /**
+   * Orders that ended `customer_not_found`, by source customer and purchase time: a sparse index (only
+   * those orders carry its keys), read when the customer is linked or enrolled to credit them late.
+   */
+  unlinkedIndex: { name: 'byUnlinkedCustomer', partitionKey: 'unlinkedCustomer', sortKey: 'purchasedAt' },
 } as const;

@@ -1,7 +1,7 @@
 // Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
 // the worker's settings (zod schemas built at load) into that function.
 import type { WebhookSecrets } from '../config/webhook-secrets.js';
-import { PointsEvent } from '../events/index.js';
+import { QueuedEvent } from '../events/index.js';
 import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
 import type { EventQueue } from '../queue/index.js';
 import type { RequestHeaders, SignedRequest, SourceError, SourceSet, VersionMismatch } from '../sources/index.js';
@@ -196,7 +196,7 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
   if (outcome.status === 'rejected') return unreadable(outcome.error);
 
   // The canonical schema is the contract with processing: nothing off-contract enters the queue.
-  const checked = PointsEvent.safeParse(outcome.value);
+  const checked = QueuedEvent.safeParse(outcome.value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const path = ['event', ...(issue?.path ?? []).map(String)].join('.');
@@ -219,6 +219,9 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
     return refuse('unavailable', 'try again later');
   }
   log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
+  const answer = { statusCode: 202, answer: { status: 'accepted', eventId: event.eventId }, eventType: event.type } as const;
+  // The activity record is kept per order; a customer event has none (its outcome is in the customer's record).
+  if (event.type === 'customer') return answer;
   const delivery = {
     source: event.source,
     orderId: event.orderId,
@@ -226,5 +229,5 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
     deliveryId: event.delivery.id,
     topic: event.delivery.topic,
   };
-  return { statusCode: 202, answer: { status: 'accepted', eventId: event.eventId }, eventType: event.type, delivery };
+  return { ...answer, delivery };
 }

@@ -23,6 +23,9 @@ export type FollowUp = z.infer<typeof FollowUp>;
 
 const followUps = z.array(FollowUp).optional();
 
+/** A customer's earlier purchases credited on enrolling or linking them (shared/customers). */
+const earlier = z.object({ credited: points, points, pending: points, notFound: points });
+
 /** `too_old`: older than the ledger's retention, so its record may be gone (a replay): earns and takes nothing. */
 export const SkipReason = z.enum(['test', 'no_customer', 'amount_zero', 'order_not_credited', 'too_old', 'unlinked_refund']);
 export type SkipReason = z.infer<typeof SkipReason>;
@@ -70,6 +73,11 @@ const processOutcome = () =>
     z.object({ kind: z.literal('customer_withdrawn'), action: retryOrAck, customerId: z.string(), followUps }),
     z.object({ kind: z.literal('points_not_available'), action: retryOrAck, followUps }),
     z.object({ kind: z.literal('refund_parked'), action: ack, reason: z.string() }),
+    // Customer events (shared/customers): retry while some earlier purchase still has to be credited.
+    z.object({ kind: z.literal('enrolled'), action: retryOrAck, memberId: z.string(), earlier }),
+    z.object({ kind: z.literal('already_member'), action: retryOrAck, memberId: z.string(), earlier }),
+    z.object({ kind: z.literal('enrol_rejected'), action: ack, reason: z.string() }),
+    z.object({ kind: z.literal('linked'), action: retryOrAck, earlier }),
     /** The Open API refused with a 4xx the spec gives no meaning (open-api errors: `unrecognised`): parked, alarmed. */
     z.object({ kind: z.literal('upstream_rejected'), action: ack, errorKind: z.string(), reason: z.string() }),
     // Retried: transient.
@@ -107,6 +115,10 @@ export const OUTCOME_KINDS = everyOf<ProcessOutcome['kind']>()([
   'customer_withdrawn',
   'points_not_available',
   'refund_parked',
+  'enrolled',
+  'already_member',
+  'enrol_rejected',
+  'linked',
   'upstream_rejected',
   'lease_held',
   'refund_waiting',

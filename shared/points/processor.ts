@@ -3,7 +3,8 @@ import type { ProcessorDeps } from './deps.js';
 import { PointsEvent, type PurchaseEvent, type RefundEvent } from '../events/index.js';
 import type { FollowUp, ProcessOutcome } from './outcome.js';
 import { measuredPurchase } from './order-amount.js';
-import { processPurchase } from './purchase.js';
+import { awaitsLink } from './late-customer.js';
+import { type PurchaseOptions, processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';
 import { storedEvent } from './refund-results.js';
 import { queuedWithItsPurchase } from './refund-wait.js';
@@ -24,6 +25,11 @@ export interface ProcessContext {
 export interface Processor {
   /** Processes one canonical event, safe to run twice, concurrently, or after a crash at any line. */
   process(event: unknown, context?: ProcessContext): Promise<ProcessOutcome>;
+  /**
+   * A purchase that ended `customer_not_found`, now that its customer is linked or enrolled: credited
+   * once (the order is re-opened under the usual claim), then the refunds that waited for it.
+   */
+  creditLinkedPurchase(event: PurchaseEvent, context?: ProcessContext): Promise<ProcessOutcome>;
 }
 
 export function createProcessor(deps: ProcessorDeps): Processor {
@@ -31,11 +37,16 @@ export function createProcessor(deps: ProcessorDeps): Processor {
    * The purchase, then the refunds that waited for it (or were parked) now that its order is done: their
    * outcomes are added to the purchase's as `followUps`, and one still pending turns it into a retry.
    */
-  async function purchaseThenWaitingRefunds(sent: PurchaseEvent, context: ProcessContext | undefined): Promise<ProcessOutcome> {
+  async function purchaseThenWaitingRefunds(
+    sent: PurchaseEvent,
+    context: ProcessContext | undefined,
+    options: PurchaseOptions = {},
+  ): Promise<ProcessOutcome> {
     const measured = await measuredPurchase(deps, sent);
     if (measured.outcome) return measured.outcome;
-    const { outcome, order } = await processPurchase(deps, measured.event);
-    if (!order || order.waitingRefunds.length === 0) return outcome;
+    const { outcome, order } = await processPurchase(deps, measured.event, options);
+    // Refunds of an order waiting for its customer to be linked wait with it.
+    if (!order || order.waitingRefunds.length === 0 || awaitsLink(order)) return outcome;
     return withFollowUps(outcome, await runWaitingRefunds(order, context?.setAside));
   }
 
@@ -66,6 +77,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   }
 
   return {
+    creditLinkedPurchase: (event, context) => purchaseThenWaitingRefunds(event, context, { customerLinked: true }),
     async process(input, context) {
       const parsed = PointsEvent.safeParse(input);
       if (!parsed.success) {

@@ -6,7 +6,7 @@ import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { RefundEvent } from '../events/index.js';
 import { asOpenApiError, leaseLost, leaveInDoubt, transientOutcome } from './failures.js';
 import { findMarkers } from './history.js';
-import { awaitsCustomer } from './late-customer.js';
+import { awaitsCustomer, awaitsLink } from './late-customer.js';
 import { purchaseMarker, refundMarker } from './markers.js';
 import type { ProcessOutcome } from './outcome.js';
 import { type RefundEnd, bookable, bookedEnd, definitiveEnd, parkedEnd, skippedEnd, storedEvent } from './refund-results.js';
@@ -110,7 +110,8 @@ class RefundAttempt {
     const { ledger, clock } = this.deps;
     for (let round = 0; round < 3; round++) {
       const order = this.note(await ledger.getOrder(this.orderRef));
-      if (order?.state !== 'done' || awaitsCustomer(order, clock())) {
+      // An order whose customer is not linked yet may still be credited: its refunds wait for that too.
+      if (order?.state !== 'done' || awaitsCustomer(order, clock()) || awaitsLink(order)) {
         if (!(await ledger.registerWaitingRefund(this.ref))) continue; // the purchase finished meanwhile
         return { end: await this.awaitPurchase(firstSeenAt) };
       }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { posSource } from './pos.js';
 import { shopifySource } from './shopify.js';
 import { squareSource } from './square.js';
+import type { PointsEvent, QueuedEvent } from '../events/index.js';
 import type { ConfiguredSource, WebhookSource } from './types.js';
 // Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
 // the worker's settings (zod schemas built at load) into that function.
@@ -10,7 +11,7 @@ import { parseJsonOrUndefined } from '../text/index.js';
 
 /** Every kind of webhook source there is. A new sender: one module, one line here. */
 // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own Settings/Payload types; configureSource re-binds them safely
-const KINDS: Readonly<Record<string, WebhookSource<any, any>>> = {
+const KINDS: Readonly<Record<string, WebhookSource<any, any, QueuedEvent>>> = {
   [shopifySource.kind]: shopifySource,
   [posSource.kind]: posSource,
   [squareSource.kind]: squareSource,
@@ -31,7 +32,11 @@ export class SourcesConfigError extends ConfigurationError<'invalid_sources_conf
 const SourceName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/);
 
 /** Binds a source to its settings: what the intake calls. */
-export function configureSource<S, P>(source: WebhookSource<S, P>, name: string, settings: S): ConfiguredSource {
+export function configureSource<S, P, E extends QueuedEvent = PointsEvent>(
+  source: WebhookSource<S, P, E>,
+  name: string,
+  settings: S,
+): ConfiguredSource<E> {
   return {
     name,
     kind: source.kind,
@@ -39,6 +44,7 @@ export function configureSource<S, P>(source: WebhookSource<S, P>, name: string,
     ...(source.maxBodyBytes !== undefined ? { maxBodyBytes: source.maxBodyBytes } : {}),
     ...(source.subscriptions ? { subscriptions: () => source.subscriptions!(settings) } : {}),
     ...(source.versionMismatch ? { versionMismatch: (headers) => source.versionMismatch!(headers, settings) } : {}),
+    ...(source.customerLinking ? { customerLinking: () => source.customerLinking!(settings) } : {}),
     verify: (request, options) => source.verify(request, options, settings),
     read: (request) => {
       const parsed = source.parse(request, settings);

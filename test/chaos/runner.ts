@@ -466,8 +466,13 @@ async function checkLedger(
         orderId: event.orderId,
         refundId: event.refundId,
       });
+      // A refund of an order whose customer is no member waits (then is parked) for the customer to be linked.
+      const ledgerOrder = await ledger.getOrder({ source: event.source, orderId: event.orderId });
+      const awaitsLink = ledgerOrder?.state === 'done' && ledgerOrder.outcome === 'customer_not_found';
       const final =
-        record !== undefined && record.outcome !== undefined && (record.state === 'done' || (record.state === 'parked' && event.orphan));
+        record !== undefined &&
+        record.outcome !== undefined &&
+        (record.state === 'done' || (record.state === 'parked' && (event.orphan || awaitsLink)));
       if (!final) {
         unfinished.push({
           key: event.key,
@@ -479,7 +484,7 @@ async function checkLedger(
       }
       count(`refund ${record.outcome}`);
       const order = model.orders.get(event.orderId);
-      const expected = event.orphan ? 'refund_parked' : order?.credited ? 'debited' : 'skipped';
+      const expected = event.orphan || awaitsLink ? 'refund_parked' : order?.credited ? 'debited' : 'skipped';
       if (record.outcome !== expected) {
         mismatches.push({
           customer: event.customer,

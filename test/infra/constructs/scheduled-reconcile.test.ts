@@ -96,7 +96,7 @@ describe('scheduled reconciliation with Shopify', () => {
     expect(statements).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroup, 'Arn'] } }),
-        expect.objectContaining({ Action: 'dynamodb:GetItem', Resource: expect.arrayContaining([{ 'Fn::GetAtt': [tableId, 'Arn'] }]) }),
+        expect.objectContaining({ Action: 'dynamodb:GetItem', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } }),
         expect.objectContaining({ Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } }),
         expect.objectContaining({
           Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],

@@ -65,16 +65,16 @@ const ref = (logicalId: string) => ({ Ref: logicalId });
 const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 
 describe('HTTP API', () => {
-  it('routes POST /webhooks/shopify and POST /webhooks/pos, and nothing else', () => {
+  it('routes POST /webhooks/shopify, POST /webhooks/pos and the App Proxy link GET /proxy/shopify/link, and nothing else', () => {
     const routes = stage('staging').template.findResources('AWS::ApiGatewayV2::Route');
     expect(
       Object.values(routes)
         .map((r) => (r as Resource).Properties.RouteKey)
         .sort(),
-    ).toEqual(['POST /webhooks/pos', 'POST /webhooks/shopify']);
+    ).toEqual(['GET /proxy/shopify/link', 'POST /webhooks/pos', 'POST /webhooks/shopify']);
   });
 
-  it('sends both routes to receive-webhook with the v2 payload', () => {
+  it('sends both webhook routes to receive-webhook with the v2 payload', () => {
     const { template } = stage('staging');
     const [receiverId] = receiverOf(template);
     const [integrationId] = only(template, 'AWS::ApiGatewayV2::Integration', {
@@ -83,8 +83,22 @@ describe('HTTP API', () => {
       IntegrationUri: arn(receiverId),
     });
     for (const route of Object.values(template.findResources('AWS::ApiGatewayV2::Route'))) {
-      expect((route as Resource).Properties.Target).toEqual({ 'Fn::Join': ['', ['integrations/', ref(integrationId)]] });
+      const { RouteKey, Target } = (route as Resource).Properties;
+      if (String(RouteKey).startsWith('POST /webhooks/'))
+        expect(Target).toEqual({ 'Fn::Join': ['', ['integrations/', ref(integrationId)]] });
     }
+  });
+
+  it('sends the App Proxy link to its own function, never to receive-webhook', () => {
+    const { template } = stage('staging');
+    const [receiverId] = receiverOf(template);
+    const [route] = Object.values(
+      template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: 'GET /proxy/shopify/link' } }),
+    );
+    const integrationId = String((route as Resource).Properties.Target['Fn::Join'][1][1].Ref);
+    const integration = template.toJSON().Resources[integrationId];
+    expect(JSON.stringify(integration.Properties.IntegrationUri)).not.toContain(receiverId);
+    expect(JSON.stringify(integration.Properties.IntegrationUri)).toContain('ShopifyAppProxy');
   });
 
   it('throttles the stage with the configured rate and burst', () => {
@@ -261,12 +275,26 @@ describe('ledger table', () => {
   it('is keyed by pk alone, on demand, with point-in-time recovery, KMS encryption and TTL on ttl', () => {
     expect(tableOf(stage('staging').template, 'Ledger')[1].Properties).toMatchObject({
       KeySchema: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, AttributeType: 'S' }],
+      AttributeDefinitions: expect.arrayContaining([{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, AttributeType: 'S' }]),
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       SSESpecification: { SSEEnabled: true }, // KMS with the AWS managed key
       TimeToLiveSpecification: { AttributeName: LEDGER_TABLE_SCHEMA.ttlAttribute, Enabled: true },
     });
+  });
+
+  it('has one keys-only index: orders that found no member, by source customer and purchase time', () => {
+    const index = LEDGER_TABLE_SCHEMA.unlinkedIndex;
+    expect(tableOf(stage('staging').template, 'Ledger')[1].Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ]);
   });
 
   it('is protected from deletion and retained in production', () => {
@@ -349,11 +377,11 @@ describe('IAM', () => {
     const statements = statementsOf(template, fn);
     const dynamo = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')));
     expect(dynamo).toEqual([
-      expect.objectContaining({
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        Resource: [arn(tableId)],
-      }),
+      expect.objectContaining({ Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: arn(tableId) }),
+      // Query on the one index, by its exact ARN (no index/*).
+      expect.objectContaining({ Action: 'dynamodb:Query', Resource: expect.objectContaining({ 'Fn::Join': expect.anything() }) }),
     ]);
+    expect(JSON.stringify(dynamo[1]?.Resource)).toContain(`/index/${LEDGER_TABLE_SCHEMA.unlinkedIndex.name}`);
     const secrets = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('secretsmanager:')));
     expect(secrets).toHaveLength(1);
     expect(JSON.stringify(secrets[0]!.Resource)).toContain(`:secret:${config.openApiSecretName}-??????`);
@@ -505,9 +533,9 @@ describe('alarms', () => {
     const all = alarms(template);
     // Plus, with reconciliation, its function's errors and one missing-webhooks alarm per reconciled source.
     const reconciled = Object.keys(config.reconcile).length;
-    // DLQ, oldest message, 2 x function errors, upstream failures, breaker open long, quarantine, a quarantined body
-    // not kept, upstream rejected, audit drift, audit errors
-    expect(all).toHaveLength(11 + (reconciled > 0 ? 1 + reconciled : 0));
+    // DLQ, oldest message, 3 x function errors (intake, worker, App Proxy link), upstream failures, breaker open long,
+    // quarantine, a quarantined body not kept, upstream rejected, audit drift, audit errors
+    expect(all).toHaveLength(12 + (reconciled > 0 ? 1 + reconciled : 0));
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });
