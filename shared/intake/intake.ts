@@ -4,7 +4,7 @@ import type { WebhookSecrets } from '../config/webhook-secrets.js';
 import { PointsEvent } from '../events/index.js';
 import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
 import type { EventQueue } from '../queue/index.js';
-import type { RequestHeaders, SignedRequest, SourceError, SourceSet, VersionMismatch } from '../sources/index.js';
+import type { Outcome, RequestHeaders, SignedRequest, SourceError, SourceSet, VersionMismatch } from '../sources/index.js';
 import { DEFAULT_LEDGER_TTL_DAYS } from '../config/ledger-retention.js';
 import { readBody } from './body.js';
 import { invalidHeader } from './headers.js';
@@ -61,6 +61,7 @@ export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
   invalid_signature: 401,
   stale_timestamp: 401,
   malformed_json: 400,
+  wrong_contract: 403,
   invalid_payload: 422,
   // Our side: the sender should retry (Shopify and the POS do on 5xx) while it is fixed.
   not_configured: 500,
@@ -127,7 +128,7 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
   // A sender's own limit (Shopify's orders can be large) wins over the default: never refuse what it sends.
   const body = readBody(request.body, request.isBase64Encoded, Math.max(deps.maxBodyBytes, source.maxBodyBytes ?? 0));
   if (!body.ok) return refuse(body.kind, body.message);
-  const signed: SignedRequest = { rawBody: body.bytes, headers: request.headers };
+  const signed: SignedRequest = { rawBody: body.bytes, headers: request.headers, receivedAtMs: deps.now() };
 
   type Secrets = { ok: true; secrets: readonly string[] } | { ok: false; response: IntakeResponse };
   const readSecrets = async (forceRefresh: boolean): Promise<Secrets> => {
@@ -186,36 +187,58 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
     return { statusCode: 200, answer: { status: 'quarantined', id: kept.id, reason: error.message } };
   };
 
-  const outcome = source.read(signed);
+  const outcome = source.readMany ? source.readMany(signed) : one(source.read(signed));
   if (outcome.status === 'ignored') {
     log?.info('webhook ignored', { source: source.name, reason: outcome.reason });
     return { statusCode: 200, answer: { status: 'ignored', reason: outcome.reason } };
   }
   if (outcome.status === 'rejected') return unreadable(outcome.error);
 
-  // The canonical schema is the contract with processing: nothing off-contract enters the queue.
-  const checked = PointsEvent.safeParse(outcome.value);
+  const events: PointsEvent[] = [];
+  for (const value of outcome.value) {
+    const checked = checkEvent(value, deps);
+    if ('error' in checked) return unreadable(checked.error);
+    if ('ignored' in checked) {
+      log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: checked.eventId, occurredAt: checked.occurredAt });
+      return { statusCode: 200, answer: { status: 'ignored', reason: checked.ignored } };
+    }
+    events.push(checked.event);
+  }
+  // Every event durably queued before the sender is told: a failure part way answers 5xx, the sender
+  // retries, and the copies already queued are dropped by SQS's deduplication or by the ledger.
+  for (const event of events) {
+    try {
+      await deps.queue.send(queueMessageFor(event));
+    } catch (e) {
+      log?.error('queue send failed', { source: source.name, eventId: event.eventId, error: e instanceof Error ? e.message : 'unknown' });
+      return refuse('unavailable', 'try again later');
+    }
+    log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
+  }
+  const first = events[0] as PointsEvent;
+  return { statusCode: 202, answer: { status: 'accepted', eventId: first.eventId }, eventType: first.type };
+}
+
+function one(outcome: Outcome<PointsEvent>): Outcome<PointsEvent[]> {
+  return outcome.status === 'ok' ? { status: 'ok', value: [outcome.value] } : outcome;
+}
+
+type Checked = { event: PointsEvent } | { error: SourceError } | { ignored: string; eventId: string; occurredAt: string };
+
+/** The canonical schema is the contract with processing: nothing off-contract enters the queue. */
+function checkEvent(value: PointsEvent, deps: IntakeDeps): Checked {
+  const checked = PointsEvent.safeParse(value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const path = ['event', ...(issue?.path ?? []).map(String)].join('.');
-    return unreadable({ kind: 'invalid_payload', message: `${path}: ${issue?.message ?? 'invalid'}`, path });
+    return { error: { kind: 'invalid_payload', message: `${path}: ${issue?.message ?? 'invalid'}`, path } };
   }
   const event = checked.data;
   const unsafe = unsafeCustomerId(event);
-  if (unsafe) return unreadable({ kind: 'invalid_payload', message: `${unsafe.path}: ${unsafe.problem}`, path: unsafe.path });
+  if (unsafe) return { error: { kind: 'invalid_payload', message: `${unsafe.path}: ${unsafe.problem}`, path: unsafe.path } };
   const future = fromFutureProblem(event, deps.now());
-  if (future) return unreadable({ kind: 'invalid_payload', ...future });
+  if (future) return { error: { kind: 'invalid_payload', ...future } };
   const tooOld = tooOldReason(event, deps.now(), deps.replayWindowDays ?? DEFAULT_REPLAY_WINDOW_DAYS);
-  if (tooOld) {
-    log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: event.eventId, occurredAt: event.occurredAt });
-    return { statusCode: 200, answer: { status: 'ignored', reason: tooOld } };
-  }
-  try {
-    await deps.queue.send(queueMessageFor(event));
-  } catch (e) {
-    log?.error('queue send failed', { source: source.name, eventId: event.eventId, error: e instanceof Error ? e.message : 'unknown' });
-    return refuse('unavailable', 'try again later');
-  }
-  log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
-  return { statusCode: 202, answer: { status: 'accepted', eventId: event.eventId }, eventType: event.type };
+  if (tooOld) return { ignored: tooOld, eventId: event.eventId, occurredAt: event.occurredAt };
+  return { event };
 }

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { posSource } from './pos.js';
 import { shopifySource } from './shopify.js';
+import { smaregiSource } from './smaregi.js';
 import { squareSource } from './square.js';
-import type { ConfiguredSource, WebhookSource } from './types.js';
+import type { ConfiguredSource, SignedRequest, WebhookSource } from './types.js';
 // Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
 // the worker's settings (zod schemas built at load) into that function.
 import { ConfigurationError } from '../config/configuration-error.js';
@@ -14,6 +15,7 @@ const KINDS: Readonly<Record<string, WebhookSource<any, any>>> = {
   [shopifySource.kind]: shopifySource,
   [posSource.kind]: posSource,
   [squareSource.kind]: squareSource,
+  [smaregiSource.kind]: smaregiSource,
 };
 
 /** Sources enabled when SOURCES_CONFIG does not mention them (each with its defaults). */
@@ -40,6 +42,14 @@ export function configureSource<S, P>(source: WebhookSource<S, P>, name: string,
     ...(source.subscriptions ? { subscriptions: () => source.subscriptions!(settings) } : {}),
     ...(source.versionMismatch ? { versionMismatch: (headers) => source.versionMismatch!(headers, settings) } : {}),
     verify: (request, options) => source.verify(request, options, settings),
+    ...(source.normaliseMany
+      ? {
+          readMany: (request: SignedRequest) => {
+            const parsed = source.parse(request, settings);
+            return parsed.status === 'ok' ? source.normaliseMany!(parsed.value, { source: name, settings }) : parsed;
+          },
+        }
+      : {}),
     read: (request) => {
       const parsed = source.parse(request, settings);
       if (parsed.status !== 'ok') return parsed;
