@@ -6,6 +6,7 @@ import { ENV } from '../shared/config/environment.js';
 import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME, upstreamCallsMetric } from '../shared/metrics/names.js';
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
+import { SMAREGI_ENV, smaregiFromEnv } from '../shared/smaregi/index.js';
 import { SQUARE_ORDERS_ENV, squareOrdersFromEnv } from '../shared/square-orders/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import type * as logging from '../shared/logging/index.js';
@@ -61,6 +62,8 @@ export type ProcessEventsDeps = {
   random?: () => number;
   /** Square's Orders API per source (sources earning on their orders without tax). */
   squareOrders?: ProcessorDeps['squareOrders'];
+  /** Smaregi's Platform API per source (its webhooks name transactions only). */
+  smaregi?: ProcessorDeps['smaregi'];
 };
 
 export type ProcessEventsHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
@@ -217,6 +220,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
         remainingMs: budget.remainingMs,
       }),
     ...squareOrdersDeps(env, overrides),
+    ...smaregiDeps(env, overrides),
     logger: overrides.logger ?? powertoolsLogger(env, 'process-events'),
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'process-events'),
     ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
@@ -234,6 +238,13 @@ function squareOrdersDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEven
   const squareOrders =
     overrides.squareOrders ?? squareOrdersFromEnv(env[SQUARE_ORDERS_ENV], () => (reader ??= createSecretsManagerReader()));
   return squareOrders ? { squareOrders } : {};
+}
+
+/** Smaregi's Platform API, for sources whose webhooks name transactions only (env SMAREGI). */
+function smaregiDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>): Partial<Pick<ProcessEventsDeps, 'smaregi'>> {
+  let reader: SecretReader | undefined;
+  const smaregi = overrides.smaregi ?? smaregiFromEnv(env[SMAREGI_ENV], () => (reader ??= createSecretsManagerReader()));
+  return smaregi ? { smaregi } : {};
 }
 
 function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clock: Clock): Ledger {
