@@ -217,9 +217,11 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
 /** SMAREGI_CONTRACT_ID, SMAREGI_WEBHOOK_HEADER and SMAREGI_WEBHOOK_SECRET, checked as the source checks them. */
 function localSmaregiSettings(env: NodeJS.ProcessEnv): LocalConfig['smaregi'] {
   const contractId = env[LOCAL_ENV.SMAREGI_CONTRACT_ID]?.trim() || SMAREGI_LOCAL.contractId;
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(contractId)) throw new LocalConfigError(`${LOCAL_ENV.SMAREGI_CONTRACT_ID} must be 1-64 letters, digits, _ or -`);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(contractId))
+    throw new LocalConfigError(`${LOCAL_ENV.SMAREGI_CONTRACT_ID} must be 1-64 letters, digits, _ or -`);
   const webhookHeader = env[LOCAL_ENV.SMAREGI_WEBHOOK_HEADER]?.trim() || SMAREGI_LOCAL.webhookHeader;
-  if (!/^[A-Za-z0-9-]{1,64}$/.test(webhookHeader)) throw new LocalConfigError(`${LOCAL_ENV.SMAREGI_WEBHOOK_HEADER} must be a header name: 1-64 letters, digits or -`);
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(webhookHeader))
+    throw new LocalConfigError(`${LOCAL_ENV.SMAREGI_WEBHOOK_HEADER} must be a header name: 1-64 letters, digits or -`);
   const secret = secrets(env, LOCAL_ENV.SMAREGI_WEBHOOK_SECRET, SMAREGI_LOCAL.webhookSecret, minWebhookSecretChars('smaregi'));
   return { contractId, webhookHeader, webhookSecret: secret.list[0] as string };
 }

@@ -12,11 +12,13 @@ const DAY_MS = 86_400_000;
 export function listTransactions(all: Record<string, unknown>[], query: URLSearchParams): JsonAnswer {
   const from = Date.parse(query.get('upd_date_time-from') ?? '');
   const to = Date.parse(query.get('upd_date_time-to') ?? '');
-  if (Number.isNaN(from) || Number.isNaN(to) || to < from) return bad('upd_date_time-from and upd_date_time-to must be dates, from before to');
+  if (Number.isNaN(from) || Number.isNaN(to) || to < from)
+    return bad('upd_date_time-from and upd_date_time-to must be dates, from before to');
   if (to - from > MAX_LIST_DAYS * DAY_MS) return bad(`the date range must be ${MAX_LIST_DAYS} days or less`);
   const limit = Number(query.get('limit') ?? '100');
   const page = Number(query.get('page') ?? '1');
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000 || !Number.isInteger(page) || page < 1) return bad('limit is 1-1000, page from 1');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000 || !Number.isInteger(page) || page < 1)
+    return bad('limit is 1-1000, page from 1');
   const within = all
     .filter((tx) => {
       const at = Date.parse(String(tx.updDateTime ?? tx.transactionDateTime ?? ''));

@@ -54,13 +54,27 @@ export async function startLocalSmaregi(options: LocalSmaregiOptions = {}): Prom
  * (`"smaregi": false`) or configures it itself.
  */
 export function localSmaregiEnvironment(local: LocalSmaregi, env: NodeJS.ProcessEnv, sourcesKey: string): NodeJS.ProcessEnv {
-  const access = { smaregi: { contractId: local.contractId, apiOrigin: local.standIn.url, idOrigin: local.standIn.url, clientId: SMAREGI_LOCAL.clientId, clientSecret: SMAREGI_LOCAL.clientSecret } };
-  const out: NodeJS.ProcessEnv = { SMAREGI_WEBHOOK_SECRETS: local.webhookSecret, [SMAREGI_ENV]: env[SMAREGI_ENV] ?? JSON.stringify(access) };
+  const access = {
+    smaregi: {
+      contractId: local.contractId,
+      apiOrigin: local.standIn.url,
+      idOrigin: local.standIn.url,
+      clientId: SMAREGI_LOCAL.clientId,
+      clientSecret: SMAREGI_LOCAL.clientSecret,
+    },
+  };
+  const out: NodeJS.ProcessEnv = {
+    SMAREGI_WEBHOOK_SECRETS: local.webhookSecret,
+    [SMAREGI_ENV]: env[SMAREGI_ENV] ?? JSON.stringify(access),
+  };
   const text = env[sourcesKey];
   const config = text === undefined || text.trim() === '' ? {} : parseJsonOrUndefined(text);
   if (typeof config !== 'object' || config === null || Array.isArray(config)) return out;
   const all = config as Record<string, unknown>;
   const smaregi = all.smaregi ?? {};
   if (typeof smaregi !== 'object' || smaregi === null || Array.isArray(smaregi)) return out;
-  return { ...out, [sourcesKey]: JSON.stringify({ ...all, smaregi: { contractId: local.contractId, webhookHeader: local.webhookHeader, ...smaregi } }) };
+  return {
+    ...out,
+    [sourcesKey]: JSON.stringify({ ...all, smaregi: { contractId: local.contractId, webhookHeader: local.webhookHeader, ...smaregi } }),
+  };
 }

@@ -41,7 +41,10 @@ export interface SmaregiStandInOptions {
 }
 
 const MAX_BODY = 512 * 1024;
-const smaregiError = (status: number, title: string, detail?: string) => ({ status, body: { type: 'about:blank', title, ...(detail ? { detail } : {}), status } });
+const smaregiError = (status: number, title: string, detail?: string) => ({
+  status,
+  body: { type: 'about:blank', title, ...(detail ? { detail } : {}), status },
+});
 
 export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promise<SmaregiStandIn> {
   const now = options.now ?? Date.now;
@@ -115,8 +118,16 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
       const tx = transactions.get(one[1] as string);
       if (!tx) return smaregiError(404, 'Not Found', 'transaction not found');
       const { details, customer: _, ...head } = tx;
-      const customer = query.get('with_customer') === 'all' && typeof tx.customerId === 'string' ? (customers.get(tx.customerId) ?? null) : undefined;
-      return { status: 200, body: { ...head, ...(query.get('with_details') === 'all' ? { details: details ?? [] } : {}), ...(customer !== undefined ? { customer } : {}) } };
+      const customer =
+        query.get('with_customer') === 'all' && typeof tx.customerId === 'string' ? (customers.get(tx.customerId) ?? null) : undefined;
+      return {
+        status: 200,
+        body: {
+          ...head,
+          ...(query.get('with_details') === 'all' ? { details: details ?? [] } : {}),
+          ...(customer !== undefined ? { customer } : {}),
+        },
+      };
     }
     if (path === `/${contract}/pos/transactions`) return listTransactions([...transactions.values()], query);
     return smaregiError(404, 'Not Found');

@@ -13,8 +13,9 @@ export interface Runners {
 /**
  * A Smaregi webhook names transactions only: fetch the transaction's current state, turn it into the
  * purchase and refunds that state earns (shared/smaregi/resolve.ts) and run them through the usual
- * protocol, in order. The first event's outcome is the answer, the others its `followUps`; a purchase
- * that must be retried stops the rest (a refund never runs ahead of its purchase here).
+ * protocol, in order. The first event's outcome is the answer, the others its `followUps`; an event
+ * that must wait stops the rest and is the answer (its kind decides how long the message waits), so a
+ * refund never runs ahead of its purchase here, and the next delivery finds the done ones duplicates.
  */
 export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEvent, run: Runners): Promise<ProcessOutcome> {
   const from = thin.stateFrom;
@@ -51,9 +52,10 @@ async function runInOrder(events: PointsEvent[], run: Runners): Promise<ProcessO
   const followUps: FollowUp[] = [];
   for (const event of events) {
     const outcome = event.type === 'purchase' ? await run.purchase(event) : await run.refund(event);
+    // The message comes back for what must wait (its kind decides the deferral); what is done stays done.
+    if (outcome.action === 'retry') return outcome;
     if (!first) {
       first = outcome;
-      if (outcome.action === 'retry' && event.type === 'purchase') return outcome;
       continue;
     }
     followUps.push({
@@ -65,12 +67,7 @@ async function runInOrder(events: PointsEvent[], run: Runners): Promise<ProcessO
   }
   if (!first) return { kind: 'skipped', action: 'ack', reason: 'amount_zero' };
   if (followUps.length === 0) return first;
-  const action = first.action === 'retry' || followUps.some((f) => f.action === 'retry') ? 'retry' : first.action;
-  return {
-    ...first,
-    action,
-    followUps: [...('followUps' in first && first.followUps ? first.followUps : []), ...followUps],
-  } as ProcessOutcome;
+  return { ...first, followUps: [...('followUps' in first && first.followUps ? first.followUps : []), ...followUps] } as ProcessOutcome;
 }
 
 async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransaction> }, id: string): Promise<Fetched> {
