@@ -21,7 +21,7 @@ export type PointsSpentRule = 'discount' | 'earn';
 export interface TransactionAmount {
   /** The exact amount (signed, never rounded). */
   amount: Decimal;
-  /** Whether a line's price had the tax inside (kept with the order as its terms). */
+  /** Whether an earning line's price had the tax inside (kept with the order as its terms). */
   taxesIncluded: boolean;
 }
 
@@ -41,9 +41,10 @@ export function lineEarns(line: SmaregiDetail): boolean {
 export function transactionAmount(tx: SmaregiTransaction, pointsSpent: PointsSpentRule): TransactionAmount {
   const lines = tx.details;
   if (lines && lines.length > 0) {
+    const earning = lines.filter(lineEarns);
     return {
-      amount: sumDecimals(lines.filter(lineEarns).map((l) => lineAmount(l, pointsSpent))),
-      taxesIncluded: lines.some((l) => l.taxDivision === '0'),
+      amount: sumDecimals(earning.map((l) => lineAmount(l, pointsSpent))),
+      taxesIncluded: earning.some((l) => l.taxDivision === '0'),
     };
   }
   // No details (a list entry): the header, which cannot leave pointNotApplicable lines out.
