@@ -227,6 +227,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const squareBasis = squareAmountBasis(sourcesConfig);
     infoRef.squareOrders = { url: squareOrders.url, basis: squareBasis };
     Object.assign(handlerEnv, localSmaregiEnvironment(smaregi, handlerEnv, ENV.SOURCES_CONFIG));
+    infoRef.smaregi = { url: smaregi.standIn.url, contractId: smaregi.contractId };
     // These would send the handlers to AWS (Secrets Manager, SQS) instead of the local parts.
     for (const name of [ENV.WEBHOOK_SECRET_ARNS, ENV.OPENAPI_SECRET_ARN, ENV.QUEUE_URL]) delete handlerEnv[name];
 

@@ -3,6 +3,14 @@ export { createSmaregiClient, SMAREGI_HOSTS, type SmaregiClient, type SmaregiCli
 export { SmaregiError, type SmaregiErrorKind } from './errors.js';
 export { SMAREGI_ENV, SmaregiAccess, smaregiFromEnv } from './from-env.js';
 export { lineEarns, type PointsSpentRule, transactionAmount } from './money.js';
+export {
+  MAX_WINDOW_DAYS,
+  reconcileSmaregi,
+  type SmaregiReconcileDeps,
+  type SmaregiReconcileResult,
+  smaregiTime,
+  smaregiWindows,
+} from './reconcile.js';
 export { CANCEL_REFUND_ID, type OrderFacts, type Resolution, resolveTransaction, type SmaregiStateSettings } from './resolve.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
 export { SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

@@ -3,7 +3,8 @@ import { formatDecimal } from '../../../../shared/sources/money.js';
 import { SmaregiTransaction, transactionAmount } from '../../../../shared/smaregi/index.js';
 import { smaregiFixture } from '../../../support/smaregi.js';
 
-const tx = (name: string, changes: Record<string, unknown> = {}) => SmaregiTransaction.parse({ ...smaregiFixture(name), ...changes });
+const tx = (name: string, changes: Record<string, unknown> = {}) =>
+  SmaregiTransaction.parse({ ...smaregiFixture<Record<string, unknown>>(name), ...changes });
 const amount = (t: SmaregiTransaction, rule: 'discount' | 'earn' = 'discount') => formatDecimal(transactionAmount(t, rule).amount);
 
 describe('the amount a Smaregi transaction earns on', () => {
