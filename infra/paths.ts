@@ -9,6 +9,7 @@ export const FUNCTION_ENTRIES = {
   processEvents: join(REPO_ROOT, 'functions', 'process-events.ts'),
   auditLedger: join(REPO_ROOT, 'functions', 'audit-ledger.ts'),
   reconcileShopify: join(REPO_ROOT, 'functions', 'reconcile-shopify.ts'),
+  reconcileSmaregi: join(REPO_ROOT, 'functions', 'reconcile-smaregi.ts'),
 } as const;
 
 /**
@@ -27,4 +28,5 @@ export const FUNCTION_EXTERNAL_MODULES = {
   processEvents: ['@aws-sdk/*'],
   auditLedger: [],
   reconcileShopify: [],
+  reconcileSmaregi: [],
 } as const satisfies Record<keyof typeof FUNCTION_ENTRIES, readonly string[]>;

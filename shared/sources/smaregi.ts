@@ -27,6 +27,17 @@ export const SmaregiSettings = z
       .string()
       .regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name is 1-64 letters, digits or -')
       .default(DEFAULT_SMAREGI_WEBHOOK_HEADER),
+    /** Smaregi's hosts the worker reads: `production` (api.smaregi.jp, id.smaregi.jp) or `sandbox` (.dev). */
+    hosts: z.enum(['production', 'sandbox']).default('production'),
+    /** The stack's scheduled reconcile of this contract (missed webhooks): how often, over how long, settling first. */
+    reconcile: z
+      .object({
+        everyMinutes: z.number().int().min(5).max(1440).default(60),
+        lookbackHours: z.number().int().min(1).max(744).default(26),
+        settleMinutes: z.number().int().min(0).max(120).default(10),
+      })
+      .strict()
+      .prefault({}),
     externalKey: ExternalKey.default('smaregi'),
     /** Which of the transaction's customer fields is the member's external id. */
     customerField: z.enum(['customerCode', 'customerId']).default('customerCode'),
