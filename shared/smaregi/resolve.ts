@@ -22,7 +22,8 @@ import type { SmaregiTransaction } from './transaction.js';
  *
  * - a sale: the purchase of the transaction (`orderId` = transactionHeadId), on its amount without tax;
  * - a void (`cancelDivision` 1) or the original of a return-cancellation (`disposeDivision` 1): the
- *   purchase, then the refund `cancel` taking back whatever is left of its credit;
+ *   purchase, then the refund `cancel` taking back whatever is left of its credit (a void first seen
+ *   voided is credited and taken back at once: the ledger shows both, the balance does not move);
  * - the cancelling record of a return-cancellation (`disposeDivision` 2): the same refund `cancel` on
  *   the sale it names (`disposeServerTransactionHeadId`), so the record and the original's own edit
  *   take back once between them; the original's purchase goes first when it was fetched;
@@ -84,11 +85,9 @@ export function resolveTransaction(
     return { events: [refundOf(thin, settings, target, `return-${tx.transactionHeadId}`, tx, false)] };
   }
   const purchase = purchaseOf(thin, settings, tx);
-  if (isCancelled(tx)) {
-    // Never credited: nothing to take back; the order is recorded as earning nothing.
-    if (order === undefined) return { events: [{ ...purchase, eligibleAmount: 0, eligibleExact: '0' }] };
-    return { events: [purchase, refundOf(thin, settings, tx.transactionHeadId, CANCEL_REFUND_ID, tx, true)] };
-  }
+  // Voided: the sale and its void, even when the sale was never seen, so the ledger shows both (the
+  // member's balance ends where it began either way) and a late delivery of the sale finds it done.
+  if (isCancelled(tx)) return { events: [purchase, refundOf(thin, settings, tx.transactionHeadId, CANCEL_REFUND_ID, tx, true)] };
   return adjusted(thin, settings, tx, purchase, order);
 }
 

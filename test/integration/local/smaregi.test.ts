@@ -121,4 +121,13 @@ describe('Smaregi transactions through the local stack', () => {
       balance: before,
     });
   });
+
+  it('credits and takes back at once a sale first seen already voided, so a late delivery of the sale changes nothing', async () => {
+    await seedSmaregiTransaction(stack, smaregiTransaction('transaction-sale-tax-included.json', '1010', { cancelDivision: '1' }));
+    const before = await balance();
+    await deliver(['1010'], 'canceled');
+    await deliver(['1010'], 'created');
+    const cancel = await stack.ledger.getRefund({ source: 'smaregi', orderId: '1010', refundId: 'cancel' });
+    expect([cancel?.outcome, cancel?.pointsDebited, await balance()]).toEqual(['debited', 500, before]);
+  });
 });
