@@ -31,7 +31,9 @@ import { recordAcceptedDelivery, type ShopifyAdminStandIn, type ShopStore, start
 import type { LocalStackInfo } from './info.js';
 import { type ApiHandler, type LocalHttpServer, startLocalHttpServer } from './http/index.js';
 import { lambdaContext } from './lambda/context.js';
-import { createLocalQueue, type DeadLetter, type LocalQueue, type LocalQueueOptions } from './queue/index.js';
+import { createLocalQueue, type DeadLetter, type LocalQueue, type LocalQueueOptions, systemClock } from './queue/index.js';
+import { type RecoveryTicker, startRecoveryTicker } from './recovery/ticker.js';
+import { openApiProbe } from '../shared/consumer/index.js';
 
 export interface LocalStackOptions {
   /** 0 (the default for each) picks a free port. */
@@ -93,6 +95,8 @@ export interface LocalStack {
   squareNotificationUrl: string;
   tableName: string;
   queue: LocalQueue;
+  /** Probes a paused upstream and resumes the queue (the deployed stack's scheduled recovery probe). */
+  recovery: RecoveryTicker;
   /** The ledger the worker writes, for reading records (the same module and table). */
   ledger: Ledger;
   /** The environment the handlers were built from (secrets included: do not print it). */
@@ -265,8 +269,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           })
         : (options.processOverrides ?? {});
     const processDeps = processDepsFromEnvironment(handlerEnv, {
-      // Waiting messages are deferred on the local queue (ChangeMessageVisibility), as on SQS.
+      // Waiting messages are set aside and deferred on the local queue (SendMessage, ChangeMessageVisibility), as on SQS.
       visibility: queue,
+      queue,
+      // The worker pauses the queue while the Open API is down; the recovery ticker below resumes it.
+      pull: queue,
       ...(mode === 'powertools' ? {} : { logger: localLogger('worker', mode === 'compact' ? log : undefined), metrics: discardedMetrics }),
       ...overrides,
     });
@@ -284,6 +291,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const processEvents = makeProcessHandler(processDeps);
     queue.start(async (event) => processEvents(event, lambdaContext('process-events', timing.workerTimeoutSeconds * 1000)));
     queueRef = queue;
+    const recovery = startRecoveryTicker({
+      clock: options.queue?.clock ?? systemClock,
+      pull: queue,
+      probe: openApiProbe(processDeps.openapi, 'shopify'),
+      log,
+    });
+    closeFirst.push(async () => recovery.stop());
     const consoleClient = createDocumentClient({ endpoint: dynamo.endpoint, ...LOCAL_AWS });
     closers.push(async () => consoleClient.destroy());
     consoleRef = localConsoleSource({
@@ -320,6 +334,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       squareNotificationUrl,
       tableName,
       queue,
+      recovery,
       ledger,
       handlerEnv,
       close: async () => {

@@ -32,6 +32,7 @@ import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { LogsKey } from '../constructs/logs-key.js';
+import { PullRecovery } from '../constructs/pull-recovery.js';
 import { OUTPUT_KEYS, webhookSecretNameOutputKey, webhookUrlOutputKey } from '../outputs.js';
 
 export type IntegrationStackProps = StackProps & { config: StageConfig };
@@ -42,6 +43,7 @@ export class IntegrationStack extends Stack {
   readonly api: WebhookApi;
   readonly receiver: BundledFunction;
   readonly worker: BundledFunction;
+  readonly pullRecovery: PullRecovery;
   readonly events: EventQueue;
   readonly ledger: LedgerTable;
   readonly webhookSecrets: Record<string, Secret>;
@@ -145,17 +147,25 @@ export class IntegrationStack extends Stack {
         ...logs,
       });
     }
-    // Waiting is not failing: the worker defers a waiting event with ChangeMessageVisibility (the event
-    // source's consume grant below includes it, on this queue only).
-    this.worker.fn.addEventSource(
-      new SqsEventSource(this.events.queue, {
-        batchSize: config.queue.batchSize,
-        reportBatchItemFailures: true,
-        // With the client's per-container budget this keeps each Open API endpoint under its ceiling
-        // (maxConcurrency x budgetPerMinute <= 2000, enforced by the configuration schema).
-        maxConcurrency: config.rate.maxConcurrency,
-      }),
-    );
+    // Waiting is not failing: the worker sets a waiting event aside as a new message on the same queue
+    // (shared/queue/aside.ts), and a copy defers itself with ChangeMessageVisibility (the event source's
+    // consume grant below includes it, on this queue only).
+    this.worker.fn.addEnvironment(ENV.QUEUE_URL, this.events.queue.queueUrl);
+    this.events.queue.grant(this.worker.role, 'sqs:SendMessage');
+    const source = new SqsEventSource(this.events.queue, {
+      batchSize: config.queue.batchSize,
+      reportBatchItemFailures: true,
+      // With the client's per-container budget this keeps each Open API endpoint under its ceiling
+      // (maxConcurrency x budgetPerMinute <= 2000, enforced by the configuration schema).
+      maxConcurrency: config.rate.maxConcurrency,
+    });
+    this.worker.fn.addEventSource(source);
+    this.pullRecovery = new PullRecovery(this, 'PullRecovery', {
+      stageName: config.stageName,
+      worker: this.worker.fn,
+      role: this.worker.role,
+      source,
+    });
 
     this.api = new WebhookApi(this, 'Webhooks', {
       sources,

@@ -20,6 +20,8 @@ export const ENV = {
 
   // process-events
   LEDGER_TABLE: 'LEDGER_TABLE',
+  /** SSM parameter holding the worker's event source mapping id: it pauses pulling while the Open API is down. */
+  PULL_MAPPING_PARAMETER: 'PULL_MAPPING_PARAMETER',
   /** Secrets Manager secret holding {"base_url","client_id","client_secret"}. */
   OPENAPI_SECRET_ARN: 'OPENAPI_SECRET_ARN',
   /** Local alternative to OPENAPI_SECRET_ARN. */

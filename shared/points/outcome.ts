@@ -16,6 +16,8 @@ export const FollowUp = z.object({
   kind: z.string(),
   action: retryOrAck,
   points: points.optional(),
+  /** Its retry was handed to a message of its own (the purchase is acknowledged). */
+  setAside: z.boolean().optional(),
 });
 export type FollowUp = z.infer<typeof FollowUp>;
 
@@ -80,10 +82,14 @@ const processOutcome = () =>
     /** The Open API refused with a 4xx the spec gives no meaning (open-api errors: `unrecognised`): parked, alarmed. */
     z.object({ kind: z.literal('upstream_rejected'), action: ack, errorKind: z.string(), reason: z.string() }),
     // Retried: transient.
-    z.object({ kind: z.literal('lease_held'), action: retry, reason: z.string() }),
+    /** `until`: when the holder's lease ends (epoch ms): a retry need not wait longer than that. */
+    z.object({ kind: z.literal('lease_held'), action: retry, reason: z.string(), until: z.number().optional() }),
     z.object({ kind: z.literal('refund_waiting'), action: retry, reason: z.string() }),
-    /** The points call may have run: the lease is left to expire, the next attempt reconciles first. */
-    z.object({ kind: z.literal('outcome_unknown'), action: retry, errorKind: z.string(), reason: z.string() }),
+    /**
+     * The points call may have run: the next attempt reconciles first. `leaseKept`: the request may still
+     * land, so the lease is left to expire; otherwise it was released and the next attempt may start now.
+     */
+    z.object({ kind: z.literal('outcome_unknown'), action: retry, errorKind: z.string(), reason: z.string(), leaseKept: z.boolean() }),
     z.object({ kind: z.literal('upstream_error'), action: retry, errorKind: z.string(), reason: z.string() }),
     /** Not contracted, credentials refused, request rejected as invalid: fixed by people, then redriven. */
     z.object({ kind: z.literal('configuration_error'), action: retry, errorKind: z.string(), reason: z.string() }),

@@ -1,6 +1,6 @@
 import type { OrderRecord } from '../ledger/index.js';
 import type { ProcessorDeps } from './deps.js';
-import { PointsEvent, type PurchaseEvent } from '../events/index.js';
+import { PointsEvent, type PurchaseEvent, type RefundEvent } from '../events/index.js';
 import type { FollowUp, ProcessOutcome } from './outcome.js';
 import { measuredPurchase } from './order-amount.js';
 import { processPurchase } from './purchase.js';
@@ -14,6 +14,12 @@ export interface ProcessContext {
   receiveCount?: number;
   /** The message's FIFO group: a refund queued in its purchase's group does not wait for it (refund-wait.ts). */
   groupId?: string;
+  /**
+   * Hands a follow-up refund that must be retried to a message of its own (the worker sets it aside in
+   * the queue); true when done. Its failure is then its own: the purchase, done, is acknowledged and
+   * does not hold its customer's group. Without it (or when it fails) the purchase is retried instead.
+   */
+  setAside?: (event: RefundEvent, outcome: ProcessOutcome) => Promise<boolean>;
 }
 
 export interface Processor {
@@ -26,15 +32,15 @@ export function createProcessor(deps: ProcessorDeps): Processor {
    * The purchase, then the refunds that waited for it (or were parked) now that its order is done: their
    * outcomes are added to the purchase's as `followUps`, and one still pending turns it into a retry.
    */
-  async function purchaseThenWaitingRefunds(sent: PurchaseEvent): Promise<ProcessOutcome> {
+  async function purchaseThenWaitingRefunds(sent: PurchaseEvent, context: ProcessContext | undefined): Promise<ProcessOutcome> {
     const measured = await measuredPurchase(deps, sent);
     if (measured.outcome) return measured.outcome;
     const { outcome, order } = await processPurchase(deps, measured.event);
     if (!order || order.waitingRefunds.length === 0) return outcome;
-    return withFollowUps(outcome, await runWaitingRefunds(order));
+    return withFollowUps(outcome, await runWaitingRefunds(order, context?.setAside));
   }
 
-  async function runWaitingRefunds(order: OrderRecord): Promise<FollowUp[]> {
+  async function runWaitingRefunds(order: OrderRecord, setAside: ProcessContext['setAside']): Promise<FollowUp[]> {
     const followUps: FollowUp[] = [];
     for (const refundId of order.waitingRefunds) {
       const ref = { source: order.source, orderId: order.orderId, refundId };
@@ -47,10 +53,13 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       const outcome = await processRefund(deps, event);
       // Finished earlier, but the attempt died before taking it off the list.
       if (outcome.kind === 'duplicate') await deps.ledger.forgetWaitingRefund(ref);
+      // Still listed on the order: the purchase's redelivery would run it too; its own message runs it sooner.
+      const handedOver = outcome.action === 'retry' && setAside !== undefined && (await setAside(event, outcome));
       followUps.push({
         refundId,
         kind: outcome.kind,
-        action: outcome.action,
+        action: handedOver ? 'ack' : outcome.action,
+        ...(handedOver ? { setAside: true } : {}),
         ...('points' in outcome ? { points: outcome.points } : {}),
       });
     }
@@ -71,10 +80,13 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       }
       // A sender that names the sale only (Smaregi): its current state decides what to run.
       if (event.type === 'purchase' && event.stateFrom) {
-        return processSmaregiState(deps, event, { purchase: purchaseThenWaitingRefunds, refund: (e) => processRefund(deps, e) });
+        return processSmaregiState(deps, event, {
+          purchase: (e) => purchaseThenWaitingRefunds(e, context),
+          refund: (e) => processRefund(deps, e),
+        });
       }
       return event.type === 'purchase'
-        ? purchaseThenWaitingRefunds(event)
+        ? purchaseThenWaitingRefunds(event, context)
         : processRefund(deps, event, queuedWithItsPurchase(event, context?.groupId));
     },
   };

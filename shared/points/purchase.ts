@@ -198,7 +198,8 @@ function alreadyDone(current: OrderRecord | undefined): PurchaseProcessed {
   if (current?.state === 'done') {
     return { outcome: { kind: 'duplicate', action: 'ack', previous: current.outcome ?? 'unknown' }, order: current };
   }
-  return { outcome: { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order' } };
+  const until = current?.leaseUntil;
+  return { outcome: { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order', ...(until ? { until } : {}) } };
 }
 
 /** `Y-m-d` that many days after the purchase's local date (the date part of its ISO timestamp). */

@@ -92,7 +92,8 @@ class RefundAttempt {
       if (claim.current?.state === 'done') {
         return { end: { kind: 'duplicate', action: 'ack', previous: claim.current.outcome ?? 'unknown' } };
       }
-      return { end: { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the refund' } };
+      const until = claim.current?.leaseUntil;
+      return { end: { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the refund', ...(until ? { until } : {}) } };
     }
     await this.checkpoint('refund:claimed');
     if (this.event.unlinked) {
@@ -127,7 +128,8 @@ class RefundAttempt {
       const bookedNow = current?.refunds[this.event.refundId];
       if (current && bookedNow) return { end: await this.finishFromBook(current, bookedNow) };
       if (current?.leaseUntil !== undefined && current.leaseUntil >= clock()) {
-        return { end: await this.retryLater({ kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order' }) };
+        const held = { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order', until: current.leaseUntil } as const;
+        return { end: await this.retryLater(held) };
       }
     }
     return { end: await this.retryLater({ kind: 'lease_held', action: 'retry', reason: 'the order kept changing' }) };

@@ -1,3 +1,4 @@
+import { isOpenApiError } from '../openapi/index.js';
 /**
  * A circuit breaker per worker container: after a run of consecutive upstream failures (the service is
  * down, not one request unlucky) it opens, and queued events are deferred without calling; once per
@@ -77,4 +78,9 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
     openForMs: () => (openSince === undefined ? 0 : now() - openSince),
     isOpen: () => openSince !== undefined,
   };
+}
+
+/** Whether a failed call says the service is down: an Open API outage kind, or anything that is not an answer of it. */
+export function isOutage(e: unknown): boolean {
+  return isOpenApiError(e) ? OUTAGE_ERROR_KINDS.has(e.kind) : true;
 }

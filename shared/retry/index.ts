@@ -1,3 +1,3 @@
 /** Riding out outages: the circuit breaker in front of the Open API and how long a deferred message waits. */
-export { type CircuitBreaker, createCircuitBreaker } from './breaker.js';
-export { deferralFor, type Verdict } from './deferral.js';
+export { type CircuitBreaker, createCircuitBreaker, isOutage } from './breaker.js';
+export { deferralFor, retryReason, type Verdict, type WaitReason } from './deferral.js';

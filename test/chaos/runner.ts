@@ -5,6 +5,7 @@ import { emulatorAdmin, upstreamReader } from './emulator-admin.js';
 import type { Disturbance } from './disturbance.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { createHoldBackMeter } from './hold-back.js';
+import { createLatencyMeter } from './latency.js';
 import { createOutage, type Outage, type OutageFault } from './outage.js';
 import { buildModel, type Model } from './model.js';
 import { createRandom } from './prng.js';
@@ -97,6 +98,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let outageRef: Outage | undefined;
   let nowRef: () => number = Date.now;
   const holdBack = createHoldBackMeter({ posSource: 'pos', now: () => nowRef(), excluded: () => outageRef?.window() });
+  const latency = createLatencyMeter({ now: () => nowRef(), excluded: () => outageRef?.window() });
   const duplicateRandom = random.fork('direct duplicates');
   const direct = new Set<Promise<void>>();
   // onQueued needs the stack it is given to; it fires only once webhooks flow, after the start.
@@ -111,8 +113,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       holdBack.onDeleted(message);
       outageRef?.onDeleted(message);
     },
+    onFirstReceived: (message) => latency.onFirstReceived(message),
     onQueued: (message) => {
       holdBack.onQueued(message);
+      latency.onQueued(message.body);
       // While faults fly, some messages also go straight to a second worker, racing the queue's copy.
       if (!injectorRef || !stackRef || !duplicateRandom.chance(options.directDuplicateRate ?? 0.1)) return;
       injectorRef.tally.directDuplicates += 1;
@@ -137,6 +141,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
           const s = stack.queue.stats();
           return s.visible + s.processing + s.waitingRetry;
         },
+        receives: () => stack.queue.stats().received,
         log,
       });
       disturbances.push(outageRef);
@@ -256,6 +261,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       timing: { ...stack.timing },
       simulatedSeconds: (stack.clock.now() - simulatedFrom) / 1000,
       holdBack: holdBack.report(),
+      latency: await latency.report(stack.ledger),
+      ...recoveryOf(outageRef),
       disturbances: disturbances.flatMap((d) => d.reportLines()),
       upstreamRequests: Object.fromEntries(Object.entries(routes).map(([route, s]) => [route, s.total])),
       mismatches,
@@ -544,4 +551,10 @@ async function collectEvidence(scenario: Scenario, observed: ObservedCustomer[],
     }
   }
   return lines;
+}
+
+/** The verdict line's recovery figures, when the run had an outage. */
+function recoveryOf(outage: Outage | undefined): Pick<ChaosResult, 'recovery'> {
+  const report = outage?.report();
+  return report ? { recovery: { backlog: report.backlogAtEnd, drainedSeconds: report.drainSeconds } } : {};
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECOVERY_TICK } from '../../../shared/consumer/index.js';
 import { ENV, LEDGER_TABLE_SCHEMA } from '../../../shared/config/index.js';
 import { stageTiming, UPSTREAM_CEILING_PER_MINUTE, type StageConfig, webhookSecretName } from '../../../infra/config/index.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
@@ -346,15 +347,41 @@ describe('IAM', () => {
     expect(JSON.stringify(secrets[0]!.Resource)).toContain(`:secret:${config.openApiSecretName}-??????`);
   });
 
-  it('does not let process-events send messages, read webhook secrets or invoke the API', () => {
+  it('lets process-events send messages to its own queue only (waiting events set aside), read no webhook secret and invoke no API', () => {
     const { template } = stage('staging');
+    const [queueId] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
     const statements = statementsOf(template, workerOf(template)[1]);
-    const actions = actionsOf(statements);
-    expect(actions).not.toContain('sqs:SendMessage');
-    expect(actions.filter((a) => a.startsWith('execute-api:') || a.startsWith('lambda:'))).toEqual([]);
+    const sending = statements.filter((s) => actionsOf([s]).includes('sqs:SendMessage'));
+    expect(sending.map((s) => s.Resource)).toEqual([arn(queueId)]);
+    expect(actionsOf(statements).filter((a) => a.startsWith('execute-api:') || a === 'lambda:InvokeFunction')).toEqual([]);
     for (const id of Object.keys(template.findResources('AWS::SecretsManager::Secret'))) {
       expect(JSON.stringify(statements)).not.toContain(id);
     }
+  });
+
+  it('lets process-events pause and resume only its own event source mapping, whose id it reads from one SSM parameter', () => {
+    const { template } = stage('staging');
+    const [fnId, fn] = workerOf(template);
+    const [mappingId] = only(template, 'AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: fnId } });
+    const statements = statementsOf(template, fn);
+    const lambdaStatements = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('lambda:')));
+    expect(lambdaStatements).toHaveLength(1);
+    expect(actionsOf(lambdaStatements).sort()).toEqual(['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping']);
+    expect(JSON.stringify(lambdaStatements[0]!.Resource)).toContain(mappingId);
+    const [, parameter] = only(template, 'AWS::SSM::Parameter', { Value: { Ref: mappingId } });
+    expect(fn.Properties.Environment.Variables[ENV.PULL_MAPPING_PARAMETER]).toBe(parameter.Properties.Name);
+    const reading = statements.filter((s) => actionsOf([s]).includes('ssm:GetParameter'));
+    expect(reading).toHaveLength(1);
+    expect(JSON.stringify(reading[0]!.Resource)).toContain(`parameter${parameter.Properties.Name}`);
+  });
+
+  it('runs the worker recovery probe every minute', () => {
+    const { template } = stage('staging');
+    const [fnId] = workerOf(template);
+    const [, rule] = only(template, 'AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
+    expect(rule.Properties.Targets).toHaveLength(1);
+    expect(rule.Properties.Targets[0].Arn).toEqual(arn(fnId));
+    expect(JSON.parse(rule.Properties.Targets[0].Input)).toEqual(RECOVERY_TICK);
   });
 
   it('lets process-events change message visibility (to defer waiting events) on its own queue only', () => {

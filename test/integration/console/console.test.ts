@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
 import { shopifyRefundCreate } from '../../../local/demo/index.js';
 import { createManualClock, handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
+import { poisonDeferralSeconds } from '../../../shared/config/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { deliverShopifyOrder } from '../../support/local-stack.js';
 
@@ -142,10 +143,10 @@ describe('the operator console in headless Chromium', () => {
       'console-dlq-1',
     );
     expect(paid.status).toBe(202);
-    // Two receives (the limit here), each failing: then the dead-letter list.
-    for (let receive = 0; receive < 2; receive++) {
+    // Two receives (the limit here), each failing and retried after the poison backoff: then the dead-letter list.
+    for (let receive = 1; receive <= 2; receive++) {
       await stack.queue.settled();
-      clock.advance(5_000);
+      clock.advance(poisonDeferralSeconds(receive) * 1000);
     }
     await stack.queue.settled();
     expect(stack.queue.deadLetters()).toHaveLength(1);
@@ -194,7 +195,10 @@ describe('the operator console in headless Chromium', () => {
     // answer arrives may have the same length.
     const waitForOrders = (ids: string[]) =>
       page.waitForFunction(
-        (want: string) => [...document.querySelectorAll('tr[data-order]')].map((r) => r.getAttribute('data-order')).join() === want,
+        (want: string) =>
+          Array.from(document.querySelectorAll('tr[data-order]'), (r) =>
+            (r as { getAttribute(n: string): string | null }).getAttribute('data-order'),
+          ).join() === want,
         { timeout: 15_000 },
         ids.join(),
       );

@@ -31,14 +31,14 @@ describe('local configuration', () => {
     expect(config).toMatchObject({ clientId: 'demo-client', clientSecret: 'demo-secret', tableName: 'points-ledger' });
   });
 
-  it('derives the queue from the same timing as the stack: visibility above the lease, receives for 24 hours of waiting', async () => {
+  it('derives the queue from the same timing as the stack: visibility above the lease, a few receives for failures', async () => {
     const config = await resolveLocalConfig({});
     expect(config.timing).toMatchObject({ leaseSeconds: 45, visibilityTimeoutSeconds: 180, retryHorizonSeconds: 86_400 });
-    expect(config.maxReceiveCount).toBeGreaterThan(100);
+    expect(config.maxReceiveCount).toBe(6);
   });
 
-  it('refuses a queue that would dead-letter events waiting behind a lease, naming the variables', async () => {
-    const attempt = resolveLocalConfig({ LEASE_SECONDS: '120', QUEUE_VISIBILITY_TIMEOUT_SECONDS: '10', QUEUE_MAX_RECEIVE_COUNT: '5' });
+  it('refuses a queue whose visibility timeout is shorter than the lease, naming the variables', async () => {
+    const attempt = resolveLocalConfig({ LEASE_SECONDS: '120', QUEUE_VISIBILITY_TIMEOUT_SECONDS: '10', QUEUE_MAX_RECEIVE_COUNT: '1' });
     await expect(attempt).rejects.toMatchObject({ kind: 'invalid_local_config' });
     await expect(attempt).rejects.toThrow(/QUEUE_VISIBILITY_TIMEOUT_SECONDS.*QUEUE_MAX_RECEIVE_COUNT/);
   });
