@@ -13,6 +13,7 @@ import { summaryLine } from '../shared/reconcile/index.js';
 import { reconcileSmaregi, SMAREGI_ENV, type SmaregiClient, type SmaregiReconcileResult, smaregiFromEnv } from '../shared/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../shared/sources/smaregi.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
+import type { ReconcileShopifyDeps } from './reconcile-shopify.js';
 
 /**
  * reconcile-smaregi: on an EventBridge schedule, one run per Smaregi source (the rule's input names it):
@@ -29,12 +30,9 @@ export interface ReconcileSmaregiDeps {
   client: (source: string) => Pick<SmaregiClient, 'listTransactions'> | undefined;
   ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
   queue: EventQueue;
-  logger: { info(m: string, e?: Record<string, unknown>): void; warn(m: string, e?: Record<string, unknown>): void };
-  metrics: {
-    addDimension(name: string, value: string): void;
-    addMetric(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): void;
-    publishStoredMetrics(): void;
-  };
+  /** The Shopify reconcile's logger and metrics: the same sinks, the same dimension. */
+  logger: Pick<ReconcileShopifyDeps['logger'], 'info' | 'warn'>;
+  metrics: ReconcileShopifyDeps['metrics'];
   now: () => Date;
 }
 

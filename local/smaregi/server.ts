@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { adminRefusal } from '../../shared/http/admin-guard.js';
 import { SmaregiCustomer, SmaregiTransaction } from '../../shared/smaregi/index.js';
-import { createJsonServer, type JsonAnswer } from '../http/index.js';
-import { listen } from '../listen.js';
+import { faultFrom, type JsonAnswer, serveStandIn, standInAdmin, type StandInFault } from '../http/index.js';
 import { listTransactions } from './list.js';
 
 /**
@@ -51,18 +49,12 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
   const transactions = new Map<string, Record<string, unknown>>();
   const customers = new Map<string, Record<string, unknown>>();
   const tokens = new Map<string, number>();
-  let faults: { status: number; times: number; retryAfter?: string } | undefined;
+  let faults: StandInFault | undefined;
   let reads = 0;
   let grants = 0;
   const contract = encodeURIComponent(options.contractId);
 
-  function admin(path: string, body: Buffer): JsonAnswer {
-    let json: unknown;
-    try {
-      json = JSON.parse(body.toString('utf8'));
-    } catch {
-      return { status: 400, body: { error: 'the body is not JSON' } };
-    }
+  function admin(path: string, json: unknown): JsonAnswer {
     if (path === '/__smaregi/transactions') {
       const parsed = SmaregiTransaction.safeParse(json);
       if (!parsed.success) return { status: 422, body: { error: describe(parsed.error.issues[0]) } };
@@ -76,10 +68,10 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
       return { status: 201, body: { customerId: parsed.data.customerId } };
     }
     if (path === '/__smaregi/faults') {
-      const f = json as { status?: unknown; times?: unknown; retry_after?: unknown };
-      if (typeof f.status !== 'number' || typeof f.times !== 'number') return { status: 422, body: { error: 'expected {status, times}' } };
-      faults = { status: f.status, times: f.times, ...(typeof f.retry_after === 'string' ? { retryAfter: f.retry_after } : {}) };
-      return { status: 201, body: faults };
+      const fault = faultFrom(json);
+      if (!('times' in fault)) return fault;
+      faults = fault;
+      return { status: 201, body: { status: fault.status, times: fault.times } };
     }
     if (path === '/__smaregi/expire-tokens') {
       tokens.clear();
@@ -134,34 +126,29 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
   }
 
   function handle(req: IncomingMessage, body: Buffer): JsonAnswer {
+    const test = standInAdmin(req, body, '/__smaregi/', admin);
+    if (test) return test;
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const path = url.pathname;
-    if (path.startsWith('/__smaregi/')) {
-      if (req.method !== 'POST') return { status: 405, body: { error: 'use POST' } };
-      const refusal = adminRefusal({ headers: req.headers, hasBody: body.length > 0 });
-      return refusal ? { status: refusal.status, body: { error: refusal.error } } : admin(path, body);
-    }
     if (req.method === 'POST' && path === `/app/${contract}/token`) return grant(req, body);
     if (req.method === 'GET') return read(req, path, url.searchParams);
     return smaregiError(404, 'Not Found');
   }
 
-  const server = createJsonServer(handle, MAX_BODY);
-  const host = options.host ?? '127.0.0.1';
-  const port = await listen(server, options.port ?? 0, host);
+  const served = await serveStandIn(handle, {
+    maxBodyBytes: MAX_BODY,
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.host ? { host: options.host } : {}),
+  });
   return {
-    url: `http://${host}:${port}`,
-    port,
+    url: served.url,
+    port: served.port,
     contractId: options.contractId,
     putTransaction: (tx) => transactions.set(tx.transactionHeadId, tx as Record<string, unknown>),
     putCustomer: (c) => customers.set(c.customerId, c as Record<string, unknown>),
     reads: () => reads,
     grants: () => grants,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => served.close(),
   };
 }
 
