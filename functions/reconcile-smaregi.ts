@@ -1,19 +1,17 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 // Single files, not indexes, where an index would bundle more than this function runs.
 import { ENV } from '../shared/config/environment.js';
 import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
 import { queueMessageFor } from '../shared/intake/message.js';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
 import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
-import { METRIC } from '../shared/metrics/names.js';
 import { powertoolsMetrics } from '../shared/metrics/powertools-metrics.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
 import type { EventQueue } from '../shared/queue/types.js';
-import { summaryLine } from '../shared/reconcile/index.js';
 import { reconcileSmaregi, SMAREGI_ENV, type SmaregiClient, type SmaregiReconcileResult, smaregiFromEnv } from '../shared/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../shared/sources/smaregi.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import type { ReconcileShopifyDeps } from './reconcile-shopify.js';
+import { recordRun } from '../shared/reconcile/run-report.js';
 
 /**
  * reconcile-smaregi: on an EventBridge schedule, one run per Smaregi source (the rule's input names it):
@@ -31,7 +29,7 @@ export interface ReconcileSmaregiDeps {
   ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
   queue: EventQueue;
   /** The Shopify reconcile's logger and metrics: the same sinks, the same dimension. */
-  logger: Pick<ReconcileShopifyDeps['logger'], 'info' | 'warn'>;
+  logger: ReconcileShopifyDeps['logger'];
   metrics: ReconcileShopifyDeps['metrics'];
   now: () => Date;
 }
@@ -59,9 +57,7 @@ export function makeHandler(deps: ReconcileSmaregiDeps): (input: ReconcileSmareg
         },
         { since, until, dryRun: false },
       );
-      deps.metrics.addDimension('source', name);
-      deps.metrics.addMetric(METRIC.reconcileMissing, MetricUnit.Count, result.missing);
-      deps.logger.info(summaryLine(result), { source: name, ...result, since: since.toISOString(), until: until.toISOString() });
+      recordRun(deps, name, result, { since, until });
       return result;
     } finally {
       deps.metrics.publishStoredMetrics();

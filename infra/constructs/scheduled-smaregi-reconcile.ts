@@ -4,12 +4,10 @@ import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV } from '../../shared/config/index.js';
 import { SMAREGI_ENV } from '../../shared/smaregi/index.js';
-import { functionEnvironment } from '../config/derived.js';
 import type { StageConfig } from '../config/schema.js';
-import { sourcesConfig } from '../config/sources.js';
-import { BundledFunction, type FunctionLogs } from './bundled-function.js';
+import type { BundledFunction, FunctionLogs } from './bundled-function.js';
+import { reconcileFunction } from './scheduled-reconcile.js';
 import { type SmaregiAccessSecrets, smaregiSources } from './smaregi-access.js';
 
 /**
@@ -28,24 +26,11 @@ export class ScheduledSmaregiReconcile extends Construct {
   ) {
     super(scope, id);
     const { config } = props;
-    this.function = new BundledFunction(this, 'ReconcileSmaregi', {
+    this.function = reconcileFunction(this, 'ReconcileSmaregi', props, {
       code: 'reconcileSmaregi',
       description: 'Queues Smaregi transactions whose webhooks never came (scheduled reconciliation)',
-      memoryMiB: 256,
-      timeoutSeconds: 300,
-      logRetention: props.logRetention,
-      ...(props.logsKey ? { logsKey: props.logsKey } : {}),
-      removalPolicy: props.removalPolicy,
-      environment: functionEnvironment(config, {
-        [ENV.LEDGER_TABLE]: props.table.tableName,
-        [ENV.QUEUE_URL]: props.queue.queueUrl,
-        [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(config.sources)),
-        [SMAREGI_ENV]: props.accessJson,
-      }),
+      environment: { [SMAREGI_ENV]: props.accessJson },
     });
-    // Reads only: whether the ledger has seen a transaction. Writing stays with process-events.
-    props.table.grant(this.function.role, 'dynamodb:GetItem');
-    props.queue.grant(this.function.role, 'sqs:SendMessage');
     props.access.grantRead(this.function.role);
     this.rules = Object.fromEntries(
       smaregiSources(config).map(({ name, reconcile }) => [
