@@ -84,7 +84,8 @@ const processOutcome = () =>
     // Retried: transient.
     /** `until`: when the holder's lease ends (epoch ms): a retry need not wait longer than that. */
     z.object({ kind: z.literal('lease_held'), action: retry, reason: z.string(), until: z.number().optional() }),
-    z.object({ kind: z.literal('refund_waiting'), action: retry, reason: z.string() }),
+    /** `until`: when the refund stops waiting and is parked (epoch ms): no retry need wait longer. */
+    z.object({ kind: z.literal('refund_waiting'), action: retry, reason: z.string(), until: z.number().optional() }),
     /**
      * The points call may have run: the next attempt reconciles first. `leaseKept`: the request may still
      * land, so the lease is left to expire; otherwise it was released and the next attempt may start now.

@@ -138,10 +138,11 @@ class RefundAttempt {
   /** Step 2, the purchase not credited yet (the refund is listed on the order): wait, retried, or park. */
   private async awaitPurchase(firstSeenAt: number): Promise<ProcessOutcome> {
     const { ledger, settings, clock } = this.deps;
-    if (clock() - firstSeenAt < refundWaitMs(settings, this.sharesPurchaseGroup)) {
+    const waitMs = refundWaitMs(settings, this.sharesPurchaseGroup);
+    if (clock() - firstSeenAt < waitMs) {
       const reason = 'the purchase is not credited yet';
       await ledger.releaseRefund(this.ref, this.owner, { state: 'waiting', lastError: reason });
-      return { kind: 'refund_waiting', action: 'retry', reason };
+      return { kind: 'refund_waiting', action: 'retry', reason, until: firstSeenAt + waitMs };
     }
     // Parked, and still listed on the order: the purchase processes it when it is credited.
     const reason = this.sharesPurchaseGroup

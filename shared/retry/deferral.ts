@@ -26,7 +26,7 @@ export type Verdict = { defer: true; seconds: number } | { defer: false; why: 'n
 /** What a retry waits for: the outcome's own kind, or (its event done) the follow-up still pending. */
 export type WaitReason = Pick<ProcessOutcome, 'kind'> & {
   leaseKept?: boolean;
-  /** lease_held: when the holder's lease ends (epoch ms). */
+  /** lease_held: when the holder's lease ends; refund_waiting: when the refund is parked (epoch ms). */
   until?: number;
   followUps?: { kind: string; action: string }[];
 };
@@ -59,8 +59,10 @@ export function deferralFor(
   const floor = Math.max(atLeastSeconds, leaseKept ? settings.leaseSeconds : 0);
   const seconds = deferralSeconds(message.receive, settings, random, floor);
   // A lease held by another attempt: its holder is most likely alive and about to finish (the backoff),
-  // but no wait need outlast the lease itself (a crashed holder's lease is then taken over).
-  const until = outcome !== 'circuit_open' && outcome.kind === 'lease_held' ? outcome.until : undefined;
+  // but no wait need outlast the lease itself (a crashed holder's lease is then taken over). A refund
+  // waiting for its purchase: no wait need outlast the moment it is parked.
+  const until =
+    outcome !== 'circuit_open' && (outcome.kind === 'lease_held' || outcome.kind === 'refund_waiting') ? outcome.until : undefined;
   if (until !== undefined && message.nowMs !== undefined) {
     return { defer: true, seconds: Math.max(1, Math.min(seconds, Math.ceil((until - message.nowMs) / 1000) + 1)) };
   }

@@ -61,3 +61,14 @@ describe('a lease held by another attempt', () => {
     });
   });
 });
+
+describe('a refund waiting for its purchase', () => {
+  it('is not kept waiting past the moment it is parked', () => {
+    expect(
+      deferralFor({ kind: 'refund_waiting', until: 120_000 }, { receive: 7, ageMs: 110_000, nowMs: 110_000 }, settings, () => 0),
+    ).toEqual({
+      defer: true,
+      seconds: 11,
+    });
+  });
+});
