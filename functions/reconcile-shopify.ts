@@ -9,12 +9,7 @@ import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
 import { recordRun } from '../shared/reconcile/run-report.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
 import type { EventQueue } from '../shared/queue/types.js';
-import {
-  reconcileShopify,
-  type ReconcileResult,
-  type ReconcileSources,
-  reconcileSourcesFrom,
-} from '../shared/reconcile/index.js';
+import { reconcileShopify, type ReconcileResult, type ReconcileSources, reconcileSourcesFrom } from '../shared/reconcile/index.js';
 import {
   type AdminAccessToken,
   createShopifyAdminClient,
