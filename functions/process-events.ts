@@ -5,6 +5,7 @@ import { type ActivityRecorder, activityFromEnvironment, activityOf, watchBreake
 import { ENV } from '../shared/config/environment.js';
 import { processingSettingsFromEnv, type ProcessingSettings } from '../shared/config/processing-settings.js';
 import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
+import { SMAREGI_ENV, smaregiFromEnv } from '../shared/smaregi/index.js';
 import {
   batchHandler,
   createEventSourceMappingSwitch,
@@ -78,6 +79,8 @@ export type ProcessEventsDeps = {
   activity?: ActivityRecorder;
   /** Enrolling customers (the customer records, and the register call): customer events need it. */
   customers?: { records: CustomerRecords; openapi: EnrolApi };
+  /** Smaregi's Platform API per source (its webhooks name transactions only). */
+  smaregi?: ProcessorDeps['smaregi'];
 };
 
 export type ProcessEventsHandler = BatchHandler;
@@ -133,6 +136,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     ...activityOf(activity),
     ...(customers ? { customers } : {}),
     ...squareOrdersDeps(env, overrides),
+    ...smaregiDeps(env, overrides),
     logger,
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'process-events'),
     ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
@@ -165,6 +169,13 @@ function squareOrdersDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEven
   const squareOrders =
     overrides.squareOrders ?? squareOrdersFromEnv(env[SQUARE_ORDERS_ENV], () => (reader ??= createSecretsManagerReader()));
   return squareOrders ? { squareOrders } : {};
+}
+
+/** Smaregi's Platform API, for sources whose webhooks name transactions only (env SMAREGI). */
+function smaregiDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>): Partial<Pick<ProcessEventsDeps, 'smaregi'>> {
+  let reader: SecretReader | undefined;
+  const smaregi = overrides.smaregi ?? smaregiFromEnv(env[SMAREGI_ENV], () => (reader ??= createSecretsManagerReader()));
+  return smaregi ? { smaregi } : {};
 }
 
 function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clock: Clock): Ledger {

@@ -64,8 +64,8 @@ export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
       const request = toRequest(event);
       const response = await receiveWebhook(request, deps);
       deps.recordDelivery?.(request.source, response);
-      if (response.delivery)
-        await deps.activity?.delivery({ ...response.delivery, receivedAt, status: response.statusCode, answer: 'accepted' });
+      for (const delivery of response.deliveries ?? [])
+        await deps.activity?.delivery({ ...delivery, receivedAt, status: response.statusCode, answer: 'accepted' });
       return reply(response.statusCode, response.answer);
     } catch (e) {
       deps.logger?.error('unexpected intake failure', { error: e instanceof Error ? e.name : 'unknown' });

@@ -1,22 +1,16 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MetricUnit } from '@aws-lambda-powertools/metrics';
 // shared/config, queue and sources by single files, not their indexes: the bundle holds, and Node loads, only
 // what this function runs.
 import { type ActivityRecorder, activityFromEnvironment, activityOf, recordedRun } from '../shared/activity/index.js';
 import { ENV } from '../shared/config/environment.js';
 import { createSecretsManagerReader, type SecretReader } from '../shared/config/secret-reader.js';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
-import { METRIC } from '../shared/metrics/names.js';
 import { powertoolsMetrics } from '../shared/metrics/powertools-metrics.js';
 import { powertoolsLogger } from '../shared/logging/powertools-logger.js';
+import { recordRun, summaryLine } from '../shared/reconcile/run-report.js';
 import { createSqsQueue } from '../shared/queue/sqs-queue.js';
 import type { EventQueue } from '../shared/queue/types.js';
-import {
-  reconcileShopify,
-  type ReconcileResult,
-  type ReconcileSources,
-  reconcileSourcesFrom,
-  summaryLine,
-} from '../shared/reconcile/index.js';
+import { reconcileShopify, type ReconcileResult, type ReconcileSources, reconcileSourcesFrom } from '../shared/reconcile/index.js';
 import {
   type AdminAccessToken,
   createShopifyAdminClient,
@@ -95,9 +89,7 @@ export function makeHandler(deps: ReconcileShopifyDeps): (input: ReconcileShopif
           ),
         (r) => ({ summary: `${name}: ${summaryLine(r)}`, findings: r.missing, details: missed }),
       );
-      deps.metrics.addDimension('source', name);
-      deps.metrics.addMetric(METRIC.reconcileMissing, MetricUnit.Count, result.missing);
-      deps.logger.info(summaryLine(result), { source: name, ...result, since: since.toISOString(), until: until.toISOString() });
+      recordRun(deps, name, result, { since, until });
       return result;
     } finally {
       deps.metrics.publishStoredMetrics();

@@ -10,6 +10,7 @@ export const FUNCTION_ENTRIES = {
   auditLedger: join(REPO_ROOT, 'functions', 'audit-ledger.ts'),
   reconcileShopify: join(REPO_ROOT, 'functions', 'reconcile-shopify.ts'),
   shopifyAppProxy: join(REPO_ROOT, 'functions', 'shopify-app-proxy.ts'),
+  reconcileSmaregi: join(REPO_ROOT, 'functions', 'reconcile-smaregi.ts'),
 } as const;
 
 /**
@@ -29,4 +30,5 @@ export const FUNCTION_EXTERNAL_MODULES = {
   auditLedger: [],
   reconcileShopify: [],
   shopifyAppProxy: ['@aws-sdk/*'],
+  reconcileSmaregi: [],
 } as const satisfies Record<keyof typeof FUNCTION_ENTRIES, readonly string[]>;

@@ -19,6 +19,7 @@ import { localTiming, timingEnvironment } from './timing.js';
 import { defaultSquareNotificationUrl, squareAmountBasis, withSquareSource } from './square.js';
 import { startSquareOrdersStandIn, type SquareOrdersStandIn } from './square-orders/server.js';
 import { SQUARE_ORDERS_ENV } from '../shared/square-orders/index.js';
+import { type LocalSmaregi, type LocalSmaregiOptions, localSmaregiEnvironment, startLocalSmaregi } from './smaregi/index.js';
 import { adminRoutes } from './admin.js';
 import { consoleRoutes, deferredSource, localConsoleSource } from '../console/index.js';
 import type { ConsoleSource } from '../console/index.js';
@@ -38,7 +39,9 @@ import { openApiProbe } from '../shared/consumer/index.js';
 
 export interface LocalStackOptions {
   /** 0 (the default for each) picks a free port. */
-  ports?: { intake?: number; emulator?: number; dynamodb?: number; shopifyAdmin?: number; squareOrders?: number };
+  ports?: { intake?: number; emulator?: number; dynamodb?: number; shopifyAdmin?: number; squareOrders?: number; smaregi?: number };
+  /** The Smaregi source's contract, webhook header and secret; default: the demo values (local/smaregi). */
+  smaregi?: LocalSmaregiOptions;
   /** An emulator configuration (emulator/README.md, "Configuration"); default: the demo configuration. */
   emulatorConfig?: unknown;
   /** Webhook signing secrets per source (current first); default: the demo secrets. */
@@ -78,7 +81,9 @@ export interface StartedParts {
 }
 
 export interface LocalStack {
-  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin: string; squareOrders: string };
+  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin: string; squareOrders: string; smaregi: string };
+  /** Smaregi's Platform API stand-in (POST /__smaregi/customers and /__smaregi/transactions) and the source's settings. */
+  smaregi: LocalSmaregi;
   /** The Shopify GraphQL Admin API stand-in, holding every Shopify order and refund the intake accepted. */
   shopifyAdmin: ShopifyAdminStandIn;
   /** Square's Orders API stand-in (orders seeded with POST /__square/orders). */
@@ -156,6 +161,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         'POST /webhooks/shopify': intake,
         'POST /webhooks/pos': intake,
         'POST /webhooks/square': intake,
+        'POST /webhooks/smaregi': intake,
         // The Shopify App Proxy's link request (its proxy URL: <intake>/proxy/shopify).
         'GET /proxy/shopify/link': async (event, context) => (appProxy ? appProxy(event, context) : notReady),
       },
@@ -187,6 +193,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       accessToken: LOCAL_DEFAULTS.squareOrdersToken,
     });
     closers.push(() => squareOrders.close());
+    const smaregi = await startLocalSmaregi({ ...options.smaregi, port: options.ports?.smaregi ?? 0 });
+    closers.push(() => smaregi.standIn.close());
     // The demo and the CLI find these through GET /__local/info: ports may differ from their defaults.
     const quarantineTable = LOCAL_DEFAULTS.quarantineTable;
     await createLocalQuarantineTable(dynamo.endpoint, quarantineTable);
@@ -232,6 +240,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
     const squareBasis = squareAmountBasis(sourcesConfig);
     infoRef.squareOrders = { url: squareOrders.url, basis: squareBasis };
+    Object.assign(handlerEnv, localSmaregiEnvironment(smaregi, handlerEnv, ENV.SOURCES_CONFIG));
+    infoRef.smaregi = { url: smaregi.standIn.url, contractId: smaregi.contractId };
     // These would send the handlers to AWS (Secrets Manager, SQS) instead of the local parts.
     for (const name of [ENV.WEBHOOK_SECRET_ARNS, ENV.OPENAPI_SECRET_ARN, ENV.QUEUE_URL]) delete handlerEnv[name];
 
@@ -332,7 +342,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         dynamodb: dynamo.endpoint,
         shopifyAdmin: shopifyAdmin.url,
         squareOrders: squareOrders.url,
+        smaregi: smaregi.standIn.url,
       },
+      smaregi,
       shopifyAdmin,
       squareOrders,
       squareBasis,

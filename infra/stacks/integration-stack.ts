@@ -14,6 +14,9 @@ import {
 } from '../config/index.js';
 import { sourcesConfig } from '../config/sources.js';
 import { SquareOrdersAccessSecrets } from '../constructs/square-orders-access.js';
+import { ScheduledSmaregiReconcile } from '../constructs/scheduled-smaregi-reconcile.js';
+import { SmaregiAccessSecrets } from '../constructs/smaregi-access.js';
+import { SMAREGI_ENV } from '../../shared/smaregi/index.js';
 import { SQUARE_ORDERS_ENV } from '../../shared/square-orders/index.js';
 import { squareSourcesWithoutUrl, withNotificationUrls } from '../config/square.js';
 import { ENV } from '../../shared/config/index.js';
@@ -54,6 +57,8 @@ export class IntegrationStack extends Stack {
   appProxy: ShopifyAppProxy | undefined;
   /** Scheduled reconciliation with Shopify; only when the stage configures `reconcile`. */
   readonly reconcile: ScheduledReconcile | undefined;
+  /** Scheduled reconciliation of the stage's Smaregi sources (missed webhooks); only when it has one. */
+  readonly smaregiReconcile: ScheduledSmaregiReconcile | undefined;
 
   constructor(scope: Construct, id: string, props: IntegrationStackProps) {
     super(scope, id, props);
@@ -134,6 +139,22 @@ export class IntegrationStack extends Stack {
     const squareOrders = new SquareOrdersAccessSecrets(this, 'SquareOrders', { config, removalPolicy, reader: this.worker.role });
     if (Object.keys(squareOrders.secrets).length > 0) {
       this.worker.fn.addEnvironment(SQUARE_ORDERS_ENV, this.toJsonString(squareOrders.environmentValue()));
+    }
+    // Smaregi's webhooks name transactions only: the worker reads them with the app's credentials, and a
+    // schedule feeds in those whose webhooks never came.
+    const smaregi = new SmaregiAccessSecrets(this, 'Smaregi', { config, removalPolicy });
+    if (Object.keys(smaregi.secrets).length > 0) {
+      const accessJson = this.toJsonString(smaregi.environmentValue());
+      smaregi.grantRead(this.worker.role);
+      this.worker.fn.addEnvironment(SMAREGI_ENV, accessJson);
+      this.smaregiReconcile = new ScheduledSmaregiReconcile(this, 'SmaregiReconcile', {
+        config,
+        table: this.ledger.table,
+        queue: this.events.queue,
+        access: smaregi,
+        accessJson,
+        ...logs,
+      });
     }
     // Waiting is not failing: the worker sets a waiting event aside as a new message on the same queue
     // (shared/queue/aside.ts), and a copy defers itself with ChangeMessageVisibility (the event source's

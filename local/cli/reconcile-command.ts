@@ -36,6 +36,22 @@ function shopifySource(sources: ReadonlyMap<string, ConfiguredSource>, name: str
   return source;
 }
 
+/** The running `npm start`'s in-process queue, fed through POST /__local/enqueue (what reconcile queues). */
+export function localEnqueue(intakeUrl: string): EventQueue {
+  return {
+    async send(message) {
+      const res = await fetch(`${intakeUrl}${LOCAL_ENQUEUE_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [message] }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.body?.cancel();
+      if (res.status !== 200) throw new Error(`POST ${LOCAL_ENQUEUE_PATH} answered ${res.status}: is the local stack current (npm start)?`);
+    },
+  };
+}
+
 /** The `npm start` on PORT: its Admin API stand-in, its ledger, its in-process queue (POST /__local/enqueue). */
 async function localTarget(env: NodeJS.ProcessEnv, sourceName: string, shop: string | undefined): Promise<ReconcileTarget> {
   const config = await resolveLocalConfig(env);
@@ -48,18 +64,7 @@ async function localTarget(env: NodeJS.ProcessEnv, sourceName: string, shop: str
     origin: adminUrl,
     accessToken: async () => LOCAL_DEFAULTS.shopifyAdminToken,
   });
-  const queue: EventQueue = {
-    async send(message) {
-      const res = await fetch(`${handle.intakeUrl}${LOCAL_ENQUEUE_PATH}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ messages: [message] }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      await res.body?.cancel();
-      if (res.status !== 200) throw new Error(`POST ${LOCAL_ENQUEUE_PATH} answered ${res.status}: is the local stack current (npm start)?`);
-    },
-  };
+  const queue = localEnqueue(handle.intakeUrl);
   return {
     client,
     ledger: handle.ledger,
@@ -106,6 +111,12 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
     throw new UsageError(e instanceof Error ? e.message : 'bad window');
   }
 
+  if (values.source === 'smaregi' || loadSources(env.SOURCES_CONFIG).get(values.source)?.kind === 'smaregi') {
+    if (values.stage !== undefined)
+      throw new UsageError('a Smaregi source is reconciled in a stage by its schedule (docs/deploy.md); --stage is for Shopify sources');
+    const { reconcileSmaregiLocal } = await import('./reconcile-smaregi.js');
+    return reconcileSmaregiLocal({ env, sourceName: values.source, since, until, dryRun: values['dry-run'], out, now });
+  }
   const target =
     values.stage === undefined
       ? await localTarget(env, values.source, values.shop)

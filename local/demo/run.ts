@@ -4,6 +4,7 @@ import { isOpenApiError, type OpenApiClient } from '../../shared/openapi/index.j
 import type { LocalStackHandle } from '../connect.js';
 import { renderTable, signed } from './table.js';
 import type { WebhookRequest } from './webhooks.js';
+import type { SmaregiDemoAccess } from './smaregi.js';
 import type { SquareSigning } from './square.js';
 import { buildSteps, type Customer, squareDemoOrder, type Step } from './steps.js';
 
@@ -11,7 +12,7 @@ import { buildSteps, type Customer, squareDemoOrder, type Step } from './steps.j
 export type DemoTarget = Pick<LocalStackHandle, 'intakeUrl' | 'openapi' | 'ledger' | 'queueStats' | 'waitForIdle' | 'squareOrders'> & {
   emulatorConfig: EmulatorConfig;
   /** The current signing secret of each source. */
-  secrets: { shopify: string; pos: string; square?: SquareSigning };
+  secrets: { shopify: string; pos: string; square?: SquareSigning; smaregi?: SmaregiDemoAccess };
 };
 
 export interface DemoResult {
@@ -47,6 +48,7 @@ async function findCustomers(
   decimalShopper: Customer | undefined;
   japanShopper: Customer | undefined;
   squareBuyer: Customer | undefined;
+  smaregiBuyer: Customer | undefined;
 }> {
   const ranks = config.clients[0]?.ranks ?? {};
   const rateOf = (rank: string | null | undefined) => (rank && rank in ranks ? String(ranks[rank]) : null);
@@ -57,11 +59,15 @@ async function findCustomers(
   // A fourth, of the same highest rate, for the tax-inclusive (Japanese) order and its partial refunds.
   let japanShopper: Customer | undefined;
   let squareBuyer: Customer | undefined;
+  let smaregiBuyer: Customer | undefined;
   const list = await api.listMembers({ perPage: 1000 });
   for (const item of list.members) {
     const member = await api.getMember(item.id);
     const ids = member.external_ids ?? {};
     const name = member.login_id || member.unique_id || member.id;
+    if (!smaregiBuyer && ids.smaregi && !ids.shopify && !ids.pos_card) {
+      smaregiBuyer = { label: name, memberId: member.id, externalKey: 'smaregi', externalId: ids.smaregi, rate: rateOf(member.rank) };
+    }
     if (!squareBuyer && ids.square && !ids.shopify && !ids.pos_card) {
       squareBuyer = { label: name, memberId: member.id, externalKey: 'square', externalId: ids.square, rate: rateOf(member.rank) };
     }
@@ -79,7 +85,7 @@ async function findCustomers(
   if (!shopper || !walkIn) {
     throw new Error('the demo needs two customers: one with a `shopify` external id and another with a `pos_card` one');
   }
-  return { shopper, walkIn, decimalShopper, japanShopper, squareBuyer };
+  return { shopper, walkIn, decimalShopper, japanShopper, squareBuyer, smaregiBuyer };
 }
 
 async function balanceOf(api: OpenApiClient, c: Customer): Promise<number | null> {
@@ -117,6 +123,7 @@ function recordOutcome(record: OrderRecord | RefundRecord | undefined): string {
 async function runStep(target: DemoTarget, step: Step): Promise<Observed> {
   const before = await balanceOf(target.openapi, step.customer);
   const queueBefore = await target.queueStats();
+  await step.prepare?.();
   const recordBefore = await readRecord(target.ledger, step.record);
   const { status } = await post(target.intakeUrl, step.request);
   await target.waitForIdle();
@@ -207,7 +214,10 @@ function describeRecord(record: OrderRecord | RefundRecord | undefined): string 
  * signature), one at a time, each checked against what it must do to the balance and the ledger.
  */
 export async function runDemo(target: DemoTarget, print: (line: string) => void = console.log): Promise<DemoResult> {
-  const { shopper, walkIn, decimalShopper, japanShopper, squareBuyer } = await findCustomers(target.openapi, target.emulatorConfig);
+  const { shopper, walkIn, decimalShopper, japanShopper, squareBuyer, smaregiBuyer } = await findCustomers(
+    target.openapi,
+    target.emulatorConfig,
+  );
   const unknownId = '9007199254740993';
   try {
     await target.openapi.getMemberByExternalId('shopify', unknownId);
@@ -218,7 +228,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
   const unknown: Customer = { label: 'not a member', memberId: null, externalKey: 'shopify', externalId: unknownId, rate: null };
   const credit = (c: Customer, amount: number) => (c.rate === null ? 0 : expectedPoints(amount, c.rate));
   const runId = Date.now() % 1_000_000_000_000;
-  const steps = buildSteps({ shopper, walkIn, unknown, decimalShopper, japanShopper, squareBuyer }, credit, target, runId);
+  const steps = buildSteps({ shopper, walkIn, unknown, decimalShopper, japanShopper, squareBuyer, smaregiBuyer }, credit, target, runId);
 
   // Square's till keeps the sale's order: the worker reads it on the `subtotal_excluding_tax` basis.
   if (squareBuyer && target.secrets.square && target.squareOrders) await putSquareOrder(target.squareOrders.url, squareDemoOrder(runId));
@@ -231,6 +241,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
     ...(decimalShopper ? [decimalShopper] : []),
     ...(japanShopper ? [japanShopper] : []),
     ...(squareBuyer && target.secrets.square ? [squareBuyer] : []),
+    ...(smaregiBuyer && target.secrets.smaregi ? [smaregiBuyer] : []),
     unknown,
   ]) {
     const mine = steps.filter((s) => s.customer === customer);

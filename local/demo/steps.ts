@@ -1,6 +1,7 @@
 import { posReturn, posSale, shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from './webhooks.js';
 import { type SquareSigning, squarePayment, squareRefund } from './square.js';
 import type { DemoTarget } from './run.js';
+import { smaregiSteps } from './smaregi.js';
 
 /** The demo's script: which deliveries it sends, for which customer, and what each must do. */
 
@@ -28,6 +29,8 @@ export interface Step {
   request: WebhookRequest;
   record: { source: string; orderId: string; refundId?: string };
   expected: Expected;
+  /** Puts the sender-side state in place first (a Smaregi transaction in its stand-in). */
+  prepare?: () => Promise<void>;
 }
 
 export function bigId(offset: bigint, runId: number): string {
@@ -172,6 +175,7 @@ export function buildSteps(
     decimalShopper?: Customer | undefined;
     japanShopper?: Customer | undefined;
     squareBuyer?: Customer | undefined;
+    smaregiBuyer?: Customer | undefined;
   },
   rateCredit: (c: Customer, amount: number) => number,
   target: DemoTarget,
@@ -282,6 +286,9 @@ export function buildSteps(
     ...(customers.japanShopper ? taxInclusiveSteps(customers.japanShopper, rateCredit, target, runId, now) : []),
     ...(squareBuyer && s.square
       ? squareSteps(squareBuyer, rateCredit(squareBuyer, squareEarningAmount(target.squareOrders?.basis)), s.square, runId, now)
+      : []),
+    ...(customers.smaregiBuyer && s.smaregi
+      ? smaregiSteps(customers.smaregiBuyer, (amount) => rateCredit(customers.smaregiBuyer as Customer, amount), s.smaregi, runId, now)
       : []),
   ];
 }

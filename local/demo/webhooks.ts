@@ -7,7 +7,7 @@ import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
  * signed `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`.
  */
 export interface WebhookRequest {
-  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square';
+  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square' | '/webhooks/smaregi';
   headers: Record<string, string>;
   body: string;
 }

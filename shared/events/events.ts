@@ -113,6 +113,23 @@ export const PurchaseEvent = z.object({
       rule: z.enum(['major_floor', 'minor']),
     })
     .optional(),
+  /**
+   * The sender's message named the sale only (Smaregi's webhooks carry transaction ids): processing fetches
+   * the transaction's current state and turns it into the purchase and refunds it earns (shared/smaregi).
+   * The event itself then only carries what the source's settings say of how to read that state.
+   */
+  stateFrom: z
+    .object({
+      kind: z.literal('smaregi_transaction'),
+      transactionHeadId: z.string().regex(/^[0-9]{1,20}$/),
+      externalKey: z.string().min(1).max(64),
+      customerField: z.enum(['customerCode', 'customerId']),
+      pointsSpent: z.enum(['discount', 'earn']),
+      rule: z.enum(['major_floor', 'minor']),
+      pointTitle: z.string().min(1).max(255),
+      refundTitle: z.string().min(1).max(255),
+    })
+    .optional(),
   /** Set by processing from `amountFrom`, never by intake: the amount sent to the points calculation. */
   calculationAmount: z.number().int().nonnegative().max(999_999_999).optional(),
   /** How the eligible amount was measured; its refunds are measured the same way (optional: older events). */

@@ -27,7 +27,16 @@ const followUps = z.array(FollowUp).optional();
 const earlier = z.object({ credited: points, points, pending: points, notFound: points });
 
 /** `too_old`: older than the ledger's retention, so its record may be gone (a replay): earns and takes nothing. */
-export const SkipReason = z.enum(['test', 'no_customer', 'amount_zero', 'order_not_credited', 'too_old', 'unlinked_refund']);
+/** `transaction_gone`: the sender no longer has the sale it named (Smaregi answered 404) and it was never recorded. */
+export const SkipReason = z.enum([
+  'test',
+  'no_customer',
+  'amount_zero',
+  'order_not_credited',
+  'too_old',
+  'unlinked_refund',
+  'transaction_gone',
+]);
 export type SkipReason = z.infer<typeof SkipReason>;
 
 /**

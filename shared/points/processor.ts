@@ -8,6 +8,7 @@ import { type PurchaseOptions, processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';
 import { storedEvent } from './refund-results.js';
 import { queuedWithItsPurchase } from './refund-wait.js';
+import { processSmaregiState } from './smaregi-state.js';
 
 export interface ProcessContext {
   /** How many times the queue has delivered this message (1 on the first delivery). */
@@ -88,6 +89,13 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       // Intake ignores these already (with a margin); this catches what was queued or redriven since.
       if (olderThanRetention(event.occurredAt, deps.clock(), deps.settings.ledgerTtlDays)) {
         return { kind: 'skipped', action: 'ack', reason: 'too_old' };
+      }
+      // A sender that names the sale only (Smaregi): its current state decides what to run.
+      if (event.type === 'purchase' && event.stateFrom) {
+        return processSmaregiState(deps, event, {
+          purchase: (e) => purchaseThenWaitingRefunds(e, context),
+          refund: (e) => processRefund(deps, e),
+        });
       }
       return event.type === 'purchase'
         ? purchaseThenWaitingRefunds(event, context)

@@ -16,6 +16,8 @@ import {
 import type { ConfiguredSource } from '../sources/index.js';
 import { ConfigurationError } from '../config/index.js';
 
+export { summaryLine } from './run-report.js';
+
 /**
  * Reconciliation with Shopify: every paid order (and its refunds, and its cancellation) updated in a
  * window is read from the Admin API, turned into the event its webhook would have produced (through
@@ -182,6 +184,3 @@ export async function reconcileShopify(deps: ReconcileDeps, options: ReconcileOp
 }
 
 /** The fixed last line of a run. */
-export function summaryLine(r: Pick<ReconcileResult, 'scanned' | 'missing' | 'enqueued'>): string {
-  return `reconcile: scanned=${r.scanned} missing=${r.missing} enqueued=${r.enqueued}`;
-}

@@ -5,9 +5,11 @@ export { SHOPIFY_MAX_BODY_BYTES } from './shopify.js';
 export type {
   ConfiguredSource,
   CustomerLinking,
+  Outcome,
   RequestHeaders,
   SignedRequest,
   SourceError,
   SourceSubscriptions,
   VersionMismatch,
 } from './types.js';
+export { DEFAULT_SMAREGI_WEBHOOK_HEADER, SmaregiSettings, smaregiThinEvent } from './smaregi.js';

@@ -1,9 +1,10 @@
 import * as z from 'zod';
 import { posSource } from './pos.js';
 import { shopifySource } from './shopify.js';
+import { smaregiSource } from './smaregi.js';
 import { squareSource } from './square.js';
 import type { PointsEvent, QueuedEvent } from '../events/index.js';
-import type { ConfiguredSource, WebhookSource } from './types.js';
+import type { ConfiguredSource, SignedRequest, WebhookSource } from './types.js';
 // Single files of shared/config, not its index: receive-webhook loads this module, and the index would bundle
 // the worker's settings (zod schemas built at load) into that function.
 import { ConfigurationError } from '../config/configuration-error.js';
@@ -15,6 +16,7 @@ const KINDS: Readonly<Record<string, WebhookSource<any, any, QueuedEvent>>> = {
   [shopifySource.kind]: shopifySource,
   [posSource.kind]: posSource,
   [squareSource.kind]: squareSource,
+  [smaregiSource.kind]: smaregiSource,
 };
 
 /** Sources enabled when SOURCES_CONFIG does not mention them (each with its defaults). */
@@ -46,6 +48,14 @@ export function configureSource<S, P, E extends QueuedEvent = PointsEvent>(
     ...(source.versionMismatch ? { versionMismatch: (headers) => source.versionMismatch!(headers, settings) } : {}),
     ...(source.customerLinking ? { customerLinking: () => source.customerLinking!(settings) } : {}),
     verify: (request, options) => source.verify(request, options, settings),
+    ...(source.normaliseMany
+      ? {
+          readMany: (request: SignedRequest) => {
+            const parsed = source.parse(request, settings);
+            return parsed.status === 'ok' ? source.normaliseMany!(parsed.value, { source: name, settings }) : parsed;
+          },
+        }
+      : {}),
     read: (request) => {
       const parsed = source.parse(request, settings);
       if (parsed.status !== 'ok') return parsed;

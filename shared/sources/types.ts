@@ -10,6 +10,7 @@ export type SourceErrorKind =
   | 'invalid_signature' // 401
   | 'stale_timestamp' // 401
   | 'malformed_json' // 400
+  | 'wrong_contract' // 403: authentic, but for another account of the sender (a Smaregi contract)
   | 'invalid_payload'; // 422
 
 export interface SourceError {
@@ -34,6 +35,8 @@ export const rejected = (error: SourceError): { status: 'rejected'; error: Sourc
 export interface SignedRequest {
   readonly rawBody: Buffer;
   readonly headers: RequestHeaders;
+  /** When intake received it (epoch ms): for senders whose deliveries carry no time (Smaregi). */
+  readonly receivedAtMs?: number;
 }
 
 export interface VerifyOptions {
@@ -61,6 +64,8 @@ export interface WebhookSource<Settings, Payload, Event extends QueuedEvent = Po
   parse(request: SignedRequest, settings: Settings): Outcome<Payload>;
   /** Turns the payload into the canonical event. */
   normalise(payload: Payload, context: NormaliseContext<Settings>): Outcome<Event>;
+  /** A sender whose one delivery names several sales (Smaregi): one event each, queued one message each. */
+  normaliseMany?(payload: Payload, context: NormaliseContext<Settings>): Outcome<Event[]>;
   /**
    * true: an authentic delivery that cannot be read or mapped is our bug, not the sender's: intake
    * keeps it in the quarantine and answers 200 (Shopify would retry, then drop the subscription).
@@ -116,6 +121,8 @@ export interface ConfiguredSource<Event extends QueuedEvent = QueuedEvent> {
   verify(request: SignedRequest, options: VerifyOptions): SourceError | null;
   /** parse + normalise. */
   read(request: SignedRequest): Outcome<Event>;
+  /** parse + normaliseMany, for sources that have it. */
+  readMany?(request: SignedRequest): Outcome<Event[]>;
   /** See WebhookSource.quarantinesUnreadable. */
   readonly quarantinesUnreadable?: boolean;
   /** See WebhookSource.maxBodyBytes. */

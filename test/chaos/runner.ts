@@ -14,6 +14,7 @@ import { CHAOS_RANKS, generateScenario, type EventSpec, type Scenario } from './
 import type { LostDeliveries } from './lost-deliveries.js';
 import { startChaosStack, type ChaosStack, type ChaosStackOptions } from './stack.js';
 import { renderDelivery, type SenderSecrets } from './webhooks.js';
+import { createSmaregiSender, smaregiCustomerCode, smaregiDisturbance } from './smaregi.js';
 import { squareCustomerId } from './square.js';
 
 /**
@@ -69,7 +70,7 @@ export function chaosEmulatorConfig(scenario: Scenario): unknown {
         client_secrets: [CHAOS_CLIENT.clientSecret],
         default_rank: 'regular',
         ranks: CHAOS_RANKS,
-        external_keys: ['shopify', 'pos_card', 'square'],
+        external_keys: ['shopify', 'pos_card', 'square', 'smaregi'],
         point_expiry_days: 365,
         members: scenario.customers
           .filter((c) => c.registered)
@@ -77,7 +78,7 @@ export function chaosEmulatorConfig(scenario: Scenario): unknown {
             login_id: c.loginId,
             password: 'chaos-pass',
             rank: c.rank,
-            external_ids: { shopify: c.shopifyId, pos_card: c.posCard, square: squareCustomerId(c) },
+            external_ids: { shopify: c.shopifyId, pos_card: c.posCard, square: squareCustomerId(c), smaregi: smaregiCustomerCode(c) },
           })),
       },
     ],
@@ -145,6 +146,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       });
       disturbances.push(outageRef);
     }
+    // Smaregi's tills: the stand-in holds each transaction's state; its API throttles and expires tokens.
+    let secrets: SenderSecrets = CHAOS_SECRETS;
+    if (stack.smaregi) {
+      const smaregi = createSmaregiSender(stack.smaregi);
+      await smaregi.seedCustomers(scenario.customers);
+      secrets = { ...CHAOS_SECRETS, smaregi };
+      disturbances.push(smaregiDisturbance(stack.smaregi.url, random.fork('smaregi faults')));
+    }
     const injector = createFaultInjector(random, admin, {
       faultRate: options.faultRate ?? 0.25,
       crashRate: options.crashRate ?? 0.03,
@@ -179,7 +188,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     }, 20);
     let drained: { deadLettered: number; redriven: number };
     try {
-      await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log, disturbances, holdsClock, options.lostDeliveries);
+      await deliverAll(
+        scenario,
+        stack,
+        injector,
+        options.senders ?? 4,
+        unfinished,
+        log,
+        disturbances,
+        holdsClock,
+        options.lostDeliveries,
+        secrets,
+      );
       if (outageRef) injector.tally.outages += 1;
       await options.lostDeliveries?.afterDeliveries(stack, log);
       // Faults stop; the queue drains; only with `redrive` is the dead-letter list moved back.
@@ -265,6 +285,7 @@ async function deliverAll(
   disturbances: Disturbance[],
   holdsClock: () => boolean,
   lostDeliveries?: LostDeliveries,
+  secrets: SenderSecrets = CHAOS_SECRETS,
 ): Promise<void> {
   const tokenExpiryAt = new Set([Math.floor(scenario.deliveries.length / 3), Math.floor((2 * scenario.deliveries.length) / 3)]);
   const inFlight = new Set<Promise<void>>();
@@ -288,10 +309,10 @@ async function deliverAll(
     if (tokenExpiryAt.has(position)) await injector.expireTokens();
     await injector.maybeArm();
     const send = async (): Promise<void> => {
-      if (await lostDeliveries?.intercept(scenario, step, stack, CHAOS_SECRETS)) return;
-      const copies = Array.from({ length: step.copies }, () =>
-        sendWithRetries(stack.intakeUrl, renderDelivery(scenario, step, CHAOS_SECRETS, Date.now())),
-      );
+      if (await lostDeliveries?.intercept(scenario, step, stack, secrets)) return;
+      const webhook = renderDelivery(scenario, step, secrets, Date.now());
+      await webhook.prepare?.();
+      const copies = Array.from({ length: step.copies }, () => sendWithRetries(stack.intakeUrl, webhook));
       for (const result of await Promise.all(copies)) {
         if (result !== 'accepted') {
           rejected += 1;

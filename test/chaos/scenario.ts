@@ -1,4 +1,5 @@
 import { createRandom, type Random } from './prng.js';
+import { addSmaregi } from './smaregi.js';
 import { addSquare } from './square.js';
 
 /**
@@ -7,7 +8,7 @@ import { addSquare } from './square.js';
  * reorderings and concurrent copies. Pure data from the seed: the same seed gives the same scenario.
  */
 
-export type SourceName = 'shopify' | 'pos' | 'square';
+export type SourceName = 'shopify' | 'pos' | 'square' | 'smaregi';
 
 /** Grant rate of each rank, as the emulator is configured for the run (exact decimals). */
 export const CHAOS_RANKS = { regular: 0.01, silver: 0.03, gold: 0.05, platinum: 0.1 } as const;
@@ -117,6 +118,7 @@ export function generateScenario(options: ScenarioOptions): Scenario {
   const events = makeEvents(random.fork('events'), customers, options.events);
   const { deliveries, duplicates, concurrentDuplicates, reordered } = makeDeliveries(random.fork('deliveries'), events);
   addSquare(random.fork('square'), events, deliveries);
+  addSmaregi(random.fork('smaregi'), events);
   const refunds = events.filter((e): e is RefundSpec => e.kind === 'refund');
   return {
     seed: options.seed,

@@ -49,6 +49,8 @@ export interface ChaosStack {
   emulatorUrl: string;
   /** The Shopify Admin API stand-in (lost-deliveries.ts puts undelivered orders there). */
   shopifyAdminUrl?: string;
+  /** The Smaregi stand-in and the source's contract, header and secret (smaregi.ts). */
+  smaregi?: { url: string; contractId: string; header: string; secret: string };
   queue: LocalQueue;
   ledger: Ledger;
   /** The ledger table, for whole-table reads (the audit's scan). */
@@ -175,6 +177,12 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
     shopifyAdminUrl: stack.urls.shopifyAdmin,
+    smaregi: {
+      url: stack.smaregi.standIn.url,
+      contractId: stack.smaregi.contractId,
+      header: stack.smaregi.webhookHeader,
+      secret: stack.smaregi.webhookSecret,
+    },
     queue: stack.queue,
     ledger: stack.ledger,
     ledgerTable: { documentClient, tableName: stack.tableName },

@@ -19,7 +19,7 @@ describe('local configuration', () => {
 
   it('uses the documented defaults when nothing is set', async () => {
     const config = await resolveLocalConfig({});
-    expect(config.ports).toEqual({ intake: 3000, emulator: 8787, dynamodb: 8000, shopifyAdmin: 8789, squareOrders: 8791 });
+    expect(config.ports).toEqual({ intake: 3000, emulator: 8787, dynamodb: 8000, shopifyAdmin: 8789, squareOrders: 8791, smaregi: 8790 });
     expect(config.emulatorConfigPath).toBe(DEMO_CONFIG_PATH);
     expect(config.webhookSecrets).toEqual({
       shopify: ['demo-shopify-secret'],
@@ -50,12 +50,13 @@ describe('local configuration', () => {
       DYNAMODB_PORT: '9000',
       SHOPIFY_ADMIN_PORT: '9001',
       SQUARE_ORDERS_PORT: '9002',
+      SMAREGI_PORT: '9003',
       SHOPIFY_WEBHOOK_SECRET: 'shop-secret-newest, shop-secret-older',
       POS_WEBHOOK_SECRETS: `${TILL_1},${TILL_2},`,
       SQUARE_WEBHOOK_SIGNATURE_KEY: 'square-key-newest,square-key-older',
       SQUARE_NOTIFICATION_URL: 'https://hooks.example.com/webhooks/square',
     });
-    expect(config.ports).toEqual({ intake: 4000, emulator: 0, dynamodb: 9000, shopifyAdmin: 9001, squareOrders: 9002 });
+    expect(config.ports).toEqual({ intake: 4000, emulator: 0, dynamodb: 9000, shopifyAdmin: 9001, squareOrders: 9002, smaregi: 9003 });
     expect(config.webhookSecrets).toEqual({
       shopify: ['shop-secret-newest', 'shop-secret-older'],
       pos: [TILL_1, TILL_2],
