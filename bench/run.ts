@@ -108,7 +108,7 @@ async function main(): Promise<void> {
     (await import('./end-to-end.js')).runEndToEndBench({ quick, log: progress }),
   );
   const versus = await part('side by side with Powertools idempotency', async () =>
-    (await import('./powertools/compare.js')).runComparison({ events: quick ? 60 : 200, seed: 29, log: progress }),
+    (await import('./powertools/compare.js')).runComparison({ purchases: quick ? 60 : 200, seed: 29, log: progress }),
   );
 
   const rows: Row[] = [];

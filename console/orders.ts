@@ -8,8 +8,11 @@ import type { ConsoleSource } from './source.js';
 export interface TimelineEntry {
   at: string;
   what: string;
-  /** ledger: the order's or a refund's record; history: the membership service's point history. */
-  from: 'ledger' | 'history';
+  /**
+   * ledger: the order's or a refund's record; activity: what intake and the worker observed (shared/activity);
+   * history: the membership service's point history.
+   */
+  from: 'ledger' | 'activity' | 'history';
   refundId?: string;
   marker?: string;
   points?: number;

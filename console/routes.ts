@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { replayEntry } from '../ops/quarantine.js';
 import { ConsoleStartingError } from './local.js';
+import { activityTimeline, operations } from './activity.js';
 import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
 import type { ConsoleSource } from './source.js';
 
@@ -52,6 +53,11 @@ async function timeline(source: ConsoleSource, query: URLSearchParams): Promise<
   const refunds = await source.ledger.records.listRefunds(ref);
   const entries: TimelineEntry[] = ledgerTimeline(order, refunds);
   let historyNote: string | null = null;
+  try {
+    entries.push(...(await activityTimeline(source, ref)));
+  } catch (e) {
+    historyNote = `the activity record could not be read: ${e instanceof Error ? e.message : String(e)}`;
+  }
   const customerId = order.customerId ?? refunds.find((r) => r.customerId)?.customerId;
   if (customerId === undefined) historyNote = 'no customer was found for this order: no point history to match';
   else {
@@ -61,9 +67,9 @@ async function timeline(source: ConsoleSource, query: URLSearchParams): Promise<
       historyNote = `the point history could not be read: ${e instanceof Error ? e.message : String(e)}`;
     }
   }
-  // Each clock on its own: the ledger's times are ISO UTC; the membership service writes `Y-m-d H:i:s`
-  // in a zone its spec does not name, so its entries follow the ledger's instead of being interleaved.
-  const rank = (e: TimelineEntry) => (e.from === 'ledger' ? 0 : 1);
+  // Each clock on its own: the ledger's and the activity's times are ISO UTC; the membership service writes
+  // `Y-m-d H:i:s` in a zone its spec does not name, so its entries follow ours instead of being interleaved.
+  const rank = (e: TimelineEntry) => (e.from === 'history' ? 1 : 0);
   entries.sort((a, b) => rank(a) - rank(b) || a.at.localeCompare(b.at));
   return json(200, { entries, historyNote });
 }
@@ -122,6 +128,7 @@ export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRout
       return json(200, { orders: await listOrders(source, filter) });
     }),
     [`GET ${api}timeline`]: guarded(({ query }) => timeline(source, query)),
+    [`GET ${api}operations`]: guarded(async () => json(200, await operations(source))),
     [`GET ${api}quarantine`]: guarded(() => quarantineList(source)),
     [`GET ${api}dlq`]: guarded(async () => json(200, { messages: await source.deadLetters() })),
     [`POST ${api}replay`]: guarded(({ body }) => replay(source, body)),

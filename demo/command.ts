@@ -52,6 +52,7 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
       const stack = await startLocalStack({
         emulatorConfig: config.emulatorConfig,
         webhookSecrets: config.webhookSecrets,
+        smaregi: config.smaregi,
         ...(config.squareNotificationUrl ? { squareNotificationUrl: config.squareNotificationUrl } : {}),
         tableName: config.tableName,
         env,
@@ -72,6 +73,16 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
             key: config.webhookSecrets.square[0]!,
             notificationUrl: config.squareNotificationUrl ?? defaultSquareNotificationUrl(connected.intakeUrl),
           },
+          ...(connected.smaregi
+            ? {
+                smaregi: {
+                  url: connected.smaregi.url,
+                  contractId: connected.smaregi.contractId,
+                  header: config.smaregi.webhookHeader,
+                  secret: config.smaregi.webhookSecret,
+                },
+              }
+            : {}),
         },
       },
       out.print,

@@ -41,6 +41,7 @@ async function findCustomers(
   decimalShopper: Customer | undefined;
   japanShopper: Customer | undefined;
   squareBuyer: Customer | undefined;
+  smaregiBuyer: Customer | undefined;
 }> {
   const ranks = config.clients[0]?.ranks ?? {};
   const rateOf = (rank: string | null | undefined) => (rank && rank in ranks ? String(ranks[rank]) : null);
@@ -51,11 +52,15 @@ async function findCustomers(
   // A fourth, of the same highest rate, for the tax-inclusive (Japanese) order and its partial refunds.
   let japanShopper: Customer | undefined;
   let squareBuyer: Customer | undefined;
+  let smaregiBuyer: Customer | undefined;
   const list = await api.listMembers({ perPage: 1000 });
   for (const item of list.members) {
     const member = await api.getMember(item.id);
     const ids = member.external_ids ?? {};
     const name = member.login_id || member.unique_id || member.id;
+    if (!smaregiBuyer && ids.smaregi && !ids.shopify && !ids.pos_card) {
+      smaregiBuyer = { label: name, memberId: member.id, externalKey: 'smaregi', externalId: ids.smaregi, rate: rateOf(member.rank) };
+    }
     if (!squareBuyer && ids.square && !ids.shopify && !ids.pos_card) {
       squareBuyer = { label: name, memberId: member.id, externalKey: 'square', externalId: ids.square, rate: rateOf(member.rank) };
     }
@@ -73,7 +78,7 @@ async function findCustomers(
   if (!shopper || !walkIn) {
     throw new Error('the demo needs two customers: one with a `shopify` external id and another with a `pos_card` one');
   }
-  return { shopper, walkIn, decimalShopper, japanShopper, squareBuyer };
+  return { shopper, walkIn, decimalShopper, japanShopper, squareBuyer, smaregiBuyer };
 }
 
 async function balanceOf(api: OpenApiClient, c: Customer): Promise<number | null> {
@@ -111,6 +116,7 @@ function recordOutcome(record: OrderRecord | RefundRecord | undefined): string {
 async function runStep(target: DemoTarget, step: Step): Promise<Observed> {
   const before = await balanceOf(target.openapi, step.customer);
   const queueBefore = await target.queueStats();
+  await step.prepare?.();
   const recordBefore = await readRecord(target.ledger, step.record);
   const { status } = await post(target.intakeUrl, step.request);
   await target.waitForIdle();
@@ -201,7 +207,10 @@ function describeRecord(record: OrderRecord | RefundRecord | undefined): string 
  * signature), one at a time, each checked against what it must do to the balance and the ledger.
  */
 export async function runDemo(target: DemoTarget, print: (line: string) => void = console.log): Promise<DemoResult> {
-  const { shopper, walkIn, decimalShopper, japanShopper, squareBuyer } = await findCustomers(target.openapi, target.emulatorConfig);
+  const { shopper, walkIn, decimalShopper, japanShopper, squareBuyer, smaregiBuyer } = await findCustomers(
+    target.openapi,
+    target.emulatorConfig,
+  );
   const unknownId = '9007199254740993';
   try {
     await target.openapi.getMemberByExternalId('shopify', unknownId);
@@ -212,7 +221,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
   const unknown: Customer = { label: 'not a member', memberId: null, externalKey: 'shopify', externalId: unknownId, rate: null };
   const credit = (c: Customer, amount: number) => (c.rate === null ? 0 : expectedPoints(amount, c.rate));
   const runId = Date.now() % 1_000_000_000_000;
-  const steps = buildSteps({ shopper, walkIn, unknown, decimalShopper, japanShopper, squareBuyer }, credit, target, runId);
+  const steps = buildSteps({ shopper, walkIn, unknown, decimalShopper, japanShopper, squareBuyer, smaregiBuyer }, credit, target, runId);
 
   // Square's till keeps the sale's order: the worker reads it on the `subtotal_excluding_tax` basis.
   if (squareBuyer && target.secrets.square && target.squareOrders) await putSquareOrder(target.squareOrders.url, squareDemoOrder(runId));
@@ -225,6 +234,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
     ...(decimalShopper ? [decimalShopper] : []),
     ...(japanShopper ? [japanShopper] : []),
     ...(squareBuyer && target.secrets.square ? [squareBuyer] : []),
+    ...(smaregiBuyer && target.secrets.smaregi ? [smaregiBuyer] : []),
     unknown,
   ]) {
     const mine = steps.filter((s) => s.customer === customer);

@@ -8,35 +8,13 @@ import {
   type SquareSigning,
   type WebhookRequest,
 } from '../local/webhooks/index.js';
+import type { Customer, Step } from './step.js';
 import type { DemoTarget } from './target.js';
+import { smaregiSteps } from './smaregi.js';
 
 /** The demo's script: which deliveries it sends, for which customer, and what each must do. */
 
-export interface Customer {
-  label: string;
-  memberId: string | null;
-  externalKey: string;
-  externalId: string;
-  rate: string | null;
-}
-
-export type Expected =
-  | { kind: 'credited'; points: number }
-  | { kind: 'debited'; points: number }
-  | { kind: 'dropped_by_queue' }
-  | { kind: 'duplicate' }
-  | { kind: 'customer_not_found' }
-  | { kind: 'ignored' }
-  | { kind: 'skipped' }
-  | { kind: 'rejected'; status: number };
-
-export interface Step {
-  customer: Customer;
-  label: string;
-  request: WebhookRequest;
-  record: { source: string; orderId: string; refundId?: string };
-  expected: Expected;
-}
+export type { Customer, Expected, Step } from './step.js';
 
 export function bigId(offset: bigint, runId: number): string {
   return (7_000_000_000_000_000_000n + offset * 100_000_000_000_000n + BigInt(runId)).toString();
@@ -180,6 +158,7 @@ export function buildSteps(
     decimalShopper?: Customer | undefined;
     japanShopper?: Customer | undefined;
     squareBuyer?: Customer | undefined;
+    smaregiBuyer?: Customer | undefined;
   },
   rateCredit: (c: Customer, amount: number) => number,
   target: DemoTarget,
@@ -290,6 +269,9 @@ export function buildSteps(
     ...(customers.japanShopper ? taxInclusiveSteps(customers.japanShopper, rateCredit, target, runId, now) : []),
     ...(squareBuyer && s.square
       ? squareSteps(squareBuyer, rateCredit(squareBuyer, squareEarningAmount(target.squareOrders?.basis)), s.square, runId, now)
+      : []),
+    ...(customers.smaregiBuyer && s.smaregi
+      ? smaregiSteps(customers.smaregiBuyer, (amount) => rateCredit(customers.smaregiBuyer as Customer, amount), s.smaregi, runId, now)
       : []),
   ];
 }

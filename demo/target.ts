@@ -6,5 +6,14 @@ import type { SquareSigning } from '../local/webhooks/index.js';
 export type DemoTarget = Pick<LocalStackHandle, 'intakeUrl' | 'openapi' | 'ledger' | 'queueStats' | 'waitForIdle' | 'squareOrders'> & {
   emulatorConfig: EmulatorConfig;
   /** The current signing secret of each source. */
-  secrets: { shopify: string; pos: string; square?: SquareSigning };
+  secrets: { shopify: string; pos: string; square?: SquareSigning; smaregi?: SmaregiDemoAccess };
 };
+
+/** How the demo reaches the Smaregi stand-in and signs its thin webhooks. */
+export interface SmaregiDemoAccess {
+  /** The stand-in's URL (seeding routes under /__smaregi). */
+  url: string;
+  contractId: string;
+  header: string;
+  secret: string;
+}

@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { type ActivityRecorder, activityFromEnvironment, activityOf, recordedRun } from '../shared/activity/index.js';
 import {
   auditLedger,
   findingLine,
@@ -40,6 +41,8 @@ export interface AuditLedgerDeps {
   writeMetrics: (line: string) => void;
   namespace: string;
   service: string;
+  /** Where the run's summary is filed for the operator console (best effort). */
+  activity?: ActivityRecorder;
 }
 
 export type AuditSummary = { orders: number; refunds: number; drift: number; from: string };
@@ -49,7 +52,13 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
     const now = deps.clock();
     // No upper bound: what was written while the audit ran is checked too.
     const range = { from: now - deps.days * DAY_MS };
-    const result: AuditResult = await auditLedger(await deps.scan(range), { ledger: deps.ledger, openapi: deps.openapi });
+    const result: AuditResult = await recordedRun(
+      deps.activity,
+      'audit',
+      deps.clock,
+      async () => auditLedger(await deps.scan(range), { ledger: deps.ledger, openapi: deps.openapi }),
+      (r) => ({ summary: summaryLine(r), findings: r.findings.length, details: r.findings.map(findingLine) }),
+    );
     for (const f of result.findings) deps.logger.warn(findingLine(f), { finding: f });
     for (const n of result.notes) deps.logger.info(noteLine(n), { note: n });
     deps.writeMetrics(
@@ -101,6 +110,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<A
     writeMetrics: overrides.writeMetrics ?? ((line) => process.stdout.write(`${line}\n`)),
     namespace: overrides.namespace ?? env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
     service: overrides.service ?? service,
+    ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
   };
 }
 

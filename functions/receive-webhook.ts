@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { type ActivityRecorder, activityFromEnvironment, activityOf } from '../shared/activity/index.js';
 import { ENV, minWebhookSecretChars, webhookSecretsFromEnvironment } from '../shared/config/index.js';
 import {
   type DeliveryRecorder,
@@ -28,6 +29,8 @@ import { loadSources } from '../shared/sources/index.js';
 export type ReceiveWebhookDeps = IntakeDeps & {
   /** Counts each delivery (accepted / ignored / refused, by source and kind); EMF on stdout in Lambda. */
   recordDelivery?: DeliveryRecorder;
+  /** The activity record (best effort, never read to decide): an accepted delivery under its order. */
+  activity?: ActivityRecorder;
 };
 export type ReceiveWebhookHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -63,9 +66,12 @@ function reply(statusCode: number, answer: IntakeAnswer | { error: { kind: strin
 export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
   return async (event) => {
     try {
+      const receivedAt = deps.now();
       const request = toRequest(event);
       const response = await receiveWebhook(request, deps);
       deps.recordDelivery?.(request.source, response);
+      for (const delivery of response.deliveries ?? [])
+        await deps.activity?.delivery({ ...delivery, receivedAt, status: response.statusCode, answer: 'accepted' });
       return reply(response.statusCode, response.answer);
     } catch (e) {
       deps.logger?.error('unexpected intake failure', { error: e instanceof Error ? e.name : 'unknown' });
@@ -76,6 +82,7 @@ export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ReceiveWebhookDeps> = {}): ReceiveWebhookDeps {
   const sources = overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]);
+  const logger = overrides.logger ?? createJsonLogger(env);
   return {
     sources,
     secrets:
@@ -83,12 +90,13 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
     queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFrom(env) }),
     now: overrides.now ?? Date.now,
     maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFrom(env),
-    logger: overrides.logger ?? createJsonLogger(env),
+    logger,
     replayWindowDays: overrides.replayWindowDays ?? replayWindowDaysFrom(env),
     ...quarantineFromEnvironment(env),
     ...(overrides.quarantine ? { quarantine: overrides.quarantine } : {}),
     ...(overrides.countQuarantined ? { countQuarantined: overrides.countQuarantined } : {}),
     recordDelivery: overrides.recordDelivery ?? deliveryMetricsFromEnv(env, sources.keys()),
+    ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
   };
 }
 

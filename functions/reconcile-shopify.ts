@@ -1,15 +1,17 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { type ActivityRecorder, activityFromEnvironment, activityOf, recordedRun } from '../shared/activity/index.js';
 import { createSecretsManagerReader, ENV, requiredSetting, type SecretReader } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import { powertoolsLogger } from '../shared/logging/index.js';
-import { METRIC, powertoolsMetrics } from '../shared/metrics/index.js';
+import { powertoolsMetrics } from '../shared/metrics/index.js';
 import { createSqsQueue, type EventQueue } from '../shared/queue/index.js';
 import {
   reconcileShopify,
   type ReconcileResult,
   type ReconcileSources,
   reconcileSourcesFrom,
+  recordRun,
   summaryLine,
 } from '../shared/reconcile/index.js';
 import {
@@ -48,6 +50,8 @@ export interface ReconcileShopifyDeps {
     publishStoredMetrics(): void;
   };
   now: () => Date;
+  /** Where the run's summary is filed for the operator console (best effort). */
+  activity?: ActivityRecorder;
 }
 
 export function makeHandler(deps: ReconcileShopifyDeps): (input: ReconcileShopifyInput) => Promise<ReconcileResult> {
@@ -63,23 +67,32 @@ export function makeHandler(deps: ReconcileShopifyDeps): (input: ReconcileShopif
     const until = new Date(deps.now().getTime() - settings.settleMinutes * 60_000);
     const since = new Date(until.getTime() - settings.lookbackHours * 3_600_000);
     const client = deps.adminClient(name, settings);
+    const missed: string[] = [];
     try {
-      const result = await reconcileShopify(
-        {
-          client,
-          ledger: deps.ledger,
-          source,
-          shopDomain: settings.shopDomain,
-          queue: deps.queue,
-          now: deps.now,
-          onMissing: (m) => deps.logger.warn('webhook never delivered: queued from the Admin API', { source: name, ...m }),
-          onProblem: (p) => deps.logger.error('could not reconcile', { source: name, ...p }),
-        },
-        { since, until, dryRun: false },
+      const result = await recordedRun(
+        deps.activity,
+        'reconcile',
+        () => deps.now().getTime(),
+        () =>
+          reconcileShopify(
+            {
+              client,
+              ledger: deps.ledger,
+              source,
+              shopDomain: settings.shopDomain,
+              queue: deps.queue,
+              now: deps.now,
+              onMissing: (m) => {
+                missed.push(`${m.kind} ${m.eventId} (${m.orderName}) queued`);
+                deps.logger.warn('webhook never delivered: queued from the Admin API', { source: name, ...m });
+              },
+              onProblem: (p) => deps.logger.error('could not reconcile', { source: name, ...p }),
+            },
+            { since, until, dryRun: false },
+          ),
+        (r) => ({ summary: `${name}: ${summaryLine(r)}`, findings: r.missing, details: missed }),
       );
-      deps.metrics.addDimension('source', name);
-      deps.metrics.addMetric(METRIC.reconcileMissing, MetricUnit.Count, result.missing);
-      deps.logger.info(summaryLine(result), { source: name, ...result, since: since.toISOString(), until: until.toISOString() });
+      recordRun(deps, name, result, { since, until });
       return result;
     } finally {
       deps.metrics.publishStoredMetrics();
@@ -102,6 +115,7 @@ export function depsFromEnvironment(
     if (!tokens.has(name)) tokens.set(name, secretsManagerAdminToken(s.accessTokenSecretArn, reader, { shopDomain: s.shopDomain }));
     return tokens.get(name)!;
   };
+  const logger = overrides.logger ?? powertoolsLogger(env, 'reconcile-shopify');
   return {
     sources,
     reconcile: overrides.reconcile ?? reconcileSourcesFrom(env[ENV.RECONCILE_SOURCES]),
@@ -119,9 +133,10 @@ export function depsFromEnvironment(
           accessTokenRejected: (t) => token.rejected(t),
         });
       }),
-    logger: overrides.logger ?? powertoolsLogger(env, 'reconcile-shopify'),
+    logger,
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'reconcile-shopify'),
     now: overrides.now ?? (() => new Date()),
+    ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
   };
 }
 

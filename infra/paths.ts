@@ -9,6 +9,8 @@ export const FUNCTION_ENTRIES = {
   processEvents: join(REPO_ROOT, 'functions', 'process-events.ts'),
   auditLedger: join(REPO_ROOT, 'functions', 'audit-ledger.ts'),
   reconcileShopify: join(REPO_ROOT, 'functions', 'reconcile-shopify.ts'),
+  shopifyAppProxy: join(REPO_ROOT, 'functions', 'shopify-app-proxy.ts'),
+  reconcileSmaregi: join(REPO_ROOT, 'functions', 'reconcile-smaregi.ts'),
 } as const;
 
 /**
@@ -27,4 +29,6 @@ export const FUNCTION_EXTERNAL_MODULES = {
   processEvents: ['@aws-sdk/*'],
   auditLedger: [],
   reconcileShopify: [],
+  shopifyAppProxy: ['@aws-sdk/*'],
+  reconcileSmaregi: [],
 } as const satisfies Record<keyof typeof FUNCTION_ENTRIES, readonly string[]>;

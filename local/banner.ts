@@ -1,9 +1,10 @@
 import type { EmulatorConfig } from '../emulator/index.js';
 import { LOCAL_DEFAULTS, LOCAL_ENV } from './config.js';
 import { curlFor, posCurlScript, shopifyOrderPaid } from './webhooks/index.js';
+import { SMAREGI_LOCAL } from './smaregi/index.js';
 
 export interface BannerInput {
-  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin?: string; squareOrders?: string };
+  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin?: string; squareOrders?: string; smaregi?: string };
   emulatorConfigPath: string;
   emulatorConfig: EmulatorConfig;
   clientId: string;
@@ -14,6 +15,8 @@ export interface BannerInput {
   defaulted: { shopify: boolean; pos: boolean; square?: boolean };
   /** The URL the Square source verifies signatures with. */
   squareNotificationUrl?: string;
+  /** The local Smaregi source (contract, custom header; its value is shown only when it is the demo default). */
+  smaregi?: { contractId: string; webhookHeader: string; webhookSecret: string };
   tableName: string;
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
@@ -77,6 +80,16 @@ export function examplePosScript(
   return posCurlScript(intakeUrl, body, secret);
 }
 
+/** The Smaregi stand-in and the source's contract and custom header (its value only when it is the demo's). */
+function smaregiLines(b: BannerInput): string[] {
+  if (b.urls.smaregi === undefined || !b.smaregi) return [];
+  const demo = b.smaregi.webhookSecret === SMAREGI_LOCAL.webhookSecret;
+  return [
+    `  Smaregi Platform API     ${b.urls.smaregi}   stand-in: token, GET transactions; POST /__smaregi/customers  POST /__smaregi/transactions`,
+    `                           POST /webhooks/smaregi for contract ${b.smaregi.contractId} (${LOCAL_ENV.SMAREGI_CONTRACT_ID}), header ${b.smaregi.webhookHeader}: ${demo ? `${b.smaregi.webhookSecret} (demo default)` : `${LOCAL_ENV.SMAREGI_WEBHOOK_SECRET} (not shown)`}`,
+  ];
+}
+
 /** The Square signature key and the notification URL it signs with (SQUARE_NOTIFICATION_URL). */
 function squareLines(b: BannerInput, shown: (name: string, values: string[], defaulted: boolean) => string): string[] {
   if (!b.webhookSecrets.square || !b.squareNotificationUrl) return [];
@@ -105,7 +118,7 @@ export function bannerLines(b: BannerInput): string[] {
   const lines = [
     'loyalty-points-bridge: local stack up',
     '',
-    `  intake (API Gateway v2)  ${b.urls.intake}   POST /webhooks/shopify  POST /webhooks/pos  POST /webhooks/square  GET /healthz`,
+    `  intake (API Gateway v2)  ${b.urls.intake}   POST /webhooks/shopify  POST /webhooks/pos  POST /webhooks/square  POST /webhooks/smaregi  GET /healthz`,
     `  Open API emulator        ${b.urls.emulator}   client ${b.clientId}, secret ${b.demoEmulatorConfig ? b.clientSecret : '(first secret of the configuration file)'}`,
     `                           configuration ${b.emulatorConfigPath}`,
     `  DynamoDB (dynalite)      ${b.urls.dynamodb}   table ${b.tableName}`,
@@ -126,6 +139,7 @@ export function bannerLines(b: BannerInput): string[] {
     `  webhook secrets          ${shown(LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, b.webhookSecrets.shopify, b.defaulted.shopify)}`,
     `                           ${shown(LOCAL_ENV.POS_WEBHOOK_SECRETS, b.webhookSecrets.pos, b.defaulted.pos)}`,
     ...squareLines(b, shown),
+    ...smaregiLines(b),
   ];
   const shopper = exampleMember(b.emulatorConfig, 'shopify');
   if (shopper) {

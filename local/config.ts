@@ -1,6 +1,7 @@
 import { ConfigurationError, deriveTiming, envInteger, envList, minWebhookSecretChars, type Timing } from '../shared/config/index.js';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../emulator/index.js';
 import { localTiming, LocalTimingError } from './timing.js';
+import { SMAREGI_LOCAL } from './smaregi/local.js';
 
 /** The derived defaults (shared/config/timing.ts): the same as a stage's with its default worker timeout. */
 const DEFAULT_TIMING = deriveTiming();
@@ -17,6 +18,14 @@ export const LOCAL_ENV = {
   SHOPIFY_ADMIN_PORT: 'SHOPIFY_ADMIN_PORT',
   /** The local stand-in of Square's Orders API (what the worker reads for `subtotal_excluding_tax`). */
   SQUARE_ORDERS_PORT: 'SQUARE_ORDERS_PORT',
+  /** The local stand-in of Smaregi's Platform API (what the worker reads for every Smaregi webhook). */
+  SMAREGI_PORT: 'SMAREGI_PORT',
+  /** The Smaregi contract the local `smaregi` source takes deliveries for. */
+  SMAREGI_CONTRACT_ID: 'SMAREGI_CONTRACT_ID',
+  /** The value of the Smaregi source's custom webhook header (at least 32 characters). */
+  SMAREGI_WEBHOOK_SECRET: 'SMAREGI_WEBHOOK_SECRET',
+  /** The custom header's name (default x-smaregi-webhook-token). */
+  SMAREGI_WEBHOOK_HEADER: 'SMAREGI_WEBHOOK_HEADER',
   EMULATOR_CONFIG: 'EMULATOR_CONFIG',
   SHOPIFY_WEBHOOK_SECRET: 'SHOPIFY_WEBHOOK_SECRET',
   POS_WEBHOOK_SECRETS: 'POS_WEBHOOK_SECRETS',
@@ -73,6 +82,7 @@ export interface LocalPorts {
   dynamodb: number;
   shopifyAdmin: number;
   squareOrders: number;
+  smaregi: number;
 }
 
 /** Which variable sets each port: a taken port is reported by its variable. */
@@ -82,6 +92,7 @@ const PORT_VARIABLES: Record<keyof LocalPorts, string> = {
   dynamodb: LOCAL_ENV.DYNAMODB_PORT,
   shopifyAdmin: LOCAL_ENV.SHOPIFY_ADMIN_PORT,
   squareOrders: LOCAL_ENV.SQUARE_ORDERS_PORT,
+  smaregi: LOCAL_ENV.SMAREGI_PORT,
 };
 
 /**
@@ -110,6 +121,8 @@ export interface LocalConfig {
   defaulted: { shopify: boolean; pos: boolean; square: boolean };
   /** SQUARE_NOTIFICATION_URL; undefined: the intake's own `/webhooks/square`. */
   squareNotificationUrl?: string;
+  /** The local Smaregi source: contract, custom header and its value. */
+  smaregi: { contractId: string; webhookHeader: string; webhookSecret: string };
   tableName: string;
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
@@ -152,6 +165,7 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
     dynamodb: integer(env, LOCAL_ENV.DYNAMODB_PORT, LOCAL_DEFAULTS.dynamodbPort, 0, 65_535),
     shopifyAdmin: integer(env, LOCAL_ENV.SHOPIFY_ADMIN_PORT, LOCAL_DEFAULTS.shopifyAdminPort, 0, 65_535),
     squareOrders: integer(env, LOCAL_ENV.SQUARE_ORDERS_PORT, LOCAL_DEFAULTS.squareOrdersPort, 0, 65_535),
+    smaregi: integer(env, LOCAL_ENV.SMAREGI_PORT, SMAREGI_LOCAL.port, 0, 65_535),
   };
   const emulatorConfigPath = env[LOCAL_ENV.EMULATOR_CONFIG]?.trim() || DEMO_CONFIG_PATH;
   let emulatorConfig: EmulatorConfig;
@@ -167,6 +181,7 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
   if (squareNotificationUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(squareNotificationUrl)) {
     throw new LocalConfigError(`${LOCAL_ENV.SQUARE_NOTIFICATION_URL} must be an http(s) URL`);
   }
+  const smaregi = localSmaregiSettings(env);
   const tableName = env[LOCAL_ENV.LEDGER_TABLE]?.trim() || LOCAL_DEFAULTS.ledgerTable;
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
     throw new LocalConfigError(`${LOCAL_ENV.LEDGER_TABLE} must be 3-255 letters, digits, _ . or -`);
@@ -191,9 +206,22 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
     webhookSecrets: { shopify: shopify.list, pos: pos.list, square: square.list },
     defaulted: { shopify: shopify.defaulted, pos: pos.defaulted, square: square.defaulted },
     ...(squareNotificationUrl ? { squareNotificationUrl } : {}),
+    smaregi,
     tableName,
     visibilityTimeoutSeconds: timing.visibilityTimeoutSeconds,
     maxReceiveCount: timing.maxReceiveCount,
     timing,
   };
+}
+
+/** SMAREGI_CONTRACT_ID, SMAREGI_WEBHOOK_HEADER and SMAREGI_WEBHOOK_SECRET, checked as the source checks them. */
+function localSmaregiSettings(env: NodeJS.ProcessEnv): LocalConfig['smaregi'] {
+  const contractId = env[LOCAL_ENV.SMAREGI_CONTRACT_ID]?.trim() || SMAREGI_LOCAL.contractId;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(contractId))
+    throw new LocalConfigError(`${LOCAL_ENV.SMAREGI_CONTRACT_ID} must be 1-64 letters, digits, _ or -`);
+  const webhookHeader = env[LOCAL_ENV.SMAREGI_WEBHOOK_HEADER]?.trim() || SMAREGI_LOCAL.webhookHeader;
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(webhookHeader))
+    throw new LocalConfigError(`${LOCAL_ENV.SMAREGI_WEBHOOK_HEADER} must be a header name: 1-64 letters, digits or -`);
+  const secret = secrets(env, LOCAL_ENV.SMAREGI_WEBHOOK_SECRET, SMAREGI_LOCAL.webhookSecret, minWebhookSecretChars('smaregi'));
+  return { contractId, webhookHeader, webhookSecret: secret.list[0] as string };
 }

@@ -24,6 +24,8 @@ export interface LocalStackHandle {
   waitForIdle(timeoutMs?: number): Promise<void>;
   /** The Square Orders stand-in and the basis the stack's Square source earns on (when the stack says). */
   squareOrders?: { url: string; basis: string };
+  /** The Smaregi Platform API stand-in and the contract of the stack's Smaregi source. */
+  smaregi?: { url: string; contractId: string };
   close(): Promise<void>;
 }
 
@@ -142,6 +144,7 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
     ledger,
     queueStats,
     ...(info?.squareOrders ? { squareOrders: info.squareOrders } : {}),
+    ...(info?.smaregi ? { smaregi: info.smaregi } : {}),
     deadLetters: async () => (await adminJson<{ messages: ListedDeadLetter[] }>(intakeUrl, 'GET', '/__local/dlq')).messages,
     redrive: async () => (await adminJson<{ moved: number }>(intakeUrl, 'POST', '/__local/redrive')).moved,
     async waitForIdle(timeoutMs = 30_000) {
@@ -179,6 +182,7 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
     redrive: async () => stack.queue.redrive(),
     waitForIdle: (timeoutMs = 30_000) => stack.queue.waitForIdle({ timeoutMs }),
     squareOrders: { url: stack.squareOrders.url, basis: stack.squareBasis },
+    smaregi: { url: stack.smaregi.standIn.url, contractId: stack.smaregi.contractId },
     close: () => openapi.close(),
   };
 }

@@ -14,6 +14,8 @@ export const LocalStackInfoSchema = z.object({
   shopifyAdmin: z.object({ url: z.url() }).optional(),
   /** The Square Orders API stand-in, and the basis the stack's Square source earns on. */
   squareOrders: z.object({ url: z.url(), basis: z.string() }).optional(),
+  /** The Smaregi Platform API stand-in and the contract of the stack's Smaregi source. */
+  smaregi: z.object({ url: z.url(), contractId: z.string().min(1) }).optional(),
 });
 
 export type LocalStackInfo = z.infer<typeof LocalStackInfoSchema>;

@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole system in one process (emulator, dynalite, intake behind a local API Gateway,
  * the FIFO queue, the worker and the shop-side stand-ins) on PORT / EMULATOR_PORT / DYNAMODB_PORT /
- * SHOPIFY_ADMIN_PORT / SQUARE_ORDERS_PORT, until Ctrl-C.
+ * SHOPIFY_ADMIN_PORT / SQUARE_ORDERS_PORT / SMAREGI_PORT, until Ctrl-C.
  */
 import { ConfigurationError } from '../shared/config/index.js';
 import { DEMO_CONFIG_PATH } from '../emulator/index.js';
@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     emulatorConfig: config.emulatorConfig,
     emulatorConfigPath: config.emulatorConfigPath,
     webhookSecrets: config.webhookSecrets,
+    smaregi: config.smaregi,
     ...(config.squareNotificationUrl ? { squareNotificationUrl: config.squareNotificationUrl } : {}),
     tableName: config.tableName,
     env: process.env,

@@ -1,4 +1,5 @@
 import { parseJsonOrUndefined } from '../shared/text/index.js';
+import { withSourceDefaults } from './sources-config.js';
 
 /**
  * Square signs the URL it was given together with the body, so the receiver must know that URL.
@@ -16,16 +17,7 @@ export function defaultSquareNotificationUrl(intakeUrl: string): string {
  * configuration disables Square (`"square": false`) or gives its own URL. Other sources as given.
  */
 export function withSquareSource(sourcesConfig: string | undefined, notificationUrl: string): string | undefined {
-  let config: unknown = {};
-  if (sourcesConfig !== undefined && sourcesConfig.trim() !== '') {
-    config = parseJsonOrUndefined(sourcesConfig);
-    if (config === undefined) return sourcesConfig; // not JSON: the receiver reports it, with its own message
-  }
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) return sourcesConfig;
-  const all = config as Record<string, unknown>;
-  const square = all.square ?? {};
-  if (typeof square !== 'object' || square === null || Array.isArray(square)) return sourcesConfig;
-  return JSON.stringify({ ...all, square: { notificationUrl, ...square } });
+  return withSourceDefaults(sourcesConfig, 'square', { notificationUrl });
 }
 
 /** The Square source's `amount.basis` in SOURCES_CONFIG (`amount` when it says none). */

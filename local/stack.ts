@@ -19,6 +19,7 @@ import { localTiming, timingEnvironment } from './timing.js';
 import { defaultSquareNotificationUrl, squareAmountBasis, withSquareSource } from './square.js';
 import { startSquareOrdersStandIn, type SquareOrdersStandIn } from './square-orders/server.js';
 import { SQUARE_ORDERS_ENV } from '../shared/square-orders/index.js';
+import { type LocalSmaregi, type LocalSmaregiOptions, localSmaregiEnvironment, startLocalSmaregi } from './smaregi/index.js';
 import { adminRoutes } from './admin.js';
 import { consoleRoutes, deferredSource, localConsoleSource } from '../console/index.js';
 import type { ConsoleSource } from '../console/index.js';
@@ -26,15 +27,21 @@ import { createDocumentClient } from '../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { LOCAL_AWS } from './dynamodb/index.js';
 import { enqueueRoute } from './enqueue-route.js';
+import { SHOPIFY_ENROLMENT_ENV, withShopifyEnrolment } from './customers.js';
+import { depsFromEnvironment as appProxyDepsFromEnvironment, makeHandler as makeAppProxyHandler } from '../functions/shopify-app-proxy.js';
 import { recordAcceptedDelivery, type ShopifyAdminStandIn, type ShopStore, startShopifyAdminStandIn } from './shopify-admin/index.js';
 import type { LocalStackInfo } from './info.js';
 import { type ApiHandler, type LocalHttpServer, startLocalHttpServer } from './http/index.js';
 import { lambdaContext } from './lambda/context.js';
-import { createLocalQueue, type DeadLetter, type LocalQueue, type LocalQueueOptions } from './queue/index.js';
+import { createLocalQueue, type DeadLetter, type LocalQueue, type LocalQueueOptions, systemClock } from './queue/index.js';
+import { type RecoveryTicker, startRecoveryTicker } from './recovery/ticker.js';
+import { openApiProbe } from '../shared/consumer/index.js';
 
 export interface LocalStackOptions {
   /** 0 (the default for each) picks a free port. */
-  ports?: { intake?: number; emulator?: number; dynamodb?: number; shopifyAdmin?: number; squareOrders?: number };
+  ports?: { intake?: number; emulator?: number; dynamodb?: number; shopifyAdmin?: number; squareOrders?: number; smaregi?: number };
+  /** The Smaregi source's contract, webhook header and secret; default: the demo values (local/smaregi). */
+  smaregi?: LocalSmaregiOptions;
   /** An emulator configuration (emulator/README.md, "Configuration"); default: the demo configuration. */
   emulatorConfig?: unknown;
   /** Webhook signing secrets per source (current first); default: the demo secrets. */
@@ -74,7 +81,9 @@ export interface StartedParts {
 }
 
 export interface LocalStack {
-  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin: string; squareOrders: string };
+  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin: string; squareOrders: string; smaregi: string };
+  /** Smaregi's Platform API stand-in (POST /__smaregi/customers and /__smaregi/transactions) and the source's settings. */
+  smaregi: LocalSmaregi;
   /** The Shopify GraphQL Admin API stand-in, holding every Shopify order and refund the intake accepted. */
   shopifyAdmin: ShopifyAdminStandIn;
   /** Square's Orders API stand-in (orders seeded with POST /__square/orders). */
@@ -88,6 +97,8 @@ export interface LocalStack {
   squareNotificationUrl: string;
   tableName: string;
   queue: LocalQueue;
+  /** Probes a paused upstream and resumes the queue (the deployed stack's scheduled recovery probe). */
+  recovery: RecoveryTicker;
   /** The ledger the worker writes, for reading records (the same module and table). */
   ledger: Ledger;
   /** The environment the handlers were built from (secrets included: do not print it). */
@@ -128,6 +139,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Intake listens first: while the rest starts, /healthz answers 503 and webhooks 503, as a
     // gateway does before its integration is ready.
     let receive: ApiHandler | undefined;
+    let appProxy: ApiHandler | undefined;
     let queueRef: LocalQueue | undefined;
     let infoRef: LocalStackInfo | undefined;
     let consoleRef: ConsoleSource | undefined;
@@ -145,7 +157,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
     const http: LocalHttpServer = await startLocalHttpServer({
       port: options.ports?.intake ?? 0,
-      apiRoutes: { 'POST /webhooks/shopify': intake, 'POST /webhooks/pos': intake, 'POST /webhooks/square': intake },
+      apiRoutes: {
+        'POST /webhooks/shopify': intake,
+        'POST /webhooks/pos': intake,
+        'POST /webhooks/square': intake,
+        'POST /webhooks/smaregi': intake,
+        // The Shopify App Proxy's link request (its proxy URL: <intake>/proxy/shopify).
+        'GET /proxy/shopify/link': async (event, context) => (appProxy ? appProxy(event, context) : notReady),
+      },
       localRoutes: {
         ...adminRoutes({ queue: () => queueRef, info: () => infoRef }),
         ...enqueueRoute(() => queueRef),
@@ -174,6 +193,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       accessToken: LOCAL_DEFAULTS.squareOrdersToken,
     });
     closers.push(() => squareOrders.close());
+    const smaregi = await startLocalSmaregi({ ...options.smaregi, port: options.ports?.smaregi ?? 0 });
+    closers.push(() => smaregi.standIn.close());
     // The demo and the CLI find these through GET /__local/info: ports may differ from their defaults.
     const quarantineTable = LOCAL_DEFAULTS.quarantineTable;
     await createLocalQuarantineTable(dynamo.endpoint, quarantineTable);
@@ -194,6 +215,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.env,
       ...timingEnvironment(timing),
       [ENV.LEDGER_TABLE]: tableName,
+      // The activity record (shared/activity) lives in the ledger table, as in the stack.
+      [ENV.ACTIVITY_TABLE]: tableName,
       [ENV.QUARANTINE_TABLE]: quarantineTable,
       [ENV.DYNAMODB_ENDPOINT]: dynamo.endpoint,
       [ENV.OPENAPI_BASE_URL]: emulator.url,
@@ -210,10 +233,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         options.env?.[SQUARE_ORDERS_ENV] ??
         JSON.stringify({ square: { accessToken: LOCAL_DEFAULTS.squareOrdersToken, origin: squareOrders.url } }),
     };
-    const sourcesConfig = withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl);
+    const sourcesConfig = withShopifyEnrolment(
+      withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl),
+      options.env?.[SHOPIFY_ENROLMENT_ENV],
+    );
     if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
     const squareBasis = squareAmountBasis(sourcesConfig);
     infoRef.squareOrders = { url: squareOrders.url, basis: squareBasis };
+    Object.assign(handlerEnv, localSmaregiEnvironment(smaregi, handlerEnv, ENV.SOURCES_CONFIG));
+    infoRef.smaregi = { url: smaregi.standIn.url, contractId: smaregi.contractId };
     // These would send the handlers to AWS (Secrets Manager, SQS) instead of the local parts.
     for (const name of [ENV.WEBHOOK_SECRET_ARNS, ENV.OPENAPI_SECRET_ARN, ENV.QUEUE_URL]) delete handlerEnv[name];
 
@@ -242,6 +270,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ...options.receiveOverrides,
       }),
     );
+    const appProxyDeps = appProxyDepsFromEnvironment(handlerEnv, {
+      queue,
+      ...(mode === 'powertools' ? {} : { logger: localLogger('app-proxy', mode === 'compact' ? log : undefined) }),
+    });
+    closers.push(async () => {
+      const client: unknown = appProxyDeps.openapi;
+      if (typeof client === 'object' && client !== null && 'close' in client && typeof client.close === 'function') await client.close();
+    });
+    appProxy = makeAppProxyHandler(appProxyDeps);
     const overrides =
       typeof options.processOverrides === 'function'
         ? options.processOverrides({
@@ -251,8 +288,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           })
         : (options.processOverrides ?? {});
     const processDeps = processDepsFromEnvironment(handlerEnv, {
-      // Waiting messages are deferred on the local queue (ChangeMessageVisibility), as on SQS.
+      // Waiting messages are set aside and deferred on the local queue (SendMessage, ChangeMessageVisibility), as on SQS.
       visibility: queue,
+      queue,
+      // The worker pauses the queue while the Open API is down; the recovery ticker below resumes it.
+      pull: queue,
       ...(mode === 'powertools' ? {} : { logger: localLogger('worker', mode === 'compact' ? log : undefined), metrics: discardedMetrics }),
       ...overrides,
     });
@@ -270,6 +310,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const processEvents = makeProcessHandler(processDeps);
     queue.start(async (event) => processEvents(event, lambdaContext('process-events', timing.workerTimeoutSeconds * 1000)));
     queueRef = queue;
+    const recovery = startRecoveryTicker({
+      clock: options.queue?.clock ?? systemClock,
+      pull: queue,
+      probe: openApiProbe(processDeps.openapi, 'shopify'),
+      log,
+    });
+    closeFirst.push(async () => recovery.stop());
     const consoleClient = createDocumentClient({ endpoint: dynamo.endpoint, ...LOCAL_AWS });
     closers.push(async () => consoleClient.destroy());
     consoleRef = localConsoleSource({
@@ -295,7 +342,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         dynamodb: dynamo.endpoint,
         shopifyAdmin: shopifyAdmin.url,
         squareOrders: squareOrders.url,
+        smaregi: smaregi.standIn.url,
       },
+      smaregi,
       shopifyAdmin,
       squareOrders,
       squareBasis,
@@ -304,6 +353,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       squareNotificationUrl,
       tableName,
       queue,
+      recovery,
       ledger,
       handlerEnv,
       close: async () => {

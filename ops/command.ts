@@ -15,7 +15,8 @@ export const CLI_USAGE = `usage:
   npm run redrive -- [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run audit -- [--since <date|3d>] [--until <date|12h>] [--json] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
-  npm run dlq -- [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
+  npm run dlq -- [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run reprocess -- --source <source> --customer <id> [--days <n, default 30>] [--key <external key>] [--stage <stage> ...]`;
 
 /** The `npm start` on PORT, its emulator and dynalite reached where it says they are. */
 async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
@@ -44,6 +45,10 @@ async function run(
     until: { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
+    source: { type: 'string' },
+    customer: { type: 'string' },
+    days: { type: 'string' },
+    key: { type: 'string' },
   } as const;
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
   const [command, ...rest] = positionals;
@@ -82,6 +87,20 @@ async function run(
         });
 
   switch (command) {
+    case 'reprocess': {
+      const { source, customer } = values;
+      if (source === undefined || customer === undefined || rest.length > 0)
+        throw new OpsError('usage', 'reprocess takes --source <source> --customer <id>');
+      const days = values.days === undefined ? 30 : Number(values.days);
+      if (!Number.isInteger(days) || days < 1 || days > 365) throw new OpsError('usage', '--days is a whole number of days, 1 to 365');
+      const handle = aws ?? (await localHandle(env));
+      try {
+        const { reprocessCustomer } = await import('./reprocess.js');
+        return await reprocessCustomer(handle, { source, customer, externalKey: values.key ?? source, days }, print);
+      } finally {
+        await handle.close();
+      }
+    }
     case 'ledger': {
       const [source, orderId, extra] = rest;
       if (source === undefined || orderId === undefined || extra !== undefined)

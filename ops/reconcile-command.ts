@@ -10,6 +10,7 @@ import { configFollowingStack, connectToRunningStack, requireRunningStack } from
 import { LOCAL_SHOP } from '../local/webhooks/index.js';
 import { LOCAL_ENQUEUE_PATH } from '../local/enqueue-route.js';
 import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { localEnqueue } from './local-enqueue.js';
 import type { ReconcileTarget } from './reconcile-target.js';
 
 export const RECONCILE_USAGE = `usage:
@@ -36,18 +37,7 @@ async function localTarget(env: NodeJS.ProcessEnv, sourceName: string, shop: str
     origin: adminUrl,
     accessToken: async () => LOCAL_DEFAULTS.shopifyAdminToken,
   });
-  const queue: EventQueue = {
-    async send(message) {
-      const res = await fetch(`${handle.intakeUrl}${LOCAL_ENQUEUE_PATH}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ messages: [message] }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      await res.body?.cancel();
-      if (res.status !== 200) throw new Error(`POST ${LOCAL_ENQUEUE_PATH} answered ${res.status}: is the local stack current (npm start)?`);
-    },
-  };
+  const queue = localEnqueue(handle.intakeUrl);
   return {
     client,
     ledger: handle.ledger,
@@ -94,6 +84,15 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
     throw new OpsError('usage', e instanceof Error ? e.message : 'bad window');
   }
 
+  if (values.source === 'smaregi' || loadSources(env.SOURCES_CONFIG).get(values.source)?.kind === 'smaregi') {
+    if (values.stage !== undefined)
+      throw new OpsError(
+        'usage',
+        'a Smaregi source is reconciled in a stage by its schedule (docs/deploy.md); --stage is for Shopify sources',
+      );
+    const { reconcileSmaregiLocal } = await import('./reconcile-smaregi.js');
+    return reconcileSmaregiLocal({ env, sourceName: values.source, since, until, dryRun: values['dry-run'], out, now });
+  }
   const target =
     values.stage === undefined
       ? await localTarget(env, values.source, values.shop)

@@ -1,38 +1,54 @@
 import { performance } from 'node:perf_hooks';
 import { fetchToken } from '../worker/harness.js';
+import { countEvent } from './count.js';
 import {
   CLIENT_TIMEOUT_MS,
   comparisonEmulatorConfig,
-  expectedCredit,
   FAULT_KINDS,
   type FaultKind,
-  type PlannedPurchase,
-  planPurchases,
+  type HistoryEntry,
+  type PlannedEvent,
+  planEvents,
 } from './plan.js';
-import { armCalculationFault, readBalance, startSideServers } from './servers.js';
+import { armGrantFault, grantOpeningBalance, readHistory, startSideServers } from './servers.js';
 import { bridgeSide, COMPARISON_CLIENT, type CrashLine, powertoolsSide, type Side } from './sides.js';
 
 /**
- * Runs the bridge and the Powertools handler, one after the other, each on its own fresh emulator and
- * dynalite, through the same seeded list of purchases and the same fault for each. Purchases go one at
- * a time (a concurrent delivery is two copies at once), so each armed emulator fault hits the purchase
- * it was armed for. Credits are read back from the emulator afterwards, against the model.
+ * Runs the bridge and the Powertools handlers, one after the other, each on its own fresh emulator and
+ * dynalite, through the same seeded list of purchases and refunds and the same fault for each. Events go
+ * one at a time (a concurrent delivery is two copies at once), so each armed emulator fault hits the event
+ * it was armed for. Credits and debits are read back from the emulator's point histories afterwards,
+ * against the model.
  */
 
 export interface SideFigures {
+  /** Purchases and refunds. */
   events: number;
+  /** Credits doubled + debits doubled. */
   doubled: number;
+  /** Credits lost + debits lost. */
   lost: number;
   dynamoWritesPerPurchase: number;
   upstreamCallsPerPurchase: number;
+  purchases: number;
+  refunds: number;
+  doubledCredits: number;
+  lostCredits: number;
+  doubledDebits: number;
+  lostDebits: number;
+  /** Credits or debits of another amount than the model's (neither doubled nor lost). */
+  wrongAmounts: number;
+  dynamoWritesPerRefund: number;
+  upstreamCallsPerRefund: number;
+  /** Of acknowledged deliveries, purchases and refunds. */
   p50Ms: number;
   deliveries: number;
   deadLettered: number;
   /** DynamoDB requests by operation, as the counting proxy saw them. */
   dynamoOperations: Record<string, number>;
-  /** Per fault kind: purchases, doubled and lost credits, DynamoDB writes and upstream calls (totals). */
-  byKind: Record<string, KindFigures>;
-  /** After each purchase of the run, in order: doubled and lost credits so far. */
+  /** Per event type and fault kind: events, doubled and lost, DynamoDB writes and upstream calls (totals). */
+  byKind: Record<PlannedEvent['type'], Record<string, KindFigures>>;
+  /** After each event of the run, in order: doubled and lost credits and debits so far. */
   cumulative: Array<{ doubled: number; lost: number }>;
 }
 
@@ -46,8 +62,8 @@ export interface KindFigures {
 
 export interface ComparisonFigures {
   seed: number;
-  /** The planned purchases' order ids with their fault kinds: the same list for both sides. */
-  plan: Array<{ orderId: string; kind: FaultKind }>;
+  /** The planned events with their fault kinds: the same list for both sides. */
+  plan: Array<{ type: PlannedEvent['type']; orderId: string; refundId?: string; kind: FaultKind }>;
   bridge: SideFigures;
   powertools: SideFigures;
 }
@@ -61,7 +77,7 @@ function percentile50(values: number[]): number {
 }
 
 /** Delivers until acknowledged (or the receive budget is spent: dead-lettered); the first attempt may die. */
-async function deliverUntilDone(side: Side, p: PlannedPurchase, tally: { deliveries: number; ms: number[] }, crash?: CrashLine) {
+async function deliverUntilDone(side: Side, p: PlannedEvent, tally: { deliveries: number; ms: number[] }, crash?: CrashLine) {
   for (let n = 1; n <= MAX_DELIVERIES; n += 1) {
     tally.deliveries += 1;
     const started = performance.now();
@@ -75,7 +91,8 @@ async function deliverUntilDone(side: Side, p: PlannedPurchase, tally: { deliver
   return false;
 }
 
-async function deliver(side: Side, p: PlannedPurchase, emulatorUrl: string, tally: { deliveries: number; ms: number[] }): Promise<boolean> {
+async function deliver(side: Side, p: PlannedEvent, emulatorUrl: string, tally: { deliveries: number; ms: number[] }): Promise<boolean> {
+  const call = p.type === 'purchase' ? 'calculation' : 'grant';
   switch (p.kind) {
     case 'duplicate':
       return (await deliverUntilDone(side, p, tally)) && (await deliverUntilDone(side, p, tally));
@@ -84,11 +101,11 @@ async function deliver(side: Side, p: PlannedPurchase, emulatorUrl: string, tall
     case 'error_500':
     case 'reset_before':
     case 'reset_after_commit':
-      await armCalculationFault(emulatorUrl, p.kind);
+      await armGrantFault(emulatorUrl, call, p.kind);
       return deliverUntilDone(side, p, tally);
     case 'delay':
       // Held past the client's timeout: the grant is made, the caller sees a timeout.
-      await armCalculationFault(emulatorUrl, 'delay', CLIENT_TIMEOUT_MS * 2);
+      await armGrantFault(emulatorUrl, call, 'delay', CLIENT_TIMEOUT_MS * 2);
       return deliverUntilDone(side, p, tally);
     case 'crash_before_call':
       return deliverUntilDone(side, p, tally, 'before-call');
@@ -98,16 +115,37 @@ async function deliver(side: Side, p: PlannedPurchase, emulatorUrl: string, tall
       // The grant's answer is slow (within the client's timeout) and the function's time runs out while it
       // waits: the attempt dies right after the grant, before anything is recorded; the redelivery comes
       // once the lease / in-progress record has lapsed.
-      await armCalculationFault(emulatorUrl, 'delay', CLIENT_TIMEOUT_MS / 2);
+      await armGrantFault(emulatorUrl, call, 'delay', CLIENT_TIMEOUT_MS / 2);
       return deliverUntilDone(side, p, tally, 'after-call');
     default:
       return deliverUntilDone(side, p, tally);
   }
 }
 
+const emptyKinds = (): Record<string, KindFigures> =>
+  Object.fromEntries(FAULT_KINDS.map((k) => [k, { events: 0, doubled: 0, lost: 0, dynamoWrites: 0, upstreamCalls: 0 }]));
+
+/** Delivers every planned event in order; the writes and calls each one cost go to its kind. */
+async function deliverAll(side: Side, plan: PlannedEvent[], servers: Awaited<ReturnType<typeof startSideServers>>) {
+  const tally = { deliveries: 0, ms: [] as number[] };
+  const byKind = { purchase: emptyKinds(), refund: emptyKinds() };
+  let deadLettered = 0;
+  for (const e of plan) {
+    const before = { writes: servers.dynamoWrites(), calls: await servers.upstreamCalls(COMPARISON_CLIENT.id) };
+    if (!(await deliver(side, e, servers.emulatorUrl, tally))) deadLettered += 1;
+    const k = byKind[e.type][e.kind] as KindFigures;
+    k.dynamoWrites += servers.dynamoWrites() - before.writes;
+    k.upstreamCalls += (await servers.upstreamCalls(COMPARISON_CLIENT.id)) - before.calls;
+  }
+  return { tally, byKind, deadLettered };
+}
+
+const perEvent = (kinds: Record<string, KindFigures>, count: number, key: 'dynamoWrites' | 'upstreamCalls') =>
+  round(Object.values(kinds).reduce((n, k) => n + k[key], 0) / Math.max(1, count));
+
 export async function runSide(
   name: Side['name'],
-  plan: PlannedPurchase[],
+  plan: PlannedEvent[],
   seed: number,
   log: (line: string) => void = () => undefined,
 ): Promise<SideFigures> {
@@ -115,47 +153,51 @@ export async function runSide(
   const servers = await startSideServers(comparisonEmulatorConfig(plan, COMPARISON_CLIENT), table);
   try {
     const side = name === 'bridge' ? await bridgeSide(servers) : await powertoolsSide(servers, `${table}-idempotency`);
-    servers.operations.clear();
-    const tally = { deliveries: 0, ms: [] as number[] };
-    let deadLettered = 0;
-    const byKind: Record<string, KindFigures> = Object.fromEntries(
-      FAULT_KINDS.map((k) => [k, { events: 0, doubled: 0, lost: 0, dynamoWrites: 0, upstreamCalls: 0 }]),
-    );
-    for (const p of plan) {
-      const before = { writes: servers.dynamoWrites(), calls: await servers.upstreamCalls(COMPARISON_CLIENT.id) };
-      if (!(await deliver(side, p, servers.emulatorUrl, tally))) deadLettered += 1;
-      const k = byKind[p.kind] as KindFigures;
-      k.dynamoWrites += servers.dynamoWrites() - before.writes;
-      k.upstreamCalls += (await servers.upstreamCalls(COMPARISON_CLIENT.id)) - before.calls;
-    }
-    // Counted before the balances are read (the reads are calls too).
-    const upstream = await servers.upstreamCalls(COMPARISON_CLIENT.id);
-    const writes = servers.dynamoWrites();
-    const operations = Object.fromEntries(servers.operations);
     const token = await fetchToken(servers.emulatorUrl, COMPARISON_CLIENT);
+    for (const e of plan) if (e.type === 'purchase') await grantOpeningBalance(servers.emulatorUrl, token, e.externalId);
+    servers.operations.clear();
+    const { tally, byKind, deadLettered } = await deliverAll(side, plan, servers);
+    const operations = Object.fromEntries(servers.operations);
+    // The histories are read after each event's calls were counted (the reads are calls too).
+    const histories = new Map<string, HistoryEntry[]>();
+    const count = { doubledCredits: 0, lostCredits: 0, doubledDebits: 0, lostDebits: 0, wrongAmounts: 0 };
     const cumulative: SideFigures['cumulative'] = [];
-    let doubled = 0;
-    let lost = 0;
-    for (const p of plan) {
-      const balance = await readBalance(servers.emulatorUrl, token, p.externalId);
-      const credit = expectedCredit(p);
-      if (balance % credit !== 0n) throw new Error(`${name}: ${p.orderId} balance ${balance} is not a multiple of its credit ${credit}`);
-      const credits = Number(balance / credit);
-      const k = byKind[p.kind] as KindFigures;
+    for (const e of plan) {
+      const history = histories.get(e.externalId) ?? (await readHistory(servers.emulatorUrl, token, e.externalId));
+      histories.set(e.externalId, history);
+      const c = countEvent(e, history);
+      const k = byKind[e.type][e.kind] as KindFigures;
       k.events += 1;
-      k.doubled += Math.max(0, credits - 1);
-      k.lost += credits === 0 ? 1 : 0;
-      doubled += Math.max(0, credits - 1);
-      lost += credits === 0 ? 1 : 0;
-      cumulative.push({ doubled, lost });
+      k.doubled += c.doubled;
+      k.lost += c.lost;
+      count.wrongAmounts += c.wrongAmounts;
+      if (e.type === 'purchase') {
+        count.doubledCredits += c.doubled;
+        count.lostCredits += c.lost;
+      } else {
+        count.doubledDebits += c.doubled;
+        count.lostDebits += c.lost;
+      }
+      cumulative.push({ doubled: count.doubledCredits + count.doubledDebits, lost: count.lostCredits + count.lostDebits });
     }
-    log(`comparison: ${name} ${plan.length} purchases, doubled ${doubled}, lost ${lost}, ${tally.deliveries} deliveries`);
+    const purchases = plan.filter((e) => e.type === 'purchase').length;
+    const refunds = plan.length - purchases;
+    const doubled = count.doubledCredits + count.doubledDebits;
+    const lost = count.lostCredits + count.lostDebits;
+    log(
+      `comparison: ${name} ${purchases} purchases + ${refunds} refunds, doubled ${doubled}, lost ${lost}, ${tally.deliveries} deliveries`,
+    );
     return {
       events: plan.length,
       doubled,
       lost,
-      dynamoWritesPerPurchase: round(writes / plan.length),
-      upstreamCallsPerPurchase: round(upstream / plan.length),
+      dynamoWritesPerPurchase: perEvent(byKind.purchase, purchases, 'dynamoWrites'),
+      upstreamCallsPerPurchase: perEvent(byKind.purchase, purchases, 'upstreamCalls'),
+      purchases,
+      refunds,
+      ...count,
+      dynamoWritesPerRefund: perEvent(byKind.refund, refunds, 'dynamoWrites'),
+      upstreamCallsPerRefund: perEvent(byKind.refund, refunds, 'upstreamCalls'),
       p50Ms: percentile50(tally.ms),
       deliveries: tally.deliveries,
       deadLettered,
@@ -168,9 +210,20 @@ export async function runSide(
   }
 }
 
-export async function runComparison(options: { events: number; seed: number; log?: (line: string) => void }): Promise<ComparisonFigures> {
-  const plan = planPurchases(options.events, options.seed);
+/** `purchases` purchases and as many refunds, the same list through both sides. */
+export async function runComparison(options: {
+  purchases: number;
+  seed: number;
+  log?: (line: string) => void;
+}): Promise<ComparisonFigures> {
+  const plan = planEvents(options.purchases, options.seed);
   const bridge = await runSide('bridge', plan, options.seed, options.log);
   const powertools = await runSide('powertools', plan, options.seed, options.log);
-  return { seed: options.seed, plan: plan.map((p) => ({ orderId: p.orderId, kind: p.kind })), bridge, powertools };
+  const listed = plan.map((e) => ({
+    type: e.type,
+    orderId: e.orderId,
+    ...(e.type === 'refund' ? { refundId: e.refundId } : {}),
+    kind: e.kind,
+  }));
+  return { seed: options.seed, plan: listed, bridge, powertools };
 }

@@ -6,9 +6,10 @@ import type { Context } from 'aws-lambda';
 import type { PointsApi } from '../../shared/points/index.js';
 
 /**
- * The purchase handler a careful AWS TypeScript team writes with Powertools idempotency 2.x, for the
- * side-by-side run: `makeIdempotent` around the work, `DynamoDBPersistenceLayer` on the same DynamoDB,
- * the idempotency key = source + order id (JMESPath), the Lambda context registered so an attempt that
+ * The purchase and refund handlers a careful AWS TypeScript team writes with Powertools idempotency 2.x, for
+ * the side-by-side run: `makeIdempotent` around the work, `DynamoDBPersistenceLayer` on the same DynamoDB,
+ * the idempotency key = source + order id (purchase) or source + refund id (refund) by JMESPath, each with
+ * its own key prefix in the one table, the Lambda context registered so an attempt that
  * dies leaves an in-progress record that lapses with the invocation's timeout, and the same Open API
  * client as the bridge (its timeouts, its retries of GETs). Nothing of the bridge's ledger: no lease of
  * its own, no marker lookup in the point history before re-granting.
@@ -22,11 +23,22 @@ export interface PowertoolsPurchase {
   title: string;
 }
 
+/** A refund as the team's queue carries it: which order, which refund, the yen given back and the order's yen. */
+export interface PowertoolsRefund {
+  source: string;
+  orderId: string;
+  refundId: string;
+  externalId: string;
+  amount: number;
+  orderAmount: number;
+  title: string;
+}
+
 /** Between which lines a crash is injected: after the customer lookup (before the grant), after the grant. */
 export type PowertoolsStep = 'customer' | 'granted';
 
 export interface PowertoolsHandlerDeps {
-  openapi: Pick<PointsApi, 'getMemberByExternalId' | 'calculatePoints'>;
+  openapi: Pick<PointsApi, 'getMemberByExternalId' | 'calculatePoints' | 'listPoints' | 'grantPoints'>;
   client: DynamoDBClient;
   tableName: string;
   /** A throw or a never-settling promise here acts as the process dying at that line. */
@@ -34,11 +46,14 @@ export interface PowertoolsHandlerDeps {
 }
 
 export type PowertoolsHandler = (event: PowertoolsPurchase, context: Context) => Promise<{ memberId: string; points: number }>;
+export type PowertoolsRefundHandler = (event: PowertoolsRefund, context: Context) => Promise<{ memberId: string; debited: number }>;
+
+const config = (eventKeyJmesPath: string) =>
+  new IdempotencyConfig({ eventKeyJmesPath, throwOnNoIdempotencyKey: true, expiresAfterSeconds: 3600 });
 
 export function makePowertoolsHandler(deps: PowertoolsHandlerDeps): PowertoolsHandler {
   const checkpoint = deps.checkpoint ?? (async () => undefined);
   const persistenceStore = new DynamoDBPersistenceLayer({ tableName: deps.tableName, awsSdkV3Client: deps.client });
-  const config = new IdempotencyConfig({ eventKeyJmesPath: '[source, orderId]', throwOnNoIdempotencyKey: true, expiresAfterSeconds: 3600 });
   return makeIdempotent(
     async (event: PowertoolsPurchase, _context: Context) => {
       const member = await deps.openapi.getMemberByExternalId('shopify', event.externalId);
@@ -47,12 +62,46 @@ export function makePowertoolsHandler(deps: PowertoolsHandlerDeps): PowertoolsHa
       const after = await deps.openapi.calculatePoints(member.id, {
         amount: event.amount,
         title: event.title,
-        remarks: `${event.source}:order:${event.orderId}`,
+        remarks: orderRemark(event.source, event.orderId),
       });
       await checkpoint('granted');
       return { memberId: member.id, points: after.point };
     },
-    { persistenceStore, config },
+    { persistenceStore, config: config('[source, orderId]'), keyPrefix: 'purchase' },
+  );
+}
+
+/** The remark the purchase handler writes on its grant; the refund handler finds the credit by it. */
+const orderRemark = (source: string, orderId: string) => `${source}:order:${orderId}`;
+
+/**
+ * The refund: a negative grant of the refund's share of what the order earned, floor(credit x refunded /
+ * order amount). The credit is read from the point history by the purchase's remark (the team keeps no
+ * ledger; the bridge's first refund of an order reads the history once too). A partial refund only (the
+ * bench's refunds are one per order): a second refund of an order would need the debits so far as well.
+ */
+export function makePowertoolsRefundHandler(deps: PowertoolsHandlerDeps): PowertoolsRefundHandler {
+  const checkpoint = deps.checkpoint ?? (async () => undefined);
+  const persistenceStore = new DynamoDBPersistenceLayer({ tableName: deps.tableName, awsSdkV3Client: deps.client });
+  return makeIdempotent(
+    async (event: PowertoolsRefund, _context: Context) => {
+      const member = await deps.openapi.getMemberByExternalId('shopify', event.externalId);
+      const history = await deps.openapi.listPoints(member.id, { page: 1, perPage: 100 });
+      const credit = history.points.find((p) => p.remarks === orderRemark(event.source, event.orderId) && p.point > 0);
+      if (!credit) throw new Error(`refund ${event.refundId}: no credit of order ${event.orderId} in the history yet`);
+      const debit = Number((BigInt(credit.point) * BigInt(event.amount)) / BigInt(event.orderAmount));
+      await checkpoint('customer');
+      if (debit > 0) {
+        await deps.openapi.grantPoints(member.id, {
+          point: -debit,
+          title: event.title,
+          remarks: `${event.source}:refund:${event.refundId}`,
+        });
+      }
+      await checkpoint('granted');
+      return { memberId: member.id, debited: debit };
+    },
+    { persistenceStore, config: config('[source, refundId]'), keyPrefix: 'refund' },
   );
 }
 

@@ -1,6 +1,6 @@
 import type { ComparisonFigures } from './compare.js';
 
-/** The run's cumulative doubled and lost credits for both sides as a small self-contained SVG (no network). */
+/** The run's cumulative doubled and lost credits and debits for both sides as a small self-contained SVG (no network). */
 
 const W = 640;
 const H = 320;
@@ -36,13 +36,13 @@ export function comparisonSvg(figures: ComparisonFigures): string {
   );
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">`,
-    `<title>Cumulative credits doubled and lost over the run: bridge ${figures.bridge.doubled} / ${figures.bridge.lost}, Powertools idempotency ${figures.powertools.doubled} / ${figures.powertools.lost}</title>`,
+    `<title>Cumulative credits and debits doubled and lost over the run: bridge ${figures.bridge.doubled} / ${figures.bridge.lost}, Powertools idempotency ${figures.powertools.doubled} / ${figures.powertools.lost}</title>`,
     `<rect width="${W}" height="${H}" fill="#fff"/>`,
-    `<text x="${M.left}" y="12" font-weight="bold">Cumulative credits doubled / lost, same ${n} purchases and faults (seed ${figures.seed})</text>`,
+    `<text x="${M.left}" y="12" font-weight="bold">Cumulative credits + debits doubled / lost, same ${n} events and faults (seed ${figures.seed})</text>`,
     ...ticks,
     `<line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${H - M.bottom}" stroke="#333"/>`,
     `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#333"/>`,
-    `<text x="${(W + M.left) / 2}" y="${H - 10}" text-anchor="middle">purchases delivered (run order)</text>`,
+    `<text x="${(W + M.left) / 2}" y="${H - 10}" text-anchor="middle">events delivered (each purchase, then its refund; run order)</text>`,
     `<text x="${M.left}" y="${H - M.bottom + 14}" text-anchor="middle">0</text>`,
     `<text x="${W - M.right}" y="${H - M.bottom + 14}" text-anchor="middle">${n}</text>`,
     ...lines,

@@ -4,6 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startEmulator } from '../../emulator/index.js';
 import { startDynalite, type LocalDynamo } from '../../test/support/dynalite.js';
+import { type HistoryEntry, OPENING_POINTS, OPENING_REMARK } from './plan.js';
 
 /**
  * The real servers one side runs against, and the counts taken AT them (not from the code's own
@@ -83,23 +84,60 @@ export async function startSideServers(emulatorConfig: unknown, tableName: strin
   };
 }
 
-/** Arms one emulator fault on the points calculation (the grant both implementations make). */
-export async function armCalculationFault(emulatorUrl: string, fault: string, delayMs = 0): Promise<void> {
+/** The grant each event makes on both sides: a purchase's points calculation, a refund's (negative) point grant. */
+export type GrantCall = 'calculation' | 'grant';
+const GRANT_PATHS: Record<GrantCall, string> = {
+  calculation: '^/api/ext/users/[^/]+/points/calculation$',
+  grant: '^/api/ext/users/[^/]+/points$',
+};
+
+/** Arms one emulator fault on the next POST of that grant (the call both implementations make). */
+export async function armGrantFault(emulatorUrl: string, call: GrantCall, fault: string, delayMs = 0): Promise<void> {
   const response = await fetch(`${emulatorUrl}/__emulator/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ method: 'POST', path: '^/api/ext/users/[^/]+/points/calculation$', fault, times: 1, delay_ms: delayMs }),
+    body: JSON.stringify({ method: 'POST', path: GRANT_PATHS[call], fault, times: 1, delay_ms: delayMs }),
   });
   await response.body?.cancel();
-  if (!response.ok) throw new Error(`emulator: arming ${fault} answered ${response.status}`);
+  if (!response.ok) throw new Error(`emulator: arming ${fault} on the ${call} answered ${response.status}`);
 }
 
-/** A member's balance, read over plain HTTP (not through the client under test). */
-export async function readBalance(emulatorUrl: string, token: string, externalId: string): Promise<bigint> {
-  const response = await fetch(`${emulatorUrl}/api/ext/users/external_id/shopify/${externalId}`, {
-    headers: { authorization: `Bearer ${token}`, 'user-agent': 'bench-comparison-reader' },
+async function memberId(emulatorUrl: string, headers: Record<string, string>, externalId: string): Promise<string> {
+  const member = await fetch(`${emulatorUrl}/api/ext/users/external_id/shopify/${externalId}`, { headers });
+  const found = (await member.json()) as { member?: { id?: string } };
+  if (!member.ok || !found.member?.id) throw new Error(`reading ${externalId}: ${member.status}`);
+  return found.member.id;
+}
+
+const readerHeaders = (token: string) => ({ authorization: `Bearer ${token}`, 'user-agent': 'bench-comparison-reader' });
+
+/**
+ * Gives a member the points of earlier purchases, over plain HTTP: a member holding only this order's
+ * points would make the upstream refuse a second debit larger than what is left (insufficient points),
+ * which hides a doubled debit behind a refusal. Real members mostly hold more.
+ */
+export async function grantOpeningBalance(emulatorUrl: string, token: string, externalId: string): Promise<void> {
+  const headers = readerHeaders(token);
+  const id = await memberId(emulatorUrl, headers, externalId);
+  const response = await fetch(`${emulatorUrl}/api/ext/users/${id}/points`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ point: OPENING_POINTS, title: 'Earlier purchases', remarks: OPENING_REMARK }),
   });
-  const body = (await response.json()) as { member?: { point?: number } };
-  if (!response.ok || body.member?.point === undefined) throw new Error(`reading ${externalId}: ${response.status}`);
-  return BigInt(body.member.point);
+  await response.body?.cancel();
+  if (!response.ok) throw new Error(`opening balance of ${externalId}: ${response.status}`);
+}
+
+/** A member's point history, newest first, read over plain HTTP (not through the client under test). */
+export async function readHistory(emulatorUrl: string, token: string, externalId: string): Promise<HistoryEntry[]> {
+  const headers = readerHeaders(token);
+  const id = await memberId(emulatorUrl, headers, externalId);
+  const entries: HistoryEntry[] = [];
+  for (let page = 1; ; page += 1) {
+    const response = await fetch(`${emulatorUrl}/api/ext/users/${id}/points?per_page=1000&page=${page}`, { headers });
+    const body = (await response.json()) as { points?: HistoryEntry[]; last_page?: number };
+    if (!response.ok || !body.points) throw new Error(`reading the history of ${externalId}: ${response.status}`);
+    entries.push(...body.points.map((p) => ({ point: p.point, remarks: p.remarks })));
+    if (page >= (body.last_page ?? 1)) return entries;
+  }
 }

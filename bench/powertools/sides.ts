@@ -3,10 +3,16 @@ import { ProcessingSettings } from '../../shared/config/index.js';
 import type { PurchaseEvent } from '../../shared/events/index.js';
 import { createLedger } from '../../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../shared/openapi/index.js';
-import { sqsEvent } from '../worker/events.js';
+import { refund, sqsEvent } from '../worker/events.js';
 import { quiet, quietMetrics } from '../worker/harness.js';
-import { createIdempotencyTable, lambdaContext, makePowertoolsHandler } from './handler.js';
-import { CLIENT_TIMEOUT_MS, LAMBDA_TIMEOUT_MS, type PlannedPurchase } from './plan.js';
+import {
+  createIdempotencyTable,
+  lambdaContext,
+  makePowertoolsHandler,
+  makePowertoolsRefundHandler,
+  type PowertoolsStep,
+} from './handler.js';
+import { CLIENT_TIMEOUT_MS, LAMBDA_TIMEOUT_MS, type PlannedEvent, type PlannedPurchase } from './plan.js';
 import type { SideServers } from './servers.js';
 
 /**
@@ -19,8 +25,8 @@ export type CrashLine = 'before-call' | 'after-call';
 
 export interface Side {
   name: 'bridge' | 'powertools';
-  /** One delivery of the purchase; true when the handler acknowledged it. */
-  attempt(p: PlannedPurchase, crash?: CrashLine): Promise<boolean>;
+  /** One delivery of the event; true when the handler acknowledged it. */
+  attempt(e: PlannedEvent, crash?: CrashLine): Promise<boolean>;
   /** What the queue waits before it delivers a failed or lost attempt again (a lease or in-progress record lapses). */
   beforeRedelivery(): Promise<void>;
 }
@@ -91,16 +97,18 @@ export async function bridgeSide(servers: SideServers): Promise<Side> {
     clock,
     logger: quiet,
     metrics: quietMetrics,
+    // The same two boundaries as the Powertools side: before the grant (the order is held), after it.
     checkpoint: async (step) => {
-      if (step === 'purchase:customer') await crash.at('before-call');
-      if (step === 'purchase:granted') await crash.at('after-call');
+      if (step === 'purchase:customer' || step === 'refund:order-claimed') await crash.at('before-call');
+      if (step === 'purchase:granted' || step === 'refund:granted') await crash.at('after-call');
     },
   });
   return {
     name: 'bridge',
-    attempt: (p, line) => {
+    attempt: (e, line) => {
       const died = crash.arm(line);
-      const done = handler(sqsEvent(purchaseEvent(p))).then(
+      const event = e.type === 'purchase' ? purchaseEvent(e) : refund(purchaseEvent(e.purchase), e.refundId, e.amount);
+      const done = handler(sqsEvent(event)).then(
         (r) => r.batchItemFailures.length === 0,
         () => false,
       );
@@ -115,18 +123,29 @@ export async function bridgeSide(servers: SideServers): Promise<Side> {
 export async function powertoolsSide(servers: SideServers, tableName: string): Promise<Side> {
   await createIdempotencyTable(servers.dynamo.client, tableName);
   const crash = crashSwitch();
-  const handler = makePowertoolsHandler({
+  const deps = {
     openapi: openApiClient(servers.emulatorUrl),
     client: servers.client,
     tableName,
-    checkpoint: (step) => crash.at(step === 'customer' ? 'before-call' : 'after-call'),
-  });
+    checkpoint: (step: PowertoolsStep) => crash.at(step === 'customer' ? 'before-call' : 'after-call'),
+  };
+  const purchase = makePowertoolsHandler(deps);
+  const refundOf = makePowertoolsRefundHandler(deps);
+  const source = 'shopify';
   return {
     name: 'powertools',
-    attempt: (p, line) => {
+    attempt: (e, line) => {
       const died = crash.arm(line);
-      const event = { source: 'shopify', orderId: p.orderId, externalId: p.externalId, amount: p.amount, title: `Purchase #${p.orderId}` };
-      const done = handler(event, lambdaContext(LAMBDA_TIMEOUT_MS)).then(
+      const context = lambdaContext(LAMBDA_TIMEOUT_MS);
+      const { orderId, externalId, amount } = e;
+      const run =
+        e.type === 'purchase'
+          ? purchase({ source, orderId, externalId, amount, title: `Purchase #${orderId}` }, context)
+          : refundOf(
+              { source, orderId, refundId: e.refundId, externalId, amount, orderAmount: e.purchase.amount, title: `Refund #${orderId}` },
+              context,
+            );
+      const done = run.then(
         () => true,
         () => false,
       );

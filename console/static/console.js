@@ -154,6 +154,28 @@ async function drawDlq() {
   document.getElementById('redrive').disabled = messages.length === 0;
 }
 
+async function drawOperations() {
+  const { runs, breaker } = await getJson('operations');
+  const [last] = breaker;
+  document.getElementById('breaker').textContent = last
+    ? `circuit breaker: ${last.state} since ${last.at} (worker ${last.worker}${last.reason ? `, ${last.reason}` : ''}); ` +
+      `transitions: ${breaker.map((t) => `${t.at} ${t.state}`).join(', ')}`
+    : 'circuit breaker: no transition reported (closed everywhere since the record began)';
+  const rows = runs.map((r) =>
+    el(
+      'tr',
+      { 'data-run': r.run },
+      el('td', {}, r.run),
+      el('td', {}, r.startedAt),
+      el('td', {}, r.finishedAt),
+      el('td', {}, r.ok ? 'ok' : 'failed'),
+      el('td', {}, String(r.findings)),
+      el('td', {}, [r.summary, ...r.details].join(' / ')),
+    ),
+  );
+  document.querySelector('#runs tbody').replaceChildren(...rows);
+}
+
 async function drawStatus() {
   const { label, backlog, now } = await getJson('status');
   document.getElementById('label').textContent = label;
@@ -176,7 +198,7 @@ async function refresh() {
   try {
     do {
       again = false;
-      await Promise.all([drawStatus(), drawOrders(), drawQuarantine(), drawDlq()]);
+      await Promise.all([drawStatus(), drawOrders(), drawQuarantine(), drawDlq(), drawOperations()]);
       document.body.dataset.loaded = 'true';
     } while (again);
   } catch (e) {

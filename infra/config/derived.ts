@@ -60,6 +60,20 @@ export function workerEnvironment(stage: StageConfig, refs: { tableName: string;
   };
 }
 
+/** The Shopify App Proxy's link function: the Shopify secret (it signs proxy requests), the Open API, the queue. */
+export function appProxyEnvironment(
+  stage: StageConfig,
+  refs: { queueUrl: string; webhookSecretArnsJson: string; openApiSecretArn: string },
+): Record<string, string> {
+  return functionEnvironment(stage, {
+    [ENV.QUEUE_URL]: refs.queueUrl,
+    [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(stage.sources)),
+    [ENV.WEBHOOK_SECRET_ARNS]: refs.webhookSecretArnsJson,
+    [ENV.OPENAPI_SECRET_ARN]: refs.openApiSecretArn,
+  });
+}
+
 export function auditEnvironment(stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }): Record<string, string> {
-  return { ...ledgerAndOpenApi(stage, refs), [ENV.AUDIT_DAYS]: String(stage.audit.days) };
+  // Its run summaries go to the activity record in the ledger table (the operator console's runs panel).
+  return { ...ledgerAndOpenApi(stage, refs), [ENV.AUDIT_DAYS]: String(stage.audit.days), [ENV.ACTIVITY_TABLE]: refs.tableName };
 }

@@ -17,6 +17,7 @@ export {
   parseStageConfig,
 } from './load.js';
 export {
+  appProxyEnvironment,
   auditEnvironment,
   receiverEnvironment,
   secretPrefix,

@@ -1,4 +1,6 @@
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Stack } from 'aws-cdk-lib';
+import { AttributeType, ProjectionType } from 'aws-cdk-lib/aws-dynamodb';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { LEDGER_TABLE_SCHEMA } from '../../shared/config/index.js';
 import { KeyedTable } from './keyed-table.js';
@@ -6,7 +8,7 @@ import { KeyedTable } from './keyed-table.js';
 /**
  * Item operations the worker's ledger uses: single conditional writes (a put creates or replaces a whole
  * order, an update changes one) and reads by key. It never deletes: records expire by TTL. No Scan, no
- * Query (no sort key), no transactions, no table administration.
+ * transactions, no table administration; one Query, on the byUnlinkedCustomer index only.
  */
 export const LEDGER_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
 
@@ -14,9 +16,29 @@ export const LEDGER_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyn
 export class LedgerTable extends KeyedTable {
   constructor(scope: Construct, id: string, props: { production: boolean }) {
     super(scope, id, { schema: LEDGER_TABLE_SCHEMA, production: props.production, actions: LEDGER_ITEM_ACTIONS });
+    const index = LEDGER_TABLE_SCHEMA.unlinkedIndex;
+    // Sparse: only orders that ended customer_not_found carry its keys. Keys only: the worker reads each order itself.
+    this.table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: index.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.KEYS_ONLY,
+    });
   }
 
+  /**
+   * The item actions on the table itself and Query on the one index, by exact ARNs (the table's own
+   * grant would add `index/*` to every action once it has an index).
+   */
   grantItemAccess(grantee: IGrantable): void {
-    this.grantActions(grantee);
+    const indexArn = Stack.of(this).formatArn({
+      service: 'dynamodb',
+      resource: 'table',
+      resourceName: `${this.table.tableName}/index/${LEDGER_TABLE_SCHEMA.unlinkedIndex.name}`,
+    });
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...LEDGER_ITEM_ACTIONS], resources: [this.table.tableArn] }),
+    );
+    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn] }));
   }
 }

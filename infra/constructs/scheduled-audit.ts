@@ -8,6 +8,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { METRIC } from '../../shared/metrics/index.js';
 import type { OperationsAlarms } from './alarms.js';
+import { grantRunRecord } from './activity-access.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
 
 export type ScheduledAuditProps = FunctionLogs & {
@@ -24,7 +25,8 @@ export type ScheduledAuditProps = FunctionLogs & {
 
 /**
  * The daily audit (functions/audit-ledger.ts, the code of `npm run audit`): an EventBridge schedule
- * runs it; it may read the ledger (Scan, GetItem) and the Open API secret, nothing else; its AuditDrift
+ * runs it; it may read the ledger (Scan, GetItem) and the Open API secret, and file its run summary
+ * (shared/activity), nothing else; its AuditDrift
  * metric and its failures each have an alarm on the stage's topic.
  */
 export class ScheduledAudit extends Construct {
@@ -42,11 +44,12 @@ export class ScheduledAudit extends Construct {
       removalPolicy: props.removalPolicy,
       environment: props.environment,
     });
-    // Read only, the table itself (no index exists): the grant* helpers would add writes or index ARNs.
+    // Read only, the table itself (not its index): the grant* helpers would add writes or index ARNs.
     this.function.role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['dynamodb:Scan', 'dynamodb:GetItem'], resources: [props.table.tableArn] }),
     );
     props.openApiSecret.grantRead(this.function.role);
+    grantRunRecord(props.table, this.function.role);
 
     new Rule(this, 'Daily', {
       description: 'Runs the ledger audit once a day',

@@ -3,11 +3,13 @@ import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { grantRunRecord } from './activity-access.js';
 import { ENV } from '../../shared/config/index.js';
 import { METRIC } from '../../shared/metrics/index.js';
 import type { ReconcileSources } from '../../shared/reconcile/index.js';
@@ -22,6 +24,42 @@ export type ScheduledReconcileProps = FunctionLogs & {
   table: ITable;
   queue: IQueue;
 };
+
+/**
+ * A scheduled reconcile function (Shopify's, Smaregi's): 256 MiB, 5 minutes (a run reads hours of orders
+ * and the sender's throttle may make it wait), the ledger, queue and sources in its environment; it may
+ * read ledger items and send to the queue, writing stays with process-events. Its secrets are the caller's.
+ */
+export function reconcileFunction(
+  scope: Construct,
+  id: string,
+  props: ScheduledReconcileProps,
+  o: { code: 'reconcileShopify' | 'reconcileSmaregi'; description: string; environment: Record<string, string> },
+): BundledFunction {
+  const fn = new BundledFunction(scope, id, {
+    code: o.code,
+    description: o.description,
+    memoryMiB: 256,
+    timeoutSeconds: 300,
+    logRetention: props.logRetention,
+    ...(props.logsKey ? { logsKey: props.logsKey } : {}),
+    removalPolicy: props.removalPolicy,
+    environment: functionEnvironment(props.config, {
+      [ENV.LEDGER_TABLE]: props.table.tableName,
+      [ENV.QUEUE_URL]: props.queue.queueUrl,
+      [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(props.config.sources)),
+      [ENV.ACTIVITY_TABLE]: props.table.tableName,
+      ...o.environment,
+    }),
+  });
+  // Reads only: whether the ledger has seen an event. Writing stays with process-events.
+  // The table itself by its exact ARN: table.grant would add `index/*` now that the ledger has an index.
+  fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [props.table.tableArn] }));
+  // And its run summaries, in the activity record's one runs item (the operator console's runs panel).
+  grantRunRecord(props.table, fn.role);
+  props.queue.grant(fn.role, 'sqs:SendMessage');
+  return fn;
+}
 
 /**
  * Reconciliation with Shopify on a schedule: one function, one EventBridge rule per reconciled
@@ -68,25 +106,11 @@ export class ScheduledReconcile extends Construct {
         },
       ]),
     );
-    this.function = new BundledFunction(this, 'ReconcileShopify', {
+    this.function = reconcileFunction(this, 'ReconcileShopify', props, {
       code: 'reconcileShopify',
       description: 'Queues Shopify orders and refunds whose webhooks never came (scheduled reconciliation)',
-      memoryMiB: 256,
-      // A run reads a few hours of orders; Shopify's throttle may make it wait.
-      timeoutSeconds: 300,
-      logRetention: props.logRetention,
-      ...(props.logsKey ? { logsKey: props.logsKey } : {}),
-      removalPolicy: props.removalPolicy,
-      environment: functionEnvironment(config, {
-        [ENV.LEDGER_TABLE]: props.table.tableName,
-        [ENV.QUEUE_URL]: props.queue.queueUrl,
-        [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(config.sources)),
-        [ENV.RECONCILE_SOURCES]: Stack.of(this).toJsonString(reconcileSources),
-      }),
+      environment: { [ENV.RECONCILE_SOURCES]: Stack.of(this).toJsonString(reconcileSources) },
     });
-    // Reads only: whether the ledger has seen an event. Writing stays with process-events.
-    props.table.grant(this.function.role, 'dynamodb:GetItem');
-    props.queue.grant(this.function.role, 'sqs:SendMessage');
     for (const secret of Object.values(this.tokenSecrets)) secret.grantRead(this.function.role);
 
     this.rules = Object.fromEntries(

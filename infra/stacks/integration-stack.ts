@@ -14,6 +14,9 @@ import {
 } from '../config/index.js';
 import { sourcesConfig } from '../config/sources.js';
 import { SquareOrdersAccessSecrets } from '../constructs/square-orders-access.js';
+import { ScheduledSmaregiReconcile } from '../constructs/scheduled-smaregi-reconcile.js';
+import { SmaregiAccessSecrets } from '../constructs/smaregi-access.js';
+import { SMAREGI_ENV } from '../../shared/smaregi/index.js';
 import { SQUARE_ORDERS_ENV } from '../../shared/square-orders/index.js';
 import { squareSourcesWithoutUrl, withNotificationUrls } from '../config/square.js';
 import { ENV } from '../../shared/config/index.js';
@@ -25,10 +28,13 @@ import { LedgerTable } from '../constructs/ledger-table.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { addUpstreamRejectedAlarm } from '../constructs/upstream-rejected-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
+import { grantActivityAppend } from '../constructs/activity-access.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
+import { type ShopifyAppProxy, shopifyAppProxyFor } from '../constructs/shopify-app-proxy.js';
 import { LogsKey } from '../constructs/logs-key.js';
+import { PullRecovery } from '../constructs/pull-recovery.js';
 import { OUTPUT_KEYS, webhookSecretNameOutputKey, webhookUrlOutputKey } from '../outputs.js';
 
 export type IntegrationStackProps = StackProps & { config: StageConfig };
@@ -39,6 +45,7 @@ export class IntegrationStack extends Stack {
   readonly api: WebhookApi;
   readonly receiver: BundledFunction;
   readonly worker: BundledFunction;
+  readonly pullRecovery: PullRecovery;
   readonly events: EventQueue;
   readonly ledger: LedgerTable;
   readonly webhookSecrets: Record<string, Secret>;
@@ -46,8 +53,12 @@ export class IntegrationStack extends Stack {
   readonly quarantine: QuarantineTable;
   readonly audit: ScheduledAudit;
   readonly dashboard: OperationsDashboard;
+  /** The Shopify App Proxy's link route and function; only with a `shopify` source. */
+  appProxy: ShopifyAppProxy | undefined;
   /** Scheduled reconciliation with Shopify; only when the stage configures `reconcile`. */
   readonly reconcile: ScheduledReconcile | undefined;
+  /** Scheduled reconciliation of the stage's Smaregi sources (missed webhooks); only when it has one. */
+  readonly smaregiReconcile: ScheduledSmaregiReconcile | undefined;
 
   constructor(scope: Construct, id: string, props: IntegrationStackProps) {
     super(scope, id, props);
@@ -107,6 +118,9 @@ export class IntegrationStack extends Stack {
     this.quarantine = new QuarantineTable(this, 'Quarantine', { production: config.production });
     this.receiver.fn.addEnvironment(ENV.QUARANTINE_TABLE, this.quarantine.table.tableName);
     this.quarantine.grantKeep(this.receiver.role);
+    // Each accepted delivery is noted under its order in the activity record (the operator console's timeline).
+    this.receiver.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
+    grantActivityAppend(this.ledger.table, this.receiver.role);
 
     this.worker = new BundledFunction(this, 'ProcessEvents', {
       code: 'processEvents',
@@ -119,22 +133,48 @@ export class IntegrationStack extends Stack {
       }),
     });
     this.ledger.grantItemAccess(this.worker.role);
+    // The worker's receives, grant calls and breaker transitions, in the same table (its item access covers them).
+    this.worker.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
     openApiSecret.grantRead(this.worker.role);
     const squareOrders = new SquareOrdersAccessSecrets(this, 'SquareOrders', { config, removalPolicy, reader: this.worker.role });
     if (Object.keys(squareOrders.secrets).length > 0) {
       this.worker.fn.addEnvironment(SQUARE_ORDERS_ENV, this.toJsonString(squareOrders.environmentValue()));
     }
-    // Waiting is not failing: the worker defers a waiting event with ChangeMessageVisibility (the event
-    // source's consume grant below includes it, on this queue only).
-    this.worker.fn.addEventSource(
-      new SqsEventSource(this.events.queue, {
-        batchSize: config.queue.batchSize,
-        reportBatchItemFailures: true,
-        // With the client's per-container budget this keeps each Open API endpoint under its ceiling
-        // (maxConcurrency x budgetPerMinute <= 2000, enforced by the configuration schema).
-        maxConcurrency: config.rate.maxConcurrency,
-      }),
-    );
+    // Smaregi's webhooks name transactions only: the worker reads them with the app's credentials, and a
+    // schedule feeds in those whose webhooks never came.
+    const smaregi = new SmaregiAccessSecrets(this, 'Smaregi', { config, removalPolicy });
+    if (Object.keys(smaregi.secrets).length > 0) {
+      const accessJson = this.toJsonString(smaregi.environmentValue());
+      smaregi.grantRead(this.worker.role);
+      this.worker.fn.addEnvironment(SMAREGI_ENV, accessJson);
+      this.smaregiReconcile = new ScheduledSmaregiReconcile(this, 'SmaregiReconcile', {
+        config,
+        table: this.ledger.table,
+        queue: this.events.queue,
+        access: smaregi,
+        accessJson,
+        ...logs,
+      });
+    }
+    // Waiting is not failing: the worker sets a waiting event aside as a new message on the same queue
+    // (shared/queue/aside.ts), and a copy defers itself with ChangeMessageVisibility (the event source's
+    // consume grant below includes it, on this queue only).
+    this.worker.fn.addEnvironment(ENV.QUEUE_URL, this.events.queue.queueUrl);
+    this.events.queue.grant(this.worker.role, 'sqs:SendMessage');
+    const source = new SqsEventSource(this.events.queue, {
+      batchSize: config.queue.batchSize,
+      reportBatchItemFailures: true,
+      // With the client's per-container budget this keeps each Open API endpoint under its ceiling
+      // (maxConcurrency x budgetPerMinute <= 2000, enforced by the configuration schema).
+      maxConcurrency: config.rate.maxConcurrency,
+    });
+    this.worker.fn.addEventSource(source);
+    this.pullRecovery = new PullRecovery(this, 'PullRecovery', {
+      stageName: config.stageName,
+      worker: this.worker.fn,
+      role: this.worker.role,
+      source,
+    });
 
     this.api = new WebhookApi(this, 'Webhooks', {
       sources,
@@ -154,6 +194,15 @@ export class IntegrationStack extends Stack {
       });
     }
 
+    this.appProxy = shopifyAppProxyFor(this, {
+      config,
+      api: this.api,
+      queue: this.events.queue,
+      secrets: this.webhookSecrets,
+      openApiSecret,
+      logs,
+    });
+
     // Square sources without a stated notification URL verify against their own route's URL.
     const derivedSquare = squareSourcesWithoutUrl(config.sources);
     if (derivedSquare.length > 0) {
@@ -172,6 +221,7 @@ export class IntegrationStack extends Stack {
     const intakeAndWorker = [
       { name: 'ReceiveWebhook', fn: this.receiver.fn },
       { name: 'ProcessEvents', fn: this.worker.fn },
+      ...(this.appProxy ? [{ name: 'ShopifyAppProxy', fn: this.appProxy.function.fn }] : []),
     ];
     this.alarms = new OperationsAlarms(this, 'Alarms', {
       stageName: config.stageName,

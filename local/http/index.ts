@@ -3,3 +3,4 @@ export type { ApiHandler, LocalHttpServer, LocalHttpServerOptions, LocalRoute } 
 export { apiGatewayTime, toApiGatewayEvent, type IncomingRequest } from './api-gateway-event.js';
 export { fromLambdaResult, gatewayError, jsonAnswer, type HttpAnswer } from './api-gateway-result.js';
 export { createJsonServer, type JsonAnswer } from './json-server.js';
+export { faultFrom, serveStandIn, type StandInFault, standInAdmin } from './stand-in.js';

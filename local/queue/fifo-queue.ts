@@ -42,9 +42,29 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
   let waiters: Waiter[] = [];
   let consumer: QueueConsumer | undefined;
   let closed = false;
+  /** The event source mapping disabled (shared/consumer/pull.ts): messages stay queued, none is handed out. */
+  let paused = false;
   let pumpScheduled = false;
   let sequence = 0n;
   const counters = { sent: 0, deduplicated: 0, received: 0, deleted: 0, visibilityChanges: 0 };
+  /** Per group, the spans its messages waited in place (only kept while someone may ask: onFirstReceived). */
+  const deferrals = new Map<string, { messageId: string; from: number; to: number }[]>();
+
+  /** How long of [sentAt, now] an earlier message of m's group held it back by being deferred. */
+  function heldByDeferral(m: StoredMessage, now: number): number {
+    let held = 0;
+    let end = m.sentAt;
+    for (const d of deferrals.get(m.groupId) ?? []) {
+      if (d.messageId === m.messageId) continue;
+      const from = Math.max(d.from, end, m.sentAt);
+      const to = Math.min(d.to, now);
+      if (to > from) {
+        held += to - from;
+        end = to;
+      }
+    }
+    return held;
+  }
 
   function schedulePump(): void {
     if (pumpScheduled) return;
@@ -125,7 +145,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
     }
     const now = clock.now();
     expireReceipts(now);
-    while (running.size < concurrency) {
+    while (!paused && running.size < concurrency) {
       const batch = receiveBatch(now);
       if (batch.length === 0) break;
       const task = deliver(batch, now, consumer);
@@ -143,6 +163,10 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
     for (const m of batch) {
       const handle = randomBytes(24).toString('base64url');
       m.receiveCount += 1;
+      if (m.firstReceivedAt === undefined && options.onFirstReceived) {
+        const { groupId, body, sentAt } = m;
+        options.onFirstReceived({ groupId, body, sentAt, receivedAt: now, heldByDeferralMs: heldByDeferral(m, now) });
+      }
       m.firstReceivedAt ??= now;
       m.receipt = { handle, visibleAt: now + visibilityTimeoutMs };
       received.add(m);
@@ -199,7 +223,12 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
         MessageGroupId: m.groupId,
         MessageDeduplicationId: m.deduplicationId,
       },
-      messageAttributes: {},
+      messageAttributes: Object.fromEntries(
+        Object.entries(m.attributes).map(([k, v]) => [
+          k,
+          { stringValue: v, dataType: 'String', stringListValues: [], binaryListValues: [] },
+        ]),
+      ),
       md5OfBody: createHash('md5').update(m.body, 'utf8').digest('hex'),
       eventSource: 'aws:sqs',
       eventSourceARN: arn,
@@ -214,6 +243,7 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       body: message.body,
       groupId: message.groupId,
       deduplicationId: message.deduplicationId,
+      attributes: { ...message.attributes },
       sequenceNumber: sequence.toString().padStart(20, '0'),
       sentAt: now,
       firstReceivedAt: undefined,
@@ -246,7 +276,16 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       const head = messages[0];
       if (head !== undefined && (head.receipt === undefined || head.receipt.visibleAt <= now)) receivableGroups += 1;
     }
-    return { visible, processing, waitingRetry, deadLettered: dead.length, ...counters, receivableGroups, runningBatches: running.size };
+    return {
+      visible,
+      processing,
+      waitingRetry,
+      deadLettered: dead.length,
+      ...counters,
+      receivableGroups,
+      runningBatches: running.size,
+      paused,
+    };
   }
 
   function notify(): void {
@@ -296,6 +335,16 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
       consumer = c;
       schedulePump();
     },
+    async pause() {
+      paused = true;
+    },
+    async resume() {
+      paused = false;
+      schedulePump();
+    },
+    async isPaused() {
+      return paused;
+    },
     stats,
     nextVisibleAt() {
       let next: number | undefined;
@@ -320,6 +369,11 @@ export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
         }
         m.receipt.visibleAt = now + c.seconds * 1000;
         counters.visibilityChanges += 1;
+        if (options.onFirstReceived && c.waiting) {
+          const spans = deferrals.get(m.groupId) ?? [];
+          spans.push({ messageId: m.messageId, from: now, to: m.receipt.visibleAt });
+          deferrals.set(m.groupId, spans);
+        }
         addTimer(m.receipt.visibleAt);
       }
       schedulePump();

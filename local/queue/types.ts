@@ -1,4 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { PullSwitch } from '../../shared/consumer/index.js';
 import type { EventQueue, MessageVisibility, QueueMessage } from '../../shared/queue/index.js';
 import type { QueueClock } from './clock.js';
 
@@ -26,6 +27,12 @@ export interface LocalQueueOptions {
   onDeadLetter?: (message: DeadLetter) => void;
   /** Told about each send dropped as a duplicate within the deduplication window. */
   onDeduplicated?: (message: QueueMessage) => void;
+  /**
+   * Told about each message's first receive: when it was sent and received (queue clock), and how long
+   * of that it was held back by an earlier message of its group waiting in place (a deferral that says
+   * `waiting`: not one failing towards the DLQ).
+   */
+  onFirstReceived?: (message: { groupId: string; body: string; sentAt: number; receivedAt: number; heldByDeferralMs: number }) => void;
   /** Told about each message deleted (processed), with when it was sent and deleted (queue clock). */
   onDeleted?: (message: { groupId: string; body: string; sentAt: number; deletedAt: number; receiveCount: number }) => void;
 }
@@ -59,9 +66,11 @@ export interface LocalQueueStats {
   /** ChangeMessageVisibility calls applied (waiting messages deferred). */
   visibilityChanges: number;
   runningBatches: number;
+  /** Whether handing out batches is paused (the mapping disabled while the upstream is down). */
+  paused: boolean;
 }
 
-export interface LocalQueue extends EventQueue, MessageVisibility {
+export interface LocalQueue extends EventQueue, MessageVisibility, PullSwitch {
   /** Attaches the worker; messages sent before wait for it. */
   start(consumer: QueueConsumer): void;
   stats(): LocalQueueStats;
@@ -83,6 +92,7 @@ export interface StoredMessage {
   body: string;
   groupId: string;
   deduplicationId: string;
+  attributes: Record<string, string>;
   sequenceNumber: string;
   sentAt: number;
   firstReceivedAt: number | undefined;

@@ -1,5 +1,5 @@
 /**
- * Signed sample webhooks as each sender makes them (Shopify, POS, Square), for the local stack: the
+ * Signed sample webhooks as each sender makes them (Shopify orders, refunds and customers, POS, Square), for the local stack: the
  * banner's curl lines, the demo, the benchmarks and the tests send them.
  */
 export { squarePayment, squareRefund, type SquareSigning } from './square.js';
@@ -15,3 +15,4 @@ export {
   signShopify,
   type WebhookRequest,
 } from './webhooks.js';
+export { appProxyLinkPath, type LinkRequestInput, shopifyCustomerCreated } from './customers.js';

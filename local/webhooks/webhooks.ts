@@ -7,7 +7,7 @@ import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
  * signed `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`.
  */
 export interface WebhookRequest {
-  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square';
+  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square' | '/webhooks/smaregi';
   headers: Record<string, string>;
   body: string;
 }
@@ -19,7 +19,7 @@ export const LOCAL_SHOP = 'demo-shop.myshopify.com';
 
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 
-function shopifyRequest(topic: string, payload: unknown, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+export function shopifyRequest(topic: string, payload: unknown, secret: string, webhookId: string, nowMs: number): WebhookRequest {
   const body = jsonWithBareIntegers(payload);
   return {
     path: '/webhooks/shopify',

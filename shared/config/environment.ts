@@ -20,6 +20,8 @@ export const ENV = {
 
   // process-events
   LEDGER_TABLE: 'LEDGER_TABLE',
+  /** SSM parameter holding the worker's event source mapping id: it pauses pulling while the Open API is down. */
+  PULL_MAPPING_PARAMETER: 'PULL_MAPPING_PARAMETER',
   /** Secrets Manager secret holding {"base_url","client_id","client_secret"}. */
   OPENAPI_SECRET_ARN: 'OPENAPI_SECRET_ARN',
   /** Local alternative to OPENAPI_SECRET_ARN. */
@@ -52,6 +54,11 @@ export const ENV = {
    * scheduled reconciliation reads; the secret holds {"access_token": "..."}.
    */
   RECONCILE_SOURCES: 'RECONCILE_SOURCES',
+  /**
+   * The table the activity record (shared/activity: deliveries, receives, calls, runs, the breaker's state)
+   * is written to: the ledger table. Unset: nothing is recorded.
+   */
+  ACTIVITY_TABLE: 'ACTIVITY_TABLE',
   /** Only for local runs: DynamoDB endpoint (dynalite). */
   DYNAMODB_ENDPOINT: 'DYNAMODB_ENDPOINT',
 } as const;
@@ -60,4 +67,9 @@ export const ENV = {
 export const LEDGER_TABLE_SCHEMA = {
   partitionKey: 'pk',
   ttlAttribute: 'ttl',
+  /**
+   * Orders that ended `customer_not_found`, by source customer and purchase time: a sparse index (only
+   * those orders carry its keys), read when the customer is linked or enrolled to credit them late.
+   */
+  unlinkedIndex: { name: 'byUnlinkedCustomer', partitionKey: 'unlinkedCustomer', sortKey: 'purchasedAt' },
 } as const;

@@ -2,10 +2,10 @@ import { ConfigurationError } from './configuration-error.js';
 /**
  * Every timing setting of processing, derived in ONE place for the CDK stack (infra/config) and for
  * `npm start` (local/config.ts, local/stack.ts), with the invariants between them checked here:
- * worker timeout -> lease -> visibility timeout; backoff base/cap and the retry horizon -> the receive
- * budget (maxReceiveCount) -> the queue's retention. An event that is only waiting (lease held,
- * refund waiting for its purchase, upstream down) is deferred with ChangeMessageVisibility and never
- * runs out of receives before the horizon ends; only poison and the horizon's end reach the DLQ.
+ * worker timeout -> lease -> visibility timeout; the poison backoff and maxReceiveCount -> how soon
+ * poison reaches the DLQ -> the queue's retention. An event that is only waiting (lease held, refund
+ * waiting for its purchase, upstream down) is set aside as a new message (shared/queue/aside.ts) with
+ * the backoff until the retry horizon: waiting costs no receives, so maxReceiveCount counts failures.
  */
 
 /** A lease outlives the worker's timeout by this margin: clock skew cannot cut a live lease. */
@@ -28,7 +28,7 @@ export const TIMING_DEFAULTS = {
   retryHorizonSeconds: 86_400,
   /** The source queue keeps a message 4 days (SQS default). */
   retentionSeconds: 4 * 86_400,
-  /** Receives left for failures that are not waiting (exceptions, poison) beyond the horizon's deferrals. */
+  /** Failed attempts (exceptions, invalid events, configuration errors) before a message goes to the DLQ. */
   poisonReceives: 5,
   /** How long the circuit breaker stays open before one probe goes through (per container). */
   circuitOpenSeconds: 30,
@@ -74,6 +74,23 @@ export function deferralSeconds(
   return Math.min(SQS_MAX_VISIBILITY_SECONDS, Math.max(1, Math.ceil(Math.max(jittered, atLeast))));
 }
 
+/** A failing message is retried after 5 s, 10 s, 20 s...: poison reaches the DLQ within minutes. */
+export const POISON_BACKOFF_BASE_SECONDS = 5;
+
+/** The in-place deferral after the `receive`-th failed receive (1-based). */
+export function poisonDeferralSeconds(receive: number): number {
+  // At most 5 x 2^7 = 640 s: a receive count raised by hand still retries within the quarter hour.
+  const exponent = Math.min(Math.max(receive, 1) - 1, 7);
+  return POISON_BACKOFF_BASE_SECONDS * 2 ** exponent;
+}
+
+/** Seconds from a message's first failure until the DLQ takes it (every receive fails). */
+export function poisonToDeadLetterSeconds(maxReceiveCount: number): number {
+  let total = 0;
+  for (let receive = 1; receive <= maxReceiveCount; receive += 1) total += poisonDeferralSeconds(receive);
+  return total;
+}
+
 /** Upper bound on the receives a waiting event takes within the horizon (each deferral waits at least its floor). */
 export function receivesWithinHorizon(t: Pick<Timing, 'backoffBaseSeconds' | 'backoffCapSeconds' | 'retryHorizonSeconds'>): number {
   let waited = 0;
@@ -99,8 +116,8 @@ export function deriveTiming(inputs: TimingInputs = {}): Timing {
     workerTimeoutSeconds,
     leaseSeconds,
     visibilityTimeoutSeconds: inputs.visibilityTimeoutSeconds ?? VISIBILITY_TIMEOUT_FACTOR * workerTimeoutSeconds,
-    maxReceiveCount:
-      inputs.maxReceiveCount ?? Math.min(SQS_MAX_RECEIVE_COUNT, receivesWithinHorizon(backoff) + TIMING_DEFAULTS.poisonReceives),
+    // The failed attempts, plus the receive of a set-aside copy that only defers itself to its wake time.
+    maxReceiveCount: inputs.maxReceiveCount ?? TIMING_DEFAULTS.poisonReceives + 1,
     refundWaitSeconds: inputs.refundWaitSeconds ?? TIMING_DEFAULTS.refundWaitSeconds,
     ...backoff,
     retentionSeconds: inputs.retentionSeconds ?? TIMING_DEFAULTS.retentionSeconds,
@@ -154,20 +171,18 @@ export function timingProblems(t: Timing): TimingProblem[] {
     `the refund wait (${t.refundWaitSeconds} s) must be <= the retry horizon (${t.retryHorizonSeconds} s), or a waiting refund is dead-lettered instead of parked`,
   );
   check(t.circuitOpenSeconds <= t.backoffCapSeconds, 'circuitOpenSeconds', 'the circuit breaker must probe at least once per backoff cap');
-  const needed = receivesWithinHorizon(t) + 1;
   check(
-    t.maxReceiveCount >= needed,
+    t.maxReceiveCount >= 2,
     'maxReceiveCount',
-    `maxReceiveCount (${t.maxReceiveCount}) must be >= ${needed}: the receives a waiting event takes within the ${t.retryHorizonSeconds} s horizon (backoff ${t.backoffBaseSeconds}..${t.backoffCapSeconds} s), plus one`,
+    `maxReceiveCount (${t.maxReceiveCount}) must be >= 2: a set-aside copy takes one receive to defer itself, one to run`,
   );
   check(t.maxReceiveCount <= SQS_MAX_RECEIVE_COUNT, 'maxReceiveCount', `maxReceiveCount must be <= ${SQS_MAX_RECEIVE_COUNT} (SQS)`);
-  // After the horizon, every receive left may cost a visibility timeout: the message must reach the
-  // DLQ before the queue's retention deletes it.
-  const latestDeadLetter = t.retryHorizonSeconds + t.backoffCapSeconds + t.maxReceiveCount * t.visibilityTimeoutSeconds;
+  // After the horizon the event fails as poison: it must reach the DLQ before the queue's retention deletes it.
+  const latestDeadLetter = t.retryHorizonSeconds + t.backoffCapSeconds + poisonToDeadLetterSeconds(t.maxReceiveCount);
   check(
     latestDeadLetter < t.retentionSeconds,
     'retryHorizonSeconds',
-    `horizon + backoff cap + maxReceiveCount x visibility timeout (${latestDeadLetter} s) must be < the queue's retention (${t.retentionSeconds} s), or an event could expire instead of reaching the DLQ`,
+    `horizon + backoff cap + the poison retries (${latestDeadLetter} s) must be < the queue's retention (${t.retentionSeconds} s), or an event could expire instead of reaching the DLQ`,
   );
   return problems;
 }

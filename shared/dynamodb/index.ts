@@ -11,6 +11,7 @@ export {
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   ResourceInUseException,
   UpdateCommand,
 } from './sdk.js';

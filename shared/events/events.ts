@@ -113,6 +113,23 @@ export const PurchaseEvent = z.object({
       rule: z.enum(['major_floor', 'minor']),
     })
     .optional(),
+  /**
+   * The sender's message named the sale only (Smaregi's webhooks carry transaction ids): processing fetches
+   * the transaction's current state and turns it into the purchase and refunds it earns (shared/smaregi).
+   * The event itself then only carries what the source's settings say of how to read that state.
+   */
+  stateFrom: z
+    .object({
+      kind: z.literal('smaregi_transaction'),
+      transactionHeadId: z.string().regex(/^[0-9]{1,20}$/),
+      externalKey: z.string().min(1).max(64),
+      customerField: z.enum(['customerCode', 'customerId']),
+      pointsSpent: z.enum(['discount', 'earn']),
+      rule: z.enum(['major_floor', 'minor']),
+      pointTitle: z.string().min(1).max(255),
+      refundTitle: z.string().min(1).max(255),
+    })
+    .optional(),
   /** Set by processing from `amountFrom`, never by intake: the amount sent to the points calculation. */
   calculationAmount: z.number().int().nonnegative().max(999_999_999).optional(),
   /** How the eligible amount was measured; its refunds are measured the same way (optional: older events). */
@@ -150,3 +167,28 @@ export type RefundEvent = z.infer<typeof RefundEvent>;
 
 export const PointsEvent = z.discriminatedUnion('type', [PurchaseEvent, RefundEvent]);
 export type PointsEvent = z.infer<typeof PointsEvent>;
+
+/**
+ * Something happened to a shop customer that may make them earn: `enrol` (the shop created the
+ * customer and the source enrols new customers: register a member, exactly once) or `linked` (the
+ * customer was linked to a member through the App Proxy). Either way their purchases of the last
+ * `retroCreditDays` that found no member are then credited, once.
+ */
+export const CustomerEvent = z.object({
+  type: z.literal('customer'),
+  /** `<source>:customer:<id>:<action>`: the same for every delivery of it. */
+  eventId: z.string().min(1),
+  source: z.string().min(1),
+  action: z.enum(['enrol', 'linked']),
+  customer: CustomerRef,
+  /** ISO 8601 with offset. */
+  occurredAt: z.string().min(1),
+  /** Days back from now whose purchases that found no member are credited (0: none). */
+  retroCreditDays: z.number().int().nonnegative().max(365),
+  delivery: Delivery,
+});
+export type CustomerEvent = z.infer<typeof CustomerEvent>;
+
+/** Everything that crosses the queue: a points event or a customer event. */
+export const QueuedEvent = z.discriminatedUnion('type', [PurchaseEvent, RefundEvent, CustomerEvent]);
+export type QueuedEvent = z.infer<typeof QueuedEvent>;

@@ -5,11 +5,13 @@
 export {
   AmountBasis,
   AmountTerms,
+  CustomerEvent,
   CustomerRef,
   Delivery,
   ExactAmount,
   PointsEvent,
   PurchaseEvent,
+  QueuedEvent,
   RefundEvent,
   RefundParts,
 } from './events.js';

@@ -16,10 +16,21 @@ export interface FollowUp {
   kind: string;
   action: RetryOrAck;
   points?: number;
+  /** Its retry was handed to a message of its own (the purchase is acknowledged). */
+  setAside?: boolean;
+}
+
+/** A customer's earlier purchases credited on enrolling or linking them (shared/customers). */
+export interface EarlierPurchases {
+  credited: number;
+  points: number;
+  pending: number;
+  notFound: number;
 }
 
 /** `too_old`: older than the ledger's retention, so its record may be gone (a replay): earns and takes nothing. */
-export type SkipReason = 'test' | 'no_customer' | 'amount_zero' | 'order_not_credited' | 'too_old' | 'unlinked_refund';
+/** `transaction_gone`: the sender no longer has the sale it named (Smaregi answered 404) and it was never recorded. */
+export type SkipReason = 'test' | 'no_customer' | 'amount_zero' | 'order_not_credited' | 'too_old' | 'unlinked_refund' | 'transaction_gone';
 
 /** The outcome union (points are whole, non-negative numbers unless said otherwise). */
 export type ProcessOutcome =
@@ -53,13 +64,23 @@ export type ProcessOutcome =
   | { kind: 'customer_withdrawn'; action: RetryOrAck; customerId: string; followUps?: FollowUp[] }
   | { kind: 'points_not_available'; action: RetryOrAck; followUps?: FollowUp[] }
   | { kind: 'refund_parked'; action: 'ack'; reason: string }
+  // Customer events (shared/customers): retry while some earlier purchase still has to be credited.
+  | { kind: 'enrolled'; action: RetryOrAck; memberId: string; earlier: EarlierPurchases }
+  | { kind: 'already_member'; action: RetryOrAck; memberId: string; earlier: EarlierPurchases }
+  | { kind: 'enrol_rejected'; action: 'ack'; reason: string }
+  | { kind: 'linked'; action: RetryOrAck; earlier: EarlierPurchases }
   /** The Open API refused with a 4xx the spec gives no meaning (open-api errors: `unrecognised`): parked, alarmed. */
   | { kind: 'upstream_rejected'; action: 'ack'; errorKind: string; reason: string }
   // Retried: transient.
-  | { kind: 'lease_held'; action: 'retry'; reason: string }
-  | { kind: 'refund_waiting'; action: 'retry'; reason: string }
-  /** The points call may have run: the lease is left to expire, the next attempt reconciles first. */
-  | { kind: 'outcome_unknown'; action: 'retry'; errorKind: string; reason: string }
+  /** `until`: when the holder's lease ends (epoch ms): a retry need not wait longer than that. */
+  | { kind: 'lease_held'; action: 'retry'; reason: string; until?: number }
+  /** `until`: when the refund stops waiting and is parked (epoch ms): no retry need wait longer. */
+  | { kind: 'refund_waiting'; action: 'retry'; reason: string; until?: number }
+  /**
+   * The points call may have run: the next attempt reconciles first. `leaseKept`: the request may still
+   * land, so the lease is left to expire; otherwise it was released and the next attempt may start now.
+   */
+  | { kind: 'outcome_unknown'; action: 'retry'; errorKind: string; reason: string; leaseKept: boolean }
   | { kind: 'upstream_error'; action: 'retry'; errorKind: string; reason: string }
   /** Not contracted, credentials refused, request rejected as invalid: fixed by people, then redriven. */
   | { kind: 'configuration_error'; action: 'retry'; errorKind: string; reason: string }
@@ -83,6 +104,10 @@ export const OUTCOME_KINDS = everyOf<ProcessOutcome['kind']>()([
   'customer_withdrawn',
   'points_not_available',
   'refund_parked',
+  'enrolled',
+  'already_member',
+  'enrol_rejected',
+  'linked',
   'upstream_rejected',
   'lease_held',
   'refund_waiting',

@@ -15,3 +15,12 @@ export {
   type Timeouts,
   type Transport,
 } from './transport.js';
+export {
+  DEFAULT_MAX_WAIT_MS,
+  isRetryableStatus,
+  type RetryOptions,
+  retryDelayMs,
+  sendRetrying,
+  sleepMs,
+  throughBreaker,
+} from './retries.js';

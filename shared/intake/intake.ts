@@ -1,9 +1,10 @@
 import { DEFAULT_LEDGER_TTL_DAYS, type WebhookSecrets } from '../config/index.js';
-import { PointsEvent } from '../events/index.js';
+import { QueuedEvent } from '../events/index.js';
 import type { Logger } from '../logging/index.js';
 import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
 import { type EventQueue, queueMessageFor } from '../queue/index.js';
 import {
+  type Outcome,
   type RequestHeaders,
   type SignedRequest,
   type SourceError,
@@ -51,6 +52,8 @@ export interface IntakeResponse {
   readonly eventType?: string;
   /** An authentic delivery made with another API version than the source's setting (counted, logged). */
   readonly apiVersionMismatch?: VersionMismatch;
+  /** Accepted deliveries: whose orders (or refunds) they name and the sender's delivery id (for the activity record). */
+  readonly deliveries?: readonly { source: string; orderId: string; refundId?: string; deliveryId: string; topic: string }[];
 }
 
 export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
@@ -63,6 +66,7 @@ export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
   invalid_signature: 401,
   stale_timestamp: 401,
   malformed_json: 400,
+  wrong_contract: 403,
   invalid_payload: 422,
   // Our side: the sender should retry (Shopify and the POS do on 5xx) while it is fixed.
   not_configured: 500,
@@ -129,7 +133,7 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
   // A sender's own limit (Shopify's orders can be large) wins over the default: never refuse what it sends.
   const body = readBody(request.body, request.isBase64Encoded, Math.max(deps.maxBodyBytes, source.maxBodyBytes ?? 0));
   if (!body.ok) return refuse(body.kind, body.message);
-  const signed: SignedRequest = { rawBody: body.bytes, headers: request.headers };
+  const signed: SignedRequest = { rawBody: body.bytes, headers: request.headers, receivedAtMs: deps.now() };
 
   type Secrets = { ok: true; secrets: readonly string[] } | { ok: false; response: IntakeResponse };
   const readSecrets = async (forceRefresh: boolean): Promise<Secrets> => {
@@ -188,36 +192,72 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
     return { statusCode: 200, answer: { status: 'quarantined', id: kept.id, reason: error.message } };
   };
 
-  const outcome = source.read(signed);
+  const outcome = source.readMany ? source.readMany(signed) : one(source.read(signed));
   if (outcome.status === 'ignored') {
     log?.info('webhook ignored', { source: source.name, reason: outcome.reason });
     return { statusCode: 200, answer: { status: 'ignored', reason: outcome.reason } };
   }
   if (outcome.status === 'rejected') return unreadable(outcome.error);
 
-  // The canonical schema is the contract with processing: nothing off-contract enters the queue.
-  const checked = PointsEvent.safeParse(outcome.value);
+  const events: QueuedEvent[] = [];
+  for (const value of outcome.value) {
+    const checked = checkEvent(value, deps);
+    if ('error' in checked) return unreadable(checked.error);
+    if ('ignored' in checked) {
+      log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: checked.eventId, occurredAt: checked.occurredAt });
+      return { statusCode: 200, answer: { status: 'ignored', reason: checked.ignored } };
+    }
+    events.push(checked.event);
+  }
+  // Every event durably queued before the sender is told: a failure part way answers 5xx, the sender
+  // retries, and the copies already queued are dropped by SQS's deduplication or by the ledger.
+  for (const event of events) {
+    try {
+      await deps.queue.send(queueMessageFor(event));
+    } catch (e) {
+      log?.error('queue send failed', { source: source.name, eventId: event.eventId, error: e instanceof Error ? e.message : 'unknown' });
+      return refuse('unavailable', 'try again later');
+    }
+    log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
+  }
+  const first = events[0] as QueuedEvent;
+  // The activity record is kept per order; a customer event has none (its outcome is in the customer's record).
+  const deliveries = events.flatMap((event) =>
+    event.type === 'customer'
+      ? []
+      : [
+          {
+            source: event.source,
+            orderId: event.orderId,
+            ...(event.type === 'refund' ? { refundId: event.refundId } : {}),
+            deliveryId: event.delivery.id,
+            topic: event.delivery.topic,
+          },
+        ],
+  );
+  return { statusCode: 202, answer: { status: 'accepted', eventId: first.eventId }, eventType: first.type, deliveries };
+}
+
+function one(outcome: Outcome<QueuedEvent>): Outcome<QueuedEvent[]> {
+  return outcome.status === 'ok' ? { status: 'ok', value: [outcome.value] } : outcome;
+}
+
+type Checked = { event: QueuedEvent } | { error: SourceError } | { ignored: string; eventId: string; occurredAt: string };
+
+/** The canonical schema is the contract with processing: nothing off-contract enters the queue. */
+function checkEvent(value: QueuedEvent, deps: IntakeDeps): Checked {
+  const checked = QueuedEvent.safeParse(value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const path = ['event', ...(issue?.path ?? []).map(String)].join('.');
-    return unreadable({ kind: 'invalid_payload', message: `${path}: ${issue?.message ?? 'invalid'}`, path });
+    return { error: { kind: 'invalid_payload', message: `${path}: ${issue?.message ?? 'invalid'}`, path } };
   }
   const event = checked.data;
   const unsafe = unsafeCustomerId(event);
-  if (unsafe) return unreadable({ kind: 'invalid_payload', message: `${unsafe.path}: ${unsafe.problem}`, path: unsafe.path });
+  if (unsafe) return { error: { kind: 'invalid_payload', message: `${unsafe.path}: ${unsafe.problem}`, path: unsafe.path } };
   const future = fromFutureProblem(event, deps.now());
-  if (future) return unreadable({ kind: 'invalid_payload', ...future });
+  if (future) return { error: { kind: 'invalid_payload', ...future } };
   const tooOld = tooOldReason(event, deps.now(), deps.replayWindowDays ?? DEFAULT_REPLAY_WINDOW_DAYS);
-  if (tooOld) {
-    log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: event.eventId, occurredAt: event.occurredAt });
-    return { statusCode: 200, answer: { status: 'ignored', reason: tooOld } };
-  }
-  try {
-    await deps.queue.send(queueMessageFor(event));
-  } catch (e) {
-    log?.error('queue send failed', { source: source.name, eventId: event.eventId, error: e instanceof Error ? e.message : 'unknown' });
-    return refuse('unavailable', 'try again later');
-  }
-  log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
-  return { statusCode: 202, answer: { status: 'accepted', eventId: event.eventId }, eventType: event.type };
+  if (tooOld) return { ignored: tooOld, eventId: event.eventId, occurredAt: event.occurredAt };
+  return { event };
 }

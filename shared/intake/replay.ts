@@ -1,4 +1,4 @@
-import type { PointsEvent } from '../events/index.js';
+import type { QueuedEvent } from '../events/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -7,7 +7,7 @@ const DAY_MS = 86_400_000;
  * delivery can be replayed at will; the ledger refuses a replay only while it remembers the order.
  * Past the window the event earns and takes nothing: answered 200 `ignored` so the sender stops.
  */
-export function tooOldReason(event: PointsEvent, nowMs: number, windowDays: number): string | undefined {
+export function tooOldReason(event: QueuedEvent, nowMs: number, windowDays: number): string | undefined {
   const at = Date.parse(event.occurredAt);
   if (Number.isNaN(at) || at >= nowMs - windowDays * DAY_MS) return undefined;
   return `too_old: occurred ${new Date(at).toISOString()}, more than ${windowDays} days ago (the replay window)`;
@@ -21,7 +21,7 @@ export const MAX_FUTURE_MS = DAY_MS;
  * event dated 2099 stays "recent" for 70 years); no sender's clock is a day fast. Answered as content
  * intake cannot read: Shopify's is quarantined (kept, alarmed, replayable), other senders see a 422.
  */
-export function fromFutureProblem(event: PointsEvent, nowMs: number): { path: string; message: string } | undefined {
+export function fromFutureProblem(event: QueuedEvent, nowMs: number): { path: string; message: string } | undefined {
   const at = Date.parse(event.occurredAt);
   if (Number.isNaN(at) || at <= nowMs + MAX_FUTURE_MS) return undefined;
   return {

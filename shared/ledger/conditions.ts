@@ -37,9 +37,12 @@ export function unclaimedOrder(e: Expression): string {
   return `${absent(e, 'pk')} OR ${e.path('state')} = ${e.value('stub')}`;
 }
 
-/** The purchase is not final: absent, not done, or still awaiting its customer. */
+/**
+ * The purchase is not final: absent, not done, still awaiting its customer, or waiting for its customer
+ * to be linked (it found no member: linking or enrolling the customer credits it late).
+ */
 export function purchaseNotFinal(e: Expression, nowMs: number): string {
-  return `${absent(e, 'pk')} OR ${e.path('state')} <> ${e.value('done')} OR ${e.path('awaitingCustomerUntil')} >= ${e.value(nowMs)}`;
+  return `${absent(e, 'pk')} OR ${e.path('state')} <> ${e.value('done')} OR ${e.path('awaitingCustomerUntil')} >= ${e.value(nowMs)} OR ${e.path('outcome')} = ${e.value('customer_not_found')}`;
 }
 
 /** A credited order with a free lease on which this refund is not booked yet. */

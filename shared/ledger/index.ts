@@ -1,8 +1,17 @@
 /** The ledger: the DynamoDB record of each order and refund that makes crediting and debiting happen exactly once. */
 export { createDocumentClient } from '../dynamodb/index.js';
-export { createLedger, type Ledger, type LedgerOptions } from './ledger.js';
+export { createLedger, type Ledger, type LedgerOptions, type UnlinkedQuery } from './ledger.js';
 export type { PurchaseClaimInput, PurchaseResult } from './orders.js';
-export { type AppliedRefund, orderKey, OrderRecord, type OrderRef, refundKey, RefundRecord, type RefundRef } from './records.js';
+export {
+  type AppliedRefund,
+  orderKey,
+  OrderRecord,
+  type OrderRef,
+  refundKey,
+  RefundRecord,
+  type RefundRef,
+  unlinkedKey,
+} from './records.js';
 export type { RefundResult } from './refunds.js';
 export type { Clock } from './store.js';
 export { createLedgerTable } from './table.js';

@@ -3,11 +3,13 @@ import { createOrderRecords, type OrderRecords } from './orders.js';
 import type { OrderRef, RefundRecord } from './records.js';
 import { createRefundRecords, type RefundRecords } from './refunds.js';
 import { type Clock, createStore } from './store.js';
+import { listUnlinkedOrders, type UnlinkedQuery } from './unlinked.js';
 
 export type { ApplyRefundInput, PurchaseClaimInput, PurchaseResult, ReleaseOrderOptions } from './orders.js';
 export type { OrderRef, RefundRef } from './records.js';
 export type { RefundResult } from './refunds.js';
 export type { Claim, Clock } from './store.js';
+export type { UnlinkedQuery } from './unlinked.js';
 
 export interface LedgerOptions {
   client: DynamoDBDocumentClient;
@@ -27,6 +29,8 @@ export interface Ledger extends OrderRecords, RefundRecords {
   readonly leaseMs: number;
   /** Every refund record of the order (ids are kept on the order record; the table has no sort key). */
   listRefunds(ref: OrderRef): Promise<RefundRecord[]>;
+  /** A source customer's orders that ended `customer_not_found` (to credit once the customer is linked). */
+  listUnlinkedOrders(query: UnlinkedQuery): Promise<OrderRef[]>;
 }
 
 export function createLedger(options: LedgerOptions): Ledger {
@@ -38,6 +42,7 @@ export function createLedger(options: LedgerOptions): Ledger {
     leaseMs,
     ...orders,
     ...refunds,
+    listUnlinkedOrders: (query) => listUnlinkedOrders(options.client, options.tableName, query),
     async listRefunds(ref) {
       const order = await orders.getOrder(ref);
       if (!order) return [];

@@ -1,6 +1,16 @@
 import type { AmountTerms } from '../events/index.js';
 import { capText } from '../text/index.js';
-import { awaitingCustomer, claimable, exists, heldBy, notBooked, purchaseNotFinal, refundableBy, unclaimedOrder } from './conditions.js';
+import {
+  awaitingCustomer,
+  claimable,
+  doneWith,
+  exists,
+  heldBy,
+  notBooked,
+  purchaseNotFinal,
+  refundableBy,
+  unclaimedOrder,
+} from './conditions.js';
 import { Expression } from './expression.js';
 import { type AppliedRefund, type OrderOutcome, OrderRecord, type OrderRef, type RefundRef, orderKey } from './records.js';
 import type { Claim, Store } from './store.js';
@@ -31,6 +41,8 @@ export interface PurchaseResult {
   externalId?: string;
   /** Skips only: the order may be re-opened by a delivery naming the customer until then (epoch ms). */
   awaitingCustomerUntil?: number;
+  /** customer_not_found only: kept findable by its customer, with its event, to be credited once linked. */
+  unlinked?: { customer: string; purchasedAt: string; event: string };
 }
 
 export interface ReleaseOrderOptions {
@@ -72,6 +84,12 @@ export interface OrderRecords {
    */
   reopenPurchase(input: PurchaseClaimInput): Promise<Claim<OrderRecord>>;
   /**
+   * Lease on an order that ended `customer_not_found`, now that its customer is linked: the purchase
+   * proceeds as if first claimed. Its index keys stay until it ends otherwise, so an attempt that dies
+   * leaves it findable (and claimable once its lease runs out).
+   */
+  reopenUnlinked(input: PurchaseClaimInput): Promise<Claim<OrderRecord>>;
+  /**
    * Ends the purchase. owner: the lease holder; null: no claim was needed (skips), then the order must
    * not be done nor leased. Undefined when the condition failed (lease lost, or already done).
    */
@@ -101,6 +119,9 @@ const PURCHASE_FACTS = ['eligibleAmount', 'eligibleExact', 'terms', 'currency', 
 
 /** What a finished purchase no longer has: its lease and the notes of its attempts. */
 const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError'] as const;
+
+/** What an order waiting for its customer to be linked carries (the index keys and its event). */
+const UNLINKED_FIELDS = ['unlinkedCustomer', 'purchasedAt', 'purchaseEvent'] as const;
 
 /** Fresh claims remembered at once (in Lambda one attempt runs at a time; this only bounds a leak). */
 const FRESH_CLAIMS_KEPT = 256;
@@ -179,6 +200,9 @@ export function createOrderRecords(store: Store): OrderRecords {
       pointsExact: result.pointsCredited !== undefined ? true : undefined,
       reconciled: result.reconciled,
       awaitingCustomerUntil: result.awaitingCustomerUntil,
+      unlinkedCustomer: result.unlinked?.customer,
+      purchasedAt: result.unlinked?.purchasedAt,
+      purchaseEvent: result.unlinked?.event,
       ...store.finished(result.reason, now),
     });
 
@@ -213,6 +237,12 @@ export function createOrderRecords(store: Store): OrderRecords {
       return store.claim(keyOf(input), e, awaitingCustomer(e, now), OrderRecord.parse);
     },
 
+    async reopenUnlinked(input) {
+      const now = clock();
+      const e = purchaseLease(input, now).remove('outcome', 'reason', 'finishedAt', 'ttl');
+      return store.claim(keyOf(input), e, doneWith(e, 'customer_not_found'), OrderRecord.parse);
+    },
+
     async finishPurchase(ref, owner, result) {
       const now = clock();
       const claimed = owner === null ? undefined : takeFreshClaim(owner, keyOf(ref));
@@ -227,6 +257,8 @@ export function createOrderRecords(store: Store): OrderRecords {
           ? new Expression()
           : withEmptyBook(orderIdentity(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1));
       e.setAll(finishFields(result, now)).remove(...LEASE_FIELDS);
+      // Credited (or ended otherwise) after all: no longer waiting for its customer to be linked.
+      if (result.unlinked === undefined) e.remove(...UNLINKED_FIELDS);
       return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));
     },
 

@@ -126,6 +126,14 @@ export const OrderRecord = z.object({
    * then a delivery naming the customer re-opens the order under the usual claim (`reopenPurchase`).
    */
   awaitingCustomerUntil: z.number().optional(),
+  /**
+   * Set while the purchase ended `customer_not_found` (the byUnlinkedCustomer index's keys: `unlinkedKey`,
+   * and the purchase time), with the purchase event itself, so linking or enrolling the customer can
+   * credit it late (`reopenUnlinked`). Removed when the purchase ends otherwise.
+   */
+  unlinkedCustomer: z.string().optional(),
+  purchasedAt: z.string().optional(),
+  purchaseEvent: z.string().optional(),
 });
 export type OrderRecord = z.infer<typeof OrderRecord>;
 
@@ -159,4 +167,7 @@ export interface RefundRef extends OrderRef {
 // Parts are escaped so that ids containing the separator can never collide.
 const part = encodeURIComponent;
 export const orderKey = (source: string, orderId: string) => `order#${part(source)}#${part(orderId)}`;
+/** The byUnlinkedCustomer index's partition: one source customer (source, external key, external id). */
+export const unlinkedKey = (source: string, externalKey: string, externalId: string) =>
+  `${part(source)}#${part(externalKey)}#${part(externalId)}`;
 export const refundKey = (source: string, orderId: string, refundId: string) => `refund#${part(source)}#${part(orderId)}#${part(refundId)}`;

@@ -7,12 +7,27 @@ import { LEDGER_TABLE_SCHEMA } from '../config/index.js';
  * it, with TTL on `ttl`. dynalite has no UpdateTimeToLive, so TTL is not set here. Existing table: no-op.
  */
 export async function createLedgerTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  const index = LEDGER_TABLE_SCHEMA.unlinkedIndex;
   try {
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
-        AttributeDefinitions: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, AttributeType: 'S' }],
+        AttributeDefinitions: [
+          { AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, AttributeType: 'S' },
+          { AttributeName: index.partitionKey, AttributeType: 'S' },
+          { AttributeName: index.sortKey, AttributeType: 'S' },
+        ],
         KeySchema: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, KeyType: 'HASH' }],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: index.name,
+            KeySchema: [
+              { AttributeName: index.partitionKey, KeyType: 'HASH' },
+              { AttributeName: index.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          },
+        ],
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );

@@ -1,3 +1,4 @@
+import { isOutageKind, OUTAGE_ERROR_KINDS, type OutageErrorKind } from '../retry/index.js';
 /**
  * The one error every client failure becomes. Callers branch on `kind` and `executed`; nothing
  * downstream reads message strings (the classification from texts happens once, in classify.ts).
@@ -36,10 +37,14 @@ export type OpenApiErrorKind = (typeof OPEN_API_ERROR_KINDS)[number];
 
 /**
  * Kinds that say the service itself is down or overloaded, not an answer about the request: the
- * pipeline retries them within a call, the circuit breaker counts them.
+ * pipeline retries them within a call, the circuit breaker counts them. Defined with the breaker
+ * (shared/retry), held here to the Open API's spelling.
  */
-export const OUTAGE_ERROR_KINDS = ['network', 'timeout', 'server'] as const satisfies readonly OpenApiErrorKind[];
-export type OutageErrorKind = (typeof OUTAGE_ERROR_KINDS)[number];
+OUTAGE_ERROR_KINDS satisfies readonly OpenApiErrorKind[];
+export { isOutageKind, OUTAGE_ERROR_KINDS, type OutageErrorKind };
+
+/** Whether a failed call says the service is down: an Open API outage kind, or anything that is not an answer of it. */
+export const isOutageError = (e: unknown): boolean => (isOpenApiError(e) ? isOutageKind(e.kind) : true);
 
 /**
  * Kinds that people fix (the contract, the credentials, a request we build wrongly): processing ends
@@ -55,9 +60,6 @@ export const CONFIGURATION_ERROR_KINDS = [
   'not_found',
 ] as const satisfies readonly OpenApiErrorKind[];
 export type ConfigurationErrorKind = (typeof CONFIGURATION_ERROR_KINDS)[number];
-
-/** Whether an error kind (an Open API kind, or another upstream's in the same words) is an outage. */
-export const isOutageKind = (kind: string): kind is OutageErrorKind => (OUTAGE_ERROR_KINDS as readonly string[]).includes(kind);
 
 /** Whether an error kind is one people fix rather than one that passes. */
 export const isConfigurationKind = (kind: string): kind is ConfigurationErrorKind =>

@@ -16,6 +16,7 @@ export {
   type ConfigurationErrorKind,
   isConfigurationKind,
   isOpenApiError,
+  isOutageError,
   isOutageKind,
   isUpstreamFailureKind,
   OPEN_API_ERROR_KINDS,

@@ -1,6 +1,7 @@
 import type { ProcessingSettings } from '../config/index.js';
 import type { Clock, Ledger } from '../ledger/index.js';
 import type { OpenApiClient } from '../openapi/index.js';
+import type { SmaregiClient } from '../smaregi/index.js';
 import type { SquareOrdersClient } from '../square-orders/index.js';
 
 /** The Open API calls processing makes (a narrow view, so an instrumented wrapper is easy). */
@@ -33,6 +34,8 @@ export interface ProcessorDeps {
   logger?: ProcessorLogger;
   /** Square's Orders API for a source whose purchases earn on their order's subtotal without tax. */
   squareOrders?: (source: string) => Pick<SquareOrdersClient, 'retrieveOrder'> | undefined;
+  /** Smaregi's Platform API for a source whose webhooks name transactions only (the worker reads their state). */
+  smaregi?: (source: string) => Pick<SmaregiClient, 'getTransaction'> | undefined;
   /** Called between protocol steps; production leaves it undefined. A throw here acts as a crash. */
   checkpoint?: Checkpoint;
 }

@@ -29,11 +29,12 @@ export function transientOutcome(e: OpenApiError): Extract<ProcessOutcome, { act
     : { kind: 'upstream_error', action: 'retry', errorKind: e.kind, reason };
 }
 
-export const unknownOutcome = (e: OpenApiError): Extract<ProcessOutcome, { kind: 'outcome_unknown' }> => ({
+export const unknownOutcome = (e: OpenApiError, leaseKept: boolean): Extract<ProcessOutcome, { kind: 'outcome_unknown' }> => ({
   kind: 'outcome_unknown',
   action: 'retry',
   errorKind: e.kind,
   reason: e.message,
+  leaseKept,
 });
 
 /** The order's lease went to another attempt before this one booked its result. */
@@ -44,15 +45,27 @@ export const leaseLost = (): Extract<ProcessOutcome, { kind: 'lease_lost' }> => 
 });
 
 /**
- * A points call that may have run (`executed: 'unknown'`): the lease is kept until it expires, so that
- * by the time anyone searches the history the lost request has landed or died, and the record is
- * flagged so that whoever takes it next searches the history for the marker before calling again.
- * `release` ends the attempt that way.
+ * Whether the request that failed can still land. The service answered (a 5xx, an answer we cannot
+ * read) or closed the connection itself: its handling of the request is over, so the history already
+ * shows it if it ran. Our own timeout, or a gateway saying it stopped waiting (502, 504): the service
+ * may still be running it.
+ */
+export function mayStillLand(e: OpenApiError): boolean {
+  return e.kind === 'timeout' || e.status === 502 || e.status === 504;
+}
+
+/**
+ * A points call that may have run (`executed: 'unknown'`); the record is flagged so that whoever takes
+ * it next searches the history for the marker before calling again. A request that may still land
+ * keeps the lease until it expires, so that by the time anyone searches the history it has landed or
+ * died. One that cannot land any more (the service answered or hung up) releases it at once: the next
+ * attempt can search now, and finds the marker if the call ran. `release` ends the attempt that way.
  */
 export async function leaveInDoubt(
   err: OpenApiError,
-  release: (lastError: string, opts: { keepLease: true; needsReconcile: true }) => Promise<unknown>,
+  release: (lastError: string, opts: { keepLease: boolean; needsReconcile: true }) => Promise<unknown>,
 ): Promise<Extract<ProcessOutcome, { kind: 'outcome_unknown' }>> {
-  await release(err.message, { keepLease: true, needsReconcile: true });
-  return unknownOutcome(err);
+  const keepLease = mayStillLand(err);
+  await release(err.message, { keepLease, needsReconcile: true });
+  return unknownOutcome(err, keepLease);
 }

@@ -1,23 +1,36 @@
 import type { OrderRecord } from '../ledger/index.js';
 import type { ProcessorDeps } from './deps.js';
-import { PointsEvent, type PurchaseEvent } from '../events/index.js';
+import { PointsEvent, type PurchaseEvent, type RefundEvent } from '../events/index.js';
 import type { FollowUp, ProcessOutcome } from '../events/index.js';
 import { measuredPurchase } from './order-amount.js';
-import { processPurchase } from './purchase.js';
+import { awaitsLink } from './late-customer.js';
+import { type PurchaseOptions, processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';
 import { storedEvent } from './refund-results.js';
 import { queuedWithItsPurchase } from './refund-wait.js';
+import { processSmaregiState } from './smaregi-state.js';
 
 export interface ProcessContext {
   /** How many times the queue has delivered this message (1 on the first delivery). */
   receiveCount?: number;
   /** The message's FIFO group: a refund queued in its purchase's group does not wait for it (refund-wait.ts). */
   groupId?: string;
+  /**
+   * Hands a follow-up refund that must be retried to a message of its own (the worker sets it aside in
+   * the queue); true when done. Its failure is then its own: the purchase, done, is acknowledged and
+   * does not hold its customer's group. Without it (or when it fails) the purchase is retried instead.
+   */
+  setAside?: (event: RefundEvent, outcome: ProcessOutcome) => Promise<boolean>;
 }
 
 export interface Processor {
   /** Processes one canonical event, safe to run twice, concurrently, or after a crash at any line. */
   process(event: unknown, context?: ProcessContext): Promise<ProcessOutcome>;
+  /**
+   * A purchase that ended `customer_not_found`, now that its customer is linked or enrolled: credited
+   * once (the order is re-opened under the usual claim), then the refunds that waited for it.
+   */
+  creditLinkedPurchase(event: PurchaseEvent, context?: ProcessContext): Promise<ProcessOutcome>;
 }
 
 export function createProcessor(deps: ProcessorDeps): Processor {
@@ -25,15 +38,20 @@ export function createProcessor(deps: ProcessorDeps): Processor {
    * The purchase, then the refunds that waited for it (or were parked) now that its order is done: their
    * outcomes are added to the purchase's as `followUps`, and one still pending turns it into a retry.
    */
-  async function purchaseThenWaitingRefunds(sent: PurchaseEvent): Promise<ProcessOutcome> {
+  async function purchaseThenWaitingRefunds(
+    sent: PurchaseEvent,
+    context: ProcessContext | undefined,
+    options: PurchaseOptions = {},
+  ): Promise<ProcessOutcome> {
     const measured = await measuredPurchase(deps, sent);
     if (measured.outcome) return measured.outcome;
-    const { outcome, order } = await processPurchase(deps, measured.event);
-    if (!order || order.waitingRefunds.length === 0) return outcome;
-    return withFollowUps(outcome, await runWaitingRefunds(order));
+    const { outcome, order } = await processPurchase(deps, measured.event, options);
+    // Refunds of an order waiting for its customer to be linked wait with it.
+    if (!order || order.waitingRefunds.length === 0 || awaitsLink(order)) return outcome;
+    return withFollowUps(outcome, await runWaitingRefunds(order, context?.setAside));
   }
 
-  async function runWaitingRefunds(order: OrderRecord): Promise<FollowUp[]> {
+  async function runWaitingRefunds(order: OrderRecord, setAside: ProcessContext['setAside']): Promise<FollowUp[]> {
     const followUps: FollowUp[] = [];
     for (const refundId of order.waitingRefunds) {
       const ref = { source: order.source, orderId: order.orderId, refundId };
@@ -46,10 +64,13 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       const outcome = await processRefund(deps, event);
       // Finished earlier, but the attempt died before taking it off the list.
       if (outcome.kind === 'duplicate') await deps.ledger.forgetWaitingRefund(ref);
+      // Still listed on the order: the purchase's redelivery would run it too; its own message runs it sooner.
+      const handedOver = outcome.action === 'retry' && setAside !== undefined && (await setAside(event, outcome));
       followUps.push({
         refundId,
         kind: outcome.kind,
-        action: outcome.action,
+        action: handedOver ? 'ack' : outcome.action,
+        ...(handedOver ? { setAside: true } : {}),
         ...('points' in outcome ? { points: outcome.points } : {}),
       });
     }
@@ -57,6 +78,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   }
 
   return {
+    creditLinkedPurchase: (event, context) => purchaseThenWaitingRefunds(event, context, { customerLinked: true }),
     async process(input, context) {
       const parsed = PointsEvent.safeParse(input);
       if (!parsed.success) {
@@ -68,8 +90,15 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       if (olderThanRetention(event.occurredAt, deps.clock(), deps.settings.ledgerTtlDays)) {
         return { kind: 'skipped', action: 'ack', reason: 'too_old' };
       }
+      // A sender that names the sale only (Smaregi): its current state decides what to run.
+      if (event.type === 'purchase' && event.stateFrom) {
+        return processSmaregiState(deps, event, {
+          purchase: (e) => purchaseThenWaitingRefunds(e, context),
+          refund: (e) => processRefund(deps, e),
+        });
+      }
       return event.type === 'purchase'
-        ? purchaseThenWaitingRefunds(event)
+        ? purchaseThenWaitingRefunds(event, context)
         : processRefund(deps, event, queuedWithItsPurchase(event, context?.groupId));
     },
   };

@@ -5,7 +5,7 @@ import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, isUnrecognisedRefusal, leaseLost, leaveInDoubt, rejectedOutcome, transientOutcome } from './failures.js';
 import { findMarkers } from './history.js';
-import { awaitsCustomer } from './late-customer.js';
+import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { purchaseMarker } from './markers.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
 
@@ -26,8 +26,13 @@ type Step<T> = { end: PurchaseProcessed } | (T & { end?: undefined });
  * figure recorded is the balance difference (a hint); the exact figure is read from the history entry
  * with the marker the first time a refund needs it. Nothing to credit: one write records why.
  */
-export function processPurchase(deps: ProcessorDeps, event: PurchaseEvent): Promise<PurchaseProcessed> {
-  return new PurchaseAttempt(deps, event).run();
+export function processPurchase(deps: ProcessorDeps, event: PurchaseEvent, options: PurchaseOptions = {}): Promise<PurchaseProcessed> {
+  return new PurchaseAttempt(deps, event, options).run();
+}
+
+export interface PurchaseOptions {
+  /** Its customer was linked or enrolled since: an order that ended `customer_not_found` is re-opened (once). */
+  customerLinked?: boolean;
 }
 
 class PurchaseAttempt {
@@ -41,6 +46,7 @@ class PurchaseAttempt {
   constructor(
     private readonly deps: ProcessorDeps,
     private readonly event: PurchaseEvent,
+    private readonly options: PurchaseOptions = {},
   ) {
     this.ref = { source: event.source, orderId: event.orderId };
     this.marker = purchaseMarker(event.source, event.orderId);
@@ -94,6 +100,7 @@ class PurchaseAttempt {
     const input = { ...this.ref, owner: this.owner, ...this.facts };
     let claim = await ledger.claimPurchase(input);
     if (!claim.ok && awaitsCustomer(claim.current, clock())) claim = await ledger.reopenPurchase(input);
+    if (!claim.ok && this.options.customerLinked && awaitsLink(claim.current)) claim = await ledger.reopenUnlinked(input);
     if (!claim.ok) return { end: alreadyDone(claim.current) };
     await this.checkpoint('purchase:claimed');
     // A lease never released means an attempt died or did not learn its call's outcome.
@@ -109,7 +116,10 @@ class PurchaseAttempt {
       if (err.kind === 'member_not_found') {
         // The Open API answers the same (member_not_found) for unknown and withdrawn customers: we cannot tell them apart here.
         return {
-          end: await this.finish({ outcome: 'customer_not_found', reason: err.message }, { kind: 'customer_not_found', action: 'ack' }),
+          end: await this.finish(
+            { outcome: 'customer_not_found', reason: err.message, unlinked: unlinkedFacts(this.event, customer) },
+            { kind: 'customer_not_found', action: 'ack' },
+          ),
         };
       }
       return { end: await this.retry(err, { needsReconcile: mustReconcile }) };
@@ -198,7 +208,8 @@ function alreadyDone(current: OrderRecord | undefined): PurchaseProcessed {
   if (current?.state === 'done') {
     return { outcome: { kind: 'duplicate', action: 'ack', previous: current.outcome ?? 'unknown' }, order: current };
   }
-  return { outcome: { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order' } };
+  const until = current?.leaseUntil;
+  return { outcome: { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order', ...(until ? { until } : {}) } };
 }
 
 /** `Y-m-d` that many days after the purchase's local date (the date part of its ISO timestamp). */

@@ -6,7 +6,7 @@ import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { RefundEvent } from '../events/index.js';
 import { asOpenApiError, leaseLost, leaveInDoubt, transientOutcome } from './failures.js';
 import { findMarkers } from './history.js';
-import { awaitsCustomer } from './late-customer.js';
+import { awaitsCustomer, awaitsLink } from './late-customer.js';
 import { purchaseMarker, refundMarker } from './markers.js';
 import type { ProcessOutcome } from '../events/index.js';
 import { type RefundEnd, bookable, bookedEnd, definitiveEnd, parkedEnd, skippedEnd, storedEvent } from './refund-results.js';
@@ -92,7 +92,8 @@ class RefundAttempt {
       if (claim.current?.state === 'done') {
         return { end: { kind: 'duplicate', action: 'ack', previous: claim.current.outcome ?? 'unknown' } };
       }
-      return { end: { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the refund' } };
+      const until = claim.current?.leaseUntil;
+      return { end: { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the refund', ...(until ? { until } : {}) } };
     }
     await this.checkpoint('refund:claimed');
     if (this.event.unlinked) {
@@ -109,7 +110,8 @@ class RefundAttempt {
     const { ledger, clock } = this.deps;
     for (let round = 0; round < 3; round++) {
       const order = this.note(await ledger.getOrder(this.orderRef));
-      if (order?.state !== 'done' || awaitsCustomer(order, clock())) {
+      // An order whose customer is not linked yet may still be credited: its refunds wait for that too.
+      if (order?.state !== 'done' || awaitsCustomer(order, clock()) || awaitsLink(order)) {
         if (!(await ledger.registerWaitingRefund(this.ref))) continue; // the purchase finished meanwhile
         return { end: await this.awaitPurchase(firstSeenAt) };
       }
@@ -127,7 +129,8 @@ class RefundAttempt {
       const bookedNow = current?.refunds[this.event.refundId];
       if (current && bookedNow) return { end: await this.finishFromBook(current, bookedNow) };
       if (current?.leaseUntil !== undefined && current.leaseUntil >= clock()) {
-        return { end: await this.retryLater({ kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order' }) };
+        const held = { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order', until: current.leaseUntil } as const;
+        return { end: await this.retryLater(held) };
       }
     }
     return { end: await this.retryLater({ kind: 'lease_held', action: 'retry', reason: 'the order kept changing' }) };
@@ -136,10 +139,11 @@ class RefundAttempt {
   /** Step 2, the purchase not credited yet (the refund is listed on the order): wait, retried, or park. */
   private async awaitPurchase(firstSeenAt: number): Promise<ProcessOutcome> {
     const { ledger, settings, clock } = this.deps;
-    if (clock() - firstSeenAt < refundWaitMs(settings, this.sharesPurchaseGroup)) {
+    const waitMs = refundWaitMs(settings, this.sharesPurchaseGroup);
+    if (clock() - firstSeenAt < waitMs) {
       const reason = 'the purchase is not credited yet';
       await ledger.releaseRefund(this.ref, this.owner, { state: 'waiting', lastError: reason });
-      return { kind: 'refund_waiting', action: 'retry', reason };
+      return { kind: 'refund_waiting', action: 'retry', reason, until: firstSeenAt + waitMs };
     }
     // Parked, and still listed on the order: the purchase processes it when it is credited.
     const reason = this.sharesPurchaseGroup

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PointsEvent } from '../events/index.js';
+import type { QueuedEvent } from '../events/index.js';
 import type { QueueMessage } from './types.js';
 
 // SQS FIFO: group and deduplication ids are 1-128 characters of letters, digits and punctuation.
@@ -16,8 +16,10 @@ function sqsId(source: string, id: string): string {
  * in order (an event without a customer groups by its order). Deduplication: source + delivery id,
  * so a sender's retry of one delivery within SQS's 5-minute window is dropped by SQS itself.
  */
-export function queueMessageFor(event: PointsEvent): QueueMessage {
-  const customer = event.customer ? `${event.customer.externalKey}:${event.customer.externalId}` : `order:${event.orderId}`;
+export function queueMessageFor(event: QueuedEvent): QueueMessage {
+  const customer = event.customer
+    ? `${event.customer.externalKey}:${event.customer.externalId}`
+    : `order:${'orderId' in event ? event.orderId : event.eventId}`;
   return {
     body: JSON.stringify(event),
     groupId: sqsId(event.source, customer),

@@ -39,6 +39,13 @@ export function createSqsQueue(opts: SqsQueueOptions): EventQueue {
             MessageBody: message.body,
             MessageGroupId: message.groupId,
             MessageDeduplicationId: message.deduplicationId,
+            ...(message.attributes
+              ? {
+                  MessageAttributes: Object.fromEntries(
+                    Object.entries(message.attributes).map(([k, v]) => [k, { DataType: 'String', StringValue: v }]),
+                  ),
+                }
+              : {}),
           }),
         );
       } catch (e) {

@@ -6,6 +6,8 @@ export interface QueueMessage {
   groupId: string;
   /** FIFO deduplication id: source + delivery id. */
   deduplicationId: string;
+  /** SQS message attributes (String), e.g. a waiting message's wake time (aside.ts). */
+  attributes?: Record<string, string>;
 }
 
 /** Where accepted events go: SQS in AWS, the in-process queue under `npm start` and in tests. */

@@ -6,6 +6,8 @@ export interface VisibilityChange {
   /** The record's eventSourceARN: which queue it came from. */
   eventSourceARN: string;
   seconds: number;
+  /** Only waiting (not failing): the local queue tells the two apart in its figures; SQS ignores it. */
+  waiting?: boolean;
 }
 
 /** How the worker defers a waiting message: SQS in AWS, the in-process queue under `npm start`. */

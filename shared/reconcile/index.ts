@@ -1,3 +1,4 @@
 /** Reconciliation: find the Shopify orders and refunds of a time window the ledger never saw, and feed them back through intake. */
-export { checkWindow, type ReconcileResult, reconcileShopify, summaryLine } from './reconcile.js';
+export { checkWindow, type ReconcileResult, reconcileShopify } from './reconcile.js';
+export { recordRun, type RunSinks, summaryLine } from './run-report.js';
 export { type ReconcileSources, reconcileSourcesFrom } from './settings.js';

@@ -182,6 +182,3 @@ export async function reconcileShopify(deps: ReconcileDeps, options: ReconcileOp
 }
 
 /** The fixed last line of a run. */
-export function summaryLine(r: Pick<ReconcileResult, 'scanned' | 'missing' | 'enqueued'>): string {
-  return `reconcile: scanned=${r.scanned} missing=${r.missing} enqueued=${r.enqueued}`;
-}

@@ -1,4 +1,4 @@
-import { isOutageKind } from '../openapi/index.js';
+import { isOutageKind } from './outage.js';
 
 /**
  * A circuit breaker per worker container: after a run of consecutive upstream failures (the service is

@@ -2,9 +2,9 @@ import { deferralSeconds } from '../config/index.js';
 import type { ProcessOutcome } from '../events/index.js';
 
 /**
- * Waiting is not failing. Outcomes that only say "not yet" are deferred (the message's visibility is
- * set to a backoff, or to the lease's end) until the retry horizon; everything else fails as it is and
- * spends the dead-letter budget: invalid events, configuration errors, bugs.
+ * Waiting is not failing. Outcomes that only say "not yet" are deferred (the message waits a backoff,
+ * or for the lease's end) until the retry horizon; everything else fails as it is and spends the
+ * dead-letter budget: invalid events, configuration errors, bugs.
  */
 const WAITING_KINDS: ReadonlySet<ProcessOutcome['kind']> = new Set([
   'lease_held',
@@ -23,20 +23,48 @@ export interface DeferralSettings {
 
 export type Verdict = { defer: true; seconds: number } | { defer: false; why: 'not_waiting' | 'horizon_passed' };
 
+/** What a retry waits for: the outcome's own kind, or (its event done) the follow-up still pending. */
+export type WaitReason = Pick<ProcessOutcome, 'kind'> & {
+  leaseKept?: boolean;
+  /** lease_held: when the holder's lease ends; refund_waiting: when the refund is parked (epoch ms). */
+  until?: number;
+  followUps?: { kind: string; action: string }[];
+};
+
+/** The kind that decides a retry's wait: a done event retried for a follow-up waits as that follow-up does. */
+export function retryReason(outcome: WaitReason | 'circuit_open'): ProcessOutcome['kind'] | 'circuit_open' {
+  if (outcome === 'circuit_open' || WAITING_KINDS.has(outcome.kind)) return outcome === 'circuit_open' ? outcome : outcome.kind;
+  const pending = outcome.followUps?.find((f) => f.action === 'retry' && WAITING_KINDS.has(f.kind as ProcessOutcome['kind']));
+  return (pending?.kind as ProcessOutcome['kind'] | undefined) ?? outcome.kind;
+}
+
 /**
- * What to do with a message that cannot proceed. `receive` is its ApproximateReceiveCount, `ageMs`
- * how long ago it was sent; `atLeastSeconds` a floor (the open breaker's remaining time).
+ * What to do with a message that cannot proceed. `receive` is how many times it waited so far (the
+ * backoff's exponent), `ageMs` how long ago it was first sent, `nowMs` the clock (for a lease's end);
+ * `atLeastSeconds` a floor (the open breaker's remaining time).
  */
 export function deferralFor(
-  kind: ProcessOutcome['kind'] | 'circuit_open',
-  message: { receive: number; ageMs: number },
+  outcome: WaitReason | 'circuit_open',
+  message: { receive: number; ageMs: number; nowMs?: number },
   settings: DeferralSettings,
   random: () => number = Math.random,
   atLeastSeconds = 0,
 ): Verdict {
+  const kind = retryReason(outcome);
   if (kind !== 'circuit_open' && !WAITING_KINDS.has(kind)) return { defer: false, why: 'not_waiting' };
   if (message.ageMs >= settings.retryHorizonSeconds * 1000) return { defer: false, why: 'horizon_passed' };
-  // An unknown outcome keeps the lease: the next attempt can only reconcile once it has run out.
-  const floor = Math.max(atLeastSeconds, kind === 'outcome_unknown' ? settings.leaseSeconds : 0);
-  return { defer: true, seconds: deferralSeconds(message.receive, settings, random, floor) };
+  // An unknown outcome whose request may still land keeps the lease: the next attempt can only
+  // reconcile once it has run out. One that cannot land released it: a backoff is enough.
+  const leaseKept = outcome !== 'circuit_open' && outcome.kind === 'outcome_unknown' && outcome.leaseKept !== false;
+  const floor = Math.max(atLeastSeconds, leaseKept ? settings.leaseSeconds : 0);
+  const seconds = deferralSeconds(message.receive, settings, random, floor);
+  // A lease held by another attempt: its holder is most likely alive and about to finish (the backoff),
+  // but no wait need outlast the lease itself (a crashed holder's lease is then taken over). A refund
+  // waiting for its purchase: no wait need outlast the moment it is parked.
+  const until =
+    outcome !== 'circuit_open' && (outcome.kind === 'lease_held' || outcome.kind === 'refund_waiting') ? outcome.until : undefined;
+  if (until !== undefined && message.nowMs !== undefined) {
+    return { defer: true, seconds: Math.max(1, Math.min(seconds, Math.ceil((until - message.nowMs) / 1000) + 1)) };
+  }
+  return { defer: true, seconds };
 }

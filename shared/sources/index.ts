@@ -3,4 +3,15 @@ export { unsafeCustomerId } from './path-safe.js';
 export { loadSources, SourcesConfigError, type SourceSet } from './registry.js';
 export { DEFAULT_SHOPIFY_API_VERSION } from './shopify-subscriptions.js';
 export { SHOPIFY_MAX_BODY_BYTES } from './shopify.js';
-export type { ConfiguredSource, RequestHeaders, SignedRequest, SourceError, SourceSubscriptions, VersionMismatch } from './types.js';
+export type {
+  ConfiguredSource,
+  CustomerLinking,
+  Outcome,
+  RequestHeaders,
+  SignedRequest,
+  SourceError,
+  SourceSubscriptions,
+  VersionMismatch,
+} from './types.js';
+export { DEFAULT_SMAREGI_WEBHOOK_HEADER, SmaregiSettings, smaregiThinEvent } from './smaregi.js';
+export { EXTERNAL_ID, renderTitle } from './settings.js';

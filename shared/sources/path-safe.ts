@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { PointsEvent } from '../events/index.js';
+import type { QueuedEvent } from '../events/index.js';
 import { type PathParamRule, pathParamProblem } from '../openapi/index.js';
 
 /**
@@ -20,7 +20,7 @@ export const pathSafe =
  * queues, the client will send. Sources check their own fields first (so the answer names the sender's
  * field); this is the net under every source.
  */
-export function unsafeCustomerId(event: PointsEvent): { path: string; problem: string } | undefined {
+export function unsafeCustomerId(event: QueuedEvent): { path: string; problem: string } | undefined {
   if (!event.customer) return undefined;
   const key = pathParamProblem('externalKey', event.customer.externalKey);
   if (key) return { path: 'event.customer.externalKey', problem: key };

@@ -1,17 +1,20 @@
 import * as z from 'zod';
 import { posSource } from './pos.js';
 import { shopifySource } from './shopify.js';
+import { smaregiSource } from './smaregi.js';
 import { squareSource } from './square.js';
-import type { ConfiguredSource, WebhookSource } from './types.js';
+import type { PointsEvent, QueuedEvent } from '../events/index.js';
+import type { ConfiguredSource, SignedRequest, WebhookSource } from './types.js';
 import { ConfigurationError } from '../config/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 
 /** Every kind of webhook source there is. A new sender: one module, one line here. */
 // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own Settings/Payload types; configureSource re-binds them safely
-const KINDS: Readonly<Record<string, WebhookSource<any, any>>> = {
+const KINDS: Readonly<Record<string, WebhookSource<any, any, QueuedEvent>>> = {
   [shopifySource.kind]: shopifySource,
   [posSource.kind]: posSource,
   [squareSource.kind]: squareSource,
+  [smaregiSource.kind]: smaregiSource,
 };
 
 /** Sources enabled when SOURCES_CONFIG does not mention them (each with its defaults). */
@@ -29,7 +32,11 @@ export class SourcesConfigError extends ConfigurationError<'invalid_sources_conf
 const SourceName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/);
 
 /** Binds a source to its settings: what the intake calls. */
-export function configureSource<S, P>(source: WebhookSource<S, P>, name: string, settings: S): ConfiguredSource {
+export function configureSource<S, P, E extends QueuedEvent = PointsEvent>(
+  source: WebhookSource<S, P, E>,
+  name: string,
+  settings: S,
+): ConfiguredSource<E> {
   return {
     name,
     kind: source.kind,
@@ -37,7 +44,16 @@ export function configureSource<S, P>(source: WebhookSource<S, P>, name: string,
     ...(source.maxBodyBytes !== undefined ? { maxBodyBytes: source.maxBodyBytes } : {}),
     ...(source.subscriptions ? { subscriptions: () => source.subscriptions!(settings) } : {}),
     ...(source.versionMismatch ? { versionMismatch: (headers) => source.versionMismatch!(headers, settings) } : {}),
+    ...(source.customerLinking ? { customerLinking: () => source.customerLinking!(settings) } : {}),
     verify: (request, options) => source.verify(request, options, settings),
+    ...(source.normaliseMany
+      ? {
+          readMany: (request: SignedRequest) => {
+            const parsed = source.parse(request, settings);
+            return parsed.status === 'ok' ? source.normaliseMany!(parsed.value, { source: name, settings }) : parsed;
+          },
+        }
+      : {}),
     read: (request) => {
       const parsed = source.parse(request, settings);
       if (parsed.status !== 'ok') return parsed;

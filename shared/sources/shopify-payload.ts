@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { CurrencyCode, DateTimeWithOffset, DecimalAmount, NumericId } from './payload.js';
+import type { ShopifyCustomer } from './shopify-customers.js';
 
 /**
  * The parts of Shopify's webhook payloads intake reads (REST webhook format, API 2024-01 and later).
@@ -98,13 +99,15 @@ export const SHOPIFY_TOPICS = {
   'orders/paid': 'purchase',
   'refunds/create': 'refund',
   'orders/cancelled': 'cancellation',
+  'customers/create': 'customer',
 } as const;
 export type ShopifyTopic = keyof typeof SHOPIFY_TOPICS;
 
 export type ShopifyPayload =
   | { readonly kind: 'purchase'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
   | { readonly kind: 'cancellation'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
-  | { readonly kind: 'refund'; readonly refund: ShopifyRefund; readonly delivery: ShopifyDelivery };
+  | { readonly kind: 'refund'; readonly refund: ShopifyRefund; readonly delivery: ShopifyDelivery }
+  | { readonly kind: 'customer'; readonly customer: ShopifyCustomer; readonly delivery: ShopifyDelivery };
 
 /** What Shopify's headers said about this delivery. */
 export interface ShopifyDelivery {

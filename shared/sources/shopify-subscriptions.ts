@@ -22,13 +22,17 @@ export const SHOPIFY_API_VERSION = /^20\d\d-(01|04|07|10)$/;
  * Topics that only some settings need. A handled topic not listed here is always subscribed; one listed
  * is subscribed when its test passes (e.g. a customer topic only where late customers are matched).
  */
-const TOPIC_ENABLED: Partial<Record<ShopifyTopic, (settings: SubscriptionSettings) => boolean>> = {};
+const TOPIC_ENABLED: Partial<Record<ShopifyTopic, (settings: SubscriptionSettings) => boolean>> = {
+  // New customers are only of interest where they are enrolled.
+  'customers/create': (settings) => settings.enrolment === 'register',
+};
 
 /** Compliance topics (customers/data_request, customers/redact, shop/redact) the settings handle. */
 const COMPLIANCE_TOPICS: readonly { topic: string; enabled: (settings: SubscriptionSettings) => boolean }[] = [];
 
 export interface SubscriptionSettings {
   apiVersion: string;
+  enrolment?: 'off' | 'register';
 }
 
 export function shopifySubscriptions(settings: SubscriptionSettings): SourceSubscriptions {

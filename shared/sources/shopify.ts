@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { AmountTerms, Delivery, PointsEvent, RefundParts } from '../events/index.js';
+import type { AmountTerms, Delivery, QueuedEvent, RefundParts } from '../events/index.js';
 import { header } from './headers.js';
 import { parseJsonBody } from './json.js';
 import {
@@ -17,6 +17,7 @@ import {
 import { invalid, schemaError } from './payload.js';
 import { ExternalKey, commonSettings, renderTitle } from './settings.js';
 import { decodeBase64, hmacSha256, macEquals } from './signature.js';
+import { enrolmentEvent, parseCustomer } from './shopify-customers.js';
 import { DEFAULT_SHOPIFY_API_VERSION, SHOPIFY_API_VERSION, shopifySubscriptions, shopifyVersionMismatch } from './shopify-subscriptions.js';
 import {
   type MoneySet,
@@ -47,6 +48,16 @@ export const ShopifySettings = z
      * made with another one is counted and logged. docs/runbook.md, "Upgrading the Shopify API version".
      */
     apiVersion: z.string().regex(SHOPIFY_API_VERSION, 'a stable Shopify API version such as 2026-10').default(DEFAULT_SHOPIFY_API_VERSION),
+    /**
+     * `register`: a customer the shop creates (customers/create) is registered as a member with this
+     * source's external key, exactly once. `off` (default): customers/create is answered `ignored`.
+     */
+    enrolment: z.enum(['off', 'register']).default('off'),
+    /**
+     * When a customer is enrolled or linked, their purchases of this many days back that found no member
+     * (`customer_not_found`) are credited, once. 0: none.
+     */
+    retroCreditDays: z.number().int().min(0).max(365).default(30),
   })
   .strict();
 export type ShopifySettings = z.infer<typeof ShopifySettings>;
@@ -98,6 +109,10 @@ function parse(request: SignedRequest, settings: ShopifySettings): Outcome<Shopi
   const json = parseJsonBody(request.rawBody, { exactNumbers: true });
   if (!json.ok) return rejected(json.error);
   const kind = SHOPIFY_TOPICS[known];
+  if (kind === 'customer') {
+    const customer = parseCustomer(json.value);
+    return customer.status === 'ok' ? ok({ kind, customer: customer.value, delivery }) : customer;
+  }
   if (kind === 'refund') {
     const refund = ShopifyRefund.safeParse(json.value);
     return refund.success ? ok({ kind, refund: refund.data, delivery }) : rejected(schemaError(refund.error));
@@ -240,8 +255,12 @@ function canonicalDelivery(delivery: ShopifyDelivery, fallbackId: string): Deliv
   return { id: delivery.webhookId ?? delivery.eventId ?? fallbackId, ...delivery };
 }
 
-function normalise(payload: ShopifyPayload, context: { source: string; settings: ShopifySettings }): Outcome<PointsEvent> {
+function normalise(payload: ShopifyPayload, context: { source: string; settings: ShopifySettings }): Outcome<QueuedEvent> {
   const { source, settings } = context;
+  if (payload.kind === 'customer') {
+    const delivery = canonicalDelivery(payload.delivery, `${source}:customer:${payload.customer.id}`);
+    return enrolmentEvent(payload.customer, { source, settings, delivery, triggeredAt: payload.delivery.triggeredAt });
+  }
   if (payload.kind === 'refund') {
     const refund = payload.refund;
     const currency = refundCurrency(refund);
@@ -346,7 +365,7 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
  */
 export const SHOPIFY_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload> = {
+export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload, QueuedEvent> = {
   kind: 'shopify',
   settingsSchema: ShopifySettings,
   verify,
@@ -357,4 +376,5 @@ export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload> = {
   maxBodyBytes: SHOPIFY_MAX_BODY_BYTES,
   subscriptions: shopifySubscriptions,
   versionMismatch: shopifyVersionMismatch,
+  customerLinking: (settings) => ({ externalKey: settings.externalKey, retroCreditDays: settings.retroCreditDays }),
 };

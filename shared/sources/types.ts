@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { PointsEvent } from '../events/index.js';
+import type { PointsEvent, QueuedEvent } from '../events/index.js';
 
 /** Request headers as received; names in any case (API Gateway v2 lower-cases them). */
 export type RequestHeaders = Readonly<Record<string, string | undefined>>;
@@ -10,6 +10,7 @@ export type SourceErrorKind =
   | 'invalid_signature' // 401
   | 'stale_timestamp' // 401
   | 'malformed_json' // 400
+  | 'wrong_contract' // 403: authentic, but for another account of the sender (a Smaregi contract)
   | 'invalid_payload'; // 422
 
 export interface SourceError {
@@ -34,6 +35,8 @@ export const rejected = (error: SourceError): { status: 'rejected'; error: Sourc
 export interface SignedRequest {
   readonly rawBody: Buffer;
   readonly headers: RequestHeaders;
+  /** When intake received it (epoch ms): for senders whose deliveries carry no time (Smaregi). */
+  readonly receivedAtMs?: number;
 }
 
 export interface VerifyOptions {
@@ -47,7 +50,10 @@ export interface VerifyOptions {
  * One webhook sender. Adding a sender is one module implementing this plus its tests, and one line
  * in the registry. Steps run in order: verify (before anything reads the body), parse, normalise.
  */
-export interface WebhookSource<Settings, Payload> {
+/**
+ * `Event`: what the source's deliveries become (points events; Shopify also customer events).
+ */
+export interface WebhookSource<Settings, Payload, Event extends QueuedEvent = PointsEvent> {
   /** Registry name, also the default source name (`/webhooks/<name>`). */
   readonly kind: string;
   /** Settings of this kind of source, with defaults; validated from SOURCES_CONFIG. */
@@ -57,7 +63,9 @@ export interface WebhookSource<Settings, Payload> {
   /** Reads the payload; unhandled topics come back `ignored` (possibly without parsing the body). */
   parse(request: SignedRequest, settings: Settings): Outcome<Payload>;
   /** Turns the payload into the canonical event. */
-  normalise(payload: Payload, context: NormaliseContext<Settings>): Outcome<PointsEvent>;
+  normalise(payload: Payload, context: NormaliseContext<Settings>): Outcome<Event>;
+  /** A sender whose one delivery names several sales (Smaregi): one event each, queued one message each. */
+  normaliseMany?(payload: Payload, context: NormaliseContext<Settings>): Outcome<Event[]>;
   /**
    * true: an authentic delivery that cannot be read or mapped is our bug, not the sender's: intake
    * keeps it in the quarantine and answers 200 (Shopify would retry, then drop the subscription).
@@ -73,6 +81,16 @@ export interface WebhookSource<Settings, Payload> {
   subscriptions?(settings: Settings): SourceSubscriptions;
   /** A delivery made with another API version than the settings name (counted and logged, still read). */
   versionMismatch?(headers: RequestHeaders, settings: Settings): VersionMismatch | undefined;
+  /** How this sender's customers are linked to members (Shopify: the App Proxy link). */
+  customerLinking?(settings: Settings): CustomerLinking;
+}
+
+/** What linking a sender's customer needs from its settings. */
+export interface CustomerLinking {
+  /** The membership external key holding the sender's customer id. */
+  readonly externalKey: string;
+  /** Days of purchases that found no member to credit once the customer is linked. */
+  readonly retroCreditDays: number;
 }
 
 /** What a source needs its sender to deliver. */
@@ -97,12 +115,14 @@ export interface NormaliseContext<Settings> {
 }
 
 /** A source with its settings bound: what the intake works with. */
-export interface ConfiguredSource {
+export interface ConfiguredSource<Event extends QueuedEvent = QueuedEvent> {
   readonly name: string;
   readonly kind: string;
   verify(request: SignedRequest, options: VerifyOptions): SourceError | null;
   /** parse + normalise. */
-  read(request: SignedRequest): Outcome<PointsEvent>;
+  read(request: SignedRequest): Outcome<Event>;
+  /** parse + normaliseMany, for sources that have it. */
+  readMany?(request: SignedRequest): Outcome<Event[]>;
   /** See WebhookSource.quarantinesUnreadable. */
   readonly quarantinesUnreadable?: boolean;
   /** See WebhookSource.maxBodyBytes. */
@@ -111,4 +131,6 @@ export interface ConfiguredSource {
   subscriptions?(): SourceSubscriptions;
   /** See WebhookSource.versionMismatch. */
   versionMismatch?(headers: RequestHeaders): VersionMismatch | undefined;
+  /** See WebhookSource.customerLinking. */
+  customerLinking?(): CustomerLinking;
 }

@@ -61,8 +61,15 @@ describe('a short seeded chaos run', () => {
     expect(result.queue.deferrals).toBeGreaterThan(0);
   });
 
-  it('prints the verdict line with the dead-lettered count last', () => {
-    expect(formatReport(result).at(-1)).toMatch(/^chaos: events=100 faults=\d+ mismatches=0 unfinished=0 dead_lettered=0$/);
+  it('prints the verdict line with the counts, the outage recovery and the latency figures', () => {
+    expect(formatReport(result).at(-1)).toMatch(
+      /^chaos: events=100 faults=\d+ mismatches=0 unfinished=0 dead_lettered=0 backlog=\d+ drained_s=\d+ latency_p99_s=[\d.]+ latency_max_s=[\d.]+$/,
+    );
+  });
+
+  it('measures every event from its acceptance to its final outcome', () => {
+    expect(result.latency.events).toBeGreaterThan(90);
+    expect(result.latency.maxSeconds).toBeGreaterThanOrEqual(result.latency.p99Seconds);
   });
 
   it('credits and debits exactly the points the model computes', () => {

@@ -15,6 +15,8 @@ export interface OutageReport {
   callsByRoute: Record<string, number>;
   /** Messages still queued (deferred) when the outage ended. */
   backlogAtEnd: number;
+  /** Receives during the outage (every message handed out, set-aside copies included). */
+  receivesDuring: number | undefined;
   /** Simulated seconds from the outage's end until the last message queued before it was processed. */
   drainSeconds: number | undefined;
   /** Open API requests during the drain, and the busiest route's average rate over it (per minute). */
@@ -45,6 +47,8 @@ export function createOutage(options: {
   clientId: string;
   /** Messages queued or deferred now. */
   backlog: () => number;
+  /** Receives the queue has handed out so far (SQS ReceiveMessage results). */
+  receives?: () => number;
   log: (line: string) => void;
 }): Outage {
   const { admin, clock } = options;
@@ -55,6 +59,8 @@ export function createOutage(options: {
   let before: EmulatorStats | undefined;
   let atEnd: EmulatorStats | undefined;
   let backlogAtEnd = 0;
+  let receivesAtStart: number | undefined;
+  let receivesAtEnd: number | undefined;
   let lastDrained: number | undefined;
   let drainCallsAt: Record<string, number> | undefined;
 
@@ -80,6 +86,7 @@ export function createOutage(options: {
       before = await admin.stats();
       await admin.addFault({ path: '^/api/ext/', fault: options.fault ?? 'error_500', times: FOR_EVER });
       startedAt = clock.now();
+      receivesAtStart = options.receives?.();
       endsAt = startedAt + options.seconds * 1000;
       options.log(
         `chaos: outage begins: every Open API route ${options.fault === 'reset_before' ? 'resets the connection' : 'answers 500'} for ${options.seconds} s (simulated)`,
@@ -93,6 +100,7 @@ export function createOutage(options: {
         endedAt = clock.now();
         atEnd = await admin.stats();
         backlogAtEnd = options.backlog();
+        receivesAtEnd = options.receives?.();
         options.log(
           `chaos: outage over after ${((endedAt - (startedAt ?? endedAt)) / 1000).toFixed(0)} s (simulated); ${backlogAtEnd} messages queued`,
         );
@@ -115,6 +123,7 @@ export function createOutage(options: {
         callsDuring: sum(during),
         callsByRoute: during,
         backlogAtEnd,
+        receivesDuring: receivesAtStart !== undefined && receivesAtEnd !== undefined ? receivesAtEnd - receivesAtStart : undefined,
         drainSeconds: lastDrained !== undefined && endedAt !== undefined ? Math.max(0, (lastDrained - endedAt) / 1000) : undefined,
         drainCalls: drainCallsAt ? sum(drainCallsAt) : 0,
         drainPeakRoutePerMinute:
@@ -137,6 +146,7 @@ export function createOutage(options: {
           .join(', ') || 'none';
       return [
         `  outage: ${r.seconds} s (simulated) of ${options.fault === 'reset_before' ? 'connection resets' : '500s'} on every route; ${r.callsDuring} upstream calls during it (${byRoute})`,
+        `    receives during it: ${r.receivesDuring ?? 'n/a'}${r.receivesDuring !== undefined && r.backlogAtEnd > 0 ? ` (${(r.receivesDuring / r.backlogAtEnd).toFixed(1)} per message of the backlog)` : ''}; pulling paused while the service was down`,
         `    backlog at its end ${r.backlogAtEnd} messages; drained ${r.drainSeconds === undefined ? 'n/a' : `${r.drainSeconds.toFixed(0)} s`} after it (simulated), ${r.drainCalls} calls` +
           (r.drainPeakRoutePerMinute === undefined
             ? ''

@@ -26,6 +26,15 @@ function result(overrides: Partial<ChaosResult> = {}): ChaosResult {
     timing: { leaseSeconds: 45 },
     simulatedSeconds: 10,
     holdBack: { behindReturn: { sales: 0, maxSeconds: 0, p50Seconds: 0 }, otherSales: { sales: 0, maxSeconds: 0, p50Seconds: 0 } },
+    latency: {
+      events: 118,
+      p50Seconds: 1.2,
+      p99Seconds: 47.25,
+      maxSeconds: 58,
+      slowest: 'k',
+      slowestEvents: [],
+      heldBack: { messages: 0, maxSeconds: 0, over5s: 0 },
+    },
     disturbances: [],
     upstreamRequests: {},
     mismatches: [],
@@ -41,7 +50,14 @@ describe('the chaos report', () => {
     const lines = formatReport(
       result({ mismatches: [{ customer: 3, what: 'balance 5, expected 4' }], unfinished: [{ key: 'k', why: 'w' }] }),
     );
-    expect(lines.at(-1)).toBe('chaos: events=120 faults=13 mismatches=1 unfinished=1 dead_lettered=2');
+    expect(lines.at(-1)).toBe('chaos: events=120 faults=13 mismatches=1 unfinished=1 dead_lettered=2 latency_p99_s=47.3 latency_max_s=58');
+  });
+
+  it('gives the outage backlog and its drain time before the latency when the run had an outage', () => {
+    const lines = formatReport(result({ recovery: { backlog: 176, drainedSeconds: 41.6 } }));
+    expect(lines.at(-1)).toBe(
+      'chaos: events=120 faults=13 mismatches=0 unfinished=0 dead_lettered=2 backlog=176 drained_s=42 latency_p99_s=47.3 latency_max_s=58',
+    );
   });
 
   it('names each mismatch with its customer and order', () => {

@@ -1,6 +1,7 @@
 import type { Mismatch } from './compare.js';
 import type { FaultTally } from './faults.js';
 import type { HoldBackReport } from './hold-back.js';
+import type { LatencyReport } from './latency.js';
 import type { Scenario } from './scenario.js';
 
 /** What a chaos run found, and how it is printed. The last line is the machine-readable verdict. */
@@ -28,6 +29,10 @@ export interface ChaosResult {
   /** Simulated seconds the run took (the clock jumps while nothing runs). */
   simulatedSeconds: number;
   holdBack: HoldBackReport;
+  /** From acceptance to final outcome per event, and the time messages sat behind a deferring one of their group. */
+  latency: LatencyReport;
+  /** With --outage: the backlog when the upstream came back, and how long it took to drain (simulated). */
+  recovery?: { backlog: number; drainedSeconds: number | undefined };
   /** Report lines of the run's disturbances (outage...). */
   disturbances: string[];
   upstreamRequests: Record<string, number>;
@@ -42,9 +47,23 @@ export function totalFaults(faults: FaultTally): number {
   return faults.emulator + faults.crashes + faults.tokenExpiries + faults.leaseExpiries + (faults.outages ?? 0);
 }
 
-export function verdictLine(result: Pick<ChaosResult, 'scenario' | 'faults' | 'mismatches' | 'unfinished' | 'deadLettered'>): string {
-  return `chaos: events=${result.scenario.events} faults=${totalFaults(result.faults)} mismatches=${result.mismatches.length} unfinished=${result.unfinished.length} dead_lettered=${result.deadLettered}`;
+export function verdictLine(
+  result: Pick<ChaosResult, 'scenario' | 'faults' | 'mismatches' | 'unfinished' | 'deadLettered'> & {
+    latency?: Pick<LatencyReport, 'p99Seconds' | 'maxSeconds'>;
+    recovery?: { backlog: number; drainedSeconds: number | undefined };
+  },
+): string {
+  const base = `chaos: events=${result.scenario.events} faults=${totalFaults(result.faults)} mismatches=${result.mismatches.length} unfinished=${result.unfinished.length} dead_lettered=${result.deadLettered}`;
+  const recovery = result.recovery
+    ? ` backlog=${result.recovery.backlog} drained_s=${result.recovery.drainedSeconds === undefined ? 'never' : Math.round(result.recovery.drainedSeconds)}`
+    : '';
+  const latency = result.latency
+    ? ` latency_p99_s=${seconds(result.latency.p99Seconds)} latency_max_s=${seconds(result.latency.maxSeconds)}`
+    : '';
+  return `${base}${recovery}${latency}`;
 }
+
+const seconds = (s: number) => (Math.round(s * 10) / 10).toString();
 
 const list = (record: Record<string, number>): string =>
   Object.entries(record)
@@ -72,6 +91,14 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     `  queue: ${result.queue.sent} sent, ${result.queue.deduplicated} deduplicated, ${result.queue.received} receives, ${result.queue.deferrals} deferrals (waiting, not failing), ${result.queue.deadLettered} dead-lettered, ${result.queue.redriven} redriven`,
     ...result.disturbances,
     `  POS sales queued behind a return of the same customer: ${hb.behindReturn.sales}, waited max ${hb.behindReturn.maxSeconds.toFixed(1)} s, median ${hb.behindReturn.p50Seconds.toFixed(1)} s (simulated); other POS sales: ${hb.otherSales.sales}, max ${hb.otherSales.maxSeconds.toFixed(1)} s, median ${hb.otherSales.p50Seconds.toFixed(1)} s`,
+    `  latency (acceptance to final outcome, simulated): ${result.latency.events} events, p50 ${seconds(result.latency.p50Seconds)} s, p99 ${seconds(result.latency.p99Seconds)} s, max ${seconds(result.latency.maxSeconds)} s (${result.latency.slowest ?? '-'})`,
+    ...result.latency.slowestEvents
+      .slice(0, 5)
+      .map(
+        (e) =>
+          `    slow: ${e.key} ${seconds(e.seconds)} s, ${e.attempts ?? '?'} attempts${e.lastError ? `, last error: ${e.lastError}` : ''}`,
+      ),
+    `  held back behind a deferring message of the group: ${result.latency.heldBack.messages} messages, max ${seconds(result.latency.heldBack.maxSeconds)} s, ${result.latency.heldBack.over5s} over 5 s (outage excluded)`,
     `  upstream requests: ${list(result.upstreamRequests)}`,
     `  mismatches: ${result.mismatches.length}`,
     ...result.mismatches

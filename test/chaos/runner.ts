@@ -5,6 +5,7 @@ import { emulatorAdmin, upstreamReader } from './emulator-admin.js';
 import type { Disturbance } from './disturbance.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { createHoldBackMeter } from './hold-back.js';
+import { createLatencyMeter } from './latency.js';
 import { createOutage, type Outage, type OutageFault } from './outage.js';
 import { buildModel, type Model } from './model.js';
 import { createRandom } from './prng.js';
@@ -13,6 +14,7 @@ import { CHAOS_RANKS, generateScenario, type EventSpec, type Scenario } from './
 import type { LostDeliveries } from './lost-deliveries.js';
 import { startChaosStack, type ChaosStack, type ChaosStackOptions } from './stack.js';
 import { renderDelivery, type SenderSecrets } from './webhooks.js';
+import { createSmaregiSender, smaregiCustomerCode, smaregiDisturbance } from './smaregi.js';
 import { squareCustomerId } from './square.js';
 
 /**
@@ -68,7 +70,7 @@ export function chaosEmulatorConfig(scenario: Scenario): unknown {
         client_secrets: [CHAOS_CLIENT.clientSecret],
         default_rank: 'regular',
         ranks: CHAOS_RANKS,
-        external_keys: ['shopify', 'pos_card', 'square'],
+        external_keys: ['shopify', 'pos_card', 'square', 'smaregi'],
         point_expiry_days: 365,
         members: scenario.customers
           .filter((c) => c.registered)
@@ -76,7 +78,7 @@ export function chaosEmulatorConfig(scenario: Scenario): unknown {
             login_id: c.loginId,
             password: 'chaos-pass',
             rank: c.rank,
-            external_ids: { shopify: c.shopifyId, pos_card: c.posCard, square: squareCustomerId(c) },
+            external_ids: { shopify: c.shopifyId, pos_card: c.posCard, square: squareCustomerId(c), smaregi: smaregiCustomerCode(c) },
           })),
       },
     ],
@@ -96,6 +98,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let outageRef: Outage | undefined;
   let nowRef: () => number = Date.now;
   const holdBack = createHoldBackMeter({ posSource: 'pos', now: () => nowRef(), excluded: () => outageRef?.window() });
+  const latency = createLatencyMeter({ now: () => nowRef(), excluded: () => outageRef?.window() });
   const duplicateRandom = random.fork('direct duplicates');
   const direct = new Set<Promise<void>>();
   // onQueued needs the stack it is given to; it fires only once webhooks flow, after the start.
@@ -110,8 +113,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       holdBack.onDeleted(message);
       outageRef?.onDeleted(message);
     },
+    onFirstReceived: (message) => latency.onFirstReceived(message),
     onQueued: (message) => {
       holdBack.onQueued(message);
+      latency.onQueued(message.body);
       // While faults fly, some messages also go straight to a second worker, racing the queue's copy.
       if (!injectorRef || !stackRef || !duplicateRandom.chance(options.directDuplicateRate ?? 0.1)) return;
       injectorRef.tally.directDuplicates += 1;
@@ -136,9 +141,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
           const s = stack.queue.stats();
           return s.visible + s.processing + s.waitingRetry;
         },
+        receives: () => stack.queue.stats().received,
         log,
       });
       disturbances.push(outageRef);
+    }
+    // Smaregi's tills: the stand-in holds each transaction's state; its API throttles and expires tokens.
+    let secrets: SenderSecrets = CHAOS_SECRETS;
+    if (stack.smaregi) {
+      const smaregi = createSmaregiSender(stack.smaregi);
+      await smaregi.seedCustomers(scenario.customers);
+      secrets = { ...CHAOS_SECRETS, smaregi };
+      disturbances.push(smaregiDisturbance(stack.smaregi.url, random.fork('smaregi faults')));
     }
     const injector = createFaultInjector(random, admin, {
       faultRate: options.faultRate ?? 0.25,
@@ -174,7 +188,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     }, 20);
     let drained: { deadLettered: number; redriven: number };
     try {
-      await deliverAll(scenario, stack, injector, options.senders ?? 4, unfinished, log, disturbances, holdsClock, options.lostDeliveries);
+      await deliverAll(
+        scenario,
+        stack,
+        injector,
+        options.senders ?? 4,
+        unfinished,
+        log,
+        disturbances,
+        holdsClock,
+        options.lostDeliveries,
+        secrets,
+      );
       if (outageRef) injector.tally.outages += 1;
       await options.lostDeliveries?.afterDeliveries(stack, log);
       // Faults stop; the queue drains; only with `redrive` is the dead-letter list moved back.
@@ -236,6 +261,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       timing: { ...stack.timing },
       simulatedSeconds: (stack.clock.now() - simulatedFrom) / 1000,
       holdBack: holdBack.report(),
+      latency: await latency.report(stack.ledger),
+      ...recoveryOf(outageRef),
       disturbances: disturbances.flatMap((d) => d.reportLines()),
       upstreamRequests: Object.fromEntries(Object.entries(routes).map(([route, s]) => [route, s.total])),
       mismatches,
@@ -258,6 +285,7 @@ async function deliverAll(
   disturbances: Disturbance[],
   holdsClock: () => boolean,
   lostDeliveries?: LostDeliveries,
+  secrets: SenderSecrets = CHAOS_SECRETS,
 ): Promise<void> {
   const tokenExpiryAt = new Set([Math.floor(scenario.deliveries.length / 3), Math.floor((2 * scenario.deliveries.length) / 3)]);
   const inFlight = new Set<Promise<void>>();
@@ -281,10 +309,10 @@ async function deliverAll(
     if (tokenExpiryAt.has(position)) await injector.expireTokens();
     await injector.maybeArm();
     const send = async (): Promise<void> => {
-      if (await lostDeliveries?.intercept(scenario, step, stack, CHAOS_SECRETS)) return;
-      const copies = Array.from({ length: step.copies }, () =>
-        sendWithRetries(stack.intakeUrl, renderDelivery(scenario, step, CHAOS_SECRETS, Date.now())),
-      );
+      if (await lostDeliveries?.intercept(scenario, step, stack, secrets)) return;
+      const webhook = renderDelivery(scenario, step, secrets, Date.now());
+      await webhook.prepare?.();
+      const copies = Array.from({ length: step.copies }, () => sendWithRetries(stack.intakeUrl, webhook));
       for (const result of await Promise.all(copies)) {
         if (result !== 'accepted') {
           rejected += 1;
@@ -459,8 +487,13 @@ async function checkLedger(
         orderId: event.orderId,
         refundId: event.refundId,
       });
+      // A refund of an order whose customer is no member waits (then is parked) for the customer to be linked.
+      const ledgerOrder = await ledger.getOrder({ source: event.source, orderId: event.orderId });
+      const awaitsLink = ledgerOrder?.state === 'done' && ledgerOrder.outcome === 'customer_not_found';
       const final =
-        record !== undefined && record.outcome !== undefined && (record.state === 'done' || (record.state === 'parked' && event.orphan));
+        record !== undefined &&
+        record.outcome !== undefined &&
+        (record.state === 'done' || (record.state === 'parked' && (event.orphan || awaitsLink)));
       if (!final) {
         unfinished.push({
           key: event.key,
@@ -472,7 +505,7 @@ async function checkLedger(
       }
       count(`refund ${record.outcome}`);
       const order = model.orders.get(event.orderId);
-      const expected = event.orphan ? 'refund_parked' : order?.credited ? 'debited' : 'skipped';
+      const expected = event.orphan || awaitsLink ? 'refund_parked' : order?.credited ? 'debited' : 'skipped';
       if (record.outcome !== expected) {
         mismatches.push({
           customer: event.customer,
@@ -523,4 +556,10 @@ async function collectEvidence(scenario: Scenario, observed: ObservedCustomer[],
     }
   }
   return lines;
+}
+
+/** The verdict line's recovery figures, when the run had an outage. */
+function recoveryOf(outage: Outage | undefined): Pick<ChaosResult, 'recovery'> {
+  const report = outage?.report();
+  return report ? { recovery: { backlog: report.backlogAtEnd, drainedSeconds: report.drainSeconds } } : {};
 }

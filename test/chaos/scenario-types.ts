@@ -1,5 +1,5 @@
 /** The shapes of a chaos scenario, apart from its generator (square.ts adds Square's events to a scenario). */
-export type SourceName = 'shopify' | 'pos' | 'square';
+export type SourceName = 'shopify' | 'pos' | 'square' | 'smaregi';
 
 /** Grant rate of each rank, as the emulator is configured for the run (exact decimals). */
 export const CHAOS_RANKS = { regular: 0.01, silver: 0.03, gold: 0.05, platinum: 0.1 } as const;

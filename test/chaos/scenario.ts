@@ -1,4 +1,5 @@
 import { createRandom, type Random } from './prng.js';
+import { addSmaregi } from './smaregi.js';
 import { addSquare } from './square.js';
 import {
   CHAOS_RANKS,
@@ -59,6 +60,7 @@ export function generateScenario(options: ScenarioOptions): Scenario {
   const events = makeEvents(random.fork('events'), customers, options.events);
   const { deliveries, duplicates, concurrentDuplicates, reordered } = makeDeliveries(random.fork('deliveries'), events);
   addSquare(random.fork('square'), events, deliveries);
+  addSmaregi(random.fork('smaregi'), events);
   const refunds = events.filter((e): e is RefundSpec => e.kind === 'refund');
   return {
     seed: options.seed,

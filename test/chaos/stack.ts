@@ -1,3 +1,4 @@
+import type { LocalQueueOptions } from '../../local/queue/index.js';
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -39,6 +40,8 @@ export interface ChaosStackOptions {
   onQueued?: (message: QueueMessage) => void;
   /** Told about every message the queue deletes (processed), on the simulated clock. */
   onDeleted?: (message: { groupId: string; body: string; sentAt: number; deletedAt: number }) => void;
+  /** Told about each message's first receive, with how long a deferring message of its group held it back. */
+  onFirstReceived?: LocalQueueOptions['onFirstReceived'];
 }
 
 export interface ChaosStack {
@@ -46,6 +49,8 @@ export interface ChaosStack {
   emulatorUrl: string;
   /** The Shopify Admin API stand-in (lost-deliveries.ts puts undelivered orders there). */
   shopifyAdminUrl?: string;
+  /** The Smaregi stand-in and the source's contract, header and secret (smaregi.ts). */
+  smaregi?: { url: string; contractId: string; header: string; secret: string };
   queue: LocalQueue;
   ledger: Ledger;
   /** The ledger table, for whole-table reads (the audit's scan). */
@@ -137,7 +142,13 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
       POWERTOOLS_METRICS_DISABLED: 'true',
     },
     // Visibility timeout and receives: npm start's derived defaults; only the clock is simulated.
-    queue: { clock, concurrency: 4, batchSize: 10, ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}) },
+    queue: {
+      clock,
+      concurrency: 4,
+      batchSize: 10,
+      ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}),
+      ...(options.onFirstReceived ? { onFirstReceived: options.onFirstReceived } : {}),
+    },
     processOverrides,
     receiveOverrides: { queue: forwardingQueue },
   });
@@ -155,17 +166,23 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   // Its messages are not the queue's: deferring them is refused (as SQS refuses a stale receipt), and
   // the queue's own copy is deferred or retried as usual.
   const secondContainer = makeHandler(
-    depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient, visibility: stack.queue }),
+    depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient, visibility: stack.queue, queue: stack.queue }),
   );
   let directInFlight = 0;
   const isIdle = () => {
     const s = stack.queue.stats();
-    return s.runningBatches === 0 && s.receivableGroups === 0 && directInFlight === 0;
+    return s.runningBatches === 0 && (s.paused || s.receivableGroups === 0) && directInFlight === 0;
   };
   return {
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
     shopifyAdminUrl: stack.urls.shopifyAdmin,
+    smaregi: {
+      url: stack.smaregi.standIn.url,
+      contractId: stack.smaregi.contractId,
+      header: stack.smaregi.webhookHeader,
+      secret: stack.smaregi.webhookSecret,
+    },
     queue: stack.queue,
     ledger: stack.ledger,
     ledgerTable: { documentClient, tableName: stack.tableName },
@@ -174,7 +191,8 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     isIdle,
     jumpToNextDue(limit) {
       if (!isIdle()) return false;
-      const next = stack.queue.nextVisibleAt();
+      // While pulling is paused (the upstream down), the next thing due is the recovery probe.
+      const next = stack.queue.stats().paused ? stack.recovery.nextDueAt() : stack.queue.nextVisibleAt();
       const target = Math.min(next ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY);
       if (!Number.isFinite(target) || target <= clock.now()) return false;
       clock.jump(target - clock.now());

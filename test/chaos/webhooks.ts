@@ -1,6 +1,7 @@
 import { bareInteger as bigId, jsonWithBareIntegers, shopifyHeaders, signPos } from '../../local/senders.js';
 import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
 import type { DeliveryStep, EventSpec, PurchaseSpec, RefundSpec, Scenario } from './scenario.js';
+import type { createSmaregiSender } from './smaregi.js';
 import { renderSquare } from './square.js';
 
 /**
@@ -13,12 +14,16 @@ export interface SenderSecrets {
   pos: string;
   /** Square's signature key (the notification URL it signs with: square.ts). */
   square: string;
+  /** The Smaregi side of the run (smaregi.ts), once the stack's stand-in is up. */
+  smaregi?: ReturnType<typeof createSmaregiSender>;
 }
 
 export interface WebhookRequest {
-  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square';
+  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square' | '/webhooks/smaregi';
   headers: Record<string, string>;
   body: string;
+  /** Sender-side state to put in place before sending (Smaregi's transaction). */
+  prepare?: () => Promise<void>;
 }
 
 export const SHOP_DOMAIN = 'chaos-shop.myshopify.com';
@@ -36,6 +41,10 @@ function isoAt(ms: number): string {
 export function renderDelivery(scenario: Scenario, step: DeliveryStep, secrets: SenderSecrets, nowMs: number): WebhookRequest {
   const event = scenario.events[step.event] as EventSpec;
   if (event.source === 'square') return renderSquare(scenario, event, step, secrets.square, nowMs);
+  if (event.source === 'smaregi') {
+    if (!secrets.smaregi) throw new Error('chaos: a Smaregi delivery, but the run has no Smaregi stand-in');
+    return secrets.smaregi.request(scenario, event, step, nowMs);
+  }
   return event.source === 'shopify'
     ? renderShopify(scenario, event, step, secrets.shopify, nowMs)
     : renderPos(scenario, event, step, secrets.pos, nowMs);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePipelineConfig, parseStageConfig, stageTiming, UPSTREAM_CEILING_PER_MINUTE } from '../../../infra/config/index.js';
-import { receivesWithinHorizon } from '../../../shared/config/timing.js';
+import { poisonToDeadLetterSeconds } from '../../../shared/config/timing.js';
 import { problemOf, stagingInput } from '../support/stage-input.js';
 
 describe('stage configuration: the rate budget', () => {
@@ -58,18 +58,18 @@ describe('stage configuration: leases and timeouts', () => {
     expect(problemOf(input)).toMatch(/the visibility timeout \(12 s\) must be >= the lease \(17 s\)/);
   });
 
-  it('rejects a receive count a waiting event would use up before the retry horizon ends', () => {
+  it('rejects a receive count a set-aside copy could not run in', () => {
     const input = stagingInput();
-    input.queue = { maxReceiveCount: 5 };
-    expect(problemOf(input)).toMatch(/maxReceiveCount \(5\) must be >= \d+: the receives a waiting event takes within the 86400 s horizon/);
+    input.queue = { maxReceiveCount: 1 };
+    expect(problemOf(input)).toMatch(/maxReceiveCount \(1\) must be >= 2: a set-aside copy takes one receive to defer itself, one to run/);
   });
 
-  it('derives a receive count that outlasts the 24-hour horizon and fits SQS', () => {
+  it('derives a receive count that sends poison to the DLQ within minutes, while waiting spends none', () => {
     const stage = parseStageConfig(stagingInput());
     const timing = stageTiming(stage);
     expect(timing.retryHorizonSeconds).toBe(86_400);
-    expect(timing.maxReceiveCount).toBeGreaterThanOrEqual(receivesWithinHorizon(timing) + 1);
-    expect(timing.maxReceiveCount).toBeLessThanOrEqual(1000);
+    expect(timing.maxReceiveCount).toBe(6);
+    expect(poisonToDeadLetterSeconds(timing.maxReceiveCount)).toBeLessThan(6 * 60);
   });
 
   it('rejects a refund wait longer than the retry horizon', () => {

@@ -60,7 +60,7 @@ describe('the scheduled audit', () => {
     expect(fn.Properties).toMatchObject({ Timeout: stack.config.audit.timeoutSeconds, Architectures: ['arm64'], Runtime: 'nodejs24.x' });
   });
 
-  it('may only read the ledger table and the Open API secret, and write its own logs', () => {
+  it('may only read the ledger table and the Open API secret, file its run summary, and write its own logs', () => {
     const { template, stack } = stage('staging');
     const [, fn] = auditFunction(template);
     const tableId = Object.keys(template.findResources('AWS::DynamoDB::Table'))[0]!;
@@ -69,6 +69,8 @@ describe('the scheduled audit', () => {
     expect(actions.sort()).toEqual(
       [
         'dynamodb:GetItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
         'dynamodb:Scan',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
@@ -78,6 +80,9 @@ describe('the scheduled audit', () => {
     );
     const dynamo = statements.find((s) => [s.Action].flat().includes('dynamodb:Scan'))!;
     expect(dynamo.Resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
+    // The one write: the activity record's runs item (the operator console's runs panel), by its key only.
+    const write = statements.find((s) => [s.Action].flat().includes('dynamodb:PutItem')) as { Condition?: unknown } | undefined;
+    expect(write?.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['activity#runs'] } });
     const secret = statements.find((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))!;
     expect(JSON.stringify(secret.Resource)).toContain(`:secret:${stack.config.openApiSecretName}-??????`);
   });

@@ -83,7 +83,7 @@ describe('scheduled reconciliation with Shopify', () => {
     expect(found[0]!.DeletionPolicy).toBe('Retain');
   });
 
-  it('lets the function read ledger items, send to the queue and read its token, nothing more', () => {
+  it('lets the function read ledger items, file its run summary, send to the queue and read its token, nothing more', () => {
     const { template, config } = stage('staging');
     const [, fn] = reconcileFunction(template);
     const statements = statementsOf(template, fn);
@@ -96,15 +96,21 @@ describe('scheduled reconciliation with Shopify', () => {
     expect(statements).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroup, 'Arn'] } }),
-        expect.objectContaining({ Action: 'dynamodb:GetItem', Resource: expect.arrayContaining([{ 'Fn::GetAtt': [tableId, 'Arn'] }]) }),
+        expect.objectContaining({ Action: 'dynamodb:GetItem', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } }),
         expect.objectContaining({ Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } }),
         expect.objectContaining({
           Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
           Resource: { Ref: secretId },
         }),
+        // Its run summaries: the activity record's runs item, nothing else of the table.
+        expect.objectContaining({
+          Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+          Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+          Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['activity#runs'] } },
+        }),
       ]),
     );
-    expect(statements).toHaveLength(4);
+    expect(statements).toHaveLength(5);
   });
 
   it('alarms when runs in a row keep finding events Shopify did not deliver', () => {

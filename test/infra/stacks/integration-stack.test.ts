@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECOVERY_TICK } from '../../../shared/consumer/index.js';
 import { ENV, LEDGER_TABLE_SCHEMA } from '../../../shared/config/index.js';
 import { stageTiming, UPSTREAM_CEILING_PER_MINUTE, type StageConfig, webhookSecretName } from '../../../infra/config/index.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
@@ -47,7 +48,10 @@ const webhookSecretsOf = (t: Template) =>
 const workerOf = (t: Template) => lambda(t, 'Credits');
 
 /** All statements of the inline policies attached to the role of a function. */
-function statementsOf(template: Template, fn: Resource): { Action: string | string[]; Resource: unknown; Effect: string }[] {
+function statementsOf(
+  template: Template,
+  fn: Resource,
+): { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown }[] {
   const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
   const role = template.findResources('AWS::IAM::Role')[roleId] as Resource;
   expect(role.Properties.ManagedPolicyArns ?? []).toEqual([]);
@@ -61,16 +65,16 @@ const ref = (logicalId: string) => ({ Ref: logicalId });
 const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 
 describe('HTTP API', () => {
-  it('routes POST /webhooks/shopify and POST /webhooks/pos, and nothing else', () => {
+  it('routes POST /webhooks/shopify, POST /webhooks/pos and the App Proxy link GET /proxy/shopify/link, and nothing else', () => {
     const routes = stage('staging').template.findResources('AWS::ApiGatewayV2::Route');
     expect(
       Object.values(routes)
         .map((r) => (r as Resource).Properties.RouteKey)
         .sort(),
-    ).toEqual(['POST /webhooks/pos', 'POST /webhooks/shopify']);
+    ).toEqual(['GET /proxy/shopify/link', 'POST /webhooks/pos', 'POST /webhooks/shopify']);
   });
 
-  it('sends both routes to receive-webhook with the v2 payload', () => {
+  it('sends both webhook routes to receive-webhook with the v2 payload', () => {
     const { template } = stage('staging');
     const [receiverId] = receiverOf(template);
     const [integrationId] = only(template, 'AWS::ApiGatewayV2::Integration', {
@@ -79,8 +83,22 @@ describe('HTTP API', () => {
       IntegrationUri: arn(receiverId),
     });
     for (const route of Object.values(template.findResources('AWS::ApiGatewayV2::Route'))) {
-      expect((route as Resource).Properties.Target).toEqual({ 'Fn::Join': ['', ['integrations/', ref(integrationId)]] });
+      const { RouteKey, Target } = (route as Resource).Properties;
+      if (String(RouteKey).startsWith('POST /webhooks/'))
+        expect(Target).toEqual({ 'Fn::Join': ['', ['integrations/', ref(integrationId)]] });
     }
+  });
+
+  it('sends the App Proxy link to its own function, never to receive-webhook', () => {
+    const { template } = stage('staging');
+    const [receiverId] = receiverOf(template);
+    const [route] = Object.values(
+      template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: 'GET /proxy/shopify/link' } }),
+    );
+    const integrationId = String((route as Resource).Properties.Target['Fn::Join'][1][1].Ref);
+    const integration = template.toJSON().Resources[integrationId];
+    expect(JSON.stringify(integration.Properties.IntegrationUri)).not.toContain(receiverId);
+    expect(JSON.stringify(integration.Properties.IntegrationUri)).toContain('ShopifyAppProxy');
   });
 
   it('throttles the stage with the configured rate and burst', () => {
@@ -257,12 +275,26 @@ describe('ledger table', () => {
   it('is keyed by pk alone, on demand, with point-in-time recovery, KMS encryption and TTL on ttl', () => {
     expect(tableOf(stage('staging').template, 'Ledger')[1].Properties).toMatchObject({
       KeySchema: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, AttributeType: 'S' }],
+      AttributeDefinitions: expect.arrayContaining([{ AttributeName: LEDGER_TABLE_SCHEMA.partitionKey, AttributeType: 'S' }]),
       BillingMode: 'PAY_PER_REQUEST',
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       SSESpecification: { SSEEnabled: true }, // KMS with the AWS managed key
       TimeToLiveSpecification: { AttributeName: LEDGER_TABLE_SCHEMA.ttlAttribute, Enabled: true },
     });
+  });
+
+  it('has one keys-only index: orders that found no member, by source customer and purchase time', () => {
+    const index = LEDGER_TABLE_SCHEMA.unlinkedIndex;
+    expect(tableOf(stage('staging').template, 'Ledger')[1].Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ]);
   });
 
   it('is protected from deletion and retained in production', () => {
@@ -299,7 +331,7 @@ describe('secrets', () => {
 });
 
 describe('IAM', () => {
-  it('lets receive-webhook send to the queue, read its webhook secrets and keep quarantined deliveries, nothing more', () => {
+  it('lets receive-webhook send to the queue, read its webhook secrets, keep quarantined deliveries and append activity, nothing more', () => {
     const { template } = stage('staging');
     const [, fn] = receiverOf(template);
     const [quarantineId] = tableOf(template, 'Quarantine');
@@ -312,6 +344,7 @@ describe('IAM', () => {
         expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn(logGroup) }),
         expect.objectContaining({ Action: 'sqs:SendMessage', Resource: arn(queueId) }),
         expect.objectContaining({ Action: 'dynamodb:UpdateItem', Resource: [arn(quarantineId)] }),
+        expect.objectContaining({ Action: 'dynamodb:UpdateItem', Resource: arn(tableOf(template, 'Ledger')[0]) }),
         // The quarantine's own key, through DynamoDB only (test/infra/stacks/quarantine.test.ts).
         expect.objectContaining({ Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'] }),
         ...secretIds.map((id) =>
@@ -319,13 +352,21 @@ describe('IAM', () => {
         ),
       ]),
     );
-    expect(statements).toHaveLength(4 + secretIds.length);
+    expect(statements).toHaveLength(5 + secretIds.length);
   });
 
-  it('keeps receive-webhook away from the ledger and the Open API secret', () => {
+  it('keeps receive-webhook away from the ledger records and the Open API secret: only activity items may be appended to', () => {
     const { template, config } = stage('staging');
-    const statements = statementsOf(template, receiverOf(template)[1]);
-    expect(JSON.stringify(statements)).not.toContain(tableOf(template, 'Ledger')[0]);
+    const [, fn] = receiverOf(template);
+    const statements = statementsOf(template, fn);
+    const onLedger = statements.filter((st) => JSON.stringify(st.Resource).includes(tableOf(template, 'Ledger')[0]));
+    expect(onLedger).toEqual([
+      expect.objectContaining({
+        Action: 'dynamodb:UpdateItem',
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['activity#*'] } },
+      }),
+    ]);
+    expect(fn.Properties.Environment.Variables[ENV.ACTIVITY_TABLE]).toEqual(ref(tableOf(template, 'Ledger')[0]));
     expect(JSON.stringify(statements)).not.toContain(config.openApiSecretName);
   });
 
@@ -336,25 +377,51 @@ describe('IAM', () => {
     const statements = statementsOf(template, fn);
     const dynamo = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')));
     expect(dynamo).toEqual([
-      expect.objectContaining({
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        Resource: [arn(tableId)],
-      }),
+      expect.objectContaining({ Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: arn(tableId) }),
+      // Query on the one index, by its exact ARN (no index/*).
+      expect.objectContaining({ Action: 'dynamodb:Query', Resource: expect.objectContaining({ 'Fn::Join': expect.anything() }) }),
     ]);
+    expect(JSON.stringify(dynamo[1]?.Resource)).toContain(`/index/${LEDGER_TABLE_SCHEMA.unlinkedIndex.name}`);
     const secrets = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('secretsmanager:')));
     expect(secrets).toHaveLength(1);
     expect(JSON.stringify(secrets[0]!.Resource)).toContain(`:secret:${config.openApiSecretName}-??????`);
   });
 
-  it('does not let process-events send messages, read webhook secrets or invoke the API', () => {
+  it('lets process-events send messages to its own queue only (waiting events set aside), read no webhook secret and invoke no API', () => {
     const { template } = stage('staging');
+    const [queueId] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
     const statements = statementsOf(template, workerOf(template)[1]);
-    const actions = actionsOf(statements);
-    expect(actions).not.toContain('sqs:SendMessage');
-    expect(actions.filter((a) => a.startsWith('execute-api:') || a.startsWith('lambda:'))).toEqual([]);
+    const sending = statements.filter((s) => actionsOf([s]).includes('sqs:SendMessage'));
+    expect(sending.map((s) => s.Resource)).toEqual([arn(queueId)]);
+    expect(actionsOf(statements).filter((a) => a.startsWith('execute-api:') || a === 'lambda:InvokeFunction')).toEqual([]);
     for (const id of Object.keys(template.findResources('AWS::SecretsManager::Secret'))) {
       expect(JSON.stringify(statements)).not.toContain(id);
     }
+  });
+
+  it('lets process-events pause and resume only its own event source mapping, whose id it reads from one SSM parameter', () => {
+    const { template } = stage('staging');
+    const [fnId, fn] = workerOf(template);
+    const [mappingId] = only(template, 'AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: fnId } });
+    const statements = statementsOf(template, fn);
+    const lambdaStatements = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('lambda:')));
+    expect(lambdaStatements).toHaveLength(1);
+    expect(actionsOf(lambdaStatements).sort()).toEqual(['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping']);
+    expect(JSON.stringify(lambdaStatements[0]!.Resource)).toContain(mappingId);
+    const [, parameter] = only(template, 'AWS::SSM::Parameter', { Value: { Ref: mappingId } });
+    expect(fn.Properties.Environment.Variables[ENV.PULL_MAPPING_PARAMETER]).toBe(parameter.Properties.Name);
+    const reading = statements.filter((s) => actionsOf([s]).includes('ssm:GetParameter'));
+    expect(reading).toHaveLength(1);
+    expect(JSON.stringify(reading[0]!.Resource)).toContain(`parameter${parameter.Properties.Name}`);
+  });
+
+  it('runs the worker recovery probe every minute', () => {
+    const { template } = stage('staging');
+    const [fnId] = workerOf(template);
+    const [, rule] = only(template, 'AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
+    expect(rule.Properties.Targets).toHaveLength(1);
+    expect(rule.Properties.Targets[0].Arn).toEqual(arn(fnId));
+    expect(JSON.parse(rule.Properties.Targets[0].Input)).toEqual(RECOVERY_TICK);
   });
 
   it('lets process-events change message visibility (to defer waiting events) on its own queue only', () => {
@@ -466,9 +533,9 @@ describe('alarms', () => {
     const all = alarms(template);
     // Plus, with reconciliation, its function's errors and one missing-webhooks alarm per reconciled source.
     const reconciled = Object.keys(config.reconcile).length;
-    // DLQ, oldest message, 2 x function errors, upstream failures, breaker open long, quarantine, a quarantined body
-    // not kept, upstream rejected, audit drift, audit errors
-    expect(all).toHaveLength(11 + (reconciled > 0 ? 1 + reconciled : 0));
+    // DLQ, oldest message, 3 x function errors (intake, worker, App Proxy link), upstream failures, breaker open long,
+    // quarantine, a quarantined body not kept, upstream rejected, audit drift, audit errors
+    expect(all).toHaveLength(12 + (reconciled > 0 ? 1 + reconciled : 0));
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });

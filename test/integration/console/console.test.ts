@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
 import { shopifyRefundCreate } from '../../../local/webhooks/index.js';
 import { createManualClock, handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
+import { poisonDeferralSeconds } from '../../../shared/config/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { deliverShopifyOrder } from '../../support/local-stack.js';
+import { depsFromEnvironment as auditDepsFromEnvironment, makeHandler as makeAuditHandler } from '../../../functions/audit-ledger.js';
 
 /**
  * The operator console in a real browser (Debian's chromium, headless) after real traffic through
@@ -17,7 +19,7 @@ import { deliverShopifyOrder } from '../../support/local-stack.js';
 /** The page's one global the browser-side functions below use (this project compiles without the DOM lib). */
 declare const document: {
   querySelector(selector: string): { textContent: string | null } | null;
-  querySelectorAll(selector: string): { length: number };
+  querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null }>;
   body: { textContent: string | null };
 };
 
@@ -134,6 +136,45 @@ describe('the operator console in headless Chromium', () => {
     expect(lines.some((l) => /point history: debit entry \(-30\)/.test(l))).toBe(true);
   });
 
+  it('shows in the timeline what intake and the worker observed: each delivery with its webhook id and answer, the receives, the points calls with their markers', async () => {
+    const timeline = 'tr[data-timeline="8100000000000000001"]';
+    if (!(await page.$(timeline))) await click('tr[data-order="8100000000000000001"]');
+    await waitForText('delivery received: webhook console-order-1', timeline);
+    const lines = await page.$$eval(`${timeline} li`, (items) => items.map((li) => li.textContent ?? ''));
+    expect(lines.some((l) => /delivery received: webhook console-order-1 orders\/paid, answered HTTP 202 accepted/.test(l))).toBe(true);
+    expect(lines.some((l) => /queue receive 1 of message \S+: credited \(ack\)/.test(l))).toBe(true);
+    expect(lines.some((l) => /Open API calculatePoints: ok in \d+ ms\s+marker lp1:shopify:order:8100000000000000001$/.test(l))).toBe(true);
+    expect(
+      lines.some((l) =>
+        /delivery received \(refund 8200000000000000001\): webhook console-refund-1 refunds\/create, answered HTTP 202/.test(l),
+      ),
+    ).toBe(true);
+    expect(
+      lines.some((l) =>
+        /Open API grantPoints \(refund 8200000000000000001\): ok .*\(-30\)\s+marker lp1:shopify:refund:8100000000000000001:8200000000000000001$/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
+  });
+
+  it("lists the audit's run with what it found in the runs panel, and the breaker's state", async () => {
+    // The scheduled audit's own function, built from the local stack's environment (its ledger, the emulator).
+    const audit = makeAuditHandler(
+      auditDepsFromEnvironment(stack.handlerEnv, {
+        logger: { info: () => undefined, warn: () => undefined },
+        writeMetrics: () => undefined,
+      }),
+    );
+    const summary = await audit();
+    await waitForText('audit: orders=', '#runs');
+    const row = await page.$eval('#runs tr[data-run="audit"]', (tr) => [...tr.cells].map((c) => c.textContent));
+    expect(row[0]).toBe('audit');
+    expect(row.slice(3, 5)).toEqual(['ok', String(summary.drift)]);
+    expect(row[5]).toContain(`audit: orders=${summary.orders} refunds=${summary.refunds} drift=${summary.drift}`);
+    expect(await page.$eval('#breaker', (p) => p.textContent)).toContain('circuit breaker: no transition reported');
+  });
+
   it('lists a dead letter with the reason from the ledger, and redrives it from the page', async () => {
     await emulatorClient(false);
     const paid = await deliverShopifyOrder(
@@ -142,10 +183,10 @@ describe('the operator console in headless Chromium', () => {
       'console-dlq-1',
     );
     expect(paid.status).toBe(202);
-    // Two receives (the limit here), each failing: then the dead-letter list.
-    for (let receive = 0; receive < 2; receive++) {
+    // Two receives (the limit here), each failing and retried after the poison backoff: then the dead-letter list.
+    for (let receive = 1; receive <= 2; receive++) {
       await stack.queue.settled();
-      clock.advance(5_000);
+      clock.advance(poisonDeferralSeconds(receive) * 1000);
     }
     await stack.queue.settled();
     expect(stack.queue.deadLetters()).toHaveLength(1);
@@ -194,7 +235,10 @@ describe('the operator console in headless Chromium', () => {
     // answer arrives may have the same length.
     const waitForOrders = (ids: string[]) =>
       page.waitForFunction(
-        (want: string) => [...document.querySelectorAll('tr[data-order]')].map((r) => r.getAttribute('data-order')).join() === want,
+        (want: string) =>
+          Array.from(document.querySelectorAll('tr[data-order]'), (r) =>
+            (r as { getAttribute(n: string): string | null }).getAttribute('data-order'),
+          ).join() === want,
         { timeout: 15_000 },
         ids.join(),
       );

@@ -3,9 +3,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { depsFromEnvironment, makeHandler } from '../../../functions/process-events.js';
 import { lambdaContext } from '../../../local/lambda/context.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
-import { purchase, refund, useHarness } from '../shared/points/harness.js';
+import { createLocalQueue } from '../../../local/queue/index.js';
+import { systemClock } from '../../../local/queue/clock.js';
+import { GRANT, LOOKUP, purchase, refund, useHarness } from '../shared/points/harness.js';
 import type { PointsEvent } from '../../../shared/events/index.js';
-import type { MessageVisibility, VisibilityChange } from '../../../shared/queue/index.js';
+import { ASIDE_ATTRIBUTES, type MessageVisibility, type VisibilityChange } from '../../../shared/queue/index.js';
 
 const h = useHarness();
 
@@ -189,7 +191,7 @@ describe('process-events handler: waiting is not failing', () => {
     changes = [];
   });
 
-  it('defers a refund waiting for its purchase, and the rest of its group with it, by the backoff', async () => {
+  it('defers a waiting refund in place by the backoff when there is no queue to set it aside on, and the rest of its group with it', async () => {
     const early = purchase();
     const waiting = sentAgo(sqsRecord(refund(early, 'r1', 1000), 'shopify:order:1'), 1000, 3);
     const behind = sentAgo(sqsRecord(refund(early, 'r2', 1000), 'shopify:order:1'), 900);
@@ -197,23 +199,25 @@ describe('process-events handler: waiting is not failing', () => {
     expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([waiting.messageId, behind.messageId]);
     expect(changes).toEqual([
       [
-        { receiptHandle: waiting.receiptHandle, eventSourceARN: waiting.eventSourceARN, seconds: 8 },
-        { receiptHandle: behind.receiptHandle, eventSourceARN: behind.eventSourceARN, seconds: 8 },
+        { receiptHandle: waiting.receiptHandle, eventSourceARN: waiting.eventSourceARN, seconds: 2, waiting: true },
+        { receiptHandle: behind.receiptHandle, eventSourceARN: behind.eventSourceARN, seconds: 2, waiting: true },
       ],
     ]);
   });
 
-  it('lets an invalid event fail without deferring it, so poison reaches the DLQ', async () => {
+  it('retries an invalid event after the poison backoff (5 s, then doubling), so poison reaches the DLQ within minutes', async () => {
     const bad = sentAgo(sqsRecord('{"type":"purchase","orderId":""}', 'g'), 0);
     expect((await deferring()(sqsEvent(bad))).batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
-    expect(changes).toEqual([]);
+    const again = sentAgo(sqsRecord('{"type":"purchase","orderId":""}', 'g'), 0, 3);
+    await deferring()(sqsEvent(again));
+    expect(changes.map((c) => c.map((x) => x.seconds))).toEqual([[5], [20]]);
   });
 
-  it('stops deferring an event that has waited past the retry horizon', async () => {
+  it('fails an event that has waited past the retry horizon as poison instead of deferring it again', async () => {
     const early = purchase();
-    const old = sentAgo(sqsRecord(refund(early, 'r1', 1000), 'shopify:order:1'), 86_400_000, 130);
+    const old = sentAgo(sqsRecord(refund(early, 'r1', 1000), 'shopify:order:1'), 86_400_000, 1);
     expect((await deferring()(sqsEvent(old))).batchItemFailures).toEqual([{ itemIdentifier: old.messageId }]);
-    expect(changes).toEqual([]);
+    expect(changes.map((c) => c.map((x) => x.seconds))).toEqual([[5]]);
   });
 
   it('stops calling a failing service once its breaker opens, and defers the queued events until the next probe', async () => {
@@ -235,6 +239,103 @@ describe('process-events handler: waiting is not failing', () => {
     const deferred = changes.at(-1)!;
     expect(deferred).toHaveLength(4);
     for (const change of deferred) expect(change.seconds).toBeGreaterThanOrEqual(30);
+  });
+});
+
+describe('process-events handler: a waiting event does not hold its customer', () => {
+  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
+  let changes: VisibilityChange[][];
+  const visibility: MessageVisibility = {
+    changeVisibility: async (c) => {
+      changes.push(c);
+    },
+  };
+  /** The worker with a real local FIFO queue to set messages aside on (nothing consumes it here). */
+  const withQueue = () => {
+    changes = [];
+    const queue = createLocalQueue({ clock: { ...systemClock, now: h.clock } });
+    const handle = makeHandler(depsFromEnvironment(env(), { clock: h.clock, visibility, queue, random: () => 0, logger: quiet, metrics }));
+    return { queue, handle };
+  };
+  /** What the queue holds, as SQS would hand it out (a consumer that fails everything, so nothing is deleted). */
+  const held = async (queue: ReturnType<typeof createLocalQueue>) => {
+    const records: SQSRecord[] = [];
+    queue.start(async (event) => {
+      records.push(...event.Records);
+      return { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) };
+    });
+    await queue.settled();
+    await queue.close();
+    return records;
+  };
+
+  it('sets a waiting event aside in a group of its own and goes on with its customer’s next event', async () => {
+    const { queue, handle } = withQueue();
+    // The service answers 500 to the first calculation: its outcome is unknown, to be reconciled.
+    await h.emulator.addFault({ method: 'POST', path: '/points/calculation$', fault: 'error_500', times: 1 });
+    const first = purchase();
+    const next = purchase();
+    const a = sentAgo(sqsRecord(first, 'shopify:shopify:cust-gold'), 0);
+    const b = sentAgo(sqsRecord(next, 'shopify:shopify:cust-gold'), 0);
+    const result = await handle(sqsEvent(a, b));
+    // Both acknowledged: the first waits as a copy of its own, the second was credited behind it at once.
+    expect(result.batchItemFailures).toEqual([]);
+    expect(changes).toEqual([]);
+    expect(await h.ledger.getOrder(next)).toMatchObject({ outcome: 'credited' });
+    const [copy, ...others] = await held(queue);
+    expect(others).toEqual([]);
+    expect(JSON.parse(copy!.body)).toMatchObject({ eventId: first.eventId });
+    expect(copy!.attributes.MessageGroupId).not.toBe('shopify:shopify:cust-gold');
+    expect(Number(copy!.messageAttributes[ASIDE_ATTRIBUTES.wakeAt]?.stringValue)).toBe(h.clock() + 2_000);
+    expect(copy!.messageAttributes[ASIDE_ATTRIBUTES.reason]?.stringValue).toBe('outcome_unknown');
+  });
+
+  it('lets a set-aside copy received before its time wait on in its own group, without calling the service', async () => {
+    const { handle } = withQueue();
+    const event = purchase();
+    const copy = sentAgo(sqsRecord(event, 'aside:x'), 0, 1);
+    copy.messageAttributes = {
+      [ASIDE_ATTRIBUTES.wakeAt]: { dataType: 'String', stringValue: String(h.clock() + 30_000) },
+      [ASIDE_ATTRIBUTES.waitingSince]: { dataType: 'String', stringValue: String(h.clock()) },
+      [ASIDE_ATTRIBUTES.reason]: { dataType: 'String', stringValue: 'lease_held' },
+    };
+    const before = await h.calls(LOOKUP);
+    expect((await handle(sqsEvent(copy))).batchItemFailures).toEqual([{ itemIdentifier: copy.messageId }]);
+    expect(changes).toEqual([[{ receiptHandle: copy.receiptHandle, eventSourceARN: copy.eventSourceARN, seconds: 30, waiting: true }]]);
+    expect(await h.calls(LOOKUP)).toBe(before);
+    expect(await h.ledger.getOrder(event)).toBeUndefined();
+  });
+
+  it('acknowledges a credited purchase whose waiting refund failed, and gives the refund a message of its own', async () => {
+    const { queue, handle } = withQueue();
+    const sale = purchase();
+    const early = refund(sale, 'r1', 400);
+    // The refund comes first and waits for its purchase; the purchase then runs it, and its debit fails.
+    await handle(sqsEvent(sentAgo(sqsRecord(early, 'shopify:order:r'), 0)));
+    await h.emulator.addFault({ method: 'POST', path: '/points$', fault: 'reset_before', times: 1 });
+    const record = sentAgo(sqsRecord(sale, 'shopify:shopify:cust-gold'), 0);
+    expect((await handle(sqsEvent(record))).batchItemFailures).toEqual([]);
+    expect(await h.ledger.getOrder(sale)).toMatchObject({ outcome: 'credited' });
+    const copies = (await held(queue)).map((r) => JSON.parse(r.body) as { eventId: string });
+    expect(copies.map((c) => c.eventId)).toContain(early.eventId);
+    expect(await h.calls(GRANT)).toBe(1);
+  });
+});
+
+describe('process-events handler: an outage stops the pulling', () => {
+  it('pauses pulling once the Open API has failed enough for the breaker to open, and not before', async () => {
+    const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
+    const queue = createLocalQueue({ clock: { ...systemClock, now: h.clock } });
+    const handle = makeHandler(depsFromEnvironment(env(), { clock: h.clock, queue, pull: queue, random: () => 0, logger: quiet, metrics }));
+    await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
+    const one = () => sqsEvent(sentAgo(sqsRecord(purchase(), `g-${messages}`), 0));
+    await handle(one());
+    expect(await queue.isPaused()).toBe(false);
+    for (let i = 0; i < 5 && !(await queue.isPaused()); i += 1) await handle(one());
+    expect(await queue.isPaused()).toBe(true);
+    await queue.close();
   });
 });
 

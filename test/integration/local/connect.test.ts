@@ -68,8 +68,10 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
       dynamodb: { url: stack.urls.dynamodb, tableName: 'connect-test-ledger', quarantineTable: 'webhook-quarantine' },
       shopifyAdmin: { url: stack.urls.shopifyAdmin },
       squareOrders: { url: stack.urls.squareOrders, basis: 'amount' },
+      smaregi: { url: stack.urls.smaregi, contractId: 'demo-contract' },
     });
-    for (const secret of [stack.openApi.clientSecret, SHOPIFY_SECRET, POS_SECRET]) expect(text.includes(secret)).toBe(false);
+    for (const secret of [stack.openApi.clientSecret, SHOPIFY_SECRET, POS_SECRET, stack.smaregi.webhookSecret])
+      expect(text.includes(secret)).toBe(false);
   });
 
   it('runs the demo through the emulator and DynamoDB the stack names, not EMULATOR_PORT and DYNAMODB_PORT', async () => {
@@ -79,7 +81,7 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
       `demo: using the local stack at ${stack.urls.intake} (npm start)`,
       `demo: its emulator at ${stack.urls.emulator}, DynamoDB at ${stack.urls.dynamodb} (table connect-test-ledger)`,
     ]);
-    expect(lines.at(-1)).toBe('demo: all 21 events did what they should');
+    expect(lines.at(-1)).toBe('demo: all 27 events did what they should');
     expect(code).toBe(0);
   });
 

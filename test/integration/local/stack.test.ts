@@ -1,3 +1,4 @@
+import { poisonDeferralSeconds } from '../../../shared/config/index.js';
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:net';
@@ -194,10 +195,11 @@ describe('the local stack when an event keeps failing', () => {
       Date.now(),
     );
     expect((await fetch(`${stack.urls.intake}${paid.path}`, { method: 'POST', headers: paid.headers, body: paid.body })).status).toBe(202);
+    // Poison is retried after the poison backoff (5 s, then 10 s), not waited for: the third receive dead-letters it.
     await stack.queue.settled();
-    clock.advance(5_000);
+    clock.advance(poisonDeferralSeconds(1) * 1000);
     await stack.queue.settled();
-    clock.advance(5_000);
+    clock.advance(poisonDeferralSeconds(2) * 1000);
     await stack.queue.settled();
 
     const dlq = (await (await fetch(`${stack.urls.intake}/__local/dlq`)).json()) as { messages: { event: { orderId: string } }[] };

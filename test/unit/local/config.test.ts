@@ -19,7 +19,7 @@ describe('local configuration', () => {
 
   it('uses the documented defaults when nothing is set', async () => {
     const config = await resolveLocalConfig({});
-    expect(config.ports).toEqual({ intake: 3000, emulator: 8787, dynamodb: 8000, shopifyAdmin: 8789, squareOrders: 8791 });
+    expect(config.ports).toEqual({ intake: 3000, emulator: 8787, dynamodb: 8000, shopifyAdmin: 8789, squareOrders: 8791, smaregi: 8790 });
     expect(config.emulatorConfigPath).toBe(DEMO_CONFIG_PATH);
     expect(config.webhookSecrets).toEqual({
       shopify: ['demo-shopify-secret'],
@@ -31,14 +31,14 @@ describe('local configuration', () => {
     expect(config).toMatchObject({ clientId: 'demo-client', clientSecret: 'demo-secret', tableName: 'points-ledger' });
   });
 
-  it('derives the queue from the same timing as the stack: visibility above the lease, receives for 24 hours of waiting', async () => {
+  it('derives the queue from the same timing as the stack: visibility above the lease, a few receives for failures', async () => {
     const config = await resolveLocalConfig({});
     expect(config.timing).toMatchObject({ leaseSeconds: 45, visibilityTimeoutSeconds: 180, retryHorizonSeconds: 86_400 });
-    expect(config.maxReceiveCount).toBeGreaterThan(100);
+    expect(config.maxReceiveCount).toBe(6);
   });
 
-  it('refuses a queue that would dead-letter events waiting behind a lease, naming the variables', async () => {
-    const attempt = resolveLocalConfig({ LEASE_SECONDS: '120', QUEUE_VISIBILITY_TIMEOUT_SECONDS: '10', QUEUE_MAX_RECEIVE_COUNT: '5' });
+  it('refuses a queue whose visibility timeout is shorter than the lease, naming the variables', async () => {
+    const attempt = resolveLocalConfig({ LEASE_SECONDS: '120', QUEUE_VISIBILITY_TIMEOUT_SECONDS: '10', QUEUE_MAX_RECEIVE_COUNT: '1' });
     await expect(attempt).rejects.toMatchObject({ kind: 'invalid_local_config' });
     await expect(attempt).rejects.toThrow(/QUEUE_VISIBILITY_TIMEOUT_SECONDS.*QUEUE_MAX_RECEIVE_COUNT/);
   });
@@ -50,12 +50,13 @@ describe('local configuration', () => {
       DYNAMODB_PORT: '9000',
       SHOPIFY_ADMIN_PORT: '9001',
       SQUARE_ORDERS_PORT: '9002',
+      SMAREGI_PORT: '9003',
       SHOPIFY_WEBHOOK_SECRET: 'shop-secret-newest, shop-secret-older',
       POS_WEBHOOK_SECRETS: `${TILL_1},${TILL_2},`,
       SQUARE_WEBHOOK_SIGNATURE_KEY: 'square-key-newest,square-key-older',
       SQUARE_NOTIFICATION_URL: 'https://hooks.example.com/webhooks/square',
     });
-    expect(config.ports).toEqual({ intake: 4000, emulator: 0, dynamodb: 9000, shopifyAdmin: 9001, squareOrders: 9002 });
+    expect(config.ports).toEqual({ intake: 4000, emulator: 0, dynamodb: 9000, shopifyAdmin: 9001, squareOrders: 9002, smaregi: 9003 });
     expect(config.webhookSecrets).toEqual({
       shopify: ['shop-secret-newest', 'shop-secret-older'],
       pos: [TILL_1, TILL_2],

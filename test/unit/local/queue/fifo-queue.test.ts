@@ -307,3 +307,28 @@ describe('local FIFO queue: ChangeMessageVisibility', () => {
     });
   });
 });
+
+describe('pausing (the event source mapping disabled)', () => {
+  it('hands out no batch while paused, keeps every message, and delivers them all once resumed', async () => {
+    const h = track(harness());
+    await h.queue.pause();
+    await h.queue.send(msg('a'));
+    await h.queue.send(msg('b', 'g2'));
+    await h.queue.settled();
+    expect(h.batches).toEqual([]);
+    expect(h.queue.stats()).toMatchObject({ visible: 2, paused: true, received: 0 });
+    await h.queue.resume();
+    await h.queue.waitForIdle();
+    expect(h.batches.flatMap(h.bodies).sort()).toEqual(['a', 'b']);
+    expect(await h.queue.isPaused()).toBe(false);
+  });
+});
+
+describe('message attributes', () => {
+  it('hands a message its attributes as SQS string attributes', async () => {
+    const h = track(harness());
+    await h.queue.send({ ...msg('a'), attributes: { 'lp-wake-at': '123' } });
+    await h.queue.waitForIdle();
+    expect(h.batches[0]?.Records[0]?.messageAttributes['lp-wake-at']).toMatchObject({ dataType: 'String', stringValue: '123' });
+  });
+});

@@ -71,6 +71,14 @@ describe('createSqsQueue', () => {
     });
   });
 
+  it('sends a set-aside message its attributes as String message attributes', async () => {
+    received.length = 0;
+    await queue().send({ body: '{}', groupId: 'aside:g', deduplicationId: 'aside:d', attributes: { 'lp-wake-at': '1795589636578' } });
+    expect(received[0]?.body).toMatchObject({
+      MessageAttributes: { 'lp-wake-at': { DataType: 'String', StringValue: '1795589636578' } },
+    });
+  });
+
   it('reports a refused send as a QueueSendError', async () => {
     failNext = true;
     const error = await queue()

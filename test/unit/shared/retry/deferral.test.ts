@@ -1,30 +1,74 @@
 import { describe, expect, it } from 'vitest';
-import { deferralFor } from '../../../../shared/retry/index.js';
+import { deferralFor, retryReason } from '../../../../shared/retry/index.js';
 
 const settings = { backoffBaseSeconds: 2, backoffCapSeconds: 900, retryHorizonSeconds: 86_400, leaseSeconds: 45 };
 const young = { receive: 3, ageMs: 60_000 };
 
 describe('which failures wait and which fail', () => {
-  it.each(['lease_held', 'refund_waiting', 'upstream_error', 'lease_lost', 'circuit_open'] as const)(
-    'defers %s with the backoff',
-    (kind) => {
-      expect(deferralFor(kind, young, settings, () => 0)).toEqual({ defer: true, seconds: 8 });
-    },
-  );
+  it.each(['lease_held', 'refund_waiting', 'upstream_error', 'lease_lost'] as const)('defers %s with the backoff', (kind) => {
+    expect(deferralFor({ kind }, young, settings, () => 0)).toEqual({ defer: true, seconds: 8 });
+  });
 
-  it('defers an unknown outcome at least until its lease has run out', () => {
-    expect(deferralFor('outcome_unknown', young, settings, () => 0)).toEqual({ defer: true, seconds: 45 });
+  it('defers an open breaker with the backoff', () => {
+    expect(deferralFor('circuit_open', young, settings, () => 0)).toEqual({ defer: true, seconds: 8 });
+  });
+
+  it('defers an unknown outcome whose request may still land until its lease has run out', () => {
+    expect(deferralFor({ kind: 'outcome_unknown', leaseKept: true }, young, settings, () => 0)).toEqual({ defer: true, seconds: 45 });
+  });
+
+  it('defers an unknown outcome whose lease was released only by the backoff: the next attempt may reconcile now', () => {
+    expect(deferralFor({ kind: 'outcome_unknown', leaseKept: false }, { receive: 1, ageMs: 0 }, settings, () => 0)).toEqual({
+      defer: true,
+      seconds: 2,
+    });
   });
 
   it.each(['invalid_event', 'configuration_error'] as const)('lets %s fail towards the DLQ', (kind) => {
-    expect(deferralFor(kind, young, settings)).toEqual({ defer: false, why: 'not_waiting' });
+    expect(deferralFor({ kind }, young, settings)).toEqual({ defer: false, why: 'not_waiting' });
   });
 
   it('stops deferring once the event is older than the horizon', () => {
-    expect(deferralFor('upstream_error', { receive: 120, ageMs: 86_400_000 }, settings)).toEqual({ defer: false, why: 'horizon_passed' });
+    expect(deferralFor({ kind: 'upstream_error' }, { receive: 120, ageMs: 86_400_000 }, settings)).toEqual({
+      defer: false,
+      why: 'horizon_passed',
+    });
   });
 
   it('waits at least the floor it is given (the open breaker)', () => {
     expect(deferralFor('circuit_open', young, settings, () => 0, 29.2)).toEqual({ defer: true, seconds: 30 });
+  });
+
+  it('defers a credited purchase kept for a pending follow-up as that follow-up waits, not to the visibility timeout', () => {
+    const credited = { kind: 'credited' as const, followUps: [{ kind: 'upstream_error', action: 'retry' }] };
+    expect(retryReason(credited)).toBe('upstream_error');
+    expect(deferralFor(credited, { receive: 1, ageMs: 0 }, settings, () => 0)).toEqual({ defer: true, seconds: 2 });
+  });
+});
+
+describe('a lease held by another attempt', () => {
+  it('is retried with the backoff while that is shorter than the lease', () => {
+    expect(deferralFor({ kind: 'lease_held', until: 45_000 }, { receive: 1, ageMs: 0, nowMs: 0 }, settings, () => 0)).toEqual({
+      defer: true,
+      seconds: 2,
+    });
+  });
+
+  it('never waits past the lease’s end, when a crashed holder’s lease can be taken over', () => {
+    expect(deferralFor({ kind: 'lease_held', until: 45_000 }, { receive: 5, ageMs: 30_000, nowMs: 30_000 }, settings, () => 0)).toEqual({
+      defer: true,
+      seconds: 16,
+    });
+  });
+});
+
+describe('a refund waiting for its purchase', () => {
+  it('is not kept waiting past the moment it is parked', () => {
+    expect(
+      deferralFor({ kind: 'refund_waiting', until: 120_000 }, { receive: 7, ageMs: 110_000, nowMs: 110_000 }, settings, () => 0),
+    ).toEqual({
+      defer: true,
+      seconds: 11,
+    });
   });
 });

@@ -56,7 +56,8 @@ function source(basis: (typeof BASES)[number], rule: 'major_floor' | 'minor') {
 }
 
 function eventOf(outcome: ReturnType<ReturnType<typeof source>['read']>): PointsEvent {
-  if (outcome.status !== 'ok') throw new Error(`expected an event, got ${JSON.stringify(outcome)}`);
+  if (outcome.status !== 'ok' || outcome.value.type === 'customer')
+    throw new Error(`expected a points event, got ${JSON.stringify(outcome)}`);
   return outcome.value;
 }
 

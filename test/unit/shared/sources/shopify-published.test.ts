@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
+import type { PurchaseEvent, QueuedEvent, RefundEvent } from '../../../../shared/events/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
 import type { Outcome } from '../../../../shared/sources/types.js';
@@ -21,7 +21,7 @@ function webhookBody(file: string): string {
   return text.slice(start, end);
 }
 
-function read(body: string, topic: string, settings: Record<string, unknown> = {}): Outcome<PurchaseEvent | RefundEvent> {
+function read(body: string, topic: string, settings: Record<string, unknown> = {}): Outcome<QueuedEvent> {
   const source = configureSource(shopifySource, 'shopify', ShopifySettings.parse(settings));
   return source.read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, topic) });
 }

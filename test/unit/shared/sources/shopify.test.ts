@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
+import type { PurchaseEvent, QueuedEvent, RefundEvent } from '../../../../shared/events/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
 import type { Outcome } from '../../../../shared/sources/types.js';
@@ -15,7 +15,7 @@ function source(settings: Record<string, unknown> = {}) {
   return configureSource(shopifySource, 'shopify', ShopifySettings.parse(settings));
 }
 
-function read(file: string, topic: string, settings: Record<string, unknown> = {}): Outcome<PurchaseEvent | RefundEvent> {
+function read(file: string, topic: string, settings: Record<string, unknown> = {}): Outcome<QueuedEvent> {
   const body = fixture(`shopify/${file}`);
   return source(settings).read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, topic) });
 }

@@ -1,0 +1,31 @@
+import type { WebhookRequest } from '../local/webhooks/index.js';
+
+/** One delivery of the demo's script: for which customer, what it sends, and what it must do. */
+
+export interface Customer {
+  label: string;
+  memberId: string | null;
+  externalKey: string;
+  externalId: string;
+  rate: string | null;
+}
+
+export type Expected =
+  | { kind: 'credited'; points: number }
+  | { kind: 'debited'; points: number }
+  | { kind: 'dropped_by_queue' }
+  | { kind: 'duplicate' }
+  | { kind: 'customer_not_found' }
+  | { kind: 'ignored' }
+  | { kind: 'skipped' }
+  | { kind: 'rejected'; status: number };
+
+export interface Step {
+  customer: Customer;
+  label: string;
+  request: WebhookRequest;
+  record: { source: string; orderId: string; refundId?: string };
+  expected: Expected;
+  /** Puts the sender-side state in place first (a Smaregi transaction in its stand-in). */
+  prepare?: () => Promise<void>;
+}

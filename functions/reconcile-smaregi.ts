@@ -1,0 +1,120 @@
+// Single files, not indexes, where an index would bundle more than this function runs.
+import { type ActivityRecorder, activityFromEnvironment, activityOf, recordedRun } from '../shared/activity/index.js';
+import { createSecretsManagerReader, ENV, requiredSetting, type SecretReader } from '../shared/config/index.js';
+import { documentClientFromEnv } from '../shared/dynamodb/index.js';
+import { createLedger, type Ledger } from '../shared/ledger/index.js';
+import { powertoolsLogger } from '../shared/logging/index.js';
+import { powertoolsMetrics } from '../shared/metrics/index.js';
+import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
+import { recordRun, summaryLine } from '../shared/reconcile/index.js';
+import { reconcileSmaregi, SMAREGI_ENV, type SmaregiClient, type SmaregiReconcileResult, smaregiFromEnv } from '../shared/smaregi/index.js';
+import { SmaregiSettings, smaregiThinEvent } from '../shared/sources/index.js';
+import { parseJsonOrUndefined } from '../shared/text/index.js';
+import type { ReconcileShopifyDeps } from './reconcile-shopify.js';
+
+/**
+ * reconcile-smaregi: on an EventBridge schedule, one run per Smaregi source (the rule's input names it):
+ * lists the contract's transactions updated in the last `reconcile.lookbackHours` (ending
+ * `settleMinutes` ago, so webhooks still queued are not taken for missing) and queues, as thin events on
+ * the webhooks' FIFO queue, those whose state the ledger does not show. Metric ReconcileMissing (source).
+ */
+export interface ReconcileSmaregiInput {
+  source: string;
+}
+
+export interface ReconcileSmaregiDeps {
+  settings: (source: string) => SmaregiSettings | undefined;
+  client: (source: string) => Pick<SmaregiClient, 'listTransactions'> | undefined;
+  ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
+  queue: EventQueue;
+  /** The Shopify reconcile's logger and metrics: the same sinks, the same dimension. */
+  logger: ReconcileShopifyDeps['logger'];
+  metrics: ReconcileShopifyDeps['metrics'];
+  now: () => Date;
+  /** Where the run's summary is filed for the operator console (best effort). */
+  activity?: ActivityRecorder;
+}
+
+export function makeHandler(deps: ReconcileSmaregiDeps): (input: ReconcileSmaregiInput) => Promise<SmaregiReconcileResult> {
+  return async (input) => {
+    const name = input?.source;
+    const settings = typeof name === 'string' ? deps.settings(name) : undefined;
+    const client = typeof name === 'string' ? deps.client(name) : undefined;
+    // A rule the stack did not write: fail loudly (function errors alarm), nothing is read.
+    if (name === undefined || settings === undefined || client === undefined)
+      throw new Error(`reconcile-smaregi: no Smaregi source ${String(name).slice(0, 40)}`);
+    const until = new Date(deps.now().getTime() - settings.reconcile.settleMinutes * 60_000);
+    const since = new Date(until.getTime() - settings.reconcile.lookbackHours * 3_600_000);
+    const missed: string[] = [];
+    try {
+      const run = () =>
+        reconcileSmaregi(
+          {
+            client,
+            ledger: deps.ledger,
+            source: name,
+            thinEvent: (id) => smaregiThinEvent(id, name, settings, deps.now().getTime(), 'reconcile'),
+            queueMessage: queueMessageFor,
+            queue: deps.queue,
+            onMissing: (m) => {
+              missed.push(`transaction ${m.transactionHeadId} (${m.why}) queued`);
+              deps.logger.warn('Smaregi webhook never delivered: queued from the transaction list', { source: name, ...m });
+            },
+          },
+          { since, until, dryRun: false },
+        );
+      const result = await recordedRun(
+        deps.activity,
+        'reconcile',
+        () => deps.now().getTime(),
+        run,
+        (r) => ({
+          summary: `${name}: ${summaryLine(r)}`,
+          findings: r.missing,
+          details: missed,
+        }),
+      );
+      recordRun(deps, name, result, { since, until });
+      return result;
+    } finally {
+      deps.metrics.publishStoredMetrics();
+    }
+  };
+}
+
+export function depsFromEnvironment(
+  env: NodeJS.ProcessEnv,
+  overrides: Partial<ReconcileSmaregiDeps> & { secrets?: SecretReader } = {},
+): ReconcileSmaregiDeps {
+  const tableName = overrides.ledger ? '' : requiredSetting(env, ENV.LEDGER_TABLE);
+  const queueUrl = overrides.queue ? '' : requiredSetting(env, ENV.QUEUE_URL);
+  const config = (parseJsonOrUndefined(env[ENV.SOURCES_CONFIG] ?? '') ?? {}) as Record<string, unknown>;
+  let reader: SecretReader | undefined = overrides.secrets;
+  const logger = overrides.logger ?? powertoolsLogger(env, 'reconcile-smaregi');
+  const clients = smaregiFromEnv(env[SMAREGI_ENV], () => (reader ??= createSecretsManagerReader()));
+  return {
+    settings:
+      overrides.settings ??
+      ((source) => {
+        const entry = config[source];
+        if (typeof entry !== 'object' || entry === null) return undefined;
+        const { kind, ...settings } = entry as Record<string, unknown>;
+        return (kind ?? source) === 'smaregi' ? SmaregiSettings.parse(settings) : undefined;
+      }),
+    client: overrides.client ?? ((source) => clients?.(source)),
+    ledger: overrides.ledger ?? createLedger({ client: documentClientFromEnv(env), tableName, clock: Date.now }),
+    queue: overrides.queue ?? createSqsQueue({ queueUrl }),
+    logger,
+    ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
+    metrics: overrides.metrics ?? powertoolsMetrics(env, 'reconcile-smaregi'),
+    now: overrides.now ?? (() => new Date()),
+  };
+}
+
+let lambdaHandler: ((input: ReconcileSmaregiInput) => Promise<SmaregiReconcileResult>) | undefined;
+
+/** The Lambda entry point (EventBridge schedule, input {"source": "<name>"}). */
+export const handler = async (input: ReconcileSmaregiInput): Promise<SmaregiReconcileResult> => {
+  lambdaHandler ??= makeHandler(depsFromEnvironment(process.env));
+  return lambdaHandler(input);
+};

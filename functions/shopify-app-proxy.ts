@@ -1,0 +1,80 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { createSecretsManagerReader, ENV, minWebhookSecretChars, webhookSecretsFromEnvironment } from '../shared/config/index.js';
+import { handleProxyLink, linkedEvent, type ProxyLinkDeps } from '../shared/customers/index.js';
+import { queueUrlFrom } from '../shared/intake/index.js';
+import { createJsonLogger } from '../shared/logging/index.js';
+import { createOpenApiClient, environmentCredentials, secretsManagerCredentials } from '../shared/openapi/index.js';
+import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
+import { loadSources } from '../shared/sources/index.js';
+
+/**
+ * shopify-app-proxy: `GET /proxy/shopify/link`, the Shopify App Proxy's link request (docs/customers.md).
+ * Verifies Shopify's signature before anything else, links the logged-in customer to the member whose
+ * handover token it carries (Open API: handover check, then the member's external id), and queues the
+ * crediting of the customer's earlier purchases. Separate from receive-webhook, which never calls the Open API.
+ */
+
+export type AppProxyDeps = Omit<ProxyLinkDeps, 'onLinked'> & { queue: EventQueue; retroCreditDays: number };
+export type AppProxyHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export function makeHandler(deps: AppProxyDeps): AppProxyHandler {
+  const proxy: ProxyLinkDeps = {
+    ...deps,
+    onLinked: async ({ source, customerId, memberId }) => {
+      const event = linkedEvent({
+        source,
+        externalKey: deps.externalKey,
+        customerId,
+        memberId,
+        retroCreditDays: deps.retroCreditDays,
+        nowMs: deps.now(),
+      });
+      await deps.queue.send(queueMessageFor(event));
+    },
+  };
+  return async (event) => {
+    try {
+      const answer = await handleProxyLink({ rawQuery: event.rawQueryString ?? '', accept: event.headers?.accept }, proxy);
+      return { statusCode: answer.statusCode, headers: answer.headers, body: answer.body };
+    } catch (e) {
+      deps.logger?.warn('app proxy link failed', { error: e instanceof Error ? e.name : 'unknown' });
+      return {
+        statusCode: 500,
+        headers: { 'content-type': 'application/json' },
+        body: '{"error":{"kind":"internal","message":"try again later"}}',
+      };
+    }
+  };
+}
+
+/** The Shopify source the proxy serves: `shopify` (the App Proxy's URL is `<api>/proxy/shopify`). */
+const SOURCE = 'shopify';
+
+export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<AppProxyDeps> = {}): AppProxyDeps {
+  const sources = loadSources(env[ENV.SOURCES_CONFIG]);
+  const linking = sources.get(SOURCE)?.customerLinking?.();
+  if (!linking) throw new Error(`the ${SOURCE} source is not configured (SOURCES_CONFIG): the app proxy links its customers`);
+  const secretId = env[ENV.OPENAPI_SECRET_ARN];
+  return {
+    source: SOURCE,
+    externalKey: linking.externalKey,
+    retroCreditDays: linking.retroCreditDays,
+    secrets:
+      overrides.secrets ?? webhookSecretsFromEnvironment(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) }),
+    openapi:
+      overrides.openapi ??
+      createOpenApiClient({
+        credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
+      }),
+    queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFrom(env) }),
+    now: overrides.now ?? Date.now,
+    logger: overrides.logger ?? createJsonLogger(env),
+  };
+}
+
+let lambdaHandler: AppProxyHandler | undefined;
+
+export const handler: AppProxyHandler = async (event, context) => {
+  lambdaHandler ??= makeHandler(depsFromEnvironment(process.env));
+  return lambdaHandler(event, context);
+};

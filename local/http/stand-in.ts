@@ -1,0 +1,66 @@
+import type { IncomingMessage } from 'node:http';
+import { adminRefusal } from '../../shared/http/index.js';
+import { listen } from '../listen.js';
+import { createJsonServer, type JsonAnswer } from './json-server.js';
+
+/**
+ * The parts every shop-side stand-in shares: its test surface under a prefix (POST only, behind the
+ * admin guard of /__local/*, a JSON body), the faults it can be told to answer with, and its server.
+ */
+
+/** The next `times` reads answer `status` (with a Retry-After when given). */
+export interface StandInFault {
+  status: number;
+  times: number;
+  retryAfter?: string;
+}
+
+/**
+ * Routes a request under the test prefix: refused unless POST from a loopback caller with JSON, else
+ * `admin(path, json)`; undefined for a request outside the prefix.
+ */
+export function standInAdmin(
+  req: IncomingMessage,
+  body: Buffer,
+  prefix: string,
+  admin: (path: string, json: unknown) => JsonAnswer,
+): JsonAnswer | undefined {
+  const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+  if (!path.startsWith(prefix)) return undefined;
+  if (req.method !== 'POST') return { status: 405, body: { error: 'use POST' } };
+  const refusal = adminRefusal({ headers: req.headers, hasBody: body.length > 0 });
+  if (refusal) return { status: refusal.status, body: { error: refusal.error } };
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { status: 400, body: { error: 'the body is not JSON' } };
+  }
+  return admin(path, json);
+}
+
+/** `{status, times, retry_after?}` as a fault, or the answer refusing it. */
+export function faultFrom(json: unknown): StandInFault | JsonAnswer {
+  const f = json as { status?: unknown; times?: unknown; retry_after?: unknown };
+  if (typeof f.status !== 'number' || typeof f.times !== 'number') return { status: 422, body: { error: 'expected {status, times}' } };
+  return { status: f.status, times: f.times, ...(typeof f.retry_after === 'string' ? { retryAfter: f.retry_after } : {}) };
+}
+
+/** Serves `handle` on host:port (0: a free port) until `close`. */
+export async function serveStandIn(
+  handle: (req: IncomingMessage, body: Buffer) => JsonAnswer,
+  options: { maxBodyBytes: number; port?: number; host?: string },
+): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const server = createJsonServer(handle, options.maxBodyBytes);
+  const host = options.host ?? '127.0.0.1';
+  const port = await listen(server, options.port ?? 0, host);
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

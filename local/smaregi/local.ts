@@ -1,0 +1,80 @@
+import { SMAREGI_ENV } from '../../shared/smaregi/index.js';
+import { parseJsonOrUndefined } from '../../shared/text/index.js';
+import { type SmaregiStandIn, startSmaregiStandIn } from './server.js';
+
+/**
+ * `npm start`'s Smaregi: the stand-in of the Platform API (SMAREGI_PORT, default 8790) and the
+ * `smaregi` source wired to it: the contract (SMAREGI_CONTRACT_ID), the custom webhook header
+ * (SMAREGI_WEBHOOK_HEADER, default x-smaregi-webhook-token) and its value (SMAREGI_WEBHOOK_SECRET,
+ * at least 32 characters). The app's client id and secret are the stand-in's demo values.
+ */
+export const SMAREGI_LOCAL = {
+  port: 8790,
+  contractId: 'demo-contract',
+  webhookHeader: 'x-smaregi-webhook-token',
+  /** At least 32 characters, as every Smaregi webhook secret must be. */
+  webhookSecret: 'demo-smaregi-webhook-token-for-local-use',
+  clientId: 'demo-smaregi-client-id',
+  clientSecret: 'demo-smaregi-client-secret',
+} as const;
+
+export interface LocalSmaregiOptions {
+  port?: number;
+  contractId?: string;
+  webhookHeader?: string;
+  webhookSecret?: string;
+}
+
+export interface LocalSmaregi {
+  standIn: SmaregiStandIn;
+  contractId: string;
+  webhookHeader: string;
+  webhookSecret: string;
+}
+
+export async function startLocalSmaregi(options: LocalSmaregiOptions = {}): Promise<LocalSmaregi> {
+  const contractId = options.contractId ?? SMAREGI_LOCAL.contractId;
+  const standIn = await startSmaregiStandIn({
+    port: options.port ?? 0,
+    contractId,
+    clientId: SMAREGI_LOCAL.clientId,
+    clientSecret: SMAREGI_LOCAL.clientSecret,
+  });
+  return {
+    standIn,
+    contractId,
+    webhookHeader: options.webhookHeader ?? SMAREGI_LOCAL.webhookHeader,
+    webhookSecret: options.webhookSecret ?? SMAREGI_LOCAL.webhookSecret,
+  };
+}
+
+/**
+ * The handlers' environment for the local Smaregi source: its webhook secret, the worker's API access
+ * (SMAREGI) and SOURCES_CONFIG with the source enabled, unless that configuration disables it
+ * (`"smaregi": false`) or configures it itself.
+ */
+export function localSmaregiEnvironment(local: LocalSmaregi, env: NodeJS.ProcessEnv, sourcesKey: string): NodeJS.ProcessEnv {
+  const access = {
+    smaregi: {
+      contractId: local.contractId,
+      apiOrigin: local.standIn.url,
+      idOrigin: local.standIn.url,
+      clientId: SMAREGI_LOCAL.clientId,
+      clientSecret: SMAREGI_LOCAL.clientSecret,
+    },
+  };
+  const out: NodeJS.ProcessEnv = {
+    SMAREGI_WEBHOOK_SECRETS: local.webhookSecret,
+    [SMAREGI_ENV]: env[SMAREGI_ENV] ?? JSON.stringify(access),
+  };
+  const text = env[sourcesKey];
+  const config = text === undefined || text.trim() === '' ? {} : parseJsonOrUndefined(text);
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return out;
+  const all = config as Record<string, unknown>;
+  const smaregi = all.smaregi ?? {};
+  if (typeof smaregi !== 'object' || smaregi === null || Array.isArray(smaregi)) return out;
+  return {
+    ...out,
+    [sourcesKey]: JSON.stringify({ ...all, smaregi: { contractId: local.contractId, webhookHeader: local.webhookHeader, ...smaregi } }),
+  };
+}

@@ -1,0 +1,49 @@
+import { signAppProxyQuery } from '../../shared/customers/index.js';
+import { bareInteger } from '../senders.js';
+import { LOCAL_SHOP, shopifyRequest, type WebhookRequest } from './webhooks.js';
+
+/**
+ * The customer side as Shopify sends it: `customers/create` (only the fields intake reads, plus the
+ * usual ones, shaped after Shopify's sample), and the App Proxy's forwarded link request, signed as
+ * Shopify signs it (sorted `key=value` pairs, HMAC-SHA256 hex with the app's secret).
+ */
+
+const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+
+export function shopifyCustomerCreated(customerId: string, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+  const payload = {
+    id: bareInteger(customerId),
+    email: null,
+    created_at: isoSeconds(nowMs),
+    updated_at: isoSeconds(nowMs),
+    first_name: null,
+    last_name: null,
+    state: 'enabled',
+    currency: 'JPY',
+    admin_graphql_api_id: `gid://shopify/Customer/${customerId}`,
+  };
+  return shopifyRequest('customers/create', payload, secret, webhookId, nowMs);
+}
+
+export interface LinkRequestInput {
+  /** Shopify's logged_in_customer_id ('' when nobody is logged in). */
+  customerId: string;
+  member: string;
+  token: string;
+  secret: string;
+  nowMs: number;
+}
+
+/** `/proxy/shopify/link?...` as the App Proxy forwards the storefront's `/apps/points/link?token=..&member=..`. */
+export function appProxyLinkPath(input: LinkRequestInput): string {
+  const query = new URLSearchParams({
+    token: input.token,
+    member: input.member,
+    shop: LOCAL_SHOP,
+    logged_in_customer_id: input.customerId,
+    path_prefix: '/apps/points',
+    timestamp: String(Math.floor(input.nowMs / 1000)),
+  });
+  query.set('signature', signAppProxyQuery(query, input.secret));
+  return `/proxy/shopify/link?${query.toString()}`;
+}

@@ -1,0 +1,66 @@
+import { queueMessageFor } from '../shared/queue/index.js';
+import { summaryLine } from '../shared/reconcile/index.js';
+import { createSmaregiClient, reconcileSmaregi } from '../shared/smaregi/index.js';
+import { SmaregiSettings, smaregiThinEvent } from '../shared/sources/index.js';
+import { parseJsonOrUndefined } from '../shared/text/index.js';
+import { resolveLocalConfig } from '../local/config.js';
+import { configFollowingStack, connectToRunningStack, requireRunningStack } from '../local/connect.js';
+import type { CommandOutput } from '../local/output.js';
+import { SMAREGI_LOCAL } from '../local/smaregi/index.js';
+import { localEnqueue } from './local-enqueue.js';
+
+/**
+ * `npm run reconcile -- --source smaregi --since … [--until …] [--dry-run]` against the running
+ * `npm start`: its Smaregi stand-in (listed by update time, 31-day windows, paged), its ledger, its
+ * queue. What the ledger lacks goes in as the thin event a webhook would have queued.
+ */
+export async function reconcileSmaregiLocal(o: {
+  env: NodeJS.ProcessEnv;
+  sourceName: string;
+  since: Date;
+  until: Date;
+  dryRun: boolean;
+  out: CommandOutput;
+  now: () => Date;
+}): Promise<number> {
+  const config = await resolveLocalConfig(o.env);
+  const found = await requireRunningStack(config);
+  const handle = connectToRunningStack(await configFollowingStack(config, found.info, o.env), found.info);
+  const url = found.info?.smaregi?.url ?? `http://127.0.0.1:${config.ports.smaregi}`;
+  const contractId = found.info?.smaregi?.contractId ?? config.smaregi.contractId;
+  const configured = (parseJsonOrUndefined(o.env.SOURCES_CONFIG ?? '') as Record<string, unknown> | undefined)?.[o.sourceName];
+  const { kind: _, ...entry } = typeof configured === 'object' && configured !== null ? (configured as Record<string, unknown>) : {};
+  const settings = SmaregiSettings.parse({ contractId, ...entry });
+  const client = createSmaregiClient({
+    contractId,
+    apiOrigin: url,
+    idOrigin: url,
+    credentials: async () => ({ clientId: SMAREGI_LOCAL.clientId, clientSecret: SMAREGI_LOCAL.clientSecret }),
+  });
+  try {
+    o.out.printError(
+      `reconcile: ${o.sourceName} (contract ${contractId}) transactions updated ${o.since.toISOString()} .. ${o.until.toISOString()}${o.dryRun ? ' (dry run)' : ''}`,
+    );
+    const result = await reconcileSmaregi(
+      {
+        client,
+        ledger: handle.ledger,
+        source: o.sourceName,
+        thinEvent: (id) => smaregiThinEvent(id, o.sourceName, settings, o.now().getTime(), 'reconcile'),
+        queueMessage: queueMessageFor,
+        queue: localEnqueue(handle.intakeUrl),
+        progress: o.out.printError,
+        onMissing: (m) =>
+          o.out.print(
+            `${o.dryRun ? 'missing' : 'enqueued'} transaction ${m.transactionHeadId} (${m.why}, updated ${m.updatedAt ?? 'unknown'})`,
+          ),
+      },
+      { since: o.since, until: o.until, dryRun: o.dryRun },
+    );
+    o.out.print(summaryLine(result));
+    return 0;
+  } finally {
+    await client.close();
+    await handle.close();
+  }
+}

@@ -1,0 +1,35 @@
+// Single files of shared/config, not its index: receive-webhook loads this module (see shared/intake/quarantine.ts).
+import { DEFAULT_LEDGER_TTL_DAYS, ENV, envInteger, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS } from '../config/index.js';
+import { type ActivityRecorder, createActivityRecorder } from './recorder.js';
+import { createActivityStore } from './store.js';
+
+/**
+ * The recorder the functions use, from the environment: ACTIVITY_TABLE (unset: none, nothing is
+ * recorded), LEDGER_TTL_DAYS (the same retention as the ledger), DYNAMODB_ENDPOINT (local only). The
+ * DynamoDB client is built on the first write, not at cold start.
+ */
+export function activityFromEnvironment(
+  env: NodeJS.ProcessEnv,
+  /** Told of a write that failed (which one and the error's name: never its data). */
+  logger?: { warn(message: string, extra: Record<string, unknown>): void },
+): ActivityRecorder | undefined {
+  const tableName = env[ENV.ACTIVITY_TABLE]?.trim();
+  if (!tableName) return undefined;
+  const ttlDays = envInteger(
+    env,
+    ENV.LEDGER_TTL_DAYS,
+    { fallback: DEFAULT_LEDGER_TTL_DAYS, min: MIN_LEDGER_TTL_DAYS, max: MAX_LEDGER_TTL_DAYS },
+    () => new Error(`${ENV.LEDGER_TTL_DAYS} must be a whole number of days from ${MIN_LEDGER_TTL_DAYS} to ${MAX_LEDGER_TTL_DAYS}`),
+  );
+  const store = async () => {
+    // Loaded on first write: intake evaluates no DynamoDB SDK at load.
+    const { documentClientFromEnv } = await import('../dynamodb/index.js');
+    return createActivityStore({ client: documentClientFromEnv(env), tableName, clock: Date.now, ttlDays });
+  };
+  const onError = (what: string, e: unknown) =>
+    logger?.warn('activity not recorded', { what, error: e instanceof Error ? e.name : 'unknown' });
+  return createActivityRecorder({ store, clock: Date.now, onError });
+}
+
+/** `{ activity }` when there is one, else nothing: for a deps object whose `activity` is optional. */
+export const activityOf = (activity: ActivityRecorder | undefined): { activity?: ActivityRecorder } => (activity ? { activity } : {});

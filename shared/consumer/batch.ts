@@ -1,0 +1,65 @@
+import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { METRIC } from '../metrics/index.js';
+import type { Processor } from '../points/index.js';
+import type { VisibilityChange } from '../queue/index.js';
+import { type InPlace, recordHandler } from './record.js';
+import type { ConsumerDeps } from './types.js';
+
+export type BatchHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
+
+/**
+ * SQS FIFO batch -> one record at a time, with partial batch responses. A failed record fails the
+ * later records of its group in the batch too (FIFO order), while other groups go on; the failed ones
+ * get the in-place deferral their record chose (ChangeMessageVisibility), the group's followers the same.
+ */
+export function batchHandler(deps: ConsumerDeps, processor: Processor): BatchHandler {
+  const handle = recordHandler(deps, processor);
+  return async (event, context) => {
+    // One processor per invocation: it keeps the batch's state.
+    const batch = new SqsFifoPartialProcessorAsync();
+    if (context) deps.budget.start(() => context.getRemainingTimeInMillis());
+    const delays = new Map<string, InPlace>();
+    try {
+      const response = await processPartialResponse(event, handle(delays), batch, {
+        ...(context ? { context } : {}),
+        skipGroupOnError: true,
+        throwOnFullBatchFailure: false,
+      });
+      await deferMessages(deps, event, response, delays);
+      return response;
+    } finally {
+      await deps.outagePause?.flush();
+      deps.budget.end();
+      deps.metrics.addMetric(METRIC.circuitBreakerOpen, 'Seconds', Math.round(deps.breaker.openForMs() / 1000));
+      deps.metrics.publishStoredMetrics();
+    }
+  };
+}
+
+/**
+ * Failed messages get their chosen deferral; the later messages of their group (failed unprocessed, to
+ * keep FIFO order) wait as long, so the group comes back together.
+ */
+async function deferMessages(deps: ConsumerDeps, event: SQSEvent, response: SQSBatchResponse, delays: Map<string, InPlace>) {
+  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+  const groupDelay = new Map<string, InPlace>();
+  const changes: VisibilityChange[] = [];
+  for (const record of event.Records) {
+    if (!failed.has(record.messageId)) continue;
+    const group = record.attributes?.MessageGroupId ?? '';
+    const head = groupDelay.get(group);
+    const delay = delays.get(record.messageId) ?? head;
+    if (delay === undefined) continue;
+    if (head === undefined) groupDelay.set(group, delay);
+    const { seconds, waiting } = delay;
+    changes.push({ receiptHandle: record.receiptHandle, eventSourceARN: record.eventSourceARN, seconds, waiting });
+  }
+  if (changes.length === 0 || deps.visibility === undefined) return;
+  try {
+    await deps.visibility.changeVisibility(changes);
+  } catch (e) {
+    // The messages come back after the queue's visibility timeout instead: later, never lost.
+    deps.logger.warn('deferral failed', { messages: changes.length, error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown' });
+  }
+}

@@ -1,0 +1,158 @@
+import type { SQSRecord } from 'aws-lambda';
+import { poisonDeferralSeconds } from '../config/index.js';
+import type { RefundEvent } from '../events/index.js';
+import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME } from '../metrics/index.js';
+import { DEFAULT_MIN_CALL_MS } from '../openapi/index.js';
+import { eventIds, outcomeFields, type ProcessOutcome, type Processor, recordOutcomeMetrics } from '../points/index.js';
+import { asideMessage, asideStateOf } from '../queue/index.js';
+import { deferralFor, retryReason, type Verdict } from '../retry/index.js';
+import { parseJsonOrUndefined } from '../text/index.js';
+import { CircuitOpen, Failed, NotYet, RetryLater } from './errors.js';
+import type { ConsumerDeps } from './types.js';
+
+/** A failed record's deferral in place: how long, and whether it only waits or fails. */
+export interface InPlace {
+  seconds: number;
+  waiting: boolean;
+}
+
+/**
+ * One SQS record: processed, then acknowledged (done, or set aside to wait), or failed. Waiting never
+ * costs a receive of the customer's group: an event that has to wait (a lease, its purchase, a
+ * transient fault, the open breaker) is set aside as a new message in a group of its own, carrying
+ * when it may run again (shared/queue/aside.ts), and the original is deleted; the copy's first receive
+ * before its time only defers it there. Failing is what spends receives: an invalid event, a
+ * configuration error or a crash is deferred in place by the poison backoff, and after the queue's
+ * maxReceiveCount (a few attempts, minutes) it reaches the DLQ.
+ *
+ * `delays` collects the in-place deferral chosen for each failed record (by message id), and whether
+ * it only waits (a copy before its time, a wait that could not be set aside) or fails.
+ */
+export function recordHandler(deps: ConsumerDeps, processor: Processor) {
+  const { logger, metrics, settings, breaker, budget } = deps;
+  const random = deps.random ?? Math.random;
+
+  return (delays: Map<string, InPlace>) => async (record: SQSRecord) => {
+    const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
+    // Not Powertools batch's `parser` option: the processor checks the event schema and records `invalid_event` itself.
+    const body = parseJsonOrUndefined(record.body) ?? record.body; // not JSON: the text, refused as invalid_event
+    const ids = eventIds(body);
+    const where = { messageId: record.messageId, receiveCount, ...ids };
+    const now = deps.clock();
+    const aside = asideStateOf(record.messageAttributes);
+    const waitingSince = aside?.waitingSince ?? Number(record.attributes?.SentTimestamp ?? now);
+    const ageMs = Math.max(0, now - waitingSince);
+    // A copy set aside again stays in its group; a first copy gets one of its own.
+    const group = aside ? record.attributes?.MessageGroupId : undefined;
+
+    const inPlace = (seconds: number, waiting: boolean) => {
+      delays.set(record.messageId, { seconds, waiting });
+      metrics.addMetric(METRIC.eventsDeferred, 'Count', 1);
+      metrics.addMetric(METRIC.deferredEventAgeSeconds, 'Seconds', Math.round(ageMs / 1000));
+    };
+    /** Failing: deferred in place by the poison backoff, spending a receive towards the DLQ. */
+    const fail = (error: Error): never => {
+      inPlace(poisonDeferralSeconds(receiveCount), false);
+      throw error;
+    };
+    /** Waiting: a copy in its own group, due after the verdict; in place only when the send fails. */
+    const waits = (aside?.waits ?? 0) + 1;
+    const wait = async (verdict: Verdict, reason: string, onSetAside: () => void, error: Error): Promise<void> => {
+      if (!verdict.defer) {
+        if (verdict.why === 'horizon_passed') logger.error('event waited past the retry horizon', { ...where, reason });
+        fail(error);
+        return;
+      }
+      const receipt = `${record.messageId}:${receiveCount}`;
+      if (await setAside(deps, { body: record.body, group, receipt, seconds: verdict.seconds, now, waitingSince, reason, waits })) {
+        metrics.addMetric(METRIC.eventsDeferred, 'Count', 1);
+        onSetAside();
+        return;
+      }
+      inPlace(verdict.seconds, true);
+      throw error;
+    };
+
+    // A set-aside copy received before its time only waits on, in its own group (no processing).
+    if (aside && aside.wakeAt > now) {
+      delays.set(record.messageId, { seconds: Math.max(1, Math.ceil((aside.wakeAt - now) / 1000)), waiting: true });
+      throw new NotYet(aside.reason);
+    }
+    const admission = breaker.admit();
+    if (admission === 'reject') {
+      const verdict = deferralFor('circuit_open', { receive: waits, ageMs }, settings, random, breaker.remainingMs() / 1000);
+      return wait(verdict, 'circuit_open', () => undefined, new CircuitOpen());
+    }
+    /** Follow-ups (refunds run by their purchase) that must be retried get a message of their own. */
+    const followUpAside = async (event: RefundEvent, outcome: ProcessOutcome) => {
+      const verdict = deferralFor(outcome, { receive: 1, ageMs: 0 }, settings, random);
+      if (!verdict.defer) return false;
+      const receipt = `${record.messageId}:${receiveCount}:${event.refundId}`;
+      const message = {
+        body: JSON.stringify(event),
+        key: event.eventId,
+        receipt,
+        seconds: verdict.seconds,
+        now,
+        waitingSince: now,
+        waits: 1,
+      };
+      return setAside(deps, { ...message, reason: retryReason(outcome) });
+    };
+    let outcome: ProcessOutcome;
+    try {
+      const left = budget.remainingMs();
+      // Not started (nothing claimed, nothing called): back to the queue rather than cut off by the timeout.
+      outcome =
+        left !== undefined && left < DEFAULT_MIN_CALL_MS
+          ? { kind: 'upstream_error', action: 'retry', errorKind: 'timeout', reason: 'too little time left in this invocation to start' }
+          : await processor.process(body, {
+              receiveCount,
+              ...(record.attributes?.MessageGroupId ? { groupId: record.attributes.MessageGroupId } : {}),
+              ...(deps.queue ? { setAside: followUpAside } : {}),
+            });
+    } catch (e) {
+      // A bug or an infrastructure failure (DynamoDB): the message goes back, the lease expires.
+      logger.error('event failed', { ...where, error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown' });
+      metrics.addMetric(outcomeMetric(UNEXPECTED_ERROR_OUTCOME), 'Count', 1);
+      return fail(e instanceof Error ? e : new Failed(String(e)));
+    } finally {
+      if (admission === 'probe') breaker.probeDone();
+    }
+    const line = { ...where, ...outcomeFields(outcome) };
+    if (outcome.kind === 'invalid_event') logger.error('event processed', line);
+    else if (outcome.action === 'retry') logger.warn('event processed', line);
+    else logger.info('event processed', line);
+    recordOutcomeMetrics(metrics, outcome);
+    const verdict = outcome.action === 'retry' ? deferralFor(outcome, { receive: waits, ageMs, nowMs: now }, settings, random) : undefined;
+    await deps.activity?.received(line, verdict?.defer ? verdict.seconds : undefined);
+    if (verdict === undefined) return;
+    return wait(verdict, retryReason(outcome), () => undefined, new RetryLater(outcome));
+  };
+}
+
+/** Sends a waiting event's copy to a group of its own, due `seconds` from now; false if it could not be sent. */
+async function setAside(
+  deps: ConsumerDeps,
+  m: {
+    body: string;
+    group?: string | undefined;
+    receipt: string;
+    seconds: number;
+    now: number;
+    waitingSince: number;
+    reason: string;
+    waits: number;
+  },
+): Promise<boolean> {
+  if (deps.queue === undefined) return false;
+  try {
+    await deps.queue.send(asideMessage({ ...m, wakeAt: m.now + m.seconds * 1000 }));
+    return true;
+  } catch (e) {
+    deps.logger.warn('could not set a waiting event aside; it waits in place', {
+      error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown',
+    });
+    return false;
+  }
+}

@@ -1,0 +1,65 @@
+import { PurchaseEvent } from '../events/index.js';
+import type { Ledger } from '../ledger/index.js';
+import type { ProcessOutcome, Processor } from '../points/index.js';
+
+const DAY_MS = 86_400_000;
+
+/** What crediting a customer's earlier purchases came to. */
+export interface EarlierCredits {
+  /** Orders credited now, and the points they earned. */
+  credited: number;
+  points: number;
+  /** Orders that must be tried again (a lease held elsewhere, the service failing): the event is retried. */
+  pending: number;
+  /** Orders still without a member (the customer is not known by this external id after all). */
+  notFound: number;
+}
+
+export interface RetroDeps {
+  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder'>;
+  processor: Pick<Processor, 'creditLinkedPurchase'>;
+  clock: () => number;
+  logger?: { warn(message: string, fields?: Record<string, unknown>): void };
+}
+
+export interface RetroInput {
+  source: string;
+  externalKey: string;
+  externalId: string;
+  /** Purchases of this many days back (0: none). */
+  days: number;
+}
+
+/**
+ * Credits, once, the customer's purchases of the last `days` that ended `customer_not_found` (the
+ * ledger's byUnlinkedCustomer index), each through the usual purchase protocol (claim, look up, one
+ * calculation with the order's marker, record), then the refunds that waited for it. Safe to run
+ * again at any time: a credited order has left the index, and one claimed elsewhere waits its turn.
+ */
+export async function creditEarlierPurchases(deps: RetroDeps, input: RetroInput): Promise<EarlierCredits> {
+  const tally: EarlierCredits = { credited: 0, points: 0, pending: 0, notFound: 0 };
+  if (input.days <= 0) return tally;
+  const since = new Date(deps.clock() - input.days * DAY_MS).toISOString();
+  const refs = await deps.ledger.listUnlinkedOrders({ ...input, since });
+  for (const ref of refs) {
+    // The index is eventually consistent: the order itself says whether it still waits.
+    const order = await deps.ledger.getOrder(ref);
+    if (!order?.purchaseEvent) continue;
+    const event = PurchaseEvent.safeParse(JSON.parse(order.purchaseEvent));
+    if (!event.success) {
+      deps.logger?.warn('stored purchase event unreadable; not credited', { ...ref });
+      tally.pending++;
+      continue;
+    }
+    count(tally, await deps.processor.creditLinkedPurchase(event.data));
+  }
+  return tally;
+}
+
+function count(tally: EarlierCredits, outcome: ProcessOutcome): void {
+  if (outcome.kind === 'credited') {
+    tally.credited++;
+    tally.points += outcome.points;
+  } else if (outcome.kind === 'customer_not_found') tally.notFound++;
+  if (outcome.action === 'retry') tally.pending++;
+}

@@ -1,0 +1,10 @@
+/**
+ * Error kinds that say an upstream service itself is down or overloaded, not an answer about the request:
+ * the Open API pipeline retries them within a call and the circuit breaker counts them. The Open API's
+ * error kinds include these words (shared/openapi/errors.ts holds the two to the same spelling).
+ */
+export const OUTAGE_ERROR_KINDS = ['network', 'timeout', 'server'] as const;
+export type OutageErrorKind = (typeof OUTAGE_ERROR_KINDS)[number];
+
+/** Whether an error kind (an Open API kind, or another upstream's in the same words) is an outage. */
+export const isOutageKind = (kind: string): kind is OutageErrorKind => (OUTAGE_ERROR_KINDS as readonly string[]).includes(kind);

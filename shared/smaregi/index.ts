@@ -1,0 +1,16 @@
+/** Smaregi's Platform API: reading a POS transaction's current state, and what it earns (Japan's basis). */
+export { createSmaregiClient, SMAREGI_HOSTS, type SmaregiClient, type SmaregiClientOptions } from './client.js';
+export { SmaregiError, type SmaregiErrorKind } from './errors.js';
+export { SMAREGI_ENV, SmaregiAccess, smaregiFromEnv } from './from-env.js';
+export { lineEarns, type PointsSpentRule, transactionAmount } from './money.js';
+export {
+  MAX_WINDOW_DAYS,
+  reconcileSmaregi,
+  type SmaregiReconcileDeps,
+  type SmaregiReconcileResult,
+  smaregiTime,
+  smaregiWindows,
+} from './reconcile.js';
+export { CANCEL_REFUND_ID, type OrderFacts, type Resolution, resolveTransaction, type SmaregiStateSettings } from './resolve.js';
+export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
+export { SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import * as z from 'zod';
+import type { PointsEvent, PurchaseEvent } from '../events/index.js';
+import { header } from './headers.js';
+import { parseJsonBody } from './json.js';
+import { AmountRule } from '../money/index.js';
+import { ExternalKey, renderTitle, TitleTemplate } from './settings.js';
+import { macEquals } from './signature.js';
+import type { Outcome, SignedRequest, SourceError, VerifyOptions, WebhookSource } from './types.js';
+import { ignored, ok, rejected } from './types.js';
+
+/**
+ * Smaregi Platform API webhooks (`pos:transactions`): ids only, no signature. The app chooses a header
+ * name and value in Smaregi's developer console and Smaregi sends it with every delivery: that value
+ * is this source's webhook secret (at least 32 characters), compared in constant time. A delivery for
+ * another contract is refused (403). Each transaction id becomes one thin event; the worker fetches the
+ * transaction's current state and acts on it (shared/points/smaregi-state.ts), whatever the action.
+ */
+export const DEFAULT_SMAREGI_WEBHOOK_HEADER = 'x-smaregi-webhook-token';
+
+export const SmaregiSettings = z
+  .object({
+    /** The contract (契約ID) whose deliveries this source takes; any other is refused with 403. */
+    contractId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a Smaregi contract id is 1-64 letters, digits, _ or -'),
+    /** The custom header chosen in Smaregi's developer console; its value is the webhook secret. */
+    webhookHeader: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name is 1-64 letters, digits or -')
+      .default(DEFAULT_SMAREGI_WEBHOOK_HEADER),
+    /** Smaregi's hosts the worker reads: `production` (api.smaregi.jp, id.smaregi.jp) or `sandbox` (.dev). */
+    hosts: z.enum(['production', 'sandbox']).default('production'),
+    /** The stack's scheduled reconcile of this contract (missed webhooks): how often, over how long, settling first. */
+    reconcile: z
+      .object({
+        everyMinutes: z.number().int().min(5).max(1440).default(60),
+        lookbackHours: z.number().int().min(1).max(744).default(26),
+        settleMinutes: z.number().int().min(0).max(120).default(10),
+      })
+      .strict()
+      .prefault({}),
+    externalKey: ExternalKey.default('smaregi'),
+    /** Which of the transaction's customer fields is the member's external id. */
+    customerField: z.enum(['customerCode', 'customerId']).default('customerCode'),
+    amount: z
+      .object({ rule: AmountRule.default('major_floor') })
+      .strict()
+      .prefault({}),
+    /** Points spent as payment: a discount (default; paid with points earns nothing) or money that earns. */
+    pointsSpent: z.enum(['discount', 'earn']).default('discount'),
+    pointTitle: TitleTemplate.default('Purchase {order}'),
+    refundTitle: TitleTemplate.default('Refund {order}'),
+    expiryDays: z.number().int().positive().max(36_500).nullable().default(null),
+  })
+  .strict();
+export type SmaregiSettings = z.infer<typeof SmaregiSettings>;
+
+const TransactionId = z.string().regex(/^[0-9]{1,20}$/, 'expected a transaction id: 1-20 digits as a string');
+export const SmaregiWebhook = z.object({
+  contractId: z.string().min(1).max(64),
+  event: z.string().min(1).max(64),
+  action: z.string().regex(/^[a-z_]{1,32}$/, 'expected an action such as "created"'),
+  transactionHeadIds: z.array(TransactionId).min(1).max(1000),
+});
+export type SmaregiWebhook = z.infer<typeof SmaregiWebhook> & { deliveryKey: string; receivedAt: string };
+
+export const SMAREGI_TRANSACTIONS_EVENT = 'pos:transactions';
+const EVENT_ID = /^[A-Za-z0-9-]{1,64}$/;
+
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+function verify(request: SignedRequest, options: VerifyOptions, settings: SmaregiSettings): SourceError | null {
+  const value = header(request.headers, settings.webhookHeader);
+  if (!value) return { kind: 'missing_signature', message: `${settings.webhookHeader} header is missing` };
+  // Digests of both sides: equal lengths for the constant-time comparison, whatever was sent.
+  const claimed = digest(value);
+  return options.secrets.some((secret) => macEquals(digest(secret), claimed))
+    ? null
+    : { kind: 'invalid_signature', message: `${settings.webhookHeader} does not match` };
+}
+
+const malformed = (message: string): SourceError => ({ kind: 'malformed_json', message });
+
+function parse(request: SignedRequest, settings: SmaregiSettings): Outcome<SmaregiWebhook> {
+  const json = parseJsonBody(request.rawBody);
+  if (!json.ok) return rejected(json.error);
+  const body = SmaregiWebhook.safeParse(json.value);
+  if (!body.success) {
+    const issue = body.error.issues[0];
+    return rejected(malformed(`not a Smaregi webhook: ${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'invalid'}`));
+  }
+  const contractHeader = header(request.headers, 'smaregi-contract-id');
+  if (body.data.contractId !== settings.contractId || (contractHeader !== undefined && contractHeader !== settings.contractId)) {
+    return rejected({ kind: 'wrong_contract', message: 'this delivery is for another Smaregi contract' });
+  }
+  // Only the event this source knows is repeated, never other body content.
+  if (body.data.event !== SMAREGI_TRANSACTIONS_EVENT) return ignored('event is not handled (only pos:transactions)');
+  const eventId = header(request.headers, 'smaregi-event-id');
+  const deliveryKey =
+    eventId && EVENT_ID.test(eventId) ? eventId : `sha256-${digest(request.rawBody.toString('utf8')).toString('hex').slice(0, 32)}`;
+  const receivedAt = new Date(request.receivedAtMs ?? Date.now()).toISOString();
+  return ok({ ...body.data, deliveryKey, receivedAt });
+}
+
+function thinEvent(payload: SmaregiWebhook, id: string, source: string, settings: SmaregiSettings): PurchaseEvent {
+  return {
+    type: 'purchase',
+    eventId: `${source}:transaction:${id}`,
+    source,
+    orderId: id,
+    customer: null,
+    currency: 'JPY',
+    occurredAt: payload.receivedAt,
+    pointTitle: renderTitle(settings.pointTitle, { order: id, orderId: id, source }),
+    test: false,
+    delivery: {
+      id: `${payload.deliveryKey}:${id}`,
+      topic: `${payload.event}/${payload.action}`,
+      eventId: payload.deliveryKey,
+      triggeredAt: payload.receivedAt,
+    },
+    eligibleAmount: 0,
+    expiryDays: settings.expiryDays,
+    stateFrom: {
+      kind: 'smaregi_transaction',
+      transactionHeadId: id,
+      externalKey: settings.externalKey,
+      customerField: settings.customerField,
+      pointsSpent: settings.pointsSpent,
+      rule: settings.amount.rule,
+      pointTitle: settings.pointTitle,
+      refundTitle: settings.refundTitle,
+    },
+  };
+}
+
+/** One thin event per transaction id (a delivery may name several; each is queued on its own). */
+function normaliseMany(payload: SmaregiWebhook, context: { source: string; settings: SmaregiSettings }): Outcome<PointsEvent[]> {
+  const ids = [...new Set(payload.transactionHeadIds)];
+  return ok(ids.map((id) => thinEvent(payload, id, context.source, context.settings)));
+}
+
+export const smaregiSource: WebhookSource<SmaregiSettings, SmaregiWebhook> = {
+  kind: 'smaregi',
+  settingsSchema: SmaregiSettings,
+  verify,
+  parse,
+  normalise(payload, context) {
+    const all = normaliseMany(payload, context);
+    if (all.status !== 'ok') return all;
+    const first = all.value[0];
+    return first ? ok(first) : ignored('no transaction ids');
+  },
+  normaliseMany,
+};
+
+/** A thin event for a transaction id (the reconcile feeds missed transactions in with these). */
+export function smaregiThinEvent(id: string, source: string, settings: SmaregiSettings, nowMs: number, reason: string): PurchaseEvent {
+  const payload = {
+    contractId: settings.contractId,
+    event: SMAREGI_TRANSACTIONS_EVENT,
+    action: reason,
+    transactionHeadIds: [id],
+    deliveryKey: reason,
+    receivedAt: new Date(nowMs).toISOString(),
+  };
+  return thinEvent(payload, id, source, settings);
+}

@@ -1,0 +1,92 @@
+import type { Ledger } from '../../shared/ledger/index.js';
+
+/**
+ * How long each event took from its first acceptance (queued by intake) to its final outcome (the
+ * ledger's `finishedAt` of its order or refund record), on the run's simulated clock; and how long
+ * messages were held back in their FIFO group by an earlier message of it that was only deferring.
+ */
+export interface LatencyReport {
+  events: number;
+  p50Seconds: number;
+  p99Seconds: number;
+  maxSeconds: number;
+  slowest: string | undefined;
+  /** The slowest events: key and seconds, slowest first. */
+  slowestEvents: { key: string; seconds: number; attempts?: number; lastError?: string }[];
+  /** Messages held back by a deferring message of their group, and the longest such wait. */
+  heldBack: { messages: number; maxSeconds: number; over5s: number };
+}
+
+interface EventIds {
+  type: 'purchase' | 'refund';
+  source: string;
+  orderId: string;
+  refundId?: string;
+}
+
+function idsOf(body: string): (EventIds & { key: string }) | undefined {
+  try {
+    const e = JSON.parse(body) as Partial<EventIds> & { eventId?: string };
+    if ((e.type !== 'purchase' && e.type !== 'refund') || typeof e.source !== 'string' || typeof e.orderId !== 'string') return undefined;
+    const key = e.eventId ?? `${e.source}:${e.type}:${e.orderId}:${e.refundId ?? ''}`;
+    return { type: e.type, source: e.source, orderId: e.orderId, ...(e.refundId ? { refundId: e.refundId } : {}), key };
+  } catch {
+    return undefined;
+  }
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+
+export function createLatencyMeter(options: { now: () => number; excluded?: () => [number, number] | undefined }) {
+  const accepted = new Map<string, { at: number; ids: EventIds }>();
+  const held: number[] = [];
+  const inExcluded = (at: number) => {
+    const w = options.excluded?.();
+    return w !== undefined && at >= w[0] && at <= w[1];
+  };
+  return {
+    /** Intake queued a message (a delivery, or a set-aside copy: only the first counts). */
+    onQueued(body: string): void {
+      const ids = idsOf(body);
+      if (ids && !accepted.has(ids.key)) accepted.set(ids.key, { at: options.now(), ids });
+    },
+    onFirstReceived(message: { sentAt: number; receivedAt: number; heldByDeferralMs: number }): void {
+      // An outage defers everything on purpose (the breaker): what it holds back is the recovery's figure.
+      if (inExcluded(message.sentAt) || inExcluded(message.receivedAt)) return;
+      held.push(message.heldByDeferralMs / 1000);
+    },
+    async report(ledger: Ledger): Promise<LatencyReport> {
+      const samples: { key: string; seconds: number; attempts?: number; lastError?: string }[] = [];
+      for (const [key, { at, ids }] of accepted) {
+        const record =
+          ids.type === 'purchase'
+            ? await ledger.getOrder({ source: ids.source, orderId: ids.orderId })
+            : await ledger.getRefund({ source: ids.source, orderId: ids.orderId, refundId: ids.refundId ?? '' });
+        const finished = record?.finishedAt ? Date.parse(record.finishedAt) : Number.NaN;
+        if (Number.isFinite(finished)) {
+          const detail = { attempts: record?.attempts, ...(record?.lastError ? { lastError: record.lastError.slice(0, 80) } : {}) };
+          samples.push({ key, seconds: Math.max(0, (finished - at) / 1000), ...detail });
+        }
+      }
+      const sorted = samples.map((s) => s.seconds).sort((a, b) => a - b);
+      const slowest = samples.reduce<{ key: string; seconds: number } | undefined>(
+        (a, b) => (a && a.seconds >= b.seconds ? a : b),
+        undefined,
+      );
+      const heldSorted = [...held].sort((a, b) => a - b);
+      return {
+        events: samples.length,
+        p50Seconds: quantile(sorted, 0.5),
+        p99Seconds: quantile(sorted, 0.99),
+        maxSeconds: sorted.at(-1) ?? 0,
+        slowest: slowest?.key,
+        slowestEvents: [...samples].sort((a, b) => b.seconds - a.seconds).slice(0, 10),
+        heldBack: {
+          messages: held.filter((s) => s > 0).length,
+          maxSeconds: heldSorted.at(-1) ?? 0,
+          over5s: held.filter((s) => s > 5).length,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { generateScenario } from './scenario.js';
+
+/** The Smaregi transactions a chaos scenario contains (the short run of `npm test` uses seed 20261122). */
+describe('Smaregi in the chaos scenario', () => {
+  const scenario = generateScenario({ events: 100, seed: 20261122 });
+  const big = generateScenario({ events: 2000, seed: 7 });
+
+  it('rings some sales up on Smaregi tills, and voids some of them', () => {
+    expect(scenario.events.some((e) => e.source === 'smaregi' && e.kind === 'purchase')).toBe(true);
+    expect(big.events.some((e) => e.source === 'smaregi' && e.kind === 'refund' && e.refundId === 'cancel')).toBe(true);
+  });
+
+  it('gives Smaregi no partial refunds: a transaction is sold, and at most voided', () => {
+    const refunds = big.events.filter((e) => e.source === 'smaregi' && e.kind === 'refund');
+    expect(refunds.every((r) => r.kind === 'refund' && r.cancel && !r.orphan && r.refundId === 'cancel')).toBe(true);
+  });
+
+  it('repeats Smaregi deliveries (retries, resends, concurrent copies)', () => {
+    const smaregi = (i: number) => big.events[i]?.source === 'smaregi';
+    expect(new Set(big.deliveries.filter((d) => smaregi(d.event) && d.kind !== 'first').map((d) => d.kind)).size).toBeGreaterThan(1);
+  });
+});

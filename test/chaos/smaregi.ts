@@ -1,0 +1,159 @@
+import type { Disturbance } from './disturbance.js';
+import type { Random } from './prng.js';
+import type { ChaosCustomer, DeliveryStep, EventSpec, Scenario } from './scenario-types.js';
+
+/**
+ * Smaregi in the chaos runs. A share of the scenario's Shopify orders with a customer, whose refunds
+ * are at most one cancellation, are rung up on Smaregi tills instead: the sale, and the cancellation
+ * as a void (取消, refund `cancel`). Smaregi's webhooks name the transaction only, so each delivery first
+ * moves the stand-in's transaction forward to the state its event left (never back: a late delivery of
+ * the sale finds the void), then sends the thin webhook; the scenario's retries, resends, concurrent
+ * copies and reorderings apply as for every sender. The Smaregi disturbance adds 429s (with a
+ * Retry-After), 503s and expired tokens at the Platform API. The model needs nothing new: the sale earns
+ * what a Shopify order of that amount earns, and the void takes it all back.
+ */
+
+const MIX = {
+  /** Eligible Shopify orders that are Smaregi transactions instead. */
+  smaregiShare: 0.35,
+} as const;
+
+/** The Smaregi customer code of a chaos customer. */
+export function smaregiCustomerCode(customer: Pick<ChaosCustomer, 'posCard'>): string {
+  return `SM-${customer.posCard.replace(/[^A-Za-z0-9]/g, '')}`;
+}
+
+/** Moves orders to Smaregi, in place; their cancellation becomes the void `cancel`. Returns how many. */
+export function addSmaregi(random: Random, events: EventSpec[]): number {
+  const refundsOf = new Map<string, EventSpec[]>();
+  for (const e of events) if (e.kind === 'refund') refundsOf.set(e.orderId, [...(refundsOf.get(e.orderId) ?? []), e]);
+  const moved = new Set<string>();
+  for (const e of events) {
+    if (e.kind !== 'purchase' || e.source !== 'shopify' || e.customer === null || e.test || !/^\d{1,19}$/.test(e.orderId)) continue;
+    const refunds = refundsOf.get(e.orderId) ?? [];
+    const voidOnly =
+      refunds.length === 0 || (refunds.length === 1 && refunds[0]?.kind === 'refund' && refunds[0].cancel && !refunds[0].orphan);
+    if (voidOnly && random.chance(MIX.smaregiShare)) moved.add(e.orderId);
+  }
+  for (const e of events) {
+    if (!moved.has(e.orderId)) continue;
+    e.source = 'smaregi';
+    e.key = e.key.replace(/^shopify:/, 'smaregi:');
+    if (e.kind === 'refund') e.refundId = 'cancel';
+  }
+  return moved.size;
+}
+
+export interface SmaregiChaosAccess {
+  url: string;
+  contractId: string;
+  header: string;
+  secret: string;
+}
+
+export interface SmaregiRequest {
+  path: '/webhooks/smaregi';
+  headers: Record<string, string>;
+  body: string;
+  /** Puts the transaction's state in the stand-in before the delivery. */
+  prepare: () => Promise<void>;
+}
+
+async function post(url: string, body: unknown): Promise<void> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await res.body?.cancel();
+  if (res.status !== 201) throw new Error(`chaos: the Smaregi stand-in answered ${res.status} to ${url}`);
+}
+
+/** A one-line sale of `amount` units, tax inside the price (10 % on top of the eligible amount). */
+function transaction(id: string, customerId: string | null, amount: number, voided: boolean, at: string) {
+  const tax = Math.floor(amount / 10);
+  const s = (n: number) => String(n);
+  return {
+    transactionHeadId: id,
+    transactionDateTime: at,
+    transactionHeadDivision: '1',
+    cancelDivision: voided ? '1' : '0',
+    subtotal: s(amount + tax),
+    total: s(amount + tax),
+    taxInclude: s(tax),
+    customerId,
+    updDateTime: at,
+    details: [
+      {
+        transactionDetailId: '1',
+        taxDivision: '0',
+        unitDiscountedSum: s(amount + tax),
+        taxIncludeProportional: s(tax),
+        pointNotApplicable: '0',
+      },
+    ],
+  };
+}
+
+/** The Smaregi side of a run: customers seeded once, each transaction's state only ever moved forward. */
+export function createSmaregiSender(access: SmaregiChaosAccess) {
+  const voided = new Set<string>();
+  return {
+    async seedCustomers(customers: ChaosCustomer[]): Promise<void> {
+      for (const c of customers)
+        await post(`${access.url}/__smaregi/customers`, { customerId: String(c.index + 1), customerCode: smaregiCustomerCode(c) });
+    },
+    request(scenario: Scenario, event: EventSpec, step: DeliveryStep, nowMs: number): SmaregiRequest {
+      const sale = scenario.events.find((e) => e.kind === 'purchase' && e.orderId === event.orderId);
+      const body = JSON.stringify({
+        contractId: access.contractId,
+        event: 'pos:transactions',
+        action: event.kind === 'purchase' ? 'created' : 'edited',
+        transactionHeadIds: [event.orderId],
+      });
+      return {
+        path: '/webhooks/smaregi',
+        headers: {
+          'content-type': 'application/json',
+          'smaregi-contract-id': access.contractId,
+          'smaregi-event-id': step.deliveryId,
+          [access.header]: access.secret,
+        },
+        body,
+        prepare: async () => {
+          if (event.kind === 'refund') voided.add(event.orderId);
+          const amount = sale?.kind === 'purchase' ? sale.amount : 0;
+          const customerId = event.customer === null ? null : String(event.customer + 1);
+          await post(
+            `${access.url}/__smaregi/transactions`,
+            transaction(event.orderId, customerId, amount, voided.has(event.orderId), new Date(nowMs).toISOString()),
+          );
+        },
+      };
+    },
+  };
+}
+
+/** Platform API trouble during the run: 429 bursts (Retry-After 0), 503s and every token expired, now and then. */
+export function smaregiDisturbance(url: string, random: Random): Disturbance {
+  const tally = { tooMany: 0, unavailable: 0, tokenExpiries: 0 };
+  const admin = (path: string, body: unknown) => post(`${url}/__smaregi/${path}`, body);
+  return {
+    name: 'smaregi',
+    async beforeDelivery(position) {
+      if (position % 7 === 3 && random.chance(0.5)) {
+        await admin('faults', { status: 429, times: 2, retry_after: '0' });
+        tally.tooMany += 1;
+      } else if (position % 11 === 5 && random.chance(0.4)) {
+        await admin('faults', { status: 503, times: 4 });
+        tally.unavailable += 1;
+      } else if (position % 13 === 6) {
+        await admin('expire-tokens', {});
+        tally.tokenExpiries += 1;
+      }
+    },
+    tick: async () => undefined,
+    jumpLimit: () => undefined,
+    holdsClock: () => false,
+    afterDrain: async () => undefined,
+    reportLines: () => [
+      `smaregi: ${tally.tooMany} bursts of 429, ${tally.unavailable} of 503, tokens expired ${tally.tokenExpiries} times`,
+    ],
+  };
+}

@@ -1,0 +1,91 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../../infra/build-app.js';
+import { loadDeployment, parseStageConfig } from '../../../infra/config/index.js';
+import { INFRA_DIR } from '../../../infra/paths.js';
+import { SMAREGI_ENV } from '../../../shared/smaregi/index.js';
+import type { Json } from '../../support/json.js';
+
+/**
+ * A stage with a Smaregi source, built and synthesised by the real app (cdk-nag included, which throws
+ * on any unacknowledged finding).
+ */
+let template: Template;
+let outdir: string;
+beforeAll(() => {
+  outdir = mkdtempSync(join(tmpdir(), 'infra-smaregi-'));
+  const app = new App({ outdir, builtinCloudFormationValidation: false });
+  const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8'));
+  const stage = parseStageConfig({
+    ...dev,
+    sources: { ...dev.sources, smaregi: { contractId: 'sb_abc123', hosts: 'sandbox', reconcile: { everyMinutes: 30 } } },
+  });
+  const built = buildApp(app, loadDeployment(INFRA_DIR), { standalone: stage });
+  app.synth();
+  template = Template.fromStack(built.standalone!);
+});
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+type Resource = { Properties: Record<string, Json> };
+const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];
+const fn = (prefix: string) => resources('AWS::Lambda::Function').find((f) => String(f.Properties.Description).startsWith(prefix));
+const statements = () =>
+  resources('AWS::IAM::Policy').flatMap((p) =>
+    (p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[]).map((s) => ({ ...s, policy: p })),
+  );
+
+describe('a Smaregi source in the stack', () => {
+  it('routes POST /webhooks/smaregi', () => {
+    const routes = resources('AWS::ApiGatewayV2::Route').map((r) => r.Properties.RouteKey);
+    expect(routes).toContain('POST /webhooks/smaregi');
+  });
+
+  it("creates empty secrets for the webhook header's value and the app's client id and secret", () => {
+    const names = resources('AWS::SecretsManager::Secret').map((s) => s.Properties.Name);
+    expect(names).toEqual(expect.arrayContaining(['loyalty-bridge/dev/webhook/smaregi', 'loyalty-bridge/dev/smaregi-app/smaregi']));
+  });
+
+  it('gives the worker its contract, hosts and the app secret by ARN, never a credential', () => {
+    const value = JSON.stringify(fn('Credits')?.Properties.Environment.Variables[SMAREGI_ENV]);
+    expect([
+      value.includes('sb_abc123'),
+      value.includes('sandbox'),
+      value.includes('credentialsSecretArn'),
+      value.includes('client_secret'),
+    ]).toEqual([true, true, true, false]);
+  });
+
+  it('lets only the worker and the Smaregi reconcile read the app secret', () => {
+    const readers = statements()
+      .filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue') && /SmaregiApp/.test(JSON.stringify(s.Resource)))
+      .map((s) => JSON.stringify(s.policy.Properties.Roles));
+    expect(readers).toHaveLength(2);
+    expect(readers.join(' ')).toMatch(/ProcessEvents/);
+    expect(readers.join(' ')).toMatch(/ReconcileSmaregi/);
+  });
+
+  it('runs the Smaregi reconcile on its schedule with the source as input', () => {
+    const rules = resources('AWS::Events::Rule').filter((r) => String(r.Properties.Description).includes('Smaregi'));
+    expect(
+      rules.map((r) => [r.Properties.ScheduleExpression, JSON.parse(String((r.Properties.Targets as { Input: string }[])[0]?.Input))]),
+    ).toEqual([['rate(30 minutes)', { source: 'smaregi' }]]);
+  });
+
+  it('lets the Smaregi reconcile read ledger items, send to the queue and write its own logs, nothing more', () => {
+    const actions = statements()
+      .filter((s) => /ReconcileSmaregi/.test(JSON.stringify(s.policy.Properties.Roles)))
+      .flatMap((s) => [s.Action].flat() as string[]);
+    expect([...new Set(actions)].sort()).toEqual([
+      'dynamodb:GetItem',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+      'sqs:SendMessage',
+    ]);
+  });
+});

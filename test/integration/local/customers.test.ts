@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appProxyLinkPath, shopifyCustomerCreated, shopifyOrderPaid, type WebhookRequest } from '../../../local/webhooks/index.js';
+import { type LocalStack, startLocalStack } from '../../../local/index.js';
+import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
+
+let stack: LocalStack;
+let api: OpenApiClient;
+let webhooks = 0;
+
+beforeAll(async () => {
+  stack = await startLocalStack({ env: { SHOPIFY_ENROLMENT: 'register' } });
+  api = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
+});
+afterAll(async () => {
+  await api.close();
+  await stack.close();
+});
+
+async function post(request: WebhookRequest): Promise<number> {
+  const res = await fetch(`${stack.urls.intake}${request.path}`, { method: 'POST', headers: request.headers, body: request.body });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+const secret = () => stack.webhookSecrets.shopify[0] ?? '';
+const order = (orderId: string, customerId: string | null, subtotal = '10000') =>
+  shopifyOrderPaid(
+    { orderId, name: `#${orderId}`, customerId, subtotal, tax: '0', currency: 'JPY', taxesIncluded: true },
+    secret(),
+    `wh-${++webhooks}`,
+    Date.now(),
+  );
+
+async function memberOf(customerId: string) {
+  try {
+    return await api.getMemberByExternalId('shopify', customerId);
+  } catch {
+    return undefined;
+  }
+}
+
+async function handoverToken(memberId: string): Promise<string> {
+  const res = await fetch(`${stack.urls.emulator}/__emulator/clients/${stack.openApi.clientId}/handover-tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ member_id: memberId, ttl_seconds: 600 }),
+  });
+  return ((await res.json()) as { token: string }).token;
+}
+
+async function link(input: { customerId: string; member: string; token: string; secret?: string; nowMs?: number }) {
+  const path = appProxyLinkPath({ secret: secret(), nowMs: Date.now(), ...input });
+  const res = await fetch(`${stack.urls.intake}${path}`, { headers: { accept: 'application/json' } });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function pointsFor(memberId: string, orderId: string): Promise<number[]> {
+  const history = await api.listPoints(memberId, { perPage: 1000 });
+  return history.points.filter((p) => p.remarks === purchaseMarkerOf('shopify', orderId)).map((p) => p.point);
+}
+
+describe('npm start: customers enrolled, linked and credited for what they bought before', () => {
+  it('three deliveries of one customers/create (two at once) register one member, and the next order earns', async () => {
+    const created = shopifyCustomerCreated('880000000001', secret(), 'wh-create-1', Date.now());
+    const again = { ...created, headers: { ...created.headers, 'x-shopify-webhook-id': 'wh-create-2' } };
+    const third = { ...created, headers: { ...created.headers, 'x-shopify-webhook-id': 'wh-create-3' } };
+    expect(await Promise.all([post(created), post(again)])).toEqual([202, 202]);
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    expect(await post(third)).toBe(202);
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    const member = await memberOf('880000000001');
+    expect(member).toBeDefined();
+    const all = await api.listMembers({ perPage: 1000 });
+    const holders = [];
+    for (const m of all.members) if ((await api.getMember(m.id)).external_ids?.shopify === '880000000001') holders.push(m.id);
+    expect(holders).toHaveLength(1);
+
+    expect(await post(order('990000000001', '880000000001'))).toBe(202);
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    expect(await pointsFor(member?.id ?? '', '990000000001')).toEqual([100]);
+  });
+
+  it('refuses forged, stale, anonymous and bad-token link requests, linking nothing', async () => {
+    const member = await api.registerMember({});
+    const token = await handoverToken(member.id);
+    expect((await link({ customerId: '880000000002', member: member.id, token, secret: 'forged-secret-of-the-attacker' })).status).toBe(
+      401,
+    );
+    expect((await link({ customerId: '880000000002', member: member.id, token, nowMs: Date.now() - 10 * 60_000 })).status).toBe(403);
+    expect((await link({ customerId: '', member: member.id, token })).status).toBe(403);
+    expect((await link({ customerId: '880000000002', member: member.id, token: 'not-a-token' })).status).toBe(400);
+    expect(await memberOf('880000000002')).toBeUndefined();
+  });
+
+  it('a genuine link credits the order placed before it, once; a repeated link and a redelivered order add nothing', async () => {
+    const before = order('990000000003', '880000000003');
+    expect(await post(before)).toBe(202);
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    expect(await stack.ledger.getOrder({ source: 'shopify', orderId: '990000000003' })).toMatchObject({ outcome: 'customer_not_found' });
+
+    const member = await api.registerMember({});
+    const token = await handoverToken(member.id);
+    expect(await link({ customerId: '880000000003', member: member.id, token })).toEqual({
+      status: 200,
+      body: { status: 'linked', member: member.id, changed: true },
+    });
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    expect(await pointsFor(member.id, '990000000003')).toEqual([100]);
+
+    expect((await link({ customerId: '880000000003', member: member.id, token })).body).toMatchObject({ changed: false });
+    const redelivered = { ...before, headers: { ...before.headers, 'x-shopify-webhook-id': 'wh-redelivered' } };
+    expect(await post(redelivered)).toBe(202);
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    expect(await pointsFor(member.id, '990000000003')).toEqual([100]);
+    expect((await api.getMember(member.id)).point).toBe(100);
+  });
+
+  it('a guest order stays skipped whoever links', async () => {
+    expect(await post(order('990000000004', null))).toBe(202);
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    expect(await stack.ledger.getOrder({ source: 'shopify', orderId: '990000000004' })).toMatchObject({
+      outcome: 'skipped',
+      reason: 'no_customer',
+    });
+  });
+});

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
+import { reconcileCommand } from '../../../ops/reconcile-command.js';
+import { handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
+import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../support/smaregi.js';
+
+/** `npm run reconcile -- --source smaregi` against a running local stack, run in-process as the CLI runs it. */
+describe('npm run reconcile for Smaregi against the local stack', () => {
+  let stack: LocalStack;
+  let handle: LocalStackHandle;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    stack = await startLocalStack({ emulatorConfig: await loadConfigFile(DEMO_CONFIG_PATH) });
+    handle = handleOf(stack);
+    env = { PORT: String(new URL(stack.urls.intake).port) };
+    await seedSmaregiCustomer(stack, smaregiFixture('customer-member.json'));
+  });
+  afterAll(async () => {
+    await handle?.close();
+    await stack?.close();
+  });
+
+  const balance = async () => (await handle.openapi.getMemberByExternalId('smaregi', 'C-0001')).point;
+  async function reconcile(...extra: string[]): Promise<{ code: number; out: string[] }> {
+    const out: string[] = [];
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const code = await reconcileCommand(['--source', 'smaregi', '--since', since, ...extra], env, {
+      print: (l) => out.push(l),
+      printError: () => {},
+    });
+    await handle.waitForIdle();
+    return { code, out };
+  }
+
+  it('credits a sale whose webhook never came, and a second run adds nothing', async () => {
+    await seedSmaregiTransaction(stack, smaregiTransaction('transaction-sale-tax-included.json', '2001'));
+    const before = await balance();
+    const first = await reconcile();
+    const second = await reconcile();
+    expect([first.code, first.out.at(-1), second.out.at(-1), await balance()]).toEqual([
+      0,
+      'reconcile: scanned=1 missing=1 enqueued=1',
+      'reconcile: scanned=1 missing=0 enqueued=0',
+      before + 500,
+    ]);
+  });
+
+  it('lists what is missing and queues nothing in a dry run', async () => {
+    await seedSmaregiTransaction(stack, smaregiTransaction('transaction-sale-tax-included.json', '2002'));
+    const before = await balance();
+    const run = await reconcile('--dry-run');
+    expect([run.out.at(-1), await balance()]).toEqual(['reconcile: scanned=2 missing=1 enqueued=0', before]);
+  });
+
+  it('takes back a void whose webhook never came', async () => {
+    await seedSmaregiTransaction(stack, smaregiTransaction('transaction-sale-tax-included.json', '2003'));
+    expect((await deliverSmaregi(stack, ['2003'])).status).toBe(202);
+    await handle.waitForIdle();
+    await seedSmaregiTransaction(stack, smaregiTransaction('transaction-sale-tax-included.json', '2003', { cancelDivision: '1' }));
+    await reconcile();
+    const cancel = await stack.ledger.getRefund({ source: 'smaregi', orderId: '2003', refundId: 'cancel' });
+    expect([cancel?.outcome, cancel?.pointsDebited]).toEqual(['debited', 500]);
+  });
+});
