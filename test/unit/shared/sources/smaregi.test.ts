@@ -49,7 +49,13 @@ describe('the smaregi source', () => {
   it('makes one thin event per distinct transaction id, naming the transaction for the worker to fetch', () => {
     const read = source.readMany!(request(body({ transactionHeadIds: ['25', '26', '25'] })));
     const events = read.status === 'ok' ? read.value : [];
-    expect(events.map((e) => [e.type === 'customer' ? undefined : e.orderId, e.type === 'purchase' ? e.stateFrom?.transactionHeadId : undefined, e.customer])).toEqual([
+    expect(
+      events.map((e) => [
+        e.type === 'customer' ? undefined : e.orderId,
+        e.type === 'purchase' ? e.stateFrom?.transactionHeadId : undefined,
+        e.customer,
+      ]),
+    ).toEqual([
       ['25', '25', null],
       ['26', '26', null],
     ]);
