@@ -35,7 +35,10 @@ const resources = (type: string) => Object.values(template.findResources(type)) 
 const fn = (prefix: string) => resources('AWS::Lambda::Function').find((f) => String(f.Properties.Description).startsWith(prefix));
 const statements = () =>
   resources('AWS::IAM::Policy').flatMap((p) =>
-    (p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown; Condition?: unknown }[]).map((s) => ({ ...s, policy: p })),
+    (p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown; Condition?: unknown }[]).map((s) => ({
+      ...s,
+      policy: p,
+    })),
   );
 
 describe('a Smaregi source in the stack', () => {
