@@ -35,7 +35,10 @@ const resources = (type: string) => Object.values(template.findResources(type)) 
 const fn = (prefix: string) => resources('AWS::Lambda::Function').find((f) => String(f.Properties.Description).startsWith(prefix));
 const statements = () =>
   resources('AWS::IAM::Policy').flatMap((p) =>
-    (p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[]).map((s) => ({ ...s, policy: p })),
+    (p.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown; Condition?: unknown }[]).map((s) => ({
+      ...s,
+      policy: p,
+    })),
   );
 
 describe('a Smaregi source in the stack', () => {
@@ -75,17 +78,26 @@ describe('a Smaregi source in the stack', () => {
     ).toEqual([['rate(30 minutes)', { source: 'smaregi' }]]);
   });
 
-  it('lets the Smaregi reconcile read ledger items, send to the queue and write its own logs, nothing more', () => {
+  it('lets the Smaregi reconcile read ledger items, file its run summary, send to the queue and write its own logs, nothing more', () => {
     const actions = statements()
       .filter((s) => /ReconcileSmaregi/.test(JSON.stringify(s.policy.Properties.Roles)))
       .flatMap((s) => [s.Action].flat() as string[]);
     expect([...new Set(actions)].sort()).toEqual([
       'dynamodb:GetItem',
+      'dynamodb:PutItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'secretsmanager:DescribeSecret',
       'secretsmanager:GetSecretValue',
       'sqs:SendMessage',
     ]);
+  });
+
+  it("lets the Smaregi reconcile write only the activity record's runs item", () => {
+    const puts = statements().filter(
+      (s) => /ReconcileSmaregi/.test(JSON.stringify(s.policy.Properties.Roles)) && [s.Action].flat().includes('dynamodb:PutItem'),
+    );
+    expect(puts).toHaveLength(1);
+    expect(puts[0]?.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['activity#runs'] } });
   });
 });

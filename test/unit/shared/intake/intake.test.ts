@@ -55,12 +55,14 @@ describe('receiveWebhook: accepted deliveries', () => {
       answer: { status: 'accepted', eventId: 'shopify:order:820982911946154508' },
       eventType: 'purchase',
       // For the activity record: whose order it is and the sender's delivery (webhook) id.
-      delivery: {
-        source: 'shopify',
-        orderId: '820982911946154508',
-        deliveryId: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
-        topic: 'orders/paid',
-      },
+      deliveries: [
+        {
+          source: 'shopify',
+          orderId: '820982911946154508',
+          deliveryId: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
+          topic: 'orders/paid',
+        },
+      ],
     });
     expect(queue.messages).toHaveLength(1);
     expect(PointsEvent.parse(queue.events()[0])).toMatchObject({ eventId: 'shopify:order:820982911946154508', eligibleAmount: 358 });
