@@ -12,6 +12,8 @@ export {
   DEFAULT_USER_AGENT,
   type HttpAnswer,
   type HttpRequest,
+  TIMEOUT_CODE,
+  type TimeoutCode,
   type Timeouts,
   type Transport,
 } from './transport.js';

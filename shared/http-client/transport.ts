@@ -75,13 +75,21 @@ export interface Transport {
 }
 
 /**
- * A transport failure with the code classify.ts reads. Timeouts keep undici's codes (the names the
- * classifier and its tests know): a connect timeout means nothing was sent, the others that the
- * request may have run.
+ * The codes of this transport's own timeouts, one per phase: a connect timeout means nothing was sent,
+ * the others that the request may have run (callers classify by them; Node's own codes, such as
+ * ECONNREFUSED or ECONNRESET, come through as Node raises them).
  */
+export const TIMEOUT_CODE = {
+  connect: 'CONNECT_TIMEOUT',
+  headers: 'HEADERS_TIMEOUT',
+  body: 'BODY_TIMEOUT',
+} as const;
+export type TimeoutCode = (typeof TIMEOUT_CODE)[keyof typeof TIMEOUT_CODE];
+
+/** A transport failure with the code callers classify by. */
 class TransportError extends Error {
   constructor(
-    readonly code: 'UND_ERR_CONNECT_TIMEOUT' | 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT',
+    readonly code: TimeoutCode,
     message: string,
   ) {
     super(message);
@@ -171,15 +179,15 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts;
         request.on('socket', (socket) => {
           // A reused keep-alive socket is connected already: only the answer's deadline applies.
           if (socket.connecting) {
-            arm(timeouts.connectMs, 'UND_ERR_CONNECT_TIMEOUT', 'connect');
-            socket.once('connect', () => arm(timeouts.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'headers'));
-          } else arm(timeouts.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'headers');
+            arm(timeouts.connectMs, TIMEOUT_CODE.connect, 'connect');
+            socket.once('connect', () => arm(timeouts.headersMs, TIMEOUT_CODE.headers, 'headers'));
+          } else arm(timeouts.headersMs, TIMEOUT_CODE.headers, 'headers');
         });
         request.on('response', (res: IncomingMessage) => {
           const chunks: Buffer[] = [];
           let size = 0;
-          // The body deadline is an idle deadline, renewed by every chunk (as undici's bodyTimeout).
-          arm(timeouts.bodyMs, 'UND_ERR_BODY_TIMEOUT', 'body');
+          // The body deadline is an idle deadline, renewed by every chunk.
+          arm(timeouts.bodyMs, TIMEOUT_CODE.body, 'body');
           res.on('data', (chunk: Buffer) => {
             size += chunk.length;
             // Past the cap the transfer is cut off: the rest is never read, nor held in memory.
