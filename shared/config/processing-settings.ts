@@ -71,12 +71,5 @@ export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSet
     const key = String(i.path[0] ?? '');
     return `${names[key] ?? key}: ${i.message}`;
   });
-  throw new ProcessingSettingsInvalid(issues.join('; '));
-}
-
-export class ProcessingSettingsInvalid extends ConfigurationError<'invalid_processing_settings'> {
-  override name = 'ProcessingSettingsInvalid';
-  constructor(message: string) {
-    super('invalid_processing_settings', `invalid processing settings: ${message}`);
-  }
+  throw new ConfigurationError('invalid_processing_settings', `invalid processing settings: ${issues.join('; ')}`);
 }

@@ -3,7 +3,6 @@ export { DEFAULT_MIN_CALL_MS, type OpenApiClient, type OpenApiClientOptions } fr
 export { createInvocationBudget, type InvocationBudget } from './budget.js';
 export { createOpenApiClient } from './client.js';
 export {
-  CredentialsError,
   type CredentialsProvider,
   environmentCredentials,
   fileCredentials,
