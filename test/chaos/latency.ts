@@ -15,7 +15,12 @@ export interface LatencyReport {
   slowestEvents: { key: string; seconds: number; attempts?: number; lastError?: string }[];
   /** Messages held back by a deferring message of their group, and the longest such wait. */
   heldBack: { messages: number; maxSeconds: number; over5s: number };
+  /** The last change to a balance (credit or debit), in seconds after the last event was accepted. */
+  settledSeconds: number;
 }
+
+/** Outcomes that change a member's points: when the last of them finished, the balances are settled. */
+const BALANCE_OUTCOMES = new Set(['credited', 'debited', 'insufficient_points']);
 
 interface EventIds {
   type: 'purchase' | 'refund';
@@ -57,6 +62,8 @@ export function createLatencyMeter(options: { now: () => number; excluded?: () =
     },
     async report(ledger: Ledger): Promise<LatencyReport> {
       const samples: { key: string; seconds: number; attempts?: number; lastError?: string }[] = [];
+      const lastAccepted = Math.max(...[...accepted.values()].map((a) => a.at));
+      let lastBalanceChange = Number.NEGATIVE_INFINITY;
       for (const [key, { at, ids }] of accepted) {
         const record =
           ids.type === 'purchase'
@@ -64,6 +71,7 @@ export function createLatencyMeter(options: { now: () => number; excluded?: () =
             : await ledger.getRefund({ source: ids.source, orderId: ids.orderId, refundId: ids.refundId ?? '' });
         const finished = record?.finishedAt ? Date.parse(record.finishedAt) : Number.NaN;
         if (Number.isFinite(finished)) {
+          if (record?.outcome && BALANCE_OUTCOMES.has(record.outcome)) lastBalanceChange = Math.max(lastBalanceChange, finished);
           const detail = { attempts: record?.attempts, ...(record?.lastError ? { lastError: record.lastError.slice(0, 80) } : {}) };
           samples.push({ key, seconds: Math.max(0, (finished - at) / 1000), ...detail });
         }
@@ -86,6 +94,7 @@ export function createLatencyMeter(options: { now: () => number; excluded?: () =
           maxSeconds: heldSorted.at(-1) ?? 0,
           over5s: held.filter((s) => s > 5).length,
         },
+        settledSeconds: Number.isFinite(lastBalanceChange) ? Math.max(0, (lastBalanceChange - lastAccepted) / 1000) : 0,
       };
     },
   };

@@ -99,6 +99,7 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
           `    slow: ${e.key} ${seconds(e.seconds)} s, ${e.attempts ?? '?'} attempts${e.lastError ? `, last error: ${e.lastError}` : ''}`,
       ),
     `  held back behind a deferring message of the group: ${result.latency.heldBack.messages} messages, max ${seconds(result.latency.heldBack.maxSeconds)} s, ${result.latency.heldBack.over5s} over 5 s (outage excluded)`,
+    `  settled: the last balance change ${seconds(result.latency.settledSeconds)} s after the last event was accepted`,
     `  upstream requests: ${list(result.upstreamRequests)}`,
     `  mismatches: ${result.mismatches.length}`,
     ...result.mismatches
