@@ -1,5 +1,16 @@
 import type { FollowUp, PointsEvent, ProcessOutcome, PurchaseEvent, RefundEvent } from '../events/index.js';
-import { type OrderFacts, resolveTransaction, SmaregiError, type SmaregiTransaction } from '../smaregi/index.js';
+import {
+  CANCEL_REFUND_ID,
+  MAX_SUPPLEMENTS,
+  type OrderFacts,
+  remainderOf,
+  type ResolveFacts,
+  resolveTransaction,
+  type SaleChain,
+  SmaregiError,
+  type SmaregiTransaction,
+  supplementId,
+} from '../smaregi/index.js';
 import type { ProcessorDeps } from './deps.js';
 
 type Fetched = { tx: SmaregiTransaction; outcome?: undefined } | { tx?: undefined; gone: boolean; outcome?: ProcessOutcome };
@@ -25,35 +36,74 @@ export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEve
     return { kind: 'configuration_error', action: 'retry', errorKind: 'smaregi_not_configured', reason };
   }
   const fetched = await fetch(client, from.transactionHeadId);
-  const order = await orderFacts(deps, thin.source, from.transactionHeadId);
   if (!fetched.tx) {
     if (fetched.outcome) return fetched.outcome;
     // Gone (deleted): it earns nothing now. Recorded: take back what it earned; never seen: nothing to do.
-    if (!order) return { kind: 'skipped', action: 'ack', reason: 'transaction_gone' };
-    return run.refund(goneRefund(thin, from.transactionHeadId, from.refundTitle));
+    const chain = await chainFacts(deps, thin.source, from.transactionHeadId);
+    if (!chain.sale) return { kind: 'skipped', action: 'ack', reason: 'transaction_gone' };
+    const cancel = goneRefund(thin, from.transactionHeadId, from.refundTitle);
+    return runInOrder([cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID))], run);
   }
-  const link = fetched.tx.disposeDivision === '2' ? fetched.tx.disposeServerTransactionHeadId : undefined;
-  let original: { tx: SmaregiTransaction; order: OrderFacts | undefined } | undefined;
-  if (link && link !== fetched.tx.transactionHeadId) {
+  const tx = fetched.tx;
+  const link = tx.disposeDivision === '2' || tx.returnSales === '1' ? tx.disposeServerTransactionHeadId : undefined;
+  let original: SmaregiTransaction | undefined;
+  if (link && link !== tx.transactionHeadId && tx.disposeDivision === '2') {
     const o = await fetch(client, link);
     if (o.outcome) return o.outcome;
-    if (o.tx) original = { tx: o.tx, order: await orderFacts(deps, thin.source, link) };
+    original = o.tx;
   }
   const settings = { ...from, externalKey: from.externalKey };
-  const resolution = resolveTransaction(thin, settings, fetched.tx, { order, ...(original ? { original } : {}) });
-  if (resolution.note)
-    deps.logger?.warn('smaregi transaction state not fully applied', { transactionHeadId: from.transactionHeadId, note: resolution.note });
-  return runInOrder(resolution.events, run);
+  // A raise runs its supplement first and takes back what it supersedes in the next round, once the
+  // supplement is known credited (a supplement that fails must not cost the member the older credit).
+  let answer: Ran | undefined;
+  for (let round = 0; round < 3; round++) {
+    const facts: ResolveFacts = {
+      chain: await chainFacts(deps, thin.source, tx.transactionHeadId),
+      ...(link && link !== tx.transactionHeadId ? { linked: await chainFacts(deps, thin.source, link), original } : {}),
+    };
+    const resolution = resolveTransaction(thin, settings, tx, facts);
+    if (resolution.note)
+      deps.logger?.warn('smaregi transaction state not fully applied', {
+        transactionHeadId: from.transactionHeadId,
+        note: resolution.note,
+      });
+    const ran = await runEvents(resolution.events, run, answer !== undefined);
+    if (ran.wait) return ran.wait;
+    answer = answer ? { ...answer, followUps: [...answer.followUps, ...ran.followUps] } : ran;
+    if (!resolution.again) break;
+  }
+  return answerOf(answer);
+}
+
+interface Ran {
+  first?: ProcessOutcome | undefined;
+  followUps: FollowUp[];
+  /** An event that must wait: it is the answer, and the rest did not run. */
+  wait?: ProcessOutcome | undefined;
 }
 
 async function runInOrder(events: PointsEvent[], run: Runners): Promise<ProcessOutcome> {
+  const ran = await runEvents(events, run, false);
+  return ran.wait ?? answerOf(ran);
+}
+
+function answerOf(ran: Ran | undefined): ProcessOutcome {
+  const first = ran?.first;
+  if (!first) return { kind: 'skipped', action: 'ack', reason: 'amount_zero' };
+  if (!ran.followUps.length) return first;
+  return { ...first, followUps: [...('followUps' in first && first.followUps ? first.followUps : []), ...ran.followUps] } as ProcessOutcome;
+}
+
+/** Runs the events in order; a later round leaves out its first event (the sale's purchase again). */
+async function runEvents(events: PointsEvent[], run: Runners, laterRound: boolean): Promise<Ran> {
   let first: ProcessOutcome | undefined;
   const followUps: FollowUp[] = [];
-  for (const event of events) {
+  for (const [i, event] of events.entries()) {
     const outcome = event.type === 'purchase' ? await run.purchase(event) : await run.refund(event);
     // The message comes back for what must wait (its kind decides the deferral); what is done stays done.
-    if (outcome.action === 'retry') return outcome;
-    if (!first) {
+    if (outcome.action === 'retry') return { followUps, wait: outcome };
+    if (laterRound && i === 0) continue;
+    if (!first && !laterRound) {
       first = outcome;
       continue;
     }
@@ -64,9 +114,7 @@ async function runInOrder(events: PointsEvent[], run: Runners): Promise<ProcessO
       ...('points' in outcome && typeof outcome.points === 'number' && outcome.points >= 0 ? { points: outcome.points } : {}),
     });
   }
-  if (!first) return { kind: 'skipped', action: 'ack', reason: 'amount_zero' };
-  if (followUps.length === 0) return first;
-  return { ...first, followUps: [...('followUps' in first && first.followUps ? first.followUps : []), ...followUps] } as ProcessOutcome;
+  return { first, followUps };
 }
 
 async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransaction> }, id: string): Promise<Fetched> {
@@ -86,7 +134,21 @@ async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransa
 async function orderFacts(deps: ProcessorDeps, source: string, orderId: string): Promise<OrderFacts | undefined> {
   const order = await deps.ledger.getOrder({ source, orderId });
   if (!order) return undefined;
-  return { state: order.state, outcome: order.outcome, eligibleExact: order.eligibleExact, refundIds: order.refundIds };
+  const { state, outcome, eligibleExact, refundIds } = order;
+  return { orderId, state, outcome, eligibleExact, refundIds, booked: Object.keys(order.refunds) };
+}
+
+/** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */
+async function chainFacts(deps: ProcessorDeps, source: string, saleId: string): Promise<SaleChain> {
+  const sale = await orderFacts(deps, source, saleId);
+  const supplements: OrderFacts[] = [];
+  if (sale?.state !== 'done' || sale.outcome !== 'credited') return { sale, supplements };
+  for (let k = 1; k <= MAX_SUPPLEMENTS; k++) {
+    const next = await orderFacts(deps, source, supplementId(saleId, k));
+    if (!next) break;
+    supplements.push(next);
+  }
+  return { sale, supplements };
 }
 
 function goneRefund(thin: PurchaseEvent, orderId: string, refundTitle: string): RefundEvent {

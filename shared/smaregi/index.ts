@@ -11,6 +11,21 @@ export {
   smaregiTime,
   smaregiWindows,
 } from './reconcile.js';
-export { CANCEL_REFUND_ID, type OrderFacts, type Resolution, resolveTransaction, type SmaregiStateSettings } from './resolve.js';
+export {
+  chainOrders,
+  MAX_SUPPLEMENTS,
+  type OrderFacts,
+  remainderOf,
+  type SaleChain,
+  SUPERSEDED_REFUND_ID,
+  supplementId,
+} from './chain.js';
+export {
+  CANCEL_REFUND_ID,
+  type ResolveFacts,
+  type Resolution,
+  resolveTransaction,
+  type SmaregiStateSettings,
+} from './resolve.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
 export { SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

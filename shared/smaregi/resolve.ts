@@ -11,6 +11,16 @@ import {
   ZERO,
 } from '../money/index.js';
 import { renderTitle } from '../sources/index.js';
+import {
+  chainState,
+  MAX_SUPPLEMENTS,
+  type OrderFacts,
+  remainderOf,
+  type SaleChain,
+  SUPERSEDED_REFUND_ID,
+  supplementId,
+  supplementOf,
+} from './chain.js';
 import { type PointsSpentRule, transactionAmount } from './money.js';
 import type { SmaregiTransaction } from './transaction.js';
 
@@ -27,8 +37,11 @@ import type { SmaregiTransaction } from './transaction.js';
  * - the cancelling record of a return-cancellation (`disposeDivision` 2): the same refund `cancel` on
  *   the sale it names (`disposeServerTransactionHeadId`), so the record and the original's own edit
  *   take back once between them; the original's purchase goes first when it was fetched;
- * - an edit lowering a credited sale's amount: the refund `adj-<T>`, T the amount edits have taken off in
- *   all; it adds T less the largest T already seen on the order, so repeats and reorderings add nothing;
+ * - an edit lowering a credited sale's amount: the refund `adj-<T>` on the chain's live purchase
+ *   (chain.ts), T the amount edits have taken off its amount; it adds T less the largest T already seen
+ *   on that purchase, so repeats and reorderings add nothing;
+ * - an edit raising it above what is left credited: the supplementary purchase `<id>/up-<k>` on the new
+ *   total, then (the next round, once it is credited) the refund `superseded` of the purchases before it;
  * - a plain return (`returnSales` 1): linked to no sale in Smaregi's data, so it cannot be matched
  *   without guessing; it is recorded as the unlinked refund `unlinked/<id>` (skipped, queryable),
  *   unless it names its sale in `disposeServerTransactionHeadId`, when it refunds its amount there.
@@ -42,23 +55,25 @@ export interface SmaregiStateSettings {
   refundTitle: string;
 }
 
-/** What the ledger holds of the sale's order (undefined: never seen). */
-export interface OrderFacts {
-  state: 'stub' | 'pending' | 'done';
-  outcome?: string | undefined;
-  eligibleExact?: string | undefined;
-  refundIds: readonly string[];
-}
-
 export interface Resolution {
   events: PointsEvent[];
-  /** Something the state asks for that the protocol does not do (an edit raising a credited sale). */
+  /** Something the state asks for that is not done (a sale raised more often than the chain allows). */
   note?: string;
+  /** A supplement is among the events: resolve again once it ran, to take back what it supersedes. */
+  again?: boolean;
+}
+
+/** The ledger's side: the transaction's own chain and, for a return, the chain of the sale it names. */
+export interface ResolveFacts {
+  chain: SaleChain;
+  linked?: SaleChain | undefined;
+  /** The sale a return-cancellation record names, as fetched. */
+  original?: SmaregiTransaction | undefined;
 }
 
 const MAX_UNITS = 999_999_999n;
 export const CANCEL_REFUND_ID = 'cancel';
-const ADJUSTMENT = /^adj-(\d{1,18}(?:\.\d{1,12})?)$/;
+const NO_CHAIN: SaleChain = { sale: undefined, supplements: [] };
 
 const isCancelled = (tx: SmaregiTransaction) => tx.cancelDivision === '1' || tx.disposeDivision === '1';
 const magnitude = (d: Decimal): Decimal => (d.units < 0n ? negateDecimal(d) : d);
@@ -67,54 +82,89 @@ export function resolveTransaction(
   thin: PurchaseEvent,
   settings: SmaregiStateSettings,
   tx: SmaregiTransaction,
-  facts: { order: OrderFacts | undefined; original?: { tx: SmaregiTransaction; order: OrderFacts | undefined } },
+  facts: ResolveFacts,
 ): Resolution {
-  const { order, original } = facts;
   if (tx.disposeDivision === '2') {
     const target = tx.disposeServerTransactionHeadId;
     if (!target || target === tx.transactionHeadId) return { events: [unlinkedReturn(thin, settings, tx)] };
-    const sale = original
-      ? resolveTransaction(thin, settings, original.tx, { order: original.order }).events.filter((e) => e.type === 'purchase')
-      : [];
-    const cancel = refundOf(thin, settings, target, CANCEL_REFUND_ID, tx, true);
-    return { events: [...sale, cancel] };
+    const sale = facts.original ? purchaseOf(thin, settings, facts.original) : undefined;
+    return { events: cancelChain(thin, settings, tx, target, sale, facts.linked ?? NO_CHAIN) };
   }
   if (tx.returnSales === '1') {
     const target = tx.disposeServerTransactionHeadId;
     if (!target || target === tx.transactionHeadId) return { events: [unlinkedReturn(thin, settings, tx)] };
-    return { events: [refundOf(thin, settings, target, `return-${tx.transactionHeadId}`, tx, false)] };
+    const live = chainState(facts.linked ?? NO_CHAIN)?.live.orderId ?? target;
+    return { events: [refundOf(thin, settings, live, `return-${tx.transactionHeadId}`, tx, false)] };
   }
   const purchase = purchaseOf(thin, settings, tx);
   // Voided: the sale and its void, even when the sale was never seen, so the ledger shows both (the
   // member's balance ends where it began either way) and a late delivery of the sale finds it done.
-  if (isCancelled(tx)) return { events: [purchase, refundOf(thin, settings, tx.transactionHeadId, CANCEL_REFUND_ID, tx, true)] };
-  return adjusted(thin, settings, tx, purchase, order);
+  if (isCancelled(tx)) return { events: cancelChain(thin, settings, tx, tx.transactionHeadId, purchase, facts.chain) };
+  return adjusted(thin, settings, tx, purchase, facts.chain);
 }
 
-/** A credited sale whose current amount is below what it was credited on: the refund of the difference. */
+/**
+ * The refund `cancel` of every purchase of the sale's chain (what is left of each: the sale's credits
+ * together), after the sale's purchase when known and a supplement left unfinished, so none waits for
+ * a purchase nobody runs.
+ */
+function cancelChain(
+  thin: PurchaseEvent,
+  settings: SmaregiStateSettings,
+  tx: SmaregiTransaction,
+  saleId: string,
+  sale: PurchaseEvent | undefined,
+  chain: SaleChain,
+): PointsEvent[] {
+  const cancel = refundOf(thin, settings, saleId, CANCEL_REFUND_ID, tx, true);
+  const unfinished = sale ? chainState(chain)?.unfinished : undefined;
+  return [
+    ...(sale ? [sale] : []),
+    ...(sale && unfinished ? [rerun(sale, unfinished, settings.rule)] : []),
+    cancel,
+    ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID)),
+  ];
+}
+
+/** An unfinished supplement, run again on the amount it was claimed for. */
+function rerun(sale: PurchaseEvent, order: OrderFacts, rule: AmountRule): PurchaseEvent {
+  const amount = parseDecimal(order.eligibleExact ?? '') ?? ZERO;
+  return supplementOf(sale, order.orderId, amount, units(amount, rule));
+}
+
+/** A credited sale whose current amount differs from what is left credited: the supplement or the refund of the difference. */
 function adjusted(
   thin: PurchaseEvent,
   settings: SmaregiStateSettings,
   tx: SmaregiTransaction,
   purchase: PurchaseEvent,
-  order: OrderFacts | undefined,
+  chain: SaleChain,
 ): Resolution {
-  const credited = order?.state === 'done' && order.outcome === 'credited' ? parseDecimal(order.eligibleExact ?? '') : undefined;
+  const state = chainState(chain);
+  if (!state) return { events: [purchase] };
+  if (state.unfinished) return { events: [purchase, rerun(purchase, state.unfinished, settings.rule)], again: true };
+  const template = refundOf(thin, settings, tx.transactionHeadId, SUPERSEDED_REFUND_ID, tx, true);
+  const events: PointsEvent[] = [purchase, ...state.toSupersede.map((o) => remainderOf(template, o.orderId, SUPERSEDED_REFUND_ID))];
   const now = parseDecimal(purchase.eligibleExact ?? '0') ?? ZERO;
-  if (!credited) return { events: [purchase] };
-  if (compareDecimals(now, credited) > 0) {
-    return {
-      events: [purchase],
-      note: `transaction ${tx.transactionHeadId} now earns on ${formatDecimal(now)}, more than the ${formatDecimal(credited)} it was credited on: the increase is not credited`,
-    };
+  const direction = compareDecimals(now, state.net);
+  if (direction > 0) {
+    // A supplement that ended uncredited (the member withdrew, points unavailable) is not tried again for the same amount.
+    const failedFor = state.failed ? parseDecimal(state.failed.eligibleExact ?? '') : undefined;
+    if (failedFor && compareDecimals(failedFor, now) === 0) return { events };
+    if (chain.supplements.length >= MAX_SUPPLEMENTS) {
+      const note = `transaction ${tx.transactionHeadId} was raised more than ${MAX_SUPPLEMENTS} times: the increase to ${formatDecimal(now)} is not credited`;
+      return { events, note };
+    }
+    const id = supplementId(tx.transactionHeadId, chain.supplements.length + 1);
+    return { events: [...events, supplementOf(purchase, id, now, units(now, settings.rule))], again: true };
   }
-  const takenOff = subtractDecimals(credited, now);
-  const seen = order?.refundIds.map((id) => ADJUSTMENT.exec(id)?.[1]).filter((t): t is string => t !== undefined) ?? [];
-  const largest = seen.map((t) => parseDecimal(t) ?? ZERO).reduce((a, b) => (compareDecimals(a, b) >= 0 ? a : b), ZERO);
-  const adds = subtractDecimals(takenOff, largest);
-  if (compareDecimals(adds, ZERO) <= 0) return { events: [purchase] };
-  const refund = refundOf(thin, settings, tx.transactionHeadId, `adj-${formatDecimal(takenOff)}`, tx, false);
-  return { events: [purchase, { ...refund, refundAmount: units(adds, settings.rule), refundExact: formatDecimal(adds) }] };
+  if (direction < 0) {
+    const off = subtractDecimals(state.liveEligible, now);
+    const adds = subtractDecimals(state.net, now);
+    const refund = refundOf(thin, settings, state.live.orderId, `adj-${formatDecimal(off)}`, tx, false);
+    events.push({ ...refund, refundAmount: units(adds, settings.rule), refundExact: formatDecimal(adds) });
+  }
+  return { events };
 }
 
 function units(amount: Decimal, rule: AmountRule): number {

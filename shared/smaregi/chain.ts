@@ -1,0 +1,109 @@
+import type { PurchaseEvent, RefundEvent } from '../events/index.js';
+import { compareDecimals, type Decimal, formatDecimal, parseDecimal, subtractDecimals, ZERO } from '../money/index.js';
+
+/**
+ * A Smaregi sale's credits as the ledger holds them: the purchase of the sale, then one supplementary
+ * purchase per edit that raised the amount above what was left credited (`<id>/up-1`, `<id>/up-2`, …,
+ * each with its own marker). The membership service only grants points computed from an amount (no
+ * preview, no rate exposed), so a raise to U credits the calculation on U in full and then takes back,
+ * with the refund `superseded`, everything left of the credits before it: the member nets the
+ * calculation on U less what was already credited, and the sale's credits add up to the service's own
+ * calculation on the final amount, with no rounding of ours. At any time one credited purchase of the
+ * chain, the last, is live: lowering edits, voids and returns take back from it (the earlier ones are
+ * already taken back in full), so no refund can take back more than the sale's credits together.
+ */
+
+/** What the ledger holds of one purchase of the sale's chain (undefined: never seen). */
+export interface OrderFacts {
+  /** The ledger's order id (the sale's transaction id, or `<id>/up-<k>`). */
+  orderId: string;
+  state: 'stub' | 'pending' | 'done';
+  outcome?: string | undefined;
+  eligibleExact?: string | undefined;
+  /** Every refund id seen on the order. */
+  refundIds: readonly string[];
+  /** The refunds booked on the order (applied: debited, or found nothing left to debit). */
+  booked: readonly string[];
+}
+
+/** The sale's purchase and its supplements, oldest first. */
+export interface SaleChain {
+  sale: OrderFacts | undefined;
+  supplements: readonly OrderFacts[];
+}
+
+export const SUPERSEDED_REFUND_ID = 'superseded';
+/** Walking a chain stops there: a sale edited upward more often than this is not credited further. */
+export const MAX_SUPPLEMENTS = 50;
+const ADJUSTMENT = /^adj-(\d{1,18}(?:\.\d{1,12})?)$/;
+
+export const supplementId = (saleId: string, generation: number) => `${saleId}/up-${generation}`;
+
+const credited = (o: OrderFacts | undefined): o is OrderFacts => o?.state === 'done' && o.outcome === 'credited';
+const larger = (a: Decimal, b: Decimal) => (compareDecimals(a, b) >= 0 ? a : b);
+
+/** The largest amount lowering edits have taken off the order (its `adj-<T>` refunds). */
+export function takenOff(order: OrderFacts): Decimal {
+  return order.refundIds
+    .map((id) => ADJUSTMENT.exec(id)?.[1])
+    .filter((t): t is string => t !== undefined)
+    .map((t) => parseDecimal(t) ?? ZERO)
+    .reduce(larger, ZERO);
+}
+
+/** The sale's purchases in order: the sale, then its supplements. */
+export const chainOrders = (chain: SaleChain): OrderFacts[] => [...(chain.sale ? [chain.sale] : []), ...chain.supplements];
+
+/** What the ledger's credits stand for: the live purchase, the amount it is left credited on, the older ones still to take back. */
+export interface ChainState {
+  live: OrderFacts;
+  liveEligible: Decimal;
+  /** The live purchase's amount less what lowering edits took off it. */
+  net: Decimal;
+  /** Credited purchases before the live one whose remainder is not yet taken back. */
+  toSupersede: OrderFacts[];
+  /** The last supplement when it is not finished (claimed or in doubt): it runs again before anything else. */
+  unfinished: OrderFacts | undefined;
+  /** The last supplement when it finished without a credit (e.g. the member withdrew), for the amount it was for. */
+  failed: OrderFacts | undefined;
+}
+
+/** The chain's state, or undefined while the sale itself is not credited (nothing to adjust). */
+export function chainState(chain: SaleChain): ChainState | undefined {
+  if (!credited(chain.sale)) return undefined;
+  const orders = chainOrders(chain);
+  const creditedOrders = orders.filter(credited);
+  const live = creditedOrders[creditedOrders.length - 1] ?? chain.sale;
+  const liveEligible = parseDecimal(live.eligibleExact ?? '') ?? ZERO;
+  const last = chain.supplements[chain.supplements.length - 1];
+  return {
+    live,
+    liveEligible,
+    net: subtractDecimals(liveEligible, takenOff(live)),
+    toSupersede: creditedOrders.slice(0, -1).filter((o) => !o.booked.includes(SUPERSEDED_REFUND_ID)),
+    unfinished: last && last.state !== 'done' ? last : undefined,
+    failed: last && last.state === 'done' && !credited(last) ? last : undefined,
+  };
+}
+
+/** The supplementary purchase crediting the calculation on `amount` (the whole raised total) under the order id `orderId`. */
+export function supplementOf(sale: PurchaseEvent, orderId: string, amount: Decimal, units: number): PurchaseEvent {
+  return {
+    ...sale,
+    eventId: `${sale.source}:transaction:${orderId}`,
+    orderId,
+    eligibleAmount: units,
+    eligibleExact: formatDecimal(amount),
+  };
+}
+
+/** The refund taking back whatever is left of one purchase of the chain (`cancel`, `superseded`). */
+export function remainderOf(template: RefundEvent, orderId: string, refundId: string): RefundEvent {
+  return {
+    ...template,
+    eventId: `${template.source}:refund:${orderId}:${refundId}`,
+    orderId,
+    refundId,
+    refundsRemainder: true,
+  };
+}
