@@ -15,7 +15,6 @@ export {
   poisonToDeadLetterSeconds,
   type Timing,
   type TimingInputs,
-  TimingInvalid,
   timingProblems,
   VISIBILITY_TIMEOUT_FACTOR,
 } from './timing.js';
