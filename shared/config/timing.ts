@@ -1,4 +1,4 @@
-import { ConfigurationError } from './configuration-error.js';
+import { ConfigurationError } from './errors.js';
 /**
  * Every timing setting of processing, derived in ONE place for the CDK stack (infra/config) and for
  * `npm start` (local/config.ts, local/stack.ts), with the invariants between them checked here:
