@@ -35,6 +35,7 @@ function result(overrides: Partial<ChaosResult> = {}): ChaosResult {
       slowestEvents: [],
       heldBack: { messages: 0, maxSeconds: 0, over5s: 0 },
       settledSeconds: 31.5,
+      parked: 2,
     },
     disturbances: [],
     upstreamRequests: {},
