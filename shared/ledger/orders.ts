@@ -123,9 +123,6 @@ const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconci
 /** What an order waiting for its customer to be linked carries (the index keys and its event). */
 const UNLINKED_FIELDS = ['unlinkedCustomer', 'purchasedAt', 'purchaseEvent'] as const;
 
-/** Fresh claims remembered at once (in Lambda one attempt runs at a time; this only bounds a leak). */
-const FRESH_CLAIMS_KEPT = 256;
-
 type Item = Record<string, unknown> & { pk: string };
 
 const parseOrder = (item: Record<string, unknown> | undefined) => (item ? OrderRecord.parse(item) : undefined);
@@ -135,22 +132,6 @@ const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.e
 
 export function createOrderRecords(store: Store): OrderRecords {
   const { clock, leaseMs, iso } = store;
-  /**
-   * Orders this ledger created by its claim, by lease owner, as written (revision 1). Their finish
-   * replaces the whole item if no other write came since (store.replace): no update expression to
-   * evaluate. Any other write (a refund registering, a takeover) makes it fall back to the update.
-   */
-  const freshClaims = new Map<string, Item>();
-  const takeFreshClaim = (owner: string, pk: string): Item | undefined => {
-    const item = freshClaims.get(owner);
-    freshClaims.delete(owner);
-    return item?.pk === pk ? item : undefined;
-  };
-  const keepFreshClaim = (owner: string, item: Item) => {
-    if (freshClaims.size >= FRESH_CLAIMS_KEPT) freshClaims.delete(freshClaims.keys().next().value as string);
-    freshClaims.set(owner, item);
-  };
-
   const orderIdentity = (ref: OrderRef, now: number) =>
     new Expression().set('kind', 'order').set('source', ref.source).set('orderId', ref.orderId).setIfAbsent('createdAt', iso(now));
   const orderBase = (ref: OrderRef, now: number) => orderIdentity(ref, now).set('updatedAt', iso(now));
@@ -188,7 +169,7 @@ export function createOrderRecords(store: Store): OrderRecords {
     refunds: {},
   });
 
-  /** What a finish sets on the order (beside removing LEASE_FIELDS), whichever way it is written. */
+  /** What a finish sets on the order (beside removing LEASE_FIELDS). */
   const finishFields = (result: PurchaseResult, now: number) =>
     defined({
       updatedAt: iso(now),
@@ -206,13 +187,6 @@ export function createOrderRecords(store: Store): OrderRecords {
       ...store.finished(result.reason, now),
     });
 
-  /** The finish of a fresh claim as one whole-item replace; undefined when another write came in between. */
-  async function finishFreshClaim(claimed: Item, result: PurchaseResult, now: number): Promise<OrderRecord | undefined> {
-    const done: Item = { ...claimed, ...finishFields(result, now) };
-    for (const field of LEASE_FIELDS) delete done[field];
-    return parseOrder(await store.replace(done, 1));
-  }
-
   return {
     async getOrder(ref) {
       return parseOrder(await store.get(keyOf(ref)));
@@ -222,11 +196,7 @@ export function createOrderRecords(store: Store): OrderRecords {
       const now = clock();
       // Most orders are new: one put claims them. A record already there (a refund's stub, a redelivery,
       // a lease to take over) is claimed by the conditional update under the usual condition.
-      const created = await store.create(freshOrder(input, now));
-      if (created) {
-        keepFreshClaim(input.owner, created);
-        return { ok: true, previous: undefined };
-      }
+      if (await store.create(freshOrder(input, now))) return { ok: true, previous: undefined };
       const e = purchaseLease(input, now).remove('ttl');
       return store.claim(keyOf(input), e, claimable(e, now), OrderRecord.parse);
     },
@@ -245,11 +215,6 @@ export function createOrderRecords(store: Store): OrderRecords {
 
     async finishPurchase(ref, owner, result) {
       const now = clock();
-      const claimed = owner === null ? undefined : takeFreshClaim(owner, keyOf(ref));
-      if (claimed) {
-        const done = await finishFreshClaim(claimed, result, now);
-        if (done) return done;
-      }
       // The lease holder's claim wrote the order and its facts: only the outcome changes. A skip (no
       // claim) may be the first write of the order, so it writes all of it.
       const e =
@@ -263,7 +228,6 @@ export function createOrderRecords(store: Store): OrderRecords {
     },
 
     async releaseOrder(ref, owner, opts) {
-      freshClaims.delete(owner);
       const e = new Expression()
         .set('updatedAt', iso(clock()))
         .set('lastError', capText(opts.lastError))
