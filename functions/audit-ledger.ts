@@ -11,7 +11,14 @@ import {
   type LedgerRecords,
   type TimeRange,
 } from '../shared/audit/index.js';
-import { createSecretsManagerReader, ENV, envInteger, processingSettingsFromEnv, requiredSetting } from '../shared/config/index.js';
+import {
+  ConfigurationError,
+  createSecretsManagerReader,
+  ENV,
+  envInteger,
+  processingSettingsFromEnv,
+  requiredSetting,
+} from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
@@ -77,7 +84,7 @@ export function auditDaysFrom(env: NodeJS.ProcessEnv): number {
     env,
     ENV.AUDIT_DAYS,
     { fallback: DEFAULT_AUDIT_DAYS, min: 1, max: 400 },
-    (raw) => new Error(`${ENV.AUDIT_DAYS} must be a whole number of days from 1 to 400, got "${raw}"`),
+    (raw) => new ConfigurationError('invalid_audit_days', `${ENV.AUDIT_DAYS} must be a whole number of days from 1 to 400, got "${raw}"`),
   );
 }
 

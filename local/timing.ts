@@ -1,12 +1,4 @@
-import {
-  checkedTiming,
-  ConfigurationError,
-  ENV,
-  envInteger,
-  type Timing,
-  type TimingInputs,
-  TimingInvalid,
-} from '../shared/config/index.js';
+import { checkedTiming, ConfigurationError, ENV, envInteger, type Timing, type TimingInputs } from '../shared/config/index.js';
 
 /**
  * `npm start`'s timing settings: the environment's values fed into the one derivation the CDK stack
@@ -57,14 +49,7 @@ export function localTimingInputs(env: NodeJS.ProcessEnv): TimingInputs {
 
 /** Every timing setting for the local stack, checked; a ConfigurationError (invalid_local_config) names the variable to change. */
 export function localTiming(env: NodeJS.ProcessEnv): Timing {
-  try {
-    return checkedTiming(localTimingInputs(env));
-  } catch (e) {
-    if (e instanceof TimingInvalid) {
-      throw new ConfigurationError('invalid_local_config', e.problems.map((p) => `${SOURCES[p.field]}: ${p.message}`).join('; '));
-    }
-    throw e;
-  }
+  return checkedTiming(localTimingInputs(env), { kind: 'invalid_local_config', setting: (field) => SOURCES[field] });
 }
 
 /** The handlers' environment for these settings (the worker reads them like in Lambda). */

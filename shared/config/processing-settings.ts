@@ -2,7 +2,7 @@ import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales f
 import { ENV } from './environment.js';
 import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS } from './ledger-retention.js';
 import { deriveTiming, TIMING_DEFAULTS } from './timing.js';
-import { ConfigurationError } from './configuration-error.js';
+import { ConfigurationError } from './errors.js';
 
 /** The defaults of the one timing derivation (shared/config/timing.ts). */
 const DEFAULT_TIMING = deriveTiming();

@@ -2,9 +2,8 @@
  * The one HTTP client stack for every upstream we call (the Open API, and the shop-side APIs): node:http
  * with keep-alive, an overall deadline per call, connect/headers/idle-body timeouts and an answer cap.
  */
+export { AnswerTooLargeError, CallDeadlineError, TIMEOUT_CODE, type TimeoutCode } from './errors.js';
 export {
-  AnswerTooLargeError,
-  CallDeadlineError,
   createTransport,
   DEFAULT_CALL_DEADLINE_MS,
   DEFAULT_MAX_ANSWER_BYTES,
@@ -12,8 +11,6 @@ export {
   DEFAULT_USER_AGENT,
   type HttpAnswer,
   type HttpRequest,
-  TIMEOUT_CODE,
-  type TimeoutCode,
   type Timeouts,
   type Transport,
 } from './transport.js';

@@ -8,6 +8,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import packageJson from '../../package.json' with { type: 'json' };
+import { AnswerTooLargeError, CallDeadlineError, TIMEOUT_CODE, TransportError } from './errors.js';
 
 export const DEFAULT_USER_AGENT = `loyalty-points-bridge/${packageJson.version}`;
 
@@ -24,27 +25,6 @@ export const DEFAULT_CALL_DEADLINE_MS = 10_000;
 
 /** The largest answer body read (1 MiB): the spec's answers are a few KB; more is refused, not buffered. */
 export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
-
-/** The reason a call's overall deadline aborts it. */
-export class CallDeadlineError extends Error {
-  override readonly name = 'CallDeadlineError';
-  readonly code = 'CALL_DEADLINE';
-  constructor(readonly ms: number) {
-    super(`no complete answer within ${ms} ms`);
-  }
-}
-
-/** An answer body over the cap: the transfer is cut off; the status came and is kept. */
-export class AnswerTooLargeError extends Error {
-  override readonly name = 'AnswerTooLargeError';
-  readonly code = 'ANSWER_TOO_LARGE';
-  constructor(
-    readonly status: number,
-    readonly maxBytes: number,
-  ) {
-    super(`answer larger than ${maxBytes} bytes`);
-  }
-}
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -72,29 +52,6 @@ export interface HttpAnswer {
 export interface Transport {
   send(req: HttpRequest): Promise<HttpAnswer>;
   close(): Promise<void>;
-}
-
-/**
- * The codes of this transport's own timeouts, one per phase: a connect timeout means nothing was sent,
- * the others that the request may have run (callers classify by them; Node's own codes, such as
- * ECONNREFUSED or ECONNRESET, come through as Node raises them).
- */
-export const TIMEOUT_CODE = {
-  connect: 'CONNECT_TIMEOUT',
-  headers: 'HEADERS_TIMEOUT',
-  body: 'BODY_TIMEOUT',
-} as const;
-export type TimeoutCode = (typeof TIMEOUT_CODE)[keyof typeof TIMEOUT_CODE];
-
-/** A transport failure with the code callers classify by. */
-class TransportError extends Error {
-  constructor(
-    readonly code: TimeoutCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'TransportError';
-  }
 }
 
 interface Origin {
