@@ -51,9 +51,6 @@ export function takenOff(order: OrderFacts): Decimal {
     .reduce(larger, ZERO);
 }
 
-/** The sale's purchases in order: the sale, then its supplements. */
-export const chainOrders = (chain: SaleChain): OrderFacts[] => [...(chain.sale ? [chain.sale] : []), ...chain.supplements];
-
 /** What the ledger's credits stand for: the live purchase, the amount it is left credited on, the older ones still to take back. */
 export interface ChainState {
   live: OrderFacts;
@@ -71,7 +68,7 @@ export interface ChainState {
 /** The chain's state, or undefined while the sale itself is not credited (nothing to adjust). */
 export function chainState(chain: SaleChain): ChainState | undefined {
   if (!credited(chain.sale)) return undefined;
-  const orders = chainOrders(chain);
+  const orders = [chain.sale, ...chain.supplements];
   const creditedOrders = orders.filter(credited);
   const live = creditedOrders[creditedOrders.length - 1] ?? chain.sale;
   const liveEligible = parseDecimal(live.eligibleExact ?? '') ?? ZERO;

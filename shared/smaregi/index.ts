@@ -11,15 +11,7 @@ export {
   smaregiTime,
   smaregiWindows,
 } from './reconcile.js';
-export {
-  chainOrders,
-  MAX_SUPPLEMENTS,
-  type OrderFacts,
-  remainderOf,
-  type SaleChain,
-  SUPERSEDED_REFUND_ID,
-  supplementId,
-} from './chain.js';
+export { MAX_SUPPLEMENTS, type OrderFacts, remainderOf, type SaleChain, supplementId } from './chain.js';
 export {
   CANCEL_REFUND_ID,
   type ResolveFacts,
