@@ -70,171 +70,20 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
 
   try {
     // --- cost per event, steady state -------------------------------------------------------
-    // The limiter is measured in the rate run; here it must not add waits.
-    const client = createOpenApiClient({
-      credentials: staticCredentials({ baseUrl: emulator.url, clientId: CLIENT.id, clientSecret: CLIENT.secret }),
-      ratePerMinute: 1_000_000,
-    });
-    clients.push(client);
-    const api = { ms: 0 };
-    const timed = <T>(call: Promise<T>): Promise<T> => {
-      const started = performance.now();
-      return call.finally(() => {
-        api.ms += performance.now() - started;
-      });
-    };
-    const openapi: PointsApi = {
-      getMemberByExternalId: (...a) => timed(client.getMemberByExternalId(...a)),
-      getMember: (...a) => timed(client.getMember(...a)),
-      listPoints: (...a) => timed(client.listPoints(...a)),
-      grantPoints: (...a) => timed(client.grantPoints(...a)),
-      calculatePoints: (...a) => timed(client.calculatePoints(...a)),
-    };
-    const handler = makeHandler({ ledger, openapi, settings, clock: Date.now, logger: quiet, metrics: quietMetrics });
-
-    // The floor: only the bare work of a purchase (2 raw requests, 2 plain writes).
-    const token = await fetchToken(emulator.url, CLIENT);
-    const pool = new Pool(emulator.url, { connections: 64, pipelining: 1 });
-    const floorEvent = async (event: PurchaseEvent): Promise<void> => {
-      const auth = { authorization: `Bearer ${token}`, 'user-agent': 'bench-floor' };
-      const started = performance.now();
-      const lookup = await pool.request({
-        method: 'GET',
-        path: `/api/ext/users/external_id/shopify/${event.customer?.externalId}`,
-        headers: auth,
-      });
-      const { member: found } = (await lookup.body.json()) as { member: { id: string } };
-      const grant = await pool.request({
-        method: 'POST',
-        path: `/api/ext/users/${found.id}/points/calculation`,
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: event.eligibleAmount, title: event.pointTitle, remarks: `floor:${event.orderId}` }),
-      });
-      await grant.body.text();
-      api.ms += performance.now() - started;
-      const pk = `floor#${event.orderId}`;
-      await dynamo.documentClient.send(
-        new PutCommand({ TableName: dynamo.tableName, Item: { pk, state: 'pending' }, ConditionExpression: 'attribute_not_exists(pk)' }),
-      );
-      await dynamo.documentClient.send(
-        new UpdateCommand({
-          TableName: dynamo.tableName,
-          Key: { pk },
-          UpdateExpression: 'SET #s = :d',
-          ExpressionAttributeNames: { '#s': 'state' },
-          ExpressionAttributeValues: { ':d': 'done' },
-        }),
-      );
-    };
-    const split = async (events: PurchaseEvent[], run: (event: PurchaseEvent) => Promise<void>): Promise<TimeSplit> => {
-      const before = { dynamo: counts.ms, api: api.ms, at: performance.now() };
-      for (const event of events) await run(event);
-      const per = (ms: number) => round(ms / events.length);
-      const totalMs = performance.now() - before.at;
-      const dynamoMs = counts.ms - before.dynamo;
-      const openApiMs = api.ms - before.api;
-      return { totalMs: per(totalMs), dynamoMs: per(dynamoMs), openApiMs: per(openApiMs), restMs: per(totalMs - dynamoMs - openApiMs) };
-    };
-
-    for (let i = 0; i < 20; i += 1) await invoke(handler, purchase(member(i)));
-    const measure = async (events: Array<PurchaseEvent | RefundEvent>): Promise<EventCost> => {
-      const before = { calls: totalCalls(await emulatorStats(emulator.url, CLIENT.id)), ...counts };
-      for (const event of events) await invoke(handler, event);
-      const after = await emulatorStats(emulator.url, CLIENT.id);
-      return {
-        openApiCalls: round((totalCalls(after) - before.calls) / events.length),
-        dynamoWrites: round((counts.writes - before.writes) / events.length),
-        dynamoReads: round((counts.reads - before.reads) / events.length),
-        samples: events.length,
-      };
-    };
-    const purchases = Array.from({ length: sizes.cost }, (_, i) => purchase(member(i + 20)));
-    const purchaseCost = await measure(purchases);
-    const splits = {
-      worker: await split(
-        Array.from({ length: sizes.cost }, (_, i) => purchase(member(i))),
-        (e) => invoke(handler, e),
-      ),
-      floor: await split(
-        Array.from({ length: sizes.cost }, (_, i) => purchase(member(i))),
-        floorEvent,
-      ),
-    };
-    // 30 % each, so every refund has points to debit (a refund whose share rounds to 0 makes no call).
-    const firstRefund = await measure(purchases.map((p) => refund(p, 'r1', Math.floor(p.eligibleAmount * 0.3))));
-    const laterRefund = await measure(purchases.map((p) => refund(p, 'r2', Math.floor(p.eligibleAmount * 0.3))));
+    const rig = await setUpRig({ emulator, dynamo, counts, ledger, settings, clients, member });
+    const { purchaseCost, firstRefund, laterRefund, splits } = await measureCost(rig, sizes.cost);
     log(
       `worker: cost per purchase ${purchaseCost.openApiCalls} calls, ${purchaseCost.dynamoWrites} writes, ${purchaseCost.dynamoReads} reads`,
     );
 
     // --- throughput against the bare floor ----------------------------------------------------
-    // Short chunks in ABBA order (floor, worker, worker, floor, ...), times summed per side: on a shared
-    // machine the load changes within seconds, and adjacent chunks see the same load.
-    const chunk = 50;
-    const seconds = { floor: 0, worker: 0 };
-    const chunks = Math.max(2, Math.round((sizes.throughput * sizes.rounds) / chunk));
-    for (let c = 0; c < chunks; c += 1) {
-      const order = c % 2 === 0 ? (['floor', 'worker'] as const) : (['worker', 'floor'] as const);
-      for (const side of order) {
-        const events = Array.from({ length: chunk }, (_, i) => purchase(member(c * chunk + i)));
-        seconds[side] += await runConcurrently(events, concurrency, side === 'floor' ? floorEvent : (e) => invoke(handler, e));
-      }
-    }
-    const workerEventsPerSecond = round((chunks * chunk) / seconds.worker, 1);
-    const floorEventsPerSecond = round((chunks * chunk) / seconds.floor, 1);
+    const { chunks, chunk, workerEventsPerSecond, floorEventsPerSecond } = await measureThroughput(rig, sizes, concurrency);
     log(`worker: ${workerEventsPerSecond} events/s through the worker, floor ${floorEventsPerSecond} events/s`);
 
     // --- the latency model: time spent where AWS spends it ---------------------------------------
-    const model = { openApiMs: 40, jitterMs: 10, dynamoMs: 5, events: quick ? 120 : 400, concurrency: 4, rounds: quick ? 2 : 3 };
-    const random = seeded(18);
-    /** One delay fault per Open API call the next `events` purchases make (2 each), in call order. */
-    const delayCalls = async (events: number) => {
-      for (let i = 0; i < events; i += 1) {
-        for (const [method, path] of [
-          ['GET', '^/api/ext/users/external_id/'],
-          ['POST', '^/api/ext/users/[^/]+/points/calculation$'],
-        ]) {
-          const delay = Math.round(model.openApiMs + (random() * 2 - 1) * model.jitterMs);
-          await emulatorAdmin(emulator.url, 'POST', '/faults', { method, path, fault: 'delay', delay_ms: delay, times: 1 });
-        }
-      }
-    };
-    const modelTimes = { floor: [] as number[], worker: [] as number[] };
-    const modelSeconds = { floor: 0, worker: 0 };
-    const modelChunk = 40;
-    const modelChunks = Math.max(2, Math.round((model.events * model.rounds) / modelChunk));
-    counts.roundTripMs = model.dynamoMs;
-    try {
-      for (let c = 0; c < modelChunks; c += 1) {
-        const order = c % 2 === 0 ? (['floor', 'worker'] as const) : (['worker', 'floor'] as const);
-        for (const side of order) {
-          await delayCalls(modelChunk);
-          const events = Array.from({ length: modelChunk }, (_, i) => purchase(member(c * modelChunk + i)));
-          modelSeconds[side] += await runConcurrently(events, model.concurrency, async (event) => {
-            const t0 = performance.now();
-            await (side === 'floor' ? floorEvent(event) : invoke(handler, event));
-            modelTimes[side].push(performance.now() - t0);
-          });
-        }
-      }
-    } finally {
-      counts.roundTripMs = 0;
-      await emulatorAdmin(emulator.url, 'DELETE', '/faults');
-    }
-    const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-    const mw = { rate: (modelChunks * modelChunk) / modelSeconds.worker, p50: p50(modelTimes.worker) };
-    const mf = { rate: (modelChunks * modelChunk) / modelSeconds.floor, p50: p50(modelTimes.floor) };
-    const awsLatency = {
-      ...model,
-      events: modelChunks * modelChunk,
-      workerEventsPerSecond: round(mw.rate, 1),
-      floorEventsPerSecond: round(mf.rate, 1),
-      ratio: round(mw.rate / mf.rate),
-      workerEventMsP50: round(mw.p50, 1),
-      floorEventMsP50: round(mf.p50, 1),
-    };
+    const awsLatency = await measureLatencyModel(rig, quick);
     log(`worker: latency model ${awsLatency.workerEventsPerSecond} events/s, floor ${awsLatency.floorEventsPerSecond} events/s`);
-    await pool.close();
+    await rig.pool.close();
 
     // --- the rate budget under a backlog ----------------------------------------------------------
     const rate = await rateRun({
@@ -270,6 +119,205 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
     await dynamo.stop();
     await emulator.close();
   }
+}
+
+interface RigParts {
+  emulator: Awaited<ReturnType<typeof startEmulator>>;
+  dynamo: Awaited<ReturnType<typeof startDynalite>>;
+  counts: ReturnType<typeof countDynamo>;
+  ledger: ReturnType<typeof createLedger>;
+  settings: ReturnType<typeof ProcessingSettings.parse>;
+  clients: OpenApiClient[];
+  member: (i: number) => string;
+}
+
+/** The worker under measure (its Open API calls timed) and the floor: only the bare work of a purchase. */
+interface Rig extends RigParts {
+  handler: ReturnType<typeof makeHandler>;
+  /** Time spent in Open API calls, summed. */
+  api: { ms: number };
+  pool: Pool;
+  floorEvent: (event: PurchaseEvent) => Promise<void>;
+}
+
+async function setUpRig(parts: RigParts): Promise<Rig> {
+  const { emulator, dynamo, ledger, settings, clients } = parts;
+  // The limiter is measured in the rate run; here it must not add waits.
+  const client = createOpenApiClient({
+    credentials: staticCredentials({ baseUrl: emulator.url, clientId: CLIENT.id, clientSecret: CLIENT.secret }),
+    ratePerMinute: 1_000_000,
+  });
+  clients.push(client);
+  const api = { ms: 0 };
+  const timed = <T>(call: Promise<T>): Promise<T> => {
+    const started = performance.now();
+    return call.finally(() => {
+      api.ms += performance.now() - started;
+    });
+  };
+  const openapi: PointsApi = {
+    getMemberByExternalId: (...a) => timed(client.getMemberByExternalId(...a)),
+    getMember: (...a) => timed(client.getMember(...a)),
+    listPoints: (...a) => timed(client.listPoints(...a)),
+    grantPoints: (...a) => timed(client.grantPoints(...a)),
+    calculatePoints: (...a) => timed(client.calculatePoints(...a)),
+  };
+  const handler = makeHandler({ ledger, openapi, settings, clock: Date.now, logger: quiet, metrics: quietMetrics });
+
+  // The floor: only the bare work of a purchase (2 raw requests, 2 plain writes).
+  const token = await fetchToken(emulator.url, CLIENT);
+  const pool = new Pool(emulator.url, { connections: 64, pipelining: 1 });
+  const floorEvent = async (event: PurchaseEvent): Promise<void> => {
+    const auth = { authorization: `Bearer ${token}`, 'user-agent': 'bench-floor' };
+    const started = performance.now();
+    const lookup = await pool.request({
+      method: 'GET',
+      path: `/api/ext/users/external_id/shopify/${event.customer?.externalId}`,
+      headers: auth,
+    });
+    const { member: found } = (await lookup.body.json()) as { member: { id: string } };
+    const grant = await pool.request({
+      method: 'POST',
+      path: `/api/ext/users/${found.id}/points/calculation`,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: event.eligibleAmount, title: event.pointTitle, remarks: `floor:${event.orderId}` }),
+    });
+    await grant.body.text();
+    api.ms += performance.now() - started;
+    const pk = `floor#${event.orderId}`;
+    await dynamo.documentClient.send(
+      new PutCommand({ TableName: dynamo.tableName, Item: { pk, state: 'pending' }, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+    await dynamo.documentClient.send(
+      new UpdateCommand({
+        TableName: dynamo.tableName,
+        Key: { pk },
+        UpdateExpression: 'SET #s = :d',
+        ExpressionAttributeNames: { '#s': 'state' },
+        ExpressionAttributeValues: { ':d': 'done' },
+      }),
+    );
+  };
+
+  return { ...parts, handler, api, pool, floorEvent };
+}
+
+async function measureCost(rig: Rig, size: number) {
+  const { emulator, counts, api, handler, member, floorEvent } = rig;
+  const split = async (events: PurchaseEvent[], run: (event: PurchaseEvent) => Promise<void>): Promise<TimeSplit> => {
+    const before = { dynamo: counts.ms, api: api.ms, at: performance.now() };
+    for (const event of events) await run(event);
+    const per = (ms: number) => round(ms / events.length);
+    const totalMs = performance.now() - before.at;
+    const dynamoMs = counts.ms - before.dynamo;
+    const openApiMs = api.ms - before.api;
+    return { totalMs: per(totalMs), dynamoMs: per(dynamoMs), openApiMs: per(openApiMs), restMs: per(totalMs - dynamoMs - openApiMs) };
+  };
+  for (let i = 0; i < 20; i += 1) await invoke(handler, purchase(member(i)));
+  const measure = async (events: Array<PurchaseEvent | RefundEvent>): Promise<EventCost> => {
+    const before = { calls: totalCalls(await emulatorStats(emulator.url, CLIENT.id)), ...counts };
+    for (const event of events) await invoke(handler, event);
+    const after = await emulatorStats(emulator.url, CLIENT.id);
+    return {
+      openApiCalls: round((totalCalls(after) - before.calls) / events.length),
+      dynamoWrites: round((counts.writes - before.writes) / events.length),
+      dynamoReads: round((counts.reads - before.reads) / events.length),
+      samples: events.length,
+    };
+  };
+  const purchases = Array.from({ length: size }, (_, i) => purchase(member(i + 20)));
+  const purchaseCost = await measure(purchases);
+  const splits = {
+    worker: await split(
+      Array.from({ length: size }, (_, i) => purchase(member(i))),
+      (e) => invoke(handler, e),
+    ),
+    floor: await split(
+      Array.from({ length: size }, (_, i) => purchase(member(i))),
+      floorEvent,
+    ),
+  };
+  // 30 % each, so every refund has points to debit (a refund whose share rounds to 0 makes no call).
+  const firstRefund = await measure(purchases.map((p) => refund(p, 'r1', Math.floor(p.eligibleAmount * 0.3))));
+  const laterRefund = await measure(purchases.map((p) => refund(p, 'r2', Math.floor(p.eligibleAmount * 0.3))));
+
+  return { purchaseCost, firstRefund, laterRefund, splits };
+}
+
+/**
+ * Short chunks in ABBA order (floor, worker, worker, floor, ...), times summed per side: on a shared
+ * machine the load changes within seconds, and adjacent chunks see the same load.
+ */
+async function measureThroughput(rig: Rig, sizes: { throughput: number; rounds: number }, concurrency: number) {
+  const { handler, member, floorEvent } = rig;
+  const chunk = 50;
+  const seconds = { floor: 0, worker: 0 };
+  const chunks = Math.max(2, Math.round((sizes.throughput * sizes.rounds) / chunk));
+  for (let c = 0; c < chunks; c += 1) {
+    const order = c % 2 === 0 ? (['floor', 'worker'] as const) : (['worker', 'floor'] as const);
+    for (const side of order) {
+      const events = Array.from({ length: chunk }, (_, i) => purchase(member(c * chunk + i)));
+      seconds[side] += await runConcurrently(events, concurrency, side === 'floor' ? floorEvent : (e) => invoke(handler, e));
+    }
+  }
+  const workerEventsPerSecond = round((chunks * chunk) / seconds.worker, 1);
+  const floorEventsPerSecond = round((chunks * chunk) / seconds.floor, 1);
+
+  return { chunks, chunk, workerEventsPerSecond, floorEventsPerSecond };
+}
+
+/** Open API calls delayed as AWS would see them, DynamoDB requests given a round trip. */
+async function measureLatencyModel(rig: Rig, quick: boolean) {
+  const { emulator, counts, handler, member, floorEvent } = rig;
+  const model = { openApiMs: 40, jitterMs: 10, dynamoMs: 5, events: quick ? 120 : 400, concurrency: 4, rounds: quick ? 2 : 3 };
+  const random = seeded(18);
+  /** One delay fault per Open API call the next `events` purchases make (2 each), in call order. */
+  const delayCalls = async (events: number) => {
+    for (let i = 0; i < events; i += 1) {
+      for (const [method, path] of [
+        ['GET', '^/api/ext/users/external_id/'],
+        ['POST', '^/api/ext/users/[^/]+/points/calculation$'],
+      ]) {
+        const delay = Math.round(model.openApiMs + (random() * 2 - 1) * model.jitterMs);
+        await emulatorAdmin(emulator.url, 'POST', '/faults', { method, path, fault: 'delay', delay_ms: delay, times: 1 });
+      }
+    }
+  };
+  const modelTimes = { floor: [] as number[], worker: [] as number[] };
+  const modelSeconds = { floor: 0, worker: 0 };
+  const modelChunk = 40;
+  const modelChunks = Math.max(2, Math.round((model.events * model.rounds) / modelChunk));
+  counts.roundTripMs = model.dynamoMs;
+  try {
+    for (let c = 0; c < modelChunks; c += 1) {
+      const order = c % 2 === 0 ? (['floor', 'worker'] as const) : (['worker', 'floor'] as const);
+      for (const side of order) {
+        await delayCalls(modelChunk);
+        const events = Array.from({ length: modelChunk }, (_, i) => purchase(member(c * modelChunk + i)));
+        modelSeconds[side] += await runConcurrently(events, model.concurrency, async (event) => {
+          const t0 = performance.now();
+          await (side === 'floor' ? floorEvent(event) : invoke(handler, event));
+          modelTimes[side].push(performance.now() - t0);
+        });
+      }
+    }
+  } finally {
+    counts.roundTripMs = 0;
+    await emulatorAdmin(emulator.url, 'DELETE', '/faults');
+  }
+  const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  const mw = { rate: (modelChunks * modelChunk) / modelSeconds.worker, p50: p50(modelTimes.worker) };
+  const mf = { rate: (modelChunks * modelChunk) / modelSeconds.floor, p50: p50(modelTimes.floor) };
+  const awsLatency = {
+    ...model,
+    events: modelChunks * modelChunk,
+    workerEventsPerSecond: round(mw.rate, 1),
+    floorEventsPerSecond: round(mf.rate, 1),
+    ratio: round(mw.rate / mf.rate),
+    workerEventMsP50: round(mw.p50, 1),
+    floorEventMsP50: round(mf.p50, 1),
+  };
+  return awsLatency;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

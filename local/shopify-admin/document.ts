@@ -1,0 +1,30 @@
+import { Kind, type OperationDefinitionNode, parse, print, type SelectionNode, type ValueNode } from 'graphql';
+import type { Field } from './cost.js';
+
+/**
+ * The top-level selection of the document's first operation, read with graphql-js: each field by its
+ * name (an alias does not change what it costs or answers), its arguments as written (`$first` for a
+ * variable, `250` for a literal), and its nested selection. Fragments are not supported: the Admin
+ * client (shared/shopify-admin) sends none.
+ */
+export function parseSelection(text: string): Field[] {
+  const document = parse(text, { noLocation: true });
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (operation === undefined) throw new Error('the document has no operation');
+  return fieldsOf(operation.selectionSet.selections);
+}
+
+function fieldsOf(selections: readonly SelectionNode[]): Field[] {
+  return selections.map((s) => {
+    if (s.kind !== Kind.FIELD) throw new Error('fragments are not supported');
+    const args: Record<string, string> = {};
+    for (const a of s.arguments ?? []) args[a.name.value] = argumentText(a.value);
+    return { name: s.name.value, args, children: s.selectionSet ? fieldsOf(s.selectionSet.selections) : [] };
+  });
+}
+
+function argumentText(value: ValueNode): string {
+  if (value.kind === Kind.VARIABLE) return `$${value.name.value}`;
+  if (value.kind === Kind.INT || value.kind === Kind.FLOAT) return value.value;
+  return print(value);
+}

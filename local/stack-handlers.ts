@@ -1,0 +1,190 @@
+import {
+  depsFromEnvironment as processDepsFromEnvironment,
+  makeHandler as makeProcessHandler,
+  type ProcessEventsDeps,
+} from '../functions/process-events.js';
+import { depsFromEnvironment as receiveDepsFromEnvironment, makeHandler as makeReceiveHandler } from '../functions/receive-webhook.js';
+import { depsFromEnvironment as appProxyDepsFromEnvironment, makeHandler as makeAppProxyHandler } from '../functions/shopify-app-proxy.js';
+import { ENV, type Timing } from '../shared/config/index.js';
+import type { Ledger } from '../shared/ledger/index.js';
+import type { Logger } from '../shared/logging/index.js';
+import { SQUARE_ORDERS_ENV } from '../shared/square-orders/index.js';
+import { parseJsonOrUndefined } from '../shared/text/index.js';
+import { LOCAL_DEFAULTS } from './config.js';
+import { SHOPIFY_ENROLMENT_ENV, withShopifyEnrolment } from './customers.js';
+import type { ApiHandler } from './http/index.js';
+import { lambdaContext } from './lambda/context.js';
+import { createLocalQueue, type DeadLetter, type LocalQueue } from './queue/index.js';
+import { localSmaregiEnvironment } from './smaregi/index.js';
+import { squareAmountBasis, withSquareSource } from './square.js';
+import type { LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
+import { timingEnvironment } from './timing.js';
+
+/** The local stack's handlers: their environment, the queue between them, and the Lambda files' own builders. */
+
+type Log = (line: string) => void;
+
+/** The handlers built for the stack, and what the stack reads from the worker's dependencies. */
+export interface StackHandlers {
+  /** The ledger the worker writes, for reading records (the same module and table). */
+  ledger: Ledger;
+  /** The worker's Open API client (the recovery probe and the console use it). */
+  openapi: ProcessEventsDeps['openapi'];
+}
+
+/** The environment the handlers are built from: the caller's, pointed at the local parts. */
+export function handlerEnvironment(
+  options: LocalStackOptions,
+  settings: StackSettings,
+  services: StartedServices,
+  squareNotificationUrl: string,
+): { handlerEnv: NodeJS.ProcessEnv; squareBasis: string } {
+  const { webhookSecrets, login } = settings;
+  const handlerEnv: NodeJS.ProcessEnv = {
+    POWERTOOLS_SERVICE_NAME: 'loyalty-points-bridge',
+    POWERTOOLS_METRICS_NAMESPACE: 'LoyaltyPointsBridge',
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+    ...options.env,
+    ...timingEnvironment(settings.timing),
+    [ENV.LEDGER_TABLE]: settings.tableName,
+    // The activity record (shared/activity) lives in the ledger table, as in the stack.
+    [ENV.ACTIVITY_TABLE]: settings.tableName,
+    [ENV.QUARANTINE_TABLE]: services.quarantineTable,
+    [ENV.DYNAMODB_ENDPOINT]: services.dynamo.endpoint,
+    [ENV.OPENAPI_BASE_URL]: services.emulator.url,
+    [ENV.OPENAPI_CLIENT_ID]: login.clientId,
+    [ENV.OPENAPI_CLIENT_SECRET]: login.clientSecret,
+    // Both spellings: intake reads `<SOURCE>_WEBHOOK_SECRETS` first, then `<SOURCE>_WEBHOOK_SECRET`.
+    [ENV.SHOPIFY_WEBHOOK_SECRET]: webhookSecrets.shopify.join(','),
+    SHOPIFY_WEBHOOK_SECRETS: webhookSecrets.shopify.join(','),
+    POS_WEBHOOK_SECRET: webhookSecrets.pos.join(','),
+    [ENV.POS_WEBHOOK_SECRETS]: webhookSecrets.pos.join(','),
+    SQUARE_WEBHOOK_SECRETS: webhookSecrets.square.join(','),
+    // The worker reads Square orders from the stand-in, for a Square source on `subtotal_excluding_tax`.
+    [SQUARE_ORDERS_ENV]:
+      options.env?.[SQUARE_ORDERS_ENV] ??
+      JSON.stringify({ square: { accessToken: LOCAL_DEFAULTS.squareOrdersToken, origin: services.squareOrders.url } }),
+  };
+  const sourcesConfig = withShopifyEnrolment(
+    withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl),
+    options.env?.[SHOPIFY_ENROLMENT_ENV],
+  );
+  if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
+  const squareBasis = squareAmountBasis(sourcesConfig);
+  Object.assign(handlerEnv, localSmaregiEnvironment(services.smaregi, handlerEnv, ENV.SOURCES_CONFIG));
+  // These would send the handlers to AWS (Secrets Manager, SQS) instead of the local parts.
+  for (const name of [ENV.WEBHOOK_SECRET_ARNS, ENV.OPENAPI_SECRET_ARN, ENV.QUEUE_URL]) delete handlerEnv[name];
+  return { handlerEnv, squareBasis };
+}
+
+/** The local SQS FIFO queue with the timing derivation's visibility timeout and receive count. */
+export function createStackQueue(options: LocalStackOptions, timing: Timing, log: Log): LocalQueue {
+  return createLocalQueue({
+    visibilityTimeoutMs: timing.visibilityTimeoutSeconds * 1000,
+    maxReceiveCount: timing.maxReceiveCount,
+    ...options.queue,
+    onDeduplicated: (m) => log(`[queue] dropped a copy of delivery ${m.deduplicationId} (FIFO deduplication, 5 minutes)`),
+    onDeadLetter: (m) =>
+      log(`[queue] dead-lettered ${describeLetter(m)} after ${m.receiveCount} receives${m.lastError ? `: ${m.lastError}` : ''}`),
+  });
+}
+
+interface HandlerParts {
+  options: LocalStackOptions;
+  settings: StackSettings;
+  services: StartedServices;
+  handlerEnv: NodeJS.ProcessEnv;
+  queue: LocalQueue;
+  log: Log;
+  /** Where the handlers go as they are built (intake's routes answer through it). */
+  wire: { receive?: ApiHandler; appProxy?: ApiHandler };
+  /** Registers what the stack closes (newest first). */
+  closeLater: (close: () => Promise<void>) => void;
+}
+
+/**
+ * Built from the environment exactly as in Lambda; only the queue (SQS there) is swapped in. The
+ * worker is attached to the queue last.
+ */
+export function buildStackHandlers(parts: HandlerParts): StackHandlers {
+  const { options, handlerEnv, queue, log } = parts;
+  const mode = options.handlerLogs ?? 'off';
+  const print = mode === 'compact' ? log : undefined;
+  parts.wire.receive = makeReceiveHandler(
+    receiveDepsFromEnvironment(handlerEnv, {
+      queue,
+      // The metric line (CloudWatch EMF on stdout) only means something in Lambda; the log says it here.
+      ...(mode === 'powertools'
+        ? {}
+        : { logger: localLogger('intake', print), countQuarantined: () => undefined, recordDelivery: () => undefined }),
+      ...options.receiveOverrides,
+    }),
+  );
+  const appProxyDeps = appProxyDepsFromEnvironment(handlerEnv, {
+    queue,
+    ...(mode === 'powertools' ? {} : { logger: localLogger('app-proxy', print) }),
+  });
+  parts.closeLater(async () => {
+    const client: unknown = appProxyDeps.openapi;
+    if (typeof client === 'object' && client !== null && 'close' in client && typeof client.close === 'function') await client.close();
+  });
+  parts.wire.appProxy = makeAppProxyHandler(appProxyDeps);
+  return startWorker(parts, mode === 'powertools' ? {} : { logger: localLogger('worker', print), metrics: discardedMetrics });
+}
+
+function startWorker(parts: HandlerParts, logs: Partial<ProcessEventsDeps>): StackHandlers {
+  const { options, settings, services, handlerEnv, queue } = parts;
+  const overrides =
+    typeof options.processOverrides === 'function'
+      ? options.processOverrides({
+          urls: { emulator: services.emulator.url, dynamodb: services.dynamo.endpoint },
+          openApi: { baseUrl: services.emulator.url, ...settings.login },
+          tableName: settings.tableName,
+        })
+      : (options.processOverrides ?? {});
+  const processDeps = processDepsFromEnvironment(handlerEnv, {
+    // Waiting messages are set aside and deferred on the local queue (SendMessage, ChangeMessageVisibility), as on SQS.
+    visibility: queue,
+    queue,
+    // The worker pauses the queue while the Open API is down; the recovery ticker resumes it.
+    pull: queue,
+    ...logs,
+    ...overrides,
+  });
+  const openapi: unknown = processDeps.openapi;
+  parts.closeLater(async () => {
+    // The keep-alive pool of the client the handler built; an overriding client belongs to its owner.
+    if (overrides.openapi !== undefined) return;
+    if (typeof openapi === 'object' && openapi !== null && 'close' in openapi && typeof openapi.close === 'function') {
+      await (openapi.close as () => Promise<void>).call(openapi);
+    }
+  });
+  // Closed before the client above: the running batch finishes with a working client.
+  parts.closeLater(() => queue.close());
+  const processEvents = makeProcessHandler(processDeps);
+  const timeoutMs = settings.timing.workerTimeoutSeconds * 1000;
+  queue.start(async (event) => processEvents(event, lambdaContext('process-events', timeoutMs)));
+  return { ledger: processDeps.ledger, openapi: processDeps.openapi };
+}
+
+function describeLetter(m: DeadLetter): string {
+  const event = parseJsonOrUndefined(m.body) as { eventId?: unknown } | null | undefined;
+  if (typeof event?.eventId === 'string') return event.eventId;
+  return `message ${m.messageId}`;
+}
+
+const discardedMetrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
+
+/** The handlers' logger interface, printing `[worker] event processed key=value ...` or nothing. */
+function localLogger(name: string, print: ((line: string) => void) | undefined): Logger {
+  const write =
+    (level: string) =>
+    (message: string, extra: Record<string, unknown> = {}) => {
+      if (print === undefined) return;
+      const fields = Object.entries(extra)
+        .filter(([key, v]) => v !== undefined && key !== 'messageId')
+        .map(([key, v]) => `${key}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+      print([`[${name}]`, level === 'info' ? '' : level.toUpperCase(), message, ...fields].filter((p) => p !== '').join(' '));
+    };
+  return { info: write('info'), warn: write('warn'), error: write('error') };
+}

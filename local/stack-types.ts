@@ -1,0 +1,101 @@
+import type { EmulatorConfig, startEmulator } from '../emulator/index.js';
+import type { ProcessEventsDeps } from '../functions/process-events.js';
+import type { ReceiveWebhookDeps } from '../functions/receive-webhook.js';
+import type { Timing } from '../shared/config/index.js';
+import type { Ledger } from '../shared/ledger/index.js';
+import type { startLocalDynamoDb } from './dynamodb/index.js';
+import type { LocalQueue, LocalQueueOptions } from './queue/index.js';
+import type { RecoveryTicker } from './recovery/ticker.js';
+import type { ShopifyAdminStandIn } from './shopify-admin/index.js';
+import type { LocalSmaregi, LocalSmaregiOptions } from './smaregi/index.js';
+import type { SquareOrdersStandIn } from './square-orders/server.js';
+
+/** The local stack's options and parts (local/stack.ts starts it; local/stack-handlers.ts builds its handlers). */
+
+export interface LocalStackOptions {
+  /** 0 (the default for each) picks a free port. */
+  ports?: { intake?: number; emulator?: number; dynamodb?: number; shopifyAdmin?: number; squareOrders?: number; smaregi?: number };
+  /** The Smaregi source's contract, webhook header and secret; default: the demo values (local/smaregi). */
+  smaregi?: LocalSmaregiOptions;
+  /** An emulator configuration (emulator/README.md, "Configuration"); default: the demo configuration. */
+  emulatorConfig?: unknown;
+  /** Webhook signing secrets per source (current first); default: the demo secrets. */
+  webhookSecrets?: { shopify?: string[]; pos?: string[]; square?: string[] };
+  /** The URL Square signs with the body; default: this intake's `/webhooks/square`. */
+  squareNotificationUrl?: string;
+  tableName?: string;
+  /** More environment for the handlers: processing settings, SOURCES_CONFIG, Powertools. */
+  env?: NodeJS.ProcessEnv;
+  /** The file the emulator configuration came from: served on /__local/info so operator commands read the same login. */
+  emulatorConfigPath?: string;
+  /**
+   * Queue behaviour (clock, concurrency). Visibility timeout and receive count come from the timing
+   * derivation of `env` (local/timing.ts); overriding them here is for tests of the queue itself.
+   */
+  queue?: Omit<LocalQueueOptions, 'onDeadLetter' | 'onDeduplicated'>;
+  /**
+   * Replaces parts of the worker's dependencies (the chaos runs pass `checkpoint`). A function is
+   * called once the emulator and dynalite listen, with their addresses (ports may be picked at start).
+   */
+  processOverrides?: Partial<ProcessEventsDeps> | ((started: StartedParts) => Partial<ProcessEventsDeps>);
+  receiveOverrides?: Partial<ReceiveWebhookDeps>;
+  /** Where the stack's own lines go (dead letters, handler failures); default: nowhere. */
+  log?: (line: string) => void;
+  /**
+   * The handlers' logs: `powertools` (their JSON lines and metrics on stdout, as in Lambda), `compact`
+   * (one short line each through `log`), or `off` (default).
+   */
+  handlerLogs?: 'powertools' | 'compact' | 'off';
+}
+
+/** What is known once the emulator and dynalite are up (before the handlers are built). */
+export interface StartedParts {
+  urls: { emulator: string; dynamodb: string };
+  openApi: { baseUrl: string; clientId: string; clientSecret: string };
+  tableName: string;
+}
+
+export interface LocalStack {
+  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin: string; squareOrders: string; smaregi: string };
+  /** Smaregi's Platform API stand-in (POST /__smaregi/customers and /__smaregi/transactions) and the source's settings. */
+  smaregi: LocalSmaregi;
+  /** The Shopify GraphQL Admin API stand-in, holding every Shopify order and refund the intake accepted. */
+  shopifyAdmin: ShopifyAdminStandIn;
+  /** Square's Orders API stand-in (orders seeded with POST /__square/orders). */
+  squareOrders: SquareOrdersStandIn;
+  /** What the Square source earns on (`amount.basis`; default `amount`). */
+  squareBasis: string;
+  /** The Open API login the worker uses (the emulator configuration's first client and first secret). */
+  openApi: { baseUrl: string; clientId: string; clientSecret: string };
+  webhookSecrets: { shopify: string[]; pos: string[]; square: string[] };
+  /** The notification URL the Square source verifies with. */
+  squareNotificationUrl: string;
+  tableName: string;
+  queue: LocalQueue;
+  /** Probes a paused upstream and resumes the queue (the deployed stack's scheduled recovery probe). */
+  recovery: RecoveryTicker;
+  /** The ledger the worker writes, for reading records (the same module and table). */
+  ledger: Ledger;
+  /** The environment the handlers were built from (secrets included: do not print it). */
+  handlerEnv: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+/** The settings read before anything starts: a bad configuration or timing refuses to start. */
+export interface StackSettings {
+  config: EmulatorConfig;
+  login: { clientId: string; clientSecret: string };
+  timing: Timing;
+  tableName: string;
+  webhookSecrets: { shopify: string[]; pos: string[]; square: string[] };
+}
+
+/** The emulator, dynalite and the stand-ins, listening. */
+export interface StartedServices {
+  emulator: Awaited<ReturnType<typeof startEmulator>>;
+  dynamo: Awaited<ReturnType<typeof startLocalDynamoDb>>;
+  shopifyAdmin: ShopifyAdminStandIn;
+  squareOrders: SquareOrdersStandIn;
+  smaregi: LocalSmaregi;
+  quarantineTable: string;
+}
