@@ -6,6 +6,7 @@ import { listDeadLetter } from '../local/admin.js';
 import { deadLetterReason } from '../ops/dead-letter-reason.js';
 import type { LocalQueue } from '../local/queue/index.js';
 import type { ConsoleSource } from './source.js';
+import { ConsoleStartingError } from './errors.js';
 
 export interface LocalConsoleParts {
   intakeUrl: string;
@@ -72,12 +73,4 @@ export function deferredSource(get: () => ConsoleSource | undefined): ConsoleSou
     redrive: () => source().redrive(),
     backlog: () => source().backlog(),
   };
-}
-
-export class ConsoleStartingError extends Error {
-  readonly kind = 'starting' as const;
-  override name = 'ConsoleStartingError';
-  constructor() {
-    super('the local stack is still starting');
-  }
 }

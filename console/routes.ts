@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { replayEntry } from '../ops/quarantine.js';
-import { ConsoleStartingError } from './local.js';
+import { ConsoleStartingError } from './errors.js';
 import { activityTimeline, operations } from './activity.js';
 import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
 import type { ConsoleSource } from './source.js';

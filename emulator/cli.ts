@@ -5,16 +5,12 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile, startEmulator } from './index.js';
+import { UsageError } from './errors.js';
 
 const USAGE = `usage: npm run emulator -- [--port 8787] [--host 127.0.0.1] [--config FILE]
   --port    port to listen on (0: any free port); default 8787
   --host    address to listen on; default 127.0.0.1
   --config  emulator configuration file; default the demo configuration`;
-
-/** A bad command line: the message, then the usage. */
-class UsageError extends Error {
-  readonly kind = 'usage' as const;
-}
 
 function readOptions(argv: string[]) {
   try {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { parseDateTime } from './clock.js';
 import { longerThan } from './text.js';
+import { ConfigError } from './errors.js';
 
 export const CUSTOM_FIELD_TYPES = ['string', 'number', 'date', 'datetime'] as const;
 
@@ -104,10 +105,6 @@ const ConfigInput = z.strictObject({
 export interface EmulatorConfig {
   now?: string;
   clients: ClientConfig[];
-}
-
-export class ConfigError extends Error {
-  readonly kind = 'config_invalid';
 }
 
 /** Checks that hold across fields; returns the first problem or undefined. */

@@ -1,5 +1,6 @@
 /**
- * The Open API's failure answers, as typed values the handlers throw and the server turns into HTTP.
+ * The emulator's errors: the Open API's failure answers (typed values the handlers throw and the server
+ * turns into HTTP), and a configuration or command line it cannot run with.
  */
 import { MESSAGES } from '../shared/openapi/index.js';
 
@@ -31,6 +32,16 @@ export class ApiError extends Error {
   ) {
     super(kind);
   }
+}
+
+/** A configuration file the emulator cannot run: the message names the client or field. */
+export class ConfigError extends Error {
+  readonly kind = 'config_invalid' as const;
+}
+
+/** A bad command line: the message, then the usage. */
+export class UsageError extends Error {
+  readonly kind = 'usage' as const;
 }
 
 const structured = (message: string, code: string) => ({

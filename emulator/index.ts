@@ -6,7 +6,8 @@ import { loadConfigFile, parseConfig, DEMO_CONFIG_PATH, type EmulatorConfig } fr
 import { buildServer } from './server.js';
 import { EmulatorState } from './state.js';
 
-export { ConfigError, loadConfigFile, parseConfig, DEMO_CONFIG_PATH, type EmulatorConfig, type ClientConfig } from './config.js';
+export { ConfigError } from './errors.js';
+export { loadConfigFile, parseConfig, DEMO_CONFIG_PATH, type EmulatorConfig, type ClientConfig } from './config.js';
 
 export interface StartEmulatorOptions {
   /** 0 (default) picks a free port. */

@@ -1,8 +1,8 @@
 /** The whole emulator state: clock, clients with their customers, access tokens, faults, stats. Reset replaces it all. */
 import { randomBytes } from 'node:crypto';
 import { createClock, parseDateTime, type Clock } from './clock.js';
-import { ConfigError, type EmulatorConfig } from './config.js';
-import { ApiError } from './errors.js';
+import type { EmulatorConfig } from './config.js';
+import { ApiError, ConfigError } from './errors.js';
 import { FaultRegistry } from './faults.js';
 import { registerMember } from './members.js';
 import type { AccessToken, ClientState } from './model.js';

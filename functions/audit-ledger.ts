@@ -1,3 +1,4 @@
+import type { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { type ActivityRecorder, activityFromEnvironment, activityOf, recordedRun } from '../shared/activity/index.js';
 import {
@@ -10,18 +11,25 @@ import {
   type LedgerRecords,
   type TimeRange,
 } from '../shared/audit/index.js';
-import { createSecretsManagerReader, ENV, envInteger, processingSettingsFromEnv, requiredSetting } from '../shared/config/index.js';
+import {
+  ConfigurationError,
+  createSecretsManagerReader,
+  ENV,
+  envInteger,
+  processingSettingsFromEnv,
+  requiredSetting,
+} from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
 import { powertoolsLogger } from '../shared/logging/index.js';
-import { emfLine, METRIC, METRICS_NAMESPACE } from '../shared/metrics/index.js';
+import { METRIC, powertoolsMetrics } from '../shared/metrics/index.js';
 import { createOpenApiClient, environmentCredentials, type OpenApiClient, secretsManagerCredentials } from '../shared/openapi/index.js';
 
 /**
  * audit-ledger: on an EventBridge schedule, the same audit as `npm run audit` over the ledger records
  * created in the last AUDIT_DAYS days. Every finding is logged; the drift count is published as the
- * metric AuditDrift (EMF), which the stage's alarm watches. A run that cannot finish fails (the
+ * metric AuditDrift (Powertools Metrics: EMF on stdout, dimension service), which the stage's alarm watches. A run that cannot finish fails (the
  * function's Errors alarm), it never publishes a drift of 0 it did not prove.
  */
 
@@ -37,10 +45,11 @@ export interface AuditLedgerDeps {
   days: number;
   clock: () => number;
   logger: AuditLedgerLogger;
-  /** One EMF line (stdout in Lambda). */
-  writeMetrics: (line: string) => void;
-  namespace: string;
-  service: string;
+  /** Powertools Metrics in Lambda (namespace and service from POWERTOOLS_METRICS_NAMESPACE / POWERTOOLS_SERVICE_NAME). */
+  metrics: {
+    addMetric(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): void;
+    publishStoredMetrics(): void;
+  };
   /** Where the run's summary is filed for the operator console (best effort). */
   activity?: ActivityRecorder;
 }
@@ -61,17 +70,9 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
     );
     for (const f of result.findings) deps.logger.warn(findingLine(f), { finding: f });
     for (const n of result.notes) deps.logger.info(noteLine(n), { note: n });
-    deps.writeMetrics(
-      emfLine({
-        namespace: deps.namespace,
-        dimensions: { service: deps.service },
-        metrics: {
-          [METRIC.auditDrift]: { unit: 'Count', value: result.findings.length },
-          [METRIC.auditRecords]: { unit: 'Count', value: result.orders + result.refunds },
-        },
-        timestamp: now,
-      }),
-    );
+    deps.metrics.addMetric(METRIC.auditDrift, 'Count', result.findings.length);
+    deps.metrics.addMetric(METRIC.auditRecords, 'Count', result.orders + result.refunds);
+    deps.metrics.publishStoredMetrics();
     deps.logger.info(summaryLine(result), { customers: result.customers, historyPages: result.historyPages });
     return { orders: result.orders, refunds: result.refunds, drift: result.findings.length, from: new Date(range.from).toISOString() };
   };
@@ -83,7 +84,7 @@ export function auditDaysFrom(env: NodeJS.ProcessEnv): number {
     env,
     ENV.AUDIT_DAYS,
     { fallback: DEFAULT_AUDIT_DAYS, min: 1, max: 400 },
-    (raw) => new Error(`${ENV.AUDIT_DAYS} must be a whole number of days from 1 to 400, got "${raw}"`),
+    (raw) => new ConfigurationError('invalid_audit_days', `${ENV.AUDIT_DAYS} must be a whole number of days from 1 to 400, got "${raw}"`),
   );
 }
 
@@ -92,7 +93,6 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<A
   const client = documentClientFromEnv(env);
   const clock = overrides.clock ?? Date.now;
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
-  const service = env.POWERTOOLS_SERVICE_NAME ?? 'audit-ledger';
   const logger = powertoolsLogger(env, 'audit-ledger');
   return {
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range)),
@@ -107,9 +107,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<A
     days: overrides.days ?? auditDaysFrom(env),
     clock,
     logger: overrides.logger ?? { info: (m, e = {}) => logger.info(m, e), warn: (m, e = {}) => logger.warn(m, e) },
-    writeMetrics: overrides.writeMetrics ?? ((line) => process.stdout.write(`${line}\n`)),
-    namespace: overrides.namespace ?? env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
-    service: overrides.service ?? service,
+    metrics: overrides.metrics ?? powertoolsMetrics(env, 'audit-ledger'),
     ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
   };
 }

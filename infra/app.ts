@@ -13,7 +13,7 @@ try {
     standalone: typeof standaloneName === 'string' ? loadStageConfig(INFRA_DIR, standaloneName) : undefined,
   });
 } catch (e) {
-  // A ConfigurationError (ConfigError, SourcesConfigError, TimingInvalid) is the user's to fix: the
+  // A ConfigurationError (a stage file's, SOURCES_CONFIG's, the timing's) is the user's to fix: the
   // message names the file and field, a stack trace adds nothing. Anything else is a bug: show its stack.
   if (!(e instanceof ConfigurationError)) throw e;
   console.error(`infra: ${e.message}`);

@@ -1,6 +1,6 @@
 import { ConfigurationError, deriveTiming, envInteger, envList, minWebhookSecretChars, type Timing } from '../shared/config/index.js';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../emulator/index.js';
-import { localTiming, LocalTimingError } from './timing.js';
+import { localTiming } from './timing.js';
 import { SMAREGI_LOCAL } from './smaregi/local.js';
 
 /** The derived defaults (shared/config/timing.ts): the same as a stage's with its default worker timeout. */
@@ -61,13 +61,6 @@ export const LOCAL_DEFAULTS = {
   visibilityTimeoutSeconds: DEFAULT_TIMING.visibilityTimeoutSeconds,
   maxReceiveCount: DEFAULT_TIMING.maxReceiveCount,
 } as const;
-
-export class LocalConfigError extends ConfigurationError<'invalid_local_config'> {
-  override name = 'LocalConfigError';
-  constructor(message: string) {
-    super('invalid_local_config', message);
-  }
-}
 
 export interface OpenApiLogin {
   baseUrl: string;
@@ -136,14 +129,15 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     env,
     name,
     { fallback, min, max },
-    (raw) => new LocalConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw.slice(0, 20)}"`),
+    (raw) => new ConfigurationError('invalid_local_config', `${name} must be an integer from ${min} to ${max}, got "${raw.slice(0, 20)}"`),
   );
 }
 
 function secrets(env: NodeJS.ProcessEnv, name: string, fallback: string, minChars: number): { list: string[]; defaulted: boolean } {
   const list = envList(env, name);
   // The same rule the receiver applies: refused here, before anything starts.
-  if (list.some((s) => s.length < minChars)) throw new LocalConfigError(`${name}: each secret must be at least ${minChars} characters`);
+  if (list.some((s) => s.length < minChars))
+    throw new ConfigurationError('invalid_local_config', `${name}: each secret must be at least ${minChars} characters`);
   return list.length > 0 ? { list, defaulted: false } : { list: [fallback], defaulted: true };
 }
 
@@ -152,12 +146,15 @@ export function firstClientLogin(config: EmulatorConfig): { clientId: string; cl
   const client = config.clients[0];
   const secret = client?.client_secrets[0];
   if (client === undefined || secret === undefined) {
-    throw new LocalConfigError('the emulator configuration has no client: the worker needs its first client and secret');
+    throw new ConfigurationError(
+      'invalid_local_config',
+      'the emulator configuration has no client: the worker needs its first client and secret',
+    );
   }
   return { clientId: client.client_id, clientSecret: secret };
 }
 
-/** Reads and checks the local configuration; a bad value is a LocalConfigError naming the variable. */
+/** Reads and checks the local configuration; a bad value is a ConfigurationError (invalid_local_config) naming the variable. */
 export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalConfig> {
   const ports = {
     intake: integer(env, LOCAL_ENV.PORT, LOCAL_DEFAULTS.port, 0, 65_535),
@@ -172,31 +169,28 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
   try {
     emulatorConfig = await loadConfigFile(emulatorConfigPath);
   } catch (e) {
-    throw new LocalConfigError(`${LOCAL_ENV.EMULATOR_CONFIG} (${emulatorConfigPath}): ${e instanceof Error ? e.message : String(e)}`);
+    throw new ConfigurationError(
+      'invalid_local_config',
+      `${LOCAL_ENV.EMULATOR_CONFIG} (${emulatorConfigPath}): ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   const shopify = secrets(env, LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, LOCAL_DEFAULTS.shopifySecret, minWebhookSecretChars('shopify'));
   const pos = secrets(env, LOCAL_ENV.POS_WEBHOOK_SECRETS, LOCAL_DEFAULTS.posSecret, minWebhookSecretChars('pos'));
   const square = secrets(env, LOCAL_ENV.SQUARE_WEBHOOK_SIGNATURE_KEY, LOCAL_DEFAULTS.squareSignatureKey, minWebhookSecretChars('square'));
   const squareNotificationUrl = env[LOCAL_ENV.SQUARE_NOTIFICATION_URL]?.trim() || undefined;
   if (squareNotificationUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(squareNotificationUrl)) {
-    throw new LocalConfigError(`${LOCAL_ENV.SQUARE_NOTIFICATION_URL} must be an http(s) URL`);
+    throw new ConfigurationError('invalid_local_config', `${LOCAL_ENV.SQUARE_NOTIFICATION_URL} must be an http(s) URL`);
   }
   const smaregi = localSmaregiSettings(env);
   const tableName = env[LOCAL_ENV.LEDGER_TABLE]?.trim() || LOCAL_DEFAULTS.ledgerTable;
   if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
-    throw new LocalConfigError(`${LOCAL_ENV.LEDGER_TABLE} must be 3-255 letters, digits, _ . or -`);
+    throw new ConfigurationError('invalid_local_config', `${LOCAL_ENV.LEDGER_TABLE} must be 3-255 letters, digits, _ . or -`);
   }
   const logs = env[LOCAL_ENV.LOCAL_LOGS]?.trim() || 'compact';
   if (logs !== 'compact' && logs !== 'powertools' && logs !== 'off') {
-    throw new LocalConfigError(`${LOCAL_ENV.LOCAL_LOGS} must be compact, powertools or off`);
+    throw new ConfigurationError('invalid_local_config', `${LOCAL_ENV.LOCAL_LOGS} must be compact, powertools or off`);
   }
-  let timing: Timing;
-  try {
-    timing = localTiming(env);
-  } catch (e) {
-    if (e instanceof LocalTimingError) throw new LocalConfigError(e.message);
-    throw e;
-  }
+  const timing: Timing = localTiming(env);
   return {
     logs,
     ports,
@@ -218,10 +212,13 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
 function localSmaregiSettings(env: NodeJS.ProcessEnv): LocalConfig['smaregi'] {
   const contractId = env[LOCAL_ENV.SMAREGI_CONTRACT_ID]?.trim() || SMAREGI_LOCAL.contractId;
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(contractId))
-    throw new LocalConfigError(`${LOCAL_ENV.SMAREGI_CONTRACT_ID} must be 1-64 letters, digits, _ or -`);
+    throw new ConfigurationError('invalid_local_config', `${LOCAL_ENV.SMAREGI_CONTRACT_ID} must be 1-64 letters, digits, _ or -`);
   const webhookHeader = env[LOCAL_ENV.SMAREGI_WEBHOOK_HEADER]?.trim() || SMAREGI_LOCAL.webhookHeader;
   if (!/^[A-Za-z0-9-]{1,64}$/.test(webhookHeader))
-    throw new LocalConfigError(`${LOCAL_ENV.SMAREGI_WEBHOOK_HEADER} must be a header name: 1-64 letters, digits or -`);
+    throw new ConfigurationError(
+      'invalid_local_config',
+      `${LOCAL_ENV.SMAREGI_WEBHOOK_HEADER} must be a header name: 1-64 letters, digits or -`,
+    );
   const secret = secrets(env, LOCAL_ENV.SMAREGI_WEBHOOK_SECRET, SMAREGI_LOCAL.webhookSecret, minWebhookSecretChars('smaregi'));
   return { contractId, webhookHeader, webhookSecret: secret.list[0] as string };
 }

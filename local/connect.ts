@@ -104,14 +104,6 @@ export async function configFollowingStack(
   return resolveLocalConfig({ ...env, [LOCAL_ENV.EMULATOR_CONFIG]: path });
 }
 
-/** The running stack and this process's configuration disagree in a way no retry fixes. */
-export class RunningStackError extends ConfigurationError<'emulator_client_mismatch'> {
-  override name = 'RunningStackError';
-  constructor(message: string) {
-    super('emulator_client_mismatch', message);
-  }
-}
-
 /**
  * Connects to an `npm start` on the configured PORT. With the stack's `info`, the emulator and
  * dynalite are reached where the stack says they are; without it, on this process's own ports (same
@@ -120,7 +112,8 @@ export class RunningStackError extends ConfigurationError<'emulator_client_misma
 export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo): LocalStackHandle {
   if (info !== undefined && info.emulator.clientId !== config.clientId) {
     // The Open API secret is never served, so it can only come from the same configuration file.
-    throw new RunningStackError(
+    throw new ConfigurationError(
+      'emulator_client_mismatch',
       `the local stack logs in to the emulator as client ${info.emulator.clientId}, but ${LOCAL_ENV.EMULATOR_CONFIG} ` +
         `(${config.emulatorConfigPath}) names client ${config.clientId} first: pass the same ${LOCAL_ENV.EMULATOR_CONFIG} as npm start`,
     );
@@ -187,16 +180,13 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
   };
 }
 
-export class NoLocalStackError extends ConfigurationError<'no_local_stack'> {
-  override name = 'NoLocalStackError';
-  constructor(intakeUrl: string) {
-    super('no_local_stack', `no local stack answers at ${intakeUrl}: start it with npm start (or pass --stage for AWS)`);
-  }
-}
-
-/** The `npm start` on the configured PORT, up; else NoLocalStackError saying how to start it. */
+/** The `npm start` on the configured PORT, up; else a ConfigurationError (no_local_stack) saying how to start it. */
 export async function requireRunningStack(config: LocalConfig): Promise<Extract<RunningStack, { status: 'up' }>> {
   const found = await findRunningStack(config);
-  if (found.status !== 'up') throw new NoLocalStackError(found.intakeUrl);
+  if (found.status !== 'up')
+    throw new ConfigurationError(
+      'no_local_stack',
+      `no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`,
+    );
   return found;
 }

@@ -1,3 +1,4 @@
+import { ConfigurationError } from '../shared/config/index.js';
 import { withSourceDefaults } from './sources-config.js';
 
 /**
@@ -6,14 +7,10 @@ import { withSourceDefaults } from './sources-config.js';
  */
 export const SHOPIFY_ENROLMENT_ENV = 'SHOPIFY_ENROLMENT';
 
-export class EnrolmentSettingError extends Error {
-  readonly kind = 'invalid_local_config';
-  override name = 'EnrolmentSettingError';
-}
-
 export function withShopifyEnrolment(sourcesConfig: string | undefined, enrolment: string | undefined): string | undefined {
   const value = enrolment?.trim() || undefined;
   if (value === undefined) return sourcesConfig;
-  if (value !== 'off' && value !== 'register') throw new EnrolmentSettingError(`${SHOPIFY_ENROLMENT_ENV} must be off or register`);
+  if (value !== 'off' && value !== 'register')
+    throw new ConfigurationError('invalid_local_config', `${SHOPIFY_ENROLMENT_ENV} must be off or register`);
   return withSourceDefaults(sourcesConfig, 'shopify', { enrolment: value });
 }

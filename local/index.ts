@@ -6,7 +6,6 @@ export {
   findRunningStack,
   readStackInfo,
   probeHealth,
-  RunningStackError,
   type LocalStackHandle,
   type RunningStack,
 } from './connect.js';
@@ -16,7 +15,6 @@ export { LOCAL_AWS } from './dynamodb/index.js';
 export {
   LOCAL_DEFAULTS,
   LOCAL_ENV,
-  LocalConfigError,
   resolveLocalConfig,
   firstClientLogin,
   type LocalConfig,

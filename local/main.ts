@@ -62,7 +62,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  // A setting to fix (LocalConfigError, SourcesConfigError, ...): the message names it.
+  // A setting to fix (a ConfigurationError: local settings, SOURCES_CONFIG, ...): the message names it.
   if (e instanceof ConfigurationError) console.error(`npm start: ${e.message}`);
   else if ((e as { code?: unknown }).code === 'EADDRINUSE' && ports !== undefined) {
     console.error(`npm start: ${takenPortMessage(e as Error & { port?: unknown }, ports)}`);

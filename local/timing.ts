@@ -1,12 +1,4 @@
-import {
-  checkedTiming,
-  ConfigurationError,
-  ENV,
-  envInteger,
-  type Timing,
-  type TimingInputs,
-  TimingInvalid,
-} from '../shared/config/index.js';
+import { checkedTiming, ConfigurationError, ENV, envInteger, type Timing, type TimingInputs } from '../shared/config/index.js';
 
 /**
  * `npm start`'s timing settings: the environment's values fed into the one derivation the CDK stack
@@ -18,19 +10,13 @@ export const LOCAL_TIMING_ENV = {
   QUEUE_MAX_RECEIVE_COUNT: 'QUEUE_MAX_RECEIVE_COUNT',
 } as const;
 
-export class LocalTimingError extends ConfigurationError<'invalid_local_config'> {
-  override name = 'LocalTimingError';
-  constructor(message: string) {
-    super('invalid_local_config', message);
-  }
-}
-
 function optionalInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return envInteger(
     env,
     name,
     { fallback: undefined, min: 0 },
-    (raw) => new LocalTimingError(`${name} must be a whole number of seconds or receives, got "${raw.slice(0, 20)}"`),
+    (raw) =>
+      new ConfigurationError('invalid_local_config', `${name} must be a whole number of seconds or receives, got "${raw.slice(0, 20)}"`),
   );
 }
 
@@ -61,16 +47,9 @@ export function localTimingInputs(env: NodeJS.ProcessEnv): TimingInputs {
   };
 }
 
-/** Every timing setting for the local stack, checked; a LocalTimingError names the variable to change. */
+/** Every timing setting for the local stack, checked; a ConfigurationError (invalid_local_config) names the variable to change. */
 export function localTiming(env: NodeJS.ProcessEnv): Timing {
-  try {
-    return checkedTiming(localTimingInputs(env));
-  } catch (e) {
-    if (e instanceof TimingInvalid) {
-      throw new LocalTimingError(e.problems.map((p) => `${SOURCES[p.field]}: ${p.message}`).join('; '));
-    }
-    throw e;
-  }
+  return checkedTiming(localTimingInputs(env), { kind: 'invalid_local_config', setting: (field) => SOURCES[field] });
 }
 
 /** The handlers' environment for these settings (the worker reads them like in Lambda). */

@@ -8,7 +8,7 @@ export {
   type StageConfigInput,
 } from './schema.js';
 export {
-  ConfigError,
+  type StageFileErrorKind,
   type Deployment,
   loadDeployment,
   loadStageConfig,

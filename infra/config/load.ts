@@ -4,17 +4,9 @@ import { z } from 'zod';
 import { PipelineConfig, StageConfig } from './schema.js';
 import { ConfigurationError } from '../../shared/config/index.js';
 
-/** A configuration file that is missing, not JSON, or not valid; `message` names the file and fields. */
-export class ConfigError extends ConfigurationError<'config_missing' | 'config_not_json' | 'config_invalid'> {
-  override name = 'ConfigError';
-  constructor(
-    kind: 'config_missing' | 'config_not_json' | 'config_invalid',
-    readonly file: string,
-    detail: string,
-  ) {
-    super(kind, `${file}: ${detail}`);
-  }
-}
+/** A configuration file that is missing, not JSON, or not valid: the message names the file and fields. */
+export type StageFileErrorKind = 'config_missing' | 'config_not_json' | 'config_invalid';
+const stageFileError = (kind: StageFileErrorKind, file: string, detail: string) => new ConfigurationError(kind, `${file}: ${detail}`);
 
 export type Deployment = {
   pipeline: PipelineConfig;
@@ -23,17 +15,17 @@ export type Deployment = {
 };
 
 function readJson(file: string): unknown {
-  if (!existsSync(file)) throw new ConfigError('config_missing', file, 'file not found');
+  if (!existsSync(file)) throw stageFileError('config_missing', file, 'file not found');
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new ConfigError('config_not_json', file, (error as Error).message);
+    throw stageFileError('config_not_json', file, (error as Error).message);
   }
 }
 
 function parseWith<T extends z.ZodType>(schema: T, file: string, value: unknown): z.infer<T> {
   const result = schema.safeParse(value);
-  if (!result.success) throw new ConfigError('config_invalid', file, `\n${z.prettifyError(result.error)}`);
+  if (!result.success) throw stageFileError('config_invalid', file, `\n${z.prettifyError(result.error)}`);
   return result.data;
 }
 
@@ -50,7 +42,7 @@ export function loadStageConfig(dir: string, name: string): StageConfig {
   const file = join(dir, 'stages', `${name}.json`);
   const stage = parseStageConfig(readJson(file), file);
   if (stage.stageName !== name) {
-    throw new ConfigError('config_invalid', file, `stageName "${stage.stageName}" differs from the file name "${name}"`);
+    throw stageFileError('config_invalid', file, `stageName "${stage.stageName}" differs from the file name "${name}"`);
   }
   return stage;
 }
@@ -68,6 +60,6 @@ export function loadDeployment(dir: string): Deployment {
   const pipeline = parsePipelineConfig(readJson(file), file);
   const stages = pipeline.stages.map((name) => loadStageConfig(dir, name));
   const names = new Set(stages.map((s) => s.stageName));
-  if (names.size !== stages.length) throw new ConfigError('config_invalid', file, 'a stage is listed twice');
+  if (names.size !== stages.length) throw stageFileError('config_invalid', file, 'a stage is listed twice');
   return { pipeline, stages };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadSources, SourcesConfigError } from '../../shared/sources/index.js';
+import { isSourcesConfigError, loadSources } from '../../shared/sources/index.js';
 
 /** Secrets Manager names: letters, digits and /_+=.@- . */
 export const SecretName = z.string().regex(/^[A-Za-z0-9/_+=.@-]{1,512}$/, 'a Secrets Manager secret name');
@@ -43,7 +43,7 @@ export function sourcesProblem(sources: Record<string, SourceConfig>): string | 
     sourcesConfig(sources);
     return undefined;
   } catch (error) {
-    if (error instanceof SourcesConfigError) return error.message;
+    if (isSourcesConfigError(error)) return error.message;
     throw error;
   }
 }

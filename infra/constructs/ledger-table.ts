@@ -6,8 +6,8 @@ import { LEDGER_TABLE_SCHEMA } from '../../shared/config/index.js';
 import { KeyedTable } from './keyed-table.js';
 
 /**
- * Item operations the worker's ledger uses: single conditional writes (a put creates or replaces a whole
- * order, an update changes one) and reads by key. It never deletes: records expire by TTL. No Scan, no
+ * Item operations the worker's ledger uses: single conditional writes (a put creates a new order where none
+ * is, an update changes one) and reads by key. It never deletes: records expire by TTL. No Scan, no
  * transactions, no table administration; one Query, on the byUnlinkedCustomer index only.
  */
 export const LEDGER_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;

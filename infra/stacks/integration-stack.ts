@@ -1,7 +1,7 @@
 import { CfnOutput, RemovalPolicy, SecretValue, Stack, type StackProps, Stage, type StageProps, Validations } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import {
   type StageConfig,
@@ -21,7 +21,7 @@ import { SQUARE_ORDERS_ENV } from '../../shared/square-orders/index.js';
 import { squareSourcesWithoutUrl, withNotificationUrls } from '../config/square.js';
 import { ENV } from '../../shared/config/index.js';
 import { OperationsAlarms } from '../constructs/alarms.js';
-import { BundledFunction } from '../constructs/bundled-function.js';
+import { BundledFunction, type FunctionLogs } from '../constructs/bundled-function.js';
 import { OperationsDashboard } from '../constructs/dashboard.js';
 import { EventQueue } from '../constructs/event-queue.js';
 import { LedgerTable } from '../constructs/ledger-table.js';
@@ -76,13 +76,41 @@ export class IntegrationStack extends Stack {
       maxReceiveCount: stageTiming(config).maxReceiveCount,
       dlqRetentionDays: config.queue.dlqRetentionDays,
     });
+    this.webhookSecrets = this.createWebhookSecrets(sources, removalPolicy);
+    // Referenced, never created: the operator owns the Open API credentials.
+    const openApiSecret = Secret.fromSecretNameV2(this, 'OpenApiSecret', config.openApiSecretName);
 
-    // Created holding an empty list; the operator puts the real secrets in (docs/deploy.md). The
-    // template's value never changes, so CloudFormation never overwrites what the operator set.
-    this.webhookSecrets = Object.fromEntries(
+    const logs = { logRetention, logsKey, removalPolicy };
+    ({ receiver: this.receiver, quarantine: this.quarantine } = this.createReceiver(logs));
+    ({ worker: this.worker, smaregiReconcile: this.smaregiReconcile } = this.createWorker(logs, openApiSecret));
+    this.pullRecovery = this.createPullRecovery();
+    this.api = this.createApi(sources, logs);
+    this.appProxy = shopifyAppProxyFor(this, {
+      config,
+      api: this.api,
+      queue: this.events.queue,
+      secrets: this.webhookSecrets,
+      openApiSecret,
+      logs,
+    });
+    this.addSquareNotificationUrls();
+    this.reconcile =
+      Object.keys(config.reconcile).length === 0
+        ? undefined
+        : new ScheduledReconcile(this, 'Reconcile', { config, table: this.ledger.table, queue: this.events.queue, ...logs });
+    ({ alarms: this.alarms, audit: this.audit, dashboard: this.dashboard } = this.createOperations(logs, openApiSecret));
+    this.addOutputs(sources);
+  }
+
+  /**
+   * One secret per source, created holding an empty list; the operator puts the real secrets in
+   * (docs/deploy.md). The template's value never changes, so CloudFormation never overwrites what the operator set.
+   */
+  private createWebhookSecrets(sources: string[], removalPolicy: RemovalPolicy): Record<string, Secret> {
+    return Object.fromEntries(
       sources.map((source) => {
         const secret = new Secret(this, `WebhookSecret-${source}`, {
-          secretName: webhookSecretName(config, source),
+          secretName: webhookSecretName(this.config, source),
           description: `Webhook signing secrets of ${source}: {"secrets": ["current", "previous"]}`,
           secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ secrets: [] })),
           removalPolicy,
@@ -96,11 +124,12 @@ export class IntegrationStack extends Stack {
         return [source, secret];
       }),
     );
-    // Referenced, never created: the operator owns the Open API credentials.
-    const openApiSecret = Secret.fromSecretNameV2(this, 'OpenApiSecret', config.openApiSecretName);
+  }
 
-    const logs = { logRetention, logsKey, removalPolicy };
-    this.receiver = new BundledFunction(this, 'ReceiveWebhook', {
+  /** receive-webhook: verifies and queues deliveries, keeps those it cannot read in the quarantine table. */
+  private createReceiver(logs: FunctionLogs): { receiver: BundledFunction; quarantine: QuarantineTable } {
+    const { config } = this;
+    const receiver = new BundledFunction(this, 'ReceiveWebhook', {
       code: 'receiveWebhook',
       description: 'Verifies, normalises and queues webhooks from Shopify and the POS',
       ...config.receiver,
@@ -112,17 +141,25 @@ export class IntegrationStack extends Stack {
         ),
       }),
     });
-    this.events.queue.grant(this.receiver.role, 'sqs:SendMessage');
-    for (const secret of Object.values(this.webhookSecrets)) secret.grantRead(this.receiver.role);
+    this.events.queue.grant(receiver.role, 'sqs:SendMessage');
+    for (const secret of Object.values(this.webhookSecrets)) secret.grantRead(receiver.role);
     // Authentic deliveries intake cannot read are kept here and answered 200 (npm run quarantine).
-    this.quarantine = new QuarantineTable(this, 'Quarantine', { production: config.production });
-    this.receiver.fn.addEnvironment(ENV.QUARANTINE_TABLE, this.quarantine.table.tableName);
-    this.quarantine.grantKeep(this.receiver.role);
+    const quarantine = new QuarantineTable(this, 'Quarantine', { production: config.production });
+    receiver.fn.addEnvironment(ENV.QUARANTINE_TABLE, quarantine.table.tableName);
+    quarantine.grantKeep(receiver.role);
     // Each accepted delivery is noted under its order in the activity record (the operator console's timeline).
-    this.receiver.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
-    grantActivityAppend(this.ledger.table, this.receiver.role);
+    receiver.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
+    grantActivityAppend(this.ledger.table, receiver.role);
+    return { receiver, quarantine };
+  }
 
-    this.worker = new BundledFunction(this, 'ProcessEvents', {
+  /** process-events: the ledger, the Open API, the sources it reads orders from, and the queue it consumes. */
+  private createWorker(
+    logs: FunctionLogs,
+    openApiSecret: ISecret,
+  ): { worker: BundledFunction; smaregiReconcile: ScheduledSmaregiReconcile | undefined } {
+    const { config } = this;
+    const worker = new BundledFunction(this, 'ProcessEvents', {
       code: 'processEvents',
       description: 'Credits and debits points exactly once through the membership Open API',
       ...config.worker,
@@ -132,22 +169,27 @@ export class IntegrationStack extends Stack {
         openApiSecretArn: openApiSecret.secretArn,
       }),
     });
-    this.ledger.grantItemAccess(this.worker.role);
+    this.ledger.grantItemAccess(worker.role);
     // The worker's receives, grant calls and breaker transitions, in the same table (its item access covers them).
-    this.worker.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
-    openApiSecret.grantRead(this.worker.role);
-    const squareOrders = new SquareOrdersAccessSecrets(this, 'SquareOrders', { config, removalPolicy, reader: this.worker.role });
+    worker.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
+    openApiSecret.grantRead(worker.role);
+    const squareOrders = new SquareOrdersAccessSecrets(this, 'SquareOrders', {
+      config,
+      removalPolicy: logs.removalPolicy,
+      reader: worker.role,
+    });
     if (Object.keys(squareOrders.secrets).length > 0) {
-      this.worker.fn.addEnvironment(SQUARE_ORDERS_ENV, this.toJsonString(squareOrders.environmentValue()));
+      worker.fn.addEnvironment(SQUARE_ORDERS_ENV, this.toJsonString(squareOrders.environmentValue()));
     }
     // Smaregi's webhooks name transactions only: the worker reads them with the app's credentials, and a
     // schedule feeds in those whose webhooks never came.
-    const smaregi = new SmaregiAccessSecrets(this, 'Smaregi', { config, removalPolicy });
+    const smaregi = new SmaregiAccessSecrets(this, 'Smaregi', { config, removalPolicy: logs.removalPolicy });
+    let smaregiReconcile: ScheduledSmaregiReconcile | undefined;
     if (Object.keys(smaregi.secrets).length > 0) {
       const accessJson = this.toJsonString(smaregi.environmentValue());
-      smaregi.grantRead(this.worker.role);
-      this.worker.fn.addEnvironment(SMAREGI_ENV, accessJson);
-      this.smaregiReconcile = new ScheduledSmaregiReconcile(this, 'SmaregiReconcile', {
+      smaregi.grantRead(worker.role);
+      worker.fn.addEnvironment(SMAREGI_ENV, accessJson);
+      smaregiReconcile = new ScheduledSmaregiReconcile(this, 'SmaregiReconcile', {
         config,
         table: this.ledger.table,
         queue: this.events.queue,
@@ -159,8 +201,14 @@ export class IntegrationStack extends Stack {
     // Waiting is not failing: the worker sets a waiting event aside as a new message on the same queue
     // (shared/queue/aside.ts), and a copy defers itself with ChangeMessageVisibility (the event source's
     // consume grant below includes it, on this queue only).
-    this.worker.fn.addEnvironment(ENV.QUEUE_URL, this.events.queue.queueUrl);
-    this.events.queue.grant(this.worker.role, 'sqs:SendMessage');
+    worker.fn.addEnvironment(ENV.QUEUE_URL, this.events.queue.queueUrl);
+    this.events.queue.grant(worker.role, 'sqs:SendMessage');
+    return { worker, smaregiReconcile };
+  }
+
+  /** The worker consumes the queue; the pull-recovery switch can pause that consumption during an outage. */
+  private createPullRecovery(): PullRecovery {
+    const { config } = this;
     const source = new SqsEventSource(this.events.queue, {
       batchSize: config.queue.batchSize,
       reportBatchItemFailures: true,
@@ -169,23 +217,27 @@ export class IntegrationStack extends Stack {
       maxConcurrency: config.rate.maxConcurrency,
     });
     this.worker.fn.addEventSource(source);
-    this.pullRecovery = new PullRecovery(this, 'PullRecovery', {
+    return new PullRecovery(this, 'PullRecovery', {
       stageName: config.stageName,
       worker: this.worker.fn,
       role: this.worker.role,
       source,
     });
+  }
 
-    this.api = new WebhookApi(this, 'Webhooks', {
+  /** The HTTP API: one route per source, in front of receive-webhook. */
+  private createApi(sources: string[], logs: FunctionLogs): WebhookApi {
+    const { config } = this;
+    const api = new WebhookApi(this, 'Webhooks', {
       sources,
       receiver: this.receiver.fn,
       rateLimit: config.api.rateLimit,
       burstLimit: config.api.burstLimit,
-      logRetention,
-      logsKey,
-      removalPolicy,
+      logRetention: logs.logRetention,
+      logsKey: logs.logsKey,
+      removalPolicy: logs.removalPolicy,
     });
-    for (const route of this.api.routes) {
+    for (const route of api.routes) {
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
@@ -193,28 +245,23 @@ export class IntegrationStack extends Stack {
           'HMAC signature (Shopify X-Shopify-Hmac-Sha256, POS X-Signature, Square x-square-hmacsha256-signature) in receive-webhook before anything happens.',
       });
     }
+    return api;
+  }
 
-    this.appProxy = shopifyAppProxyFor(this, {
-      config,
-      api: this.api,
-      queue: this.events.queue,
-      secrets: this.webhookSecrets,
-      openApiSecret,
-      logs,
-    });
+  /** Square sources without a stated notification URL verify against their own route's URL. */
+  private addSquareNotificationUrls(): void {
+    const derivedSquare = squareSourcesWithoutUrl(this.config.sources);
+    if (derivedSquare.length === 0) return;
+    const urls = Object.fromEntries(derivedSquare.map((source) => [source, this.api.urlFor(source)]));
+    this.receiver.fn.addEnvironment(ENV.SOURCES_CONFIG, this.toJsonString(withNotificationUrls(sourcesConfig(this.config.sources), urls)));
+  }
 
-    // Square sources without a stated notification URL verify against their own route's URL.
-    const derivedSquare = squareSourcesWithoutUrl(config.sources);
-    if (derivedSquare.length > 0) {
-      const urls = Object.fromEntries(derivedSquare.map((source) => [source, this.api.urlFor(source)]));
-      this.receiver.fn.addEnvironment(ENV.SOURCES_CONFIG, this.toJsonString(withNotificationUrls(sourcesConfig(config.sources), urls)));
-    }
-
-    this.reconcile =
-      Object.keys(config.reconcile).length === 0
-        ? undefined
-        : new ScheduledReconcile(this, 'Reconcile', { config, table: this.ledger.table, queue: this.events.queue, ...logs });
-
+  /** What the operators watch: the alarms, the nightly audit and the dashboard over every function. */
+  private createOperations(
+    logs: FunctionLogs,
+    openApiSecret: ISecret,
+  ): { alarms: OperationsAlarms; audit: ScheduledAudit; dashboard: OperationsDashboard } {
+    const { config } = this;
     // Where the functions publish their metrics (Powertools' namespace and service dimension).
     const metrics = { metricsNamespace: config.observability.metricsNamespace, serviceName: config.observability.serviceName };
     const reconcile = this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : [];
@@ -223,7 +270,7 @@ export class IntegrationStack extends Stack {
       { name: 'ProcessEvents', fn: this.worker.fn },
       ...(this.appProxy ? [{ name: 'ShopifyAppProxy', fn: this.appProxy.function.fn }] : []),
     ];
-    this.alarms = new OperationsAlarms(this, 'Alarms', {
+    const alarms = new OperationsAlarms(this, 'Alarms', {
       stageName: config.stageName,
       email: config.alarms.email,
       topicArn: config.alarms.topicArn,
@@ -236,12 +283,12 @@ export class IntegrationStack extends Stack {
       breakerOpenSeconds: config.retry.breakerOpenAlarmSeconds,
     });
 
-    addQuarantineAlarm(this.alarms, this.alarms, { stageName: config.stageName, ...metrics });
-    addUpstreamRejectedAlarm(this.alarms, metrics);
+    addQuarantineAlarm(alarms, alarms, { stageName: config.stageName, ...metrics });
+    addUpstreamRejectedAlarm(alarms, metrics);
 
-    if (this.reconcile) this.alarms.alarms.push(...this.reconcile.addMissingAlarms(this.alarms.topic));
+    if (this.reconcile) alarms.alarms.push(...this.reconcile.addMissingAlarms(alarms.topic));
 
-    this.audit = new ScheduledAudit(this, 'Audit', {
+    const audit = new ScheduledAudit(this, 'Audit', {
       table: this.ledger.table,
       openApiSecret,
       environment: auditEnvironment(config, { tableName: this.ledger.table.tableName, openApiSecretArn: openApiSecret.secretArn }),
@@ -249,20 +296,25 @@ export class IntegrationStack extends Stack {
       memoryMiB: config.audit.memoryMiB,
       timeoutSeconds: config.audit.timeoutSeconds,
       ...logs,
-      alarms: this.alarms,
+      alarms,
       ...metrics,
     });
-    this.dashboard = new OperationsDashboard(this, 'Dashboard', {
+    const dashboard = new OperationsDashboard(this, 'Dashboard', {
       dashboardName: integrationStackName(config),
       ...metrics,
       queue: this.events.queue,
       deadLetterQueue: this.events.deadLetterQueue,
-      functions: [...intakeAndWorker, { name: 'AuditLedger', fn: this.audit.function.fn }, ...reconcile],
-      alarms: this.alarms.alarms,
+      functions: [...intakeAndWorker, { name: 'AuditLedger', fn: audit.function.fn }, ...reconcile],
+      alarms: alarms.alarms,
       upstreamCeilingPerMinute: UPSTREAM_CEILING_PER_MINUTE,
       workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,
     });
+    return { alarms, audit, dashboard };
+  }
 
+  /** What the operator and the tools read back from the deployed stack (infra/outputs.ts). */
+  private addOutputs(sources: string[]): void {
+    const { config } = this;
     for (const source of sources) {
       new CfnOutput(this, webhookUrlOutputKey(source), {
         description: `Point ${source} webhooks here`,

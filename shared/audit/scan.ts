@@ -1,5 +1,6 @@
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OrderRecord, RefundRecord } from '../ledger/index.js';
+import { UnreadableRecordError } from './errors.js';
 
 /** Epoch ms bounds; `from` inclusive, `to` exclusive; absent: unbounded. */
 export interface TimeRange {
@@ -10,15 +11,6 @@ export interface TimeRange {
 export interface LedgerRecords {
   orders: OrderRecord[];
   refunds: RefundRecord[];
-}
-
-/** A ledger item the audit cannot read (the schema changed under it): listed, never skipped silently. */
-export class UnreadableRecordError extends Error {
-  readonly kind = 'unreadable_record' as const;
-  constructor(pk: string, reason: string) {
-    super(`ledger record ${pk} does not match the record schema: ${reason}`);
-    this.name = 'UnreadableRecordError';
-  }
 }
 
 /**

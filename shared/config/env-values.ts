@@ -3,7 +3,7 @@
  * variable counts as unset, a number must be a whole number within its range, a list is comma-separated.
  * Each caller words its own error (it names the variable and what it expects) and picks the error class.
  */
-import { ConfigurationError } from './configuration-error.js';
+import { ConfigurationError } from './errors.js';
 
 /**
  * A variable a function cannot run without (LEDGER_TABLE, QUEUE_URL): its value, or the same typed

@@ -1,10 +1,10 @@
 /** Settings and secrets: the environment's names, how values are read from it, and the checks they pass. */
-export { ConfigurationError } from './configuration-error.js';
+export { ConfigurationError, SecretReadError } from './errors.js';
 export { envInteger, envList, requiredSetting } from './env-values.js';
 export { ENV, LEDGER_TABLE_SCHEMA } from './environment.js';
 export { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS, REPLAY_MARGIN_DAYS } from './ledger-retention.js';
 export { ProcessingSettings, processingSettingsFromEnv } from './processing-settings.js';
-export { createSecretsManagerReader, SecretReadError, type SecretReader } from './secret-reader.js';
+export { createSecretsManagerReader, type SecretReader } from './secret-reader.js';
 export { minWebhookSecretChars } from './secret-strength.js';
 export {
   checkedTiming,
@@ -15,7 +15,6 @@ export {
   poisonToDeadLetterSeconds,
   type Timing,
   type TimingInputs,
-  TimingInvalid,
   timingProblems,
   VISIBILITY_TIMEOUT_FACTOR,
 } from './timing.js';

@@ -2,7 +2,7 @@ import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales f
 import { ENV } from './environment.js';
 import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS } from './ledger-retention.js';
 import { deriveTiming, TIMING_DEFAULTS } from './timing.js';
-import { ConfigurationError } from './configuration-error.js';
+import { ConfigurationError } from './errors.js';
 
 /** The defaults of the one timing derivation (shared/config/timing.ts). */
 const DEFAULT_TIMING = deriveTiming();
@@ -71,12 +71,5 @@ export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSet
     const key = String(i.path[0] ?? '');
     return `${names[key] ?? key}: ${i.message}`;
   });
-  throw new ProcessingSettingsInvalid(issues.join('; '));
-}
-
-export class ProcessingSettingsInvalid extends ConfigurationError<'invalid_processing_settings'> {
-  override name = 'ProcessingSettingsInvalid';
-  constructor(message: string) {
-    super('invalid_processing_settings', `invalid processing settings: ${message}`);
-  }
+  throw new ConfigurationError('invalid_processing_settings', `invalid processing settings: ${issues.join('; ')}`);
 }

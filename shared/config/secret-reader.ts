@@ -8,23 +8,10 @@
 // (the functions do, at cold start) does not evaluate the Secrets Manager client.
 import type { GetSecretValueCommand, GetSecretValueCommandOutput, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createSingleFlightCache } from '../cache/index.js';
+import { SecretReadError } from './errors.js';
 
 export interface SecretReader {
   read(secretId: string, opts?: { forceRefresh?: boolean }): Promise<string>;
-}
-
-export class SecretReadError extends Error {
-  override readonly name = 'SecretReadError';
-  constructor(
-    readonly kind: 'unavailable' | 'not_a_string',
-    readonly secretId: string,
-    cause?: unknown,
-  ) {
-    super(
-      kind === 'unavailable' ? `secret ${secretId} could not be read` : `secret ${secretId} holds no SecretString`,
-      cause === undefined ? undefined : { cause },
-    );
-  }
 }
 
 /** The part of SecretsManagerClient used here (a real client fits; tests stub `send` at this boundary). */

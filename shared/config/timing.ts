@@ -1,4 +1,4 @@
-import { ConfigurationError } from './configuration-error.js';
+import { ConfigurationError } from './errors.js';
 /**
  * Every timing setting of processing, derived in ONE place for the CDK stack (infra/config) and for
  * `npm start` (local/config.ts, local/stack.ts), with the invariants between them checked here:
@@ -187,17 +187,19 @@ export function timingProblems(t: Timing): TimingProblem[] {
   return problems;
 }
 
-export class TimingInvalid extends ConfigurationError<'invalid_timing'> {
-  override name = 'TimingInvalid';
-  constructor(readonly problems: TimingProblem[]) {
-    super('invalid_timing', `invalid timing settings: ${problems.map((p) => p.message).join('; ')}`);
-  }
-}
-
-/** deriveTiming, then the invariants: a TimingInvalid naming every broken one. */
-export function checkedTiming(inputs: TimingInputs = {}): Timing {
+/**
+ * deriveTiming, then the invariants: a ConfigurationError (invalid_timing) naming every broken one.
+ * `wording` lets a caller say it in its own words (the local stack names the environment variable to change),
+ * so nothing catches this error to re-word it.
+ */
+export function checkedTiming(inputs: TimingInputs = {}, wording?: { kind: string; setting: (field: keyof Timing) => string }): Timing {
   const timing = deriveTiming(inputs);
   const problems = timingProblems(timing);
-  if (problems.length > 0) throw new TimingInvalid(problems);
+  if (problems.length > 0 && wording) {
+    throw new ConfigurationError(wording.kind, problems.map((p) => `${wording.setting(p.field)}: ${p.message}`).join('; '));
+  }
+  if (problems.length > 0) {
+    throw new ConfigurationError('invalid_timing', `invalid timing settings: ${problems.map((p) => p.message).join('; ')}`);
+  }
   return timing;
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ENV } from './environment.js';
 import type { SecretReader } from './secret-reader.js';
+import { WebhookSecretsError } from './errors.js';
 import { splitList } from './env-values.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 
@@ -14,29 +15,6 @@ export interface WebhookSecrets {
    * in case the secret was just rotated); the reader rate-limits it, so it may return the cached value.
    */
   get(source: string, opts?: { forceRefresh?: boolean }): Promise<readonly string[]>;
-}
-
-export type WebhookSecretsErrorKind = 'not_configured' | 'unavailable' | 'malformed';
-
-/** Never carries a secret value: only the source and what went wrong. */
-export class WebhookSecretsError extends Error {
-  override readonly name = 'WebhookSecretsError';
-  constructor(
-    readonly kind: WebhookSecretsErrorKind,
-    readonly source: string,
-    cause?: unknown,
-    message?: string,
-  ) {
-    super(
-      message ??
-        (kind === 'not_configured'
-          ? `no webhook secret is configured for source ${source}`
-          : kind === 'unavailable'
-            ? `the webhook secret of source ${source} could not be read`
-            : `the webhook secret of source ${source} is not {"secrets": ["..."]}`),
-      cause === undefined ? undefined : { cause },
-    );
-  }
 }
 
 /** The JSON a Secrets Manager secret holds: `{"secrets": ["current", "previous", ...]}`. */

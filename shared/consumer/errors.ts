@@ -28,3 +28,8 @@ export class CircuitOpen extends Error {
 export class Failed extends Error {
   readonly kind = 'failed' as const;
 }
+
+export class PullSwitchError extends Error {
+  override readonly name = 'PullSwitchError';
+  readonly kind = 'event_source_mapping_unknown' as const;
+}

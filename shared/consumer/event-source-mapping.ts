@@ -1,11 +1,7 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { PullSwitch } from './pull.js';
-
-export class PullSwitchError extends Error {
-  override readonly name = 'PullSwitchError';
-  readonly kind = 'event_source_mapping_unknown' as const;
-}
+import { PullSwitchError } from './errors.js';
 
 /**
  * The worker's pulling in AWS: the Enabled flag of its SQS event source mapping. The stack publishes the

@@ -1,8 +1,8 @@
 /** The queue consumer: SQS batches to the points processor; waiting set aside, failing deferred towards the DLQ. */
 export { type BatchHandler, batchHandler } from './batch.js';
-export { CircuitOpen, NotYet, RetryLater } from './errors.js';
+export { CircuitOpen, NotYet, PullSwitchError, RetryLater } from './errors.js';
 export { type OutagePause, type PullSwitch, pauseOnOutage } from './pull.js';
-export { createEventSourceMappingSwitch, PullSwitchError } from './event-source-mapping.js';
+export { createEventSourceMappingSwitch } from './event-source-mapping.js';
 export { openApiProbe } from './probe.js';
 export { isRecoveryTick, RECOVERY_TICK, type RecoveryResult, resumeWhenUp, type UpstreamProbe } from './recovery.js';
 export type { ConsumerDeps } from './types.js';

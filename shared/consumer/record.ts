@@ -80,7 +80,9 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     }
     const admission = breaker.admit();
     if (admission === 'reject') {
-      const verdict = deferralFor('circuit_open', { receive: waits, ageMs }, settings, random, breaker.remainingMs() / 1000);
+      // Until the breaker lets a probe through, not a growing backoff: a short fault that opened it must not
+      // hold its customers for minutes (a long outage pauses pulling instead: shared/consumer/pull.ts).
+      const verdict = deferralFor('circuit_open', { receive: 1, ageMs }, settings, random, breaker.remainingMs() / 1000);
       return wait(verdict, 'circuit_open', () => undefined, new CircuitOpen());
     }
     /** Follow-ups (refunds run by their purchase) that must be retried get a message of their own. */

@@ -1,5 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+// Through shared/dynamodb (require, not an ESM import of the SDK): the worker's cold start stays light.
+import { ConditionalCheckFailedException, GetCommand, PutCommand, UpdateCommand } from '../dynamodb/index.js';
 import * as z from 'zod';
 
 /**

@@ -8,6 +8,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import packageJson from '../../package.json' with { type: 'json' };
+import { AnswerTooLargeError, CallDeadlineError, TIMEOUT_CODE, TransportError } from './errors.js';
 
 export const DEFAULT_USER_AGENT = `loyalty-points-bridge/${packageJson.version}`;
 
@@ -24,27 +25,6 @@ export const DEFAULT_CALL_DEADLINE_MS = 10_000;
 
 /** The largest answer body read (1 MiB): the spec's answers are a few KB; more is refused, not buffered. */
 export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
-
-/** The reason a call's overall deadline aborts it. */
-export class CallDeadlineError extends Error {
-  override readonly name = 'CallDeadlineError';
-  readonly code = 'CALL_DEADLINE';
-  constructor(readonly ms: number) {
-    super(`no complete answer within ${ms} ms`);
-  }
-}
-
-/** An answer body over the cap: the transfer is cut off; the status came and is kept. */
-export class AnswerTooLargeError extends Error {
-  override readonly name = 'AnswerTooLargeError';
-  readonly code = 'ANSWER_TOO_LARGE';
-  constructor(
-    readonly status: number,
-    readonly maxBytes: number,
-  ) {
-    super(`answer larger than ${maxBytes} bytes`);
-  }
-}
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -72,21 +52,6 @@ export interface HttpAnswer {
 export interface Transport {
   send(req: HttpRequest): Promise<HttpAnswer>;
   close(): Promise<void>;
-}
-
-/**
- * A transport failure with the code classify.ts reads. Timeouts keep undici's codes (the names the
- * classifier and its tests know): a connect timeout means nothing was sent, the others that the
- * request may have run.
- */
-class TransportError extends Error {
-  constructor(
-    readonly code: 'UND_ERR_CONNECT_TIMEOUT' | 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'TransportError';
-  }
 }
 
 interface Origin {
@@ -171,15 +136,15 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts;
         request.on('socket', (socket) => {
           // A reused keep-alive socket is connected already: only the answer's deadline applies.
           if (socket.connecting) {
-            arm(timeouts.connectMs, 'UND_ERR_CONNECT_TIMEOUT', 'connect');
-            socket.once('connect', () => arm(timeouts.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'headers'));
-          } else arm(timeouts.headersMs, 'UND_ERR_HEADERS_TIMEOUT', 'headers');
+            arm(timeouts.connectMs, TIMEOUT_CODE.connect, 'connect');
+            socket.once('connect', () => arm(timeouts.headersMs, TIMEOUT_CODE.headers, 'headers'));
+          } else arm(timeouts.headersMs, TIMEOUT_CODE.headers, 'headers');
         });
         request.on('response', (res: IncomingMessage) => {
           const chunks: Buffer[] = [];
           let size = 0;
-          // The body deadline is an idle deadline, renewed by every chunk (as undici's bodyTimeout).
-          arm(timeouts.bodyMs, 'UND_ERR_BODY_TIMEOUT', 'body');
+          // The body deadline is an idle deadline, renewed by every chunk.
+          arm(timeouts.bodyMs, TIMEOUT_CODE.body, 'body');
           res.on('data', (chunk: Buffer) => {
             size += chunk.length;
             // Past the cap the transfer is cut off: the rest is never read, nor held in memory.

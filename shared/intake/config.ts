@@ -10,21 +10,13 @@ import {
 } from '../config/index.js';
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 
-/** A missing or unusable intake setting; the message names the variable, never a secret. */
-export class IntakeConfigError extends ConfigurationError<'invalid_configuration'> {
-  override name = 'IntakeConfigError';
-  constructor(message: string) {
-    super('invalid_configuration', message);
-  }
-}
-
 /** MAX_BODY_BYTES, default 256 KiB. */
 export function maxBodyBytesFrom(env: NodeJS.ProcessEnv): number {
   return envInteger(
     env,
     ENV.MAX_BODY_BYTES,
     { fallback: DEFAULT_MAX_BODY_BYTES, min: 1 },
-    () => new IntakeConfigError(`${ENV.MAX_BODY_BYTES} must be a positive integer`),
+    () => new ConfigurationError('invalid_configuration', `${ENV.MAX_BODY_BYTES} must be a positive integer`),
   );
 }
 
@@ -44,7 +36,11 @@ export function replayWindowDaysFrom(env: NodeJS.ProcessEnv): number {
     env,
     ENV.LEDGER_TTL_DAYS,
     { fallback: DEFAULT_LEDGER_TTL_DAYS, min: MIN_LEDGER_TTL_DAYS, max: MAX_LEDGER_TTL_DAYS },
-    () => new IntakeConfigError(`${ENV.LEDGER_TTL_DAYS} must be an integer from ${MIN_LEDGER_TTL_DAYS} to ${MAX_LEDGER_TTL_DAYS}`),
+    () =>
+      new ConfigurationError(
+        'invalid_configuration',
+        `${ENV.LEDGER_TTL_DAYS} must be an integer from ${MIN_LEDGER_TTL_DAYS} to ${MAX_LEDGER_TTL_DAYS}`,
+      ),
   );
   return replayWindowDays(days);
 }

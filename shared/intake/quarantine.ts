@@ -1,4 +1,4 @@
-import { ENV, envInteger } from '../config/index.js';
+import { ConfigurationError, ENV, envInteger } from '../config/index.js';
 import { emfCountLine, METRIC } from '../metrics/index.js';
 import { DEFAULT_QUARANTINE_TTL_DAYS, type KeepResult, type QuarantineInput } from '../quarantine/index.js';
 import type { IntakeDeps } from './intake.js';
@@ -19,7 +19,7 @@ export function quarantineFromEnvironment(
     env,
     ENV.QUARANTINE_TTL_DAYS,
     { fallback: DEFAULT_QUARANTINE_TTL_DAYS, min: 1, max: 3650 },
-    () => new Error(`${ENV.QUARANTINE_TTL_DAYS} must be a whole number of days from 1 to 3650`),
+    () => new ConfigurationError('invalid_configuration', `${ENV.QUARANTINE_TTL_DAYS} must be a whole number of days from 1 to 3650`),
   );
   let store: Promise<{ keep(input: QuarantineInput): Promise<KeepResult> }> | undefined;
   const open = async () => {

@@ -69,12 +69,6 @@ export class Expression {
     return this;
   }
 
-  /** Adds `by` to a number (which counts from 0 when absent). */
-  add(path: string, by: number): this {
-    this.adds.push(`${this.path(path)} ${this.value(by)}`);
-    return this;
-  }
-
   /** Adds elements to a string set (creating it when absent). */
   addToSet(path: string, elements: string[]): this {
     if (elements.length > 0) this.adds.push(`${this.path(path)} ${this.value(new Set(elements))}`);

@@ -133,9 +133,6 @@ const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconci
 /** What an order waiting for its customer to be linked carries (the index keys and its event). */
 const UNLINKED_FIELDS = ['unlinkedCustomer', 'purchasedAt', 'purchaseEvent'] as const;
 
-/** Fresh claims remembered at once (in Lambda one attempt runs at a time; this only bounds a leak). */
-const FRESH_CLAIMS_KEPT = 256;
-
 type Item = Record<string, unknown> & { pk: string };
 
 const parseOrder = (item: Record<string, unknown> | undefined) => (item ? OrderRecord.parse(item) : undefined);
@@ -143,86 +140,70 @@ const keyOf = (ref: OrderRef) => orderKey(ref.source, ref.orderId);
 
 const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 
-export function createOrderRecords(store: Store): OrderRecords {
-  const { clock, leaseMs, iso } = store;
-  /**
-   * Orders this ledger created by its claim, by lease owner, as written (revision 1). Their finish
-   * replaces the whole item if no other write came since (store.replace): no update expression to
-   * evaluate. Any other write (a refund registering, a takeover) makes it fall back to the update.
-   */
-  const freshClaims = new Map<string, Item>();
-  const takeFreshClaim = (owner: string, pk: string): Item | undefined => {
-    const item = freshClaims.get(owner);
-    freshClaims.delete(owner);
-    return item?.pk === pk ? item : undefined;
-  };
-  const keepFreshClaim = (owner: string, item: Item) => {
-    if (freshClaims.size >= FRESH_CLAIMS_KEPT) freshClaims.delete(freshClaims.keys().next().value as string);
-    freshClaims.set(owner, item);
-  };
+const orderIdentity = (store: Store, ref: OrderRef, now: number) =>
+  new Expression().set('kind', 'order').set('source', ref.source).set('orderId', ref.orderId).setIfAbsent('createdAt', store.iso(now));
+const orderBase = (store: Store, ref: OrderRef, now: number) => orderIdentity(store, ref, now).set('updatedAt', store.iso(now));
 
-  const orderIdentity = (ref: OrderRef, now: number) =>
-    new Expression().set('kind', 'order').set('source', ref.source).set('orderId', ref.orderId).setIfAbsent('createdAt', iso(now));
-  const orderBase = (ref: OrderRef, now: number) => orderIdentity(ref, now).set('updatedAt', iso(now));
+/**
+ * The book of refunds as it starts: every purchase write leaves the map in place, so a refund can be
+ * booked on any credited order (`SET refunds.#id` needs it). Its totals start at 0 by the schema's defaults.
+ */
+const withEmptyBook = (e: Expression) => e.setIfAbsent('refunds', {});
 
-  /**
-   * The book of refunds as it starts: every purchase write leaves the map in place, so a refund can be
-   * booked on any credited order (`SET refunds.#id` needs it). Its totals start at 0 by the schema's defaults.
-   */
-  const withEmptyBook = (e: Expression) => e.setIfAbsent('refunds', {});
+/** The purchase's lease and facts, as a claim of an existing record and a re-opening both write them. */
+const purchaseLease = (store: Store, input: PurchaseClaimInput, now: number) =>
+  withEmptyBook(
+    orderBase(store, input, now)
+      .set('state', 'pending')
+      .set('leaseOwner', input.owner)
+      .set('leaseUntil', now + store.leaseMs)
+      .increment('attempts')
+      .setFrom(input, PURCHASE_FACTS),
+  );
 
-  /** The purchase's lease and facts, as a claim of an existing record and a re-opening both write them. */
-  const purchaseLease = (input: PurchaseClaimInput, now: number) =>
-    withEmptyBook(
-      orderBase(input, now)
-        .set('state', 'pending')
-        .set('leaseOwner', input.owner)
-        .set('leaseUntil', now + leaseMs)
-        .increment('attempts')
-        .setFrom(input, PURCHASE_FACTS),
-    );
+/** What `purchaseLease` leaves where no record was: written whole by the common first claim. */
+const freshOrder = (store: Store, input: PurchaseClaimInput, now: number): Item => ({
+  pk: keyOf(input),
+  kind: 'order',
+  source: input.source,
+  orderId: input.orderId,
+  createdAt: store.iso(now),
+  updatedAt: store.iso(now),
+  state: 'pending',
+  leaseOwner: input.owner,
+  leaseUntil: now + store.leaseMs,
+  attempts: 1,
+  ...defined(Object.fromEntries(PURCHASE_FACTS.map((f) => [f, input[f]]))),
+  refunds: {},
+});
 
-  /** What `purchaseLease` leaves where no record was: written whole by the common first claim. */
-  const freshOrder = (input: PurchaseClaimInput, now: number): Item => ({
-    pk: keyOf(input),
-    kind: 'order',
-    source: input.source,
-    orderId: input.orderId,
-    createdAt: iso(now),
-    updatedAt: iso(now),
-    state: 'pending',
-    leaseOwner: input.owner,
-    leaseUntil: now + leaseMs,
-    attempts: 1,
-    ...defined(Object.fromEntries(PURCHASE_FACTS.map((f) => [f, input[f]]))),
-    refunds: {},
+/** What a finish sets on the order (beside removing LEASE_FIELDS). */
+const finishFields = (store: Store, result: PurchaseResult, now: number) =>
+  defined({
+    updatedAt: store.iso(now),
+    state: 'done',
+    outcome: result.outcome,
+    customerId: result.customerId,
+    pointsHint: result.pointsHint,
+    pointsCredited: result.pointsCredited,
+    pointsExact: result.pointsCredited !== undefined ? true : undefined,
+    reconciled: result.reconciled,
+    awaitingCustomerUntil: result.awaitingCustomerUntil,
+    unlinkedCustomer: result.unlinked?.customer,
+    purchasedAt: result.unlinked?.purchasedAt,
+    purchaseEvent: result.unlinked?.event,
+    ...store.finished(result.reason, now),
   });
 
-  /** What a finish sets on the order (beside removing LEASE_FIELDS), whichever way it is written. */
-  const finishFields = (result: PurchaseResult, now: number) =>
-    defined({
-      updatedAt: iso(now),
-      state: 'done',
-      outcome: result.outcome,
-      customerId: result.customerId,
-      pointsHint: result.pointsHint,
-      pointsCredited: result.pointsCredited,
-      pointsExact: result.pointsCredited !== undefined ? true : undefined,
-      reconciled: result.reconciled,
-      awaitingCustomerUntil: result.awaitingCustomerUntil,
-      unlinkedCustomer: result.unlinked?.customer,
-      purchasedAt: result.unlinked?.purchasedAt,
-      purchaseEvent: result.unlinked?.event,
-      ...store.finished(result.reason, now),
-    });
+type PurchaseWrites = Pick<
+  OrderRecords,
+  'getOrder' | 'claimPurchase' | 'reopenPurchase' | 'reopenUnlinked' | 'finishPurchase' | 'releaseOrder'
+>;
+type RefundBookWrites = Omit<OrderRecords, keyof PurchaseWrites>;
 
-  /** The finish of a fresh claim as one whole-item replace; undefined when another write came in between. */
-  async function finishFreshClaim(claimed: Item, result: PurchaseResult, now: number): Promise<OrderRecord | undefined> {
-    const done: Item = { ...claimed, ...finishFields(result, now) };
-    for (const field of LEASE_FIELDS) delete done[field];
-    return parseOrder(await store.replace(done, 1));
-  }
-
+/** The order as its purchase writes it: the lease, its re-openings and the outcome. */
+function purchaseWrites(store: Store): PurchaseWrites {
+  const { clock, iso } = store;
   return {
     async getOrder(ref) {
       return parseOrder(await store.get(keyOf(ref)));
@@ -232,48 +213,38 @@ export function createOrderRecords(store: Store): OrderRecords {
       const now = clock();
       // Most orders are new: one put claims them. A record already there (a refund's stub, a redelivery,
       // a lease to take over) is claimed by the conditional update under the usual condition.
-      const created = await store.create(freshOrder(input, now));
-      if (created) {
-        keepFreshClaim(input.owner, created);
-        return { ok: true, previous: undefined };
-      }
-      const e = purchaseLease(input, now).remove('ttl');
+      if (await store.create(freshOrder(store, input, now))) return { ok: true, previous: undefined };
+      const e = purchaseLease(store, input, now).remove('ttl');
       return store.claim(keyOf(input), e, claimable(e, now), OrderRecord.parse);
     },
 
     async reopenPurchase(input) {
       const now = clock();
-      const e = purchaseLease(input, now).remove('outcome', 'reason', 'finishedAt', 'ttl', 'awaitingCustomerUntil');
+      const e = purchaseLease(store, input, now).remove('outcome', 'reason', 'finishedAt', 'ttl', 'awaitingCustomerUntil');
       return store.claim(keyOf(input), e, awaitingCustomer(e, now), OrderRecord.parse);
     },
 
     async reopenUnlinked(input) {
       const now = clock();
-      const e = purchaseLease(input, now).remove('outcome', 'reason', 'finishedAt', 'ttl');
+      const e = purchaseLease(store, input, now).remove('outcome', 'reason', 'finishedAt', 'ttl');
       return store.claim(keyOf(input), e, doneWith(e, 'customer_not_found'), OrderRecord.parse);
     },
 
     async finishPurchase(ref, owner, result) {
       const now = clock();
-      const claimed = owner === null ? undefined : takeFreshClaim(owner, keyOf(ref));
-      if (claimed) {
-        const done = await finishFreshClaim(claimed, result, now);
-        if (done) return done;
-      }
       // The lease holder's claim wrote the order and its facts: only the outcome changes. A skip (no
       // claim) may be the first write of the order, so it writes all of it.
       const e =
         owner !== null
           ? new Expression()
-          : withEmptyBook(orderIdentity(ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1));
-      e.setAll(finishFields(result, now)).remove(...LEASE_FIELDS);
+          : withEmptyBook(orderIdentity(store, ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1));
+      e.setAll(finishFields(store, result, now)).remove(...LEASE_FIELDS);
       // Credited (or ended otherwise) after all: no longer waiting for its customer to be linked.
       if (result.unlinked === undefined && !result.keepUnlinked) e.remove(...UNLINKED_FIELDS);
       return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));
     },
 
     async releaseOrder(ref, owner, opts) {
-      freshClaims.delete(owner);
       const e = new Expression()
         .set('updatedAt', iso(clock()))
         .set('lastError', capText(opts.lastError))
@@ -285,10 +256,16 @@ export function createOrderRecords(store: Store): OrderRecords {
       }
       return (await store.update(keyOf(ref), e, heldBy(e, owner))) !== undefined;
     },
+  };
+}
 
+/** The order as its refunds write it: the refunds waiting for the purchase, their lease and the book. */
+function refundBookWrites(store: Store): RefundBookWrites {
+  const { clock, leaseMs, iso } = store;
+  return {
     async registerWaitingRefund(ref) {
       const now = clock();
-      const e = orderBase(ref, now)
+      const e = orderBase(store, ref, now)
         .setIfAbsent('state', 'stub')
         .addToSet('waitingRefunds', [ref.refundId])
         .addToSet('refundIds', [ref.refundId]);
@@ -343,4 +320,9 @@ export function createOrderRecords(store: Store): OrderRecords {
       return parseOrder(await store.update(keyOf(ref), e, `${heldBy(e, owner)} AND ${notBooked(e, input.refundId)}`));
     },
   };
+}
+
+/** The order record: its purchase's writes and its book of refunds, on one item. */
+export function createOrderRecords(store: Store): OrderRecords {
+  return { ...purchaseWrites(store), ...refundBookWrites(store) };
 }

@@ -72,8 +72,6 @@ const lease = {
   finishedAt: time,
   /** Epoch seconds: DynamoDB removes finished records after the configured number of days. */
   ttl: z.number().optional(),
-  /** How many writes the record has had (store.ts): a whole-item replace is conditional on it. */
-  revision: z.number().int().optional(),
 };
 
 export const OrderRecord = z.object({

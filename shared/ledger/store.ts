@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient, PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { capText } from '../text/index.js';
 import type { Expression } from './expression.js';
 import { ConditionalCheckFailedException, GetCommand, PutCommand, UpdateCommand } from '../dynamodb/index.js';
@@ -22,16 +22,10 @@ export interface Store {
   /** One conditional UpdateItem: the item as it is after, or undefined when the condition failed. */
   update(pk: string, e: Expression, condition: string): Promise<Item | undefined>;
   /**
-   * Writes a whole item only where none is (PutItem on attribute_not_exists), at revision 1: false
-   * when one is there. Nothing can be erased by it, and a put is the cheapest write to evaluate.
+   * Writes a whole item only where none is (PutItem on attribute_not_exists): undefined when one is
+   * there, so nothing can be erased by it.
    */
   create<T extends Item & { pk: string }>(item: T): Promise<T | undefined>;
-  /**
-   * Writes a whole item over the one at `revision`, as the next revision: false when any write came
-   * in between (every write of the store counts itself in `revision`), so nothing another writer
-   * added can be erased.
-   */
-  replace<T extends Item & { pk: string }>(item: T, revision: number): Promise<T | undefined>;
   /** A conditional update that takes a lease: the record before it, or (failed) the record as it is. */
   claim<T>(pk: string, e: Expression, condition: string, parse: (item: Item) => T): Promise<Claim<T>>;
   /** What stamps a finished record: why (capped), when, and the TTL from then (not `updatedAt`: the caller's). */
@@ -54,12 +48,6 @@ export interface StoreOptions {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Counted by every write of the store: a whole-item replace is safe only over the revision it read. */
-export const REVISION = 'revision';
-
-/** The expression with this write counted, once however often it is sent. */
-const counted = (e: Expression) => (Object.values(e.names).includes(REVISION) ? e : e.add(REVISION, 1));
-
 const isConditionFailure = (err: unknown) =>
   err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
@@ -70,13 +58,10 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
     return out.Item;
   }
 
-  /** A conditional PutItem: the item as written, or undefined when the condition failed. */
-  async function put<T extends Item>(
-    item: T,
-    condition: Pick<PutCommandInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>,
-  ): Promise<T | undefined> {
+  /** A PutItem where no item is: the item as written, or undefined when one was there. */
+  async function create<T extends Item>(item: T): Promise<T | undefined> {
     try {
-      await client.send(new PutCommand({ TableName: tableName, Item: item, ...condition }));
+      await client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
       return item;
     } catch (err) {
       if (isConditionFailure(err)) return undefined;
@@ -96,7 +81,7 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
         new UpdateCommand({
           TableName: tableName,
           Key: { pk },
-          UpdateExpression: counted(e).update(),
+          UpdateExpression: e.update(),
           ConditionExpression: condition,
           ExpressionAttributeNames: e.names,
           ExpressionAttributeValues: Object.keys(e.values).length ? e.values : undefined,
@@ -114,19 +99,7 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
     clock,
     leaseMs,
     get,
-    create(item) {
-      return put({ ...item, [REVISION]: 1 }, { ConditionExpression: 'attribute_not_exists(pk)' });
-    },
-    replace(item, revision) {
-      return put(
-        { ...item, [REVISION]: revision + 1 },
-        {
-          ConditionExpression: '#revision = :revision',
-          ExpressionAttributeNames: { '#revision': REVISION },
-          ExpressionAttributeValues: { ':revision': revision },
-        },
-      );
-    },
+    create,
     async update(pk, e, condition) {
       return (await conditionalUpdate(pk, e, condition, 'ALL_NEW'))?.attributes;
     },

@@ -2,8 +2,8 @@ import { METRICS_NAMESPACE, type MetricName } from './names.js';
 
 /**
  * CloudWatch embedded metric format (EMF): one JSON line on stdout that CloudWatch Logs turns into
- * metrics. Written here, not taken from Powertools Metrics, for the functions that must stay light
- * (receive-webhook loads nothing heavy at init) or emit one line per run (the scheduled audit).
+ * metrics. Written here, not taken from Powertools Metrics, for the one function that must stay light:
+ * receive-webhook loads nothing heavy at init (its delivery counts).
  * Format: https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html
  */
 export type EmfUnit = 'Count' | 'Milliseconds' | 'None';

@@ -5,7 +5,7 @@
  */
 import { SPEC_FIXED_TEXTS } from './messages.js';
 import { OpenApiError, type Executed, type OpenApiErrorKind } from './errors.js';
-import { AnswerTooLargeError } from '../http-client/index.js';
+import { AnswerTooLargeError, TIMEOUT_CODE } from '../http-client/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 
 function isAbort(e: unknown): boolean {
@@ -119,9 +119,8 @@ const NOT_SENT_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
+  TIMEOUT_CODE.connect,
   // The request could not be built (e.g. a header value with a line break): never sent.
-  'UND_ERR_INVALID_ARG',
   'ERR_INVALID_CHAR',
   'ERR_INVALID_HTTP_TOKEN',
   'ERR_HTTP_INVALID_HEADER_VALUE',
@@ -137,14 +136,8 @@ function errorCode(e: unknown): string | undefined {
   return cause && cause !== e ? errorCode(cause) : undefined;
 }
 
-/** Timeouts of one phase, and the call's overall deadline (ours, or an abort undici reports as its own). */
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'CALL_DEADLINE',
-  'UND_ERR_ABORTED',
-]);
+/** Timeouts of one phase, the call's overall deadline, and an abort (the caller's signal). */
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([...Object.values(TIMEOUT_CODE), 'CALL_DEADLINE', 'ABORTED']);
 
 /** Classifies a transport failure (no usable answer). */
 export function classifyTransportError(req: FailedRequest, e: unknown): OpenApiError {
@@ -153,7 +146,7 @@ export function classifyTransportError(req: FailedRequest, e: unknown): OpenApiE
     const executed: Executed = e.status >= 400 && e.status < 500 ? 'no' : 'unknown';
     return new OpenApiError({ kind: 'invalid_response', executed, status: e.status, messages: [e.message], route: req.route });
   }
-  const code = errorCode(e) ?? (isAbort(e) ? 'UND_ERR_ABORTED' : 'UNKNOWN');
+  const code = errorCode(e) ?? (isAbort(e) ? 'ABORTED' : 'UNKNOWN');
   const timeout = TIMEOUT_CODES.has(code);
   const sent = !NOT_SENT_CODES.has(code);
   return new OpenApiError({

@@ -18,14 +18,6 @@ export interface CredentialsProvider {
   get(opts?: { forceRefresh?: boolean }): Promise<OpenApiCredentials>;
 }
 
-/** Thrown when credentials are missing or malformed. Never carries the secret itself. */
-export class CredentialsError extends ConfigurationError<'invalid_credentials'> {
-  override name = 'CredentialsError';
-  constructor(message: string, options?: ErrorOptions) {
-    super('invalid_credentials', message, options);
-  }
-}
-
 /** Loopback hosts: plain http stays on this machine (the emulator, `npm start`). */
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
@@ -47,14 +39,14 @@ function checked(c: OpenApiCredentials, source: string): OpenApiCredentials {
   if (!r.success) {
     // Name the faulty fields only; the values may be secret.
     const fields = [...new Set(r.error.issues.map((i) => String(i.path[0])))].join(', ');
-    throw new CredentialsError(`${source}: missing or invalid ${fields}`);
+    throw new ConfigurationError('invalid_credentials', `${source}: missing or invalid ${fields}`);
   }
   return c;
 }
 
 function fromSecretJson(text: string, source: string): OpenApiCredentials {
   const raw = parseJsonOrUndefined(text);
-  if (raw === undefined) throw new CredentialsError(`${source}: not JSON`);
+  if (raw === undefined) throw new ConfigurationError('invalid_credentials', `${source}: not JSON`);
   const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   return checked({ baseUrl: o.base_url as string, clientId: o.client_id as string, clientSecret: o.client_secret as string }, source);
 }

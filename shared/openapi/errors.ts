@@ -137,3 +137,9 @@ export class OpenApiError extends Error {
 export function isOpenApiError(e: unknown): e is OpenApiError {
   return e instanceof OpenApiError;
 }
+
+/** Thrown when a display value or custom-field value is not in the form the spec describes. */
+export class ValueFormatError extends Error {
+  override readonly name = 'ValueFormatError';
+  readonly kind = 'value_format' as const;
+}

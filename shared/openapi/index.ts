@@ -3,7 +3,6 @@ export { DEFAULT_MIN_CALL_MS, type OpenApiClient, type OpenApiClientOptions } fr
 export { createInvocationBudget, type InvocationBudget } from './budget.js';
 export { createOpenApiClient } from './client.js';
 export {
-  CredentialsError,
   type CredentialsProvider,
   environmentCredentials,
   fileCredentials,
@@ -21,6 +20,7 @@ export {
   isUpstreamFailureKind,
   OPEN_API_ERROR_KINDS,
   OpenApiError,
+  ValueFormatError,
   type OpenApiErrorKind,
   OUTAGE_ERROR_KINDS,
   type OutageErrorKind,
@@ -31,5 +31,5 @@ export { AMOUNT_MAX, MESSAGES, POINT_MIN } from './messages.js';
 export { Answers, type MemberDetail, type PointItem } from './schemas.js';
 export { clearTokenCache } from './token-cache.js';
 export { DEFAULT_TIMEOUTS, DEFAULT_USER_AGENT } from '../http-client/index.js';
-export { customFieldToInput, customFieldToStored, parseDisplayDate, parseDisplayNumber, ValueFormatError } from './values.js';
+export { customFieldToInput, customFieldToStored, parseDisplayDate, parseDisplayNumber } from './values.js';
 export type { SecretReader } from '../config/index.js';

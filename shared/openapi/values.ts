@@ -2,14 +2,9 @@
  * Conversions of the service's display values: `--` placeholders, comma-grouped numbers, and custom
  * fields whose stored form (8 or 12 digits) differs from their input form (`Y-m-d`, `Y-m-d H:i`).
  */
+import { ValueFormatError } from './errors.js';
 
 const NONE = '--';
-
-/** Thrown when a display value or custom-field value is not in the form the spec describes. */
-export class ValueFormatError extends Error {
-  override readonly name = 'ValueFormatError';
-  readonly kind = 'value_format' as const;
-}
 
 /**
  * `point_expired_point` and expiry-summary `point`: `--` -> null, `"1,234"` -> 1234, `"-5"` -> -5.

@@ -1,6 +1,7 @@
 /** The event queue: the FIFO group and deduplication rule of an event's message, sending canonical events to SQS FIFO, setting a waiting event aside, and pushing back a message's visibility while it waits. */
 export { ASIDE_ATTRIBUTES, type AsideState, asideMessage, asideStateOf } from './aside.js';
 export { queueMessageFor } from './message.js';
-export { createSqsQueue, QueueSendError, type SqsQueueOptions } from './sqs-queue.js';
+export { QueueSendError } from './errors.js';
+export { createSqsQueue, type SqsQueueOptions } from './sqs-queue.js';
 export type { EventQueue, QueueMessage } from './types.js';
 export { createSqsVisibility, type MessageVisibility, queueUrlOfArn, type VisibilityChange } from './visibility.js';

@@ -1,13 +1,6 @@
 import type { SQSClient, SQSClientConfig } from '@aws-sdk/client-sqs';
 import type { EventQueue } from './types.js';
-
-export class QueueSendError extends Error {
-  override readonly name = 'QueueSendError';
-  readonly kind = 'queue_unavailable' as const;
-  constructor(cause: unknown) {
-    super('the event could not be sent to the queue', { cause });
-  }
-}
+import { QueueSendError } from './errors.js';
 
 export interface SqsQueueOptions {
   /** URL of the FIFO queue. */

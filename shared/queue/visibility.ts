@@ -1,4 +1,5 @@
 import type { SQSClient, SQSClientConfig } from '@aws-sdk/client-sqs';
+import { VisibilityChangeError } from './errors.js';
 
 /** One message's new visibility: it comes back `seconds` from now (SQS ChangeMessageVisibility). */
 export interface VisibilityChange {
@@ -13,17 +14,6 @@ export interface VisibilityChange {
 /** How the worker defers a waiting message: SQS in AWS, the in-process queue under `npm start`. */
 export interface MessageVisibility {
   changeVisibility(changes: VisibilityChange[]): Promise<void>;
-}
-
-export class VisibilityChangeError extends Error {
-  override readonly name = 'VisibilityChangeError';
-  readonly kind = 'visibility_change_failed' as const;
-  constructor(
-    readonly failed: number,
-    cause?: unknown,
-  ) {
-    super(`${failed} message visibility change(s) failed`, cause === undefined ? undefined : { cause });
-  }
 }
 
 /** arn:aws:sqs:<region>:<account>:<name> -> the queue URL the SDK expects. */

@@ -73,17 +73,10 @@ export interface ReconcileResult {
   problems: number;
 }
 
-export class ReconcileWindowError extends ConfigurationError<'invalid_window'> {
-  override name = 'ReconcileWindowError';
-  constructor(message: string) {
-    super('invalid_window', message);
-  }
-}
-
 export function checkWindow(since: Date, until: Date): void {
   if (Number.isNaN(since.getTime()) || Number.isNaN(until.getTime()))
-    throw new ReconcileWindowError('since and until must be ISO 8601 dates');
-  if (since.getTime() >= until.getTime()) throw new ReconcileWindowError('since must be before until');
+    throw new ConfigurationError('invalid_window', 'since and until must be ISO 8601 dates');
+  if (since.getTime() >= until.getTime()) throw new ConfigurationError('invalid_window', 'since must be before until');
 }
 
 export async function reconcileShopify(deps: ReconcileDeps, options: ReconcileOptions): Promise<ReconcileResult> {

@@ -16,24 +16,21 @@ export const ReconcileSources = z.record(
 );
 export type ReconcileSources = z.infer<typeof ReconcileSources>;
 
-export class ReconcileSettingsError extends ConfigurationError<'invalid_reconcile_settings'> {
-  override name = 'ReconcileSettingsError';
-  constructor(message: string) {
-    super('invalid_reconcile_settings', message);
-  }
-}
-
 export function reconcileSourcesFrom(json: string | undefined): ReconcileSources {
   const value = parseJsonOrUndefined(json ?? '');
   if (value === undefined) {
-    throw new ReconcileSettingsError(
+    throw new ConfigurationError(
+      'invalid_reconcile_settings',
       'RECONCILE_SOURCES must be JSON {source: {shopDomain, accessTokenSecretArn, lookbackHours, settleMinutes}}',
     );
   }
   const parsed = ReconcileSources.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ReconcileSettingsError(`RECONCILE_SOURCES.${(issue?.path ?? []).map(String).join('.')}: ${issue?.message ?? 'invalid'}`);
+    throw new ConfigurationError(
+      'invalid_reconcile_settings',
+      `RECONCILE_SOURCES.${(issue?.path ?? []).map(String).join('.')}: ${issue?.message ?? 'invalid'}`,
+    );
   }
   return parsed.data;
 }

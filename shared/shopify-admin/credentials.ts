@@ -13,22 +13,16 @@ const AdminSecret = z.union([
   z.object({ access_token: z.string().min(1) }),
 ]);
 
-export class ShopifyAdminSecretError extends ConfigurationError<'invalid_admin_secret'> {
-  override name = 'ShopifyAdminSecretError';
-  constructor(secretId: string) {
-    // Never the value: only where it is and what it should hold.
-    super(
-      'invalid_admin_secret',
-      `secret ${secretId} must hold {"client_id": "<Dev Dashboard client id>", "client_secret": "<its secret>"} or {"access_token": "<Admin API access token>"}`,
-    );
-  }
-}
-
 /** The credentials in a secret's text; a text that is not one of the two forms names the secret, never its value. */
 export function parseAdminSecret(text: string, secretId: string): AdminCredentials {
   // Not JSON reads as undefined and fails the schema: the same error, never quoting the secret.
   const parsed = AdminSecret.safeParse(parseJsonOrUndefined(text));
-  if (!parsed.success) throw new ShopifyAdminSecretError(secretId);
+  // Never the value: only where it is and what it should hold.
+  if (!parsed.success)
+    throw new ConfigurationError(
+      'invalid_admin_secret',
+      `secret ${secretId} must hold {"client_id": "<Dev Dashboard client id>", "client_secret": "<its secret>"} or {"access_token": "<Admin API access token>"}`,
+    );
   return 'client_id' in parsed.data
     ? { kind: 'client_credentials', clientId: parsed.data.client_id, clientSecret: parsed.data.client_secret }
     : { kind: 'token', accessToken: parsed.data.access_token };

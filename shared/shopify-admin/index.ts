@@ -1,6 +1,6 @@
 /** The Shopify Admin API client: the orders and refunds of a time window, and their webhook bodies for replay. */
 export { createShopifyAdminClient, type ShopifyAdminClient } from './client.js';
-export { parseAdminSecret, secretsManagerAdminToken, ShopifyAdminSecretError } from './credentials.js';
+export { parseAdminSecret, secretsManagerAdminToken } from './credentials.js';
 export { type AdminAccessToken, type AdminCredentials, createAdminAccessToken } from './token.js';
 export { ShopifyAdminError } from './errors.js';
 export { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from './queries.js';

@@ -5,7 +5,7 @@ import { smaregiSource } from './smaregi.js';
 import { squareSource } from './square.js';
 import type { PointsEvent, QueuedEvent } from '../events/index.js';
 import type { ConfiguredSource, SignedRequest, WebhookSource } from './types.js';
-import { ConfigurationError } from '../config/index.js';
+import { sourcesConfigError } from './errors.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 
 /** Every kind of webhook source there is. A new sender: one module, one line here. */
@@ -21,13 +21,6 @@ const KINDS: Readonly<Record<string, WebhookSource<any, any, QueuedEvent>>> = {
 const BUILT_IN = ['shopify', 'pos'] as const;
 
 export type SourceSet = ReadonlyMap<string, ConfiguredSource>;
-
-export class SourcesConfigError extends ConfigurationError<'invalid_sources_config'> {
-  override name = 'SourcesConfigError';
-  constructor(message: string) {
-    super('invalid_sources_config', `SOURCES_CONFIG: ${message}`);
-  }
-}
 
 const SourceName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/);
 
@@ -66,34 +59,34 @@ export function configureSource<S, P, E extends QueuedEvent = PointsEvent>(
  * The enabled sources from SOURCES_CONFIG (JSON text, or undefined/empty for all defaults).
  * Shape: `{ "<name>": false | { "kind"?: "shopify" | "pos", ...settings } }`; the name is the URL
  * segment (`/webhooks/<name>`) and the kind defaults to it. `shopify` and `pos` are enabled with
- * defaults unless configured or set to `false`. Throws SourcesConfigError naming the bad field.
+ * defaults unless configured or set to `false`. Throws a ConfigurationError (invalid_sources_config) naming the bad field.
  */
 export function loadSources(configJson: string | undefined): SourceSet {
   let config: unknown = {};
   if (configJson !== undefined && configJson.trim() !== '') {
     config = parseJsonOrUndefined(configJson);
-    if (config === undefined) throw new SourcesConfigError('is not valid JSON');
+    if (config === undefined) throw sourcesConfigError('is not valid JSON');
   }
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    throw new SourcesConfigError('expected a JSON object keyed by source name');
+    throw sourcesConfigError('expected a JSON object keyed by source name');
   }
   const entries: Record<string, unknown> = { ...Object.fromEntries(BUILT_IN.map((n) => [n, {}])), ...config };
   const sources = new Map<string, ConfiguredSource>();
   for (const [name, entry] of Object.entries(entries)) {
     if (!SourceName.safeParse(name).success)
-      throw new SourcesConfigError(`source name "${name.slice(0, 40)}" must be 1-32 lower-case letters, digits or -`);
+      throw sourcesConfigError(`source name "${name.slice(0, 40)}" must be 1-32 lower-case letters, digits or -`);
     if (entry === false) continue;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      throw new SourcesConfigError(`${name}: expected an object of settings, or false to disable`);
+      throw sourcesConfigError(`${name}: expected an object of settings, or false to disable`);
     }
     const { kind = name, ...settings } = entry as Record<string, unknown>;
     const source = typeof kind === 'string' && Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined;
-    if (!source) throw new SourcesConfigError(`${name}.kind: unknown source kind; known: ${Object.keys(KINDS).join(', ')}`);
+    if (!source) throw sourcesConfigError(`${name}.kind: unknown source kind; known: ${Object.keys(KINDS).join(', ')}`);
     const parsed = source.settingsSchema.safeParse(settings);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const path = [name, ...(issue?.path ?? []).map(String)].join('.');
-      throw new SourcesConfigError(`${path}: ${issue?.message ?? 'invalid'}`);
+      throw sourcesConfigError(`${path}: ${issue?.message ?? 'invalid'}`);
     }
     sources.set(name, configureSource(source, name, parsed.data));
   }

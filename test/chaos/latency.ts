@@ -1,8 +1,11 @@
 import type { Ledger } from '../../shared/ledger/index.js';
 
 /**
- * How long each event took from its first acceptance (queued by intake) to its final outcome (the
- * ledger's `finishedAt` of its order or refund record), on the run's simulated clock; and how long
+ * How long each event took from the moment it could proceed to its final outcome (the ledger's
+ * `finishedAt` of its order or refund record), on the run's simulated clock: a purchase from its first
+ * acceptance (queued by intake), a refund from its own or its purchase's acceptance, whichever came
+ * later (a refund delivered first waits for its purchase by design). Refunds parked because what they
+ * waited for never came (their purchase, or the link of its customer) are counted apart. And how long
  * messages were held back in their FIFO group by an earlier message of it that was only deferring.
  */
 export interface LatencyReport {
@@ -12,10 +15,17 @@ export interface LatencyReport {
   maxSeconds: number;
   slowest: string | undefined;
   /** The slowest events: key and seconds, slowest first. */
-  slowestEvents: { key: string; seconds: number; attempts?: number; lastError?: string }[];
+  slowestEvents: { key: string; seconds: number; attempts?: number; lastError?: string; outcome?: string }[];
   /** Messages held back by a deferring message of their group, and the longest such wait. */
   heldBack: { messages: number; maxSeconds: number; over5s: number };
+  /** The last change to a balance (credit or debit), in seconds after the last event was accepted. */
+  settledSeconds: number;
+  /** Refunds parked because their purchase (or its customer's link) never came: not in the figures above. */
+  parked: number;
 }
+
+/** Outcomes that change a member's points: when the last of them finished, the balances are settled. */
+const BALANCE_OUTCOMES = new Set(['credited', 'debited', 'insufficient_points']);
 
 interface EventIds {
   type: 'purchase' | 'refund';
@@ -56,15 +66,31 @@ export function createLatencyMeter(options: { now: () => number; excluded?: () =
       held.push(message.heldByDeferralMs / 1000);
     },
     async report(ledger: Ledger): Promise<LatencyReport> {
-      const samples: { key: string; seconds: number; attempts?: number; lastError?: string }[] = [];
-      for (const [key, { at, ids }] of accepted) {
+      const samples: { key: string; seconds: number; attempts?: number; lastError?: string; outcome?: string }[] = [];
+      const lastAccepted = Math.max(...[...accepted.values()].map((a) => a.at));
+      const purchaseAcceptedAt = new Map<string, number>();
+      for (const { at, ids } of accepted.values()) if (ids.type === 'purchase') purchaseAcceptedAt.set(`${ids.source}:${ids.orderId}`, at);
+      let lastBalanceChange = Number.NEGATIVE_INFINITY;
+      let parked = 0;
+      for (const [key, { at: acceptedAt, ids }] of accepted) {
+        const at =
+          ids.type === 'refund' ? Math.max(acceptedAt, purchaseAcceptedAt.get(`${ids.source}:${ids.orderId}`) ?? acceptedAt) : acceptedAt;
         const record =
           ids.type === 'purchase'
             ? await ledger.getOrder({ source: ids.source, orderId: ids.orderId })
             : await ledger.getRefund({ source: ids.source, orderId: ids.orderId, refundId: ids.refundId ?? '' });
         const finished = record?.finishedAt ? Date.parse(record.finishedAt) : Number.NaN;
+        if (record?.outcome === 'refund_parked') {
+          parked += 1;
+          continue;
+        }
         if (Number.isFinite(finished)) {
-          const detail = { attempts: record?.attempts, ...(record?.lastError ? { lastError: record.lastError.slice(0, 80) } : {}) };
+          if (record?.outcome && BALANCE_OUTCOMES.has(record.outcome)) lastBalanceChange = Math.max(lastBalanceChange, finished);
+          const detail = {
+            attempts: record?.attempts,
+            ...(record?.outcome ? { outcome: record.outcome } : {}),
+            ...(record?.lastError ? { lastError: record.lastError.slice(0, 80) } : {}),
+          };
           samples.push({ key, seconds: Math.max(0, (finished - at) / 1000), ...detail });
         }
       }
@@ -86,6 +112,8 @@ export function createLatencyMeter(options: { now: () => number; excluded?: () =
           maxSeconds: heldSorted.at(-1) ?? 0,
           over5s: held.filter((s) => s > 5).length,
         },
+        settledSeconds: Number.isFinite(lastBalanceChange) ? Math.max(0, (lastBalanceChange - lastAccepted) / 1000) : 0,
+        parked,
       };
     },
   };

@@ -34,6 +34,8 @@ function result(overrides: Partial<ChaosResult> = {}): ChaosResult {
       slowest: 'k',
       slowestEvents: [],
       heldBack: { messages: 0, maxSeconds: 0, over5s: 0 },
+      settledSeconds: 31.5,
+      parked: 2,
     },
     disturbances: [],
     upstreamRequests: {},
@@ -65,5 +67,9 @@ describe('the chaos report', () => {
       result({ mismatches: [{ customer: 3, orderId: '512345678901234567', what: 'credits [5, 5], expected [5]' }] }),
     );
     expect(lines).toContain('    customer 3 order 512345678901234567: credits [5, 5], expected [5]');
+  });
+
+  it('says how long after the last accepted event the balances settled', () => {
+    expect(formatReport(result())).toContain('  settled: the last balance change 31.5 s after the last event was accepted');
   });
 });

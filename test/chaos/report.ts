@@ -94,14 +94,15 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     `  queue: ${result.queue.sent} sent, ${result.queue.deduplicated} deduplicated, ${result.queue.received} receives, ${result.queue.deferrals} deferrals (waiting, not failing), ${result.queue.deadLettered} dead-lettered, ${result.queue.redriven} redriven`,
     ...result.disturbances,
     `  POS sales queued behind a return of the same customer: ${hb.behindReturn.sales}, waited max ${hb.behindReturn.maxSeconds.toFixed(1)} s, median ${hb.behindReturn.p50Seconds.toFixed(1)} s (simulated); other POS sales: ${hb.otherSales.sales}, max ${hb.otherSales.maxSeconds.toFixed(1)} s, median ${hb.otherSales.p50Seconds.toFixed(1)} s`,
-    `  latency (acceptance to final outcome, simulated): ${result.latency.events} events, p50 ${seconds(result.latency.p50Seconds)} s, p99 ${seconds(result.latency.p99Seconds)} s, max ${seconds(result.latency.maxSeconds)} s (${result.latency.slowest ?? '-'})`,
+    `  latency (acceptance, or its purchase's for a refund, to final outcome, simulated; ${result.latency.parked} parked refunds apart): ${result.latency.events} events, p50 ${seconds(result.latency.p50Seconds)} s, p99 ${seconds(result.latency.p99Seconds)} s, max ${seconds(result.latency.maxSeconds)} s (${result.latency.slowest ?? '-'})`,
     ...result.latency.slowestEvents
       .slice(0, 5)
       .map(
         (e) =>
-          `    slow: ${e.key} ${seconds(e.seconds)} s, ${e.attempts ?? '?'} attempts${e.lastError ? `, last error: ${e.lastError}` : ''}`,
+          `    slow: ${e.key} ${seconds(e.seconds)} s, ${e.outcome ?? '?'}, ${e.attempts ?? '?'} attempts${e.lastError ? `, last error: ${e.lastError}` : ''}`,
       ),
     `  held back behind a deferring message of the group: ${result.latency.heldBack.messages} messages, max ${seconds(result.latency.heldBack.maxSeconds)} s, ${result.latency.heldBack.over5s} over 5 s (outage excluded)`,
+    `  settled: the last balance change ${seconds(result.latency.settledSeconds)} s after the last event was accepted`,
     `  upstream requests: ${list(result.upstreamRequests)}`,
     `  mismatches: ${result.mismatches.length}`,
     ...result.mismatches

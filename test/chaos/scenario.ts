@@ -7,8 +7,6 @@ import {
   type ChaosCustomer,
   type DeliveryStep,
   type EventSpec,
-  type LinkStep,
-  type PurchaseSpec,
   type RankName,
   type RefundSpec,
   type Scenario,
@@ -22,19 +20,7 @@ import {
  * reorderings and concurrent copies. Pure data from the seed: the same seed gives the same scenario.
  */
 
-export {
-  CHAOS_RANKS,
-  type ChaosCustomer,
-  type DeliveryStep,
-  type EventSpec,
-  type LinkStep,
-  type PurchaseSpec,
-  type RankName,
-  type RefundSpec,
-  type Scenario,
-  type ScenarioOptions,
-  type SourceName,
-};
+export * from './scenario-types.js';
 
 /** Probabilities, in one place so a reader sees the mix at a glance. */
 const MIX = {

@@ -2,18 +2,19 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, listStageNames, loadDeployment, loadStageConfig } from '../../../infra/config/index.js';
+import { listStageNames, loadDeployment, loadStageConfig } from '../../../infra/config/index.js';
+import { ConfigurationError } from '../../../shared/config/index.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'infra-config-'));
 mkdirSync(join(scratch, 'stages'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function errorOf(fn: () => unknown): ConfigError {
+function errorOf(fn: () => unknown): ConfigurationError {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ConfigError) return error;
+    if (error instanceof ConfigurationError) return error;
     throw error;
   }
   throw new Error('no error');

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { ConfigError, parseStageConfig } from '../../../infra/config/index.js';
+import { parseStageConfig } from '../../../infra/config/index.js';
+import { ConfigurationError } from '../../../shared/config/index.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 import type { Json } from '../../support/json.js';
 
@@ -15,9 +16,9 @@ export function problemOf(input: unknown): string {
   try {
     parseStageConfig(input, 'stage.json');
   } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).kind).toBe('config_invalid');
-    return (error as ConfigError).message;
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as ConfigurationError).kind).toBe('config_invalid');
+    return (error as ConfigurationError).message;
   }
   throw new Error('the configuration was accepted');
 }

@@ -163,7 +163,7 @@ describe('the operator console in headless Chromium', () => {
     const audit = makeAuditHandler(
       auditDepsFromEnvironment(stack.handlerEnv, {
         logger: { info: () => undefined, warn: () => undefined },
-        writeMetrics: () => undefined,
+        metrics: { addMetric: () => undefined, publishStoredMetrics: () => undefined },
       }),
     );
     const summary = await audit();

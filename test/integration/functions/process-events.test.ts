@@ -307,6 +307,30 @@ describe('process-events handler: a waiting event does not hold its customer', (
     expect(await h.ledger.getOrder(event)).toBeUndefined();
   });
 
+  it('sets an event met by an open breaker aside until the breaker lets a probe through, however often it waited before', async () => {
+    const { queue, handle } = withQueue();
+    await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
+    // Five failing calls open the breaker (30 s by default).
+    await handle(sqsEvent(...Array.from({ length: 5 }, (_, i) => sentAgo(sqsRecord(purchase(), `open-${i}`), 0))));
+    await h.emulator.clearFaults();
+    const event = purchase();
+    const copy = sentAgo(sqsRecord(event, 'aside:y'), 0, 1);
+    copy.messageAttributes = {
+      [ASIDE_ATTRIBUTES.wakeAt]: { dataType: 'String', stringValue: String(h.clock() - 1) },
+      [ASIDE_ATTRIBUTES.waitingSince]: { dataType: 'String', stringValue: String(h.clock() - 600_000) },
+      [ASIDE_ATTRIBUTES.reason]: { dataType: 'String', stringValue: 'circuit_open' },
+      [ASIDE_ATTRIBUTES.waits]: { dataType: 'String', stringValue: '7' },
+    };
+    const before = await h.calls(LOOKUP);
+    expect((await handle(sqsEvent(copy))).batchItemFailures).toEqual([]);
+    expect(await h.calls(LOOKUP)).toBe(before);
+    const again = (await held(queue)).find((r) => (JSON.parse(r.body) as { eventId: string }).eventId === event.eventId);
+    const wakeAt = Number(again?.messageAttributes[ASIDE_ATTRIBUTES.wakeAt]?.stringValue);
+    // Due when the breaker half-opens (30 s), not after the eighth step of a growing backoff.
+    expect(wakeAt - h.clock()).toBeGreaterThanOrEqual(29_000);
+    expect(wakeAt - h.clock()).toBeLessThanOrEqual(31_000);
+  });
+
   it('acknowledges a credited purchase whose waiting refund failed, and gives the refund a message of its own', async () => {
     const { queue, handle } = withQueue();
     const sale = purchase();

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { depsFromEnvironment, handler, makeHandler } from '../../../functions/receive-webhook.js';
 import { staticWebhookSecrets } from '../../../shared/config/webhook-secrets.js';
-import { IntakeConfigError, type IntakeLogger } from '../../../shared/intake/index.js';
+import { ConfigurationError } from '../../../shared/config/index.js';
+import type { IntakeLogger } from '../../../shared/intake/index.js';
 import { loadSources } from '../../../shared/sources/registry.js';
 import { RecordingQueue } from '../../support/recording-queue.js';
 import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../../support/webhooks.js';
@@ -151,7 +152,8 @@ describe('depsFromEnvironment', () => {
     const queue = new RecordingQueue();
     expect(depsFromEnvironment({}, { queue }).maxBodyBytes).toBe(262_144);
     expect(depsFromEnvironment({ MAX_BODY_BYTES: '1000' }, { queue }).maxBodyBytes).toBe(1000);
-    expect(() => depsFromEnvironment({ MAX_BODY_BYTES: 'lots' }, { queue })).toThrow(IntakeConfigError);
+    expect(() => depsFromEnvironment({ MAX_BODY_BYTES: 'lots' }, { queue })).toThrow(ConfigurationError);
+    expect(() => depsFromEnvironment({ MAX_BODY_BYTES: 'lots' }, { queue })).toThrow('MAX_BODY_BYTES must be a positive integer');
   });
 
   it('requires QUEUE_URL unless a queue is passed in', () => {

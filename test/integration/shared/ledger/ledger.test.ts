@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { type Ledger, type OrderRecord, orderKey } from '../../../../shared/ledger/index.js';
+import { type Ledger, orderKey } from '../../../../shared/ledger/index.js';
 import { type LocalDynamo, manualClock } from '../../../support/dynalite.js';
 import { withLocalLedger } from '../../../support/ledger.js';
 
@@ -26,12 +26,6 @@ const exact = <T extends object>(claim: T) => ({ ...claim, eligibleExact: '10.00
 const credited = { outcome: 'credited', customerId: 'm1', pointsHint: 20 } as const;
 const rawItem = async (ref: { source: string; orderId: string }) =>
   (await dynamo.documentClient.send(new GetCommand({ TableName: dynamo.tableName, Key: { pk: orderKey(ref.source, ref.orderId) } }))).Item;
-/** The record without what differs between two orders by nature (ids) or by path (write count, refund lists). */
-const comparable = (order: OrderRecord | undefined) => {
-  const { pk: _pk, orderId: _orderId, revision: _revision, waitingRefunds: _w, refundIds: _r, ...rest } = order ?? ({} as OrderRecord);
-  return rest;
-};
-
 describe('ledger: purchase claims', () => {
   it('a first claim takes the lease on a new order record', async () => {
     const ref = nextOrder();
@@ -167,11 +161,10 @@ describe('ledger: refunds', () => {
 });
 
 /**
- * A new order is claimed by one put and, when no other write came in between, finished by one
- * whole-item replace (shared/ledger/orders.ts): the shortcut loses nothing another writer added and
- * writes the same record as the update it stands in for.
+ * The finish is one conditional update on the lease (shared/ledger/orders.ts): it keeps what other
+ * writers added while the lease was held, and writes nothing once the lease is no longer the finisher's.
  */
-describe('ledger: a new order claimed and finished whole', () => {
+describe('ledger: a purchase finished under its lease', () => {
   it('a refund registered while the purchase holds its lease is still listed after the finish', async () => {
     const ref = nextOrder();
     expect((await ledger.claimPurchase(purchase(ref, 'p'))).ok).toBe(true);
@@ -181,20 +174,15 @@ describe('ledger: a new order claimed and finished whole', () => {
     expect(await ledger.getOrder(ref)).toMatchObject({ waitingRefunds: ['r1'], refundIds: ['r1'] });
   });
 
-  it('an order finished whole reads the same as one whose finish was an update', async () => {
-    const whole = nextOrder();
-    const updated = nextOrder();
-    await ledger.claimPurchase(exact(purchase(whole, 'a')));
-    await ledger.claimPurchase(exact(purchase(updated, 'b')));
-    // Another write in between sends the second finish down the update path.
-    await ledger.registerWaitingRefund({ ...updated, refundId: 'r1' });
-    await ledger.forgetWaitingRefund({ ...updated, refundId: 'r1' });
+  it('a finished order keeps the facts its claim wrote and no longer carries a lease', async () => {
+    const ref = nextOrder();
+    await ledger.claimPurchase(exact(purchase(ref, 'a')));
     clock.advance(1_000);
-    await ledger.finishPurchase(whole, 'a', { ...credited, reason: 'why' });
-    await ledger.finishPurchase(updated, 'b', { ...credited, reason: 'why' });
-    const [a, b] = [await ledger.getOrder(whole), await ledger.getOrder(updated)];
-    expect(a).toMatchObject({ state: 'done', eligibleExact: '10.00', refunds: {}, reason: 'why' });
-    expect(comparable(a)).toEqual(comparable(b));
+    await ledger.finishPurchase(ref, 'a', { ...credited, reason: 'why' });
+    const item = await rawItem(ref);
+    expect(item).toMatchObject({ state: 'done', outcome: 'credited', eligibleExact: '10.00', currency: 'JPY', refunds: {}, reason: 'why' });
+    expect(item).not.toHaveProperty('leaseOwner');
+    expect(item).not.toHaveProperty('leaseUntil');
   });
 
   it('the finish of a lease another attempt took over writes nothing', async () => {
@@ -206,30 +194,12 @@ describe('ledger: a new order claimed and finished whole', () => {
     expect(await ledger.getOrder(ref)).toMatchObject({ state: 'pending', leaseOwner: 'b', attempts: 2 });
   });
 
-  it('a released claim is finished by its next holder, not replaced by the one who released it', async () => {
+  it('a released claim is finished by its next holder, never by the one who released it', async () => {
     const ref = nextOrder();
     await ledger.claimPurchase(purchase(ref, 'a'));
     await ledger.releaseOrder(ref, 'a', { lastError: 'HTTP 503' });
     expect((await ledger.claimPurchase(purchase(ref, 'b'))).ok).toBe(true);
     expect(await ledger.finishPurchase(ref, 'a', credited)).toBeUndefined();
     expect(await ledger.finishPurchase(ref, 'b', credited)).toMatchObject({ state: 'done', attempts: 2 });
-  });
-
-  it('every write of a record counts itself in its revision', async () => {
-    const ref = nextOrder();
-    await ledger.claimPurchase(purchase(ref, 'a'));
-    expect((await rawItem(ref))?.revision).toBe(1);
-    await ledger.registerWaitingRefund({ ...ref, refundId: 'r1' });
-    expect((await rawItem(ref))?.revision).toBe(2);
-    await ledger.finishPurchase(ref, 'a', credited);
-    expect((await rawItem(ref))?.revision).toBe(3);
-  });
-
-  it('a new order finished with nothing in between is written in two revisions', async () => {
-    const ref = nextOrder();
-    await ledger.claimPurchase(purchase(ref, 'a'));
-    await ledger.finishPurchase(ref, 'a', credited);
-    expect(await rawItem(ref)).toMatchObject({ revision: 2, state: 'done' });
-    expect(await rawItem(ref)).not.toHaveProperty('leaseOwner');
   });
 });

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, type SecretsManagerReaderOptions } from '../../../../shared/config/secret-reader.js';
-import {
-  secretsManagerWebhookSecrets,
-  webhookSecretsFromEnvironment,
-  WebhookSecretsError,
-} from '../../../../shared/config/webhook-secrets.js';
+import { WebhookSecretsError } from '../../../../shared/config/errors.js';
+import { secretsManagerWebhookSecrets, webhookSecretsFromEnvironment } from '../../../../shared/config/webhook-secrets.js';
 import { fakeSecretsManager } from './fake-secrets-manager.js';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:shopify-webhook-AbCdEf';

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  CredentialsError,
   environmentCredentials,
   fileCredentials,
   secretsManagerCredentials,
@@ -54,7 +53,7 @@ describe('credentials providers', () => {
     const err = await secretsManagerCredentials('arn', reader)
       .get()
       .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(CredentialsError);
+    expect(err).toMatchObject({ name: 'ConfigurationError', kind: 'invalid_credentials' });
     expect((err as Error).message).toBe('secret arn: missing or invalid client_secret');
   });
 

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqsQueue, QueueSendError } from '../../../../shared/queue/sqs-queue.js';
+import { QueueSendError } from '../../../../shared/queue/errors.js';
+import { createSqsQueue } from '../../../../shared/queue/sqs-queue.js';
 
 /**
  * SQS itself cannot run here. This server answers SendMessage the way SQS does over its JSON

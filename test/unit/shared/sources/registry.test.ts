@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { defaultSettings, loadSources, SourcesConfigError } from '../../../../shared/sources/registry.js';
+import type { ConfigurationError } from '../../../../shared/config/index.js';
+import { isSourcesConfigError } from '../../../../shared/sources/errors.js';
+import { defaultSettings, loadSources } from '../../../../shared/sources/registry.js';
 import { fixture, shopifyHeaders } from '../../../support/webhooks.js';
 
-function configError(json: string): SourcesConfigError {
+function configError(json: string): ConfigurationError {
   try {
     loadSources(json);
   } catch (e) {
-    if (e instanceof SourcesConfigError) return e;
+    if (isSourcesConfigError(e)) return e;
     throw e;
   }
-  throw new Error('expected a SourcesConfigError');
+  throw new Error('expected SOURCES_CONFIG to be refused');
 }
 
 describe('loadSources', () => {

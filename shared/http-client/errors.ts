@@ -1,0 +1,48 @@
+/** The transport's failures: typed, each with a `kind`, and the `code` callers classify by. */
+
+/**
+ * The codes of this transport's own timeouts, one per phase: a connect timeout means nothing was sent,
+ * the others that the request may have run (callers classify by them; Node's own codes, such as
+ * ECONNREFUSED or ECONNRESET, come through as Node raises them).
+ */
+export const TIMEOUT_CODE = {
+  connect: 'CONNECT_TIMEOUT',
+  headers: 'HEADERS_TIMEOUT',
+  body: 'BODY_TIMEOUT',
+} as const;
+export type TimeoutCode = (typeof TIMEOUT_CODE)[keyof typeof TIMEOUT_CODE];
+
+/** The reason a call's overall deadline aborts it. */
+export class CallDeadlineError extends Error {
+  override readonly name = 'CallDeadlineError';
+  readonly kind = 'call_deadline' as const;
+  readonly code = 'CALL_DEADLINE';
+  constructor(readonly ms: number) {
+    super(`no complete answer within ${ms} ms`);
+  }
+}
+
+/** An answer body over the cap: the transfer is cut off; the status came and is kept. */
+export class AnswerTooLargeError extends Error {
+  override readonly name = 'AnswerTooLargeError';
+  readonly kind = 'answer_too_large' as const;
+  readonly code = 'ANSWER_TOO_LARGE';
+  constructor(
+    readonly status: number,
+    readonly maxBytes: number,
+  ) {
+    super(`answer larger than ${maxBytes} bytes`);
+  }
+}
+
+/** A transport failure with the code callers classify by. */
+export class TransportError extends Error {
+  readonly kind = 'timeout' as const;
+  constructor(
+    readonly code: TimeoutCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}
