@@ -3,7 +3,7 @@ import type { Ledger, OrderRecord, RefundRecord } from '../shared/ledger/index.j
 import { isOpenApiError, type OpenApiClient } from '../shared/openapi/index.js';
 import { renderTable, signed } from '../local/table.js';
 import type { WebhookRequest } from '../local/webhooks/index.js';
-import { buildSteps, type Customer, squareDemoOrder, type Step } from './steps.js';
+import { bigId, buildSteps, type Customer, squareDemoOrder, type Step } from './steps.js';
 import type { DemoTarget } from './target.js';
 
 export type { DemoTarget } from './target.js';
@@ -83,7 +83,34 @@ async function findCustomers(
 
 async function balanceOf(api: OpenApiClient, c: Customer): Promise<number | null> {
   if (c.memberId === null) return null;
-  return (await api.getMemberByExternalId(c.externalKey, c.externalId)).point;
+  // By member id: the linking member holds no external id until the link step.
+  return (await api.getMember(c.memberId)).point;
+}
+
+/** Where a customer's balance must end: what the script credits (directly or by linking) less what it debits. */
+function expectedEnd(before: number | null, steps: Step[]): number | null {
+  if (before === null) return null;
+  let sum = before;
+  for (const { expected: e } of steps) {
+    if (e.kind === 'credited' || e.kind === 'linked') sum += e.points;
+    if (e.kind === 'debited') sum -= e.points;
+  }
+  return sum;
+}
+
+/** A member of the service's default rank with no shop account yet: the one the demo links. */
+async function registerLinkingMember(api: OpenApiClient, config: EmulatorConfig, runId: number): Promise<Customer> {
+  const member = await api.registerMember({});
+  const ranks = config.clients[0]?.ranks ?? {};
+  const rate = member.rank && member.rank in ranks ? String(ranks[member.rank]) : null;
+  const label = member.login_id || member.unique_id || member.id;
+  return {
+    label: `member ${label}, shop account not linked`,
+    memberId: member.id,
+    externalKey: 'shopify',
+    externalId: bigId(13n, runId),
+    rate,
+  };
 }
 
 async function putSquareOrder(url: string, order: unknown): Promise<void> {
@@ -118,7 +145,7 @@ async function runStep(target: DemoTarget, step: Step): Promise<Observed> {
   const queueBefore = await target.queueStats();
   await step.prepare?.();
   const recordBefore = await readRecord(target.ledger, step.record);
-  const { status } = await post(target.intakeUrl, step.request);
+  const { status, body } = await (step.send ?? (() => post(target.intakeUrl, step.request)))();
   await target.waitForIdle();
   const queueAfter = await target.queueStats();
   const record = await readRecord(target.ledger, step.record);
@@ -127,6 +154,7 @@ async function runStep(target: DemoTarget, step: Step): Promise<Observed> {
 
   let outcome: string;
   if (status >= 400) outcome = `rejected (${status})`;
+  else if (step.send) outcome = linkOutcome(body);
   else if (status === 200) outcome = 'ignored (200): moves no points';
   else if (queueAfter.deduplicated > queueBefore.deduplicated) outcome = 'dropped by the queue (same delivery id)';
   else if (recordBefore !== undefined && JSON.stringify(recordBefore) === JSON.stringify(record))
@@ -171,6 +199,12 @@ async function runStep(target: DemoTarget, step: Step): Promise<Observed> {
       want(status === 202, `HTTP ${status}, expected 202`);
       want(outcome === 'customer_not_found', `outcome ${outcome}, expected customer_not_found`);
       break;
+    case 'linked':
+      want(status === 200, `HTTP ${status}, expected 200 linked`);
+      want(outcome === `linked${e.changed ? '' : ' already'}`, `outcome ${outcome}, expected linked${e.changed ? '' : ' already'}`);
+      want(delta === e.points, `balance moved ${delta ?? '?'}, expected ${signed(e.points)}`);
+      want(record?.outcome === 'credited', `the earlier order ended ${recordOutcome(record)}, expected credited`);
+      break;
     case 'rejected':
       want(status === e.status, `HTTP ${status}, expected ${e.status}`);
       want(record === undefined, 'a ledger record was written for a rejected request');
@@ -179,6 +213,17 @@ async function runStep(target: DemoTarget, step: Step): Promise<Observed> {
       break;
   }
   return { status, outcome, delta, balance, ok: problems.length === 0, ...(problems.length > 0 ? { why: problems.join('; ') } : {}) };
+}
+
+/** The App Proxy's JSON answer: `linked` (now) or `linked already` (nothing changed). */
+function linkOutcome(body: string): string {
+  try {
+    const answer = JSON.parse(body) as { status?: string; changed?: boolean };
+    if (answer.status === 'linked') return answer.changed ? 'linked' : 'linked already';
+    return `answered ${answer.status ?? body}`;
+  } catch {
+    return `answered ${body.slice(0, 60)}`;
+  }
 }
 
 function describeRecord(record: OrderRecord | RefundRecord | undefined): string {
@@ -221,7 +266,9 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
   const unknown: Customer = { label: 'not a member', memberId: null, externalKey: 'shopify', externalId: unknownId, rate: null };
   const credit = (c: Customer, amount: number) => (c.rate === null ? 0 : expectedPoints(amount, c.rate));
   const runId = Date.now() % 1_000_000_000_000;
-  const steps = buildSteps({ shopper, walkIn, unknown, decimalShopper, japanShopper, squareBuyer, smaregiBuyer }, credit, target, runId);
+  const linker = await registerLinkingMember(target.openapi, target.emulatorConfig, runId);
+  const all = { shopper, walkIn, unknown, decimalShopper, japanShopper, squareBuyer, smaregiBuyer, linker };
+  const steps = buildSteps(all, credit, target, runId);
 
   // Square's till keeps the sale's order: the worker reads it on the `subtotal_excluding_tax` basis.
   if (squareBuyer && target.secrets.square && target.squareOrders) await putSquareOrder(target.squareOrders.url, squareDemoOrder(runId));
@@ -236,6 +283,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
     ...(squareBuyer && target.secrets.square ? [squareBuyer] : []),
     ...(smaregiBuyer && target.secrets.smaregi ? [smaregiBuyer] : []),
     unknown,
+    linker,
   ]) {
     const mine = steps.filter((s) => s.customer === customer);
     const before = await balanceOf(target.openapi, customer);
@@ -262,7 +310,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
       print(`  ${line}`);
     }
     const after = await balanceOf(target.openapi, customer);
-    const expectedAfter = before;
+    const expectedAfter = expectedEnd(before, mine);
     print(`  balance after: ${after ?? '-'}${after === expectedAfter ? '' : ` (expected ${expectedAfter})`}`);
     if (after !== expectedAfter) failures.push(`${customer.label}: balance ended at ${after}, expected ${expectedAfter}`);
     const orderRefs = [...new Map(mine.filter((s) => s.expected.kind !== 'rejected').map((s) => [s.record.orderId, s.record])).values()];

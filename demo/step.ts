@@ -18,7 +18,9 @@ export type Expected =
   | { kind: 'customer_not_found' }
   | { kind: 'ignored' }
   | { kind: 'skipped' }
-  | { kind: 'rejected'; status: number };
+  | { kind: 'rejected'; status: number }
+  /** An App Proxy link request answered 200 (`changed` as expected), moving the balance by `points`. */
+  | { kind: 'linked'; changed: boolean; points: number };
 
 export interface Step {
   customer: Customer;
@@ -28,4 +30,6 @@ export interface Step {
   expected: Expected;
   /** Puts the sender-side state in place first (a Smaregi transaction in its stand-in). */
   prepare?: () => Promise<void>;
+  /** Sends something other than `request` as a webhook (the App Proxy's GET of a link request). */
+  send?: () => Promise<{ status: number; body: string }>;
 }

@@ -11,6 +11,7 @@ import {
 import type { Customer, Step } from './step.js';
 import type { DemoTarget } from './target.js';
 import { smaregiSteps } from './smaregi.js';
+import { linkSteps } from './link.js';
 
 /** The demo's script: which deliveries it sends, for which customer, and what each must do. */
 
@@ -159,6 +160,8 @@ export function buildSteps(
     japanShopper?: Customer | undefined;
     squareBuyer?: Customer | undefined;
     smaregiBuyer?: Customer | undefined;
+    /** A member with no shop account yet, who buys, then links through the App Proxy. */
+    linker?: Customer | undefined;
   },
   rateCredit: (c: Customer, amount: number) => number,
   target: DemoTarget,
@@ -273,6 +276,7 @@ export function buildSteps(
     ...(customers.smaregiBuyer && s.smaregi
       ? smaregiSteps(customers.smaregiBuyer, (amount) => rateCredit(customers.smaregiBuyer as Customer, amount), s.smaregi, runId, now)
       : []),
+    ...(customers.linker ? linkSteps(customers.linker, rateCredit(customers.linker, 5_000), target, bigId(12n, runId), runId, now) : []),
   ];
 }
 

@@ -3,7 +3,10 @@ import type { LocalStackHandle } from '../local/connect.js';
 import type { SquareSigning } from '../local/webhooks/index.js';
 
 /** What the demo drives: a running local stack, in this process or another one. */
-export type DemoTarget = Pick<LocalStackHandle, 'intakeUrl' | 'openapi' | 'ledger' | 'queueStats' | 'waitForIdle' | 'squareOrders'> & {
+export type DemoTarget = Pick<
+  LocalStackHandle,
+  'intakeUrl' | 'emulatorUrl' | 'openapi' | 'ledger' | 'queueStats' | 'waitForIdle' | 'squareOrders'
+> & {
   emulatorConfig: EmulatorConfig;
   /** The current signing secret of each source. */
   secrets: { shopify: string; pos: string; square?: SquareSigning; smaregi?: SmaregiDemoAccess };

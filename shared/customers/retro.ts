@@ -1,6 +1,6 @@
 import { PurchaseEvent } from '../events/index.js';
 import type { Ledger } from '../ledger/index.js';
-import type { ProcessOutcome, Processor } from '../points/index.js';
+import type { ProcessContext, ProcessOutcome, Processor } from '../points/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -16,7 +16,7 @@ export interface EarlierCredits {
 }
 
 export interface RetroDeps {
-  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder'>;
+  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'leaveUnlinkedIndex'>;
   processor: Pick<Processor, 'creditLinkedPurchase'>;
   clock: () => number;
   logger?: { warn(message: string, fields?: Record<string, unknown>): void };
@@ -36,7 +36,7 @@ export interface RetroInput {
  * calculation with the order's marker, record), then the refunds that waited for it. Safe to run
  * again at any time: a credited order has left the index, and one claimed elsewhere waits its turn.
  */
-export async function creditEarlierPurchases(deps: RetroDeps, input: RetroInput): Promise<EarlierCredits> {
+export async function creditEarlierPurchases(deps: RetroDeps, input: RetroInput, context?: ProcessContext): Promise<EarlierCredits> {
   const tally: EarlierCredits = { credited: 0, points: 0, pending: 0, notFound: 0 };
   if (input.days <= 0) return tally;
   const since = new Date(deps.clock() - input.days * DAY_MS).toISOString();
@@ -51,7 +51,13 @@ export async function creditEarlierPurchases(deps: RetroDeps, input: RetroInput)
       tally.pending++;
       continue;
     }
-    count(tally, await deps.processor.creditLinkedPurchase(event.data));
+    // With the message's context: a waiting refund that fails now is set aside as a message of its own
+    // (as after any purchase). Retrying this event would not find it: the credited order has left the index.
+    const outcome = await deps.processor.creditLinkedPurchase(event.data, context);
+    count(tally, outcome);
+    // Credited, and the refunds that waited for it through (or handed over): it leaves the index. A crash
+    // before this leaves it there, credited: the retried event runs its waiting refunds (a duplicate credit is not made).
+    if (outcome.action === 'ack' && outcome.kind !== 'customer_not_found') await deps.ledger.leaveUnlinkedIndex(ref);
   }
   return tally;
 }

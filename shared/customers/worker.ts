@@ -1,6 +1,6 @@
 import { CustomerEvent } from '../events/index.js';
 import type { Ledger } from '../ledger/index.js';
-import type { ProcessOutcome, Processor } from '../points/index.js';
+import type { ProcessContext, ProcessOutcome, Processor } from '../points/index.js';
 import { type EnrolApi, type EnrolResult, enrolCustomer } from './enrol.js';
 import type { CustomerRecords } from './records.js';
 import { creditEarlierPurchases, type EarlierCredits } from './retro.js';
@@ -9,7 +9,7 @@ import { creditEarlierPurchases, type EarlierCredits } from './retro.js';
 export interface CustomerEventDeps {
   records: CustomerRecords;
   openapi: EnrolApi;
-  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder'>;
+  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'leaveUnlinkedIndex'>;
   clock: () => number;
   logger?: { warn(message: string, fields?: Record<string, unknown>): void };
 }
@@ -37,7 +37,7 @@ export function withCustomerEvents(points: Processor, deps: CustomerEventDeps | 
           reason: 'customer events need the customer records',
         };
       }
-      return processCustomerEvent({ ...deps, processor: points }, parsed.data);
+      return processCustomerEvent({ ...deps, processor: points }, parsed.data, context);
     },
   };
 }
@@ -49,6 +49,7 @@ const isCustomerMessage = (input: unknown) =>
 export async function processCustomerEvent(
   deps: CustomerEventDeps & { processor: Pick<Processor, 'creditLinkedPurchase'> },
   event: CustomerEvent,
+  context?: ProcessContext,
 ): Promise<ProcessOutcome> {
   const { customer } = event;
   let enrolled: Done | undefined;
@@ -58,12 +59,11 @@ export async function processCustomerEvent(
     if (result.kind === 'enrol_rejected') return { kind: 'enrol_rejected', action: 'ack', reason: result.reason ?? 'refused' };
     enrolled = result.kind === 'duplicate' ? result : { kind: result.kind, memberId: result.memberId ?? '' };
   }
-  const earlier = await creditEarlierPurchases(deps, {
-    source: event.source,
-    externalKey: customer.externalKey,
-    externalId: customer.externalId,
-    days: event.retroCreditDays,
-  });
+  const earlier = await creditEarlierPurchases(
+    deps,
+    { source: event.source, externalKey: customer.externalKey, externalId: customer.externalId, days: event.retroCreditDays },
+    context,
+  );
   const action = earlier.pending > 0 ? 'retry' : 'ack';
   if (!enrolled) return { kind: 'linked', action, earlier };
   if (enrolled.kind === 'duplicate') return { kind: 'duplicate', action, previous: enrolled.previous };

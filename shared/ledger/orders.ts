@@ -43,6 +43,11 @@ export interface PurchaseResult {
   awaitingCustomerUntil?: number;
   /** customer_not_found only: kept findable by its customer, with its event, to be credited once linked. */
   unlinked?: { customer: string; purchasedAt: string; event: string };
+  /**
+   * Credited late (its customer linked): the index keys stay until the refunds that waited for it are
+   * through (`leaveUnlinkedIndex`), so a link event retried after a crash among them still finds it.
+   */
+  keepUnlinked?: boolean;
 }
 
 export interface ReleaseOrderOptions {
@@ -98,6 +103,11 @@ export interface OrderRecords {
   releaseOrder(ref: OrderRef, owner: string, opts: ReleaseOrderOptions): Promise<boolean>;
   /** Notes on the order (creating a stub) that a refund waits for the purchase. Undefined: already done. */
   registerWaitingRefund(ref: RefundRef): Promise<OrderRecord | undefined>;
+  /**
+   * Takes an order credited late out of the byUnlinkedCustomer index once no refund waits for it (and
+   * none holds its lease); false when it is not so yet (or is still customer_not_found).
+   */
+  leaveUnlinkedIndex(ref: OrderRef): Promise<boolean>;
   forgetWaitingRefund(ref: RefundRef): Promise<void>;
   /** Lease on a credited order for one refund that is not yet applied to it. */
   claimOrderForRefund(ref: RefundRef, owner: string): Promise<Claim<OrderRecord>>;
@@ -230,7 +240,7 @@ function purchaseWrites(store: Store): PurchaseWrites {
           : withEmptyBook(orderIdentity(store, ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1));
       e.setAll(finishFields(store, result, now)).remove(...LEASE_FIELDS);
       // Credited (or ended otherwise) after all: no longer waiting for its customer to be linked.
-      if (result.unlinked === undefined) e.remove(...UNLINKED_FIELDS);
+      if (result.unlinked === undefined && !result.keepUnlinked) e.remove(...UNLINKED_FIELDS);
       return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));
     },
 
@@ -261,6 +271,15 @@ function refundBookWrites(store: Store): RefundBookWrites {
         .addToSet('refundIds', [ref.refundId]);
       // An order still awaiting its customer is not final either: the refund waits for the credit.
       return parseOrder(await store.update(keyOf(ref), e, purchaseNotFinal(e, now)));
+    },
+
+    async leaveUnlinkedIndex(ref) {
+      const e = new Expression().set('updatedAt', iso(clock())).remove(...UNLINKED_FIELDS);
+      const condition =
+        `${e.path('state')} = ${e.value('done')} AND ${e.path('outcome')} <> ${e.value('customer_not_found')} AND ` +
+        `attribute_not_exists(${e.path('waitingRefunds')}) AND attribute_not_exists(${e.path('leaseOwner')}) AND ` +
+        `attribute_exists(${e.path('unlinkedCustomer')})`;
+      return (await store.update(keyOf(ref), e, condition)) !== undefined;
     },
 
     async forgetWaitingRefund(ref) {

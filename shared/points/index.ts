@@ -5,5 +5,5 @@ export { instrumentPointsApi, POINTS_API_OPERATIONS } from './instrument.js';
 export { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker } from './markers.js';
 // The outcome vocabulary lives in shared/events; processing's callers keep reading it here too.
 export { OUTCOME_KINDS, type ProcessOutcome } from '../events/index.js';
-export { createProcessor, type Processor } from './processor.js';
+export { createProcessor, type ProcessContext, type Processor } from './processor.js';
 export { eventIds, type MetricsSink, outcomeFields, recordOutcomeMetrics } from './report.js';

@@ -37,6 +37,8 @@ export interface PurchaseOptions {
 
 class PurchaseAttempt {
   private readonly owner = randomUUID();
+  /** Re-opened for its linked customer with refunds already waiting (parked) for it: see finish(). */
+  private keepFindable = false;
   private readonly ref: OrderRef;
   private readonly marker: string;
   private readonly checkpoint: Checkpoint;
@@ -102,6 +104,7 @@ class PurchaseAttempt {
     if (!claim.ok && awaitsCustomer(claim.current, clock())) claim = await ledger.reopenPurchase(input);
     if (!claim.ok && this.options.customerLinked && awaitsLink(claim.current)) claim = await ledger.reopenUnlinked(input);
     if (!claim.ok) return { end: alreadyDone(claim.current) };
+    this.keepFindable = this.options.customerLinked === true && (claim.previous?.waitingRefunds.length ?? 0) > 0;
     await this.checkpoint('purchase:claimed');
     // A lease never released means an attempt died or did not learn its call's outcome.
     return { mustReconcile: claim.previous?.leaseOwner !== undefined || claim.previous?.needsReconcile === true };
@@ -175,7 +178,10 @@ class PurchaseAttempt {
   }
 
   private async finish(result: PurchaseResult, outcome: ProcessOutcome): Promise<PurchaseProcessed> {
-    const done = await this.deps.ledger.finishPurchase(this.ref, this.owner, result);
+    // Credited late with refunds already waiting (no message of their own any more: parked): findable by
+    // its customer until they are through, so a crash among them is retried by the link (retro.ts takes it out).
+    const kept = this.keepFindable && result.unlinked === undefined ? { ...result, keepUnlinked: true } : result;
+    const done = await this.deps.ledger.finishPurchase(this.ref, this.owner, kept);
     if (!done) return { outcome: leaseLost() };
     await this.checkpoint('purchase:recorded');
     return { outcome, order: done };

@@ -41,6 +41,13 @@ describe('a short seeded chaos run', () => {
     expect(result.mismatches).toEqual([]);
   });
 
+  it('links members and enrols shop customers mid-run, with faults on those calls, their earlier orders having ended customer_not_found', () => {
+    expect(result.links?.linked).toBeGreaterThan(0);
+    expect(result.links?.enrolled).toBeGreaterThan(0);
+    expect(result.links?.earlierNotFound).toBeGreaterThan(0);
+    expect(result.links?.failures).toEqual([]);
+  });
+
   it('leaves no event without a final outcome in the ledger', () => {
     expect(result.unfinished).toEqual([]);
   });

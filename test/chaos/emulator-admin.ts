@@ -44,6 +44,14 @@ export function emulatorAdmin(baseUrl: string) {
     advanceClock: (seconds: number) => call(`${admin}/clock`, 'POST', { advance_seconds: seconds }) as Promise<{ now: string }>,
     clock: () => call(`${admin}/clock`, 'GET') as Promise<{ now: string }>,
     reset: (config?: unknown) => call(`${admin}/reset`, 'POST', config),
+    /** A single-use handover token for the member, as the membership system issues one for its link button. */
+    handoverToken: async (clientId: string, memberId: string, ttlSeconds = 600) =>
+      (
+        (await call(`${admin}/clients/${encodeURIComponent(clientId)}/handover-tokens`, 'POST', {
+          member_id: memberId,
+          ttl_seconds: ttlSeconds,
+        })) as { token: string }
+      ).token,
   };
 }
 export type EmulatorAdmin = ReturnType<typeof emulatorAdmin>;

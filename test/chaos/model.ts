@@ -6,7 +6,9 @@ import { CHAOS_RANKS, type ChaosCustomer, type Scenario } from './scenario.js';
  * the refund rule below), never from the product's code.
  *
  * - purchase credit = floor(eligible x rate of the customer's rank), for a registered customer, a
- *   non-test order with an amount; otherwise nothing;
+ *   non-test order with an amount; otherwise nothing. A customer linked or enrolled mid-run (links.ts)
+ *   is credited every such order exactly once, whether it came before the link or after (an enrolled
+ *   one: Shopify orders only, at the service's default rank);
  * - refunds of an order debit in total floor(credit x min(refunded, eligible) / eligible), where a
  *   cancellation refunds everything; a full refund therefore debits exactly the credit. The split
  *   between the refunds of one order depends on the order in which they are processed, the total does not.
@@ -73,7 +75,9 @@ export function buildModel(scenario: Scenario): Model {
     if (event.kind === 'purchase') {
       const customer = event.customer === null ? undefined : scenario.customers[event.customer];
       order.eligible = event.amount;
-      order.credited = customer?.registered === true && !event.test && event.amount > 0;
+      // An enrolled shop customer becomes a member by their Shopify id only: other sources stay unknown.
+      const member = customer?.registered === true || (customer?.linkLater === 'enrolment' && event.source === 'shopify');
+      order.credited = member && !event.test && event.amount > 0;
       order.credit = order.credited && customer ? pointsFor(event.amount, CHAOS_RANKS[customer.rank]) : 0;
     } else {
       order.refundIds.push(event.refundId);
@@ -90,7 +94,8 @@ export function buildModel(scenario: Scenario): Model {
 
   const customers = new Map<number, ExpectedCustomer>();
   for (const customer of scenario.customers) {
-    if (customer.registered) customers.set(customer.index, { customer, credited: 0, debited: 0, balance: 0, orders: [] });
+    if (customer.registered || customer.linkLater === 'enrolment')
+      customers.set(customer.index, { customer, credited: 0, debited: 0, balance: 0, orders: [] });
   }
   const totals = { credited: 0, debited: 0 };
   for (const order of orders.values()) {

@@ -1,3 +1,4 @@
+import type { LinkReport } from './links.js';
 import type { Mismatch } from './compare.js';
 import type { FaultTally } from './faults.js';
 import type { HoldBackReport } from './hold-back.js';
@@ -36,6 +37,8 @@ export interface ChaosResult {
   /** Report lines of the run's disturbances (outage...). */
   disturbances: string[];
   upstreamRequests: Record<string, number>;
+  /** Members linked and shop customers enrolled mid-run (links.ts). */
+  links?: LinkReport;
   mismatches: Mismatch[];
   /** For each order with a mismatch or an unfinished event: its events, history entries and ledger records. */
   evidence: string[];

@@ -16,6 +16,7 @@ import { startChaosStack, type ChaosStack, type ChaosStackOptions } from './stac
 import { renderDelivery, type SenderSecrets } from './webhooks.js';
 import { createSmaregiSender, smaregiCustomerCode, smaregiDisturbance } from './smaregi.js';
 import { squareCustomerId } from './square.js';
+import { createLinks } from './links.js';
 
 /**
  * One chaos run: generate the scenario, bring up the real stack (receiver, local FIFO queue, worker,
@@ -78,7 +79,13 @@ export function chaosEmulatorConfig(scenario: Scenario): unknown {
             login_id: c.loginId,
             password: 'chaos-pass',
             rank: c.rank,
-            external_ids: { shopify: c.shopifyId, pos_card: c.posCard, square: squareCustomerId(c), smaregi: smaregiCustomerCode(c) },
+            external_ids: {
+              // A member linked through the App Proxy mid-run has no shop account yet (links.ts).
+              ...(c.linkLater === 'app_proxy' ? {} : { shopify: c.shopifyId }),
+              pos_card: c.posCard,
+              square: squareCustomerId(c),
+              smaregi: smaregiCustomerCode(c),
+            },
           })),
       },
     ],
@@ -160,6 +167,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
     });
     injectorRef = injector;
+    const links = createLinks({
+      scenario,
+      intakeUrl: stack.intakeUrl,
+      ledger: stack.ledger,
+      admin,
+      reader: upstreamReader({ baseUrl: stack.emulatorUrl, ...CHAOS_CLIENT }),
+      clientId: CHAOS_CLIENT.clientId,
+      shopifySecret: CHAOS_SECRETS.shopify,
+      tally: injector.tally,
+      random: random.fork('links'),
+      log,
+    });
+    disturbances.push(links);
     log(`chaos: seed ${options.seed}, ${scenario.events.length} events, ${scenario.deliveries.length} deliveries`);
 
     const unfinished: UnfinishedEvent[] = [];
@@ -217,6 +237,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const comparison = compareWithModel(model, observed);
     const ledgerCheck = await checkLedger(scenario, model, stack.ledger);
     unfinished.push(...ledgerCheck.unfinished);
+    for (const failure of links.report().failures) unfinished.push({ key: 'link', why: failure });
     for (const letter of stack.queue.deadLetters()) {
       const eventId = (JSON.parse(letter.body) as { eventId?: string }).eventId ?? letter.messageId;
       unfinished.push({
@@ -264,6 +285,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       latency: await latency.report(stack.ledger),
       ...recoveryOf(outageRef),
       disturbances: disturbances.flatMap((d) => d.reportLines()),
+      links: links.report(),
       upstreamRequests: Object.fromEntries(Object.entries(routes).map(([route, s]) => [route, s.total])),
       mismatches,
       evidence,

@@ -15,6 +15,20 @@ export interface ChaosCustomer {
   posCard: string;
   /** false: the sender knows the customer, the membership service does not (customer not found). */
   registered: boolean;
+  /**
+   * Linked to the membership service mid-run (links.ts): `app_proxy`, a member whose shop account is
+   * linked through the App Proxy (no `shopify` external id before); `enrolment`, a shop customer the
+   * service does not know, enrolled by customers/create. Their Shopify orders before that end
+   * customer_not_found, and are credited once after it.
+   */
+  linkLater?: 'app_proxy' | 'enrolment';
+}
+
+/** A link made during the run, before the delivery at position `at` (links.ts). */
+export interface LinkStep {
+  customer: number;
+  via: 'app_proxy' | 'enrolment';
+  at: number;
 }
 
 export interface PurchaseSpec {
@@ -64,6 +78,8 @@ export interface Scenario {
   customers: ChaosCustomer[];
   events: EventSpec[];
   deliveries: DeliveryStep[];
+  /** Customers linked or enrolled mid-run (links.ts); none when absent. */
+  links?: LinkStep[];
   counts: {
     purchases: number;
     refunds: number;
@@ -74,6 +90,9 @@ export interface Scenario {
     concurrentDuplicates: number;
     /** Refunds delivered before their purchase, plus swapped neighbours. */
     reordered: number;
+    /** Members linked through the App Proxy mid-run, and shop customers enrolled mid-run (links.ts). */
+    links?: number;
+    enrolments?: number;
   };
 }
 

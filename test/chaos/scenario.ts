@@ -1,6 +1,7 @@
 import { createRandom, type Random } from './prng.js';
 import { addSmaregi } from './smaregi.js';
 import { addSquare } from './square.js';
+import { addLinks } from './links-scenario.js';
 import {
   CHAOS_RANKS,
   type ChaosCustomer,
@@ -49,12 +50,14 @@ export function generateScenario(options: ScenarioOptions): Scenario {
   const { deliveries, duplicates, concurrentDuplicates, reordered } = makeDeliveries(random.fork('deliveries'), events);
   addSquare(random.fork('square'), events, deliveries);
   addSmaregi(random.fork('smaregi'), events);
+  const links = addLinks(random.fork('links'), customers, events, deliveries);
   const refunds = events.filter((e): e is RefundSpec => e.kind === 'refund');
   return {
     seed: options.seed,
     customers,
     events,
     deliveries,
+    links,
     counts: {
       purchases: events.length - refunds.length,
       refunds: refunds.length,
@@ -63,6 +66,8 @@ export function generateScenario(options: ScenarioOptions): Scenario {
       duplicates,
       concurrentDuplicates,
       reordered,
+      links: links.filter((l) => l.via === 'app_proxy').length,
+      enrolments: links.filter((l) => l.via === 'enrolment').length,
     },
   };
 }

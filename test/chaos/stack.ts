@@ -140,6 +140,8 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     env: {
       POWERTOOLS_LOG_LEVEL: 'ERROR',
       POWERTOOLS_METRICS_DISABLED: 'true',
+      // Shop customers unknown to the service are enrolled by customers/create (links.ts).
+      SHOPIFY_ENROLMENT: 'register',
     },
     // Visibility timeout and receives: npm start's derived defaults; only the clock is simulated.
     queue: {

@@ -81,7 +81,7 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
       `demo: using the local stack at ${stack.urls.intake} (npm start)`,
       `demo: its emulator at ${stack.urls.emulator}, DynamoDB at ${stack.urls.dynamodb} (table connect-test-ledger)`,
     ]);
-    expect(lines.at(-1)).toBe('demo: all 27 events did what they should');
+    expect(lines.at(-1)).toBe('demo: all 31 events did what they should');
     expect(code).toBe(0);
   });
 

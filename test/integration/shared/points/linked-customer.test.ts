@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { creditEarlierPurchases } from '../../../../shared/customers/index.js';
 import { purchaseMarker } from '../../../../shared/points/index.js';
 import { CALCULATION, purchase, REFUND_WAIT_SECONDS, refund, useHarness } from './harness.js';
 
@@ -89,5 +90,28 @@ describe('purchases credited once their customer is linked', () => {
     h.expireLeases();
     expect(await h.processor().creditLinkedPurchase(p)).toMatchObject({ kind: 'credited', reconciled: true });
     expect(await h.entries(member, purchaseMarker(p.source, p.orderId))).toEqual([50]);
+  });
+
+  it('a crash among the refunds that waited for the link leaves the order findable, and the retried link debits them once', async () => {
+    const p = unknownCustomer('late-9');
+    await h.processor().process(p);
+    await h.processor().process(refund(p, 'r1', 400));
+    h.clock.advance(REFUND_WAIT_SECONDS * 1000 + 1);
+    expect(await h.processor().process(refund(p, 'r1', 400))).toMatchObject({ kind: 'refund_parked' });
+    const member = await becomeMember('late-9');
+    const input = { source: 'shopify', externalKey: 'shopify', externalId: 'late-9', days: 30 };
+    const crashing = h.processor({
+      checkpoint: (s) => {
+        if (s === 'refund:claimed') throw new Error('crash');
+      },
+    });
+    await expect(creditEarlierPurchases({ ledger: h.ledger, processor: crashing, clock: h.clock }, input)).rejects.toThrow('crash');
+    h.expireLeases();
+    // The link event comes back: the order, credited already, is still found, and its refund runs now.
+    await creditEarlierPurchases({ ledger: h.ledger, processor: h.processor(), clock: h.clock }, input);
+    expect(await h.entries(member, purchaseMarker(p.source, p.orderId))).toEqual([50]);
+    expect(await h.balance(member)).toBe(30);
+    expect(await h.ledger.getRefund({ source: 'shopify', orderId: p.orderId, refundId: 'r1' })).toMatchObject({ outcome: 'debited' });
+    expect(await h.ledger.listUnlinkedOrders({ source: 'shopify', externalKey: 'shopify', externalId: 'late-9', since })).toEqual([]);
   });
 });

@@ -1,0 +1,194 @@
+import { request } from 'undici';
+import { appProxyLinkPath, shopifyCustomerCreated, type WebhookRequest } from '../../local/webhooks/index.js';
+import type { Ledger } from '../../shared/ledger/index.js';
+import type { Disturbance } from './disturbance.js';
+import type { EmulatorAdmin, FaultKind, upstreamReader } from './emulator-admin.js';
+import { FAULT_KINDS, type FaultTally } from './faults.js';
+import type { Random } from './prng.js';
+import type { LinkStep, Scenario } from './scenario.js';
+
+/**
+ * Links mid-run (the scenario's `links`, links-scenario.ts): before the delivery at a link's position,
+ * a member's shop account is linked through the App Proxy route of the local stack (a handover token
+ * from the emulator's admin route, the request signed as Shopify signs it), or an unknown shop customer
+ * is enrolled by customers/create (delivered twice at once, then again with a new webhook id). Faults
+ * fly on the Open API calls linking and enrolment make: the handover check, the member update, the
+ * register, the lookups. The member does what a member does when the page says "try again": asks the
+ * membership app for a new link (a new token) and presses it again. The model (model.ts) expects every
+ * Shopify order of such a customer credited exactly once, before the link or after.
+ */
+
+/** Routes of linking and enrolment, as the emulator's fault selectors. */
+export const LINK_ROUTES = [
+  { name: 'handover check', method: 'GET', path: '^/api/ext/check/[^/]+$' },
+  { name: 'member update', method: 'PUT', path: '^/api/ext/users/[^/]+$' },
+  { name: 'member by external id', method: 'GET', path: '^/api/ext/users/external_id/[^/]+/[^/]+$' },
+  { name: 'member', method: 'GET', path: '^/api/ext/users/[0-9A-Za-z-]+$' },
+] as const;
+export const REGISTER_ROUTE = { name: 'register', method: 'POST', path: '^/api/ext/users$' } as const;
+
+/** Chance of a fault armed before each link attempt or enrolment; attempts before giving up. */
+const LINK_FAULT_RATE = 0.6;
+const MAX_ATTEMPTS = 8;
+/** Answers after which the member asks for a new link and tries again (the page says so). */
+const TRY_AGAIN = new Set([500, 503, 410, 400]);
+
+export interface LinkReport {
+  linked: number;
+  enrolled: number;
+  attempts: number;
+  retried: number;
+  repeated: number;
+  /** Shopify orders of the linked customers that had ended customer_not_found when the link came. */
+  earlierNotFound: number;
+  faults: number;
+  failures: string[];
+}
+
+export interface LinkDeps {
+  scenario: Scenario;
+  intakeUrl: string;
+  ledger: Pick<Ledger, 'getOrder'>;
+  admin: EmulatorAdmin;
+  reader: ReturnType<typeof upstreamReader>;
+  clientId: string;
+  shopifySecret: string;
+  tally: FaultTally;
+  random: Random;
+  log: (line: string) => void;
+}
+
+export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkReport } {
+  const report: LinkReport = { linked: 0, enrolled: 0, attempts: 0, retried: 0, repeated: 0, earlierNotFound: 0, faults: 0, failures: [] };
+  const links = deps.scenario.links ?? [];
+  // Member ids, read once before the first delivery (the reader's token does not outlive the run's token expiries).
+  const memberIds = new Map<number, string | undefined>();
+
+  async function maybeArm(routes: readonly { name: string; method: string; path: string }[]): Promise<void> {
+    if (!deps.random.chance(LINK_FAULT_RATE)) return;
+    const route = deps.random.pick(routes);
+    const fault: FaultKind = deps.random.pick(FAULT_KINDS);
+    await deps.admin.addFault({
+      method: route.method,
+      path: route.path,
+      fault,
+      times: 1,
+      ...(fault === 'delay' ? { delay_ms: 1250 } : {}),
+    });
+    deps.tally.emulator += 1;
+    deps.tally.byKind[fault] += 1;
+    deps.tally.byRoute[route.name] = (deps.tally.byRoute[route.name] ?? 0) + 1;
+    report.faults += 1;
+  }
+
+  /** Waits (a little) for the customer's Shopify orders delivered so far to end, and counts those without a member. */
+  async function earlierNotFound(link: LinkStep): Promise<number> {
+    const delivered = new Set(deps.scenario.deliveries.slice(0, link.at).map((d) => d.event));
+    const orders = deps.scenario.events.filter(
+      (e, i) => delivered.has(i) && e.kind === 'purchase' && e.source === 'shopify' && e.customer === link.customer && !e.test,
+    );
+    const deadline = Date.now() + 1_500;
+    for (;;) {
+      const records = await Promise.all(orders.map((o) => deps.ledger.getOrder({ source: 'shopify', orderId: o.orderId })));
+      if (records.every((r) => r?.state === 'done') || Date.now() > deadline) {
+        return records.filter((r) => r?.outcome === 'customer_not_found').length;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  async function linkOnce(shopifyId: string, memberId: string): Promise<{ status: number; changed?: boolean; kind?: string }> {
+    const token = await deps.admin.handoverToken(deps.clientId, memberId);
+    const path = appProxyLinkPath({ customerId: shopifyId, member: memberId, token, secret: deps.shopifySecret, nowMs: Date.now() });
+    report.attempts += 1;
+    try {
+      const res = await request(`${deps.intakeUrl}${path}`, { headers: { accept: 'application/json' } });
+      const body = (await res.body.json()) as { changed?: boolean; error?: { kind?: string } };
+      return { status: res.statusCode, ...(body.changed === undefined ? {} : { changed: body.changed }), kind: body.error?.kind ?? '' };
+    } catch (e) {
+      return { status: 0, kind: (e as Error).message };
+    }
+  }
+
+  async function linkThroughAppProxy(link: LinkStep): Promise<void> {
+    const customer = deps.scenario.customers[link.customer];
+    if (!customer) return;
+    const memberId = memberIds.get(link.customer);
+    if (!memberId) {
+      report.failures.push(`customer ${link.customer}: no member holds their POS card, nobody to link`);
+      return;
+    }
+    let last = '';
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      await maybeArm(LINK_ROUTES);
+      const answer = await linkOnce(customer.shopifyId, memberId);
+      if (answer.status === 200) {
+        report.linked += 1;
+        // Sometimes the member presses the link again: answered linked, nothing changes.
+        if (deps.random.chance(0.3)) {
+          const again = await linkOnce(customer.shopifyId, memberId);
+          if (again.status === 200 && again.changed === false) report.repeated += 1;
+          else report.failures.push(`customer ${link.customer}: the repeated link answered ${again.status} ${again.kind ?? ''}`);
+        }
+        return;
+      }
+      last = `${answer.status} ${answer.kind ?? ''}`;
+      if (answer.status !== 0 && !TRY_AGAIN.has(answer.status)) break;
+      report.retried += 1;
+    }
+    report.failures.push(`customer ${link.customer}: the App Proxy link did not succeed (last answer ${last})`);
+  }
+
+  async function enrol(link: LinkStep): Promise<void> {
+    const customer = deps.scenario.customers[link.customer];
+    if (!customer) return;
+    await maybeArm([REGISTER_ROUTE, LINK_ROUTES[2]]);
+    const created = (webhookId: string) => shopifyCustomerCreated(customer.shopifyId, deps.shopifySecret, webhookId, Date.now());
+    const first = created(`create-${customer.index}`);
+    const results = await Promise.all([send(first), send(first), send(created(`create-${customer.index}-again`))]);
+    const refused = results.filter((r) => r !== 202);
+    if (refused.length > 0) report.failures.push(`customer ${link.customer}: customers/create refused (${refused.join(', ')})`);
+    else report.enrolled += 1;
+  }
+
+  async function send(webhook: WebhookRequest): Promise<number> {
+    let status = 0;
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      try {
+        const res = await request(`${deps.intakeUrl}${webhook.path}`, { method: 'POST', headers: webhook.headers, body: webhook.body });
+        await res.body.text();
+        status = res.statusCode;
+        if (status < 500) return status;
+      } catch {
+        status = 0;
+      }
+    }
+    return status;
+  }
+
+  return {
+    name: 'links',
+    async beforeDelivery(position) {
+      if (position === 0) {
+        for (const link of links.filter((l) => l.via === 'app_proxy')) {
+          const customer = deps.scenario.customers[link.customer];
+          memberIds.set(link.customer, customer && (await deps.reader.memberByExternalId('pos_card', customer.posCard))?.id);
+        }
+      }
+      for (const link of links.filter((l) => l.at === position)) {
+        report.earlierNotFound += await earlierNotFound(link);
+        await (link.via === 'app_proxy' ? linkThroughAppProxy(link) : enrol(link));
+        deps.log(`chaos: ${link.via === 'app_proxy' ? 'linked' : 'enrolled'} customer ${link.customer} before delivery ${position}`);
+      }
+    },
+    tick: async () => undefined,
+    jumpLimit: () => undefined,
+    holdsClock: () => false,
+    afterDrain: async () => undefined,
+    reportLines: () => [
+      `  links: ${report.linked} members linked through the App Proxy (${report.attempts} requests, ${report.retried} tried again with a new token, ${report.repeated} repeated links unchanged), ${report.enrolled} shop customers enrolled by customers/create; ${report.earlierNotFound} of their earlier Shopify orders had ended customer_not_found; ${report.faults} faults on linking and enrolment`,
+      ...report.failures.map((f) => `    link failed: ${f}`),
+    ],
+    report: () => report,
+  };
+}
