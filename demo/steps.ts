@@ -87,17 +87,20 @@ function orderWithRefundsSteps(o: OrderWithRefunds): Step[] {
   ];
 }
 
-/**
- * A USD order of $414.95 refunded in two parts ($89.99, then $324.96) that add up to the whole: the
- * shares come from the exact amounts, so the second refund takes back the last point.
- */
-export function decimalSteps(
+/** The steps of one shopper's story, given how many points an amount earns them. */
+type ShopperSteps = (
   customer: Customer,
   rateCredit: (c: Customer, amount: number) => number,
   target: DemoTarget,
   runId: number,
   now: number,
-): Step[] {
+) => Step[];
+
+/**
+ * A USD order of $414.95 refunded in two parts ($89.99, then $324.96) that add up to the whole: the
+ * shares come from the exact amounts, so the second refund takes back the last point.
+ */
+export const decimalSteps: ShopperSteps = (customer, rateCredit, target, runId, now) => {
   const credit = rateCredit(customer, 414);
   const first = Number((BigInt(credit) * 8999n) / 41495n);
   const name = `#C${runId % 100_000}`;
@@ -116,20 +119,14 @@ export function decimalSteps(
       { offset: 8n, subtotal: '324.96', tax: '26.00', label: 'Shopify refunds/create $324.96 (the rest)', points: credit - first },
     ],
   });
-}
+};
 
 /**
  * A Japanese shop whose prices include consumption tax: two ¥5,500 items (¥500 tax each) earn on
  * ¥10,000, and each line refunded takes back its exact half. The refunds say nothing of tax
  * inclusion: they are measured with what the order's own payload said.
  */
-export function taxInclusiveSteps(
-  customer: Customer,
-  rateCredit: (c: Customer, amount: number) => number,
-  target: DemoTarget,
-  runId: number,
-  now: number,
-): Step[] {
+export const taxInclusiveSteps: ShopperSteps = (customer, rateCredit, target, runId, now) => {
   const credit = rateCredit(customer, 10_000);
   const half = Math.floor(credit / 2);
   const name = `#J${runId % 100_000}`;
@@ -149,7 +146,7 @@ export function taxInclusiveSteps(
       { offset: 11n, ...line, label: 'Shopify refunds/create ¥5,500 (2 of 2)', points: credit - half },
     ],
   });
-}
+};
 
 export function buildSteps(
   customers: {
