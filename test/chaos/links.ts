@@ -110,6 +110,34 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
     }
   }
 
+  /** Links refused while the Open API was down (503): tried again on the clock's ticks, before the drain. */
+  const pending: LinkStep[] = [];
+  let retrying = false;
+  let lastRetryAt = 0;
+
+  async function retryPending(): Promise<void> {
+    if (retrying || pending.length === 0 || Date.now() - lastRetryAt < 200) return;
+    retrying = true;
+    lastRetryAt = Date.now();
+    try {
+      for (const link of [...pending]) {
+        const customer = deps.scenario.customers[link.customer];
+        const memberId = memberIds.get(link.customer);
+        if (!customer || !memberId) continue;
+        const answer = await linkOnce(customer.shopifyId, memberId);
+        if (answer.status === 503 || answer.status === 0) continue;
+        pending.splice(pending.indexOf(link), 1);
+        if (answer.status === 200) report.linked += 1;
+        else
+          report.failures.push(
+            `customer ${link.customer}: the App Proxy link answered ${answer.status} ${answer.kind ?? ''} after the outage`,
+          );
+      }
+    } finally {
+      retrying = false;
+    }
+  }
+
   async function linkThroughAppProxy(link: LinkStep): Promise<void> {
     const customer = deps.scenario.customers[link.customer];
     if (!customer) return;
@@ -135,6 +163,11 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
       last = `${answer.status} ${answer.kind ?? ''}`;
       if (answer.status !== 0 && !TRY_AGAIN.has(answer.status)) break;
       report.retried += 1;
+    }
+    // The service is down (an outage): the member tries again later, once it answers.
+    if (last.startsWith('503 ') || last.startsWith('0 ')) {
+      pending.push(link);
+      return;
     }
     report.failures.push(`customer ${link.customer}: the App Proxy link did not succeed (last answer ${last})`);
   }
@@ -181,10 +214,13 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
         deps.log(`chaos: ${link.via === 'app_proxy' ? 'linked' : 'enrolled'} customer ${link.customer} before delivery ${position}`);
       }
     },
-    tick: async () => undefined,
+    tick: retryPending,
     jumpLimit: () => undefined,
-    holdsClock: () => false,
-    afterDrain: async () => undefined,
+    // The drain waits for the links the outage put off (their earlier orders are credited after them).
+    holdsClock: () => pending.length > 0,
+    afterDrain: async () => {
+      for (const link of pending.splice(0)) report.failures.push(`customer ${link.customer}: the App Proxy link never got through (503)`);
+    },
     reportLines: () => [
       `  links: ${report.linked} members linked through the App Proxy (${report.attempts} requests, ${report.retried} tried again with a new token, ${report.repeated} repeated links unchanged), ${report.enrolled} shop customers enrolled by customers/create; ${report.earlierNotFound} of their earlier Shopify orders had ended customer_not_found; ${report.faults} faults on linking and enrolment`,
       ...report.failures.map((f) => `    link failed: ${f}`),
