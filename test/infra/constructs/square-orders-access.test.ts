@@ -1,38 +1,22 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../infra/build-app.js';
-import { loadDeployment, parseStageConfig } from '../../../infra/config/index.js';
-import { INFRA_DIR } from '../../../infra/paths.js';
 import { SQUARE_ORDERS_ENV } from '../../../shared/square-orders/index.js';
 import type { Json } from '../../support/json.js';
+import { synthesiseDevStageWith } from '../support/app.js';
 
 /**
  * A stage whose Japanese Square source earns on its orders without tax, synthesised by the real app
  * (cdk-nag included): the worker, and only the worker, reads that source's Orders API token.
  */
 let template: Template;
-let outdir: string;
+let dispose: () => void;
 beforeAll(() => {
-  outdir = mkdtempSync(join(tmpdir(), 'infra-square-orders-'));
-  const app = new App({ outdir, builtinCloudFormationValidation: false });
-  const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8'));
-  const stage = parseStageConfig({
-    ...dev,
-    sources: {
-      ...dev.sources,
-      square: {},
-      'square-jp': { kind: 'square', externalKey: 'square_jp', amount: { basis: 'subtotal_excluding_tax' } },
-    },
-  });
-  const built = buildApp(app, loadDeployment(INFRA_DIR), { standalone: stage });
-  app.synth();
-  template = Template.fromStack(built.standalone!);
+  ({ template, dispose } = synthesiseDevStageWith({
+    square: {},
+    'square-jp': { kind: 'square', externalKey: 'square_jp', amount: { basis: 'subtotal_excluding_tax' } },
+  }));
 });
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+afterAll(() => dispose());
 
 type Resource = { Properties: Record<string, Json> };
 const resources = (type: string) => Object.entries(template.findResources(type)) as [string, Resource][];

@@ -1,34 +1,21 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../infra/build-app.js';
-import { loadDeployment, parseStageConfig } from '../../../infra/config/index.js';
-import { INFRA_DIR } from '../../../infra/paths.js';
 import { SMAREGI_ENV } from '../../../shared/smaregi/index.js';
 import type { Json } from '../../support/json.js';
+import { synthesiseDevStageWith } from '../support/app.js';
 
 /**
  * A stage with a Smaregi source, built and synthesised by the real app (cdk-nag included, which throws
  * on any unacknowledged finding).
  */
 let template: Template;
-let outdir: string;
+let dispose: () => void;
 beforeAll(() => {
-  outdir = mkdtempSync(join(tmpdir(), 'infra-smaregi-'));
-  const app = new App({ outdir, builtinCloudFormationValidation: false });
-  const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8'));
-  const stage = parseStageConfig({
-    ...dev,
-    sources: { ...dev.sources, smaregi: { contractId: 'sb_abc123', hosts: 'sandbox', reconcile: { everyMinutes: 30 } } },
-  });
-  const built = buildApp(app, loadDeployment(INFRA_DIR), { standalone: stage });
-  app.synth();
-  template = Template.fromStack(built.standalone!);
+  ({ template, dispose } = synthesiseDevStageWith({
+    smaregi: { contractId: 'sb_abc123', hosts: 'sandbox', reconcile: { everyMinutes: 30 } },
+  }));
 });
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+afterAll(() => dispose());
 
 type Resource = { Properties: Record<string, Json> };
 const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];

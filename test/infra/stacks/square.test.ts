@@ -1,14 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../infra/build-app.js';
-import { loadDeployment, parseStageConfig } from '../../../infra/config/index.js';
-import { INFRA_DIR } from '../../../infra/paths.js';
 import { ENV } from '../../../shared/config/index.js';
 import type { Json } from '../../support/json.js';
+import { synthesiseDevStageWith } from '../support/app.js';
 
 /**
  * A stage with two Square sources, built and synthesised by the real app (cdk-nag included, which
@@ -16,24 +10,14 @@ import type { Json } from '../../support/json.js';
  * `square-jp` states the public URL a proxy serves.
  */
 let template: Template;
-let outdir: string;
+let dispose: () => void;
 beforeAll(() => {
-  outdir = mkdtempSync(join(tmpdir(), 'infra-square-'));
-  const app = new App({ outdir, builtinCloudFormationValidation: false });
-  const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8'));
-  const stage = parseStageConfig({
-    ...dev,
-    sources: {
-      ...dev.sources,
-      square: {},
-      'square-jp': { kind: 'square', notificationUrl: 'https://hooks.example.jp/square', externalKey: 'square_jp' },
-    },
-  });
-  const built = buildApp(app, loadDeployment(INFRA_DIR), { standalone: stage });
-  app.synth();
-  template = Template.fromStack(built.standalone!);
+  ({ template, dispose } = synthesiseDevStageWith({
+    square: {},
+    'square-jp': { kind: 'square', notificationUrl: 'https://hooks.example.jp/square', externalKey: 'square_jp' },
+  }));
 });
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+afterAll(() => dispose());
 
 type Resource = { Properties: Record<string, Json> };
 const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];

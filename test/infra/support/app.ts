@@ -1,12 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp, type BuiltApp } from '../../../infra/build-app.js';
-import { type Deployment, loadDeployment } from '../../../infra/config/index.js';
+import { type Deployment, loadDeployment, parseStageConfig } from '../../../infra/config/index.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 import type { IntegrationStack } from '../../../infra/stacks/integration-stack.js';
+import type { Json } from '../../support/json.js';
 
 export type SynthesisedApp = {
   deployment: Deployment;
@@ -48,4 +49,18 @@ export function synthesiseRealApp(): SynthesisedApp {
     pipelineTemplate: Template.fromStack(built.pipeline),
     dispose: () => rmSync(outdir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The dev stage with `sources` added to its own, built as a standalone stack and synthesised by the real
+ * app (cdk-nag included, which throws on any unacknowledged finding). Call once per test file.
+ */
+export function synthesiseDevStageWith(sources: Record<string, Json>): { template: Template; dispose(): void } {
+  const outdir = mkdtempSync(join(tmpdir(), 'infra-stage-'));
+  const app = new App({ outdir, builtinCloudFormationValidation: false });
+  const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8'));
+  const stage = parseStageConfig({ ...dev, sources: { ...dev.sources, ...sources } });
+  const built = buildApp(app, loadDeployment(INFRA_DIR), { standalone: stage });
+  app.synth();
+  return { template: Template.fromStack(built.standalone!), dispose: () => rmSync(outdir, { recursive: true, force: true }) };
 }
