@@ -46,3 +46,17 @@ export class TransportError extends Error {
     this.name = 'TransportError';
   }
 }
+
+/** Why a shop-side API call failed (Square Orders, Smaregi): `unavailable` is worth retrying later, the others need people. */
+export type ShopApiErrorKind = 'unavailable' | 'unauthorized' | 'not_found' | 'invalid_response';
+
+/** The one shape of a shop-side API client's failure; each client names its own subclass. */
+export class ShopApiError extends Error {
+  constructor(
+    readonly kind: ShopApiErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}

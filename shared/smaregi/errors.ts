@@ -1,13 +1,8 @@
-/** Why a Smaregi Platform API call failed: `unavailable` is worth retrying later, the others need people. */
-export type SmaregiErrorKind = 'unavailable' | 'unauthorized' | 'not_found' | 'invalid_response';
+import { ShopApiError, type ShopApiErrorKind } from '../http-client/index.js';
 
-export class SmaregiError extends Error {
+/** Why a Smaregi Platform API call failed: `unavailable` is worth retrying later, the others need people. */
+export type SmaregiErrorKind = ShopApiErrorKind;
+
+export class SmaregiError extends ShopApiError {
   override readonly name = 'SmaregiError';
-  constructor(
-    readonly kind: SmaregiErrorKind,
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-  }
 }

@@ -1,13 +1,8 @@
-/** Why a Square Orders API call failed: `unavailable` is worth retrying later, the others need people. */
-export type SquareOrdersErrorKind = 'unavailable' | 'unauthorized' | 'not_found' | 'invalid_response';
+import { ShopApiError, type ShopApiErrorKind } from '../http-client/index.js';
 
-export class SquareOrdersError extends Error {
+/** Why a Square Orders API call failed: `unavailable` is worth retrying later, the others need people. */
+export type SquareOrdersErrorKind = ShopApiErrorKind;
+
+export class SquareOrdersError extends ShopApiError {
   override readonly name = 'SquareOrdersError';
-  constructor(
-    readonly kind: SquareOrdersErrorKind,
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-  }
 }
