@@ -1,5 +1,5 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
-import type { SecretReader } from '../config/index.js';
+import { perSourceClients, readJsonSecret, type SecretReader } from '../config/index.js';
 import { createSmaregiClient, SMAREGI_HOSTS, type SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
 import type { AppCredentials } from './token.js';
@@ -38,46 +38,26 @@ export function smaregiFromEnv(
   secrets: () => SecretReader,
 ): ((source: string) => SmaregiClient | undefined) | undefined {
   if (json === undefined || json === '') return undefined;
-  const access = SmaregiAccess.parse(JSON.parse(json));
-  const clients = new Map<string, SmaregiClient>();
-  return (source) => {
-    const a = access[source];
-    if (!a) return undefined;
-    let client = clients.get(source);
-    if (!client) {
-      const arn = a.credentialsSecretArn;
-      const credentials =
-        arn === undefined
-          ? async () => ({ clientId: a.clientId as string, clientSecret: a.clientSecret as string })
-          : () => credentialsFromSecret(secrets(), arn);
-      const hosts = SMAREGI_HOSTS[a.hosts];
-      client = createSmaregiClient({
-        contractId: a.contractId,
-        apiOrigin: a.apiOrigin ?? hosts.api,
-        idOrigin: a.idOrigin ?? hosts.id,
-        credentials,
-      });
-      clients.set(source, client);
-    }
-    return client;
-  };
+  return perSourceClients(SmaregiAccess.parse(JSON.parse(json)), (a) => {
+    const arn = a.credentialsSecretArn;
+    const credentials =
+      arn === undefined
+        ? async () => ({ clientId: a.clientId as string, clientSecret: a.clientSecret as string })
+        : () => credentialsFromSecret(secrets(), arn);
+    const hosts = SMAREGI_HOSTS[a.hosts];
+    return createSmaregiClient({
+      contractId: a.contractId,
+      apiOrigin: a.apiOrigin ?? hosts.api,
+      idOrigin: a.idOrigin ?? hosts.id,
+      credentials,
+    });
+  });
 }
 
 async function credentialsFromSecret(reader: SecretReader, secretArn: string): Promise<AppCredentials> {
-  let text: string;
-  try {
-    text = await reader.read(secretArn);
-  } catch {
-    throw new SmaregiError('unavailable', 'the Smaregi app credentials secret could not be read');
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  const parsed = CredentialsSecret.safeParse(json);
-  // Never the secret's text: only what is wrong with it.
-  if (!parsed.success) throw new SmaregiError('unauthorized', 'the Smaregi app credentials secret holds no {"client_id", "client_secret"}');
-  return { clientId: parsed.data.client_id, clientSecret: parsed.data.client_secret };
+  const secret = await readJsonSecret(reader, secretArn, CredentialsSecret, {
+    unreadable: () => new SmaregiError('unavailable', 'the Smaregi app credentials secret could not be read'),
+    malformed: () => new SmaregiError('unauthorized', 'the Smaregi app credentials secret holds no {"client_id", "client_secret"}'),
+  });
+  return { clientId: secret.client_id, clientSecret: secret.client_secret };
 }

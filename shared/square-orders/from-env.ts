@@ -1,5 +1,5 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
-import type { SecretReader } from '../config/index.js';
+import { perSourceClients, readJsonSecret, type SecretReader } from '../config/index.js';
 import { createSquareOrdersClient, type SquareOrdersClient } from './client.js';
 import { SquareOrdersError } from './errors.js';
 
@@ -29,39 +29,17 @@ export function squareOrdersFromEnv(
   secrets: () => SecretReader,
 ): ((source: string) => SquareOrdersClient | undefined) | undefined {
   if (json === undefined || json === '') return undefined;
-  const access = SquareOrdersAccess.parse(JSON.parse(json));
-  const clients = new Map<string, SquareOrdersClient>();
-  return (source) => {
-    const a = access[source];
-    if (!a) return undefined;
-    let client = clients.get(source);
-    if (!client) {
-      const secretArn = a.accessTokenSecretArn;
-      const token = secretArn === undefined ? async () => a.accessToken as string : () => tokenFromSecret(secrets(), secretArn);
-      client = createSquareOrdersClient({ ...(a.origin ? { origin: a.origin } : {}), accessToken: token });
-      clients.set(source, client);
-    }
-    return client;
-  };
+  return perSourceClients(SquareOrdersAccess.parse(JSON.parse(json)), (a) => {
+    const secretArn = a.accessTokenSecretArn;
+    const token = secretArn === undefined ? async () => a.accessToken as string : () => tokenFromSecret(secrets(), secretArn);
+    return createSquareOrdersClient({ ...(a.origin ? { origin: a.origin } : {}), accessToken: token });
+  });
 }
 
 async function tokenFromSecret(reader: SecretReader, secretArn: string): Promise<string> {
-  let text: string;
-  try {
-    text = await reader.read(secretArn);
-  } catch {
-    throw new SquareOrdersError('unavailable', 'the Square Orders API token secret could not be read');
-  }
-  const parsed = TokenSecret.safeParse(safeJson(text));
-  // Never the secret's text: only what is wrong with it.
-  if (!parsed.success) throw new SquareOrdersError('unauthorized', 'the Square Orders API token secret holds no {"access_token"}');
-  return parsed.data.access_token;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const secret = await readJsonSecret(reader, secretArn, TokenSecret, {
+    unreadable: () => new SquareOrdersError('unavailable', 'the Square Orders API token secret could not be read'),
+    malformed: () => new SquareOrdersError('unauthorized', 'the Square Orders API token secret holds no {"access_token"}'),
+  });
+  return secret.access_token;
 }
