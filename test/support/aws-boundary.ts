@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { vi } from 'vitest';
+import { readAll } from './raw-http.js';
 
 /**
  * The AWS services a stage command uses that cannot run here, answered at their HTTP boundary (the
@@ -30,12 +31,6 @@ export interface AwsBoundary {
   /** The X-Amz-Target of every call, in order. */
   calls: string[];
   close(): Promise<void>;
-}
-
-async function readAll(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');

@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { type IncomingMessage, request } from 'node:http';
 
 /**
  * One HTTP request with exactly the headers given (fetch will not let a caller set Host), as a
@@ -19,4 +19,11 @@ export function rawRequest(
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** A request's whole body as text (the stand-ins of AWS services at their HTTP boundary read it so). */
+export async function readAll(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { handleOf, LOCAL_DEFAULTS, type LocalStack, startLocalStack } from '../.
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { synthesiseRealApp } from '../../infra/support/app.js';
 import { deliverShopifyOrder } from '../../support/local-stack.js';
+import { readAll } from '../../support/raw-http.js';
 
 /**
  * `npm run console -- --stage staging`: the stage source as written (stage file, the outputs file
@@ -19,12 +20,6 @@ import { deliverShopifyOrder } from '../../support/local-stack.js';
  * clients). AWS is replaced at its HTTP boundary only: DynamoDB is a local stack's dynalite, one
  * server speaks SQS's and Secrets Manager's JSON protocols, the stage's webhook URL is the local intake.
  */
-
-async function readAll(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 interface StoredMessage {
   MessageId: string;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { reconcileShopify } from '../../../shared/reconcile/index.js';
 import { stubAwsEndpoints } from '../../support/aws-boundary.js';
 import { startDynalite, type LocalDynamo } from '../../support/dynalite.js';
 import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../support/synthesised-outputs.js';
+import { readAll } from '../../support/raw-http.js';
 
 /**
  * `npm run reconcile -- --stage staging`: the real SDK clients of a stage target, with the AWS
@@ -25,12 +26,6 @@ const TOKEN_SECRET = 'loyalty-bridge/staging/shopify-admin/shopify';
 interface Call {
   target: string;
   body: Record<string, unknown>;
-}
-
-async function readAll(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 describe('reconcile against a deployed stage (--stage)', () => {

@@ -1,9 +1,10 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createEventSourceMappingSwitch } from '../../../../shared/consumer/index.js';
+import { readAll } from '../../../support/raw-http.js';
 
 /**
  * Neither Lambda nor SSM can run here. This server answers GetParameter (SSM's JSON protocol) and
@@ -14,12 +15,6 @@ let server: Server;
 let baseUrl: string;
 let state: 'Enabled' | 'Disabled';
 const requests: { method: string; path: string; target: string | undefined; body: unknown }[] = [];
-
-async function readAll(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {

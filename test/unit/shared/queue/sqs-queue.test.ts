@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueSendError } from '../../../../shared/queue/errors.js';
 import { createSqsQueue } from '../../../../shared/queue/sqs-queue.js';
+import { readAll } from '../../../support/raw-http.js';
 
 /**
  * SQS itself cannot run here. This server answers SendMessage the way SQS does over its JSON
@@ -19,12 +20,6 @@ let server: Server;
 let baseUrl: string;
 const received: Received[] = [];
 let failNext = false;
-
-async function readAll(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {
