@@ -4,7 +4,6 @@ import type { Logger } from '../logging/index.js';
 import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
 import { type EventQueue, queueMessageFor } from '../queue/index.js';
 import {
-  type Outcome,
   type RequestHeaders,
   type SignedRequest,
   type SourceError,
@@ -192,7 +191,7 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
     return { statusCode: 200, answer: { status: 'quarantined', id: kept.id, reason: error.message } };
   };
 
-  const outcome = source.readMany ? source.readMany(signed) : one(source.read(signed));
+  const outcome = source.readMany(signed);
   if (outcome.status === 'ignored') {
     log?.info('webhook ignored', { source: source.name, reason: outcome.reason });
     return { statusCode: 200, answer: { status: 'ignored', reason: outcome.reason } };
@@ -236,10 +235,6 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
         ],
   );
   return { statusCode: 202, answer: { status: 'accepted', eventId: first.eventId }, eventType: first.type, deliveries };
-}
-
-function one(outcome: Outcome<QueuedEvent>): Outcome<QueuedEvent[]> {
-  return outcome.status === 'ok' ? { status: 'ok', value: [outcome.value] } : outcome;
 }
 
 type Checked = { event: QueuedEvent } | { error: SourceError } | { ignored: string; eventId: string; occurredAt: string };

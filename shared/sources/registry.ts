@@ -39,18 +39,18 @@ export function configureSource<S, P, E extends QueuedEvent = PointsEvent>(
     ...(source.versionMismatch ? { versionMismatch: (headers) => source.versionMismatch!(headers, settings) } : {}),
     ...(source.customerLinking ? { customerLinking: () => source.customerLinking!(settings) } : {}),
     verify: (request, options) => source.verify(request, options, settings),
-    ...(source.normaliseMany
-      ? {
-          readMany: (request: SignedRequest) => {
-            const parsed = source.parse(request, settings);
-            return parsed.status === 'ok' ? source.normaliseMany!(parsed.value, { source: name, settings }) : parsed;
-          },
-        }
-      : {}),
     read: (request) => {
       const parsed = source.parse(request, settings);
       if (parsed.status !== 'ok') return parsed;
       return source.normalise(parsed.value, { source: name, settings });
+    },
+    readMany: (request: SignedRequest) => {
+      const parsed = source.parse(request, settings);
+      if (parsed.status !== 'ok') return parsed;
+      const context = { source: name, settings };
+      if (source.normaliseMany) return source.normaliseMany(parsed.value, context);
+      const one = source.normalise(parsed.value, context);
+      return one.status === 'ok' ? { status: 'ok', value: [one.value] } : one;
     },
   };
 }

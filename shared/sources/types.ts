@@ -121,8 +121,8 @@ export interface ConfiguredSource<Event extends QueuedEvent = QueuedEvent> {
   verify(request: SignedRequest, options: VerifyOptions): SourceError | null;
   /** parse + normalise. */
   read(request: SignedRequest): Outcome<Event>;
-  /** parse + normaliseMany, for sources that have it. */
-  readMany?(request: SignedRequest): Outcome<Event[]>;
+  /** Every event one delivery names (parse + normaliseMany, or normalise's one event): what intake queues. */
+  readMany(request: SignedRequest): Outcome<Event[]>;
   /** See WebhookSource.quarantinesUnreadable. */
   readonly quarantinesUnreadable?: boolean;
   /** See WebhookSource.maxBodyBytes. */

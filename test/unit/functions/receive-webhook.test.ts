@@ -106,6 +106,9 @@ describe('receive-webhook handler', () => {
       read: () => {
         throw new TypeError('unreachable');
       },
+      readMany: () => {
+        throw new TypeError('unreachable');
+      },
     };
     const handle = makeHandler({
       sources: new Map([['shopify', throwing]]),
