@@ -127,12 +127,15 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     });
   const breaker = overrides.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: clock });
   const activity = overrides.activity ?? activityFromEnvironment(env, logger);
-  const customers = overrides.customers ?? customersFromEnv(env, settings, clock, openapi);
+  // One document client for the ledger table, whoever of the ledger and the customer records needs it.
+  let table: LedgerTable | undefined;
+  const ledgerTable = () => (table ??= ledgerTableFromEnv(env));
+  const customers = overrides.customers ?? customersFromEnv(env, ledgerTable, settings, clock, openapi);
   return {
     budget,
     settings,
     clock,
-    ledger: overrides.ledger ?? ledgerFromEnv(env, settings, clock),
+    ledger: overrides.ledger ?? ledgerFromEnv(ledgerTable(), settings, clock),
     // Observed, not changed: the grants' markers and answers, the breaker's transitions (shared/activity).
     openapi: activity ? watchCalls(openapi, activity, clock) : openapi,
     breaker: activity ? watchBreaker(breaker, activity, env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local-${process.pid}`) : breaker,
@@ -181,20 +184,27 @@ function smaregiDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDep
   return smaregi ? { smaregi } : {};
 }
 
-function ledgerFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clock: Clock): Ledger {
-  const { client, tableName } = ledgerTableFromEnv(env);
+function ledgerFromEnv({ client, tableName }: LedgerTable, settings: ProcessingSettings, clock: Clock): Ledger {
   return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds });
 }
 
-function ledgerTableFromEnv(env: NodeJS.ProcessEnv) {
+type LedgerTable = { client: ReturnType<typeof documentClientFromEnv>; tableName: string };
+
+function ledgerTableFromEnv(env: NodeJS.ProcessEnv): LedgerTable {
   const tableName = requiredSetting(env, ENV.LEDGER_TABLE, 'the ledger table name is required');
   return { client: documentClientFromEnv(env), tableName };
 }
 
 /** The customer records live in the ledger table; enrolment needs the full client (register), not a narrowed one. */
-function customersFromEnv(env: NodeJS.ProcessEnv, settings: ProcessingSettings, clock: Clock, openapi: PointsApi) {
+function customersFromEnv(
+  env: NodeJS.ProcessEnv,
+  ledgerTable: () => LedgerTable,
+  settings: ProcessingSettings,
+  clock: Clock,
+  openapi: PointsApi,
+) {
   if (!env[ENV.LEDGER_TABLE] || !('registerMember' in openapi)) return undefined;
-  const { client, tableName } = ledgerTableFromEnv(env);
+  const { client, tableName } = ledgerTable();
   const records = createCustomerRecords({ client, tableName, clock, leaseSeconds: settings.leaseSeconds, ttlDays: settings.ledgerTtlDays });
   return { records, openapi: openapi as PointsApi & EnrolApi };
 }
