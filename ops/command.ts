@@ -8,7 +8,7 @@ import { configFollowingStack, connectToRunningStack, findRunningStack, type Loc
 import { type CommandOutput, consoleOutput } from '../local/output.js';
 import { deadLetterReason } from './dead-letter-reason.js';
 import { ledgerReport } from './ledger-report.js';
-import { AWS_TARGET_OPTIONS } from './target-options.js';
+import { AWS_TARGET_OPTIONS, checkTargetOptions } from './target-options.js';
 
 export const CLI_USAGE = `usage:
   npm run ledger -- <source> <order id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
@@ -56,9 +56,7 @@ async function run(
     print(CLI_USAGE);
     return values.help ? 0 : 2;
   }
-  if (values.stage === undefined && (values.stack !== undefined || values.outputs !== undefined)) {
-    throw new OpsError('usage', '--stack and --outputs go with --stage');
-  }
+  checkTargetOptions(values);
   if (command === 'quarantine') {
     // Its own targets: the quarantine table and the webhook URLs, not the ledger and the Open API.
     const { quarantineCommand } = await import('./quarantine.js');

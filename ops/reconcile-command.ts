@@ -12,6 +12,7 @@ import { LOCAL_ENQUEUE_PATH } from '../local/enqueue-route.js';
 import { type CommandOutput, consoleOutput } from '../local/output.js';
 import { localEnqueue } from './local-enqueue.js';
 import type { ReconcileTarget } from './reconcile-target.js';
+import { AWS_TARGET_OPTIONS, checkTargetOptions } from './target-options.js';
 
 export const RECONCILE_USAGE = `usage:
   npm run reconcile -- --source <name> --since <ISO date> [--until <ISO date>] [--dry-run] [--shop <shop>.myshopify.com]
@@ -61,9 +62,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
       until: { type: 'string' },
       shop: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
-      stage: { type: 'string' },
-      stack: { type: 'string' },
-      outputs: { type: 'string' },
+      ...AWS_TARGET_OPTIONS,
       help: { type: 'boolean', default: false },
     },
   });
@@ -73,9 +72,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
   }
   if (positionals.length > 0) throw new OpsError('usage', `unexpected argument ${positionals[0]}`);
   if (values.source === undefined || values.since === undefined) throw new OpsError('usage', '--source and --since are required');
-  if (values.stage === undefined && (values.stack !== undefined || values.outputs !== undefined)) {
-    throw new OpsError('usage', '--stack and --outputs go with --stage');
-  }
+  checkTargetOptions(values);
   const since = new Date(values.since);
   const until = values.until === undefined ? now() : new Date(values.until);
   try {

@@ -14,6 +14,7 @@ import { requireRunningStack } from '../local/connect.js';
 import { LOCAL_SHOP } from '../local/webhooks/index.js';
 import { type CommandOutput, consoleOutput } from '../local/output.js';
 import { type SubscribeTarget, subscribingSource } from './shopify-target.js';
+import { AWS_TARGET_OPTIONS, checkTargetOptions } from './target-options.js';
 
 export const SHOPIFY_USAGE = `usage:
   npm run shopify -- subscribe [--source <name>] [--shop <shop>.myshopify.com]
@@ -53,9 +54,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
     options: {
       source: { type: 'string', default: 'shopify' },
       shop: { type: 'string' },
-      stage: { type: 'string' },
-      stack: { type: 'string' },
-      outputs: { type: 'string' },
+      ...AWS_TARGET_OPTIONS,
       help: { type: 'boolean', default: false },
     },
   });
@@ -66,9 +65,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
   const [command, extra] = positionals;
   if (command !== 'subscribe' || extra !== undefined)
     throw new OpsError('usage', command === undefined ? 'name a command' : `unknown command ${positionals.join(' ')}`);
-  if (values.stage === undefined && (values.stack !== undefined || values.outputs !== undefined)) {
-    throw new OpsError('usage', '--stack and --outputs go with --stage');
-  }
+  checkTargetOptions(values);
   const target =
     values.stage === undefined
       ? await localTarget(env, values.source, values.shop)

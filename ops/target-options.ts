@@ -1,3 +1,5 @@
+import { OpsError } from './errors.js';
+
 /**
  * The options that point a command at a deployed stage instead of the local stack
  * (`--stage S [--stack NAME] [--outputs FILE]`). Here rather than in aws.ts: that module loads the
@@ -8,3 +10,10 @@ export const AWS_TARGET_OPTIONS = {
   stack: { type: 'string' },
   outputs: { type: 'string' },
 } as const;
+
+/** `--stack` and `--outputs` only mean something with `--stage`. */
+export function checkTargetOptions(values: { stage?: string | undefined; stack?: string | undefined; outputs?: string | undefined }): void {
+  if (values.stage === undefined && (values.stack !== undefined || values.outputs !== undefined)) {
+    throw new OpsError('usage', '--stack and --outputs go with --stage');
+  }
+}
