@@ -42,6 +42,8 @@ import {
   type PointsApi,
   type ProcessorDeps,
 } from '../shared/points/index.js';
+import { createPrivacyRequests, type PrivacyDeps, withPrivacyEvents } from '../shared/privacy/index.js';
+import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { createSqsQueue, createSqsVisibility, type EventQueue, type MessageVisibility } from '../shared/queue/index.js';
 import { createCircuitBreaker, type CircuitBreaker } from '../shared/retry/index.js';
 import { SQUARE_ORDERS_ENV, squareOrdersFromEnv } from '../shared/square-orders/index.js';
@@ -84,6 +86,8 @@ export type ProcessEventsDeps = {
   customers?: { records: CustomerRecords; openapi: EnrolApi };
   /** Smaregi's Platform API per source (its webhooks name transactions only). */
   smaregi?: ProcessorDeps['smaregi'];
+  /** Privacy requests (the ledger table's client, the quarantine): privacy events need it. */
+  privacy?: Pick<PrivacyDeps, 'client' | 'tableName' | 'records' | 'quarantine' | 'requests'>;
 };
 
 export type ProcessEventsHandler = BatchHandler;
@@ -108,7 +112,14 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     logger: deps.logger,
   });
   const customers = deps.customers && { ...deps.customers, ledger: deps.ledger, clock: deps.clock, logger: deps.logger };
-  const processor = withCustomerEvents(createProcessor({ ...deps, openapi }), customers);
+  const privacy = deps.privacy && {
+    ...deps.privacy,
+    ledger: deps.ledger,
+    ledgerTtlDays: settings.ledgerTtlDays,
+    clock: deps.clock,
+    logger: deps.logger,
+  };
+  const processor = withPrivacyEvents(withCustomerEvents(createProcessor({ ...deps, openapi }), customers), privacy);
   return batchHandler({ ...deps, breaker, outagePause, budget: deps.budget ?? createInvocationBudget() }, processor);
 }
 
@@ -131,6 +142,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
   let table: LedgerTable | undefined;
   const ledgerTable = () => (table ??= ledgerTableFromEnv(env));
   const customers = overrides.customers ?? customersFromEnv(env, ledgerTable, settings, clock, openapi);
+  const privacy = overrides.privacy ?? privacyFromEnv(env, ledgerTable, settings, clock);
   return {
     budget,
     settings,
@@ -141,6 +153,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     breaker: activity ? watchBreaker(breaker, activity, env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local-${process.pid}`) : breaker,
     ...activityOf(activity),
     ...(customers ? { customers } : {}),
+    ...(privacy ? { privacy } : {}),
     ...squareOrdersDeps(env, overrides),
     ...smaregiDeps(env, overrides),
     logger,
@@ -207,6 +220,17 @@ function customersFromEnv(
   const { client, tableName } = ledgerTable();
   const records = createCustomerRecords({ client, tableName, clock, leaseSeconds: settings.leaseSeconds, ttlDays: settings.ledgerTtlDays });
   return { records, openapi: openapi as PointsApi & EnrolApi };
+}
+
+/** Privacy requests change the ledger table and the quarantine table (its bodies). */
+function privacyFromEnv(env: NodeJS.ProcessEnv, ledgerTable: () => LedgerTable, settings: ProcessingSettings, clock: Clock) {
+  const quarantineTable = env[ENV.QUARANTINE_TABLE];
+  if (!env[ENV.LEDGER_TABLE] || !quarantineTable) return undefined;
+  const { client, tableName } = ledgerTable();
+  const records = createCustomerRecords({ client, tableName, clock, leaseSeconds: settings.leaseSeconds, ttlDays: settings.ledgerTtlDays });
+  // ttlDays: only for entries the worker never creates (intake keeps them).
+  const quarantine = createQuarantineStore({ client, tableName: quarantineTable, clock, ttlDays: DEFAULT_QUARANTINE_TTL_DAYS });
+  return { client, tableName, records, quarantine, requests: createPrivacyRequests({ client, tableName, clock }) };
 }
 
 /** Probes between checks of a paused upstream, within one scheduled invocation. */

@@ -24,7 +24,8 @@ function summary(e: QuarantineSummary): string {
   const delivered = `${e.deliveries} deliver${e.deliveries === 1 ? 'y' : 'ies'}`;
   const seen =
     e.lastReceivedAt === e.firstReceivedAt ? `first ${e.firstReceivedAt}` : `first ${e.firstReceivedAt} last ${e.lastReceivedAt}`;
-  const what = `${e.topic ?? '-'}  ${e.resource ?? '-'}${e.bodyKept ? '' : '  (body not kept)'}`;
+  const gone = e.redactedAt ? `  (body removed by ${e.redactedBy ?? 'a privacy request'})` : '  (body not kept)';
+  const what = `${e.topic ?? '-'}  ${e.resource ?? '-'}${e.bodyKept ? '' : gone}`;
   const replay = e.state === 'replayed' ? `  -> ${e.replayResult ?? 'replayed'}` : '';
   return `${e.id}  ${e.state.padEnd(11)}  ${e.source}  ${what}  ${seen}  ${delivered}  ${reason}${replay}`;
 }
@@ -86,7 +87,8 @@ export async function quarantineCommand(
     }
     for (const e of entries) print(summary(e));
     const waiting = entries.filter((e) => e.state === 'quarantined').length;
-    print(`${waiting} quarantined, ${entries.length - waiting} replayed`);
+    const redacted = entries.filter((e) => e.state === 'redacted').length;
+    print(`${waiting} quarantined, ${entries.length - waiting - redacted} replayed${redacted > 0 ? `, ${redacted} redacted` : ''}`);
     return 0;
   }
   if (sub === 'show' && id !== undefined && extra === undefined) {

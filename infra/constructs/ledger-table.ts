@@ -7,10 +7,19 @@ import { KeyedTable } from './keyed-table.js';
 
 /**
  * Item operations the worker's ledger uses: single conditional writes (a put creates a new order where none
- * is, an update changes one) and reads by key. It never deletes: records expire by TTL. No Scan, no
- * transactions, no table administration; one Query, on the byUnlinkedCustomer index only.
+ * is, an update changes one) and reads by key. It never deletes an order or refund: records expire by TTL.
+ * No transactions, no table administration; one Query, on the byUnlinkedCustomer index only (privacy
+ * requests add their own two rights: grantPrivacy).
  */
 export const LEDGER_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
+
+/**
+ * What privacy requests add (shared/privacy): a Scan, for shop/redact's every record of a source and the
+ * operator's list of requests, and DeleteItem on customer records only (their key is the shop customer
+ * id): order and refund records are redacted in place, never deleted.
+ */
+export const LEDGER_PRIVACY_ACTIONS = ['dynamodb:Scan'] as const;
+export const LEDGER_DELETABLE_KEYS = ['customer#*'] as const;
 
 /** The exactly-once ledger. Losing it loses the record of what was credited: production keeps it come what may. */
 export class LedgerTable extends KeyedTable {
@@ -40,5 +49,17 @@ export class LedgerTable extends KeyedTable {
       new PolicyStatement({ actions: [...LEDGER_ITEM_ACTIONS], resources: [this.table.tableArn] }),
     );
     grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn] }));
+  }
+
+  /** The privacy requests' extra rights: Scan on the table, DeleteItem on `customer#` keys only. */
+  grantPrivacy(grantee: IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: [...LEDGER_PRIVACY_ACTIONS], resources: [this.table.tableArn] }));
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:DeleteItem'],
+        resources: [this.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...LEDGER_DELETABLE_KEYS] } },
+      }),
+    );
   }
 }

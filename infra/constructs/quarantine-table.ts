@@ -8,6 +8,9 @@ import { KeyedTable } from './keyed-table.js';
 /** receive-webhook only ever writes one item by key (creates it, or counts a re-delivery); it never reads, scans or deletes. */
 export const QUARANTINE_WRITE_ACTIONS = ['dynamodb:UpdateItem'] as const;
 
+/** The worker acts on privacy requests: lists entries, reads a body to search it, removes it. Never deletes an entry. */
+export const QUARANTINE_REDACT_ACTIONS = ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] as const;
+
 /** What DynamoDB needs of the caller's rights on a table's customer managed key to write an item. */
 export const QUARANTINE_KEY_ACTIONS = ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'] as const;
 
@@ -40,6 +43,16 @@ export class QuarantineTable extends KeyedTable {
 
   grantKeep(grantee: IGrantable): void {
     this.grantActions(grantee);
+    this.grantKey(grantee);
+  }
+
+  /** The worker's rights for privacy requests (shared/privacy): find the entries, remove their bodies. */
+  grantRedact(grantee: IGrantable): void {
+    this.table.grant(grantee, ...QUARANTINE_REDACT_ACTIONS);
+    this.grantKey(grantee);
+  }
+
+  private grantKey(grantee: IGrantable): void {
     // The key only through DynamoDB in this region: the role cannot decrypt anything with it directly.
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({

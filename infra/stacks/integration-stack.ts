@@ -170,6 +170,10 @@ export class IntegrationStack extends Stack {
       }),
     });
     this.ledger.grantItemAccess(worker.role);
+    // Privacy requests (customers/redact, shop/redact, customers/data_request): the ledger and the quarantine.
+    this.ledger.grantPrivacy(worker.role);
+    worker.fn.addEnvironment(ENV.QUARANTINE_TABLE, this.quarantine.table.tableName);
+    this.quarantine.grantRedact(worker.role);
     // The worker's receives, grant calls and breaker transitions, in the same table (its item access covers them).
     worker.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
     openApiSecret.grantRead(worker.role);

@@ -7,11 +7,13 @@ export { createDocumentClient, documentClientFromEnv } from './client.js';
 export {
   ConditionalCheckFailedException,
   CreateTableCommand,
+  DeleteCommand,
   DynamoDBClient,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   ResourceInUseException,
+  ScanCommand,
   UpdateCommand,
 } from './sdk.js';

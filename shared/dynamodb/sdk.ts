@@ -14,4 +14,4 @@ const dynamodb = load('@aws-sdk/client-dynamodb') as typeof DynamoDB;
 const documents = load('@aws-sdk/lib-dynamodb') as typeof DocumentClient;
 
 export const { DynamoDBClient, ConditionalCheckFailedException, CreateTableCommand, ResourceInUseException } = dynamodb;
-export const { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } = documents;
+export const { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } = documents;

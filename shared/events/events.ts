@@ -189,6 +189,32 @@ export const CustomerEvent = z.object({
 });
 export type CustomerEvent = z.infer<typeof CustomerEvent>;
 
-/** Everything that crosses the queue: a points event or a customer event. */
-export const QueuedEvent = z.discriminatedUnion('type', [PurchaseEvent, RefundEvent, CustomerEvent]);
+/**
+ * A shop's privacy request (Shopify's mandatory compliance topics): `redact_customer` removes what
+ * identifies the customer from everything the bridge holds, keeping the books (amounts, markers,
+ * outcomes, member ids); `report_customer` reports what is held for them; `redact_shop` does the
+ * first for every customer of the shop. Only ids cross the queue: never an e-mail or a phone number.
+ */
+export const PrivacyEvent = z.object({
+  type: z.literal('privacy'),
+  /** `<source>:privacy:<action>:<delivery id>`: the same for every retry of one request. */
+  eventId: z.string().min(1),
+  source: z.string().min(1),
+  action: z.enum(['redact_customer', 'report_customer', 'redact_shop']),
+  /** `<shop>.myshopify.com`, as the signed body names it. */
+  shopDomain: z.string().min(1).max(255),
+  /** The shop customer (null for `redact_shop`). */
+  customer: CustomerRef.nullable(),
+  /** The orders the request names (`orders_to_redact`, `orders_requested`). */
+  orderIds: z.array(z.string().regex(/^[0-9]{1,20}$/)).max(5000),
+  /** The shop's own id of the request (Shopify's `data_request.id`), to answer it by. */
+  requestId: z.string().max(64).optional(),
+  /** When the sender triggered it (ISO 8601), when it says. */
+  occurredAt: z.string().min(1).optional(),
+  delivery: Delivery,
+});
+export type PrivacyEvent = z.infer<typeof PrivacyEvent>;
+
+/** Everything that crosses the queue: a points event, a customer event or a privacy request. */
+export const QueuedEvent = z.discriminatedUnion('type', [PurchaseEvent, RefundEvent, CustomerEvent, PrivacyEvent]);
 export type QueuedEvent = z.infer<typeof QueuedEvent>;

@@ -10,9 +10,10 @@ export {
   Delivery,
   ExactAmount,
   PointsEvent,
+  PrivacyEvent,
   PurchaseEvent,
   QueuedEvent,
   RefundEvent,
   RefundParts,
 } from './events.js';
-export { type FollowUp, OUTCOME_KINDS, type OutcomeKind, type ProcessOutcome, type SkipReason } from './outcome.js';
+export { type FollowUp, OUTCOME_KINDS, type PrivacyFigures, type OutcomeKind, type ProcessOutcome, type SkipReason } from './outcome.js';

@@ -28,6 +28,17 @@ export interface EarlierPurchases {
   notFound: number;
 }
 
+/** What a privacy request found and did (shared/privacy): counts, never an identity. */
+export interface PrivacyFigures {
+  /** Order records (and their refunds) it covered. */
+  orders: number;
+  refunds: number;
+  /** Customer records (enrolments) deleted. */
+  customers: number;
+  /** Quarantined deliveries whose bodies it removed (redact) or that mention the customer (report). */
+  quarantined: number;
+}
+
 /** `too_old`: older than the ledger's retention, so its record may be gone (a replay): earns and takes nothing. */
 /** `transaction_gone`: the sender no longer has the sale it named (Smaregi answered 404) and it was never recorded. */
 export type SkipReason = 'test' | 'no_customer' | 'amount_zero' | 'order_not_credited' | 'too_old' | 'unlinked_refund' | 'transaction_gone';
@@ -69,6 +80,9 @@ export type ProcessOutcome =
   | { kind: 'already_member'; action: RetryOrAck; memberId: string; earlier: EarlierPurchases }
   | { kind: 'enrol_rejected'; action: 'ack'; reason: string }
   | { kind: 'linked'; action: RetryOrAck; earlier: EarlierPurchases }
+  // Privacy requests (shared/privacy): what was removed, or reported, is in the request's record.
+  | { kind: 'redacted'; action: 'ack'; figures: PrivacyFigures }
+  | { kind: 'reported'; action: 'ack'; figures: PrivacyFigures }
   /** The Open API refused with a 4xx the spec gives no meaning (open-api errors: `unrecognised`): parked, alarmed. */
   | { kind: 'upstream_rejected'; action: 'ack'; errorKind: string; reason: string }
   // Retried: transient.
@@ -108,6 +122,8 @@ export const OUTCOME_KINDS = everyOf<ProcessOutcome['kind']>()([
   'already_member',
   'enrol_rejected',
   'linked',
+  'redacted',
+  'reported',
   'upstream_rejected',
   'lease_held',
   'refund_waiting',

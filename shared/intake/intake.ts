@@ -220,9 +220,9 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
     log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
   }
   const first = events[0] as QueuedEvent;
-  // The activity record is kept per order; a customer event has none (its outcome is in the customer's record).
+  // The activity record is kept per order; customer and privacy events have none (their outcomes are in their own records).
   const deliveries = events.flatMap((event) =>
-    event.type === 'customer'
+    event.type === 'customer' || event.type === 'privacy'
       ? []
       : [
           {
@@ -253,6 +253,6 @@ function checkEvent(value: QueuedEvent, deps: IntakeDeps): Checked {
   const future = fromFutureProblem(event, deps.now());
   if (future) return { error: { kind: 'invalid_payload', ...future } };
   const tooOld = tooOldReason(event, deps.now(), deps.replayWindowDays ?? DEFAULT_REPLAY_WINDOW_DAYS);
-  if (tooOld) return { ignored: tooOld, eventId: event.eventId, occurredAt: event.occurredAt };
+  if (tooOld) return { ignored: tooOld, eventId: event.eventId, occurredAt: event.occurredAt ?? '' };
   return { event };
 }

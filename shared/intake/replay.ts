@@ -8,6 +8,8 @@ const DAY_MS = 86_400_000;
  * Past the window the event earns and takes nothing: answered 200 `ignored` so the sender stops.
  */
 export function tooOldReason(event: QueuedEvent, nowMs: number, windowDays: number): string | undefined {
+  // A privacy request is always acted on: doing one twice removes or reports nothing more.
+  if (event.type === 'privacy' || event.occurredAt === undefined) return undefined;
   const at = Date.parse(event.occurredAt);
   if (Number.isNaN(at) || at >= nowMs - windowDays * DAY_MS) return undefined;
   return `too_old: occurred ${new Date(at).toISOString()}, more than ${windowDays} days ago (the replay window)`;
@@ -22,6 +24,7 @@ export const MAX_FUTURE_MS = DAY_MS;
  * intake cannot read: Shopify's is quarantined (kept, alarmed, replayable), other senders see a 422.
  */
 export function fromFutureProblem(event: QueuedEvent, nowMs: number): { path: string; message: string } | undefined {
+  if (event.occurredAt === undefined) return undefined;
   const at = Date.parse(event.occurredAt);
   if (Number.isNaN(at) || at <= nowMs + MAX_FUTURE_MS) return undefined;
   return {

@@ -70,6 +70,8 @@ const lease = {
   createdAt: time,
   updatedAt: time,
   finishedAt: time,
+  /** When a privacy request removed what identified the shop customer (shared/privacy). */
+  redactedAt: time,
   /** Epoch seconds: DynamoDB removes finished records after the configured number of days. */
   ttl: z.number().optional(),
 };

@@ -35,9 +35,12 @@ export type UnpackedBody = { readonly body: Uint8Array } | { readonly bodyProble
  * checked against the size and sha256 recorded when it was kept.
  */
 export function unpackBody(
-  item: { body?: Uint8Array; bodyEncoding?: 'gzip'; bodyBytes: number; bodySha256: string },
+  item: { body?: Uint8Array; bodyEncoding?: 'gzip'; bodyBytes: number; bodySha256: string; redactedAt?: string; redactedBy?: string },
   maxBodyBytes: number,
 ): UnpackedBody {
+  if (item.redactedAt !== undefined) {
+    return { bodyProblem: `body removed at ${item.redactedAt} by a privacy request (${item.redactedBy ?? 'redact'}): it cannot be replayed` };
+  }
   if (item.body === undefined) {
     return {
       bodyProblem: `body not kept: ${item.bodyBytes} bytes, over the table's item limit even compressed (sha256 ${item.bodySha256})`,

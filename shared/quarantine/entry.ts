@@ -22,7 +22,8 @@ export const QuarantineReason = z.object({
 });
 export type QuarantineReason = z.infer<typeof QuarantineReason>;
 
-export const QuarantineState = z.enum(['quarantined', 'replayed']);
+/** `redacted`: a privacy request removed its body (shared/privacy); it can no longer be replayed. */
+export const QuarantineState = z.enum(['quarantined', 'replayed', 'redacted']);
 
 /** An entry as the table holds it. */
 export const QuarantineItem = z.object({
@@ -49,6 +50,9 @@ export const QuarantineItem = z.object({
   replayedAt: z.string().optional(),
   /** What intake answered the replay (`accepted shopify:order:1`, `ignored: test order`). */
   replayResult: z.string().optional(),
+  /** When a privacy request removed the body, and which (`customers/redact`, `shop/redact`). */
+  redactedAt: z.string().optional(),
+  redactedBy: z.string().optional(),
   /** Epoch seconds: DynamoDB removes the entry this many days after its first delivery. */
   ttl: z.number().optional(),
 });

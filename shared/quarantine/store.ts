@@ -28,6 +28,11 @@ export interface QuarantineStore {
   list(): Promise<QuarantineSummary[]>;
   /** Records that a replay went through intake and what it answered. */
   markReplayed(id: string, result: string): Promise<void>;
+  /**
+   * Removes an entry's body for a privacy request (`by`: its topic), keeping its hash, size, headers and
+   * reason, so the entry still says what arrived and why it could not be read. False: no such entry.
+   */
+  redact(id: string, by: string): Promise<boolean>;
 }
 
 export interface QuarantineStoreOptions {
@@ -62,6 +67,8 @@ const SUMMARY_ATTRIBUTES = [
   'deliveries',
   'replayedAt',
   'replayResult',
+  'redactedAt',
+  'redactedBy',
   'ttl',
 ] as const;
 
@@ -220,6 +227,15 @@ export function createQuarantineStore(options: QuarantineStoreOptions): Quaranti
         values: { ':replayed': 'replayed', ':now': iso(clock()), ':result': result },
       });
       if (!marked) throw new QuarantineEntryMissingError(id);
+    },
+
+    async redact(id, by) {
+      return updateEntry(options, id, {
+        set: 'SET #state = :redacted, #at = :now, #by = :by, #kept = :false REMOVE #body, #encoding',
+        condition: 'attribute_exists(pk)',
+        names: { '#state': 'state', '#at': 'redactedAt', '#by': 'redactedBy', '#kept': 'bodyKept', '#body': 'body', '#encoding': 'bodyEncoding' },
+        values: { ':redacted': 'redacted', ':now': iso(clock()), ':by': by, ':false': false },
+      });
     },
   };
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { CurrencyCode, DateTimeWithOffset, DecimalAmount, NumericId } from './payload.js';
 import type { ShopifyCustomer } from './shopify-customers.js';
+import type { ShopifyPrivacyRequest, ShopifyPrivacyTopic } from './shopify-privacy.js';
 
 /**
  * The parts of Shopify's webhook payloads intake reads (REST webhook format, API 2024-01 and later).
@@ -107,11 +108,12 @@ export type ShopifyPayload =
   | { readonly kind: 'purchase'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
   | { readonly kind: 'cancellation'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
   | { readonly kind: 'refund'; readonly refund: ShopifyRefund; readonly delivery: ShopifyDelivery }
-  | { readonly kind: 'customer'; readonly customer: ShopifyCustomer; readonly delivery: ShopifyDelivery };
+  | { readonly kind: 'customer'; readonly customer: ShopifyCustomer; readonly delivery: ShopifyDelivery }
+  | { readonly kind: 'privacy'; readonly topic: ShopifyPrivacyTopic; readonly request: ShopifyPrivacyRequest; readonly delivery: ShopifyDelivery };
 
 /** What Shopify's headers said about this delivery. */
 export interface ShopifyDelivery {
-  readonly topic: ShopifyTopic;
+  readonly topic: ShopifyTopic | ShopifyPrivacyTopic;
   readonly shopDomain?: string;
   readonly apiVersion?: string;
   readonly webhookId?: string;

@@ -1,5 +1,6 @@
 import { header } from './headers.js';
 import { SHOPIFY_TOPICS, type ShopifyTopic } from './shopify-payload.js';
+import { SHOPIFY_PRIVACY_TOPICS, type ShopifyPrivacyTopic } from './shopify-privacy.js';
 import type { RequestHeaders, SourceSubscriptions, VersionMismatch } from './types.js';
 
 /**
@@ -27,8 +28,13 @@ const TOPIC_ENABLED: Partial<Record<ShopifyTopic, (settings: SubscriptionSetting
   'customers/create': (settings) => settings.enrolment === 'register',
 };
 
-/** Compliance topics (customers/data_request, customers/redact, shop/redact) the settings handle. */
-const COMPLIANCE_TOPICS: readonly { topic: string; enabled: (settings: SubscriptionSettings) => boolean }[] = [];
+/**
+ * Compliance topics (customers/data_request, customers/redact, shop/redact): every app that reads
+ * customers or orders must take them, so every setting handles them (shared/privacy acts on them).
+ */
+const COMPLIANCE_TOPICS: readonly { topic: ShopifyPrivacyTopic; enabled: (settings: SubscriptionSettings) => boolean }[] = (
+  Object.keys(SHOPIFY_PRIVACY_TOPICS) as ShopifyPrivacyTopic[]
+).map((topic) => ({ topic, enabled: () => true }));
 
 export interface SubscriptionSettings {
   apiVersion: string;

@@ -18,6 +18,7 @@ import { invalid, schemaError } from './payload.js';
 import { ExternalKey, commonSettings, renderTitle } from './settings.js';
 import { decodeBase64, hmacSha256, macEquals } from './signature.js';
 import { enrolmentEvent, parseCustomer } from './shopify-customers.js';
+import { parsePrivacyRequest, privacyEvent, SHOPIFY_PRIVACY_TOPICS, type ShopifyPrivacyTopic } from './shopify-privacy.js';
 import { DEFAULT_SHOPIFY_API_VERSION, SHOPIFY_API_VERSION, shopifySubscriptions, shopifyVersionMismatch } from './shopify-subscriptions.js';
 import {
   type MoneySet,
@@ -81,7 +82,7 @@ function verify(request: SignedRequest, options: VerifyOptions): SourceError | n
   return { kind: 'invalid_signature', message: 'signature does not match' };
 }
 
-function deliveryFrom(headers: RequestHeaders, topic: ShopifyTopic): ShopifyDelivery {
+function deliveryFrom(headers: RequestHeaders, topic: ShopifyDelivery['topic']): ShopifyDelivery {
   const pick = (name: string) => header(headers, name) || undefined;
   const fields = {
     shopDomain: pick('X-Shopify-Shop-Domain'),
@@ -96,6 +97,7 @@ function deliveryFrom(headers: RequestHeaders, topic: ShopifyTopic): ShopifyDeli
 function parse(request: SignedRequest, settings: ShopifySettings): Outcome<ShopifyPayload> {
   const topic = header(request.headers, 'X-Shopify-Topic');
   if (!topic) return rejected(invalid('headers.X-Shopify-Topic', 'header is missing'));
+  if (Object.hasOwn(SHOPIFY_PRIVACY_TOPICS, topic)) return parsePrivacy(request, settings, topic as ShopifyPrivacyTopic);
   if (!Object.hasOwn(SHOPIFY_TOPICS, topic)) {
     // The topic header is not signed: repeat it only when it looks like a topic name.
     return ignored(TOPIC_NAME.test(topic) ? `topic ${topic} is not handled` : 'topic is not handled');
@@ -119,6 +121,19 @@ function parse(request: SignedRequest, settings: ShopifySettings): Outcome<Shopi
   }
   const order = ShopifyOrder.safeParse(json.value);
   return order.success ? ok({ kind, order: order.data, delivery }) : rejected(schemaError(order.error));
+}
+
+/** A compliance request: for a configured shop only, as its signed body names it. */
+function parsePrivacy(request: SignedRequest, settings: ShopifySettings, topic: ShopifyPrivacyTopic): Outcome<ShopifyPayload> {
+  const delivery = deliveryFrom(request.headers, topic);
+  const json = parseJsonBody(request.rawBody, { exactNumbers: true });
+  if (!json.ok) return rejected(json.error);
+  const parsed = parsePrivacyRequest(json.value);
+  if (parsed.status !== 'ok') return parsed;
+  if (settings.shopDomains.length > 0 && !settings.shopDomains.includes(parsed.value.shop_domain)) {
+    return ignored('shop is not configured for this source');
+  }
+  return ok({ kind: 'privacy', topic, request: parsed.value, delivery });
 }
 
 /** An amount field of an order: `<name>_set.shop_money` when present, else `<name>`. */
@@ -257,6 +272,11 @@ function canonicalDelivery(delivery: ShopifyDelivery, fallbackId: string): Deliv
 
 function normalise(payload: ShopifyPayload, context: { source: string; settings: ShopifySettings }): Outcome<QueuedEvent> {
   const { source, settings } = context;
+  if (payload.kind === 'privacy') {
+    const { request, topic } = payload;
+    const fallback = `${source}:privacy:${request.shop_domain}:${request.customer?.id ?? 'shop'}:${request.data_request?.id ?? ''}`;
+    return privacyEvent(request, { source, externalKey: settings.externalKey, topic, delivery: canonicalDelivery(payload.delivery, fallback) });
+  }
   if (payload.kind === 'customer') {
     const delivery = canonicalDelivery(payload.delivery, `${source}:customer:${payload.customer.id}`);
     return enrolmentEvent(payload.customer, { source, settings, delivery, triggeredAt: payload.delivery.triggeredAt });

@@ -370,16 +370,27 @@ describe('IAM', () => {
     expect(JSON.stringify(statements)).not.toContain(config.openApiSecretName);
   });
 
-  it('lets process-events use ledger items and read the Open API secret, nothing more', () => {
+  it('lets process-events use ledger items, scan the ledger and delete customer records only, and read the Open API secret, nothing more', () => {
     const { template, config } = stage('staging');
     const [, fn] = workerOf(template);
     const [tableId] = tableOf(template, 'Ledger');
+    const [quarantineId] = tableOf(template, 'Quarantine');
     const statements = statementsOf(template, fn);
-    const dynamo = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')));
+    // The quarantine's grants have their own test (test/infra/stacks/quarantine.test.ts).
+    const dynamo = statements.filter(
+      (s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')) && !JSON.stringify(s.Resource).includes(quarantineId),
+    );
     expect(dynamo).toEqual([
       expect.objectContaining({ Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: arn(tableId) }),
       // Query on the one index, by its exact ARN (no index/*).
       expect.objectContaining({ Action: 'dynamodb:Query', Resource: expect.objectContaining({ 'Fn::Join': expect.anything() }) }),
+      // Privacy requests: shop/redact scans a source's records; only customer records (keyed by the shop customer id) are deleted.
+      expect.objectContaining({ Action: 'dynamodb:Scan', Resource: arn(tableId) }),
+      expect.objectContaining({
+        Action: 'dynamodb:DeleteItem',
+        Resource: arn(tableId),
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['customer#*'] } },
+      }),
     ]);
     expect(JSON.stringify(dynamo[1]?.Resource)).toContain(`/index/${LEDGER_TABLE_SCHEMA.unlinkedIndex.name}`);
     const secrets = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('secretsmanager:')));

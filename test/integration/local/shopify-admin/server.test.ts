@@ -102,7 +102,7 @@ describe('the Shopify Admin API stand-in', () => {
     );
     const withoutDelivery = ({ delivery: _d, ...rest }: PointsEvent) => rest;
     const event = (o: ReturnType<typeof source.read>) => {
-      if (o.status !== 'ok' || o.value.type === 'customer') throw new Error(JSON.stringify(o));
+      if (o.status !== 'ok' || o.value.type === 'customer' || o.value.type === 'privacy') throw new Error(JSON.stringify(o));
       return withoutDelivery(o.value);
     };
 

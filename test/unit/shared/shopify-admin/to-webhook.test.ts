@@ -56,7 +56,7 @@ function source(basis: (typeof BASES)[number], rule: 'major_floor' | 'minor') {
 }
 
 function eventOf(outcome: ReturnType<ReturnType<typeof source>['read']>): PointsEvent {
-  if (outcome.status !== 'ok' || outcome.value.type === 'customer')
+  if (outcome.status !== 'ok' || outcome.value.type === 'customer' || outcome.value.type === 'privacy')
     throw new Error(`expected a points event, got ${JSON.stringify(outcome)}`);
   return outcome.value;
 }

@@ -51,7 +51,7 @@ describe('the smaregi source', () => {
     const events = read.status === 'ok' ? read.value : [];
     expect(
       events.map((e) => [
-        e.type === 'customer' ? undefined : e.orderId,
+        e.type === 'customer' || e.type === 'privacy' ? undefined : e.orderId,
         e.type === 'purchase' ? e.stateFrom?.transactionHeadId : undefined,
         e.customer,
       ]),

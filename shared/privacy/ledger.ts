@@ -1,0 +1,173 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { customerKey } from '../customers/index.js';
+import { ConditionalCheckFailedException, DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '../dynamodb/index.js';
+import { type Ledger, OrderRecord, orderKey, RefundRecord, refundKey } from '../ledger/index.js';
+
+/**
+ * A privacy redaction on the ledger table (docs/privacy.md): what identifies the shop customer goes, the
+ * books stay. On each order: the shop customer id, the stored purchase event and the byUnlinkedCustomer
+ * index's keys are removed; amounts, point figures, markers (built from the order id), outcomes and the
+ * member id stay: the member and their points live in the membership service, and a later refund must
+ * still take back what the order earned. On each refund: the stored event loses its customer reference.
+ * The customer record (`customer#…`, keyed by the shop customer id) is deleted. A record under a live
+ * lease (being processed) is left and reported busy: the caller retries, nothing is half-done silently.
+ */
+
+export interface LedgerRedactDeps {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  ledger: Pick<Ledger, 'listUnlinkedOrders'>;
+  clock: () => number;
+}
+
+export interface LedgerRedaction {
+  orders: number;
+  refunds: number;
+  customers: number;
+  /** Records under a lease now (`order <id>`, `refund <order>/<id>`): try again later. */
+  busy: string[];
+}
+
+/** Order attributes that identify the shop customer (the index's keys among them). */
+const ORDER_PERSONAL = ['externalId', 'purchaseEvent', 'unlinkedCustomer', 'purchasedAt'] as const;
+
+/** From the earliest time the index holds. */
+const EVER = '0000';
+
+const isConditionFailure = (e: unknown) =>
+  e instanceof ConditionalCheckFailedException || (e as { name?: string }).name === 'ConditionalCheckFailedException';
+
+const empty = (): LedgerRedaction => ({ orders: 0, refunds: 0, customers: 0, busy: [] });
+
+/** customers/redact: the orders the request names and those still waiting for the customer, and the customer record. */
+export async function redactCustomerRecords(
+  deps: LedgerRedactDeps,
+  input: { source: string; externalKey: string; customerId: string; orderIds: readonly string[] },
+): Promise<LedgerRedaction> {
+  const result = empty();
+  const waiting = await deps.ledger.listUnlinkedOrders({ ...input, externalId: input.customerId, since: EVER });
+  for (const orderId of new Set([...input.orderIds, ...waiting.map((w) => w.orderId)])) {
+    const order = await readOrder(deps, orderKey(input.source, orderId));
+    // Only the customer's own orders: an id named for another customer (or a guest order) is not touched.
+    if (order?.externalId !== input.customerId) continue;
+    await redactOrder(deps, order, result);
+  }
+  if (await deleteCustomerRecord(deps, customerKey({ source: input.source, customerId: input.customerId }))) result.customers += 1;
+  return result;
+}
+
+/**
+ * shop/redact: every order and customer record of the source. The ledger does not record the shop of a
+ * credited order (a source serves one shop); an order still waiting for its customer keeps its purchase
+ * event, and one of another shop is left.
+ */
+export async function redactShopRecords(deps: LedgerRedactDeps, input: { source: string; shopDomain: string }): Promise<LedgerRedaction> {
+  const result = empty();
+  const part = encodeURIComponent(input.source);
+  for await (const item of scanPrefix(deps, `order#${part}#`)) {
+    const order = OrderRecord.safeParse(item);
+    if (!order.success || !identifies(order.data) || shopOf(order.data.purchaseEvent, input.shopDomain) === 'other') continue;
+    await redactOrder(deps, order.data, result);
+  }
+  for await (const item of scanPrefix(deps, `customer#${part}#`)) {
+    if (await deleteCustomerRecord(deps, String(item.pk))) result.customers += 1;
+  }
+  return result;
+}
+
+/** Whether an order still holds anything this redaction removes (a second run skips the done ones). */
+function identifies(order: OrderRecord): boolean {
+  return ORDER_PERSONAL.some((attr) => order[attr] !== undefined);
+}
+
+function shopOf(purchaseEvent: string | undefined, shopDomain: string): 'same' | 'other' | 'unknown' {
+  if (purchaseEvent === undefined) return 'unknown';
+  try {
+    const named = (JSON.parse(purchaseEvent) as { delivery?: { shopDomain?: unknown } }).delivery?.shopDomain;
+    if (typeof named !== 'string') return 'unknown';
+    return named === shopDomain ? 'same' : 'other';
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function redactOrder(deps: LedgerRedactDeps, order: OrderRecord, result: LedgerRedaction): Promise<void> {
+  for (const refundId of order.refundIds) {
+    const done = await redactRefund(deps, refundKey(order.source, order.orderId, refundId));
+    if (done === 'busy') result.busy.push(`refund ${order.orderId}/${refundId}`);
+    else if (done) result.refunds += 1;
+  }
+  if (await redactItem(deps, order.pk, ORDER_PERSONAL, {})) result.orders += 1;
+  else result.busy.push(`order ${order.orderId}`);
+}
+
+async function readOrder(deps: LedgerRedactDeps, pk: string): Promise<OrderRecord | undefined> {
+  const out = await deps.client.send(new GetCommand({ TableName: deps.tableName, Key: { pk }, ConsistentRead: true }));
+  return out.Item ? OrderRecord.parse(out.Item) : undefined;
+}
+
+async function redactRefund(deps: LedgerRedactDeps, pk: string): Promise<boolean | 'busy'> {
+  const out = await deps.client.send(new GetCommand({ TableName: deps.tableName, Key: { pk }, ConsistentRead: true }));
+  if (!out.Item) return false;
+  const refund = RefundRecord.parse(out.Item);
+  const event = JSON.parse(refund.event) as Record<string, unknown>;
+  // Amounts and ids of the refund and its order stay: a parked refund can still be accounted for.
+  const kept = JSON.stringify({ ...event, customer: null });
+  return (await redactItem(deps, pk, [], { event: kept })) ? true : 'busy';
+}
+
+async function deleteCustomerRecord(deps: LedgerRedactDeps, pk: string): Promise<boolean> {
+  const deleted = await deps.client.send(new DeleteCommand({ TableName: deps.tableName, Key: { pk }, ReturnValues: 'ALL_OLD' }));
+  return (deleted as { Attributes?: unknown }).Attributes !== undefined;
+}
+
+/** Removes `remove` and sets `set` on an item no live lease holds; false when one does. */
+async function redactItem(deps: LedgerRedactDeps, pk: string, remove: readonly string[], set: Record<string, string>): Promise<boolean> {
+  const now = deps.clock();
+  const names: Record<string, string> = { '#owner': 'leaseOwner', '#until': 'leaseUntil' };
+  const values: Record<string, unknown> = { ':at': new Date(now).toISOString(), ':now': now };
+  const sets = ['redactedAt = :at'];
+  remove.forEach((attr, i) => {
+    names[`#r${i}`] = attr;
+  });
+  Object.entries(set).forEach(([attr, value], i) => {
+    names[`#s${i}`] = attr;
+    values[`:s${i}`] = value;
+    sets.push(`#s${i} = :s${i}`);
+  });
+  const removes = remove.length > 0 ? ` REMOVE ${remove.map((_, i) => `#r${i}`).join(', ')}` : '';
+  try {
+    await deps.client.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: { pk },
+        UpdateExpression: `SET ${sets.join(', ')}${removes}`,
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#owner) OR #until < :now)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** The items whose key starts with `prefix`, page by page (a scan of the whole table: shop/redact is rare). */
+async function* scanPrefix(deps: LedgerRedactDeps, prefix: string): AsyncGenerator<Record<string, unknown>> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.client.send(
+      new ScanCommand({
+        TableName: deps.tableName,
+        FilterExpression: 'begins_with(pk, :prefix)',
+        ExpressionAttributeValues: { ':prefix': prefix },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) yield item;
+    start = page.LastEvaluatedKey;
+  } while (start);
+}

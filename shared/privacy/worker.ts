@@ -1,0 +1,126 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CustomerRecords } from '../customers/index.js';
+import { PrivacyEvent, type PrivacyFigures } from '../events/index.js';
+import type { Ledger } from '../ledger/index.js';
+import type { ProcessOutcome, Processor } from '../points/index.js';
+import type { QuarantineStore } from '../quarantine/index.js';
+import { type LedgerRedaction, redactCustomerRecords, redactShopRecords } from './ledger.js';
+import { quarantinedEntriesOf } from './quarantine.js';
+import { describeCustomerData } from './report.js';
+import { type PrivacyRequestRecord, type PrivacyRequests, REPORT_TTL_DAYS } from './requests.js';
+
+/** What the worker needs to act on privacy requests. */
+export interface PrivacyDeps {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'listRefunds'>;
+  records: Pick<CustomerRecords, 'get'>;
+  quarantine: QuarantineStore;
+  requests: PrivacyRequests;
+  /** How long a redaction's record is kept (the ledger's retention): the shop's proof it was done. */
+  ledgerTtlDays: number;
+  clock: () => number;
+  logger?: { info(message: string, fields?: Record<string, unknown>): void };
+}
+
+const TOPIC: Record<PrivacyEvent['action'], string> = {
+  redact_customer: 'customers/redact',
+  report_customer: 'customers/data_request',
+  redact_shop: 'shop/redact',
+};
+
+/**
+ * The worker's processor for privacy requests, everything else to `next`. `deps` undefined: privacy
+ * requests cannot be processed in this setup (answered configuration_error, retried, never dropped).
+ */
+export function withPrivacyEvents(next: Processor, deps: PrivacyDeps | undefined): Processor {
+  return {
+    ...next,
+    async process(input, context) {
+      if ((input as { type?: unknown } | null)?.type !== 'privacy') return next.process(input, context);
+      const parsed = PrivacyEvent.safeParse(input);
+      if (!parsed.success) {
+        const reason = parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ');
+        return { kind: 'invalid_event', action: 'retry', reason };
+      }
+      if (!deps) {
+        return { kind: 'configuration_error', action: 'retry', errorKind: 'not_configured', reason: 'privacy requests need the quarantine table' };
+      }
+      return processPrivacyEvent(deps, parsed.data);
+    },
+  };
+}
+
+/** Acts on one request, records what it did; retried while a record it must change is being processed. */
+export async function processPrivacyEvent(deps: PrivacyDeps, event: PrivacyEvent): Promise<ProcessOutcome> {
+  if (event.action === 'report_customer') return report(deps, event);
+  const redaction =
+    event.action === 'redact_shop'
+      ? await redactShopRecords(deps, { source: event.source, shopDomain: event.shopDomain })
+      : await redactCustomerRecords(deps, { ...customerOf(event), orderIds: event.orderIds });
+  if (redaction.busy.length > 0) return busy(redaction);
+  const entries = await quarantinedEntriesOf(
+    deps.quarantine,
+    event.action === 'redact_shop'
+      ? { kind: 'shop', source: event.source, shopDomain: event.shopDomain }
+      : { kind: 'customer', source: event.source, customerId: customerOf(event).customerId, orderIds: event.orderIds },
+  );
+  for (const id of entries) await deps.quarantine.redact(id, TOPIC[event.action]);
+  const figures = { orders: redaction.orders, refunds: redaction.refunds, customers: redaction.customers, quarantined: entries.length };
+  await deps.requests.save(recordOf(deps, event, 'redacted', figures), deps.ledgerTtlDays);
+  deps.logger?.info('privacy request done', { id: event.eventId, action: event.action, ...figures });
+  return { kind: 'redacted', action: 'ack', figures };
+}
+
+async function report(deps: PrivacyDeps, event: PrivacyEvent): Promise<ProcessOutcome> {
+  const customer = customerOf(event);
+  const quarantined = await quarantinedEntriesOf(deps.quarantine, {
+    kind: 'customer',
+    source: event.source,
+    customerId: customer.customerId,
+    orderIds: event.orderIds,
+  });
+  const held = await describeCustomerData(deps, { ...customer, orderIds: event.orderIds, quarantined });
+  const figures = {
+    orders: held.orders.length,
+    refunds: held.orders.reduce((n, o) => n + o.refunds.length, 0),
+    customers: held.enrolment ? 1 : 0,
+    quarantined: quarantined.length,
+  };
+  await deps.requests.save({ ...recordOf(deps, event, 'reported', figures), report: JSON.stringify(held) }, REPORT_TTL_DAYS);
+  // The operator answers the shop from the record (npm run privacy -- show <id>): the log names no customer.
+  deps.logger?.info('privacy data request recorded', { id: event.eventId, requestId: event.requestId, ...figures });
+  return { kind: 'reported', action: 'ack', figures };
+}
+
+function customerOf(event: PrivacyEvent): { source: string; externalKey: string; customerId: string } {
+  // Intake queues customer requests with their customer (shared/sources/shopify-privacy.ts).
+  const customer = event.customer ?? { externalKey: event.source, externalId: '' };
+  return { source: event.source, externalKey: customer.externalKey, customerId: customer.externalId };
+}
+
+function busy(redaction: LedgerRedaction): ProcessOutcome {
+  const first = redaction.busy.slice(0, 3).join(', ');
+  return { kind: 'lease_held', action: 'retry', reason: `${redaction.busy.length} record(s) being processed (${first}): redaction retried` };
+}
+
+function recordOf(
+  deps: PrivacyDeps,
+  event: PrivacyEvent,
+  outcome: PrivacyRequestRecord['outcome'],
+  figures: PrivacyFigures,
+): Omit<PrivacyRequestRecord, 'pk' | 'kind' | 'ttl'> {
+  return {
+    id: event.eventId,
+    source: event.source,
+    action: event.action,
+    topic: TOPIC[event.action],
+    shopDomain: event.shopDomain,
+    ...(event.requestId ? { requestId: event.requestId } : {}),
+    orderIds: event.orderIds,
+    ...(event.occurredAt ? { occurredAt: event.occurredAt } : {}),
+    finishedAt: new Date(deps.clock()).toISOString(),
+    outcome,
+    figures,
+  };
+}

@@ -1,0 +1,219 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCustomerRecords } from '../../../../shared/customers/index.js';
+import { GetCommand } from '../../../../shared/dynamodb/index.js';
+import type { PrivacyEvent } from '../../../../shared/events/index.js';
+import { refundKey } from '../../../../shared/ledger/index.js';
+import { createPrivacyRequests, type PrivacyDeps, processPrivacyEvent } from '../../../../shared/privacy/index.js';
+import { createQuarantineStore, createQuarantineTable, type QuarantineStore } from '../../../../shared/quarantine/index.js';
+import { fixture } from '../../../support/webhooks.js';
+import { purchase, refund, useHarness } from '../points/harness.js';
+
+/** Privacy requests on what the real processor wrote (dynalite ledger and quarantine tables, the emulator). */
+const h = useHarness();
+const SHOP = 'example.myshopify.com';
+let quarantine: QuarantineStore;
+let requestNo = 0;
+
+beforeAll(async () => {
+  const tableName = `quarantine-privacy-${process.pid}`;
+  await createQuarantineTable(h.dynamo.client, tableName);
+  quarantine = createQuarantineStore({ client: h.dynamo.documentClient, tableName, clock: h.clock, ttlDays: 90 });
+});
+
+function deps(): PrivacyDeps {
+  const { documentClient: client, tableName } = h.dynamo;
+  return {
+    client,
+    tableName,
+    ledger: h.ledger,
+    records: createCustomerRecords({ client, tableName, clock: h.clock, leaseSeconds: 60, ttlDays: 400 }),
+    quarantine,
+    requests: createPrivacyRequests({ client, tableName, clock: h.clock }),
+    ledgerTtlDays: 400,
+    clock: h.clock,
+  };
+}
+
+function request(action: PrivacyEvent['action'], customerId: string | null, orderIds: string[] = []): PrivacyEvent {
+  const id = `req-${process.pid}-${++requestNo}`;
+  return {
+    type: 'privacy',
+    eventId: `shopify:privacy:${action}:${id}`,
+    source: 'shopify',
+    action,
+    shopDomain: SHOP,
+    customer: customerId === null ? null : { externalKey: 'shopify', externalId: customerId },
+    orderIds,
+    delivery: { id, topic: 'customers/redact' },
+  };
+}
+
+const redact = (customerId: string, orderIds: string[] = []) => processPrivacyEvent(deps(), request('redact_customer', customerId, orderIds));
+const rawItem = async (pk: string) =>
+  (await h.dynamo.documentClient.send(new GetCommand({ TableName: h.dynamo.tableName, Key: { pk } }))).Item;
+const orderItem = (orderId: string) => rawItem(`order#shopify#${encodeURIComponent(orderId)}`);
+const since = '2000-01-01T00:00:00.000Z';
+
+/** A member of the emulator linked to `customerId`, and a credited order of theirs. */
+async function creditedOrder(customerId: string) {
+  await h.api.registerMember({ rank: 'gold', external_ids: { shopify: customerId } });
+  const p = purchase({ customer: { externalKey: 'shopify', externalId: customerId } });
+  expect(await h.processor().process(p)).toMatchObject({ kind: 'credited' });
+  return p;
+}
+
+/** Keeps `body` in the quarantine as an authentic delivery intake could not read. */
+const keep = (body: string, topic = 'orders/paid', shop = SHOP) =>
+  quarantine.keep({
+    source: 'shopify',
+    headers: { 'X-Shopify-Topic': topic, 'X-Shopify-Shop-Domain': shop },
+    rawBody: Buffer.from(body),
+    reason: { kind: 'invalid_payload', message: 'id: expected an integer id' },
+  });
+
+describe('customers/redact', () => {
+  it('removes the shop customer id from a credited order and its refund, keeping member, amounts, points and outcome', async () => {
+    const p = await creditedOrder('redact-1');
+    await h.processor().process(refund(p, 'r1', 400));
+    const before = await h.ledger.getOrder(p);
+    expect(await redact('redact-1', [p.orderId])).toMatchObject({ kind: 'redacted', action: 'ack', figures: { orders: 1, refunds: 1 } });
+    const after = await h.ledger.getOrder(p);
+    expect(after?.externalId).toBeUndefined();
+    expect(after).toMatchObject({
+      outcome: 'credited',
+      customerId: before?.customerId,
+      eligibleAmount: before?.eligibleAmount,
+      pointsCredited: before?.pointsCredited,
+      debited: before?.debited,
+      redactedAt: expect.any(String),
+    });
+    expect(JSON.stringify(await orderItem(p.orderId))).not.toContain('redact-1');
+    expect(JSON.stringify(await rawItem(refundKey('shopify', p.orderId, 'r1')))).not.toContain('redact-1');
+  });
+
+  it('lets a later refund of a redacted order still take its share back from the member', async () => {
+    const p = await creditedOrder('redact-2');
+    await redact('redact-2', [p.orderId]);
+    const outcome = await h.processor().process(refund(p, 'r1', 500));
+    expect(outcome).toMatchObject({ kind: 'debited' });
+    const order = await h.ledger.getOrder(p);
+    expect(order?.debited).toBeGreaterThan(0);
+    expect(order?.externalId).toBeUndefined();
+  });
+
+  it('takes an order waiting for the customer out of the byUnlinkedCustomer index, with its stored purchase event', async () => {
+    const p = purchase({ customer: { externalKey: 'shopify', externalId: 'redact-waiting' } });
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'customer_not_found' });
+    expect(await redact('redact-waiting')).toMatchObject({ kind: 'redacted', figures: { orders: 1 } });
+    const query = { source: 'shopify', externalKey: 'shopify', externalId: 'redact-waiting', since };
+    expect(await h.ledger.listUnlinkedOrders(query)).toEqual([]);
+    const item = await orderItem(p.orderId);
+    expect(item).toMatchObject({ outcome: 'customer_not_found' });
+    for (const attr of ['externalId', 'purchaseEvent', 'unlinkedCustomer', 'purchasedAt']) expect(item?.[attr], attr).toBeUndefined();
+  });
+
+  it('leaves an order of another customer untouched even when the request names it', async () => {
+    const other = await creditedOrder('redact-other');
+    expect(await redact('redact-3', [other.orderId])).toMatchObject({ figures: { orders: 0 } });
+    expect(await h.ledger.getOrder(other)).toMatchObject({ externalId: 'redact-other' });
+  });
+
+  it("deletes the customer's enrolment record", async () => {
+    const records = createCustomerRecords({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock, leaseSeconds: 60, ttlDays: 400 });
+    const ref = { source: 'shopify', customerId: 'redact-enrolled' };
+    expect(await records.claim({ ...ref, externalKey: 'shopify', owner: 'w1' })).toMatchObject({ ok: true });
+    await records.finish(ref, 'w1', { outcome: 'enrolled', memberId: 'm-1' });
+    expect(await redact('redact-enrolled')).toMatchObject({ figures: { customers: 1 } });
+    expect(await records.get(ref)).toBeUndefined();
+  });
+
+  it("removes the bodies of quarantined deliveries naming the customer, and leaves other customers' entries", async () => {
+    // Shopify's own published order (ruby API tests), wrapped as that test wraps it: a body intake cannot read.
+    const theirs = await keep(fixture('shopify/ruby-api-2024-07-order-test8.json'));
+    // The same customer's order as the python API's fixture prints it (indented JSON).
+    const pretty = await keep(fixture('shopify/python-api-order.json'));
+    // A capture of another customer's order (test/fixtures/shopify/SOURCES.md).
+    const others = await keep(fixture('shopify/capture-2022-12-gift-card-order.json'));
+    expect(await redact('207119551')).toMatchObject({ figures: { quarantined: 2 } });
+    expect(await quarantine.get(pretty.id)).toMatchObject({ state: 'redacted' });
+    expect(await quarantine.get(theirs.id)).toMatchObject({
+      state: 'redacted',
+      redactedBy: 'customers/redact',
+      bodyKept: false,
+      bodyProblem: expect.stringContaining('privacy request'),
+    });
+    expect(await quarantine.get(others.id)).toMatchObject({ state: 'quarantined', body: expect.any(Uint8Array) });
+  });
+
+  it('finds a quarantined delivery of one of the named orders by the order it names', async () => {
+    const kept = await keep('{"id":7770001,"note":"a body the schema refuses","total_price":{}}');
+    expect(await redact('redact-4', ['7770001'])).toMatchObject({ figures: { quarantined: 1 } });
+    expect(await quarantine.get(kept.id)).toMatchObject({ state: 'redacted' });
+  });
+
+  it('waits for an order being processed: lease_held, then done once it is released', async () => {
+    await h.api.registerMember({ external_ids: { shopify: 'redact-busy' } });
+    const p = purchase({ customer: { externalKey: 'shopify', externalId: 'redact-busy' } });
+    const [credited, meanwhile] = await h.whileHeldAt('purchase:granted', p, () => redact('redact-busy', [p.orderId]));
+    expect(meanwhile).toMatchObject({ kind: 'lease_held', action: 'retry' });
+    expect(credited).toMatchObject({ kind: 'credited' });
+    expect(await redact('redact-busy', [p.orderId])).toMatchObject({ kind: 'redacted', figures: { orders: 1 } });
+    expect((await h.ledger.getOrder(p))?.externalId).toBeUndefined();
+  });
+
+  it("records what it did under the request's id, naming no customer", async () => {
+    const p = await creditedOrder('redact-record-55');
+    const event = request('redact_customer', 'redact-record-55', [p.orderId]);
+    await processPrivacyEvent(deps(), event);
+    const record = await deps().requests.get(event.eventId);
+    expect(record).toMatchObject({ outcome: 'redacted', topic: 'customers/redact', orderIds: [p.orderId], figures: { orders: 1 } });
+    expect(JSON.stringify(record)).not.toContain('redact-record-55');
+  });
+});
+
+describe('customers/data_request', () => {
+  it('records a report of the orders, refunds, enrolment and quarantined deliveries held, changing nothing', async () => {
+    const credited = await creditedOrder('asks-1');
+    await h.processor().process(refund(credited, 'r1', 200));
+    const kept = await keep(`{"id":1,"customer_id":"asks-1","broken":`);
+    const event = request('report_customer', 'asks-1', [credited.orderId]);
+    const before = await h.ledger.getOrder(credited);
+    expect(await processPrivacyEvent(deps(), event)).toMatchObject({ kind: 'reported', figures: { orders: 1, refunds: 1, quarantined: 1 } });
+    const record = await deps().requests.get(event.eventId);
+    expect(JSON.parse(record?.report ?? '{}')).toEqual({
+      source: 'shopify',
+      customerId: 'asks-1',
+      orders: [
+        {
+          orderId: credited.orderId,
+          outcome: 'credited',
+          memberId: before?.customerId,
+          points: before?.pointsCredited,
+          refunds: [{ refundId: 'r1', outcome: 'debited', points: expect.any(Number) }],
+          purchaseEventHeld: false,
+        },
+      ],
+      enrolment: null,
+      quarantined: [kept.id],
+    });
+    expect(await h.ledger.getOrder(credited)).toEqual(before);
+    expect(await quarantine.get(kept.id)).toMatchObject({ state: 'quarantined' });
+  });
+});
+
+describe('shop/redact', () => {
+  it("removes the shop customer ids of the source's orders and the quarantined deliveries of that shop only", async () => {
+    const a = await creditedOrder('shop-a');
+    const waiting = purchase({ customer: { externalKey: 'shopify', externalId: 'shop-b' } });
+    await h.processor().process(waiting);
+    const ours = await keep('{"id":1,"broken":', 'orders/paid', SHOP);
+    const theirs = await keep('{"id":2,"broken":', 'orders/paid', 'another.myshopify.com');
+    const outcome = await processPrivacyEvent(deps(), request('redact_shop', null));
+    expect(outcome).toMatchObject({ kind: 'redacted' });
+    expect((await h.ledger.getOrder(a))?.externalId).toBeUndefined();
+    expect((await h.ledger.getOrder(a))?.customerId).toBeDefined();
+    expect((await h.ledger.getOrder(waiting))?.purchaseEvent).toBeUndefined();
+    expect(await quarantine.get(ours.id)).toMatchObject({ state: 'redacted', redactedBy: 'shop/redact' });
+    expect(await quarantine.get(theirs.id)).toMatchObject({ state: 'quarantined' });
+  });
+});
