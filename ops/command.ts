@@ -7,6 +7,8 @@ import { resolveLocalConfig } from '../local/config.js';
 import { configFollowingStack, connectToRunningStack, findRunningStack, type LocalStackHandle } from '../local/connect.js';
 import { type CommandOutput, consoleOutput } from '../local/output.js';
 import { deadLetterReason } from './dead-letter-reason.js';
+import { createDocumentClient } from '../shared/dynamodb/index.js';
+import { LOCAL_AWS } from '../local/dynamodb/index.js';
 import { ledgerReport } from './ledger-report.js';
 import { AWS_TARGET_OPTIONS, checkTargetOptions } from './target-options.js';
 
@@ -16,7 +18,8 @@ export const CLI_USAGE = `usage:
   npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run audit -- [--since <date|3d>] [--until <date|12h>] [--json] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run dlq -- [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
-  npm run reprocess -- --source <source> --customer <id> [--days <n, default 30>] [--key <external key>] [--stage <stage> ...]`;
+  npm run reprocess -- --source <source> --customer <id> [--days <n, default 30>] [--key <external key>] [--stage <stage> ...]
+  npm run privacy -- list | show <request id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
 
 /** The `npm start` on PORT, its emulator and dynalite reached where it says they are. */
 async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
@@ -146,6 +149,24 @@ async function run(
         await target.close();
       }
     }
+    case 'privacy': {
+      const { privacyCommand } = await import('./privacy.js');
+      if (aws) {
+        try {
+          return await privacyCommand(rest, { client: aws.documentClient, tableName: aws.outputs.LedgerTableName }, print);
+        } finally {
+          await aws.close();
+        }
+      }
+      const handle = await localHandle(env);
+      const client = createDocumentClient({ endpoint: handle.dynamodbUrl, ...LOCAL_AWS });
+      try {
+        return await privacyCommand(rest, { client, tableName: handle.tableName }, print);
+      } finally {
+        client.destroy();
+        await handle.close();
+      }
+    }
     case 'dlq': {
       if (aws) return (await import('./stage-dead-letters.js')).stageDeadLetters(aws, { name: 'dlq' }, print);
       const handle = await localHandle(env);
@@ -165,7 +186,7 @@ async function run(
 }
 
 /**
- * The operator commands (`ledger`, `redrive`, `dlq`, `quarantine`, `audit`) against the local stack (`npm start` on PORT) or a
+ * The operator commands (`ledger`, `redrive`, `dlq`, `quarantine`, `audit`, `reprocess`, `privacy`) against the local stack (`npm start` on PORT) or a
  * deployed stage (`--stage`). Exit code: 0 done, 1 the order has no ledger record (ledger) or the audit
  * found drift, 2 could not run.
  */

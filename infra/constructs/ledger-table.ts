@@ -53,7 +53,9 @@ export class LedgerTable extends KeyedTable {
 
   /** The privacy requests' extra rights: Scan on the table, DeleteItem on `customer#` keys only. */
   grantPrivacy(grantee: IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: [...LEDGER_PRIVACY_ACTIONS], resources: [this.table.tableArn] }));
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...LEDGER_PRIVACY_ACTIONS], resources: [this.table.tableArn] }),
+    );
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['dynamodb:DeleteItem'],

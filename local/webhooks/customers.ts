@@ -47,3 +47,33 @@ export function appProxyLinkPath(input: LinkRequestInput): string {
   query.set('signature', signAppProxyQuery(query, input.secret));
   return `/proxy/shopify/link?${query.toString()}`;
 }
+
+/**
+ * Shopify's compliance requests, shaped as its published samples (test/fixtures/shopify/customers-redact.json
+ * and its siblings): `customers/redact`, `customers/data_request` (with a request id) and `shop/redact`.
+ */
+export function shopifyPrivacyRequest(
+  input:
+    | { topic: 'customers/redact'; customerId: string; orderIds: string[] }
+    | { topic: 'customers/data_request'; customerId: string; orderIds: string[]; requestId: string }
+    | { topic: 'shop/redact' },
+  secret: string,
+  webhookId: string,
+  nowMs: number,
+): WebhookRequest {
+  const shop = { shop_id: bareInteger('954889'), shop_domain: LOCAL_SHOP };
+  const customer = (id: string) => ({ id: bareInteger(id), email: 'customer@example.com', phone: '555-625-1199' });
+  const orders = (ids: string[]) => ids.map(bareInteger);
+  const payload =
+    input.topic === 'shop/redact'
+      ? shop
+      : input.topic === 'customers/redact'
+        ? { ...shop, customer: customer(input.customerId), orders_to_redact: orders(input.orderIds) }
+        : {
+            ...shop,
+            orders_requested: orders(input.orderIds),
+            customer: customer(input.customerId),
+            data_request: { id: bareInteger(input.requestId) },
+          };
+  return shopifyRequest(input.topic, payload, secret, webhookId, nowMs);
+}

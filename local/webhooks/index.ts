@@ -15,4 +15,4 @@ export {
   signShopify,
   type WebhookRequest,
 } from './webhooks.js';
-export { appProxyLinkPath, type LinkRequestInput, shopifyCustomerCreated } from './customers.js';
+export { appProxyLinkPath, type LinkRequestInput, shopifyCustomerCreated, shopifyPrivacyRequest } from './customers.js';

@@ -12,14 +12,14 @@ export type QuarantineScope =
   | { kind: 'customer'; source: string; customerId: string; orderIds: readonly string[] }
   | { kind: 'shop'; source: string; shopDomain: string };
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function customerPatterns(customerId: string): RegExp[] {
-  const id = `"?${escape(customerId)}"?(?![0-9])`;
+  const id = `"?${literal(customerId)}"?(?![0-9])`;
   return [
     new RegExp(`"customer"\\s*:\\s*\\{[^{}]{0,4096}?"id"\\s*:\\s*${id}`),
     new RegExp(`"customer_id"\\s*:\\s*${id}`),
-    new RegExp(`gid://shopify/Customer/${escape(customerId)}(?![0-9])`),
+    new RegExp(`gid://shopify/Customer/${literal(customerId)}(?![0-9])`),
   ];
 }
 

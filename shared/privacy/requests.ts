@@ -54,7 +54,11 @@ export interface PrivacyRequests {
   list(): Promise<PrivacyRequestRecord[]>;
 }
 
-export function createPrivacyRequests(options: { client: DynamoDBDocumentClient; tableName: string; clock: () => number }): PrivacyRequests {
+export function createPrivacyRequests(options: {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  clock: () => number;
+}): PrivacyRequests {
   const { client, tableName } = options;
   return {
     async save(record, ttlDays) {

@@ -44,7 +44,12 @@ export function withPrivacyEvents(next: Processor, deps: PrivacyDeps | undefined
         return { kind: 'invalid_event', action: 'retry', reason };
       }
       if (!deps) {
-        return { kind: 'configuration_error', action: 'retry', errorKind: 'not_configured', reason: 'privacy requests need the quarantine table' };
+        return {
+          kind: 'configuration_error',
+          action: 'retry',
+          errorKind: 'not_configured',
+          reason: 'privacy requests need the quarantine table',
+        };
       }
       return processPrivacyEvent(deps, parsed.data);
     },
@@ -101,7 +106,11 @@ function customerOf(event: PrivacyEvent): { source: string; externalKey: string;
 
 function busy(redaction: LedgerRedaction): ProcessOutcome {
   const first = redaction.busy.slice(0, 3).join(', ');
-  return { kind: 'lease_held', action: 'retry', reason: `${redaction.busy.length} record(s) being processed (${first}): redaction retried` };
+  return {
+    kind: 'lease_held',
+    action: 'retry',
+    reason: `${redaction.busy.length} record(s) being processed (${first}): redaction retried`,
+  };
 }
 
 function recordOf(

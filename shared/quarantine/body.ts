@@ -39,7 +39,9 @@ export function unpackBody(
   maxBodyBytes: number,
 ): UnpackedBody {
   if (item.redactedAt !== undefined) {
-    return { bodyProblem: `body removed at ${item.redactedAt} by a privacy request (${item.redactedBy ?? 'redact'}): it cannot be replayed` };
+    return {
+      bodyProblem: `body removed at ${item.redactedAt} by a privacy request (${item.redactedBy ?? 'redact'}): it cannot be replayed`,
+    };
   }
   if (item.body === undefined) {
     return {

@@ -233,7 +233,14 @@ export function createQuarantineStore(options: QuarantineStoreOptions): Quaranti
       return updateEntry(options, id, {
         set: 'SET #state = :redacted, #at = :now, #by = :by, #kept = :false REMOVE #body, #encoding',
         condition: 'attribute_exists(pk)',
-        names: { '#state': 'state', '#at': 'redactedAt', '#by': 'redactedBy', '#kept': 'bodyKept', '#body': 'body', '#encoding': 'bodyEncoding' },
+        names: {
+          '#state': 'state',
+          '#at': 'redactedAt',
+          '#by': 'redactedBy',
+          '#kept': 'bodyKept',
+          '#body': 'body',
+          '#encoding': 'bodyEncoding',
+        },
         values: { ':redacted': 'redacted', ':now': iso(clock()), ':by': by, ':false': false },
       });
     },

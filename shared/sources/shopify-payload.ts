@@ -109,7 +109,12 @@ export type ShopifyPayload =
   | { readonly kind: 'cancellation'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
   | { readonly kind: 'refund'; readonly refund: ShopifyRefund; readonly delivery: ShopifyDelivery }
   | { readonly kind: 'customer'; readonly customer: ShopifyCustomer; readonly delivery: ShopifyDelivery }
-  | { readonly kind: 'privacy'; readonly topic: ShopifyPrivacyTopic; readonly request: ShopifyPrivacyRequest; readonly delivery: ShopifyDelivery };
+  | {
+      readonly kind: 'privacy';
+      readonly topic: ShopifyPrivacyTopic;
+      readonly request: ShopifyPrivacyRequest;
+      readonly delivery: ShopifyDelivery;
+    };
 
 /** What Shopify's headers said about this delivery. */
 export interface ShopifyDelivery {

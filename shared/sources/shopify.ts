@@ -275,7 +275,12 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
   if (payload.kind === 'privacy') {
     const { request, topic } = payload;
     const fallback = `${source}:privacy:${request.shop_domain}:${request.customer?.id ?? 'shop'}:${request.data_request?.id ?? ''}`;
-    return privacyEvent(request, { source, externalKey: settings.externalKey, topic, delivery: canonicalDelivery(payload.delivery, fallback) });
+    return privacyEvent(request, {
+      source,
+      externalKey: settings.externalKey,
+      topic,
+      delivery: canonicalDelivery(payload.delivery, fallback),
+    });
   }
   if (payload.kind === 'customer') {
     const delivery = canonicalDelivery(payload.delivery, `${source}:customer:${payload.customer.id}`);

@@ -48,7 +48,8 @@ function request(action: PrivacyEvent['action'], customerId: string | null, orde
   };
 }
 
-const redact = (customerId: string, orderIds: string[] = []) => processPrivacyEvent(deps(), request('redact_customer', customerId, orderIds));
+const redact = (customerId: string, orderIds: string[] = []) =>
+  processPrivacyEvent(deps(), request('redact_customer', customerId, orderIds));
 const rawItem = async (pk: string) =>
   (await h.dynamo.documentClient.send(new GetCommand({ TableName: h.dynamo.tableName, Key: { pk } }))).Item;
 const orderItem = (orderId: string) => rawItem(`order#shopify#${encodeURIComponent(orderId)}`);
@@ -119,7 +120,13 @@ describe('customers/redact', () => {
   });
 
   it("deletes the customer's enrolment record", async () => {
-    const records = createCustomerRecords({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock, leaseSeconds: 60, ttlDays: 400 });
+    const records = createCustomerRecords({
+      client: h.dynamo.documentClient,
+      tableName: h.dynamo.tableName,
+      clock: h.clock,
+      leaseSeconds: 60,
+      ttlDays: 400,
+    });
     const ref = { source: 'shopify', customerId: 'redact-enrolled' };
     expect(await records.claim({ ...ref, externalKey: 'shopify', owner: 'w1' })).toMatchObject({ ok: true });
     await records.finish(ref, 'w1', { outcome: 'enrolled', memberId: 'm-1' });
@@ -178,7 +185,10 @@ describe('customers/data_request', () => {
     const kept = await keep(`{"id":1,"customer_id":"asks-1","broken":`);
     const event = request('report_customer', 'asks-1', [credited.orderId]);
     const before = await h.ledger.getOrder(credited);
-    expect(await processPrivacyEvent(deps(), event)).toMatchObject({ kind: 'reported', figures: { orders: 1, refunds: 1, quarantined: 1 } });
+    expect(await processPrivacyEvent(deps(), event)).toMatchObject({
+      kind: 'reported',
+      figures: { orders: 1, refunds: 1, quarantined: 1 },
+    });
     const record = await deps().requests.get(event.eventId);
     expect(JSON.parse(record?.report ?? '{}')).toEqual({
       source: 'shopify',

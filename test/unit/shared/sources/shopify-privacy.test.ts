@@ -61,7 +61,7 @@ describe("Shopify's compliance topics", () => {
     expect(outcome).toMatchObject({ status: 'ok', value: { customer: { externalKey: 'ec', externalId: '191167' } } });
   });
 
-  it("ignores a request of a shop the source is not configured for, by the shop its signed body names", () => {
+  it('ignores a request of a shop the source is not configured for, by the shop its signed body names', () => {
     const body = fixture('shopify/customers-redact.json').replace('{shop}.myshopify.com', 'other.myshopify.com');
     expect(read(body, 'customers/redact', { shopDomains: ['example.myshopify.com'] })).toEqual({
       status: 'ignored',
