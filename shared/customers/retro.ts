@@ -13,6 +13,8 @@ export interface EarlierCredits {
   pending: number;
   /** Orders still without a member (the customer is not known by this external id after all). */
   notFound: number;
+  /** What the first pending order answered (`lease_held`, `upstream_error`…): the event's retry waits as it does. */
+  pendingKind?: ProcessOutcome['kind'];
 }
 
 export interface RetroDeps {
@@ -49,6 +51,7 @@ export async function creditEarlierPurchases(deps: RetroDeps, input: RetroInput,
     if (!event.success) {
       deps.logger?.warn('stored purchase event unreadable; not credited', { ...ref });
       tally.pending++;
+      tally.pendingKind ??= 'invalid_event';
       continue;
     }
     // With the message's context: a waiting refund that fails now is set aside as a message of its own
@@ -67,5 +70,8 @@ function count(tally: EarlierCredits, outcome: ProcessOutcome): void {
     tally.credited++;
     tally.points += outcome.points;
   } else if (outcome.kind === 'customer_not_found') tally.notFound++;
-  if (outcome.action === 'retry') tally.pending++;
+  if (outcome.action === 'retry') {
+    tally.pending++;
+    tally.pendingKind ??= outcome.kind;
+  }
 }

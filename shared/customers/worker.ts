@@ -66,7 +66,7 @@ export async function processCustomerEvent(
   );
   const action = earlier.pending > 0 ? 'retry' : 'ack';
   if (!enrolled) return { kind: 'linked', action, earlier };
-  if (enrolled.kind === 'duplicate') return { kind: 'duplicate', action, previous: enrolled.previous };
+  if (enrolled.kind === 'duplicate') return { kind: 'duplicate', action, previous: enrolled.previous, earlier };
   return { kind: enrolled.kind, action, memberId: enrolled.memberId, earlier };
 }
 

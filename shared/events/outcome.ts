@@ -26,6 +26,8 @@ export interface EarlierPurchases {
   points: number;
   pending: number;
   notFound: number;
+  /** What the first purchase still pending answered: the customer event's retry waits as it does. */
+  pendingKind?: ProcessOutcome['kind'];
 }
 
 /** What a privacy request found and did (shared/privacy): counts, never an identity. */
@@ -69,7 +71,7 @@ export type ProcessOutcome =
       shortfall: number;
       reconciled: boolean;
     }
-  | { kind: 'duplicate'; action: RetryOrAck; previous: string; followUps?: FollowUp[] }
+  | { kind: 'duplicate'; action: RetryOrAck; previous: string; followUps?: FollowUp[]; earlier?: EarlierPurchases }
   | { kind: 'skipped'; action: RetryOrAck; reason: SkipReason; followUps?: FollowUp[] }
   | { kind: 'customer_not_found'; action: RetryOrAck; followUps?: FollowUp[] }
   | { kind: 'customer_withdrawn'; action: RetryOrAck; customerId: string; followUps?: FollowUp[] }

@@ -29,13 +29,19 @@ export type WaitReason = Pick<ProcessOutcome, 'kind'> & {
   /** lease_held: when the holder's lease ends; refund_waiting: when the refund is parked (epoch ms). */
   until?: number;
   followUps?: { kind: string; action: string }[];
+  /** A customer event (linked, enrolled): the first earlier purchase still to credit. */
+  earlier?: { pendingKind?: string };
 };
 
-/** The kind that decides a retry's wait: a done event retried for a follow-up waits as that follow-up does. */
+/**
+ * The kind that decides a retry's wait: a done event retried for a follow-up waits as that follow-up
+ * does; a customer event retried for an earlier purchase still to credit waits as that purchase does.
+ */
 export function retryReason(outcome: WaitReason | 'circuit_open'): ProcessOutcome['kind'] | 'circuit_open' {
   if (outcome === 'circuit_open' || WAITING_KINDS.has(outcome.kind)) return outcome === 'circuit_open' ? outcome : outcome.kind;
   const pending = outcome.followUps?.find((f) => f.action === 'retry' && WAITING_KINDS.has(f.kind as ProcessOutcome['kind']));
-  return (pending?.kind as ProcessOutcome['kind'] | undefined) ?? outcome.kind;
+  const earlier = outcome.earlier?.pendingKind as ProcessOutcome['kind'] | undefined;
+  return (pending?.kind as ProcessOutcome['kind'] | undefined) ?? (earlier && WAITING_KINDS.has(earlier) ? earlier : outcome.kind);
 }
 
 /**

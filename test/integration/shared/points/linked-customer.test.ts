@@ -114,4 +114,22 @@ describe('purchases credited once their customer is linked', () => {
     expect(await h.ledger.getRefund({ source: 'shopify', orderId: p.orderId, refundId: 'r1' })).toMatchObject({ outcome: 'debited' });
     expect(await h.ledger.listUnlinkedOrders({ source: 'shopify', externalKey: 'shopify', externalId: 'late-9', since })).toEqual([]);
   });
+
+  it('an earlier purchase held by another attempt leaves the link pending as lease_held, the wait its retry takes', async () => {
+    const p = unknownCustomer('late-10');
+    await h.processor().process(p);
+    await becomeMember('late-10');
+    const crashing = h.processor({
+      checkpoint: (s) => {
+        if (s === 'purchase:claimed') throw new Error('crash');
+      },
+    });
+    await expect(crashing.creditLinkedPurchase(p)).rejects.toThrow('crash');
+    const input = { source: 'shopify', externalKey: 'shopify', externalId: 'late-10', days: 30 };
+    expect(await creditEarlierPurchases({ ledger: h.ledger, processor: h.processor(), clock: h.clock }, input)).toMatchObject({
+      credited: 0,
+      pending: 1,
+      pendingKind: 'lease_held',
+    });
+  });
 });

@@ -44,6 +44,17 @@ describe('which failures wait and which fail', () => {
     expect(retryReason(credited)).toBe('upstream_error');
     expect(deferralFor(credited, { receive: 1, ageMs: 0 }, settings, () => 0)).toEqual({ defer: true, seconds: 2 });
   });
+
+  it('defers a customer event retried for an earlier purchase as that purchase waits, without spending the dead-letter budget', () => {
+    const linked = { kind: 'linked' as const, earlier: { pendingKind: 'lease_held' } };
+    expect(retryReason(linked)).toBe('lease_held');
+    expect(deferralFor(linked, { receive: 1, ageMs: 0 }, settings, () => 0)).toEqual({ defer: true, seconds: 2 });
+  });
+
+  it('lets a customer event fail towards the DLQ when its earlier purchase cannot be read', () => {
+    const linked = { kind: 'linked' as const, earlier: { pendingKind: 'invalid_event' } };
+    expect(deferralFor(linked, { receive: 1, ageMs: 0 }, settings, () => 0)).toEqual({ defer: false, why: 'not_waiting' });
+  });
 });
 
 describe('a lease held by another attempt', () => {
