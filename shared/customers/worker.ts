@@ -1,6 +1,6 @@
 import { CustomerEvent } from '../events/index.js';
 import type { Ledger } from '../ledger/index.js';
-import type { ProcessContext, ProcessOutcome, Processor } from '../points/index.js';
+import { type ProcessContext, type ProcessOutcome, type Processor, withTypedEvents } from '../points/index.js';
 import { type EnrolApi, type EnrolResult, enrolCustomer } from './enrol.js';
 import type { CustomerRecords } from './records.js';
 import { creditEarlierPurchases, type EarlierCredits } from './retro.js';
@@ -20,30 +20,14 @@ export interface CustomerEventDeps {
  * setup (answered configuration_error, retried, never dropped).
  */
 export function withCustomerEvents(points: Processor, deps: CustomerEventDeps | undefined): Processor {
-  return {
-    ...points,
-    async process(input, context) {
-      if (!isCustomerMessage(input)) return points.process(input, context);
-      const parsed = CustomerEvent.safeParse(input);
-      if (!parsed.success) {
-        const reason = parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ');
-        return { kind: 'invalid_event', action: 'retry', reason };
-      }
-      if (!deps) {
-        return {
-          kind: 'configuration_error',
-          action: 'retry',
-          errorKind: 'not_configured',
-          reason: 'customer events need the customer records',
-        };
-      }
-      return processCustomerEvent({ ...deps, processor: points }, parsed.data, context);
-    },
-  };
+  return withTypedEvents(points, {
+    type: 'customer',
+    schema: CustomerEvent,
+    deps,
+    needs: 'the customer records',
+    process: (customerDeps, event, context) => processCustomerEvent({ ...customerDeps, processor: points }, event, context),
+  });
 }
-
-const isCustomerMessage = (input: unknown) =>
-  typeof input === 'object' && input !== null && (input as { type?: unknown }).type === 'customer';
 
 /** Enrol (when asked), then credit the customer's earlier purchases; retried until both are done. */
 export async function processCustomerEvent(

@@ -6,4 +6,5 @@ export { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker } from './
 // The outcome vocabulary lives in shared/events; processing's callers keep reading it here too.
 export { OUTCOME_KINDS, type ProcessOutcome } from '../events/index.js';
 export { createProcessor, type ProcessContext, type Processor } from './processor.js';
+export { type TypedEvents, withTypedEvents } from './typed-events.js';
 export { eventIds, type MetricsSink, outcomeFields, recordOutcomeMetrics } from './report.js';

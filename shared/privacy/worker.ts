@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CustomerRecords } from '../customers/index.js';
 import { PrivacyEvent, type PrivacyFigures } from '../events/index.js';
 import type { Ledger } from '../ledger/index.js';
-import type { ProcessOutcome, Processor } from '../points/index.js';
+import { type ProcessOutcome, type Processor, withTypedEvents } from '../points/index.js';
 import type { QuarantineStore } from '../quarantine/index.js';
 import { type LedgerRedaction, redactCustomerRecords, redactShopRecords } from './ledger.js';
 import { quarantinedEntriesOf } from './quarantine.js';
@@ -34,26 +34,13 @@ const TOPIC: Record<PrivacyEvent['action'], string> = {
  * requests cannot be processed in this setup (answered configuration_error, retried, never dropped).
  */
 export function withPrivacyEvents(next: Processor, deps: PrivacyDeps | undefined): Processor {
-  return {
-    ...next,
-    async process(input, context) {
-      if ((input as { type?: unknown } | null)?.type !== 'privacy') return next.process(input, context);
-      const parsed = PrivacyEvent.safeParse(input);
-      if (!parsed.success) {
-        const reason = parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ');
-        return { kind: 'invalid_event', action: 'retry', reason };
-      }
-      if (!deps) {
-        return {
-          kind: 'configuration_error',
-          action: 'retry',
-          errorKind: 'not_configured',
-          reason: 'privacy requests need the quarantine table',
-        };
-      }
-      return processPrivacyEvent(deps, parsed.data);
-    },
-  };
+  return withTypedEvents(next, {
+    type: 'privacy',
+    schema: PrivacyEvent,
+    deps,
+    needs: 'the quarantine table',
+    process: processPrivacyEvent,
+  });
 }
 
 /** Acts on one request, records what it did; retried while a record it must change is being processed. */

@@ -3,7 +3,7 @@ import { createCustomerRecords } from '../../../../shared/customers/index.js';
 import { GetCommand } from '../../../../shared/dynamodb/index.js';
 import type { PrivacyEvent } from '../../../../shared/events/index.js';
 import { refundKey } from '../../../../shared/ledger/index.js';
-import { createPrivacyRequests, type PrivacyDeps, processPrivacyEvent } from '../../../../shared/privacy/index.js';
+import { createPrivacyRequests, type PrivacyDeps, processPrivacyEvent, withPrivacyEvents } from '../../../../shared/privacy/index.js';
 import { createQuarantineStore, createQuarantineTable, type QuarantineStore } from '../../../../shared/quarantine/index.js';
 import { fixture } from '../../../support/webhooks.js';
 import { purchase, refund, useHarness } from '../points/harness.js';
@@ -225,5 +225,27 @@ describe('shop/redact', () => {
     expect((await h.ledger.getOrder(waiting))?.purchaseEvent).toBeUndefined();
     expect(await quarantine.get(ours.id)).toMatchObject({ state: 'redacted', redactedBy: 'shop/redact' });
     expect(await quarantine.get(theirs.id)).toMatchObject({ state: 'quarantined' });
+  });
+});
+
+describe('the worker with privacy requests', () => {
+  it('retries a request as a configuration error where the quarantine is not configured, never dropping it', async () => {
+    expect(await withPrivacyEvents(h.processor(), undefined).process(request('redact_customer', 'x-1'))).toEqual({
+      kind: 'configuration_error',
+      action: 'retry',
+      errorKind: 'not_configured',
+      reason: 'privacy events need the quarantine table',
+    });
+  });
+
+  it('names the field of a privacy event that is off its schema', async () => {
+    const outcome = await withPrivacyEvents(h.processor(), deps()).process({ ...request('redact_shop', null), orderIds: ['not-an-id'] });
+    expect(outcome).toMatchObject({ kind: 'invalid_event', action: 'retry', reason: expect.stringContaining('orderIds.0') });
+  });
+
+  it('hands points events to the points processor', async () => {
+    await h.api.registerMember({ external_ids: { shopify: 'routed-1' } });
+    const p = purchase({ customer: { externalKey: 'shopify', externalId: 'routed-1' } });
+    expect(await withPrivacyEvents(h.processor(), deps()).process(p)).toMatchObject({ kind: 'credited' });
   });
 });
