@@ -45,6 +45,9 @@ export function withPrivacyEvents(next: Processor, deps: PrivacyDeps | undefined
 
 /** Acts on one request, records what it did; retried while a record it must change is being processed. */
 export async function processPrivacyEvent(deps: PrivacyDeps, event: PrivacyEvent): Promise<ProcessOutcome> {
+  if (event.action !== 'redact_shop' && event.customer === null) {
+    return { kind: 'invalid_event', action: 'retry', reason: `customer: a ${TOPIC[event.action]} request names its customer` };
+  }
   if (event.action === 'report_customer') return report(deps, event);
   const redaction =
     event.action === 'redact_shop'
@@ -86,7 +89,7 @@ async function report(deps: PrivacyDeps, event: PrivacyEvent): Promise<ProcessOu
 }
 
 function customerOf(event: PrivacyEvent): { source: string; externalKey: string; customerId: string } {
-  // Intake queues customer requests with their customer (shared/sources/shopify-privacy.ts).
+  // Checked by processPrivacyEvent: only shop/redact comes without a customer.
   const customer = event.customer ?? { externalKey: event.source, externalId: '' };
   return { source: event.source, externalKey: customer.externalKey, customerId: customer.externalId };
 }

@@ -243,6 +243,13 @@ describe('the worker with privacy requests', () => {
     expect(outcome).toMatchObject({ kind: 'invalid_event', action: 'retry', reason: expect.stringContaining('orderIds.0') });
   });
 
+  it('refuses a customer request that names no customer, touching nothing', async () => {
+    expect(await processPrivacyEvent(deps(), request('redact_customer', null))).toMatchObject({
+      kind: 'invalid_event',
+      reason: 'customer: a customers/redact request names its customer',
+    });
+  });
+
   it('hands points events to the points processor', async () => {
     await h.api.registerMember({ external_ids: { shopify: 'routed-1' } });
     const p = purchase({ customer: { externalKey: 'shopify', externalId: 'routed-1' } });
