@@ -6,6 +6,9 @@ import { ConfigurationError } from '../shared/config/index.js';
 import { resolveLocalConfig } from '../local/config.js';
 import { configFollowingStack, connectToRunningStack, findRunningStack, type LocalStackHandle } from '../local/connect.js';
 import { type CommandOutput, consoleOutput } from '../local/output.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createCustomerRecords } from '../shared/customers/index.js';
+import type { OpenApiClient } from '../shared/openapi/index.js';
 import { deadLetterReason } from './dead-letter-reason.js';
 import { createDocumentClient } from '../shared/dynamodb/index.js';
 import { LOCAL_AWS } from '../local/dynamodb/index.js';
@@ -14,6 +17,7 @@ import { AWS_TARGET_OPTIONS, checkTargetOptions } from './target-options.js';
 
 export const CLI_USAGE = `usage:
   npm run ledger -- <source> <order id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run ledger -- <source> --customer <id> [--key <external key>] [--stage <stage> ...]
   npm run redrive -- [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run audit -- [--since <date|3d>] [--until <date|12h>] [--json] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
@@ -29,6 +33,30 @@ async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
     throw new OpsError('usage', `no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
   }
   return connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
+}
+
+/** One shop customer's enrolment record, member and waiting orders (the customer records share the ledger table). */
+async function reportCustomer(
+  handle: {
+    ledger: Ledger;
+    openapi: OpenApiClient;
+    documentClient?: DynamoDBDocumentClient;
+    tableName?: string;
+    dynamodbUrl?: string;
+    outputs?: { LedgerTableName: string };
+  },
+  input: { source: string; customerId: string; externalKey: string },
+) {
+  const { customerReport } = await import('./customer-report.js');
+  const own = handle.documentClient ? undefined : createDocumentClient({ endpoint: handle.dynamodbUrl, ...LOCAL_AWS });
+  const client = handle.documentClient ?? (own as DynamoDBDocumentClient);
+  const tableName = handle.outputs?.LedgerTableName ?? handle.tableName ?? '';
+  try {
+    const records = createCustomerRecords({ client, tableName, clock: Date.now, leaseSeconds: 60, ttlDays: 400 });
+    return await customerReport({ ledger: handle.ledger, records, openapi: handle.openapi }, input);
+  } finally {
+    own?.destroy();
+  }
 }
 
 /** The ledger keeps why an event kept failing; the queue only knows that it did. */
@@ -104,11 +132,14 @@ async function run(
     }
     case 'ledger': {
       const [source, orderId, extra] = rest;
-      if (source === undefined || orderId === undefined || extra !== undefined)
-        throw new OpsError('usage', 'ledger takes <source> <order id>');
+      const byCustomer = values.customer !== undefined;
+      if (source === undefined || extra !== undefined || (orderId === undefined) === !byCustomer)
+        throw new OpsError('usage', 'ledger takes <source> <order id>, or <source> --customer <id>');
       const handle = aws ?? (await localHandle(env));
       try {
-        const report = await ledgerReport(handle.ledger, handle.openapi, source, orderId);
+        const report = byCustomer
+          ? await reportCustomer(handle, { source, customerId: values.customer ?? '', externalKey: values.key ?? source })
+          : await ledgerReport(handle.ledger, handle.openapi, source, orderId ?? '');
         for (const line of report.lines) print(line);
         return report.found ? 0 : 1;
       } finally {

@@ -1,7 +1,7 @@
 /**
  * The one entry point of the operator commands, against the local stack (`npm start` on PORT) or a
  * deployed stage (`--stage S [--stack NAME] [--outputs FILE]`):
- *   npm run ledger -- <source> <order id>
+ *   npm run ledger -- <source> <order id>  |  <source> --customer <id>  (an order's records, or a shop customer's)
  *   npm run redrive -- [--dry-run]
  *   npm run dlq                                  (the dead letters, each with its reason)
  *   npm run quarantine -- list | show <id> | replay <id> | replay --all

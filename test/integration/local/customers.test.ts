@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appProxyLinkPath, shopifyCustomerCreated, shopifyOrderPaid, type WebhookRequest } from '../../../local/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
+import { cliCommand } from '../../../ops/index.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
 
 let stack: LocalStack;
@@ -30,6 +31,14 @@ const order = (orderId: string, customerId: string | null, subtotal = '10000') =
     `wh-${++webhooks}`,
     Date.now(),
   );
+
+/** `npm run ledger -- …` against this stack. */
+async function ledger(...args: string[]) {
+  const lines: string[] = [];
+  const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+  const code = await cliCommand(['ledger', ...args], { PORT: new URL(stack.urls.intake).port }, out);
+  return { code, text: lines.join('\n') };
+}
 
 async function memberOf(customerId: string) {
   try {
@@ -80,6 +89,18 @@ describe('npm start: customers enrolled, linked and credited for what they bough
     expect(await pointsFor(member?.id ?? '', '990000000001')).toEqual([100]);
   });
 
+  it('shows an enrolment with npm run ledger -- shopify --customer: its outcome, its member, nothing waiting', async () => {
+    const member = await memberOf('880000000001');
+    const shown = await ledger('shopify', '--customer', '880000000001');
+    expect(shown.code).toBe(0);
+    expect(shown.text).toContain('outcome: enrolled');
+    expect(shown.text).toContain(`membership service: member ${member?.id} holds shopify=880000000001`);
+    expect(shown.text).toContain('orders waiting for this customer (customer_not_found): none');
+    const unknown = await ledger('shopify', '--customer', '880000000999');
+    expect(unknown.code).toBe(1);
+    expect(unknown.text).toContain('no member holds shopify=880000000999 (not linked, not enrolled)');
+  });
+
   it('refuses forged, stale, anonymous and bad-token link requests, linking nothing', async () => {
     const member = await api.registerMember({});
     const token = await handoverToken(member.id);
@@ -97,6 +118,9 @@ describe('npm start: customers enrolled, linked and credited for what they bough
     expect(await post(before)).toBe(202);
     await stack.queue.waitForIdle({ timeoutMs: 20_000 });
     expect(await stack.ledger.getOrder({ source: 'shopify', orderId: '990000000003' })).toMatchObject({ outcome: 'customer_not_found' });
+    expect((await ledger('shopify', '--customer', '880000000003')).text).toMatch(
+      /customer_not_found\):\n {4}990000000003 {2}purchased \S+ {2}customer_not_found/,
+    );
 
     const member = await api.registerMember({});
     const token = await handoverToken(member.id);
@@ -106,6 +130,10 @@ describe('npm start: customers enrolled, linked and credited for what they bough
     });
     await stack.queue.waitForIdle({ timeoutMs: 20_000 });
     expect(await pointsFor(member.id, '990000000003')).toEqual([100]);
+    const linked = await ledger('shopify', '--customer', '880000000003');
+    expect(linked.text).toContain(`member ${member.id} holds shopify=880000000003`);
+    expect(linked.text).toContain('enrolment record: none');
+    expect(linked.text).toContain('(customer_not_found): none');
 
     expect((await link({ customerId: '880000000003', member: member.id, token })).body).toMatchObject({ changed: false });
     const redelivered = { ...before, headers: { ...before.headers, 'x-shopify-webhook-id': 'wh-redelivered' } };
