@@ -95,6 +95,8 @@ export const OrderRecord = z.object({
   needsReconcile: z.boolean().optional(),
   externalKey: z.string().optional(),
   externalId: z.string().optional(),
+  /** The shop the sale was made in, as its delivery said (Shopify's shop header): shop/redact's scope. */
+  shopDomain: z.string().optional(),
   currency: z.string().optional(),
   customerId: z.string().optional(),
   eligibleAmount: z.number().int().nonnegative().optional(),

@@ -60,6 +60,7 @@ class PurchaseAttempt {
       currency: event.currency,
       externalKey: event.customer?.externalKey,
       externalId: event.customer?.externalId,
+      shopDomain: event.delivery.shopDomain,
     };
   }
 

@@ -57,16 +57,17 @@ export async function redactCustomerRecords(
 }
 
 /**
- * shop/redact: every order and customer record of the source. The ledger does not record the shop of a
- * credited order (a source serves one shop); an order still waiting for its customer keeps its purchase
- * event, and one of another shop is left.
+ * shop/redact: every order (with its refunds) and customer record of the source, but an order another
+ * shop's delivery made: orders name their shop since they record it (`shopDomain`), a waiting order in
+ * its stored purchase event; an older order naming none is taken as the shop's (a source serves one shop).
+ * Customer records name no shop: all of the source's go.
  */
 export async function redactShopRecords(deps: LedgerRedactDeps, input: { source: string; shopDomain: string }): Promise<LedgerRedaction> {
   const result = empty();
   const part = encodeURIComponent(input.source);
   for await (const item of scanPrefix(deps, `order#${part}#`)) {
     const order = OrderRecord.safeParse(item);
-    if (!order.success || !identifies(order.data) || shopOf(order.data.purchaseEvent, input.shopDomain) === 'other') continue;
+    if (!order.success || !identifies(order.data) || shopOf(order.data, input.shopDomain) === 'other') continue;
     await redactOrder(deps, order.data, result);
   }
   for await (const item of scanPrefix(deps, `customer#${part}#`)) {
@@ -80,7 +81,9 @@ function identifies(order: OrderRecord): boolean {
   return ORDER_PERSONAL.some((attr) => order[attr] !== undefined);
 }
 
-function shopOf(purchaseEvent: string | undefined, shopDomain: string): 'same' | 'other' | 'unknown' {
+function shopOf(order: OrderRecord, shopDomain: string): 'same' | 'other' | 'unknown' {
+  if (order.shopDomain !== undefined) return order.shopDomain === shopDomain ? 'same' : 'other';
+  const purchaseEvent = order.purchaseEvent;
   if (purchaseEvent === undefined) return 'unknown';
   try {
     const named = (JSON.parse(purchaseEvent) as { delivery?: { shopDomain?: unknown } }).delivery?.shopDomain;

@@ -212,8 +212,14 @@ describe('customers/data_request', () => {
 });
 
 describe('shop/redact', () => {
-  it("removes the shop customer ids of the source's orders and the quarantined deliveries of that shop only", async () => {
+  it("removes the shop customer ids of the shop's orders and quarantined deliveries, leaving another shop's", async () => {
     const a = await creditedOrder('shop-a');
+    await h.api.registerMember({ external_ids: { shopify: 'shop-c' } });
+    const another = purchase({
+      customer: { externalKey: 'shopify', externalId: 'shop-c' },
+      delivery: { id: 'd-another', topic: 'orders/paid', shopDomain: 'another.myshopify.com' },
+    });
+    expect(await h.processor().process(another)).toMatchObject({ kind: 'credited' });
     const waiting = purchase({ customer: { externalKey: 'shopify', externalId: 'shop-b' } });
     await h.processor().process(waiting);
     const ours = await keep('{"id":1,"broken":', 'orders/paid', SHOP);
@@ -225,6 +231,7 @@ describe('shop/redact', () => {
     expect((await h.ledger.getOrder(waiting))?.purchaseEvent).toBeUndefined();
     expect(await quarantine.get(ours.id)).toMatchObject({ state: 'redacted', redactedBy: 'shop/redact' });
     expect(await quarantine.get(theirs.id)).toMatchObject({ state: 'quarantined' });
+    expect(await h.ledger.getOrder(another)).toMatchObject({ externalId: 'shop-c', shopDomain: 'another.myshopify.com' });
   });
 });
 
