@@ -112,15 +112,17 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     logger: deps.logger,
   });
   const customers = deps.customers && { ...deps.customers, ledger: deps.ledger, clock: deps.clock, logger: deps.logger };
+  const budget = deps.budget ?? createInvocationBudget();
   const privacy = deps.privacy && {
     ...deps.privacy,
+    remainingMs: budget.remainingMs,
     ledger: deps.ledger,
     ledgerTtlDays: settings.ledgerTtlDays,
     clock: deps.clock,
     logger: deps.logger,
   };
   const processor = withPrivacyEvents(withCustomerEvents(createProcessor({ ...deps, openapi }), customers), privacy);
-  return batchHandler({ ...deps, breaker, outagePause, budget: deps.budget ?? createInvocationBudget() }, processor);
+  return batchHandler({ ...deps, breaker, outagePause, budget }, processor);
 }
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps> = {}): ProcessEventsDeps {

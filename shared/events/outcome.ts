@@ -85,6 +85,8 @@ export type ProcessOutcome =
   // Privacy requests (shared/privacy): what was removed, or reported, is in the request's record.
   | { kind: 'redacted'; action: 'ack'; figures: PrivacyFigures }
   | { kind: 'reported'; action: 'ack'; figures: PrivacyFigures }
+  /** A redaction too large for one invocation: what is done stays done, the retry goes on from there. */
+  | { kind: 'redaction_continues'; action: 'retry'; reason: string }
   /** The Open API refused with a 4xx the spec gives no meaning (open-api errors: `unrecognised`): parked, alarmed. */
   | { kind: 'upstream_rejected'; action: 'ack'; errorKind: string; reason: string }
   // Retried: transient.
@@ -133,6 +135,7 @@ export const OUTCOME_KINDS = everyOf<ProcessOutcome['kind']>()([
   'upstream_error',
   'configuration_error',
   'lease_lost',
+  'redaction_continues',
   'invalid_event',
 ]);
 /** Every outcome kind, one vocabulary: the ledger records a part of it (`OrderOutcome`, `RefundOutcome`). */

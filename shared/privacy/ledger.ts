@@ -18,7 +18,12 @@ export interface LedgerRedactDeps {
   tableName: string;
   ledger: Pick<Ledger, 'listUnlinkedOrders'>;
   clock: () => number;
+  /** The invocation's time left (undefined outside one): a shop's redaction stops in time and resumes on retry. */
+  remainingMs?: () => number | undefined;
 }
+
+/** Left for the records in hand, the quarantine and the request's record when a shop's redaction stops. */
+export const REDACTION_RESERVE_MS = 10_000;
 
 export interface LedgerRedaction {
   orders: number;
@@ -26,6 +31,8 @@ export interface LedgerRedaction {
   customers: number;
   /** Records under a lease now (`order <id>`, `refund <order>/<id>`): try again later. */
   busy: string[];
+  /** Stopped for want of time (shop/redact of a large ledger): the next pass skips what is done. */
+  stopped?: boolean;
 }
 
 /** Order attributes that identify the shop customer (the index's keys among them). */
@@ -65,12 +72,16 @@ export async function redactCustomerRecords(
 export async function redactShopRecords(deps: LedgerRedactDeps, input: { source: string; shopDomain: string }): Promise<LedgerRedaction> {
   const result = empty();
   const part = encodeURIComponent(input.source);
+  const outOfTime = () => (deps.remainingMs?.() ?? Number.POSITIVE_INFINITY) < REDACTION_RESERVE_MS;
   for await (const item of scanPrefix(deps, `order#${part}#`)) {
     const order = OrderRecord.safeParse(item);
+    // Done ones are skipped before the clock is asked: a resumed pass gets through them at once.
     if (!order.success || !identifies(order.data) || shopOf(order.data, input.shopDomain) === 'other') continue;
+    if (outOfTime()) return { ...result, stopped: true };
     await redactOrder(deps, order.data, result);
   }
   for await (const item of scanPrefix(deps, `customer#${part}#`)) {
+    if (outOfTime()) return { ...result, stopped: true };
     if (await deleteCustomerRecord(deps, String(item.pk))) result.customers += 1;
   }
   return result;

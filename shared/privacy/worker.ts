@@ -20,6 +20,8 @@ export interface PrivacyDeps {
   /** How long a redaction's record is kept (the ledger's retention): the shop's proof it was done. */
   ledgerTtlDays: number;
   clock: () => number;
+  /** The invocation's time left: a shop's redaction stops in time and goes on when retried. */
+  remainingMs?: () => number | undefined;
   logger?: { info(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -53,6 +55,10 @@ export async function processPrivacyEvent(deps: PrivacyDeps, event: PrivacyEvent
     event.action === 'redact_shop'
       ? await redactShopRecords(deps, { source: event.source, shopDomain: event.shopDomain })
       : await redactCustomerRecords(deps, { ...customerOf(event), orderIds: event.orderIds });
+  if (redaction.stopped) {
+    const done = `${redaction.orders} order(s) and ${redaction.customers} customer record(s) this pass`;
+    return { kind: 'redaction_continues', action: 'retry', reason: `${TOPIC[event.action]}: ${done}; the retry goes on` };
+  }
   if (redaction.busy.length > 0) return busy(redaction);
   const entries = await quarantinedEntriesOf(
     deps.quarantine,

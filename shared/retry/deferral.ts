@@ -12,6 +12,7 @@ const WAITING_KINDS: ReadonlySet<ProcessOutcome['kind']> = new Set([
   'outcome_unknown',
   'upstream_error',
   'lease_lost',
+  'redaction_continues',
 ]);
 
 export interface DeferralSettings {

@@ -233,6 +233,19 @@ describe('shop/redact', () => {
     expect(await quarantine.get(theirs.id)).toMatchObject({ state: 'quarantined' });
     expect(await h.ledger.getOrder(another)).toMatchObject({ externalId: 'shop-c', shopDomain: 'another.myshopify.com' });
   });
+
+  it('stops in time when the invocation runs short, and the retry goes on from where it stopped', async () => {
+    const orders = [await creditedOrder('shop-long-1'), await creditedOrder('shop-long-2'), await creditedOrder('shop-long-3')];
+    let checks = 0;
+    // Time for one order's redaction, then the invocation is nearly over.
+    const short = { ...deps(), remainingMs: () => (++checks <= 1 ? 60_000 : 1_000) };
+    const first = await processPrivacyEvent(short, request('redact_shop', null));
+    expect(first).toMatchObject({ kind: 'redaction_continues', action: 'retry' });
+    const left = async () => (await Promise.all(orders.map((o) => h.ledger.getOrder(o)))).filter((o) => o?.externalId !== undefined).length;
+    expect(await left()).toBeLessThan(3);
+    expect(await processPrivacyEvent(deps(), request('redact_shop', null))).toMatchObject({ kind: 'redacted' });
+    expect(await left()).toBe(0);
+  });
 });
 
 describe('the worker with privacy requests', () => {

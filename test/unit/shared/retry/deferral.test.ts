@@ -51,6 +51,10 @@ describe('which failures wait and which fail', () => {
     expect(deferralFor(linked, { receive: 1, ageMs: 0 }, settings, () => 0)).toEqual({ defer: true, seconds: 2 });
   });
 
+  it('defers a redaction that ran out of time (it goes on where it stopped), without spending the dead-letter budget', () => {
+    expect(deferralFor({ kind: 'redaction_continues' }, { receive: 1, ageMs: 0 }, settings, () => 0)).toEqual({ defer: true, seconds: 2 });
+  });
+
   it('lets a customer event fail towards the DLQ when its earlier purchase cannot be read', () => {
     const linked = { kind: 'linked' as const, earlier: { pendingKind: 'invalid_event' } };
     expect(deferralFor(linked, { receive: 1, ageMs: 0 }, settings, () => 0)).toEqual({ defer: false, why: 'not_waiting' });
