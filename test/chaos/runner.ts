@@ -17,6 +17,8 @@ import { renderDelivery, type SenderSecrets } from './webhooks.js';
 import { createSmaregiSender, smaregiCustomerCode, smaregiDisturbance } from './smaregi.js';
 import { squareCustomerId } from './square.js';
 import { createLinks } from './links.js';
+import { createRedactions } from './redactions.js';
+import { createPrivacyRequests } from '../../shared/privacy/index.js';
 
 /**
  * One chaos run: generate the scenario, bring up the real stack (receiver, local FIFO queue, worker,
@@ -180,6 +182,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       log,
     });
     disturbances.push(links);
+    const redactions = createRedactions({
+      scenario,
+      intakeUrl: stack.intakeUrl,
+      shopifySecret: CHAOS_SECRETS.shopify,
+      requests: createPrivacyRequests({
+        client: stack.ledgerTable.documentClient,
+        tableName: stack.ledgerTable.tableName,
+        clock: stack.clock.now,
+      }),
+      random: random.fork('redactions'),
+      log,
+    });
+    disturbances.push(redactions);
     log(`chaos: seed ${options.seed}, ${scenario.events.length} events, ${scenario.deliveries.length} deliveries`);
 
     const unfinished: UnfinishedEvent[] = [];
@@ -238,6 +253,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const ledgerCheck = await checkLedger(scenario, model, stack.ledger);
     unfinished.push(...ledgerCheck.unfinished);
     for (const failure of links.report().failures) unfinished.push({ key: 'link', why: failure });
+    for (const failure of redactions.report().failures) unfinished.push({ key: 'redaction', why: failure });
     for (const letter of stack.queue.deadLetters()) {
       const eventId = (JSON.parse(letter.body) as { eventId?: string }).eventId ?? letter.messageId;
       unfinished.push({
