@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 // Through shared/dynamodb (require, not an ESM import of the SDK): the worker's cold start stays light.
-import { ConditionalCheckFailedException, GetCommand, PutCommand, UpdateCommand } from '../dynamodb/index.js';
+import { GetCommand, isConditionFailure, PutCommand, UpdateCommand } from '../dynamodb/index.js';
 import * as z from 'zod';
 
 /**
@@ -75,9 +75,6 @@ function namesUsedIn(expression: string): { ExpressionAttributeNames?: Record<st
   const names = Object.fromEntries(['state', 'ttl'].filter((n) => expression.includes(`#${n}`)).map((n) => [`#${n}`, n]));
   return Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {};
 }
-
-const isConditionFailure = (e: unknown) =>
-  e instanceof ConditionalCheckFailedException || (e as { name?: string }).name === 'ConditionalCheckFailedException';
 
 export function createCustomerRecords(options: CustomerRecordsOptions): CustomerRecords {
   const { client, tableName, clock } = options;

@@ -11,6 +11,7 @@ export {
   DynamoDBClient,
   DynamoDBDocumentClient,
   GetCommand,
+  isConditionFailure,
   PutCommand,
   QueryCommand,
   ResourceInUseException,

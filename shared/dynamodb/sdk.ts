@@ -15,3 +15,7 @@ const documents = load('@aws-sdk/lib-dynamodb') as typeof DocumentClient;
 
 export const { DynamoDBClient, ConditionalCheckFailedException, CreateTableCommand, ResourceInUseException } = dynamodb;
 export const { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } = documents;
+
+/** A conditional write whose condition did not hold (by class, or by name across SDK copies). */
+export const isConditionFailure = (e: unknown): boolean =>
+  e instanceof ConditionalCheckFailedException || (e as { name?: string }).name === 'ConditionalCheckFailedException';

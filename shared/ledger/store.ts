@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { capText } from '../text/index.js';
 import type { Expression } from './expression.js';
-import { ConditionalCheckFailedException, GetCommand, PutCommand, UpdateCommand } from '../dynamodb/index.js';
+import { GetCommand, isConditionFailure, PutCommand, UpdateCommand } from '../dynamodb/index.js';
 
 /** Epoch milliseconds now. Injected so tests move leases without sleeping. */
 export type Clock = () => number;
@@ -47,9 +47,6 @@ export interface StoreOptions {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-const isConditionFailure = (err: unknown) =>
-  err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
 export function createStore({ client, tableName, clock, ttlDays, leaseMs }: StoreOptions): Store {
   const ttlFrom = (ms: number) => Math.floor((ms + ttlDays * DAY_MS) / 1000);

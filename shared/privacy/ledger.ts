@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { customerKey } from '../customers/index.js';
-import { ConditionalCheckFailedException, DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '../dynamodb/index.js';
+import { DeleteCommand, GetCommand, isConditionFailure, ScanCommand, UpdateCommand } from '../dynamodb/index.js';
 import { type Ledger, OrderRecord, orderKey, RefundRecord, refundKey } from '../ledger/index.js';
 
 /**
@@ -40,9 +40,6 @@ const ORDER_PERSONAL = ['externalId', 'purchaseEvent', 'unlinkedCustomer', 'purc
 
 /** From the earliest time the index holds. */
 const EVER = '0000';
-
-const isConditionFailure = (e: unknown) =>
-  e instanceof ConditionalCheckFailedException || (e as { name?: string }).name === 'ConditionalCheckFailedException';
 
 const empty = (): LedgerRedaction => ({ orders: 0, refunds: 0, customers: 0, busy: [] });
 
