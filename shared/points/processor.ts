@@ -2,6 +2,7 @@ import type { OrderRecord } from '../ledger/index.js';
 import type { ProcessorDeps } from './deps.js';
 import { PointsEvent, type PurchaseEvent, type RefundEvent } from '../events/index.js';
 import type { FollowUp, ProcessOutcome } from '../events/index.js';
+import { invalidEvent } from './invalid-event.js';
 import { measuredPurchase } from './order-amount.js';
 import { awaitsLink } from './late-customer.js';
 import { type PurchaseOptions, processPurchase } from './purchase.js';
@@ -81,10 +82,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     creditLinkedPurchase: (event, context) => purchaseThenWaitingRefunds(event, context, { customerLinked: true }),
     async process(input, context) {
       const parsed = PointsEvent.safeParse(input);
-      if (!parsed.success) {
-        const reason = parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ');
-        return { kind: 'invalid_event', action: 'retry', reason };
-      }
+      if (!parsed.success) return invalidEvent(parsed.error);
       const event = parsed.data;
       // Intake ignores these already (with a margin); this catches what was queued or redriven since.
       if (olderThanRetention(event.occurredAt, deps.clock(), deps.settings.ledgerTtlDays)) {

@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import type { ProcessOutcome } from '../events/index.js';
+import { invalidEvent } from './invalid-event.js';
 import type { ProcessContext, Processor } from './processor.js';
 
 /** One kind of queued message a processor handles itself (customer events, privacy requests). */
@@ -21,10 +22,7 @@ export function withTypedEvents<E, D>(next: Processor, events: TypedEvents<E, D>
     async process(input, context) {
       if ((input as { type?: unknown } | null)?.type !== events.type) return next.process(input, context);
       const parsed = events.schema.safeParse(input);
-      if (!parsed.success) {
-        const reason = parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; ');
-        return { kind: 'invalid_event', action: 'retry', reason };
-      }
+      if (!parsed.success) return invalidEvent(parsed.error);
       if (events.deps === undefined) {
         return {
           kind: 'configuration_error',
