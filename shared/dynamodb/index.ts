@@ -4,6 +4,7 @@
  * (sdk.ts says why).
  */
 export { createDocumentClient, documentClientFromEnv } from './client.js';
+export { scanKeyPrefix } from './scan.js';
 export {
   ConditionalCheckFailedException,
   CreateTableCommand,
@@ -15,6 +16,5 @@ export {
   PutCommand,
   QueryCommand,
   ResourceInUseException,
-  ScanCommand,
   UpdateCommand,
 } from './sdk.js';

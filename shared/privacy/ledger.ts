@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { customerKey } from '../customers/index.js';
-import { DeleteCommand, GetCommand, isConditionFailure, ScanCommand, UpdateCommand } from '../dynamodb/index.js';
+import { DeleteCommand, GetCommand, isConditionFailure, scanKeyPrefix, UpdateCommand } from '../dynamodb/index.js';
 import { type Ledger, OrderRecord, orderKey, RefundRecord, refundKey } from '../ledger/index.js';
 
 /**
@@ -70,14 +70,14 @@ export async function redactShopRecords(deps: LedgerRedactDeps, input: { source:
   const result = empty();
   const part = encodeURIComponent(input.source);
   const outOfTime = () => (deps.remainingMs?.() ?? Number.POSITIVE_INFINITY) < REDACTION_RESERVE_MS;
-  for await (const item of scanPrefix(deps, `order#${part}#`)) {
+  for await (const item of scanKeyPrefix(deps.client, deps.tableName, `order#${part}#`, { consistentRead: true })) {
     const order = OrderRecord.safeParse(item);
     // Done ones are skipped before the clock is asked: a resumed pass gets through them at once.
     if (!order.success || !identifies(order.data) || shopOf(order.data, input.shopDomain) === 'other') continue;
     if (outOfTime()) return { ...result, stopped: true };
     await redactOrder(deps, order.data, result);
   }
-  for await (const item of scanPrefix(deps, `customer#${part}#`)) {
+  for await (const item of scanKeyPrefix(deps.client, deps.tableName, `customer#${part}#`, { consistentRead: true })) {
     if (outOfTime()) return { ...result, stopped: true };
     if (await deleteCustomerRecord(deps, String(item.pk))) result.customers += 1;
   }
@@ -163,22 +163,4 @@ async function redactItem(deps: LedgerRedactDeps, pk: string, remove: readonly s
     if (isConditionFailure(e)) return false;
     throw e;
   }
-}
-
-/** The items whose key starts with `prefix`, page by page (a scan of the whole table: shop/redact is rare). */
-async function* scanPrefix(deps: LedgerRedactDeps, prefix: string): AsyncGenerator<Record<string, unknown>> {
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.client.send(
-      new ScanCommand({
-        TableName: deps.tableName,
-        FilterExpression: 'begins_with(pk, :prefix)',
-        ExpressionAttributeValues: { ':prefix': prefix },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) yield item;
-    start = page.LastEvaluatedKey;
-  } while (start);
 }

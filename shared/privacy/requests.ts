@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { GetCommand, PutCommand, ScanCommand } from '../dynamodb/index.js';
+import { GetCommand, PutCommand, scanKeyPrefix } from '../dynamodb/index.js';
 
 /**
  * The privacy requests' own records, in the ledger table (`privacy#<event id>`, `kind: privacy`, which
@@ -73,22 +73,10 @@ export function createPrivacyRequests(options: {
     },
     async list() {
       const records: PrivacyRequestRecord[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new ScanCommand({
-            TableName: tableName,
-            FilterExpression: 'begins_with(pk, :prefix)',
-            ExpressionAttributeValues: { ':prefix': 'privacy#' },
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const parsed = PrivacyRequestRecord.safeParse(item);
-          if (parsed.success) records.push(parsed.data);
-        }
-        start = page.LastEvaluatedKey;
-      } while (start);
+      for await (const item of scanKeyPrefix(client, tableName, 'privacy#')) {
+        const parsed = PrivacyRequestRecord.safeParse(item);
+        if (parsed.success) records.push(parsed.data);
+      }
       return records.sort((a, b) => b.finishedAt.localeCompare(a.finishedAt) || a.id.localeCompare(b.id));
     },
   };
