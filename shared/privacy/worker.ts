@@ -5,7 +5,7 @@ import type { Ledger } from '../ledger/index.js';
 import { type ProcessOutcome, type Processor, withTypedEvents } from '../points/index.js';
 import type { QuarantineStore } from '../quarantine/index.js';
 import { type LedgerRedaction, redactCustomerRecords, redactShopRecords } from './ledger.js';
-import { quarantinedEntriesOf } from './quarantine.js';
+import { type QuarantineScope, quarantinedEntriesOf } from './quarantine.js';
 import { describeCustomerData } from './report.js';
 import { type PrivacyRequestRecord, type PrivacyRequests, REPORT_TTL_DAYS } from './requests.js';
 
@@ -25,12 +25,6 @@ export interface PrivacyDeps {
   logger?: { info(message: string, fields?: Record<string, unknown>): void };
 }
 
-const TOPIC: Record<PrivacyEvent['action'], string> = {
-  redact_customer: 'customers/redact',
-  report_customer: 'customers/data_request',
-  redact_shop: 'shop/redact',
-};
-
 /**
  * The worker's processor for privacy requests, everything else to `next`. `deps` undefined: privacy
  * requests cannot be processed in this setup (answered configuration_error, retried, never dropped).
@@ -48,7 +42,7 @@ export function withPrivacyEvents(next: Processor, deps: PrivacyDeps | undefined
 /** Acts on one request, records what it did; retried while a record it must change is being processed. */
 export async function processPrivacyEvent(deps: PrivacyDeps, event: PrivacyEvent): Promise<ProcessOutcome> {
   if (event.action !== 'redact_shop' && event.customer === null) {
-    return { kind: 'invalid_event', action: 'retry', reason: `customer: a ${TOPIC[event.action]} request names its customer` };
+    return { kind: 'invalid_event', action: 'retry', reason: `customer: a ${event.delivery.topic} request names its customer` };
   }
   if (event.action === 'report_customer') return report(deps, event);
   const redaction =
@@ -57,16 +51,11 @@ export async function processPrivacyEvent(deps: PrivacyDeps, event: PrivacyEvent
       : await redactCustomerRecords(deps, { ...customerOf(event), orderIds: event.orderIds });
   if (redaction.stopped) {
     const done = `${redaction.orders} order(s) and ${redaction.customers} customer record(s) this pass`;
-    return { kind: 'redaction_continues', action: 'retry', reason: `${TOPIC[event.action]}: ${done}; the retry goes on` };
+    return { kind: 'redaction_continues', action: 'retry', reason: `${event.delivery.topic}: ${done}; the retry goes on` };
   }
   if (redaction.busy.length > 0) return busy(redaction);
-  const entries = await quarantinedEntriesOf(
-    deps.quarantine,
-    event.action === 'redact_shop'
-      ? { kind: 'shop', source: event.source, shopDomain: event.shopDomain }
-      : { kind: 'customer', source: event.source, customerId: customerOf(event).customerId, orderIds: event.orderIds },
-  );
-  for (const id of entries) await deps.quarantine.redact(id, TOPIC[event.action]);
+  const entries = await quarantinedEntriesOf(deps.quarantine, quarantineScope(event));
+  for (const id of entries) await deps.quarantine.redact(id, event.delivery.topic);
   const figures = { orders: redaction.orders, refunds: redaction.refunds, customers: redaction.customers, quarantined: entries.length };
   await deps.requests.save(recordOf(deps, event, 'redacted', figures), deps.ledgerTtlDays);
   deps.logger?.info('privacy request done', { id: event.eventId, action: event.action, ...figures });
@@ -74,14 +63,8 @@ export async function processPrivacyEvent(deps: PrivacyDeps, event: PrivacyEvent
 }
 
 async function report(deps: PrivacyDeps, event: PrivacyEvent): Promise<ProcessOutcome> {
-  const customer = customerOf(event);
-  const quarantined = await quarantinedEntriesOf(deps.quarantine, {
-    kind: 'customer',
-    source: event.source,
-    customerId: customer.customerId,
-    orderIds: event.orderIds,
-  });
-  const held = await describeCustomerData(deps, { ...customer, orderIds: event.orderIds, quarantined });
+  const quarantined = await quarantinedEntriesOf(deps.quarantine, quarantineScope(event));
+  const held = await describeCustomerData(deps, { ...customerOf(event), orderIds: event.orderIds, quarantined });
   const figures = {
     orders: held.orders.length,
     refunds: held.orders.reduce((n, o) => n + o.refunds.length, 0),
@@ -98,6 +81,12 @@ function customerOf(event: PrivacyEvent): { source: string; externalKey: string;
   // Checked by processPrivacyEvent: only shop/redact comes without a customer.
   const customer = event.customer ?? { externalKey: event.source, externalId: '' };
   return { source: event.source, externalKey: customer.externalKey, customerId: customer.externalId };
+}
+
+/** The quarantined deliveries a request concerns: its shop's, or its customer's and their orders'. */
+function quarantineScope(event: PrivacyEvent): QuarantineScope {
+  if (event.action === 'redact_shop') return { kind: 'shop', source: event.source, shopDomain: event.shopDomain };
+  return { kind: 'customer', source: event.source, customerId: customerOf(event).customerId, orderIds: event.orderIds };
 }
 
 function busy(redaction: LedgerRedaction): ProcessOutcome {
@@ -119,7 +108,7 @@ function recordOf(
     id: event.eventId,
     source: event.source,
     action: event.action,
-    topic: TOPIC[event.action],
+    topic: event.delivery.topic,
     shopDomain: event.shopDomain,
     ...(event.requestId ? { requestId: event.requestId } : {}),
     orderIds: event.orderIds,

@@ -34,6 +34,9 @@ function deps(): PrivacyDeps {
   };
 }
 
+/** The Shopify topic each action is read from (shared/sources/shopify-privacy.ts). */
+const TOPIC_OF = { redact_customer: 'customers/redact', report_customer: 'customers/data_request', redact_shop: 'shop/redact' } as const;
+
 function request(action: PrivacyEvent['action'], customerId: string | null, orderIds: string[] = []): PrivacyEvent {
   const id = `req-${process.pid}-${++requestNo}`;
   return {
@@ -44,7 +47,7 @@ function request(action: PrivacyEvent['action'], customerId: string | null, orde
     shopDomain: SHOP,
     customer: customerId === null ? null : { externalKey: 'shopify', externalId: customerId },
     orderIds,
-    delivery: { id, topic: 'customers/redact' },
+    delivery: { id, topic: TOPIC_OF[action] },
   };
 }
 
