@@ -30,11 +30,9 @@ const TOPIC_ENABLED: Partial<Record<ShopifyTopic, (settings: SubscriptionSetting
 
 /**
  * Compliance topics (customers/data_request, customers/redact, shop/redact): every app that reads
- * customers or orders must take them, so every setting handles them (shared/privacy acts on them).
+ * customers or orders must take them, whatever its settings (shared/privacy acts on them).
  */
-const COMPLIANCE_TOPICS: readonly { topic: ShopifyPrivacyTopic; enabled: (settings: SubscriptionSettings) => boolean }[] = (
-  Object.keys(SHOPIFY_PRIVACY_TOPICS) as ShopifyPrivacyTopic[]
-).map((topic) => ({ topic, enabled: () => true }));
+const COMPLIANCE_TOPICS = Object.keys(SHOPIFY_PRIVACY_TOPICS) as ShopifyPrivacyTopic[];
 
 export interface SubscriptionSettings {
   apiVersion: string;
@@ -46,7 +44,7 @@ export function shopifySubscriptions(settings: SubscriptionSettings): SourceSubs
   return {
     apiVersion: settings.apiVersion,
     topics,
-    complianceTopics: COMPLIANCE_TOPICS.filter((c) => c.enabled(settings)).map((c) => c.topic),
+    complianceTopics: COMPLIANCE_TOPICS,
   };
 }
 
