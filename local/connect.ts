@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
 import { LOCAL_ENV, type LocalConfig, resolveLocalConfig } from './config.js';
@@ -15,6 +16,8 @@ export interface LocalStackHandle {
   emulatorUrl: string;
   dynamodbUrl: string;
   tableName: string;
+  /** The client the ledger reads through, for whole-table reads (audit, privacy requests). */
+  documentClient: DynamoDBDocumentClient;
   openapi: OpenApiClient;
   ledger: Ledger;
   queueStats(): Promise<LocalQueueStats>;
@@ -133,6 +136,7 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
     emulatorUrl,
     dynamodbUrl,
     tableName,
+    documentClient,
     openapi,
     ledger,
     queueStats,
@@ -163,11 +167,13 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
 /** The same handles on a stack started in this process (its own Open API client; the stack's ledger). */
 export function handleOf(stack: LocalStack): LocalStackHandle {
   const openapi = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
+  const documentClient = createDocumentClient({ endpoint: stack.urls.dynamodb, ...LOCAL_AWS });
   return {
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
     dynamodbUrl: stack.urls.dynamodb,
     tableName: stack.tableName,
+    documentClient,
     openapi,
     ledger: stack.ledger,
     queueStats: async () => stack.queue.stats(),
@@ -176,7 +182,10 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
     waitForIdle: (timeoutMs = 30_000) => stack.queue.waitForIdle({ timeoutMs }),
     squareOrders: { url: stack.squareOrders.url, basis: stack.squareBasis },
     smaregi: { url: stack.smaregi.standIn.url, contractId: stack.smaregi.contractId },
-    close: () => openapi.close(),
+    async close() {
+      await openapi.close();
+      documentClient.destroy();
+    },
   };
 }
 

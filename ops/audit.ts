@@ -2,11 +2,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OpsError } from './errors.js';
 import { auditLedger, findingLine, noteLine, scanLedger, summaryLine, type AuditProgress, type TimeRange } from '../shared/audit/index.js';
 import { processingSettingsFromEnv } from '../shared/config/index.js';
-import { createDocumentClient, type Ledger } from '../shared/ledger/index.js';
+import type { Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
 import { resolveLocalConfig } from '../local/config.js';
 import { configFollowingStack, connectToRunningStack, findRunningStack } from '../local/connect.js';
-import { LOCAL_AWS } from '../local/dynamodb/index.js';
 
 /** What the audit reads: the ledger table (scan and lookups) and the Open API (histories, rate-limited). */
 export interface AuditTarget {
@@ -53,19 +52,17 @@ export async function localAuditTarget(env: NodeJS.ProcessEnv): Promise<AuditTar
     throw new OpsError('usage', `no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
   }
   const handle = connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
-  const documentClient = createDocumentClient({ endpoint: handle.dynamodbUrl, ...LOCAL_AWS });
   const openapi = createOpenApiClient({
     credentials: staticCredentials({ baseUrl: handle.emulatorUrl, clientId: config.clientId, clientSecret: config.clientSecret }),
     ratePerMinute: processingSettingsFromEnv(env).rateBudgetPerMinute,
   });
   return {
-    documentClient,
+    documentClient: handle.documentClient,
     tableName: handle.tableName,
     ledger: handle.ledger,
     openapi,
     async close() {
       await openapi.close();
-      documentClient.destroy();
       await handle.close();
     },
   };

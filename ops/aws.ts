@@ -88,8 +88,9 @@ export async function readStackOutputs(stackName: string, region: string, output
 
 export interface AwsTarget {
   ledger: Ledger;
-  /** The ledger table's client and name, for scans (the audit). */
+  /** The ledger table's client and name, for whole-table reads (the audit, privacy requests). */
   documentClient: DynamoDBDocumentClient;
+  tableName: string;
   openapi: OpenApiClient;
   outputs: StackOutputs;
   sqs: SQSClient;
@@ -126,6 +127,7 @@ export async function connectToStage(options: StageOptions): Promise<AwsTarget> 
   return {
     ledger,
     documentClient,
+    tableName: outputs.LedgerTableName,
     openapi,
     outputs,
     sqs,

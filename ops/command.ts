@@ -10,8 +10,6 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createCustomerRecords } from '../shared/customers/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import { deadLetterReason } from './dead-letter-reason.js';
-import { createDocumentClient } from '../shared/dynamodb/index.js';
-import { LOCAL_AWS } from '../local/dynamodb/index.js';
 import { ledgerReport } from './ledger-report.js';
 import { AWS_TARGET_OPTIONS, checkTargetOptions } from './target-options.js';
 
@@ -37,26 +35,13 @@ async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
 
 /** One shop customer's enrolment record, member and waiting orders (the customer records share the ledger table). */
 async function reportCustomer(
-  handle: {
-    ledger: Ledger;
-    openapi: OpenApiClient;
-    documentClient?: DynamoDBDocumentClient;
-    tableName?: string;
-    dynamodbUrl?: string;
-    outputs?: { LedgerTableName: string };
-  },
+  handle: { ledger: Ledger; openapi: OpenApiClient; documentClient: DynamoDBDocumentClient; tableName: string },
   input: { source: string; customerId: string; externalKey: string },
 ) {
   const { customerReport } = await import('./customer-report.js');
-  const own = handle.documentClient ? undefined : createDocumentClient({ endpoint: handle.dynamodbUrl, ...LOCAL_AWS });
-  const client = handle.documentClient ?? (own as DynamoDBDocumentClient);
-  const tableName = handle.outputs?.LedgerTableName ?? handle.tableName ?? '';
-  try {
-    const records = createCustomerRecords({ client, tableName, clock: Date.now, leaseSeconds: 60, ttlDays: 400 });
-    return await customerReport({ ledger: handle.ledger, records, openapi: handle.openapi }, input);
-  } finally {
-    own?.destroy();
-  }
+  const { documentClient: client, tableName } = handle;
+  const records = createCustomerRecords({ client, tableName, clock: Date.now, leaseSeconds: 60, ttlDays: 400 });
+  return customerReport({ ledger: handle.ledger, records, openapi: handle.openapi }, input);
 }
 
 /** The ledger keeps why an event kept failing; the queue only knows that it did. */
@@ -173,7 +158,7 @@ async function run(
       if (rest.length > 0) throw new OpsError('usage', 'audit takes no arguments, only --since, --until and --json');
       const audit = await import('./audit.js');
       const range = audit.parseRange(values, Date.now());
-      const target = aws ? { ...aws, tableName: aws.outputs.LedgerTableName } : await audit.localAuditTarget(env);
+      const target = aws ?? (await audit.localAuditTarget(env));
       try {
         return await audit.runAudit(target, { range, json: values.json }, { print, printError });
       } finally {
@@ -182,20 +167,11 @@ async function run(
     }
     case 'privacy': {
       const { privacyCommand } = await import('./privacy.js');
-      if (aws) {
-        try {
-          return await privacyCommand(rest, { client: aws.documentClient, tableName: aws.outputs.LedgerTableName }, print);
-        } finally {
-          await aws.close();
-        }
-      }
-      const handle = await localHandle(env);
-      const client = createDocumentClient({ endpoint: handle.dynamodbUrl, ...LOCAL_AWS });
+      const target = aws ?? (await localHandle(env));
       try {
-        return await privacyCommand(rest, { client, tableName: handle.tableName }, print);
+        return await privacyCommand(rest, { client: target.documentClient, tableName: target.tableName }, print);
       } finally {
-        client.destroy();
-        await handle.close();
+        await target.close();
       }
     }
     case 'dlq': {
