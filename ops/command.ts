@@ -11,7 +11,7 @@ import { createCustomerRecords } from '../shared/customers/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import { deadLetterReason } from './dead-letter-reason.js';
 import { ledgerReport } from './ledger-report.js';
-import { AWS_TARGET_OPTIONS, checkTargetOptions } from './target-options.js';
+import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
 export const CLI_USAGE = `usage:
   npm run ledger -- <source> <order id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
@@ -72,33 +72,19 @@ async function run(
     print(CLI_USAGE);
     return values.help ? 0 : 2;
   }
-  checkTargetOptions(values);
+  const stage = stageOf(values);
   if (command === 'quarantine') {
     // Its own targets: the quarantine table and the webhook URLs, not the ledger and the Open API.
     const { quarantineCommand } = await import('./quarantine.js');
     const { awsQuarantineTarget, localQuarantineTarget } = await import('./quarantine-targets.js');
-    const target =
-      values.stage === undefined
-        ? await localQuarantineTarget(env)
-        : await awsQuarantineTarget({
-            stage: values.stage,
-            ...(values.stack ? { stack: values.stack } : {}),
-            ...(values.outputs ? { outputsFile: values.outputs } : {}),
-          });
+    const target = stage === undefined ? await localQuarantineTarget(env) : await awsQuarantineTarget(stage);
     try {
       return await quarantineCommand(rest, { all: values.all }, target, print);
     } finally {
       await target.close();
     }
   }
-  const aws =
-    values.stage === undefined
-      ? undefined
-      : await (await import('./aws.js')).connectToStage({
-          stage: values.stage,
-          ...(values.stack ? { stack: values.stack } : {}),
-          ...(values.outputs ? { outputsFile: values.outputs } : {}),
-        });
+  const aws = stage === undefined ? undefined : await (await import('./aws.js')).connectToStage(stage);
 
   switch (command) {
     case 'reprocess': {

@@ -12,7 +12,7 @@ import { LOCAL_ENQUEUE_PATH } from '../local/enqueue-route.js';
 import { type CommandOutput, consoleOutput } from '../local/output.js';
 import { localEnqueue } from './local-enqueue.js';
 import type { ReconcileTarget } from './reconcile-target.js';
-import { AWS_TARGET_OPTIONS, checkTargetOptions } from './target-options.js';
+import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
 export const RECONCILE_USAGE = `usage:
   npm run reconcile -- --source <name> --since <ISO date> [--until <ISO date>] [--dry-run] [--shop <shop>.myshopify.com]
@@ -72,7 +72,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
   }
   if (positionals.length > 0) throw new OpsError('usage', `unexpected argument ${positionals[0]}`);
   if (values.source === undefined || values.since === undefined) throw new OpsError('usage', '--source and --since are required');
-  checkTargetOptions(values);
+  const stage = stageOf(values);
   const since = new Date(values.since);
   const until = values.until === undefined ? now() : new Date(values.until);
   try {
@@ -82,7 +82,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
   }
 
   if (values.source === 'smaregi' || loadSources(env.SOURCES_CONFIG).get(values.source)?.kind === 'smaregi') {
-    if (values.stage !== undefined)
+    if (stage !== undefined)
       throw new OpsError(
         'usage',
         'a Smaregi source is reconciled in a stage by its schedule (docs/deploy.md); --stage is for Shopify sources',
@@ -91,14 +91,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
     return reconcileSmaregiLocal({ env, sourceName: values.source, since, until, dryRun: values['dry-run'], out, now });
   }
   const target =
-    values.stage === undefined
+    stage === undefined
       ? await localTarget(env, values.source, values.shop)
-      : await (await import('./reconcile-aws.js')).stageTarget({
-          stage: values.stage,
-          source: values.source,
-          ...(values.stack ? { stack: values.stack } : {}),
-          ...(values.outputs ? { outputsFile: values.outputs } : {}),
-        });
+      : await (await import('./reconcile-aws.js')).stageTarget({ ...stage, source: values.source });
   const dryRun = values['dry-run'];
   try {
     out.printError(

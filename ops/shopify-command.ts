@@ -14,7 +14,7 @@ import { requireRunningStack } from '../local/connect.js';
 import { LOCAL_SHOP } from '../local/webhooks/index.js';
 import { type CommandOutput, consoleOutput } from '../local/output.js';
 import { type SubscribeTarget, subscribingSource } from './shopify-target.js';
-import { AWS_TARGET_OPTIONS, checkTargetOptions } from './target-options.js';
+import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
 export const SHOPIFY_USAGE = `usage:
   npm run shopify -- subscribe [--source <name>] [--shop <shop>.myshopify.com]
@@ -65,16 +65,14 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
   const [command, extra] = positionals;
   if (command !== 'subscribe' || extra !== undefined)
     throw new OpsError('usage', command === undefined ? 'name a command' : `unknown command ${positionals.join(' ')}`);
-  checkTargetOptions(values);
+  const stage = stageOf(values);
   const target =
-    values.stage === undefined
+    stage === undefined
       ? await localTarget(env, values.source, values.shop)
       : await (await import('./shopify-aws.js')).stageSubscribeTarget({
-          stage: values.stage,
+          ...stage,
           source: values.source,
           ...(values.shop ? { shopDomain: values.shop } : {}),
-          ...(values.stack ? { stack: values.stack } : {}),
-          ...(values.outputs ? { outputsFile: values.outputs } : {}),
         });
   try {
     const { topics, complianceTopics, apiVersion } = target.subscriptions;

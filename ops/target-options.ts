@@ -1,3 +1,4 @@
+import type { StageOptions } from './aws.js';
 import { OpsError } from './errors.js';
 
 /**
@@ -16,4 +17,19 @@ export function checkTargetOptions(values: { stage?: string | undefined; stack?:
   if (values.stage === undefined && (values.stack !== undefined || values.outputs !== undefined)) {
     throw new OpsError('usage', '--stack and --outputs go with --stage');
   }
+}
+
+/** The deployed stage the options name (checked as above), or undefined for the local stack. */
+export function stageOf(values: {
+  stage?: string | undefined;
+  stack?: string | undefined;
+  outputs?: string | undefined;
+}): StageOptions | undefined {
+  checkTargetOptions(values);
+  if (values.stage === undefined) return undefined;
+  return {
+    stage: values.stage,
+    ...(values.stack ? { stack: values.stack } : {}),
+    ...(values.outputs ? { outputsFile: values.outputs } : {}),
+  };
 }
