@@ -1,7 +1,7 @@
 import type { CustomerRecords } from '../shared/customers/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
-import type { LedgerReport } from './ledger-report.js';
+import { type LedgerReport, recordLines } from './ledger-report.js';
 
 /**
  * `npm run ledger -- <source> --customer <id>`: what the bridge holds of one shop customer, next to
@@ -21,9 +21,7 @@ export async function customerReport(
   const lines = [`customer ${source} ${customerId} (external key ${externalKey})`];
   const record = await deps.records.get({ source, customerId });
   if (record) {
-    lines.push('  enrolment record:');
-    for (const [key, value] of Object.entries(record))
-      lines.push(`    ${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    lines.push('  enrolment record:', ...recordLines(record));
   } else lines.push('  enrolment record: none (never enrolled by the bridge)');
 
   const member = await memberOf(deps.openapi, externalKey, customerId);

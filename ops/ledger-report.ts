@@ -11,8 +11,8 @@ export interface LedgerReport {
   lines: string[];
 }
 
-function recordLines(record: OrderRecord | RefundRecord): string[] {
-  // Every field, one per line, in the record's own order: this is the operator's view of the truth.
+/** Every field of a ledger record, one per line in its own order (times also as dates): the operator's view of the truth. */
+export function recordLines(record: OrderRecord | RefundRecord | Record<string, unknown>): string[] {
   return Object.entries(record).map(([key, value]) => {
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     return `    ${key}: ${key === 'leaseUntil' || key === 'ttl' ? `${text} (${new Date(Number(value) * (key === 'ttl' ? 1000 : 1)).toISOString()})` : text}`;

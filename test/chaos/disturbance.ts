@@ -11,6 +11,8 @@ export interface Disturbance {
   tick(): Promise<void>;
   /** A simulated time the clock must not jump past now (the disturbance's end), if any. */
   jumpLimit(): number | undefined;
+  /** A simulated time something of this disturbance falls due, which an idle clock may jump to, if any. */
+  nextDueAt?(): number | undefined;
   /** While true, the run does not move the clock by other means (lease expiries). */
   holdsClock(): boolean;
   /** Once the queue has drained (before the report). */

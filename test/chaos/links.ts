@@ -32,6 +32,9 @@ const LINK_FAULT_RATE = 0.6;
 const MAX_ATTEMPTS = 8;
 /** Answers after which the member asks for a new link and tries again (the page says so). */
 const TRY_AGAIN = new Set([500, 503, 410, 400]);
+/** A member whose link the service's outage refused comes back later (simulated): after 1, 2, 4, then every 5 minutes. */
+const OUTAGE_RETRY_FIRST_MS = 60_000;
+const OUTAGE_RETRY_MAX_MS = 300_000;
 
 export interface LinkReport {
   linked: number;
@@ -39,6 +42,8 @@ export interface LinkReport {
   attempts: number;
   retried: number;
   repeated: number;
+  /** Links refused by an outage (503) and tried again later. */
+  putOff: number;
   /** Shopify orders of the linked customers that had ended customer_not_found when the link came. */
   earlierNotFound: number;
   faults: number;
@@ -55,11 +60,13 @@ export interface LinkDeps {
   shopifySecret: string;
   tally: FaultTally;
   random: Random;
+  /** The run's simulated clock (ms). */
+  clock: () => number;
   log: (line: string) => void;
 }
 
 export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkReport } {
-  const report: LinkReport = { linked: 0, enrolled: 0, attempts: 0, retried: 0, repeated: 0, earlierNotFound: 0, faults: 0, failures: [] };
+  const report: LinkReport = { linked: 0, enrolled: 0, attempts: 0, retried: 0, repeated: 0, putOff: 0, earlierNotFound: 0, faults: 0, failures: [] };
   const links = deps.scenario.links ?? [];
   // Member ids, read once before the first delivery (the reader's token does not outlive the run's token expiries).
   const memberIds = new Map<number, string | undefined>();
@@ -110,15 +117,24 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
     }
   }
 
-  /** Links refused while the Open API was down (503): tried again on the clock's ticks, before the drain. */
+  /** Links refused while the Open API was down (503): tried again later, backing off, before the drain. */
   const pending: LinkStep[] = [];
   let retrying = false;
-  let lastRetryAt = 0;
+  let retryDelayMs = OUTAGE_RETRY_FIRST_MS;
+  let nextRetryAt = 0;
+
+  function putOff(link: LinkStep): void {
+    if (pending.length === 0) {
+      retryDelayMs = OUTAGE_RETRY_FIRST_MS;
+      nextRetryAt = deps.clock() + retryDelayMs;
+    }
+    report.putOff += 1;
+    pending.push(link);
+  }
 
   async function retryPending(): Promise<void> {
-    if (retrying || pending.length === 0 || Date.now() - lastRetryAt < 200) return;
+    if (retrying || pending.length === 0 || deps.clock() < nextRetryAt) return;
     retrying = true;
-    lastRetryAt = Date.now();
     try {
       for (const link of [...pending]) {
         const customer = deps.scenario.customers[link.customer];
@@ -133,6 +149,8 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
             `customer ${link.customer}: the App Proxy link answered ${answer.status} ${answer.kind ?? ''} after the outage`,
           );
       }
+      retryDelayMs = Math.min(retryDelayMs * 2, OUTAGE_RETRY_MAX_MS);
+      nextRetryAt = deps.clock() + retryDelayMs;
     } finally {
       retrying = false;
     }
@@ -166,7 +184,7 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
     }
     // The service is down (an outage): the member tries again later, once it answers.
     if (last.startsWith('503 ') || last.startsWith('0 ')) {
-      pending.push(link);
+      putOff(link);
       return;
     }
     report.failures.push(`customer ${link.customer}: the App Proxy link did not succeed (last answer ${last})`);
@@ -216,13 +234,14 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
     },
     tick: retryPending,
     jumpLimit: () => undefined,
+    nextDueAt: () => (pending.length > 0 ? nextRetryAt : undefined),
     // The drain waits for the links the outage put off (their earlier orders are credited after them).
     holdsClock: () => pending.length > 0,
     afterDrain: async () => {
       for (const link of pending.splice(0)) report.failures.push(`customer ${link.customer}: the App Proxy link never got through (503)`);
     },
     reportLines: () => [
-      `  links: ${report.linked} members linked through the App Proxy (${report.attempts} requests, ${report.retried} tried again with a new token, ${report.repeated} repeated links unchanged), ${report.enrolled} shop customers enrolled by customers/create; ${report.earlierNotFound} of their earlier Shopify orders had ended customer_not_found; ${report.faults} faults on linking and enrolment`,
+      `  links: ${report.linked} members linked through the App Proxy (${report.attempts} requests, ${report.retried} tried again with a new token, ${report.repeated} repeated links unchanged, ${report.putOff} put off by an outage), ${report.enrolled} shop customers enrolled by customers/create; ${report.earlierNotFound} of their earlier Shopify orders had ended customer_not_found; ${report.faults} faults on linking and enrolment`,
       ...report.failures.map((f) => `    link failed: ${f}`),
     ],
     report: () => report,

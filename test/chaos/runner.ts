@@ -179,6 +179,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       shopifySecret: CHAOS_SECRETS.shopify,
       tally: injector.tally,
       random: random.fork('links'),
+      clock: stack.clock.now,
       log,
     });
     disturbances.push(links);
@@ -213,8 +214,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       ticking = true;
       void (async () => {
         for (const d of disturbances) await d.tick();
-        const limits = disturbances.map((d) => d.jumpLimit()).filter((l): l is number => l !== undefined);
-        stack.jumpToNextDue(limits.length > 0 ? Math.min(...limits) : undefined);
+        const earliest = (times: (number | undefined)[]) => {
+          const defined = times.filter((t): t is number => t !== undefined);
+          return defined.length > 0 ? Math.min(...defined) : undefined;
+        };
+        stack.jumpToNextDue(earliest(disturbances.map((d) => d.jumpLimit())), earliest(disturbances.map((d) => d.nextDueAt?.())));
       })()
         .catch((error: unknown) => log(`chaos: clock tick failed: ${(error as Error).message}`))
         .finally(() => {

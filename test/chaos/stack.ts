@@ -62,10 +62,10 @@ export interface ChaosStack {
   /** Nothing runs and nothing is receivable now (the clock may jump). */
   isIdle(): boolean;
   /**
-   * If idle, jumps the clock to the next moment a waiting message comes back (or to `limit`, if
-   * earlier). Returns whether it did.
+   * If idle, jumps the clock to the next moment a waiting message comes back or `due` falls (a
+   * disturbance's own next step), never past `limit`. Returns whether it did.
    */
-  jumpToNextDue(limit?: number): boolean;
+  jumpToNextDue(limit?: number, due?: number): boolean;
   /**
    * Moves the clock past every lease, if no batch is running right now (checked and done in
    * one synchronous step, so no attempt can start in between). Returns whether it did.
@@ -191,11 +191,11 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     clock,
     timing: CHAOS_TIMING,
     isIdle,
-    jumpToNextDue(limit) {
+    jumpToNextDue(limit, due) {
       if (!isIdle()) return false;
       // While pulling is paused (the upstream down), the next thing due is the recovery probe.
       const next = stack.queue.stats().paused ? stack.recovery.nextDueAt() : stack.queue.nextVisibleAt();
-      const target = Math.min(next ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY);
+      const target = Math.min(next ?? Number.POSITIVE_INFINITY, due ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY);
       if (!Number.isFinite(target) || target <= clock.now()) return false;
       clock.jump(target - clock.now());
       return true;

@@ -94,6 +94,7 @@ describe('npm start: customers enrolled, linked and credited for what they bough
     const shown = await ledger('shopify', '--customer', '880000000001');
     expect(shown.code).toBe(0);
     expect(shown.text).toContain('outcome: enrolled');
+    expect(shown.text).toMatch(/ttl: \d+ \(\d{4}-\d\d-\d\dT[\d:.]+Z\)/); // when the record goes, as a date
     expect(shown.text).toContain(`membership service: member ${member?.id} holds shopify=880000000001`);
     expect(shown.text).toContain('orders waiting for this customer (customer_not_found): none');
     const unknown = await ledger('shopify', '--customer', '880000000999');
