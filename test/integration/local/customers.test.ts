@@ -32,13 +32,16 @@ const order = (orderId: string, customerId: string | null, subtotal = '10000') =
     Date.now(),
   );
 
-/** `npm run ledger -- …` against this stack. */
-async function ledger(...args: string[]) {
+/** `npm run <command> -- …` against this stack. */
+async function opsCommand(command: string, ...args: string[]) {
   const lines: string[] = [];
   const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
-  const code = await cliCommand(['ledger', ...args], { PORT: new URL(stack.urls.intake).port }, out);
+  const code = await cliCommand([command, ...args], { PORT: new URL(stack.urls.intake).port }, out);
   return { code, text: lines.join('\n') };
 }
+const ledger = (...args: string[]) => opsCommand('ledger', ...args);
+
+const reprocess = (...args: string[]) => opsCommand('reprocess', ...args);
 
 async function memberOf(customerId: string) {
   try {
@@ -142,6 +145,35 @@ describe('npm start: customers enrolled, linked and credited for what they bough
     await stack.queue.waitForIdle({ timeoutMs: 20_000 });
     expect(await pointsFor(member.id, '990000000003')).toEqual([100]);
     expect((await api.getMember(member.id)).point).toBe(100);
+  });
+
+  it('npm run reprocess -- --customer credits the earlier orders of a customer linked some other way, once', async () => {
+    expect(await post(order('990000000005', '880000000005'))).toBe(202);
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    // Linked outside the bridge (the membership service's own screens): no link event, the order still waits.
+    const member = await api.registerMember({ external_ids: { shopify: '880000000005' } });
+    expect(await stack.ledger.getOrder({ source: 'shopify', orderId: '990000000005' })).toMatchObject({ outcome: 'customer_not_found' });
+
+    const first = await reprocess('--source', 'shopify', '--customer', '880000000005');
+    expect(first).toEqual({
+      code: 0,
+      text: 'customer shopify 880000000005: 1 earlier order(s) credited (+100 points), 0 still without a member, 0 to try again',
+    });
+    expect(await pointsFor(member.id, '990000000005')).toEqual([100]);
+    const again = await reprocess('--source', 'shopify', '--customer', '880000000005');
+    expect(again.text).toContain(': 0 earlier order(s) credited (+0 points)');
+    expect((await api.getMember(member.id)).point).toBe(100);
+  });
+
+  it('npm run reprocess refuses a missing --customer or a bad --days by name', async () => {
+    expect(await reprocess('--source', 'shopify')).toEqual({
+      code: 2,
+      text: expect.stringContaining('reprocess takes --source <source> --customer <id>'),
+    });
+    expect(await reprocess('--source', 'shopify', '--customer', '880000000005', '--days', '0')).toEqual({
+      code: 2,
+      text: expect.stringContaining('--days is a whole number of days, 1 to 365'),
+    });
   });
 
   it('a guest order stays skipped whoever links', async () => {
