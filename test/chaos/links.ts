@@ -66,7 +66,17 @@ export interface LinkDeps {
 }
 
 export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkReport } {
-  const report: LinkReport = { linked: 0, enrolled: 0, attempts: 0, retried: 0, repeated: 0, putOff: 0, earlierNotFound: 0, faults: 0, failures: [] };
+  const report: LinkReport = {
+    linked: 0,
+    enrolled: 0,
+    attempts: 0,
+    retried: 0,
+    repeated: 0,
+    putOff: 0,
+    earlierNotFound: 0,
+    faults: 0,
+    failures: [],
+  };
   const links = deps.scenario.links ?? [];
   // Member ids, read once before the first delivery (the reader's token does not outlive the run's token expiries).
   const memberIds = new Map<number, string | undefined>();
