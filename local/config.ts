@@ -1,6 +1,15 @@
-import { ConfigurationError, deriveTiming, envInteger, envList, minWebhookSecretChars, type Timing } from '../shared/config/index.js';
+import {
+  ConfigurationError,
+  deriveTiming,
+  envInteger,
+  envList,
+  minWebhookSecretChars,
+  type ProcessingSettings,
+  processingSettingsFromEnv,
+  type Timing,
+} from '../shared/config/index.js';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../emulator/index.js';
-import { localTiming } from './timing.js';
+import { localTiming, timingEnvironment } from './timing.js';
 import { SMAREGI_LOCAL } from './smaregi/local.js';
 
 /** The derived defaults (shared/config/timing.ts): the same as a stage's with its default worker timeout. */
@@ -121,6 +130,8 @@ export interface LocalConfig {
   maxReceiveCount: number;
   /** Every timing setting, derived and checked as the stack does (shared/config/timing.ts). */
   timing: Timing;
+  /** The worker's processing settings, read from the same environment as the stack's worker reads them. */
+  processing: ProcessingSettings;
   logs: 'compact' | 'powertools' | 'off';
 }
 
@@ -205,6 +216,7 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
     visibilityTimeoutSeconds: timing.visibilityTimeoutSeconds,
     maxReceiveCount: timing.maxReceiveCount,
     timing,
+    processing: processingSettingsFromEnv({ ...env, ...timingEnvironment(timing) }),
   };
 }
 

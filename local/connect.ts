@@ -7,7 +7,7 @@ import { type ListedDeadLetter, listDeadLetter } from './admin.js';
 import { LOCAL_INFO_PATH, type LocalStackInfo, LocalStackInfoSchema } from './info.js';
 import type { LocalQueueStats } from './queue/index.js';
 import type { LocalStack } from './stack.js';
-import { ConfigurationError } from '../shared/config/index.js';
+import { ConfigurationError, type ProcessingSettings, processingSettingsFromEnv } from '../shared/config/index.js';
 
 /** Handles on a running local stack, whether it runs in this process or in an `npm start` beside it. */
 export interface LocalStackHandle {
@@ -20,6 +20,8 @@ export interface LocalStackHandle {
   documentClient: DynamoDBDocumentClient;
   openapi: OpenApiClient;
   ledger: Ledger;
+  /** The settings the stack's worker processes with (its word, else derived from this environment as npm start does). */
+  processing: ProcessingSettings;
   queueStats(): Promise<LocalQueueStats>;
   deadLetters(): Promise<ListedDeadLetter[]>;
   redrive(): Promise<number>;
@@ -129,7 +131,14 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
     credentials: staticCredentials({ baseUrl: emulatorUrl, clientId: config.clientId, clientSecret: config.clientSecret }),
   });
   const documentClient = createDocumentClient({ endpoint: dynamodbUrl, ...LOCAL_AWS });
-  const ledger = createLedger({ client: documentClient, tableName, clock: Date.now });
+  const processing = info?.processing ?? config.processing;
+  const ledger = createLedger({
+    client: documentClient,
+    tableName,
+    clock: Date.now,
+    ttlDays: processing.ledgerTtlDays,
+    leaseSeconds: processing.leaseSeconds,
+  });
   const queueStats = () => adminJson<LocalQueueStats>(intakeUrl, 'GET', '/__local/queue');
   return {
     intakeUrl,
@@ -139,6 +148,7 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
     documentClient,
     openapi,
     ledger,
+    processing,
     queueStats,
     ...(info?.squareOrders ? { squareOrders: info.squareOrders } : {}),
     ...(info?.smaregi ? { smaregi: info.smaregi } : {}),
@@ -176,6 +186,7 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
     documentClient,
     openapi,
     ledger: stack.ledger,
+    processing: processingSettingsFromEnv(stack.handlerEnv),
     queueStats: async () => stack.queue.stats(),
     deadLetters: async () => stack.queue.deadLetters().map(listDeadLetter),
     redrive: async () => stack.queue.redrive(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ProcessingSettings } from '../shared/config/index.js';
 
 /**
  * What `GET /__local/info` answers: where a running stack's parts listen, so the demo and the CLI
@@ -16,6 +17,8 @@ export const LocalStackInfoSchema = z.object({
   squareOrders: z.object({ url: z.url(), basis: z.string() }).optional(),
   /** The Smaregi Platform API stand-in and the contract of the stack's Smaregi source. */
   smaregi: z.object({ url: z.url(), contractId: z.string().min(1) }).optional(),
+  /** The settings the stack's worker processes with (an operator command that processes uses the same). */
+  processing: ProcessingSettings.optional(),
 });
 
 export type LocalStackInfo = z.infer<typeof LocalStackInfoSchema>;

@@ -2,6 +2,7 @@ import { DEMO_CONFIG_PATH, loadConfigFile, parseConfig, startEmulator, type Emul
 import { consoleRoutes, deferredSource, localConsoleSource } from '../console/index.js';
 import type { ConsoleSource } from '../console/index.js';
 import { openApiProbe } from '../shared/consumer/index.js';
+import { processingSettingsFromEnv } from '../shared/config/index.js';
 import { createDocumentClient } from '../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { adminRoutes } from './admin.js';
@@ -64,6 +65,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (wiring.info) {
       wiring.info.squareOrders = { url: services.squareOrders.url, basis: squareBasis };
       wiring.info.smaregi = { url: services.smaregi.standIn.url, contractId: services.smaregi.contractId };
+      wiring.info.processing = processingSettingsFromEnv(handlerEnv);
     }
     const queue = createStackQueue(options, settings.timing, log);
     const handlers = buildStackHandlers({

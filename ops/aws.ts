@@ -7,8 +7,9 @@ import { promisify } from 'node:util';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadStageConfig } from '../infra/config/load.js';
+import { stageProcessingSettings } from '../infra/config/derived.js';
 import { OUTPUT_KEYS } from '../infra/outputs.js';
-import { createSecretsManagerReader } from '../shared/config/index.js';
+import { createSecretsManagerReader, type ProcessingSettings } from '../shared/config/index.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
@@ -91,6 +92,8 @@ export interface AwsTarget {
   /** The ledger table's client and name, for whole-table reads (the audit, privacy requests). */
   documentClient: DynamoDBDocumentClient;
   tableName: string;
+  /** The settings the stage's worker processes with (from the stage file, as the stack derives them). */
+  processing: ProcessingSettings;
   openapi: OpenApiClient;
   outputs: StackOutputs;
   sqs: SQSClient;
@@ -116,7 +119,14 @@ export async function stageStack(options: StageOptions) {
 export async function connectToStage(options: StageOptions): Promise<AwsTarget> {
   const { stage, outputs } = await stageStack(options);
   const documentClient = createDocumentClient({ region: stage.region });
-  const ledger = createLedger({ client: documentClient, tableName: outputs.LedgerTableName, clock: Date.now });
+  const processing = stageProcessingSettings(stage);
+  const ledger = createLedger({
+    client: documentClient,
+    tableName: outputs.LedgerTableName,
+    clock: Date.now,
+    ttlDays: processing.ledgerTtlDays,
+    leaseSeconds: processing.leaseSeconds,
+  });
   const reader = createSecretsManagerReader({ client: new SecretsManagerClient({ region: stage.region }) });
   // The stage's per-container budget: the CLI shares each endpoint's ceiling with the workers.
   const openapi = createOpenApiClient({
@@ -128,6 +138,7 @@ export async function connectToStage(options: StageOptions): Promise<AwsTarget> 
     ledger,
     documentClient,
     tableName: outputs.LedgerTableName,
+    processing,
     openapi,
     outputs,
     sqs,

@@ -1,4 +1,4 @@
-import { ProcessingSettings } from '../shared/config/index.js';
+import type { ProcessingSettings } from '../shared/config/index.js';
 import { creditEarlierPurchases } from '../shared/customers/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
@@ -17,14 +17,15 @@ export interface ReprocessInput {
  * `npm run reprocess -- --source shopify --customer ID [--days N]`: credits, once, the customer's
  * purchases of the last N days (default 30) that found no member, as linking or enrolling does; their
  * waiting refunds follow. Safe to run again: a credited order is never credited twice.
+ * It processes with the settings the stage's worker uses (insufficient points, lease, retention), never defaults of its own.
  */
 export async function reprocessCustomer(
-  handle: { ledger: Ledger; openapi: OpenApiClient },
+  handle: { ledger: Ledger; openapi: OpenApiClient; processing: ProcessingSettings },
   input: ReprocessInput,
   print: (line: string) => void,
 ): Promise<number> {
   const clock = Date.now;
-  const processor = createProcessor({ ledger: handle.ledger, openapi: handle.openapi, settings: ProcessingSettings.parse({}), clock });
+  const processor = createProcessor({ ledger: handle.ledger, openapi: handle.openapi, settings: handle.processing, clock });
   const tally = await creditEarlierPurchases(
     { ledger: handle.ledger, processor, clock },
     { source: input.source, externalKey: input.externalKey, externalId: input.customer, days: input.days },

@@ -1,4 +1,4 @@
-import { ENV } from '../../shared/config/index.js';
+import { ENV, type ProcessingSettings, processingSettingsFromEnv } from '../../shared/config/index.js';
 import { type StageConfig, stageTiming } from './schema.js';
 import { sourcesConfig } from './sources.js';
 
@@ -46,9 +46,17 @@ export function receiverEnvironment(stage: StageConfig, refs: { queueUrl: string
 }
 
 export function workerEnvironment(stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }): Record<string, string> {
+  return { ...ledgerAndOpenApi(stage, refs), ...processingEnvironment(stage) };
+}
+
+/** The settings the stage's worker processes with, as it reads them (an operator command that processes uses the same). */
+export function stageProcessingSettings(stage: StageConfig): ProcessingSettings {
+  return processingSettingsFromEnv({ ...processingEnvironment(stage), [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute) });
+}
+
+function processingEnvironment(stage: StageConfig): Record<string, string> {
   const timing = stageTiming(stage);
   return {
-    ...ledgerAndOpenApi(stage, refs),
     [ENV.INSUFFICIENT_POINTS_POLICY]: stage.processing.insufficientPointsPolicy,
     [ENV.REFUND_WAIT_SECONDS]: String(stage.processing.refundWaitSeconds),
     [ENV.LEDGER_TTL_DAYS]: String(stage.processing.ledgerTtlDays),

@@ -21,6 +21,7 @@ export {
   auditEnvironment,
   receiverEnvironment,
   secretPrefix,
+  stageProcessingSettings,
   webhookSecretName,
   workerEnvironment,
 } from './derived.js';

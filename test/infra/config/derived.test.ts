@@ -4,7 +4,13 @@ import { ENV } from '../../../shared/config/index.js';
 // The worker's own reader of its settings: the infra must write what it reads.
 import { processingSettingsFromEnv } from '../../../shared/config/processing-settings.js';
 import { loadSources } from '../../../shared/sources/index.js';
-import { loadStageConfig, receiverEnvironment, stageTiming, workerEnvironment } from '../../../infra/config/index.js';
+import {
+  loadStageConfig,
+  receiverEnvironment,
+  stageProcessingSettings,
+  stageTiming,
+  workerEnvironment,
+} from '../../../infra/config/index.js';
 import { localTiming } from '../../../local/timing.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 
@@ -21,6 +27,17 @@ describe('the functions’ environment derived from a stage', () => {
       leaseSeconds: stageTiming(stage).leaseSeconds,
       rateBudgetPerMinute: stage.rate.budgetPerMinute,
     });
+  });
+
+  it('gives an operator command that processes (reprocess) exactly the settings the stage’s worker reads', () => {
+    const production = loadStageConfig(INFRA_DIR, 'production');
+    const stage = {
+      ...production,
+      processing: { ...production.processing, insufficientPointsPolicy: 'park' as const, ledgerTtlDays: 700 },
+    };
+    const settings = stageProcessingSettings(stage);
+    expect(settings).toEqual(processingSettingsFromEnv(workerEnvironment(stage, refs)));
+    expect(settings).toMatchObject({ insufficientPointsPolicy: 'park', ledgerTtlDays: 700 });
   });
 
   it('gives the worker the backoff, horizon and breaker settings of the one timing derivation', () => {

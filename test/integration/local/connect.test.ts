@@ -8,6 +8,7 @@ import { cliCommand } from '../../../ops/index.js';
 import { demoCommand } from '../../../demo/index.js';
 import { shopifyOrderPaid } from '../../../local/webhooks/index.js';
 import { createManualClock, type LocalStack, readStackInfo, startLocalStack } from '../../../local/index.js';
+import { processingSettingsFromEnv } from '../../../shared/config/index.js';
 
 /** A port nothing listens on: where the demo and the CLI would look if they trusted their own environment. */
 async function closedPort(): Promise<number> {
@@ -59,7 +60,7 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
   });
 
-  it('tells on GET /__local/info where its emulator, DynamoDB and stand-ins listen (and the Square basis), without any secret', async () => {
+  it('tells on GET /__local/info where its emulator, DynamoDB and stand-ins listen, the Square basis and its worker’s settings, without any secret', async () => {
     const res = await fetch(`${stack.urls.intake}/__local/info`);
     const text = await res.text();
     expect(res.status).toBe(200);
@@ -69,6 +70,7 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
       shopifyAdmin: { url: stack.urls.shopifyAdmin },
       squareOrders: { url: stack.urls.squareOrders, basis: 'amount' },
       smaregi: { url: stack.urls.smaregi, contractId: 'demo-contract' },
+      processing: processingSettingsFromEnv(stack.handlerEnv),
     });
     for (const secret of [stack.openApi.clientSecret, SHOPIFY_SECRET, POS_SECRET, stack.smaregi.webhookSecret])
       expect(text.includes(secret)).toBe(false);

@@ -9,7 +9,8 @@ let api: OpenApiClient;
 let webhooks = 0;
 
 beforeAll(async () => {
-  stack = await startLocalStack({ env: { SHOPIFY_ENROLMENT: 'register' } });
+  // Records kept 700 days (not the default 400): operator commands must process with the stack's settings.
+  stack = await startLocalStack({ env: { SHOPIFY_ENROLMENT: 'register', LEDGER_TTL_DAYS: '700' } });
   api = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
 });
 afterAll(async () => {
@@ -160,6 +161,9 @@ describe('npm start: customers enrolled, linked and credited for what they bough
       text: 'customer shopify 880000000005: 1 earlier order(s) credited (+100 points), 0 still without a member, 0 to try again',
     });
     expect(await pointsFor(member.id, '990000000005')).toEqual([100]);
+    const credited = await stack.ledger.getOrder({ source: 'shopify', orderId: '990000000005' });
+    const keptDays = ((credited?.ttl ?? 0) * 1000 - Date.now()) / 86_400_000;
+    expect(keptDays).toBeGreaterThan(699); // the stack's LEDGER_TTL_DAYS, which this command's environment does not name
     const again = await reprocess('--source', 'shopify', '--customer', '880000000005');
     expect(again.text).toContain(': 0 earlier order(s) credited (+0 points)');
     expect((await api.getMember(member.id)).point).toBe(100);
