@@ -7,7 +7,8 @@ import { type ListedDeadLetter, listDeadLetter } from './admin.js';
 import { LOCAL_INFO_PATH, type LocalStackInfo, LocalStackInfoSchema } from './info.js';
 import type { LocalQueueStats } from './queue/index.js';
 import type { LocalStack } from './stack.js';
-import { ConfigurationError, type ProcessingSettings, processingSettingsFromEnv } from '../shared/config/index.js';
+import { ConfigurationError, ENV, type ProcessingSettings, processingSettingsFromEnv } from '../shared/config/index.js';
+import { type CustomerLinking, customerLinkings, loadSources } from '../shared/sources/index.js';
 
 /** Handles on a running local stack, whether it runs in this process or in an `npm start` beside it. */
 export interface LocalStackHandle {
@@ -22,6 +23,8 @@ export interface LocalStackHandle {
   ledger: Ledger;
   /** The settings the stack's worker processes with (its word, else derived from this environment as npm start does). */
   processing: ProcessingSettings;
+  /** How the stack's source links customers (its external key, days credited back); undefined: it does not say. */
+  customerLinking(source: string): CustomerLinking | undefined;
   queueStats(): Promise<LocalQueueStats>;
   deadLetters(): Promise<ListedDeadLetter[]>;
   redrive(): Promise<number>;
@@ -149,6 +152,7 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
     openapi,
     ledger,
     processing,
+    customerLinking: (source) => info?.customerLinking?.[source],
     queueStats,
     ...(info?.squareOrders ? { squareOrders: info.squareOrders } : {}),
     ...(info?.smaregi ? { smaregi: info.smaregi } : {}),
@@ -178,6 +182,7 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
 export function handleOf(stack: LocalStack): LocalStackHandle {
   const openapi = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
   const documentClient = createDocumentClient({ endpoint: stack.urls.dynamodb, ...LOCAL_AWS });
+  const linkings = customerLinkings(loadSources(stack.handlerEnv[ENV.SOURCES_CONFIG]));
   return {
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
@@ -187,6 +192,7 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
     openapi,
     ledger: stack.ledger,
     processing: processingSettingsFromEnv(stack.handlerEnv),
+    customerLinking: (source) => linkings[source],
     queueStats: async () => stack.queue.stats(),
     deadLetters: async () => stack.queue.deadLetters().map(listDeadLetter),
     redrive: async () => stack.queue.redrive(),

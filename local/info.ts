@@ -19,6 +19,8 @@ export const LocalStackInfoSchema = z.object({
   smaregi: z.object({ url: z.url(), contractId: z.string().min(1) }).optional(),
   /** The settings the stack's worker processes with (an operator command that processes uses the same). */
   processing: ProcessingSettings.optional(),
+  /** How the stack's sources link customers (external key, days credited back), by source name. */
+  customerLinking: z.record(z.string(), z.object({ externalKey: z.string().min(1), retroCreditDays: z.number().int() })).optional(),
 });
 
 export type LocalStackInfo = z.infer<typeof LocalStackInfoSchema>;

@@ -2,7 +2,8 @@ import { DEMO_CONFIG_PATH, loadConfigFile, parseConfig, startEmulator, type Emul
 import { consoleRoutes, deferredSource, localConsoleSource } from '../console/index.js';
 import type { ConsoleSource } from '../console/index.js';
 import { openApiProbe } from '../shared/consumer/index.js';
-import { processingSettingsFromEnv } from '../shared/config/index.js';
+import { ENV, processingSettingsFromEnv } from '../shared/config/index.js';
+import { customerLinkings, loadSources } from '../shared/sources/index.js';
 import { createDocumentClient } from '../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { adminRoutes } from './admin.js';
@@ -66,6 +67,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       wiring.info.squareOrders = { url: services.squareOrders.url, basis: squareBasis };
       wiring.info.smaregi = { url: services.smaregi.standIn.url, contractId: services.smaregi.contractId };
       wiring.info.processing = processingSettingsFromEnv(handlerEnv);
+      wiring.info.customerLinking = customerLinkings(loadSources(handlerEnv[ENV.SOURCES_CONFIG]));
     }
     const queue = createStackQueue(options, settings.timing, log);
     const handlers = buildStackHandlers({

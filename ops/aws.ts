@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadStageConfig } from '../infra/config/load.js';
-import { stageProcessingSettings } from '../infra/config/derived.js';
+import { stageCustomerLinking, stageProcessingSettings } from '../infra/config/derived.js';
+import type { CustomerLinking } from '../shared/sources/index.js';
 import { OUTPUT_KEYS } from '../infra/outputs.js';
 import { createSecretsManagerReader, type ProcessingSettings } from '../shared/config/index.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -94,6 +95,8 @@ export interface AwsTarget {
   tableName: string;
   /** The settings the stage's worker processes with (from the stage file, as the stack derives them). */
   processing: ProcessingSettings;
+  /** How the stage's source links customers (its external key, days credited back), from the stage file. */
+  customerLinking(source: string): CustomerLinking | undefined;
   openapi: OpenApiClient;
   outputs: StackOutputs;
   sqs: SQSClient;
@@ -120,6 +123,7 @@ export async function connectToStage(options: StageOptions): Promise<AwsTarget> 
   const { stage, outputs } = await stageStack(options);
   const documentClient = createDocumentClient({ region: stage.region });
   const processing = stageProcessingSettings(stage);
+  const linkings = stageCustomerLinking(stage);
   const ledger = createLedger({
     client: documentClient,
     tableName: outputs.LedgerTableName,
@@ -139,6 +143,7 @@ export async function connectToStage(options: StageOptions): Promise<AwsTarget> 
     documentClient,
     tableName: outputs.LedgerTableName,
     processing,
+    customerLinking: (source) => linkings[source],
     openapi,
     outputs,
     sqs,

@@ -13,14 +13,17 @@ import { deadLetterReason } from './dead-letter-reason.js';
 import { ledgerReport } from './ledger-report.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
+/** Days credited back when the stack does not say its source's retroCreditDays (a stack started before it told). */
+const DEFAULT_RETRO_CREDIT_DAYS = 30;
+
 export const CLI_USAGE = `usage:
   npm run ledger -- <source> <order id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
-  npm run ledger -- <source> --customer <id> [--key <external key>] [--stage <stage> ...]
+  npm run ledger -- <source> --customer <id> [--key <external key, default: the source's>] [--stage <stage> ...]
   npm run redrive -- [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run audit -- [--since <date|3d>] [--until <date|12h>] [--json] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run dlq -- [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
-  npm run reprocess -- --source <source> --customer <id> [--days <n, default 30>] [--key <external key>] [--stage <stage> ...]
+  npm run reprocess -- --source <source> --customer <id> [--days <n, default: the source's retroCreditDays>] [--key <external key, default: the source's>] [--stage <stage> ...]
   npm run privacy -- list | show <request id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
 
 /** The `npm start` on PORT, its emulator and dynalite reached where it says they are. */
@@ -91,12 +94,20 @@ async function run(
       const { source, customer } = values;
       if (source === undefined || customer === undefined || rest.length > 0)
         throw new OpsError('usage', 'reprocess takes --source <source> --customer <id>');
-      const days = values.days === undefined ? 30 : Number(values.days);
-      if (!Number.isInteger(days) || days < 1 || days > 365) throw new OpsError('usage', '--days is a whole number of days, 1 to 365');
+      const days = values.days === undefined ? undefined : Number(values.days);
+      if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 365))
+        throw new OpsError('usage', '--days is a whole number of days, 1 to 365');
       const handle = aws ?? (await localHandle(env));
       try {
         const { reprocessCustomer } = await import('./reprocess.js');
-        return await reprocessCustomer(handle, { source, customer, externalKey: values.key ?? source, days }, print);
+        // The source's own settings unless overridden: its external key and the days linking credits back.
+        const linking = handle.customerLinking(source);
+        const externalKey = values.key ?? linking?.externalKey ?? source;
+        return await reprocessCustomer(
+          handle,
+          { source, customer, externalKey, days: days ?? linking?.retroCreditDays ?? DEFAULT_RETRO_CREDIT_DAYS },
+          print,
+        );
       } finally {
         await handle.close();
       }
@@ -109,7 +120,11 @@ async function run(
       const handle = aws ?? (await localHandle(env));
       try {
         const report = byCustomer
-          ? await reportCustomer(handle, { source, customerId: values.customer ?? '', externalKey: values.key ?? source })
+          ? await reportCustomer(handle, {
+              source,
+              customerId: values.customer ?? '',
+              externalKey: values.key ?? handle.customerLinking(source)?.externalKey ?? source,
+            })
           : await ledgerReport(handle.ledger, handle.openapi, source, orderId ?? '');
         for (const line of report.lines) print(line);
         return report.found ? 0 : 1;

@@ -1,6 +1,7 @@
 import { ENV, type ProcessingSettings, processingSettingsFromEnv } from '../../shared/config/index.js';
 import { type StageConfig, stageTiming } from './schema.js';
 import { sourcesConfig } from './sources.js';
+import { type CustomerLinking, customerLinkings, loadSources } from '../../shared/sources/index.js';
 
 /** Values computed from a stage's configuration, in one place so the stack and the tests agree. */
 
@@ -52,6 +53,11 @@ export function workerEnvironment(stage: StageConfig, refs: { tableName: string;
 /** The settings the stage's worker processes with, as it reads them (an operator command that processes uses the same). */
 export function stageProcessingSettings(stage: StageConfig): ProcessingSettings {
   return processingSettingsFromEnv({ ...processingEnvironment(stage), [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute) });
+}
+
+/** How the stage's sources link customers (external key, days credited back), as its functions read them. */
+export function stageCustomerLinking(stage: StageConfig): Record<string, CustomerLinking> {
+  return customerLinkings(loadSources(JSON.stringify(sourcesConfig(stage.sources))));
 }
 
 function processingEnvironment(stage: StageConfig): Record<string, string> {

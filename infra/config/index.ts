@@ -21,6 +21,7 @@ export {
   auditEnvironment,
   receiverEnvironment,
   secretPrefix,
+  stageCustomerLinking,
   stageProcessingSettings,
   webhookSecretName,
   workerEnvironment,

@@ -7,6 +7,7 @@ import { loadSources } from '../../../shared/sources/index.js';
 import {
   loadStageConfig,
   receiverEnvironment,
+  stageCustomerLinking,
   stageProcessingSettings,
   stageTiming,
   workerEnvironment,
@@ -38,6 +39,18 @@ describe('the functions’ environment derived from a stage', () => {
     const settings = stageProcessingSettings(stage);
     expect(settings).toEqual(processingSettingsFromEnv(workerEnvironment(stage, refs)));
     expect(settings).toMatchObject({ insufficientPointsPolicy: 'park', ledgerTtlDays: 700 });
+  });
+
+  it('gives operator commands the linking settings of the stage’s sources, as its functions read them', () => {
+    const staging = loadStageConfig(INFRA_DIR, 'staging');
+    const shopify = { ...staging.sources.shopify, externalKey: 'shop_jp', retroCreditDays: 7 };
+    const stage = { ...staging, sources: { ...staging.sources, shopify } } as typeof staging;
+    expect(stageCustomerLinking(stage)).toEqual({ shopify: { externalKey: 'shop_jp', retroCreditDays: 7 } });
+    const env = receiverEnvironment(stage, { queueUrl: 'q', webhookSecretArnsJson: '{}' });
+    expect(loadSources(env[ENV.SOURCES_CONFIG]).get('shopify')?.customerLinking?.()).toEqual({
+      externalKey: 'shop_jp',
+      retroCreditDays: 7,
+    });
   });
 
   it('gives the worker the backoff, horizon and breaker settings of the one timing derivation', () => {

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../../emulator/index.js';
+import { shopifyOrderPaid } from '../../../local/webhooks/index.js';
+import { type LocalStack, startLocalStack } from '../../../local/index.js';
+import { cliCommand } from '../../../ops/index.js';
+import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
+
+/** A shop whose membership service names the key `shop_jp` and credits a week back, not the defaults. */
+const EXTERNAL_KEY = 'shop_jp';
+const RETRO_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+let stack: LocalStack;
+let api: OpenApiClient;
+
+beforeAll(async () => {
+  const demo: EmulatorConfig = await loadConfigFile(DEMO_CONFIG_PATH);
+  const emulatorConfig = {
+    ...demo,
+    clients: demo.clients.map((c) => ({ ...c, external_keys: [...c.external_keys, EXTERNAL_KEY] })),
+  };
+  stack = await startLocalStack({
+    emulatorConfig,
+    env: { SOURCES_CONFIG: JSON.stringify({ shopify: { externalKey: EXTERNAL_KEY, retroCreditDays: RETRO_DAYS } }) },
+  });
+  api = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
+});
+afterAll(async () => {
+  await api.close();
+  await stack.close();
+});
+
+async function command(...args: string[]) {
+  const lines: string[] = [];
+  const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+  const code = await cliCommand(args, { PORT: new URL(stack.urls.intake).port }, out);
+  return { code, text: lines.join('\n') };
+}
+
+async function deliverOrder(orderId: string, customerId: string, purchasedMs: number): Promise<void> {
+  const secret = stack.webhookSecrets.shopify[0] ?? '';
+  const request = shopifyOrderPaid(
+    { orderId, name: `#${orderId}`, customerId, subtotal: '10000', tax: '0', currency: 'JPY', taxesIncluded: true },
+    secret,
+    `wh-${orderId}`,
+    purchasedMs,
+  );
+  const res = await fetch(`${stack.urls.intake}${request.path}`, { method: 'POST', headers: request.headers, body: request.body });
+  expect(res.status).toBe(202);
+}
+
+describe("operator commands follow the source's own linking settings (external key, days credited back)", () => {
+  it("reprocess credits by the source's external key and within its retroCreditDays unless told otherwise", async () => {
+    await deliverOrder('993000000001', '883000000001', Date.now() - (RETRO_DAYS + 1) * DAY_MS);
+    await deliverOrder('993000000002', '883000000001', Date.now());
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    const member = await api.registerMember({ external_ids: { [EXTERNAL_KEY]: '883000000001' } });
+
+    expect((await command('reprocess', '--source', 'shopify', '--customer', '883000000001')).text).toBe(
+      'customer shopify 883000000001: 1 earlier order(s) credited (+100 points), 0 still without a member, 0 to try again',
+    );
+    const older = await command('reprocess', '--source', 'shopify', '--customer', '883000000001', '--days', '30');
+    expect(older.text).toContain(': 1 earlier order(s) credited (+100 points)');
+    const history = await api.listPoints(member.id, { perPage: 1000 });
+    expect(history.points.map((p) => p.remarks).sort()).toEqual(
+      [purchaseMarkerOf('shopify', '993000000001'), purchaseMarkerOf('shopify', '993000000002')].sort(),
+    );
+  });
+
+  it("ledger --customer looks the customer up under the source's external key", async () => {
+    const shown = await command('ledger', 'shopify', '--customer', '883000000001');
+    expect(shown.code).toBe(0);
+    expect(shown.text).toContain(`customer shopify 883000000001 (external key ${EXTERNAL_KEY})`);
+    expect(shown.text).toMatch(new RegExp(`membership service: member \\S+ holds ${EXTERNAL_KEY}=883000000001`));
+  });
+});
