@@ -1,4 +1,5 @@
 import type { WebhookSecrets } from '../config/index.js';
+import type { Logger } from '../logging/index.js';
 import { verifyAppProxy } from './app-proxy.js';
 import { LINK_STATUS, type LinkRefusal } from './errors.js';
 import { type LinkApi, type LinkResult, linkCustomer } from './link.js';
@@ -18,9 +19,12 @@ export interface ProxyLinkDeps {
   readonly externalKey: string;
   readonly openapi: LinkApi;
   readonly now: () => number;
-  /** Called once a customer is newly linked (credit their earlier purchases); a failure here never undoes the link. */
+  /**
+   * Called for every successful link, a repeated one too (queues the crediting of earlier purchases). A
+   * failure never undoes the link: the answer says to press again, which asks once more.
+   */
   readonly onLinked?: (linked: { source: string; customerId: string; memberId: string }) => Promise<void>;
-  readonly logger?: { info(m: string, f?: Record<string, unknown>): void; warn(m: string, f?: Record<string, unknown>): void };
+  readonly logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
 }
 
 export interface ProxyAnswer {
@@ -61,12 +65,20 @@ export async function handleProxyLink(request: ProxyLinkRequest, deps: ProxyLink
     return answer(json, result);
   }
   deps.logger?.info('customer linked', { source: deps.source, changed: result.changed });
-  if (result.changed && deps.onLinked) {
+  // Asked for a repeated link too: if the first one's crediting could not be queued, pressing again
+  // queues it (crediting is exactly once however often it is asked; copies of one link's event collapse).
+  if (deps.onLinked) {
     try {
       await deps.onLinked({ source: deps.source, customerId: result.customerId, memberId: result.memberId });
     } catch (e) {
-      // Linked all the same: `npm run reprocess -- --customer` credits what was missed.
-      deps.logger?.warn('crediting earlier purchases could not be queued', { error: e instanceof Error ? e.message : 'unknown' });
+      deps.logger?.error('crediting earlier purchases could not be queued', { error: e instanceof Error ? e.name : 'unknown' });
+      return answer(json, {
+        ok: false,
+        refusal: {
+          kind: 'unavailable',
+          message: 'your shop account is linked, but crediting your earlier purchases could not be started: press the link button again',
+        },
+      });
     }
   }
   return answer(json, result);

@@ -151,13 +151,40 @@ describe('linking a shop customer through the App Proxy', () => {
     expect(await holderOf('7001')).toBeUndefined();
   });
 
-  it('answers a repeated link as linked without changing anything or crediting again', async () => {
+  it('answers a repeated link as linked without changing anything, asking for the same crediting again', async () => {
     const token = await emulator.handoverToken('test-client', CAROL);
     await link(proxyQuery({ logged_in_customer_id: '7001', member: CAROL, token }));
     const again = await link(proxyQuery({ logged_in_customer_id: '7001', member: CAROL, token }));
     expect(again).toEqual({ status: 200, body: { status: 'linked', member: CAROL, changed: false } });
     expect((await emulator.stats('test-client'))?.routes[UPDATE_ROUTE]?.total).toBe(1);
-    expect(linked).toHaveLength(1);
+    // The same link twice: one event id, so the queue keeps one, and crediting is exactly once anyway.
+    expect(linked).toEqual([
+      { source: 'shopify', customerId: '7001', memberId: CAROL },
+      { source: 'shopify', customerId: '7001', memberId: CAROL },
+    ]);
+  });
+
+  it('says to press again when the crediting of earlier purchases cannot be queued, and pressing again queues it', async () => {
+    const token = await emulator.handoverToken('test-client', CAROL);
+    const query = proxyQuery({ logged_in_customer_id: '7001', member: CAROL, token });
+    const failing: ProxyLinkDeps = {
+      ...deps(),
+      onLinked: async () => {
+        throw new Error('queue unreachable');
+      },
+    };
+    const first = await handleProxyLink({ rawQuery: query, accept: 'application/json' }, failing);
+    expect(first.statusCode).toBe(503);
+    expect(JSON.parse(first.body)).toEqual({
+      error: {
+        kind: 'unavailable',
+        message: 'your shop account is linked, but crediting your earlier purchases could not be started: press the link button again',
+      },
+    });
+    expect(await holderOf('7001')).toBe(CAROL);
+    // The token is used up, but a linked customer is answered before it is checked: the same page works.
+    expect(await link(query)).toEqual({ status: 200, body: { status: 'linked', member: CAROL, changed: false } });
+    expect(linked).toEqual([{ source: 'shopify', customerId: '7001', memberId: CAROL }]);
   });
 
   it('links when the update went through but its answer was lost', async () => {
