@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliCommand } from '../../../ops/index.js';
+import { loadStageConfig } from '../../../infra/config/index.js';
+import { INFRA_DIR } from '../../../infra/paths.js';
+import { ProcessingSettings } from '../../../shared/config/index.js';
 import { createLedger, type Ledger } from '../../../shared/ledger/index.js';
+import { createOpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
+import { createProcessor } from '../../../shared/points/index.js';
+import { createPrivacyRequests } from '../../../shared/privacy/index.js';
+import { purchase } from '../shared/points/harness.js';
 import { type AwsBoundary, startAwsBoundary, stubAwsEndpoints } from '../../support/aws-boundary.js';
 import { type LocalDynamo, startDynalite } from '../../support/dynalite.js';
 import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
@@ -117,6 +124,63 @@ describe('stage commands (--stage)', () => {
     expect(run.code).toBe(0);
     expect(run.lines[0]).toBe('order shopify ledger-1');
     expect(run.lines).toContain('    lastError: timeout: no answer in time');
+  });
+
+  it('reprocess credits, with the stage file’s settings, the earlier order of a customer who became a member', async () => {
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
+    });
+    try {
+      const processor = createProcessor({ ledger, openapi, settings: ProcessingSettings.parse({}), clock: Date.now });
+      const order = purchase({ customer: { externalKey: 'shopify', externalId: 'stage-late-1' }, occurredAt: new Date().toISOString() });
+      expect(await processor.process(order)).toMatchObject({ kind: 'customer_not_found' });
+      await openapi.registerMember({ external_ids: { shopify: 'stage-late-1' } });
+
+      const run = await cli('reprocess', '--source', 'shopify', '--customer', 'stage-late-1');
+      expect(run).toEqual({
+        code: 0,
+        lines: ['customer shopify stage-late-1: 1 earlier order(s) credited (+10 points), 0 still without a member, 0 to try again'],
+      });
+      const credited = await ledger.getOrder({ source: 'shopify', orderId: order.orderId });
+      const keptDays = ((credited?.ttl ?? 0) * 1000 - Date.now()) / 86_400_000;
+      expect(Math.round(keptDays)).toBe(loadStageConfig(INFRA_DIR, 'staging').processing.ledgerTtlDays);
+
+      const shown = await cli('ledger', 'shopify', '--customer', 'stage-late-1');
+      expect(shown.code).toBe(0);
+      expect(shown.lines).toContain('  orders waiting for this customer (customer_not_found): none');
+      expect(shown.lines.some((l) => /^ {2}membership service: member \S+ holds shopify=stage-late-1$/.test(l))).toBe(true);
+    } finally {
+      await openapi.close();
+    }
+  });
+
+  it("privacy list and show read the privacy requests the stage's worker recorded in its ledger table", async () => {
+    expect((await cli('privacy', 'list')).lines).toEqual(['no privacy requests recorded', 'privacy: requests=0']);
+    const requests = createPrivacyRequests({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
+    const id = 'shopify:privacy:redact_customer:wh-stage-1';
+    await requests.save(
+      {
+        id,
+        source: 'shopify',
+        action: 'redact_customer',
+        topic: 'customers/redact',
+        shopDomain: 'example-shop-staging.myshopify.com',
+        orderIds: ['5100000000000000001'],
+        finishedAt: new Date().toISOString(),
+        outcome: 'redacted',
+        figures: { orders: 1, refunds: 0, customers: 0, quarantined: 0 },
+      },
+      400,
+    );
+    const listed = await cli('privacy', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.lines[0]).toMatch(new RegExp(`^${id} {2}customers/redact {2}example-shop-staging\\.myshopify\\.com {2}redacted `));
+    expect(listed.lines.at(-1)).toBe('privacy: requests=1');
+    expect(JSON.parse((await cli('privacy', 'show', id)).lines.join('\n'))).toMatchObject({
+      id,
+      outcome: 'redacted',
+      figures: { orders: 1 },
+    });
   });
 
   it("audit scans the stage's ledger and ends with its summary line", async () => {
