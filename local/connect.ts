@@ -135,6 +135,8 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
   });
   const documentClient = createDocumentClient({ endpoint: dynamodbUrl, ...LOCAL_AWS });
   const processing = info?.processing ?? config.processing;
+  // A stack that does not tell its sources leaves the commands to their own defaults.
+  const linkings = info?.sourcesConfig === undefined ? undefined : customerLinkings(loadSources(info.sourcesConfig));
   const ledger = createLedger({
     client: documentClient,
     tableName,
@@ -152,7 +154,7 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
     openapi,
     ledger,
     processing,
-    customerLinking: (source) => info?.customerLinking?.[source],
+    customerLinking: (source) => linkings?.[source],
     queueStats,
     ...(info?.squareOrders ? { squareOrders: info.squareOrders } : {}),
     ...(info?.smaregi ? { smaregi: info.smaregi } : {}),

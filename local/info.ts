@@ -19,8 +19,11 @@ export const LocalStackInfoSchema = z.object({
   smaregi: z.object({ url: z.url(), contractId: z.string().min(1) }).optional(),
   /** The settings the stack's worker processes with (an operator command that processes uses the same). */
   processing: ProcessingSettings.optional(),
-  /** How the stack's sources link customers (external key, days credited back), by source name. */
-  customerLinking: z.record(z.string(), z.object({ externalKey: z.string().min(1), retroCreditDays: z.number().int() })).optional(),
+  /**
+   * The sources configuration the stack's handlers read (SOURCES_CONFIG as derived: settings, never
+   * secrets): operator commands take a source's external key, linking and topics from it.
+   */
+  sourcesConfig: z.string().optional(),
 });
 
 export type LocalStackInfo = z.infer<typeof LocalStackInfoSchema>;

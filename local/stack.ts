@@ -3,7 +3,6 @@ import { consoleRoutes, deferredSource, localConsoleSource } from '../console/in
 import type { ConsoleSource } from '../console/index.js';
 import { openApiProbe } from '../shared/consumer/index.js';
 import { ENV, processingSettingsFromEnv } from '../shared/config/index.js';
-import { customerLinkings, loadSources } from '../shared/sources/index.js';
 import { createDocumentClient } from '../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { adminRoutes } from './admin.js';
@@ -67,7 +66,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       wiring.info.squareOrders = { url: services.squareOrders.url, basis: squareBasis };
       wiring.info.smaregi = { url: services.smaregi.standIn.url, contractId: services.smaregi.contractId };
       wiring.info.processing = processingSettingsFromEnv(handlerEnv);
-      wiring.info.customerLinking = customerLinkings(loadSources(handlerEnv[ENV.SOURCES_CONFIG]));
+      wiring.info.sourcesConfig = handlerEnv[ENV.SOURCES_CONFIG] ?? '';
     }
     const queue = createStackQueue(options, settings.timing, log);
     const handlers = buildStackHandlers({

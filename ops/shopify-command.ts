@@ -24,7 +24,8 @@ export const SHOPIFY_USAGE = `usage:
 async function localTarget(env: NodeJS.ProcessEnv, sourceName: string, shop: string | undefined): Promise<SubscribeTarget> {
   const config = await resolveLocalConfig(env);
   const found = await requireRunningStack(config);
-  const subscriptions = subscribingSource(loadSources(env.SOURCES_CONFIG), sourceName);
+  // The running stack's sources (SHOPIFY_ENROLMENT included), else this environment's, as npm start reads it.
+  const subscriptions = subscribingSource(loadSources(found.info?.sourcesConfig ?? env.SOURCES_CONFIG), sourceName);
   const client = createShopifyAdminClient({
     shopDomain: shop ?? LOCAL_SHOP,
     origin: found.info?.shopifyAdmin?.url ?? `http://127.0.0.1:${config.ports.shopifyAdmin}`,

@@ -31,6 +31,8 @@ export interface ShopifyAdminStandInOptions {
   /** The client-credentials grant of a Dev Dashboard app: tokens issued at /admin/oauth/access_token, expiring. */
   clientCredentials?: ClientCredentialsSettings;
   bucket?: Partial<BucketSettings>;
+  /** The access scopes the app was granted (`currentAppInstallation.accessScopes`); default: read_orders and read_customers. */
+  accessScopes?: readonly string[];
   now?: () => number;
 }
 
@@ -46,6 +48,9 @@ export interface ShopifyAdminStandIn {
   subscriptions: SubscriptionStore;
   close(): Promise<void>;
 }
+
+/** What the local app is granted unless told otherwise: what reconciliation and enrolment need. */
+const DEFAULT_ACCESS_SCOPES = ['read_orders', 'read_customers'];
 
 /** Shopify's largest single query. */
 const MAX_QUERY_COST = 1000;
@@ -176,9 +181,13 @@ function answerDocument(state: StandInState, fields: Field[], vars: Record<strin
     if ('errors' in subscriptionAnswer) return { body: subscriptionAnswer };
     return { data: subscriptionAnswer.data, returned: 1 };
   }
+  if (top?.name === 'currentAppInstallation' && fields.length === 1) {
+    const scopes = state.options.accessScopes ?? DEFAULT_ACCESS_SCOPES;
+    return { data: { currentAppInstallation: { accessScopes: scopes.map((handle) => ({ handle })) } }, returned: 1 };
+  }
   if (top?.name === 'orders' && fields.length === 1) return answerOrders(state.store, top, vars);
   if (top?.name === 'refund' && fields.length === 1) return answerRefund(state.store, top, vars);
-  return { error: 'the stand-in answers only reconciliation and subscription documents' };
+  return { error: 'the stand-in answers only reconciliation, subscription and access scope documents' };
 }
 
 /** The test surface: store an order or a refund as Shopify holds it, or set the bucket. */

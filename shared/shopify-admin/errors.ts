@@ -5,6 +5,7 @@ export type ShopifyAdminErrorKind =
   | 'http' // another non-2xx answer
   | 'graphql' // the answer's `errors` (not THROTTLED)
   | 'rejected' // a mutation's `userErrors`
+  | 'missing_scope' // the app was not granted an access scope a topic needs
   | 'invalid_response' // not the shape the documents ask for, over the answer cap, or pagination that does not end
   | 'timeout' // no complete answer within the call's deadline
   | 'network'; // no answer

@@ -25,6 +25,26 @@ export const WEBHOOK_SUBSCRIPTION_CREATE = `mutation WebhookSubscriptionCreate($
   }
 }`;
 
+/** The app's granted access scopes (`currentAppInstallation`: no scope needed to read them). */
+export const ACCESS_SCOPES_QUERY = `query AccessScopes {
+  currentAppInstallation { accessScopes { handle } }
+}`;
+
+/**
+ * The access scope Shopify requires before it delivers each topic the bridge subscribes (its webhook
+ * reference); `write_<x>` includes `read_<x>`.
+ */
+const TOPIC_SCOPES: Readonly<Record<string, string>> = {
+  'orders/paid': 'read_orders',
+  'orders/cancelled': 'read_orders',
+  'refunds/create': 'read_orders',
+  'customers/create': 'read_customers',
+};
+
+const AccessScopes = z.object({
+  currentAppInstallation: z.object({ accessScopes: z.array(z.object({ handle: z.string() })) }),
+});
+
 const Subscription = z.object({ id: z.string(), topic: z.string(), uri: z.string() });
 const SubscriptionsPage = z.object({
   webhookSubscriptions: z.object({
@@ -79,14 +99,40 @@ async function listSubscriptions(client: Pick<ShopifyAdminClient, 'graphql'>) {
 }
 
 /**
+ * Refuses, before anything is created, topics whose access scope the app was not granted: Shopify
+ * would not deliver them, and an operator should learn which scope to add rather than wait for
+ * deliveries that never come.
+ */
+async function checkScopes(client: Pick<ShopifyAdminClient, 'graphql'>, topics: readonly string[]): Promise<void> {
+  const needed = topics.flatMap((t) => (TOPIC_SCOPES[t] ? [{ topic: t, scope: TOPIC_SCOPES[t] }] : []));
+  if (needed.length === 0) return;
+  const answer = parsed(AccessScopes, await client.graphql(ACCESS_SCOPES_QUERY, {}), 'currentAppInstallation');
+  const granted = new Set(answer.currentAppInstallation.accessScopes.map((s) => s.handle));
+  const lacking = needed.filter(({ scope }) => !granted.has(scope) && !granted.has(scope.replace(/^read_/, 'write_')));
+  if (lacking.length === 0) return;
+  const scopes = [...new Set(lacking.map((l) => l.scope))].join(', ');
+  throw new ShopifyAdminError(
+    'missing_scope',
+    `the app has not been granted ${scopes}, which ${lacking.map((l) => l.topic).join(', ')} needs: add it to the app's access ` +
+      'scopes (Dev Dashboard, or scopes in shopify.app.toml), have the shop approve it, and run subscribe again; nothing was subscribed',
+  );
+}
+
+/**
  * Makes the shop deliver each topic to `uri`: lists what exists first and creates only the
- * subscriptions that are missing, so a second run changes nothing. Nothing is deleted or moved.
+ * subscriptions that are missing, so a second run changes nothing. Nothing is deleted or moved, and
+ * nothing is created while a missing topic's access scope is not granted.
  */
 export async function subscribeTopics(
   client: Pick<ShopifyAdminClient, 'graphql'>,
   wanted: { topics: readonly string[]; uri: string },
 ): Promise<SubscribeResult> {
   const existing = await listSubscriptions(client);
+  const alreadyOurs = (topic: string) => existing.find((s) => s.topic === topicEnum(topic) && s.uri === wanted.uri);
+  await checkScopes(
+    client,
+    wanted.topics.filter((t) => !alreadyOurs(t)),
+  );
   const changes: SubscriptionChange[] = [];
   for (const topic of wanted.topics) {
     const same = existing.filter((s) => s.topic === topicEnum(topic));

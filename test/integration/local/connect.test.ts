@@ -71,7 +71,7 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
       squareOrders: { url: stack.urls.squareOrders, basis: 'amount' },
       smaregi: { url: stack.urls.smaregi, contractId: 'demo-contract' },
       processing: processingSettingsFromEnv(stack.handlerEnv),
-      customerLinking: { shopify: { externalKey: 'shopify', retroCreditDays: 30 } },
+      sourcesConfig: stack.handlerEnv.SOURCES_CONFIG,
     });
     for (const secret of [stack.openApi.clientSecret, SHOPIFY_SECRET, POS_SECRET, stack.smaregi.webhookSecret])
       expect(text.includes(secret)).toBe(false);

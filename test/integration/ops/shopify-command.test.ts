@@ -44,3 +44,22 @@ describe('npm run shopify -- subscribe (local stack)', () => {
     expect(stack.shopifyAdmin.subscriptions.list()).toHaveLength(before);
   });
 });
+
+describe('npm run shopify -- subscribe (a local stack that enrols customers)', () => {
+  let stack: LocalStack;
+  withDemoStack({ env: { SHOPIFY_ENROLMENT: 'register' } }, (made) => {
+    stack = made.stack;
+  });
+
+  it('subscribes customers/create too, following the running stack rather than its own environment', async () => {
+    const out: string[] = [];
+    const code = await shopifyCommand(
+      ['subscribe'],
+      { PORT: String(new URL(stack.urls.intake).port) },
+      { print: (l) => out.push(l), printError: () => undefined },
+    );
+    expect(code).toBe(0);
+    expect(out.at(-1)).toBe('shopify: topics=4 created=4 existing=0');
+    expect(stack.shopifyAdmin.subscriptions.list().map((s) => s.topic)).toContain('CUSTOMERS_CREATE');
+  });
+});
