@@ -8,7 +8,7 @@ import { LOCAL_INFO_PATH, type LocalStackInfo, LocalStackInfoSchema } from './in
 import type { LocalQueueStats } from './queue/index.js';
 import type { LocalStack } from './stack.js';
 import { ConfigurationError, ENV, type ProcessingSettings, processingSettingsFromEnv } from '../shared/config/index.js';
-import { type CustomerLinking, customerLinkings, loadSources } from '../shared/sources/index.js';
+import { type CustomerLinking, loadSources } from '../shared/sources/index.js';
 
 /** Handles on a running local stack, whether it runs in this process or in an `npm start` beside it. */
 export interface LocalStackHandle {
@@ -25,6 +25,8 @@ export interface LocalStackHandle {
   processing: ProcessingSettings;
   /** How the stack's source links customers (its external key, days credited back); undefined: it does not say. */
   customerLinking(source: string): CustomerLinking | undefined;
+  /** The stack's configured sources; undefined: it does not say. */
+  sourceNames: readonly string[] | undefined;
   queueStats(): Promise<LocalQueueStats>;
   deadLetters(): Promise<ListedDeadLetter[]>;
   redrive(): Promise<number>;
@@ -136,7 +138,7 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
   const documentClient = createDocumentClient({ endpoint: dynamodbUrl, ...LOCAL_AWS });
   const processing = info?.processing ?? config.processing;
   // A stack that does not tell its sources leaves the commands to their own defaults.
-  const linkings = info?.sourcesConfig === undefined ? undefined : customerLinkings(loadSources(info.sourcesConfig));
+  const sources = info?.sourcesConfig === undefined ? undefined : loadSources(info.sourcesConfig);
   const ledger = createLedger({
     client: documentClient,
     tableName,
@@ -154,7 +156,8 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
     openapi,
     ledger,
     processing,
-    customerLinking: (source) => linkings?.[source],
+    customerLinking: (source) => sources?.get(source)?.customerLinking?.(),
+    sourceNames: sources ? [...sources.keys()] : undefined,
     queueStats,
     ...(info?.squareOrders ? { squareOrders: info.squareOrders } : {}),
     ...(info?.smaregi ? { smaregi: info.smaregi } : {}),
@@ -184,7 +187,7 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
 export function handleOf(stack: LocalStack): LocalStackHandle {
   const openapi = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
   const documentClient = createDocumentClient({ endpoint: stack.urls.dynamodb, ...LOCAL_AWS });
-  const linkings = customerLinkings(loadSources(stack.handlerEnv[ENV.SOURCES_CONFIG]));
+  const sources = loadSources(stack.handlerEnv[ENV.SOURCES_CONFIG]);
   return {
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
@@ -194,7 +197,8 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
     openapi,
     ledger: stack.ledger,
     processing: processingSettingsFromEnv(stack.handlerEnv),
-    customerLinking: (source) => linkings[source],
+    customerLinking: (source) => sources.get(source)?.customerLinking?.(),
+    sourceNames: [...sources.keys()],
     queueStats: async () => stack.queue.stats(),
     deadLetters: async () => stack.queue.deadLetters().map(listDeadLetter),
     redrive: async () => stack.queue.redrive(),

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadStageConfig } from '../infra/config/load.js';
-import { stageCustomerLinking, stageProcessingSettings } from '../infra/config/derived.js';
+import { stageProcessingSettings, stageSources } from '../infra/config/derived.js';
 import type { CustomerLinking } from '../shared/sources/index.js';
 import { OUTPUT_KEYS } from '../infra/outputs.js';
 import { createSecretsManagerReader, type ProcessingSettings } from '../shared/config/index.js';
@@ -97,6 +97,8 @@ export interface AwsTarget {
   processing: ProcessingSettings;
   /** How the stage's source links customers (its external key, days credited back), from the stage file. */
   customerLinking(source: string): CustomerLinking | undefined;
+  /** The stage's configured sources. */
+  sourceNames: readonly string[];
   openapi: OpenApiClient;
   outputs: StackOutputs;
   sqs: SQSClient;
@@ -123,7 +125,7 @@ export async function connectToStage(options: StageOptions): Promise<AwsTarget> 
   const { stage, outputs } = await stageStack(options);
   const documentClient = createDocumentClient({ region: stage.region });
   const processing = stageProcessingSettings(stage);
-  const linkings = stageCustomerLinking(stage);
+  const sources = stageSources(stage);
   const ledger = createLedger({
     client: documentClient,
     tableName: outputs.LedgerTableName,
@@ -143,7 +145,8 @@ export async function connectToStage(options: StageOptions): Promise<AwsTarget> 
     documentClient,
     tableName: outputs.LedgerTableName,
     processing,
-    customerLinking: (source) => linkings[source],
+    customerLinking: (source) => sources.get(source)?.customerLinking?.(),
+    sourceNames: [...sources.keys()],
     openapi,
     outputs,
     sqs,

@@ -100,6 +100,8 @@ async function run(
       const handle = aws ?? (await localHandle(env));
       try {
         const { reprocessCustomer } = await import('./reprocess.js');
+        if (handle.sourceNames !== undefined && !handle.sourceNames.includes(source))
+          throw new OpsError('usage', `no source ${source} is configured here (configured: ${handle.sourceNames.join(', ')})`);
         // The source's own settings unless overridden: its external key and the days linking credits back.
         const linking = handle.customerLinking(source);
         const externalKey = values.key ?? linking?.externalKey ?? source;

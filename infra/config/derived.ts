@@ -1,7 +1,7 @@
 import { ENV, type ProcessingSettings, processingSettingsFromEnv } from '../../shared/config/index.js';
 import { type StageConfig, stageTiming } from './schema.js';
 import { sourcesConfig } from './sources.js';
-import { type CustomerLinking, customerLinkings, loadSources } from '../../shared/sources/index.js';
+import { loadSources, type SourceSet } from '../../shared/sources/index.js';
 
 /** Values computed from a stage's configuration, in one place so the stack and the tests agree. */
 
@@ -55,9 +55,9 @@ export function stageProcessingSettings(stage: StageConfig): ProcessingSettings 
   return processingSettingsFromEnv({ ...processingEnvironment(stage), [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute) });
 }
 
-/** How the stage's sources link customers (external key, days credited back), as its functions read them. */
-export function stageCustomerLinking(stage: StageConfig): Record<string, CustomerLinking> {
-  return customerLinkings(loadSources(JSON.stringify(sourcesConfig(stage.sources))));
+/** The stage's sources as its functions read them (names, external keys, linking, topics). */
+export function stageSources(stage: StageConfig): SourceSet {
+  return loadSources(JSON.stringify(sourcesConfig(stage.sources)));
 }
 
 function processingEnvironment(stage: StageConfig): Record<string, string> {

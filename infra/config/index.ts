@@ -21,8 +21,8 @@ export {
   auditEnvironment,
   receiverEnvironment,
   secretPrefix,
-  stageCustomerLinking,
   stageProcessingSettings,
+  stageSources,
   webhookSecretName,
   workerEnvironment,
 } from './derived.js';

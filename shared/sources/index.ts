@@ -1,7 +1,7 @@
 /** Webhook senders (Shopify, POS, Square): verifying their requests and turning them into canonical events. */
 export { unsafeCustomerId } from './path-safe.js';
 export { isSourcesConfigError } from './errors.js';
-export { customerLinkings, loadSources, type SourceSet } from './registry.js';
+export { loadSources, type SourceSet } from './registry.js';
 export { DEFAULT_SHOPIFY_API_VERSION } from './shopify-subscriptions.js';
 export { SHOPIFY_MAX_BODY_BYTES } from './shopify.js';
 export type {

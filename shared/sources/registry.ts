@@ -4,7 +4,7 @@ import { shopifySource } from './shopify.js';
 import { smaregiSource } from './smaregi.js';
 import { squareSource } from './square.js';
 import type { PointsEvent, QueuedEvent } from '../events/index.js';
-import type { ConfiguredSource, CustomerLinking, SignedRequest, WebhookSource } from './types.js';
+import type { ConfiguredSource, SignedRequest, WebhookSource } from './types.js';
 import { sourcesConfigError } from './errors.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 
@@ -97,14 +97,4 @@ export function loadSources(configJson: string | undefined): SourceSet {
 export function defaultSettings(kind: string): unknown {
   const source = KINDS[kind];
   return source ? source.settingsSchema.parse({}) : undefined;
-}
-
-/** How each source that links customers links them (external key, days credited back), by source name. */
-export function customerLinkings(sources: SourceSet): Record<string, CustomerLinking> {
-  const linkings: Record<string, CustomerLinking> = {};
-  for (const [name, source] of sources) {
-    const linking = source.customerLinking?.();
-    if (linking) linkings[name] = { externalKey: linking.externalKey, retroCreditDays: linking.retroCreditDays };
-  }
-  return linkings;
 }

@@ -7,8 +7,8 @@ import { loadSources } from '../../../shared/sources/index.js';
 import {
   loadStageConfig,
   receiverEnvironment,
-  stageCustomerLinking,
   stageProcessingSettings,
+  stageSources,
   stageTiming,
   workerEnvironment,
 } from '../../../infra/config/index.js';
@@ -45,7 +45,7 @@ describe('the functions’ environment derived from a stage', () => {
     const staging = loadStageConfig(INFRA_DIR, 'staging');
     const shopify = { ...staging.sources.shopify, externalKey: 'shop_jp', retroCreditDays: 7 };
     const stage = { ...staging, sources: { ...staging.sources, shopify } } as typeof staging;
-    expect(stageCustomerLinking(stage)).toEqual({ shopify: { externalKey: 'shop_jp', retroCreditDays: 7 } });
+    expect(stageSources(stage).get('shopify')?.customerLinking?.()).toEqual({ externalKey: 'shop_jp', retroCreditDays: 7 });
     const env = receiverEnvironment(stage, { queueUrl: 'q', webhookSecretArnsJson: '{}' });
     expect(loadSources(env[ENV.SOURCES_CONFIG]).get('shopify')?.customerLinking?.()).toEqual({
       externalKey: 'shop_jp',

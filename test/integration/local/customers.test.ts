@@ -169,6 +169,13 @@ describe('npm start: customers enrolled, linked and credited for what they bough
     expect((await api.getMember(member.id)).point).toBe(100);
   });
 
+  it('npm run reprocess refuses a source the stack does not have, crediting nothing', async () => {
+    expect(await reprocess('--source', 'shopfy', '--customer', '880000000005')).toEqual({
+      code: 2,
+      text: expect.stringContaining('no source shopfy is configured here (configured: shopify, pos, square, smaregi)'),
+    });
+  });
+
   it('npm run reprocess refuses a missing --customer or a bad --days by name', async () => {
     expect(await reprocess('--source', 'shopify')).toEqual({
       code: 2,
