@@ -1,7 +1,7 @@
 import type { WebhookSecrets } from '../config/index.js';
 import type { Logger } from '../logging/index.js';
 import { verifyAppProxy } from './app-proxy.js';
-import { LINK_STATUS, type LinkRefusal } from './errors.js';
+import { LINK_STATUS, type LinkRefusal, refusal } from './errors.js';
 import { type LinkApi, type LinkResult, linkCustomer } from './link.js';
 
 /** `GET /proxy/shopify/link`, as the App Proxy forwards it (`<api>/proxy/shopify` is the proxy URL). */
@@ -41,7 +41,7 @@ export async function handleProxyLink(request: ProxyLinkRequest, deps: ProxyLink
   try {
     secrets = await deps.secrets.get(deps.source, { forceRefresh: false });
   } catch {
-    return answer(json, { ok: false, refusal: { kind: 'unavailable', message: 'the link service is not configured' } });
+    return answer(json, { ok: false, refusal: refusal('unavailable', 'the link service is not configured') });
   }
   const bad = verifyAppProxy(query, secrets, deps.now());
   if (bad) {
@@ -54,10 +54,7 @@ export async function handleProxyLink(request: ProxyLinkRequest, deps: ProxyLink
   const memberId = one('member');
   const token = one('token');
   if (customerId === undefined || memberId === undefined || token === undefined) {
-    return answer(json, {
-      ok: false,
-      refusal: { kind: 'invalid_request', message: 'token, member and logged_in_customer_id are each needed once' },
-    });
+    return answer(json, { ok: false, refusal: refusal('invalid_request', 'token, member and logged_in_customer_id are each needed once') });
   }
   const result = await linkCustomer(deps.openapi, { externalKey: deps.externalKey, customerId, memberId, token });
   if (!result.ok) {
@@ -72,13 +69,8 @@ export async function handleProxyLink(request: ProxyLinkRequest, deps: ProxyLink
       await deps.onLinked({ source: deps.source, customerId: result.customerId, memberId: result.memberId });
     } catch (e) {
       deps.logger?.error('crediting earlier purchases could not be queued', { error: e instanceof Error ? e.name : 'unknown' });
-      return answer(json, {
-        ok: false,
-        refusal: {
-          kind: 'unavailable',
-          message: 'your shop account is linked, but crediting your earlier purchases could not be started: press the link button again',
-        },
-      });
+      const message = 'your shop account is linked, but crediting your earlier purchases could not be started: press the link button again';
+      return answer(json, { ok: false, refusal: refusal('unavailable', message) });
     }
   }
   return answer(json, result);

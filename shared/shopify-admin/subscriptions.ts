@@ -135,9 +135,9 @@ export async function subscribeTopics(
   );
   const changes: SubscriptionChange[] = [];
   for (const topic of wanted.topics) {
-    const same = existing.filter((s) => s.topic === topicEnum(topic));
-    for (const other of same.filter((s) => s.uri !== wanted.uri)) changes.push({ kind: 'elsewhere', topic, uri: other.uri, id: other.id });
-    const ours = same.find((s) => s.uri === wanted.uri);
+    const elsewhere = existing.filter((s) => s.topic === topicEnum(topic) && s.uri !== wanted.uri);
+    for (const other of elsewhere) changes.push({ kind: 'elsewhere', topic, uri: other.uri, id: other.id });
+    const ours = alreadyOurs(topic);
     if (ours) {
       changes.push({ kind: 'existing', topic, uri: ours.uri, id: ours.id });
       continue;
