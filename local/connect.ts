@@ -8,7 +8,7 @@ import { LOCAL_INFO_PATH, type LocalStackInfo, LocalStackInfoSchema } from './in
 import type { LocalQueueStats } from './queue/index.js';
 import type { LocalStack } from './stack.js';
 import { ConfigurationError, ENV, type ProcessingSettings, processingSettingsFromEnv } from '../shared/config/index.js';
-import { type CustomerLinking, loadSources } from '../shared/sources/index.js';
+import { loadSources, type SourceSet } from '../shared/sources/index.js';
 
 /** Handles on a running local stack, whether it runs in this process or in an `npm start` beside it. */
 export interface LocalStackHandle {
@@ -23,10 +23,8 @@ export interface LocalStackHandle {
   ledger: Ledger;
   /** The settings the stack's worker processes with (its word, else derived from this environment as npm start does). */
   processing: ProcessingSettings;
-  /** How the stack's source links customers (its external key, days credited back); undefined: it does not say. */
-  customerLinking(source: string): CustomerLinking | undefined;
-  /** The stack's configured sources; undefined: it does not say. */
-  sourceNames: readonly string[] | undefined;
+  /** The stack's sources as its handlers read them (names, external keys, linking); undefined: it does not say. */
+  sources: SourceSet | undefined;
   queueStats(): Promise<LocalQueueStats>;
   deadLetters(): Promise<ListedDeadLetter[]>;
   redrive(): Promise<number>;
@@ -156,8 +154,7 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
     openapi,
     ledger,
     processing,
-    customerLinking: (source) => sources?.get(source)?.customerLinking?.(),
-    sourceNames: sources ? [...sources.keys()] : undefined,
+    sources,
     queueStats,
     ...(info?.squareOrders ? { squareOrders: info.squareOrders } : {}),
     ...(info?.smaregi ? { smaregi: info.smaregi } : {}),
@@ -187,7 +184,6 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
 export function handleOf(stack: LocalStack): LocalStackHandle {
   const openapi = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
   const documentClient = createDocumentClient({ endpoint: stack.urls.dynamodb, ...LOCAL_AWS });
-  const sources = loadSources(stack.handlerEnv[ENV.SOURCES_CONFIG]);
   return {
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
@@ -197,8 +193,7 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
     openapi,
     ledger: stack.ledger,
     processing: processingSettingsFromEnv(stack.handlerEnv),
-    customerLinking: (source) => sources.get(source)?.customerLinking?.(),
-    sourceNames: [...sources.keys()],
+    sources: loadSources(stack.handlerEnv[ENV.SOURCES_CONFIG]),
     queueStats: async () => stack.queue.stats(),
     deadLetters: async () => stack.queue.deadLetters().map(listDeadLetter),
     redrive: async () => stack.queue.redrive(),

@@ -8,7 +8,7 @@ import { DeleteMessageCommand, type Message, ReceiveMessageCommand, SendMessageC
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadStageConfig } from '../infra/config/load.js';
 import { stageProcessingSettings, stageSources } from '../infra/config/derived.js';
-import type { CustomerLinking } from '../shared/sources/index.js';
+import type { SourceSet } from '../shared/sources/index.js';
 import { OUTPUT_KEYS } from '../infra/outputs.js';
 import { createSecretsManagerReader, type ProcessingSettings } from '../shared/config/index.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -95,10 +95,8 @@ export interface AwsTarget {
   tableName: string;
   /** The settings the stage's worker processes with (from the stage file, as the stack derives them). */
   processing: ProcessingSettings;
-  /** How the stage's source links customers (its external key, days credited back), from the stage file. */
-  customerLinking(source: string): CustomerLinking | undefined;
-  /** The stage's configured sources. */
-  sourceNames: readonly string[];
+  /** The stage's sources as its functions read them (names, external keys, linking), from the stage file. */
+  sources: SourceSet;
   openapi: OpenApiClient;
   outputs: StackOutputs;
   sqs: SQSClient;
@@ -145,8 +143,7 @@ export async function connectToStage(options: StageOptions): Promise<AwsTarget> 
     documentClient,
     tableName: outputs.LedgerTableName,
     processing,
-    customerLinking: (source) => sources.get(source)?.customerLinking?.(),
-    sourceNames: [...sources.keys()],
+    sources,
     openapi,
     outputs,
     sqs,

@@ -100,10 +100,10 @@ async function run(
       const handle = aws ?? (await localHandle(env));
       try {
         const { reprocessCustomer } = await import('./reprocess.js');
-        if (handle.sourceNames !== undefined && !handle.sourceNames.includes(source))
-          throw new OpsError('usage', `no source ${source} is configured here (configured: ${handle.sourceNames.join(', ')})`);
+        if (handle.sources !== undefined && !handle.sources.has(source))
+          throw new OpsError('usage', `no source ${source} is configured here (configured: ${[...handle.sources.keys()].join(', ')})`);
         // The source's own settings unless overridden: its external key and the days linking credits back.
-        const linking = handle.customerLinking(source);
+        const linking = handle.sources?.get(source)?.customerLinking?.();
         const externalKey = values.key ?? linking?.externalKey ?? source;
         return await reprocessCustomer(
           handle,
@@ -125,7 +125,7 @@ async function run(
           ? await reportCustomer(handle, {
               source,
               customerId: values.customer ?? '',
-              externalKey: values.key ?? handle.customerLinking(source)?.externalKey ?? source,
+              externalKey: values.key ?? handle.sources?.get(source)?.customerLinking?.()?.externalKey ?? source,
             })
           : await ledgerReport(handle.ledger, handle.openapi, source, orderId ?? '');
         for (const line of report.lines) print(line);
