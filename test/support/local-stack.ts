@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../emulator/index.js';
 import { shopifyOrderPaid } from '../../local/webhooks/index.js';
+import { cliCommand } from '../../ops/index.js';
 import { handleOf, type LocalStack, type LocalStackHandle, type LocalStackOptions, startLocalStack } from '../../local/index.js';
 
 export interface DemoStack {
@@ -37,4 +38,12 @@ export async function deliverShopifyOrder(
   const request = shopifyOrderPaid(order, stack.webhookSecrets.shopify[0]!, webhookId, Date.now());
   const res = await fetch(`${stack.urls.intake}${request.path}`, { method: 'POST', headers: request.headers, body: request.body });
   return { status: res.status, body: (await res.json()) as Record<string, string> };
+}
+
+/** `npm run <command> -- <args>` against the stack, as an operator runs it (its PORT only): exit code and every line. */
+export async function opsCommandOn(stack: LocalStack, ...args: string[]): Promise<{ code: number; text: string }> {
+  const lines: string[] = [];
+  const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+  const code = await cliCommand(args, { PORT: new URL(stack.urls.intake).port }, out);
+  return { code, text: lines.join('\n') };
 }

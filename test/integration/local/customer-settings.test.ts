@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../../emulator/index.js';
 import { shopifyOrderPaid } from '../../../local/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
-import { cliCommand } from '../../../ops/index.js';
+import { opsCommandOn } from '../../support/local-stack.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
 
 /** A shop whose membership service names the key `shop_jp` and credits a week back, not the defaults. */
@@ -30,12 +30,7 @@ afterAll(async () => {
   await stack.close();
 });
 
-async function command(...args: string[]) {
-  const lines: string[] = [];
-  const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
-  const code = await cliCommand(args, { PORT: new URL(stack.urls.intake).port }, out);
-  return { code, text: lines.join('\n') };
-}
+const command = (...args: string[]) => opsCommandOn(stack, ...args);
 
 async function deliverOrder(orderId: string, customerId: string, purchasedMs: number): Promise<void> {
   const secret = stack.webhookSecrets.shopify[0] ?? '';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appProxyLinkPath, shopifyCustomerCreated, shopifyOrderPaid, type WebhookRequest } from '../../../local/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
-import { cliCommand } from '../../../ops/index.js';
+import { opsCommandOn } from '../../support/local-stack.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
 
 let stack: LocalStack;
@@ -34,12 +34,7 @@ const order = (orderId: string, customerId: string | null, subtotal = '10000') =
   );
 
 /** `npm run <command> -- …` against this stack. */
-async function opsCommand(command: string, ...args: string[]) {
-  const lines: string[] = [];
-  const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
-  const code = await cliCommand([command, ...args], { PORT: new URL(stack.urls.intake).port }, out);
-  return { code, text: lines.join('\n') };
-}
+const opsCommand = (...args: string[]) => opsCommandOn(stack, ...args);
 const ledger = (...args: string[]) => opsCommand('ledger', ...args);
 
 const reprocess = (...args: string[]) => opsCommand('reprocess', ...args);
