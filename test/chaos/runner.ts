@@ -214,10 +214,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       ticking = true;
       void (async () => {
         for (const d of disturbances) await d.tick();
-        const earliest = (times: (number | undefined)[]) => {
-          const defined = times.filter((t): t is number => t !== undefined);
-          return defined.length > 0 ? Math.min(...defined) : undefined;
-        };
         stack.jumpToNextDue(earliest(disturbances.map((d) => d.jumpLimit())), earliest(disturbances.map((d) => d.nextDueAt?.())));
       })()
         .catch((error: unknown) => log(`chaos: clock tick failed: ${(error as Error).message}`))
@@ -601,6 +597,12 @@ async function collectEvidence(scenario: Scenario, observed: ObservedCustomer[],
 }
 
 /** The verdict line's recovery figures, when the run had an outage. */
+/** The earliest of the times given, if any. */
+function earliest(times: (number | undefined)[]): number | undefined {
+  const defined = times.filter((t): t is number => t !== undefined);
+  return defined.length > 0 ? Math.min(...defined) : undefined;
+}
+
 function recoveryOf(outage: Outage | undefined): Pick<ChaosResult, 'recovery'> {
   const report = outage?.report();
   return report ? { recovery: { backlog: report.backlogAtEnd, drainedSeconds: report.drainSeconds } } : {};
