@@ -1,11 +1,12 @@
-import { appProxyLinkPath, shopifyOrderPaid } from '../local/webhooks/index.js';
+import { linkThroughAppProxy, shopifyOrderPaid } from '../local/webhooks/index.js';
 import type { Customer, Step } from './step.js';
 import type { DemoTarget } from './target.js';
 
 /**
  * A member linking their shop account, as the membership system's link button and Shopify's App Proxy
  * do it: the shop customer buys before being linked (customer_not_found, nothing earned), then the
- * signed App Proxy request with a handover token links them and the past order is credited once; the
+ * signed App Proxy requests with a handover token (a confirmation, then the confirmed POST) link them
+ * and the past order is credited once; the
  * same link again, and the order delivered again, add nothing.
  */
 
@@ -24,17 +25,19 @@ async function handoverToken(target: DemoTarget, memberId: string): Promise<stri
   return ((await res.json()) as { token: string }).token;
 }
 
-/** Sends the App Proxy's forwarded GET of the storefront's link URL, as the logged-in customer. */
-async function linkRequest(target: DemoTarget, customer: Customer, token: string): Promise<{ status: number; body: string }> {
-  const path = appProxyLinkPath({
+/**
+ * The App Proxy's forwarded requests of the storefront's link URL, as the logged-in customer makes them:
+ * the GET's confirmation, then the POST that confirms it (two steps: a link opened by another site's page
+ * stops at the confirmation).
+ */
+function linkRequest(target: DemoTarget, customer: Customer, token: string): Promise<{ status: number; body: string }> {
+  return linkThroughAppProxy(target.intakeUrl, {
     customerId: customer.externalId,
     member: customer.memberId ?? '',
     token,
     secret: target.secrets.shopify,
     nowMs: Date.now(),
   });
-  const res = await fetch(`${target.intakeUrl}${path}`, { headers: { accept: 'application/json' } });
-  return { status: res.status, body: await res.text() };
 }
 
 export function linkSteps(member: Customer, credit: number, target: DemoTarget, orderId: string, runId: number, now: number): Step[] {
@@ -58,7 +61,7 @@ export function linkSteps(member: Customer, credit: number, target: DemoTarget, 
     },
     {
       customer: member,
-      label: 'App Proxy link (handover token): past order credited',
+      label: 'App Proxy link (handover token, confirmed): past order credited',
       request: paid,
       send: link,
       record,

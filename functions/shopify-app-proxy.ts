@@ -8,9 +8,10 @@ import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queu
 import { loadSources } from '../shared/sources/index.js';
 
 /**
- * shopify-app-proxy: `GET /proxy/shopify/link`, the Shopify App Proxy's link request (docs/customers.md).
- * Verifies Shopify's signature before anything else, links the logged-in customer to the member whose
- * handover token it carries (Open API: handover check, then the member's external id), and queues the
+ * shopify-app-proxy: `GET|POST /proxy/shopify/link`, the Shopify App Proxy's link request (docs/customers.md).
+ * Verifies Shopify's signature before anything else; the GET answers a confirmation, the confirmed POST
+ * links the logged-in customer to the member whose handover token it carries (Open API: handover check,
+ * then the member's external id), and queues the
  * crediting of the customer's earlier purchases. Separate from receive-webhook, which never calls the Open API.
  */
 
@@ -34,7 +35,15 @@ export function makeHandler(deps: AppProxyDeps): AppProxyHandler {
   };
   return async (event) => {
     try {
-      const answer = await handleProxyLink({ rawQuery: event.rawQueryString ?? '', accept: event.headers?.accept }, proxy);
+      const request = {
+        method: event.requestContext?.http?.method ?? 'GET',
+        rawQuery: event.rawQueryString ?? '',
+        accept: event.headers?.accept,
+        ...(event.body === undefined
+          ? {}
+          : { body: event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body }),
+      };
+      const answer = await handleProxyLink(request, proxy);
       return { statusCode: answer.statusCode, headers: answer.headers, body: answer.body };
     } catch (e) {
       deps.logger?.warn('app proxy link failed', { error: e instanceof Error ? e.name : 'unknown' });
@@ -58,6 +67,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<A
   return {
     source: SOURCE,
     externalKey: linking.externalKey,
+    shopDomains: linking.shopDomains,
     retroCreditDays: linking.retroCreditDays,
     secrets:
       overrides.secrets ?? webhookSecretsFromEnvironment(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) }),

@@ -160,6 +160,7 @@ function startIntake(options: LocalStackOptions, wiring: Wiring, log: Log): Prom
     }
     return result;
   };
+  const appProxy: ApiHandler = async (event, context) => (wiring.appProxy ? wiring.appProxy(event, context) : notReady);
   return startLocalHttpServer({
     port: options.ports?.intake ?? 0,
     apiRoutes: {
@@ -167,8 +168,9 @@ function startIntake(options: LocalStackOptions, wiring: Wiring, log: Log): Prom
       'POST /webhooks/pos': intake,
       'POST /webhooks/square': intake,
       'POST /webhooks/smaregi': intake,
-      // The Shopify App Proxy's link request (its proxy URL: <intake>/proxy/shopify).
-      'GET /proxy/shopify/link': async (event, context) => (wiring.appProxy ? wiring.appProxy(event, context) : notReady),
+      // The Shopify App Proxy's link request, confirmation (GET) and link (POST) (its proxy URL: <intake>/proxy/shopify).
+      'GET /proxy/shopify/link': appProxy,
+      'POST /proxy/shopify/link': appProxy,
     },
     localRoutes: {
       ...adminRoutes({ queue: () => wiring.queue, info: () => wiring.info }),

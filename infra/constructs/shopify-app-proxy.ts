@@ -22,13 +22,14 @@ export type ShopifyAppProxyProps = FunctionLogs & {
 };
 
 /**
- * `GET /proxy/shopify/link` -> shopify-app-proxy: links a logged-in Shopify customer to a member
- * (docs/customers.md). Reads the Shopify secret and the Open API secret, sends to the event queue
+ * `GET|POST /proxy/shopify/link` -> shopify-app-proxy: links a logged-in Shopify customer to a member
+ * in two steps, a confirmation (GET) and the confirmed link (POST) (docs/customers.md). Reads the Shopify secret and the Open API secret, sends to the event queue
  * (crediting earlier purchases); nothing else.
  */
 export class ShopifyAppProxy extends Construct {
   readonly function: BundledFunction;
-  readonly route: HttpRoute;
+  /** GET (the confirmation) and POST (the confirmed link), one function. */
+  readonly routes: HttpRoute[];
 
   constructor(scope: Construct, id: string, props: ShopifyAppProxyProps) {
     super(scope, id);
@@ -46,19 +47,25 @@ export class ShopifyAppProxy extends Construct {
         openApiSecretArn: props.openApiSecret.secretArn,
       }),
     });
-    props.queue.grantSendMessages(this.function.role);
+    // SendMessage with the queue's URL (in its environment) is the one call: no GetQueueUrl, no GetQueueAttributes.
+    props.queue.grant(this.function.role, 'sqs:SendMessage');
     props.shopifySecret.grantRead(this.function.role);
     props.openApiSecret.grantRead(this.function.role);
-    this.route = new HttpRoute(this, 'Route', {
-      httpApi: props.api.api,
-      routeKey: HttpRouteKey.with(APP_PROXY_LINK_PATH, HttpMethod.GET),
-      integration: new HttpLambdaIntegration('AppProxy', this.function.fn, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 }),
-    });
-    Validations.of(this.route).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason:
-        "Shopify's App Proxy cannot sign with IAM or present a JWT; every request is authenticated by Shopify's " +
-        'App Proxy signature (HMAC-SHA256 of the sorted query with the app secret, 5-minute timestamp) before anything happens.',
+    const integration = new HttpLambdaIntegration('AppProxy', this.function.fn, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 });
+    // The first keeps its id ('Route'): the GET route of a deployed stack is not replaced.
+    this.routes = [HttpMethod.GET, HttpMethod.POST].map((method, i) => {
+      const route = new HttpRoute(this, i === 0 ? 'Route' : `Route${method}`, {
+        httpApi: props.api.api,
+        routeKey: HttpRouteKey.with(APP_PROXY_LINK_PATH, method),
+        integration,
+      });
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          "Shopify's App Proxy cannot sign with IAM or present a JWT; every request is authenticated by Shopify's " +
+          'App Proxy signature (HMAC-SHA256 of the sorted query with the app secret, 5-minute timestamp) before anything happens.',
+      });
+      return route;
     });
   }
 }

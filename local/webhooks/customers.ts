@@ -77,3 +77,22 @@ export function shopifyPrivacyRequest(
           };
   return shopifyRequest(input.topic, payload, secret, webhookId, nowMs);
 }
+
+/**
+ * A link as a logged-in customer's browser makes it through the App Proxy: the GET answers the
+ * confirmation, the POST of the same signed query with `confirm=<value>` links. An answer other than a
+ * confirmation (a refusal) is the GET's; else the POST's.
+ */
+export async function linkThroughAppProxy(intakeUrl: string, input: LinkRequestInput): Promise<{ status: number; body: string }> {
+  const url = `${intakeUrl}${appProxyLinkPath(input)}`;
+  const shown = await fetch(url, { headers: { accept: 'application/json' } });
+  const text = await shown.text();
+  const confirm = shown.status === 200 ? (JSON.parse(text) as { confirm?: unknown }).confirm : undefined;
+  if (typeof confirm !== 'string') return { status: shown.status, body: text };
+  const linked = await fetch(url, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ confirm }).toString(),
+  });
+  return { status: linked.status, body: await linked.text() };
+}

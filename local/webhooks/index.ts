@@ -15,4 +15,10 @@ export {
   signShopify,
   type WebhookRequest,
 } from './webhooks.js';
-export { appProxyLinkPath, type LinkRequestInput, shopifyCustomerCreated, shopifyPrivacyRequest } from './customers.js';
+export {
+  appProxyLinkPath,
+  type LinkRequestInput,
+  linkThroughAppProxy,
+  shopifyCustomerCreated,
+  shopifyPrivacyRequest,
+} from './customers.js';

@@ -10,8 +10,10 @@ export type LinkRefusalKind =
   | 'stale_timestamp'
   /** Nobody is logged in to the shop (empty `logged_in_customer_id`). */
   | 'not_logged_in'
-  /** `token` or `member` is missing or malformed. */
+  /** A parameter is missing, malformed, given twice or not one the link takes. */
   | 'invalid_request'
+  /** The confirming POST's `confirm` value is not ours for this customer, member and token, or has expired. */
+  | 'invalid_confirmation'
   /** The membership service refused the handover token (unknown, used, not this member's). */
   | 'invalid_token'
   | 'expired_token'
@@ -34,6 +36,7 @@ export const LINK_STATUS: Readonly<Record<LinkRefusalKind, number>> = {
   stale_timestamp: 403,
   not_logged_in: 403,
   invalid_request: 400,
+  invalid_confirmation: 403,
   invalid_token: 400,
   expired_token: 410,
   already_linked: 409,

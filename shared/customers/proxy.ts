@@ -1,14 +1,26 @@
 import type { WebhookSecrets } from '../config/index.js';
 import type { Logger } from '../logging/index.js';
 import { verifyAppProxy } from './app-proxy.js';
+import { confirms, makeConfirmation } from './confirmation.js';
 import { LINK_STATUS, type LinkRefusal, refusal } from './errors.js';
 import { type LinkApi, type LinkResult, linkCustomer } from './link.js';
+import { confirmPage, resultPage } from './proxy-page.js';
+import { type ProxyLinkQuery, readProxyQuery } from './proxy-query.js';
 
-/** `GET /proxy/shopify/link`, as the App Proxy forwards it (`<api>/proxy/shopify` is the proxy URL). */
+/**
+ * `GET|POST /proxy/shopify/link`, as the App Proxy forwards it (`<api>/proxy/shopify` is the proxy URL).
+ * Two steps: the GET links nothing and answers a confirmation value for this customer, member and
+ * token; the POST of the signed query with `confirm=<value>` links. A link opened by someone else's
+ * page (cross-site) stops at the confirmation, which that page cannot read.
+ */
 export interface ProxyLinkRequest {
+  /** `GET` (confirmation) or `POST` (link); anything else is refused. */
+  readonly method: string;
   /** The raw query string, exactly as received (the signature covers its decoded values). */
   readonly rawQuery: string;
   readonly accept: string | undefined;
+  /** The POST's form body (`confirm=<value>`), as text. */
+  readonly body?: string;
 }
 
 export interface ProxyLinkDeps {
@@ -17,6 +29,8 @@ export interface ProxyLinkDeps {
   /** The Shopify source's name (whose secret signs) and external key. */
   readonly source: string;
   readonly externalKey: string;
+  /** The source's shops (its `shopDomains`); empty: any shop, as for its webhooks. */
+  readonly shopDomains?: readonly string[];
   readonly openapi: LinkApi;
   readonly now: () => number;
   /**
@@ -33,29 +47,60 @@ export interface ProxyAnswer {
   readonly body: string;
 }
 
-/** Verifies, links, answers: JSON for `Accept: application/json`, else a small page Shopify renders in the shop. */
+/** A form body is one short field. */
+const MAX_BODY_CHARS = 1024;
+
+/** Verifies, then confirms (GET) or links (POST): JSON for `Accept: application/json`, else a small page Shopify renders in the shop. */
 export async function handleProxyLink(request: ProxyLinkRequest, deps: ProxyLinkDeps): Promise<ProxyAnswer> {
   const json = (request.accept ?? '').includes('application/json');
+  const refused = (r: LinkRefusal) => answer(json, { ok: false, refusal: r });
+  if (request.method !== 'GET' && request.method !== 'POST') return refused(refusal('invalid_request', 'the link takes GET or POST'));
   const query = new URLSearchParams(request.rawQuery);
   let secrets: readonly string[];
   try {
     secrets = await deps.secrets.get(deps.source, { forceRefresh: false });
   } catch {
-    return answer(json, { ok: false, refusal: refusal('unavailable', 'the link service is not configured') });
+    return refused(refusal('unavailable', 'the link service is not configured'));
   }
   const bad = verifyAppProxy(query, secrets, deps.now());
   if (bad) {
     deps.logger?.warn('app proxy request refused', { kind: bad.kind });
-    return answer(json, { ok: false, refusal: bad });
+    return refused(bad);
   }
-  // Only now is anything in the query trusted. A parameter given twice is ambiguous: refused.
-  const one = (name: string) => (query.getAll(name).length === 1 ? (query.get(name) ?? '') : undefined);
-  const customerId = one('logged_in_customer_id');
-  const memberId = one('member');
-  const token = one('token');
-  if (customerId === undefined || memberId === undefined || token === undefined) {
-    return answer(json, { ok: false, refusal: refusal('invalid_request', 'token, member and logged_in_customer_id are each needed once') });
+  // Only now is anything in the query trusted, and only the parameters the link takes.
+  const read = readProxyQuery(query, deps.shopDomains ?? []);
+  if (!read.ok) {
+    deps.logger?.warn('app proxy request refused', { kind: read.refusal.kind });
+    return refused(read.refusal);
   }
+  const link = read.value;
+  if (request.method === 'GET') {
+    const confirm = makeConfirmation(secrets[0] ?? '', link, deps.now());
+    return confirmAnswer(json, link, confirm);
+  }
+  const unconfirmed = checkConfirmation(request.body, secrets, link, deps.now());
+  if (unconfirmed) {
+    deps.logger?.warn('link refused', { kind: unconfirmed.kind });
+    return refused(unconfirmed);
+  }
+  return linkConfirmed(json, link, deps);
+}
+
+/** The POST's body is exactly `confirm=<value>`, the value ours for this link: else why not. */
+function checkConfirmation(body: string | undefined, secrets: readonly string[], link: ProxyLinkQuery, nowMs: number): LinkRefusal | null {
+  const form = new URLSearchParams((body ?? '').slice(0, MAX_BODY_CHARS));
+  const values = form.getAll('confirm');
+  if ((body ?? '').length > MAX_BODY_CHARS || values.length !== 1 || values[0] === '' || [...form.keys()].length !== 1) {
+    return refusal('invalid_request', 'the confirming POST carries confirm=<value> and nothing else');
+  }
+  if (!confirms(values[0] ?? '', secrets, link, nowMs)) {
+    return refusal('invalid_confirmation', 'this confirmation is not valid for this link, or has expired; open the link again');
+  }
+  return null;
+}
+
+async function linkConfirmed(json: boolean, link: ProxyLinkQuery, deps: ProxyLinkDeps): Promise<ProxyAnswer> {
+  const { customerId, memberId, token } = link;
   const result = await linkCustomer(deps.openapi, { externalKey: deps.externalKey, customerId, memberId, token });
   if (!result.ok) {
     deps.logger?.warn('link refused', { kind: result.refusal.kind });
@@ -76,27 +121,26 @@ export async function handleProxyLink(request: ProxyLinkRequest, deps: ProxyLink
   return answer(json, result);
 }
 
+const NO_STORE = { 'cache-control': 'no-store' };
+
+function confirmAnswer(json: boolean, link: ProxyLinkQuery, confirm: string): ProxyAnswer {
+  if (json) {
+    return {
+      statusCode: 200,
+      headers: { ...NO_STORE, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'confirm', confirm }),
+    };
+  }
+  return { statusCode: 200, headers: { ...NO_STORE, 'content-type': 'text/html; charset=utf-8' }, body: confirmPage(link, confirm) };
+}
+
 function answer(json: boolean, result: LinkResult): ProxyAnswer {
   const statusCode = result.ok ? 200 : LINK_STATUS[result.refusal.kind];
-  const headers = { 'cache-control': 'no-store' };
   if (json) {
     const body = result.ok
       ? { status: 'linked', member: result.memberId, changed: result.changed }
       : { error: { kind: result.refusal.kind, message: result.refusal.message } };
-    return { statusCode, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+    return { statusCode, headers: { ...NO_STORE, 'content-type': 'application/json' }, body: JSON.stringify(body) };
   }
-  return { statusCode, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' }, body: page(result) };
-}
-
-function page(result: LinkResult): string {
-  const [title, text] = result.ok
-    ? ['会員連携が完了しました / Linked', 'Your shop account is now linked to your membership: purchases earn points.']
-    : ['会員連携できませんでした / Not linked', describe(result.refusal)];
-  return `<!doctype html><html lang="ja"><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></html>`;
-}
-
-const describe = (r: LinkRefusal) => r.message;
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return { statusCode, headers: { ...NO_STORE, 'content-type': 'text/html; charset=utf-8' }, body: resultPage(result) };
 }

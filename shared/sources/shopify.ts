@@ -401,5 +401,9 @@ export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload, Queue
   maxBodyBytes: SHOPIFY_MAX_BODY_BYTES,
   subscriptions: shopifySubscriptions,
   versionMismatch: shopifyVersionMismatch,
-  customerLinking: (settings) => ({ externalKey: settings.externalKey, retroCreditDays: settings.retroCreditDays }),
+  customerLinking: (settings) => ({
+    externalKey: settings.externalKey,
+    retroCreditDays: settings.retroCreditDays,
+    shopDomains: settings.shopDomains,
+  }),
 };

@@ -91,6 +91,8 @@ export interface CustomerLinking {
   readonly externalKey: string;
   /** Days of purchases that found no member to credit once the customer is linked. */
   readonly retroCreditDays: number;
+  /** The sender's shops this source serves (`<shop>.myshopify.com`); empty: not configured (any shop). */
+  readonly shopDomains: readonly string[];
 }
 
 /** What a source needs its sender to deliver. */

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { appProxyLinkPath, shopifyCustomerCreated, type WebhookRequest } from '../../local/webhooks/index.js';
+import { linkThroughAppProxy as twoStepLink, shopifyCustomerCreated, type WebhookRequest } from '../../local/webhooks/index.js';
 import type { Ledger } from '../../shared/ledger/index.js';
 import type { Disturbance } from './disturbance.js';
 import type { EmulatorAdmin, FaultKind, upstreamReader } from './emulator-admin.js';
@@ -116,12 +116,13 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
 
   async function linkOnce(shopifyId: string, memberId: string): Promise<{ status: number; changed?: boolean; kind?: string }> {
     const token = await deps.admin.handoverToken(deps.clientId, memberId);
-    const path = appProxyLinkPath({ customerId: shopifyId, member: memberId, token, secret: deps.shopifySecret, nowMs: Date.now() });
     report.attempts += 1;
     try {
-      const res = await request(`${deps.intakeUrl}${path}`, { headers: { accept: 'application/json' } });
-      const body = (await res.body.json()) as { changed?: boolean; error?: { kind?: string } };
-      return { status: res.statusCode, ...(body.changed === undefined ? {} : { changed: body.changed }), kind: body.error?.kind ?? '' };
+      // Both steps, as the customer's browser: the confirmation (GET), then the confirmed link (POST).
+      const input = { customerId: shopifyId, member: memberId, token, secret: deps.shopifySecret, nowMs: Date.now() };
+      const res = await twoStepLink(deps.intakeUrl, input);
+      const body = JSON.parse(res.body) as { changed?: boolean; error?: { kind?: string } };
+      return { status: res.status, ...(body.changed === undefined ? {} : { changed: body.changed }), kind: body.error?.kind ?? '' };
     } catch (e) {
       return { status: 0, kind: (e as Error).message };
     }

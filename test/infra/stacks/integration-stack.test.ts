@@ -65,13 +65,13 @@ const ref = (logicalId: string) => ({ Ref: logicalId });
 const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 
 describe('HTTP API', () => {
-  it('routes POST /webhooks/shopify, POST /webhooks/pos and the App Proxy link GET /proxy/shopify/link, and nothing else', () => {
+  it('routes POST /webhooks/shopify, POST /webhooks/pos and the App Proxy link GET and POST /proxy/shopify/link, and nothing else', () => {
     const routes = stage('staging').template.findResources('AWS::ApiGatewayV2::Route');
     expect(
       Object.values(routes)
         .map((r) => (r as Resource).Properties.RouteKey)
         .sort(),
-    ).toEqual(['GET /proxy/shopify/link', 'POST /webhooks/pos', 'POST /webhooks/shopify']);
+    ).toEqual(['GET /proxy/shopify/link', 'POST /proxy/shopify/link', 'POST /webhooks/pos', 'POST /webhooks/shopify']);
   });
 
   it('sends both webhook routes to receive-webhook with the v2 payload', () => {
@@ -89,16 +89,16 @@ describe('HTTP API', () => {
     }
   });
 
-  it('sends the App Proxy link to its own function, never to receive-webhook', () => {
+  it('sends the App Proxy link, its GET and its POST, to its own function, never to receive-webhook', () => {
     const { template } = stage('staging');
     const [receiverId] = receiverOf(template);
-    const [route] = Object.values(
-      template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: 'GET /proxy/shopify/link' } }),
-    );
-    const integrationId = String((route as Resource).Properties.Target['Fn::Join'][1][1].Ref);
-    const integration = template.toJSON().Resources[integrationId];
-    expect(JSON.stringify(integration.Properties.IntegrationUri)).not.toContain(receiverId);
-    expect(JSON.stringify(integration.Properties.IntegrationUri)).toContain('ShopifyAppProxy');
+    for (const key of ['GET /proxy/shopify/link', 'POST /proxy/shopify/link']) {
+      const [route] = Object.values(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: key } }));
+      const integrationId = String((route as Resource).Properties.Target['Fn::Join'][1][1].Ref);
+      const integration = template.toJSON().Resources[integrationId];
+      expect(JSON.stringify(integration.Properties.IntegrationUri)).not.toContain(receiverId);
+      expect(JSON.stringify(integration.Properties.IntegrationUri)).toContain('ShopifyAppProxy');
+    }
   });
 
   it('throttles the stage with the configured rate and burst', () => {
@@ -353,6 +353,14 @@ describe('IAM', () => {
       ]),
     );
     expect(statements).toHaveLength(5 + secretIds.length);
+  });
+
+  it('lets the App Proxy function send to the queue by its URL (SendMessage only, no GetQueueUrl or GetQueueAttributes)', () => {
+    const { template } = stage('staging');
+    const [queueId] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
+    const statements = statementsOf(template, lambda(template, 'Links a logged-in Shopify customer')[1]);
+    const sqs = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('sqs:')));
+    expect(sqs).toEqual([expect.objectContaining({ Action: 'sqs:SendMessage', Resource: arn(queueId) })]);
   });
 
   it('keeps receive-webhook away from the ledger records and the Open API secret: only activity items may be appended to', () => {

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appProxyLinkPath, shopifyCustomerCreated, shopifyOrderPaid, type WebhookRequest } from '../../../local/webhooks/index.js';
+import {
+  appProxyLinkPath,
+  linkThroughAppProxy,
+  shopifyCustomerCreated,
+  shopifyOrderPaid,
+  type WebhookRequest,
+} from '../../../local/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import { opsCommandOn } from '../../support/local-stack.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
@@ -56,10 +62,10 @@ async function handoverToken(memberId: string): Promise<string> {
   return ((await res.json()) as { token: string }).token;
 }
 
+/** Both steps, as the customer's browser through the App Proxy: the confirmation (GET), then the confirmed POST. */
 async function link(input: { customerId: string; member: string; token: string; secret?: string; nowMs?: number }) {
-  const path = appProxyLinkPath({ secret: secret(), nowMs: Date.now(), ...input });
-  const res = await fetch(`${stack.urls.intake}${path}`, { headers: { accept: 'application/json' } });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  const res = await linkThroughAppProxy(stack.urls.intake, { secret: secret(), nowMs: Date.now(), ...input });
+  return { status: res.status, body: JSON.parse(res.body) as Record<string, unknown> };
 }
 
 async function pointsFor(memberId: string, orderId: string): Promise<number[]> {
@@ -111,6 +117,27 @@ describe('npm start: customers enrolled, linked and credited for what they bough
     expect((await link({ customerId: '', member: member.id, token })).status).toBe(403);
     expect((await link({ customerId: '880000000002', member: member.id, token: 'not-a-token' })).status).toBe(400);
     expect(await memberOf('880000000002')).toBeUndefined();
+  });
+
+  it('a link only opened (the GET, as from another site’s page) links nothing; a POST without its confirmation is refused', async () => {
+    const member = await api.registerMember({});
+    const token = await handoverToken(member.id);
+    const path = appProxyLinkPath({ customerId: '880000000004', member: member.id, token, secret: secret(), nowMs: Date.now() });
+    const shown = await fetch(`${stack.urls.intake}${path}`, { headers: { accept: 'application/json' } });
+    expect(shown.status).toBe(200);
+    expect(await shown.json()).toMatchObject({ status: 'confirm' });
+    const page = await fetch(`${stack.urls.intake}${path}`);
+    expect(await page.text()).toContain('<form method="post"');
+    const forged = await fetch(`${stack.urls.intake}${path}`, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'confirm=1999999999.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    });
+    expect(forged.status).toBe(403);
+    await forged.arrayBuffer();
+    expect(await memberOf('880000000004')).toBeUndefined();
+    // The token was not used up: the customer's own two steps link.
+    expect((await link({ customerId: '880000000004', member: member.id, token })).status).toBe(200);
   });
 
   it('a genuine link credits the order placed before it, once; a repeated link and a redelivered order add nothing', async () => {
