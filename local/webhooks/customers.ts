@@ -53,15 +53,16 @@ export function appProxyLinkPath(input: LinkRequestInput): string {
  * and its siblings): `customers/redact`, `customers/data_request` (with a request id) and `shop/redact`.
  */
 export function shopifyPrivacyRequest(
-  input:
+  input: (
     | { topic: 'customers/redact'; customerId: string; orderIds: string[] }
     | { topic: 'customers/data_request'; customerId: string; orderIds: string[]; requestId: string }
-    | { topic: 'shop/redact' },
+    | { topic: 'shop/redact' }
+  ) & { /** The shop the signed body names (default: the local shop). */ shopDomain?: string },
   secret: string,
   webhookId: string,
   nowMs: number,
 ): WebhookRequest {
-  const shop = { shop_id: bareInteger('954889'), shop_domain: LOCAL_SHOP };
+  const shop = { shop_id: bareInteger('954889'), shop_domain: input.shopDomain ?? LOCAL_SHOP };
   const customer = (id: string) => ({ id: bareInteger(id), email: 'customer@example.com', phone: '555-625-1199' });
   const orders = (ids: string[]) => ids.map(bareInteger);
   const payload =

@@ -17,12 +17,16 @@ export interface EnrolInput {
   externalKey: string;
   /** The shop's customer id. */
   customerId: string;
+  /** The shop whose delivery asked (kept on the record: shop/redact removes only its shop's). */
+  shopDomain?: string | undefined;
 }
 
 /** ack: done for good (recorded); retry: back to the queue, nothing lost. */
 export type EnrolResult =
   | { action: 'ack'; kind: EnrolOutcomeKind; memberId?: string; reason?: string }
   | { action: 'ack'; kind: 'duplicate'; previous: EnrolOutcomeKind | 'unknown'; memberId?: string }
+  /** The customer was erased (customers/redact): a replayed customers/create enrols nobody. */
+  | { action: 'ack'; kind: 'redacted' }
   | { action: 'retry'; kind: 'lease_held' | 'outcome_unknown' | 'upstream_error' | 'lease_lost'; reason: string };
 
 /**
@@ -35,7 +39,8 @@ export type EnrolResult =
 export async function enrolCustomer(deps: EnrolDeps, input: EnrolInput): Promise<EnrolResult> {
   const owner = randomUUID();
   const ref = { source: input.source, customerId: input.customerId };
-  const claim = await deps.records.claim({ ...ref, externalKey: input.externalKey, owner });
+  if (await deps.records.isRedacted(ref)) return { action: 'ack', kind: 'redacted' };
+  const claim = await deps.records.claim({ ...ref, externalKey: input.externalKey, owner, shopDomain: input.shopDomain });
   if (!claim.ok) {
     const current = claim.current;
     if (current?.state === 'done') {

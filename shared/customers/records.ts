@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 // Through shared/dynamodb (require, not an ESM import of the SDK): the worker's cold start stays light.
 import { GetCommand, isConditionFailure, PutCommand, UpdateCommand } from '../dynamodb/index.js';
+import { createHash } from 'node:crypto';
 import * as z from 'zod';
 
 /**
@@ -35,6 +36,8 @@ export const CustomerRecord = z.object({
   outcome: EnrolOutcomeKind.optional(),
   reason: z.string().optional(),
   memberId: z.string().optional(),
+  /** The shop whose delivery made the record (X-Shopify-Shop-Domain): shop/redact of another shop leaves it. */
+  shopDomain: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().optional(),
@@ -50,12 +53,25 @@ export interface CustomerRef {
 const part = encodeURIComponent;
 export const customerKey = (ref: CustomerRef) => `customer#${part(ref.source)}#${part(ref.customerId)}`;
 
+/**
+ * The tombstone a customers/redact leaves: keyed by a digest of the customer id (the id itself is what
+ * the redaction removes), so a replayed customers/create (Shopify signs no timestamp) enrols nobody.
+ * Kept as long as the ledger's records: a replay after that is older than the replay window (its
+ * created_at), which intake answers too_old.
+ */
+export const redactedCustomerKey = (ref: CustomerRef) =>
+  `redacted#${part(ref.source)}#${createHash('sha256').update(ref.customerId, 'utf8').digest('hex')}`;
+
 export type CustomerClaim = { ok: true; previous: CustomerRecord | undefined } | { ok: false; current: CustomerRecord | undefined };
 
 export interface CustomerRecords {
   get(ref: CustomerRef): Promise<CustomerRecord | undefined>;
   /** The enrolment's lease: absent, or pending with a free lease. */
-  claim(ref: CustomerRef & { externalKey: string; owner: string }): Promise<CustomerClaim>;
+  claim(ref: CustomerRef & { externalKey: string; owner: string; shopDomain?: string | undefined }): Promise<CustomerClaim>;
+  /** Whether a customers/redact erased this customer (its tombstone is there). */
+  isRedacted(ref: CustomerRef): Promise<boolean>;
+  /** Leaves the tombstone of a customers/redact (idempotent). */
+  markRedacted(ref: CustomerRef): Promise<void>;
   /** Ends the enrolment (owner must hold the lease); false when it no longer does. */
   finish(ref: CustomerRef, owner: string, result: { outcome: EnrolOutcomeKind; memberId?: string; reason?: string }): Promise<boolean>;
   /** Ends an attempt without a result; keepLease when the call's outcome is unknown (let the lease run out). */
@@ -108,6 +124,21 @@ export function createCustomerRecords(options: CustomerRecordsOptions): Customer
 
   return {
     get,
+    async isRedacted(ref) {
+      const key = { pk: redactedCustomerKey(ref) };
+      const out = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+      return out.Item !== undefined;
+    },
+    async markRedacted(ref) {
+      const now = clock();
+      const item = {
+        pk: redactedCustomerKey(ref),
+        kind: 'redacted_customer',
+        redactedAt: iso(now),
+        ttl: Math.floor(now / 1000) + options.ttlDays * 86_400,
+      };
+      await client.send(new PutCommand({ TableName: tableName, Item: item }));
+    },
     async claim(ref) {
       const now = clock();
       const item = {
@@ -116,6 +147,7 @@ export function createCustomerRecords(options: CustomerRecordsOptions): Customer
         source: ref.source,
         customerId: ref.customerId,
         externalKey: ref.externalKey,
+        ...(ref.shopDomain ? { shopDomain: ref.shopDomain } : {}),
         state: 'pending',
         leaseOwner: ref.owner,
         leaseUntil: now + options.leaseSeconds * 1000,

@@ -38,8 +38,15 @@ export async function processCustomerEvent(
   const { customer } = event;
   let enrolled: Done | undefined;
   if (event.action === 'enrol') {
-    const result = await enrolCustomer(deps, { source: event.source, externalKey: customer.externalKey, customerId: customer.externalId });
+    const result = await enrolCustomer(deps, {
+      source: event.source,
+      externalKey: customer.externalKey,
+      customerId: customer.externalId,
+      shopDomain: event.delivery.shopDomain,
+    });
     if (result.action === 'retry') return retryOutcome(result);
+    // Erased by customers/redact: nothing is enrolled or credited again (a replayed customers/create).
+    if (result.kind === 'redacted') return { kind: 'skipped', action: 'ack', reason: 'customer_redacted' };
     if (result.kind === 'enrol_rejected') return { kind: 'enrol_rejected', action: 'ack', reason: result.reason ?? 'refused' };
     enrolled = result.kind === 'duplicate' ? result : { kind: result.kind, memberId: result.memberId ?? '' };
   }

@@ -203,6 +203,11 @@ export const PrivacyEvent = z.object({
   action: z.enum(['redact_customer', 'report_customer', 'redact_shop']),
   /** `<shop>.myshopify.com`, as the signed body names it. */
   shopDomain: z.string().min(1).max(255),
+  /**
+   * true when the source's `shopDomains` lists this shop alone: its records that name no shop (made
+   * before records named it) are this shop's. Otherwise shop/redact removes only records naming the shop.
+   */
+  soleShop: z.boolean().optional(),
   /** The shop customer (null for `redact_shop`). */
   customer: CustomerRef.nullable(),
   /** The orders the request names (`orders_to_redact`, `orders_requested`). */

@@ -41,9 +41,21 @@ export interface PrivacyFigures {
   quarantined: number;
 }
 
-/** `too_old`: older than the ledger's retention, so its record may be gone (a replay): earns and takes nothing. */
-/** `transaction_gone`: the sender no longer has the sale it named (Smaregi answered 404) and it was never recorded. */
-export type SkipReason = 'test' | 'no_customer' | 'amount_zero' | 'order_not_credited' | 'too_old' | 'unlinked_refund' | 'transaction_gone';
+/**
+ * Why an event was acknowledged without acting. `too_old`: older than the ledger's retention, so its
+ * record may be gone (a replay): earns and takes nothing. `transaction_gone`: the sender no longer has
+ * the sale it named (Smaregi answered 404) and it was never recorded. `customer_redacted`: a customer
+ * event for a customer a customers/redact erased (a replayed customers/create).
+ */
+export type SkipReason =
+  | 'test'
+  | 'no_customer'
+  | 'amount_zero'
+  | 'order_not_credited'
+  | 'too_old'
+  | 'unlinked_refund'
+  | 'transaction_gone'
+  | 'customer_redacted';
 
 /** The outcome union (points are whole, non-negative numbers unless said otherwise). */
 export type ProcessOutcome =

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { customerKey } from '../customers/index.js';
+import { type CustomerRecords, customerKey } from '../customers/index.js';
 import { DeleteCommand, GetCommand, isConditionFailure, scanKeyPrefix, UpdateCommand } from '../dynamodb/index.js';
 import { type Ledger, OrderRecord, orderKey, RefundRecord, refundKey } from '../ledger/index.js';
 
@@ -9,7 +9,8 @@ import { type Ledger, OrderRecord, orderKey, RefundRecord, refundKey } from '../
  * index's keys are removed; amounts, point figures, markers (built from the order id), outcomes and the
  * member id stay: the member and their points live in the membership service, and a later refund must
  * still take back what the order earned. On each refund: the stored event loses its customer reference.
- * The customer record (`customer#…`, keyed by the shop customer id) is deleted. A record under a live
+ * The customer record (`customer#…`, keyed by the shop customer id) is deleted, and a tombstone keyed by
+ * a digest of the id keeps a replayed customers/create from enrolling the customer again. A record under a live
  * lease (being processed) is left and reported busy: the caller retries, nothing is half-done silently.
  */
 
@@ -17,6 +18,8 @@ export interface LedgerRedactDeps {
   client: DynamoDBDocumentClient;
   tableName: string;
   ledger: Pick<Ledger, 'listUnlinkedOrders'>;
+  /** customers/redact leaves a tombstone: a replayed customers/create enrols nobody. */
+  records: Pick<CustomerRecords, 'markRedacted'>;
   clock: () => number;
   /** The invocation's time left (undefined outside one): a shop's redaction stops in time and resumes on retry. */
   remainingMs?: () => number | undefined;
@@ -56,28 +59,38 @@ export async function redactCustomerRecords(
     if (order?.externalId !== input.customerId) continue;
     await redactOrder(deps, order, result);
   }
-  if (await deleteCustomerRecord(deps, customerKey({ source: input.source, customerId: input.customerId }))) result.customers += 1;
+  const ref = { source: input.source, customerId: input.customerId };
+  // The tombstone first: a customers/create replayed meanwhile finds it, or its record is deleted here.
+  await deps.records.markRedacted(ref);
+  if (await deleteCustomerRecord(deps, customerKey(ref))) result.customers += 1;
   return result;
 }
 
 /**
- * shop/redact: every order (with its refunds) and customer record of the source, but an order another
- * shop's delivery made: orders name their shop since they record it (`shopDomain`), a waiting order in
- * its stored purchase event; an older order naming none is taken as the shop's (a source serves one shop).
- * Customer records name no shop: all of the source's go.
+ * shop/redact: the orders (with their refunds) and customer records of the source that this shop's
+ * deliveries made. Orders name their shop (`shopDomain`; a waiting order in its stored purchase event),
+ * customer records too (`shopDomain`). A record naming no shop (made before records named it) is the
+ * shop's only when `unattributed` says so: the source's `shopDomains` lists this shop alone. Otherwise
+ * an unknown shop is not this shop: a signed shop/redact naming any other shop removes nothing of ours.
  */
-export async function redactShopRecords(deps: LedgerRedactDeps, input: { source: string; shopDomain: string }): Promise<LedgerRedaction> {
+export async function redactShopRecords(
+  deps: LedgerRedactDeps,
+  input: { source: string; shopDomain: string; unattributed: boolean },
+): Promise<LedgerRedaction> {
   const result = empty();
   const part = encodeURIComponent(input.source);
   const outOfTime = () => (deps.remainingMs?.() ?? Number.POSITIVE_INFINITY) < REDACTION_RESERVE_MS;
   for await (const item of scanKeyPrefix(deps.client, deps.tableName, `order#${part}#`, { consistentRead: true })) {
     const order = OrderRecord.safeParse(item);
     // Done ones are skipped before the clock is asked: a resumed pass gets through them at once.
-    if (!order.success || !identifies(order.data) || shopOf(order.data, input.shopDomain) === 'other') continue;
+    if (!order.success || !identifies(order.data) || !isShops(shopOf(order.data, input.shopDomain), input.unattributed)) continue;
     if (outOfTime()) return { ...result, stopped: true };
     await redactOrder(deps, order.data, result);
   }
   for await (const item of scanKeyPrefix(deps.client, deps.tableName, `customer#${part}#`, { consistentRead: true })) {
+    const named = typeof item.shopDomain === 'string' ? item.shopDomain : undefined;
+    const shop = named === undefined ? 'unknown' : named === input.shopDomain ? 'same' : 'other';
+    if (!isShops(shop, input.unattributed)) continue;
     if (outOfTime()) return { ...result, stopped: true };
     if (await deleteCustomerRecord(deps, String(item.pk))) result.customers += 1;
   }
@@ -89,7 +102,11 @@ function identifies(order: OrderRecord): boolean {
   return ORDER_PERSONAL.some((attr) => order[attr] !== undefined);
 }
 
-function shopOf(order: OrderRecord, shopDomain: string): 'same' | 'other' | 'unknown' {
+type ShopOf = 'same' | 'other' | 'unknown';
+
+const isShops = (shop: ShopOf, unattributed: boolean) => shop === 'same' || (shop === 'unknown' && unattributed);
+
+function shopOf(order: OrderRecord, shopDomain: string): ShopOf {
   if (order.shopDomain !== undefined) return order.shopDomain === shopDomain ? 'same' : 'other';
   const purchaseEvent = order.purchaseEvent;
   if (purchaseEvent === undefined) return 'unknown';

@@ -14,7 +14,7 @@ export interface PrivacyDeps {
   client: DynamoDBDocumentClient;
   tableName: string;
   ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'listRefunds'>;
-  records: Pick<CustomerRecords, 'get'>;
+  records: Pick<CustomerRecords, 'get' | 'markRedacted'>;
   quarantine: QuarantineStore;
   requests: PrivacyRequests;
   /** How long a redaction's record is kept (the ledger's retention): the shop's proof it was done. */
@@ -47,7 +47,7 @@ export async function processPrivacyEvent(deps: PrivacyDeps, event: PrivacyEvent
   if (event.action === 'report_customer') return report(deps, event);
   const redaction =
     event.action === 'redact_shop'
-      ? await redactShopRecords(deps, { source: event.source, shopDomain: event.shopDomain })
+      ? await redactShopRecords(deps, { source: event.source, shopDomain: event.shopDomain, unattributed: event.soleShop === true })
       : await redactCustomerRecords(deps, { ...customerOf(event), orderIds: event.orderIds });
   if (redaction.stopped) {
     const done = `${redaction.orders} order(s) and ${redaction.customers} customer record(s) this pass`;

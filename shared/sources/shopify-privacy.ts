@@ -19,8 +19,12 @@ export type ShopifyPrivacyTopic = keyof typeof SHOPIFY_PRIVACY_TOPICS;
 /** More than any shop's request names; the queued event stays well under SQS's 256 KiB. */
 const MAX_ORDERS = 5000;
 
-// As the body says it (Shopify's own published sample reads "{shop}.myshopify.com"): compared, never trusted further.
-const ShopDomain = z.string().min(1).max(255);
+/** A host name, as X-Shopify-Shop-Domain must be (intake/headers.ts): no control characters reach a store or a terminal. */
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+/** Shopify's own published samples (and so its test deliveries) read this placeholder. */
+const SAMPLE_SHOP = '{shop}.myshopify.com';
+// As the signed body says it: compared, never trusted further.
+const ShopDomain = z.string().refine((v) => HOST_NAME.test(v) || v === SAMPLE_SHOP, 'expected a host name such as example.myshopify.com');
 const OrderIds = z.array(NumericId).max(MAX_ORDERS).default([]);
 
 export const ShopifyPrivacyRequest = z.object({
@@ -41,7 +45,7 @@ export function parsePrivacyRequest(json: unknown): Outcome<ShopifyPrivacyReques
 /** The request as a privacy event: one per delivery (its retries share the delivery id). */
 export function privacyEvent(
   request: ShopifyPrivacyRequest,
-  context: { source: string; externalKey: string; topic: ShopifyPrivacyTopic; delivery: Delivery },
+  context: { source: string; externalKey: string; topic: ShopifyPrivacyTopic; delivery: Delivery; shopDomains: readonly string[] },
 ): Outcome<PrivacyEvent> {
   const action = SHOPIFY_PRIVACY_TOPICS[context.topic];
   const customerId = request.customer?.id;
@@ -54,6 +58,7 @@ export function privacyEvent(
     source: context.source,
     action,
     shopDomain: request.shop_domain,
+    ...(context.shopDomains.length === 1 && context.shopDomains[0] === request.shop_domain ? { soleShop: true } : {}),
     customer: action === 'redact_shop' || customerId === undefined ? null : { externalKey: context.externalKey, externalId: customerId },
     orderIds: [...new Set(orderIds)],
     ...(request.data_request ? { requestId: request.data_request.id } : {}),

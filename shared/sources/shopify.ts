@@ -280,6 +280,7 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
       externalKey: settings.externalKey,
       topic,
       delivery: canonicalDelivery(payload.delivery, fallback),
+      shopDomains: settings.shopDomains,
     });
   }
   if (payload.kind === 'customer') {

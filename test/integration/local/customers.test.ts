@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   appProxyLinkPath,
   linkThroughAppProxy,
+  shopifyPrivacyRequest,
   shopifyCustomerCreated,
   shopifyOrderPaid,
   type WebhookRequest,
@@ -117,6 +118,42 @@ describe('npm start: customers enrolled, linked and credited for what they bough
     expect((await link({ customerId: '', member: member.id, token })).status).toBe(403);
     expect((await link({ customerId: '880000000002', member: member.id, token: 'not-a-token' })).status).toBe(400);
     expect(await memberOf('880000000002')).toBeUndefined();
+  });
+
+  it('a signed shop/redact naming another shop leaves this shop’s customers: npm run ledger prints what it printed before', async () => {
+    const before = await ledger('shopify', '--customer', '880000000001');
+    expect(before.text).toContain('outcome: enrolled');
+    const other = shopifyPrivacyRequest(
+      { topic: 'shop/redact', shopDomain: 'other-dev-store.myshopify.com' },
+      secret(),
+      'wh-other-shop',
+      Date.now(),
+    );
+    expect(await post(other)).toBe(202);
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    expect((await ledger('shopify', '--customer', '880000000001')).text).toBe(before.text);
+  });
+
+  it('a customers/create replayed after customers/redact brings nothing back: npm run ledger prints what it printed after the redaction', async () => {
+    const created = shopifyCustomerCreated('880000000006', secret(), 'wh-create-6', Date.now());
+    expect(await post(created)).toBe(202);
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    expect((await ledger('shopify', '--customer', '880000000006')).text).toContain('outcome: enrolled');
+    const redact = shopifyPrivacyRequest(
+      { topic: 'customers/redact', customerId: '880000000006', orderIds: [] },
+      secret(),
+      'wh-redact-6',
+      Date.now(),
+    );
+    expect(await post(redact)).toBe(202);
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    const redacted = await ledger('shopify', '--customer', '880000000006');
+    expect(redacted.text).toContain('enrolment record: none');
+    // The captured delivery, re-sent under another webhook id (the headers are not signed).
+    const replay = { ...created, headers: { ...created.headers, 'x-shopify-webhook-id': 'wh-create-6-replayed' } };
+    expect(await post(replay)).toBe(202);
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    expect((await ledger('shopify', '--customer', '880000000006')).text).toBe(redacted.text);
   });
 
   it('a link only opened (the GET, as from another site’s page) links nothing; a POST without its confirmation is refused', async () => {

@@ -37,7 +37,12 @@ function deps(): PrivacyDeps {
 /** The Shopify topic each action is read from (shared/sources/shopify-privacy.ts). */
 const TOPIC_OF = { redact_customer: 'customers/redact', report_customer: 'customers/data_request', redact_shop: 'shop/redact' } as const;
 
-function request(action: PrivacyEvent['action'], customerId: string | null, orderIds: string[] = []): PrivacyEvent {
+function request(
+  action: PrivacyEvent['action'],
+  customerId: string | null,
+  orderIds: string[] = [],
+  shop: Partial<Pick<PrivacyEvent, 'shopDomain' | 'soleShop'>> = {},
+): PrivacyEvent {
   const id = `req-${process.pid}-${++requestNo}`;
   return {
     type: 'privacy',
@@ -45,6 +50,7 @@ function request(action: PrivacyEvent['action'], customerId: string | null, orde
     source: 'shopify',
     action,
     shopDomain: SHOP,
+    ...shop,
     customer: customerId === null ? null : { externalKey: 'shopify', externalId: customerId },
     orderIds,
     delivery: { id, topic: TOPIC_OF[action] },
@@ -58,10 +64,11 @@ const rawItem = async (pk: string) =>
 const orderItem = (orderId: string) => rawItem(`order#shopify#${encodeURIComponent(orderId)}`);
 const since = '2000-01-01T00:00:00.000Z';
 
-/** A member of the emulator linked to `customerId`, and a credited order of theirs. */
-async function creditedOrder(customerId: string) {
+/** A member of the emulator linked to `customerId`, and a credited order of theirs (delivered by `shop`; null: naming none). */
+async function creditedOrder(customerId: string, shop: string | null = SHOP) {
   await h.api.registerMember({ rank: 'gold', external_ids: { shopify: customerId } });
-  const p = purchase({ customer: { externalKey: 'shopify', externalId: customerId } });
+  const made = purchase({ customer: { externalKey: 'shopify', externalId: customerId } });
+  const p = { ...made, delivery: { ...made.delivery, ...(shop === null ? {} : { shopDomain: shop }) } };
   expect(await h.processor().process(p)).toMatchObject({ kind: 'credited' });
   return p;
 }
@@ -223,7 +230,10 @@ describe('shop/redact', () => {
       delivery: { id: 'd-another', topic: 'orders/paid', shopDomain: 'another.myshopify.com' },
     });
     expect(await h.processor().process(another)).toMatchObject({ kind: 'credited' });
-    const waiting = purchase({ customer: { externalKey: 'shopify', externalId: 'shop-b' } });
+    const waiting = purchase({
+      customer: { externalKey: 'shopify', externalId: 'shop-b' },
+      delivery: { id: 'd-waiting', topic: 'orders/paid', shopDomain: SHOP },
+    });
     await h.processor().process(waiting);
     const ours = await keep('{"id":1,"broken":', 'orders/paid', SHOP);
     const theirs = await keep('{"id":2,"broken":', 'orders/paid', 'another.myshopify.com');
@@ -248,6 +258,71 @@ describe('shop/redact', () => {
     expect(await left()).toBeLessThan(3);
     expect(await processPrivacyEvent(deps(), request('redact_shop', null))).toMatchObject({ kind: 'redacted' });
     expect(await left()).toBe(0);
+  });
+});
+
+describe('shop/redact of another shop, and records naming no shop', () => {
+  const records = () =>
+    createCustomerRecords({
+      client: h.dynamo.documentClient,
+      tableName: h.dynamo.tableName,
+      clock: h.clock,
+      leaseSeconds: 60,
+      ttlDays: 400,
+    });
+  async function enrolled(customerId: string, shopDomain?: string) {
+    const ref = { source: 'shopify', customerId };
+    await records().claim({ ...ref, externalKey: 'shopify', owner: 'w1', shopDomain });
+    await records().finish(ref, 'w1', { outcome: 'enrolled', memberId: 'm-1' });
+    return ref;
+  }
+
+  it("leaves this shop's orders and customer records, named or not, when a signed shop/redact names another shop", async () => {
+    const named = await creditedOrder('other-shop-1');
+    const unnamed = await creditedOrder('other-shop-2', null);
+    const customer = await enrolled('other-shop-3', SHOP);
+    const older = await enrolled('other-shop-4');
+    const outcome = await processPrivacyEvent(deps(), request('redact_shop', null, [], { shopDomain: 'other-dev-store.myshopify.com' }));
+    expect(outcome).toMatchObject({ kind: 'redacted', figures: { orders: 0, customers: 0 } });
+    expect(await h.ledger.getOrder(named)).toMatchObject({ externalId: 'other-shop-1' });
+    expect(await h.ledger.getOrder(unnamed)).toMatchObject({ externalId: 'other-shop-2' });
+    expect(await records().get(customer)).toMatchObject({ outcome: 'enrolled', shopDomain: SHOP });
+    expect(await records().get(older)).toMatchObject({ outcome: 'enrolled' });
+  });
+
+  it("removes its own shop's customer records, and leaves records naming no shop when the source does not name the shop alone", async () => {
+    const ours = await enrolled('own-shop-1', SHOP);
+    const unnamed = await enrolled('own-shop-2');
+    const unnamedOrder = await creditedOrder('own-shop-3', null);
+    await processPrivacyEvent(deps(), request('redact_shop', null));
+    expect(await records().get(ours)).toBeUndefined();
+    expect(await records().get(unnamed)).toBeDefined();
+    expect(await h.ledger.getOrder(unnamedOrder)).toMatchObject({ externalId: 'own-shop-3' });
+  });
+
+  it("takes records naming no shop as the shop's when the source's shopDomains lists that shop alone", async () => {
+    const unnamed = await enrolled('sole-shop-1');
+    const unnamedOrder = await creditedOrder('sole-shop-2', null);
+    await processPrivacyEvent(deps(), request('redact_shop', null, [], { soleShop: true }));
+    expect(await records().get(unnamed)).toBeUndefined();
+    expect((await h.ledger.getOrder(unnamedOrder))?.externalId).toBeUndefined();
+  });
+});
+
+describe('customers/redact leaves a tombstone', () => {
+  it('keeps a replayed customers/create from enrolling the erased customer again', async () => {
+    const records = createCustomerRecords({
+      client: h.dynamo.documentClient,
+      tableName: h.dynamo.tableName,
+      clock: h.clock,
+      leaseSeconds: 60,
+      ttlDays: 400,
+    });
+    const ref = { source: 'shopify', customerId: '5550001' };
+    expect(await records.isRedacted(ref)).toBe(false);
+    await redact('5550001');
+    expect(await records.isRedacted(ref)).toBe(true);
+    expect(await records.isRedacted({ source: 'shopify', customerId: '5550002' })).toBe(false);
   });
 });
 
