@@ -89,6 +89,33 @@ function orderView(o: OrderRecord, refunds: RefundRecord[]): OrderView {
   };
 }
 
+/** A record off its schema, as a row of its own (`order#<source>#<id>`, or a refund's key): the rest of the panel still shows. */
+function unreadableView(u: { pk: string; reason: string }): OrderView {
+  const [, source = '', orderId = ''] = u.pk.split('#').map((part) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  });
+  return {
+    source,
+    orderId,
+    customer: null,
+    customerId: null,
+    state: 'unreadable',
+    outcome: null,
+    points: null,
+    eligible: null,
+    refunded: null,
+    currency: null,
+    debited: 0,
+    createdAt: null,
+    lastError: `unreadable record ${u.pk}: ${u.reason}`,
+    refunds: [],
+  };
+}
+
 function matches(v: OrderView, f: OrderFilter): boolean {
   if (f.source && v.source !== f.source) return false;
   if (f.outcome && v.outcome !== f.outcome && !v.refunds.some((r) => r.outcome === f.outcome)) return false;
@@ -101,14 +128,19 @@ function matches(v: OrderView, f: OrderFilter): boolean {
 
 /** Every order in the ledger (refunds under their order), newest first, filtered; at most `limit`. */
 export async function listOrders(source: ConsoleSource, filter: OrderFilter, limit = 200): Promise<OrderView[]> {
-  const { orders, refunds } = await scanLedger(source.ledger.client, source.ledger.tableName);
+  const {
+    orders,
+    refunds,
+    unreadable = [],
+  } = await scanLedger(source.ledger.client, source.ledger.tableName, {}, undefined, {
+    keepUnreadable: true,
+  });
   const byOrder = new Map<string, RefundRecord[]>();
   for (const r of refunds) {
     const key = `${r.source}\0${r.orderId}`;
     byOrder.set(key, [...(byOrder.get(key) ?? []), r]);
   }
-  return orders
-    .map((o) => orderView(o, byOrder.get(`${o.source}\0${o.orderId}`) ?? []))
+  return [...orders.map((o) => orderView(o, byOrder.get(`${o.source}\0${o.orderId}`) ?? [])), ...unreadable.map(unreadableView)]
     .filter((v) => matches(v, filter))
     .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''))
     .slice(0, limit);

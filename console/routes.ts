@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { replayEntry } from '../ops/quarantine.js';
+import { NO_FRAMING_HEADERS } from '../shared/http/index.js';
+import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { ConsoleStartingError } from './errors.js';
 import { activityTimeline, operations } from './activity.js';
 import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
@@ -93,7 +95,9 @@ async function quarantineList(source: ConsoleSource): Promise<ConsoleAnswer> {
 }
 
 async function replay(source: ConsoleSource, body: Buffer): Promise<ConsoleAnswer> {
-  const id = (JSON.parse(body.toString('utf8') || '{}') as { id?: unknown }).id;
+  // Not JSON is the caller's mistake: a 400 saying what is taken, not the parser's text as a 502.
+  const parsed = parseJsonOrUndefined(body.toString('utf8') || '{}') as { id?: unknown } | undefined;
+  const id = parsed?.id;
   if (typeof id !== 'string') return json(400, { error: 'replay takes {"id": "<quarantine id>"}' });
   const entry = await source.quarantine.store.get(id);
   if (entry === undefined) return json(404, { error: `no quarantined delivery ${id}` });
@@ -134,5 +138,14 @@ export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRout
     [`POST ${api}replay`]: guarded(({ body }) => replay(source, body)),
     [`POST ${api}redrive`]: guarded(async () => json(200, { moved: await source.redrive() })),
   } satisfies Record<string, ConsoleRoute>);
-  return routes;
+  // Whichever server carries them (npm start's, the stage console's): never framed, never sniffed.
+  return Object.fromEntries(
+    Object.entries(routes).map(([key, route]) => [
+      key,
+      async (request: Parameters<ConsoleRoute>[0]) => {
+        const a = await route(request);
+        return { ...a, headers: { ...a.headers, ...NO_FRAMING_HEADERS } };
+      },
+    ]),
+  );
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import { adminRefusal } from '../shared/http/index.js';
+import { adminRefusal, NO_FRAMING_HEADERS } from '../shared/http/index.js';
 import { CONSOLE_PATH, type ConsoleAnswer, consoleRoutes } from './routes.js';
 import type { ConsoleSource } from './source.js';
 
@@ -47,7 +47,8 @@ export async function startConsoleServer(source: ConsoleSource, port: number): P
     };
     handle().then(
       (a) => {
-        res.writeHead(a.status, { ...a.headers, 'content-length': String(a.body.length) });
+        // Every answer, a refusal or a 404 too: the console is never framed (NO_FRAMING_HEADERS).
+        res.writeHead(a.status, { ...a.headers, ...NO_FRAMING_HEADERS, 'content-length': String(a.body.length) });
         res.end(a.body);
       },
       () => res.destroy(),

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { adminRefusal } from '../../shared/http/index.js';
+import { adminRefusal, NO_FRAMING_HEADERS } from '../../shared/http/index.js';
 import { listen } from '../listen.js';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '../lambda/context.js';
@@ -94,15 +94,18 @@ export async function startLocalHttpServer(options: LocalHttpServerOptions): Pro
     }
   }
 
-  function write(res: ServerResponse, a: HttpAnswer): void {
-    res.writeHead(a.status, { ...a.headers, 'content-length': String(a.body.length) });
+  function write(res: ServerResponse, a: HttpAnswer, path: string): void {
+    // The admin surfaces (the console among them): never framed, whatever the answer (a refusal, a 404 too).
+    const guard = path.startsWith(LOCAL_ADMIN_PREFIX) ? NO_FRAMING_HEADERS : {};
+    res.writeHead(a.status, { ...a.headers, ...guard, 'content-length': String(a.body.length) });
     res.end(a.body);
   }
 
   const server = createServer((req, res) => {
+    const [path = ''] = (req.url ?? '/').split('?', 1);
     const declared = Number(req.headers['content-length'] ?? '0');
     if (declared > maxPayload) {
-      write(res, gatewayError(413, 'Request Entity Too Large'));
+      write(res, gatewayError(413, 'Request Entity Too Large'), path);
       req.resume();
       return;
     }
@@ -114,7 +117,7 @@ export async function startLocalHttpServer(options: LocalHttpServerOptions): Pro
       size += chunk.length;
       if (size > maxPayload) {
         refused = true;
-        write(res, gatewayError(413, 'Request Entity Too Large'));
+        write(res, gatewayError(413, 'Request Entity Too Large'), path);
         return;
       }
       chunks.push(chunk);
@@ -122,8 +125,8 @@ export async function startLocalHttpServer(options: LocalHttpServerOptions): Pro
     req.on('end', () => {
       if (refused) return;
       answer(req, Buffer.concat(chunks)).then(
-        (a) => write(res, a),
-        () => write(res, gatewayError(500, 'Internal Server Error')),
+        (a) => write(res, a, path),
+        () => write(res, gatewayError(500, 'Internal Server Error'), path),
       );
     });
     req.on('error', () => res.destroy());

@@ -11,6 +11,8 @@ export interface TimeRange {
 export interface LedgerRecords {
   orders: OrderRecord[];
   refunds: RefundRecord[];
+  /** Records off their schema, when the caller keeps going past them (`keepUnreadable`). */
+  unreadable?: { pk: string; reason: string }[];
 }
 
 /**
@@ -23,6 +25,8 @@ export async function scanLedger(
   tableName: string,
   range: TimeRange = {},
   onPage?: (items: number) => void,
+  /** true: an unreadable record is listed (`unreadable`) instead of ending the scan (the console shows it as a row). */
+  options: { keepUnreadable?: boolean } = {},
 ): Promise<LedgerRecords> {
   const values: Record<string, string> = {};
   const names: Record<string, string> = { '#kind': 'kind' };
@@ -59,7 +63,12 @@ export async function scanLedger(
     for (const item of page.Items ?? []) {
       const schema = item.kind === 'order' ? OrderRecord : RefundRecord;
       const parsed = schema.safeParse(item);
-      if (!parsed.success) throw new UnreadableRecordError(String(item.pk), parsed.error.issues[0]?.message ?? 'invalid');
+      if (!parsed.success) {
+        const reason = parsed.error.issues[0]?.message ?? 'invalid';
+        if (!options.keepUnreadable) throw new UnreadableRecordError(String(item.pk), reason);
+        (out.unreadable ??= []).push({ pk: String(item.pk), reason });
+        continue;
+      }
       if (parsed.data.kind === 'order') out.orders.push(parsed.data);
       else out.refunds.push(parsed.data);
     }

@@ -261,6 +261,22 @@ describe('the operator console in headless Chromium', () => {
         body: JSON.stringify({ id: quarantineId }),
       });
 
+    it('is never framed: X-Frame-Options DENY, CSP frame-ancestors none and nosniff on the page, the API, a refusal and a 404', async () => {
+      const answers = await Promise.all([
+        fetch(consoleUrl),
+        fetch(`${consoleUrl}api/status`),
+        replay({ origin: 'http://127.0.0.1:1' }),
+        fetch(`${consoleUrl}api/nowhere`),
+      ]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 403, 404]);
+      for (const a of answers) {
+        await a.arrayBuffer();
+        expect(a.headers.get('x-frame-options')).toBe('DENY');
+        expect(a.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+        expect(a.headers.get('x-content-type-options')).toBe('nosniff');
+      }
+    });
+
     it('refuses a replay posted by another site (a foreign Origin)', async () => {
       const res = await replay({ origin: 'http://evil.example' });
       expect(res.status).toBe(403);

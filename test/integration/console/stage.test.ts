@@ -9,6 +9,7 @@ import { type ConsoleServer, startConsoleServer } from '../../../console/index.j
 import { stageConsoleSource } from '../../../console/stage.js';
 import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
 import { handleOf, LOCAL_DEFAULTS, type LocalStack, startLocalStack } from '../../../local/index.js';
+import { DeleteCommand, PutCommand } from '../../../shared/dynamodb/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { synthesiseRealApp } from '../../infra/support/app.js';
 import { deliverShopifyOrder } from '../../support/local-stack.js';
@@ -179,6 +180,48 @@ describe('the console against a deployed stage (--stage), AWS replaced at its bo
       body: JSON.stringify({ id: kept.id }),
     });
     expect(replayed).toEqual({ status: 200, body: { ok: true, result: 'accepted shopify:order:8300000000000000002' } });
+  });
+
+  it('sends X-Frame-Options DENY, CSP frame-ancestors none and nosniff with every answer: page, API, refusal, unknown path', async () => {
+    const answers = await Promise.all([
+      fetch(server.url),
+      fetch(new URL('console.js', server.url)),
+      fetch(new URL('api/status', server.url)),
+      fetch(new URL('api/redrive', server.url), { method: 'POST', headers: { origin: 'http://evil.example' } }),
+      fetch(new URL('nowhere', server.url)),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 403, 404]);
+    for (const a of answers) {
+      await a.arrayBuffer();
+      expect(a.headers.get('x-frame-options')).toBe('DENY');
+      expect(a.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+      expect(a.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
+
+  it('answers a replay whose body is not JSON 400, saying what it takes, not 502 with the parser’s error', async () => {
+    const res = await api('replay', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id": ' });
+    expect(res).toEqual({ status: 400, body: { error: 'replay takes {"id": "<quarantine id>"}' } });
+  });
+
+  it('shows one unreadable ledger record as an unreadable row, the other orders as before (not a 502 for the panel)', async () => {
+    const broken = { pk: 'order#shopify#8300000000000000077', kind: 'order', source: 'shopify', orderId: '8300000000000000077' };
+    const { documentClient } = handleOf(stack);
+    await documentClient.send(new PutCommand({ TableName: stack.tableName, Item: broken }));
+    try {
+      const { status, body } = await api('orders?source=shopify');
+      expect(status).toBe(200);
+      expect(body.orders).toContainEqual(expect.objectContaining({ orderId: '8300000000000000001', outcome: 'credited' }));
+      expect(body.orders).toContainEqual(
+        expect.objectContaining({
+          orderId: '8300000000000000077',
+          state: 'unreadable',
+          lastError: expect.stringContaining('unreadable record order#shopify#8300000000000000077'),
+        }),
+      );
+    } finally {
+      await documentClient.send(new DeleteCommand({ TableName: stack.tableName, Key: { pk: broken.pk } }));
+    }
   });
 
   it('refuses an action posted from another origin', async () => {
