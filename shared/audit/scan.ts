@@ -46,7 +46,7 @@ export async function scanLedger(
     // Records written before createdAt existed on every path carry firstSeenAt.
     filter += ` AND ((${bounded('createdAt', '#created')}) OR (attribute_not_exists(#created) AND ${bounded('firstSeenAt', '#first')}))`;
   }
-  const out: LedgerRecords = { orders: [], refunds: [] };
+  const out: LedgerRecords = { orders: [], refunds: [], ...(options.keepUnreadable ? { unreadable: [] } : {}) };
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await client.send(
@@ -66,7 +66,7 @@ export async function scanLedger(
       if (!parsed.success) {
         const reason = parsed.error.issues[0]?.message ?? 'invalid';
         if (!options.keepUnreadable) throw new UnreadableRecordError(String(item.pk), reason);
-        (out.unreadable ??= []).push({ pk: String(item.pk), reason });
+        out.unreadable?.push({ pk: String(item.pk), reason });
         continue;
       }
       if (parsed.data.kind === 'order') out.orders.push(parsed.data);
