@@ -5,6 +5,8 @@ export interface JsonAnswer {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Cut the connection instead of answering (a fault: the request was executed, the answer lost). */
+  destroy?: boolean;
 }
 
 /**
@@ -27,7 +29,9 @@ export function createJsonServer(handle: (req: IncomingMessage, body: Buffer) =>
     req.on('end', () => {
       if (size > maxBodyBytes) return write(res, { status: 413, body: { errors: 'Request Entity Too Large' } });
       try {
-        write(res, handle(req, Buffer.concat(chunks)));
+        const answer = handle(req, Buffer.concat(chunks));
+        if (answer.destroy) return res.destroy();
+        write(res, answer);
       } catch {
         write(res, { status: 500, body: { errors: 'Internal Server Error' } });
       }

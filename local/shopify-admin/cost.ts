@@ -9,6 +9,8 @@ interface Field {
   name: string;
   args: Record<string, string>;
   children: Field[];
+  /** An inline fragment (`... on DiscountCodeBasic { ... }`): its type condition; `name` is then empty. */
+  on?: string;
 }
 
 function firstOf(field: Field, variables: Record<string, unknown>): number | undefined {
@@ -22,6 +24,8 @@ function fieldCost(field: Field, variables: Record<string, unknown>, counts?: Re
   if (field.children.length === 0) return 0;
   const first = firstOf(field, variables);
   const sum = (fields: Field[]) => fields.reduce((n, f) => n + fieldCost(f, variables, counts), 0);
+  // A fragment is no object of its own: its fields cost what they cost on the object they select from.
+  if (field.on !== undefined) return sum(field.children);
   if (first === undefined) return 1 + sum(field.children);
   const n = counts?.get(field) ?? first;
   const node = field.children.find((c) => c.name === 'nodes' || c.name === 'edges');

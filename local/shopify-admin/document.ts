@@ -4,8 +4,9 @@ import type { Field } from './cost.js';
 /**
  * The top-level selection of the document's first operation, read with graphql-js: each field by its
  * name (an alias does not change what it costs or answers), its arguments as written (`$first` for a
- * variable, `250` for a literal), and its nested selection. Fragments are not supported: the Admin
- * client (shared/shopify-admin) sends none.
+ * variable, `250` for a literal), and its nested selection. Inline fragments (`... on DiscountCodeBasic
+ * { status }`) are kept with their type condition, as the discount documents select through them;
+ * named fragments are not supported (the Admin client sends none).
  */
 export function parseSelection(text: string): Field[] {
   const document = parse(text, { noLocation: true });
@@ -15,8 +16,13 @@ export function parseSelection(text: string): Field[] {
 }
 
 function fieldsOf(selections: readonly SelectionNode[]): Field[] {
-  return selections.map((s) => {
-    if (s.kind !== Kind.FIELD) throw new Error('fragments are not supported');
+  return selections.map((s): Field => {
+    if (s.kind === Kind.INLINE_FRAGMENT) {
+      const on = s.typeCondition?.name.value;
+      if (on === undefined) throw new Error('an inline fragment needs a type condition');
+      return { name: '', on, args: {}, children: fieldsOf(s.selectionSet.selections) };
+    }
+    if (s.kind !== Kind.FIELD) throw new Error('named fragments are not supported');
     const args: Record<string, string> = {};
     for (const a of s.arguments ?? []) args[a.name.value] = argumentText(a.value);
     return { name: s.name.value, args, children: s.selectionSet ? fieldsOf(s.selectionSet.selections) : [] };

@@ -10,6 +10,7 @@ import { createShopStore, type ShopStore, StoreInputError } from './store.js';
 
 export type { BucketSettings } from './bucket.js';
 import { answerSubscriptions, createSubscriptionStore, type SubscriptionStore } from './subscriptions.js';
+import { answerDiscounts, createDiscountStore, type DiscountFault, type Discounts, type DiscountStore } from './discounts.js';
 import { parseJsonOrUndefined } from '../../shared/text/index.js';
 import { adminRefusal } from '../../shared/http/index.js';
 
@@ -17,9 +18,11 @@ import { adminRefusal } from '../../shared/http/index.js';
  * A local stand-in of Shopify's GraphQL Admin API, as small as the reconcile client needs: the
  * `orders` query (search on updated_at, cursor pagination) and the `refund` query, behind
  * `X-Shopify-Access-Token` (a fixed token, or one from the client-credentials grant: oauth.ts), the
- * webhook subscription documents (subscriptions.ts), metered by a cost-based leaky bucket answering THROTTLED as Shopify does.
+ * webhook subscription documents (subscriptions.ts), the code discount documents of redemptions
+ * (discounts.ts), metered by a cost-based leaky bucket answering THROTTLED as Shopify does.
  * Test surface (not Shopify's): POST /__shopify/orders and /__shopify/refunds store a webhook body
- * as Shopify would hold it and send no webhook; POST /__shopify/bucket sets the bucket. It answers
+ * as Shopify would hold it and send no webhook (an order's `discount_codes` count as uses);
+ * POST /__shopify/bucket sets the bucket; POST /__shopify/faults makes the next documents of a field fail. It answers
  * only loopback callers without an Origin, with JSON bodies (the admin guard of /__local/*).
  */
 
@@ -31,8 +34,10 @@ export interface ShopifyAdminStandInOptions {
   /** The client-credentials grant of a Dev Dashboard app: tokens issued at /admin/oauth/access_token, expiring. */
   clientCredentials?: ClientCredentialsSettings;
   bucket?: Partial<BucketSettings>;
-  /** The access scopes the app was granted (`currentAppInstallation.accessScopes`); default: read_orders and read_customers. */
+  /** The access scopes the app was granted (`currentAppInstallation.accessScopes`); default: read_orders, read_customers and write_discounts. */
   accessScopes?: readonly string[];
+  /** The shop's currency (discount amounts): default JPY. */
+  currency?: string;
   now?: () => number;
 }
 
@@ -46,18 +51,22 @@ export interface ShopifyAdminStandIn {
   tokens?: Pick<TokenIssuer, 'grants' | 'revokeAll'>;
   /** The shop's webhook subscriptions (webhookSubscriptions, webhookSubscriptionCreate). */
   subscriptions: SubscriptionStore;
+  /** The shop's code discounts (discountCodeBasicCreate, discountCodeDeactivate, codeDiscountNodeByCode). */
+  discounts: DiscountStore;
+  /** The next `times` documents of `field` fail as told (also `POST /__shopify/faults`). */
+  addFault(fault: DiscountFault): void;
   close(): Promise<void>;
 }
 
-/** What the local app is granted unless told otherwise: what reconciliation and enrolment need. */
-const DEFAULT_ACCESS_SCOPES = ['read_orders', 'read_customers'];
+/** What the local app is granted unless told otherwise: what reconciliation, enrolment and redemptions need. */
+const DEFAULT_ACCESS_SCOPES = ['read_orders', 'read_customers', 'write_discounts'];
 
 /** Shopify's largest single query. */
 const MAX_QUERY_COST = 1000;
 const GRAPHQL_PATH = /^\/admin\/api\/(?:\d{4}-\d{2}|unstable)\/graphql\.json$/;
 const MAX_BODY = 1024 * 1024;
 
-type Answer = { status: number; body: unknown };
+type Answer = { status: number; body: unknown; destroy?: boolean };
 
 /** What the stand-in's answers read and change. */
 interface StandInState {
@@ -67,6 +76,8 @@ interface StandInState {
   subscriptions: SubscriptionStore;
   bucket: Bucket;
   counters: { queries: number; throttled: number };
+  discounts: Discounts;
+  faults: DiscountFault[];
 }
 
 export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptions): Promise<ShopifyAdminStandIn> {
@@ -78,6 +89,8 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
     subscriptions: createSubscriptionStore(),
     bucket: createBucket(options.bucket, now),
     counters: { queries: 0, throttled: 0 },
+    discounts: createDiscountStore(now, options.currency ?? 'JPY'),
+    faults: [],
   };
   const server = createJsonServer((req, body) => handle(state, req, body), MAX_BODY);
   const host = options.host ?? '127.0.0.1';
@@ -90,6 +103,8 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
     setBucket: (settings) => state.bucket.set(settings),
     ...(state.issuer ? { tokens: state.issuer } : {}),
     subscriptions: state.subscriptions,
+    discounts: state.discounts.store,
+    addFault: (fault) => state.faults.push({ ...fault }),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((e) => (e ? reject(e) : resolve()));
@@ -147,7 +162,10 @@ function graphql(state: StandInState, body: unknown): Answer {
       },
     };
   }
-  const answer = answerDocument(state, fields, vars);
+  const fault = takeFault(state, fields[0]?.name);
+  if (fault === 'http_503') return { status: 503, body: { errors: 'Service Unavailable' } };
+  const answer = fault === 'user_error' ? refusedByFault(fields[0]?.name ?? '') : answerDocument(state, fields, vars);
+  if (fault === 'reset_after_commit') return { status: 200, body: null, destroy: true };
   if ('body' in answer) return { status: 200, body: answer.body };
   if ('error' in answer) return { status: 200, body: { errors: [{ message: answer.error }] } };
   const top = fields[0];
@@ -160,6 +178,20 @@ function graphql(state: StandInState, body: unknown): Answer {
       extensions: { cost: { requestedQueryCost: requested, actualQueryCost: actual, throttleStatus: bucket.status() } },
     },
   };
+}
+
+/** The fault set for this field, used up one at a time. */
+function takeFault(state: StandInState, field: string | undefined): DiscountFault['fault'] | undefined {
+  const fault = state.faults.find((f) => f.field === field && f.times > 0);
+  if (!fault) return undefined;
+  fault.times -= 1;
+  return fault.fault;
+}
+
+/** A mutation the shop refuses for good: its payload with a userError, nothing made. */
+function refusedByFault(field: string): DataAnswer {
+  const userErrors = [{ field: null, code: 'INVALID', message: 'The shop refused this discount (stand-in fault)' }];
+  return { data: { [field]: { codeDiscountNode: null, userErrors } }, returned: 1 };
 }
 
 function tooCostly(requested: number): unknown {
@@ -181,13 +213,18 @@ function answerDocument(state: StandInState, fields: Field[], vars: Record<strin
     if ('errors' in subscriptionAnswer) return { body: subscriptionAnswer };
     return { data: subscriptionAnswer.data, returned: 1 };
   }
+  const discountAnswer = top && fields.length === 1 ? answerDiscounts(state.discounts, top, vars) : undefined;
+  if (discountAnswer !== undefined) {
+    if ('errors' in discountAnswer) return { body: discountAnswer };
+    return { data: discountAnswer.data, returned: 1 };
+  }
   if (top?.name === 'currentAppInstallation' && fields.length === 1) {
     const scopes = state.options.accessScopes ?? DEFAULT_ACCESS_SCOPES;
     return { data: { currentAppInstallation: { accessScopes: scopes.map((handle) => ({ handle })) } }, returned: 1 };
   }
   if (top?.name === 'orders' && fields.length === 1) return answerOrders(state.store, top, vars);
   if (top?.name === 'refund' && fields.length === 1) return answerRefund(state.store, top, vars);
-  return { error: 'the stand-in answers only reconciliation, subscription and access scope documents' };
+  return { error: 'the stand-in answers only reconciliation, subscription, discount and access scope documents' };
 }
 
 /** The test surface: store an order or a refund as Shopify holds it, or set the bucket. */
@@ -195,10 +232,21 @@ function admin(state: StandInState, path: string, body: Buffer): Answer {
   try {
     if (path === '/__shopify/orders') {
       const stored = state.store.putOrder(body.toString('utf8'));
+      // An order that used a code counts as one use of it (Shopify's asyncUsageCount).
+      for (const code of discountCodesOf(body)) state.discounts.store.use(code);
       return { status: 201, body: { id: `gid://shopify/Order/${stored.order.id}` } };
     }
     if (path === '/__shopify/refunds') {
       state.store.putRefund(body.toString('utf8'));
+      return { status: 201, body: { stored: true } };
+    }
+    if (path === '/__shopify/faults') {
+      const f = JSON.parse(body.toString('utf8') || '{}') as Partial<DiscountFault>;
+      const kinds = ['http_503', 'reset_after_commit', 'user_error'];
+      if (typeof f.field !== 'string' || !kinds.includes(String(f.fault)) || !Number.isInteger(f.times) || (f.times ?? 0) < 1) {
+        return { status: 400, body: { errors: `expected {"field": "<top-level field>", "fault": ${kinds.join('|')}, "times": N}` } };
+      }
+      state.faults.push({ field: f.field, fault: f.fault as DiscountFault['fault'], times: f.times as number });
       return { status: 201, body: { stored: true } };
     }
     if (path === '/__shopify/bucket') {
@@ -217,4 +265,13 @@ function admin(state: StandInState, path: string, body: Buffer): Answer {
     throw e;
   }
   return { status: 404, body: { errors: 'Not Found' } };
+}
+
+/** The codes an order body names (`discount_codes[].code`). */
+function discountCodesOf(body: Buffer): string[] {
+  const order = parseJsonOrUndefined(body.toString('utf8')) as { discount_codes?: unknown } | undefined;
+  const codes = Array.isArray(order?.discount_codes) ? order.discount_codes : [];
+  return codes.flatMap((c) =>
+    typeof c === 'object' && c !== null && typeof (c as { code?: unknown }).code === 'string' ? [(c as { code: string }).code] : [],
+  );
 }

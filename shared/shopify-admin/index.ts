@@ -7,3 +7,11 @@ export { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from './queries.js';
 export { type AdminOrder, type AdminRefund, legacyId } from './schemas.js';
 export { orderWebhookBody, type ReconcileTopic, refundWebhookBody, webhookRequest } from './to-webhook.js';
 export { type SubscribeResult, type SubscriptionChange, subscribeSummary, subscribeTopics, topicEnum } from './subscriptions.js';
+export {
+  type CodeDiscountNode,
+  createDiscountCode,
+  deactivateDiscountCode,
+  type DiscountCodeInput,
+  type DiscountResult,
+  discountByCode,
+} from './discounts.js';

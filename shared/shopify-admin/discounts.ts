@@ -1,0 +1,116 @@
+import * as z from 'zod';
+import type { ShopifyAdminClient } from './client.js';
+import { ShopifyAdminError } from './errors.js';
+
+/**
+ * Single-use code discounts through the GraphQL Admin API (scope `write_discounts`):
+ * `discountCodeBasicCreate` makes a fixed amount off the whole order for one customer, usable once,
+ * ending at a time; `discountCodeDeactivate` ends one now; `codeDiscountNodeByCode` finds one by its
+ * code. The caller chooses the code, so a create whose answer was lost is found by the code, never
+ * made twice (Shopify refuses a second discount with the same code: `TAKEN`).
+ */
+
+const CODE_DISCOUNT = `codeDiscount { ... on DiscountCodeBasic { status usageLimit asyncUsageCount endsAt } }`;
+
+export const DISCOUNT_CODE_BASIC_CREATE = `mutation RedemptionCodeCreate($basicCodeDiscount: DiscountCodeBasicInput!) {
+  discountCodeBasicCreate(basicCodeDiscount: $basicCodeDiscount) {
+    codeDiscountNode { id ${CODE_DISCOUNT} }
+    userErrors { field code message }
+  }
+}`;
+
+export const DISCOUNT_CODE_DEACTIVATE = `mutation RedemptionCodeDeactivate($id: ID!) {
+  discountCodeDeactivate(id: $id) {
+    codeDiscountNode { id ${CODE_DISCOUNT} }
+    userErrors { field code message }
+  }
+}`;
+
+export const CODE_DISCOUNT_NODE_BY_CODE = `query RedemptionCode($code: String!) {
+  codeDiscountNodeByCode(code: $code) { id ${CODE_DISCOUNT} }
+}`;
+
+const CodeDiscountNode = z.object({
+  id: z.string().regex(/^gid:\/\/shopify\/DiscountCodeNode\/\d{1,20}$/),
+  codeDiscount: z.object({
+    status: z.enum(['ACTIVE', 'EXPIRED', 'SCHEDULED']).optional(),
+    usageLimit: z.number().int().nullable().optional(),
+    asyncUsageCount: z.number().int().optional(),
+    endsAt: z.string().nullable().optional(),
+  }),
+});
+export type CodeDiscountNode = z.infer<typeof CodeDiscountNode>;
+
+const UserErrors = z.array(
+  z.object({ field: z.array(z.string()).nullable().optional(), code: z.string().nullable().optional(), message: z.string() }),
+);
+const Payload = z.object({ codeDiscountNode: CodeDiscountNode.nullable(), userErrors: UserErrors });
+
+export interface DiscountCodeInput {
+  code: string;
+  title: string;
+  /** Decimal string in the shop's currency. */
+  amount: string;
+  /** `gid://shopify/Customer/<id>`. */
+  customerGid: string;
+  startsAt: string;
+  endsAt: string;
+}
+
+export type DiscountResult = { ok: true; node: CodeDiscountNode } | { ok: false; taken: boolean; reason: string };
+
+function read<T>(schema: z.ZodType<T>, data: unknown, what: string): T {
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw new ShopifyAdminError('invalid_response', `unexpected ${what} answer`);
+  return parsed.data;
+}
+
+const reasonOf = (errors: z.infer<typeof UserErrors>) =>
+  errors
+    .map((e) => `${(e.field ?? []).join('.')}${e.code ? ` ${e.code}` : ''}: ${e.message}`)
+    .join('; ')
+    .slice(0, 300);
+
+/** Makes the code; a refusal (userErrors) is a result, `taken` when the code exists already. Other failures throw. */
+export async function createDiscountCode(client: Pick<ShopifyAdminClient, 'graphql'>, input: DiscountCodeInput): Promise<DiscountResult> {
+  const answer = read(
+    z.object({ discountCodeBasicCreate: Payload }),
+    await client.graphql(DISCOUNT_CODE_BASIC_CREATE, {
+      basicCodeDiscount: {
+        title: input.title,
+        code: input.code,
+        startsAt: input.startsAt,
+        endsAt: input.endsAt,
+        usageLimit: 1,
+        appliesOncePerCustomer: true,
+        context: { customers: { add: [input.customerGid] } },
+        customerGets: { value: { discountAmount: { amount: input.amount, appliesOnEachItem: false } }, items: { all: true } },
+        combinesWith: { orderDiscounts: false, productDiscounts: false, shippingDiscounts: false },
+      },
+    }),
+    'discountCodeBasicCreate',
+  ).discountCodeBasicCreate;
+  if (answer.userErrors.length === 0 && answer.codeDiscountNode) return { ok: true, node: answer.codeDiscountNode };
+  return { ok: false, taken: answer.userErrors.some((e) => e.code === 'TAKEN'), reason: reasonOf(answer.userErrors) || 'no reason given' };
+}
+
+/** Ends the code now (status EXPIRED); a refusal is a result. */
+export async function deactivateDiscountCode(client: Pick<ShopifyAdminClient, 'graphql'>, id: string): Promise<DiscountResult> {
+  const answer = read(
+    z.object({ discountCodeDeactivate: Payload }),
+    await client.graphql(DISCOUNT_CODE_DEACTIVATE, { id }),
+    'discountCodeDeactivate',
+  ).discountCodeDeactivate;
+  if (answer.userErrors.length === 0 && answer.codeDiscountNode) return { ok: true, node: answer.codeDiscountNode };
+  return { ok: false, taken: false, reason: reasonOf(answer.userErrors) || 'no reason given' };
+}
+
+/** The discount holding `code`, or undefined when the shop has none. */
+export async function discountByCode(client: Pick<ShopifyAdminClient, 'graphql'>, code: string): Promise<CodeDiscountNode | undefined> {
+  const answer = read(
+    z.object({ codeDiscountNodeByCode: CodeDiscountNode.nullable() }),
+    await client.graphql(CODE_DISCOUNT_NODE_BY_CODE, { code }),
+    'codeDiscountNodeByCode',
+  );
+  return answer.codeDiscountNodeByCode ?? undefined;
+}
