@@ -23,7 +23,7 @@ import {
   type RecoveryResult,
 } from '../shared/consumer/index.js';
 import { createCustomerRecords, type CustomerRecords, type EnrolApi, withCustomerEvents } from '../shared/customers/index.js';
-import { type Clock, createLedger, type Ledger } from '../shared/ledger/index.js';
+import { type Clock, createLedger, createRedemptionLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
 import { powertoolsLogger } from '../shared/logging/index.js';
 import { METRIC, powertoolsMetrics, upstreamCallsMetric } from '../shared/metrics/index.js';
@@ -43,6 +43,8 @@ import {
   type ProcessorDeps,
 } from '../shared/points/index.js';
 import { createPrivacyRequests, type PrivacyDeps, withPrivacyEvents } from '../shared/privacy/index.js';
+import { redemptionDepsFromEnv, type UsageDeps, withRedemptionUsage } from '../shared/redemption/index.js';
+import { loadSources } from '../shared/sources/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { createSqsQueue, createSqsVisibility, type EventQueue, type MessageVisibility } from '../shared/queue/index.js';
 import { createCircuitBreaker, type CircuitBreaker } from '../shared/retry/index.js';
@@ -86,6 +88,8 @@ export type ProcessEventsDeps = {
   customers?: { records: CustomerRecords; openapi: EnrolApi };
   /** Smaregi's Platform API per source (its webhooks name transactions only). */
   smaregi?: ProcessorDeps['smaregi'];
+  /** Redemptions (shared/redemption): orders using a code mark it used; refunds of such orders give points back. */
+  redemption?: UsageDeps;
   /** Privacy requests (the ledger table's client, the quarantine): privacy events need it. */
   privacy?: Pick<PrivacyDeps, 'client' | 'tableName' | 'records' | 'quarantine' | 'requests'>;
 };
@@ -121,7 +125,8 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     clock: deps.clock,
     logger: deps.logger,
   };
-  const processor = withPrivacyEvents(withCustomerEvents(createProcessor({ ...deps, openapi }), customers), privacy);
+  const points = withRedemptionUsage(createProcessor({ ...deps, openapi }), deps.redemption);
+  const processor = withPrivacyEvents(withCustomerEvents(points, customers), privacy);
   return batchHandler({ ...deps, breaker, outagePause, budget }, processor);
 }
 
@@ -145,11 +150,14 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
   const ledgerTable = () => (table ??= ledgerTableFromEnv(env));
   const customers = overrides.customers ?? customersFromEnv(env, ledgerTable, settings, clock, openapi);
   const privacy = overrides.privacy ?? privacyFromEnv(env, ledgerTable, settings, clock);
+  const ledger = overrides.ledger ?? ledgerFromEnv(ledgerTable(), settings, clock);
+  const redemption = overrides.redemption ?? redemptionUsageFromEnv(env, ledgerTable, ledger, openapi, logger, clock);
   return {
     budget,
     settings,
     clock,
-    ledger: overrides.ledger ?? ledgerFromEnv(ledgerTable(), settings, clock),
+    ledger,
+    ...(redemption ? { redemption } : {}),
     // Observed, not changed: the grants' markers and answers, the breaker's transitions (shared/activity).
     openapi: activity ? watchCalls(openapi, activity, clock) : openapi,
     breaker: activity ? watchBreaker(breaker, activity, env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local-${process.pid}`) : breaker,
@@ -222,6 +230,28 @@ function customersFromEnv(
   const { client, tableName } = ledgerTable();
   const records = createCustomerRecords({ client, tableName, clock, leaseSeconds: settings.leaseSeconds, ttlDays: settings.ledgerTtlDays });
   return { records, openapi: openapi as PointsApi & EnrolApi };
+}
+
+/** The sources that redeem, each with its redemption records (in the ledger table). */
+function redemptionUsageFromEnv(
+  env: NodeJS.ProcessEnv,
+  ledgerTable: () => LedgerTable,
+  ledger: Ledger,
+  openapi: PointsApi,
+  logger: ProcessEventsLogger,
+  clock: Clock,
+): UsageDeps | undefined {
+  if (!env[ENV.LEDGER_TABLE] || !('getMemberByExternalId' in openapi)) return undefined;
+  const sources = loadSources(env[ENV.SOURCES_CONFIG]);
+  const api = openapi as unknown as Parameters<typeof redemptionDepsFromEnv>[3]['openapi'];
+  const bySource = new Map<string, ReturnType<typeof redemptionDepsFromEnv>>();
+  for (const name of sources.keys()) {
+    const { client, tableName } = ledgerTable();
+    const ledgerOf = createRedemptionLedger({ client, tableName, clock });
+    bySource.set(name, redemptionDepsFromEnv(env, sources, name, { openapi: api, logger, ledger: ledgerOf, now: clock }));
+  }
+  if (![...bySource.values()].some((d) => d !== undefined)) return undefined;
+  return { redemption: (source) => bySource.get(source), ledger };
 }
 
 /** Privacy requests change the ledger table and the quarantine table (its bodies). */

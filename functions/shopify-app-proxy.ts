@@ -5,17 +5,31 @@ import { queueUrlFrom } from '../shared/intake/index.js';
 import { createJsonLogger } from '../shared/logging/index.js';
 import { createOpenApiClient, environmentCredentials, secretsManagerCredentials } from '../shared/openapi/index.js';
 import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
+import { handlePointsPage, handleRedeem, type RedemptionProxyDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
 import { loadSources } from '../shared/sources/index.js';
 
 /**
- * shopify-app-proxy: `GET|POST /proxy/shopify/link`, the Shopify App Proxy's link request (docs/customers.md).
+ * shopify-app-proxy: the Shopify App Proxy's routes: `GET|POST /proxy/shopify/link`, the link request
+ * (docs/customers.md), and, when the source redeems, `GET /proxy/shopify/points` and
+ * `POST /proxy/shopify/redeem` (docs/redemption.md).
  * Verifies Shopify's signature before anything else; the GET answers a confirmation, the confirmed POST
  * links the logged-in customer to the member whose handover token it carries (Open API: handover check,
  * then the member's external id), and queues the
  * crediting of the customer's earlier purchases. Separate from receive-webhook, which never calls the Open API.
  */
 
-export type AppProxyDeps = Omit<ProxyLinkDeps, 'onLinked'> & { queue: EventQueue; retroCreditDays: number };
+export type AppProxyDeps = Omit<ProxyLinkDeps, 'onLinked'> & {
+  queue: EventQueue;
+  retroCreditDays: number;
+  /** The points page and redeem routes; undefined: the source does not redeem (they answer 404). */
+  redemption?: RedemptionProxyDeps;
+};
+
+const NOT_FOUND = {
+  statusCode: 404,
+  headers: { 'content-type': 'application/json' },
+  body: '{"error":{"kind":"not_enabled","message":"this shop does not offer points redemption"}}',
+};
 export type AppProxyHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 export function makeHandler(deps: AppProxyDeps): AppProxyHandler {
@@ -43,10 +57,14 @@ export function makeHandler(deps: AppProxyDeps): AppProxyHandler {
           ? {}
           : { body: event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body }),
       };
-      const answer = await handleProxyLink(request, proxy);
+      const path = event.rawPath ?? '';
+      const redemption = deps.redemption;
+      const routed = path.endsWith('/points') ? handlePointsPage : path.endsWith('/redeem') ? handleRedeem : undefined;
+      if (routed && !redemption) return NOT_FOUND;
+      const answer = routed && redemption ? await routed(request, redemption) : await handleProxyLink(request, proxy);
       return { statusCode: answer.statusCode, headers: answer.headers, body: answer.body };
     } catch (e) {
-      deps.logger?.warn('app proxy link failed', { error: e instanceof Error ? e.name : 'unknown' });
+      deps.logger?.warn('app proxy request failed', { error: e instanceof Error ? e.name : 'unknown' });
       return {
         statusCode: 500,
         headers: { 'content-type': 'application/json' },
@@ -64,21 +82,31 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<A
   const linking = sources.get(SOURCE)?.customerLinking?.();
   if (!linking) throw new Error(`the ${SOURCE} source is not configured (SOURCES_CONFIG): the app proxy links its customers`);
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
+  const openapi =
+    overrides.openapi ??
+    createOpenApiClient({
+      credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
+    });
+  const secrets =
+    overrides.secrets ?? webhookSecretsFromEnvironment(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) });
+  const logger = overrides.logger ?? createJsonLogger(env);
+  // A link-only client (some tests) cannot redeem: the redeem routes then answer 404.
+  const redeemApi = 'grantPoints' in openapi ? (openapi as unknown as RedemptionProxyDeps['openapi']) : undefined;
+  const redemption =
+    overrides.redemption ??
+    (redeemApi &&
+      redemptionDepsFromEnv(env, sources, SOURCE, { openapi: redeemApi, logger, ...(overrides.now ? { now: overrides.now } : {}) }));
   return {
     source: SOURCE,
     externalKey: linking.externalKey,
     shopDomains: linking.shopDomains,
     retroCreditDays: linking.retroCreditDays,
-    secrets:
-      overrides.secrets ?? webhookSecretsFromEnvironment(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) }),
-    openapi:
-      overrides.openapi ??
-      createOpenApiClient({
-        credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
-      }),
+    secrets,
+    openapi,
     queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFrom(env) }),
     now: overrides.now ?? Date.now,
-    logger: overrides.logger ?? createJsonLogger(env),
+    logger,
+    ...(redemption ? { redemption: { ...redemption, secrets, shopDomains: linking.shopDomains } } : {}),
   };
 }
 

@@ -14,6 +14,9 @@ import { LOCAL_DEFAULTS } from './config.js';
 import { SHOPIFY_ENROLMENT_ENV, withShopifyEnrolment } from './customers.js';
 import type { ApiHandler } from './http/index.js';
 import { lambdaContext } from './lambda/context.js';
+import { withShopifyRedemption } from './redemption.js';
+import { REDEMPTION_ADMIN_ENV, type RedemptionDeps } from '../shared/redemption/index.js';
+import { LOCAL_SHOP } from './webhooks/index.js';
 import { createLocalQueue, type DeadLetter, type LocalQueue } from './queue/index.js';
 import { localSmaregiEnvironment } from './smaregi/index.js';
 import { squareAmountBasis, withSquareSource } from './square.js';
@@ -30,6 +33,8 @@ export interface StackHandlers {
   ledger: Ledger;
   /** The worker's Open API client (the recovery probe and the console use it). */
   openapi: ProcessEventsDeps['openapi'];
+  /** The App Proxy's redemptions (the sweep, the operator's list); undefined when the Shopify source does not redeem. */
+  redemption?: RedemptionDeps;
 }
 
 /** The environment the handlers are built from: the caller's, pointed at the local parts. */
@@ -61,13 +66,17 @@ export function handlerEnvironment(
     [ENV.POS_WEBHOOK_SECRETS]: webhookSecrets.pos.join(','),
     SQUARE_WEBHOOK_SECRETS: webhookSecrets.square.join(','),
     // The worker reads Square orders from the stand-in, for a Square source on `subtotal_excluding_tax`.
+    // Redemptions make their codes at the Admin API stand-in (shared/redemption/environment.ts).
+    [REDEMPTION_ADMIN_ENV]:
+      options.env?.[REDEMPTION_ADMIN_ENV] ??
+      JSON.stringify({ shopDomain: LOCAL_SHOP, origin: services.shopifyAdmin.url, accessToken: LOCAL_DEFAULTS.shopifyAdminToken }),
     [SQUARE_ORDERS_ENV]:
       options.env?.[SQUARE_ORDERS_ENV] ??
       JSON.stringify({ square: { accessToken: LOCAL_DEFAULTS.squareOrdersToken, origin: services.squareOrders.url } }),
   };
-  const sourcesConfig = withShopifyEnrolment(
-    withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl),
-    options.env?.[SHOPIFY_ENROLMENT_ENV],
+  const sourcesConfig = withShopifyRedemption(
+    withShopifyEnrolment(withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl), options.env?.[SHOPIFY_ENROLMENT_ENV]),
+    options.env ?? {},
   );
   if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
   const squareBasis = squareAmountBasis(sourcesConfig);
@@ -129,7 +138,8 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
     if (typeof client === 'object' && client !== null && 'close' in client && typeof client.close === 'function') await client.close();
   });
   parts.wire.appProxy = makeAppProxyHandler(appProxyDeps);
-  return startWorker(parts, mode === 'powertools' ? {} : { logger: localLogger('worker', print), metrics: discardedMetrics });
+  const worker = startWorker(parts, mode === 'powertools' ? {} : { logger: localLogger('worker', print), metrics: discardedMetrics });
+  return { ...worker, ...(appProxyDeps.redemption ? { redemption: appProxyDeps.redemption } : {}) };
 }
 
 function startWorker(parts: HandlerParts, logs: Partial<ProcessEventsDeps>): StackHandlers {

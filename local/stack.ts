@@ -21,6 +21,7 @@ import { startSquareOrdersStandIn } from './square-orders/server.js';
 import { buildStackHandlers, createStackQueue, handlerEnvironment, type StackHandlers } from './stack-handlers.js';
 import type { LocalStack, LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
 import { localTiming } from './timing.js';
+import { startSweepTicker } from './redemption.js';
 
 export type { LocalStack, LocalStackOptions, StartedParts } from './stack-types.js';
 
@@ -87,6 +88,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       log,
     });
     closers.first.push(async () => recovery.stop());
+    // The redemption sweep, every minute (a schedule in AWS: infra/constructs/scheduled-redemption-sweep.ts).
+    const sweep = handlers.redemption ? startSweepTicker(handlers.redemption, log) : undefined;
+    if (sweep) closers.first.push(async () => sweep.stop());
     wiring.console = startConsoleSource({ intakeUrl: http.url, services, settings, queue, handlers, closers });
 
     wiring.ready = true;
@@ -111,6 +115,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       queue,
       recovery,
       ledger: handlers.ledger,
+      ...(handlers.redemption ? { redemption: handlers.redemption } : {}),
       handlerEnv,
       close: async () => {
         wiring.ready = false;
@@ -171,6 +176,10 @@ function startIntake(options: LocalStackOptions, wiring: Wiring, log: Log): Prom
       // The Shopify App Proxy's link request, confirmation (GET) and link (POST) (its proxy URL: <intake>/proxy/shopify).
       'GET /proxy/shopify/link': appProxy,
       'POST /proxy/shopify/link': appProxy,
+      // Redemptions (docs/redemption.md): the points page, and redeem (its GET answers 405).
+      'GET /proxy/shopify/points': appProxy,
+      'POST /proxy/shopify/redeem': appProxy,
+      'GET /proxy/shopify/redeem': appProxy,
     },
     localRoutes: {
       ...adminRoutes({ queue: () => wiring.queue, info: () => wiring.info }),

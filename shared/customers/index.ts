@@ -7,6 +7,8 @@ export { linkedEvent } from './link-event.js';
 export { creditEarlierPurchases, type EarlierCredits, type RetroDeps, type RetroInput } from './retro.js';
 export { type CustomerEventDeps, processCustomerEvent, withCustomerEvents } from './worker.js';
 export { handleProxyLink, type ProxyAnswer, type ProxyLinkDeps, type ProxyLinkRequest } from './proxy.js';
+export { type ProxyCustomerQuery, readProxyCustomer } from './proxy-query.js';
+export { escapeHtml } from './proxy-page.js';
 export {
   createCustomerRecords,
   type CustomerRecord,

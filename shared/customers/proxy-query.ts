@@ -70,3 +70,38 @@ export function readProxyQuery(
     value: { shop: shop ?? '', pathPrefix: pathPrefix ?? '', customerId: customerId ?? '', memberId: memberId ?? '', token: token ?? '' },
   };
 }
+
+/** A verified App Proxy request of a logged-in customer (the points page, the redeem POST). */
+export interface ProxyCustomerQuery {
+  readonly shop: string;
+  readonly pathPrefix: string;
+  readonly customerId: string;
+}
+
+const SHOPIFY_ONLY: ReadonlySet<string> = new Set(SHOPIFY_ADDS);
+
+/**
+ * The verified query of a route that takes nothing of its own (points, redeem): only what Shopify adds,
+ * each once (the same one-way split as the link's), a configured shop, and a logged-in customer.
+ */
+export function readProxyCustomer(
+  query: URLSearchParams,
+  shopDomains: readonly string[],
+): { ok: true; value: ProxyCustomerQuery } | { ok: false; refusal: LinkRefusal } {
+  if ([...query.keys()].some((name) => !SHOPIFY_ONLY.has(name))) {
+    return bad('the request carries a parameter this route does not take (only what Shopify adds)');
+  }
+  const one = (name: string) => (query.getAll(name).length === 1 ? (query.get(name) ?? '') : undefined);
+  const shop = one('shop');
+  const pathPrefix = one('path_prefix');
+  const customerId = one('logged_in_customer_id');
+  if (shop === undefined || pathPrefix === undefined || customerId === undefined) {
+    return bad('shop, path_prefix and logged_in_customer_id are each needed once');
+  }
+  if (!SHOP.test(shop)) return bad('shop is not a <shop>.myshopify.com domain');
+  if (shopDomains.length > 0 && !shopDomains.includes(shop)) return bad('this shop is not configured');
+  if (!PATH_PREFIX.test(pathPrefix)) return bad('path_prefix is not an App Proxy path');
+  if (customerId === '') return { ok: false, refusal: refusal('not_logged_in', 'log in to the shop first') };
+  if (!CUSTOMER_ID.test(customerId)) return bad('logged_in_customer_id is not a customer id');
+  return { ok: true, value: { shop, pathPrefix, customerId } };
+}

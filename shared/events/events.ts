@@ -141,6 +141,8 @@ export const PurchaseEvent = z.object({
    * customer matching): without a customer, the order stays open to that delivery this long.
    */
   customerMatchWindowSeconds: z.number().int().positive().optional(),
+  /** The discount codes the order used (Shopify): a redemption's code marks it used (docs/redemption.md). */
+  discountCodes: z.array(z.string().min(1).max(255)).max(50).optional(),
 });
 export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
 

@@ -15,3 +15,13 @@ export {
 export type { RefundResult } from './refunds.js';
 export type { Clock } from './store.js';
 export { createLedgerTable } from './table.js';
+export {
+  createRedemptionLedger,
+  type NewRedemption,
+  REDEMPTION_STATES,
+  RedemptionRecord,
+  type RedemptionLedger,
+  type RedemptionLedgerOptions,
+  type RedemptionState,
+  redemptionKey,
+} from './redemptions.js';

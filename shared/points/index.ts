@@ -2,7 +2,8 @@
 export { type OrderBook, refundShare } from './debit.js';
 export type { Checkpoint, CheckpointStep, PointsApi, ProcessorDeps } from './deps.js';
 export { instrumentPointsApi, POINTS_API_OPERATIONS } from './instrument.js';
-export { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker } from './markers.js';
+export { findMarkers } from './history.js';
+export { isOurMarkerPrefix, parseMarker, purchaseMarker, redemptionMarker, redemptionReturnMarker, refundMarker } from './markers.js';
 // The outcome vocabulary lives in shared/events; processing's callers keep reading it here too.
 export { OUTCOME_KINDS, type ProcessOutcome } from '../events/index.js';
 export { createProcessor, type ProcessContext, type Processor } from './processor.js';

@@ -9,10 +9,20 @@ export const purchaseMarker = (source: string, orderId: string) => `lp1:${part(s
 export const refundMarker = (source: string, orderId: string, refundId: string) =>
   `lp1:${part(source)}:refund:${part(orderId)}:${part(refundId)}`;
 
+/** A redemption's deduction: one per shop customer and per request (the page's click). */
+export const redemptionMarker = (source: string, customerId: string, requestId: string) =>
+  `lp1:${part(source)}:redeem:${part(customerId)}:${part(requestId)}`;
+
+/** The same redemption's points given back (code never made, unused at its end, order refunded). */
+export const redemptionReturnMarker = (source: string, customerId: string, requestId: string) =>
+  `lp1:${part(source)}:redeem-return:${part(customerId)}:${part(requestId)}`;
+
 /** A marker of ours, read back from `remarks`. */
 export type ParsedMarker =
   | { kind: 'order'; source: string; orderId: string }
-  | { kind: 'refund'; source: string; orderId: string; refundId: string };
+  | { kind: 'refund'; source: string; orderId: string; refundId: string }
+  | { kind: 'redemption'; source: string; customerId: string; requestId: string }
+  | { kind: 'redemption_return'; source: string; customerId: string; requestId: string };
 
 /** The marker's operation, or undefined when `remarks` is not a well-formed marker of ours (lp1). */
 export function parseMarker(remarks: string | null | undefined): ParsedMarker | undefined {
@@ -24,6 +34,11 @@ export function parseMarker(remarks: string | null | undefined): ParsedMarker | 
     if (source === undefined || orderId === undefined) return undefined;
     if (kind === 'order' && parts.length === 4) return { kind: 'order', source, orderId };
     if (kind === 'refund' && parts.length === 5 && refundId !== undefined) return { kind: 'refund', source, orderId, refundId };
+    if ((kind === 'redeem' || kind === 'redeem-return') && parts.length === 5 && refundId !== undefined) {
+      // Same positions: the customer and the request id.
+      const ids = { source, customerId: orderId, requestId: refundId };
+      return kind === 'redeem' ? { kind: 'redemption', ...ids } : { kind: 'redemption_return', ...ids };
+    }
   } catch {
     // A malformed escape: not one of ours.
   }

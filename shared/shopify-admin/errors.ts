@@ -20,3 +20,5 @@ export class ShopifyAdminError extends Error {
     super(message);
   }
 }
+
+export const isShopifyAdminError = (e: unknown): e is ShopifyAdminError => e instanceof ShopifyAdminError;

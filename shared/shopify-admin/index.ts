@@ -2,7 +2,7 @@
 export { createShopifyAdminClient, type ShopifyAdminClient } from './client.js';
 export { parseAdminSecret, secretsManagerAdminToken } from './credentials.js';
 export { type AdminAccessToken, type AdminCredentials, createAdminAccessToken } from './token.js';
-export { ShopifyAdminError } from './errors.js';
+export { isShopifyAdminError, ShopifyAdminError } from './errors.js';
 export { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from './queries.js';
 export { type AdminOrder, type AdminRefund, legacyId } from './schemas.js';
 export { orderWebhookBody, type ReconcileTopic, refundWebhookBody, webhookRequest } from './to-webhook.js';

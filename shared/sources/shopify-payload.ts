@@ -61,6 +61,21 @@ export const ShopifyOrder = z.object({
     .default([])
     .transform((lines) => lines.filter((l) => typeof l === 'object' && l !== null && (l as { gift_card?: unknown }).gift_card === true))
     .pipe(z.array(ShopifyLineItem)),
+  /**
+   * The codes the order used (redemptions, docs/redemption.md): only the `code` of each, and never a
+   * reason to refuse the order (an entry that is not a code is left out).
+   */
+  discount_codes: z
+    .array(z.unknown())
+    .default([])
+    .transform((codes) =>
+      codes
+        .flatMap((c) => {
+          const code = typeof c === 'object' && c !== null ? (c as { code?: unknown }).code : undefined;
+          return typeof code === 'string' && code.length >= 1 && code.length <= 255 ? [code] : [];
+        })
+        .slice(0, 50),
+    ),
 });
 export type ShopifyOrder = z.infer<typeof ShopifyOrder>;
 

@@ -18,6 +18,7 @@ import { invalid, schemaError } from './payload.js';
 import { ExternalKey, commonSettings, renderTitle } from './settings.js';
 import { decodeBase64, hmacSha256, macEquals } from './signature.js';
 import { enrolmentEvent, parseCustomer } from './shopify-customers.js';
+import { RedemptionSettings } from './redemption-settings.js';
 import { parsePrivacyRequest, privacyEvent, SHOPIFY_PRIVACY_TOPICS, type ShopifyPrivacyTopic } from './shopify-privacy.js';
 import { DEFAULT_SHOPIFY_API_VERSION, SHOPIFY_API_VERSION, shopifySubscriptions, shopifyVersionMismatch } from './shopify-subscriptions.js';
 import {
@@ -59,6 +60,8 @@ export const ShopifySettings = z
      * (`customer_not_found`) are credited, once. 0: none.
      */
     retroCreditDays: z.number().int().min(0).max(365).default(30),
+    /** Points spent as single-use discount codes (off by default: a shop opts in). */
+    redemption: RedemptionSettings.prefault({}),
   })
   .strict();
 export type ShopifySettings = z.infer<typeof ShopifySettings>;
@@ -380,10 +383,10 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     eligibleExact: exact(amount),
     terms: termsOf(order, settings),
     expiryDays: settings.expiryDays,
+    ...(order.discount_codes.length > 0 ? { discountCodes: order.discount_codes } : {}),
   });
 }
 
-/** Shopify: `orders/paid` credits, `refunds/create` debits, `orders/cancelled` debits what remains. */
 /**
  * An order with a few hundred line items is well over 256 KiB (each line item, with its tax lines, price
  * sets and discount allocations, is a few KB). 4 MiB stays under API Gateway's 10 MB and Lambda's 6 MB
@@ -391,6 +394,7 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
  */
 export const SHOPIFY_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/** Shopify: `orders/paid` credits, `refunds/create` debits, `orders/cancelled` debits what remains. */
 export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload, QueuedEvent> = {
   kind: 'shopify',
   settingsSchema: ShopifySettings,
@@ -406,5 +410,6 @@ export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload, Queue
     externalKey: settings.externalKey,
     retroCreditDays: settings.retroCreditDays,
     shopDomains: settings.shopDomains,
+    redemption: settings.redemption,
   }),
 };

@@ -1,3 +1,4 @@
+import type { RedemptionSettings } from './redemption-settings.js';
 import type * as z from 'zod';
 import type { PointsEvent, QueuedEvent } from '../events/index.js';
 
@@ -93,6 +94,8 @@ export interface CustomerLinking {
   readonly retroCreditDays: number;
   /** The sender's shops this source serves (`<shop>.myshopify.com`); empty: not configured (any shop). */
   readonly shopDomains: readonly string[];
+  /** Points spent as discount codes (Shopify). */
+  readonly redemption?: RedemptionSettings;
 }
 
 /** What a source needs its sender to deliver. */

@@ -1,0 +1,72 @@
+import { ConfigurationError } from '../shared/config/index.js';
+import { RedemptionSettings, REDEMPTION_DEFAULT_VALID_SECONDS } from '../shared/sources/redemption-settings.js';
+import { type RedemptionDeps, sweepRedemptions, sweepSummary } from '../shared/redemption/index.js';
+import { withSourceDefaults } from './sources-config.js';
+
+/**
+ * `npm start`'s Shopify redemption: enabled, with SHOPIFY_REDEMPTION_VALUE_PER_POINT (default 1),
+ * SHOPIFY_REDEMPTION_MIN_POINTS (100), SHOPIFY_REDEMPTION_STEP (1) and SHOPIFY_REDEMPTION_VALID_SECONDS
+ * (30 days) going into SOURCES_CONFIG as `shopify.redemption`, read by the same schema as a stage
+ * file's `redemption`; a configuration that sets the Shopify source's `redemption` itself wins.
+ */
+export const SHOPIFY_REDEMPTION_ENV = {
+  valuePerPoint: 'SHOPIFY_REDEMPTION_VALUE_PER_POINT',
+  minPoints: 'SHOPIFY_REDEMPTION_MIN_POINTS',
+  step: 'SHOPIFY_REDEMPTION_STEP',
+  validSeconds: 'SHOPIFY_REDEMPTION_VALID_SECONDS',
+} as const;
+
+const LOCAL_DEFAULTS = { valuePerPoint: '1', minPoints: 100, step: 1, validSeconds: REDEMPTION_DEFAULT_VALID_SECONDS };
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name]?.trim();
+  if (text === undefined || text === '') return fallback;
+  if (!/^\d{1,10}$/.test(text)) throw new ConfigurationError('invalid_local_config', `${name} must be a whole number`);
+  return Number(text);
+}
+
+/** The local redemption settings, checked by the stage's schema (a bad value names its variable). */
+export function localRedemption(env: NodeJS.ProcessEnv): RedemptionSettings {
+  const wanted = {
+    enabled: true,
+    valuePerPoint: env[SHOPIFY_REDEMPTION_ENV.valuePerPoint]?.trim() || LOCAL_DEFAULTS.valuePerPoint,
+    minPoints: integer(env, SHOPIFY_REDEMPTION_ENV.minPoints, LOCAL_DEFAULTS.minPoints),
+    step: integer(env, SHOPIFY_REDEMPTION_ENV.step, LOCAL_DEFAULTS.step),
+    validSeconds: integer(env, SHOPIFY_REDEMPTION_ENV.validSeconds, LOCAL_DEFAULTS.validSeconds),
+  };
+  const parsed = RedemptionSettings.safeParse(wanted);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = String(issue?.path[0] ?? '') as keyof typeof SHOPIFY_REDEMPTION_ENV;
+    throw new ConfigurationError(
+      'invalid_local_config',
+      `${SHOPIFY_REDEMPTION_ENV[key] ?? 'SHOPIFY_REDEMPTION_*'}: ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  return parsed.data;
+}
+
+export function withShopifyRedemption(sourcesConfig: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  return withSourceDefaults(sourcesConfig, 'shopify', { redemption: localRedemption(env) });
+}
+
+/** `npm start`'s sweep: every minute, unused codes past their end are ended and their points given back. */
+export const SWEEP_INTERVAL_MS = 60_000;
+
+export function startSweepTicker(deps: RedemptionDeps, log: (line: string) => void, intervalMs = SWEEP_INTERVAL_MS): { stop(): void } {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    sweepRedemptions(deps)
+      .then((r) => {
+        if (r.due > 0) log(`[redemptions] ${sweepSummary(r)}`);
+      })
+      .catch((e: unknown) => log(`[redemptions] sweep failed: ${e instanceof Error ? e.name : 'error'}`))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

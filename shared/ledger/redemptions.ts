@@ -1,0 +1,215 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { LEDGER_TABLE_SCHEMA } from '../config/index.js';
+import { QueryCommand, scanKeyPrefix } from '../dynamodb/index.js';
+import { leaseFree, heldBy } from './conditions.js';
+import { Expression } from './expression.js';
+import { type Clock, createStore, type Store } from './store.js';
+
+/**
+ * Redemptions (points turned into a single-use discount code), one ledger item each, keyed by source,
+ * shop customer and the page's per-click request id: the same request of the same customer is one
+ * redemption however often it comes, and another customer's request id names another record. Beside
+ * each: `redemption-code#<code>` (an order's discount code back to its redemption) and
+ * `redemption-order#<source>#<order>` (an order's redemptions, for its refunds). A redemption still
+ * open (its code unused) carries the sparse index's keys (partition `redemption-open#<source>`, sort
+ * the code's end) so the sweep finds those past their validity without scanning; they go when it ends.
+ * Ids and amounts only: no name, no e-mail.
+ */
+
+export const REDEMPTION_STATES = ['pending', 'redeemed', 'used', 'returned', 'failed', 'refused'] as const;
+export const RedemptionState = z.enum(REDEMPTION_STATES);
+export type RedemptionState = z.infer<typeof RedemptionState>;
+
+export const RedemptionRecord = z.object({
+  pk: z.string(),
+  kind: z.literal('redemption'),
+  source: z.string(),
+  /** The shop customer (Shopify's logged_in_customer_id) and the member it is linked to. */
+  customerId: z.string(),
+  memberId: z.string(),
+  requestId: z.string(),
+  points: z.number().int().positive(),
+  /** The code's amount, exact, in `currency`. */
+  value: z.string(),
+  currency: z.string(),
+  code: z.string(),
+  /** ISO: the code's end. */
+  expiresAt: z.string(),
+  state: RedemptionState,
+  /** The deduction's call was sent: its outcome is known only from the history (marker) unless `deducted`. */
+  deductionSent: z.boolean().optional(),
+  deducted: z.boolean().optional(),
+  /** The Shopify discount (gid) once made. */
+  discountId: z.string().optional(),
+  /** The giving back's call was sent / done. */
+  returnSent: z.boolean().optional(),
+  returnedPoints: z.number().int().optional(),
+  /** Why it was returned: `expired`, `refunded`, `code_refused`, `code_unavailable`. */
+  returnReason: z.string().optional(),
+  /** The order that used the code. */
+  orderId: z.string().optional(),
+  reason: z.string().optional(),
+  lastError: z.string().optional(),
+  leaseOwner: z.string().optional(),
+  leaseUntil: z.number().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+  ttl: z.number().optional(),
+});
+export type RedemptionRecord = z.infer<typeof RedemptionRecord>;
+
+const part = encodeURIComponent;
+export const redemptionKey = (source: string, customerId: string, requestId: string) =>
+  `redemption#${part(source)}#${part(customerId)}#${part(requestId)}`;
+const codeKey = (code: string) => `redemption-code#${part(code.toUpperCase())}`;
+const orderKeyOf = (source: string, orderId: string) => `redemption-order#${part(source)}#${part(orderId)}`;
+const openKey = (source: string) => `redemption-open#${part(source)}`;
+
+/** What a new redemption is made with (the claim's owner holds its lease). */
+export type NewRedemption = Omit<RedemptionRecord, 'pk' | 'kind' | 'state' | 'createdAt' | 'leaseOwner' | 'leaseUntil'>;
+
+export type RedemptionStart = { created: true; record: RedemptionRecord } | { created: false; current: RedemptionRecord | undefined };
+
+/** A final state: nothing more happens to the record. */
+const FINAL: readonly RedemptionState[] = ['returned', 'failed', 'refused'];
+
+export interface RedemptionLedger {
+  readonly leaseMs: number;
+  get(pk: string): Promise<RedemptionRecord | undefined>;
+  /** The record, with this owner's lease, where none was; else the record as it is. */
+  start(input: NewRedemption, owner: string): Promise<RedemptionStart>;
+  /** Takes the lease of a record that is not final and whose lease is free: the record, or undefined. */
+  claim(pk: string, owner: string): Promise<RedemptionRecord | undefined>;
+  /**
+   * Writes fields under the owner's lease: `release` ends the lease, a final or used state drops the
+   * record from the sweep's index. Undefined when the lease was lost.
+   */
+  update(
+    pk: string,
+    owner: string,
+    fields: Partial<RedemptionRecord>,
+    options?: { release?: boolean; remove?: (keyof RedemptionRecord)[] },
+  ): Promise<RedemptionRecord | undefined>;
+  byCode(code: string): Promise<RedemptionRecord | undefined>;
+  /** Names the order that used a redemption, for the order's refunds. */
+  linkOrder(source: string, orderId: string, pk: string): Promise<void>;
+  byOrder(source: string, orderId: string): Promise<RedemptionRecord[]>;
+  /** Open redemptions (code not used) whose code ended at or before `untilIso`. */
+  listDue(source: string, untilIso: string): Promise<string[]>;
+  /** Every redemption, or one shop customer's (a scan: an operator's command). */
+  list(customerId?: string): Promise<RedemptionRecord[]>;
+}
+
+export interface RedemptionLedgerOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  clock: Clock;
+  ttlDays?: number;
+  leaseSeconds?: number;
+}
+
+const parse = (item: Record<string, unknown>) => RedemptionRecord.parse(item);
+
+export function createRedemptionLedger(options: RedemptionLedgerOptions): RedemptionLedger {
+  const leaseMs = (options.leaseSeconds ?? 60) * 1000;
+  const store: Store = createStore({ ...options, ttlDays: options.ttlDays ?? 400, leaseMs });
+  const index = LEDGER_TABLE_SCHEMA.unlinkedIndex;
+  const get = async (pk: string) => {
+    const item = await store.get(pk);
+    return item ? parse(item) : undefined;
+  };
+
+  return {
+    leaseMs,
+    get,
+    async start(input, owner) {
+      const now = store.clock();
+      const record: RedemptionRecord = {
+        ...input,
+        pk: redemptionKey(input.source, input.customerId, input.requestId),
+        kind: 'redemption',
+        state: 'pending',
+        leaseOwner: owner,
+        leaseUntil: now + leaseMs,
+        createdAt: store.iso(now),
+      };
+      const item = { ...record, [index.partitionKey]: openKey(input.source), [index.sortKey]: input.expiresAt };
+      const created = await store.create(item);
+      if (created) {
+        // The code's pointer: written before the code exists at Shopify, so an order using it always finds it.
+        await store.create({ pk: codeKey(input.code), kind: 'redemption-code', target: record.pk });
+        return { created: true, record };
+      }
+      return { created: false, current: await get(record.pk) };
+    },
+    async claim(pk, owner) {
+      const now = store.clock();
+      const e = new Expression()
+        .set('leaseOwner', owner)
+        .set('leaseUntil', now + leaseMs)
+        .set('updatedAt', store.iso(now));
+      const finals = FINAL.map((s) => e.value(s)).join(', ');
+      const condition = `attribute_exists(${e.path('pk')}) AND NOT ${e.path('state')} IN (${finals}) AND ${leaseFree(e, now)}`;
+      const item = await store.update(pk, e, condition);
+      return item ? parse(item) : undefined;
+    },
+    async update(pk, owner, fields, opts = {}) {
+      const now = store.clock();
+      const e = new Expression().setAll({ ...fields, updatedAt: store.iso(now) });
+      const removes: string[] = [...(opts.remove ?? [])];
+      if (opts.release) removes.push('leaseOwner', 'leaseUntil');
+      else e.set('leaseUntil', now + leaseMs);
+      const state = fields.state;
+      if (state !== undefined && state !== 'pending' && state !== 'redeemed') {
+        removes.push(index.partitionKey, index.sortKey);
+        e.setAll(store.finished(undefined, now));
+      }
+      if (removes.length > 0) e.remove(...removes);
+      const item = await store.update(pk, e, heldBy(e, owner));
+      return item ? parse(item) : undefined;
+    },
+    async byCode(code) {
+      const pointer = await store.get(codeKey(code));
+      return typeof pointer?.target === 'string' ? get(pointer.target) : undefined;
+    },
+    async linkOrder(source, orderId, pk) {
+      const e = new Expression().set('kind', 'redemption-order').addToSet('targets', [pk]);
+      await store.update(orderKeyOf(source, orderId), e, `attribute_not_exists(${e.path('pk')}) OR attribute_exists(${e.path('pk')})`);
+    },
+    async byOrder(source, orderId) {
+      const pointer = await store.get(orderKeyOf(source, orderId));
+      const targets = pointer?.targets instanceof Set ? [...pointer.targets] : Array.isArray(pointer?.targets) ? pointer.targets : [];
+      const records = await Promise.all(targets.map((t) => get(String(t))));
+      return records.filter((r): r is RedemptionRecord => r !== undefined);
+    },
+    async listDue(source, untilIso) {
+      const pks: string[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await options.client.send(
+          new QueryCommand({
+            TableName: options.tableName,
+            IndexName: index.name,
+            KeyConditionExpression: '#c = :c AND #at <= :until',
+            ExpressionAttributeNames: { '#c': index.partitionKey, '#at': index.sortKey },
+            ExpressionAttributeValues: { ':c': openKey(source), ':until': untilIso },
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        );
+        for (const item of page.Items ?? []) pks.push(String(item.pk));
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return pks;
+    },
+    async list(customerId) {
+      const out: RedemptionRecord[] = [];
+      for await (const item of scanKeyPrefix(options.client, options.tableName, 'redemption#', { consistentRead: true })) {
+        const parsed = RedemptionRecord.safeParse(item);
+        if (parsed.success && (customerId === undefined || parsed.data.customerId === customerId)) out.push(parsed.data);
+      }
+      return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import * as z from 'zod';
+import { ConfigurationError, createSecretsManagerReader, ENV, requiredSetting, type SecretReader } from '../config/index.js';
+import { documentClientFromEnv } from '../dynamodb/index.js';
+import { createRedemptionLedger } from '../ledger/index.js';
+import type { Logger } from '../logging/index.js';
+import type { OpenApiClient } from '../openapi/index.js';
+import { createShopifyAdminClient, secretsManagerAdminToken, type ShopifyAdminClient } from '../shopify-admin/index.js';
+import type { SourceSet } from '../sources/index.js';
+import { parseJsonOrUndefined } from '../text/index.js';
+import type { RedemptionDeps } from './protocol.js';
+
+/**
+ * What a function that redeems (the App Proxy, the sweep) reads from its environment: the source's
+ * redemption settings (SOURCES_CONFIG), the ledger table, and the shop's Admin API in
+ * REDEMPTION_SHOPIFY_ADMIN: `{"shopDomain", "accessTokenSecretArn", "apiVersion"?}` in AWS (the token
+ * secret the reconciliation uses), or `{"shopDomain", "origin", "accessToken"}` for the local stand-in.
+ */
+export const REDEMPTION_ADMIN_ENV = 'REDEMPTION_SHOPIFY_ADMIN';
+
+const AdminAccess = z.union([
+  z.object({ shopDomain: z.string().min(1), accessTokenSecretArn: z.string().min(1), apiVersion: z.string().optional() }).strict(),
+  z.object({ shopDomain: z.string().min(1), origin: z.url(), accessToken: z.string().min(1), apiVersion: z.string().optional() }).strict(),
+]);
+
+export function adminClientFromEnv(env: NodeJS.ProcessEnv, reader: () => SecretReader): ShopifyAdminClient {
+  const parsed = AdminAccess.safeParse(parseJsonOrUndefined(env[REDEMPTION_ADMIN_ENV] ?? ''));
+  if (!parsed.success) {
+    throw new ConfigurationError(
+      'invalid_redemption_settings',
+      `${REDEMPTION_ADMIN_ENV} must be JSON {shopDomain, accessTokenSecretArn} (or {shopDomain, origin, accessToken} locally)`,
+    );
+  }
+  const access = parsed.data;
+  const version = access.apiVersion ? { apiVersion: access.apiVersion } : {};
+  if ('origin' in access) {
+    const token = access.accessToken;
+    return createShopifyAdminClient({ shopDomain: access.shopDomain, origin: access.origin, ...version, accessToken: async () => token });
+  }
+  const token = secretsManagerAdminToken(access.accessTokenSecretArn, reader(), { shopDomain: access.shopDomain });
+  return createShopifyAdminClient({
+    shopDomain: access.shopDomain,
+    ...version,
+    accessToken: () => token.get(),
+    accessTokenRejected: (t) => token.rejected(t),
+  });
+}
+
+/** The redemption dependencies of `source`, or undefined when it does not redeem (not configured, or disabled). */
+export function redemptionDepsFromEnv(
+  env: NodeJS.ProcessEnv,
+  sources: SourceSet,
+  source: string,
+  parts: {
+    openapi: RedemptionDeps['openapi'] | OpenApiClient;
+    logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+    shopify?: RedemptionDeps['shopify'];
+    ledger?: RedemptionDeps['ledger'];
+    now?: () => number;
+  },
+): RedemptionDeps | undefined {
+  const linking = sources.get(source)?.customerLinking?.();
+  const settings = linking?.redemption;
+  if (!linking || !settings?.enabled) return undefined;
+  let reader: SecretReader | undefined;
+  const now = parts.now ?? Date.now;
+  return {
+    source,
+    externalKey: linking.externalKey,
+    settings,
+    openapi: parts.openapi,
+    shopify: parts.shopify ?? lazyAdminClient(env, () => (reader ??= createSecretsManagerReader())),
+    ledger:
+      parts.ledger ??
+      createRedemptionLedger({ client: documentClientFromEnv(env), tableName: requiredSetting(env, ENV.LEDGER_TABLE), clock: now }),
+    now,
+    ...(parts.logger ? { logger: parts.logger } : {}),
+  };
+}
+
+/** Made on first use: the worker marks codes used and gives points back without ever calling Shopify. */
+function lazyAdminClient(env: NodeJS.ProcessEnv, reader: () => SecretReader): RedemptionDeps['shopify'] {
+  let client: ShopifyAdminClient | undefined;
+  return { graphql: (query, variables) => (client ??= adminClientFromEnv(env, reader)).graphql(query, variables) };
+}

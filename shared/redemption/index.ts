@@ -1,0 +1,9 @@
+/** Spending points: a linked Shopify customer's points become a single-use discount code, exactly once (docs/redemption.md). */
+export { REDEMPTION_STATUS, type RedemptionRefusal, type RedemptionRefusalKind } from './errors.js';
+export type { RedemptionDeps } from './protocol.js';
+export { handlePointsPage, handleRedeem, type ProxyRequest, type RedemptionProxyDeps } from './proxy.js';
+export { type RedeemInput, type RedeemResult, redeem } from './redeem.js';
+export { type SweepResult, sweepRedemptions, sweepSummary } from './sweep.js';
+export { type UsageDeps, withRedemptionUsage } from './usage.js';
+export { redemptionValue } from './value.js';
+export { adminClientFromEnv, REDEMPTION_ADMIN_ENV, redemptionDepsFromEnv } from './environment.js';

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type { WebhookSecrets } from '../config/index.js';
+import { LINK_STATUS, type ProxyAnswer, type ProxyCustomerQuery, readProxyCustomer, verifyAppProxy } from '../customers/index.js';
+import type { RedemptionRecord } from '../ledger/index.js';
+import { REDEMPTION_STATUS, type RedemptionRefusal, redemptionRefusal } from './errors.js';
+import { codePage, type PointsSummary, pointsPage, refusalPage } from './pages.js';
+import type { RedemptionDeps } from './protocol.js';
+import { linkedMember, redeem } from './redeem.js';
+
+/**
+ * `GET /proxy/shopify/points` and `POST /proxy/shopify/redeem`, as the App Proxy forwards them: the
+ * signature verified first (as the link's), then only what Shopify adds is taken from the query, and a
+ * logged-in customer. The redeem POST needs no confirmation step: the shop's session cookie does not
+ * travel on a cross-site POST, so Shopify signs no `logged_in_customer_id` for one.
+ */
+
+export interface ProxyRequest {
+  readonly method: string;
+  readonly rawQuery: string;
+  readonly accept: string | undefined;
+  readonly body?: string;
+}
+
+export interface RedemptionProxyDeps extends RedemptionDeps {
+  readonly secrets: WebhookSecrets;
+  readonly shopDomains?: readonly string[];
+}
+
+const NO_STORE = { 'cache-control': 'no-store' };
+const MAX_BODY_CHARS = 1024;
+const REQUEST_ID = /^[A-Za-z0-9_-]{8,64}$/;
+const POINTS = /^\d{1,9}$/;
+/** Expiry summary rows shown: the nearest few. */
+const EXPIRING_ROWS = 5;
+
+type Refusal = RedemptionRefusal | { kind: string; message: string; details?: Readonly<Record<string, unknown>> };
+
+function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ProxyAnswer {
+  return { statusCode, headers: { ...NO_STORE, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+const html = (statusCode: number, body: string): ProxyAnswer => ({
+  statusCode,
+  headers: { ...NO_STORE, 'content-type': 'text/html; charset=utf-8' },
+  body,
+});
+
+function refused(asJson: boolean, statusCode: number, r: Refusal, linkHref?: string): ProxyAnswer {
+  if (asJson) {
+    return json(statusCode, { error: { kind: r.kind, message: r.message, ...(r.details ?? {}), ...(linkHref ? { link: linkHref } : {}) } });
+  }
+  return html(statusCode, refusalPage(r, linkHref));
+}
+
+/** Verified and read, or the answer refusing it. */
+async function verified(request: ProxyRequest, deps: RedemptionProxyDeps, asJson: boolean): Promise<ProxyCustomerQuery | ProxyAnswer> {
+  let secrets: readonly string[];
+  try {
+    secrets = await deps.secrets.get(deps.source, { forceRefresh: false });
+  } catch {
+    return refused(asJson, 503, { kind: 'unavailable', message: 'the points service is not configured' });
+  }
+  const query = new URLSearchParams(request.rawQuery);
+  const bad = verifyAppProxy(query, secrets, deps.now());
+  if (bad) {
+    deps.logger?.warn('app proxy request refused', { kind: bad.kind });
+    return refused(asJson, LINK_STATUS[bad.kind], bad);
+  }
+  const read = readProxyCustomer(query, deps.shopDomains ?? []);
+  if (!read.ok) return refused(asJson, LINK_STATUS[read.refusal.kind], read.refusal);
+  if (!deps.settings.enabled) return refused(asJson, 404, redemptionRefusal('not_enabled', 'this shop does not offer points redemption'));
+  return read.value;
+}
+
+/** `GET /proxy/shopify/points`: the balance, the nearest expiries and the rules (JSON), or the page with its form. */
+export async function handlePointsPage(request: ProxyRequest, deps: RedemptionProxyDeps): Promise<ProxyAnswer> {
+  const asJson = (request.accept ?? '').includes('application/json');
+  if (request.method !== 'GET') return refused(asJson, 405, { kind: 'method_not_allowed', message: 'the points page takes GET' });
+  const query = await verified(request, deps, asJson);
+  if ('statusCode' in query) return query;
+  const linked = await linkedMember(deps, query.customerId);
+  if ('refusal' in linked) return refused(asJson, REDEMPTION_STATUS[linked.refusal.kind], linked.refusal, `${query.pathPrefix}/link`);
+  let expiring: PointsSummary['expiring'];
+  try {
+    const page = await deps.openapi.listPointExpiries(linked.member.id, { perPage: EXPIRING_ROWS });
+    expiring = page.points
+      .slice(0, EXPIRING_ROWS)
+      .map((p) => ({ expires_at: p.expired_at, points: Number(String(p.point).replace(/,/g, '')) }));
+  } catch {
+    return refused(asJson, 503, redemptionRefusal('unavailable', 'the membership service is unavailable: try again in a moment'));
+  }
+  const { valuePerPoint, currency, minPoints, step, validSeconds } = deps.settings;
+  const summary: PointsSummary = {
+    balance: linked.member.point,
+    expiring,
+    redemption: { valuePerPoint, currency, minPoints, step, validSeconds },
+  };
+  if (asJson) return json(200, summary);
+  return html(200, pointsPage(summary, query, randomUUID()));
+}
+
+const redeemedBody = (r: RedemptionRecord) => ({
+  status: 'redeemed',
+  code: r.code,
+  points: r.points,
+  value: r.value,
+  currency: r.currency,
+  expires_at: r.expiresAt,
+});
+
+/** `POST /proxy/shopify/redeem` with `points=N&request=<id>`: the code (JSON unless the browser asks for a page). */
+export async function handleRedeem(request: ProxyRequest, deps: RedemptionProxyDeps): Promise<ProxyAnswer> {
+  const asJson = !(request.accept ?? '').includes('text/html');
+  if (request.method !== 'POST') {
+    return {
+      ...refused(asJson, 405, { kind: 'method_not_allowed', message: 'redeem takes POST' }),
+      headers: { ...NO_STORE, allow: 'POST', 'content-type': asJson ? 'application/json' : 'text/html; charset=utf-8' },
+    };
+  }
+  const query = await verified(request, deps, asJson);
+  if ('statusCode' in query) return query;
+  const text = request.body ?? '';
+  const form = new URLSearchParams(text.slice(0, MAX_BODY_CHARS));
+  const points = form.getAll('points');
+  const requestId = form.getAll('request');
+  if (
+    text.length > MAX_BODY_CHARS ||
+    [...form.keys()].some((k) => k !== 'points' && k !== 'request') ||
+    points.length !== 1 ||
+    requestId.length !== 1 ||
+    !POINTS.test(points[0] ?? '') ||
+    !REQUEST_ID.test(requestId[0] ?? '')
+  ) {
+    return refused(
+      asJson,
+      400,
+      redemptionRefusal('invalid_request', 'the form carries points=<whole number> and request=<8-64 letters, digits, - or _>'),
+    );
+  }
+  const result = await redeem(deps, { customerId: query.customerId, requestId: requestId[0] ?? '', points: Number(points[0]) });
+  if (!result.ok) {
+    const link = result.refusal.kind === 'not_linked' ? `${query.pathPrefix}/link` : undefined;
+    return refused(asJson, REDEMPTION_STATUS[result.refusal.kind], result.refusal, link);
+  }
+  deps.logger?.info('points redeemed', { source: deps.source, points: result.record.points });
+  return asJson ? json(200, redeemedBody(result.record)) : html(200, codePage(result.record));
+}

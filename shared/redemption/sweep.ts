@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import type { RedemptionRecord } from '../ledger/index.js';
+import { deactivateDiscountCode, discountByCode } from '../shopify-admin/index.js';
+import { giveBack, type RedemptionDeps } from './protocol.js';
+
+/**
+ * The sweep: every redemption whose code has ended unused has its code deactivated at Shopify
+ * (`discountCodeDeactivate`, so it can never be used after) and its points given back, exactly once.
+ * A code Shopify counts as used whose order has not reached us yet is marked used, not returned. A
+ * redemption whose code was never made (its maker gave up) gives its deduction back. Run on a schedule
+ * in AWS, every minute under `npm start`, and by `npm run redemptions -- sweep`.
+ */
+
+export interface SweepResult {
+  due: number;
+  returned: number;
+  used: number;
+  failed: number;
+  /** Held by someone else or not finished (tried again next run). */
+  later: number;
+}
+
+export const sweepSummary = (r: SweepResult) =>
+  `redemptions sweep: due=${r.due} returned=${r.returned} used=${r.used} failed=${r.failed} later=${r.later}`;
+
+export async function sweepRedemptions(deps: RedemptionDeps): Promise<SweepResult> {
+  const result: SweepResult = { due: 0, returned: 0, used: 0, failed: 0, later: 0 };
+  const due = await deps.ledger.listDue(deps.source, new Date(deps.now()).toISOString());
+  for (const pk of due) {
+    result.due += 1;
+    const owner = randomUUID();
+    const record = await deps.ledger.claim(pk, owner);
+    if (!record) {
+      result.later += 1;
+      continue;
+    }
+    try {
+      const end = await endOne(deps, record, owner);
+      result[end] += 1;
+    } catch (e) {
+      deps.logger?.warn('redemption not swept', { source: deps.source, error: e instanceof Error ? e.name : 'unknown' });
+      await deps.ledger.update(pk, owner, { lastError: e instanceof Error ? e.name : 'unknown' }, { release: true });
+      result.later += 1;
+    }
+  }
+  return result;
+}
+
+async function endOne(deps: RedemptionDeps, record: RedemptionRecord, owner: string): Promise<'returned' | 'used' | 'failed' | 'later'> {
+  // The code, as Shopify has it (made by an attempt whose answer was lost, too).
+  const node = await discountByCode(deps.shopify, record.code);
+  if (node && (node.codeDiscount.asyncUsageCount ?? 0) > 0) {
+    await deps.ledger.update(record.pk, owner, { state: 'used' }, { release: true });
+    return 'used';
+  }
+  if (node && node.codeDiscount.status !== 'EXPIRED') {
+    const ended = await deactivateDiscountCode(deps.shopify, node.id);
+    if (!ended.ok) {
+      await deps.ledger.update(record.pk, owner, { lastError: `deactivate: ${ended.reason}` }, { release: true });
+      return 'later';
+    }
+  }
+  const made = record.state === 'redeemed' || node !== undefined;
+  const back = await giveBack(
+    deps,
+    record,
+    owner,
+    made ? { state: 'returned', returnReason: 'expired' } : { state: 'failed', returnReason: 'code_unavailable' },
+  );
+  if (!back.ok) return 'later';
+  return back.record.state === 'returned' ? 'returned' : 'failed';
+}

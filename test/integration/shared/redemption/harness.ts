@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
+import { signAppProxyQuery } from '../../../../shared/customers/index.js';
+import { staticWebhookSecrets } from '../../../../shared/config/index.js';
+import { createRedemptionLedger, type RedemptionLedger } from '../../../../shared/ledger/index.js';
+import { clearTokenCache, createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
+import type { RedemptionProxyDeps } from '../../../../shared/redemption/index.js';
+import { createShopifyAdminClient, type ShopifyAdminClient } from '../../../../shared/shopify-admin/index.js';
+import { RedemptionSettings } from '../../../../shared/sources/index.js';
+import { type LocalDynamo, manualClock, startDynalite } from '../../../support/dynalite.js';
+import { startTestEmulator, type TestEmulator, testClient } from '../../../support/emulator.js';
+
+/** A redemption against the real emulator, dynalite and the Admin API stand-in over HTTP. */
+
+export const ALICE = '8f6d2c1e-0001-4000-8000-000000000001';
+export const BOB = '8f6d2c1e-0002-4000-8000-000000000002';
+export const CAROL = '8f6d2c1e-0003-4000-8000-000000000003';
+export const SECRET = 'shopify-app-secret-for-redemption-tests';
+const TOKEN = 'redemption-admin-token';
+
+const config = {
+  now: '2026-01-15 10:00:00',
+  clients: [
+    testClient({
+      point_expiry_days: 365,
+      members: [
+        { id: ALICE, login_id: 'alice', password: 'pass1234', external_ids: { shopify: '1001' } },
+        { id: BOB, login_id: 'bob', password: 'pass1234', external_ids: { shopify: '1002' } },
+        { id: CAROL, login_id: 'carol', password: 'pass1234' },
+      ],
+    }),
+  ],
+};
+
+export interface Harness {
+  emulator: TestEmulator;
+  dynamo: LocalDynamo;
+  shop: ShopifyAdminStandIn;
+  openapi: OpenApiClient;
+  admin: ShopifyAdminClient;
+  ledger: RedemptionLedger;
+  clock: ReturnType<typeof manualClock>;
+  deps(settings?: Partial<RedemptionSettings>): RedemptionProxyDeps;
+  /** The query Shopify forwards, signed as Shopify signs it. */
+  signed(customerId: string, extra?: Record<string, string>): string;
+  balance(memberId: string): Promise<number>;
+  /** History entries whose remarks start with `prefix`. */
+  entries(memberId: string, prefix: string): Promise<{ point: number; remarks: string | null }[]>;
+}
+
+export function withRedemptionHarness(ready: (h: Harness) => void): void {
+  const parts: Partial<Harness> = {};
+  beforeAll(async () => {
+    const clock = manualClock();
+    const emulator = await startTestEmulator(config);
+    const dynamo = await startDynalite();
+    const shop = await startShopifyAdminStandIn({ accessToken: TOKEN, now: clock });
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
+    });
+    const admin = createShopifyAdminClient({ shopDomain: 'demo-shop.myshopify.com', origin: shop.url, accessToken: async () => TOKEN });
+    const ledger = createRedemptionLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock, leaseSeconds: 30 });
+    const h: Harness = {
+      emulator,
+      dynamo,
+      shop,
+      openapi,
+      admin,
+      ledger,
+      clock,
+      deps: (settings = {}) => ({
+        source: 'shopify',
+        externalKey: 'shopify',
+        settings: RedemptionSettings.parse({ enabled: true, ...settings }),
+        openapi,
+        shopify: admin,
+        ledger,
+        now: clock,
+        sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 20))),
+        secrets: staticWebhookSecrets({ shopify: [SECRET] }),
+      }),
+      signed(customerId, extra = {}) {
+        const query = new URLSearchParams({
+          shop: 'demo-shop.myshopify.com',
+          path_prefix: '/apps/points',
+          timestamp: String(Math.floor(clock() / 1000)),
+          logged_in_customer_id: customerId,
+          ...extra,
+        });
+        query.set('signature', signAppProxyQuery(query, SECRET));
+        return query.toString();
+      },
+      balance: async (memberId) => (await openapi.getMember(memberId)).point,
+      async entries(memberId, prefix) {
+        const page = await openapi.listPoints(memberId, { perPage: 1000 });
+        return page.points.filter((p) => (p.remarks ?? '').startsWith(prefix)).map((p) => ({ point: p.point, remarks: p.remarks ?? null }));
+      },
+    };
+    Object.assign(parts, h);
+    ready(h);
+  });
+  beforeEach(async () => {
+    clearTokenCache();
+    await parts.emulator?.reset();
+    await parts.emulator?.clearFaults();
+    parts.clock?.set(Date.parse('2026-01-15T01:00:00Z'));
+    // 1000 points each, expiring in a year (the emulator's default expiry).
+    for (const id of [ALICE, BOB]) await parts.openapi?.grantPoints(id, { point: 1000, title: 'seed' });
+  });
+  afterAll(async () => {
+    await parts.openapi?.close();
+    await parts.admin?.close();
+    await parts.shop?.close();
+    await parts.dynamo?.stop();
+    await parts.emulator?.close();
+  });
+}
+
+export type Answer = { status: number; body: Record<string, unknown> };
+export const asJson = (a: { statusCode: number; body: string }): Answer => ({
+  status: a.statusCode,
+  body: JSON.parse(a.body) as Record<string, unknown>,
+});

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { handleRedeem } from '../../../../shared/redemption/index.js';
+import { redemptionMarker, redemptionReturnMarker } from '../../../../shared/points/index.js';
+import { ALICE, type Answer, asJson, BOB, type Harness, withRedemptionHarness } from './harness.js';
+
+let h: Harness;
+withRedemptionHarness((made) => {
+  h = made;
+});
+
+let requests = 0;
+const newRequest = () => `req-${process.pid}-${++requests}-abcdef`;
+
+async function redeemAs(customerId: string, body: string, settings = {}): Promise<Answer> {
+  return asJson(await handleRedeem({ method: 'POST', rawQuery: h.signed(customerId), accept: undefined, body }, h.deps(settings)));
+}
+
+describe('POST /proxy/shopify/redeem', () => {
+  it('deducts the points once and answers a code worth points × value per point, for that customer only, usable once', async () => {
+    const request = newRequest();
+    const answer = await redeemAs('1001', `points=300&request=${request}`, { valuePerPoint: '2' });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ status: 'redeemed', points: 300, value: '600', currency: 'JPY' });
+    expect(await h.balance(ALICE)).toBe(700);
+    const code = String(answer.body.code);
+    expect(h.shop.discounts.byCode(code)).toMatchObject({ amount: '600', usageLimit: 1, customers: ['gid://shopify/Customer/1001'] });
+    expect(Date.parse(String(answer.body.expires_at))).toBe(h.clock() + 30 * 86_400_000);
+  });
+
+  it('answers the same code for the same request sent twice at once and deducts only once', async () => {
+    const body = `points=200&request=${newRequest()}`;
+    const [a, b] = await Promise.all([redeemAs('1001', body), redeemAs('1001', body)]);
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(b.body.code).toBe(a.body.code);
+    expect(await h.balance(ALICE)).toBe(800);
+    expect(h.shop.discounts.list().filter((d) => d.code === a.body.code)).toHaveLength(1);
+  });
+
+  it('answers the same code for the same request sent again later, deducting nothing more', async () => {
+    const body = `points=200&request=${newRequest()}`;
+    const first = await redeemAs('1001', body);
+    const again = await redeemAs('1001', body);
+    expect(again.body).toEqual(first.body);
+    expect(await h.balance(ALICE)).toBe(800);
+  });
+
+  it("never answers another customer's code for the same request id", async () => {
+    const body = `points=100&request=${newRequest()}`;
+    const alice = await redeemAs('1001', body);
+    const bob = await redeemAs('1002', body);
+    expect(bob.status).toBe(200);
+    expect(bob.body.code).not.toBe(alice.body.code);
+    expect(await h.balance(BOB)).toBe(900);
+  });
+
+  it('refuses more points than the balance with 409 insufficient_points and deducts nothing', async () => {
+    const answer = await redeemAs('1001', `points=1500&request=${newRequest()}`);
+    expect(answer.status).toBe(409);
+    expect(answer.body).toMatchObject({ error: { kind: 'insufficient_points', balance: 1000, points: 1500 } });
+    expect(await h.balance(ALICE)).toBe(1000);
+  });
+
+  it('refuses fewer points than the minimum with 400 and the rule', async () => {
+    const answer = await redeemAs('1001', `points=99&request=${newRequest()}`);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: { kind: 'invalid_points', minPoints: 100, step: 1 } });
+  });
+
+  it('refuses points off the step with 400 and the rule, deducting nothing', async () => {
+    const answer = await redeemAs('1001', `points=150&request=${newRequest()}`, { step: 100 });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: { kind: 'invalid_points', step: 100 } });
+    expect(await h.balance(ALICE)).toBe(1000);
+  });
+
+  it('answers GET with 405', async () => {
+    const answer = await handleRedeem({ method: 'GET', rawQuery: h.signed('1001'), accept: undefined }, h.deps());
+    expect(answer.statusCode).toBe(405);
+    expect(answer.headers.allow).toBe('POST');
+  });
+
+  it('refuses a forged signature with 401 and deducts nothing', async () => {
+    const query = h.signed('1001').replace('logged_in_customer_id=1001', 'logged_in_customer_id=1002');
+    const answer = asJson(
+      await handleRedeem({ method: 'POST', rawQuery: query, accept: undefined, body: `points=100&request=${newRequest()}` }, h.deps()),
+    );
+    expect(answer.status).toBe(401);
+    expect(await h.balance(BOB)).toBe(1000);
+  });
+
+  it('finds a deduction whose answer was lost by its marker and never deducts twice', async () => {
+    await h.emulator.addFault({ method: 'POST', path: '^/api/ext/users/[^/]+/points$', fault: 'reset_after_commit', times: 1 });
+    const request = newRequest();
+    const answer = await redeemAs('1001', `points=100&request=${request}`);
+    expect(answer.status).toBe(200);
+    expect(await h.balance(ALICE)).toBe(900);
+    expect(await h.entries(ALICE, redemptionMarker('shopify', '1001', request))).toEqual([
+      { point: -100, remarks: redemptionMarker('shopify', '1001', request) },
+    ]);
+  });
+
+  it('retries a code Shopify could not make at first and answers it', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'http_503', times: 1 });
+    const answer = await redeemAs('1001', `points=100&request=${newRequest()}`);
+    expect(answer.status).toBe(200);
+    expect(await h.balance(ALICE)).toBe(900);
+  });
+
+  it('finds a code whose creation answer was lost instead of making a second one', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'reset_after_commit', times: 1 });
+    const before = h.shop.discounts.list().length;
+    const answer = await redeemAs('1001', `points=100&request=${newRequest()}`);
+    expect(answer.status).toBe(200);
+    expect(h.shop.discounts.list()).toHaveLength(before + 1);
+  });
+
+  it('gives the points back exactly once and answers 503 when Shopify refuses the code for good; the record keeps why', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'user_error', times: 1 });
+    const request = newRequest();
+    const answer = await redeemAs('1001', `points=100&request=${request}`);
+    expect(answer.status).toBe(503);
+    expect(answer.body).toMatchObject({ error: { kind: 'code_unavailable', returned: true } });
+    expect(await h.balance(ALICE)).toBe(1000);
+    const again = await redeemAs('1001', `points=100&request=${request}`);
+    expect(again.status).toBe(503);
+    expect(await h.entries(ALICE, redemptionReturnMarker('shopify', '1001', request))).toHaveLength(1);
+    const [record] = (await h.ledger.list('1001')).filter((r) => r.requestId === request);
+    expect(record).toMatchObject({ state: 'failed', returnReason: 'code_refused' });
+    expect(record?.reason).toContain('refused');
+  });
+
+  it('refuses a customer not linked to a member with 403 and a link to the link page', async () => {
+    const answer = await redeemAs('1003', `points=100&request=${newRequest()}`);
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ error: { kind: 'not_linked', link: '/apps/points/link' } });
+  });
+
+  it('refuses a body that is not points and request alone with 400', async () => {
+    const answer = await redeemAs('1001', `points=100&request=${newRequest()}&customer=1002`);
+    expect(answer.status).toBe(400);
+  });
+});
