@@ -62,13 +62,17 @@ export function redemptionDepsFromEnv(
   const settings = linking?.redemption;
   if (!linking || !settings?.enabled) return undefined;
   let reader: SecretReader | undefined;
+  const readerOnce = () => {
+    reader ??= createSecretsManagerReader();
+    return reader;
+  };
   const now = parts.now ?? Date.now;
   return {
     source,
     externalKey: linking.externalKey,
     settings,
     openapi: parts.openapi,
-    shopify: parts.shopify ?? lazyAdminClient(env, () => (reader ??= createSecretsManagerReader())),
+    shopify: parts.shopify ?? lazyAdminClient(env, readerOnce),
     ledger:
       parts.ledger ??
       createRedemptionLedger({ client: documentClientFromEnv(env), tableName: requiredSetting(env, ENV.LEDGER_TABLE), clock: now }),
@@ -80,5 +84,10 @@ export function redemptionDepsFromEnv(
 /** Made on first use: the worker marks codes used and gives points back without ever calling Shopify. */
 function lazyAdminClient(env: NodeJS.ProcessEnv, reader: () => SecretReader): RedemptionDeps['shopify'] {
   let client: ShopifyAdminClient | undefined;
-  return { graphql: (query, variables) => (client ??= adminClientFromEnv(env, reader)).graphql(query, variables) };
+  return {
+    graphql: (query, variables) => {
+      client ??= adminClientFromEnv(env, reader);
+      return client.graphql(query, variables);
+    },
+  };
 }
