@@ -6,7 +6,6 @@ import {
   squarePayment,
   squareRefund,
   type SquareSigning,
-  type WebhookRequest,
 } from '../local/webhooks/index.js';
 import type { Customer, Step } from './step.js';
 import type { DemoTarget } from './target.js';

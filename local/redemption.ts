@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../shared/config/index.js';
-import { RedemptionSettings, REDEMPTION_DEFAULT_VALID_SECONDS } from '../shared/sources/redemption-settings.js';
+import { RedemptionSettings, REDEMPTION_DEFAULT_VALID_SECONDS } from '../shared/sources/index.js';
 import { type RedemptionDeps, sweepRedemptions, sweepSummary } from '../shared/redemption/index.js';
 import { withSourceDefaults } from './sources-config.js';
 

@@ -1,14 +1,12 @@
 import { parseArgs } from 'node:util';
 import { isUsageError, OpsError } from './errors.js';
 import { ConfigurationError } from '../shared/config/index.js';
-import type { EventQueue } from '../shared/queue/index.js';
 import { checkWindow, reconcileShopify, summaryLine } from '../shared/reconcile/index.js';
 import { createShopifyAdminClient, ShopifyAdminError } from '../shared/shopify-admin/index.js';
 import { type ConfiguredSource, loadSources } from '../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../local/config.js';
 import { configFollowingStack, connectToRunningStack, requireRunningStack } from '../local/connect.js';
 import { LOCAL_SHOP } from '../local/webhooks/index.js';
-import { LOCAL_ENQUEUE_PATH } from '../local/enqueue-route.js';
 import { type CommandOutput, consoleOutput } from '../local/output.js';
 import { localEnqueue } from './local-enqueue.js';
 import type { ReconcileTarget } from './reconcile-target.js';
