@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
 import { signAppProxyQuery } from '../../../../shared/customers/index.js';
 import { staticWebhookSecrets } from '../../../../shared/config/index.js';
-import { createRedemptionLedger, type RedemptionLedger } from '../../../../shared/ledger/index.js';
+import { createLedgerTable, createRedemptionLedger, type RedemptionLedger } from '../../../../shared/ledger/index.js';
 import { clearTokenCache, createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
 import type { RedemptionProxyDeps } from '../../../../shared/redemption/index.js';
 import { createShopifyAdminClient, type ShopifyAdminClient } from '../../../../shared/shopify-admin/index.js';
@@ -50,6 +50,7 @@ export interface Harness {
 
 export function withRedemptionHarness(ready: (h: Harness) => void): void {
   const parts: Partial<Harness> = {};
+  let current: Harness | undefined;
   beforeAll(async () => {
     const clock = manualClock();
     const emulator = await startTestEmulator(config);
@@ -74,7 +75,7 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
         settings: RedemptionSettings.parse({ enabled: true, ...settings }),
         openapi,
         shopify: admin,
-        ledger,
+        ledger: h.ledger,
         now: clock,
         sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 20))),
         secrets: staticWebhookSecrets({ shopify: [SECRET] }),
@@ -97,13 +98,22 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
       },
     };
     Object.assign(parts, h);
+    current = h;
     ready(h);
   });
+  let tables = 0;
   beforeEach(async () => {
+    // A table of its own per test: each test's redemptions only (the sweep reads them all).
+    const { dynamo, clock } = parts;
+    if (dynamo && clock) {
+      const tableName = `redemptions-${++tables}`;
+      await createLedgerTable(dynamo.client, tableName);
+      parts.ledger = createRedemptionLedger({ client: dynamo.documentClient, tableName, clock, leaseSeconds: 30 });
+      if (current) current.ledger = parts.ledger;
+    }
     clearTokenCache();
     await parts.emulator?.reset();
     await parts.emulator?.clearFaults();
-    parts.clock?.set(Date.parse('2026-01-15T01:00:00Z'));
     // 1000 points each, expiring in a year (the emulator's default expiry).
     for (const id of [ALICE, BOB]) await parts.openapi?.grantPoints(id, { point: 1000, title: 'seed' });
   });

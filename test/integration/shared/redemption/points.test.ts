@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { handlePointsPage } from '../../../../shared/redemption/index.js';
+import { asJson, type Harness, withRedemptionHarness } from './harness.js';
+
+let h: Harness;
+withRedemptionHarness((made) => {
+  h = made;
+});
+
+const show = (customerId: string, accept: string | undefined = 'application/json', settings = {}) =>
+  handlePointsPage({ method: 'GET', rawQuery: h.signed(customerId), accept }, h.deps(settings));
+
+describe('GET /proxy/shopify/points', () => {
+  it('answers the balance, the nearest expiries and the redemption rules as JSON', async () => {
+    const answer = asJson(await show('1001', 'application/json', { valuePerPoint: '0.5', minPoints: 200, step: 10 }));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      balance: 1000,
+      expiring: [{ expires_at: '2027-01-15 23:59:59', points: 1000 }],
+      redemption: { valuePerPoint: '0.5', currency: 'JPY', minPoints: 200, step: 10, validSeconds: 2_592_000 },
+    });
+  });
+
+  it('answers a page in Japanese and English whose form posts points and a request id to redeem', async () => {
+    const answer = await show('1001', 'text/html');
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['content-type']).toContain('text/html');
+    expect(answer.body).toContain('保有ポイント / Balance');
+    expect(answer.body).toMatch(/<form method="post" action="\/apps\/points\/redeem">/);
+    expect(answer.body).toMatch(/<input type="hidden" name="request" value="[0-9a-f-]{36}">/);
+  });
+
+  it('gives each page its own request id', async () => {
+    const ids = await Promise.all([show('1001', 'text/html'), show('1001', 'text/html')]);
+    const [a, b] = ids.map((p) => /name="request" value="([^"]+)"/.exec(p.body)?.[1]);
+    expect(a).not.toBe(b);
+  });
+
+  it('refuses a customer not linked to a member with 403 and a link to the link page', async () => {
+    const answer = asJson(await show('1003'));
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ error: { kind: 'not_linked', link: '/apps/points/link' } });
+  });
+
+  it('refuses when nobody is logged in with 403', async () => {
+    const answer = asJson(await show(''));
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ error: { kind: 'not_logged_in' } });
+  });
+
+  it('refuses a query carrying a parameter of its own (another split of the signed text) with 400', async () => {
+    const answer = asJson(
+      await handlePointsPage({ method: 'GET', rawQuery: h.signed('1001', { member: 'x' }), accept: 'application/json' }, h.deps()),
+    );
+    expect(answer.status).toBe(400);
+  });
+});

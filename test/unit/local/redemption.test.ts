@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { localRedemption, withShopifyRedemption } from '../../../local/redemption.js';
+import { loadSources } from '../../../shared/sources/index.js';
+
+describe("npm start's redemption settings", () => {
+  it('are enabled with the documented defaults when no variable is set', () => {
+    expect(localRedemption({})).toEqual({
+      enabled: true,
+      valuePerPoint: '1',
+      minPoints: 100,
+      step: 1,
+      validSeconds: 2_592_000,
+      onRefund: 'full',
+      currency: 'JPY',
+    });
+  });
+
+  it('take SHOPIFY_REDEMPTION_* variables into the Shopify source as the stage schema reads them', () => {
+    const env = {
+      SHOPIFY_REDEMPTION_VALUE_PER_POINT: '0.5',
+      SHOPIFY_REDEMPTION_MIN_POINTS: '200',
+      SHOPIFY_REDEMPTION_STEP: '10',
+      SHOPIFY_REDEMPTION_VALID_SECONDS: '3600',
+    };
+    const linking = loadSources(withShopifyRedemption(undefined, env)).get('shopify')?.customerLinking?.();
+    expect(linking?.redemption).toMatchObject({ enabled: true, valuePerPoint: '0.5', minPoints: 200, step: 10, validSeconds: 3600 });
+  });
+
+  it('refuse a value per point that is not a decimal, naming the variable', () => {
+    expect(() => localRedemption({ SHOPIFY_REDEMPTION_VALUE_PER_POINT: '1e3' })).toThrow(/SHOPIFY_REDEMPTION_VALUE_PER_POINT/);
+  });
+
+  it('leave a stage-style configuration that sets the redemption itself as it is', () => {
+    const config = JSON.stringify({ shopify: { redemption: { enabled: false } } });
+    const linking = loadSources(withShopifyRedemption(config, {})).get('shopify')?.customerLinking?.();
+    expect(linking?.redemption?.enabled).toBe(false);
+  });
+});
