@@ -9,6 +9,7 @@
  *   npm run reconcile -- --source <name> --since <ISO date> [--until …] [--dry-run] [--shop DOMAIN]
  *     (queues what Shopify holds but the ledger never saw; last line `reconcile: scanned=N missing=M enqueued=E`)
  *   npm run privacy -- list | show <request id>   (Shopify's privacy requests and what was done; a data request's report)
+ *   npm run redemptions -- list [--customer ID] | sweep   (points turned into discount codes, and their states)
  *   npm run shopify -- subscribe [--source NAME] [--shop DOMAIN]
  *     (subscribes the shop to every topic the source needs; last line `shopify: topics=N created=C existing=E`)
  */

@@ -97,3 +97,28 @@ export async function linkThroughAppProxy(intakeUrl: string, input: LinkRequestI
   });
   return { status: linked.status, body: await linked.text() };
 }
+
+/** `/proxy/shopify/<route>?...` as the App Proxy forwards `/apps/points/<route>` for a logged-in customer (points, redeem). */
+export function appProxyPath(route: 'points' | 'redeem', input: { customerId: string; secret: string; nowMs: number }): string {
+  const query = new URLSearchParams({
+    shop: LOCAL_SHOP,
+    logged_in_customer_id: input.customerId,
+    path_prefix: '/apps/points',
+    timestamp: String(Math.floor(input.nowMs / 1000)),
+  });
+  query.set('signature', signAppProxyQuery(query, input.secret));
+  return `/proxy/shopify/${route}?${query.toString()}`;
+}
+
+/** A redemption as the customer's browser sends it through the App Proxy: the form POST, JSON answer. */
+export async function redeemThroughAppProxy(
+  intakeUrl: string,
+  input: { customerId: string; secret: string; nowMs: number; points: number; request: string },
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${intakeUrl}${appProxyPath('redeem', input)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: new URLSearchParams({ points: String(input.points), request: input.request }).toString(),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}

@@ -17,7 +17,9 @@ export {
 } from './webhooks.js';
 export {
   appProxyLinkPath,
+  appProxyPath,
   type LinkRequestInput,
+  redeemThroughAppProxy,
   linkThroughAppProxy,
   shopifyCustomerCreated,
   shopifyPrivacyRequest,

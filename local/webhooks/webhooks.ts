@@ -46,6 +46,8 @@ export interface ShopifyOrderInput {
   currency: string;
   /** The shop's prices include tax ("All prices include tax", the norm in Japan); default false. */
   taxesIncluded?: boolean;
+  /** Discount codes the order used (a redemption's code), each with the amount it took off. */
+  discountCodes?: { code: string; amount: string }[];
 }
 
 export function shopifyOrderPaid(order: ShopifyOrderInput, secret: string, webhookId: string, nowMs: number): WebhookRequest {
@@ -70,6 +72,7 @@ export function shopifyOrderPaid(order: ShopifyOrderInput, secret: string, webho
     total_tax: order.tax,
     total_price: total,
     shipping_lines: [],
+    discount_codes: (order.discountCodes ?? []).map((d) => ({ code: d.code, amount: d.amount, type: 'fixed_amount' })),
   };
   return shopifyRequest('orders/paid', payload, secret, webhookId, nowMs);
 }

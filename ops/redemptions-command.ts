@@ -1,0 +1,117 @@
+import { parseArgs } from 'node:util';
+import { LOCAL_DEFAULTS, resolveLocalConfig } from '../local/config.js';
+import { configFollowingStack, connectToRunningStack, findRunningStack } from '../local/connect.js';
+import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { renderTable } from '../local/table.js';
+import { LOCAL_SHOP } from '../local/webhooks/index.js';
+import { ConfigurationError, ENV } from '../shared/config/index.js';
+import { createRedemptionLedger, type RedemptionRecord } from '../shared/ledger/index.js';
+import {
+  REDEMPTION_ADMIN_ENV,
+  type RedemptionDeps,
+  redemptionDepsFromEnv,
+  sweepRedemptions,
+  sweepSummary,
+} from '../shared/redemption/index.js';
+import { isUsageError, OpsError } from './errors.js';
+
+export const REDEMPTIONS_USAGE = `usage:
+  npm run redemptions -- list [--customer <shop customer id>] [--source <name, default shopify>]
+  npm run redemptions -- sweep [--source <name, default shopify>]`;
+
+/** One line per redemption: ids and amounts only. */
+export function redemptionRows(records: readonly RedemptionRecord[]): string[] {
+  const rows = records.map((r) => [
+    r.createdAt,
+    r.customerId,
+    r.requestId,
+    String(r.points),
+    `${r.value} ${r.currency}`,
+    r.code,
+    r.state,
+    r.orderId ?? '-',
+    r.returnReason ?? r.reason ?? '-',
+    r.expiresAt,
+  ]);
+  return renderTable(
+    ['created_at', 'customer', 'request', 'points', 'value', 'code', 'state', 'order', 'why', 'expires'],
+    rows,
+    new Set([3]),
+  );
+}
+
+/** The `npm start` on PORT: its ledger table, its emulator and its Admin API stand-in. */
+async function localDeps(env: NodeJS.ProcessEnv, source: string): Promise<{ deps: RedemptionDeps; close(): Promise<void> }> {
+  const config = await resolveLocalConfig(env);
+  const found = await findRunningStack(config);
+  if (found.status !== 'up') throw new OpsError('usage', `no local stack answers at ${found.intakeUrl}: start it with npm start`);
+  const handle = await connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
+  const adminUrl = found.info?.shopifyAdmin?.url ?? `http://127.0.0.1:${config.ports.shopifyAdmin}`;
+  const sources = handle.sources;
+  const deps =
+    sources &&
+    redemptionDepsFromEnv(
+      {
+        [ENV.LEDGER_TABLE]: handle.tableName,
+        [REDEMPTION_ADMIN_ENV]: JSON.stringify({ shopDomain: LOCAL_SHOP, origin: adminUrl, accessToken: LOCAL_DEFAULTS.shopifyAdminToken }),
+      },
+      sources,
+      source,
+      {
+        openapi: handle.openapi,
+        ledger: createRedemptionLedger({ client: handle.documentClient, tableName: handle.tableName, clock: Date.now }),
+      },
+    );
+  if (!deps) {
+    await handle.close();
+    throw new ConfigurationError('redemption_not_enabled', `the running stack's ${source} source does not redeem points`);
+  }
+  return { deps, close: () => handle.close() };
+}
+
+async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { customer: { type: 'string' }, source: { type: 'string', default: 'shopify' }, help: { type: 'boolean', default: false } },
+  });
+  if (values.help) {
+    out.print(REDEMPTIONS_USAGE);
+    return 0;
+  }
+  const [command, extra] = positionals;
+  if ((command !== 'list' && command !== 'sweep') || extra !== undefined) {
+    throw new OpsError('usage', command === undefined ? 'name a command' : `unknown command ${positionals.join(' ')}`);
+  }
+  if (values.customer !== undefined && !/^\d{1,20}$/.test(values.customer))
+    throw new OpsError('usage', '--customer takes a Shopify customer id (digits)');
+  const { deps, close } = await localDeps(env, values.source);
+  try {
+    if (command === 'sweep') {
+      out.print(sweepSummary(await sweepRedemptions(deps)));
+      return 0;
+    }
+    const records = await deps.ledger.list(values.customer);
+    if (records.length === 0) out.print(values.customer ? `no redemptions of customer ${values.customer}` : 'no redemptions');
+    else for (const line of redemptionRows(records)) out.print(line);
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * `npm run redemptions -- list [--customer ID]`: each redemption and its state (redeemed, used, returned,
+ * failed; refused and pending too); `sweep`: ends unused codes past their end now, last line
+ * `redemptions sweep: due=N returned=R used=U failed=F later=L`. Exit 0 done, 2 could not run.
+ */
+export async function redemptionsCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
+  try {
+    return await run(argv, env, out);
+  } catch (e) {
+    if (isUsageError(e)) out.printError(`${e.message}\n${REDEMPTIONS_USAGE}`);
+    else if (e instanceof ConfigurationError) out.printError(`redemptions: ${e.message}`);
+    else out.printError(`redemptions: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+    return 2;
+  }
+}
