@@ -11,6 +11,7 @@ export const FUNCTION_ENTRIES = {
   reconcileShopify: join(REPO_ROOT, 'functions', 'reconcile-shopify.ts'),
   shopifyAppProxy: join(REPO_ROOT, 'functions', 'shopify-app-proxy.ts'),
   reconcileSmaregi: join(REPO_ROOT, 'functions', 'reconcile-smaregi.ts'),
+  sweepRedemptions: join(REPO_ROOT, 'functions', 'sweep-redemptions.ts'),
 } as const;
 
 /**
@@ -31,4 +32,5 @@ export const FUNCTION_EXTERNAL_MODULES = {
   reconcileShopify: [],
   shopifyAppProxy: ['@aws-sdk/*'],
   reconcileSmaregi: [],
+  sweepRedemptions: [],
 } as const satisfies Record<keyof typeof FUNCTION_ENTRIES, readonly string[]>;

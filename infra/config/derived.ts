@@ -77,14 +77,41 @@ function processingEnvironment(stage: StageConfig): Record<string, string> {
 /** The Shopify App Proxy's link function: the Shopify secret (it signs proxy requests), the Open API, the queue. */
 export function appProxyEnvironment(
   stage: StageConfig,
-  refs: { queueUrl: string; webhookSecretArnsJson: string; openApiSecretArn: string },
+  refs: { queueUrl: string; webhookSecretArnsJson: string; openApiSecretArn: string; redemption?: RedemptionRefs },
 ): Record<string, string> {
   return functionEnvironment(stage, {
     [ENV.QUEUE_URL]: refs.queueUrl,
     [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(stage.sources)),
     [ENV.WEBHOOK_SECRET_ARNS]: refs.webhookSecretArnsJson,
     [ENV.OPENAPI_SECRET_ARN]: refs.openApiSecretArn,
+    ...(refs.redemption ? redemptionVariables(refs.redemption) : {}),
   });
+}
+
+/** What a redeeming function reads: the ledger table and the shop's Admin API (shared/redemption/environment.ts). */
+export interface RedemptionRefs {
+  tableName: string;
+  shopDomain: string;
+  tokenSecretArn: string;
+  apiVersion?: string;
+}
+
+const redemptionVariables = (r: RedemptionRefs): Record<string, string> => ({
+  [ENV.LEDGER_TABLE]: r.tableName,
+  [ENV.REDEMPTION_SHOPIFY_ADMIN]: JSON.stringify({
+    shopDomain: r.shopDomain,
+    accessTokenSecretArn: r.tokenSecretArn,
+    ...(r.apiVersion ? { apiVersion: r.apiVersion } : {}),
+  }),
+});
+
+/** The redemption sweep: the sources (their redemption settings), the ledger, the Open API and the Admin API. */
+export function sweepEnvironment(stage: StageConfig, refs: RedemptionRefs & { openApiSecretArn: string }): Record<string, string> {
+  return {
+    ...ledgerAndOpenApi(stage, refs),
+    [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(stage.sources)),
+    ...redemptionVariables(refs),
+  };
 }
 
 export function auditEnvironment(stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }): Record<string, string> {

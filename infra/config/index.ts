@@ -18,6 +18,8 @@ export {
 } from './load.js';
 export {
   appProxyEnvironment,
+  type RedemptionRefs,
+  sweepEnvironment,
   auditEnvironment,
   receiverEnvironment,
   secretPrefix,
@@ -28,3 +30,4 @@ export {
 } from './derived.js';
 export { SourceConfig, SourceName, sourcesConfig } from './sources.js';
 export { adminTokenSecretName, ReconcileSourceConfig } from './reconcile.js';
+export { redeemingShopify, redemptionProblem } from './redemption.js';

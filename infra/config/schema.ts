@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { deriveTiming, type Timing, timingProblems } from '../../shared/config/index.js';
 import { ReconcileConfig, reconcileProblem } from './reconcile.js';
+import { redemptionProblem } from './redemption.js';
 import { SecretName, SourceConfig, SourceName, sourcesProblem } from './sources.js';
 
 /**
@@ -230,6 +231,8 @@ export const StageConfig = z
   .superRefine((s, ctx) => {
     const problem = reconcileProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['reconcile'] });
+    const redemption = redemptionProblem(s);
+    if (redemption) ctx.addIssue({ code: 'custom', message: redemption, path: ['sources'] });
   })
   // Every invariant between the timing settings, checked in one place (shared/config/timing.ts).
   .superRefine((s, ctx) => {

@@ -5,12 +5,18 @@ import { PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { appProxyEnvironment, type StageConfig } from '../config/index.js';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { appProxyEnvironment, redeemingShopify, type StageConfig } from '../config/index.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
 import type { WebhookApi } from './webhook-api.js';
 
 /** The route the Shopify App Proxy forwards the storefront's link request to (proxy URL `<api>/proxy/shopify`). */
 export const APP_PROXY_LINK_PATH = '/proxy/shopify/link';
+/** The redemption routes (docs/redemption.md), when the Shopify source redeems. */
+export const APP_PROXY_POINTS_PATH = '/proxy/shopify/points';
+export const APP_PROXY_REDEEM_PATH = '/proxy/shopify/redeem';
 
 export type ShopifyAppProxyProps = FunctionLogs & {
   config: StageConfig;
@@ -19,12 +25,16 @@ export type ShopifyAppProxyProps = FunctionLogs & {
   /** The Shopify source's webhook secret: the app's secret, which signs App Proxy requests too. */
   shopifySecret: ISecret;
   openApiSecret: ISecret;
+  /** The ledger table: redemptions keep their records in it. */
+  table: ITable;
 };
 
 /**
  * `GET|POST /proxy/shopify/link` -> shopify-app-proxy: links a logged-in Shopify customer to a member
  * in two steps, a confirmation (GET) and the confirmed link (POST) (docs/customers.md). Reads the Shopify secret and the Open API secret, sends to the event queue
- * (crediting earlier purchases); nothing else.
+ * (crediting earlier purchases); nothing else. When the Shopify source redeems (docs/redemption.md), also
+ * `GET /proxy/shopify/points` and `POST /proxy/shopify/redeem`, with the redemption records of the ledger
+ * table and the reconciliation's Admin API token.
  */
 export class ShopifyAppProxy extends Construct {
   readonly function: BundledFunction;
@@ -34,10 +44,15 @@ export class ShopifyAppProxy extends Construct {
   constructor(scope: Construct, id: string, props: ShopifyAppProxyProps) {
     super(scope, id);
     const { config } = props;
+    const redeeming = redeemingShopify(config);
+    // Referenced by name: the reconciliation's Admin API token secret (infra/constructs/scheduled-reconcile.ts).
+    const adminToken = redeeming && Secret.fromSecretNameV2(this, 'AdminToken', redeeming.tokenSecretName);
     this.function = new BundledFunction(this, 'Function', {
       code: 'shopifyAppProxy',
       description: 'Links a logged-in Shopify customer to a member through the App Proxy',
       ...config.receiver,
+      // A redemption may wait for the Admin API (three attempts at the code): within API Gateway's 30 s.
+      ...(redeeming ? { timeoutSeconds: Math.max(config.receiver.timeoutSeconds, 29) } : {}),
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
       ...(props.logsKey ? { logsKey: props.logsKey } : {}),
@@ -45,18 +60,43 @@ export class ShopifyAppProxy extends Construct {
         queueUrl: props.queue.queueUrl,
         webhookSecretArnsJson: (scope as Stack).toJsonString({ shopify: props.shopifySecret.secretArn }),
         openApiSecretArn: props.openApiSecret.secretArn,
+        ...(redeeming && adminToken
+          ? { redemption: { tableName: props.table.tableName, shopDomain: redeeming.shopDomain, tokenSecretArn: adminToken.secretArn } }
+          : {}),
       }),
     });
     // SendMessage with the queue's URL (in its environment) is the one call: no GetQueueUrl, no GetQueueAttributes.
     props.queue.grant(this.function.role, 'sqs:SendMessage');
     props.shopifySecret.grantRead(this.function.role);
     props.openApiSecret.grantRead(this.function.role);
+    if (adminToken) {
+      // Redemption records: read, created where none is, updated under a lease. Nothing else of the table.
+      this.function.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          resources: [props.table.tableArn],
+        }),
+      );
+      adminToken.grantRead(this.function.role);
+    }
     const integration = new HttpLambdaIntegration('AppProxy', this.function.fn, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 });
-    // The first keeps its id ('Route'): the GET route of a deployed stack is not replaced.
-    this.routes = [HttpMethod.GET, HttpMethod.POST].map((method, i) => {
-      const route = new HttpRoute(this, i === 0 ? 'Route' : `Route${method}`, {
+    const routes: [string, string, HttpMethod][] = [
+      // The first keeps its id ('Route'): the GET route of a deployed stack is not replaced.
+      ['Route', APP_PROXY_LINK_PATH, HttpMethod.GET],
+      ['RoutePOST', APP_PROXY_LINK_PATH, HttpMethod.POST],
+      // GET on redeem reaches the function, which answers 405 (API Gateway would answer 404).
+      ...(redeeming
+        ? ([
+            ['PointsGET', APP_PROXY_POINTS_PATH, HttpMethod.GET],
+            ['RedeemPOST', APP_PROXY_REDEEM_PATH, HttpMethod.POST],
+            ['RedeemGET', APP_PROXY_REDEEM_PATH, HttpMethod.GET],
+          ] as [string, string, HttpMethod][])
+        : []),
+    ];
+    this.routes = routes.map(([id, path, method]) => {
+      const route = new HttpRoute(this, id, {
         httpApi: props.api.api,
-        routeKey: HttpRouteKey.with(APP_PROXY_LINK_PATH, method),
+        routeKey: HttpRouteKey.with(path, method),
         integration,
       });
       Validations.of(route).acknowledge({

@@ -31,6 +31,7 @@ import { QuarantineTable } from '../constructs/quarantine-table.js';
 import { grantActivityAppend } from '../constructs/activity-access.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
+import { redemptionSweepFor, type ScheduledRedemptionSweep } from '../constructs/scheduled-redemption-sweep.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { type ShopifyAppProxy, shopifyAppProxyFor } from '../constructs/shopify-app-proxy.js';
 import { LogsKey } from '../constructs/logs-key.js';
@@ -55,6 +56,8 @@ export class IntegrationStack extends Stack {
   readonly dashboard: OperationsDashboard;
   /** The Shopify App Proxy's link route and function; only with a `shopify` source. */
   appProxy: ShopifyAppProxy | undefined;
+  /** The redemption sweep (unused codes past their end); only when the Shopify source redeems. */
+  readonly redemptionSweep: ScheduledRedemptionSweep | undefined;
   /** Scheduled reconciliation with Shopify; only when the stage configures `reconcile`. */
   readonly reconcile: ScheduledReconcile | undefined;
   /** Scheduled reconciliation of the stage's Smaregi sources (missed webhooks); only when it has one. */
@@ -91,8 +94,10 @@ export class IntegrationStack extends Stack {
       queue: this.events.queue,
       secrets: this.webhookSecrets,
       openApiSecret,
+      table: this.ledger.table,
       logs,
     });
+    this.redemptionSweep = redemptionSweepFor(this, { config, table: this.ledger.table, openApiSecret, ...logs });
     this.addSquareNotificationUrls();
     this.reconcile =
       Object.keys(config.reconcile).length === 0

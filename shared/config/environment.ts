@@ -55,6 +55,11 @@ export const ENV = {
    */
   RECONCILE_SOURCES: 'RECONCILE_SOURCES',
   /**
+   * Redemptions (shopify-app-proxy, sweep-redemptions): the shop's Admin API, JSON {shopDomain,
+   * accessTokenSecretArn, apiVersion?} (the reconciliation's token secret); locally {shopDomain, origin, accessToken}.
+   */
+  REDEMPTION_SHOPIFY_ADMIN: 'REDEMPTION_SHOPIFY_ADMIN',
+  /**
    * The table the activity record (shared/activity: deliveries, receives, calls, runs, the breaker's state)
    * is written to: the ledger table. Unset: nothing is recorded.
    */

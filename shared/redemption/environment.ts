@@ -15,7 +15,7 @@ import type { RedemptionDeps } from './protocol.js';
  * REDEMPTION_SHOPIFY_ADMIN: `{"shopDomain", "accessTokenSecretArn", "apiVersion"?}` in AWS (the token
  * secret the reconciliation uses), or `{"shopDomain", "origin", "accessToken"}` for the local stand-in.
  */
-export const REDEMPTION_ADMIN_ENV = 'REDEMPTION_SHOPIFY_ADMIN';
+export const REDEMPTION_ADMIN_ENV = ENV.REDEMPTION_SHOPIFY_ADMIN;
 
 const AdminAccess = z.union([
   z.object({ shopDomain: z.string().min(1), accessTokenSecretArn: z.string().min(1), apiVersion: z.string().optional() }).strict(),
@@ -31,7 +31,8 @@ export function adminClientFromEnv(env: NodeJS.ProcessEnv, reader: () => SecretR
     );
   }
   const access = parsed.data;
-  const version = access.apiVersion ? { apiVersion: access.apiVersion } : {};
+  // A customer waits for the code: each call's deadline is short, the caller tries again (protocol.ts).
+  const version = { deadlineMs: 5_000, ...(access.apiVersion ? { apiVersion: access.apiVersion } : {}) };
   if ('origin' in access) {
     const token = access.accessToken;
     return createShopifyAdminClient({ shopDomain: access.shopDomain, origin: access.origin, ...version, accessToken: async () => token });

@@ -45,12 +45,11 @@ describe('the functions’ environment derived from a stage', () => {
     const staging = loadStageConfig(INFRA_DIR, 'staging');
     const shopify = { ...staging.sources.shopify, externalKey: 'shop_jp', retroCreditDays: 7 };
     const stage = { ...staging, sources: { ...staging.sources, shopify } } as typeof staging;
-    expect(stageSources(stage).get('shopify')?.customerLinking?.()).toEqual({ externalKey: 'shop_jp', retroCreditDays: 7 });
+    expect(stageSources(stage).get('shopify')?.customerLinking?.()).toMatchObject({ externalKey: 'shop_jp', retroCreditDays: 7 });
     const env = receiverEnvironment(stage, { queueUrl: 'q', webhookSecretArnsJson: '{}' });
-    expect(loadSources(env[ENV.SOURCES_CONFIG]).get('shopify')?.customerLinking?.()).toEqual({
-      externalKey: 'shop_jp',
-      retroCreditDays: 7,
-    });
+    expect(loadSources(env[ENV.SOURCES_CONFIG]).get('shopify')?.customerLinking?.()).toEqual(
+      stageSources(stage).get('shopify')?.customerLinking?.(),
+    );
   });
 
   it('gives the worker the backoff, horizon and breaker settings of the one timing derivation', () => {

@@ -65,13 +65,21 @@ const ref = (logicalId: string) => ({ Ref: logicalId });
 const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 
 describe('HTTP API', () => {
-  it('routes POST /webhooks/shopify, POST /webhooks/pos and the App Proxy link GET and POST /proxy/shopify/link, and nothing else', () => {
+  it('routes POST /webhooks/shopify, POST /webhooks/pos, the App Proxy link GET and POST and the redemption routes, and nothing else', () => {
     const routes = stage('staging').template.findResources('AWS::ApiGatewayV2::Route');
     expect(
       Object.values(routes)
         .map((r) => (r as Resource).Properties.RouteKey)
         .sort(),
-    ).toEqual(['GET /proxy/shopify/link', 'POST /proxy/shopify/link', 'POST /webhooks/pos', 'POST /webhooks/shopify']);
+    ).toEqual([
+      'GET /proxy/shopify/link',
+      'GET /proxy/shopify/points',
+      'GET /proxy/shopify/redeem',
+      'POST /proxy/shopify/link',
+      'POST /proxy/shopify/redeem',
+      'POST /webhooks/pos',
+      'POST /webhooks/shopify',
+    ]);
   });
 
   it('sends both webhook routes to receive-webhook with the v2 payload', () => {

@@ -55,11 +55,15 @@ export function synthesiseRealApp(): SynthesisedApp {
  * The dev stage with `sources` added to its own, built as a standalone stack and synthesised by the real
  * app (cdk-nag included, which throws on any unacknowledged finding). Call once per test file.
  */
-export function synthesiseDevStageWith(sources: Record<string, Json>): { template: Template; dispose(): void } {
+export function synthesiseDevStageWith(
+  sources: Record<string, Json>,
+  /** Other stage settings (`reconcile`, ...). */
+  extra: Record<string, Json> = {},
+): { template: Template; dispose(): void } {
   const outdir = mkdtempSync(join(tmpdir(), 'infra-stage-'));
   const app = new App({ outdir, builtinCloudFormationValidation: false });
   const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8'));
-  const stage = parseStageConfig({ ...dev, sources: { ...dev.sources, ...sources } });
+  const stage = parseStageConfig({ ...dev, ...extra, sources: { ...dev.sources, ...sources } });
   const built = buildApp(app, loadDeployment(INFRA_DIR), { standalone: stage });
   app.synth();
   return { template: Template.fromStack(built.standalone!), dispose: () => rmSync(outdir, { recursive: true, force: true }) };

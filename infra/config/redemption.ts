@@ -1,0 +1,36 @@
+import { adminTokenSecretName, type ReconcileSourceConfig } from './reconcile.js';
+
+/**
+ * Redemptions of a stage: a Shopify source whose settings say `redemption: {enabled: true, ...}` makes
+ * discount codes with the Admin API, reached with the shop domain and token secret its reconciliation
+ * uses (`reconcile.<source>`), so a redeeming source must be reconciled too.
+ */
+
+type StageLike = {
+  stageName: string;
+  secretPrefix?: string | undefined;
+  sources: Record<string, Record<string, unknown>>;
+  reconcile: Record<string, ReconcileSourceConfig>;
+};
+
+const redeems = (settings: Record<string, unknown> | undefined) =>
+  (settings?.redemption as { enabled?: unknown } | undefined)?.enabled === true;
+
+/** The Shopify source the App Proxy serves (`shopify`), when it redeems: its shop and Admin token secret name. */
+export function redeemingShopify(stage: StageLike): { source: string; shopDomain: string; tokenSecretName: string } | undefined {
+  const source = 'shopify';
+  const admin = stage.reconcile[source];
+  if (!redeems(stage.sources[source]) || admin === undefined) return undefined;
+  return { source, shopDomain: admin.shopDomain, tokenSecretName: adminTokenSecretName(stage, source) };
+}
+
+export function redemptionProblem(stage: Pick<StageLike, 'sources' | 'reconcile'>): string | undefined {
+  for (const [name, settings] of Object.entries(stage.sources)) {
+    if (!redeems(settings)) continue;
+    if (name !== 'shopify') return `sources.${name}.redemption: only the shopify source (the App Proxy's) can redeem`;
+    if (stage.reconcile[name] === undefined) {
+      return `sources.${name}.redemption: redemption makes discount codes with the Admin API: configure reconcile.${name} (shopDomain, token secret)`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { INFRA_DIR } from '../../../infra/paths.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseStageConfig } from '../../../infra/config/index.js';
+import type { Json } from '../../support/json.js';
+import { synthesiseDevStageWith } from '../support/app.js';
+
+/** A stage whose Shopify source redeems, synthesised by the real app (cdk-nag included: it throws on any unacknowledged finding). */
+let template: Template;
+let dispose: () => void;
+beforeAll(() => {
+  ({ template, dispose } = synthesiseDevStageWith(
+    { shopify: { externalKey: 'shopify', redemption: { enabled: true, valuePerPoint: '1', minPoints: 100 } } },
+    { reconcile: { shopify: { shopDomain: 'example-shop.myshopify.com' } } },
+  ));
+});
+afterAll(() => dispose());
+
+type Resource = { Properties: Record<string, Json> };
+const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];
+const fn = (prefix: string) => resources('AWS::Lambda::Function').find((f) => String(f.Properties.Description).startsWith(prefix));
+const actionsOf = (rolePattern: RegExp) =>
+  resources('AWS::IAM::Policy')
+    .filter((p) => rolePattern.test(JSON.stringify(p.Properties.Roles)))
+    .flatMap((p) => (p.Properties.PolicyDocument.Statement as { Action: unknown }[]).flatMap((s) => [s.Action].flat()));
+
+describe('a redeeming Shopify source in the stack', () => {
+  it('routes the points page, redeem, and GET on redeem (answered 405 by the function)', () => {
+    const routes = resources('AWS::ApiGatewayV2::Route').map((r) => r.Properties.RouteKey);
+    expect(routes).toEqual(
+      expect.arrayContaining(['GET /proxy/shopify/points', 'POST /proxy/shopify/redeem', 'GET /proxy/shopify/redeem']),
+    );
+  });
+
+  it('runs the sweep on an EventBridge schedule for the shopify source', () => {
+    const rules = resources('AWS::Events::Rule').filter((r) => /redemption/.test(String(r.Properties.Description)));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.Properties.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(JSON.stringify(rules[0]?.Properties.Targets)).toContain('{\\"source\\":\\"shopify\\"}');
+  });
+
+  it('lets the sweep read and update records and query the index, never put, scan or delete', () => {
+    const actions = actionsOf(/RedemptionSweep/).filter((a) => String(a).startsWith('dynamodb:'));
+    expect(new Set(actions)).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query']));
+  });
+
+  it('gives the App Proxy its redemption records and the Admin API token by ARN, never a token', () => {
+    const env = fn('Links a logged-in')?.Properties.Environment.Variables as Record<string, Json>;
+    const admin = JSON.stringify(env.REDEMPTION_SHOPIFY_ADMIN);
+    expect([admin.includes('example-shop.myshopify.com'), admin.includes('accessTokenSecretArn'), 'LEDGER_TABLE' in env]).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    const actions = actionsOf(/ShopifyAppProxy/).filter((a) => String(a).startsWith('dynamodb:'));
+    expect(new Set(actions)).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+  });
+});
+
+describe('the stage file', () => {
+  it('refuses a redeeming Shopify source without the Admin API (reconcile) by name', () => {
+    const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8')) as Record<string, Json>;
+    const stage = { ...dev, sources: { shopify: { redemption: { enabled: true } } } };
+    expect(() => parseStageConfig(stage)).toThrow(/sources\.shopify\.redemption: .*reconcile\.shopify/);
+  });
+});
