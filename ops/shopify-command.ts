@@ -76,9 +76,10 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
           ...(values.shop ? { shopDomain: values.shop } : {}),
         });
   try {
-    const { topics, complianceTopics, apiVersion } = target.subscriptions;
+    const { topics, complianceTopics, apiVersion, scopes } = target.subscriptions;
     out.printError(`shopify: ${target.shopDomain} (API ${apiVersion}): ${topics.join(', ')} -> ${target.callbackUrl}`);
-    const result = await subscribeTopics(target.client, { topics, uri: target.callbackUrl });
+    const result = await subscribeTopics(target.client, { topics, uri: target.callbackUrl, ...(scopes ? { scopes } : {}) });
+    if (scopes && scopes.length > 0) out.print(`access scopes granted for the source's settings: ${scopes.join(', ')}`);
     for (const change of result.changes) out.print(describe(change));
     for (const topic of complianceTopics) {
       out.print(

@@ -103,8 +103,16 @@ async function listSubscriptions(client: Pick<ShopifyAdminClient, 'graphql'>) {
  * would not deliver them, and an operator should learn which scope to add rather than wait for
  * deliveries that never come.
  */
-async function checkScopes(client: Pick<ShopifyAdminClient, 'graphql'>, topics: readonly string[]): Promise<void> {
-  const needed = topics.flatMap((t) => (TOPIC_SCOPES[t] ? [{ topic: t, scope: TOPIC_SCOPES[t] }] : []));
+async function checkScopes(
+  client: Pick<ShopifyAdminClient, 'graphql'>,
+  topics: readonly string[],
+  extraScopes: readonly string[] = [],
+): Promise<void> {
+  const needed = [
+    ...topics.flatMap((t) => (TOPIC_SCOPES[t] ? [{ topic: t, scope: TOPIC_SCOPES[t] }] : [])),
+    // Not a topic's: what the source's settings do with the Admin API (redemptions make discount codes).
+    ...extraScopes.map((scope) => ({ topic: 'redemption', scope })),
+  ];
   if (needed.length === 0) return;
   const answer = parsed(AccessScopes, await client.graphql(ACCESS_SCOPES_QUERY, {}), 'currentAppInstallation');
   const granted = new Set(answer.currentAppInstallation.accessScopes.map((s) => s.handle));
@@ -125,13 +133,14 @@ async function checkScopes(client: Pick<ShopifyAdminClient, 'graphql'>, topics: 
  */
 export async function subscribeTopics(
   client: Pick<ShopifyAdminClient, 'graphql'>,
-  wanted: { topics: readonly string[]; uri: string },
+  wanted: { topics: readonly string[]; uri: string; scopes?: readonly string[] },
 ): Promise<SubscribeResult> {
   const existing = await listSubscriptions(client);
   const alreadyOurs = (topic: string) => existing.find((s) => s.topic === topicEnum(topic) && s.uri === wanted.uri);
   await checkScopes(
     client,
     wanted.topics.filter((t) => !alreadyOurs(t)),
+    wanted.scopes,
   );
   const changes: SubscriptionChange[] = [];
   for (const topic of wanted.topics) {

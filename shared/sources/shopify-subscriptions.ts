@@ -37,6 +37,7 @@ const COMPLIANCE_TOPICS = Object.keys(SHOPIFY_PRIVACY_TOPICS) as ShopifyPrivacyT
 export interface SubscriptionSettings {
   apiVersion: string;
   enrolment?: 'off' | 'register';
+  redemption?: { enabled: boolean };
 }
 
 export function shopifySubscriptions(settings: SubscriptionSettings): SourceSubscriptions {
@@ -45,6 +46,8 @@ export function shopifySubscriptions(settings: SubscriptionSettings): SourceSubs
     apiVersion: settings.apiVersion,
     topics,
     complianceTopics: COMPLIANCE_TOPICS,
+    // Redemptions make discount codes (discountCodeBasicCreate, discountCodeDeactivate).
+    scopes: settings.redemption?.enabled ? ['write_discounts'] : [],
   };
 }
 

@@ -106,6 +106,8 @@ export interface SourceSubscriptions {
   readonly topics: readonly string[];
   /** Topics only the app configuration can subscribe (Shopify's compliance topics). */
   readonly complianceTopics: readonly string[];
+  /** Access scopes the settings need besides the topics' (`write_discounts` for redemptions). */
+  readonly scopes?: readonly string[];
 }
 
 export interface VersionMismatch {
