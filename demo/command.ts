@@ -55,7 +55,8 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
         smaregi: config.smaregi,
         ...(config.squareNotificationUrl ? { squareNotificationUrl: config.squareNotificationUrl } : {}),
         tableName: config.tableName,
-        env,
+        // Codes valid 10 s: the demo shows an unused one coming back (unless this environment says otherwise).
+        env: { SHOPIFY_REDEMPTION_VALID_SECONDS: '10', ...env },
       });
       stopStack = () => stack.close();
       handle = handleOf(stack);
@@ -65,6 +66,7 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
     const result = await runDemo(
       {
         ...connected,
+        redemptionValidSeconds: redeemingValidity(connected.sources),
         emulatorConfig: config.emulatorConfig,
         secrets: {
           shopify: config.webhookSecrets.shopify[0]!,
@@ -96,4 +98,10 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
     await handle?.close();
     await stopStack();
   }
+}
+
+/** The validity of the stack's Shopify redemptions, when its Shopify source redeems. */
+function redeemingValidity(sources: LocalStackHandle['sources']): number | undefined {
+  const redemption = sources?.get('shopify')?.customerLinking?.().redemption;
+  return redemption?.enabled ? redemption.validSeconds : undefined;
 }

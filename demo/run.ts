@@ -4,6 +4,7 @@ import { isOpenApiError, type OpenApiClient } from '../shared/openapi/index.js';
 import { renderTable, signed } from '../local/table.js';
 import type { WebhookRequest } from '../local/webhooks/index.js';
 import { bigId, buildSteps, type Customer, squareDemoOrder, type Step } from './steps.js';
+import { redemptionDemo } from './redemption.js';
 import type { DemoTarget } from './target.js';
 
 export type { DemoTarget } from './target.js';
@@ -319,6 +320,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
     }
     summaries.push({ label: customer.label, memberId: customer.memberId, before, after });
   }
+  if (target.redemptionValidSeconds !== undefined) failures.push(...(await redemptionDemo(target, shopper, runId, print, credit)));
   print('');
   if (failures.length === 0) print(`demo: all ${steps.length} events did what they should`);
   else for (const f of failures) print(`demo: UNEXPECTED ${f}`);

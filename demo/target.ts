@@ -8,6 +8,8 @@ export type DemoTarget = Pick<
   'intakeUrl' | 'emulatorUrl' | 'openapi' | 'ledger' | 'queueStats' | 'waitForIdle' | 'squareOrders'
 > & {
   emulatorConfig: EmulatorConfig;
+  /** The stack's redemption validity (its Shopify source's settings), when it redeems. */
+  redemptionValidSeconds?: number | undefined;
   /** The current signing secret of each source. */
   secrets: { shopify: string; pos: string; square?: SquareSigning; smaregi?: SmaregiDemoAccess };
 };

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../shared/config/index.js';
 import { RedemptionSettings, REDEMPTION_DEFAULT_VALID_SECONDS } from '../shared/sources/index.js';
 import { type RedemptionDeps, sweepRedemptions, sweepSummary } from '../shared/redemption/index.js';
+import { type HttpAnswer, jsonAnswer } from './http/index.js';
 import { withSourceDefaults } from './sources-config.js';
 
 /**
@@ -69,4 +70,18 @@ export function startSweepTicker(deps: RedemptionDeps, log: (line: string) => vo
   }, intervalMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
+}
+
+/** POST /__local/redemptions/sweep: the sweep now (the demo, `npm run redemptions -- sweep` may use it). Loopback only. */
+export const LOCAL_SWEEP_PATH = '/__local/redemptions/sweep';
+
+export function sweepRoute(deps: () => RedemptionDeps | undefined): Record<string, () => Promise<HttpAnswer>> {
+  return {
+    [`POST ${LOCAL_SWEEP_PATH}`]: async () => {
+      const d = deps();
+      if (d === undefined) return jsonAnswer(404, { error: 'the shopify source does not redeem points' });
+      const result = await sweepRedemptions(d);
+      return jsonAnswer(200, { ...result, summary: sweepSummary(result) });
+    },
+  };
 }

@@ -21,7 +21,8 @@ import { startSquareOrdersStandIn } from './square-orders/server.js';
 import { buildStackHandlers, createStackQueue, handlerEnvironment, type StackHandlers } from './stack-handlers.js';
 import type { LocalStack, LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
 import { localTiming } from './timing.js';
-import { startSweepTicker } from './redemption.js';
+import { startSweepTicker, sweepRoute } from './redemption.js';
+import type { RedemptionDeps } from '../shared/redemption/index.js';
 
 export type { LocalStack, LocalStackOptions, StartedParts } from './stack-types.js';
 
@@ -43,6 +44,7 @@ interface Wiring {
   info?: LocalStackInfo;
   console?: ConsoleSource;
   shopStore?: ShopStore;
+  redemption?: RedemptionDeps;
 }
 
 /**
@@ -90,6 +92,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     closers.first.push(async () => recovery.stop());
     // The redemption sweep, every minute (a schedule in AWS: infra/constructs/scheduled-redemption-sweep.ts).
     const sweep = handlers.redemption ? startSweepTicker(handlers.redemption, log) : undefined;
+    wiring.redemption = handlers.redemption;
     if (sweep) closers.first.push(async () => sweep.stop());
     wiring.console = startConsoleSource({ intakeUrl: http.url, services, settings, queue, handlers, closers });
 
@@ -184,6 +187,7 @@ function startIntake(options: LocalStackOptions, wiring: Wiring, log: Log): Prom
     localRoutes: {
       ...adminRoutes({ queue: () => wiring.queue, info: () => wiring.info }),
       ...enqueueRoute(() => wiring.queue),
+      ...sweepRoute(() => wiring.redemption),
       // The operator console (console/): its page and API under /__local/console/.
       ...consoleRoutes(deferredSource(() => wiring.console)),
     },

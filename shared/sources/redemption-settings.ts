@@ -27,7 +27,7 @@ export const RedemptionSettings = z
     validSeconds: z
       .number()
       .int()
-      .min(60)
+      .min(10)
       .max(366 * 86_400)
       .default(REDEMPTION_DEFAULT_VALID_SECONDS),
     /**
