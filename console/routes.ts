@@ -7,6 +7,7 @@ import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { ConsoleStartingError } from './errors.js';
 import { activityTimeline, operations } from './activity.js';
 import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
+import { listRedemptions } from './redemptions.js';
 import type { ConsoleSource } from './source.js';
 
 /** An answer the console's routes give (the local server's HttpAnswer shape). */
@@ -130,6 +131,10 @@ export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRout
         ['source', 'outcome', 'customer', 'from', 'to'].map((k) => [k, query.get(k) ?? '']).filter(([, v]) => v !== ''),
       );
       return json(200, { orders: await listOrders(source, filter) });
+    }),
+    [`GET ${api}redemptions`]: guarded(async ({ query }) => {
+      const customer = query.get('customer') || undefined;
+      return json(200, { redemptions: await listRedemptions(source, customer) });
     }),
     [`GET ${api}timeline`]: guarded(({ query }) => timeline(source, query)),
     [`GET ${api}operations`]: guarded(async () => json(200, await operations(source))),

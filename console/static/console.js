@@ -185,6 +185,30 @@ async function drawStatus() {
   document.getElementById('updated').textContent = `updated ${now}`;
 }
 
+// Redemptions beside the orders, filtered by the same customer field.
+async function drawRedemptions() {
+  const customer = new FormData(document.getElementById('filter')).get('customer') || '';
+  const { redemptions } = await getJson(`redemptions${customer ? `?customer=${encodeURIComponent(customer)}` : ''}`);
+  const rows = redemptions.map((r) =>
+    el(
+      'tr',
+      { class: `state-${r.state}` },
+      el('td', {}, r.createdAt),
+      el('td', {}, r.customer),
+      num(r.points),
+      el('td', { class: 'num' }, `${r.value} ${r.currency}`),
+      el('td', {}, r.code),
+      el('td', {}, r.state),
+      el('td', {}, r.order ?? '-'),
+      num(r.returned),
+      el('td', {}, r.why ?? '-'),
+      el('td', {}, r.expiresAt),
+    ),
+  );
+  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '10' }, 'no redemptions')));
+  document.querySelector('#redemptions tbody').replaceChildren(...rows);
+}
+
 // A refresh asked for while one runs (a keystroke in the filter) runs right after it, so the
 // table always ends on what the form says now, never on an earlier keystroke's answer.
 let running = false;
@@ -198,7 +222,7 @@ async function refresh() {
   try {
     do {
       again = false;
-      await Promise.all([drawStatus(), drawOrders(), drawQuarantine(), drawDlq(), drawOperations()]);
+      await Promise.all([drawStatus(), drawOrders(), drawRedemptions(), drawQuarantine(), drawDlq(), drawOperations()]);
       document.body.dataset.loaded = 'true';
     } while (again);
   } catch (e) {

@@ -128,6 +128,13 @@ describe('redemptions under npm start', () => {
     expect(out.text).toMatch(/1001 .* 500 .* 500 JPY .* PTS-[A-Z0-9]{12} .* used .* 880001/);
   });
 
+  it('shows redemptions beside the orders in the operator console', async () => {
+    const res = await fetch(`${stack.urls.intake}/__local/console/api/redemptions?customer=1001`);
+    const { redemptions } = (await res.json()) as { redemptions: Record<string, unknown>[] };
+    expect(res.status).toBe(200);
+    expect(redemptions).toEqual([expect.objectContaining({ customer: '1001', points: 500, value: '500', state: 'used', order: '880001' })]);
+  });
+
   it('sweeps now through npm run redemptions -- sweep and prints its summary', async () => {
     const out = await command('redemptions', 'sweep');
     expect(out.code).toBe(0);
