@@ -1,3 +1,4 @@
+import { redeemingShopify } from './redemption.js';
 import { ENV, type ProcessingSettings, processingSettingsFromEnv } from '../../shared/config/index.js';
 import { type StageConfig, stageTiming } from './schema.js';
 import { sourcesConfig } from './sources.js';
@@ -47,7 +48,11 @@ export function receiverEnvironment(stage: StageConfig, refs: { queueUrl: string
 }
 
 export function workerEnvironment(stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }): Record<string, string> {
-  return { ...ledgerAndOpenApi(stage, refs), ...processingEnvironment(stage) };
+  // A redeeming source: the worker marks codes used by orders and gives points back on refunds (its settings).
+  const redeeming: Record<string, string> = redeemingShopify(stage)
+    ? { [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(stage.sources)) }
+    : {};
+  return { ...ledgerAndOpenApi(stage, refs), ...processingEnvironment(stage), ...redeeming };
 }
 
 /** The settings the stage's worker processes with, as it reads them (an operator command that processes uses the same). */

@@ -59,6 +59,13 @@ describe('a redeeming Shopify source in the stack', () => {
   });
 });
 
+describe('the worker of a redeeming stage', () => {
+  it('reads the sources, so orders using a code mark it used and refunds give points back', () => {
+    const env = fn('Credits')?.Properties.Environment.Variables as Record<string, Json>;
+    expect(JSON.parse(String(env.SOURCES_CONFIG))).toMatchObject({ shopify: { redemption: { enabled: true } } });
+  });
+});
+
 describe('the stage file', () => {
   it('refuses a redeeming Shopify source without the Admin API (reconcile) by name', () => {
     const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8')) as Record<string, Json>;
