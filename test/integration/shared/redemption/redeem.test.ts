@@ -130,6 +130,47 @@ describe('POST /proxy/shopify/redeem', () => {
     expect(record?.reason).toContain('refused');
   });
 
+  it('takes over a redemption whose maker died after deducting, finds the deduction by its marker and deducts nothing more', async () => {
+    const request = newRequest();
+    const marker = redemptionMarker('shopify', '1001', request);
+    // The maker: its record and lease, the deduction sent and done, then nothing (a crash).
+    const started = await h.ledger.start(
+      {
+        source: 'shopify',
+        customerId: '1001',
+        memberId: ALICE,
+        requestId: request,
+        points: 100,
+        value: '100',
+        currency: 'JPY',
+        code: 'PTS-CRASHED00001',
+        expiresAt: new Date(h.clock() + 86_400_000).toISOString(),
+      },
+      'dead-maker',
+    );
+    expect(started.created).toBe(true);
+    await h.ledger.update(started.created ? started.record.pk : '', 'dead-maker', { deductionSent: true });
+    await h.openapi.grantPoints(ALICE, { point: -100, title: 'redeemed', remarks: marker });
+    h.clock.advance(31_000);
+    const answer = await redeemAs('1001', `points=100&request=${request}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.code).toBe('PTS-CRASHED00001');
+    expect(await h.balance(ALICE)).toBe(900);
+    expect(await h.entries(ALICE, marker)).toHaveLength(1);
+  });
+
+  it('keeps a deduction whose code could not be made yet and makes the code when the same request comes again', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'http_503', times: 3 });
+    const body = `points=100&request=${newRequest()}`;
+    const first = await redeemAs('1001', body);
+    expect(first.status).toBe(503);
+    expect(first.body).toMatchObject({ error: { kind: 'unavailable' } });
+    expect(await h.balance(ALICE)).toBe(900);
+    const again = await redeemAs('1001', body);
+    expect(again.status).toBe(200);
+    expect(await h.balance(ALICE)).toBe(900);
+  });
+
   it('refuses a customer not linked to a member with 403 and a link to the link page', async () => {
     const answer = await redeemAs('1003', `points=100&request=${newRequest()}`);
     expect(answer.status).toBe(403);

@@ -46,6 +46,25 @@ describe('the redemption sweep', () => {
     expect(record).toMatchObject({ state: 'returned', returnReason: 'expired', returnedPoints: 300 });
   });
 
+  it('gives back, once its validity ends, the points of a redemption whose code was never made', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'http_503', times: 3 });
+    const request = `sweep-${process.pid}-${++n}-nevermade`;
+    const answer = asJson(
+      await handleRedeem(
+        { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: `points=200&request=${request}` },
+        h.deps(),
+      ),
+    );
+    expect(answer.status).toBe(503);
+    expect(await h.balance(ALICE)).toBe(800);
+    h.clock.advance(30 * 86_400_000 + 1000);
+    const result = await sweepRedemptions(h.deps());
+    expect(result.failed).toBe(1);
+    expect(await h.balance(ALICE)).toBe(1000);
+    const [record] = (await h.ledger.list('1001')).filter((r) => r.requestId === request);
+    expect(record).toMatchObject({ state: 'failed', returnReason: 'code_unavailable', returnedPoints: 200 });
+  });
+
   it('marks a code Shopify counts as used as used instead of giving its points back', async () => {
     const { code, request } = await redeemed(100);
     h.shop.discounts.use(code);
