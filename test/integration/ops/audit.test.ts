@@ -36,7 +36,7 @@ describe('npm run audit against a running local stack', () => {
   it('finds the books balanced after the demo: exit 0 and the fixed last line', async () => {
     const { out, output } = captured();
     const code = await cliCommand(['audit'], env, output);
-    expect(out).toEqual(['audit: orders=9 refunds=11 drift=0']);
+    expect(out).toEqual(['audit: orders=10 refunds=11 drift=0']);
     expect(code).toBe(0);
   });
 
@@ -68,7 +68,7 @@ describe('npm run audit against a running local stack', () => {
       expect(await cliCommand(['audit'], env, text.output)).toBe(1);
       expect(text.out).toEqual([
         expect.stringMatching(new RegExp(`^drift duplicate_credit: shopify order ${orderId}, customer ${alice.id}: 2 history entries`)),
-        'audit: orders=9 refunds=11 drift=1',
+        'audit: orders=10 refunds=11 drift=1',
       ]);
 
       const json = captured();
@@ -81,7 +81,7 @@ describe('npm run audit against a running local stack', () => {
         customerId: alice.id,
         marker,
       });
-      expect(json.out.at(-1)).toBe('audit: orders=9 refunds=11 drift=1');
+      expect(json.out.at(-1)).toBe('audit: orders=10 refunds=11 drift=1');
     } finally {
       await api.close();
     }
