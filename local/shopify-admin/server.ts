@@ -55,6 +55,7 @@ export interface ShopifyAdminStandIn {
   discounts: DiscountStore;
   /** The next `times` documents of `field` fail as told (also `POST /__shopify/faults`). */
   addFault(fault: DiscountFault): void;
+  clearFaults(): void;
   close(): Promise<void>;
 }
 
@@ -105,6 +106,9 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
     subscriptions: state.subscriptions,
     discounts: state.discounts.store,
     addFault: (fault) => state.faults.push({ ...fault }),
+    clearFaults: () => {
+      state.faults.length = 0;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((e) => (e ? reject(e) : resolve()));
