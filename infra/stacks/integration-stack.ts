@@ -273,7 +273,10 @@ export class IntegrationStack extends Stack {
     const { config } = this;
     // Where the functions publish their metrics (Powertools' namespace and service dimension).
     const metrics = { metricsNamespace: config.observability.metricsNamespace, serviceName: config.observability.serviceName };
-    const reconcile = this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : [];
+    const reconcile = [
+      ...(this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : []),
+      ...(this.redemptionSweep ? [{ name: 'SweepRedemptions', fn: this.redemptionSweep.function.fn }] : []),
+    ];
     const intakeAndWorker = [
       { name: 'ReceiveWebhook', fn: this.receiver.fn },
       { name: 'ProcessEvents', fn: this.worker.fn },
