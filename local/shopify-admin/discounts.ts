@@ -103,57 +103,9 @@ export function createDiscountStore(now: () => number, currency: string) {
   }
 
   function create(input: Record<string, unknown>): { node?: ReturnType<typeof node>; userErrors: UserError[] } {
-    const errors: UserError[] = [];
-    const err = (field: string[], code: string, message: string) => errors.push({ field: ['basicCodeDiscount', ...field], code, message });
-    const code = typeof input.code === 'string' ? input.code : '';
-    if (code.length < 1 || code.length > 255) err(['code'], 'BLANK', "Code can't be blank");
-    else if (byCode(code)) err(['code'], 'TAKEN', 'Code must be unique. Please try a different code.');
-    const title = typeof input.title === 'string' ? input.title : '';
-    if (title === '') err(['title'], 'BLANK', "Title can't be blank");
-    const startsAt = typeof input.startsAt === 'string' && !Number.isNaN(Date.parse(input.startsAt)) ? input.startsAt : undefined;
-    if (startsAt === undefined) err(['startsAt'], 'BLANK', "Starts at can't be blank");
-    const endsAt = input.endsAt === undefined || input.endsAt === null ? null : String(input.endsAt);
-    if (endsAt !== null && (Number.isNaN(Date.parse(endsAt)) || (startsAt && Date.parse(endsAt) <= Date.parse(startsAt)))) {
-      err(['endsAt'], 'INVALID', 'Ends at needs to be after starts_at');
-    }
-    const usageLimit = input.usageLimit === undefined || input.usageLimit === null ? null : input.usageLimit;
-    if (usageLimit !== null && !(typeof usageLimit === 'number' && Number.isInteger(usageLimit) && usageLimit >= 1)) {
-      err(['usageLimit'], 'INVALID', 'Usage limit must be greater than 0');
-    }
-    const gets = (input.customerGets ?? {}) as { value?: { discountAmount?: { amount?: unknown } }; items?: { all?: unknown } };
-    const amount = gets.value?.discountAmount?.amount;
-    const amountText = typeof amount === 'number' ? String(amount) : typeof amount === 'string' ? amount : '';
-    if (!AMOUNT.test(amountText) || Number(amountText) <= 0) {
-      err(
-        ['customerGets', 'value', 'discountAmount', 'amount'],
-        'INVALID',
-        'Value must be greater than 0 (the stand-in makes fixed amounts only)',
-      );
-    }
-    if (gets.items?.all !== true) err(['customerGets', 'items'], 'INVALID', 'the stand-in makes discounts on all items only');
-    const who = (input.context ?? input.customerSelection ?? {}) as { all?: unknown; customers?: { add?: unknown } };
-    const add = who.customers?.add;
-    const customers = Array.isArray(add) ? add.filter((c): c is string => typeof c === 'string') : [];
-    if (Array.isArray(add) && (customers.length !== add.length || customers.some((c) => !CUSTOMER_GID.test(c)))) {
-      err(['context', 'customers', 'add'], 'INVALID', 'Customer ids must be Customer gids');
-    } else if (who.all !== true && customers.length === 0) {
-      err(['context'], 'BLANK', 'Context must name customers or all');
-    }
-    if (errors.length > 0 || startsAt === undefined) return { userErrors: errors };
-    const stored: StoredDiscount = {
-      number: next++,
-      code,
-      title,
-      startsAt,
-      endsAt,
-      usageLimit: usageLimit as number | null,
-      appliesOncePerCustomer: input.appliesOncePerCustomer === true,
-      customers,
-      amount: amountText,
-      currency,
-      usageCount: 0,
-      createdAt: new Date(now()).toISOString(),
-    };
+    const read = readInput(input, (code) => byCode(code) !== undefined);
+    if ('userErrors' in read) return read;
+    const stored: StoredDiscount = { ...read.value, number: next++, currency, usageCount: 0, createdAt: new Date(now()).toISOString() };
     discounts.push(stored);
     return { node: node(stored), userErrors: [] };
   }
@@ -178,6 +130,63 @@ export function createDiscountStore(now: () => number, currency: string) {
 }
 
 export type Discounts = ReturnType<typeof createDiscountStore>;
+
+type DiscountInput = Omit<StoredDiscount, 'number' | 'currency' | 'usageCount' | 'createdAt'>;
+
+/** `DiscountCodeBasicInput` as the stand-in makes it (a fixed amount off everything), or its userErrors. */
+function readInput(
+  input: Record<string, unknown>,
+  taken: (code: string) => boolean,
+): { value: DiscountInput } | { userErrors: UserError[] } {
+  const errors: UserError[] = [];
+  const err = (field: string[], code: string, message: string) => errors.push({ field: ['basicCodeDiscount', ...field], code, message });
+  const code = typeof input.code === 'string' ? input.code : '';
+  if (code.length < 1 || code.length > 255) err(['code'], 'BLANK', "Code can't be blank");
+  else if (taken(code)) err(['code'], 'TAKEN', 'Code must be unique. Please try a different code.');
+  const title = typeof input.title === 'string' ? input.title : '';
+  if (title === '') err(['title'], 'BLANK', "Title can't be blank");
+  const startsAt = typeof input.startsAt === 'string' && !Number.isNaN(Date.parse(input.startsAt)) ? input.startsAt : undefined;
+  if (startsAt === undefined) err(['startsAt'], 'BLANK', "Starts at can't be blank");
+  const endsAt = input.endsAt === undefined || input.endsAt === null ? null : String(input.endsAt);
+  if (endsAt !== null && (Number.isNaN(Date.parse(endsAt)) || (startsAt && Date.parse(endsAt) <= Date.parse(startsAt)))) {
+    err(['endsAt'], 'INVALID', 'Ends at needs to be after starts_at');
+  }
+  const usageLimit = input.usageLimit === undefined || input.usageLimit === null ? null : input.usageLimit;
+  if (usageLimit !== null && !(typeof usageLimit === 'number' && Number.isInteger(usageLimit) && usageLimit >= 1)) {
+    err(['usageLimit'], 'INVALID', 'Usage limit must be greater than 0');
+  }
+  const gets = (input.customerGets ?? {}) as { value?: { discountAmount?: { amount?: unknown } }; items?: { all?: unknown } };
+  const amount = gets.value?.discountAmount?.amount;
+  const amountText = typeof amount === 'number' ? String(amount) : typeof amount === 'string' ? amount : '';
+  if (!AMOUNT.test(amountText) || Number(amountText) <= 0) {
+    err(
+      ['customerGets', 'value', 'discountAmount', 'amount'],
+      'INVALID',
+      'Value must be greater than 0 (the stand-in makes fixed amounts only)',
+    );
+  }
+  if (gets.items?.all !== true) err(['customerGets', 'items'], 'INVALID', 'the stand-in makes discounts on all items only');
+  const who = (input.context ?? input.customerSelection ?? {}) as { all?: unknown; customers?: { add?: unknown } };
+  const add = who.customers?.add;
+  const customers = Array.isArray(add) ? add.filter((c): c is string => typeof c === 'string') : [];
+  if (Array.isArray(add) && (customers.length !== add.length || customers.some((c) => !CUSTOMER_GID.test(c)))) {
+    err(['context', 'customers', 'add'], 'INVALID', 'Customer ids must be Customer gids');
+  } else if (who.all !== true && customers.length === 0) {
+    err(['context'], 'BLANK', 'Context must name customers or all');
+  }
+  if (errors.length > 0 || startsAt === undefined) return { userErrors: errors };
+  const value: DiscountInput = {
+    code,
+    title,
+    startsAt,
+    endsAt,
+    usageLimit: usageLimit as number | null,
+    appliesOncePerCustomer: input.appliesOncePerCustomer === true,
+    customers,
+    amount: amountText,
+  };
+  return { value };
+}
 
 /** A variable or a literal argument's value (a literal string as written: `"CODE"`). */
 function argument(field: Field, name: string, vars: Record<string, unknown>): unknown {
