@@ -36,6 +36,7 @@ export function orderNode(stored: StoredOrder, limits: { shippingLines: number; 
     taxesIncluded: o.taxes_included,
     displayFinancialStatus: financialStatus(o, stored.refunds.length),
     customer: o.customer ? { id: gid('Customer', o.customer.id) } : null,
+    discountCodes: o.discount_codes.map((d) => d.code),
     subtotalPriceSet: bag(o.subtotal_price_set, o.subtotal_price, o.currency),
     totalTaxSet: bag(o.total_tax_set, o.total_tax, o.currency),
     totalPriceSet: bag(o.total_price_set, o.total_price, o.currency) ?? { shopMoney: { amount: '0.0', currencyCode: o.currency } },

@@ -23,6 +23,7 @@ const WebhookOrder = z.object({
   processed_at: z.string().nullish(),
   cancelled_at: z.string().nullish(),
   customer: z.object({ id: Id }).nullish(),
+  discount_codes: z.array(z.object({ code: z.string() })).default([]),
   subtotal_price: Amount.optional(),
   subtotal_price_set: MoneySet.optional(),
   total_tax: Amount.optional(),

@@ -39,6 +39,7 @@ export const ORDERS_QUERY = `query ReconcileOrders($first: Int!, $after: String,
       taxesIncluded
       displayFinancialStatus
       customer { id }
+      discountCodes
       subtotalPriceSet { ${MONEY} }
       totalTaxSet { ${MONEY} }
       totalPriceSet { ${MONEY} }

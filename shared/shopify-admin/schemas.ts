@@ -28,6 +28,8 @@ export const AdminOrder = z.object({
   totalPriceSet: MoneyBag,
   shippingLines: z.object({ nodes: z.array(z.object({ taxLines: z.array(z.object({ priceSet: MoneyBag })) })) }),
   refunds: z.array(z.object({ id: Gid, createdAt: z.string() })),
+  /** `Order.discountCodes`: the codes the order used (a redemption's code marks it used). */
+  discountCodes: z.array(z.string()).default([]),
 });
 export type AdminOrder = z.infer<typeof AdminOrder>;
 

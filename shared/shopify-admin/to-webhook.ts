@@ -43,6 +43,7 @@ export function orderWebhookBody(order: AdminOrder): Record<string, unknown> {
     ...moneyFields('subtotal_price', order.subtotalPriceSet),
     ...moneyFields('total_tax', order.totalTaxSet),
     ...moneyFields('total_price', order.totalPriceSet),
+    discount_codes: order.discountCodes.map((code) => ({ code })),
     shipping_lines: order.shippingLines.nodes.map((line) => ({
       tax_lines: line.taxLines.map((t) => moneyFields('price', t.priceSet)),
     })),

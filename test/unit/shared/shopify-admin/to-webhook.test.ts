@@ -28,6 +28,7 @@ const JPY_ORDER: AdminOrder = {
   taxesIncluded: true,
   displayFinancialStatus: 'PAID',
   customer: { id: 'gid://shopify/Customer/8123456789012345678' },
+  discountCodes: ['AKI300'],
   subtotalPriceSet: { shopMoney: { amount: '3000.0', currencyCode: 'JPY' } },
   totalTaxSet: { shopMoney: { amount: '323.0', currencyCode: 'JPY' } },
   totalPriceSet: { shopMoney: { amount: '3550.0', currencyCode: 'JPY' } },
