@@ -5,7 +5,7 @@ import type { ListedDeadLetter } from '../local/admin.js';
 import { ConfigurationError } from '../shared/config/index.js';
 import { resolveLocalConfig } from '../local/config.js';
 import { configFollowingStack, connectToRunningStack, findRunningStack, type LocalStackHandle } from '../local/connect.js';
-import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createCustomerRecords } from '../shared/customers/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
@@ -200,7 +200,9 @@ async function run(
  * deployed stage (`--stage`). Exit code: 0 done, 1 the order has no ledger record (ledger) or the audit
  * found drift, 2 could not run.
  */
-export async function cliCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
+export async function cliCommand(argv: string[], env: NodeJS.ProcessEnv, given: CommandOutput = consoleOutput): Promise<number> {
+  // Stored text (a shop domain, an upstream's error) may hold terminal escapes: none reaches the terminal.
+  const out = terminalOutput(given);
   try {
     return await run(argv, env, out.print, out.printError);
   } catch (e) {

@@ -9,7 +9,7 @@ import { LOCAL_DEFAULTS, resolveLocalConfig } from '../local/config.js';
 import { configFollowingStack, connectToRunningStack, requireRunningStack } from '../local/connect.js';
 import { LOCAL_SHOP } from '../local/webhooks/index.js';
 import { LOCAL_ENQUEUE_PATH } from '../local/enqueue-route.js';
-import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
 import { localEnqueue } from './local-enqueue.js';
 import type { ReconcileTarget } from './reconcile-target.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
@@ -126,9 +126,10 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
 export async function reconcileCommand(
   argv: string[],
   env: NodeJS.ProcessEnv,
-  out: CommandOutput = consoleOutput,
+  given: CommandOutput = consoleOutput,
   now: () => Date = () => new Date(),
 ): Promise<number> {
+  const out = terminalOutput(given);
   try {
     return await run(argv, env, out, now);
   } catch (e) {
