@@ -383,7 +383,6 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
   });
 }
 
-/** Shopify: `orders/paid` credits, `refunds/create` debits, `orders/cancelled` debits what remains. */
 /**
  * An order with a few hundred line items is well over 256 KiB (each line item, with its tax lines, price
  * sets and discount allocations, is a few KB). 4 MiB stays under API Gateway's 10 MB and Lambda's 6 MB
@@ -391,6 +390,7 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
  */
 export const SHOPIFY_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/** Shopify: `orders/paid` credits, `refunds/create` debits, `orders/cancelled` debits what remains. */
 export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload, QueuedEvent> = {
   kind: 'shopify',
   settingsSchema: ShopifySettings,
