@@ -5,7 +5,7 @@
  */
 import { parseBody } from './answers.js';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MIN_CALL_MS, type OpenApiClientOptions } from './api.js';
-import { classifyAnswer, classifyTransportError, type FailedRequest } from './classify.js';
+import { classifyAnswer, classifySuccess, classifyTransportError, type FailedRequest } from './classify.js';
 import type { OpenApiCredentials } from './credentials.js';
 import { type Call, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
 import { isOpenApiError, isOutageKind, OpenApiError } from './errors.js';
@@ -24,6 +24,20 @@ export interface CallPipeline {
 /** Refused before sending: the caller's time runs out first (the event goes back to the queue). */
 function outOfTime(route: string): OpenApiError {
   return new OpenApiError({ kind: 'timeout', executed: 'no', messages: ['too little time left to start the call'], route });
+}
+
+/** The wait after a 429 without Retry-After (doubling): a gateway's limit is per second or minute, not per 100 ms. */
+const RATE_LIMIT_BACKOFF_MS = 1_000;
+
+/** Held back by an earlier 429 longer than the caller can wait: the event waits in the queue instead. */
+function stillRateLimited(route: string, ms: number): OpenApiError {
+  return new OpenApiError({
+    kind: 'rate_limited',
+    executed: 'no',
+    messages: ['rate limited: waiting out an earlier Retry-After'],
+    route,
+    retryAfterMs: ms,
+  });
 }
 
 /** A copy of `e` saying the operation was not executed (a failure before the operation was sent). */
@@ -63,6 +77,10 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
   const minCallMs = options.minCallMs ?? DEFAULT_MIN_CALL_MS;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const limiter = createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep });
+  const rateLimitWaits = options.rateLimitWaits ?? 3;
+  const rateLimitMaxWaitMs = options.rateLimitMaxWaitMs ?? 10_000;
+  /** Until when a 429's Retry-After holds every call of this client back (a gateway limits the client, not one request). */
+  let holdUntil = 0;
   const bases = new Map<string, Base>();
 
   function baseOf(baseUrl: string): Base {
@@ -94,10 +112,30 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
   const backoff = (attempt: number) => sleep(Math.random() * retryBaseMs * 2 ** (attempt - 1));
   const isTransient = (e: OpenApiError) => isOutageKind(e.kind);
 
+  /**
+   * After a 429: holds the client back for its Retry-After (else 1 s, 2 s, 4 s...) and says whether to
+   * send again after it; not when the caller cannot wait that long here (then the error goes up and the
+   * event waits in the queue).
+   * Sending again is safe for writes too: a 429 is a refusal before execution.
+   */
+  function rateLimitWait(e: OpenApiError, waited: number): boolean {
+    if (e.kind !== 'rate_limited' || waited >= rateLimitWaits) return false;
+    const ms = e.retryAfterMs ?? RATE_LIMIT_BACKOFF_MS * 2 ** waited;
+    holdUntil = Math.max(holdUntil, now() + ms);
+    const left = options.remainingMs?.();
+    return ms <= rateLimitMaxWaitMs && (left === undefined || left - ms >= minCallMs);
+  }
+
   /** One HTTP exchange after the limiter; every failure becomes an OpenApiError. */
   async function exchange<T>(c: Call<T>, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
     const route = c.route;
     const base = baseOf(creds.baseUrl);
+    const held = holdUntil - now();
+    if (held > 0) {
+      const before = options.remainingMs?.();
+      if (held > rateLimitMaxWaitMs || (before !== undefined && before - held < minCallMs)) throw stillRateLimited(route, held);
+      await sleep(held);
+    }
     const left = options.remainingMs?.();
     if (left !== undefined && left < minCallMs) throw outOfTime(route);
     const wait = limiter.reserve(route);
@@ -120,8 +158,12 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
     } catch (e) {
       throw classifyTransportError(failedRequest(c, route), e);
     }
-    if (answer.status >= 200 && answer.status < 300) return c.parse(answer, route);
-    throw classifyAnswer(failedRequest(c, route), answer.status, answer.headers, answer.text);
+    if (answer.status >= 200 && answer.status < 300) {
+      const page = classifySuccess(failedRequest(c, route), answer.status, answer.text);
+      if (page) throw page;
+      return c.parse(answer, route);
+    }
+    throw classifyAnswer(failedRequest(c, route), answer.status, answer.headers, answer.text, now());
   }
 
   /**
@@ -132,6 +174,7 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
     const startedAt = now();
     let creds = first;
     let forced = false;
+    let waited = 0;
     for (let n = 0; ; ) {
       const call: Call<TokenResponse> = {
         method: 'POST',
@@ -156,6 +199,11 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
           }
           continue;
         }
+        // The wait itself is the hold at the start of the next exchange.
+        if (rateLimitWait(e, waited)) {
+          waited += 1;
+          continue;
+        }
         if (!isTransient(e) || n >= readRetries) throw e;
         await backoff(++n);
       }
@@ -169,6 +217,7 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
    */
   async function run<T>(c: Call<T>): Promise<T> {
     let repeated = false;
+    let waited = 0;
     for (let n = 0; ; ) {
       let creds: OpenApiCredentials;
       let token: CachedToken;
@@ -191,6 +240,11 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
         if (e.kind === 'invalid_token' && !repeated) {
           repeated = true;
           dropToken(key, token.value);
+          continue;
+        }
+        // The wait itself is the hold at the start of the next exchange.
+        if (rateLimitWait(e, waited)) {
+          waited += 1;
           continue;
         }
         if (!c.retryable || !isTransient(e) || n >= readRetries) throw e;
