@@ -9,6 +9,7 @@ import { classifyAnswer, classifySuccess, classifyTransportError, type FailedReq
 import type { OpenApiCredentials } from './credentials.js';
 import { type Call, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
 import { isOpenApiError, isOutageKind, OpenApiError } from './errors.js';
+import { createRateHold } from './rate-hold.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { Answers, type TokenResponse } from './schemas.js';
 import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
@@ -24,20 +25,6 @@ export interface CallPipeline {
 /** Refused before sending: the caller's time runs out first (the event goes back to the queue). */
 function outOfTime(route: string): OpenApiError {
   return new OpenApiError({ kind: 'timeout', executed: 'no', messages: ['too little time left to start the call'], route });
-}
-
-/** The wait after a 429 without Retry-After (doubling): a gateway's limit is per second or minute, not per 100 ms. */
-const RATE_LIMIT_BACKOFF_MS = 1_000;
-
-/** Held back by an earlier 429 longer than the caller can wait: the event waits in the queue instead. */
-function stillRateLimited(route: string, ms: number): OpenApiError {
-  return new OpenApiError({
-    kind: 'rate_limited',
-    executed: 'no',
-    messages: ['rate limited: waiting out an earlier Retry-After'],
-    route,
-    retryAfterMs: ms,
-  });
 }
 
 /** A copy of `e` saying the operation was not executed (a failure before the operation was sent). */
@@ -63,6 +50,40 @@ interface Base {
   prefix: string;
 }
 
+/** The origin and path prefix of each base URL, parsed once. */
+function baseCache(): (baseUrl: string) => Base {
+  const bases = new Map<string, Base>();
+  return (baseUrl) => {
+    let b = bases.get(baseUrl);
+    if (!b) {
+      const u = new URL(baseUrl);
+      b = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
+      bases.set(baseUrl, b);
+    }
+    return b;
+  };
+}
+
+/**
+ * The token cache key of the credentials. They rarely change: the last key is reused rather than a new
+ * string built (and hashed) per call.
+ */
+function tokenKeys(): (creds: OpenApiCredentials) => string {
+  let keyed = { baseUrl: '', clientId: '', key: '' };
+  return (creds) => {
+    if (creds.baseUrl !== keyed.baseUrl || creds.clientId !== keyed.clientId) {
+      keyed = { baseUrl: creds.baseUrl, clientId: creds.clientId, key: tokenCacheKey(creds.baseUrl, creds.clientId) };
+    }
+    return keyed.key;
+  };
+}
+
+function credentialsFailure(e: unknown): OpenApiError {
+  if (isOpenApiError(e)) return e;
+  const message = e instanceof Error ? e.message : 'credentials provider failed';
+  return new OpenApiError({ kind: 'credentials_unavailable', executed: 'no', messages: [message], cause: e });
+}
+
 export function createCallPipeline(options: OpenApiClientOptions): CallPipeline {
   const now = options.now ?? Date.now;
   const readRetries = options.readRetries ?? 2;
@@ -77,65 +98,25 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
   const minCallMs = options.minCallMs ?? DEFAULT_MIN_CALL_MS;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const limiter = createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep });
-  const rateLimitWaits = options.rateLimitWaits ?? 3;
-  const rateLimitMaxWaitMs = options.rateLimitMaxWaitMs ?? 10_000;
-  /** Until when a 429's Retry-After holds every call of this client back (a gateway limits the client, not one request). */
-  let holdUntil = 0;
-  const bases = new Map<string, Base>();
-
-  function baseOf(baseUrl: string): Base {
-    let b = bases.get(baseUrl);
-    if (!b) {
-      const u = new URL(baseUrl);
-      b = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
-      bases.set(baseUrl, b);
-    }
-    return b;
-  }
-
-  function credentialsFailure(e: unknown): OpenApiError {
-    if (isOpenApiError(e)) return e;
-    const message = e instanceof Error ? e.message : 'credentials provider failed';
-    return new OpenApiError({ kind: 'credentials_unavailable', executed: 'no', messages: [message], cause: e });
-  }
-
-  // The credentials rarely change: reuse the last cache key rather than build (and hash) a new
-  // string per call.
-  let keyed = { baseUrl: '', clientId: '', key: '' };
-  function tokenKeyOf(creds: OpenApiCredentials): string {
-    if (creds.baseUrl !== keyed.baseUrl || creds.clientId !== keyed.clientId) {
-      keyed = { baseUrl: creds.baseUrl, clientId: creds.clientId, key: tokenCacheKey(creds.baseUrl, creds.clientId) };
-    }
-    return keyed.key;
-  }
+  const rateHold = createRateHold({
+    now,
+    sleep,
+    remainingMs: options.remainingMs,
+    minCallMs,
+    waits: options.rateLimitWaits ?? 3,
+    maxWaitMs: options.rateLimitMaxWaitMs ?? 10_000,
+  });
+  const baseOf = baseCache();
+  const tokenKeyOf = tokenKeys();
 
   const backoff = (attempt: number) => sleep(Math.random() * retryBaseMs * 2 ** (attempt - 1));
   const isTransient = (e: OpenApiError) => isOutageKind(e.kind);
-
-  /**
-   * After a 429: holds the client back for its Retry-After (else 1 s, 2 s, 4 s...) and says whether to
-   * send again after it; not when the caller cannot wait that long here (then the error goes up and the
-   * event waits in the queue).
-   * Sending again is safe for writes too: a 429 is a refusal before execution.
-   */
-  function rateLimitWait(e: OpenApiError, waited: number): boolean {
-    if (e.kind !== 'rate_limited' || waited >= rateLimitWaits) return false;
-    const ms = e.retryAfterMs ?? RATE_LIMIT_BACKOFF_MS * 2 ** waited;
-    holdUntil = Math.max(holdUntil, now() + ms);
-    const left = options.remainingMs?.();
-    return ms <= rateLimitMaxWaitMs && (left === undefined || left - ms >= minCallMs);
-  }
 
   /** One HTTP exchange after the limiter; every failure becomes an OpenApiError. */
   async function exchange<T>(c: Call<T>, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
     const route = c.route;
     const base = baseOf(creds.baseUrl);
-    const held = holdUntil - now();
-    if (held > 0) {
-      const before = options.remainingMs?.();
-      if (held > rateLimitMaxWaitMs || (before !== undefined && before - held < minCallMs)) throw stillRateLimited(route, held);
-      await sleep(held);
-    }
+    await rateHold.wait(route);
     const left = options.remainingMs?.();
     if (left !== undefined && left < minCallMs) throw outOfTime(route);
     const wait = limiter.reserve(route);
@@ -200,7 +181,7 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
           continue;
         }
         // The wait itself is the hold at the start of the next exchange.
-        if (rateLimitWait(e, waited)) {
+        if (rateHold.after(e, waited)) {
           waited += 1;
           continue;
         }
@@ -243,7 +224,7 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
           continue;
         }
         // The wait itself is the hold at the start of the next exchange.
-        if (rateLimitWait(e, waited)) {
+        if (rateHold.after(e, waited)) {
           waited += 1;
           continue;
         }

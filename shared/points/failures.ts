@@ -26,7 +26,8 @@ export function transientOutcome(e: OpenApiError): Extract<ProcessOutcome, { act
   const reason = e.message;
   if (isConfigurationKind(e.kind)) return { kind: 'configuration_error', action: 'retry', errorKind: e.kind, reason };
   // A rate limit waits at least what its Retry-After asked (never parked: failures of the gateway's, not the event's).
-  const retryAfter = e.kind === 'rate_limited' && e.retryAfterMs !== undefined ? { retryAfterSeconds: Math.ceil(e.retryAfterMs / 1000) } : {};
+  const retryAfter =
+    e.kind === 'rate_limited' && e.retryAfterMs !== undefined ? { retryAfterSeconds: Math.ceil(e.retryAfterMs / 1000) } : {};
   return { kind: 'upstream_error', action: 'retry', errorKind: e.kind, reason, ...retryAfter };
 }
 
