@@ -12,6 +12,7 @@ import type { OpenApiClient } from '../shared/openapi/index.js';
 import { deadLetterReason } from './dead-letter-reason.js';
 import { ledgerReport } from './ledger-report.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
+import type { AwsTarget } from './aws.js';
 
 /** Days credited back when the stack does not say its source's retroCreditDays (a stack started before it told). */
 const DEFAULT_RETRO_CREDIT_DAYS = 30;
@@ -23,6 +24,7 @@ export const CLI_USAGE = `usage:
   npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run audit -- [--since <date|3d>] [--until <date|12h>] [--json] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run dlq -- [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run reprocess -- --outcome upstream_rejected [--source <source>] [--since <ISO date>] [--dry-run] [--stage <stage> ...]
   npm run reprocess -- --source <source> --customer <id> [--days <n, default: the source's retroCreditDays>] [--key <external key, default: the source's>] [--stage <stage> ...]
   npm run privacy -- list | show <request id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
 
@@ -47,6 +49,35 @@ async function reportCustomer(
   return customerReport({ ledger: handle.ledger, records, openapi: handle.openapi }, input);
 }
 
+/** `reprocess --outcome upstream_rejected`: the parked events queued again (ops/reprocess-parked.ts). */
+async function reprocessOutcome(
+  values: { outcome?: string; source?: string; since?: string; customer?: string; 'dry-run': boolean },
+  rest: string[],
+  aws: AwsTarget | undefined,
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+): Promise<number> {
+  if (values.outcome !== 'upstream_rejected')
+    throw new OpsError('usage', `--outcome takes upstream_rejected (the only parked outcome to run again), not ${values.outcome}`);
+  if (values.customer !== undefined || rest.length > 0) throw new OpsError('usage', '--outcome takes no --customer and no arguments');
+  const since = values.since === undefined ? undefined : new Date(values.since);
+  if (since !== undefined && Number.isNaN(since.getTime()))
+    throw new OpsError('usage', `--since is an ISO date or time, not ${values.since}`);
+  const handle = aws ?? (await localHandle(env));
+  try {
+    if (values.source !== undefined && handle.sources !== undefined && !handle.sources.has(values.source))
+      throw new OpsError('usage', `no source ${values.source} is configured here (configured: ${[...handle.sources.keys()].join(', ')})`);
+    const { reprocessParked } = await import('./reprocess-parked.js');
+    const queue = aws
+      ? (await import('../shared/queue/index.js')).createSqsQueue({ queueUrl: aws.outputs.QueueUrl, client: aws.sqs })
+      : (await import('./local-enqueue.js')).localEnqueue((handle as LocalStackHandle).intakeUrl);
+    const filter = { outcome: values.outcome, source: values.source, since, dryRun: values['dry-run'] } as const;
+    return await reprocessParked({ ...handle, queue }, filter, print);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The ledger keeps why an event kept failing; the queue only knows that it did. */
 const ledgerError = (ledger: Ledger, letter: ListedDeadLetter) => deadLetterReason(ledger, letter.event, letter.lastError);
 
@@ -68,6 +99,7 @@ async function run(
     customer: { type: 'string' },
     days: { type: 'string' },
     key: { type: 'string' },
+    outcome: { type: 'string' },
   } as const;
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
   const [command, ...rest] = positionals;
@@ -91,6 +123,7 @@ async function run(
 
   switch (command) {
     case 'reprocess': {
+      if (values.outcome !== undefined) return reprocessOutcome(values, rest, aws, env, print);
       const { source, customer } = values;
       if (source === undefined || customer === undefined || rest.length > 0)
         throw new OpsError('usage', 'reprocess takes --source <source> --customer <id>');

@@ -154,6 +154,36 @@ describe('stage commands (--stage)', () => {
     }
   });
 
+  it('reprocess --outcome upstream_rejected queues the stage’s parked purchases on its queue, each credited once', async () => {
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
+    });
+    try {
+      const processor = createProcessor({ ledger, openapi, settings: ProcessingSettings.parse({}), clock: Date.now });
+      await openapi.registerMember({ external_ids: { shopify: 'stage-waf-1' } });
+      const order = purchase({ customer: { externalKey: 'shopify', externalId: 'stage-waf-1' }, occurredAt: new Date().toISOString() });
+      await emulator.addFault({ method: 'POST', path: '/points/calculation$', fault: 'status', status: 403, body: '<html>denied</html>' });
+      expect(await processor.process(order)).toMatchObject({ kind: 'upstream_rejected' });
+
+      const dry = await cli('reprocess', '--outcome', 'upstream_rejected', '--dry-run');
+      expect(dry.lines.at(-1)).toBe('reprocess: found=1 queued=0');
+      const run = await cli('reprocess', '--outcome', 'upstream_rejected', '--source', 'shopify');
+      expect(run.code).toBe(0);
+      expect(run.lines.at(-1)).toBe('reprocess: found=1 queued=1');
+      const queued = boundary.messages(queues.queue).filter((m) => (JSON.parse(m.body) as { eventId?: string }).eventId === order.eventId);
+      expect(queued).toEqual([expect.objectContaining({ groupId: 'shopify:shopify:stage-waf-1' })]);
+      expect(await ledger.getOrder(order)).toMatchObject({ state: 'pending' });
+
+      // The stage's worker takes the message: credited, once, even if it came twice.
+      const body = JSON.parse(queued[0]!.body);
+      expect(await processor.process(body)).toMatchObject({ kind: 'credited' });
+      expect(await processor.process(body)).toMatchObject({ kind: 'duplicate' });
+      expect((await cli('reprocess', '--outcome', 'upstream_rejected')).lines.at(-1)).toBe('reprocess: found=0 queued=0');
+    } finally {
+      await openapi.close();
+    }
+  });
+
   it("privacy list and show read the privacy requests the stage's worker recorded in its ledger table", async () => {
     expect((await cli('privacy', 'list')).lines).toEqual(['no privacy requests recorded', 'privacy: requests=0']);
     const requests = createPrivacyRequests({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
