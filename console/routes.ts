@@ -119,7 +119,7 @@ export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRout
   const api = `${CONSOLE_PATH}api/`;
   Object.assign(routes, {
     [`GET ${api}status`]: guarded(async () =>
-      json(200, { label: source.label, backlog: await source.backlog(), now: new Date().toISOString() }),
+      json(200, { label: source.label, backlog: await source.backlog(), pulling: await source.pulling(), now: new Date().toISOString() }),
     ),
     [`GET ${api}orders`]: guarded(async ({ query }) => {
       const filter = Object.fromEntries(

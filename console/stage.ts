@@ -3,6 +3,7 @@ import { connectToStage, redriveDeadLetters, type StageOptions } from '../ops/aw
 import { deadLetterReason } from '../ops/dead-letter-reason.js';
 import { awsQuarantineTarget } from '../ops/quarantine-targets.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
+import { pullingStatus } from '../shared/consumer/index.js';
 import type { Backlog, ConsoleDeadLetter, ConsoleSource } from './source.js';
 
 /** At most this many dead letters are shown (ten receives of ten): the page is a view, not an export. */
@@ -102,6 +103,10 @@ export async function stageConsoleSource(options: StageOptions): Promise<Console
     async backlog(): Promise<Backlog> {
       const [queue, dlq] = await Promise.all([queueCounts(aws.sqs, QueueUrl), queueCounts(aws.sqs, DeadLetterQueueUrl)]);
       return { ...queue, 'dead-lettered': dlq.ready + dlq['in flight or deferred'] };
+    },
+    async pulling() {
+      const { stagePulling } = await import('../ops/pulling.js');
+      return pullingStatus(await stagePulling(options, aws));
     },
     async close() {
       await quarantine.close();

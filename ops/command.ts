@@ -12,7 +12,7 @@ import type { OpenApiClient } from '../shared/openapi/index.js';
 import { deadLetterReason } from './dead-letter-reason.js';
 import { ledgerReport } from './ledger-report.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
-import type { AwsTarget } from './aws.js';
+import type { AwsTarget, StageOptions } from './aws.js';
 
 /** Days credited back when the stack does not say its source's retroCreditDays (a stack started before it told). */
 const DEFAULT_RETRO_CREDIT_DAYS = 30;
@@ -26,6 +26,8 @@ export const CLI_USAGE = `usage:
   npm run dlq -- [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run reprocess -- --outcome upstream_rejected [--source <source>] [--since <ISO date>] [--dry-run] [--stage <stage> ...]
   npm run reprocess -- --source <source> --customer <id> [--days <n, default: the source's retroCreditDays>] [--key <external key, default: the source's>] [--stage <stage> ...]
+  npm run pause -- [--until <ISO time>] [--stage <stage> ...]   (stops pulling for a planned maintenance; intake keeps accepting)
+  npm run resume -- [--stage <stage> ...]
   npm run privacy -- list | show <request id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
 
 /** The `npm start` on PORT, its emulator and dynalite reached where it says they are. */
@@ -47,6 +49,29 @@ async function reportCustomer(
   const { documentClient: client, tableName } = handle;
   const records = createCustomerRecords({ client, tableName, clock: Date.now, leaseSeconds: 60, ttlDays: 400 });
   return customerReport({ ledger: handle.ledger, records, openapi: handle.openapi }, input);
+}
+
+/** `npm run pause` / `npm run resume` (ops/pulling.ts). */
+async function pulling(
+  command: 'pause' | 'resume',
+  values: { until?: string },
+  rest: string[],
+  stage: StageOptions | undefined,
+  aws: AwsTarget | undefined,
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+): Promise<number> {
+  if (rest.length > 0) throw new OpsError('usage', `${command} takes no arguments`);
+  if (command === 'resume' && values.until !== undefined) throw new OpsError('usage', '--until goes with pause');
+  const p = await import('./pulling.js');
+  const handle = aws ?? (await localHandle(env));
+  try {
+    const target = stage && aws ? await p.stagePulling(stage, aws) : p.localPulling(handle as LocalStackHandle);
+    const until = p.parseUntil(values.until, Date.now(), target.retentionDays);
+    return await p.pullingCommand(command, target, until, print);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** `reprocess --outcome upstream_rejected`: the parked events queued again (ops/reprocess-parked.ts). */
@@ -120,6 +145,7 @@ async function run(
     }
   }
   const aws = stage === undefined ? undefined : await (await import('./aws.js')).connectToStage(stage);
+  if (command === 'pause' || command === 'resume') return pulling(command, values, rest, stage, aws, env, print);
 
   switch (command) {
     case 'reprocess': {
