@@ -27,6 +27,19 @@ export const SYNTH_COMMANDS = [
 ] as const;
 
 /**
+ * What the build image lacks for `npm test`: a browser for the console's browser test (puppeteer-core
+ * downloads none; test/support/browser.ts finds it on PATH as `google-chrome`). CodeBuild's
+ * standard:7.0 is Ubuntu 22.04 without one, and Ubuntu's own chromium package is only a snap stub
+ * that cannot run in a build container: Google's .deb it is, with its dependencies from apt.
+ */
+export const BUILD_INSTALL_COMMANDS = [
+  'wget -q -O /tmp/google-chrome.deb https://dl.google.com/linux/direct/google-chrome-stable_current_amd64.deb',
+  'apt-get update -qq',
+  'apt-get install -y -qq --no-install-recommends /tmp/google-chrome.deb',
+  'google-chrome --version',
+] as const;
+
+/**
  * The CLI the pipeline's self-mutation and asset steps install. Pinned to the devDependency: the
  * registry's `latest` tag of aws-cdk points to an older major that cannot read this cloud assembly.
  */
@@ -76,6 +89,7 @@ export class PipelineStack extends Stack {
       publishAssetsInParallel: false,
       synth: new ShellStep('Synth', {
         input: source,
+        installCommands: [...BUILD_INSTALL_COMMANDS],
         commands: [...SYNTH_COMMANDS],
         env: { CDK_DISABLE_VERSION_CHECK: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
       }),

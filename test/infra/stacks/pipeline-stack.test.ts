@@ -2,6 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
 import type { Json } from '../../support/json.js';
+import { BROWSER_NAMES } from '../../support/browser.js';
 
 let app: SynthesisedApp;
 beforeAll(() => {
@@ -83,6 +84,17 @@ describe('pipeline', () => {
     const commands = ['npm ci', 'npm audit --omit=dev --audit-level=high', 'npx cdk synth'].map((c) => spec.indexOf(`"${c}"`));
     expect(commands.every((i) => i >= 0)).toBe(true);
     expect([...commands].sort((a, b) => a - b)).toEqual(commands);
+  });
+
+  it('installs a browser the console test finds (on PATH by one of its names) before running the tests', () => {
+    const [synth] = stageNamed('Build').Actions;
+    const spec = JSON.parse(buildSpecOf(synth!)) as { phases: { install: { commands: string[] }; build: { commands: string[] } } };
+    const install = spec.phases.install.commands;
+    const browser = BROWSER_NAMES.find((name) => install.includes(`${name} --version`));
+    expect(browser).toBeDefined();
+    expect(install.some((c) => /apt-get install .*google-chrome/.test(c))).toBe(true);
+    // The install phase runs before the build phase's npm test.
+    expect(spec.phases.build.commands).toContain('npm test');
   });
 
   it('builds on a maintained Node.js LTS', () => {
