@@ -48,7 +48,8 @@ export function createGatewayStretch(options: {
     await res.arrayBuffer();
     if (res.status >= 300) throw new Error(`chaos gateway: ${method} /__emulator/faults answered ${res.status}`);
   };
-  const answerEverything = (answer: typeof RATE_LIMIT) => admin('POST', { path: '^/api/ext/', fault: 'status', times: FOR_EVER, ...answer });
+  const answerEverything = (answer: typeof RATE_LIMIT) =>
+    admin('POST', { path: '^/api/ext/', fault: 'status', times: FOR_EVER, ...answer });
 
   return {
     name: 'gateway',
@@ -101,6 +102,8 @@ export function createGatewayStretch(options: {
     reportLines: () =>
       phase === 'before'
         ? []
-        : [`  gateway: ${options.seconds / 2} s of 429s then ${options.seconds / 2} s of HTML 503 pages on every route; parked as upstream_rejected: ${parked ?? 'n/a'}`],
+        : [
+            `  gateway: ${options.seconds / 2} s of 429s then ${options.seconds / 2} s of HTML 503 pages on every route; parked as upstream_rejected: ${parked ?? 'n/a'}`,
+          ],
   };
 }
