@@ -179,6 +179,7 @@ async function drawOperations() {
 /** "pulling: running", or paused and since when (a planned pause: npm run pause), or paused by an outage. */
 function pullingText(p) {
   if (p.state === 'running') return 'pulling: running';
+  if (p.state === 'unknown') return `pulling: unknown (${p.reason})`;
   if (!p.planned) return 'pulling: paused (the Open API is down; resumes when it answers)';
   return `pulling: paused since ${p.planned.since}${p.planned.until ? ` until ${p.planned.until}` : ''} (planned; npm run resume)`;
 }

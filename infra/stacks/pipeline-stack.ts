@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CfnElement, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { BuildSpec, CfnProject, ComputeType, LinuxBuildImage } from 'aws-cdk-lib/aws-codebuild';
-import { PipelineType } from 'aws-cdk-lib/aws-codepipeline';
+import { type CfnPipeline, PipelineType } from 'aws-cdk-lib/aws-codepipeline';
 import { CodePipeline, CodePipelineSource, ManualApprovalStep, ShellStep } from 'aws-cdk-lib/pipelines';
 import type { Construct } from 'constructs';
 import type { PipelineConfig, StageConfig } from '../config/index.js';
@@ -119,8 +119,26 @@ export class PipelineStack extends Stack {
     }
     // Build now so the generated roles exist and their findings can be acknowledged precisely.
     this.pipeline.buildPipeline();
+    rollBackDeployStagesOnFailure(
+      this.pipeline,
+      props.stages.map((s) => stageId(s.stageName)),
+    );
     acknowledgePipelineFindings(this, this.pipeline, config);
   }
+}
+
+/**
+ * A deploy stage that fails rolls itself back to the last execution that succeeded in it (CodePipeline
+ * V2 stage rollback, `OnFailure: ROLLBACK`): CloudFormation already undoes a failed stack update, and
+ * this also undoes a stage whose stack deployed but whose later action failed. The rollback redeploys
+ * that execution's own artefacts, which the artifact bucket keeps (no expiry). docs/runbook.md,
+ * "Rolling back a bad deploy".
+ */
+function rollBackDeployStagesOnFailure(pipeline: CodePipeline, deployStages: string[]): void {
+  const cfn = pipeline.pipeline.node.defaultChild as CfnPipeline;
+  pipeline.pipeline.stages.forEach((stage, index) => {
+    if (deployStages.includes(stage.stageName)) cfn.addPropertyOverride(`Stages.${index}.OnFailure`, { Result: 'ROLLBACK' });
+  });
 }
 
 /**

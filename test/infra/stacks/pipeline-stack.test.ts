@@ -97,6 +97,26 @@ describe('pipeline', () => {
     expect(spec.phases.build.commands).toContain('npm test');
   });
 
+  it('rolls a failed Staging or Production stage back to its last good execution, and no other stage', () => {
+    const onFailure = Object.fromEntries(pipelineStages().map((s) => [s.Name, (s as { OnFailure?: unknown }).OnFailure]));
+    expect(onFailure.Staging).toEqual({ Result: 'ROLLBACK' });
+    expect(onFailure.Production).toEqual({ Result: 'ROLLBACK' });
+    for (const name of ['Source', 'Build', 'UpdatePipeline', 'Assets']) expect(onFailure[name]).toBeUndefined();
+  });
+
+  it('keeps the artefacts of earlier executions to roll back to (no expiry on the artifact bucket)', () => {
+    const buckets = Object.values(app.pipelineTemplate.findResources('AWS::S3::Bucket')) as {
+      Properties?: { LifecycleConfiguration?: { Rules?: { ExpirationInDays?: number; Status?: string }[] } };
+    }[];
+    expect(buckets.length).toBeGreaterThan(0);
+    for (const b of buckets) {
+      const expiring = (b.Properties?.LifecycleConfiguration?.Rules ?? []).filter(
+        (r) => r.Status !== 'Disabled' && r.ExpirationInDays !== undefined,
+      );
+      expect(expiring).toEqual([]);
+    }
+  });
+
   it('builds on a maintained Node.js LTS', () => {
     const [synth] = stageNamed('Build').Actions;
     expect(JSON.parse(buildSpecOf(synth!)).phases.install['runtime-versions']).toEqual({ nodejs: '22' });
