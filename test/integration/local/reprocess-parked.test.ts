@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shopifyOrderPaid, type WebhookRequest } from '../../../local/webhooks/index.js';
+import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../local/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import { opsCommandOn } from '../../support/local-stack.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
@@ -111,6 +111,33 @@ describe('npm run reprocess -- --outcome upstream_rejected', () => {
     expect(lastLine((await reprocess('--source', 'shopify', '--since', past)).text)).toBe('reprocess: found=1 queued=1');
     await idle();
     expect(await pointsFor(member.id, '660000000003')).toEqual([100]);
+  });
+
+  it('queues a refund a 403 parked, and it is debited exactly once after the fix', async () => {
+    const member = await api.registerMember({ external_ids: { shopify: '770000000003' } });
+    expect(await post(order('660000000004', '770000000003'))).toBe(202);
+    await idle();
+    expect(await pointsFor(member.id, '660000000004')).toEqual([100]);
+    // The WAF now refuses the debit (POST /points).
+    await emulatorAdmin('POST', '/faults', { method: 'POST', path: '/points$', fault: 'status', status: 403, body: 'denied', times: 1000 });
+    const refund = shopifyRefundCreate(
+      { refundId: '330000000004', orderId: '660000000004', subtotal: '4000', tax: '0', currency: 'JPY' },
+      stack.webhookSecrets.shopify[0] ?? '',
+      `wh-parked-${++webhooks}`,
+      Date.now(),
+    );
+    expect(await post(refund)).toBe(202);
+    await idle();
+    const ref = { source: 'shopify', orderId: '660000000004', refundId: '330000000004' };
+    expect(await stack.ledger.getRefund(ref)).toMatchObject({ state: 'parked', outcome: 'upstream_rejected' });
+    await wafFixed();
+    const run = await reprocess('--source', 'shopify');
+    expect(run.text).toContain('queued refund shopify 660000000004 refund 330000000004');
+    expect(lastLine(run.text)).toBe('reprocess: found=1 queued=1');
+    await idle();
+    expect(await stack.ledger.getRefund(ref)).toMatchObject({ state: 'done', outcome: 'debited' });
+    expect((await api.getMember(member.id)).point).toBe(60);
+    expect(lastLine((await reprocess()).text)).toBe('reprocess: found=0 queued=0');
   });
 
   it('refuses another outcome, a bad --since and an unknown source by name, queueing nothing', async () => {
