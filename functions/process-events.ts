@@ -14,7 +14,9 @@ import {
   batchHandler,
   createEventSourceMappingSwitch,
   isRecoveryTick,
+  ledgerPlannedPause,
   openApiProbe,
+  type PlannedPauseRecords,
   type RECOVERY_TICK,
   pauseOnOutage,
   resumeWhenUp,
@@ -74,6 +76,8 @@ export type ProcessEventsDeps = {
   queue?: EventQueue;
   /** Pauses and resumes the worker's pulling (the event source mapping; the local queue under `npm start`). */
   pull?: PullSwitch;
+  /** A planned pause (`npm run pause`): the recovery probe leaves pulling off until its end. */
+  plannedPause?: PlannedPauseRecords;
   /** The container's circuit breaker (default: one per handler, i.e. per container). */
   breaker?: CircuitBreaker;
   /** Jitter source for deferrals (tests pass a fixed one). */
@@ -166,7 +170,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     ...(overrides.visibility || env.AWS_LAMBDA_FUNCTION_NAME ? { visibility: overrides.visibility ?? createSqsVisibility() } : {}),
     // Waiting events are set aside on the queue they came from (sqs:SendMessage on it).
     ...queueDeps(env, overrides),
-    ...pullDeps(env, overrides),
+    ...pullDeps(env, overrides, ledgerTable),
     ...(overrides.random ? { random: overrides.random } : {}),
   };
 }
@@ -178,10 +182,17 @@ function queueDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>
 }
 
 /** In Lambda, pulling is the function's event source mapping (paused while the Open API is down). */
-function pullDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>): Partial<Pick<ProcessEventsDeps, 'pull'>> {
-  if (overrides.pull) return { pull: overrides.pull };
+function pullDeps(
+  env: NodeJS.ProcessEnv,
+  overrides: Partial<ProcessEventsDeps>,
+  ledgerTable: () => LedgerTable,
+): Partial<Pick<ProcessEventsDeps, 'pull' | 'plannedPause'>> {
+  // The planned pause is a record of the ledger table (shared/consumer/planned-pause.ts).
+  const planned = overrides.plannedPause ?? (env[ENV.LEDGER_TABLE] ? ledgerPlannedPause(ledgerTable()) : undefined);
+  const plannedPause = planned ? { plannedPause: planned } : {};
+  if (overrides.pull) return { pull: overrides.pull, ...plannedPause };
   const parameterName = env[ENV.PULL_MAPPING_PARAMETER];
-  return parameterName ? { pull: createEventSourceMappingSwitch({ parameterName }) } : {};
+  return parameterName ? { pull: createEventSourceMappingSwitch({ parameterName }), ...plannedPause } : {};
 }
 
 /** Square's Orders API, for sources earning on their orders without tax (env SQUARE_ORDERS). */
@@ -256,8 +267,12 @@ export function makeRecovery(deps: ProcessEventsDeps): (context?: Context) => Pr
       intervalMs: RECOVERY_PROBE_INTERVAL_MS,
       // Ends a probe interval plus a margin before the Lambda timeout.
       untilMs: now() + left - 2 * RECOVERY_PROBE_INTERVAL_MS,
+      ...(deps.plannedPause ? { planned: deps.plannedPause } : {}),
     });
     if (result !== 'running') deps.logger.warn('recovery probe', { result });
+    // The dashboard's "Pulling paused" widget: one datapoint a minute, 1 while pulling is off (planned or outage).
+    deps.metrics.addMetric(METRIC.pullingPaused, 'Count', result === 'planned' || result === 'still_down' ? 1 : 0);
+    deps.metrics.publishStoredMetrics();
     return result;
   };
 }

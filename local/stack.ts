@@ -1,7 +1,7 @@
 import { DEMO_CONFIG_PATH, loadConfigFile, parseConfig, startEmulator, type EmulatorConfig } from '../emulator/index.js';
 import { consoleRoutes, deferredSource, localConsoleSource } from '../console/index.js';
 import type { ConsoleSource } from '../console/index.js';
-import { openApiProbe } from '../shared/consumer/index.js';
+import { ledgerPlannedPause, openApiProbe } from '../shared/consumer/index.js';
 import { ENV, processingSettingsFromEnv } from '../shared/config/index.js';
 import { createDocumentClient } from '../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
@@ -80,11 +80,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       closeLater: (close) => closers.rest.push(close),
     });
     wiring.queue = queue;
+    const controlClient = createDocumentClient({ endpoint: services.dynamo.endpoint, ...LOCAL_AWS });
+    closers.rest.push(async () => controlClient.destroy());
     const recovery = startRecoveryTicker({
       clock: options.queue?.clock ?? systemClock,
       pull: queue,
       probe: openApiProbe(handlers.openapi, 'shopify'),
       log,
+      // `npm run pause` without --stage: the same record in the local ledger table.
+      planned: ledgerPlannedPause({ client: controlClient, tableName: settings.tableName }),
     });
     closers.first.push(async () => recovery.stop());
     wiring.console = startConsoleSource({ intakeUrl: http.url, services, settings, queue, handlers, closers });

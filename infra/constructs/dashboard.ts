@@ -122,22 +122,37 @@ function processingRow({ graph, ours, search }: Widgets): Row {
   ];
 }
 
-function queueRow({ graph, props }: Widgets): Row {
+function queueRow({ graph, oursEvery, props }: Widgets): Row {
   return [
-    graph('Queue depth', [
-      props.queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'waiting' }),
-      props.queue.metricApproximateNumberOfMessagesNotVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'in flight' }),
-    ]),
-    graph('Oldest queued event (s)', [
-      props.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }),
-    ]),
-    graph('Dead-letter queue depth', [
-      props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-        label: 'dead letters',
-      }),
-    ]),
+    // The recovery tick's minute datapoints: when the line went to 1 is since when pulling is off (npm run
+    // pause, or an outage); the console says which and until when.
+    graph('Pulling paused (1 = paused: planned or outage)', [oursEvery(METRIC.pullingPaused, 'Maximum', Duration.minutes(1), 'paused')], {
+      width: 6,
+    }),
+    graph(
+      'Queue depth',
+      [
+        props.queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'waiting' }),
+        props.queue.metricApproximateNumberOfMessagesNotVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'in flight' }),
+      ],
+      { width: 6 },
+    ),
+    graph(
+      'Oldest queued event (s)',
+      [props.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' })],
+      { width: 6 },
+    ),
+    graph(
+      'Dead-letter queue depth',
+      [
+        props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(1),
+          statistic: 'Maximum',
+          label: 'dead letters',
+        }),
+      ],
+      { width: 6 },
+    ),
   ];
 }
 

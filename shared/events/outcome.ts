@@ -111,7 +111,8 @@ export type ProcessOutcome =
    * land, so the lease is left to expire; otherwise it was released and the next attempt may start now.
    */
   | { kind: 'outcome_unknown'; action: 'retry'; errorKind: string; reason: string; leaseKept: boolean }
-  | { kind: 'upstream_error'; action: 'retry'; errorKind: string; reason: string }
+  /** `retryAfterSeconds`: a rate limit's Retry-After (errorKind rate_limited): no retry comes sooner. */
+  | { kind: 'upstream_error'; action: 'retry'; errorKind: string; reason: string; retryAfterSeconds?: number }
   /** Not contracted, credentials refused, request rejected as invalid: fixed by people, then redriven. */
   | { kind: 'configuration_error'; action: 'retry'; errorKind: string; reason: string }
   | { kind: 'lease_lost'; action: 'retry'; reason: string }

@@ -20,6 +20,8 @@ export const METRIC = {
   eventsDeferred: 'EventsDeferred',
   deferredEventAgeSeconds: 'DeferredEventAgeSeconds',
   circuitBreakerOpen: 'CircuitBreakerOpen',
+  /** 1 while the worker's pulling is off (a planned pause, `npm run pause`, or an outage), 0 when it runs: the recovery tick, each minute. */
+  pullingPaused: 'PullingPaused',
   // intake (receive-webhook); dimensions: source, kind
   deliveriesAccepted: 'DeliveriesAccepted',
   deliveriesIgnored: 'DeliveriesIgnored',

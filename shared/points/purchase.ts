@@ -191,7 +191,9 @@ class PurchaseAttempt {
   /** A failure that proves nothing ran: the lease released, back to the queue (or parked: failures.ts). */
   private async retry(err: OpenApiError, opts: { needsReconcile?: boolean }): Promise<PurchaseProcessed> {
     if (isUnrecognisedRefusal(err) && !opts.needsReconcile) {
-      return this.finish({ outcome: 'upstream_rejected', reason: err.message }, rejectedOutcome(err));
+      // The event is kept: `npm run reprocess -- --outcome upstream_rejected` runs it again after the fix.
+      const rejected = { outcome: 'upstream_rejected', reason: err.message, rejectedEvent: JSON.stringify(this.event) } as const;
+      return this.finish(rejected, rejectedOutcome(err));
     }
     await this.release(err.message, opts);
     return { outcome: transientOutcome(err) };

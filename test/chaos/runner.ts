@@ -7,6 +7,7 @@ import { createFaultInjector, type FaultInjector } from './faults.js';
 import { createHoldBackMeter } from './hold-back.js';
 import { createLatencyMeter } from './latency.js';
 import { createOutage, type Outage, type OutageFault } from './outage.js';
+import { createGatewayStretch } from './gateway.js';
 import { buildModel, type Model } from './model.js';
 import { createRandom } from './prng.js';
 import type { ChaosResult, UnfinishedEvent } from './report.js';
@@ -49,6 +50,8 @@ export interface ChaosOptions {
   outageSeconds?: number;
   /** How the Open API fails during the outage (`--outage-fault`, default error_500). */
   outageFault?: OutageFault;
+  /** Simulated seconds of 429s then HTML 503 pages from a third of the deliveries (`--gateway`, gateway.ts). */
+  gatewaySeconds?: number;
   /** Starts the stack; the default is the local stack of `npm start` (stack.ts). */
   startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
   /** The "lost deliveries" fault (lost-deliveries.ts): webhooks Shopify never sends, repaired by reconcile. */
@@ -155,6 +158,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       });
       disturbances.push(outageRef);
     }
+    if (options.gatewaySeconds) disturbances.push(createGatewayStretch({ ...stack, seconds: options.gatewaySeconds, log }));
     // Smaregi's tills: the stand-in holds each transaction's state; its API throttles and expires tokens.
     let secrets: SenderSecrets = CHAOS_SECRETS;
     if (stack.smaregi) {

@@ -10,6 +10,7 @@ import { createLedger, type Ledger } from '../../../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
 import { createProcessor } from '../../../shared/points/index.js';
 import { createPrivacyRequests } from '../../../shared/privacy/index.js';
+import { ledgerPlannedPause } from '../../../shared/consumer/index.js';
 import { purchase } from '../shared/points/harness.js';
 import { type AwsBoundary, startAwsBoundary, stubAwsEndpoints } from '../../support/aws-boundary.js';
 import { type LocalDynamo, startDynalite } from '../../support/dynalite.js';
@@ -77,7 +78,13 @@ describe('stage commands (--stage)', () => {
     outputsFile = writeStageOutputsFile(dir, 'staging', physical());
     const { outputs } = stageOutputs('staging', physical());
     queues = { queue: outputs.QueueUrl!, dlq: outputs.DeadLetterQueueUrl! };
-    stubAwsEndpoints({ dynamodb: dynamo.endpoint, sqs: boundary.url, secretsManager: boundary.url });
+    stubAwsEndpoints({
+      dynamodb: dynamo.endpoint,
+      sqs: boundary.url,
+      secretsManager: boundary.url,
+      ssm: boundary.url,
+      lambda: boundary.url,
+    });
   }, 60_000);
   afterAll(async () => {
     vi.unstubAllEnvs();
@@ -152,6 +159,59 @@ describe('stage commands (--stage)', () => {
     } finally {
       await openapi.close();
     }
+  });
+
+  it('reprocess --outcome upstream_rejected queues the stage’s parked purchases on its queue, each credited once', async () => {
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
+    });
+    try {
+      const processor = createProcessor({ ledger, openapi, settings: ProcessingSettings.parse({}), clock: Date.now });
+      await openapi.registerMember({ external_ids: { shopify: 'stage-waf-1' } });
+      const order = purchase({ customer: { externalKey: 'shopify', externalId: 'stage-waf-1' }, occurredAt: new Date().toISOString() });
+      await emulator.addFault({ method: 'POST', path: '/points/calculation$', fault: 'status', status: 403, body: '<html>denied</html>' });
+      expect(await processor.process(order)).toMatchObject({ kind: 'upstream_rejected' });
+
+      const dry = await cli('reprocess', '--outcome', 'upstream_rejected', '--dry-run');
+      expect(dry.lines.at(-1)).toBe('reprocess: found=1 queued=0');
+      const run = await cli('reprocess', '--outcome', 'upstream_rejected', '--source', 'shopify');
+      expect(run.code).toBe(0);
+      expect(run.lines.at(-1)).toBe('reprocess: found=1 queued=1');
+      const queued = boundary.messages(queues.queue).filter((m) => (JSON.parse(m.body) as { eventId?: string }).eventId === order.eventId);
+      expect(queued).toEqual([expect.objectContaining({ groupId: 'shopify:shopify:stage-waf-1' })]);
+      expect(await ledger.getOrder(order)).toMatchObject({ state: 'pending' });
+
+      // The stage's worker takes the message: credited, once, even if it came twice.
+      const body = JSON.parse(queued[0]!.body);
+      expect(await processor.process(body)).toMatchObject({ kind: 'credited' });
+      expect(await processor.process(body)).toMatchObject({ kind: 'duplicate' });
+      expect((await cli('reprocess', '--outcome', 'upstream_rejected')).lines.at(-1)).toBe('reprocess: found=0 queued=0');
+    } finally {
+      await openapi.close();
+    }
+  });
+
+  it('pause --until disables the stage worker’s event source mapping and records the planned pause; resume enables it', async () => {
+    const uuid = 'aaaaaaaa-1111-2222-3333-444444444444';
+    boundary.addMapping(uuid);
+    boundary.setParameter('/loyalty-bridge/staging/process-events/event-source-mapping', uuid);
+    const until = new Date(Date.now() + 2 * 3_600_000).toISOString();
+    const paused = await cli('pause', '--until', until);
+    expect(paused.code).toBe(0);
+    expect(paused.lines).toContain('intake keeps accepting; events wait in the queue; the queue keeps messages 4 days');
+    expect(paused.lines.at(-1)).toMatch(new RegExp(`^pulling: paused since \\S+ until ${until.replace(/\./g, '\\.')}$`));
+    expect(boundary.mappingEnabled(uuid)).toBe(false);
+    const planned = ledgerPlannedPause({ client: dynamo.documentClient, tableName: dynamo.tableName });
+    expect(await planned.get()).toMatchObject({ until });
+
+    const tooLong = await cli('pause', '--until', new Date(Date.now() + 5 * 86_400_000).toISOString());
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.lines.join('\n')).toContain("beyond the queue's retention (4 days)");
+
+    const resumed = await cli('resume');
+    expect(resumed.lines.at(-1)).toBe('pulling: running');
+    expect(boundary.mappingEnabled(uuid)).toBe(true);
+    expect(await planned.get()).toBeUndefined();
   });
 
   it("privacy list and show read the privacy requests the stage's worker recorded in its ledger table", async () => {
