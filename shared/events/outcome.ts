@@ -43,7 +43,18 @@ export interface PrivacyFigures {
 
 /** `too_old`: older than the ledger's retention, so its record may be gone (a replay): earns and takes nothing. */
 /** `transaction_gone`: the sender no longer has the sale it named (Smaregi answered 404) and it was never recorded. */
-export type SkipReason = 'test' | 'no_customer' | 'amount_zero' | 'order_not_credited' | 'too_old' | 'unlinked_refund' | 'transaction_gone';
+/** `not_a_sale` / `other_store` / `layaway_pickup`: the sender's record earns nothing by the source's settings (PurchaseEvent.notEarning). */
+export type SkipReason =
+  | 'test'
+  | 'no_customer'
+  | 'amount_zero'
+  | 'order_not_credited'
+  | 'too_old'
+  | 'unlinked_refund'
+  | 'transaction_gone'
+  | 'not_a_sale'
+  | 'other_store'
+  | 'layaway_pickup';
 
 /** The outcome union (points are whole, non-negative numbers unless said otherwise). */
 export type ProcessOutcome =

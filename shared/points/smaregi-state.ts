@@ -1,6 +1,7 @@
 import type { FollowUp, PointsEvent, ProcessOutcome, PurchaseEvent, RefundEvent } from '../events/index.js';
 import {
   CANCEL_REFUND_ID,
+  linkOf,
   MAX_SUPPLEMENTS,
   type OrderFacts,
   remainderOf,
@@ -45,7 +46,7 @@ export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEve
     return runInOrder([cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID))], run);
   }
   const tx = fetched.tx;
-  const link = tx.disposeDivision === '2' || tx.returnSales === '1' ? tx.disposeServerTransactionHeadId : undefined;
+  const link = tx.disposeDivision === '2' || tx.returnSales === '1' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;
   let original: SmaregiTransaction | undefined;
   if (link && link !== tx.transactionHeadId && tx.disposeDivision === '2') {
     const o = await fetch(client, link);
@@ -134,8 +135,8 @@ async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransa
 async function orderFacts(deps: ProcessorDeps, source: string, orderId: string): Promise<OrderFacts | undefined> {
   const order = await deps.ledger.getOrder({ source, orderId });
   if (!order) return undefined;
-  const { state, outcome, eligibleExact, refundIds } = order;
-  return { orderId, state, outcome, eligibleExact, refundIds, booked: Object.keys(order.refunds) };
+  const { state, outcome, eligibleExact, refundIds, externalId } = order;
+  return { orderId, state, outcome, eligibleExact, externalId, refundIds, booked: Object.keys(order.refunds) };
 }
 
 /** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */

@@ -18,6 +18,7 @@ export {
   type Resolution,
   resolveTransaction,
   type SmaregiStateSettings,
+  smaregiInstant,
 } from './resolve.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
-export { SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';
+export { linkOf, SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

@@ -2,7 +2,7 @@ import type { PointsEvent } from '../events/index.js';
 import type { QueueMessage } from '../queue/index.js';
 import type { SmaregiClient } from './client.js';
 import { CANCEL_REFUND_ID } from './resolve.js';
-import type { SmaregiTransactionListItem } from './transaction.js';
+import { linkOf, type SmaregiTransactionListItem } from './transaction.js';
 
 /**
  * Missed webhooks: Smaregi documents no retries, and deliveries missed while the receiver was down may
@@ -87,7 +87,7 @@ const field = (item: SmaregiTransactionListItem, name: string): string | undefin
 async function missingBecause(deps: SmaregiReconcileDeps, item: SmaregiTransactionListItem): Promise<string | undefined> {
   const id = item.transactionHeadId;
   const source = deps.source;
-  const link = field(item, 'disposeServerTransactionHeadId');
+  const link = linkOf(field(item, 'disposeServerTransactionHeadId'));
   const linked = link !== undefined && link !== id ? link : undefined;
   if (field(item, 'disposeDivision') === '2' || field(item, 'returnSales') === '1') {
     const ref = linked
