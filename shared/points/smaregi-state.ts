@@ -2,15 +2,13 @@ import type { FollowUp, PointsEvent, ProcessOutcome, PurchaseEvent, RefundEvent 
 import {
   CANCEL_REFUND_ID,
   linkOf,
-  MAX_SUPPLEMENTS,
-  type OrderFacts,
+  readChain,
   remainderOf,
   type ResolveFacts,
   resolveTransaction,
   type SaleChain,
   SmaregiError,
   type SmaregiTransaction,
-  supplementId,
 } from '../smaregi/index.js';
 import type { ProcessorDeps } from './deps.js';
 
@@ -132,25 +130,9 @@ async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransa
   }
 }
 
-async function orderFacts(deps: ProcessorDeps, source: string, orderId: string): Promise<OrderFacts | undefined> {
-  const order = await deps.ledger.getOrder({ source, orderId });
-  if (!order) return undefined;
-  const { state, outcome, eligibleExact, refundIds, externalId } = order;
-  return { orderId, state, outcome, eligibleExact, externalId, refundIds, booked: Object.keys(order.refunds) };
-}
-
 /** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */
-async function chainFacts(deps: ProcessorDeps, source: string, saleId: string): Promise<SaleChain> {
-  const sale = await orderFacts(deps, source, saleId);
-  const supplements: OrderFacts[] = [];
-  if (sale?.state !== 'done' || sale.outcome !== 'credited') return { sale, supplements };
-  for (let k = 1; k <= MAX_SUPPLEMENTS; k++) {
-    const next = await orderFacts(deps, source, supplementId(saleId, k));
-    if (!next) break;
-    supplements.push(next);
-  }
-  return { sale, supplements };
-}
+const chainFacts = (deps: ProcessorDeps, source: string, saleId: string): Promise<SaleChain> =>
+  readChain((ref) => deps.ledger.getOrder(ref), source, saleId);
 
 function goneRefund(thin: PurchaseEvent, orderId: string, refundTitle: string): RefundEvent {
   return {

@@ -111,3 +111,34 @@ export function remainderOf(template: RefundEvent, orderId: string, refundId: st
     refundsRemainder: true,
   };
 }
+
+/** The ledger's order as the chain reads it (structural: the ledger depends on shared/points, which depends on this module). */
+export interface ChainOrder {
+  state: OrderFacts['state'];
+  outcome?: string | undefined;
+  eligibleExact?: string | undefined;
+  externalId?: string | undefined;
+  refundIds: readonly string[];
+  refunds: Record<string, unknown>;
+}
+export type ChainReader = (ref: { source: string; orderId: string }) => Promise<ChainOrder | undefined>;
+
+async function orderFacts(getOrder: ChainReader, source: string, orderId: string): Promise<OrderFacts | undefined> {
+  const order = await getOrder({ source, orderId });
+  if (!order) return undefined;
+  const { state, outcome, eligibleExact, refundIds, externalId } = order;
+  return { orderId, state, outcome, eligibleExact, externalId, refundIds, booked: Object.keys(order.refunds) };
+}
+
+/** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */
+export async function readChain(getOrder: ChainReader, source: string, saleId: string): Promise<SaleChain> {
+  const sale = await orderFacts(getOrder, source, saleId);
+  const supplements: OrderFacts[] = [];
+  if (sale?.state !== 'done' || sale.outcome !== 'credited') return { sale, supplements };
+  for (let k = 1; k <= MAX_SUPPLEMENTS; k++) {
+    const next = await orderFacts(getOrder, source, supplementId(saleId, k));
+    if (!next) break;
+    supplements.push(next);
+  }
+  return { sale, supplements };
+}

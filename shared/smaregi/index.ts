@@ -11,7 +11,16 @@ export {
   smaregiTime,
   smaregiWindows,
 } from './reconcile.js';
-export { MAX_SUPPLEMENTS, type OrderFacts, remainderOf, type SaleChain, supplementId } from './chain.js';
+export {
+  type ChainOrder,
+  type ChainReader,
+  MAX_SUPPLEMENTS,
+  type OrderFacts,
+  readChain,
+  remainderOf,
+  type SaleChain,
+  supplementId,
+} from './chain.js';
 export {
   CANCEL_REFUND_ID,
   type ResolveFacts,
