@@ -8,6 +8,8 @@
  *   npm run audit -- [--since DATE|3d] [--until DATE] [--json]
  *   npm run reconcile -- --source <name> --since <ISO date> [--until …] [--dry-run] [--shop DOMAIN]
  *     (queues what Shopify holds but the ledger never saw; last line `reconcile: scanned=N missing=M enqueued=E`)
+ *   npm run members -- link --source <name> --file <csv> [--dry-run]
+ *     (attaches shop customer codes to members; last line `members: rows=N linked=L already=A refused=R`)
  *   npm run privacy -- list | show <request id>   (Shopify's privacy requests and what was done; a data request's report)
  *   npm run shopify -- subscribe [--source NAME] [--shop DOMAIN]
  *     (subscribes the shop to every topic the source needs; last line `shopify: topics=N created=C existing=E`)

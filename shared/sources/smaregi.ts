@@ -72,6 +72,8 @@ export const SmaregiSettings = z
     memberLookup: z.enum(['external_id', 'unique_id']).default('external_id'),
     /** How long a sale first seen without a member stays open to an edit attaching one (staff attach members late). */
     lateMemberDays: z.number().int().min(1).max(90).default(31),
+    /** Days of purchases that found no member to credit once a customer code is linked (`npm run members -- link`). */
+    retroCreditDays: z.number().int().min(0).max(365).default(30),
     pointTitle: TitleTemplate.default('Purchase {order}'),
     refundTitle: TitleTemplate.default('Refund {order}'),
     expiryDays: z.number().int().positive().max(36_500).nullable().default(null),
@@ -200,6 +202,7 @@ export const smaregiSource: WebhookSource<SmaregiSettings, SmaregiWebhook> = {
     return first ? ok(first) : ignored('no transaction ids');
   },
   normaliseMany,
+  customerLinking: (settings) => ({ externalKey: settings.externalKey, retroCreditDays: settings.retroCreditDays }),
 };
 
 /** A thin event for a transaction id (the reconcile feeds missed transactions in with these). */
