@@ -30,7 +30,14 @@ export async function reconcileSmaregiLocal(o: {
   const contractId = found.info?.smaregi?.contractId ?? config.smaregi.contractId;
   const configured = (parseJsonOrUndefined(o.env.SOURCES_CONFIG ?? '') as Record<string, unknown> | undefined)?.[o.sourceName];
   const { kind: _, ...entry } = typeof configured === 'object' && configured !== null ? (configured as Record<string, unknown>) : {};
-  const settings = SmaregiSettings.parse({ contractId, ...entry });
+  // As the stack reads it: SMAREGI_STORE_IDS / SMAREGI_MEMBER_LOOKUP, then SOURCES_CONFIG's own settings.
+  const { storeIds, memberLookup } = config.smaregi;
+  const settings = SmaregiSettings.parse({
+    contractId,
+    ...(storeIds ? { storeIds } : {}),
+    ...(memberLookup ? { memberLookup } : {}),
+    ...entry,
+  });
   const client = createSmaregiClient({
     contractId,
     apiOrigin: url,

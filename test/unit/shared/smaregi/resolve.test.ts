@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PurchaseEvent } from '../../../../shared/events/index.js';
 import { resolveTransaction, SmaregiTransaction } from '../../../../shared/smaregi/index.js';
-import { SmaregiSettings, smaregiThinEvent } from '../../../../shared/sources/smaregi.js';
+import { SmaregiSettings, smaregiThinEvent } from '../../../../shared/sources/index.js';
 import { smaregiFixture } from '../../../support/smaregi.js';
 
 const settings = SmaregiSettings.parse({ contractId: 'demo-contract' });
