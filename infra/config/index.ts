@@ -21,6 +21,7 @@ export {
   auditEnvironment,
   receiverEnvironment,
   secretPrefix,
+  smaregiCredentialsSecretName,
   stageProcessingSettings,
   stageSources,
   webhookSecretName,

@@ -20,6 +20,8 @@ export const METRIC = {
   eventsDeferred: 'EventsDeferred',
   deferredEventAgeSeconds: 'DeferredEventAgeSeconds',
   circuitBreakerOpen: 'CircuitBreakerOpen',
+  /** Failed Smaregi Platform API reads of the worker (a deleted transaction's 404 is an answer, not counted). */
+  smaregiApiErrors: 'SmaregiApiErrors',
   // intake (receive-webhook); dimensions: source, kind
   deliveriesAccepted: 'DeliveriesAccepted',
   deliveriesIgnored: 'DeliveriesIgnored',

@@ -2,6 +2,7 @@
 export { createSmaregiClient, SMAREGI_HOSTS, type SmaregiClient, type SmaregiClientOptions } from './client.js';
 export { SmaregiError, type SmaregiErrorKind } from './errors.js';
 export { SMAREGI_ENV, SmaregiAccess, smaregiFromEnv } from './from-env.js';
+export { instrumentSmaregi } from './instrument.js';
 export { lineEarns, type PointsSpentRule, transactionAmount } from './money.js';
 export {
   MAX_WINDOW_DAYS,
