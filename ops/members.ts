@@ -85,7 +85,12 @@ export async function linkRow(
   }
   if (holder && holder.id !== member.id) return { kind: 'refused', reason: 'the code is held by another member' };
   if (o.dryRun) return { kind: 'linked' };
-  await handle.openapi.updateMember(member.id, { external_ids: { ...(member.external_ids ?? {}), [o.externalKey]: row.externalId } });
+  const updated = await handle.openapi.updateMember(member.id, {
+    external_ids: { ...(member.external_ids ?? {}), [o.externalKey]: row.externalId },
+  });
+  // The service ignores an external key its client does not have configured: nothing was linked then.
+  if (updated.external_ids?.[o.externalKey] !== row.externalId)
+    return { kind: 'refused', reason: `the membership service did not keep it: is the external key ${o.externalKey} configured?` };
   const clock = Date.now;
   const processor = createProcessor({ ledger: handle.ledger, openapi: handle.openapi, settings: handle.processing, clock });
   await creditEarlierPurchases(
