@@ -90,8 +90,8 @@ const TransactionId = z.string().regex(/^[0-9]{1,20}$/, 'expected a transaction 
  */
 const Envelope = z.looseObject({
   contractId: z.string().min(1).max(64),
-  event: z.string().max(64).optional(),
-  action: z.string().max(64).optional(),
+  event: z.unknown().optional(),
+  action: z.unknown().optional(),
   transactionHeadIds: z.unknown().optional(),
 });
 export const SmaregiWebhook = z.object({
@@ -137,7 +137,7 @@ function parse(request: SignedRequest, settings: SmaregiSettings): Outcome<Smare
   const { event, action, transactionHeadIds } = envelope.data;
   // Only names this source knows are repeated, never other body content.
   if (event !== SMAREGI_TRANSACTIONS_EVENT) return ignored('event is not handled (only pos:transactions)');
-  if (!action || !SAFE_ACTION.test(action)) return ignored('pos:transactions without a readable action');
+  if (typeof action !== 'string' || !SAFE_ACTION.test(action)) return ignored('pos:transactions without a readable action');
   const ids = TransactionIds.safeParse(transactionHeadIds);
   if (!ids.success) return ignored('pos:transactions without transaction ids (transactionHeadIds)');
   const body = { data: { contractId: envelope.data.contractId, event, action, transactionHeadIds: ids.data } };

@@ -53,6 +53,13 @@ describe('the smaregi source', () => {
     expect(reads.map((r) => source.readMany!(r).status)).toEqual(['ignored', 'ignored', 'ignored']);
   });
 
+  it('ignores, never refuses, an event or action it cannot read (too long, not a string)', () => {
+    const reads = [body({ event: 'x'.repeat(200) }), body({ action: 'y'.repeat(200) }), body({ action: 7 })].map(
+      (b) => source.readMany!(request(b)).status,
+    );
+    expect(reads).toEqual(['ignored', 'ignored', 'ignored']);
+  });
+
   it('reads an action it does not know, hyphenated as in the published examples, and queues its transactions', () => {
     const read = source.readMany!(request(body({ action: 'bulk-deleted', transactionHeadIds: ['25', '26'] })));
     expect(read.status === 'ok' ? read.value.map((e) => e.delivery.topic) : read).toEqual([
