@@ -28,7 +28,6 @@ export {
   type Resolution,
   resolveTransaction,
   type SmaregiStateSettings,
-  smaregiInstant,
 } from './resolve.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
 export { linkOf, SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

@@ -229,7 +229,7 @@ function occurredAt(tx: SmaregiTransaction, fallback: string): string {
 
 const LOCAL_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})$/;
 
-export function smaregiInstant(text: string | null | undefined): string | undefined {
+function smaregiInstant(text: string | null | undefined): string | undefined {
   if (!text) return undefined;
   const local = LOCAL_TIME.exec(text);
   const at = local ? `${local[1]}T${local[2]}+09:00` : text;
