@@ -31,14 +31,27 @@ describe('Smaregi tills: divisions, stores and members', () => {
     const order = await stack.ledger.getOrder({ source: 'smaregi', orderId: id });
     return { outcome: order?.outcome, reason: order?.reason };
   };
+  /** Calls to the membership service's customer routes so far (the emulator's stats), every client together. */
+  const memberCalls = async () => {
+    const stats = (await (await fetch(`${stack.urls.emulator}/__emulator/stats`)).json()) as {
+      clients: Record<string, { routes: Record<string, { total: number }> }>;
+    };
+    return Object.values(stats.clients)
+      .flatMap((c) => Object.entries(c.routes))
+      .filter(([route]) => route.includes('/api/ext/users'))
+      .reduce((n, [, r]) => n + r.total, 0);
+  };
   const sale = (id: string, changes: Record<string, unknown> = {}) => smaregiTransaction('transaction-sale-tax-included.json', id, changes);
 
-  it('credits nothing for money in (2) or a deposit (4) of ¥11,000 for a member, and records each as not_a_sale', async () => {
+  it('credits nothing for money in (2) or a deposit (4) of ¥11,000 for a member, with no call to the membership service, and records each as not_a_sale', async () => {
     await seedSmaregiTransaction(stack, sale('2001', { transactionHeadDivision: '2' }));
     await seedSmaregiTransaction(stack, sale('2002', { transactionHeadDivision: '4' }));
     const before = await balance();
+    const calls = await memberCalls();
     await deliver(['2001', '2002']);
-    expect([await balance(), await recorded('2001'), await recorded('2002')]).toEqual([
+    const callsDuring = (await memberCalls()) - calls;
+    expect([callsDuring, await balance(), await recorded('2001'), await recorded('2002')]).toEqual([
+      0,
       before,
       { outcome: 'skipped', reason: 'not_a_sale' },
       { outcome: 'skipped', reason: 'not_a_sale' },
@@ -50,9 +63,12 @@ describe('Smaregi tills: divisions, stores and members', () => {
     const before = await balance();
     await deliver(['2003']);
     await seedSmaregiTransaction(stack, sale('2004', { layawayServerTransactionHeadId: '2003' }));
+    const calls = await memberCalls();
     await deliver(['2004']);
+    const pickUpCalls = (await memberCalls()) - calls;
     await deliver(['2003'], 'edited');
-    expect([await balance(), (await recorded('2003')).reason, (await recorded('2004')).outcome]).toEqual([
+    expect([pickUpCalls > 0, await balance(), (await recorded('2003')).reason, (await recorded('2004')).outcome]).toEqual([
+      true,
       before + 500,
       'not_a_sale',
       'credited',
