@@ -157,6 +157,7 @@ async function setUpRig(parts: RigParts): Promise<Rig> {
   };
   const openapi: PointsApi = {
     getMemberByExternalId: (...a) => timed(client.getMemberByExternalId(...a)),
+    getMemberByUniqueId: (...a) => timed(client.getMemberByUniqueId(...a)),
     getMember: (...a) => timed(client.getMember(...a)),
     listPoints: (...a) => timed(client.listPoints(...a)),
     grantPoints: (...a) => timed(client.grantPoints(...a)),

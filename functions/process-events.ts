@@ -9,7 +9,7 @@ import {
   type SecretReader,
 } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
-import { SMAREGI_ENV, smaregiFromEnv } from '../shared/smaregi/index.js';
+import { instrumentSmaregi, SMAREGI_ENV, smaregiFromEnv } from '../shared/smaregi/index.js';
 import {
   batchHandler,
   createEventSourceMappingSwitch,
@@ -125,7 +125,12 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     clock: deps.clock,
     logger: deps.logger,
   };
-  const processor = withPrivacyEvents(withCustomerEvents(createProcessor({ ...deps, openapi }), customers), privacy);
+  // SmaregiApiErrors: the alarm of that name (Smaregi down, throttling us, or the app's access revoked).
+  const smaregi = deps.smaregi && instrumentSmaregi(deps.smaregi, () => metrics.addMetric(METRIC.smaregiApiErrors, 'Count', 1));
+  const processor = withPrivacyEvents(
+    withCustomerEvents(createProcessor({ ...deps, openapi, ...(smaregi ? { smaregi } : {}) }), customers),
+    privacy,
+  );
   return batchHandler({ ...deps, breaker, outagePause, budget }, processor);
 }
 

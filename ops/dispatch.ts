@@ -9,6 +9,7 @@ import { cliCommand } from './command.js';
 export async function opsCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'reconcile') return (await import('./reconcile-command.js')).reconcileCommand(rest, env, out);
+  if (command === 'members') return (await import('./members.js')).membersCommand(rest, env, out);
   if (command === 'shopify') return (await import('./shopify-command.js')).shopifyCommand(rest, env, out);
   return cliCommand(argv, env, out);
 }

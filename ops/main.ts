@@ -10,6 +10,8 @@
  *     (queues what Shopify holds but the ledger never saw; last line `reconcile: scanned=N missing=M enqueued=E`)
  *   npm run reprocess -- --outcome upstream_rejected [--source S] [--since ISO] [--dry-run]
  *     (queues the events parked as upstream_rejected again; last line `reprocess: found=N queued=Q`)
+ *   npm run members -- link --source <name> --file <csv> [--dry-run]
+ *     (attaches shop customer codes to members; last line `members: rows=N linked=L already=A refused=R`)
  *   npm run privacy -- list | show <request id>   (Shopify's privacy requests and what was done; a data request's report)
  *   npm run shopify -- subscribe [--source NAME] [--shop DOMAIN]
  *     (subscribes the shop to every topic the source needs; last line `shopify: topics=N created=C existing=E`)

@@ -22,6 +22,7 @@ export {
   auditEnvironment,
   receiverEnvironment,
   secretPrefix,
+  smaregiCredentialsSecretName,
   stageProcessingSettings,
   stageSources,
   webhookSecretName,

@@ -27,6 +27,8 @@ export type OperationsDashboardProps = {
   /** Open API requests per minute per endpoint: the service's ceiling, and what the workers may use together. */
   upstreamCeilingPerMinute: number;
   workersBudgetPerMinute: number;
+  /** The stage has Smaregi sources: the worker's failed Smaregi reads are drawn too. */
+  smaregi?: boolean;
 };
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -209,15 +211,19 @@ function functionsRow({ graph, props }: Widgets): Row {
   ];
 }
 
-function auditRow({ graph, oursEvery, search }: Widgets): Row {
+function auditRow({ graph, ours, oursEvery, search, props }: Widgets): Row {
   const day = Duration.days(1);
+  const width = props.smaregi ? 8 : 12;
   return [
     graph(
       'Audit: drift found (daily)',
       [oursEvery(METRIC.auditDrift, 'Maximum', day, 'drift'), oursEvery(METRIC.auditRecords, 'Maximum', day, 'records audited')],
-      { width: 12 },
+      { width },
     ),
-    graph('Shopify reconcile: orders missing from the ledger', [search(METRIC.reconcileMissing, [], 'Sum', day)], { width: 12 }),
+    graph('Reconcile (Shopify, Smaregi): sales missing from the ledger', [search(METRIC.reconcileMissing, [], 'Sum', day)], { width }),
+    ...(props.smaregi
+      ? [graph('Smaregi: failed API reads of the worker', [ours(METRIC.smaregiApiErrors, 'Sum', 'failed reads')], { width })]
+      : []),
   ];
 }
 

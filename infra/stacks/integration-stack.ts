@@ -14,7 +14,7 @@ import {
 } from '../config/index.js';
 import { sourcesConfig } from '../config/sources.js';
 import { SquareOrdersAccessSecrets } from '../constructs/square-orders-access.js';
-import { ScheduledSmaregiReconcile } from '../constructs/scheduled-smaregi-reconcile.js';
+import { addSmaregiApiErrorsAlarm, ScheduledSmaregiReconcile } from '../constructs/scheduled-smaregi-reconcile.js';
 import { SmaregiAccessSecrets } from '../constructs/smaregi-access.js';
 import { SMAREGI_ENV } from '../../shared/smaregi/index.js';
 import { SQUARE_ORDERS_ENV } from '../../shared/square-orders/index.js';
@@ -268,7 +268,10 @@ export class IntegrationStack extends Stack {
     const { config } = this;
     // Where the functions publish their metrics (Powertools' namespace and service dimension).
     const metrics = { metricsNamespace: config.observability.metricsNamespace, serviceName: config.observability.serviceName };
-    const reconcile = this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : [];
+    const reconcile = [
+      ...(this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : []),
+      ...(this.smaregiReconcile ? [{ name: 'ReconcileSmaregi', fn: this.smaregiReconcile.function.fn }] : []),
+    ];
     const intakeAndWorker = [
       { name: 'ReceiveWebhook', fn: this.receiver.fn },
       { name: 'ProcessEvents', fn: this.worker.fn },
@@ -291,6 +294,7 @@ export class IntegrationStack extends Stack {
     addUpstreamRejectedAlarm(alarms, metrics);
 
     if (this.reconcile) alarms.alarms.push(...this.reconcile.addMissingAlarms(alarms.topic));
+    if (this.smaregiReconcile) addSmaregiApiErrorsAlarm(alarms, metrics);
 
     const audit = new ScheduledAudit(this, 'Audit', {
       table: this.ledger.table,
@@ -312,6 +316,7 @@ export class IntegrationStack extends Stack {
       alarms: alarms.alarms,
       upstreamCeilingPerMinute: UPSTREAM_CEILING_PER_MINUTE,
       workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,
+      smaregi: this.smaregiReconcile !== undefined,
     });
     return { alarms, audit, dashboard };
   }

@@ -9,6 +9,8 @@ import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales (
 export const CustomerRef = z.object({
   externalKey: z.string().min(1).max(64),
   externalId: z.string().min(1).max(255),
+  /** `unique_id`: externalId is the member's unique_id (their membership number), looked up as such (Smaregi `memberLookup`). */
+  lookup: z.literal('unique_id').optional(),
 });
 export type CustomerRef = z.infer<typeof CustomerRef>;
 
@@ -128,6 +130,18 @@ export const PurchaseEvent = z.object({
       rule: z.enum(['major_floor', 'minor']),
       pointTitle: z.string().min(1).max(255),
       refundTitle: z.string().min(1).max(255),
+      /** Optional: events queued before these settings existed read as the defaults (division 1, every store, external id, 31 days). */
+      earningDivisions: z
+        .array(z.string().regex(/^[0-9]{1,2}$/))
+        .max(20)
+        .optional(),
+      storeIds: z
+        .array(z.string().regex(/^[0-9]{1,20}$/))
+        .max(1000)
+        .nullable()
+        .optional(),
+      memberLookup: z.enum(['external_id', 'unique_id']).optional(),
+      lateMemberDays: z.number().int().min(1).max(90).optional(),
     })
     .optional(),
   /** Set by processing from `amountFrom`, never by intake: the amount sent to the points calculation. */
@@ -141,6 +155,8 @@ export const PurchaseEvent = z.object({
    * customer matching): without a customer, the order stays open to that delivery this long.
    */
   customerMatchWindowSeconds: z.number().int().positive().optional(),
+  /** The sender's record is no sale that earns (a Smaregi deposit, a sale at another store): recorded skipped with this reason. */
+  notEarning: z.enum(['not_a_sale', 'other_store', 'layaway_pickup']).optional(),
 });
 export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
 

@@ -46,6 +46,8 @@ export interface PrivacyFigures {
  * record may be gone (a replay): earns and takes nothing. `transaction_gone`: the sender no longer has
  * the sale it named (Smaregi answered 404) and it was never recorded. `customer_redacted`: a customer
  * event for a customer a customers/redact erased (a replayed customers/create).
+ * `not_a_sale` / `other_store` / `layaway_pickup`: the sender's record earns nothing by the source's settings
+ * (PurchaseEvent.notEarning).
  */
 export type SkipReason =
   | 'test'
@@ -55,7 +57,10 @@ export type SkipReason =
   | 'too_old'
   | 'unlinked_refund'
   | 'transaction_gone'
-  | 'customer_redacted';
+  | 'customer_redacted'
+  | 'not_a_sale'
+  | 'other_store'
+  | 'layaway_pickup';
 
 /** The outcome union (points are whole, non-negative numbers unless said otherwise). */
 export type ProcessOutcome =

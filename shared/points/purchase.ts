@@ -114,7 +114,10 @@ class PurchaseAttempt {
   private async lookUp(customer: CustomerRef, mustReconcile: boolean): Promise<Step<{ member: MemberDetail }>> {
     let member: MemberDetail;
     try {
-      member = await this.deps.openapi.getMemberByExternalId(customer.externalKey, customer.externalId);
+      member =
+        customer.lookup === 'unique_id'
+          ? await this.deps.openapi.getMemberByUniqueId(customer.externalId)
+          : await this.deps.openapi.getMemberByExternalId(customer.externalKey, customer.externalId);
     } catch (e) {
       const err = asOpenApiError(e);
       if (err.kind === 'member_not_found') {
@@ -207,6 +210,7 @@ class PurchaseAttempt {
 /** Why the purchase earns nothing, or undefined when it is to be credited. */
 function skipReason(event: PurchaseEvent): SkipReason | undefined {
   if (event.test) return 'test';
+  if (event.notEarning) return event.notEarning;
   if (event.customer === null) return 'no_customer';
   if ((event.calculationAmount ?? event.eligibleAmount) === 0) return 'amount_zero';
   return undefined;

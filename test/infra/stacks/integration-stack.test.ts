@@ -65,13 +65,20 @@ const ref = (logicalId: string) => ({ Ref: logicalId });
 const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 
 describe('HTTP API', () => {
-  it('routes POST /webhooks/shopify, POST /webhooks/pos and the App Proxy link GET and POST /proxy/shopify/link, and nothing else', () => {
+  it('routes a POST /webhooks/<source> for each of the stage’s sources and the App Proxy link GET and POST /proxy/shopify/link, and nothing else', () => {
     const routes = stage('staging').template.findResources('AWS::ApiGatewayV2::Route');
     expect(
       Object.values(routes)
         .map((r) => (r as Resource).Properties.RouteKey)
         .sort(),
-    ).toEqual(['GET /proxy/shopify/link', 'POST /proxy/shopify/link', 'POST /webhooks/pos', 'POST /webhooks/shopify']);
+    ).toEqual([
+      'GET /proxy/shopify/link',
+      'POST /proxy/shopify/link',
+      'POST /webhooks/pos',
+      'POST /webhooks/shopify',
+      'POST /webhooks/smaregi',
+      'POST /webhooks/square',
+    ]);
   });
 
   it('sends both webhook routes to receive-webhook with the v2 payload', () => {
@@ -173,7 +180,10 @@ describe('functions', () => {
     const [queueId] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
     const env = fn.Properties.Environment.Variables;
     expect(env[ENV.QUEUE_URL]).toEqual(ref(queueId));
-    expect(Object.keys(JSON.parse(env[ENV.SOURCES_CONFIG]))).toEqual(['shopify', 'pos']);
+    // A Square source's notificationUrl is the route's own URL: SOURCES_CONFIG is then joined around it.
+    const raw = env[ENV.SOURCES_CONFIG];
+    const text = typeof raw === 'string' ? raw : (raw['Fn::Join'][1] as unknown[]).map((p) => (typeof p === 'string' ? p : 'x')).join('');
+    expect(Object.keys(JSON.parse(text))).toEqual(['shopify', 'pos', 'square', 'smaregi']);
     const arns = JSON.stringify(env[ENV.WEBHOOK_SECRET_ARNS]);
     for (const id of Object.keys(webhookSecretsOf(template))) expect(arns).toContain(id);
     expect(env).toMatchObject({ POWERTOOLS_SERVICE_NAME: expect.any(String), POWERTOOLS_METRICS_NAMESPACE: expect.any(String) });
@@ -402,8 +412,12 @@ describe('IAM', () => {
     ]);
     expect(JSON.stringify(dynamo[1]?.Resource)).toContain(`/index/${LEDGER_TABLE_SCHEMA.unlinkedIndex.name}`);
     const secrets = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('secretsmanager:')));
-    expect(secrets).toHaveLength(1);
+    // The Open API secret, and the staging stage's sender API credentials the worker reads with (Square's
+    // Orders API token, the Smaregi app): nothing else.
+    expect(secrets).toHaveLength(3);
     expect(JSON.stringify(secrets[0]!.Resource)).toContain(`:secret:${config.openApiSecretName}-??????`);
+    const others = JSON.stringify(secrets.slice(1).map((s) => s.Resource));
+    expect([others.includes('SquareOrdersTokensquare'), others.includes('SmaregiAppsmaregi')]).toEqual([true, true]);
   });
 
   it('lets process-events send messages to its own queue only (waiting events set aside), read no webhook secret and invoke no API', () => {
@@ -413,7 +427,9 @@ describe('IAM', () => {
     const sending = statements.filter((s) => actionsOf([s]).includes('sqs:SendMessage'));
     expect(sending.map((s) => s.Resource)).toEqual([arn(queueId)]);
     expect(actionsOf(statements).filter((a) => a.startsWith('execute-api:') || a === 'lambda:InvokeFunction')).toEqual([]);
+    // Of the stack's secrets, only the senders' API credentials its sources read with (never a webhook secret).
     for (const id of Object.keys(template.findResources('AWS::SecretsManager::Secret'))) {
+      if (/^(SquareOrdersToken|SmaregiApp)/.test(id)) continue;
       expect(JSON.stringify(statements)).not.toContain(id);
     }
   });

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliCommand } from '../../../ops/index.js';
+import { membersCommand } from '../../../ops/members.js';
 import { loadStageConfig } from '../../../infra/config/index.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 import { ProcessingSettings } from '../../../shared/config/index.js';
@@ -241,6 +242,55 @@ describe('stage commands (--stage)', () => {
       outcome: 'redacted',
       figures: { orders: 1 },
     });
+  });
+
+  it("members link attaches a Smaregi customer code with the stage's Open API and credits the code's earlier sale", async () => {
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
+    });
+    try {
+      const processor = createProcessor({ ledger, openapi, settings: ProcessingSettings.parse({}), clock: Date.now });
+      const order = purchase({
+        source: 'smaregi',
+        orderId: 'stage-sm-1',
+        customer: { externalKey: 'smaregi', externalId: 'SM-STAGE-1' },
+        occurredAt: new Date().toISOString(),
+      });
+      expect(await processor.process(order)).toMatchObject({ kind: 'customer_not_found' });
+      const member = await openapi.registerMember({});
+      const file = join(dir, 'codes.csv');
+      writeFileSync(file, `external_id,member_id\nSM-STAGE-1,${member.id}\n`);
+      const lines: string[] = [];
+      const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+      const link = () =>
+        membersCommand(['link', '--source', 'smaregi', '--file', file, '--stage', 'staging', '--outputs', outputsFile], {}, out);
+      // The membership service ignores an external key its client lacks: refused, not counted linked.
+      const unconfigured = [await link(), lines.at(-2)];
+      await fetch(`${emulator.url}/__emulator/clients/test-client`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ external_keys: ['shopify', 'pos_card', 'smaregi'] }),
+      });
+      const code = await link();
+      expect({
+        unconfigured,
+        code,
+        last: lines.at(-1),
+        linked: (await openapi.getMember(member.id)).external_ids?.smaregi,
+        order: (await ledger.getOrder({ source: 'smaregi', orderId: 'stage-sm-1' }))?.outcome,
+      }).toEqual({
+        unconfigured: [
+          1,
+          `line 2: SM-STAGE-1 -> ${member.id}: refused: the membership service did not keep it: is the external key smaregi configured?`,
+        ],
+        code: 0,
+        last: 'members: rows=1 linked=1 already=0 refused=0',
+        linked: 'SM-STAGE-1',
+        order: 'credited',
+      });
+    } finally {
+      await openapi.close();
+    }
   });
 
   it("audit scans the stage's ledger and ends with its summary line", async () => {
