@@ -11,6 +11,8 @@
  *   npm run reprocess -- --outcome upstream_rejected [--source S] [--since ISO] [--dry-run]
  *     (queues the events parked as upstream_rejected again; last line `reprocess: found=N queued=Q`)
  *   npm run privacy -- list | show <request id>   (Shopify's privacy requests and what was done; a data request's report)
+ *   npm run rotate -- --source <name> | --openapi [--retire] [--secret-file FILE]   (new secret on stdin or in FILE;
+ *     last line `rotate: <name> added|retired secrets=N`)
  *   npm run shopify -- subscribe [--source NAME] [--shop DOMAIN]
  *     (subscribes the shop to every topic the source needs; last line `shopify: topics=N created=C existing=E`)
  */
