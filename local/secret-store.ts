@@ -69,8 +69,7 @@ export function secretRoutes(store: () => LocalSecretStore | undefined, sources:
         return jsonAnswer(400, { error: 'expected {"target": "webhook"|"openapi", "source"?, "step": "add"|"retire", "secret"?}' });
       const r = request.data;
       const secretId = r.target === 'openapi' ? LOCAL_SECRET_IDS.openapi : s.webhookSecretIds[r.source];
-      if (secretId === undefined)
-        return jsonAnswer(404, { error: `source ${r.target === 'webhook' ? r.source : ''} has no webhook secret here` });
+      if (secretId === undefined) return jsonAnswer(404, { error: `source ${'source' in r ? r.source : ''} has no webhook secret here` });
       const target =
         r.target === 'openapi'
           ? ({ kind: 'openapi' } as const)

@@ -5,7 +5,6 @@ import { ConfigurationError, minWebhookSecretChars, SECRET_CACHE_TTL_MS } from '
 import type { RotationOutcome, RotationStep, RotationTarget, SecretStore } from '../shared/secret-rotation/index.js';
 import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
 import { OpsError } from './errors.js';
-import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 import type { StageOptions } from './aws.js';
 
 export const ROTATE_USAGE = `usage:
@@ -145,7 +144,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string)
     args: argv,
     allowPositionals: true,
     options: {
-      ...AWS_TARGET_OPTIONS,
+      // The stage file names the secrets: no --stack or --outputs needed.
+      stage: { type: 'string' },
       source: { type: 'string' },
       openapi: { type: 'boolean', default: false },
       retire: { type: 'boolean', default: false },
@@ -159,8 +159,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string)
     return 0;
   }
   const p = parse(values, positionals);
-  const stage = stageOf(values);
-  const site = stage ? await stageSite(stage) : await localSite(env);
+  const site = values.stage !== undefined ? await stageSite({ stage: values.stage }) : await localSite(env);
   let target: RotationTarget = { kind: 'openapi' };
   if (p.source !== undefined) {
     const kind = site.sourceKind(p.source);

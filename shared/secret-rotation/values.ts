@@ -15,7 +15,7 @@ export type RotationTarget = { kind: 'webhook'; source: string; minLength: numbe
  */
 export type RotationStep = 'add' | 'retire';
 
-export type RotationErrorKind = 'malformed_secret' | 'too_short' | 'same_secret' | 'not_accepted';
+export type RotationErrorKind = 'malformed_secret' | 'too_short' | 'same_secret' | 'pending' | 'not_accepted';
 
 /** A rotation the current secret or the new value does not allow; nothing was written. */
 export class RotationError extends ConfigurationError<RotationErrorKind> {
@@ -70,6 +70,9 @@ function openapi(current: string, secretId: string, step: RotationStep, next?: s
   if (next === undefined || next === '') throw new RotationError('too_short', 'the new client secret is empty');
   if (next === value.client_secret) throw new RotationError('same_secret', 'the new client secret is the current one');
   if (value.next_client_secret === next) return { text: undefined, count: 2 };
+  // Replacing a pending one could drop the secret the service already switched to.
+  if (value.next_client_secret !== undefined)
+    throw new RotationError('pending', 'another client secret rotation is pending: finish it with --retire first');
   return { text: JSON.stringify({ ...value, next_client_secret: next }), count: 2 };
 }
 

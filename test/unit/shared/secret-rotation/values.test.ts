@@ -52,4 +52,8 @@ describe('rotatedValue', () => {
   it('refuses the current client secret as the new one', () => {
     expect(() => rotatedValue(creds(), 'id', openapi, 'add', 'old-client-secret')).toThrow(/is the current one/);
   });
+
+  it('refuses a second client secret while one is pending, so the one the service may use is kept', () => {
+    expect(() => rotatedValue(creds({ next_client_secret: 'pending-one' }), 'id', openapi, 'add', 'another-one')).toThrow(/pending/);
+  });
 });
