@@ -31,6 +31,7 @@ import { powertoolsLogger } from '../shared/logging/index.js';
 import { METRIC, powertoolsMetrics, upstreamCallsMetric } from '../shared/metrics/index.js';
 import {
   createInvocationBudget,
+  type CredentialsProvider,
   createOpenApiClient,
   environmentCredentials,
   secretsManagerCredentials,
@@ -134,7 +135,10 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
   return batchHandler({ ...deps, breaker, outagePause, budget }, processor);
 }
 
-export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps> = {}): ProcessEventsDeps {
+/** What the worker's dependencies can be given instead of built: any of them, and the Open API credentials (the local stack's store). */
+export type ProcessEventsOverrides = Partial<ProcessEventsDeps> & { credentials?: CredentialsProvider };
+
+export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: ProcessEventsOverrides = {}): ProcessEventsDeps {
   const settings = overrides.settings ?? processingSettingsFromEnv(env);
   const clock = overrides.clock ?? Date.now;
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
@@ -143,7 +147,9 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
   const openapi =
     overrides.openapi ??
     createOpenApiClient({
-      credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
+      credentials:
+        overrides.credentials ??
+        (secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env)),
       ratePerMinute: settings.rateBudgetPerMinute,
       remainingMs: budget.remainingMs,
     });

@@ -3,6 +3,7 @@ import { consoleRoutes, deferredSource, localConsoleSource } from '../console/in
 import type { ConsoleSource } from '../console/index.js';
 import { ledgerPlannedPause, openApiProbe } from '../shared/consumer/index.js';
 import { ENV, processingSettingsFromEnv } from '../shared/config/index.js';
+import { loadSources, type SourceSet } from '../shared/sources/index.js';
 import { createDocumentClient } from '../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { adminRoutes } from './admin.js';
@@ -18,7 +19,8 @@ import { recordAcceptedDelivery, type ShopStore, startShopifyAdminStandIn } from
 import { startLocalSmaregi } from './smaregi/index.js';
 import { defaultSquareNotificationUrl } from './square.js';
 import { startSquareOrdersStandIn } from './square-orders/server.js';
-import { buildStackHandlers, createStackQueue, handlerEnvironment, type StackHandlers } from './stack-handlers.js';
+import { buildStackHandlers, createStackQueue, createStackSecretStore, handlerEnvironment, type StackHandlers } from './stack-handlers.js';
+import { type LocalSecretStore, secretRoutes } from './secret-store.js';
 import type { LocalStack, LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
 import { localTiming } from './timing.js';
 
@@ -42,6 +44,9 @@ interface Wiring {
   info?: LocalStackInfo;
   console?: ConsoleSource;
   shopStore?: ShopStore;
+  /** The handlers' secret store (`npm run rotate` without --stage). */
+  secrets?: LocalSecretStore;
+  sources?: SourceSet;
 }
 
 /**
@@ -69,11 +74,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       wiring.info.sourcesConfig = handlerEnv[ENV.SOURCES_CONFIG] ?? '';
     }
     const queue = createStackQueue(options, settings.timing, log);
+    const secretStore = await createStackSecretStore(handlerEnv);
+    wiring.secrets = secretStore;
+    wiring.sources = loadSources(handlerEnv[ENV.SOURCES_CONFIG]);
     const handlers = buildStackHandlers({
       options,
       settings,
       services,
       handlerEnv,
+      secretStore,
       queue,
       log,
       wire: wiring,
@@ -179,6 +188,10 @@ function startIntake(options: LocalStackOptions, wiring: Wiring, log: Log): Prom
     localRoutes: {
       ...adminRoutes({ queue: () => wiring.queue, info: () => wiring.info }),
       ...enqueueRoute(() => wiring.queue),
+      ...secretRoutes(
+        () => wiring.secrets,
+        () => wiring.sources,
+      ),
       // The operator console (console/): its page and API under /__local/console/.
       ...consoleRoutes(deferredSource(() => wiring.console)),
     },

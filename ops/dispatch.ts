@@ -11,5 +11,6 @@ export async function opsCommand(argv: string[], env: NodeJS.ProcessEnv, out: Co
   if (command === 'reconcile') return (await import('./reconcile-command.js')).reconcileCommand(rest, env, out);
   if (command === 'members') return (await import('./members.js')).membersCommand(rest, env, out);
   if (command === 'shopify') return (await import('./shopify-command.js')).shopifyCommand(rest, env, out);
+  if (command === 'rotate') return (await import('./rotate.js')).rotateCommand(rest, env, out);
   return cliCommand(argv, env, out);
 }

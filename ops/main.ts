@@ -13,6 +13,8 @@
  *   npm run members -- link --source <name> --file <csv> [--dry-run]
  *     (attaches shop customer codes to members; last line `members: rows=N linked=L already=A refused=R`)
  *   npm run privacy -- list | show <request id>   (Shopify's privacy requests and what was done; a data request's report)
+ *   npm run rotate -- --source <name> | --openapi [--retire] [--secret-file FILE]   (new secret on stdin or in FILE;
+ *     last line `rotate: <name> added|retired secrets=N`)
  *   npm run shopify -- subscribe [--source NAME] [--shop DOMAIN]
  *     (subscribes the shop to every topic the source needs; last line `shopify: topics=N created=C existing=E`)
  */

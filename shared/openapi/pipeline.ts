@@ -174,7 +174,9 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
         if (e.kind === 'authentication_failed' && e.status === 401 && !forced) {
           forced = true;
           try {
-            creds = await provider.get({ forceRefresh: true });
+            const fresh = await provider.get({ forceRefresh: true });
+            // Mid-rotation the service may have switched to the next secret already: refused, try that one.
+            creds = fresh.nextClientSecret === undefined ? fresh : { ...fresh, clientSecret: fresh.nextClientSecret };
           } catch (err) {
             throw credentialsFailure(err);
           }

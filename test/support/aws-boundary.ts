@@ -8,7 +8,7 @@ import { readAll } from './raw-http.js';
  * The AWS services a stage command uses that cannot run here, answered at their HTTP boundary (the
  * SDK finds it through AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL_SECRETS_MANAGER): SQS's JSON protocol
  * (SendMessage, ReceiveMessage, DeleteMessage on FIFO queues kept in memory by URL) and Secrets
- * Manager's GetSecretValue; SSM's GetParameter and Lambda's Get/UpdateEventSourceMapping (REST: the
+ * Manager's GetSecretValue and PutSecretValue; SSM's GetParameter and Lambda's Get/UpdateEventSourceMapping (REST: the
  * worker's pull switch, `npm run pause`). Only what the commands send is implemented; anything else is a 400.
  */
 
@@ -29,6 +29,8 @@ export interface AwsBoundary {
   /** What a queue holds (bodies, in order). */
   messages(queueUrl: string): { id: string; body: string; groupId: string }[];
   setSecret(name: string, value: string): void;
+  /** A secret's current value (what the last PutSecretValue wrote). */
+  secret(name: string): string | undefined;
   setParameter(name: string, value: string): void;
   /** An event source mapping, enabled, under this UUID; its Enabled flag as the last update left it. */
   addMapping(uuid: string): void;
@@ -75,6 +77,20 @@ export async function startAwsBoundary(): Promise<AwsBoundary> {
           Name: body.SecretId,
           SecretString: value,
           VersionId: 'v1',
+        },
+      };
+    }
+    if (target === 'secretsmanager.PutSecretValue') {
+      const name = String(body.SecretId);
+      if (!secrets.has(name)) return { status: 400, body: { __type: 'ResourceNotFoundException', message: 'no such secret' } };
+      secrets.set(name, String(body.SecretString));
+      return {
+        status: 200,
+        body: {
+          ARN: `arn:aws:secretsmanager:eu-west-1:111111111111:secret:${name}-AbCdEf`,
+          Name: name,
+          VersionId: randomUUID(),
+          VersionStages: ['AWSCURRENT'],
         },
       };
     }
@@ -157,6 +173,7 @@ export async function startAwsBoundary(): Promise<AwsBoundary> {
     put,
     messages: (url) => queue(url).map((m) => ({ id: m.id, body: m.body, groupId: m.groupId })),
     setSecret: (name, value) => secrets.set(name, value),
+    secret: (name) => secrets.get(name),
     setParameter: (name, value) => parameters.set(name, value),
     addMapping: (uuid) => mappings.set(uuid, true),
     mappingEnabled: (uuid) => mappings.get(uuid),
