@@ -40,6 +40,17 @@ async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
   return connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
 }
 
+/** No sender's id is this long (DynamoDB refuses keys past 1 KB): a typo, refused by name before any read. */
+const MAX_ID_CHARS = 256;
+
+function refuseUnreadableId(what: string, id: string | undefined): void {
+  if (id === undefined) return;
+  if (id.length === 0 || id.length > MAX_ID_CHARS)
+    throw new OpsError('usage', `the ${what} must be 1 to ${MAX_ID_CHARS} characters (got ${id.length})`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(id)) throw new OpsError('usage', `the ${what} holds a control character`);
+}
+
 /** One shop customer's enrolment record, member and waiting orders (the customer records share the ledger table). */
 async function reportCustomer(
   handle: { ledger: Ledger; openapi: OpenApiClient; documentClient: DynamoDBDocumentClient; tableName: string },
@@ -178,6 +189,8 @@ async function run(
       const byCustomer = values.customer !== undefined;
       if (source === undefined || extra !== undefined || (orderId === undefined) === !byCustomer)
         throw new OpsError('usage', 'ledger takes <source> <order id>, or <source> --customer <id>');
+      refuseUnreadableId('order id', orderId);
+      refuseUnreadableId('customer id', values.customer);
       const handle = aws ?? (await localHandle(env));
       try {
         const report = byCustomer
