@@ -40,6 +40,7 @@ import {
   type Checkpoint,
   type MetricsSink,
   type PointsApi,
+  type Processor,
   type ProcessorDeps,
 } from '../shared/points/index.js';
 import { createPrivacyRequests, type PrivacyDeps, withPrivacyEvents } from '../shared/privacy/index.js';
@@ -121,8 +122,23 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     clock: deps.clock,
     logger: deps.logger,
   };
-  const processor = withPrivacyEvents(withCustomerEvents(createProcessor({ ...deps, openapi }), customers), privacy);
+  const processor = withActivityScope(
+    withPrivacyEvents(withCustomerEvents(createProcessor({ ...deps, openapi }), customers), privacy),
+    deps.activity,
+  );
   return batchHandler({ ...deps, breaker, outagePause, budget }, processor);
+}
+
+/** Each receive runs in its activity scope, so what it observes rides on its ledger writes (shared/activity/carry.ts). */
+function withActivityScope(processor: Processor, activity: ActivityRecorder | undefined): Processor {
+  if (!activity) return processor;
+  return {
+    ...processor,
+    process: (body, ctx = {}) =>
+      ctx.messageId === undefined
+        ? processor.process(body, ctx)
+        : activity.within({ messageId: ctx.messageId, receiveCount: ctx.receiveCount ?? 1, body }, () => processor.process(body, ctx)),
+  };
 }
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps> = {}): ProcessEventsDeps {
@@ -149,7 +165,8 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     budget,
     settings,
     clock,
-    ledger: overrides.ledger ?? ledgerFromEnv(ledgerTable(), settings, clock),
+    // The activity record rides on the ledger's own writes: a purchase costs no write for it.
+    ledger: overrides.ledger ?? ledgerFromEnv(ledgerTable(), settings, clock, activity),
     // Observed, not changed: the grants' markers and answers, the breaker's transitions (shared/activity).
     openapi: activity ? watchCalls(openapi, activity, clock) : openapi,
     breaker: activity ? watchBreaker(breaker, activity, env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local-${process.pid}`) : breaker,
@@ -199,8 +216,14 @@ function smaregiDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDep
   return smaregi ? { smaregi } : {};
 }
 
-function ledgerFromEnv({ client, tableName }: LedgerTable, settings: ProcessingSettings, clock: Clock): Ledger {
-  return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds });
+function ledgerFromEnv(
+  { client, tableName }: LedgerTable,
+  settings: ProcessingSettings,
+  clock: Clock,
+  activity?: ActivityRecorder,
+): Ledger {
+  const carried = activity ? { activity: activity.ledger } : {};
+  return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds, ...carried });
 }
 
 type LedgerTable = { client: ReturnType<typeof documentClientFromEnv>; tableName: string };
