@@ -141,7 +141,10 @@ function withActivityScope(processor: Processor, activity: ActivityRecorder | un
   };
 }
 
-export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps> = {}): ProcessEventsDeps {
+/** What a caller may give instead of what the environment would build: deps, and the ledger table's client (the bench counts at it). */
+export type ProcessEventsOverrides = Partial<ProcessEventsDeps> & { documentClient?: LedgerTable['client'] };
+
+export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: ProcessEventsOverrides = {}): ProcessEventsDeps {
   const settings = overrides.settings ?? processingSettingsFromEnv(env);
   const clock = overrides.clock ?? Date.now;
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
@@ -155,10 +158,11 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
       remainingMs: budget.remainingMs,
     });
   const breaker = overrides.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: clock });
-  const activity = overrides.activity ?? activityFromEnvironment(env, logger);
-  // One document client for the ledger table, whoever of the ledger and the customer records needs it.
+  // One document client for the ledger table, whoever of the ledger, the activity record and the customer records needs it.
   let table: LedgerTable | undefined;
-  const ledgerTable = () => (table ??= ledgerTableFromEnv(env));
+  const ledgerTable = () => (table ??= ledgerTableFromEnv(env, overrides.documentClient));
+  const sharedClient = env[ENV.LEDGER_TABLE] ? () => ledgerTable().client : undefined;
+  const activity = overrides.activity ?? activityFromEnvironment(env, logger, sharedClient);
   const customers = overrides.customers ?? customersFromEnv(env, ledgerTable, settings, clock, openapi);
   const privacy = overrides.privacy ?? privacyFromEnv(env, ledgerTable, settings, clock);
   return {
@@ -228,9 +232,9 @@ function ledgerFromEnv(
 
 type LedgerTable = { client: ReturnType<typeof documentClientFromEnv>; tableName: string };
 
-function ledgerTableFromEnv(env: NodeJS.ProcessEnv): LedgerTable {
+function ledgerTableFromEnv(env: NodeJS.ProcessEnv, client?: LedgerTable['client']): LedgerTable {
   const tableName = requiredSetting(env, ENV.LEDGER_TABLE, 'the ledger table name is required');
-  return { client: documentClientFromEnv(env), tableName };
+  return { client: client ?? documentClientFromEnv(env), tableName };
 }
 
 /** The customer records live in the ledger table; enrolment needs the full client (register), not a narrowed one. */
