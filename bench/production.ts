@@ -1,11 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import { startEmulator } from '../emulator/index.js';
-import {
-  depsFromEnvironment as workerDeps,
-  makeHandler as makeWorker,
-  type ProcessEventsOverrides,
-} from '../functions/process-events.js';
+import { depsFromEnvironment as workerDeps, makeHandler as makeWorker, type ProcessEventsOverrides } from '../functions/process-events.js';
 import { depsFromEnvironment as intakeDeps, makeHandler as makeIntake } from '../functions/receive-webhook.js';
 import { receiverEnvironment, workerEnvironment } from '../infra/config/derived.js';
 import { loadStageConfig } from '../infra/config/load.js';
@@ -17,7 +13,6 @@ import type { EventQueue } from '../shared/queue/index.js';
 import { startDynalite } from '../test/support/dynalite.js';
 import { startWriteCounter } from '../test/support/dynamo-writes.js';
 import { deliverSmaregi } from '../test/support/smaregi.js';
-import { join } from 'node:path';
 
 /**
  * What production pays per event, with the wiring the stack deploys: intake and the worker built by
@@ -122,7 +117,14 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
     };
     const order = (i: number) =>
       shopifyOrderPaid(
-        { orderId: String(9_000_000_000_000_000_000n + BigInt(i)), name: `#P${i}`, customerId: MEMBER_EXTERNAL_ID, subtotal: '1000', tax: '100', currency: 'JPY' },
+        {
+          orderId: String(9_000_000_000_000_000_000n + BigInt(i)),
+          name: `#P${i}`,
+          customerId: MEMBER_EXTERNAL_ID,
+          subtotal: '1000',
+          tax: '100',
+          currency: 'JPY',
+        },
         SECRET,
         `bench-p-${i}`,
         Date.now(),
@@ -156,7 +158,13 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
     before = await calls();
     for (let i = n + 1; i <= 2 * n; i += 1) {
       const refund = shopifyRefundCreate(
-        { refundId: String(9_100_000_000_000_000_000n + BigInt(i)), orderId: String(9_000_000_000_000_000_000n + BigInt(i)), subtotal: '300', tax: '30', currency: 'JPY' },
+        {
+          refundId: String(9_100_000_000_000_000_000n + BigInt(i)),
+          orderId: String(9_000_000_000_000_000_000n + BigInt(i)),
+          subtotal: '300',
+          tax: '30',
+          currency: 'JPY',
+        },
         SECRET,
         `bench-r-${i}`,
         Date.now(),
@@ -187,18 +195,32 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
   }
 }
 
-/** receive-webhook as the production stack builds it (its secrets from the environment instead of Secrets Manager). */
-function productionIntake(queue: EventQueue, extraEnv: Record<string, string>) {
+/** receive-webhook's environment as the production stack sets it, without the secrets' ARNs (Secrets Manager cannot run here). */
+export function productionIntakeEnv(): Record<string, string> {
   const stage = loadStageConfig(INFRA_DIR, 'production');
   const { [ENV.WEBHOOK_SECRET_ARNS]: _arns, ...env } = receiverEnvironment(stage, {
     queueUrl: 'https://sqs.ap-northeast-1.amazonaws.com/000000000000/bench.fifo',
     webhookSecretArnsJson: '{}',
   });
+  return env;
+}
+
+/** receive-webhook as the production stack builds it (its secret from the environment). */
+function productionIntake(queue: EventQueue, extraEnv: Record<string, string>) {
   const handler = makeIntake(
-    intakeDeps({ ...env, ...extraEnv, SHOPIFY_WEBHOOK_SECRETS: SECRET }, { queue, logger: quiet, recordDelivery: () => undefined }),
+    intakeDeps(
+      { ...productionIntakeEnv(), ...extraEnv, SHOPIFY_WEBHOOK_SECRETS: SECRET },
+      { queue, logger: quiet, recordDelivery: () => undefined },
+    ),
   );
   return async (w: WebhookRequest): Promise<number> => {
-    const event = { rawPath: w.path, headers: w.headers, body: w.body, isBase64Encoded: false, requestContext: { http: { method: 'POST' } } };
+    const event = {
+      rawPath: w.path,
+      headers: w.headers,
+      body: w.body,
+      isBase64Encoded: false,
+      requestContext: { http: { method: 'POST' } },
+    };
     const { statusCode } = await handler(event as unknown as APIGatewayProxyEventV2);
     if (statusCode !== 202) throw new Error(`bench: intake answered ${statusCode}`);
     return statusCode ?? 0;
@@ -230,7 +252,10 @@ async function measureFanOut(): Promise<ProductionFigures['smaregiFanOut']> {
       return (await inner.sendBatch?.(messages)) ?? [];
     },
   };
-  const env = { SMAREGI_WEBHOOK_SECRETS: 'bench-smaregi-webhook-token-0123456789abcdef', SOURCES_CONFIG: JSON.stringify({ smaregi: { contractId: 'bench' } }) };
+  const env = {
+    SMAREGI_WEBHOOK_SECRETS: 'bench-smaregi-webhook-token-0123456789abcdef',
+    SOURCES_CONFIG: JSON.stringify({ smaregi: { contractId: 'bench' } }),
+  };
   const handler = makeIntake(intakeDeps(env, { queue: modelled, logger: quiet, recordDelivery: () => undefined }));
   const body = JSON.stringify({ contractId: 'bench', event: 'pos:transactions', action: 'created', transactionHeadIds: ids });
   const headers = {
@@ -241,10 +266,23 @@ async function measureFanOut(): Promise<ProductionFigures['smaregiFanOut']> {
     'x-smaregi-webhook-token': env.SMAREGI_WEBHOOK_SECRETS,
   };
   const t0 = performance.now();
-  const answer = await handler({ rawPath: '/webhooks/smaregi', headers, body, isBase64Encoded: false, requestContext: { http: { method: 'POST' } } } as unknown as APIGatewayProxyEventV2);
+  const answer = await handler({
+    rawPath: '/webhooks/smaregi',
+    headers,
+    body,
+    isBase64Encoded: false,
+    requestContext: { http: { method: 'POST' } },
+  } as unknown as APIGatewayProxyEventV2);
   const awsModelMs = performance.now() - t0;
   await inner.close();
   if (answer.statusCode !== 202) throw new Error(`bench: the modelled fan-out answered ${answer.statusCode}: ${answer.body}`);
   const round = (x: number) => Math.round(x);
-  return { ids: ids.length, localMs: round(local.ms), localStatus: local.status, awsModelMs: round(awsModelMs), batchCalls, sqsBatchRoundTripMs: SQS_BATCH_ROUND_TRIP_MS };
+  return {
+    ids: ids.length,
+    localMs: round(local.ms),
+    localStatus: local.status,
+    awsModelMs: round(awsModelMs),
+    batchCalls,
+    sqsBatchRoundTripMs: SQS_BATCH_ROUND_TRIP_MS,
+  };
 }

@@ -34,6 +34,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const w = rowWriter(rows);
   workerRows(w, parts.worker);
+  productionRows(w, parts.production);
   intakeRows(w, parts);
   bundleRows(w, parts.bundles);
   clientAndEmulatorRows(w, parts);
@@ -55,6 +56,9 @@ async function runParts(quick: boolean) {
   const worker = await part('worker (cost, throughput vs floor, rate budget)', async () =>
     (await import('./worker.js')).runWorkerBench({ quick, log: progress }),
   );
+  const production = await part('production wiring (writes, write units, calls; Smaregi fan-out)', async () =>
+    (await import('./production.js')).runProductionBench({ purchases: quick ? 20 : 50 }),
+  );
   const latency = await part('intake latency over HTTP', async () =>
     (await import('./intake-latency.js')).runIntakeLatencyBench({ requests: quick ? 500 : 2000 }),
   );
@@ -74,7 +78,7 @@ async function runParts(quick: boolean) {
   const versus = await part('side by side with Powertools idempotency', async () =>
     (await import('./powertools/compare.js')).runComparison({ purchases: quick ? 60 : 200, seed: 29, log: progress }),
   );
-  return { worker, latency, bundles, intake, client, emulator, endToEnd, versus };
+  return { worker, production, latency, bundles, intake, client, emulator, endToEnd, versus };
 }
 
 type Parts = Awaited<ReturnType<typeof runParts>>;
@@ -147,6 +151,40 @@ function workerRows({ rows, row, failed }: RowWriter, worker: Parts['worker']): 
       redelivered.map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none expected (no faults injected)',
     );
   } else failed('worker', worker);
+}
+
+function productionRows({ row, failed }: RowWriter, production: Parts['production']): void {
+  if (!production.ok) {
+    failed('production', production);
+    return;
+  }
+  const { worker: w, intake, smaregiFanOut: f } = production.value;
+  const area = 'production';
+  row(
+    area,
+    'purchase: DynamoDB writes / Open API calls / write units (intake and worker, activity on)',
+    `${fmt(w.dynamoWritesPerPurchase, 2)} / ${fmt(w.upstreamCallsPerPurchase, 2)} / ${fmt(w.writeUnitsPerPurchase, 2)}`,
+    '<= 2 writes, <= 2 calls',
+  );
+  row(
+    area,
+    'refund (partial, first of its order): DynamoDB writes / Open API calls / write units',
+    `${fmt(w.dynamoWritesPerRefund, 2)} / ${fmt(w.upstreamCallsPerRefund, 2)} / ${fmt(w.writeUnitsPerRefund, 2)}`,
+    '-',
+  );
+  row(area, 'intake: DynamoDB writes per accepted delivery', fmt(intake.dynamoWritesPerDelivery, 2), '0');
+  row(
+    area,
+    `Smaregi delivery of ${f.ids} ids under npm start (worker running): 2xx after`,
+    `${fmt(f.localMs, 0)} ms (HTTP ${f.localStatus})`,
+    '<= 10 s',
+  );
+  row(
+    area,
+    `the same, intake with SQS modelled (${f.batchCalls} SendMessageBatch x ${f.sqsBatchRoundTripMs} ms)`,
+    `${fmt(f.awsModelMs, 0)} ms`,
+    '<= 10 s',
+  );
 }
 
 function intakeRows({ row, failed }: RowWriter, { latency, intake }: Parts): void {
@@ -273,7 +311,7 @@ interface RunInfo {
 
 /** The figures as one JSON object (the output's last line). */
 function figuresOf(
-  { worker, latency, intake, bundles, client, emulator, endToEnd, versus }: Parts,
+  { worker, production, latency, intake, bundles, client, emulator, endToEnd, versus }: Parts,
   { quick, host, seconds, cost }: RunInfo & { cost: CostFigures },
 ) {
   const figures = {
@@ -282,6 +320,7 @@ function figuresOf(
     seconds,
     machine: { ...host, loadAverage1mAtEnd: Math.round((loadavg()[0] ?? 0) * 100) / 100 },
     worker: worker.ok ? worker.value : { error: worker.error },
+    production: production.ok ? production.value : { error: production.error },
     intakeLatency: latency.ok ? latency.value : { error: latency.error },
     intake: intake.ok ? intake.value : { error: intake.error },
     bundles: bundles.ok ? bundles.value : { error: bundles.error },
@@ -290,7 +329,7 @@ function figuresOf(
     endToEnd: endToEnd.ok ? endToEnd.value : { error: endToEnd.error },
     cost,
     comparison: versus.ok ? comparisonJson(versus.value) : { error: versus.error },
-    failures: failuresOf({ worker, latency, intake, bundles, client, emulator, endToEnd, versus }, PART_KEYS),
+    failures: failuresOf({ worker, production, latency, intake, bundles, client, emulator, endToEnd, versus }, PART_KEYS),
   };
   return figures;
 }

@@ -44,7 +44,7 @@ export function purchase(externalId: string, amount = 1000 + (orderSeq % 500)): 
     occurredAt: '2026-01-15T10:00:00+00:00',
     pointTitle: `Purchase #${orderId}`,
     test: false,
-    delivery: { id: `d-${orderId}`, topic: 'orders/paid' },
+    delivery: { id: `d-${orderId}`, topic: 'orders/paid', receivedAt: new Date().toISOString() },
     eligibleAmount: amount,
     expiryDays: null,
   };
@@ -62,7 +62,7 @@ export function refund(of: PurchaseEvent, refundId: string, amount: number): Ref
     occurredAt: of.occurredAt,
     pointTitle: `Refund #${of.orderId}`,
     test: false,
-    delivery: { id: `d-${of.orderId}-${refundId}`, topic: 'refunds/create' },
+    delivery: { id: `d-${of.orderId}-${refundId}`, topic: 'refunds/create', receivedAt: new Date().toISOString() },
     refundAmount: amount,
     refundsRemainder: false,
   };

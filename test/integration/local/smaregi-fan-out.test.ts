@@ -6,7 +6,7 @@ import { deliverSmaregi } from '../../support/smaregi.js';
 /**
  * A Smaregi delivery naming many transactions, through `npm start`'s intake: every id queued, in
  * batches of 10 (SendMessageBatch on the local queue as on SQS). The worker is paused so the queue
- * shows what intake sent. Timing is the bench's (`intake.smaregiFanOut`), not this test's.
+ * shows what intake sent. Timing is the bench's (`production.smaregiFanOut`), not this test's.
  */
 describe('a Smaregi delivery fanning out to many transactions', () => {
   let stack: LocalStack;
