@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { esbuildOptions, FUNCTION_BUNDLE, functionName } from '../../../infra/bundling.js';
-import { FUNCTION_EXTERNAL_MODULES, REPO_ROOT } from '../../../infra/paths.js';
+import { readFileSync } from 'node:fs';
+import { esbuildOptions, FUNCTION_BUNDLE, type FunctionCode, functionName } from '../../../infra/bundling.js';
+import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES, REPO_ROOT } from '../../../infra/paths.js';
 
 const run = promisify(execFile);
 const dirs: string[] = [];
@@ -39,4 +40,29 @@ describe('function bundling (one definition for the stack and the bench)', () =>
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { env, cwd: tmpdir() });
     expect(stdout.trim()).toBe('function');
   }, 60_000);
+
+  it('declares as runtime dependencies exactly the packages some function ships (bundled or taken from the Lambda runtime)', async () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const shipped = new Set<string>();
+    const packageOf = (path: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
+    for (const code of Object.keys(FUNCTION_ENTRIES) as FunctionCode[]) {
+      // Externals stay imports in the metafile: the runtime's SDK is shipped by AWS but still used.
+      const result = await build({ ...esbuildOptions(code, join(tmpdir(), `deps-${code}.mjs`)), write: false, metafile: true });
+      for (const input of Object.keys(result.metafile.inputs)) {
+        const name = packageOf(input);
+        if (name) shipped.add(name);
+      }
+      for (const output of Object.values(result.metafile.outputs))
+        for (const imported of output.imports)
+          if (imported.external && !imported.path.startsWith('node:'))
+            shipped.add(
+              imported.path
+                .split('/')
+                .slice(0, imported.path.startsWith('@') ? 2 : 1)
+                .join('/'),
+            );
+    }
+    const unused = Object.keys(pkg.dependencies).filter((d) => !shipped.has(d));
+    expect(unused).toEqual([]);
+  }, 120_000);
 });
