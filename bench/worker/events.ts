@@ -69,13 +69,14 @@ export function refund(of: PurchaseEvent, refundId: string, amount: number): Ref
 }
 
 /** An SQS FIFO record as the event source mapping delivers it (what the handler really parses). */
-export function sqsEvent(event: PurchaseEvent | RefundEvent): SQSEvent {
+/** The event as one SQS record; `receiveCount`: which delivery of the message it is (1 for the first). */
+export function sqsEvent(event: PurchaseEvent | RefundEvent, receiveCount = 1): SQSEvent {
   const record: SQSRecord = {
     messageId: randomUUID(),
     receiptHandle: randomUUID(),
     body: JSON.stringify(event),
     attributes: {
-      ApproximateReceiveCount: '1',
+      ApproximateReceiveCount: String(receiveCount),
       SentTimestamp: String(Date.now()),
       SenderId: 'AIDABENCH',
       ApproximateFirstReceiveTimestamp: String(Date.now()),
