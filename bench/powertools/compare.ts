@@ -108,6 +108,8 @@ async function deliverUntilDone(
 interface Reach {
   emulatorUrl: string;
   token: string;
+  /** Requests the bench itself made to the emulator under the comparison's client (not the side's calls). */
+  own: { calls: number };
 }
 
 async function deliver(side: Side, p: PlannedEvent, reach: Reach, tally: { deliveries: number; ms: number[] }): Promise<boolean> {
@@ -139,10 +141,12 @@ async function deliver(side: Side, p: PlannedEvent, reach: Reach, tally: { deliv
       return deliverUntilDone(side, p, tally, 'after-call');
     case 'busy_member':
       // The grant commits, the attempt dies after it; more than a page of newer entries come before the retry.
-      return deliverUntilDone(side, p, tally, 'after-call', () => addBusyEntries(emulatorUrl, reach.token, p.externalId, BUSY_ENTRIES));
+      return deliverUntilDone(side, p, tally, 'after-call', async () => {
+        reach.own.calls += await addBusyEntries(emulatorUrl, reach.token, p.externalId, BUSY_ENTRIES);
+      });
     case 'insufficient':
       // The member spent all but half the debit at the till before the refund came.
-      if (p.type === 'refund') await spendDownTo(emulatorUrl, reach.token, p.externalId, pointsLeftFor(p));
+      if (p.type === 'refund') reach.own.calls += await spendDownTo(emulatorUrl, reach.token, p.externalId, pointsLeftFor(p));
       return deliverUntilDone(side, p, tally);
     default:
       return deliverUntilDone(side, p, tally);
@@ -159,10 +163,11 @@ async function deliverAll(side: Side, plan: PlannedEvent[], servers: Awaited<Ret
   let deadLettered = 0;
   for (const e of plan) {
     const before = { writes: servers.dynamoWrites(), calls: await servers.upstreamCalls(COMPARISON_CLIENT.id) };
-    if (!(await deliver(side, e, { emulatorUrl: servers.emulatorUrl, token }, tally))) deadLettered += 1;
+    const own = { calls: 0 };
+    if (!(await deliver(side, e, { emulatorUrl: servers.emulatorUrl, token, own }, tally))) deadLettered += 1;
     const k = byKind[e.type][e.kind] as KindFigures;
     k.dynamoWrites += servers.dynamoWrites() - before.writes;
-    k.upstreamCalls += (await servers.upstreamCalls(COMPARISON_CLIENT.id)) - before.calls;
+    k.upstreamCalls += (await servers.upstreamCalls(COMPARISON_CLIENT.id)) - before.calls - own.calls;
   }
   return { tally, byKind, deadLettered };
 }

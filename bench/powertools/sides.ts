@@ -47,6 +47,8 @@ function crashSwitch() {
   let armed: { line: CrashLine; died: () => void } | undefined;
   return {
     arm(line: CrashLine | undefined): Promise<false> {
+      // An attempt that ended before its crash line (it threw earlier) must not leave the crash to the next one.
+      armed = undefined;
       if (!line) return new Promise<false>(() => undefined);
       return new Promise<false>((resolve) => {
         armed = { line, died: () => resolve(false) };
