@@ -4,11 +4,12 @@
  * figures as one JSON object on the last line of the output. Progress goes to stderr. Figures only:
  * nothing here passes or fails on time (limits are printed next to the figures they bound).
  */
+import { execFile } from 'node:child_process';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { costPer1000Events } from './cost.js';
 import { exitCodeFor, failuresOf, part as runPart } from './parts.js';
 import { type HistoryLine, machine, type Row, resultsMarkdown, table } from './report.js';
@@ -343,10 +344,22 @@ async function writeOutputs(
   if (versus.ok) await writeComparisonPlot(versus.value, join(HERE, PLOT_FILE));
   const versusSection = versus.ok ? comparisonMarkdown(versus.value) : [];
   const history = await recordHistory(figures, quick, host);
-  await writeFile(join(HERE, 'results.md'), resultsMarkdown(rows, figures, quick, host, seconds, versusSection, history));
+  const results = join(HERE, 'results.md');
+  await writeFile(results, resultsMarkdown(rows, figures, quick, host, seconds, versusSection, history));
+  await formatted(results);
   for (const line of table(rows)) console.log(line);
   console.log(`(${quick ? 'quick' : 'full'} run, ${seconds} s; written to bench/results.md)`);
   console.log(JSON.stringify(figures));
+}
+
+/** The project's formatter over a file the bench wrote (its tables aligned, as `npm run lint` checks them). */
+async function formatted(file: string): Promise<void> {
+  const biome = join(HERE, '..', 'node_modules', '.bin', 'biome');
+  try {
+    await promisify(execFile)(biome, ['format', '--write', file]);
+  } catch (error) {
+    progress(`bench: ${file} left unformatted: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
 }
 
 /** Appends this run's spread figures to bench/history.jsonl and returns every run recorded there. */
