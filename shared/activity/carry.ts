@@ -116,8 +116,13 @@ export function createCarrier(iso: () => string): Carrier {
   return {
     within(start, work) {
       const scope = scopeOf(start);
-      scopes.set(keyOf(start.messageId, start.receiveCount), scope);
-      return als.run(scope, work);
+      const key = keyOf(start.messageId, start.receiveCount);
+      scopes.set(key, scope);
+      // A receive that throws is never ended by the consumer (no outcome line): its scope goes with it.
+      return als.run(scope, work).catch((e: unknown) => {
+        scopes.delete(key);
+        throw e;
+      });
     },
     current: () => als.getStore(),
     end(messageId, receiveCount) {
