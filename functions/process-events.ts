@@ -43,6 +43,7 @@ import {
   type Checkpoint,
   type MetricsSink,
   type PointsApi,
+  type Processor,
   type ProcessorDeps,
 } from '../shared/points/index.js';
 import { createPrivacyRequests, type PrivacyDeps, withPrivacyEvents } from '../shared/privacy/index.js';
@@ -128,15 +129,33 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
   };
   // SmaregiApiErrors: the alarm of that name (Smaregi down, throttling us, or the app's access revoked).
   const smaregi = deps.smaregi && instrumentSmaregi(deps.smaregi, () => metrics.addMetric(METRIC.smaregiApiErrors, 'Count', 1));
-  const processor = withPrivacyEvents(
-    withCustomerEvents(createProcessor({ ...deps, openapi, ...(smaregi ? { smaregi } : {}) }), customers),
-    privacy,
+  const processor = withActivityScope(
+    withPrivacyEvents(withCustomerEvents(createProcessor({ ...deps, openapi, ...(smaregi ? { smaregi } : {}) }), customers), privacy),
+    deps.activity,
   );
   return batchHandler({ ...deps, breaker, outagePause, budget }, processor);
 }
 
-/** What the worker's dependencies can be given instead of built: any of them, and the Open API credentials (the local stack's store). */
-export type ProcessEventsOverrides = Partial<ProcessEventsDeps> & { credentials?: CredentialsProvider };
+/** Each receive runs in its activity scope, so what it observes rides on its ledger writes (shared/activity/carry.ts). */
+function withActivityScope(processor: Processor, activity: ActivityRecorder | undefined): Processor {
+  if (!activity) return processor;
+  return {
+    ...processor,
+    process: (body, ctx = {}) =>
+      ctx.messageId === undefined
+        ? processor.process(body, ctx)
+        : activity.within({ messageId: ctx.messageId, receiveCount: ctx.receiveCount ?? 1, body }, () => processor.process(body, ctx)),
+  };
+}
+
+/**
+ * What a caller may give instead of what the environment would build: deps, the Open API credentials (the local
+ * stack's store) and the ledger table's client (the bench counts at it).
+ */
+export type ProcessEventsOverrides = Partial<ProcessEventsDeps> & {
+  credentials?: CredentialsProvider;
+  documentClient?: LedgerTable['client'];
+};
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: ProcessEventsOverrides = {}): ProcessEventsDeps {
   const settings = overrides.settings ?? processingSettingsFromEnv(env);
@@ -154,17 +173,19 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: ProcessEv
       remainingMs: budget.remainingMs,
     });
   const breaker = overrides.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: clock });
-  const activity = overrides.activity ?? activityFromEnvironment(env, logger);
-  // One document client for the ledger table, whoever of the ledger and the customer records needs it.
+  // One document client for the ledger table, whoever of the ledger, the activity record and the customer records needs it.
   let table: LedgerTable | undefined;
-  const ledgerTable = () => (table ??= ledgerTableFromEnv(env));
+  const ledgerTable = () => (table ??= ledgerTableFromEnv(env, overrides.documentClient));
+  const sharedClient = env[ENV.LEDGER_TABLE] ? () => ledgerTable().client : undefined;
+  const activity = overrides.activity ?? activityFromEnvironment(env, logger, sharedClient);
   const customers = overrides.customers ?? customersFromEnv(env, ledgerTable, settings, clock, openapi);
   const privacy = overrides.privacy ?? privacyFromEnv(env, ledgerTable, settings, clock);
   return {
     budget,
     settings,
     clock,
-    ledger: overrides.ledger ?? ledgerFromEnv(ledgerTable(), settings, clock),
+    // The activity record rides on the ledger's own writes: a purchase costs no write for it.
+    ledger: overrides.ledger ?? ledgerFromEnv(ledgerTable(), settings, clock, activity),
     // Observed, not changed: the grants' markers and answers, the breaker's transitions (shared/activity).
     openapi: activity ? watchCalls(openapi, activity, clock) : openapi,
     breaker: activity ? watchBreaker(breaker, activity, env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local-${process.pid}`) : breaker,
@@ -221,15 +242,21 @@ function smaregiDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDep
   return smaregi ? { smaregi } : {};
 }
 
-function ledgerFromEnv({ client, tableName }: LedgerTable, settings: ProcessingSettings, clock: Clock): Ledger {
-  return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds });
+function ledgerFromEnv(
+  { client, tableName }: LedgerTable,
+  settings: ProcessingSettings,
+  clock: Clock,
+  activity?: ActivityRecorder,
+): Ledger {
+  const carried = activity ? { activity: activity.ledger } : {};
+  return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds, ...carried });
 }
 
 type LedgerTable = { client: ReturnType<typeof documentClientFromEnv>; tableName: string };
 
-function ledgerTableFromEnv(env: NodeJS.ProcessEnv): LedgerTable {
+function ledgerTableFromEnv(env: NodeJS.ProcessEnv, client?: LedgerTable['client']): LedgerTable {
   const tableName = requiredSetting(env, ENV.LEDGER_TABLE, 'the ledger table name is required');
-  return { client: documentClientFromEnv(env), tableName };
+  return { client: client ?? documentClientFromEnv(env), tableName };
 }
 
 /** The customer records live in the ledger table; enrolment needs the full client (register), not a narrowed one. */

@@ -28,7 +28,6 @@ import { LedgerTable } from '../constructs/ledger-table.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { addUpstreamRejectedAlarm } from '../constructs/upstream-rejected-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
-import { grantActivityAppend } from '../constructs/activity-access.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
@@ -147,9 +146,7 @@ export class IntegrationStack extends Stack {
     const quarantine = new QuarantineTable(this, 'Quarantine', { production: config.production });
     receiver.fn.addEnvironment(ENV.QUARANTINE_TABLE, quarantine.table.tableName);
     quarantine.grantKeep(receiver.role);
-    // Each accepted delivery is noted under its order in the activity record (the operator console's timeline).
-    receiver.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
-    grantActivityAppend(this.ledger.table, receiver.role);
+    // No DynamoDB access for the activity record: what intake knows of a delivery travels in its message.
     return { receiver, quarantine };
   }
 
@@ -174,7 +171,8 @@ export class IntegrationStack extends Stack {
     this.ledger.grantPrivacy(worker.role);
     worker.fn.addEnvironment(ENV.QUARANTINE_TABLE, this.quarantine.table.tableName);
     this.quarantine.grantRedact(worker.role);
-    // The worker's receives, grant calls and breaker transitions, in the same table (its item access covers them).
+    // The worker's receives, grant calls and breaker transitions, in the same table (its item access covers
+    // them); the deliveries, calls and receives of an order ride on its ledger writes (shared/activity/carry.ts).
     worker.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
     openApiSecret.grantRead(worker.role);
     const squareOrders = new SquareOrdersAccessSecrets(this, 'SquareOrders', {

@@ -24,6 +24,8 @@ export const Delivery = z.object({
   webhookId: z.string().optional(),
   eventId: z.string().optional(),
   triggeredAt: z.string().optional(),
+  /** When intake received it (ISO): set by intake, carried in the message for the activity record. */
+  receivedAt: z.string().optional(),
 });
 export type Delivery = z.infer<typeof Delivery>;
 

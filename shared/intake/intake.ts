@@ -2,7 +2,7 @@ import { DEFAULT_LEDGER_TTL_DAYS, type WebhookSecrets } from '../config/index.js
 import { QueuedEvent } from '../events/index.js';
 import type { Logger } from '../logging/index.js';
 import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
-import { type EventQueue, queueMessageFor } from '../queue/index.js';
+import { type EventQueue, queueMessageFor, sendAll } from '../queue/index.js';
 import {
   type RequestHeaders,
   type SignedRequest,
@@ -51,8 +51,6 @@ export interface IntakeResponse {
   readonly eventType?: string;
   /** An authentic delivery made with another API version than the source's setting (counted, logged). */
   readonly apiVersionMismatch?: VersionMismatch;
-  /** Accepted deliveries: whose orders (or refunds) they name and the sender's delivery id (for the activity record). */
-  readonly deliveries?: readonly { source: string; orderId: string; refundId?: string; deliveryId: string; topic: string }[];
 }
 
 export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
@@ -206,35 +204,24 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
       log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: checked.eventId, occurredAt: checked.occurredAt });
       return { statusCode: 200, answer: { status: 'ignored', reason: checked.ignored } };
     }
-    events.push(checked.event);
+    // What intake knows of the delivery travels in the message (the activity record: shared/activity/carry.ts).
+    const receivedAt = new Date(signed.receivedAtMs ?? deps.now()).toISOString();
+    events.push({ ...checked.event, delivery: { ...checked.event.delivery, receivedAt } } as QueuedEvent);
   }
-  // Every event durably queued before the sender is told: a failure part way answers 5xx, the sender
-  // retries, and the copies already queued are dropped by SQS's deduplication or by the ledger.
+  // Every event durably queued before the sender is told, in batches of 10 where the queue takes them (a
+  // Smaregi delivery names up to 1,000 transactions): a failure part way answers 5xx, the sender retries,
+  // and the copies already queued are dropped by SQS's deduplication or by the ledger.
+  try {
+    await sendAll(deps.queue, events.map(queueMessageFor));
+  } catch (e) {
+    log?.error('queue send failed', { source: source.name, events: events.length, error: e instanceof Error ? e.message : 'unknown' });
+    return refuse('unavailable', 'try again later');
+  }
   for (const event of events) {
-    try {
-      await deps.queue.send(queueMessageFor(event));
-    } catch (e) {
-      log?.error('queue send failed', { source: source.name, eventId: event.eventId, error: e instanceof Error ? e.message : 'unknown' });
-      return refuse('unavailable', 'try again later');
-    }
     log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
   }
   const first = events[0] as QueuedEvent;
-  // The activity record is kept per order; customer and privacy events have none (their outcomes are in their own records).
-  const deliveries = events.flatMap((event) =>
-    event.type === 'customer' || event.type === 'privacy'
-      ? []
-      : [
-          {
-            source: event.source,
-            orderId: event.orderId,
-            ...(event.type === 'refund' ? { refundId: event.refundId } : {}),
-            deliveryId: event.delivery.id,
-            topic: event.delivery.topic,
-          },
-        ],
-  );
-  return { statusCode: 202, answer: { status: 'accepted', eventId: first.eventId }, eventType: first.type, deliveries };
+  return { statusCode: 202, answer: { status: 'accepted', eventId: first.eventId }, eventType: first.type };
 }
 
 type Checked = { event: QueuedEvent } | { error: SourceError } | { ignored: string; eventId: string; occurredAt: string };

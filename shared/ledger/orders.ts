@@ -226,9 +226,10 @@ function purchaseWrites(store: Store): PurchaseWrites {
       const now = clock();
       // Most orders are new: one put claims them. A record already there (a refund's stub, a redelivery,
       // a lease to take over) is claimed by the conditional update under the usual condition.
-      if (await store.create(freshOrder(store, input, now))) return { ok: true, previous: undefined };
+      const note = { ref: input };
+      if (await store.create(freshOrder(store, input, now), note)) return { ok: true, previous: undefined };
       const e = purchaseLease(store, input, now).remove('ttl');
-      return store.claim(keyOf(input), e, claimable(e, now), OrderRecord.parse);
+      return store.claim(keyOf(input), e, claimable(e, now), OrderRecord.parse, note);
     },
 
     async reopenPurchase(input) {
@@ -262,7 +263,8 @@ function purchaseWrites(store: Store): PurchaseWrites {
       // Credited (or ended otherwise) after all: no longer waiting for its customer to be linked.
       if (result.unlinked === undefined && !result.keepUnlinked) e.remove(...UNLINKED_FIELDS);
       if (result.rejectedEvent === undefined) e.remove('rejectedEvent');
-      return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));
+      const note = { ref, finish: { outcome: result.outcome, reason: result.reason } };
+      return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now), note));
     },
 
     async releaseOrder(ref, owner, opts) {
@@ -275,7 +277,7 @@ function purchaseWrites(store: Store): PurchaseWrites {
         e.addToSet('refundIds', [opts.refundId]);
         if (opts.notDebited) e.deleteFromSet('refundsInDoubt', [opts.refundId]);
       }
-      return (await store.update(keyOf(ref), e, heldBy(e, owner))) !== undefined;
+      return (await store.update(keyOf(ref), e, heldBy(e, owner), { ref })) !== undefined;
     },
   };
 }
@@ -319,7 +321,7 @@ function refundBookWrites(store: Store): RefundBookWrites {
         .set('leaseRefundId', ref.refundId)
         .addToSet('refundsInDoubt', [ref.refundId])
         .set('updatedAt', iso(now));
-      return store.claim(keyOf(ref), e, refundableBy(e, ref.refundId, now), OrderRecord.parse);
+      return store.claim(keyOf(ref), e, refundableBy(e, ref.refundId, now), OrderRecord.parse, { ref });
     },
 
     async applyRefund(ref, owner, input) {
@@ -338,7 +340,8 @@ function refundBookWrites(store: Store): RefundBookWrites {
       if (typeof input.refundedExact === 'string') e.set('refundedExact', input.refundedExact);
       else if (input.refundedExact === null) e.remove('refundedExact');
       if (!input.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'needsReconcile');
-      return parseOrder(await store.update(keyOf(ref), e, `${heldBy(e, owner)} AND ${notBooked(e, input.refundId)}`));
+      const note = { ref: { ...ref, refundId: input.refundId } };
+      return parseOrder(await store.update(keyOf(ref), e, `${heldBy(e, owner)} AND ${notBooked(e, input.refundId)}`, note));
     },
   };
 }

@@ -341,7 +341,7 @@ describe('secrets', () => {
 });
 
 describe('IAM', () => {
-  it('lets receive-webhook send to the queue, read its webhook secrets, keep quarantined deliveries and append activity, nothing more', () => {
+  it('lets receive-webhook send to the queue, read its webhook secrets and keep quarantined deliveries, nothing more', () => {
     const { template } = stage('staging');
     const [, fn] = receiverOf(template);
     const [quarantineId] = tableOf(template, 'Quarantine');
@@ -354,7 +354,6 @@ describe('IAM', () => {
         expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn(logGroup) }),
         expect.objectContaining({ Action: 'sqs:SendMessage', Resource: arn(queueId) }),
         expect.objectContaining({ Action: 'dynamodb:UpdateItem', Resource: [arn(quarantineId)] }),
-        expect.objectContaining({ Action: 'dynamodb:UpdateItem', Resource: arn(tableOf(template, 'Ledger')[0]) }),
         // The quarantine's own key, through DynamoDB only (test/infra/stacks/quarantine.test.ts).
         expect.objectContaining({ Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'] }),
         ...secretIds.map((id) =>
@@ -362,7 +361,7 @@ describe('IAM', () => {
         ),
       ]),
     );
-    expect(statements).toHaveLength(5 + secretIds.length);
+    expect(statements).toHaveLength(4 + secretIds.length);
   });
 
   it('lets the App Proxy function send to the queue by its URL (SendMessage only, no GetQueueUrl or GetQueueAttributes)', () => {
@@ -373,18 +372,13 @@ describe('IAM', () => {
     expect(sqs).toEqual([expect.objectContaining({ Action: 'sqs:SendMessage', Resource: arn(queueId) })]);
   });
 
-  it('keeps receive-webhook away from the ledger records and the Open API secret: only activity items may be appended to', () => {
+  it('keeps receive-webhook away from the ledger table and the Open API secret: what it knows of a delivery travels in the message', () => {
     const { template, config } = stage('staging');
     const [, fn] = receiverOf(template);
     const statements = statementsOf(template, fn);
     const onLedger = statements.filter((st) => JSON.stringify(st.Resource).includes(tableOf(template, 'Ledger')[0]));
-    expect(onLedger).toEqual([
-      expect.objectContaining({
-        Action: 'dynamodb:UpdateItem',
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['activity#*'] } },
-      }),
-    ]);
-    expect(fn.Properties.Environment.Variables[ENV.ACTIVITY_TABLE]).toEqual(ref(tableOf(template, 'Ledger')[0]));
+    expect(onLedger).toEqual([]);
+    expect(fn.Properties.Environment.Variables[ENV.ACTIVITY_TABLE]).toBeUndefined();
     expect(JSON.stringify(statements)).not.toContain(config.openApiSecretName);
   });
 
