@@ -4,6 +4,7 @@ import type { Logger } from '../logging/index.js';
 import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
 import { type EventQueue, queueMessageFor, sendAll } from '../queue/index.js';
 import {
+  type ConfiguredSource,
   type RequestHeaders,
   type SignedRequest,
   type SourceError,
@@ -108,12 +109,13 @@ function errorKind(e: unknown): string | undefined {
  * metrics and logged: the sender's subscription or the stage setting is out of date.
  */
 export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): Promise<IntakeResponse> {
-  const response = await receiveDelivery(request, deps);
-  if ('error' in response.answer) return response;
   const source = request.source === undefined ? undefined : deps.sources.get(request.source);
-  const mismatch = source?.versionMismatch?.(request.headers);
+  if (!source) return refuse('unknown_source', 'no such webhook source');
+  const response = await receiveDelivery(request, source, deps);
+  if ('error' in response.answer) return response;
+  const mismatch = source.versionMismatch?.(request.headers);
   if (mismatch === undefined) return response;
-  deps.logger?.warn('webhook API version differs from the source setting', { source: source?.name, ...mismatch });
+  deps.logger?.warn('webhook API version differs from the source setting', { source: source.name, ...mismatch });
   return { ...response, apiVersionMismatch: mismatch };
 }
 
@@ -121,10 +123,8 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
  * Verifies, reads and queues one webhook delivery. Order matters: nothing reads the body before
  * its signature is verified, and nothing is queued unless every check passed.
  */
-async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promise<IntakeResponse> {
+async function receiveDelivery(request: IntakeRequest, source: ConfiguredSource, deps: IntakeDeps): Promise<IntakeResponse> {
   const log = deps.logger;
-  const source = request.source === undefined ? undefined : deps.sources.get(request.source);
-  if (!source) return refuse('unknown_source', 'no such webhook source');
   if (request.method.toUpperCase() !== 'POST') return refuse('method_not_allowed', 'use POST');
 
   // A sender's own limit (Shopify's orders can be large) wins over the default: never refuse what it sends.
