@@ -84,10 +84,10 @@ async function startEmulatorProcess(members: number): Promise<{ url: string; pid
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /emulator listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
+      if (m?.[1]) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
   });
@@ -108,7 +108,8 @@ export async function runEmulatorBench(opts: EmulatorBenchOptions = {}): Promise
   const connections = opts.connections ?? 32;
   const members = opts.members ?? 200;
   const started = opts.url === undefined ? await startEmulatorProcess(members) : undefined;
-  const url = opts.url ?? started!.url;
+  const url = opts.url ?? started?.url;
+  if (url === undefined) throw new Error('bench: the emulator did not start');
   const pool = new Pool(url, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
   try {
     const tokenRes = await pool.request({
@@ -125,7 +126,8 @@ export async function runEmulatorBench(opts: EmulatorBenchOptions = {}): Promise
     let stop = false;
     let requests = 0;
     let errors = 0;
-    const latency = { lookup: [0, 0], calculation: [0, 0], history: [0, 0] };
+    // Per kind: total ms and count.
+    const latency = { lookup: { ms: 0, n: 0 }, calculation: { ms: 0, n: 0 }, history: { ms: 0, n: 0 } };
 
     const timed = async (kind: keyof typeof latency, call: () => Promise<{ statusCode: number; body: { text(): Promise<string> } }>) => {
       const t0 = performance.now();
@@ -134,8 +136,8 @@ export async function runEmulatorBench(opts: EmulatorBenchOptions = {}): Promise
       if (counting) {
         requests++;
         if (res.statusCode !== 200) errors++;
-        latency[kind][0]! += performance.now() - t0;
-        latency[kind][1]! += 1;
+        latency[kind].ms += performance.now() - t0;
+        latency[kind].n += 1;
       }
       return text;
     };
@@ -171,7 +173,7 @@ export async function runEmulatorBench(opts: EmulatorBenchOptions = {}): Promise
     const cpu1 = await processCpuMs(started?.pid);
     stop = true;
     await Promise.all(workers);
-    const mean = (k: keyof typeof latency) => (latency[k][1]! === 0 ? 0 : Math.round((latency[k][0]! / latency[k][1]!) * 100) / 100);
+    const mean = (k: keyof typeof latency) => (latency[k].n === 0 ? 0 : Math.round((latency[k].ms / latency[k].n) * 100) / 100);
     return {
       requestsPerSecond: Math.round((requests / elapsed) * 1000),
       requests,

@@ -5,11 +5,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { type BuildOptions, build } from 'esbuild';
-import { makeHandler } from '../functions/receive-webhook.js';
+import { build } from 'esbuild';
+import { esbuildOptions } from '../infra/bundling.js';
+import { depsFromEnvironment, makeHandler } from '../functions/receive-webhook.js';
+import { productionIntakeEnv } from './production.js';
 import { staticWebhookSecrets } from '../shared/config/index.js';
 import type { EventQueue } from '../shared/queue/index.js';
-import { loadSources } from '../shared/sources/index.js';
 import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../test/support/webhooks.js';
 
 /**
@@ -17,8 +18,8 @@ import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../test/su
  * bundle of functions/receive-webhook.ts (targets: < 150 KB) and its module load time in a fresh
  * Node process (target: < 50 ms). Prints figures; never passes or fails on them.
  *
- * Two bundles are measured: `full` as infra/constructs/bundled-function.ts builds it (AWS SDK
- * bundled), and `sdkExternal` with `@aws-sdk/*` left to the Lambda runtime's copy.
+ * Two bundles are measured, both from the stack's definition (infra/bundling.ts): `sdkExternal` as
+ * deployed (`@aws-sdk/*` left to the Lambda runtime's copy) and `full` with the pinned SDK bundled.
  */
 
 const run = promisify(execFile);
@@ -55,13 +56,16 @@ export interface IntakeBenchFigures {
 async function throughput(durationMs: number): Promise<IntakeBenchFigures['invocationsPerSecond']> {
   const discard: EventQueue = { send: async () => undefined };
   const nowS = 1_795_000_000;
-  const handle = makeHandler({
-    sources: loadSources(undefined),
-    secrets: staticWebhookSecrets({ shopify: ['bench-shopify'], pos: ['bench-pos'] }),
-    queue: discard,
-    now: () => nowS * 1000,
-    maxBodyBytes: 256 * 1024,
-  });
+  // Built from the environment the production stack gives it; its secrets (Secrets Manager there) given here.
+  const handle = makeHandler(
+    depsFromEnvironment(productionIntakeEnv(), {
+      secrets: staticWebhookSecrets({ shopify: ['bench-shopify'], pos: ['bench-pos'] }),
+      queue: discard,
+      now: () => nowS * 1000,
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      recordDelivery: () => undefined,
+    }),
+  );
   const order = fixture('shopify/orders-paid-usd-discount-shipping.json');
   const sale = fixture('pos/sale.json');
   const events = {
@@ -84,33 +88,10 @@ async function throughput(durationMs: number): Promise<IntakeBenchFigures['invoc
   return result;
 }
 
-/**
- * The esbuild options NodejsFunction derives from infra/constructs/bundled-function.ts (aws-cdk-lib
- * runs `esbuild --bundle <entry> --target=node24 --platform=node --format=esm --minify --sourcemap
- * --sources-content=false --main-fields=module,main --banner:js=...`, external: none). The bundle
- * targets Lambda's Node 24; the Node running here loads it the same (no syntax newer than it knows).
- */
-export const INFRA_BUILD_OPTIONS = {
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node24',
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  external: [],
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-} as const satisfies BuildOptions;
-
+/** Built from the stack's one definition (infra/bundling.ts); `full` with the pinned SDK bundled instead of left to the runtime. */
 async function bundle(outfile: string, sdkExternal: boolean): Promise<void> {
-  await build({
-    ...INFRA_BUILD_OPTIONS,
-    entryPoints: [join(ROOT, 'functions', 'receive-webhook.ts')],
-    outfile,
-    external: sdkExternal ? ['@aws-sdk/*'] : [],
-    logLevel: 'silent',
-  });
+  const options = esbuildOptions('receiveWebhook', outfile);
+  await build(sdkExternal ? options : { ...options, external: [] });
 }
 
 async function loadTimes(file: string, samples: number, nodeFlags: string[] = []): Promise<number[]> {

@@ -50,6 +50,7 @@ export function resultsMarkdown(
   host: ReturnType<typeof machine>,
   seconds: number,
   versusSection: string[],
+  history: HistoryLine[] = [],
 ): string {
   return [
     '# Benchmark results',
@@ -128,13 +129,7 @@ export function resultsMarkdown(
     "- **Cost** (bench/cost.ts): list prices (docs/deploy.md section 7) with the worker's per-purchase time from the",
     "  latency model and the receiver's handler time (intake bench) plus a modelled 15 ms SQS SendMessage, at the",
     "  production stage's configured memory (Lambda bills configured memory, not RSS).",
-    '- **Run-to-run spread** on this code, four quick runs before this one (load average 0.7 to 1.1): CPU-bound',
-    '  worker / floor 0.79, 0.85, 0.83, 0.89; latency model 0.98, 0.98, 0.98, 0.99; worker load p50 79.6, 71.3, 76.3 ms',
-    '  and once 105.4 ms (5 samples then; in that run the pinned bundle, which reads one file, loaded in 72 ms: reading',
-    "  the runtime SDK's ~50 files from a busy disk is what varies most, hence 9 samples now). One run is one sample.",
-    '  Before issue 18 was resumed: 0.52-0.56, 0.91-0.94 and 80-82 ms; the gains came from the ledger writing a new order',
-    '  with two puts instead of two update expressions (dynalite parses every expression; AWS charges the same write',
-    '  unit either way), the outcome union no longer built at load, and a lighter deadline in the Open API transport.',
+    ...spreadLines(history),
     '- Intake handler, Open API client and emulator figures come from bench/intake.ts, bench/client.ts and',
     '  bench/emulator.ts (their own files describe their method).',
     '',
@@ -145,4 +140,34 @@ export function resultsMarkdown(
     '```',
     '',
   ].join('\n');
+}
+
+/** The figures whose spread from run to run the report shows, one line per run (bench/history.jsonl). */
+export interface HistoryLine {
+  date: string;
+  quick: boolean;
+  loadAverage1m: number;
+  /** Worker / floor, CPU-bound. */
+  cpuRatio?: number;
+  /** Worker / floor, latency model. */
+  latencyRatio?: number;
+  /** The worker's load with its SDK / the SDK alone. */
+  workerLoadRatio?: number;
+  workerLoadMsP50?: number;
+}
+
+const RECENT_RUNS = 5;
+
+/** Run-to-run spread, from the runs themselves (the last few lines of bench/history.jsonl, this one included). */
+function spreadLines(history: HistoryLine[]): string[] {
+  const recent = history.slice(-RECENT_RUNS);
+  if (recent.length < 2) return ['- **Run-to-run spread**: one run recorded so far (bench/history.jsonl); one run is one sample.'];
+  const series = (pick: (h: HistoryLine) => number | undefined) =>
+    recent.map((h) => (pick(h) === undefined ? '-' : String(pick(h)))).join(', ');
+  return [
+    `- **Run-to-run spread**, the last ${recent.length} runs (bench/history.jsonl, written by each run; oldest first;`,
+    `  load average at start ${series((h) => h.loadAverage1m)}): CPU-bound worker / floor ${series((h) => h.cpuRatio)};`,
+    `  latency model ${series((h) => h.latencyRatio)}; worker load / its SDK ${series((h) => h.workerLoadRatio)}`,
+    `  (worker load p50 ${series((h) => h.workerLoadMsP50)} ms). One run is one sample.`,
+  ];
 }

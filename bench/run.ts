@@ -4,38 +4,23 @@
  * figures as one JSON object on the last line of the output. Progress goes to stderr. Figures only:
  * nothing here passes or fails on time (limits are printed next to the figures they bound).
  */
-import { writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { costPer1000Events } from './cost.js';
-import { machine, type Row, resultsMarkdown, table } from './report.js';
+import { exitCodeFor, failuresOf, part as runPart } from './parts.js';
+import { type HistoryLine, machine, type Row, resultsMarkdown, table } from './report.js';
 import { comparisonJson, comparisonMarkdown, comparisonRows, PLOT_FILE, writeComparisonPlot } from './powertools/report.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-type Outcome<T> = { ok: true; value: T; seconds: number } | { ok: false; error: string; seconds: number };
-
 const progress = (line: string) => process.stderr.write(`${line}\n`);
-
-/** Runs one part; a part that fails (another part's code broken) is reported, the others still run. */
-async function part<T>(name: string, run: () => Promise<T>): Promise<Outcome<T>> {
-  progress(`bench: ${name}...`);
-  const started = Date.now();
-  try {
-    const value = await run();
-    const seconds = (Date.now() - started) / 1000;
-    progress(`bench: ${name} done in ${seconds.toFixed(1)} s`);
-    return { ok: true, value, seconds };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    progress(`bench: ${name} failed: ${message}`);
-    return { ok: false, error: message.slice(0, 200), seconds: (Date.now() - started) / 1000 };
-  }
-}
+const part = <T>(name: string, run: () => Promise<T>) => runPart(name, run, progress);
 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits).replace(/\.0+$/, '') : String(n));
 const kb = (bytes: number) => `${fmt(bytes / 1024)} KB`;
@@ -50,6 +35,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const w = rowWriter(rows);
   workerRows(w, parts.worker);
+  productionRows(w, parts.production);
   intakeRows(w, parts);
   bundleRows(w, parts.bundles);
   clientAndEmulatorRows(w, parts);
@@ -58,12 +44,21 @@ async function main(): Promise<void> {
   const seconds = Math.round((Date.now() - started) / 100) / 10;
   const figures = figuresOf(parts, { quick, host, seconds, cost });
   await writeOutputs(parts, rows, figures, { quick, host, seconds });
+  // A part that failed measured nothing: the run fails, naming it (the JSON's `failures`).
+  if (figures.failures.length > 0) progress(`bench: failed parts: ${figures.failures.join(', ')}`);
+  process.exitCode = exitCodeFor(figures.failures);
 }
+
+/** A part's key in the JSON (where it differs from its name in runParts). */
+const PART_KEYS: Record<string, string> = { latency: 'intakeLatency', versus: 'comparison' };
 
 /** Every part, one at a time: they would compete for the same cores. */
 async function runParts(quick: boolean) {
   const worker = await part('worker (cost, throughput vs floor, rate budget)', async () =>
     (await import('./worker.js')).runWorkerBench({ quick, log: progress }),
+  );
+  const production = await part('production wiring (writes, write units, calls; Smaregi fan-out)', async () =>
+    (await import('./production.js')).runProductionBench({ purchases: quick ? 20 : 50 }),
   );
   const latency = await part('intake latency over HTTP', async () =>
     (await import('./intake-latency.js')).runIntakeLatencyBench({ requests: quick ? 500 : 2000 }),
@@ -84,7 +79,7 @@ async function runParts(quick: boolean) {
   const versus = await part('side by side with Powertools idempotency', async () =>
     (await import('./powertools/compare.js')).runComparison({ purchases: quick ? 60 : 200, seed: 29, log: progress }),
   );
-  return { worker, latency, bundles, intake, client, emulator, endToEnd, versus };
+  return { worker, production, latency, bundles, intake, client, emulator, endToEnd, versus };
 }
 
 type Parts = Awaited<ReturnType<typeof runParts>>;
@@ -159,6 +154,40 @@ function workerRows({ rows, row, failed }: RowWriter, worker: Parts['worker']): 
   } else failed('worker', worker);
 }
 
+function productionRows({ row, failed }: RowWriter, production: Parts['production']): void {
+  if (!production.ok) {
+    failed('production', production);
+    return;
+  }
+  const { worker: w, intake, smaregiFanOut: f } = production.value;
+  const area = 'production';
+  row(
+    area,
+    'purchase: DynamoDB writes / Open API calls / write units (intake and worker, activity on)',
+    `${fmt(w.dynamoWritesPerPurchase, 2)} / ${fmt(w.upstreamCallsPerPurchase, 2)} / ${fmt(w.writeUnitsPerPurchase, 2)}`,
+    '<= 2 writes, <= 2 calls',
+  );
+  row(
+    area,
+    'refund (partial, first of its order): DynamoDB writes / Open API calls / write units',
+    `${fmt(w.dynamoWritesPerRefund, 2)} / ${fmt(w.upstreamCallsPerRefund, 2)} / ${fmt(w.writeUnitsPerRefund, 2)}`,
+    '-',
+  );
+  row(area, 'intake: DynamoDB writes per accepted delivery', fmt(intake.dynamoWritesPerDelivery, 2), '0');
+  row(
+    area,
+    `Smaregi delivery of ${f.ids} ids under npm start (worker running): 2xx after`,
+    `${fmt(f.localMs, 0)} ms (HTTP ${f.localStatus})`,
+    '<= 10 s',
+  );
+  row(
+    area,
+    `the same, intake with SQS modelled (${f.batchCalls} SendMessageBatch x ${f.sqsBatchRoundTripMs} ms)`,
+    `${fmt(f.awsModelMs, 0)} ms`,
+    '<= 10 s',
+  );
+}
+
 function intakeRows({ row, failed }: RowWriter, { latency, intake }: Parts): void {
   if (latency.ok) {
     row(
@@ -174,54 +203,42 @@ function intakeRows({ row, failed }: RowWriter, { latency, intake }: Parts): voi
 }
 
 function bundleRows({ rows, row, failed }: RowWriter, bundles: Parts['bundles']): void {
-  if (bundles.ok) {
-    for (const b of bundles.value) {
-      const sdk = b.external.length > 0 ? 'runtime AWS SDK' : 'AWS SDK bundled';
+  if (!bundles.ok) {
+    failed('bundles', bundles);
+    return;
+  }
+  for (const b of bundles.value) {
+    const sdk = b.external.length > 0 ? 'runtime AWS SDK' : 'AWS SDK bundled';
+    row(
+      'bundle',
+      `${b.name} (${sdk}): minified / gzip`,
+      `${kb(b.bytes)} / ${kb(b.gzipBytes)}`,
+      b.name === 'process-events' ? '<= 400 KB' : '-',
+    );
+    rows.push({
+      area: 'bundle',
+      figure: `${b.name}: module load p50 / max (fresh process)`,
+      value: `${fmt(b.loadMsP50)} / ${fmt(b.loadMsMax)} ms`,
+      limit: '-',
+    });
+    if (b.initMsP50 !== undefined) {
       row(
         'bundle',
-        `${b.name} (${sdk}): minified / gzip`,
-        `${kb(b.bytes)} / ${kb(b.gzipBytes)}`,
-        b.name === 'process-events' ? '<= 400 KB' : '-',
-      );
-      const limit = b.name === 'process-events' ? '<= 80 ms' : '-';
-      rows.push({
-        area: 'bundle',
-        figure: `${b.name}: module load p50 / max (fresh process)`,
-        value: `${fmt(b.loadMsP50)} / ${fmt(b.loadMsMax)} ms`,
-        limit,
-      });
-      row(
-        'bundle',
-        `${b.name}: init = load + building its clients, p50; RSS after`,
-        `${fmt(b.initMsP50)} ms; ${fmt(b.rssMiB, 0)} MiB`,
+        `${b.name}: init = load + depsFromEnvironment, p50; RSS after`,
+        `${fmt(b.initMsP50)} ms; ${fmt(b.rssMiB ?? 0, 0)} MiB`,
         '-',
       );
-      if (b.pinnedSdk) {
-        row(
-          'bundle',
-          `${b.name} with the pinned SDK bundled: size; load / init p50`,
-          `${kb(b.pinnedSdk.bytes)}; ${fmt(b.pinnedSdk.loadMsP50)} / ${fmt(b.pinnedSdk.initMsP50)} ms`,
-          'side by side',
-        );
-      }
-      if (b.hybridSdk) {
-        row(
-          'bundle',
-          `${b.name}, DynamoDB client bundled, rest of the SDK from the runtime: size; load / init p50`,
-          `${kb(b.hybridSdk.bytes)}; ${fmt(b.hybridSdk.loadMsP50)} / ${fmt(b.hybridSdk.initMsP50)} ms`,
-          'side by side',
-        );
-      }
-      if (b.esmImportSdk) {
-        row(
-          'bundle',
-          `${b.name}, runtime SDK by ESM import (not require): load p50`,
-          `${fmt(b.esmImportSdk.loadMsP50)} ms`,
-          'side by side',
-        );
-      }
     }
-  } else failed('bundles', bundles);
+    if (b.sdkFloor) {
+      const f = b.sdkFloor;
+      row(
+        'bundle',
+        `${b.name}: load with its SDK / the SDK alone (${f.modules.map((m) => m.replace('@aws-sdk/', '')).join(', ')}), p50`,
+        `${fmt(f.loadWithSdkMsP50)} / ${fmt(f.floorMsP50)} ms = ${fmt(f.ratio, 2)}x`,
+        '<= 1.1x',
+      );
+    }
+  }
 }
 
 function clientAndEmulatorRows({ rows, row, failed }: RowWriter, { client, emulator }: Parts): void {
@@ -295,7 +312,7 @@ interface RunInfo {
 
 /** The figures as one JSON object (the output's last line). */
 function figuresOf(
-  { worker, latency, intake, bundles, client, emulator, endToEnd, versus }: Parts,
+  { worker, production, latency, intake, bundles, client, emulator, endToEnd, versus }: Parts,
   { quick, host, seconds, cost }: RunInfo & { cost: CostFigures },
 ) {
   const figures = {
@@ -304,6 +321,7 @@ function figuresOf(
     seconds,
     machine: { ...host, loadAverage1mAtEnd: Math.round((loadavg()[0] ?? 0) * 100) / 100 },
     worker: worker.ok ? worker.value : { error: worker.error },
+    production: production.ok ? production.value : { error: production.error },
     intakeLatency: latency.ok ? latency.value : { error: latency.error },
     intake: intake.ok ? intake.value : { error: intake.error },
     bundles: bundles.ok ? bundles.value : { error: bundles.error },
@@ -312,6 +330,7 @@ function figuresOf(
     endToEnd: endToEnd.ok ? endToEnd.value : { error: endToEnd.error },
     cost,
     comparison: versus.ok ? comparisonJson(versus.value) : { error: versus.error },
+    failures: failuresOf({ worker, production, latency, intake, bundles, client, emulator, endToEnd, versus }, PART_KEYS),
   };
   return figures;
 }
@@ -324,10 +343,43 @@ async function writeOutputs(
 ): Promise<void> {
   if (versus.ok) await writeComparisonPlot(versus.value, join(HERE, PLOT_FILE));
   const versusSection = versus.ok ? comparisonMarkdown(versus.value) : [];
-  await writeFile(join(HERE, 'results.md'), resultsMarkdown(rows, figures, quick, host, seconds, versusSection));
+  const history = await recordHistory(figures, quick, host);
+  const results = join(HERE, 'results.md');
+  await writeFile(results, resultsMarkdown(rows, figures, quick, host, seconds, versusSection, history));
+  await formatted(results);
   for (const line of table(rows)) console.log(line);
   console.log(`(${quick ? 'quick' : 'full'} run, ${seconds} s; written to bench/results.md)`);
   console.log(JSON.stringify(figures));
+}
+
+/** The project's formatter over a file the bench wrote (its tables aligned, as `npm run lint` checks them). */
+async function formatted(file: string): Promise<void> {
+  const biome = join(HERE, '..', 'node_modules', '.bin', 'biome');
+  try {
+    await promisify(execFile)(biome, ['format', '--write', file]);
+  } catch (error) {
+    progress(`bench: ${file} left unformatted: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  }
+}
+
+/** Appends this run's spread figures to bench/history.jsonl and returns every run recorded there. */
+async function recordHistory(figures: ReturnType<typeof figuresOf>, quick: boolean, host: RunInfo['host']): Promise<HistoryLine[]> {
+  const file = join(HERE, 'history.jsonl');
+  const worker = 'cost' in figures.worker ? figures.worker : undefined;
+  const floor = Array.isArray(figures.bundles) ? figures.bundles.find((b) => b.sdkFloor)?.sdkFloor : undefined;
+  const line: HistoryLine = {
+    date: figures.date,
+    quick,
+    loadAverage1m: host.loadAverage1m,
+    ...(worker ? { cpuRatio: worker.throughput.ratio, latencyRatio: worker.awsLatency.ratio } : {}),
+    ...(floor ? { workerLoadRatio: floor.ratio, workerLoadMsP50: floor.loadWithSdkMsP50 } : {}),
+  };
+  await appendFile(file, `${JSON.stringify(line)}\n`);
+  const text = await readFile(file, 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as HistoryLine);
 }
 
 main().catch((error: unknown) => {

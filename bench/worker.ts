@@ -19,9 +19,10 @@ import { parseArgs } from 'node:util';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Pool } from 'undici';
 import { startEmulator } from '../emulator/index.js';
-import { makeHandler } from '../functions/process-events.js';
+import type { makeHandler } from '../functions/process-events.js';
 import { ProcessingSettings } from '../shared/config/index.js';
 import { createLedger } from '../shared/ledger/index.js';
+import { productionWorker } from './production.js';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../shared/openapi/index.js';
 import type { PointsApi } from '../shared/points/index.js';
 import type { PurchaseEvent, RefundEvent } from '../shared/events/index.js';
@@ -94,7 +95,14 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
       // The limiter should bind, not the worker:       // A minute's 2000 calls must fit in one scaled minute: 2000 / T real seconds < 60 / K, so K < 0.03 T;
       // 70 % of that leaves room for slower moments.
       clockScale: round(Math.max(1, Math.min(20, (0.7 * workerEventsPerSecond * 60) / RATE_BUDGET)), 2),
-      handlerFor: (openapi) => makeHandler({ ledger, openapi, settings, clock: Date.now, logger: quiet, metrics: quietMetrics }),
+      handlerFor: (openapi) =>
+        productionWorker(dynamo.tableName, {
+          documentClient: dynamo.documentClient,
+          openapi,
+          settings,
+          logger: quiet,
+          metrics: quietMetrics,
+        }),
       clients,
     });
     log(`worker: rate run ${sizes.backlog} purchases at x${rate.clockScale} in ${rate.realSeconds} s`);
@@ -141,7 +149,7 @@ interface Rig extends RigParts {
 }
 
 async function setUpRig(parts: RigParts): Promise<Rig> {
-  const { emulator, dynamo, ledger, settings, clients } = parts;
+  const { emulator, dynamo, settings, clients } = parts;
   // The limiter is measured in the rate run; here it must not add waits.
   const client = createOpenApiClient({
     credentials: staticCredentials({ baseUrl: emulator.url, clientId: CLIENT.id, clientSecret: CLIENT.secret }),
@@ -157,12 +165,21 @@ async function setUpRig(parts: RigParts): Promise<Rig> {
   };
   const openapi: PointsApi = {
     getMemberByExternalId: (...a) => timed(client.getMemberByExternalId(...a)),
+    getMemberByUniqueId: (...a) => timed(client.getMemberByUniqueId(...a)),
     getMember: (...a) => timed(client.getMember(...a)),
     listPoints: (...a) => timed(client.listPoints(...a)),
     grantPoints: (...a) => timed(client.grantPoints(...a)),
     calculatePoints: (...a) => timed(client.calculatePoints(...a)),
   };
-  const handler = makeHandler({ ledger, openapi, settings, clock: Date.now, logger: quiet, metrics: quietMetrics });
+  // The worker as the production stack builds it (its environment, the activity record on), with the
+  // bench's DynamoDB client (counted, and delayed in the latency model) and its timed Open API client.
+  const handler = productionWorker(dynamo.tableName, {
+    documentClient: dynamo.documentClient,
+    openapi,
+    settings,
+    logger: quiet,
+    metrics: quietMetrics,
+  });
 
   // The floor: only the bare work of a purchase (2 raw requests, 2 plain writes).
   const token = await fetchToken(emulator.url, CLIENT);

@@ -6,6 +6,7 @@ import { listDeadLetter } from '../local/admin.js';
 import { deadLetterReason } from '../ops/dead-letter-reason.js';
 import type { LocalQueue } from '../local/queue/index.js';
 import type { ConsoleSource } from './source.js';
+import { ledgerPlannedPause, pullingStatus } from '../shared/consumer/index.js';
 import { ConsoleStartingError } from './errors.js';
 
 export interface LocalConsoleParts {
@@ -39,6 +40,7 @@ export function localConsoleSource(parts: LocalConsoleParts): ConsoleSource {
     },
     // What POST /__local/redrive (npm run redrive) does.
     redrive: async () => parts.queue.redrive(),
+    pulling: () => pullingStatus({ pull: parts.queue, records: ledgerPlannedPause({ client: parts.client, tableName: parts.tableName }) }),
     backlog: async () => {
       const s = parts.queue.stats();
       return { ready: s.visible, processing: s.processing, 'waiting retry': s.waitingRetry, 'dead-lettered': s.deadLettered };
@@ -72,5 +74,6 @@ export function deferredSource(get: () => ConsoleSource | undefined): ConsoleSou
     deadLetters: () => source().deadLetters(),
     redrive: () => source().redrive(),
     backlog: () => source().backlog(),
+    pulling: () => source().pulling(),
   };
 }

@@ -9,6 +9,7 @@ import { activityTimeline, operations } from './activity.js';
 import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
 import { listRedemptions } from './redemptions.js';
 import type { ConsoleSource } from './source.js';
+import type { PullingStatus } from '../shared/consumer/index.js';
 
 /** An answer the console's routes give (the local server's HttpAnswer shape). */
 export interface ConsoleAnswer {
@@ -17,6 +18,18 @@ export interface ConsoleAnswer {
   body: Buffer;
 }
 export type ConsoleRoute = (request: { body: Buffer; query: URLSearchParams }) => Promise<ConsoleAnswer>;
+
+/**
+ * Whether the worker pulls; `unknown` (with why) when it cannot be read (a stage whose mapping or its
+ * SSM parameter the operator may not read): the rest of the status still shows.
+ */
+async function pullingOrUnknown(source: ConsoleSource): Promise<PullingStatus | { state: 'unknown'; reason: string }> {
+  try {
+    return await source.pulling();
+  } catch (e) {
+    return { state: 'unknown', reason: e instanceof Error ? `${e.name}: ${e.message}` : 'unreadable' };
+  }
+}
 
 export const CONSOLE_PATH = '/__local/console/';
 
@@ -124,7 +137,12 @@ export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRout
   const api = `${CONSOLE_PATH}api/`;
   Object.assign(routes, {
     [`GET ${api}status`]: guarded(async () =>
-      json(200, { label: source.label, backlog: await source.backlog(), now: new Date().toISOString() }),
+      json(200, {
+        label: source.label,
+        backlog: await source.backlog(),
+        pulling: await pullingOrUnknown(source),
+        now: new Date().toISOString(),
+      }),
     ),
     [`GET ${api}orders`]: guarded(async ({ query }) => {
       const filter = Object.fromEntries(

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import type { QuarantineTarget } from '../ops/quarantine.js';
+import type { PullingStatus } from '../shared/consumer/index.js';
 
 /** A dead-lettered message as the console lists it (the local list, or the stage's DLQ). */
 export interface ConsoleDeadLetter {
@@ -31,4 +32,6 @@ export interface ConsoleSource {
   /** Moves every dead letter back to the queue; returns how many (the `npm run redrive` code). */
   redrive(): Promise<number>;
   backlog(): Promise<Backlog>;
+  /** Whether the worker pulls, and if not since when (a planned pause, `npm run pause`) or why. */
+  pulling(): Promise<PullingStatus>;
 }

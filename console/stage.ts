@@ -3,6 +3,8 @@ import { connectToStage, redriveDeadLetters, type StageOptions } from '../ops/aw
 import { deadLetterReason } from '../ops/dead-letter-reason.js';
 import { awsQuarantineTarget } from '../ops/quarantine-targets.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
+import { pullingStatus } from '../shared/consumer/index.js';
+import type { PullingTarget } from '../ops/pulling.js';
 import type { Backlog, ConsoleDeadLetter, ConsoleSource } from './source.js';
 
 /** At most this many dead letters are shown (ten receives of ten): the page is a view, not an export. */
@@ -74,6 +76,7 @@ async function queueCounts(sqs: Pick<SQSClient, 'send'>, url: string): Promise<Q
  */
 export async function stageConsoleSource(options: StageOptions): Promise<ConsoleSource & { close(): Promise<void> }> {
   const aws = await connectToStage(options);
+  let pulling: Promise<PullingTarget> | undefined;
   const quarantine = await awsQuarantineTarget(options).catch(async (e: unknown) => {
     await aws.close();
     throw e;
@@ -102,6 +105,16 @@ export async function stageConsoleSource(options: StageOptions): Promise<Console
     async backlog(): Promise<Backlog> {
       const [queue, dlq] = await Promise.all([queueCounts(aws.sqs, QueueUrl), queueCounts(aws.sqs, DeadLetterQueueUrl)]);
       return { ...queue, 'dead-lettered': dlq.ready + dlq['in flight or deferred'] };
+    },
+    async pulling() {
+      // Made once (its SDK clients and the mapping id it reads), not on every 2-second poll.
+      pulling ??= import('../ops/pulling.js').then(({ stagePulling }) => stagePulling(options, aws));
+      return pullingStatus(
+        await pulling.catch((e: unknown) => {
+          pulling = undefined; // try again on the next poll
+          throw e;
+        }),
+      );
     },
     async close() {
       await quarantine.close();

@@ -4,23 +4,39 @@
  */
 import { z } from 'zod';
 
-export const FAULT_KINDS = ['error_500', 'delay', 'reset_before', 'reset_after_commit'] as const;
+export const FAULT_KINDS = ['error_500', 'delay', 'reset_before', 'reset_after_commit', 'status'] as const;
 
-export const FaultInput = z.strictObject({
-  method: z.string().min(1).optional(),
-  path: z.string().refine((p) => {
-    try {
-      new RegExp(p);
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'must be a valid regular expression'),
-  fault: z.enum(FAULT_KINDS),
-  times: z.number().int().positive().default(1),
-  delay_ms: z.number().int().nonnegative().default(0),
-});
+export const FaultInput = z
+  .strictObject({
+    method: z.string().min(1).optional(),
+    path: z.string().refine((p) => {
+      try {
+        new RegExp(p);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be a valid regular expression'),
+    fault: z.enum(FAULT_KINDS),
+    times: z.number().int().positive().default(1),
+    delay_ms: z.number().int().nonnegative().default(0),
+    /** `status` fault: what a gateway, WAF or maintenance page in front of the service answers. */
+    status: z.number().int().min(400).max(599).optional(),
+    body: z.string().default(''),
+    headers: z.record(z.string(), z.string()).default({}),
+  })
+  .refine((f) => (f.fault === 'status') === (f.status !== undefined), {
+    message: 'status (400 to 599) is given with, and only with, the status fault',
+    path: ['status'],
+  });
 export type FaultInput = z.infer<typeof FaultInput>;
+
+/** The answer a `status` fault sends instead of executing the operation. */
+export interface FaultAnswer {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
 
 export interface Fault {
   id: string;
@@ -29,6 +45,7 @@ export interface Fault {
   fault: (typeof FAULT_KINDS)[number];
   left: number;
   delayMs: number;
+  answer: FaultAnswer | undefined;
 }
 
 export class FaultRegistry {
@@ -44,6 +61,7 @@ export class FaultRegistry {
       fault: input.fault,
       left: input.times,
       delayMs: input.delay_ms,
+      answer: input.status === undefined ? undefined : { status: input.status, body: input.body, headers: input.headers },
     });
     return id;
   }

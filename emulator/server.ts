@@ -8,6 +8,7 @@ import { adminRefusal, declaresBody } from '../shared/http/index.js';
 import { registerBodyParsers, UnreadableBody } from './body.js';
 import { ApiError, apiErrors } from './errors.js';
 import { answerClientError, BODY_LIMIT, bodyProblem, MAX_PARAM_LENGTH, RawRouteMatcher } from './framework.js';
+import type { FaultAnswer } from './faults.js';
 import type { ClientState } from './model.js';
 import { ADMIN_PREFIX, registerAdminRoutes } from './routes/admin.js';
 import { API_ROUTES, type ApiResult, type ApiRoute } from './routes/api.js';
@@ -82,6 +83,14 @@ function send(reply: FastifyReply, answer: Answer): FastifyReply {
   return answer.body === undefined ? reply.send() : reply.send(answer.body);
 }
 
+/** A `status` fault's answer: status, headers and body exactly as given, whatever they are. */
+function sendRaw(reply: FastifyReply, answer: FaultAnswer): FastifyReply {
+  reply.code(answer.status);
+  for (const [k, v] of Object.entries(answer.headers)) reply.header(k, v);
+  // A string payload is sent as is; Fastify adds text/plain only when no content-type was given.
+  return reply.send(answer.body);
+}
+
 /** Ends the connection with no HTTP answer at all. */
 function dropConnection(req: FastifyRequest, reply: FastifyReply): void {
   reply.hijack();
@@ -102,6 +111,7 @@ async function handleApi(
   }
   const fault = state.faults.take(req.method, pathOf(req.url));
   if (fault?.fault === 'reset_before') return dropConnection(req, reply);
+  if (fault?.fault === 'status' && fault.answer) return void sendRaw(reply, fault.answer);
   const answer = fault?.fault === 'error_500' ? fromError(apiErrors.server()) : execute(state, route, req, now, pathProblem);
   if (fault?.fault === 'reset_after_commit') return dropConnection(req, reply);
   if (fault?.fault === 'delay') await sleep(fault.delayMs);

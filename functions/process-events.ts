@@ -9,12 +9,14 @@ import {
   type SecretReader,
 } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
-import { SMAREGI_ENV, smaregiFromEnv } from '../shared/smaregi/index.js';
+import { instrumentSmaregi, SMAREGI_ENV, smaregiFromEnv } from '../shared/smaregi/index.js';
 import {
   batchHandler,
   createEventSourceMappingSwitch,
   isRecoveryTick,
+  ledgerPlannedPause,
   openApiProbe,
+  type PlannedPauseRecords,
   type RECOVERY_TICK,
   pauseOnOutage,
   resumeWhenUp,
@@ -29,6 +31,7 @@ import { powertoolsLogger } from '../shared/logging/index.js';
 import { METRIC, powertoolsMetrics, upstreamCallsMetric } from '../shared/metrics/index.js';
 import {
   createInvocationBudget,
+  type CredentialsProvider,
   createOpenApiClient,
   environmentCredentials,
   secretsManagerCredentials,
@@ -40,6 +43,7 @@ import {
   type Checkpoint,
   type MetricsSink,
   type PointsApi,
+  type Processor,
   type ProcessorDeps,
 } from '../shared/points/index.js';
 import { createPrivacyRequests, type PrivacyDeps, withPrivacyEvents } from '../shared/privacy/index.js';
@@ -76,6 +80,8 @@ export type ProcessEventsDeps = {
   queue?: EventQueue;
   /** Pauses and resumes the worker's pulling (the event source mapping; the local queue under `npm start`). */
   pull?: PullSwitch;
+  /** A planned pause (`npm run pause`): the recovery probe leaves pulling off until its end. */
+  plannedPause?: PlannedPauseRecords;
   /** The container's circuit breaker (default: one per handler, i.e. per container). */
   breaker?: CircuitBreaker;
   /** Jitter source for deferrals (tests pass a fixed one). */
@@ -125,12 +131,36 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     clock: deps.clock,
     logger: deps.logger,
   };
-  const points = withRedemptionUsage(createProcessor({ ...deps, openapi }), deps.redemption);
-  const processor = withPrivacyEvents(withCustomerEvents(points, customers), privacy);
+  // SmaregiApiErrors: the alarm of that name (Smaregi down, throttling us, or the app's access revoked).
+  const smaregi = deps.smaregi && instrumentSmaregi(deps.smaregi, () => metrics.addMetric(METRIC.smaregiApiErrors, 'Count', 1));
+  // Orders using a redemption's code mark it used (and refunds give its points back) inside the activity scope too.
+  const points = withRedemptionUsage(createProcessor({ ...deps, openapi, ...(smaregi ? { smaregi } : {}) }), deps.redemption);
+  const processor = withActivityScope(withPrivacyEvents(withCustomerEvents(points, customers), privacy), deps.activity);
   return batchHandler({ ...deps, breaker, outagePause, budget }, processor);
 }
 
-export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps> = {}): ProcessEventsDeps {
+/** Each receive runs in its activity scope, so what it observes rides on its ledger writes (shared/activity/carry.ts). */
+function withActivityScope(processor: Processor, activity: ActivityRecorder | undefined): Processor {
+  if (!activity) return processor;
+  return {
+    ...processor,
+    process: (body, ctx = {}) =>
+      ctx.messageId === undefined
+        ? processor.process(body, ctx)
+        : activity.within({ messageId: ctx.messageId, receiveCount: ctx.receiveCount ?? 1, body }, () => processor.process(body, ctx)),
+  };
+}
+
+/**
+ * What a caller may give instead of what the environment would build: deps, the Open API credentials (the local
+ * stack's store) and the ledger table's client (the bench counts at it).
+ */
+export type ProcessEventsOverrides = Partial<ProcessEventsDeps> & {
+  credentials?: CredentialsProvider;
+  documentClient?: LedgerTable['client'];
+};
+
+export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: ProcessEventsOverrides = {}): ProcessEventsDeps {
   const settings = overrides.settings ?? processingSettingsFromEnv(env);
   const clock = overrides.clock ?? Date.now;
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
@@ -139,23 +169,27 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
   const openapi =
     overrides.openapi ??
     createOpenApiClient({
-      credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
+      credentials:
+        overrides.credentials ??
+        (secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env)),
       ratePerMinute: settings.rateBudgetPerMinute,
       remainingMs: budget.remainingMs,
     });
   const breaker = overrides.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: clock });
-  const activity = overrides.activity ?? activityFromEnvironment(env, logger);
-  // One document client for the ledger table, whoever of the ledger and the customer records needs it.
+  // One document client for the ledger table, whoever of the ledger, the activity record and the customer records needs it.
   let table: LedgerTable | undefined;
-  const ledgerTable = () => (table ??= ledgerTableFromEnv(env));
+  const ledgerTable = () => (table ??= ledgerTableFromEnv(env, overrides.documentClient));
+  const sharedClient = env[ENV.LEDGER_TABLE] ? () => ledgerTable().client : undefined;
+  const activity = overrides.activity ?? activityFromEnvironment(env, logger, sharedClient);
   const customers = overrides.customers ?? customersFromEnv(env, ledgerTable, settings, clock, openapi);
   const privacy = overrides.privacy ?? privacyFromEnv(env, ledgerTable, settings, clock);
-  const ledger = overrides.ledger ?? ledgerFromEnv(ledgerTable(), settings, clock);
+  const ledger = overrides.ledger ?? ledgerFromEnv(ledgerTable(), settings, clock, activity);
   const redemption = overrides.redemption ?? redemptionUsageFromEnv(env, ledgerTable, ledger, openapi, logger, clock);
   return {
     budget,
     settings,
     clock,
+    // The activity record rides on the ledger's own writes: a purchase costs no write for it.
     ledger,
     ...(redemption ? { redemption } : {}),
     // Observed, not changed: the grants' markers and answers, the breaker's transitions (shared/activity).
@@ -174,7 +208,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<P
     ...(overrides.visibility || env.AWS_LAMBDA_FUNCTION_NAME ? { visibility: overrides.visibility ?? createSqsVisibility() } : {}),
     // Waiting events are set aside on the queue they came from (sqs:SendMessage on it).
     ...queueDeps(env, overrides),
-    ...pullDeps(env, overrides),
+    ...pullDeps(env, overrides, ledgerTable),
     ...(overrides.random ? { random: overrides.random } : {}),
   };
 }
@@ -186,10 +220,17 @@ function queueDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>
 }
 
 /** In Lambda, pulling is the function's event source mapping (paused while the Open API is down). */
-function pullDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>): Partial<Pick<ProcessEventsDeps, 'pull'>> {
-  if (overrides.pull) return { pull: overrides.pull };
+function pullDeps(
+  env: NodeJS.ProcessEnv,
+  overrides: Partial<ProcessEventsDeps>,
+  ledgerTable: () => LedgerTable,
+): Partial<Pick<ProcessEventsDeps, 'pull' | 'plannedPause'>> {
+  // The planned pause is a record of the ledger table (shared/consumer/planned-pause.ts).
+  const planned = overrides.plannedPause ?? (env[ENV.LEDGER_TABLE] ? ledgerPlannedPause(ledgerTable()) : undefined);
+  const plannedPause = planned ? { plannedPause: planned } : {};
+  if (overrides.pull) return { pull: overrides.pull, ...plannedPause };
   const parameterName = env[ENV.PULL_MAPPING_PARAMETER];
-  return parameterName ? { pull: createEventSourceMappingSwitch({ parameterName }) } : {};
+  return parameterName ? { pull: createEventSourceMappingSwitch({ parameterName }), ...plannedPause } : {};
 }
 
 /** Square's Orders API, for sources earning on their orders without tax (env SQUARE_ORDERS). */
@@ -207,15 +248,21 @@ function smaregiDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDep
   return smaregi ? { smaregi } : {};
 }
 
-function ledgerFromEnv({ client, tableName }: LedgerTable, settings: ProcessingSettings, clock: Clock): Ledger {
-  return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds });
+function ledgerFromEnv(
+  { client, tableName }: LedgerTable,
+  settings: ProcessingSettings,
+  clock: Clock,
+  activity?: ActivityRecorder,
+): Ledger {
+  const carried = activity ? { activity: activity.ledger } : {};
+  return createLedger({ client, tableName, clock, ttlDays: settings.ledgerTtlDays, leaseSeconds: settings.leaseSeconds, ...carried });
 }
 
 type LedgerTable = { client: ReturnType<typeof documentClientFromEnv>; tableName: string };
 
-function ledgerTableFromEnv(env: NodeJS.ProcessEnv): LedgerTable {
+function ledgerTableFromEnv(env: NodeJS.ProcessEnv, client?: LedgerTable['client']): LedgerTable {
   const tableName = requiredSetting(env, ENV.LEDGER_TABLE, 'the ledger table name is required');
-  return { client: documentClientFromEnv(env), tableName };
+  return { client: client ?? documentClientFromEnv(env), tableName };
 }
 
 /** The customer records live in the ledger table; enrolment needs the full client (register), not a narrowed one. */
@@ -286,8 +333,12 @@ export function makeRecovery(deps: ProcessEventsDeps): (context?: Context) => Pr
       intervalMs: RECOVERY_PROBE_INTERVAL_MS,
       // Ends a probe interval plus a margin before the Lambda timeout.
       untilMs: now() + left - 2 * RECOVERY_PROBE_INTERVAL_MS,
+      ...(deps.plannedPause ? { planned: deps.plannedPause } : {}),
     });
     if (result !== 'running') deps.logger.warn('recovery probe', { result });
+    // The dashboard's "Pulling paused" widget: one datapoint a minute, 1 while pulling is off (planned or outage).
+    deps.metrics.addMetric(METRIC.pullingPaused, 'Count', result === 'planned' || result === 'still_down' ? 1 : 0);
+    deps.metrics.publishStoredMetrics();
     return result;
   };
 }

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { type ActivityRecorder, activityFromEnvironment, activityOf } from '../shared/activity/index.js';
 import { ENV, minWebhookSecretChars, webhookSecretsFromEnvironment } from '../shared/config/index.js';
 import {
   type DeliveryRecorder,
@@ -23,14 +22,14 @@ import { loadSources } from '../shared/sources/index.js';
  * Imports go through each module's index: package.json declares the project free of import side
  * effects (`sideEffects: false`), so esbuild bundles, and module load evaluates, only what intake uses.
  * Neither AWS SDK client is evaluated at load: the SQS queue and the Secrets Manager reader import
- * theirs on first use.
+ * theirs on first use. Intake writes nothing to DynamoDB for an accepted delivery: what it knows of it
+ * (id, topic, when it came) travels in the queue message, and the worker's ledger writes file it in the
+ * order's activity (shared/activity/carry.ts).
  */
 
 export type ReceiveWebhookDeps = IntakeDeps & {
   /** Counts each delivery (accepted / ignored / refused, by source and kind); EMF on stdout in Lambda. */
   recordDelivery?: DeliveryRecorder;
-  /** The activity record (best effort, never read to decide): an accepted delivery under its order. */
-  activity?: ActivityRecorder;
 };
 export type ReceiveWebhookHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -66,12 +65,9 @@ function reply(statusCode: number, answer: IntakeAnswer | { error: { kind: strin
 export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
   return async (event) => {
     try {
-      const receivedAt = deps.now();
       const request = toRequest(event);
       const response = await receiveWebhook(request, deps);
       deps.recordDelivery?.(request.source, response);
-      for (const delivery of response.deliveries ?? [])
-        await deps.activity?.delivery({ ...delivery, receivedAt, status: response.statusCode, answer: 'accepted' });
       return reply(response.statusCode, response.answer);
     } catch (e) {
       deps.logger?.error('unexpected intake failure', { error: e instanceof Error ? e.name : 'unknown' });
@@ -96,7 +92,6 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<R
     ...(overrides.quarantine ? { quarantine: overrides.quarantine } : {}),
     ...(overrides.countQuarantined ? { countQuarantined: overrides.countQuarantined } : {}),
     recordDelivery: overrides.recordDelivery ?? deliveryMetricsFromEnv(env, sources.keys()),
-    ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
   };
 }
 

@@ -24,7 +24,7 @@ export interface ReconcileSmaregiInput {
 
 export interface ReconcileSmaregiDeps {
   settings: (source: string) => SmaregiSettings | undefined;
-  client: (source: string) => Pick<SmaregiClient, 'listTransactions'> | undefined;
+  client: (source: string) => Pick<SmaregiClient, 'listTransactions' | 'getTransaction'> | undefined;
   ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
   queue: EventQueue;
   /** The Shopify reconcile's logger and metrics: the same sinks, the same dimension. */

@@ -3,7 +3,12 @@ import { createSecretsManagerReader, ENV, minWebhookSecretChars, webhookSecretsF
 import { handleProxyLink, linkedEvent, type ProxyLinkDeps } from '../shared/customers/index.js';
 import { queueUrlFrom } from '../shared/intake/index.js';
 import { createJsonLogger } from '../shared/logging/index.js';
-import { createOpenApiClient, environmentCredentials, secretsManagerCredentials } from '../shared/openapi/index.js';
+import {
+  type CredentialsProvider,
+  createOpenApiClient,
+  environmentCredentials,
+  secretsManagerCredentials,
+} from '../shared/openapi/index.js';
 import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import { handlePointsPage, handleRedeem, type RedemptionProxyDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
 import { loadSources } from '../shared/sources/index.js';
@@ -77,7 +82,10 @@ export function makeHandler(deps: AppProxyDeps): AppProxyHandler {
 /** The Shopify source the proxy serves: `shopify` (the App Proxy's URL is `<api>/proxy/shopify`). */
 const SOURCE = 'shopify';
 
-export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<AppProxyDeps> = {}): AppProxyDeps {
+export function depsFromEnvironment(
+  env: NodeJS.ProcessEnv,
+  overrides: Partial<AppProxyDeps> & { credentials?: CredentialsProvider } = {},
+): AppProxyDeps {
   const sources = loadSources(env[ENV.SOURCES_CONFIG]);
   const linking = sources.get(SOURCE)?.customerLinking?.();
   if (!linking) throw new Error(`the ${SOURCE} source is not configured (SOURCES_CONFIG): the app proxy links its customers`);
@@ -85,7 +93,9 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<A
   const openapi =
     overrides.openapi ??
     createOpenApiClient({
-      credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
+      credentials:
+        overrides.credentials ??
+        (secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env)),
     });
   const secrets =
     overrides.secrets ?? webhookSecretsFromEnvironment(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) });

@@ -52,5 +52,14 @@ export function adminRoutes(state: AdminState): Record<string, () => HttpAnswer>
     'GET /__local/queue': withQueue((q) => jsonAnswer(200, q.stats())),
     'GET /__local/dlq': withQueue((q) => jsonAnswer(200, { messages: q.deadLetters().map(listDeadLetter) })),
     'POST /__local/redrive': withQueue((q) => jsonAnswer(200, { moved: q.redrive() })),
+    // `npm run pause` / `npm run resume` without --stage: the queue stops and starts handing out batches.
+    'POST /__local/pause': withQueue((q) => {
+      void q.pause();
+      return jsonAnswer(200, { paused: true });
+    }),
+    'POST /__local/resume': withQueue((q) => {
+      void q.resume();
+      return jsonAnswer(200, { paused: false });
+    }),
   };
 }

@@ -35,6 +35,12 @@ export const LOCAL_ENV = {
   SMAREGI_WEBHOOK_SECRET: 'SMAREGI_WEBHOOK_SECRET',
   /** The custom header's name (default x-smaregi-webhook-token). */
   SMAREGI_WEBHOOK_HEADER: 'SMAREGI_WEBHOOK_HEADER',
+  /** The Smaregi stores whose sales earn, comma-separated (unset: every store); the source's `storeIds`. */
+  SMAREGI_STORE_IDS: 'SMAREGI_STORE_IDS',
+  /** How Smaregi members are found: external_id (default) or unique_id; the source's `memberLookup`. */
+  SMAREGI_MEMBER_LOOKUP: 'SMAREGI_MEMBER_LOOKUP',
+  /** The Smaregi stand-in answers 429 past this many API reads per second (Smaregi's own limit; unset: off). */
+  SMAREGI_THROTTLE_PER_SECOND: 'SMAREGI_THROTTLE_PER_SECOND',
   EMULATOR_CONFIG: 'EMULATOR_CONFIG',
   SHOPIFY_WEBHOOK_SECRET: 'SHOPIFY_WEBHOOK_SECRET',
   POS_WEBHOOK_SECRETS: 'POS_WEBHOOK_SECRETS',
@@ -124,7 +130,14 @@ export interface LocalConfig {
   /** SQUARE_NOTIFICATION_URL; undefined: the intake's own `/webhooks/square`. */
   squareNotificationUrl?: string;
   /** The local Smaregi source: contract, custom header and its value. */
-  smaregi: { contractId: string; webhookHeader: string; webhookSecret: string };
+  smaregi: {
+    contractId: string;
+    webhookHeader: string;
+    webhookSecret: string;
+    storeIds?: string[];
+    memberLookup?: 'external_id' | 'unique_id';
+    throttlePerSecond?: number;
+  };
   tableName: string;
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
@@ -232,5 +245,25 @@ function localSmaregiSettings(env: NodeJS.ProcessEnv): LocalConfig['smaregi'] {
       `${LOCAL_ENV.SMAREGI_WEBHOOK_HEADER} must be a header name: 1-64 letters, digits or -`,
     );
   const secret = secrets(env, LOCAL_ENV.SMAREGI_WEBHOOK_SECRET, SMAREGI_LOCAL.webhookSecret, minWebhookSecretChars('smaregi'));
-  return { contractId, webhookHeader, webhookSecret: secret.list[0] as string };
+  const stores = env[LOCAL_ENV.SMAREGI_STORE_IDS]?.trim();
+  const storeIds = stores ? stores.split(',').map((s) => s.trim()) : undefined;
+  if (storeIds?.some((s) => !/^[0-9]{1,20}$/.test(s)))
+    throw new ConfigurationError(
+      'invalid_local_config',
+      `${LOCAL_ENV.SMAREGI_STORE_IDS} must be Smaregi store ids (digits), comma-separated`,
+    );
+  const lookup = env[LOCAL_ENV.SMAREGI_MEMBER_LOOKUP]?.trim() || undefined;
+  if (lookup !== undefined && lookup !== 'external_id' && lookup !== 'unique_id')
+    throw new ConfigurationError('invalid_local_config', `${LOCAL_ENV.SMAREGI_MEMBER_LOOKUP} must be external_id or unique_id`);
+  const throttle = env[LOCAL_ENV.SMAREGI_THROTTLE_PER_SECOND]?.trim()
+    ? integer(env, LOCAL_ENV.SMAREGI_THROTTLE_PER_SECOND, 0, 1, 1000)
+    : undefined;
+  return {
+    contractId,
+    webhookHeader,
+    webhookSecret: secret.list[0] as string,
+    ...(storeIds ? { storeIds } : {}),
+    ...(lookup ? { memberLookup: lookup } : {}),
+    ...(throttle ? { throttlePerSecond: throttle } : {}),
+  };
 }

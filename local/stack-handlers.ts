@@ -2,12 +2,15 @@ import {
   depsFromEnvironment as processDepsFromEnvironment,
   makeHandler as makeProcessHandler,
   type ProcessEventsDeps,
+  type ProcessEventsOverrides,
 } from '../functions/process-events.js';
 import { depsFromEnvironment as receiveDepsFromEnvironment, makeHandler as makeReceiveHandler } from '../functions/receive-webhook.js';
 import { depsFromEnvironment as appProxyDepsFromEnvironment, makeHandler as makeAppProxyHandler } from '../functions/shopify-app-proxy.js';
-import { ENV, type Timing } from '../shared/config/index.js';
+import { ENV, minWebhookSecretChars, type Timing, webhookSecretsFromEnvironment } from '../shared/config/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { Logger } from '../shared/logging/index.js';
+import { secretsManagerCredentials } from '../shared/openapi/index.js';
+import { loadSources } from '../shared/sources/index.js';
 import { SQUARE_ORDERS_ENV } from '../shared/square-orders/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { LOCAL_DEFAULTS } from './config.js';
@@ -18,6 +21,7 @@ import { withShopifyRedemption } from './redemption.js';
 import { REDEMPTION_ADMIN_ENV, type RedemptionDeps } from '../shared/redemption/index.js';
 import { LOCAL_SHOP } from './webhooks/index.js';
 import { createLocalQueue, type DeadLetter, type LocalQueue } from './queue/index.js';
+import { createLocalSecretStore, LOCAL_SECRET_IDS, type LocalSecretStore } from './secret-store.js';
 import { localSmaregiEnvironment } from './smaregi/index.js';
 import { squareAmountBasis, withSquareSource } from './square.js';
 import type { LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
@@ -98,11 +102,46 @@ export function createStackQueue(options: LocalStackOptions, timing: Timing, log
   });
 }
 
+/**
+ * The store the handlers read their secrets from, filled with what the environment derivation above
+ * gives each configured source (so `npm start` keeps its settings) and the Open API login.
+ */
+export async function createStackSecretStore(handlerEnv: NodeJS.ProcessEnv): Promise<LocalSecretStore> {
+  const fromEnv = webhookSecretsFromEnvironment(handlerEnv);
+  const webhook: Record<string, readonly string[]> = {};
+  for (const source of loadSources(handlerEnv[ENV.SOURCES_CONFIG]).keys()) {
+    // None configured: left out, so the receiver answers not_configured as before.
+    webhook[source] = await fromEnv.get(source).catch(() => []);
+  }
+  return createLocalSecretStore({
+    webhook,
+    openapi: {
+      baseUrl: handlerEnv[ENV.OPENAPI_BASE_URL] ?? '',
+      clientId: handlerEnv[ENV.OPENAPI_CLIENT_ID] ?? '',
+      clientSecret: handlerEnv[ENV.OPENAPI_CLIENT_SECRET] ?? '',
+    },
+  });
+}
+
+/** The handlers' readers of the store: the same parsing as over Secrets Manager. */
+function storeReaders(handlerEnv: NodeJS.ProcessEnv, store: LocalSecretStore) {
+  const sources = loadSources(handlerEnv[ENV.SOURCES_CONFIG]);
+  return {
+    secrets: webhookSecretsFromEnvironment(
+      { [ENV.WEBHOOK_SECRET_ARNS]: JSON.stringify(store.webhookSecretIds) },
+      { reader: store, minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) },
+    ),
+    credentials: secretsManagerCredentials(LOCAL_SECRET_IDS.openapi, store),
+  };
+}
+
 interface HandlerParts {
   options: LocalStackOptions;
   settings: StackSettings;
   services: StartedServices;
   handlerEnv: NodeJS.ProcessEnv;
+  /** Where the handlers read their secrets (local/secret-store.ts). */
+  secretStore: LocalSecretStore;
   queue: LocalQueue;
   log: Log;
   /** Where the handlers go as they are built (intake's routes answer through it). */
@@ -119,9 +158,11 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
   const { options, handlerEnv, queue, log } = parts;
   const mode = options.handlerLogs ?? 'off';
   const print = mode === 'compact' ? log : undefined;
+  const readers = storeReaders(handlerEnv, parts.secretStore);
   parts.wire.receive = makeReceiveHandler(
     receiveDepsFromEnvironment(handlerEnv, {
       queue,
+      secrets: readers.secrets,
       // The metric line (CloudWatch EMF on stdout) only means something in Lambda; the log says it here.
       ...(mode === 'powertools'
         ? {}
@@ -131,6 +172,7 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
   );
   const appProxyDeps = appProxyDepsFromEnvironment(handlerEnv, {
     queue,
+    ...readers,
     ...(mode === 'powertools' ? {} : { logger: localLogger('app-proxy', print) }),
   });
   parts.closeLater(async () => {
@@ -138,11 +180,12 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
     if (typeof client === 'object' && client !== null && 'close' in client && typeof client.close === 'function') await client.close();
   });
   parts.wire.appProxy = makeAppProxyHandler(appProxyDeps);
-  const worker = startWorker(parts, mode === 'powertools' ? {} : { logger: localLogger('worker', print), metrics: discardedMetrics });
+  const logs = mode === 'powertools' ? {} : { logger: localLogger('worker', print), metrics: discardedMetrics };
+  const worker = startWorker(parts, { ...logs, credentials: readers.credentials });
   return { ...worker, ...(appProxyDeps.redemption ? { redemption: appProxyDeps.redemption } : {}) };
 }
 
-function startWorker(parts: HandlerParts, logs: Partial<ProcessEventsDeps>): StackHandlers {
+function startWorker(parts: HandlerParts, logs: ProcessEventsOverrides): StackHandlers {
   const { options, settings, services, handlerEnv, queue } = parts;
   const overrides =
     typeof options.processOverrides === 'function'

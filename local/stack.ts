@@ -1,8 +1,9 @@
 import { DEMO_CONFIG_PATH, loadConfigFile, parseConfig, startEmulator, type EmulatorConfig } from '../emulator/index.js';
 import { consoleRoutes, deferredSource, localConsoleSource } from '../console/index.js';
 import type { ConsoleSource } from '../console/index.js';
-import { openApiProbe } from '../shared/consumer/index.js';
+import { ledgerPlannedPause, openApiProbe } from '../shared/consumer/index.js';
 import { ENV, processingSettingsFromEnv } from '../shared/config/index.js';
+import { loadSources, type SourceSet } from '../shared/sources/index.js';
 import { createDocumentClient } from '../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { adminRoutes } from './admin.js';
@@ -18,7 +19,8 @@ import { recordAcceptedDelivery, type ShopStore, startShopifyAdminStandIn } from
 import { startLocalSmaregi } from './smaregi/index.js';
 import { defaultSquareNotificationUrl } from './square.js';
 import { startSquareOrdersStandIn } from './square-orders/server.js';
-import { buildStackHandlers, createStackQueue, handlerEnvironment, type StackHandlers } from './stack-handlers.js';
+import { buildStackHandlers, createStackQueue, createStackSecretStore, handlerEnvironment, type StackHandlers } from './stack-handlers.js';
+import { type LocalSecretStore, secretRoutes } from './secret-store.js';
 import type { LocalStack, LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
 import { localTiming } from './timing.js';
 import { startSweepTicker, sweepRoute } from './redemption.js';
@@ -45,6 +47,9 @@ interface Wiring {
   console?: ConsoleSource;
   shopStore?: ShopStore;
   redemption?: RedemptionDeps;
+  /** The handlers' secret store (`npm run rotate` without --stage). */
+  secrets?: LocalSecretStore;
+  sources?: SourceSet;
 }
 
 /**
@@ -72,22 +77,30 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       wiring.info.sourcesConfig = handlerEnv[ENV.SOURCES_CONFIG] ?? '';
     }
     const queue = createStackQueue(options, settings.timing, log);
+    const secretStore = await createStackSecretStore(handlerEnv);
+    wiring.secrets = secretStore;
+    wiring.sources = loadSources(handlerEnv[ENV.SOURCES_CONFIG]);
     const handlers = buildStackHandlers({
       options,
       settings,
       services,
       handlerEnv,
+      secretStore,
       queue,
       log,
       wire: wiring,
       closeLater: (close) => closers.rest.push(close),
     });
     wiring.queue = queue;
+    const controlClient = createDocumentClient({ endpoint: services.dynamo.endpoint, ...LOCAL_AWS });
+    closers.rest.push(async () => controlClient.destroy());
     const recovery = startRecoveryTicker({
       clock: options.queue?.clock ?? systemClock,
       pull: queue,
       probe: openApiProbe(handlers.openapi, 'shopify'),
       log,
+      // `npm run pause` without --stage: the same record in the local ledger table.
+      planned: ledgerPlannedPause({ client: controlClient, tableName: settings.tableName }),
     });
     closers.first.push(async () => recovery.stop());
     // The redemption sweep, every minute (a schedule in AWS: infra/constructs/scheduled-redemption-sweep.ts).
@@ -188,6 +201,10 @@ function startIntake(options: LocalStackOptions, wiring: Wiring, log: Log): Prom
       ...adminRoutes({ queue: () => wiring.queue, info: () => wiring.info }),
       ...enqueueRoute(() => wiring.queue),
       ...sweepRoute(() => wiring.redemption),
+      ...secretRoutes(
+        () => wiring.secrets,
+        () => wiring.sources,
+      ),
       // The operator console (console/): its page and API under /__local/console/.
       ...consoleRoutes(deferredSource(() => wiring.console)),
     },

@@ -5,13 +5,14 @@ import type { ListedDeadLetter } from '../local/admin.js';
 import { ConfigurationError } from '../shared/config/index.js';
 import { resolveLocalConfig } from '../local/config.js';
 import { configFollowingStack, connectToRunningStack, findRunningStack, type LocalStackHandle } from '../local/connect.js';
-import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createCustomerRecords } from '../shared/customers/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import { deadLetterReason } from './dead-letter-reason.js';
 import { ledgerReport } from './ledger-report.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
+import type { AwsTarget, StageOptions } from './aws.js';
 
 /** Days credited back when the stack does not say its source's retroCreditDays (a stack started before it told). */
 const DEFAULT_RETRO_CREDIT_DAYS = 30;
@@ -23,7 +24,10 @@ export const CLI_USAGE = `usage:
   npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run audit -- [--since <date|3d>] [--until <date|12h>] [--json] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run dlq -- [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run reprocess -- --outcome upstream_rejected [--source <source>] [--since <ISO date>] [--dry-run] [--stage <stage> ...]
   npm run reprocess -- --source <source> --customer <id> [--days <n, default: the source's retroCreditDays>] [--key <external key, default: the source's>] [--stage <stage> ...]
+  npm run pause -- [--until <ISO time>] [--stage <stage> ...]   (stops pulling for a planned maintenance; intake keeps accepting)
+  npm run resume -- [--stage <stage> ...]
   npm run privacy -- list | show <request id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
 
 /** The `npm start` on PORT, its emulator and dynalite reached where it says they are. */
@@ -36,6 +40,17 @@ async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
   return connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
 }
 
+/** No sender's id is this long (DynamoDB refuses keys past 1 KB): a typo, refused by name before any read. */
+const MAX_ID_CHARS = 256;
+
+function refuseUnreadableId(what: string, id: string | undefined): void {
+  if (id === undefined) return;
+  if (id.length === 0 || id.length > MAX_ID_CHARS)
+    throw new OpsError('usage', `the ${what} must be 1 to ${MAX_ID_CHARS} characters (got ${id.length})`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(id)) throw new OpsError('usage', `the ${what} holds a control character`);
+}
+
 /** One shop customer's enrolment record, member and waiting orders (the customer records share the ledger table). */
 async function reportCustomer(
   handle: { ledger: Ledger; openapi: OpenApiClient; documentClient: DynamoDBDocumentClient; tableName: string },
@@ -45,6 +60,58 @@ async function reportCustomer(
   const { documentClient: client, tableName } = handle;
   const records = createCustomerRecords({ client, tableName, clock: Date.now, leaseSeconds: 60, ttlDays: 400 });
   return customerReport({ ledger: handle.ledger, records, openapi: handle.openapi }, input);
+}
+
+/** `npm run pause` / `npm run resume` (ops/pulling.ts). */
+async function pulling(
+  command: 'pause' | 'resume',
+  values: { until?: string },
+  rest: string[],
+  stage: StageOptions | undefined,
+  aws: AwsTarget | undefined,
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+): Promise<number> {
+  if (rest.length > 0) throw new OpsError('usage', `${command} takes no arguments`);
+  if (command === 'resume' && values.until !== undefined) throw new OpsError('usage', '--until goes with pause');
+  const p = await import('./pulling.js');
+  const handle = aws ?? (await localHandle(env));
+  try {
+    const target = stage && aws ? await p.stagePulling(stage, aws) : p.localPulling(handle as LocalStackHandle);
+    const until = p.parseUntil(values.until, Date.now(), target.retentionDays);
+    return await p.pullingCommand(command, target, until, print);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `reprocess --outcome upstream_rejected`: the parked events queued again (ops/reprocess-parked.ts). */
+async function reprocessOutcome(
+  values: { outcome?: string; source?: string; since?: string; customer?: string; 'dry-run': boolean },
+  rest: string[],
+  aws: AwsTarget | undefined,
+  env: NodeJS.ProcessEnv,
+  print: (line: string) => void,
+): Promise<number> {
+  if (values.outcome !== 'upstream_rejected')
+    throw new OpsError('usage', `--outcome takes upstream_rejected (the only parked outcome to run again), not ${values.outcome}`);
+  if (values.customer !== undefined || rest.length > 0) throw new OpsError('usage', '--outcome takes no --customer and no arguments');
+  const since = values.since === undefined ? undefined : new Date(values.since);
+  if (since !== undefined && Number.isNaN(since.getTime()))
+    throw new OpsError('usage', `--since is an ISO date or time, not ${values.since}`);
+  const handle = aws ?? (await localHandle(env));
+  try {
+    if (values.source !== undefined && handle.sources !== undefined && !handle.sources.has(values.source))
+      throw new OpsError('usage', `no source ${values.source} is configured here (configured: ${[...handle.sources.keys()].join(', ')})`);
+    const { reprocessParked } = await import('./reprocess-parked.js');
+    const queue = aws
+      ? (await import('../shared/queue/index.js')).createSqsQueue({ queueUrl: aws.outputs.QueueUrl, client: aws.sqs })
+      : (await import('./local-enqueue.js')).localEnqueue((handle as LocalStackHandle).intakeUrl);
+    const filter = { outcome: values.outcome, source: values.source, since, dryRun: values['dry-run'] } as const;
+    return await reprocessParked({ ...handle, queue }, filter, print);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The ledger keeps why an event kept failing; the queue only knows that it did. */
@@ -68,6 +135,7 @@ async function run(
     customer: { type: 'string' },
     days: { type: 'string' },
     key: { type: 'string' },
+    outcome: { type: 'string' },
   } as const;
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
   const [command, ...rest] = positionals;
@@ -88,9 +156,11 @@ async function run(
     }
   }
   const aws = stage === undefined ? undefined : await (await import('./aws.js')).connectToStage(stage);
+  if (command === 'pause' || command === 'resume') return pulling(command, values, rest, stage, aws, env, print);
 
   switch (command) {
     case 'reprocess': {
+      if (values.outcome !== undefined) return reprocessOutcome(values, rest, aws, env, print);
       const { source, customer } = values;
       if (source === undefined || customer === undefined || rest.length > 0)
         throw new OpsError('usage', 'reprocess takes --source <source> --customer <id>');
@@ -119,6 +189,8 @@ async function run(
       const byCustomer = values.customer !== undefined;
       if (source === undefined || extra !== undefined || (orderId === undefined) === !byCustomer)
         throw new OpsError('usage', 'ledger takes <source> <order id>, or <source> --customer <id>');
+      refuseUnreadableId('order id', orderId);
+      refuseUnreadableId('customer id', values.customer);
       const handle = aws ?? (await localHandle(env));
       try {
         const report = byCustomer
@@ -200,7 +272,9 @@ async function run(
  * deployed stage (`--stage`). Exit code: 0 done, 1 the order has no ledger record (ledger) or the audit
  * found drift, 2 could not run.
  */
-export async function cliCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
+export async function cliCommand(argv: string[], env: NodeJS.ProcessEnv, given: CommandOutput = consoleOutput): Promise<number> {
+  // Stored text (a shop domain, an upstream's error) may hold terminal escapes: none reaches the terminal.
+  const out = terminalOutput(given);
   try {
     return await run(argv, env, out.print, out.printError);
   } catch (e) {

@@ -10,6 +10,8 @@ export async function opsCommand(argv: string[], env: NodeJS.ProcessEnv, out: Co
   const [command, ...rest] = argv;
   if (command === 'reconcile') return (await import('./reconcile-command.js')).reconcileCommand(rest, env, out);
   if (command === 'redemptions') return (await import('./redemptions-command.js')).redemptionsCommand(rest, env, out);
+  if (command === 'members') return (await import('./members.js')).membersCommand(rest, env, out);
   if (command === 'shopify') return (await import('./shopify-command.js')).shopifyCommand(rest, env, out);
+  if (command === 'rotate') return (await import('./rotate.js')).rotateCommand(rest, env, out);
   return cliCommand(argv, env, out);
 }

@@ -8,8 +8,14 @@
  *   npm run audit -- [--since DATE|3d] [--until DATE] [--json]
  *   npm run reconcile -- --source <name> --since <ISO date> [--until …] [--dry-run] [--shop DOMAIN]
  *     (queues what Shopify holds but the ledger never saw; last line `reconcile: scanned=N missing=M enqueued=E`)
+ *   npm run reprocess -- --outcome upstream_rejected [--source S] [--since ISO] [--dry-run]
+ *     (queues the events parked as upstream_rejected again; last line `reprocess: found=N queued=Q`)
+ *   npm run members -- link --source <name> --file <csv> [--dry-run]
+ *     (attaches shop customer codes to members; last line `members: rows=N linked=L already=A refused=R`)
  *   npm run privacy -- list | show <request id>   (Shopify's privacy requests and what was done; a data request's report)
  *   npm run redemptions -- list [--customer ID] | sweep   (points turned into discount codes, and their states)
+ *   npm run rotate -- --source <name> | --openapi [--retire] [--secret-file FILE]   (new secret on stdin or in FILE;
+ *     last line `rotate: <name> added|retired secrets=N`)
  *   npm run shopify -- subscribe [--source NAME] [--shop DOMAIN]
  *     (subscribes the shop to every topic the source needs; last line `shopify: topics=N created=C existing=E`)
  */

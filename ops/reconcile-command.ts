@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isUsageError, OpsError } from './errors.js';
 import { ConfigurationError } from '../shared/config/index.js';
@@ -7,7 +8,7 @@ import { type ConfiguredSource, loadSources } from '../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../local/config.js';
 import { configFollowingStack, connectToRunningStack, requireRunningStack } from '../local/connect.js';
 import { LOCAL_SHOP } from '../local/webhooks/index.js';
-import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
 import { localEnqueue } from './local-enqueue.js';
 import type { ReconcileTarget } from './reconcile-target.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
@@ -50,6 +51,14 @@ async function localTarget(env: NodeJS.ProcessEnv, sourceName: string, shop: str
   };
 }
 
+/** Whether the stage file names `source` a Smaregi source (its kind, or its name when it has none). */
+async function isStageSmaregi(stage: ReturnType<typeof stageOf>, source: string): Promise<boolean> {
+  if (stage === undefined) return false;
+  const { loadStageConfig } = await import('../infra/config/index.js');
+  const entry = loadStageConfig(join(process.cwd(), 'infra'), stage.stage).sources[source] as { kind?: string } | undefined;
+  return entry !== undefined && (entry.kind ?? source) === 'smaregi';
+}
+
 async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, now: () => Date): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -79,14 +88,26 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
     throw new OpsError('usage', e instanceof Error ? e.message : 'bad window');
   }
 
-  if (values.source === 'smaregi' || loadSources(env.SOURCES_CONFIG).get(values.source)?.kind === 'smaregi') {
-    if (stage !== undefined)
-      throw new OpsError(
-        'usage',
-        'a Smaregi source is reconciled in a stage by its schedule (docs/deploy.md); --stage is for Shopify sources',
-      );
-    const { reconcileSmaregiLocal } = await import('./reconcile-smaregi.js');
-    return reconcileSmaregiLocal({ env, sourceName: values.source, since, until, dryRun: values['dry-run'], out, now });
+  if (
+    values.source === 'smaregi' ||
+    loadSources(env.SOURCES_CONFIG).get(values.source)?.kind === 'smaregi' ||
+    (await isStageSmaregi(stage, values.source))
+  ) {
+    const { reconcileSmaregiCommand } = await import('./reconcile-smaregi.js');
+    const target =
+      stage === undefined
+        ? undefined
+        : await (await import('./reconcile-smaregi-aws.js')).smaregiStageTarget({ ...stage, source: values.source });
+    return reconcileSmaregiCommand({
+      env,
+      sourceName: values.source,
+      since,
+      until,
+      dryRun: values['dry-run'],
+      out,
+      now,
+      ...(target ? { target } : {}),
+    });
   }
   const target =
     stage === undefined
@@ -124,9 +145,10 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
 export async function reconcileCommand(
   argv: string[],
   env: NodeJS.ProcessEnv,
-  out: CommandOutput = consoleOutput,
+  given: CommandOutput = consoleOutput,
   now: () => Date = () => new Date(),
 ): Promise<number> {
+  const out = terminalOutput(given);
   try {
     return await run(argv, env, out, now);
   } catch (e) {

@@ -1,6 +1,6 @@
 import { queueMessageFor } from '../shared/queue/index.js';
 import { summaryLine } from '../shared/reconcile/index.js';
-import { createSmaregiClient, reconcileSmaregi } from '../shared/smaregi/index.js';
+import { createSmaregiClient, reconcileSmaregi, type SmaregiReconcileDeps } from '../shared/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../shared/sources/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { resolveLocalConfig } from '../local/config.js';
@@ -9,12 +9,57 @@ import type { CommandOutput } from '../local/output.js';
 import { SMAREGI_LOCAL } from '../local/smaregi/index.js';
 import { localEnqueue } from './local-enqueue.js';
 
+/** What a Smaregi reconcile reads and writes: the contract's API, the ledger, the queue, the source's settings. */
+export interface SmaregiReconcileTarget {
+  client: SmaregiReconcileDeps['client'] & { close(): Promise<void> };
+  ledger: SmaregiReconcileDeps['ledger'];
+  queue: SmaregiReconcileDeps['queue'];
+  settings: SmaregiSettings;
+  close(): Promise<void>;
+}
+
+/** The running `npm start`: its Smaregi stand-in, its ledger, its queue (POST /__local/enqueue). */
+async function localSmaregiTarget(env: NodeJS.ProcessEnv, sourceName: string): Promise<SmaregiReconcileTarget> {
+  const config = await resolveLocalConfig(env);
+  const found = await requireRunningStack(config);
+  const handle = connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
+  const url = found.info?.smaregi?.url ?? `http://127.0.0.1:${config.ports.smaregi}`;
+  const contractId = found.info?.smaregi?.contractId ?? config.smaregi.contractId;
+  const configured = (parseJsonOrUndefined(env.SOURCES_CONFIG ?? '') as Record<string, unknown> | undefined)?.[sourceName];
+  const { kind: _, ...entry } = typeof configured === 'object' && configured !== null ? (configured as Record<string, unknown>) : {};
+  // As the stack reads it: SMAREGI_STORE_IDS / SMAREGI_MEMBER_LOOKUP, then SOURCES_CONFIG's own settings.
+  const { storeIds, memberLookup } = config.smaregi;
+  const settings = SmaregiSettings.parse({
+    contractId,
+    ...(storeIds ? { storeIds } : {}),
+    ...(memberLookup ? { memberLookup } : {}),
+    ...entry,
+  });
+  const client = createSmaregiClient({
+    contractId,
+    apiOrigin: url,
+    idOrigin: url,
+    credentials: async () => ({ clientId: SMAREGI_LOCAL.clientId, clientSecret: SMAREGI_LOCAL.clientSecret }),
+  });
+  return {
+    client,
+    ledger: handle.ledger,
+    queue: localEnqueue(handle.intakeUrl),
+    settings,
+    async close() {
+      await client.close();
+      await handle.close();
+    },
+  };
+}
+
 /**
- * `npm run reconcile -- --source smaregi --since … [--until …] [--dry-run]` against the running
- * `npm start`: its Smaregi stand-in (listed by update time, 31-day windows, paged), its ledger, its
- * queue. What the ledger lacks goes in as the thin event a webhook would have queued.
+ * `npm run reconcile -- --source smaregi --since … [--until …] [--dry-run] [--stage S]` against the
+ * running `npm start` (its Smaregi stand-in, ledger and queue) or a deployed stage (reconcile-smaregi-aws.ts):
+ * the contract's transactions updated in the window (31-day windows, paged); what the ledger lacks goes
+ * in as the thin event a webhook would have queued.
  */
-export async function reconcileSmaregiLocal(o: {
+export async function reconcileSmaregiCommand(o: {
   env: NodeJS.ProcessEnv;
   sourceName: string;
   since: Date;
@@ -22,33 +67,22 @@ export async function reconcileSmaregiLocal(o: {
   dryRun: boolean;
   out: CommandOutput;
   now: () => Date;
+  target?: SmaregiReconcileTarget;
 }): Promise<number> {
-  const config = await resolveLocalConfig(o.env);
-  const found = await requireRunningStack(config);
-  const handle = connectToRunningStack(await configFollowingStack(config, found.info, o.env), found.info);
-  const url = found.info?.smaregi?.url ?? `http://127.0.0.1:${config.ports.smaregi}`;
-  const contractId = found.info?.smaregi?.contractId ?? config.smaregi.contractId;
-  const configured = (parseJsonOrUndefined(o.env.SOURCES_CONFIG ?? '') as Record<string, unknown> | undefined)?.[o.sourceName];
-  const { kind: _, ...entry } = typeof configured === 'object' && configured !== null ? (configured as Record<string, unknown>) : {};
-  const settings = SmaregiSettings.parse({ contractId, ...entry });
-  const client = createSmaregiClient({
-    contractId,
-    apiOrigin: url,
-    idOrigin: url,
-    credentials: async () => ({ clientId: SMAREGI_LOCAL.clientId, clientSecret: SMAREGI_LOCAL.clientSecret }),
-  });
+  const target = o.target ?? (await localSmaregiTarget(o.env, o.sourceName));
+  const { settings } = target;
   try {
     o.out.printError(
-      `reconcile: ${o.sourceName} (contract ${contractId}) transactions updated ${o.since.toISOString()} .. ${o.until.toISOString()}${o.dryRun ? ' (dry run)' : ''}`,
+      `reconcile: ${o.sourceName} (contract ${settings.contractId}) transactions updated ${o.since.toISOString()} .. ${o.until.toISOString()}${o.dryRun ? ' (dry run)' : ''}`,
     );
     const result = await reconcileSmaregi(
       {
-        client,
-        ledger: handle.ledger,
+        client: target.client,
+        ledger: target.ledger,
         source: o.sourceName,
         thinEvent: (id) => smaregiThinEvent(id, o.sourceName, settings, o.now().getTime(), 'reconcile'),
         queueMessage: queueMessageFor,
-        queue: localEnqueue(handle.intakeUrl),
+        queue: target.queue,
         progress: o.out.printError,
         onMissing: (m) =>
           o.out.print(
@@ -60,7 +94,6 @@ export async function reconcileSmaregiLocal(o: {
     o.out.print(summaryLine(result));
     return 0;
   } finally {
-    await client.close();
-    await handle.close();
+    await target.close();
   }
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../local/config.js';
 import { configFollowingStack, connectToRunningStack, findRunningStack } from '../local/connect.js';
-import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
 import { renderTable } from '../local/table.js';
 import { LOCAL_SHOP } from '../local/webhooks/index.js';
 import { ConfigurationError, ENV } from '../shared/config/index.js';
@@ -105,7 +105,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
  * failed; refused and pending too); `sweep`: ends unused codes past their end now, last line
  * `redemptions sweep: due=N returned=R used=U failed=F later=L`. Exit 0 done, 2 could not run.
  */
-export async function redemptionsCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
+export async function redemptionsCommand(argv: string[], env: NodeJS.ProcessEnv, given: CommandOutput = consoleOutput): Promise<number> {
+  // Stored text (the customer's own request id among it) is printed without control characters, as by every operator command.
+  const out = terminalOutput(given);
   try {
     return await run(argv, env, out);
   } catch (e) {

@@ -12,7 +12,7 @@ import { loadSources } from '../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../local/config.js';
 import { requireRunningStack } from '../local/connect.js';
 import { LOCAL_SHOP } from '../local/webhooks/index.js';
-import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
 import { type SubscribeTarget, subscribingSource } from './shopify-target.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
@@ -98,7 +98,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
  * source's webhook URL; idempotent. Exit code 0 done, 2 could not run (the reason on stderr). The last
  * line of stdout is `shopify: topics=N created=C existing=E`.
  */
-export async function shopifyCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
+export async function shopifyCommand(argv: string[], env: NodeJS.ProcessEnv, given: CommandOutput = consoleOutput): Promise<number> {
+  const out = terminalOutput(given);
   try {
     return await run(argv, env, out);
   } catch (e) {

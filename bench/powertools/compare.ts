@@ -2,19 +2,22 @@ import { performance } from 'node:perf_hooks';
 import { fetchToken } from '../worker/harness.js';
 import { countEvent } from './count.js';
 import {
+  BUSY_ENTRIES,
   CLIENT_TIMEOUT_MS,
   comparisonEmulatorConfig,
   FAULT_KINDS,
   type FaultKind,
+  faultMix,
   type HistoryEntry,
   type PlannedEvent,
   planEvents,
+  pointsLeftFor,
 } from './plan.js';
-import { armGrantFault, grantOpeningBalance, readHistory, startSideServers } from './servers.js';
-import { bridgeSide, COMPARISON_CLIENT, type CrashLine, powertoolsSide, type Side } from './sides.js';
+import { addBusyEntries, armGrantFault, grantOpeningBalance, readHistory, spendDownTo, startSideServers } from './servers.js';
+import { bridgeSide, COMPARISON_CLIENT, type CrashLine, powertoolsSide, type Side, type SideName } from './sides.js';
 
 /**
- * Runs the bridge and the Powertools handlers, one after the other, each on its own fresh emulator and
+ * Runs the bridge, the Powertools handlers and the Powertools handlers with a history check, one after the other, each on its own fresh emulator and
  * dynalite, through the same seeded list of purchases and refunds and the same fault for each. Events go
  * one at a time (a concurrent delivery is two copies at once), so each armed emulator fault hits the event
  * it was armed for. Credits and debits are read back from the emulator's point histories afterwards,
@@ -62,10 +65,13 @@ export interface KindFigures {
 
 export interface ComparisonFigures {
   seed: number;
-  /** The planned events with their fault kinds: the same list for both sides. */
+  /** The planned events with their fault kinds: the same list for every side. */
   plan: Array<{ type: PlannedEvent['type']; orderId: string; refundId?: string; kind: FaultKind }>;
+  /** Events per type and kind, and the share whose first attempt ends with an unknown outcome. */
+  faultMix: ReturnType<typeof faultMix>;
   bridge: SideFigures;
   powertools: SideFigures;
+  powertoolsHistory: SideFigures;
 }
 
 const MAX_DELIVERIES = 8;
@@ -77,21 +83,37 @@ function percentile50(values: number[]): number {
 }
 
 /** Delivers until acknowledged (or the receive budget is spent: dead-lettered); the first attempt may die. */
-async function deliverUntilDone(side: Side, p: PlannedEvent, tally: { deliveries: number; ms: number[] }, crash?: CrashLine) {
+async function deliverUntilDone(
+  side: Side,
+  p: PlannedEvent,
+  tally: { deliveries: number; ms: number[] },
+  crash?: CrashLine,
+  /** Runs between a failed first attempt and its redelivery (a busy account's entries). */
+  meanwhile?: () => Promise<void>,
+) {
   for (let n = 1; n <= MAX_DELIVERIES; n += 1) {
     tally.deliveries += 1;
     const started = performance.now();
-    const ok = await side.attempt(p, n === 1 ? crash : undefined);
+    const ok = await side.attempt(p, n === 1 ? crash : undefined, n);
     if (ok) {
       tally.ms.push(performance.now() - started);
       return true;
     }
+    if (n === 1) await meanwhile?.();
     await side.beforeRedelivery();
   }
   return false;
 }
 
-async function deliver(side: Side, p: PlannedEvent, emulatorUrl: string, tally: { deliveries: number; ms: number[] }): Promise<boolean> {
+interface Reach {
+  emulatorUrl: string;
+  token: string;
+  /** Requests the bench itself made to the emulator under the comparison's client (not the side's calls). */
+  own: { calls: number };
+}
+
+async function deliver(side: Side, p: PlannedEvent, reach: Reach, tally: { deliveries: number; ms: number[] }): Promise<boolean> {
+  const { emulatorUrl } = reach;
   const call = p.type === 'purchase' ? 'calculation' : 'grant';
   switch (p.kind) {
     case 'duplicate':
@@ -117,6 +139,15 @@ async function deliver(side: Side, p: PlannedEvent, emulatorUrl: string, tally: 
       // once the lease / in-progress record has lapsed.
       await armGrantFault(emulatorUrl, call, 'delay', CLIENT_TIMEOUT_MS / 2);
       return deliverUntilDone(side, p, tally, 'after-call');
+    case 'busy_member':
+      // The grant commits, the attempt dies after it; more than a page of newer entries come before the retry.
+      return deliverUntilDone(side, p, tally, 'after-call', async () => {
+        reach.own.calls += await addBusyEntries(emulatorUrl, reach.token, p.externalId, BUSY_ENTRIES);
+      });
+    case 'insufficient':
+      // The member spent all but half the debit at the till before the refund came.
+      if (p.type === 'refund') reach.own.calls += await spendDownTo(emulatorUrl, reach.token, p.externalId, pointsLeftFor(p));
+      return deliverUntilDone(side, p, tally);
     default:
       return deliverUntilDone(side, p, tally);
   }
@@ -126,16 +157,17 @@ const emptyKinds = (): Record<string, KindFigures> =>
   Object.fromEntries(FAULT_KINDS.map((k) => [k, { events: 0, doubled: 0, lost: 0, dynamoWrites: 0, upstreamCalls: 0 }]));
 
 /** Delivers every planned event in order; the writes and calls each one cost go to its kind. */
-async function deliverAll(side: Side, plan: PlannedEvent[], servers: Awaited<ReturnType<typeof startSideServers>>) {
+async function deliverAll(side: Side, plan: PlannedEvent[], servers: Awaited<ReturnType<typeof startSideServers>>, token: string) {
   const tally = { deliveries: 0, ms: [] as number[] };
   const byKind = { purchase: emptyKinds(), refund: emptyKinds() };
   let deadLettered = 0;
   for (const e of plan) {
     const before = { writes: servers.dynamoWrites(), calls: await servers.upstreamCalls(COMPARISON_CLIENT.id) };
-    if (!(await deliver(side, e, servers.emulatorUrl, tally))) deadLettered += 1;
+    const own = { calls: 0 };
+    if (!(await deliver(side, e, { emulatorUrl: servers.emulatorUrl, token, own }, tally))) deadLettered += 1;
     const k = byKind[e.type][e.kind] as KindFigures;
     k.dynamoWrites += servers.dynamoWrites() - before.writes;
-    k.upstreamCalls += (await servers.upstreamCalls(COMPARISON_CLIENT.id)) - before.calls;
+    k.upstreamCalls += (await servers.upstreamCalls(COMPARISON_CLIENT.id)) - before.calls - own.calls;
   }
   return { tally, byKind, deadLettered };
 }
@@ -144,7 +176,7 @@ const perEvent = (kinds: Record<string, KindFigures>, count: number, key: 'dynam
   round(Object.values(kinds).reduce((n, k) => n + k[key], 0) / Math.max(1, count));
 
 export async function runSide(
-  name: Side['name'],
+  name: SideName,
   plan: PlannedEvent[],
   seed: number,
   log: (line: string) => void = () => undefined,
@@ -152,11 +184,12 @@ export async function runSide(
   const table = `${name}-compare-${seed}-${process.pid}`;
   const servers = await startSideServers(comparisonEmulatorConfig(plan, COMPARISON_CLIENT), table);
   try {
-    const side = name === 'bridge' ? await bridgeSide(servers) : await powertoolsSide(servers, `${table}-idempotency`);
+    const side =
+      name === 'bridge' ? await bridgeSide(servers) : await powertoolsSide(servers, `${table}-idempotency`, name === 'powertoolsHistory');
     const token = await fetchToken(servers.emulatorUrl, COMPARISON_CLIENT);
     for (const e of plan) if (e.type === 'purchase') await grantOpeningBalance(servers.emulatorUrl, token, e.externalId);
     servers.operations.clear();
-    const { tally, byKind, deadLettered } = await deliverAll(side, plan, servers);
+    const { tally, byKind, deadLettered } = await deliverAll(side, plan, servers, token);
     const operations = Object.fromEntries(servers.operations);
     // The histories are read after each event's calls were counted (the reads are calls too).
     const histories = new Map<string, HistoryEntry[]>();
@@ -210,7 +243,7 @@ export async function runSide(
   }
 }
 
-/** `purchases` purchases and as many refunds, the same list through both sides. */
+/** `purchases` purchases and as many refunds, the same list through the three sides. */
 export async function runComparison(options: {
   purchases: number;
   seed: number;
@@ -219,11 +252,12 @@ export async function runComparison(options: {
   const plan = planEvents(options.purchases, options.seed);
   const bridge = await runSide('bridge', plan, options.seed, options.log);
   const powertools = await runSide('powertools', plan, options.seed, options.log);
+  const powertoolsHistory = await runSide('powertoolsHistory', plan, options.seed, options.log);
   const listed = plan.map((e) => ({
     type: e.type,
     orderId: e.orderId,
     ...(e.type === 'refund' ? { refundId: e.refundId } : {}),
     kind: e.kind,
   }));
-  return { seed: options.seed, plan: listed, bridge, powertools };
+  return { seed: options.seed, plan: listed, faultMix: faultMix(plan), bridge, powertools, powertoolsHistory };
 }

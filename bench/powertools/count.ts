@@ -1,4 +1,4 @@
-import { expectedCredit, expectedDebit, type HistoryEntry, OPENING_REMARK, type PlannedEvent } from './plan.js';
+import { expectedCredit, expectedDebit, type HistoryEntry, isBenchRemark, type PlannedEvent } from './plan.js';
 
 /**
  * Counts each planned event's outcome against the model from the member's point history after the run:
@@ -17,7 +17,7 @@ export function countEvent(event: PlannedEvent, history: readonly HistoryEntry[]
   const purchase = event.type === 'purchase';
   const expected = purchase ? expectedCredit(event) : expectedDebit(event);
   const entries = history
-    .filter((e) => e.remarks !== OPENING_REMARK && (purchase ? e.point > 0 : e.point < 0))
+    .filter((e) => !isBenchRemark(e.remarks) && (purchase ? e.point > 0 : e.point < 0))
     .map((e) => BigInt(Math.abs(e.point)));
   if (expected === 0n) return { doubled: entries.length, lost: 0, wrongAmounts: 0 };
   const right = entries.filter((p) => p === expected).length;

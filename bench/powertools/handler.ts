@@ -16,6 +16,8 @@ import type { PointsApi } from '../../shared/points/index.js';
  */
 
 export interface PowertoolsPurchase {
+  /** Which delivery of the message this is (SQS's ApproximateReceiveCount): 1 for the first. */
+  attempt?: number;
   source: string;
   orderId: string;
   externalId: string;
@@ -25,6 +27,7 @@ export interface PowertoolsPurchase {
 
 /** A refund as the team's queue carries it: which order, which refund, the yen given back and the order's yen. */
 export interface PowertoolsRefund {
+  attempt?: number;
   source: string;
   orderId: string;
   refundId: string;
@@ -43,6 +46,17 @@ export interface PowertoolsHandlerDeps {
   tableName: string;
   /** A throw or a never-settling promise here acts as the process dying at that line. */
   checkpoint?: (step: PowertoolsStep) => Promise<void>;
+  /**
+   * The check a careful team adds by hand: on every attempt after the first, look for its own remark in
+   * the member's point history (the first page of 100, as the refund handler reads it) before granting.
+   */
+  historyCheck?: boolean;
+}
+
+/** The history check: the entry with `remarks` and the sign wanted, on the first page, if there. */
+async function alreadyGranted(deps: PowertoolsHandlerDeps, memberId: string, remarks: string, sign: 1 | -1) {
+  const history = await deps.openapi.listPoints(memberId, { page: 1, perPage: 100 });
+  return history.points.find((p) => p.remarks === remarks && Math.sign(p.point) === sign);
 }
 
 export type PowertoolsHandler = (event: PowertoolsPurchase, context: Context) => Promise<{ memberId: string; points: number }>;
@@ -58,12 +72,13 @@ export function makePowertoolsHandler(deps: PowertoolsHandlerDeps): PowertoolsHa
     async (event: PowertoolsPurchase, _context: Context) => {
       const member = await deps.openapi.getMemberByExternalId('shopify', event.externalId);
       await checkpoint('customer');
-      // The order id goes into remarks for people reading the history; nothing here reads it back.
-      const after = await deps.openapi.calculatePoints(member.id, {
-        amount: event.amount,
-        title: event.title,
-        remarks: orderRemark(event.source, event.orderId),
-      });
+      const remarks = orderRemark(event.source, event.orderId);
+      if (deps.historyCheck && (event.attempt ?? 1) > 1) {
+        const found = await alreadyGranted(deps, member.id, remarks, 1);
+        if (found) return { memberId: member.id, points: found.point };
+      }
+      // The order id goes into remarks (the history check and the refund find the credit by it).
+      const after = await deps.openapi.calculatePoints(member.id, { amount: event.amount, title: event.title, remarks });
       await checkpoint('granted');
       return { memberId: member.id, points: after.point };
     },
@@ -91,13 +106,11 @@ export function makePowertoolsRefundHandler(deps: PowertoolsHandlerDeps): Powert
       if (!credit) throw new Error(`refund ${event.refundId}: no credit of order ${event.orderId} in the history yet`);
       const debit = Number((BigInt(credit.point) * BigInt(event.amount)) / BigInt(event.orderAmount));
       await checkpoint('customer');
-      if (debit > 0) {
-        await deps.openapi.grantPoints(member.id, {
-          point: -debit,
-          title: event.title,
-          remarks: `${event.source}:refund:${event.refundId}`,
-        });
+      const remarks = `${event.source}:refund:${event.refundId}`;
+      if (deps.historyCheck && (event.attempt ?? 1) > 1 && (await alreadyGranted(deps, member.id, remarks, -1))) {
+        return { memberId: member.id, debited: debit };
       }
+      if (debit > 0) await deps.openapi.grantPoints(member.id, { point: -debit, title: event.title, remarks });
       await checkpoint('granted');
       return { memberId: member.id, debited: debit };
     },

@@ -9,13 +9,15 @@ const M = { left: 48, right: 16, top: 36, bottom: 40 };
 const SERIES = [
   { side: 'powertools', key: 'doubled', label: 'Powertools: doubled', color: '#c0392b', dash: '' },
   { side: 'powertools', key: 'lost', label: 'Powertools: lost', color: '#e67e22', dash: '6 4' },
+  { side: 'powertoolsHistory', key: 'doubled', label: '+ history check: doubled', color: '#8e44ad', dash: '' },
+  { side: 'powertoolsHistory', key: 'lost', label: '+ history check: lost', color: '#7f8c8d', dash: '6 4' },
   { side: 'bridge', key: 'doubled', label: 'bridge: doubled', color: '#1f4e9c', dash: '' },
   { side: 'bridge', key: 'lost', label: 'bridge: lost', color: '#16a085', dash: '2 3' },
 ] as const;
 
 export function comparisonSvg(figures: ComparisonFigures): string {
   const n = figures.plan.length;
-  const all = [...figures.bridge.cumulative, ...figures.powertools.cumulative];
+  const all = [...figures.bridge.cumulative, ...figures.powertools.cumulative, ...figures.powertoolsHistory.cumulative];
   const top = Math.max(1, ...all.map((c) => Math.max(c.doubled, c.lost)));
   const x = (i: number) => M.left + ((W - M.left - M.right) * (i + 1)) / Math.max(1, n);
   const y = (v: number) => H - M.bottom - ((H - M.top - M.bottom) * v) / top;

@@ -141,3 +141,34 @@ export async function readHistory(emulatorUrl: string, token: string, externalId
     if (page >= (body.last_page ?? 1)) return entries;
   }
 }
+
+async function grantRaw(emulatorUrl: string, token: string, id: string, point: number, remarks: string): Promise<void> {
+  const response = await fetch(`${emulatorUrl}/api/ext/users/${id}/points`, {
+    method: 'POST',
+    headers: { ...readerHeaders(token), 'content-type': 'application/json' },
+    body: JSON.stringify({ point, title: 'Elsewhere', remarks }),
+  });
+  await response.body?.cancel();
+  if (!response.ok) throw new Error(`granting ${point} to ${id}: ${response.status}`);
+}
+
+/**
+ * A busy account: `count` newer entries (1 point each, from elsewhere), so older remarks move past the
+ * first page. Returns the requests it made (the emulator counts them under the same client: not the side's calls).
+ */
+export async function addBusyEntries(emulatorUrl: string, token: string, externalId: string, count: number): Promise<number> {
+  const id = await memberId(emulatorUrl, readerHeaders(token), externalId);
+  for (let i = 0; i < count; i += 1) await grantRaw(emulatorUrl, token, id, 1, `bench:busy:${i}`);
+  return count + 1;
+}
+
+/** The member spends at the till until it holds `left` points (one negative entry, remark `bench:spent`); returns the requests made. */
+export async function spendDownTo(emulatorUrl: string, token: string, externalId: string, left: bigint): Promise<number> {
+  const headers = readerHeaders(token);
+  const response = await fetch(`${emulatorUrl}/api/ext/users/external_id/shopify/${externalId}`, { headers });
+  const found = (await response.json()) as { member?: { id?: string; point?: number } };
+  if (!found.member?.id || typeof found.member.point !== 'number') throw new Error(`reading ${externalId}: ${response.status}`);
+  const spend = found.member.point - Number(left);
+  if (spend > 0) await grantRaw(emulatorUrl, token, found.member.id, -spend, 'bench:spent');
+  return spend > 0 ? 2 : 1;
+}

@@ -1,8 +1,7 @@
-import { makeHandler } from '../../functions/process-events.js';
-import { ProcessingSettings } from '../../shared/config/index.js';
+import { depsFromEnvironment, makeHandler } from '../../functions/process-events.js';
 import type { PurchaseEvent } from '../../shared/events/index.js';
-import { createLedger } from '../../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../shared/openapi/index.js';
+import { productionWorkerEnv } from '../production.js';
 import { refund, sqsEvent } from '../worker/events.js';
 import { quiet, quietMetrics } from '../worker/harness.js';
 import {
@@ -23,10 +22,12 @@ import type { SideServers } from './servers.js';
 
 export type CrashLine = 'before-call' | 'after-call';
 
+export type SideName = 'bridge' | 'powertools' | 'powertoolsHistory';
+
 export interface Side {
-  name: 'bridge' | 'powertools';
-  /** One delivery of the event; true when the handler acknowledged it. */
-  attempt(e: PlannedEvent, crash?: CrashLine): Promise<boolean>;
+  name: SideName;
+  /** One delivery of the event (`n`: which delivery of it, 1 for the first); true when the handler acknowledged it. */
+  attempt(e: PlannedEvent, crash: CrashLine | undefined, n: number): Promise<boolean>;
   /** What the queue waits before it delivers a failed or lost attempt again (a lease or in-progress record lapses). */
   beforeRedelivery(): Promise<void>;
 }
@@ -46,6 +47,8 @@ function crashSwitch() {
   let armed: { line: CrashLine; died: () => void } | undefined;
   return {
     arm(line: CrashLine | undefined): Promise<false> {
+      // An attempt that ended before its crash line (it threw earlier) must not leave the crash to the next one.
+      armed = undefined;
       if (!line) return new Promise<false>(() => undefined);
       return new Promise<false>((resolve) => {
         armed = { line, died: () => resolve(false) };
@@ -62,6 +65,7 @@ function crashSwitch() {
 }
 
 export function purchaseEvent(p: PlannedPurchase): PurchaseEvent {
+  const receivedAt = new Date().toISOString();
   return {
     type: 'purchase',
     eventId: `shopify:order:${p.orderId}`,
@@ -72,28 +76,22 @@ export function purchaseEvent(p: PlannedPurchase): PurchaseEvent {
     occurredAt: '2026-01-15T19:00:00+09:00',
     pointTitle: `Purchase #${p.orderId}`,
     test: false,
-    delivery: { id: `d-${p.orderId}`, topic: 'orders/paid' },
+    delivery: { id: `d-${p.orderId}`, topic: 'orders/paid', receivedAt },
     eligibleAmount: p.amount,
     expiryDays: null,
   };
 }
 
 export async function bridgeSide(servers: SideServers): Promise<Side> {
-  const settings = ProcessingSettings.parse({});
   // The ledger's clock: a redelivery comes after the lease has lapsed (the queue's visibility timeout outlasts it).
   let offsetMs = 0;
   const clock = () => Date.now() + offsetMs;
-  const ledger = createLedger({
-    client: servers.documentClient,
-    tableName: servers.dynamo.tableName,
-    clock,
-    leaseSeconds: settings.leaseSeconds,
-  });
   const crash = crashSwitch();
-  const handler = makeHandler({
-    ledger,
+  // The worker as the production stack builds it (its environment, the activity record on), on this side's
+  // dynalite (through the counting proxy) and the comparison's Open API client.
+  const deps = depsFromEnvironment(productionWorkerEnv(servers.dynamo.tableName), {
+    documentClient: servers.documentClient,
     openapi: openApiClient(servers.emulatorUrl),
-    settings,
     clock,
     logger: quiet,
     metrics: quietMetrics,
@@ -103,12 +101,14 @@ export async function bridgeSide(servers: SideServers): Promise<Side> {
       if (step === 'purchase:granted' || step === 'refund:granted') await crash.at('after-call');
     },
   });
+  const { settings } = deps;
+  const handler = makeHandler(deps);
   return {
     name: 'bridge',
-    attempt: (e, line) => {
+    attempt: (e, line, n) => {
       const died = crash.arm(line);
       const event = e.type === 'purchase' ? purchaseEvent(e) : refund(purchaseEvent(e.purchase), e.refundId, e.amount);
-      const done = handler(sqsEvent(event)).then(
+      const done = handler(sqsEvent(event, n)).then(
         (r) => r.batchItemFailures.length === 0,
         () => false,
       );
@@ -120,7 +120,7 @@ export async function bridgeSide(servers: SideServers): Promise<Side> {
   };
 }
 
-export async function powertoolsSide(servers: SideServers, tableName: string): Promise<Side> {
+export async function powertoolsSide(servers: SideServers, tableName: string, historyCheck = false): Promise<Side> {
   await createIdempotencyTable(servers.dynamo.client, tableName);
   const crash = crashSwitch();
   const deps = {
@@ -128,21 +128,31 @@ export async function powertoolsSide(servers: SideServers, tableName: string): P
     client: servers.client,
     tableName,
     checkpoint: (step: PowertoolsStep) => crash.at(step === 'customer' ? 'before-call' : 'after-call'),
+    historyCheck,
   };
   const purchase = makePowertoolsHandler(deps);
   const refundOf = makePowertoolsRefundHandler(deps);
   const source = 'shopify';
   return {
-    name: 'powertools',
-    attempt: (e, line) => {
+    name: historyCheck ? 'powertoolsHistory' : 'powertools',
+    attempt: (e, line, attempt) => {
       const died = crash.arm(line);
       const context = lambdaContext(LAMBDA_TIMEOUT_MS);
       const { orderId, externalId, amount } = e;
       const run =
         e.type === 'purchase'
-          ? purchase({ source, orderId, externalId, amount, title: `Purchase #${orderId}` }, context)
+          ? purchase({ attempt, source, orderId, externalId, amount, title: `Purchase #${orderId}` }, context)
           : refundOf(
-              { source, orderId, refundId: e.refundId, externalId, amount, orderAmount: e.purchase.amount, title: `Refund #${orderId}` },
+              {
+                attempt,
+                source,
+                orderId,
+                refundId: e.refundId,
+                externalId,
+                amount,
+                orderAmount: e.purchase.amount,
+                title: `Refund #${orderId}`,
+              },
               context,
             );
       const done = run.then(

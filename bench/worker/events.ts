@@ -44,7 +44,7 @@ export function purchase(externalId: string, amount = 1000 + (orderSeq % 500)): 
     occurredAt: '2026-01-15T10:00:00+00:00',
     pointTitle: `Purchase #${orderId}`,
     test: false,
-    delivery: { id: `d-${orderId}`, topic: 'orders/paid' },
+    delivery: { id: `d-${orderId}`, topic: 'orders/paid', receivedAt: new Date().toISOString() },
     eligibleAmount: amount,
     expiryDays: null,
   };
@@ -62,20 +62,21 @@ export function refund(of: PurchaseEvent, refundId: string, amount: number): Ref
     occurredAt: of.occurredAt,
     pointTitle: `Refund #${of.orderId}`,
     test: false,
-    delivery: { id: `d-${of.orderId}-${refundId}`, topic: 'refunds/create' },
+    delivery: { id: `d-${of.orderId}-${refundId}`, topic: 'refunds/create', receivedAt: new Date().toISOString() },
     refundAmount: amount,
     refundsRemainder: false,
   };
 }
 
 /** An SQS FIFO record as the event source mapping delivers it (what the handler really parses). */
-export function sqsEvent(event: PurchaseEvent | RefundEvent): SQSEvent {
+/** The event as one SQS record; `receiveCount`: which delivery of the message it is (1 for the first). */
+export function sqsEvent(event: PurchaseEvent | RefundEvent, receiveCount = 1): SQSEvent {
   const record: SQSRecord = {
     messageId: randomUUID(),
     receiptHandle: randomUUID(),
     body: JSON.stringify(event),
     attributes: {
-      ApproximateReceiveCount: '1',
+      ApproximateReceiveCount: String(receiveCount),
       SentTimestamp: String(Date.now()),
       SenderId: 'AIDABENCH',
       ApproximateFirstReceiveTimestamp: String(Date.now()),

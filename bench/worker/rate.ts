@@ -37,6 +37,7 @@ export async function rateRun(o: RateRunOptions): Promise<WorkerBenchFigures['ra
   const calculations = new Map<number, number>();
   const counted: PointsApi = {
     getMemberByExternalId: (...a) => client.getMemberByExternalId(...a),
+    getMemberByUniqueId: (...a) => client.getMemberByUniqueId(...a),
     getMember: (...a) => client.getMember(...a),
     listPoints: (...a) => client.listPoints(...a),
     grantPoints: (...a) => client.grantPoints(...a),

@@ -176,9 +176,18 @@ async function drawOperations() {
   document.querySelector('#runs tbody').replaceChildren(...rows);
 }
 
+/** "pulling: running", or paused and since when (a planned pause: npm run pause), or paused by an outage. */
+function pullingText(p) {
+  if (p.state === 'running') return 'pulling: running';
+  if (p.state === 'unknown') return `pulling: unknown (${p.reason})`;
+  if (!p.planned) return 'pulling: paused (the Open API is down; resumes when it answers)';
+  return `pulling: paused since ${p.planned.since}${p.planned.until ? ` until ${p.planned.until}` : ''} (planned; npm run resume)`;
+}
+
 async function drawStatus() {
-  const { label, backlog, now } = await getJson('status');
+  const { label, backlog, pulling, now } = await getJson('status');
   document.getElementById('label').textContent = label;
+  document.getElementById('pulling').textContent = pullingText(pulling);
   document.getElementById('backlog').textContent = `backlog: ${Object.entries(backlog)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ')}`;

@@ -10,6 +10,11 @@ export function secretPrefix(stage: StageConfig): string {
   return stage.secretPrefix ?? `loyalty-bridge/${stage.stageName}`;
 }
 
+/** The Smaregi app's client id and secret of a Smaregi source (the stack creates it; the worker, the reconcile and `npm run reconcile -- --stage` read it). */
+export function smaregiCredentialsSecretName(stage: StageConfig, source: string): string {
+  return `${secretPrefix(stage)}/smaregi-app/${source}`;
+}
+
 export function webhookSecretName(stage: StageConfig, source: string): string {
   return stage.sources[source]?.webhookSecretName ?? `${secretPrefix(stage)}/webhook/${source}`;
 }

@@ -5,6 +5,7 @@ export {
   stageTiming,
   VISIBILITY_TIMEOUT_FACTOR,
   MIN_BURST,
+  QUEUE_RETENTION_DAYS,
   type StageConfigInput,
 } from './schema.js';
 export {
@@ -23,6 +24,7 @@ export {
   auditEnvironment,
   receiverEnvironment,
   secretPrefix,
+  smaregiCredentialsSecretName,
   stageProcessingSettings,
   stageSources,
   webhookSecretName,

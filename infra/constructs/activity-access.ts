@@ -6,17 +6,6 @@ import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
  * `dynamodb:LeadingKeys`: a function that only observes can neither read nor change a ledger record.
  */
 
-/** Intake: UpdateItem (list append) on `activity#...` items only. */
-export function grantActivityAppend(table: ITable, grantee: IGrantable): void {
-  grantee.grantPrincipal.addToPrincipalPolicy(
-    new PolicyStatement({
-      actions: ['dynamodb:UpdateItem'],
-      resources: [table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['activity#*'] } },
-    }),
-  );
-}
-
 /** The audit and the reconciliation: their run summaries, one item read and written over (GetItem, PutItem). */
 export function grantRunRecord(table: ITable, grantee: IGrantable): void {
   grantee.grantPrincipal.addToPrincipalPolicy(

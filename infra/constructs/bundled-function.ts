@@ -1,10 +1,11 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, type OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { FUNCTION_BUNDLE } from '../bundling.js';
 import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES, REPO_ROOT } from '../paths.js';
 import { join } from 'node:path';
 
@@ -65,16 +66,15 @@ export class BundledFunction extends Construct {
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       bundling: {
         forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        target: 'node24',
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // Unless listed, the pinned AWS SDK is bundled too: the code deployed is the code tested.
+        // One definition with the bench's (infra/bundling.ts); unless listed, the pinned AWS SDK is bundled too.
+        format: FUNCTION_BUNDLE.format as OutputFormat,
+        target: FUNCTION_BUNDLE.target,
+        minify: FUNCTION_BUNDLE.minify,
+        sourceMap: FUNCTION_BUNDLE.sourceMap,
+        sourcesContent: FUNCTION_BUNDLE.sourcesContent,
         externalModules: [...FUNCTION_EXTERNAL_MODULES[props.code]],
-        mainFields: ['module', 'main'],
-        // CommonJS dependencies call require(); give the ESM bundle one.
-        banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+        mainFields: [...FUNCTION_BUNDLE.mainFields],
+        banner: FUNCTION_BUNDLE.banner,
       },
     });
   }

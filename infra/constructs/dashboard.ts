@@ -27,6 +27,8 @@ export type OperationsDashboardProps = {
   /** Open API requests per minute per endpoint: the service's ceiling, and what the workers may use together. */
   upstreamCeilingPerMinute: number;
   workersBudgetPerMinute: number;
+  /** The stage has Smaregi sources: the worker's failed Smaregi reads are drawn too. */
+  smaregi?: boolean;
 };
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -122,22 +124,37 @@ function processingRow({ graph, ours, search }: Widgets): Row {
   ];
 }
 
-function queueRow({ graph, props }: Widgets): Row {
+function queueRow({ graph, oursEvery, props }: Widgets): Row {
   return [
-    graph('Queue depth', [
-      props.queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'waiting' }),
-      props.queue.metricApproximateNumberOfMessagesNotVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'in flight' }),
-    ]),
-    graph('Oldest queued event (s)', [
-      props.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }),
-    ]),
-    graph('Dead-letter queue depth', [
-      props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-        label: 'dead letters',
-      }),
-    ]),
+    // The recovery tick's minute datapoints: when the line went to 1 is since when pulling is off (npm run
+    // pause, or an outage); the console says which and until when.
+    graph('Pulling paused (1 = paused: planned or outage)', [oursEvery(METRIC.pullingPaused, 'Maximum', Duration.minutes(1), 'paused')], {
+      width: 6,
+    }),
+    graph(
+      'Queue depth',
+      [
+        props.queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'waiting' }),
+        props.queue.metricApproximateNumberOfMessagesNotVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'in flight' }),
+      ],
+      { width: 6 },
+    ),
+    graph(
+      'Oldest queued event (s)',
+      [props.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' })],
+      { width: 6 },
+    ),
+    graph(
+      'Dead-letter queue depth',
+      [
+        props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(1),
+          statistic: 'Maximum',
+          label: 'dead letters',
+        }),
+      ],
+      { width: 6 },
+    ),
   ];
 }
 
@@ -194,15 +211,19 @@ function functionsRow({ graph, props }: Widgets): Row {
   ];
 }
 
-function auditRow({ graph, oursEvery, search }: Widgets): Row {
+function auditRow({ graph, ours, oursEvery, search, props }: Widgets): Row {
   const day = Duration.days(1);
+  const width = props.smaregi ? 8 : 12;
   return [
     graph(
       'Audit: drift found (daily)',
       [oursEvery(METRIC.auditDrift, 'Maximum', day, 'drift'), oursEvery(METRIC.auditRecords, 'Maximum', day, 'records audited')],
-      { width: 12 },
+      { width },
     ),
-    graph('Shopify reconcile: orders missing from the ledger', [search(METRIC.reconcileMissing, [], 'Sum', day)], { width: 12 }),
+    graph('Reconcile (Shopify, Smaregi): sales missing from the ledger', [search(METRIC.reconcileMissing, [], 'Sum', day)], { width }),
+    ...(props.smaregi
+      ? [graph('Smaregi: failed API reads of the worker', [ours(METRIC.smaregiApiErrors, 'Sum', 'failed reads')], { width })]
+      : []),
   ];
 }
 

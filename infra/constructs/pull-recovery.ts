@@ -7,7 +7,7 @@ import type { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config/index.js';
-import { RECOVERY_TICK } from '../../shared/consumer/index.js';
+import { pullMappingParameterName, RECOVERY_TICK } from '../../shared/consumer/index.js';
 
 /**
  * The worker stops pulling while the Open API is down and starts again when it answers
@@ -25,7 +25,7 @@ export class PullRecovery extends Construct {
 
   constructor(scope: Construct, id: string, props: { stageName: string; worker: LambdaFn; role: IRole; source: SqsEventSource }) {
     super(scope, id);
-    const parameterName = `/loyalty-bridge/${props.stageName}/process-events/event-source-mapping`;
+    const parameterName = pullMappingParameterName(props.stageName);
     this.parameter = new StringParameter(this, 'MappingId', {
       parameterName,
       description: 'The id of the process-events SQS event source mapping (the worker pauses it during Open API outages)',

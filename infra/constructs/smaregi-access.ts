@@ -3,7 +3,7 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { SmaregiAccess as SmaregiAccessValue } from '../../shared/smaregi/index.js';
-import { secretPrefix } from '../config/derived.js';
+import { smaregiCredentialsSecretName } from '../config/derived.js';
 import type { StageConfig } from '../config/schema.js';
 
 /** A stage's Smaregi sources with what the stack needs of their settings. */
@@ -29,9 +29,7 @@ export interface SmaregiReconcileSchedule {
   settleMinutes: number;
 }
 
-export function smaregiCredentialsSecretName(stage: StageConfig, source: string): string {
-  return `${secretPrefix(stage)}/smaregi-app/${source}`;
-}
+export { smaregiCredentialsSecretName };
 
 /**
  * The Smaregi app's client id and secret per Smaregi source (client credentials for the Platform API):

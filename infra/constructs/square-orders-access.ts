@@ -11,9 +11,14 @@ import type { StageConfig } from '../config/schema.js';
  * empty token (the operator puts the real one in; docs/square.md), read by the worker only.
  */
 export function squareOrderSources(stage: StageConfig): string[] {
-  return Object.entries(stage.sources)
-    .filter(([, s]) => s.kind === 'square' && (s.amount as { basis?: unknown } | undefined)?.basis === 'subtotal_excluding_tax')
-    .map(([name]) => name);
+  return (
+    Object.entries(stage.sources)
+      // A source's kind defaults to its name (`square` needs no `kind`), as the functions read the config.
+      .filter(
+        ([name, s]) => (s.kind ?? name) === 'square' && (s.amount as { basis?: unknown } | undefined)?.basis === 'subtotal_excluding_tax',
+      )
+      .map(([name]) => name)
+  );
 }
 
 export function squareOrdersTokenSecretName(stage: StageConfig, source: string): string {

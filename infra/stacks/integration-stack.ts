@@ -14,7 +14,7 @@ import {
 } from '../config/index.js';
 import { sourcesConfig } from '../config/sources.js';
 import { SquareOrdersAccessSecrets } from '../constructs/square-orders-access.js';
-import { ScheduledSmaregiReconcile } from '../constructs/scheduled-smaregi-reconcile.js';
+import { addSmaregiApiErrorsAlarm, ScheduledSmaregiReconcile } from '../constructs/scheduled-smaregi-reconcile.js';
 import { SmaregiAccessSecrets } from '../constructs/smaregi-access.js';
 import { SMAREGI_ENV } from '../../shared/smaregi/index.js';
 import { SQUARE_ORDERS_ENV } from '../../shared/square-orders/index.js';
@@ -28,7 +28,6 @@ import { LedgerTable } from '../constructs/ledger-table.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { addUpstreamRejectedAlarm } from '../constructs/upstream-rejected-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
-import { grantActivityAppend } from '../constructs/activity-access.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { redemptionSweepFor, type ScheduledRedemptionSweep } from '../constructs/scheduled-redemption-sweep.js';
@@ -152,9 +151,7 @@ export class IntegrationStack extends Stack {
     const quarantine = new QuarantineTable(this, 'Quarantine', { production: config.production });
     receiver.fn.addEnvironment(ENV.QUARANTINE_TABLE, quarantine.table.tableName);
     quarantine.grantKeep(receiver.role);
-    // Each accepted delivery is noted under its order in the activity record (the operator console's timeline).
-    receiver.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
-    grantActivityAppend(this.ledger.table, receiver.role);
+    // No DynamoDB access for the activity record: what intake knows of a delivery travels in its message.
     return { receiver, quarantine };
   }
 
@@ -179,7 +176,8 @@ export class IntegrationStack extends Stack {
     this.ledger.grantPrivacy(worker.role);
     worker.fn.addEnvironment(ENV.QUARANTINE_TABLE, this.quarantine.table.tableName);
     this.quarantine.grantRedact(worker.role);
-    // The worker's receives, grant calls and breaker transitions, in the same table (its item access covers them).
+    // The worker's receives, grant calls and breaker transitions, in the same table (its item access covers
+    // them); the deliveries, calls and receives of an order ride on its ledger writes (shared/activity/carry.ts).
     worker.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
     openApiSecret.grantRead(worker.role);
     const squareOrders = new SquareOrdersAccessSecrets(this, 'SquareOrders', {
@@ -275,6 +273,7 @@ export class IntegrationStack extends Stack {
     const metrics = { metricsNamespace: config.observability.metricsNamespace, serviceName: config.observability.serviceName };
     const reconcile = [
       ...(this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : []),
+      ...(this.smaregiReconcile ? [{ name: 'ReconcileSmaregi', fn: this.smaregiReconcile.function.fn }] : []),
       ...(this.redemptionSweep ? [{ name: 'SweepRedemptions', fn: this.redemptionSweep.function.fn }] : []),
     ];
     const intakeAndWorker = [
@@ -299,6 +298,7 @@ export class IntegrationStack extends Stack {
     addUpstreamRejectedAlarm(alarms, metrics);
 
     if (this.reconcile) alarms.alarms.push(...this.reconcile.addMissingAlarms(alarms.topic));
+    if (this.smaregiReconcile) addSmaregiApiErrorsAlarm(alarms, metrics);
 
     const audit = new ScheduledAudit(this, 'Audit', {
       table: this.ledger.table,
@@ -320,6 +320,7 @@ export class IntegrationStack extends Stack {
       alarms: alarms.alarms,
       upstreamCeilingPerMinute: UPSTREAM_CEILING_PER_MINUTE,
       workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,
+      smaregi: this.smaregiReconcile !== undefined,
     });
     return { alarms, audit, dashboard };
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CfnElement, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { BuildSpec, CfnProject, ComputeType, LinuxBuildImage } from 'aws-cdk-lib/aws-codebuild';
-import { PipelineType } from 'aws-cdk-lib/aws-codepipeline';
+import { type CfnPipeline, PipelineType } from 'aws-cdk-lib/aws-codepipeline';
 import { CodePipeline, CodePipelineSource, ManualApprovalStep, ShellStep } from 'aws-cdk-lib/pipelines';
 import type { Construct } from 'constructs';
 import type { PipelineConfig, StageConfig } from '../config/index.js';
@@ -24,6 +24,19 @@ export const SYNTH_COMMANDS = [
   'npm run lint',
   'npm test',
   'npx cdk synth',
+] as const;
+
+/**
+ * What the build image lacks for `npm test`: a browser for the console's browser test (puppeteer-core
+ * downloads none; test/support/browser.ts finds it on PATH as `google-chrome`). CodeBuild's
+ * standard:7.0 is Ubuntu 22.04 without one, and Ubuntu's own chromium package is only a snap stub
+ * that cannot run in a build container: Google's .deb it is, with its dependencies from apt.
+ */
+export const BUILD_INSTALL_COMMANDS = [
+  'wget -q -O /tmp/google-chrome.deb https://dl.google.com/linux/direct/google-chrome-stable_current_amd64.deb',
+  'apt-get update -qq',
+  'apt-get install -y -qq --no-install-recommends /tmp/google-chrome.deb',
+  'google-chrome --version',
 ] as const;
 
 /**
@@ -76,6 +89,7 @@ export class PipelineStack extends Stack {
       publishAssetsInParallel: false,
       synth: new ShellStep('Synth', {
         input: source,
+        installCommands: [...BUILD_INSTALL_COMMANDS],
         commands: [...SYNTH_COMMANDS],
         env: { CDK_DISABLE_VERSION_CHECK: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
       }),
@@ -105,8 +119,26 @@ export class PipelineStack extends Stack {
     }
     // Build now so the generated roles exist and their findings can be acknowledged precisely.
     this.pipeline.buildPipeline();
+    rollBackDeployStagesOnFailure(
+      this.pipeline,
+      props.stages.map((s) => stageId(s.stageName)),
+    );
     acknowledgePipelineFindings(this, this.pipeline, config);
   }
+}
+
+/**
+ * A deploy stage that fails rolls itself back to the last execution that succeeded in it (CodePipeline
+ * V2 stage rollback, `OnFailure: ROLLBACK`): CloudFormation already undoes a failed stack update, and
+ * this also undoes a stage whose stack deployed but whose later action failed. The rollback redeploys
+ * that execution's own artefacts, which the artifact bucket keeps (no expiry). docs/runbook.md,
+ * "Rolling back a bad deploy".
+ */
+function rollBackDeployStagesOnFailure(pipeline: CodePipeline, deployStages: string[]): void {
+  const cfn = pipeline.pipeline.node.defaultChild as CfnPipeline;
+  pipeline.pipeline.stages.forEach((stage, index) => {
+    if (deployStages.includes(stage.stageName)) cfn.addPropertyOverride(`Stages.${index}.OnFailure`, { Result: 'ROLLBACK' });
+  });
 }
 
 /**

@@ -31,7 +31,8 @@ export function markReceived(q: QueueState, batch: StoredMessage[], now: number)
 
 /** Runs the consumer on the received batch and deletes the messages it did not report as failed. */
 export async function runBatch(q: QueueState, batch: StoredMessage[], handles: Map<string, string>, handler: QueueConsumer): Promise<void> {
-  const event: SQSEvent = { Records: batch.map((m) => toRecord(q, m, handles.get(m.messageId)!)) };
+  // Every message of the batch was given a receipt handle when it was received (receive()).
+  const event: SQSEvent = { Records: batch.map((m) => toRecord(q, m, handles.get(m.messageId) ?? '')) };
 
   let failed: Set<string>;
   try {

@@ -1,6 +1,7 @@
 import { redrive } from './dead-letter.js';
 import { isDuplicateSend } from './dedup.js';
-import { LocalQueueError } from './errors.js';
+import { MAX_BATCH_ENTRIES, type QueueMessage } from '../../shared/queue/index.js';
+import { isLocalQueueError, LocalQueueError } from './errors.js';
 import { enqueue } from './groups.js';
 import { addTimer, closeQueue, schedulePump, wait, waitForIdle } from './pump.js';
 import { createQueueState } from './state.js';
@@ -21,15 +22,36 @@ export type { DeadLetter, LocalQueue, LocalQueueOptions, LocalQueueStats, QueueC
  */
 export function createLocalQueue(options: LocalQueueOptions = {}): LocalQueue {
   const q = createQueueState(options);
+  const accept = (message: QueueMessage) => {
+    validateMessage(message);
+    const now = q.settings.clock.now();
+    q.counters.sent += 1;
+    if (!isDuplicateSend(q, message, now)) enqueue(q, message, now);
+  };
   return {
     async send(message) {
       if (q.closed) throw new LocalQueueError('closed', 'the queue is closed');
-      validateMessage(message);
-      const now = q.settings.clock.now();
-      q.counters.sent += 1;
-      if (isDuplicateSend(q, message, now)) return;
-      enqueue(q, message, now);
+      accept(message);
       schedulePump(q);
+    },
+    // SendMessageBatch: at most 10 entries, each accepted or reported failed on its own (SQS's rules).
+    async sendBatch(messages) {
+      if (q.closed) throw new LocalQueueError('closed', 'the queue is closed');
+      if (messages.length === 0 || messages.length > MAX_BATCH_ENTRIES) {
+        throw new LocalQueueError('invalid_message', `a batch holds 1 to ${MAX_BATCH_ENTRIES} messages`);
+      }
+      q.counters.batchSends += 1;
+      const failed = messages.flatMap((message, index) => {
+        try {
+          accept(message);
+          return [];
+        } catch (e) {
+          if (!isLocalQueueError(e)) throw e;
+          return [{ index, code: e.kind, senderFault: true }];
+        }
+      });
+      schedulePump(q);
+      return failed;
     },
     start(consumer) {
       q.consumer = consumer;

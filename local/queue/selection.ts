@@ -11,8 +11,7 @@ export function receiveBatch(q: QueueState, now: number): StoredMessage[] {
     // A group with a message in flight is blocked until that message is deleted or visible again.
     // Receipts are only ever held by a prefix of the group (batches take its head), so the head tells.
     if (messages[0]?.receipt !== undefined) continue;
-    while (messages.length > 0 && batch.length < batchSize) {
-      const head = messages[0]!;
+    for (let head = messages[0]; head !== undefined && batch.length < batchSize; head = messages[0]) {
       // SQS moves a message to the DLQ on the receive after its maxReceiveCount-th.
       if (head.receiveCount >= maxReceiveCount) {
         messages.shift();

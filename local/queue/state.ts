@@ -44,7 +44,7 @@ export interface QueueState {
   paused: boolean;
   pumpScheduled: boolean;
   sequence: bigint;
-  counters: { sent: number; deduplicated: number; received: number; deleted: number; visibilityChanges: number };
+  counters: { sent: number; batchSends: number; deduplicated: number; received: number; deleted: number; visibilityChanges: number };
   /** Per group, the spans its messages waited in place (only kept while someone may ask: onFirstReceived). */
   deferrals: Map<string, Deferral[]>;
 }
@@ -88,7 +88,7 @@ export function createQueueState(options: LocalQueueOptions): QueueState {
     paused: false,
     pumpScheduled: false,
     sequence: 0n,
-    counters: { sent: 0, deduplicated: 0, received: 0, deleted: 0, visibilityChanges: 0 },
+    counters: { sent: 0, batchSends: 0, deduplicated: 0, received: 0, deleted: 0, visibilityChanges: 0 },
     deferrals: new Map(),
   };
 }

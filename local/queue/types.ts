@@ -57,7 +57,10 @@ export interface LocalQueueStats {
   /** Received, not deleted, waiting for their visibility timeout (failed, to be retried). */
   waitingRetry: number;
   deadLettered: number;
+  /** Messages sent, one at a time or in batches. */
   sent: number;
+  /** SendMessageBatch calls (up to 10 messages each). */
+  batchSends: number;
   deduplicated: number;
   received: number;
   deleted: number;

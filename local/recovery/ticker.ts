@@ -1,4 +1,4 @@
-import { type PullSwitch, resumeWhenUp, type UpstreamProbe } from '../../shared/consumer/index.js';
+import { type PlannedPauseRecords, type PullSwitch, resumeWhenUp, type UpstreamProbe } from '../../shared/consumer/index.js';
 import type { QueueClock } from '../queue/index.js';
 
 /** How often the local stack probes a paused upstream (the deployed stack: every few seconds of each scheduled minute). */
@@ -20,6 +20,8 @@ export function startRecoveryTicker(options: {
   probe: UpstreamProbe;
   intervalMs?: number;
   log?: (line: string) => void;
+  /** A planned pause (`npm run pause`): left alone until its end. */
+  planned?: PlannedPauseRecords;
 }): RecoveryTicker {
   const intervalMs = options.intervalMs ?? LOCAL_RECOVERY_PROBE_MS;
   const { clock, pull } = options;
@@ -36,6 +38,7 @@ export function startRecoveryTicker(options: {
         sleep: async () => undefined,
         intervalMs,
         untilMs: clock.now(),
+        ...(options.planned ? { planned: options.planned } : {}),
       });
       if (result === 'resumed') options.log?.('[worker] the Open API answers again: pulling resumed');
     } finally {

@@ -6,7 +6,10 @@ import { type SmaregiStandIn, startSmaregiStandIn } from './server.js';
  * `npm start`'s Smaregi: the stand-in of the Platform API (SMAREGI_PORT, default 8790) and the
  * `smaregi` source wired to it: the contract (SMAREGI_CONTRACT_ID), the custom webhook header
  * (SMAREGI_WEBHOOK_HEADER, default x-smaregi-webhook-token) and its value (SMAREGI_WEBHOOK_SECRET,
- * at least 32 characters). The app's client id and secret are the stand-in's demo values.
+ * at least 32 characters), the stores whose sales earn (SMAREGI_STORE_IDS, comma-separated; unset: every
+ * store) and how members are found (SMAREGI_MEMBER_LOOKUP: external_id or unique_id). The last two are
+ * the source's `storeIds` and `memberLookup` settings, as a stage file's `sources.smaregi` sets them.
+ * The app's client id and secret are the stand-in's demo values.
  */
 export const SMAREGI_LOCAL = {
   port: 8790,
@@ -23,6 +26,10 @@ export interface LocalSmaregiOptions {
   contractId?: string;
   webhookHeader?: string;
   webhookSecret?: string;
+  storeIds?: string[];
+  memberLookup?: 'external_id' | 'unique_id';
+  /** The stand-in answers 429 past this many API reads per second (off: unset). */
+  throttlePerSecond?: number;
 }
 
 export interface LocalSmaregi {
@@ -30,6 +37,8 @@ export interface LocalSmaregi {
   contractId: string;
   webhookHeader: string;
   webhookSecret: string;
+  /** The source settings these options set (the stage file's `sources.smaregi` equivalents). */
+  settings: { storeIds?: string[]; memberLookup?: 'external_id' | 'unique_id' };
 }
 
 export async function startLocalSmaregi(options: LocalSmaregiOptions = {}): Promise<LocalSmaregi> {
@@ -39,12 +48,17 @@ export async function startLocalSmaregi(options: LocalSmaregiOptions = {}): Prom
     contractId,
     clientId: SMAREGI_LOCAL.clientId,
     clientSecret: SMAREGI_LOCAL.clientSecret,
+    ...(options.throttlePerSecond ? { throttlePerSecond: options.throttlePerSecond } : {}),
   });
   return {
     standIn,
     contractId,
     webhookHeader: options.webhookHeader ?? SMAREGI_LOCAL.webhookHeader,
     webhookSecret: options.webhookSecret ?? SMAREGI_LOCAL.webhookSecret,
+    settings: {
+      ...(options.storeIds ? { storeIds: options.storeIds } : {}),
+      ...(options.memberLookup ? { memberLookup: options.memberLookup } : {}),
+    },
   };
 }
 
@@ -75,6 +89,9 @@ export function localSmaregiEnvironment(local: LocalSmaregi, env: NodeJS.Process
   if (typeof smaregi !== 'object' || smaregi === null || Array.isArray(smaregi)) return out;
   return {
     ...out,
-    [sourcesKey]: JSON.stringify({ ...all, smaregi: { contractId: local.contractId, webhookHeader: local.webhookHeader, ...smaregi } }),
+    [sourcesKey]: JSON.stringify({
+      ...all,
+      smaregi: { contractId: local.contractId, webhookHeader: local.webhookHeader, ...local.settings, ...smaregi },
+    }),
   };
 }

@@ -8,12 +8,17 @@ import { listTransactions } from './list.js';
  * A local stand-in of Smaregi's Platform API, as much as the worker and the reconcile use:
  * - `POST /app/{contract_id}/token` (the id host's client-credentials grant: Basic auth, a form body),
  *   answering `{access_token, token_type, expires_in, scope}`; tokens expire after `tokenTtlSeconds`;
- * - `GET /{contract_id}/pos/transactions/{id}` behind `Authorization: Bearer`, with `with_details` and
- *   `with_customer` (`all` adds the details / the customer object, as Smaregi does);
- * - `GET /{contract_id}/pos/transactions` listed by `upd_date_time-from/to` (31 days at most), paged.
+ * - `GET /{contract_id}/pos/transactions/{id}` behind `Authorization: Bearer`, with `with_details`
+ *   (`all`; `summary`: the lines' main fields only) and `with_customer` (`all` adds the customer object);
+ * - `GET /{contract_id}/pos/transactions` by one of the date filters (31 days at most), honouring `sort`, paged (list.ts);
+ * - with `throttlePerSecond`, 429 with `Retry-After: 1` past that many API reads in a second, for the
+ *   whole contract (Smaregi's limit is per contract and second, shared by all its stores).
  * One server plays both hosts (the id host and the API host). Test surface (not Smaregi's), under the
  * admin guard of /__local/*: `POST /__smaregi/customers`, `POST /__smaregi/transactions` (as GET returns
- * it, details included; the same id replaces it), both 201; `POST /__smaregi/faults` makes the next N API
+ * it, details included; the same id replaces it; any division), both 201; `POST /__smaregi/return-cancellations`
+ * (`{"transactionHeadId", "newTransactionHeadId"}`) makes a return-cancellation's two records in one call, as
+ * the till does: the cancelling record (negated amounts, disposeDivision 2) and the original marked
+ * disposeDivision 1, each naming the other; `POST /__smaregi/faults` makes the next N API
  * reads answer a status (429 with a Retry-After); `POST /__smaregi/expire-tokens` ends every token.
  */
 export interface SmaregiStandIn {
@@ -22,6 +27,8 @@ export interface SmaregiStandIn {
   contractId: string;
   putTransaction(tx: SmaregiTransaction): void;
   putCustomer(customer: SmaregiCustomer): void;
+  /** Removes a transaction (as Smaregi's delete does): reads answer 404. */
+  deleteTransaction(id: string): void;
   /** API reads answered (faults included), token grants made. */
   reads(): number;
   grants(): number;
@@ -35,6 +42,8 @@ export interface SmaregiStandInOptions {
   clientId: string;
   clientSecret: string;
   tokenTtlSeconds?: number;
+  /** API reads per second the contract may make before 429 (off: unset). */
+  throttlePerSecond?: number;
   now?: () => number;
 }
 
@@ -52,6 +61,7 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
   let faults: StandInFault | undefined;
   let reads = 0;
   let grants = 0;
+  const second = { at: -1, reads: 0 };
   const contract = encodeURIComponent(options.contractId);
 
   function admin(path: string, json: unknown): JsonAnswer {
@@ -73,6 +83,7 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
       faults = fault;
       return { status: 201, body: { status: fault.status, times: fault.times } };
     }
+    if (path === '/__smaregi/return-cancellations') return returnCancellation(transactions, json, now());
     if (path === '/__smaregi/expire-tokens') {
       tokens.clear();
       return { status: 201, body: { expired: true } };
@@ -101,6 +112,14 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
   function read(req: IncomingMessage, path: string, query: URLSearchParams): JsonAnswer {
     if (!authorised(req)) return smaregiError(401, 'Unauthorized', 'invalid or expired access token');
     reads += 1;
+    const limit = options.throttlePerSecond;
+    if (limit !== undefined) {
+      const at = Math.floor(now() / 1000);
+      if (second.at !== at) Object.assign(second, { at, reads: 0 });
+      second.reads += 1;
+      if (second.reads > limit)
+        return { ...smaregiError(429, 'Too Many Requests', 'rate limit exceeded'), headers: { 'retry-after': '1' } };
+    }
     if (faults && faults.times > 0) {
       faults.times -= 1;
       return { ...smaregiError(faults.status, 'fault'), ...(faults.retryAfter ? { headers: { 'retry-after': faults.retryAfter } } : {}) };
@@ -116,7 +135,7 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
         status: 200,
         body: {
           ...head,
-          ...(query.get('with_details') === 'all' ? { details: details ?? [] } : {}),
+          ...detailsFor(query.get('with_details'), details),
           ...(customer !== undefined ? { customer } : {}),
         },
       };
@@ -146,10 +165,93 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     contractId: options.contractId,
     putTransaction: (tx) => transactions.set(tx.transactionHeadId, tx as Record<string, unknown>),
     putCustomer: (c) => customers.set(c.customerId, c as Record<string, unknown>),
+    deleteTransaction: (id) => {
+      transactions.delete(id);
+    },
     reads: () => reads,
     grants: () => grants,
     close: () => served.close(),
   };
+}
+
+/** The lines' fields `with_details=summary` keeps (Smaregi publishes no list: an assumption, docs/smaregi.md). */
+const SUMMARY_FIELDS = [
+  'transactionHeadId',
+  'transactionDetailId',
+  'transactionDetailDivision',
+  'productId',
+  'productCode',
+  'productName',
+  'quantity',
+  'salesPrice',
+  'unitDiscountedSum',
+];
+
+function detailsFor(withDetails: string | null, details: unknown): { details?: unknown[] } {
+  const lines = Array.isArray(details) ? (details as Record<string, unknown>[]) : [];
+  if (withDetails === 'all') return { details: lines };
+  if (withDetails === 'summary')
+    return { details: lines.map((l) => Object.fromEntries(SUMMARY_FIELDS.filter((f) => f in l).map((f) => [f, l[f]]))) };
+  return {};
+}
+
+const AMOUNT = /^-?\d+(?:\.\d+)?$/;
+const HEAD_AMOUNTS = [
+  'subtotal',
+  'subtotalDiscountPrice',
+  'pointDiscount',
+  'couponDiscount',
+  'total',
+  'taxInclude',
+  'taxExclude',
+  'amount',
+];
+const LINE_AMOUNTS = [
+  'quantity',
+  'unitDiscountedSum',
+  'discountPriceProportional',
+  'discountPointProportional',
+  'discountCouponProportional',
+  'taxIncludeProportional',
+  'taxExcludeProportional',
+  'productBundleProportional',
+  'staffDiscountProportional',
+  'bargainDiscountProportional',
+  'roundingPriceProportional',
+];
+
+function negated(row: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  const out = { ...row };
+  for (const f of fields) {
+    const v = out[f];
+    if (typeof v === 'string' && AMOUNT.test(v) && !/^-?0+(?:\.0+)?$/.test(v)) out[f] = v.startsWith('-') ? v.slice(1) : `-${v}`;
+  }
+  return out;
+}
+
+/** A return-cancellation (返品取消) as the till makes it: both records, each naming the other, updated now. */
+function returnCancellation(transactions: Map<string, Record<string, unknown>>, json: unknown, nowMs: number): JsonAnswer {
+  const body = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
+  const id = String(body.transactionHeadId ?? '');
+  const newId = String(body.newTransactionHeadId ?? '');
+  const original = transactions.get(id);
+  if (!original) return { status: 404, body: { error: `no transaction ${id}` } };
+  if (!/^[0-9]{1,20}$/.test(newId) || transactions.has(newId))
+    return { status: 422, body: { error: 'newTransactionHeadId must be an unused transaction id' } };
+  const at = `${new Date(nowMs + 9 * 3_600_000).toISOString().slice(0, 19)}+09:00`;
+  const lines = Array.isArray(original.details) ? (original.details as Record<string, unknown>[]) : [];
+  transactions.set(newId, {
+    ...negated(original, HEAD_AMOUNTS),
+    transactionHeadId: newId,
+    transactionDateTime: at,
+    terminalTranDateTime: at,
+    updDateTime: at,
+    disposeDivision: '2',
+    disposeServerTransactionHeadId: id,
+    details: lines.map((l) => ({ ...negated(l, LINE_AMOUNTS), transactionHeadId: newId })),
+  });
+  transactions.set(id, { ...original, disposeDivision: '1', disposeServerTransactionHeadId: newId, updDateTime: at });
+  return { status: 201, body: { transactionHeadId: id, newTransactionHeadId: newId } };
 }
 
 function describe(issue: { path: PropertyKey[]; message: string } | undefined): string {

@@ -2,6 +2,7 @@
 import { DEFAULT_LEDGER_TTL_DAYS, ENV, envInteger, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS } from '../config/index.js';
 import { type ActivityRecorder, createActivityRecorder } from './recorder.js';
 import { createActivityStore } from './store.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
  * The recorder the functions use, from the environment: ACTIVITY_TABLE (unset: none, nothing is
@@ -12,6 +13,8 @@ export function activityFromEnvironment(
   env: NodeJS.ProcessEnv,
   /** Told of a write that failed (which one and the error's name: never its data). */
   logger?: { warn(message: string, extra: Record<string, unknown>): void },
+  /** The table's client when the caller has one already (the worker shares its ledger's); else one from `env`. */
+  client?: () => Pick<DynamoDBDocumentClient, 'send'>,
 ): ActivityRecorder | undefined {
   const tableName = env[ENV.ACTIVITY_TABLE]?.trim();
   if (!tableName) return undefined;
@@ -22,9 +25,9 @@ export function activityFromEnvironment(
     () => new Error(`${ENV.LEDGER_TTL_DAYS} must be a whole number of days from ${MIN_LEDGER_TTL_DAYS} to ${MAX_LEDGER_TTL_DAYS}`),
   );
   const store = async () => {
-    // Loaded on first write: intake evaluates no DynamoDB SDK at load.
-    const { documentClientFromEnv } = await import('../dynamodb/index.js');
-    return createActivityStore({ client: documentClientFromEnv(env), tableName, clock: Date.now, ttlDays });
+    // Loaded on first write, not at import.
+    const made = client?.() ?? (await import('../dynamodb/index.js')).documentClientFromEnv(env);
+    return createActivityStore({ client: made, tableName, clock: Date.now, ttlDays });
   };
   const onError = (what: string, e: unknown) =>
     logger?.warn('activity not recorded', { what, error: e instanceof Error ? e.name : 'unknown' });

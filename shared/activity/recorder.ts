@@ -1,13 +1,17 @@
+import type { LedgerActivity } from '../ledger/index.js';
+import { callEntry, createCarrier, type ReceiveStart, receiveEntry } from './carry.js';
 import type { BreakerTransition, CallEntry, RunSummary } from './entries.js';
 import { BREAKER_KEY, MAX_ORDER_ENTRIES, MAX_RUNS, MAX_TRANSITIONS, orderActivityKey, RUNS_KEY } from './keys.js';
 import type { ActivityStore } from './store.js';
 
 /**
  * Writes the activity record, best effort: a failed write is reported to `onError` and dropped; nothing
- * here throws into the caller and nothing reads it back to decide anything. Intake records a delivery
- * once its answer is decided; the worker notes its grant calls as they happen and writes them with the
- * receive that made them (one write per receive); the breaker's transitions and the runs' summaries go
- * to items of their own.
+ * here throws into the caller and nothing reads it back to decide anything. The worker's receives run
+ * `within` a scope (carry.ts): the delivery intake put in the message, the grant calls and the receive
+ * ride on the ledger's own writes of that order (`ledger`, given to createLedger), so a receive that
+ * ends in one of them costs no write of its own; what none of them took is written to the order's
+ * activity item when the receive ends. The breaker's transitions and the runs' summaries go to items
+ * of their own; `delivery` (an activity item write) remains for callers outside the worker.
  */
 
 export interface DeliveryObservation {
@@ -40,6 +44,10 @@ export interface ActivityRecorder {
   received(r: ReceiveObservation, deferSeconds?: number): Promise<void>;
   /** A grant or calculation call, to be written with the receive that made it. */
   noteCall(call: Omit<CallEntry, 'type' | 'at'>): void;
+  /** Runs a receive's processing so that its activity rides on the ledger's writes (carry.ts). */
+  within<T>(start: ReceiveStart, work: () => Promise<T>): Promise<T>;
+  /** The hook for createLedger's `activity`. */
+  readonly ledger: LedgerActivity;
   breaker(t: Omit<BreakerTransition, 'at'>): void;
   run(summary: RunSummary): Promise<void>;
 }
@@ -50,14 +58,13 @@ export interface ActivityRecorderOptions {
   onError?: (what: string, error: unknown) => void;
 }
 
-const text = (v: unknown, max = 300) => (typeof v === 'string' ? v.slice(0, max) : undefined);
-
 export function createActivityRecorder(options: ActivityRecorderOptions): ActivityRecorder {
   const { clock } = options;
   const iso = () => new Date(clock()).toISOString();
   let store: Promise<ActivityStore> | undefined;
   const open = () => (store ??= typeof options.store === 'function' ? options.store() : Promise.resolve(options.store));
   let calls: CallEntry[] = [];
+  const carrier = createCarrier(iso);
   const pending = new Set<Promise<void>>();
   const safely = async (what: string, write: (s: ActivityStore) => Promise<void>) => {
     try {
@@ -79,34 +86,34 @@ export function createActivityRecorder(options: ActivityRecorderOptions): Activi
       );
     },
     async received(r, deferSeconds) {
-      const made = calls;
-      calls = [];
+      const scope = carrier.end(r.messageId, r.receiveCount);
+      const made = scope ? scope.pending : calls.map((c) => callEntry(undefined, c));
+      if (!scope) calls = [];
       // The breaker's transitions reported meanwhile are written before the invocation can be frozen.
       await Promise.all([...pending]);
       if (r.source === undefined || r.orderId === undefined) return; // not an event of ours: nothing to file it under
-      const receive = {
-        type: 'receive',
-        at: iso(),
-        ...(r.refundId ? { refundId: r.refundId } : {}),
-        messageId: r.messageId,
-        receiveCount: r.receiveCount,
-        outcome: text(r.outcome, 60) ?? 'unknown',
-        action: r.action === 'retry' ? 'retry' : 'ack',
-        ...(deferSeconds === undefined ? {} : { deferSeconds }),
-        ...(text(r.reason) ? { reason: text(r.reason) } : {}),
-      };
+      // Filed with the ledger write that ended it: only what no write took is left (usually nothing).
+      const filed = scope?.filed === true && r.action !== 'retry';
+      const where = { messageId: r.messageId, receiveCount: r.receiveCount, ...(r.refundId ? { refundId: r.refundId } : {}) };
+      const entries = filed ? made : [...made, receiveEntry(where, iso(), r, deferSeconds)];
+      if (entries.length === 0) return;
       const refund = r.refundId ? { refundId: r.refundId } : {};
       await safely('receive', (s) =>
         s.append(
           orderActivityKey(r.source as string, r.orderId as string),
-          [...made.map((c) => ({ ...refund, ...c })), receive],
+          entries.map((e) => ({ ...refund, ...e })),
           MAX_ORDER_ENTRIES,
         ),
       );
     },
     noteCall(call) {
-      calls.push({ type: 'call', at: iso(), ...call });
+      const entry: CallEntry = { type: 'call', at: iso(), ...call };
+      const scope = carrier.current();
+      if (scope) scope.pending.push(callEntry(scope, entry));
+      else calls.push(entry);
     },
+    within: (start, work) => carrier.within(start, work),
+    ledger: carrier.ledger,
     breaker(t) {
       inBackground('breaker', (s) => s.push(BREAKER_KEY, 'transitions', { at: iso(), ...t }, MAX_TRANSITIONS));
     },

@@ -4,7 +4,7 @@ export { envInteger, envList, requiredSetting } from './env-values.js';
 export { ENV, LEDGER_TABLE_SCHEMA } from './environment.js';
 export { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS, REPLAY_MARGIN_DAYS } from './ledger-retention.js';
 export { ProcessingSettings, processingSettingsFromEnv } from './processing-settings.js';
-export { createSecretsManagerReader, type SecretReader } from './secret-reader.js';
+export { createSecretsManagerReader, SECRET_CACHE_TTL_MS, type SecretReader } from './secret-reader.js';
 export { perSourceClients, readJsonSecret } from './shop-api-access.js';
 export { minWebhookSecretChars } from './secret-strength.js';
 export {

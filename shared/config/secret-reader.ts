@@ -10,6 +10,9 @@ import type { GetSecretValueCommand, GetSecretValueCommandOutput, SecretsManager
 import { createSingleFlightCache } from '../cache/index.js';
 import { SecretReadError } from './errors.js';
 
+/** How long a function keeps a secret it read (docs/deploy.md: a rotation shows within this time). */
+export const SECRET_CACHE_TTL_MS = 300_000;
+
 export interface SecretReader {
   read(secretId: string, opts?: { forceRefresh?: boolean }): Promise<string>;
 }
@@ -39,7 +42,7 @@ interface Read {
 }
 
 export function createSecretsManagerReader(opts: SecretsManagerReaderOptions = {}): SecretReader {
-  const ttlMs = opts.ttlMs ?? 300_000;
+  const ttlMs = opts.ttlMs ?? SECRET_CACHE_TTL_MS;
   const minForcedRefreshMs = opts.minForcedRefreshMs ?? 0;
   const now = opts.now ?? Date.now;
   const reads = createSingleFlightCache<Read>();

@@ -3,6 +3,9 @@ import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { PullSwitch } from './pull.js';
 import { PullSwitchError } from './errors.js';
 
+/** The SSM parameter holding the id of a stage's process-events event source mapping (infra/constructs/pull-recovery.ts). */
+export const pullMappingParameterName = (stageName: string): string => `/loyalty-bridge/${stageName}/process-events/event-source-mapping`;
+
 /**
  * The worker's pulling in AWS: the Enabled flag of its SQS event source mapping. The stack publishes the
  * mapping's UUID in an SSM parameter the worker reads once per container: in the environment it would

@@ -2,7 +2,17 @@
 export { type BatchHandler, batchHandler } from './batch.js';
 export { CircuitOpen, NotYet, PullSwitchError, RetryLater } from './errors.js';
 export { type OutagePause, type PullSwitch, pauseOnOutage } from './pull.js';
-export { createEventSourceMappingSwitch } from './event-source-mapping.js';
+export { createEventSourceMappingSwitch, pullMappingParameterName } from './event-source-mapping.js';
 export { openApiProbe } from './probe.js';
+export {
+  ledgerPlannedPause,
+  PLANNED_PAUSE_KEY,
+  PlannedPause,
+  type PlannedPauseRecords,
+  pausePulling,
+  pullingStatus,
+  type PullingStatus,
+  resumePulling,
+} from './planned-pause.js';
 export { isRecoveryTick, RECOVERY_TICK, type RecoveryResult, resumeWhenUp, type UpstreamProbe } from './recovery.js';
 export type { ConsumerDeps } from './types.js';

@@ -109,6 +109,7 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
         left !== undefined && left < DEFAULT_MIN_CALL_MS
           ? { kind: 'upstream_error', action: 'retry', errorKind: 'timeout', reason: 'too little time left in this invocation to start' }
           : await processor.process(body, {
+              messageId: record.messageId,
               receiveCount,
               ...(record.attributes?.MessageGroupId ? { groupId: record.attributes.MessageGroupId } : {}),
               ...(deps.queue ? { setAside: followUpAside } : {}),

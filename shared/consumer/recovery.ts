@@ -1,4 +1,5 @@
 import { isOutageError } from '../openapi/index.js';
+import { type PlannedPauseRecords, plannedPauseHolds } from './planned-pause.js';
 import type { PullSwitch } from './pull.js';
 
 /** The scheduled event that runs the recovery probe in AWS (infra/constructs/pull-recovery.ts). */
@@ -10,7 +11,8 @@ export const isRecoveryTick = (event: unknown): boolean =>
 /** One cheap call to the Open API: resolves when it answered (any answer but an outage's), throws otherwise. */
 export type UpstreamProbe = () => Promise<void>;
 
-export type RecoveryResult = 'running' | 'resumed' | 'still_down';
+/** `planned`: paused for an announced maintenance (`npm run pause`) that has not reached its end: left alone. */
+export type RecoveryResult = 'running' | 'resumed' | 'still_down' | 'planned';
 
 /**
  * While pulling is paused, probes the upstream every `intervalMs` until `untilMs` (the caller's time
@@ -24,8 +26,11 @@ export async function resumeWhenUp(deps: {
   sleep: (ms: number) => Promise<void>;
   intervalMs: number;
   untilMs: number;
+  /** The planned pause, if any (planned-pause.ts): never resumed before its `until`, nor probed meanwhile. */
+  planned?: PlannedPauseRecords;
 }): Promise<RecoveryResult> {
   if (!(await deps.pull.isPaused())) return 'running';
+  if (deps.planned && (await plannedPauseHolds(deps.planned, deps.now()))) return 'planned';
   for (;;) {
     if (await answers(deps.probe)) {
       await deps.pull.resume();

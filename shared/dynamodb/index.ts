@@ -16,5 +16,6 @@ export {
   PutCommand,
   QueryCommand,
   ResourceInUseException,
+  ScanCommand,
   UpdateCommand,
 } from './sdk.js';

@@ -9,6 +9,8 @@ import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales (
 export const CustomerRef = z.object({
   externalKey: z.string().min(1).max(64),
   externalId: z.string().min(1).max(255),
+  /** `unique_id`: externalId is the member's unique_id (their membership number), looked up as such (Smaregi `memberLookup`). */
+  lookup: z.literal('unique_id').optional(),
 });
 export type CustomerRef = z.infer<typeof CustomerRef>;
 
@@ -22,6 +24,8 @@ export const Delivery = z.object({
   webhookId: z.string().optional(),
   eventId: z.string().optional(),
   triggeredAt: z.string().optional(),
+  /** When intake received it (ISO): set by intake, carried in the message for the activity record. */
+  receivedAt: z.string().optional(),
 });
 export type Delivery = z.infer<typeof Delivery>;
 
@@ -128,6 +132,18 @@ export const PurchaseEvent = z.object({
       rule: z.enum(['major_floor', 'minor']),
       pointTitle: z.string().min(1).max(255),
       refundTitle: z.string().min(1).max(255),
+      /** Optional: events queued before these settings existed read as the defaults (division 1, every store, external id, 31 days). */
+      earningDivisions: z
+        .array(z.string().regex(/^[0-9]{1,2}$/))
+        .max(20)
+        .optional(),
+      storeIds: z
+        .array(z.string().regex(/^[0-9]{1,20}$/))
+        .max(1000)
+        .nullable()
+        .optional(),
+      memberLookup: z.enum(['external_id', 'unique_id']).optional(),
+      lateMemberDays: z.number().int().min(1).max(90).optional(),
     })
     .optional(),
   /** Set by processing from `amountFrom`, never by intake: the amount sent to the points calculation. */
@@ -143,6 +159,8 @@ export const PurchaseEvent = z.object({
   customerMatchWindowSeconds: z.number().int().positive().optional(),
   /** The discount codes the order used (Shopify): a redemption's code marks it used (docs/redemption.md). */
   discountCodes: z.array(z.string().min(1).max(255)).max(50).optional(),
+  /** The sender's record is no sale that earns (a Smaregi deposit, a sale at another store): recorded skipped with this reason. */
+  notEarning: z.enum(['not_a_sale', 'other_store', 'layaway_pickup']).optional(),
 });
 export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
 

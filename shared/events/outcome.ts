@@ -46,6 +46,8 @@ export interface PrivacyFigures {
  * record may be gone (a replay): earns and takes nothing. `transaction_gone`: the sender no longer has
  * the sale it named (Smaregi answered 404) and it was never recorded. `customer_redacted`: a customer
  * event for a customer a customers/redact erased (a replayed customers/create).
+ * `not_a_sale` / `other_store` / `layaway_pickup`: the sender's record earns nothing by the source's settings
+ * (PurchaseEvent.notEarning).
  */
 export type SkipReason =
   | 'test'
@@ -55,7 +57,10 @@ export type SkipReason =
   | 'too_old'
   | 'unlinked_refund'
   | 'transaction_gone'
-  | 'customer_redacted';
+  | 'customer_redacted'
+  | 'not_a_sale'
+  | 'other_store'
+  | 'layaway_pickup';
 
 /** The outcome union (points are whole, non-negative numbers unless said otherwise). */
 export type ProcessOutcome =
@@ -111,7 +116,8 @@ export type ProcessOutcome =
    * land, so the lease is left to expire; otherwise it was released and the next attempt may start now.
    */
   | { kind: 'outcome_unknown'; action: 'retry'; errorKind: string; reason: string; leaseKept: boolean }
-  | { kind: 'upstream_error'; action: 'retry'; errorKind: string; reason: string }
+  /** `retryAfterSeconds`: a rate limit's Retry-After (errorKind rate_limited): no retry comes sooner. */
+  | { kind: 'upstream_error'; action: 'retry'; errorKind: string; reason: string; retryAfterSeconds?: number }
   /** Not contracted, credentials refused, request rejected as invalid: fixed by people, then redriven. */
   | { kind: 'configuration_error'; action: 'retry'; errorKind: string; reason: string }
   | { kind: 'lease_lost'; action: 'retry'; reason: string }

@@ -2,8 +2,9 @@ import { DEFAULT_LEDGER_TTL_DAYS, type WebhookSecrets } from '../config/index.js
 import { QueuedEvent } from '../events/index.js';
 import type { Logger } from '../logging/index.js';
 import type { KeepResult, QuarantineInput } from '../quarantine/index.js';
-import { type EventQueue, queueMessageFor } from '../queue/index.js';
+import { type EventQueue, queueMessageFor, sendAll } from '../queue/index.js';
 import {
+  type ConfiguredSource,
   type RequestHeaders,
   type SignedRequest,
   type SourceError,
@@ -51,8 +52,6 @@ export interface IntakeResponse {
   readonly eventType?: string;
   /** An authentic delivery made with another API version than the source's setting (counted, logged). */
   readonly apiVersionMismatch?: VersionMismatch;
-  /** Accepted deliveries: whose orders (or refunds) they name and the sender's delivery id (for the activity record). */
-  readonly deliveries?: readonly { source: string; orderId: string; refundId?: string; deliveryId: string; topic: string }[];
 }
 
 export const STATUS_OF: Readonly<Record<IntakeErrorKind, number>> = {
@@ -110,12 +109,13 @@ function errorKind(e: unknown): string | undefined {
  * metrics and logged: the sender's subscription or the stage setting is out of date.
  */
 export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): Promise<IntakeResponse> {
-  const response = await receiveDelivery(request, deps);
-  if ('error' in response.answer) return response;
   const source = request.source === undefined ? undefined : deps.sources.get(request.source);
-  const mismatch = source?.versionMismatch?.(request.headers);
+  if (!source) return refuse('unknown_source', 'no such webhook source');
+  const response = await receiveDelivery(request, source, deps);
+  if ('error' in response.answer) return response;
+  const mismatch = source.versionMismatch?.(request.headers);
   if (mismatch === undefined) return response;
-  deps.logger?.warn('webhook API version differs from the source setting', { source: source?.name, ...mismatch });
+  deps.logger?.warn('webhook API version differs from the source setting', { source: source.name, ...mismatch });
   return { ...response, apiVersionMismatch: mismatch };
 }
 
@@ -123,10 +123,8 @@ export async function receiveWebhook(request: IntakeRequest, deps: IntakeDeps): 
  * Verifies, reads and queues one webhook delivery. Order matters: nothing reads the body before
  * its signature is verified, and nothing is queued unless every check passed.
  */
-async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promise<IntakeResponse> {
+async function receiveDelivery(request: IntakeRequest, source: ConfiguredSource, deps: IntakeDeps): Promise<IntakeResponse> {
   const log = deps.logger;
-  const source = request.source === undefined ? undefined : deps.sources.get(request.source);
-  if (!source) return refuse('unknown_source', 'no such webhook source');
   if (request.method.toUpperCase() !== 'POST') return refuse('method_not_allowed', 'use POST');
 
   // A sender's own limit (Shopify's orders can be large) wins over the default: never refuse what it sends.
@@ -206,35 +204,24 @@ async function receiveDelivery(request: IntakeRequest, deps: IntakeDeps): Promis
       log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: checked.eventId, occurredAt: checked.occurredAt });
       return { statusCode: 200, answer: { status: 'ignored', reason: checked.ignored } };
     }
-    events.push(checked.event);
+    // What intake knows of the delivery travels in the message (the activity record: shared/activity/carry.ts).
+    const receivedAt = new Date(signed.receivedAtMs ?? deps.now()).toISOString();
+    events.push({ ...checked.event, delivery: { ...checked.event.delivery, receivedAt } } as QueuedEvent);
   }
-  // Every event durably queued before the sender is told: a failure part way answers 5xx, the sender
-  // retries, and the copies already queued are dropped by SQS's deduplication or by the ledger.
+  // Every event durably queued before the sender is told, in batches of 10 where the queue takes them (a
+  // Smaregi delivery names up to 1,000 transactions): a failure part way answers 5xx, the sender retries,
+  // and the copies already queued are dropped by SQS's deduplication or by the ledger.
+  try {
+    await sendAll(deps.queue, events.map(queueMessageFor));
+  } catch (e) {
+    log?.error('queue send failed', { source: source.name, events: events.length, error: e instanceof Error ? e.message : 'unknown' });
+    return refuse('unavailable', 'try again later');
+  }
   for (const event of events) {
-    try {
-      await deps.queue.send(queueMessageFor(event));
-    } catch (e) {
-      log?.error('queue send failed', { source: source.name, eventId: event.eventId, error: e instanceof Error ? e.message : 'unknown' });
-      return refuse('unavailable', 'try again later');
-    }
     log?.info('webhook accepted', { source: source.name, eventId: event.eventId, type: event.type, deliveryId: event.delivery.id });
   }
   const first = events[0] as QueuedEvent;
-  // The activity record is kept per order; customer and privacy events have none (their outcomes are in their own records).
-  const deliveries = events.flatMap((event) =>
-    event.type === 'customer' || event.type === 'privacy'
-      ? []
-      : [
-          {
-            source: event.source,
-            orderId: event.orderId,
-            ...(event.type === 'refund' ? { refundId: event.refundId } : {}),
-            deliveryId: event.delivery.id,
-            topic: event.delivery.topic,
-          },
-        ],
-  );
-  return { statusCode: 202, answer: { status: 'accepted', eventId: first.eventId }, eventType: first.type, deliveries };
+  return { statusCode: 202, answer: { status: 'accepted', eventId: first.eventId }, eventType: first.type };
 }
 
 type Checked = { event: QueuedEvent } | { error: SourceError } | { ignored: string; eventId: string; occurredAt: string };

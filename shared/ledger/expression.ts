@@ -58,6 +58,14 @@ export class Expression {
     return this;
   }
 
+  /** Appends to a list (creating it when absent). */
+  appendToList(path: string, values: readonly unknown[]): this {
+    if (values.length === 0) return this;
+    const p = this.path(path);
+    this.sets.push(`${p} = list_append(if_not_exists(${p}, ${this.value([])}), ${this.value(values)})`);
+    return this;
+  }
+
   increment(path: string, by = 1): this {
     const p = this.path(path);
     this.sets.push(`${p} = if_not_exists(${p}, ${this.value(0)}) + ${this.value(by)}`);

@@ -13,7 +13,7 @@ export {
   unlinkedKey,
 } from './records.js';
 export type { RefundResult } from './refunds.js';
-export type { Clock } from './store.js';
+export { ACTIVITY_FIELD, type Clock, type LedgerActivity, type WriteNote } from './store.js';
 export { createLedgerTable } from './table.js';
 export {
   createRedemptionLedger,

@@ -2,13 +2,13 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createOrderRecords, type OrderRecords } from './orders.js';
 import type { OrderRef, RefundRecord } from './records.js';
 import { createRefundRecords, type RefundRecords } from './refunds.js';
-import { type Clock, createStore } from './store.js';
+import { type Clock, createStore, type LedgerActivity } from './store.js';
 import { listUnlinkedOrders, type UnlinkedQuery } from './unlinked.js';
 
 export type { ApplyRefundInput, PurchaseClaimInput, PurchaseResult, ReleaseOrderOptions } from './orders.js';
 export type { OrderRef, RefundRef } from './records.js';
 export type { RefundResult } from './refunds.js';
-export type { Claim, Clock } from './store.js';
+export type { Claim, Clock, LedgerActivity, WriteNote } from './store.js';
 export type { UnlinkedQuery } from './unlinked.js';
 
 export interface LedgerOptions {
@@ -19,6 +19,8 @@ export interface LedgerOptions {
   ttlDays?: number;
   /** Lease length in seconds. Default 120. */
   leaseSeconds?: number;
+  /** The activity record, carried by the ledger's own writes (store.ts). */
+  activity?: LedgerActivity;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   doneWith,
   exists,
   heldBy,
+  leaseFree,
   notBooked,
   purchaseNotFinal,
   refundableBy,
@@ -51,6 +52,8 @@ export interface PurchaseResult {
    * through (`leaveUnlinkedIndex`), so a link event retried after a crash among them still finds it.
    */
   keepUnlinked?: boolean;
+  /** upstream_rejected only: the purchase event, kept to be run again after the fix (`reopenRejected`). */
+  rejectedEvent?: string;
 }
 
 export interface ReleaseOrderOptions {
@@ -97,6 +100,12 @@ export interface OrderRecords {
    * leaves it findable (and claimable once its lease runs out).
    */
   reopenUnlinked(input: PurchaseClaimInput): Promise<Claim<OrderRecord>>;
+  /**
+   * Makes an order parked as `upstream_rejected` claimable again by its purchase (pending, lease free),
+   * keeping its outcome until the purchase ends anew, so a re-run whose message got lost is found again.
+   * Also true for one already re-opened and not claimed since. False: it is neither (nothing to run).
+   */
+  reopenRejected(ref: OrderRef): Promise<boolean>;
   /**
    * Ends the purchase. owner: the lease holder; null: no claim was needed (skips), then the order must
    * not be done nor leased. Undefined when the condition failed (lease lost, or already done).
@@ -195,12 +204,13 @@ const finishFields = (store: Store, result: PurchaseResult, now: number) =>
     unlinkedCustomer: result.unlinked?.customer,
     purchasedAt: result.unlinked?.purchasedAt,
     purchaseEvent: result.unlinked?.event,
+    rejectedEvent: result.rejectedEvent,
     ...store.finished(result.reason, now),
   });
 
 type PurchaseWrites = Pick<
   OrderRecords,
-  'getOrder' | 'claimPurchase' | 'reopenPurchase' | 'reopenUnlinked' | 'finishPurchase' | 'releaseOrder'
+  'getOrder' | 'claimPurchase' | 'reopenPurchase' | 'reopenUnlinked' | 'reopenRejected' | 'finishPurchase' | 'releaseOrder'
 >;
 type RefundBookWrites = Omit<OrderRecords, keyof PurchaseWrites>;
 
@@ -216,9 +226,10 @@ function purchaseWrites(store: Store): PurchaseWrites {
       const now = clock();
       // Most orders are new: one put claims them. A record already there (a refund's stub, a redelivery,
       // a lease to take over) is claimed by the conditional update under the usual condition.
-      if (await store.create(freshOrder(store, input, now))) return { ok: true, previous: undefined };
+      const note = { ref: input };
+      if (await store.create(freshOrder(store, input, now), note)) return { ok: true, previous: undefined };
       const e = purchaseLease(store, input, now).remove('ttl');
-      return store.claim(keyOf(input), e, claimable(e, now), OrderRecord.parse);
+      return store.claim(keyOf(input), e, claimable(e, now), OrderRecord.parse, note);
     },
 
     async reopenPurchase(input) {
@@ -233,6 +244,13 @@ function purchaseWrites(store: Store): PurchaseWrites {
       return store.claim(keyOf(input), e, doneWith(e, 'customer_not_found'), OrderRecord.parse);
     },
 
+    async reopenRejected(ref) {
+      const now = clock();
+      const e = new Expression().set('state', 'pending').set('updatedAt', iso(now)).remove('ttl');
+      const reopened = `${e.path('state')} = ${e.value('pending')} AND ${e.path('outcome')} = ${e.value('upstream_rejected')} AND ${leaseFree(e, now)}`;
+      return (await store.update(keyOf(ref), e, `(${doneWith(e, 'upstream_rejected')}) OR (${reopened})`)) !== undefined;
+    },
+
     async finishPurchase(ref, owner, result) {
       const now = clock();
       // The lease holder's claim wrote the order and its facts: only the outcome changes. A skip (no
@@ -244,7 +262,9 @@ function purchaseWrites(store: Store): PurchaseWrites {
       e.setAll(finishFields(store, result, now)).remove(...LEASE_FIELDS);
       // Credited (or ended otherwise) after all: no longer waiting for its customer to be linked.
       if (result.unlinked === undefined && !result.keepUnlinked) e.remove(...UNLINKED_FIELDS);
-      return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now)));
+      if (result.rejectedEvent === undefined) e.remove('rejectedEvent');
+      const note = { ref, finish: { outcome: result.outcome, reason: result.reason } };
+      return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now), note));
     },
 
     async releaseOrder(ref, owner, opts) {
@@ -257,7 +277,7 @@ function purchaseWrites(store: Store): PurchaseWrites {
         e.addToSet('refundIds', [opts.refundId]);
         if (opts.notDebited) e.deleteFromSet('refundsInDoubt', [opts.refundId]);
       }
-      return (await store.update(keyOf(ref), e, heldBy(e, owner))) !== undefined;
+      return (await store.update(keyOf(ref), e, heldBy(e, owner), { ref })) !== undefined;
     },
   };
 }
@@ -301,7 +321,7 @@ function refundBookWrites(store: Store): RefundBookWrites {
         .set('leaseRefundId', ref.refundId)
         .addToSet('refundsInDoubt', [ref.refundId])
         .set('updatedAt', iso(now));
-      return store.claim(keyOf(ref), e, refundableBy(e, ref.refundId, now), OrderRecord.parse);
+      return store.claim(keyOf(ref), e, refundableBy(e, ref.refundId, now), OrderRecord.parse, { ref });
     },
 
     async applyRefund(ref, owner, input) {
@@ -320,7 +340,8 @@ function refundBookWrites(store: Store): RefundBookWrites {
       if (typeof input.refundedExact === 'string') e.set('refundedExact', input.refundedExact);
       else if (input.refundedExact === null) e.remove('refundedExact');
       if (!input.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'needsReconcile');
-      return parseOrder(await store.update(keyOf(ref), e, `${heldBy(e, owner)} AND ${notBooked(e, input.refundId)}`));
+      const note = { ref: { ...ref, refundId: input.refundId } };
+      return parseOrder(await store.update(keyOf(ref), e, `${heldBy(e, owner)} AND ${notBooked(e, input.refundId)}`, note));
     },
   };
 }

@@ -136,6 +136,11 @@ export const OrderRecord = z.object({
   unlinkedCustomer: z.string().optional(),
   purchasedAt: z.string().optional(),
   purchaseEvent: z.string().optional(),
+  /**
+   * The purchase event (JSON) of an order parked as `upstream_rejected`, so `npm run reprocess -- --outcome
+   * upstream_rejected` can run it again once the cause is fixed (`reopenRejected`). Removed when it ends otherwise.
+   */
+  rejectedEvent: z.string().optional(),
 });
 export type OrderRecord = z.infer<typeof OrderRecord>;
 

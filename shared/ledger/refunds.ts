@@ -50,7 +50,7 @@ export function createRefundRecords(store: Store): RefundRecords {
         .setIfAbsent('createdAt', iso(now))
         .set('updatedAt', iso(now))
         .remove('ttl');
-      return store.claim(keyOf(ref), e, claimable(e, now), RefundRecord.parse);
+      return store.claim(keyOf(ref), e, claimable(e, now), RefundRecord.parse, { ref });
     },
 
     async finishRefund(ref, owner, result) {
@@ -60,7 +60,8 @@ export function createRefundRecords(store: Store): RefundRecords {
         .set('updatedAt', iso(now))
         .setAll(store.finished(result.reason, now))
         .remove('leaseOwner', 'leaseUntil', 'lastError');
-      return parseRefund(await store.update(keyOf(ref), e, heldBy(e, owner)));
+      const note = { ref, finish: { outcome: result.outcome, reason: result.reason } };
+      return parseRefund(await store.update(keyOf(ref), e, heldBy(e, owner), note));
     },
 
     async releaseRefund(ref, owner, opts) {
@@ -69,7 +70,7 @@ export function createRefundRecords(store: Store): RefundRecords {
         .set('lastError', capText(opts.lastError))
         .set('updatedAt', iso(clock()))
         .remove('leaseOwner', 'leaseUntil');
-      return (await store.update(keyOf(ref), e, heldBy(e, owner))) !== undefined;
+      return (await store.update(keyOf(ref), e, heldBy(e, owner), { ref })) !== undefined;
     },
   };
 }

@@ -6,6 +6,28 @@ import { GetCommand, isConditionFailure, PutCommand, UpdateCommand } from '../dy
 /** Epoch milliseconds now. Injected so tests move leases without sleeping. */
 export type Clock = () => number;
 
+/**
+ * Which order (and refund) a write is for, and for the write that ends an attempt with an outcome,
+ * that outcome: what the activity record (shared/activity) files with it.
+ */
+export interface WriteNote {
+  ref: { source: string; orderId: string; refundId?: string };
+  finish?: { outcome: string; reason?: string | undefined };
+}
+
+/**
+ * Observations that ride on the ledger's own writes instead of costing writes of their own (the
+ * activity record: the delivery, the calls, the receive): `take` hands the entries for a write, kept
+ * in the record's `activity` list; `settle` says whether that write happened. Never read to decide.
+ */
+export interface LedgerActivity {
+  take(note: WriteNote): readonly unknown[];
+  settle(note: WriteNote, written: boolean): void;
+}
+
+/** The attribute of a ledger record that holds the activity carried by its writes. */
+export const ACTIVITY_FIELD = 'activity';
+
 /** A claim either got the lease (with the record as it was before) or did not (with the record as it is). */
 export type Claim<T> = { ok: true; previous: T | undefined } | { ok: false; current: T | undefined };
 
@@ -20,14 +42,14 @@ export interface Store {
   readonly leaseMs: number;
   get(pk: string): Promise<Item | undefined>;
   /** One conditional UpdateItem: the item as it is after, or undefined when the condition failed. */
-  update(pk: string, e: Expression, condition: string): Promise<Item | undefined>;
+  update(pk: string, e: Expression, condition: string, note?: WriteNote): Promise<Item | undefined>;
   /**
    * Writes a whole item only where none is (PutItem on attribute_not_exists): undefined when one is
    * there, so nothing can be erased by it.
    */
-  create<T extends Item & { pk: string }>(item: T): Promise<T | undefined>;
+  create<T extends Item & { pk: string }>(item: T, note?: WriteNote): Promise<T | undefined>;
   /** A conditional update that takes a lease: the record before it, or (failed) the record as it is. */
-  claim<T>(pk: string, e: Expression, condition: string, parse: (item: Item) => T): Promise<Claim<T>>;
+  claim<T>(pk: string, e: Expression, condition: string, parse: (item: Item) => T, note?: WriteNote): Promise<Claim<T>>;
   /** What stamps a finished record: why (capped), when, and the TTL from then (not `updatedAt`: the caller's). */
   finished(reason: string | undefined, nowMs: number): { reason?: string; finishedAt: string; ttl: number };
   /** ISO time of an epoch ms. */
@@ -44,11 +66,27 @@ export interface StoreOptions {
   clock: Clock;
   ttlDays: number;
   leaseMs: number;
+  /** The activity record's entries, carried by these writes (none without it). */
+  activity?: LedgerActivity;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function createStore({ client, tableName, clock, ttlDays, leaseMs }: StoreOptions): Store {
+export function createStore({ client, tableName, clock, ttlDays, leaseMs, activity }: StoreOptions): Store {
+  /** Runs a write with the activity it carries; `written` tells from its result whether it happened. */
+  async function carrying<T>(note: WriteNote | undefined, write: (entries: readonly unknown[]) => Promise<T>, written: (r: T) => boolean) {
+    const entries = note && activity ? activity.take(note) : [];
+    let result: T;
+    try {
+      result = await write(entries);
+    } catch (e) {
+      if (note) activity?.settle(note, false);
+      throw e;
+    }
+    if (note) activity?.settle(note, written(result));
+    return result;
+  }
+
   const ttlFrom = (ms: number) => Math.floor((ms + ttlDays * DAY_MS) / 1000);
   async function get(pk: string): Promise<Item | undefined> {
     const out = await client.send(new GetCommand({ TableName: tableName, Key: { pk }, ConsistentRead: true }));
@@ -56,14 +94,21 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
   }
 
   /** A PutItem where no item is: the item as written, or undefined when one was there. */
-  async function create<T extends Item>(item: T): Promise<T | undefined> {
-    try {
-      await client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
-      return item;
-    } catch (err) {
-      if (isConditionFailure(err)) return undefined;
-      throw err;
-    }
+  async function create<T extends Item>(item: T, note?: WriteNote): Promise<T | undefined> {
+    return carrying(
+      note,
+      async (entries) => {
+        const written = entries.length > 0 ? { ...item, [ACTIVITY_FIELD]: entries } : item;
+        try {
+          await client.send(new PutCommand({ TableName: tableName, Item: written, ConditionExpression: 'attribute_not_exists(pk)' }));
+          return item;
+        } catch (err) {
+          if (isConditionFailure(err)) return undefined;
+          throw err;
+        }
+      },
+      (r) => r !== undefined,
+    );
   }
 
   /** undefined when the condition failed; otherwise the item's attributes as `returnValues` asks. */
@@ -97,11 +142,20 @@ export function createStore({ client, tableName, clock, ttlDays, leaseMs }: Stor
     leaseMs,
     get,
     create,
-    async update(pk, e, condition) {
-      return (await conditionalUpdate(pk, e, condition, 'ALL_NEW'))?.attributes;
+    async update(pk, e, condition, note) {
+      const out = await carrying(
+        note,
+        (entries) => conditionalUpdate(pk, e.appendToList(ACTIVITY_FIELD, entries), condition, 'ALL_NEW'),
+        (r) => r !== undefined,
+      );
+      return out?.attributes;
     },
-    async claim(pk, e, condition, parse) {
-      const out = await conditionalUpdate(pk, e, condition, 'ALL_OLD');
+    async claim(pk, e, condition, parse, note) {
+      const out = await carrying(
+        note,
+        (entries) => conditionalUpdate(pk, e.appendToList(ACTIVITY_FIELD, entries), condition, 'ALL_OLD'),
+        (r) => r !== undefined,
+      );
       if (out) return { ok: true, previous: out.attributes ? parse(out.attributes) : undefined };
       const current = await get(pk);
       return { ok: false, current: current ? parse(current) : undefined };

@@ -20,6 +20,10 @@ export const METRIC = {
   eventsDeferred: 'EventsDeferred',
   deferredEventAgeSeconds: 'DeferredEventAgeSeconds',
   circuitBreakerOpen: 'CircuitBreakerOpen',
+  /** 1 while the worker's pulling is off (a planned pause, `npm run pause`, or an outage), 0 when it runs: the recovery tick, each minute. */
+  pullingPaused: 'PullingPaused',
+  /** Failed Smaregi Platform API reads of the worker (a deleted transaction's 404 is an answer, not counted). */
+  smaregiApiErrors: 'SmaregiApiErrors',
   // intake (receive-webhook); dimensions: source, kind
   deliveriesAccepted: 'DeliveriesAccepted',
   deliveriesIgnored: 'DeliveriesIgnored',

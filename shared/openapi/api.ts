@@ -37,6 +37,13 @@ export interface OpenApiClientOptions {
   remainingMs?: () => number | undefined;
   /** Least time a call may start with (default 1000 ms). */
   minCallMs?: number;
+  /**
+   * Times a call waits out a 429 and sends again (default 3), each wait its Retry-After (else the
+   * backoff). A wait longer than `rateLimitMaxWaitMs` (default 10000) or than the time left is not
+   * made: the `rate_limited` error goes to the caller, whose event waits in the queue.
+   */
+  rateLimitWaits?: number;
+  rateLimitMaxWaitMs?: number;
   /** Clock for token expiry and the limiter (ms). */
   now?: () => number;
   /** How the limiter and retry backoff wait (tests and benchmarks pair it with `now`). */

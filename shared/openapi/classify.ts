@@ -7,6 +7,7 @@ import { SPEC_FIXED_TEXTS } from './messages.js';
 import { OpenApiError, type Executed, type OpenApiErrorKind } from './errors.js';
 import { AnswerTooLargeError, TIMEOUT_CODE } from '../http-client/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
+import { isHtmlPage, retryAfterMs } from './gateway.js';
 
 function isAbort(e: unknown): boolean {
   const name = (e as { name?: unknown } | null)?.name;
@@ -73,6 +74,8 @@ function clientErrorKind(
   bearerInvalid: boolean,
 ): OpenApiErrorKind {
   const errorCode = body?.error_code;
+  // A 403 is no answer of the spec's, whatever its body says: a WAF or gateway refused us (parked at once).
+  if (status === 403) return 'unrecognised';
   if (req.tokenEndpoint && (status === 400 || status === 401)) {
     // "Not contracted" may also come from the token endpoint.
     return kindFromSpecTexts(messages) === 'not_contracted' ? 'not_contracted' : 'authentication_failed';
@@ -86,17 +89,58 @@ function clientErrorKind(
   if (status === 404) return req.notFoundMeansMember ? 'member_not_found' : 'not_found';
   // 400 is the spec's "invalid request parameters", whatever its (unfixed) wording.
   if (status === 400) return 'validation';
-  // A 4xx the spec never gives (403, 409, 422, 429, ...): the caller parks the event and an alarm says so.
+  // A 4xx the spec never gives (409, 422, ...): the caller parks the event and an alarm says so.
   return 'unrecognised';
 }
 
-/** Classifies a non-2xx answer. */
+/**
+ * The answers of whatever stands in front of the service (shared/openapi/README.md, "Answers the spec
+ * does not give"): a 429 is a rate limit, whatever the spec says (wait, never park); an HTML page with
+ * a 2xx is a maintenance page, an outage like a 5xx. Undefined: an answer of the service's own.
+ */
+function gatewayAnswer(
+  req: FailedRequest,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  bodyText: string,
+  nowMs: number,
+): OpenApiError | undefined {
+  if (status === 429) {
+    const retryAfter = retryAfterMs(headers, nowMs);
+    const messages = [retryAfter === undefined ? 'rate limited (no Retry-After)' : `rate limited (Retry-After ${retryAfter} ms)`];
+    return new OpenApiError({ kind: 'rate_limited', status, executed: 'no', messages, route: req.route, retryAfterMs: retryAfter });
+  }
+  if (status < 300 && isHtmlPage(bodyText)) {
+    // Nothing proves the operation did not run: reconciled like any 5xx.
+    return new OpenApiError({
+      kind: 'server',
+      status,
+      executed: 'unknown',
+      messages: ["an HTML page, not the service's answer"],
+      route: req.route,
+    });
+  }
+  return undefined;
+}
+
+/**
+ * A 2xx that is not the service's answer (an HTML maintenance page); undefined for any other 2xx, which
+ * the endpoint's schema then reads.
+ */
+export function classifySuccess(req: FailedRequest, status: number, bodyText: string): OpenApiError | undefined {
+  return gatewayAnswer(req, status, {}, bodyText, 0);
+}
+
+/** Classifies a non-2xx answer. `nowMs` dates a Retry-After given as an HTTP date. */
 export function classifyAnswer(
   req: FailedRequest,
   status: number,
   headers: Record<string, string | string[] | undefined>,
   bodyText: string,
+  nowMs: number = Date.now(),
 ): OpenApiError {
+  const gateway = gatewayAnswer(req, status, headers, bodyText, nowMs);
+  if (gateway) return gateway;
   const body = record(parseJsonOrUndefined(bodyText));
   const messages = flattenMessages(body?.errors);
   const allErrors = flattenMessages(body?.all_errors);

@@ -11,6 +11,11 @@ export interface OpenApiCredentials {
   baseUrl: string;
   clientId: string;
   clientSecret: string;
+  /**
+   * During a rotation (`npm run rotate -- --openapi`): the client secret the membership service is
+   * about to switch to, tried when the token endpoint refuses `clientSecret`.
+   */
+  nextClientSecret?: string;
 }
 
 export interface CredentialsProvider {
@@ -32,10 +37,16 @@ export const CredentialsSecret = z.object({
   base_url: httpUrl,
   client_id: z.string().min(1),
   client_secret: z.string().min(1),
+  next_client_secret: z.string().min(1).optional(),
 });
 
 function checked(c: OpenApiCredentials, source: string): OpenApiCredentials {
-  const r = CredentialsSecret.safeParse({ base_url: c.baseUrl, client_id: c.clientId, client_secret: c.clientSecret });
+  const r = CredentialsSecret.safeParse({
+    base_url: c.baseUrl,
+    client_id: c.clientId,
+    client_secret: c.clientSecret,
+    ...(c.nextClientSecret === undefined ? {} : { next_client_secret: c.nextClientSecret }),
+  });
   if (!r.success) {
     // Name the faulty fields only; the values may be secret.
     const fields = [...new Set(r.error.issues.map((i) => String(i.path[0])))].join(', ');
@@ -48,7 +59,11 @@ function fromSecretJson(text: string, source: string): OpenApiCredentials {
   const raw = parseJsonOrUndefined(text);
   if (raw === undefined) throw new ConfigurationError('invalid_credentials', `${source}: not JSON`);
   const o = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-  return checked({ baseUrl: o.base_url as string, clientId: o.client_id as string, clientSecret: o.client_secret as string }, source);
+  const next = o.next_client_secret === undefined ? {} : { nextClientSecret: o.next_client_secret as string };
+  return checked(
+    { baseUrl: o.base_url as string, clientId: o.client_id as string, clientSecret: o.client_secret as string, ...next },
+    source,
+  );
 }
 
 export function staticCredentials(c: OpenApiCredentials): CredentialsProvider {

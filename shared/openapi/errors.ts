@@ -13,8 +13,10 @@ export const OPEN_API_ERROR_KINDS = [
   'external_id_not_found',
   /** 400 without a meaning the spec fixes: the spec's "invalid request parameters". */
   'validation',
-  /** A 4xx the spec never gives (403, 409, 422, 429, ...): no meaning can be read from it. */
+  /** A 4xx the spec never gives (403, 409, 422, ...): no meaning can be read from it. */
   'unrecognised',
+  /** 429 from whatever stands in front of the service: wait (`retryAfterMs`) and send again; never parked. */
+  'rate_limited',
   'handover_token_expired',
   'handover_token_invalid',
   'invalid_token',
@@ -96,6 +98,8 @@ export interface OpenApiErrorDetails {
   messages?: string[];
   /** Method and path template, e.g. `POST /api/ext/users/{id}/points` (never ids, never secrets). */
   route?: string;
+  /** rate_limited: the answer's Retry-After in ms, when it gave one. */
+  retryAfterMs?: number | undefined;
   cause?: unknown;
 }
 
@@ -117,6 +121,7 @@ export class OpenApiError extends Error {
   readonly messages: string[];
   readonly executed: Executed;
   readonly route: string | undefined;
+  readonly retryAfterMs: number | undefined;
 
   constructor(d: OpenApiErrorDetails) {
     const where = d.route ? `${d.route}: ` : '';
@@ -131,6 +136,7 @@ export class OpenApiError extends Error {
     this.messages = messages;
     this.executed = d.executed;
     this.route = d.route;
+    this.retryAfterMs = d.retryAfterMs;
   }
 }
 

@@ -5,10 +5,11 @@
  */
 import { parseBody } from './answers.js';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MIN_CALL_MS, type OpenApiClientOptions } from './api.js';
-import { classifyAnswer, classifyTransportError, type FailedRequest } from './classify.js';
+import { classifyAnswer, classifySuccess, classifyTransportError, type FailedRequest } from './classify.js';
 import type { OpenApiCredentials } from './credentials.js';
 import { type Call, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
 import { isOpenApiError, isOutageKind, OpenApiError } from './errors.js';
+import { createRateHold } from './rate-hold.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { Answers, type TokenResponse } from './schemas.js';
 import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
@@ -49,6 +50,40 @@ interface Base {
   prefix: string;
 }
 
+/** The origin and path prefix of each base URL, parsed once. */
+function baseCache(): (baseUrl: string) => Base {
+  const bases = new Map<string, Base>();
+  return (baseUrl) => {
+    let b = bases.get(baseUrl);
+    if (!b) {
+      const u = new URL(baseUrl);
+      b = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
+      bases.set(baseUrl, b);
+    }
+    return b;
+  };
+}
+
+/**
+ * The token cache key of the credentials. They rarely change: the last key is reused rather than a new
+ * string built (and hashed) per call.
+ */
+function tokenKeys(): (creds: OpenApiCredentials) => string {
+  let keyed = { baseUrl: '', clientId: '', key: '' };
+  return (creds) => {
+    if (creds.baseUrl !== keyed.baseUrl || creds.clientId !== keyed.clientId) {
+      keyed = { baseUrl: creds.baseUrl, clientId: creds.clientId, key: tokenCacheKey(creds.baseUrl, creds.clientId) };
+    }
+    return keyed.key;
+  };
+}
+
+function credentialsFailure(e: unknown): OpenApiError {
+  if (isOpenApiError(e)) return e;
+  const message = e instanceof Error ? e.message : 'credentials provider failed';
+  return new OpenApiError({ kind: 'credentials_unavailable', executed: 'no', messages: [message], cause: e });
+}
+
 export function createCallPipeline(options: OpenApiClientOptions): CallPipeline {
   const now = options.now ?? Date.now;
   const readRetries = options.readRetries ?? 2;
@@ -63,33 +98,16 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
   const minCallMs = options.minCallMs ?? DEFAULT_MIN_CALL_MS;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const limiter = createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep });
-  const bases = new Map<string, Base>();
-
-  function baseOf(baseUrl: string): Base {
-    let b = bases.get(baseUrl);
-    if (!b) {
-      const u = new URL(baseUrl);
-      b = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
-      bases.set(baseUrl, b);
-    }
-    return b;
-  }
-
-  function credentialsFailure(e: unknown): OpenApiError {
-    if (isOpenApiError(e)) return e;
-    const message = e instanceof Error ? e.message : 'credentials provider failed';
-    return new OpenApiError({ kind: 'credentials_unavailable', executed: 'no', messages: [message], cause: e });
-  }
-
-  // The credentials rarely change: reuse the last cache key rather than build (and hash) a new
-  // string per call.
-  let keyed = { baseUrl: '', clientId: '', key: '' };
-  function tokenKeyOf(creds: OpenApiCredentials): string {
-    if (creds.baseUrl !== keyed.baseUrl || creds.clientId !== keyed.clientId) {
-      keyed = { baseUrl: creds.baseUrl, clientId: creds.clientId, key: tokenCacheKey(creds.baseUrl, creds.clientId) };
-    }
-    return keyed.key;
-  }
+  const rateHold = createRateHold({
+    now,
+    sleep,
+    remainingMs: options.remainingMs,
+    minCallMs,
+    waits: options.rateLimitWaits ?? 3,
+    maxWaitMs: options.rateLimitMaxWaitMs ?? 10_000,
+  });
+  const baseOf = baseCache();
+  const tokenKeyOf = tokenKeys();
 
   const backoff = (attempt: number) => sleep(Math.random() * retryBaseMs * 2 ** (attempt - 1));
   const isTransient = (e: OpenApiError) => isOutageKind(e.kind);
@@ -98,6 +116,7 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
   async function exchange<T>(c: Call<T>, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
     const route = c.route;
     const base = baseOf(creds.baseUrl);
+    await rateHold.wait(route);
     const left = options.remainingMs?.();
     if (left !== undefined && left < minCallMs) throw outOfTime(route);
     const wait = limiter.reserve(route);
@@ -120,8 +139,12 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
     } catch (e) {
       throw classifyTransportError(failedRequest(c, route), e);
     }
-    if (answer.status >= 200 && answer.status < 300) return c.parse(answer, route);
-    throw classifyAnswer(failedRequest(c, route), answer.status, answer.headers, answer.text);
+    if (answer.status >= 200 && answer.status < 300) {
+      const page = classifySuccess(failedRequest(c, route), answer.status, answer.text);
+      if (page) throw page;
+      return c.parse(answer, route);
+    }
+    throw classifyAnswer(failedRequest(c, route), answer.status, answer.headers, answer.text, now());
   }
 
   /**
@@ -132,6 +155,7 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
     const startedAt = now();
     let creds = first;
     let forced = false;
+    let waited = 0;
     for (let n = 0; ; ) {
       const call: Call<TokenResponse> = {
         method: 'POST',
@@ -150,10 +174,17 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
         if (e.kind === 'authentication_failed' && e.status === 401 && !forced) {
           forced = true;
           try {
-            creds = await provider.get({ forceRefresh: true });
+            const fresh = await provider.get({ forceRefresh: true });
+            // Mid-rotation the service may have switched to the next secret already: refused, try that one.
+            creds = fresh.nextClientSecret === undefined ? fresh : { ...fresh, clientSecret: fresh.nextClientSecret };
           } catch (err) {
             throw credentialsFailure(err);
           }
+          continue;
+        }
+        // The wait itself is the hold at the start of the next exchange.
+        if (rateHold.after(e, waited)) {
+          waited += 1;
           continue;
         }
         if (!isTransient(e) || n >= readRetries) throw e;
@@ -169,6 +200,7 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
    */
   async function run<T>(c: Call<T>): Promise<T> {
     let repeated = false;
+    let waited = 0;
     for (let n = 0; ; ) {
       let creds: OpenApiCredentials;
       let token: CachedToken;
@@ -191,6 +223,11 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
         if (e.kind === 'invalid_token' && !repeated) {
           repeated = true;
           dropToken(key, token.value);
+          continue;
+        }
+        // The wait itself is the hold at the start of the next exchange.
+        if (rateHold.after(e, waited)) {
+          waited += 1;
           continue;
         }
         if (!c.retryable || !isTransient(e) || n >= readRetries) throw e;

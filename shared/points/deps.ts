@@ -5,7 +5,10 @@ import type { SmaregiClient } from '../smaregi/index.js';
 import type { SquareOrdersClient } from '../square-orders/index.js';
 
 /** The Open API calls processing makes (a narrow view, so an instrumented wrapper is easy). */
-export type PointsApi = Pick<OpenApiClient, 'getMemberByExternalId' | 'getMember' | 'listPoints' | 'grantPoints' | 'calculatePoints'>;
+export type PointsApi = Pick<
+  OpenApiClient,
+  'getMemberByExternalId' | 'getMemberByUniqueId' | 'getMember' | 'listPoints' | 'grantPoints' | 'calculatePoints'
+>;
 
 /** The lines of the protocol between which a crash is interesting (the chaos tests throw from here). */
 export const CHECKPOINTS = [

@@ -24,9 +24,11 @@ export const rejectedOutcome = (e: OpenApiError): Extract<ProcessOutcome, { kind
 /** A failure that proves nothing ran and is not a business answer: back to the queue. */
 export function transientOutcome(e: OpenApiError): Extract<ProcessOutcome, { action: 'retry' }> {
   const reason = e.message;
-  return isConfigurationKind(e.kind)
-    ? { kind: 'configuration_error', action: 'retry', errorKind: e.kind, reason }
-    : { kind: 'upstream_error', action: 'retry', errorKind: e.kind, reason };
+  if (isConfigurationKind(e.kind)) return { kind: 'configuration_error', action: 'retry', errorKind: e.kind, reason };
+  // A rate limit waits at least what its Retry-After asked (never parked: failures of the gateway's, not the event's).
+  const retryAfter =
+    e.kind === 'rate_limited' && e.retryAfterMs !== undefined ? { retryAfterSeconds: Math.ceil(e.retryAfterMs / 1000) } : {};
+  return { kind: 'upstream_error', action: 'retry', errorKind: e.kind, reason, ...retryAfter };
 }
 
 export const unknownOutcome = (e: OpenApiError, leaseKept: boolean): Extract<ProcessOutcome, { kind: 'outcome_unknown' }> => ({

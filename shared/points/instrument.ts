@@ -10,6 +10,7 @@ export type ApiCallObserver = (call: { operation: keyof PointsApi; ms: number; e
 /** Every Open API operation processing calls: one endpoint each, each with its own rate budget. */
 export const POINTS_API_OPERATIONS = [
   'getMemberByExternalId',
+  'getMemberByUniqueId',
   'getMember',
   'listPoints',
   'grantPoints',
@@ -39,6 +40,7 @@ export function instrumentPointsApi(
     };
   return {
     getMemberByExternalId: wrap('getMemberByExternalId'),
+    getMemberByUniqueId: wrap('getMemberByUniqueId'),
     getMember: wrap('getMember'),
     listPoints: wrap('listPoints'),
     grantPoints: wrap('grantPoints'),

@@ -12,6 +12,8 @@ import { queuedWithItsPurchase } from './refund-wait.js';
 import { processSmaregiState } from './smaregi-state.js';
 
 export interface ProcessContext {
+  /** The queue message's id (the activity record files the receive under it). */
+  messageId?: string;
   /** How many times the queue has delivered this message (1 on the first delivery). */
   receiveCount?: number;
   /** The message's FIFO group: a refund queued in its purchase's group does not wait for it (refund-wait.ts). */

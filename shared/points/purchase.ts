@@ -114,7 +114,10 @@ class PurchaseAttempt {
   private async lookUp(customer: CustomerRef, mustReconcile: boolean): Promise<Step<{ member: MemberDetail }>> {
     let member: MemberDetail;
     try {
-      member = await this.deps.openapi.getMemberByExternalId(customer.externalKey, customer.externalId);
+      member =
+        customer.lookup === 'unique_id'
+          ? await this.deps.openapi.getMemberByUniqueId(customer.externalId)
+          : await this.deps.openapi.getMemberByExternalId(customer.externalKey, customer.externalId);
     } catch (e) {
       const err = asOpenApiError(e);
       if (err.kind === 'member_not_found') {
@@ -191,7 +194,9 @@ class PurchaseAttempt {
   /** A failure that proves nothing ran: the lease released, back to the queue (or parked: failures.ts). */
   private async retry(err: OpenApiError, opts: { needsReconcile?: boolean }): Promise<PurchaseProcessed> {
     if (isUnrecognisedRefusal(err) && !opts.needsReconcile) {
-      return this.finish({ outcome: 'upstream_rejected', reason: err.message }, rejectedOutcome(err));
+      // The event is kept: `npm run reprocess -- --outcome upstream_rejected` runs it again after the fix.
+      const rejected = { outcome: 'upstream_rejected', reason: err.message, rejectedEvent: JSON.stringify(this.event) } as const;
+      return this.finish(rejected, rejectedOutcome(err));
     }
     await this.release(err.message, opts);
     return { outcome: transientOutcome(err) };
@@ -205,6 +210,7 @@ class PurchaseAttempt {
 /** Why the purchase earns nothing, or undefined when it is to be credited. */
 function skipReason(event: PurchaseEvent): SkipReason | undefined {
   if (event.test) return 'test';
+  if (event.notEarning) return event.notEarning;
   if (event.customer === null) return 'no_customer';
   if ((event.calculationAmount ?? event.eligibleAmount) === 0) return 'amount_zero';
   return undefined;

@@ -1,15 +1,14 @@
 import type { FollowUp, PointsEvent, ProcessOutcome, PurchaseEvent, RefundEvent } from '../events/index.js';
 import {
   CANCEL_REFUND_ID,
-  MAX_SUPPLEMENTS,
-  type OrderFacts,
+  linkOf,
+  readChain,
   remainderOf,
   type ResolveFacts,
   resolveTransaction,
   type SaleChain,
   SmaregiError,
   type SmaregiTransaction,
-  supplementId,
 } from '../smaregi/index.js';
 import type { ProcessorDeps } from './deps.js';
 
@@ -45,7 +44,7 @@ export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEve
     return runInOrder([cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID))], run);
   }
   const tx = fetched.tx;
-  const link = tx.disposeDivision === '2' || tx.returnSales === '1' ? tx.disposeServerTransactionHeadId : undefined;
+  const link = tx.disposeDivision === '2' || tx.returnSales === '1' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;
   let original: SmaregiTransaction | undefined;
   if (link && link !== tx.transactionHeadId && tx.disposeDivision === '2') {
     const o = await fetch(client, link);
@@ -131,25 +130,9 @@ async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransa
   }
 }
 
-async function orderFacts(deps: ProcessorDeps, source: string, orderId: string): Promise<OrderFacts | undefined> {
-  const order = await deps.ledger.getOrder({ source, orderId });
-  if (!order) return undefined;
-  const { state, outcome, eligibleExact, refundIds } = order;
-  return { orderId, state, outcome, eligibleExact, refundIds, booked: Object.keys(order.refunds) };
-}
-
 /** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */
-async function chainFacts(deps: ProcessorDeps, source: string, saleId: string): Promise<SaleChain> {
-  const sale = await orderFacts(deps, source, saleId);
-  const supplements: OrderFacts[] = [];
-  if (sale?.state !== 'done' || sale.outcome !== 'credited') return { sale, supplements };
-  for (let k = 1; k <= MAX_SUPPLEMENTS; k++) {
-    const next = await orderFacts(deps, source, supplementId(saleId, k));
-    if (!next) break;
-    supplements.push(next);
-  }
-  return { sale, supplements };
-}
+const chainFacts = (deps: ProcessorDeps, source: string, saleId: string): Promise<SaleChain> =>
+  readChain((ref) => deps.ledger.getOrder(ref), source, saleId);
 
 function goneRefund(thin: PurchaseEvent, orderId: string, refundTitle: string): RefundEvent {
   return {

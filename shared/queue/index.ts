@@ -3,5 +3,6 @@ export { ASIDE_ATTRIBUTES, type AsideState, asideMessage, asideStateOf } from '.
 export { queueMessageFor } from './message.js';
 export { QueueSendError } from './errors.js';
 export { createSqsQueue, type SqsQueueOptions } from './sqs-queue.js';
-export type { EventQueue, QueueMessage } from './types.js';
+export { batchesOf, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, type SendAllOptions, sendAll } from './send-all.js';
+export type { BatchEntryFailure, EventQueue, QueueMessage } from './types.js';
 export { createSqsVisibility, type MessageVisibility, queueUrlOfArn, type VisibilityChange } from './visibility.js';

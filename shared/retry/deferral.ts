@@ -27,6 +27,8 @@ export type Verdict = { defer: true; seconds: number } | { defer: false; why: 'n
 /** What a retry waits for: the outcome's own kind, or (its event done) the follow-up still pending. */
 export type WaitReason = Pick<ProcessOutcome, 'kind'> & {
   leaseKept?: boolean;
+  /** upstream_error of a rate limit: its Retry-After. */
+  retryAfterSeconds?: number;
   /** lease_held: when the holder's lease ends; refund_waiting: when the refund is parked (epoch ms). */
   until?: number;
   followUps?: { kind: string; action: string }[];
@@ -63,7 +65,9 @@ export function deferralFor(
   // An unknown outcome whose request may still land keeps the lease: the next attempt can only
   // reconcile once it has run out. One that cannot land released it: a backoff is enough.
   const leaseKept = outcome !== 'circuit_open' && outcome.kind === 'outcome_unknown' && outcome.leaseKept !== false;
-  const floor = Math.max(atLeastSeconds, leaseKept ? settings.leaseSeconds : 0);
+  // A rate limit's Retry-After: no sooner than it asked.
+  const retryAfter = outcome !== 'circuit_open' && outcome.kind === 'upstream_error' ? (outcome.retryAfterSeconds ?? 0) : 0;
+  const floor = Math.max(atLeastSeconds, retryAfter, leaseKept ? settings.leaseSeconds : 0);
   const seconds = deferralSeconds(message.receive, settings, random, floor);
   // A lease held by another attempt: its holder is most likely alive and about to finish (the backoff),
   // but no wait need outlast the lease itself (a crashed holder's lease is then taken over). A refund

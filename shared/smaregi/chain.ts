@@ -20,6 +20,8 @@ export interface OrderFacts {
   state: 'stub' | 'pending' | 'done';
   outcome?: string | undefined;
   eligibleExact?: string | undefined;
+  /** The member's external id the purchase was recorded for. */
+  externalId?: string | undefined;
   /** Every refund id seen on the order. */
   refundIds: readonly string[];
   /** The refunds booked on the order (applied: debited, or found nothing left to debit). */
@@ -33,6 +35,8 @@ export interface SaleChain {
 }
 
 export const SUPERSEDED_REFUND_ID = 'superseded';
+/** Taken back because the member was taken off the sale: the purchase no longer counts (a member attached again earns anew). */
+export const DETACHED_REFUND_ID = 'detached';
 /** Walking a chain stops there: a sale edited upward more often than this is not credited further. */
 export const MAX_SUPPLEMENTS = 50;
 const ADJUSTMENT = /^adj-(\d{1,18}(?:\.\d{1,12})?)$/;
@@ -59,6 +63,8 @@ export interface ChainState {
   net: Decimal;
   /** Credited purchases before the live one whose remainder is not yet taken back. */
   toSupersede: OrderFacts[];
+  /** Credited purchases not taken back for a detached member (none: the sale earns anew). */
+  active: OrderFacts[];
   /** The last supplement when it is not finished (claimed or in doubt): it runs again before anything else. */
   unfinished: OrderFacts | undefined;
   /** The last supplement when it finished without a credit (e.g. the member withdrew), for the amount it was for. */
@@ -69,15 +75,16 @@ export interface ChainState {
 export function chainState(chain: SaleChain): ChainState | undefined {
   if (!credited(chain.sale)) return undefined;
   const orders = [chain.sale, ...chain.supplements];
-  const creditedOrders = orders.filter(credited);
+  const creditedOrders = orders.filter(credited).filter((o) => !o.refundIds.includes(DETACHED_REFUND_ID));
   const live = creditedOrders[creditedOrders.length - 1] ?? chain.sale;
   const liveEligible = parseDecimal(live.eligibleExact ?? '') ?? ZERO;
   const last = chain.supplements[chain.supplements.length - 1];
   return {
     live,
     liveEligible,
-    net: subtractDecimals(liveEligible, takenOff(live)),
+    net: creditedOrders.length ? subtractDecimals(liveEligible, takenOff(live)) : ZERO,
     toSupersede: creditedOrders.slice(0, -1).filter((o) => !o.booked.includes(SUPERSEDED_REFUND_ID)),
+    active: creditedOrders,
     unfinished: last && last.state !== 'done' ? last : undefined,
     failed: last && last.state === 'done' && !credited(last) ? last : undefined,
   };
@@ -103,4 +110,35 @@ export function remainderOf(template: RefundEvent, orderId: string, refundId: st
     refundId,
     refundsRemainder: true,
   };
+}
+
+/** The ledger's order as the chain reads it (structural: the ledger depends on shared/points, which depends on this module). */
+export interface ChainOrder {
+  state: OrderFacts['state'];
+  outcome?: string | undefined;
+  eligibleExact?: string | undefined;
+  externalId?: string | undefined;
+  refundIds: readonly string[];
+  refunds: Record<string, unknown>;
+}
+export type ChainReader = (ref: { source: string; orderId: string }) => Promise<ChainOrder | undefined>;
+
+async function orderFacts(getOrder: ChainReader, source: string, orderId: string): Promise<OrderFacts | undefined> {
+  const order = await getOrder({ source, orderId });
+  if (!order) return undefined;
+  const { state, outcome, eligibleExact, refundIds, externalId } = order;
+  return { orderId, state, outcome, eligibleExact, externalId, refundIds, booked: Object.keys(order.refunds) };
+}
+
+/** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */
+export async function readChain(getOrder: ChainReader, source: string, saleId: string): Promise<SaleChain> {
+  const sale = await orderFacts(getOrder, source, saleId);
+  const supplements: OrderFacts[] = [];
+  if (sale?.state !== 'done' || sale.outcome !== 'credited') return { sale, supplements };
+  for (let k = 1; k <= MAX_SUPPLEMENTS; k++) {
+    const next = await orderFacts(getOrder, source, supplementId(saleId, k));
+    if (!next) break;
+    supplements.push(next);
+  }
+  return { sale, supplements };
 }

@@ -2,6 +2,7 @@
 export { createSmaregiClient, SMAREGI_HOSTS, type SmaregiClient, type SmaregiClientOptions } from './client.js';
 export { SmaregiError, type SmaregiErrorKind } from './errors.js';
 export { SMAREGI_ENV, SmaregiAccess, smaregiFromEnv } from './from-env.js';
+export { instrumentSmaregi } from './instrument.js';
 export { lineEarns, type PointsSpentRule, transactionAmount } from './money.js';
 export {
   MAX_WINDOW_DAYS,
@@ -11,7 +12,16 @@ export {
   smaregiTime,
   smaregiWindows,
 } from './reconcile.js';
-export { MAX_SUPPLEMENTS, type OrderFacts, remainderOf, type SaleChain, supplementId } from './chain.js';
+export {
+  type ChainOrder,
+  type ChainReader,
+  MAX_SUPPLEMENTS,
+  type OrderFacts,
+  readChain,
+  remainderOf,
+  type SaleChain,
+  supplementId,
+} from './chain.js';
 export {
   CANCEL_REFUND_ID,
   type ResolveFacts,
@@ -20,4 +30,4 @@ export {
   type SmaregiStateSettings,
 } from './resolve.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
-export { SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';
+export { linkOf, SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

@@ -1,5 +1,5 @@
 // money.ts alone, not ../sources/index.js: the worker loads this module, and the index would bundle every sender's parser.
-import { type Decimal, parseDecimal, subtractDecimals, sumDecimals, ZERO } from '../money/index.js';
+import { compareDecimals, type Decimal, parseDecimal, subtractDecimals, sumDecimals, ZERO } from '../money/index.js';
 import type { SmaregiDetail, SmaregiTransaction } from './transaction.js';
 
 /**
@@ -10,6 +10,7 @@ import type { SmaregiDetail, SmaregiTransaction } from './transaction.js';
  *
  *   unitDiscountedSum - discountPriceProportional - discountCouponProportional
  *     [- discountPointProportional] - taxIncludeProportional
+ *     [- productBundle/staffDiscount/bargainDiscount/roundingPriceProportional, when not already in]
  *
  * An added tax (`taxExcludeProportional`) is on top of `unitDiscountedSum`, so it is never in. Points
  * spent as payment (`pointDiscount` / `spendPoint`) are a discount by default (`pointsSpent: "discount"`):
@@ -27,10 +28,43 @@ export interface TransactionAmount {
 
 const dec = (text: string | null | undefined): Decimal => (text ? (parseDecimal(text) ?? ZERO) : ZERO);
 
-function lineAmount(line: SmaregiDetail, pointsSpent: PointsSpentRule): Decimal {
+function lineAmount(line: SmaregiDetail, pointsSpent: PointsSpentRule, lessOther: boolean): Decimal {
   const off = [line.discountPriceProportional, line.discountCouponProportional, line.taxIncludeProportional];
   if (pointsSpent === 'discount') off.push(line.discountPointProportional);
-  return subtractDecimals(dec(line.unitDiscountedSum), sumDecimals(off.map(dec)));
+  const amount = subtractDecimals(dec(line.unitDiscountedSum), sumDecimals(off.map(dec)));
+  return lessOther ? subtractDecimals(amount, otherDiscounts(line)) : amount;
+}
+
+/** The line's share of the bundle, staff, sale and rounding discounts. */
+const otherDiscounts = (line: SmaregiDetail): Decimal =>
+  sumDecimals(
+    [line.productBundleProportional, line.staffDiscountProportional, line.bargainDiscountProportional, line.roundingPriceProportional].map(
+      dec,
+    ),
+  );
+
+const headField = (tx: SmaregiTransaction, name: string): Decimal => {
+  const v = (tx as Record<string, unknown>)[name];
+  return typeof v === 'string' ? dec(v) : ZERO;
+};
+
+/** What the head says the customer paid for the goods without tax: total less both taxes and any carriage or fee. */
+function paidWithoutTax(tx: SmaregiTransaction, pointsSpent: PointsSpentRule): Decimal {
+  const off = [tx.taxInclude, tx.taxExclude].map(dec);
+  off.push(headField(tx, 'carriage'), headField(tx, 'commission'));
+  const paid = subtractDecimals(dec(tx.total), sumDecimals(off));
+  return pointsSpent === 'earn' ? sumDecimals([paid, dec(tx.pointDiscount)]) : paid;
+}
+
+/**
+ * Whether `unitDiscountedSum` is still before the bundle, staff, sale and rounding discounts. Smaregi
+ * does not publish it, so the transaction says: when the lines before those discounts come to more
+ * than the head says was paid, they are taken off too. Either way the amount is what was paid.
+ */
+function linesBeforeOtherDiscounts(tx: SmaregiTransaction, lines: SmaregiDetail[], pointsSpent: PointsSpentRule): boolean {
+  if (lines.every((l) => otherDiscounts(l).units === 0n)) return false;
+  const before = sumDecimals(lines.map((l) => lineAmount(l, pointsSpent, false)));
+  return compareDecimals(before, paidWithoutTax(tx, pointsSpent)) > 0;
 }
 
 /** Whether a line earns: not marked `pointNotApplicable`, and a sale (salesDivision 0). */
@@ -42,8 +76,9 @@ export function transactionAmount(tx: SmaregiTransaction, pointsSpent: PointsSpe
   const lines = tx.details;
   if (lines && lines.length > 0) {
     const earning = lines.filter(lineEarns);
+    const lessOther = linesBeforeOtherDiscounts(tx, lines, pointsSpent);
     return {
-      amount: sumDecimals(earning.map((l) => lineAmount(l, pointsSpent))),
+      amount: sumDecimals(earning.map((l) => lineAmount(l, pointsSpent, lessOther))),
       taxesIncluded: earning.some((l) => l.taxDivision === '0'),
     };
   }

@@ -1,13 +1,16 @@
 import type { PointsEvent } from '../events/index.js';
 import type { QueueMessage } from '../queue/index.js';
+import { type ChainOrder, readChain } from './chain.js';
 import type { SmaregiClient } from './client.js';
-import { CANCEL_REFUND_ID } from './resolve.js';
-import type { SmaregiTransactionListItem } from './transaction.js';
+import { SmaregiError } from './errors.js';
+import { CANCEL_REFUND_ID, resolveTransaction } from './resolve.js';
+import { linkOf, type SmaregiTransactionListItem } from './transaction.js';
 
 /**
  * Missed webhooks: Smaregi documents no retries, and deliveries missed while the receiver was down may
  * never come. The contract's transactions updated in a window are listed (31 days per query at most,
- * 1000 per page) and each one whose state the ledger does not show yet is fed in as a thin event, the
+ * 1000 per page) and each one whose state the ledger does not show yet (never recorded, voided or returned
+ * but never taken back, edited or given a member with no webhook) is fed in as a thin event, the
  * same as a webhook's: the worker fetches it and the ledger's claims make a late webhook change nothing.
  */
 export const MAX_WINDOW_DAYS = 31;
@@ -15,10 +18,10 @@ export const PAGE_LIMIT = 1000;
 const DAY_MS = 86_400_000;
 
 export interface SmaregiReconcileDeps {
-  client: Pick<SmaregiClient, 'listTransactions'>;
+  client: Pick<SmaregiClient, 'listTransactions' | 'getTransaction'>;
   /** The ledger's reads (structural, not shared/ledger's types: the ledger depends on shared/points, which depends on this module). */
   ledger: {
-    getOrder(ref: { source: string; orderId: string }): Promise<{ outcome?: string | undefined } | undefined>;
+    getOrder(ref: { source: string; orderId: string }): Promise<(ChainOrder & { reason?: string | undefined }) | undefined>;
     getRefund(ref: { source: string; orderId: string; refundId: string }): Promise<object | undefined>;
   };
   source: string;
@@ -87,7 +90,7 @@ const field = (item: SmaregiTransactionListItem, name: string): string | undefin
 async function missingBecause(deps: SmaregiReconcileDeps, item: SmaregiTransactionListItem): Promise<string | undefined> {
   const id = item.transactionHeadId;
   const source = deps.source;
-  const link = field(item, 'disposeServerTransactionHeadId');
+  const link = linkOf(field(item, 'disposeServerTransactionHeadId'));
   const linked = link !== undefined && link !== id ? link : undefined;
   if (field(item, 'disposeDivision') === '2' || field(item, 'returnSales') === '1') {
     const ref = linked
@@ -100,6 +103,51 @@ async function missingBecause(deps: SmaregiReconcileDeps, item: SmaregiTransacti
   const cancelled = field(item, 'cancelDivision') === '1' || field(item, 'disposeDivision') === '1';
   if (cancelled && order.outcome === 'credited' && !(await deps.ledger.getRefund({ source, orderId: id, refundId: CANCEL_REFUND_ID }))) {
     return 'voided, but its credit was never taken back';
+  }
+  if (cancelled) return undefined;
+  return await editMissed(deps, item, order);
+}
+
+/** A change later than the sale itself (an edit, a member attached): only these are read again. */
+const EDIT_AFTER_MS = 60_000;
+
+/**
+ * An edit whose webhook never came: the transaction, read again, earns other than what the ledger shows
+ * (what resolving its state would run now is not all recorded), or a member was attached to a sale
+ * recorded without one. Only credited sales and sales awaiting a member, changed after they were made.
+ */
+async function editMissed(
+  deps: SmaregiReconcileDeps,
+  item: SmaregiTransactionListItem,
+  order: ChainOrder & { reason?: string | undefined },
+): Promise<string | undefined> {
+  const awaitingMember = order.outcome === 'skipped' && order.reason === 'no_customer';
+  if (order.state !== 'done' || (order.outcome !== 'credited' && !awaitingMember)) return undefined;
+  const made = Date.parse(item.transactionDateTime ?? '');
+  const changed = Date.parse(item.updDateTime ?? '');
+  if (Number.isNaN(made) || Number.isNaN(changed) || changed - made < EDIT_AFTER_MS) return undefined;
+  const id = item.transactionHeadId;
+  const thin = deps.thinEvent(id);
+  if (thin.type !== 'purchase' || !thin.stateFrom) return undefined;
+  let tx: Awaited<ReturnType<SmaregiClient['getTransaction']>>;
+  try {
+    tx = await deps.client.getTransaction(id);
+  } catch (e) {
+    // Deleted since it was listed: the webhook of the deletion, or the next run, finds it gone.
+    if (e instanceof SmaregiError && e.kind === 'not_found') return undefined;
+    throw e;
+  }
+  const chain = await readChain((ref) => deps.ledger.getOrder(ref), deps.source, id);
+  const { events } = resolveTransaction(thin, thin.stateFrom, tx, { chain });
+  const [sale, ...rest] = events;
+  if (awaitingMember)
+    return sale?.type === 'purchase' && sale.customer && !sale.notEarning ? 'a member was attached, but its edit never came' : undefined;
+  for (const e of rest) {
+    const done =
+      e.type === 'refund'
+        ? await deps.ledger.getRefund({ source: deps.source, orderId: e.orderId, refundId: e.refundId })
+        : await deps.ledger.getOrder({ source: deps.source, orderId: e.orderId });
+    if (!done) return 'edited, but its edit never came';
   }
   return undefined;
 }

@@ -13,6 +13,7 @@ import {
 import { renderTitle } from '../sources/index.js';
 import {
   chainState,
+  DETACHED_REFUND_ID,
   MAX_SUPPLEMENTS,
   type OrderFacts,
   remainderOf,
@@ -22,7 +23,7 @@ import {
   supplementOf,
 } from './chain.js';
 import { type PointsSpentRule, transactionAmount } from './money.js';
-import type { SmaregiTransaction } from './transaction.js';
+import { linkOf, type SmaregiTransaction } from './transaction.js';
 
 /**
  * Turns a Smaregi transaction's CURRENT state into the canonical events that bring the member's points
@@ -53,6 +54,11 @@ export interface SmaregiStateSettings {
   pointsSpent: PointsSpentRule;
   pointTitle: string;
   refundTitle: string;
+  /** Absent (events queued before these settings): division 1 earns, every store, external id, 31 days. */
+  earningDivisions?: readonly string[] | undefined;
+  storeIds?: readonly string[] | null | undefined;
+  memberLookup?: 'external_id' | 'unique_id' | undefined;
+  lateMemberDays?: number | undefined;
 }
 
 export interface Resolution {
@@ -85,13 +91,13 @@ export function resolveTransaction(
   facts: ResolveFacts,
 ): Resolution {
   if (tx.disposeDivision === '2') {
-    const target = tx.disposeServerTransactionHeadId;
+    const target = linkOf(tx.disposeServerTransactionHeadId);
     if (!target || target === tx.transactionHeadId) return { events: [unlinkedReturn(thin, settings, tx)] };
     const sale = facts.original ? purchaseOf(thin, settings, facts.original) : undefined;
     return { events: cancelChain(thin, settings, tx, target, sale, facts.linked ?? NO_CHAIN) };
   }
   if (tx.returnSales === '1') {
-    const target = tx.disposeServerTransactionHeadId;
+    const target = linkOf(tx.disposeServerTransactionHeadId);
     if (!target || target === tx.transactionHeadId) return { events: [unlinkedReturn(thin, settings, tx)] };
     const live = chainState(facts.linked ?? NO_CHAIN)?.live.orderId ?? target;
     return { events: [refundOf(thin, settings, live, `return-${tx.transactionHeadId}`, tx, false)] };
@@ -117,6 +123,9 @@ function cancelChain(
   chain: SaleChain,
 ): PointsEvent[] {
   const cancel = refundOf(thin, settings, saleId, CANCEL_REFUND_ID, tx, true);
+  // A sale recorded as earning nothing (no member, not a sale) has nothing to take back; its refund would
+  // only wait for a member a voided sale never gets.
+  if (chain.sale?.state === 'done' && chain.sale.outcome === 'skipped') return sale ? [sale] : [];
   const unfinished = sale ? chainState(chain)?.unfinished : undefined;
   return [
     ...(sale ? [sale] : []),
@@ -145,12 +154,17 @@ function adjusted(
   if (state.unfinished) return { events: [purchase, rerun(purchase, state.unfinished, settings.rule)], again: true };
   const template = refundOf(thin, settings, tx.transactionHeadId, SUPERSEDED_REFUND_ID, tx, true);
   const events: PointsEvent[] = [purchase, ...state.toSupersede.map((o) => remainderOf(template, o.orderId, SUPERSEDED_REFUND_ID))];
+  const member = purchase.customer?.externalId;
+  // The member was taken off the sale (staff moved them to another sale): what it earned goes back.
+  if (!member) return { events: [purchase, ...state.active.map((o) => remainderOf(template, o.orderId, DETACHED_REFUND_ID))] };
   const now = parseDecimal(purchase.eligibleExact ?? '0') ?? ZERO;
-  const direction = compareDecimals(now, state.net);
+  // Another member now: the sale's points move to them (a supplement credited to them, then the earlier credits taken back).
+  const moved = state.live.externalId !== undefined && state.live.externalId !== member;
+  const direction = compareDecimals(now, moved || state.active.length === 0 ? ZERO : state.net);
   if (direction > 0) {
     // A supplement that ended uncredited (the member withdrew, points unavailable) is not tried again for the same amount.
     const failedFor = state.failed ? parseDecimal(state.failed.eligibleExact ?? '') : undefined;
-    if (failedFor && compareDecimals(failedFor, now) === 0) return { events };
+    if (failedFor && compareDecimals(failedFor, now) === 0 && state.failed?.externalId === member) return { events };
     if (chain.supplements.length >= MAX_SUPPLEMENTS) {
       const note = `transaction ${tx.transactionHeadId} was raised more than ${MAX_SUPPLEMENTS} times: the increase to ${formatDecimal(now)} is not credited`;
       return { events, note };
@@ -172,25 +186,72 @@ function units(amount: Decimal, rule: AmountRule): number {
   return Number(u > MAX_UNITS ? MAX_UNITS : u < 0n ? 0n : u);
 }
 
+/**
+ * The member: the customer's code (the customer object of `with_customer=all`, else the head's own
+ * `customerCode`, which is all a shop whose members live outside Smaregi sends) or its customerId.
+ */
 function customerOf(tx: SmaregiTransaction, settings: SmaregiStateSettings): PurchaseEvent['customer'] {
-  if (!tx.customerId) return null;
-  const id = settings.customerField === 'customerId' ? tx.customerId : tx.customer?.customerCode;
-  return id ? { externalKey: settings.externalKey, externalId: id } : null;
+  const id =
+    settings.customerField === 'customerId'
+      ? tx.customerId
+      : tx.customerId
+        ? (tx.customer?.customerCode ?? tx.customerCode)
+        : tx.customerCode;
+  if (!id) return null;
+  return {
+    externalKey: settings.externalKey,
+    externalId: id,
+    ...(settings.memberLookup === 'unique_id' ? { lookup: 'unique_id' as const } : {}),
+  };
 }
 
-const occurredAt = (tx: SmaregiTransaction, fallback: string) =>
-  Number.isNaN(Date.parse(tx.transactionDateTime)) ? fallback : tx.transactionDateTime;
+/** Why the transaction earns nothing by the source's settings, or undefined when it may earn. */
+function notEarning(tx: SmaregiTransaction, settings: SmaregiStateSettings): PurchaseEvent['notEarning'] {
+  const divisions = settings.earningDivisions ?? ['1'];
+  if (!divisions.includes(tx.transactionHeadDivision)) return 'not_a_sale';
+  // A layaway's pick-up is the sale that earns, unless the shop lets the layaway (division 10) earn itself.
+  if (linkOf(tx.layawayServerTransactionHeadId) && divisions.includes(LAYAWAY_DIVISION)) return 'layaway_pickup';
+  if (settings.storeIds && !settings.storeIds.includes(tx.storeId ?? '')) return 'other_store';
+  return undefined;
+}
+
+const LAYAWAY_DIVISION = '10';
+const DAY_SECONDS = 86_400;
+
+/** The sale's time: the till's (an offline till sends late), else the server's; a time without offset is Tokyo's. */
+function occurredAt(tx: SmaregiTransaction, fallback: string): string {
+  for (const text of [tx.terminalTranDateTime, tx.transactionDateTime]) {
+    const at = smaregiInstant(text);
+    if (at) return at;
+  }
+  return fallback;
+}
+
+const LOCAL_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})$/;
+
+function smaregiInstant(text: string | null | undefined): string | undefined {
+  if (!text) return undefined;
+  const local = LOCAL_TIME.exec(text);
+  const at = local ? `${local[1]}T${local[2]}+09:00` : text;
+  return Number.isNaN(Date.parse(at)) ? undefined : at;
+}
 
 function purchaseOf(thin: PurchaseEvent, settings: SmaregiStateSettings, tx: SmaregiTransaction): PurchaseEvent {
   const measured = transactionAmount(tx, settings.pointsSpent);
   const amount = compareDecimals(measured.amount, ZERO) > 0 ? measured.amount : ZERO;
   const id = tx.transactionHeadId;
   const { stateFrom: _, ...rest } = thin;
+  const customer = customerOf(tx, settings);
+  const why = notEarning(tx, settings);
+  // A sale without a member stays open to the edit that attaches one (not a voided one: it never gets one).
+  const window = !customer && !why && !isCancelled(tx) ? (settings.lateMemberDays ?? 31) * DAY_SECONDS : undefined;
   return {
     ...rest,
     eventId: `${thin.source}:transaction:${id}`,
     orderId: id,
-    customer: customerOf(tx, settings),
+    customer,
+    ...(why ? { notEarning: why } : {}),
+    ...(window ? { customerMatchWindowSeconds: window } : {}),
     currency: 'JPY',
     occurredAt: occurredAt(tx, thin.occurredAt),
     pointTitle: renderTitle(settings.pointTitle, { order: id, orderId: id, source: thin.source }),

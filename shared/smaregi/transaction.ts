@@ -11,6 +11,8 @@ const Id = z.string().regex(/^[0-9]{1,20}$/, 'expected a Smaregi id: 1-20 digits
 /** A signed decimal string: Smaregi's amounts ("11000", "-1000", "10.5"). */
 export const Amount = z.string().regex(/^-?\d{1,15}(?:\.\d{1,6})?$/, 'expected an amount as a decimal string such as "11000"');
 const Division = z.string().regex(/^[0-9A-Z]{1,2}$/);
+/** A link to another transaction: an id, or "" / "0" for none (the older API's "none"); see linkOf. */
+const Link = z.string().regex(/^[0-9]{0,20}$/, 'expected a Smaregi transaction id, "0" or ""');
 
 export const SmaregiCustomer = z.looseObject({
   customerId: Id,
@@ -37,6 +39,15 @@ export const SmaregiDetail = z.looseObject({
   /** The line's share of the tax inside its price (taxDivision 0) and of the tax added to it (1). */
   taxIncludeProportional: Amount.nullish(),
   taxExcludeProportional: Amount.nullish(),
+  /**
+   * The line's share of the product-bundle, staff, sale (bargain) and rounding discounts. Whether
+   * `unitDiscountedSum` is already after them is not published: money.ts decides per transaction
+   * from what the customer paid (docs/smaregi.md, "Money").
+   */
+  productBundleProportional: Amount.nullish(),
+  staffDiscountProportional: Amount.nullish(),
+  bargainDiscountProportional: Amount.nullish(),
+  roundingPriceProportional: Amount.nullish(),
   /** "1": the line earns no points (a gift card, a tobacco product...). */
   pointNotApplicable: z.string().nullish(),
   /** "1": the line is not a sale (売上対象外: deposits, gift certificates sold). */
@@ -55,8 +66,12 @@ export const SmaregiTransaction = z.looseObject({
   returnSales: Division.nullish(),
   /** 0 normal, 1 the original of a return-cancellation (打消元), 2 the cancelling record (打消). */
   disposeDivision: Division.nullish(),
-  /** The other record of a return-cancellation; published material disagrees on which side carries it. */
-  disposeServerTransactionHeadId: Id.nullish(),
+  /** The other record of a return-cancellation; published material disagrees on which side carries it. "0": none. */
+  disposeServerTransactionHeadId: Link.nullish(),
+  /** On a layaway's pick-up (a sale): the layaway (取置き, division 10) it collects. "0" or "": none. */
+  layawayServerTransactionHeadId: Link.nullish(),
+  /** The till's own time of the sale (an offline till sends late: this, not the server's, is the sale's time). */
+  terminalTranDateTime: z.string().nullish(),
   subtotal: Amount,
   subtotalDiscountPrice: Amount.nullish(),
   pointDiscount: Amount.nullish(),
@@ -66,12 +81,19 @@ export const SmaregiTransaction = z.looseObject({
   taxExclude: Amount.nullish(),
   spendPoint: Amount.nullish(),
   customerId: Id.nullish(),
+  /** The member's code on the head (shops whose members live outside Smaregi may name the member by code only). */
+  customerCode: z.string().max(255).nullish(),
   storeId: z.string().nullish(),
   updDateTime: z.string().nullish(),
   details: z.array(SmaregiDetail).optional(),
   customer: SmaregiCustomer.nullish(),
 });
 export type SmaregiTransaction = z.infer<typeof SmaregiTransaction>;
+
+/** A link field's transaction id, or undefined for none ("", "0", missing). */
+export function linkOf(value: string | null | undefined): string | undefined {
+  return value && /^[0-9]{1,20}$/.test(value) && !/^0+$/.test(value) ? value : undefined;
+}
 
 /** One entry of the transaction list (`GET /{contract_id}/pos/transactions`): the id and when it changed. */
 export const SmaregiTransactionListItem = z.looseObject({

@@ -47,6 +47,33 @@ export const SmaregiSettings = z
       .prefault({}),
     /** Points spent as payment: a discount (default; paid with points earns nothing) or money that earns. */
     pointsSpent: z.enum(['discount', 'earn']).default('discount'),
+    /**
+     * The transaction divisions (transactionHeadDivision) that earn: "1" (通常, an ordinary sale) by
+     * default. Every other division (money in/out, deposits, point adjustments, tickets, layaways, tips...)
+     * is recorded as `not_a_sale` with no points call (docs/smaregi.md).
+     */
+    earningDivisions: z
+      .array(z.string().regex(/^[0-9]{1,2}$/, 'a transaction division is 1-2 digits, e.g. "1"'))
+      .min(1)
+      .max(20)
+      .default(['1']),
+    /** The stores (storeId) whose sales earn; null: every store. A sale elsewhere is recorded as `other_store`. */
+    storeIds: z
+      .array(z.string().regex(/^[0-9]{1,20}$/, 'a Smaregi store id is 1-20 digits'))
+      .min(1)
+      .max(1000)
+      .nullable()
+      .default(null),
+    /**
+     * How the member is found: `external_id` (default: the external key `externalKey` holds the shop's
+     * customer code) or `unique_id` (the customer code printed on the member's card is the membership
+     * number: `GET /api/ext/users/unique_id/{code}`, no linking needed).
+     */
+    memberLookup: z.enum(['external_id', 'unique_id']).default('external_id'),
+    /** How long a sale first seen without a member stays open to an edit attaching one (staff attach members late). */
+    lateMemberDays: z.number().int().min(1).max(90).default(31),
+    /** Days of purchases that found no member to credit once a customer code is linked (`npm run members -- link`). */
+    retroCreditDays: z.number().int().min(0).max(365).default(30),
     pointTitle: TitleTemplate.default('Purchase {order}'),
     refundTitle: TitleTemplate.default('Refund {order}'),
     expiryDays: z.number().int().positive().max(36_500).nullable().default(null),
@@ -55,13 +82,28 @@ export const SmaregiSettings = z
 export type SmaregiSettings = z.infer<typeof SmaregiSettings>;
 
 const TransactionId = z.string().regex(/^[0-9]{1,20}$/, 'expected a transaction id: 1-20 digits as a string');
+/**
+ * What every delivery of the app's one webhook URL must carry: its contract (checked strictly). The rest
+ * is read leniently (Smaregi must not see failures for what we merely do not use): another event, an
+ * action we do not know (`bulk-deleted`, `bulk-update`...) or a body without transaction ids is answered
+ * 200 `ignored` and logged, never 400.
+ */
+const Envelope = z.looseObject({
+  contractId: z.string().min(1).max(64),
+  event: z.unknown().optional(),
+  action: z.unknown().optional(),
+  transactionHeadIds: z.unknown().optional(),
+});
 export const SmaregiWebhook = z.object({
   contractId: z.string().min(1).max(64),
   event: z.string().min(1).max(64),
-  action: z.string().regex(/^[a-z_]{1,32}$/, 'expected an action such as "created"'),
+  action: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected an action such as "created"'),
   transactionHeadIds: z.array(TransactionId).min(1).max(1000),
 });
 export type SmaregiWebhook = z.infer<typeof SmaregiWebhook> & { deliveryKey: string; receivedAt: string };
+const TransactionIds = z.array(TransactionId).min(1).max(1000);
+/** An action's name goes into the delivery's topic: a plain name is read (any action: the transaction's state decides). */
+const SAFE_ACTION = /^[A-Za-z0-9_-]{1,64}$/;
 
 export const SMAREGI_TRANSACTIONS_EVENT = 'pos:transactions';
 const EVENT_ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -83,17 +125,22 @@ const malformed = (message: string): SourceError => ({ kind: 'malformed_json', m
 function parse(request: SignedRequest, settings: SmaregiSettings): Outcome<SmaregiWebhook> {
   const json = parseJsonBody(request.rawBody);
   if (!json.ok) return rejected(json.error);
-  const body = SmaregiWebhook.safeParse(json.value);
-  if (!body.success) {
-    const issue = body.error.issues[0];
+  const envelope = Envelope.safeParse(json.value);
+  if (!envelope.success) {
+    const issue = envelope.error.issues[0];
     return rejected(malformed(`not a Smaregi webhook: ${issue?.path.join('.') || '(body)'}: ${issue?.message ?? 'invalid'}`));
   }
   const contractHeader = header(request.headers, 'smaregi-contract-id');
-  if (body.data.contractId !== settings.contractId || (contractHeader !== undefined && contractHeader !== settings.contractId)) {
+  if (envelope.data.contractId !== settings.contractId || (contractHeader !== undefined && contractHeader !== settings.contractId)) {
     return rejected({ kind: 'wrong_contract', message: 'this delivery is for another Smaregi contract' });
   }
-  // Only the event this source knows is repeated, never other body content.
-  if (body.data.event !== SMAREGI_TRANSACTIONS_EVENT) return ignored('event is not handled (only pos:transactions)');
+  const { event, action, transactionHeadIds } = envelope.data;
+  // Only names this source knows are repeated, never other body content.
+  if (event !== SMAREGI_TRANSACTIONS_EVENT) return ignored('event is not handled (only pos:transactions)');
+  if (typeof action !== 'string' || !SAFE_ACTION.test(action)) return ignored('pos:transactions without a readable action');
+  const ids = TransactionIds.safeParse(transactionHeadIds);
+  if (!ids.success) return ignored('pos:transactions without transaction ids (transactionHeadIds)');
+  const body = { data: { contractId: envelope.data.contractId, event, action, transactionHeadIds: ids.data } };
   const eventId = header(request.headers, 'smaregi-event-id');
   const deliveryKey =
     eventId && EVENT_ID.test(eventId) ? eventId : `sha256-${digest(request.rawBody.toString('utf8')).toString('hex').slice(0, 32)}`;
@@ -129,6 +176,10 @@ function thinEvent(payload: SmaregiWebhook, id: string, source: string, settings
       rule: settings.amount.rule,
       pointTitle: settings.pointTitle,
       refundTitle: settings.refundTitle,
+      earningDivisions: settings.earningDivisions,
+      storeIds: settings.storeIds,
+      memberLookup: settings.memberLookup,
+      lateMemberDays: settings.lateMemberDays,
     },
   };
 }
@@ -151,6 +202,7 @@ export const smaregiSource: WebhookSource<SmaregiSettings, SmaregiWebhook> = {
     return first ? ok(first) : ignored('no transaction ids');
   },
   normaliseMany,
+  customerLinking: (settings) => ({ externalKey: settings.externalKey, retroCreditDays: settings.retroCreditDays, shopDomains: [] }),
 };
 
 /** A thin event for a transaction id (the reconcile feeds missed transactions in with these). */

@@ -13,7 +13,7 @@ import { runChaos } from './runner.js';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE =
-  'usage: npm run chaos -- --events N --seed S [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--outage SECONDS [--outage-fault error_500|reset_before]] [--redrive] [--lost-deliveries 0..1]';
+  'usage: npm run chaos -- --events N --seed S [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--outage SECONDS [--outage-fault error_500|reset_before]] [--gateway SECONDS] [--redrive] [--lost-deliveries 0..1]';
 
 function numberOption(value: string | undefined, name: string, fallback: number, check: (n: number) => boolean): number {
   if (value === undefined) return fallback;
@@ -37,6 +37,7 @@ async function main(): Promise<void> {
         senders: { type: 'string' },
         outage: { type: 'string' },
         'outage-fault': { type: 'string' },
+        gateway: { type: 'string' },
         redrive: { type: 'boolean' },
         'lost-deliveries': { type: 'string' },
         help: { type: 'boolean' },
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
     senders: numberOption(str('senders'), 'senders', 4, isPositiveInt),
     outageSeconds: numberOption(str('outage'), 'outage', 0, (n) => Number.isInteger(n) && n >= 0 && n <= 7 * 86_400),
     ...outageFault(str('outage-fault')),
+    gatewaySeconds: numberOption(str('gateway'), 'gateway', 0, (n) => Number.isInteger(n) && n >= 0 && n <= 86_400),
     redrive: values.redrive === true,
     drainTimeoutMs: Math.max(120_000, events * 400),
     log: (line) => console.log(line),

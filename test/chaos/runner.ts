@@ -7,6 +7,7 @@ import { createFaultInjector, type FaultInjector } from './faults.js';
 import { createHoldBackMeter } from './hold-back.js';
 import { createLatencyMeter } from './latency.js';
 import { createOutage, type Outage, type OutageFault } from './outage.js';
+import { createGatewayStretch } from './gateway.js';
 import { buildModel, type Model } from './model.js';
 import { createRandom } from './prng.js';
 import type { ChaosResult, UnfinishedEvent } from './report.js';
@@ -49,6 +50,8 @@ export interface ChaosOptions {
   outageSeconds?: number;
   /** How the Open API fails during the outage (`--outage-fault`, default error_500). */
   outageFault?: OutageFault;
+  /** Simulated seconds of 429s then HTML 503 pages from a third of the deliveries (`--gateway`, gateway.ts). */
+  gatewaySeconds?: number;
   /** Starts the stack; the default is the local stack of `npm start` (stack.ts). */
   startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
   /** The "lost deliveries" fault (lost-deliveries.ts): webhooks Shopify never sends, repaired by reconcile. */
@@ -155,6 +158,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       });
       disturbances.push(outageRef);
     }
+    if (options.gatewaySeconds) disturbances.push(createGatewayStretch({ ...stack, seconds: options.gatewaySeconds, log }));
     // Smaregi's tills: the stand-in holds each transaction's state; its API throttles and expires tokens.
     let secrets: SenderSecrets = CHAOS_SECRETS;
     if (stack.smaregi) {
@@ -328,6 +332,10 @@ async function deliverAll(
   const tokenExpiryAt = new Set([Math.floor(scenario.deliveries.length / 3), Math.floor((2 * scenario.deliveries.length) / 3)]);
   const inFlight = new Set<Promise<void>>();
   let rejected = 0;
+  // A quiet point that fell while a disturbance held the clock (an outage) is owed, and taken at the
+  // next delivery once the clock is free: how many fall inside an outage must not depend on how fast
+  // intake answers.
+  let quietOwed = false;
   for (const [position, step] of scenario.deliveries.entries()) {
     // Senders keep pace with the worker, as real traffic does: faults armed now fire on work done now,
     // not on a backlog thousands of messages long.
@@ -337,10 +345,14 @@ async function deliverAll(
     }, 10_000);
     // Now and then the senders pause until the worker is idle, so crashed attempts' leases run out
     // during the run too (the lease ticker moves the clock at such a moment), not only at the end.
-    if (position > 0 && position % QUIET_EVERY === 0) {
+    if (position > 0 && position % QUIET_EVERY === 0) quietOwed = true;
+    if (quietOwed && !holdsClock()) {
       await Promise.all(inFlight);
       await waitUntil(() => stack.queue.stats().runningBatches === 0, 3_000);
-      if (!holdsClock() && stack.expireLeases()) injector.tally.leaseExpiries += 1;
+      if (!holdsClock() && stack.expireLeases()) {
+        injector.tally.leaseExpiries += 1;
+        quietOwed = false;
+      }
     }
     for (const d of disturbances) await d.beforeDelivery(position, scenario.deliveries.length);
     if (position === 0) await injector.armTokenFault();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateScenario } from './scenario.js';
+import { smaregiTillCases } from './smaregi.js';
 
 /** The Smaregi transactions a chaos scenario contains (the short run of `npm test` uses seed 20261122). */
 describe('Smaregi in the chaos scenario', () => {
@@ -19,5 +20,11 @@ describe('Smaregi in the chaos scenario', () => {
   it('repeats Smaregi deliveries (retries, resends, concurrent copies)', () => {
     const smaregi = (i: number) => big.events[i]?.source === 'smaregi';
     expect(new Set(big.deliveries.filter((d) => smaregi(d.event) && d.kind !== 'first').map((d) => d.kind)).size).toBeGreaterThan(1);
+  });
+
+  it('rings some sales up without their member, attached before their last delivery, and names money in or deposits beside some sales', () => {
+    // The short run's Smaregi sales are delivered once each: late members come with the longer runs.
+    const [short, long] = [smaregiTillCases(scenario), smaregiTillCases(big)];
+    expect([short.nonSales.length > 0, long.lateMembers.length > 0, long.nonSales.length > 0]).toEqual([true, true, true]);
   });
 });

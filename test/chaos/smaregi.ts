@@ -11,6 +11,12 @@ import type { ChaosCustomer, DeliveryStep, EventSpec, Scenario } from './scenari
  * copies and reorderings apply as for every sender. The Smaregi disturbance adds 429s (with a
  * Retry-After), 503s and expired tokens at the Platform API. The model needs nothing new: the sale earns
  * what a Shopify order of that amount earns, and the void takes it all back.
+ *
+ * What real tills add (issue 39), still with nothing new in the model:
+ * - non-sale divisions: some sales' webhooks also name money put in (入金, 2) or a deposit (預かり金, 4) of
+ *   the same amount for the same member, which must earn nothing (the member's points would show it);
+ * - late members: a sale delivered more than once is first rung up without its member, whom staff
+ *   attach before its last delivery (as Smaregi's `edited`): it must still earn, once.
  */
 
 const MIX = {
@@ -91,9 +97,31 @@ function transaction(id: string, customerId: string | null, amount: number, void
   };
 }
 
+/** A stable share of the orders (by id), so every delivery of one order agrees. */
+const chosen = (orderId: string, every: number, offset: number) => Number(BigInt(orderId) % BigInt(every)) === offset;
+
+/** The money-in (2) or deposit (4) record a sale's webhook also names: the same member and amount, no sale. */
+function nonSale(orderId: string, customerId: string | null, amount: number, at: string) {
+  const division = chosen(orderId, 2, 0) ? '2' : '4';
+  return { ...transaction(`9${orderId}`.slice(0, 20), customerId, amount, false, at), transactionHeadDivision: division };
+}
+
+/** The sales of a scenario rung up with a late member, and those whose webhook also names a non-sale record. */
+export function smaregiTillCases(scenario: Scenario): { lateMembers: string[]; nonSales: string[] } {
+  const sales = scenario.events
+    .map((e, index) => ({ e, steps: scenario.deliveries.filter((d) => d.event === index).length }))
+    .filter(({ e }) => e.source === 'smaregi' && e.kind === 'purchase');
+  return {
+    lateMembers: sales.filter(({ e, steps }) => steps > 1 && chosen(e.orderId, 3, 1)).map(({ e }) => e.orderId),
+    nonSales: sales.filter(({ e }) => e.customer !== null && chosen(e.orderId, 5, 2)).map(({ e }) => e.orderId),
+  };
+}
+
 /** The Smaregi side of a run: customers seeded once, each transaction's state only ever moved forward. */
 export function createSmaregiSender(access: SmaregiChaosAccess) {
   const voided = new Set<string>();
+  /** Sales whose member staff attached late, once attached (the state never goes back). */
+  const attached = new Set<string>();
   return {
     async seedCustomers(customers: ChaosCustomer[]): Promise<void> {
       for (const c of customers)
@@ -101,18 +129,25 @@ export function createSmaregiSender(access: SmaregiChaosAccess) {
     },
     request(scenario: Scenario, event: EventSpec, step: DeliveryStep, nowMs: number): SmaregiRequest {
       const sale = scenario.events.find((e) => e.kind === 'purchase' && e.orderId === event.orderId);
+      const index = scenario.events.indexOf(event);
+      const steps = scenario.deliveries.filter((d) => d.event === index);
+      const lateSale = event.kind === 'purchase' && steps.length > 1 && chosen(event.orderId, 3, 1);
+      const lateMember = lateSale && steps.at(-1) !== step;
+      // Attaching the member is an edit: Smaregi sends it as `edited`, with an event id of its own.
+      const attaching = lateSale && !lateMember;
+      const withNonSale = event.kind === 'purchase' && event.customer !== null && chosen(event.orderId, 5, 2);
       const body = JSON.stringify({
         contractId: access.contractId,
         event: 'pos:transactions',
-        action: event.kind === 'purchase' ? 'created' : 'edited',
-        transactionHeadIds: [event.orderId],
+        action: event.kind === 'purchase' && !attaching ? 'created' : 'edited',
+        transactionHeadIds: withNonSale ? [event.orderId, `9${event.orderId}`.slice(0, 20)] : [event.orderId],
       });
       return {
         path: '/webhooks/smaregi',
         headers: {
           'content-type': 'application/json',
           'smaregi-contract-id': access.contractId,
-          'smaregi-event-id': step.deliveryId,
+          'smaregi-event-id': attaching ? `${step.deliveryId}-member` : step.deliveryId,
           [access.header]: access.secret,
         },
         body,
@@ -120,10 +155,11 @@ export function createSmaregiSender(access: SmaregiChaosAccess) {
           if (event.kind === 'refund') voided.add(event.orderId);
           const amount = sale?.kind === 'purchase' ? sale.amount : 0;
           const customerId = event.customer === null ? null : String(event.customer + 1);
-          await post(
-            `${access.url}/__smaregi/transactions`,
-            transaction(event.orderId, customerId, amount, voided.has(event.orderId), new Date(nowMs).toISOString()),
-          );
+          if (!lateMember) attached.add(event.orderId);
+          const member = lateMember && !attached.has(event.orderId) ? null : customerId;
+          const at = new Date(nowMs).toISOString();
+          await post(`${access.url}/__smaregi/transactions`, transaction(event.orderId, member, amount, voided.has(event.orderId), at));
+          if (withNonSale) await post(`${access.url}/__smaregi/transactions`, nonSale(event.orderId, customerId, amount, at));
         },
       };
     },

@@ -7,9 +7,13 @@ import { startEmulator } from '../../emulator/index.js';
 export interface FaultSpec {
   method?: string;
   path: string;
-  fault: 'error_500' | 'delay' | 'reset_before' | 'reset_after_commit';
+  fault: 'error_500' | 'delay' | 'reset_before' | 'reset_after_commit' | 'status';
   times?: number;
   delay_ms?: number;
+  /** `status` fault: the answer's status (4xx/5xx), body (sent as is) and headers. */
+  status?: number;
+  body?: string;
+  headers?: Record<string, string>;
 }
 
 export interface RouteStats {

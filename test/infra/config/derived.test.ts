@@ -43,9 +43,15 @@ describe('the functions’ environment derived from a stage', () => {
 
   it('gives operator commands the linking settings of the stage’s sources, as its functions read them', () => {
     const staging = loadStageConfig(INFRA_DIR, 'staging');
-    const shopify = { ...staging.sources.shopify, externalKey: 'shop_jp', retroCreditDays: 7 };
+    const shopDomains = ['jp-shop.myshopify.com'];
+    const shopify = { ...staging.sources.shopify, externalKey: 'shop_jp', retroCreditDays: 7, shopDomains };
     const stage = { ...staging, sources: { ...staging.sources, shopify } } as typeof staging;
-    expect(stageSources(stage).get('shopify')?.customerLinking?.()).toMatchObject({ externalKey: 'shop_jp', retroCreditDays: 7 });
+    // Staging redeems: its linking also carries the redemption settings (compared whole below).
+    expect(stageSources(stage).get('shopify')?.customerLinking?.()).toMatchObject({
+      externalKey: 'shop_jp',
+      retroCreditDays: 7,
+      shopDomains,
+    });
     const env = receiverEnvironment(stage, { queueUrl: 'q', webhookSecretArnsJson: '{}' });
     expect(loadSources(env[ENV.SOURCES_CONFIG]).get('shopify')?.customerLinking?.()).toEqual(
       stageSources(stage).get('shopify')?.customerLinking?.(),

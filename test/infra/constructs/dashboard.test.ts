@@ -100,6 +100,14 @@ describe('the operations dashboard', () => {
     for (const id of functions) expect(body, id).toContain(`{ref:Ref${id}}`);
   });
 
+  it('shows whether the worker pulls: a widget of the PullingPaused metric the recovery tick publishes each minute', () => {
+    const { template } = app.stages.get('staging')!;
+    const body = dashboardBody(template);
+    const widget = body.widgets.find((w) => String(w.properties.title).startsWith('Pulling paused'));
+    expect(widget).toBeDefined();
+    expect(widgetMetrics({ widgets: [widget!] })).toEqual([{ namespace: expect.any(String), name: METRIC.pullingPaused }]);
+  });
+
   it('shows the state of every alarm of the stage', () => {
     const { template } = app.stages.get('production')!;
     const alarmIds = Object.keys(template.findResources('AWS::CloudWatch::Alarm'));

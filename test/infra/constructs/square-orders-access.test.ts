@@ -12,8 +12,10 @@ let template: Template;
 let dispose: () => void;
 beforeAll(() => {
   ({ template, dispose } = synthesiseDevStageWith({
-    square: {},
+    // `square` without `kind`: its kind is its name, as the functions read it.
+    square: { amount: { basis: 'subtotal_excluding_tax' } },
     'square-jp': { kind: 'square', externalKey: 'square_jp', amount: { basis: 'subtotal_excluding_tax' } },
+    'square-us': { kind: 'square', externalKey: 'square_us' },
   }));
 });
 afterAll(() => dispose());
@@ -23,9 +25,12 @@ const resources = (type: string) => Object.entries(template.findResources(type))
 const fn = (prefix: string) => resources('AWS::Lambda::Function').find(([, f]) => String(f.Properties.Description).startsWith(prefix))!;
 
 describe("Square's Orders API access in the stack", () => {
-  it('creates an empty token secret only for the source that earns on its orders without tax', () => {
+  it('creates an empty token secret only for the sources that earn on their orders without tax, with or without kind', () => {
     const names = resources('AWS::SecretsManager::Secret').map(([, s]) => String(s.Properties.Name));
-    expect(names.filter((n) => n.includes('/square-orders/'))).toEqual(['loyalty-bridge/dev/square-orders/square-jp']);
+    expect(names.filter((n) => n.includes('/square-orders/')).sort()).toEqual([
+      'loyalty-bridge/dev/square-orders/square',
+      'loyalty-bridge/dev/square-orders/square-jp',
+    ]);
   });
 
   it("tells the worker where that source's token is", () => {

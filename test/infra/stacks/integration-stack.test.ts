@@ -65,7 +65,7 @@ const ref = (logicalId: string) => ({ Ref: logicalId });
 const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 
 describe('HTTP API', () => {
-  it('routes POST /webhooks/shopify, POST /webhooks/pos, the App Proxy link GET and POST and the redemption routes, and nothing else', () => {
+  it('routes a POST /webhooks/<source> for each of the stage’s sources, the App Proxy link GET and POST and the redemption routes, and nothing else', () => {
     const routes = stage('staging').template.findResources('AWS::ApiGatewayV2::Route');
     expect(
       Object.values(routes)
@@ -79,6 +79,8 @@ describe('HTTP API', () => {
       'POST /proxy/shopify/redeem',
       'POST /webhooks/pos',
       'POST /webhooks/shopify',
+      'POST /webhooks/smaregi',
+      'POST /webhooks/square',
     ]);
   });
 
@@ -181,7 +183,10 @@ describe('functions', () => {
     const [queueId] = only(template, 'AWS::SQS::Queue', { DeduplicationScope: 'messageGroup' });
     const env = fn.Properties.Environment.Variables;
     expect(env[ENV.QUEUE_URL]).toEqual(ref(queueId));
-    expect(Object.keys(JSON.parse(env[ENV.SOURCES_CONFIG]))).toEqual(['shopify', 'pos']);
+    // A Square source's notificationUrl is the route's own URL: SOURCES_CONFIG is then joined around it.
+    const raw = env[ENV.SOURCES_CONFIG];
+    const text = typeof raw === 'string' ? raw : (raw['Fn::Join'][1] as unknown[]).map((p) => (typeof p === 'string' ? p : 'x')).join('');
+    expect(Object.keys(JSON.parse(text))).toEqual(['shopify', 'pos', 'square', 'smaregi']);
     const arns = JSON.stringify(env[ENV.WEBHOOK_SECRET_ARNS]);
     for (const id of Object.keys(webhookSecretsOf(template))) expect(arns).toContain(id);
     expect(env).toMatchObject({ POWERTOOLS_SERVICE_NAME: expect.any(String), POWERTOOLS_METRICS_NAMESPACE: expect.any(String) });
@@ -339,7 +344,7 @@ describe('secrets', () => {
 });
 
 describe('IAM', () => {
-  it('lets receive-webhook send to the queue, read its webhook secrets, keep quarantined deliveries and append activity, nothing more', () => {
+  it('lets receive-webhook send to the queue, read its webhook secrets and keep quarantined deliveries, nothing more', () => {
     const { template } = stage('staging');
     const [, fn] = receiverOf(template);
     const [quarantineId] = tableOf(template, 'Quarantine');
@@ -352,7 +357,6 @@ describe('IAM', () => {
         expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: arn(logGroup) }),
         expect.objectContaining({ Action: 'sqs:SendMessage', Resource: arn(queueId) }),
         expect.objectContaining({ Action: 'dynamodb:UpdateItem', Resource: [arn(quarantineId)] }),
-        expect.objectContaining({ Action: 'dynamodb:UpdateItem', Resource: arn(tableOf(template, 'Ledger')[0]) }),
         // The quarantine's own key, through DynamoDB only (test/infra/stacks/quarantine.test.ts).
         expect.objectContaining({ Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'] }),
         ...secretIds.map((id) =>
@@ -360,7 +364,7 @@ describe('IAM', () => {
         ),
       ]),
     );
-    expect(statements).toHaveLength(5 + secretIds.length);
+    expect(statements).toHaveLength(4 + secretIds.length);
   });
 
   it('lets the App Proxy function send to the queue by its URL (SendMessage only, no GetQueueUrl or GetQueueAttributes)', () => {
@@ -371,18 +375,13 @@ describe('IAM', () => {
     expect(sqs).toEqual([expect.objectContaining({ Action: 'sqs:SendMessage', Resource: arn(queueId) })]);
   });
 
-  it('keeps receive-webhook away from the ledger records and the Open API secret: only activity items may be appended to', () => {
+  it('keeps receive-webhook away from the ledger table and the Open API secret: what it knows of a delivery travels in the message', () => {
     const { template, config } = stage('staging');
     const [, fn] = receiverOf(template);
     const statements = statementsOf(template, fn);
     const onLedger = statements.filter((st) => JSON.stringify(st.Resource).includes(tableOf(template, 'Ledger')[0]));
-    expect(onLedger).toEqual([
-      expect.objectContaining({
-        Action: 'dynamodb:UpdateItem',
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['activity#*'] } },
-      }),
-    ]);
-    expect(fn.Properties.Environment.Variables[ENV.ACTIVITY_TABLE]).toEqual(ref(tableOf(template, 'Ledger')[0]));
+    expect(onLedger).toEqual([]);
+    expect(fn.Properties.Environment.Variables[ENV.ACTIVITY_TABLE]).toBeUndefined();
     expect(JSON.stringify(statements)).not.toContain(config.openApiSecretName);
   });
 
@@ -410,8 +409,12 @@ describe('IAM', () => {
     ]);
     expect(JSON.stringify(dynamo[1]?.Resource)).toContain(`/index/${LEDGER_TABLE_SCHEMA.unlinkedIndex.name}`);
     const secrets = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('secretsmanager:')));
-    expect(secrets).toHaveLength(1);
+    // The Open API secret, and the staging stage's sender API credentials the worker reads with (Square's
+    // Orders API token, the Smaregi app): nothing else.
+    expect(secrets).toHaveLength(3);
     expect(JSON.stringify(secrets[0]!.Resource)).toContain(`:secret:${config.openApiSecretName}-??????`);
+    const others = JSON.stringify(secrets.slice(1).map((s) => s.Resource));
+    expect([others.includes('SquareOrdersTokensquare'), others.includes('SmaregiAppsmaregi')]).toEqual([true, true]);
   });
 
   it('lets process-events send messages to its own queue only (waiting events set aside), read no webhook secret and invoke no API', () => {
@@ -421,7 +424,9 @@ describe('IAM', () => {
     const sending = statements.filter((s) => actionsOf([s]).includes('sqs:SendMessage'));
     expect(sending.map((s) => s.Resource)).toEqual([arn(queueId)]);
     expect(actionsOf(statements).filter((a) => a.startsWith('execute-api:') || a === 'lambda:InvokeFunction')).toEqual([]);
+    // Of the stack's secrets, only the senders' API credentials its sources read with (never a webhook secret).
     for (const id of Object.keys(template.findResources('AWS::SecretsManager::Secret'))) {
+      if (/^(SquareOrdersToken|SmaregiApp)/.test(id)) continue;
       expect(JSON.stringify(statements)).not.toContain(id);
     }
   });

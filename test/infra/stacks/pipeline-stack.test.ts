@@ -2,6 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
 import type { Json } from '../../support/json.js';
+import { BROWSER_NAMES } from '../../support/browser.js';
 
 let app: SynthesisedApp;
 beforeAll(() => {
@@ -83,6 +84,37 @@ describe('pipeline', () => {
     const commands = ['npm ci', 'npm audit --omit=dev --audit-level=high', 'npx cdk synth'].map((c) => spec.indexOf(`"${c}"`));
     expect(commands.every((i) => i >= 0)).toBe(true);
     expect([...commands].sort((a, b) => a - b)).toEqual(commands);
+  });
+
+  it('installs a browser the console test finds (on PATH by one of its names) before running the tests', () => {
+    const [synth] = stageNamed('Build').Actions;
+    const spec = JSON.parse(buildSpecOf(synth!)) as { phases: { install: { commands: string[] }; build: { commands: string[] } } };
+    const install = spec.phases.install.commands;
+    const browser = BROWSER_NAMES.find((name) => install.includes(`${name} --version`));
+    expect(browser).toBeDefined();
+    expect(install.some((c) => /apt-get install .*google-chrome/.test(c))).toBe(true);
+    // The install phase runs before the build phase's npm test.
+    expect(spec.phases.build.commands).toContain('npm test');
+  });
+
+  it('rolls a failed Staging or Production stage back to its last good execution, and no other stage', () => {
+    const onFailure = Object.fromEntries(pipelineStages().map((s) => [s.Name, (s as { OnFailure?: unknown }).OnFailure]));
+    expect(onFailure.Staging).toEqual({ Result: 'ROLLBACK' });
+    expect(onFailure.Production).toEqual({ Result: 'ROLLBACK' });
+    for (const name of ['Source', 'Build', 'UpdatePipeline', 'Assets']) expect(onFailure[name]).toBeUndefined();
+  });
+
+  it('keeps the artefacts of earlier executions to roll back to (no expiry on the artifact bucket)', () => {
+    const buckets = Object.values(app.pipelineTemplate.findResources('AWS::S3::Bucket')) as {
+      Properties?: { LifecycleConfiguration?: { Rules?: { ExpirationInDays?: number; Status?: string }[] } };
+    }[];
+    expect(buckets.length).toBeGreaterThan(0);
+    for (const b of buckets) {
+      const expiring = (b.Properties?.LifecycleConfiguration?.Rules ?? []).filter(
+        (r) => r.Status !== 'Disabled' && r.ExpirationInDays !== undefined,
+      );
+      expect(expiring).toEqual([]);
+    }
   });
 
   it('builds on a maintained Node.js LTS', () => {

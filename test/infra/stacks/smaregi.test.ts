@@ -87,4 +87,13 @@ describe('a Smaregi source in the stack', () => {
     expect(puts).toHaveLength(1);
     expect(puts[0]?.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['activity#runs'] } });
   });
+
+  it("alarms when the Smaregi reconcile fails and when the worker's Smaregi reads keep failing, and draws both", () => {
+    const alarms = resources('AWS::CloudWatch::Alarm').map((a) => String(a.Properties.AlarmName));
+    const dashboard = JSON.stringify(resources('AWS::CloudWatch::Dashboard')[0]?.Properties.DashboardBody);
+    expect({
+      alarms: alarms.filter((n) => /ReconcileSmaregiErrors|SmaregiApiErrors/.test(n)).sort(),
+      drawn: ['SmaregiApiErrors', 'Smaregi: failed API reads'].filter((t) => !dashboard.includes(t)),
+    }).toEqual({ alarms: ['loyalty-bridge-dev-ReconcileSmaregiErrors', 'loyalty-bridge-dev-SmaregiApiErrors'], drawn: [] });
+  });
 });

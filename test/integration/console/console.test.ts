@@ -8,11 +8,12 @@ import { shopifyRefundCreate } from '../../../local/webhooks/index.js';
 import { createManualClock, handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
 import { poisonDeferralSeconds } from '../../../shared/config/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
+import { findBrowser } from '../../support/browser.js';
 import { deliverShopifyOrder } from '../../support/local-stack.js';
 import { depsFromEnvironment as auditDepsFromEnvironment, makeHandler as makeAuditHandler } from '../../../functions/audit-ledger.js';
 
 /**
- * The operator console in a real browser (Debian's chromium, headless) after real traffic through
+ * The operator console in a real browser (Chromium or Chrome, headless) after real traffic through
  * `npm start`'s stack: a credited Shopify order and its refund, a quarantined delivery replayed from
  * the page, a dead letter redriven from the page. The screenshot in docs/console.md is taken here.
  */
@@ -23,7 +24,8 @@ declare const document: {
   body: { textContent: string | null };
 };
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// CHROMIUM_PATH, else chromium, chromium-browser or google-chrome on PATH (test/support/browser.ts).
+const CHROMIUM = findBrowser();
 // Taken on every run; written over the committed docs/console.png only when asked (UPDATE_SCREENSHOT=1),
 // so that `npm test` leaves the work tree as it found it.
 const SCREENSHOT =

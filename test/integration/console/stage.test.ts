@@ -150,6 +150,8 @@ describe('the console against a deployed stage (--stage), AWS replaced at its bo
 
   it("shows the stage's backlog and dead letters from SQS, and redrives them through the CLI's redrive", async () => {
     dlq.push({ MessageId: 'dl-1', ReceiptHandle: 'rh-1', Body: '{"source":"shopify","orderId":"8300000000000000009"}', taken: false });
+    // The mapping's state needs SSM and Lambda, which this test does not answer: the status still shows the rest.
+    expect((await api('status')).body.pulling).toMatchObject({ state: 'unknown' });
     expect((await api('status')).body.backlog).toEqual({ ready: 3, 'in flight or deferred': 1, delayed: 0, 'dead-lettered': 2 });
     const listed = await api('dlq');
     expect(listed.body.messages).toEqual([

@@ -42,6 +42,55 @@ describe('faults', () => {
     expect((await pending).status).toBe(200);
   });
 
+  it('status answers the given status, body and headers as they are, without executing the operation', async () => {
+    const page = '<!DOCTYPE html><html><body><h1>Maintenance</h1></body></html>';
+    await emu.addFault({
+      path: CALC_PATH,
+      fault: 'status',
+      status: 503,
+      body: page,
+      headers: { 'content-type': 'text/html', 'retry-after': '120' },
+    });
+    const r = await calc();
+    expect(r.status).toBe(503);
+    expect(r.text).toBe(page);
+    expect(r.headers.get('content-type')).toBe('text/html');
+    expect(r.headers.get('retry-after')).toBe('120');
+    expect(await historyTotal()).toBe(0);
+  });
+
+  it('status answers any 4xx, a JSON-looking body included, without touching it', async () => {
+    await emu.addFault({
+      path: CALC_PATH,
+      fault: 'status',
+      status: 429,
+      body: '{"message":"Too Many Requests"}',
+      headers: { 'retry-after': '3' },
+    });
+    const r = await calc();
+    expect([r.status, r.text, r.headers.get('retry-after')]).toEqual([429, '{"message":"Too Many Requests"}', '3']);
+    expect(await historyTotal()).toBe(0);
+  });
+
+  it('status with an empty body answers an empty body', async () => {
+    await emu.addFault({ path: CALC_PATH, fault: 'status', status: 403 });
+    const r = await calc();
+    expect([r.status, r.text]).toEqual([403, '']);
+  });
+
+  it('refuses a status fault without a 4xx/5xx status, and a status on another fault', async () => {
+    for (const bad of [
+      { path: '.*', fault: 'status' },
+      { path: '.*', fault: 'status', status: 200 },
+      { path: '.*', fault: 'status', status: 600 },
+      { path: '.*', fault: 'status', status: 503, headers: { 'retry-after': 2 } },
+      { path: '.*', fault: 'error_500', status: 503 },
+    ]) {
+      expect((await emu.admin('POST', '/faults', bad)).status).toBe(400);
+    }
+    expect((await calc()).status).toBe(200);
+  });
+
   it('applies to the next `times` matching requests only', async () => {
     await emu.addFault({ path: CALC_PATH, fault: 'error_500', times: 2 });
     const statuses = [(await calc()).status, (await calc()).status, (await calc()).status];

@@ -8,6 +8,9 @@ import { systemClock } from '../../../local/queue/clock.js';
 import { GRANT, LOOKUP, purchase, refund, useHarness } from '../shared/points/harness.js';
 import type { PointsEvent } from '../../../shared/events/index.js';
 import { ASIDE_ATTRIBUTES, type MessageVisibility, type VisibilityChange } from '../../../shared/queue/index.js';
+import { startSmaregiStandIn } from '../../../local/smaregi/index.js';
+import { SmaregiSettings, smaregiThinEvent } from '../../../shared/sources/index.js';
+import { smaregiFixture } from '../../support/smaregi.js';
 
 const h = useHarness();
 
@@ -153,6 +156,35 @@ describe('process-events handler', () => {
     const result = await handler()(sqsEvent(record));
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
     expect(lines().find((l) => '_aws' in l)).toMatchObject({ UpstreamErrors: 1 });
+  });
+
+  it('counts failed Smaregi reads for the SmaregiApiErrors alarm, and not a transaction Smaregi no longer has', async () => {
+    const standIn = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
+    try {
+      const access = {
+        smaregi: { contractId: 'c1', apiOrigin: standIn.url, idOrigin: standIn.url, clientId: 'app', clientSecret: 'app-secret' },
+      };
+      const smaregiHandler = makeHandler(depsFromEnvironment({ ...env(), SMAREGI: JSON.stringify(access) }, { clock: h.clock }));
+      const settings = SmaregiSettings.parse({ contractId: 'c1' });
+      const thin = (id: string) => smaregiThinEvent(id, 'smaregi', settings, h.clock(), 'created');
+      await smaregiHandler(sqsEvent(sqsRecord(thin('900'), 'smaregi:900')));
+      const gone = lines().find((l) => '_aws' in l);
+      output.length = 0;
+      standIn.putTransaction(smaregiFixture('transaction-sale-tax-included.json') as never);
+      await fetch(`${standIn.url}/__smaregi/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"status":500,"times":3}',
+      });
+      const result = await smaregiHandler(sqsEvent(sqsRecord(thin('25'), 'smaregi:25')));
+      expect([gone?.SmaregiApiErrors, result.batchItemFailures.length, lines().find((l) => '_aws' in l)?.SmaregiApiErrors]).toEqual([
+        undefined,
+        1,
+        1,
+      ]);
+    } finally {
+      await standIn.close();
+    }
   });
 });
 

@@ -132,6 +132,14 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
     expect(code).toBe(0);
   });
 
+  it('refuses an order id too long to be one by name with npm run ledger, reading nothing', async () => {
+    const { lines, out } = captured();
+    const code = await cliCommand(['ledger', 'shopify', '9'.repeat(5000)], env, out);
+    expect(code).toBe(2);
+    expect(lines.some((l) => l.includes('the order id must be 1 to 256 characters (got 5000)'))).toBe(true);
+    expect(lines.some((l) => /ValidationException|at .*\.ts:/.test(l))).toBe(false);
+  });
+
   it('redrives a dead letter with npm run redrive, showing its last error from the stack ledger', async () => {
     const patch = (contracted: boolean) =>
       fetch(`${stack.urls.emulator}/__emulator/clients/demo-client`, {

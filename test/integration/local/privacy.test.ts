@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliCommand } from '../../../ops/index.js';
 import { shopifyOrderPaid, shopifyPrivacyRequest, type WebhookRequest } from '../../../local/webhooks/index.js';
-import { type LocalStack, startLocalStack } from '../../../local/index.js';
+import { handleOf, type LocalStack, startLocalStack } from '../../../local/index.js';
+import { createPrivacyRequests } from '../../../shared/privacy/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from './customers-support.js';
 
 /**
@@ -116,5 +117,18 @@ describe("npm start: Shopify's privacy requests", () => {
     const listed = await cli('privacy', 'list');
     expect(listed.lines.at(-1)).toBe('privacy: requests=3');
     expect(listed.text).toMatch(/shopify:privacy:redact_shop:wh-p-3 {2}shop\/redact {2}demo-shop\.myshopify\.com {2}redacted /);
+  });
+
+  it('prints a stored shop domain holding terminal escapes (ESC, BEL) without them: npm run privacy -- list', async () => {
+    const { documentClient: client } = handleOf(stack);
+    const requests = createPrivacyRequests({ client, tableName: stack.tableName, clock: Date.now });
+    // As a request stored before shop_domain was checked as a host name.
+    const shopDomain = 'evil\u001b]0;owned\u0007\u001b[2J.myshopify.com';
+    const figures = { orders: 0, refunds: 0, customers: 0, quarantined: 0 };
+    const record = { id: 'shopify:privacy:redact_shop:wh-esc', source: 'shopify', action: 'redact_shop' as const, topic: 'shop/redact' };
+    await requests.save({ ...record, shopDomain, orderIds: [], finishedAt: new Date().toISOString(), outcome: 'redacted', figures }, 1);
+    const listed = await cli('privacy', 'list');
+    expect(listed.text).toContain('shopify:privacy:redact_shop:wh-esc  shop/redact  evil]0;owned[2J.myshopify.com  redacted');
+    expect([...listed.text].filter((c) => c !== '\n' && c !== '\t' && (c < ' ' || c === '\u007f'))).toEqual([]);
   });
 });

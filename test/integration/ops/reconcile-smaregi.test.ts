@@ -61,4 +61,42 @@ describe('npm run reconcile for Smaregi against the local stack', () => {
     const cancel = await stack.ledger.getRefund({ source: 'smaregi', orderId: '2003', refundId: 'cancel' });
     expect([cancel?.outcome, cancel?.pointsDebited]).toEqual(['debited', 500]);
   });
+
+  const earlier = () => new Date(Date.now() - 10 * 60_000).toISOString();
+
+  it('brings an ¥11,000 sale edited to ¥5,500 with no webhook from 500 to 250 points, and a second run finds nothing', async () => {
+    const made = earlier();
+    await seedSmaregiTransaction(stack, smaregiTransaction('transaction-sale-tax-included.json', '2004', { transactionDateTime: made }));
+    const before = await balance();
+    expect((await deliverSmaregi(stack, ['2004'])).status).toBe(202);
+    await handle.waitForIdle();
+    const lowered = smaregiTransaction('transaction-sale-tax-included.json', '2004', { transactionDateTime: made });
+    Object.assign((lowered.details as Record<string, unknown>[])[0] as Record<string, unknown>, {
+      unitDiscountedSum: '5500',
+      taxIncludeProportional: '500',
+    });
+    await seedSmaregiTransaction(stack, { ...lowered, subtotal: '5500', total: '5500', taxInclude: '500' });
+    const first = await reconcile();
+    const second = await reconcile();
+    expect([first.out.at(-1)?.includes('enqueued=1'), second.out.at(-1)?.includes('missing=0'), await balance()]).toEqual([
+      true,
+      true,
+      before + 250,
+    ]);
+  });
+
+  it('credits a sale whose member was attached later when the edit’s webhook never came', async () => {
+    const made = earlier();
+    await seedSmaregiTransaction(
+      stack,
+      smaregiTransaction('transaction-sale-tax-included.json', '2005', { transactionDateTime: made, customerId: null }),
+    );
+    const before = await balance();
+    expect((await deliverSmaregi(stack, ['2005'])).status).toBe(202);
+    await handle.waitForIdle();
+    await seedSmaregiTransaction(stack, smaregiTransaction('transaction-sale-tax-included.json', '2005', { transactionDateTime: made }));
+    await reconcile();
+    const second = await reconcile();
+    expect([second.out.at(-1)?.includes('missing=0'), await balance()]).toEqual([true, before + 500]);
+  });
 });

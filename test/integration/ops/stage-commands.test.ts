@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliCommand } from '../../../ops/index.js';
+import { membersCommand } from '../../../ops/members.js';
 import { loadStageConfig } from '../../../infra/config/index.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 import { ProcessingSettings } from '../../../shared/config/index.js';
@@ -10,6 +11,7 @@ import { createLedger, type Ledger } from '../../../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
 import { createProcessor } from '../../../shared/points/index.js';
 import { createPrivacyRequests } from '../../../shared/privacy/index.js';
+import { ledgerPlannedPause } from '../../../shared/consumer/index.js';
 import { purchase } from '../shared/points/harness.js';
 import { type AwsBoundary, startAwsBoundary, stubAwsEndpoints } from '../../support/aws-boundary.js';
 import { type LocalDynamo, startDynalite } from '../../support/dynalite.js';
@@ -77,7 +79,13 @@ describe('stage commands (--stage)', () => {
     outputsFile = writeStageOutputsFile(dir, 'staging', physical());
     const { outputs } = stageOutputs('staging', physical());
     queues = { queue: outputs.QueueUrl!, dlq: outputs.DeadLetterQueueUrl! };
-    stubAwsEndpoints({ dynamodb: dynamo.endpoint, sqs: boundary.url, secretsManager: boundary.url });
+    stubAwsEndpoints({
+      dynamodb: dynamo.endpoint,
+      sqs: boundary.url,
+      secretsManager: boundary.url,
+      ssm: boundary.url,
+      lambda: boundary.url,
+    });
   }, 60_000);
   afterAll(async () => {
     vi.unstubAllEnvs();
@@ -154,6 +162,59 @@ describe('stage commands (--stage)', () => {
     }
   });
 
+  it('reprocess --outcome upstream_rejected queues the stage’s parked purchases on its queue, each credited once', async () => {
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
+    });
+    try {
+      const processor = createProcessor({ ledger, openapi, settings: ProcessingSettings.parse({}), clock: Date.now });
+      await openapi.registerMember({ external_ids: { shopify: 'stage-waf-1' } });
+      const order = purchase({ customer: { externalKey: 'shopify', externalId: 'stage-waf-1' }, occurredAt: new Date().toISOString() });
+      await emulator.addFault({ method: 'POST', path: '/points/calculation$', fault: 'status', status: 403, body: '<html>denied</html>' });
+      expect(await processor.process(order)).toMatchObject({ kind: 'upstream_rejected' });
+
+      const dry = await cli('reprocess', '--outcome', 'upstream_rejected', '--dry-run');
+      expect(dry.lines.at(-1)).toBe('reprocess: found=1 queued=0');
+      const run = await cli('reprocess', '--outcome', 'upstream_rejected', '--source', 'shopify');
+      expect(run.code).toBe(0);
+      expect(run.lines.at(-1)).toBe('reprocess: found=1 queued=1');
+      const queued = boundary.messages(queues.queue).filter((m) => (JSON.parse(m.body) as { eventId?: string }).eventId === order.eventId);
+      expect(queued).toEqual([expect.objectContaining({ groupId: 'shopify:shopify:stage-waf-1' })]);
+      expect(await ledger.getOrder(order)).toMatchObject({ state: 'pending' });
+
+      // The stage's worker takes the message: credited, once, even if it came twice.
+      const body = JSON.parse(queued[0]!.body);
+      expect(await processor.process(body)).toMatchObject({ kind: 'credited' });
+      expect(await processor.process(body)).toMatchObject({ kind: 'duplicate' });
+      expect((await cli('reprocess', '--outcome', 'upstream_rejected')).lines.at(-1)).toBe('reprocess: found=0 queued=0');
+    } finally {
+      await openapi.close();
+    }
+  });
+
+  it('pause --until disables the stage worker’s event source mapping and records the planned pause; resume enables it', async () => {
+    const uuid = 'aaaaaaaa-1111-2222-3333-444444444444';
+    boundary.addMapping(uuid);
+    boundary.setParameter('/loyalty-bridge/staging/process-events/event-source-mapping', uuid);
+    const until = new Date(Date.now() + 2 * 3_600_000).toISOString();
+    const paused = await cli('pause', '--until', until);
+    expect(paused.code).toBe(0);
+    expect(paused.lines).toContain('intake keeps accepting; events wait in the queue; the queue keeps messages 4 days');
+    expect(paused.lines.at(-1)).toMatch(new RegExp(`^pulling: paused since \\S+ until ${until.replace(/\./g, '\\.')}$`));
+    expect(boundary.mappingEnabled(uuid)).toBe(false);
+    const planned = ledgerPlannedPause({ client: dynamo.documentClient, tableName: dynamo.tableName });
+    expect(await planned.get()).toMatchObject({ until });
+
+    const tooLong = await cli('pause', '--until', new Date(Date.now() + 5 * 86_400_000).toISOString());
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.lines.join('\n')).toContain("beyond the queue's retention (4 days)");
+
+    const resumed = await cli('resume');
+    expect(resumed.lines.at(-1)).toBe('pulling: running');
+    expect(boundary.mappingEnabled(uuid)).toBe(true);
+    expect(await planned.get()).toBeUndefined();
+  });
+
   it("privacy list and show read the privacy requests the stage's worker recorded in its ledger table", async () => {
     expect((await cli('privacy', 'list')).lines).toEqual(['no privacy requests recorded', 'privacy: requests=0']);
     const requests = createPrivacyRequests({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
@@ -181,6 +242,55 @@ describe('stage commands (--stage)', () => {
       outcome: 'redacted',
       figures: { orders: 1 },
     });
+  });
+
+  it("members link attaches a Smaregi customer code with the stage's Open API and credits the code's earlier sale", async () => {
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
+    });
+    try {
+      const processor = createProcessor({ ledger, openapi, settings: ProcessingSettings.parse({}), clock: Date.now });
+      const order = purchase({
+        source: 'smaregi',
+        orderId: 'stage-sm-1',
+        customer: { externalKey: 'smaregi', externalId: 'SM-STAGE-1' },
+        occurredAt: new Date().toISOString(),
+      });
+      expect(await processor.process(order)).toMatchObject({ kind: 'customer_not_found' });
+      const member = await openapi.registerMember({});
+      const file = join(dir, 'codes.csv');
+      writeFileSync(file, `external_id,member_id\nSM-STAGE-1,${member.id}\n`);
+      const lines: string[] = [];
+      const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+      const link = () =>
+        membersCommand(['link', '--source', 'smaregi', '--file', file, '--stage', 'staging', '--outputs', outputsFile], {}, out);
+      // The membership service ignores an external key its client lacks: refused, not counted linked.
+      const unconfigured = [await link(), lines.at(-2)];
+      await fetch(`${emulator.url}/__emulator/clients/test-client`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ external_keys: ['shopify', 'pos_card', 'smaregi'] }),
+      });
+      const code = await link();
+      expect({
+        unconfigured,
+        code,
+        last: lines.at(-1),
+        linked: (await openapi.getMember(member.id)).external_ids?.smaregi,
+        order: (await ledger.getOrder({ source: 'smaregi', orderId: 'stage-sm-1' }))?.outcome,
+      }).toEqual({
+        unconfigured: [
+          1,
+          `line 2: SM-STAGE-1 -> ${member.id}: refused: the membership service did not keep it: is the external key smaregi configured?`,
+        ],
+        code: 0,
+        last: 'members: rows=1 linked=1 already=0 refused=0',
+        linked: 'SM-STAGE-1',
+        order: 'credited',
+      });
+    } finally {
+      await openapi.close();
+    }
   });
 
   it("audit scans the stage's ledger and ends with its summary line", async () => {

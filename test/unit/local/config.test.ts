@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH } from '../../../emulator/index.js';
 import { resolveLocalConfig } from '../../../local/config.js';
+import { SmaregiSettings } from '../../../shared/sources/index.js';
 
 const TILL_1 = 'till-1-signing-secret-0123456789ab';
 const TILL_2 = 'till-2-signing-secret-0123456789ab';
@@ -117,5 +118,16 @@ describe('local configuration', () => {
     const file = join(dir, 'no-clients.json');
     await writeFile(file, JSON.stringify({ clients: [] }));
     await expect(resolveLocalConfig({ EMULATOR_CONFIG: file })).rejects.toMatchObject({ kind: 'invalid_local_config' });
+  });
+
+  it('reads SMAREGI_STORE_IDS and SMAREGI_MEMBER_LOOKUP as the Smaregi source settings a stage file names storeIds and memberLookup', async () => {
+    const config = await resolveLocalConfig({ SMAREGI_STORE_IDS: '1, 4', SMAREGI_MEMBER_LOOKUP: 'unique_id' });
+    const stageSettings = SmaregiSettings.parse({ contractId: 'c', storeIds: ['1', '4'], memberLookup: 'unique_id' });
+    expect([config.smaregi.storeIds, config.smaregi.memberLookup]).toEqual([stageSettings.storeIds, stageSettings.memberLookup]);
+  });
+
+  it('refuses a SMAREGI_STORE_IDS that is not store ids', async () => {
+    const error = (await resolveLocalConfig({ SMAREGI_STORE_IDS: '1,shibuya' }).catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe('SMAREGI_STORE_IDS must be Smaregi store ids (digits), comma-separated');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLocalQueue, systemClock } from '../../../../local/queue/index.js';
-import { openApiProbe, resumeWhenUp } from '../../../../shared/consumer/index.js';
+import { ledgerPlannedPause, openApiProbe, pausePulling, resumeWhenUp } from '../../../../shared/consumer/index.js';
 import { useHarness } from '../points/harness.js';
 
 const h = useHarness();
@@ -50,5 +50,53 @@ describe('the recovery probe', () => {
     await queue.pause();
     expect(await run()).toBe('resumed');
     expect(await queue.isPaused()).toBe(false);
+  });
+
+  it('leaves a planned pause alone while the service answers, without probing it, until its end', async () => {
+    const { queue } = recovery();
+    const records = ledgerPlannedPause({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName });
+    let now = Date.now();
+    await pausePulling({ pull: queue, records, now: () => now }, new Date(now + 3_600_000));
+    const run = () =>
+      resumeWhenUp({
+        pull: queue,
+        probe: openApiProbe(h.api, 'shopify'),
+        now: () => now,
+        sleep: async () => undefined,
+        intervalMs: 1_000,
+        untilMs: now,
+        planned: records,
+      });
+    const lookups = await h.calls('GET /api/ext/users/external_id/{external_key}/{external_id}');
+    expect(await run()).toBe('planned');
+    expect(await queue.isPaused()).toBe(true);
+    expect(await h.calls('GET /api/ext/users/external_id/{external_key}/{external_id}')).toBe(lookups);
+    // Its end passed: the record goes, and the first answer resumes pulling.
+    now += 3_600_001;
+    expect(await run()).toBe('resumed');
+    expect(await records.get()).toBeUndefined();
+    await queue.close();
+  });
+
+  it('keeps a planned pause that outlived its end paused while the service still fails, as an outage', async () => {
+    const { queue } = recovery();
+    const records = ledgerPlannedPause({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName });
+    let now = Date.now();
+    await pausePulling({ pull: queue, records, now: () => now }, new Date(now + 60_000));
+    now += 120_000;
+    await h.emulator.addFault({ path: '^/api/ext/', fault: 'status', status: 503, body: '<html>maintenance</html>', times: 100 });
+    const run = () =>
+      resumeWhenUp({
+        pull: queue,
+        probe: openApiProbe(h.api, 'shopify'),
+        now: () => now,
+        sleep: async () => undefined,
+        intervalMs: 1_000,
+        untilMs: now,
+        planned: records,
+      });
+    expect(await run()).toBe('still_down');
+    expect(await queue.isPaused()).toBe(true);
+    await queue.close();
   });
 });

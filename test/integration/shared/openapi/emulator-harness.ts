@@ -59,9 +59,12 @@ export interface Harness {
   fault(f: {
     method?: string;
     path: string;
-    fault: 'error_500' | 'delay' | 'reset_before' | 'reset_after_commit';
+    fault: 'error_500' | 'delay' | 'reset_before' | 'reset_after_commit' | 'status';
     times?: number;
     delay_ms?: number;
+    status?: number;
+    body?: string;
+    headers?: Record<string, string>;
   }): Promise<void>;
   stats(clientId?: string): Promise<ClientStats>;
   /** Total requests the emulator counted for a client, all routes. */

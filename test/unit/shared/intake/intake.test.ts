@@ -46,6 +46,14 @@ const shopify = (body = ORDER, topic = 'orders/paid', secret = SHOPIFY_SECRET) =
 });
 
 describe('receiveWebhook: accepted deliveries', () => {
+  it('puts what it knows of the delivery in the message (id, topic, when it came), for the activity record', async () => {
+    const { send, queue } = setup();
+    await send(shopify());
+    const [event] = queue.events() as { delivery: Record<string, unknown> }[];
+    expect(event?.delivery).toMatchObject({ id: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043', topic: 'orders/paid' });
+    expect(new Date(String(event?.delivery.receivedAt)).toISOString()).toBe(event?.delivery.receivedAt);
+  });
+
   it('queues a verified Shopify order and answers 202 with the event id', async () => {
     const { send, queue } = setup();
     const response = await send(shopify());
@@ -54,15 +62,6 @@ describe('receiveWebhook: accepted deliveries', () => {
       statusCode: 202,
       answer: { status: 'accepted', eventId: 'shopify:order:820982911946154508' },
       eventType: 'purchase',
-      // For the activity record: whose order it is and the sender's delivery (webhook) id.
-      deliveries: [
-        {
-          source: 'shopify',
-          orderId: '820982911946154508',
-          deliveryId: 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
-          topic: 'orders/paid',
-        },
-      ],
     });
     expect(queue.messages).toHaveLength(1);
     expect(PointsEvent.parse(queue.events()[0])).toMatchObject({ eventId: 'shopify:order:820982911946154508', eligibleAmount: 358 });

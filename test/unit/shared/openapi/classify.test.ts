@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAnswer, classifyTransportError, flattenMessages } from '../../../../shared/openapi/classify.js';
+import { classifyAnswer, classifySuccess, classifyTransportError, flattenMessages } from '../../../../shared/openapi/classify.js';
 import { MESSAGES } from '../../../../shared/openapi/messages.js';
 
 const grant = { route: 'POST /api/ext/users/{id}/points' };
@@ -49,10 +49,50 @@ describe('classifyAnswer', () => {
     expect(e.kind).toBe('validation');
   });
 
-  it.each([403, 409, 422, 429])('calls a %i, which the spec never gives, unrecognised', (status) => {
+  it.each([403, 409, 422])('calls a %i, which the spec never gives, unrecognised', (status) => {
     expect(classifyAnswer(grant, status, {}, body({ status: false, errors: 'Forbidden' }))).toMatchObject({
       kind: 'unrecognised',
       executed: 'no',
+    });
+  });
+
+  it('calls a 403 unrecognised even when its body carries a text the spec fixes', () => {
+    expect(classifyAnswer(grant, 403, {}, body({ status: false, errors: MESSAGES.memberNotFound })).kind).toBe('unrecognised');
+  });
+
+  it('calls a 429 rate_limited, not executed, with its Retry-After in seconds', () => {
+    expect(classifyAnswer(grant, 429, { 'retry-after': '30' }, '')).toMatchObject({
+      kind: 'rate_limited',
+      executed: 'no',
+      retryAfterMs: 30_000,
+    });
+  });
+
+  it('reads a Retry-After HTTP date against the clock, a past date as no wait', () => {
+    const now = Date.parse('2026-01-15T01:00:00Z');
+    expect(classifyAnswer(grant, 429, { 'retry-after': 'Thu, 15 Jan 2026 01:02:00 GMT' }, '', now).retryAfterMs).toBe(120_000);
+    expect(classifyAnswer(grant, 429, { 'retry-after': 'Thu, 15 Jan 2026 00:59:00 GMT' }, '', now).retryAfterMs).toBe(0);
+  });
+
+  it('leaves a 429 without a readable Retry-After without one, and caps a huge one at an hour', () => {
+    expect(classifyAnswer(grant, 429, { 'retry-after': 'soon' }, '').retryAfterMs).toBeUndefined();
+    expect(classifyAnswer(grant, 429, {}, '').retryAfterMs).toBeUndefined();
+    expect(classifyAnswer(grant, 429, { 'retry-after': '999999' }, '').retryAfterMs).toBe(3_600_000);
+  });
+
+  it('calls a 2xx HTML page a server error that may have run', () => {
+    expect(classifySuccess(grant, 200, '\n<!DOCTYPE html><html></html>')).toMatchObject({
+      kind: 'server',
+      status: 200,
+      executed: 'unknown',
+    });
+    expect(classifySuccess(grant, 200, '{"status":true}')).toBeUndefined();
+  });
+
+  it('calls a 5xx HTML page a server error', () => {
+    expect(classifyAnswer(grant, 503, { 'content-type': 'text/html' }, '<html>maintenance</html>')).toMatchObject({
+      kind: 'server',
+      executed: 'unknown',
     });
   });
 

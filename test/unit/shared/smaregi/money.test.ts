@@ -45,4 +45,16 @@ describe('the amount a Smaregi transaction earns on', () => {
       transactionAmount(tx('transaction-sale-tax-added.json'), 'discount').taxesIncluded,
     ]).toEqual([true, false]);
   });
+
+  it('takes off a staff discount that unitDiscountedSum does not include yet, earning on what was paid without tax', () => {
+    const base = tx('transaction-sale-tax-included.json');
+    const line = { ...base.details![0]!, staffDiscountProportional: '1100', taxIncludeProportional: '900' };
+    expect(amount({ ...base, total: '9900', taxInclude: '900', details: [line] })).toBe('9000');
+  });
+
+  it('does not take a staff discount off twice when unitDiscountedSum is already after it', () => {
+    const base = tx('transaction-sale-tax-included.json');
+    const line = { ...base.details![0]!, unitDiscountedSum: '9900', staffDiscountProportional: '1100', taxIncludeProportional: '900' };
+    expect(amount({ ...base, total: '9900', taxInclude: '900', details: [line] })).toBe('9000');
+  });
 });

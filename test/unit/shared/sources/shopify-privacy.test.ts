@@ -69,6 +69,17 @@ describe("Shopify's compliance topics", () => {
     });
   });
 
+  it('refuses a shop_domain that is not a host name (terminal escapes: ESC and BEL), naming the field', () => {
+    const body = fixture('shopify/shop-redact.json').replace('{shop}.myshopify.com', 'evil\\u001b]0;owned\\u0007.myshopify.com');
+    expect(JSON.parse(body).shop_domain).toBe('evil\u001b]0;owned\u0007.myshopify.com');
+    expect(read(body, 'shop/redact')).toMatchObject({ status: 'rejected', error: { kind: 'invalid_payload', path: 'shop_domain' } });
+  });
+
+  it('tells the shop a shop/redact for another shop is ignored where the source names its shops', () => {
+    const body = fixture('shopify/shop-redact.json').replace('{shop}.myshopify.com', 'other-dev-store.myshopify.com');
+    expect(read(body, 'shop/redact', { shopDomains: ['example.myshopify.com'] })).toMatchObject({ status: 'ignored' });
+  });
+
   it('refuses a customers/redact that names no customer, naming the field', () => {
     expect(read('{"shop_id":1,"shop_domain":"example.myshopify.com","orders_to_redact":[]}', 'customers/redact')).toMatchObject({
       status: 'rejected',

@@ -37,9 +37,40 @@ describe('the smaregi source', () => {
     expect(read.status === 'rejected' && read.error.kind).toBe('wrong_contract');
   });
 
-  it('refuses a body that is not a Smaregi webhook as malformed', () => {
-    const read = source.readMany!(request(body({ transactionHeadIds: [25] })));
+  it('refuses a body without a contract as malformed', () => {
+    const read = source.readMany!(request(Buffer.from(JSON.stringify({ event: 'pos:transactions', transactionHeadIds: ['25'] }))));
     expect(read.status === 'rejected' && read.error.kind).toBe('malformed_json');
+  });
+
+  it('ignores a pos:transactions delivery without transaction ids, or with ids that are not Smaregi ids, rather than refusing it', () => {
+    const withoutIds = JSON.parse(body().toString()) as Record<string, unknown>;
+    delete withoutIds.transactionHeadIds;
+    const reads = [
+      request(Buffer.from(JSON.stringify(withoutIds))),
+      request(body({ transactionHeadIds: [25] })),
+      request(body({ transactionHeadIds: [] })),
+    ];
+    expect(reads.map((r) => source.readMany!(r).status)).toEqual(['ignored', 'ignored', 'ignored']);
+  });
+
+  it('ignores, never refuses, an event or action it cannot read (too long, not a string)', () => {
+    const reads = [body({ event: 'x'.repeat(200) }), body({ action: 'y'.repeat(200) }), body({ action: 7 })].map(
+      (b) => source.readMany!(request(b)).status,
+    );
+    expect(reads).toEqual(['ignored', 'ignored', 'ignored']);
+  });
+
+  it('reads an action it does not know, hyphenated as in the published examples, and queues its transactions', () => {
+    const read = source.readMany!(request(body({ action: 'bulk-deleted', transactionHeadIds: ['25', '26'] })));
+    expect(read.status === 'ok' ? read.value.map((e) => e.delivery.topic) : read).toEqual([
+      'pos:transactions/bulk-deleted',
+      'pos:transactions/bulk-deleted',
+    ]);
+  });
+
+  it('still refuses another contract before reading an event it does not handle', () => {
+    const read = source.readMany!(request(body({ contractId: 'another', event: 'pos:products' })));
+    expect(read.status === 'rejected' && read.error.kind).toBe('wrong_contract');
   });
 
   it('ignores events other than pos:transactions', () => {

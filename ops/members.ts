@@ -1,0 +1,192 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import type { ProcessingSettings } from '../shared/config/index.js';
+import { creditEarlierPurchases } from '../shared/customers/index.js';
+import type { Ledger } from '../shared/ledger/index.js';
+import { isOpenApiError, type MemberDetail, type OpenApiClient } from '../shared/openapi/index.js';
+import { createProcessor } from '../shared/points/index.js';
+import type { SourceSet } from '../shared/sources/index.js';
+import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { isUsageError, OpsError } from './errors.js';
+import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
+
+export const MEMBERS_USAGE = `usage:
+  npm run members -- link --source <name> --file <csv> [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  (the CSV's header is external_id,member_id: the shop's customer code and the member's id)`;
+
+const HEADER = 'external_id,member_id';
+const MAX_ROWS = 100_000;
+
+export interface MembersHandle {
+  ledger: Ledger;
+  openapi: Pick<
+    OpenApiClient,
+    'getMember' | 'getMemberByExternalId' | 'updateMember' | 'listPoints' | 'grantPoints' | 'calculatePoints' | 'getMemberByUniqueId'
+  >;
+  processing: ProcessingSettings;
+  sources: SourceSet | undefined;
+  close(): Promise<void>;
+}
+
+export interface LinkRow {
+  line: number;
+  externalId: string;
+  memberId: string;
+}
+
+export type RowResult = { kind: 'linked' | 'already' } | { kind: 'refused'; reason: string };
+
+/** The CSV's rows (header `external_id,member_id`, exactly); a row that cannot be read is refused with its line. */
+export function parseLinkCsv(text: string): { rows: LinkRow[]; unreadable: { line: number; reason: string }[] } {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  while (lines.length > 0 && lines[lines.length - 1]?.trim() === '') lines.pop();
+  if (lines[0]?.trim() !== HEADER) throw new OpsError('usage', `the file's first line must be exactly ${HEADER}`);
+  if (lines.length - 1 > MAX_ROWS) throw new OpsError('usage', `at most ${MAX_ROWS} rows per file`);
+  const rows: LinkRow[] = [];
+  const unreadable: { line: number; reason: string }[] = [];
+  for (const [i, raw] of lines.slice(1).entries()) {
+    const line = i + 2;
+    const cells = raw.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
+    const [externalId = '', memberId = ''] = cells;
+    if (cells.length !== 2 || !/^[\x21-\x7e]{1,255}$/.test(externalId) || !/^[\x21-\x7e]{1,255}$/.test(memberId))
+      unreadable.push({ line, reason: 'not two values external_id,member_id (printable, no spaces)' });
+    else rows.push({ line, externalId, memberId });
+  }
+  return { rows, unreadable };
+}
+
+const notFound = (e: unknown) => isOpenApiError(e) && e.kind === 'member_not_found';
+
+/**
+ * Attaches one shop customer code to its member, exactly once: already attached counts as such; an
+ * unknown member, a member holding another code, or a code another member holds is refused (nothing
+ * changes). A new link credits the code's earlier purchases that found no member, as a Shopify link does.
+ */
+export async function linkRow(
+  handle: MembersHandle,
+  o: { source: string; externalKey: string; retroCreditDays: number; dryRun: boolean },
+  row: LinkRow,
+): Promise<RowResult> {
+  let member: MemberDetail;
+  try {
+    member = await handle.openapi.getMember(row.memberId);
+  } catch (e) {
+    if (notFound(e)) return { kind: 'refused', reason: 'unknown member' };
+    throw e;
+  }
+  const held = member.external_ids?.[o.externalKey];
+  if (held === row.externalId) return { kind: 'already' };
+  if (held) return { kind: 'refused', reason: `the member already has ${o.externalKey} code ${held}` };
+  let holder: MemberDetail | undefined;
+  try {
+    holder = await handle.openapi.getMemberByExternalId(o.externalKey, row.externalId);
+  } catch (e) {
+    if (!notFound(e)) throw e;
+  }
+  if (holder && holder.id !== member.id) return { kind: 'refused', reason: 'the code is held by another member' };
+  if (o.dryRun) return { kind: 'linked' };
+  const updated = await handle.openapi.updateMember(member.id, {
+    external_ids: { ...(member.external_ids ?? {}), [o.externalKey]: row.externalId },
+  });
+  // The service ignores an external key its client does not have configured: nothing was linked then.
+  if (updated.external_ids?.[o.externalKey] !== row.externalId)
+    return { kind: 'refused', reason: `the membership service did not keep it: is the external key ${o.externalKey} configured?` };
+  const clock = Date.now;
+  const processor = createProcessor({ ledger: handle.ledger, openapi: handle.openapi, settings: handle.processing, clock });
+  await creditEarlierPurchases(
+    { ledger: handle.ledger, processor, clock },
+    { source: o.source, externalKey: o.externalKey, externalId: row.externalId, days: o.retroCreditDays },
+  );
+  return { kind: 'linked' };
+}
+
+async function run(
+  argv: string[],
+  out: CommandOutput,
+  connect: (stage: ReturnType<typeof stageOf>) => Promise<MembersHandle>,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      source: { type: 'string' },
+      file: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      ...AWS_TARGET_OPTIONS,
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    out.print(MEMBERS_USAGE);
+    return 0;
+  }
+  const [action, ...extra] = positionals;
+  if (action !== 'link' || extra.length > 0) throw new OpsError('usage', 'members takes link');
+  if (values.source === undefined || values.file === undefined) throw new OpsError('usage', '--source and --file are required');
+  const stage = stageOf(values);
+  let text: string;
+  try {
+    text = await readFile(values.file, 'utf8');
+  } catch {
+    throw new OpsError('usage', `cannot read ${values.file}`);
+  }
+  const { rows, unreadable } = parseLinkCsv(text);
+  const handle = await connect(stage);
+  try {
+    const configured = handle.sources?.get(values.source);
+    if (handle.sources !== undefined && configured === undefined)
+      throw new OpsError('usage', `no source ${values.source} is configured here (configured: ${[...handle.sources.keys()].join(', ')})`);
+    const linking = configured?.customerLinking?.();
+    const o = {
+      source: values.source,
+      externalKey: linking?.externalKey ?? values.source,
+      retroCreditDays: linking?.retroCreditDays ?? 30,
+      dryRun: values['dry-run'],
+    };
+    const tally = { linked: 0, already: 0, refused: unreadable.length };
+    for (const u of unreadable) out.print(`line ${u.line}: refused: ${u.reason}`);
+    for (const row of rows) {
+      const result = await linkRow(handle, o, row);
+      if (result.kind === 'refused') {
+        tally.refused += 1;
+        out.print(`line ${row.line}: ${row.externalId} -> ${row.memberId}: refused: ${result.reason}`);
+      } else tally[result.kind] += 1;
+    }
+    out.print(`members: rows=${rows.length + unreadable.length} linked=${tally.linked} already=${tally.already} refused=${tally.refused}`);
+    return tally.refused > 0 ? 1 : 0;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * `npm run members -- link --source S --file FILE [--dry-run] [--stage S]`: attaches shop customer codes
+ * (Smaregi's customerCode) to members from a CSV, one line per refused row, last line
+ * `members: rows=N linked=L already=A refused=R`. Exit code: 0 all linked or already, 1 some refused, 2
+ * could not run.
+ */
+export async function membersCommand(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  out: CommandOutput = consoleOutput,
+  connect?: (stage: ReturnType<typeof stageOf>) => Promise<MembersHandle>,
+): Promise<number> {
+  try {
+    return await run(argv, out, connect ?? ((stage) => defaultConnect(env, stage)));
+  } catch (e) {
+    if (isUsageError(e)) out.printError(`${e.message}\n${MEMBERS_USAGE}`);
+    else out.printError(`members: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+}
+
+async function defaultConnect(env: NodeJS.ProcessEnv, stage: ReturnType<typeof stageOf>): Promise<MembersHandle> {
+  if (stage !== undefined) return (await import('./aws.js')).connectToStage(stage);
+  const { resolveLocalConfig } = await import('../local/config.js');
+  const { configFollowingStack, connectToRunningStack, findRunningStack } = await import('../local/connect.js');
+  const config = await resolveLocalConfig(env);
+  const found = await findRunningStack(config);
+  if (found.status !== 'up')
+    throw new OpsError('usage', `no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
+  return connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
+}

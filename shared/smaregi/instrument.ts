@@ -1,0 +1,34 @@
+import type { SmaregiClient } from './client.js';
+import { SmaregiError, type SmaregiErrorKind } from './errors.js';
+
+/**
+ * Told about every failed Smaregi Platform API call (its error kind): a transaction Smaregi no longer
+ * has (`not_found`, a deleted sale) is an answer, not a failure, and is not told. The worker counts
+ * them (SmaregiApiErrors: the alarm of that name, docs/runbook.md).
+ */
+type Reader = Pick<SmaregiClient, 'getTransaction'>;
+
+export function instrumentSmaregi(
+  clients: (source: string) => Reader | undefined,
+  failed: (kind: SmaregiErrorKind) => void,
+): (source: string) => Reader | undefined {
+  const wrapped = new Map<string, Reader>();
+  const observed = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (e) {
+      if (e instanceof SmaregiError && e.kind !== 'not_found') failed(e.kind);
+      else if (!(e instanceof SmaregiError)) failed('unavailable');
+      throw e;
+    }
+  };
+  return (source) => {
+    const known = wrapped.get(source);
+    if (known) return known;
+    const client = clients(source);
+    if (!client) return undefined;
+    const instrumented: Reader = { getTransaction: (id) => observed(() => client.getTransaction(id)) };
+    wrapped.set(source, instrumented);
+    return instrumented;
+  };
+}

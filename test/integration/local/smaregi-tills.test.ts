@@ -1,0 +1,151 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
+import { withDemoStack } from '../../support/local-stack.js';
+import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../support/smaregi.js';
+
+/**
+ * What real tills send, through `npm start`'s stack (Smaregi stand-in, emulator, dynalite), the source
+ * taking store 1 only (SMAREGI_STORE_IDS=1). taro (gold: 5 %) is Smaregi member C-0001; hanako (gold)
+ * becomes C-0002 here.
+ */
+describe('Smaregi tills: divisions, stores and members', () => {
+  let stack: LocalStack;
+  let handle: LocalStackHandle;
+  withDemoStack({ handlerLogs: 'off', smaregi: { storeIds: ['1'] } }, (made) => {
+    ({ stack, handle } = made);
+  });
+  beforeAll(async () => {
+    await seedSmaregiCustomer(stack, smaregiFixture('customer-member.json'));
+    await seedSmaregiCustomer(stack, { customerId: '2', customerCode: 'C-0002', lastName: '花子', firstName: '山田' });
+    const hanako = await handle.openapi.getMemberByExternalId('shopify', '1007');
+    await handle.openapi.updateMember(hanako.id, { external_ids: { shopify: '1007', smaregi: 'C-0002' } });
+  });
+
+  const balance = async (code = 'C-0001') => (await handle.openapi.getMemberByExternalId('smaregi', code)).point;
+  const deliver = async (ids: string[], action = 'created') => {
+    const answer = await deliverSmaregi(stack, ids, { action });
+    expect(answer.status).toBe(202);
+    await handle.waitForIdle();
+  };
+  const recorded = async (id: string) => {
+    const order = await stack.ledger.getOrder({ source: 'smaregi', orderId: id });
+    return { outcome: order?.outcome, reason: order?.reason };
+  };
+  /** Calls to the membership service's customer routes so far (the emulator's stats), every client together. */
+  const memberCalls = async () => {
+    const stats = (await (await fetch(`${stack.urls.emulator}/__emulator/stats`)).json()) as {
+      clients: Record<string, { routes: Record<string, { total: number }> }>;
+    };
+    return Object.values(stats.clients)
+      .flatMap((c) => Object.entries(c.routes))
+      .filter(([route]) => route.includes('/api/ext/users'))
+      .reduce((n, [, r]) => n + r.total, 0);
+  };
+  const sale = (id: string, changes: Record<string, unknown> = {}) => smaregiTransaction('transaction-sale-tax-included.json', id, changes);
+
+  it('credits nothing for money in (2) or a deposit (4) of ¥11,000 for a member, with no call to the membership service, and records each as not_a_sale', async () => {
+    await seedSmaregiTransaction(stack, sale('2001', { transactionHeadDivision: '2' }));
+    await seedSmaregiTransaction(stack, sale('2002', { transactionHeadDivision: '4' }));
+    const before = await balance();
+    const calls = await memberCalls();
+    await deliver(['2001', '2002']);
+    const callsDuring = (await memberCalls()) - calls;
+    expect([callsDuring, await balance(), await recorded('2001'), await recorded('2002')]).toEqual([
+      0,
+      before,
+      { outcome: 'skipped', reason: 'not_a_sale' },
+      { outcome: 'skipped', reason: 'not_a_sale' },
+    ]);
+  });
+
+  it('credits a layaway once, on its pick-up, not on the layaway (取置き, 10) itself', async () => {
+    await seedSmaregiTransaction(stack, sale('2003', { transactionHeadDivision: '10' }));
+    const before = await balance();
+    await deliver(['2003']);
+    await seedSmaregiTransaction(stack, sale('2004', { layawayServerTransactionHeadId: '2003' }));
+    const calls = await memberCalls();
+    await deliver(['2004']);
+    const pickUpCalls = (await memberCalls()) - calls;
+    await deliver(['2003'], 'edited');
+    expect([pickUpCalls > 0, await balance(), (await recorded('2003')).reason, (await recorded('2004')).outcome]).toEqual([
+      true,
+      before + 500,
+      'not_a_sale',
+      'credited',
+    ]);
+  });
+
+  it('credits nothing for a sale at a store the source does not take, and records it as other_store', async () => {
+    await seedSmaregiTransaction(stack, sale('2005', { storeId: '3' }));
+    const before = await balance();
+    await deliver(['2005']);
+    expect([await balance(), await recorded('2005')]).toEqual([before, { outcome: 'skipped', reason: 'other_store' }]);
+  });
+
+  it('credits a sale whose member staff attached after it, when Smaregi sends the edit', async () => {
+    await seedSmaregiTransaction(stack, sale('2006', { customerId: null }));
+    const before = await balance();
+    await deliver(['2006']);
+    await seedSmaregiTransaction(stack, sale('2006'));
+    await deliver(['2006'], 'edited');
+    await deliver(['2006'], 'edited');
+    expect([await balance(), (await recorded('2006')).outcome]).toEqual([before + 500, 'credited']);
+  });
+
+  it('moves the points with the member when staff move the member from one sale to another', async () => {
+    await seedSmaregiTransaction(stack, sale('2007'));
+    await seedSmaregiTransaction(stack, sale('2008', { customerId: null }));
+    const before = await balance();
+    await deliver(['2007', '2008']);
+    await seedSmaregiTransaction(stack, sale('2007', { customerId: null }));
+    await seedSmaregiTransaction(stack, sale('2008'));
+    await deliver(['2007', '2008'], 'edited');
+    await deliver(['2007'], 'edited');
+    expect(await balance()).toBe(before + 500);
+  });
+
+  it('moves a sale’s points to the other member when an edit names another member', async () => {
+    await seedSmaregiTransaction(stack, sale('2009'));
+    const [taro, hanako] = [await balance(), await balance('C-0002')];
+    await deliver(['2009']);
+    await seedSmaregiTransaction(stack, sale('2009', { customerId: '2' }));
+    await deliver(['2009'], 'edited');
+    await deliver(['2009'], 'edited');
+    expect([await balance(), await balance('C-0002')]).toEqual([taro, hanako + 500]);
+  });
+
+  it('credits a sale that names its member only by the code on its head (members kept outside Smaregi)', async () => {
+    await seedSmaregiTransaction(stack, sale('2010', { customerId: null, customerCode: 'C-0001' }));
+    const before = await balance();
+    await deliver(['2010']);
+    expect(await balance()).toBe(before + 500);
+  });
+
+  it('answers a bulk-deleted delivery 202 and takes back what its transactions earned', async () => {
+    await seedSmaregiTransaction(stack, sale('2011'));
+    const before = await balance();
+    await deliver(['2011']);
+    await stack.smaregi.standIn.deleteTransaction('2011');
+    await deliver(['2011'], 'bulk-deleted');
+    expect(await balance()).toBe(before);
+  });
+
+  it('answers 200 ignored, not 400, for another event and for a body without transaction ids', async () => {
+    const headers = {
+      'content-type': 'application/json',
+      [stack.smaregi.webhookHeader]: stack.smaregi.webhookSecret,
+    };
+    const post = async (body: unknown) => {
+      const res = await fetch(`${stack.urls.intake}/webhooks/smaregi`, { method: 'POST', headers, body: JSON.stringify(body) });
+      return [res.status, ((await res.json()) as { status?: string }).status];
+    };
+    const contractId = stack.smaregi.contractId;
+    expect([
+      await post({ contractId, event: 'pos:products', action: 'bulk-update', productIds: ['1'] }),
+      await post({ contractId, event: 'pos:transactions', action: 'created' }),
+    ]).toEqual([
+      [200, 'ignored'],
+      [200, 'ignored'],
+    ]);
+  });
+});

@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../local/smaregi/index.js';
+import { smaregiTransaction } from '../../../support/smaregi.js';
+
+/** The Platform API stand-in, over real HTTP, where it must behave as Smaregi does (docs/smaregi.md, "Locally"). */
+describe('the Smaregi stand-in', () => {
+  let standIn: SmaregiStandIn;
+  let clock = Date.parse('2026-11-25T01:00:00Z');
+  let token = '';
+  beforeEach(async () => {
+    clock = Date.parse('2026-11-25T01:00:00Z');
+    standIn = await startSmaregiStandIn({
+      contractId: 'c1',
+      clientId: 'app',
+      clientSecret: 'app-secret',
+      throttlePerSecond: 3,
+      now: () => clock,
+    });
+    const grant = await fetch(`${standIn.url}/app/c1/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from('app:app-secret').toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials&scope=pos.transactions:read',
+    });
+    token = ((await grant.json()) as { access_token: string }).access_token;
+    const at = (hour: number) => `2026-11-25T${String(hour).padStart(2, '0')}:00:00+09:00`;
+    for (const [id, hour, division] of [
+      ['11', 9, '1'],
+      ['12', 8, '2'],
+      ['13', 10, '10'],
+    ] as const) {
+      standIn.putTransaction(
+        smaregiTransaction('transaction-sale-tax-included.json', id, {
+          transactionDateTime: at(hour),
+          terminalTranDateTime: at(hour),
+          updDateTime: at(hour),
+          transactionHeadDivision: division,
+        }) as never,
+      );
+    }
+  });
+  afterEach(() => standIn.close());
+
+  const get = async (path: string) => {
+    const res = await fetch(`${standIn.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as unknown };
+  };
+  const ids = (body: unknown) => (body as { transactionHeadId: string }[]).map((t) => t.transactionHeadId);
+
+  it('lists by any one of its date filters, and refuses a list without one', async () => {
+    const q = (params: string) => get(`/c1/pos/transactions?${params}`);
+    const byTerminal = await q(
+      'terminal_tran_date_time-from=2026-11-25T08:30:00%2B09:00&terminal_tran_date_time-to=2026-11-25T11:00:00%2B09:00',
+    );
+    clock += 1000;
+    const bySumDate = await q('sum_date=2026-11-25');
+    clock += 1000;
+    const none = await q('limit=10');
+    expect([ids(byTerminal.body), ids(bySumDate.body), none.status]).toEqual([['11', '13'], ['11', '12', '13'], 400]);
+  });
+
+  it('honours sort, descending too, and filters by transaction_head_division', async () => {
+    const sorted = await get('/c1/pos/transactions?sum_date=2026-11-25&sort=transactionDateTime:desc');
+    clock += 1000;
+    const layaways = await get('/c1/pos/transactions?sum_date=2026-11-25&transaction_head_division=10');
+    expect([ids(sorted.body), ids(layaways.body)]).toEqual([['13', '11', '12'], ['13']]);
+  });
+
+  it('answers 429 with Retry-After past its reads per second, for the whole contract, and reads again the next second', async () => {
+    const statuses: (number | string | null)[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await get('/c1/pos/transactions/11')).status);
+    const throttled = await get('/c1/pos/transactions/12');
+    clock += 1000;
+    const next = await get('/c1/pos/transactions/12');
+    expect([statuses, throttled.status, throttled.retryAfter, next.status]).toEqual([[200, 200, 200, 429], 429, '1', 200]);
+  });
+
+  it('gives the lines’ main fields only with with_details=summary', async () => {
+    const { body } = await get('/c1/pos/transactions/11?with_details=summary');
+    const [line] = (body as { details: Record<string, unknown>[] }).details;
+    expect([line?.unitDiscountedSum, line?.taxIncludeProportional]).toEqual(['11000', undefined]);
+  });
+
+  it('makes a return-cancellation’s two records, each naming the other, in one call', async () => {
+    const made = await fetch(`${standIn.url}/__smaregi/return-cancellations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ transactionHeadId: '11', newTransactionHeadId: '14' }),
+    });
+    const original = (await get('/c1/pos/transactions/11')).body as Record<string, unknown>;
+    clock += 1000;
+    const record = (await get('/c1/pos/transactions/14?with_details=all')).body as Record<string, unknown>;
+    expect({
+      made: made.status,
+      original: [original.disposeDivision, original.disposeServerTransactionHeadId],
+      record: [
+        record.disposeDivision,
+        record.disposeServerTransactionHeadId,
+        record.total,
+        (record.details as { unitDiscountedSum: string }[])[0]?.unitDiscountedSum,
+      ],
+    }).toEqual({ made: 201, original: ['1', '14'], record: ['2', '11', '-11000', '-11000'] });
+  });
+});

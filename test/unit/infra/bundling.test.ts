@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { esbuildOptions, FUNCTION_BUNDLE, type FunctionCode, functionName } from '../../../infra/bundling.js';
+import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES, REPO_ROOT } from '../../../infra/paths.js';
+
+const run = promisify(execFile);
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+describe('function bundling (one definition for the stack and the bench)', () => {
+  it("gives esbuild the stack's entry, externals and options", () => {
+    const options = esbuildOptions('processEvents', '/tmp/out.mjs');
+    expect(options.entryPoints).toEqual([join(REPO_ROOT, 'functions', 'process-events.ts')]);
+    expect(options.external).toEqual([...FUNCTION_EXTERNAL_MODULES.processEvents]);
+    expect(options).toMatchObject({ format: FUNCTION_BUNDLE.format, target: FUNCTION_BUNDLE.target, minify: true, bundle: true });
+    expect(functionName('processEvents')).toBe('process-events');
+  });
+
+  it('builds a worker bundle that imports with only the ledger table, the Open API secret, the region and credentials set', async () => {
+    const dir = await mkdtemp(join(REPO_ROOT, 'node_modules', '.cache-bundling-test-'));
+    dirs.push(dir);
+    const outfile = join(dir, 'process-events.mjs');
+    await build(esbuildOptions('processEvents', outfile));
+    const probe = `const m = await import(${JSON.stringify(outfile)}); console.log(typeof m.handler);`;
+    const env = {
+      PATH: process.env.PATH ?? '',
+      LEDGER_TABLE: 'ledger',
+      OPENAPI_SECRET_ARN: 'arn:aws:secretsmanager:ap-northeast-1:000000000000:secret:openapi',
+      AWS_REGION: 'ap-northeast-1',
+      AWS_ACCESS_KEY_ID: 'AKIATEST',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { env, cwd: tmpdir() });
+    expect(stdout.trim()).toBe('function');
+  }, 60_000);
+
+  it('declares as runtime dependencies exactly the packages some function ships (bundled or taken from the Lambda runtime)', async () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const shipped = new Set<string>();
+    const packageOf = (path: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
+    for (const code of Object.keys(FUNCTION_ENTRIES) as FunctionCode[]) {
+      // Externals stay imports in the metafile: the runtime's SDK is shipped by AWS but still used.
+      const result = await build({ ...esbuildOptions(code, join(tmpdir(), `deps-${code}.mjs`)), write: false, metafile: true });
+      for (const input of Object.keys(result.metafile.inputs)) {
+        const name = packageOf(input);
+        if (name) shipped.add(name);
+      }
+      for (const output of Object.values(result.metafile.outputs))
+        for (const imported of output.imports)
+          if (imported.external && !imported.path.startsWith('node:'))
+            shipped.add(
+              imported.path
+                .split('/')
+                .slice(0, imported.path.startsWith('@') ? 2 : 1)
+                .join('/'),
+            );
+    }
+    const unused = Object.keys(pkg.dependencies).filter((d) => !shipped.has(d));
+    expect(unused).toEqual([]);
+  }, 120_000);
+});
