@@ -101,7 +101,9 @@ export const SmaregiWebhook = z.object({
   transactionHeadIds: z.array(TransactionId).min(1).max(1000),
 });
 export type SmaregiWebhook = z.infer<typeof SmaregiWebhook> & { deliveryKey: string; receivedAt: string };
-const TransactionIds = z.array(TransactionId).min(1).max(1000);
+/** One delivery fans out to at most this many messages (docs/smaregi.md, "Past the cap"). */
+const MAX_IDS_PER_DELIVERY = 1000;
+const TransactionIds = z.array(TransactionId).min(1).max(MAX_IDS_PER_DELIVERY);
 /** An action's name goes into the delivery's topic: a plain name is read (any action: the transaction's state decides). */
 const SAFE_ACTION = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -138,6 +140,10 @@ function parse(request: SignedRequest, settings: SmaregiSettings): Outcome<Smare
   // Only names this source knows are repeated, never other body content.
   if (event !== SMAREGI_TRANSACTIONS_EVENT) return ignored('event is not handled (only pos:transactions)');
   if (typeof action !== 'string' || !SAFE_ACTION.test(action)) return ignored('pos:transactions without a readable action');
+  // Past the cap is sales we would use but will not fan out in one answer: refused, so the sender sees it
+  // (and the reconcile credits them), never acknowledged as if there were nothing to do.
+  if (Array.isArray(transactionHeadIds) && transactionHeadIds.length > MAX_IDS_PER_DELIVERY)
+    return rejected(malformed(`transactionHeadIds: Too big: expected array to have <=${MAX_IDS_PER_DELIVERY} items`));
   const ids = TransactionIds.safeParse(transactionHeadIds);
   if (!ids.success) return ignored('pos:transactions without transaction ids (transactionHeadIds)');
   const body = { data: { contractId: envelope.data.contractId, event, action, transactionHeadIds: ids.data } };
