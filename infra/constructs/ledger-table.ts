@@ -15,11 +15,12 @@ export const LEDGER_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyn
 
 /**
  * What privacy requests add (shared/privacy): a Scan, for shop/redact's every record of a source and the
- * operator's list of requests, and DeleteItem on customer records only (their key is the shop customer
- * id): order and refund records are redacted in place, never deleted.
+ * operator's list of requests, and DeleteItem on customer and redemption records only (their keys hold the
+ * shop customer id; a redemption moves to a key naming none, shared/privacy/redemptions.ts): order and
+ * refund records are redacted in place, never deleted.
  */
 export const LEDGER_PRIVACY_ACTIONS = ['dynamodb:Scan'] as const;
-export const LEDGER_DELETABLE_KEYS = ['customer#*'] as const;
+export const LEDGER_DELETABLE_KEYS = ['customer#*', 'redemption#*'] as const;
 
 /** The exactly-once ledger. Losing it loses the record of what was credited: production keeps it come what may. */
 export class LedgerTable extends KeyedTable {
@@ -51,7 +52,7 @@ export class LedgerTable extends KeyedTable {
     grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn] }));
   }
 
-  /** The privacy requests' extra rights: Scan on the table, DeleteItem on `customer#` keys only. */
+  /** The privacy requests' extra rights: Scan on the table, DeleteItem on `customer#` and `redemption#` keys only. */
   grantPrivacy(grantee: IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({ actions: [...LEDGER_PRIVACY_ACTIONS], resources: [this.table.tableArn] }),

@@ -39,6 +39,8 @@ export interface PrivacyFigures {
   customers: number;
   /** Quarantined deliveries whose bodies it removed (redact) or that mention the customer (report). */
   quarantined: number;
+  /** Redemption records whose shop customer id it removed (redact). */
+  redemptions?: number;
 }
 
 /**

@@ -28,6 +28,8 @@ export const RedemptionRecord = z.object({
   /** The shop customer (Shopify's logged_in_customer_id) and the member it is linked to. */
   customerId: z.string(),
   memberId: z.string(),
+  /** The shop the App Proxy's signed query named (shop/redact finds the shop's redemptions by it). */
+  shopDomain: z.string().optional(),
   requestId: z.string(),
   points: z.number().int().positive(),
   /** The code's amount, exact, in `currency`. */

@@ -19,6 +19,8 @@ const Figures = z.object({
   refunds: z.number().int().nonnegative(),
   customers: z.number().int().nonnegative(),
   quarantined: z.number().int().nonnegative(),
+  /** Redemption records moved to a key naming no customer (absent in records made before they were). */
+  redemptions: z.number().int().nonnegative().optional(),
 });
 
 export const PrivacyRequestRecord = z.object({

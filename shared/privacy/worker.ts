@@ -6,6 +6,7 @@ import { type ProcessOutcome, type Processor, withTypedEvents } from '../points/
 import type { QuarantineStore } from '../quarantine/index.js';
 import { type LedgerRedaction, redactCustomerRecords, redactShopRecords } from './ledger.js';
 import { type QuarantineScope, quarantinedEntriesOf } from './quarantine.js';
+import { redactCustomerRedemptions, redactShopRedemptions } from './redemptions.js';
 import { describeCustomerData } from './report.js';
 import { type PrivacyRequestRecord, type PrivacyRequests, REPORT_TTL_DAYS } from './requests.js';
 
@@ -53,10 +54,21 @@ export async function processPrivacyEvent(deps: PrivacyDeps, event: PrivacyEvent
     const done = `${redaction.orders} order(s) and ${redaction.customers} customer record(s) this pass`;
     return { kind: 'redaction_continues', action: 'retry', reason: `${event.delivery.topic}: ${done}; the retry goes on` };
   }
-  if (redaction.busy.length > 0) return busy(redaction);
+  // Redemption records name the shop customer too (their key): moved to a key naming none (./redemptions.ts).
+  const redemptions =
+    event.action === 'redact_shop'
+      ? await redactShopRedemptions(deps, { source: event.source, shopDomain: event.shopDomain, unattributed: event.soleShop === true })
+      : await redactCustomerRedemptions(deps, customerOf(event));
+  if (redaction.busy.length + redemptions.busy.length > 0) return busy({ ...redaction, busy: [...redaction.busy, ...redemptions.busy] });
   const entries = await quarantinedEntriesOf(deps.quarantine, quarantineScope(event));
   for (const id of entries) await deps.quarantine.redact(id, event.delivery.topic);
-  const figures = { orders: redaction.orders, refunds: redaction.refunds, customers: redaction.customers, quarantined: entries.length };
+  const figures = {
+    orders: redaction.orders,
+    refunds: redaction.refunds,
+    customers: redaction.customers,
+    quarantined: entries.length,
+    redemptions: redemptions.redemptions,
+  };
   await deps.requests.save(recordOf(deps, event, 'redacted', figures), deps.ledgerTtlDays);
   deps.logger?.info('privacy request done', { id: event.eventId, action: event.action, ...figures });
   return { kind: 'redacted', action: 'ack', figures };

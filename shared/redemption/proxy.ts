@@ -136,7 +136,12 @@ export async function handleRedeem(request: ProxyRequest, deps: RedemptionProxyD
       redemptionRefusal('invalid_request', 'the form carries points=<whole number> and request=<8-64 letters, digits, - or _>'),
     );
   }
-  const result = await redeem(deps, { customerId: query.customerId, requestId: requestId[0] ?? '', points: Number(points[0]) });
+  const result = await redeem(deps, {
+    customerId: query.customerId,
+    shopDomain: query.shop,
+    requestId: requestId[0] ?? '',
+    points: Number(points[0]),
+  });
   if (!result.ok) {
     const link = result.refusal.kind === 'not_linked' ? `${query.pathPrefix}/link` : undefined;
     return refused(asJson, REDEMPTION_STATUS[result.refusal.kind], result.refusal, link);

@@ -16,6 +16,8 @@ export interface RedeemInput {
   customerId: string;
   requestId: string;
   points: number;
+  /** The shop whose App Proxy asked (kept on the record for shop/redact). */
+  shopDomain?: string;
 }
 
 export type RedeemResult = { ok: true; record: RedemptionRecord } | { ok: false; refusal: RedemptionRefusal };
@@ -79,6 +81,7 @@ export async function redeem(deps: RedemptionDeps, input: RedeemInput): Promise<
     {
       source: deps.source,
       customerId: input.customerId,
+      ...(input.shopDomain ? { shopDomain: input.shopDomain } : {}),
       memberId: member.id,
       requestId: input.requestId,
       points: input.points,
