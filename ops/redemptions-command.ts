@@ -14,10 +14,16 @@ import {
   sweepSummary,
 } from '../shared/redemption/index.js';
 import { isUsageError, OpsError } from './errors.js';
+import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
 export const REDEMPTIONS_USAGE = `usage:
-  npm run redemptions -- list [--customer <shop customer id>] [--source <name, default shopify>]
-  npm run redemptions -- sweep [--source <name, default shopify>]`;
+  npm run redemptions -- list [--customer <shop customer id>] [--source <name, default shopify>] [--stage S [--stack NAME] [--outputs FILE]]
+  npm run redemptions -- sweep [--source <name, default shopify>] [--stage S [--stack NAME] [--outputs FILE]]`;
+
+/** What a caller may set besides the arguments: the stage's Admin API origin (a proxy; the tests' stand-in). */
+export interface RedemptionsCommandOptions {
+  adminOrigin?: string;
+}
 
 /** One line per redemption: ids and amounts only. */
 export function redemptionRows(records: readonly RedemptionRecord[]): string[] {
@@ -69,11 +75,16 @@ async function localDeps(env: NodeJS.ProcessEnv, source: string): Promise<{ deps
   return { deps, close: () => handle.close() };
 }
 
-async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): Promise<number> {
+async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, options: RedemptionsCommandOptions): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { customer: { type: 'string' }, source: { type: 'string', default: 'shopify' }, help: { type: 'boolean', default: false } },
+    options: {
+      customer: { type: 'string' },
+      source: { type: 'string', default: 'shopify' },
+      help: { type: 'boolean', default: false },
+      ...AWS_TARGET_OPTIONS,
+    },
   });
   if (values.help) {
     out.print(REDEMPTIONS_USAGE);
@@ -85,7 +96,11 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
   }
   if (values.customer !== undefined && !/^\d{1,20}$/.test(values.customer))
     throw new OpsError('usage', '--customer takes a Shopify customer id (digits)');
-  const { deps, close } = await localDeps(env, values.source);
+  const stage = stageOf(values);
+  const { deps, close } =
+    stage === undefined
+      ? await localDeps(env, values.source)
+      : await (await import('./redemptions-aws.js')).stageRedemptions({ ...stage, source: values.source, ...options });
   try {
     if (command === 'sweep') {
       out.print(sweepSummary(await sweepRedemptions(deps)));
@@ -101,15 +116,20 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
 }
 
 /**
- * `npm run redemptions -- list [--customer ID]`: each redemption and its state (redeemed, used, returned,
+ * `npm run redemptions -- list [--customer ID] [--stage S]`: each redemption and its state (redeemed, used, returned,
  * failed; refused and pending too); `sweep`: ends unused codes past their end now, last line
  * `redemptions sweep: due=N returned=R used=U failed=F later=L`. Exit 0 done, 2 could not run.
  */
-export async function redemptionsCommand(argv: string[], env: NodeJS.ProcessEnv, given: CommandOutput = consoleOutput): Promise<number> {
+export async function redemptionsCommand(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  given: CommandOutput = consoleOutput,
+  options: RedemptionsCommandOptions = {},
+): Promise<number> {
   // Stored text (the customer's own request id among it) is printed without control characters, as by every operator command.
   const out = terminalOutput(given);
   try {
-    return await run(argv, env, out);
+    return await run(argv, env, out, options);
   } catch (e) {
     if (isUsageError(e)) out.printError(`${e.message}\n${REDEMPTIONS_USAGE}`);
     else if (e instanceof ConfigurationError) out.printError(`redemptions: ${e.message}`);

@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliCommand } from '../../../ops/index.js';
 import { membersCommand } from '../../../ops/members.js';
-import { loadStageConfig } from '../../../infra/config/index.js';
+import { redemptionsCommand } from '../../../ops/redemptions-command.js';
+import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../local/shopify-admin/index.js';
+import { adminTokenSecretName, loadStageConfig } from '../../../infra/config/index.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 import { ProcessingSettings } from '../../../shared/config/index.js';
-import { createLedger, type Ledger } from '../../../shared/ledger/index.js';
+import { createLedger, createRedemptionLedger, type Ledger } from '../../../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
 import { createProcessor } from '../../../shared/points/index.js';
 import { createPrivacyRequests } from '../../../shared/privacy/index.js';
@@ -32,6 +34,7 @@ describe('stage commands (--stage)', () => {
   let dir: string;
   let outputsFile: string;
   let queues: { queue: string; dlq: string };
+  let shop: ShopifyAdminStandIn;
 
   const physical = () => ({
     ref: (logicalId: string, type: string) =>
@@ -73,6 +76,12 @@ describe('stage commands (--stage)', () => {
       'loyalty-bridge/staging/openapi',
       JSON.stringify({ base_url: emulator.url, client_id: 'test-client', client_secret: 'test-secret' }),
     );
+    // The shop's Admin API for the redemption sweep, with the token the stage's secret holds.
+    shop = await startShopifyAdminStandIn({ accessToken: 'shpat_stage_redemptions' });
+    boundary.setSecret(
+      adminTokenSecretName(loadStageConfig(INFRA_DIR, 'staging'), 'shopify'),
+      JSON.stringify({ access_token: 'shpat_stage_redemptions' }),
+    );
     dynamo = await startDynalite();
     ledger = createLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
     dir = mkdtempSync(join(tmpdir(), 'stage-dlq-'));
@@ -90,9 +99,66 @@ describe('stage commands (--stage)', () => {
   afterAll(async () => {
     vi.unstubAllEnvs();
     await boundary?.close();
+    await shop?.close();
     await emulator?.close();
     await dynamo?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('redemptions list and sweep --stage read the stage’s ledger and end a code past its end with the shop’s token, giving its points back once', async () => {
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
+    });
+    try {
+      const member = await openapi.registerMember({ external_ids: { shopify: '7200000001' } });
+      const redemptions = createRedemptionLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
+      const started = await redemptions.start(
+        {
+          source: 'shopify',
+          customerId: '7200000001',
+          memberId: member.id,
+          requestId: 'stage-req-00000001',
+          points: 300,
+          value: '300',
+          currency: 'JPY',
+          code: 'PTS-STAGESWEEP01',
+          expiresAt: new Date(Date.now() - 60_000).toISOString(),
+        },
+        'maker',
+      );
+      expect(started.created).toBe(true);
+      await redemptions.update(started.created ? started.record.pk : '', 'maker', { state: 'redeemed', deducted: true }, { release: true });
+      const run = async (...args: string[]) => {
+        const lines: string[] = [];
+        const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+        const code = await redemptionsCommand([...args, '--stage', 'staging', '--outputs', outputsFile], {}, out, {
+          adminOrigin: shop.url,
+        });
+        return { code, lines };
+      };
+
+      const listed = await run('list', '--customer', '7200000001');
+      expect(listed.code).toBe(0);
+      expect(listed.lines.some((l) => l.includes('PTS-STAGESWEEP01') && l.includes('redeemed'))).toBe(true);
+
+      const swept = await run('sweep');
+      expect(swept).toMatchObject({ code: 0 });
+      expect(swept.lines.at(-1)).toBe('redemptions sweep: due=1 returned=1 used=0 failed=0 later=0');
+      expect((await openapi.getMember(member.id)).point).toBe(300);
+      expect((await run('sweep')).lines.at(-1)).toBe('redemptions sweep: due=0 returned=0 used=0 failed=0 later=0');
+      expect((await openapi.getMember(member.id)).point).toBe(300);
+      expect((await run('list', '--customer', '7200000001')).lines.some((l) => l.includes('returned') && l.includes('expired'))).toBe(true);
+    } finally {
+      await openapi.close();
+    }
+  });
+
+  it('redemptions --stage refuses a source the stage file gives no shop to reconcile, naming the setting', async () => {
+    const lines: string[] = [];
+    const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+    const code = await redemptionsCommand(['list', '--source', 'pos', '--stage', 'staging', '--outputs', outputsFile], {}, out);
+    expect(code).toBe(2);
+    expect(lines.join('\n')).toContain('infra/stages/staging.json has no reconcile.pos');
   });
 
   it('redrive --dry-run names each dead letter with the reason the ledger kept, and moves nothing', async () => {

@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { adminTokenSecretName, loadStageConfig } from '../infra/config/index.js';
+import { ConfigurationError, createSecretsManagerReader, ENV } from '../shared/config/index.js';
+import { createRedemptionLedger } from '../shared/ledger/index.js';
+import { type RedemptionDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
+import { createShopifyAdminClient, secretsManagerAdminToken } from '../shared/shopify-admin/index.js';
+import { DEFAULT_SHOPIFY_API_VERSION } from '../shared/sources/index.js';
+import { connectToStage } from './aws.js';
+import { OpsError } from './errors.js';
+
+/**
+ * `npm run redemptions -- list|sweep --stage <name>`: the stage's ledger table (the stack's outputs), its
+ * Open API secret and the source's redemption settings (the stage file), and the shop's Admin API with the
+ * token the reconciliation reads (a redeeming source configures `reconcile`: infra/config). The same
+ * ledger module and sweep as the scheduled function. Needs AWS credentials and a deployed stage.
+ */
+export async function stageRedemptions(options: {
+  stage: string;
+  source: string;
+  stack?: string;
+  outputsFile?: string;
+  /** Another origin than https://<shopDomain> (a proxy; the tests' stand-in). */
+  adminOrigin?: string;
+}): Promise<{ deps: RedemptionDeps; close(): Promise<void> }> {
+  const stage = loadStageConfig(join(process.cwd(), 'infra'), options.stage);
+  const shopDomain = stage.reconcile[options.source]?.shopDomain;
+  if (shopDomain === undefined) {
+    throw new OpsError(
+      'aws_target',
+      `infra/stages/${options.stage}.json has no reconcile.${options.source} (its shopDomain): see docs/deploy.md`,
+    );
+  }
+  const aws = await connectToStage({
+    stage: options.stage,
+    ...(options.stack ? { stack: options.stack } : {}),
+    ...(options.outputsFile ? { outputsFile: options.outputsFile } : {}),
+  });
+  const reader = createSecretsManagerReader({ client: new SecretsManagerClient({ region: stage.region }) });
+  const origin = options.adminOrigin ? { origin: options.adminOrigin } : {};
+  const token = secretsManagerAdminToken(adminTokenSecretName(stage, options.source), reader, { shopDomain, ...origin });
+  const shopify = createShopifyAdminClient({
+    shopDomain,
+    ...origin,
+    apiVersion: aws.sources.get(options.source)?.subscriptions?.().apiVersion ?? DEFAULT_SHOPIFY_API_VERSION,
+    accessToken: () => token.get(),
+    accessTokenRejected: (t) => token.rejected(t),
+  });
+  const close = async () => {
+    await shopify.close();
+    await aws.close();
+  };
+  const deps = redemptionDepsFromEnv({ [ENV.LEDGER_TABLE]: aws.tableName }, aws.sources, options.source, {
+    openapi: aws.openapi,
+    shopify,
+    ledger: createRedemptionLedger({ client: aws.documentClient, tableName: aws.tableName, clock: Date.now }),
+  });
+  if (!deps) {
+    await close();
+    throw new ConfigurationError('redemption_not_enabled', `stage ${options.stage}'s ${options.source} source does not redeem points`);
+  }
+  return { deps, close };
+}
