@@ -3,12 +3,15 @@ import {
   CANCEL_REFUND_ID,
   linkOf,
   readChain,
+  readSpends,
   remainderOf,
   type ResolveFacts,
   resolveTransaction,
   type SaleChain,
   SmaregiError,
   type SmaregiTransaction,
+  type SpendStep,
+  spendEvents,
 } from '../smaregi/index.js';
 import type { ProcessorDeps } from './deps.js';
 
@@ -41,7 +44,8 @@ export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEve
     const chain = await chainFacts(deps, thin.source, from.transactionHeadId);
     if (!chain.sale) return { kind: 'skipped', action: 'ack', reason: 'transaction_gone' };
     const cancel = goneRefund(thin, from.transactionHeadId, from.refundTitle);
-    return runInOrder([cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID))], run);
+    const spent = spendEvents(thin, from.transactionHeadId, await spendFacts(deps, thin, from.transactionHeadId), undefined).events;
+    return runInOrder([cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID)), ...spent], run);
   }
   const tx = fetched.tx;
   const link = tx.disposeDivision === '2' || tx.returnSales === '1' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;
@@ -56,9 +60,12 @@ export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEve
   // supplement is known credited (a supplement that fails must not cost the member the older credit).
   let answer: Ran | undefined;
   for (let round = 0; round < 3; round++) {
+    const linked = link && link !== tx.transactionHeadId ? link : undefined;
     const facts: ResolveFacts = {
       chain: await chainFacts(deps, thin.source, tx.transactionHeadId),
-      ...(link && link !== tx.transactionHeadId ? { linked: await chainFacts(deps, thin.source, link), original } : {}),
+      ...(linked ? { linked: await chainFacts(deps, thin.source, linked), original } : {}),
+      spends: await spendFacts(deps, thin, tx.transactionHeadId),
+      ...(linked && tx.disposeDivision === '2' ? { linkedSpends: await spendFacts(deps, thin, linked) } : {}),
     };
     const resolution = resolveTransaction(thin, settings, tx, facts);
     if (resolution.note)
@@ -133,6 +140,12 @@ async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransa
 /** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */
 const chainFacts = (deps: ProcessorDeps, source: string, saleId: string): Promise<SaleChain> =>
   readChain((ref) => deps.ledger.getOrder(ref), source, saleId);
+
+/** The sale's till spends, read only when the source takes them (`tillPoints: membership`). */
+async function spendFacts(deps: ProcessorDeps, thin: PurchaseEvent, saleId: string): Promise<SpendStep[]> {
+  if (thin.stateFrom?.tillPoints !== 'membership') return [];
+  return readSpends((ref) => deps.ledger.getOrder(ref), thin.source, saleId);
+}
 
 function goneRefund(thin: PurchaseEvent, orderId: string, refundTitle: string): RefundEvent {
   return {

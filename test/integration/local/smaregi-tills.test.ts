@@ -75,6 +75,14 @@ describe('Smaregi tills: divisions, stores and members', () => {
     ]);
   });
 
+  it('deducts nothing from the membership balance for points spent at the till under the default tillPoints (ignore)', async () => {
+    await seedSmaregiTransaction(stack, sale('2030', { spendPoint: '300' }));
+    const before = await balance();
+    await deliver(['2030']);
+    const spend = await stack.ledger.getOrder({ source: 'smaregi', orderId: '2030/spend-1' });
+    expect([await balance(), spend]).toEqual([before + 500, undefined]);
+  });
+
   it('credits nothing for a sale at a store the source does not take, and records it as other_store', async () => {
     await seedSmaregiTransaction(stack, sale('2005', { storeId: '3' }));
     const before = await balance();
