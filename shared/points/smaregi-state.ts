@@ -14,6 +14,7 @@ import {
   spendEvents,
 } from '../smaregi/index.js';
 import type { ProcessorDeps } from './deps.js';
+import { mirrorBalance } from './smaregi-mirror.js';
 
 type Fetched = { tx: SmaregiTransaction; outcome?: undefined } | { tx?: undefined; gone: boolean; outcome?: ProcessOutcome };
 
@@ -59,6 +60,7 @@ export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEve
   // A raise runs its supplement first and takes back what it supersedes in the next round, once the
   // supplement is known credited (a supplement that fails must not cost the member the older credit).
   let answer: Ran | undefined;
+  let sale: PurchaseEvent | undefined;
   for (let round = 0; round < 3; round++) {
     const linked = link && link !== tx.transactionHeadId ? link : undefined;
     const facts: ResolveFacts = {
@@ -73,11 +75,16 @@ export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEve
         transactionHeadId: from.transactionHeadId,
         note: resolution.note,
       });
+    sale = resolution.events.find((e): e is PurchaseEvent => e.type === 'purchase' && e.customer !== null && !e.orderId.includes('/'));
     const ran = await runEvents(resolution.events, run, answer !== undefined);
     if (ran.wait) return ran.wait;
     answer = answer ? { ...answer, followUps: [...answer.followUps, ...ran.followUps] } : ran;
     if (!resolution.again) break;
   }
+  // The till knows only what Smaregi holds: the member's balance, as the membership service has it now.
+  const smaregiCustomer = sale && (sale.orderId === tx.transactionHeadId ? tx : original)?.customerId;
+  if (from.tillPoints === 'membership' && sale?.customer && smaregiCustomer)
+    await mirrorBalance(deps, client, smaregiCustomer, sale.customer);
   return answerOf(answer);
 }
 

@@ -92,6 +92,21 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     expect([await h.balance(), await h.entries('3003/spend-1'), await h.entries('3003/spend-1/back')]).toEqual([before, [-300], [300]]);
   });
 
+  it('writes the membership balance to the Smaregi customer after each change, so the till lets the member spend exactly that', async () => {
+    await seedSmaregiTransaction(stack, h.sale('3008'));
+    await h.deliver(['3008']);
+    const afterSale = [stack.smaregi.standIn.customerPoint('1'), String(await h.balance())];
+    await seedSmaregiTransaction(stack, h.sale('3008', { cancelDivision: '1' }));
+    await h.deliver(['3008'], 'edited');
+    expect([...afterSale, stack.smaregi.standIn.customerPoint('1'), String(await h.balance())]).toEqual([
+      afterSale[1],
+      afterSale[1],
+      String(await h.balance()),
+      String(await h.balance()),
+    ]);
+    expect(afterSale[1]).not.toBe(stack.smaregi.standIn.customerPoint('1'));
+  });
+
   it('gives the points back once for a return-cancellation, whichever of its two records comes first', async () => {
     await seedSmaregiTransaction(stack, h.sale('3004'));
     const before = await h.balance();
