@@ -65,6 +65,14 @@ export async function startLocalSmaregi(options: LocalSmaregiOptions = {}): Prom
   };
 }
 
+/** The Smaregi source's `tillPoints` as the handlers' SOURCES_CONFIG sets it (ignore unless it says membership). */
+export function tillPointsOf(sourcesConfig: string | undefined): 'ignore' | 'membership' {
+  const config = sourcesConfig === undefined || sourcesConfig.trim() === '' ? undefined : parseJsonOrUndefined(sourcesConfig);
+  const smaregi = typeof config === 'object' && config !== null ? (config as Record<string, unknown>).smaregi : undefined;
+  const setting = typeof smaregi === 'object' && smaregi !== null ? (smaregi as Record<string, unknown>).tillPoints : undefined;
+  return setting === 'membership' ? 'membership' : 'ignore';
+}
+
 /**
  * The handlers' environment for the local Smaregi source: its webhook secret, the worker's API access
  * (SMAREGI) and SOURCES_CONFIG with the source enabled, unless that configuration disables it
