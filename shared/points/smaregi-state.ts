@@ -45,7 +45,8 @@ export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEve
     const chain = await chainFacts(deps, thin.source, from.transactionHeadId);
     if (!chain.sale) return { kind: 'skipped', action: 'ack', reason: 'transaction_gone' };
     const cancel = goneRefund(thin, from.transactionHeadId, from.refundTitle);
-    const spent = spendEvents(thin, from.transactionHeadId, await spendFacts(deps, thin, from.transactionHeadId), undefined).events;
+    const key = { externalKey: from.externalKey, ...(from.memberLookup === 'unique_id' ? { lookup: 'unique_id' as const } : {}) };
+    const spent = spendEvents(thin, from.transactionHeadId, await spendFacts(deps, thin, from.transactionHeadId), undefined, key).events;
     return runInOrder([cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID)), ...spent], run);
   }
   const tx = fetched.tx;

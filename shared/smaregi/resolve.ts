@@ -100,9 +100,10 @@ export function resolveTransaction(
   if (settings.tillPoints !== 'membership' || tx.returnSales === '1') return earning;
   // The till's points spent: after the earning's events (never netted with them).
   const cancelling = tx.disposeDivision === '2' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;
+  const key = { externalKey: settings.externalKey, ...(settings.memberLookup === 'unique_id' ? { lookup: 'unique_id' as const } : {}) };
   const spend = cancelling
-    ? spendEvents(thin, cancelling, facts.linkedSpends ?? [], undefined)
-    : spendEvents(purchaseOf(thin, settings, tx), tx.transactionHeadId, facts.spends ?? [], spendTruth(thin, settings, tx));
+    ? spendEvents(thin, cancelling, facts.linkedSpends ?? [], undefined, key)
+    : spendEvents(purchaseOf(thin, settings, tx), tx.transactionHeadId, facts.spends ?? [], spendTruth(thin, settings, tx), key);
   const note = [earning.note, spend.note].filter(Boolean).join('; ');
   // After the sale's own purchase, before its refunds: a void gives the spent points back before taking
   // the earning back, so a member who spent everything ends where they began.

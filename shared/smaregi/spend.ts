@@ -29,6 +29,12 @@ export interface SpendTruth {
   points: number;
 }
 
+/** How the source finds members: the external key, and whether the code is a unique_id (memberLookup). */
+export interface MemberKey {
+  externalKey: string;
+  lookup?: 'unique_id' | undefined;
+}
+
 export interface SpendResolution {
   events: PurchaseEvent[];
   /** A give-back is among the events: resolve again once it ran, to deduct what the state spends now. */
@@ -67,15 +73,16 @@ export function spendEvents(
   saleId: string,
   steps: readonly SpendStep[],
   truth: SpendTruth | undefined,
+  key: MemberKey,
 ): SpendResolution {
   const last = steps[steps.length - 1];
   const g = steps.length;
   if (last) {
     // Claimed and not finished (crashed, answer lost): runs again on what it was claimed for, first.
-    if (last.spend.state !== 'done') return { events: [deduction(template, saleId, last.spend)], again: true };
+    if (last.spend.state !== 'done') return { events: [deduction(template, saleId, last.spend, key)], again: true };
     const same = truth !== undefined && last.spend.externalId === truth.member.externalId && spentPoints(last.spend) === truth.points;
     const live = taken(last.spend) > 0 && last.back?.state !== 'done';
-    if (live) return same ? { events: [], again: false } : { events: [giveBack(template, saleId, g, last.spend)], again: true };
+    if (live) return same ? { events: [], again: false } : { events: [giveBack(template, saleId, g, last.spend, key)], again: true };
     // A deduction that took nothing (parked, member not found) is not tried again for the same spend.
     if (same && last.back === undefined) return { events: [], again: false };
   }
@@ -88,24 +95,22 @@ export function spendEvents(
 }
 
 /** The unfinished deduction again, identical (same order, member and points). */
-function deduction(template: PurchaseEvent, saleId: string, spend: OrderFacts): PurchaseEvent {
+function deduction(template: PurchaseEvent, saleId: string, spend: OrderFacts, key: MemberKey): PurchaseEvent {
   const points = spentPoints(spend);
-  const member = memberOf(template, spend);
+  const member = memberOf(spend, key);
   return fixedGrant(template, { orderId: spend.orderId, points }, -points, `Points spent ${saleId}`, member);
 }
 
 /** Gives back what the deduction took, to the member it took it from. */
-function giveBack(template: PurchaseEvent, saleId: string, g: number, spend: OrderFacts): PurchaseEvent {
+function giveBack(template: PurchaseEvent, saleId: string, g: number, spend: OrderFacts, key: MemberKey): PurchaseEvent {
   const points = taken(spend);
-  return fixedGrant(template, { orderId: giveBackId(saleId, g), points }, points, `Points returned ${saleId}`, memberOf(template, spend));
+  return fixedGrant(template, { orderId: giveBackId(saleId, g), points }, points, `Points returned ${saleId}`, memberOf(spend, key));
 }
 
-function memberOf(template: PurchaseEvent, spend: OrderFacts): CustomerRef | null {
+/** The member the deduction was recorded for (its order keeps the code), found the source's way. */
+function memberOf(spend: OrderFacts, key: MemberKey): CustomerRef | null {
   if (!spend.externalId) return null;
-  const key = template.customer?.externalKey ?? template.stateFrom?.externalKey;
-  const lookup = template.customer?.lookup ?? (template.stateFrom?.memberLookup === 'unique_id' ? 'unique_id' : undefined);
-  if (!key) return null;
-  return { externalKey: key, externalId: spend.externalId, ...(lookup ? { lookup } : {}) };
+  return { externalKey: key.externalKey, externalId: spend.externalId, ...(key.lookup ? { lookup: key.lookup } : {}) };
 }
 
 function fixedGrant(
