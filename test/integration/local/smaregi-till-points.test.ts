@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
+import { reconcileCommand } from '../../../ops/reconcile-command.js';
 import { opsCommandOn, withDemoStack } from '../../support/local-stack.js';
 import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../support/smaregi.js';
 
@@ -133,6 +134,24 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
       before + 500 - 200,
       [300],
       [-200],
+    ]);
+  });
+
+  it('finds an edit of the points spent whose webhook never came on the next reconcile: 300 given back, 100 deducted', async () => {
+    const made = new Date(Date.now() - 300_000).toISOString();
+    await seedSmaregiTransaction(stack, h.sale('3009', { transactionDateTime: made, updDateTime: made }));
+    const before = await h.balance();
+    await h.deliver(['3009']);
+    await seedSmaregiTransaction(stack, h.sale('3009', { transactionDateTime: made, spendPoint: '100' }));
+    const out: string[] = [];
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const env = { PORT: String(new URL(stack.urls.intake).port) };
+    await reconcileCommand(['--source', 'smaregi', '--since', since], env, { print: (l) => out.push(l), printError: () => {} });
+    await handle.waitForIdle();
+    expect([await h.balance(), await h.entries('3009/spend-2'), out.at(-1)?.includes('missing=1')]).toEqual([
+      before + 500 - 100,
+      [-100],
+      true,
     ]);
   });
 
