@@ -123,9 +123,11 @@ class PurchaseAttempt {
       const err = asOpenApiError(e);
       if (err.kind === 'member_not_found') {
         // The Open API answers the same (member_not_found) for unknown and withdrawn customers: we cannot tell them apart here.
+        // A fixed grant (a till's spend or its give-back) is not kept for a later link: it belongs to the sale's state then.
+        const unlinked = this.event.fixedPoints === undefined ? { unlinked: unlinkedFacts(this.event, customer) } : {};
         return {
           end: await this.finish(
-            { outcome: 'customer_not_found', reason: err.message, unlinked: unlinkedFacts(this.event, customer) },
+            { outcome: 'customer_not_found', reason: err.message, ...unlinked },
             { kind: 'customer_not_found', action: 'ack' },
           ),
         };

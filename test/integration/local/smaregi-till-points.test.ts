@@ -155,6 +155,14 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     ]);
   });
 
+  it('records the spend of a customer code no member holds as customer_not_found, not kept to be deducted by a later link', async () => {
+    await seedSmaregiCustomer(stack, { customerId: '9', customerCode: 'C-0009', lastName: '未', firstName: '登録' });
+    await seedSmaregiTransaction(stack, h.sale('3010', { customerId: '9' }));
+    await h.deliver(['3010']);
+    const spend = await stack.ledger.getOrder({ source: 'smaregi', orderId: '3010/spend-1' });
+    expect([spend?.outcome, spend?.unlinkedCustomer]).toEqual(['customer_not_found', undefined]);
+  });
+
   it('deducts what the member holds when they spent more (clamp), records the shortfall, and gives back only what it took', async () => {
     const held = await h.balance();
     const spent = held + 500 + 1000;
