@@ -246,6 +246,10 @@ function describeRecord(record: OrderRecord | RefundRecord | undefined): string 
           `refunds [${Object.keys(record.refunds).join(', ')}]`,
         ]
       : []),
+    // A till's points spent (Smaregi tillPoints membership): the points it took, and any shortfall.
+    ...(record.outcome === 'debited' || record.outcome === 'insufficient_points'
+      ? [`points ${record.pointsCredited ?? 0}`, ...(record.shortfall ? [`shortfall ${record.shortfall}`] : [])]
+      : []),
     `attempts ${record.attempts}`,
   ];
   return parts.join(', ');
