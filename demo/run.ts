@@ -93,7 +93,7 @@ function expectedEnd(before: number | null, steps: Step[]): number | null {
   if (before === null) return null;
   let sum = before;
   for (const { expected: e } of steps) {
-    if (e.kind === 'credited' || e.kind === 'linked') sum += e.points;
+    if (e.kind === 'credited' || e.kind === 'linked' || e.kind === 'moved') sum += e.points;
     if (e.kind === 'debited') sum -= e.points;
   }
   return sum;
@@ -176,6 +176,11 @@ async function runStep(target: DemoTarget, step: Step): Promise<Observed> {
       want(delta === sign * e.points, `balance moved ${delta ?? '?'}, expected ${signed(sign * e.points)}`);
       break;
     }
+    case 'moved':
+      want(status === 202, `HTTP ${status}, expected 202`);
+      want(outcome === e.outcome, `outcome ${outcome}, expected ${e.outcome}`);
+      want(delta === e.points, `balance moved ${delta ?? '?'}, expected ${signed(e.points)}`);
+      break;
     case 'dropped_by_queue':
       want(status === 202, `HTTP ${status}, expected 202 (the sender must stop retrying)`);
       want(outcome.startsWith('dropped by the queue'), `outcome ${outcome}, expected the queue to drop it`);
@@ -241,6 +246,10 @@ function describeRecord(record: OrderRecord | RefundRecord | undefined): string 
           `debited ${record.debited}`,
           `refunds [${Object.keys(record.refunds).join(', ')}]`,
         ]
+      : []),
+    // A till's points spent (Smaregi tillPoints membership): the points it took, and any shortfall.
+    ...(record.outcome === 'debited' || record.outcome === 'insufficient_points'
+      ? [`points ${record.pointsCredited ?? 0}`, ...(record.shortfall ? [`shortfall ${record.shortfall}`] : [])]
       : []),
     `attempts ${record.attempts}`,
   ];

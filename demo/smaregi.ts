@@ -5,7 +5,9 @@ import type { WebhookRequest } from '../local/webhooks/index.js';
 
 /**
  * The demo's Smaregi till: a member's sale (¥11,000 including ¥1,000 tax), the same transaction
- * delivered again as `edited`, its void (取消), a second sale and its return-cancellation (返品取消).
+ * delivered again as `edited`, its void (取消), a second sale and its return-cancellation (返品取消); when
+ * the stack's `tillPoints` is `membership`, a sale paid partly in points (300 spent at the till come off
+ * the membership balance, beside what the sale earns) and its void (the 300 given back).
  * Smaregi's webhooks name transaction ids only, so each step first puts the transaction's state in the
  * Smaregi stand-in (as Smaregi would hold it), then delivers the thin webhook with the custom header.
  */
@@ -78,13 +80,24 @@ export function smaregiSteps(
   now: number,
 ): Step[] {
   const customerId = String(8_000 + (runId % 1000));
-  const [sale, other, cancelling] = [1, 2, 3].map((n) => `${runId}${n}`) as [string, string, string];
+  const [sale, other, cancelling, paidInPoints] = [1, 2, 3, 4].map((n) => `${runId}${n}`) as [string, string, string, string];
   const event = (_n: number) => randomUUID();
   const put = (tx: unknown) => seed(access.url, 'transactions', tx);
   const member = () =>
     seed(access.url, 'customers', { customerId, customerCode: buyer.externalId, lastName: 'デモ', firstName: buyer.label });
   const first = credit(10_000);
   const second = credit(5_000);
+  // ¥11,000 incl. ¥1,000 tax, 300 of it paid with points: the points paid earn nothing (pointsSpent discount).
+  const earned = credit(9_700);
+  const spent = 300;
+  const pointsSale = (extra: Record<string, unknown> = {}) =>
+    transaction(paidInPoints, customerId, 11_000, 1_000, now, {
+      total: '10700',
+      pointDiscount: String(spent),
+      spendPoint: String(spent),
+      details: [{ ...transaction(paidInPoints, customerId, 11_000, 1_000, now).details[0], discountPointProportional: String(spent) }],
+      ...extra,
+    });
   const step = (
     label: string,
     request: WebhookRequest,
@@ -149,5 +162,23 @@ export function smaregiSteps(
       { kind: 'duplicate' },
       async () => {},
     ),
+    ...(access.tillPoints === 'membership'
+      ? [
+          step(
+            `Smaregi sale ¥11,000 incl. ¥1,000 tax, ${spent} points spent at the till (tillPoints membership)`,
+            webhook(access, 'created', [paidInPoints], event(7)),
+            { source: 'smaregi', orderId: `${paidInPoints}/spend-1` },
+            { kind: 'moved', outcome: 'debited', points: earned - spent },
+            () => put(pointsSale()),
+          ),
+          step(
+            `its void (取消): the ${spent} points given back, the ${earned} taken back`,
+            webhook(access, 'canceled', [paidInPoints], event(8)),
+            { source: 'smaregi', orderId: `${paidInPoints}/spend-1/back` },
+            { kind: 'moved', outcome: 'credited', points: spent - earned },
+            () => put(pointsSale({ cancelDivision: '1' })),
+          ),
+        ]
+      : []),
   ];
 }

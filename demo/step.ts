@@ -20,7 +20,9 @@ export type Expected =
   | { kind: 'skipped' }
   | { kind: 'rejected'; status: number }
   /** An App Proxy link request answered 200 (`changed` as expected), moving the balance by `points`. */
-  | { kind: 'linked'; changed: boolean; points: number };
+  | { kind: 'linked'; changed: boolean; points: number }
+  /** The step's record ends `outcome` and the balance moves by `points` (signed): a sale that earns and spends. */
+  | { kind: 'moved'; outcome: string; points: number };
 
 export interface Step {
   customer: Customer;

@@ -21,4 +21,6 @@ export interface SmaregiDemoAccess {
   contractId: string;
   header: string;
   secret: string;
+  /** The stack's Smaregi `tillPoints`: the till sale paid partly in points runs only under `membership`. */
+  tillPoints?: 'ignore' | 'membership' | undefined;
 }

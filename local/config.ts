@@ -39,6 +39,8 @@ export const LOCAL_ENV = {
   SMAREGI_STORE_IDS: 'SMAREGI_STORE_IDS',
   /** How Smaregi members are found: external_id (default) or unique_id; the source's `memberLookup`. */
   SMAREGI_MEMBER_LOOKUP: 'SMAREGI_MEMBER_LOOKUP',
+  /** The till's points: ignore (default: Smaregi's own) or membership (spent points come off the balance); the source's `tillPoints`. */
+  SMAREGI_TILL_POINTS: 'SMAREGI_TILL_POINTS',
   /** The Smaregi stand-in answers 429 past this many API reads per second (Smaregi's own limit; unset: off). */
   SMAREGI_THROTTLE_PER_SECOND: 'SMAREGI_THROTTLE_PER_SECOND',
   EMULATOR_CONFIG: 'EMULATOR_CONFIG',
@@ -136,6 +138,7 @@ export interface LocalConfig {
     webhookSecret: string;
     storeIds?: string[];
     memberLookup?: 'external_id' | 'unique_id';
+    tillPoints?: 'ignore' | 'membership';
     throttlePerSecond?: number;
   };
   tableName: string;
@@ -255,6 +258,9 @@ function localSmaregiSettings(env: NodeJS.ProcessEnv): LocalConfig['smaregi'] {
   const lookup = env[LOCAL_ENV.SMAREGI_MEMBER_LOOKUP]?.trim() || undefined;
   if (lookup !== undefined && lookup !== 'external_id' && lookup !== 'unique_id')
     throw new ConfigurationError('invalid_local_config', `${LOCAL_ENV.SMAREGI_MEMBER_LOOKUP} must be external_id or unique_id`);
+  const tillPoints = env[LOCAL_ENV.SMAREGI_TILL_POINTS]?.trim() || undefined;
+  if (tillPoints !== undefined && tillPoints !== 'ignore' && tillPoints !== 'membership')
+    throw new ConfigurationError('invalid_local_config', `${LOCAL_ENV.SMAREGI_TILL_POINTS} must be ignore or membership`);
   const throttle = env[LOCAL_ENV.SMAREGI_THROTTLE_PER_SECOND]?.trim()
     ? integer(env, LOCAL_ENV.SMAREGI_THROTTLE_PER_SECOND, 0, 1, 1000)
     : undefined;
@@ -264,6 +270,7 @@ function localSmaregiSettings(env: NodeJS.ProcessEnv): LocalConfig['smaregi'] {
     webhookSecret: secret.list[0] as string,
     ...(storeIds ? { storeIds } : {}),
     ...(lookup ? { memberLookup: lookup } : {}),
+    ...(tillPoints ? { tillPoints } : {}),
     ...(throttle ? { throttlePerSecond: throttle } : {}),
   };
 }

@@ -9,6 +9,7 @@ import type { LocalQueueStats } from './queue/index.js';
 import type { LocalStack } from './stack.js';
 import { ConfigurationError, ENV, type ProcessingSettings, processingSettingsFromEnv } from '../shared/config/index.js';
 import { loadSources, type SourceSet } from '../shared/sources/index.js';
+import { tillPointsOf } from './smaregi/index.js';
 
 /** Handles on a running local stack, whether it runs in this process or in an `npm start` beside it. */
 export interface LocalStackHandle {
@@ -33,7 +34,7 @@ export interface LocalStackHandle {
   /** The Square Orders stand-in and the basis the stack's Square source earns on (when the stack says). */
   squareOrders?: { url: string; basis: string };
   /** The Smaregi Platform API stand-in and the contract of the stack's Smaregi source. */
-  smaregi?: { url: string; contractId: string };
+  smaregi?: { url: string; contractId: string; tillPoints?: 'ignore' | 'membership' | undefined };
   close(): Promise<void>;
 }
 
@@ -199,7 +200,11 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
     redrive: async () => stack.queue.redrive(),
     waitForIdle: (timeoutMs = 30_000) => stack.queue.waitForIdle({ timeoutMs }),
     squareOrders: { url: stack.squareOrders.url, basis: stack.squareBasis },
-    smaregi: { url: stack.smaregi.standIn.url, contractId: stack.smaregi.contractId },
+    smaregi: {
+      url: stack.smaregi.standIn.url,
+      contractId: stack.smaregi.contractId,
+      tillPoints: tillPointsOf(stack.handlerEnv[ENV.SOURCES_CONFIG]),
+    },
     async close() {
       await openapi.close();
       documentClient.destroy();

@@ -15,8 +15,8 @@ export const LocalStackInfoSchema = z.object({
   shopifyAdmin: z.object({ url: z.url() }).optional(),
   /** The Square Orders API stand-in, and the basis the stack's Square source earns on. */
   squareOrders: z.object({ url: z.url(), basis: z.string() }).optional(),
-  /** The Smaregi Platform API stand-in and the contract of the stack's Smaregi source. */
-  smaregi: z.object({ url: z.url(), contractId: z.string().min(1) }).optional(),
+  /** The Smaregi Platform API stand-in, the contract of the stack's Smaregi source and its `tillPoints`. */
+  smaregi: z.object({ url: z.url(), contractId: z.string().min(1), tillPoints: z.enum(['ignore', 'membership']).optional() }).optional(),
   /** The settings the stack's worker processes with (an operator command that processes uses the same). */
   processing: ProcessingSettings.optional(),
   /**

@@ -16,7 +16,7 @@ import type { LocalQueue } from './queue/index.js';
 import { systemClock } from './queue/index.js';
 import { startRecoveryTicker } from './recovery/ticker.js';
 import { recordAcceptedDelivery, type ShopStore, startShopifyAdminStandIn } from './shopify-admin/index.js';
-import { startLocalSmaregi } from './smaregi/index.js';
+import { startLocalSmaregi, tillPointsOf } from './smaregi/index.js';
 import { defaultSquareNotificationUrl } from './square.js';
 import { startSquareOrdersStandIn } from './square-orders/server.js';
 import { buildStackHandlers, createStackQueue, createStackSecretStore, handlerEnvironment, type StackHandlers } from './stack-handlers.js';
@@ -72,7 +72,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const { handlerEnv, squareBasis } = handlerEnvironment(options, settings, services, squareNotificationUrl);
     if (wiring.info) {
       wiring.info.squareOrders = { url: services.squareOrders.url, basis: squareBasis };
-      wiring.info.smaregi = { url: services.smaregi.standIn.url, contractId: services.smaregi.contractId };
+      wiring.info.smaregi = {
+        url: services.smaregi.standIn.url,
+        contractId: services.smaregi.contractId,
+        tillPoints: tillPointsOf(handlerEnv[ENV.SOURCES_CONFIG]),
+      };
       wiring.info.processing = processingSettingsFromEnv(handlerEnv);
       wiring.info.sourcesConfig = handlerEnv[ENV.SOURCES_CONFIG] ?? '';
     }

@@ -29,10 +29,13 @@ async function localSmaregiTarget(env: NodeJS.ProcessEnv, sourceName: string): P
   const { kind: _, ...entry } = typeof configured === 'object' && configured !== null ? (configured as Record<string, unknown>) : {};
   // As the stack reads it: SMAREGI_STORE_IDS / SMAREGI_MEMBER_LOOKUP, then SOURCES_CONFIG's own settings.
   const { storeIds, memberLookup } = config.smaregi;
+  // tillPoints as the running stack says it has it (else SMAREGI_TILL_POINTS here).
+  const tillPoints = found.info?.smaregi?.tillPoints ?? config.smaregi.tillPoints;
   const settings = SmaregiSettings.parse({
     contractId,
     ...(storeIds ? { storeIds } : {}),
     ...(memberLookup ? { memberLookup } : {}),
+    ...(tillPoints ? { tillPoints } : {}),
     ...entry,
   });
   const client = createSmaregiClient({

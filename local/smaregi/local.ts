@@ -8,7 +8,7 @@ import { type SmaregiStandIn, startSmaregiStandIn } from './server.js';
  * (SMAREGI_WEBHOOK_HEADER, default x-smaregi-webhook-token) and its value (SMAREGI_WEBHOOK_SECRET,
  * at least 32 characters), the stores whose sales earn (SMAREGI_STORE_IDS, comma-separated; unset: every
  * store) and how members are found (SMAREGI_MEMBER_LOOKUP: external_id or unique_id). The last two are
- * the source's `storeIds` and `memberLookup` settings, as a stage file's `sources.smaregi` sets them.
+ * the source's `storeIds` and `memberLookup` settings (and SMAREGI_TILL_POINTS its `tillPoints`), as a stage file's `sources.smaregi` sets them.
  * The app's client id and secret are the stand-in's demo values.
  */
 export const SMAREGI_LOCAL = {
@@ -28,6 +28,8 @@ export interface LocalSmaregiOptions {
   webhookSecret?: string;
   storeIds?: string[];
   memberLookup?: 'external_id' | 'unique_id';
+  /** The source's `tillPoints` (SMAREGI_TILL_POINTS): membership deducts the points spent at the till. */
+  tillPoints?: 'ignore' | 'membership';
   /** The stand-in answers 429 past this many API reads per second (off: unset). */
   throttlePerSecond?: number;
 }
@@ -38,7 +40,7 @@ export interface LocalSmaregi {
   webhookHeader: string;
   webhookSecret: string;
   /** The source settings these options set (the stage file's `sources.smaregi` equivalents). */
-  settings: { storeIds?: string[]; memberLookup?: 'external_id' | 'unique_id' };
+  settings: { storeIds?: string[]; memberLookup?: 'external_id' | 'unique_id'; tillPoints?: 'ignore' | 'membership' };
 }
 
 export async function startLocalSmaregi(options: LocalSmaregiOptions = {}): Promise<LocalSmaregi> {
@@ -58,8 +60,17 @@ export async function startLocalSmaregi(options: LocalSmaregiOptions = {}): Prom
     settings: {
       ...(options.storeIds ? { storeIds: options.storeIds } : {}),
       ...(options.memberLookup ? { memberLookup: options.memberLookup } : {}),
+      ...(options.tillPoints ? { tillPoints: options.tillPoints } : {}),
     },
   };
+}
+
+/** The Smaregi source's `tillPoints` as the handlers' SOURCES_CONFIG sets it (ignore unless it says membership). */
+export function tillPointsOf(sourcesConfig: string | undefined): 'ignore' | 'membership' {
+  const config = sourcesConfig === undefined || sourcesConfig.trim() === '' ? undefined : parseJsonOrUndefined(sourcesConfig);
+  const smaregi = typeof config === 'object' && config !== null ? (config as Record<string, unknown>).smaregi : undefined;
+  const setting = typeof smaregi === 'object' && smaregi !== null ? (smaregi as Record<string, unknown>).tillPoints : undefined;
+  return setting === 'membership' ? 'membership' : 'ignore';
 }
 
 /**

@@ -29,6 +29,8 @@ export interface SmaregiStandIn {
   putCustomer(customer: SmaregiCustomer): void;
   /** Removes a transaction (as Smaregi's delete does): reads answer 404. */
   deleteTransaction(id: string): void;
+  /** The customer's point balance as Smaregi holds it (`point`, a string), undefined for an unknown customer. */
+  customerPoint(customerId: string): string | undefined;
   /** API reads answered (faults included), token grants made. */
   reads(): number;
   grants(): number;
@@ -58,6 +60,8 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
   const transactions = new Map<string, Record<string, unknown>>();
   const customers = new Map<string, Record<string, unknown>>();
   const tokens = new Map<string, number>();
+  /** Tokens granted with `pos.customers:write` (the point update needs it). */
+  const writers = new Set<string>();
   let faults: StandInFault | undefined;
   let reads = 0;
   let grants = 0;
@@ -100,6 +104,7 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     const ttl = options.tokenTtlSeconds ?? 3600;
     const token = randomBytes(24).toString('hex');
     tokens.set(token, now() + ttl * 1000);
+    if ((form.get('scope') ?? '').split(' ').includes('pos.customers:write')) writers.add(token);
     return { status: 200, body: { access_token: token, token_type: 'Bearer', expires_in: ttl, scope: form.get('scope') ?? '' } };
   }
 
@@ -151,6 +156,12 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     const path = url.pathname;
     if (req.method === 'POST' && path === `/app/${contract}/token`) return grant(req, body);
     if (req.method === 'GET') return read(req, path, url.searchParams);
+    if (req.method === 'PATCH') {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (!authorised(req) || token === undefined) return smaregiError(401, 'Unauthorized', 'invalid or expired access token');
+      if (!writers.has(token)) return smaregiError(403, 'Forbidden', 'the token lacks the scope pos.customers:write');
+      return setPoint(customers, contract, path, body, now());
+    }
     return smaregiError(404, 'Not Found');
   }
 
@@ -168,10 +179,42 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     deleteTransaction: (id) => {
       transactions.delete(id);
     },
+    customerPoint: (id) => {
+      const point = customers.get(id)?.point;
+      return typeof point === 'string' ? point : undefined;
+    },
     reads: () => reads,
     grants: () => grants,
     close: () => served.close(),
   };
+}
+
+/**
+ * 会員ポイント更新 (`PATCH /{contract_id}/pos/customers/{customer_id}/point`): sets the balance to the
+ * value sent (an absolute value, not an addition), as Smaregi's reference describes it.
+ */
+function setPoint(
+  customers: Map<string, Record<string, unknown>>,
+  contract: string,
+  path: string,
+  body: Buffer,
+  nowMs: number,
+): JsonAnswer {
+  const id = new RegExp(`^/${contract}/pos/customers/([0-9]{1,20})/point$`).exec(path)?.[1];
+  if (id === undefined) return smaregiError(404, 'Not Found');
+  const customer = customers.get(id);
+  if (!customer) return smaregiError(404, 'Not Found', 'customer not found');
+  let point: unknown;
+  try {
+    point = (JSON.parse(body.toString('utf8')) as { point?: unknown }).point;
+  } catch {
+    return smaregiError(400, 'Bad Request', 'the body is not JSON');
+  }
+  if (typeof point !== 'string' || !/^[0-9]{1,9}$/.test(point))
+    return smaregiError(400, 'Bad Request', 'point must be 0-999999999 as a string');
+  const updDateTime = `${new Date(nowMs + 9 * 3_600_000).toISOString().slice(0, 19)}+09:00`;
+  customers.set(id, { ...customer, point, updDateTime });
+  return { status: 200, body: { customerId: id, point, updDateTime } };
 }
 
 /** The lines' fields `with_details=summary` keeps (Smaregi publishes no list: an assumption, docs/smaregi.md). */

@@ -144,6 +144,8 @@ export const PurchaseEvent = z.object({
         .optional(),
       memberLookup: z.enum(['external_id', 'unique_id']).optional(),
       lateMemberDays: z.number().int().min(1).max(90).optional(),
+      /** `membership`: points spent at the till come off the membership balance (absent: `ignore`). */
+      tillPoints: z.enum(['ignore', 'membership']).optional(),
     })
     .optional(),
   /** Set by processing from `amountFrom`, never by intake: the amount sent to the points calculation. */
@@ -161,6 +163,11 @@ export const PurchaseEvent = z.object({
   discountCodes: z.array(z.string().min(1).max(255)).max(50).optional(),
   /** The sender's record is no sale that earns (a Smaregi deposit, a sale at another store): recorded skipped with this reason. */
   notEarning: z.enum(['not_a_sale', 'other_store', 'layaway_pickup']).optional(),
+  /**
+   * A fixed points grant instead of the calculation on the amount: negative deducts (points spent at a
+   * Smaregi till), positive gives back. Same claim, marker and record as any purchase.
+   */
+  fixedPoints: z.number().int().min(-999_999_999).max(999_999_999).optional(),
 });
 export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
 

@@ -27,7 +27,7 @@ export const DEFAULT_CALL_DEADLINE_MS = 10_000;
 export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
 
 export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   origin: string;
   /** Already encoded path with query. */
   path: string;

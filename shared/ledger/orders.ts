@@ -35,6 +35,8 @@ export interface PurchaseResult {
   pointsHint?: number;
   /** Known only when the credit was found in the point history. */
   pointsCredited?: number;
+  /** insufficient_points only: what the balance could not cover. */
+  shortfall?: number;
   reconciled?: boolean;
   eligibleAmount?: number;
   eligibleExact?: string | undefined;
@@ -199,6 +201,7 @@ const finishFields = (store: Store, result: PurchaseResult, now: number) =>
     pointsHint: result.pointsHint,
     pointsCredited: result.pointsCredited,
     pointsExact: result.pointsCredited !== undefined ? true : undefined,
+    shortfall: result.shortfall,
     reconciled: result.reconciled,
     awaitingCustomerUntil: result.awaitingCustomerUntil,
     unlinkedCustomer: result.unlinked?.customer,

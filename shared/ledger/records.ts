@@ -12,6 +12,9 @@ export const OrderOutcome = OutcomeKind.extract([
   'customer_withdrawn',
   'points_not_available',
   'upstream_rejected',
+  // A fixed deduction (points spent at a till): done, or what the member's balance could not cover (clamped or parked).
+  'debited',
+  'insufficient_points',
 ]);
 export type OrderOutcome = z.infer<typeof OrderOutcome>;
 
@@ -111,6 +114,8 @@ export const OrderRecord = z.object({
   /** The credited points as shown by the history entry carrying the order's marker (exact). */
   pointsCredited: z.number().int().optional(),
   pointsExact: z.boolean().optional(),
+  /** A fixed deduction's points the balance could not cover (outcome insufficient_points). */
+  shortfall: z.number().int().nonnegative().optional(),
   reconciled: z.boolean().optional(),
   outcome: OrderOutcome.optional(),
   refundedSoFar: z.number().int().nonnegative().default(0),

@@ -38,7 +38,7 @@ export interface ProcessorDeps {
   /** Square's Orders API for a source whose purchases earn on their order's subtotal without tax. */
   squareOrders?: (source: string) => Pick<SquareOrdersClient, 'retrieveOrder'> | undefined;
   /** Smaregi's Platform API for a source whose webhooks name transactions only (the worker reads their state). */
-  smaregi?: (source: string) => Pick<SmaregiClient, 'getTransaction'> | undefined;
+  smaregi?: (source: string) => (Pick<SmaregiClient, 'getTransaction'> & Partial<Pick<SmaregiClient, 'setCustomerPoint'>>) | undefined;
   /** Called between protocol steps; production leaves it undefined. A throw here acts as a crash. */
   checkpoint?: Checkpoint;
 }

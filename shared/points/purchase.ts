@@ -73,7 +73,8 @@ class PurchaseAttempt {
     const found = await this.lookUp(customer, claimed.mustReconcile);
     if (found.end) return found.end;
     const reconciled = claimed.mustReconcile ? await this.reconcile(found.member) : undefined;
-    return reconciled ?? this.credit(found.member);
+    if (reconciled) return reconciled;
+    return this.event.fixedPoints === undefined ? this.credit(found.member) : this.grantFixed(found.member, this.event.fixedPoints);
   }
 
   /** Nothing to credit: one write records why. */
@@ -122,9 +123,11 @@ class PurchaseAttempt {
       const err = asOpenApiError(e);
       if (err.kind === 'member_not_found') {
         // The Open API answers the same (member_not_found) for unknown and withdrawn customers: we cannot tell them apart here.
+        // A fixed grant (a till's spend or its give-back) is not kept for a later link: it belongs to the sale's state then.
+        const unlinked = this.event.fixedPoints === undefined ? { unlinked: unlinkedFacts(this.event, customer) } : {};
         return {
           end: await this.finish(
-            { outcome: 'customer_not_found', reason: err.message, unlinked: unlinkedFacts(this.event, customer) },
+            { outcome: 'customer_not_found', reason: err.message, ...unlinked },
             { kind: 'customer_not_found', action: 'ack' },
           ),
         };
@@ -144,6 +147,7 @@ class PurchaseAttempt {
       return this.retry(asOpenApiError(e), { needsReconcile: true });
     }
     if (!found) return undefined;
+    if (this.event.fixedPoints !== undefined && this.event.fixedPoints < 0) return this.deducted(member.id, found.point, true);
     return this.finish(
       { outcome: 'credited', customerId: member.id, pointsCredited: found.point, reconciled: true },
       { kind: 'credited', action: 'ack', customerId: member.id, points: found.point, exact: true, reconciled: true },
@@ -181,6 +185,81 @@ class PurchaseAttempt {
     );
   }
 
+  /** A fixed grant carrying the order's marker (shared/smaregi/spend.ts): a till's points spent, or given back. */
+  private async grantFixed(member: MemberDetail, points: number): Promise<PurchaseProcessed> {
+    const { event } = this;
+    const expiry = points > 0 && event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {};
+    try {
+      await this.deps.openapi.grantPoints(member.id, {
+        point: points,
+        ...(event.pointTitle ? { title: event.pointTitle } : {}),
+        ...expiry,
+        remarks: this.marker,
+      });
+    } catch (e) {
+      const err = asOpenApiError(e);
+      if (err.executed === 'unknown') return { outcome: await leaveInDoubt(err, (lastError, opts) => this.release(lastError, opts)) };
+      if (err.kind === 'insufficient_points' && points < 0) return this.insufficient(member.id, -points, err.message);
+      if (err.kind === 'member_not_found') {
+        const result = { outcome: 'customer_withdrawn', customerId: member.id, reason: err.message } as const;
+        return this.finish(result, { kind: 'customer_withdrawn', action: 'ack', customerId: member.id });
+      }
+      if (err.kind === 'points_not_available') {
+        return this.finish({ outcome: 'points_not_available', reason: err.message }, { kind: 'points_not_available', action: 'ack' });
+      }
+      return this.retry(err, {});
+    }
+    await this.checkpoint('purchase:granted');
+    if (points < 0) return this.deducted(member.id, points, false);
+    return this.finish(
+      { outcome: 'credited', customerId: member.id, pointsCredited: points },
+      { kind: 'credited', action: 'ack', customerId: member.id, points, exact: true, reconciled: false },
+    );
+  }
+
+  /**
+   * A deduction the balance could not cover, by the refund policy: `park` deducts nothing, `clamp` what
+   * the member holds (one grant with the marker). Recorded `insufficient_points` with the shortfall.
+   */
+  private async insufficient(customerId: string, wanted: number, message: string): Promise<PurchaseProcessed> {
+    const policy = this.deps.settings.insufficientPointsPolicy;
+    let taken = 0;
+    if (policy === 'clamp') {
+      try {
+        taken = Math.min(wanted, Math.max(0, (await this.deps.openapi.getMember(customerId)).point));
+        if (taken > 0) await this.deps.openapi.grantPoints(customerId, { point: -taken, remarks: this.marker });
+      } catch (e) {
+        const err = asOpenApiError(e);
+        if (err.executed === 'unknown') return { outcome: await leaveInDoubt(err, (lastError, opts) => this.release(lastError, opts)) };
+        // Includes insufficient_points again (the balance moved between the read and the deduction): nothing ran.
+        return this.retry(err, {});
+      }
+    }
+    const shortfall = wanted - taken;
+    return this.finish(
+      { outcome: 'insufficient_points', customerId, pointsCredited: taken > 0 ? -taken : 0, shortfall, reason: `${policy}: ${message}` },
+      { kind: 'insufficient_points', action: 'ack', policy, customerId, points: taken, target: wanted, shortfall, reconciled: false },
+    );
+  }
+
+  /** A fixed deduction done (its history entry's points, negative): all it asked for, or less (clamped). */
+  private deducted(customerId: string, points: number, reconciled: boolean): Promise<PurchaseProcessed> {
+    const wanted = -(this.event.fixedPoints ?? points);
+    const taken = -points;
+    if (taken >= wanted) {
+      return this.finish(
+        { outcome: 'debited', customerId, pointsCredited: points, reconciled },
+        { kind: 'debited', action: 'ack', customerId, points: taken, target: wanted, reconciled },
+      );
+    }
+    const policy = this.deps.settings.insufficientPointsPolicy;
+    const shortfall = wanted - taken;
+    return this.finish(
+      { outcome: 'insufficient_points', customerId, pointsCredited: points, shortfall, reconciled, reason: `${policy}: clamped` },
+      { kind: 'insufficient_points', action: 'ack', policy, customerId, points: taken, target: wanted, shortfall, reconciled },
+    );
+  }
+
   private async finish(result: PurchaseResult, outcome: ProcessOutcome): Promise<PurchaseProcessed> {
     // Credited late with refunds already waiting (no message of their own any more: parked): findable by
     // its customer until they are through, so a crash among them is retried by the link (retro.ts takes it out).
@@ -212,6 +291,7 @@ function skipReason(event: PurchaseEvent): SkipReason | undefined {
   if (event.test) return 'test';
   if (event.notEarning) return event.notEarning;
   if (event.customer === null) return 'no_customer';
+  if (event.fixedPoints !== undefined) return event.fixedPoints === 0 ? 'amount_zero' : undefined;
   if ((event.calculationAmount ?? event.eligibleAmount) === 0) return 'amount_zero';
   return undefined;
 }

@@ -3,14 +3,18 @@ import {
   CANCEL_REFUND_ID,
   linkOf,
   readChain,
+  readSpends,
   remainderOf,
   type ResolveFacts,
   resolveTransaction,
   type SaleChain,
   SmaregiError,
   type SmaregiTransaction,
+  type SpendStep,
+  spendEvents,
 } from '../smaregi/index.js';
 import type { ProcessorDeps } from './deps.js';
+import { mirrorBalance } from './smaregi-mirror.js';
 
 type Fetched = { tx: SmaregiTransaction; outcome?: undefined } | { tx?: undefined; gone: boolean; outcome?: ProcessOutcome };
 
@@ -41,7 +45,9 @@ export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEve
     const chain = await chainFacts(deps, thin.source, from.transactionHeadId);
     if (!chain.sale) return { kind: 'skipped', action: 'ack', reason: 'transaction_gone' };
     const cancel = goneRefund(thin, from.transactionHeadId, from.refundTitle);
-    return runInOrder([cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID))], run);
+    const key = { externalKey: from.externalKey, ...(from.memberLookup === 'unique_id' ? { lookup: 'unique_id' as const } : {}) };
+    const spent = spendEvents(thin, from.transactionHeadId, await spendFacts(deps, thin, from.transactionHeadId), undefined, key).events;
+    return runInOrder([cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID)), ...spent], run);
   }
   const tx = fetched.tx;
   const link = tx.disposeDivision === '2' || tx.returnSales === '1' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;
@@ -55,10 +61,14 @@ export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEve
   // A raise runs its supplement first and takes back what it supersedes in the next round, once the
   // supplement is known credited (a supplement that fails must not cost the member the older credit).
   let answer: Ran | undefined;
+  let sale: PurchaseEvent | undefined;
   for (let round = 0; round < 3; round++) {
+    const linked = link && link !== tx.transactionHeadId ? link : undefined;
     const facts: ResolveFacts = {
       chain: await chainFacts(deps, thin.source, tx.transactionHeadId),
-      ...(link && link !== tx.transactionHeadId ? { linked: await chainFacts(deps, thin.source, link), original } : {}),
+      ...(linked ? { linked: await chainFacts(deps, thin.source, linked), original } : {}),
+      spends: await spendFacts(deps, thin, tx.transactionHeadId),
+      ...(linked && tx.disposeDivision === '2' ? { linkedSpends: await spendFacts(deps, thin, linked) } : {}),
     };
     const resolution = resolveTransaction(thin, settings, tx, facts);
     if (resolution.note)
@@ -66,11 +76,16 @@ export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEve
         transactionHeadId: from.transactionHeadId,
         note: resolution.note,
       });
+    sale = resolution.events.find((e): e is PurchaseEvent => e.type === 'purchase' && e.customer !== null && !e.orderId.includes('/'));
     const ran = await runEvents(resolution.events, run, answer !== undefined);
     if (ran.wait) return ran.wait;
     answer = answer ? { ...answer, followUps: [...answer.followUps, ...ran.followUps] } : ran;
     if (!resolution.again) break;
   }
+  // The till knows only what Smaregi holds: the member's balance, as the membership service has it now.
+  const smaregiCustomer = sale && (sale.orderId === tx.transactionHeadId ? tx : original)?.customerId;
+  if (from.tillPoints === 'membership' && sale?.customer && smaregiCustomer)
+    await mirrorBalance(deps, client, smaregiCustomer, sale.customer);
   return answerOf(answer);
 }
 
@@ -133,6 +148,12 @@ async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransa
 /** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */
 const chainFacts = (deps: ProcessorDeps, source: string, saleId: string): Promise<SaleChain> =>
   readChain((ref) => deps.ledger.getOrder(ref), source, saleId);
+
+/** The sale's till spends, read only when the source takes them (`tillPoints: membership`). */
+async function spendFacts(deps: ProcessorDeps, thin: PurchaseEvent, saleId: string): Promise<SpendStep[]> {
+  if (thin.stateFrom?.tillPoints !== 'membership') return [];
+  return readSpends((ref) => deps.ledger.getOrder(ref), thin.source, saleId);
+}
 
 function goneRefund(thin: PurchaseEvent, orderId: string, refundTitle: string): RefundEvent {
   return {

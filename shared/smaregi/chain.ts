@@ -26,6 +26,8 @@ export interface OrderFacts {
   refundIds: readonly string[];
   /** The refunds booked on the order (applied: debited, or found nothing left to debit). */
   booked: readonly string[];
+  /** The points the order's grant moved (exact, else the balance difference): a till spend's are negative. */
+  points?: number | undefined;
 }
 
 /** The sale's purchase and its supplements, oldest first. */
@@ -120,14 +122,17 @@ export interface ChainOrder {
   externalId?: string | undefined;
   refundIds: readonly string[];
   refunds: Record<string, unknown>;
+  pointsCredited?: number | undefined;
+  pointsHint?: number | undefined;
 }
 export type ChainReader = (ref: { source: string; orderId: string }) => Promise<ChainOrder | undefined>;
 
-async function orderFacts(getOrder: ChainReader, source: string, orderId: string): Promise<OrderFacts | undefined> {
+export async function orderFacts(getOrder: ChainReader, source: string, orderId: string): Promise<OrderFacts | undefined> {
   const order = await getOrder({ source, orderId });
   if (!order) return undefined;
   const { state, outcome, eligibleExact, refundIds, externalId } = order;
-  return { orderId, state, outcome, eligibleExact, externalId, refundIds, booked: Object.keys(order.refunds) };
+  const points = order.pointsCredited ?? order.pointsHint;
+  return { orderId, state, outcome, eligibleExact, externalId, refundIds, booked: Object.keys(order.refunds), points };
 }
 
 /** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */

@@ -9,7 +9,7 @@ import {
   type Transport,
 } from '../http-client/index.js';
 import { SmaregiError } from './errors.js';
-import { type AppCredentials, createTokenSource } from './token.js';
+import { type AppCredentials, createTokenSource, SMAREGI_POINT_WRITE_SCOPES, type TokenSource } from './token.js';
 import { SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';
 import * as z from 'zod';
 
@@ -48,6 +48,11 @@ export interface SmaregiClient {
   getTransaction(id: string): Promise<SmaregiTransaction>;
   /** One page (1-based) of the transactions updated in [from, to] (ISO with offset), `limit` at most 1000. */
   listTransactions(query: { from: string; to: string; page: number; limit: number }): Promise<ListPage>;
+  /**
+   * Sets the customer's point balance to `point` (会員ポイント更新, `PATCH /pos/customers/{id}/point`: an
+   * absolute value, so a repeat is harmless). Its token asks for `pos.customers:write` too, on first use.
+   */
+  setCustomerPoint(customerId: string, point: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,16 +69,29 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
     transport,
     ...(opts.now ? { now: opts.now } : {}),
   });
+  let writeTokens: TokenSource | undefined;
+  const writer = () =>
+    (writeTokens ??= createTokenSource({
+      idOrigin: opts.idOrigin,
+      contractId: opts.contractId,
+      credentials: opts.credentials,
+      transport,
+      scopes: SMAREGI_POINT_WRITE_SCOPES,
+      ...(opts.now ? { now: opts.now } : {}),
+    }));
   const retry = { maxAttempts: opts.maxAttempts ?? 3, sleep: opts.sleep ?? sleepMs };
-  const base = `/${encodeURIComponent(opts.contractId)}/pos/transactions`;
+  const contractPath = `/${encodeURIComponent(opts.contractId)}/pos`;
+  const base = `${contractPath}/transactions`;
 
-  async function once(path: string, token: string): Promise<HttpAnswer> {
+  /** One call; a PATCH here sets an absolute value, so it is as safe to repeat as a GET. */
+  async function once(path: string, token: string, patch?: unknown): Promise<HttpAnswer> {
     try {
       return await transport.send({
-        method: 'GET',
+        method: patch === undefined ? 'GET' : 'PATCH',
         origin: opts.apiOrigin,
         path,
         bearer: token,
+        ...(patch === undefined ? {} : { body: patch }),
         idempotent: true,
         deadlineMs: opts.deadlineMs ?? DEFAULT_CALL_DEADLINE_MS,
       });
@@ -82,21 +100,22 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
     }
   }
 
-  /** One GET with retries; a 401 renews the token and tries once more (a token revoked or expired early). */
-  async function get(path: string, what: string): Promise<unknown> {
+  /** One GET (or PATCH) with retries; a 401 renews the token and tries once more (a token revoked or expired early). */
+  async function get(path: string, what: string, patch?: unknown): Promise<unknown> {
+    const source = patch === undefined ? tokens : writer();
     let answer: HttpAnswer | undefined;
     for (let renewals = 0; renewals < 2; renewals++) {
-      const token = await tokens.token();
-      answer = await sendRetrying(() => once(path, token), retry);
+      const token = await source.token();
+      answer = await sendRetrying(() => once(path, token, patch), retry);
       if (answer.status !== 401) break;
-      tokens.forget(token);
+      source.forget(token);
     }
     const { status, text } = answer as HttpAnswer;
     if (status === 429 || status >= 500) throw new SmaregiError('unavailable', `Smaregi API answered ${status}`, status);
     if (status === 401 || status === 403) {
       throw new SmaregiError(
         'unauthorized',
-        `Smaregi API answered ${status}: check the app's scopes (pos.transactions:read pos.customers:read) and the contract`,
+        `Smaregi API answered ${status}: check the app's scopes (${patch === undefined ? 'pos.transactions:read pos.customers:read' : SMAREGI_POINT_WRITE_SCOPES}) and the contract`,
         status,
       );
     }
@@ -145,6 +164,13 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
         const parsed = List.safeParse(await get(`${base}?${query.toString()}`, 'transaction list'));
         if (!parsed.success) throw new SmaregiError('invalid_response', 'Smaregi transaction list is not a list of transactions');
         return { items: parsed.data };
+      });
+    },
+    setCustomerPoint(customerId, point) {
+      if (!ID.test(customerId)) return Promise.reject(new SmaregiError('not_found', 'not a Smaregi customer id'));
+      const path = `${contractPath}/customers/${customerId}/point`;
+      return guarded(async () => {
+        await get(path, `customer ${customerId}`, { point: String(point) });
       });
     },
     close: () => transport.close(),

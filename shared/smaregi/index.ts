@@ -29,5 +29,6 @@ export {
   resolveTransaction,
   type SmaregiStateSettings,
 } from './resolve.js';
+export { giveBackId, readSpends, type SpendStep, spendEvents, spendId } from './spend.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
 export { linkOf, SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

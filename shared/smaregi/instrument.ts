@@ -6,7 +6,7 @@ import { SmaregiError, type SmaregiErrorKind } from './errors.js';
  * has (`not_found`, a deleted sale) is an answer, not a failure, and is not told. The worker counts
  * them (SmaregiApiErrors: the alarm of that name, docs/runbook.md).
  */
-type Reader = Pick<SmaregiClient, 'getTransaction'>;
+type Reader = Pick<SmaregiClient, 'getTransaction'> & Partial<Pick<SmaregiClient, 'setCustomerPoint'>>;
 
 export function instrumentSmaregi(
   clients: (source: string) => Reader | undefined,
@@ -27,7 +27,11 @@ export function instrumentSmaregi(
     if (known) return known;
     const client = clients(source);
     if (!client) return undefined;
-    const instrumented: Reader = { getTransaction: (id) => observed(() => client.getTransaction(id)) };
+    const write = client.setCustomerPoint?.bind(client);
+    const instrumented: Reader = {
+      getTransaction: (id) => observed(() => client.getTransaction(id)),
+      ...(write ? { setCustomerPoint: (id: string, point: number) => observed(() => write(id, point)) } : {}),
+    };
     wrapped.set(source, instrumented);
     return instrumented;
   };

@@ -4,6 +4,7 @@ import { type ChainOrder, readChain } from './chain.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
 import { CANCEL_REFUND_ID, resolveTransaction } from './resolve.js';
+import { readSpends } from './spend.js';
 import { linkOf, type SmaregiTransactionListItem } from './transaction.js';
 
 /**
@@ -138,7 +139,9 @@ async function editMissed(
     throw e;
   }
   const chain = await readChain((ref) => deps.ledger.getOrder(ref), deps.source, id);
-  const { events } = resolveTransaction(thin, thin.stateFrom, tx, { chain });
+  // Under tillPoints membership a missed edit of the points spent is found the same way (spend.ts).
+  const spends = thin.stateFrom.tillPoints === 'membership' ? await readSpends((ref) => deps.ledger.getOrder(ref), deps.source, id) : [];
+  const { events } = resolveTransaction(thin, thin.stateFrom, tx, { chain, spends });
   const [sale, ...rest] = events;
   if (awaitingMember)
     return sale?.type === 'purchase' && sale.customer && !sale.notEarning ? 'a member was attached, but its edit never came' : undefined;

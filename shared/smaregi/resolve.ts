@@ -23,6 +23,7 @@ import {
   supplementOf,
 } from './chain.js';
 import { type PointsSpentRule, transactionAmount } from './money.js';
+import { type SpendStep, type SpendTruth, spendEvents } from './spend.js';
 import { linkOf, type SmaregiTransaction } from './transaction.js';
 
 /**
@@ -59,6 +60,8 @@ export interface SmaregiStateSettings {
   storeIds?: readonly string[] | null | undefined;
   memberLookup?: 'external_id' | 'unique_id' | undefined;
   lateMemberDays?: number | undefined;
+  /** `membership`: the till's spent points come off the membership balance (spend.ts); absent: `ignore`. */
+  tillPoints?: 'ignore' | 'membership' | undefined;
 }
 
 export interface Resolution {
@@ -75,6 +78,9 @@ export interface ResolveFacts {
   linked?: SaleChain | undefined;
   /** The sale a return-cancellation record names, as fetched. */
   original?: SmaregiTransaction | undefined;
+  /** Under `tillPoints: membership`: the transaction's till spends, and those of the sale a return-cancellation names. */
+  spends?: readonly SpendStep[] | undefined;
+  linkedSpends?: readonly SpendStep[] | undefined;
 }
 
 const MAX_UNITS = 999_999_999n;
@@ -90,6 +96,36 @@ export function resolveTransaction(
   tx: SmaregiTransaction,
   facts: ResolveFacts,
 ): Resolution {
+  const earning = resolveEarning(thin, settings, tx, facts);
+  if (settings.tillPoints !== 'membership' || tx.returnSales === '1') return earning;
+  // The till's points spent: after the earning's events (never netted with them).
+  const cancelling = tx.disposeDivision === '2' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;
+  const key = { externalKey: settings.externalKey, ...(settings.memberLookup === 'unique_id' ? { lookup: 'unique_id' as const } : {}) };
+  const spend = cancelling
+    ? spendEvents(thin, cancelling, facts.linkedSpends ?? [], undefined, key)
+    : spendEvents(purchaseOf(thin, settings, tx), tx.transactionHeadId, facts.spends ?? [], spendTruth(thin, settings, tx), key);
+  const note = [earning.note, spend.note].filter(Boolean).join('; ');
+  // After the sale's own purchase, before its refunds: a void gives the spent points back before taking
+  // the earning back, so a member who spent everything ends where they began.
+  const [head, ...tail] = earning.events;
+  const ownPurchase = head?.type === 'purchase' && head.orderId === tx.transactionHeadId;
+  return {
+    events: ownPurchase ? [head, ...spend.events, ...tail] : [...spend.events, ...earning.events],
+    ...(note ? { note } : {}),
+    ...(earning.again || spend.again ? { again: true } : {}),
+  };
+}
+
+/** What the transaction's state spends of the member's points now (nothing when voided, without a member, or no sale). */
+function spendTruth(thin: PurchaseEvent, settings: SmaregiStateSettings, tx: SmaregiTransaction): SpendTruth | undefined {
+  const points = Number(tx.spendPoint ?? '0');
+  if (!Number.isSafeInteger(points) || points <= 0 || isCancelled(tx)) return undefined;
+  const sale = purchaseOf(thin, settings, tx);
+  if (!sale.customer || sale.notEarning === 'not_a_sale' || sale.notEarning === 'layaway_pickup') return undefined;
+  return { member: sale.customer, points };
+}
+
+function resolveEarning(thin: PurchaseEvent, settings: SmaregiStateSettings, tx: SmaregiTransaction, facts: ResolveFacts): Resolution {
   if (tx.disposeDivision === '2') {
     const target = linkOf(tx.disposeServerTransactionHeadId);
     if (!target || target === tx.transactionHeadId) return { events: [unlinkedReturn(thin, settings, tx)] };

@@ -9,6 +9,8 @@ import { SmaregiError } from './errors.js';
  * Concurrent callers share one token request.
  */
 export const SMAREGI_SCOPES = 'pos.transactions:read pos.customers:read';
+/** What mirroring the membership balance to Smaregi's customers adds (会員ポイント更新): asked for only by that token. */
+export const SMAREGI_POINT_WRITE_SCOPES = `${SMAREGI_SCOPES} pos.customers:write`;
 
 const TokenAnswer = z.object({ access_token: z.string().min(1), expires_in: z.coerce.number().int().positive() });
 
@@ -30,7 +32,10 @@ export function createTokenSource(opts: {
   transport: Transport;
   now?: () => number;
   renewBeforeMs?: number;
+  /** Default SMAREGI_SCOPES (reads only). */
+  scopes?: string;
 }): TokenSource {
+  const scopes = opts.scopes ?? SMAREGI_SCOPES;
   const now = opts.now ?? Date.now;
   const renewBeforeMs = opts.renewBeforeMs ?? 60_000;
   let cached: { token: string; expiresAt: number } | undefined;
@@ -46,7 +51,7 @@ export function createTokenSource(opts: {
         origin: opts.idOrigin,
         path: `/app/${encodeURIComponent(opts.contractId)}/token`,
         headers: { authorization: `Basic ${basic}` },
-        form: { grant_type: 'client_credentials', scope: SMAREGI_SCOPES },
+        form: { grant_type: 'client_credentials', scope: scopes },
         idempotent: true,
         deadlineMs: DEFAULT_CALL_DEADLINE_MS,
       });
@@ -59,7 +64,7 @@ export function createTokenSource(opts: {
       // Never the credentials: only what to check.
       throw new SmaregiError(
         'unauthorized',
-        `Smaregi token endpoint answered ${answer.status}: check the app's client id and secret, the contract id and the scopes ${SMAREGI_SCOPES}`,
+        `Smaregi token endpoint answered ${answer.status}: check the app's client id and secret, the contract id and the scopes ${scopes}`,
         answer.status,
       );
     }

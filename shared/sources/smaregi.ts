@@ -70,6 +70,11 @@ export const SmaregiSettings = z
      * number: `GET /api/ext/users/unique_id/{code}`, no linking needed).
      */
     memberLookup: z.enum(['external_id', 'unique_id']).default('external_id'),
+    /**
+     * The till's points: `ignore` (Smaregi's own points, untouched) or `membership` (the till's points are
+     * the membership balance: what a member spends at the till, `spendPoint`, is deducted from it).
+     */
+    tillPoints: z.enum(['ignore', 'membership']).default('ignore'),
     /** How long a sale first seen without a member stays open to an edit attaching one (staff attach members late). */
     lateMemberDays: z.number().int().min(1).max(90).default(31),
     /** Days of purchases that found no member to credit once a customer code is linked (`npm run members -- link`). */
@@ -186,6 +191,7 @@ function thinEvent(payload: SmaregiWebhook, id: string, source: string, settings
       storeIds: settings.storeIds,
       memberLookup: settings.memberLookup,
       lateMemberDays: settings.lateMemberDays,
+      tillPoints: settings.tillPoints,
     },
   };
 }

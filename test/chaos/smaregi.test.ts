@@ -28,3 +28,10 @@ describe('Smaregi in the chaos scenario', () => {
     expect([short.nonSales.length > 0, long.lateMembers.length > 0, long.nonSales.length > 0]).toEqual([true, true, true]);
   });
 });
+
+describe('Smaregi till points in the chaos scenario', () => {
+  it('pays Smaregi sales of longer runs partly in points, each given back by its void or its corrected last delivery', () => {
+    const long = smaregiTillCases(generateScenario({ events: 2000, seed: 7 }));
+    expect(long.spends.length).toBeGreaterThan(0);
+  });
+});

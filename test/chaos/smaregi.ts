@@ -17,7 +17,15 @@ import type { ChaosCustomer, DeliveryStep, EventSpec, Scenario } from './scenari
  *   the same amount for the same member, which must earn nothing (the member's points would show it);
  * - late members: a sale delivered more than once is first rung up without its member, whom staff
  *   attach before its last delivery (as Smaregi's `edited`): it must still earn, once.
+ *
+ * Points spent at the till (issue 42; the chaos stack runs `tillPoints: membership`): a sale of ¥100 or
+ * more (it earns at least 1 point) is paid partly with 1 point when it ends voided (the void gives it
+ * back) or when it is delivered more than once (staff correct the payment before its last delivery, an
+ * edit: the spend given back). Every spend therefore ends given back, so the model needs nothing new
+ * and a clamp cannot skew it; a deduction made twice, or a give-back missed or made twice, shows as a
+ * mismatch. Spending no more than the sale earned keeps every other refund of the member uncapped.
  */
+export const CHAOS_SPEND_POINTS = 1;
 
 const MIX = {
   /** Eligible Shopify orders that are Smaregi transactions instead. */
@@ -72,11 +80,12 @@ async function post(url: string, body: unknown): Promise<void> {
 }
 
 /** A one-line sale of `amount` units, tax inside the price (10 % on top of the eligible amount). */
-function transaction(id: string, customerId: string | null, amount: number, voided: boolean, at: string) {
+function transaction(id: string, customerId: string | null, amount: number, voided: boolean, at: string, spendPoint = 0) {
   const tax = Math.floor(amount / 10);
   const s = (n: number) => String(n);
   return {
     transactionHeadId: id,
+    spendPoint: s(spendPoint),
     transactionDateTime: at,
     transactionHeadDivision: '1',
     cancelDivision: voided ? '1' : '0',
@@ -106,14 +115,25 @@ function nonSale(orderId: string, customerId: string | null, amount: number, at:
   return { ...transaction(`9${orderId}`.slice(0, 20), customerId, amount, false, at), transactionHeadDivision: division };
 }
 
-/** The sales of a scenario rung up with a late member, and those whose webhook also names a non-sale record. */
-export function smaregiTillCases(scenario: Scenario): { lateMembers: string[]; nonSales: string[] } {
+/** Whether the sale is paid partly with points at some delivery (see above): voided later, or delivered more than once (not late-member). */
+function spends(scenario: Scenario, orderId: string): boolean {
+  const index = scenario.events.findIndex((e) => e.kind === 'purchase' && e.orderId === orderId);
+  const sale = scenario.events[index];
+  if (sale?.kind !== 'purchase' || sale.customer === null || sale.amount < 100) return false;
+  if (scenario.events.some((e) => e.kind === 'refund' && e.orderId === orderId)) return true;
+  const steps = scenario.deliveries.filter((d) => d.event === index).length;
+  return steps > 1 && !chosen(orderId, 3, 1);
+}
+
+/** The sales of a scenario rung up with a late member, those whose webhook also names a non-sale record, and those paid partly with points. */
+export function smaregiTillCases(scenario: Scenario): { lateMembers: string[]; nonSales: string[]; spends: string[] } {
   const sales = scenario.events
     .map((e, index) => ({ e, steps: scenario.deliveries.filter((d) => d.event === index).length }))
     .filter(({ e }) => e.source === 'smaregi' && e.kind === 'purchase');
   return {
     lateMembers: sales.filter(({ e, steps }) => steps > 1 && chosen(e.orderId, 3, 1)).map(({ e }) => e.orderId),
     nonSales: sales.filter(({ e }) => e.customer !== null && chosen(e.orderId, 5, 2)).map(({ e }) => e.orderId),
+    spends: sales.filter(({ e }) => spends(scenario, e.orderId)).map(({ e }) => e.orderId),
   };
 }
 
@@ -122,6 +142,8 @@ export function createSmaregiSender(access: SmaregiChaosAccess) {
   const voided = new Set<string>();
   /** Sales whose member staff attached late, once attached (the state never goes back). */
   const attached = new Set<string>();
+  /** Sales whose points payment staff corrected to none (their last delivery; never goes back). */
+  const corrected = new Set<string>();
   return {
     async seedCustomers(customers: ChaosCustomer[]): Promise<void> {
       for (const c of customers)
@@ -136,10 +158,13 @@ export function createSmaregiSender(access: SmaregiChaosAccess) {
       // Attaching the member is an edit: Smaregi sends it as `edited`, with an event id of its own.
       const attaching = lateSale && !lateMember;
       const withNonSale = event.kind === 'purchase' && event.customer !== null && chosen(event.orderId, 5, 2);
+      // Correcting the points payment is an edit too, with an event id of its own (never deduplicated away).
+      const voidedLater = scenario.events.some((e) => e.kind === 'refund' && e.orderId === event.orderId);
+      const correcting = event.kind === 'purchase' && spends(scenario, event.orderId) && !voidedLater && steps.at(-1) === step;
       const body = JSON.stringify({
         contractId: access.contractId,
         event: 'pos:transactions',
-        action: event.kind === 'purchase' && !attaching ? 'created' : 'edited',
+        action: event.kind === 'purchase' && !attaching && !correcting ? 'created' : 'edited',
         transactionHeadIds: withNonSale ? [event.orderId, `9${event.orderId}`.slice(0, 20)] : [event.orderId],
       });
       return {
@@ -147,7 +172,7 @@ export function createSmaregiSender(access: SmaregiChaosAccess) {
         headers: {
           'content-type': 'application/json',
           'smaregi-contract-id': access.contractId,
-          'smaregi-event-id': attaching ? `${step.deliveryId}-member` : step.deliveryId,
+          'smaregi-event-id': attaching ? `${step.deliveryId}-member` : correcting ? `${step.deliveryId}-payment` : step.deliveryId,
           [access.header]: access.secret,
         },
         body,
@@ -158,7 +183,12 @@ export function createSmaregiSender(access: SmaregiChaosAccess) {
           if (!lateMember) attached.add(event.orderId);
           const member = lateMember && !attached.has(event.orderId) ? null : customerId;
           const at = new Date(nowMs).toISOString();
-          await post(`${access.url}/__smaregi/transactions`, transaction(event.orderId, member, amount, voided.has(event.orderId), at));
+          if (correcting) corrected.add(event.orderId);
+          const spent = spends(scenario, event.orderId) && !corrected.has(event.orderId) ? CHAOS_SPEND_POINTS : 0;
+          await post(
+            `${access.url}/__smaregi/transactions`,
+            transaction(event.orderId, member, amount, voided.has(event.orderId), at, spent),
+          );
           if (withNonSale) await post(`${access.url}/__smaregi/transactions`, nonSale(event.orderId, customerId, amount, at));
         },
       };

@@ -136,6 +136,8 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     emulatorConfig: options.emulatorConfig,
     webhookSecrets: { shopify: [options.secrets.shopify], pos: [options.secrets.pos], square: [options.secrets.square] },
     squareNotificationUrl: CHAOS_SQUARE_NOTIFICATION_URL,
+    // Points spent at Smaregi tills come off the membership balance (smaregi.ts: sales paid partly in points).
+    smaregi: { tillPoints: 'membership' },
     tableName: 'chaos-ledger',
     env: {
       POWERTOOLS_LOG_LEVEL: 'ERROR',

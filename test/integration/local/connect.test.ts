@@ -69,7 +69,7 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
       dynamodb: { url: stack.urls.dynamodb, tableName: 'connect-test-ledger', quarantineTable: 'webhook-quarantine' },
       shopifyAdmin: { url: stack.urls.shopifyAdmin },
       squareOrders: { url: stack.urls.squareOrders, basis: 'amount' },
-      smaregi: { url: stack.urls.smaregi, contractId: 'demo-contract' },
+      smaregi: { url: stack.urls.smaregi, contractId: 'demo-contract', tillPoints: 'ignore' },
       processing: processingSettingsFromEnv(stack.handlerEnv),
       sourcesConfig: stack.handlerEnv.SOURCES_CONFIG,
     });

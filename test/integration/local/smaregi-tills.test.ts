@@ -75,6 +75,14 @@ describe('Smaregi tills: divisions, stores and members', () => {
     ]);
   });
 
+  it('deducts nothing from the membership balance for points spent at the till under the default tillPoints (ignore), nor writes Smaregi’s customer points', async () => {
+    await seedSmaregiTransaction(stack, sale('2030', { spendPoint: '300' }));
+    const before = await balance();
+    await deliver(['2030']);
+    const spend = await stack.ledger.getOrder({ source: 'smaregi', orderId: '2030/spend-1' });
+    expect([await balance(), spend, stack.smaregi.standIn.customerPoint('1')]).toEqual([before + 500, undefined, undefined]);
+  });
+
   it('credits nothing for a sale at a store the source does not take, and records it as other_store', async () => {
     await seedSmaregiTransaction(stack, sale('2005', { storeId: '3' }));
     const before = await balance();

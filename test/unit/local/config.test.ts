@@ -130,4 +130,17 @@ describe('local configuration', () => {
     const error = (await resolveLocalConfig({ SMAREGI_STORE_IDS: '1,shibuya' }).catch((e: unknown) => e)) as Error;
     expect(error.message).toBe('SMAREGI_STORE_IDS must be Smaregi store ids (digits), comma-separated');
   });
+
+  it('reads SMAREGI_TILL_POINTS as the Smaregi source setting a stage file names tillPoints, ignore when unset', async () => {
+    const config = await resolveLocalConfig({ SMAREGI_TILL_POINTS: 'membership' });
+    const unset = await resolveLocalConfig({});
+    const stage = SmaregiSettings.parse({ contractId: 'c', tillPoints: 'membership' });
+    const stageDefault = SmaregiSettings.parse({ contractId: 'c' });
+    expect([config.smaregi.tillPoints, unset.smaregi.tillPoints ?? stageDefault.tillPoints]).toEqual([stage.tillPoints, 'ignore']);
+  });
+
+  it('refuses a SMAREGI_TILL_POINTS that is neither ignore nor membership', async () => {
+    const error = (await resolveLocalConfig({ SMAREGI_TILL_POINTS: 'smaregi' }).catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe('SMAREGI_TILL_POINTS must be ignore or membership');
+  });
 });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../local/smaregi/index.js';
+import { createSmaregiClient, type SmaregiError } from '../../../../shared/smaregi/index.js';
 import { smaregiTransaction } from '../../../support/smaregi.js';
 
 /** The Platform API stand-in, over real HTTP, where it must behave as Smaregi does (docs/smaregi.md, "Locally"). */
@@ -102,5 +103,52 @@ describe('the Smaregi stand-in', () => {
         (record.details as { unitDiscountedSum: string }[])[0]?.unitDiscountedSum,
       ],
     }).toEqual({ made: 201, original: ['1', '14'], record: ['2', '11', '-11000', '-11000'] });
+  });
+});
+
+/** 会員ポイント更新 through the worker's own client (shared/smaregi), as the till-points mirror calls it. */
+describe('the Smaregi stand-in: a customer’s points', () => {
+  let standIn: SmaregiStandIn;
+  beforeEach(async () => {
+    standIn = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
+    standIn.putCustomer({ customerId: '7', customerCode: 'C-0007', point: '120' } as never);
+  });
+  afterEach(() => standIn.close());
+  const client = () =>
+    createSmaregiClient({
+      contractId: 'c1',
+      apiOrigin: standIn.url,
+      idOrigin: standIn.url,
+      credentials: async () => ({ clientId: 'app', clientSecret: 'app-secret' }),
+      sleep: async () => undefined,
+    });
+
+  it('sets the customer’s points to the value sent, not adding to them, the same again changing nothing', async () => {
+    const c = client();
+    await c.setCustomerPoint('7', 450);
+    await c.setCustomerPoint('7', 450);
+    await c.close();
+    expect(standIn.customerPoint('7')).toBe('450');
+  });
+
+  it('refuses a token that did not ask for pos.customers:write with 403, and an unknown customer with not_found', async () => {
+    const grant = await fetch(`${standIn.url}/app/c1/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from('app:app-secret').toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials&scope=pos.transactions:read pos.customers:read',
+    });
+    const readToken = ((await grant.json()) as { access_token: string }).access_token;
+    const res = await fetch(`${standIn.url}/c1/pos/customers/7/point`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${readToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ point: '1' }),
+    });
+    const c = client();
+    const unknown = await c.setCustomerPoint('8', 1).catch((e: unknown) => e);
+    await c.close();
+    expect([res.status, (unknown as SmaregiError).kind, standIn.customerPoint('7')]).toEqual([403, 'not_found', '120']);
   });
 });

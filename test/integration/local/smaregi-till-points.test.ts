@@ -1,0 +1,208 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
+import { reconcileCommand } from '../../../ops/reconcile-command.js';
+import { opsCommandOn, withDemoStack } from '../../support/local-stack.js';
+import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../support/smaregi.js';
+
+/**
+ * Points spent at the till (`spendPoint`) under `tillPoints: membership` (SMAREGI_TILL_POINTS), through
+ * `npm start`'s stack (Smaregi stand-in, emulator, dynalite). taro (gold: 5 %) is Smaregi member C-0001:
+ * the fixture sale of ¥11,000 including tax earns 500 points.
+ */
+const SPEND = '^/api/ext/users/[^/]+/points$';
+
+function tillPointsHelpers(get: () => { stack: LocalStack; handle: LocalStackHandle }) {
+  const member = async () => get().handle.openapi.getMemberByExternalId('smaregi', 'C-0001');
+  const balance = async () => (await member()).point;
+  const deliver = async (ids: string[], action = 'created') => {
+    const answer = await deliverSmaregi(get().stack, ids, { action });
+    expect(answer.status).toBe(202);
+    await get().handle.waitForIdle();
+  };
+  /** The member's history entries carrying the marker of the ledger order `orderId`, oldest first. */
+  const entries = async (orderId: string) => {
+    const history = await get().handle.openapi.listPoints((await member()).id, { page: 1, perPage: 1000 });
+    const marker = `lp1:smaregi:order:${encodeURIComponent(orderId)}`;
+    return history.points
+      .filter((p) => p.remarks === marker)
+      .map((p) => p.point)
+      .reverse();
+  };
+  const recorded = async (orderId: string) => {
+    const o = await get().stack.ledger.getOrder({ source: 'smaregi', orderId });
+    return { outcome: o?.outcome, points: o?.pointsCredited, shortfall: o?.shortfall };
+  };
+  const sale = (id: string, changes: Record<string, unknown> = {}) =>
+    smaregiTransaction('transaction-sale-tax-included.json', id, { spendPoint: '300', ...changes });
+  const fault = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${get().stack.urls.emulator}/__emulator/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(201);
+  };
+  return { balance, deliver, entries, recorded, sale, fault };
+}
+
+describe('Smaregi till points under tillPoints membership (insufficient points: clamp)', () => {
+  let stack: LocalStack;
+  let handle: LocalStackHandle;
+  withDemoStack({ handlerLogs: 'off', smaregi: { tillPoints: 'membership' } }, (made) => {
+    ({ stack, handle } = made);
+  });
+  beforeAll(async () => {
+    await seedSmaregiCustomer(stack, smaregiFixture('customer-member.json'));
+  });
+  const h = tillPointsHelpers(() => ({ stack, handle }));
+
+  it('deducts the 300 points spent at the till once, as an entry of its own beside the sale’s 500, when Smaregi delivers the sale twice', async () => {
+    await seedSmaregiTransaction(stack, h.sale('3001'));
+    const before = await h.balance();
+    await h.deliver(['3001']);
+    await h.deliver(['3001']);
+    expect([await h.balance(), await h.entries('3001'), await h.entries('3001/spend-1'), await h.recorded('3001/spend-1')]).toEqual([
+      before + 500 - 300,
+      [500],
+      [-300],
+      { outcome: 'debited', points: -300, shortfall: undefined },
+    ]);
+  });
+
+  it('finds the deduction by its marker when its answer was lost (reset after commit), and deducts it only once', async () => {
+    await seedSmaregiTransaction(stack, h.sale('3002'));
+    const before = await h.balance();
+    await h.fault({ method: 'POST', path: SPEND, fault: 'reset_after_commit', times: 1 });
+    await h.deliver(['3002']);
+    const record = await stack.ledger.getOrder({ source: 'smaregi', orderId: '3002/spend-1' });
+    expect([await h.balance(), await h.entries('3002/spend-1'), record?.outcome, record?.reconciled]).toEqual([
+      before + 200,
+      [-300],
+      'debited',
+      true,
+    ]);
+  });
+
+  it('gives the 300 points back once when the sale is voided, with its 500 taken back as before', async () => {
+    await seedSmaregiTransaction(stack, h.sale('3003'));
+    const before = await h.balance();
+    await h.deliver(['3003']);
+    await seedSmaregiTransaction(stack, h.sale('3003', { cancelDivision: '1' }));
+    await h.deliver(['3003'], 'edited');
+    await h.deliver(['3003'], 'edited');
+    expect([await h.balance(), await h.entries('3003/spend-1'), await h.entries('3003/spend-1/back')]).toEqual([before, [-300], [300]]);
+  });
+
+  it('writes the membership balance to the Smaregi customer after each change, so the till lets the member spend exactly that', async () => {
+    await seedSmaregiTransaction(stack, h.sale('3008'));
+    await h.deliver(['3008']);
+    const afterSale = [stack.smaregi.standIn.customerPoint('1'), String(await h.balance())];
+    await seedSmaregiTransaction(stack, h.sale('3008', { cancelDivision: '1' }));
+    await h.deliver(['3008'], 'edited');
+    expect([...afterSale, stack.smaregi.standIn.customerPoint('1'), String(await h.balance())]).toEqual([
+      afterSale[1],
+      afterSale[1],
+      String(await h.balance()),
+      String(await h.balance()),
+    ]);
+    expect(afterSale[1]).not.toBe(stack.smaregi.standIn.customerPoint('1'));
+  });
+
+  it('gives the points back once for a return-cancellation, whichever of its two records comes first', async () => {
+    await seedSmaregiTransaction(stack, h.sale('3004'));
+    const before = await h.balance();
+    await h.deliver(['3004']);
+    const res = await fetch(`${stack.urls.smaregi}/__smaregi/return-cancellations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ transactionHeadId: '3004', newTransactionHeadId: '3005' }),
+    });
+    expect(res.status).toBe(201);
+    await h.deliver(['3005', '3004'], 'edited');
+    await h.deliver(['3004', '3005'], 'edited');
+    expect([await h.balance(), await h.entries('3004/spend-1/back')]).toEqual([before, [300]]);
+  });
+
+  it('follows an edit of the points spent from 300 to 200: the 300 given back, 200 deducted', async () => {
+    await seedSmaregiTransaction(stack, h.sale('3006'));
+    const before = await h.balance();
+    await h.deliver(['3006']);
+    await seedSmaregiTransaction(stack, h.sale('3006', { spendPoint: '200' }));
+    await h.deliver(['3006'], 'edited');
+    await h.deliver(['3006'], 'edited');
+    expect([await h.balance(), await h.entries('3006/spend-1/back'), await h.entries('3006/spend-2')]).toEqual([
+      before + 500 - 200,
+      [300],
+      [-200],
+    ]);
+  });
+
+  it('finds an edit of the points spent whose webhook never came on the next reconcile: 300 given back, 100 deducted', async () => {
+    const made = new Date(Date.now() - 300_000).toISOString();
+    await seedSmaregiTransaction(stack, h.sale('3009', { transactionDateTime: made, updDateTime: made }));
+    const before = await h.balance();
+    await h.deliver(['3009']);
+    await seedSmaregiTransaction(stack, h.sale('3009', { transactionDateTime: made, spendPoint: '100' }));
+    const out: string[] = [];
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const env = { PORT: String(new URL(stack.urls.intake).port) };
+    await reconcileCommand(['--source', 'smaregi', '--since', since], env, { print: (l) => out.push(l), printError: () => {} });
+    await handle.waitForIdle();
+    expect([await h.balance(), await h.entries('3009/spend-2'), out.at(-1)?.includes('missing=1')]).toEqual([
+      before + 500 - 100,
+      [-100],
+      true,
+    ]);
+  });
+
+  it('records the spend of a customer code no member holds as customer_not_found, not kept to be deducted by a later link', async () => {
+    await seedSmaregiCustomer(stack, { customerId: '9', customerCode: 'C-0009', lastName: '未', firstName: '登録' });
+    await seedSmaregiTransaction(stack, h.sale('3010', { customerId: '9' }));
+    await h.deliver(['3010']);
+    const spend = await stack.ledger.getOrder({ source: 'smaregi', orderId: '3010/spend-1' });
+    expect([spend?.outcome, spend?.unlinkedCustomer]).toEqual(['customer_not_found', undefined]);
+  });
+
+  it('deducts what the member holds when they spent more (clamp), records the shortfall, and gives back only what it took', async () => {
+    const held = await h.balance();
+    const spent = held + 500 + 1000;
+    await seedSmaregiTransaction(stack, h.sale('3007', { spendPoint: String(spent) }));
+    await h.deliver(['3007']);
+    const afterSale = await h.balance();
+    const shown = await opsCommandOn(stack, 'ledger', 'smaregi', '3007/spend-1');
+    await seedSmaregiTransaction(stack, h.sale('3007', { spendPoint: String(spent), cancelDivision: '1' }));
+    await h.deliver(['3007'], 'edited');
+    expect([afterSale, await h.recorded('3007/spend-1'), shown.text.includes('outcome: insufficient_points'), await h.balance()]).toEqual([
+      0,
+      { outcome: 'insufficient_points', points: -(held + 500), shortfall: 1000 },
+      true,
+      held,
+    ]);
+  });
+});
+
+describe('Smaregi till points under tillPoints membership (insufficient points: park)', () => {
+  let stack: LocalStack;
+  let handle: LocalStackHandle;
+  withDemoStack({ handlerLogs: 'off', smaregi: { tillPoints: 'membership' }, env: { INSUFFICIENT_POINTS_POLICY: 'park' } }, (made) => {
+    ({ stack, handle } = made);
+  });
+  beforeAll(async () => {
+    await seedSmaregiCustomer(stack, smaregiFixture('customer-member.json'));
+  });
+  const h = tillPointsHelpers(() => ({ stack, handle }));
+
+  it('deducts nothing when the member spent more than they hold (park), records it as insufficient_points for npm run ledger, and tries nothing more on a repeat', async () => {
+    const held = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3101', { spendPoint: String(held + 5000) }));
+    await h.deliver(['3101']);
+    await h.deliver(['3101'], 'edited');
+    const shown = await opsCommandOn(stack, 'ledger', 'smaregi', '3101/spend-1');
+    expect([
+      await h.balance(),
+      await h.recorded('3101/spend-1'),
+      await h.entries('3101/spend-1'),
+      shown.text.includes(`shortfall: ${held + 5000}`),
+    ]).toEqual([held + 500, { outcome: 'insufficient_points', points: 0, shortfall: held + 5000 }, [], true]);
+  });
+});
