@@ -1,8 +1,9 @@
+import { DAY_MS } from '../shared/time/index.js';
+
 /**
  * The emulator's clock and its date formats. Times are wall-clock milliseconds read with UTC getters, so
  * "2026-01-15 10:00:00" in the configuration is exactly what the API answers, whatever the host's zone.
  */
-const DAY_MS = 86_400_000;
 
 export interface Clock {
   now(): number;

@@ -25,6 +25,7 @@ import type * as logging from '../shared/logging/index.js';
 import { powertoolsLogger } from '../shared/logging/index.js';
 import { METRIC, powertoolsMetrics } from '../shared/metrics/index.js';
 import { createOpenApiClient, environmentCredentials, type OpenApiClient, secretsManagerCredentials } from '../shared/openapi/index.js';
+import { DAY_MS } from '../shared/time/index.js';
 
 /**
  * audit-ledger: on an EventBridge schedule, the same audit as `npm run audit` over the ledger records
@@ -34,7 +35,6 @@ import { createOpenApiClient, environmentCredentials, type OpenApiClient, secret
  */
 
 export const DEFAULT_AUDIT_DAYS = 3;
-const DAY_MS = 86_400_000;
 
 export type AuditLedgerLogger = Pick<logging.Logger, 'info' | 'warn'>;
 

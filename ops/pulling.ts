@@ -12,6 +12,7 @@ import {
 import { loadStageConfig, QUEUE_RETENTION_DAYS } from '../infra/config/index.js';
 import { OpsError } from './errors.js';
 import type { AwsTarget, StageOptions } from './aws.js';
+import { DAY_MS } from '../shared/time/index.js';
 
 /** Where `npm run pause` / `npm run resume` act: the worker's pull switch and the planned-pause record. */
 export interface PullingTarget {
@@ -68,7 +69,7 @@ export function parseUntil(value: string | undefined, nowMs: number, retentionDa
   const until = new Date(value);
   if (Number.isNaN(until.getTime())) throw new OpsError('usage', `--until is an ISO date or time, not ${value}`);
   if (until.getTime() <= nowMs) throw new OpsError('usage', `--until ${value} is not in the future`);
-  if (retentionDays !== undefined && until.getTime() - nowMs > retentionDays * 86_400_000)
+  if (retentionDays !== undefined && until.getTime() - nowMs > retentionDays * DAY_MS)
     throw new OpsError(
       'usage',
       `--until ${value} is beyond the queue's retention (${retentionDays} days): events queued meanwhile would be lost`,

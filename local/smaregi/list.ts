@@ -1,8 +1,8 @@
 import type { JsonAnswer } from '../http/index.js';
+import { DAY_MS } from '../../shared/time/index.js';
 
 /** How wide one list query may be (Smaregi refuses wider date ranges; the reconcile asks in windows). */
 export const MAX_LIST_DAYS = 31;
-const DAY_MS = 86_400_000;
 
 /**
  * The date filters of Smaregi's list: one of them is required (as Smaregi does), a range at most 31 days.

@@ -1,8 +1,7 @@
 import { PurchaseEvent } from '../events/index.js';
 import type { Ledger } from '../ledger/index.js';
 import type { ProcessContext, ProcessOutcome, Processor } from '../points/index.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../time/index.js';
 
 /** What crediting a customer's earlier purchases came to. */
 export interface EarlierCredits {

@@ -1,6 +1,5 @@
 import type { QueuedEvent } from '../events/index.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../time/index.js';
 
 /**
  * Why an event is too old to act on, or undefined. Shopify signs no timestamp, so a captured

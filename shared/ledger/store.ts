@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { capText } from '../text/index.js';
 import type { Expression } from './expression.js';
 import { GetCommand, isConditionFailure, PutCommand, UpdateCommand } from '../dynamodb/index.js';
+import { DAY_MS } from '../time/index.js';
 
 /** Epoch milliseconds now. Injected so tests move leases without sleeping. */
 export type Clock = () => number;
@@ -57,8 +58,6 @@ export interface Store {
   /** The TTL (epoch seconds) of a record written at `ms`. */
   ttlFrom(ms: number): number;
 }
-
-const DAY_MS = 86_400_000;
 
 export interface StoreOptions {
   client: DynamoDBDocumentClient;

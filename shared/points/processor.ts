@@ -10,6 +10,7 @@ import { processRefund } from './refund.js';
 import { storedEvent } from './refund-results.js';
 import { queuedWithItsPurchase } from './refund-wait.js';
 import { processSmaregiState } from './smaregi-state.js';
+import { DAY_MS } from '../time/index.js';
 
 export interface ProcessContext {
   /** The queue message's id (the activity record files the receive under it). */
@@ -109,8 +110,6 @@ function withFollowUps<T extends ProcessOutcome>(outcome: T, followUps: FollowUp
   const action = followUps.some((f) => f.action === 'retry') ? 'retry' : outcome.action;
   return { ...outcome, action, followUps };
 }
-
-const DAY_MS = 86_400_000;
 
 /** The ledger may have forgotten an event this old: acting on it could credit or debit twice. */
 function olderThanRetention(occurredAt: string, nowMs: number, ledgerTtlDays: number): boolean {

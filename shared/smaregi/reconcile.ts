@@ -6,6 +6,7 @@ import { SmaregiError } from './errors.js';
 import { CANCEL_REFUND_ID, resolveTransaction } from './resolve.js';
 import { readSpends } from './spend.js';
 import { linkOf, type SmaregiTransactionListItem } from './transaction.js';
+import { DAY_MS } from '../time/index.js';
 
 /**
  * Missed webhooks: Smaregi documents no retries, and deliveries missed while the receiver was down may
@@ -16,7 +17,6 @@ import { linkOf, type SmaregiTransactionListItem } from './transaction.js';
  */
 export const MAX_WINDOW_DAYS = 31;
 export const PAGE_LIMIT = 1000;
-const DAY_MS = 86_400_000;
 
 export interface SmaregiReconcileDeps {
   client: Pick<SmaregiClient, 'listTransactions' | 'getTransaction'>;

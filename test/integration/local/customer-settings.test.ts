@@ -4,11 +4,11 @@ import { shopifyOrderPaid } from '../../../local/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import { opsCommandOn } from '../../support/local-stack.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
+import { DAY_MS } from '../../../shared/time/index.js';
 
 /** A shop whose membership service names the key `shop_jp` and credits a week back, not the defaults. */
 const EXTERNAL_KEY = 'shop_jp';
 const RETRO_DAYS = 7;
-const DAY_MS = 86_400_000;
 
 let stack: LocalStack;
 let api: OpenApiClient;
