@@ -74,10 +74,10 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
         redemptionValidSeconds: redeemingValidity(connected.sources),
         emulatorConfig: config.emulatorConfig,
         secrets: {
-          shopify: config.webhookSecrets.shopify[0]!,
-          pos: config.webhookSecrets.pos[0]!,
+          shopify: config.webhookSecrets.shopify[0] ?? '',
+          pos: config.webhookSecrets.pos[0] ?? '',
           square: {
-            key: config.webhookSecrets.square[0]!,
+            key: config.webhookSecrets.square[0] ?? '',
             notificationUrl: config.squareNotificationUrl ?? defaultSquareNotificationUrl(connected.intakeUrl),
           },
           ...(connected.smaregi

@@ -112,8 +112,11 @@ export function depsFromEnvironment(
   // One token per shop for the container's life: a granted one is renewed, not fetched per run.
   const tokens = new Map<string, AdminAccessToken>();
   const tokenOf = (name: string, s: { shopDomain: string; accessTokenSecretArn: string }) => {
-    if (!tokens.has(name)) tokens.set(name, secretsManagerAdminToken(s.accessTokenSecretArn, reader, { shopDomain: s.shopDomain }));
-    return tokens.get(name)!;
+    const known = tokens.get(name);
+    if (known) return known;
+    const made = secretsManagerAdminToken(s.accessTokenSecretArn, reader, { shopDomain: s.shopDomain });
+    tokens.set(name, made);
+    return made;
   };
   const logger = overrides.logger ?? powertoolsLogger(env, 'reconcile-shopify');
   return {

@@ -147,12 +147,12 @@ export function bannerLines(b: BannerInput): string[] {
       '',
       `Shopify orders/paid for ${shopper.name} (shopify customer ${shopper.externalId}); paste it twice to see the duplicate dropped:`,
       '',
-      exampleShopifyCurl(b.urls.intake, shopper.externalId, b.webhookSecrets.shopify[0]!, b.now),
+      exampleShopifyCurl(b.urls.intake, shopper.externalId, b.webhookSecrets.shopify[0] ?? '', b.now),
     );
   }
   const walkIn = exampleMember(b.emulatorConfig, 'pos_card');
   if (walkIn) {
-    const secret = b.defaulted.pos ? { literal: b.webhookSecrets.pos[0]! } : { envVar: LOCAL_ENV.POS_WEBHOOK_SECRETS };
+    const secret = b.defaulted.pos ? { literal: b.webhookSecrets.pos[0] ?? '' } : { envVar: LOCAL_ENV.POS_WEBHOOK_SECRETS };
     lines.push(
       '',
       `POS sale for ${walkIn.name} (card ${walkIn.externalId}), signed when pasted (needs openssl):`,

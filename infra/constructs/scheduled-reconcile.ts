@@ -100,7 +100,7 @@ export class ScheduledReconcile extends Construct {
         source,
         {
           shopDomain: s.shopDomain,
-          accessTokenSecretArn: this.tokenSecrets[source]!.secretArn,
+          accessTokenSecretArn: tokenSecretOf(this.tokenSecrets, source).secretArn,
           lookbackHours: s.lookbackHours,
           settleMinutes: s.settleMinutes,
         },
@@ -160,4 +160,11 @@ export class ScheduledReconcile extends Construct {
       return alarm;
     });
   }
+}
+
+/** Each reconciled source got its token secret above: one missing is a bug here, said by name. */
+function tokenSecretOf(secrets: Record<string, Secret>, source: string): Secret {
+  const secret = secrets[source];
+  if (!secret) throw new Error(`no Admin API token secret was made for source ${source}`);
+  return secret;
 }

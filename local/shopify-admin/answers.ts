@@ -37,8 +37,7 @@ export function answerRefund(store: ShopStore, top: Field, vars: Record<string, 
 /** The `first` of a nested field of the top selection (or a default). */
 function limitOf(top: Field, name: string, fallback: number): number {
   const queue = [...top.children];
-  while (queue.length > 0) {
-    const f = queue.shift()!;
+  for (let f = queue.shift(); f !== undefined; f = queue.shift()) {
     if (f.name === name) {
       const n = Number(f.args.first);
       return Number.isInteger(n) && n > 0 ? n : fallback;

@@ -113,7 +113,7 @@ export function updatedAtFilter(query: string): ((updatedAt: string) => boolean)
     .replace(/\bAND\b/g, '')
     .trim();
   if (rest !== '') return { error: `the stand-in reads only updated_at terms, not "${rest.slice(0, 40)}"` };
-  const bounds = terms.map(([, op, value]) => ({ op: op!, at: Date.parse(value!) }));
+  const bounds = terms.map(([, op, value]) => ({ op: op ?? '', at: Date.parse(value ?? '') }));
   if (bounds.some((b) => Number.isNaN(b.at))) return { error: 'updated_at needs an ISO 8601 date' };
   return (updatedAt) => {
     const t = Date.parse(updatedAt);

@@ -118,7 +118,7 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
 }
 
 function handle(state: StandInState, req: IncomingMessage, body: Buffer): Answer {
-  const path = (req.url ?? '/').split('?', 1)[0]!;
+  const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
   if (req.method !== 'POST') return { status: 405, body: { errors: 'use POST' } };
   if (path.startsWith('/__shopify/')) {
     // Unauthenticated like /__local/*: only what a browser page cannot send (shared/http/admin-guard.ts).

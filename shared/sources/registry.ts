@@ -30,14 +30,15 @@ export function configureSource<S, P, E extends QueuedEvent = PointsEvent>(
   name: string,
   settings: S,
 ): ConfiguredSource<E> {
+  const { subscriptions, versionMismatch, customerLinking } = source;
   return {
     name,
     kind: source.kind,
     quarantinesUnreadable: source.quarantinesUnreadable === true,
     ...(source.maxBodyBytes !== undefined ? { maxBodyBytes: source.maxBodyBytes } : {}),
-    ...(source.subscriptions ? { subscriptions: () => source.subscriptions!(settings) } : {}),
-    ...(source.versionMismatch ? { versionMismatch: (headers) => source.versionMismatch!(headers, settings) } : {}),
-    ...(source.customerLinking ? { customerLinking: () => source.customerLinking!(settings) } : {}),
+    ...(subscriptions ? { subscriptions: () => subscriptions.call(source, settings) } : {}),
+    ...(versionMismatch ? { versionMismatch: (headers) => versionMismatch.call(source, headers, settings) } : {}),
+    ...(customerLinking ? { customerLinking: () => customerLinking.call(source, settings) } : {}),
     verify: (request, options) => source.verify(request, options, settings),
     read: (request) => {
       const parsed = source.parse(request, settings);
