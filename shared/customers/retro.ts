@@ -18,7 +18,7 @@ export interface EarlierCredits {
 }
 
 export interface RetroDeps {
-  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'leaveUnlinkedIndex'>;
+  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'leaveUnlinkedIndex' | 'markCustomerLinked'>;
   processor: Pick<Processor, 'creditLinkedPurchase'>;
   clock: () => number;
   logger?: { warn(message: string, fields?: Record<string, unknown>): void };
@@ -37,11 +37,15 @@ export interface RetroInput {
  * ledger's byUnlinkedCustomer index), each through the usual purchase protocol (claim, look up, one
  * calculation with the order's marker, record), then the refunds that waited for it. Safe to run
  * again at any time: a credited order has left the index, and one claimed elsewhere waits its turn.
+ * An order recorded after the look is not missed: the customer's link mark is written before it.
  */
 export async function creditEarlierPurchases(deps: RetroDeps, input: RetroInput, context?: ProcessContext): Promise<EarlierCredits> {
   const tally: EarlierCredits = { credited: 0, points: 0, pending: 0, notFound: 0 };
   if (input.days <= 0) return tally;
   const since = new Date(deps.clock() - input.days * DAY_MS).toISOString();
+  // First the mark, then the look: a purchase of theirs recording customer_not_found after this look
+  // (it looked the customer up before the link) finds the mark and credits itself (purchase.ts).
+  await deps.ledger.markCustomerLinked({ source: input.source, externalKey: input.externalKey, externalId: input.externalId });
   const refs = await deps.ledger.listUnlinkedOrders({ ...input, since });
   for (const ref of refs) {
     // The index is eventually consistent: the order itself says whether it still waits.

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { customerKey } from '../customers/index.js';
 import { DeleteCommand, GetCommand, isConditionFailure, scanKeyPrefix, UpdateCommand } from '../dynamodb/index.js';
-import { type Ledger, OrderRecord, orderKey, RefundRecord, refundKey } from '../ledger/index.js';
+import { type Ledger, linkMarkKey, OrderRecord, orderKey, RefundRecord, refundKey } from '../ledger/index.js';
 
 /**
  * A privacy redaction on the ledger table (docs/privacy.md): what identifies the shop customer goes, the
@@ -9,7 +9,8 @@ import { type Ledger, OrderRecord, orderKey, RefundRecord, refundKey } from '../
  * index's keys are removed; amounts, point figures, markers (built from the order id), outcomes and the
  * member id stay: the member and their points live in the membership service, and a later refund must
  * still take back what the order earned. On each refund: the stored event loses its customer reference.
- * The customer record (`customer#…`, keyed by the shop customer id) is deleted. A record under a live
+ * The customer record (`customer#…`, keyed by the shop customer id) is deleted, and so is the mark a
+ * recent link left (`linked#…`, kept a day, keyed by it too). A record under a live
  * lease (being processed) is left and reported busy: the caller retries, nothing is half-done silently.
  */
 
@@ -57,6 +58,7 @@ export async function redactCustomerRecords(
     await redactOrder(deps, order, result);
   }
   if (await deleteCustomerRecord(deps, customerKey({ source: input.source, customerId: input.customerId }))) result.customers += 1;
+  await deleteCustomerRecord(deps, linkMarkKey(input.source, input.externalKey, input.customerId));
   return result;
 }
 
@@ -64,7 +66,7 @@ export async function redactCustomerRecords(
  * shop/redact: every order (with its refunds) and customer record of the source, but an order another
  * shop's delivery made: orders name their shop since they record it (`shopDomain`), a waiting order in
  * its stored purchase event; an older order naming none is taken as the shop's (a source serves one shop).
- * Customer records name no shop: all of the source's go.
+ * Customer records and link marks name no shop: all of the source's go.
  */
 export async function redactShopRecords(deps: LedgerRedactDeps, input: { source: string; shopDomain: string }): Promise<LedgerRedaction> {
   const result = empty();
@@ -80,6 +82,10 @@ export async function redactShopRecords(deps: LedgerRedactDeps, input: { source:
   for await (const item of scanKeyPrefix(deps.client, deps.tableName, `customer#${part}#`, { consistentRead: true })) {
     if (outOfTime()) return { ...result, stopped: true };
     if (await deleteCustomerRecord(deps, String(item.pk))) result.customers += 1;
+  }
+  for await (const item of scanKeyPrefix(deps.client, deps.tableName, `linked#${part}#`, { consistentRead: true })) {
+    if (outOfTime()) return { ...result, stopped: true };
+    await deleteCustomerRecord(deps, String(item.pk));
   }
   return result;
 }
