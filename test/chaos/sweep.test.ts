@@ -79,11 +79,12 @@ describe('the chaos sweep', () => {
 
     expect(ran).toEqual([1, 1, 2, 2, 3, 3]);
     expect(swept).toMatchObject({ runs: 6, failed: 1 });
-    const file = join(dir, 'seed-2-run-1.txt');
+    const file = join(dir, 'seed-2-run-1-FAILED.txt');
     expect(out[0]).toBe(
       `sweep: seed=2 run=1/2 mismatches=1 unfinished=1 dead_lettered=1 events=shopify:customer:1:linked,${order?.key} report=${file}`,
     );
     expect(out[1]).toMatch(/^sweep: seeds=1\.\.3 repeat=2 runs=6 failed=1 wall_s=\d+$/);
+    expect(await readFile(join(dir, 'seed-3-run-2.txt'), 'utf8')).toContain('ran seed 3');
     const report = await readFile(file, 'utf8');
     expect(report).toContain('ran seed 2');
     expect(report).toContain('chaos: events=40 faults=0 mismatches=1 unfinished=1 dead_lettered=1 latency_p99_ours_s=2');

@@ -7,7 +7,8 @@ import { generateScenario } from './scenario.js';
  * `npm run chaos -- --seeds A..B --repeat M`: every seed of the range, each M times, one run at a time
  * (a seed fixes the plan, not the timing, so a repeat may meet another interleaving). One line per
  * failing run on stdout, with its seed and the events that did not end as modelled; the full report of
- * each failing run in a file of its own; a closing line with the counts and the wall time.
+ * every run in a file of its own (a failing run's named `…-FAILED.txt`); a closing line with the counts
+ * and the wall time.
  */
 
 export interface SeedRange {
@@ -60,10 +61,12 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
       runs += 1;
       const report = formatReport(result);
       options.progress?.(`sweep: seed ${seed} run ${repeat}/${options.repeat}: ${report.at(-1) ?? ''}`);
-      if (!failedRun(result)) continue;
+      // Every run's report is kept (a passing run's latency is worth reading too); failing ones are named.
+      const bad = failedRun(result);
+      const file = join(options.reportsDir, `seed-${seed}-run-${repeat}${bad ? '-FAILED' : ''}.txt`);
+      await writeFile(file, `${[...runLog, ...formatReport(result, Number.POSITIVE_INFINITY)].join('\n')}\n`);
+      if (!bad) continue;
       failed += 1;
-      const file = join(options.reportsDir, `seed-${seed}-run-${repeat}.txt`);
-      await writeFile(file, [...runLog, ...formatReport(result, Number.POSITIVE_INFINITY)].join('\n') + '\n');
       options.out(failingLine(result, repeat, options.repeat, file, options.events));
     }
   }
