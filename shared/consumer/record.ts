@@ -55,9 +55,14 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
       inPlace(poisonDeferralSeconds(receiveCount), false);
       throw error;
     };
-    /** Waiting: a copy in its own group, due after the verdict; in place only when the send fails. */
-    const waits = (aside?.waits ?? 0) + 1;
-    const wait = async (verdict: Verdict, reason: string, onSetAside: () => void, error: Error): Promise<void> => {
+    /**
+     * Waiting: a copy in its own group, due after the verdict; in place only when the send fails. The
+     * copy carries the backoff steps taken so far: only waits that back off from a failing call count
+     * (waits for a known moment leave the exponent as it was, progress restarts it).
+     */
+    const backoffs = aside?.waits ?? 0;
+    const wait = async (verdict: Verdict, reason: string, onSetAside: () => void, error: Error, steps: number): Promise<void> => {
+      const waits = steps;
       if (!verdict.defer) {
         if (verdict.why === 'horizon_passed') logger.error('event waited past the retry horizon', { ...where, reason });
         fail(error);
@@ -83,7 +88,7 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
       // Until the breaker lets a probe through, not a growing backoff: a short fault that opened it must not
       // hold its customers for minutes (a long outage pauses pulling instead: shared/consumer/pull.ts).
       const verdict = deferralFor('circuit_open', { receive: 1, ageMs }, settings, random, breaker.remainingMs() / 1000);
-      return wait(verdict, 'circuit_open', () => undefined, new CircuitOpen());
+      return wait(verdict, 'circuit_open', () => undefined, new CircuitOpen(), backoffs);
     }
     /** Follow-ups (refunds run by their purchase) that must be retried get a message of their own. */
     const followUpAside = async (event: RefundEvent, outcome: ProcessOutcome) => {
@@ -126,11 +131,26 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     else if (outcome.action === 'retry') logger.warn('event processed', line);
     else logger.info('event processed', line);
     recordOutcomeMetrics(metrics, outcome);
-    const verdict = outcome.action === 'retry' ? deferralFor(outcome, { receive: waits, ageMs, nowMs: now }, settings, random) : undefined;
+    const from = madeProgress(outcome) ? 0 : backoffs;
+    const verdict =
+      outcome.action === 'retry' ? deferralFor(outcome, { receive: from + 1, ageMs, nowMs: now }, settings, random) : undefined;
     await deps.activity?.received(line, verdict?.defer ? verdict.seconds : undefined);
     if (verdict === undefined) return;
-    return wait(verdict, retryReason(outcome), () => undefined, new RetryLater(outcome));
+    const reason = retryReason(outcome);
+    return wait(verdict, reason, () => undefined, new RetryLater(outcome), BOUNDED_WAITS.has(reason) ? from : from + 1);
   };
+}
+
+/**
+ * Waits for a known moment: the breaker's next probe, the end of the lease another attempt holds, the
+ * moment a refund is parked. They are not a failing call backed off, so they do not grow the backoff's
+ * exponent: a later server fault still waits its first steps (2 s, 4 s…), not a quarter of an hour.
+ */
+const BOUNDED_WAITS: ReadonlySet<string> = new Set(['circuit_open', 'lease_held', 'refund_waiting']);
+
+/** A customer event that credited earlier purchases in this pass moved forward: its backoff restarts. */
+function madeProgress(outcome: ProcessOutcome): boolean {
+  return 'earlier' in outcome && outcome.earlier !== undefined && outcome.earlier.credited > 0;
 }
 
 /** Sends a waiting event's copy to a group of its own, due `seconds` from now; false if it could not be sent. */

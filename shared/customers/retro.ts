@@ -1,6 +1,7 @@
 import { PurchaseEvent } from '../events/index.js';
 import type { Ledger } from '../ledger/index.js';
 import type { ProcessContext, ProcessOutcome, Processor } from '../points/index.js';
+import { retryReason } from '../retry/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -15,6 +16,8 @@ export interface EarlierCredits {
   notFound: number;
   /** What the first pending order answered (`lease_held`, `upstream_error`…): the event's retry waits as it does. */
   pendingKind?: ProcessOutcome['kind'];
+  /** And when its wait ends (a lease's end), if it said. */
+  pendingUntil?: number;
 }
 
 export interface RetroDeps {
@@ -76,6 +79,8 @@ function count(tally: EarlierCredits, outcome: ProcessOutcome): void {
   } else if (outcome.kind === 'customer_not_found') tally.notFound++;
   if (outcome.action === 'retry') {
     tally.pending++;
-    tally.pendingKind ??= outcome.kind;
+    if (tally.pendingKind === undefined && 'until' in outcome && outcome.until !== undefined) tally.pendingUntil = outcome.until;
+    // What it waits for: its own kind, or (credited, a refund of it still pending) that refund's.
+    tally.pendingKind ??= retryReason(outcome) as ProcessOutcome['kind'];
   }
 }

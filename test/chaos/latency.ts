@@ -1,4 +1,5 @@
 import type { Ledger } from '../../shared/ledger/index.js';
+import { ASIDE_ATTRIBUTES } from '../../shared/queue/index.js';
 
 /**
  * How long each event took from the moment it could proceed to its final outcome (the ledger's
@@ -40,6 +41,8 @@ export interface SlowEvent {
   attempts?: number;
   lastError?: string;
   outcome?: string;
+  /** What it was set aside for, in order, with how long each wait was: what the event waited for. */
+  waits?: string[];
 }
 
 /** When the customer of an order was linked or enrolled (simulated ms), if that happened during the run. */
@@ -66,20 +69,33 @@ function idsOf(body: string): (EventIds & { key: string }) | undefined {
   }
 }
 
+/** A set-aside copy's reason and its wait in whole seconds (shared/queue/aside.ts attributes). */
+function asideWait(attributes: Record<string, string> | undefined, now: number): string | undefined {
+  const reason = attributes?.[ASIDE_ATTRIBUTES.reason];
+  const wakeAt = Number(attributes?.[ASIDE_ATTRIBUTES.wakeAt]);
+  if (reason === undefined || !Number.isFinite(wakeAt)) return undefined;
+  return `${reason} ${Math.max(0, Math.round((wakeAt - now) / 1000))}s`;
+}
+
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 export function createLatencyMeter(options: { now: () => number; excluded?: () => [number, number] | undefined; linkedAt?: LinkedAt }) {
   const accepted = new Map<string, { at: number; ids: EventIds }>();
   const held: number[] = [];
+  /** Per event, each wait it was set aside for: `<reason> <seconds>s`. */
+  const waits = new Map<string, string[]>();
   const inExcluded = (at: number) => {
     const w = options.excluded?.();
     return w !== undefined && at >= w[0] && at <= w[1];
   };
   return {
-    /** Intake queued a message (a delivery, or a set-aside copy: only the first counts). */
-    onQueued(body: string): void {
-      const ids = idsOf(body);
-      if (ids && !accepted.has(ids.key)) accepted.set(ids.key, { at: options.now(), ids });
+    /** Intake queued a message (a delivery, or a set-aside copy: only the first counts; a copy's wait is noted). */
+    onQueued(message: { body: string; attributes?: Record<string, string> }): void {
+      const ids = idsOf(message.body);
+      if (!ids) return;
+      if (!accepted.has(ids.key)) accepted.set(ids.key, { at: options.now(), ids });
+      const wait = asideWait(message.attributes, options.now());
+      if (wait) waits.set(ids.key, [...(waits.get(ids.key) ?? []), wait]);
     },
     onFirstReceived(message: { sentAt: number; receivedAt: number; heldByDeferralMs: number }): void {
       // An outage defers everything on purpose (the breaker): what it holds back is the recovery's figure.
@@ -111,6 +127,7 @@ export function createLatencyMeter(options: { now: () => number; excluded?: () =
           if (record?.outcome && BALANCE_OUTCOMES.has(record.outcome)) lastBalanceChange = Math.max(lastBalanceChange, finished);
           const detail = {
             attempts: record?.attempts,
+            ...(waits.has(key) ? { waits: waits.get(key) } : {}),
             ...(record?.outcome ? { outcome: record.outcome } : {}),
             ...(record?.lastError ? { lastError: record.lastError.slice(0, 80) } : {}),
           };

@@ -70,7 +70,7 @@ export function verdictLine(
 const seconds = (s: number) => (Math.round(s * 10) / 10).toString();
 
 const slowLine = (e: SlowEvent): string =>
-  `${e.key} ${seconds(e.seconds)} s, ${e.outcome ?? '?'}, ${e.attempts ?? '?'} attempts${e.lastError ? `, last error: ${e.lastError}` : ''}`;
+  `${e.key} ${seconds(e.seconds)} s, ${e.outcome ?? '?'}, ${e.attempts ?? '?'} attempts${e.lastError ? `, last error: ${e.lastError}` : ''}${e.waits ? `; set aside for: ${e.waits.join(', ')}` : ''}`;
 
 const list = (record: Record<string, number>): string =>
   Object.entries(record)
@@ -101,7 +101,7 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     `  latency (acceptance, or its purchase's for a refund, to final outcome, simulated; ${result.latency.parked} parked refunds apart): ${result.latency.events} events, p50 ${seconds(result.latency.p50Seconds)} s, p99 ${seconds(result.latency.p99Seconds)} s, max ${seconds(result.latency.maxSeconds)} s (${result.latency.slowest ?? '-'})`,
     ...result.latency.slowestEvents.slice(0, 5).map((e) => `    slow: ${slowLine(e)}`),
     `  latency ours (without what waits for a person: an order credited after its customer linked counts from the link; parked refunds apart): p99 ${seconds(result.latency.p99OursSeconds)} s; ${result.latency.awaitingPerson.events} events waited for their customer's link or enrolment (whole latency p99 ${seconds(result.latency.awaitingPerson.p99Seconds)} s, max ${seconds(result.latency.awaitingPerson.maxSeconds)} s)`,
-    ...result.latency.slowestOurs.slice(0, 5).map((e) => `    slow (ours): ${slowLine(e)}`),
+    ...result.latency.slowestOurs.slice(0, 10).map((e) => `    slow (ours): ${slowLine(e)}`),
     `  held back behind a deferring message of the group: ${result.latency.heldBack.messages} messages, max ${seconds(result.latency.heldBack.maxSeconds)} s, ${result.latency.heldBack.over5s} over 5 s (outage excluded)`,
     `  settled: the last balance change ${seconds(result.latency.settledSeconds)} s after the last event was accepted`,
     `  upstream requests: ${list(result.upstreamRequests)}`,

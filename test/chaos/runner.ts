@@ -130,7 +130,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     onFirstReceived: (message) => latency.onFirstReceived(message),
     onQueued: (message) => {
       holdBack.onQueued(message);
-      latency.onQueued(message.body);
+      latency.onQueued(message);
       // While faults fly, some messages also go straight to a second worker, racing the queue's copy.
       if (!injectorRef || !stackRef || !duplicateRandom.chance(options.directDuplicateRate ?? 0.1)) return;
       injectorRef.tally.directDuplicates += 1;
