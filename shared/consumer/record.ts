@@ -57,10 +57,11 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     };
     /**
      * Waiting: a copy in its own group, due after the verdict; in place only when the send fails. The
-     * copy carries the backoff steps taken so far: only waits that back off from a failing call count
-     * (waits for a known moment leave the exponent as it was, progress restarts it).
+     * copy carries the steps of its backoff: they go on while it waits for the same thing, and restart
+     * when it waits for something else (a server fault after waiting for the breaker or a lease starts
+     * at the first step, not at a quarter of an hour) or when it moved forward (progress).
      */
-    const backoffs = aside?.waits ?? 0;
+    const stepsFor = (reason: string) => (aside !== undefined && aside.reason === reason ? aside.waits : 0);
     const wait = async (verdict: Verdict, reason: string, onSetAside: () => void, error: Error, steps: number): Promise<void> => {
       const waits = steps;
       if (!verdict.defer) {
@@ -88,7 +89,7 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
       // Until the breaker lets a probe through, not a growing backoff: a short fault that opened it must not
       // hold its customers for minutes (a long outage pauses pulling instead: shared/consumer/pull.ts).
       const verdict = deferralFor('circuit_open', { receive: 1, ageMs }, settings, random, breaker.remainingMs() / 1000);
-      return wait(verdict, 'circuit_open', () => undefined, new CircuitOpen(), backoffs);
+      return wait(verdict, 'circuit_open', () => undefined, new CircuitOpen(), stepsFor('circuit_open') + 1);
     }
     /** Follow-ups (refunds run by their purchase) that must be retried get a message of their own. */
     const followUpAside = async (event: RefundEvent, outcome: ProcessOutcome) => {
@@ -131,22 +132,14 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     else if (outcome.action === 'retry') logger.warn('event processed', line);
     else logger.info('event processed', line);
     recordOutcomeMetrics(metrics, outcome);
-    const from = madeProgress(outcome) ? 0 : backoffs;
-    const verdict =
-      outcome.action === 'retry' ? deferralFor(outcome, { receive: from + 1, ageMs, nowMs: now }, settings, random) : undefined;
+    const reason = retryReason(outcome);
+    const step = (madeProgress(outcome) ? 0 : stepsFor(reason)) + 1;
+    const verdict = outcome.action === 'retry' ? deferralFor(outcome, { receive: step, ageMs, nowMs: now }, settings, random) : undefined;
     await deps.activity?.received(line, verdict?.defer ? verdict.seconds : undefined);
     if (verdict === undefined) return;
-    const reason = retryReason(outcome);
-    return wait(verdict, reason, () => undefined, new RetryLater(outcome), BOUNDED_WAITS.has(reason) ? from : from + 1);
+    return wait(verdict, reason, () => undefined, new RetryLater(outcome), step);
   };
 }
-
-/**
- * Waits for a known moment: the breaker's next probe, the end of the lease another attempt holds, the
- * moment a refund is parked. They are not a failing call backed off, so they do not grow the backoff's
- * exponent: a later server fault still waits its first steps (2 s, 4 s…), not a quarter of an hour.
- */
-const BOUNDED_WAITS: ReadonlySet<string> = new Set(['circuit_open', 'lease_held', 'refund_waiting']);
 
 /** A customer event that credited earlier purchases in this pass moved forward: its backoff restarts. */
 function madeProgress(outcome: ProcessOutcome): boolean {

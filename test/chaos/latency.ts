@@ -89,13 +89,16 @@ export function createLatencyMeter(options: { now: () => number; excluded?: () =
     return w !== undefined && at >= w[0] && at <= w[1];
   };
   return {
-    /** Intake queued a message (a delivery, or a set-aside copy: only the first counts; a copy's wait is noted). */
-    onQueued(message: { body: string; attributes?: Record<string, string> }): void {
+    /** Intake queued a message (a delivery, or a set-aside copy: only the first counts). */
+    onQueued(body: string): void {
+      const ids = idsOf(body);
+      if (ids && !accepted.has(ids.key)) accepted.set(ids.key, { at: options.now(), ids });
+    },
+    /** The worker set a waiting event aside: what for, and how long (what the slowest events waited for). */
+    onSetAside(message: { body: string; attributes?: Record<string, string> }): void {
       const ids = idsOf(message.body);
-      if (!ids) return;
-      if (!accepted.has(ids.key)) accepted.set(ids.key, { at: options.now(), ids });
       const wait = asideWait(message.attributes, options.now());
-      if (wait) waits.set(ids.key, [...(waits.get(ids.key) ?? []), wait]);
+      if (ids && wait) waits.set(ids.key, [...(waits.get(ids.key) ?? []), wait]);
     },
     onFirstReceived(message: { sentAt: number; receivedAt: number; heldByDeferralMs: number }): void {
       // An outage defers everything on purpose (the breaker): what it holds back is the recovery's figure.

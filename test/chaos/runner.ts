@@ -128,9 +128,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       outageRef?.onDeleted(message);
     },
     onFirstReceived: (message) => latency.onFirstReceived(message),
+    onSetAside: (message) => latency.onSetAside(message),
     onQueued: (message) => {
       holdBack.onQueued(message);
-      latency.onQueued(message);
+      latency.onQueued(message.body);
       // While faults fly, some messages also go straight to a second worker, racing the queue's copy.
       if (!injectorRef || !stackRef || !duplicateRandom.chance(options.directDuplicateRate ?? 0.1)) return;
       injectorRef.tally.directDuplicates += 1;

@@ -36,6 +36,8 @@ export interface ChaosStackOptions {
   /** The worker client's connect/headers/body timeout. */
   clientTimeoutMs: number;
   checkpoint: (step: CheckpointStep) => void | Promise<void>;
+  /** The worker set a waiting event aside (a copy of it sent to the queue): the report says what for. */
+  onSetAside?: (message: QueueMessage) => void;
   /** Told about every message intake queues (the run may deliver some a second time, directly). */
   onQueued?: (message: QueueMessage) => void;
   /** Told about every message the queue deletes (processed), on the simulated clock. */
@@ -116,15 +118,24 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
       now: workerClock,
     });
   const openapi = workerClient('loyalty-points-bridge/chaos');
+  let queue: LocalQueue | undefined;
+  // The workers' own sends (waiting events set aside) go to the queue, and are told to the run.
+  const setAsideQueue: EventQueue = {
+    send: async (message) => {
+      if (!queue) throw new Error('chaos: the queue is not ready yet');
+      await queue.send(message);
+      options.onSetAside?.(message);
+    },
+  };
   const processOverrides: Partial<ProcessEventsDeps> = {
     openapi,
+    queue: setAsideQueue,
     ledger: lazyLedger,
     clock: workerClock,
     checkpoint: options.checkpoint,
     logger: quiet,
     metrics: quietMetrics,
   };
-  let queue: LocalQueue | undefined;
   const forwardingQueue: EventQueue = {
     send: async (message) => {
       if (!queue) throw new Error('chaos: the queue is not ready yet');
@@ -168,7 +179,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   // Its messages are not the queue's: deferring them is refused (as SQS refuses a stale receipt), and
   // the queue's own copy is deferred or retried as usual.
   const secondContainer = makeHandler(
-    depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient, visibility: stack.queue, queue: stack.queue }),
+    depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient, visibility: stack.queue }),
   );
   let directInFlight = 0;
   const isIdle = () => {

@@ -331,24 +331,24 @@ describe('process-events handler: a waiting event does not hold its customer', (
     expect(wakeAt - h.clock()).toBeLessThanOrEqual(31_000);
   });
 
-  it('does not count a wait for the open breaker as a step of the backoff: a later server fault backs off from where the event was', async () => {
+  it('starts the backoff again when a waiting event meets a server fault after waiting for something else (the breaker)', async () => {
     const { queue, handle } = withQueue();
-    await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
-    await handle(sqsEvent(...Array.from({ length: 5 }, (_, i) => sentAgo(sqsRecord(purchase(), `open-w-${i}`), 0))));
-    await h.emulator.clearFaults();
+    // More failing answers than the client's read retry: the lookup fails as a server fault.
+    await h.emulator.addFault({ method: 'GET', path: '^/api/ext/users/external_id/', fault: 'error_500', times: 3 });
     const event = purchase();
     const copy = sentAgo(sqsRecord(event, 'aside:w'), 0, 1);
     copy.messageAttributes = {
       [ASIDE_ATTRIBUTES.wakeAt]: { dataType: 'String', stringValue: String(h.clock() - 1) },
-      [ASIDE_ATTRIBUTES.waitingSince]: { dataType: 'String', stringValue: String(h.clock() - 60_000) },
-      [ASIDE_ATTRIBUTES.reason]: { dataType: 'String', stringValue: 'upstream_error' },
-      [ASIDE_ATTRIBUTES.waits]: { dataType: 'String', stringValue: '3' },
+      [ASIDE_ATTRIBUTES.waitingSince]: { dataType: 'String', stringValue: String(h.clock() - 600_000) },
+      [ASIDE_ATTRIBUTES.reason]: { dataType: 'String', stringValue: 'circuit_open' },
+      [ASIDE_ATTRIBUTES.waits]: { dataType: 'String', stringValue: '7' },
     };
     expect((await handle(sqsEvent(copy))).batchItemFailures).toEqual([]);
     const again = (await held(queue)).find((r) => (JSON.parse(r.body) as { eventId: string }).eventId === event.eventId);
-    expect(again?.messageAttributes[ASIDE_ATTRIBUTES.reason]?.stringValue).toBe('circuit_open');
-    // Three steps taken (2, 4, 8 s): the next server fault waits 16 s, not 32 s and more for each breaker period met.
-    expect(again?.messageAttributes[ASIDE_ATTRIBUTES.waits]?.stringValue).toBe('3');
+    expect(again?.messageAttributes[ASIDE_ATTRIBUTES.reason]?.stringValue).toBe('upstream_error');
+    // The first step (2 s), not the eighth (256 s) for having waited seven times for the breaker.
+    expect(Number(again?.messageAttributes[ASIDE_ATTRIBUTES.wakeAt]?.stringValue) - h.clock()).toBe(2_000);
+    expect(again?.messageAttributes[ASIDE_ATTRIBUTES.waits]?.stringValue).toBe('1');
   });
 
   it('acknowledges a credited purchase whose waiting refund failed, and gives the refund a message of its own', async () => {
