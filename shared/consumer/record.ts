@@ -1,6 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { poisonDeferralSeconds } from '../config/index.js';
-import type { RefundEvent } from '../events/index.js';
+import type { PurchaseEvent, RefundEvent } from '../events/index.js';
 import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME } from '../metrics/index.js';
 import { DEFAULT_MIN_CALL_MS } from '../openapi/index.js';
 import { eventIds, outcomeFields, type ProcessOutcome, type Processor, recordOutcomeMetrics } from '../points/index.js';
@@ -62,8 +62,7 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
      * at the first step, not at a quarter of an hour) or when it moved forward (progress).
      */
     const stepsFor = (reason: string) => (aside !== undefined && aside.reason === reason ? aside.waits : 0);
-    const wait = async (verdict: Verdict, reason: string, onSetAside: () => void, error: Error, steps: number): Promise<void> => {
-      const waits = steps;
+    const wait = async (verdict: Verdict, reason: string, onSetAside: () => void, error: Error, waits: number): Promise<void> => {
       if (!verdict.defer) {
         if (verdict.why === 'horizon_passed') logger.error('event waited past the retry horizon', { ...where, reason });
         fail(error);
@@ -117,7 +116,7 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
           : await processor.process(body, {
               receiveCount,
               ...(record.attributes?.MessageGroupId ? { groupId: record.attributes.MessageGroupId } : {}),
-              ...(deps.queue ? { setAside: followUpAside } : {}),
+              ...(deps.queue ? { setAside: followUpAside, handOver: handOverTo(deps, `${record.messageId}:${receiveCount}`, now) } : {}),
             });
     } catch (e) {
       // A bug or an infrastructure failure (DynamoDB): the message goes back, the lease expires.
@@ -139,6 +138,20 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     if (verdict === undefined) return;
     return wait(verdict, reason, () => undefined, new RetryLater(outcome), step);
   };
+}
+
+/** A link's earlier orders: each handed to a message of its own, due at once, in a group of its own. */
+function handOverTo(deps: ConsumerDeps, receipt: string, now: number) {
+  return (event: PurchaseEvent) =>
+    setAside(deps, {
+      body: JSON.stringify(event),
+      receipt: `${receipt}:${event.orderId}`,
+      seconds: 0,
+      now,
+      waitingSince: now,
+      reason: 'linked_customer',
+      waits: 1,
+    });
 }
 
 /** A customer event that credited earlier purchases in this pass moved forward: its backoff restarts. */

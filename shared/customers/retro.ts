@@ -14,6 +14,8 @@ export interface EarlierCredits {
   pending: number;
   /** Orders still without a member (the customer is not known by this external id after all). */
   notFound: number;
+  /** Orders handed to a message of their own, to be credited there (with a queue: the worker). */
+  handedOver?: number;
   /** What the first pending order answered (`lease_held`, `upstream_error`…): the event's retry waits as it does. */
   pendingKind?: ProcessOutcome['kind'];
   /** And when its wait ends (a lease's end), if it said. */
@@ -59,6 +61,12 @@ export async function creditEarlierPurchases(deps: RetroDeps, input: RetroInput,
       deps.logger?.warn('stored purchase event unreadable; not credited', { ...ref });
       tally.pending++;
       tally.pendingKind ??= 'invalid_event';
+      continue;
+    }
+    // In the worker each order becomes a message of its own: one order's crash or wait is its own, and
+    // the link is done once all are handed over (a link with many orders no longer fails as a whole).
+    if (context?.handOver && (await context.handOver({ ...event.data, customerLinked: true }))) {
+      tally.handedOver = (tally.handedOver ?? 0) + 1;
       continue;
     }
     // With the message's context: a waiting refund that fails now is set aside as a message of its own

@@ -141,6 +141,11 @@ export const PurchaseEvent = z.object({
    * customer matching): without a customer, the order stays open to that delivery this long.
    */
   customerMatchWindowSeconds: z.number().int().positive().optional(),
+  /**
+   * Set by processing, never by intake: an order that ended customer_not_found, handed to a message of
+   * its own by its customer's link or enrolment to be credited now (shared/customers/retro.ts).
+   */
+  customerLinked: z.literal(true).optional(),
 });
 export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
 
