@@ -1,26 +1,12 @@
-import { PurchaseEvent } from '../events/index.js';
+import { type EarlierPurchases, PurchaseEvent } from '../events/index.js';
 import type { Ledger } from '../ledger/index.js';
 import type { ProcessContext, ProcessOutcome, Processor } from '../points/index.js';
 import { retryReason } from '../retry/index.js';
 
 const DAY_MS = 86_400_000;
 
-/** What crediting a customer's earlier purchases came to. */
-export interface EarlierCredits {
-  /** Orders credited now, and the points they earned. */
-  credited: number;
-  points: number;
-  /** Orders that must be tried again (a lease held elsewhere, the service failing): the event is retried. */
-  pending: number;
-  /** Orders still without a member (the customer is not known by this external id after all). */
-  notFound: number;
-  /** Orders handed to a message of their own, to be credited there (with a queue: the worker). */
-  handedOver?: number;
-  /** What the first pending order answered (`lease_held`, `upstream_error`…): the event's retry waits as it does. */
-  pendingKind?: ProcessOutcome['kind'];
-  /** And when its wait ends (a lease's end), if it said. */
-  pendingUntil?: number;
-}
+/** What crediting a customer's earlier purchases came to: the customer event's outcome carries it. */
+export type EarlierCredits = EarlierPurchases;
 
 export interface RetroDeps {
   ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'leaveUnlinkedIndex' | 'markCustomerLinked'>;

@@ -45,8 +45,11 @@ export interface PrivacyFigures {
   quarantined: number;
 }
 
-/** `too_old`: older than the ledger's retention, so its record may be gone (a replay): earns and takes nothing. */
-/** `transaction_gone`: the sender no longer has the sale it named (Smaregi answered 404) and it was never recorded. */
+/**
+ * Why a purchase or refund earned or took nothing. `too_old`: older than the ledger's retention, so its
+ * record may be gone (a replay). `transaction_gone`: the sender no longer has the sale it named (Smaregi
+ * answered 404) and it was never recorded.
+ */
 export type SkipReason = 'test' | 'no_customer' | 'amount_zero' | 'order_not_credited' | 'too_old' | 'unlinked_refund' | 'transaction_gone';
 
 /** The outcome union (points are whole, non-negative numbers unless said otherwise). */
