@@ -33,6 +33,8 @@ export interface FaultTally {
   directDuplicates: number;
   /** Open API outages (`--outage`): every route failing for a while. */
   outages: number;
+  /** Faults drawn but not armed: the worker had made no Open API call since the last one was armed. */
+  notArmedIdle?: number;
 }
 
 export function emptyTally(): FaultTally {
@@ -66,6 +68,14 @@ export interface FaultOptions {
   crashRate: number;
   /** The client's response timeout; a `delay` fault holds the answer longer than this. */
   clientTimeoutMs: number;
+  /**
+   * Open API requests made so far (the emulator's count). A fault fires on the next matching request,
+   * however late it comes: while the worker makes none (its breaker open), faults armed at each delivery
+   * would pile up and each probe would meet one, holding the breaker open for minutes on faults of no
+   * moment. So a fault is armed only when the worker has called since the last one was: faults fire on
+   * work done now, as the senders keep pace with the worker for.
+   */
+  requestsMade?: () => Promise<number>;
 }
 
 export function createFaultInjector(random: Random, admin: EmulatorAdmin, options: FaultOptions) {
@@ -93,6 +103,15 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
   }
 
   let calm = false;
+  let requestsAtLastArm: number | undefined;
+  /** Whether the worker has called the Open API since the last fault was armed (always, without the count). */
+  async function workedSinceLastArm(): Promise<boolean> {
+    if (!options.requestsMade) return true;
+    const made = await options.requestsMade();
+    if (made === requestsAtLastArm) return false;
+    requestsAtLastArm = made;
+    return true;
+  }
   return {
     tally,
     /** Stops injecting (the operator's fix): no new faults, no more crashes. */
@@ -106,6 +125,10 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
     /** Called before each delivery step: sometimes arms one fault on a random route. */
     async maybeArm(): Promise<void> {
       if (calm || !faultRandom.chance(options.faultRate)) return;
+      if (!(await workedSinceLastArm())) {
+        tally.notArmedIdle = (tally.notArmedIdle ?? 0) + 1;
+        return;
+      }
       await arm(pickRoute(), faultRandom.pick(FAULT_KINDS), faultRandom.int(1, 2));
     },
     /**

@@ -173,6 +173,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       faultRate: options.faultRate ?? 0.25,
       crashRate: options.crashRate ?? 0.03,
       clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
+      requestsMade: async () =>
+        Object.values((await admin.stats()).clients[CHAOS_CLIENT.clientId]?.routes ?? {}).reduce((n, r) => n + r.total, 0),
     });
     injectorRef = injector;
     const links = createLinks({
