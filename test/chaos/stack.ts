@@ -71,7 +71,7 @@ export interface ChaosStack {
   /**
    * Moves the clock past every lease, if no batch is running right now (checked and done in
    * one synchronous step, so no attempt can start in between), or only to the next message due before
-   * that. Returns whether the leases ran out.
+   * that (the leases then run out on a later move). Returns whether it moved the clock.
    */
   expireLeases(): boolean;
   /**
@@ -219,11 +219,9 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
       const now = clock.now();
       const leasesEnd = now + (CHAOS_TIMING.leaseSeconds + 1) * 1000;
       const due = stack.queue.nextVisibleAt();
-      if (due !== undefined && due < leasesEnd) {
-        if (due > now) clock.jump(due - now);
-        return false;
-      }
-      clock.jump(leasesEnd - now);
+      const target = due !== undefined && due < leasesEnd ? due : leasesEnd;
+      if (target <= now) return false;
+      clock.jump(target - now);
       return true;
     },
     async deliverDirectly(message) {
