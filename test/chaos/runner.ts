@@ -5,7 +5,7 @@ import { emulatorAdmin, upstreamReader } from './emulator-admin.js';
 import type { Disturbance } from './disturbance.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { createHoldBackMeter } from './hold-back.js';
-import { createLatencyMeter } from './latency.js';
+import { createLatencyMeter, type LinkedAt } from './latency.js';
 import { createOutage, type Outage, type OutageFault } from './outage.js';
 import { createGatewayStretch } from './gateway.js';
 import { buildModel, type Model } from './model.js';
@@ -110,7 +110,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let outageRef: Outage | undefined;
   let nowRef: () => number = Date.now;
   const holdBack = createHoldBackMeter({ posSource: 'pos', now: () => nowRef(), excluded: () => outageRef?.window() });
-  const latency = createLatencyMeter({ now: () => nowRef(), excluded: () => outageRef?.window() });
+  let linksRef: ReturnType<typeof createLinks> | undefined;
+  const latency = createLatencyMeter({
+    now: () => nowRef(),
+    excluded: () => outageRef?.window(),
+    linkedAt: linkedAt(scenario, () => linksRef?.report().linkedAt),
+  });
   const duplicateRandom = random.fork('direct duplicates');
   const direct = new Set<Promise<void>>();
   // onQueued needs the stack it is given to; it fires only once webhooks flow, after the start.
@@ -126,6 +131,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       outageRef?.onDeleted(message);
     },
     onFirstReceived: (message) => latency.onFirstReceived(message),
+    onSetAside: (message) => latency.onSetAside(message),
     onQueued: (message) => {
       holdBack.onQueued(message);
       latency.onQueued(message.body);
@@ -171,6 +177,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       faultRate: options.faultRate ?? 0.25,
       crashRate: options.crashRate ?? 0.03,
       clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
+      requestsMade: async () =>
+        Object.values((await admin.stats()).clients[CHAOS_CLIENT.clientId]?.routes ?? {}).reduce((n, r) => n + r.total, 0),
     });
     injectorRef = injector;
     const links = createLinks({
@@ -186,6 +194,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       clock: stack.clock.now,
       log,
     });
+    linksRef = links;
     disturbances.push(links);
     const redactions = createRedactions({
       scenario,
@@ -608,13 +617,27 @@ async function collectEvidence(scenario: Scenario, observed: ObservedCustomer[],
   return lines;
 }
 
-/** The verdict line's recovery figures, when the run had an outage. */
+/**
+ * When the customer of a Shopify order was linked or enrolled during the run: only their Shopify orders
+ * waited for it (a linked member's other cards were known from the start; an enrolment covers Shopify).
+ */
+function linkedAt(scenario: Scenario, times: () => Map<number, number> | undefined): LinkedAt {
+  const customerOf = new Map(
+    scenario.events.flatMap((e) => (e.source === 'shopify' && e.customer !== null ? [[e.orderId, e.customer]] : [])),
+  );
+  return ({ source, orderId }) => {
+    const customer = source === 'shopify' ? customerOf.get(orderId) : undefined;
+    return customer === undefined ? undefined : times()?.get(customer);
+  };
+}
+
 /** The earliest of the times given, if any. */
 function earliest(times: (number | undefined)[]): number | undefined {
   const defined = times.filter((t): t is number => t !== undefined);
   return defined.length > 0 ? Math.min(...defined) : undefined;
 }
 
+/** The verdict line's recovery figures, when the run had an outage. */
 function recoveryOf(outage: Outage | undefined): Pick<ChaosResult, 'recovery'> {
   const report = outage?.report();
   return report ? { recovery: { backlog: report.backlogAtEnd, drainedSeconds: report.drainSeconds } } : {};
