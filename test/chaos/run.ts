@@ -15,7 +15,7 @@ import { parseSeedRange, runSweep } from './sweep.js';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE =
-  'usage: npm run chaos -- --events N (--seed S | --seeds A..B [--repeat M] [--reports DIR]) [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--outage SECONDS [--outage-fault error_500|reset_before]] [--gateway SECONDS] [--redrive] [--lost-deliveries 0..1]';
+  'usage: npm run chaos -- --events N (--seed S | --seeds A..B [--repeat M] [--reports DIR]) [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--outage SECONDS [--outage-fault error_500|reset_before]] [--gateway SECONDS] [--redrive] [--lost-deliveries 0..1] [--no-smaregi-reconcile]';
 
 function numberOption(value: string | undefined, name: string, fallback: number, check: (n: number) => boolean): number {
   if (value === undefined) return fallback;
@@ -42,6 +42,7 @@ async function main(): Promise<void> {
         gateway: { type: 'string' },
         redrive: { type: 'boolean' },
         'lost-deliveries': { type: 'string' },
+        'no-smaregi-reconcile': { type: 'boolean' },
         seeds: { type: 'string' },
         repeat: { type: 'string' },
         reports: { type: 'string' },
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
     ...outageFault(str('outage-fault')),
     gatewaySeconds: numberOption(str('gateway'), 'gateway', 0, (n) => Number.isInteger(n) && n >= 0 && n <= 86_400),
     redrive: values.redrive === true,
+    // The Smaregi missed edits stay unreconciled: the run must report them as mismatches.
+    ...(values['no-smaregi-reconcile'] === true ? { smaregiReconcile: false } : {}),
     drainTimeoutMs: Math.max(120_000, events * 400),
     log: (line) => console.log(line),
   });

@@ -16,6 +16,7 @@ import type { LostDeliveries } from './lost-deliveries.js';
 import { startChaosStack, type ChaosStack, type ChaosStackOptions } from './stack.js';
 import { renderDelivery, type SenderSecrets } from './webhooks.js';
 import { createSmaregiSender, smaregiCustomerCode, smaregiDisturbance } from './smaregi.js';
+import { applyMissedEdits, createMissedEdits, type MissedEdits, planMissedEdits } from './smaregi-edits.js';
 import { squareCustomerId } from './square.js';
 import { createLinks } from './links.js';
 import { createRedactions } from './redactions.js';
@@ -56,6 +57,8 @@ export interface ChaosOptions {
   startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
   /** The "lost deliveries" fault (lost-deliveries.ts): webhooks Shopify never sends, repaired by reconcile. */
   lostDeliveries?: LostDeliveries;
+  /** Run the Smaregi reconcile that finds the run's missed edits (smaregi-edits.ts; default true; false must fail the run). */
+  smaregiReconcile?: boolean;
 }
 
 export const CHAOS_CLIENT = { clientId: 'chaos-client', clientSecret: 'chaos-secret' } as const;
@@ -167,11 +170,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (options.gatewaySeconds) disturbances.push(createGatewayStretch({ ...stack, seconds: options.gatewaySeconds, log }));
     // Smaregi's tills: the stand-in holds each transaction's state; its API throttles and expires tokens.
     let secrets: SenderSecrets = CHAOS_SECRETS;
+    let missedEdits: MissedEdits | undefined;
     if (stack.smaregi) {
       const smaregi = createSmaregiSender(stack.smaregi);
       await smaregi.seedCustomers(scenario.customers);
       secrets = { ...CHAOS_SECRETS, smaregi };
       disturbances.push(smaregiDisturbance(stack.smaregi.url, random.fork('smaregi faults')));
+      const edits = planMissedEdits(scenario, model);
+      applyMissedEdits(model, edits);
+      const reconcile = options.smaregiReconcile ?? true;
+      missedEdits = createMissedEdits({ edits, stack, posted: smaregi.posted, put: smaregi.put, reconcile, log });
+      disturbances.push(missedEdits);
     }
     const injector = createFaultInjector(random, admin, {
       faultRate: options.faultRate ?? 0.25,
@@ -275,7 +284,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       });
     }
 
-    const mismatches = [...comparison.mismatches, ...ledgerCheck.mismatches];
+    const mismatches = [...comparison.mismatches, ...ledgerCheck.mismatches, ...((await missedEdits?.check()) ?? [])];
     const unfinishedOrders = unfinished.flatMap((u) => {
       const event = scenario.events.find((e) => e.key === u.key);
       return event ? [event.orderId] : [];

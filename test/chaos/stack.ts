@@ -59,6 +59,8 @@ export interface ChaosStack {
   ledgerTable: { documentClient: DynamoDBDocumentClient; tableName: string };
   /** The simulated clock of the queue, the worker and the ledger. */
   clock: SimClock;
+  /** The handlers' environment (SOURCES_CONFIG, SMAREGI access…): what the stage's scheduled functions read. */
+  handlerEnv: NodeJS.ProcessEnv;
   /** The timing settings in force: `npm start`'s defaults. */
   timing: Timing;
   /** Nothing runs and nothing is receivable now (the clock may jump). */
@@ -203,6 +205,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     ledger: stack.ledger,
     ledgerTable: { documentClient, tableName: stack.tableName },
     clock,
+    handlerEnv: stack.handlerEnv,
     timing: CHAOS_TIMING,
     isIdle,
     jumpToNextDue(limit, due) {
