@@ -1,6 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { poisonDeferralSeconds } from '../config/index.js';
-import type { RefundEvent } from '../events/index.js';
+import type { PurchaseEvent, RefundEvent } from '../events/index.js';
 import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME } from '../metrics/index.js';
 import { DEFAULT_MIN_CALL_MS } from '../openapi/index.js';
 import { eventIds, outcomeFields, type ProcessOutcome, type Processor, recordOutcomeMetrics } from '../points/index.js';
@@ -55,9 +55,14 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
       inPlace(poisonDeferralSeconds(receiveCount), false);
       throw error;
     };
-    /** Waiting: a copy in its own group, due after the verdict; in place only when the send fails. */
-    const waits = (aside?.waits ?? 0) + 1;
-    const wait = async (verdict: Verdict, reason: string, onSetAside: () => void, error: Error): Promise<void> => {
+    /**
+     * Waiting: a copy in its own group, due after the verdict; in place only when the send fails. The
+     * copy carries the steps of its backoff: they go on while it waits for the same thing, and restart
+     * when it waits for something else (a server fault after waiting for the breaker or a lease starts
+     * at the first step, not at a quarter of an hour) or when it moved forward (progress).
+     */
+    const stepsFor = (reason: string) => (aside !== undefined && aside.reason === reason ? aside.waits : 0);
+    const wait = async (verdict: Verdict, reason: string, onSetAside: () => void, error: Error, waits: number): Promise<void> => {
       if (!verdict.defer) {
         if (verdict.why === 'horizon_passed') logger.error('event waited past the retry horizon', { ...where, reason });
         fail(error);
@@ -83,7 +88,7 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
       // Until the breaker lets a probe through, not a growing backoff: a short fault that opened it must not
       // hold its customers for minutes (a long outage pauses pulling instead: shared/consumer/pull.ts).
       const verdict = deferralFor('circuit_open', { receive: 1, ageMs }, settings, random, breaker.remainingMs() / 1000);
-      return wait(verdict, 'circuit_open', () => undefined, new CircuitOpen());
+      return wait(verdict, 'circuit_open', () => undefined, new CircuitOpen(), stepsFor('circuit_open') + 1);
     }
     /** Follow-ups (refunds run by their purchase) that must be retried get a message of their own. */
     const followUpAside = async (event: RefundEvent, outcome: ProcessOutcome) => {
@@ -112,7 +117,7 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
               messageId: record.messageId,
               receiveCount,
               ...(record.attributes?.MessageGroupId ? { groupId: record.attributes.MessageGroupId } : {}),
-              ...(deps.queue ? { setAside: followUpAside } : {}),
+              ...(deps.queue ? { setAside: followUpAside, handOver: handOverTo(deps, `${record.messageId}:${receiveCount}`, now) } : {}),
             });
     } catch (e) {
       // A bug or an infrastructure failure (DynamoDB): the message goes back, the lease expires.
@@ -127,11 +132,32 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     else if (outcome.action === 'retry') logger.warn('event processed', line);
     else logger.info('event processed', line);
     recordOutcomeMetrics(metrics, outcome);
-    const verdict = outcome.action === 'retry' ? deferralFor(outcome, { receive: waits, ageMs, nowMs: now }, settings, random) : undefined;
+    const reason = retryReason(outcome);
+    const step = (madeProgress(outcome) ? 0 : stepsFor(reason)) + 1;
+    const verdict = outcome.action === 'retry' ? deferralFor(outcome, { receive: step, ageMs, nowMs: now }, settings, random) : undefined;
     await deps.activity?.received(line, verdict?.defer ? verdict.seconds : undefined);
     if (verdict === undefined) return;
-    return wait(verdict, retryReason(outcome), () => undefined, new RetryLater(outcome));
+    return wait(verdict, reason, () => undefined, new RetryLater(outcome), step);
   };
+}
+
+/** A link's earlier orders: each handed to a message of its own, due at once, in a group of its own. */
+function handOverTo(deps: ConsumerDeps, receipt: string, now: number) {
+  return (event: PurchaseEvent) =>
+    setAside(deps, {
+      body: JSON.stringify(event),
+      receipt: `${receipt}:${event.orderId}`,
+      seconds: 0,
+      now,
+      waitingSince: now,
+      reason: 'linked_customer',
+      waits: 1,
+    });
+}
+
+/** A customer event that credited earlier purchases in this pass moved forward: its backoff restarts. */
+function madeProgress(outcome: ProcessOutcome): boolean {
+  return 'earlier' in outcome && outcome.earlier !== undefined && outcome.earlier.credited > 0;
 }
 
 /** Sends a waiting event's copy to a group of its own, due `seconds` from now; false if it could not be sent. */

@@ -1,23 +1,14 @@
-import { PurchaseEvent } from '../events/index.js';
+import { type EarlierPurchases, PurchaseEvent } from '../events/index.js';
 import type { Ledger } from '../ledger/index.js';
 import type { ProcessContext, ProcessOutcome, Processor } from '../points/index.js';
+import { retryReason } from '../retry/index.js';
 import { DAY_MS } from '../time/index.js';
 
-/** What crediting a customer's earlier purchases came to. */
-export interface EarlierCredits {
-  /** Orders credited now, and the points they earned. */
-  credited: number;
-  points: number;
-  /** Orders that must be tried again (a lease held elsewhere, the service failing): the event is retried. */
-  pending: number;
-  /** Orders still without a member (the customer is not known by this external id after all). */
-  notFound: number;
-  /** What the first pending order answered (`lease_held`, `upstream_error`…): the event's retry waits as it does. */
-  pendingKind?: ProcessOutcome['kind'];
-}
+/** What crediting a customer's earlier purchases came to: the customer event's outcome carries it. */
+export type EarlierCredits = EarlierPurchases;
 
 export interface RetroDeps {
-  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'leaveUnlinkedIndex'>;
+  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'leaveUnlinkedIndex' | 'markCustomerLinked'>;
   processor: Pick<Processor, 'creditLinkedPurchase'>;
   clock: () => number;
   logger?: { warn(message: string, fields?: Record<string, unknown>): void };
@@ -36,11 +27,15 @@ export interface RetroInput {
  * ledger's byUnlinkedCustomer index), each through the usual purchase protocol (claim, look up, one
  * calculation with the order's marker, record), then the refunds that waited for it. Safe to run
  * again at any time: a credited order has left the index, and one claimed elsewhere waits its turn.
+ * An order recorded after the look is not missed: the customer's link mark is written before it.
  */
 export async function creditEarlierPurchases(deps: RetroDeps, input: RetroInput, context?: ProcessContext): Promise<EarlierCredits> {
   const tally: EarlierCredits = { credited: 0, points: 0, pending: 0, notFound: 0 };
   if (input.days <= 0) return tally;
   const since = new Date(deps.clock() - input.days * DAY_MS).toISOString();
+  // First the mark, then the look: a purchase of theirs recording customer_not_found after this look
+  // (it looked the customer up before the link) finds the mark and credits itself (purchase.ts).
+  await deps.ledger.markCustomerLinked({ source: input.source, externalKey: input.externalKey, externalId: input.externalId });
   const refs = await deps.ledger.listUnlinkedOrders({ ...input, since });
   for (const ref of refs) {
     // The index is eventually consistent: the order itself says whether it still waits.
@@ -51,6 +46,12 @@ export async function creditEarlierPurchases(deps: RetroDeps, input: RetroInput,
       deps.logger?.warn('stored purchase event unreadable; not credited', { ...ref });
       tally.pending++;
       tally.pendingKind ??= 'invalid_event';
+      continue;
+    }
+    // In the worker each order becomes a message of its own: one order's crash or wait is its own, and
+    // the link is done once all are handed over (a link with many orders no longer fails as a whole).
+    if (context?.handOver && (await context.handOver({ ...event.data, customerLinked: true }))) {
+      tally.handedOver = (tally.handedOver ?? 0) + 1;
       continue;
     }
     // With the message's context: a waiting refund that fails now is set aside as a message of its own
@@ -71,6 +72,8 @@ function count(tally: EarlierCredits, outcome: ProcessOutcome): void {
   } else if (outcome.kind === 'customer_not_found') tally.notFound++;
   if (outcome.action === 'retry') {
     tally.pending++;
-    tally.pendingKind ??= outcome.kind;
+    if (tally.pendingKind === undefined && 'until' in outcome && outcome.until !== undefined) tally.pendingUntil = outcome.until;
+    // What it waits for: its own kind, or (credited, a refund of it still pending) that refund's.
+    tally.pendingKind ??= retryReason(outcome) as ProcessOutcome['kind'];
   }
 }

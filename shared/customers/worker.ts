@@ -9,7 +9,7 @@ import { creditEarlierPurchases, type EarlierCredits } from './retro.js';
 export interface CustomerEventDeps {
   records: CustomerRecords;
   openapi: EnrolApi;
-  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'leaveUnlinkedIndex'>;
+  ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'leaveUnlinkedIndex' | 'markCustomerLinked'>;
   clock: () => number;
   logger?: { warn(message: string, fields?: Record<string, unknown>): void };
 }

@@ -168,6 +168,11 @@ export const PurchaseEvent = z.object({
    * Smaregi till), positive gives back. Same claim, marker and record as any purchase.
    */
   fixedPoints: z.number().int().min(-999_999_999).max(999_999_999).optional(),
+  /**
+   * Set by processing, never by intake: an order that ended customer_not_found, handed to a message of
+   * its own by its customer's link or enrolment to be credited now (shared/customers/retro.ts).
+   */
+  customerLinked: z.literal(true).optional(),
 });
 export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
 

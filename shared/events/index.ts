@@ -16,4 +16,12 @@ export {
   RefundEvent,
   RefundParts,
 } from './events.js';
-export { type FollowUp, OUTCOME_KINDS, type PrivacyFigures, type OutcomeKind, type ProcessOutcome, type SkipReason } from './outcome.js';
+export {
+  type EarlierPurchases,
+  type FollowUp,
+  OUTCOME_KINDS,
+  type PrivacyFigures,
+  type OutcomeKind,
+  type ProcessOutcome,
+  type SkipReason,
+} from './outcome.js';

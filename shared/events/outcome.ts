@@ -28,6 +28,10 @@ export interface EarlierPurchases {
   notFound: number;
   /** What the first purchase still pending answered: the customer event's retry waits as it does. */
   pendingKind?: ProcessOutcome['kind'];
+  /** Its `until` (a lease's end, a refund's parking), when it said one: the retry need not wait longer. */
+  pendingUntil?: number;
+  /** Orders handed to messages of their own, credited there. */
+  handedOver?: number;
 }
 
 /** What a privacy request found and did (shared/privacy): counts, never an identity. */

@@ -1,6 +1,6 @@
 /** The ledger: the DynamoDB record of each order and refund that makes crediting and debiting happen exactly once. */
 export { createDocumentClient } from '../dynamodb/index.js';
-export { createLedger, type Ledger, type LedgerOptions, type UnlinkedQuery } from './ledger.js';
+export { createLedger, type Ledger, type LedgerOptions, type SourceCustomer, type UnlinkedQuery } from './ledger.js';
 export type { PurchaseClaimInput, PurchaseResult } from './orders.js';
 export {
   type AppliedRefund,
@@ -10,6 +10,7 @@ export {
   refundKey,
   RefundRecord,
   type RefundRef,
+  linkMarkKey,
   unlinkedKey,
 } from './records.js';
 export type { RefundResult } from './refunds.js';

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createLinkMarks, type LinkMarks } from './link-marks.js';
 import { createOrderRecords, type OrderRecords } from './orders.js';
 import type { OrderRef, RefundRecord } from './records.js';
 import { createRefundRecords, type RefundRecords } from './refunds.js';
@@ -10,6 +11,7 @@ export type { OrderRef, RefundRef } from './records.js';
 export type { RefundResult } from './refunds.js';
 export type { Claim, Clock, LedgerActivity, WriteNote } from './store.js';
 export type { UnlinkedQuery } from './unlinked.js';
+export type { SourceCustomer } from './link-marks.js';
 
 export interface LedgerOptions {
   client: DynamoDBDocumentClient;
@@ -25,9 +27,9 @@ export interface LedgerOptions {
 
 /**
  * The processing ledger, one DynamoDB item per order and per refund: leases, outcomes and the book of
- * refunds each order's debits are computed from. Every write is one conditional put or update (no transactions).
+ * refunds each order's debits are computed from; and a day's mark per customer being linked (link-marks.ts). Every write is one conditional put or update (no transactions).
  */
-export interface Ledger extends OrderRecords, RefundRecords {
+export interface Ledger extends OrderRecords, RefundRecords, LinkMarks {
   readonly leaseMs: number;
   /** Every refund record of the order (ids are kept on the order record; the table has no sort key). */
   listRefunds(ref: OrderRef): Promise<RefundRecord[]>;
@@ -44,6 +46,7 @@ export function createLedger(options: LedgerOptions): Ledger {
     leaseMs,
     ...orders,
     ...refunds,
+    ...createLinkMarks(store),
     listUnlinkedOrders: (query) => listUnlinkedOrders(options.client, options.tableName, query),
     async listRefunds(ref) {
       const order = await orders.getOrder(ref);

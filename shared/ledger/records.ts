@@ -182,4 +182,7 @@ export const orderKey = (source: string, orderId: string) => `order#${part(sourc
 /** The byUnlinkedCustomer index's partition: one source customer (source, external key, external id). */
 export const unlinkedKey = (source: string, externalKey: string, externalId: string) =>
   `${part(source)}#${part(externalKey)}#${part(externalId)}`;
+/** A link or enrolment of that source customer under way or just done (link-marks.ts). */
+export const linkMarkKey = (source: string, externalKey: string, externalId: string) =>
+  `linked#${unlinkedKey(source, externalKey, externalId)}`;
 export const refundKey = (source: string, orderId: string, refundId: string) => `refund#${part(source)}#${part(orderId)}#${part(refundId)}`;

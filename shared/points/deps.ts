@@ -13,6 +13,7 @@ export type PointsApi = Pick<
 /** The lines of the protocol between which a crash is interesting (the chaos tests throw from here). */
 export const CHECKPOINTS = [
   'purchase:claimed',
+  'purchase:not-found',
   'purchase:customer',
   'purchase:granted',
   'purchase:recorded',

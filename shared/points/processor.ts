@@ -25,6 +25,12 @@ export interface ProcessContext {
    * does not hold its customer's group. Without it (or when it fails) the purchase is retried instead.
    */
   setAside?: (event: RefundEvent, outcome: ProcessOutcome) => Promise<boolean>;
+  /**
+   * Hands a purchase to a message of its own, due at once; true when sent. A link's crediting of the
+   * customer's earlier orders uses it, so that each order is one message's work with its own retries
+   * (a crash among many orders then costs that order's message a receive, not the link's).
+   */
+  handOver?: (event: PurchaseEvent) => Promise<boolean>;
 }
 
 export interface Processor {
@@ -81,12 +87,23 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     return followUps;
   }
 
+  /**
+   * An earlier order handed over by its customer's link: credited as the link would (re-opened once),
+   * its waiting refunds retried by this message; once through, it leaves the customer's index.
+   */
+  async function creditHandedOver(event: PurchaseEvent, context: ProcessContext | undefined): Promise<ProcessOutcome> {
+    const outcome = await purchaseThenWaitingRefunds(event, context, { customerLinked: true, ownMessage: true });
+    if (outcome.action === 'ack' && outcome.kind !== 'customer_not_found') await deps.ledger.leaveUnlinkedIndex(event);
+    return outcome;
+  }
+
   return {
     creditLinkedPurchase: (event, context) => purchaseThenWaitingRefunds(event, context, { customerLinked: true }),
     async process(input, context) {
       const parsed = PointsEvent.safeParse(input);
       if (!parsed.success) return invalidEvent(parsed.error);
       const event = parsed.data;
+      if (event.type === 'purchase' && event.customerLinked) return creditHandedOver(event, context);
       // Intake ignores these already (with a margin); this catches what was queued or redriven since.
       if (olderThanRetention(event.occurredAt, deps.clock(), deps.settings.ledgerTtlDays)) {
         return { kind: 'skipped', action: 'ack', reason: 'too_old' };

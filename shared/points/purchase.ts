@@ -33,6 +33,11 @@ export function processPurchase(deps: ProcessorDeps, event: PurchaseEvent, optio
 export interface PurchaseOptions {
   /** Its customer was linked or enrolled since: an order that ended `customer_not_found` is re-opened (once). */
   customerLinked?: boolean;
+  /**
+   * Re-opened by the purchase's own message, not by the link's crediting: its refunds that waited are
+   * retried by that message, so the order need not stay findable by its customer for them.
+   */
+  ownMessage?: boolean;
 }
 
 class PurchaseAttempt {
@@ -106,7 +111,8 @@ class PurchaseAttempt {
     if (!claim.ok && awaitsCustomer(claim.current, clock())) claim = await ledger.reopenPurchase(input);
     if (!claim.ok && this.options.customerLinked && awaitsLink(claim.current)) claim = await ledger.reopenUnlinked(input);
     if (!claim.ok) return { end: alreadyDone(claim.current) };
-    this.keepFindable = this.options.customerLinked === true && (claim.previous?.waitingRefunds.length ?? 0) > 0;
+    this.keepFindable =
+      this.options.customerLinked === true && this.options.ownMessage !== true && (claim.previous?.waitingRefunds.length ?? 0) > 0;
     await this.checkpoint('purchase:claimed');
     // A lease never released means an attempt died or did not learn its call's outcome.
     return { mustReconcile: claim.previous?.leaseOwner !== undefined || claim.previous?.needsReconcile === true };
@@ -122,20 +128,35 @@ class PurchaseAttempt {
     } catch (e) {
       const err = asOpenApiError(e);
       if (err.kind === 'member_not_found') {
+        await this.checkpoint('purchase:not-found');
         // The Open API answers the same (member_not_found) for unknown and withdrawn customers: we cannot tell them apart here.
         // A fixed grant (a till's spend or its give-back) is not kept for a later link: it belongs to the sale's state then.
         const unlinked = this.event.fixedPoints === undefined ? { unlinked: unlinkedFacts(this.event, customer) } : {};
-        return {
-          end: await this.finish(
-            { outcome: 'customer_not_found', reason: err.message, ...unlinked },
-            { kind: 'customer_not_found', action: 'ack' },
-          ),
-        };
+        const end = await this.finish(
+          { outcome: 'customer_not_found', reason: err.message, ...unlinked },
+          { kind: 'customer_not_found', action: 'ack' },
+        );
+        return { end: this.event.fixedPoints === undefined ? await this.linkedMeanwhile(customer, end) : end };
       }
       return { end: await this.retry(err, { needsReconcile: mustReconcile }) };
     }
     await this.checkpoint('purchase:customer');
     return { member };
+  }
+
+  /**
+   * Recorded customer_not_found; but if the customer was linked (or enrolled) after our lookup, that
+   * link's crediting may have looked for their unlinked orders before this record was written, and
+   * will not look again. Its mark, written before it looked, says so: the order is then re-opened and
+   * credited now, once, as the link would have done (the lookup finds the member this time).
+   */
+  private async linkedMeanwhile(customer: CustomerRef, recorded: PurchaseProcessed): Promise<PurchaseProcessed> {
+    if (this.options.customerLinked || recorded.outcome.kind !== 'customer_not_found') return recorded;
+    const { source } = this.event;
+    if (!(await this.deps.ledger.customerLinked({ source, externalKey: customer.externalKey, externalId: customer.externalId }))) {
+      return recorded;
+    }
+    return processPurchase(this.deps, this.event, { customerLinked: true, ownMessage: true });
   }
 
   /** After an unknown outcome or a takeover: the credit, if the history shows it; else undefined (credit now). */

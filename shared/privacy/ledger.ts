@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type CustomerRecords, customerKey } from '../customers/index.js';
 import { DeleteCommand, GetCommand, isConditionFailure, scanKeyPrefix, UpdateCommand } from '../dynamodb/index.js';
-import { type Ledger, OrderRecord, orderKey, RefundRecord, refundKey } from '../ledger/index.js';
+import { type Ledger, linkMarkKey, OrderRecord, orderKey, RefundRecord, refundKey } from '../ledger/index.js';
 
 /**
  * A privacy redaction on the ledger table (docs/privacy.md): what identifies the shop customer goes, the
@@ -9,8 +9,9 @@ import { type Ledger, OrderRecord, orderKey, RefundRecord, refundKey } from '../
  * index's keys are removed; amounts, point figures, markers (built from the order id), outcomes and the
  * member id stay: the member and their points live in the membership service, and a later refund must
  * still take back what the order earned. On each refund: the stored event loses its customer reference.
- * The customer record (`customer#…`, keyed by the shop customer id) is deleted, and a tombstone keyed by
- * a digest of the id keeps a replayed customers/create from enrolling the customer again. A record under a live
+ * The customer record (`customer#…`, keyed by the shop customer id) is deleted, and so is the mark a
+ * recent link left (`linked#…`, kept a day, keyed by it too); a tombstone keyed by a digest of the id keeps
+ * a replayed customers/create from enrolling the customer again. A record under a live
  * lease (being processed) is left and reported busy: the caller retries, nothing is half-done silently.
  */
 
@@ -63,6 +64,7 @@ export async function redactCustomerRecords(
   // The tombstone first: a customers/create replayed meanwhile finds it, or its record is deleted here.
   await deps.records.markRedacted(ref);
   if (await deleteCustomerRecord(deps, customerKey(ref))) result.customers += 1;
+  await deleteCustomerRecord(deps, linkMarkKey(input.source, input.externalKey, input.customerId));
   return result;
 }
 
@@ -72,6 +74,7 @@ export async function redactCustomerRecords(
  * customer records too (`shopDomain`). A record naming no shop (made before records named it) is the
  * shop's only when `unattributed` says so: the source's `shopDomains` lists this shop alone. Otherwise
  * an unknown shop is not this shop: a signed shop/redact naming any other shop removes nothing of ours.
+ * Link marks (`linked#…`, kept a day) name no shop: they go only with the records naming none.
  */
 export async function redactShopRecords(
   deps: LedgerRedactDeps,
@@ -93,6 +96,12 @@ export async function redactShopRecords(
     if (!isShops(shop, input.unattributed)) continue;
     if (outOfTime()) return { ...result, stopped: true };
     if (await deleteCustomerRecord(deps, String(item.pk))) result.customers += 1;
+  }
+  // A link mark names no shop (a day's record): only the shop the source serves alone takes them.
+  if (!input.unattributed) return result;
+  for await (const item of scanKeyPrefix(deps.client, deps.tableName, `linked#${part}#`, { consistentRead: true })) {
+    if (outOfTime()) return { ...result, stopped: true };
+    await deleteCustomerRecord(deps, String(item.pk));
   }
   return result;
 }

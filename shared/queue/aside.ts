@@ -11,7 +11,7 @@ import type { QueueMessage } from './types.js';
  *
  * A FIFO queue has no per-message delay, so the copy is receivable at once: its first receive sees
  * `wakeAt` in the future and only defers itself to it (no processing, no upstream call). A copy that
- * has to wait again is set aside again (a new copy, `waits` one more): waiting never piles receives
+ * has to wait again is set aside again (a new copy; `waits` one more while it waits for the same reason): waiting never piles receives
  * onto one message, so the queue's maxReceiveCount counts failures only.
  */
 export const ASIDE_ATTRIBUTES = {
@@ -21,7 +21,7 @@ export const ASIDE_ATTRIBUTES = {
   waitingSince: 'lp-waiting-since',
   /** Why it waits (an outcome kind), for the log. */
   reason: 'lp-waiting-for',
-  /** How many times the event has been set aside: its backoff's exponent. */
+  /** Steps of the backoff taken while waiting for `reason`: its exponent (a new reason starts again). */
   waits: 'lp-waits',
 } as const;
 

@@ -32,8 +32,8 @@ export type WaitReason = Pick<ProcessOutcome, 'kind'> & {
   /** lease_held: when the holder's lease ends; refund_waiting: when the refund is parked (epoch ms). */
   until?: number;
   followUps?: { kind: string; action: string }[];
-  /** A customer event (linked, enrolled): the first earlier purchase still to credit. */
-  earlier?: { pendingKind?: string };
+  /** A customer event (linked, enrolled): the first earlier purchase still to credit, and when its wait ends. */
+  earlier?: { pendingKind?: string; pendingUntil?: number };
 };
 
 /**
@@ -72,10 +72,14 @@ export function deferralFor(
   // A lease held by another attempt: its holder is most likely alive and about to finish (the backoff),
   // but no wait need outlast the lease itself (a crashed holder's lease is then taken over). A refund
   // waiting for its purchase: no wait need outlast the moment it is parked.
-  const until =
-    outcome !== 'circuit_open' && (outcome.kind === 'lease_held' || outcome.kind === 'refund_waiting') ? outcome.until : undefined;
+  const until = outcome !== 'circuit_open' && (kind === 'lease_held' || kind === 'refund_waiting') ? untilOf(outcome, kind) : undefined;
   if (until !== undefined && message.nowMs !== undefined) {
     return { defer: true, seconds: Math.max(1, Math.min(seconds, Math.ceil((until - message.nowMs) / 1000) + 1)) };
   }
   return { defer: true, seconds };
+}
+
+/** The moment a lease_held or refund_waiting wait ends: the outcome's own, or its pending earlier purchase's. */
+function untilOf(outcome: WaitReason, kind: 'lease_held' | 'refund_waiting'): number | undefined {
+  return outcome.kind === kind ? outcome.until : outcome.earlier?.pendingKind === kind ? outcome.earlier.pendingUntil : undefined;
 }

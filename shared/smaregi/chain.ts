@@ -57,6 +57,28 @@ export function takenOff(order: OrderFacts): Decimal {
     .reduce(larger, ZERO);
 }
 
+/**
+ * The order's largest lowering edit when its refund took the order but never booked (its debit in doubt:
+ * a crash, a lost answer): it already counts as taken off (takenOff), so it must be sent again to be
+ * settled, for what it added over the largest booked one.
+ */
+export function unbookedAdjustment(order: OrderFacts): { refundId: string; adds: Decimal } | undefined {
+  const adjustments = order.refundIds.flatMap((id) => {
+    const t = ADJUSTMENT.exec(id)?.[1];
+    return t === undefined ? [] : [{ id, t: parseDecimal(t) ?? ZERO }];
+  });
+  const largest = adjustments.reduce<(typeof adjustments)[number] | undefined>(
+    (a, b) => (a && compareDecimals(a.t, b.t) >= 0 ? a : b),
+    undefined,
+  );
+  if (!largest || order.booked.includes(largest.id)) return undefined;
+  const booked = adjustments
+    .filter((a) => order.booked.includes(a.id))
+    .map((a) => a.t)
+    .reduce(larger, ZERO);
+  return { refundId: largest.id, adds: subtractDecimals(largest.t, booked) };
+}
+
 /** What the ledger's credits stand for: the live purchase, the amount it is left credited on, the older ones still to take back. */
 export interface ChainState {
   live: OrderFacts;

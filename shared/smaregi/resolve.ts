@@ -21,6 +21,7 @@ import {
   SUPERSEDED_REFUND_ID,
   supplementId,
   supplementOf,
+  unbookedAdjustment,
 } from './chain.js';
 import { type PointsSpentRule, transactionAmount } from './money.js';
 import { type SpendStep, type SpendTruth, spendEvents } from './spend.js';
@@ -193,6 +194,12 @@ function adjusted(
   const member = purchase.customer?.externalId;
   // The member was taken off the sale (staff moved them to another sale): what it earned goes back.
   if (!member) return { events: [purchase, ...state.active.map((o) => remainderOf(template, o.orderId, DETACHED_REFUND_ID))] };
+  // A lowering edit's refund left in doubt counts as taken off below: sent again, the refund protocol settles it.
+  const inDoubt = unbookedAdjustment(state.live);
+  if (inDoubt) {
+    const refund = refundOf(thin, settings, state.live.orderId, inDoubt.refundId, tx, false);
+    events.push({ ...refund, refundAmount: units(inDoubt.adds, settings.rule), refundExact: formatDecimal(inDoubt.adds) });
+  }
   const now = parseDecimal(purchase.eligibleExact ?? '0') ?? ZERO;
   // Another member now: the sale's points move to them (a supplement credited to them, then the earlier credits taken back).
   const moved = state.live.externalId !== undefined && state.live.externalId !== member;

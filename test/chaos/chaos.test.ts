@@ -70,7 +70,7 @@ describe('a short seeded chaos run', () => {
 
   it('prints the verdict line with the counts, the outage recovery and the latency figures', () => {
     expect(formatReport(result).at(-1)).toMatch(
-      /^chaos: events=100 faults=\d+ mismatches=0 unfinished=0 dead_lettered=0 backlog=\d+ drained_s=\d+ latency_p99_s=[\d.]+ latency_max_s=[\d.]+$/,
+      /^chaos: events=100 faults=\d+ mismatches=0 unfinished=0 dead_lettered=0 latency_p99_ours_s=[\d.]+ backlog=\d+ drained_s=\d+ latency_p99_s=[\d.]+ latency_max_s=[\d.]+$/,
     );
   });
 

@@ -33,6 +33,10 @@ export interface FaultTally {
   directDuplicates: number;
   /** Open API outages (`--outage`): every route failing for a while. */
   outages: number;
+  /** Faults drawn while the worker had made no Open API call since the last was armed: armed later, once it called. */
+  armedLater?: number;
+  /** Of those, still owed when the faults stopped (never armed). */
+  neverArmed?: number;
 }
 
 export function emptyTally(): FaultTally {
@@ -66,6 +70,15 @@ export interface FaultOptions {
   crashRate: number;
   /** The client's response timeout; a `delay` fault holds the answer longer than this. */
   clientTimeoutMs: number;
+  /**
+   * Open API requests made so far (the emulator's count). A fault fires on the next matching request,
+   * however late it comes: while the worker makes none (its breaker open), faults armed at each delivery
+   * would pile up and each probe would meet one, holding the breaker open for minutes on faults of no
+   * moment. So a fault drawn then is owed, and armed once the worker has called again (at most two at a
+   * time): faults fire on work done now, as the senders keep pace with the worker for, and as many are
+   * armed as drawn (the same density).
+   */
+  requestsMade?: () => Promise<number>;
 }
 
 export function createFaultInjector(random: Random, admin: EmulatorAdmin, options: FaultOptions) {
@@ -93,11 +106,22 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
   }
 
   let calm = false;
+  let owed = 0;
+  let requestsAtLastArm: number | undefined;
+  /** Whether the worker has called the Open API since the last fault was armed (always, without the count). */
+  async function workedSinceLastArm(): Promise<boolean> {
+    if (!options.requestsMade) return true;
+    const made = await options.requestsMade();
+    if (made === requestsAtLastArm) return false;
+    requestsAtLastArm = made;
+    return true;
+  }
   return {
     tally,
     /** Stops injecting (the operator's fix): no new faults, no more crashes. */
     calm(): void {
       calm = true;
+      if (owed > 0) tally.neverArmed = owed;
     },
     /** A fault on the token route, armed before the worker's first call. */
     async armTokenFault(): Promise<void> {
@@ -105,8 +129,17 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
     },
     /** Called before each delivery step: sometimes arms one fault on a random route. */
     async maybeArm(): Promise<void> {
-      if (calm || !faultRandom.chance(options.faultRate)) return;
-      await arm(pickRoute(), faultRandom.pick(FAULT_KINDS), faultRandom.int(1, 2));
+      if (calm) return;
+      if (faultRandom.chance(options.faultRate)) owed += 1;
+      if (owed === 0) return;
+      if (!(await workedSinceLastArm())) {
+        tally.armedLater = (tally.armedLater ?? 0) + 1;
+        return;
+      }
+      for (let n = Math.min(owed, 2); n > 0; n -= 1) {
+        owed -= 1;
+        await arm(pickRoute(), faultRandom.pick(FAULT_KINDS), faultRandom.int(1, 2));
+      }
     },
     /**
      * Expires every token (the emulator's clock jumps a day) with a fault armed on the token route,

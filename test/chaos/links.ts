@@ -48,6 +48,8 @@ export interface LinkReport {
   earlierNotFound: number;
   faults: number;
   failures: string[];
+  /** Per customer (index), when the link or enrolment that succeeded was asked for (simulated ms). */
+  linkedAt: Map<number, number>;
 }
 
 export interface LinkDeps {
@@ -76,6 +78,10 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
     earlierNotFound: 0,
     faults: 0,
     failures: [],
+    linkedAt: new Map(),
+  };
+  const linked = (customer: number, askedAt: number) => {
+    if (!report.linkedAt.has(customer)) report.linkedAt.set(customer, askedAt);
   };
   const links = deps.scenario.links ?? [];
   // Member ids, read once before the first delivery (the reader's token does not outlive the run's token expiries).
@@ -151,11 +157,14 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
         const customer = deps.scenario.customers[link.customer];
         const memberId = memberIds.get(link.customer);
         if (!customer || !memberId) continue;
+        const askedAt = deps.clock();
         const answer = await linkOnce(customer.shopifyId, memberId);
         if (answer.status === 503 || answer.status === 0) continue;
         pending.splice(pending.indexOf(link), 1);
-        if (answer.status === 200) report.linked += 1;
-        else
+        if (answer.status === 200) {
+          report.linked += 1;
+          linked(link.customer, askedAt);
+        } else
           report.failures.push(
             `customer ${link.customer}: the App Proxy link answered ${answer.status} ${answer.kind ?? ''} after the outage`,
           );
@@ -178,9 +187,11 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
     let last = '';
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       await maybeArm(LINK_ROUTES);
+      const askedAt = deps.clock();
       const answer = await linkOnce(customer.shopifyId, memberId);
       if (answer.status === 200) {
         report.linked += 1;
+        linked(link.customer, askedAt);
         // Sometimes the member presses the link again: answered linked, nothing changes.
         if (deps.random.chance(0.3)) {
           const again = await linkOnce(customer.shopifyId, memberId);
@@ -207,10 +218,14 @@ export function createLinks(deps: LinkDeps): Disturbance & { report(): LinkRepor
     await maybeArm([REGISTER_ROUTE, LINK_ROUTES[2]]);
     const created = (webhookId: string) => shopifyCustomerCreated(customer.shopifyId, deps.shopifySecret, webhookId, Date.now());
     const first = created(`create-${customer.index}`);
+    const askedAt = deps.clock();
     const results = await Promise.all([send(first), send(first), send(created(`create-${customer.index}-again`))]);
     const refused = results.filter((r) => r !== 202);
     if (refused.length > 0) report.failures.push(`customer ${link.customer}: customers/create refused (${refused.join(', ')})`);
-    else report.enrolled += 1;
+    else {
+      report.enrolled += 1;
+      linked(link.customer, askedAt);
+    }
   }
 
   async function send(webhook: WebhookRequest): Promise<number> {

@@ -36,6 +36,9 @@ function result(overrides: Partial<ChaosResult> = {}): ChaosResult {
       heldBack: { messages: 0, maxSeconds: 0, over5s: 0 },
       settledSeconds: 31.5,
       parked: 2,
+      p99OursSeconds: 12.34,
+      slowestOurs: [],
+      awaitingPerson: { events: 3, p99Seconds: 58, maxSeconds: 58 },
     },
     disturbances: [],
     upstreamRequests: {},
@@ -52,13 +55,15 @@ describe('the chaos report', () => {
     const lines = formatReport(
       result({ mismatches: [{ customer: 3, what: 'balance 5, expected 4' }], unfinished: [{ key: 'k', why: 'w' }] }),
     );
-    expect(lines.at(-1)).toBe('chaos: events=120 faults=13 mismatches=1 unfinished=1 dead_lettered=2 latency_p99_s=47.3 latency_max_s=58');
+    expect(lines.at(-1)).toBe(
+      'chaos: events=120 faults=13 mismatches=1 unfinished=1 dead_lettered=2 latency_p99_ours_s=12.3 latency_p99_s=47.3 latency_max_s=58',
+    );
   });
 
   it('gives the outage backlog and its drain time before the latency when the run had an outage', () => {
     const lines = formatReport(result({ recovery: { backlog: 176, drainedSeconds: 41.6 } }));
     expect(lines.at(-1)).toBe(
-      'chaos: events=120 faults=13 mismatches=0 unfinished=0 dead_lettered=2 backlog=176 drained_s=42 latency_p99_s=47.3 latency_max_s=58',
+      'chaos: events=120 faults=13 mismatches=0 unfinished=0 dead_lettered=2 latency_p99_ours_s=12.3 backlog=176 drained_s=42 latency_p99_s=47.3 latency_max_s=58',
     );
   });
 

@@ -2,7 +2,7 @@ import type { LinkReport } from './links.js';
 import type { Mismatch } from './compare.js';
 import type { FaultTally } from './faults.js';
 import type { HoldBackReport } from './hold-back.js';
-import type { LatencyReport } from './latency.js';
+import type { LatencyReport, SlowEvent } from './latency.js';
 import type { Scenario } from './scenario.js';
 
 /** What a chaos run found, and how it is printed. The last line is the machine-readable verdict. */
@@ -52,21 +52,25 @@ export function totalFaults(faults: FaultTally): number {
 
 export function verdictLine(
   result: Pick<ChaosResult, 'scenario' | 'faults' | 'mismatches' | 'unfinished' | 'deadLettered'> & {
-    latency?: Pick<LatencyReport, 'p99Seconds' | 'maxSeconds'>;
+    latency?: Pick<LatencyReport, 'p99Seconds' | 'maxSeconds' | 'p99OursSeconds'>;
     recovery?: { backlog: number; drainedSeconds: number | undefined };
   },
 ): string {
   const base = `chaos: events=${result.scenario.events} faults=${totalFaults(result.faults)} mismatches=${result.mismatches.length} unfinished=${result.unfinished.length} dead_lettered=${result.deadLettered}`;
+  const ours = result.latency ? ` latency_p99_ours_s=${seconds(result.latency.p99OursSeconds)}` : '';
   const recovery = result.recovery
     ? ` backlog=${result.recovery.backlog} drained_s=${result.recovery.drainedSeconds === undefined ? 'never' : Math.round(result.recovery.drainedSeconds)}`
     : '';
   const latency = result.latency
     ? ` latency_p99_s=${seconds(result.latency.p99Seconds)} latency_max_s=${seconds(result.latency.maxSeconds)}`
     : '';
-  return `${base}${recovery}${latency}`;
+  return `${base}${ours}${recovery}${latency}`;
 }
 
 const seconds = (s: number) => (Math.round(s * 10) / 10).toString();
+
+const slowLine = (e: SlowEvent): string =>
+  `${e.key} ${seconds(e.seconds)} s, ${e.outcome ?? '?'}, ${e.attempts ?? '?'} attempts${e.lastError ? `, last error: ${e.lastError}` : ''}${e.waits ? `; set aside for: ${e.waits.join(', ')}` : ''}`;
 
 const list = (record: Record<string, number>): string =>
   Object.entries(record)
@@ -84,7 +88,7 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     `  events: ${s.purchases} purchases, ${s.refunds} refunds (${s.cancellations} cancellations, ${s.orphanRefunds} without purchase)`,
     `  deliveries: ${s.duplicates} duplicates (${s.concurrentDuplicates} concurrent), ${s.reordered} reordered; ${f.directDuplicates} queued messages also delivered at once to a second worker`,
     `  faults: ${totalFaults(f)} = ${f.emulator} emulator (armed) + ${f.crashes} worker crashes + ${f.leaseExpiries} lease expiries + ${f.tokenExpiries} token expiries + ${f.outages ?? 0} outages`,
-    `    emulator by kind: ${list(f.byKind)}`,
+    `    emulator by kind: ${list(f.byKind)}; ${f.armedLater ?? 0} drawn while the worker had not called since the last was armed, armed once it did (${f.neverArmed ?? 0} never)`,
     `    emulator by route: ${list(f.byRoute)}`,
     `    crashes by step: ${list(f.crashesByStep)}`,
     `    steps reached: ${list(f.stepsSeen)}`,
@@ -95,12 +99,9 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     ...result.disturbances,
     `  POS sales queued behind a return of the same customer: ${hb.behindReturn.sales}, waited max ${hb.behindReturn.maxSeconds.toFixed(1)} s, median ${hb.behindReturn.p50Seconds.toFixed(1)} s (simulated); other POS sales: ${hb.otherSales.sales}, max ${hb.otherSales.maxSeconds.toFixed(1)} s, median ${hb.otherSales.p50Seconds.toFixed(1)} s`,
     `  latency (acceptance, or its purchase's for a refund, to final outcome, simulated; ${result.latency.parked} parked refunds apart): ${result.latency.events} events, p50 ${seconds(result.latency.p50Seconds)} s, p99 ${seconds(result.latency.p99Seconds)} s, max ${seconds(result.latency.maxSeconds)} s (${result.latency.slowest ?? '-'})`,
-    ...result.latency.slowestEvents
-      .slice(0, 5)
-      .map(
-        (e) =>
-          `    slow: ${e.key} ${seconds(e.seconds)} s, ${e.outcome ?? '?'}, ${e.attempts ?? '?'} attempts${e.lastError ? `, last error: ${e.lastError}` : ''}`,
-      ),
+    ...result.latency.slowestEvents.slice(0, 5).map((e) => `    slow: ${slowLine(e)}`),
+    `  latency ours (without what waits for a person: an order credited after its customer linked counts from the link; parked refunds apart): p99 ${seconds(result.latency.p99OursSeconds)} s; ${result.latency.awaitingPerson.events} events waited for their customer's link or enrolment (whole latency p99 ${seconds(result.latency.awaitingPerson.p99Seconds)} s, max ${seconds(result.latency.awaitingPerson.maxSeconds)} s)`,
+    ...result.latency.slowestOurs.slice(0, 10).map((e) => `    slow (ours): ${slowLine(e)}`),
     `  held back behind a deferring message of the group: ${result.latency.heldBack.messages} messages, max ${seconds(result.latency.heldBack.maxSeconds)} s, ${result.latency.heldBack.over5s} over 5 s (outage excluded)`,
     `  settled: the last balance change ${seconds(result.latency.settledSeconds)} s after the last event was accepted`,
     `  upstream requests: ${list(result.upstreamRequests)}`,

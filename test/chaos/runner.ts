@@ -5,7 +5,7 @@ import { emulatorAdmin, upstreamReader } from './emulator-admin.js';
 import type { Disturbance } from './disturbance.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { createHoldBackMeter } from './hold-back.js';
-import { createLatencyMeter } from './latency.js';
+import { createLatencyMeter, type LinkedAt } from './latency.js';
 import { createOutage, type Outage, type OutageFault } from './outage.js';
 import { createGatewayStretch } from './gateway.js';
 import { buildModel, type Model } from './model.js';
@@ -16,6 +16,7 @@ import type { LostDeliveries } from './lost-deliveries.js';
 import { startChaosStack, type ChaosStack, type ChaosStackOptions } from './stack.js';
 import { renderDelivery, type SenderSecrets } from './webhooks.js';
 import { createSmaregiSender, smaregiCustomerCode, smaregiDisturbance } from './smaregi.js';
+import { applyMissedEdits, createMissedEdits, type MissedEdits, planMissedEdits } from './smaregi-edits.js';
 import { squareCustomerId } from './square.js';
 import { createLinks } from './links.js';
 import { createRedactions } from './redactions.js';
@@ -56,6 +57,8 @@ export interface ChaosOptions {
   startStack?: (options: ChaosStackOptions) => Promise<ChaosStack>;
   /** The "lost deliveries" fault (lost-deliveries.ts): webhooks Shopify never sends, repaired by reconcile. */
   lostDeliveries?: LostDeliveries;
+  /** Run the Smaregi reconcile that finds the run's missed edits (smaregi-edits.ts; default true; false must fail the run). */
+  smaregiReconcile?: boolean;
 }
 
 export const CHAOS_CLIENT = { clientId: 'chaos-client', clientSecret: 'chaos-secret' } as const;
@@ -110,7 +113,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let outageRef: Outage | undefined;
   let nowRef: () => number = Date.now;
   const holdBack = createHoldBackMeter({ posSource: 'pos', now: () => nowRef(), excluded: () => outageRef?.window() });
-  const latency = createLatencyMeter({ now: () => nowRef(), excluded: () => outageRef?.window() });
+  let linksRef: ReturnType<typeof createLinks> | undefined;
+  const latency = createLatencyMeter({
+    now: () => nowRef(),
+    excluded: () => outageRef?.window(),
+    linkedAt: linkedAt(scenario, () => linksRef?.report().linkedAt),
+  });
   const duplicateRandom = random.fork('direct duplicates');
   const direct = new Set<Promise<void>>();
   // onQueued needs the stack it is given to; it fires only once webhooks flow, after the start.
@@ -126,6 +134,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       outageRef?.onDeleted(message);
     },
     onFirstReceived: (message) => latency.onFirstReceived(message),
+    onSetAside: (message) => latency.onSetAside(message),
     onQueued: (message) => {
       holdBack.onQueued(message);
       latency.onQueued(message.body);
@@ -161,16 +170,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (options.gatewaySeconds) disturbances.push(createGatewayStretch({ ...stack, seconds: options.gatewaySeconds, log }));
     // Smaregi's tills: the stand-in holds each transaction's state; its API throttles and expires tokens.
     let secrets: SenderSecrets = CHAOS_SECRETS;
+    let missedEdits: MissedEdits | undefined;
     if (stack.smaregi) {
       const smaregi = createSmaregiSender(stack.smaregi);
       await smaregi.seedCustomers(scenario.customers);
       secrets = { ...CHAOS_SECRETS, smaregi };
       disturbances.push(smaregiDisturbance(stack.smaregi.url, random.fork('smaregi faults')));
+      const edits = planMissedEdits(scenario, model);
+      applyMissedEdits(model, edits);
+      const reconcile = options.smaregiReconcile ?? true;
+      missedEdits = createMissedEdits({ edits, stack, posted: smaregi.posted, put: smaregi.put, reconcile, log });
+      disturbances.push(missedEdits);
     }
     const injector = createFaultInjector(random, admin, {
       faultRate: options.faultRate ?? 0.25,
       crashRate: options.crashRate ?? 0.03,
       clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
+      requestsMade: async () =>
+        Object.values((await admin.stats()).clients[CHAOS_CLIENT.clientId]?.routes ?? {}).reduce((n, r) => n + r.total, 0),
     });
     injectorRef = injector;
     const links = createLinks({
@@ -186,6 +203,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       clock: stack.clock.now,
       log,
     });
+    linksRef = links;
     disturbances.push(links);
     const redactions = createRedactions({
       scenario,
@@ -266,7 +284,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       });
     }
 
-    const mismatches = [...comparison.mismatches, ...ledgerCheck.mismatches];
+    const mismatches = [...comparison.mismatches, ...ledgerCheck.mismatches, ...((await missedEdits?.check()) ?? [])];
     const unfinishedOrders = unfinished.flatMap((u) => {
       const event = scenario.events.find((e) => e.key === u.key);
       return event ? [event.orderId] : [];
@@ -608,13 +626,27 @@ async function collectEvidence(scenario: Scenario, observed: ObservedCustomer[],
   return lines;
 }
 
-/** The verdict line's recovery figures, when the run had an outage. */
+/**
+ * When the customer of a Shopify order was linked or enrolled during the run: only their Shopify orders
+ * waited for it (a linked member's other cards were known from the start; an enrolment covers Shopify).
+ */
+function linkedAt(scenario: Scenario, times: () => Map<number, number> | undefined): LinkedAt {
+  const customerOf = new Map(
+    scenario.events.flatMap((e) => (e.source === 'shopify' && e.customer !== null ? [[e.orderId, e.customer]] : [])),
+  );
+  return ({ source, orderId }) => {
+    const customer = source === 'shopify' ? customerOf.get(orderId) : undefined;
+    return customer === undefined ? undefined : times()?.get(customer);
+  };
+}
+
 /** The earliest of the times given, if any. */
 function earliest(times: (number | undefined)[]): number | undefined {
   const defined = times.filter((t): t is number => t !== undefined);
   return defined.length > 0 ? Math.min(...defined) : undefined;
 }
 
+/** The verdict line's recovery figures, when the run had an outage. */
 function recoveryOf(outage: Outage | undefined): Pick<ChaosResult, 'recovery'> {
   const report = outage?.report();
   return report ? { recovery: { backlog: report.backlogAtEnd, drainedSeconds: report.drainSeconds } } : {};

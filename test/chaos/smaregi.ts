@@ -144,7 +144,14 @@ export function createSmaregiSender(access: SmaregiChaosAccess) {
   const attached = new Set<string>();
   /** Sales whose points payment staff corrected to none (their last delivery; never goes back). */
   const corrected = new Set<string>();
+  /** Each sale's transaction as last put in the stand-in (smaregi-edits.ts lowers it from there). */
+  const posted = new Map<string, Record<string, unknown>>();
   return {
+    posted: (orderId: string) => posted.get(orderId),
+    put: (tx: Record<string, unknown>) => {
+      posted.set(String(tx.transactionHeadId), tx);
+      return post(`${access.url}/__smaregi/transactions`, tx);
+    },
     async seedCustomers(customers: ChaosCustomer[]): Promise<void> {
       for (const c of customers)
         await post(`${access.url}/__smaregi/customers`, { customerId: String(c.index + 1), customerCode: smaregiCustomerCode(c) });
@@ -185,10 +192,9 @@ export function createSmaregiSender(access: SmaregiChaosAccess) {
           const at = new Date(nowMs).toISOString();
           if (correcting) corrected.add(event.orderId);
           const spent = spends(scenario, event.orderId) && !corrected.has(event.orderId) ? CHAOS_SPEND_POINTS : 0;
-          await post(
-            `${access.url}/__smaregi/transactions`,
-            transaction(event.orderId, member, amount, voided.has(event.orderId), at, spent),
-          );
+          const tx = transaction(event.orderId, member, amount, voided.has(event.orderId), at, spent);
+          posted.set(event.orderId, tx);
+          await post(`${access.url}/__smaregi/transactions`, tx);
           if (withNonSale) await post(`${access.url}/__smaregi/transactions`, nonSale(event.orderId, customerId, amount, at));
         },
       };

@@ -36,6 +36,8 @@ export interface ChaosStackOptions {
   /** The worker client's connect/headers/body timeout. */
   clientTimeoutMs: number;
   checkpoint: (step: CheckpointStep) => void | Promise<void>;
+  /** The worker set a waiting event aside (a copy of it sent to the queue): the report says what for. */
+  onSetAside?: (message: QueueMessage) => void;
   /** Told about every message intake queues (the run may deliver some a second time, directly). */
   onQueued?: (message: QueueMessage) => void;
   /** Told about every message the queue deletes (processed), on the simulated clock. */
@@ -57,6 +59,8 @@ export interface ChaosStack {
   ledgerTable: { documentClient: DynamoDBDocumentClient; tableName: string };
   /** The simulated clock of the queue, the worker and the ledger. */
   clock: SimClock;
+  /** The handlers' environment (SOURCES_CONFIG, SMAREGI access…): what the stage's scheduled functions read. */
+  handlerEnv: NodeJS.ProcessEnv;
   /** The timing settings in force: `npm start`'s defaults. */
   timing: Timing;
   /** Nothing runs and nothing is receivable now (the clock may jump). */
@@ -68,7 +72,8 @@ export interface ChaosStack {
   jumpToNextDue(limit?: number, due?: number): boolean;
   /**
    * Moves the clock past every lease, if no batch is running right now (checked and done in
-   * one synchronous step, so no attempt can start in between). Returns whether it did.
+   * one synchronous step, so no attempt can start in between), or only to the next message due before
+   * that (the leases then run out on a later move). Returns whether it moved the clock.
    */
   expireLeases(): boolean;
   /**
@@ -116,15 +121,24 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
       now: workerClock,
     });
   const openapi = workerClient('loyalty-points-bridge/chaos');
+  let queue: LocalQueue | undefined;
+  // The workers' own sends (waiting events set aside) go to the queue, and are told to the run.
+  const setAsideQueue: EventQueue = {
+    send: async (message) => {
+      if (!queue) throw new Error('chaos: the queue is not ready yet');
+      await queue.send(message);
+      options.onSetAside?.(message);
+    },
+  };
   const processOverrides: Partial<ProcessEventsDeps> = {
     openapi,
+    queue: setAsideQueue,
     ledger: lazyLedger,
     clock: workerClock,
     checkpoint: options.checkpoint,
     logger: quiet,
     metrics: quietMetrics,
   };
-  let queue: LocalQueue | undefined;
   const forwardingQueue: EventQueue = {
     send: async (message) => {
       if (!queue) throw new Error('chaos: the queue is not ready yet');
@@ -170,7 +184,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   // Its messages are not the queue's: deferring them is refused (as SQS refuses a stale receipt), and
   // the queue's own copy is deferred or retried as usual.
   const secondContainer = makeHandler(
-    depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient, visibility: stack.queue, queue: stack.queue }),
+    depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient, visibility: stack.queue }),
   );
   let directInFlight = 0;
   const isIdle = () => {
@@ -191,6 +205,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     ledger: stack.ledger,
     ledgerTable: { documentClient, tableName: stack.tableName },
     clock,
+    handlerEnv: stack.handlerEnv,
     timing: CHAOS_TIMING,
     isIdle,
     jumpToNextDue(limit, due) {
@@ -204,7 +219,14 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     },
     expireLeases() {
       if (stack.queue.stats().runningBatches > 0 || directInFlight > 0) return false;
-      clock.jump((CHAOS_TIMING.leaseSeconds + 1) * 1000);
+      // Past every lease, but not past a message due sooner: jumping over it would make it wait for
+      // nothing (an event due in 2 s processed 46 s later). The leases then run out on a later jump.
+      const now = clock.now();
+      const leasesEnd = now + (CHAOS_TIMING.leaseSeconds + 1) * 1000;
+      const due = stack.queue.nextVisibleAt();
+      const target = due !== undefined && due < leasesEnd ? due : leasesEnd;
+      if (target <= now) return false;
+      clock.jump(target - now);
       return true;
     },
     async deliverDirectly(message) {

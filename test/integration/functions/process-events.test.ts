@@ -3,9 +3,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { depsFromEnvironment, makeHandler } from '../../../functions/process-events.js';
 import { lambdaContext } from '../../../local/lambda/context.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
+import { linkedEvent } from '../../../shared/customers/index.js';
 import { createLocalQueue } from '../../../local/queue/index.js';
 import { systemClock } from '../../../local/queue/clock.js';
-import { GRANT, LOOKUP, purchase, refund, useHarness } from '../shared/points/harness.js';
+import { CALCULATION, GRANT, LOOKUP, purchase, refund, useHarness } from '../shared/points/harness.js';
 import type { PointsEvent } from '../../../shared/events/index.js';
 import { ASIDE_ATTRIBUTES, type MessageVisibility, type VisibilityChange } from '../../../shared/queue/index.js';
 import { startSmaregiStandIn } from '../../../local/smaregi/index.js';
@@ -16,7 +17,7 @@ const h = useHarness();
 
 // SQS itself cannot run here: the event is built the way Lambda's SQS integration delivers it.
 let messages = 0;
-function sqsRecord(body: PointsEvent | string, groupId: string): SQSRecord {
+function sqsRecord(body: PointsEvent | object | string, groupId: string): SQSRecord {
   const id = `msg-${++messages}`;
   return {
     messageId: id,
@@ -361,6 +362,59 @@ describe('process-events handler: a waiting event does not hold its customer', (
     // Due when the breaker half-opens (30 s), not after the eighth step of a growing backoff.
     expect(wakeAt - h.clock()).toBeGreaterThanOrEqual(29_000);
     expect(wakeAt - h.clock()).toBeLessThanOrEqual(31_000);
+  });
+
+  it('starts the backoff again when a waiting event meets a server fault after waiting for something else (the breaker)', async () => {
+    const { queue, handle } = withQueue();
+    // More failing answers than the client's read retry: the lookup fails as a server fault.
+    await h.emulator.addFault({ method: 'GET', path: '^/api/ext/users/external_id/', fault: 'error_500', times: 3 });
+    const event = purchase();
+    const copy = sentAgo(sqsRecord(event, 'aside:w'), 0, 1);
+    copy.messageAttributes = {
+      [ASIDE_ATTRIBUTES.wakeAt]: { dataType: 'String', stringValue: String(h.clock() - 1) },
+      [ASIDE_ATTRIBUTES.waitingSince]: { dataType: 'String', stringValue: String(h.clock() - 600_000) },
+      [ASIDE_ATTRIBUTES.reason]: { dataType: 'String', stringValue: 'circuit_open' },
+      [ASIDE_ATTRIBUTES.waits]: { dataType: 'String', stringValue: '7' },
+    };
+    expect((await handle(sqsEvent(copy))).batchItemFailures).toEqual([]);
+    const again = (await held(queue)).find((r) => (JSON.parse(r.body) as { eventId: string }).eventId === event.eventId);
+    expect(again?.messageAttributes[ASIDE_ATTRIBUTES.reason]?.stringValue).toBe('upstream_error');
+    // The first step (2 s), not the eighth (256 s) for having waited seven times for the breaker.
+    expect(Number(again?.messageAttributes[ASIDE_ATTRIBUTES.wakeAt]?.stringValue) - h.clock()).toBe(2_000);
+    expect(again?.messageAttributes[ASIDE_ATTRIBUTES.waits]?.stringValue).toBe('1');
+  });
+
+  it("hands each of a linked customer's earlier orders to a message of its own, where it is credited once", async () => {
+    const { queue, handle } = withQueue();
+    const customer = { externalKey: 'shopify', externalId: 'linked-later' };
+    const orders = [purchase({ customer }), purchase({ customer })];
+    for (const order of orders) await handle(sqsEvent(sentAgo(sqsRecord(order, 'shopify:shopify:linked-later'), 0)));
+    expect(await h.ledger.getOrder(orders[0]!)).toMatchObject({ outcome: 'customer_not_found' });
+    const member = (await h.api.registerMember({ rank: 'gold', external_ids: { shopify: 'linked-later' } })).id;
+    const linked = linkedEvent({
+      source: 'shopify',
+      externalKey: 'shopify',
+      customerId: 'linked-later',
+      memberId: member,
+      retroCreditDays: 30,
+      nowMs: h.clock(),
+    });
+    // A crash among the orders would now cost the link a receive: each order is its own message instead.
+    expect((await handle(sqsEvent(sentAgo(sqsRecord(linked, 'shopify:shopify:linked-later'), 0)))).batchItemFailures).toEqual([]);
+    const copies = await held(queue);
+    expect(copies.map((c) => (JSON.parse(c.body) as { orderId: string; customerLinked?: boolean }).orderId).sort()).toEqual(
+      orders.map((o) => o.orderId).sort(),
+    );
+    expect(new Set(copies.map((c) => c.attributes.MessageGroupId)).size).toBe(2);
+    expect(await h.calls(CALCULATION)).toBe(0);
+    for (const copy of copies) expect((await handle(sqsEvent(copy))).batchItemFailures).toEqual([]);
+    // And once only: a copy delivered again adds nothing.
+    await handle(sqsEvent(copies[0]!));
+    for (const order of orders) {
+      expect(await h.ledger.getOrder(order)).toMatchObject({ state: 'done', outcome: 'credited', customerId: member });
+      expect(await h.ledger.getOrder(order)).not.toHaveProperty('unlinkedCustomer');
+    }
+    expect((await h.api.getMember(member)).point).toBe(100);
   });
 
   it('acknowledges a credited purchase whose waiting refund failed, and gives the refund a message of its own', async () => {

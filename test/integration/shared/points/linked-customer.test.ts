@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { creditEarlierPurchases } from '../../../../shared/customers/index.js';
 import { purchaseMarker } from '../../../../shared/points/index.js';
-import { CALCULATION, purchase, REFUND_WAIT_SECONDS, refund, useHarness } from './harness.js';
+import { CALCULATION, LOOKUP, purchase, REFUND_WAIT_SECONDS, refund, useHarness } from './harness.js';
 
 const h = useHarness();
 
@@ -131,5 +131,36 @@ describe('purchases credited once their customer is linked', () => {
       pending: 1,
       pendingKind: 'lease_held',
     });
+  });
+
+  it('a purchase that looked its customer up just before the link, and records customer_not_found just after the link looked for earlier orders, is credited once', async () => {
+    const p = unknownCustomer('late-11');
+    const input = { source: 'shopify', externalKey: 'shopify', externalId: 'late-11', days: 30 };
+    let member = '';
+    // The purchase has its answer (no member) and is held before recording it; meanwhile the customer is
+    // linked and the link's crediting runs to its end.
+    const [outcome, linked] = await h.whileHeldAt('purchase:not-found', p, async () => {
+      member = await becomeMember('late-11');
+      const earlier = await creditEarlierPurchases({ ledger: h.ledger, processor: h.processor(), clock: h.clock }, input);
+      return { kind: 'linked', action: earlier.pending > 0 ? 'retry' : 'ack', earlier };
+    });
+    // The link found nothing to credit (the order was not recorded yet) and is done: nothing will look again.
+    expect(linked).toMatchObject({ kind: 'linked', action: 'ack', earlier: { credited: 0, pending: 0 } });
+    expect(outcome).toMatchObject({ kind: 'credited', customerId: member, points: 50 });
+    expect(await h.entries(member, purchaseMarker(p.source, p.orderId))).toEqual([50]);
+    expect(await h.ledger.getOrder({ source: 'shopify', orderId: p.orderId })).toMatchObject({ state: 'done', outcome: 'credited' });
+    expect(await h.ledger.listUnlinkedOrders({ ...input, since })).toEqual([]);
+    // Its redelivery, or the link asked again, adds nothing.
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'duplicate', previous: 'credited' });
+    expect(await creditEarlierPurchases({ ledger: h.ledger, processor: h.processor(), clock: h.clock }, input)).toMatchObject({
+      credited: 0,
+    });
+    expect(await h.balance(member)).toBe(50);
+  });
+
+  it('a purchase of a customer nobody linked records customer_not_found and looks the customer up once', async () => {
+    const p = unknownCustomer('late-12');
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'customer_not_found' });
+    expect(await h.calls(LOOKUP)).toBe(1);
   });
 });

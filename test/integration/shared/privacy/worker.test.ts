@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createCustomerRecords } from '../../../../shared/customers/index.js';
 import { GetCommand } from '../../../../shared/dynamodb/index.js';
 import type { PrivacyEvent } from '../../../../shared/events/index.js';
-import { refundKey } from '../../../../shared/ledger/index.js';
+import { linkMarkKey, refundKey } from '../../../../shared/ledger/index.js';
 import { createPrivacyRequests, type PrivacyDeps, processPrivacyEvent, withPrivacyEvents } from '../../../../shared/privacy/index.js';
 import { createQuarantineStore, createQuarantineTable, type QuarantineStore } from '../../../../shared/quarantine/index.js';
 import { fixture } from '../../../support/webhooks.js';
@@ -144,6 +144,15 @@ describe('customers/redact', () => {
     expect(await records.get(ref)).toBeUndefined();
   });
 
+  it('deletes the mark a recent link of the customer left (it names the shop customer id)', async () => {
+    const customer = { source: 'shopify', externalKey: 'shopify', externalId: 'redact-linked' };
+    await h.ledger.markCustomerLinked(customer);
+    expect(await h.ledger.customerLinked(customer)).toBe(true);
+    await redact('redact-linked');
+    expect(await h.ledger.customerLinked(customer)).toBe(false);
+    expect(await rawItem(linkMarkKey('shopify', 'shopify', 'redact-linked'))).toBeUndefined();
+  });
+
   it("removes the bodies of quarantined deliveries naming the customer, and leaves other customers' entries", async () => {
     // Shopify's own published order (ruby API tests), wrapped as that test wraps it: a body intake cannot read.
     const theirs = await keep(fixture('shopify/ruby-api-2024-07-order-test8.json'));
@@ -245,6 +254,20 @@ describe('shop/redact', () => {
     expect(await quarantine.get(ours.id)).toMatchObject({ state: 'redacted', redactedBy: 'shop/redact' });
     expect(await quarantine.get(theirs.id)).toMatchObject({ state: 'quarantined' });
     expect(await h.ledger.getOrder(another)).toMatchObject({ externalId: 'shop-c', shopDomain: 'another.myshopify.com' });
+  });
+
+  it("deletes the source's link marks when the source serves that shop alone", async () => {
+    const customer = { source: 'shopify', externalKey: 'shopify', externalId: 'shop-linked' };
+    await h.ledger.markCustomerLinked(customer);
+    expect(await processPrivacyEvent(deps(), request('redact_shop', null, [], { soleShop: true }))).toMatchObject({ kind: 'redacted' });
+    expect(await h.ledger.customerLinked(customer)).toBe(false);
+  });
+
+  it("leaves the source's link marks, which name no shop, when a shop/redact names another shop", async () => {
+    const customer = { source: 'shopify', externalKey: 'shopify', externalId: 'shop-linked-kept' };
+    await h.ledger.markCustomerLinked(customer);
+    await processPrivacyEvent(deps(), request('redact_shop', null, [], { shopDomain: 'other-dev-store.myshopify.com' }));
+    expect(await h.ledger.customerLinked(customer)).toBe(true);
   });
 
   it('stops in time when the invocation runs short, and the retry goes on from where it stopped', async () => {

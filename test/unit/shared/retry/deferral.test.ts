@@ -77,6 +77,13 @@ describe('a lease held by another attempt', () => {
   });
 });
 
+describe('a customer event waiting for an earlier purchase held by another attempt', () => {
+  it('never waits past the end of that lease, however often it waited before', () => {
+    const linked = { kind: 'linked' as const, earlier: { pendingKind: 'lease_held', pendingUntil: 45_000 } };
+    expect(deferralFor(linked, { receive: 9, ageMs: 30_000, nowMs: 30_000 }, settings, () => 0)).toEqual({ defer: true, seconds: 16 });
+  });
+});
+
 describe('a refund waiting for its purchase', () => {
   it('is not kept waiting past the moment it is parked', () => {
     expect(

@@ -42,4 +42,22 @@ describe('what a Smaregi transaction state resolves to', () => {
       ).notEarning;
     expect(['1', '9', '2', '11'].map(earn)).toEqual([undefined, undefined, 'not_a_sale', 'not_a_sale']);
   });
+
+  it('sends a lowering edit’s refund again while its debit is in doubt, and not once it is booked', () => {
+    const lowered = tx({ customerCode: 'C-0001', subtotal: '5500', total: '5500', taxInclude: '500' });
+    Object.assign(lowered.details?.[0] ?? {}, { unitDiscountedSum: '5500', taxIncludeProportional: '500' });
+    const sale = (booked: string[]) => ({
+      orderId: '25',
+      state: 'done' as const,
+      outcome: 'credited',
+      eligibleExact: '10000',
+      refundIds: ['adj-5000'],
+      booked,
+    });
+    const refunds = (booked: string[]) =>
+      resolveTransaction(thin, state, lowered, { chain: { sale: sale(booked), supplements: [] } })
+        .events.filter((e) => e.type === 'refund')
+        .map((e) => (e.type === 'refund' ? `${e.refundId} ${e.refundExact}` : ''));
+    expect([refunds([]), refunds(['adj-5000'])]).toEqual([['adj-5000 5000'], []]);
+  });
 });
