@@ -1,4 +1,4 @@
-import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
 import { cliCommand } from './command.js';
 
 /**
@@ -6,7 +6,9 @@ import { cliCommand } from './command.js';
  * the first argument names it. Each keeps its own options, output and exit codes; reconcile and shopify
  * are loaded only when named (they bring the Shopify Admin client).
  */
-export async function opsCommand(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput = consoleOutput): Promise<number> {
+export async function opsCommand(argv: string[], env: NodeJS.ProcessEnv, given: CommandOutput = consoleOutput): Promise<number> {
+  // Whatever a command prints may hold text a sender chose: no control character reaches the terminal.
+  const out = terminalOutput(given);
   const [command, ...rest] = argv;
   if (command === 'reconcile') return (await import('./reconcile-command.js')).reconcileCommand(rest, env, out);
   if (command === 'redemptions') return (await import('./redemptions-command.js')).redemptionsCommand(rest, env, out);
