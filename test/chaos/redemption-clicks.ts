@@ -32,6 +32,9 @@ const POINTS_ROUTE = '^/api/ext/users/[^/]+/points$';
 /** Customers who redeem, at most; clicks per customer. */
 const MAX_CUSTOMERS = 6;
 const CLICKS_PER_CUSTOMER = 2;
+/** Presses of a click during the run before leaving it to the drain's end; after the drain. */
+const IN_RUN_ATTEMPTS = 4;
+const AFTER_DRAIN_ATTEMPTS = 10;
 
 interface Click {
   customer: number;
@@ -42,6 +45,8 @@ interface Click {
   fate: 'used' | 'expire';
   code?: string;
   firstStatus?: number;
+  clicked?: boolean;
+  settled?: boolean;
 }
 
 export interface RedemptionReport {
@@ -51,6 +56,8 @@ export interface RedemptionReport {
   used: number;
   expired: number;
   notLinked: number;
+  /** Clicks that got their code during the run (the others once the queue had drained). */
+  duringRun: number;
   sweep?: SweepResult;
   failures: string[];
 }
@@ -60,7 +67,8 @@ export interface RedemptionDeps {
   model: Model;
   stack: Pick<ChaosStack, 'intakeUrl' | 'shopifyAdminUrl' | 'redemption'>;
   admin: EmulatorAdmin;
-  reader: ReturnType<typeof upstreamReader>;
+  /** A reader with a token of its own (the run's token expiries end the older ones). */
+  newReader: () => ReturnType<typeof upstreamReader>;
   shopifySecret: string;
   random: Random;
   log: (line: string) => void;
@@ -92,6 +100,17 @@ function planClicks(deps: RedemptionDeps): Click[] {
 
 export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { report(): RedemptionReport; check(): Promise<Mismatch[]> } {
   const clicks = planClicks(deps);
+  const byCustomer = new Map<number, Click[]>();
+  for (const c of clicks) byCustomer.set(c.customer, [...(byCustomer.get(c.customer) ?? []), c]);
+  // Each customer's last delivery (and link), and balance before redeeming: from the scenario and the model.
+  const lastDelivery = new Map<number, number>();
+  deps.scenario.deliveries.forEach((d, i) => {
+    const customer = deps.scenario.events[d.event]?.customer;
+    if (customer !== null && customer !== undefined && byCustomer.has(customer)) lastDelivery.set(customer, i);
+  });
+  for (const link of deps.scenario.links ?? [])
+    if (byCustomer.has(link.customer)) lastDelivery.set(link.customer, Math.max(lastDelivery.get(link.customer) ?? 0, link.at));
+  const finalBalance = new Map([...byCustomer.keys()].map((i) => [i, deps.model.customers.get(i)?.balance]));
   const report: RedemptionReport = {
     clicks: clicks.length,
     byTrouble: { none: 0, twice: 0, deduction_lost: 0, code_crash: 0, code_lost: 0 },
@@ -99,6 +118,7 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
     used: 0,
     expired: 0,
     notLinked: 0,
+    duringRun: 0,
     failures: [],
   };
   const shopFault = async (fault: 'http_503' | 'reset_after_commit', times: number) => {
@@ -119,6 +139,7 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
     }).catch((e: unknown) => ({ status: 0, body: { error: (e as Error).message } as Record<string, unknown> }));
 
   async function click(c: Click): Promise<void> {
+    c.clicked = true;
     report.byTrouble[c.trouble] += 1;
     if (c.trouble === 'deduction_lost')
       await deps.admin.addFault({ method: 'POST', path: POINTS_ROUTE, fault: 'reset_after_commit', times: 1 });
@@ -128,25 +149,35 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
     c.firstStatus = answers[0]?.status;
   }
 
-  async function useOrExpire(c: Click): Promise<void> {
-    // The customer presses again (the page says so after an error; a code already made is answered again).
-    const again = await press(c);
+  /**
+   * The customer presses again until a code (the page says so after an error; a code already made is
+   * answered again): during the run the run's faults may meet these presses too. False: not yet.
+   */
+  async function settle(c: Click, attempts: number): Promise<boolean> {
+    let again = await press(c);
+    for (let i = 1; i < attempts && again.status !== 200 && again.status !== 403; i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      again = await press(c);
+    }
     if (again.status === 403) {
       // Linked no more (a redaction dropped the shop id): refused before anything, the model holds nothing.
       report.notLinked += 1;
       c.fate = 'expire';
-      return;
+      c.settled = true;
+      return true;
     }
+    if (again.status !== 200 && attempts < AFTER_DRAIN_ATTEMPTS) return false;
+    c.settled = true;
     const code = typeof again.body.code === 'string' ? again.body.code : undefined;
     if (again.status !== 200 || !code) {
       report.failures.push(
         `request ${c.request} (${c.trouble}): pressed again, answered ${again.status} ${JSON.stringify(again.body.error ?? '')}`,
       );
-      return;
+      return true;
     }
     c.code = code;
     report.codes += 1;
-    if (c.fate !== 'used') return;
+    if (c.fate !== 'used') return true;
     // A later Shopify order that carried the code (Shopify counts the use; the sweep marks it used).
     const order = {
       id: `9${String(c.customer).padStart(4, '0')}${c.request.slice(-8)}`,
@@ -162,11 +193,33 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
       body: JSON.stringify(order),
     });
     if (res.status !== 201) report.failures.push(`request ${c.request}: the order using ${code} was refused (${res.status})`);
+    return true;
+  }
+
+  /** During the run: a customer whose events are all delivered and whose balance is already the model's final one clicks now. */
+  async function clickIfReady(position: number): Promise<void> {
+    for (const [customer, mine] of byCustomer) {
+      if (mine.every((c) => c.clicked) || (lastDelivery.get(customer) ?? 0) >= position) continue;
+      const first = mine[0];
+      if (!first) continue;
+      try {
+        const member = await deps.newReader().memberByExternalId('shopify', first.shopifyId);
+        if (member?.point !== finalBalance.get(customer)) continue;
+      } catch {
+        continue; // a fault of the run met the read: another time
+      }
+      for (const c of mine) {
+        await click(c);
+        if (await settle(c, IN_RUN_ATTEMPTS)) report.duringRun += 1;
+      }
+    }
   }
 
   return {
     name: 'redemptions',
-    beforeDelivery: async () => undefined,
+    beforeDelivery: async (position) => {
+      if (deps.stack.redemption) await clickIfReady(position);
+    },
     tick: async () => undefined,
     jumpLimit: () => undefined,
     holdsClock: () => false,
@@ -176,9 +229,9 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
         report.failures.push('the stack does not redeem (no redemption settings)');
         return;
       }
-      for (const c of clicks) await click(c);
+      for (const c of clicks.filter((k) => !k.clicked)) await click(c);
       await deps.admin.clearFaults();
-      for (const c of clicks) await useOrExpire(c);
+      for (const c of clicks.filter((k) => !k.settled)) await settle(c, AFTER_DRAIN_ATTEMPTS);
       // The sweep as `npm start` runs it, at a moment past every code's end.
       const past = Date.now() + (redemption.settings.validSeconds + 60) * 1000;
       if (deps.sweep !== false) report.sweep = await sweepRedemptions({ ...redemption, now: () => past });
@@ -194,10 +247,11 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
     async check() {
       const mismatches: Mismatch[] = [];
       const histories = new Map<number, { point: number; remarks: string | null }[]>();
+      const reader = deps.newReader();
       for (const c of clicks) {
         if (!histories.has(c.customer)) {
-          const member = await deps.reader.memberByExternalId('shopify', c.shopifyId);
-          histories.set(c.customer, member ? await deps.reader.history(member.id) : []);
+          const member = await reader.memberByExternalId('shopify', c.shopifyId);
+          histories.set(c.customer, member ? await reader.history(member.id) : []);
         }
         const history = histories.get(c.customer) ?? [];
         const count = (kind: string) =>
@@ -222,7 +276,7 @@ export function redemptionLine(r: RedemptionReport): string {
   const t = r.byTrouble;
   const s = r.sweep;
   return (
-    `  redemptions: clicks=${r.clicks} codes=${r.codes} used=${r.used} expired=${r.expired} not_linked=${r.notLinked} ` +
+    `  redemptions: clicks=${r.clicks} codes=${r.codes} during_run=${r.duringRun} used=${r.used} expired=${r.expired} not_linked=${r.notLinked} ` +
     `twice=${t.twice} deduction_lost=${t.deduction_lost} code_crash=${t.code_crash} code_lost=${t.code_lost} ` +
     `sweep_returned=${s?.returned ?? 0} sweep_used=${s?.used ?? 0} sweep_failed=${s?.failed ?? 0} sweep_later=${s?.later ?? 0} failures=${r.failures.length}`
   );

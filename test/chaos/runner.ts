@@ -224,7 +224,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       model,
       stack,
       admin,
-      reader: upstreamReader({ baseUrl: stack.emulatorUrl, ...CHAOS_CLIENT }),
+      newReader: () => upstreamReader({ baseUrl: stack.emulatorUrl, ...CHAOS_CLIENT }),
       shopifySecret: CHAOS_SECRETS.shopify,
       random: random.fork('redemptions'),
       log,
