@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareWithModel, type ObservedCustomer } from './compare.js';
-import { buildModel } from './model.js';
+import { applyRedemptions, buildModel } from './model.js';
 import type { Scenario } from './scenario.js';
 
 const ORDER = '512345678901234567';
@@ -59,5 +59,27 @@ describe('the comparison with the model', () => {
 
   it('reports a customer that was not read back', () => {
     expect(compareWithModel(model, []).mismatches.map((m) => m.what)).toEqual(['customer was not read back']);
+  });
+
+  it('leaves a redemption and its give-back to the redemption check, and wants a held code off the balance', () => {
+    const redeemed = buildModel(scenario);
+    applyRedemptions(redeemed, new Map([[0, 20]]));
+    const deduction = (id: string, request: string) => ({
+      id,
+      point: -10,
+      title: null,
+      remarks: `lp1:shopify:redeem:7000000000000000001:${request}`,
+    });
+    const back = { id: '6', point: 10, title: null, remarks: 'lp1:shopify:redeem-return:7000000000000000001:req-returned' };
+    const history = [
+      debit('2'),
+      credit('1'),
+      deduction('3', 'req-held-1'),
+      deduction('4', 'req-held-2'),
+      deduction('5', 'req-returned'),
+      back,
+    ];
+    expect(compareWithModel(redeemed, observe(history, 5)).mismatches).toEqual([]);
+    expect(compareWithModel(redeemed, observe(history, 25)).mismatches.map((m) => m.what)).toEqual(['balance 25, expected 5']);
   });
 });

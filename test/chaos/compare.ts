@@ -32,6 +32,8 @@ export interface Comparison {
 }
 
 /** Ids in the scenario are 18-digit numbers; pick every such run of digits out of a text. */
+/** A redemption's deduction or its points given back (`lp1:<source>:redeem[-return]:…`). */
+const REDEMPTION_ENTRY = /^lp1:[^:]+:redeem(?:-return)?:/;
 const ID_TOKEN = /(?<![0-9])[0-9]{18}(?![0-9])/g;
 
 export function compareWithModel(model: Model, observed: ObservedCustomer[]): Comparison {
@@ -57,6 +59,8 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
     const debits = new Map<string, number[]>();
     for (const entry of customer.history) {
       if (entry.point === 0) continue; // a zero grant moves no point; doubling it loses nothing
+      // Redemptions belong to no order: redemption-clicks.ts checks each request's entries, the balance counts them.
+      if (REDEMPTION_ENTRY.test(entry.remarks ?? '')) continue;
       totals.entries += 1;
       if (entry.point > 0) totals.credited += entry.point;
       else totals.debited -= entry.point;

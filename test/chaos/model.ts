@@ -110,3 +110,11 @@ export function buildModel(scenario: Scenario): Model {
   }
   return { orders, customers, totals };
 }
+
+/** Redemptions (redemption-clicks.ts): a code held (used in an order) keeps its points off; a returned one nets 0. */
+export function applyRedemptions(model: Model, held: Map<number, number>): void {
+  for (const [index, points] of held) {
+    const expected = model.customers.get(index);
+    if (expected) expected.balance -= points;
+  }
+}

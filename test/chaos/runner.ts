@@ -19,6 +19,7 @@ import { createSmaregiSender, smaregiCustomerCode, smaregiDisturbance } from './
 import { applyMissedEdits, createMissedEdits, type MissedEdits, planMissedEdits } from './smaregi-edits.js';
 import { squareCustomerId } from './square.js';
 import { createLinks } from './links.js';
+import { createRedemptionClicks } from './redemption-clicks.js';
 import { createRedactions } from './redactions.js';
 import { createPrivacyRequests } from '../../shared/privacy/index.js';
 
@@ -218,6 +219,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       log,
     });
     disturbances.push(redactions);
+    const redemptions = createRedemptionClicks({
+      scenario,
+      model,
+      stack,
+      admin,
+      newReader: () => upstreamReader({ baseUrl: stack.emulatorUrl, ...CHAOS_CLIENT }),
+      shopifySecret: CHAOS_SECRETS.shopify,
+      random: random.fork('redemptions'),
+      log,
+    });
+    disturbances.push(redemptions);
     log(`chaos: seed ${options.seed}, ${scenario.events.length} events, ${scenario.deliveries.length} deliveries`);
 
     const unfinished: UnfinishedEvent[] = [];
@@ -276,6 +288,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     unfinished.push(...ledgerCheck.unfinished);
     for (const failure of links.report().failures) unfinished.push({ key: 'link', why: failure });
     for (const failure of redactions.report().failures) unfinished.push({ key: 'redaction', why: failure });
+    for (const failure of redemptions.report().failures) unfinished.push({ key: 'redemption', why: failure });
     for (const letter of stack.queue.deadLetters()) {
       const eventId = (JSON.parse(letter.body) as { eventId?: string }).eventId ?? letter.messageId;
       unfinished.push({
@@ -284,7 +297,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       });
     }
 
-    const mismatches = [...comparison.mismatches, ...ledgerCheck.mismatches, ...((await missedEdits?.check()) ?? [])];
+    const mismatches = [
+      ...comparison.mismatches,
+      ...ledgerCheck.mismatches,
+      ...((await missedEdits?.check()) ?? []),
+      ...(await redemptions.check()),
+    ];
     const unfinishedOrders = unfinished.flatMap((u) => {
       const event = scenario.events.find((e) => e.key === u.key);
       return event ? [event.orderId] : [];

@@ -12,6 +12,7 @@ import type { CheckpointStep } from '../../shared/points/index.js';
 import type { EventQueue, QueueMessage } from '../../shared/queue/index.js';
 import { localTiming } from '../../local/timing.js';
 import type { Timing } from '../../shared/config/timing.js';
+import type { RedemptionDeps } from '../../shared/redemption/index.js';
 import { createSimClock, type SimClock } from './sim-clock.js';
 import type { SenderSecrets } from './webhooks.js';
 import { CHAOS_SQUARE_NOTIFICATION_URL } from './square.js';
@@ -61,6 +62,8 @@ export interface ChaosStack {
   clock: SimClock;
   /** The handlers' environment (SOURCES_CONFIG, SMAREGI access…): what the stage's scheduled functions read. */
   handlerEnv: NodeJS.ProcessEnv;
+  /** The App Proxy's redemption dependencies (the sweep `npm start` runs every minute: redemption-clicks.ts). */
+  redemption?: RedemptionDeps;
   /** The timing settings in force: `npm start`'s defaults. */
   timing: Timing;
   /** Nothing runs and nothing is receivable now (the clock may jump). */
@@ -206,6 +209,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     ledgerTable: { documentClient, tableName: stack.tableName },
     clock,
     handlerEnv: stack.handlerEnv,
+    ...(stack.redemption ? { redemption: stack.redemption } : {}),
     timing: CHAOS_TIMING,
     isIdle,
     jumpToNextDue(limit, due) {

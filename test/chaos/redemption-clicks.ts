@@ -1,0 +1,283 @@
+import { redeemThroughAppProxy } from '../../local/webhooks/index.js';
+import { type SweepResult, sweepRedemptions } from '../../shared/redemption/index.js';
+import type { ChaosStack } from './stack.js';
+import type { Mismatch } from './compare.js';
+import type { Disturbance } from './disturbance.js';
+import type { EmulatorAdmin, upstreamReader } from './emulator-admin.js';
+import { applyRedemptions, type Model } from './model.js';
+import type { Random } from './prng.js';
+import type { Scenario } from './scenario.js';
+
+/**
+ * Redemptions in a chaos run (issue 42): once the queue has drained (every balance final, so the model
+ * knows what each customer can spend), some members linked through the App Proxy mid-run (links.ts)
+ * spend points through the stack's real `POST /proxy/shopify/redeem`, signed as Shopify signs it. Each
+ * click meets one disturbance: none, sent twice at once, the deduction's answer lost (the emulator's
+ * `reset_after_commit` on the points route), the code's creation failing for all its attempts after the
+ * deduction (the Admin API stand-in's `http_503` three times: the protocol has no checkpoint hook, so
+ * this is the crash between the deduction and the code), or the code's answer lost. Every click is then
+ * pressed again, as the page says. Half the codes are used by a later Shopify order (stored in the
+ * stand-in with its `discount_codes`), the others left to end; then the stack's sweep
+ * (`sweepRedemptions`, which `npm start` runs every minute) runs at a moment past the codes' end.
+ *
+ * The model: a code used keeps its points off (-N), a code returned nets 0. The check: per request,
+ * exactly one deduction and one give-back for a returned code, none for a used one; the balances
+ * (compare.ts) do the rest.
+ */
+
+type Trouble = 'none' | 'twice' | 'deduction_lost' | 'code_crash' | 'code_lost';
+const TROUBLES: Trouble[] = ['none', 'twice', 'deduction_lost', 'code_crash', 'code_lost'];
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const POINTS_ROUTE = '^/api/ext/users/[^/]+/points$';
+/** Customers who redeem, at most; clicks per customer. */
+const MAX_CUSTOMERS = 6;
+const CLICKS_PER_CUSTOMER = 2;
+/** Presses of a click during the run before leaving it to the drain's end; after the drain. */
+const IN_RUN_ATTEMPTS = 4;
+const AFTER_DRAIN_ATTEMPTS = 10;
+
+interface Click {
+  customer: number;
+  shopifyId: string;
+  points: number;
+  request: string;
+  trouble: Trouble;
+  fate: 'used' | 'expire';
+  code?: string;
+  firstStatus?: number;
+  clicked?: boolean;
+  settled?: boolean;
+}
+
+export interface RedemptionReport {
+  clicks: number;
+  byTrouble: Record<Trouble, number>;
+  codes: number;
+  used: number;
+  expired: number;
+  notLinked: number;
+  /** Clicks that got their code during the run (the others once the queue had drained). */
+  duringRun: number;
+  sweep?: SweepResult;
+  failures: string[];
+}
+
+export interface RedemptionDeps {
+  scenario: Scenario;
+  model: Model;
+  stack: Pick<ChaosStack, 'intakeUrl' | 'shopifyAdminUrl' | 'redemption'>;
+  admin: EmulatorAdmin;
+  /** A reader with a token of its own (the run's token expiries end the older ones). */
+  newReader: () => ReturnType<typeof upstreamReader>;
+  shopifySecret: string;
+  random: Random;
+  log: (line: string) => void;
+  /** Test only: skip the sweep (then returned codes' points never come back and the run must report mismatches). */
+  sweep?: boolean;
+}
+
+/** The clicks, from the model alone: each customer spends at most what the model says they hold. */
+function planClicks(deps: RedemptionDeps): Click[] {
+  const clicks: Click[] = [];
+  const candidates = [...deps.model.customers.values()].filter((c) => c.customer.linkLater === 'app_proxy' && c.balance >= 100);
+  for (const expected of candidates.slice(0, MAX_CUSTOMERS)) {
+    let left = expected.balance;
+    for (let i = 0; i < CLICKS_PER_CUSTOMER && left >= 100; i += 1) {
+      const points = 100 * deps.random.int(1, Math.min(3, Math.floor(left / 100)));
+      left -= points;
+      clicks.push({
+        customer: expected.customer.index,
+        shopifyId: expected.customer.shopifyId,
+        points,
+        request: `chaos-${expected.customer.index}-${i}-${deps.random.digits(8)}`,
+        trouble: deps.random.pick(TROUBLES),
+        fate: deps.random.chance(0.5) ? 'used' : 'expire',
+      });
+    }
+  }
+  return clicks;
+}
+
+export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { report(): RedemptionReport; check(): Promise<Mismatch[]> } {
+  const clicks = planClicks(deps);
+  const byCustomer = new Map<number, Click[]>();
+  for (const c of clicks) byCustomer.set(c.customer, [...(byCustomer.get(c.customer) ?? []), c]);
+  // Each customer's last delivery (and link), and balance before redeeming: from the scenario and the model.
+  const lastDelivery = new Map<number, number>();
+  deps.scenario.deliveries.forEach((d, i) => {
+    const customer = deps.scenario.events[d.event]?.customer;
+    if (customer !== null && customer !== undefined && byCustomer.has(customer)) lastDelivery.set(customer, i);
+  });
+  for (const link of deps.scenario.links ?? [])
+    if (byCustomer.has(link.customer)) lastDelivery.set(link.customer, Math.max(lastDelivery.get(link.customer) ?? 0, link.at));
+  const finalBalance = new Map([...byCustomer.keys()].map((i) => [i, deps.model.customers.get(i)?.balance]));
+  const report: RedemptionReport = {
+    clicks: clicks.length,
+    byTrouble: { none: 0, twice: 0, deduction_lost: 0, code_crash: 0, code_lost: 0 },
+    codes: 0,
+    used: 0,
+    expired: 0,
+    notLinked: 0,
+    duringRun: 0,
+    failures: [],
+  };
+  const shopFault = async (fault: 'http_503' | 'reset_after_commit', times: number) => {
+    const res = await fetch(`${deps.stack.shopifyAdminUrl}/__shopify/faults`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ field: 'discountCodeBasicCreate', fault, times }),
+    });
+    if (res.status !== 201) throw new Error(`chaos: the stand-in refused a fault (${res.status})`);
+  };
+  const press = (c: Click) =>
+    redeemThroughAppProxy(deps.stack.intakeUrl, {
+      customerId: c.shopifyId,
+      secret: deps.shopifySecret,
+      nowMs: Date.now(),
+      points: c.points,
+      request: c.request,
+    }).catch((e: unknown) => ({ status: 0, body: { error: (e as Error).message } as Record<string, unknown> }));
+
+  async function click(c: Click): Promise<void> {
+    c.clicked = true;
+    report.byTrouble[c.trouble] += 1;
+    if (c.trouble === 'deduction_lost')
+      await deps.admin.addFault({ method: 'POST', path: POINTS_ROUTE, fault: 'reset_after_commit', times: 1 });
+    if (c.trouble === 'code_crash') await shopFault('http_503', 3);
+    if (c.trouble === 'code_lost') await shopFault('reset_after_commit', 1);
+    const answers = await Promise.all([press(c), ...(c.trouble === 'twice' ? [press(c)] : [])]);
+    c.firstStatus = answers[0]?.status;
+  }
+
+  /**
+   * The customer presses again until a code (the page says so after an error; a code already made is
+   * answered again): during the run the run's faults may meet these presses too. False: not yet.
+   */
+  async function settle(c: Click, attempts: number): Promise<boolean> {
+    let again = await press(c);
+    for (let i = 1; i < attempts && again.status !== 200 && again.status !== 403; i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      again = await press(c);
+    }
+    if (again.status === 403) {
+      // Linked no more (a redaction dropped the shop id): refused before anything, the model holds nothing.
+      report.notLinked += 1;
+      c.fate = 'expire';
+      c.settled = true;
+      return true;
+    }
+    if (again.status !== 200 && attempts < AFTER_DRAIN_ATTEMPTS) return false;
+    c.settled = true;
+    const code = typeof again.body.code === 'string' ? again.body.code : undefined;
+    if (again.status !== 200 || !code) {
+      report.failures.push(
+        `request ${c.request} (${c.trouble}): pressed again, answered ${again.status} ${JSON.stringify(again.body.error ?? '')}`,
+      );
+      return true;
+    }
+    c.code = code;
+    report.codes += 1;
+    if (c.fate !== 'used') return true;
+    // A later Shopify order that carried the code (Shopify counts the use; the sweep marks it used).
+    const order = {
+      id: `9${String(c.customer).padStart(4, '0')}${c.request.slice(-8)}`,
+      currency: 'JPY',
+      created_at: new Date().toISOString(),
+      customer: { id: c.shopifyId },
+      discount_codes: [{ code }],
+      total_price: '1000',
+    };
+    const res = await fetch(`${deps.stack.shopifyAdminUrl}/__shopify/orders`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify(order),
+    });
+    if (res.status !== 201) report.failures.push(`request ${c.request}: the order using ${code} was refused (${res.status})`);
+    return true;
+  }
+
+  /** During the run: a customer whose events are all delivered and whose balance is already the model's final one clicks now. */
+  async function clickIfReady(position: number): Promise<void> {
+    for (const [customer, mine] of byCustomer) {
+      if (mine.every((c) => c.clicked) || (lastDelivery.get(customer) ?? 0) >= position) continue;
+      const first = mine[0];
+      if (!first) continue;
+      try {
+        const member = await deps.newReader().memberByExternalId('shopify', first.shopifyId);
+        if (member?.point !== finalBalance.get(customer)) continue;
+      } catch {
+        continue; // a fault of the run met the read: another time
+      }
+      for (const c of mine) {
+        await click(c);
+        if (await settle(c, IN_RUN_ATTEMPTS)) report.duringRun += 1;
+      }
+    }
+  }
+
+  return {
+    name: 'redemptions',
+    beforeDelivery: async (position) => {
+      if (deps.stack.redemption) await clickIfReady(position);
+    },
+    tick: async () => undefined,
+    jumpLimit: () => undefined,
+    holdsClock: () => false,
+    afterDrain: async () => {
+      const redemption = deps.stack.redemption;
+      if (!redemption) {
+        report.failures.push('the stack does not redeem (no redemption settings)');
+        return;
+      }
+      for (const c of clicks.filter((k) => !k.clicked)) await click(c);
+      await deps.admin.clearFaults();
+      for (const c of clicks.filter((k) => !k.settled)) await settle(c, AFTER_DRAIN_ATTEMPTS);
+      // The sweep as `npm start` runs it, at a moment past every code's end.
+      const past = Date.now() + (redemption.settings.validSeconds + 60) * 1000;
+      if (deps.sweep !== false) report.sweep = await sweepRedemptions({ ...redemption, now: () => past });
+      const held = new Map<number, number>();
+      for (const c of clicks.filter((k) => k.code && k.fate === 'used')) held.set(c.customer, (held.get(c.customer) ?? 0) + c.points);
+      applyRedemptions(deps.model, held);
+      report.used = clicks.filter((c) => c.code && c.fate === 'used').length;
+      report.expired = clicks.filter((c) => c.code && c.fate === 'expire').length;
+      deps.log(`chaos: ${clicks.length} redemption clicks, ${report.codes} codes`);
+    },
+    reportLines: () => [redemptionLine(report), ...report.failures.map((f) => `  redemption failed: ${f}`)],
+    report: () => report,
+    async check() {
+      const mismatches: Mismatch[] = [];
+      const histories = new Map<number, { point: number; remarks: string | null }[]>();
+      const reader = deps.newReader();
+      for (const c of clicks) {
+        if (!histories.has(c.customer)) {
+          const member = await reader.memberByExternalId('shopify', c.shopifyId);
+          histories.set(c.customer, member ? await reader.history(member.id) : []);
+        }
+        const history = histories.get(c.customer) ?? [];
+        const count = (kind: string) =>
+          history.filter((e) => e.remarks === `lp1:shopify:${kind}:${encodeURIComponent(c.shopifyId)}:${c.request}`).length;
+        const deducted = count('redeem');
+        const returned = count('redeem-return');
+        const want = c.code ? { deducted: 1, returned: c.fate === 'used' ? 0 : 1 } : { deducted: 0, returned: 0 };
+        if (deducted !== want.deducted || returned !== want.returned) {
+          mismatches.push({
+            customer: c.customer,
+            what: `redemption ${c.request} (${c.points} points, ${c.trouble}, ${c.code ? c.fate : 'no code'}): deducted ${deducted}, returned ${returned}, expected ${want.deducted} and ${want.returned}`,
+          });
+        }
+      }
+      return mismatches;
+    },
+  };
+}
+
+/** The report line: `  redemptions: clicks=… codes=… used=… returned=… …`. */
+export function redemptionLine(r: RedemptionReport): string {
+  const t = r.byTrouble;
+  const s = r.sweep;
+  return (
+    `  redemptions: clicks=${r.clicks} codes=${r.codes} during_run=${r.duringRun} used=${r.used} expired=${r.expired} not_linked=${r.notLinked} ` +
+    `twice=${t.twice} deduction_lost=${t.deduction_lost} code_crash=${t.code_crash} code_lost=${t.code_lost} ` +
+    `sweep_returned=${s?.returned ?? 0} sweep_used=${s?.used ?? 0} sweep_failed=${s?.failed ?? 0} sweep_later=${s?.later ?? 0} failures=${r.failures.length}`
+  );
+}
