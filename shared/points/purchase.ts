@@ -189,14 +189,7 @@ class PurchaseAttempt {
     } catch (e) {
       const err = asOpenApiError(e);
       if (err.executed === 'unknown') return { outcome: await leaveInDoubt(err, (lastError, opts) => this.release(lastError, opts)) };
-      if (err.kind === 'member_not_found') {
-        const result = { outcome: 'customer_withdrawn', customerId: member.id, reason: err.message } as const;
-        return this.finish(result, { kind: 'customer_withdrawn', action: 'ack', customerId: member.id });
-      }
-      if (err.kind === 'points_not_available') {
-        return this.finish({ outcome: 'points_not_available', reason: err.message }, { kind: 'points_not_available', action: 'ack' });
-      }
-      return this.retry(err, {});
+      return this.grantRefused(err, member.id);
     }
     await this.checkpoint('purchase:granted');
     const hint = after.point - member.point;
@@ -204,6 +197,18 @@ class PurchaseAttempt {
       { outcome: 'credited', customerId: member.id, pointsHint: hint },
       { kind: 'credited', action: 'ack', customerId: member.id, points: hint, exact: false, reconciled: false },
     );
+  }
+
+  /** The grant was refused (it did not run): the member withdrew, points are off for them, or try again. */
+  private async grantRefused(err: OpenApiError, memberId: string): Promise<PurchaseProcessed> {
+    if (err.kind === 'member_not_found') {
+      const result = { outcome: 'customer_withdrawn', customerId: memberId, reason: err.message } as const;
+      return this.finish(result, { kind: 'customer_withdrawn', action: 'ack', customerId: memberId });
+    }
+    if (err.kind === 'points_not_available') {
+      return this.finish({ outcome: 'points_not_available', reason: err.message }, { kind: 'points_not_available', action: 'ack' });
+    }
+    return this.retry(err, {});
   }
 
   /** A fixed grant carrying the order's marker (shared/smaregi/spend.ts): a till's points spent, or given back. */
@@ -221,14 +226,7 @@ class PurchaseAttempt {
       const err = asOpenApiError(e);
       if (err.executed === 'unknown') return { outcome: await leaveInDoubt(err, (lastError, opts) => this.release(lastError, opts)) };
       if (err.kind === 'insufficient_points' && points < 0) return this.insufficient(member.id, -points, err.message);
-      if (err.kind === 'member_not_found') {
-        const result = { outcome: 'customer_withdrawn', customerId: member.id, reason: err.message } as const;
-        return this.finish(result, { kind: 'customer_withdrawn', action: 'ack', customerId: member.id });
-      }
-      if (err.kind === 'points_not_available') {
-        return this.finish({ outcome: 'points_not_available', reason: err.message }, { kind: 'points_not_available', action: 'ack' });
-      }
-      return this.retry(err, {});
+      return this.grantRefused(err, member.id);
     }
     await this.checkpoint('purchase:granted');
     if (points < 0) return this.deducted(member.id, points, false);
