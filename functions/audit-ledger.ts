@@ -11,20 +11,13 @@ import {
   type LedgerRecords,
   type TimeRange,
 } from '../shared/audit/index.js';
-import {
-  ConfigurationError,
-  createSecretsManagerReader,
-  ENV,
-  envInteger,
-  processingSettingsFromEnv,
-  requiredSetting,
-} from '../shared/config/index.js';
+import { ConfigurationError, ENV, envInteger, processingSettingsFromEnv, requiredSetting } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
 import { powertoolsLogger } from '../shared/logging/index.js';
 import { METRIC, powertoolsMetrics } from '../shared/metrics/index.js';
-import { createOpenApiClient, environmentCredentials, type OpenApiClient, secretsManagerCredentials } from '../shared/openapi/index.js';
+import { createOpenApiClient, credentialsFromEnvironment, type OpenApiClient } from '../shared/openapi/index.js';
 import { DAY_MS } from '../shared/time/index.js';
 
 /**
@@ -92,7 +85,6 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<A
   const tableName = requiredSetting(env, ENV.LEDGER_TABLE, 'the ledger table name is required');
   const client = documentClientFromEnv(env);
   const clock = overrides.clock ?? Date.now;
-  const secretId = env[ENV.OPENAPI_SECRET_ARN];
   const logger = powertoolsLogger(env, 'audit-ledger');
   return {
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range)),
@@ -100,7 +92,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<A
     openapi:
       overrides.openapi ??
       createOpenApiClient({
-        credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
+        credentials: credentialsFromEnvironment(env),
         // The worker's per-container budget: the audit is one more container on each endpoint.
         ratePerMinute: processingSettingsFromEnv(env).rateBudgetPerMinute,
       }),

@@ -33,8 +33,7 @@ import {
   createInvocationBudget,
   type CredentialsProvider,
   createOpenApiClient,
-  environmentCredentials,
-  secretsManagerCredentials,
+  credentialsFromEnvironment,
   type InvocationBudget,
 } from '../shared/openapi/index.js';
 import {
@@ -163,15 +162,12 @@ export type ProcessEventsOverrides = Partial<ProcessEventsDeps> & {
 export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: ProcessEventsOverrides = {}): ProcessEventsDeps {
   const settings = overrides.settings ?? processingSettingsFromEnv(env);
   const clock = overrides.clock ?? Date.now;
-  const secretId = env[ENV.OPENAPI_SECRET_ARN];
   const budget = overrides.budget ?? createInvocationBudget();
   const logger = overrides.logger ?? powertoolsLogger(env, 'process-events');
   const openapi =
     overrides.openapi ??
     createOpenApiClient({
-      credentials:
-        overrides.credentials ??
-        (secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env)),
+      credentials: overrides.credentials ?? credentialsFromEnvironment(env),
       ratePerMinute: settings.rateBudgetPerMinute,
       remainingMs: budget.remainingMs,
     });

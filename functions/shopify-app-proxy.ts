@@ -1,14 +1,9 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { createSecretsManagerReader, ENV, minWebhookSecretChars, webhookSecretsFromEnvironment } from '../shared/config/index.js';
+import { ENV, minWebhookSecretChars, webhookSecretsFromEnvironment } from '../shared/config/index.js';
 import { handleProxyLink, linkedEvent, type ProxyLinkDeps } from '../shared/customers/index.js';
 import { queueUrlFrom } from '../shared/intake/index.js';
 import { createJsonLogger } from '../shared/logging/index.js';
-import {
-  type CredentialsProvider,
-  createOpenApiClient,
-  environmentCredentials,
-  secretsManagerCredentials,
-} from '../shared/openapi/index.js';
+import { type CredentialsProvider, createOpenApiClient, credentialsFromEnvironment } from '../shared/openapi/index.js';
 import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import { handlePointsPage, handleRedeem, type RedemptionProxyDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
 import { loadSources } from '../shared/sources/index.js';
@@ -89,13 +84,10 @@ export function depsFromEnvironment(
   const sources = loadSources(env[ENV.SOURCES_CONFIG]);
   const linking = sources.get(SOURCE)?.customerLinking?.();
   if (!linking) throw new Error(`the ${SOURCE} source is not configured (SOURCES_CONFIG): the app proxy links its customers`);
-  const secretId = env[ENV.OPENAPI_SECRET_ARN];
   const openapi =
     overrides.openapi ??
     createOpenApiClient({
-      credentials:
-        overrides.credentials ??
-        (secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env)),
+      credentials: overrides.credentials ?? credentialsFromEnvironment(env),
     });
   const secrets =
     overrides.secrets ?? webhookSecretsFromEnvironment(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) });

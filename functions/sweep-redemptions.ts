@@ -1,6 +1,6 @@
-import { createSecretsManagerReader, ENV } from '../shared/config/index.js';
+import { ENV } from '../shared/config/index.js';
 import { powertoolsLogger } from '../shared/logging/index.js';
-import { createOpenApiClient, environmentCredentials, secretsManagerCredentials } from '../shared/openapi/index.js';
+import { createOpenApiClient, credentialsFromEnvironment } from '../shared/openapi/index.js';
 import {
   type RedemptionDeps,
   redemptionDepsFromEnv,
@@ -34,9 +34,8 @@ export function makeHandler(depsOf: (source: string) => RedemptionDeps | undefin
 
 export function depsFromEnvironment(env: NodeJS.ProcessEnv): (source: string) => RedemptionDeps | undefined {
   const sources = loadSources(env[ENV.SOURCES_CONFIG]);
-  const secretId = env[ENV.OPENAPI_SECRET_ARN];
   const openapi = createOpenApiClient({
-    credentials: secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env),
+    credentials: credentialsFromEnvironment(env),
   });
   const logger = powertoolsLogger(env, 'sweep-redemptions');
   const made = new Map<string, RedemptionDeps | undefined>();

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
-import { ConfigurationError, ENV, type SecretReader } from '../config/index.js';
+import { ConfigurationError, createSecretsManagerReader, ENV, type SecretReader } from '../config/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 
 export interface OpenApiCredentials {
@@ -111,4 +111,10 @@ export function environmentCredentials(env: Record<string, string | undefined> =
   return {
     get: async (opts) => (cached = !cached || opts?.forceRefresh ? read() : cached),
   };
+}
+
+/** What a function logs in with: the secret OPENAPI_SECRET_ARN names (AWS), else the OPENAPI_* variables (locally). */
+export function credentialsFromEnvironment(env: Record<string, string | undefined>): CredentialsProvider {
+  const secretId = env[ENV.OPENAPI_SECRET_ARN];
+  return secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env);
 }

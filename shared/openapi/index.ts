@@ -4,6 +4,7 @@ export { createInvocationBudget, type InvocationBudget } from './budget.js';
 export { createOpenApiClient } from './client.js';
 export {
   type CredentialsProvider,
+  credentialsFromEnvironment,
   environmentCredentials,
   fileCredentials,
   type OpenApiCredentials,
