@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { SmaregiCustomer, SmaregiTransaction } from '../../shared/smaregi/index.js';
+import { SmaregiCustomer, SmaregiTransaction, smaregiTime } from '../../shared/smaregi/index.js';
 import { faultFrom, type JsonAnswer, serveStandIn, standInAdmin, type StandInFault } from '../http/index.js';
 import { listTransactions } from './list.js';
 
@@ -212,7 +212,7 @@ function setPoint(
   }
   if (typeof point !== 'string' || !/^[0-9]{1,9}$/.test(point))
     return smaregiError(400, 'Bad Request', 'point must be 0-999999999 as a string');
-  const updDateTime = `${new Date(nowMs + 9 * 3_600_000).toISOString().slice(0, 19)}+09:00`;
+  const updDateTime = smaregiTime(new Date(nowMs));
   customers.set(id, { ...customer, point, updDateTime });
   return { status: 200, body: { customerId: id, point, updDateTime } };
 }
@@ -281,7 +281,7 @@ function returnCancellation(transactions: Map<string, Record<string, unknown>>, 
   if (!original) return { status: 404, body: { error: `no transaction ${id}` } };
   if (!/^[0-9]{1,20}$/.test(newId) || transactions.has(newId))
     return { status: 422, body: { error: 'newTransactionHeadId must be an unused transaction id' } };
-  const at = `${new Date(nowMs + 9 * 3_600_000).toISOString().slice(0, 19)}+09:00`;
+  const at = smaregiTime(new Date(nowMs));
   const lines = Array.isArray(original.details) ? (original.details as Record<string, unknown>[]) : [];
   transactions.set(newId, {
     ...negated(original, HEAD_AMOUNTS),

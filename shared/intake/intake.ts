@@ -130,7 +130,8 @@ async function receiveDelivery(request: IntakeRequest, source: ConfiguredSource,
   // A sender's own limit (Shopify's orders can be large) wins over the default: never refuse what it sends.
   const body = readBody(request.body, request.isBase64Encoded, Math.max(deps.maxBodyBytes, source.maxBodyBytes ?? 0));
   if (!body.ok) return refuse(body.kind, body.message);
-  const signed: SignedRequest = { rawBody: body.bytes, headers: request.headers, receivedAtMs: deps.now() };
+  const receivedAtMs = deps.now();
+  const signed: SignedRequest = { rawBody: body.bytes, headers: request.headers, receivedAtMs };
 
   type Secrets = { ok: true; secrets: readonly string[] } | { ok: false; response: IntakeResponse };
   const readSecrets = async (forceRefresh: boolean): Promise<Secrets> => {
@@ -197,6 +198,8 @@ async function receiveDelivery(request: IntakeRequest, source: ConfiguredSource,
   if (outcome.status === 'rejected') return unreadable(outcome.error);
 
   const events: QueuedEvent[] = [];
+  // What intake knows of the delivery travels in each message (the activity record: shared/activity/carry.ts).
+  const receivedAt = new Date(receivedAtMs).toISOString();
   for (const value of outcome.value) {
     const checked = checkEvent(value, deps);
     if ('error' in checked) return unreadable(checked.error);
@@ -204,8 +207,6 @@ async function receiveDelivery(request: IntakeRequest, source: ConfiguredSource,
       log?.warn('webhook ignored', { source: source.name, kind: 'too_old', eventId: checked.eventId, occurredAt: checked.occurredAt });
       return { statusCode: 200, answer: { status: 'ignored', reason: checked.ignored } };
     }
-    // What intake knows of the delivery travels in the message (the activity record: shared/activity/carry.ts).
-    const receivedAt = new Date(signed.receivedAtMs ?? deps.now()).toISOString();
     events.push({ ...checked.event, delivery: { ...checked.event.delivery, receivedAt } } as QueuedEvent);
   }
   // Every event durably queued before the sender is told, in batches of 10 where the queue takes them (a

@@ -24,5 +24,7 @@ export {
   type RedemptionLedger,
   type RedemptionLedgerOptions,
   type RedemptionState,
+  redemptionCodeKey,
   redemptionKey,
+  redemptionOrderKey,
 } from './redemptions.js';

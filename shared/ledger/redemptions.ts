@@ -65,8 +65,10 @@ export type RedemptionRecord = z.infer<typeof RedemptionRecord>;
 const part = encodeURIComponent;
 export const redemptionKey = (source: string, customerId: string, requestId: string) =>
   `redemption#${part(source)}#${part(customerId)}#${part(requestId)}`;
-const codeKey = (code: string) => `redemption-code#${part(code.toUpperCase())}`;
-const orderKeyOf = (source: string, orderId: string) => `redemption-order#${part(source)}#${part(orderId)}`;
+/** The pointer from a code to its redemption (privacy moves it along with the record). */
+export const redemptionCodeKey = (code: string) => `redemption-code#${part(code.toUpperCase())}`;
+/** The pointer from an order to the redemptions its codes used. */
+export const redemptionOrderKey = (source: string, orderId: string) => `redemption-order#${part(source)}#${part(orderId)}`;
 const openKey = (source: string) => `redemption-open#${part(source)}`;
 
 /** What a new redemption is made with (the claim's owner holds its lease). */
@@ -141,7 +143,7 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
       const created = await store.create(item);
       if (created) {
         // The code's pointer: written before the code exists at Shopify, so an order using it always finds it.
-        await store.create({ pk: codeKey(input.code), kind: 'redemption-code', target: record.pk });
+        await store.create({ pk: redemptionCodeKey(input.code), kind: 'redemption-code', target: record.pk });
         return { created: true, record };
       }
       return { created: false, current: await get(record.pk) };
@@ -173,15 +175,19 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
       return item ? parse(item) : undefined;
     },
     async byCode(code) {
-      const pointer = await store.get(codeKey(code));
+      const pointer = await store.get(redemptionCodeKey(code));
       return typeof pointer?.target === 'string' ? get(pointer.target) : undefined;
     },
     async linkOrder(source, orderId, pk) {
       const e = new Expression().set('kind', 'redemption-order').addToSet('targets', [pk]);
-      await store.update(orderKeyOf(source, orderId), e, `attribute_not_exists(${e.path('pk')}) OR attribute_exists(${e.path('pk')})`);
+      await store.update(
+        redemptionOrderKey(source, orderId),
+        e,
+        `attribute_not_exists(${e.path('pk')}) OR attribute_exists(${e.path('pk')})`,
+      );
     },
     async byOrder(source, orderId) {
-      const pointer = await store.get(orderKeyOf(source, orderId));
+      const pointer = await store.get(redemptionOrderKey(source, orderId));
       const targets = pointer?.targets instanceof Set ? [...pointer.targets] : Array.isArray(pointer?.targets) ? pointer.targets : [];
       const records = await Promise.all(targets.map((t) => get(String(t))));
       return records.filter((r): r is RedemptionRecord => r !== undefined);

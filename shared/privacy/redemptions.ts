@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DeleteCommand, GetCommand, isConditionFailure, PutCommand, scanKeyPrefix, UpdateCommand } from '../dynamodb/index.js';
-import { RedemptionRecord, redemptionKey } from '../ledger/index.js';
+import { RedemptionRecord, redemptionCodeKey, redemptionKey, redemptionOrderKey } from '../ledger/index.js';
 
 /**
  * A privacy redaction of redemption records (docs/redemption.md, "What is stored"): a record is keyed by
@@ -109,7 +109,7 @@ async function redactOne(deps: RedemptionRedactDeps, record: RedemptionRecord): 
   await deps.client.send(
     new UpdateCommand({
       ...table,
-      Key: { pk: `redemption-code#${part(current.data.code.toUpperCase())}` },
+      Key: { pk: redemptionCodeKey(current.data.code) },
       UpdateExpression: 'SET target = :pk',
       ExpressionAttributeValues: { ':pk': pk },
     }),
@@ -127,7 +127,7 @@ async function redactOne(deps: RedemptionRedactDeps, record: RedemptionRecord): 
 }
 
 async function repointOrder(deps: RedemptionRedactDeps, record: RedemptionRecord, from: string, to: string): Promise<void> {
-  const Key = { pk: `redemption-order#${part(record.source)}#${part(record.orderId ?? '')}` };
+  const Key = { pk: redemptionOrderKey(record.source, record.orderId ?? '') };
   // Two writes (DynamoDB refuses ADD and DELETE of one set in one update): the new key first, so the order always finds it.
   await deps.client.send(
     new UpdateCommand({

@@ -5,6 +5,7 @@ import { findMarkers, redemptionMarker, redemptionReturnMarker } from '../points
 import { createDiscountCode, discountByCode, isShopifyAdminError, type ShopifyAdminClient } from '../shopify-admin/index.js';
 import type { RedemptionSettings } from '../sources/index.js';
 import { type RedemptionRefusal, redemptionRefusal } from './errors.js';
+import { sleepMs } from '../http-client/index.js';
 
 /**
  * The steps of a redemption, each on a record whose lease the caller holds, each exactly once however
@@ -37,7 +38,6 @@ const RETURN_TITLE = 'ポイント返還（割引コード） / Points returned 
 
 const unavailable = (message = 'the membership service or the shop is unavailable: press again in a moment') =>
   ({ ok: false, refusal: redemptionRefusal('unavailable', message) }) as const;
-const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 async function hasMarker(deps: RedemptionDeps, record: RedemptionRecord, marker: string): Promise<boolean> {
   const found = await findMarkers(deps.openapi, record.memberId, [marker], deps.historyPages ?? 5);

@@ -4,6 +4,7 @@ import { isOpenApiError, type MemberDetail } from '../openapi/index.js';
 import { type RedemptionRefusal, redemptionRefusal } from './errors.js';
 import { deduct, giveBack, makeCode, type RedemptionDeps } from './protocol.js';
 import { redemptionValue } from './value.js';
+import { sleepMs } from '../http-client/index.js';
 
 /**
  * `redeem`: N points of a linked shop customer become a single-use code, for one request id (the
@@ -129,7 +130,7 @@ async function settle(deps: RedemptionDeps, record: RedemptionRecord): Promise<R
       if (claimed) return drive(deps, claimed, owner);
     }
     if (poll >= WAIT_POLLS) return refuse(redemptionRefusal('unavailable', 'your code is still being made: press again in a moment'));
-    await (deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(POLL_MS);
+    await (deps.sleep ?? sleepMs)(POLL_MS);
     current = (await deps.ledger.get(current.pk)) ?? current;
   }
 }
