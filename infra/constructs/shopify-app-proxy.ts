@@ -10,6 +10,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { appProxyEnvironment, redeemingShopify, type StageConfig } from '../config/index.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
+import { LEDGER_ITEM_ACTIONS } from './ledger-table.js';
 import type { WebhookApi } from './webhook-api.js';
 
 /** The route the Shopify App Proxy forwards the storefront's link request to (proxy URL `<api>/proxy/shopify`). */
@@ -73,7 +74,7 @@ export class ShopifyAppProxy extends Construct {
       // Redemption records: read, created where none is, updated under a lease. Nothing else of the table.
       this.function.role.addToPrincipalPolicy(
         new PolicyStatement({
-          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          actions: [...LEDGER_ITEM_ACTIONS],
           resources: [props.table.tableArn],
         }),
       );

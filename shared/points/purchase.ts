@@ -4,6 +4,7 @@ import type { MemberDetail, OpenApiError, PointItem } from '../openapi/index.js'
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, isUnrecognisedRefusal, leaseLost, leaveInDoubt, rejectedOutcome, transientOutcome } from './failures.js';
+import { findMember } from './find-member.js';
 import { findMarkers } from './history.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { purchaseMarker } from './markers.js';
@@ -121,10 +122,7 @@ class PurchaseAttempt {
   private async lookUp(customer: CustomerRef, mustReconcile: boolean): Promise<Step<{ member: MemberDetail }>> {
     let member: MemberDetail;
     try {
-      member =
-        customer.lookup === 'unique_id'
-          ? await this.deps.openapi.getMemberByUniqueId(customer.externalId)
-          : await this.deps.openapi.getMemberByExternalId(customer.externalKey, customer.externalId);
+      member = await findMember(this.deps.openapi, customer);
     } catch (e) {
       const err = asOpenApiError(e);
       if (err.kind === 'member_not_found') {

@@ -2,6 +2,7 @@ import type { CustomerRef } from '../events/index.js';
 import type { SmaregiClient } from '../smaregi/index.js';
 import { SmaregiError } from '../smaregi/index.js';
 import type { ProcessorDeps } from './deps.js';
+import { findMember } from './find-member.js';
 
 /**
  * Under `tillPoints: membership` the till lets a member spend only what Smaregi's customer record holds,
@@ -19,10 +20,7 @@ export async function mirrorBalance(
   if (!client.setCustomerPoint) return;
   let point: number;
   try {
-    const found =
-      member.lookup === 'unique_id'
-        ? await deps.openapi.getMemberByUniqueId(member.externalId)
-        : await deps.openapi.getMemberByExternalId(member.externalKey, member.externalId);
+    const found = await findMember(deps.openapi, member);
     point = Math.max(0, found.point);
   } catch {
     // Not a member (or the service is failing): nothing to mirror now; the points calls recorded why.
