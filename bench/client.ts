@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Pool } from 'undici';
-import { startEmulator } from '../emulator/index.js';
+import { startEmulator } from '../stand-ins/openapi/index.js';
 import {
   Answers,
   clearTokenCache,

@@ -78,7 +78,7 @@ async function startEmulatorProcess(members: number): Promise<{ url: string; pid
   const dir = await mkdtemp(join(tmpdir(), 'emulator-bench-'));
   const file = join(dir, 'config.json');
   await writeFile(file, JSON.stringify(benchConfig(members)));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'emulator/cli.ts', '--port', '0', '--config', file], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'stand-ins/openapi/cli.ts', '--port', '0', '--config', file], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -17,7 +17,7 @@
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { shopifyOrderPaid } from '../local/webhooks/index.js';
+import { shopifyOrderPaid } from '../kit/webhooks/index.js';
 import { startLocalStack } from '../local/index.js';
 
 export interface LatencyFigures {

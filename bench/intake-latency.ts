@@ -13,11 +13,11 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { depsFromEnvironment, makeHandler } from '../functions/receive-webhook.js';
 import { startLocalHttpServer } from '../local/http/index.js';
-import { localSmaregiEnvironment, startLocalSmaregi } from '../local/smaregi/index.js';
+import { localSmaregiEnvironment, startLocalSmaregi } from '../stand-ins/smaregi/index.js';
 import type { EventQueue } from '../shared/queue/index.js';
-import { createSmaregiSender } from '../test/chaos/smaregi.js';
-import { renderDelivery } from '../test/chaos/webhooks.js';
-import { generateScenario } from '../test/chaos/scenario.js';
+import { createSmaregiSender } from '../chaos/smaregi.js';
+import { renderDelivery } from '../chaos/webhooks.js';
+import { generateScenario } from '../chaos/scenario.js';
 
 export interface IntakeLatencyFigures {
   requests: number;

@@ -11,7 +11,7 @@ import { depsFromEnvironment, makeHandler } from '../functions/receive-webhook.j
 import { productionIntakeEnv } from './production.js';
 import { staticWebhookSecrets } from '../shared/config/index.js';
 import type { EventQueue } from '../shared/queue/index.js';
-import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../test/support/webhooks.js';
+import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../kit/fixture-webhooks.js';
 
 /**
  * Intake figures: handler invocations per second (in process, queue = in-memory), the minified

@@ -8,7 +8,7 @@
  */
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { shopifyOrderPaid } from '../local/webhooks/index.js';
+import { shopifyOrderPaid } from '../kit/webhooks/index.js';
 import { createLocalQueue, startLocalStack } from '../local/index.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
-import { startEmulator } from '../emulator/index.js';
+import { startEmulator } from '../stand-ins/openapi/index.js';
 import { ProcessingSettings } from '../shared/config/index.js';
 import { createLedger, createLedgerTable } from '../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials } from '../shared/openapi/index.js';

@@ -1,18 +1,18 @@
 import { performance } from 'node:perf_hooks';
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
-import { startEmulator } from '../emulator/index.js';
+import { startEmulator } from '../stand-ins/openapi/index.js';
 import { depsFromEnvironment as workerDeps, makeHandler as makeWorker, type ProcessEventsOverrides } from '../functions/process-events.js';
 import { depsFromEnvironment as intakeDeps, makeHandler as makeIntake } from '../functions/receive-webhook.js';
 import { receiverEnvironment, workerEnvironment } from '../infra/config/derived.js';
 import { loadStageConfig } from '../infra/config/load.js';
 import { INFRA_DIR } from '../infra/paths.js';
 import { createLocalQueue, type LocalQueue, startLocalStack } from '../local/index.js';
-import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../local/webhooks/index.js';
+import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../kit/webhooks/index.js';
 import { ENV } from '../shared/config/index.js';
 import type { EventQueue } from '../shared/queue/index.js';
-import { startDynalite } from '../test/support/dynalite.js';
-import { startWriteCounter } from '../test/support/dynamo-writes.js';
-import { deliverSmaregi } from '../test/support/smaregi.js';
+import { startDynalite } from '../kit/dynalite.js';
+import { startWriteCounter } from '../kit/dynamo-writes.js';
+import { deliverSmaregi } from '../kit/smaregi.js';
 
 /**
  * What production pays per event, with the wiring the stack deploys: intake and the worker built by

@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Pool } from 'undici';
-import { startEmulator } from '../emulator/index.js';
+import { startEmulator } from '../stand-ins/openapi/index.js';
 import type { makeHandler } from '../functions/process-events.js';
 import { ProcessingSettings } from '../shared/config/index.js';
 import { createLedger } from '../shared/ledger/index.js';
@@ -26,7 +26,7 @@ import { productionWorker } from './production.js';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../shared/openapi/index.js';
 import type { PointsApi } from '../shared/points/index.js';
 import type { PurchaseEvent, RefundEvent } from '../shared/events/index.js';
-import { startDynalite } from '../test/support/dynalite.js';
+import { startDynalite } from '../kit/dynalite.js';
 import { benchConfig, CLIENT, purchase, RATE_BUDGET, refund } from './worker/events.js';
 import type { EventCost, TimeSplit, WorkerBenchFigures, WorkerBenchOptions } from './worker/figures.js';
 import {

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ScanCommand } from '../../shared/dynamodb/index.js';
+import { ScanCommand } from '../shared/dynamodb/index.js';
 import type { Disturbance } from './disturbance.js';
 import type { SimClock } from './sim-clock.js';
 

@@ -1,5 +1,5 @@
-import type { Ledger } from '../../shared/ledger/index.js';
-import { ASIDE_ATTRIBUTES } from '../../shared/queue/index.js';
+import type { Ledger } from '../shared/ledger/index.js';
+import { ASIDE_ATTRIBUTES } from '../shared/queue/index.js';
 
 /**
  * How long each event took from the moment it could proceed to its final outcome (the ledger's

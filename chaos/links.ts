@@ -1,6 +1,6 @@
 import { request } from 'undici';
-import { linkThroughAppProxy as twoStepLink, shopifyCustomerCreated, type WebhookRequest } from '../../local/webhooks/index.js';
-import type { Ledger } from '../../shared/ledger/index.js';
+import { linkThroughAppProxy as twoStepLink, shopifyCustomerCreated, type WebhookRequest } from '../kit/webhooks/index.js';
+import type { Ledger } from '../shared/ledger/index.js';
 import type { Disturbance } from './disturbance.js';
 import type { EmulatorAdmin, FaultKind, upstreamReader } from './emulator-admin.js';
 import { FAULT_KINDS, type FaultTally } from './faults.js';

@@ -1,6 +1,6 @@
 import { request } from 'undici';
-import { shopifyPrivacyRequest } from '../../local/webhooks/index.js';
-import type { PrivacyRequests } from '../../shared/privacy/index.js';
+import { shopifyPrivacyRequest } from '../kit/webhooks/index.js';
+import type { PrivacyRequests } from '../shared/privacy/index.js';
 import type { Disturbance } from './disturbance.js';
 import type { Random } from './prng.js';
 import type { Scenario } from './scenario.js';

@@ -1,5 +1,5 @@
-import { redeemThroughAppProxy } from '../../local/webhooks/index.js';
-import { type SweepResult, sweepRedemptions } from '../../shared/redemption/index.js';
+import { redeemThroughAppProxy } from '../kit/webhooks/index.js';
+import { type SweepResult, sweepRedemptions } from '../shared/redemption/index.js';
 import type { ChaosStack } from './stack.js';
 import type { Mismatch } from './compare.js';
 import type { Disturbance } from './disturbance.js';

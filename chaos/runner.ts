@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { Ledger, OrderRecord, RefundRecord } from '../../shared/ledger/index.js';
+import type { Ledger, OrderRecord, RefundRecord } from '../shared/ledger/index.js';
 import { compareWithModel, type Mismatch, type ObservedCustomer } from './compare.js';
 import { emulatorAdmin, upstreamReader } from './emulator-admin.js';
 import type { Disturbance } from './disturbance.js';
@@ -21,7 +21,7 @@ import { squareCustomerId } from './square.js';
 import { createLinks } from './links.js';
 import { createRedemptionClicks } from './redemption-clicks.js';
 import { createRedactions } from './redactions.js';
-import { createPrivacyRequests } from '../../shared/privacy/index.js';
+import { createPrivacyRequests } from '../shared/privacy/index.js';
 
 /**
  * One chaos run: generate the scenario, bring up the real stack (receiver, local FIFO queue, worker,

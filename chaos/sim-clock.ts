@@ -1,4 +1,4 @@
-import type { QueueClock } from '../../local/queue/index.js';
+import type { QueueClock } from '../local/queue/index.js';
 
 /**
  * The chaos run's simulated time, shared by the queue, the worker, its client and the ledger. It runs

@@ -1,4 +1,4 @@
-import { depsFromEnvironment, makeHandler } from '../../functions/reconcile-smaregi.js';
+import { depsFromEnvironment, makeHandler } from '../functions/reconcile-smaregi.js';
 import type { Mismatch } from './compare.js';
 import type { Disturbance } from './disturbance.js';
 import { debitTotalFor, type Model, pointsFor } from './model.js';

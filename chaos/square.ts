@@ -1,4 +1,4 @@
-import { signSquare } from '../../local/senders.js';
+import { signSquare } from '../kit/senders.js';
 import type { Random } from './prng.js';
 import type { ChaosCustomer, DeliveryStep, EventSpec, Scenario } from './scenario-types.js';
 

@@ -1,5 +1,5 @@
-import { bareInteger as bigId, jsonWithBareIntegers, shopifyHeaders, signPos } from '../../local/senders.js';
-import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
+import { bareInteger as bigId, jsonWithBareIntegers, shopifyHeaders, signPos } from '../kit/senders.js';
+import { DEFAULT_SHOPIFY_API_VERSION } from '../shared/sources/index.js';
 import type { DeliveryStep, EventSpec, PurchaseSpec, RefundSpec, Scenario } from './scenario.js';
 import type { createSmaregiSender } from './smaregi.js';
 import { renderSquare } from './square.js';

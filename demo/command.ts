@@ -1,6 +1,12 @@
-import { LOCAL_ENV, type LocalConfig, resolveLocalConfig } from '../local/config.js';
-import { configFollowingStack, connectToRunningStack, findRunningStack, handleOf, type LocalStackHandle } from '../local/connect.js';
-import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { LOCAL_ENV, type LocalConfig, resolveLocalConfig } from '../kit/local-stack/config.js';
+import {
+  configFollowingStack,
+  connectToRunningStack,
+  findRunningStack,
+  handleOf,
+  type LocalStackHandle,
+} from '../kit/local-stack/connect.js';
+import { type CommandOutput, consoleOutput } from '../ops/output.js';
 import { defaultSquareNotificationUrl } from '../local/square.js';
 import { startLocalStack } from '../local/stack.js';
 import { runDemo } from './run.js';

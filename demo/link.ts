@@ -1,4 +1,4 @@
-import { linkThroughAppProxy, shopifyOrderPaid } from '../local/webhooks/index.js';
+import { linkThroughAppProxy, shopifyOrderPaid } from '../kit/webhooks/index.js';
 import type { Customer, Step } from './step.js';
 import type { DemoTarget } from './target.js';
 

@@ -1,5 +1,5 @@
-import { renderTable, signed } from '../local/table.js';
-import { redeemThroughAppProxy, shopifyOrderPaid } from '../local/webhooks/index.js';
+import { renderTable, signed } from '../ops/table.js';
+import { redeemThroughAppProxy, shopifyOrderPaid } from '../kit/webhooks/index.js';
 import type { Customer } from './step.js';
 import type { DemoTarget } from './target.js';
 

@@ -1,8 +1,8 @@
-import type { EmulatorConfig } from '../emulator/index.js';
+import type { EmulatorConfig } from '../stand-ins/openapi/index.js';
 import type { Ledger, OrderRecord, RefundRecord } from '../shared/ledger/index.js';
 import { isOpenApiError, type OpenApiClient } from '../shared/openapi/index.js';
-import { renderTable, signed } from '../local/table.js';
-import type { WebhookRequest } from '../local/webhooks/index.js';
+import { renderTable, signed } from '../ops/table.js';
+import type { WebhookRequest } from '../kit/webhooks/index.js';
 import { bigId, buildSteps, type Customer, squareDemoOrder, type Step } from './steps.js';
 import { redemptionDemo } from './redemption.js';
 import type { DemoTarget } from './target.js';

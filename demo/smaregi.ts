@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Customer, Step } from './step.js';
 import type { SmaregiDemoAccess } from './target.js';
-import type { WebhookRequest } from '../local/webhooks/index.js';
+import type { WebhookRequest } from '../kit/webhooks/index.js';
 
 /**
  * The demo's Smaregi till: a member's sale (¥11,000 including ¥1,000 tax), the same transaction

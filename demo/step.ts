@@ -1,4 +1,4 @@
-import type { WebhookRequest } from '../local/webhooks/index.js';
+import type { WebhookRequest } from '../kit/webhooks/index.js';
 
 /** One delivery of the demo's script: for which customer, what it sends, and what it must do. */
 

@@ -6,7 +6,7 @@ import {
   squarePayment,
   squareRefund,
   type SquareSigning,
-} from '../local/webhooks/index.js';
+} from '../kit/webhooks/index.js';
 import type { Customer, Step } from './step.js';
 import type { DemoTarget } from './target.js';
 import { smaregiSteps } from './smaregi.js';

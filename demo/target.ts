@@ -1,6 +1,6 @@
-import type { EmulatorConfig } from '../emulator/index.js';
-import type { LocalStackHandle } from '../local/connect.js';
-import type { SquareSigning } from '../local/webhooks/index.js';
+import type { EmulatorConfig } from '../stand-ins/openapi/index.js';
+import type { LocalStackHandle } from '../kit/local-stack/connect.js';
+import type { SquareSigning } from '../kit/webhooks/index.js';
 
 /** What the demo drives: a running local stack, in this process or another one. */
 export type DemoTarget = Pick<

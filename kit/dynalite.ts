@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createLedgerTable } from '../../shared/ledger/index.js';
+import { createLedgerTable } from '../shared/ledger/index.js';
 
 const WRITE_COMMANDS = /^(Put|Update|Delete|BatchWrite|TransactWrite)(Item)?Command$/;
 

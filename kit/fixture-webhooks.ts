@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { shopifyHeaders as signedShopifyHeaders, signPos, signShopify, signSquare } from '../../local/senders.js';
-import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
+import { shopifyHeaders as signedShopifyHeaders, signPos, signShopify, signSquare } from './senders.js';
+import { DEFAULT_SHOPIFY_API_VERSION } from '../shared/sources/index.js';
 
 /**
  * Test helpers that act as the senders: fixtures read as raw text (never through JSON.parse, which
@@ -9,7 +9,7 @@ import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
  */
 
 export function fixture(path: string): string {
-  return readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../test/fixtures/${path}`, import.meta.url), 'utf8');
 }
 
 export function shopifyHmac(secret: string, body: string | Buffer): string {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { LocalStack } from '../../local/index.js';
+import type { LocalStack } from '../local/index.js';
 
 /** A fixture of test/fixtures/smaregi (hand-made: SOURCES.md), as parsed JSON. */
 export function smaregiFixture<T = Record<string, unknown>>(name: string): T {
-  return JSON.parse(readFileSync(new URL(`../fixtures/smaregi/${name}`, import.meta.url), 'utf8')) as T;
+  return JSON.parse(readFileSync(new URL(`../test/fixtures/smaregi/${name}`, import.meta.url), 'utf8')) as T;
 }
 
 /** A fixture transaction with another id, dated now (so it is within every window). */

@@ -1,5 +1,5 @@
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
-import { LOCAL_INFO_PATH, type LocalStackInfo } from './info.js';
+import { LOCAL_INFO_PATH, type LocalStackInfo } from '../kit/local-stack/info.js';
 import type { DeadLetter, LocalQueue } from './queue/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 

@@ -1,7 +1,7 @@
-import type { EmulatorConfig } from '../emulator/index.js';
-import { LOCAL_DEFAULTS, LOCAL_ENV } from './config.js';
-import { curlFor, posCurlScript, shopifyOrderPaid } from './webhooks/index.js';
-import { SMAREGI_LOCAL } from './smaregi/index.js';
+import type { EmulatorConfig } from '../stand-ins/openapi/index.js';
+import { LOCAL_DEFAULTS, LOCAL_ENV } from '../kit/local-stack/config.js';
+import { curlFor, posCurlScript, shopifyOrderPaid } from '../kit/webhooks/index.js';
+import { SMAREGI_LOCAL } from '../stand-ins/smaregi/index.js';
 
 export interface BannerInput {
   urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin?: string; squareOrders?: string; smaregi?: string };

@@ -2,12 +2,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import type { QuarantineStore } from '../shared/quarantine/index.js';
-import { listDeadLetter } from '../local/admin.js';
+import { listDeadLetter } from './admin.js';
 import { deadLetterReason } from '../ops/dead-letter-reason.js';
-import type { LocalQueue } from '../local/queue/index.js';
-import type { ConsoleSource } from './source.js';
+import type { LocalQueue } from './queue/index.js';
+import type { ConsoleSource } from '../console/source.js';
 import { ledgerPlannedPause, pullingStatus } from '../shared/consumer/index.js';
-import { ConsoleStartingError } from './errors.js';
+import { ConsoleStartingError } from '../console/errors.js';
 
 export interface LocalConsoleParts {
   intakeUrl: string;

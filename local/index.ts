@@ -8,9 +8,9 @@ export {
   probeHealth,
   type LocalStackHandle,
   type RunningStack,
-} from './connect.js';
-export { LOCAL_INFO_PATH, LocalStackInfoSchema, type LocalStackInfo } from './info.js';
-export type { CommandOutput } from './output.js';
+} from '../kit/local-stack/connect.js';
+export { LOCAL_INFO_PATH, LocalStackInfoSchema, type LocalStackInfo } from '../kit/local-stack/info.js';
+export type { CommandOutput } from '../ops/output.js';
 export { LOCAL_AWS } from './dynamodb/index.js';
 export {
   LOCAL_DEFAULTS,
@@ -18,7 +18,7 @@ export {
   resolveLocalConfig,
   firstClientLogin,
   type LocalConfig,
-} from './config.js';
+} from '../kit/local-stack/config.js';
 export {
   createLocalQueue,
   createManualClock,

@@ -4,9 +4,9 @@
  * SHOPIFY_ADMIN_PORT / SQUARE_ORDERS_PORT / SMAREGI_PORT, until Ctrl-C.
  */
 import { ConfigurationError } from '../shared/config/index.js';
-import { DEMO_CONFIG_PATH } from '../emulator/index.js';
+import { DEMO_CONFIG_PATH } from '../stand-ins/openapi/index.js';
 import { bannerLines } from './banner.js';
-import { type LocalPorts, resolveLocalConfig, takenPortMessage } from './config.js';
+import { type LocalPorts, resolveLocalConfig, takenPortMessage } from '../kit/local-stack/config.js';
 import { startLocalStack } from './stack.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

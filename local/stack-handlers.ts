@@ -13,19 +13,19 @@ import { secretsManagerCredentials } from '../shared/openapi/index.js';
 import { loadSources } from '../shared/sources/index.js';
 import { SQUARE_ORDERS_ENV } from '../shared/square-orders/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
-import { LOCAL_DEFAULTS } from './config.js';
+import { LOCAL_DEFAULTS } from '../kit/local-stack/config.js';
 import { SHOPIFY_ENROLMENT_ENV, withShopifyEnrolment } from './customers.js';
 import type { ApiHandler } from './http/index.js';
 import { lambdaContext } from './lambda/context.js';
 import { withShopifyRedemption } from './redemption.js';
 import { REDEMPTION_ADMIN_ENV, type RedemptionDeps } from '../shared/redemption/index.js';
-import { LOCAL_SHOP } from './webhooks/index.js';
+import { LOCAL_SHOP } from '../kit/webhooks/index.js';
 import { createLocalQueue, type DeadLetter, type LocalQueue } from './queue/index.js';
 import { createLocalSecretStore, LOCAL_SECRET_IDS, type LocalSecretStore } from './secret-store.js';
-import { localSmaregiEnvironment } from './smaregi/index.js';
+import { localSmaregiEnvironment } from '../stand-ins/smaregi/index.js';
 import { squareAmountBasis, withSquareSource } from './square.js';
 import type { LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
-import { timingEnvironment } from './timing.js';
+import { timingEnvironment } from '../kit/local-stack/timing.js';
 
 /** The local stack's handlers: their environment, the queue between them, and the Lambda files' own builders. */
 

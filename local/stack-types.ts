@@ -1,4 +1,4 @@
-import type { EmulatorConfig, startEmulator } from '../emulator/index.js';
+import type { EmulatorConfig, startEmulator } from '../stand-ins/openapi/index.js';
 import type { ProcessEventsDeps } from '../functions/process-events.js';
 import type { ReceiveWebhookDeps } from '../functions/receive-webhook.js';
 import type { Timing } from '../shared/config/index.js';
@@ -7,9 +7,9 @@ import type { RedemptionDeps } from '../shared/redemption/index.js';
 import type { startLocalDynamoDb } from './dynamodb/index.js';
 import type { LocalQueue, LocalQueueOptions } from './queue/index.js';
 import type { RecoveryTicker } from './recovery/ticker.js';
-import type { ShopifyAdminStandIn } from './shopify-admin/index.js';
-import type { LocalSmaregi, LocalSmaregiOptions } from './smaregi/index.js';
-import type { SquareOrdersStandIn } from './square-orders/server.js';
+import type { ShopifyAdminStandIn } from '../stand-ins/shopify-admin/index.js';
+import type { LocalSmaregi, LocalSmaregiOptions } from '../stand-ins/smaregi/index.js';
+import type { SquareOrdersStandIn } from '../stand-ins/square-orders/server.js';
 
 /** The local stack's options and parts (local/stack.ts starts it; local/stack-handlers.ts builds its handlers). */
 

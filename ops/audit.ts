@@ -4,8 +4,8 @@ import { auditLedger, findingLine, noteLine, scanLedger, summaryLine, type Audit
 import { processingSettingsFromEnv } from '../shared/config/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
-import { resolveLocalConfig } from '../local/config.js';
-import { configFollowingStack, connectToRunningStack, findRunningStack } from '../local/connect.js';
+import { resolveLocalConfig } from '../kit/local-stack/config.js';
+import { configFollowingStack, connectToRunningStack, findRunningStack } from '../kit/local-stack/connect.js';
 
 /** What the audit reads: the ledger table (scan and lookups) and the Open API (histories, rate-limited). */
 export interface AuditTarget {

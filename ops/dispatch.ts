@@ -1,4 +1,4 @@
-import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
+import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
 import { cliCommand } from './command.js';
 
 /**

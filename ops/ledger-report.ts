@@ -1,7 +1,7 @@
 import type { Ledger, OrderRecord, RefundRecord } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import { purchaseMarker, refundMarker } from '../shared/points/index.js';
-import { renderTable } from '../local/table.js';
+import { renderTable } from './table.js';
 
 /** Point-history pages (1000 entries each) searched for the order's markers. */
 const HISTORY_PAGES = 5;

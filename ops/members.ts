@@ -6,7 +6,7 @@ import type { Ledger } from '../shared/ledger/index.js';
 import { isOpenApiError, type MemberDetail, type OpenApiClient } from '../shared/openapi/index.js';
 import { createProcessor } from '../shared/points/index.js';
 import type { SourceSet } from '../shared/sources/index.js';
-import { type CommandOutput, consoleOutput } from '../local/output.js';
+import { type CommandOutput, consoleOutput } from './output.js';
 import { isUsageError, OpsError } from './errors.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
@@ -182,8 +182,8 @@ export async function membersCommand(
 
 async function defaultConnect(env: NodeJS.ProcessEnv, stage: ReturnType<typeof stageOf>): Promise<MembersHandle> {
   if (stage !== undefined) return (await import('./aws.js')).connectToStage(stage);
-  const { resolveLocalConfig } = await import('../local/config.js');
-  const { configFollowingStack, connectToRunningStack, findRunningStack } = await import('../local/connect.js');
+  const { resolveLocalConfig } = await import('../kit/local-stack/config.js');
+  const { configFollowingStack, connectToRunningStack, findRunningStack } = await import('../kit/local-stack/connect.js');
   const config = await resolveLocalConfig(env);
   const found = await findRunningStack(config);
   if (found.status !== 'up')

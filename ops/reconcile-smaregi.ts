@@ -3,10 +3,10 @@ import { summaryLine } from '../shared/reconcile/index.js';
 import { createSmaregiClient, reconcileSmaregi, type SmaregiReconcileDeps } from '../shared/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../shared/sources/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
-import { resolveLocalConfig } from '../local/config.js';
-import { configFollowingStack, connectToRunningStack, requireRunningStack } from '../local/connect.js';
-import type { CommandOutput } from '../local/output.js';
-import { SMAREGI_LOCAL } from '../local/smaregi/index.js';
+import { resolveLocalConfig } from '../kit/local-stack/config.js';
+import { configFollowingStack, connectToRunningStack, requireRunningStack } from '../kit/local-stack/connect.js';
+import type { CommandOutput } from './output.js';
+import { SMAREGI_LOCAL } from '../stand-ins/smaregi/index.js';
 import { localEnqueue } from './local-enqueue.js';
 
 /** What a Smaregi reconcile reads and writes: the contract's API, the ledger, the queue, the source's settings. */

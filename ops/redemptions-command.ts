@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { LOCAL_DEFAULTS, resolveLocalConfig } from '../local/config.js';
-import { configFollowingStack, connectToRunningStack, findRunningStack } from '../local/connect.js';
-import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
-import { renderTable } from '../local/table.js';
-import { LOCAL_SHOP } from '../local/webhooks/index.js';
+import { LOCAL_DEFAULTS, resolveLocalConfig } from '../kit/local-stack/config.js';
+import { configFollowingStack, connectToRunningStack, findRunningStack } from '../kit/local-stack/connect.js';
+import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
+import { renderTable } from './table.js';
+import { LOCAL_SHOP } from '../kit/webhooks/index.js';
 import { ConfigurationError, ENV } from '../shared/config/index.js';
 import { createRedemptionLedger, type RedemptionRecord } from '../shared/ledger/index.js';
 import {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigurationError, minWebhookSecretChars, SECRET_CACHE_TTL_MS } from '../shared/config/index.js';
 import type { RotationOutcome, RotationStep, RotationTarget, SecretStore } from '../shared/secret-rotation/index.js';
-import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
+import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
 import { OpsError } from './errors.js';
 import type { StageOptions } from './aws.js';
 
@@ -88,8 +88,8 @@ async function stageSite(options: StageOptions): Promise<RotationSite> {
 /** The running `npm start`: its store is changed through POST /__local/secrets/rotate (local/secret-store.ts). */
 async function localSite(env: NodeJS.ProcessEnv): Promise<RotationSite> {
   const [{ resolveLocalConfig }, { findRunningStack }, { loadSources }] = await Promise.all([
-    import('../local/config.js'),
-    import('../local/connect.js'),
+    import('../kit/local-stack/config.js'),
+    import('../kit/local-stack/connect.js'),
     import('../shared/sources/index.js'),
   ]);
   const found = await findRunningStack(await resolveLocalConfig(env));

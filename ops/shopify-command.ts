@@ -9,10 +9,10 @@ import {
   subscribeTopics,
 } from '../shared/shopify-admin/index.js';
 import { loadSources } from '../shared/sources/index.js';
-import { LOCAL_DEFAULTS, resolveLocalConfig } from '../local/config.js';
-import { requireRunningStack } from '../local/connect.js';
-import { LOCAL_SHOP } from '../local/webhooks/index.js';
-import { type CommandOutput, consoleOutput, terminalOutput } from '../local/output.js';
+import { LOCAL_DEFAULTS, resolveLocalConfig } from '../kit/local-stack/config.js';
+import { requireRunningStack } from '../kit/local-stack/connect.js';
+import { LOCAL_SHOP } from '../kit/webhooks/index.js';
+import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
 import { type SubscribeTarget, subscribingSource } from './shopify-target.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 

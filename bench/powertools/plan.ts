@@ -1,4 +1,4 @@
-import { mulberry32 } from '../../test/chaos/prng.js';
+import { mulberry32 } from '../../chaos/prng.js';
 
 /**
  * The seeded plan both implementations run: one purchase per member (so a member's point history tells how

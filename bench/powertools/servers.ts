@@ -2,8 +2,8 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { startEmulator } from '../../emulator/index.js';
-import { startDynalite, type LocalDynamo } from '../../test/support/dynalite.js';
+import { startEmulator } from '../../stand-ins/openapi/index.js';
+import { startDynalite, type LocalDynamo } from '../../kit/dynalite.js';
 import { type HistoryEntry, OPENING_POINTS, OPENING_REMARK } from './plan.js';
 
 /**

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { ProcessEventsHandler } from '../../functions/process-events.js';
 import type { PurchaseEvent, RefundEvent } from '../../shared/events/index.js';
-import type { LocalDynamo } from '../../test/support/dynalite.js';
+import type { LocalDynamo } from '../../kit/dynalite.js';
 import { sqsEvent } from './events.js';
-import { mulberry32 } from '../../test/chaos/prng.js';
+import { mulberry32 } from '../../chaos/prng.js';
 
 /** How the worker bench drives the handler and reads the emulator and DynamoDB: delivery, concurrency, counting. */
 

@@ -7,10 +7,10 @@ import {
   type ProcessingSettings,
   processingSettingsFromEnv,
   type Timing,
-} from '../shared/config/index.js';
-import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../emulator/index.js';
+} from '../../shared/config/index.js';
+import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../stand-ins/openapi/index.js';
 import { localTiming, timingEnvironment } from './timing.js';
-import { SMAREGI_LOCAL } from './smaregi/local.js';
+import { SMAREGI_LOCAL } from '../../stand-ins/smaregi/local.js';
 
 /** The derived defaults (shared/config/timing.ts): the same as a stage's with its default worker timeout. */
 const DEFAULT_TIMING = deriveTiming();

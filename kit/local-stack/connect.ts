@@ -1,15 +1,15 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
-import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
+import { createDocumentClient, createLedger, type Ledger } from '../../shared/ledger/index.js';
+import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../shared/openapi/index.js';
 import { LOCAL_ENV, type LocalConfig, resolveLocalConfig } from './config.js';
-import { LOCAL_AWS } from './dynamodb/index.js';
-import { type ListedDeadLetter, listDeadLetter } from './admin.js';
+import { LOCAL_AWS } from '../../local/dynamodb/index.js';
+import { type ListedDeadLetter, listDeadLetter } from '../../local/admin.js';
 import { LOCAL_INFO_PATH, type LocalStackInfo, LocalStackInfoSchema } from './info.js';
-import type { LocalQueueStats } from './queue/index.js';
-import type { LocalStack } from './stack.js';
-import { ConfigurationError, ENV, type ProcessingSettings, processingSettingsFromEnv } from '../shared/config/index.js';
-import { loadSources, type SourceSet } from '../shared/sources/index.js';
-import { tillPointsOf } from './smaregi/index.js';
+import type { LocalQueueStats } from '../../local/queue/index.js';
+import type { LocalStack } from '../../local/stack.js';
+import { ConfigurationError, ENV, type ProcessingSettings, processingSettingsFromEnv } from '../../shared/config/index.js';
+import { loadSources, type SourceSet } from '../../shared/sources/index.js';
+import { tillPointsOf } from '../../stand-ins/smaregi/index.js';
 
 /** Handles on a running local stack, whether it runs in this process or in an `npm start` beside it. */
 export interface LocalStackHandle {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProcessingSettings } from '../shared/config/index.js';
+import { ProcessingSettings } from '../../shared/config/index.js';
 
 /**
  * What `GET /__local/info` answers: where a running stack's parts listen, so the demo and the CLI

@@ -1,4 +1,4 @@
-import { checkedTiming, ConfigurationError, ENV, envInteger, type Timing, type TimingInputs } from '../shared/config/index.js';
+import { checkedTiming, ConfigurationError, ENV, envInteger, type Timing, type TimingInputs } from '../../shared/config/index.js';
 
 /**
  * `npm start`'s timing settings: the environment's values fed into the one derivation the CDK stack

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { listen } from '../listen.js';
+import { listen } from '../../stand-ins/http/listen.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { createLedgerTable } from '../../shared/ledger/index.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { adminRefusal } from '../../shared/http/index.js';
-import { listen } from '../listen.js';
+import { listen } from './listen.js';
 import { createJsonServer, type JsonAnswer } from './json-server.js';
 
 /**

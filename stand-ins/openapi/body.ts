@@ -3,7 +3,7 @@
  * fields (login, resign). Only text fields are read; files have no place in this API.
  */
 import type { FastifyInstance } from 'fastify';
-import { MESSAGES } from '../shared/openapi/index.js';
+import { MESSAGES } from '../../shared/openapi/index.js';
 
 /**
  * A body that could not be read. It is handed to the endpoint as the body rather than failing the request

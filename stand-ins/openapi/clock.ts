@@ -1,4 +1,4 @@
-import { DAY_MS } from '../shared/time/index.js';
+import { DAY_MS } from '../../shared/time/index.js';
 
 /**
  * The emulator's clock and its date formats. Times are wall-clock milliseconds read with UTC getters, so

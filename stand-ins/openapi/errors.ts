@@ -2,7 +2,7 @@
  * The emulator's errors: the Open API's failure answers (typed values the handlers throw and the server
  * turns into HTTP), and a configuration or command line it cannot run with.
  */
-import { MESSAGES } from '../shared/openapi/index.js';
+import { MESSAGES } from '../../shared/openapi/index.js';
 
 export type ApiErrorKind =
   | 'token_failed'

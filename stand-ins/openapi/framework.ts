@@ -4,7 +4,7 @@
  * `{ status: false, errors }`, so these are mapped to its shapes here instead of Fastify's own.
  */
 import type { Socket } from 'node:net';
-import { MESSAGES } from '../shared/openapi/index.js';
+import { MESSAGES } from '../../shared/openapi/index.js';
 import type { ApiRoute } from './routes/api.js';
 
 /** Longest path parameter the router takes (external IDs are up to 255 characters; tokens are not fixed). */

@@ -2,7 +2,7 @@
  * Validation of a register, update or resign body (custom fields per type, external IDs, uniqueness)
  * into the changes to apply; every problem of the request in one validation error.
  */
-import { MESSAGES } from '../shared/openapi/index.js';
+import { MESSAGES } from '../../shared/openapi/index.js';
 import { parseDateTime } from './clock.js';
 import { apiErrors } from './errors.js';
 import type { ClientState, Member } from './model.js';

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { adminRefusal, declaresBody } from '../shared/http/index.js';
+import { adminRefusal, declaresBody } from '../../shared/http/index.js';
 import { registerBodyParsers, UnreadableBody } from './body.js';
 import { ApiError, apiErrors } from './errors.js';
 import { answerClientError, BODY_LIMIT, bodyProblem, MAX_PARAM_LENGTH, RawRouteMatcher } from './framework.js';

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditLedger, scanLedger, type AuditResult } from '../../shared/audit/index.js';
 import { createOpenApiClient, staticCredentials } from '../../shared/openapi/index.js';
-import { FAULT_KINDS, WORKER_ROUTES } from './faults.js';
-import { formatReport, type ChaosResult } from './report.js';
-import { CHAOS_CLIENT, runChaos } from './runner.js';
+import { FAULT_KINDS, WORKER_ROUTES } from '../../chaos/faults.js';
+import { formatReport, type ChaosResult } from '../../chaos/report.js';
+import { CHAOS_CLIENT, runChaos } from '../../chaos/runner.js';
 
 /**
  * The short chaos run of `npm test`: ~100 seeded events through the real receiver, local FIFO queue and

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compareWithModel, type ObservedCustomer } from './compare.js';
-import { applyRedemptions, buildModel } from './model.js';
-import type { Scenario } from './scenario.js';
+import { compareWithModel, type ObservedCustomer } from '../../chaos/compare.js';
+import { applyRedemptions, buildModel } from '../../chaos/model.js';
+import type { Scenario } from '../../chaos/scenario.js';
 
 const ORDER = '512345678901234567';
 const REFUND = '312345678901234567';

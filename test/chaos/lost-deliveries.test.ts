@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createLostDeliveries } from './lost-deliveries.js';
-import { formatReport } from './report.js';
-import { runChaos } from './runner.js';
+import { createLostDeliveries } from '../../chaos/lost-deliveries.js';
+import { formatReport } from '../../chaos/report.js';
+import { runChaos } from '../../chaos/runner.js';
 
 /**
  * The "lost deliveries" fault: Shopify never sends some orders/paid and refunds/create webhooks, while

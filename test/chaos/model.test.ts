@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildModel, debitTotalFor, pointsFor } from './model.js';
-import type { Scenario } from './scenario.js';
+import { buildModel, debitTotalFor, pointsFor } from '../../chaos/model.js';
+import type { Scenario } from '../../chaos/scenario.js';
 
 function scenarioOf(events: Scenario['events']): Scenario {
   return {

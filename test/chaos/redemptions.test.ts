@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { redemptionMarker, redemptionReturnMarker } from '../../shared/points/index.js';
 import { handleRedeem } from '../../shared/redemption/index.js';
 import { ALICE, asJson, BOB, type Harness, withRedemptionHarness } from '../integration/shared/redemption/harness.js';
-import { createRandom } from './prng.js';
+import { createRandom } from '../../chaos/prng.js';
 
 /**
  * Redemptions under the chaos run's faults, on their own (the main runner is left as it is): seeded

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { emptyTally } from './faults.js';
-import { formatReport, type ChaosResult } from './report.js';
+import { emptyTally } from '../../chaos/faults.js';
+import { formatReport, type ChaosResult } from '../../chaos/report.js';
 
 function result(overrides: Partial<ChaosResult> = {}): ChaosResult {
   const faults = { ...emptyTally(), emulator: 7, crashes: 2, leaseExpiries: 3, tokenExpiries: 1 };

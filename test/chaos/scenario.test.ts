@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateScenario } from './scenario.js';
+import { generateScenario } from '../../chaos/scenario.js';
 
 describe('the chaos scenario generator', () => {
   it('gives the same scenario for the same seed', () => {

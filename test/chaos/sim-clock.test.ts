@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSimClock } from './sim-clock.js';
+import { createSimClock } from '../../chaos/sim-clock.js';
 
 describe('the chaos run’s simulated clock', () => {
   it('fires the timers a jump passes, in due order, and moves now by the jump', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildModel } from './model.js';
-import { generateScenario } from './scenario.js';
-import { applyMissedEdits, planMissedEdits } from './smaregi-edits.js';
+import { buildModel } from '../../chaos/model.js';
+import { generateScenario } from '../../chaos/scenario.js';
+import { applyMissedEdits, planMissedEdits } from '../../chaos/smaregi-edits.js';
 
 /** The Smaregi sales a chaos run edits with no webhook (the short run of `npm test` uses seed 20261122). */
 describe('Smaregi missed edits in the chaos plan', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateScenario } from './scenario.js';
-import { smaregiTillCases } from './smaregi.js';
+import { generateScenario } from '../../chaos/scenario.js';
+import { smaregiTillCases } from '../../chaos/smaregi.js';
 
 /** The Smaregi transactions a chaos scenario contains (the short run of `npm test` uses seed 20261122). */
 describe('Smaregi in the chaos scenario', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateScenario, type EventSpec } from './scenario.js';
+import { generateScenario, type EventSpec } from '../../chaos/scenario.js';
 
 /** The Square deliveries a chaos scenario contains (the short run of `npm test` uses seed 20261122). */
 describe('Square in the chaos scenario', () => {

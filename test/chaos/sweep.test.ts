@@ -2,10 +2,10 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emptyTally } from './faults.js';
-import type { ChaosResult } from './report.js';
-import { generateScenario } from './scenario.js';
-import { parseSeedRange, runSweep } from './sweep.js';
+import { emptyTally } from '../../chaos/faults.js';
+import type { ChaosResult } from '../../chaos/report.js';
+import { generateScenario } from '../../chaos/scenario.js';
+import { parseSeedRange, runSweep } from '../../chaos/sweep.js';
 
 /** A run's result as the report reads it: passing unless told otherwise. */
 function result(seed: number, overrides: Partial<ChaosResult> = {}): ChaosResult {

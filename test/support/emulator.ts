@@ -2,7 +2,7 @@
  * Test helper: the real emulator in-process on a free port, plus its admin calls
  * (emulator/README.md, "Admin API"). Share one per test file and `reset()` between tests.
  */
-import { startEmulator } from '../../emulator/index.js';
+import { startEmulator } from '../../stand-ins/openapi/index.js';
 
 export interface FaultSpec {
   method?: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createLedger, type Ledger, type LedgerOptions } from '../../shared/ledger/index.js';
-import { startDynalite, type LocalDynamo } from './dynalite.js';
+import { startDynalite, type LocalDynamo } from '../../kit/dynalite.js';
 
 /**
  * Gives the test file a ledger on its own dynalite (started before its tests, stopped after), through

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
-import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../emulator/index.js';
-import { shopifyOrderPaid } from '../../local/webhooks/index.js';
+import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../stand-ins/openapi/index.js';
+import { shopifyOrderPaid } from '../../kit/webhooks/index.js';
 import { cliCommand } from '../../ops/index.js';
 import { handleOf, type LocalStack, type LocalStackHandle, type LocalStackOptions, startLocalStack } from '../../local/index.js';
 

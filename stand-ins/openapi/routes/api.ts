@@ -2,7 +2,7 @@
  * The Open API's endpoints, one handler each. Handlers run synchronously against the state,
  * so two requests on one customer can never interleave and lose an update.
  */
-import { MESSAGES } from '../../shared/openapi/index.js';
+import { MESSAGES } from '../../../shared/openapi/index.js';
 import { formatDateTime } from '../clock.js';
 import { apiErrors } from '../errors.js';
 import { deleteExternalId, registerMember, resignMember, updateMember } from '../members.js';

@@ -2,7 +2,7 @@
  * Reading the parameters of the Open API endpoints: the body as an object, paging, flags, and the points
  * endpoints' integer and text fields. Each problem is the API's message (shared/openapi/messages.ts).
  */
-import { AMOUNT_MAX, MESSAGES, POINT_MIN } from '../../shared/openapi/index.js';
+import { AMOUNT_MAX, MESSAGES, POINT_MIN } from '../../../shared/openapi/index.js';
 import { UnreadableBody } from '../body.js';
 import { endOfDay, parseDateTime, startOfDay } from '../clock.js';
 import { apiErrors } from '../errors.js';

@@ -12,7 +12,7 @@ import {
   stageTiming,
   workerEnvironment,
 } from '../../../infra/config/index.js';
-import { localTiming } from '../../../local/timing.js';
+import { localTiming } from '../../../kit/local-stack/timing.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 
 const refs = { tableName: 'ledger', openApiSecretArn: 'arn:openapi' };

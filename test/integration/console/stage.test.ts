@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ConsoleServer, startConsoleServer } from '../../../console/index.js';
 import { stageConsoleSource } from '../../../console/stage.js';
-import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
+import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../stand-ins/openapi/index.js';
 import { handleOf, LOCAL_DEFAULTS, type LocalStack, startLocalStack } from '../../../local/index.js';
 import { DeleteCommand, PutCommand } from '../../../shared/dynamodb/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';

@@ -9,9 +9,9 @@ import { systemClock } from '../../../local/queue/clock.js';
 import { CALCULATION, GRANT, LOOKUP, purchase, refund, useHarness } from '../shared/points/harness.js';
 import type { PointsEvent } from '../../../shared/events/index.js';
 import { ASIDE_ATTRIBUTES, type MessageVisibility, type VisibilityChange } from '../../../shared/queue/index.js';
-import { startSmaregiStandIn } from '../../../local/smaregi/index.js';
+import { startSmaregiStandIn } from '../../../stand-ins/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../shared/sources/index.js';
-import { smaregiFixture } from '../../support/smaregi.js';
+import { smaregiFixture } from '../../../kit/smaregi.js';
 
 const h = useHarness();
 

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depsFromEnvironment as workerDeps, makeHandler as makeWorker } from '../../../functions/process-events.js';
 import { depsFromEnvironment as intakeDeps, makeHandler as makeIntake } from '../../../functions/receive-webhook.js';
 import { createLocalQueue, type LocalQueue } from '../../../local/queue/index.js';
-import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../local/webhooks/index.js';
+import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
 import { createActivityReader } from '../../../shared/activity/index.js';
-import { type LocalDynamo, startDynalite } from '../../support/dynalite.js';
-import { startWriteCounter, type WriteCounter } from '../../support/dynamo-writes.js';
+import { type LocalDynamo, startDynalite } from '../../../kit/dynalite.js';
+import { startWriteCounter, type WriteCounter } from '../../../kit/dynamo-writes.js';
 import { startTestEmulator, type TestEmulator, testClient } from '../../support/emulator.js';
 
 /**

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { depsFromEnvironment, makeHandler } from '../../../functions/reconcile-shopify.js';
-import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../local/shopify-admin/index.js';
+import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../stand-ins/shopify-admin/index.js';
 import type { SecretReader } from '../../../shared/config/secret-reader.js';
 import { createShopifyAdminClient } from '../../../shared/shopify-admin/index.js';
-import { startDynalite, type LocalDynamo } from '../../support/dynalite.js';
+import { startDynalite, type LocalDynamo } from '../../../kit/dynalite.js';
 import { RecordingQueue } from '../../support/recording-queue.js';
 
 /**

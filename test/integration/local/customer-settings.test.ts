@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../../emulator/index.js';
-import { shopifyOrderPaid } from '../../../local/webhooks/index.js';
+import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../../stand-ins/openapi/index.js';
+import { shopifyOrderPaid } from '../../../kit/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import { opsCommandOn } from '../../support/local-stack.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';

@@ -6,7 +6,7 @@ import {
   shopifyCustomerCreated,
   shopifyOrderPaid,
   type WebhookRequest,
-} from '../../../local/webhooks/index.js';
+} from '../../../kit/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import { opsCommandOn } from '../../support/local-stack.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliCommand } from '../../../ops/index.js';
-import { shopifyOrderPaid, shopifyPrivacyRequest, type WebhookRequest } from '../../../local/webhooks/index.js';
+import { shopifyOrderPaid, shopifyPrivacyRequest, type WebhookRequest } from '../../../kit/webhooks/index.js';
 import { handleOf, type LocalStack, startLocalStack } from '../../../local/index.js';
 import { createPrivacyRequests } from '../../../shared/privacy/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from './customers-support.js';

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
+import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../stand-ins/openapi/index.js';
 import { cliCommand } from '../../../ops/index.js';
-import { shopifyOrderPaid } from '../../../local/webhooks/index.js';
+import { shopifyOrderPaid } from '../../../kit/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
-import { LOCAL_DEFAULTS } from '../../../local/config.js';
+import { LOCAL_DEFAULTS } from '../../../kit/local-stack/config.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { writeStageOutputsFile } from '../../support/synthesised-outputs.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
+import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../stand-ins/openapi/index.js';
 import { cliCommand } from '../../../ops/index.js';
-import { shopifyOrderPaid } from '../../../local/webhooks/index.js';
+import { shopifyOrderPaid } from '../../../kit/webhooks/index.js';
 import { handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 

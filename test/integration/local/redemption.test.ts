@@ -6,7 +6,7 @@ import {
   shopifyOrderPaid,
   shopifyRefundCreate,
   type WebhookRequest,
-} from '../../../local/webhooks/index.js';
+} from '../../../kit/webhooks/index.js';
 import { opsCommand } from '../../../ops/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
 

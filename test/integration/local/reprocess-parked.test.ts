@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../local/webhooks/index.js';
+import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import { opsCommandOn } from '../../support/local-stack.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';

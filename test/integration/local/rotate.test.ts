@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
-import { appProxyPath, posSale, redeemThroughAppProxy, shopifyOrderPaid, squarePayment } from '../../../local/webhooks/index.js';
+import { appProxyPath, posSale, redeemThroughAppProxy, shopifyOrderPaid, squarePayment } from '../../../kit/webhooks/index.js';
 import { rotateCommand } from '../../../ops/rotate.js';
 import { clearTokenCache } from '../../../shared/openapi/index.js';
-import { deliverSmaregi } from '../../support/smaregi.js';
+import { deliverSmaregi } from '../../../kit/smaregi.js';
 import { createOpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
 
 /**

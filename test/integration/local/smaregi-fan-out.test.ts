@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../../local/index.js';
 import { withDemoStack } from '../../support/local-stack.js';
-import { deliverSmaregi } from '../../support/smaregi.js';
+import { deliverSmaregi } from '../../../kit/smaregi.js';
 
 /**
  * A Smaregi delivery naming many transactions, through `npm start`'s intake: every id queued, in

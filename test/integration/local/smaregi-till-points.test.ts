@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
 import { opsCommandOn, withDemoStack } from '../../support/local-stack.js';
-import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../support/smaregi.js';
+import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../../kit/smaregi.js';
 
 /**
  * Points spent at the till (`spendPoint`) under `tillPoints: membership` (SMAREGI_TILL_POINTS), through

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { withDemoStack } from '../../support/local-stack.js';
-import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../support/smaregi.js';
+import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../../kit/smaregi.js';
 
 /**
  * Smaregi tills through `npm start`'s stack: thin webhooks to /webhooks/smaregi, the worker reading each

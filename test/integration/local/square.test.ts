@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EmulatorConfig } from '../../../emulator/index.js';
+import type { EmulatorConfig } from '../../../stand-ins/openapi/index.js';
 import { runDemo } from '../../../demo/index.js';
-import { squarePayment } from '../../../local/webhooks/index.js';
+import { squarePayment } from '../../../kit/webhooks/index.js';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { withDemoStack } from '../../support/local-stack.js';
 

@@ -4,10 +4,10 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmulatorConfig } from '../../../emulator/index.js';
+import type { EmulatorConfig } from '../../../stand-ins/openapi/index.js';
 import { ledgerReport } from '../../../ops/index.js';
 import { runDemo } from '../../../demo/index.js';
-import { shopifyOrderPaid } from '../../../local/webhooks/index.js';
+import { shopifyOrderPaid } from '../../../kit/webhooks/index.js';
 import {
   createManualClock,
   examplePosScript,

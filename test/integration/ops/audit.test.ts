@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
+import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../stand-ins/openapi/index.js';
 import { cliCommand } from '../../../ops/index.js';
 import { demoCommand } from '../../../demo/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { membersCommand } from '../../../ops/members.js';
 import { withDemoStack } from '../../support/local-stack.js';
-import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../support/smaregi.js';
+import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../../kit/smaregi.js';
 
 const TARO = '8f6d2c1e-0008-4000-8000-000000000008';
 const CAROL = '8f6d2c1e-0003-4000-8000-000000000003';

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stageTarget } from '../../../ops/reconcile-aws.js';
-import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../local/shopify-admin/index.js';
+import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../stand-ins/shopify-admin/index.js';
 import { reconcileShopify } from '../../../shared/reconcile/index.js';
 import { stubAwsEndpoints } from '../../support/aws-boundary.js';
-import { startDynalite, type LocalDynamo } from '../../support/dynalite.js';
+import { startDynalite, type LocalDynamo } from '../../../kit/dynalite.js';
 import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../support/synthesised-outputs.js';
 import { readAll } from '../../support/raw-http.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
-import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../local/webhooks/index.js';
+import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
 import { handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
 import { purchaseMarker, refundMarker } from '../../../shared/points/index.js';
 

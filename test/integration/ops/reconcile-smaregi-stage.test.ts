@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reconcileSmaregiCommand } from '../../../ops/reconcile-smaregi.js';
 import { smaregiStageTarget } from '../../../ops/reconcile-smaregi-aws.js';
-import { type SmaregiStandIn, startSmaregiStandIn } from '../../../local/smaregi/server.js';
+import { type SmaregiStandIn, startSmaregiStandIn } from '../../../stand-ins/smaregi/server.js';
 import { stubAwsEndpoints } from '../../support/aws-boundary.js';
-import { startDynalite, type LocalDynamo } from '../../support/dynalite.js';
+import { startDynalite, type LocalDynamo } from '../../../kit/dynalite.js';
 import { readAll } from '../../support/raw-http.js';
-import { smaregiTransaction } from '../../support/smaregi.js';
+import { smaregiTransaction } from '../../../kit/smaregi.js';
 import { synthesisedStage, writeStageOutputsFile } from '../../support/synthesised-outputs.js';
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../emulator/index.js';
+import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../stand-ins/openapi/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
 import { handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
-import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../support/smaregi.js';
+import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../../kit/smaregi.js';
 
 /** `npm run reconcile -- --source smaregi` against a running local stack, run in-process as the CLI runs it. */
 describe('npm run reconcile for Smaregi against the local stack', () => {

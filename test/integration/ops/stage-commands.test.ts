@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliCommand } from '../../../ops/index.js';
 import { membersCommand } from '../../../ops/members.js';
 import { redemptionsCommand } from '../../../ops/redemptions-command.js';
-import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../local/shopify-admin/index.js';
+import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../stand-ins/shopify-admin/index.js';
 import { adminTokenSecretName, loadStageConfig } from '../../../infra/config/index.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 import { ProcessingSettings } from '../../../shared/config/index.js';
@@ -16,7 +16,7 @@ import { createPrivacyRequests } from '../../../shared/privacy/index.js';
 import { ledgerPlannedPause } from '../../../shared/consumer/index.js';
 import { purchase } from '../shared/points/harness.js';
 import { type AwsBoundary, startAwsBoundary, stubAwsEndpoints } from '../../support/aws-boundary.js';
-import { type LocalDynamo, startDynalite } from '../../support/dynalite.js';
+import { type LocalDynamo, startDynalite } from '../../../kit/dynalite.js';
 import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
 import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../support/synthesised-outputs.js';
 

@@ -5,7 +5,7 @@ import { ConfigurationError } from '../../../shared/config/index.js';
 import type { IntakeLogger } from '../../../shared/intake/index.js';
 import { loadSources } from '../../../shared/sources/registry.js';
 import { RecordingQueue } from '../../support/recording-queue.js';
-import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../../support/webhooks.js';
+import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../../../kit/fixture-webhooks.js';
 
 /**
  * The handler end to end: API Gateway v2 event in, HTTP answer out. The queue is RecordingQueue,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfigFile, DEMO_CONFIG_PATH } from '../../../emulator/index.js';
+import { loadConfigFile, DEMO_CONFIG_PATH } from '../../../stand-ins/openapi/index.js';
 import { bannerLines, type BannerInput } from '../../../local/index.js';
 
 async function banner(overrides: Partial<BannerInput> = {}): Promise<string> {

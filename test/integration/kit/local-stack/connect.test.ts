@@ -3,12 +3,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../../emulator/index.js';
-import { cliCommand } from '../../../ops/index.js';
-import { demoCommand } from '../../../demo/index.js';
-import { shopifyOrderPaid } from '../../../local/webhooks/index.js';
-import { createManualClock, type LocalStack, readStackInfo, startLocalStack } from '../../../local/index.js';
-import { processingSettingsFromEnv } from '../../../shared/config/index.js';
+import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../../../stand-ins/openapi/index.js';
+import { cliCommand } from '../../../../ops/index.js';
+import { demoCommand } from '../../../../demo/index.js';
+import { shopifyOrderPaid } from '../../../../kit/webhooks/index.js';
+import { createManualClock, type LocalStack, readStackInfo, startLocalStack } from '../../../../local/index.js';
+import { processingSettingsFromEnv } from '../../../../shared/config/index.js';
 
 /** A port nothing listens on: where the demo and the CLI would look if they trusted their own environment. */
 async function closedPort(): Promise<number> {

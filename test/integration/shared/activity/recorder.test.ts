@@ -10,7 +10,7 @@ import {
 } from '../../../../shared/activity/index.js';
 import { scanLedger } from '../../../../shared/audit/index.js';
 import { createLedger } from '../../../../shared/ledger/index.js';
-import { type LocalDynamo, startDynalite } from '../../../support/dynalite.js';
+import { type LocalDynamo, startDynalite } from '../../../../kit/dynalite.js';
 
 // The activity record in a real ledger table (dynalite over HTTP), written and read back through the SDK.
 describe('the activity record', () => {

@@ -9,7 +9,7 @@ import {
 } from '../../../../shared/activity/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
 import { createCircuitBreaker } from '../../../../shared/retry/index.js';
-import { type LocalDynamo, startDynalite } from '../../../support/dynalite.js';
+import { type LocalDynamo, startDynalite } from '../../../../kit/dynalite.js';
 import { startTestEmulator, type TestEmulator, testClient } from '../../../support/emulator.js';
 
 // The worker's observed parts against real ones: the Open API client talking HTTP to the emulator, the

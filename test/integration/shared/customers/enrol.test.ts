@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCustomerRecords, type CustomerRecords, enrolCustomer } from '../../../../shared/customers/index.js';
 import { clearTokenCache, createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
-import { type LocalDynamo, startDynalite } from '../../../support/dynalite.js';
+import { type LocalDynamo, startDynalite } from '../../../../kit/dynalite.js';
 import { startTestEmulator, type TestEmulator, testClient } from '../../../support/emulator.js';
 
 const LINKED = '8f6d2c1e-0001-4000-8000-000000000001';

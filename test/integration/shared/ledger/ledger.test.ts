@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Ledger, orderKey } from '../../../../shared/ledger/index.js';
-import { type LocalDynamo, manualClock } from '../../../support/dynalite.js';
+import { type LocalDynamo, manualClock } from '../../../../kit/dynalite.js';
 import { withLocalLedger } from '../../../support/ledger.js';
 
 const clock = manualClock();

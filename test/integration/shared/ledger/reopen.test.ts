@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Ledger } from '../../../../shared/ledger/index.js';
-import { manualClock } from '../../../support/dynalite.js';
+import { manualClock } from '../../../../kit/dynalite.js';
 import { withLocalLedger } from '../../../support/ledger.js';
 
 /** The ledger's part of a customer named later (Square): a skip that waits, and the one re-opening. */

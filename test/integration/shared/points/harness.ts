@@ -14,7 +14,7 @@ import {
   type Processor,
 } from '../../../../shared/points/index.js';
 import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
-import { manualClock, startDynalite, type LocalDynamo } from '../../../support/dynalite.js';
+import { manualClock, startDynalite, type LocalDynamo } from '../../../../kit/dynalite.js';
 import { startTestEmulator, testClient, type TestEmulator } from '../../../support/emulator.js';
 
 export const CLIENT_ID = 'test-client';

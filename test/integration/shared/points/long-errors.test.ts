@@ -11,7 +11,7 @@ import { ProcessingSettings } from '../../../../shared/config/processing-setting
 import { createLedger } from '../../../../shared/ledger/index.js';
 import { clearTokenCache, createOpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
 import { createProcessor } from '../../../../shared/points/index.js';
-import { manualClock, startDynalite, type LocalDynamo } from '../../../support/dynalite.js';
+import { manualClock, startDynalite, type LocalDynamo } from '../../../../kit/dynalite.js';
 import { purchase } from './harness.js';
 
 const LONG = 'x'.repeat(500 * 1024);

@@ -4,7 +4,7 @@ import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { SquareSettings, squareSource } from '../../../../shared/sources/square.js';
 import { testClient } from '../../../support/emulator.js';
-import { fixture, squareHeaders } from '../../../support/webhooks.js';
+import { fixture, squareHeaders } from '../../../../kit/fixture-webhooks.js';
 import { CALCULATION, MEMBERS, emulatorConfig, useHarness } from './harness.js';
 
 /**

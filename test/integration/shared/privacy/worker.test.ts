@@ -5,7 +5,7 @@ import type { PrivacyEvent } from '../../../../shared/events/index.js';
 import { linkMarkKey, refundKey } from '../../../../shared/ledger/index.js';
 import { createPrivacyRequests, type PrivacyDeps, processPrivacyEvent, withPrivacyEvents } from '../../../../shared/privacy/index.js';
 import { createQuarantineStore, createQuarantineTable, type QuarantineStore } from '../../../../shared/quarantine/index.js';
-import { fixture } from '../../../support/webhooks.js';
+import { fixture } from '../../../../kit/fixture-webhooks.js';
 import { purchase, refund, useHarness } from '../points/harness.js';
 
 /** Privacy requests on what the real processor wrote (dynalite ledger and quarantine tables, the emulator). */

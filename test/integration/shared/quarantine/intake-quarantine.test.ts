@@ -4,9 +4,9 @@ import { staticWebhookSecrets } from '../../../../shared/config/webhook-secrets.
 import { type IntakeDeps, type IntakeRequest, receiveWebhook } from '../../../../shared/intake/index.js';
 import { createQuarantineStore, createQuarantineTable, type QuarantineStore } from '../../../../shared/quarantine/index.js';
 import { loadSources } from '../../../../shared/sources/registry.js';
-import { type LocalDynamo, manualClock, startDynalite } from '../../../support/dynalite.js';
+import { type LocalDynamo, manualClock, startDynalite } from '../../../../kit/dynalite.js';
 import { RecordingQueue } from '../../../support/recording-queue.js';
-import { fixture, posHeaders, shopifyHeaders } from '../../../support/webhooks.js';
+import { fixture, posHeaders, shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
 
 /** Intake with the real quarantine store on dynalite: what is kept, and what is still refused. */
 const SHOPIFY_SECRET = 'shpss_quarantine';

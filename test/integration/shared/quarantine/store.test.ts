@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQuarantineStore, createQuarantineTable } from '../../../../shared/quarantine/index.js';
-import { type LocalDynamo, manualClock, startDynalite } from '../../../support/dynalite.js';
-import { fixture } from '../../../support/webhooks.js';
+import { type LocalDynamo, manualClock, startDynalite } from '../../../../kit/dynalite.js';
+import { fixture } from '../../../../kit/fixture-webhooks.js';
 
 /** The quarantine store on dynalite: reading what the table holds, whatever it holds. */
 let dynamo: LocalDynamo;

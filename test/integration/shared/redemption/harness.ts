@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
+import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../stand-ins/shopify-admin/index.js';
 import { signAppProxyQuery } from '../../../../shared/customers/index.js';
 import { staticWebhookSecrets } from '../../../../shared/config/index.js';
 import { createLedgerTable, createRedemptionLedger, type RedemptionLedger } from '../../../../shared/ledger/index.js';
@@ -7,7 +7,7 @@ import { clearTokenCache, createOpenApiClient, type OpenApiClient, staticCredent
 import type { RedemptionProxyDeps } from '../../../../shared/redemption/index.js';
 import { createShopifyAdminClient, type ShopifyAdminClient } from '../../../../shared/shopify-admin/index.js';
 import { RedemptionSettings } from '../../../../shared/sources/index.js';
-import { type LocalDynamo, manualClock, startDynalite } from '../../../support/dynalite.js';
+import { type LocalDynamo, manualClock, startDynalite } from '../../../../kit/dynalite.js';
 import { startTestEmulator, type TestEmulator, testClient } from '../../../support/emulator.js';
 
 /** A redemption against the real emulator, dynalite and the Admin API stand-in over HTTP. */

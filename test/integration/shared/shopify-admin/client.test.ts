@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
+import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../stand-ins/shopify-admin/index.js';
 import { createShopifyAdminClient, type ShopifyAdminClient, ShopifyAdminError } from '../../../../shared/shopify-admin/index.js';
 
 /** The client against the local GraphQL Admin API stand-in over real HTTP. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
+import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../stand-ins/shopify-admin/index.js';
 import {
   createDiscountCode,
   createShopifyAdminClient,

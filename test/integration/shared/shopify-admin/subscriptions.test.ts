@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
+import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../stand-ins/shopify-admin/index.js';
 import { createShopifyAdminClient, type ShopifyAdminClient, subscribeTopics } from '../../../../shared/shopify-admin/index.js';
 
 /** Subscribing through the local GraphQL Admin API stand-in over real HTTP, with the scopes an app was granted. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
+import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../stand-ins/shopify-admin/index.js';
 import { createLedger, type Ledger } from '../../../../shared/ledger/index.js';
 import { reconcileShopify } from '../../../../shared/reconcile/index.js';
 import {
@@ -9,7 +9,7 @@ import {
   ShopifyAdminError,
 } from '../../../../shared/shopify-admin/index.js';
 import { loadSources } from '../../../../shared/sources/index.js';
-import { type LocalDynamo, manualClock, startDynalite } from '../../../support/dynalite.js';
+import { type LocalDynamo, manualClock, startDynalite } from '../../../../kit/dynalite.js';
 import { RecordingQueue } from '../../../support/recording-queue.js';
 
 /**

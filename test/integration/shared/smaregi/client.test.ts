@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../local/smaregi/index.js';
+import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../stand-ins/smaregi/index.js';
 import { createSmaregiClient, SmaregiError } from '../../../../shared/smaregi/index.js';
-import { smaregiFixture } from '../../../support/smaregi.js';
+import { smaregiFixture } from '../../../../kit/smaregi.js';
 
 /** The Platform API client against the stand-in over real HTTP: tokens, throttling, outages. */
 describe('the Smaregi API client', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSquareOrdersStandIn, type SquareOrdersStandIn } from '../../../../local/square-orders/server.js';
+import { startSquareOrdersStandIn, type SquareOrdersStandIn } from '../../../../stand-ins/square-orders/server.js';
 import { createSquareOrdersClient, SquareOrder, subtotalExcludingTax } from '../../../../shared/square-orders/index.js';
-import { fixture } from '../../../support/webhooks.js';
+import { fixture } from '../../../../kit/fixture-webhooks.js';
 
 /** Square's published order examples (test/fixtures/square/SOURCES.md), served by the local stand-in. */
 const published = (file: string, path: (j: Record<string, unknown>) => unknown) =>

@@ -4,8 +4,8 @@
  * form post (non-JSON body) are refused before anything changes. The spec API is unaffected.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
-import { rawRequest } from '../../support/raw-http.js';
+import { startTestEmulator, type TestEmulator } from '../../../support/emulator.js';
+import { rawRequest } from '../../../support/raw-http.js';
 
 let emulator: TestEmulator;
 let port: string;

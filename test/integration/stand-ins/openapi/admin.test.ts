@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testClient } from '../../support/emulator.js';
+import { testClient } from '../../../support/emulator.js';
 import { ALICE, BOB, connect, fixtureConfig, NOW, useEmulator } from './http.js';
 
 const { emu, api, reconnect } = useEmulator();

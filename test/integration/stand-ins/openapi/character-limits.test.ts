@@ -3,7 +3,7 @@
  * (used in personal names) or an emoji is one character, though JavaScript's length says 2.
  */
 import { describe, expect, it } from 'vitest';
-import { testClient } from '../../support/emulator.js';
+import { testClient } from '../../../support/emulator.js';
 import { ALICE, NOW, useEmulator } from './http.js';
 
 const { emu, api, reconnect } = useEmulator();

@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { testClient } from '../../support/emulator.js';
+import { testClient } from '../../../support/emulator.js';
 import { request } from './http.js';
 
 const children: ChildProcess[] = [];
@@ -14,7 +14,7 @@ afterEach(() => {
 
 /** Starts the CLI as `npm run emulator` does (tsx), collecting what it prints; killed after each test. */
 function spawnCli(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'emulator/cli.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'stand-ins/openapi/cli.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const printed = { stdout: '', stderr: '' };
   child.stdout.on('data', (d: Buffer) => {

@@ -4,7 +4,7 @@
  * nor lost when it does. Objects with an own `__proto__` key are built with JSON.parse, as a request body is.
  */
 import { describe, expect, it } from 'vitest';
-import { testClient } from '../../support/emulator.js';
+import { testClient } from '../../../support/emulator.js';
 import { ALICE, connect, NOW, request, useEmulator } from './http.js';
 
 const { emu, api, reconnect } = useEmulator();

@@ -3,7 +3,7 @@
  * the per-file emulator the tests make them to (`useEmulator`).
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { startTestEmulator, testClient, type TestEmulator } from '../../support/emulator.js';
+import { startTestEmulator, testClient, type TestEmulator } from '../../../support/emulator.js';
 
 export const NOW = '2026-01-15 10:00:00';
 export const ALICE = '00000000-0000-4000-8000-00000000000a';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../local/shopify-admin/index.js';
+import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../stand-ins/shopify-admin/index.js';
 import type { PointsEvent } from '../../../../shared/events/index.js';
 import { createShopifyAdminClient, orderWebhookBody, refundWebhookBody, webhookRequest } from '../../../../shared/shopify-admin/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
 import { rawRequest } from '../../../support/raw-http.js';
-import { fixture, shopifyHeaders } from '../../../support/webhooks.js';
+import { fixture, shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
 
 /** The GraphQL Admin API stand-in over HTTP: its test surface, and webhook bodies in, the same events out. */
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../local/smaregi/index.js';
+import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../stand-ins/smaregi/index.js';
 import { createSmaregiClient, type SmaregiError } from '../../../../shared/smaregi/index.js';
-import { smaregiTransaction } from '../../../support/smaregi.js';
+import { smaregiTransaction } from '../../../../kit/smaregi.js';
 
 /** The Platform API stand-in, over real HTTP, where it must behave as Smaregi does (docs/smaregi.md, "Locally"). */
 describe('the Smaregi stand-in', () => {

@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CONFIG_PATH } from '../../../emulator/index.js';
-import { resolveLocalConfig } from '../../../local/config.js';
-import { SmaregiSettings } from '../../../shared/sources/index.js';
+import { DEMO_CONFIG_PATH } from '../../../../stand-ins/openapi/index.js';
+import { resolveLocalConfig } from '../../../../kit/local-stack/config.js';
+import { SmaregiSettings } from '../../../../shared/sources/index.js';
 
 const TILL_1 = 'till-1-signing-secret-0123456789ab';
 const TILL_2 = 'till-2-signing-secret-0123456789ab';

@@ -8,7 +8,7 @@ import { staticWebhookSecrets } from '../../../../shared/config/webhook-secrets.
 import { receiveWebhook } from '../../../../shared/intake/index.js';
 import { loadSources } from '../../../../shared/sources/registry.js';
 import { RecordingQueue } from '../../../support/recording-queue.js';
-import { fixture, shopifyHeaders } from '../../../support/webhooks.js';
+import { fixture, shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
 
 const SECRET = 'shpss_headers_current_0123456789abcdef';
 const ORDER = fixture('shopify/orders-paid-usd-discount-shipping.json');

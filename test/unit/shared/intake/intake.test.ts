@@ -5,7 +5,7 @@ import { type IntakeDeps, type IntakeRequest, receiveWebhook } from '../../../..
 import { PointsEvent } from '../../../../shared/events/index.js';
 import { loadSources } from '../../../../shared/sources/registry.js';
 import { RecordingQueue } from '../../../support/recording-queue.js';
-import { fixture, posHeaders, shopifyHeaders } from '../../../support/webhooks.js';
+import { fixture, posHeaders, shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
 
 const SHOPIFY_SECRET = 'shpss_intake_current';
 const POS_SECRET = 'pos_intake_current';

@@ -9,7 +9,7 @@ import { receiveWebhook } from '../../../../shared/intake/index.js';
 import { unsafeCustomerId } from '../../../../shared/sources/index.js';
 import { loadSources } from '../../../../shared/sources/registry.js';
 import { RecordingQueue } from '../../../support/recording-queue.js';
-import { fixture, posHeaders } from '../../../support/webhooks.js';
+import { fixture, posHeaders } from '../../../../kit/fixture-webhooks.js';
 
 const SECRET = 'pos_path_safety_0123456789abcdef0123';
 const NOW_S = Math.floor(Date.parse('2026-11-22T10:00:00Z') / 1000);

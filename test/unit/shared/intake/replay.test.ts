@@ -10,7 +10,7 @@ import { replayWindowDays, replayWindowDaysFrom } from '../../../../shared/intak
 import { type IntakeDeps, receiveWebhook } from '../../../../shared/intake/index.js';
 import { loadSources } from '../../../../shared/sources/registry.js';
 import { RecordingQueue } from '../../../support/recording-queue.js';
-import { fixture, posHeaders, shopifyHeaders, squareHeaders } from '../../../support/webhooks.js';
+import { fixture, posHeaders, shopifyHeaders, squareHeaders } from '../../../../kit/fixture-webhooks.js';
 
 const SECRET = 'shpss_replay_current_0123456789abcdef';
 const DAY = 86_400_000;

@@ -3,7 +3,7 @@ import { staticWebhookSecrets } from '../../../../shared/config/webhook-secrets.
 import { type IntakeDeps, type IntakeRequest, receiveWebhook } from '../../../../shared/intake/index.js';
 import { loadSources } from '../../../../shared/sources/registry.js';
 import { RecordingQueue } from '../../../support/recording-queue.js';
-import { fixture, squareHeaders } from '../../../support/webhooks.js';
+import { fixture, squareHeaders } from '../../../../kit/fixture-webhooks.js';
 
 /** Square deliveries through the intake: status codes, what is queued, and the SQS ids. */
 const URL_ = 'https://hooks.example.com/webhooks/square';

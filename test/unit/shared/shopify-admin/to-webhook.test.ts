@@ -9,7 +9,7 @@ import {
 } from '../../../../shared/shopify-admin/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
-import { fixture, shopifyHeaders } from '../../../support/webhooks.js';
+import { fixture, shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
 
 /**
  * The Shopify GraphQL answers below are test-owned: the fixture's order (orders-paid-jpy-tax-included,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDecimal } from '../../../../shared/money/index.js';
 import { SmaregiTransaction, transactionAmount } from '../../../../shared/smaregi/index.js';
-import { smaregiFixture } from '../../../support/smaregi.js';
+import { smaregiFixture } from '../../../../kit/smaregi.js';
 
 const tx = (name: string, changes: Record<string, unknown> = {}) =>
   SmaregiTransaction.parse({ ...smaregiFixture<Record<string, unknown>>(name), ...changes });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PurchaseEvent } from '../../../../shared/events/index.js';
 import { resolveTransaction, SmaregiTransaction } from '../../../../shared/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../../shared/sources/index.js';
-import { smaregiFixture } from '../../../support/smaregi.js';
+import { smaregiFixture } from '../../../../kit/smaregi.js';
 
 const settings = SmaregiSettings.parse({ contractId: 'demo-contract' });
 const thin = smaregiThinEvent('25', 'smaregi', settings, Date.parse('2026-11-27T01:00:00Z'), 'created');

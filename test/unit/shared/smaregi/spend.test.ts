@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PointsEvent } from '../../../../shared/events/index.js';
 import { type OrderFacts, resolveTransaction, type SpendStep, SmaregiTransaction } from '../../../../shared/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../../shared/sources/index.js';
-import { smaregiFixture } from '../../../support/smaregi.js';
+import { smaregiFixture } from '../../../../kit/smaregi.js';
 
 /** What a transaction's state resolves to for the points spent at the till (spend.ts), from what the ledger holds. */
 const settings = SmaregiSettings.parse({ contractId: 'demo-contract', tillPoints: 'membership' });

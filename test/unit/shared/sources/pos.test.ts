@@ -4,7 +4,7 @@ import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index
 import { PosSettings, posSource } from '../../../../shared/sources/pos.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import type { Outcome } from '../../../../shared/sources/types.js';
-import { fixture, posHeaders, posSignature } from '../../../support/webhooks.js';
+import { fixture, posHeaders, posSignature } from '../../../../kit/fixture-webhooks.js';
 
 const SECRET = 'pos_current_4f1d';
 const OLD_SECRET = 'pos_previous_9b2a';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConfigurationError } from '../../../../shared/config/index.js';
 import { isSourcesConfigError } from '../../../../shared/sources/errors.js';
 import { defaultSettings, loadSources } from '../../../../shared/sources/registry.js';
-import { fixture, shopifyHeaders } from '../../../support/webhooks.js';
+import { fixture, shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
 
 function configError(json: string): ConfigurationError {
   try {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
-import { fixture, shopifyHeaders } from '../../../support/webhooks.js';
+import { fixture, shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
 
 const SECRET = 'test-secret';
 

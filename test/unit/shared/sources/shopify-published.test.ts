@@ -3,7 +3,7 @@ import type { PurchaseEvent, QueuedEvent, RefundEvent } from '../../../../shared
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
 import type { Outcome } from '../../../../shared/sources/types.js';
-import { fixture, shopifyHeaders } from '../../../support/webhooks.js';
+import { fixture, shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
 
 /**
  * Shopify's own published payloads (test/fixtures/shopify/SOURCES.md), signed here with a demo secret

@@ -5,7 +5,7 @@ import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index
 import { formatMinorUnits, measureRefund, parseDecimal, subtractDecimals, sumDecimals } from '../../../../shared/money/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
-import { shopifyHeaders } from '../../../support/webhooks.js';
+import { shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
 
 /**
  * Property: an order split into refunds that return every line (and the shipping) takes back exactly

@@ -5,7 +5,7 @@ import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
 import type { Outcome } from '../../../../shared/sources/types.js';
 import { DEFAULT_SHOPIFY_API_VERSION } from '../../../../shared/sources/index.js';
-import { fixture, shopifyHeaders, shopifyHmac } from '../../../support/webhooks.js';
+import { fixture, shopifyHeaders, shopifyHmac } from '../../../../kit/fixture-webhooks.js';
 
 const SECRET = 'shpss_current_0f3c9a';
 const OLD_SECRET = 'shpss_previous_77d2e1';

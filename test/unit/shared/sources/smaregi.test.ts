@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadSources } from '../../../../shared/sources/index.js';
-import { smaregiFixture } from '../../../support/smaregi.js';
+import { smaregiFixture } from '../../../../kit/smaregi.js';
 
 const SECRET = 'a-smaregi-webhook-header-value-of-40-chars';
 const sources = loadSources(JSON.stringify({ smaregi: { contractId: 'demo-contract' } }));

@@ -3,7 +3,7 @@ import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index
 import { configureSource, loadSources } from '../../../../shared/sources/registry.js';
 import { SquareSettings, squareSource } from '../../../../shared/sources/square.js';
 import type { Outcome } from '../../../../shared/sources/types.js';
-import { fixture, squareHeaders } from '../../../support/webhooks.js';
+import { fixture, squareHeaders } from '../../../../kit/fixture-webhooks.js';
 
 // Square's own test vectors (square-nodejs-sdk and square-python-sdk webhook tests), verbatim.
 interface Vector {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endOfDay, formatDateTime, parseDateTime } from '../../../emulator/clock.js';
+import { endOfDay, formatDateTime, parseDateTime } from '../../../../stand-ins/openapi/clock.js';
 
 /** A Y-m-d H:i:s text the test knows to be valid, as emulator time. */
 function at(text: string): number {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { calculatePoints } from '../../../emulator/points.js';
+import { calculatePoints } from '../../../../stand-ins/openapi/points.js';
 
 describe('calculatePoints', () => {
   it('equals floor(amount x rate) computed on the decimal rate as written', () => {
