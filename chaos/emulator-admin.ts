@@ -1,7 +1,7 @@
 import { request } from 'undici';
 
 /**
- * The emulator's admin API (/__emulator, described in emulator/README.md) and independent reads of
+ * The emulator's admin API (/__emulator, described in stand-ins/openapi/README.md) and independent reads of
  * the Open API with plain HTTP: the final check must not go through the product's own client.
  */
 

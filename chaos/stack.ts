@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { depsFromEnvironment, makeHandler, type ProcessEventsDeps } from '../functions/process-events.js';
-import { LOCAL_AWS } from '../local/dynamodb/index.js';
+import { LOCAL_AWS } from '../kit/local-stack/info.js';
 import type { LocalQueue } from '../local/queue/index.js';
 import { startLocalStack } from '../local/stack.js';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';

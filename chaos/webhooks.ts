@@ -6,7 +6,7 @@ import { renderSquare } from './square.js';
 
 /**
  * The senders: each delivery step as the HTTP request Shopify or the POS would send, signed the way
- * each sender signs (local/senders.ts: the senders' rules, not intake's code).
+ * each sender signs (kit/senders.ts: the senders' rules, not intake's code).
  */
 
 export interface SenderSecrets {

@@ -1,13 +1,8 @@
 import { LOCAL_ENV, type LocalConfig, resolveLocalConfig } from '../kit/local-stack/config.js';
-import {
-  configFollowingStack,
-  connectToRunningStack,
-  findRunningStack,
-  handleOf,
-  type LocalStackHandle,
-} from '../kit/local-stack/connect.js';
+import { configFollowingStack, connectToRunningStack, findRunningStack, type LocalStackHandle } from '../kit/local-stack/connect.js';
 import { type CommandOutput, consoleOutput } from '../ops/output.js';
 import { defaultSquareNotificationUrl } from '../local/square.js';
+import { handleOf } from '../local/handle.js';
 import { startLocalStack } from '../local/stack.js';
 import { runDemo } from './run.js';
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { LocalStack } from '../local/index.js';
 
 /** A fixture of test/fixtures/smaregi (hand-made: SOURCES.md), as parsed JSON. */
 export function smaregiFixture<T = Record<string, unknown>>(name: string): T {
@@ -20,9 +19,16 @@ async function post(url: string, body: unknown): Promise<void> {
   if (res.status !== 201) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
 }
 
+/** The parts of a running local stack (local/stack.ts's LocalStack) a Smaregi delivery and seeding need. */
+export interface SmaregiStackParts {
+  urls: { intake: string; smaregi: string };
+  smaregi: { contractId: string; webhookSecret: string; webhookHeader: string };
+}
+
 /** Seeds the stand-in through its own routes (POST /__smaregi/customers and /__smaregi/transactions). */
-export const seedSmaregiCustomer = (stack: LocalStack, customer: unknown) => post(`${stack.urls.smaregi}/__smaregi/customers`, customer);
-export const seedSmaregiTransaction = (stack: LocalStack, tx: unknown) => post(`${stack.urls.smaregi}/__smaregi/transactions`, tx);
+export const seedSmaregiCustomer = (stack: SmaregiStackParts, customer: unknown) =>
+  post(`${stack.urls.smaregi}/__smaregi/customers`, customer);
+export const seedSmaregiTransaction = (stack: SmaregiStackParts, tx: unknown) => post(`${stack.urls.smaregi}/__smaregi/transactions`, tx);
 
 export interface SmaregiDelivery {
   action?: string;
@@ -34,7 +40,7 @@ export interface SmaregiDelivery {
 
 /** Posts a Smaregi `pos:transactions` webhook as Smaregi sends it (custom header, Smaregi-* headers). */
 export async function deliverSmaregi(
-  stack: LocalStack,
+  stack: SmaregiStackParts,
   ids: string[],
   d: SmaregiDelivery = {},
 ): Promise<{ status: number; body: unknown }> {

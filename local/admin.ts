@@ -1,18 +1,7 @@
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
-import { LOCAL_INFO_PATH, type LocalStackInfo } from '../kit/local-stack/info.js';
+import { LOCAL_INFO_PATH, type ListedDeadLetter, type LocalStackInfo } from '../kit/local-stack/info.js';
 import type { DeadLetter, LocalQueue } from './queue/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
-
-/** A dead letter as the admin route lists it: the event parsed, times readable. */
-export interface ListedDeadLetter {
-  messageId: string;
-  groupId: string;
-  receiveCount: number;
-  sentAt: string;
-  deadLetteredAt: string;
-  lastError: string | null;
-  event: unknown;
-}
 
 export function listDeadLetter(m: DeadLetter): ListedDeadLetter {
   const event = parseJsonOrUndefined(m.body) ?? m.body; // not JSON: kept as text

@@ -5,9 +5,8 @@ import type { QuarantineStore } from '../shared/quarantine/index.js';
 import { listDeadLetter } from './admin.js';
 import { deadLetterReason } from '../ops/dead-letter-reason.js';
 import type { LocalQueue } from './queue/index.js';
-import type { ConsoleSource } from '../console/source.js';
+import type { ConsoleSource } from '../console/index.js';
 import { ledgerPlannedPause, pullingStatus } from '../shared/consumer/index.js';
-import { ConsoleStartingError } from '../console/errors.js';
 
 export interface LocalConsoleParts {
   intakeUrl: string;
@@ -45,35 +44,5 @@ export function localConsoleSource(parts: LocalConsoleParts): ConsoleSource {
       const s = parts.queue.stats();
       return { ready: s.visible, processing: s.processing, 'waiting retry': s.waitingRetry, 'dead-lettered': s.deadLettered };
     },
-  };
-}
-
-/**
- * A source for routes built before the stack's parts exist: each read waits for none, it answers
- * 503 "starting" (ConsoleStartingError) until `get` gives the real source.
- */
-export function deferredSource(get: () => ConsoleSource | undefined): ConsoleSource {
-  const source = () => {
-    const s = get();
-    if (s === undefined) throw new ConsoleStartingError();
-    return s;
-  };
-  return {
-    get label() {
-      return get()?.label ?? 'local stack (starting)';
-    },
-    get ledger() {
-      return source().ledger;
-    },
-    get openapi() {
-      return source().openapi;
-    },
-    get quarantine() {
-      return source().quarantine;
-    },
-    deadLetters: () => source().deadLetters(),
-    redrive: () => source().redrive(),
-    backlog: () => source().backlog(),
-    pulling: () => source().pulling(),
   };
 }

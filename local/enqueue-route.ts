@@ -2,14 +2,15 @@ import * as z from 'zod';
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
 import type { LocalQueue } from './queue/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
+import { LOCAL_ENQUEUE_PATH } from '../kit/local-stack/info.js';
+
+export { LOCAL_ENQUEUE_PATH };
 
 /**
  * POST /__local/enqueue: queue messages on the in-process queue exactly as the intake does (what
  * SendMessage to the FIFO queue is in AWS), for `npm run reconcile` against the local stack.
  * Loopback only, like the other /__local routes. Body: {"messages": [{body, groupId, deduplicationId}]}.
  */
-export const LOCAL_ENQUEUE_PATH = '/__local/enqueue';
-
 const EnqueueBody = z.object({
   messages: z
     .array(

@@ -1,7 +1,7 @@
 /** The local stack's public face: `npm start`, the demo, the end-to-end test and the chaos runs use it. */
 export { startLocalStack, type LocalStack, type LocalStackOptions, type StartedParts } from './stack.js';
+export { handleOf } from './handle.js';
 export {
-  handleOf,
   connectToRunningStack,
   findRunningStack,
   readStackInfo,

@@ -16,9 +16,9 @@ import type { SquareOrdersStandIn } from '../stand-ins/square-orders/server.js';
 export interface LocalStackOptions {
   /** 0 (the default for each) picks a free port. */
   ports?: { intake?: number; emulator?: number; dynamodb?: number; shopifyAdmin?: number; squareOrders?: number; smaregi?: number };
-  /** The Smaregi source's contract, webhook header and secret; default: the demo values (local/smaregi). */
+  /** The Smaregi source's contract, webhook header and secret; default: the demo values (stand-ins/smaregi). */
   smaregi?: LocalSmaregiOptions;
-  /** An emulator configuration (emulator/README.md, "Configuration"); default: the demo configuration. */
+  /** An emulator configuration (stand-ins/openapi/README.md, "Configuration"); default: the demo configuration. */
   emulatorConfig?: unknown;
   /** Webhook signing secrets per source (current first); default: the demo secrets. */
   webhookSecrets?: { shopify?: string[]; pos?: string[]; square?: string[] };
@@ -31,7 +31,7 @@ export interface LocalStackOptions {
   emulatorConfigPath?: string;
   /**
    * Queue behaviour (clock, concurrency). Visibility timeout and receive count come from the timing
-   * derivation of `env` (local/timing.ts); overriding them here is for tests of the queue itself.
+   * derivation of `env` (kit/local-stack/timing.ts); overriding them here is for tests of the queue itself.
    */
   queue?: Omit<LocalQueueOptions, 'onDeadLetter' | 'onDeduplicated'>;
   /**

@@ -1,5 +1,6 @@
 import { DEMO_CONFIG_PATH, loadConfigFile, parseConfig, startEmulator, type EmulatorConfig } from '../stand-ins/openapi/index.js';
-import { consoleRoutes, deferredSource, localConsoleSource } from '../console/index.js';
+import { consoleRoutes, deferredSource } from '../console/index.js';
+import { localConsoleSource } from './console-source.js';
 import type { ConsoleSource } from '../console/index.js';
 import { ledgerPlannedPause, openApiProbe } from '../shared/consumer/index.js';
 import { ENV, processingSettingsFromEnv } from '../shared/config/index.js';

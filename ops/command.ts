@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isUsageError, OpsError } from './errors.js';
 import type { Ledger } from '../shared/ledger/index.js';
-import type { ListedDeadLetter } from '../local/admin.js';
+import type { ListedDeadLetter } from '../kit/local-stack/info.js';
 import { ConfigurationError } from '../shared/config/index.js';
 import { resolveLocalConfig } from '../kit/local-stack/config.js';
 import { configFollowingStack, connectToRunningStack, findRunningStack, type LocalStackHandle } from '../kit/local-stack/connect.js';

@@ -6,7 +6,7 @@ import { ConfigurationError } from '../shared/config/index.js';
  * - `invalid_arguments`: arguments of a subcommand it cannot take (quarantine's), printed alone;
  * - `aws_target`: the deployed stage is not there as the command needs it (outputs, configuration);
  * - `not_a_shopify_source`: the source named is missing or not a Shopify source.
- * No local stack on PORT is local/connect.ts's ConfigurationError of kind no_local_stack.
+ * No local stack on PORT is kit/local-stack/connect.ts's ConfigurationError of kind no_local_stack.
  */
 export type OpsErrorKind = 'usage' | 'invalid_arguments' | 'aws_target' | 'not_a_shopify_source';
 

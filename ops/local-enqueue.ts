@@ -1,5 +1,5 @@
 import type { EventQueue } from '../shared/queue/index.js';
-import { LOCAL_ENQUEUE_PATH } from '../local/enqueue-route.js';
+import { LOCAL_ENQUEUE_PATH } from '../kit/local-stack/info.js';
 
 /** The running `npm start`'s in-process queue, fed through POST /__local/enqueue (what reconcile queues). */
 export function localEnqueue(intakeUrl: string): EventQueue {

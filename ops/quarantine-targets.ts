@@ -3,7 +3,7 @@ import { createDocumentClient } from '../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../kit/local-stack/config.js';
 import { requireRunningStack } from '../kit/local-stack/connect.js';
-import { LOCAL_AWS } from '../local/dynamodb/index.js';
+import { LOCAL_AWS } from '../kit/local-stack/info.js';
 import { type StageOptions, stageStack } from './aws.js';
 import { OpsError } from './errors.js';
 import type { QuarantineTarget } from './quarantine.js';

@@ -2,11 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cycles, fileGraph, moduleGraph, sharedModuleOf } from './import-graph.js';
+import { cycles, fileGraph, folderGraph, moduleGraph, sharedModuleOf, topFolderOf } from './import-graph.js';
 
 /**
  * `npm run lint`'s import rules, which Biome cannot express across modules:
- * - no cycle between files, and none between shared/ modules (type-only and dynamic imports count);
+ * - no cycle between files, none between shared/ modules and none between top-level folders (type-only
+ *   and dynamic imports count): the folders' allowed arrows are drawn in docs/house.md;
+ * - nothing outside test/ imports test/ (tests use the product, never the other way round);
  * - code outside a shared/ module reaches it only through its public face: `index.ts`, or a light entry
  *   file named `*.entry.ts` where a Lambda bundle must stay small (as Powertools' subpath exports do).
  * Prints each problem and exits 1 when there is one.
@@ -23,8 +25,13 @@ export function importProblems(root: string, files: readonly string[]): string[]
   const problems: string[] = [];
   for (const cycle of cycles(graph)) problems.push(`file cycle: ${cycle.join(' ↔ ')}`);
   for (const cycle of cycles(moduleGraph(graph))) problems.push(`shared/ module cycle: ${cycle.join(' ↔ ')}`);
+  for (const cycle of cycles(folderGraph(graph))) problems.push(`folder cycle: ${cycle.join(' ↔ ')} (see docs/house.md)`);
   for (const [from, targets] of graph) {
     if (from.startsWith('test/')) continue;
+    for (const target of targets) {
+      if (topFolderOf(target) === 'test')
+        problems.push(`import of test/: ${from} → ${target} (move what it needs out of test/, e.g. to kit/)`);
+    }
     for (const target of targets) {
       const module = sharedModuleOf(target);
       if (module === undefined || module === sharedModuleOf(from) || isPublicEntry(target)) continue;
@@ -45,6 +52,10 @@ function sourceFiles(root: string): string[] {
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const problems = importProblems(ROOT, sourceFiles(ROOT));
   for (const problem of problems) console.error(problem);
-  console.log(problems.length === 0 ? 'imports: no cycles, no deep imports' : `imports: ${problems.length} problem(s)`);
+  console.log(
+    problems.length === 0
+      ? 'imports: no cycles (files, shared/ modules, folders), no deep imports, nothing imports test/'
+      : `imports: ${problems.length} problem(s)`,
+  );
   process.exitCode = problems.length === 0 ? 0 : 1;
 }

@@ -76,6 +76,28 @@ export function moduleGraph(files: Graph): Graph {
   return graph;
 }
 
+/** The top-level folder a file lives in (`local`, `stand-ins`), or undefined for a file at the root. */
+export function topFolderOf(file: string): string | undefined {
+  const slash = file.indexOf('/');
+  return slash < 0 ? undefined : file.slice(0, slash);
+}
+
+/** Top-level folder → top-level folders it imports (files at the root, like package.json, are no folder). */
+export function folderGraph(files: Graph): Graph {
+  const graph: Graph = new Map();
+  for (const [from, targets] of files) {
+    const source = topFolderOf(from);
+    if (source === undefined) continue;
+    const edges = graph.get(source) ?? new Set<string>();
+    for (const target of targets) {
+      const folder = topFolderOf(target);
+      if (folder !== undefined && folder !== source) edges.add(folder);
+    }
+    graph.set(source, edges);
+  }
+  return graph;
+}
+
 /** Strongly connected components with more than one member: each is at least one cycle. */
 export function cycles(graph: Graph): string[][] {
   let next = 0;

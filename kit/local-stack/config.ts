@@ -168,7 +168,7 @@ function secrets(env: NodeJS.ProcessEnv, name: string, fallback: string, minChar
   return list.length > 0 ? { list, defaulted: false } : { list: [fallback], defaulted: true };
 }
 
-/** The first client and its first secret: what the worker logs in with (emulator/README.md, "Configuration"). */
+/** The first client and its first secret: what the worker logs in with (stand-ins/openapi/README.md, "Configuration"). */
 export function firstClientLogin(config: EmulatorConfig): { clientId: string; clientSecret: string } {
   const client = config.clients[0];
   const secret = client?.client_secrets[0];

@@ -2,14 +2,16 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createLedger, type Ledger } from '../../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../shared/openapi/index.js';
 import { LOCAL_ENV, type LocalConfig, resolveLocalConfig } from './config.js';
-import { LOCAL_AWS } from '../../local/dynamodb/index.js';
-import { type ListedDeadLetter, listDeadLetter } from '../../local/admin.js';
-import { LOCAL_INFO_PATH, type LocalStackInfo, LocalStackInfoSchema } from './info.js';
-import type { LocalQueueStats } from '../../local/queue/index.js';
-import type { LocalStack } from '../../local/stack.js';
-import { ConfigurationError, ENV, type ProcessingSettings, processingSettingsFromEnv } from '../../shared/config/index.js';
+import {
+  LOCAL_AWS,
+  LOCAL_INFO_PATH,
+  type ListedDeadLetter,
+  type LocalQueueStats,
+  type LocalStackInfo,
+  LocalStackInfoSchema,
+} from './info.js';
+import { ConfigurationError, type ProcessingSettings } from '../../shared/config/index.js';
 import { loadSources, type SourceSet } from '../../shared/sources/index.js';
-import { tillPointsOf } from '../../stand-ins/smaregi/index.js';
 
 /** Handles on a running local stack, whether it runs in this process or in an `npm start` beside it. */
 export interface LocalStackHandle {
@@ -173,37 +175,6 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
         }
         await new Promise((r) => setTimeout(r, 20));
       }
-    },
-    async close() {
-      await openapi.close();
-      documentClient.destroy();
-    },
-  };
-}
-
-/** The same handles on a stack started in this process (its own Open API client; the stack's ledger). */
-export function handleOf(stack: LocalStack): LocalStackHandle {
-  const openapi = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
-  const documentClient = createDocumentClient({ endpoint: stack.urls.dynamodb, ...LOCAL_AWS });
-  return {
-    intakeUrl: stack.urls.intake,
-    emulatorUrl: stack.urls.emulator,
-    dynamodbUrl: stack.urls.dynamodb,
-    tableName: stack.tableName,
-    documentClient,
-    openapi,
-    ledger: stack.ledger,
-    processing: processingSettingsFromEnv(stack.handlerEnv),
-    sources: loadSources(stack.handlerEnv[ENV.SOURCES_CONFIG]),
-    queueStats: async () => stack.queue.stats(),
-    deadLetters: async () => stack.queue.deadLetters().map(listDeadLetter),
-    redrive: async () => stack.queue.redrive(),
-    waitForIdle: (timeoutMs = 30_000) => stack.queue.waitForIdle({ timeoutMs }),
-    squareOrders: { url: stack.squareOrders.url, basis: stack.squareBasis },
-    smaregi: {
-      url: stack.smaregi.standIn.url,
-      contractId: stack.smaregi.contractId,
-      tillPoints: tillPointsOf(stack.handlerEnv[ENV.SOURCES_CONFIG]),
     },
     async close() {
       await openapi.close();

@@ -29,3 +29,48 @@ export const LocalStackInfoSchema = z.object({
 export type LocalStackInfo = z.infer<typeof LocalStackInfoSchema>;
 
 export const LOCAL_INFO_PATH = '/__local/info';
+
+/** POST /__local/enqueue: queues messages on the stack's in-process queue as the intake does (local/enqueue-route.ts). */
+export const LOCAL_ENQUEUE_PATH = '/__local/enqueue';
+
+/** dynalite ignores credentials but the SDK insists on some: these are never real. */
+export const LOCAL_AWS = {
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+} as const;
+
+/** A dead letter as the admin route lists it: the event parsed, times readable. */
+export interface ListedDeadLetter {
+  messageId: string;
+  groupId: string;
+  receiveCount: number;
+  sentAt: string;
+  deadLetteredAt: string;
+  lastError: string | null;
+  event: unknown;
+}
+
+/** What GET /__local/queue answers: the counts of the stack's in-process queue (local/queue's `stats()`). */
+export interface LocalQueueStats {
+  /** Messages ready to be received now. */
+  visible: number;
+  /** Messages in a batch the consumer is handling now. */
+  processing: number;
+  /** Received, not deleted, waiting for their visibility timeout (failed, to be retried). */
+  waitingRetry: number;
+  deadLettered: number;
+  /** Messages sent, one at a time or in batches. */
+  sent: number;
+  /** SendMessageBatch calls (up to 10 messages each). */
+  batchSends: number;
+  deduplicated: number;
+  received: number;
+  deleted: number;
+  /** Groups whose head could be received now (visible counts blocked followers too). */
+  receivableGroups: number;
+  /** ChangeMessageVisibility calls applied (waiting messages deferred). */
+  visibilityChanges: number;
+  runningBatches: number;
+  /** Whether handing out batches is paused (the mapping disabled while the upstream is down). */
+  paused: boolean;
+}

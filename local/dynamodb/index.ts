@@ -1,15 +1,12 @@
 import type { Server } from 'node:http';
-import { listen } from '../../stand-ins/http/listen.js';
+import { listen } from '../../stand-ins/http/index.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { createLedgerTable } from '../../shared/ledger/index.js';
 import { createQuarantineTable } from '../../shared/quarantine/index.js';
+import { LOCAL_AWS } from '../../kit/local-stack/info.js';
 
-/** dynalite ignores credentials but the SDK insists on some: these are never real. */
-export const LOCAL_AWS = {
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-} as const;
+export { LOCAL_AWS };
 
 export interface LocalDynamoDb {
   endpoint: string;

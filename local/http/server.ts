@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { adminRefusal, NO_FRAMING_HEADERS } from '../../shared/http/index.js';
-import { listen } from '../../stand-ins/http/listen.js';
+import { listen } from '../../stand-ins/http/index.js';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { lambdaContext } from '../lambda/context.js';
 import { toApiGatewayEvent } from './api-gateway-event.js';

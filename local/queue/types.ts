@@ -2,6 +2,10 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { PullSwitch } from '../../shared/consumer/index.js';
 import type { EventQueue, MessageVisibility, QueueMessage } from '../../shared/queue/index.js';
 import type { QueueClock } from './clock.js';
+import type { LocalQueueStats } from '../../kit/local-stack/info.js';
+
+/** The counts GET /__local/queue publishes: the wire shape lives with the stack's other admin answers. */
+export type { LocalQueueStats };
 
 /** The worker as the event source mapping sees it: an SQS batch in, partial failures out. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a Lambda SQS handler may return void (AWS's SQSHandler type), and the queue takes it as is
@@ -47,30 +51,6 @@ export interface DeadLetter {
   deadLetteredAt: number;
   /** The last error the consumer threw for the batch holding it, if it threw. */
   lastError: string | undefined;
-}
-
-export interface LocalQueueStats {
-  /** Messages ready to be received now. */
-  visible: number;
-  /** Messages in a batch the consumer is handling now. */
-  processing: number;
-  /** Received, not deleted, waiting for their visibility timeout (failed, to be retried). */
-  waitingRetry: number;
-  deadLettered: number;
-  /** Messages sent, one at a time or in batches. */
-  sent: number;
-  /** SendMessageBatch calls (up to 10 messages each). */
-  batchSends: number;
-  deduplicated: number;
-  received: number;
-  deleted: number;
-  /** Groups whose head could be received now (visible counts blocked followers too). */
-  receivableGroups: number;
-  /** ChangeMessageVisibility calls applied (waiting messages deferred). */
-  visibilityChanges: number;
-  runningBatches: number;
-  /** Whether handing out batches is paused (the mapping disabled while the upstream is down). */
-  paused: boolean;
 }
 
 export interface LocalQueue extends EventQueue, MessageVisibility, PullSwitch {

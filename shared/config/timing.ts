@@ -1,7 +1,7 @@
 import { ConfigurationError } from './errors.js';
 /**
  * Every timing setting of processing, derived in ONE place for the CDK stack (infra/config) and for
- * `npm start` (local/config.ts, local/stack.ts), with the invariants between them checked here:
+ * `npm start` (kit/local-stack/config.ts, local/stack.ts), with the invariants between them checked here:
  * worker timeout -> lease -> visibility timeout; the poison backoff and maxReceiveCount -> how soon
  * poison reaches the DLQ -> the queue's retention. An event that is only waiting (lease held, refund
  * waiting for its purchase, upstream down) is set aside as a new message (shared/queue/aside.ts) with

@@ -1,5 +1,5 @@
 /**
- * The emulator's configuration (format in emulator/README.md "Configuration"): zod schemas, defaults applied
+ * The emulator's configuration (format in stand-ins/openapi/README.md "Configuration"): zod schemas, defaults applied
  * in one place, and loading from a file.
  */
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Injected faults (POST /__emulator/faults, emulator/README.md): each applies to the next `times` requests
+ * Injected faults (POST /__emulator/faults, stand-ins/openapi/README.md): each applies to the next `times` requests
  * whose method and path (without the query string) match; the first matching fault wins.
  */
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
  * The Open API emulator's public face: start it in-process (tests, `npm start`) on a port, with a
- * configuration (emulator/README.md). `npm run emulator` is the same from the command line (cli.ts).
+ * configuration (stand-ins/openapi/README.md). `npm run emulator` is the same from the command line (cli.ts).
  */
 import { loadConfigFile, parseConfig, DEMO_CONFIG_PATH, type EmulatorConfig } from './config.js';
 import { buildServer } from './server.js';

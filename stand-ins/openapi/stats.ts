@@ -1,4 +1,4 @@
-/** Request statistics per client (GET /__emulator/stats, emulator/README.md): per route total and busiest clock minute. */
+/** Request statistics per client (GET /__emulator/stats, stand-ins/openapi/README.md): per route total and busiest clock minute. */
 
 interface RouteStats {
   total: number;

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { createJsonServer } from '../../local/http/index.js';
-import { listen } from '../http/listen.js';
+import { createJsonServer, listen } from '../http/index.js';
 import { answerOrders, answerRefund, type DataAnswer } from './answers.js';
 import { type Bucket, type BucketSettings, createBucket } from './bucket.js';
 import { actualCost, type Field, requestedCost } from './cost.js';

@@ -1,4 +1,4 @@
-import type { JsonAnswer } from '../../local/http/index.js';
+import type { JsonAnswer } from '../http/index.js';
 import { DAY_MS } from '../../shared/time/index.js';
 
 /** How wide one list query may be (Smaregi refuses wider date ranges; the reconcile asks in windows). */

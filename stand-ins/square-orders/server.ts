@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { createJsonServer, type JsonAnswer } from '../../local/http/index.js';
+import { createJsonServer, type JsonAnswer, listen } from '../http/index.js';
 import { adminRefusal } from '../../shared/http/index.js';
 import { SquareOrder } from '../../shared/square-orders/index.js';
-import { listen } from '../http/listen.js';
 
 /**
  * A local stand-in of Square's Orders API, as much as the worker reads: `GET /v2/orders/{order_id}`

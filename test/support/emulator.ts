@@ -1,6 +1,6 @@
 /**
  * Test helper: the real emulator in-process on a free port, plus its admin calls
- * (emulator/README.md, "Admin API"). Share one per test file and `reset()` between tests.
+ * (stand-ins/openapi/README.md, "Admin API"). Share one per test file and `reset()` between tests.
  */
 import { startEmulator } from '../../stand-ins/openapi/index.js';
 

@@ -1,4 +1,4 @@
-/** The test-control surface under /__emulator (emulator/README.md, test/support/emulator.ts). Not part of the Open API. */
+/** The test-control surface under /__emulator (stand-ins/openapi/README.md, test/support/emulator.ts). Not part of the Open API. */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';

@@ -95,4 +95,25 @@ describe('npm run lint import rules', () => {
       }),
     ).toEqual([]);
   });
+
+  it('report a cycle between top-level folders even when no two files form one', async () => {
+    expect(
+      await problems({
+        'ops/report.ts': "import { connect } from '../local/connect.js';\nexport const report = connect;\n",
+        'local/connect.ts': 'export const connect = 1;\n',
+        'local/stack.ts': "import { page } from '../console/page.js';\nexport const stack = page;\n",
+        'console/page.ts': "import { report } from '../ops/report.js';\nexport const page = report;\n",
+      }),
+    ).toEqual(['folder cycle: console ↔ local ↔ ops (see docs/house.md)']);
+  });
+
+  it('report an import of test/ from outside it, and let tests import each other', async () => {
+    expect(
+      await problems({
+        'test/support/clock.ts': 'export const clock = 1;\n',
+        'test/unit/a.test.ts': "import { clock } from '../support/clock.js';\nexport const a = clock;\n",
+        'bench/run.ts': "import { clock } from '../test/support/clock.js';\nexport const run = clock;\n",
+      }),
+    ).toEqual(['import of test/: bench/run.ts → test/support/clock.ts (move what it needs out of test/, e.g. to kit/)']);
+  });
 });

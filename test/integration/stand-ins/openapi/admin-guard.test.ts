@@ -1,5 +1,5 @@
 /**
- * The admin API has no authentication (emulator/README.md, "Admin API"): it answers only requests that come
+ * The admin API has no authentication (stand-ins/openapi/README.md, "Admin API"): it answers only requests that come
  * from this machine as such. A DNS-rebinding page (foreign Host), a cross-site page (any Origin) and a
  * form post (non-JSON body) are refused before anything changes. The spec API is unaffected.
  */

@@ -1,0 +1,40 @@
+import { createDocumentClient } from '../shared/ledger/index.js';
+import { createOpenApiClient, staticCredentials } from '../shared/openapi/index.js';
+import { ENV, processingSettingsFromEnv } from '../shared/config/index.js';
+import { loadSources } from '../shared/sources/index.js';
+import { LOCAL_AWS } from '../kit/local-stack/info.js';
+import type { LocalStackHandle } from '../kit/local-stack/connect.js';
+import { tillPointsOf } from '../stand-ins/smaregi/index.js';
+import { listDeadLetter } from './admin.js';
+import type { LocalStack } from './stack.js';
+
+/** The same handles on a stack started in this process (its own Open API client; the stack's ledger). */
+export function handleOf(stack: LocalStack): LocalStackHandle {
+  const openapi = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
+  const documentClient = createDocumentClient({ endpoint: stack.urls.dynamodb, ...LOCAL_AWS });
+  return {
+    intakeUrl: stack.urls.intake,
+    emulatorUrl: stack.urls.emulator,
+    dynamodbUrl: stack.urls.dynamodb,
+    tableName: stack.tableName,
+    documentClient,
+    openapi,
+    ledger: stack.ledger,
+    processing: processingSettingsFromEnv(stack.handlerEnv),
+    sources: loadSources(stack.handlerEnv[ENV.SOURCES_CONFIG]),
+    queueStats: async () => stack.queue.stats(),
+    deadLetters: async () => stack.queue.deadLetters().map(listDeadLetter),
+    redrive: async () => stack.queue.redrive(),
+    waitForIdle: (timeoutMs = 30_000) => stack.queue.waitForIdle({ timeoutMs }),
+    squareOrders: { url: stack.squareOrders.url, basis: stack.squareBasis },
+    smaregi: {
+      url: stack.smaregi.standIn.url,
+      contractId: stack.smaregi.contractId,
+      tillPoints: tillPointsOf(stack.handlerEnv[ENV.SOURCES_CONFIG]),
+    },
+    async close() {
+      await openapi.close();
+      documentClient.destroy();
+    },
+  };
+}
