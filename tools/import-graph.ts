@@ -60,20 +60,25 @@ export function sharedModuleOf(file: string): string | undefined {
   return match ? `shared/${match[1]}` : undefined;
 }
 
-/** shared/ module → shared/ modules it imports. */
-export function moduleGraph(files: Graph): Graph {
+/** Group → groups it imports, each file placed in a group by `groupOf` (undefined: in none, not counted). */
+function groupGraph(files: Graph, groupOf: (file: string) => string | undefined): Graph {
   const graph: Graph = new Map();
   for (const [from, targets] of files) {
-    const source = sharedModuleOf(from);
+    const source = groupOf(from);
     if (source === undefined) continue;
     const edges = graph.get(source) ?? new Set<string>();
     for (const target of targets) {
-      const module = sharedModuleOf(target);
-      if (module !== undefined && module !== source) edges.add(module);
+      const group = groupOf(target);
+      if (group !== undefined && group !== source) edges.add(group);
     }
     graph.set(source, edges);
   }
   return graph;
+}
+
+/** shared/ module → shared/ modules it imports. */
+export function moduleGraph(files: Graph): Graph {
+  return groupGraph(files, sharedModuleOf);
 }
 
 /** The top-level folder a file lives in (`local`, `stand-ins`), or undefined for a file at the root. */
@@ -84,18 +89,7 @@ export function topFolderOf(file: string): string | undefined {
 
 /** Top-level folder → top-level folders it imports (files at the root, like package.json, are no folder). */
 export function folderGraph(files: Graph): Graph {
-  const graph: Graph = new Map();
-  for (const [from, targets] of files) {
-    const source = topFolderOf(from);
-    if (source === undefined) continue;
-    const edges = graph.get(source) ?? new Set<string>();
-    for (const target of targets) {
-      const folder = topFolderOf(target);
-      if (folder !== undefined && folder !== source) edges.add(folder);
-    }
-    graph.set(source, edges);
-  }
-  return graph;
+  return groupGraph(files, topFolderOf);
 }
 
 /** Strongly connected components with more than one member: each is at least one cycle. */
