@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { createJsonServer, type JsonAnswer, listen } from '../http/index.js';
-import { adminRefusal } from '../../shared/http/index.js';
+import { faultFrom, type JsonAnswer, serveStandIn, type StandInFault, standInAdmin } from '../http/index.js';
 import { SquareOrder } from '../../shared/square-orders/index.js';
 
 /**
@@ -30,16 +29,10 @@ export async function startSquareOrdersStandIn(options: {
   accessToken: string;
 }): Promise<SquareOrdersStandIn> {
   const orders = new Map<string, SquareOrder>();
-  let faults: { status: number; times: number; retryAfter?: string } | undefined;
+  let faults: StandInFault | undefined;
   let reads = 0;
 
-  function admin(path: string, body: Buffer): Answer {
-    let json: unknown;
-    try {
-      json = JSON.parse(body.toString('utf8'));
-    } catch {
-      return { status: 400, body: { error: 'the body is not JSON' } };
-    }
+  function admin(path: string, json: unknown): Answer {
     if (path === '/__square/orders') {
       const parsed = SquareOrder.safeParse((json as { order?: unknown })?.order ?? json);
       if (!parsed.success) return { status: 422, body: { error: parsed.error.issues[0]?.message ?? 'not a Square order' } };
@@ -47,9 +40,9 @@ export async function startSquareOrdersStandIn(options: {
       return { status: 201, body: { id: parsed.data.id } };
     }
     if (path === '/__square/faults') {
-      const f = json as { status?: unknown; times?: unknown; retry_after?: unknown };
-      if (typeof f.status !== 'number' || typeof f.times !== 'number') return { status: 422, body: { error: 'expected {status, times}' } };
-      faults = { status: f.status, times: f.times, ...(typeof f.retry_after === 'string' ? { retryAfter: f.retry_after } : {}) };
+      const fault = faultFrom(json);
+      if (!('times' in fault)) return fault;
+      faults = fault;
       return { status: 201, body: faults };
     }
     return { status: 404, body: { error: 'Not Found' } };
@@ -72,29 +65,18 @@ export async function startSquareOrdersStandIn(options: {
   }
 
   function handle(req: IncomingMessage, body: Buffer): Answer {
+    const test = standInAdmin(req, body, '/__square/', admin);
+    if (test) return test;
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
-    if (path.startsWith('/__square/')) {
-      if (req.method !== 'POST') return { status: 405, body: { error: 'use POST' } };
-      const refusal = adminRefusal({ headers: req.headers, hasBody: body.length > 0 });
-      return refusal ? { status: refusal.status, body: { error: refusal.error } } : admin(path, body);
-    }
     const match = ORDER_PATH.exec(path);
     if (req.method !== 'GET' || !match) return { status: 404, body: squareError('INVALID_REQUEST_ERROR', 'NOT_FOUND', 'Not Found') };
     return read(req, match[1] as string);
   }
 
-  const server = createJsonServer(handle, MAX_BODY);
-  const host = options.host ?? '127.0.0.1';
-  const port = await listen(server, options.port ?? 0, host);
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    put: (order) => orders.set(order.id, order),
-    reads: () => reads,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const served = await serveStandIn(handle, {
+    maxBodyBytes: MAX_BODY,
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.host ? { host: options.host } : {}),
+  });
+  return { ...served, put: (order) => orders.set(order.id, order), reads: () => reads };
 }
