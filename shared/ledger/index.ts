@@ -28,3 +28,4 @@ export {
   redemptionKey,
   redemptionOrderKey,
 } from './redemptions.js';
+export { ledgerPlannedPause, PLANNED_PAUSE_KEY, PlannedPause, type PlannedPauseRecords } from './planned-pause.js';
