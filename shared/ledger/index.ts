@@ -29,3 +29,22 @@ export {
   redemptionOrderKey,
 } from './redemptions.js';
 export { ledgerPlannedPause, PLANNED_PAUSE_KEY, PlannedPause, type PlannedPauseRecords } from './planned-pause.js';
+export {
+  type CustomerClaim,
+  createCustomerRecords,
+  CustomerRecord,
+  type CustomerRecords,
+  type CustomerRecordsOptions,
+  type CustomerRef,
+  customerKey,
+  EnrolOutcomeKind,
+  redactedCustomerKey,
+} from './customers.js';
+export {
+  createPrivacyRequests,
+  PRIVACY_ACTIONS,
+  PrivacyRequestRecord,
+  type PrivacyRequests,
+  privacyKey,
+  REPORT_TTL_DAYS,
+} from './privacy-requests.js';

@@ -8,7 +8,7 @@ import { type LedgerRedaction, redactCustomerRecords, redactShopRecords } from '
 import { type QuarantineScope, quarantinedEntriesOf } from './quarantine.js';
 import { redactCustomerRedemptions, redactShopRedemptions } from './redemptions.js';
 import { describeCustomerData } from './report.js';
-import { type PrivacyRequestRecord, type PrivacyRequests, REPORT_TTL_DAYS } from './requests.js';
+import { type PrivacyRequestRecord, type PrivacyRequests, REPORT_TTL_DAYS } from '../ledger/index.js';
 
 /** What the worker needs to act on privacy requests. */
 export interface PrivacyDeps {
