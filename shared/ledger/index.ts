@@ -48,3 +48,13 @@ export {
   privacyKey,
   REPORT_TTL_DAYS,
 } from './privacy-requests.js';
+export {
+  ACTIVITY_KIND,
+  BREAKER_KEY,
+  MAX_ORDER_ENTRIES,
+  MAX_RUNS,
+  MAX_TRANSITIONS,
+  orderActivityKey,
+  RUNS_KEY,
+} from './activity/keys.js';
+export { type ActivityStore, type ActivityStoreOptions, createActivityStore } from './activity/store.js';
