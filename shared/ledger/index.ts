@@ -58,3 +58,4 @@ export {
   RUNS_KEY,
 } from './activity/keys.js';
 export { type ActivityStore, type ActivityStoreOptions, createActivityStore } from './activity/store.js';
+export { scanOrdersAndRefunds, scanRedemptions, scanUnheldWithOutcome, type TimeRange } from './scans.js';
