@@ -59,3 +59,5 @@ export {
 } from './activity/keys.js';
 export { type ActivityStore, type ActivityStoreOptions, createActivityStore } from './activity/store.js';
 export { scanOrdersAndRefunds, scanRedemptions, scanUnheldWithOutcome, type TimeRange } from './scans.js';
+export { createLedgerRedactor, type LedgerRedactor, type RedactionTable } from './redaction/redactor.js';
+export { ORDER_PERSONAL } from './redaction/orders.js';
