@@ -16,7 +16,7 @@ export const LEDGER_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyn
 /**
  * What privacy requests add (shared/privacy): a Scan, for shop/redact's every record of a source and the
  * operator's list of requests, and DeleteItem on customer and redemption records only (their keys hold the
- * shop customer id; a redemption moves to a key naming none, shared/privacy/redemptions.ts): order and
+ * shop customer id; a redemption moves to a key naming none, shared/ledger/redaction/redemptions.ts): order and
  * refund records are redacted in place, never deleted.
  */
 export const LEDGER_PRIVACY_ACTIONS = ['dynamodb:Scan'] as const;
