@@ -61,3 +61,4 @@ export { type ActivityStore, type ActivityStoreOptions, createActivityStore } fr
 export { scanOrdersAndRefunds, scanRedemptions, scanUnheldWithOutcome, type TimeRange } from './scans.js';
 export { createLedgerRedactor, type LedgerRedactor, type RedactionTable } from './redaction/redactor.js';
 export { ORDER_PERSONAL } from './redaction/orders.js';
+export { REDACTION_DELETED_KEYS } from './redaction/item.js';

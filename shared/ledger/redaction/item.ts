@@ -49,8 +49,18 @@ export async function redactItem(
   }
 }
 
-/** Deletes a record whole (one whose every attribute identifies the customer); whether one was there. */
+/**
+ * The key prefixes of the records a redaction deletes whole, since their key itself names the shop
+ * customer: customer records, link marks, and a redemption's old key. Every other record is redacted in
+ * place. The stack lets the worker delete these alone (infra/constructs/ledger-table.ts reads this list).
+ */
+export const REDACTION_DELETED_KEYS = ['customer#', 'linked#', 'redemption#'] as const;
+
+/** Deletes a record whole (one whose key names the customer); whether one was there. */
 export async function deleteItem(table: Pick<RedactionTable, 'client' | 'tableName'>, pk: string): Promise<boolean> {
+  // What the stack's grant refuses is refused here first, by name, in every setup.
+  if (!REDACTION_DELETED_KEYS.some((prefix) => pk.startsWith(prefix)))
+    throw new Error(`a redaction deletes no record keyed ${pk.split('#')[0]}#…`);
   const deleted = await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk }, ReturnValues: 'ALL_OLD' }));
   return (deleted as { Attributes?: unknown }).Attributes !== undefined;
 }
