@@ -1,4 +1,20 @@
-/** The ledger: the DynamoDB record of each order and refund that makes crediting and debiting happen exactly once. */
+/**
+ * The ledger: the DynamoDB record of each order and refund that makes crediting and debiting happen
+ * exactly once, and the one owner of its table: every record kind in it has its store here, with what a
+ * privacy redaction does to it (redaction/), and no other module sends a DynamoDB command to the table
+ * (test/unit/shared/ledger/table-owner.test.ts). By key prefix:
+ *
+ * - `order#`, `refund#`: createLedger (orders.ts, refunds.ts); redacted in place (redaction/orders.ts).
+ * - `linked#` (a day's link mark): createLedger (link-marks.ts); deleted (redaction/customers.ts).
+ * - `customer#` (enrolment), `redacted#` (its tombstone, a digest): createCustomerRecords (customers.ts);
+ *   the record is deleted (redaction/customers.ts), the tombstone names nobody.
+ * - `redemption#`, `redemption-code#`, `redemption-order#`: createRedemptionLedger (redemptions.ts);
+ *   moved to a key naming no customer (redaction/redemptions.ts).
+ * - `privacy#`: createPrivacyRequests (privacy-requests.ts); a data request's report expires in 30 days.
+ * - `activity#`: createActivityStore (activity/); names no customer.
+ * - `control#pulling`: ledgerPlannedPause (planned-pause.ts); names nobody.
+ * - Whole-table reads for operators (audit, reprocess, console): scans.ts.
+ */
 export { createDocumentClient } from '../dynamodb/index.js';
 export { createLedger, type Ledger, type LedgerOptions, type SourceCustomer, type UnlinkedQuery } from './ledger.js';
 export type { PurchaseClaimInput, PurchaseResult } from './orders.js';
