@@ -8,8 +8,6 @@ import * as z from 'zod';
  * The customer record: one item per shop customer in the ledger table (`customer#<source>#<id>`),
  * the lease and outcome of enrolling it. The register endpoint has no idempotency key, so, as for
  * points, one conditional write claims the work and whoever comes next looks before calling again.
- * A privacy redaction deletes the record whole (its key names the customer: redaction/customers.ts)
- * and leaves the tombstone below.
  */
 
 export const EnrolOutcomeKind = z.enum([
