@@ -1,5 +1,4 @@
-import { scanKeyPrefix } from '../shared/dynamodb/index.js';
-import { RedemptionRecord } from '../shared/ledger/index.js';
+import { scanRedemptions } from '../shared/ledger/index.js';
 import type { ConsoleSource } from './source.js';
 
 /** A redemption as the console lists it beside the orders: ids and amounts, its state and why. */
@@ -22,10 +21,7 @@ export interface RedemptionView {
 /** Every redemption record of the ledger table, newest first (a scan, like the order list). */
 export async function listRedemptions(source: Pick<ConsoleSource, 'ledger'>, customer?: string): Promise<RedemptionView[]> {
   const views: RedemptionView[] = [];
-  for await (const item of scanKeyPrefix(source.ledger.client, source.ledger.tableName, 'redemption#')) {
-    const parsed = RedemptionRecord.safeParse(item);
-    if (!parsed.success) continue;
-    const r = parsed.data;
+  for (const r of await scanRedemptions(source.ledger.client, source.ledger.tableName)) {
     if (customer !== undefined && r.customerId !== customer) continue;
     views.push({
       createdAt: r.createdAt,

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ScanCommand } from '../shared/dynamodb/index.js';
-import type { Ledger } from '../shared/ledger/index.js';
+import { type Ledger, scanUnheldWithOutcome } from '../shared/ledger/index.js';
 import { type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import type { QueuedEvent } from '../shared/events/index.js';
 
@@ -40,35 +39,21 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * an earlier run whose message may not have arrived (running it twice is safe: the ledger claims once).
  */
 async function* parkedItems(target: ParkedTarget, filter: ParkedFilter): AsyncGenerator<Parked> {
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await target.documentClient.send(
-      new ScanCommand({
-        TableName: target.tableName,
-        FilterExpression: '#o = :o AND #k IN (:order, :refund) AND attribute_not_exists(#lo)',
-        ExpressionAttributeNames: { '#o': 'outcome', '#k': 'kind', '#lo': 'leaseOwner' },
-        ExpressionAttributeValues: { ':o': filter.outcome, ':order': 'order', ':refund': 'refund' },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const parkedAt = str(item.finishedAt) ?? str(item.updatedAt) ?? '';
-      if (filter.source !== undefined && item.source !== filter.source) continue;
-      if (filter.since !== undefined && !(Date.parse(parkedAt) >= filter.since.getTime())) continue;
-      const refund = item.kind === 'refund';
-      yield {
-        kind: refund ? 'refund' : 'purchase',
-        source: String(item.source),
-        orderId: String(item.orderId),
-        ...(refund ? { refundId: String(item.refundId) } : {}),
-        parkedAt,
-        reason: str(item.reason) ?? '',
-        event: refund ? str(item.event) : str(item.rejectedEvent),
-      };
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for await (const item of scanUnheldWithOutcome(target.documentClient, target.tableName, filter.outcome)) {
+    const parkedAt = str(item.finishedAt) ?? str(item.updatedAt) ?? '';
+    if (filter.source !== undefined && item.source !== filter.source) continue;
+    if (filter.since !== undefined && !(Date.parse(parkedAt) >= filter.since.getTime())) continue;
+    const refund = item.kind === 'refund';
+    yield {
+      kind: refund ? 'refund' : 'purchase',
+      source: String(item.source),
+      orderId: String(item.orderId),
+      ...(refund ? { refundId: String(item.refundId) } : {}),
+      parkedAt,
+      reason: str(item.reason) ?? '',
+      event: refund ? str(item.event) : str(item.rejectedEvent),
+    };
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import { AttributeType, ProjectionType } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { LEDGER_TABLE_SCHEMA } from '../../shared/config/index.js';
+import { REDACTION_DELETED_KEYS } from '../../shared/ledger/index.js';
 import { KeyedTable } from './keyed-table.js';
 
 /**
@@ -15,12 +16,12 @@ export const LEDGER_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyn
 
 /**
  * What privacy requests add (shared/privacy): a Scan, for shop/redact's every record of a source and the
- * operator's list of requests, and DeleteItem on customer and redemption records only (their keys hold the
- * shop customer id; a redemption moves to a key naming none, shared/privacy/redemptions.ts): order and
- * refund records are redacted in place, never deleted.
+ * operator's list of requests, and DeleteItem on the records the ledger's redaction deletes only (customer
+ * records, link marks, a redemption's old key: their keys hold the shop customer id; shared/ledger/redaction):
+ * order and refund records are redacted in place, never deleted.
  */
 export const LEDGER_PRIVACY_ACTIONS = ['dynamodb:Scan'] as const;
-export const LEDGER_DELETABLE_KEYS = ['customer#*', 'redemption#*'] as const;
+export const LEDGER_DELETABLE_KEYS = REDACTION_DELETED_KEYS.map((prefix) => `${prefix}*`);
 
 /** The exactly-once ledger. Losing it loses the record of what was credited: production keeps it come what may. */
 export class LedgerTable extends KeyedTable {
@@ -52,7 +53,7 @@ export class LedgerTable extends KeyedTable {
     grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn] }));
   }
 
-  /** The privacy requests' extra rights: Scan on the table, DeleteItem on `customer#` and `redemption#` keys only. */
+  /** The privacy requests' extra rights: Scan on the table, DeleteItem on the keys a redaction deletes only. */
   grantPrivacy(grantee: IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({ actions: [...LEDGER_PRIVACY_ACTIONS], resources: [this.table.tableArn] }),

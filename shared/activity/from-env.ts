@@ -1,7 +1,7 @@
 // Single files of shared/config, not its index: receive-webhook loads this module (see shared/intake/quarantine.ts).
 import { DEFAULT_LEDGER_TTL_DAYS, ENV, envInteger, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS } from '../config/index.js';
 import { type ActivityRecorder, createActivityRecorder } from './recorder.js';
-import { createActivityStore } from './store.js';
+import { createActivityStore } from '../ledger/index.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**

@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ACTIVITY_FIELD, orderKey, refundKey } from '../ledger/index.js';
 import { ActivityEntry, BreakerTransition, OrderActivity, RunSummary } from './entries.js';
-import { BREAKER_KEY, orderActivityKey, RUNS_KEY } from './keys.js';
-import { createActivityStore } from './store.js';
+import { BREAKER_KEY, orderActivityKey, RUNS_KEY } from '../ledger/index.js';
+import { createActivityStore } from '../ledger/index.js';
 
 /**
  * What the console reads back: an order's activity, the runs, the breaker's transitions (unreadable

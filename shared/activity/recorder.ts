@@ -1,8 +1,8 @@
 import type { LedgerActivity } from '../ledger/index.js';
 import { callEntry, createCarrier, type ReceiveStart, receiveEntry } from './carry.js';
 import type { BreakerTransition, CallEntry, RunSummary } from './entries.js';
-import { BREAKER_KEY, MAX_ORDER_ENTRIES, MAX_RUNS, MAX_TRANSITIONS, orderActivityKey, RUNS_KEY } from './keys.js';
-import type { ActivityStore } from './store.js';
+import { BREAKER_KEY, MAX_ORDER_ENTRIES, MAX_RUNS, MAX_TRANSITIONS, orderActivityKey, RUNS_KEY } from '../ledger/index.js';
+import type { ActivityStore } from '../ledger/index.js';
 
 /**
  * Writes the activity record, best effort: a failed write is reported to `onError` and dropped; nothing

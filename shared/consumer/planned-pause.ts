@@ -6,45 +6,11 @@
  * recovery probe does not resume it on the first answer of a service still in maintenance
  * (recovery.ts). Intake keeps accepting: the events wait in the queue and drain at the rate budget after.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
-import { GetCommand, PutCommand } from '../dynamodb/index.js';
+import type { PlannedPause, PlannedPauseRecords } from '../ledger/index.js';
 import type { PullSwitch } from './pull.js';
 
-/** The ledger table's key of the planned-pause record (not an order, refund or customer: scans by kind skip it). */
-export const PLANNED_PAUSE_KEY = 'control#pulling';
-
-export const PlannedPause = z.object({
-  /** ISO time the pause was announced. */
-  since: z.string(),
-  /** ISO time after which the recovery probe resumes pulling (once the service answers); absent: until `npm run resume`. */
-  until: z.string().optional(),
-});
-export type PlannedPause = z.infer<typeof PlannedPause>;
-
-export interface PlannedPauseRecords {
-  get(): Promise<PlannedPause | undefined>;
-  set(pause: PlannedPause): Promise<void>;
-  clear(): Promise<void>;
-}
-
-export function ledgerPlannedPause(table: { client: Pick<DynamoDBDocumentClient, 'send'>; tableName: string }): PlannedPauseRecords {
-  const Key = { pk: PLANNED_PAUSE_KEY };
-  return {
-    async get() {
-      const item = (await table.client.send(new GetCommand({ TableName: table.tableName, Key, ConsistentRead: true }))).Item;
-      const parsed = PlannedPause.safeParse(item);
-      return parsed.success && item?.resumed !== true ? parsed.data : undefined;
-    },
-    async set(pause) {
-      await table.client.send(new PutCommand({ TableName: table.tableName, Item: { ...Key, kind: 'control', ...pause } }));
-    },
-    // Overwritten, not deleted: the worker's role may put and update ledger items but delete none of them.
-    async clear() {
-      await table.client.send(new PutCommand({ TableName: table.tableName, Item: { ...Key, kind: 'control', resumed: true } }));
-    },
-  };
-}
+// The record itself is the ledger's (shared/ledger/planned-pause.ts): the ledger module owns its table.
+export { ledgerPlannedPause, PLANNED_PAUSE_KEY, PlannedPause, type PlannedPauseRecords } from '../ledger/index.js';
 
 /** Whether pulling runs, and if not, whether the pause was planned (since, until) or an outage's. */
 export type PullingStatus = { state: 'running' } | { state: 'paused'; planned: PlannedPause } | { state: 'paused'; planned: undefined };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MemberDetail, OpenApiClient } from '../openapi/index.js';
 import { asKnownError } from './upstream.js';
-import type { CustomerRecords, EnrolOutcomeKind } from './records.js';
+import type { CustomerRecords, EnrolOutcomeKind } from '../ledger/index.js';
 
 /** The Open API calls enrolment makes. */
 export type EnrolApi = Pick<OpenApiClient, 'getMemberByExternalId' | 'registerMember'>;

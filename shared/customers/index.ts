@@ -16,4 +16,4 @@ export {
   type CustomerRecordsOptions,
   customerKey,
   EnrolOutcomeKind,
-} from './records.js';
+} from '../ledger/index.js';

@@ -2,7 +2,7 @@ import { CustomerEvent } from '../events/index.js';
 import type { Ledger } from '../ledger/index.js';
 import { type ProcessContext, type ProcessOutcome, type Processor, withTypedEvents } from '../points/index.js';
 import { type EnrolApi, type EnrolResult, enrolCustomer } from './enrol.js';
-import type { CustomerRecords } from './records.js';
+import type { CustomerRecords } from '../ledger/index.js';
 import { creditEarlierPurchases, type EarlierCredits } from './retro.js';
 
 /** What the worker needs for customer events, beside the points processor. */

@@ -1,4 +1,20 @@
-/** The ledger: the DynamoDB record of each order and refund that makes crediting and debiting happen exactly once. */
+/**
+ * The ledger: the DynamoDB record of each order and refund that makes crediting and debiting happen
+ * exactly once, and the one owner of its table: every record kind in it has its store here, with what a
+ * privacy redaction does to it (redaction/), and no other module sends a DynamoDB command to the table
+ * (test/unit/shared/ledger/table-owner.test.ts). By key prefix:
+ *
+ * - `order#`, `refund#`: createLedger (orders.ts, refunds.ts); redacted in place (redaction/orders.ts).
+ * - `linked#` (a day's link mark): createLedger (link-marks.ts); deleted (redaction/customers.ts).
+ * - `customer#` (enrolment), `redacted#` (its tombstone, a digest): createCustomerRecords (customers.ts);
+ *   the record is deleted (redaction/customers.ts), the tombstone names nobody.
+ * - `redemption#`, `redemption-code#`, `redemption-order#`: createRedemptionLedger (redemptions.ts);
+ *   moved to a key naming no customer (redaction/redemptions.ts).
+ * - `privacy#`: createPrivacyRequests (privacy-requests.ts); a data request's report expires in 30 days.
+ * - `activity#`: createActivityStore (activity/); names no customer.
+ * - `control#pulling`: ledgerPlannedPause (planned-pause.ts); names nobody.
+ * - Whole-table reads for operators (audit, reprocess, console): scans.ts.
+ */
 export { createDocumentClient } from '../dynamodb/index.js';
 export { createLedger, type Ledger, type LedgerOptions, type SourceCustomer, type UnlinkedQuery } from './ledger.js';
 export type { PurchaseClaimInput, PurchaseResult } from './orders.js';
@@ -28,3 +44,37 @@ export {
   redemptionKey,
   redemptionOrderKey,
 } from './redemptions.js';
+export { ledgerPlannedPause, PLANNED_PAUSE_KEY, PlannedPause, type PlannedPauseRecords } from './planned-pause.js';
+export {
+  type CustomerClaim,
+  createCustomerRecords,
+  CustomerRecord,
+  type CustomerRecords,
+  type CustomerRecordsOptions,
+  type CustomerRef,
+  customerKey,
+  EnrolOutcomeKind,
+  redactedCustomerKey,
+} from './customers.js';
+export {
+  createPrivacyRequests,
+  PRIVACY_ACTIONS,
+  PrivacyRequestRecord,
+  type PrivacyRequests,
+  privacyKey,
+  REPORT_TTL_DAYS,
+} from './privacy-requests.js';
+export {
+  ACTIVITY_KIND,
+  BREAKER_KEY,
+  MAX_ORDER_ENTRIES,
+  MAX_RUNS,
+  MAX_TRANSITIONS,
+  orderActivityKey,
+  RUNS_KEY,
+} from './activity/keys.js';
+export { type ActivityStore, type ActivityStoreOptions, createActivityStore } from './activity/store.js';
+export { scanOrdersAndRefunds, scanRedemptions, scanUnheldWithOutcome, type TimeRange } from './scans.js';
+export { createLedgerRedactor, type LedgerRedactor, type RedactionTable } from './redaction/redactor.js';
+export { ORDER_PERSONAL } from './redaction/orders.js';
+export { REDACTION_DELETED_KEYS } from './redaction/item.js';

@@ -2,5 +2,5 @@
 export { type LedgerRedaction, redactCustomerRecords, redactShopRecords } from './ledger.js';
 export { type QuarantineScope, quarantinedEntriesOf } from './quarantine.js';
 export { describeCustomerData, type HeldData, type HeldOrder } from './report.js';
-export { createPrivacyRequests, type PrivacyRequestRecord, type PrivacyRequests, REPORT_TTL_DAYS } from './requests.js';
+export { createPrivacyRequests, type PrivacyRequestRecord, type PrivacyRequests, REPORT_TTL_DAYS } from '../ledger/index.js';
 export { type PrivacyDeps, processPrivacyEvent, withPrivacyEvents } from './worker.js';

@@ -1,14 +1,13 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CustomerRecords } from '../customers/index.js';
 import { PrivacyEvent, type PrivacyFigures } from '../events/index.js';
-import type { Ledger } from '../ledger/index.js';
+import { createLedgerRedactor, type Ledger } from '../ledger/index.js';
 import { type ProcessOutcome, type Processor, withTypedEvents } from '../points/index.js';
 import type { QuarantineStore } from '../quarantine/index.js';
 import { type LedgerRedaction, redactCustomerRecords, redactShopRecords } from './ledger.js';
 import { type QuarantineScope, quarantinedEntriesOf } from './quarantine.js';
-import { redactCustomerRedemptions, redactShopRedemptions } from './redemptions.js';
 import { describeCustomerData } from './report.js';
-import { type PrivacyRequestRecord, type PrivacyRequests, REPORT_TTL_DAYS } from './requests.js';
+import { type PrivacyRequestRecord, type PrivacyRequests, REPORT_TTL_DAYS } from '../ledger/index.js';
 
 /** What the worker needs to act on privacy requests. */
 export interface PrivacyDeps {
@@ -54,11 +53,12 @@ export async function processPrivacyEvent(deps: PrivacyDeps, event: PrivacyEvent
     const done = `${redaction.orders} order(s) and ${redaction.customers} customer record(s) this pass`;
     return { kind: 'redaction_continues', action: 'retry', reason: `${event.delivery.topic}: ${done}; the retry goes on` };
   }
-  // Redemption records name the shop customer too (their key): moved to a key naming none (./redemptions.ts).
+  // Redemption records name the shop customer too (their key): moved to a key naming none (shared/ledger/redaction).
+  const records = createLedgerRedactor(deps);
   const redemptions =
     event.action === 'redact_shop'
-      ? await redactShopRedemptions(deps, { source: event.source, shopDomain: event.shopDomain, unattributed: event.soleShop === true })
-      : await redactCustomerRedemptions(deps, customerOf(event));
+      ? await records.redactShopRedemptions({ source: event.source, shopDomain: event.shopDomain, unattributed: event.soleShop === true })
+      : await records.redactCustomerRedemptions(customerOf(event));
   if (redaction.busy.length + redemptions.busy.length > 0) return busy({ ...redaction, busy: [...redaction.busy, ...redemptions.busy] });
   const entries = await quarantinedEntriesOf(deps.quarantine, quarantineScope(event));
   for (const id of entries) await deps.quarantine.redact(id, event.delivery.topic);

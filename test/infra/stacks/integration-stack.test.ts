@@ -399,12 +399,12 @@ describe('IAM', () => {
       expect.objectContaining({ Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: arn(tableId) }),
       // Query on the one index, by its exact ARN (no index/*).
       expect.objectContaining({ Action: 'dynamodb:Query', Resource: expect.objectContaining({ 'Fn::Join': expect.anything() }) }),
-      // Privacy requests: shop/redact scans a source's records; only customer and redemption records (keyed by the shop customer id) are deleted.
+      // Privacy requests: shop/redact scans a source's records; only customer records, link marks and redemption records (keyed by the shop customer id) are deleted.
       expect.objectContaining({ Action: 'dynamodb:Scan', Resource: arn(tableId) }),
       expect.objectContaining({
         Action: 'dynamodb:DeleteItem',
         Resource: arn(tableId),
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['customer#*', 'redemption#*'] } },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['customer#*', 'linked#*', 'redemption#*'] } },
       }),
     ]);
     expect(JSON.stringify(dynamo[1]?.Resource)).toContain(`/index/${LEDGER_TABLE_SCHEMA.unlinkedIndex.name}`);

@@ -92,36 +92,93 @@ function namesUsedIn(expression: string): { ExpressionAttributeNames?: Record<st
   return Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {};
 }
 
+/** One customer record's item: a consistent read, and a conditional update (false when its condition failed). */
+interface CustomerTable {
+  get(ref: CustomerRef): Promise<CustomerRecord | undefined>;
+  update(ref: CustomerRef, input: { set: string; remove?: string; condition: string; values: Record<string, unknown> }): Promise<boolean>;
+}
+
+function customerTable({ client, tableName }: CustomerRecordsOptions): CustomerTable {
+  const parse = (item: Record<string, unknown> | undefined) => (item ? CustomerRecord.parse(item) : undefined);
+  return {
+    async get(ref) {
+      const out = await client.send(new GetCommand({ TableName: tableName, Key: { pk: customerKey(ref) }, ConsistentRead: true }));
+      return parse(out.Item);
+    },
+    async update(ref, input) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: customerKey(ref) },
+            UpdateExpression: `SET ${input.set}${input.remove ? ` REMOVE ${input.remove}` : ''}`,
+            ConditionExpression: input.condition,
+            ...namesUsedIn(`${input.set} ${input.condition}`),
+            ExpressionAttributeValues: input.values,
+          }),
+        );
+        return true;
+      } catch (e) {
+        if (isConditionFailure(e)) return false;
+        throw e;
+      }
+    },
+  };
+}
+
+/** The enrolment's lease: a new record, or a pending one whose lease ran out taken over. */
+async function claimCustomer(
+  options: CustomerRecordsOptions,
+  { get, update }: CustomerTable,
+  ref: Parameters<CustomerRecords['claim']>[0],
+): Promise<CustomerClaim> {
+  const { client, tableName, clock } = options;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const now = clock();
+  const item = {
+    pk: customerKey(ref),
+    kind: 'customer',
+    source: ref.source,
+    customerId: ref.customerId,
+    externalKey: ref.externalKey,
+    ...(ref.shopDomain ? { shopDomain: ref.shopDomain } : {}),
+    state: 'pending',
+    leaseOwner: ref.owner,
+    leaseUntil: now + options.leaseSeconds * 1000,
+    attempts: 1,
+    createdAt: iso(now),
+    updatedAt: iso(now),
+  };
+  try {
+    await client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+    return { ok: true, previous: undefined };
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+  const previous = await get(ref);
+  if (!previous || previous.state === 'done' || (previous.leaseUntil ?? 0) >= now) return { ok: false, current: previous };
+  // Taken over only from the attempt we read (its lease, its attempt count): two takers cannot both win.
+  const taken = await update(ref, {
+    set: 'leaseOwner = :owner, leaseUntil = :until, attempts = attempts + :one, updatedAt = :now',
+    condition: '#state = :pending AND attempts = :attempts AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs)',
+    values: {
+      ':owner': ref.owner,
+      ':until': now + options.leaseSeconds * 1000,
+      ':one': 1,
+      ':now': iso(now),
+      ':pending': 'pending',
+      ':attempts': previous.attempts,
+      ':nowMs': now,
+    },
+  });
+  return taken ? { ok: true, previous } : { ok: false, current: await get(ref) };
+}
+
 export function createCustomerRecords(options: CustomerRecordsOptions): CustomerRecords {
   const { client, tableName, clock } = options;
   const iso = (ms: number) => new Date(ms).toISOString();
-  const parse = (item: Record<string, unknown> | undefined) => (item ? CustomerRecord.parse(item) : undefined);
-
-  async function get(ref: CustomerRef) {
-    const out = await client.send(new GetCommand({ TableName: tableName, Key: { pk: customerKey(ref) }, ConsistentRead: true }));
-    return parse(out.Item);
-  }
-
-  /** One conditional update; false when its condition failed. */
-  async function update(ref: CustomerRef, input: { set: string; remove?: string; condition: string; values: Record<string, unknown> }) {
-    try {
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: customerKey(ref) },
-          UpdateExpression: `SET ${input.set}${input.remove ? ` REMOVE ${input.remove}` : ''}`,
-          ConditionExpression: input.condition,
-          ...namesUsedIn(`${input.set} ${input.condition}`),
-          ExpressionAttributeValues: input.values,
-        }),
-      );
-      return true;
-    } catch (e) {
-      if (isConditionFailure(e)) return false;
-      throw e;
-    }
-  }
-
+  const table = customerTable(options);
+  const { get, update } = table;
   return {
     get,
     async isRedacted(ref) {
@@ -139,46 +196,7 @@ export function createCustomerRecords(options: CustomerRecordsOptions): Customer
       };
       await client.send(new PutCommand({ TableName: tableName, Item: item }));
     },
-    async claim(ref) {
-      const now = clock();
-      const item = {
-        pk: customerKey(ref),
-        kind: 'customer',
-        source: ref.source,
-        customerId: ref.customerId,
-        externalKey: ref.externalKey,
-        ...(ref.shopDomain ? { shopDomain: ref.shopDomain } : {}),
-        state: 'pending',
-        leaseOwner: ref.owner,
-        leaseUntil: now + options.leaseSeconds * 1000,
-        attempts: 1,
-        createdAt: iso(now),
-        updatedAt: iso(now),
-      };
-      try {
-        await client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
-        return { ok: true, previous: undefined };
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-      }
-      const previous = await get(ref);
-      if (!previous || previous.state === 'done' || (previous.leaseUntil ?? 0) >= now) return { ok: false, current: previous };
-      // Taken over only from the attempt we read (its lease, its attempt count): two takers cannot both win.
-      const taken = await update(ref, {
-        set: 'leaseOwner = :owner, leaseUntil = :until, attempts = attempts + :one, updatedAt = :now',
-        condition: '#state = :pending AND attempts = :attempts AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs)',
-        values: {
-          ':owner': ref.owner,
-          ':until': now + options.leaseSeconds * 1000,
-          ':one': 1,
-          ':now': iso(now),
-          ':pending': 'pending',
-          ':attempts': previous.attempts,
-          ':nowMs': now,
-        },
-      });
-      return taken ? { ok: true, previous } : { ok: false, current: await get(ref) };
-    },
+    claim: (ref) => claimCustomer(options, table, ref),
     async finish(ref, owner, result) {
       const now = clock();
       const values: Record<string, unknown> = {

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DeleteCommand, GetCommand, isConditionFailure, PutCommand, scanKeyPrefix, UpdateCommand } from '../dynamodb/index.js';
-import { RedemptionRecord, redemptionCodeKey, redemptionKey, redemptionOrderKey } from '../ledger/index.js';
+import { DeleteCommand, GetCommand, isConditionFailure, PutCommand, scanKeyPrefix, UpdateCommand } from '../../dynamodb/index.js';
+import { RedemptionRecord, redemptionCodeKey, redemptionKey, redemptionOrderKey } from '../redemptions.js';
 
 /**
  * A privacy redaction of redemption records (docs/redemption.md, "What is stored"): a record is keyed by
@@ -16,7 +16,7 @@ import { RedemptionRecord, redemptionCodeKey, redemptionKey, redemptionOrderKey 
  */
 
 export interface RedemptionRedactDeps {
-  client: DynamoDBDocumentClient;
+  client: Pick<DynamoDBDocumentClient, 'send'>;
   tableName: string;
   clock: () => number;
 }
