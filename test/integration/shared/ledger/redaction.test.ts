@@ -6,7 +6,7 @@ import {
   orderKey,
   REDACTION_DELETED_KEYS,
 } from '../../../../shared/ledger/index.js';
-import { type LocalDynamo, manualClock } from '../../../support/dynalite.js';
+import { type LocalDynamo, manualClock } from '../../../../kit/dynalite.js';
 import { withLocalLedger } from '../../../support/ledger.js';
 
 /**
