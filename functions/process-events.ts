@@ -9,7 +9,7 @@ import {
   type SecretReader,
 } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
-import { instrumentSmaregi, SMAREGI_ENV, smaregiFromEnv } from '../shared/smaregi/index.js';
+import { instrumentSmaregi, SMAREGI_ENV, smaregiFromEnv } from '../shared/sources/smaregi/index.js';
 import {
   batchHandler,
   createEventSourceMappingSwitch,
@@ -51,7 +51,7 @@ import { loadSources } from '../shared/sources/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { createSqsQueue, createSqsVisibility, type EventQueue, type MessageVisibility } from '../shared/queue/index.js';
 import { createCircuitBreaker, type CircuitBreaker } from '../shared/retry/index.js';
-import { SQUARE_ORDERS_ENV, squareOrdersFromEnv } from '../shared/square-orders/index.js';
+import { SQUARE_ORDERS_ENV, squareOrdersFromEnv } from '../shared/sources/square/index.js';
 
 /**
  * process-events: SQS FIFO -> the points processor (shared/consumer: one record at a time, partial

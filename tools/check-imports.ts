@@ -7,7 +7,8 @@ import { cycles, fileGraph, moduleGraph, sharedModuleOf } from './import-graph.j
 /**
  * `npm run lint`'s import rules, which Biome cannot express across modules:
  * - no cycle between files, and none between shared/ modules (type-only and dynamic imports count);
- * - code outside a shared/ module reaches it only through its public face: `index.ts`, or a light entry
+ * - code outside a shared/ module reaches it only through its public face: `index.ts` (a sender kind's
+ *   `shared/sources/<kind>/index.ts` too), or a light entry
  *   file named `*.entry.ts` where a Lambda bundle must stay small (as Powertools' subpath exports do).
  * Prints each problem and exits 1 when there is one.
  */
@@ -15,7 +16,8 @@ import { cycles, fileGraph, moduleGraph, sharedModuleOf } from './import-graph.j
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 export function isPublicEntry(file: string): boolean {
-  return /^shared\/[^/]+\/(index|[\w-]+\.entry)\.ts$/.test(file);
+  // A sender kind's folder (shared/sources/<kind>/index.ts) is its own public face: its API client, its reconcile.
+  return /^shared\/[^/]+\/(index|[\w-]+\.entry)\.ts$/.test(file) || /^shared\/sources\/[\w-]+\/index\.ts$/.test(file);
 }
 
 export function importProblems(root: string, files: readonly string[]): string[] {

@@ -6,7 +6,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC } from '../../shared/metrics/index.js';
-import { SMAREGI_ENV } from '../../shared/smaregi/index.js';
+import { SMAREGI_ENV } from '../../shared/sources/smaregi/index.js';
 import type { StageConfig } from '../config/schema.js';
 import type { BundledFunction, FunctionLogs } from './bundled-function.js';
 import { reconcileFunction } from './scheduled-reconcile.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { createJsonServer, type JsonAnswer } from '../http/index.js';
 import { adminRefusal } from '../../shared/http/index.js';
-import { SquareOrder } from '../../shared/square-orders/index.js';
+import { SquareOrder } from '../../shared/sources/square/index.js';
 import { listen } from '../listen.js';
 
 /**

@@ -119,7 +119,7 @@ export const PurchaseEvent = z.object({
     .optional(),
   /**
    * The sender's message named the sale only (Smaregi's webhooks carry transaction ids): processing fetches
-   * the transaction's current state and turns it into the purchase and refunds it earns (shared/smaregi).
+   * the transaction's current state and turns it into the purchase and refunds it earns (shared/sources/smaregi).
    * The event itself then only carries what the source's settings say of how to read that state.
    */
   stateFrom: z

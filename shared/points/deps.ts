@@ -1,8 +1,8 @@
 import type { ProcessingSettings } from '../config/index.js';
 import type { Clock, Ledger } from '../ledger/index.js';
 import type { OpenApiClient } from '../openapi/index.js';
-import type { SmaregiClient } from '../smaregi/index.js';
-import type { SquareOrdersClient } from '../square-orders/index.js';
+import type { SmaregiClient } from '../sources/smaregi/index.js';
+import type { SquareOrdersClient } from '../sources/square/index.js';
 
 /** The Open API calls processing makes (a narrow view, so an instrumented wrapper is easy). */
 export type PointsApi = Pick<

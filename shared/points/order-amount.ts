@@ -1,6 +1,6 @@
 import type { PurchaseEvent } from '../events/index.js';
 import { currencyDigits, toUnits } from '../money/index.js';
-import { SquareOrdersError, subtotalExcludingTax } from '../square-orders/index.js';
+import { SquareOrdersError, subtotalExcludingTax } from '../sources/square/index.js';
 import type { ProcessorDeps } from './deps.js';
 import type { ProcessOutcome } from '../events/index.js';
 

@@ -1,6 +1,6 @@
 import type { CustomerRef } from '../events/index.js';
-import type { SmaregiClient } from '../smaregi/index.js';
-import { SmaregiError } from '../smaregi/index.js';
+import type { SmaregiClient } from '../sources/smaregi/index.js';
+import { SmaregiError } from '../sources/smaregi/index.js';
 import type { ProcessorDeps } from './deps.js';
 import { findMember } from './find-member.js';
 

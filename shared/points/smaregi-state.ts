@@ -12,7 +12,7 @@ import {
   type SmaregiTransaction,
   type SpendStep,
   spendEvents,
-} from '../smaregi/index.js';
+} from '../sources/smaregi/index.js';
 import type { ProcessorDeps } from './deps.js';
 import { mirrorBalance } from './smaregi-mirror.js';
 
@@ -25,7 +25,7 @@ export interface Runners {
 
 /**
  * A Smaregi webhook names transactions only: fetch the transaction's current state, turn it into the
- * purchase and refunds that state earns (shared/smaregi/resolve.ts) and run them through the usual
+ * purchase and refunds that state earns (shared/sources/smaregi/resolve.ts) and run them through the usual
  * protocol, in order. The first event's outcome is the answer, the others its `followUps`; an event
  * that must wait stops the rest and is the answer (its kind decides how long the message waits), so a
  * refund never runs ahead of its purchase here, and the next delivery finds the done ones duplicates.

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { posSource } from './pos.js';
-import { shopifySource } from './shopify.js';
-import { smaregiSource } from './smaregi.js';
-import { squareSource } from './square.js';
+import { posSource } from './pos/webhook.js';
+import { shopifySource } from './shopify/webhook.js';
+import { smaregiSource } from './smaregi/webhook.js';
+import { squareSource } from './square/webhook.js';
 import type { PointsEvent, QueuedEvent } from '../events/index.js';
 import type { ConfiguredSource, SignedRequest, WebhookSource } from './types.js';
 import { sourcesConfigError } from './errors.js';
