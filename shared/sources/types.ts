@@ -84,6 +84,18 @@ export interface WebhookSource<Settings, Payload, Event extends QueuedEvent = Po
   versionMismatch?(headers: RequestHeaders, settings: Settings): VersionMismatch | undefined;
   /** How this sender's customers are linked to members (Shopify: the App Proxy link). */
   customerLinking?(settings: Settings): CustomerLinking;
+  /**
+   * The sender's own part of its events (Smaregi `stateFrom`, Square `amountFrom`), which its resolution
+   * (shared/sources/resolution.entry.ts) turns into canonical events in the worker: checked here at intake.
+   */
+  readonly thinPart?: ThinPart;
+}
+
+/** A sender's part of its thin events: the message key, its `kind` and its schema. */
+export interface ThinPart {
+  readonly key: string;
+  readonly kind: string;
+  readonly schema: z.ZodType;
 }
 
 /** What linking a sender's customer needs from its settings. */

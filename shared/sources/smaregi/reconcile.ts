@@ -5,6 +5,7 @@ import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
 import { CANCEL_REFUND_ID, resolveTransaction } from './resolve.js';
 import { readSpends } from './spend.js';
+import type { SmaregiThinEvent } from './thin.js';
 import { linkOf, type SmaregiTransactionListItem } from './transaction.js';
 import { DAY_MS } from '../../time/index.js';
 
@@ -27,7 +28,7 @@ export interface SmaregiReconcileDeps {
   };
   source: string;
   /** The thin event a webhook naming this transaction would have queued. */
-  thinEvent(transactionHeadId: string): PointsEvent;
+  thinEvent(transactionHeadId: string): SmaregiThinEvent;
   queueMessage(event: PointsEvent): QueueMessage;
   queue: { send(message: QueueMessage): Promise<void> };
   progress?: (line: string) => void;
@@ -129,7 +130,6 @@ async function editMissed(
   if (Number.isNaN(made) || Number.isNaN(changed) || changed - made < EDIT_AFTER_MS) return undefined;
   const id = item.transactionHeadId;
   const thin = deps.thinEvent(id);
-  if (thin.type !== 'purchase' || !thin.stateFrom) return undefined;
   let tx: Awaited<ReturnType<SmaregiClient['getTransaction']>>;
   try {
     tx = await deps.client.getTransaction(id);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import type { PointsEvent, PurchaseEvent } from '../../events/index.js';
+import type { PointsEvent } from '../../events/index.js';
+import { SmaregiStateFrom, type SmaregiThinEvent } from './thin.js';
 import { header } from '../headers.js';
 import { parseJsonBody } from '../json.js';
 import { AmountRule } from '../../money/index.js';
@@ -159,7 +160,7 @@ function parse(request: SignedRequest, settings: SmaregiSettings): Outcome<Smare
   return ok({ ...body.data, deliveryKey, receivedAt });
 }
 
-function thinEvent(payload: SmaregiWebhook, id: string, source: string, settings: SmaregiSettings): PurchaseEvent {
+function thinEvent(payload: SmaregiWebhook, id: string, source: string, settings: SmaregiSettings): SmaregiThinEvent {
   return {
     type: 'purchase',
     eventId: `${source}:transaction:${id}`,
@@ -215,10 +216,11 @@ export const smaregiSource: WebhookSource<SmaregiSettings, SmaregiWebhook> = {
   },
   normaliseMany,
   customerLinking: (settings) => ({ externalKey: settings.externalKey, retroCreditDays: settings.retroCreditDays, shopDomains: [] }),
+  thinPart: { key: 'stateFrom', kind: 'smaregi_transaction', schema: SmaregiStateFrom },
 };
 
 /** A thin event for a transaction id (the reconcile feeds missed transactions in with these). */
-export function smaregiThinEvent(id: string, source: string, settings: SmaregiSettings, nowMs: number, reason: string): PurchaseEvent {
+export function smaregiThinEvent(id: string, source: string, settings: SmaregiSettings, nowMs: number, reason: string): SmaregiThinEvent {
   const payload = {
     contractId: settings.contractId,
     event: SMAREGI_TRANSACTIONS_EVENT,

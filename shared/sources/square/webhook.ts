@@ -8,6 +8,7 @@ import { EXTERNAL_ID, ExternalKey, TitleTemplate, renderTitle } from '../setting
 import { decodeBase64, hmacSha256, macEquals } from '../signature.js';
 import type { Outcome, SignedRequest, SourceError, VerifyOptions, WebhookSource } from '../types.js';
 import { ignored, ok, rejected } from '../types.js';
+import { SquareAmountFrom } from './thin.js';
 
 /**
  * Square webhooks (payment.created/updated, refund.created/updated), as Square's API reference
@@ -245,4 +246,5 @@ export const squareSource: WebhookSource<SquareSettings, SquarePayload> = {
   verify,
   parse,
   normalise,
+  thinPart: { key: 'amountFrom', kind: 'square_order', schema: SquareAmountFrom },
 };

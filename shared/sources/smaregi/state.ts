@@ -1,27 +1,20 @@
-import type { FollowUp, PointsEvent, ProcessOutcome, PurchaseEvent, RefundEvent } from '../events/index.js';
-import {
-  CANCEL_REFUND_ID,
-  linkOf,
-  readChain,
-  readSpends,
-  remainderOf,
-  type ResolveFacts,
-  resolveTransaction,
-  type SaleChain,
-  SmaregiError,
-  type SmaregiTransaction,
-  type SpendStep,
-  spendEvents,
-} from '../sources/smaregi/index.js';
-import type { ProcessorDeps } from './deps.js';
-import { mirrorBalance } from './smaregi-mirror.js';
+import type { FollowUp, PointsEvent, ProcessOutcome, PurchaseEvent, RefundEvent } from '../../events/index.js';
+import type { CanonicalRun, ResolveDeps } from '../resolution.js';
+import { readChain, remainderOf, type SaleChain } from './chain.js';
+import type { SmaregiClient } from './client.js';
+import { SmaregiError } from './errors.js';
+import { mirrorBalance } from './mirror.js';
+import { CANCEL_REFUND_ID, type ResolveFacts, resolveTransaction } from './resolve.js';
+import { readSpends, type SpendStep, spendEvents } from './spend.js';
+import type { SmaregiThinEvent } from './thin.js';
+import { linkOf, type SmaregiTransaction } from './transaction.js';
+
+/** The calls the worker makes to Smaregi: read a transaction, and (tillPoints membership) write a member's balance. */
+export type SmaregiStateClient = Pick<SmaregiClient, 'getTransaction'> & Partial<Pick<SmaregiClient, 'setCustomerPoint'>>;
 
 type Fetched = { tx: SmaregiTransaction; outcome?: undefined } | { tx?: undefined; gone: boolean; outcome?: ProcessOutcome };
 
-export interface Runners {
-  purchase(event: PurchaseEvent): Promise<ProcessOutcome>;
-  refund(event: RefundEvent): Promise<ProcessOutcome>;
-}
+type Runners = CanonicalRun;
 
 /**
  * A Smaregi webhook names transactions only: fetch the transaction's current state, turn it into the
@@ -30,10 +23,13 @@ export interface Runners {
  * that must wait stops the rest and is the answer (its kind decides how long the message waits), so a
  * refund never runs ahead of its purchase here, and the next delivery finds the done ones duplicates.
  */
-export async function processSmaregiState(deps: ProcessorDeps, thin: PurchaseEvent, run: Runners): Promise<ProcessOutcome> {
+export async function processSmaregiState(
+  deps: ResolveDeps,
+  client: SmaregiStateClient | undefined,
+  thin: SmaregiThinEvent,
+  run: Runners,
+): Promise<ProcessOutcome> {
   const from = thin.stateFrom;
-  if (!from) throw new Error('processSmaregiState needs an event with stateFrom');
-  const client = deps.smaregi?.(thin.source);
   if (!client) {
     const reason = `source ${thin.source} reads its Smaregi transactions, but the worker has no Smaregi API access for it`;
     return { kind: 'configuration_error', action: 'retry', errorKind: 'smaregi_not_configured', reason };
@@ -146,12 +142,12 @@ async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransa
 }
 
 /** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */
-const chainFacts = (deps: ProcessorDeps, source: string, saleId: string): Promise<SaleChain> =>
+const chainFacts = (deps: ResolveDeps, source: string, saleId: string): Promise<SaleChain> =>
   readChain((ref) => deps.ledger.getOrder(ref), source, saleId);
 
 /** The sale's till spends, read only when the source takes them (`tillPoints: membership`). */
-async function spendFacts(deps: ProcessorDeps, thin: PurchaseEvent, saleId: string): Promise<SpendStep[]> {
-  if (thin.stateFrom?.tillPoints !== 'membership') return [];
+async function spendFacts(deps: ResolveDeps, thin: SmaregiThinEvent, saleId: string): Promise<SpendStep[]> {
+  if (thin.stateFrom.tillPoints !== 'membership') return [];
   return readSpends((ref) => deps.ledger.getOrder(ref), thin.source, saleId);
 }
 

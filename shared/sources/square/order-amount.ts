@@ -1,8 +1,11 @@
-import type { PurchaseEvent } from '../events/index.js';
-import { currencyDigits, toUnits } from '../money/index.js';
-import { SquareOrdersError, subtotalExcludingTax } from '../sources/square/index.js';
-import type { ProcessorDeps } from './deps.js';
-import type { ProcessOutcome } from '../events/index.js';
+import type { PurchaseEvent } from '../../events/index.js';
+import { currencyDigits, toUnits } from '../../money/index.js';
+import type { SquareOrdersClient } from './client.js';
+import { SquareOrdersError } from './errors.js';
+import { subtotalExcludingTax } from './order.js';
+import type { ResolveDeps } from '../resolution.js';
+import type { ProcessOutcome } from '../../events/index.js';
+import type { SquareOrderPurchase } from './thin.js';
 
 type Measured = { event: PurchaseEvent; outcome?: undefined } | { outcome: Extract<ProcessOutcome, { action: 'retry' }> };
 
@@ -12,13 +15,16 @@ type Measured = { event: PurchaseEvent; outcome?: undefined } | { outcome: Extra
  * paid in parts. Read before the order is claimed, so nothing is recorded until it is known; the same
  * order gives the same amount to every attempt. Refund shares stay those of the payment.
  */
-export async function measuredPurchase(deps: ProcessorDeps, event: PurchaseEvent): Promise<Measured> {
+export async function measuredPurchase(
+  deps: Pick<ResolveDeps, 'ledger'>,
+  orders: Pick<SquareOrdersClient, 'retrieveOrder'> | undefined,
+  event: SquareOrderPurchase,
+): Promise<Measured> {
   const from = event.amountFrom;
   if (!from || event.customer === null || event.test) return { event };
   // A redelivery of a purchase already done is a duplicate whatever its order says: no call to Square.
   const recorded = await deps.ledger.getOrder({ source: event.source, orderId: event.orderId });
   if (recorded?.state === 'done' && recorded.awaitingCustomerUntil === undefined) return { event };
-  const orders = deps.squareOrders?.(event.source);
   if (!orders) {
     const reason = `source ${event.source} earns on its Square orders without tax, but the worker has no Square Orders API access for it`;
     return { outcome: { kind: 'configuration_error', action: 'retry', errorKind: 'square_orders_not_configured', reason } };

@@ -1,8 +1,8 @@
-import type { CustomerRef } from '../events/index.js';
-import type { SmaregiClient } from '../sources/smaregi/index.js';
-import { SmaregiError } from '../sources/smaregi/index.js';
-import type { ProcessorDeps } from './deps.js';
-import { findMember } from './find-member.js';
+import type { CustomerRef } from '../../events/index.js';
+import { findMember } from '../../points/index.js';
+import type { ResolveDeps } from '../resolution.js';
+import type { SmaregiClient } from './client.js';
+import { SmaregiError } from './errors.js';
 
 /**
  * Under `tillPoints: membership` the till lets a member spend only what Smaregi's customer record holds,
@@ -12,7 +12,7 @@ import { findMember } from './find-member.js';
  * error kind, no personal data) and counted as a failed Smaregi call; the member's next sale writes it again.
  */
 export async function mirrorBalance(
-  deps: ProcessorDeps,
+  deps: Pick<ResolveDeps, 'openapi' | 'logger'>,
   client: Partial<Pick<SmaregiClient, 'setCustomerPoint'>>,
   smaregiCustomerId: string,
   member: CustomerRef,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { purchase, useHarness } from './harness.js';
+import { SENDER_RESOLUTIONS, withSenderResolution } from '../../../../../shared/sources/resolution.entry.js';
+import { purchase, useHarness } from '../../points/harness.js';
 
 const GOLD = 'member-gold';
 
@@ -12,10 +13,13 @@ describe("a purchase whose amount is its Square order's", () => {
       amountFrom: { kind: 'square_order', orderId, paymentMinor: 11_000, rule: 'major_floor' },
       eligibleAmount: 11_000,
     });
+  // The worker's processor: thin events resolved by their sender first; this one has no Square access.
+  const processor = () =>
+    withSenderResolution(h.processor(), { resolutions: SENDER_RESOLUTIONS, clients: {} }, { ledger: h.ledger, openapi: h.api });
 
   it('waits as a configuration error, recording and granting nothing, when the worker has no Square access', async () => {
     const event = fromOrder('O-NOACCESS');
-    const outcome = await h.processor().process(event);
+    const outcome = await processor().process(event);
     expect(outcome).toMatchObject({ kind: 'configuration_error', action: 'retry', errorKind: 'square_orders_not_configured' });
     expect(await h.ledger.getOrder({ source: 'square', orderId: event.orderId })).toBeUndefined();
     expect(await h.balance(GOLD)).toBe(0);
