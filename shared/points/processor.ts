@@ -39,7 +39,7 @@ export interface Processor {
    * once (the order is re-opened under the usual claim), then the refunds that waited for it.
    */
   creditLinkedPurchase(event: PurchaseEvent, context?: ProcessContext): Promise<ProcessOutcome>;
-  /** The protocol for the canonical events a sender resolved a thin message into (shared/sources/resolution.ts). */
+  /** The protocol for the canonical events a sender resolved a thin message into (before the processor runs it). */
   canonical: CanonicalRunners;
 }
 

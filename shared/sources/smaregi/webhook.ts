@@ -15,7 +15,7 @@ import { ignored, ok, rejected } from '../types.js';
  * name and value in Smaregi's developer console and Smaregi sends it with every delivery: that value
  * is this source's webhook secret (at least 32 characters), compared in constant time. A delivery for
  * another contract is refused (403). Each transaction id becomes one thin event; the worker fetches the
- * transaction's current state and acts on it (shared/points/smaregi-state.ts), whatever the action.
+ * transaction's current state and acts on it (state.ts, in the worker), whatever the action.
  */
 export const DEFAULT_SMAREGI_WEBHOOK_HEADER = 'x-smaregi-webhook-token';
 
