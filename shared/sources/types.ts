@@ -48,11 +48,9 @@ export interface VerifyOptions {
 }
 
 /**
- * One webhook sender. Adding a sender is one module implementing this plus its tests, and one line
- * in the registry. Steps run in order: verify (before anything reads the body), parse, normalise.
- */
-/**
- * `Event`: what the source's deliveries become (points events; Shopify also customer events).
+ * One webhook sender (shared/sources/<kind>/webhook.ts; README.md has what else a sender provides).
+ * Steps run in order: verify (before anything reads the body), parse, normalise. `Event`: what the
+ * source's deliveries become (points events; Shopify also customer events).
  */
 export interface WebhookSource<Settings, Payload, Event extends QueuedEvent = PointsEvent> {
   /** Registry name, also the default source name (`/webhooks/<name>`). */

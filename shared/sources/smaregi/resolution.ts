@@ -1,6 +1,6 @@
 import { SMAREGI_ENV, smaregiFromEnv } from './from-env.js';
 import { instrumentSmaregi } from './instrument.js';
-import { SMAREGI_OPS } from './ops.js';
+import { METRIC } from '../../metrics/index.js';
 import { processSmaregiState, type SmaregiStateClient } from './state.js';
 import { SmaregiStateFrom, type SmaregiThinEvent } from './thin.js';
 import { PurchaseEvent } from '../../events/index.js';
@@ -20,7 +20,8 @@ export const smaregiResolution: SenderResolution<SmaregiStateClient, SmaregiThin
   kind: 'smaregi_transaction',
   thinEvent: () => (thinSchema ??= PurchaseEvent.extend({ stateFrom: SmaregiStateFrom }) as unknown as z.ZodType<SmaregiThinEvent>),
   clientsFromEnv: (env, secrets) => smaregiFromEnv(env[SMAREGI_ENV], secrets),
-  apiErrorsMetric: SMAREGI_OPS.apiErrorsMetric,
+  // The metric, not ops.ts: the worker's bundle carries no alarm texts (the registration test checks its alarm).
+  apiErrorsMetric: METRIC.smaregiApiErrors,
   instrument: (clients, onFailure) => instrumentSmaregi(clients, onFailure),
   resolve: async (thin, { client, deps, run }) => ({ outcome: await processSmaregiState(deps, client, thin, run) }),
 };
