@@ -1,7 +1,7 @@
 import { loadSources } from '../shared/sources/index.js';
 import { LOCAL_DEFAULTS } from '../kit/local-stack/config.js';
 import { reconcileShopify, type ReconcileResult } from '../shared/reconcile/index.js';
-import { createShopifyAdminClient } from '../shared/shopify-admin/index.js';
+import { createShopifyAdminClient } from '../shared/sources/shopify/index.js';
 import { createRandom } from './prng.js';
 import type { DeliveryStep, EventSpec, PurchaseSpec, Scenario } from './scenario.js';
 import type { ChaosStack } from './stack.js';

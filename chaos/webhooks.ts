@@ -123,7 +123,7 @@ function purchaseOf(scenario: Scenario, refund: RefundSpec): PurchaseSpec | unde
 }
 
 function renderPos(scenario: Scenario, event: EventSpec, step: DeliveryStep, secret: string, nowMs: number): WebhookRequest {
-  // The project's POS format (shared/sources/pos.ts, docs/pos-format.md): the receipt id is the order id.
+  // The project's POS format (shared/sources/pos/webhook.ts, docs/pos-format.md): the receipt id is the order id.
   void step; // a POS resend repeats the receipt byte for byte; its id is the receipt's
   const customer = event.customer === null ? null : scenario.customers[event.customer];
   const tax = taxOf(event.amount);

@@ -9,7 +9,6 @@ import {
   type SecretReader,
 } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
-import { instrumentSmaregi, SMAREGI_ENV, smaregiFromEnv } from '../shared/smaregi/index.js';
 import {
   batchHandler,
   createEventSourceMappingSwitch,
@@ -43,7 +42,6 @@ import {
   type MetricsSink,
   type PointsApi,
   type Processor,
-  type ProcessorDeps,
 } from '../shared/points/index.js';
 import { createPrivacyRequests, type PrivacyDeps, withPrivacyEvents } from '../shared/privacy/index.js';
 import { redemptionDepsFromEnv, type UsageDeps, withRedemptionUsage } from '../shared/redemption/index.js';
@@ -51,7 +49,13 @@ import { loadSources } from '../shared/sources/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { createSqsQueue, createSqsVisibility, type EventQueue, type MessageVisibility } from '../shared/queue/index.js';
 import { createCircuitBreaker, type CircuitBreaker } from '../shared/retry/index.js';
-import { SQUARE_ORDERS_ENV, squareOrdersFromEnv } from '../shared/square-orders/index.js';
+import {
+  instrumentSenders,
+  SENDER_RESOLUTIONS,
+  senderClientsFromEnv,
+  type SenderResolvers,
+  withSenderResolution,
+} from '../shared/sources/resolution.entry.js';
 
 /**
  * process-events: SQS FIFO -> the points processor (shared/consumer: one record at a time, partial
@@ -85,14 +89,12 @@ export type ProcessEventsDeps = {
   breaker?: CircuitBreaker;
   /** Jitter source for deferrals (tests pass a fixed one). */
   random?: () => number;
-  /** Square's Orders API per source (sources earning on their orders without tax). */
-  squareOrders?: ProcessorDeps['squareOrders'];
+  /** Each sender's API clients by kind (Square's Orders, Smaregi's Platform API): the thin events they resolve need them. */
+  senders?: SenderResolvers['clients'];
   /** The activity record (best effort, never read to decide): each receive with its outcome and grant calls. */
   activity?: ActivityRecorder;
   /** Enrolling customers (the customer records, and the register call): customer events need it. */
   customers?: { records: CustomerRecords; openapi: EnrolApi };
-  /** Smaregi's Platform API per source (its webhooks name transactions only). */
-  smaregi?: ProcessorDeps['smaregi'];
   /** Redemptions (shared/redemption): orders using a code mark it used; refunds of such orders give points back. */
   redemption?: UsageDeps;
   /** Privacy requests (the ledger table's client, the quarantine): privacy events need it. */
@@ -130,10 +132,16 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
     clock: deps.clock,
     logger: deps.logger,
   };
-  // SmaregiApiErrors: the alarm of that name (Smaregi down, throttling us, or the app's access revoked).
-  const smaregi = deps.smaregi && instrumentSmaregi(deps.smaregi, () => metrics.addMetric(METRIC.smaregiApiErrors, 'Count', 1));
+  // A sender's API errors metric (SmaregiApiErrors): the alarm of that name (down, throttling us, or the app's access revoked).
+  const clients = instrumentSenders(SENDER_RESOLUTIONS, deps.senders ?? {}, (metric) => metrics.addMetric(metric, 'Count', 1));
+  const senders = { resolutions: SENDER_RESOLUTIONS, clients };
+  const resolving = withSenderResolution(createProcessor({ ...deps, openapi }), senders, {
+    ledger: deps.ledger,
+    openapi,
+    logger: deps.logger,
+  });
   // Orders using a redemption's code mark it used (and refunds give its points back) inside the activity scope too.
-  const points = withRedemptionUsage(createProcessor({ ...deps, openapi, ...(smaregi ? { smaregi } : {}) }), deps.redemption);
+  const points = withRedemptionUsage(resolving, deps.redemption);
   const processor = withActivityScope(withPrivacyEvents(withCustomerEvents(points, customers), privacy), deps.activity);
   return batchHandler({ ...deps, breaker, outagePause, budget }, processor);
 }
@@ -194,8 +202,7 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: ProcessEv
     ...activityOf(activity),
     ...(customers ? { customers } : {}),
     ...(privacy ? { privacy } : {}),
-    ...squareOrdersDeps(env, overrides),
-    ...smaregiDeps(env, overrides),
+    ...sendersDeps(env, overrides),
     logger,
     metrics: overrides.metrics ?? powertoolsMetrics(env, 'process-events'),
     ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
@@ -229,19 +236,11 @@ function pullDeps(
   return parameterName ? { pull: createEventSourceMappingSwitch({ parameterName }), ...plannedPause } : {};
 }
 
-/** Square's Orders API, for sources earning on their orders without tax (env SQUARE_ORDERS). */
-function squareOrdersDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>): Partial<Pick<ProcessEventsDeps, 'squareOrders'>> {
+/** Each sender's API clients, from the sender's own environment variable (SQUARE_ORDERS, SMAREGI); built at first use. */
+function sendersDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>): Partial<Pick<ProcessEventsDeps, 'senders'>> {
   let reader: SecretReader | undefined;
-  const squareOrders =
-    overrides.squareOrders ?? squareOrdersFromEnv(env[SQUARE_ORDERS_ENV], () => (reader ??= createSecretsManagerReader()));
-  return squareOrders ? { squareOrders } : {};
-}
-
-/** Smaregi's Platform API, for sources whose webhooks name transactions only (env SMAREGI). */
-function smaregiDeps(env: NodeJS.ProcessEnv, overrides: Partial<ProcessEventsDeps>): Partial<Pick<ProcessEventsDeps, 'smaregi'>> {
-  let reader: SecretReader | undefined;
-  const smaregi = overrides.smaregi ?? smaregiFromEnv(env[SMAREGI_ENV], () => (reader ??= createSecretsManagerReader()));
-  return smaregi ? { smaregi } : {};
+  const senders = overrides.senders ?? senderClientsFromEnv(SENDER_RESOLUTIONS, env, () => (reader ??= createSecretsManagerReader()));
+  return Object.keys(senders).length > 0 ? { senders } : {};
 }
 
 function ledgerFromEnv(

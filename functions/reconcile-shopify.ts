@@ -19,7 +19,7 @@ import {
   createShopifyAdminClient,
   type ShopifyAdminClient,
   secretsManagerAdminToken,
-} from '../shared/shopify-admin/index.js';
+} from '../shared/sources/shopify/index.js';
 import { loadSources, type SourceSet } from '../shared/sources/index.js';
 
 /**

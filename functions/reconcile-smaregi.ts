@@ -7,7 +7,13 @@ import { powertoolsLogger } from '../shared/logging/index.js';
 import { powertoolsMetrics } from '../shared/metrics/index.js';
 import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import { recordRun, summaryLine } from '../shared/reconcile/index.js';
-import { reconcileSmaregi, SMAREGI_ENV, type SmaregiClient, type SmaregiReconcileResult, smaregiFromEnv } from '../shared/smaregi/index.js';
+import {
+  reconcileSmaregi,
+  SMAREGI_ENV,
+  type SmaregiClient,
+  type SmaregiReconcileResult,
+  smaregiFromEnv,
+} from '../shared/sources/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../shared/sources/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import type { ReconcileShopifyDeps } from './reconcile-shopify.js';

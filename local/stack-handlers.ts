@@ -11,7 +11,7 @@ import type { Ledger } from '../shared/ledger/index.js';
 import type { Logger } from '../shared/logging/index.js';
 import { secretsManagerCredentials } from '../shared/openapi/index.js';
 import { loadSources } from '../shared/sources/index.js';
-import { SQUARE_ORDERS_ENV } from '../shared/square-orders/index.js';
+import { SQUARE_ORDERS_ENV } from '../shared/sources/square/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { LOCAL_DEFAULTS } from '../kit/local-stack/config.js';
 import { SHOPIFY_ENROLMENT_ENV, withShopifyEnrolment } from './customers.js';

@@ -3,7 +3,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { adminTokenSecretName, loadStageConfig, sourcesConfig } from '../infra/config/index.js';
 import { createSecretsManagerReader } from '../shared/config/index.js';
 import { createSqsQueue } from '../shared/queue/index.js';
-import { createShopifyAdminClient, secretsManagerAdminToken } from '../shared/shopify-admin/index.js';
+import { createShopifyAdminClient, secretsManagerAdminToken } from '../shared/sources/shopify/index.js';
 import { DEFAULT_SHOPIFY_API_VERSION, loadSources } from '../shared/sources/index.js';
 import { connectToStage } from './aws.js';
 import { OpsError } from './errors.js';

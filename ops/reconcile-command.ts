@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { isUsageError, OpsError } from './errors.js';
 import { ConfigurationError } from '../shared/config/index.js';
 import { checkWindow, reconcileShopify, summaryLine } from '../shared/reconcile/index.js';
-import { createShopifyAdminClient, ShopifyAdminError } from '../shared/shopify-admin/index.js';
+import { createShopifyAdminClient, ShopifyAdminError } from '../shared/sources/shopify/index.js';
 import { type ConfiguredSource, loadSources } from '../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../kit/local-stack/config.js';
 import { configFollowingStack, connectToRunningStack, requireRunningStack } from '../kit/local-stack/connect.js';

@@ -3,7 +3,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { loadStageConfig, smaregiCredentialsSecretName, sourcesConfig } from '../infra/config/index.js';
 import { createSecretsManagerReader } from '../shared/config/index.js';
 import { createSqsQueue } from '../shared/queue/index.js';
-import { smaregiFromEnv } from '../shared/smaregi/index.js';
+import { smaregiFromEnv } from '../shared/sources/smaregi/index.js';
 import { SmaregiSettings } from '../shared/sources/index.js';
 import { connectToStage } from './aws.js';
 import { OpsError } from './errors.js';

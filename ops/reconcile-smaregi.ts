@@ -1,6 +1,6 @@
 import { queueMessageFor } from '../shared/queue/index.js';
 import { summaryLine } from '../shared/reconcile/index.js';
-import { createSmaregiClient, reconcileSmaregi, type SmaregiReconcileDeps } from '../shared/smaregi/index.js';
+import { createSmaregiClient, reconcileSmaregi, type SmaregiReconcileDeps } from '../shared/sources/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../shared/sources/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { resolveLocalConfig } from '../kit/local-stack/config.js';

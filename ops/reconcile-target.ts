@@ -1,6 +1,6 @@
 import type { Ledger } from '../shared/ledger/index.js';
 import type { EventQueue } from '../shared/queue/index.js';
-import type { ShopifyAdminClient } from '../shared/shopify-admin/index.js';
+import type { ShopifyAdminClient } from '../shared/sources/shopify/index.js';
 import type { ConfiguredSource } from '../shared/sources/index.js';
 
 /** What one run reads and writes: the shop, the ledger, the queue, and how to let go of them. */

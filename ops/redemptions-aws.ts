@@ -4,7 +4,7 @@ import { adminTokenSecretName, loadStageConfig } from '../infra/config/index.js'
 import { ConfigurationError, createSecretsManagerReader, ENV } from '../shared/config/index.js';
 import { createRedemptionLedger } from '../shared/ledger/index.js';
 import { type RedemptionDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
-import { createShopifyAdminClient, secretsManagerAdminToken } from '../shared/shopify-admin/index.js';
+import { createShopifyAdminClient, secretsManagerAdminToken } from '../shared/sources/shopify/index.js';
 import { DEFAULT_SHOPIFY_API_VERSION } from '../shared/sources/index.js';
 import { connectToStage } from './aws.js';
 import { OpsError } from './errors.js';

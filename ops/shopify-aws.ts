@@ -2,7 +2,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { adminTokenSecretName, sourcesConfig } from '../infra/config/index.js';
 import { webhookUrlOutputKey } from '../infra/outputs.js';
 import { createSecretsManagerReader } from '../shared/config/index.js';
-import { createShopifyAdminClient, secretsManagerAdminToken } from '../shared/shopify-admin/index.js';
+import { createShopifyAdminClient, secretsManagerAdminToken } from '../shared/sources/shopify/index.js';
 import { loadSources } from '../shared/sources/index.js';
 import { type StageOptions, stageStack } from './aws.js';
 import { OpsError } from './errors.js';

@@ -7,7 +7,7 @@ import {
   type SubscriptionChange,
   subscribeSummary,
   subscribeTopics,
-} from '../shared/shopify-admin/index.js';
+} from '../shared/sources/shopify/index.js';
 import { loadSources } from '../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../kit/local-stack/config.js';
 import { requireRunningStack } from '../kit/local-stack/connect.js';

@@ -1,4 +1,4 @@
-import type { ShopifyAdminClient } from '../shared/shopify-admin/index.js';
+import type { ShopifyAdminClient } from '../shared/sources/shopify/index.js';
 import { OpsError } from './errors.js';
 import type { ConfiguredSource, SourceSubscriptions } from '../shared/sources/index.js';
 

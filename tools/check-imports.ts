@@ -9,7 +9,8 @@ import { cycles, fileGraph, folderGraph, moduleGraph, sharedModuleOf, topFolderO
  * - no cycle between files, none between shared/ modules and none between top-level folders (type-only
  *   and dynamic imports count): the folders' allowed arrows are drawn in docs/house.md;
  * - nothing outside test/ imports test/ (tests use the product, never the other way round);
- * - code outside a shared/ module reaches it only through its public face: `index.ts`, or a light entry
+ * - code outside a shared/ module reaches it only through its public face: `index.ts` (a sender kind's
+ *   `shared/sources/<kind>/index.ts` too), or a light entry
  *   file named `*.entry.ts` where a Lambda bundle must stay small (as Powertools' subpath exports do).
  * Prints each problem and exits 1 when there is one.
  */
@@ -17,7 +18,8 @@ import { cycles, fileGraph, folderGraph, moduleGraph, sharedModuleOf, topFolderO
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 export function isPublicEntry(file: string): boolean {
-  return /^shared\/[^/]+\/(index|[\w-]+\.entry)\.ts$/.test(file);
+  // A sender kind's folder (shared/sources/<kind>/index.ts) is its own public face: its API client, its reconcile.
+  return /^shared\/[^/]+\/(index|[\w-]+\.entry)\.ts$/.test(file) || /^shared\/sources\/[\w-]+\/index\.ts$/.test(file);
 }
 
 export function importProblems(root: string, files: readonly string[]): string[] {

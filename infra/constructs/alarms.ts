@@ -9,6 +9,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC } from '../../shared/metrics/index.js';
+import type { SenderOps } from '../../shared/sources/ops.entry.js';
 
 /**
  * Powertools metrics process-events emits (namespace POWERTOOLS_METRICS_NAMESPACE, only the default
@@ -31,6 +32,27 @@ export type OperationsAlarmsProps = {
   /** Alarm when a worker container's circuit breaker has been open this long (seconds); omitted: no alarm. */
   breakerOpenSeconds?: number;
 };
+
+/**
+ * Each sender's own alarms, as its registration declares them (shared/sources/<kind>/ops.ts: Smaregi's
+ * SmaregiApiErrors), on the worker's metrics: for the senders of a stage's configured sources only.
+ */
+export function addSenderAlarms(
+  alarms: Pick<OperationsAlarms, 'addAlarm'>,
+  metrics: { metricsNamespace: string; serviceName: string },
+  senders: readonly SenderOps[],
+): void {
+  for (const alarm of senders.flatMap((s) => s.alarms)) {
+    const metric = new Metric({
+      namespace: metrics.metricsNamespace,
+      metricName: alarm.metric,
+      dimensionsMap: { service: metrics.serviceName },
+      statistic: 'Sum',
+      period: Duration.minutes(alarm.periodMinutes),
+    });
+    alarms.addAlarm(alarm.id, metric, alarm.threshold, alarm.description, { ...alarm.evaluation });
+  }
+}
 
 /** The alarms an operator needs, all sent to one SNS topic (created encrypted, or an existing one). */
 export class OperationsAlarms extends Construct {

@@ -15,6 +15,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC, UNEXPECTED_ERROR_OUTCOME, outcomeMetric, upstreamCallsMetric } from '../../shared/metrics/index.js';
 import { OUTCOME_KINDS, POINTS_API_OPERATIONS } from '../../shared/points/index.js';
+import type { SenderWidget } from '../../shared/sources/ops.entry.js';
 
 export type OperationsDashboardProps = {
   dashboardName: string;
@@ -27,8 +28,8 @@ export type OperationsDashboardProps = {
   /** Open API requests per minute per endpoint: the service's ceiling, and what the workers may use together. */
   upstreamCeilingPerMinute: number;
   workersBudgetPerMinute: number;
-  /** The stage has Smaregi sources: the worker's failed Smaregi reads are drawn too. */
-  smaregi?: boolean;
+  /** The graphs the stage's senders declare (shared/sources/<kind>/ops.ts: Smaregi's failed API reads). */
+  senderWidgets?: readonly SenderWidget[];
 };
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -213,7 +214,8 @@ function functionsRow({ graph, props }: Widgets): Row {
 
 function auditRow({ graph, ours, oursEvery, search, props }: Widgets): Row {
   const day = Duration.days(1);
-  const width = props.smaregi ? 8 : 12;
+  const senders = props.senderWidgets ?? [];
+  const width = Math.floor(24 / (2 + senders.length));
   return [
     graph(
       'Audit: drift found (daily)',
@@ -221,9 +223,7 @@ function auditRow({ graph, ours, oursEvery, search, props }: Widgets): Row {
       { width },
     ),
     graph('Reconcile (Shopify, Smaregi): sales missing from the ledger', [search(METRIC.reconcileMissing, [], 'Sum', day)], { width }),
-    ...(props.smaregi
-      ? [graph('Smaregi: failed API reads of the worker', [ours(METRIC.smaregiApiErrors, 'Sum', 'failed reads')], { width })]
-      : []),
+    ...senders.map((w) => graph(w.title, [ours(w.metric, 'Sum', w.label)], { width })),
   ];
 }
 

@@ -1,12 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
-import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC } from '../../shared/metrics/index.js';
-import { SMAREGI_ENV } from '../../shared/smaregi/index.js';
+import { SMAREGI_ENV } from '../../shared/sources/smaregi/index.js';
 import type { StageConfig } from '../config/schema.js';
 import type { BundledFunction, FunctionLogs } from './bundled-function.js';
 import { reconcileFunction } from './scheduled-reconcile.js';
@@ -51,36 +49,4 @@ export class ScheduledSmaregiReconcile extends Construct {
       ]),
     );
   }
-}
-
-/**
- * SmaregiApiErrors: the worker's Smaregi reads failing (Smaregi down or throttling us, the app's access
- * revoked) in two of three 5-minute periods. Transactions wait (retried), nothing is lost; a stage with
- * no Smaregi source has no such alarm.
- */
-export function addSmaregiApiErrorsAlarm(
-  alarms: {
-    addAlarm(
-      id: string,
-      metric: Metric,
-      threshold: number,
-      description: string,
-      evaluation?: { periods: number; datapoints: number },
-    ): unknown;
-  },
-  metrics: { metricsNamespace: string; serviceName: string },
-): void {
-  alarms.addAlarm(
-    'SmaregiApiErrors',
-    new Metric({
-      namespace: metrics.metricsNamespace,
-      metricName: METRIC.smaregiApiErrors,
-      dimensionsMap: { service: metrics.serviceName },
-      statistic: 'Sum',
-      period: Duration.minutes(5),
-    }),
-    5,
-    "The worker's reads of Smaregi transactions fail (Smaregi down or throttling, or the app's credentials or scopes refused): Smaregi sales wait.",
-    { periods: 3, datapoints: 2 },
-  );
 }

@@ -2,7 +2,7 @@ import { type RemovalPolicy, SecretValue, Validations } from 'aws-cdk-lib';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { SmaregiAccess as SmaregiAccessValue } from '../../shared/smaregi/index.js';
+import type { SmaregiAccess as SmaregiAccessValue } from '../../shared/sources/smaregi/index.js';
 import { smaregiCredentialsSecretName } from '../config/derived.js';
 import type { StageConfig } from '../config/schema.js';
 

@@ -8,19 +8,21 @@ import {
   UPSTREAM_CEILING_PER_MINUTE,
   auditEnvironment,
   receiverEnvironment,
+  stageSources,
   stageTiming,
   webhookSecretName,
   workerEnvironment,
 } from '../config/index.js';
 import { sourcesConfig } from '../config/sources.js';
 import { SquareOrdersAccessSecrets } from '../constructs/square-orders-access.js';
-import { addSmaregiApiErrorsAlarm, ScheduledSmaregiReconcile } from '../constructs/scheduled-smaregi-reconcile.js';
+import { ScheduledSmaregiReconcile } from '../constructs/scheduled-smaregi-reconcile.js';
+import { SENDER_OPS, type SenderKind } from '../../shared/sources/ops.entry.js';
 import { SmaregiAccessSecrets } from '../constructs/smaregi-access.js';
-import { SMAREGI_ENV } from '../../shared/smaregi/index.js';
-import { SQUARE_ORDERS_ENV } from '../../shared/square-orders/index.js';
+import { SMAREGI_ENV } from '../../shared/sources/smaregi/index.js';
+import { SQUARE_ORDERS_ENV } from '../../shared/sources/square/index.js';
 import { squareSourcesWithoutUrl, withNotificationUrls } from '../config/square.js';
 import { ENV } from '../../shared/config/index.js';
-import { OperationsAlarms } from '../constructs/alarms.js';
+import { addSenderAlarms, OperationsAlarms } from '../constructs/alarms.js';
 import { BundledFunction, type FunctionLogs } from '../constructs/bundled-function.js';
 import { OperationsDashboard } from '../constructs/dashboard.js';
 import { EventQueue } from '../constructs/event-queue.js';
@@ -298,7 +300,9 @@ export class IntegrationStack extends Stack {
     addUpstreamRejectedAlarm(alarms, metrics);
 
     if (this.reconcile) alarms.alarms.push(...this.reconcile.addMissingAlarms(alarms.topic));
-    if (this.smaregiReconcile) addSmaregiApiErrorsAlarm(alarms, metrics);
+    // Each configured sender's own alarms and graphs, as its registration declares them.
+    const senders = [...new Set([...stageSources(config).values()].map((s) => s.kind as SenderKind))].map((kind) => SENDER_OPS[kind]);
+    addSenderAlarms(alarms, metrics, senders);
 
     const audit = new ScheduledAudit(this, 'Audit', {
       table: this.ledger.table,
@@ -320,7 +324,7 @@ export class IntegrationStack extends Stack {
       alarms: alarms.alarms,
       upstreamCeilingPerMinute: UPSTREAM_CEILING_PER_MINUTE,
       workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,
-      smaregi: this.smaregiReconcile !== undefined,
+      senderWidgets: senders.flatMap((s) => s.dashboard),
     });
     return { alarms, audit, dashboard };
   }

@@ -75,6 +75,9 @@ export const RefundParts = z.object({
 });
 export type RefundParts = z.infer<typeof RefundParts>;
 
+/** A sender's part of a thin event: its `kind`, and what its sender's schema (shared/sources/<kind>) checks. */
+const SenderPart = z.looseObject({ kind: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/) });
+
 const common = {
   /** Stable id of the business event, the same for every delivery of it (e.g. `shopify:order:123`). */
   eventId: z.string().min(1),
@@ -104,51 +107,14 @@ export const PurchaseEvent = z.object({
   /** The eligible amount exactly, before the amount rule rounded it (optional: older events lack it). */
   eligibleExact: ExactAmount.optional(),
   /**
-   * Where processing reads the amount the points are calculated on, when the sender's message does
-   * not say it (Square payments carry no tax breakdown: their order does). The share base of refunds
-   * stays eligibleExact (the payment); only the points calculation uses what was read.
+   * A thin event's sender part: the purchase names its sale only, or leaves its amount to another record
+   * of its sender, and the sender resolves it into canonical events before the points protocol runs
+   * (shared/sources/<kind>/resolution.ts, which holds the part's schema). `amountFrom`: Square's order;
+   * `stateFrom`: Smaregi's transaction. Only the part's `kind` is read here.
    */
-  amountFrom: z
-    .object({
-      kind: z.literal('square_order'),
-      orderId: z.string().regex(/^[A-Za-z0-9_-]{1,192}$/),
-      /** This payment's money with its tip, in minor units: its share of an order paid in parts. */
-      paymentMinor: z.number().int().nonnegative(),
-      rule: z.enum(['major_floor', 'minor']),
-    })
-    .optional(),
-  /**
-   * The sender's message named the sale only (Smaregi's webhooks carry transaction ids): processing fetches
-   * the transaction's current state and turns it into the purchase and refunds it earns (shared/smaregi).
-   * The event itself then only carries what the source's settings say of how to read that state.
-   */
-  stateFrom: z
-    .object({
-      kind: z.literal('smaregi_transaction'),
-      transactionHeadId: z.string().regex(/^[0-9]{1,20}$/),
-      externalKey: z.string().min(1).max(64),
-      customerField: z.enum(['customerCode', 'customerId']),
-      pointsSpent: z.enum(['discount', 'earn']),
-      rule: z.enum(['major_floor', 'minor']),
-      pointTitle: z.string().min(1).max(255),
-      refundTitle: z.string().min(1).max(255),
-      /** Optional: events queued before these settings existed read as the defaults (division 1, every store, external id, 31 days). */
-      earningDivisions: z
-        .array(z.string().regex(/^[0-9]{1,2}$/))
-        .max(20)
-        .optional(),
-      storeIds: z
-        .array(z.string().regex(/^[0-9]{1,20}$/))
-        .max(1000)
-        .nullable()
-        .optional(),
-      memberLookup: z.enum(['external_id', 'unique_id']).optional(),
-      lateMemberDays: z.number().int().min(1).max(90).optional(),
-      /** `membership`: points spent at the till come off the membership balance (absent: `ignore`). */
-      tillPoints: z.enum(['ignore', 'membership']).optional(),
-    })
-    .optional(),
-  /** Set by processing from `amountFrom`, never by intake: the amount sent to the points calculation. */
+  amountFrom: SenderPart.optional(),
+  stateFrom: SenderPart.optional(),
+  /** Set by the sender's resolution (Square's order), never by intake: the amount sent to the points calculation. */
   calculationAmount: z.number().int().nonnegative().max(999_999_999).optional(),
   /** How the eligible amount was measured; its refunds are measured the same way (optional: older events). */
   terms: AmountTerms.optional(),

@@ -1,8 +1,6 @@
 import type { ProcessingSettings } from '../config/index.js';
 import type { Clock, Ledger } from '../ledger/index.js';
 import type { OpenApiClient } from '../openapi/index.js';
-import type { SmaregiClient } from '../smaregi/index.js';
-import type { SquareOrdersClient } from '../square-orders/index.js';
 
 /** The Open API calls processing makes (a narrow view, so an instrumented wrapper is easy). */
 export type PointsApi = Pick<
@@ -36,10 +34,6 @@ export interface ProcessorDeps {
   settings: ProcessingSettings;
   clock: Clock;
   logger?: ProcessorLogger;
-  /** Square's Orders API for a source whose purchases earn on their order's subtotal without tax. */
-  squareOrders?: (source: string) => Pick<SquareOrdersClient, 'retrieveOrder'> | undefined;
-  /** Smaregi's Platform API for a source whose webhooks name transactions only (the worker reads their state). */
-  smaregi?: (source: string) => (Pick<SmaregiClient, 'getTransaction'> & Partial<Pick<SmaregiClient, 'setCustomerPoint'>>) | undefined;
   /** Called between protocol steps; production leaves it undefined. A throw here acts as a crash. */
   checkpoint?: Checkpoint;
 }

@@ -6,6 +6,8 @@ export { findMarkers } from './history.js';
 export { isOurMarkerPrefix, parseMarker, purchaseMarker, redemptionMarker, redemptionReturnMarker, refundMarker } from './markers.js';
 // The outcome vocabulary lives in shared/events; processing's callers keep reading it here too.
 export { OUTCOME_KINDS, type ProcessOutcome } from '../events/index.js';
-export { createProcessor, type ProcessContext, type Processor } from './processor.js';
+export { type CanonicalRunners, createProcessor, type ProcessContext, type Processor } from './processor.js';
+export { findMember } from './find-member.js';
+export { invalidEvent } from './invalid-event.js';
 export { type TypedEvents, withTypedEvents } from './typed-events.js';
 export { eventIds, type MetricsSink, outcomeFields, recordOutcomeMetrics } from './report.js';

@@ -2,8 +2,8 @@ import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { type OrderRecord, type PurchaseResult, unlinkedKey } from '../ledger/index.js';
 
 /**
- * A sale skipped for want of a customer whose sender may still name one (Square attaches
- * `customer_id` to a payment asynchronously, in a later payment.updated). Until the window closes
+ * A sale skipped for want of a customer whose sender may still name one (a sender that attaches the
+ * customer asynchronously, in a later delivery: `customerMatchWindowSeconds`). Until the window closes
  * the skip is not final: a delivery naming the customer re-opens the order under the usual claim
  * (ledger `reopenPurchase`), and refunds of it wait for that credit instead of being skipped.
  */

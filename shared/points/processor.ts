@@ -3,13 +3,11 @@ import type { ProcessorDeps } from './deps.js';
 import { PointsEvent, type PurchaseEvent, type RefundEvent } from '../events/index.js';
 import type { FollowUp, ProcessOutcome } from '../events/index.js';
 import { invalidEvent } from './invalid-event.js';
-import { measuredPurchase } from './order-amount.js';
 import { awaitsLink } from './late-customer.js';
 import { type PurchaseOptions, processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';
 import { storedEvent } from './refund-results.js';
 import { queuedWithItsPurchase } from './refund-wait.js';
-import { processSmaregiState } from './smaregi-state.js';
 import { DAY_MS } from '../time/index.js';
 
 export interface ProcessContext {
@@ -41,6 +39,18 @@ export interface Processor {
    * once (the order is re-opened under the usual claim), then the refunds that waited for it.
    */
   creditLinkedPurchase(event: PurchaseEvent, context?: ProcessContext): Promise<ProcessOutcome>;
+  /** The protocol for the canonical events a sender resolved a thin message into (before the processor runs it). */
+  canonical: CanonicalRunners;
+}
+
+/**
+ * What a sender's resolution of a thin message runs (shared/sources): the message checks' answer for the
+ * thin event (too old: skipped), then each canonical event it resolved into, as the processor runs its own.
+ */
+export interface CanonicalRunners {
+  admit(event: PurchaseEvent): ProcessOutcome | undefined;
+  purchase(event: PurchaseEvent, context?: ProcessContext): Promise<ProcessOutcome>;
+  refund(event: RefundEvent): Promise<ProcessOutcome>;
 }
 
 export function createProcessor(deps: ProcessorDeps): Processor {
@@ -53,9 +63,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     context: ProcessContext | undefined,
     options: PurchaseOptions = {},
   ): Promise<ProcessOutcome> {
-    const measured = await measuredPurchase(deps, sent);
-    if (measured.outcome) return measured.outcome;
-    const { outcome, order } = await processPurchase(deps, measured.event, options);
+    const { outcome, order } = await processPurchase(deps, sent, options);
     // Refunds of an order waiting for its customer to be linked wait with it.
     if (!order || order.waitingRefunds.length === 0 || awaitsLink(order)) return outcome;
     return withFollowUps(outcome, await runWaitingRefunds(order, context?.setAside));
@@ -97,24 +105,26 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     return outcome;
   }
 
+  // Intake ignores these already (with a margin); this catches what was queued or redriven since.
+  const admit = (event: PointsEvent): ProcessOutcome | undefined =>
+    olderThanRetention(event.occurredAt, deps.clock(), deps.settings.ledgerTtlDays)
+      ? { kind: 'skipped', action: 'ack', reason: 'too_old' }
+      : undefined;
+
   return {
     creditLinkedPurchase: (event, context) => purchaseThenWaitingRefunds(event, context, { customerLinked: true }),
+    canonical: {
+      admit,
+      purchase: (event, context) => purchaseThenWaitingRefunds(event, context),
+      refund: (event) => processRefund(deps, event),
+    },
     async process(input, context) {
       const parsed = PointsEvent.safeParse(input);
       if (!parsed.success) return invalidEvent(parsed.error);
       const event = parsed.data;
       if (event.type === 'purchase' && event.customerLinked) return creditHandedOver(event, context);
-      // Intake ignores these already (with a margin); this catches what was queued or redriven since.
-      if (olderThanRetention(event.occurredAt, deps.clock(), deps.settings.ledgerTtlDays)) {
-        return { kind: 'skipped', action: 'ack', reason: 'too_old' };
-      }
-      // A sender that names the sale only (Smaregi): its current state decides what to run.
-      if (event.type === 'purchase' && event.stateFrom) {
-        return processSmaregiState(deps, event, {
-          purchase: (e) => purchaseThenWaitingRefunds(e, context),
-          refund: (e) => processRefund(deps, e),
-        });
-      }
+      const refused = admit(event);
+      if (refused) return refused;
       return event.type === 'purchase'
         ? purchaseThenWaitingRefunds(event, context)
         : processRefund(deps, event, queuedWithItsPurchase(event, context?.groupId));

@@ -209,7 +209,7 @@ class PurchaseAttempt {
     return this.retry(err, {});
   }
 
-  /** A fixed grant carrying the order's marker (shared/smaregi/spend.ts): a till's points spent, or given back. */
+  /** A fixed grant carrying the order's marker (a sender's resolution makes them): points spent at a till, or given back. */
   private async grantFixed(member: MemberDetail, points: number): Promise<PurchaseProcessed> {
     const { event } = this;
     const expiry = points > 0 && event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {};

@@ -97,7 +97,7 @@ class RefundAttempt {
     }
     await this.checkpoint('refund:claimed');
     if (this.event.unlinked) {
-      // Money given back for no sale of ours (Square `unlinked`): nothing to debit, recorded with why.
+      // Money given back for no sale of ours (the sender said `unlinked`): nothing to debit, recorded with why.
       const { result, outcome } = skippedEnd('unlinked_refund', 'the sender links this refund to no payment');
       await ledger.finishRefund(this.ref, this.owner, result);
       return { end: outcome };

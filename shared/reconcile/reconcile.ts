@@ -12,7 +12,7 @@ import {
   refundWebhookBody,
   type ShopifyAdminClient,
   webhookRequest,
-} from '../shopify-admin/index.js';
+} from '../sources/shopify/index.js';
 import type { ConfiguredSource } from '../sources/index.js';
 import { ConfigurationError } from '../config/index.js';
 

@@ -4,7 +4,7 @@ import { documentClientFromEnv } from '../dynamodb/index.js';
 import { createRedemptionLedger } from '../ledger/index.js';
 import type { Logger } from '../logging/index.js';
 import type { OpenApiClient } from '../openapi/index.js';
-import { createShopifyAdminClient, secretsManagerAdminToken, type ShopifyAdminClient } from '../shopify-admin/index.js';
+import { createShopifyAdminClient, secretsManagerAdminToken, type ShopifyAdminClient } from '../sources/shopify/index.js';
 import type { SourceSet } from '../sources/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 import type { RedemptionDeps } from './protocol.js';

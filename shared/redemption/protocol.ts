@@ -2,7 +2,7 @@ import type { RedemptionLedger, RedemptionRecord } from '../ledger/index.js';
 import type { Logger } from '../logging/index.js';
 import { isOpenApiError, type OpenApiClient } from '../openapi/index.js';
 import { findMarkers, redemptionMarker, redemptionReturnMarker } from '../points/index.js';
-import { createDiscountCode, discountByCode, isShopifyAdminError, type ShopifyAdminClient } from '../shopify-admin/index.js';
+import { createDiscountCode, discountByCode, isShopifyAdminError, type ShopifyAdminClient } from '../sources/shopify/index.js';
 import type { RedemptionSettings } from '../sources/index.js';
 import { type RedemptionRefusal, redemptionRefusal } from './errors.js';
 import { sleepMs } from '../http-client/index.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedemptionRecord } from '../ledger/index.js';
-import { deactivateDiscountCode, discountByCode } from '../shopify-admin/index.js';
+import { deactivateDiscountCode, discountByCode } from '../sources/shopify/index.js';
 import { giveBack, type RedemptionDeps } from './protocol.js';
 
 /**

@@ -2,8 +2,8 @@
 export { unsafeCustomerId } from './path-safe.js';
 export { isSourcesConfigError } from './errors.js';
 export { loadSources, type SourceSet } from './registry.js';
-export { DEFAULT_SHOPIFY_API_VERSION } from './shopify-subscriptions.js';
-export { SHOPIFY_MAX_BODY_BYTES } from './shopify.js';
+export { DEFAULT_SHOPIFY_API_VERSION } from './shopify/webhook-subscriptions.js';
+export { SHOPIFY_MAX_BODY_BYTES } from './shopify/webhook.js';
 export type {
   ConfiguredSource,
   CustomerLinking,
@@ -14,6 +14,6 @@ export type {
   SourceSubscriptions,
   VersionMismatch,
 } from './types.js';
-export { DEFAULT_SMAREGI_WEBHOOK_HEADER, SmaregiSettings, smaregiThinEvent } from './smaregi.js';
+export { DEFAULT_SMAREGI_WEBHOOK_HEADER, SmaregiSettings, smaregiThinEvent } from './smaregi/webhook.js';
 export { EXTERNAL_ID, renderTitle } from './settings.js';
 export { REDEMPTION_DEFAULT_VALID_SECONDS, RedemptionSettings } from './redemption-settings.js';

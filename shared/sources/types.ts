@@ -48,11 +48,9 @@ export interface VerifyOptions {
 }
 
 /**
- * One webhook sender. Adding a sender is one module implementing this plus its tests, and one line
- * in the registry. Steps run in order: verify (before anything reads the body), parse, normalise.
- */
-/**
- * `Event`: what the source's deliveries become (points events; Shopify also customer events).
+ * One webhook sender (shared/sources/<kind>/webhook.ts; README.md has what else a sender provides).
+ * Steps run in order: verify (before anything reads the body), parse, normalise. `Event`: what the
+ * source's deliveries become (points events; Shopify also customer events).
  */
 export interface WebhookSource<Settings, Payload, Event extends QueuedEvent = PointsEvent> {
   /** Registry name, also the default source name (`/webhooks/<name>`). */
@@ -84,6 +82,18 @@ export interface WebhookSource<Settings, Payload, Event extends QueuedEvent = Po
   versionMismatch?(headers: RequestHeaders, settings: Settings): VersionMismatch | undefined;
   /** How this sender's customers are linked to members (Shopify: the App Proxy link). */
   customerLinking?(settings: Settings): CustomerLinking;
+  /**
+   * The sender's own part of its events (Smaregi `stateFrom`, Square `amountFrom`), which its resolution
+   * (shared/sources/resolution.entry.ts) turns into canonical events in the worker: checked here at intake.
+   */
+  readonly thinPart?: ThinPart;
+}
+
+/** A sender's part of its thin events: the message key, its `kind` and its schema. */
+export interface ThinPart {
+  readonly key: string;
+  readonly kind: string;
+  readonly schema: z.ZodType;
 }
 
 /** What linking a sender's customer needs from its settings. */

@@ -1,4 +1,4 @@
-import { SMAREGI_ENV } from '../../shared/smaregi/index.js';
+import { SMAREGI_ENV } from '../../shared/sources/smaregi/index.js';
 import { parseJsonOrUndefined } from '../../shared/text/index.js';
 import { type SmaregiStandIn, startSmaregiStandIn } from './server.js';
 

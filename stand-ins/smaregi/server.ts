@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { SmaregiCustomer, SmaregiTransaction, smaregiTime } from '../../shared/smaregi/index.js';
+import { SmaregiCustomer, SmaregiTransaction, smaregiTime } from '../../shared/sources/smaregi/index.js';
 import { faultFrom, type JsonAnswer, serveStandIn, standInAdmin, type StandInFault } from '../http/index.js';
 import { listTransactions } from './list.js';
 

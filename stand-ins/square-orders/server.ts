@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { faultFrom, type JsonAnswer, serveStandIn, type StandInFault, standInAdmin } from '../http/index.js';
-import { SquareOrder } from '../../shared/square-orders/index.js';
+import { SquareOrder } from '../../shared/sources/square/index.js';
 
 /**
  * A local stand-in of Square's Orders API, as much as the worker reads: `GET /v2/orders/{order_id}`

@@ -1,6 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SQUARE_ORDERS_ENV } from '../../../shared/square-orders/index.js';
+import { SQUARE_ORDERS_ENV } from '../../../shared/sources/square/index.js';
 import type { Json } from '../../support/json.js';
 import { synthesiseDevStageWith } from '../support/app.js';
 

@@ -1,6 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SMAREGI_ENV } from '../../../shared/smaregi/index.js';
+import { SMAREGI_ENV } from '../../../shared/sources/smaregi/index.js';
 import type { Json } from '../../support/json.js';
 import { synthesiseDevStageWith } from '../support/app.js';
 

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { depsFromEnvironment, makeHandler } from '../../../functions/reconcile-shopify.js';
 import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../stand-ins/shopify-admin/index.js';
 import type { SecretReader } from '../../../shared/config/secret-reader.js';
-import { createShopifyAdminClient } from '../../../shared/shopify-admin/index.js';
+import { createShopifyAdminClient } from '../../../shared/sources/shopify/index.js';
 import { startDynalite, type LocalDynamo } from '../../../kit/dynalite.js';
 import { RecordingQueue } from '../../support/recording-queue.js';
 

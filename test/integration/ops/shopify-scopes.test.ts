@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../stand-ins/shopify-admin/index.js';
-import { createShopifyAdminClient, type ShopifyAdminClient, subscribeTopics } from '../../../shared/shopify-admin/index.js';
+import { createShopifyAdminClient, type ShopifyAdminClient, subscribeTopics } from '../../../shared/sources/shopify/index.js';
 import { loadSources } from '../../../shared/sources/index.js';
 
 /** Subscribing a redeeming Shopify source checks the write_discounts scope first (the Admin API stand-in over HTTP). */

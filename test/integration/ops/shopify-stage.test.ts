@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stageSubscribeTarget } from '../../../ops/shopify-aws.js';
 import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../stand-ins/shopify-admin/index.js';
-import { subscribeTopics } from '../../../shared/shopify-admin/index.js';
+import { subscribeTopics } from '../../../shared/sources/shopify/index.js';
 import { type AwsBoundary, startAwsBoundary, stubAwsEndpoints } from '../../support/aws-boundary.js';
 import { stageOutputs, writeStageOutputsFile } from '../../support/synthesised-outputs.js';
 

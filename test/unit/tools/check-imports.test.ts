@@ -87,6 +87,17 @@ describe('npm run lint import rules', () => {
     ).toEqual(['deep import: functions/f.ts → shared/a/a.ts (import shared/a/index.ts or a *.entry.ts)']);
   });
 
+  it("accept a sender kind's folder index under shared/sources, and report a file inside it", async () => {
+    expect(
+      await problems({
+        'shared/sources/index.ts': 'export const s = 1;\n',
+        'shared/sources/acme/index.ts': "export { c } from './client.js';\n",
+        'shared/sources/acme/client.ts': 'export const c = 1;\n',
+        'ops/o.ts': "import { c } from '../shared/sources/acme/index.js';\nimport { c as d } from '../shared/sources/acme/client.js';\n",
+      }),
+    ).toEqual(['deep import: ops/o.ts → shared/sources/acme/client.ts (import shared/sources/index.ts or a *.entry.ts)']);
+  });
+
   it('ignore an import written in a comment', async () => {
     expect(
       await problems({

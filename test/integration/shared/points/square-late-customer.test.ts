@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
 import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
-import { SquareSettings, squareSource } from '../../../../shared/sources/square.js';
+import { SquareSettings, squareSource } from '../../../../shared/sources/square/webhook.js';
 import { testClient } from '../../../support/emulator.js';
 import { fixture, squareHeaders } from '../../../../kit/fixture-webhooks.js';
 import { CALCULATION, MEMBERS, emulatorConfig, useHarness } from './harness.js';

@@ -34,7 +34,7 @@ function deps(): PrivacyDeps {
   };
 }
 
-/** The Shopify topic each action is read from (shared/sources/shopify-privacy.ts). */
+/** The Shopify topic each action is read from (shared/sources/shopify/webhook-privacy.ts). */
 const TOPIC_OF = { redact_customer: 'customers/redact', report_customer: 'customers/data_request', redact_shop: 'shop/redact' } as const;
 
 function request(

@@ -5,7 +5,7 @@ import { staticWebhookSecrets } from '../../../../shared/config/index.js';
 import { createLedgerTable, createRedemptionLedger, type RedemptionLedger } from '../../../../shared/ledger/index.js';
 import { clearTokenCache, createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
 import type { RedemptionProxyDeps } from '../../../../shared/redemption/index.js';
-import { createShopifyAdminClient, type ShopifyAdminClient } from '../../../../shared/shopify-admin/index.js';
+import { createShopifyAdminClient, type ShopifyAdminClient } from '../../../../shared/sources/shopify/index.js';
 import { RedemptionSettings } from '../../../../shared/sources/index.js';
 import { type LocalDynamo, manualClock, startDynalite } from '../../../../kit/dynalite.js';
 import { startTestEmulator, type TestEmulator, testClient } from '../../../support/emulator.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../../stand-ins/shopify-admin/index.js';
 import type { PointsEvent } from '../../../../shared/events/index.js';
-import { createShopifyAdminClient, orderWebhookBody, refundWebhookBody, webhookRequest } from '../../../../shared/shopify-admin/index.js';
+import { createShopifyAdminClient, orderWebhookBody, refundWebhookBody, webhookRequest } from '../../../../shared/sources/shopify/index.js';
 import { configureSource } from '../../../../shared/sources/registry.js';
-import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify.js';
+import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify/webhook.js';
 import { rawRequest } from '../../../support/raw-http.js';
 import { fixture, shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../stand-ins/smaregi/index.js';
-import { createSmaregiClient, type SmaregiError } from '../../../../shared/smaregi/index.js';
+import { createSmaregiClient, type SmaregiError } from '../../../../shared/sources/smaregi/index.js';
 import { smaregiTransaction } from '../../../../kit/smaregi.js';
 
 /** The Platform API stand-in, over real HTTP, where it must behave as Smaregi does (docs/smaregi.md, "Locally"). */
@@ -106,7 +106,7 @@ describe('the Smaregi stand-in', () => {
   });
 });
 
-/** 会員ポイント更新 through the worker's own client (shared/smaregi), as the till-points mirror calls it. */
+/** 会員ポイント更新 through the worker's own client (shared/sources/smaregi), as the till-points mirror calls it. */
 describe('the Smaregi stand-in: a customer’s points', () => {
   let standIn: SmaregiStandIn;
   beforeEach(async () => {

@@ -1,0 +1,72 @@
+/**
+ * The GraphQL Admin API documents the client sends (Shopify's published schema: `orders` query with
+ * the search syntax `updated_at:>=…`, `Order`, `Refund`, `RefundLineItem`, `OrderAdjustment`,
+ * `RefundShippingLine`, `MoneyBag.shopMoney`). Two documents keep each under Shopify's 1000-point
+ * single-query ceiling: a page of orders with their refunds' ids only, then one refund at a time
+ * (only those the ledger has not seen) with its line items and adjustments.
+ */
+import { DEFAULT_SHOPIFY_API_VERSION } from '../index.js';
+
+/**
+ * The API version in the URL path (`/admin/api/<version>/graphql.json`) when the caller names none;
+ * callers pass their source's `apiVersion` setting (the stage's version).
+ */
+export const ADMIN_API_VERSION = DEFAULT_SHOPIFY_API_VERSION;
+
+/** Orders per page: 2 + 10 × an order's cost (about 50 points) stays under the 1000-point query ceiling. */
+export const ORDERS_PAGE_SIZE = 10;
+/** Nested limits; a connection that comes back full is read further (refund lines) or refused. */
+export const SHIPPING_LINES_LIMIT = 5;
+export const REFUNDS_LIMIT = 20;
+// A refund query costs about 1 + 1 + (2 + 20 × 6) + 2 × (2 + 5 × 5) = 178 points.
+export const REFUND_LINES_PAGE_SIZE = 20;
+export const ADJUSTMENTS_LIMIT = 5;
+
+const MONEY = 'shopMoney { amount currencyCode }';
+
+export const ORDERS_QUERY = `query ReconcileOrders($first: Int!, $after: String, $query: String!) {
+  orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) {
+    pageInfo { hasNextPage endCursor }
+    nodes {
+      id
+      name
+      test
+      createdAt
+      processedAt
+      updatedAt
+      cancelledAt
+      currencyCode
+      taxesIncluded
+      displayFinancialStatus
+      customer { id }
+      discountCodes
+      subtotalPriceSet { ${MONEY} }
+      totalTaxSet { ${MONEY} }
+      totalPriceSet { ${MONEY} }
+      shippingLines(first: ${SHIPPING_LINES_LIMIT}) { nodes { taxLines { priceSet { ${MONEY} } } } }
+      refunds(first: ${REFUNDS_LIMIT}) { id createdAt }
+    }
+  }
+}`;
+
+export const REFUND_QUERY = `query ReconcileRefund($id: ID!, $after: String) {
+  refund(id: $id) {
+    id
+    createdAt
+    order { id }
+    refundLineItems(first: ${REFUND_LINES_PAGE_SIZE}, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      nodes { subtotalSet { ${MONEY} } totalTaxSet { ${MONEY} } lineItem { isGiftCard } }
+    }
+    orderAdjustments(first: ${ADJUSTMENTS_LIMIT}) { nodes { amountSet { ${MONEY} } taxAmountSet { ${MONEY} } } }
+    refundShippingLines(first: ${ADJUSTMENTS_LIMIT}) { nodes { subtotalAmountSet { ${MONEY} } taxAmountSet { ${MONEY} } } }
+  }
+}`;
+
+/**
+ * Shopify's search syntax for the window (shopify.dev/docs/api/usage/search-syntax: comparators
+ * `:>=` / `:<=`, date values quoted); inclusive on both ends.
+ */
+export function updatedBetween(since: Date, until: Date): string {
+  return `updated_at:>='${since.toISOString()}' updated_at:<='${until.toISOString()}'`;
+}

@@ -1,0 +1,142 @@
+import * as z from 'zod';
+import { CurrencyCode, DateTimeWithOffset, DecimalAmount, NumericId } from '../payload.js';
+import type { ShopifyCustomer } from './webhook-customers.js';
+import type { ShopifyPrivacyRequest, ShopifyPrivacyTopic } from './webhook-privacy.js';
+
+/**
+ * The parts of Shopify's webhook payloads intake reads (REST webhook format, API 2024-01 and later).
+ * Everything else in the payload is ignored. Money: the `*_set.shop_money` form is preferred (it is
+ * in the shop's currency, whatever the customer paid in); the plain field is the fallback. Amounts
+ * may be strings or JSON numbers (refund line items use numbers), both read exactly.
+ */
+
+const ShopMoney = z.object({ amount: DecimalAmount, currency_code: CurrencyCode });
+export const MoneySet = z.object({ shop_money: ShopMoney });
+export type MoneySet = z.infer<typeof MoneySet>;
+
+const TaxLine = z.object({ price: DecimalAmount.optional(), price_set: MoneySet.optional() });
+
+const Allocation = z.object({ amount: DecimalAmount.optional(), amount_set: MoneySet.optional() });
+
+/** A gift-card line item: buying a gift card earns nothing (it is money, not a sale; spending it is). */
+export const ShopifyLineItem = z.object({
+  gift_card: z.boolean().default(false),
+  price: DecimalAmount.optional(),
+  price_set: MoneySet.optional(),
+  quantity: z.number().int().nonnegative().default(0),
+  /** Quantity after removals and refunds (newer API versions); the `current_*` totals count it. */
+  current_quantity: z.number().int().nonnegative().nullish(),
+  discount_allocations: z.array(Allocation).default([]),
+});
+export type ShopifyLineItem = z.infer<typeof ShopifyLineItem>;
+
+export const ShopifyOrder = z.object({
+  id: NumericId,
+  /** "#1001": what the customer knows the order by. */
+  name: z.string().max(100).nullish(),
+  test: z.boolean().default(false),
+  currency: CurrencyCode,
+  taxes_included: z.boolean().default(false),
+  created_at: DateTimeWithOffset,
+  processed_at: DateTimeWithOffset.nullish(),
+  cancelled_at: DateTimeWithOffset.nullish(),
+  financial_status: z.string().nullish(),
+  customer: z.object({ id: NumericId }).nullish(),
+  current_subtotal_price: DecimalAmount.optional(),
+  current_subtotal_price_set: MoneySet.optional(),
+  current_total_tax: DecimalAmount.optional(),
+  current_total_tax_set: MoneySet.optional(),
+  current_total_price: DecimalAmount.optional(),
+  current_total_price_set: MoneySet.optional(),
+  subtotal_price: DecimalAmount.optional(),
+  subtotal_price_set: MoneySet.optional(),
+  total_tax: DecimalAmount.optional(),
+  total_tax_set: MoneySet.optional(),
+  total_price: DecimalAmount.optional(),
+  total_price_set: MoneySet.optional(),
+  shipping_lines: z.array(z.object({ tax_lines: z.array(TaxLine).default([]) })).default([]),
+  /** Gift-card lines only: nothing else of a line is read, so no other line can make an order unreadable. */
+  line_items: z
+    .array(z.unknown())
+    .default([])
+    .transform((lines) => lines.filter((l) => typeof l === 'object' && l !== null && (l as { gift_card?: unknown }).gift_card === true))
+    .pipe(z.array(ShopifyLineItem)),
+  /**
+   * The codes the order used (redemptions, docs/redemption.md): only the `code` of each, and never a
+   * reason to refuse the order (an entry that is not a code is left out).
+   */
+  discount_codes: z
+    .array(z.unknown())
+    .default([])
+    .transform((codes) =>
+      codes
+        .flatMap((c) => {
+          const code = typeof c === 'object' && c !== null ? (c as { code?: unknown }).code : undefined;
+          return typeof code === 'string' && code.length >= 1 && code.length <= 255 ? [code] : [];
+        })
+        .slice(0, 50),
+    ),
+});
+export type ShopifyOrder = z.infer<typeof ShopifyOrder>;
+
+export const ShopifyRefund = z.object({
+  id: NumericId,
+  order_id: NumericId,
+  created_at: DateTimeWithOffset,
+  processed_at: DateTimeWithOffset.nullish(),
+  refund_line_items: z
+    .array(
+      z.object({
+        subtotal: DecimalAmount.optional(),
+        subtotal_set: MoneySet.optional(),
+        total_tax: DecimalAmount.optional(),
+        total_tax_set: MoneySet.optional(),
+        line_item: z.object({ gift_card: z.boolean().default(false) }).nullish(),
+      }),
+    )
+    .default([]),
+  order_adjustments: z
+    .array(
+      z.object({
+        kind: z.string(),
+        amount: DecimalAmount.optional(),
+        amount_set: MoneySet.optional(),
+        tax_amount: DecimalAmount.optional(),
+        tax_amount_set: MoneySet.optional(),
+      }),
+    )
+    .default([]),
+  transactions: z.array(z.object({ currency: CurrencyCode.nullish() })).default([]),
+});
+export type ShopifyRefund = z.infer<typeof ShopifyRefund>;
+
+/** The topics intake handles, and what each becomes. */
+export const SHOPIFY_TOPICS = {
+  'orders/paid': 'purchase',
+  'refunds/create': 'refund',
+  'orders/cancelled': 'cancellation',
+  'customers/create': 'customer',
+} as const;
+export type ShopifyTopic = keyof typeof SHOPIFY_TOPICS;
+
+export type ShopifyPayload =
+  | { readonly kind: 'purchase'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
+  | { readonly kind: 'cancellation'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
+  | { readonly kind: 'refund'; readonly refund: ShopifyRefund; readonly delivery: ShopifyDelivery }
+  | { readonly kind: 'customer'; readonly customer: ShopifyCustomer; readonly delivery: ShopifyDelivery }
+  | {
+      readonly kind: 'privacy';
+      readonly topic: ShopifyPrivacyTopic;
+      readonly request: ShopifyPrivacyRequest;
+      readonly delivery: ShopifyDelivery;
+    };
+
+/** What Shopify's headers said about this delivery. */
+export interface ShopifyDelivery {
+  readonly topic: ShopifyTopic | ShopifyPrivacyTopic;
+  readonly shopDomain?: string;
+  readonly apiVersion?: string;
+  readonly webhookId?: string;
+  readonly eventId?: string;
+  readonly triggeredAt?: string;
+}

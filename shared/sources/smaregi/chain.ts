@@ -1,0 +1,171 @@
+import type { PurchaseEvent, RefundEvent } from '../../events/index.js';
+import { compareDecimals, type Decimal, formatDecimal, parseDecimal, subtractDecimals, ZERO } from '../../money/index.js';
+
+/**
+ * A Smaregi sale's credits as the ledger holds them: the purchase of the sale, then one supplementary
+ * purchase per edit that raised the amount above what was left credited (`<id>/up-1`, `<id>/up-2`, …,
+ * each with its own marker). The membership service only grants points computed from an amount (no
+ * preview, no rate exposed), so a raise to U credits the calculation on U in full and then takes back,
+ * with the refund `superseded`, everything left of the credits before it: the member nets the
+ * calculation on U less what was already credited, and the sale's credits add up to the service's own
+ * calculation on the final amount, with no rounding of ours. At any time one credited purchase of the
+ * chain, the last, is live: lowering edits, voids and returns take back from it (the earlier ones are
+ * already taken back in full), so no refund can take back more than the sale's credits together.
+ */
+
+/** What the ledger holds of one purchase of the sale's chain (undefined: never seen). */
+export interface OrderFacts {
+  /** The ledger's order id (the sale's transaction id, or `<id>/up-<k>`). */
+  orderId: string;
+  state: 'stub' | 'pending' | 'done';
+  outcome?: string | undefined;
+  eligibleExact?: string | undefined;
+  /** The member's external id the purchase was recorded for. */
+  externalId?: string | undefined;
+  /** Every refund id seen on the order. */
+  refundIds: readonly string[];
+  /** The refunds booked on the order (applied: debited, or found nothing left to debit). */
+  booked: readonly string[];
+  /** The points the order's grant moved (exact, else the balance difference): a till spend's are negative. */
+  points?: number | undefined;
+}
+
+/** The sale's purchase and its supplements, oldest first. */
+export interface SaleChain {
+  sale: OrderFacts | undefined;
+  supplements: readonly OrderFacts[];
+}
+
+export const SUPERSEDED_REFUND_ID = 'superseded';
+/** Taken back because the member was taken off the sale: the purchase no longer counts (a member attached again earns anew). */
+export const DETACHED_REFUND_ID = 'detached';
+/** Walking a chain stops there: a sale edited upward more often than this is not credited further. */
+export const MAX_SUPPLEMENTS = 50;
+const ADJUSTMENT = /^adj-(\d{1,18}(?:\.\d{1,12})?)$/;
+
+export const supplementId = (saleId: string, generation: number) => `${saleId}/up-${generation}`;
+
+const credited = (o: OrderFacts | undefined): o is OrderFacts => o?.state === 'done' && o.outcome === 'credited';
+const larger = (a: Decimal, b: Decimal) => (compareDecimals(a, b) >= 0 ? a : b);
+
+/** The largest amount lowering edits have taken off the order (its `adj-<T>` refunds). */
+export function takenOff(order: OrderFacts): Decimal {
+  return order.refundIds
+    .map((id) => ADJUSTMENT.exec(id)?.[1])
+    .filter((t): t is string => t !== undefined)
+    .map((t) => parseDecimal(t) ?? ZERO)
+    .reduce(larger, ZERO);
+}
+
+/**
+ * The order's largest lowering edit when its refund took the order but never booked (its debit in doubt:
+ * a crash, a lost answer): it already counts as taken off (takenOff), so it must be sent again to be
+ * settled, for what it added over the largest booked one.
+ */
+export function unbookedAdjustment(order: OrderFacts): { refundId: string; adds: Decimal } | undefined {
+  const adjustments = order.refundIds.flatMap((id) => {
+    const t = ADJUSTMENT.exec(id)?.[1];
+    return t === undefined ? [] : [{ id, t: parseDecimal(t) ?? ZERO }];
+  });
+  const largest = adjustments.reduce<(typeof adjustments)[number] | undefined>(
+    (a, b) => (a && compareDecimals(a.t, b.t) >= 0 ? a : b),
+    undefined,
+  );
+  if (!largest || order.booked.includes(largest.id)) return undefined;
+  const booked = adjustments
+    .filter((a) => order.booked.includes(a.id))
+    .map((a) => a.t)
+    .reduce(larger, ZERO);
+  return { refundId: largest.id, adds: subtractDecimals(largest.t, booked) };
+}
+
+/** What the ledger's credits stand for: the live purchase, the amount it is left credited on, the older ones still to take back. */
+export interface ChainState {
+  live: OrderFacts;
+  liveEligible: Decimal;
+  /** The live purchase's amount less what lowering edits took off it. */
+  net: Decimal;
+  /** Credited purchases before the live one whose remainder is not yet taken back. */
+  toSupersede: OrderFacts[];
+  /** Credited purchases not taken back for a detached member (none: the sale earns anew). */
+  active: OrderFacts[];
+  /** The last supplement when it is not finished (claimed or in doubt): it runs again before anything else. */
+  unfinished: OrderFacts | undefined;
+  /** The last supplement when it finished without a credit (e.g. the member withdrew), for the amount it was for. */
+  failed: OrderFacts | undefined;
+}
+
+/** The chain's state, or undefined while the sale itself is not credited (nothing to adjust). */
+export function chainState(chain: SaleChain): ChainState | undefined {
+  if (!credited(chain.sale)) return undefined;
+  const orders = [chain.sale, ...chain.supplements];
+  const creditedOrders = orders.filter(credited).filter((o) => !o.refundIds.includes(DETACHED_REFUND_ID));
+  const live = creditedOrders[creditedOrders.length - 1] ?? chain.sale;
+  const liveEligible = parseDecimal(live.eligibleExact ?? '') ?? ZERO;
+  const last = chain.supplements[chain.supplements.length - 1];
+  return {
+    live,
+    liveEligible,
+    net: creditedOrders.length ? subtractDecimals(liveEligible, takenOff(live)) : ZERO,
+    toSupersede: creditedOrders.slice(0, -1).filter((o) => !o.booked.includes(SUPERSEDED_REFUND_ID)),
+    active: creditedOrders,
+    unfinished: last && last.state !== 'done' ? last : undefined,
+    failed: last && last.state === 'done' && !credited(last) ? last : undefined,
+  };
+}
+
+/** The supplementary purchase crediting the calculation on `amount` (the whole raised total) under the order id `orderId`. */
+export function supplementOf(sale: PurchaseEvent, orderId: string, amount: Decimal, units: number): PurchaseEvent {
+  return {
+    ...sale,
+    eventId: `${sale.source}:transaction:${orderId}`,
+    orderId,
+    eligibleAmount: units,
+    eligibleExact: formatDecimal(amount),
+  };
+}
+
+/** The refund taking back whatever is left of one purchase of the chain (`cancel`, `superseded`). */
+export function remainderOf(template: RefundEvent, orderId: string, refundId: string): RefundEvent {
+  return {
+    ...template,
+    eventId: `${template.source}:refund:${orderId}:${refundId}`,
+    orderId,
+    refundId,
+    refundsRemainder: true,
+  };
+}
+
+/** The ledger's order as the chain reads it (structural: the ledger depends on shared/points, which depends on this module). */
+export interface ChainOrder {
+  state: OrderFacts['state'];
+  outcome?: string | undefined;
+  eligibleExact?: string | undefined;
+  externalId?: string | undefined;
+  refundIds: readonly string[];
+  refunds: Record<string, unknown>;
+  pointsCredited?: number | undefined;
+  pointsHint?: number | undefined;
+}
+export type ChainReader = (ref: { source: string; orderId: string }) => Promise<ChainOrder | undefined>;
+
+export async function orderFacts(getOrder: ChainReader, source: string, orderId: string): Promise<OrderFacts | undefined> {
+  const order = await getOrder({ source, orderId });
+  if (!order) return undefined;
+  const { state, outcome, eligibleExact, refundIds, externalId } = order;
+  const points = order.pointsCredited ?? order.pointsHint;
+  return { orderId, state, outcome, eligibleExact, externalId, refundIds, booked: Object.keys(order.refunds), points };
+}
+
+/** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */
+export async function readChain(getOrder: ChainReader, source: string, saleId: string): Promise<SaleChain> {
+  const sale = await orderFacts(getOrder, source, saleId);
+  const supplements: OrderFacts[] = [];
+  if (sale?.state !== 'done' || sale.outcome !== 'credited') return { sale, supplements };
+  for (let k = 1; k <= MAX_SUPPLEMENTS; k++) {
+    const next = await orderFacts(getOrder, source, supplementId(saleId, k));
+    if (!next) break;
+    supplements.push(next);
+  }
+  return { sale, supplements };
+}

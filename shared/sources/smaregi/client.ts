@@ -1,0 +1,178 @@
+import { type CircuitBreaker, createCircuitBreaker } from '../../retry/index.js';
+import {
+  createTransport,
+  DEFAULT_CALL_DEADLINE_MS,
+  type HttpAnswer,
+  sendRetrying,
+  sleepMs,
+  throughBreaker,
+  type Transport,
+} from '../../http-client/index.js';
+import { SmaregiError } from './errors.js';
+import { type AppCredentials, createTokenSource, SMAREGI_POINT_WRITE_SCOPES, type TokenSource } from './token.js';
+import { SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';
+import * as z from 'zod';
+
+/**
+ * A client of Smaregi's Platform API, as much as the worker and the reconcile read: one transaction
+ * (`with_details=all&with_customer=all`) and the transaction list by update time, paged. Under the Open
+ * API client's rules, shared through shared/http-client: one HTTP stack (answer cap, an overall deadline
+ * per call), 429 (Smaregi throttles per app and contract, per second) and 5xx retried with backoff
+ * honouring `Retry-After`, a circuit breaker; the token renewed before expiry and on a 401.
+ */
+export const SMAREGI_HOSTS = {
+  production: { api: 'https://api.smaregi.jp', id: 'https://id.smaregi.jp' },
+  sandbox: { api: 'https://api.smaregi.dev', id: 'https://id.smaregi.dev' },
+} as const;
+
+export interface SmaregiClientOptions {
+  contractId: string;
+  apiOrigin: string;
+  idOrigin: string;
+  credentials: () => Promise<AppCredentials>;
+  deadlineMs?: number;
+  /** Calls of one read, the first included (default 3). */
+  maxAttempts?: number;
+  sleep?: (ms: number) => Promise<void>;
+  breaker?: CircuitBreaker;
+  transport?: Transport;
+  now?: () => number;
+}
+
+export interface ListPage {
+  items: SmaregiTransactionListItem[];
+}
+
+export interface SmaregiClient {
+  /** The transaction's current state, details and customer included; `not_found` when Smaregi has none. */
+  getTransaction(id: string): Promise<SmaregiTransaction>;
+  /** One page (1-based) of the transactions updated in [from, to] (ISO with offset), `limit` at most 1000. */
+  listTransactions(query: { from: string; to: string; page: number; limit: number }): Promise<ListPage>;
+  /**
+   * Sets the customer's point balance to `point` (会員ポイント更新, `PATCH /pos/customers/{id}/point`: an
+   * absolute value, so a repeat is harmless). Its token asks for `pos.customers:write` too, on first use.
+   */
+  setCustomerPoint(customerId: string, point: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const ID = /^[0-9]{1,20}$/;
+const List = z.array(SmaregiTransactionListItem);
+
+export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
+  const transport = opts.transport ?? createTransport();
+  const breaker = opts.breaker ?? createCircuitBreaker({ openMs: 30_000 });
+  const tokens = createTokenSource({
+    idOrigin: opts.idOrigin,
+    contractId: opts.contractId,
+    credentials: opts.credentials,
+    transport,
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+  let writeTokens: TokenSource | undefined;
+  const writer = () =>
+    (writeTokens ??= createTokenSource({
+      idOrigin: opts.idOrigin,
+      contractId: opts.contractId,
+      credentials: opts.credentials,
+      transport,
+      scopes: SMAREGI_POINT_WRITE_SCOPES,
+      ...(opts.now ? { now: opts.now } : {}),
+    }));
+  const retry = { maxAttempts: opts.maxAttempts ?? 3, sleep: opts.sleep ?? sleepMs };
+  const contractPath = `/${encodeURIComponent(opts.contractId)}/pos`;
+  const base = `${contractPath}/transactions`;
+
+  /** One call; a PATCH here sets an absolute value, so it is as safe to repeat as a GET. */
+  async function once(path: string, token: string, patch?: unknown): Promise<HttpAnswer> {
+    try {
+      return await transport.send({
+        method: patch === undefined ? 'GET' : 'PATCH',
+        origin: opts.apiOrigin,
+        path,
+        bearer: token,
+        ...(patch === undefined ? {} : { body: patch }),
+        idempotent: true,
+        deadlineMs: opts.deadlineMs ?? DEFAULT_CALL_DEADLINE_MS,
+      });
+    } catch (e) {
+      throw new SmaregiError('unavailable', `Smaregi API at ${opts.apiOrigin}: ${e instanceof Error ? e.message : 'no answer'}`);
+    }
+  }
+
+  /** One GET (or PATCH) with retries; a 401 renews the token and tries once more (a token revoked or expired early). */
+  async function get(path: string, what: string, patch?: unknown): Promise<unknown> {
+    const source = patch === undefined ? tokens : writer();
+    let answer: HttpAnswer | undefined;
+    for (let renewals = 0; renewals < 2; renewals++) {
+      const token = await source.token();
+      answer = await sendRetrying(() => once(path, token, patch), retry);
+      if (answer.status !== 401) break;
+      source.forget(token);
+    }
+    const { status, text } = answer as HttpAnswer;
+    if (status === 429 || status >= 500) throw new SmaregiError('unavailable', `Smaregi API answered ${status}`, status);
+    if (status === 401 || status === 403) {
+      throw new SmaregiError(
+        'unauthorized',
+        `Smaregi API answered ${status}: check the app's scopes (${patch === undefined ? 'pos.transactions:read pos.customers:read' : SMAREGI_POINT_WRITE_SCOPES}) and the contract`,
+        status,
+      );
+    }
+    if (status === 404) throw new SmaregiError('not_found', `Smaregi has no ${what}`, status);
+    if (status !== 200) throw new SmaregiError('invalid_response', `Smaregi API answered ${status}`, status);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new SmaregiError('invalid_response', 'Smaregi API answered with no JSON', status);
+    }
+  }
+
+  const guarded = <T>(call: () => Promise<T>) =>
+    throughBreaker(
+      breaker,
+      call,
+      (e) => e instanceof SmaregiError && e.kind === 'unavailable',
+      () => new SmaregiError('unavailable', 'Smaregi API is failing: waiting for the next probe'),
+    );
+
+  return {
+    getTransaction(id) {
+      if (!ID.test(id)) return Promise.reject(new SmaregiError('not_found', 'not a Smaregi transaction id'));
+      return guarded(async () => {
+        const body = await get(`${base}/${id}?with_details=all&with_customer=all`, `transaction ${id}`);
+        const parsed = SmaregiTransaction.safeParse(body);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          throw new SmaregiError(
+            'invalid_response',
+            `Smaregi transaction ${id}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'unreadable'}`,
+          );
+        }
+        return parsed.data;
+      });
+    },
+    listTransactions({ from, to, page, limit }) {
+      const query = new URLSearchParams({
+        'upd_date_time-from': from,
+        'upd_date_time-to': to,
+        page: String(page),
+        limit: String(limit),
+        sort: 'transactionHeadId',
+      });
+      return guarded(async () => {
+        const parsed = List.safeParse(await get(`${base}?${query.toString()}`, 'transaction list'));
+        if (!parsed.success) throw new SmaregiError('invalid_response', 'Smaregi transaction list is not a list of transactions');
+        return { items: parsed.data };
+      });
+    },
+    setCustomerPoint(customerId, point) {
+      if (!ID.test(customerId)) return Promise.reject(new SmaregiError('not_found', 'not a Smaregi customer id'));
+      const path = `${contractPath}/customers/${customerId}/point`;
+      return guarded(async () => {
+        await get(path, `customer ${customerId}`, { point: String(point) });
+      });
+    },
+    close: () => transport.close(),
+  };
+}
