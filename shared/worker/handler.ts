@@ -3,6 +3,7 @@ import { createInvocationBudget } from '../openapi/index.js';
 import { createCircuitBreaker } from '../retry/index.js';
 import { breakerFed } from './feed.js';
 import { workerProcessor } from './processor.js';
+import { withTimeToStart } from './time-to-start.js';
 import type { WorkerDeps } from './types.js';
 
 /**
@@ -13,5 +14,5 @@ export function workerHandler(deps: WorkerDeps): BatchHandler {
   const breaker = deps.breaker ?? createCircuitBreaker({ openMs: deps.settings.circuitOpenSeconds * 1000, now: deps.clock });
   const { openapi, outagePause } = breakerFed(deps, breaker);
   const budget = deps.budget ?? createInvocationBudget();
-  return batchHandler({ ...deps, breaker, outagePause, budget }, workerProcessor(deps, openapi, budget));
+  return batchHandler({ ...deps, breaker, outagePause, budget }, withTimeToStart(workerProcessor(deps, openapi, budget), budget));
 }
