@@ -78,7 +78,8 @@ async function ordersHandedOver(
   orders: PurchaseEvent[],
   at: FollowUpsOf,
 ): Promise<ProcessOutcome> {
-  if (!('earlier' in outcome) || outcome.earlier === undefined) return outcome;
+  // Only customer events hand orders over; anything else asking for it retries rather than lose one.
+  if (!('earlier' in outcome) || outcome.earlier === undefined) return { ...outcome, action: 'retry' } as ProcessOutcome;
   const earlier = { ...outcome.earlier };
   for (const order of orders) {
     const handed = await setAside(deps, {
