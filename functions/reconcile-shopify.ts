@@ -1,19 +1,12 @@
 import type { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { type ActivityRecorder, activityFromEnvironment, activityOf, recordedRun } from '../shared/activity/index.js';
+import { type ActivityRecorder, activityFromEnvironment, activityOf } from '../shared/activity/index.js';
 import { createSecretsManagerReader, ENV, requiredSetting, type SecretReader } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import { powertoolsLogger } from '../shared/logging/index.js';
 import { powertoolsMetrics } from '../shared/metrics/index.js';
 import { createSqsQueue, type EventQueue } from '../shared/queue/index.js';
-import {
-  reconcileShopify,
-  type ReconcileResult,
-  type ReconcileSources,
-  reconcileSourcesFrom,
-  recordRun,
-  summaryLine,
-} from '../shared/reconcile/index.js';
+import { type ReconcileResult, type ReconcileSources, reconcileSourcesFrom, runShopifyReconcile } from '../shared/reconcile/index.js';
 import {
   type AdminAccessToken,
   createShopifyAdminClient,
@@ -63,37 +56,9 @@ export function makeHandler(deps: ReconcileShopifyDeps): (input: ReconcileShopif
       // A rule the stack did not write: fail loudly (function errors alarm), nothing is read.
       throw new Error(`reconcile-shopify: no reconciled Shopify source ${String(name).slice(0, 40)}`);
     }
-    // Webhooks of the last few minutes may still be queued: the window ends before them.
-    const until = new Date(deps.now().getTime() - settings.settleMinutes * 60_000);
-    const since = new Date(until.getTime() - settings.lookbackHours * 3_600_000);
     const client = deps.adminClient(name, settings);
-    const missed: string[] = [];
     try {
-      const result = await recordedRun(
-        deps.activity,
-        'reconcile',
-        () => deps.now().getTime(),
-        () =>
-          reconcileShopify(
-            {
-              client,
-              ledger: deps.ledger,
-              source,
-              shopDomain: settings.shopDomain,
-              queue: deps.queue,
-              now: deps.now,
-              onMissing: (m) => {
-                missed.push(`${m.kind} ${m.eventId} (${m.orderName}) queued`);
-                deps.logger.warn('webhook never delivered: queued from the Admin API', { source: name, ...m });
-              },
-              onProblem: (p) => deps.logger.error('could not reconcile', { source: name, ...p }),
-            },
-            { since, until, dryRun: false },
-          ),
-        (r) => ({ summary: `${name}: ${summaryLine(r)}`, findings: r.missing, details: missed }),
-      );
-      recordRun(deps, name, result, { since, until });
-      return result;
+      return await runShopifyReconcile(deps, { name, source, settings, client });
     } finally {
       deps.metrics.publishStoredMetrics();
       await client.close();

@@ -1,13 +1,14 @@
 import type { SQSRecord } from 'aws-lambda';
 import { poisonDeferralSeconds } from '../config/index.js';
-import type { PurchaseEvent, RefundEvent } from '../events/index.js';
+import type { QueuedEvent } from '../events/index.js';
 import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME } from '../metrics/index.js';
-import { DEFAULT_MIN_CALL_MS } from '../openapi/index.js';
 import { eventIds, outcomeFields, type ProcessOutcome, type Processor, recordOutcomeMetrics } from '../points/index.js';
-import { asideMessage, asideStateOf } from '../queue/index.js';
+import { asideStateOf, queueMessageFor } from '../queue/index.js';
 import { deferralFor, retryReason, type Verdict } from '../retry/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
+import { setAside } from './aside.js';
 import { CircuitOpen, Failed, NotYet, RetryLater } from './errors.js';
+import { carryOut } from './follow-ups.js';
 import type { ConsumerDeps } from './types.js';
 
 /** A failed record's deferral in place: how long, and whether it only waits or fails. */
@@ -29,7 +30,7 @@ export interface InPlace {
  * it only waits (a copy before its time, a wait that could not be set aside) or fails.
  */
 export function recordHandler(deps: ConsumerDeps, processor: Processor) {
-  const { logger, metrics, settings, breaker, budget } = deps;
+  const { logger, metrics, settings, breaker } = deps;
   const random = deps.random ?? Math.random;
 
   return (delays: Map<string, InPlace>) => async (record: SQSRecord) => {
@@ -90,35 +91,13 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
       const verdict = deferralFor('circuit_open', { receive: 1, ageMs }, settings, random, breaker.remainingMs() / 1000);
       return wait(verdict, 'circuit_open', () => undefined, new CircuitOpen(), stepsFor('circuit_open') + 1);
     }
-    /** Follow-ups (refunds run by their purchase) that must be retried get a message of their own. */
-    const followUpAside = async (event: RefundEvent, outcome: ProcessOutcome) => {
-      const verdict = deferralFor(outcome, { receive: 1, ageMs: 0 }, settings, random);
-      if (!verdict.defer) return false;
-      const receipt = `${record.messageId}:${receiveCount}:${event.refundId}`;
-      const message = {
-        body: JSON.stringify(event),
-        key: event.eventId,
-        receipt,
-        seconds: verdict.seconds,
-        now,
-        waitingSince: now,
-        waits: 1,
-      };
-      return setAside(deps, { ...message, reason: retryReason(outcome) });
-    };
     let outcome: ProcessOutcome;
     try {
-      const left = budget.remainingMs();
-      // Not started (nothing claimed, nothing called): back to the queue rather than cut off by the timeout.
-      outcome =
-        left !== undefined && left < DEFAULT_MIN_CALL_MS
-          ? { kind: 'upstream_error', action: 'retry', errorKind: 'timeout', reason: 'too little time left in this invocation to start' }
-          : await processor.process(body, {
-              messageId: record.messageId,
-              receiveCount,
-              ...(record.attributes?.MessageGroupId ? { groupId: record.attributes.MessageGroupId } : {}),
-              ...(deps.queue ? { setAside: followUpAside, handOver: handOverTo(deps, `${record.messageId}:${receiveCount}`, now) } : {}),
-            });
+      // What must follow (refunds to set aside, a link's orders to hand over) comes back as data: sent here.
+      const context = { messageId: record.messageId, receiveCount, ...(deps.queue ? { followUpsQueued: true } : {}) };
+      const inGroup = inEventGroup(body, record.attributes?.MessageGroupId) ? { inEventGroup: true } : {};
+      const processed = await processor.process(body, { ...context, ...inGroup });
+      outcome = await carryOut(deps, processor, processed, { receipt: `${record.messageId}:${receiveCount}`, now, context });
     } catch (e) {
       // A bug or an infrastructure failure (DynamoDB): the message goes back, the lease expires.
       logger.error('event failed', { ...where, error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown' });
@@ -141,47 +120,17 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
   };
 }
 
-/** A link's earlier orders: each handed to a message of its own, due at once, in a group of its own. */
-function handOverTo(deps: ConsumerDeps, receipt: string, now: number) {
-  return (event: PurchaseEvent) =>
-    setAside(deps, {
-      body: JSON.stringify(event),
-      receipt: `${receipt}:${event.orderId}`,
-      seconds: 0,
-      now,
-      waitingSince: now,
-      reason: 'linked_customer',
-      waits: 1,
-    });
-}
-
 /** A customer event that credited earlier purchases in this pass moved forward: its backoff restarts. */
 function madeProgress(outcome: ProcessOutcome): boolean {
   return 'earlier' in outcome && outcome.earlier !== undefined && outcome.earlier.credited > 0;
 }
 
-/** Sends a waiting event's copy to a group of its own, due `seconds` from now; false if it could not be sent. */
-async function setAside(
-  deps: ConsumerDeps,
-  m: {
-    body: string;
-    group?: string | undefined;
-    receipt: string;
-    seconds: number;
-    now: number;
-    waitingSince: number;
-    reason: string;
-    waits: number;
-  },
-): Promise<boolean> {
-  if (deps.queue === undefined) return false;
+/** Whether the message sits in the FIFO group its event was queued in (not a set-aside copy's own group). */
+function inEventGroup(body: unknown, group: string | undefined): boolean {
+  if (group === undefined || typeof body !== 'object' || body === null) return false;
   try {
-    await deps.queue.send(asideMessage({ ...m, wakeAt: m.now + m.seconds * 1000 }));
-    return true;
-  } catch (e) {
-    deps.logger.warn('could not set a waiting event aside; it waits in place', {
-      error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown',
-    });
-    return false;
+    return queueMessageFor(body as QueuedEvent).groupId === group;
+  } catch {
+    return false; // not an event: the processor refuses it
   }
 }

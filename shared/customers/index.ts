@@ -4,7 +4,7 @@ export { type EnrolApi, type EnrolDeps, type EnrolInput, type EnrolResult, enrol
 export { LINK_STATUS, type LinkRefusal, type LinkRefusalKind } from './errors.js';
 export { type LinkApi, type LinkInput, type LinkResult, linkCustomer } from './link.js';
 export { linkedEvent } from './link-event.js';
-export { creditEarlierPurchases, type EarlierCredits, type RetroDeps, type RetroInput } from './retro.js';
+export { countEarlier, creditEarlierPurchases, type EarlierCredits, type RetroDeps, type RetroInput } from './retro.js';
 export { type CustomerEventDeps, processCustomerEvent, withCustomerEvents } from './worker.js';
 export { handleProxyLink, type ProxyAnswer, type ProxyLinkDeps, type ProxyLinkRequest } from './proxy.js';
 export { type ProxyCustomerQuery, readProxyCustomer } from './proxy-query.js';

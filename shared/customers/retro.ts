@@ -4,8 +4,11 @@ import type { ProcessContext, ProcessOutcome, Processor } from '../points/index.
 import { retryReason } from '../retry/index.js';
 import { DAY_MS } from '../time/index.js';
 
-/** What crediting a customer's earlier purchases came to: the customer event's outcome carries it. */
-export type EarlierCredits = EarlierPurchases;
+/**
+ * What crediting a customer's earlier purchases came to: the customer event's outcome carries it, and
+ * the orders to hand over (`handOver`, the worker's: see ProcessContext.followUpsQueued) as its `next`.
+ */
+export type EarlierCredits = EarlierPurchases & { handOver?: PurchaseEvent[] };
 
 export interface RetroDeps {
   ledger: Pick<Ledger, 'listUnlinkedOrders' | 'getOrder' | 'leaveUnlinkedIndex' | 'markCustomerLinked'>;
@@ -50,14 +53,13 @@ export async function creditEarlierPurchases(deps: RetroDeps, input: RetroInput,
     }
     // In the worker each order becomes a message of its own: one order's crash or wait is its own, and
     // the link is done once all are handed over (a link with many orders no longer fails as a whole).
-    if (context?.handOver && (await context.handOver({ ...event.data, customerLinked: true }))) {
+    if (context?.followUpsQueued) {
+      tally.handOver = [...(tally.handOver ?? []), { ...event.data, customerLinked: true }];
       tally.handedOver = (tally.handedOver ?? 0) + 1;
       continue;
     }
-    // With the message's context: a waiting refund that fails now is set aside as a message of its own
-    // (as after any purchase). Retrying this event would not find it: the credited order has left the index.
     const outcome = await deps.processor.creditLinkedPurchase(event.data, context);
-    count(tally, outcome);
+    countEarlier(tally, outcome);
     // Credited, and the refunds that waited for it through (or handed over): it leaves the index. A crash
     // before this leaves it there, credited: the retried event runs its waiting refunds (a duplicate credit is not made).
     if (outcome.action === 'ack' && outcome.kind !== 'customer_not_found') await deps.ledger.leaveUnlinkedIndex(ref);
@@ -65,7 +67,8 @@ export async function creditEarlierPurchases(deps: RetroDeps, input: RetroInput,
   return tally;
 }
 
-function count(tally: EarlierCredits, outcome: ProcessOutcome): void {
+/** Adds an earlier order's outcome to the tally (the worker's consumer too, for an order it could not hand over). */
+export function countEarlier(tally: EarlierPurchases, outcome: ProcessOutcome): void {
   if (outcome.kind === 'credited') {
     tally.credited++;
     tally.points += outcome.points;

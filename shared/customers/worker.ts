@@ -50,15 +50,16 @@ export async function processCustomerEvent(
     if (result.kind === 'enrol_rejected') return { kind: 'enrol_rejected', action: 'ack', reason: result.reason ?? 'refused' };
     enrolled = result.kind === 'duplicate' ? result : { kind: result.kind, memberId: result.memberId ?? '' };
   }
-  const earlier = await creditEarlierPurchases(
+  const { handOver, ...earlier } = await creditEarlierPurchases(
     deps,
     { source: event.source, externalKey: customer.externalKey, externalId: customer.externalId, days: event.retroCreditDays },
     context,
   );
   const action = earlier.pending > 0 ? 'retry' : 'ack';
-  if (!enrolled) return { kind: 'linked', action, earlier };
-  if (enrolled.kind === 'duplicate') return { kind: 'duplicate', action, previous: enrolled.previous, earlier };
-  return { kind: enrolled.kind, action, memberId: enrolled.memberId, earlier };
+  const next = handOver ? { next: { handOver } } : {};
+  if (!enrolled) return { kind: 'linked', action, earlier, ...next };
+  if (enrolled.kind === 'duplicate') return { kind: 'duplicate', action, previous: enrolled.previous, earlier, ...next };
+  return { kind: enrolled.kind, action, memberId: enrolled.memberId, earlier, ...next };
 }
 
 /** How an enrolment ended, when it did. */

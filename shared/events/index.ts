@@ -19,6 +19,7 @@ export {
 export {
   type EarlierPurchases,
   type FollowUp,
+  type NextSteps,
   OUTCOME_KINDS,
   type PrivacyFigures,
   type OutcomeKind,

@@ -8,6 +8,8 @@
  * no parser (bench/results.md). It lives beside the events so processing, the ledger and the retry rule
  * share it without depending on each other.
  */
+import type { PurchaseEvent, RefundEvent } from './events.js';
+
 type RetryOrAck = 'ack' | 'retry';
 
 /** A refund processed on behalf of its purchase (it had been waiting or parked before the purchase). */
@@ -18,6 +20,25 @@ export interface FollowUp {
   points?: number;
   /** Its retry was handed to a message of its own (the purchase is acknowledged). */
   setAside?: boolean;
+}
+
+/**
+ * What must happen next, beside the outcome: work for messages of their own, as data. The queue consumer
+ * carries it out (shared/consumer/follow-ups.ts) and takes it off the outcome before anything logs or
+ * files it (it holds whole events); the processor asks for it only when its caller said it queues
+ * follow-ups (ProcessContext.followUpsQueued), so a caller without a queue never sees it.
+ */
+export interface NextSteps {
+  /**
+   * Refunds run for this purchase that must be retried, each with its outcome (its wait): each goes to a
+   * message of its own, their follow-ups already say `setAside`. One that cannot be sent makes the event retry.
+   */
+  setAside?: { event: RefundEvent; outcome: ProcessOutcome }[];
+  /**
+   * A link's earlier orders (`customerLinked`), each to a message of its own, due at once: its
+   * `earlier.handedOver` already counts them. One that cannot be sent is credited by the link's message.
+   */
+  handOver?: PurchaseEvent[];
 }
 
 /** A customer's earlier purchases credited on enrolling or linking them (shared/customers). */
@@ -68,8 +89,10 @@ export type SkipReason =
   | 'other_store'
   | 'layaway_pickup';
 
-/** The outcome union (points are whole, non-negative numbers unless said otherwise). */
-export type ProcessOutcome =
+/** The outcome union (points are whole, non-negative numbers unless said otherwise); `next`: what must follow. */
+export type ProcessOutcome = OutcomeOf & { next?: NextSteps };
+
+type OutcomeOf =
   // Acknowledged: definitive.
   | {
       kind: 'credited';

@@ -1,7 +1,8 @@
 import type { OrderRecord } from '../ledger/index.js';
 import type { ProcessorDeps } from './deps.js';
 import { PointsEvent, type PurchaseEvent, type RefundEvent } from '../events/index.js';
-import type { FollowUp, ProcessOutcome } from '../events/index.js';
+import type { FollowUp, NextSteps, ProcessOutcome } from '../events/index.js';
+import { deferralFor } from '../retry/index.js';
 import { invalidEvent } from './invalid-event.js';
 import { awaitsLink } from './late-customer.js';
 import { type PurchaseOptions, processPurchase } from './purchase.js';
@@ -15,20 +16,24 @@ export interface ProcessContext {
   messageId?: string;
   /** How many times the queue has delivered this message (1 on the first delivery). */
   receiveCount?: number;
-  /** The message's FIFO group: a refund queued in its purchase's group does not wait for it (refund-wait.ts). */
-  groupId?: string;
   /**
-   * Hands a follow-up refund that must be retried to a message of its own (the worker sets it aside in
-   * the queue); true when done. Its failure is then its own: the purchase, done, is acknowledged and
-   * does not hold its customer's group. Without it (or when it fails) the purchase is retried instead.
+   * The message sits in the FIFO group its event was queued in (the consumer knows the queue's groups):
+   * for a refund naming its customer that is the customer's group, where the sale is queued too, so it
+   * does not wait for its purchase (refund-wait.ts). A set-aside copy sits in a group of its own.
    */
-  setAside?: (event: RefundEvent, outcome: ProcessOutcome) => Promise<boolean>;
+  inEventGroup?: boolean;
   /**
-   * Hands a purchase to a message of its own, due at once; true when sent. A link's crediting of the
-   * customer's earlier orders uses it, so that each order is one message's work with its own retries
-   * (a crash among many orders then costs that order's message a receive, not the link's).
+   * The caller carries out the outcome's `next` on a queue (the worker's consumer): a follow-up refund that
+   * must be retried is acknowledged as set aside (its own message retries it; the purchase, done, does not
+   * hold its customer's group), and a link's earlier orders are handed over, each one message's work with
+   * its own retries. Without it the purchase retries for its refund and a link credits its orders itself.
    */
-  handOver?: (event: PurchaseEvent) => Promise<boolean>;
+  followUpsQueued?: boolean;
+  /**
+   * A link's earlier order (`customerLinked`) credited by the link's own message (its hand-over could not
+   * be sent): it stays findable by its customer until its refunds are through, as the link's crediting leaves it.
+   */
+  forLink?: boolean;
 }
 
 export interface Processor {
@@ -56,20 +61,22 @@ export interface CanonicalRunners {
 export function createProcessor(deps: ProcessorDeps): Processor {
   /**
    * The purchase, then the refunds that waited for it (or were parked) now that its order is done: their
-   * outcomes are added to the purchase's as `followUps`, and one still pending turns it into a retry.
+   * outcomes are added to the purchase's as `followUps`, and one still pending turns it into a retry
+   * (unless its retry is set aside: `next`).
    */
   async function purchaseThenWaitingRefunds(
     sent: PurchaseEvent,
     context: ProcessContext | undefined,
+    next: NextSteps,
     options: PurchaseOptions = {},
   ): Promise<ProcessOutcome> {
     const { outcome, order } = await processPurchase(deps, sent, options);
     // Refunds of an order waiting for its customer to be linked wait with it.
     if (!order || order.waitingRefunds.length === 0 || awaitsLink(order)) return outcome;
-    return withFollowUps(outcome, await runWaitingRefunds(order, context?.setAside));
+    return withFollowUps(outcome, await runWaitingRefunds(order, context?.followUpsQueued === true, next));
   }
 
-  async function runWaitingRefunds(order: OrderRecord, setAside: ProcessContext['setAside']): Promise<FollowUp[]> {
+  async function runWaitingRefunds(order: OrderRecord, queued: boolean, next: NextSteps): Promise<FollowUp[]> {
     const followUps: FollowUp[] = [];
     for (const refundId of order.waitingRefunds) {
       const ref = { source: order.source, orderId: order.orderId, refundId };
@@ -83,12 +90,13 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       // Finished earlier, but the attempt died before taking it off the list.
       if (outcome.kind === 'duplicate') await deps.ledger.forgetWaitingRefund(ref);
       // Still listed on the order: the purchase's redelivery would run it too; its own message runs it sooner.
-      const handedOver = outcome.action === 'retry' && setAside !== undefined && (await setAside(event, outcome));
+      const aside = queued && outcome.action === 'retry' && waits(outcome, deps.settings);
+      if (aside) next.setAside = [...(next.setAside ?? []), { event, outcome }];
       followUps.push({
         refundId,
         kind: outcome.kind,
-        action: handedOver ? 'ack' : outcome.action,
-        ...(handedOver ? { setAside: true } : {}),
+        action: aside ? 'ack' : outcome.action,
+        ...(aside ? { setAside: true } : {}),
         ...('points' in outcome ? { points: outcome.points } : {}),
       });
     }
@@ -99,8 +107,9 @@ export function createProcessor(deps: ProcessorDeps): Processor {
    * An earlier order handed over by its customer's link: credited as the link would (re-opened once),
    * its waiting refunds retried by this message; once through, it leaves the customer's index.
    */
-  async function creditHandedOver(event: PurchaseEvent, context: ProcessContext | undefined): Promise<ProcessOutcome> {
-    const outcome = await purchaseThenWaitingRefunds(event, context, { customerLinked: true, ownMessage: true });
+  async function creditHandedOver(event: PurchaseEvent, context: ProcessContext | undefined, next: NextSteps): Promise<ProcessOutcome> {
+    const options = { customerLinked: true, ownMessage: context?.forLink !== true };
+    const outcome = await purchaseThenWaitingRefunds(event, context, next, options);
     if (outcome.action === 'ack' && outcome.kind !== 'customer_not_found') await deps.ledger.leaveUnlinkedIndex(event);
     return outcome;
   }
@@ -111,25 +120,46 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       ? { kind: 'skipped', action: 'ack', reason: 'too_old' }
       : undefined;
 
+  async function route(input: unknown, context: ProcessContext | undefined, next: NextSteps): Promise<ProcessOutcome> {
+    const parsed = PointsEvent.safeParse(input);
+    if (!parsed.success) return invalidEvent(parsed.error);
+    const event = parsed.data;
+    if (event.type === 'purchase' && event.customerLinked) return creditHandedOver(event, context, next);
+    const refused = admit(event);
+    if (refused) return refused;
+    return event.type === 'purchase'
+      ? purchaseThenWaitingRefunds(event, context, next)
+      : processRefund(deps, event, queuedWithItsPurchase(event, context?.inEventGroup));
+  }
+
   return {
-    creditLinkedPurchase: (event, context) => purchaseThenWaitingRefunds(event, context, { customerLinked: true }),
+    async creditLinkedPurchase(event, context) {
+      const next: NextSteps = {};
+      return withNext(await purchaseThenWaitingRefunds(event, context, next, { customerLinked: true }), next);
+    },
     canonical: {
       admit,
-      purchase: (event, context) => purchaseThenWaitingRefunds(event, context),
+      async purchase(event, context) {
+        const next: NextSteps = {};
+        return withNext(await purchaseThenWaitingRefunds(event, context, next), next);
+      },
       refund: (event) => processRefund(deps, event),
     },
     async process(input, context) {
-      const parsed = PointsEvent.safeParse(input);
-      if (!parsed.success) return invalidEvent(parsed.error);
-      const event = parsed.data;
-      if (event.type === 'purchase' && event.customerLinked) return creditHandedOver(event, context);
-      const refused = admit(event);
-      if (refused) return refused;
-      return event.type === 'purchase'
-        ? purchaseThenWaitingRefunds(event, context)
-        : processRefund(deps, event, queuedWithItsPurchase(event, context?.groupId));
+      const next: NextSteps = {};
+      return withNext(await route(input, context, next), next);
     },
   };
+}
+
+/** Whether a follow-up's retry only waits (a message of its own can wait for it), rather than failing. */
+function waits(outcome: ProcessOutcome, settings: ProcessorDeps['settings']): boolean {
+  return deferralFor(outcome, { receive: 1, ageMs: 0 }, settings).defer;
+}
+
+/** The outcome with what must follow it, when anything must. */
+function withNext(outcome: ProcessOutcome, next: NextSteps): ProcessOutcome {
+  return next.setAside || next.handOver ? { ...outcome, next: { ...outcome.next, ...next } } : outcome;
 }
 
 /** Adds the waiting refunds' outcomes to the purchase's (a pending one turns it into a retry). */

@@ -1,14 +1,14 @@
 import type { ProcessingSettings } from '../config/index.js';
-import { queueMessageFor } from '../queue/index.js';
 import type { RefundEvent } from '../events/index.js';
 
 /**
  * Whether a refund was queued in its customer's FIFO group (a till's return names the customer), which is
  * where that customer's sale is queued too: the sale can then only be BEHIND the refund, so waiting for
- * it cannot help and would hold back the customer's later sales. `groupId` is the message's group.
+ * it cannot help and would hold back the customer's later sales. `inEventGroup`: the consumer's word
+ * that the message sits in the group its event was queued in (ProcessContext).
  */
-export function queuedWithItsPurchase(event: RefundEvent, groupId: string | undefined): boolean {
-  return groupId !== undefined && event.customer !== null && queueMessageFor(event).groupId === groupId;
+export function queuedWithItsPurchase(event: RefundEvent, inEventGroup: boolean | undefined): boolean {
+  return inEventGroup === true && event.customer !== null;
 }
 
 /**

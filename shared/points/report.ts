@@ -18,9 +18,9 @@ export function eventIds(body: unknown): Record<string, string> {
   return ids;
 }
 
-/** The outcome's own fields for the one log line per event (ids, figures and reasons only). */
+/** The outcome's own fields for the one log line per event (ids, figures and reasons only: never `next`'s events). */
 export function outcomeFields(outcome: ProcessOutcome): Record<string, unknown> {
-  const { kind, action, ...rest } = outcome;
+  const { kind, action, next: _next, ...rest } = outcome;
   return { outcome: kind, action, ...rest };
 }
 

@@ -2,3 +2,4 @@
 export { checkWindow, type ReconcileResult, reconcileShopify } from './reconcile.js';
 export { recordRun, type RunSinks, summaryLine } from './run-report.js';
 export { type ReconcileSources, reconcileSourcesFrom } from './settings.js';
+export { runShopifyReconcile, type ShopifyRunDeps } from './shopify-run.js';

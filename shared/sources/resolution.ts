@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import type { SecretReader } from '../config/index.js';
-import type { ProcessOutcome, PurchaseEvent, RefundEvent } from '../events/index.js';
+import type { NextSteps, ProcessOutcome, PurchaseEvent, RefundEvent } from '../events/index.js';
 import { invalidEvent, type Processor, type ProcessContext, type ProcessorDeps } from '../points/index.js';
 
 /**
@@ -79,11 +79,15 @@ function thinResolution(resolutions: readonly AnyResolution[], input: unknown): 
 export function withSenderResolution(next: Processor, senders: SenderResolvers, deps: ResolveDeps): Processor {
   async function resolved(resolution: AnyResolution, thin: PurchaseEvent, context: ProcessContext | undefined): Promise<Resolved> {
     const clients = senders.clients[resolution.sender];
+    // What the canonical runs leave for the queue (refunds to set aside) follows the message's answer, whichever it is.
+    const steps: NextSteps = {};
     const run: CanonicalRun = {
-      purchase: (event) => next.canonical.purchase(event, context),
-      refund: (event) => next.canonical.refund(event),
+      purchase: async (event) => collectNext(await next.canonical.purchase(event, context), steps),
+      refund: async (event) => collectNext(await next.canonical.refund(event), steps),
     };
-    return resolution.resolve(thin, { client: clients?.(thin.source), deps, run });
+    const answer = await resolution.resolve(thin, { client: clients?.(thin.source), deps, run });
+    if (answer.event !== undefined || (!steps.setAside && !steps.handOver)) return answer;
+    return { outcome: { ...answer.outcome, next: { ...answer.outcome.next, ...steps } } };
   }
 
   return {
@@ -109,6 +113,15 @@ export function withSenderResolution(next: Processor, senders: SenderResolvers, 
       return outcome.event === undefined ? outcome.outcome : next.process(outcome.event, context);
     },
   };
+}
+
+/** Takes a canonical run's `next` off its outcome into `steps` (the resolution combines outcomes; the steps must not be lost). */
+function collectNext(outcome: ProcessOutcome, steps: NextSteps): ProcessOutcome {
+  if (!outcome.next) return outcome;
+  const { next, ...rest } = outcome;
+  if (next.setAside) steps.setAside = [...(steps.setAside ?? []), ...next.setAside];
+  if (next.handOver) steps.handOver = [...(steps.handOver ?? []), ...next.handOver];
+  return rest;
 }
 
 /** Every resolving kind's clients from the environment; secrets read through one reader, made at first need. */

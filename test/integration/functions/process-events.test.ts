@@ -431,6 +431,58 @@ describe('process-events handler: a waiting event does not hold its customer', (
     expect(copies.map((c) => c.eventId)).toContain(early.eventId);
     expect(await h.calls(GRANT)).toBe(1);
   });
+
+  /** A queue that cannot take the worker's sends (SQS refusing them): the follow-ups must not be lost. */
+  const refusingQueue = () => {
+    const handle = makeHandler(
+      depsFromEnvironment(env(), {
+        clock: h.clock,
+        visibility,
+        queue: { send: () => Promise.reject(new Error('SendMessage refused')) },
+        random: () => 0,
+        logger: quiet,
+        metrics,
+      }),
+    );
+    return { handle };
+  };
+
+  it('retries a credited purchase whose failed waiting refund could not be set aside, and debits the refund on its redelivery', async () => {
+    const { handle } = refusingQueue();
+    const sale = purchase();
+    const early = refund(sale, 'r1', 400);
+    await handle(sqsEvent(sentAgo(sqsRecord(early, 'shopify:order:r'), 0)));
+    await h.emulator.addFault({ method: 'POST', path: '/points$', fault: 'reset_before', times: 1 });
+    const record = sentAgo(sqsRecord(sale, 'shopify:shopify:cust-gold'), 0);
+    expect((await handle(sqsEvent(record))).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(await h.ledger.getOrder(sale)).toMatchObject({ outcome: 'credited' });
+    expect((await handle(sqsEvent(sentAgo(record, 0, 2)))).batchItemFailures).toEqual([]);
+    expect(await h.ledger.getRefund({ ...sale, refundId: 'r1' })).toMatchObject({ outcome: 'debited' });
+    // The debit cut before the service ran it, then the one of the redelivery: none twice.
+    expect(await h.calls(GRANT)).toBe(2);
+  });
+
+  it("credits a linked customer's earlier orders in the link's own message when they cannot be handed over", async () => {
+    const { handle } = refusingQueue();
+    const customer = { externalKey: 'shopify', externalId: 'linked-inline' };
+    const orders = [purchase({ customer }), purchase({ customer })];
+    for (const order of orders) await handle(sqsEvent(sentAgo(sqsRecord(order, 'shopify:shopify:linked-inline'), 0)));
+    const member = (await h.api.registerMember({ rank: 'gold', external_ids: { shopify: 'linked-inline' } })).id;
+    const linked = linkedEvent({
+      source: 'shopify',
+      externalKey: 'shopify',
+      customerId: 'linked-inline',
+      memberId: member,
+      retroCreditDays: 30,
+      nowMs: h.clock(),
+    });
+    expect((await handle(sqsEvent(sentAgo(sqsRecord(linked, 'shopify:shopify:linked-inline'), 0)))).batchItemFailures).toEqual([]);
+    for (const order of orders) {
+      expect(await h.ledger.getOrder(order)).toMatchObject({ state: 'done', outcome: 'credited', customerId: member });
+      expect(await h.ledger.getOrder(order)).not.toHaveProperty('unlinkedCustomer');
+    }
+    expect((await h.api.getMember(member)).point).toBe(100);
+  });
 });
 
 describe('process-events handler: an outage stops the pulling', () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { queueMessageFor } from '../../../../shared/queue/index.js';
 import { purchase, refund, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -8,22 +7,22 @@ describe('a refund queued in its purchase’s own FIFO group (a POS return befor
   it('is parked at once instead of waiting, so the sale behind it is not held back', async () => {
     const sale = purchase({ source: 'pos', eligibleAmount: 1000 });
     const ret = refund(sale, 'ret-1', 1000);
-    const outcome = await h.processor().process(ret, { groupId: queueMessageFor(ret).groupId });
+    const outcome = await h.processor().process(ret, { inEventGroup: true });
     expect(outcome).toMatchObject({ kind: 'refund_parked', action: 'ack' });
   });
 
   it('is debited when the sale behind it is credited', async () => {
     const sale = purchase({ source: 'pos', eligibleAmount: 1000 });
     const ret = refund(sale, 'ret-1', 1000);
-    await h.processor().process(ret, { groupId: queueMessageFor(ret).groupId });
-    const credit = await h.processor().process(sale, { groupId: queueMessageFor(sale).groupId });
+    await h.processor().process(ret, { inEventGroup: true });
+    const credit = await h.processor().process(sale, { inEventGroup: true });
     expect(credit).toMatchObject({ kind: 'credited', followUps: [{ refundId: 'ret-1', kind: 'debited', points: 50 }] });
   });
 
   it('still waits when it sits in a group of its own (a Shopify refund names no customer)', async () => {
     const order = purchase({ eligibleAmount: 1000 });
     const ret = refund(order, 'r1', 1000, { customer: null });
-    const outcome = await h.processor().process(ret, { groupId: queueMessageFor(ret).groupId });
+    const outcome = await h.processor().process(ret, { inEventGroup: true });
     expect(outcome).toMatchObject({ kind: 'refund_waiting', action: 'retry' });
   });
 });

@@ -1,0 +1,33 @@
+import { type OutagePause, pauseOnOutage } from '../consumer/index.js';
+import { METRIC, upstreamCallsMetric } from '../metrics/index.js';
+import { instrumentPointsApi, type PointsApi } from '../points/index.js';
+import type { CircuitBreaker } from '../retry/index.js';
+import type { WorkerDeps } from './types.js';
+
+/**
+ * The Open API client as the worker uses it: every call feeds the metrics and the circuit breaker, and a
+ * failure while the breaker is open pauses pulling (the service is down: stop pulling rather than set
+ * every queued event aside each breaker period).
+ */
+export function breakerFed(
+  deps: Pick<WorkerDeps, 'openapi' | 'metrics' | 'settings' | 'pull' | 'clock' | 'logger'>,
+  breaker: CircuitBreaker,
+): { openapi: PointsApi; outagePause: OutagePause } {
+  const { metrics } = deps;
+  const outagePause = pauseOnOutage({
+    pull: deps.pull,
+    now: deps.clock,
+    minIntervalMs: deps.settings.circuitOpenSeconds * 1000,
+    logger: deps.logger,
+  });
+  // UpstreamErrors / SampleCount(UpstreamLatency) is the upstream failure rate alarm
+  // (infra/constructs/alarms.ts): business answers (customer unknown, not enough points) are not failures.
+  const openapi = instrumentPointsApi(deps.openapi, ({ operation, ms, upstreamFailure, errorKind }) => {
+    metrics.addMetric(METRIC.upstreamLatency, 'Milliseconds', ms);
+    if (upstreamFailure) metrics.addMetric(METRIC.upstreamErrors, 'Count', 1);
+    metrics.addMetric(upstreamCallsMetric(operation), 'Count', 1);
+    breaker.record(errorKind === undefined ? { ok: true } : { ok: false, errorKind });
+    if (errorKind !== undefined && breaker.isOpen()) outagePause.failedWhileOpen();
+  });
+  return { openapi, outagePause };
+}
