@@ -7,6 +7,7 @@ import type { PointsEvent, QueuedEvent } from '../events/index.js';
 import type { ConfiguredSource, SignedRequest, WebhookSource } from './types.js';
 import { sourcesConfigError } from './errors.js';
 import { parseJsonOrUndefined } from '../text/index.js';
+import { lazySchema } from '../schema/index.js';
 
 /** Every kind of webhook source there is. A new sender: one module, one line here. */
 // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own Settings/Payload types; configureSource re-binds them safely
@@ -22,7 +23,7 @@ const BUILT_IN = ['shopify', 'pos'] as const;
 
 export type SourceSet = ReadonlyMap<string, ConfiguredSource>;
 
-const SourceName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/);
+const SourceName = lazySchema(() => z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/));
 
 /** Binds a source to its settings: what the intake calls. */
 export function configureSource<S, P, E extends QueuedEvent = PointsEvent>(
