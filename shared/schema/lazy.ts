@@ -6,9 +6,10 @@ import type * as z from 'zod';
  * most of them for senders the event never touches), so each module's schemas wait until something
  * parses with them, reads their shape or builds on them. The value stands in for the schema itself:
  * `Schema.parse(...)`, `Other.extend(...)`, `z.object({ field: Schema })` and `z.infer<typeof Schema>`
- * work as before, and the schema is built once, by the first of them.
+ * work as before, and the schema is built once, by the first of them. Marked free of side effects, so a
+ * bundler drops a schema nothing uses, as it does with zod's own constructors.
  */
-export function lazySchema<T extends z.ZodType>(build: () => T): T {
+export /* @__NO_SIDE_EFFECTS__ */ function lazySchema<T extends z.ZodType>(build: () => T): T {
   let built: T | undefined;
   const schema = (): T => {
     built ??= build();
@@ -35,6 +36,6 @@ export function lazySchema<T extends z.ZodType>(build: () => T): T {
  * `lazySchema` for an object schema, written so that its shape keeps its lines:
  * `lazyObject(z.object, () => ({ ... }))` is `lazySchema(() => z.object({ ... }))`.
  */
-export function lazyObject<S, T extends z.ZodType>(make: (shape: S) => T, shape: () => S): T {
+export /* @__NO_SIDE_EFFECTS__ */ function lazyObject<S, T extends z.ZodType>(make: (shape: S) => T, shape: () => S): T {
   return lazySchema(() => make(shape()));
 }
