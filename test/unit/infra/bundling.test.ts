@@ -55,20 +55,30 @@ describe('function bundling (one definition for the stack and the bench)', () =>
 
   it('builds no zod schema while the worker bundle is imported (schemas are built on first use)', async () => {
     const outfile = await workerBundle();
-    // zod gives every schema it builds its `_zod` internals with Object.defineProperty: count those. The
-    // probe then builds one schema with the repository's zod, to show the count sees a schema being built.
+    // zod gives every schema it builds its `_zod` internals with Object.defineProperty: count those, and
+    // name where in our code each was built (source-mapped), so a failure says which schema to make lazy.
+    // The probe then builds one schema with the repository's zod, to show the count sees a schema built.
     const probe = [
       'const define = Object.defineProperty;',
       'let built = 0;',
-      "Object.defineProperty = function (o, key, d) { if (key === '_zod') built += 1; return define.call(this, o, key, d); };",
+      'const sites = new Set();',
+      'Error.stackTraceLimit = 50;',
+      'Object.defineProperty = function (o, key, d) {',
+      "  if (key === '_zod') {",
+      '    built += 1;',
+      "    const site = new Error().stack.split('\\n').find((l) => /\\/(shared|functions)\\//.test(l) && !l.includes('shared/schema/'));",
+      "    if (site) sites.add(site.trim().replace(/^.*\\/((shared|functions)\\/[^:]+:\\d+).*$/, '$1'));",
+      '  }',
+      '  return define.call(this, o, key, d);',
+      '};',
       `await import(${JSON.stringify(outfile)});`,
       'const atImport = built;',
       `const z = await import(${JSON.stringify(join(REPO_ROOT, 'node_modules', 'zod', 'index.js'))});`,
       'z.string();',
-      'console.log(JSON.stringify({ atImport, afterOne: built - atImport }));',
+      'console.log(JSON.stringify({ atImport, builtAt: [...sites].slice(0, 10), probeBuilt: built - atImport }));',
     ].join('\n');
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { env: WORKER_ENV, cwd: tmpdir() });
-    expect(JSON.parse(stdout.trim())).toEqual({ atImport: 0, afterOne: 1 });
+    const { stdout } = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', probe], { env: WORKER_ENV, cwd: tmpdir() });
+    expect(JSON.parse(stdout.trim())).toEqual({ atImport: 0, builtAt: [], probeBuilt: 1 });
   }, 60_000);
 
   it('declares as runtime dependencies exactly the packages some function ships (bundled or taken from the Lambda runtime)', async () => {
