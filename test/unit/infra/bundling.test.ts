@@ -77,7 +77,10 @@ describe('function bundling (one definition for the stack and the bench)', () =>
       'z.string();',
       'console.log(JSON.stringify({ atImport, builtAt: [...sites].slice(0, 10), probeBuilt: built - atImport }));',
     ].join('\n');
-    const { stdout } = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', probe], { env: WORKER_ENV, cwd: tmpdir() });
+    const { stdout } = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', probe], {
+      env: WORKER_ENV,
+      cwd: tmpdir(),
+    });
     expect(JSON.parse(stdout.trim())).toEqual({ atImport: 0, builtAt: [], probeBuilt: 1 });
   }, 60_000);
 
