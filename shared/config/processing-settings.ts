@@ -3,6 +3,7 @@ import { ENV } from './environment.js';
 import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS } from './ledger-retention.js';
 import { deriveTiming, TIMING_DEFAULTS } from './timing.js';
 import { ConfigurationError } from './errors.js';
+import { lazyObject } from '../schema/index.js';
 
 /** The defaults of the one timing derivation (shared/config/timing.ts). */
 const DEFAULT_TIMING = deriveTiming();
@@ -14,7 +15,7 @@ const envInt = (min: number, max: number, fallback: number) =>
     z.number().int().min(min).max(max).default(fallback),
   );
 
-export const ProcessingSettings = z.object({
+export const ProcessingSettings = lazyObject(z.object, () => ({
   /** What a refund does when the customer no longer holds the points: debit what is held, or park. */
   insufficientPointsPolicy: z.enum(['clamp', 'park']).default('clamp'),
   /**
@@ -38,7 +39,7 @@ export const ProcessingSettings = z.object({
   retryHorizonSeconds: envInt(60, 14 * 86_400, DEFAULT_TIMING.retryHorizonSeconds),
   /** The circuit breaker stays open this long before one probe goes through. */
   circuitOpenSeconds: envInt(1, 43_200, DEFAULT_TIMING.circuitOpenSeconds),
-});
+}));
 export type ProcessingSettings = z.infer<typeof ProcessingSettings>;
 
 /** Reads the settings from the environment; a bad value is a clear error naming the variable. */

@@ -4,6 +4,7 @@ import type { SecretReader } from './secret-reader.js';
 import { WebhookSecretsError } from './errors.js';
 import { splitList } from './env-values.js';
 import { parseJsonOrUndefined } from '../text/index.js';
+import { lazySchema } from '../schema/index.js';
 
 /**
  * The signing secrets of each webhook source. Several at once (current first), so a rotation never
@@ -18,7 +19,7 @@ export interface WebhookSecrets {
 }
 
 /** The JSON a Secrets Manager secret holds: `{"secrets": ["current", "previous", ...]}`. */
-export const WebhookSecretValue = z.object({ secrets: z.array(z.string().min(1)).min(1) });
+export const WebhookSecretValue = lazySchema(() => z.object({ secrets: z.array(z.string().min(1)).min(1) }));
 
 /** Fixed secrets (local runs and tests). */
 export function staticWebhookSecrets(secrets: Readonly<Record<string, readonly string[]>>): WebhookSecrets {

@@ -1,4 +1,5 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales (~360 KB) from Lambda bundles
+import { lazyObject, lazySchema } from '../schema/index.js';
 
 /**
  * The canonical events: the only thing that crosses from intake (receive-webhook) to processing
@@ -6,16 +7,16 @@ import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales (
  */
 
 /** How a customer is found in the membership service: external key + external ID. */
-export const CustomerRef = z.object({
+export const CustomerRef = lazyObject(z.object, () => ({
   externalKey: z.string().min(1).max(64),
   externalId: z.string().min(1).max(255),
   /** `unique_id`: externalId is the member's unique_id (their membership number), looked up as such (Smaregi `memberLookup`). */
   lookup: z.literal('unique_id').optional(),
-});
+}));
 export type CustomerRef = z.infer<typeof CustomerRef>;
 
 /** Delivery metadata kept with the event for tracing (what the sender said about this delivery). */
-export const Delivery = z.object({
+export const Delivery = lazyObject(z.object, () => ({
   /** Unique per delivery attempt family: Shopify's X-Shopify-Webhook-Id, POS's receipt/return id. */
   id: z.string().min(1),
   topic: z.string().min(1),
@@ -26,27 +27,29 @@ export const Delivery = z.object({
   triggeredAt: z.string().optional(),
   /** When intake received it (ISO): set by intake, carried in the message for the activity record. */
   receivedAt: z.string().optional(),
-});
+}));
 export type Delivery = z.infer<typeof Delivery>;
 
 /**
  * An exact amount as a plain decimal string ("414.95", "12000", "1.250"), in the same basis as the
  * integer amount beside it but not rounded: refund shares are computed from these when present.
  */
-export const ExactAmount = z.string().regex(/^\d{1,18}(?:\.\d{1,12})?$/, 'expected a plain decimal such as "414.95"');
+export const ExactAmount = lazySchema(() => z.string().regex(/^\d{1,18}(?:\.\d{1,12})?$/, 'expected a plain decimal such as "414.95"'));
 
 /** A signed exact decimal ("-12.5"): a refund's parts may be negative (an adjustment giving money back). */
-export const SignedExact = z.string().regex(/^-?\d{1,18}(?:\.\d{1,12})?$/, 'expected a plain decimal such as "-12.50"');
+export const SignedExact = lazySchema(() => z.string().regex(/^-?\d{1,18}(?:\.\d{1,12})?$/, 'expected a plain decimal such as "-12.50"'));
 
 /** Which part of a sale earns points. */
-export const AmountBasis = z.enum([
-  /** Subtotal after discounts, without tax and shipping (default). */
-  'subtotal_excluding_tax',
-  /** Subtotal after discounts as the sender states it (includes tax when prices include tax). */
-  'subtotal',
-  /** Everything the customer paid: subtotal, shipping and tax. */
-  'total',
-]);
+export const AmountBasis = lazySchema(() =>
+  z.enum([
+    /** Subtotal after discounts, without tax and shipping (default). */
+    'subtotal_excluding_tax',
+    /** Subtotal after discounts as the sender states it (includes tax when prices include tax). */
+    'subtotal',
+    /** Everything the customer paid: subtotal, shipping and tax. */
+    'total',
+  ]),
+);
 export type AmountBasis = z.infer<typeof AmountBasis>;
 
 /**
@@ -55,11 +58,11 @@ export type AmountBasis = z.infer<typeof AmountBasis>;
  * measured the same way whatever their own payload says (Shopify refunds do not say whether prices
  * include tax) and whatever a setting says later.
  */
-export const AmountTerms = z.object({
+export const AmountTerms = lazyObject(z.object, () => ({
   basis: AmountBasis,
   taxesIncluded: z.boolean(),
   rule: z.enum(['major_floor', 'minor']),
-});
+}));
 export type AmountTerms = z.infer<typeof AmountTerms>;
 
 /**
@@ -67,18 +70,18 @@ export type AmountTerms = z.infer<typeof AmountTerms>;
  * sender's price terms: tax included when the shop's prices include it) and their tax, and the same
  * for shipping. Processing measures them with the purchase's terms.
  */
-export const RefundParts = z.object({
+export const RefundParts = lazyObject(z.object, () => ({
   price: SignedExact,
   tax: SignedExact,
   shippingPrice: SignedExact,
   shippingTax: SignedExact,
-});
+}));
 export type RefundParts = z.infer<typeof RefundParts>;
 
 /** A sender's part of a thin event: its `kind`, and what its sender's schema (shared/sources/<kind>) checks. */
-const SenderPart = z.looseObject({ kind: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/) });
+const SenderPart = lazyObject(z.looseObject, () => ({ kind: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/) }));
 
-const common = {
+const common = () => ({
   /** Stable id of the business event, the same for every delivery of it (e.g. `shopify:order:123`). */
   eventId: z.string().min(1),
   source: z.string().min(1),
@@ -97,11 +100,11 @@ const common = {
   /** Sender's test event: recorded as skipped. */
   test: z.boolean(),
   delivery: Delivery,
-};
+});
 
-export const PurchaseEvent = z.object({
+export const PurchaseEvent = lazyObject(z.object, () => ({
   type: z.literal('purchase'),
-  ...common,
+  ...common(),
   /** Amount that earns points, in integer units of the source's amount rule. */
   eligibleAmount: z.number().int().nonnegative().max(999_999_999),
   /** The eligible amount exactly, before the amount rule rounded it (optional: older events lack it). */
@@ -139,12 +142,12 @@ export const PurchaseEvent = z.object({
    * its own by its customer's link or enrolment to be credited now (shared/customers/retro.ts).
    */
   customerLinked: z.literal(true).optional(),
-});
+}));
 export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
 
-export const RefundEvent = z.object({
+export const RefundEvent = lazyObject(z.object, () => ({
   type: z.literal('refund'),
-  ...common,
+  ...common(),
   /** Unique within the order (Shopify refund id, POS return id, `cancel` for a cancellation). */
   refundId: z.string().min(1),
   /** Amount refunded by this refund, in the same integer units as the purchase's eligibleAmount. */
@@ -160,10 +163,10 @@ export const RefundEvent = z.object({
   refundsRemainder: z.boolean(),
   /** The sender says the refund belongs to no sale (Square `unlinked`): recorded as skipped. */
   unlinked: z.boolean().optional(),
-});
+}));
 export type RefundEvent = z.infer<typeof RefundEvent>;
 
-export const PointsEvent = z.discriminatedUnion('type', [PurchaseEvent, RefundEvent]);
+export const PointsEvent = lazySchema(() => z.discriminatedUnion('type', [PurchaseEvent, RefundEvent]));
 export type PointsEvent = z.infer<typeof PointsEvent>;
 
 /**
@@ -172,7 +175,7 @@ export type PointsEvent = z.infer<typeof PointsEvent>;
  * customer was linked to a member through the App Proxy). Either way their purchases of the last
  * `retroCreditDays` that found no member are then credited, once.
  */
-export const CustomerEvent = z.object({
+export const CustomerEvent = lazyObject(z.object, () => ({
   type: z.literal('customer'),
   /** `<source>:customer:<id>:<action>`: the same for every delivery of it. */
   eventId: z.string().min(1),
@@ -184,7 +187,7 @@ export const CustomerEvent = z.object({
   /** Days back from now whose purchases that found no member are credited (0: none). */
   retroCreditDays: z.number().int().nonnegative().max(365),
   delivery: Delivery,
-});
+}));
 export type CustomerEvent = z.infer<typeof CustomerEvent>;
 
 /**
@@ -193,7 +196,7 @@ export type CustomerEvent = z.infer<typeof CustomerEvent>;
  * outcomes, member ids); `report_customer` reports what is held for them; `redact_shop` does the
  * first for every customer of the shop. Only ids cross the queue: never an e-mail or a phone number.
  */
-export const PrivacyEvent = z.object({
+export const PrivacyEvent = lazyObject(z.object, () => ({
   type: z.literal('privacy'),
   /** `<source>:privacy:<action>:<delivery id>`: the same for every retry of one request. */
   eventId: z.string().min(1),
@@ -215,9 +218,9 @@ export const PrivacyEvent = z.object({
   /** When the sender triggered it (ISO 8601), when it says. */
   occurredAt: z.string().min(1).optional(),
   delivery: Delivery,
-});
+}));
 export type PrivacyEvent = z.infer<typeof PrivacyEvent>;
 
 /** Everything that crosses the queue: a points event, a customer event or a privacy request. */
-export const QueuedEvent = z.discriminatedUnion('type', [PurchaseEvent, RefundEvent, CustomerEvent, PrivacyEvent]);
+export const QueuedEvent = lazySchema(() => z.discriminatedUnion('type', [PurchaseEvent, RefundEvent, CustomerEvent, PrivacyEvent]));
 export type QueuedEvent = z.infer<typeof QueuedEvent>;

@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, isConditionFailure, PutCommand, UpdateCommand } from '../dynamodb/index.js';
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { lazyObject, lazySchema } from '../schema/index.js';
 
 /**
  * The customer record: one item per shop customer in the ledger table (`customer#<source>#<id>`),
@@ -10,17 +11,19 @@ import * as z from 'zod';
  * points, one conditional write claims the work and whoever comes next looks before calling again.
  */
 
-export const EnrolOutcomeKind = z.enum([
-  /** Registered by us with the external id. */
-  'enrolled',
-  /** A member already had this external id (linked before, or registered by a lost attempt of ours). */
-  'already_member',
-  /** The service refused the registration for a reason that is not "already taken". */
-  'enrol_rejected',
-]);
+export const EnrolOutcomeKind = lazySchema(() =>
+  z.enum([
+    /** Registered by us with the external id. */
+    'enrolled',
+    /** A member already had this external id (linked before, or registered by a lost attempt of ours). */
+    'already_member',
+    /** The service refused the registration for a reason that is not "already taken". */
+    'enrol_rejected',
+  ]),
+);
 export type EnrolOutcomeKind = z.infer<typeof EnrolOutcomeKind>;
 
-export const CustomerRecord = z.object({
+export const CustomerRecord = lazyObject(z.object, () => ({
   pk: z.string(),
   kind: z.literal('customer'),
   source: z.string(),
@@ -42,7 +45,7 @@ export const CustomerRecord = z.object({
   updatedAt: z.string(),
   finishedAt: z.string().optional(),
   ttl: z.number().optional(),
-});
+}));
 export type CustomerRecord = z.infer<typeof CustomerRecord>;
 
 export interface CustomerRef {

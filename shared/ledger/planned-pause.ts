@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { GetCommand, PutCommand } from '../dynamodb/index.js';
+import { lazyObject } from '../schema/index.js';
 
 /**
  * The planned-pause record: one item of the ledger table saying pulling was paused for an announced
@@ -11,12 +12,12 @@ import { GetCommand, PutCommand } from '../dynamodb/index.js';
 /** The ledger table's key of the planned-pause record (not an order, refund or customer: scans by kind skip it). */
 export const PLANNED_PAUSE_KEY = 'control#pulling';
 
-export const PlannedPause = z.object({
+export const PlannedPause = lazyObject(z.object, () => ({
   /** ISO time the pause was announced. */
   since: z.string(),
   /** ISO time after which the recovery probe resumes pulling (once the service answers); absent: until `npm run resume`. */
   until: z.string().optional(),
-});
+}));
 export type PlannedPause = z.infer<typeof PlannedPause>;
 
 export interface PlannedPauseRecords {

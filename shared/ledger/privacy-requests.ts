@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { GetCommand, PutCommand, scanKeyPrefix } from '../dynamodb/index.js';
+import { lazyObject } from '../schema/index.js';
 
 /**
  * The privacy requests' own records, in the ledger table (`privacy#<event id>`, `kind: privacy`, which
@@ -14,16 +15,16 @@ export const PRIVACY_ACTIONS = ['redact_customer', 'report_customer', 'redact_sh
 /** A report is kept this long: Shopify asks that a data request be answered within 30 days. */
 export const REPORT_TTL_DAYS = 30;
 
-const Figures = z.object({
+const Figures = lazyObject(z.object, () => ({
   orders: z.number().int().nonnegative(),
   refunds: z.number().int().nonnegative(),
   customers: z.number().int().nonnegative(),
   quarantined: z.number().int().nonnegative(),
   /** Redemption records moved to a key naming no customer (absent in records made before they were). */
   redemptions: z.number().int().nonnegative().optional(),
-});
+}));
 
-export const PrivacyRequestRecord = z.object({
+export const PrivacyRequestRecord = lazyObject(z.object, () => ({
   pk: z.string(),
   kind: z.literal('privacy'),
   /** The event id (`shopify:privacy:<action>:<delivery id>`). */
@@ -43,7 +44,7 @@ export const PrivacyRequestRecord = z.object({
   /** A data request's answer (JSON of shared/privacy/report.ts's HeldData). */
   report: z.string().optional(),
   ttl: z.number().optional(),
-});
+}));
 export type PrivacyRequestRecord = z.infer<typeof PrivacyRequestRecord>;
 
 export const privacyKey = (id: string) => `privacy#${encodeURIComponent(id)}`;

@@ -1,44 +1,49 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 import { AmountTerms, OUTCOME_KINDS } from '../events/index.js';
+import { lazyObject, lazySchema } from '../schema/index.js';
 
 /** Processing's outcome kinds, as the schema the ledger's records are read with. */
-const OutcomeKind = z.enum(OUTCOME_KINDS);
+const OutcomeKind = lazySchema(() => z.enum(OUTCOME_KINDS));
 
 /** Why a purchase ended (acknowledged outcomes; the queue is done with them): kinds of processing's outcomes. */
-export const OrderOutcome = OutcomeKind.extract([
-  'credited',
-  'skipped',
-  'customer_not_found',
-  'customer_withdrawn',
-  'points_not_available',
-  'upstream_rejected',
-  // A fixed deduction (points spent at a till): done, or what the member's balance could not cover (clamped or parked).
-  'debited',
-  'insufficient_points',
-]);
+export const OrderOutcome = lazySchema(() =>
+  OutcomeKind.extract([
+    'credited',
+    'skipped',
+    'customer_not_found',
+    'customer_withdrawn',
+    'points_not_available',
+    'upstream_rejected',
+    // A fixed deduction (points spent at a till): done, or what the member's balance could not cover (clamped or parked).
+    'debited',
+    'insufficient_points',
+  ]),
+);
 export type OrderOutcome = z.infer<typeof OrderOutcome>;
 
 /** Why a refund ended, or why it is parked. */
-export const RefundOutcome = OutcomeKind.extract([
-  'debited',
-  'insufficient_points',
-  'skipped',
-  'customer_withdrawn',
-  'points_not_available',
-  'refund_parked',
-  'upstream_rejected',
-]);
+export const RefundOutcome = lazySchema(() =>
+  OutcomeKind.extract([
+    'debited',
+    'insufficient_points',
+    'skipped',
+    'customer_withdrawn',
+    'points_not_available',
+    'refund_parked',
+    'upstream_rejected',
+  ]),
+);
 export type RefundOutcome = z.infer<typeof RefundOutcome>;
 
 /** stub: created by a refund that came before its purchase; pending: claimed, not finished; done: finished. */
-export const OrderState = z.enum(['stub', 'pending', 'done']);
+export const OrderState = lazySchema(() => z.enum(['stub', 'pending', 'done']));
 /** waiting: its purchase is not credited yet (retried); parked: given up visibly (picked up again later). */
-export const RefundState = z.enum(['pending', 'waiting', 'parked', 'done']);
+export const RefundState = lazySchema(() => z.enum(['pending', 'waiting', 'parked', 'done']));
 
-const stringSet = z.preprocess((v) => (v instanceof Set ? [...v] : v), z.array(z.string()));
+const stringSet = lazySchema(() => z.preprocess((v) => (v instanceof Set ? [...v] : v), z.array(z.string())));
 
 /** One refund as applied to its order: the order record is the book the debits are computed from. */
-export const AppliedRefund = z.object({
+export const AppliedRefund = lazyObject(z.object, () => ({
   /** Refund amount this refund added (after capping at the eligible amount). */
   amount: z.number().int().nonnegative(),
   /** Refunded amount of the order after this refund. */
@@ -53,14 +58,14 @@ export const AppliedRefund = z.object({
   /** True when the debit was found in the point history rather than answered by the call. */
   reconciled: z.boolean().optional(),
   at: z.string(),
-});
+}));
 export type AppliedRefund = z.infer<typeof AppliedRefund>;
 
-const text = z.string().optional();
+const text = lazySchema(() => z.string().optional());
 /** ISO 8601, as the ledger writes it. */
-const time = z.string().optional();
+const time = lazySchema(() => z.string().optional());
 
-const lease = {
+const lease = () => ({
   /** Who holds the claim; absent when nobody does. A lease left in place was never released (crash, unknown outcome). */
   leaseOwner: z.string().optional(),
   /** Epoch ms after which the lease may be taken over. */
@@ -77,15 +82,15 @@ const lease = {
   redactedAt: time,
   /** Epoch seconds: DynamoDB removes finished records after the configured number of days. */
   ttl: z.number().optional(),
-};
+});
 
-export const OrderRecord = z.object({
+export const OrderRecord = lazyObject(z.object, () => ({
   pk: z.string(),
   kind: z.literal('order'),
   source: z.string(),
   orderId: z.string(),
   state: OrderState,
-  ...lease,
+  ...lease(),
   /** Set on the order while a refund holds its lease (who holds it; informational). */
   leaseRefundId: z.string().optional(),
   /**
@@ -146,17 +151,17 @@ export const OrderRecord = z.object({
    * upstream_rejected` can run it again once the cause is fixed (`reopenRejected`). Removed when it ends otherwise.
    */
   rejectedEvent: z.string().optional(),
-});
+}));
 export type OrderRecord = z.infer<typeof OrderRecord>;
 
-export const RefundRecord = z.object({
+export const RefundRecord = lazyObject(z.object, () => ({
   pk: z.string(),
   kind: z.literal('refund'),
   source: z.string(),
   orderId: z.string(),
   refundId: z.string(),
   state: RefundState,
-  ...lease,
+  ...lease(),
   /** The refund event as first received (JSON), so a parked refund can be processed later. */
   event: z.string(),
   outcome: RefundOutcome.optional(),
@@ -165,7 +170,7 @@ export const RefundRecord = z.object({
   debitTarget: z.number().int().nonnegative().optional(),
   shortfall: z.number().int().nonnegative().optional(),
   reconciled: z.boolean().optional(),
-});
+}));
 export type RefundRecord = z.infer<typeof RefundRecord>;
 
 export interface OrderRef {

@@ -5,6 +5,7 @@ import { QueryCommand, scanKeyPrefix } from '../dynamodb/index.js';
 import { leaseFree, heldBy } from './conditions.js';
 import { Expression } from './expression.js';
 import { type Clock, createStore, type Store } from './store.js';
+import { lazyObject, lazySchema } from '../schema/index.js';
 
 /**
  * Redemptions (points turned into a single-use discount code), one ledger item each, keyed by source,
@@ -18,10 +19,10 @@ import { type Clock, createStore, type Store } from './store.js';
  */
 
 export const REDEMPTION_STATES = ['pending', 'redeemed', 'used', 'returned', 'failed', 'refused'] as const;
-export const RedemptionState = z.enum(REDEMPTION_STATES);
+export const RedemptionState = lazySchema(() => z.enum(REDEMPTION_STATES));
 export type RedemptionState = z.infer<typeof RedemptionState>;
 
-export const RedemptionRecord = z.object({
+export const RedemptionRecord = lazyObject(z.object, () => ({
   pk: z.string(),
   kind: z.literal('redemption'),
   source: z.string(),
@@ -59,7 +60,7 @@ export const RedemptionRecord = z.object({
   updatedAt: z.string().optional(),
   finishedAt: z.string().optional(),
   ttl: z.number().optional(),
-});
+}));
 export type RedemptionRecord = z.infer<typeof RedemptionRecord>;
 
 const part = encodeURIComponent;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../schema/index.js';
 
 /**
  * Exact money arithmetic. Amounts arrive as decimal strings ("1234.50"); they are summed and
@@ -12,7 +13,7 @@ export interface Decimal {
 }
 
 /** How an amount becomes the integer the membership service computes points from. */
-export const AmountRule = z.enum(['major_floor', 'minor']);
+export const AmountRule = lazySchema(() => z.enum(['major_floor', 'minor']));
 export type AmountRule = z.infer<typeof AmountRule>;
 
 // Lengths are bounded so a hostile payload cannot make BigInt work on megabyte-long numbers.

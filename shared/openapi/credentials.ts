@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 import { ConfigurationError, createSecretsManagerReader, ENV, type SecretReader } from '../config/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
+import { lazyObject, lazySchema } from '../schema/index.js';
 
 export interface OpenApiCredentials {
   baseUrl: string;
@@ -27,18 +28,20 @@ export interface CredentialsProvider {
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /** https, or http to this machine only: the client secret and the tokens must not travel in clear. */
-const httpUrl = z.url({ protocol: /^https?$/ }).refine((u) => {
-  const url = new URL(u);
-  return url.protocol === 'https:' || LOOPBACK.test(url.hostname);
-}, 'must be https (plain http only to 127.0.0.1, localhost or [::1])');
+const httpUrl = lazySchema(() =>
+  z.url({ protocol: /^https?$/ }).refine((u) => {
+    const url = new URL(u);
+    return url.protocol === 'https:' || LOOPBACK.test(url.hostname);
+  }, 'must be https (plain http only to 127.0.0.1, localhost or [::1])'),
+);
 
 /** The secret's JSON (spec of the deployment: `{ base_url, client_id, client_secret }`). */
-export const CredentialsSecret = z.object({
+export const CredentialsSecret = lazyObject(z.object, () => ({
   base_url: httpUrl,
   client_id: z.string().min(1),
   client_secret: z.string().min(1),
   next_client_secret: z.string().min(1).optional(),
-});
+}));
 
 function checked(c: OpenApiCredentials, source: string): OpenApiCredentials {
   const r = CredentialsSecret.safeParse({

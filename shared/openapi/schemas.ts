@@ -4,25 +4,26 @@
  * spec guarantees is checked.
  */
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
+import { lazyObject, lazySchema } from '../schema/index.js';
 
-const int = z.number().int();
-const nullableString = z.string().nullable();
+const int = lazySchema(() => z.number().int());
+const nullableString = lazySchema(() => z.string().nullable());
 /** Fields the spec lists but allows to be null or absent in some configurations. */
-const optionalString = nullableString.optional();
+const optionalString = lazySchema(() => nullableString.optional());
 
 /** PHP encodes an empty map as `[]`: accept it as `{}`. */
-const externalIds = z.preprocess((v) => (Array.isArray(v) && v.length === 0 ? {} : v), z.record(z.string(), z.string()));
+const externalIds = lazySchema(() => z.preprocess((v) => (Array.isArray(v) && v.length === 0 ? {} : v), z.record(z.string(), z.string())));
 
-export const TokenResponse = z.looseObject({
+export const TokenResponse = lazyObject(z.looseObject, () => ({
   access_token: z.string().min(1),
   token_type: z.string(),
   expires_in: z.number().positive(),
   scope: z.string().nullable().optional(),
-});
+}));
 export type TokenResponse = z.infer<typeof TokenResponse>;
 
 /** Member, detail form (`{member: ...}` of detail, register, update, login, point grant). */
-export const MemberDetail = z.looseObject({
+export const MemberDetail = lazyObject(z.looseObject, () => ({
   id: z.string().min(1),
   unique_id: optionalString,
   pin: optionalString,
@@ -47,11 +48,11 @@ export const MemberDetail = z.looseObject({
   logined_at: optionalString,
   created_at: z.string(),
   updated_at: z.string(),
-});
+}));
 export type MemberDetail = z.infer<typeof MemberDetail>;
 
 /** Member, list form (`members[]` of the customer list): all 50 custom fields, no external IDs. */
-export const MemberListItem = z.looseObject({
+export const MemberListItem = lazyObject(z.looseObject, () => ({
   id: z.string().min(1),
   client_id: z.string(),
   unique_id: optionalString,
@@ -65,20 +66,20 @@ export const MemberListItem = z.looseObject({
   enabled: int,
   created_at: z.string(),
   updated_at: z.string(),
-});
+}));
 export type MemberListItem = z.infer<typeof MemberListItem>;
 
-export const Paging = z.object({
+export const Paging = lazyObject(z.object, () => ({
   total: int,
   per_page: int,
   current_page: int,
   last_page: int,
-});
+}));
 
-export const MemberList = z.looseObject({ members: z.array(MemberListItem), ...Paging.shape });
+export const MemberList = lazySchema(() => z.looseObject({ members: z.array(MemberListItem), ...Paging.shape }));
 export type MemberList = z.infer<typeof MemberList>;
 
-export const PointItem = z.looseObject({
+export const PointItem = lazyObject(z.looseObject, () => ({
   id: z.string().min(1),
   /** Negative for a deduction. */
   point: int,
@@ -89,27 +90,27 @@ export const PointItem = z.looseObject({
   expired_at: nullableString,
   created_at: z.string(),
   updated_at: z.string(),
-});
+}));
 export type PointItem = z.infer<typeof PointItem>;
 
 /** Point history, newest first. */
-export const PointHistoryPage = z.looseObject({ points: z.array(PointItem), ...Paging.shape });
+export const PointHistoryPage = lazySchema(() => z.looseObject({ points: z.array(PointItem), ...Paging.shape }));
 export type PointHistoryPage = z.infer<typeof PointHistoryPage>;
 
-export const ExpiryItem = z.looseObject({
+export const ExpiryItem = lazyObject(z.looseObject, () => ({
   expired_at: z.string(),
   /** Always a string; use parseDisplayNumber. */
   point: z.string(),
-});
+}));
 export type ExpiryItem = z.infer<typeof ExpiryItem>;
 
 /** Point expiry summary, nearest expiry first. */
-export const ExpiryPage = z.looseObject({ points: z.array(ExpiryItem), ...Paging.shape });
+export const ExpiryPage = lazySchema(() => z.looseObject({ points: z.array(ExpiryItem), ...Paging.shape }));
 export type ExpiryPage = z.infer<typeof ExpiryPage>;
 
 /** Only `member` is returned, so the envelope need not keep other keys. */
-export const MemberEnvelope = z.object({ member: MemberDetail });
-export const StatusEnvelope = z.looseObject({ status: z.literal(true) });
+export const MemberEnvelope = lazySchema(() => z.object({ member: MemberDetail }));
+export const StatusEnvelope = lazySchema(() => z.looseObject({ status: z.literal(true) }));
 
 /** `schema` compiled (z.compile) on first use, so a cold start pays only for the answers it reads. */
 function compiledOnUse<S extends z.ZodType>(schema: S): () => S {
@@ -132,7 +133,7 @@ export const Answers = {
 } as const;
 
 /** Register/update parameters (spec: "Customer register"). Custom fields by column or key name. */
-export const MemberInput = z.looseObject({
+export const MemberInput = lazyObject(z.looseObject, () => ({
   unique_id: z.string().optional(),
   login_id: z.string().optional(),
   password: z.string().optional(),
@@ -145,12 +146,12 @@ export const MemberInput = z.looseObject({
   ud_id: z.string().optional(),
   with_column_key: z.boolean().optional(),
   external_ids: z.record(z.string(), z.string()).optional(),
-});
+}));
 /** Custom fields (`column01`..., or their key names) travel as extra string keys. */
 export type MemberInput = z.infer<typeof MemberInput> & { [customField: string]: unknown };
 
 /** What a grant and a calculation both take beside their amount. */
-const pointsWriteOptions = {
+const pointsWriteOptions = () => ({
   title: z.string().optional(),
   /** `Y-m-d`; becomes 23:59:59 of that day. */
   expired_at: z
@@ -158,10 +159,10 @@ const pointsWriteOptions = {
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'expired_at must be Y-m-d')
     .optional(),
   remarks: z.string().optional(),
-};
+});
 
-export const PointGrantInput = z.object({ point: int, ...pointsWriteOptions });
+export const PointGrantInput = lazySchema(() => z.object({ point: int, ...pointsWriteOptions() }));
 export type PointGrantInput = z.infer<typeof PointGrantInput>;
 
-export const PointCalculationInput = z.object({ amount: int.nonnegative(), ...pointsWriteOptions });
+export const PointCalculationInput = lazySchema(() => z.object({ amount: int.nonnegative(), ...pointsWriteOptions() }));
 export type PointCalculationInput = z.infer<typeof PointCalculationInput>;

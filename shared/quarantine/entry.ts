@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { lazyObject, lazySchema } from '../schema/index.js';
 
 /**
  * A delivery that was authentic (its signature verified) but that intake could not read or map. It
@@ -15,18 +16,18 @@ export const QUARANTINE_TABLE_SCHEMA = { partitionKey: 'pk', ttlAttribute: 'ttl'
  */
 export const MAX_COUNTED_DELIVERIES = 100;
 
-export const QuarantineReason = z.object({
+export const QuarantineReason = lazyObject(z.object, () => ({
   kind: z.string(),
   message: z.string(),
   path: z.string().optional(),
-});
+}));
 export type QuarantineReason = z.infer<typeof QuarantineReason>;
 
 /** `redacted`: a privacy request removed its body (shared/privacy); it can no longer be replayed. */
-export const QuarantineState = z.enum(['quarantined', 'replayed', 'redacted']);
+export const QuarantineState = lazySchema(() => z.enum(['quarantined', 'replayed', 'redacted']));
 
 /** An entry as the table holds it. */
-export const QuarantineItem = z.object({
+export const QuarantineItem = lazyObject(z.object, () => ({
   pk: z.string(),
   id: z.string(),
   source: z.string(),
@@ -55,7 +56,7 @@ export const QuarantineItem = z.object({
   redactedBy: z.string().optional(),
   /** Epoch seconds: DynamoDB removes the entry this many days after its first delivery. */
   ttl: z.number().optional(),
-});
+}));
 export type QuarantineItem = z.infer<typeof QuarantineItem>;
 
 /** What `list` gives: everything but the body, which it never reads. */

@@ -14,6 +14,7 @@ import {
 } from './entry.js';
 import { QuarantineEntryMissingError } from './errors.js';
 import { keptHeaders, topicOf } from './headers.js';
+import { lazySchema } from '../schema/index.js';
 
 /** Where quarantined deliveries are kept: a DynamoDB table (dynalite locally). */
 export interface QuarantineStore {
@@ -80,7 +81,7 @@ type TableRef = Pick<QuarantineStoreOptions, 'client' | 'tableName'>;
 
 const isConditionFailure = (e: unknown) => (e as { name?: string }).name === 'ConditionalCheckFailedException';
 
-const SummaryItem = QuarantineItem.omit({ pk: true, body: true, bodyEncoding: true });
+const SummaryItem = lazySchema(() => QuarantineItem.omit({ pk: true, body: true, bodyEncoding: true }));
 
 function summaryOf(item: Record<string, unknown>): QuarantineSummary | undefined {
   const parsed = SummaryItem.safeParse(item);

@@ -8,6 +8,7 @@ import { createShopifyAdminClient, secretsManagerAdminToken, type ShopifyAdminCl
 import type { SourceSet } from '../sources/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 import type { RedemptionDeps } from './protocol.js';
+import { lazySchema } from '../schema/index.js';
 
 /**
  * What a function that redeems (the App Proxy, the sweep) reads from its environment: the source's
@@ -17,10 +18,14 @@ import type { RedemptionDeps } from './protocol.js';
  */
 export const REDEMPTION_ADMIN_ENV = ENV.REDEMPTION_SHOPIFY_ADMIN;
 
-const AdminAccess = z.union([
-  z.object({ shopDomain: z.string().min(1), accessTokenSecretArn: z.string().min(1), apiVersion: z.string().optional() }).strict(),
-  z.object({ shopDomain: z.string().min(1), origin: z.url(), accessToken: z.string().min(1), apiVersion: z.string().optional() }).strict(),
-]);
+const AdminAccess = lazySchema(() =>
+  z.union([
+    z.object({ shopDomain: z.string().min(1), accessTokenSecretArn: z.string().min(1), apiVersion: z.string().optional() }).strict(),
+    z
+      .object({ shopDomain: z.string().min(1), origin: z.url(), accessToken: z.string().min(1), apiVersion: z.string().optional() })
+      .strict(),
+  ]),
+);
 
 export function adminClientFromEnv(env: NodeJS.ProcessEnv, reader: () => SecretReader): ShopifyAdminClient {
   const parsed = AdminAccess.safeParse(parseJsonOrUndefined(env[REDEMPTION_ADMIN_ENV] ?? ''));

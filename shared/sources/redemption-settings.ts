@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from '../schema/index.js';
 
 /**
  * A Shopify source's redemption settings (points turned into a single-use discount code, docs/redemption.md).
@@ -7,40 +8,44 @@ import * as z from 'zod';
  */
 
 /** One point's value in the shop's currency: a decimal string, never a float (`1`, `0.5`). */
-const ValuePerPoint = z
-  .string()
-  .regex(/^\d{1,9}(?:\.\d{1,6})?$/, 'a decimal such as "1" or "0.5"')
-  .refine((v) => /[1-9]/.test(v), 'must be above 0');
+const ValuePerPoint = lazySchema(() =>
+  z
+    .string()
+    .regex(/^\d{1,9}(?:\.\d{1,6})?$/, 'a decimal such as "1" or "0.5"')
+    .refine((v) => /[1-9]/.test(v), 'must be above 0'),
+);
 
 export const REDEMPTION_DEFAULT_VALID_SECONDS = 30 * 86_400;
 
-export const RedemptionSettings = z
-  .object({
-    /** Customers may turn points into codes (the App Proxy's points page and redeem route). */
-    enabled: z.boolean().default(false),
-    valuePerPoint: ValuePerPoint.default('1'),
-    /** Fewest points one redemption takes. */
-    minPoints: z.number().int().min(1).max(999_999_999).default(100),
-    /** Points are redeemed in multiples of this. */
-    step: z.number().int().min(1).max(999_999_999).default(1),
-    /** How long a code can be used; after it, an unused code is ended and its points come back. */
-    validSeconds: z
-      .number()
-      .int()
-      .min(10)
-      .max(366 * 86_400)
-      .default(REDEMPTION_DEFAULT_VALID_SECONDS),
-    /**
-     * What a refund of an order that used a code does with the redeemed points: `full` (default) gives
-     * them back once the order is refunded in full or cancelled; `any` on its first refund, even partial;
-     * `never` keeps them spent.
-     */
-    onRefund: z.enum(['full', 'any', 'never']).default('full'),
-    /** The shop's currency, in which the code's amount is made. */
-    currency: z
-      .string()
-      .regex(/^[A-Z]{3}$/)
-      .default('JPY'),
-  })
-  .strict();
+export const RedemptionSettings = lazySchema(() =>
+  z
+    .object({
+      /** Customers may turn points into codes (the App Proxy's points page and redeem route). */
+      enabled: z.boolean().default(false),
+      valuePerPoint: ValuePerPoint.default('1'),
+      /** Fewest points one redemption takes. */
+      minPoints: z.number().int().min(1).max(999_999_999).default(100),
+      /** Points are redeemed in multiples of this. */
+      step: z.number().int().min(1).max(999_999_999).default(1),
+      /** How long a code can be used; after it, an unused code is ended and its points come back. */
+      validSeconds: z
+        .number()
+        .int()
+        .min(10)
+        .max(366 * 86_400)
+        .default(REDEMPTION_DEFAULT_VALID_SECONDS),
+      /**
+       * What a refund of an order that used a code does with the redeemed points: `full` (default) gives
+       * them back once the order is refunded in full or cancelled; `any` on its first refund, even partial;
+       * `never` keeps them spent.
+       */
+      onRefund: z.enum(['full', 'any', 'never']).default('full'),
+      /** The shop's currency, in which the code's amount is made. */
+      currency: z
+        .string()
+        .regex(/^[A-Z]{3}$/)
+        .default('JPY'),
+    })
+    .strict(),
+);
 export type RedemptionSettings = z.infer<typeof RedemptionSettings>;

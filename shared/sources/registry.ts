@@ -9,6 +9,7 @@ import { ok, rejected } from './types.js';
 import { schemaError } from './payload.js';
 import { sourcesConfigError } from './errors.js';
 import { parseJsonOrUndefined } from '../text/index.js';
+import { lazySchema } from '../schema/index.js';
 
 /**
  * Every kind of webhook source there is, keyed by its kind. A new sender: its folder, one line here (the
@@ -33,7 +34,7 @@ const BUILT_IN = ['shopify', 'pos'] as const;
 
 export type SourceSet = ReadonlyMap<string, ConfiguredSource>;
 
-const SourceName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/);
+const SourceName = lazySchema(() => z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/));
 
 /** Binds a source to its settings: what the intake calls. */
 export function configureSource<S, P, E extends QueuedEvent = PointsEvent>(

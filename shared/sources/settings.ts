@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { AmountBasis } from '../events/index.js';
 import { AmountRule } from '../money/index.js';
+import { lazySchema } from '../schema/index.js';
 
 export { AmountBasis };
 
@@ -10,18 +11,20 @@ export { AmountBasis };
  */
 
 /** A membership-service external key: letters, digits, `_`, `-`, at most 64 (Open API rule). */
-export const ExternalKey = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an external key is 1-64 letters, digits, _ or -');
+export const ExternalKey = lazySchema(() => z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an external key is 1-64 letters, digits, _ or -'));
 
 /** An external ID value as the Open API accepts it: letters, digits and `* - . _`, at most 255. */
 export const EXTERNAL_ID = /^[A-Za-z0-9*._-]{1,255}$/;
 
-export const AmountSettings = z
-  .object({
-    basis: AmountBasis.default('subtotal_excluding_tax'),
-    /** `major_floor`: whole major units rounded down (default); `minor`: minor units (cents). */
-    rule: AmountRule.default('major_floor'),
-  })
-  .strict();
+export const AmountSettings = lazySchema(() =>
+  z
+    .object({
+      basis: AmountBasis.default('subtotal_excluding_tax'),
+      /** `major_floor`: whole major units rounded down (default); `minor`: minor units (cents). */
+      rule: AmountRule.default('major_floor'),
+    })
+    .strict(),
+);
 export type AmountSettings = z.infer<typeof AmountSettings>;
 
 const PLACEHOLDER = /\{([^{}]*)\}/g;
@@ -29,13 +32,15 @@ export const TITLE_PLACEHOLDERS = ['order', 'orderId', 'source'] as const;
 export type TitleValues = Record<(typeof TITLE_PLACEHOLDERS)[number], string>;
 
 /** A point title template such as "Purchase {order}"; only known placeholders are allowed. */
-export const TitleTemplate = z
-  .string()
-  .min(1)
-  .max(255)
-  .refine((t) => [...t.matchAll(PLACEHOLDER)].every((m) => (TITLE_PLACEHOLDERS as readonly string[]).includes(m[1] ?? '')), {
-    message: `unknown placeholder; use ${TITLE_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`,
-  });
+export const TitleTemplate = lazySchema(() =>
+  z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((t) => [...t.matchAll(PLACEHOLDER)].every((m) => (TITLE_PLACEHOLDERS as readonly string[]).includes(m[1] ?? '')), {
+      message: `unknown placeholder; use ${TITLE_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`,
+    }),
+);
 
 /** Renders a title; cut to the 255 characters the canonical event allows. */
 export function renderTitle(template: string, values: TitleValues): string {
@@ -52,11 +57,11 @@ export function renderTitle(template: string, values: TitleValues): string {
   return out;
 }
 
-export const TestOrders = z.enum(['ignore', 'record', 'credit']);
+export const TestOrders = lazySchema(() => z.enum(['ignore', 'record', 'credit']));
 export type TestOrders = z.infer<typeof TestOrders>;
 
 /** Settings every source has. */
-export const commonSettings = {
+export const commonSettings = () => ({
   amount: AmountSettings.prefault({}),
   pointTitle: TitleTemplate.default('Purchase {order}'),
   refundTitle: TitleTemplate.default('Refund {order}'),
@@ -69,4 +74,4 @@ export const commonSettings = {
    * treats them as real sales (points credited and debited), for a staging stage fed by a dev store.
    */
   testOrders: TestOrders.default('ignore'),
-};
+});

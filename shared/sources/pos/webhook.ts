@@ -9,42 +9,55 @@ import { decodeHex, hmacSha256, macEquals } from '../signature.js';
 import { pathSafe } from '../path-safe.js';
 import type { Outcome, SignedRequest, SourceError, VerifyOptions, WebhookSource } from '../types.js';
 import { ignored, ok, rejected } from '../types.js';
+import { lazyObject, lazySchema } from '../../schema/index.js';
 
 /** POS receipts and returns in the project's own format: docs/pos-format.md. */
 
-export const PosSettings = z
-  .object({
-    /** The external key a member card number is looked up by. */
-    externalKey: ExternalKey.default('pos_card'),
-    /** Further external keys the POS may name explicitly (`customer.externalKey`). */
-    allowedExternalKeys: z.array(ExternalKey).default([]),
-    ...commonSettings,
-    /** How far the signature timestamp may be from now, either way (replay window). */
-    timestampToleranceSeconds: z.number().int().positive().max(86_400).default(300),
-  })
-  .strict();
+export const PosSettings = lazySchema(() =>
+  z
+    .object({
+      /** The external key a member card number is looked up by. */
+      externalKey: ExternalKey.default('pos_card'),
+      /** Further external keys the POS may name explicitly (`customer.externalKey`). */
+      allowedExternalKeys: z.array(ExternalKey).default([]),
+      ...commonSettings(),
+      /** How far the signature timestamp may be from now, either way (replay window). */
+      timestampToleranceSeconds: z.number().int().positive().max(86_400).default(300),
+    })
+    .strict(),
+);
 export type PosSettings = z.infer<typeof PosSettings>;
 
 // No ':' (or other separator): ids are joined with ':' into event ids (`<source>:return:<receipt>:<return>`),
 // so receipt "A:B" with return "C" and receipt "A" with return "B:C" would share one.
-const PosId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected 1-64 letters, digits, or . _ -');
-const Amount = DecimalString.refine((d) => compareDecimals(d, ZERO) >= 0, { message: 'must not be negative' });
+const PosId = lazySchema(() => z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected 1-64 letters, digits, or . _ -'));
+const Amount = lazySchema(() => DecimalString.refine((d) => compareDecimals(d, ZERO) >= 0, { message: 'must not be negative' }));
 
-const PosCustomer = z
-  .object({
-    cardNumber: z.string().regex(EXTERNAL_ID, 'expected 1-255 letters, digits, or * - . _').superRefine(pathSafe('externalId')).optional(),
-    externalKey: ExternalKey.optional(),
-    externalId: z.string().regex(EXTERNAL_ID, 'expected 1-255 letters, digits, or * - . _').superRefine(pathSafe('externalId')).optional(),
-  })
-  .refine((c) => (c.cardNumber !== undefined) !== (c.externalKey !== undefined || c.externalId !== undefined), {
-    message: 'give either cardNumber or externalKey with externalId',
-  })
-  .refine((c) => (c.externalKey === undefined) === (c.externalId === undefined), {
-    message: 'externalKey and externalId go together',
-  })
-  .nullish();
+const PosCustomer = lazySchema(() =>
+  z
+    .object({
+      cardNumber: z
+        .string()
+        .regex(EXTERNAL_ID, 'expected 1-255 letters, digits, or * - . _')
+        .superRefine(pathSafe('externalId'))
+        .optional(),
+      externalKey: ExternalKey.optional(),
+      externalId: z
+        .string()
+        .regex(EXTERNAL_ID, 'expected 1-255 letters, digits, or * - . _')
+        .superRefine(pathSafe('externalId'))
+        .optional(),
+    })
+    .refine((c) => (c.cardNumber !== undefined) !== (c.externalKey !== undefined || c.externalId !== undefined), {
+      message: 'give either cardNumber or externalKey with externalId',
+    })
+    .refine((c) => (c.externalKey === undefined) === (c.externalId === undefined), {
+      message: 'externalKey and externalId go together',
+    })
+    .nullish(),
+);
 
-const common = {
+const common = () => ({
   storeId: PosId,
   registerId: PosId.optional(),
   issuedAt: DateTimeWithOffset,
@@ -57,19 +70,19 @@ const common = {
   tax: Amount,
   total: Amount,
   test: z.boolean().default(false),
-};
+});
 
-export const PosSale = z.object({ type: z.literal('sale'), receiptId: PosId, ...common });
+export const PosSale = lazySchema(() => z.object({ type: z.literal('sale'), receiptId: PosId, ...common() }));
 export type PosSale = z.infer<typeof PosSale>;
 
-export const PosReturn = z.object({
+export const PosReturn = lazyObject(z.object, () => ({
   type: z.literal('return'),
   returnId: PosId,
   originalReceiptId: PosId,
   /** The whole receipt is taken back (a void): everything not yet returned is debited. */
   fullReturn: z.boolean().default(false),
-  ...common,
-});
+  ...common(),
+}));
 export type PosReturn = z.infer<typeof PosReturn>;
 
 export type PosPayload = PosSale | PosReturn;

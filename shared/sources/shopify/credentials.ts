@@ -2,16 +2,16 @@ import * as z from 'zod';
 import { ConfigurationError, type SecretReader } from '../../config/index.js';
 import { parseJsonOrUndefined } from '../../text/index.js';
 import { type AdminAccessToken, type AdminCredentials, createAdminAccessToken } from './token.js';
+import { lazySchema } from '../../schema/index.js';
 
 /**
  * The Admin API secret (the shop domain is a stage setting), in either form Shopify issues:
  * `{"client_id": "…", "client_secret": "…"}` (a Dev Dashboard app: client-credentials grant) or
  * `{"access_token": "shpat_…"}` (a legacy custom app's fixed token).
  */
-const AdminSecret = z.union([
-  z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) }),
-  z.object({ access_token: z.string().min(1) }),
-]);
+const AdminSecret = lazySchema(() =>
+  z.union([z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) }), z.object({ access_token: z.string().min(1) })]),
+);
 
 /** The credentials in a secret's text; a text that is not one of the two forms names the secret, never its value. */
 export function parseAdminSecret(text: string, secretId: string): AdminCredentials {

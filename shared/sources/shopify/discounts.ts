@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { ShopifyAdminClient } from './client.js';
 import { ShopifyAdminError } from './errors.js';
+import { lazyObject, lazySchema } from '../../schema/index.js';
 
 /**
  * Single-use code discounts through the GraphQL Admin API (scope `write_discounts`):
@@ -30,7 +31,7 @@ export const CODE_DISCOUNT_NODE_BY_CODE = `query RedemptionCode($code: String!) 
   codeDiscountNodeByCode(code: $code) { id ${CODE_DISCOUNT} }
 }`;
 
-const CodeDiscountNode = z.object({
+const CodeDiscountNode = lazyObject(z.object, () => ({
   id: z.string().regex(/^gid:\/\/shopify\/DiscountCodeNode\/\d{1,20}$/),
   codeDiscount: z.object({
     status: z.enum(['ACTIVE', 'EXPIRED', 'SCHEDULED']).optional(),
@@ -38,13 +39,13 @@ const CodeDiscountNode = z.object({
     asyncUsageCount: z.number().int().optional(),
     endsAt: z.string().nullable().optional(),
   }),
-});
+}));
 export type CodeDiscountNode = z.infer<typeof CodeDiscountNode>;
 
-const UserErrors = z.array(
-  z.object({ field: z.array(z.string()).nullable().optional(), code: z.string().nullable().optional(), message: z.string() }),
+const UserErrors = lazySchema(() =>
+  z.array(z.object({ field: z.array(z.string()).nullable().optional(), code: z.string().nullable().optional(), message: z.string() })),
 );
-const Payload = z.object({ codeDiscountNode: CodeDiscountNode.nullable(), userErrors: UserErrors });
+const Payload = lazySchema(() => z.object({ codeDiscountNode: CodeDiscountNode.nullable(), userErrors: UserErrors }));
 
 export interface DiscountCodeInput {
   code: string;

@@ -1,17 +1,18 @@
 import * as z from 'zod';
+import { lazyObject, lazySchema } from '../../schema/index.js';
 
 /** The answers of the GraphQL Admin API, as far as the client reads them. */
 
-export const ShopMoney = z.object({ amount: z.string(), currencyCode: z.string() });
-export const MoneyBag = z.object({ shopMoney: ShopMoney });
+export const ShopMoney = lazySchema(() => z.object({ amount: z.string(), currencyCode: z.string() }));
+export const MoneyBag = lazySchema(() => z.object({ shopMoney: ShopMoney }));
 export type MoneyBag = z.infer<typeof MoneyBag>;
 
-const PageInfo = z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() });
+const PageInfo = lazySchema(() => z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }));
 
 /** `gid://shopify/Order/123`: the numeric id the webhooks carry is the last segment. */
-export const Gid = z.string().regex(/^gid:\/\/shopify\/[A-Za-z]+\/\d{1,20}$/, 'expected a gid://shopify/<Type>/<id>');
+export const Gid = lazySchema(() => z.string().regex(/^gid:\/\/shopify\/[A-Za-z]+\/\d{1,20}$/, 'expected a gid://shopify/<Type>/<id>'));
 
-export const AdminOrder = z.object({
+export const AdminOrder = lazyObject(z.object, () => ({
   id: Gid,
   name: z.string().nullable(),
   test: z.boolean(),
@@ -30,19 +31,21 @@ export const AdminOrder = z.object({
   refunds: z.array(z.object({ id: Gid, createdAt: z.string() })),
   /** `Order.discountCodes`: the codes the order used (a redemption's code marks it used). */
   discountCodes: z.array(z.string()).default([]),
-});
+}));
 export type AdminOrder = z.infer<typeof AdminOrder>;
 
-export const OrdersPage = z.object({
+export const OrdersPage = lazyObject(z.object, () => ({
   orders: z.object({ pageInfo: PageInfo, nodes: z.array(AdminOrder) }),
-});
+}));
 export type OrdersPage = z.infer<typeof OrdersPage>;
 
-const RefundLine = z.object({ subtotalSet: MoneyBag, totalTaxSet: MoneyBag, lineItem: z.object({ isGiftCard: z.boolean() }).nullish() });
-const Adjustment = z.object({ amountSet: MoneyBag, taxAmountSet: MoneyBag });
-const ShippingRefund = z.object({ subtotalAmountSet: MoneyBag, taxAmountSet: MoneyBag });
+const RefundLine = lazySchema(() =>
+  z.object({ subtotalSet: MoneyBag, totalTaxSet: MoneyBag, lineItem: z.object({ isGiftCard: z.boolean() }).nullish() }),
+);
+const Adjustment = lazySchema(() => z.object({ amountSet: MoneyBag, taxAmountSet: MoneyBag }));
+const ShippingRefund = lazySchema(() => z.object({ subtotalAmountSet: MoneyBag, taxAmountSet: MoneyBag }));
 
-export const RefundAnswer = z.object({
+export const RefundAnswer = lazyObject(z.object, () => ({
   refund: z
     .object({
       id: Gid,
@@ -53,7 +56,7 @@ export const RefundAnswer = z.object({
       refundShippingLines: z.object({ nodes: z.array(ShippingRefund) }),
     })
     .nullable(),
-});
+}));
 
 /** A refund with every line item (all pages joined). */
 export interface AdminRefund {
@@ -66,20 +69,20 @@ export interface AdminRefund {
 }
 
 /** `extensions.cost` of every answer (https://shopify.dev/docs/api/usage/limits). */
-export const Cost = z.object({
+export const Cost = lazyObject(z.object, () => ({
   requestedQueryCost: z.number(),
   actualQueryCost: z.number().nullable(),
   throttleStatus: z.object({ maximumAvailable: z.number(), currentlyAvailable: z.number(), restoreRate: z.number() }),
-});
+}));
 export type Cost = z.infer<typeof Cost>;
 
-export const GraphqlAnswer = z.object({
+export const GraphqlAnswer = lazyObject(z.object, () => ({
   data: z.unknown().optional(),
   errors: z
     .array(z.object({ message: z.string(), extensions: z.object({ code: z.string().optional() }).loose().optional() }).loose())
     .optional(),
   extensions: z.object({ cost: Cost.optional() }).loose().optional(),
-});
+}));
 
 /** The numeric id at the end of a gid. */
 export function legacyId(gid: string): string {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ShopifyAdminError } from './errors.js';
+import { lazyObject } from '../../schema/index.js';
 
 /**
  * The Admin API access token, in the two forms Shopify issues:
@@ -35,11 +36,11 @@ export interface AdminAccessTokenOptions {
   timeoutMs?: number;
 }
 
-const GrantAnswer = z.object({
+const GrantAnswer = lazyObject(z.object, () => ({
   access_token: z.string().min(1),
   scope: z.string().optional(),
   expires_in: z.number().int().positive(),
-});
+}));
 
 const DEFAULT_RENEW_BEFORE_SECONDS = 300;
 

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { CustomerEvent } from '../../events/index.js';
 import { DateTimeWithOffset, invalid, NumericId, schemaError } from '../payload.js';
 import { ignored, ok, rejected, type Outcome } from '../types.js';
+import { lazyObject } from '../../schema/index.js';
 
 /**
  * Shopify's customer topics: `customers/create` becomes a customer event (enrol the new customer as a
@@ -9,11 +10,11 @@ import { ignored, ok, rejected, type Outcome } from '../types.js';
  * read: a customer's name, e-mail, phone and addresses are never parsed, kept or queued.
  */
 
-export const ShopifyCustomer = z.object({
+export const ShopifyCustomer = lazyObject(z.object, () => ({
   id: NumericId,
   created_at: DateTimeWithOffset.nullish(),
   updated_at: DateTimeWithOffset.nullish(),
-});
+}));
 export type ShopifyCustomer = z.infer<typeof ShopifyCustomer>;
 
 export function parseCustomer(json: unknown): Outcome<ShopifyCustomer> {

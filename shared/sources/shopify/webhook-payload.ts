@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { CurrencyCode, DateTimeWithOffset, DecimalAmount, NumericId } from '../payload.js';
 import type { ShopifyCustomer } from './webhook-customers.js';
 import type { ShopifyPrivacyRequest, ShopifyPrivacyTopic } from './webhook-privacy.js';
+import { lazyObject, lazySchema } from '../../schema/index.js';
 
 /**
  * The parts of Shopify's webhook payloads intake reads (REST webhook format, API 2024-01 and later).
@@ -10,16 +11,16 @@ import type { ShopifyPrivacyRequest, ShopifyPrivacyTopic } from './webhook-priva
  * may be strings or JSON numbers (refund line items use numbers), both read exactly.
  */
 
-const ShopMoney = z.object({ amount: DecimalAmount, currency_code: CurrencyCode });
-export const MoneySet = z.object({ shop_money: ShopMoney });
+const ShopMoney = lazySchema(() => z.object({ amount: DecimalAmount, currency_code: CurrencyCode }));
+export const MoneySet = lazySchema(() => z.object({ shop_money: ShopMoney }));
 export type MoneySet = z.infer<typeof MoneySet>;
 
-const TaxLine = z.object({ price: DecimalAmount.optional(), price_set: MoneySet.optional() });
+const TaxLine = lazySchema(() => z.object({ price: DecimalAmount.optional(), price_set: MoneySet.optional() }));
 
-const Allocation = z.object({ amount: DecimalAmount.optional(), amount_set: MoneySet.optional() });
+const Allocation = lazySchema(() => z.object({ amount: DecimalAmount.optional(), amount_set: MoneySet.optional() }));
 
 /** A gift-card line item: buying a gift card earns nothing (it is money, not a sale; spending it is). */
-export const ShopifyLineItem = z.object({
+export const ShopifyLineItem = lazyObject(z.object, () => ({
   gift_card: z.boolean().default(false),
   price: DecimalAmount.optional(),
   price_set: MoneySet.optional(),
@@ -27,10 +28,10 @@ export const ShopifyLineItem = z.object({
   /** Quantity after removals and refunds (newer API versions); the `current_*` totals count it. */
   current_quantity: z.number().int().nonnegative().nullish(),
   discount_allocations: z.array(Allocation).default([]),
-});
+}));
 export type ShopifyLineItem = z.infer<typeof ShopifyLineItem>;
 
-export const ShopifyOrder = z.object({
+export const ShopifyOrder = lazyObject(z.object, () => ({
   id: NumericId,
   /** "#1001": what the customer knows the order by. */
   name: z.string().max(100).nullish(),
@@ -76,10 +77,10 @@ export const ShopifyOrder = z.object({
         })
         .slice(0, 50),
     ),
-});
+}));
 export type ShopifyOrder = z.infer<typeof ShopifyOrder>;
 
-export const ShopifyRefund = z.object({
+export const ShopifyRefund = lazyObject(z.object, () => ({
   id: NumericId,
   order_id: NumericId,
   created_at: DateTimeWithOffset,
@@ -107,7 +108,7 @@ export const ShopifyRefund = z.object({
     )
     .default([]),
   transactions: z.array(z.object({ currency: CurrencyCode.nullish() })).default([]),
-});
+}));
 export type ShopifyRefund = z.infer<typeof ShopifyRefund>;
 
 /** The topics intake handles, and what each becomes. */

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { Delivery, PrivacyEvent } from '../../events/index.js';
 import { DateTimeWithOffset, invalid, NumericId, schemaError } from '../payload.js';
 import { ok, rejected, type Outcome } from '../types.js';
+import { lazyObject, lazySchema } from '../../schema/index.js';
 
 /**
  * Shopify's mandatory compliance topics, as privacy events. Only ids are read: the customer's e-mail
@@ -24,17 +25,19 @@ const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?
 /** Shopify's own published samples (and so its test deliveries) read this placeholder. */
 const SAMPLE_SHOP = '{shop}.myshopify.com';
 // As the signed body says it: compared, never trusted further.
-const ShopDomain = z.string().refine((v) => HOST_NAME.test(v) || v === SAMPLE_SHOP, 'expected a host name such as example.myshopify.com');
-const OrderIds = z.array(NumericId).max(MAX_ORDERS).default([]);
+const ShopDomain = lazySchema(() =>
+  z.string().refine((v) => HOST_NAME.test(v) || v === SAMPLE_SHOP, 'expected a host name such as example.myshopify.com'),
+);
+const OrderIds = lazySchema(() => z.array(NumericId).max(MAX_ORDERS).default([]));
 
-export const ShopifyPrivacyRequest = z.object({
+export const ShopifyPrivacyRequest = lazyObject(z.object, () => ({
   shop_id: NumericId,
   shop_domain: ShopDomain,
   customer: z.object({ id: NumericId }).optional(),
   orders_to_redact: OrderIds,
   orders_requested: OrderIds,
   data_request: z.object({ id: NumericId }).optional(),
-});
+}));
 export type ShopifyPrivacyRequest = z.infer<typeof ShopifyPrivacyRequest>;
 
 export function parsePrivacyRequest(json: unknown): Outcome<ShopifyPrivacyRequest> {

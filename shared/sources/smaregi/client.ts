@@ -12,6 +12,7 @@ import { SmaregiError } from './errors.js';
 import { type AppCredentials, createTokenSource, SMAREGI_POINT_WRITE_SCOPES, type TokenSource } from './token.js';
 import { SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';
 import * as z from 'zod';
+import { lazySchema } from '../../schema/index.js';
 
 /**
  * A client of Smaregi's Platform API, as much as the worker and the reconcile read: one transaction
@@ -57,7 +58,7 @@ export interface SmaregiClient {
 }
 
 const ID = /^[0-9]{1,20}$/;
-const List = z.array(SmaregiTransactionListItem);
+const List = lazySchema(() => z.array(SmaregiTransactionListItem));
 
 export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
   const transport = opts.transport ?? createTransport();

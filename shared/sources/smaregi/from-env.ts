@@ -3,6 +3,7 @@ import { perSourceClients, readJsonSecret, type SecretReader } from '../../confi
 import { createSmaregiClient, SMAREGI_HOSTS, type SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
 import type { AppCredentials } from './token.js';
+import { lazySchema } from '../../schema/index.js';
 
 /**
  * The worker's (and the reconcile's) Smaregi API access, per source (env `SMAREGI`, JSON): the contract,
@@ -12,25 +13,27 @@ import type { AppCredentials } from './token.js';
  */
 export const SMAREGI_ENV = 'SMAREGI';
 
-const Access = z
-  .object({
-    contractId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
-    hosts: z.enum(['production', 'sandbox']).default('production'),
-    apiOrigin: z.url({ protocol: /^https?$/ }).optional(),
-    idOrigin: z.url({ protocol: /^https?$/ }).optional(),
-    credentialsSecretArn: z.string().min(1).optional(),
-    clientId: z.string().min(1).optional(),
-    clientSecret: z.string().min(1).optional(),
-  })
-  .strict()
-  .refine(
-    (a) => (a.credentialsSecretArn === undefined) !== (a.clientId === undefined || a.clientSecret === undefined),
-    'give credentialsSecretArn, or clientId and clientSecret',
-  );
-export const SmaregiAccess = z.record(z.string(), Access);
+const Access = lazySchema(() =>
+  z
+    .object({
+      contractId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+      hosts: z.enum(['production', 'sandbox']).default('production'),
+      apiOrigin: z.url({ protocol: /^https?$/ }).optional(),
+      idOrigin: z.url({ protocol: /^https?$/ }).optional(),
+      credentialsSecretArn: z.string().min(1).optional(),
+      clientId: z.string().min(1).optional(),
+      clientSecret: z.string().min(1).optional(),
+    })
+    .strict()
+    .refine(
+      (a) => (a.credentialsSecretArn === undefined) !== (a.clientId === undefined || a.clientSecret === undefined),
+      'give credentialsSecretArn, or clientId and clientSecret',
+    ),
+);
+export const SmaregiAccess = lazySchema(() => z.record(z.string(), Access));
 export type SmaregiAccess = z.infer<typeof SmaregiAccess>;
 
-const CredentialsSecret = z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) });
+const CredentialsSecret = lazySchema(() => z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) }));
 
 /** One client per configured source, made on first use and kept for the container's life (its token too). */
 export function smaregiFromEnv(

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { DEFAULT_CALL_DEADLINE_MS, type Transport } from '../../http-client/index.js';
 import { SmaregiError } from './errors.js';
+import { lazySchema } from '../../schema/index.js';
 
 /**
  * The app's access token for one contract (client credentials: `POST {id origin}/app/{contract_id}/token`,
@@ -12,7 +13,7 @@ export const SMAREGI_SCOPES = 'pos.transactions:read pos.customers:read';
 /** What mirroring the membership balance to Smaregi's customers adds (会員ポイント更新): asked for only by that token. */
 export const SMAREGI_POINT_WRITE_SCOPES = `${SMAREGI_SCOPES} pos.customers:write`;
 
-const TokenAnswer = z.object({ access_token: z.string().min(1), expires_in: z.coerce.number().int().positive() });
+const TokenAnswer = lazySchema(() => z.object({ access_token: z.string().min(1), expires_in: z.coerce.number().int().positive() }));
 
 export interface AppCredentials {
   clientId: string;

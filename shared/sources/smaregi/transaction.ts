@@ -1,4 +1,5 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
+import { lazyObject, lazySchema } from '../../schema/index.js';
 
 /**
  * The parts of a Smaregi POS transaction (Platform API `GET /{contract_id}/pos/transactions/{id}` with
@@ -7,22 +8,24 @@ import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales f
  * Field names and divisions: feedforce/smaregi-platform-api `smaregi-api.yaml` (see
  * test/fixtures/smaregi/SOURCES.md); unknown fields are kept, so a seeded record reads back as sent.
  */
-const Id = z.string().regex(/^[0-9]{1,20}$/, 'expected a Smaregi id: 1-20 digits as a string');
+const Id = lazySchema(() => z.string().regex(/^[0-9]{1,20}$/, 'expected a Smaregi id: 1-20 digits as a string'));
 /** A signed decimal string: Smaregi's amounts ("11000", "-1000", "10.5"). */
-export const Amount = z.string().regex(/^-?\d{1,15}(?:\.\d{1,6})?$/, 'expected an amount as a decimal string such as "11000"');
-const Division = z.string().regex(/^[0-9A-Z]{1,2}$/);
+export const Amount = lazySchema(() =>
+  z.string().regex(/^-?\d{1,15}(?:\.\d{1,6})?$/, 'expected an amount as a decimal string such as "11000"'),
+);
+const Division = lazySchema(() => z.string().regex(/^[0-9A-Z]{1,2}$/));
 /** A link to another transaction: an id, or "" / "0" for none (the older API's "none"); see linkOf. */
-const Link = z.string().regex(/^[0-9]{0,20}$/, 'expected a Smaregi transaction id, "0" or ""');
+const Link = lazySchema(() => z.string().regex(/^[0-9]{0,20}$/, 'expected a Smaregi transaction id, "0" or ""'));
 
-export const SmaregiCustomer = z.looseObject({
+export const SmaregiCustomer = lazyObject(z.looseObject, () => ({
   customerId: Id,
   customerCode: z.string().min(1).max(255).nullish(),
   firstName: z.string().nullish(),
   lastName: z.string().nullish(),
-});
+}));
 export type SmaregiCustomer = z.infer<typeof SmaregiCustomer>;
 
-export const SmaregiDetail = z.looseObject({
+export const SmaregiDetail = lazyObject(z.looseObject, () => ({
   transactionDetailId: z.string().optional(),
   /** 1 normal, 2 return, 3 department sale. */
   transactionDetailDivision: Division.optional(),
@@ -52,10 +55,10 @@ export const SmaregiDetail = z.looseObject({
   pointNotApplicable: z.string().nullish(),
   /** "1": the line is not a sale (売上対象外: deposits, gift certificates sold). */
   salesDivision: z.string().nullish(),
-});
+}));
 export type SmaregiDetail = z.infer<typeof SmaregiDetail>;
 
-export const SmaregiTransaction = z.looseObject({
+export const SmaregiTransaction = lazyObject(z.looseObject, () => ({
   transactionHeadId: Id,
   transactionDateTime: z.string().min(1),
   /** 1 normal; 2-16 money in/out, deposits, point adjustments, tips...: no sale. */
@@ -87,7 +90,7 @@ export const SmaregiTransaction = z.looseObject({
   updDateTime: z.string().nullish(),
   details: z.array(SmaregiDetail).optional(),
   customer: SmaregiCustomer.nullish(),
-});
+}));
 export type SmaregiTransaction = z.infer<typeof SmaregiTransaction>;
 
 /** A link field's transaction id, or undefined for none ("", "0", missing). */
@@ -96,9 +99,9 @@ export function linkOf(value: string | null | undefined): string | undefined {
 }
 
 /** One entry of the transaction list (`GET /{contract_id}/pos/transactions`): the id and when it changed. */
-export const SmaregiTransactionListItem = z.looseObject({
+export const SmaregiTransactionListItem = lazyObject(z.looseObject, () => ({
   transactionHeadId: Id,
   transactionDateTime: z.string().optional(),
   updDateTime: z.string().nullish(),
-});
+}));
 export type SmaregiTransactionListItem = z.infer<typeof SmaregiTransactionListItem>;

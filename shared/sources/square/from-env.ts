@@ -2,6 +2,7 @@ import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales f
 import { perSourceClients, readJsonSecret, type SecretReader } from '../../config/index.js';
 import { createSquareOrdersClient, type SquareOrdersClient } from './client.js';
 import { SquareOrdersError } from './errors.js';
+import { lazySchema } from '../../schema/index.js';
 
 /**
  * The worker's Square Orders API access, per source (env `SQUARE_ORDERS`, JSON): in AWS a Secrets
@@ -10,18 +11,20 @@ import { SquareOrdersError } from './errors.js';
  */
 export const SQUARE_ORDERS_ENV = 'SQUARE_ORDERS';
 
-const Access = z
-  .object({
-    accessTokenSecretArn: z.string().min(1).optional(),
-    accessToken: z.string().min(1).optional(),
-    origin: z.url({ protocol: /^https?$/ }).optional(),
-  })
-  .strict()
-  .refine((a) => (a.accessTokenSecretArn === undefined) !== (a.accessToken === undefined), 'give accessTokenSecretArn or accessToken');
-export const SquareOrdersAccess = z.record(z.string(), Access);
+const Access = lazySchema(() =>
+  z
+    .object({
+      accessTokenSecretArn: z.string().min(1).optional(),
+      accessToken: z.string().min(1).optional(),
+      origin: z.url({ protocol: /^https?$/ }).optional(),
+    })
+    .strict()
+    .refine((a) => (a.accessTokenSecretArn === undefined) !== (a.accessToken === undefined), 'give accessTokenSecretArn or accessToken'),
+);
+export const SquareOrdersAccess = lazySchema(() => z.record(z.string(), Access));
 export type SquareOrdersAccess = z.infer<typeof SquareOrdersAccess>;
 
-const TokenSecret = z.object({ access_token: z.string().min(1) });
+const TokenSecret = lazySchema(() => z.object({ access_token: z.string().min(1) }));
 
 /** One client per configured source, made on first use and kept for the container's life. */
 export function squareOrdersFromEnv(

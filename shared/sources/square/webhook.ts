@@ -9,104 +9,107 @@ import { decodeBase64, hmacSha256, macEquals } from '../signature.js';
 import type { Outcome, SignedRequest, SourceError, VerifyOptions, WebhookSource } from '../types.js';
 import { ignored, ok, rejected } from '../types.js';
 import { SquareAmountFrom } from './thin.js';
+import { lazyObject, lazySchema } from '../../schema/index.js';
 
 /**
  * Square webhooks (payment.created/updated, refund.created/updated), as Square's API reference
  * describes them: a Payment or PaymentRefund object under `data.object`, money in integer minor units.
  */
 
-export const SquareSettings = z
-  .object({
-    /** The external key a Square `customer_id` is looked up by. */
-    externalKey: ExternalKey.default('square'),
-    /**
-     * The URL Square was given for this subscription: Square signs it together with the body, and
-     * behind API Gateway or a proxy the request's own URL differs. The stack and `npm start` fill it in.
-     */
-    notificationUrl: z.url({ protocol: /^https?$/ }).optional(),
-    amount: z
-      .object({
-        /**
-         * `amount`: `amount_money`, without the tip (default); `total`: `total_money`, tip included;
-         * `subtotal_excluding_tax`: what the payment's order sold without consumption tax, after
-         * discounts, without gift cards, tips and service charges, read from Square's Orders API by the
-         * worker (the web shop's basis; needs the source's Orders API token, docs/square.md). Refunds
-         * take back the share of the payment they return.
-         */
-        basis: z.enum(['amount', 'total', 'subtotal_excluding_tax']).default('amount'),
-        rule: AmountRule.default('major_floor'),
-      })
-      .strict()
-      .prefault({}),
-    pointTitle: TitleTemplate.default('Purchase {order}'),
-    refundTitle: TitleTemplate.default('Refund {order}'),
-    expiryDays: z.number().int().positive().max(36_500).nullable().default(null),
-    /**
-     * Square may attach `customer_id` to a completed payment later (asynchronous customer matching).
-     * For this long after a completed payment was first seen without a customer, a later delivery
-     * naming the customer still earns its points; 0: the first outcome is final.
-     */
-    customerMatchWindowSeconds: z
-      .number()
-      .int()
-      .min(0)
-      .max(30 * 86_400)
-      .default(86_400),
-  })
-  .strict();
+export const SquareSettings = lazySchema(() =>
+  z
+    .object({
+      /** The external key a Square `customer_id` is looked up by. */
+      externalKey: ExternalKey.default('square'),
+      /**
+       * The URL Square was given for this subscription: Square signs it together with the body, and
+       * behind API Gateway or a proxy the request's own URL differs. The stack and `npm start` fill it in.
+       */
+      notificationUrl: z.url({ protocol: /^https?$/ }).optional(),
+      amount: z
+        .object({
+          /**
+           * `amount`: `amount_money`, without the tip (default); `total`: `total_money`, tip included;
+           * `subtotal_excluding_tax`: what the payment's order sold without consumption tax, after
+           * discounts, without gift cards, tips and service charges, read from Square's Orders API by the
+           * worker (the web shop's basis; needs the source's Orders API token, docs/square.md). Refunds
+           * take back the share of the payment they return.
+           */
+          basis: z.enum(['amount', 'total', 'subtotal_excluding_tax']).default('amount'),
+          rule: AmountRule.default('major_floor'),
+        })
+        .strict()
+        .prefault({}),
+      pointTitle: TitleTemplate.default('Purchase {order}'),
+      refundTitle: TitleTemplate.default('Refund {order}'),
+      expiryDays: z.number().int().positive().max(36_500).nullable().default(null),
+      /**
+       * Square may attach `customer_id` to a completed payment later (asynchronous customer matching).
+       * For this long after a completed payment was first seen without a customer, a later delivery
+       * naming the customer still earns its points; 0: the first outcome is final.
+       */
+      customerMatchWindowSeconds: z
+        .number()
+        .int()
+        .min(0)
+        .max(30 * 86_400)
+        .default(86_400),
+    })
+    .strict(),
+);
 export type SquareSettings = z.infer<typeof SquareSettings>;
 
 // Square's ids are letters, digits, `_` and `-` (refund ids are `<payment id>_<suffix>`); no ':' so
 // the event ids they are joined into stay unambiguous.
-const SquareId = z.string().regex(/^[A-Za-z0-9_-]{1,192}$/, 'expected 1-192 letters, digits, _ or -');
-const EventId = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'expected 1-128 letters, digits, . _ or -');
+const SquareId = lazySchema(() => z.string().regex(/^[A-Za-z0-9_-]{1,192}$/, 'expected 1-192 letters, digits, _ or -'));
+const EventId = lazySchema(() => z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'expected 1-128 letters, digits, . _ or -'));
 
 /** Money: `amount` in the currency's smallest unit (cents; yen for JPY, which has no minor unit). */
-const Money = z.object({
+const Money = lazyObject(z.object, () => ({
   amount: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
   currency: CurrencyCode,
-});
+}));
 type Money = z.infer<typeof Money>;
 
-const envelope = {
+const envelope = () => ({
   merchant_id: z.string().optional(),
   event_id: EventId,
   created_at: z.string().optional(),
-};
+});
 
 /** What a completed payment and a completed refund both carry. */
-const completed = {
+const completed = () => ({
   id: SquareId,
   status: z.literal('COMPLETED'),
   amount_money: Money,
   created_at: DateTimeWithOffset,
-};
+});
 
-export const SquarePayment = z.object({
-  ...completed,
+export const SquarePayment = lazyObject(z.object, () => ({
+  ...completed(),
   tip_money: Money.optional(),
   total_money: Money.optional(),
   customer_id: z.string().regex(EXTERNAL_ID, 'expected 1-255 letters, digits, or * - . _').optional(),
   order_id: z.string().optional(),
   location_id: z.string().optional(),
-});
+}));
 
-export const SquareRefund = z.object({
-  ...completed,
+export const SquareRefund = lazyObject(z.object, () => ({
+  ...completed(),
   payment_id: SquareId.optional(),
   unlinked: z.boolean().optional(),
-});
+}));
 
-const PaymentEvent = z.object({
-  ...envelope,
+const PaymentEvent = lazyObject(z.object, () => ({
+  ...envelope(),
   type: z.enum(['payment.created', 'payment.updated']),
   data: z.object({ object: z.object({ payment: SquarePayment }) }),
-});
-const RefundEvent = z.object({
-  ...envelope,
+}));
+const RefundEvent = lazyObject(z.object, () => ({
+  ...envelope(),
   type: z.enum(['refund.created', 'refund.updated']),
   data: z.object({ object: z.object({ refund: SquareRefund }) }),
-});
+}));
 export type SquarePayload = z.infer<typeof PaymentEvent> | z.infer<typeof RefundEvent>;
 
 const SIGNATURE_HEADER = 'x-square-hmacsha256-signature';
