@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import type { PurchaseEvent } from '../../events/index.js';
+import { lazyObject } from '../../schema/index.js';
 
 /**
  * Smaregi's part of its thin event (`stateFrom` in the queued message): its webhooks name transactions
  * only, so the worker reads the transaction's current state (state.ts) and turns it into the purchase and
  * refunds it earns. The part carries what the source's settings say of how to read that state.
  */
-export const SmaregiStateFrom = z.object({
+export const SmaregiStateFrom = lazyObject(z.object, () => ({
   kind: z.literal('smaregi_transaction'),
   transactionHeadId: z.string().regex(/^[0-9]{1,20}$/),
   externalKey: z.string().min(1).max(64),
@@ -29,7 +30,7 @@ export const SmaregiStateFrom = z.object({
   lateMemberDays: z.number().int().min(1).max(90).optional(),
   /** `membership`: points spent at the till come off the membership balance (absent: `ignore`). */
   tillPoints: z.enum(['ignore', 'membership']).optional(),
-});
+}));
 export type SmaregiStateFrom = z.infer<typeof SmaregiStateFrom>;
 
 /** The thin event: a canonical purchase (amount 0, no customer) with Smaregi's part. */
