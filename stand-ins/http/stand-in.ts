@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { adminRefusal } from '../../shared/http/index.js';
-import { listen } from './listen.js';
-import { createJsonServer, type JsonAnswer } from './json-server.js';
+import { answerJson, type JsonAnswer, type JsonHandler, routeAllTo } from './json-answer.js';
+import { createStandInServer, type RunningServer, serve } from './server.js';
 
 /**
  * The parts every shop-side stand-in shares: its test surface under a prefix (POST only, behind the
@@ -46,21 +46,20 @@ export function faultFrom(json: unknown): StandInFault | JsonAnswer {
   return { status: f.status, times: f.times, ...(typeof f.retry_after === 'string' ? { retryAfter: f.retry_after } : {}) };
 }
 
-/** Serves `handle` on host:port (0: a free port) until `close`. */
+/**
+ * Serves `handle` on host:port (0: a free port) until `close`: bodies up to `maxBodyBytes` (413 past it),
+ * 500 when it throws, a connection cut for a `destroy` answer. A path the router cannot decode is still
+ * `handle`'s to answer (with no body), as every other path is.
+ */
 export async function serveStandIn(
-  handle: (req: IncomingMessage, body: Buffer) => JsonAnswer,
+  handle: JsonHandler,
   options: { maxBodyBytes: number; port?: number; host?: string },
-): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const server = createJsonServer(handle, options.maxBodyBytes);
-  const host = options.host ?? '127.0.0.1';
-  const port = await listen(server, options.port ?? 0, host);
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+): Promise<RunningServer> {
+  const app = createStandInServer({
+    bodyLimit: options.maxBodyBytes,
+    keepAliveTimeout: 5_000,
+    frameworkErrors: (_error, req, reply) => answerJson(handle, req, reply, Buffer.alloc(0)),
+  });
+  routeAllTo(app, handle, options.maxBodyBytes);
+  return serve(app, options);
 }

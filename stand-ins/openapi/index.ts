@@ -3,6 +3,7 @@
  * configuration (stand-ins/openapi/README.md). `npm run emulator` is the same from the command line (cli.ts).
  */
 import { loadConfigFile, parseConfig, DEMO_CONFIG_PATH, type EmulatorConfig } from './config.js';
+import { serve } from '../http/index.js';
 import { buildServer } from './server.js';
 import { EmulatorState } from './state.js';
 
@@ -27,10 +28,6 @@ export interface RunningEmulator {
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const config: EmulatorConfig = options.config === undefined ? await loadConfigFile(DEMO_CONFIG_PATH) : parseConfig(options.config);
   const app = buildServer({ state: new EmulatorState(config) });
-  const host = options.host ?? '127.0.0.1';
-  await app.listen({ port: options.port ?? 0, host });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : options.port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${urlHost}:${port}`, close: () => app.close() };
+  const { url, close } = await serve(app, options);
+  return { url, close };
 }

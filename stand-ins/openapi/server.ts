@@ -3,8 +3,9 @@
  * handler; the admin API; 404/405 and unreadable bodies in the Open API's error shapes.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adminRefusal, declaresBody } from '../../shared/http/index.js';
+import { createStandInServer } from '../http/index.js';
 import { registerBodyParsers, UnreadableBody } from './body.js';
 import { ApiError, apiErrors } from './errors.js';
 import { answerClientError, BODY_LIMIT, bodyProblem, MAX_PARAM_LENGTH, RawRouteMatcher } from './framework.js';
@@ -134,15 +135,12 @@ function answerNoRoute(state: EmulatorState, req: FastifyRequest, reply: Fastify
 
 export function buildServer({ state }: ServerOptions): FastifyInstance {
   const matcher = new RawRouteMatcher(API_ROUTES);
-  const app = Fastify({
-    logger: false,
+  // As every stand-in's (stand-ins/http): no logger, connections cut on close, never Fastify's 503 while closing.
+  const app = createStandInServer({
     // External IDs (255 characters) and tokens travel in the path.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     bodyLimit: BODY_LIMIT,
-    forceCloseConnections: true,
     keepAliveTimeout: 65_000,
-    // A request arriving while the emulator closes is served (or its connection closed), never Fastify's 503.
-    return503OnClosing: false,
     // The router refused the path (undecodable or over-long parameter): route it by its raw shape, so it is
     // answered, counted and faulted like any request to that endpoint, with the parameter error after the token check.
     frameworkErrors: (error, req: FastifyRequest, reply: FastifyReply) => {

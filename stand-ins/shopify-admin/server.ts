@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { createJsonServer, listen } from '../http/index.js';
+import { serveStandIn } from '../http/index.js';
 import { answerOrders, answerRefund, type DataAnswer } from './answers.js';
 import { type Bucket, type BucketSettings, createBucket } from './bucket.js';
 import { actualCost, type Field, requestedCost } from './cost.js';
@@ -92,12 +92,14 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
     discounts: createDiscountStore(now, options.currency ?? 'JPY'),
     faults: [],
   };
-  const server = createJsonServer((req, body) => handle(state, req, body), MAX_BODY);
-  const host = options.host ?? '127.0.0.1';
-  const port = await listen(server, options.port ?? 0, host);
+  const served = await serveStandIn((req, body) => handle(state, req, body), {
+    maxBodyBytes: MAX_BODY,
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.host ? { host: options.host } : {}),
+  });
   return {
-    url: `http://${host}:${port}`,
-    port,
+    url: served.url,
+    port: served.port,
     store: state.store,
     stats: () => ({ ...state.counters }),
     setBucket: (settings) => state.bucket.set(settings),
@@ -108,11 +110,7 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
     clearFaults: () => {
       state.faults.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((e) => (e ? reject(e) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: () => served.close(),
   };
 }
 
