@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { type CachedToken, createRenewingToken } from '../cache/index.js';
 import { ShopifyAdminError } from './errors.js';
 
 /**
@@ -84,37 +85,25 @@ export function createAdminAccessToken(options: AdminAccessTokenOptions): AdminA
   const origin = options.origin ?? `https://${options.shopDomain}`;
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  let current: { token: string; renewAt: number } | undefined;
-  let pending: Promise<string> | undefined;
   let fresh = false;
 
-  async function obtain(): Promise<string> {
+  async function obtain(): Promise<CachedToken> {
     const credentials = await options.credentials({ fresh });
     fresh = false;
-    if (credentials.kind === 'token') {
-      current = { token: credentials.accessToken, renewAt: Number.POSITIVE_INFINITY };
-      return credentials.accessToken;
-    }
+    if (credentials.kind === 'token') return { value: credentials.accessToken, renewAt: Number.POSITIVE_INFINITY };
     const issuedAt = now();
     const grant = await requestGrant(origin, credentials, timeoutMs);
     const lifeMs = grant.expires_in * 1000;
     const renewBeforeMs = Math.min((options.renewBeforeSeconds ?? DEFAULT_RENEW_BEFORE_SECONDS) * 1000, lifeMs / 2);
-    current = { token: grant.access_token, renewAt: issuedAt + lifeMs - renewBeforeMs };
-    return grant.access_token;
+    return { value: grant.access_token, renewAt: issuedAt + lifeMs - renewBeforeMs };
   }
 
+  const token = createRenewingToken(obtain, now);
   return {
-    get() {
-      if (current !== undefined && now() < current.renewAt) return Promise.resolve(current.token);
-      pending ??= obtain().finally(() => {
-        pending = undefined;
-      });
-      return pending;
-    },
-    rejected(token) {
-      if (current?.token !== token) return; // already renewed since
-      current = undefined;
-      fresh = true;
+    get: () => token.get(),
+    rejected(value) {
+      // Re-read the credentials only when this refusal dropped the token (not when it was renewed since).
+      if (token.refused(value)) fresh = true;
     },
   };
 }
