@@ -17,7 +17,6 @@ const KNOWN: string[] = [
   'bench/end-to-end.ts:runEndToEndBench',
   'demo/steps.ts:buildSteps',
   'local/smaregi/server.ts:startSmaregiStandIn',
-  'ops/command.ts:run',
   'shared/customers/records.ts:createCustomerRecords',
 ];
 
