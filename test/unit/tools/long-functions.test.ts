@@ -15,7 +15,6 @@ const found = (text: string, max = 5) => longFunctionsIn('a.ts', text, max).map(
  */
 const KNOWN: string[] = [
   'bench/end-to-end.ts:runEndToEndBench',
-  'demo/steps.ts:buildSteps',
   'local/smaregi/server.ts:startSmaregiStandIn',
   'shared/customers/records.ts:createCustomerRecords',
 ];
