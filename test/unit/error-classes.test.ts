@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
  * root class. Read from each module's public face (`index.ts`) and its `errors.ts`.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const MODULE_FILE = /^(shared|ops|console|local|emulator)\/(?:[\w-]+\/)*(index|errors)\.ts$/;
+/** Every folder's index.ts and errors.ts, but the tests', the stack's (CDK), the benches', the Lambda entries' and tools'. */
+const MODULE_FILE = /^(?!(?:test|infra|bench|chaos|functions|tools)\/)(?:[\w-]+\/)+(index|errors)\.ts$/;
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 
