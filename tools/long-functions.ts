@@ -162,7 +162,8 @@ function bodyAfter(code: string, close: number): number {
     const c = code[k] as string;
     if (c === '(' || c === '[' || c === '<') depth++;
     else if (c === ')' || c === ']' || (c === '>' && code[k - 1] !== '=')) depth--;
-    else if (c === ';' || (c === '=' && code[k + 1] !== '>')) return -1;
+    // The end of a method signature in a type (`{ report(): Report }`, `…; next(): T`): no body.
+    else if (c === '}' || ((c === ';' || c === ',') && depth === 0) || (c === '=' && code[k + 1] !== '>')) return -1;
     else if (c === '{') {
       const p = skipSpaceBack(code, k - 1);
       const before = code[p] as string;

@@ -16,6 +16,12 @@ const found = (text: string, max = 5) => longFunctionsIn('a.ts', text, max).map(
 const KNOWN: string[] = [
   // Issue 41: the ledger branch splits it (and moves it to shared/ledger/customers.ts) as it takes over the table.
   'shared/customers/records.ts:createCustomerRecords',
+  // Issue 41: the homes branch moves the chaos harness out of test/ as it is (test/chaos -> chaos/); these four
+  // are to be split there (issue 44 works on the same files).
+  'chaos/links.ts:createLinks',
+  'chaos/redemption-clicks.ts:createRedemptionClicks',
+  'chaos/runner.ts:runChaos',
+  'chaos/stack.ts:startChaosStack',
 ];
 
 describe('long functions', () => {
@@ -43,6 +49,11 @@ describe('long functions', () => {
       '}',
     ].join('\n');
     expect(found(text)).toEqual(['make:1:18', 'inner:2:7', 'method:10:7', 'constructor:20:7']);
+  });
+
+  it('takes a method signature in a return type for no function', () => {
+    const text = `export function make(): Thing & { report(): Report; check(): Promise<void> } {\n${lines(5)}\n}`;
+    expect(found(text)).toEqual(['make:1:7']);
   });
 
   it('leaves a function of exactly the limit alone', () => {
