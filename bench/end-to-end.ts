@@ -71,6 +71,16 @@ function emulatorConfig(): unknown {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+function figures(latencies: number[]): LatencyFigures {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    events: sorted.length,
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+    maxMs: round(sorted[sorted.length - 1] ?? 0),
+  };
+}
+
 export async function runEndToEndBench(options: { quick?: boolean; log?: (line: string) => void } = {}): Promise<EndToEndFigures> {
   const quick = options.quick ?? false;
   const log = options.log ?? (() => undefined);
@@ -125,15 +135,6 @@ export async function runEndToEndBench(options: { quick?: boolean; log?: (line: 
         resolve(credited.get(eventId) as number);
       });
     });
-  const figures = (latencies: number[]): LatencyFigures => {
-    const sorted = [...latencies].sort((a, b) => a - b);
-    return {
-      events: sorted.length,
-      p50Ms: round(percentile(sorted, 50)),
-      p99Ms: round(percentile(sorted, 99)),
-      maxMs: round(sorted[sorted.length - 1] ?? 0),
-    };
-  };
 
   try {
     // Warm-up: token, pools, dynalite's table.

@@ -1,7 +1,7 @@
 /** The local stack has not finished starting: the console answers 503 "starting" meanwhile. */
 export class ConsoleStartingError extends Error {
   readonly kind = 'starting' as const;
-  override name = 'ConsoleStartingError';
+  override readonly name = 'ConsoleStartingError';
   constructor() {
     super('the local stack is still starting');
   }

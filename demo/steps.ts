@@ -147,6 +147,39 @@ export const taxInclusiveSteps: ShopperSteps = (customer, rateCredit, target, ru
   });
 };
 
+/** A POS sale to a walk-in member, and its full return. */
+function posSteps(walkIn: Customer, walkInCredit: number, secret: string, runId: number, now: number): Step[] {
+  const receiptId = `R-${runId}`;
+  return [
+    {
+      customer: walkIn,
+      label: `POS sale ${receiptId} ¥8,640`,
+      request: posSale({ receiptId, cardNumber: walkIn.externalId, subtotal: '8640', tax: '864', currency: 'JPY' }, secret, now),
+      record: { source: 'pos', orderId: receiptId },
+      expected: { kind: 'credited', points: walkInCredit },
+    },
+    {
+      customer: walkIn,
+      label: `POS return of ${receiptId} (full)`,
+      request: posReturn(
+        {
+          returnId: `RT-${runId}`,
+          originalReceiptId: receiptId,
+          fullReturn: true,
+          cardNumber: walkIn.externalId,
+          subtotal: '8640',
+          tax: '864',
+          currency: 'JPY',
+        },
+        secret,
+        now,
+      ),
+      record: { source: 'pos', orderId: receiptId, refundId: `RT-${runId}` },
+      expected: { kind: 'debited', points: walkInCredit },
+    },
+  ];
+}
+
 export function buildSteps(
   customers: {
     shopper: Customer;
@@ -170,8 +203,6 @@ export function buildSteps(
   const order = { orderId, name: `#D${runId % 100_000}`, customerId: shopper.externalId, subtotal: '12000', tax: '1200', currency: 'JPY' };
   const credit = rateCredit(shopper, 12_000);
   const partial = Math.floor((credit * 3_000) / 12_000);
-  const receiptId = `R-${runId}`;
-  const walkInCredit = rateCredit(walkIn, 8_640);
   const unknownOrder = bigId(3n, runId);
   const webhook = (n: number) => `demo-${runId}-${n}`;
   const paid = shopifyOrderPaid(order, s.shopify, webhook(1), now);
@@ -226,32 +257,7 @@ export function buildSteps(
       record: { source: 'shopify', orderId: bigId(5n, runId) },
       expected: { kind: 'rejected', status: 401 },
     },
-    {
-      customer: walkIn,
-      label: `POS sale ${receiptId} ¥8,640`,
-      request: posSale({ receiptId, cardNumber: walkIn.externalId, subtotal: '8640', tax: '864', currency: 'JPY' }, s.pos, now),
-      record: { source: 'pos', orderId: receiptId },
-      expected: { kind: 'credited', points: walkInCredit },
-    },
-    {
-      customer: walkIn,
-      label: `POS return of ${receiptId} (full)`,
-      request: posReturn(
-        {
-          returnId: `RT-${runId}`,
-          originalReceiptId: receiptId,
-          fullReturn: true,
-          cardNumber: walkIn.externalId,
-          subtotal: '8640',
-          tax: '864',
-          currency: 'JPY',
-        },
-        s.pos,
-        now,
-      ),
-      record: { source: 'pos', orderId: receiptId, refundId: `RT-${runId}` },
-      expected: { kind: 'debited', points: walkInCredit },
-    },
+    ...posSteps(walkIn, rateCredit(walkIn, 8_640), target.secrets.pos, runId, now),
     {
       customer: unknown,
       label: 'Shopify orders/paid ¥5,000, customer not a member',

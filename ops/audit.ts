@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OpsError } from './errors.js';
 import { auditLedger, findingLine, noteLine, scanLedger, summaryLine, type AuditProgress, type TimeRange } from '../shared/audit/index.js';
 import { processingSettingsFromEnv } from '../shared/config/index.js';
+import { DAY_MS } from '../shared/time/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
 import { resolveLocalConfig } from '../kit/local-stack/config.js';
@@ -17,7 +18,7 @@ export interface AuditTarget {
 }
 
 const DURATION = /^(\d+)([dhm])$/;
-const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000 } as const;
+const UNIT_MS = { d: DAY_MS, h: 3_600_000, m: 60_000 } as const;
 
 /** `--since` / `--until`: an ISO date or date-time, or a duration back from now (`3d`, `12h`, `30m`). */
 export function parseInstant(value: string, option: string, now: number): number {

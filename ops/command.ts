@@ -117,27 +117,129 @@ async function reprocessOutcome(
 /** The ledger keeps why an event kept failing; the queue only knows that it did. */
 const ledgerError = (ledger: Ledger, letter: ListedDeadLetter) => deadLetterReason(ledger, letter.event, letter.lastError);
 
+/** The options every command is parsed with (each reads its own). */
+const OPTIONS = {
+  ...AWS_TARGET_OPTIONS,
+  'dry-run': { type: 'boolean', default: false },
+  all: { type: 'boolean', default: false },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
+  source: { type: 'string' },
+  customer: { type: 'string' },
+  days: { type: 'string' },
+  key: { type: 'string' },
+  outcome: { type: 'string' },
+} as const;
+type ParsedValues = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>['values'];
+
+/** What a command is given: the parsed options, the arguments after its name, the stage if any, where to print. */
+interface CommandInput {
+  values: ParsedValues;
+  rest: string[];
+  aws: AwsTarget | undefined;
+  env: NodeJS.ProcessEnv;
+  print: (line: string) => void;
+}
+
+/** `reprocess --source <source> --customer <id>` (ops/reprocess.ts), or by outcome. */
+async function reprocessCommand({ values, rest, aws, env, print }: CommandInput): Promise<number> {
+  if (values.outcome !== undefined) return reprocessOutcome(values, rest, aws, env, print);
+  const { source, customer } = values;
+  if (source === undefined || customer === undefined || rest.length > 0)
+    throw new OpsError('usage', 'reprocess takes --source <source> --customer <id>');
+  const days = values.days === undefined ? undefined : Number(values.days);
+  if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 365))
+    throw new OpsError('usage', '--days is a whole number of days, 1 to 365');
+  const handle = aws ?? (await localHandle(env));
+  try {
+    const { reprocessCustomer } = await import('./reprocess.js');
+    if (handle.sources !== undefined && !handle.sources.has(source))
+      throw new OpsError('usage', `no source ${source} is configured here (configured: ${[...handle.sources.keys()].join(', ')})`);
+    // The source's own settings unless overridden: its external key and the days linking credits back.
+    const linking = handle.sources?.get(source)?.customerLinking?.();
+    const externalKey = values.key ?? linking?.externalKey ?? source;
+    return await reprocessCustomer(
+      handle,
+      { source, customer, externalKey, days: days ?? linking?.retroCreditDays ?? DEFAULT_RETRO_CREDIT_DAYS },
+      print,
+    );
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `ledger <source> <order id>` or `ledger <source> --customer <id>`. */
+async function ledgerCommand({ values, rest, aws, env, print }: CommandInput): Promise<number> {
+  const [source, orderId, extra] = rest;
+  const byCustomer = values.customer !== undefined;
+  if (source === undefined || extra !== undefined || (orderId === undefined) === !byCustomer)
+    throw new OpsError('usage', 'ledger takes <source> <order id>, or <source> --customer <id>');
+  refuseUnreadableId('order id', orderId);
+  refuseUnreadableId('customer id', values.customer);
+  const handle = aws ?? (await localHandle(env));
+  try {
+    const report = byCustomer
+      ? await reportCustomer(handle, {
+          source,
+          customerId: values.customer ?? '',
+          externalKey: values.key ?? handle.sources?.get(source)?.customerLinking?.()?.externalKey ?? source,
+        })
+      : await ledgerReport(handle.ledger, handle.openapi, source, orderId ?? '');
+    for (const line of report.lines) print(line);
+    return report.found ? 0 : 1;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `redrive`: the dead letters back to the queue (or, with --dry-run, listed). */
+async function redriveCommand({ values, rest, aws, env, print }: CommandInput): Promise<number> {
+  if (rest.length > 0) throw new OpsError('usage', 'redrive takes no arguments');
+  if (aws) return (await import('./stage-dead-letters.js')).stageDeadLetters(aws, { name: 'redrive', dryRun: values['dry-run'] }, print);
+  const handle = await localHandle(env);
+  try {
+    const letters = await handle.deadLetters();
+    for (const l of letters) {
+      print(
+        `${values['dry-run'] ? 'would move' : 'moving'} ${l.messageId} (group ${l.groupId}, ${l.receiveCount} receives, last error: ${await ledgerError(handle.ledger, l)})`,
+      );
+    }
+    if (values['dry-run']) {
+      print(`dry run: ${letters.length} message(s) in the dead-letter list, nothing moved`);
+      return 0;
+    }
+    const moved = await handle.redrive();
+    print(`moved ${moved} message(s) from the dead-letter list back to the queue`);
+    return 0;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `dlq`: the dead letters, each with why it kept failing. */
+async function dlqCommand({ aws, env, print }: CommandInput): Promise<number> {
+  if (aws) return (await import('./stage-dead-letters.js')).stageDeadLetters(aws, { name: 'dlq' }, print);
+  const handle = await localHandle(env);
+  try {
+    const letters = await handle.deadLetters();
+    const listed = [];
+    for (const l of letters) listed.push({ ...l, lastError: await ledgerError(handle.ledger, l) });
+    print(listed.length === 0 ? 'the dead-letter list is empty' : JSON.stringify(listed, null, 2));
+    return 0;
+  } finally {
+    await handle.close();
+  }
+}
+
 async function run(
   argv: string[],
   env: NodeJS.ProcessEnv,
   print: (line: string) => void,
   printError: (line: string) => void,
 ): Promise<number> {
-  const options = {
-    ...AWS_TARGET_OPTIONS,
-    'dry-run': { type: 'boolean', default: false },
-    all: { type: 'boolean', default: false },
-    since: { type: 'string' },
-    until: { type: 'string' },
-    json: { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
-    source: { type: 'string' },
-    customer: { type: 'string' },
-    days: { type: 'string' },
-    key: { type: 'string' },
-    outcome: { type: 'string' },
-  } as const;
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   const [command, ...rest] = positionals;
   if (values.help || command === undefined) {
     print(CLI_USAGE);
@@ -157,78 +259,15 @@ async function run(
   }
   const aws = stage === undefined ? undefined : await (await import('./aws.js')).connectToStage(stage);
   if (command === 'pause' || command === 'resume') return pulling(command, values, rest, stage, aws, env, print);
+  const input: CommandInput = { values, rest, aws, env, print };
 
   switch (command) {
-    case 'reprocess': {
-      if (values.outcome !== undefined) return reprocessOutcome(values, rest, aws, env, print);
-      const { source, customer } = values;
-      if (source === undefined || customer === undefined || rest.length > 0)
-        throw new OpsError('usage', 'reprocess takes --source <source> --customer <id>');
-      const days = values.days === undefined ? undefined : Number(values.days);
-      if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 365))
-        throw new OpsError('usage', '--days is a whole number of days, 1 to 365');
-      const handle = aws ?? (await localHandle(env));
-      try {
-        const { reprocessCustomer } = await import('./reprocess.js');
-        if (handle.sources !== undefined && !handle.sources.has(source))
-          throw new OpsError('usage', `no source ${source} is configured here (configured: ${[...handle.sources.keys()].join(', ')})`);
-        // The source's own settings unless overridden: its external key and the days linking credits back.
-        const linking = handle.sources?.get(source)?.customerLinking?.();
-        const externalKey = values.key ?? linking?.externalKey ?? source;
-        return await reprocessCustomer(
-          handle,
-          { source, customer, externalKey, days: days ?? linking?.retroCreditDays ?? DEFAULT_RETRO_CREDIT_DAYS },
-          print,
-        );
-      } finally {
-        await handle.close();
-      }
-    }
-    case 'ledger': {
-      const [source, orderId, extra] = rest;
-      const byCustomer = values.customer !== undefined;
-      if (source === undefined || extra !== undefined || (orderId === undefined) === !byCustomer)
-        throw new OpsError('usage', 'ledger takes <source> <order id>, or <source> --customer <id>');
-      refuseUnreadableId('order id', orderId);
-      refuseUnreadableId('customer id', values.customer);
-      const handle = aws ?? (await localHandle(env));
-      try {
-        const report = byCustomer
-          ? await reportCustomer(handle, {
-              source,
-              customerId: values.customer ?? '',
-              externalKey: values.key ?? handle.sources?.get(source)?.customerLinking?.()?.externalKey ?? source,
-            })
-          : await ledgerReport(handle.ledger, handle.openapi, source, orderId ?? '');
-        for (const line of report.lines) print(line);
-        return report.found ? 0 : 1;
-      } finally {
-        await handle.close();
-      }
-    }
-    case 'redrive': {
-      if (rest.length > 0) throw new OpsError('usage', 'redrive takes no arguments');
-      if (aws)
-        return (await import('./stage-dead-letters.js')).stageDeadLetters(aws, { name: 'redrive', dryRun: values['dry-run'] }, print);
-      const handle = await localHandle(env);
-      try {
-        const letters = await handle.deadLetters();
-        for (const l of letters) {
-          print(
-            `${values['dry-run'] ? 'would move' : 'moving'} ${l.messageId} (group ${l.groupId}, ${l.receiveCount} receives, last error: ${await ledgerError(handle.ledger, l)})`,
-          );
-        }
-        if (values['dry-run']) {
-          print(`dry run: ${letters.length} message(s) in the dead-letter list, nothing moved`);
-          return 0;
-        }
-        const moved = await handle.redrive();
-        print(`moved ${moved} message(s) from the dead-letter list back to the queue`);
-        return 0;
-      } finally {
-        await handle.close();
-      }
-    }
+    case 'reprocess':
+      return reprocessCommand(input);
+    case 'ledger':
+      return ledgerCommand(input);
+    case 'redrive':
+      return redriveCommand(input);
     case 'audit': {
       if (rest.length > 0) throw new OpsError('usage', 'audit takes no arguments, only --since, --until and --json');
       const audit = await import('./audit.js');
@@ -249,19 +288,8 @@ async function run(
         await target.close();
       }
     }
-    case 'dlq': {
-      if (aws) return (await import('./stage-dead-letters.js')).stageDeadLetters(aws, { name: 'dlq' }, print);
-      const handle = await localHandle(env);
-      try {
-        const letters = await handle.deadLetters();
-        const listed = [];
-        for (const l of letters) listed.push({ ...l, lastError: await ledgerError(handle.ledger, l) });
-        print(listed.length === 0 ? 'the dead-letter list is empty' : JSON.stringify(listed, null, 2));
-        return 0;
-      } finally {
-        await handle.close();
-      }
-    }
+    case 'dlq':
+      return dlqCommand(input);
     default:
       throw new OpsError('usage', `unknown command ${command}`);
   }

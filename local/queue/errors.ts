@@ -1,10 +1,10 @@
 export type LocalQueueErrorKind = 'invalid_message' | 'closed' | 'timeout';
 
 export class LocalQueueError extends Error {
+  override readonly name = 'LocalQueueError';
   readonly kind: LocalQueueErrorKind;
   constructor(kind: LocalQueueErrorKind, message: string) {
     super(message);
-    this.name = 'LocalQueueError';
     this.kind = kind;
   }
 }

@@ -1,10 +1,16 @@
+/** The root of this module's errors: each has a `kind` to branch on and its class's `name`. */
+export abstract class ConfigModuleError extends Error {
+  override readonly name: string = 'ConfigModuleError';
+  abstract readonly kind: string;
+}
+
 /**
  * A setting the user must fix (an environment variable, a configuration file, a command's arguments),
  * as opposed to a bug or an outage. Every such error extends this one class, so a caller tells them
  * apart with `instanceof` and prints the message alone: it names the variable, file or field (never a
  * secret), and a stack trace adds nothing.
  */
-export class ConfigurationError<K extends string = string> extends Error {
+export class ConfigurationError<K extends string = string> extends ConfigModuleError {
   override name = 'ConfigurationError';
   constructor(
     readonly kind: K,
@@ -16,7 +22,7 @@ export class ConfigurationError<K extends string = string> extends Error {
 }
 
 /** A secret store read that failed; names the secret, never its value. */
-export class SecretReadError extends Error {
+export class SecretReadError extends ConfigModuleError {
   override readonly name = 'SecretReadError';
   constructor(
     readonly kind: 'unavailable' | 'not_a_string',
@@ -33,7 +39,7 @@ export class SecretReadError extends Error {
 export type WebhookSecretsErrorKind = 'not_configured' | 'unavailable' | 'malformed';
 
 /** Never carries a secret value: only the source and what went wrong. */
-export class WebhookSecretsError extends Error {
+export class WebhookSecretsError extends ConfigModuleError {
   override readonly name = 'WebhookSecretsError';
   constructor(
     readonly kind: WebhookSecretsErrorKind,

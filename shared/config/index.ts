@@ -1,5 +1,5 @@
 /** Settings and secrets: the environment's names, how values are read from it, and the checks they pass. */
-export { ConfigurationError, SecretReadError } from './errors.js';
+export { ConfigModuleError, ConfigurationError, SecretReadError } from './errors.js';
 export { envInteger, envList, requiredSetting } from './env-values.js';
 export { ENV, LEDGER_TABLE_SCHEMA } from './environment.js';
 export { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS, REPLAY_MARGIN_DAYS } from './ledger-retention.js';

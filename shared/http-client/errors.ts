@@ -12,8 +12,14 @@ export const TIMEOUT_CODE = {
 } as const;
 export type TimeoutCode = (typeof TIMEOUT_CODE)[keyof typeof TIMEOUT_CODE];
 
+/** The root of the transport's errors and the shop-side API clients' (ShopApiError). */
+export abstract class HttpClientError extends Error {
+  override readonly name: string = 'HttpClientError';
+  abstract readonly kind: string;
+}
+
 /** The reason a call's overall deadline aborts it. */
-export class CallDeadlineError extends Error {
+export class CallDeadlineError extends HttpClientError {
   override readonly name = 'CallDeadlineError';
   readonly kind = 'call_deadline' as const;
   readonly code = 'CALL_DEADLINE';
@@ -23,7 +29,7 @@ export class CallDeadlineError extends Error {
 }
 
 /** An answer body over the cap: the transfer is cut off; the status came and is kept. */
-export class AnswerTooLargeError extends Error {
+export class AnswerTooLargeError extends HttpClientError {
   override readonly name = 'AnswerTooLargeError';
   readonly kind = 'answer_too_large' as const;
   readonly code = 'ANSWER_TOO_LARGE';
@@ -36,14 +42,14 @@ export class AnswerTooLargeError extends Error {
 }
 
 /** A transport failure with the code callers classify by. */
-export class TransportError extends Error {
+export class TransportError extends HttpClientError {
+  override readonly name = 'TransportError';
   readonly kind = 'timeout' as const;
   constructor(
     readonly code: TimeoutCode,
     message: string,
   ) {
     super(message);
-    this.name = 'TransportError';
   }
 }
 
@@ -51,7 +57,8 @@ export class TransportError extends Error {
 export type ShopApiErrorKind = 'unavailable' | 'unauthorized' | 'not_found' | 'invalid_response';
 
 /** The one shape of a shop-side API client's failure; each client names its own subclass. */
-export class ShopApiError extends Error {
+export class ShopApiError extends HttpClientError {
+  override readonly name: string = 'ShopApiError';
   constructor(
     readonly kind: ShopApiErrorKind,
     message: string,

@@ -2,7 +2,15 @@
  * The one HTTP client stack for every upstream we call (the Open API, and the shop-side APIs): node:http
  * with keep-alive, an overall deadline per call, connect/headers/idle-body timeouts and an answer cap.
  */
-export { AnswerTooLargeError, CallDeadlineError, ShopApiError, type ShopApiErrorKind, TIMEOUT_CODE, type TimeoutCode } from './errors.js';
+export {
+  AnswerTooLargeError,
+  CallDeadlineError,
+  HttpClientError,
+  ShopApiError,
+  type ShopApiErrorKind,
+  TIMEOUT_CODE,
+  type TimeoutCode,
+} from './errors.js';
 export {
   createTransport,
   DEFAULT_CALL_DEADLINE_MS,

@@ -8,7 +8,7 @@ import type { OpenApiClient, OpenApiClientOptions, PageQuery } from './api.js';
 import { type Call, ENDPOINTS, type Endpoint } from './endpoints.js';
 import { OpenApiError } from './errors.js';
 import { encodePathParam } from './paths.js';
-import { createCallPipeline } from './pipeline.js';
+import { type CallPipeline, createCallPipeline } from './pipeline.js';
 import { Answers, MemberInput, PointCalculationInput, PointGrantInput, type MemberDetail } from './schemas.js';
 import type { HttpAnswer } from '../http-client/index.js';
 
@@ -60,9 +60,8 @@ function guarded<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClient {
-  const { run, close } = createCallPipeline(options);
-
+/** The call shapes every method sends through the pipeline. */
+function callsOf(run: CallPipeline['run']) {
   // Every Call has the same fields (one object shape for the pipeline).
   const get = <T>(e: Endpoint, path: string, parse: Call<T>['parse'], notFoundMeansMember = false) =>
     run<T>({ method: e.method, template: e.template, route: e.route, path, body: undefined, retryable: true, notFoundMeansMember, parse });
@@ -79,9 +78,27 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
       checkedInput(schema, input, e.route);
       return write(e, path, member, input);
     });
+  return { get, write, id, pointsWrite };
+}
 
-  // A refused parameter rejects the returned promise (never a synchronous throw); no async frame,
-  // which would add microtask turns to every call.
+type Calls = ReturnType<typeof callsOf>;
+type MemberMethods =
+  | 'listMembers'
+  | 'getMember'
+  | 'getMemberByUniqueId'
+  | 'getMemberByExternalId'
+  | 'registerMember'
+  | 'updateMember'
+  | 'deleteExternalId'
+  | 'login'
+  | 'logout'
+  | 'resign';
+
+// A refused parameter rejects the returned promise (never a synchronous throw); no async frame,
+// which would add microtask turns to every call.
+
+/** The member endpoints. */
+function memberMethods({ get, write, id }: Calls): Pick<OpenApiClient, MemberMethods> {
   return {
     listMembers(q) {
       return guarded(() => {
@@ -154,6 +171,12 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
         return write(e, path, noContent, columns && Object.keys(columns).length > 0 ? columns : undefined);
       });
     },
+  };
+}
+
+/** The points endpoints and the handover token check. */
+function pointMethods({ get, write, id, pointsWrite }: Calls): Omit<OpenApiClient, MemberMethods | 'close'> {
+  return {
     listPoints(memberId, q) {
       return guarded(() => {
         const e = ENDPOINTS.listPoints;
@@ -179,6 +202,11 @@ export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClien
         return write(e, `/api/ext/check/${encodedToken}?id=${encodedId}`, statusTrue);
       });
     },
-    close,
   };
+}
+
+export function createOpenApiClient(options: OpenApiClientOptions): OpenApiClient {
+  const { run, close } = createCallPipeline(options);
+  const calls = callsOf(run);
+  return { ...memberMethods(calls), ...pointMethods(calls), close };
 }

@@ -113,7 +113,13 @@ function cappedMessages(messages: string[] | undefined): string[] {
   return kept;
 }
 
-export class OpenApiError extends Error {
+/** The root of this module's errors: each has a `kind` to branch on and its class's `name`. */
+export abstract class OpenApiModuleError extends Error {
+  override readonly name: string = 'OpenApiModuleError';
+  abstract readonly kind: string;
+}
+
+export class OpenApiError extends OpenApiModuleError {
   override readonly name = 'OpenApiError';
   readonly kind: OpenApiErrorKind;
   readonly status: number | undefined;
@@ -145,7 +151,7 @@ export function isOpenApiError(e: unknown): e is OpenApiError {
 }
 
 /** Thrown when a display value or custom-field value is not in the form the spec describes. */
-export class ValueFormatError extends Error {
+export class ValueFormatError extends OpenApiModuleError {
   override readonly name = 'ValueFormatError';
   readonly kind = 'value_format' as const;
 }

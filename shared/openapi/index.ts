@@ -21,6 +21,7 @@ export {
   isUpstreamFailureKind,
   OPEN_API_ERROR_KINDS,
   OpenApiError,
+  OpenApiModuleError,
   ValueFormatError,
   type OpenApiErrorKind,
   OUTAGE_ERROR_KINDS,

@@ -84,114 +84,146 @@ function credentialsFailure(e: unknown): OpenApiError {
   return new OpenApiError({ kind: 'credentials_unavailable', executed: 'no', messages: [message], cause: e });
 }
 
-export function createCallPipeline(options: OpenApiClientOptions): CallPipeline {
+/** What every step of a client's calls shares, made once per client. */
+interface Steps {
+  options: OpenApiClientOptions;
+  now: () => number;
+  readRetries: number;
+  transport: Transport;
+  callTimeoutMs: number;
+  minCallMs: number;
+  sleep: (ms: number) => Promise<void>;
+  limiter: ReturnType<typeof createRateLimiter>;
+  rateHold: ReturnType<typeof createRateHold>;
+  baseOf: (baseUrl: string) => Base;
+  backoff: (attempt: number) => Promise<void>;
+}
+
+function stepsOf(options: OpenApiClientOptions): Steps {
   const now = options.now ?? Date.now;
-  const readRetries = options.readRetries ?? 2;
   const retryBaseMs = options.retryBaseMs ?? 100;
-  const provider = options.credentials;
-  const transport: Transport = createTransport({
-    userAgent: options.userAgent,
-    timeouts: options.timeouts,
-    ...(options.maxAnswerBytes === undefined ? {} : { maxAnswerBytes: options.maxAnswerBytes }),
-  });
-  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const minCallMs = options.minCallMs ?? DEFAULT_MIN_CALL_MS;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const limiter = createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep });
-  const rateHold = createRateHold({
+  return {
+    options,
     now,
-    sleep,
-    remainingMs: options.remainingMs,
+    readRetries: options.readRetries ?? 2,
+    transport: createTransport({
+      userAgent: options.userAgent,
+      timeouts: options.timeouts,
+      ...(options.maxAnswerBytes === undefined ? {} : { maxAnswerBytes: options.maxAnswerBytes }),
+    }),
+    callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     minCallMs,
-    waits: options.rateLimitWaits ?? 3,
-    maxWaitMs: options.rateLimitMaxWaitMs ?? 10_000,
-  });
-  const baseOf = baseCache();
-  const tokenKeyOf = tokenKeys();
+    sleep,
+    limiter: createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep }),
+    rateHold: createRateHold({
+      now,
+      sleep,
+      remainingMs: options.remainingMs,
+      minCallMs,
+      waits: options.rateLimitWaits ?? 3,
+      maxWaitMs: options.rateLimitMaxWaitMs ?? 10_000,
+    }),
+    baseOf: baseCache(),
+    backoff: (attempt: number) => sleep(Math.random() * retryBaseMs * 2 ** (attempt - 1)),
+  };
+}
 
-  const backoff = (attempt: number) => sleep(Math.random() * retryBaseMs * 2 ** (attempt - 1));
-  const isTransient = (e: OpenApiError) => isOutageKind(e.kind);
+const isTransient = (e: OpenApiError) => isOutageKind(e.kind);
 
-  /** One HTTP exchange after the limiter; every failure becomes an OpenApiError. */
-  async function exchange<T>(c: Call<T>, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
-    const route = c.route;
-    const base = baseOf(creds.baseUrl);
-    await rateHold.wait(route);
-    const left = options.remainingMs?.();
-    if (left !== undefined && left < minCallMs) throw outOfTime(route);
-    const wait = limiter.reserve(route);
-    if (wait > 0) {
-      if (left !== undefined && left - wait < minCallMs) throw outOfTime(route);
-      await sleep(wait);
-    }
-    const budget = left === undefined ? callTimeoutMs : Math.min(callTimeoutMs, left - wait);
-    let answer: HttpAnswer;
+/** One HTTP exchange after the limiter; every failure becomes an OpenApiError. */
+async function exchange<T>(s: Steps, c: Call<T>, creds: OpenApiCredentials, bearer: string | undefined): Promise<T> {
+  const route = c.route;
+  const base = s.baseOf(creds.baseUrl);
+  await s.rateHold.wait(route);
+  const left = s.options.remainingMs?.();
+  if (left !== undefined && left < s.minCallMs) throw outOfTime(route);
+  const wait = s.limiter.reserve(route);
+  if (wait > 0) {
+    if (left !== undefined && left - wait < s.minCallMs) throw outOfTime(route);
+    await s.sleep(wait);
+  }
+  const budget = left === undefined ? s.callTimeoutMs : Math.min(s.callTimeoutMs, left - wait);
+  let answer: HttpAnswer;
+  try {
+    answer = await s.transport.send({
+      method: c.method,
+      origin: base.origin,
+      path: base.prefix + c.path,
+      bearer,
+      body: c.body,
+      idempotent: c.retryable,
+      deadlineMs: budget,
+    });
+  } catch (e) {
+    throw classifyTransportError(failedRequest(c, route), e);
+  }
+  if (answer.status >= 200 && answer.status < 300) {
+    const page = classifySuccess(failedRequest(c, route), answer.status, answer.text);
+    if (page) throw page;
+    return c.parse(answer, route);
+  }
+  throw classifyAnswer(failedRequest(c, route), answer.status, answer.headers, answer.text, s.now());
+}
+
+const tokenCall = (creds: OpenApiCredentials): Call<TokenResponse> => ({
+  method: 'POST',
+  template: TOKEN_TEMPLATE,
+  route: TOKEN_ROUTE,
+  path: TOKEN_TEMPLATE,
+  body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
+  retryable: true,
+  parse: (answer, r) => parseBody(Answers.token(), answer, r),
+});
+
+/** The credentials re-read after the token endpoint refused them; mid-rotation, the next secret. */
+async function rereadCredentials(provider: OpenApiClientOptions['credentials']): Promise<OpenApiCredentials> {
+  try {
+    const fresh = await provider.get({ forceRefresh: true });
+    // Mid-rotation the service may have switched to the next secret already: refused, try that one.
+    return fresh.nextClientSecret === undefined ? fresh : { ...fresh, clientSecret: fresh.nextClientSecret };
+  } catch (err) {
+    throw credentialsFailure(err);
+  }
+}
+
+/**
+ * Client-credentials grant, retried like a read (asking again changes nothing upstream). A 401
+ * forces one re-read of the credentials: they may have rotated.
+ */
+async function fetchToken(s: Steps, first: OpenApiCredentials): Promise<CachedToken> {
+  const startedAt = s.now();
+  let creds = first;
+  let forced = false;
+  let waited = 0;
+  for (let n = 0; ; ) {
     try {
-      answer = await transport.send({
-        method: c.method,
-        origin: base.origin,
-        path: base.prefix + c.path,
-        bearer,
-        body: c.body,
-        idempotent: c.retryable,
-        deadlineMs: budget,
-      });
+      const t = await exchange(s, tokenCall(creds), creds, undefined);
+      return { value: t.access_token, renewAt: startedAt + t.expires_in * 1000 - renewAheadMs(t.expires_in) };
     } catch (e) {
-      throw classifyTransportError(failedRequest(c, route), e);
-    }
-    if (answer.status >= 200 && answer.status < 300) {
-      const page = classifySuccess(failedRequest(c, route), answer.status, answer.text);
-      if (page) throw page;
-      return c.parse(answer, route);
-    }
-    throw classifyAnswer(failedRequest(c, route), answer.status, answer.headers, answer.text, now());
-  }
-
-  /**
-   * Client-credentials grant, retried like a read (asking again changes nothing upstream). A 401
-   * forces one re-read of the credentials: they may have rotated.
-   */
-  async function fetchToken(first: OpenApiCredentials): Promise<CachedToken> {
-    const startedAt = now();
-    let creds = first;
-    let forced = false;
-    let waited = 0;
-    for (let n = 0; ; ) {
-      const call: Call<TokenResponse> = {
-        method: 'POST',
-        template: TOKEN_TEMPLATE,
-        route: TOKEN_ROUTE,
-        path: TOKEN_TEMPLATE,
-        body: { grant_type: 'client_credentials', client_id: creds.clientId, client_secret: creds.clientSecret },
-        retryable: true,
-        parse: (answer, r) => parseBody(Answers.token(), answer, r),
-      };
-      try {
-        const t = await exchange(call, creds, undefined);
-        return { value: t.access_token, renewAt: startedAt + t.expires_in * 1000 - renewAheadMs(t.expires_in) };
-      } catch (e) {
-        if (!isOpenApiError(e)) throw e;
-        if (e.kind === 'authentication_failed' && e.status === 401 && !forced) {
-          forced = true;
-          try {
-            const fresh = await provider.get({ forceRefresh: true });
-            // Mid-rotation the service may have switched to the next secret already: refused, try that one.
-            creds = fresh.nextClientSecret === undefined ? fresh : { ...fresh, clientSecret: fresh.nextClientSecret };
-          } catch (err) {
-            throw credentialsFailure(err);
-          }
-          continue;
-        }
-        // The wait itself is the hold at the start of the next exchange.
-        if (rateHold.after(e, waited)) {
-          waited += 1;
-          continue;
-        }
-        if (!isTransient(e) || n >= readRetries) throw e;
-        await backoff(++n);
+      if (!isOpenApiError(e)) throw e;
+      if (e.kind === 'authentication_failed' && e.status === 401 && !forced) {
+        forced = true;
+        creds = await rereadCredentials(s.options.credentials);
+        continue;
       }
+      // The wait itself is the hold at the start of the next exchange.
+      if (s.rateHold.after(e, waited)) {
+        waited += 1;
+        continue;
+      }
+      if (!isTransient(e) || n >= s.readRetries) throw e;
+      await s.backoff(++n);
     }
   }
+}
+
+export function createCallPipeline(options: OpenApiClientOptions): CallPipeline {
+  const s = stepsOf(options);
+  const { now, readRetries, rateHold, backoff } = s;
+  const provider = options.credentials;
+  const tokenKeyOf = tokenKeys();
 
   /**
    * The operation: credentials, token (cached: no wait), the request. A 401 invalid-token answer
@@ -211,13 +243,13 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
       }
       const key = tokenKeyOf(creds);
       try {
-        token = peekToken(key, now()) ?? (await getToken(key, now, () => fetchToken(creds)));
+        token = peekToken(key, now()) ?? (await getToken(key, now, () => fetchToken(s, creds)));
       } catch (e) {
         // Nothing of the operation was sent.
         throw isOpenApiError(e) ? beforeSending(e) : e;
       }
       try {
-        return await exchange(c, creds, token.value);
+        return await exchange(s, c, creds, token.value);
       } catch (e) {
         if (!isOpenApiError(e)) throw e;
         if (e.kind === 'invalid_token' && !repeated) {
@@ -236,5 +268,5 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
     }
   }
 
-  return { run, close: () => transport.close() };
+  return { run, close: () => s.transport.close() };
 }

@@ -1,17 +1,13 @@
 /**
  * Access tokens, cached at module scope so they survive warm Lambda invocations and are shared by
- * every client in the container. Keyed by base URL + client id. Single-flight: concurrent callers
- * share one token request.
+ * every client in the container. Keyed by base URL + client id. The project's one token cache
+ * (shared/cache): single-flight, concurrent callers share one token request.
  */
-import { createSingleFlightCache } from '../cache/index.js';
+import { type CachedToken, createTokenCache } from '../cache/index.js';
 
-export interface CachedToken {
-  value: string;
-  /** Client clock (ms) after which the token is no longer used. */
-  renewAt: number;
-}
+export type { CachedToken };
 
-const cache = createSingleFlightCache<CachedToken>();
+const cache = createTokenCache();
 
 export function tokenCacheKey(baseUrl: string, clientId: string): string {
   return `${baseUrl}\u0000${clientId}`;
@@ -24,8 +20,7 @@ export function renewAheadMs(expiresInSeconds: number): number {
 
 /** The cached token when it is still good: the hot path, without a promise. */
 export function peekToken(key: string, now: number): CachedToken | undefined {
-  const token = cache.peek(key);
-  return token && now < token.renewAt ? token : undefined;
+  return cache.peek(key, now);
 }
 
 /**
@@ -33,12 +28,12 @@ export function peekToken(key: string, now: number): CachedToken | undefined {
  * `fetch` gets the time at which it started, from which expiry is counted.
  */
 export async function getToken(key: string, now: () => number, fetch: () => Promise<CachedToken>): Promise<CachedToken> {
-  return cache.get(key, (token) => now() < token.renewAt, fetch);
+  return cache.get(key, now, fetch);
 }
 
 /** Drops `value` if it is still the cached token (a newer one fetched meanwhile is kept). */
 export function dropToken(key: string, value: string): void {
-  cache.drop(key, (token) => token.value === value);
+  cache.drop(key, value);
 }
 
 /** Forgets every cached token (tests, or after the credentials are known to be revoked). */

@@ -1,6 +1,12 @@
 /** The queue's failures, typed by `kind`. */
 
-export class QueueSendError extends Error {
+/** The root of the queue's errors. */
+export abstract class QueueError extends Error {
+  override readonly name: string = 'QueueError';
+  abstract readonly kind: string;
+}
+
+export class QueueSendError extends QueueError {
   override readonly name = 'QueueSendError';
   readonly kind = 'queue_unavailable' as const;
   constructor(cause: unknown) {
@@ -8,7 +14,7 @@ export class QueueSendError extends Error {
   }
 }
 
-export class VisibilityChangeError extends Error {
+export class VisibilityChangeError extends QueueError {
   override readonly name = 'VisibilityChangeError';
   readonly kind = 'visibility_change_failed' as const;
   constructor(

@@ -23,7 +23,14 @@ export type ApiErrorKind =
   | 'device_change'
   | 'bad_request';
 
-export class ApiError extends Error {
+/** The root of the emulator's errors. */
+export abstract class EmulatorError extends Error {
+  override readonly name: string = 'EmulatorError';
+  abstract readonly kind: string;
+}
+
+export class ApiError extends EmulatorError {
+  override readonly name = 'ApiError';
   constructor(
     readonly kind: ApiErrorKind,
     readonly status: number,
@@ -35,12 +42,14 @@ export class ApiError extends Error {
 }
 
 /** A configuration file the emulator cannot run: the message names the client or field. */
-export class ConfigError extends Error {
+export class ConfigError extends EmulatorError {
+  override readonly name = 'ConfigError';
   readonly kind = 'config_invalid' as const;
 }
 
 /** A bad command line: the message, then the usage. */
-export class UsageError extends Error {
+export class UsageError extends EmulatorError {
+  override readonly name = 'UsageError';
   readonly kind = 'usage' as const;
 }
 

@@ -7,7 +7,7 @@ import { serve } from '../http/index.js';
 import { buildServer } from './server.js';
 import { EmulatorState } from './state.js';
 
-export { ConfigError } from './errors.js';
+export { ConfigError, EmulatorError } from './errors.js';
 export { loadConfigFile, parseConfig, DEMO_CONFIG_PATH, type EmulatorConfig, type ClientConfig } from './config.js';
 
 export interface StartEmulatorOptions {

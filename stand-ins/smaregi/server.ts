@@ -55,6 +55,26 @@ const smaregiError = (status: number, title: string, detail?: string) => ({
   body: { type: 'about:blank', title, ...(detail ? { detail } : {}), status },
 });
 
+/** One transaction as `GET /{contract_id}/pos/transactions/{id}` answers it, with the details and customer asked for. */
+function transactionAnswer(
+  tx: Record<string, unknown> | undefined,
+  customers: Map<string, Record<string, unknown>>,
+  query: URLSearchParams,
+): JsonAnswer {
+  if (!tx) return smaregiError(404, 'Not Found', 'transaction not found');
+  const { details, customer: _, ...head } = tx;
+  const customer =
+    query.get('with_customer') === 'all' && typeof tx.customerId === 'string' ? (customers.get(tx.customerId) ?? null) : undefined;
+  return {
+    status: 200,
+    body: {
+      ...head,
+      ...detailsFor(query.get('with_details'), details),
+      ...(customer !== undefined ? { customer } : {}),
+    },
+  };
+}
+
 export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promise<SmaregiStandIn> {
   const now = options.now ?? Date.now;
   const transactions = new Map<string, Record<string, unknown>>();
@@ -130,21 +150,7 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
       return { ...smaregiError(faults.status, 'fault'), ...(faults.retryAfter ? { headers: { 'retry-after': faults.retryAfter } } : {}) };
     }
     const one = new RegExp(`^/${contract}/pos/transactions/([0-9]{1,20})$`).exec(path);
-    if (one) {
-      const tx = transactions.get(one[1] as string);
-      if (!tx) return smaregiError(404, 'Not Found', 'transaction not found');
-      const { details, customer: _, ...head } = tx;
-      const customer =
-        query.get('with_customer') === 'all' && typeof tx.customerId === 'string' ? (customers.get(tx.customerId) ?? null) : undefined;
-      return {
-        status: 200,
-        body: {
-          ...head,
-          ...detailsFor(query.get('with_details'), details),
-          ...(customer !== undefined ? { customer } : {}),
-        },
-      };
-    }
+    if (one) return transactionAnswer(transactions.get(one[1] as string), customers, query);
     if (path === `/${contract}/pos/transactions`) return listTransactions([...transactions.values()], query);
     return smaregiError(404, 'Not Found');
   }

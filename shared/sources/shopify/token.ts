@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { type CachedToken, createRenewingToken } from '../../cache/index.js';
+import { createTransport, type HttpAnswer, type Transport } from '../../http-client/index.js';
 import { ShopifyAdminError } from './errors.js';
 import { lazyObject } from '../../schema/index.js';
 
@@ -33,7 +35,10 @@ export interface AdminAccessTokenOptions {
   /** A granted token is renewed this long before it expires (default 5 minutes, at most half its life). */
   renewBeforeSeconds?: number;
   now?: () => number;
+  /** The grant's overall deadline (default 10 s). */
   timeoutMs?: number;
+  /** The HTTP stack the grant goes through (default: a transport of its own, shared/http-client). */
+  transport?: Transport;
 }
 
 const GrantAnswer = lazyObject(z.object, () => ({
@@ -44,24 +49,27 @@ const GrantAnswer = lazyObject(z.object, () => ({
 
 const DEFAULT_RENEW_BEFORE_SECONDS = 300;
 
-async function requestGrant(origin: string, credentials: { clientId: string; clientSecret: string }, timeoutMs: number) {
-  const url = `${origin}/admin/oauth/access_token`;
-  let res: Response;
+async function requestGrant(
+  transport: Transport,
+  origin: string,
+  credentials: { clientId: string; clientSecret: string },
+  timeoutMs: number,
+) {
+  let res: HttpAnswer;
   try {
-    res = await fetch(url, {
+    // The same stack as the Admin API calls (graphql.ts): its answer cap, timeouts and User-Agent.
+    res = await transport.send({
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: credentials.clientId,
-        client_secret: credentials.clientSecret,
-      }).toString(),
-      signal: AbortSignal.timeout(timeoutMs),
+      origin,
+      path: '/admin/oauth/access_token',
+      form: { grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret },
+      idempotent: true,
+      deadlineMs: timeoutMs,
     });
   } catch (e) {
     throw new ShopifyAdminError('network', `Shopify token grant unreachable at ${origin}: ${e instanceof Error ? e.message : 'failed'}`);
   }
-  const text = await res.text();
+  const text = res.text;
   if (res.status === 400 || res.status === 401 || res.status === 403) {
     // Never the body: it may echo what was sent.
     throw new ShopifyAdminError(
@@ -85,37 +93,26 @@ export function createAdminAccessToken(options: AdminAccessTokenOptions): AdminA
   const origin = options.origin ?? `https://${options.shopDomain}`;
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  let current: { token: string; renewAt: number } | undefined;
-  let pending: Promise<string> | undefined;
+  const transport = options.transport ?? createTransport();
   let fresh = false;
 
-  async function obtain(): Promise<string> {
+  async function obtain(): Promise<CachedToken> {
     const credentials = await options.credentials({ fresh });
     fresh = false;
-    if (credentials.kind === 'token') {
-      current = { token: credentials.accessToken, renewAt: Number.POSITIVE_INFINITY };
-      return credentials.accessToken;
-    }
+    if (credentials.kind === 'token') return { value: credentials.accessToken, renewAt: Number.POSITIVE_INFINITY };
     const issuedAt = now();
-    const grant = await requestGrant(origin, credentials, timeoutMs);
+    const grant = await requestGrant(transport, origin, credentials, timeoutMs);
     const lifeMs = grant.expires_in * 1000;
     const renewBeforeMs = Math.min((options.renewBeforeSeconds ?? DEFAULT_RENEW_BEFORE_SECONDS) * 1000, lifeMs / 2);
-    current = { token: grant.access_token, renewAt: issuedAt + lifeMs - renewBeforeMs };
-    return grant.access_token;
+    return { value: grant.access_token, renewAt: issuedAt + lifeMs - renewBeforeMs };
   }
 
+  const token = createRenewingToken(obtain, now);
   return {
-    get() {
-      if (current !== undefined && now() < current.renewAt) return Promise.resolve(current.token);
-      pending ??= obtain().finally(() => {
-        pending = undefined;
-      });
-      return pending;
-    },
-    rejected(token) {
-      if (current?.token !== token) return; // already renewed since
-      current = undefined;
-      fresh = true;
+    get: () => token.get(),
+    rejected(value) {
+      // Re-read the credentials only when this refusal dropped the token (not when it was renewed since).
+      if (token.refused(value)) fresh = true;
     },
   };
 }

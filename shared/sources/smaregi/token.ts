@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { type CachedToken, createRenewingToken } from '../../cache/index.js';
 import { DEFAULT_CALL_DEADLINE_MS, type Transport } from '../../http-client/index.js';
 import { SmaregiError } from './errors.js';
 import { lazySchema } from '../../schema/index.js';
@@ -39,10 +40,8 @@ export function createTokenSource(opts: {
   const scopes = opts.scopes ?? SMAREGI_SCOPES;
   const now = opts.now ?? Date.now;
   const renewBeforeMs = opts.renewBeforeMs ?? 60_000;
-  let cached: { token: string; expiresAt: number } | undefined;
-  let inFlight: Promise<string> | undefined;
 
-  async function fetchToken(): Promise<string> {
+  async function fetchToken(): Promise<CachedToken> {
     const { clientId, clientSecret } = await opts.credentials();
     const basic = Buffer.from(`${clientId}:${clientSecret}`, 'utf8').toString('base64');
     let answer: Awaited<ReturnType<Transport['send']>>;
@@ -72,20 +71,14 @@ export function createTokenSource(opts: {
     const parsed = TokenAnswer.safeParse(safeJson(answer.text));
     if (!parsed.success)
       throw new SmaregiError('invalid_response', 'Smaregi token endpoint answered without an access_token', answer.status);
-    cached = { token: parsed.data.access_token, expiresAt: now() + parsed.data.expires_in * 1000 };
-    return cached.token;
+    return { value: parsed.data.access_token, renewAt: now() + parsed.data.expires_in * 1000 - renewBeforeMs };
   }
 
+  const token = createRenewingToken(fetchToken, now);
   return {
-    token() {
-      if (cached && now() < cached.expiresAt - renewBeforeMs) return Promise.resolve(cached.token);
-      inFlight ??= fetchToken().finally(() => {
-        inFlight = undefined;
-      });
-      return inFlight;
-    },
-    forget(token) {
-      if (cached?.token === token) cached = undefined;
+    token: () => token.get(),
+    forget(value) {
+      token.refused(value);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../../stand-ins/shopify-admin/index.js';
 import { createLedger, type Ledger } from '../../../../../shared/ledger/index.js';
+import { createTransport, type Transport } from '../../../../../shared/http-client/index.js';
 import { reconcileShopify } from '../../../../../shared/reconcile/index.js';
 import {
   type AdminCredentials,
@@ -115,6 +116,35 @@ describe('reconcile with an expiring client-credentials token', () => {
     await putOrder();
     const fixed = tokenSource({ kind: 'token', accessToken: 'shpat_fixed_legacy_token' });
     expect((await reconcileWith(fixed)).result).toMatchObject({ missing: 1, enqueued: 1 });
+  });
+
+  it('asks for the grant through the HTTP transport it is given (shared/http-client)', async () => {
+    const real = createTransport();
+    const sent: string[] = [];
+    const transport: Transport = {
+      send: (req) => {
+        sent.push(`${req.method} ${req.origin}${req.path}`);
+        return real.send(req);
+      },
+      close: () => real.close(),
+    };
+    try {
+      const token = createAdminAccessToken({ shopDomain: SHOP, origin: shop.url, credentials: async () => GRANT, now: clock, transport });
+      expect(await token.get()).not.toBe('');
+      expect(sent).toEqual([`POST ${shop.url}/admin/oauth/access_token`]);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('gets a granted token without the global fetch', async () => {
+    const globalFetch = globalThis.fetch;
+    globalThis.fetch = () => Promise.reject(new Error('global fetch used'));
+    try {
+      expect(await tokenSource().get()).not.toBe('');
+    } finally {
+      globalThis.fetch = globalFetch;
+    }
   });
 
   it('says the grant was refused, without the secret, when the client secret is wrong', async () => {
