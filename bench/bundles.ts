@@ -12,7 +12,7 @@ import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../infra/paths.js';
  * Bundle size and module load time of each function, bundled from the one definition the CDK stack
  * uses (infra/bundling.ts: entry points, externals, esbuild options), so what is measured is what
  * `cdk synth` ships. Each sample is a fresh Node process: load = evaluating the module; init = that
- * plus `depsFromEnvironment` with the stack's environment. A module left out is loaded from
+ * plus `depsFromEnv` with the stack's environment. A module left out is loaded from
  * node_modules, as the runtime loads its own. The worker's load is also set against its floor: a
  * fresh process that only loads the runtime SDK modules the worker uses (samples alternate), and the
  * worker is timed as `import` + the same SDK modules (already loaded by it: free; loaded lazily: paid),
@@ -65,7 +65,7 @@ export interface BundleFigures {
   /** Module evaluation in a fresh process, ms. */
   loadMsP50: number;
   loadMsMax: number;
-  /** Load + `depsFromEnvironment` with the stack's environment (the two hot-path functions), ms. */
+  /** Load + `depsFromEnv` with the stack's environment (the two hot-path functions), ms. */
   initMsP50?: number;
   rssMiB?: number;
   /** The worker only: its load against the runtime SDK modules it uses, samples alternating. */
@@ -140,7 +140,7 @@ async function sample(outfile: string | undefined, env: Record<string, string> |
       `const req = createRequire(${JSON.stringify(join(ROOT, 'package.json'))});`,
       'for (const m of sdk) req(m);',
       'const loaded = performance.now();',
-      "if (init && typeof mod.depsFromEnvironment === 'function') mod.depsFromEnvironment(process.env);",
+      "if (init && typeof mod.depsFromEnv === 'function') mod.depsFromEnv(process.env);",
       'const initMs = init ? performance.now() - t0 : undefined;',
       'console.log(JSON.stringify({ loadMs: loaded - t0, initMs, rssMiB: process.memoryUsage().rss / 2 ** 20 }));',
       '',

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { depsFromEnvironment, makeHandler } from '../functions/receive-webhook.js';
+import { depsFromEnv, makeHandler } from '../functions/receive-webhook.js';
 import { startLocalHttpServer } from '../local/http/index.js';
 import { localSmaregiEnvironment, startLocalSmaregi } from '../stand-ins/smaregi/index.js';
 import type { EventQueue } from '../shared/queue/index.js';
@@ -56,7 +56,7 @@ export async function runIntakeLatencyBench(options: { requests?: number } = {})
     secret: smaregi.webhookSecret,
   });
   const handler = makeHandler(
-    depsFromEnvironment(
+    depsFromEnv(
       env,
       // Its delivery metrics would print one EMF line per request in the middle of the bench's output.
       { queue, logger: quiet, recordDelivery: () => undefined },

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { esbuildOptions } from '../infra/bundling.js';
-import { depsFromEnvironment, makeHandler } from '../functions/receive-webhook.js';
+import { depsFromEnv, makeHandler } from '../functions/receive-webhook.js';
 import { productionIntakeEnv } from './production.js';
 import { staticWebhookSecrets } from '../shared/config/index.js';
 import type { EventQueue } from '../shared/queue/index.js';
@@ -58,7 +58,7 @@ async function throughput(durationMs: number): Promise<IntakeBenchFigures['invoc
   const nowS = 1_795_000_000;
   // Built from the environment the production stack gives it; its secrets (Secrets Manager there) given here.
   const handle = makeHandler(
-    depsFromEnvironment(productionIntakeEnv(), {
+    depsFromEnv(productionIntakeEnv(), {
       secrets: staticWebhookSecrets({ shopify: ['bench-shopify'], pos: ['bench-pos'] }),
       queue: discard,
       now: () => nowS * 1000,

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import { startEmulator } from '../stand-ins/openapi/index.js';
-import { depsFromEnvironment as workerDeps, makeHandler as makeWorker, type ProcessEventsOverrides } from '../functions/process-events.js';
-import { depsFromEnvironment as intakeDeps, makeHandler as makeIntake } from '../functions/receive-webhook.js';
+import { depsFromEnv as workerDeps, makeHandler as makeWorker, type ProcessEventsOverrides } from '../functions/process-events.js';
+import { depsFromEnv as intakeDeps, makeHandler as makeIntake } from '../functions/receive-webhook.js';
 import { receiverEnvironment, workerEnvironment } from '../infra/config/derived.js';
 import { loadStageConfig } from '../infra/config/load.js';
 import { INFRA_DIR } from '../infra/paths.js';
@@ -16,7 +16,7 @@ import { deliverSmaregi } from '../kit/smaregi.js';
 
 /**
  * What production pays per event, with the wiring the stack deploys: intake and the worker built by
- * their own `depsFromEnvironment` from the environment the production stage gives them
+ * their own `depsFromEnv` from the environment the production stage gives them
  * (infra/config/derived.ts, plus ACTIVITY_TABLE on the worker, as infra/stacks/integration-stack.ts
  * adds it). Only what cannot run here is swapped: SQS (the local queue), Secrets Manager (the webhook
  * secret and the Open API login from the environment). DynamoDB requests go through a counting proxy

@@ -112,7 +112,7 @@ export function resultsMarkdown(
     '- **Bundles** (bench/bundles.ts): each function built as the stack builds it (esbuild, ESM, minified, the AWS SDK',
     '  left to the Lambda runtime: infra/paths.ts). One fresh Node process per sample (9 samples in a quick run, 15 in a',
     '  full one, every variant in each round, so a slow moment of the disk or CPU hits all alike); load = evaluating the module, init =',
-    "  load + `depsFromEnvironment` with the stack's environment (the DynamoDB/SQS clients, the Open API client, logger,",
+    "  load + `depsFromEnv` with the stack's environment (the DynamoDB/SQS clients, the Open API client, logger,",
     "  metrics: what a cold start pays before the first request leaves), RSS = the process's resident memory after init.",
     '  An external module is loaded from node_modules, as the runtime loads its own (its version may differ: AWS updates',
     "  the runtime's SDK). Side by side, samples interleaved: the same function with the pinned SDK bundled (esbuild",

@@ -222,12 +222,7 @@ function bundleRows({ rows, row, failed }: RowWriter, bundles: Parts['bundles'])
       limit: '-',
     });
     if (b.initMsP50 !== undefined) {
-      row(
-        'bundle',
-        `${b.name}: init = load + depsFromEnvironment, p50; RSS after`,
-        `${fmt(b.initMsP50)} ms; ${fmt(b.rssMiB ?? 0, 0)} MiB`,
-        '-',
-      );
+      row('bundle', `${b.name}: init = load + depsFromEnv, p50; RSS after`, `${fmt(b.initMsP50)} ms; ${fmt(b.rssMiB ?? 0, 0)} MiB`, '-');
     }
     if (b.sdkFloor) {
       const f = b.sdkFloor;

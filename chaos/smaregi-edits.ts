@@ -1,4 +1,4 @@
-import { depsFromEnvironment, makeHandler } from '../functions/reconcile-smaregi.js';
+import { depsFromEnv, makeHandler } from '../functions/reconcile-smaregi.js';
 import type { Mismatch } from './compare.js';
 import type { Disturbance } from './disturbance.js';
 import { debitTotalFor, type Model, pointsFor } from './model.js';
@@ -97,7 +97,7 @@ export function createMissedEdits(o: MissedEditsOptions): MissedEdits {
   const source = 'smaregi';
   const env = o.stack.handlerEnv;
   const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const deps = depsFromEnvironment(env, {
+  const deps = depsFromEnv(env, {
     ledger: o.stack.ledger,
     queue: o.stack.queue,
     logger: quiet,

@@ -2,7 +2,7 @@ import type { LocalQueueOptions } from '../local/queue/index.js';
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { depsFromEnvironment, makeHandler, type ProcessEventsDeps } from '../functions/process-events.js';
+import { depsFromEnv, makeHandler, type ProcessEventsDeps } from '../functions/process-events.js';
 import { LOCAL_AWS } from '../kit/local-stack/info.js';
 import type { LocalQueue } from '../local/queue/index.js';
 import { startLocalStack } from '../local/stack.js';
@@ -187,7 +187,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   // Its messages are not the queue's: deferring them is refused (as SQS refuses a stale receipt), and
   // the queue's own copy is deferred or retried as usual.
   const secondContainer = makeHandler(
-    depsFromEnvironment(stack.handlerEnv, { ...processOverrides, openapi: secondClient, visibility: stack.queue }),
+    depsFromEnv(stack.handlerEnv, { ...processOverrides, openapi: secondClient, visibility: stack.queue }),
   );
   let directInFlight = 0;
   const isIdle = () => {

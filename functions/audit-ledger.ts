@@ -1,6 +1,6 @@
 import type { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
-import { type ActivityRecorder, activityFromEnvironment, activityOf, recordedRun } from '../shared/activity/index.js';
+import { type ActivityRecorder, activityFromEnv, activityOf, recordedRun } from '../shared/activity/index.js';
 import {
   auditLedger,
   findingLine,
@@ -15,9 +15,9 @@ import { ConfigurationError, ENV, envInteger, processingSettingsFromEnv, require
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
-import { powertoolsLogger } from '../shared/logging/index.js';
-import { METRIC, powertoolsMetrics } from '../shared/metrics/index.js';
-import { createOpenApiClient, credentialsFromEnvironment, type OpenApiClient } from '../shared/openapi/index.js';
+import { loggerFromEnv } from '../shared/logging/index.js';
+import { METRIC, metricsFromEnv } from '../shared/metrics/index.js';
+import { createOpenApiClient, credentialsFromEnv, type OpenApiClient } from '../shared/openapi/index.js';
 import { DAY_MS } from '../shared/time/index.js';
 
 /**
@@ -72,7 +72,7 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
 }
 
 /** AUDIT_DAYS: a whole number of days, 1..400 (the ledger keeps records 400 days by default). */
-export function auditDaysFrom(env: NodeJS.ProcessEnv): number {
+export function auditDaysFromEnv(env: NodeJS.ProcessEnv): number {
   return envInteger(
     env,
     ENV.AUDIT_DAYS,
@@ -81,26 +81,26 @@ export function auditDaysFrom(env: NodeJS.ProcessEnv): number {
   );
 }
 
-export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedgerDeps> = {}): AuditLedgerDeps {
+export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedgerDeps> = {}): AuditLedgerDeps {
   const tableName = requiredSetting(env, ENV.LEDGER_TABLE, 'the ledger table name is required');
   const client = documentClientFromEnv(env);
   const clock = overrides.clock ?? Date.now;
-  const logger = powertoolsLogger(env, 'audit-ledger');
+  const logger = loggerFromEnv(env, 'audit-ledger');
   return {
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range)),
     ledger: overrides.ledger ?? createLedger({ client, tableName, clock }),
     openapi:
       overrides.openapi ??
       createOpenApiClient({
-        credentials: credentialsFromEnvironment(env),
+        credentials: credentialsFromEnv(env),
         // The worker's per-container budget: the audit is one more container on each endpoint.
         ratePerMinute: processingSettingsFromEnv(env).rateBudgetPerMinute,
       }),
-    days: overrides.days ?? auditDaysFrom(env),
+    days: overrides.days ?? auditDaysFromEnv(env),
     clock,
     logger: overrides.logger ?? { info: (m, e = {}) => logger.info(m, e), warn: (m, e = {}) => logger.warn(m, e) },
-    metrics: overrides.metrics ?? powertoolsMetrics(env, 'audit-ledger'),
-    ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
+    metrics: overrides.metrics ?? metricsFromEnv(env, 'audit-ledger'),
+    ...activityOf(overrides.activity ?? activityFromEnv(env, logger)),
   };
 }
 
@@ -108,6 +108,6 @@ let lambdaHandler: ReturnType<typeof makeHandler> | undefined;
 
 /** The Lambda entry point: dependencies are built from process.env on the first invocation, then kept. */
 export const handler = async (event: unknown, context?: Context): Promise<AuditSummary> => {
-  lambdaHandler ??= makeHandler(depsFromEnvironment(process.env));
+  lambdaHandler ??= makeHandler(depsFromEnv(process.env));
   return lambdaHandler(event, context);
 };

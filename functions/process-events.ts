@@ -1,6 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { isRecoveryTick, type RECOVERY_TICK, type RecoveryResult } from '../shared/consumer/index.js';
-import { createWorker, type Worker, workerDepsFromEnvironment } from '../shared/worker/index.js';
+import { createWorker, type Worker, workerDepsFromEnv } from '../shared/worker/index.js';
 
 /**
  * process-events: SQS FIFO -> the worker (shared/worker: the points processor behind the queue consumer),
@@ -10,7 +10,7 @@ import { createWorker, type Worker, workerDepsFromEnvironment } from '../shared/
 // The names the local stack, the bench and the tests build the worker by.
 export {
   RECOVERY_PROBE_INTERVAL_MS,
-  workerDepsFromEnvironment as depsFromEnvironment,
+  workerDepsFromEnv as depsFromEnv,
   workerHandler as makeHandler,
   workerRecovery as makeRecovery,
   type WorkerDeps as ProcessEventsDeps,
@@ -23,6 +23,6 @@ let worker: Worker | undefined;
 
 /** The Lambda entry point: the worker is built from process.env on the first invocation, then kept. */
 export const handler = async (event: SQSEvent | typeof RECOVERY_TICK, context: Context): Promise<SQSBatchResponse | RecoveryResult> => {
-  worker ??= createWorker(workerDepsFromEnvironment(process.env));
+  worker ??= createWorker(workerDepsFromEnv(process.env));
   return isRecoveryTick(event) ? worker.recover(context) : worker.handle(event as SQSEvent, context);
 };

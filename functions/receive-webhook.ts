@@ -1,18 +1,18 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ENV, minWebhookSecretChars, webhookSecretsFromEnvironment } from '../shared/config/index.js';
+import { ENV, minWebhookSecretChars, webhookSecretsFromEnv } from '../shared/config/index.js';
 import {
   type DeliveryRecorder,
   deliveryMetricsFromEnv,
   type IntakeAnswer,
   type IntakeDeps,
   type IntakeRequest,
-  maxBodyBytesFrom,
-  quarantineFromEnvironment,
-  queueUrlFrom,
+  maxBodyBytesFromEnv,
+  quarantineFromEnv,
+  queueUrlFromEnv,
   receiveWebhook,
-  replayWindowDaysFrom,
+  replayWindowDaysFromEnv,
 } from '../shared/intake/index.js';
-import { createJsonLogger } from '../shared/logging/index.js';
+import { jsonLoggerFromEnv } from '../shared/logging/index.js';
 import { createSqsQueue } from '../shared/queue/index.js';
 import { loadSources } from '../shared/sources/index.js';
 
@@ -76,19 +76,18 @@ export function makeHandler(deps: ReceiveWebhookDeps): ReceiveWebhookHandler {
   };
 }
 
-export function depsFromEnvironment(env: NodeJS.ProcessEnv, overrides: Partial<ReceiveWebhookDeps> = {}): ReceiveWebhookDeps {
+export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<ReceiveWebhookDeps> = {}): ReceiveWebhookDeps {
   const sources = overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]);
-  const logger = overrides.logger ?? createJsonLogger(env);
+  const logger = overrides.logger ?? jsonLoggerFromEnv(env);
   return {
     sources,
-    secrets:
-      overrides.secrets ?? webhookSecretsFromEnvironment(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) }),
-    queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFrom(env) }),
+    secrets: overrides.secrets ?? webhookSecretsFromEnv(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) }),
+    queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFromEnv(env) }),
     now: overrides.now ?? Date.now,
-    maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFrom(env),
+    maxBodyBytes: overrides.maxBodyBytes ?? maxBodyBytesFromEnv(env),
     logger,
-    replayWindowDays: overrides.replayWindowDays ?? replayWindowDaysFrom(env),
-    ...quarantineFromEnvironment(env),
+    replayWindowDays: overrides.replayWindowDays ?? replayWindowDaysFromEnv(env),
+    ...quarantineFromEnv(env),
     ...(overrides.quarantine ? { quarantine: overrides.quarantine } : {}),
     ...(overrides.countQuarantined ? { countQuarantined: overrides.countQuarantined } : {}),
     recordDelivery: overrides.recordDelivery ?? deliveryMetricsFromEnv(env, sources.keys()),
@@ -101,7 +100,7 @@ let lambdaHandler: ReceiveWebhookHandler | undefined;
 export const handler: ReceiveWebhookHandler = async (event, context) => {
   if (!lambdaHandler) {
     try {
-      lambdaHandler = makeHandler(depsFromEnvironment(process.env));
+      lambdaHandler = makeHandler(depsFromEnv(process.env));
     } catch (e) {
       // A configuration error: named in the log (never a secret), generic to the sender, who retries.
       console.error(

@@ -1,10 +1,10 @@
 import type { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { type ActivityRecorder, activityFromEnvironment, activityOf } from '../shared/activity/index.js';
+import { type ActivityRecorder, activityFromEnv, activityOf } from '../shared/activity/index.js';
 import { createSecretsManagerReader, ENV, requiredSetting, type SecretReader } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
-import { powertoolsLogger } from '../shared/logging/index.js';
-import { powertoolsMetrics } from '../shared/metrics/index.js';
+import { loggerFromEnv } from '../shared/logging/index.js';
+import { metricsFromEnv } from '../shared/metrics/index.js';
 import { createSqsQueue, type EventQueue } from '../shared/queue/index.js';
 import { type ReconcileResult, type ReconcileSources, reconcileSourcesFrom, runShopifyReconcile } from '../shared/reconcile/index.js';
 import {
@@ -66,7 +66,7 @@ export function makeHandler(deps: ReconcileShopifyDeps): (input: ReconcileShopif
   };
 }
 
-export function depsFromEnvironment(
+export function depsFromEnv(
   env: NodeJS.ProcessEnv,
   overrides: Partial<ReconcileShopifyDeps> & { secrets?: SecretReader } = {},
 ): ReconcileShopifyDeps {
@@ -83,7 +83,7 @@ export function depsFromEnvironment(
     tokens.set(name, made);
     return made;
   };
-  const logger = overrides.logger ?? powertoolsLogger(env, 'reconcile-shopify');
+  const logger = overrides.logger ?? loggerFromEnv(env, 'reconcile-shopify');
   return {
     sources,
     reconcile: overrides.reconcile ?? reconcileSourcesFrom(env[ENV.RECONCILE_SOURCES]),
@@ -102,9 +102,9 @@ export function depsFromEnvironment(
         });
       }),
     logger,
-    metrics: overrides.metrics ?? powertoolsMetrics(env, 'reconcile-shopify'),
+    metrics: overrides.metrics ?? metricsFromEnv(env, 'reconcile-shopify'),
     now: overrides.now ?? (() => new Date()),
-    ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
+    ...activityOf(overrides.activity ?? activityFromEnv(env, logger)),
   };
 }
 
@@ -112,6 +112,6 @@ let lambdaHandler: ((input: ReconcileShopifyInput) => Promise<ReconcileResult>) 
 
 /** The Lambda entry point (EventBridge schedule, input {"source": "<name>"}). */
 export const handler = async (input: ReconcileShopifyInput): Promise<ReconcileResult> => {
-  lambdaHandler ??= makeHandler(depsFromEnvironment(process.env));
+  lambdaHandler ??= makeHandler(depsFromEnv(process.env));
   return lambdaHandler(input);
 };

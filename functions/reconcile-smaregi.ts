@@ -1,20 +1,14 @@
 // Single files, not indexes, where an index would bundle more than this function runs.
-import { type ActivityRecorder, activityFromEnvironment, activityOf, recordedRun } from '../shared/activity/index.js';
+import { type ActivityRecorder, activityFromEnv, activityOf } from '../shared/activity/index.js';
 import { createSecretsManagerReader, ENV, requiredSetting, type SecretReader } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
-import { powertoolsLogger } from '../shared/logging/index.js';
-import { powertoolsMetrics } from '../shared/metrics/index.js';
-import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
-import { recordRun, summaryLine } from '../shared/reconcile/index.js';
-import {
-  reconcileSmaregi,
-  SMAREGI_ENV,
-  type SmaregiClient,
-  type SmaregiReconcileResult,
-  smaregiFromEnv,
-} from '../shared/sources/smaregi/index.js';
-import { SmaregiSettings, smaregiThinEvent } from '../shared/sources/index.js';
+import { loggerFromEnv } from '../shared/logging/index.js';
+import { metricsFromEnv } from '../shared/metrics/index.js';
+import { createSqsQueue, type EventQueue } from '../shared/queue/index.js';
+import { runSmaregiReconcile } from '../shared/reconcile/index.js';
+import { SMAREGI_ENV, type SmaregiClient, type SmaregiReconcileResult, smaregiFromEnv } from '../shared/sources/smaregi/index.js';
+import { SmaregiSettings } from '../shared/sources/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import type { ReconcileShopifyDeps } from './reconcile-shopify.js';
 
@@ -49,46 +43,15 @@ export function makeHandler(deps: ReconcileSmaregiDeps): (input: ReconcileSmareg
     // A rule the stack did not write: fail loudly (function errors alarm), nothing is read.
     if (name === undefined || settings === undefined || client === undefined)
       throw new Error(`reconcile-smaregi: no Smaregi source ${String(name).slice(0, 40)}`);
-    const until = new Date(deps.now().getTime() - settings.reconcile.settleMinutes * 60_000);
-    const since = new Date(until.getTime() - settings.reconcile.lookbackHours * 3_600_000);
-    const missed: string[] = [];
     try {
-      const run = () =>
-        reconcileSmaregi(
-          {
-            client,
-            ledger: deps.ledger,
-            source: name,
-            thinEvent: (id) => smaregiThinEvent(id, name, settings, deps.now().getTime(), 'reconcile'),
-            queueMessage: queueMessageFor,
-            queue: deps.queue,
-            onMissing: (m) => {
-              missed.push(`transaction ${m.transactionHeadId} (${m.why}) queued`);
-              deps.logger.warn('Smaregi webhook never delivered: queued from the transaction list', { source: name, ...m });
-            },
-          },
-          { since, until, dryRun: false },
-        );
-      const result = await recordedRun(
-        deps.activity,
-        'reconcile',
-        () => deps.now().getTime(),
-        run,
-        (r) => ({
-          summary: `${name}: ${summaryLine(r)}`,
-          findings: r.missing,
-          details: missed,
-        }),
-      );
-      recordRun(deps, name, result, { since, until });
-      return result;
+      return await runSmaregiReconcile(deps, { name, settings, client });
     } finally {
       deps.metrics.publishStoredMetrics();
     }
   };
 }
 
-export function depsFromEnvironment(
+export function depsFromEnv(
   env: NodeJS.ProcessEnv,
   overrides: Partial<ReconcileSmaregiDeps> & { secrets?: SecretReader } = {},
 ): ReconcileSmaregiDeps {
@@ -96,7 +59,7 @@ export function depsFromEnvironment(
   const queueUrl = overrides.queue ? '' : requiredSetting(env, ENV.QUEUE_URL);
   const config = (parseJsonOrUndefined(env[ENV.SOURCES_CONFIG] ?? '') ?? {}) as Record<string, unknown>;
   let reader: SecretReader | undefined = overrides.secrets;
-  const logger = overrides.logger ?? powertoolsLogger(env, 'reconcile-smaregi');
+  const logger = overrides.logger ?? loggerFromEnv(env, 'reconcile-smaregi');
   const clients = smaregiFromEnv(env[SMAREGI_ENV], () => (reader ??= createSecretsManagerReader()));
   return {
     settings:
@@ -111,8 +74,8 @@ export function depsFromEnvironment(
     ledger: overrides.ledger ?? createLedger({ client: documentClientFromEnv(env), tableName, clock: Date.now }),
     queue: overrides.queue ?? createSqsQueue({ queueUrl }),
     logger,
-    ...activityOf(overrides.activity ?? activityFromEnvironment(env, logger)),
-    metrics: overrides.metrics ?? powertoolsMetrics(env, 'reconcile-smaregi'),
+    ...activityOf(overrides.activity ?? activityFromEnv(env, logger)),
+    metrics: overrides.metrics ?? metricsFromEnv(env, 'reconcile-smaregi'),
     now: overrides.now ?? (() => new Date()),
   };
 }
@@ -121,6 +84,6 @@ let lambdaHandler: ((input: ReconcileSmaregiInput) => Promise<SmaregiReconcileRe
 
 /** The Lambda entry point (EventBridge schedule, input {"source": "<name>"}). */
 export const handler = async (input: ReconcileSmaregiInput): Promise<SmaregiReconcileResult> => {
-  lambdaHandler ??= makeHandler(depsFromEnvironment(process.env));
+  lambdaHandler ??= makeHandler(depsFromEnv(process.env));
   return lambdaHandler(input);
 };

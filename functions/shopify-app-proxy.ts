@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ENV, minWebhookSecretChars, webhookSecretsFromEnvironment } from '../shared/config/index.js';
+import { ENV, minWebhookSecretChars, webhookSecretsFromEnv } from '../shared/config/index.js';
 import { handleProxyLink, linkedEvent, type ProxyLinkDeps } from '../shared/customers/index.js';
-import { queueUrlFrom } from '../shared/intake/index.js';
-import { createJsonLogger } from '../shared/logging/index.js';
-import { type CredentialsProvider, createOpenApiClient, credentialsFromEnvironment } from '../shared/openapi/index.js';
+import { queueUrlFromEnv } from '../shared/intake/index.js';
+import { jsonLoggerFromEnv } from '../shared/logging/index.js';
+import { type CredentialsProvider, createOpenApiClient, credentialsFromEnv } from '../shared/openapi/index.js';
 import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import { handlePointsPage, handleRedeem, type RedemptionProxyDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
 import { loadSources } from '../shared/sources/index.js';
@@ -77,7 +77,7 @@ export function makeHandler(deps: AppProxyDeps): AppProxyHandler {
 /** The Shopify source the proxy serves: `shopify` (the App Proxy's URL is `<api>/proxy/shopify`). */
 const SOURCE = 'shopify';
 
-export function depsFromEnvironment(
+export function depsFromEnv(
   env: NodeJS.ProcessEnv,
   overrides: Partial<AppProxyDeps> & { credentials?: CredentialsProvider } = {},
 ): AppProxyDeps {
@@ -87,11 +87,10 @@ export function depsFromEnvironment(
   const openapi =
     overrides.openapi ??
     createOpenApiClient({
-      credentials: overrides.credentials ?? credentialsFromEnvironment(env),
+      credentials: overrides.credentials ?? credentialsFromEnv(env),
     });
-  const secrets =
-    overrides.secrets ?? webhookSecretsFromEnvironment(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) });
-  const logger = overrides.logger ?? createJsonLogger(env);
+  const secrets = overrides.secrets ?? webhookSecretsFromEnv(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) });
+  const logger = overrides.logger ?? jsonLoggerFromEnv(env);
   // A link-only client (some tests) cannot redeem: the redeem routes then answer 404.
   const redeemApi = 'grantPoints' in openapi ? (openapi as unknown as RedemptionProxyDeps['openapi']) : undefined;
   const redemption =
@@ -105,7 +104,7 @@ export function depsFromEnvironment(
     retroCreditDays: linking.retroCreditDays,
     secrets,
     openapi,
-    queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFrom(env) }),
+    queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFromEnv(env) }),
     now: overrides.now ?? Date.now,
     logger,
     ...(redemption ? { redemption: { ...redemption, secrets, shopDomains: linking.shopDomains } } : {}),
@@ -115,6 +114,6 @@ export function depsFromEnvironment(
 let lambdaHandler: AppProxyHandler | undefined;
 
 export const handler: AppProxyHandler = async (event, context) => {
-  lambdaHandler ??= makeHandler(depsFromEnvironment(process.env));
+  lambdaHandler ??= makeHandler(depsFromEnv(process.env));
   return lambdaHandler(event, context);
 };

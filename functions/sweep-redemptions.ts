@@ -1,6 +1,6 @@
 import { ENV } from '../shared/config/index.js';
-import { powertoolsLogger } from '../shared/logging/index.js';
-import { createOpenApiClient, credentialsFromEnvironment } from '../shared/openapi/index.js';
+import { loggerFromEnv } from '../shared/logging/index.js';
+import { createOpenApiClient, credentialsFromEnv } from '../shared/openapi/index.js';
 import {
   type RedemptionDeps,
   redemptionDepsFromEnv,
@@ -32,12 +32,12 @@ export function makeHandler(depsOf: (source: string) => RedemptionDeps | undefin
   };
 }
 
-export function depsFromEnvironment(env: NodeJS.ProcessEnv): (source: string) => RedemptionDeps | undefined {
+export function depsFromEnv(env: NodeJS.ProcessEnv): (source: string) => RedemptionDeps | undefined {
   const sources = loadSources(env[ENV.SOURCES_CONFIG]);
   const openapi = createOpenApiClient({
-    credentials: credentialsFromEnvironment(env),
+    credentials: credentialsFromEnv(env),
   });
-  const logger = powertoolsLogger(env, 'sweep-redemptions');
+  const logger = loggerFromEnv(env, 'sweep-redemptions');
   const made = new Map<string, RedemptionDeps | undefined>();
   return (source) => {
     if (!made.has(source)) made.set(source, redemptionDepsFromEnv(env, sources, source, { openapi, logger }));
@@ -48,6 +48,6 @@ export function depsFromEnvironment(env: NodeJS.ProcessEnv): (source: string) =>
 let lambdaHandler: ((input?: SweepInput) => Promise<SweepResult>) | undefined;
 
 export const handler = async (input?: SweepInput): Promise<SweepResult> => {
-  lambdaHandler ??= makeHandler(depsFromEnvironment(process.env));
+  lambdaHandler ??= makeHandler(depsFromEnv(process.env));
   return lambdaHandler(input);
 };

@@ -1,12 +1,12 @@
 import {
-  depsFromEnvironment as processDepsFromEnvironment,
+  depsFromEnv as processDepsFromEnv,
   makeHandler as makeProcessHandler,
   type ProcessEventsDeps,
   type ProcessEventsOverrides,
 } from '../functions/process-events.js';
-import { depsFromEnvironment as receiveDepsFromEnvironment, makeHandler as makeReceiveHandler } from '../functions/receive-webhook.js';
-import { depsFromEnvironment as appProxyDepsFromEnvironment, makeHandler as makeAppProxyHandler } from '../functions/shopify-app-proxy.js';
-import { ENV, minWebhookSecretChars, type Timing, webhookSecretsFromEnvironment } from '../shared/config/index.js';
+import { depsFromEnv as receiveDepsFromEnv, makeHandler as makeReceiveHandler } from '../functions/receive-webhook.js';
+import { depsFromEnv as appProxyDepsFromEnv, makeHandler as makeAppProxyHandler } from '../functions/shopify-app-proxy.js';
+import { ENV, minWebhookSecretChars, type Timing, webhookSecretsFromEnv } from '../shared/config/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { Logger } from '../shared/logging/index.js';
 import { secretsManagerCredentials } from '../shared/openapi/index.js';
@@ -107,7 +107,7 @@ export function createStackQueue(options: LocalStackOptions, timing: Timing, log
  * gives each configured source (so `npm start` keeps its settings) and the Open API login.
  */
 export async function createStackSecretStore(handlerEnv: NodeJS.ProcessEnv): Promise<LocalSecretStore> {
-  const fromEnv = webhookSecretsFromEnvironment(handlerEnv);
+  const fromEnv = webhookSecretsFromEnv(handlerEnv);
   const webhook: Record<string, readonly string[]> = {};
   for (const source of loadSources(handlerEnv[ENV.SOURCES_CONFIG]).keys()) {
     // None configured: left out, so the receiver answers not_configured as before.
@@ -127,7 +127,7 @@ export async function createStackSecretStore(handlerEnv: NodeJS.ProcessEnv): Pro
 function storeReaders(handlerEnv: NodeJS.ProcessEnv, store: LocalSecretStore) {
   const sources = loadSources(handlerEnv[ENV.SOURCES_CONFIG]);
   return {
-    secrets: webhookSecretsFromEnvironment(
+    secrets: webhookSecretsFromEnv(
       { [ENV.WEBHOOK_SECRET_ARNS]: JSON.stringify(store.webhookSecretIds) },
       { reader: store, minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) },
     ),
@@ -160,7 +160,7 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
   const print = mode === 'compact' ? log : undefined;
   const readers = storeReaders(handlerEnv, parts.secretStore);
   parts.wire.receive = makeReceiveHandler(
-    receiveDepsFromEnvironment(handlerEnv, {
+    receiveDepsFromEnv(handlerEnv, {
       queue,
       secrets: readers.secrets,
       // The metric line (CloudWatch EMF on stdout) only means something in Lambda; the log says it here.
@@ -170,7 +170,7 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
       ...options.receiveOverrides,
     }),
   );
-  const appProxyDeps = appProxyDepsFromEnvironment(handlerEnv, {
+  const appProxyDeps = appProxyDepsFromEnv(handlerEnv, {
     queue,
     ...readers,
     ...(mode === 'powertools' ? {} : { logger: localLogger('app-proxy', print) }),
@@ -195,7 +195,7 @@ function startWorker(parts: HandlerParts, logs: ProcessEventsOverrides): StackHa
           tableName: settings.tableName,
         })
       : (options.processOverrides ?? {});
-  const processDeps = processDepsFromEnvironment(handlerEnv, {
+  const processDeps = processDepsFromEnv(handlerEnv, {
     // Waiting messages are set aside and deferred on the local queue (SendMessage, ChangeMessageVisibility), as on SQS.
     visibility: queue,
     queue,

@@ -56,7 +56,7 @@ interface Wiring {
 /**
  * The whole system in this process: the emulator, dynalite with the ledger table, the receiver behind
  * a local API Gateway, and the in-process FIFO queue feeding the worker. The handlers are the Lambda
- * files' own makeHandler/depsFromEnvironment, built from an environment that points them at the local
+ * files' own makeHandler/depsFromEnv, built from an environment that points them at the local
  * parts; only the queue (SQS in AWS) and the log sinks go in through their overrides.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {

@@ -1,4 +1,4 @@
-import { depsFromEnvironment, makeHandler } from '../../functions/process-events.js';
+import { depsFromEnv, makeHandler } from '../../functions/process-events.js';
 import type { PurchaseEvent } from '../../shared/events/index.js';
 import { createOpenApiClient, staticCredentials, type OpenApiClient } from '../../shared/openapi/index.js';
 import { productionWorkerEnv } from '../production.js';
@@ -89,7 +89,7 @@ export async function bridgeSide(servers: SideServers): Promise<Side> {
   const crash = crashSwitch();
   // The worker as the production stack builds it (its environment, the activity record on), on this side's
   // dynalite (through the counting proxy) and the comparison's Open API client.
-  const deps = depsFromEnvironment(productionWorkerEnv(servers.dynamo.tableName), {
+  const deps = depsFromEnv(productionWorkerEnv(servers.dynamo.tableName), {
     documentClient: servers.documentClient,
     openapi: openApiClient(servers.emulatorUrl),
     clock,

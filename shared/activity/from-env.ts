@@ -9,7 +9,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * recorded), LEDGER_TTL_DAYS (the same retention as the ledger), DYNAMODB_ENDPOINT (local only). The
  * DynamoDB client is built on the first write, not at cold start.
  */
-export function activityFromEnvironment(
+export function activityFromEnv(
   env: NodeJS.ProcessEnv,
   /** Told of a write that failed (which one and the error's name: never its data). */
   logger?: { warn(message: string, extra: Record<string, unknown>): void },

@@ -1,6 +1,6 @@
 /** The activity record: best-effort observations around the exactly-once core, for the operator console. */
 export type { ActivityEntry, BreakerTransition, OrderActivity, RunSummary } from './entries.js';
-export { activityFromEnvironment, activityOf } from './from-env.js';
+export { activityFromEnv, activityOf } from './from-env.js';
 export { MAX_ORDER_ENTRIES, orderActivityKey } from '../ledger/index.js';
 export { type ActivityReader, createActivityReader } from './reader.js';
 export { type ActivityRecorder, createActivityRecorder, type DeliveryObservation, type ReceiveObservation } from './recorder.js';

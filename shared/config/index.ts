@@ -19,4 +19,4 @@ export {
   timingProblems,
   VISIBILITY_TIMEOUT_FACTOR,
 } from './timing.js';
-export { staticWebhookSecrets, type WebhookSecrets, webhookSecretsFromEnvironment } from './webhook-secrets.js';
+export { staticWebhookSecrets, type WebhookSecrets, webhookSecretsFromEnv } from './webhook-secrets.js';

@@ -99,7 +99,7 @@ function envPrefix(source: string): string {
  * secrets, comma-separated, in `<SOURCE>_WEBHOOK_SECRETS` or `<SOURCE>_WEBHOOK_SECRET` (so
  * SHOPIFY_WEBHOOK_SECRET and POS_WEBHOOK_SECRETS; `shopify-eu` reads SHOPIFY_EU_WEBHOOK_SECRETS).
  */
-export function webhookSecretsFromEnvironment(
+export function webhookSecretsFromEnv(
   env: NodeJS.ProcessEnv,
   opts: { reader?: SecretReader | (() => Promise<SecretReader>); now?: () => number; minLength?: (source: string) => number } = {},
 ): WebhookSecrets {

@@ -11,7 +11,7 @@ import {
 import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 
 /** MAX_BODY_BYTES, default 256 KiB. */
-export function maxBodyBytesFrom(env: NodeJS.ProcessEnv): number {
+export function maxBodyBytesFromEnv(env: NodeJS.ProcessEnv): number {
   return envInteger(
     env,
     ENV.MAX_BODY_BYTES,
@@ -21,7 +21,7 @@ export function maxBodyBytesFrom(env: NodeJS.ProcessEnv): number {
 }
 
 /** QUEUE_URL, required unless a queue is passed in. */
-export function queueUrlFrom(env: NodeJS.ProcessEnv): string {
+export function queueUrlFromEnv(env: NodeJS.ProcessEnv): string {
   return requiredSetting(env, ENV.QUEUE_URL);
 }
 
@@ -31,7 +31,7 @@ export function replayWindowDays(ledgerTtlDays: number): number {
 }
 
 /** The replay window from LEDGER_TTL_DAYS, the same setting that sets the ledger's retention. */
-export function replayWindowDaysFrom(env: NodeJS.ProcessEnv): number {
+export function replayWindowDaysFromEnv(env: NodeJS.ProcessEnv): number {
   const days = envInteger(
     env,
     ENV.LEDGER_TTL_DAYS,

@@ -8,7 +8,7 @@ import type { IntakeDeps } from './intake.js';
  * unreadable deliveries are refused as before), QUARANTINE_TTL_DAYS, DYNAMODB_ENDPOINT (local only).
  * The DynamoDB client is built on the first delivery that needs it, not at cold start.
  */
-export function quarantineFromEnvironment(
+export function quarantineFromEnv(
   env: NodeJS.ProcessEnv,
   /** Where the metric lines go (CloudWatch reads them from stdout). */
   write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),

@@ -8,7 +8,7 @@ const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, CRITICAL: 50, SILENT:
  * honouring POWERTOOLS_SERVICE_NAME and POWERTOOLS_LOG_LEVEL. Written here rather than taken from
  * @aws-lambda-powertools/logger to keep receive-webhook's bundle under its 150 KB target (~22 KB less).
  */
-export function createJsonLogger(
+export function jsonLoggerFromEnv(
   env: NodeJS.ProcessEnv,
   write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
   now: () => Date = () => new Date(),

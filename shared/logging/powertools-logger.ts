@@ -8,7 +8,7 @@ import type { Logger } from './logger.js';
  * contents end up in them. The receiver's bundle stays without Powertools all the same: package.json
  * declares the project free of import side effects, so esbuild leaves out what a function does not use.
  */
-export function powertoolsLogger(env: NodeJS.ProcessEnv, defaultService: string): Logger {
+export function loggerFromEnv(env: NodeJS.ProcessEnv, defaultService: string): Logger {
   const logger = new PowertoolsLogger({ serviceName: env.POWERTOOLS_SERVICE_NAME ?? defaultService });
   return {
     info: (message, extra = {}) => logger.info(message, capFields(extra)),

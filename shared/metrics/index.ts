@@ -4,4 +4,4 @@
  */
 export { type EmfRecord, type EmfUnit, emfCountLine, emfLine } from './emf.js';
 export { METRIC, type MetricName, METRICS_NAMESPACE, outcomeMetric, UNEXPECTED_ERROR_OUTCOME, upstreamCallsMetric } from './names.js';
-export { powertoolsMetrics } from './powertools-metrics.js';
+export { metricsFromEnv } from './powertools-metrics.js';

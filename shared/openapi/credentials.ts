@@ -100,7 +100,7 @@ export function fileCredentials(path: string): CredentialsProvider {
 }
 
 /** OPENAPI_BASE_URL / OPENAPI_CLIENT_ID / OPENAPI_CLIENT_SECRET, read again on a forced refresh. */
-export function environmentCredentials(env: Record<string, string | undefined> = process.env): CredentialsProvider {
+export function plainCredentialsFromEnv(env: Record<string, string | undefined> = process.env): CredentialsProvider {
   const read = () =>
     checked(
       {
@@ -117,7 +117,7 @@ export function environmentCredentials(env: Record<string, string | undefined> =
 }
 
 /** What a function logs in with: the secret OPENAPI_SECRET_ARN names (AWS), else the OPENAPI_* variables (locally). */
-export function credentialsFromEnvironment(env: Record<string, string | undefined>): CredentialsProvider {
+export function credentialsFromEnv(env: Record<string, string | undefined>): CredentialsProvider {
   const secretId = env[ENV.OPENAPI_SECRET_ARN];
-  return secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : environmentCredentials(env);
+  return secretId ? secretsManagerCredentials(secretId, createSecretsManagerReader()) : plainCredentialsFromEnv(env);
 }

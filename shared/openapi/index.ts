@@ -4,8 +4,8 @@ export { createInvocationBudget, type InvocationBudget } from './budget.js';
 export { createOpenApiClient } from './client.js';
 export {
   type CredentialsProvider,
-  credentialsFromEnvironment,
-  environmentCredentials,
+  credentialsFromEnv,
+  plainCredentialsFromEnv,
   fileCredentials,
   type OpenApiCredentials,
   secretsManagerCredentials,

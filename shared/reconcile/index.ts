@@ -3,3 +3,4 @@ export { checkWindow, type ReconcileResult, reconcileShopify } from './reconcile
 export { recordRun, type RunSinks, summaryLine } from './run-report.js';
 export { type ReconcileSources, reconcileSourcesFrom } from './settings.js';
 export { runShopifyReconcile, type ShopifyRunDeps } from './shopify-run.js';
+export { runSmaregiReconcile, type SmaregiRunDeps } from './smaregi-run.js';

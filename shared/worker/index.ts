@@ -9,7 +9,7 @@ import { workerHandler } from './handler.js';
 import { type WorkerRecovery, workerRecovery } from './recovery.js';
 import type { WorkerDeps } from './types.js';
 
-export { workerDepsFromEnvironment } from './from-env.js';
+export { workerDepsFromEnv } from './from-env.js';
 export { workerHandler } from './handler.js';
 export { RECOVERY_PROBE_INTERVAL_MS, type WorkerRecovery, workerRecovery } from './recovery.js';
 export type { WorkerDeps, WorkerLogger, WorkerOverrides } from './types.js';

@@ -7,7 +7,7 @@ import type { LedgerTable } from './stores.js';
 import type { WorkerLogger } from './types.js';
 
 /** The sources that redeem, each with its redemption records (in the ledger table). */
-export function redemptionUsageOn(
+export function redemptionUsageFromEnv(
   env: NodeJS.ProcessEnv,
   ledgerTable: () => LedgerTable,
   ledger: Ledger,

@@ -16,7 +16,7 @@ import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../quarantin
 export type LedgerTable = { client: ReturnType<typeof documentClientFromEnv>; tableName: string };
 
 /** The ledger table, built on first use: one document client for whoever needs it. */
-export function lazyLedgerTable(env: NodeJS.ProcessEnv, client?: LedgerTable['client']): () => LedgerTable {
+export function ledgerTableFromEnv(env: NodeJS.ProcessEnv, client?: LedgerTable['client']): () => LedgerTable {
   let table: LedgerTable | undefined;
   return () => {
     if (table) return table;
@@ -37,7 +37,7 @@ export function ledgerOn(
 }
 
 /** The customer records live in the ledger table; enrolment needs the full client (register), not a narrowed one. */
-export function customersOn(
+export function customersFromEnv(
   env: NodeJS.ProcessEnv,
   ledgerTable: () => LedgerTable,
   settings: ProcessingSettings,
@@ -51,7 +51,7 @@ export function customersOn(
 }
 
 /** Privacy requests change the ledger table and the quarantine table (its bodies). */
-export function privacyOn(env: NodeJS.ProcessEnv, ledgerTable: () => LedgerTable, settings: ProcessingSettings, clock: Clock) {
+export function privacyFromEnv(env: NodeJS.ProcessEnv, ledgerTable: () => LedgerTable, settings: ProcessingSettings, clock: Clock) {
   const quarantineTable = env[ENV.QUARANTINE_TABLE];
   if (!env[ENV.LEDGER_TABLE] || !quarantineTable) return undefined;
   const { client, tableName } = ledgerTable();
@@ -62,6 +62,6 @@ export function privacyOn(env: NodeJS.ProcessEnv, ledgerTable: () => LedgerTable
 }
 
 /** The planned pause is a record of the ledger table (shared/consumer/planned-pause.ts). */
-export function plannedPauseOn(env: NodeJS.ProcessEnv, ledgerTable: () => LedgerTable): PlannedPauseRecords | undefined {
+export function plannedPauseFromEnv(env: NodeJS.ProcessEnv, ledgerTable: () => LedgerTable): PlannedPauseRecords | undefined {
   return env[ENV.LEDGER_TABLE] ? ledgerPlannedPause(ledgerTable()) : undefined;
 }

@@ -1,4 +1,4 @@
-import { replayWindowDaysFrom } from '../../../shared/intake/config.js';
+import { replayWindowDaysFromEnv } from '../../../shared/intake/config.js';
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../../shared/config/index.js';
 // The worker's own reader of its settings: the infra must write what it reads.
@@ -112,6 +112,6 @@ describe('one retention setting for the ledger and the replay window', () => {
     const receiver = receiverEnvironment(stage, { queueUrl: 'q', webhookSecretArnsJson: '{}' });
     const worker = workerEnvironment(stage, refs);
     expect(receiver[ENV.LEDGER_TTL_DAYS]).toBe(worker[ENV.LEDGER_TTL_DAYS]);
-    expect(replayWindowDaysFrom(receiver)).toBe(stage.processing.ledgerTtlDays - 30);
+    expect(replayWindowDaysFromEnv(receiver)).toBe(stage.processing.ledgerTtlDays - 30);
   });
 });

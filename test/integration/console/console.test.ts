@@ -10,7 +10,7 @@ import { poisonDeferralSeconds } from '../../../shared/config/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { findBrowser } from '../../support/browser.js';
 import { deliverShopifyOrder } from '../../support/local-stack.js';
-import { depsFromEnvironment as auditDepsFromEnvironment, makeHandler as makeAuditHandler } from '../../../functions/audit-ledger.js';
+import { depsFromEnv as auditDepsFromEnv, makeHandler as makeAuditHandler } from '../../../functions/audit-ledger.js';
 
 /**
  * The operator console in a real browser (Chromium or Chrome, headless) after real traffic through
@@ -163,7 +163,7 @@ describe('the operator console in headless Chromium', () => {
   it("lists the audit's run with what it found in the runs panel, and the breaker's state", async () => {
     // The scheduled audit's own function, built from the local stack's environment (its ledger, the emulator).
     const audit = makeAuditHandler(
-      auditDepsFromEnvironment(stack.handlerEnv, {
+      auditDepsFromEnv(stack.handlerEnv, {
         logger: { info: () => undefined, warn: () => undefined },
         metrics: { addMetric: () => undefined, publishStoredMetrics: () => undefined },
       }),

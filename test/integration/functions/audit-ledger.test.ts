@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { auditDaysFrom, depsFromEnvironment, makeHandler } from '../../../functions/audit-ledger.js';
+import { auditDaysFromEnv, depsFromEnv, makeHandler } from '../../../functions/audit-ledger.js';
 import { ProcessingSettings } from '../../../shared/config/processing-settings.js';
 import { createLedger, createLedgerTable } from '../../../shared/ledger/index.js';
 import { createProcessor, purchaseMarker } from '../../../shared/points/index.js';
@@ -55,7 +55,7 @@ async function credit(orderId: string): Promise<void> {
 describe('audit-ledger (the scheduled audit)', () => {
   it('publishes AuditDrift 0 in the stage namespace when the books balance', async () => {
     await credit('fn-clean-1');
-    const summary = await makeHandler(depsFromEnvironment(env(), { clock: h.clock }))();
+    const summary = await makeHandler(depsFromEnv(env(), { clock: h.clock }))();
     expect(summary).toMatchObject({ orders: 1, refunds: 0, drift: 0 });
     expect(emf()).toEqual([
       expect.objectContaining({
@@ -81,7 +81,7 @@ describe('audit-ledger (the scheduled audit)', () => {
   it('publishes the drift count and logs each finding with its order and customer', async () => {
     await credit('fn-doubled-1');
     await h.api.grantPoints('member-gold', { point: 50, remarks: purchaseMarker('shopify', 'fn-doubled-1') });
-    const summary = await makeHandler(depsFromEnvironment(env(), { clock: h.clock }))();
+    const summary = await makeHandler(depsFromEnv(env(), { clock: h.clock }))();
     expect(summary.drift).toBe(1);
     expect(emf()[0]).toMatchObject({ AuditDrift: 1 });
     expect(lines()).toContainEqual(
@@ -95,11 +95,11 @@ describe('audit-ledger (the scheduled audit)', () => {
   it('looks back AUDIT_DAYS days: older records are not audited', async () => {
     await credit('fn-old-1');
     h.clock.advance(3 * 86_400_000);
-    expect(await makeHandler(depsFromEnvironment(env(), { clock: h.clock }))()).toMatchObject({ orders: 0, drift: 0 });
+    expect(await makeHandler(depsFromEnv(env(), { clock: h.clock }))()).toMatchObject({ orders: 0, drift: 0 });
   });
 
   it('refuses an AUDIT_DAYS that is not a whole number of days', () => {
-    expect(auditDaysFrom({})).toBe(3);
-    expect(() => auditDaysFrom({ AUDIT_DAYS: '2.5' })).toThrow('AUDIT_DAYS must be a whole number of days from 1 to 400, got "2.5"');
+    expect(auditDaysFromEnv({})).toBe(3);
+    expect(() => auditDaysFromEnv({ AUDIT_DAYS: '2.5' })).toThrow('AUDIT_DAYS must be a whole number of days from 1 to 400, got "2.5"');
   });
 });

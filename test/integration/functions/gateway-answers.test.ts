@@ -1,6 +1,6 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { depsFromEnvironment, makeHandler } from '../../../functions/process-events.js';
+import { depsFromEnv, makeHandler } from '../../../functions/process-events.js';
 import { createLocalQueue } from '../../../local/queue/index.js';
 import { systemClock } from '../../../local/queue/clock.js';
 import { openApiProbe, resumeWhenUp } from '../../../shared/consumer/index.js';
@@ -64,7 +64,7 @@ const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefi
 /** The worker as deployed, with a real local FIFO queue to set waiting events aside on and to pause. */
 function worker() {
   const queue = createLocalQueue({ clock: { ...systemClock, now: h.clock } });
-  const handle = makeHandler(depsFromEnvironment(env(), { clock: h.clock, queue, pull: queue, random: () => 0, logger: quiet, metrics }));
+  const handle = makeHandler(depsFromEnv(env(), { clock: h.clock, queue, pull: queue, random: () => 0, logger: quiet, metrics }));
   return { queue, handle };
 }
 

@@ -1,6 +1,6 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { depsFromEnvironment, makeHandler } from '../../../functions/process-events.js';
+import { depsFromEnv, makeHandler } from '../../../functions/process-events.js';
 import { lambdaContext } from '../../../local/lambda/context.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
 import { linkedEvent } from '../../../shared/customers/index.js';
@@ -60,7 +60,7 @@ const env = () => ({
 });
 /** The handler as deployed, built from the environment (once per file), with the test's clock. */
 let built: ReturnType<typeof makeHandler> | undefined;
-const handler = () => (built ??= makeHandler(depsFromEnvironment(env(), { clock: h.clock })));
+const handler = () => (built ??= makeHandler(depsFromEnv(env(), { clock: h.clock })));
 
 describe('process-events handler', () => {
   let output: string[];
@@ -165,7 +165,7 @@ describe('process-events handler', () => {
       const access = {
         smaregi: { contractId: 'c1', apiOrigin: standIn.url, idOrigin: standIn.url, clientId: 'app', clientSecret: 'app-secret' },
       };
-      const smaregiHandler = makeHandler(depsFromEnvironment({ ...env(), SMAREGI: JSON.stringify(access) }, { clock: h.clock }));
+      const smaregiHandler = makeHandler(depsFromEnv({ ...env(), SMAREGI: JSON.stringify(access) }, { clock: h.clock }));
       const settings = SmaregiSettings.parse({ contractId: 'c1' });
       const thin = (id: string) => smaregiThinEvent(id, 'smaregi', settings, h.clock(), 'created');
       await smaregiHandler(sqsEvent(sqsRecord(thin('900'), 'smaregi:900')));
@@ -192,7 +192,7 @@ describe('process-events handler', () => {
 describe('process-events handler: crashes', () => {
   it('an event whose processing crashes is returned as a failure and credited once on redelivery', async () => {
     const crashing = makeHandler(
-      depsFromEnvironment(env(), {
+      depsFromEnv(env(), {
         clock: h.clock,
         checkpoint: (step) => {
           if (step === 'purchase:granted') throw new Error('simulated crash');
@@ -219,7 +219,7 @@ describe('process-events handler: waiting is not failing', () => {
   };
   const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
-  const deferring = () => makeHandler(depsFromEnvironment(env(), { clock: h.clock, visibility, random: () => 0, logger: quiet, metrics }));
+  const deferring = () => makeHandler(depsFromEnv(env(), { clock: h.clock, visibility, random: () => 0, logger: quiet, metrics }));
   beforeEach(() => {
     changes = [];
   });
@@ -288,7 +288,7 @@ describe('process-events handler: a waiting event does not hold its customer', (
   const withQueue = () => {
     changes = [];
     const queue = createLocalQueue({ clock: { ...systemClock, now: h.clock } });
-    const handle = makeHandler(depsFromEnvironment(env(), { clock: h.clock, visibility, queue, random: () => 0, logger: quiet, metrics }));
+    const handle = makeHandler(depsFromEnv(env(), { clock: h.clock, visibility, queue, random: () => 0, logger: quiet, metrics }));
     return { queue, handle };
   };
   /** What the queue holds, as SQS would hand it out (a consumer that fails everything, so nothing is deleted). */
@@ -435,7 +435,7 @@ describe('process-events handler: a waiting event does not hold its customer', (
   /** A queue that cannot take the worker's sends (SQS refusing them): the follow-ups must not be lost. */
   const refusingQueue = () => {
     const handle = makeHandler(
-      depsFromEnvironment(env(), {
+      depsFromEnv(env(), {
         clock: h.clock,
         visibility,
         queue: { send: () => Promise.reject(new Error('SendMessage refused')) },
@@ -490,7 +490,7 @@ describe('process-events handler: an outage stops the pulling', () => {
     const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
     const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
     const queue = createLocalQueue({ clock: { ...systemClock, now: h.clock } });
-    const handle = makeHandler(depsFromEnvironment(env(), { clock: h.clock, queue, pull: queue, random: () => 0, logger: quiet, metrics }));
+    const handle = makeHandler(depsFromEnv(env(), { clock: h.clock, queue, pull: queue, random: () => 0, logger: quiet, metrics }));
     await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
     const one = () => sqsEvent(sentAgo(sqsRecord(purchase(), `g-${messages}`), 0));
     await handle(one());
@@ -504,12 +504,12 @@ describe('process-events handler: an outage stops the pulling', () => {
 describe('process-events configuration', () => {
   it('refuses to start without the ledger table name', () => {
     const { LEDGER_TABLE: _omitted, ...rest } = env();
-    expect(() => depsFromEnvironment(rest)).toThrow(/LEDGER_TABLE/);
+    expect(() => depsFromEnv(rest)).toThrow(/LEDGER_TABLE/);
   });
 
   it('names the variable of an invalid setting', () => {
-    expect(() => depsFromEnvironment({ ...env(), INSUFFICIENT_POINTS_POLICY: 'forgive' })).toThrow(/INSUFFICIENT_POINTS_POLICY/);
-    expect(() => depsFromEnvironment({ ...env(), LEASE_SECONDS: 'soon' })).toThrow(/LEASE_SECONDS/);
+    expect(() => depsFromEnv({ ...env(), INSUFFICIENT_POINTS_POLICY: 'forgive' })).toThrow(/INSUFFICIENT_POINTS_POLICY/);
+    expect(() => depsFromEnv({ ...env(), LEASE_SECONDS: 'soon' })).toThrow(/LEASE_SECONDS/);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { depsFromEnvironment as workerDeps, makeHandler as makeWorker } from '../../../functions/process-events.js';
-import { depsFromEnvironment as intakeDeps, makeHandler as makeIntake } from '../../../functions/receive-webhook.js';
+import { depsFromEnv as workerDeps, makeHandler as makeWorker } from '../../../functions/process-events.js';
+import { depsFromEnv as intakeDeps, makeHandler as makeIntake } from '../../../functions/receive-webhook.js';
 import { createLocalQueue, type LocalQueue } from '../../../local/queue/index.js';
 import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
 import { createActivityReader } from '../../../shared/activity/index.js';

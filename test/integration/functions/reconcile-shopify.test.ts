@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { depsFromEnvironment, makeHandler } from '../../../functions/reconcile-shopify.js';
+import { depsFromEnv, makeHandler } from '../../../functions/reconcile-shopify.js';
 import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../stand-ins/shopify-admin/index.js';
 import type { SecretReader } from '../../../shared/config/secret-reader.js';
 import { createShopifyAdminClient } from '../../../shared/sources/shopify/index.js';
@@ -37,7 +37,7 @@ describe('reconcile-shopify handler', () => {
   function handler(secretValue = JSON.stringify({ access_token: TOKEN }), settleMinutes = 0) {
     let dimensions: Record<string, string> = {};
     const secrets: SecretReader = { read: async (id) => (id === SECRET_ARN ? secretValue : Promise.reject(new Error('no such secret'))) };
-    const deps = depsFromEnvironment(
+    const deps = depsFromEnv(
       {
         LEDGER_TABLE: dynamo.tableName,
         DYNAMODB_ENDPOINT: dynamo.endpoint,
@@ -125,7 +125,7 @@ describe('reconcile-shopify handler', () => {
   });
 
   it('fails with the secret named, not its value, when the token secret is still empty', async () => {
-    const deps = depsFromEnvironment(
+    const deps = depsFromEnv(
       {
         LEDGER_TABLE: dynamo.tableName,
         DYNAMODB_ENDPOINT: dynamo.endpoint,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { rotateCommand } from '../../../ops/rotate.js';
-import { createSecretsManagerReader, ENV, webhookSecretsFromEnvironment } from '../../../shared/config/index.js';
+import { createSecretsManagerReader, ENV, webhookSecretsFromEnv } from '../../../shared/config/index.js';
 import { clearTokenCache, createOpenApiClient, secretsManagerCredentials } from '../../../shared/openapi/index.js';
 import { type AwsBoundary, startAwsBoundary, stubAwsEndpoints } from '../../support/aws-boundary.js';
 import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
@@ -38,7 +38,7 @@ describe('rotate --stage', () => {
   };
   /** What a receiver in the stage reads (the Lambda's own reader, uncached: a new container). */
   const receiverSecrets = () =>
-    webhookSecretsFromEnvironment(
+    webhookSecretsFromEnv(
       { [ENV.WEBHOOK_SECRET_ARNS]: JSON.stringify({ shopify: SHOPIFY }) },
       { reader: createSecretsManagerReader() },
     ).get('shopify');

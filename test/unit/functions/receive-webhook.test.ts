@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { depsFromEnvironment, handler, makeHandler } from '../../../functions/receive-webhook.js';
+import { depsFromEnv, handler, makeHandler } from '../../../functions/receive-webhook.js';
 import { staticWebhookSecrets } from '../../../shared/config/webhook-secrets.js';
 import { ConfigurationError } from '../../../shared/config/index.js';
 import type { IntakeLogger } from '../../../shared/intake/index.js';
@@ -123,10 +123,10 @@ describe('receive-webhook handler', () => {
   });
 });
 
-describe('depsFromEnvironment', () => {
+describe('depsFromEnv', () => {
   it('builds working deps from the environment, with the local queue passed as an override', async () => {
     const queue = new RecordingQueue();
-    const deps = depsFromEnvironment(
+    const deps = depsFromEnv(
       {
         SHOPIFY_WEBHOOK_SECRET: `old-shopify-app-secret,${SECRET}`,
         SOURCES_CONFIG: '{"shopify": {"amount": {"rule": "minor"}, "expiryDays": 180}}',
@@ -140,10 +140,7 @@ describe('depsFromEnvironment', () => {
 
   it('answers 500 not_configured to a POS delivery while the POS secret is shorter than 32 characters', async () => {
     const body = fixture('pos/sale.json');
-    const deps = depsFromEnvironment(
-      { POS_WEBHOOK_SECRETS: 'demo-pos-secret' },
-      { queue: new RecordingQueue(), logger: recordingLogger().logger },
-    );
+    const deps = depsFromEnv({ POS_WEBHOOK_SECRETS: 'demo-pos-secret' }, { queue: new RecordingQueue(), logger: recordingLogger().logger });
     const result = await makeHandler(deps)(
       apiGatewayEvent('pos', body, posHeaders(body, 'demo-pos-secret', Math.floor(Date.now() / 1000))),
     );
@@ -153,15 +150,15 @@ describe('depsFromEnvironment', () => {
 
   it('reads MAX_BODY_BYTES and defaults to 256 KiB', () => {
     const queue = new RecordingQueue();
-    expect(depsFromEnvironment({}, { queue }).maxBodyBytes).toBe(262_144);
-    expect(depsFromEnvironment({ MAX_BODY_BYTES: '1000' }, { queue }).maxBodyBytes).toBe(1000);
-    expect(() => depsFromEnvironment({ MAX_BODY_BYTES: 'lots' }, { queue })).toThrow(ConfigurationError);
-    expect(() => depsFromEnvironment({ MAX_BODY_BYTES: 'lots' }, { queue })).toThrow('MAX_BODY_BYTES must be a positive integer');
+    expect(depsFromEnv({}, { queue }).maxBodyBytes).toBe(262_144);
+    expect(depsFromEnv({ MAX_BODY_BYTES: '1000' }, { queue }).maxBodyBytes).toBe(1000);
+    expect(() => depsFromEnv({ MAX_BODY_BYTES: 'lots' }, { queue })).toThrow(ConfigurationError);
+    expect(() => depsFromEnv({ MAX_BODY_BYTES: 'lots' }, { queue })).toThrow('MAX_BODY_BYTES must be a positive integer');
   });
 
   it('requires QUEUE_URL unless a queue is passed in', () => {
-    expect(() => depsFromEnvironment({})).toThrow(/QUEUE_URL is not set/);
-    expect(depsFromEnvironment({ QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/points.fifo' }).queue).toBeDefined();
+    expect(() => depsFromEnv({})).toThrow(/QUEUE_URL is not set/);
+    expect(depsFromEnv({ QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/points.fifo' }).queue).toBeDefined();
   });
 });
 
@@ -191,7 +188,7 @@ describe('delivery metrics', () => {
       return true;
     });
     try {
-      const deps = depsFromEnvironment(
+      const deps = depsFromEnv(
         {
           SHOPIFY_WEBHOOK_SECRET: SECRET,
           POS_WEBHOOK_SECRETS: POS_SECRET,

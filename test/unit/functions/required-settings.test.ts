@@ -24,42 +24,42 @@ function expectMissing(error: unknown, variable: string): void {
 describe('a function started without a required table or queue', () => {
   it('process-events refuses a missing LEDGER_TABLE with the typed missing_setting error', () => {
     expectMissing(
-      thrownBy(() => processEvents.depsFromEnvironment({})),
+      thrownBy(() => processEvents.depsFromEnv({})),
       'LEDGER_TABLE',
     );
   });
 
   it('audit-ledger refuses a missing LEDGER_TABLE with the typed missing_setting error', () => {
     expectMissing(
-      thrownBy(() => auditLedger.depsFromEnvironment({})),
+      thrownBy(() => auditLedger.depsFromEnv({})),
       'LEDGER_TABLE',
     );
   });
 
   it('reconcile-shopify refuses a missing LEDGER_TABLE with the typed missing_setting error', () => {
     expectMissing(
-      thrownBy(() => reconcileShopify.depsFromEnvironment({ QUEUE_URL: 'https://sqs.example/q.fifo' })),
+      thrownBy(() => reconcileShopify.depsFromEnv({ QUEUE_URL: 'https://sqs.example/q.fifo' })),
       'LEDGER_TABLE',
     );
   });
 
   it('reconcile-shopify refuses a missing QUEUE_URL with the typed missing_setting error', () => {
     expectMissing(
-      thrownBy(() => reconcileShopify.depsFromEnvironment({ LEDGER_TABLE: 'ledger' })),
+      thrownBy(() => reconcileShopify.depsFromEnv({ LEDGER_TABLE: 'ledger' })),
       'QUEUE_URL',
     );
   });
 
   it('receive-webhook refuses a missing QUEUE_URL with the typed missing_setting error', () => {
     expectMissing(
-      thrownBy(() => receiveWebhook.depsFromEnvironment({})),
+      thrownBy(() => receiveWebhook.depsFromEnv({})),
       'QUEUE_URL',
     );
   });
 
   it('a blank value counts as missing', () => {
     expectMissing(
-      thrownBy(() => auditLedger.depsFromEnvironment({ LEDGER_TABLE: '  ' })),
+      thrownBy(() => auditLedger.depsFromEnv({ LEDGER_TABLE: '  ' })),
       'LEDGER_TABLE',
     );
   });

@@ -2,7 +2,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createLocalQueue, systemClock } from '../../../../local/queue/index.js';
 import { queueMessageFor } from '../../../../shared/queue/index.js';
-import { createWorker, workerDepsFromEnvironment } from '../../../../shared/worker/index.js';
+import { createWorker, workerDepsFromEnv } from '../../../../shared/worker/index.js';
 import { purchase, useHarness } from '../points/harness.js';
 
 const h = useHarness();
@@ -45,7 +45,7 @@ function sqsEvent(body: ReturnType<typeof purchase>): SQSEvent {
 
 describe('the worker made by createWorker', () => {
   it('credits a purchase handed to it as an SQS batch, once', async () => {
-    const worker = createWorker(workerDepsFromEnvironment(env(), { logger: quiet, metrics }));
+    const worker = createWorker(workerDepsFromEnv(env(), { logger: quiet, metrics }));
     const sale = purchase();
     expect((await worker.handle(sqsEvent(sale))).batchItemFailures).toEqual([]);
     expect((await worker.handle(sqsEvent(sale))).batchItemFailures).toEqual([]);
@@ -55,7 +55,7 @@ describe('the worker made by createWorker', () => {
 
   it('resumes pulling an outage paused on its recovery tick, once the Open API answers', async () => {
     const queue = createLocalQueue({ clock: systemClock });
-    const worker = createWorker(workerDepsFromEnvironment(env(), { logger: quiet, metrics, pull: queue }));
+    const worker = createWorker(workerDepsFromEnv(env(), { logger: quiet, metrics, pull: queue }));
     await queue.pause();
     expect(await worker.recover()).toBe('resumed');
     expect(await queue.isPaused()).toBe(false);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, type SecretsManagerReaderOptions } from '../../../../shared/config/secret-reader.js';
 import { WebhookSecretsError } from '../../../../shared/config/errors.js';
-import { secretsManagerWebhookSecrets, webhookSecretsFromEnvironment } from '../../../../shared/config/webhook-secrets.js';
+import { secretsManagerWebhookSecrets, webhookSecretsFromEnv } from '../../../../shared/config/webhook-secrets.js';
 import { fakeSecretsManager } from './fake-secrets-manager.js';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:shopify-webhook-AbCdEf';
@@ -73,9 +73,9 @@ describe('secretsManagerWebhookSecrets', () => {
   });
 });
 
-describe('webhookSecretsFromEnvironment', () => {
+describe('webhookSecretsFromEnv', () => {
   it('reads local secrets, comma-separated, from SHOPIFY_WEBHOOK_SECRET and POS_WEBHOOK_SECRETS', async () => {
-    const secrets = webhookSecretsFromEnvironment({ SHOPIFY_WEBHOOK_SECRET: 'a, b', POS_WEBHOOK_SECRETS: 'p1' });
+    const secrets = webhookSecretsFromEnv({ SHOPIFY_WEBHOOK_SECRET: 'a, b', POS_WEBHOOK_SECRETS: 'p1' });
     expect(await secrets.get('shopify')).toEqual(['a', 'b']);
     expect(await secrets.get('pos')).toEqual(['p1']);
     expect(await kindOf(secrets.get('shopify-eu'))).toBe('not_configured');
@@ -83,7 +83,7 @@ describe('webhookSecretsFromEnvironment', () => {
 
   it('uses WEBHOOK_SECRET_ARNS through the given reader when set', async () => {
     const { reader } = readerOver({ [ARN]: '{"secrets": ["from-sm"]}' });
-    const secrets = webhookSecretsFromEnvironment(
+    const secrets = webhookSecretsFromEnv(
       { WEBHOOK_SECRET_ARNS: JSON.stringify({ shopify: ARN }), SHOPIFY_WEBHOOK_SECRET: 'local' },
       { reader },
     );
@@ -91,7 +91,7 @@ describe('webhookSecretsFromEnvironment', () => {
   });
 
   it('refuses a secret shorter than the minimum for its source, naming the source and the rule, never the value', async () => {
-    const secrets = webhookSecretsFromEnvironment(
+    const secrets = webhookSecretsFromEnv(
       { POS_WEBHOOK_SECRETS: `${'p'.repeat(32)},tooshort-secret` },
       { minLength: (s) => (s === 'pos' ? 32 : 16) },
     );
@@ -103,11 +103,11 @@ describe('webhookSecretsFromEnvironment', () => {
 
   it('applies the minimum to secrets read from Secrets Manager too', async () => {
     const { reader } = readerOver({ [ARN]: '{"secrets": ["short-one"]}' });
-    const secrets = webhookSecretsFromEnvironment({ WEBHOOK_SECRET_ARNS: JSON.stringify({ pos: ARN }) }, { reader, minLength: () => 32 });
+    const secrets = webhookSecretsFromEnv({ WEBHOOK_SECRET_ARNS: JSON.stringify({ pos: ARN }) }, { reader, minLength: () => 32 });
     expect(await kindOf(secrets.get('pos'))).toBe('malformed');
   });
 
   it('refuses WEBHOOK_SECRET_ARNS that is not a JSON object of ids', () => {
-    expect(() => webhookSecretsFromEnvironment({ WEBHOOK_SECRET_ARNS: '["arn"]' })).toThrow(/WEBHOOK_SECRET_ARNS must be a JSON object/);
+    expect(() => webhookSecretsFromEnv({ WEBHOOK_SECRET_ARNS: '["arn"]' })).toThrow(/WEBHOOK_SECRET_ARNS must be a JSON object/);
   });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { quarantineFromEnvironment } from '../../../../shared/intake/quarantine.js';
+import { quarantineFromEnv } from '../../../../shared/intake/quarantine.js';
 
 /** The metrics receive-webhook publishes for a new quarantine entry (the alarms read them). */
 describe('quarantine metrics from the environment', () => {
   const metricsOf = (bodyKept: boolean) => {
     const lines: string[] = [];
-    const { countQuarantined } = quarantineFromEnvironment({ QUARANTINE_TABLE: 'quarantine' }, (line) => lines.push(line));
+    const { countQuarantined } = quarantineFromEnv({ QUARANTINE_TABLE: 'quarantine' }, (line) => lines.push(line));
     countQuarantined?.('shopify', { bodyKept });
     return lines.flatMap((l) =>
       (JSON.parse(l)._aws.CloudWatchMetrics as { Metrics: { Name: string }[] }[]).flatMap((m) => m.Metrics.map((x) => x.Name)),

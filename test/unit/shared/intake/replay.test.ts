@@ -6,7 +6,7 @@
 import { deliveryMetric } from '../../../../shared/intake/delivery-metrics.js';
 import { describe, expect, it } from 'vitest';
 import { staticWebhookSecrets } from '../../../../shared/config/webhook-secrets.js';
-import { replayWindowDays, replayWindowDaysFrom } from '../../../../shared/intake/config.js';
+import { replayWindowDays, replayWindowDaysFromEnv } from '../../../../shared/intake/config.js';
 import { type IntakeDeps, receiveWebhook } from '../../../../shared/intake/index.js';
 import { loadSources } from '../../../../shared/sources/registry.js';
 import { RecordingQueue } from '../../../support/recording-queue.js';
@@ -71,8 +71,8 @@ describe('replay window at intake', () => {
 
 describe('replay window setting', () => {
   it('is the ledger retention less 30 days, from LEDGER_TTL_DAYS (default 400)', () => {
-    expect(replayWindowDaysFrom({})).toBe(370);
-    expect(replayWindowDaysFrom({ LEDGER_TTL_DAYS: '100' })).toBe(70);
+    expect(replayWindowDaysFromEnv({})).toBe(370);
+    expect(replayWindowDaysFromEnv({ LEDGER_TTL_DAYS: '100' })).toBe(70);
   });
 
   it('keeps at least half the retention when the retention is short', () => {
@@ -80,7 +80,7 @@ describe('replay window setting', () => {
   });
 
   it('names the variable when LEDGER_TTL_DAYS is not a number of days', () => {
-    expect(() => replayWindowDaysFrom({ LEDGER_TTL_DAYS: 'forever' })).toThrow(/LEDGER_TTL_DAYS/);
+    expect(() => replayWindowDaysFromEnv({ LEDGER_TTL_DAYS: 'forever' })).toThrow(/LEDGER_TTL_DAYS/);
   });
 });
 

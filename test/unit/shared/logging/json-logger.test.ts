@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createJsonLogger } from '../../../../shared/logging/index.js';
+import { jsonLoggerFromEnv } from '../../../../shared/logging/index.js';
 
 const at = () => new Date('2026-11-20T19:03:12.000Z');
 
-describe('createJsonLogger', () => {
+describe('jsonLoggerFromEnv', () => {
   it('writes one JSON line per entry with level, message, service and the extra keys', () => {
     const lines: string[] = [];
-    createJsonLogger({ POWERTOOLS_SERVICE_NAME: 'points-intake' }, (l) => lines.push(l), at).warn('webhook refused', {
+    jsonLoggerFromEnv({ POWERTOOLS_SERVICE_NAME: 'points-intake' }, (l) => lines.push(l), at).warn('webhook refused', {
       source: 'pos',
       kind: 'stale_timestamp',
     });
@@ -24,7 +24,7 @@ describe('createJsonLogger', () => {
 
   it('drops entries below POWERTOOLS_LOG_LEVEL', () => {
     const lines: string[] = [];
-    const logger = createJsonLogger({ POWERTOOLS_LOG_LEVEL: 'warn' }, (l) => lines.push(l), at);
+    const logger = jsonLoggerFromEnv({ POWERTOOLS_LOG_LEVEL: 'warn' }, (l) => lines.push(l), at);
     logger.info('webhook accepted');
     logger.error('queue send failed');
     expect(lines.map((l) => JSON.parse(l).level)).toEqual(['ERROR']);
@@ -32,13 +32,13 @@ describe('createJsonLogger', () => {
 
   it('does not let an extra key overwrite the level or message', () => {
     const lines: string[] = [];
-    createJsonLogger({}, (l) => lines.push(l), at).info('webhook accepted', { level: 'DEBUG', message: 'spoofed' });
+    jsonLoggerFromEnv({}, (l) => lines.push(l), at).info('webhook accepted', { level: 'DEBUG', message: 'spoofed' });
     expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ level: 'INFO', message: 'webhook accepted' });
   });
 
   it('cuts a long text field to about 1 KB, saying how much was cut', () => {
     const lines: string[] = [];
-    createJsonLogger({}, (l) => lines.push(l), at).error('queue send failed', { error: 'e'.repeat(2_000_000) });
+    jsonLoggerFromEnv({}, (l) => lines.push(l), at).error('queue send failed', { error: 'e'.repeat(2_000_000) });
     const error = String(JSON.parse(lines[0] ?? '{}').error);
     expect(error.length).toBeLessThanOrEqual(1024);
     expect(error).toMatch(/characters cut\)$/);

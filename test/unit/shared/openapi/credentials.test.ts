@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  environmentCredentials,
+  plainCredentialsFromEnv,
   fileCredentials,
   secretsManagerCredentials,
   staticCredentials,
@@ -81,7 +81,7 @@ describe('credentials providers', () => {
 
   it('reads the local environment variables', async () => {
     const env = { OPENAPI_BASE_URL: 'http://127.0.0.1:8787', OPENAPI_CLIENT_ID: 'demo', OPENAPI_CLIENT_SECRET: 'x' };
-    expect(await environmentCredentials(env).get()).toEqual({ baseUrl: 'http://127.0.0.1:8787', clientId: 'demo', clientSecret: 'x' });
+    expect(await plainCredentialsFromEnv(env).get()).toEqual({ baseUrl: 'http://127.0.0.1:8787', clientId: 'demo', clientSecret: 'x' });
   });
 
   it('reads a credentials file again on a forced refresh', async () => {
