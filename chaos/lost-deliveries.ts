@@ -88,6 +88,8 @@ export function createLostDeliveries(options: LostDeliveriesOptions): LostDelive
       for (const body of heldRefunds.splice(0)) await store('/__shopify/refunds', body);
       log(`chaos: ${tally.lostEvents} events lost as webhooks (${tally.notHeld} not held by the shop)`);
       if (!options.repair) return;
+      const source = loadSources(undefined).get('shopify');
+      if (!source) throw new Error('chaos: no Shopify source registered, nothing to reconcile');
       const client = createShopifyAdminClient({
         shopDomain: SHOP_DOMAIN,
         origin: adminUrl,
@@ -99,7 +101,7 @@ export function createLostDeliveries(options: LostDeliveriesOptions): LostDelive
           {
             client,
             ledger: stack.ledger,
-            source: loadSources(undefined).get('shopify')!,
+            source,
             shopDomain: SHOP_DOMAIN,
             queue: stack.queue,
             now: () => new Date(),

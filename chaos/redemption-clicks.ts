@@ -103,40 +103,11 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
   const byCustomer = new Map<number, Click[]>();
   for (const c of clicks) byCustomer.set(c.customer, [...(byCustomer.get(c.customer) ?? []), c]);
   // Each customer's last delivery (and link), and balance before redeeming: from the scenario and the model.
-  const lastDelivery = new Map<number, number>();
-  deps.scenario.deliveries.forEach((d, i) => {
-    const customer = deps.scenario.events[d.event]?.customer;
-    if (customer !== null && customer !== undefined && byCustomer.has(customer)) lastDelivery.set(customer, i);
-  });
-  for (const link of deps.scenario.links ?? [])
-    if (byCustomer.has(link.customer)) lastDelivery.set(link.customer, Math.max(lastDelivery.get(link.customer) ?? 0, link.at));
+  const lastDelivery = lastDeliveries(deps.scenario, byCustomer);
   const finalBalance = new Map([...byCustomer.keys()].map((i) => [i, deps.model.customers.get(i)?.balance]));
-  const report: RedemptionReport = {
-    clicks: clicks.length,
-    byTrouble: { none: 0, twice: 0, deduction_lost: 0, code_crash: 0, code_lost: 0 },
-    codes: 0,
-    used: 0,
-    expired: 0,
-    notLinked: 0,
-    duringRun: 0,
-    failures: [],
-  };
-  const shopFault = async (fault: 'http_503' | 'reset_after_commit', times: number) => {
-    const res = await fetch(`${deps.stack.shopifyAdminUrl}/__shopify/faults`, {
-      method: 'POST',
-      headers: JSON_HEADERS,
-      body: JSON.stringify({ field: 'discountCodeBasicCreate', fault, times }),
-    });
-    if (res.status !== 201) throw new Error(`chaos: the stand-in refused a fault (${res.status})`);
-  };
-  const press = (c: Click) =>
-    redeemThroughAppProxy(deps.stack.intakeUrl, {
-      customerId: c.shopifyId,
-      secret: deps.shopifySecret,
-      nowMs: Date.now(),
-      points: c.points,
-      request: c.request,
-    }).catch((e: unknown) => ({ status: 0, body: { error: (e as Error).message } as Record<string, unknown> }));
+  const report = emptyReport(clicks.length);
+  const shopFault = (fault: 'http_503' | 'reset_after_commit', times: number) => armShopFault(deps.stack.shopifyAdminUrl, fault, times);
+  const press = (c: Click) => pressClick(deps, c);
 
   async function click(c: Click): Promise<void> {
     c.clicked = true;
@@ -177,22 +148,7 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
     }
     c.code = code;
     report.codes += 1;
-    if (c.fate !== 'used') return true;
-    // A later Shopify order that carried the code (Shopify counts the use; the sweep marks it used).
-    const order = {
-      id: `9${String(c.customer).padStart(4, '0')}${c.request.slice(-8)}`,
-      currency: 'JPY',
-      created_at: new Date().toISOString(),
-      customer: { id: c.shopifyId },
-      discount_codes: [{ code }],
-      total_price: '1000',
-    };
-    const res = await fetch(`${deps.stack.shopifyAdminUrl}/__shopify/orders`, {
-      method: 'POST',
-      headers: JSON_HEADERS,
-      body: JSON.stringify(order),
-    });
-    if (res.status !== 201) report.failures.push(`request ${c.request}: the order using ${code} was refused (${res.status})`);
+    if (c.fate === 'used') await useCode(deps, report, c, code);
     return true;
   }
 
@@ -244,31 +200,98 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
     },
     reportLines: () => [redemptionLine(report), ...report.failures.map((f) => `  redemption failed: ${f}`)],
     report: () => report,
-    async check() {
-      const mismatches: Mismatch[] = [];
-      const histories = new Map<number, { point: number; remarks: string | null }[]>();
-      const reader = deps.newReader();
-      for (const c of clicks) {
-        if (!histories.has(c.customer)) {
-          const member = await reader.memberByExternalId('shopify', c.shopifyId);
-          histories.set(c.customer, member ? await reader.history(member.id) : []);
-        }
-        const history = histories.get(c.customer) ?? [];
-        const count = (kind: string) =>
-          history.filter((e) => e.remarks === `lp1:shopify:${kind}:${encodeURIComponent(c.shopifyId)}:${c.request}`).length;
-        const deducted = count('redeem');
-        const returned = count('redeem-return');
-        const want = c.code ? { deducted: 1, returned: c.fate === 'used' ? 0 : 1 } : { deducted: 0, returned: 0 };
-        if (deducted !== want.deducted || returned !== want.returned) {
-          mismatches.push({
-            customer: c.customer,
-            what: `redemption ${c.request} (${c.points} points, ${c.trouble}, ${c.code ? c.fate : 'no code'}): deducted ${deducted}, returned ${returned}, expected ${want.deducted} and ${want.returned}`,
-          });
-        }
-      }
-      return mismatches;
-    },
+    check: () => checkClicks(deps, clicks),
   };
+}
+
+function emptyReport(clicks: number): RedemptionReport {
+  return {
+    clicks,
+    byTrouble: { none: 0, twice: 0, deduction_lost: 0, code_crash: 0, code_lost: 0 },
+    codes: 0,
+    used: 0,
+    expired: 0,
+    notLinked: 0,
+    duringRun: 0,
+    failures: [],
+  };
+}
+
+/** Each clicking customer's last delivery, or link if later (its position in the delivery order). */
+function lastDeliveries(scenario: Scenario, byCustomer: Map<number, Click[]>): Map<number, number> {
+  const lastDelivery = new Map<number, number>();
+  scenario.deliveries.forEach((d, i) => {
+    const customer = scenario.events[d.event]?.customer;
+    if (customer !== null && customer !== undefined && byCustomer.has(customer)) lastDelivery.set(customer, i);
+  });
+  for (const link of scenario.links ?? [])
+    if (byCustomer.has(link.customer)) lastDelivery.set(link.customer, Math.max(lastDelivery.get(link.customer) ?? 0, link.at));
+  return lastDelivery;
+}
+
+/** Arms a fault of the Admin API stand-in on the code's creation. */
+async function armShopFault(shopifyAdminUrl: string | undefined, fault: 'http_503' | 'reset_after_commit', times: number): Promise<void> {
+  const res = await fetch(`${shopifyAdminUrl}/__shopify/faults`, {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ field: 'discountCodeBasicCreate', fault, times }),
+  });
+  if (res.status !== 201) throw new Error(`chaos: the stand-in refused a fault (${res.status})`);
+}
+
+/** One press of the click's redeem button (a lost connection answers status 0). */
+function pressClick(deps: RedemptionDeps, c: Click) {
+  return redeemThroughAppProxy(deps.stack.intakeUrl, {
+    customerId: c.shopifyId,
+    secret: deps.shopifySecret,
+    nowMs: Date.now(),
+    points: c.points,
+    request: c.request,
+  }).catch((e: unknown) => ({ status: 0, body: { error: (e as Error).message } as Record<string, unknown> }));
+}
+
+/** A later Shopify order that carried the code (Shopify counts the use; the sweep marks it used). */
+async function useCode(deps: RedemptionDeps, report: RedemptionReport, c: Click, code: string): Promise<void> {
+  const order = {
+    id: `9${String(c.customer).padStart(4, '0')}${c.request.slice(-8)}`,
+    currency: 'JPY',
+    created_at: new Date().toISOString(),
+    customer: { id: c.shopifyId },
+    discount_codes: [{ code }],
+    total_price: '1000',
+  };
+  const res = await fetch(`${deps.stack.shopifyAdminUrl}/__shopify/orders`, {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify(order),
+  });
+  if (res.status !== 201) report.failures.push(`request ${c.request}: the order using ${code} was refused (${res.status})`);
+}
+
+/** Per request: exactly one deduction and one give-back for a returned code, none for a used one. */
+async function checkClicks(deps: RedemptionDeps, clicks: Click[]): Promise<Mismatch[]> {
+  const mismatches: Mismatch[] = [];
+  const histories = new Map<number, { point: number; remarks: string | null }[]>();
+  const reader = deps.newReader();
+  for (const c of clicks) {
+    if (!histories.has(c.customer)) {
+      const member = await reader.memberByExternalId('shopify', c.shopifyId);
+      histories.set(c.customer, member ? await reader.history(member.id) : []);
+    }
+    const history = histories.get(c.customer) ?? [];
+    const count = (kind: string) =>
+      history.filter((e) => e.remarks === `lp1:shopify:${kind}:${encodeURIComponent(c.shopifyId)}:${c.request}`).length;
+    const deducted = count('redeem');
+    const returned = count('redeem-return');
+    const want = c.code ? { deducted: 1, returned: c.fate === 'used' ? 0 : 1 } : { deducted: 0, returned: 0 };
+    if (deducted !== want.deducted || returned !== want.returned) {
+      mismatches.push({
+        customer: c.customer,
+        what: `redemption ${c.request} (${c.points} points, ${c.trouble}, ${c.code ? c.fate : 'no code'}): deducted ${deducted}, returned ${returned}, expected ${want.deducted} and ${want.returned}`,
+      });
+    }
+  }
+  return mismatches;
 }
 
 /** The report line: `  redemptions: clicks=… codes=… used=… returned=… …`. */

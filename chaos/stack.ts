@@ -93,6 +93,30 @@ export const CHAOS_TIMING: Timing = localTiming({});
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const quietMetrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
 
+/** The ledger, reached once the stack has started (its port is picked at start). */
+function lateLedger(ledger: () => Ledger | undefined): Ledger {
+  return new Proxy({} as Ledger, {
+    get(_target, property) {
+      if (property === 'then') return undefined; // not a promise, whoever asks
+      const ready = ledger();
+      if (!ready) throw new Error('chaos: the ledger is not ready yet');
+      return ready[property as keyof Ledger];
+    },
+  });
+}
+
+/** Sends to the run's queue once it is up, then tells the run what was sent. */
+function toldQueue(queue: () => LocalQueue | undefined, tell: ((message: QueueMessage) => void) | undefined): EventQueue {
+  return {
+    send: async (message) => {
+      const ready = queue();
+      if (!ready) throw new Error('chaos: the queue is not ready yet');
+      await ready.send(message);
+      tell?.(message);
+    },
+  };
+}
+
 export async function startChaosStack(options: ChaosStackOptions): Promise<ChaosStack> {
   const clock = createSimClock();
   const workerClock = clock.now;
@@ -106,13 +130,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
       return credentials;
     },
   };
-  const lazyLedger = new Proxy({} as Ledger, {
-    get(_target, property) {
-      if (property === 'then') return undefined; // not a promise, whoever asks
-      if (!ledger) throw new Error('chaos: the ledger is not ready yet');
-      return ledger[property as keyof Ledger];
-    },
-  });
+  const lazyLedger = lateLedger(() => ledger);
   // Short timeouts and one read retry: a fault costs about a second, not the production 10 s.
   const workerClient = (userAgent: string) =>
     createOpenApiClient({
@@ -126,13 +144,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
   const openapi = workerClient('loyalty-points-bridge/chaos');
   let queue: LocalQueue | undefined;
   // The workers' own sends (waiting events set aside) go to the queue, and are told to the run.
-  const setAsideQueue: EventQueue = {
-    send: async (message) => {
-      if (!queue) throw new Error('chaos: the queue is not ready yet');
-      await queue.send(message);
-      options.onSetAside?.(message);
-    },
-  };
+  const setAsideQueue = toldQueue(() => queue, options.onSetAside);
   const processOverrides: Partial<ProcessEventsDeps> = {
     openapi,
     queue: setAsideQueue,
@@ -142,13 +154,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     logger: quiet,
     metrics: quietMetrics,
   };
-  const forwardingQueue: EventQueue = {
-    send: async (message) => {
-      if (!queue) throw new Error('chaos: the queue is not ready yet');
-      await queue.send(message);
-      options.onQueued?.(message);
-    },
-  };
+  const forwardingQueue = toldQueue(() => queue, options.onQueued);
   const stack = await startLocalStack({
     emulatorConfig: options.emulatorConfig,
     webhookSecrets: { shopify: [options.secrets.shopify], pos: [options.secrets.pos], square: [options.secrets.square] },

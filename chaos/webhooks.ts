@@ -1,5 +1,5 @@
-import { bareInteger as bigId, jsonWithBareIntegers, shopifyHeaders, signPos } from '../kit/senders.js';
-import { DEFAULT_SHOPIFY_API_VERSION } from '../shared/sources/index.js';
+import { bareInteger as bigId, signPos } from '../kit/senders.js';
+import { shopifyRequest } from '../kit/webhooks/index.js';
 import type { DeliveryStep, EventSpec, PurchaseSpec, RefundSpec, Scenario } from './scenario.js';
 import type { createSmaregiSender } from './smaregi.js';
 import { renderSquare } from './square.js';
@@ -103,19 +103,7 @@ function renderShopify(scenario: Scenario, event: EventSpec, step: DeliveryStep,
       transactions: [{ currency: CURRENCY }],
     };
   }
-  const body = jsonWithBareIntegers(payload);
-  return {
-    path: '/webhooks/shopify',
-    headers: shopifyHeaders(body, secret, {
-      topic,
-      shopDomain: SHOP_DOMAIN,
-      apiVersion: DEFAULT_SHOPIFY_API_VERSION,
-      webhookId: step.deliveryId,
-      eventId: `ev-${event.key}`,
-      triggeredAt: isoAt(nowMs),
-    }),
-    body,
-  };
+  return shopifyRequest(topic, payload, secret, step.deliveryId, nowMs, { shopDomain: SHOP_DOMAIN, eventId: `ev-${event.key}` });
 }
 
 function purchaseOf(scenario: Scenario, refund: RefundSpec): PurchaseSpec | undefined {

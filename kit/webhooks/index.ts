@@ -11,6 +11,7 @@ export {
   posSale,
   shopifyOrderPaid,
   shopifyRefundCreate,
+  shopifyRequest,
   signPos,
   signShopify,
   type WebhookRequest,

@@ -19,16 +19,29 @@ export const LOCAL_SHOP = 'demo-shop.myshopify.com';
 
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 
-export function shopifyRequest(topic: string, payload: unknown, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+/** Whose shop sends the webhook, and its event id (Shopify's X-Shopify-Event-Id), if not the local stack's defaults. */
+export interface ShopifySender {
+  shopDomain?: string;
+  eventId?: string;
+}
+
+export function shopifyRequest(
+  topic: string,
+  payload: unknown,
+  secret: string,
+  webhookId: string,
+  nowMs: number,
+  sender: ShopifySender = {},
+): WebhookRequest {
   const body = jsonWithBareIntegers(payload);
   return {
     path: '/webhooks/shopify',
     headers: shopifyHeaders(body, secret, {
       topic,
-      shopDomain: LOCAL_SHOP,
+      shopDomain: sender.shopDomain ?? LOCAL_SHOP,
       apiVersion: DEFAULT_SHOPIFY_API_VERSION,
       webhookId,
-      eventId: `event-${webhookId}`,
+      eventId: sender.eventId ?? `event-${webhookId}`,
       triggeredAt: isoSeconds(nowMs),
     }),
     body,
