@@ -218,27 +218,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     ...(stack.redemption ? { redemption: stack.redemption } : {}),
     timing: CHAOS_TIMING,
     isIdle,
-    jumpToNextDue(limit, due) {
-      if (!isIdle()) return false;
-      // While pulling is paused (the upstream down), the next thing due is the recovery probe.
-      const next = stack.queue.stats().paused ? stack.recovery.nextDueAt() : stack.queue.nextVisibleAt();
-      const target = Math.min(next ?? Number.POSITIVE_INFINITY, due ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY);
-      if (!Number.isFinite(target) || target <= clock.now()) return false;
-      clock.jump(target - clock.now());
-      return true;
-    },
-    expireLeases() {
-      if (stack.queue.stats().runningBatches > 0 || directInFlight > 0) return false;
-      // Past every lease, but not past a message due sooner: jumping over it would make it wait for
-      // nothing (an event due in 2 s processed 46 s later). The leases then run out on a later jump.
-      const now = clock.now();
-      const leasesEnd = now + (CHAOS_TIMING.leaseSeconds + 1) * 1000;
-      const due = stack.queue.nextVisibleAt();
-      const target = due !== undefined && due < leasesEnd ? due : leasesEnd;
-      if (target <= now) return false;
-      clock.jump(target - now);
-      return true;
-    },
+    ...clockMoves(stack, clock, isIdle, () => directInFlight),
     async deliverDirectly(message) {
       directInFlight += 1;
       try {
@@ -254,6 +234,38 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
       await openapi.close();
       await secondClient.close();
       documentClient.destroy();
+    },
+  };
+}
+
+/** Moves of the simulated clock when nothing runs: to the next thing due, or past every lease. */
+function clockMoves(
+  stack: Awaited<ReturnType<typeof startLocalStack>>,
+  clock: ReturnType<typeof createSimClock>,
+  isIdle: () => boolean,
+  directInFlight: () => number,
+): Pick<ChaosStack, 'jumpToNextDue' | 'expireLeases'> {
+  return {
+    jumpToNextDue(limit, due) {
+      if (!isIdle()) return false;
+      // While pulling is paused (the upstream down), the next thing due is the recovery probe.
+      const next = stack.queue.stats().paused ? stack.recovery.nextDueAt() : stack.queue.nextVisibleAt();
+      const target = Math.min(next ?? Number.POSITIVE_INFINITY, due ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY);
+      if (!Number.isFinite(target) || target <= clock.now()) return false;
+      clock.jump(target - clock.now());
+      return true;
+    },
+    expireLeases() {
+      if (stack.queue.stats().runningBatches > 0 || directInFlight() > 0) return false;
+      // Past every lease, but not past a message due sooner: jumping over it would make it wait for
+      // nothing (an event due in 2 s processed 46 s later). The leases then run out on a later jump.
+      const now = clock.now();
+      const leasesEnd = now + (CHAOS_TIMING.leaseSeconds + 1) * 1000;
+      const due = stack.queue.nextVisibleAt();
+      const target = due !== undefined && due < leasesEnd ? due : leasesEnd;
+      if (target <= now) return false;
+      clock.jump(target - now);
+      return true;
     },
   };
 }

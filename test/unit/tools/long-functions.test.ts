@@ -9,20 +9,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const lines = (n: number, line = '  x();') => Array.from({ length: n }, () => line).join('\n');
 const found = (text: string, max = 5) => longFunctionsIn('a.ts', text, max).map((f) => `${f.name}:${f.line}:${f.lines}`);
 
-/**
- * Functions over the limit today (file:name), each with its reason; any other function over 120 lines
- * anywhere outside test/ fails the test. Remove an entry once it is split.
- */
-const KNOWN: string[] = [
-  // Issue 41: the ledger branch splits it (and moves it to shared/ledger/customers.ts) as it takes over the table.
-  'shared/customers/records.ts:createCustomerRecords',
-  // Issue 41: the homes branch moves the chaos harness out of test/ as it is (test/chaos -> chaos/); these four
-  // are to be split there (issue 44 works on the same files).
-  'chaos/links.ts:createLinks',
-  'chaos/redemption-clicks.ts:createRedemptionClicks',
-  'chaos/runner.ts:runChaos',
-  'chaos/stack.ts:startChaosStack',
-];
+/** Functions over the limit (file:name), each with its reason; any other over 120 lines outside test/ fails the test. */
+const KNOWN: string[] = [];
 
 describe('long functions', () => {
   it('counts a function declaration from its header line to its closing line, doc comment excluded', () => {
