@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { PurchaseEvent } from '../../../../shared/events/index.js';
 import { parseDecimal } from '../../../../shared/money/index.js';
 import { type EarnsEvent, runEarns } from '../../../../shared/points/index.js';
-import { emulatorConfig, useHarness } from './harness.js';
+import type { Checkpoint, CheckpointStep } from '../../../../shared/points/index.js';
+import { emulatorConfig, SimulatedCrash, useHarness } from './harness.js';
 
 /**
  * The points core reaching "this order now earns X" with no sender: the canonical `earns` event, the
@@ -98,5 +99,38 @@ describe('an order now earns X: the points core reaches it (gold: 5%)', () => {
     await reach(earns(id, '1200', true));
     expect(await h.balance(GOLD)).toBe(0);
     expect(await refundIds(`${id}/up-1`)).toEqual(['cancel']);
+  });
+
+  describe('exactly once across a crash (the worker dies at a line, the message comes back after the lease)', () => {
+    const crashAt =
+      (step: CheckpointStep): Checkpoint =>
+      (s) => {
+        if (s === step) throw new SimulatedCrash(`crash at ${s}`);
+      };
+    const crashing = (event: EarnsEvent, step: CheckpointStep) =>
+      runEarns(event, (ref) => h.ledger.getOrder(ref), h.processor({ checkpoint: crashAt(step) }).canonical);
+
+    it('a lowering refund granted but never booked: sent again, it debits once (35 left)', async () => {
+      const id = newOrder();
+      await reach(earns(id, '1000'));
+      await expect(crashing(earns(id, '700'), 'refund:granted')).rejects.toThrow(SimulatedCrash);
+      h.expireLeases();
+      await reach(earns(id, '700'));
+      await reach(earns(id, '700'));
+      expect(await h.balance(GOLD)).toBe(35);
+      expect(await refundIds(id)).toEqual(['adj-300']);
+    });
+
+    it('a supplement granted but never recorded: found by its marker, credited once, then the sale superseded (60)', async () => {
+      const id = newOrder();
+      await reach(earns(id, '1000'));
+      await expect(crashing(earns(id, '1200'), 'purchase:granted')).rejects.toThrow(SimulatedCrash);
+      h.expireLeases();
+      await reach(earns(id, '1200'));
+      await reach(earns(id, '1200'));
+      expect(await h.balance(GOLD)).toBe(60);
+      expect(await h.ledger.getOrder({ source: 'shop', orderId: `${id}/up-1` })).toMatchObject({ outcome: 'credited' });
+      expect(await h.ledger.getOrder({ source: 'shop', orderId: `${id}/up-2` })).toBeUndefined();
+    });
   });
 });
