@@ -159,7 +159,7 @@ function adjusted(earns: EarnsEvent, purchase: PurchaseEvent, chain: SaleChain):
     const failedFor = state.failed ? parseDecimal(state.failed.eligibleExact ?? '') : undefined;
     if (failedFor && compareDecimals(failedFor, now) === 0 && state.failed?.externalId === member) return { events };
     if (chain.supplements.length >= MAX_SUPPLEMENTS) {
-      const note = `transaction ${earns.orderId} was raised more than ${MAX_SUPPLEMENTS} times: the increase to ${formatDecimal(now)} is not credited`;
+      const note = `order ${earns.orderId} was raised more than ${MAX_SUPPLEMENTS} times: the increase to ${formatDecimal(now)} is not credited`;
       return { events, note };
     }
     const id = supplementId(earns.orderId, chain.supplements.length + 1);
