@@ -11,3 +11,24 @@ export { findMember } from './find-member.js';
 export { invalidEvent } from './invalid-event.js';
 export { type TypedEvents, withTypedEvents } from './typed-events.js';
 export { eventIds, type MetricsSink, outcomeFields, recordOutcomeMetrics } from './report.js';
+// "This order now earns X": the order's chain in the ledger, the events reaching X, and their run.
+export {
+  type ChainOrder,
+  type ChainReader,
+  chainState,
+  type ChainState,
+  DETACHED_REFUND_ID,
+  MAX_SUPPLEMENTS,
+  type OrderFacts,
+  orderFacts,
+  readChain,
+  remainderOf,
+  type SaleChain,
+  SUPERSEDED_REFUND_ID,
+  supplementId,
+  supplementOf,
+  takenOff,
+  unbookedAdjustment,
+} from './chain.js';
+export { CANCEL_REFUND_ID, type EarnsEvent, earnsRefund, earnsUnits, type Reach, reachEarns } from './earns.js';
+export { type EarnsRunners, MAX_REACH_ROUNDS, type Reached, runEarns, runInOrder, runRounds } from './earns-run.js';

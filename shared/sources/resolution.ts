@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import type { SecretReader } from '../config/index.js';
 import type { NextSteps, ProcessOutcome, PurchaseEvent, RefundEvent } from '../events/index.js';
-import { invalidEvent, type Processor, type ProcessContext, type ProcessorDeps } from '../points/index.js';
+import { type EarnsEvent, invalidEvent, type Processor, type ProcessContext, type ProcessorDeps, runEarns } from '../points/index.js';
 
 /**
  * A thin event's resolution: a sender whose message names the sale only (Smaregi's transaction ids) or
@@ -24,6 +24,8 @@ export type SenderClients<Client> = (source: string) => Client | undefined;
 export interface CanonicalRun {
   purchase(event: PurchaseEvent): Promise<ProcessOutcome>;
   refund(event: RefundEvent): Promise<ProcessOutcome>;
+  /** "This order now earns X": the points core reaches it from the order's chain in the ledger (shared/points/earns.ts). */
+  earns(event: EarnsEvent): Promise<ProcessOutcome>;
 }
 
 /** What the resolution gives back: a canonical purchase for the protocol, or the message's answer already. */
@@ -81,9 +83,12 @@ export function withSenderResolution(next: Processor, senders: SenderResolvers, 
     const clients = senders.clients[resolution.sender];
     // What the canonical runs leave for the queue (refunds to set aside) follows the message's answer, whichever it is.
     const steps: NextSteps = {};
+    const purchase = async (event: PurchaseEvent) => collectNext(await next.canonical.purchase(event, context), steps);
+    const refund = async (event: RefundEvent) => collectNext(await next.canonical.refund(event), steps);
     const run: CanonicalRun = {
-      purchase: async (event) => collectNext(await next.canonical.purchase(event, context), steps),
-      refund: async (event) => collectNext(await next.canonical.refund(event), steps),
+      purchase,
+      refund,
+      earns: (event) => runEarns(event, (ref) => deps.ledger.getOrder(ref), { purchase, refund }),
     };
     const answer = await resolution.resolve(thin, { client: clients?.(thin.source), deps, run });
     if (answer.event !== undefined || (!steps.setAside && !steps.handOver)) return answer;

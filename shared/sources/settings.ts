@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { AmountBasis } from '../events/index.js';
 import { AmountRule } from '../money/index.js';
 import { lazySchema } from '../schema/index.js';
+import { renderTitle, TITLE_PLACEHOLDER, TITLE_PLACEHOLDERS, type TitleValues } from '../text/index.js';
 
 export { AmountBasis };
 
@@ -27,9 +28,8 @@ export const AmountSettings = lazySchema(() =>
 );
 export type AmountSettings = z.infer<typeof AmountSettings>;
 
-const PLACEHOLDER = /\{([^{}]*)\}/g;
-export const TITLE_PLACEHOLDERS = ['order', 'orderId', 'source'] as const;
-export type TitleValues = Record<(typeof TITLE_PLACEHOLDERS)[number], string>;
+// The rendering is shared/text's: the points core renders the titles of the refunds an order's earning needs.
+export { renderTitle, TITLE_PLACEHOLDERS, type TitleValues };
 
 /** A point title template such as "Purchase {order}"; only known placeholders are allowed. */
 export const TitleTemplate = lazySchema(() =>
@@ -37,25 +37,10 @@ export const TitleTemplate = lazySchema(() =>
     .string()
     .min(1)
     .max(255)
-    .refine((t) => [...t.matchAll(PLACEHOLDER)].every((m) => (TITLE_PLACEHOLDERS as readonly string[]).includes(m[1] ?? '')), {
+    .refine((t) => [...t.matchAll(TITLE_PLACEHOLDER)].every((m) => (TITLE_PLACEHOLDERS as readonly string[]).includes(m[1] ?? '')), {
       message: `unknown placeholder; use ${TITLE_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`,
     }),
 );
-
-/** Renders a title; cut to the 255 characters the canonical event allows. */
-export function renderTitle(template: string, values: TitleValues): string {
-  const text = template.replace(PLACEHOLDER, (whole, name: string) =>
-    Object.hasOwn(values, name) ? values[name as keyof TitleValues] : whole,
-  );
-  if (text.length <= 255) return text;
-  // Cut by code points so an emoji is never split in half.
-  let out = '';
-  for (const ch of text) {
-    if (out.length + ch.length > 255) break;
-    out += ch;
-  }
-  return out;
-}
 
 export const TestOrders = lazySchema(() => z.enum(['ignore', 'record', 'credit']));
 export type TestOrders = z.infer<typeof TestOrders>;

@@ -21,7 +21,7 @@ export {
   remainderOf,
   type SaleChain,
   supplementId,
-} from './chain.js';
+} from '../../points/index.js';
 export {
   CANCEL_REFUND_ID,
   type ResolveFacts,

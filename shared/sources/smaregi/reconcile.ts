@@ -1,6 +1,6 @@
 import type { PointsEvent } from '../../events/index.js';
 import type { QueueMessage } from '../../queue/index.js';
-import { type ChainOrder, readChain } from './chain.js';
+import { type ChainOrder, readChain } from '../../points/index.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
 import { CANCEL_REFUND_ID, resolveTransaction } from './resolve.js';
@@ -21,7 +21,7 @@ export const PAGE_LIMIT = 1000;
 
 export interface SmaregiReconcileDeps {
   client: Pick<SmaregiClient, 'listTransactions' | 'getTransaction'>;
-  /** The ledger's reads (structural, not shared/ledger's types: the ledger depends on shared/points, which depends on this module). */
+  /** The ledger's reads (structural, not shared/ledger's types: the chain reads the ledger's records without importing them). */
   ledger: {
     getOrder(ref: { source: string; orderId: string }): Promise<(ChainOrder & { reason?: string | undefined }) | undefined>;
     getRefund(ref: { source: string; orderId: string; refundId: string }): Promise<object | undefined>;

@@ -1,28 +1,7 @@
-import type { PointsEvent, PurchaseEvent, RefundEvent } from '../../events/index.js';
-import {
-  type AmountRule,
-  compareDecimals,
-  type Decimal,
-  formatDecimal,
-  negateDecimal,
-  parseDecimal,
-  subtractDecimals,
-  toUnits,
-  ZERO,
-} from '../../money/index.js';
+import type { PurchaseEvent, RefundEvent } from '../../events/index.js';
+import { compareDecimals, type AmountRule, formatDecimal, negateDecimal, type Decimal, ZERO } from '../../money/index.js';
+import { chainState, type EarnsEvent, earnsRefund, earnsUnits, reachEarns, type Reach, type SaleChain } from '../../points/index.js';
 import { renderTitle } from '../index.js';
-import {
-  chainState,
-  DETACHED_REFUND_ID,
-  MAX_SUPPLEMENTS,
-  type OrderFacts,
-  remainderOf,
-  type SaleChain,
-  SUPERSEDED_REFUND_ID,
-  supplementId,
-  supplementOf,
-  unbookedAdjustment,
-} from './chain.js';
 import { type PointsSpentRule, transactionAmount } from './money.js';
 import { type SpendStep, type SpendTruth, spendEvents } from './spend.js';
 import { linkOf, type SmaregiTransaction } from './transaction.js';
@@ -41,7 +20,7 @@ import { linkOf, type SmaregiTransaction } from './transaction.js';
  *   the sale it names (`disposeServerTransactionHeadId`), so the record and the original's own edit
  *   take back once between them; the original's purchase goes first when it was fetched;
  * - an edit lowering a credited sale's amount: the refund `adj-<T>` on the chain's live purchase
- *   (chain.ts), T the amount edits have taken off its amount; it adds T less the largest T already seen
+ *   (shared/points/chain.ts, reached by earns.ts), T the amount edits have taken off its amount; it adds T less the largest T already seen
  *   on that purchase, so repeats and reorderings add nothing;
  * - an edit raising it above what is left credited: the supplementary purchase `<id>/up-<k>` on the new
  *   total, then (the next round, once it is credited) the refund `superseded` of the purchases before it;
@@ -65,13 +44,8 @@ export interface SmaregiStateSettings {
   tillPoints?: 'ignore' | 'membership' | undefined;
 }
 
-export interface Resolution {
-  events: PointsEvent[];
-  /** Something the state asks for that is not done (a sale raised more often than the chain allows). */
-  note?: string;
-  /** A supplement is among the events: resolve again once it ran, to take back what it supersedes. */
-  again?: boolean;
-}
+/** The events reaching the transaction's state (the points core's reach of what its sale earns, with the till's spends). */
+export type Resolution = Reach;
 
 /** The ledger's side: the transaction's own chain and, for a return, the chain of the sale it names. */
 export interface ResolveFacts {
@@ -84,8 +58,7 @@ export interface ResolveFacts {
   linkedSpends?: readonly SpendStep[] | undefined;
 }
 
-const MAX_UNITS = 999_999_999n;
-export const CANCEL_REFUND_ID = 'cancel';
+export { CANCEL_REFUND_ID } from '../../points/index.js';
 const NO_CHAIN: SaleChain = { sale: undefined, supplements: [] };
 
 const isCancelled = (tx: SmaregiTransaction) => tx.cancelDivision === '1' || tx.disposeDivision === '1';
@@ -130,8 +103,9 @@ function resolveEarning(thin: PurchaseEvent, settings: SmaregiStateSettings, tx:
   if (tx.disposeDivision === '2') {
     const target = linkOf(tx.disposeServerTransactionHeadId);
     if (!target || target === tx.transactionHeadId) return { events: [unlinkedReturn(thin, settings, tx)] };
+    // The cancelling record: the sale it names earns nothing now (its purchase first when it was fetched).
     const sale = facts.original ? purchaseOf(thin, settings, facts.original) : undefined;
-    return { events: cancelChain(thin, settings, tx, target, sale, facts.linked ?? NO_CHAIN) };
+    return { events: reachEarns(earnsOf(thin, settings, tx, target, sale, true), facts.linked ?? NO_CHAIN).events };
   }
   if (tx.returnSales === '1') {
     const target = linkOf(tx.disposeServerTransactionHeadId);
@@ -142,92 +116,37 @@ function resolveEarning(thin: PurchaseEvent, settings: SmaregiStateSettings, tx:
   const purchase = purchaseOf(thin, settings, tx);
   // Voided: the sale and its void, even when the sale was never seen, so the ledger shows both (the
   // member's balance ends where it began either way) and a late delivery of the sale finds it done.
-  if (isCancelled(tx)) return { events: cancelChain(thin, settings, tx, tx.transactionHeadId, purchase, facts.chain) };
-  return adjusted(thin, settings, tx, purchase, facts.chain);
+  return reachEarns(earnsOf(thin, settings, tx, tx.transactionHeadId, purchase, isCancelled(tx)), facts.chain);
 }
 
-/**
- * The refund `cancel` of every purchase of the sale's chain (what is left of each: the sale's credits
- * together), after the sale's purchase when known and a supplement left unfinished, so none waits for
- * a purchase nobody runs.
- */
-function cancelChain(
+/** "The sale `orderId` now earns what `purchase` says" (nothing when `cancelled`), told by the transaction `tx`. */
+function earnsOf(
   thin: PurchaseEvent,
   settings: SmaregiStateSettings,
   tx: SmaregiTransaction,
-  saleId: string,
-  sale: PurchaseEvent | undefined,
-  chain: SaleChain,
-): PointsEvent[] {
-  const cancel = refundOf(thin, settings, saleId, CANCEL_REFUND_ID, tx, true);
-  // A sale recorded as earning nothing (no member, not a sale) has nothing to take back; its refund would
-  // only wait for a member a voided sale never gets.
-  if (chain.sale?.state === 'done' && chain.sale.outcome === 'skipped') return sale ? [sale] : [];
-  const unfinished = sale ? chainState(chain)?.unfinished : undefined;
-  return [
-    ...(sale ? [sale] : []),
-    ...(sale && unfinished ? [rerun(sale, unfinished, settings.rule)] : []),
-    cancel,
-    ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID)),
-  ];
+  orderId: string,
+  purchase: PurchaseEvent | undefined,
+  cancelled: boolean,
+): EarnsEvent {
+  return {
+    type: 'earns',
+    source: thin.source,
+    orderId,
+    purchase,
+    cancelled,
+    refunds: {
+      occurredAt: occurredAt(tx, thin.occurredAt),
+      delivery: thin.delivery,
+      test: false,
+      title: settings.refundTitle,
+      amount: magnitude(transactionAmount(tx, settings.pointsSpent).amount),
+    },
+    currency: 'JPY',
+    rule: settings.rule,
+  };
 }
 
-/** An unfinished supplement, run again on the amount it was claimed for. */
-function rerun(sale: PurchaseEvent, order: OrderFacts, rule: AmountRule): PurchaseEvent {
-  const amount = parseDecimal(order.eligibleExact ?? '') ?? ZERO;
-  return supplementOf(sale, order.orderId, amount, units(amount, rule));
-}
-
-/** A credited sale whose current amount differs from what is left credited: the supplement or the refund of the difference. */
-function adjusted(
-  thin: PurchaseEvent,
-  settings: SmaregiStateSettings,
-  tx: SmaregiTransaction,
-  purchase: PurchaseEvent,
-  chain: SaleChain,
-): Resolution {
-  const state = chainState(chain);
-  if (!state) return { events: [purchase] };
-  if (state.unfinished) return { events: [purchase, rerun(purchase, state.unfinished, settings.rule)], again: true };
-  const template = refundOf(thin, settings, tx.transactionHeadId, SUPERSEDED_REFUND_ID, tx, true);
-  const events: PointsEvent[] = [purchase, ...state.toSupersede.map((o) => remainderOf(template, o.orderId, SUPERSEDED_REFUND_ID))];
-  const member = purchase.customer?.externalId;
-  // The member was taken off the sale (staff moved them to another sale): what it earned goes back.
-  if (!member) return { events: [purchase, ...state.active.map((o) => remainderOf(template, o.orderId, DETACHED_REFUND_ID))] };
-  // A lowering edit's refund left in doubt counts as taken off below: sent again, the refund protocol settles it.
-  const inDoubt = unbookedAdjustment(state.live);
-  if (inDoubt) {
-    const refund = refundOf(thin, settings, state.live.orderId, inDoubt.refundId, tx, false);
-    events.push({ ...refund, refundAmount: units(inDoubt.adds, settings.rule), refundExact: formatDecimal(inDoubt.adds) });
-  }
-  const now = parseDecimal(purchase.eligibleExact ?? '0') ?? ZERO;
-  // Another member now: the sale's points move to them (a supplement credited to them, then the earlier credits taken back).
-  const moved = state.live.externalId !== undefined && state.live.externalId !== member;
-  const direction = compareDecimals(now, moved || state.active.length === 0 ? ZERO : state.net);
-  if (direction > 0) {
-    // A supplement that ended uncredited (the member withdrew, points unavailable) is not tried again for the same amount.
-    const failedFor = state.failed ? parseDecimal(state.failed.eligibleExact ?? '') : undefined;
-    if (failedFor && compareDecimals(failedFor, now) === 0 && state.failed?.externalId === member) return { events };
-    if (chain.supplements.length >= MAX_SUPPLEMENTS) {
-      const note = `transaction ${tx.transactionHeadId} was raised more than ${MAX_SUPPLEMENTS} times: the increase to ${formatDecimal(now)} is not credited`;
-      return { events, note };
-    }
-    const id = supplementId(tx.transactionHeadId, chain.supplements.length + 1);
-    return { events: [...events, supplementOf(purchase, id, now, units(now, settings.rule))], again: true };
-  }
-  if (direction < 0) {
-    const off = subtractDecimals(state.liveEligible, now);
-    const adds = subtractDecimals(state.net, now);
-    const refund = refundOf(thin, settings, state.live.orderId, `adj-${formatDecimal(off)}`, tx, false);
-    events.push({ ...refund, refundAmount: units(adds, settings.rule), refundExact: formatDecimal(adds) });
-  }
-  return { events };
-}
-
-function units(amount: Decimal, rule: AmountRule): number {
-  const u = toUnits(amount, 'JPY', rule);
-  return Number(u > MAX_UNITS ? MAX_UNITS : u < 0n ? 0n : u);
-}
+const units = (amount: Decimal, rule: AmountRule): number => earnsUnits({ currency: 'JPY', rule }, amount);
 
 /**
  * The member: the customer's code (the customer object of `with_customer=all`, else the head's own
@@ -312,23 +231,7 @@ function refundOf(
   tx: SmaregiTransaction,
   remainder: boolean,
 ): RefundEvent {
-  const amount = magnitude(transactionAmount(tx, settings.pointsSpent).amount);
-  return {
-    type: 'refund',
-    eventId: `${thin.source}:refund:${orderId}:${refundId}`,
-    source: thin.source,
-    orderId,
-    refundId,
-    customer: null,
-    currency: 'JPY',
-    occurredAt: occurredAt(tx, thin.occurredAt),
-    pointTitle: renderTitle(settings.refundTitle, { order: orderId, orderId, source: thin.source }),
-    test: false,
-    delivery: thin.delivery,
-    refundAmount: units(amount, settings.rule),
-    refundExact: formatDecimal(amount),
-    refundsRemainder: remainder,
-  };
+  return earnsRefund(earnsOf(thin, settings, tx, orderId, undefined, false), orderId, refundId, remainder);
 }
 
 function unlinkedReturn(thin: PurchaseEvent, settings: SmaregiStateSettings, tx: SmaregiTransaction): RefundEvent {

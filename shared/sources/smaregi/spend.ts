@@ -1,5 +1,5 @@
 import type { CustomerRef, PurchaseEvent } from '../../events/index.js';
-import { type ChainReader, type OrderFacts, orderFacts } from './chain.js';
+import { type ChainReader, type OrderFacts, orderFacts } from '../../points/index.js';
 
 /**
  * Points a member spent at the till (`spendPoint`), when the source's `tillPoints` is `membership`: the

@@ -1,6 +1,6 @@
-import type { FollowUp, PointsEvent, ProcessOutcome, PurchaseEvent, RefundEvent } from '../../events/index.js';
+import type { ProcessOutcome, PurchaseEvent, RefundEvent } from '../../events/index.js';
+import { readChain, remainderOf, runInOrder, runRounds, type SaleChain } from '../../points/index.js';
 import type { CanonicalRun, ResolveDeps } from '../resolution.js';
-import { readChain, remainderOf, type SaleChain } from './chain.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
 import { mirrorBalance } from './mirror.js';
@@ -17,11 +17,10 @@ type Fetched = { tx: SmaregiTransaction; outcome?: undefined } | { tx?: undefine
 type Runners = CanonicalRun;
 
 /**
- * A Smaregi webhook names transactions only: fetch the transaction's current state, turn it into the
- * purchase and refunds that state earns (shared/sources/smaregi/resolve.ts) and run them through the usual
- * protocol, in order. The first event's outcome is the answer, the others its `followUps`; an event
- * that must wait stops the rest and is the answer (its kind decides how long the message waits), so a
- * refund never runs ahead of its purchase here, and the next delivery finds the done ones duplicates.
+ * A Smaregi webhook names transactions only: fetch the transaction's current state, turn it into what
+ * its sale earns now (resolve.ts: the points core's `earns` reach, with the till's spends) and run the
+ * events through the usual protocol, in order, in rounds (shared/points/earns-run.ts): the first event's
+ * outcome is the answer, the others its `followUps`; an event that must wait stops the rest.
  */
 export async function processSmaregiState(
   deps: ResolveDeps,
@@ -54,11 +53,9 @@ export async function processSmaregiState(
     original = o.tx;
   }
   const settings = { ...from, externalKey: from.externalKey };
-  // A raise runs its supplement first and takes back what it supersedes in the next round, once the
-  // supplement is known credited (a supplement that fails must not cost the member the older credit).
-  let answer: Ran | undefined;
+  // A raise runs its supplement first and takes back what it supersedes in the next round (runRounds).
   let sale: PurchaseEvent | undefined;
-  for (let round = 0; round < 3; round++) {
+  const reached = await runRounds(async () => {
     const linked = link && link !== tx.transactionHeadId ? link : undefined;
     const facts: ResolveFacts = {
       chain: await chainFacts(deps, thin.source, tx.transactionHeadId),
@@ -73,58 +70,14 @@ export async function processSmaregiState(
         note: resolution.note,
       });
     sale = resolution.events.find((e): e is PurchaseEvent => e.type === 'purchase' && e.customer !== null && !e.orderId.includes('/'));
-    const ran = await runEvents(resolution.events, run, answer !== undefined);
-    if (ran.wait) return ran.wait;
-    answer = answer ? { ...answer, followUps: [...answer.followUps, ...ran.followUps] } : ran;
-    if (!resolution.again) break;
-  }
+    return resolution;
+  }, run);
+  if (reached.waiting) return reached.outcome;
   // The till knows only what Smaregi holds: the member's balance, as the membership service has it now.
   const smaregiCustomer = sale && (sale.orderId === tx.transactionHeadId ? tx : original)?.customerId;
   if (from.tillPoints === 'membership' && sale?.customer && smaregiCustomer)
     await mirrorBalance(deps, client, smaregiCustomer, sale.customer);
-  return answerOf(answer);
-}
-
-interface Ran {
-  first?: ProcessOutcome | undefined;
-  followUps: FollowUp[];
-  /** An event that must wait: it is the answer, and the rest did not run. */
-  wait?: ProcessOutcome | undefined;
-}
-
-async function runInOrder(events: PointsEvent[], run: Runners): Promise<ProcessOutcome> {
-  const ran = await runEvents(events, run, false);
-  return ran.wait ?? answerOf(ran);
-}
-
-function answerOf(ran: Ran | undefined): ProcessOutcome {
-  const first = ran?.first;
-  if (!first) return { kind: 'skipped', action: 'ack', reason: 'amount_zero' };
-  if (!ran.followUps.length) return first;
-  return { ...first, followUps: [...('followUps' in first && first.followUps ? first.followUps : []), ...ran.followUps] } as ProcessOutcome;
-}
-
-/** Runs the events in order; a later round leaves out its first event (the sale's purchase again). */
-async function runEvents(events: PointsEvent[], run: Runners, laterRound: boolean): Promise<Ran> {
-  let first: ProcessOutcome | undefined;
-  const followUps: FollowUp[] = [];
-  for (const [i, event] of events.entries()) {
-    const outcome = event.type === 'purchase' ? await run.purchase(event) : await run.refund(event);
-    // The message comes back for what must wait (its kind decides the deferral); what is done stays done.
-    if (outcome.action === 'retry') return { followUps, wait: outcome };
-    if (laterRound && i === 0) continue;
-    if (!first && !laterRound) {
-      first = outcome;
-      continue;
-    }
-    followUps.push({
-      refundId: event.type === 'refund' ? event.refundId : event.orderId,
-      kind: outcome.kind,
-      action: outcome.action,
-      ...('points' in outcome && typeof outcome.points === 'number' && outcome.points >= 0 ? { points: outcome.points } : {}),
-    });
-  }
-  return { first, followUps };
+  return reached.outcome;
 }
 
 async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransaction> }, id: string): Promise<Fetched> {

@@ -1,9 +1,9 @@
-import type { PurchaseEvent, RefundEvent } from '../../events/index.js';
-import { compareDecimals, type Decimal, formatDecimal, parseDecimal, subtractDecimals, ZERO } from '../../money/index.js';
+import type { PurchaseEvent, RefundEvent } from '../events/index.js';
+import { compareDecimals, type Decimal, formatDecimal, parseDecimal, subtractDecimals, ZERO } from '../money/index.js';
 
 /**
- * A Smaregi sale's credits as the ledger holds them: the purchase of the sale, then one supplementary
- * purchase per edit that raised the amount above what was left credited (`<id>/up-1`, `<id>/up-2`, …,
+ * An order's credits as the ledger holds them, for a sender that tells what the order earns now (an
+ * `earns` event, earns.ts): the purchase of the sale, then one supplementary purchase per edit that raised the amount above what was left credited (`<id>/up-1`, `<id>/up-2`, …,
  * each with its own marker). The membership service only grants points computed from an amount (no
  * preview, no rate exposed), so a raise to U credits the calculation on U in full and then takes back,
  * with the refund `superseded`, everything left of the credits before it: the member nets the
@@ -15,7 +15,7 @@ import { compareDecimals, type Decimal, formatDecimal, parseDecimal, subtractDec
 
 /** What the ledger holds of one purchase of the sale's chain (undefined: never seen). */
 export interface OrderFacts {
-  /** The ledger's order id (the sale's transaction id, or `<id>/up-<k>`). */
+  /** The ledger's order id (the sale's order id, or `<id>/up-<k>`). */
   orderId: string;
   state: 'stub' | 'pending' | 'done';
   outcome?: string | undefined;
@@ -26,7 +26,7 @@ export interface OrderFacts {
   refundIds: readonly string[];
   /** The refunds booked on the order (applied: debited, or found nothing left to debit). */
   booked: readonly string[];
-  /** The points the order's grant moved (exact, else the balance difference): a till spend's are negative. */
+  /** The points the order's grant moved (exact, else the balance difference): a deduction's are negative. */
   points?: number | undefined;
 }
 
@@ -136,7 +136,7 @@ export function remainderOf(template: RefundEvent, orderId: string, refundId: st
   };
 }
 
-/** The ledger's order as the chain reads it (structural: the ledger depends on shared/points, which depends on this module). */
+/** The ledger's order as the chain reads it (structural: the ledger's records, without importing its types). */
 export interface ChainOrder {
   state: OrderFacts['state'];
   outcome?: string | undefined;

@@ -1,0 +1,178 @@
+import type { PointsEvent, PurchaseEvent, RefundEvent } from '../events/index.js';
+import {
+  type AmountRule,
+  compareDecimals,
+  type Decimal,
+  formatDecimal,
+  parseDecimal,
+  subtractDecimals,
+  toUnits,
+  ZERO,
+} from '../money/index.js';
+import { renderTitle } from '../text/index.js';
+import {
+  chainState,
+  DETACHED_REFUND_ID,
+  MAX_SUPPLEMENTS,
+  type OrderFacts,
+  remainderOf,
+  type SaleChain,
+  SUPERSEDED_REFUND_ID,
+  supplementId,
+  supplementOf,
+  unbookedAdjustment,
+} from './chain.js';
+
+/**
+ * "This order now earns X": the canonical event of a sender that tells the current truth of a sale
+ * (what it earns now, whatever changed it) rather than each change. The points core reaches X from what
+ * the ledger holds of the order's chain (chain.ts) with purchases and refunds of stable ids, so the
+ * exactly-once protocol makes a repeat of any of them change nothing:
+ *
+ * - earns nothing now (`cancelled`): the order's purchase when known, then the refund `cancel` taking
+ *   back what is left of each purchase of its chain (a sale first seen cancelled is credited and taken
+ *   back at once: the ledger shows both, the balance does not move);
+ * - less than its credits stand for: the refund `adj-<T>` on the chain's live purchase, T the amount
+ *   taken off its amount; it adds T less the largest T already seen there, so repeats add nothing;
+ * - more: the supplementary purchase `<id>/up-<k>` on the new total, then (the next round, once it is
+ *   credited) the refund `superseded` of the purchases before it;
+ * - the member taken off: the refund `detached` of every credited purchase; another member: a
+ *   supplement credited to them, then the earlier credits taken back.
+ */
+export interface EarnsEvent {
+  type: 'earns';
+  source: string;
+  /** The sale's order id: the chain's ids hang off it (`<orderId>/up-<k>`). */
+  orderId: string;
+  /**
+   * What the order earns now, as its canonical purchase (customer: null when no member now; the exact
+   * amount and its units, titles, terms). Undefined only when cancelled and the sale itself is not known.
+   */
+  purchase: PurchaseEvent | undefined;
+  /** The order earns nothing now: whatever it earned is taken back. */
+  cancelled: boolean;
+  /** What the refunds reaching X carry: the change's time, delivery, test flag and the refund title template. */
+  refunds: {
+    occurredAt: string;
+    delivery: PurchaseEvent['delivery'];
+    test: boolean;
+    /** The refund title (`{order}`, `{orderId}`, `{source}`), rendered with the order the refund is on. */
+    title: string;
+    /** The change's own amount (its magnitude): the amount a refund taking back a remainder is sent with. */
+    amount: Decimal;
+  };
+  currency: string;
+  rule: AmountRule;
+}
+
+/** The events reaching what the order earns, in order. */
+export interface Reach {
+  events: PointsEvent[];
+  /** Something the order asks for that is not done (a sale raised more often than the chain allows). */
+  note?: string;
+  /** A supplement is among the events: reach again once it ran, to take back what it supersedes. */
+  again?: boolean;
+}
+
+const MAX_UNITS = 999_999_999n;
+export const CANCEL_REFUND_ID = 'cancel';
+
+/** The exact amount in whole units of the event's rule, within what a grant may carry. */
+export function earnsUnits(earns: Pick<EarnsEvent, 'currency' | 'rule'>, amount: Decimal): number {
+  const u = toUnits(amount, earns.currency, earns.rule);
+  return Number(u > MAX_UNITS ? MAX_UNITS : u < 0n ? 0n : u);
+}
+
+/** A refund of the order's change on `orderId` (the whole change's amount; a remainder: what is left of the order). */
+export function earnsRefund(earns: EarnsEvent, orderId: string, refundId: string, remainder: boolean): RefundEvent {
+  const { refunds } = earns;
+  return {
+    type: 'refund',
+    eventId: `${earns.source}:refund:${orderId}:${refundId}`,
+    source: earns.source,
+    orderId,
+    refundId,
+    customer: null,
+    currency: earns.currency,
+    occurredAt: refunds.occurredAt,
+    pointTitle: renderTitle(refunds.title, { order: orderId, orderId, source: earns.source }),
+    test: refunds.test,
+    delivery: refunds.delivery,
+    refundAmount: earnsUnits(earns, refunds.amount),
+    refundExact: formatDecimal(refunds.amount),
+    refundsRemainder: remainder,
+  };
+}
+
+/** The purchases and refunds that bring the order's credits (its chain, as the ledger holds it) to what it earns now. */
+export function reachEarns(earns: EarnsEvent, chain: SaleChain): Reach {
+  if (earns.cancelled) return { events: cancelChain(earns, chain) };
+  if (!earns.purchase) return { events: [] };
+  return adjusted(earns, earns.purchase, chain);
+}
+
+/**
+ * The refund `cancel` of every purchase of the sale's chain (what is left of each: the sale's credits
+ * together), after the sale's purchase when known and a supplement left unfinished, so none waits for
+ * a purchase nobody runs.
+ */
+function cancelChain(earns: EarnsEvent, chain: SaleChain): PointsEvent[] {
+  const sale = earns.purchase;
+  const cancel = earnsRefund(earns, earns.orderId, CANCEL_REFUND_ID, true);
+  // A sale recorded as earning nothing (no member, not a sale) has nothing to take back; its refund would
+  // only wait for a member a cancelled sale never gets.
+  if (chain.sale?.state === 'done' && chain.sale.outcome === 'skipped') return sale ? [sale] : [];
+  const unfinished = sale ? chainState(chain)?.unfinished : undefined;
+  return [
+    ...(sale ? [sale] : []),
+    ...(sale && unfinished ? [rerun(earns, sale, unfinished)] : []),
+    cancel,
+    ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID)),
+  ];
+}
+
+/** An unfinished supplement, run again on the amount it was claimed for. */
+function rerun(earns: EarnsEvent, sale: PurchaseEvent, order: OrderFacts): PurchaseEvent {
+  const amount = parseDecimal(order.eligibleExact ?? '') ?? ZERO;
+  return supplementOf(sale, order.orderId, amount, earnsUnits(earns, amount));
+}
+
+/** A credited sale whose current amount differs from what is left credited: the supplement or the refund of the difference. */
+function adjusted(earns: EarnsEvent, purchase: PurchaseEvent, chain: SaleChain): Reach {
+  const state = chainState(chain);
+  if (!state) return { events: [purchase] };
+  if (state.unfinished) return { events: [purchase, rerun(earns, purchase, state.unfinished)], again: true };
+  const template = earnsRefund(earns, earns.orderId, SUPERSEDED_REFUND_ID, true);
+  const events: PointsEvent[] = [purchase, ...state.toSupersede.map((o) => remainderOf(template, o.orderId, SUPERSEDED_REFUND_ID))];
+  const member = purchase.customer?.externalId;
+  // The member was taken off the sale (staff moved them to another sale): what it earned goes back.
+  if (!member) return { events: [purchase, ...state.active.map((o) => remainderOf(template, o.orderId, DETACHED_REFUND_ID))] };
+  // A lowering edit's refund left in doubt counts as taken off below: sent again, the refund protocol settles it.
+  const inDoubt = unbookedAdjustment(state.live);
+  if (inDoubt) events.push(adjustment(earns, state.live.orderId, inDoubt.refundId, inDoubt.adds));
+  const now = parseDecimal(purchase.eligibleExact ?? '0') ?? ZERO;
+  // Another member now: the sale's points move to them (a supplement credited to them, then the earlier credits taken back).
+  const moved = state.live.externalId !== undefined && state.live.externalId !== member;
+  const direction = compareDecimals(now, moved || state.active.length === 0 ? ZERO : state.net);
+  if (direction > 0) {
+    // A supplement that ended uncredited (the member withdrew, points unavailable) is not tried again for the same amount.
+    const failedFor = state.failed ? parseDecimal(state.failed.eligibleExact ?? '') : undefined;
+    if (failedFor && compareDecimals(failedFor, now) === 0 && state.failed?.externalId === member) return { events };
+    if (chain.supplements.length >= MAX_SUPPLEMENTS) {
+      const note = `order ${earns.orderId} was raised more than ${MAX_SUPPLEMENTS} times: the increase to ${formatDecimal(now)} is not credited`;
+      return { events, note };
+    }
+    const id = supplementId(earns.orderId, chain.supplements.length + 1);
+    return { events: [...events, supplementOf(purchase, id, now, earnsUnits(earns, now))], again: true };
+  }
+  if (direction < 0) {
+    const off = subtractDecimals(state.liveEligible, now);
+    events.push(adjustment(earns, state.live.orderId, `adj-${formatDecimal(off)}`, subtractDecimals(state.net, now)));
+  }
+  return { events };
+}
+
+/** The refund of a lowering edit on the live purchase, for what it adds. */
+function adjustment(earns: EarnsEvent, orderId: string, refundId: string, adds: Decimal): RefundEvent {
+  return { ...earnsRefund(earns, orderId, refundId, false), refundAmount: earnsUnits(earns, adds), refundExact: formatDecimal(adds) };
+}

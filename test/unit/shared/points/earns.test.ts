@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { PurchaseEvent } from '../../../../shared/events/index.js';
+import { parseDecimal } from '../../../../shared/money/index.js';
+import { type EarnsEvent, type OrderFacts, reachEarns, type SaleChain } from '../../../../shared/points/index.js';
+
+// A sender-neutral order: no sender's code, only the canonical `earns` event and the ledger's chain.
+const SOURCE = 'shop';
+const ORDER = 'o-1';
+
+function earns(amount: string, overrides: Partial<EarnsEvent> = {}): EarnsEvent {
+  const purchase: PurchaseEvent = {
+    type: 'purchase',
+    eventId: `${SOURCE}:transaction:${ORDER}`,
+    source: SOURCE,
+    orderId: ORDER,
+    customer: { externalKey: 'members', externalId: 'm-1' },
+    currency: 'JPY',
+    occurredAt: '2026-01-15T10:00:00+09:00',
+    pointTitle: 'Purchase',
+    test: false,
+    delivery: { id: 'd-1', topic: 'sale' },
+    eligibleAmount: Number.parseInt(amount, 10),
+    eligibleExact: amount,
+    expiryDays: 365,
+  };
+  return {
+    type: 'earns',
+    source: SOURCE,
+    orderId: ORDER,
+    purchase,
+    cancelled: false,
+    refunds: {
+      occurredAt: '2026-01-16T10:00:00+09:00',
+      delivery: { id: 'd-2', topic: 'change' },
+      test: false,
+      title: 'Refund {order}',
+      amount: parseDecimal(amount) ?? { units: 0n, scale: 0 },
+    },
+    currency: 'JPY',
+    rule: 'major_floor',
+    ...overrides,
+  };
+}
+
+const credited = (orderId: string, eligibleExact: string, more: Partial<OrderFacts> = {}): OrderFacts => ({
+  orderId,
+  state: 'done',
+  outcome: 'credited',
+  eligibleExact,
+  externalId: 'm-1',
+  refundIds: [],
+  booked: [],
+  ...more,
+});
+
+const chainOf = (sale: OrderFacts | undefined, ...supplements: OrderFacts[]): SaleChain => ({ sale, supplements });
+const ids = (events: { eventId: string }[]) => events.map((e) => e.eventId);
+
+describe('reachEarns: an order now earns X (no sender)', () => {
+  it('never seen: its purchase on X', () => {
+    expect(ids(reachEarns(earns('1000'), chainOf(undefined)).events)).toEqual(['shop:transaction:o-1']);
+  });
+
+  it('credited 1000, now earns 700: the refund adj-300 adding 300, on the live purchase', () => {
+    const reach = reachEarns(earns('700'), chainOf(credited(ORDER, '1000')));
+    expect(ids(reach.events)).toEqual(['shop:transaction:o-1', 'shop:refund:o-1:adj-300']);
+    expect(reach.events[1]).toMatchObject({ refundAmount: 300, refundExact: '300', refundsRemainder: false, pointTitle: 'Refund o-1' });
+    expect(reach.again).toBeUndefined();
+  });
+
+  it('the adjustment booked, the same X again: nothing new (the same ids only)', () => {
+    const sale = credited(ORDER, '1000', { refundIds: ['adj-300'], booked: ['adj-300'] });
+    expect(ids(reachEarns(earns('700'), chainOf(sale)).events)).toEqual(['shop:transaction:o-1']);
+  });
+
+  it('now earns 1200: the supplement /up-1 on the whole 1200, then (once credited) the superseded refund', () => {
+    const first = reachEarns(earns('1200'), chainOf(credited(ORDER, '1000')));
+    expect(ids(first.events)).toEqual(['shop:transaction:o-1', 'shop:transaction:o-1/up-1']);
+    expect(first.events[1]).toMatchObject({ orderId: 'o-1/up-1', eligibleAmount: 1200, eligibleExact: '1200' });
+    expect(first.again).toBe(true);
+    const second = reachEarns(earns('1200'), chainOf(credited(ORDER, '1000'), credited('o-1/up-1', '1200')));
+    expect(ids(second.events)).toEqual(['shop:transaction:o-1', 'shop:refund:o-1:superseded']);
+    expect(second.events[1]).toMatchObject({ refundsRemainder: true, refundId: 'superseded' });
+    const done = chainOf(credited(ORDER, '1000', { refundIds: ['superseded'], booked: ['superseded'] }), credited('o-1/up-1', '1200'));
+    expect(ids(reachEarns(earns('1200'), done).events)).toEqual(['shop:transaction:o-1']);
+  });
+
+  it('cancelled: the purchase, then cancel of the sale and of every supplement', () => {
+    const reach = reachEarns(earns('0', { cancelled: true }), chainOf(credited(ORDER, '1000'), credited('o-1/up-1', '1200')));
+    expect(ids(reach.events)).toEqual(['shop:transaction:o-1', 'shop:refund:o-1:cancel', 'shop:refund:o-1/up-1:cancel']);
+  });
+
+  it('the member taken off: the refund detached of every credited purchase', () => {
+    const e = earns('1000');
+    const reach = reachEarns({ ...e, purchase: { ...(e.purchase as PurchaseEvent), customer: null } }, chainOf(credited(ORDER, '1000')));
+    expect(ids(reach.events)).toEqual(['shop:transaction:o-1', 'shop:refund:o-1:detached']);
+  });
+});
