@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
 import { startEmulator } from '../stand-ins/openapi/index.js';
 import { depsFromEnv as workerDeps, makeHandler as makeWorker, type ProcessEventsOverrides } from '../functions/process-events.js';
 import { depsFromEnv as intakeDeps, makeHandler as makeIntake } from '../functions/receive-webhook.js';
@@ -7,7 +7,7 @@ import { receiverEnvironment, workerEnvironment } from '../infra/config/derived.
 import { loadStageConfig } from '../infra/config/load.js';
 import { INFRA_DIR } from '../infra/paths.js';
 import { createLocalQueue, type LocalQueue, startLocalStack } from '../local/index.js';
-import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../kit/webhooks/index.js';
+import { asApiGatewayEvent, shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../kit/webhooks/index.js';
 import { ENV } from '../shared/config/index.js';
 import type { EventQueue } from '../shared/queue/index.js';
 import { startDynalite } from '../kit/dynalite.js';
@@ -214,14 +214,7 @@ function productionIntake(queue: EventQueue, extraEnv: Record<string, string>) {
     ),
   );
   return async (w: WebhookRequest): Promise<number> => {
-    const event = {
-      rawPath: w.path,
-      headers: w.headers,
-      body: w.body,
-      isBase64Encoded: false,
-      requestContext: { http: { method: 'POST' } },
-    };
-    const { statusCode } = await handler(event as unknown as APIGatewayProxyEventV2);
+    const { statusCode } = await handler(asApiGatewayEvent(w));
     if (statusCode !== 202) throw new Error(`bench: intake answered ${statusCode}`);
     return statusCode ?? 0;
   };
@@ -266,13 +259,7 @@ async function measureFanOut(): Promise<ProductionFigures['smaregiFanOut']> {
     'x-smaregi-webhook-token': env.SMAREGI_WEBHOOK_SECRETS,
   };
   const t0 = performance.now();
-  const answer = await handler({
-    rawPath: '/webhooks/smaregi',
-    headers,
-    body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: 'POST' } },
-  } as unknown as APIGatewayProxyEventV2);
+  const answer = await handler(asApiGatewayEvent({ path: '/webhooks/smaregi', headers, body }));
   const awsModelMs = performance.now() - t0;
   await inner.close();
   if (answer.statusCode !== 202) throw new Error(`bench: the modelled fan-out answered ${answer.statusCode}: ${answer.body}`);

@@ -5,8 +5,7 @@ import { processingSettingsFromEnv } from '../shared/config/index.js';
 import { DAY_MS } from '../shared/time/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
-import { resolveLocalConfig } from '../kit/local-stack/config.js';
-import { configFollowingStack, connectToRunningStack, findRunningStack } from '../kit/local-stack/connect.js';
+import { connectToLocalStack } from './local-stack.js';
 
 /** What the audit reads: the ledger table (scan and lookups) and the Open API (histories, rate-limited). */
 export interface AuditTarget {
@@ -47,12 +46,7 @@ export function parseRange(options: { since?: string | undefined; until?: string
  * the rate budget the worker gets from the same environment (RATE_BUDGET_PER_MINUTE).
  */
 export async function localAuditTarget(env: NodeJS.ProcessEnv): Promise<AuditTarget> {
-  const config = await resolveLocalConfig(env);
-  const found = await findRunningStack(config);
-  if (found.status !== 'up') {
-    throw new OpsError('usage', `no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
-  }
-  const handle = connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
+  const { config, handle } = await connectToLocalStack(env);
   const openapi = createOpenApiClient({
     credentials: staticCredentials({ baseUrl: handle.emulatorUrl, clientId: config.clientId, clientSecret: config.clientSecret }),
     ratePerMinute: processingSettingsFromEnv(env).rateBudgetPerMinute,

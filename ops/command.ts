@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import { isUsageError, OpsError } from './errors.js';
+import { isUsageError, OpsError, unknownSourceError } from './errors.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { ListedDeadLetter } from '../kit/local-stack/info.js';
 import { ConfigurationError } from '../shared/config/index.js';
-import { resolveLocalConfig } from '../kit/local-stack/config.js';
-import { configFollowingStack, connectToRunningStack, findRunningStack, type LocalStackHandle } from '../kit/local-stack/connect.js';
+import type { LocalStackHandle } from '../kit/local-stack/connect.js';
+import { localHandle } from './local-stack.js';
 import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createCustomerRecords } from '../shared/customers/index.js';
@@ -29,16 +29,6 @@ export const CLI_USAGE = `usage:
   npm run pause -- [--until <ISO time>] [--stage <stage> ...]   (stops pulling for a planned maintenance; intake keeps accepting)
   npm run resume -- [--stage <stage> ...]
   npm run privacy -- list | show <request id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
-
-/** The `npm start` on PORT, its emulator and dynalite reached where it says they are. */
-async function localHandle(env: NodeJS.ProcessEnv): Promise<LocalStackHandle> {
-  const config = await resolveLocalConfig(env);
-  const found = await findRunningStack(config);
-  if (found.status !== 'up') {
-    throw new OpsError('usage', `no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
-  }
-  return connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
-}
 
 /** No sender's id is this long (DynamoDB refuses keys past 1 KB): a typo, refused by name before any read. */
 const MAX_ID_CHARS = 256;
@@ -102,7 +92,7 @@ async function reprocessOutcome(
   const handle = aws ?? (await localHandle(env));
   try {
     if (values.source !== undefined && handle.sources !== undefined && !handle.sources.has(values.source))
-      throw new OpsError('usage', `no source ${values.source} is configured here (configured: ${[...handle.sources.keys()].join(', ')})`);
+      throw unknownSourceError(values.source, handle.sources.keys());
     const { reprocessParked } = await import('./reprocess-parked.js');
     const queue = aws
       ? (await import('../shared/queue/index.js')).createSqsQueue({ queueUrl: aws.outputs.QueueUrl, client: aws.sqs })
@@ -155,8 +145,7 @@ async function reprocessCommand({ values, rest, aws, env, print }: CommandInput)
   const handle = aws ?? (await localHandle(env));
   try {
     const { reprocessCustomer } = await import('./reprocess.js');
-    if (handle.sources !== undefined && !handle.sources.has(source))
-      throw new OpsError('usage', `no source ${source} is configured here (configured: ${[...handle.sources.keys()].join(', ')})`);
+    if (handle.sources !== undefined && !handle.sources.has(source)) throw unknownSourceError(source, handle.sources.keys());
     // The source's own settings unless overridden: its external key and the days linking credits back.
     const linking = handle.sources?.get(source)?.customerLinking?.();
     const externalKey = values.key ?? linking?.externalKey ?? source;

@@ -15,3 +15,8 @@ export class OpsError extends ConfigurationError<OpsErrorKind> {
 }
 
 export const isUsageError = (e: unknown): e is OpsError => e instanceof OpsError && e.kind === 'usage';
+
+/** The usage error for a `--source` the stack does not configure, naming those it does. */
+export function unknownSourceError(source: string, configured: Iterable<string>): OpsError {
+  return new OpsError('usage', `no source ${source} is configured here (configured: ${[...configured].join(', ')})`);
+}

@@ -7,7 +7,7 @@ import { isOpenApiError, type MemberDetail, type OpenApiClient } from '../shared
 import { createProcessor } from '../shared/points/index.js';
 import type { SourceSet } from '../shared/sources/index.js';
 import { type CommandOutput, consoleOutput } from './output.js';
-import { isUsageError, OpsError } from './errors.js';
+import { isUsageError, OpsError, unknownSourceError } from './errors.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
 export const MEMBERS_USAGE = `usage:
@@ -134,8 +134,7 @@ async function run(
   const handle = await connect(stage);
   try {
     const configured = handle.sources?.get(values.source);
-    if (handle.sources !== undefined && configured === undefined)
-      throw new OpsError('usage', `no source ${values.source} is configured here (configured: ${[...handle.sources.keys()].join(', ')})`);
+    if (handle.sources !== undefined && configured === undefined) throw unknownSourceError(values.source, handle.sources.keys());
     const linking = configured?.customerLinking?.();
     const o = {
       source: values.source,
@@ -182,11 +181,5 @@ export async function membersCommand(
 
 async function defaultConnect(env: NodeJS.ProcessEnv, stage: ReturnType<typeof stageOf>): Promise<MembersHandle> {
   if (stage !== undefined) return (await import('./aws.js')).connectToStage(stage);
-  const { resolveLocalConfig } = await import('../kit/local-stack/config.js');
-  const { configFollowingStack, connectToRunningStack, findRunningStack } = await import('../kit/local-stack/connect.js');
-  const config = await resolveLocalConfig(env);
-  const found = await findRunningStack(config);
-  if (found.status !== 'up')
-    throw new OpsError('usage', `no local stack answers at ${found.intakeUrl}: start it with npm start (or pass --stage for AWS)`);
-  return connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);
+  return (await import('./local-stack.js')).localHandle(env);
 }

@@ -1,13 +1,11 @@
 import { join } from 'node:path';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { adminTokenSecretName, loadStageConfig } from '../infra/config/index.js';
-import { ConfigurationError, createSecretsManagerReader, ENV } from '../shared/config/index.js';
+import { loadStageConfig } from '../infra/config/index.js';
+import { ConfigurationError, ENV } from '../shared/config/index.js';
 import { createRedemptionLedger } from '../shared/ledger/index.js';
 import { type RedemptionDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
-import { createShopifyAdminClient, secretsManagerAdminToken } from '../shared/sources/shopify/index.js';
 import { DEFAULT_SHOPIFY_API_VERSION } from '../shared/sources/index.js';
 import { connectToStage } from './aws.js';
-import { OpsError } from './errors.js';
+import { stageShopDomain, stageShopifyAdmin } from './stage-shopify-admin.js';
 
 /**
  * `npm run redemptions -- list|sweep --stage <name>`: the stage's ledger table (the stack's outputs), its
@@ -24,27 +22,14 @@ export async function stageRedemptions(options: {
   adminOrigin?: string;
 }): Promise<{ deps: RedemptionDeps; close(): Promise<void> }> {
   const stage = loadStageConfig(join(process.cwd(), 'infra'), options.stage);
-  const shopDomain = stage.reconcile[options.source]?.shopDomain;
-  if (shopDomain === undefined) {
-    throw new OpsError(
-      'aws_target',
-      `infra/stages/${options.stage}.json has no reconcile.${options.source} (its shopDomain): see docs/deploy.md`,
-    );
-  }
-  const aws = await connectToStage({
-    stage: options.stage,
-    ...(options.stack ? { stack: options.stack } : {}),
-    ...(options.outputsFile ? { outputsFile: options.outputsFile } : {}),
-  });
-  const reader = createSecretsManagerReader({ client: new SecretsManagerClient({ region: stage.region }) });
-  const origin = options.adminOrigin ? { origin: options.adminOrigin } : {};
-  const token = secretsManagerAdminToken(adminTokenSecretName(stage, options.source), reader, { shopDomain, ...origin });
-  const shopify = createShopifyAdminClient({
+  const shopDomain = stageShopDomain(stage, options.stage, options.source);
+  const aws = await connectToStage(options);
+  const shopify = stageShopifyAdmin({
+    stage,
+    source: options.source,
     shopDomain,
-    ...origin,
     apiVersion: aws.sources.get(options.source)?.subscriptions?.().apiVersion ?? DEFAULT_SHOPIFY_API_VERSION,
-    accessToken: () => token.get(),
-    accessTokenRejected: (t) => token.rejected(t),
+    adminOrigin: options.adminOrigin,
   });
   const close = async () => {
     await shopify.close();

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigurationError, minWebhookSecretChars, SECRET_CACHE_TTL_MS } from '../shared/config/index.js';
 import type { RotationOutcome, RotationStep, RotationTarget, SecretStore } from '../shared/secret-rotation/index.js';
 import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
-import { OpsError } from './errors.js';
+import { OpsError, unknownSourceError } from './errors.js';
 import type { StageOptions } from './aws.js';
 
 export const ROTATE_USAGE = `usage:
@@ -163,8 +163,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, print: (line: string)
   let target: RotationTarget = { kind: 'openapi' };
   if (p.source !== undefined) {
     const kind = site.sourceKind(p.source);
-    if (kind === undefined)
-      throw new OpsError('usage', `no source ${p.source} is configured here (configured: ${site.sourceNames.join(', ')})`);
+    if (kind === undefined) throw unknownSourceError(p.source, site.sourceNames);
     target = { kind: 'webhook', source: p.source, minLength: minWebhookSecretChars(kind) };
   }
   const name = target.kind === 'openapi' ? 'openapi' : target.source;

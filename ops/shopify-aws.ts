@@ -1,12 +1,10 @@
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { adminTokenSecretName, sourcesConfig } from '../infra/config/index.js';
+import { sourcesConfig } from '../infra/config/index.js';
 import { webhookUrlOutputKey } from '../infra/outputs.js';
-import { createSecretsManagerReader } from '../shared/config/index.js';
-import { createShopifyAdminClient, secretsManagerAdminToken } from '../shared/sources/shopify/index.js';
 import { loadSources } from '../shared/sources/index.js';
 import { type StageOptions, stageStack } from './aws.js';
 import { OpsError } from './errors.js';
 import { type SubscribeTarget, subscribingSource } from './shopify-target.js';
+import { stageShopifyAdmin } from './stage-shopify-admin.js';
 
 /**
  * `npm run shopify -- subscribe --stage <name>`: the shop from the stage file (`reconcile.<source>.shopDomain`,
@@ -33,15 +31,12 @@ export async function stageSubscribeTarget(
   const callbackUrl = outputs.all?.[webhookUrlOutputKey(options.source)];
   if (callbackUrl === undefined)
     throw new OpsError('aws_target', `stack ${stackName} has no ${webhookUrlOutputKey(options.source)} output: deploy this version first`);
-  const reader = createSecretsManagerReader({ client: new SecretsManagerClient({ region: stage.region }) });
-  const origin = options.adminOrigin ? { origin: options.adminOrigin } : {};
-  const token = secretsManagerAdminToken(adminTokenSecretName(stage, options.source), reader, { shopDomain, ...origin });
-  const client = createShopifyAdminClient({
+  const client = stageShopifyAdmin({
+    stage,
+    source: options.source,
     shopDomain,
-    ...origin,
     apiVersion: subscriptions.apiVersion,
-    accessToken: () => token.get(),
-    accessTokenRejected: (t) => token.rejected(t),
+    adminOrigin: options.adminOrigin,
   });
   return { client, shopDomain, callbackUrl, subscriptions, close: () => client.close() };
 }

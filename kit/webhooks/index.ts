@@ -4,6 +4,7 @@
  */
 export { squarePayment, squareRefund, type SquareSigning } from './square.js';
 export {
+  asApiGatewayEvent,
   curlFor,
   LOCAL_SHOP,
   posCurlScript,

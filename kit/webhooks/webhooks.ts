@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { bareDecimal, bareInteger as bare, jsonWithBareIntegers, shopifyHeaders, signPos, signShopify } from '../senders.js';
 import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
 
@@ -13,6 +14,15 @@ export interface WebhookRequest {
 }
 
 export { signPos, signShopify };
+
+/**
+ * The request as API Gateway's HTTP API hands it to receive-webhook, for calling the handler in-process: only
+ * what intake reads (path, headers, body, method); kit/fixture-webhooks.ts's `apiGatewayEvent` builds a full event.
+ */
+export function asApiGatewayEvent(w: WebhookRequest): APIGatewayProxyEventV2 {
+  const event = { rawPath: w.path, headers: w.headers, body: w.body, isBase64Encoded: false, requestContext: { http: { method: 'POST' } } };
+  return event as unknown as APIGatewayProxyEventV2;
+}
 
 /** The shop domain of the local stack: the Shopify Admin stand-in's shop, and the sender of the sample webhooks. */
 export const LOCAL_SHOP = 'demo-shop.myshopify.com';

@@ -1,7 +1,8 @@
+import { KindedError } from '../errors/index.js';
+
 /** The root of this module's errors: each has a `kind` to branch on and its class's `name`. */
-export abstract class ConfigModuleError extends Error {
+export abstract class ConfigModuleError extends KindedError {
   override readonly name: string = 'ConfigModuleError';
-  abstract readonly kind: string;
 }
 
 /**

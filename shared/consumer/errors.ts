@@ -1,9 +1,9 @@
 import type { ProcessOutcome } from '../points/index.js';
+import { KindedError } from '../errors/index.js';
 
 /** The root of the consumer's errors: each has a `kind` (why the record goes back) and its class's `name`. */
-export abstract class ConsumerError extends Error {
+export abstract class ConsumerError extends KindedError {
   override readonly name: string = 'ConsumerError';
-  abstract readonly kind: string;
 }
 
 /** Why a record goes back to the queue (Powertools batch marks it failed; the kind says why). */

@@ -1,3 +1,5 @@
+import { KindedError } from '../errors/index.js';
+
 /** The transport's failures: typed, each with a `kind`, and the `code` callers classify by. */
 
 /**
@@ -13,9 +15,8 @@ export const TIMEOUT_CODE = {
 export type TimeoutCode = (typeof TIMEOUT_CODE)[keyof typeof TIMEOUT_CODE];
 
 /** The root of the transport's errors and the shop-side API clients' (ShopApiError). */
-export abstract class HttpClientError extends Error {
+export abstract class HttpClientError extends KindedError {
   override readonly name: string = 'HttpClientError';
-  abstract readonly kind: string;
 }
 
 /** The reason a call's overall deadline aborts it. */

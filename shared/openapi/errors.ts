@@ -4,6 +4,7 @@ import { isOutageKind, OUTAGE_ERROR_KINDS, type OutageErrorKind } from '../retry
  * downstream reads message strings (the classification from texts happens once, in classify.ts).
  */
 import { capText } from '../text/index.js';
+import { KindedError } from '../errors/index.js';
 
 export const OPEN_API_ERROR_KINDS = [
   'member_not_found',
@@ -114,9 +115,8 @@ function cappedMessages(messages: string[] | undefined): string[] {
 }
 
 /** The root of this module's errors: each has a `kind` to branch on and its class's `name`. */
-export abstract class OpenApiModuleError extends Error {
+export abstract class OpenApiModuleError extends KindedError {
   override readonly name: string = 'OpenApiModuleError';
-  abstract readonly kind: string;
 }
 
 export class OpenApiError extends OpenApiModuleError {

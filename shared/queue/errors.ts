@@ -1,9 +1,10 @@
+import { KindedError } from '../errors/index.js';
+
 /** The queue's failures, typed by `kind`. */
 
 /** The root of the queue's errors. */
-export abstract class QueueError extends Error {
+export abstract class QueueError extends KindedError {
   override readonly name: string = 'QueueError';
-  abstract readonly kind: string;
 }
 
 export class QueueSendError extends QueueError {

@@ -47,13 +47,13 @@ export function faultFrom(json: unknown): StandInFault | JsonAnswer {
 }
 
 /**
- * Serves `handle` on host:port (0: a free port) until `close`: bodies up to `maxBodyBytes` (413 past it),
+ * Serves `handle` on host:port (0: a free port; no or an empty host: 127.0.0.1) until `close`: bodies up to `maxBodyBytes` (413 past it),
  * 500 when it throws, a connection cut for a `destroy` answer. A path the router cannot decode is still
  * `handle`'s to answer (with no body), as every other path is.
  */
 export async function serveStandIn(
   handle: JsonHandler,
-  options: { maxBodyBytes: number; port?: number; host?: string },
+  options: { maxBodyBytes: number; port?: number | undefined; host?: string | undefined },
 ): Promise<RunningServer> {
   const app = createStandInServer({
     bodyLimit: options.maxBodyBytes,
@@ -61,5 +61,5 @@ export async function serveStandIn(
     frameworkErrors: (_error, req, reply) => answerJson(handle, req, reply, Buffer.alloc(0)),
   });
   routeAllTo(app, handle, options.maxBodyBytes);
-  return serve(app, options);
+  return serve(app, { port: options.port, host: options.host || undefined });
 }

@@ -3,6 +3,7 @@
  * turns into HTTP), and a configuration or command line it cannot run with.
  */
 import { MESSAGES } from '../../shared/openapi/index.js';
+import { KindedError } from '../../shared/errors/index.js';
 
 export type ApiErrorKind =
   | 'token_failed'
@@ -24,9 +25,8 @@ export type ApiErrorKind =
   | 'bad_request';
 
 /** The root of the emulator's errors. */
-export abstract class EmulatorError extends Error {
+export abstract class EmulatorError extends KindedError {
   override readonly name: string = 'EmulatorError';
-  abstract readonly kind: string;
 }
 
 export class ApiError extends EmulatorError {

@@ -94,8 +94,8 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
   };
   const served = await serveStandIn((req, body) => handle(state, req, body), {
     maxBodyBytes: MAX_BODY,
-    ...(options.port !== undefined ? { port: options.port } : {}),
-    ...(options.host ? { host: options.host } : {}),
+    port: options.port,
+    host: options.host,
   });
   return {
     url: served.url,

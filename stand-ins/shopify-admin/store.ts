@@ -1,5 +1,6 @@
 import { parse } from 'lossless-json';
 import * as z from 'zod';
+import { refundMoneyShape } from '../../shared/sources/shopify/index.js';
 
 /**
  * What the stand-in holds: the shop's orders and refunds, taken from webhook bodies (orders/paid,
@@ -40,28 +41,7 @@ const WebhookRefund = z.object({
   id: Id,
   order_id: Id,
   created_at: z.string(),
-  refund_line_items: z
-    .array(
-      z.object({
-        subtotal: Amount.optional(),
-        subtotal_set: MoneySet.optional(),
-        total_tax: Amount.optional(),
-        total_tax_set: MoneySet.optional(),
-        line_item: z.object({ gift_card: z.boolean().default(false) }).nullish(),
-      }),
-    )
-    .default([]),
-  order_adjustments: z
-    .array(
-      z.object({
-        kind: z.string(),
-        amount: Amount.optional(),
-        amount_set: MoneySet.optional(),
-        tax_amount: Amount.optional(),
-        tax_amount_set: MoneySet.optional(),
-      }),
-    )
-    .default([]),
+  ...refundMoneyShape(Amount, MoneySet),
 });
 type WebhookRefund = z.infer<typeof WebhookRefund>;
 

@@ -171,11 +171,7 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     return smaregiError(404, 'Not Found');
   }
 
-  const served = await serveStandIn(handle, {
-    maxBodyBytes: MAX_BODY,
-    ...(options.port !== undefined ? { port: options.port } : {}),
-    ...(options.host ? { host: options.host } : {}),
-  });
+  const served = await serveStandIn(handle, { maxBodyBytes: MAX_BODY, port: options.port, host: options.host });
   return {
     url: served.url,
     port: served.port,

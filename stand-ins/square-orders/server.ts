@@ -73,10 +73,6 @@ export async function startSquareOrdersStandIn(options: {
     return read(req, match[1] as string);
   }
 
-  const served = await serveStandIn(handle, {
-    maxBodyBytes: MAX_BODY,
-    ...(options.port !== undefined ? { port: options.port } : {}),
-    ...(options.host ? { host: options.host } : {}),
-  });
+  const served = await serveStandIn(handle, { maxBodyBytes: MAX_BODY, port: options.port, host: options.host });
   return { ...served, put: (order) => orders.set(order.id, order), reads: () => reads };
 }

@@ -5,6 +5,7 @@ export { type AdminAccessToken, type AdminCredentials, createAdminAccessToken } 
 export { isShopifyAdminError, ShopifyAdminError } from './errors.js';
 export { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from './queries.js';
 export { type AdminOrder, type AdminRefund, legacyId } from './schemas.js';
+export { refundMoneyShape } from './webhook-payload.js';
 export { orderWebhookBody, type ReconcileTopic, refundWebhookBody, webhookRequest } from './to-webhook.js';
 export { type SubscribeResult, type SubscriptionChange, subscribeSummary, subscribeTopics, topicEnum } from './subscriptions.js';
 export {

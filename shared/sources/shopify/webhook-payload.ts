@@ -80,33 +80,44 @@ export const ShopifyOrder = lazyObject(z.object, () => ({
 }));
 export type ShopifyOrder = z.infer<typeof ShopifyOrder>;
 
+/**
+ * A refunds/create body's money: its line items (goods and their tax) and its adjustments (shipping and
+ * other refunds), each amount over `amount` and `moneySet`. Intake reads them with the exact decimals
+ * above; the Shopify Admin stand-in keeps the same parts as the body's digits (stand-ins/shopify-admin/store.ts).
+ */
+export function refundMoneyShape<A extends z.ZodType, M extends z.ZodType>(amount: A, moneySet: M) {
+  return {
+    refund_line_items: z
+      .array(
+        z.object({
+          subtotal: amount.optional(),
+          subtotal_set: moneySet.optional(),
+          total_tax: amount.optional(),
+          total_tax_set: moneySet.optional(),
+          line_item: z.object({ gift_card: z.boolean().default(false) }).nullish(),
+        }),
+      )
+      .default([]),
+    order_adjustments: z
+      .array(
+        z.object({
+          kind: z.string(),
+          amount: amount.optional(),
+          amount_set: moneySet.optional(),
+          tax_amount: amount.optional(),
+          tax_amount_set: moneySet.optional(),
+        }),
+      )
+      .default([]),
+  };
+}
+
 export const ShopifyRefund = lazyObject(z.object, () => ({
   id: NumericId,
   order_id: NumericId,
   created_at: DateTimeWithOffset,
   processed_at: DateTimeWithOffset.nullish(),
-  refund_line_items: z
-    .array(
-      z.object({
-        subtotal: DecimalAmount.optional(),
-        subtotal_set: MoneySet.optional(),
-        total_tax: DecimalAmount.optional(),
-        total_tax_set: MoneySet.optional(),
-        line_item: z.object({ gift_card: z.boolean().default(false) }).nullish(),
-      }),
-    )
-    .default([]),
-  order_adjustments: z
-    .array(
-      z.object({
-        kind: z.string(),
-        amount: DecimalAmount.optional(),
-        amount_set: MoneySet.optional(),
-        tax_amount: DecimalAmount.optional(),
-        tax_amount_set: MoneySet.optional(),
-      }),
-    )
-    .default([]),
+  ...refundMoneyShape(DecimalAmount, MoneySet),
   transactions: z.array(z.object({ currency: CurrencyCode.nullish() })).default([]),
 }));
 export type ShopifyRefund = z.infer<typeof ShopifyRefund>;

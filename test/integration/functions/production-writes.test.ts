@@ -1,9 +1,9 @@
-import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depsFromEnv as workerDeps, makeHandler as makeWorker } from '../../../functions/process-events.js';
 import { depsFromEnv as intakeDeps, makeHandler as makeIntake } from '../../../functions/receive-webhook.js';
 import { createLocalQueue, type LocalQueue } from '../../../local/queue/index.js';
-import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
+import { asApiGatewayEvent, shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
 import { createActivityReader } from '../../../shared/activity/index.js';
 import { type LocalDynamo, startDynalite } from '../../../kit/dynalite.js';
 import { startWriteCounter, type WriteCounter } from '../../../kit/dynamo-writes.js';
@@ -61,16 +61,7 @@ describe('production writes per event (stack environment, activity record on)', 
     await emulator.close();
   });
 
-  const post = async (w: WebhookRequest) => {
-    const event = {
-      rawPath: w.path,
-      headers: w.headers,
-      body: w.body,
-      isBase64Encoded: false,
-      requestContext: { http: { method: 'POST' } },
-    } as unknown as APIGatewayProxyEventV2;
-    return (await intake(event)).statusCode;
-  };
+  const post = async (w: WebhookRequest) => (await intake(asApiGatewayEvent(w))).statusCode;
   const order = (id: string) =>
     shopifyOrderPaid(
       { orderId: id, name: `#${id}`, customerId: '7001', subtotal: '1000', tax: '100', currency: 'JPY' },
