@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { depsFromEnvironment, makeHandler } from '../../../functions/process-events.js';
 import { lambdaContext } from '../../../local/lambda/context.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
+import { CIRCUIT_FIRST_PROBE_SECONDS } from '../../../shared/config/index.js';
 import { linkedEvent } from '../../../shared/customers/index.js';
 import { createLocalQueue } from '../../../local/queue/index.js';
 import { systemClock } from '../../../local/queue/clock.js';
@@ -271,7 +272,8 @@ describe('process-events handler: waiting is not failing', () => {
     expect(await lookups()).toBe(spent);
     const deferred = changes.at(-1)!;
     expect(deferred).toHaveLength(4);
-    for (const change of deferred) expect(change.seconds).toBeGreaterThanOrEqual(30);
+    // Until its first probe (CIRCUIT_FIRST_PROBE_SECONDS after it opened), not a growing backoff.
+    for (const change of deferred) expect(change.seconds).toBeGreaterThanOrEqual(CIRCUIT_FIRST_PROBE_SECONDS);
   });
 });
 
@@ -343,7 +345,7 @@ describe('process-events handler: a waiting event does not hold its customer', (
   it('sets an event met by an open breaker aside until the breaker lets a probe through, however often it waited before', async () => {
     const { queue, handle } = withQueue();
     await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
-    // Five failing calls open the breaker (30 s by default).
+    // Five failing calls open the breaker (its first probe 5 s later).
     await handle(sqsEvent(...Array.from({ length: 5 }, (_, i) => sentAgo(sqsRecord(purchase(), `open-${i}`), 0))));
     await h.emulator.clearFaults();
     const event = purchase();
@@ -359,9 +361,9 @@ describe('process-events handler: a waiting event does not hold its customer', (
     expect(await h.calls(LOOKUP)).toBe(before);
     const again = (await held(queue)).find((r) => (JSON.parse(r.body) as { eventId: string }).eventId === event.eventId);
     const wakeAt = Number(again?.messageAttributes[ASIDE_ATTRIBUTES.wakeAt]?.stringValue);
-    // Due when the breaker half-opens (30 s), not after the eighth step of a growing backoff.
-    expect(wakeAt - h.clock()).toBeGreaterThanOrEqual(29_000);
-    expect(wakeAt - h.clock()).toBeLessThanOrEqual(31_000);
+    // Due when the breaker half-opens (its first probe, 5 s), not after the eighth step of a growing backoff.
+    expect(wakeAt - h.clock()).toBeGreaterThanOrEqual((CIRCUIT_FIRST_PROBE_SECONDS - 1) * 1000);
+    expect(wakeAt - h.clock()).toBeLessThanOrEqual((CIRCUIT_FIRST_PROBE_SECONDS + 1) * 1000);
   });
 
   it('starts the backoff again when a waiting event meets a server fault after waiting for something else (the breaker)', async () => {
