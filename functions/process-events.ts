@@ -135,7 +135,8 @@ export function makeHandler(deps: ProcessEventsDeps): ProcessEventsHandler {
   // Orders using a redemption's code mark it used (and refunds give its points back) inside the activity scope too.
   const points = withRedemptionUsage(createProcessor({ ...deps, openapi, ...(smaregi ? { smaregi } : {}) }), deps.redemption);
   const processor = withActivityScope(withPrivacyEvents(withCustomerEvents(points, customers), privacy), deps.activity);
-  return batchHandler({ ...deps, breaker, outagePause, budget }, processor);
+  // The breaker's half-open trial is the recovery probe's read, through the client it records (instrumented above).
+  return batchHandler({ ...deps, breaker, outagePause, budget, probe: openApiProbe(openapi, 'shopify') }, processor);
 }
 
 /** Each receive runs in its activity scope, so what it observes rides on its ledger writes (shared/activity/carry.ts). */

@@ -5,7 +5,7 @@ import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME } from '../metrics/inde
 import { DEFAULT_MIN_CALL_MS } from '../openapi/index.js';
 import { eventIds, outcomeFields, type ProcessOutcome, type Processor, recordOutcomeMetrics } from '../points/index.js';
 import { asideMessage, asideStateOf } from '../queue/index.js';
-import { deferralFor, retryReason, type Verdict } from '../retry/index.js';
+import { type Admission, deferralFor, retryReason, type Verdict } from '../retry/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 import { CircuitOpen, Failed, NotYet, RetryLater } from './errors.js';
 import type { ConsumerDeps } from './types.js';
@@ -83,7 +83,7 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
       delays.set(record.messageId, { seconds: Math.max(1, Math.ceil((aside.wakeAt - now) / 1000)), waiting: true });
       throw new NotYet(aside.reason);
     }
-    const admission = breaker.admit();
+    const admission = await trial(deps, breaker.admit());
     if (admission === 'reject') {
       // Until the breaker lets a probe through, not a growing backoff: a short fault that opened it must not
       // hold its customers for minutes (a long outage pauses pulling instead: shared/consumer/pull.ts).
@@ -139,6 +139,19 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     if (verdict === undefined) return;
     return wait(verdict, reason, () => undefined, new RetryLater(outcome), step);
   };
+}
+
+/** The breaker's probe made by the health probe when there is one: the service up closes it, the event then passes. */
+async function trial(deps: ConsumerDeps, admission: Admission): Promise<Admission> {
+  if (admission !== 'probe' || deps.probe === undefined) return admission;
+  try {
+    await deps.probe();
+  } catch {
+    // The client recorded the failure with the breaker (an outage keeps it open; any answer closes it).
+  } finally {
+    deps.breaker.probeDone();
+  }
+  return deps.breaker.isOpen() ? 'reject' : 'pass';
 }
 
 /** A link's earlier orders: each handed to a message of its own, due at once, in a group of its own. */

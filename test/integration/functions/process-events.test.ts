@@ -4,6 +4,7 @@ import { depsFromEnvironment, makeHandler } from '../../../functions/process-eve
 import { lambdaContext } from '../../../local/lambda/context.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
 import { CIRCUIT_FIRST_PROBE_SECONDS } from '../../../shared/config/index.js';
+import { createCircuitBreaker } from '../../../shared/retry/index.js';
 import { linkedEvent } from '../../../shared/customers/index.js';
 import { createLocalQueue } from '../../../local/queue/index.js';
 import { systemClock } from '../../../local/queue/clock.js';
@@ -432,6 +433,35 @@ describe('process-events handler: a waiting event does not hold its customer', (
     const copies = (await held(queue)).map((r) => JSON.parse(r.body) as { eventId: string });
     expect(copies.map((c) => c.eventId)).toContain(early.eventId);
     expect(await h.calls(GRANT)).toBe(1);
+  });
+});
+
+describe('process-events handler: the breaker half-opens with a read of its own', () => {
+  it("closes on its probe read, so a one-off fault on the first event's debit does not keep it open for everyone", async () => {
+    const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
+    const visibility: MessageVisibility = { changeVisibility: async () => undefined };
+    const breaker = createCircuitBreaker({ openMs: 30_000, now: h.clock });
+    const handle = makeHandler(
+      depsFromEnvironment(env(), { clock: h.clock, breaker, visibility, random: () => 0, logger: quiet, metrics }),
+    );
+    const sale = purchase();
+    await handle(sqsEvent(sentAgo(sqsRecord(sale, 'shopify:sale'), 0)));
+    expect(await h.ledger.getOrder(sale)).toMatchObject({ outcome: 'credited' });
+    // The service fails until the breaker opens, then is back; one request of the next event still meets a 500.
+    await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
+    for (let i = 0; i < 5 && !breaker.isOpen(); i += 1) await handle(sqsEvent(sentAgo(sqsRecord(purchase(), `open-${i}`), 0)));
+    expect(breaker.isOpen()).toBe(true);
+    await h.emulator.clearFaults();
+    h.clock.advance(breaker.remainingMs());
+    await h.emulator.addFault({ method: 'POST', path: '/points$', fault: 'error_500', times: 1 });
+    const lookups = await h.calls(LOOKUP);
+    const result = await handle(sqsEvent(sentAgo(sqsRecord(refund(sale, 'r1', 400), 'shopify:sale'), 0)));
+    // The refund's debit failed on its own (retried later); the probe's read found the service up.
+    expect(result.batchItemFailures).toHaveLength(1);
+    expect(await h.calls(LOOKUP)).toBe(lookups + 1);
+    expect(breaker.isOpen()).toBe(false);
+    expect(breaker.admit()).toBe('pass');
   });
 });
 
