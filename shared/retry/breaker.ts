@@ -4,7 +4,8 @@ import { isOutageKind } from './outage.js';
 /**
  * A circuit breaker per worker container: after a run of consecutive upstream failures (the service is
  * down, not one request unlucky) it opens, and queued events are deferred without calling; once per
- * period one event goes through as a probe. A success closes it; a failed probe keeps it open for
+ * period one event goes through as a probe (the worker first makes a health read for it:
+ * shared/consumer/record.ts `trial`). A success closes it; a failed probe keeps it open for
  * another period, twice as long as the last, up to `openMs`. So a short fault (a burst of 5xx, a few
  * slow answers) holds the events for seconds, not a whole `openMs`, while a dead service still costs
  * each container at most one probe per `openMs` once it has failed a few probes in a row.
