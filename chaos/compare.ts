@@ -35,6 +35,13 @@ export interface Comparison {
 /** A redemption's deduction or its points given back (`lp1:<source>:redeem[-return]:…`). */
 const REDEMPTION_ENTRY = /^lp1:[^:]+:redeem(?:-return)?:/;
 const ID_TOKEN = /(?<![0-9])[0-9]{18}(?![0-9])/g;
+/**
+ * A Smaregi till spend (`<sale>/spend-<g>`) or its give-back (`…/back`), marker-encoded: its own ledger
+ * order, not the sale's credit or a refund's debit. In a run every spend ends given back (smaregi.ts), so
+ * they are checked on their own: per sale and generation, at most one deduction and exactly one
+ * give-back of what it took, or neither (the worker read the sale after its payment was corrected).
+ */
+const TILL_SPEND = /%2Fspend-([0-9]+)(%2Fback)?$/i;
 
 export function compareWithModel(model: Model, observed: ObservedCustomer[]): Comparison {
   const mismatches: Mismatch[] = [];
@@ -57,13 +64,18 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
 
     const credits = new Map<string, number[]>();
     const debits = new Map<string, number[]>();
+    const spends: TillSpends = new Map();
     for (const entry of customer.history) {
       if (entry.point === 0) continue; // a zero grant moves no point; doubling it loses nothing
       // Redemptions belong to no order: redemption-clicks.ts checks each request's entries, the balance counts them.
       if (REDEMPTION_ENTRY.test(entry.remarks ?? '')) continue;
-      totals.entries += 1;
-      if (entry.point > 0) totals.credited += entry.point;
-      else totals.debited -= entry.point;
+      // A till spend and its give-back are not the sale's points (checked below, netting 0).
+      const spend = TILL_SPEND.exec(entry.remarks ?? '');
+      if (!spend) {
+        totals.entries += 1;
+        if (entry.point > 0) totals.credited += entry.point;
+        else totals.debited -= entry.point;
+      }
       const text = `${entry.remarks ?? ''} ${entry.title ?? ''}`;
       const orderId = [...text.matchAll(ID_TOKEN)].map((m) => m[0]).find((token) => model.orders.has(token));
       if (orderId === undefined) {
@@ -79,9 +91,17 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
         });
         continue;
       }
+      if (spend) {
+        const key = `${orderId} spend-${spend[1]}`;
+        const found = spends.get(key) ?? { orderId, taken: [], back: [] };
+        (spend[2] ? found.back : found.taken).push(entry.point);
+        spends.set(key, found);
+        continue;
+      }
       const bucket = entry.point > 0 ? credits : debits;
       bucket.set(orderId, [...(bucket.get(orderId) ?? []), entry.point]);
     }
+    mismatches.push(...tillSpendMismatches(customer.index, spends));
 
     for (const orderId of expected.orders) {
       const order = model.orders.get(orderId);
@@ -118,4 +138,23 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
     if (!seen.has(index)) mismatches.push({ customer: index, what: 'customer was not read back' });
   }
   return { mismatches, observed: totals };
+}
+
+type TillSpends = Map<string, { orderId: string; taken: number[]; back: number[] }>;
+
+/** Each till spend of a customer's sales: at most one deduction, and given back exactly (or neither). */
+function tillSpendMismatches(customer: number, spends: TillSpends): Mismatch[] {
+  const mismatches: Mismatch[] = [];
+  for (const [key, { orderId, taken, back }] of spends) {
+    const given = back.reduce((sum, p) => sum + p, 0);
+    const took = -taken.reduce((sum, p) => sum + p, 0);
+    if (taken.length > 1 || back.length !== taken.length || given !== took) {
+      mismatches.push({
+        customer,
+        orderId,
+        what: `till ${key}: deductions [${taken.join(', ')}], given back [${back.join(', ')}], expected one of each netting 0 (or none)`,
+      });
+    }
+  }
+  return mismatches;
 }

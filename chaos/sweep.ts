@@ -57,10 +57,14 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   for (let seed = options.seeds.from; seed <= options.seeds.to; seed += 1) {
     for (let repeat = 1; repeat <= options.repeat; repeat += 1) {
       const runLog: string[] = [];
+      const runStarted = now();
       const result = await options.runOne(seed, (line) => runLog.push(line));
+      // The run's wall time, its stack's set-up and close included (the issue: at most 5 minutes a run here).
+      const runWall = `run_wall_s=${Math.round((now() - runStarted) / 1000)}`;
+      runLog.unshift(`sweep: seed ${seed} run ${repeat}/${options.repeat} ${runWall}`);
       runs += 1;
       const report = formatReport(result);
-      options.progress?.(`sweep: seed ${seed} run ${repeat}/${options.repeat}: ${report.at(-1) ?? ''}`);
+      options.progress?.(`sweep: seed ${seed} run ${repeat}/${options.repeat} ${runWall}: ${report.at(-1) ?? ''}`);
       // Every run's report is kept (a passing run's latency is worth reading too); failing ones are named.
       const bad = failedRun(result);
       const file = join(options.reportsDir, `seed-${seed}-run-${repeat}${bad ? '-FAILED' : ''}.txt`);

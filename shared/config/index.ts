@@ -8,6 +8,7 @@ export { createSecretsManagerReader, SECRET_CACHE_TTL_MS, type SecretReader } fr
 export { perSourceClients, readJsonSecret } from './shop-api-access.js';
 export { minWebhookSecretChars } from './secret-strength.js';
 export {
+  CIRCUIT_FIRST_PROBE_SECONDS,
   checkedTiming,
   deferralSeconds,
   deriveTiming,

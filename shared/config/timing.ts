@@ -14,6 +14,13 @@ export const LEASE_MARGIN_SECONDS = 15;
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 /** Deferrals are jittered down by at most this share ("equal-ish" jitter: never below 80 %). */
 export const BACKOFF_JITTER = 0.2;
+/**
+ * The circuit breaker's first period after it opens: the first probe goes after 5 s, and each failed
+ * probe doubles the period up to circuitOpenSeconds (5, 10, 20, 30, 30... with the default). A fault of
+ * a moment then holds the events for seconds; a service that stays down is still probed only once per
+ * circuitOpenSeconds after the first few probes.
+ */
+export const CIRCUIT_FIRST_PROBE_SECONDS = 5;
 /** SQS limits: visibility timeout (and ChangeMessageVisibility) at most 12 h; maxReceiveCount 1..1000. */
 export const SQS_MAX_VISIBILITY_SECONDS = 43_200;
 export const SQS_MAX_RECEIVE_COUNT = 1000;
@@ -30,7 +37,10 @@ export const TIMING_DEFAULTS = {
   retentionSeconds: 4 * 86_400,
   /** Failed attempts (exceptions, invalid events, configuration errors) before a message goes to the DLQ. */
   poisonReceives: 5,
-  /** How long the circuit breaker stays open before one probe goes through (per container). */
+  /**
+   * The longest the circuit breaker stays open before one probe goes through (per container): the
+   * first probe goes sooner (CIRCUIT_FIRST_PROBE_SECONDS), each failed one doubles the wait up to this.
+   */
   circuitOpenSeconds: 30,
 } as const;
 

@@ -4,7 +4,7 @@ import type { QueuedEvent } from '../events/index.js';
 import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME } from '../metrics/index.js';
 import { eventIds, outcomeFields, type ProcessOutcome, type Processor, recordOutcomeMetrics } from '../points/index.js';
 import { asideStateOf, queueMessageFor } from '../queue/index.js';
-import { deferralFor, retryReason, type Verdict } from '../retry/index.js';
+import { type Admission, deferralFor, retryReason, type Verdict } from '../retry/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 import { setAside } from './aside.js';
 import { CircuitOpen, Failed, NotYet, RetryLater } from './errors.js';
@@ -84,7 +84,7 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
       delays.set(record.messageId, { seconds: Math.max(1, Math.ceil((aside.wakeAt - now) / 1000)), waiting: true });
       throw new NotYet(aside.reason);
     }
-    const admission = breaker.admit();
+    const admission = await trial(deps, breaker.admit());
     if (admission === 'reject') {
       // Until the breaker lets a probe through, not a growing backoff: a short fault that opened it must not
       // hold its customers for minutes (a long outage pauses pulling instead: shared/consumer/pull.ts).
@@ -118,6 +118,19 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     if (verdict === undefined) return;
     return wait(verdict, reason, () => undefined, new RetryLater(outcome), step);
   };
+}
+
+/** The breaker's probe made by the health probe when there is one: the service up closes it, the event then passes. */
+async function trial(deps: ConsumerDeps, admission: Admission): Promise<Admission> {
+  if (admission !== 'probe' || deps.probe === undefined) return admission;
+  try {
+    await deps.probe();
+  } catch {
+    // The client recorded the failure with the breaker (an outage keeps it open; any answer closes it).
+  } finally {
+    deps.breaker.probeDone();
+  }
+  return deps.breaker.isOpen() ? 'reject' : 'pass';
 }
 
 /** A customer event that credited earlier purchases in this pass moved forward: its backoff restarts. */

@@ -7,6 +7,7 @@ import type { MetricsSink } from '../points/index.js';
 import type { EventQueue, MessageVisibility } from '../queue/index.js';
 import type { CircuitBreaker } from '../retry/index.js';
 import type { OutagePause } from './pull.js';
+import type { UpstreamProbe } from './recovery.js';
 
 /** What the queue consumer needs around the processor (all passed in: tests give real local ones). */
 export interface ConsumerDeps {
@@ -24,6 +25,12 @@ export interface ConsumerDeps {
   random?: () => number;
   /** A pause of pulling under way (pull.ts): the batch waits for it before it returns. */
   outagePause?: Pick<OutagePause, 'flush'>;
+  /**
+   * The breaker's half-open trial (probe.ts: one read of an id nobody has, through the client the breaker
+   * records): made before the event's own calls, so a fault of one request (a 500 on a grant) does not
+   * keep the breaker open for everyone. Without it the event's own calls are the trial.
+   */
+  probe?: UpstreamProbe;
   /** The activity record: each receive's outcome filed under its order (best effort, never read to decide). */
   activity?: Pick<ActivityRecorder, 'received'>;
 }

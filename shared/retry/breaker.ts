@@ -1,11 +1,14 @@
+import { CIRCUIT_FIRST_PROBE_SECONDS } from '../config/index.js';
 import { isOutageKind } from './outage.js';
 
 /**
  * A circuit breaker per worker container: after a run of consecutive upstream failures (the service is
  * down, not one request unlucky) it opens, and queued events are deferred without calling; once per
- * `openMs` one event goes through as a probe. A success closes it; a failed probe keeps it open for
- * another period. So a dead service costs each container at most one probe per period, whatever the
- * backlog.
+ * period one event goes through as a probe (the worker first makes a health read for it:
+ * shared/consumer/record.ts `trial`). A success closes it; a failed probe keeps it open for
+ * another period, twice as long as the last, up to `openMs`. So a short fault (a burst of 5xx, a few
+ * slow answers) holds the events for seconds, not a whole `openMs`, while a dead service still costs
+ * each container at most one probe per `openMs` once it has failed a few probes in a row.
  */
 
 export type Admission = 'pass' | 'probe' | 'reject';
@@ -25,7 +28,10 @@ export interface CircuitBreaker {
 }
 
 export interface CircuitBreakerOptions {
+  /** The longest period between probes (CIRCUIT_OPEN_SECONDS): a failing service is probed at least this rarely. */
   openMs: number;
+  /** The first period after it opens (default CIRCUIT_FIRST_PROBE_SECONDS, at most `openMs`); each failed probe doubles it. */
+  firstProbeMs?: number;
   /** Consecutive outage failures that open it. */
   failureThreshold?: number;
   now?: () => number;
@@ -34,14 +40,22 @@ export interface CircuitBreakerOptions {
 export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBreaker {
   const now = options.now ?? Date.now;
   const threshold = options.failureThreshold ?? 5;
+  const firstMs = Math.min(options.firstProbeMs ?? CIRCUIT_FIRST_PROBE_SECONDS * 1000, options.openMs);
   let failures = 0;
   let openSince: number | undefined;
   let openUntil = 0;
+  let periodMs = firstMs;
   let probing = false;
 
+  /** Opening starts at the first period; a failed probe doubles it; a call already in flight keeps it. */
   const open = () => {
-    openSince ??= now();
-    openUntil = now() + options.openMs;
+    if (openSince === undefined) {
+      openSince = now();
+      periodMs = firstMs;
+    } else if (probing) {
+      periodMs = Math.min(options.openMs, periodMs * 2);
+    }
+    openUntil = now() + periodMs;
   };
   return {
     admit() {

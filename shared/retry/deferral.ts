@@ -74,9 +74,23 @@ export function deferralFor(
   // waiting for its purchase: no wait need outlast the moment it is parked.
   const until = outcome !== 'circuit_open' && (kind === 'lease_held' || kind === 'refund_waiting') ? untilOf(outcome, kind) : undefined;
   if (until !== undefined && message.nowMs !== undefined) {
-    return { defer: true, seconds: Math.max(1, Math.min(seconds, Math.ceil((until - message.nowMs) / 1000) + 1)) };
+    const paced = kind === 'lease_held' ? Math.min(seconds, leasePace(until, message.nowMs, settings, random)) : seconds;
+    return { defer: true, seconds: Math.max(1, Math.min(paced, Math.ceil((until - message.nowMs) / 1000) + 1)) };
   }
   return { defer: true, seconds };
+}
+
+/**
+ * A lease met: wait about as long as it has been held (at least the backoff's first step). The count of
+ * earlier waits says nothing about this lease: a refund that lost its order to sibling refunds a few
+ * times in a row meets a lease taken a moment ago by a live attempt that finishes within seconds, and
+ * must not sleep a whole lease for it. A lease held long already is more likely a crashed attempt's: its
+ * end (the cap above) comes soon anyway. Leases are taken for `leaseSeconds` (shared/ledger), so
+ * `until` tells when it was taken.
+ */
+function leasePace(until: number, nowMs: number, settings: DeferralSettings, random: () => number): number {
+  const heldSeconds = Math.max(0, nowMs - (until - settings.leaseSeconds * 1000)) / 1000;
+  return deferralSeconds(1, settings, random, heldSeconds);
 }
 
 /** The moment a lease_held or refund_waiting wait ends: the outcome's own, or its pending earlier purchase's. */

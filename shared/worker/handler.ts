@@ -1,4 +1,4 @@
-import { type BatchHandler, batchHandler } from '../consumer/index.js';
+import { type BatchHandler, batchHandler, openApiProbe } from '../consumer/index.js';
 import { createInvocationBudget } from '../openapi/index.js';
 import { createCircuitBreaker } from '../retry/index.js';
 import { breakerFed } from './feed.js';
@@ -14,5 +14,7 @@ export function workerHandler(deps: WorkerDeps): BatchHandler {
   const breaker = deps.breaker ?? createCircuitBreaker({ openMs: deps.settings.circuitOpenSeconds * 1000, now: deps.clock });
   const { openapi, outagePause } = breakerFed(deps, breaker);
   const budget = deps.budget ?? createInvocationBudget();
-  return batchHandler({ ...deps, breaker, outagePause, budget }, withTimeToStart(workerProcessor(deps, openapi, budget), budget));
+  const processor = withTimeToStart(workerProcessor(deps, openapi, budget), budget);
+  // The breaker's half-open trial is the recovery probe's read, through the client it records (breakerFed above).
+  return batchHandler({ ...deps, breaker, outagePause, budget, probe: openApiProbe(openapi, 'shopify') }, processor);
 }

@@ -82,4 +82,22 @@ describe('the comparison with the model', () => {
     expect(compareWithModel(redeemed, observe(history, 5)).mismatches).toEqual([]);
     expect(compareWithModel(redeemed, observe(history, 25)).mismatches.map((m) => m.what)).toEqual(['balance 25, expected 5']);
   });
+
+  it('checks a till spend and its give-back on their own, not as the sale credit and a debit', () => {
+    const spend = (id: string, point: number, back: boolean) => ({
+      id,
+      point,
+      title: null,
+      remarks: `lp1:smaregi:order:${ORDER}%2Fspend-1${back ? '%2Fback' : ''}`,
+    });
+    const given = [debit('2'), credit('1'), spend('3', -1, false), spend('4', 1, true)];
+    expect(compareWithModel(model, observe(given, 25)).mismatches).toEqual([]);
+    const twice = [debit('2'), credit('1'), spend('3', -1, false), spend('4', -1, false), spend('5', 1, true)];
+    expect(compareWithModel(model, observe(twice, 24)).mismatches.map((m) => m.what)).toEqual([
+      'balance 24, expected 25',
+      `till ${ORDER} spend-1: deductions [-1, -1], given back [1], expected one of each netting 0 (or none)`,
+    ]);
+    const notBack = [debit('2'), credit('1'), spend('3', -1, false)];
+    expect(compareWithModel(model, observe(notBack, 24)).mismatches).toHaveLength(2);
+  });
 });

@@ -89,4 +89,28 @@ describe('the chaos sweep', () => {
     expect(report).toContain('ran seed 2');
     expect(report).toContain('chaos: events=40 faults=0 mismatches=1 unfinished=1 dead_lettered=1 latency_p99_ours_s=2');
   });
+
+  it("gives each run's wall time, set-up included, in its progress line and at the top of its report", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sweep-'));
+    let clock = 0;
+    const progress: string[] = [];
+    await runSweep({
+      seeds: { from: 4, to: 4 },
+      repeat: 2,
+      reportsDir: dir,
+      events: 40,
+      runOne: async (seed) => {
+        clock += 150_000;
+        return result(seed);
+      },
+      out: () => undefined,
+      progress: (line) => progress.push(line),
+      now: () => clock,
+    });
+    expect(progress.map((line) => /^sweep: seed 4 run (\d\/2) run_wall_s=(\d+): chaos: /.exec(line)?.slice(1))).toEqual([
+      ['1/2', '150'],
+      ['2/2', '150'],
+    ]);
+    expect((await readFile(join(dir, 'seed-4-run-2.txt'), 'utf8')).split('\n')[0]).toBe('sweep: seed 4 run 2/2 run_wall_s=150');
+  });
 });

@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { depsFromEnv, makeHandler } from '../../../functions/process-events.js';
 import { lambdaContext } from '../../../local/lambda/context.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
+import { CIRCUIT_FIRST_PROBE_SECONDS } from '../../../shared/config/index.js';
+import { createCircuitBreaker } from '../../../shared/retry/index.js';
 import { linkedEvent } from '../../../shared/customers/index.js';
 import { createLocalQueue } from '../../../local/queue/index.js';
 import { systemClock } from '../../../local/queue/clock.js';
@@ -271,7 +273,8 @@ describe('process-events handler: waiting is not failing', () => {
     expect(await lookups()).toBe(spent);
     const deferred = changes.at(-1)!;
     expect(deferred).toHaveLength(4);
-    for (const change of deferred) expect(change.seconds).toBeGreaterThanOrEqual(30);
+    // Until its first probe (CIRCUIT_FIRST_PROBE_SECONDS after it opened), not a growing backoff.
+    for (const change of deferred) expect(change.seconds).toBeGreaterThanOrEqual(CIRCUIT_FIRST_PROBE_SECONDS);
   });
 });
 
@@ -343,7 +346,7 @@ describe('process-events handler: a waiting event does not hold its customer', (
   it('sets an event met by an open breaker aside until the breaker lets a probe through, however often it waited before', async () => {
     const { queue, handle } = withQueue();
     await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
-    // Five failing calls open the breaker (30 s by default).
+    // Five failing calls open the breaker (its first probe 5 s later).
     await handle(sqsEvent(...Array.from({ length: 5 }, (_, i) => sentAgo(sqsRecord(purchase(), `open-${i}`), 0))));
     await h.emulator.clearFaults();
     const event = purchase();
@@ -359,9 +362,9 @@ describe('process-events handler: a waiting event does not hold its customer', (
     expect(await h.calls(LOOKUP)).toBe(before);
     const again = (await held(queue)).find((r) => (JSON.parse(r.body) as { eventId: string }).eventId === event.eventId);
     const wakeAt = Number(again?.messageAttributes[ASIDE_ATTRIBUTES.wakeAt]?.stringValue);
-    // Due when the breaker half-opens (30 s), not after the eighth step of a growing backoff.
-    expect(wakeAt - h.clock()).toBeGreaterThanOrEqual(29_000);
-    expect(wakeAt - h.clock()).toBeLessThanOrEqual(31_000);
+    // Due when the breaker half-opens (its first probe, 5 s), not after the eighth step of a growing backoff.
+    expect(wakeAt - h.clock()).toBeGreaterThanOrEqual((CIRCUIT_FIRST_PROBE_SECONDS - 1) * 1000);
+    expect(wakeAt - h.clock()).toBeLessThanOrEqual((CIRCUIT_FIRST_PROBE_SECONDS + 1) * 1000);
   });
 
   it('starts the backoff again when a waiting event meets a server fault after waiting for something else (the breaker)', async () => {
@@ -482,6 +485,35 @@ describe('process-events handler: a waiting event does not hold its customer', (
       expect(await h.ledger.getOrder(order)).not.toHaveProperty('unlinkedCustomer');
     }
     expect((await h.api.getMember(member)).point).toBe(100);
+  });
+});
+
+describe('process-events handler: the breaker half-opens with a read of its own', () => {
+  it("closes on its probe read, so a one-off fault on the first event's debit does not keep it open for everyone", async () => {
+    const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
+    const visibility: MessageVisibility = { changeVisibility: async () => undefined };
+    const breaker = createCircuitBreaker({ openMs: 30_000, now: h.clock });
+    const handle = makeHandler(
+      depsFromEnv(env(), { clock: h.clock, breaker, visibility, random: () => 0, logger: quiet, metrics }),
+    );
+    const sale = purchase();
+    await handle(sqsEvent(sentAgo(sqsRecord(sale, 'shopify:sale'), 0)));
+    expect(await h.ledger.getOrder(sale)).toMatchObject({ outcome: 'credited' });
+    // The service fails until the breaker opens, then is back; one request of the next event still meets a 500.
+    await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
+    for (let i = 0; i < 5 && !breaker.isOpen(); i += 1) await handle(sqsEvent(sentAgo(sqsRecord(purchase(), `open-${i}`), 0)));
+    expect(breaker.isOpen()).toBe(true);
+    await h.emulator.clearFaults();
+    h.clock.advance(breaker.remainingMs());
+    await h.emulator.addFault({ method: 'POST', path: '/points$', fault: 'error_500', times: 1 });
+    const lookups = await h.calls(LOOKUP);
+    const result = await handle(sqsEvent(sentAgo(sqsRecord(refund(sale, 'r1', 400), 'shopify:sale'), 0)));
+    // The refund's debit failed on its own (retried later); the probe's read found the service up.
+    expect(result.batchItemFailures).toHaveLength(1);
+    expect(await h.calls(LOOKUP)).toBe(lookups + 1);
+    expect(breaker.isOpen()).toBe(false);
+    expect(breaker.admit()).toBe('pass');
   });
 });
 

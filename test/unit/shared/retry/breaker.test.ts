@@ -18,13 +18,52 @@ describe('the circuit breaker', () => {
     expect(b.admit()).toBe('pass');
   });
 
-  it('opens after consecutive outage failures and rejects calls until the period is over', () => {
+  it('opens after consecutive outage failures and rejects calls until its first period is over', () => {
     const { b, advance } = breaker();
     for (let i = 0; i < 3; i += 1) b.record(fail(i === 1 ? 'network' : 'timeout'));
     expect(b.admit()).toBe('reject');
-    advance(29_999);
+    advance(4_999);
     expect(b.admit()).toBe('reject');
     expect(b.remainingMs()).toBe(1);
+  });
+
+  it('probes 5 s after it opens, and doubles the wait after each failed probe up to the open period', () => {
+    const { b, advance } = breaker();
+    for (let i = 0; i < 3; i += 1) b.record(fail());
+    const waits: number[] = [];
+    for (let probe = 0; probe < 5; probe += 1) {
+      waits.push(b.remainingMs());
+      advance(b.remainingMs());
+      expect(b.admit()).toBe('probe');
+      b.record(fail());
+      b.probeDone();
+    }
+    expect(waits).toEqual([5_000, 10_000, 20_000, 30_000, 30_000]);
+  });
+
+  it('starts again at the first period when it opens again after closing', () => {
+    const { b, advance } = breaker();
+    for (let i = 0; i < 3; i += 1) b.record(fail());
+    for (let probe = 0; probe < 3; probe += 1) {
+      advance(b.remainingMs());
+      b.admit();
+      b.record(fail());
+      b.probeDone();
+    }
+    advance(b.remainingMs());
+    b.admit();
+    b.record({ ok: true });
+    b.probeDone();
+    for (let i = 0; i < 3; i += 1) b.record(fail());
+    expect(b.remainingMs()).toBe(5_000);
+  });
+
+  it('keeps the period when a call already in flight fails while it is open (only a failed probe lengthens it)', () => {
+    const { b, advance } = breaker();
+    for (let i = 0; i < 3; i += 1) b.record(fail());
+    advance(1_000);
+    b.record(fail());
+    expect(b.remainingMs()).toBe(5_000);
   });
 
   it('lets exactly one probe through per period while open', () => {

@@ -69,6 +69,22 @@ describe('a lease held by another attempt', () => {
     });
   });
 
+  it('waits seconds for a lease taken a moment ago, however often it waited for other leases before', () => {
+    // Taken 1 s ago (leases run 45 s): a live holder, likely done within seconds; the old policy slept to its end (45 s).
+    const fresh = { kind: 'lease_held' as const, until: 100_000 + 44_000 };
+    expect(deferralFor(fresh, { receive: 7, ageMs: 90_000, nowMs: 100_000 }, settings, () => 0)).toEqual({ defer: true, seconds: 2 });
+    const linked = { kind: 'linked' as const, earlier: { pendingKind: 'lease_held', pendingUntil: 100_000 + 44_000 } };
+    expect(deferralFor(linked, { receive: 9, ageMs: 90_000, nowMs: 100_000 }, settings, () => 0)).toEqual({ defer: true, seconds: 2 });
+  });
+
+  it('waits about as long as a lease has been held, never longer than the backoff would, nor past its end', () => {
+    const heldTen = { kind: 'lease_held' as const, until: 100_000 + 35_000 };
+    expect(deferralFor(heldTen, { receive: 6, ageMs: 90_000, nowMs: 100_000 }, settings, () => 0)).toEqual({ defer: true, seconds: 10 });
+    expect(deferralFor(heldTen, { receive: 2, ageMs: 90_000, nowMs: 100_000 }, settings, () => 0)).toEqual({ defer: true, seconds: 4 });
+    const heldForty = { kind: 'lease_held' as const, until: 100_000 + 5_000 };
+    expect(deferralFor(heldForty, { receive: 6, ageMs: 90_000, nowMs: 100_000 }, settings, () => 0)).toEqual({ defer: true, seconds: 6 });
+  });
+
   it('never waits past the lease’s end, when a crashed holder’s lease can be taken over', () => {
     expect(deferralFor({ kind: 'lease_held', until: 45_000 }, { receive: 5, ageMs: 30_000, nowMs: 30_000 }, settings, () => 0)).toEqual({
       defer: true,
