@@ -6,7 +6,7 @@ import { jsonLoggerFromEnv } from '../shared/logging/index.js';
 import { type CredentialsProvider, createOpenApiClient, credentialsFromEnv } from '../shared/openapi/index.js';
 import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import { handlePointsPage, handleRedeem, type RedemptionProxyDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
-import { loadSources } from '../shared/sources/index.js';
+import { loadSourceSettings } from '../shared/sources/index.js';
 
 /**
  * shopify-app-proxy: the Shopify App Proxy's routes: `GET|POST /proxy/shopify/link`, the link request
@@ -81,7 +81,7 @@ export function depsFromEnv(
   env: NodeJS.ProcessEnv,
   overrides: Partial<AppProxyDeps> & { credentials?: CredentialsProvider } = {},
 ): AppProxyDeps {
-  const sources = loadSources(env[ENV.SOURCES_CONFIG]);
+  const sources = loadSourceSettings(env[ENV.SOURCES_CONFIG]);
   const linking = sources.get(SOURCE)?.customerLinking?.();
   if (!linking) throw new Error(`the ${SOURCE} source is not configured (SOURCES_CONFIG): the app proxy links its customers`);
   const openapi =

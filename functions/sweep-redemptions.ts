@@ -8,7 +8,7 @@ import {
   sweepRedemptions,
   sweepSummary,
 } from '../shared/redemption/index.js';
-import { loadSources } from '../shared/sources/index.js';
+import { loadSourceSettings } from '../shared/sources/index.js';
 
 /**
  * sweep-redemptions: on an EventBridge schedule, ends the unused discount codes past their validity
@@ -33,7 +33,7 @@ export function makeHandler(depsOf: (source: string) => RedemptionDeps | undefin
 }
 
 export function depsFromEnv(env: NodeJS.ProcessEnv): (source: string) => RedemptionDeps | undefined {
-  const sources = loadSources(env[ENV.SOURCES_CONFIG]);
+  const sources = loadSourceSettings(env[ENV.SOURCES_CONFIG]);
   const openapi = createOpenApiClient({
     credentials: credentialsFromEnv(env),
   });

@@ -5,7 +5,7 @@ import { createRedemptionLedger } from '../ledger/index.js';
 import type { Logger } from '../logging/index.js';
 import type { OpenApiClient } from '../openapi/index.js';
 import { createShopifyAdminClient, secretsManagerAdminToken, type ShopifyAdminClient } from '../sources/shopify/index.js';
-import type { SourceSet } from '../sources/index.js';
+import type { SourceSettingsSet } from '../sources/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 import type { RedemptionDeps } from './protocol.js';
 import { lazySchema } from '../schema/index.js';
@@ -54,7 +54,7 @@ export function adminClientFromEnv(env: NodeJS.ProcessEnv, reader: () => SecretR
 /** The redemption dependencies of `source`, or undefined when it does not redeem (not configured, or disabled). */
 export function redemptionDepsFromEnv(
   env: NodeJS.ProcessEnv,
-  sources: SourceSet,
+  sources: SourceSettingsSet,
   source: string,
   parts: {
     openapi: RedemptionDeps['openapi'] | OpenApiClient;

@@ -2,9 +2,11 @@
 export { unsafeCustomerId } from './path-safe.js';
 export { isSourcesConfigError } from './errors.js';
 export { loadSources, type SourceSet } from './registry.js';
+export { loadSourceSettings, type SourceSettingsSet } from './source-settings.js';
 export { DEFAULT_SHOPIFY_API_VERSION } from './shopify/webhook-subscriptions.js';
 export { SHOPIFY_MAX_BODY_BYTES } from './shopify/webhook.js';
 export type {
+  ConfiguredSettings,
   ConfiguredSource,
   CustomerLinking,
   Outcome,

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { posSource } from './pos/webhook.js';
 import { shopifySource } from './shopify/webhook.js';
 import { smaregiSource } from './smaregi/webhook.js';
@@ -7,9 +6,7 @@ import type { PointsEvent, QueuedEvent } from '../events/index.js';
 import type { ConfiguredSource, Outcome, SignedRequest, SourceError, ThinPart, WebhookSource } from './types.js';
 import { ok, rejected } from './types.js';
 import { schemaError } from './payload.js';
-import { sourcesConfigError } from './errors.js';
-import { parseJsonOrUndefined } from '../text/index.js';
-import { lazySchema } from '../schema/index.js';
+import { readSourcesConfig, SETTINGS_KINDS } from './source-settings.js';
 
 /**
  * Every kind of webhook source there is, keyed by its kind. A new sender: its folder, one line here (the
@@ -26,15 +23,14 @@ export const KINDS = {
 /** A registered sender kind. */
 export type SenderKind = keyof typeof KINDS;
 
+// Both tables name the same kinds (a compile error otherwise): a new sender adds a line to each, in the same order.
+const sameKinds: [Record<SenderKind, unknown>, Record<keyof typeof SETTINGS_KINDS, unknown>] = [SETTINGS_KINDS, KINDS];
+void sameKinds;
+
 // biome-ignore lint/suspicious/noExplicitAny: as KINDS
 const byKind: Readonly<Record<string, WebhookSource<any, any, QueuedEvent>>> = KINDS;
 
-/** Sources enabled when SOURCES_CONFIG does not mention them (each with its defaults). */
-const BUILT_IN = ['shopify', 'pos'] as const;
-
 export type SourceSet = ReadonlyMap<string, ConfiguredSource>;
-
-const SourceName = lazySchema(() => z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/));
 
 /** Binds a source to its settings: what the intake calls. */
 export function configureSource<S, P, E extends QueuedEvent = PointsEvent>(
@@ -89,36 +85,11 @@ function partProblem(part: ThinPart | undefined, events: readonly QueuedEvent[])
  * Shape: `{ "<name>": false | { "kind"?: "shopify" | "pos", ...settings } }`; the name is the URL
  * segment (`/webhooks/<name>`) and the kind defaults to it. `shopify` and `pos` are enabled with
  * defaults unless configured or set to `false`. Throws a ConfigurationError (invalid_sources_config) naming the bad field.
+ * Functions that only read settings use loadSourceSettings (source-settings.ts): same rules, no parsers.
  */
 export function loadSources(configJson: string | undefined): SourceSet {
-  let config: unknown = {};
-  if (configJson !== undefined && configJson.trim() !== '') {
-    config = parseJsonOrUndefined(configJson);
-    if (config === undefined) throw sourcesConfigError('is not valid JSON');
-  }
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    throw sourcesConfigError('expected a JSON object keyed by source name');
-  }
-  const entries: Record<string, unknown> = { ...Object.fromEntries(BUILT_IN.map((n) => [n, {}])), ...config };
   const sources = new Map<string, ConfiguredSource>();
-  for (const [name, entry] of Object.entries(entries)) {
-    if (!SourceName.safeParse(name).success)
-      throw sourcesConfigError(`source name "${name.slice(0, 40)}" must be 1-32 lower-case letters, digits or -`);
-    if (entry === false) continue;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      throw sourcesConfigError(`${name}: expected an object of settings, or false to disable`);
-    }
-    const { kind = name, ...settings } = entry as Record<string, unknown>;
-    const source = typeof kind === 'string' && Object.hasOwn(byKind, kind) ? byKind[kind] : undefined;
-    if (!source) throw sourcesConfigError(`${name}.kind: unknown source kind; known: ${Object.keys(KINDS).join(', ')}`);
-    const parsed = source.settingsSchema.safeParse(settings);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const path = [name, ...(issue?.path ?? []).map(String)].join('.');
-      throw sourcesConfigError(`${path}: ${issue?.message ?? 'invalid'}`);
-    }
-    sources.set(name, configureSource(source, name, parsed.data));
-  }
+  for (const { name, kind, settings } of readSourcesConfig(configJson, byKind)) sources.set(name, configureSource(kind, name, settings));
   return sources;
 }
 

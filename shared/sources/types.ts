@@ -89,6 +89,21 @@ export interface WebhookSource<Settings, Payload, Event extends QueuedEvent = Po
   readonly thinPart?: ThinPart;
 }
 
+/**
+ * The settings side of a kind of source (shared/sources/<kind>/settings.ts): its schema and what its
+ * settings say about customers. Functions that only read settings (the worker's redemptions, the App
+ * Proxy, the sweep) load these, without the webhook parsing (shared/sources/source-settings.ts).
+ */
+export type SourceSettingsKind<Settings> = Pick<WebhookSource<Settings, unknown>, 'kind' | 'settingsSchema' | 'customerLinking'>;
+
+/** A source with its settings bound, settings side only (ConfiguredSource fits it too). */
+export interface ConfiguredSettings {
+  readonly name: string;
+  readonly kind: string;
+  /** See WebhookSource.customerLinking. */
+  customerLinking?(): CustomerLinking;
+}
+
 /** A sender's part of its thin events: the message key, its `kind` and its schema. */
 export interface ThinPart {
   readonly key: string;

@@ -2,7 +2,7 @@ import { ENV } from '../config/index.js';
 import { type Clock, createRedemptionLedger, type Ledger } from '../ledger/index.js';
 import type { PointsApi } from '../points/index.js';
 import { redemptionDepsFromEnv, type UsageDeps } from '../redemption/index.js';
-import { loadSources } from '../sources/index.js';
+import { loadSourceSettings } from '../sources/index.js';
 import type { LedgerTable } from './stores.js';
 import type { WorkerLogger } from './types.js';
 
@@ -16,7 +16,7 @@ export function redemptionUsageFromEnv(
   clock: Clock,
 ): UsageDeps | undefined {
   if (!env[ENV.LEDGER_TABLE] || !('getMemberByExternalId' in openapi)) return undefined;
-  const sources = loadSources(env[ENV.SOURCES_CONFIG]);
+  const sources = loadSourceSettings(env[ENV.SOURCES_CONFIG]);
   const api = openapi as unknown as Parameters<typeof redemptionDepsFromEnv>[3]['openapi'];
   const bySource = new Map<string, ReturnType<typeof redemptionDepsFromEnv>>();
   for (const name of sources.keys()) {

@@ -4,29 +4,17 @@ import { header } from '../headers.js';
 import { parseJsonBody } from '../json.js';
 import { type Decimal, compareDecimals, formatDecimal, subtractDecimals, toUnits, ZERO } from '../../money/index.js';
 import { CurrencyCode, DateTimeWithOffset, DecimalString, invalid, schemaError } from '../payload.js';
-import { EXTERNAL_ID, ExternalKey, commonSettings, renderTitle } from '../settings.js';
+import { EXTERNAL_ID, ExternalKey, renderTitle } from '../settings.js';
 import { decodeHex, hmacSha256, macEquals } from '../signature.js';
 import { pathSafe } from '../path-safe.js';
 import type { Outcome, SignedRequest, SourceError, VerifyOptions, WebhookSource } from '../types.js';
 import { ignored, ok, rejected } from '../types.js';
 import { lazyObject, lazySchema } from '../../schema/index.js';
+import { PosSettings } from './settings.js';
+
+export { PosSettings } from './settings.js';
 
 /** POS receipts and returns in the project's own format: docs/pos-format.md. */
-
-export const PosSettings = lazySchema(() =>
-  z
-    .object({
-      /** The external key a member card number is looked up by. */
-      externalKey: ExternalKey.default('pos_card'),
-      /** Further external keys the POS may name explicitly (`customer.externalKey`). */
-      allowedExternalKeys: z.array(ExternalKey).default([]),
-      ...commonSettings(),
-      /** How far the signature timestamp may be from now, either way (replay window). */
-      timestampToleranceSeconds: z.number().int().positive().max(86_400).default(300),
-    })
-    .strict(),
-);
-export type PosSettings = z.infer<typeof PosSettings>;
 
 // No ':' (or other separator): ids are joined with ':' into event ids (`<source>:return:<receipt>:<return>`),
 // so receipt "A:B" with return "C" and receipt "A" with return "B:C" would share one.

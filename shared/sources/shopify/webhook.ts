@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import type { AmountTerms, Delivery, QueuedEvent, RefundParts } from '../../events/index.js';
 import { header } from '../headers.js';
 import { parseJsonBody } from '../json.js';
@@ -15,12 +14,11 @@ import {
   ZERO,
 } from '../../money/index.js';
 import { invalid, schemaError } from '../payload.js';
-import { ExternalKey, commonSettings, renderTitle } from '../settings.js';
+import { renderTitle } from '../settings.js';
 import { decodeBase64, hmacSha256, macEquals } from '../signature.js';
 import { enrolmentEvent, parseCustomer } from './webhook-customers.js';
-import { RedemptionSettings } from '../redemption-settings.js';
 import { parsePrivacyRequest, privacyEvent, SHOPIFY_PRIVACY_TOPICS, type ShopifyPrivacyTopic } from './webhook-privacy.js';
-import { DEFAULT_SHOPIFY_API_VERSION, SHOPIFY_API_VERSION, shopifySubscriptions, shopifyVersionMismatch } from './webhook-subscriptions.js';
+import { shopifySubscriptions, shopifyVersionMismatch } from './webhook-subscriptions.js';
 import {
   type MoneySet,
   SHOPIFY_TOPICS,
@@ -32,45 +30,9 @@ import {
 } from './webhook-payload.js';
 import type { Outcome, RequestHeaders, SignedRequest, SourceError, VerifyOptions, WebhookSource } from '../types.js';
 import { ignored, ok, rejected } from '../types.js';
-import { lazySchema } from '../../schema/index.js';
+import { ShopifySettings, shopifyCustomerLinking } from './settings.js';
 
-export const ShopifySettings = lazySchema(() =>
-  z
-    .object({
-      /** The membership external key holding the Shopify customer id. */
-      externalKey: ExternalKey.default('shopify'),
-      ...commonSettings(),
-      /** Count refund order adjustments (discrepancies; shipping refunds for the `total` basis). */
-      includeOrderAdjustments: z.boolean().default(false),
-      /**
-       * Shops whose deliveries count (`example.myshopify.com`); empty: any shop. One app secret
-       * signs for every shop the app is installed on, so a multi-shop app should list its shop.
-       */
-      shopDomains: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'expected <shop>.myshopify.com')).default([]),
-      /**
-       * The Shopify API version of the webhook deliveries and the Admin API calls (`2026-10`); a delivery
-       * made with another one is counted and logged. docs/runbook.md, "Upgrading the Shopify API version".
-       */
-      apiVersion: z
-        .string()
-        .regex(SHOPIFY_API_VERSION, 'a stable Shopify API version such as 2026-10')
-        .default(DEFAULT_SHOPIFY_API_VERSION),
-      /**
-       * `register`: a customer the shop creates (customers/create) is registered as a member with this
-       * source's external key, exactly once. `off` (default): customers/create is answered `ignored`.
-       */
-      enrolment: z.enum(['off', 'register']).default('off'),
-      /**
-       * When a customer is enrolled or linked, their purchases of this many days back that found no member
-       * (`customer_not_found`) are credited, once. 0: none.
-       */
-      retroCreditDays: z.number().int().min(0).max(365).default(30),
-      /** Points spent as single-use discount codes (off by default: a shop opts in). */
-      redemption: RedemptionSettings.prefault({}),
-    })
-    .strict(),
-);
-export type ShopifySettings = z.infer<typeof ShopifySettings>;
+export { ShopifySettings } from './settings.js';
 
 const TOPIC_NAME = /^[a-z0-9_]{1,40}\/[a-z0-9_]{1,40}$/;
 
@@ -404,6 +366,7 @@ export const SHOPIFY_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload, QueuedEvent> = {
   kind: 'shopify',
   settingsSchema: ShopifySettings,
+  customerLinking: shopifyCustomerLinking,
   verify,
   parse,
   normalise,
@@ -412,10 +375,4 @@ export const shopifySource: WebhookSource<ShopifySettings, ShopifyPayload, Queue
   maxBodyBytes: SHOPIFY_MAX_BODY_BYTES,
   subscriptions: shopifySubscriptions,
   versionMismatch: shopifyVersionMismatch,
-  customerLinking: (settings) => ({
-    externalKey: settings.externalKey,
-    retroCreditDays: settings.retroCreditDays,
-    shopDomains: settings.shopDomains,
-    redemption: settings.redemption,
-  }),
 };

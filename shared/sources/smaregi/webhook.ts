@@ -4,12 +4,14 @@ import type { PointsEvent } from '../../events/index.js';
 import { SmaregiStateFrom, type SmaregiThinEvent } from './thin.js';
 import { header } from '../headers.js';
 import { parseJsonBody } from '../json.js';
-import { AmountRule } from '../../money/index.js';
-import { ExternalKey, renderTitle, TitleTemplate } from '../settings.js';
+import { renderTitle } from '../settings.js';
 import { macEquals } from '../signature.js';
 import type { Outcome, SignedRequest, SourceError, VerifyOptions, WebhookSource } from '../types.js';
 import { ignored, ok, rejected } from '../types.js';
 import { lazyObject, lazySchema } from '../../schema/index.js';
+import { SmaregiSettings, smaregiCustomerLinking } from './settings.js';
+
+export { DEFAULT_SMAREGI_WEBHOOK_HEADER, SmaregiSettings } from './settings.js';
 
 /**
  * Smaregi Platform API webhooks (`pos:transactions`): ids only, no signature. The app chooses a header
@@ -18,77 +20,6 @@ import { lazyObject, lazySchema } from '../../schema/index.js';
  * another contract is refused (403). Each transaction id becomes one thin event; the worker fetches the
  * transaction's current state and acts on it (state.ts, in the worker), whatever the action.
  */
-export const DEFAULT_SMAREGI_WEBHOOK_HEADER = 'x-smaregi-webhook-token';
-
-export const SmaregiSettings = lazySchema(() =>
-  z
-    .object({
-      /** The contract (契約ID) whose deliveries this source takes; any other is refused with 403. */
-      contractId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a Smaregi contract id is 1-64 letters, digits, _ or -'),
-      /** The custom header chosen in Smaregi's developer console; its value is the webhook secret. */
-      webhookHeader: z
-        .string()
-        .regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name is 1-64 letters, digits or -')
-        .default(DEFAULT_SMAREGI_WEBHOOK_HEADER),
-      /** Smaregi's hosts the worker reads: `production` (api.smaregi.jp, id.smaregi.jp) or `sandbox` (.dev). */
-      hosts: z.enum(['production', 'sandbox']).default('production'),
-      /** The stack's scheduled reconcile of this contract (missed webhooks): how often, over how long, settling first. */
-      reconcile: z
-        .object({
-          everyMinutes: z.number().int().min(5).max(1440).default(60),
-          lookbackHours: z.number().int().min(1).max(744).default(26),
-          settleMinutes: z.number().int().min(0).max(120).default(10),
-        })
-        .strict()
-        .prefault({}),
-      externalKey: ExternalKey.default('smaregi'),
-      /** Which of the transaction's customer fields is the member's external id. */
-      customerField: z.enum(['customerCode', 'customerId']).default('customerCode'),
-      amount: z
-        .object({ rule: AmountRule.default('major_floor') })
-        .strict()
-        .prefault({}),
-      /** Points spent as payment: a discount (default; paid with points earns nothing) or money that earns. */
-      pointsSpent: z.enum(['discount', 'earn']).default('discount'),
-      /**
-       * The transaction divisions (transactionHeadDivision) that earn: "1" (通常, an ordinary sale) by
-       * default. Every other division (money in/out, deposits, point adjustments, tickets, layaways, tips...)
-       * is recorded as `not_a_sale` with no points call (docs/smaregi.md).
-       */
-      earningDivisions: z
-        .array(z.string().regex(/^[0-9]{1,2}$/, 'a transaction division is 1-2 digits, e.g. "1"'))
-        .min(1)
-        .max(20)
-        .default(['1']),
-      /** The stores (storeId) whose sales earn; null: every store. A sale elsewhere is recorded as `other_store`. */
-      storeIds: z
-        .array(z.string().regex(/^[0-9]{1,20}$/, 'a Smaregi store id is 1-20 digits'))
-        .min(1)
-        .max(1000)
-        .nullable()
-        .default(null),
-      /**
-       * How the member is found: `external_id` (default: the external key `externalKey` holds the shop's
-       * customer code) or `unique_id` (the customer code printed on the member's card is the membership
-       * number: `GET /api/ext/users/unique_id/{code}`, no linking needed).
-       */
-      memberLookup: z.enum(['external_id', 'unique_id']).default('external_id'),
-      /**
-       * The till's points: `ignore` (Smaregi's own points, untouched) or `membership` (the till's points are
-       * the membership balance: what a member spends at the till, `spendPoint`, is deducted from it).
-       */
-      tillPoints: z.enum(['ignore', 'membership']).default('ignore'),
-      /** How long a sale first seen without a member stays open to an edit attaching one (staff attach members late). */
-      lateMemberDays: z.number().int().min(1).max(90).default(31),
-      /** Days of purchases that found no member to credit once a customer code is linked (`npm run members -- link`). */
-      retroCreditDays: z.number().int().min(0).max(365).default(30),
-      pointTitle: TitleTemplate.default('Purchase {order}'),
-      refundTitle: TitleTemplate.default('Refund {order}'),
-      expiryDays: z.number().int().positive().max(36_500).nullable().default(null),
-    })
-    .strict(),
-);
-export type SmaregiSettings = z.infer<typeof SmaregiSettings>;
 
 const TransactionId = lazySchema(() => z.string().regex(/^[0-9]{1,20}$/, 'expected a transaction id: 1-20 digits as a string'));
 /**
@@ -209,6 +140,7 @@ function normaliseMany(payload: SmaregiWebhook, context: { source: string; setti
 export const smaregiSource: WebhookSource<SmaregiSettings, SmaregiWebhook> = {
   kind: 'smaregi',
   settingsSchema: SmaregiSettings,
+  customerLinking: smaregiCustomerLinking,
   verify,
   parse,
   normalise(payload, context) {
@@ -218,7 +150,6 @@ export const smaregiSource: WebhookSource<SmaregiSettings, SmaregiWebhook> = {
     return first ? ok(first) : ignored('no transaction ids');
   },
   normaliseMany,
-  customerLinking: (settings) => ({ externalKey: settings.externalKey, retroCreditDays: settings.retroCreditDays, shopDomains: [] }),
   thinPart: { key: 'stateFrom', kind: 'smaregi_transaction', schema: SmaregiStateFrom },
 };
 

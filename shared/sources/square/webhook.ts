@@ -2,62 +2,22 @@ import * as z from 'zod';
 import type { PointsEvent } from '../../events/index.js';
 import { header } from '../headers.js';
 import { parseJsonBody } from '../json.js';
-import { AmountRule, currencyDigits, toUnits } from '../../money/index.js';
+import { type AmountRule, currencyDigits, toUnits } from '../../money/index.js';
 import { CurrencyCode, DateTimeWithOffset, invalid, schemaError } from '../payload.js';
-import { EXTERNAL_ID, ExternalKey, TitleTemplate, renderTitle } from '../settings.js';
+import { EXTERNAL_ID, renderTitle } from '../settings.js';
 import { decodeBase64, hmacSha256, macEquals } from '../signature.js';
 import type { Outcome, SignedRequest, SourceError, VerifyOptions, WebhookSource } from '../types.js';
 import { ignored, ok, rejected } from '../types.js';
 import { SquareAmountFrom } from './thin.js';
 import { lazyObject, lazySchema } from '../../schema/index.js';
+import { SquareSettings } from './settings.js';
+
+export { SquareSettings } from './settings.js';
 
 /**
  * Square webhooks (payment.created/updated, refund.created/updated), as Square's API reference
  * describes them: a Payment or PaymentRefund object under `data.object`, money in integer minor units.
  */
-
-export const SquareSettings = lazySchema(() =>
-  z
-    .object({
-      /** The external key a Square `customer_id` is looked up by. */
-      externalKey: ExternalKey.default('square'),
-      /**
-       * The URL Square was given for this subscription: Square signs it together with the body, and
-       * behind API Gateway or a proxy the request's own URL differs. The stack and `npm start` fill it in.
-       */
-      notificationUrl: z.url({ protocol: /^https?$/ }).optional(),
-      amount: z
-        .object({
-          /**
-           * `amount`: `amount_money`, without the tip (default); `total`: `total_money`, tip included;
-           * `subtotal_excluding_tax`: what the payment's order sold without consumption tax, after
-           * discounts, without gift cards, tips and service charges, read from Square's Orders API by the
-           * worker (the web shop's basis; needs the source's Orders API token, docs/square.md). Refunds
-           * take back the share of the payment they return.
-           */
-          basis: z.enum(['amount', 'total', 'subtotal_excluding_tax']).default('amount'),
-          rule: AmountRule.default('major_floor'),
-        })
-        .strict()
-        .prefault({}),
-      pointTitle: TitleTemplate.default('Purchase {order}'),
-      refundTitle: TitleTemplate.default('Refund {order}'),
-      expiryDays: z.number().int().positive().max(36_500).nullable().default(null),
-      /**
-       * Square may attach `customer_id` to a completed payment later (asynchronous customer matching).
-       * For this long after a completed payment was first seen without a customer, a later delivery
-       * naming the customer still earns its points; 0: the first outcome is final.
-       */
-      customerMatchWindowSeconds: z
-        .number()
-        .int()
-        .min(0)
-        .max(30 * 86_400)
-        .default(86_400),
-    })
-    .strict(),
-);
-export type SquareSettings = z.infer<typeof SquareSettings>;
 
 // Square's ids are letters, digits, `_` and `-` (refund ids are `<payment id>_<suffix>`); no ':' so
 // the event ids they are joined into stay unambiguous.

@@ -1,0 +1,60 @@
+import * as z from 'zod';
+import { ExternalKey, commonSettings } from '../settings.js';
+import { RedemptionSettings } from '../redemption-settings.js';
+import type { CustomerLinking, SourceSettingsKind } from '../types.js';
+import { DEFAULT_SHOPIFY_API_VERSION, SHOPIFY_API_VERSION } from './webhook-subscriptions.js';
+import { lazySchema } from '../../schema/index.js';
+
+/** A Shopify source's settings (SOURCES_CONFIG), apart from its webhook parsing: what non-intake functions read. */
+export const ShopifySettings = lazySchema(() =>
+  z
+    .object({
+      /** The membership external key holding the Shopify customer id. */
+      externalKey: ExternalKey.default('shopify'),
+      ...commonSettings(),
+      /** Count refund order adjustments (discrepancies; shipping refunds for the `total` basis). */
+      includeOrderAdjustments: z.boolean().default(false),
+      /**
+       * Shops whose deliveries count (`example.myshopify.com`); empty: any shop. One app secret
+       * signs for every shop the app is installed on, so a multi-shop app should list its shop.
+       */
+      shopDomains: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'expected <shop>.myshopify.com')).default([]),
+      /**
+       * The Shopify API version of the webhook deliveries and the Admin API calls (`2026-10`); a delivery
+       * made with another one is counted and logged. docs/runbook.md, "Upgrading the Shopify API version".
+       */
+      apiVersion: z
+        .string()
+        .regex(SHOPIFY_API_VERSION, 'a stable Shopify API version such as 2026-10')
+        .default(DEFAULT_SHOPIFY_API_VERSION),
+      /**
+       * `register`: a customer the shop creates (customers/create) is registered as a member with this
+       * source's external key, exactly once. `off` (default): customers/create is answered `ignored`.
+       */
+      enrolment: z.enum(['off', 'register']).default('off'),
+      /**
+       * When a customer is enrolled or linked, their purchases of this many days back that found no member
+       * (`customer_not_found`) are credited, once. 0: none.
+       */
+      retroCreditDays: z.number().int().min(0).max(365).default(30),
+      /** Points spent as single-use discount codes (off by default: a shop opts in). */
+      redemption: RedemptionSettings.prefault({}),
+    })
+    .strict(),
+);
+export type ShopifySettings = z.infer<typeof ShopifySettings>;
+
+/** How this kind's customers are linked to members (WebhookSource.customerLinking). */
+export const shopifyCustomerLinking = (settings: ShopifySettings): CustomerLinking => ({
+  externalKey: settings.externalKey,
+  retroCreditDays: settings.retroCreditDays,
+  shopDomains: settings.shopDomains,
+  redemption: settings.redemption,
+});
+
+/** The settings side of the shopify source (its webhook.ts adds the parsing). */
+export const shopifySettingsKind: SourceSettingsKind<ShopifySettings> = {
+  kind: 'shopify',
+  settingsSchema: ShopifySettings,
+  customerLinking: shopifyCustomerLinking,
+};
