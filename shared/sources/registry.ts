@@ -6,11 +6,12 @@ import type { PointsEvent, QueuedEvent } from '../events/index.js';
 import type { ConfiguredSource, Outcome, SignedRequest, SourceError, ThinPart, WebhookSource } from './types.js';
 import { ok, rejected } from './types.js';
 import { schemaError } from './payload.js';
-import { readSourcesConfig, SETTINGS_KINDS } from './source-settings.js';
+import { readSourcesConfig, type SETTINGS_KINDS } from './source-settings.js';
 
 /**
  * Every kind of webhook source there is, keyed by its kind. A new sender: its folder, one line here (the
- * compiler then asks for its ops needs in ops.entry.ts; shared/sources/README.md has the checklist).
+ * compiler then asks for its ops needs in ops.entry.ts; shared/sources/README.md has the checklist) and
+ * one in SETTINGS_KINDS (source-settings.ts: its settings side, same order; both must name the same kinds).
  */
 export const KINDS = {
   shopify: shopifySource,
@@ -18,14 +19,10 @@ export const KINDS = {
   square: squareSource,
   smaregi: smaregiSource,
   // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own Settings/Payload types; configureSource re-binds them safely
-} as const satisfies Readonly<Record<string, WebhookSource<any, any, QueuedEvent>>>;
+} as const satisfies Readonly<Record<keyof typeof SETTINGS_KINDS, WebhookSource<any, any, QueuedEvent>>>;
 
 /** A registered sender kind. */
 export type SenderKind = keyof typeof KINDS;
-
-// Both tables name the same kinds (a compile error otherwise): a new sender adds a line to each, in the same order.
-const sameKinds: [Record<SenderKind, unknown>, Record<keyof typeof SETTINGS_KINDS, unknown>] = [SETTINGS_KINDS, KINDS];
-void sameKinds;
 
 // biome-ignore lint/suspicious/noExplicitAny: as KINDS
 const byKind: Readonly<Record<string, WebhookSource<any, any, QueuedEvent>>> = KINDS;
