@@ -12,8 +12,9 @@ import {
   createShopifyAdminClient,
   type ShopifyAdminClient,
   secretsManagerAdminToken,
+  shopifySource,
 } from '../shared/sources/shopify/index.js';
-import { loadSources, type SourceSet } from '../shared/sources/index.js';
+import { loadSourcesOfKind, type SourceSet } from '../shared/sources/index.js';
 
 /**
  * reconcile-shopify: on an EventBridge schedule, one run per configured Shopify source (the rule's
@@ -73,7 +74,7 @@ export function depsFromEnv(
   const reader = overrides.secrets ?? createSecretsManagerReader();
   const tableName = overrides.ledger ? '' : requiredSetting(env, ENV.LEDGER_TABLE);
   const queueUrl = overrides.queue ? '' : requiredSetting(env, ENV.QUEUE_URL);
-  const sources = overrides.sources ?? loadSources(env[ENV.SOURCES_CONFIG]);
+  const sources = overrides.sources ?? loadSourcesOfKind(env[ENV.SOURCES_CONFIG], shopifySource);
   // One token per shop for the container's life: a granted one is renewed, not fetched per run.
   const tokens = new Map<string, AdminAccessToken>();
   const tokenOf = (name: string, s: { shopDomain: string; accessTokenSecretArn: string }) => {

@@ -1,7 +1,7 @@
 /** Webhook senders (Shopify, POS, Square): verifying their requests and turning them into canonical events. */
 export { unsafeCustomerId } from './path-safe.js';
 export { isSourcesConfigError } from './errors.js';
-export { loadSources, type SourceSet } from './registry.js';
+export { loadSources, loadSourcesOfKind, type SourceSet } from './registry.js';
 export { loadSourceSettings, type SourceSettingsSet } from './source-settings.js';
 export { DEFAULT_SHOPIFY_API_VERSION } from './shopify/webhook-subscriptions.js';
 export { SHOPIFY_MAX_BODY_BYTES } from './shopify/webhook.js';

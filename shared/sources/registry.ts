@@ -6,7 +6,7 @@ import type { PointsEvent, QueuedEvent } from '../events/index.js';
 import type { ConfiguredSource, Outcome, SignedRequest, SourceError, ThinPart, WebhookSource } from './types.js';
 import { ok, rejected } from './types.js';
 import { schemaError } from './payload.js';
-import { readSourcesConfig, type SETTINGS_KINDS } from './source-settings.js';
+import { readSourcesConfig, SETTINGS_KINDS } from './source-settings.js';
 
 /**
  * Every kind of webhook source there is, keyed by its kind. A new sender: its folder, one line here (the
@@ -87,6 +87,22 @@ function partProblem(part: ThinPart | undefined, events: readonly QueuedEvent[])
 export function loadSources(configJson: string | undefined): SourceSet {
   const sources = new Map<string, ConfiguredSource>();
   for (const { name, kind, settings } of readSourcesConfig(configJson, byKind)) sources.set(name, configureSource(kind, name, settings));
+  return sources;
+}
+
+/**
+ * The enabled sources of one kind only (`source`'s), bound to it: the whole SOURCES_CONFIG is checked as by
+ * loadSources (same errors), through the settings side of every kind, so a function that reads one
+ * sender's webhooks (reconcile-shopify) bundles no other sender's parser.
+ */
+export function loadSourcesOfKind<S, P, E extends QueuedEvent>(
+  configJson: string | undefined,
+  source: WebhookSource<S, P, E>,
+): ReadonlyMap<string, ConfiguredSource<E>> {
+  const sources = new Map<string, ConfiguredSource<E>>();
+  for (const { name, kind, settings } of readSourcesConfig(configJson, SETTINGS_KINDS)) {
+    if (kind.kind === source.kind) sources.set(name, configureSource(source, name, settings as S));
+  }
   return sources;
 }
 

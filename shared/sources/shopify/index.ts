@@ -6,6 +6,7 @@ export { isShopifyAdminError, ShopifyAdminError } from './errors.js';
 export { ADJUSTMENTS_LIMIT, REFUNDS_LIMIT } from './queries.js';
 export { type AdminOrder, type AdminRefund, legacyId } from './schemas.js';
 export { refundMoneyShape } from './webhook-payload.js';
+export { shopifySource } from './webhook.js';
 export { orderWebhookBody, type ReconcileTopic, refundWebhookBody, webhookRequest } from './to-webhook.js';
 export { type SubscribeResult, type SubscriptionChange, subscribeSummary, subscribeTopics, topicEnum } from './subscriptions.js';
 export {

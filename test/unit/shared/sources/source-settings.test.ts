@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isSourcesConfigError } from '../../../../shared/sources/errors.js';
-import { KINDS, loadSources } from '../../../../shared/sources/registry.js';
+import { KINDS, loadSources, loadSourcesOfKind } from '../../../../shared/sources/registry.js';
+import { shopifySource } from '../../../../shared/sources/shopify/webhook.js';
 import { loadSourceSettings, SETTINGS_KINDS } from '../../../../shared/sources/source-settings.js';
 
 function refusal(load: (json: string) => unknown, json: string): string {
@@ -68,5 +69,25 @@ describe('loadSourceSettings', () => {
 
   it('refuses what loadSources refuses, with the same message', () => {
     for (const json of REFUSED) expect(refusal(loadSourceSettings, json), json).toBe(refusal(loadSources, json));
+  });
+});
+
+describe('loadSourcesOfKind', () => {
+  it("keeps loadSources' sources of that kind, bound alike, and refuses what it refuses", () => {
+    for (const json of CONFIGS) {
+      const full = loadSources(json);
+      const shopify = loadSourcesOfKind(json, shopifySource);
+      expect([...shopify.keys()], String(json)).toEqual([...full].filter(([, s]) => s.kind === 'shopify').map(([n]) => n));
+      for (const [name, source] of shopify) {
+        expect(source.kind).toBe('shopify');
+        expect(source.subscriptions?.()).toEqual(full.get(name)?.subscriptions?.());
+        expect(source.customerLinking?.()).toEqual(full.get(name)?.customerLinking?.());
+      }
+    }
+    for (const json of REFUSED)
+      expect(
+        refusal((j) => loadSourcesOfKind(j, shopifySource), json),
+        json,
+      ).toBe(refusal(loadSources, json));
   });
 });
