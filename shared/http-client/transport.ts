@@ -7,10 +7,10 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import packageJson from '../../package.json' with { type: 'json' };
 import { AnswerTooLargeError, CallDeadlineError, TIMEOUT_CODE, TransportError } from './errors.js';
+import { PRODUCT_VERSION } from './version.js';
 
-export const DEFAULT_USER_AGENT = `loyalty-points-bridge/${packageJson.version}`;
+export const DEFAULT_USER_AGENT = `loyalty-points-bridge/${PRODUCT_VERSION}`;
 
 export interface Timeouts {
   connectMs?: number;

@@ -23,12 +23,12 @@ export function quarantineFromEnv(
   );
   let store: Promise<{ keep(input: QuarantineInput): Promise<KeepResult> }> | undefined;
   const open = async () => {
-    const [{ documentClientFromEnv }, { createQuarantineStore }] = await Promise.all([
+    const [{ documentClientFromEnv }, { createQuarantineKeeper }] = await Promise.all([
       import('../dynamodb/index.js'),
-      import('../quarantine/index.js'),
+      import('../quarantine/keeper.entry.js'),
     ]);
     const client = documentClientFromEnv(env);
-    return createQuarantineStore({ client, tableName, clock: Date.now, ttlDays });
+    return createQuarantineKeeper({ client, tableName, clock: Date.now, ttlDays });
   };
   const service = env.POWERTOOLS_SERVICE_NAME ?? 'loyalty-points-bridge';
   const namespace = env.POWERTOOLS_METRICS_NAMESPACE;

@@ -163,10 +163,12 @@ async function createEntry(
   return { created, bodyKept: packed.body !== undefined };
 }
 
-export function createQuarantineStore(options: QuarantineStoreOptions): QuarantineStore {
-  const { client, tableName, clock } = options;
-  const maxBodyBytes = options.maxBodyBytes ?? SHOPIFY_MAX_BODY_BYTES;
-
+/**
+ * The intake's half of the store: keeping a delivery. A function of its own so the intake's bundle carries
+ * none of the operator's reads (get, list, replay, redact).
+ */
+export function createQuarantineKeeper(options: QuarantineStoreOptions): Pick<QuarantineStore, 'keep'> {
+  const { clock } = options;
   // Entries this container found at the bound: a flood of one body then costs no request at all.
   const full = new Set<string>();
 
@@ -185,6 +187,15 @@ export function createQuarantineStore(options: QuarantineStoreOptions): Quaranti
       full.add(id);
       return { id, delivery: 'uncounted' };
     },
+  };
+}
+
+export function createQuarantineStore(options: QuarantineStoreOptions): QuarantineStore {
+  const { client, tableName, clock } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? SHOPIFY_MAX_BODY_BYTES;
+
+  return {
+    ...createQuarantineKeeper(options),
 
     async get(id) {
       const { GetCommand } = await commands();
