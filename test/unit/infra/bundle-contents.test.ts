@@ -4,7 +4,12 @@ import { esbuildOptions, type FunctionCode } from '../../../infra/bundling.js';
 
 /** The repository's source files a function's bundle carries code of (esbuild's metafile: bytes in the output). */
 async function sourcesIn(code: FunctionCode): Promise<string[]> {
-  const result = await build({ ...esbuildOptions(code, `/tmp/bundle-contents-${code}.mjs`), metafile: true, write: false, logLevel: 'silent' });
+  const result = await build({
+    ...esbuildOptions(code, `/tmp/bundle-contents-${code}.mjs`),
+    metafile: true,
+    write: false,
+    logLevel: 'silent',
+  });
   const output = Object.values(result.metafile.outputs).find((o) => o.entryPoint !== undefined);
   return Object.entries(output?.inputs ?? {})
     .filter(([file, input]) => input.bytesInOutput > 0 && !file.includes('node_modules'))
@@ -29,7 +34,11 @@ describe('what a function bundle carries', () => {
     const files = await sourcesIn('receiveWebhook');
     expect(files).toContain('shared/quarantine/store.ts');
     // The list's projection exists only for the operator's reads.
-    const bundle = await build({ ...esbuildOptions('receiveWebhook', '/tmp/bundle-contents-intake.mjs'), write: false, logLevel: 'silent' });
+    const bundle = await build({
+      ...esbuildOptions('receiveWebhook', '/tmp/bundle-contents-intake.mjs'),
+      write: false,
+      logLevel: 'silent',
+    });
     const text = bundle.outputFiles.find((f) => f.path.endsWith('.mjs'))?.text ?? '';
     expect(text).toContain('bodyKept');
     expect(text).not.toContain('ProjectionExpression');
