@@ -494,9 +494,7 @@ describe('process-events handler: the breaker half-opens with a read of its own'
     const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
     const visibility: MessageVisibility = { changeVisibility: async () => undefined };
     const breaker = createCircuitBreaker({ openMs: 30_000, now: h.clock });
-    const handle = makeHandler(
-      depsFromEnv(env(), { clock: h.clock, breaker, visibility, random: () => 0, logger: quiet, metrics }),
-    );
+    const handle = makeHandler(depsFromEnv(env(), { clock: h.clock, breaker, visibility, random: () => 0, logger: quiet, metrics }));
     const sale = purchase();
     await handle(sqsEvent(sentAgo(sqsRecord(sale, 'shopify:sale'), 0)));
     expect(await h.ledger.getOrder(sale)).toMatchObject({ outcome: 'credited' });
