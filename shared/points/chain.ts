@@ -28,6 +28,11 @@ export interface OrderFacts {
   booked: readonly string[];
   /** The points the order's grant moved (exact, else the balance difference): a deduction's are negative. */
   points?: number | undefined;
+  /**
+   * The chain's refunds (`adj-<T>`, `superseded`, `detached`, `cancel`) booked on the order whose record is
+   * not finished (the worker died between booking and finishing): sent again, each is finished from the book.
+   */
+  unfinishedRefunds?: readonly string[] | undefined;
 }
 
 /** The sale's purchase and its supplements, oldest first. */
@@ -39,9 +44,19 @@ export interface SaleChain {
 export const SUPERSEDED_REFUND_ID = 'superseded';
 /** Taken back because the member was taken off the sale: the purchase no longer counts (a member attached again earns anew). */
 export const DETACHED_REFUND_ID = 'detached';
+/** Taken back because the order earns nothing now (cancelled): what is left of each purchase of the chain. */
+export const CANCEL_REFUND_ID = 'cancel';
 /** Walking a chain stops there: a sale edited upward more often than this is not credited further. */
 export const MAX_SUPPLEMENTS = 50;
 const ADJUSTMENT = /^adj-(\d{1,18}(?:\.\d{1,12})?)$/;
+const REMAINDERS: readonly string[] = [SUPERSEDED_REFUND_ID, DETACHED_REFUND_ID, CANCEL_REFUND_ID];
+/** A refund the chain itself sends (an edit's `adj-<T>`, or a remainder taken back), not one a sender's event carries. */
+export const isChainRefund = (refundId: string) => ADJUSTMENT.test(refundId) || REMAINDERS.includes(refundId);
+/** The amount T of an `adj-<T>` refund id (undefined: not an adjustment). */
+export function adjustmentOf(refundId: string): Decimal | undefined {
+  const t = ADJUSTMENT.exec(refundId)?.[1];
+  return t === undefined ? undefined : (parseDecimal(t) ?? ZERO);
+}
 
 export const supplementId = (saleId: string, generation: number) => `${saleId}/up-${generation}`;
 
@@ -148,22 +163,44 @@ export interface ChainOrder {
   pointsHint?: number | undefined;
 }
 export type ChainReader = (ref: { source: string; orderId: string }) => Promise<ChainOrder | undefined>;
+/** The refund record's state as the ledger holds it (structural: `done` is final). */
+export type RefundStateReader = (ref: { source: string; orderId: string; refundId: string }) => Promise<{ state: string } | undefined>;
+/** What reaching an order reads: its orders and the records of the chain's booked refunds. */
+export interface ChainLedger {
+  getOrder: ChainReader;
+  getRefund: RefundStateReader;
+}
 
-export async function orderFacts(getOrder: ChainReader, source: string, orderId: string): Promise<OrderFacts | undefined> {
+/** The order's facts; with `getRefund`, also which of the chain's booked refunds have a record not finished. */
+export async function orderFacts(
+  getOrder: ChainReader,
+  source: string,
+  orderId: string,
+  getRefund?: RefundStateReader,
+): Promise<OrderFacts | undefined> {
   const order = await getOrder({ source, orderId });
   if (!order) return undefined;
   const { state, outcome, eligibleExact, refundIds, externalId } = order;
   const points = order.pointsCredited ?? order.pointsHint;
-  return { orderId, state, outcome, eligibleExact, externalId, refundIds, booked: Object.keys(order.refunds), points };
+  const booked = Object.keys(order.refunds);
+  const facts: OrderFacts = { orderId, state, outcome, eligibleExact, externalId, refundIds, booked, points };
+  if (!getRefund) return facts;
+  const chainBooked = booked.filter(isChainRefund);
+  const records = await Promise.all(chainBooked.map((refundId) => getRefund({ source, orderId, refundId })));
+  const unfinishedRefunds = chainBooked.filter((_, i) => records[i] !== undefined && records[i]?.state !== 'done');
+  return unfinishedRefunds.length ? { ...facts, unfinishedRefunds } : facts;
 }
 
-/** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */
-export async function readChain(getOrder: ChainReader, source: string, saleId: string): Promise<SaleChain> {
-  const sale = await orderFacts(getOrder, source, saleId);
+/**
+ * The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them.
+ * With `getRefund` (to reach what the order earns), the chain's booked refunds left unfinished are read too.
+ */
+export async function readChain(getOrder: ChainReader, source: string, saleId: string, getRefund?: RefundStateReader): Promise<SaleChain> {
+  const sale = await orderFacts(getOrder, source, saleId, getRefund);
   const supplements: OrderFacts[] = [];
   if (sale?.state !== 'done' || sale.outcome !== 'credited') return { sale, supplements };
   for (let k = 1; k <= MAX_SUPPLEMENTS; k++) {
-    const next = await orderFacts(getOrder, source, supplementId(saleId, k));
+    const next = await orderFacts(getOrder, source, supplementId(saleId, k), getRefund);
     if (!next) break;
     supplements.push(next);
   }

@@ -1,5 +1,5 @@
 import type { FollowUp, PointsEvent, ProcessOutcome, PurchaseEvent, RefundEvent } from '../events/index.js';
-import { type ChainReader, readChain } from './chain.js';
+import { type ChainLedger, readChain } from './chain.js';
 import { type EarnsEvent, type Reach, reachEarns } from './earns.js';
 
 /**
@@ -39,9 +39,10 @@ export async function runRounds(round: (index: number) => Promise<Reach>, run: E
   return { outcome: answerOf(answer), waiting: false };
 }
 
-/** The order brought to what it earns now: its chain read from the ledger each round, reached, run. */
-export async function runEarns(earns: EarnsEvent, getOrder: ChainReader, run: EarnsRunners): Promise<ProcessOutcome> {
-  const reached = await runRounds(async () => reachEarns(earns, await readChain(getOrder, earns.source, earns.orderId)), run);
+/** The order brought to what it earns now: its chain (and its booked refunds' records) read from the ledger each round, reached, run. */
+export async function runEarns(earns: EarnsEvent, ledger: ChainLedger, run: EarnsRunners): Promise<ProcessOutcome> {
+  const read = () => readChain(ledger.getOrder, earns.source, earns.orderId, ledger.getRefund);
+  const reached = await runRounds(async () => reachEarns(earns, await read()), run);
   return reached.outcome;
 }
 

@@ -11,6 +11,8 @@ import {
 } from '../money/index.js';
 import { renderTitle } from '../text/index.js';
 import {
+  adjustmentOf,
+  CANCEL_REFUND_ID,
   chainState,
   DETACHED_REFUND_ID,
   MAX_SUPPLEMENTS,
@@ -75,7 +77,7 @@ export interface Reach {
 }
 
 const MAX_UNITS = 999_999_999n;
-export const CANCEL_REFUND_ID = 'cancel';
+export { CANCEL_REFUND_ID };
 
 /** The exact amount in whole units of the event's rule, within what a grant may carry. */
 export function earnsUnits(earns: Pick<EarnsEvent, 'currency' | 'rule'>, amount: Decimal): number {
@@ -106,9 +108,37 @@ export function earnsRefund(earns: EarnsEvent, orderId: string, refundId: string
 
 /** The purchases and refunds that bring the order's credits (its chain, as the ledger holds it) to what it earns now. */
 export function reachEarns(earns: EarnsEvent, chain: SaleChain): Reach {
+  const reach = reachOnly(earns, chain);
+  const unfinished = finishing(earns, chain);
+  if (!unfinished.length) return reach;
+  // After the sale's purchase (a refund never runs ahead of it), before what the order asks for now.
+  const [first, ...rest] = reach.events;
+  const events = first?.type === 'purchase' ? [first, ...unfinished, ...rest] : [...unfinished, ...reach.events];
+  const ids = events.map((e) => e.eventId);
+  return { ...reach, events: events.filter((e, i) => ids.indexOf(e.eventId) === i) };
+}
+
+function reachOnly(earns: EarnsEvent, chain: SaleChain): Reach {
   if (earns.cancelled) return { events: cancelChain(earns, chain) };
   if (!earns.purchase) return { events: [] };
   return adjusted(earns, earns.purchase, chain);
+}
+
+/**
+ * The chain's refunds booked on their order whose record was never finished (the worker died between
+ * booking the debit and finishing the record): sent again, the refund protocol finds them booked and
+ * finishes them from the book without a second debit (or answers `duplicate` once they are done), so
+ * each ends in its recorded outcome. Nothing else would send them again: what is booked counts as done.
+ */
+function finishing(earns: EarnsEvent, chain: SaleChain): RefundEvent[] {
+  const template = earnsRefund(earns, earns.orderId, CANCEL_REFUND_ID, true);
+  const orders = [chain.sale, ...chain.supplements].filter((o): o is OrderFacts => o !== undefined);
+  return orders.flatMap(({ orderId, unfinishedRefunds }) =>
+    (unfinishedRefunds ?? []).map((refundId) => {
+      const t = adjustmentOf(refundId);
+      return t ? adjustment(earns, orderId, refundId, t) : remainderOf(template, orderId, refundId);
+    }),
+  );
 }
 
 /**

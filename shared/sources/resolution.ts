@@ -10,9 +10,9 @@ import { type EarnsEvent, invalidEvent, type Processor, type ProcessContext, typ
  * schema and its API client stay in its folder (shared/sources/<kind>/resolution.ts).
  */
 
-/** What a resolution reads besides its own API: the ledger's orders, the membership service, a logger. */
+/** What a resolution reads besides its own API: the ledger's orders (and refund records), the membership service, a logger. */
 export interface ResolveDeps {
-  readonly ledger: Pick<ProcessorDeps['ledger'], 'getOrder'>;
+  readonly ledger: Pick<ProcessorDeps['ledger'], 'getOrder' | 'getRefund'>;
   readonly openapi: ProcessorDeps['openapi'];
   readonly logger?: ProcessorDeps['logger'];
 }
@@ -88,7 +88,7 @@ export function withSenderResolution(next: Processor, senders: SenderResolvers, 
     const run: CanonicalRun = {
       purchase,
       refund,
-      earns: (event) => runEarns(event, (ref) => deps.ledger.getOrder(ref), { purchase, refund }),
+      earns: (event) => runEarns(event, deps.ledger, { purchase, refund }),
     };
     const answer = await resolution.resolve(thin, { client: clients?.(thin.source), deps, run });
     if (answer.event !== undefined || (!steps.setAside && !steps.handOver)) return answer;

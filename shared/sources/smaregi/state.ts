@@ -94,9 +94,14 @@ async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransa
   }
 }
 
-/** The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them. */
+/** The sale's purchase and its supplements (only a credited sale has any), and their booked refunds left unfinished, as the ledger holds them. */
 const chainFacts = (deps: ResolveDeps, source: string, saleId: string): Promise<SaleChain> =>
-  readChain((ref) => deps.ledger.getOrder(ref), source, saleId);
+  readChain(
+    (ref) => deps.ledger.getOrder(ref),
+    source,
+    saleId,
+    (ref) => deps.ledger.getRefund(ref),
+  );
 
 /** The sale's till spends, read only when the source takes them (`tillPoints: membership`). */
 async function spendFacts(deps: ResolveDeps, thin: SmaregiThinEvent, saleId: string): Promise<SpendStep[]> {

@@ -54,7 +54,7 @@ function earns(orderId: string, amount: string, cancelled = false): EarnsEvent {
   };
 }
 
-const reach = (event: EarnsEvent) => runEarns(event, (ref) => h.ledger.getOrder(ref), h.processor().canonical);
+const reach = (event: EarnsEvent) => runEarns(event, h.ledger, h.processor().canonical);
 const refundIds = async (orderId: string) => (await h.ledger.getOrder({ source: 'shop', orderId }))?.refundIds ?? [];
 
 describe('an order now earns X: the points core reaches it (gold: 5%)', () => {
@@ -108,7 +108,7 @@ describe('an order now earns X: the points core reaches it (gold: 5%)', () => {
         if (s === step) throw new SimulatedCrash(`crash at ${s}`);
       };
     const crashing = (event: EarnsEvent, step: CheckpointStep) =>
-      runEarns(event, (ref) => h.ledger.getOrder(ref), h.processor({ checkpoint: crashAt(step) }).canonical);
+      runEarns(event, h.ledger, h.processor({ checkpoint: crashAt(step) }).canonical);
 
     it('a lowering refund granted but never booked: sent again, it debits once (35 left)', async () => {
       const id = newOrder();
@@ -119,6 +119,57 @@ describe('an order now earns X: the points core reaches it (gold: 5%)', () => {
       await reach(earns(id, '700'));
       expect(await h.balance(GOLD)).toBe(35);
       expect(await refundIds(id)).toEqual(['adj-300']);
+    });
+
+    it('a lowering refund booked on the order but its record never finished: sent again, finished from the book (debited once, 35)', async () => {
+      const id = newOrder();
+      await reach(earns(id, '1000'));
+      await expect(crashing(earns(id, '700'), 'refund:applied')).rejects.toThrow(SimulatedCrash);
+      const ref = { source: 'shop', orderId: id, refundId: 'adj-300' };
+      expect(await h.ledger.getRefund(ref)).toMatchObject({ state: 'pending' });
+      h.expireLeases();
+      const again = await reach(earns(id, '700'));
+      expect(again).toMatchObject({ kind: 'duplicate', followUps: [{ refundId: 'adj-300', kind: 'debited', points: 15 }] });
+      expect(await h.ledger.getRefund(ref)).toMatchObject({ state: 'done', outcome: 'debited', pointsDebited: 15 });
+      await reach(earns(id, '700'));
+      expect(await h.balance(GOLD)).toBe(35);
+      expect(await refundIds(id)).toEqual(['adj-300']);
+      expect(Object.keys((await h.ledger.getOrder({ source: 'shop', orderId: id }))?.refunds ?? {})).toEqual(['adj-300']);
+    });
+
+    it('a superseded refund booked but its record never finished: sent again, finished from the book (60)', async () => {
+      const id = newOrder();
+      await reach(earns(id, '1000'));
+      await expect(crashing(earns(id, '1200'), 'refund:applied')).rejects.toThrow(SimulatedCrash);
+      const ref = { source: 'shop', orderId: id, refundId: 'superseded' };
+      expect(await h.ledger.getRefund(ref)).toMatchObject({ state: 'pending' });
+      h.expireLeases();
+      await reach(earns(id, '1200'));
+      expect(await h.ledger.getRefund(ref)).toMatchObject({ state: 'done', outcome: 'debited', pointsDebited: 50 });
+      await reach(earns(id, '1200'));
+      expect(await h.balance(GOLD)).toBe(60);
+      expect(await h.ledger.getOrder({ source: 'shop', orderId: `${id}/up-2` })).toBeUndefined();
+    });
+
+    it('a detached or cancel refund booked but its record never finished: sent again, finished from the book (0)', async () => {
+      for (const [refundId, next] of [
+        [
+          'detached',
+          (id: string) => ({ ...earns(id, '1000'), purchase: { ...(earns(id, '1000').purchase as PurchaseEvent), customer: null } }),
+        ],
+        ['cancel', (id: string) => earns(id, '1000', true)],
+      ] as const) {
+        const id = newOrder();
+        await reach(earns(id, '1000'));
+        await expect(crashing(next(id), 'refund:applied')).rejects.toThrow(SimulatedCrash);
+        const ref = { source: 'shop', orderId: id, refundId };
+        expect(await h.ledger.getRefund(ref)).toMatchObject({ state: 'pending' });
+        h.expireLeases();
+        await reach(next(id));
+        expect(await h.ledger.getRefund(ref)).toMatchObject({ state: 'done', outcome: 'debited', pointsDebited: 50 });
+        await reach(next(id));
+        expect(await h.balance(GOLD)).toBe(0);
+      }
     });
 
     it('a supplement granted but never recorded: found by its marker, credited once, then the sale superseded (60)', async () => {

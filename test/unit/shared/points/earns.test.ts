@@ -95,4 +95,26 @@ describe('reachEarns: an order now earns X (no sender)', () => {
     const reach = reachEarns({ ...e, purchase: { ...(e.purchase as PurchaseEvent), customer: null } }, chainOf(credited(ORDER, '1000')));
     expect(ids(reach.events)).toEqual(['shop:transaction:o-1', 'shop:refund:o-1:detached']);
   });
+
+  it('a chain refund booked but its record unfinished: sent again after the purchase (once, before what the order asks for now)', () => {
+    const sale = credited(ORDER, '1000', { refundIds: ['adj-300'], booked: ['adj-300'], unfinishedRefunds: ['adj-300'] });
+    const same = reachEarns(earns('700'), chainOf(sale));
+    expect(ids(same.events)).toEqual(['shop:transaction:o-1', 'shop:refund:o-1:adj-300']);
+    expect(same.events[1]).toMatchObject({ refundId: 'adj-300', refundExact: '300', refundsRemainder: false });
+    expect(ids(reachEarns(earns('600'), chainOf(sale)).events)).toEqual([
+      'shop:transaction:o-1',
+      'shop:refund:o-1:adj-300',
+      'shop:refund:o-1:adj-400',
+    ]);
+    const superseded = credited(ORDER, '1000', { refundIds: ['superseded'], booked: ['superseded'], unfinishedRefunds: ['superseded'] });
+    expect(ids(reachEarns(earns('1200'), chainOf(superseded, credited('o-1/up-1', '1200'))).events)).toEqual([
+      'shop:transaction:o-1',
+      'shop:refund:o-1:superseded',
+    ]);
+    const cancelled = credited(ORDER, '1000', { refundIds: ['cancel'], booked: ['cancel'], unfinishedRefunds: ['cancel'] });
+    expect(ids(reachEarns(earns('0', { cancelled: true }), chainOf(cancelled)).events)).toEqual([
+      'shop:transaction:o-1',
+      'shop:refund:o-1:cancel',
+    ]);
+  });
 });
