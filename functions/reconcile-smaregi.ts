@@ -2,7 +2,7 @@
 import { type ActivityRecorder, activityFromEnv, activityOf } from '../shared/activity/index.js';
 import { createSecretsManagerReader, ENV, requiredSetting, type SecretReader } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
-import { createLedger, type Ledger } from '../shared/ledger/index.js';
+import { createLedgerReader, type LedgerReader } from '../shared/ledger/index.js';
 import { loggerFromEnv } from '../shared/logging/index.js';
 import { metricsFromEnv } from '../shared/metrics/index.js';
 import { createSqsQueue, type EventQueue } from '../shared/queue/index.js';
@@ -25,7 +25,7 @@ export interface ReconcileSmaregiInput {
 export interface ReconcileSmaregiDeps {
   settings: (source: string) => SmaregiSettings | undefined;
   client: (source: string) => Pick<SmaregiClient, 'listTransactions' | 'getTransaction'> | undefined;
-  ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
+  ledger: LedgerReader;
   queue: EventQueue;
   /** The Shopify reconcile's logger and metrics: the same sinks, the same dimension. */
   logger: ReconcileShopifyDeps['logger'];
@@ -71,7 +71,7 @@ export function depsFromEnv(
         return (kind ?? source) === 'smaregi' ? SmaregiSettings.parse(settings) : undefined;
       }),
     client: overrides.client ?? ((source) => clients?.(source)),
-    ledger: overrides.ledger ?? createLedger({ client: documentClientFromEnv(env), tableName, clock: Date.now }),
+    ledger: overrides.ledger ?? createLedgerReader({ client: documentClientFromEnv(env), tableName }),
     queue: overrides.queue ?? createSqsQueue({ queueUrl }),
     logger,
     ...activityOf(overrides.activity ?? activityFromEnv(env, logger)),

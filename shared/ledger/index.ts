@@ -31,6 +31,7 @@ export {
 } from './records.js';
 export type { RefundResult } from './refunds.js';
 export { ACTIVITY_FIELD, type Clock, type LedgerActivity, type WriteNote } from './store.js';
+export { createLedgerReader, type LedgerReader } from './reader.js';
 export { createLedgerTable } from './table.js';
 export {
   createRedemptionLedger,

@@ -43,4 +43,10 @@ describe('what a function bundle carries', () => {
     expect(text).toContain('bodyKept');
     expect(text).not.toContain('ProjectionExpression');
   });
+
+  it("leaves the ledger's claim and booking writes out of the Smaregi reconcile: it only reads orders and refunds", async () => {
+    const files = await sourcesIn('reconcileSmaregi');
+    expect(files).toContain('shared/ledger/reader.ts');
+    expect(files).not.toContain('shared/ledger/orders.ts');
+  });
 });
