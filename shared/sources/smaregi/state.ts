@@ -42,7 +42,9 @@ export async function processSmaregiState(
     const cancel = goneRefund(thin, from.transactionHeadId, from.refundTitle);
     const key = { externalKey: from.externalKey, ...(from.memberLookup === 'unique_id' ? { lookup: 'unique_id' as const } : {}) };
     const spent = spendEvents(thin, from.transactionHeadId, await spendFacts(deps, thin, from.transactionHeadId), undefined, key).events;
-    return runInOrder([cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID)), ...spent], run);
+    // The till's spent points come back before the sale's are taken back (as for a void): a member who spent
+    // what this sale earned would otherwise meet the cancel short, and keep what the give-back returns.
+    return runInOrder([...spent, cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID))], run);
   }
   const tx = fetched.tx;
   const link = tx.disposeDivision === '2' || tx.returnSales === '1' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;

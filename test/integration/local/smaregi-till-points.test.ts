@@ -179,6 +179,20 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
       held,
     ]);
   });
+
+  it('gives the points spent at the till back before taking the sale back when the transaction is deleted, so a member who spent everything ends where they began', async () => {
+    const held = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3008', { spendPoint: String(held + 500) }));
+    await h.deliver(['3008']);
+    const afterSale = await h.balance();
+    await stack.smaregi.standIn.deleteTransaction('3008');
+    await h.deliver(['3008'], 'deleted');
+    expect([afterSale, await h.recorded('3008'), await h.balance()]).toEqual([
+      0,
+      { outcome: 'credited', points: 500, shortfall: undefined },
+      held,
+    ]);
+  });
 });
 
 describe('Smaregi till points under tillPoints membership (insufficient points: park)', () => {
