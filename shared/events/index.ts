@@ -19,10 +19,12 @@ export {
 export {
   type EarlierPurchases,
   type FollowUp,
+  joinNextSteps,
   type NextSteps,
   OUTCOME_KINDS,
   type PrivacyFigures,
   type OutcomeKind,
   type ProcessOutcome,
   type SkipReason,
+  withNextSteps,
 } from './outcome.js';

@@ -41,6 +41,19 @@ export interface NextSteps {
   handOver?: PurchaseEvent[];
 }
 
+/** Both sets of next steps, each list joined in order (a list either side has is kept, even empty). */
+export function joinNextSteps(a: NextSteps | undefined, b: NextSteps): NextSteps {
+  const join = <T>(x: T[] | undefined, y: T[] | undefined) => (x || y ? [...(x ?? []), ...(y ?? [])] : undefined);
+  const setAside = join(a?.setAside, b.setAside);
+  const handOver = join(a?.handOver, b.handOver);
+  return { ...(setAside ? { setAside } : {}), ...(handOver ? { handOver } : {}) };
+}
+
+/** The outcome with `steps` added to what must follow it (nothing overwritten); unchanged when there are none. */
+export function withNextSteps<T extends ProcessOutcome>(outcome: T, steps: NextSteps): T {
+  return steps.setAside || steps.handOver ? { ...outcome, next: joinNextSteps(outcome.next, steps) } : outcome;
+}
+
 /** A customer's earlier purchases credited on enrolling or linking them (shared/customers). */
 export interface EarlierPurchases {
   credited: number;

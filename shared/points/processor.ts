@@ -1,6 +1,6 @@
 import type { OrderRecord } from '../ledger/index.js';
 import type { ProcessorDeps } from './deps.js';
-import { PointsEvent, type PurchaseEvent, type RefundEvent } from '../events/index.js';
+import { PointsEvent, type PurchaseEvent, type RefundEvent, withNextSteps } from '../events/index.js';
 import type { FollowUp, NextSteps, ProcessOutcome } from '../events/index.js';
 import { deferralFor } from '../retry/index.js';
 import { invalidEvent } from './invalid-event.js';
@@ -135,19 +135,19 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   return {
     async creditLinkedPurchase(event, context) {
       const next: NextSteps = {};
-      return withNext(await purchaseThenWaitingRefunds(event, context, next, { customerLinked: true }), next);
+      return withNextSteps(await purchaseThenWaitingRefunds(event, context, next, { customerLinked: true }), next);
     },
     canonical: {
       admit,
       async purchase(event, context) {
         const next: NextSteps = {};
-        return withNext(await purchaseThenWaitingRefunds(event, context, next), next);
+        return withNextSteps(await purchaseThenWaitingRefunds(event, context, next), next);
       },
       refund: (event) => processRefund(deps, event),
     },
     async process(input, context) {
       const next: NextSteps = {};
-      return withNext(await route(input, context, next), next);
+      return withNextSteps(await route(input, context, next), next);
     },
   };
 }
@@ -155,11 +155,6 @@ export function createProcessor(deps: ProcessorDeps): Processor {
 /** Whether a follow-up's retry only waits (a message of its own can wait for it), rather than failing. */
 function waits(outcome: ProcessOutcome, settings: ProcessorDeps['settings']): boolean {
   return deferralFor(outcome, { receive: 1, ageMs: 0 }, settings).defer;
-}
-
-/** The outcome with what must follow it, when anything must. */
-function withNext(outcome: ProcessOutcome, next: NextSteps): ProcessOutcome {
-  return next.setAside || next.handOver ? { ...outcome, next: { ...outcome.next, ...next } } : outcome;
 }
 
 /** Adds the waiting refunds' outcomes to the purchase's (a pending one turns it into a retry). */

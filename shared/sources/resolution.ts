@@ -1,6 +1,13 @@
 import type * as z from 'zod';
 import type { SecretReader } from '../config/index.js';
-import type { NextSteps, ProcessOutcome, PurchaseEvent, RefundEvent } from '../events/index.js';
+import {
+  joinNextSteps,
+  type NextSteps,
+  type ProcessOutcome,
+  type PurchaseEvent,
+  type RefundEvent,
+  withNextSteps,
+} from '../events/index.js';
 import { type EarnsEvent, invalidEvent, type Processor, type ProcessContext, type ProcessorDeps, runEarns } from '../points/index.js';
 
 /**
@@ -92,7 +99,7 @@ export function withSenderResolution(next: Processor, senders: SenderResolvers, 
     };
     const answer = await resolution.resolve(thin, { client: clients?.(thin.source), deps, run });
     if (answer.event !== undefined || (!steps.setAside && !steps.handOver)) return answer;
-    return { outcome: { ...answer.outcome, next: { ...answer.outcome.next, ...steps } } };
+    return { outcome: withNextSteps(answer.outcome, steps) };
   }
 
   return {
@@ -124,8 +131,7 @@ export function withSenderResolution(next: Processor, senders: SenderResolvers, 
 function collectNext(outcome: ProcessOutcome, steps: NextSteps): ProcessOutcome {
   if (!outcome.next) return outcome;
   const { next, ...rest } = outcome;
-  if (next.setAside) steps.setAside = [...(steps.setAside ?? []), ...next.setAside];
-  if (next.handOver) steps.handOver = [...(steps.handOver ?? []), ...next.handOver];
+  Object.assign(steps, joinNextSteps(steps, next));
   return rest;
 }
 
