@@ -13,7 +13,7 @@ import {
   unclaimedOrder,
 } from './conditions.js';
 import { Expression } from './expression.js';
-import { type AppliedRefund, type OrderOutcome, OrderRecord, type OrderRef, type RefundRef, orderKey } from './records.js';
+import { type AppliedRefund, type OrderOutcome, OrderRecord, type OrderRef, type RefundRef, orderKey, readOrder } from './records.js';
 import type { Claim, Store } from './store.js';
 
 export interface PurchaseClaimInput extends OrderRef {
@@ -221,9 +221,7 @@ type RefundBookWrites = Omit<OrderRecords, keyof PurchaseWrites>;
 function purchaseWrites(store: Store): PurchaseWrites {
   const { clock, iso } = store;
   return {
-    async getOrder(ref) {
-      return parseOrder(await store.get(keyOf(ref)));
-    },
+    getOrder: (ref) => readOrder(store.get, ref),
 
     async claimPurchase(input) {
       const now = clock();

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand } from '../dynamodb/index.js';
-import { OrderRecord, type OrderRef, orderKey, RefundRecord, type RefundRef, refundKey } from './records.js';
+import { type OrderRecord, type OrderRef, type RefundRecord, type RefundRef, readOrder, readRefund } from './records.js';
 
 /** The ledger's orders and refunds read, nothing written: what a reconcile compares its sender's list with. */
 export interface LedgerReader {
@@ -15,14 +15,5 @@ export interface LedgerReader {
 export function createLedgerReader(table: { client: Pick<DynamoDBDocumentClient, 'send'>; tableName: string }): LedgerReader {
   const get = async (pk: string) =>
     (await table.client.send(new GetCommand({ TableName: table.tableName, Key: { pk }, ConsistentRead: true }))).Item;
-  return {
-    async getOrder(ref) {
-      const item = await get(orderKey(ref.source, ref.orderId));
-      return item ? OrderRecord.parse(item) : undefined;
-    },
-    async getRefund(ref) {
-      const item = await get(refundKey(ref.source, ref.orderId, ref.refundId));
-      return item ? RefundRecord.parse(item) : undefined;
-    },
-  };
+  return { getOrder: (ref) => readOrder(get, ref), getRefund: (ref) => readRefund(get, ref) };
 }

@@ -191,3 +191,18 @@ export const unlinkedKey = (source: string, externalKey: string, externalId: str
 export const linkMarkKey = (source: string, externalKey: string, externalId: string) =>
   `linked#${unlinkedKey(source, externalKey, externalId)}`;
 export const refundKey = (source: string, orderId: string, refundId: string) => `refund#${part(source)}#${part(orderId)}#${part(refundId)}`;
+
+/** Reads one item by its key (a consistent read): the ledger's store, or a reader's own client. */
+export type ItemRead = (pk: string) => Promise<Record<string, unknown> | undefined>;
+
+/** The order record, checked against its schema; undefined when there is none. */
+export async function readOrder(read: ItemRead, ref: OrderRef): Promise<OrderRecord | undefined> {
+  const item = await read(orderKey(ref.source, ref.orderId));
+  return item ? OrderRecord.parse(item) : undefined;
+}
+
+/** The refund record, checked against its schema; undefined when there is none. */
+export async function readRefund(read: ItemRead, ref: RefundRef): Promise<RefundRecord | undefined> {
+  const item = await read(refundKey(ref.source, ref.orderId, ref.refundId));
+  return item ? RefundRecord.parse(item) : undefined;
+}

@@ -1,7 +1,7 @@
 import { capText } from '../text/index.js';
 import { claimable, heldBy } from './conditions.js';
 import { Expression } from './expression.js';
-import { type RefundOutcome, RefundRecord, type RefundRef, refundKey } from './records.js';
+import { type RefundOutcome, RefundRecord, type RefundRef, readRefund, refundKey } from './records.js';
 import type { Claim, Store } from './store.js';
 
 export interface RefundResult {
@@ -30,9 +30,7 @@ const keyOf = (ref: RefundRef) => refundKey(ref.source, ref.orderId, ref.refundI
 export function createRefundRecords(store: Store): RefundRecords {
   const { clock, leaseMs, iso } = store;
   return {
-    async getRefund(ref) {
-      return parseRefund(await store.get(keyOf(ref)));
-    },
+    getRefund: (ref) => readRefund(store.get, ref),
 
     async claimRefund(ref, owner, eventJson) {
       const now = clock();
