@@ -1,7 +1,10 @@
+// gen:senders imports: written by `npm run gen:senders` from SENDER_KINDS (senders.ts); do not edit
 import { posSource } from './pos/webhook.js';
 import { shopifySource } from './shopify/webhook.js';
 import { smaregiSource } from './smaregi/webhook.js';
 import { squareSource } from './square/webhook.js';
+// gen:senders end
+import type { SenderKind } from './senders.js';
 import type { PointsEvent, QueuedEvent } from '../events/index.js';
 import type { ConfiguredSource, Outcome, SignedRequest, SourceError, ThinPart, WebhookSource } from './types.js';
 import { ok, rejected } from './types.js';
@@ -9,20 +12,22 @@ import { schemaError } from './payload.js';
 import { readSourcesConfig, SETTINGS_KINDS } from './source-settings.js';
 
 /**
- * Every kind of webhook source there is, keyed by its kind. A new sender: its folder, one line here (the
- * compiler then asks for its ops needs in ops.entry.ts; shared/sources/README.md has the checklist) and
- * one in SETTINGS_KINDS (source-settings.ts: its settings side, same order; both must name the same kinds).
+ * Every kind of webhook source there is, keyed by its kind, in SENDER_KINDS' order (senders.ts: a new
+ * sender's one registration line; `npm run gen:senders` writes the lines below; shared/sources/README.md
+ * has the checklist). The intake's table: the other bundles read their own (SETTINGS_KINDS, SENDER_OPS,
+ * SENDER_RESOLUTIONS), so that none carries another's parsers, clients or ops text.
  */
 export const KINDS = {
+  // gen:senders table: written by `npm run gen:senders` from SENDER_KINDS (senders.ts); do not edit
   shopify: shopifySource,
   pos: posSource,
   square: squareSource,
   smaregi: smaregiSource,
+  // gen:senders end
   // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own Settings/Payload types; configureSource re-binds them safely
-} as const satisfies Readonly<Record<keyof typeof SETTINGS_KINDS, WebhookSource<any, any, QueuedEvent>>>;
+} as const satisfies Readonly<Record<SenderKind, WebhookSource<any, any, QueuedEvent>>>;
 
-/** A registered sender kind. */
-export type SenderKind = keyof typeof KINDS;
+export type { SenderKind };
 
 // biome-ignore lint/suspicious/noExplicitAny: as KINDS
 const byKind: Readonly<Record<string, WebhookSource<any, any, QueuedEvent>>> = KINDS;

@@ -1,25 +1,30 @@
 import * as z from 'zod';
+// gen:senders imports: written by `npm run gen:senders` from SENDER_KINDS (senders.ts); do not edit
 import { posSettingsKind } from './pos/settings.js';
 import { shopifySettingsKind } from './shopify/settings.js';
 import { smaregiSettingsKind } from './smaregi/settings.js';
 import { squareSettingsKind } from './square/settings.js';
+// gen:senders end
+import type { SenderKind } from './senders.js';
 import type { ConfiguredSettings, SourceSettingsKind } from './types.js';
 import { sourcesConfigError } from './errors.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 import { lazySchema } from '../schema/index.js';
 
 /**
- * The settings side of every kind of source, keyed by kind, in the registry's order (registry.ts checks
- * that both tables name the same kinds). Reading SOURCES_CONFIG through this table keeps the webhook
- * parsers out of the bundles that only need settings.
+ * The settings side of every kind of source, keyed by kind, in SENDER_KINDS' order (written by `npm run
+ * gen:senders`). Reading SOURCES_CONFIG through this table keeps the webhook parsers out of the bundles
+ * that only need settings.
  */
 export const SETTINGS_KINDS = {
+  // gen:senders table: written by `npm run gen:senders` from SENDER_KINDS (senders.ts); do not edit
   shopify: shopifySettingsKind,
   pos: posSettingsKind,
   square: squareSettingsKind,
   smaregi: smaregiSettingsKind,
+  // gen:senders end
   // biome-ignore lint/suspicious/noExplicitAny: each entry keeps its own Settings type
-} as const satisfies Readonly<Record<string, SourceSettingsKind<any>>>;
+} as const satisfies Readonly<Record<SenderKind, SourceSettingsKind<any>>>;
 
 /** Sources enabled when SOURCES_CONFIG does not mention them (each with its defaults). */
 const BUILT_IN = ['shopify', 'pos'] as const;

@@ -1,5 +1,6 @@
 import { SMAREGI_ENV } from '../../shared/sources/smaregi/index.js';
 import { parseJsonOrUndefined } from '../../shared/text/index.js';
+import type { LocalStandIn } from '../plug-in.js';
 import { type SmaregiStandIn, startSmaregiStandIn } from './server.js';
 
 /**
@@ -36,6 +37,9 @@ export interface LocalSmaregiOptions {
 
 export interface LocalSmaregi {
   standIn: SmaregiStandIn;
+  /** The stand-in's URL (`standIn.url`), and closing it. */
+  url: string;
+  close(): Promise<void>;
   contractId: string;
   webhookHeader: string;
   webhookSecret: string;
@@ -54,6 +58,8 @@ export async function startLocalSmaregi(options: LocalSmaregiOptions = {}): Prom
   });
   return {
     standIn,
+    url: standIn.url,
+    close: () => standIn.close(),
     contractId,
     webhookHeader: options.webhookHeader ?? SMAREGI_LOCAL.webhookHeader,
     webhookSecret: options.webhookSecret ?? SMAREGI_LOCAL.webhookSecret,
@@ -106,3 +112,30 @@ export function localSmaregiEnvironment(local: LocalSmaregi, env: NodeJS.Process
     }),
   };
 }
+
+/** The environment variables `npm start` reads the source's contract and webhook secret from (kit/local-stack/config.ts). */
+const CONTRACT_ID_ENV = 'SMAREGI_CONTRACT_ID';
+const WEBHOOK_SECRET_ENV = 'SMAREGI_WEBHOOK_SECRET';
+
+type SmaregiInfo = { url: string; contractId: string; tillPoints: 'ignore' | 'membership' };
+
+/** `npm start`'s Smaregi (SMAREGI_PORT): the Platform API stand-in and the `smaregi` source wired to it. */
+export const localStandIn: LocalStandIn<LocalSmaregiOptions, LocalSmaregi, SmaregiInfo> = {
+  kind: 'smaregi',
+  name: 'smaregi',
+  start: (port, options) => startLocalSmaregi({ ...options, port }),
+  environment: localSmaregiEnvironment,
+  info: (started, env, sourcesKey) => ({ url: started.url, contractId: started.contractId, tillPoints: tillPointsOf(env[sourcesKey]) }),
+  banner: (started) => {
+    // The webhook token is shown only when it is the demo's.
+    const demo = started.webhookSecret === SMAREGI_LOCAL.webhookSecret;
+    const token = demo ? `${started.webhookSecret} (demo default)` : `${WEBHOOK_SECRET_ENV} (not shown)`;
+    return {
+      services: [],
+      secrets: [
+        `  Smaregi Platform API     ${started.url}   stand-in: token, GET transactions; POST /__smaregi/customers  POST /__smaregi/transactions`,
+        `                           POST /webhooks/smaregi for contract ${started.contractId} (${CONTRACT_ID_ENV}), header ${started.webhookHeader}: ${token}`,
+      ],
+    };
+  },
+};
