@@ -22,7 +22,7 @@ async function post(url: string, body: unknown): Promise<void> {
 /** The parts of a running local stack (local/stack.ts's LocalStack) a Smaregi delivery and seeding need. */
 export interface SmaregiStackParts {
   urls: { intake: string; smaregi: string };
-  smaregi: { contractId: string; webhookSecret: string; webhookHeader: string };
+  standIns: { smaregi: { contractId: string; webhookSecret: string; webhookHeader: string } };
 }
 
 /** Seeds the stand-in through its own routes (POST /__smaregi/customers and /__smaregi/transactions). */
@@ -44,7 +44,7 @@ export async function deliverSmaregi(
   ids: string[],
   d: SmaregiDelivery = {},
 ): Promise<{ status: number; body: unknown }> {
-  const contractId = d.contractId ?? stack.smaregi.contractId;
+  const contractId = d.contractId ?? stack.standIns.smaregi.contractId;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': 'Smaregi-Platform-Api-Webhook/1.0',
@@ -52,8 +52,8 @@ export async function deliverSmaregi(
     'smaregi-contract-id': contractId,
     'smaregi-event-id': d.eventId ?? randomUUID(),
   };
-  const secret = d.secret === undefined ? stack.smaregi.webhookSecret : d.secret;
-  if (secret !== null) headers[stack.smaregi.webhookHeader] = secret;
+  const secret = d.secret === undefined ? stack.standIns.smaregi.webhookSecret : d.secret;
+  if (secret !== null) headers[stack.standIns.smaregi.webhookHeader] = secret;
   const body = JSON.stringify({ contractId, event: 'pos:transactions', action: d.action ?? 'created', transactionHeadIds: ids });
   const res = await fetch(`${stack.urls.intake}/webhooks/smaregi`, { method: 'POST', headers, body });
   return { status: res.status, body: await res.json() };

@@ -1,10 +1,9 @@
 import type { EmulatorConfig } from '../stand-ins/openapi/index.js';
 import { LOCAL_DEFAULTS, LOCAL_ENV } from '../kit/local-stack/config.js';
 import { curlFor, posCurlScript, shopifyOrderPaid } from '../kit/webhooks/index.js';
-import { SMAREGI_LOCAL } from '../stand-ins/smaregi/index.js';
 
 export interface BannerInput {
-  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin?: string; squareOrders?: string; smaregi?: string };
+  urls: { intake: string; emulator: string; dynamodb: string };
   emulatorConfigPath: string;
   emulatorConfig: EmulatorConfig;
   clientId: string;
@@ -15,8 +14,11 @@ export interface BannerInput {
   defaulted: { shopify: boolean; pos: boolean; square?: boolean };
   /** The URL the Square source verifies signatures with. */
   squareNotificationUrl?: string;
-  /** The local Smaregi source (contract, custom header; its value is shown only when it is the demo default). */
-  smaregi?: { contractId: string; webhookHeader: string; webhookSecret: string };
+  /**
+   * The senders' stand-ins' lines (stand-ins/registry.ts `standInBanner`): `services` after the stack's
+   * parts, `secrets` after the webhook secrets (Smaregi's stand-in and its source's contract and header).
+   */
+  standIns?: { readonly services: readonly string[]; readonly secrets: readonly string[] };
   tableName: string;
   visibilityTimeoutSeconds: number;
   maxReceiveCount: number;
@@ -80,16 +82,6 @@ export function examplePosScript(
   return posCurlScript(intakeUrl, body, secret);
 }
 
-/** The Smaregi stand-in and the source's contract and custom header (its value only when it is the demo's). */
-function smaregiLines(b: BannerInput): string[] {
-  if (b.urls.smaregi === undefined || !b.smaregi) return [];
-  const demo = b.smaregi.webhookSecret === SMAREGI_LOCAL.webhookSecret;
-  return [
-    `  Smaregi Platform API     ${b.urls.smaregi}   stand-in: token, GET transactions; POST /__smaregi/customers  POST /__smaregi/transactions`,
-    `                           POST /webhooks/smaregi for contract ${b.smaregi.contractId} (${LOCAL_ENV.SMAREGI_CONTRACT_ID}), header ${b.smaregi.webhookHeader}: ${demo ? `${b.smaregi.webhookSecret} (demo default)` : `${LOCAL_ENV.SMAREGI_WEBHOOK_SECRET} (not shown)`}`,
-  ];
-}
-
 /** The Square signature key and the notification URL it signs with (SQUARE_NOTIFICATION_URL). */
 function squareLines(b: BannerInput, shown: (name: string, values: string[], defaulted: boolean) => string): string[] {
   if (!b.webhookSecrets.square || !b.squareNotificationUrl) return [];
@@ -125,21 +117,11 @@ export function bannerLines(b: BannerInput): string[] {
     `  queue                    in-process FIFO: visibility ${b.visibilityTimeoutSeconds} s, dead letter after ${b.maxReceiveCount} receives`,
     `                           GET /__local/queue  GET /__local/dlq  POST /__local/redrive  GET /__local/info`,
     `  operator console         ${b.urls.intake}/__local/console/   (open it in a browser: orders, quarantine, dead letters)`,
-    ...(b.urls.shopifyAdmin === undefined
-      ? []
-      : [
-          `  Shopify Admin API        ${b.urls.shopifyAdmin}   stand-in: POST /admin/api/<version>/graphql.json (token ${LOCAL_DEFAULTS.shopifyAdminToken})`,
-          `                           POST /__shopify/orders  POST /__shopify/refunds (store without a webhook; npm run reconcile finds them)`,
-        ]),
-    ...(b.urls.squareOrders === undefined
-      ? []
-      : [
-          `  Square Orders API        ${b.urls.squareOrders}   stand-in: GET /v2/orders/{id} (token ${LOCAL_DEFAULTS.squareOrdersToken}), POST /__square/orders`,
-        ]),
+    ...(b.standIns?.services ?? []),
     `  webhook secrets          ${shown(LOCAL_ENV.SHOPIFY_WEBHOOK_SECRET, b.webhookSecrets.shopify, b.defaulted.shopify)}`,
     `                           ${shown(LOCAL_ENV.POS_WEBHOOK_SECRETS, b.webhookSecrets.pos, b.defaulted.pos)}`,
     ...squareLines(b, shown),
-    ...smaregiLines(b),
+    ...(b.standIns?.secrets ?? []),
   ];
   const shopper = exampleMember(b.emulatorConfig, 'shopify');
   if (shopper) {

@@ -4,7 +4,7 @@ import { ENV, processingSettingsFromEnv } from '../shared/config/index.js';
 import { loadSources } from '../shared/sources/index.js';
 import { LOCAL_AWS } from '../kit/local-stack/info.js';
 import type { LocalStackHandle } from '../kit/local-stack/connect.js';
-import { tillPointsOf } from '../stand-ins/smaregi/index.js';
+import { standInInfo } from '../stand-ins/registry.js';
 import { listDeadLetter } from './admin.js';
 import type { LocalStack } from './stack.js';
 
@@ -26,12 +26,9 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
     deadLetters: async () => stack.queue.deadLetters().map(listDeadLetter),
     redrive: async () => stack.queue.redrive(),
     waitForIdle: (timeoutMs = 30_000) => stack.queue.waitForIdle({ timeoutMs }),
-    squareOrders: { url: stack.squareOrders.url, basis: stack.squareBasis },
-    smaregi: {
-      url: stack.smaregi.standIn.url,
-      contractId: stack.smaregi.contractId,
-      tillPoints: tillPointsOf(stack.handlerEnv[ENV.SOURCES_CONFIG]),
-    },
+    // Each stand-in's entry, as GET /__local/info gives it to a handle that connects (the Square Orders
+    // stand-in with its source's basis, Smaregi's with its contract and tillPoints).
+    ...standInInfo(stack.standIns, stack.handlerEnv, ENV.SOURCES_CONFIG),
     async close() {
       await openapi.close();
       documentClient.destroy();

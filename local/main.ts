@@ -8,6 +8,7 @@ import { DEMO_CONFIG_PATH } from '../stand-ins/openapi/index.js';
 import { bannerLines } from './banner.js';
 import { type LocalPorts, resolveLocalConfig, takenPortMessage } from '../kit/local-stack/config.js';
 import { startLocalStack } from './stack.js';
+import { standInBanner } from '../stand-ins/registry.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
   for (const line of bannerLines({
     ...config,
     urls: stack.urls,
+    standIns: standInBanner(stack.standIns),
     squareNotificationUrl: stack.squareNotificationUrl,
     demoEmulatorConfig: config.emulatorConfigPath === DEMO_CONFIG_PATH,
   })) {

@@ -1,4 +1,3 @@
-import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { withSourceDefaults } from './sources-config.js';
 
 /**
@@ -18,11 +17,4 @@ export function defaultSquareNotificationUrl(intakeUrl: string): string {
  */
 export function withSquareSource(sourcesConfig: string | undefined, notificationUrl: string): string | undefined {
   return withSourceDefaults(sourcesConfig, 'square', { notificationUrl });
-}
-
-/** The Square source's `amount.basis` in SOURCES_CONFIG (`amount` when it says none). */
-export function squareAmountBasis(sourcesConfig: string | undefined): string {
-  const config = sourcesConfig === undefined ? undefined : parseJsonOrUndefined(sourcesConfig);
-  const basis = (config as { square?: { amount?: { basis?: unknown } } } | undefined)?.square?.amount?.basis;
-  return typeof basis === 'string' ? basis : 'amount';
 }

@@ -11,19 +11,17 @@ import type { Ledger } from '../shared/ledger/index.js';
 import type { Logger } from '../shared/logging/index.js';
 import { secretsManagerCredentials } from '../shared/openapi/index.js';
 import { loadSources } from '../shared/sources/index.js';
-import { SQUARE_ORDERS_ENV } from '../shared/sources/square/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
-import { LOCAL_DEFAULTS } from '../kit/local-stack/config.js';
 import { SHOPIFY_ENROLMENT_ENV, withShopifyEnrolment } from './customers.js';
 import type { ApiHandler } from './http/index.js';
 import { lambdaContext } from './lambda/context.js';
 import { withShopifyRedemption } from './redemption.js';
-import { REDEMPTION_ADMIN_ENV, type RedemptionDeps } from '../shared/redemption/index.js';
-import { LOCAL_SHOP } from '../kit/webhooks/index.js';
+import type { RedemptionDeps } from '../shared/redemption/index.js';
 import { createLocalQueue, type DeadLetter, type LocalQueue } from './queue/index.js';
 import { createLocalSecretStore, LOCAL_SECRET_IDS, type LocalSecretStore } from './secret-store.js';
-import { localSmaregiEnvironment } from '../stand-ins/smaregi/index.js';
-import { squareAmountBasis, withSquareSource } from './square.js';
+import { standInEnvironment } from '../stand-ins/registry.js';
+import { squareAmountBasis } from '../stand-ins/square-orders/local.js';
+import { withSquareSource } from './square.js';
 import type { LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
 import { timingEnvironment } from '../kit/local-stack/timing.js';
 
@@ -69,14 +67,6 @@ export function handlerEnvironment(
     POS_WEBHOOK_SECRET: webhookSecrets.pos.join(','),
     [ENV.POS_WEBHOOK_SECRETS]: webhookSecrets.pos.join(','),
     SQUARE_WEBHOOK_SECRETS: webhookSecrets.square.join(','),
-    // The worker reads Square orders from the stand-in, for a Square source on `subtotal_excluding_tax`.
-    // Redemptions make their codes at the Admin API stand-in (shared/redemption/environment.ts).
-    [REDEMPTION_ADMIN_ENV]:
-      options.env?.[REDEMPTION_ADMIN_ENV] ??
-      JSON.stringify({ shopDomain: LOCAL_SHOP, origin: services.shopifyAdmin.url, accessToken: LOCAL_DEFAULTS.shopifyAdminToken }),
-    [SQUARE_ORDERS_ENV]:
-      options.env?.[SQUARE_ORDERS_ENV] ??
-      JSON.stringify({ square: { accessToken: LOCAL_DEFAULTS.squareOrdersToken, origin: services.squareOrders.url } }),
   };
   const sourcesConfig = withShopifyRedemption(
     withShopifyEnrolment(withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl), options.env?.[SHOPIFY_ENROLMENT_ENV]),
@@ -84,7 +74,9 @@ export function handlerEnvironment(
   );
   if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
   const squareBasis = squareAmountBasis(sourcesConfig);
-  Object.assign(handlerEnv, localSmaregiEnvironment(services.smaregi, handlerEnv, ENV.SOURCES_CONFIG));
+  // Each stand-in points its sender at itself (its API access, its webhook secret; what the caller set
+  // wins) and may enable its source in SOURCES_CONFIG: stand-ins/<name>/local.ts.
+  Object.assign(handlerEnv, standInEnvironment(services.standIns, handlerEnv, ENV.SOURCES_CONFIG));
   // These would send the handlers to AWS (Secrets Manager, SQS) instead of the local parts.
   for (const name of [ENV.WEBHOOK_SECRET_ARNS, ENV.OPENAPI_SECRET_ARN, ENV.QUEUE_URL]) delete handlerEnv[name];
   return { handlerEnv, squareBasis };

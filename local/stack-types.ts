@@ -7,17 +7,17 @@ import type { RedemptionDeps } from '../shared/redemption/index.js';
 import type { startLocalDynamoDb } from './dynamodb/index.js';
 import type { LocalQueue, LocalQueueOptions } from './queue/index.js';
 import type { RecoveryTicker } from './recovery/ticker.js';
-import type { ShopifyAdminStandIn } from '../stand-ins/shopify-admin/index.js';
-import type { LocalSmaregi, LocalSmaregiOptions } from '../stand-ins/smaregi/index.js';
-import type { SquareOrdersStandIn } from '../stand-ins/square-orders/server.js';
+import type { StandInKey, StandInOptions, StandInPorts, StartedStandIns } from '../stand-ins/registry.js';
 
 /** The local stack's options and parts (local/stack.ts starts it; local/stack-handlers.ts builds its handlers). */
 
-export interface LocalStackOptions {
-  /** 0 (the default for each) picks a free port. */
-  ports?: { intake?: number; emulator?: number; dynamodb?: number; shopifyAdmin?: number; squareOrders?: number; smaregi?: number };
-  /** The Smaregi source's contract, webhook header and secret; default: the demo values (stand-ins/smaregi). */
-  smaregi?: LocalSmaregiOptions;
+/**
+ * The stand-ins' options sit under their keys (stand-ins/registry.ts): `smaregi` (LocalSmaregiOptions: the
+ * Smaregi source's contract, webhook header and secret; default: the demo values, stand-ins/smaregi).
+ */
+export interface LocalStackOptions extends StandInOptions {
+  /** 0 (the default for each) picks a free port; a stand-in's under its key (`shopifyAdmin`, `squareOrders`, `smaregi`). */
+  ports?: { intake?: number; emulator?: number; dynamodb?: number } & StandInPorts;
   /** An emulator configuration (stand-ins/openapi/README.md, "Configuration"); default: the demo configuration. */
   emulatorConfig?: unknown;
   /** Webhook signing secrets per source (current first); default: the demo secrets. */
@@ -57,13 +57,15 @@ export interface StartedParts {
 }
 
 export interface LocalStack {
-  urls: { intake: string; emulator: string; dynamodb: string; shopifyAdmin: string; squareOrders: string; smaregi: string };
-  /** Smaregi's Platform API stand-in (POST /__smaregi/customers and /__smaregi/transactions) and the source's settings. */
-  smaregi: LocalSmaregi;
-  /** The Shopify GraphQL Admin API stand-in, holding every Shopify order and refund the intake accepted. */
-  shopifyAdmin: ShopifyAdminStandIn;
-  /** Square's Orders API stand-in (orders seeded with POST /__square/orders). */
-  squareOrders: SquareOrdersStandIn;
+  /** Where each part listens; each stand-in under its key. */
+  urls: { intake: string; emulator: string; dynamodb: string } & Record<StandInKey, string>;
+  /**
+   * The senders' stand-ins, by key (stand-ins/registry.ts): `shopifyAdmin` (the GraphQL Admin API, holding
+   * every Shopify order and refund the intake accepted), `squareOrders` (orders seeded with POST
+   * /__square/orders), `smaregi` (the Platform API, POST /__smaregi/customers and /__smaregi/transactions,
+   * and the source's settings).
+   */
+  standIns: StartedStandIns;
   /** What the Square source earns on (`amount.basis`; default `amount`). */
   squareBasis: string;
   /** The Open API login the worker uses (the emulator configuration's first client and first secret). */
@@ -97,8 +99,6 @@ export interface StackSettings {
 export interface StartedServices {
   emulator: Awaited<ReturnType<typeof startEmulator>>;
   dynamo: Awaited<ReturnType<typeof startLocalDynamoDb>>;
-  shopifyAdmin: ShopifyAdminStandIn;
-  squareOrders: SquareOrdersStandIn;
-  smaregi: LocalSmaregi;
+  standIns: StartedStandIns;
   quarantineTable: string;
 }

@@ -16,10 +16,8 @@ import type { LocalStackInfo } from '../kit/local-stack/info.js';
 import type { LocalQueue } from './queue/index.js';
 import { systemClock } from './queue/index.js';
 import { startRecoveryTicker } from './recovery/ticker.js';
-import { recordAcceptedDelivery, type ShopStore, startShopifyAdminStandIn } from '../stand-ins/shopify-admin/index.js';
-import { startLocalSmaregi, tillPointsOf } from '../stand-ins/smaregi/index.js';
 import { defaultSquareNotificationUrl } from './square.js';
-import { startSquareOrdersStandIn } from '../stand-ins/square-orders/server.js';
+import { type StartedStandIns, standInInfo, standInsDelivered, standInUrls, startStandIns } from '../stand-ins/registry.js';
 import { buildStackHandlers, createStackQueue, createStackSecretStore, handlerEnvironment, type StackHandlers } from './stack-handlers.js';
 import { type LocalSecretStore, secretRoutes } from './secret-store.js';
 import type { LocalStack, LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
@@ -46,7 +44,8 @@ interface Wiring {
   queue?: LocalQueue;
   info?: LocalStackInfo;
   console?: ConsoleSource;
-  shopStore?: ShopStore;
+  /** The senders' stand-ins, told of every request the intake answers (the Shopify Admin stand-in's shop). */
+  standIns?: StartedStandIns;
   redemption?: RedemptionDeps;
   /** The handlers' secret store (`npm run rotate` without --stage). */
   secrets?: LocalSecretStore;
@@ -72,12 +71,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const services = await startServices(options, settings, closers, wiring);
     const { handlerEnv, squareBasis } = handlerEnvironment(options, settings, services, squareNotificationUrl);
     if (wiring.info) {
-      wiring.info.squareOrders = { url: services.squareOrders.url, basis: squareBasis };
-      wiring.info.smaregi = {
-        url: services.smaregi.standIn.url,
-        contractId: services.smaregi.contractId,
-        tillPoints: tillPointsOf(handlerEnv[ENV.SOURCES_CONFIG]),
-      };
+      Object.assign(wiring.info, standInInfo(services.standIns, handlerEnv, ENV.SOURCES_CONFIG));
       wiring.info.processing = processingSettingsFromEnv(handlerEnv);
       wiring.info.sourcesConfig = handlerEnv[ENV.SOURCES_CONFIG] ?? '';
     }
@@ -115,19 +109,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     wiring.console = startConsoleSource({ intakeUrl: http.url, services, settings, queue, handlers, closers });
 
     wiring.ready = true;
-    const { emulator, dynamo, shopifyAdmin, squareOrders, smaregi } = services;
+    const { emulator, dynamo, standIns } = services;
     return {
-      urls: {
-        intake: http.url,
-        emulator: emulator.url,
-        dynamodb: dynamo.endpoint,
-        shopifyAdmin: shopifyAdmin.url,
-        squareOrders: squareOrders.url,
-        smaregi: smaregi.standIn.url,
-      },
-      smaregi,
-      shopifyAdmin,
-      squareOrders,
+      urls: { intake: http.url, emulator: emulator.url, dynamodb: dynamo.endpoint, ...standInUrls(standIns) },
+      standIns,
       squareBasis,
       openApi: { baseUrl: emulator.url, ...settings.login },
       webhookSecrets: settings.webhookSecrets,
@@ -179,11 +164,7 @@ function startIntake(options: LocalStackOptions, wiring: Wiring, log: Log): Prom
   const intake: ApiHandler = async (event, context) => {
     if (!wiring.receive) return notReady;
     const result = await wiring.receive(event, context);
-    try {
-      if (wiring.shopStore) recordAcceptedDelivery(wiring.shopStore, event, result);
-    } catch (e) {
-      log(`[shopify-admin] could not store an accepted delivery: ${e instanceof Error ? e.message : 'invalid'}`);
-    }
+    if (wiring.standIns) standInsDelivered(wiring.standIns, event, result, log);
     return result;
   };
   const appProxy: ApiHandler = async (event, context) => (wiring.appProxy ? wiring.appProxy(event, context) : notReady);
@@ -218,7 +199,7 @@ function startIntake(options: LocalStackOptions, wiring: Wiring, log: Log): Prom
   });
 }
 
-/** The emulator, dynalite (ledger and quarantine tables) and the stand-ins, each closed with the stack. */
+/** The emulator, dynalite (ledger and quarantine tables) and the senders' stand-ins, each closed with the stack. */
 async function startServices(
   options: LocalStackOptions,
   settings: StackSettings,
@@ -229,19 +210,9 @@ async function startServices(
   closers.rest.push(() => emulator.close());
   const dynamo = await startLocalDynamoDb({ port: options.ports?.dynamodb ?? 0, tableName: settings.tableName });
   closers.rest.push(() => dynamo.close());
-  const shopifyAdmin = await startShopifyAdminStandIn({
-    port: options.ports?.shopifyAdmin ?? 0,
-    accessToken: LOCAL_DEFAULTS.shopifyAdminToken,
-  });
-  closers.rest.push(() => shopifyAdmin.close());
-  wiring.shopStore = shopifyAdmin.store;
-  const squareOrders = await startSquareOrdersStandIn({
-    port: options.ports?.squareOrders ?? 0,
-    accessToken: LOCAL_DEFAULTS.squareOrdersToken,
-  });
-  closers.rest.push(() => squareOrders.close());
-  const smaregi = await startLocalSmaregi({ ...options.smaregi, port: options.ports?.smaregi ?? 0 });
-  closers.rest.push(() => smaregi.standIn.close());
+  // Each sender's stand-in (stand-ins/registry.ts), in the registry's order, closed with the stack.
+  const standIns = await startStandIns(options.ports, options, (close) => closers.rest.push(close));
+  wiring.standIns = standIns;
   // The demo and the CLI find these through GET /__local/info: ports may differ from their defaults.
   const quarantineTable = LOCAL_DEFAULTS.quarantineTable;
   await createLocalQuarantineTable(dynamo.endpoint, quarantineTable);
@@ -252,9 +223,8 @@ async function startServices(
       ...(options.emulatorConfigPath ? { configPath: options.emulatorConfigPath } : {}),
     },
     dynamodb: { url: dynamo.endpoint, tableName: settings.tableName, quarantineTable },
-    shopifyAdmin: { url: shopifyAdmin.url },
   };
-  return { emulator, dynamo, shopifyAdmin, squareOrders, smaregi, quarantineTable };
+  return { emulator, dynamo, standIns, quarantineTable };
 }
 
 /** The operator console's source: the local queue, ledger and quarantine, through a client closed with the stack. */

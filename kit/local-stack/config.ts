@@ -11,6 +11,8 @@ import {
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../stand-ins/openapi/index.js';
 import { localTiming, timingEnvironment } from './timing.js';
 import { SMAREGI_LOCAL } from '../../stand-ins/smaregi/local.js';
+import { SHOPIFY_ADMIN_LOCAL } from '../../stand-ins/shopify-admin/local.js';
+import { SQUARE_ORDERS_LOCAL } from '../../stand-ins/square-orders/local.js';
 
 /** The derived defaults (shared/config/timing.ts): the same as a stage's with its default worker timeout. */
 const DEFAULT_TIMING = deriveTiming();
@@ -63,10 +65,10 @@ export const LOCAL_DEFAULTS = {
   dynamodbPort: 8000,
   shopifyAdminPort: 8789,
   /** The stand-in's Admin API access token (a demo value, like the demo webhook secrets). */
-  shopifyAdminToken: 'demo-shopify-admin-token',
+  shopifyAdminToken: SHOPIFY_ADMIN_LOCAL.accessToken,
   squareOrdersPort: 8791,
   /** The Square Orders stand-in's access token (a demo value). */
-  squareOrdersToken: 'demo-square-orders-token',
+  squareOrdersToken: SQUARE_ORDERS_LOCAL.accessToken,
   shopifySecret: 'demo-shopify-secret',
   /** At least 32 characters, as every POS secret must be (shared/config/secret-strength.ts). */
   posSecret: 'demo-pos-secret-for-local-use-only',

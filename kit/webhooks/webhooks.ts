@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { bareDecimal, bareInteger as bare, jsonWithBareIntegers, shopifyHeaders, signPos, signShopify } from '../senders.js';
 import { DEFAULT_SHOPIFY_API_VERSION } from '../../shared/sources/index.js';
+import { SHOPIFY_ADMIN_LOCAL } from '../../stand-ins/shopify-admin/local.js';
 
 /**
  * Webhook requests as the senders build them: Shopify's REST webhook payloads signed with the app
@@ -25,7 +26,7 @@ export function asApiGatewayEvent(w: WebhookRequest): APIGatewayProxyEventV2 {
 }
 
 /** The shop domain of the local stack: the Shopify Admin stand-in's shop, and the sender of the sample webhooks. */
-export const LOCAL_SHOP = 'demo-shop.myshopify.com';
+export const LOCAL_SHOP = SHOPIFY_ADMIN_LOCAL.shop;
 
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 

@@ -72,7 +72,7 @@ const senders: Record<string, (secret: string, n: number) => Promise<number>> = 
 const rotatedTo: Record<string, string> = {};
 const current = (source: string): string =>
   rotatedTo[source] ??
-  (source === 'smaregi' ? stack.smaregi.webhookSecret : (stack.webhookSecrets[source as 'shopify' | 'pos' | 'square'][0] ?? ''));
+  (source === 'smaregi' ? stack.standIns.smaregi.webhookSecret : (stack.webhookSecrets[source as 'shopify' | 'pos' | 'square'][0] ?? ''));
 
 describe('npm run rotate against npm start', () => {
   for (const source of ['shopify', 'pos', 'square', 'smaregi']) {

@@ -96,16 +96,16 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
   it('writes the membership balance to the Smaregi customer after each change, so the till lets the member spend exactly that', async () => {
     await seedSmaregiTransaction(stack, h.sale('3008'));
     await h.deliver(['3008']);
-    const afterSale = [stack.smaregi.standIn.customerPoint('1'), String(await h.balance())];
+    const afterSale = [stack.standIns.smaregi.standIn.customerPoint('1'), String(await h.balance())];
     await seedSmaregiTransaction(stack, h.sale('3008', { cancelDivision: '1' }));
     await h.deliver(['3008'], 'edited');
-    expect([...afterSale, stack.smaregi.standIn.customerPoint('1'), String(await h.balance())]).toEqual([
+    expect([...afterSale, stack.standIns.smaregi.standIn.customerPoint('1'), String(await h.balance())]).toEqual([
       afterSale[1],
       afterSale[1],
       String(await h.balance()),
       String(await h.balance()),
     ]);
-    expect(afterSale[1]).not.toBe(stack.smaregi.standIn.customerPoint('1'));
+    expect(afterSale[1]).not.toBe(stack.standIns.smaregi.standIn.customerPoint('1'));
   });
 
   it('gives the points back once for a return-cancellation, whichever of its two records comes first', async () => {
@@ -185,7 +185,7 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     await seedSmaregiTransaction(stack, h.sale('3008', { spendPoint: String(held + 500) }));
     await h.deliver(['3008']);
     const afterSale = await h.balance();
-    await stack.smaregi.standIn.deleteTransaction('3008');
+    await stack.standIns.smaregi.standIn.deleteTransaction('3008');
     await h.deliver(['3008'], 'deleted');
     expect([afterSale, await h.recorded('3008'), await h.balance()]).toEqual([
       0,

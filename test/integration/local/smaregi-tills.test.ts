@@ -80,7 +80,7 @@ describe('Smaregi tills: divisions, stores and members', () => {
     const before = await balance();
     await deliver(['2030']);
     const spend = await stack.ledger.getOrder({ source: 'smaregi', orderId: '2030/spend-1' });
-    expect([await balance(), spend, stack.smaregi.standIn.customerPoint('1')]).toEqual([before + 500, undefined, undefined]);
+    expect([await balance(), spend, stack.standIns.smaregi.standIn.customerPoint('1')]).toEqual([before + 500, undefined, undefined]);
   });
 
   it('credits nothing for a sale at a store the source does not take, and records it as other_store', async () => {
@@ -133,7 +133,7 @@ describe('Smaregi tills: divisions, stores and members', () => {
     await seedSmaregiTransaction(stack, sale('2011'));
     const before = await balance();
     await deliver(['2011']);
-    await stack.smaregi.standIn.deleteTransaction('2011');
+    await stack.standIns.smaregi.standIn.deleteTransaction('2011');
     await deliver(['2011'], 'bulk-deleted');
     expect(await balance()).toBe(before);
   });
@@ -141,13 +141,13 @@ describe('Smaregi tills: divisions, stores and members', () => {
   it('answers 200 ignored, not 400, for another event and for a body without transaction ids', async () => {
     const headers = {
       'content-type': 'application/json',
-      [stack.smaregi.webhookHeader]: stack.smaregi.webhookSecret,
+      [stack.standIns.smaregi.webhookHeader]: stack.standIns.smaregi.webhookSecret,
     };
     const post = async (body: unknown) => {
       const res = await fetch(`${stack.urls.intake}/webhooks/smaregi`, { method: 'POST', headers, body: JSON.stringify(body) });
       return [res.status, ((await res.json()) as { status?: string }).status];
     };
-    const contractId = stack.smaregi.contractId;
+    const contractId = stack.standIns.smaregi.contractId;
     expect([
       await post({ contractId, event: 'pos:products', action: 'bulk-update', productIds: ['1'] }),
       await post({ contractId, event: 'pos:transactions', action: 'created' }),

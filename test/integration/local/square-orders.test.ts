@@ -73,10 +73,10 @@ describe("a Square sale on its order's amount without tax, through the local sta
     const sale = { paymentId: 'SQJP3', customerId: frank, status: 'COMPLETED' as const, amount: 3_300, tip: 0, currency: 'JPY' };
     const before = await balance();
     await send(squarePayment('payment.updated', sale, signing(), 'jp-evt-4', Date.now()));
-    const reads = stack.squareOrders.reads();
+    const reads = stack.standIns.squareOrders.reads();
     await send(squarePayment('payment.updated', sale, signing(), 'jp-evt-5', Date.now()));
     expect(await balance()).toBe(before + 150);
-    expect(stack.squareOrders.reads()).toBe(reads);
+    expect(stack.standIns.squareOrders.reads()).toBe(reads);
   });
 
   it('earns on its share of the order for a payment that paid part of it (split tender)', async () => {

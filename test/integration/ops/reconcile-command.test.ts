@@ -21,7 +21,7 @@ describe('npm run reconcile against the local stack', () => {
     stack = await startLocalStack({ env: { RETRY_BACKOFF_CAP_SECONDS: '2', CIRCUIT_OPEN_SECONDS: '2', RETRY_HORIZON_SECONDS: '1200' } });
     // The shop of a Plus plan (1000 points/s): runs here read ever more orders, and waiting for a Standard
     // bucket (100/s) to refill is what the throttling test below is about, not these.
-    stack.shopifyAdmin.setBucket({ maximumAvailable: 2000, restoreRate: 1000, currentlyAvailable: 2000 });
+    stack.standIns.shopifyAdmin.setBucket({ maximumAvailable: 2000, restoreRate: 1000, currentlyAvailable: 2000 });
     handle = handleOf(stack);
     env = { PORT: String(new URL(stack.urls.intake).port) };
   });
@@ -163,12 +163,12 @@ describe('npm run reconcile against the local stack', () => {
   it('completes when Shopify throttles it, after backing off', async () => {
     const orderId = nextOrderId();
     await lose(order(orderId, '1005'));
-    const throttledBefore = stack.shopifyAdmin.stats().throttled;
-    stack.shopifyAdmin.setBucket({ maximumAvailable: 1000, restoreRate: 2000, currentlyAvailable: 0 });
+    const throttledBefore = stack.standIns.shopifyAdmin.stats().throttled;
+    stack.standIns.shopifyAdmin.setBucket({ maximumAvailable: 1000, restoreRate: 2000, currentlyAvailable: 0 });
     const result = await reconcile();
     expect(result.code).toBe(0);
     expect(result.out.at(-1)).toMatch(/^reconcile: scanned=\d+ missing=1 enqueued=1$/);
-    expect(stack.shopifyAdmin.stats().throttled).toBeGreaterThan(throttledBefore);
+    expect(stack.standIns.shopifyAdmin.stats().throttled).toBeGreaterThan(throttledBefore);
     await handle.waitForIdle();
     expect((await handle.ledger.getOrder({ source: 'shopify', orderId }))?.outcome).toBe('credited');
   });

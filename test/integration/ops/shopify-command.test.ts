@@ -29,7 +29,7 @@ describe('npm run shopify -- subscribe (local stack)', () => {
     expect(first.out.at(-1)).toBe('shopify: topics=3 created=3 existing=0');
     const second = await subscribe();
     expect(second.out.at(-1)).toBe('shopify: topics=3 created=0 existing=3');
-    expect(stack.shopifyAdmin.subscriptions.list().map((s) => `${s.topic} ${s.uri}`)).toEqual([
+    expect(stack.standIns.shopifyAdmin.subscriptions.list().map((s) => `${s.topic} ${s.uri}`)).toEqual([
       `ORDERS_PAID ${stack.urls.intake}/webhooks/shopify`,
       `REFUNDS_CREATE ${stack.urls.intake}/webhooks/shopify`,
       `ORDERS_CANCELLED ${stack.urls.intake}/webhooks/shopify`,
@@ -37,11 +37,11 @@ describe('npm run shopify -- subscribe (local stack)', () => {
   });
 
   it('refuses a source that is not a Shopify source, changing nothing', async () => {
-    const before = stack.shopifyAdmin.subscriptions.list().length;
+    const before = stack.standIns.shopifyAdmin.subscriptions.list().length;
     const run = await subscribe('--source', 'pos');
     expect(run.code).toBe(2);
     expect(run.err).toEqual(['shopify: source pos is a pos source: only Shopify sources are subscribed here']);
-    expect(stack.shopifyAdmin.subscriptions.list()).toHaveLength(before);
+    expect(stack.standIns.shopifyAdmin.subscriptions.list()).toHaveLength(before);
   });
 });
 
@@ -60,6 +60,6 @@ describe('npm run shopify -- subscribe (a local stack that enrols customers)', (
     );
     expect(code).toBe(0);
     expect(out.at(-1)).toBe('shopify: topics=4 created=4 existing=0');
-    expect(stack.shopifyAdmin.subscriptions.list().map((s) => s.topic)).toContain('CUSTOMERS_CREATE');
+    expect(stack.standIns.shopifyAdmin.subscriptions.list().map((s) => s.topic)).toContain('CUSTOMERS_CREATE');
   });
 });

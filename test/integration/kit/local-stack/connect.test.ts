@@ -73,7 +73,7 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
       processing: processingSettingsFromEnv(stack.handlerEnv),
       sourcesConfig: stack.handlerEnv.SOURCES_CONFIG,
     });
-    for (const secret of [stack.openApi.clientSecret, SHOPIFY_SECRET, POS_SECRET, stack.smaregi.webhookSecret])
+    for (const secret of [stack.openApi.clientSecret, SHOPIFY_SECRET, POS_SECRET, stack.standIns.smaregi.webhookSecret])
       expect(text.includes(secret)).toBe(false);
   });
 
