@@ -1,6 +1,7 @@
 import type { EmulatorConfig } from '../stand-ins/openapi/index.js';
 import { LOCAL_DEFAULTS, LOCAL_ENV } from '../kit/local-stack/config.js';
 import { curlFor, posCurlScript, shopifyOrderPaid } from '../kit/webhooks/index.js';
+import { SENDER_KINDS } from '../shared/sources/ops.entry.js';
 
 export interface BannerInput {
   urls: { intake: string; emulator: string; dynamodb: string };
@@ -110,7 +111,7 @@ export function bannerLines(b: BannerInput): string[] {
   const lines = [
     'loyalty-points-bridge: local stack up',
     '',
-    `  intake (API Gateway v2)  ${b.urls.intake}   POST /webhooks/shopify  POST /webhooks/pos  POST /webhooks/square  POST /webhooks/smaregi  GET /healthz`,
+    `  intake (API Gateway v2)  ${b.urls.intake}   ${SENDER_KINDS.map((kind) => `POST /webhooks/${kind}  `).join('')}GET /healthz`,
     `  Open API emulator        ${b.urls.emulator}   client ${b.clientId}, secret ${b.demoEmulatorConfig ? b.clientSecret : '(first secret of the configuration file)'}`,
     `                           configuration ${b.emulatorConfigPath}`,
     `  DynamoDB (dynalite)      ${b.urls.dynamodb}   table ${b.tableName}`,

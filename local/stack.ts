@@ -5,6 +5,7 @@ import type { ConsoleSource } from '../console/index.js';
 import { ledgerPlannedPause, openApiProbe } from '../shared/consumer/index.js';
 import { ENV, processingSettingsFromEnv } from '../shared/config/index.js';
 import { loadSources, type SourceSet } from '../shared/sources/index.js';
+import { SENDER_KINDS } from '../shared/sources/ops.entry.js';
 import { createDocumentClient } from '../shared/ledger/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../shared/quarantine/index.js';
 import { adminRoutes } from './admin.js';
@@ -171,10 +172,8 @@ function startIntake(options: LocalStackOptions, wiring: Wiring, log: Log): Prom
   return startLocalHttpServer({
     port: options.ports?.intake ?? 0,
     apiRoutes: {
-      'POST /webhooks/shopify': intake,
-      'POST /webhooks/pos': intake,
-      'POST /webhooks/square': intake,
-      'POST /webhooks/smaregi': intake,
+      // Every sender kind's route (one source each here; a second source of a kind has its own name in AWS).
+      ...Object.fromEntries(SENDER_KINDS.map((kind) => [`POST /webhooks/${kind}`, intake])),
       // The Shopify App Proxy's link request, confirmation (GET) and link (POST) (its proxy URL: <intake>/proxy/shopify).
       'GET /proxy/shopify/link': appProxy,
       'POST /proxy/shopify/link': appProxy,

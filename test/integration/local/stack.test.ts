@@ -17,6 +17,7 @@ import {
   startLocalStack,
 } from '../../../local/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
+import { STAND_IN_KEYS } from '../../../stand-ins/registry.js';
 import { withDemoStack } from '../../support/local-stack.js';
 
 const run = promisify(execFile);
@@ -41,6 +42,21 @@ describe('the local stack (npm start) end to end', () => {
   it('answers the health check with 200 once everything is up', async () => {
     const res = await fetch(`${stack.urls.intake}/healthz`);
     expect(res.status).toBe(200);
+  });
+
+  it("starts every sender's stand-in of the registry under its key, each listening at the URL the stack gives", async () => {
+    const started = await Promise.all(
+      STAND_IN_KEYS.map(async (key) => {
+        const res = await fetch(`${stack.urls[key]}/__not-a-route`);
+        // Each refuses a route it does not have in its own way (404, 401): it listens.
+        return [key, stack.urls[key] === stack.standIns[key].url, res.status >= 400 && res.status < 500] as const;
+      }),
+    );
+    expect(started).toEqual([
+      ['shopifyAdmin', true, true],
+      ['squareOrders', true, true],
+      ['smaregi', true, true],
+    ]);
   });
 
   it('runs the demo scenario with every outcome as expected and the balances back where they started', async () => {
