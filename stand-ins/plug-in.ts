@@ -13,6 +13,8 @@ export interface LocalStandIn<Options, Started extends RunningStandIn, Info> {
   readonly kind: SenderKind;
   /** Its folder's name under stand-ins/ (its log lines' prefix). */
   readonly name: string;
+  /** The variable that sets its port under `npm start` (`<NAME>_PORT`; 0: a free one) and the port otherwise. */
+  readonly port: { readonly variable: string; readonly default: number };
   /** Listens on `port` (0: a free one), with the stack's options for it. */
   start(port: number, options: Options | undefined): Promise<Started>;
   /**

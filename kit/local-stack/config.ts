@@ -12,6 +12,7 @@ import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../sta
 import { localTiming, timingEnvironment } from './timing.js';
 import { SMAREGI_LOCAL } from '../../stand-ins/smaregi/local.js';
 import { SHOPIFY_ADMIN_LOCAL } from '../../stand-ins/shopify-admin/local.js';
+import { LOCAL_STAND_INS, STAND_IN_KEYS, type StandInKey } from '../../stand-ins/registry.js';
 import { SQUARE_ORDERS_LOCAL } from '../../stand-ins/square-orders/local.js';
 
 /** The derived defaults (shared/config/timing.ts): the same as a stage's with its default worker timeout. */
@@ -63,10 +64,10 @@ export const LOCAL_DEFAULTS = {
   port: 3000,
   emulatorPort: 8787,
   dynamodbPort: 8000,
-  shopifyAdminPort: 8789,
+  shopifyAdminPort: LOCAL_STAND_INS.shopifyAdmin.port.default,
   /** The stand-in's Admin API access token (a demo value, like the demo webhook secrets). */
   shopifyAdminToken: SHOPIFY_ADMIN_LOCAL.accessToken,
-  squareOrdersPort: 8791,
+  squareOrdersPort: LOCAL_STAND_INS.squareOrders.port.default,
   /** The Square Orders stand-in's access token (a demo value). */
   squareOrdersToken: SQUARE_ORDERS_LOCAL.accessToken,
   shopifySecret: 'demo-shopify-secret',
@@ -87,24 +88,18 @@ export interface OpenApiLogin {
   clientSecret: string;
 }
 
-/** The ports `npm start` listens on, each set by its own variable (0: any free port). */
-export interface LocalPorts {
-  intake: number;
-  emulator: number;
-  dynamodb: number;
-  shopifyAdmin: number;
-  squareOrders: number;
-  smaregi: number;
-}
+/**
+ * The ports `npm start` listens on, each set by its own variable (0: any free port); each sender's
+ * stand-in's under its key, set by the variable its plug-in names (stand-ins/registry.ts).
+ */
+export type LocalPorts = { intake: number; emulator: number; dynamodb: number } & Record<StandInKey, number>;
 
 /** Which variable sets each port: a taken port is reported by its variable. */
 const PORT_VARIABLES: Record<keyof LocalPorts, string> = {
   intake: LOCAL_ENV.PORT,
   emulator: LOCAL_ENV.EMULATOR_PORT,
   dynamodb: LOCAL_ENV.DYNAMODB_PORT,
-  shopifyAdmin: LOCAL_ENV.SHOPIFY_ADMIN_PORT,
-  squareOrders: LOCAL_ENV.SQUARE_ORDERS_PORT,
-  smaregi: LOCAL_ENV.SMAREGI_PORT,
+  ...(Object.fromEntries(STAND_IN_KEYS.map((key) => [key, LOCAL_STAND_INS[key].port.variable])) as Record<StandInKey, string>),
 };
 
 /**
@@ -189,9 +184,12 @@ export async function resolveLocalConfig(env: NodeJS.ProcessEnv): Promise<LocalC
     intake: integer(env, LOCAL_ENV.PORT, LOCAL_DEFAULTS.port, 0, 65_535),
     emulator: integer(env, LOCAL_ENV.EMULATOR_PORT, LOCAL_DEFAULTS.emulatorPort, 0, 65_535),
     dynamodb: integer(env, LOCAL_ENV.DYNAMODB_PORT, LOCAL_DEFAULTS.dynamodbPort, 0, 65_535),
-    shopifyAdmin: integer(env, LOCAL_ENV.SHOPIFY_ADMIN_PORT, LOCAL_DEFAULTS.shopifyAdminPort, 0, 65_535),
-    squareOrders: integer(env, LOCAL_ENV.SQUARE_ORDERS_PORT, LOCAL_DEFAULTS.squareOrdersPort, 0, 65_535),
-    smaregi: integer(env, LOCAL_ENV.SMAREGI_PORT, SMAREGI_LOCAL.port, 0, 65_535),
+    ...(Object.fromEntries(
+      STAND_IN_KEYS.map((key) => {
+        const { variable, default: fallback } = LOCAL_STAND_INS[key].port;
+        return [key, integer(env, variable, fallback, 0, 65_535)];
+      }),
+    ) as Record<StandInKey, number>),
   };
   const emulatorConfigPath = env[LOCAL_ENV.EMULATOR_CONFIG]?.trim() || DEMO_CONFIG_PATH;
   let emulatorConfig: EmulatorConfig;

@@ -17,6 +17,7 @@ export const SHOPIFY_ADMIN_LOCAL = {
 export const localStandIn: LocalStandIn<undefined, ShopifyAdminStandIn, { url: string }> = {
   kind: 'shopify',
   name: 'shopify-admin',
+  port: { variable: 'SHOPIFY_ADMIN_PORT', default: 8789 },
   start: (port) => startShopifyAdminStandIn({ port, accessToken: SHOPIFY_ADMIN_LOCAL.accessToken }),
   environment: (started, env) => ({
     [REDEMPTION_ADMIN_ENV]:

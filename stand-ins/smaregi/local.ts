@@ -123,6 +123,7 @@ type SmaregiInfo = { url: string; contractId: string; tillPoints: 'ignore' | 'me
 export const localStandIn: LocalStandIn<LocalSmaregiOptions, LocalSmaregi, SmaregiInfo> = {
   kind: 'smaregi',
   name: 'smaregi',
+  port: { variable: 'SMAREGI_PORT', default: SMAREGI_LOCAL.port },
   start: (port, options) => startLocalSmaregi({ ...options, port }),
   environment: localSmaregiEnvironment,
   info: (started, env, sourcesKey) => ({ url: started.url, contractId: started.contractId, tillPoints: tillPointsOf(env[sourcesKey]) }),

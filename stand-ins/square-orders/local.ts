@@ -20,6 +20,7 @@ export function squareAmountBasis(sourcesConfig: string | undefined): string {
 export const localStandIn: LocalStandIn<undefined, SquareOrdersStandIn, { url: string; basis: string }> = {
   kind: 'square',
   name: 'square-orders',
+  port: { variable: 'SQUARE_ORDERS_PORT', default: 8791 },
   start: (port) => startSquareOrdersStandIn({ port, accessToken: SQUARE_ORDERS_LOCAL.accessToken }),
   environment: (started, env) => ({
     [SQUARE_ORDERS_ENV]:

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { REDEMPTION_ADMIN_ENV } from '../../../shared/redemption/index.js';
@@ -22,6 +22,16 @@ describe("the senders' stand-ins registry", () => {
     });
     const registered = STAND_IN_KEYS.map((key) => ({ key, kind: LOCAL_STAND_INS[key].kind, name: LOCAL_STAND_INS[key].name }));
     expect(registered).toEqual(expected);
+  });
+
+  it("sets each stand-in's port under npm start by a variable of its own, listed in docs/local.md's settings", () => {
+    const documented = new Set([...readFileSync(new URL('docs/local.md', root), 'utf8').matchAll(/^\| `([A-Z_]+)`/gm)].map((m) => m[1]));
+    const ports = STAND_IN_KEYS.map((key) => LOCAL_STAND_INS[key].port);
+    expect({
+      undocumented: ports.filter((p) => !documented.has(p.variable)).map((p) => p.variable),
+      distinctVariables: new Set(ports.map((p) => p.variable)).size,
+      distinctDefaults: new Set(ports.map((p) => p.default)).size,
+    }).toEqual({ undocumented: [], distinctVariables: ports.length, distinctDefaults: ports.length });
   });
 
   it("gives each stand-in the environment with the entries before it, so the caller's own settings win", () => {
