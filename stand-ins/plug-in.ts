@@ -4,7 +4,7 @@ import type { SenderKind } from '../shared/sources/ops.entry.js';
 /**
  * A sender's stand-in as the local stack (`npm start`, the tests, the chaos runs) runs it: each
  * stand-ins/<name>/local.ts exports one as `localStandIn`, and `npm run gen:senders` lists it in
- * stand-ins/local.generated.ts under its folder's name in camelCase (`shopify-admin` → `shopifyAdmin`):
+ * stand-ins/registry.ts under its folder's name in camelCase (`shopify-admin` → `shopifyAdmin`):
  * the key of its port (`ports.<key>`, `<KEY>_PORT`), its URL (`urls.<key>`), its started parts
  * (`standIns.<key>`), its options (`<key>` of the stack's options) and its entry of GET /__local/info.
  */
