@@ -95,7 +95,7 @@ describe('function bundling (one definition for the stack and the bench)', () =>
       minifySyntax: true,
       minifyWhitespace: true,
     };
-    const result = await build({ ...options, write: false, metafile: true });
+    const result = await build({ ...options, write: false });
     const code = result.outputFiles.find((f) => f.path.endsWith('.mjs'))?.text ?? '';
     expect(code).toContain('export{');
     const wrapped = [...code.matchAll(/(init_[\w$]+)=__esm\(/g)].map((m) => m[1]);
