@@ -3,6 +3,7 @@ import { DEFAULT_LEDGER_TTL_DAYS, ENV, envInteger, MAX_LEDGER_TTL_DAYS, MIN_LEDG
 import { type ActivityRecorder, createActivityRecorder } from './recorder.js';
 import { createActivityStore } from '../ledger/index.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentClientFromEnv } from '../dynamodb/index.js';
 
 /**
  * The recorder the functions use, from the environment: ACTIVITY_TABLE (unset: none, nothing is
@@ -25,8 +26,10 @@ export function activityFromEnv(
     () => new Error(`${ENV.LEDGER_TTL_DAYS} must be a whole number of days from ${MIN_LEDGER_TTL_DAYS} to ${MAX_LEDGER_TTL_DAYS}`),
   );
   const store = async () => {
-    // Loaded on first write, not at import.
-    const made = client?.() ?? (await import('../dynamodb/index.js')).documentClientFromEnv(env);
+    // Built on the first write, not at import. A static import: every function that records activity loads
+    // the DynamoDB SDK at import for its ledger already, and a dynamic import() here made esbuild wrap each
+    // module such a bundle holds in a lazy-init function (`__esm`) that V8 parsed twice (bench/bundles.ts).
+    const made = client?.() ?? documentClientFromEnv(env);
     return createActivityStore({ client: made, tableName, clock: Date.now, ttlDays });
   };
   const onError = (what: string, e: unknown) =>

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ENV } from './environment.js';
-import type { SecretReader } from './secret-reader.js';
+import { createSecretsManagerReader, type SecretReader } from './secret-reader.js';
 import { WebhookSecretsError } from './errors.js';
 import { splitList } from './env-values.js';
 import { parseJsonOrUndefined } from '../text/index.js';
@@ -109,8 +109,10 @@ export function webhookSecretsFromEnv(
     if (!ids.success) throw new WebhookSecretsError('malformed', '*', undefined, ARNS_MESSAGE);
     const reader =
       opts.reader ??
+      // Built on the first read. A static import (the SDK itself loads on the first read): in a bundle, a
+      // dynamic import() of this module wrapped every module it reaches in a lazy-init function.
       (async () =>
-        (await import('./secret-reader.js')).createSecretsManagerReader({
+        createSecretsManagerReader({
           minForcedRefreshMs: WEBHOOK_SECRET_MIN_REFRESH_MS,
           ...(opts.now ? { now: opts.now } : {}),
         }));
