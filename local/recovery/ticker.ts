@@ -1,7 +1,14 @@
-import { type PlannedPauseRecords, type PullSwitch, resumeWhenUp, type UpstreamProbe } from '../../shared/consumer/index.js';
+import {
+  type PlannedPauseRecords,
+  probeWaitMs,
+  type PullSwitch,
+  RECOVERY_FIRST_PROBE_MS,
+  resumeWhenUp,
+  type UpstreamProbe,
+} from '../../shared/consumer/index.js';
 import type { QueueClock } from '../queue/index.js';
 
-/** How often the local stack probes a paused upstream (the deployed stack: every few seconds of each scheduled minute). */
+/** The longest wait between probes of a paused upstream (the deployed stack: every few seconds of each scheduled minute). */
 export const LOCAL_RECOVERY_PROBE_MS = 10_000;
 
 export interface RecoveryTicker {
@@ -11,8 +18,10 @@ export interface RecoveryTicker {
 }
 
 /**
- * The local stand-in of the deployed stack's scheduled recovery probe: every `intervalMs` on the
- * queue's clock, if the worker paused pulling, one probe of the Open API; the first answer resumes.
+ * The local stand-in of the deployed stack's scheduled recovery probe, on the queue's clock: it looks
+ * every RECOVERY_FIRST_PROBE_MS whether the worker paused pulling; while it has, one probe of the Open
+ * API, then the next after a wait doubling up to `intervalMs` while it stays down (1, 2, 4, 8, 10 s:
+ * shared/consumer/recovery.ts); the first answer resumes.
  */
 export function startRecoveryTicker(options: {
   clock: QueueClock;
@@ -26,10 +35,13 @@ export function startRecoveryTicker(options: {
   const intervalMs = options.intervalMs ?? LOCAL_RECOVERY_PROBE_MS;
   const { clock, pull } = options;
   let handle: unknown;
-  let dueAt = clock.now() + intervalMs;
+  let dueAt = clock.now() + RECOVERY_FIRST_PROBE_MS;
   let stopped = false;
+  /** Failed probes in a row (the wait before the next one doubles with each). */
+  let failed = 0;
   const tick = async () => {
     if (stopped) return;
+    let waitMs = intervalMs; // the probe's check itself failed: look again later
     try {
       const result = await resumeWhenUp({
         pull,
@@ -41,16 +53,19 @@ export function startRecoveryTicker(options: {
         ...(options.planned ? { planned: options.planned } : {}),
       });
       if (result === 'resumed') options.log?.('[worker] the Open API answers again: pulling resumed');
+      failed = result === 'still_down' ? failed + 1 : 0;
+      if (failed > 0) waitMs = probeWaitMs(failed, intervalMs);
+      else if (result !== 'planned') waitMs = RECOVERY_FIRST_PROBE_MS;
     } finally {
-      schedule();
+      schedule(waitMs);
     }
   };
-  const schedule = () => {
+  const schedule = (ms: number) => {
     if (stopped) return;
-    dueAt = clock.now() + intervalMs;
-    handle = clock.setTimeout(() => void tick(), intervalMs);
+    dueAt = clock.now() + ms;
+    handle = clock.setTimeout(() => void tick(), ms);
   };
-  schedule();
+  schedule(RECOVERY_FIRST_PROBE_MS);
   return {
     nextDueAt: () => (pull.stats().paused ? dueAt : undefined),
     stop() {

@@ -14,5 +14,13 @@ export {
   type PullingStatus,
   resumePulling,
 } from './planned-pause.js';
-export { isRecoveryTick, RECOVERY_TICK, type RecoveryResult, resumeWhenUp, type UpstreamProbe } from './recovery.js';
+export {
+  isRecoveryTick,
+  probeWaitMs,
+  RECOVERY_FIRST_PROBE_MS,
+  RECOVERY_TICK,
+  type RecoveryResult,
+  resumeWhenUp,
+  type UpstreamProbe,
+} from './recovery.js';
 export type { ConsumerDeps } from './types.js';

@@ -11,11 +11,25 @@ export const isRecoveryTick = (event: unknown): boolean =>
 /** One cheap call to the Open API: resolves when it answered (any answer but an outage's), throws otherwise. */
 export type UpstreamProbe = () => Promise<void>;
 
+/**
+ * The first probe of a paused upstream goes this soon after the pause (locally; a scheduled invocation
+ * probes at once), and each failed probe doubles the wait before the next, up to the recovery's
+ * interval: 1, then 2, 4, 8, 10, 10... s. A blip that paused pulling (a burst of failures, not an
+ * outage) then holds the queue for seconds, while a service that stays down is still probed only once
+ * per interval after the first few probes.
+ */
+export const RECOVERY_FIRST_PROBE_MS = 1_000;
+
+/** The wait after the `failed`-th failed probe in a row (1-based): 2, 4, 8... s, capped at `intervalMs`. */
+export function probeWaitMs(failed: number, intervalMs: number): number {
+  return Math.min(intervalMs, RECOVERY_FIRST_PROBE_MS * 2 ** Math.min(Math.max(failed, 1), 20));
+}
+
 /** `planned`: paused for an announced maintenance (`npm run pause`) that has not reached its end: left alone. */
 export type RecoveryResult = 'running' | 'resumed' | 'still_down' | 'planned';
 
 /**
- * While pulling is paused, probes the upstream every `intervalMs` until `untilMs` (the caller's time
+ * While pulling is paused, probes the upstream (waits doubling from RECOVERY_FIRST_PROBE_MS up to `intervalMs`) until `untilMs` (the caller's time
  * budget: a scheduled invocation's, or the local stack's tick) and resumes pulling on the first probe
  * the service answers. Pulling that runs is left alone.
  */
@@ -31,13 +45,14 @@ export async function resumeWhenUp(deps: {
 }): Promise<RecoveryResult> {
   if (!(await deps.pull.isPaused())) return 'running';
   if (deps.planned && (await plannedPauseHolds(deps.planned, deps.now()))) return 'planned';
-  for (;;) {
+  for (let failed = 1; ; failed++) {
     if (await answers(deps.probe)) {
       await deps.pull.resume();
       return 'resumed';
     }
-    if (deps.now() + deps.intervalMs > deps.untilMs) return 'still_down';
-    await deps.sleep(deps.intervalMs);
+    const wait = probeWaitMs(failed, deps.intervalMs);
+    if (deps.now() + wait > deps.untilMs) return 'still_down';
+    await deps.sleep(wait);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { OpenApiClient, PointItem } from '../openapi/index.js';
+import { isOpenApiError, type OpenApiClient, type PointItem } from '../openapi/index.js';
 
 const PER_PAGE = 1000; // the largest page the Open API serves (the client refuses more: shared/openapi/client.ts)
 
@@ -22,4 +22,24 @@ export async function findMarkers(
     if (page >= result.last_page) break;
   }
   return found;
+}
+
+/**
+ * Right after a points call whose outcome is unknown (our timeout, a lost answer): its entry if the
+ * history already shows it. Found, the call ran, conclusively: the attempt finishes from it at once,
+ * instead of keeping the lease until the request can no longer land. Not found (or the search failed):
+ * undefined, and the attempt leaves the call in doubt as before (it may still land).
+ */
+export async function landedEntry(
+  api: Pick<OpenApiClient, 'listPoints'>,
+  customerId: string,
+  marker: string,
+  maxPages: number,
+): Promise<PointItem | undefined> {
+  try {
+    return (await findMarkers(api, customerId, [marker], maxPages)).get(marker);
+  } catch (e) {
+    if (isOpenApiError(e)) return undefined;
+    throw e;
+  }
 }

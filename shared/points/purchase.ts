@@ -5,7 +5,7 @@ import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, isUnrecognisedRefusal, leaseLost, leaveInDoubt, rejectedOutcome, transientOutcome } from './failures.js';
 import { findMember } from './find-member.js';
-import { findMarkers } from './history.js';
+import { findMarkers, landedEntry } from './history.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { purchaseMarker } from './markers.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
@@ -165,12 +165,27 @@ class PurchaseAttempt {
     } catch (e) {
       return this.retry(asOpenApiError(e), { needsReconcile: true });
     }
-    if (!found) return undefined;
-    if (this.event.fixedPoints !== undefined && this.event.fixedPoints < 0) return this.deducted(member.id, found.point, true);
+    return found ? this.fromHistory(member.id, found) : undefined;
+  }
+
+  /** The order's call found in the history (it ran): recorded from its entry, with no call again. */
+  private fromHistory(customerId: string, found: PointItem): Promise<PurchaseProcessed> {
+    if (this.event.fixedPoints !== undefined && this.event.fixedPoints < 0) return this.deducted(customerId, found.point, true);
     return this.finish(
-      { outcome: 'credited', customerId: member.id, pointsCredited: found.point, reconciled: true },
-      { kind: 'credited', action: 'ack', customerId: member.id, points: found.point, exact: true, reconciled: true },
+      { outcome: 'credited', customerId, pointsCredited: found.point, reconciled: true },
+      { kind: 'credited', action: 'ack', customerId, points: found.point, exact: true, reconciled: true },
     );
+  }
+
+  /**
+   * The call's outcome is unknown: one search of the history first. Its marker there proves the call
+   * ran (finished from it at once); absent, the call may still land, so it is left in doubt (failures.ts).
+   */
+  private async inDoubt(err: OpenApiError, customerId: string): Promise<PurchaseProcessed> {
+    const found = await landedEntry(this.deps.openapi, customerId, this.marker, this.deps.settings.historyPages);
+    if (!found) return { outcome: await leaveInDoubt(err, (lastError, opts) => this.release(lastError, opts)) };
+    await this.checkpoint('purchase:granted');
+    return this.fromHistory(customerId, found);
   }
 
   /** One points calculation carrying the order's marker, then the record. */
@@ -186,7 +201,7 @@ class PurchaseAttempt {
       });
     } catch (e) {
       const err = asOpenApiError(e);
-      if (err.executed === 'unknown') return { outcome: await leaveInDoubt(err, (lastError, opts) => this.release(lastError, opts)) };
+      if (err.executed === 'unknown') return this.inDoubt(err, member.id);
       return this.grantRefused(err, member.id);
     }
     await this.checkpoint('purchase:granted');
@@ -222,7 +237,7 @@ class PurchaseAttempt {
       });
     } catch (e) {
       const err = asOpenApiError(e);
-      if (err.executed === 'unknown') return { outcome: await leaveInDoubt(err, (lastError, opts) => this.release(lastError, opts)) };
+      if (err.executed === 'unknown') return this.inDoubt(err, member.id);
       if (err.kind === 'insufficient_points' && points < 0) return this.insufficient(member.id, -points, err.message);
       return this.grantRefused(err, member.id);
     }
@@ -247,7 +262,7 @@ class PurchaseAttempt {
         if (taken > 0) await this.deps.openapi.grantPoints(customerId, { point: -taken, remarks: this.marker });
       } catch (e) {
         const err = asOpenApiError(e);
-        if (err.executed === 'unknown') return { outcome: await leaveInDoubt(err, (lastError, opts) => this.release(lastError, opts)) };
+        if (err.executed === 'unknown') return this.inDoubt(err, customerId);
         // Includes insufficient_points again (the balance moved between the read and the deduction): nothing ran.
         return this.retry(err, {});
       }

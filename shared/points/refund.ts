@@ -5,7 +5,7 @@ import { type OrderBook, type RefundShare, refundShare } from './debit.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { RefundEvent } from '../events/index.js';
 import { asOpenApiError, leaseLost, leaveInDoubt, transientOutcome } from './failures.js';
-import { findMarkers } from './history.js';
+import { findMarkers, landedEntry } from './history.js';
 import { awaitsCustomer, awaitsLink } from './late-customer.js';
 import { purchaseMarker, refundMarker } from './markers.js';
 import type { ProcessOutcome } from '../events/index.js';
@@ -14,7 +14,8 @@ import { refundWaitMs } from './refund-wait.js';
 
 /** A step either ends the attempt with `end` or hands its result on to the next step. */
 type Step<T> = { end: ProcessOutcome } | (T & { end?: undefined });
-type Debit = Step<{ share: RefundShare; debited: number }>;
+/** The debit done; `reconciled` when its amount was read from the history (its answer was lost). */
+type Debit = Step<{ share: RefundShare; debited: number; reconciled?: true }>;
 
 /**
  * What the attempt works on once it holds the order's lease: the order as last booked (the base every
@@ -80,7 +81,12 @@ class RefundAttempt {
     const debit = await this.debit(hold);
     if (debit.end) return debit.end;
     await this.checkpoint('refund:granted');
-    const applied: AppliedRefund = { ...bookable(debit.share), debited: debit.debited, at: this.now() };
+    const applied: AppliedRefund = {
+      ...bookable(debit.share),
+      debited: debit.debited,
+      ...(debit.reconciled ? { reconciled: true } : {}),
+      at: this.now(),
+    };
     return this.bookAndFinish(hold, applied);
   }
 
@@ -220,7 +226,8 @@ class RefundAttempt {
       return { share, debited: share.target };
     } catch (e) {
       const err = asOpenApiError(e);
-      if (err.kind !== 'insufficient_points' || err.executed === 'unknown') return { end: await this.failed(err, hold.customerId, true) };
+      if (err.executed === 'unknown') return this.inDoubt(err, hold.customerId, share);
+      if (err.kind !== 'insufficient_points') return { end: await this.failed(err, hold.customerId, true) };
       if (this.deps.settings.insufficientPointsPolicy === 'park') {
         await this.releaseOrder(err.message, { notDebited: true });
         return { end: await this.finish(parkedEnd(hold.customerId, share.target, err.message)) };
@@ -237,9 +244,22 @@ class RefundAttempt {
       if (debited > 0) await this.grant(customerId, debited);
       return { share, debited };
     } catch (e) {
+      const err = asOpenApiError(e);
+      if (err.executed === 'unknown') return this.inDoubt(err, customerId, share);
       // Includes insufficient_points again (the balance moved between the read and the debit).
-      return { end: await this.failed(asOpenApiError(e), customerId, true) };
+      return { end: await this.failed(err, customerId, true) };
     }
+  }
+
+  /**
+   * The debit's outcome is unknown: one search of the history first. Its marker there proves the debit
+   * ran (booked from its entry at once); absent, it may still land, so it is left in doubt (failures.ts).
+   */
+  private async inDoubt(err: OpenApiError, customerId: string, share: RefundShare): Promise<Debit> {
+    const marker = this.debitMarker(this.event.refundId);
+    const found = await landedEntry(this.deps.openapi, customerId, marker, this.deps.settings.historyPages);
+    if (!found) return { end: await this.failed(err, customerId, true) };
+    return { share, debited: -found.point, reconciled: true };
   }
 
   private grant(customerId: string, points: number) {

@@ -45,6 +45,27 @@ describe('the recovery probe', () => {
     expect(await queue.isPaused()).toBe(true);
   });
 
+  it('probes again after 2, 4, 8, then 10 s while the service stays down, within the invocation', async () => {
+    const queue = createLocalQueue({ clock: systemClock });
+    await queue.pause();
+    await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
+    let now = Date.now();
+    const slept: number[] = [];
+    const result = await resumeWhenUp({
+      pull: queue,
+      probe: openApiProbe(h.api, 'shopify'),
+      now: () => now,
+      sleep: async (ms) => {
+        slept.push(ms);
+        now += ms;
+      },
+      intervalMs: 10_000,
+      untilMs: now + 30_000,
+    });
+    expect([result, slept]).toEqual(['still_down', [2_000, 4_000, 8_000, 10_000]]);
+    await queue.close();
+  });
+
   it('resumes pulling on the first answer of the service, even "no such member"', async () => {
     const { queue, run } = recovery();
     await queue.pause();

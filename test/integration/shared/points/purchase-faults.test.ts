@@ -29,28 +29,32 @@ describe('purchase: faults at the points calculation', () => {
     expect(await h.balance('member-gold')).toBe(50);
   });
 
-  it('reset_after_commit: the outcome is unknown, the retry finds the credit in the history and does not call again', async () => {
+  it('reset_after_commit: the answer is lost, the attempt finds the credit in the history at once and does not call again', async () => {
     await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'reset_after_commit', times: 1 });
     const event = purchase();
-    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown', action: 'retry', leaseKept: false });
-    expect(await h.ledger.getOrder(event)).toMatchObject({ needsReconcile: true, state: 'pending' });
-    // The service hung up: the request cannot land any more, so nothing waits for the lease.
-    const second = await h.processor().process(event);
-    expect(second).toMatchObject({ kind: 'credited', points: 50, exact: true, reconciled: true });
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', points: 50, exact: true, reconciled: true });
     expect(await h.calls(CALCULATION)).toBe(1);
     expect(await h.entries('member-gold', marker(event))).toEqual([50]);
-    expect(await h.ledger.getOrder(event)).toMatchObject({ pointsCredited: 50, pointsExact: true, reconciled: true });
+    expect(await h.ledger.getOrder(event)).toMatchObject({ state: 'done', pointsCredited: 50, pointsExact: true, reconciled: true });
   });
 
-  it('delay past the client timeout: the late credit is found in the history, not repeated', async () => {
+  it('delay past the client timeout: the credit ran, so the attempt finds it in the history and records it, with no lease to wait out', async () => {
     await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'delay', delay_ms: 1500, times: 1 });
     const event = purchase();
-    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown', errorKind: 'timeout', leaseKept: true });
-    // Our own timeout: the request may still land, so the lease is waited out before anyone searches.
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', points: 50, reconciled: true });
+    expect(await h.ledger.getOrder(event)).toMatchObject({ state: 'done', outcome: 'credited' });
+    expect(await h.calls(CALCULATION)).toBe(1);
+    expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+  });
+
+  it('a 504 whose request has not landed: the history shows nothing, so the lease is kept and waited out before crediting once', async () => {
+    await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'status', status: 504, body: 'gateway timeout', times: 1 });
+    const event = purchase();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown', leaseKept: true });
+    expect(await h.calls(HISTORY)).toBe(1); // searched once, found nothing: it may still land
     expect(await h.processor().process(event)).toMatchObject({ kind: 'lease_held' });
     h.expireLeases();
-    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', reconciled: true });
-    expect(await h.calls(CALCULATION)).toBe(1);
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', reconciled: false });
     expect(await h.entries('member-gold', marker(event))).toEqual([50]);
   });
 });

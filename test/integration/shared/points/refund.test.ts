@@ -22,10 +22,13 @@ const POINTS_PATH = '^/api/ext/users/[^/]+/points$';
 /** Arms one fault on the next debit (the points grant). */
 const atDebit = (fault: 'error_500' | 'reset_before' | 'reset_after_commit' | 'delay', extra: { delay_ms?: number } = {}) =>
   h.emulator.addFault({ method: 'POST', path: POINTS_PATH, fault, times: 1, ...extra });
-/** Processes `event` with its debit's answer lost after the debit ran, then lets the order's lease run out. */
+/**
+ * Processes `event` with its debit's answer lost after the debit ran and the attempt dying before it
+ * booked it (right after its search found the debit), then lets the order's lease run out: a debit in doubt.
+ */
 async function debitAnswerLost(event: RefundEvent) {
   await atDebit('reset_after_commit');
-  expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown' });
+  await h.crashAt('refund:granted', event);
   h.expireLeases();
 }
 /** Arms a server error on the next history search. */
@@ -236,14 +239,13 @@ describe('refund: the customer or the client changed', () => {
 });
 
 describe('refund: faults at the debit', () => {
-  it('reset_after_commit: the retry finds the debit in the history and does not debit again', async () => {
+  it('reset_after_commit: the answer is lost, the attempt finds the debit in the history at once and does not debit again', async () => {
     const p = await credited();
     await h.processor().process(refund(p, 'a', 333));
     await atDebit('reset_after_commit');
     const r = refund(p, 'b', 333);
-    expect(await h.processor().process(r)).toMatchObject({ kind: 'outcome_unknown', action: 'retry', leaseKept: false });
-    // The service hung up: the next attempt searches at once, without waiting the lease out.
     expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 16, reconciled: true });
+    expect(await h.ledger.getRefund({ ...p, refundId: 'b' })).toMatchObject({ state: 'done', outcome: 'debited' });
     expect(await debits(p, 'b')).toEqual([-16]);
     expect(await h.calls(GRANT)).toBe(2);
   });
@@ -257,11 +259,21 @@ describe('refund: faults at the debit', () => {
     await atDebit('reset_before');
     expect(await h.processor().process(r)).toMatchObject({ action: 'retry' });
     h.expireLeases();
+    // The debit ran and only its answer came too late: found in the history, booked at once.
     await atDebit('delay', { delay_ms: 1500 });
-    expect(await h.processor().process(r)).toMatchObject({ kind: 'outcome_unknown', errorKind: 'timeout' });
-    h.expireLeases();
-    expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 49 });
+    expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 49, reconciled: true });
     expect(await debits(p, 'r1')).toEqual([-49]);
+  });
+
+  it("a 504 at the debit whose request has not landed keeps the order's lease, so a sibling refund waits it out", async () => {
+    const p = await credited();
+    const r = refund(p, 'r1', 500);
+    await h.emulator.addFault({ method: 'POST', path: POINTS_PATH, fault: 'status', status: 504, body: 'gateway timeout', times: 1 });
+    expect(await h.processor().process(r)).toMatchObject({ kind: 'outcome_unknown', leaseKept: true });
+    expect(await h.processor().process(refund(p, 'r2', 499))).toMatchObject({ kind: 'lease_held' });
+    h.expireLeases();
+    expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 24 });
+    expect(await debits(p, 'r1')).toEqual([-24]);
   });
 
   it('a crash after the debit and before booking it: the next holder of the order books it from the history', async () => {
