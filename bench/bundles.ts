@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { esbuildOptions, type FunctionCode, functionName } from '../infra/bundling.js';
+import { esbuildOptions, FUNCTION_BUNDLE, type FunctionCode, functionName } from '../infra/bundling.js';
 import { FUNCTION_ENTRIES, FUNCTION_EXTERNAL_MODULES } from '../infra/paths.js';
 
 /**
@@ -69,7 +69,14 @@ export interface BundleFigures {
   initMsP50?: number;
   rssMiB?: number;
   /** The worker only: its load against the runtime SDK modules it uses, samples alternating. */
-  sdkFloor?: { modules: string[]; floorMsP50: number; loadWithSdkMsP50: number; ratio: number };
+  sdkFloor?: SdkFloor & { modules: string[]; sourceMaps: SdkFloor & { nodeOptions: string } };
+}
+
+/** The worker with its SDK against the SDK alone, p50s of alternating fresh processes. */
+interface SdkFloor {
+  floorMsP50: number;
+  loadWithSdkMsP50: number;
+  ratio: number;
 }
 
 interface Sample {
@@ -93,6 +100,10 @@ export async function runBundleBench(options: { samples?: number } = {}): Promis
   const worker = built.find((b) => b.code === 'processEvents');
   const floor: number[] = [];
   const withSdk: number[] = [];
+  // The same pair under the NODE_OPTIONS the stack gives every function (source maps: Node reads the map at load).
+  const floorMaps: number[] = [];
+  const withSdkMaps: number[] = [];
+  const maps = FUNCTION_BUNDLE.nodeOptions;
   // Interleaved rounds (every function, the floor and the worker with its SDK in each), so a slow
   // moment of the disk or CPU hits all alike.
   for (let i = 0; i < samples; i += 1) {
@@ -100,6 +111,8 @@ export async function runBundleBench(options: { samples?: number } = {}): Promis
     if (worker) {
       floor.push((await sample(undefined, ENVIRONMENTS.processEvents, WORKER_SDK)).loadMs);
       withSdk.push((await sample(worker.outfile, ENVIRONMENTS.processEvents, WORKER_SDK)).loadMs);
+      floorMaps.push((await sample(undefined, ENVIRONMENTS.processEvents, WORKER_SDK, maps)).loadMs);
+      withSdkMaps.push((await sample(worker.outfile, ENVIRONMENTS.processEvents, WORKER_SDK, maps)).loadMs);
     }
   }
   return built.map((b) => {
@@ -116,19 +129,32 @@ export async function runBundleBench(options: { samples?: number } = {}): Promis
       ...(inits.length ? { initMsP50: p50(inits), rssMiB: p50(b.runs.map((r) => r.rssMiB)) } : {}),
     };
     if (b === worker) {
-      const f = p50(floor);
-      const w = p50(withSdk);
-      figures.sdkFloor = { modules: [...WORKER_SDK], floorMsP50: f, loadWithSdkMsP50: w, ratio: Math.round((w / f) * 100) / 100 };
+      figures.sdkFloor = {
+        modules: [...WORKER_SDK],
+        ...sdkFloor(floor, withSdk),
+        sourceMaps: { nodeOptions: maps, ...sdkFloor(floorMaps, withSdkMaps) },
+      };
     }
     return figures;
   });
 }
 
+function sdkFloor(floor: number[], withSdk: number[]): SdkFloor {
+  const f = p50(floor);
+  const w = p50(withSdk);
+  return { floorMsP50: f, loadWithSdkMsP50: w, ratio: Math.round((w / f) * 100) / 100 };
+}
+
 /**
- * One fresh process: evaluate the bundle (if any), then require `sdk` (from the repository, as the
+ * One fresh process (with `nodeOptions` as its NODE_OPTIONS when given, else none): evaluate the bundle (if any), then require `sdk` (from the repository, as the
  * runtime's own), then build its dependencies when it has an environment here.
  */
-async function sample(outfile: string | undefined, env: Record<string, string> | undefined, sdk: readonly string[] = []): Promise<Sample> {
+async function sample(
+  outfile: string | undefined,
+  env: Record<string, string> | undefined,
+  sdk: readonly string[] = [],
+  nodeOptions = '',
+): Promise<Sample> {
   const probe = join(OUT_DIR, 'probe.mjs');
   await writeFile(
     probe,
@@ -148,7 +174,9 @@ async function sample(outfile: string | undefined, env: Record<string, string> |
   );
   const init = env !== undefined && sdk.length === 0;
   const args = JSON.stringify([outfile ?? null, sdk, init]);
-  const { stdout } = await run(process.execPath, [probe, args], { env: { ...process.env, ...LAMBDA_ENV, ...env } });
+  const { stdout } = await run(process.execPath, [probe, args], {
+    env: { ...process.env, ...LAMBDA_ENV, ...env, NODE_OPTIONS: nodeOptions },
+  });
   return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Sample;
 }
 

@@ -232,6 +232,13 @@ function bundleRows({ rows, row, failed }: RowWriter, bundles: Parts['bundles'])
         `${fmt(f.loadWithSdkMsP50)} / ${fmt(f.floorMsP50)} ms = ${fmt(f.ratio, 2)}x`,
         '<= 1.1x',
       );
+      const m = f.sourceMaps;
+      row(
+        'bundle',
+        `${b.name}: the same under the stack's NODE_OPTIONS (${m.nodeOptions}: what the deployed function loads with), p50`,
+        `${fmt(m.loadWithSdkMsP50)} / ${fmt(m.floorMsP50)} ms = ${fmt(m.ratio, 2)}x`,
+        '-',
+      );
     }
   }
 }

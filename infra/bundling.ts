@@ -15,6 +15,8 @@ export const FUNCTION_BUNDLE = {
   minify: true,
   sourceMap: true,
   sourcesContent: false,
+  /** The functions' NODE_OPTIONS: stack traces point into the TypeScript sources (the bundle ships its .map). */
+  nodeOptions: '--enable-source-maps',
   mainFields: ['module', 'main'],
   // CommonJS dependencies call require(); give the ESM bundle one.
   banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

@@ -60,8 +60,7 @@ export class BundledFunction extends Construct {
       timeout: Duration.seconds(props.timeoutSeconds),
       role: this.role,
       logGroup: this.logGroup,
-      // Stack traces point into the TypeScript sources (the bundle ships its .map file).
-      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      environment: { ...props.environment, NODE_OPTIONS: FUNCTION_BUNDLE.nodeOptions },
       projectRoot: REPO_ROOT,
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       bundling: {

@@ -1,4 +1,4 @@
-import type { ProcessOutcome, PurchaseEvent, RefundEvent } from '../../events/index.js';
+import type { FollowUp, ProcessOutcome, PurchaseEvent, RefundEvent } from '../../events/index.js';
 import { readChain, remainderOf, runInOrder, runRounds, type SaleChain } from '../../points/index.js';
 import type { CanonicalRun, ResolveDeps } from '../resolution.js';
 import type { SmaregiClient } from './client.js';
@@ -39,12 +39,7 @@ export async function processSmaregiState(
     // Gone (deleted): it earns nothing now. Recorded: take back what it earned; never seen: nothing to do.
     const chain = await chainFacts(deps, thin.source, from.transactionHeadId);
     if (!chain.sale) return { kind: 'skipped', action: 'ack', reason: 'transaction_gone' };
-    const cancel = goneRefund(thin, from.transactionHeadId, from.refundTitle);
-    const key = { externalKey: from.externalKey, ...(from.memberLookup === 'unique_id' ? { lookup: 'unique_id' as const } : {}) };
-    const spent = spendEvents(thin, from.transactionHeadId, await spendFacts(deps, thin, from.transactionHeadId), undefined, key).events;
-    // The till's spent points come back before the sale's are taken back (as for a void): a member who spent
-    // what this sale earned would otherwise meet the cancel short, and keep what the give-back returns.
-    return runInOrder([...spent, cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID))], run);
+    return takeBackGone(deps, thin, chain, run);
   }
   const tx = fetched.tx;
   const link = tx.disposeDivision === '2' || tx.returnSales === '1' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;
@@ -80,6 +75,35 @@ export async function processSmaregiState(
   if (from.tillPoints === 'membership' && sale?.customer && smaregiCustomer)
     await mirrorBalance(deps, client, smaregiCustomer, sale.customer);
   return reached.outcome;
+}
+
+/** Passes over a deleted sale's till spend: an unfinished deduction is finished first, then given back. */
+const MAX_GONE_SPEND_PASSES = 3;
+
+/**
+ * A deleted sale earns nothing now. The till's spent points come back before the sale's are taken back
+ * (as for a void): a member who spent what this sale earned would otherwise meet the cancel short, and
+ * keep what the give-back returns. A deduction left unfinished (an attempt that died after it landed) is
+ * finished first and given back on the next pass, so the give-back always precedes the cancel.
+ */
+async function takeBackGone(deps: ResolveDeps, thin: SmaregiThinEvent, chain: SaleChain, run: Runners): Promise<ProcessOutcome> {
+  const from = thin.stateFrom;
+  const key = { externalKey: from.externalKey, ...(from.memberLookup === 'unique_id' ? { lookup: 'unique_id' as const } : {}) };
+  const spent: FollowUp[] = [];
+  for (let pass = 0; pass < MAX_GONE_SPEND_PASSES; pass++) {
+    const spend = spendEvents(thin, from.transactionHeadId, await spendFacts(deps, thin, from.transactionHeadId), undefined, key);
+    for (const event of spend.events) {
+      const outcome = await run.purchase(event);
+      // What must wait comes back with the message; the cancel never runs ahead of an unfinished give-back.
+      if (outcome.action === 'retry') return outcome;
+      spent.push({ refundId: event.orderId, kind: outcome.kind, action: outcome.action });
+    }
+    if (!spend.again) break;
+  }
+  const cancel = goneRefund(thin, from.transactionHeadId, from.refundTitle);
+  const answer = await runInOrder([cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID))], run);
+  if (answer.action === 'retry' || spent.length === 0) return answer;
+  return { ...answer, followUps: [...('followUps' in answer && answer.followUps ? answer.followUps : []), ...spent] } as ProcessOutcome;
 }
 
 async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransaction> }, id: string): Promise<Fetched> {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECOVERY_TICK } from '../../../shared/consumer/index.js';
 import { ENV, LEDGER_TABLE_SCHEMA } from '../../../shared/config/index.js';
 import { stageTiming, UPSTREAM_CEILING_PER_MINUTE, type StageConfig, webhookSecretName } from '../../../infra/config/index.js';
+import { FUNCTION_BUNDLE } from '../../../infra/bundling.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
 import type { Json } from '../../support/json.js';
 import { outcomeMetric } from '../../../shared/metrics/names.js';
@@ -153,6 +154,8 @@ describe('functions', () => {
     const { template } = stage('staging');
     for (const [, fn] of [receiverOf(template), workerOf(template)]) {
       expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+      // The bench measures the worker's load under the same (bench/bundles.ts).
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe(FUNCTION_BUNDLE.nodeOptions);
       const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
       const dir = join(app.outdir, `assembly-${app.built.pipeline.stackName}-Staging`, `asset.${hash}`);
       const fallback = join(app.outdir, `asset.${hash}`);

@@ -1,4 +1,6 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { orderKey } from '../../../shared/ledger/index.js';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
 import { opsCommandOn, withDemoStack } from '../../support/local-stack.js';
@@ -42,7 +44,19 @@ function tillPointsHelpers(get: () => { stack: LocalStack; handle: LocalStackHan
     });
     expect(res.status).toBe(201);
   };
-  return { balance, deliver, entries, recorded, sale, fault };
+  /** The ledger order as an attempt left it that died after its points call landed: claimed, its lease run out. */
+  const unfinish = async (orderId: string) => {
+    await get().handle.documentClient.send(
+      new UpdateCommand({
+        TableName: get().stack.tableName,
+        Key: { pk: orderKey('smaregi', orderId) },
+        UpdateExpression: 'SET #state = :pending, leaseOwner = :dead, leaseUntil = :past REMOVE outcome, pointsCredited, finishedAt',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':pending': 'pending', ':dead': 'crashed-attempt', ':past': Date.now() - 1 },
+      }),
+    );
+  };
+  return { balance, deliver, entries, recorded, sale, fault, unfinish };
 }
 
 describe('Smaregi till points under tillPoints membership (insufficient points: clamp)', () => {
@@ -189,6 +203,21 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     await h.deliver(['3008'], 'deleted');
     expect([afterSale, await h.recorded('3008'), await h.balance()]).toEqual([
       0,
+      { outcome: 'credited', points: 500, shortfall: undefined },
+      held,
+    ]);
+  });
+
+  it('gives the points spent at the till back before taking the sale back when the transaction is deleted while the deduction is unfinished (its attempt died after deducting)', async () => {
+    const held = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3020', { spendPoint: String(held + 500) }));
+    await h.deliver(['3020']);
+    await h.unfinish('3020/spend-1');
+    await stack.standIns.smaregi.standIn.deleteTransaction('3020');
+    await h.deliver(['3020'], 'deleted');
+    expect([await h.entries('3020/spend-1'), await h.entries('3020/spend-1/back'), await h.recorded('3020'), await h.balance()]).toEqual([
+      [-(held + 500)],
+      [held + 500],
       { outcome: 'credited', points: 500, shortfall: undefined },
       held,
     ]);
