@@ -152,7 +152,8 @@ export function timingProblems(t: Timing): TimingProblem[] {
   }
   if (problems.length > 0) return problems;
   // A takeover searches the history for a lost call's marker: the lease must outlive the attempt
-  // that may have sent it, or the search could run before the call lands and pay twice.
+  // that may have sent it, or the search could run before the call lands and pay twice. Not one call's
+  // timeout: one call may send its request late in the invocation (token retries, 429 waits).
   check(
     t.leaseSeconds >= t.workerTimeoutSeconds + LEASE_MARGIN_SECONDS,
     'leaseSeconds',
