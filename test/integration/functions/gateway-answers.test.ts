@@ -1,4 +1,4 @@
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { depsFromEnv, makeHandler } from '../../../functions/process-events.js';
 import { createLocalQueue } from '../../../local/queue/index.js';
@@ -10,7 +10,8 @@ import { ProcessingSettings } from '../../../shared/config/processing-settings.j
 import { createOpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
 import { createProcessor, purchaseMarker } from '../../../shared/points/index.js';
 import { startRewordingProxy } from '../../support/rewording-proxy.js';
-import { CLIENT_ID, GRANT, LOOKUP, purchase, useHarness } from '../shared/points/harness.js';
+import { CLIENT_ID, GRANT, LOOKUP, purchase, useHarness, workerEnv } from '../shared/points/harness.js';
+import { sqsRecord as recordOf, sqsEvent } from '../../support/sqs-record.js';
 
 /**
  * What a gateway, WAF or maintenance page in front of the membership service answers (the emulator's
@@ -25,39 +26,12 @@ const HTML = { 'content-type': 'text/html; charset=UTF-8' };
 
 let messages = 0;
 function sqsRecord(body: PointsEvent): SQSRecord {
-  const id = `gw-${++messages}`;
-  return {
-    messageId: id,
-    receiptHandle: `rh-${id}`,
-    body: JSON.stringify(body),
-    attributes: {
-      ApproximateReceiveCount: '1',
-      SentTimestamp: String(h.clock()),
-      SenderId: 'test',
-      ApproximateFirstReceiveTimestamp: '0',
-      MessageGroupId: `g-${id}`,
-      MessageDeduplicationId: id,
-      SequenceNumber: String(messages),
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:ap-northeast-1:000000000000:events.fifo',
-    awsRegion: 'ap-northeast-1',
-  };
+  const sequence = ++messages;
+  const id = `gw-${sequence}`;
+  return recordOf(body, { id, groupId: `g-${id}`, sentAt: h.clock(), sequence });
 }
-const sqsEvent = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
 
-const env = () => ({
-  LEDGER_TABLE: h.dynamo.tableName,
-  DYNAMODB_ENDPOINT: h.dynamo.endpoint,
-  OPENAPI_BASE_URL: h.emulator.url,
-  OPENAPI_CLIENT_ID: 'test-client',
-  OPENAPI_CLIENT_SECRET: 'test-secret',
-  LEASE_SECONDS: '60',
-  REFUND_WAIT_SECONDS: '120',
-  POWERTOOLS_METRICS_NAMESPACE: 'test',
-});
+const env = () => workerEnv(h, { LEASE_SECONDS: '60', REFUND_WAIT_SECONDS: '120' });
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
 

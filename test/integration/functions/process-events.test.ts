@@ -1,4 +1,4 @@
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { depsFromEnv, makeHandler } from '../../../functions/process-events.js';
 import { lambdaContext } from '../../../local/lambda/context.js';
@@ -8,7 +8,8 @@ import { createCircuitBreaker } from '../../../shared/retry/index.js';
 import { linkedEvent } from '../../../shared/customers/index.js';
 import { createLocalQueue } from '../../../local/queue/index.js';
 import { systemClock } from '../../../local/queue/clock.js';
-import { CALCULATION, GRANT, LOOKUP, purchase, refund, useHarness } from '../shared/points/harness.js';
+import { CALCULATION, GRANT, LOOKUP, purchase, refund, useHarness, workerEnv } from '../shared/points/harness.js';
+import { sqsRecord as recordOf, sqsEvent } from '../../support/sqs-record.js';
 import type { PointsEvent } from '../../../shared/events/index.js';
 import { ASIDE_ATTRIBUTES, type MessageVisibility, type VisibilityChange } from '../../../shared/queue/index.js';
 import { startSmaregiStandIn } from '../../../stand-ins/smaregi/index.js';
@@ -17,31 +18,11 @@ import { smaregiFixture } from '../../../kit/smaregi.js';
 
 const h = useHarness();
 
-// SQS itself cannot run here: the event is built the way Lambda's SQS integration delivers it.
 let messages = 0;
-function sqsRecord(body: PointsEvent | object | string, groupId: string): SQSRecord {
-  const id = `msg-${++messages}`;
-  return {
-    messageId: id,
-    receiptHandle: `rh-${id}`,
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    attributes: {
-      ApproximateReceiveCount: '1',
-      SentTimestamp: '0',
-      SenderId: 'test',
-      ApproximateFirstReceiveTimestamp: '0',
-      MessageGroupId: groupId,
-      MessageDeduplicationId: id,
-      SequenceNumber: String(messages),
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:events.fifo',
-    awsRegion: 'us-east-1',
-  };
-}
-const sqsEvent = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
+const sqsRecord = (body: PointsEvent | object | string, groupId: string): SQSRecord => {
+  const sequence = ++messages;
+  return recordOf(body, { id: `msg-${sequence}`, groupId, sequence });
+};
 /** A record sent `ageMs` ago on the test's clock (its SentTimestamp decides the retry horizon). */
 function sentAgo(record: SQSRecord, ageMs: number, receiveCount = 1): SQSRecord {
   return {
@@ -50,16 +31,7 @@ function sentAgo(record: SQSRecord, ageMs: number, receiveCount = 1): SQSRecord 
   };
 }
 
-const env = () => ({
-  LEDGER_TABLE: h.dynamo.tableName,
-  DYNAMODB_ENDPOINT: h.dynamo.endpoint,
-  OPENAPI_BASE_URL: h.emulator.url,
-  OPENAPI_CLIENT_ID: 'test-client',
-  OPENAPI_CLIENT_SECRET: 'test-secret',
-  LEASE_SECONDS: '60',
-  REFUND_WAIT_SECONDS: '120',
-  POWERTOOLS_METRICS_NAMESPACE: 'test',
-});
+const env = () => workerEnv(h, { LEASE_SECONDS: '60', REFUND_WAIT_SECONDS: '120' });
 /** The handler as deployed, built from the environment (once per file), with the test's clock. */
 let built: ReturnType<typeof makeHandler> | undefined;
 const handler = () => (built ??= makeHandler(depsFromEnv(env(), { clock: h.clock })));

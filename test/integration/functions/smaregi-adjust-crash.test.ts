@@ -5,7 +5,8 @@ import type { Checkpoint } from '../../../shared/points/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../shared/sources/index.js';
 import { startSmaregiStandIn } from '../../../stand-ins/smaregi/index.js';
 import { smaregiTransaction } from '../../../kit/smaregi.js';
-import { emulatorConfig, useHarness } from '../shared/points/harness.js';
+import { emulatorConfig, useHarness, workerEnv } from '../shared/points/harness.js';
+import { sqsEvent as eventOf, sqsRecord } from '../../support/sqs-record.js';
 
 /**
  * A Smaregi sale edited down with no webhook for the edit: its adjustment refund `adj-<T>` booked its
@@ -21,40 +22,10 @@ beforeEach(async () => {
   await h.emulator.reset(emulatorConfig({ members: MEMBERS, external_keys: ['smaregi'] }));
 });
 
-const env = () => ({
-  LEDGER_TABLE: h.dynamo.tableName,
-  DYNAMODB_ENDPOINT: h.dynamo.endpoint,
-  OPENAPI_BASE_URL: h.emulator.url,
-  OPENAPI_CLIENT_ID: 'test-client',
-  OPENAPI_CLIENT_SECRET: 'test-secret',
-  LEASE_SECONDS: '60',
-  REFUND_WAIT_SECONDS: '120',
-  POWERTOOLS_METRICS_NAMESPACE: 'test',
-});
+const env = () => workerEnv(h, { LEASE_SECONDS: '60', REFUND_WAIT_SECONDS: '120' });
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const sqsEvent = (body: object, n: number): SQSEvent => ({
-  Records: [
-    {
-      messageId: `adj-msg-${n}`,
-      receiptHandle: `rh-${n}`,
-      body: JSON.stringify(body),
-      attributes: {
-        ApproximateReceiveCount: '1',
-        SentTimestamp: String(h.clock()),
-        SenderId: 'test',
-        ApproximateFirstReceiveTimestamp: '0',
-        MessageGroupId: 'smaregi:25',
-        MessageDeduplicationId: `adj-msg-${n}`,
-        SequenceNumber: String(n),
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:events.fifo',
-      awsRegion: 'us-east-1',
-    },
-  ],
-});
+const sqsEvent = (body: object, n: number): SQSEvent =>
+  eventOf(sqsRecord(body, { id: `adj-msg-${n}`, groupId: 'smaregi:25', sentAt: h.clock(), sequence: n }));
 
 describe('Smaregi: an adjustment refund booked but never finished (crash at refund:applied)', () => {
   it('is sent again when the sale is resolved again: its record ends debited, the member debited once', async () => {

@@ -150,6 +150,20 @@ export function useHarness(): Harness {
   return h;
 }
 
+/**
+ * The worker's environment as the stack gives it, pointed at the harness's dynalite and emulator (the
+ * emulator's test client), plus `extra` (a test's own timing or sender access).
+ */
+export const workerEnv = (h: Harness, extra: Record<string, string> = {}): Record<string, string> => ({
+  LEDGER_TABLE: h.dynamo.tableName,
+  DYNAMODB_ENDPOINT: h.dynamo.endpoint,
+  OPENAPI_BASE_URL: h.emulator.url,
+  OPENAPI_CLIENT_ID: 'test-client',
+  OPENAPI_CLIENT_SECRET: 'test-secret',
+  POWERTOOLS_METRICS_NAMESPACE: 'test',
+  ...extra,
+});
+
 let orders = 0;
 /** A purchase of a unique order by the gold customer (5%: 1000 -> 50 points). */
 export function purchase(overrides: Partial<PurchaseEvent> = {}): PurchaseEvent {

@@ -3,45 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { createLocalQueue, systemClock } from '../../../../local/queue/index.js';
 import { queueMessageFor } from '../../../../shared/queue/index.js';
 import { createWorker, workerDepsFromEnv } from '../../../../shared/worker/index.js';
-import { purchase, useHarness } from '../points/harness.js';
+import { purchase, useHarness, workerEnv } from '../points/harness.js';
+import { sqsEvent as eventOf, sqsRecord } from '../../../support/sqs-record.js';
 
 const h = useHarness();
 
-const env = () => ({
-  LEDGER_TABLE: h.dynamo.tableName,
-  DYNAMODB_ENDPOINT: h.dynamo.endpoint,
-  OPENAPI_BASE_URL: h.emulator.url,
-  OPENAPI_CLIENT_ID: 'test-client',
-  OPENAPI_CLIENT_SECRET: 'test-secret',
-  POWERTOOLS_METRICS_NAMESPACE: 'test',
-});
+const env = () => workerEnv(h);
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
 
-/** One SQS record as Lambda's SQS integration delivers it (SQS itself cannot run here). */
-function sqsEvent(body: ReturnType<typeof purchase>): SQSEvent {
-  const attributes = {
-    ApproximateReceiveCount: '1',
-    SentTimestamp: String(Date.now()),
-    SenderId: 'test',
-    ApproximateFirstReceiveTimestamp: String(Date.now()),
-    MessageGroupId: queueMessageFor(body).groupId,
-    MessageDeduplicationId: body.eventId,
-    SequenceNumber: '1',
-  };
-  const record = { messageId: `m-${body.orderId}`, receiptHandle: 'rh', body: JSON.stringify(body), attributes, messageAttributes: {} };
-  return {
-    Records: [
-      {
-        ...record,
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:ap-northeast-1:0:q.fifo',
-        awsRegion: 'ap-northeast-1',
-      },
-    ],
-  };
-}
+const sqsEvent = (body: ReturnType<typeof purchase>): SQSEvent =>
+  eventOf(sqsRecord(body, { id: `m-${body.orderId}`, groupId: queueMessageFor(body).groupId, sentAt: Date.now() }));
 
 describe('the worker made by createWorker', () => {
   it('credits a purchase handed to it as an SQS batch, once', async () => {
