@@ -62,8 +62,23 @@ interface Ran {
 function answerOf(ran: Ran | undefined): ProcessOutcome {
   const first = ran?.first;
   if (!first) return { kind: 'skipped', action: 'ack', reason: 'amount_zero' };
-  if (!ran.followUps.length) return first;
-  return { ...first, followUps: [...('followUps' in first && first.followUps ? first.followUps : []), ...ran.followUps] } as ProcessOutcome;
+  return addFollowUps(first, ran.followUps);
+}
+
+/** `answer` with `followUps` after its own (the other events run for the same message). */
+export function addFollowUps(answer: ProcessOutcome, followUps: FollowUp[]): ProcessOutcome {
+  if (!followUps.length) return answer;
+  return { ...answer, followUps: [...('followUps' in answer && answer.followUps ? answer.followUps : []), ...followUps] } as ProcessOutcome;
+}
+
+/** What the answer says of another event run for the same message. */
+export function followUpOf(event: PointsEvent, outcome: ProcessOutcome): FollowUp {
+  return {
+    refundId: event.type === 'refund' ? event.refundId : event.orderId,
+    kind: outcome.kind,
+    action: outcome.action,
+    ...('points' in outcome && typeof outcome.points === 'number' && outcome.points >= 0 ? { points: outcome.points } : {}),
+  };
 }
 
 /** Runs the events in order; a later round leaves out its first event (the sale's purchase again). */
@@ -79,12 +94,7 @@ async function runEvents(events: PointsEvent[], run: EarnsRunners, laterRound: b
       first = outcome;
       continue;
     }
-    followUps.push({
-      refundId: event.type === 'refund' ? event.refundId : event.orderId,
-      kind: outcome.kind,
-      action: outcome.action,
-      ...('points' in outcome && typeof outcome.points === 'number' && outcome.points >= 0 ? { points: outcome.points } : {}),
-    });
+    followUps.push(followUpOf(event, outcome));
   }
   return { first, followUps };
 }

@@ -33,4 +33,13 @@ export {
   unbookedAdjustment,
 } from './chain.js';
 export { CANCEL_REFUND_ID, type EarnsEvent, earnsRefund, earnsUnits, type Reach, reachEarns } from './earns.js';
-export { type EarnsRunners, MAX_REACH_ROUNDS, type Reached, runEarns, runInOrder, runRounds } from './earns-run.js';
+export {
+  addFollowUps,
+  type EarnsRunners,
+  followUpOf,
+  MAX_REACH_ROUNDS,
+  type Reached,
+  runEarns,
+  runInOrder,
+  runRounds,
+} from './earns-run.js';

@@ -3,7 +3,7 @@ import { compareDecimals, type AmountRule, formatDecimal, negateDecimal, type De
 import { chainState, type EarnsEvent, earnsRefund, earnsUnits, reachEarns, type Reach, type SaleChain } from '../../points/index.js';
 import { renderTitle } from '../index.js';
 import { type PointsSpentRule, transactionAmount } from './money.js';
-import { type SpendStep, type SpendTruth, spendEvents } from './spend.js';
+import { memberKeyOf, type SpendStep, type SpendTruth, spendEvents } from './spend.js';
 import { linkOf, type SmaregiTransaction } from './transaction.js';
 
 /**
@@ -74,7 +74,7 @@ export function resolveTransaction(
   if (settings.tillPoints !== 'membership' || tx.returnSales === '1') return earning;
   // The till's points spent: after the earning's events (never netted with them).
   const cancelling = tx.disposeDivision === '2' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;
-  const key = { externalKey: settings.externalKey, ...(settings.memberLookup === 'unique_id' ? { lookup: 'unique_id' as const } : {}) };
+  const key = memberKeyOf(settings);
   const spend = cancelling
     ? spendEvents(thin, cancelling, facts.linkedSpends ?? [], undefined, key)
     : spendEvents(purchaseOf(thin, settings, tx), tx.transactionHeadId, facts.spends ?? [], spendTruth(thin, settings, tx), key);

@@ -35,6 +35,12 @@ export interface MemberKey {
   lookup?: 'unique_id' | undefined;
 }
 
+/** The source's way of finding members, from its settings (`externalKey`, `memberLookup`). */
+export const memberKeyOf = (settings: { externalKey: string; memberLookup?: string | undefined }): MemberKey => ({
+  externalKey: settings.externalKey,
+  ...(settings.memberLookup === 'unique_id' ? { lookup: 'unique_id' as const } : {}),
+});
+
 export interface SpendResolution {
   events: PurchaseEvent[];
   /** A give-back is among the events: resolve again once it ran, to deduct what the state spends now. */

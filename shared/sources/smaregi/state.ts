@@ -1,11 +1,11 @@
 import type { FollowUp, ProcessOutcome, PurchaseEvent, RefundEvent } from '../../events/index.js';
-import { readChain, remainderOf, runInOrder, runRounds, type SaleChain } from '../../points/index.js';
+import { addFollowUps, followUpOf, readChain, remainderOf, runInOrder, runRounds, type SaleChain } from '../../points/index.js';
 import type { CanonicalRun, ResolveDeps } from '../resolution.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
 import { mirrorBalance } from './mirror.js';
 import { CANCEL_REFUND_ID, type ResolveFacts, resolveTransaction } from './resolve.js';
-import { readSpends, type SpendStep, spendEvents } from './spend.js';
+import { memberKeyOf, readSpends, type SpendStep, spendEvents } from './spend.js';
 import type { SmaregiThinEvent } from './thin.js';
 import { linkOf, type SmaregiTransaction } from './transaction.js';
 
@@ -88,7 +88,7 @@ const MAX_GONE_SPEND_PASSES = 3;
  */
 async function takeBackGone(deps: ResolveDeps, thin: SmaregiThinEvent, chain: SaleChain, run: Runners): Promise<ProcessOutcome> {
   const from = thin.stateFrom;
-  const key = { externalKey: from.externalKey, ...(from.memberLookup === 'unique_id' ? { lookup: 'unique_id' as const } : {}) };
+  const key = memberKeyOf(from);
   const spent: FollowUp[] = [];
   for (let pass = 0; pass < MAX_GONE_SPEND_PASSES; pass++) {
     const spend = spendEvents(thin, from.transactionHeadId, await spendFacts(deps, thin, from.transactionHeadId), undefined, key);
@@ -96,14 +96,13 @@ async function takeBackGone(deps: ResolveDeps, thin: SmaregiThinEvent, chain: Sa
       const outcome = await run.purchase(event);
       // What must wait comes back with the message; the cancel never runs ahead of an unfinished give-back.
       if (outcome.action === 'retry') return outcome;
-      spent.push({ refundId: event.orderId, kind: outcome.kind, action: outcome.action });
+      spent.push(followUpOf(event, outcome));
     }
     if (!spend.again) break;
   }
   const cancel = goneRefund(thin, from.transactionHeadId, from.refundTitle);
   const answer = await runInOrder([cancel, ...chain.supplements.map((o) => remainderOf(cancel, o.orderId, CANCEL_REFUND_ID))], run);
-  if (answer.action === 'retry' || spent.length === 0) return answer;
-  return { ...answer, followUps: [...('followUps' in answer && answer.followUps ? answer.followUps : []), ...spent] } as ProcessOutcome;
+  return answer.action === 'retry' ? answer : addFollowUps(answer, spent);
 }
 
 async function fetch(client: { getTransaction(id: string): Promise<SmaregiTransaction> }, id: string): Promise<Fetched> {
