@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../shared/config/index.js';
-import { withSourceDefaults } from './sources-config.js';
+import { withSourceDefaults } from '../stand-ins/sources-config.js';
 
 /**
  * `npm start`'s Shopify enrolment: SHOPIFY_ENROLMENT (`off` default, or `register`) goes into

@@ -2,7 +2,7 @@ import { ConfigurationError } from '../shared/config/index.js';
 import { RedemptionSettings, REDEMPTION_DEFAULT_VALID_SECONDS } from '../shared/sources/index.js';
 import { type RedemptionDeps, sweepRedemptions, sweepSummary } from '../shared/redemption/index.js';
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
-import { withSourceDefaults } from './sources-config.js';
+import { withSourceDefaults } from '../stand-ins/sources-config.js';
 
 /**
  * `npm start`'s Shopify redemption: enabled, with SHOPIFY_REDEMPTION_VALUE_PER_POINT (default 1),

@@ -1,4 +1,4 @@
-import { withSourceDefaults } from './sources-config.js';
+import { withSourceDefaults } from '../stand-ins/sources-config.js';
 
 /**
  * Square signs the URL it was given together with the body, so the receiver must know that URL.

@@ -1,6 +1,6 @@
 import { SMAREGI_ENV } from '../../shared/sources/smaregi/index.js';
-import { parseJsonOrUndefined } from '../../shared/text/index.js';
 import type { LocalStandIn } from '../plug-in.js';
+import { sourceSettingsOf, withSourceDefaults } from '../sources-config.js';
 import { type SmaregiStandIn, startSmaregiStandIn } from './server.js';
 
 /**
@@ -73,10 +73,7 @@ export async function startLocalSmaregi(options: LocalSmaregiOptions = {}): Prom
 
 /** The Smaregi source's `tillPoints` as the handlers' SOURCES_CONFIG sets it (ignore unless it says membership). */
 export function tillPointsOf(sourcesConfig: string | undefined): 'ignore' | 'membership' {
-  const config = sourcesConfig === undefined || sourcesConfig.trim() === '' ? undefined : parseJsonOrUndefined(sourcesConfig);
-  const smaregi = typeof config === 'object' && config !== null ? (config as Record<string, unknown>).smaregi : undefined;
-  const setting = typeof smaregi === 'object' && smaregi !== null ? (smaregi as Record<string, unknown>).tillPoints : undefined;
-  return setting === 'membership' ? 'membership' : 'ignore';
+  return sourceSettingsOf(sourcesConfig, 'smaregi')?.tillPoints === 'membership' ? 'membership' : 'ignore';
 }
 
 /**
@@ -98,19 +95,10 @@ export function localSmaregiEnvironment(local: LocalSmaregi, env: NodeJS.Process
     SMAREGI_WEBHOOK_SECRETS: local.webhookSecret,
     [SMAREGI_ENV]: env[SMAREGI_ENV] ?? JSON.stringify(access),
   };
-  const text = env[sourcesKey];
-  const config = text === undefined || text.trim() === '' ? {} : parseJsonOrUndefined(text);
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) return out;
-  const all = config as Record<string, unknown>;
-  const smaregi = all.smaregi ?? {};
-  if (typeof smaregi !== 'object' || smaregi === null || Array.isArray(smaregi)) return out;
-  return {
-    ...out,
-    [sourcesKey]: JSON.stringify({
-      ...all,
-      smaregi: { contractId: local.contractId, webhookHeader: local.webhookHeader, ...local.settings, ...smaregi },
-    }),
-  };
+  const { contractId, webhookHeader, settings } = local;
+  const sources = withSourceDefaults(env[sourcesKey], 'smaregi', { contractId, webhookHeader, ...settings });
+  // Left as the caller set it (disabled, or not a JSON object): no entry of ours.
+  return sources === env[sourcesKey] ? out : { ...out, [sourcesKey]: sources };
 }
 
 /** The environment variables `npm start` reads the source's contract and webhook secret from (kit/local-stack/config.ts). */

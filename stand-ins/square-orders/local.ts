@@ -1,6 +1,6 @@
 import { SQUARE_ORDERS_ENV } from '../../shared/sources/square/index.js';
-import { parseJsonOrUndefined } from '../../shared/text/index.js';
 import type { LocalStandIn } from '../plug-in.js';
+import { sourceSettingsOf } from '../sources-config.js';
 import { type SquareOrdersStandIn, startSquareOrdersStandIn } from './server.js';
 
 /** The Square Orders stand-in's access token (a demo value). */
@@ -8,8 +8,7 @@ export const SQUARE_ORDERS_LOCAL = { accessToken: 'demo-square-orders-token' } a
 
 /** The Square source's `amount.basis` in SOURCES_CONFIG (`amount` when it says none). */
 export function squareAmountBasis(sourcesConfig: string | undefined): string {
-  const config = sourcesConfig === undefined ? undefined : parseJsonOrUndefined(sourcesConfig);
-  const basis = (config as { square?: { amount?: { basis?: unknown } } } | undefined)?.square?.amount?.basis;
+  const basis = (sourceSettingsOf(sourcesConfig, 'square')?.amount as { basis?: unknown } | undefined)?.basis;
   return typeof basis === 'string' ? basis : 'amount';
 }
 
