@@ -97,6 +97,7 @@ export async function runBundleBench(options: { samples?: number } = {}): Promis
     const text = await readFile(outfile);
     built.push({ code, name, outfile, bytes: (await stat(outfile)).size, gzipBytes: gzipSync(text).length, runs: [] as Sample[] });
   }
+  await writeProbe();
   const worker = built.find((b) => b.code === 'processEvents');
   const floor: number[] = [];
   const withSdk: number[] = [];
@@ -145,19 +146,12 @@ function sdkFloor(floor: number[], withSdk: number[]): SdkFloor {
   return { floorMsP50: f, loadWithSdkMsP50: w, ratio: Math.round((w / f) * 100) / 100 };
 }
 
-/**
- * One fresh process (with `nodeOptions` as its NODE_OPTIONS when given, else none): evaluate the bundle (if any), then require `sdk` (from the repository, as the
- * runtime's own), then build its dependencies when it has an environment here.
- */
-async function sample(
-  outfile: string | undefined,
-  env: Record<string, string> | undefined,
-  sdk: readonly string[] = [],
-  nodeOptions = '',
-): Promise<Sample> {
-  const probe = join(OUT_DIR, 'probe.mjs');
+/** The probe each sample runs (written once per run, before the first sample). */
+const PROBE = join(OUT_DIR, 'probe.mjs');
+
+async function writeProbe(): Promise<void> {
   await writeFile(
-    probe,
+    PROBE,
     [
       "import { createRequire } from 'node:module';",
       'const [file, sdk, init] = JSON.parse(process.argv[2]);',
@@ -172,9 +166,22 @@ async function sample(
       '',
     ].join('\n'),
   );
+}
+
+/**
+ * One fresh process of the probe (with `nodeOptions` as its NODE_OPTIONS, else none): evaluate the
+ * bundle (if any), then require `sdk` (from the repository, as the runtime's own), then build its
+ * dependencies when it has an environment here.
+ */
+async function sample(
+  outfile: string | undefined,
+  env: Record<string, string> | undefined,
+  sdk: readonly string[] = [],
+  nodeOptions = '',
+): Promise<Sample> {
   const init = env !== undefined && sdk.length === 0;
   const args = JSON.stringify([outfile ?? null, sdk, init]);
-  const { stdout } = await run(process.execPath, [probe, args], {
+  const { stdout } = await run(process.execPath, [PROBE, args], {
     env: { ...process.env, ...LAMBDA_ENV, ...env, NODE_OPTIONS: nodeOptions },
   });
   return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Sample;
