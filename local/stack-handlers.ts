@@ -20,7 +20,6 @@ import type { RedemptionDeps } from '../shared/redemption/index.js';
 import { createLocalQueue, type DeadLetter, type LocalQueue } from './queue/index.js';
 import { createLocalSecretStore, LOCAL_SECRET_IDS, type LocalSecretStore } from './secret-store.js';
 import { standInEnvironment } from '../stand-ins/registry.js';
-import { squareAmountBasis } from '../stand-ins/square-orders/local.js';
 import { withSquareSource } from './square.js';
 import type { LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
 import { timingEnvironment } from '../kit/local-stack/timing.js';
@@ -45,7 +44,7 @@ export function handlerEnvironment(
   settings: StackSettings,
   services: StartedServices,
   squareNotificationUrl: string,
-): { handlerEnv: NodeJS.ProcessEnv; squareBasis: string } {
+): NodeJS.ProcessEnv {
   const { webhookSecrets, login } = settings;
   const handlerEnv: NodeJS.ProcessEnv = {
     POWERTOOLS_SERVICE_NAME: 'loyalty-points-bridge',
@@ -73,13 +72,12 @@ export function handlerEnvironment(
     options.env ?? {},
   );
   if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
-  const squareBasis = squareAmountBasis(sourcesConfig);
   // Each stand-in points its sender at itself (its API access, its webhook secret; what the caller set
   // wins) and may enable its source in SOURCES_CONFIG: stand-ins/<name>/local.ts.
   Object.assign(handlerEnv, standInEnvironment(services.standIns, handlerEnv, ENV.SOURCES_CONFIG));
   // These would send the handlers to AWS (Secrets Manager, SQS) instead of the local parts.
   for (const name of [ENV.WEBHOOK_SECRET_ARNS, ENV.OPENAPI_SECRET_ARN, ENV.QUEUE_URL]) delete handlerEnv[name];
-  return { handlerEnv, squareBasis };
+  return handlerEnv;
 }
 
 /** The local SQS FIFO queue with the timing derivation's visibility timeout and receive count. */

@@ -66,8 +66,6 @@ export interface LocalStack {
    * and the source's settings).
    */
   standIns: StartedStandIns;
-  /** What the Square source earns on (`amount.basis`; default `amount`). */
-  squareBasis: string;
   /** The Open API login the worker uses (the emulator configuration's first client and first secret). */
   openApi: { baseUrl: string; clientId: string; clientSecret: string };
   webhookSecrets: { shopify: string[]; pos: string[]; square: string[] };

@@ -70,7 +70,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     closers.first.push(() => http.close());
     const squareNotificationUrl = options.squareNotificationUrl ?? defaultSquareNotificationUrl(http.url);
     const services = await startServices(options, settings, closers, wiring);
-    const { handlerEnv, squareBasis } = handlerEnvironment(options, settings, services, squareNotificationUrl);
+    const handlerEnv = handlerEnvironment(options, settings, services, squareNotificationUrl);
     if (wiring.info) {
       Object.assign(wiring.info, standInInfo(services.standIns, handlerEnv, ENV.SOURCES_CONFIG));
       wiring.info.processing = processingSettingsFromEnv(handlerEnv);
@@ -114,7 +114,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     return {
       urls: { intake: http.url, emulator: emulator.url, dynamodb: dynamo.endpoint, ...standInUrls(standIns) },
       standIns,
-      squareBasis,
       openApi: { baseUrl: emulator.url, ...settings.login },
       webhookSecrets: settings.webhookSecrets,
       squareNotificationUrl,
