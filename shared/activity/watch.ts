@@ -10,19 +10,19 @@ interface GrantInput {
   point?: number;
 }
 interface GrantingApi {
-  grantPoints(id: string, input: GrantInput): Promise<unknown>;
-  calculatePoints(id: string, input: GrantInput): Promise<unknown>;
+  grantPoints(id: string, input: GrantInput, window?: { leftMs(): number }): Promise<unknown>;
+  calculatePoints(id: string, input: GrantInput, window?: { leftMs(): number }): Promise<unknown>;
 }
 
 const WATCHED = new Set(['grantPoints', 'calculatePoints']);
 
-/** The client with its two non-idempotent calls noted (marker, points, result); every other call untouched. */
+/** The client with its two non-idempotent calls noted (marker, points, result), every argument passed on (the send window too); every other call untouched. */
 export function watchCalls<T extends GrantingApi>(api: T, recorder: ActivityRecorder, clock: () => number = Date.now): T {
   return new Proxy(api, {
     get(target, name, receiver) {
       const value: unknown = Reflect.get(target, name, receiver);
       if (typeof name !== 'string' || !WATCHED.has(name) || typeof value !== 'function') return value;
-      return async (id: string, input: GrantInput) => {
+      return async (id: string, input: GrantInput, ...rest: unknown[]) => {
         const started = clock();
         const note = (result: string, executed?: string) =>
           recorder.noteCall({
@@ -34,7 +34,12 @@ export function watchCalls<T extends GrantingApi>(api: T, recorder: ActivityReco
             ms: clock() - started,
           });
         try {
-          const answer = await (value as (id: string, input: GrantInput) => Promise<unknown>).call(target, id, input);
+          const answer = await (value as (id: string, input: GrantInput, ...rest: unknown[]) => Promise<unknown>).call(
+            target,
+            id,
+            input,
+            ...rest,
+          );
           note('ok');
           return answer;
         } catch (e) {

@@ -12,6 +12,8 @@ export {
   checkedTiming,
   deferralSeconds,
   deriveTiming,
+  LEASE_MARGIN_SECONDS,
+  LEASE_SEND_WINDOW_SECONDS,
   POISON_BACKOFF_BASE_SECONDS,
   poisonDeferralSeconds,
   poisonToDeadLetterSeconds,

@@ -8,8 +8,21 @@ import { ConfigurationError } from './errors.js';
  * the backoff until the retry horizon: waiting costs no receives, so maxReceiveCount counts failures.
  */
 
-/** A lease outlives the worker's timeout by this margin: clock skew cannot cut a live lease. */
+/**
+ * The end of a lease its holder's state-changing requests keep clear of: no such request is sent, nor
+ * waited for, past the lease's end less this margin (shared/openapi/send-window.ts), so clock skew and
+ * a request the service is still finishing cannot outlive the lease.
+ */
 export const LEASE_MARGIN_SECONDS = 15;
+/**
+ * How long a lease's holder may send state-changing requests after it claims: one call's deadline
+ * (10 s) and 5 s for the reads before it. The default lease is this and the margin (30 s). An attempt
+ * slower than that (token renewals, 429 holds) sends nothing, releases and is retried; a crashed
+ * attempt holds its work only this long, not a whole invocation (issue 44).
+ */
+export const LEASE_SEND_WINDOW_SECONDS = 15;
+/** The least send window a configured lease may leave: one call's least time to start. */
+export const MIN_LEASE_SEND_WINDOW_SECONDS = 5;
 /** AWS: a queue's visibility timeout should be at least six times its Lambda consumer's timeout. */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 /** Deferrals are jittered down by at most this share ("equal-ish" jitter: never below 80 %). */
@@ -116,7 +129,7 @@ export function receivesWithinHorizon(t: Pick<Timing, 'backoffBaseSeconds' | 'ba
 /** Fills in every setting: configured values win, the rest is derived from them and the defaults. */
 export function deriveTiming(inputs: TimingInputs = {}): Timing {
   const workerTimeoutSeconds = inputs.workerTimeoutSeconds ?? TIMING_DEFAULTS.workerTimeoutSeconds;
-  const leaseSeconds = inputs.leaseSeconds ?? workerTimeoutSeconds + LEASE_MARGIN_SECONDS;
+  const leaseSeconds = inputs.leaseSeconds ?? LEASE_SEND_WINDOW_SECONDS + LEASE_MARGIN_SECONDS;
   const backoff = {
     backoffBaseSeconds: inputs.backoffBaseSeconds ?? TIMING_DEFAULTS.backoffBaseSeconds,
     backoffCapSeconds: inputs.backoffCapSeconds ?? TIMING_DEFAULTS.backoffCapSeconds,
@@ -151,13 +164,12 @@ export function timingProblems(t: Timing): TimingProblem[] {
     check(Number.isInteger(value) && value > 0, field, `${field} must be a positive integer, got ${value}`);
   }
   if (problems.length > 0) return problems;
-  // A takeover searches the history for a lost call's marker: the lease must outlive the attempt
-  // that may have sent it, or the search could run before the call lands and pay twice. Not one call's
-  // timeout: one call may send its request late in the invocation (token retries, 429 waits).
+  // A takeover searches the history for a lost call's marker: every state-changing call of the holder
+  // ends its lease's margin before the lease does (the send window), so the lease must leave a window.
   check(
-    t.leaseSeconds >= t.workerTimeoutSeconds + LEASE_MARGIN_SECONDS,
+    t.leaseSeconds >= LEASE_MARGIN_SECONDS + MIN_LEASE_SEND_WINDOW_SECONDS,
     'leaseSeconds',
-    `the lease (${t.leaseSeconds} s) must be >= the worker timeout + ${LEASE_MARGIN_SECONDS} s (${t.workerTimeoutSeconds + LEASE_MARGIN_SECONDS} s)`,
+    `the lease (${t.leaseSeconds} s) must be >= ${LEASE_MARGIN_SECONDS + MIN_LEASE_SEND_WINDOW_SECONDS} s: its last ${LEASE_MARGIN_SECONDS} s are kept clear of calls, and at least ${MIN_LEASE_SEND_WINDOW_SECONDS} s must be left to send one`,
   );
   // A crashed attempt's message comes back after the visibility timeout: by then its lease is over.
   check(

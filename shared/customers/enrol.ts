@@ -65,7 +65,7 @@ export async function enrolCustomer(deps: EnrolDeps, input: EnrolInput): Promise
   if (existing.member) return finish(inDoubt ? 'enrolled' : 'already_member', existing.member.id);
 
   try {
-    const member = await deps.openapi.registerMember({ external_ids: { [input.externalKey]: input.customerId } });
+    const member = await deps.openapi.registerMember({ external_ids: { [input.externalKey]: input.customerId } }, claim.window);
     return finish('enrolled', member.id);
   } catch (e) {
     const err = asKnownError(e);

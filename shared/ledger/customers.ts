@@ -4,6 +4,7 @@ import { GetCommand, isConditionFailure, PutCommand, UpdateCommand } from '../dy
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { lazyObject, lazySchema } from '../schema/index.js';
+import { leaseSendWindow } from './lease-window.js';
 
 /**
  * The customer record: one item per shop customer in the ledger table (`customer#<source>#<id>`),
@@ -65,7 +66,10 @@ export const customerKey = (ref: CustomerRef) => `customer#${part(ref.source)}#$
 export const redactedCustomerKey = (ref: CustomerRef) =>
   `redacted#${part(ref.source)}#${createHash('sha256').update(ref.customerId, 'utf8').digest('hex')}`;
 
-export type CustomerClaim = { ok: true; previous: CustomerRecord | undefined } | { ok: false; current: CustomerRecord | undefined };
+/** `window`: the time the lease taken leaves to send the enrolment's call (lease-window.ts). */
+export type CustomerClaim =
+  | { ok: true; previous: CustomerRecord | undefined; window: { leftMs(): number } }
+  | { ok: false; current: CustomerRecord | undefined };
 
 export interface CustomerRecords {
   get(ref: CustomerRef): Promise<CustomerRecord | undefined>;
@@ -138,6 +142,7 @@ async function claimCustomer(
   const { client, tableName, clock } = options;
   const iso = (ms: number) => new Date(ms).toISOString();
   const now = clock();
+  const window = leaseSendWindow(clock, options.leaseSeconds * 1000, now);
   const item = {
     pk: customerKey(ref),
     kind: 'customer',
@@ -154,7 +159,7 @@ async function claimCustomer(
   };
   try {
     await client.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
-    return { ok: true, previous: undefined };
+    return { ok: true, previous: undefined, window };
   } catch (e) {
     if (!isConditionFailure(e)) throw e;
   }
@@ -174,7 +179,7 @@ async function claimCustomer(
       ':nowMs': now,
     },
   });
-  return taken ? { ok: true, previous } : { ok: false, current: await get(ref) };
+  return taken ? { ok: true, previous, window } : { ok: false, current: await get(ref) };
 }
 
 export function createCustomerRecords(options: CustomerRecordsOptions): CustomerRecords {

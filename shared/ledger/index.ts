@@ -33,6 +33,7 @@ export type { RefundResult } from './refunds.js';
 export { ACTIVITY_FIELD, type Clock, type LedgerActivity, type WriteNote } from './store.js';
 export { createLedgerReader, type LedgerReader } from './reader.js';
 export { createLedgerTable } from './table.js';
+export { leaseSendWindow } from './lease-window.js';
 export {
   createRedemptionLedger,
   type NewRedemption,

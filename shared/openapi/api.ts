@@ -1,4 +1,5 @@
 /** What the Open API client offers and how it is configured (shared/openapi/client.ts builds it). */
+import type { SendWindow } from './send-window.js';
 import type { CredentialsProvider } from './credentials.js';
 import type {
   ExpiryPage,
@@ -60,7 +61,8 @@ export interface OpenApiClient {
   getMember(id: string, q?: { withColumnKey?: boolean }): Promise<MemberDetail>;
   getMemberByUniqueId(uniqueId: string, q?: { withColumnKey?: boolean }): Promise<MemberDetail>;
   getMemberByExternalId(externalKey: string, externalId: string): Promise<MemberDetail>;
-  registerMember(input: MemberInput): Promise<MemberDetail>;
+  /** Not idempotent; `window`: the lease it is sent under (send-window.ts). */
+  registerMember(input: MemberInput, window?: SendWindow): Promise<MemberDetail>;
   updateMember(id: string, input: MemberInput): Promise<MemberDetail>;
   deleteExternalId(id: string, externalKey: string): Promise<void>;
   login(input: { loginId: string; password: string }): Promise<MemberDetail>;
@@ -71,9 +73,9 @@ export interface OpenApiClient {
   /** Nearest expiry first. */
   listPointExpiries(id: string, q?: PageQuery): Promise<ExpiryPage>;
   /** Not idempotent: on an error with `executed: 'unknown'` the points may have been granted. */
-  grantPoints(id: string, input: PointGrantInput): Promise<MemberDetail>;
+  grantPoints(id: string, input: PointGrantInput, window?: SendWindow): Promise<MemberDetail>;
   /** Not idempotent: on an error with `executed: 'unknown'` the points may have been granted. */
-  calculatePoints(id: string, input: PointCalculationInput): Promise<MemberDetail>;
+  calculatePoints(id: string, input: PointCalculationInput, window?: SendWindow): Promise<MemberDetail>;
   checkHandoverToken(token: string, id: string): Promise<void>;
   /** Closes the connection pools. */
   close(): Promise<void>;

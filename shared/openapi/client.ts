@@ -10,6 +10,7 @@ import { OpenApiError } from './errors.js';
 import { encodePathParam } from './paths.js';
 import { type CallPipeline, createCallPipeline } from './pipeline.js';
 import { Answers, MemberInput, PointCalculationInput, PointGrantInput, type MemberDetail } from './schemas.js';
+import type { SendWindow } from './send-window.js';
 import type { HttpAnswer } from '../http-client/index.js';
 
 export { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MIN_CALL_MS, type OpenApiClient, type OpenApiClientOptions, type PageQuery } from './api.js';
@@ -65,18 +66,18 @@ function callsOf(run: CallPipeline['run']) {
   // Every Call has the same fields (one object shape for the pipeline).
   const get = <T>(e: Endpoint, path: string, parse: Call<T>['parse'], notFoundMeansMember = false) =>
     run<T>({ method: e.method, template: e.template, route: e.route, path, body: undefined, retryable: true, notFoundMeansMember, parse });
-  const write = <T>(e: Endpoint, path: string, parse: Call<T>['parse'], body?: unknown, notFoundMeansMember = false) =>
-    run<T>({ method: e.method, template: e.template, route: e.route, path, body, retryable: false, notFoundMeansMember, parse });
+  const write = <T>(e: Endpoint, path: string, parse: Call<T>['parse'], body?: unknown, notFoundMeansMember = false, window?: SendWindow) =>
+    run<T>({ method: e.method, template: e.template, route: e.route, path, body, retryable: false, notFoundMeansMember, window, parse });
 
   /** Builds the path synchronously so a refused parameter fails before anything else happens. */
   const id = (e: Endpoint, value: string, name = 'id') => encodePathParam(name, 'customerId', value, e.route);
 
   /** A points write (grant, calculation): the input checked, the member's new state as the answer. */
-  const pointsWrite = (e: Endpoint, memberId: string, suffix: string, schema: z.ZodType, input: unknown) =>
+  const pointsWrite = (e: Endpoint, memberId: string, suffix: string, schema: z.ZodType, input: unknown, window: SendWindow | undefined) =>
     guarded(() => {
       const path = `/api/ext/users/${id(e, memberId)}/points${suffix}`;
       checkedInput(schema, input, e.route);
-      return write(e, path, member, input);
+      return write(e, path, member, input, false, window);
     });
   return { get, write, id, pointsWrite };
 }
@@ -126,11 +127,11 @@ function memberMethods({ get, write, id }: Calls): Pick<OpenApiClient, MemberMet
         return get(e, `/api/ext/users/external_id/${key}/${value}`, member);
       });
     },
-    registerMember(input) {
+    registerMember(input, window) {
       return guarded(() => {
         const e = ENDPOINTS.registerMember;
         checkedInput(MemberInput, input, e.route);
-        return write(e, e.template, member, input);
+        return write(e, e.template, member, input, false, window);
       });
     },
     updateMember(memberId, input) {
@@ -191,8 +192,9 @@ function pointMethods({ get, write, id, pointsWrite }: Calls): Omit<OpenApiClien
         return get(e, path, (a, r) => parseBody(Answers.expiries(), a, r));
       });
     },
-    grantPoints: (memberId, input) => pointsWrite(ENDPOINTS.grantPoints, memberId, '', PointGrantInput, input),
-    calculatePoints: (memberId, input) => pointsWrite(ENDPOINTS.calculatePoints, memberId, '/calculation', PointCalculationInput, input),
+    grantPoints: (memberId, input, window) => pointsWrite(ENDPOINTS.grantPoints, memberId, '', PointGrantInput, input, window),
+    calculatePoints: (memberId, input, window) =>
+      pointsWrite(ENDPOINTS.calculatePoints, memberId, '/calculation', PointCalculationInput, input, window),
     checkHandoverToken(token, memberId) {
       return guarded(() => {
         const e = ENDPOINTS.checkHandoverToken;

@@ -1,5 +1,6 @@
 /** The Open API's endpoints, and the one shape of call the client's pipeline sends. */
 import type { HttpAnswer } from '../http-client/index.js';
+import type { SendWindow } from './send-window.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -15,6 +16,8 @@ export interface Call<T> {
   /** Side-effect-free GET: retried on network errors, timeouts and 5xx. */
   retryable: boolean;
   notFoundMeansMember?: boolean;
+  /** A state-changing call sent under a lease: never sent (nor waited for) past the window's end. */
+  window?: SendWindow | undefined;
   /** Parses a 2xx answer. */
   parse: (answer: HttpAnswer, route: string) => T;
 }

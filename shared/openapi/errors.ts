@@ -28,6 +28,11 @@ export const OPEN_API_ERROR_KINDS = [
   'timeout',
   /** Refused by the client before anything was sent (bad path parameter, bad input). */
   'invalid_request',
+  /**
+   * Refused by the client before sending: the lease the write would be sent under leaves too little
+   * time (send-window.ts). Ours, not the service's: the breaker and the upstream alarm do not count it.
+   */
+  'lease_window_closed',
   /** An answer came but is not what the spec describes (not JSON, wrong shape). */
   'invalid_response',
   /** The token endpoint refused the client credentials (400/401), even after re-reading them. */

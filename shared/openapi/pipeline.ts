@@ -11,6 +11,7 @@ import { type Call, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
 import { isOpenApiError, isOutageKind, OpenApiError } from './errors.js';
 import { createRateHold } from './rate-hold.js';
 import { createRateLimiter } from './rate-limiter.js';
+import { tighterOf } from './send-window.js';
 import { Answers, type TokenResponse } from './schemas.js';
 import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
 import { createTransport, type HttpAnswer, type Transport } from '../http-client/index.js';
@@ -25,6 +26,16 @@ export interface CallPipeline {
 /** Refused before sending: the caller's time runs out first (the event goes back to the queue). */
 function outOfTime(route: string): OpenApiError {
   return new OpenApiError({ kind: 'timeout', executed: 'no', messages: ['too little time left to start the call'], route });
+}
+
+/** Refused before sending: the lease it would be sent under leaves too little time (send-window.ts). */
+function outOfWindow(route: string): OpenApiError {
+  return new OpenApiError({
+    kind: 'lease_window_closed',
+    executed: 'no',
+    messages: ['too little of the lease left to send the call (the next attempt takes a new lease)'],
+    route,
+  });
 }
 
 /** A copy of `e` saying the operation was not executed (a failure before the operation was sent). */
@@ -137,11 +148,14 @@ async function exchange<T>(s: Steps, c: Call<T>, creds: OpenApiCredentials, bear
   const route = c.route;
   const base = s.baseOf(creds.baseUrl);
   await s.rateHold.wait(route);
-  const left = s.options.remainingMs?.();
-  if (left !== undefined && left < s.minCallMs) throw outOfTime(route);
+  const invocationLeft = s.options.remainingMs?.();
+  const windowLeft = c.window?.leftMs();
+  const left = tighterOf(invocationLeft, windowLeft);
+  const refusal = () => (windowLeft !== undefined && windowLeft === left ? outOfWindow(route) : outOfTime(route));
+  if (left !== undefined && left < s.minCallMs) throw refusal();
   const wait = s.limiter.reserve(route);
   if (wait > 0) {
-    if (left !== undefined && left - wait < s.minCallMs) throw outOfTime(route);
+    if (left !== undefined && left - wait < s.minCallMs) throw refusal();
     await s.sleep(wait);
   }
   const budget = left === undefined ? s.callTimeoutMs : Math.min(s.callTimeoutMs, left - wait);

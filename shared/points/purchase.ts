@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OrderRecord, OrderRef, PurchaseClaimInput, PurchaseResult } from '../ledger/index.js';
-import type { MemberDetail, OpenApiError, PointItem } from '../openapi/index.js';
+import { leaseSendWindow } from '../ledger/index.js';
+import type { MemberDetail, OpenApiError, PointItem, SendWindow } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, isUnrecognisedRefusal, leaseLost, leaveInDoubt, rejectedOutcome, transientOutcome } from './failures.js';
@@ -16,6 +17,9 @@ export interface PurchaseProcessed {
   /** The order, done (credited or not): the processor runs the refunds that waited for it. */
   order?: OrderRecord;
 }
+
+/** No time to send: an attempt that has not claimed sends nothing. */
+const CLOSED: SendWindow = { leftMs: () => 0 };
 
 /** A step either ends the attempt with `end` or hands its result on to the next step. */
 type Step<T> = { end: PurchaseProcessed } | (T & { end?: undefined });
@@ -45,6 +49,8 @@ class PurchaseAttempt {
   private readonly owner = randomUUID();
   /** Re-opened for its linked customer with refunds already waiting (parked) for it: see finish(). */
   private keepFindable = false;
+  /** The time the order's lease leaves to send the points call (set at the claim). */
+  private window: SendWindow = CLOSED;
   private readonly ref: OrderRef;
   private readonly marker: string;
   private readonly checkpoint: Checkpoint;
@@ -108,6 +114,7 @@ class PurchaseAttempt {
   private async claim(): Promise<Step<{ mustReconcile: boolean }>> {
     const { ledger, clock } = this.deps;
     const input = { ...this.ref, owner: this.owner, ...this.facts };
+    this.window = leaseSendWindow(clock, ledger.leaseMs);
     let claim = await ledger.claimPurchase(input);
     if (!claim.ok && awaitsCustomer(claim.current, clock())) claim = await ledger.reopenPurchase(input);
     if (!claim.ok && this.options.customerLinked && awaitsLink(claim.current)) claim = await ledger.reopenUnlinked(input);
@@ -193,12 +200,16 @@ class PurchaseAttempt {
     const { event } = this;
     let after: MemberDetail;
     try {
-      after = await this.deps.openapi.calculatePoints(member.id, {
-        amount: event.calculationAmount ?? event.eligibleAmount,
-        ...(event.pointTitle ? { title: event.pointTitle } : {}),
-        ...(event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {}),
-        remarks: this.marker,
-      });
+      after = await this.deps.openapi.calculatePoints(
+        member.id,
+        {
+          amount: event.calculationAmount ?? event.eligibleAmount,
+          ...(event.pointTitle ? { title: event.pointTitle } : {}),
+          ...(event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {}),
+          remarks: this.marker,
+        },
+        this.window,
+      );
     } catch (e) {
       const err = asOpenApiError(e);
       if (err.executed === 'unknown') return this.inDoubt(err, member.id);
@@ -229,12 +240,16 @@ class PurchaseAttempt {
     const { event } = this;
     const expiry = points > 0 && event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {};
     try {
-      await this.deps.openapi.grantPoints(member.id, {
-        point: points,
-        ...(event.pointTitle ? { title: event.pointTitle } : {}),
-        ...expiry,
-        remarks: this.marker,
-      });
+      await this.deps.openapi.grantPoints(
+        member.id,
+        {
+          point: points,
+          ...(event.pointTitle ? { title: event.pointTitle } : {}),
+          ...expiry,
+          remarks: this.marker,
+        },
+        this.window,
+      );
     } catch (e) {
       const err = asOpenApiError(e);
       if (err.executed === 'unknown') return this.inDoubt(err, member.id);
@@ -259,7 +274,7 @@ class PurchaseAttempt {
     if (policy === 'clamp') {
       try {
         taken = Math.min(wanted, Math.max(0, (await this.deps.openapi.getMember(customerId)).point));
-        if (taken > 0) await this.deps.openapi.grantPoints(customerId, { point: -taken, remarks: this.marker });
+        if (taken > 0) await this.deps.openapi.grantPoints(customerId, { point: -taken, remarks: this.marker }, this.window);
       } catch (e) {
         const err = asOpenApiError(e);
         if (err.executed === 'unknown') return this.inDoubt(err, customerId);

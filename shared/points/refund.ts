@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AppliedRefund, OrderRecord, OrderRef, RefundRef } from '../ledger/index.js';
-import type { OpenApiError, PointItem } from '../openapi/index.js';
+import { type AppliedRefund, leaseSendWindow, type OrderRecord, type OrderRef, type RefundRef } from '../ledger/index.js';
+import type { OpenApiError, PointItem, SendWindow } from '../openapi/index.js';
 import { type OrderBook, type RefundShare, refundShare } from './debit.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { RefundEvent } from '../events/index.js';
@@ -58,6 +58,11 @@ class RefundAttempt {
    * the purchase's redelivery can still run it (a parked refund has no message of its own any more).
    */
   private listed = false;
+  /**
+   * The time left to send the debit: from the refund's own claim, the earlier of its two leases (the
+   * order's is taken after it), so the debit ends clear of both.
+   */
+  private window: SendWindow = { leftMs: () => 0 };
 
   constructor(
     private readonly deps: ProcessorDeps,
@@ -93,6 +98,7 @@ class RefundAttempt {
   /** Step 1: the refund record's lease; hands on when the refund was first seen (its wait starts then). */
   private async claim(): Promise<Step<{ firstSeenAt: number }>> {
     const { ledger, clock } = this.deps;
+    this.window = leaseSendWindow(clock, ledger.leaseMs);
     const claim = await ledger.claimRefund(this.ref, this.owner, JSON.stringify(this.event));
     if (!claim.ok) {
       if (claim.current?.state === 'done') {
@@ -264,7 +270,11 @@ class RefundAttempt {
 
   private grant(customerId: string, points: number) {
     const title = this.event.pointTitle ? { title: this.event.pointTitle } : {};
-    return this.deps.openapi.grantPoints(customerId, { point: -points, ...title, remarks: this.debitMarker(this.event.refundId) });
+    return this.deps.openapi.grantPoints(
+      customerId,
+      { point: -points, ...title, remarks: this.debitMarker(this.event.refundId) },
+      this.window,
+    );
   }
 
   /** Steps 6 and 7: this refund's debit booked on the order, then its record finished. */

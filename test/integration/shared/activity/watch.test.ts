@@ -8,6 +8,7 @@ import {
   watchCalls,
 } from '../../../../shared/activity/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
+import { instrumentPointsApi } from '../../../../shared/points/index.js';
 import { createCircuitBreaker } from '../../../../shared/retry/index.js';
 import { type LocalDynamo, startDynalite } from '../../../../kit/dynalite.js';
 import { startTestEmulator, type TestEmulator, testClient } from '../../../support/emulator.js';
@@ -36,6 +37,22 @@ describe('what the worker observes for the activity record', () => {
     await emulator.close();
   });
   const read = () => createActivityReader(dynamo.documentClient, dynamo.tableName);
+
+  it('passes the send window of a grant on to the client, which then sends nothing once it has closed', async () => {
+    const store = createActivityStore({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now, ttlDays: 400 });
+    const watched = instrumentPointsApi(watchCalls(api, createActivityRecorder({ store, clock: Date.now })), () => undefined);
+    const member = await watched.getMemberByExternalId('shopify', '1001');
+    const before = member.point;
+    const closed = { leftMs: () => 0 };
+    await expect(watched.grantPoints(member.id, { point: 7, remarks: 'lp1:shopify:order:1043' }, closed)).rejects.toMatchObject({
+      kind: 'lease_window_closed',
+      executed: 'no',
+    });
+    await expect(watched.calculatePoints(member.id, { amount: 1000, remarks: 'lp1:shopify:order:1043' }, closed)).rejects.toMatchObject({
+      kind: 'lease_window_closed',
+    });
+    expect((await api.getMember(member.id)).point).toBe(before);
+  });
 
   it('files each grant with its marker and answer, a lost answer as not known to have run, under the receive that made them', async () => {
     const watched = watchCalls(api, recorder);

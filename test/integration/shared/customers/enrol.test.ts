@@ -91,6 +91,26 @@ describe('enrolling a shop customer as a member', () => {
     expect(await registerCalls()).toBe(1);
   });
 
+  it('registers nobody once a slow lookup has used up the lease window, frees the customer, and the retry enrols once', async () => {
+    // The lookup took the lease's whole send window (its 60 s less the 15 s margin).
+    const slowLookup = {
+      getMemberByExternalId: async (key: string, id: string) => {
+        try {
+          return await openapi.getMemberByExternalId(key, id);
+        } finally {
+          now += 45_000;
+        }
+      },
+      registerMember: openapi.registerMember.bind(openapi),
+    };
+    const first = await enrolCustomer({ records, openapi: slowLookup }, { source: 'shopify', externalKey: 'shopify', customerId: '5001' });
+    expect(first).toMatchObject({ action: 'retry', kind: 'upstream_error' });
+    expect(await registerCalls()).toBe(0);
+    expect((await records.get({ source: 'shopify', customerId: '5001' }))?.leaseOwner).toBeUndefined();
+    expect(await enrol()).toMatchObject({ action: 'ack', kind: 'enrolled' });
+    expect(await membersWith('5001')).toHaveLength(1);
+  });
+
   it('registers after a failure that proves nothing was registered', async () => {
     await emulator.addFault({ ...REGISTER, fault: 'error_500', times: 1 });
     const first = await enrol();

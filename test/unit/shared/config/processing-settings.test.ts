@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { processingSettingsFromEnv } from '../../../../shared/config/processing-settings.js';
 
 describe('processing settings', () => {
-  it('defaults: clamp, 400 days of ledger, the derived 45 s lease, 2000 requests per minute, 24 h of deferral', () => {
+  it('defaults: clamp, 400 days of ledger, the derived 30 s lease, 2000 requests per minute, 24 h of deferral', () => {
     expect(processingSettingsFromEnv({})).toEqual({
       insufficientPointsPolicy: 'clamp',
       refundWaitSeconds: 120,
       ledgerTtlDays: 400,
-      leaseSeconds: 45,
+      leaseSeconds: 30,
       rateBudgetPerMinute: 2000,
       historyPages: 5,
       backoffBaseSeconds: 2,

@@ -9,9 +9,9 @@ import {
 } from '../../../../shared/config/timing.js';
 
 describe('the one timing derivation', () => {
-  it('derives the lease, visibility timeout and receive budget from the worker timeout and the horizon', () => {
+  it('derives the visibility timeout and receive budget from the worker timeout and the horizon, and a 30 s lease', () => {
     expect(deriveTiming({ workerTimeoutSeconds: 30 })).toMatchObject({
-      leaseSeconds: 45,
+      leaseSeconds: 30,
       visibilityTimeoutSeconds: 180,
       refundWaitSeconds: 120,
       retryHorizonSeconds: 86_400,
@@ -28,10 +28,14 @@ describe('the one timing derivation', () => {
     expect(problems.map((p) => p.field).sort()).toEqual(['maxReceiveCount', 'visibilityTimeoutSeconds']);
   });
 
-  it('refuses a lease that does not outlive the worker timeout by the margin', () => {
-    expect(() => checkedTiming({ workerTimeoutSeconds: 60, leaseSeconds: 60 })).toThrow(
-      expect.objectContaining({ kind: 'invalid_timing' }),
-    );
+  it('keeps the default lease whatever the worker timeout: the send window, not the invocation, bounds its calls', () => {
+    expect(deriveTiming({ workerTimeoutSeconds: 120 }).leaseSeconds).toBe(30);
+  });
+
+  it('refuses a lease that leaves less than 5 s to send after its 15 s margin', () => {
+    expect(timingProblems(deriveTiming({ leaseSeconds: 20 }))).toEqual([]);
+    expect(() => checkedTiming({ leaseSeconds: 19 })).toThrow(expect.objectContaining({ kind: 'invalid_timing' }));
+    expect(timingProblems(deriveTiming({ leaseSeconds: 19 })).map((p) => p.field)).toEqual(['leaseSeconds']);
   });
 
   it('refuses a refund wait longer than the horizon', () => {
