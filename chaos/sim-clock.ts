@@ -4,7 +4,7 @@ import type { QueueClock } from '../local/queue/index.js';
  * The chaos run's simulated time, shared by the queue, the worker, its client and the ledger. It runs
  * at real speed while anything works, and the run JUMPS it forward when nothing does (no batch
  * running, nothing receivable), to the next moment something is due: a deferred message coming back,
- * the end of an outage. So a two-hour outage, a 24-hour retry horizon or a lease of 45 s cost no real
+ * the end of an outage. So a two-hour outage, a 24-hour retry horizon or a lease of 30 s cost no real
  * time, and a lease can never run out under a running attempt (time jumps only when none runs; in AWS
  * the Lambda timeout, shorter than the lease, guarantees the same).
  */

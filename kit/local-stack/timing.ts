@@ -3,7 +3,7 @@ import { checkedTiming, ConfigurationError, ENV, envInteger, type Timing, type T
 /**
  * `npm start`'s timing settings: the environment's values fed into the one derivation the CDK stack
  * uses too (shared/config/timing.ts), with the same invariants. A combination that could dead-letter a
- * waiting event (say a 10 s visibility timeout under a 45 s lease) refuses to start.
+ * waiting event (say a 10 s visibility timeout under a 30 s lease) refuses to start.
  */
 export const LOCAL_TIMING_ENV = {
   QUEUE_VISIBILITY_TIMEOUT_SECONDS: 'QUEUE_VISIBILITY_TIMEOUT_SECONDS',

@@ -1,4 +1,4 @@
-import { isOutageKind, OUTAGE_ERROR_KINDS, type OutageErrorKind } from '../retry/index.js';
+import { isOutageKind, OUTAGE_ERROR_KINDS, type OutageErrorKind, UNSENT_ERROR_KINDS } from '../retry/index.js';
 /**
  * The one error every client failure becomes. Callers branch on `kind` and `executed`; nothing
  * downstream reads message strings (the classification from texts happens once, in classify.ts).
@@ -49,6 +49,7 @@ export type OpenApiErrorKind = (typeof OPEN_API_ERROR_KINDS)[number];
  * (shared/retry), held here to the Open API's spelling.
  */
 OUTAGE_ERROR_KINDS satisfies readonly OpenApiErrorKind[];
+UNSENT_ERROR_KINDS satisfies readonly OpenApiErrorKind[];
 export { isOutageKind, OUTAGE_ERROR_KINDS, type OutageErrorKind };
 
 /** Whether a failed call says the service is down: an Open API outage kind, or anything that is not an answer of it. */

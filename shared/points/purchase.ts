@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OrderRecord, OrderRef, PurchaseClaimInput, PurchaseResult } from '../ledger/index.js';
-import { leaseSendWindow } from '../ledger/index.js';
+import { leaseSendWindow, type OrderRecord, type OrderRef, type PurchaseClaimInput, type PurchaseResult } from '../ledger/index.js';
 import type { MemberDetail, OpenApiError, PointItem, SendWindow } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';

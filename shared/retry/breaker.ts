@@ -1,5 +1,5 @@
 import { CIRCUIT_FIRST_PROBE_SECONDS } from '../config/index.js';
-import { isOutageKind } from './outage.js';
+import { isOutageKind, isUnsentKind } from './outage.js';
 
 /**
  * A circuit breaker per worker container: after a run of consecutive upstream failures (the service is
@@ -71,6 +71,8 @@ export function createCircuitBreaker(options: CircuitBreakerOptions): CircuitBre
         openUntil = 0;
         return;
       }
+      // Never sent: the service was not asked.
+      if (isUnsentKind(result.errorKind)) return;
       if (!isOutageKind(result.errorKind)) {
         // The service answered (customer unknown, validation...): it is up. A non-API error proves nothing.
         if (result.errorKind !== 'unexpected') {

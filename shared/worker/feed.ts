@@ -1,7 +1,7 @@
 import { type OutagePause, pauseOnOutage } from '../consumer/index.js';
 import { METRIC, upstreamCallsMetric } from '../metrics/index.js';
 import { instrumentPointsApi, type PointsApi } from '../points/index.js';
-import type { CircuitBreaker } from '../retry/index.js';
+import { type CircuitBreaker, isUnsentKind } from '../retry/index.js';
 import type { WorkerDeps } from './types.js';
 
 /**
@@ -27,7 +27,7 @@ export function breakerFed(
     if (upstreamFailure) metrics.addMetric(METRIC.upstreamErrors, 'Count', 1);
     metrics.addMetric(upstreamCallsMetric(operation), 'Count', 1);
     breaker.record(errorKind === undefined ? { ok: true } : { ok: false, errorKind });
-    if (errorKind !== undefined && breaker.isOpen()) outagePause.failedWhileOpen();
+    if (errorKind !== undefined && !isUnsentKind(errorKind) && breaker.isOpen()) outagePause.failedWhileOpen();
   });
   return { openapi, outagePause };
 }

@@ -98,6 +98,20 @@ describe('the circuit breaker', () => {
     expect(b.admit()).toBe('pass');
   });
 
+  it('neither closes nor counts on a call our own client refused to send (a closed lease window, a bad parameter)', () => {
+    const { b } = breaker();
+    for (let i = 0; i < 3; i += 1) b.record(fail());
+    b.record(fail('lease_window_closed'));
+    b.record(fail('invalid_request'));
+    expect(b.isOpen()).toBe(true);
+    const closed = breaker();
+    closed.b.record(fail());
+    closed.b.record(fail());
+    closed.b.record(fail('lease_window_closed'));
+    closed.b.record(fail());
+    expect(closed.b.isOpen()).toBe(true);
+  });
+
   it('reports how long it has been open', () => {
     const { b, advance } = breaker();
     for (let i = 0; i < 3; i += 1) b.record(fail());
