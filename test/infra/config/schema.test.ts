@@ -24,25 +24,17 @@ describe('stage configuration: the rate budget', () => {
 });
 
 describe('stage configuration: leases and timeouts', () => {
-  it('rejects a lease shorter than the worker timeout', () => {
+  it('rejects a lease that leaves less than 5 s to send after its 15 s margin', () => {
     const input = stagingInput();
-    input.worker = { memoryMiB: 512, timeoutSeconds: 60 };
-    input.processing = { leaseSeconds: 30 };
-    expect(problemOf(input)).toMatch(/the lease \(30 s\) must be >= the worker timeout \+ 15 s/);
+    input.processing = { leaseSeconds: 19 };
+    expect(problemOf(input)).toMatch(/the lease \(19 s\) must be >= 20 s: its last 15 s are kept clear of calls/);
   });
 
-  it('rejects a lease equal to the worker timeout: a call sent at the end could land after a takeover searched', () => {
+  it('accepts a lease shorter than the worker timeout: the send window, not the invocation, bounds its calls', () => {
     const input = stagingInput();
     input.worker = { memoryMiB: 512, timeoutSeconds: 60 };
-    input.processing = { leaseSeconds: 60 };
-    expect(problemOf(input)).toMatch(/the lease \(60 s\) must be >= the worker timeout \+ 15 s/);
-  });
-
-  it('accepts a lease of the worker timeout plus the margin', () => {
-    const input = stagingInput();
-    input.worker = { memoryMiB: 512, timeoutSeconds: 60 };
-    input.processing = { leaseSeconds: 75 };
-    expect(parseStageConfig(input, 'stage.json').processing.leaseSeconds).toBe(75);
+    input.processing = { leaseSeconds: 20 };
+    expect(parseStageConfig(input, 'stage.json').processing.leaseSeconds).toBe(20);
   });
 
   it('rejects a lease longer than the visibility timeout (6 x the worker timeout)', () => {
@@ -55,7 +47,7 @@ describe('stage configuration: leases and timeouts', () => {
   it('rejects a worker timeout too short for the default lease to fit the visibility timeout', () => {
     const input = stagingInput();
     input.worker = { memoryMiB: 512, timeoutSeconds: 2 };
-    expect(problemOf(input)).toMatch(/the visibility timeout \(12 s\) must be >= the lease \(17 s\)/);
+    expect(problemOf(input)).toMatch(/the visibility timeout \(12 s\) must be >= the lease \(30 s\)/);
   });
 
   it('rejects a receive count a set-aside copy could not run in', () => {
@@ -149,7 +141,7 @@ describe('stage configuration: fields', () => {
     const stage = parseStageConfig(input);
     expect(stage.processing.insufficientPointsPolicy).toBe('clamp');
     expect(stage.queue.maxReceiveCount).toBeUndefined();
-    expect(stageTiming(stage)).toMatchObject({ leaseSeconds: 45, visibilityTimeoutSeconds: 180, refundWaitSeconds: 120 });
+    expect(stageTiming(stage)).toMatchObject({ leaseSeconds: 30, visibilityTimeoutSeconds: 180, refundWaitSeconds: 120 });
     expect(stage.worker).toEqual({ memoryMiB: 512, timeoutSeconds: 30 });
   });
 

@@ -34,7 +34,7 @@ describe('local configuration', () => {
 
   it('derives the queue from the same timing as the stack: visibility above the lease, a few receives for failures', async () => {
     const config = await resolveLocalConfig({});
-    expect(config.timing).toMatchObject({ leaseSeconds: 45, visibilityTimeoutSeconds: 180, retryHorizonSeconds: 86_400 });
+    expect(config.timing).toMatchObject({ leaseSeconds: 30, visibilityTimeoutSeconds: 180, retryHorizonSeconds: 86_400 });
     expect(config.maxReceiveCount).toBe(6);
   });
 
@@ -42,6 +42,10 @@ describe('local configuration', () => {
     const attempt = resolveLocalConfig({ LEASE_SECONDS: '120', QUEUE_VISIBILITY_TIMEOUT_SECONDS: '10', QUEUE_MAX_RECEIVE_COUNT: '1' });
     await expect(attempt).rejects.toMatchObject({ kind: 'invalid_local_config' });
     await expect(attempt).rejects.toThrow(/QUEUE_VISIBILITY_TIMEOUT_SECONDS.*QUEUE_MAX_RECEIVE_COUNT/);
+  });
+
+  it('refuses a lease that leaves no time to send after its margin, naming the variable', async () => {
+    await expect(resolveLocalConfig({ LEASE_SECONDS: '19' })).rejects.toThrow(/LEASE_SECONDS.*must be >= 20 s/);
   });
 
   it('reads the ports and the comma-separated secrets from the environment', async () => {
