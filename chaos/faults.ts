@@ -7,13 +7,27 @@ import type { Random } from './prng.js';
  */
 
 /** The Open API routes the worker calls, as the emulator's fault selectors. */
+/** `stat`: the route's key in the emulator's stats (its requests so far). */
 export const WORKER_ROUTES = [
-  { name: 'token', method: 'POST', path: '^/api/ext/token$', weight: 1 },
-  { name: 'member by external id', method: 'GET', path: '^/api/ext/users/external_id/[^/]+/[^/]+$', weight: 3 },
-  { name: 'points calculation', method: 'POST', path: '^/api/ext/users/[^/]+/points/calculation$', weight: 4 },
-  { name: 'points grant', method: 'POST', path: '^/api/ext/users/[^/]+/points$', weight: 3 },
-  { name: 'point history', method: 'GET', path: '^/api/ext/users/[^/]+/points$', weight: 2 },
+  { name: 'token', method: 'POST', path: '^/api/ext/token$', stat: 'POST /api/ext/token', weight: 1 },
+  {
+    name: 'member by external id',
+    method: 'GET',
+    path: '^/api/ext/users/external_id/[^/]+/[^/]+$',
+    stat: 'GET /api/ext/users/external_id/{external_key}/{external_id}',
+    weight: 3,
+  },
+  {
+    name: 'points calculation',
+    method: 'POST',
+    path: '^/api/ext/users/[^/]+/points/calculation$',
+    stat: 'POST /api/ext/users/{id}/points/calculation',
+    weight: 4,
+  },
+  { name: 'points grant', method: 'POST', path: '^/api/ext/users/[^/]+/points$', stat: 'POST /api/ext/users/{id}/points', weight: 3 },
+  { name: 'point history', method: 'GET', path: '^/api/ext/users/[^/]+/points$', stat: 'GET /api/ext/users/{id}/points', weight: 2 },
 ] as const;
+type WorkerRoute = (typeof WORKER_ROUTES)[number];
 export type RouteName = (typeof WORKER_ROUTES)[number]['name'];
 
 export const FAULT_KINDS: readonly FaultKind[] = ['error_500', 'reset_before', 'reset_after_commit', 'delay'];
@@ -37,6 +51,8 @@ export interface FaultTally {
   armedLater?: number;
   /** Of those, still owed when the faults stopped (never armed). */
   neverArmed?: number;
+  /** Faults drawn for a route whose last armed fault had not fired yet: armed once it had (one pending per route). */
+  waitedForRoute?: number;
 }
 
 export function emptyTally(): FaultTally {
@@ -71,14 +87,18 @@ export interface FaultOptions {
   /** The client's response timeout; a `delay` fault holds the answer longer than this. */
   clientTimeoutMs: number;
   /**
-   * Open API requests made so far (the emulator's count). A fault fires on the next matching request,
-   * however late it comes: while the worker makes none (its breaker open), faults armed at each delivery
-   * would pile up and each probe would meet one, holding the breaker open for minutes on faults of no
-   * moment. So a fault drawn then is owed, and armed once the worker has called again (at most two at a
-   * time): faults fire on work done now, as the senders keep pace with the worker for, and as many are
-   * armed as drawn (the same density).
+   * Open API requests made so far, per route (the emulator's stats keys). A fault fires on the next
+   * matching request, however late it comes: while the worker makes none (its breaker open), faults armed
+   * at each delivery would pile up and each probe would meet one, holding the breaker open for minutes on
+   * faults of no moment. So a fault drawn then is owed, and armed once the worker has called again (at
+   * most two at a time). The same holds per route: the token route is called only when a token runs
+   * out, so faults drawn for it meanwhile would pile up and fire together at the next renewal, an outage
+   * of the token endpoint of a dozen failures in a row, which the run never drew. So a route gets a new
+   * fault only once its last one has fired; one drawn before waits for that. Faults fire on work done
+   * now, as the senders keep pace with the worker for, and as many are armed as drawn, with the routes,
+   * kinds and counts drawn (the same density).
    */
-  requestsMade?: () => Promise<number>;
+  routeRequests?: () => Promise<Record<string, number>>;
 }
 
 export function createFaultInjector(random: Random, admin: EmulatorAdmin, options: FaultOptions) {
@@ -96,50 +116,79 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
     return WORKER_ROUTES[WORKER_ROUTES.length - 1] as (typeof WORKER_ROUTES)[number];
   }
 
-  async function arm(route: (typeof WORKER_ROUTES)[number], fault: FaultKind, times: number): Promise<void> {
+  /** Per route, its request count by which every fault armed on it will have fired. */
+  const firesBy = new Map<string, number>();
+  async function arm(route: WorkerRoute, fault: FaultKind, times: number, counts?: Record<string, number>): Promise<void> {
     const spec: FaultSpec = { method: route.method, path: route.path, fault, times };
     if (fault === 'delay') spec.delay_ms = options.clientTimeoutMs + 250;
     await admin.addFault(spec);
     tally.emulator += times;
     tally.byKind[fault] += times;
     tally.byRoute[route.name] = (tally.byRoute[route.name] ?? 0) + times;
+    if (counts) firesBy.set(route.stat, Math.max(firesBy.get(route.stat) ?? 0, counts[route.stat] ?? 0) + times);
   }
+  const routeFree = (route: WorkerRoute, counts: Record<string, number> | undefined) =>
+    counts === undefined || (counts[route.stat] ?? 0) >= (firesBy.get(route.stat) ?? 0);
 
   let calm = false;
   let owed = 0;
+  /** Drawn for a route whose last fault has not fired yet, in the order drawn. */
+  const waiting: { route: WorkerRoute; kind: FaultKind; times: number }[] = [];
   let requestsAtLastArm: number | undefined;
+  const totalOf = (counts: Record<string, number>) => Object.values(counts).reduce((n, c) => n + c, 0);
   /** Whether the worker has called the Open API since the last fault was armed (always, without the count). */
-  async function workedSinceLastArm(): Promise<boolean> {
-    if (!options.requestsMade) return true;
-    const made = await options.requestsMade();
+  function workedSinceLastArm(counts: Record<string, number> | undefined): boolean {
+    if (!counts) return true;
+    const made = totalOf(counts);
     if (made === requestsAtLastArm) return false;
     requestsAtLastArm = made;
     return true;
+  }
+  /** Arms at most `budget` faults: first those that waited for their route, then newly owed ones. */
+  async function armDue(budget: number, counts: Record<string, number> | undefined): Promise<void> {
+    for (let i = 0; i < waiting.length && budget > 0; ) {
+      const w = waiting[i] as (typeof waiting)[number];
+      if (!routeFree(w.route, counts)) {
+        i += 1;
+        continue;
+      }
+      waiting.splice(i, 1);
+      await arm(w.route, w.kind, w.times, counts);
+      budget -= 1;
+    }
+    for (; budget > 0 && owed > 0; budget -= 1) {
+      owed -= 1;
+      const drawn = { route: pickRoute(), kind: faultRandom.pick(FAULT_KINDS), times: faultRandom.int(1, 2) };
+      if (routeFree(drawn.route, counts)) {
+        await arm(drawn.route, drawn.kind, drawn.times, counts);
+      } else {
+        waiting.push(drawn);
+        tally.waitedForRoute = (tally.waitedForRoute ?? 0) + 1;
+      }
+    }
   }
   return {
     tally,
     /** Stops injecting (the operator's fix): no new faults, no more crashes. */
     calm(): void {
       calm = true;
-      if (owed > 0) tally.neverArmed = owed;
+      if (owed + waiting.length > 0) tally.neverArmed = owed + waiting.length;
     },
     /** A fault on the token route, armed before the worker's first call. */
     async armTokenFault(): Promise<void> {
-      await arm(WORKER_ROUTES[0], faultRandom.pick(FAULT_KINDS), 1);
+      await arm(WORKER_ROUTES[0], faultRandom.pick(FAULT_KINDS), 1, await options.routeRequests?.());
     },
     /** Called before each delivery step: sometimes arms one fault on a random route. */
     async maybeArm(): Promise<void> {
       if (calm) return;
       if (faultRandom.chance(options.faultRate)) owed += 1;
-      if (owed === 0) return;
-      if (!(await workedSinceLastArm())) {
-        tally.armedLater = (tally.armedLater ?? 0) + 1;
+      if (owed === 0 && waiting.length === 0) return;
+      const counts = await options.routeRequests?.();
+      if (!workedSinceLastArm(counts)) {
+        if (owed > 0) tally.armedLater = (tally.armedLater ?? 0) + 1;
         return;
       }
-      for (let n = Math.min(owed, 2); n > 0; n -= 1) {
-        owed -= 1;
-        await arm(pickRoute(), faultRandom.pick(FAULT_KINDS), faultRandom.int(1, 2));
-      }
+      await armDue(2, counts);
     },
     /**
      * Expires every token (the emulator's clock jumps a day) with a fault armed on the token route,
@@ -147,7 +196,7 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
      */
     async expireTokens(): Promise<void> {
       const tokenRoute = WORKER_ROUTES[0];
-      await arm(tokenRoute, faultRandom.pick(FAULT_KINDS), 1);
+      await arm(tokenRoute, faultRandom.pick(FAULT_KINDS), 1, await options.routeRequests?.());
       await admin.advanceClock(86_400 + 60);
       tally.tokenExpiries += 1;
     },

@@ -179,8 +179,8 @@ async function setUpParts(run: Run, stack: ChaosStack): Promise<Parts> {
     faultRate: run.options.faultRate ?? 0.25,
     crashRate: run.options.crashRate ?? 0.03,
     clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
-    requestsMade: async () =>
-      Object.values((await admin.stats()).clients[CHAOS_CLIENT.clientId]?.routes ?? {}).reduce((n, r) => n + r.total, 0),
+    routeRequests: async () =>
+      Object.fromEntries(Object.entries((await admin.stats()).clients[CHAOS_CLIENT.clientId]?.routes ?? {}).map(([k, r]) => [k, r.total])),
   });
   run.live.injector = injector;
   const customers = addCustomerActions(run, stack, admin, injector, disturbances);
