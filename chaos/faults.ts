@@ -51,8 +51,10 @@ export interface FaultTally {
   armedLater?: number;
   /** Of those, still owed when the faults stopped (never armed). */
   neverArmed?: number;
-  /** Faults drawn for a route whose last armed fault had not fired yet: armed once it had (one pending per route). */
+  /** Faults drawn for a route whose last armed fault had not fired yet: waited for it (one pending per route). */
   waitedForRoute?: number;
+  /** Of those, still waiting MOVE_AFTER_DELIVERIES deliveries later: armed on a route with none pending instead. */
+  movedToFreeRoute?: number;
 }
 
 export function emptyTally(): FaultTally {
@@ -78,6 +80,13 @@ export class ChaosCrash extends Error {
     this.name = 'ChaosCrash';
   }
 }
+
+/**
+ * How long a fault waits for its route's last one to fire before it goes to a free route: about the
+ * deliveries between two quiet points of the senders (deliver.ts), long for a busy route (its faults
+ * fire within a delivery or two), short against the token route's hour-long cached tokens.
+ */
+export const MOVE_AFTER_DELIVERIES = 25;
 
 export interface FaultOptions {
   /** Probability of arming an emulator fault before each delivery step. */
@@ -107,13 +116,14 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
   const faultRandom = random.fork('faults');
   const totalWeight = WORKER_ROUTES.reduce((sum, r) => sum + r.weight, 0);
 
-  function pickRoute(): (typeof WORKER_ROUTES)[number] {
-    let at = faultRandom.next() * totalWeight;
-    for (const route of WORKER_ROUTES) {
+  function pickRoute(among: readonly WorkerRoute[] = WORKER_ROUTES): WorkerRoute {
+    const weight = among === WORKER_ROUTES ? totalWeight : among.reduce((sum, r) => sum + r.weight, 0);
+    let at = faultRandom.next() * weight;
+    for (const route of among) {
       at -= route.weight;
       if (at < 0) return route;
     }
-    return WORKER_ROUTES[WORKER_ROUTES.length - 1] as (typeof WORKER_ROUTES)[number];
+    return among[among.length - 1] as WorkerRoute;
   }
 
   /** Per route, its request count by which every fault armed on it will have fired. */
@@ -132,8 +142,9 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
 
   let calm = false;
   let owed = 0;
-  /** Drawn for a route whose last fault has not fired yet, in the order drawn. */
-  const waiting: { route: WorkerRoute; kind: FaultKind; times: number }[] = [];
+  /** Drawn for a route whose last fault has not fired yet, in the order drawn (`drawnAt`: deliveries then). */
+  const waiting: { route: WorkerRoute; kind: FaultKind; times: number; drawnAt: number }[] = [];
+  let deliveries = 0;
   let requestsAtLastArm: number | undefined;
   const totalOf = (counts: Record<string, number>) => Object.values(counts).reduce((n, c) => n + c, 0);
   /** Whether the worker has called the Open API since the last fault was armed (always, without the count). */
@@ -148,20 +159,27 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
   async function armDue(budget: number, counts: Record<string, number> | undefined): Promise<void> {
     for (let i = 0; i < waiting.length && budget > 0; ) {
       const w = waiting[i] as (typeof waiting)[number];
-      if (!routeFree(w.route, counts)) {
+      const free = WORKER_ROUTES.filter((r) => routeFree(r, counts));
+      const late = deliveries - w.drawnAt >= MOVE_AFTER_DELIVERIES && free.length > 0;
+      if (!routeFree(w.route, counts) && !late) {
         i += 1;
         continue;
       }
       waiting.splice(i, 1);
-      await arm(w.route, w.kind, w.times, counts);
+      if (routeFree(w.route, counts)) {
+        await arm(w.route, w.kind, w.times, counts);
+      } else {
+        // Its route is still not called (a token cached for long): the fault goes to a free route, by the same weights.
+        tally.movedToFreeRoute = (tally.movedToFreeRoute ?? 0) + 1;
+        await arm(pickRoute(free), w.kind, w.times, counts);
+      }
       budget -= 1;
     }
     for (; budget > 0 && owed > 0; budget -= 1) {
       owed -= 1;
-      const drawn = { route: pickRoute(), kind: faultRandom.pick(FAULT_KINDS), times: faultRandom.int(1, 2) };
-      if (routeFree(drawn.route, counts)) {
-        await arm(drawn.route, drawn.kind, drawn.times, counts);
-      } else {
+      const drawn = { route: pickRoute(), kind: faultRandom.pick(FAULT_KINDS), times: faultRandom.int(1, 2), drawnAt: deliveries };
+      if (routeFree(drawn.route, counts)) await arm(drawn.route, drawn.kind, drawn.times, counts);
+      else {
         waiting.push(drawn);
         tally.waitedForRoute = (tally.waitedForRoute ?? 0) + 1;
       }
@@ -181,6 +199,7 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
     /** Called before each delivery step: sometimes arms one fault on a random route. */
     async maybeArm(): Promise<void> {
       if (calm) return;
+      deliveries += 1;
       if (faultRandom.chance(options.faultRate)) owed += 1;
       if (owed === 0 && waiting.length === 0) return;
       const counts = await options.routeRequests?.();

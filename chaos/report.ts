@@ -88,7 +88,7 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     `  events: ${s.purchases} purchases, ${s.refunds} refunds (${s.cancellations} cancellations, ${s.orphanRefunds} without purchase)`,
     `  deliveries: ${s.duplicates} duplicates (${s.concurrentDuplicates} concurrent), ${s.reordered} reordered; ${f.directDuplicates} queued messages also delivered at once to a second worker`,
     `  faults: ${totalFaults(f)} = ${f.emulator} emulator (armed) + ${f.crashes} worker crashes + ${f.leaseExpiries} lease expiries + ${f.tokenExpiries} token expiries + ${f.outages ?? 0} outages`,
-    `    emulator by kind: ${list(f.byKind)}; ${f.armedLater ?? 0} drawn while the worker had not called since the last was armed, armed once it did (${f.neverArmed ?? 0} never); ${f.waitedForRoute ?? 0} waited for their route's last fault to fire`,
+    `    emulator by kind: ${list(f.byKind)}; ${f.armedLater ?? 0} drawn while the worker had not called since the last was armed, armed once it did (${f.neverArmed ?? 0} never); ${f.waitedForRoute ?? 0} waited for their route's last fault to fire (${f.movedToFreeRoute ?? 0} of them then moved to a free route)`,
     `    emulator by route: ${list(f.byRoute)}`,
     `    crashes by step: ${list(f.crashesByStep)}`,
     `    steps reached: ${list(f.stepsSeen)}`,
