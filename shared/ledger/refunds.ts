@@ -39,7 +39,9 @@ export function createRefundRecords(store: Store): RefundRecords {
         .set('source', ref.source)
         .set('orderId', ref.orderId)
         .set('refundId', ref.refundId)
-        .set('state', 'pending')
+        // A claim keeps the state it finds (waiting, parked): only a finish or a release changes it, so a
+        // duplicate delivery that dies right after claiming a parked refund leaves it parked, not pending.
+        .setIfAbsent('state', 'pending')
         .set('leaseOwner', owner)
         .set('leaseUntil', now + leaseMs)
         .increment('attempts')

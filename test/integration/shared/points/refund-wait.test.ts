@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { purchase, refund, useHarness } from './harness.js';
+import type { Checkpoint } from '../../../../shared/points/index.js';
+import { purchase, refund, SimulatedCrash, useHarness } from './harness.js';
 
 const h = useHarness();
 
@@ -17,6 +18,21 @@ describe('a refund queued in its purchase’s own FIFO group (a POS return befor
     await h.processor().process(ret, { inEventGroup: true });
     const credit = await h.processor().process(sale, { inEventGroup: true });
     expect(credit).toMatchObject({ kind: 'credited', followUps: [{ refundId: 'ret-1', kind: 'debited', points: 50 }] });
+  });
+
+  it('stays parked when a duplicate delivery dies right after claiming it, and is debited once its sale is credited', async () => {
+    const sale = purchase({ source: 'pos', eligibleAmount: 1000 });
+    const ret = refund(sale, 'ret-dup', 1000);
+    await h.processor().process(ret, { inEventGroup: true });
+    const crash: Checkpoint = (step) => {
+      if (step === 'refund:claimed') throw new SimulatedCrash(`crash at ${step}`);
+    };
+    await expect(h.processor({ checkpoint: crash }).process(ret, { inEventGroup: true })).rejects.toThrow(SimulatedCrash);
+    // Its own message was acknowledged when it was parked: nothing would ever finish a refund left pending.
+    expect(await h.ledger.getRefund(ret)).toMatchObject({ state: 'parked', outcome: 'refund_parked' });
+    h.expireLeases();
+    const credit = await h.processor().process(sale, { inEventGroup: true });
+    expect(credit).toMatchObject({ kind: 'credited', followUps: [{ refundId: 'ret-dup', kind: 'debited', points: 50 }] });
   });
 
   it('still waits when it sits in a group of its own (a Shopify refund names no customer)', async () => {
