@@ -83,8 +83,11 @@ export function resolveTransaction(
   // the earning back, so a member who spent everything ends where they began.
   const [head, ...tail] = earning.events;
   const ownPurchase = head?.type === 'purchase' && head.orderId === tx.transactionHeadId;
+  // An unfinished deduction is finished first and given back in the next round: what takes the earning
+  // back waits for that round (a cancel run now would meet the member short, who would then keep the give-back).
+  const after = spend.finishing ? [] : ownPurchase ? tail : earning.events;
   return {
-    events: ownPurchase ? [head, ...spend.events, ...tail] : [...spend.events, ...earning.events],
+    events: ownPurchase ? [head, ...spend.events, ...after] : [...spend.events, ...after],
     ...(note ? { note } : {}),
     ...(earning.again || spend.again ? { again: true } : {}),
   };

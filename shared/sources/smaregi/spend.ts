@@ -45,6 +45,12 @@ export interface SpendResolution {
   events: PurchaseEvent[];
   /** A give-back is among the events: resolve again once it ran, to deduct what the state spends now. */
   again: boolean;
+  /**
+   * The events finish a deduction left unfinished (its attempt died, or its answer was lost): its
+   * give-back, if the state no longer spends it, comes only in the next round, so nothing that takes the
+   * sale's points back may run in this one.
+   */
+  finishing?: true;
   note?: string;
 }
 
@@ -85,7 +91,7 @@ export function spendEvents(
   const g = steps.length;
   if (last) {
     // Claimed and not finished (crashed, answer lost): runs again on what it was claimed for, first.
-    if (last.spend.state !== 'done') return { events: [deduction(template, saleId, last.spend, key)], again: true };
+    if (last.spend.state !== 'done') return { events: [deduction(template, saleId, last.spend, key)], again: true, finishing: true };
     const same = truth !== undefined && last.spend.externalId === truth.member.externalId && spentPoints(last.spend) === truth.points;
     const live = taken(last.spend) > 0 && last.back?.state !== 'done';
     if (live) return same ? { events: [], again: false } : { events: [giveBack(template, saleId, g, last.spend, key)], again: true };

@@ -222,6 +222,20 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
       held,
     ]);
   });
+
+  it('gives the points spent at the till back before taking the sale back when it is voided while the deduction is unfinished (its attempt died after deducting)', async () => {
+    const held = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3021', { spendPoint: String(held + 500) }));
+    await h.deliver(['3021']);
+    await h.unfinish('3021/spend-1');
+    await seedSmaregiTransaction(stack, h.sale('3021', { spendPoint: String(held + 500), cancelDivision: '1' }));
+    await h.deliver(['3021'], 'edited');
+    expect([await h.entries('3021/spend-1'), await h.entries('3021/spend-1/back'), await h.balance()]).toEqual([
+      [-(held + 500)],
+      [held + 500],
+      held,
+    ]);
+  });
 });
 
 describe('Smaregi till points under tillPoints membership (insufficient points: park)', () => {
