@@ -10,6 +10,9 @@ export interface SendWindow {
   leftMs(): number;
 }
 
+/** No time at all: the window of an attempt that holds no lease (it sends nothing). */
+export const CLOSED_SEND_WINDOW: SendWindow = { leftMs: () => 0 };
+
 /** The smaller of two time budgets, either of which may be absent. */
 export function tighterOf(a: number | undefined, b: number | undefined): number | undefined {
   if (a === undefined) return b;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { leaseSendWindow, type OrderRecord, type OrderRef, type PurchaseClaimInput, type PurchaseResult } from '../ledger/index.js';
-import type { MemberDetail, OpenApiError, PointItem, SendWindow } from '../openapi/index.js';
+import { CLOSED_SEND_WINDOW, type MemberDetail, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, isUnrecognisedRefusal, leaseLost, leaveInDoubt, rejectedOutcome, transientOutcome } from './failures.js';
@@ -16,9 +16,6 @@ export interface PurchaseProcessed {
   /** The order, done (credited or not): the processor runs the refunds that waited for it. */
   order?: OrderRecord;
 }
-
-/** No time to send: an attempt that has not claimed sends nothing. */
-const CLOSED: SendWindow = { leftMs: () => 0 };
 
 /** A step either ends the attempt with `end` or hands its result on to the next step. */
 type Step<T> = { end: PurchaseProcessed } | (T & { end?: undefined });
@@ -49,7 +46,7 @@ class PurchaseAttempt {
   /** Re-opened for its linked customer with refunds already waiting (parked) for it: see finish(). */
   private keepFindable = false;
   /** The time the order's lease leaves to send the points call (set at the claim). */
-  private window: SendWindow = CLOSED;
+  private window: SendWindow = CLOSED_SEND_WINDOW;
   private readonly ref: OrderRef;
   private readonly marker: string;
   private readonly checkpoint: Checkpoint;

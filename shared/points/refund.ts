@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type AppliedRefund, leaseSendWindow, type OrderRecord, type OrderRef, type RefundRef } from '../ledger/index.js';
-import type { OpenApiError, PointItem, SendWindow } from '../openapi/index.js';
+import { CLOSED_SEND_WINDOW, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
 import { type OrderBook, type RefundShare, refundShare } from './debit.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { RefundEvent } from '../events/index.js';
@@ -62,7 +62,7 @@ class RefundAttempt {
    * The time left to send the debit: from the refund's own claim, the earlier of its two leases (the
    * order's is taken after it), so the debit ends clear of both.
    */
-  private window: SendWindow = { leftMs: () => 0 };
+  private window: SendWindow = CLOSED_SEND_WINDOW;
 
   constructor(
     private readonly deps: ProcessorDeps,
