@@ -56,6 +56,12 @@ export function emulatorAdmin(baseUrl: string) {
 }
 export type EmulatorAdmin = ReturnType<typeof emulatorAdmin>;
 
+/** A client's requests so far per route (the emulator's stats keys), for the fault injector's pacing. */
+export async function routeRequestsOf(admin: Pick<EmulatorAdmin, 'stats'>, clientId: string): Promise<Record<string, number>> {
+  const routes = (await admin.stats()).clients[clientId]?.routes ?? {};
+  return Object.fromEntries(Object.entries(routes).map(([route, r]) => [route, r.total]));
+}
+
 export interface UpstreamMember {
   id: string;
   point: number;

@@ -139,6 +139,11 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
   }
   const routeFree = (route: WorkerRoute, counts: Record<string, number> | undefined) =>
     counts === undefined || (counts[route.stat] ?? 0) >= (firesBy.get(route.stat) ?? 0);
+  /** A route with no fault pending, drawn by the weights; none when every route has one. */
+  function freeRoute(counts: Record<string, number> | undefined): WorkerRoute | undefined {
+    const free = WORKER_ROUTES.filter((r) => routeFree(r, counts));
+    return free.length > 0 ? pickRoute(free) : undefined;
+  }
 
   let calm = false;
   let owed = 0;
@@ -159,20 +164,15 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
   async function armDue(budget: number, counts: Record<string, number> | undefined): Promise<void> {
     for (let i = 0; i < waiting.length && budget > 0; ) {
       const w = waiting[i] as (typeof waiting)[number];
-      const free = WORKER_ROUTES.filter((r) => routeFree(r, counts));
-      const late = deliveries - w.drawnAt >= MOVE_AFTER_DELIVERIES && free.length > 0;
-      if (!routeFree(w.route, counts) && !late) {
+      const target = routeFree(w.route, counts) ? w.route : deliveries - w.drawnAt >= MOVE_AFTER_DELIVERIES ? freeRoute(counts) : undefined;
+      if (!target) {
         i += 1;
         continue;
       }
       waiting.splice(i, 1);
-      if (routeFree(w.route, counts)) {
-        await arm(w.route, w.kind, w.times, counts);
-      } else {
-        // Its route is still not called (a token cached for long): the fault goes to a free route, by the same weights.
-        tally.movedToFreeRoute = (tally.movedToFreeRoute ?? 0) + 1;
-        await arm(pickRoute(free), w.kind, w.times, counts);
-      }
+      // Its route still not called (a token cached for long): the fault went to a free route, by the same weights.
+      if (target !== w.route) tally.movedToFreeRoute = (tally.movedToFreeRoute ?? 0) + 1;
+      await arm(target, w.kind, w.times, counts);
       budget -= 1;
     }
     for (; budget > 0 && owed > 0; budget -= 1) {

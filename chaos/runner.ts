@@ -4,7 +4,7 @@ import { compareWithModel } from './compare.js';
 import { deliverAll } from './deliver.js';
 import type { Disturbance } from './disturbance.js';
 import { type Drained, drain } from './drain.js';
-import { emulatorAdmin, upstreamReader } from './emulator-admin.js';
+import { emulatorAdmin, routeRequestsOf, upstreamReader } from './emulator-admin.js';
 import { CHAOS_CLIENT, CHAOS_CLIENT_TIMEOUT_MS, CHAOS_SECRETS, chaosEmulatorConfig } from './emulator-config.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { createGatewayStretch } from './gateway.js';
@@ -179,8 +179,7 @@ async function setUpParts(run: Run, stack: ChaosStack): Promise<Parts> {
     faultRate: run.options.faultRate ?? 0.25,
     crashRate: run.options.crashRate ?? 0.03,
     clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
-    routeRequests: async () =>
-      Object.fromEntries(Object.entries((await admin.stats()).clients[CHAOS_CLIENT.clientId]?.routes ?? {}).map(([k, r]) => [k, r.total])),
+    routeRequests: () => routeRequestsOf(admin, CHAOS_CLIENT.clientId),
   });
   run.live.injector = injector;
   const customers = addCustomerActions(run, stack, admin, injector, disturbances);

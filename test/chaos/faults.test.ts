@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { emulatorAdmin } from '../../chaos/emulator-admin.js';
+import { emulatorAdmin, routeRequestsOf } from '../../chaos/emulator-admin.js';
 import { createFaultInjector, MOVE_AFTER_DELIVERIES } from '../../chaos/faults.js';
 import type { Random } from '../../chaos/prng.js';
 import { startTestEmulator, type TestEmulator, testClient } from '../support/emulator.js';
@@ -59,8 +59,7 @@ function injector(drawing: () => boolean) {
     faultRate: 1,
     crashRate: 0,
     clientTimeoutMs: 1000,
-    routeRequests: async () =>
-      Object.fromEntries(Object.entries((await admin.stats()).clients['test-client']?.routes ?? {}).map(([k, r]) => [k, r.total])),
+    routeRequests: () => routeRequestsOf(admin, 'test-client'),
   });
 }
 
