@@ -81,6 +81,7 @@ function processingEnvironment(stage: StageConfig): Record<string, string> {
     [ENV.RETRY_BACKOFF_CAP_SECONDS]: String(timing.backoffCapSeconds),
     [ENV.RETRY_HORIZON_SECONDS]: String(timing.retryHorizonSeconds),
     [ENV.CIRCUIT_OPEN_SECONDS]: String(timing.circuitOpenSeconds),
+    [ENV.IN_DOUBT_SECONDS]: String(timing.inDoubtSeconds),
   };
 }
 

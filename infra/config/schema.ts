@@ -41,7 +41,7 @@ export const QUEUE_RETENTION_DAYS = 4;
 export const MIN_BURST = 1000;
 
 type TimingSource = {
-  processing: { leaseSeconds?: number | undefined; refundWaitSeconds: number };
+  processing: { leaseSeconds?: number | undefined; refundWaitSeconds: number; inDoubtSeconds?: number | undefined };
   worker: { timeoutSeconds: number };
   queue: { maxReceiveCount?: number | undefined };
   retry: {
@@ -64,6 +64,7 @@ export function stageTiming(s: TimingSource): Timing {
     retryHorizonSeconds: s.retry.horizonSeconds,
     retentionSeconds: QUEUE_RETENTION_DAYS * 86_400,
     circuitOpenSeconds: s.retry.circuitOpenSeconds,
+    inDoubtSeconds: s.processing.inDoubtSeconds,
   });
 }
 
@@ -79,6 +80,7 @@ const TIMING_PATHS: Record<keyof Timing, (string | number)[]> = {
   retryHorizonSeconds: ['retry', 'horizonSeconds'],
   retentionSeconds: ['retry', 'horizonSeconds'],
   circuitOpenSeconds: ['retry', 'circuitOpenSeconds'],
+  inDoubtSeconds: ['processing', 'inDoubtSeconds'],
 };
 
 export const StageConfig = z
@@ -115,8 +117,13 @@ export const StageConfig = z
           .default(120),
         /** Ledger records expire after this; must outlive the longest refund window. */
         ledgerTtlDays: z.number().int().min(1).max(3650).default(400),
-        /** Lease on a ledger record; >= worker timeout + margin so a running attempt, or its last call, never outlives it. */
+        /**
+         * Lease on a ledger record: its holder sends no points call in its last 15 s (the margin), so it need
+         * not outlive the worker timeout; >= 20 s (shared/config/timing.ts).
+         */
         leaseSeconds: z.number().int().min(5).max(3600).optional(),
+        /** The in-doubt horizon (IN_DOUBT_SECONDS): >= the lease's margin; default 120 s (shared/config/timing.ts). */
+        inDoubtSeconds: z.number().int().min(1).max(86_400).optional(),
       })
       .prefault({}),
     rate: z

@@ -32,6 +32,7 @@ const SOURCES: Record<keyof Timing, string> = {
   retryHorizonSeconds: ENV.RETRY_HORIZON_SECONDS,
   retentionSeconds: 'the queue retention',
   circuitOpenSeconds: ENV.CIRCUIT_OPEN_SECONDS,
+  inDoubtSeconds: ENV.IN_DOUBT_SECONDS,
 };
 
 export function localTimingInputs(env: NodeJS.ProcessEnv): TimingInputs {
@@ -44,6 +45,7 @@ export function localTimingInputs(env: NodeJS.ProcessEnv): TimingInputs {
     backoffCapSeconds: optionalInt(env, ENV.RETRY_BACKOFF_CAP_SECONDS),
     retryHorizonSeconds: optionalInt(env, ENV.RETRY_HORIZON_SECONDS),
     circuitOpenSeconds: optionalInt(env, ENV.CIRCUIT_OPEN_SECONDS),
+    inDoubtSeconds: optionalInt(env, ENV.IN_DOUBT_SECONDS),
   };
 }
 
@@ -61,5 +63,6 @@ export function timingEnvironment(t: Timing): Record<string, string> {
     [ENV.RETRY_BACKOFF_CAP_SECONDS]: String(t.backoffCapSeconds),
     [ENV.RETRY_HORIZON_SECONDS]: String(t.retryHorizonSeconds),
     [ENV.CIRCUIT_OPEN_SECONDS]: String(t.circuitOpenSeconds),
+    [ENV.IN_DOUBT_SECONDS]: String(t.inDoubtSeconds),
   };
 }

@@ -36,6 +36,8 @@ export const ENV = {
   REFUND_WAIT_SECONDS: 'REFUND_WAIT_SECONDS',
   LEDGER_TTL_DAYS: 'LEDGER_TTL_DAYS',
   LEASE_SECONDS: 'LEASE_SECONDS',
+  /** The in-doubt horizon: no points call whose ending proved nothing is sent again before it (shared/points/engine). */
+  IN_DOUBT_SECONDS: 'IN_DOUBT_SECONDS',
   // audit-ledger (the scheduled audit; also LEDGER_TABLE, OPENAPI_SECRET_ARN, RATE_BUDGET_PER_MINUTE)
   /** Days back the scheduled audit looks: ledger records created in them are checked. */
   AUDIT_DAYS: 'AUDIT_DAYS',

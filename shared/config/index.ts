@@ -11,6 +11,7 @@ export {
   CIRCUIT_FIRST_PROBE_SECONDS,
   checkedTiming,
   deferralSeconds,
+  DEFAULT_IN_DOUBT_SECONDS,
   deriveTiming,
   LEASE_MARGIN_SECONDS,
   LEASE_SEND_WINDOW_SECONDS,

@@ -1,7 +1,7 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 import { ENV } from './environment.js';
 import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS } from './ledger-retention.js';
-import { deriveTiming, TIMING_DEFAULTS } from './timing.js';
+import { deriveTiming, LEASE_MARGIN_SECONDS, TIMING_DEFAULTS } from './timing.js';
 import { ConfigurationError } from './errors.js';
 import { lazyObject } from '../schema/index.js';
 
@@ -26,12 +26,14 @@ export const ProcessingSettings = lazyObject(z.object, () => ({
   refundWaitSeconds: envInt(0, 7 * 86_400, TIMING_DEFAULTS.refundWaitSeconds),
   /** Finished ledger records expire after this many days (long enough for late refunds). */
   ledgerTtlDays: envInt(MIN_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, DEFAULT_LEDGER_TTL_DAYS),
-  /** A claim's lease. Must outlive one attempt (Lambda timeout) and the client's total timeout. */
+  /** A claim's lease: its holder sends no points call in its last LEASE_MARGIN_SECONDS (the send window), so it need not outlive an attempt. */
   leaseSeconds: envInt(5, 3600, DEFAULT_TIMING.leaseSeconds),
   /** Open API requests per minute per endpoint this container may send. */
   rateBudgetPerMinute: envInt(1, 2000, 2000),
-  /** Point-history pages (1000 entries each) searched for a marker before giving up. */
+  /** Point-history pages (1000 entries each) the audit reads per member; protocol searches page to their boundary (shared/points/engine/search.ts). */
   historyPages: envInt(1, 100, 5),
+  /** No points call whose ending proved nothing is sent again before this has passed since its send (shared/points/engine). */
+  inDoubtSeconds: envInt(LEASE_MARGIN_SECONDS, 86_400, DEFAULT_TIMING.inDoubtSeconds),
   /** Deferral of a waiting event: base x 2^(receive-1) s, capped, jittered (shared/config/timing.ts). */
   backoffBaseSeconds: envInt(1, 43_200, DEFAULT_TIMING.backoffBaseSeconds),
   backoffCapSeconds: envInt(1, 43_200, DEFAULT_TIMING.backoffCapSeconds),
@@ -54,6 +56,7 @@ export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSet
     backoffCapSeconds: env[ENV.RETRY_BACKOFF_CAP_SECONDS],
     retryHorizonSeconds: env[ENV.RETRY_HORIZON_SECONDS],
     circuitOpenSeconds: env[ENV.CIRCUIT_OPEN_SECONDS],
+    inDoubtSeconds: env[ENV.IN_DOUBT_SECONDS],
   };
   const parsed = ProcessingSettings.safeParse(raw);
   if (parsed.success) return parsed.data;
@@ -67,6 +70,7 @@ export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSet
     backoffCapSeconds: ENV.RETRY_BACKOFF_CAP_SECONDS,
     retryHorizonSeconds: ENV.RETRY_HORIZON_SECONDS,
     circuitOpenSeconds: ENV.CIRCUIT_OPEN_SECONDS,
+    inDoubtSeconds: ENV.IN_DOUBT_SECONDS,
   };
   const issues = parsed.error.issues.map((i) => {
     const key = String(i.path[0] ?? '');

@@ -38,6 +38,14 @@ export const CIRCUIT_FIRST_PROBE_SECONDS = 5;
 export const SQS_MAX_VISIBILITY_SECONDS = 43_200;
 export const SQS_MAX_RECEIVE_COUNT = 1000;
 
+/**
+ * The in-doubt horizon's default: how long a request may live at the vendor after our client stopped
+ * waiting for it. A load balancer keeps a request up to its idle timeout (AWS ALB 60 s, nginx's
+ * proxy_read_timeout 60 s) while the backend behind it runs on, and a PHP-FPM pool queues it before
+ * running it up to max_execution_time (30 s): 120 s covers a queued request that then runs to its end.
+ */
+export const DEFAULT_IN_DOUBT_SECONDS = 120;
+
 export const TIMING_DEFAULTS = {
   workerTimeoutSeconds: 30,
   refundWaitSeconds: 120,
@@ -68,6 +76,7 @@ export interface TimingInputs {
   retryHorizonSeconds?: number | undefined;
   retentionSeconds?: number | undefined;
   circuitOpenSeconds?: number | undefined;
+  inDoubtSeconds?: number | undefined;
 }
 
 export type Timing = { [K in keyof TimingInputs]-?: number };
@@ -145,6 +154,7 @@ export function deriveTiming(inputs: TimingInputs = {}): Timing {
     ...backoff,
     retentionSeconds: inputs.retentionSeconds ?? TIMING_DEFAULTS.retentionSeconds,
     circuitOpenSeconds: inputs.circuitOpenSeconds ?? TIMING_DEFAULTS.circuitOpenSeconds,
+    inDoubtSeconds: inputs.inDoubtSeconds ?? DEFAULT_IN_DOUBT_SECONDS,
   };
 }
 
@@ -170,6 +180,13 @@ export function timingProblems(t: Timing): TimingProblem[] {
     t.leaseSeconds >= LEASE_MARGIN_SECONDS + MIN_LEASE_SEND_WINDOW_SECONDS,
     'leaseSeconds',
     `the lease (${t.leaseSeconds} s) must be >= ${LEASE_MARGIN_SECONDS + MIN_LEASE_SEND_WINDOW_SECONDS} s: its last ${LEASE_MARGIN_SECONDS} s are kept clear of calls, and at least ${MIN_LEASE_SEND_WINDOW_SECONDS} s must be left to send one`,
+  );
+  // A call whose ending proved nothing is not sent again before the horizon: one shorter than the
+  // margin would let a taker of the lease send while the holder's own request may still be landing.
+  check(
+    t.inDoubtSeconds >= LEASE_MARGIN_SECONDS,
+    'inDoubtSeconds',
+    `the in-doubt horizon (${t.inDoubtSeconds} s) must be >= the lease's margin (${LEASE_MARGIN_SECONDS} s): a request in doubt is not sent again before it`,
   );
   // A crashed attempt's message comes back after the visibility timeout: by then its lease is over.
   check(

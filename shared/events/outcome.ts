@@ -154,10 +154,11 @@ type OutcomeOf =
   /** `until`: when the refund stops waiting and is parked (epoch ms): no retry need wait longer. */
   | { kind: 'refund_waiting'; action: 'retry'; reason: string; until?: number }
   /**
-   * The points call may have run: the next attempt reconciles first. `leaseKept`: the request may still
+   * The points call may have run: the next attempt reconciles first. `until`: the in-doubt horizon (epoch
+   * ms), before which nothing of the order is sent again (shared/points/engine). `leaseKept`: the request may still
    * land, so the lease is left to expire; otherwise it was released and the next attempt may start now.
    */
-  | { kind: 'outcome_unknown'; action: 'retry'; errorKind: string; reason: string; leaseKept: boolean }
+  | { kind: 'outcome_unknown'; action: 'retry'; errorKind: string; reason: string; leaseKept: boolean; until?: number }
   /** `retryAfterSeconds`: a rate limit's Retry-After (errorKind rate_limited): no retry comes sooner. */
   | { kind: 'upstream_error'; action: 'retry'; errorKind: string; reason: string; retryAfterSeconds?: number }
   /** Not contracted, credentials refused, request rejected as invalid: fixed by people, then redriven. */

@@ -17,7 +17,7 @@
  */
 export { createDocumentClient } from '../dynamodb/index.js';
 export { createLedger, type Ledger, type LedgerOptions, type SourceCustomer, type UnlinkedQuery } from './ledger.js';
-export type { PurchaseClaimInput, PurchaseResult } from './orders.js';
+export type { PurchaseClaimInput, PurchaseResult, ReleaseOrderOptions } from './orders.js';
 export {
   type AppliedRefund,
   orderKey,

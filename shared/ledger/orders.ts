@@ -66,6 +66,8 @@ export interface ReleaseOrderOptions {
   refundId?: string;
   /** Its debit is proven not to have run: no longer in doubt. */
   notDebited?: boolean;
+  /** The call ended proving nothing: when it can no longer land, since when, and to whom (shared/points/engine). */
+  inDoubt?: { until: number; since: number; memberId?: string | undefined };
 }
 
 export interface ApplyRefundInput {
@@ -141,8 +143,11 @@ function finishCondition(e: Expression, owner: string | null, result: PurchaseRe
 /** What the purchase event says of the order, kept on it from the first claim. */
 const PURCHASE_FACTS = ['eligibleAmount', 'eligibleExact', 'terms', 'currency', 'externalKey', 'externalId', 'shopDomain'] as const;
 
+/** What an order knows of calls in doubt; gone once they are resolved (found, or proven never run). */
+const DOUBT_FIELDS = ['inDoubtUntil', 'inDoubtSince', 'inDoubtMemberId'] as const;
+
 /** What a finished purchase no longer has: its lease and the notes of its attempts. */
-const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError'] as const;
+const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError', ...DOUBT_FIELDS] as const;
 
 /** What an order waiting for its customer to be linked carries (the index keys and its event). */
 const UNLINKED_FIELDS = ['unlinkedCustomer', 'purchasedAt', 'purchaseEvent'] as const;
@@ -274,6 +279,9 @@ function purchaseWrites(store: Store): PurchaseWrites {
         .set('lastError', capText(opts.lastError))
         .set('needsReconcile', opts.needsReconcile || undefined);
       if (!opts.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId');
+      if (opts.inDoubt) {
+        e.set('inDoubtUntil', opts.inDoubt.until).set('inDoubtSince', opts.inDoubt.since).set('inDoubtMemberId', opts.inDoubt.memberId);
+      }
       if (opts.refundId) {
         e.addToSet('refundIds', [opts.refundId]);
         if (opts.notDebited) e.deleteFromSet('refundsInDoubt', [opts.refundId]);
@@ -340,7 +348,8 @@ function refundBookWrites(store: Store): RefundBookWrites {
         .deleteFromSet('refundsInDoubt', [input.refundId, ...(input.notDebited ?? [])]);
       if (typeof input.refundedExact === 'string') e.set('refundedExact', input.refundedExact);
       else if (input.refundedExact === null) e.remove('refundedExact');
-      if (!input.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'needsReconcile');
+      // Booked after every refund in doubt was found or proven not run: nothing of the order is in doubt.
+      if (!input.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'needsReconcile', ...DOUBT_FIELDS);
       const note = { ref: { ...ref, refundId: input.refundId } };
       return parseOrder(await store.update(keyOf(ref), e, `${heldBy(e, owner)} AND ${notBooked(e, input.refundId)}`, note));
     },

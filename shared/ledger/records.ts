@@ -101,6 +101,15 @@ export const OrderRecord = lazyObject(z.object, () => ({
   refundsInDoubt: stringSet.default([]),
   /** A previous attempt's points call may have run: search the history before calling again. */
   needsReconcile: z.boolean().optional(),
+  /**
+   * A points call of this order (its credit, or a refund's debit) ended proving nothing: no call of the
+   * order is sent before this (epoch ms), and then only after a complete search (shared/points/engine).
+   */
+  inDoubtUntil: z.number().optional(),
+  /** Epoch ms: the earliest the calls in doubt may have been sent (where the search must reach). */
+  inDoubtSince: z.number().optional(),
+  /** The member the call in doubt went to: that member's history is searched, whoever a new lookup finds. */
+  inDoubtMemberId: z.string().optional(),
   externalKey: z.string().optional(),
   externalId: z.string().optional(),
   /** The shop the sale was made in, as its delivery said (Shopify's shop header): shop/redact's scope. */

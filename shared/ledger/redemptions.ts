@@ -45,8 +45,15 @@ export const RedemptionRecord = lazyObject(z.object, () => ({
   deducted: z.boolean().optional(),
   /** The Shopify discount (gid) once made. */
   discountId: z.string().optional(),
+  /** Epoch ms of the deduction's first and latest send (the search's reach, and the in-doubt horizon's start). */
+  deductionSentAt: z.number().optional(),
+  deductionLastSentAt: z.number().optional(),
   /** The giving back's call was sent / done. */
   returnSent: z.boolean().optional(),
+  returnSentAt: z.number().optional(),
+  returnLastSentAt: z.number().optional(),
+  /** Epoch ms: a call of this redemption ended proving nothing; it is not sent again before this (shared/points/engine). */
+  inDoubtUntil: z.number().optional(),
   returnedPoints: z.number().int().optional(),
   /** Why it was returned: `expired`, `refunded`, `code_refused`, `code_unavailable`. */
   returnReason: z.string().optional(),

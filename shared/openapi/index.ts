@@ -31,7 +31,7 @@ export {
 } from './errors.js';
 export { type PathParamRule, pathParamProblem } from './paths.js';
 export { AMOUNT_MAX, MESSAGES, POINT_MIN } from './messages.js';
-export { Answers, type MemberDetail, type PointItem } from './schemas.js';
+export { Answers, type MemberDetail, type PointCalculationInput, type PointGrantInput, type PointItem } from './schemas.js';
 export { clearTokenCache } from './token-cache.js';
 export { DEFAULT_TIMEOUTS, DEFAULT_USER_AGENT } from '../http-client/index.js';
 export { customFieldToInput, customFieldToStored, parseDisplayDate, parseDisplayNumber } from './values.js';

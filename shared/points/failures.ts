@@ -31,12 +31,17 @@ export function transientOutcome(e: OpenApiError): Extract<ProcessOutcome, { act
   return { kind: 'upstream_error', action: 'retry', errorKind: e.kind, reason, ...retryAfter };
 }
 
-export const unknownOutcome = (e: OpenApiError, leaseKept: boolean): Extract<ProcessOutcome, { kind: 'outcome_unknown' }> => ({
+/**
+ * A points call of the order may still land: nothing of it is sent before `until` (the in-doubt
+ * horizon, shared/points/engine), and the next attempt searches the history first.
+ */
+export const inDoubtOutcome = (errorKind: string, reason: string, until: number): Extract<ProcessOutcome, { kind: 'outcome_unknown' }> => ({
   kind: 'outcome_unknown',
   action: 'retry',
-  errorKind: e.kind,
-  reason: e.message,
-  leaseKept,
+  errorKind,
+  reason,
+  leaseKept: false,
+  until,
 });
 
 /** The order's lease went to another attempt before this one booked its result. */
@@ -45,29 +50,3 @@ export const leaseLost = (): Extract<ProcessOutcome, { kind: 'lease_lost' }> => 
   action: 'retry',
   reason: 'the order lease expired and was taken over',
 });
-
-/**
- * Whether the request that failed can still land. The service answered (a 5xx, an answer we cannot
- * read) or closed the connection itself: its handling of the request is over, so the history already
- * shows it if it ran. Our own timeout, or a gateway saying it stopped waiting (502, 504): the service
- * may still be running it.
- */
-export function mayStillLand(e: OpenApiError): boolean {
-  return e.kind === 'timeout' || e.status === 502 || e.status === 504;
-}
-
-/**
- * A points call that may have run (`executed: 'unknown'`); the record is flagged so that whoever takes
- * it next searches the history for the marker before calling again. A request that may still land
- * keeps the lease until it expires, so that by the time anyone searches the history it has landed or
- * died. One that cannot land any more (the service answered or hung up) releases it at once: the next
- * attempt can search now, and finds the marker if the call ran. `release` ends the attempt that way.
- */
-export async function leaveInDoubt(
-  err: OpenApiError,
-  release: (lastError: string, opts: { keepLease: boolean; needsReconcile: true }) => Promise<unknown>,
-): Promise<Extract<ProcessOutcome, { kind: 'outcome_unknown' }>> {
-  const keepLease = mayStillLand(err);
-  await release(err.message, { keepLease, needsReconcile: true });
-  return unknownOutcome(err, keepLease);
-}

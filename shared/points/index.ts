@@ -2,7 +2,21 @@
 export { type OrderBook, refundShare } from './debit.js';
 export type { Checkpoint, CheckpointStep, PointsApi, ProcessorDeps } from './deps.js';
 export { instrumentPointsApi, POINTS_API_OPERATIONS } from './instrument.js';
-export { findMarkers } from './history.js';
+// The protocol engine: every state-changing points call goes through it.
+export {
+  act,
+  checkDoubt,
+  type Doubt,
+  type DoubtCheck,
+  doubtOf,
+  type EngineDeps,
+  type HorizonSettings,
+  type Operation,
+  type OperationResult,
+  runOperation,
+  searchHistory,
+} from './engine/index.js';
+export { engineOf } from './engine-deps.js';
 export { isOurMarkerPrefix, parseMarker, purchaseMarker, redemptionMarker, redemptionReturnMarker, refundMarker } from './markers.js';
 // The outcome vocabulary lives in shared/events; processing's callers keep reading it here too.
 export { OUTCOME_KINDS, type ProcessOutcome } from '../events/index.js';

@@ -3,9 +3,10 @@ import { leaseSendWindow, type OrderRecord, type OrderRef, type PurchaseClaimInp
 import { CLOSED_SEND_WINDOW, type MemberDetail, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
-import { asOpenApiError, isUnrecognisedRefusal, leaseLost, leaveInDoubt, rejectedOutcome, transientOutcome } from './failures.js';
+import { asOpenApiError, inDoubtOutcome, isUnrecognisedRefusal, leaseLost, rejectedOutcome, transientOutcome } from './failures.js';
 import { findMember } from './find-member.js';
-import { findMarkers, landedEntry } from './history.js';
+import { checkDoubt, type Doubt, doubtOf, type OperationResult, type PointsCall, runOperation } from './engine/index.js';
+import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { purchaseMarker } from './markers.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
@@ -47,6 +48,8 @@ class PurchaseAttempt {
   private keepFindable = false;
   /** The time the order's lease leaves to send the points call (set at the claim). */
   private window: SendWindow = CLOSED_SEND_WINDOW;
+  /** What an earlier attempt left in doubt (set at the claim; cleared once a complete search settles it). */
+  private doubt: Doubt | undefined;
   private readonly ref: OrderRef;
   private readonly marker: string;
   private readonly checkpoint: Checkpoint;
@@ -78,10 +81,15 @@ class PurchaseAttempt {
     if (skip || !customer) return this.skip(skip ?? 'no_customer');
     const claimed = await this.claim();
     if (claimed.end) return claimed.end;
-    const found = await this.lookUp(customer, claimed.mustReconcile);
+    // A call in doubt whose member is known is settled before anything else: found, the order is done
+    // with that member, whoever a lookup would find now (a re-link between attempts).
+    const known = this.doubt?.memberId;
+    if (known) {
+      const settled = await this.settleDoubt(known);
+      if (settled) return settled;
+    }
+    const found = await this.lookUp(customer);
     if (found.end) return found.end;
-    const reconciled = claimed.mustReconcile ? await this.reconcile(found.member) : undefined;
-    if (reconciled) return reconciled;
     return this.event.fixedPoints === undefined ? this.credit(found.member) : this.grantFixed(found.member, this.event.fixedPoints);
   }
 
@@ -118,11 +126,12 @@ class PurchaseAttempt {
     this.keepFindable =
       this.options.customerLinked === true && this.options.ownMessage !== true && (claim.previous?.waitingRefunds.length ?? 0) > 0;
     await this.checkpoint('purchase:claimed');
-    // A lease never released means an attempt died or did not learn its call's outcome.
-    return { mustReconcile: claim.previous?.leaseOwner !== undefined || claim.previous?.needsReconcile === true };
+    // A lease never released means an attempt died; a flag, that one did not learn its call's outcome.
+    this.doubt = doubtOf(claim.previous, engineOf(this.deps).horizon);
+    return { mustReconcile: this.doubt !== undefined };
   }
 
-  private async lookUp(customer: CustomerRef, mustReconcile: boolean): Promise<Step<{ member: MemberDetail }>> {
+  private async lookUp(customer: CustomerRef): Promise<Step<{ member: MemberDetail }>> {
     let member: MemberDetail;
     try {
       member = await findMember(this.deps.openapi, customer);
@@ -139,7 +148,7 @@ class PurchaseAttempt {
         );
         return { end: this.event.fixedPoints === undefined ? await this.linkedMeanwhile(customer, end) : end };
       }
-      return { end: await this.retry(err, { needsReconcile: mustReconcile }) };
+      return { end: await this.retry(err, {}) };
     }
     await this.checkpoint('purchase:customer');
     return { member };
@@ -160,15 +169,23 @@ class PurchaseAttempt {
     return processPurchase(this.deps, this.event, { customerLinked: true, ownMessage: true });
   }
 
-  /** After an unknown outcome or a takeover: the credit, if the history shows it; else undefined (credit now). */
-  private async reconcile(member: MemberDetail): Promise<PurchaseProcessed | undefined> {
-    let found: PointItem | undefined;
+  /**
+   * The doubt an earlier attempt left, settled by a complete search of the history of the member its
+   * call went to: found, the order is done from the entry; still in doubt, the attempt waits; settled
+   * absent (the horizon passed), undefined: the call may be sent (to whomever the lookup finds).
+   */
+  private async settleDoubt(memberId: string): Promise<PurchaseProcessed | undefined> {
+    const doubt = this.doubt as Doubt;
     try {
-      found = (await findMarkers(this.deps.openapi, member.id, [this.marker], this.deps.settings.historyPages)).get(this.marker);
+      const check = await checkDoubt(engineOf(this.deps), doubt, [this.marker], memberId);
+      const entry = check.found.get(this.marker);
+      if (entry) return this.fromHistory(doubt.memberId ?? memberId, entry);
+      if (!check.settled) return this.stillInDoubt(doubt, check.why);
     } catch (e) {
-      return this.retry(asOpenApiError(e), { needsReconcile: true });
+      return this.retry(asOpenApiError(e), {});
     }
-    return found ? this.fromHistory(member.id, found) : undefined;
+    this.doubt = undefined;
+    return undefined;
   }
 
   /** The order's call found in the history (it ran): recorded from its entry, with no call again. */
@@ -180,43 +197,56 @@ class PurchaseAttempt {
     );
   }
 
-  /**
-   * The call's outcome is unknown: one search of the history first. Its marker there proves the call
-   * ran (finished from it at once); absent, the call may still land, so it is left in doubt (failures.ts).
-   */
-  private async inDoubt(err: OpenApiError, customerId: string): Promise<PurchaseProcessed> {
-    const found = await landedEntry(this.deps.openapi, customerId, this.marker, this.deps.settings.historyPages);
-    if (!found) return { outcome: await leaveInDoubt(err, (lastError, opts) => this.release(lastError, opts)) };
-    await this.checkpoint('purchase:granted');
-    return this.fromHistory(customerId, found);
+  /** The call may still land: the order waits for the horizon, its doubt recorded (when, since when, to whom). */
+  private async stillInDoubt(doubt: Doubt, why: string, error?: OpenApiError): Promise<PurchaseProcessed> {
+    this.doubt = doubt;
+    const reason = error?.message ?? `a points call of this order may still land (${why})`;
+    await this.release(reason, {});
+    return { outcome: inDoubtOutcome(error?.kind ?? why, reason, doubt.until) };
+  }
+
+  /** The points call through the engine (after any doubt left by an earlier attempt, searched first). */
+  private operate(call: PointsCall): Promise<OperationResult> {
+    return runOperation(engineOf(this.deps), { marker: this.marker, call, window: this.window }, this.doubt);
   }
 
   /** One points calculation carrying the order's marker, then the record. */
   private async credit(member: MemberDetail): Promise<PurchaseProcessed> {
     const { event } = this;
-    let after: MemberDetail;
-    try {
-      after = await this.deps.openapi.calculatePoints(
-        member.id,
-        {
-          amount: event.calculationAmount ?? event.eligibleAmount,
-          ...(event.pointTitle ? { title: event.pointTitle } : {}),
-          ...(event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {}),
-          remarks: this.marker,
-        },
-        this.window,
-      );
-    } catch (e) {
-      const err = asOpenApiError(e);
-      if (err.executed === 'unknown') return this.inDoubt(err, member.id);
-      return this.grantRefused(err, member.id);
-    }
+    const input = {
+      amount: event.calculationAmount ?? event.eligibleAmount,
+      ...(event.pointTitle ? { title: event.pointTitle } : {}),
+      ...(event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {}),
+    };
+    const result = await this.operated(() => this.operate({ kind: 'calculation', memberId: member.id, input }));
+    if (result.kind !== 'ran') return this.notRan(result, member.id);
     await this.checkpoint('purchase:granted');
-    const hint = after.point - member.point;
+    if (result.entry) return this.fromHistory(result.memberId, result.entry);
+    const hint = (result.member?.point ?? member.point) - member.point;
     return this.finish(
       { outcome: 'credited', customerId: member.id, pointsHint: hint },
       { kind: 'credited', action: 'ack', customerId: member.id, points: hint, exact: false, reconciled: false },
     );
+  }
+
+  /** Runs an operation; a search the engine could not read is a retry with the doubt kept. */
+  private async operated(run: () => Promise<OperationResult>): Promise<OperationResult | { kind: 'ended'; end: PurchaseProcessed }> {
+    try {
+      return await run();
+    } catch (e) {
+      return { kind: 'ended', end: await this.retry(asOpenApiError(e), {}) };
+    }
+  }
+
+  /** An operation that did not (knowingly) run: refused by the answer, or in doubt. */
+  private notRan(
+    result: Exclude<OperationResult, { kind: 'ran' }> | { kind: 'ended'; end: PurchaseProcessed },
+    memberId: string,
+    onRefused: (err: OpenApiError) => Promise<PurchaseProcessed> = (err) => this.grantRefused(err, memberId),
+  ): Promise<PurchaseProcessed> {
+    if (result.kind === 'ended') return Promise.resolve(result.end);
+    if (result.kind === 'in_doubt') return this.stillInDoubt(result.doubt, result.why, result.error);
+    return onRefused(result.error);
   }
 
   /** The grant was refused (it did not run): the member withdrew, points are off for them, or try again. */
@@ -235,24 +265,15 @@ class PurchaseAttempt {
   private async grantFixed(member: MemberDetail, points: number): Promise<PurchaseProcessed> {
     const { event } = this;
     const expiry = points > 0 && event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {};
-    try {
-      await this.deps.openapi.grantPoints(
-        member.id,
-        {
-          point: points,
-          ...(event.pointTitle ? { title: event.pointTitle } : {}),
-          ...expiry,
-          remarks: this.marker,
-        },
-        this.window,
+    const input = { point: points, ...(event.pointTitle ? { title: event.pointTitle } : {}), ...expiry };
+    const result = await this.operated(() => this.operate({ kind: 'grant', memberId: member.id, input }));
+    if (result.kind !== 'ran') {
+      return this.notRan(result, member.id, (err) =>
+        err.kind === 'insufficient_points' && points < 0 ? this.insufficient(member.id, -points, err.message) : this.grantRefused(err, member.id),
       );
-    } catch (e) {
-      const err = asOpenApiError(e);
-      if (err.executed === 'unknown') return this.inDoubt(err, member.id);
-      if (err.kind === 'insufficient_points' && points < 0) return this.insufficient(member.id, -points, err.message);
-      return this.grantRefused(err, member.id);
     }
     await this.checkpoint('purchase:granted');
+    if (result.entry) return this.fromHistory(result.memberId, result.entry);
     if (points < 0) return this.deducted(member.id, points, false);
     return this.finish(
       { outcome: 'credited', customerId: member.id, pointsCredited: points },
@@ -270,12 +291,15 @@ class PurchaseAttempt {
     if (policy === 'clamp') {
       try {
         taken = Math.min(wanted, Math.max(0, (await this.deps.openapi.getMember(customerId)).point));
-        if (taken > 0) await this.deps.openapi.grantPoints(customerId, { point: -taken, remarks: this.marker }, this.window);
       } catch (e) {
-        const err = asOpenApiError(e);
-        if (err.executed === 'unknown') return this.inDoubt(err, customerId);
+        return this.retry(asOpenApiError(e), {});
+      }
+      if (taken > 0) {
+        // The refused call proved nothing ran: the same marker goes once more, for what is held.
+        const result = await this.operated(() => this.operate({ kind: 'grant', memberId: customerId, input: { point: -taken } }));
         // Includes insufficient_points again (the balance moved between the read and the deduction): nothing ran.
-        return this.retry(err, {});
+        if (result.kind !== 'ran') return this.notRan(result, customerId, (err) => this.retry(err, {}));
+        if (result.entry) return this.deducted(customerId, result.entry.point, true);
       }
     }
     const shortfall = wanted - taken;
@@ -315,7 +339,7 @@ class PurchaseAttempt {
 
   /** A failure that proves nothing ran: the lease released, back to the queue (or parked: failures.ts). */
   private async retry(err: OpenApiError, opts: { needsReconcile?: boolean }): Promise<PurchaseProcessed> {
-    if (isUnrecognisedRefusal(err) && !opts.needsReconcile) {
+    if (isUnrecognisedRefusal(err) && !opts.needsReconcile && !this.doubt) {
       // The event is kept: `npm run reprocess -- --outcome upstream_rejected` runs it again after the fix.
       const rejected = { outcome: 'upstream_rejected', reason: err.message, rejectedEvent: JSON.stringify(this.event) } as const;
       return this.finish(rejected, rejectedOutcome(err));
@@ -324,8 +348,10 @@ class PurchaseAttempt {
     return { outcome: transientOutcome(err) };
   }
 
-  private async release(lastError: string, opts: { needsReconcile?: boolean; keepLease?: boolean }): Promise<void> {
-    await this.deps.ledger.releaseOrder(this.ref, this.owner, { lastError, ...opts });
+  /** Gives the lease back; a doubt still open stays recorded on the order, for whoever claims it next. */
+  private async release(lastError: string, opts: { needsReconcile?: boolean }): Promise<void> {
+    const doubt = this.doubt ? { needsReconcile: true, inDoubt: this.doubt } : {};
+    await this.deps.ledger.releaseOrder(this.ref, this.owner, { lastError, ...opts, ...doubt });
   }
 }
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type AppliedRefund, leaseSendWindow, type OrderRecord, type OrderRef, type RefundRef } from '../ledger/index.js';
+import { type AppliedRefund, leaseSendWindow, type OrderRecord, type OrderRef, type RefundRef, type ReleaseOrderOptions } from '../ledger/index.js';
 import { CLOSED_SEND_WINDOW, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
 import { type OrderBook, type RefundShare, refundShare } from './debit.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { RefundEvent } from '../events/index.js';
-import { asOpenApiError, leaseLost, leaveInDoubt, transientOutcome } from './failures.js';
-import { findMarkers, landedEntry } from './history.js';
+import { asOpenApiError, inDoubtOutcome, leaseLost, transientOutcome } from './failures.js';
+import { act, type Doubt, doubtOf, type OperationResult, searchHistory } from './engine/index.js';
+import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink } from './late-customer.js';
 import { purchaseMarker, refundMarker } from './markers.js';
 import type { ProcessOutcome } from '../events/index.js';
@@ -63,6 +64,8 @@ class RefundAttempt {
    * order's is taken after it), so the debit ends clear of both.
    */
   private window: SendWindow = CLOSED_SEND_WINDOW;
+  /** What earlier holders of the order's lease left in doubt (set when this attempt takes the order). */
+  private doubt: Doubt | undefined;
 
   constructor(
     private readonly deps: ProcessorDeps,
@@ -170,17 +173,29 @@ class RefundAttempt {
   /**
    * Step 4. Refunds in doubt took the order's lease before and never booked a debit: they died or lost
    * their answer, so their debit may have run. Look for their markers (and, once per order, for the
-   * purchase's, to learn the exact credit), and book the debits found.
+   * purchase's, to learn the exact credit) in a complete search of the history of the member their calls
+   * went to, and book the debits found. One not found is proven never run only once the in-doubt horizon
+   * has passed (shared/points/engine): before that the refund waits, and nothing of the order is sent.
    */
   private async reconcile(claimed: OrderRecord): Promise<Step<{ hold: Hold }>> {
     const customerId = claimed.customerId ?? '';
+    const engine = engineOf(this.deps);
+    this.doubt = doubtOf(claimed, engine.horizon);
     const inDoubt = claimed.refundsInDoubt.filter((id) => !claimed.refunds[id]);
     const creditMarker = purchaseMarker(this.event.source, this.event.orderId);
-    const markers = [...(claimed.pointsExact ? [] : [creditMarker]), ...inDoubt.map((id) => this.debitMarker(id))];
+    const wantCredit = !claimed.pointsExact;
+    const markers = [...(wantCredit ? [creditMarker] : []), ...inDoubt.map((id) => this.debitMarker(id))];
     let found = new Map<string, PointItem>();
+    let complete = true;
     if (markers.length > 0) {
+      const createdAt = claimed.createdAt ? Date.parse(claimed.createdAt) : undefined;
+      const since = Math.min(this.doubt?.since ?? Number.POSITIVE_INFINITY, wantCredit ? (createdAt ?? 0) : Number.POSITIVE_INFINITY);
       try {
-        found = await findMarkers(this.deps.openapi, customerId, markers, this.deps.settings.historyPages);
+        const search = await searchHistory(engine.api, this.doubt?.memberId ?? customerId, markers, {
+          since: Number.isFinite(since) ? since : undefined,
+        });
+        found = search.found;
+        complete = search.complete;
       } catch (e) {
         return { end: await this.failed(asOpenApiError(e), customerId, false) };
       }
@@ -189,17 +204,48 @@ class RefundAttempt {
     if (!claimed.pointsExact && exactCredit === undefined) {
       this.deps.logger?.warn('credit entry not found in the point history; using the balance difference', this.orderRef);
     }
-    const hold: Hold = {
+    const unresolved = inDoubt.filter((id) => !found.has(this.debitMarker(id)));
+    const settled = this.doubt === undefined || (complete && engine.clock() >= this.doubt.until);
+    if (unresolved.length > 0 && !settled) {
+      // Book what was found first (it ran); what was not may still land: wait for the horizon.
+      const hold = this.holdOf(claimed, customerId, exactCredit, []);
+      const ended = await this.bookFound(hold, inDoubt.filter((id) => id !== this.event.refundId), found, true);
+      if (ended) return { end: ended };
+      return { end: await this.waitForHorizon(complete ? 'in_doubt' : 'search_incomplete', claimed) };
+    }
+    // Proven by the settled search: these never debited (and never will). Not this refund: it is about
+    // to debit, and stays in doubt until that is booked or proven not to have run.
+    const hold = this.holdOf(
+      claimed,
+      customerId,
+      exactCredit,
+      unresolved.filter((id) => id !== this.event.refundId),
+    );
+    this.doubt = undefined;
+    const ended = await this.bookFound(hold, inDoubt, found);
+    return ended ? { end: ended } : { hold };
+  }
+
+  private holdOf(claimed: OrderRecord, customerId: string, exactCredit: number | undefined, notDebited: string[]): Hold {
+    return {
       order: claimed,
       customerId,
       credited: claimed.pointsExact ? (claimed.pointsCredited ?? 0) : (exactCredit ?? claimed.pointsHint ?? 0),
       newlyExact: claimed.pointsExact ? undefined : exactCredit,
-      // Proven by the search: these never debited (their lease ran out or was released first). Not this
-      // refund: it is about to debit, and stays in doubt until that is booked or proven not to have run.
-      notDebited: inDoubt.filter((id) => id !== this.event.refundId && !found.has(this.debitMarker(id))),
+      notDebited,
     };
-    const ended = await this.bookFound(hold, inDoubt, found);
-    return ended ? { end: ended } : { hold };
+  }
+
+  /**
+   * A call of the order may still land: the order is given back with its doubt kept (this refund, if it
+   * only joined the refunds in doubt by this claim, sent nothing: it leaves them), and waits for the horizon.
+   */
+  private async waitForHorizon(why: string, claimed: OrderRecord): Promise<ProcessOutcome> {
+    const doubt = this.doubt as Doubt;
+    const joinedNow = !claimed.refundsInDoubt.includes(this.event.refundId);
+    const reason = `a points call of this order may still land (${why})`;
+    await this.releaseOrder(reason, { needsReconcile: true, inDoubt: doubt, notDebited: joinedNow });
+    return this.retryLater(inDoubtOutcome(why, reason, doubt.until));
   }
 
   /**
@@ -207,7 +253,7 @@ class RefundAttempt {
    * one's last (then it is done). Each ran from the base it is booked on: nobody debits before the
    * refunds in doubt are resolved.
    */
-  private async bookFound(hold: Hold, inDoubt: string[], found: Map<string, PointItem>): Promise<ProcessOutcome | undefined> {
+  private async bookFound(hold: Hold, inDoubt: string[], found: Map<string, PointItem>, othersOnly = false): Promise<ProcessOutcome | undefined> {
     const mineLast = [...inDoubt].sort((a, b) => Number(a === this.event.refundId) - Number(b === this.event.refundId));
     for (const refundId of mineLast) {
       const entry = found.get(this.debitMarker(refundId));
@@ -217,63 +263,68 @@ class RefundAttempt {
       // Unreadable only if damaged by hand: it stays in doubt, and its own retry books it.
       if (!event) continue;
       const applied = { ...bookable(refundShare(bookOf(hold), event)), debited: -entry.point, reconciled: true, at: this.now() };
-      if (mine) return this.bookAndFinish(hold, applied);
+      if (mine && !othersOnly) return this.bookAndFinish(hold, applied);
       if (!(await this.book(hold, refundId, applied, true))) return leaseLost();
     }
     return undefined;
   }
 
-  /** Step 5: one negative grant of this refund's share, carrying its marker. */
+  /** Step 5: one negative grant of this refund's share, carrying its marker (through the engine). */
   private async debit(hold: Hold): Promise<Debit> {
     const share = refundShare(bookOf(hold), this.event);
     if (share.target <= 0) return { share, debited: share.target };
-    try {
-      await this.grant(hold.customerId, share.target);
-      return { share, debited: share.target };
-    } catch (e) {
-      const err = asOpenApiError(e);
-      if (err.executed === 'unknown') return this.inDoubt(err, hold.customerId, share);
-      if (err.kind !== 'insufficient_points') return { end: await this.failed(err, hold.customerId, true) };
-      if (this.deps.settings.insufficientPointsPolicy === 'park') {
-        await this.releaseOrder(err.message, { notDebited: true });
-        return { end: await this.finish(parkedEnd(hold.customerId, share.target, err.message)) };
-      }
-      return this.clamp(hold.customerId, share);
+    const result = await this.grant(hold.customerId, share.target);
+    if (result.kind === 'ran') return this.ran(result, share, share.target);
+    if (result.kind === 'in_doubt') return { end: await this.leftInDoubt(result) };
+    const err = result.error;
+    if (err.kind !== 'insufficient_points') return { end: await this.failed(err, hold.customerId, true) };
+    if (this.deps.settings.insufficientPointsPolicy === 'park') {
+      await this.releaseOrder(err.message, { notDebited: true });
+      return { end: await this.finish(parkedEnd(hold.customerId, share.target, err.message)) };
     }
+    return this.clamp(hold.customerId, share);
   }
 
   /** The clamp policy: debit what the customer holds (may be nothing); booking records the shortfall. */
   private async clamp(customerId: string, share: RefundShare): Promise<Debit> {
+    let held: number;
     try {
-      const held = Math.max(0, (await this.deps.openapi.getMember(customerId)).point);
-      const debited = Math.min(held, share.target);
-      if (debited > 0) await this.grant(customerId, debited);
-      return { share, debited };
+      held = Math.max(0, (await this.deps.openapi.getMember(customerId)).point);
     } catch (e) {
-      const err = asOpenApiError(e);
-      if (err.executed === 'unknown') return this.inDoubt(err, customerId, share);
-      // Includes insufficient_points again (the balance moved between the read and the debit).
-      return { end: await this.failed(err, customerId, true) };
+      return { end: await this.failed(asOpenApiError(e), customerId, true) };
     }
+    const debited = Math.min(held, share.target);
+    if (debited <= 0) return { share, debited };
+    const result = await this.grant(customerId, debited);
+    if (result.kind === 'ran') return this.ran(result, share, debited);
+    if (result.kind === 'in_doubt') return { end: await this.leftInDoubt(result) };
+    // Includes insufficient_points again (the balance moved between the read and the debit): nothing ran.
+    return { end: await this.failed(result.error, customerId, true) };
   }
 
-  /**
-   * The debit's outcome is unknown: one search of the history first. Its marker there proves the debit
-   * ran (booked from its entry at once); absent, it may still land, so it is left in doubt (failures.ts).
-   */
-  private async inDoubt(err: OpenApiError, customerId: string, share: RefundShare): Promise<Debit> {
-    const marker = this.debitMarker(this.event.refundId);
-    const found = await landedEntry(this.deps.openapi, customerId, marker, this.deps.settings.historyPages);
-    if (!found) return { end: await this.failed(err, customerId, true) };
-    return { share, debited: -found.point, reconciled: true };
+  /** Ran: by the answer (what was asked), or found in the history right after an unknown ending (its entry). */
+  private ran(result: Extract<OperationResult, { kind: 'ran' }>, share: RefundShare, asked: number): Debit {
+    if (result.entry) return { share, debited: -result.entry.point, reconciled: true };
+    return { share, debited: asked };
   }
 
-  private grant(customerId: string, points: number) {
+  /** The debit may still land: the order is given back with its doubt recorded; nothing of it is sent before the horizon. */
+  private async leftInDoubt(result: Extract<OperationResult, { kind: 'in_doubt' }>): Promise<ProcessOutcome> {
+    const reason = result.error?.message ?? `the debit may still land (${result.why})`;
+    await this.releaseOrder(reason, { needsReconcile: true, inDoubt: result.doubt });
+    return this.retryLater(inDoubtOutcome(result.error?.kind ?? result.why, reason, result.doubt.until));
+  }
+
+  private async grant(customerId: string, points: number): Promise<OperationResult> {
     const title = this.event.pointTitle ? { title: this.event.pointTitle } : {};
-    return this.deps.openapi.grantPoints(
-      customerId,
-      { point: -points, ...title, remarks: this.debitMarker(this.event.refundId) },
-      this.window,
+    return act(
+      engineOf(this.deps),
+      {
+        marker: this.debitMarker(this.event.refundId),
+        call: { kind: 'grant', memberId: customerId, input: { point: -points, ...title } },
+        window: this.window,
+      },
+      this.doubt,
     );
   }
 
@@ -309,16 +360,15 @@ class RefundAttempt {
    * it did not run (the search before it cleared earlier attempts) and a lost answer leaves it in doubt.
    */
   private async failed(err: OpenApiError, customerId: string, atDebit: boolean): Promise<ProcessOutcome> {
-    if (atDebit && err.executed === 'unknown') {
-      return this.retryLater(await leaveInDoubt(err, (lastError, opts) => this.releaseOrder(lastError, opts)));
-    }
     const definitive = definitiveEnd(customerId, err);
     await this.releaseOrder(err.message, definitive ? { notDebited: atDebit } : {});
     return definitive ? this.finish(definitive) : this.retryLater(transientOutcome(err));
   }
 
-  private releaseOrder(lastError: string, opts: { keepLease?: boolean; needsReconcile?: boolean; notDebited?: boolean } = {}) {
-    return this.deps.ledger.releaseOrder(this.orderRef, this.owner, { lastError, refundId: this.event.refundId, ...opts });
+  private releaseOrder(lastError: string, opts: Omit<ReleaseOrderOptions, 'lastError' | 'refundId'> = {}) {
+    // A doubt the attempt found and did not settle stays recorded for whoever takes the order next.
+    const doubt = this.doubt && !opts.inDoubt ? { needsReconcile: true, inDoubt: this.doubt } : {};
+    return this.deps.ledger.releaseOrder(this.orderRef, this.owner, { lastError, refundId: this.event.refundId, ...doubt, ...opts });
   }
 
   /** Step 7: the refund record finished (and taken off the order's waiting list once final). */

@@ -12,6 +12,11 @@ export type RedemptionRefusalKind =
   | 'not_linked'
   /** The membership service or Shopify cannot be reached; nothing more is lost by trying again. */
   | 'unavailable'
+  /**
+   * The deduction was sent and its answer proved nothing: it may still be applied. The same request
+   * after `retryAfterSeconds` finishes this one redemption; it never deducts twice.
+   */
+  | 'in_doubt'
   /** The code could not be made; the points were given back. */
   | 'code_unavailable'
   /** This request's code ended unused and its points came back. */
@@ -31,6 +36,7 @@ export const REDEMPTION_STATUS: Readonly<Record<RedemptionRefusalKind, number>> 
   insufficient_points: 409,
   not_linked: 403,
   unavailable: 503,
+  in_doubt: 503,
   code_unavailable: 503,
   expired: 410,
 };

@@ -1,7 +1,8 @@
 import type { RedemptionLedger, RedemptionRecord } from '../ledger/index.js';
 import type { Logger } from '../logging/index.js';
-import { isOpenApiError, type OpenApiClient } from '../openapi/index.js';
-import { findMarkers, redemptionMarker, redemptionReturnMarker } from '../points/index.js';
+import { isOpenApiError, type OpenApiClient, type OpenApiError } from '../openapi/index.js';
+import { act, checkDoubt, type Doubt, type EngineDeps, redemptionMarker, redemptionReturnMarker } from '../points/index.js';
+import { DEFAULT_IN_DOUBT_SECONDS, LEASE_MARGIN_SECONDS, LEASE_SEND_WINDOW_SECONDS } from '../config/index.js';
 import { createDiscountCode, discountByCode, isShopifyAdminError, type ShopifyAdminClient } from '../sources/shopify/index.js';
 import type { RedemptionSettings } from '../sources/index.js';
 import { type RedemptionRefusal, redemptionRefusal } from './errors.js';
@@ -19,14 +20,14 @@ export interface RedemptionDeps {
   readonly source: string;
   readonly externalKey: string;
   readonly settings: RedemptionSettings;
-  readonly openapi: Pick<OpenApiClient, 'getMemberByExternalId' | 'grantPoints' | 'listPoints' | 'listPointExpiries'>;
+  readonly openapi: Pick<OpenApiClient, 'getMemberByExternalId' | 'grantPoints' | 'calculatePoints' | 'listPoints' | 'listPointExpiries'>;
   readonly shopify: Pick<ShopifyAdminClient, 'graphql'>;
   readonly ledger: RedemptionLedger;
   readonly now: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
-  /** History pages (1000 entries each) searched for a marker; default 5. */
-  readonly historyPages?: number;
+  /** The in-doubt horizon (IN_DOUBT_SECONDS); default DEFAULT_IN_DOUBT_SECONDS. */
+  readonly inDoubtSeconds?: number;
   /** Attempts at making the code before answering (default 3). */
   readonly codeAttempts?: number;
 }
@@ -39,55 +40,149 @@ const RETURN_TITLE = 'ポイント返還（割引コード） / Points returned 
 const unavailable = (message = 'the membership service or the shop is unavailable: press again in a moment') =>
   ({ ok: false, refusal: redemptionRefusal('unavailable', message) }) as const;
 
-async function hasMarker(deps: RedemptionDeps, record: RedemptionRecord, marker: string): Promise<boolean> {
-  const found = await findMarkers(deps.openapi, record.memberId, [marker], deps.historyPages ?? 5);
-  return found.has(marker);
+/** A call of this redemption may still land: the same request after the horizon finishes it, never deducting twice. */
+const inDoubt = (deps: RedemptionDeps, until: number): Step => {
+  const retryAfterSeconds = Math.max(1, Math.ceil((until - deps.now()) / 1000));
+  return {
+    ok: false,
+    refusal: redemptionRefusal(
+      'in_doubt',
+      `ポイントの利用を処理中です。${retryAfterSeconds}秒後にもう一度押してください（二重に差し引かれることはありません） / Your redemption is still being made: press again in ${retryAfterSeconds} s (your points are never taken twice)`,
+      { retryAfterSeconds },
+    ),
+  };
+};
+
+function engine(deps: RedemptionDeps): EngineDeps {
+  return {
+    api: deps.openapi,
+    clock: deps.now,
+    horizon: {
+      inDoubtMs: (deps.inDoubtSeconds ?? DEFAULT_IN_DOUBT_SECONDS) * 1000,
+      marginMs: LEASE_MARGIN_SECONDS * 1000,
+      leaseMs: deps.ledger.leaseMs,
+    },
+  };
 }
+
+/** A leg's call goes within this of its send's write (the horizon counts from its end). */
+const SEND_WINDOW_MS = LEASE_SEND_WINDOW_SECONDS * 1000;
 
 /** Writes under the lease; a lost lease (someone took over) is a retry, never a second call. */
 async function write(deps: RedemptionDeps, record: RedemptionRecord, owner: string, fields: Partial<RedemptionRecord>, release = false) {
   return deps.ledger.update(record.pk, owner, fields, { release });
 }
 
+/** One of a redemption's two calls: its marker, its points, and where the record keeps its sends. */
+interface Leg {
+  readonly marker: string;
+  readonly point: number;
+  readonly title: string;
+  readonly sent: 'deductionSent' | 'returnSent';
+  readonly sentAt: 'deductionSentAt' | 'returnSentAt';
+  readonly lastSentAt: 'deductionLastSentAt' | 'returnLastSentAt';
+}
+
+const deductionLeg = (r: RedemptionRecord): Leg => ({
+  marker: redemptionMarker(r.source, r.customerId, r.requestId),
+  point: -r.points,
+  title: DEDUCT_TITLE,
+  sent: 'deductionSent',
+  sentAt: 'deductionSentAt',
+  lastSentAt: 'deductionLastSentAt',
+});
+const returnLeg = (r: RedemptionRecord): Leg => ({
+  marker: redemptionReturnMarker(r.source, r.customerId, r.requestId),
+  point: r.points,
+  title: RETURN_TITLE,
+  sent: 'returnSent',
+  sentAt: 'returnSentAt',
+  lastSentAt: 'returnLastSentAt',
+});
+
+/**
+ * The doubt a sent leg leaves: sent (the flag is written before the call) and not known to have run.
+ * Its call went within SEND_WINDOW_MS of its last send's write, so it can land until that and the horizon.
+ */
+function legDoubt(deps: RedemptionDeps, r: RedemptionRecord, leg: Leg): Doubt | undefined {
+  if (!r[leg.sent]) return undefined;
+  const h = engine(deps).horizon;
+  const last = r[leg.lastSentAt] ?? r[leg.sentAt];
+  // A record sent before the horizon existed (no send time): searched at once, as it was then.
+  const until = Math.max(r.inDoubtUntil ?? 0, last !== undefined ? last + SEND_WINDOW_MS + h.inDoubtMs : 0);
+  return { until, since: r[leg.sentAt] ?? Date.parse(r.createdAt), memberId: r.memberId };
+}
+
+type LegResult =
+  | { ran: true; record: RedemptionRecord }
+  | { ran: false; step: Step; error?: undefined }
+  | { ran: false; step: Step; error: OpenApiError; record: RedemptionRecord };
+
+/**
+ * One leg through the protocol engine: a send in doubt is searched first (found: done; in doubt: the
+ * customer is told when to press again); else the send is written, then the call goes, within its
+ * window; an ending that proves nothing is in doubt until the horizon.
+ */
+async function runLeg(deps: RedemptionDeps, record: RedemptionRecord, owner: string, leg: Leg): Promise<LegResult> {
+  const eng = engine(deps);
+  const doubt = legDoubt(deps, record, leg);
+  if (doubt) {
+    let check: Awaited<ReturnType<typeof checkDoubt>>;
+    try {
+      check = await checkDoubt(eng, doubt, [leg.marker], record.memberId);
+    } catch {
+      await write(deps, record, owner, { lastError: 'history unreadable' }, true);
+      return { ran: false, step: unavailable() };
+    }
+    if (check.found.has(leg.marker)) return { ran: true, record };
+    if (!check.settled) {
+      await write(deps, record, owner, { lastError: `in doubt (${check.why})`, inDoubtUntil: check.until }, true);
+      return { ran: false, step: inDoubt(deps, check.until) };
+    }
+  }
+  const now = deps.now();
+  const sent = await write(deps, record, owner, {
+    [leg.sent]: true,
+    [leg.sentAt]: record[leg.sentAt] ?? now,
+    [leg.lastSentAt]: now,
+  });
+  if (!sent) return { ran: false, step: unavailable() };
+  const window = { leftMs: () => now + SEND_WINDOW_MS - deps.now() };
+  const result = await act(
+    eng,
+    { marker: leg.marker, call: { kind: 'grant', memberId: sent.memberId, input: { point: leg.point, title: leg.title } }, window },
+    undefined,
+  );
+  if (result.kind === 'ran') return { ran: true, record: sent };
+  if (result.kind === 'in_doubt') {
+    const until = result.doubt.until;
+    await write(deps, sent, owner, { lastError: result.error?.kind ?? result.why, inDoubtUntil: until }, true);
+    return { ran: false, step: inDoubt(deps, until) };
+  }
+  // Proven not run: the record says so (nothing in doubt), and the caller decides what the refusal means.
+  const cleared = (await write(deps, sent, owner, { [leg.sent]: false, lastError: result.error.kind })) ?? sent;
+  return { ran: false, step: unavailable(), error: result.error, record: cleared };
+}
+
 /** The points come off the balance exactly once. */
 export async function deduct(deps: RedemptionDeps, record: RedemptionRecord, owner: string): Promise<Step> {
   if (record.deducted) return { ok: true, record };
-  const marker = redemptionMarker(record.source, record.customerId, record.requestId);
-  try {
-    if (record.deductionSent && (await hasMarker(deps, record, marker))) {
-      const done = await write(deps, record, owner, { deducted: true });
-      return done ? { ok: true, record: done } : unavailable();
-    }
-  } catch {
-    await write(deps, record, owner, { lastError: 'history unreadable' }, true);
-    return unavailable();
+  const leg = await runLeg(deps, record, owner, deductionLeg(record));
+  if (leg.ran) {
+    const done = await write(deps, leg.record, owner, { deducted: true });
+    return done ? { ok: true, record: done } : unavailable();
   }
-  const sent = await write(deps, record, owner, { deductionSent: true });
-  if (!sent) return unavailable();
-  try {
-    await deps.openapi.grantPoints(record.memberId, { point: -record.points, title: DEDUCT_TITLE, remarks: marker });
-  } catch (e) {
-    const kind = isOpenApiError(e) ? e.kind : 'network';
-    if (isOpenApiError(e) && e.executed === 'no') {
-      if (kind === 'insufficient_points') {
-        await write(deps, sent, owner, { state: 'refused', deductionSent: false, reason: 'insufficient_points' }, true);
-        return {
-          ok: false,
-          refusal: redemptionRefusal('insufficient_points', 'you do not hold that many points', { points: record.points }),
-        };
-      }
-      await write(deps, sent, owner, { deductionSent: false, lastError: kind }, true);
-      return unavailable();
-    }
-    // The answer is lost: the history says whether it ran, before anything is sent again.
-    const ran = await hasMarker(deps, sent, marker).catch(() => undefined);
-    if (ran !== true) {
-      await write(deps, sent, owner, { lastError: kind }, true);
-      return unavailable();
-    }
+  if (!leg.error) return leg.step;
+  const refusedRecord = leg.record;
+  if (leg.error.kind === 'insufficient_points') {
+    await write(deps, refusedRecord, owner, { state: 'refused', reason: 'insufficient_points' }, true);
+    return {
+      ok: false,
+      refusal: redemptionRefusal('insufficient_points', 'you do not hold that many points', { points: record.points }),
+    };
   }
-  const done = await write(deps, sent, owner, { deducted: true });
-  return done ? { ok: true, record: done } : unavailable();
+  await write(deps, refusedRecord, owner, { lastError: leg.error.kind }, true);
+  return unavailable();
 }
 
 export type CodeResult = { ok: true; discountId: string } | { ok: false; forGood: boolean; reason: string };
@@ -129,7 +224,7 @@ export async function makeCode(deps: RedemptionDeps, record: RedemptionRecord): 
 
 /**
  * The redeemed points come back exactly once and the record ends in `state` (failed, returned). A
- * deduction that never ran gives nothing back.
+ * deduction that never ran gives nothing back; one still in doubt is settled first (or waited for).
  */
 export async function giveBack(
   deps: RedemptionDeps,
@@ -137,47 +232,56 @@ export async function giveBack(
   owner: string,
   end: { state: 'failed' | 'returned'; returnReason: string; reason?: string },
 ): Promise<Step> {
-  const marker = redemptionReturnMarker(record.source, record.customerId, record.requestId);
   let current = record;
-  try {
-    if (!current.deducted && current.deductionSent) {
-      const ran = await hasMarker(deps, current, redemptionMarker(current.source, current.customerId, current.requestId));
-      if (ran) current = (await write(deps, current, owner, { deducted: true })) ?? current;
-    }
-    if (!current.deducted) {
-      const done = await write(deps, current, owner, { ...end, returnedPoints: 0 }, true);
-      return done ? { ok: true, record: done } : unavailable();
-    }
-    if (current.returnSent && (await hasMarker(deps, current, marker))) {
-      const done = await write(deps, current, owner, { ...end, returnedPoints: current.points }, true);
-      return done ? { ok: true, record: done } : unavailable();
-    }
-  } catch {
-    await write(deps, current, owner, { lastError: 'history unreadable' }, true);
+  if (!current.deducted && current.deductionSent) {
+    const settled = await runLegSearchOnly(deps, current, owner, deductionLeg(current));
+    if (!settled.ok) return settled.step;
+    if (settled.ran) current = (await write(deps, current, owner, { deducted: true })) ?? current;
+  }
+  if (!current.deducted) {
+    const done = await write(deps, current, owner, { ...end, deductionSent: false, returnedPoints: 0 }, true);
+    return done ? { ok: true, record: done } : unavailable();
+  }
+  const leg = await runLeg(deps, current, owner, returnLeg(current));
+  if (leg.ran) {
+    deps.logger?.info('redeemed points given back', { source: current.source, points: current.points, why: end.returnReason });
+    const done = await write(deps, leg.record, owner, { ...end, returnedPoints: current.points }, true);
+    return done ? { ok: true, record: done } : unavailable();
+  }
+  if (leg.error && (leg.error.kind === 'member_not_found' || leg.error.kind === 'points_not_available')) {
+    // Nobody to give them to: the record says so, for the operator.
+    const refusedRecord = leg.record;
+    const done = await write(deps, refusedRecord, owner, { ...end, returnSent: false, returnedPoints: 0, lastError: leg.error.kind }, true);
+    return done ? { ok: true, record: done } : unavailable();
+  }
+  if (leg.error) {
+    const refusedRecord = leg.record;
+    await write(deps, refusedRecord, owner, { lastError: leg.error.kind }, true);
     return unavailable();
   }
-  const sent = await write(deps, current, owner, { returnSent: true });
-  if (!sent) return unavailable();
+  return leg.step;
+}
+
+/**
+ * A deduction sent and not known to have run, settled without sending: found (it ran), settled absent
+ * (it never ran and never will), or still in doubt (the caller waits).
+ */
+async function runLegSearchOnly(
+  deps: RedemptionDeps,
+  record: RedemptionRecord,
+  owner: string,
+  leg: Leg,
+): Promise<{ ok: true; ran: boolean } | { ok: false; step: Step }> {
+  const doubt = legDoubt(deps, record, leg);
+  if (!doubt) return { ok: true, ran: false };
   try {
-    await deps.openapi.grantPoints(sent.memberId, { point: sent.points, title: RETURN_TITLE, remarks: marker });
-  } catch (e) {
-    const kind = isOpenApiError(e) ? e.kind : 'network';
-    if (isOpenApiError(e) && e.executed === 'no') {
-      if (kind === 'member_not_found' || kind === 'points_not_available') {
-        // Nobody to give them to: the record says so, for the operator.
-        const done = await write(deps, sent, owner, { ...end, returnSent: false, returnedPoints: 0, lastError: kind }, true);
-        return done ? { ok: true, record: done } : unavailable();
-      }
-      await write(deps, sent, owner, { returnSent: false, lastError: kind }, true);
-      return unavailable();
-    }
-    const ran = await hasMarker(deps, sent, marker).catch(() => undefined);
-    if (ran !== true) {
-      await write(deps, sent, owner, { lastError: kind }, true);
-      return unavailable();
-    }
+    const check = await checkDoubt(engine(deps), doubt, [leg.marker], record.memberId);
+    if (check.found.has(leg.marker)) return { ok: true, ran: true };
+    if (check.settled) return { ok: true, ran: false };
+    await write(deps, record, owner, { lastError: `in doubt (${check.why})`, inDoubtUntil: check.until }, true);
+    return { ok: false, step: inDoubt(deps, check.until) };
+  } catch {
+    await write(deps, record, owner, { lastError: 'history unreadable' }, true);
+    return { ok: false, step: unavailable() };
   }
-  deps.logger?.info('redeemed points given back', { source: sent.source, points: sent.points, why: end.returnReason });
-  const done = await write(deps, sent, owner, { ...end, returnedPoints: sent.points }, true);
-  return done ? { ok: true, record: done } : unavailable();
 }

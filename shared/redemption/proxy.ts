@@ -45,10 +45,12 @@ const html = (statusCode: number, body: string): ProxyAnswer => ({
 });
 
 function refused(asJson: boolean, statusCode: number, r: Refusal, linkHref?: string): ProxyAnswer {
-  if (asJson) {
-    return json(statusCode, { error: { kind: r.kind, message: r.message, ...(r.details ?? {}), ...(linkHref ? { link: linkHref } : {}) } });
-  }
-  return html(statusCode, refusalPage(r, linkHref));
+  const answer = asJson
+    ? json(statusCode, { error: { kind: r.kind, message: r.message, ...(r.details ?? {}), ...(linkHref ? { link: linkHref } : {}) } })
+    : html(statusCode, refusalPage(r, linkHref));
+  // A redemption in doubt: when pressing again can finish it.
+  const retryAfter = r.details?.retryAfterSeconds;
+  return typeof retryAfter === 'number' ? { ...answer, headers: { ...answer.headers, 'retry-after': String(retryAfter) } } : answer;
 }
 
 /** Verified and read, or the answer refusing it. */

@@ -29,7 +29,7 @@ export type WaitReason = Pick<ProcessOutcome, 'kind'> & {
   leaseKept?: boolean;
   /** upstream_error of a rate limit: its Retry-After. */
   retryAfterSeconds?: number;
-  /** lease_held: when the holder's lease ends; refund_waiting: when the refund is parked (epoch ms). */
+  /** lease_held: when the holder's lease ends; refund_waiting: when the refund is parked; outcome_unknown: the in-doubt horizon (epoch ms). */
   until?: number;
   followUps?: { kind: string; action: string }[];
   /** A customer event (linked, enrolled): the first earlier purchase still to credit, and when its wait ends. */
@@ -67,7 +67,12 @@ export function deferralFor(
   const leaseKept = outcome !== 'circuit_open' && outcome.kind === 'outcome_unknown' && outcome.leaseKept !== false;
   // A rate limit's Retry-After: no sooner than it asked.
   const retryAfter = outcome !== 'circuit_open' && outcome.kind === 'upstream_error' ? (outcome.retryAfterSeconds ?? 0) : 0;
-  const floor = Math.max(atLeastSeconds, retryAfter, leaseKept ? settings.leaseSeconds : 0);
+  // An operation in doubt is not sent again before its horizon: waking sooner only searches in vain.
+  const horizon =
+    outcome !== 'circuit_open' && outcome.kind === 'outcome_unknown' && outcome.until !== undefined && message.nowMs !== undefined
+      ? Math.ceil((outcome.until - message.nowMs) / 1000)
+      : 0;
+  const floor = Math.max(atLeastSeconds, retryAfter, horizon, leaseKept ? settings.leaseSeconds : 0);
   const seconds = deferralSeconds(message.receive, settings, random, floor);
   // A lease held by another attempt: its holder is most likely alive and about to finish (the backoff),
   // but no wait need outlast the lease itself (a crashed holder's lease is then taken over). A refund

@@ -1,0 +1,64 @@
+/**
+ * In doubt: a points call whose ending proved nothing may still be applied by the service, late (a
+ * request queued behind a proxy, a backend that carries on after its balancer hung up). Nobody sends an
+ * operation again until the in-doubt horizon has passed since its last possible send, and then only
+ * after a complete search of the history found nothing. The lease says who may work on a record; the
+ * horizon says when a call of an earlier holder can no longer land: two different things.
+ */
+export interface Doubt {
+  /** Epoch ms: before it, a search that finds nothing proves nothing. */
+  until: number;
+  /** Epoch ms: the earliest the operations in doubt may have been sent (where a complete search must reach). */
+  since: number;
+  /** The member the request in doubt went to, when known: that member's history is searched. */
+  memberId?: string | undefined;
+}
+
+export interface HorizonSettings {
+  inDoubtMs: number;
+  /** The lease's margin: a lease holder sends nothing after its lease's end less this (send-window.ts). */
+  marginMs: number;
+  leaseMs: number;
+}
+
+/** What a record keeps of an attempt's doubt (the order record's fields; others keep the same). */
+export interface DoubtFields {
+  leaseOwner?: string | undefined;
+  leaseUntil?: number | undefined;
+  needsReconcile?: boolean | undefined;
+  inDoubtUntil?: number | undefined;
+  inDoubtSince?: number | undefined;
+  inDoubtMemberId?: string | undefined;
+}
+
+/**
+ * The doubt a claim inherits from the record as it found it. An attempt that learnt its call's outcome
+ * was unknown wrote when (`inDoubtUntil`) and to whom; one that died left its lease in place, and may
+ * have sent until its lease's end less the margin, to a member nobody recorded.
+ */
+export function doubtOf(previous: DoubtFields | undefined, h: HorizonSettings): Doubt | undefined {
+  if (!previous) return undefined;
+  const crashed = previous.leaseOwner !== undefined && previous.leaseUntil !== undefined;
+  if (!crashed && previous.needsReconcile !== true) return undefined;
+  const crashedUntil = crashed ? (previous.leaseUntil as number) - h.marginMs + h.inDoubtMs : 0;
+  const crashedSince = crashed ? (previous.leaseUntil as number) - h.leaseMs : Number.POSITIVE_INFINITY;
+  const until = Math.max(previous.inDoubtUntil ?? 0, crashedUntil);
+  const since = Math.min(previous.inDoubtSince ?? Number.POSITIVE_INFINITY, crashedSince, until - h.inDoubtMs);
+  return { until, since, ...(previous.inDoubtMemberId ? { memberId: previous.inDoubtMemberId } : {}) };
+}
+
+/** The doubt after a call sent at `sentAt` (to `memberId`) ended unknown, added to what was in doubt before. */
+export function doubtAfterSend(sentAt: number, memberId: string, now: number, before: Doubt | undefined, h: HorizonSettings): Doubt {
+  return {
+    until: Math.max(now + h.inDoubtMs, before?.until ?? 0),
+    since: Math.min(sentAt, before?.since ?? sentAt),
+    memberId,
+  };
+}
+
+/** The record's fields for a doubt (written when an attempt lets go of a call it is unsure of). */
+export const doubtFields = (d: Doubt): Required<Pick<DoubtFields, 'inDoubtUntil' | 'inDoubtSince'>> & Pick<DoubtFields, 'inDoubtMemberId'> => ({
+  inDoubtUntil: d.until,
+  inDoubtSince: d.since,
+  ...(d.memberId ? { inDoubtMemberId: d.memberId } : {}),
+});
