@@ -59,7 +59,8 @@ export function emulatorAdmin(baseUrl: string) {
     clock: () => call(`${admin}/clock`, 'GET') as Promise<{ now: string }>,
     reset: (config?: unknown) => call(`${admin}/reset`, 'POST', config),
     /** Changes client settings, e.g. `{ history_lag_ms: 3000 }` (a point history that many ms behind). */
-    patchClient: (clientId: string, patch: Record<string, unknown>) => call(`${admin}/clients/${encodeURIComponent(clientId)}`, 'PATCH', patch),
+    patchClient: (clientId: string, patch: Record<string, unknown>) =>
+      call(`${admin}/clients/${encodeURIComponent(clientId)}`, 'PATCH', patch),
     /** A single-use handover token for the member, as the membership system issues one for its link button. */
     handoverToken: async (clientId: string, memberId: string, ttlSeconds = 600) =>
       (

@@ -50,7 +50,9 @@ export const FaultInput = z
     if (late && f.commit_after_ms === undefined) {
       ctx.addIssue({ code: 'custom', path: ['commit_after_ms'], message: 'late_commit needs commit_after_ms (milliseconds, 0 or more)' });
     }
-    if (!late && f.answer !== undefined) ctx.addIssue({ code: 'custom', path: ['answer'], message: 'answer is given only with late_commit' });
+    if (!late && f.answer !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['answer'], message: 'answer is given only with late_commit' });
+    }
     if (!late && f.commit_after_ms !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['commit_after_ms'], message: 'commit_after_ms is given only with late_commit' });
     }

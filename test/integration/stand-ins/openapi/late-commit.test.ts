@@ -19,11 +19,14 @@ const WITHIN = { timeout: 15_000, interval: 25 };
 const calc = (remarks = 'order-1') => api.post(`/api/ext/users/${ALICE}/points/calculation`, { amount: 1000, remarks });
 const grant = (point: number, remarks: string) => api.post(`/api/ext/users/${ALICE}/points`, { point, remarks });
 const balance = async () => (await api.get(`/api/ext/users/${ALICE}`)).body.member.point as number;
+interface Entry {
+  point: number;
+  remarks: string;
+  created_at: string;
+}
 /** ALICE's history, newest first, as [point, remarks, created_at]. */
 const entries = async () =>
-  ((await api.get(`/api/ext/users/${ALICE}/points`)).body.points as { point: number; remarks: string; created_at: string }[]).map(
-    (p) => [p.point, p.remarks, p.created_at],
-  );
+  ((await api.get(`/api/ext/users/${ALICE}/points`)).body.points as Entry[]).map((p) => [p.point, p.remarks, p.created_at]);
 const lateFault = (extra: Record<string, unknown> = {}) =>
   emu.addFault({ method: 'POST', path: CALC_PATH, fault: 'late_commit', answer: 'reset', commit_after_ms: LATER_MS, ...extra });
 
