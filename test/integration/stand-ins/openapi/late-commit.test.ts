@@ -12,7 +12,7 @@ const { emu, api, reconnect } = useEmulator();
 const CALC_PATH = '^/api/ext/users/[^/]+/points/calculation$';
 const GRANT_PATH = '^/api/ext/users/[^/]+/points$';
 /** Long enough for the test to answer and move the clock before it runs, even on a busy machine. */
-const LATER_MS = 1500;
+const LATER_MS = 2000;
 /** The bound of every "eventually". */
 const WITHIN = { timeout: 15_000, interval: 25 };
 
