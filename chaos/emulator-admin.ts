@@ -5,15 +5,29 @@ import { request } from 'undici';
  * the Open API with plain HTTP: the final check must not go through the product's own client.
  */
 
+/** The emulator faults the chaos runs draw (faults.ts). */
 export type FaultKind = 'error_500' | 'delay' | 'reset_before' | 'reset_after_commit';
 
-export interface FaultSpec {
+interface FaultSelector {
   method?: string;
   path: string;
-  fault: FaultKind;
   times: number;
-  delay_ms?: number;
 }
+
+/**
+ * A fault as the emulator's admin API takes it: one the runs draw, or a `late_commit` (answered at once,
+ * run `commit_after_ms` of real time later; `status`, `body`, `headers` with the answer "status").
+ */
+export type FaultSpec =
+  | (FaultSelector & { fault: FaultKind; delay_ms?: number })
+  | (FaultSelector & {
+      fault: 'late_commit';
+      answer: 'reset' | 'hold' | 'status';
+      commit_after_ms: number;
+      status?: number;
+      body?: string;
+      headers?: Record<string, string>;
+    });
 
 export interface RouteStats {
   total: number;
@@ -44,6 +58,9 @@ export function emulatorAdmin(baseUrl: string) {
     advanceClock: (seconds: number) => call(`${admin}/clock`, 'POST', { advance_seconds: seconds }) as Promise<{ now: string }>,
     clock: () => call(`${admin}/clock`, 'GET') as Promise<{ now: string }>,
     reset: (config?: unknown) => call(`${admin}/reset`, 'POST', config),
+    /** Changes client settings, e.g. `{ history_lag_ms: 3000 }` (a point history that many ms behind). */
+    patchClient: (clientId: string, patch: Record<string, unknown>) =>
+      call(`${admin}/clients/${encodeURIComponent(clientId)}`, 'PATCH', patch),
     /** A single-use handover token for the member, as the membership system issues one for its link button. */
     handoverToken: async (clientId: string, memberId: string, ttlSeconds = 600) =>
       (

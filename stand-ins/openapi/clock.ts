@@ -22,6 +22,12 @@ export function createClock(startMs?: number): Clock {
   };
 }
 
+/**
+ * Real elapsed milliseconds, monotonic (not the emulator's clock, which may be frozen, nor the host's wall
+ * clock, which may be stepped): what the history lag measures a commit's age with.
+ */
+export const elapsedMs = (): number => performance.now();
+
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
 /** PHP's `Y`: at least four digits (year 5 is 0005). */
 const year4 = (y: number): string => (y >= 1000 ? String(y) : y >= 0 ? String(y).padStart(4, '0') : `-${String(-y).padStart(4, '0')}`);

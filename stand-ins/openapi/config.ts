@@ -58,6 +58,8 @@ export const ClientSettings = z.strictObject({
   external_keys: z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and -, max 64')).max(5),
   point_expiry_days: z.number().int().nonnegative().nullable(),
   near_expiry_days: z.number().int().nonnegative().nullable(),
+  /** The point history omits entries committed less than this many real milliseconds ago (a read replica behind). */
+  history_lag_ms: z.number().int('must be an integer number of milliseconds').nonnegative('must be 0 or more'),
 });
 export const ClientPatch = ClientSettings.partial();
 export type ClientPatch = z.infer<typeof ClientPatch>;
@@ -92,6 +94,7 @@ const CLIENT_DEFAULTS: Omit<ClientConfig, 'client_id' | 'client_secrets' | 'memb
   external_keys: ['shopify', 'pos_card'],
   point_expiry_days: 365,
   near_expiry_days: null,
+  history_lag_ms: 0,
 };
 
 const ConfigInput = z.strictObject({

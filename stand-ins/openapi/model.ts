@@ -18,6 +18,12 @@ export interface PointRecord {
   updated_at: string;
 }
 
+/** A history item and when it was committed in real time (elapsedMs), which the history lag reads; only `record` is ever shown. */
+export interface HistoryEntry {
+  record: PointRecord;
+  committedAt: number;
+}
+
 export interface Member {
   /** Registration order: the customer list's fixed ordering. */
   seq: number;
@@ -49,8 +55,8 @@ export interface Member {
   buckets: ExpiryBucket[];
   /** Points without expiry. */
   unlimited: number;
-  /** Oldest first; read newest first. */
-  history: PointRecord[];
+  /** Oldest first (so also by committedAt); read newest first. */
+  history: HistoryEntry[];
 }
 
 export interface HandoverToken {

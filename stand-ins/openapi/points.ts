@@ -49,8 +49,11 @@ export interface PointOperation {
   expiresAt: number | null;
 }
 
-/** Applies one grant or deduction (the caller has checked that a deduction is covered) and records it in the history. */
-export function applyPoints(member: Member, op: PointOperation, now: number): void {
+/**
+ * Applies one grant or deduction (the caller has checked that a deduction is covered) and records it in the
+ * history at emulator time `now`, committed at real time `committedAt` (elapsedMs).
+ */
+export function applyPoints(member: Member, op: PointOperation, now: number, committedAt: number): void {
   sweepExpired(member, now);
   const nowText = formatDateTime(now);
   if (op.point > 0) {
@@ -74,7 +77,7 @@ export function applyPoints(member: Member, op: PointOperation, now: number): vo
     created_at: nowText,
     updated_at: nowText,
   };
-  member.history.push(record);
+  member.history.push({ record, committedAt });
 }
 
 function consume(member: Member, amount: number): void {
@@ -138,11 +141,23 @@ export function paginate<T>(total: number, perPage: number, page: number, slice:
   };
 }
 
-/** History newest first (later registration first; equal times by registration order). */
-export function historyPage(member: Member, perPage: number, page: number): Page<PointRecord> {
+/**
+ * History newest first (later registration first; equal times by registration order), of the entries
+ * committed at or before real time `visibleUpTo` only (a lagging read replica): total and pages count
+ * what is shown.
+ */
+export function historyPage(member: Member, perPage: number, page: number, visibleUpTo = Number.POSITIVE_INFINITY): Page<PointRecord> {
   const h = member.history;
-  // The history is kept oldest first: the page is the matching slice from the end, reversed.
-  return paginate(h.length, perPage, page, (from, to) => h.slice(h.length - to, h.length - from).reverse());
+  // Kept in commit order, so the visible entries are a prefix: drop the newest still too young.
+  let n = h.length;
+  while (n > 0 && (h[n - 1]?.committedAt ?? 0) > visibleUpTo) n--;
+  // The page is the matching slice from the end of that prefix, reversed.
+  return paginate(n, perPage, page, (from, to) =>
+    h
+      .slice(n - to, n - from)
+      .reverse()
+      .map((e) => e.record),
+  );
 }
 
 /** Expiry summary nearest first; point always a string. */

@@ -9,7 +9,8 @@ import { createStandInServer } from '../http/index.js';
 import { registerBodyParsers, UnreadableBody } from './body.js';
 import { ApiError, apiErrors } from './errors.js';
 import { answerClientError, BODY_LIMIT, bodyProblem, MAX_PARAM_LENGTH, RawRouteMatcher } from './framework.js';
-import type { FaultAnswer } from './faults.js';
+import { elapsedMs } from './clock.js';
+import type { FaultAnswer, LateAnswer } from './faults.js';
 import type { ClientState } from './model.js';
 import { ADMIN_PREFIX, registerAdminRoutes } from './routes/admin.js';
 import { API_ROUTES, type ApiResult, type ApiRoute } from './routes/api.js';
@@ -37,10 +38,16 @@ function namedClient(state: EmulatorState, route: ApiRoute, req: FastifyRequest)
   return typeof id === 'string' && state.clients.has(id) ? id : undefined;
 }
 
-function authenticate(state: EmulatorState, req: FastifyRequest, now: number): ClientState {
+/** The client whose access token the request carries, while that token is valid at emulator time `now`. */
+function tokenClient(state: EmulatorState, req: FastifyRequest, now: number): string | undefined {
   const token = bearerToken(req);
   const record = token === undefined ? undefined : state.tokens.get(token);
-  const client = record === undefined || now >= record.expiresAt ? undefined : state.clients.get(record.clientId);
+  return record === undefined || now >= record.expiresAt ? undefined : record.clientId;
+}
+
+/** The client of an accepted token, if it is (still) under contract. */
+function contractedClient(state: EmulatorState, clientId: string | undefined): ClientState {
+  const client = clientId === undefined ? undefined : state.clients.get(clientId);
   if (!client) throw apiErrors.invalidToken();
   if (!client.config.contracted) throw apiErrors.notContracted();
   return client;
@@ -52,26 +59,55 @@ interface Answer extends ApiResult {
 
 const fromError = (e: ApiError): Answer => ({ status: e.status, body: e.body, headers: e.headers });
 
-/** `pathProblem`: a path parameter the router could not read; it is a parameter error, answered after the token and contract checks. */
-function execute(state: EmulatorState, route: ApiRoute, req: FastifyRequest, now: number, pathProblem?: string): Answer {
+/** What the operation needs of a request, read as it arrives: a late commit runs from it after the request is gone. */
+interface Arrival {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  /** A path parameter the router could not read: a parameter error, answered after the token and contract checks. */
+  pathProblem: string | undefined;
+}
+
+const arrivalOf = (req: FastifyRequest, pathProblem: string | undefined): Arrival => ({
+  params: req.params as Record<string, string>,
+  query: req.query as Record<string, unknown>,
+  body: req.body,
+  pathProblem,
+});
+
+/** Runs the operation against the state of now (emulator time `now`); `client` authenticates an endpoint that needs it. */
+function run(state: EmulatorState, route: ApiRoute, arrival: Arrival, now: number, client: () => ClientState): Answer {
   try {
-    const base = {
-      state,
-      now,
-      params: req.params as Record<string, string>,
-      query: req.query as Record<string, unknown>,
-      body: req.body,
-    };
+    const base = { state, now, realNow: elapsedMs(), params: arrival.params, query: arrival.query, body: arrival.body };
     if (!route.auth) return route.handle(base);
-    const client = authenticate(state, req, now);
-    if (pathProblem !== undefined) throw apiErrors.validation([pathProblem]);
-    return route.handle({ ...base, client });
+    const authenticated = client();
+    if (arrival.pathProblem !== undefined) throw apiErrors.validation([arrival.pathProblem]);
+    return route.handle({ ...base, client: authenticated });
   } catch (e) {
     if (e instanceof ApiError) return fromError(e);
     // A bug in the emulator: answer as the Open API's server error, but leave a trace for whoever runs it.
     console.error('emulator: unexpected error', e);
     return fromError(apiErrors.server());
   }
+}
+
+function execute(state: EmulatorState, route: ApiRoute, req: FastifyRequest, now: number, pathProblem?: string): Answer {
+  return run(state, route, arrivalOf(req, pathProblem), now, () => contractedClient(state, tokenClient(state, req, now)));
+}
+
+/**
+ * A late_commit: the request was received and its operation runs `commitAfterMs` of real time later, as if
+ * it arrived then (the state and the emulator's clock of that moment; its answer goes nowhere). Only the
+ * access token is taken as checked on arrival, as the service's front did: a token valid then is not checked
+ * again (it may have expired since); one refused then means the operation never runs.
+ */
+function commitLater(state: EmulatorState, route: ApiRoute, req: FastifyRequest, now: number, afterMs: number, pathProblem?: string): void {
+  const arrival = arrivalOf(req, pathProblem);
+  const clientId = route.auth ? tokenClient(state, req, now) : undefined;
+  if (route.auth && clientId === undefined) return;
+  state.lateCommits.schedule(afterMs, () => {
+    run(state, route, arrival, state.clock.now(), () => contractedClient(state, clientId));
+  });
 }
 
 function send(reply: FastifyReply, answer: Answer): FastifyReply {
@@ -98,6 +134,15 @@ function dropConnection(req: FastifyRequest, reply: FastifyReply): void {
   req.raw.socket.destroy();
 }
 
+/** A late_commit's answer, before its operation has run: none (`reset`, `hold`: the connection is left open), or its status. */
+function answerAtOnce(req: FastifyRequest, reply: FastifyReply, kind: LateAnswer, answer: FaultAnswer | undefined): void {
+  // hold: Fastify lets go of the reply; the socket stays open until the client closes it (or the emulator closes).
+  if (kind === 'hold') return void reply.hijack();
+  // The fault's validation gives a status answer its status.
+  if (kind === 'status' && answer) return void sendRaw(reply, answer);
+  dropConnection(req, reply);
+}
+
 async function handleApi(
   state: EmulatorState,
   route: ApiRoute,
@@ -111,6 +156,10 @@ async function handleApi(
     state.stats.record(clientId, `${route.method} ${route.template}`, now, req.headers['user-agent'] !== undefined, !route.auth);
   }
   const fault = state.faults.take(req.method, pathOf(req.url));
+  if (fault?.fault === 'late_commit' && fault.late) {
+    commitLater(state, route, req, now, fault.late.commitAfterMs, pathProblem);
+    return answerAtOnce(req, reply, fault.late.answer, fault.answer);
+  }
   if (fault?.fault === 'reset_before') return dropConnection(req, reply);
   if (fault?.fault === 'status' && fault.answer) return void sendRaw(reply, fault.answer);
   const answer = fault?.fault === 'error_500' ? fromError(apiErrors.server()) : execute(state, route, req, now, pathProblem);
@@ -153,6 +202,8 @@ export function buildServer({ state }: ServerOptions): FastifyInstance {
     clientErrorHandler: answerClientError,
   });
   registerBodyParsers(app);
+  // A closed emulator commits nothing more (and keeps no timer alive).
+  app.addHook('onClose', async () => state.lateCommits.cancelAll());
   // No authentication on the admin API: loopback callers only (shared/http/admin-guard.ts).
   app.addHook('onRequest', async (req, reply) => {
     if (!pathOf(req.url).startsWith(`${ADMIN_PREFIX}/`)) return;

@@ -1,9 +1,10 @@
-/** The whole emulator state: clock, clients with their customers, access tokens, faults, stats. Reset replaces it all. */
+/** The whole emulator state: clock, clients with their customers, access tokens, faults, late commits, stats. Reset replaces it all. */
 import { randomBytes } from 'node:crypto';
 import { createClock, parseDateTime, type Clock } from './clock.js';
 import type { EmulatorConfig } from './config.js';
 import { ApiError, ConfigError } from './errors.js';
 import { FaultRegistry } from './faults.js';
+import { LateCommits } from './late-commits.js';
 import { registerMember } from './members.js';
 import type { AccessToken, ClientState } from './model.js';
 import { StatsRecorder } from './stats.js';
@@ -15,6 +16,8 @@ export class EmulatorState {
   clients = new Map<string, ClientState>();
   tokens = new Map<string, AccessToken>();
   faults = new FaultRegistry();
+  /** Operations late_commit faults received and will run; see LateCommits. */
+  lateCommits = new LateCommits();
   stats = new StatsRecorder();
 
   constructor(readonly initialConfig: EmulatorConfig) {
@@ -52,6 +55,9 @@ export class EmulatorState {
     this.clients = clients;
     this.tokens = new Map();
     this.faults = new FaultRegistry();
+    // A request of the previous state must not land in the new one.
+    this.lateCommits.cancelAll();
+    this.lateCommits = new LateCommits();
     this.stats = new StatsRecorder();
   }
 

@@ -7,13 +7,16 @@ import { startEmulator } from '../../stand-ins/openapi/index.js';
 export interface FaultSpec {
   method?: string;
   path: string;
-  fault: 'error_500' | 'delay' | 'reset_before' | 'reset_after_commit' | 'status';
+  fault: 'error_500' | 'delay' | 'reset_before' | 'reset_after_commit' | 'status' | 'late_commit';
   times?: number;
   delay_ms?: number;
-  /** `status` fault: the answer's status (4xx/5xx), body (sent as is) and headers. */
+  /** `status` fault (and `late_commit` answering "status"): the answer's status (4xx/5xx), body (sent as is) and headers. */
   status?: number;
   body?: string;
   headers?: Record<string, string>;
+  /** `late_commit`: the answer given at once; the operation runs `commit_after_ms` of real time after the request arrived. */
+  answer?: 'reset' | 'hold' | 'status';
+  commit_after_ms?: number;
 }
 
 export interface RouteStats {

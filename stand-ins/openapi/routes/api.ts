@@ -16,7 +16,10 @@ import { AMOUNT, type Body, bodyObject, type IntegerParameter, isTrue, POINT, pa
 /** What a handler of an endpoint without authentication (the token endpoint) sees. */
 export interface PublicContext {
   state: EmulatorState;
+  /** The emulator's clock when the operation runs (for a late commit: then, not at arrival). */
   now: number;
+  /** Real time (elapsedMs) when the operation runs: when its history item is committed, and what the history lag counts from. */
+  realNow: number;
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: unknown;
@@ -85,7 +88,7 @@ function bookPoints(ctx: ApiContext, p: IntegerParameter, toPoint: (m: Member, n
   const n = readParameter(body, p, errors);
   const extras = pointExtras(body, ctx.client.config.point_expiry_days, ctx.now, p.adds(n), errors);
   if (errors.length > 0 || n === undefined) throw apiErrors.validation(errors);
-  applyPoints(m, { point: toPoint(m, n), ...extras }, ctx.now);
+  applyPoints(m, { point: toPoint(m, n), ...extras }, ctx.now, ctx.realNow);
   return detail(ctx, m, false, false);
 }
 
@@ -224,7 +227,8 @@ export const API_ROUTES: ApiRoute[] = [
     method: 'GET',
     template: '/api/ext/users/{id}/points',
     auth: true,
-    handle: (ctx) => pointsList(ctx, (m, perPage, page) => historyPage(m, perPage, page)),
+    // A read replica `history_lag_ms` behind: entries committed since then are not shown yet.
+    handle: (ctx) => pointsList(ctx, (m, perPage, page) => historyPage(m, perPage, page, ctx.realNow - ctx.client.config.history_lag_ms)),
   },
   {
     method: 'GET',

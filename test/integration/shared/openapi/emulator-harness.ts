@@ -3,7 +3,7 @@
  * of three clients, plus clients of this package wired to it.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { startTestEmulator, type ClientStats, type TestEmulator } from '../../../support/emulator.js';
+import { startTestEmulator, type ClientStats, type FaultSpec, type TestEmulator } from '../../../support/emulator.js';
 import {
   clearTokenCache,
   createOpenApiClient,
@@ -56,16 +56,7 @@ export interface Harness {
   /** Fresh emulator state and an empty token cache. */
   reset(config?: unknown): Promise<void>;
   advanceClock(seconds: number): Promise<void>;
-  fault(f: {
-    method?: string;
-    path: string;
-    fault: 'error_500' | 'delay' | 'reset_before' | 'reset_after_commit' | 'status';
-    times?: number;
-    delay_ms?: number;
-    status?: number;
-    body?: string;
-    headers?: Record<string, string>;
-  }): Promise<void>;
+  fault(f: FaultSpec): Promise<void>;
   stats(clientId?: string): Promise<ClientStats>;
   /** Total requests the emulator counted for a client, all routes. */
   totalRequests(clientId?: string): Promise<number>;
