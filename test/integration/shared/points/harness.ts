@@ -23,6 +23,8 @@ export const CLIENT_ID = 'test-client';
 export class SimulatedCrash extends Error {}
 export const LEASE_SECONDS = 60;
 export const REFUND_WAIT_SECONDS = 120;
+/** The in-doubt horizon the processing tests run with (the least a stage may set is the lease's 15-s margin). */
+export const IN_DOUBT_SECONDS = 20;
 
 /** Seed customers: gold earns 5% of the amount, regular 1%. */
 export const MEMBERS = [
@@ -51,6 +53,8 @@ export interface Harness {
   whileHeldAt(step: CheckpointStep, event: unknown, meanwhile: () => Promise<ProcessOutcome>): Promise<[ProcessOutcome, ProcessOutcome]>;
   /** Past every lease taken so far. */
   expireLeases(): void;
+  /** Moves the clock past every lease and the in-doubt horizon of any call sent until now. */
+  passHorizon(): void;
   /** Point-history entries of a member carrying `marker` in remarks. */
   entries(memberId: string, marker: string): Promise<number[]>;
   balance(memberId: string): Promise<number>;
@@ -83,6 +87,7 @@ export async function startHarness(): Promise<Harness> {
       settings: ProcessingSettings.parse({
         leaseSeconds: LEASE_SECONDS,
         refundWaitSeconds: REFUND_WAIT_SECONDS,
+        inDoubtSeconds: IN_DOUBT_SECONDS,
         ...options.settings,
       }),
       ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
@@ -117,6 +122,7 @@ export async function startHarness(): Promise<Harness> {
       return [await first, second];
     },
     expireLeases: () => clock.advance(LEASE_SECONDS * 1000 + 1),
+    passHorizon: () => clock.advance((LEASE_SECONDS + IN_DOUBT_SECONDS) * 1000 + 1),
     async entries(memberId, marker) {
       const page = await api.listPoints(memberId, { perPage: 1000 });
       return page.points.filter((p) => p.remarks === marker).map((p) => p.point);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { purchaseMarker, type CheckpointStep } from '../../../../shared/points/index.js';
-import { CALCULATION, HISTORY, purchase, useHarness } from './harness.js';
+import { CALCULATION, HISTORY, IN_DOUBT_SECONDS, purchase, useHarness } from './harness.js';
 
 const h = useHarness();
 
@@ -8,22 +8,26 @@ const CALCULATION_PATH = '^/api/ext/users/[^/]+/points/calculation$';
 const marker = (e: { source: string; orderId: string }) => purchaseMarker(e.source, e.orderId);
 
 describe('purchase: faults at the points calculation', () => {
-  it('error_500: the service answered, so the next attempt reconciles at once (no lease to wait out) and credits exactly once', async () => {
+  it('error_500 proves nothing: the order waits out the in-doubt horizon, then searches and credits exactly once', async () => {
     await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'error_500', times: 1 });
     const event = purchase();
     const first = await h.processor().process(event);
-    expect(first).toMatchObject({ kind: 'outcome_unknown', action: 'retry', leaseKept: false });
-    expect(await h.ledger.getOrder(event)).toMatchObject({ needsReconcile: true });
+    expect(first).toMatchObject({ kind: 'outcome_unknown', action: 'retry', leaseKept: false, until: h.clock() + IN_DOUBT_SECONDS * 1000 });
+    expect(await h.ledger.getOrder(event)).toMatchObject({ needsReconcile: true, inDoubtMemberId: 'member-gold' });
     expect((await h.ledger.getOrder(event))?.leaseOwner).toBeUndefined();
+    // Pressed again at once: searched, not sent.
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown' });
+    expect(await h.calls(CALCULATION)).toBe(1);
+    h.passHorizon();
     expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', action: 'ack' });
     expect(await h.entries('member-gold', marker(event))).toEqual([50]);
   });
 
-  it('reset_before: the retry credits exactly once', async () => {
+  it('reset_before: the retry after the horizon credits exactly once', async () => {
     await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'reset_before', times: 1 });
     const event = purchase();
     expect(await h.processor().process(event)).toMatchObject({ action: 'retry' });
-    h.expireLeases();
+    h.passHorizon();
     expect(await h.processor().process(event)).toMatchObject({ kind: 'credited' });
     expect(await h.entries('member-gold', marker(event))).toEqual([50]);
     expect(await h.balance('member-gold')).toBe(50);
@@ -47,15 +51,16 @@ describe('purchase: faults at the points calculation', () => {
     expect(await h.entries('member-gold', marker(event))).toEqual([50]);
   });
 
-  it('a 504 whose request has not landed: the history shows nothing, so the lease is kept and waited out before crediting once', async () => {
+  it('a 504 whose request has not landed: the history shows nothing, so nothing is sent again before the horizon, then once', async () => {
     await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'status', status: 504, body: 'gateway timeout', times: 1 });
     const event = purchase();
-    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown', leaseKept: true });
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown', leaseKept: false });
     expect(await h.calls(HISTORY)).toBe(1); // searched once, found nothing: it may still land
-    expect(await h.processor().process(event)).toMatchObject({ kind: 'lease_held' });
-    h.expireLeases();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown' });
+    h.passHorizon();
     expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', reconciled: false });
     expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+    expect(await h.calls(CALCULATION)).toBe(2);
   });
 });
 
@@ -70,17 +75,19 @@ describe('purchase: crashes and leases', () => {
     expect(await h.calls(CALCULATION)).toBe(1);
   });
 
-  it('a lease left by an attempt that died before calling is taken over when it expires, and the order credited once', async () => {
+  it('a lease left by an attempt that died before calling is not sent again before its window end plus the horizon, then credited once', async () => {
     const event = purchase();
     await h.crashAt('purchase:claimed', event);
-    h.clock.advance(30_000);
-    expect(await h.processor().process(event)).toMatchObject({ kind: 'lease_held' });
     h.expireLeases();
-    const outcome = await h.processor().process(event);
-    expect(outcome).toMatchObject({ kind: 'credited', reconciled: false });
-    expect(await h.calls(HISTORY)).toBe(1); // the takeover looked before calling
+    // The dead attempt may have sent until its lease's end less the 15-s margin: in doubt until that and the horizon.
+    h.clock.advance((IN_DOUBT_SECONDS - 15) * 1000 - 2);
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown' });
+    expect(await h.calls(CALCULATION)).toBe(0);
+    h.passHorizon();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', reconciled: false });
+    expect(await h.calls(HISTORY)).toBe(2); // each takeover looked before anything was sent
     expect(await h.entries('member-gold', marker(event))).toEqual([50]);
-    expect((await h.ledger.getOrder(event))?.attempts).toBe(2);
+    expect((await h.ledger.getOrder(event))?.attempts).toBe(3);
   });
 
   it('a crash after the record leaves the order done: the redelivery is a duplicate', async () => {

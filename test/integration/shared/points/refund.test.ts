@@ -255,25 +255,27 @@ describe('refund: faults at the debit', () => {
     const r = refund(p, 'r1', 999);
     await atDebit('error_500');
     expect(await h.processor().process(r)).toMatchObject({ action: 'retry' });
-    h.expireLeases();
+    h.passHorizon();
     await atDebit('reset_before');
     expect(await h.processor().process(r)).toMatchObject({ action: 'retry' });
-    h.expireLeases();
+    h.passHorizon();
     // The debit ran and only its answer came too late: found in the history, booked at once.
     await atDebit('delay', { delay_ms: 1500 });
     expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 49, reconciled: true });
     expect(await debits(p, 'r1')).toEqual([-49]);
   });
 
-  it("a 504 at the debit whose request has not landed keeps the order's lease, so a sibling refund waits it out", async () => {
+  it('a 504 at the debit whose request has not landed holds every refund of the order until the horizon', async () => {
     const p = await credited();
     const r = refund(p, 'r1', 500);
     await h.emulator.addFault({ method: 'POST', path: POINTS_PATH, fault: 'status', status: 504, body: 'gateway timeout', times: 1 });
-    expect(await h.processor().process(r)).toMatchObject({ kind: 'outcome_unknown', leaseKept: true });
-    expect(await h.processor().process(refund(p, 'r2', 499))).toMatchObject({ kind: 'lease_held' });
-    h.expireLeases();
+    expect(await h.processor().process(r)).toMatchObject({ kind: 'outcome_unknown', leaseKept: false });
+    // A sibling refund computes from the order's base: not before r1's debit is known.
+    expect(await h.processor().process(refund(p, 'r2', 499))).toMatchObject({ kind: 'outcome_unknown' });
+    h.passHorizon();
     expect(await h.processor().process(r)).toMatchObject({ kind: 'debited', points: 24 });
     expect(await debits(p, 'r1')).toEqual([-24]);
+    expect(await h.processor().process(refund(p, 'r2', 499))).toMatchObject({ kind: 'debited', points: 25 });
   });
 
   it('a crash after the debit and before booking it: the next holder of the order books it from the history', async () => {
@@ -317,7 +319,7 @@ describe('refund: reconciliation is never forgotten', () => {
     const a = refund(p, 'a', 500);
     await debitAnswerLost(a);
     await h.crashAt('refund:order-claimed', refund(p, 'b', 499));
-    h.expireLeases();
+    h.passHorizon();
     expect(await h.processor().process(a)).toMatchObject({ kind: 'debited', points: 24, reconciled: true });
     expect(await h.processor().process(refund(p, 'b', 499))).toMatchObject({ kind: 'debited', points: 25 });
     expect(await debits(p, 'a')).toEqual([-24]);
@@ -329,8 +331,9 @@ describe('refund: reconciliation is never forgotten', () => {
     const a = refund(p, 'a', 500);
     const b = refund(p, 'b', 499);
     await debitAnswerLost(b);
+    h.passHorizon();
     await h.crashAt('refund:order-claimed', a);
-    h.expireLeases();
+    h.passHorizon();
     await debitAnswerLost(a);
     expect(await h.processor().process(a)).toMatchObject({ kind: 'debited', reconciled: true });
     expect(await h.processor().process(b)).toMatchObject({ kind: 'debited', reconciled: true });

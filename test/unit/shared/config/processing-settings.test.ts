@@ -10,6 +10,7 @@ describe('processing settings', () => {
       leaseSeconds: 30,
       rateBudgetPerMinute: 2000,
       historyPages: 5,
+      inDoubtSeconds: 120,
       backoffBaseSeconds: 2,
       backoffCapSeconds: 900,
       retryHorizonSeconds: 86_400,
