@@ -269,7 +269,9 @@ class PurchaseAttempt {
     const result = await this.operated(() => this.operate({ kind: 'grant', memberId: member.id, input }));
     if (result.kind !== 'ran') {
       return this.notRan(result, member.id, (err) =>
-        err.kind === 'insufficient_points' && points < 0 ? this.insufficient(member.id, -points, err.message) : this.grantRefused(err, member.id),
+        err.kind === 'insufficient_points' && points < 0
+          ? this.insufficient(member.id, -points, err.message)
+          : this.grantRefused(err, member.id),
       );
     }
     await this.checkpoint('purchase:granted');

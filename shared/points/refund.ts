@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type AppliedRefund, leaseSendWindow, type OrderRecord, type OrderRef, type RefundRef, type ReleaseOrderOptions } from '../ledger/index.js';
+import {
+  type AppliedRefund,
+  leaseSendWindow,
+  type OrderRecord,
+  type OrderRef,
+  type RefundRef,
+  type ReleaseOrderOptions,
+} from '../ledger/index.js';
 import { CLOSED_SEND_WINDOW, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
 import { type OrderBook, type RefundShare, refundShare } from './debit.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
@@ -209,7 +216,12 @@ class RefundAttempt {
     if (unresolved.length > 0 && !settled) {
       // Book what was found first (it ran); what was not may still land: wait for the horizon.
       const hold = this.holdOf(claimed, customerId, exactCredit, []);
-      const ended = await this.bookFound(hold, inDoubt.filter((id) => id !== this.event.refundId), found, true);
+      const ended = await this.bookFound(
+        hold,
+        inDoubt.filter((id) => id !== this.event.refundId),
+        found,
+        true,
+      );
       if (ended) return { end: ended };
       return { end: await this.waitForHorizon(complete ? 'in_doubt' : 'search_incomplete', claimed) };
     }
@@ -253,7 +265,12 @@ class RefundAttempt {
    * one's last (then it is done). Each ran from the base it is booked on: nobody debits before the
    * refunds in doubt are resolved.
    */
-  private async bookFound(hold: Hold, inDoubt: string[], found: Map<string, PointItem>, othersOnly = false): Promise<ProcessOutcome | undefined> {
+  private async bookFound(
+    hold: Hold,
+    inDoubt: string[],
+    found: Map<string, PointItem>,
+    othersOnly = false,
+  ): Promise<ProcessOutcome | undefined> {
     const mineLast = [...inDoubt].sort((a, b) => Number(a === this.event.refundId) - Number(b === this.event.refundId));
     for (const refundId of mineLast) {
       const entry = found.get(this.debitMarker(refundId));

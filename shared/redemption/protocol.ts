@@ -1,6 +1,6 @@
 import type { RedemptionLedger, RedemptionRecord } from '../ledger/index.js';
 import type { Logger } from '../logging/index.js';
-import { isOpenApiError, type OpenApiClient, type OpenApiError } from '../openapi/index.js';
+import type { OpenApiClient, OpenApiError } from '../openapi/index.js';
 import { act, checkDoubt, type Doubt, type EngineDeps, redemptionMarker, redemptionReturnMarker } from '../points/index.js';
 import { DEFAULT_IN_DOUBT_SECONDS, LEASE_MARGIN_SECONDS, LEASE_SEND_WINDOW_SECONDS } from '../config/index.js';
 import { createDiscountCode, discountByCode, isShopifyAdminError, type ShopifyAdminClient } from '../sources/shopify/index.js';

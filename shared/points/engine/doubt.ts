@@ -57,7 +57,9 @@ export function doubtAfterSend(sentAt: number, memberId: string, now: number, be
 }
 
 /** The record's fields for a doubt (written when an attempt lets go of a call it is unsure of). */
-export const doubtFields = (d: Doubt): Required<Pick<DoubtFields, 'inDoubtUntil' | 'inDoubtSince'>> & Pick<DoubtFields, 'inDoubtMemberId'> => ({
+export const doubtFields = (
+  d: Doubt,
+): Required<Pick<DoubtFields, 'inDoubtUntil' | 'inDoubtSince'>> & Pick<DoubtFields, 'inDoubtMemberId'> => ({
   inDoubtUntil: d.until,
   inDoubtSince: d.since,
   ...(d.memberId ? { inDoubtMemberId: d.memberId } : {}),
