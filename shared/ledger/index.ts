@@ -13,6 +13,8 @@
  * - `privacy#`: createPrivacyRequests (privacy-requests.ts); a data request's report expires in 30 days.
  * - `activity#`: createActivityStore (activity/); names no customer.
  * - `control#pulling`: ledgerPlannedPause (planned-pause.ts); names nobody.
+ * - `till-return#`, `till-sale#` (a till's plain return without its sale, and what a member's till sale
+ *   held, to match returns with): createTillReturns (till-returns.ts); they name the member.
  * - Whole-table reads for operators (audit, reprocess, console): scans.ts.
  */
 export { createDocumentClient } from '../dynamodb/index.js';
@@ -46,6 +48,22 @@ export {
   redemptionKey,
   redemptionOrderKey,
 } from './redemptions.js';
+export {
+  createTillReturns,
+  type NewTillReturn,
+  type NewTillSale,
+  type SalesQuery,
+  TILL_RETURN_STATUSES,
+  TillLine,
+  type TillReturnChange,
+  TillReturnRecord,
+  type TillReturns,
+  type TillReturnsOptions,
+  type TillReturnStatus,
+  TillSaleRecord,
+  tillReturnKey,
+  tillSaleKey,
+} from './till-returns.js';
 export { ledgerPlannedPause, PLANNED_PAUSE_KEY, PlannedPause, type PlannedPauseRecords } from './planned-pause.js';
 export {
   type CustomerClaim,
