@@ -175,7 +175,9 @@ async function tillReturnReport(
     tillReturns.get(source, returnId),
     handle.ledger.getRefund({ source, orderId: 'unlinked', refundId: returnId }),
   ]);
-  const lines = kept ? tillReturnLines(kept) : [`no till return ${source} ${returnId} kept (no member, or recorded before till returns were kept)`];
+  const lines = kept
+    ? tillReturnLines(kept)
+    : [`no till return ${source} ${returnId} kept (no member, or recorded before till returns were kept)`];
   if (refund) lines.push('', `refund unlinked/${returnId}`, ...recordLines(refund));
   const found = kept !== undefined || refund !== undefined;
   return { found, lines: found ? lines : [`no ledger record for ${source} return ${returnId}`] };

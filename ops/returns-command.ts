@@ -28,7 +28,8 @@ const SMAREGI_ID = /^[0-9]{1,20}$/;
 const MAX_WHY_CHARS = 500;
 
 /** The return's lines: `product×quantity ¥amount`, comma-separated. */
-const linesText = (r: TillReturnRecord) => r.lines.map((l) => `${l.productId}×${l.quantity}${l.amount ? ` ¥${l.amount}` : ''}`).join(', ') || '-';
+const linesText = (r: TillReturnRecord) =>
+  r.lines.map((l) => `${l.productId}×${l.quantity}${l.amount ? ` ¥${l.amount}` : ''}`).join(', ') || '-';
 
 /** One row per open return: when, where, whose, how much, what. */
 export function openReturnRows(records: readonly TillReturnRecord[]): string[] {
@@ -68,7 +69,8 @@ export function tillReturnLines(r: TillReturnRecord): string[] {
 function actor(by: string | undefined, env: NodeJS.ProcessEnv): string {
   const who = by ?? env.USER ?? userInfo().username;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (!who || who.length > 100 || /[\u0000-\u001f\u007f]/.test(who)) throw new OpsError('usage', '--by names who acts: 1-100 printable characters');
+  if (!who || who.length > 100 || /[\u0000-\u001f\u007f]/.test(who))
+    throw new OpsError('usage', '--by names who acts: 1-100 printable characters');
   return who;
 }
 
@@ -99,7 +101,9 @@ export async function applyReturn(
   }
   if (current.status === 'applied' && current.saleId === saleId) {
     const refundId = await queueRefund(target, current, saleId);
-    print(`return ${current.returnId} was already applied to sale ${saleId}: refund ${refundId} queued again (the ledger makes it a duplicate)`);
+    print(
+      `return ${current.returnId} was already applied to sale ${saleId}: refund ${refundId} queued again (the ledger makes it a duplicate)`,
+    );
     return 0;
   }
   if (current.status !== 'open') {
@@ -111,7 +115,11 @@ export async function applyReturn(
     print(`refused: ${why}`);
     return 1;
   }
-  const applied = await target.tillReturns.apply(source, current.returnId, { saleId, refundId: returnRefundId(current.returnId), by: input.by });
+  const applied = await target.tillReturns.apply(source, current.returnId, {
+    saleId,
+    refundId: returnRefundId(current.returnId),
+    by: input.by,
+  });
   if (!applied.ok) {
     print(`refused: return ${current.returnId} changed meanwhile (now ${applied.current?.status ?? 'gone'}): run the command again`);
     return 1;
@@ -183,7 +191,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
     const source = values.source;
     if (command === 'apply' && given)
       return await applyReturn(target, { source, returnId: given.id, saleId: values.sale ?? '', by: given.by }, out.print);
-    if (command === 'dismiss' && given) return await dismissReturn(target, { source, returnId: given.id, why: why ?? '', by: given.by }, out.print);
+    if (command === 'dismiss' && given)
+      return await dismissReturn(target, { source, returnId: given.id, why: why ?? '', by: given.by }, out.print);
     const open = await target.tillReturns.listOpen(source);
     if (open.length === 0) out.print(`no open till returns of ${source}`);
     else for (const line of openReturnRows(open)) out.print(line);

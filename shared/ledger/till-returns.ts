@@ -4,7 +4,7 @@ import { LEDGER_TABLE_SCHEMA } from '../config/index.js';
 import { QueryCommand } from '../dynamodb/index.js';
 import { Expression } from './expression.js';
 import { type Clock, createStore } from './store.js';
-import { lazyObject, lazySchema } from '../schema/index.js';
+import { lazyObject } from '../schema/index.js';
 
 /**
  * A till's plain return that names no sale (Smaregi's 返品販売), kept for an operator to settle, and the
@@ -199,7 +199,12 @@ export function createTillReturns(options: TillReturnsOptions): TillReturns {
         appliedAt: store.iso(store.clock()),
       }),
     dismiss: (source, returnId, dismissed) =>
-      change(source, returnId, { status: 'dismissed', dismissedBy: dismissed.by, why: dismissed.why, dismissedAt: store.iso(store.clock()) }),
+      change(source, returnId, {
+        status: 'dismissed',
+        dismissedBy: dismissed.by,
+        why: dismissed.why,
+        dismissedAt: store.iso(store.clock()),
+      }),
     async listOpen(source) {
       const pks = await indexKeys(openKey(source), '0', '9');
       const records = await itemsOf(pks, (item) => {

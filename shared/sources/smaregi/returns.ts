@@ -1,5 +1,13 @@
 import type { ProcessOutcome, RefundEvent } from '../../events/index.js';
-import type { NewTillReturn, NewTillSale, OrderRecord, TillLine, TillReturnRecord, TillReturns, TillSaleRecord } from '../../ledger/index.js';
+import type {
+  NewTillReturn,
+  NewTillSale,
+  OrderRecord,
+  TillLine,
+  TillReturnRecord,
+  TillReturns,
+  TillSaleRecord,
+} from '../../ledger/index.js';
 import { METRIC } from '../../metrics/index.js';
 import { compareDecimals, type Decimal, formatDecimal, parseDecimal, subtractDecimals, sumDecimals, ZERO } from '../../money/index.js';
 import { addFollowUps, chainState, earnsRefund, followUpOf, type MetricsSink, readChain } from '../../points/index.js';
@@ -125,8 +133,18 @@ export interface SaleFacts {
   lines: TillSaleRecord | undefined;
 }
 
-export async function saleFacts(ledger: SaleReader, tillReturns: Pick<TillReturns, 'getSale'>, source: string, saleId: string): Promise<SaleFacts> {
-  const chain = await readChain((ref) => ledger.getOrder(ref), source, saleId, (ref) => ledger.getRefund(ref));
+export async function saleFacts(
+  ledger: SaleReader,
+  tillReturns: Pick<TillReturns, 'getSale'>,
+  source: string,
+  saleId: string,
+): Promise<SaleFacts> {
+  const chain = await readChain(
+    (ref) => ledger.getOrder(ref),
+    source,
+    saleId,
+    (ref) => ledger.getRefund(ref),
+  );
   const liveId = chainState(chain)?.live.orderId;
   const [sale, live, lines] = await Promise.all([
     ledger.getOrder({ source, orderId: saleId }),
@@ -163,7 +181,12 @@ export function applyRefusal(r: TillReturnRecord, facts: SaleFacts): string | un
  * operator decides): that member's, that store's, within the window before the return, holding every
  * returned product in at least the returned quantity, and able to take it (applyRefusal).
  */
-async function matchSale(ledger: SaleReader, tillReturns: TillReturns, r: TillReturnRecord, windowDays: number): Promise<string | undefined> {
+async function matchSale(
+  ledger: SaleReader,
+  tillReturns: TillReturns,
+  r: TillReturnRecord,
+  windowDays: number,
+): Promise<string | undefined> {
   if (!r.storeId || r.lines.length === 0) return undefined;
   const until = Date.parse(r.occurredAt);
   if (Number.isNaN(until)) return undefined;
@@ -206,7 +229,11 @@ export async function settleTillReturn(
   if (record.status === 'open' && thin.stateFrom.returns === 'auto') {
     const saleId = await matchSale(deps.ledger, tillReturns, record, thin.stateFrom.returnWindowDays ?? DEFAULT_WINDOW_DAYS);
     if (saleId) {
-      const applied = await tillReturns.apply(record.source, record.returnId, { saleId, refundId: returnRefundId(record.returnId), by: 'auto' });
+      const applied = await tillReturns.apply(record.source, record.returnId, {
+        saleId,
+        refundId: returnRefundId(record.returnId),
+        by: 'auto',
+      });
       record = applied.ok ? applied.record : (applied.current ?? record);
     }
   }

@@ -100,11 +100,11 @@ describe('a Smaregi source in the stack', () => {
   it("alarms within the hour a till's plain return names no sale (UnlinkedReturns), and draws it", () => {
     const alarm = resources('AWS::CloudWatch::Alarm').find((a) => a.Properties.AlarmName === 'loyalty-bridge-dev-UnlinkedReturns');
     const dashboard = JSON.stringify(resources('AWS::CloudWatch::Dashboard')[0]?.Properties.DashboardBody);
-    expect([alarm?.Properties.MetricName, alarm?.Properties.Period, alarm?.Properties.Threshold, dashboard.includes('UnlinkedReturns')]).toEqual([
-      'UnlinkedReturns',
-      3600,
-      1,
-      true,
-    ]);
+    expect([
+      alarm?.Properties.MetricName,
+      alarm?.Properties.Period,
+      alarm?.Properties.Threshold,
+      dashboard.includes('UnlinkedReturns'),
+    ]).toEqual(['UnlinkedReturns', 3600, 1, true]);
   });
 });

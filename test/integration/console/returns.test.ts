@@ -3,7 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { findBrowser } from '../../support/browser.js';
 import { withDemoStack } from '../../support/local-stack.js';
-import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTillTransaction } from '../../../kit/smaregi.js';
+import {
+  deliverSmaregi,
+  seedSmaregiCustomer,
+  seedSmaregiTransaction,
+  smaregiFixture,
+  smaregiTillTransaction,
+} from '../../../kit/smaregi.js';
 
 /** The page's one global the browser-side function below uses (this project compiles without the DOM lib). */
 declare const document: { querySelector(selector: string): { textContent: string | null } | null };
@@ -17,7 +23,10 @@ describe('the operator console: till returns', () => {
   });
   beforeAll(async () => {
     await seedSmaregiCustomer(stack, smaregiFixture('customer-member.json'));
-    await seedSmaregiTransaction(stack, smaregiTillTransaction('7001', { productId: 'C-7001', storeId: '4', at: '2026-11-30T11:00:00+09:00' }, true));
+    await seedSmaregiTransaction(
+      stack,
+      smaregiTillTransaction('7001', { productId: 'C-7001', storeId: '4', at: '2026-11-30T11:00:00+09:00' }, true),
+    );
     await deliverSmaregi(stack, ['7001']);
     await handle.waitForIdle();
   });
@@ -47,7 +56,9 @@ describe('the operator console: till returns', () => {
     try {
       const page = await browser.newPage();
       await page.goto(consoleUrl());
-      await page.waitForFunction(() => document.querySelector('#returns tbody')?.textContent?.includes('7001') ?? false, { timeout: 15_000 });
+      await page.waitForFunction(() => document.querySelector('#returns tbody')?.textContent?.includes('7001') ?? false, {
+        timeout: 15_000,
+      });
       const text = await page.evaluate(() => document.querySelector('#returns tbody')?.textContent ?? '');
       expect([text.includes('smaregi:C-0001'), text.includes('¥10000'), text.includes('open')]).toEqual([true, true, true]);
     } finally {

@@ -2,7 +2,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { opsCommand } from '../../../ops/index.js';
 import { withDemoStack } from '../../support/local-stack.js';
-import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTillTransaction } from '../../../kit/smaregi.js';
+import {
+  deliverSmaregi,
+  seedSmaregiCustomer,
+  seedSmaregiTransaction,
+  smaregiFixture,
+  smaregiTillTransaction,
+} from '../../../kit/smaregi.js';
 
 /**
  * `npm run returns` and `npm run ledger -- smaregi unlinked/<id>` against `npm start`'s stack (Smaregi

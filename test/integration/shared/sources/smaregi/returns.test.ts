@@ -2,7 +2,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack, LocalStackHandle } from '../../../../../local/index.js';
 import { createTillReturns } from '../../../../../shared/ledger/index.js';
 import { withDemoStack } from '../../../../support/local-stack.js';
-import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTillTransaction } from '../../../../../kit/smaregi.js';
+import {
+  deliverSmaregi,
+  seedSmaregiCustomer,
+  seedSmaregiTransaction,
+  smaregiFixture,
+  smaregiTillTransaction,
+} from '../../../../../kit/smaregi.js';
 
 /**
  * `returns: auto` (SMAREGI_RETURNS=auto) through `npm start`'s stack, with a 10-day window: a plain return
