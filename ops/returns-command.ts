@@ -178,6 +178,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
   if (extra !== undefined || (command === 'list' && id !== undefined)) throw new OpsError('usage', `unexpected ${extra ?? id}`);
   if (command !== 'list' && command !== 'apply' && command !== 'dismiss')
     throw new OpsError('usage', command === undefined ? 'name a command' : `unknown command ${command}`);
+  if (values.sale !== undefined && command !== 'apply') throw new OpsError('usage', '--sale goes with apply');
+  if (values.why !== undefined && command !== 'dismiss') throw new OpsError('usage', '--why goes with dismiss');
+  if (values.by !== undefined && command === 'list') throw new OpsError('usage', '--by goes with apply and dismiss');
   if (command === 'apply' && (values.sale === undefined || !SMAREGI_ID.test(values.sale)))
     throw new OpsError('usage', 'apply takes --sale <transaction id> (1-20 digits)');
   const why = values.why?.trim();

@@ -74,7 +74,8 @@ export async function processSmaregiState(
   // A plain return naming no sale: kept for an operator, or matched (returns.ts).
   if (isUnlinkedReturn(tx)) return settleTillReturn(deps, thin, tx, reached.outcome, run);
   // A member's sale keeps its store, time and products, so a later return can be matched with it.
-  const kept = deps.tillReturns && sale?.orderId === tx.transactionHeadId ? tillSaleOf(thin, from, tx) : undefined;
+  const earning = sale?.orderId === tx.transactionHeadId && sale.notEarning === undefined;
+  const kept = deps.tillReturns && earning ? tillSaleOf(thin, from, tx) : undefined;
   if (kept) await deps.tillReturns?.rememberSale(kept);
   // The till knows only what Smaregi holds: the member's balance, as the membership service has it now.
   const smaregiCustomer = sale && (sale.orderId === tx.transactionHeadId ? tx : original)?.customerId;
