@@ -18,7 +18,8 @@ import { lazyObject } from '../schema/index.js';
  *   under the index's partition `till-sale#<source>#<member>#<store>` (sort: its time), so the sales of one
  *   member in one store within a window are one query. Written again as the sale changes (an edit).
  *
- * Both name the member (the code the till sends): a privacy erasure deletes them (`till-return#`, `till-sale#`).
+ * Both name the member (the code the till sends): an erasure of an in-store member must delete them
+ * (no redaction covers them yet: in-store members' privacy is issue 52's item 3).
  */
 
 export const TILL_RETURN_STATUSES = ['open', 'applied', 'dismissed'] as const;
