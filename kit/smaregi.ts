@@ -58,3 +58,49 @@ export async function deliverSmaregi(
   const res = await fetch(`${stack.urls.intake}/webhooks/smaregi`, { method: 'POST', headers, body });
   return { status: res.status, body: await res.json() };
 }
+
+/** A till transaction of one product: who, where, when (the till's time), how many at what price. */
+export interface TillLineOptions {
+  productId: string;
+  quantity?: number;
+  /** Yen per item, 10 % tax included (default 11,000: ¥10,000 earning). */
+  unitGross?: number;
+  customerId?: string | null;
+  storeId?: string;
+  /** The till's time (ISO; default now). */
+  at?: string;
+}
+
+/**
+ * A sale of `quantity` × one product (the tax-included fixture's line, changed), or with `returned` a plain
+ * return of them (返品販売: `returnSales` 1, negative amounts and quantity, naming no sale).
+ */
+export function smaregiTillTransaction(id: string, o: TillLineOptions, returned = false): Record<string, unknown> {
+  const sign = returned ? -1 : 1;
+  const quantity = o.quantity ?? 1;
+  const gross = (o.unitGross ?? 11_000) * quantity * sign;
+  const tax = gross / 11;
+  const base = smaregiTransaction('transaction-sale-tax-included.json', id);
+  const line = (base.details as Record<string, unknown>[])[0] as Record<string, unknown>;
+  const at = o.at ?? new Date().toISOString();
+  return {
+    ...base,
+    subtotal: String(gross),
+    total: String(gross),
+    taxInclude: String(tax),
+    customerId: o.customerId === undefined ? '1' : o.customerId,
+    storeId: o.storeId ?? '1',
+    terminalTranDateTime: at,
+    transactionDateTime: at,
+    returnSales: returned ? '1' : '0',
+    details: [
+      {
+        ...line,
+        productId: o.productId,
+        quantity: String(quantity * sign),
+        unitDiscountedSum: String(gross),
+        taxIncludeProportional: String(tax),
+      },
+    ],
+  };
+}

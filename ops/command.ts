@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isUsageError, OpsError, unknownSourceError } from './errors.js';
-import type { Ledger } from '../shared/ledger/index.js';
+import { createTillReturns, type Ledger } from '../shared/ledger/index.js';
 import type { ListedDeadLetter } from '../kit/local-stack/info.js';
 import { ConfigurationError } from '../shared/config/index.js';
 import type { LocalStackHandle } from '../kit/local-stack/connect.js';
@@ -18,7 +18,7 @@ import type { AwsTarget, StageOptions } from './aws.js';
 const DEFAULT_RETRO_CREDIT_DAYS = 30;
 
 export const CLI_USAGE = `usage:
-  npm run ledger -- <source> <order id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run ledger -- <source> <order id> | unlinked/<return id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run ledger -- <source> --customer <id> [--key <external key, default: the source's>] [--stage <stage> ...]
   npm run redrive -- [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
   npm run quarantine -- list | show <id> | replay <id> | replay --all [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
@@ -159,6 +159,30 @@ async function reprocessCommand({ values, rest, aws, env, print }: CommandInput)
   }
 }
 
+/** A till's plain return naming no sale is the unlinked refund `unlinked/<return id>`. */
+const UNLINKED_PREFIX = 'unlinked/';
+
+/** `ledger <source> unlinked/<id>`: the till return kept for an operator, and the unlinked refund's record. */
+async function tillReturnReport(
+  handle: { ledger: Ledger; documentClient: DynamoDBDocumentClient; tableName: string },
+  source: string,
+  returnId: string,
+) {
+  const { tillReturnLines } = await import('./returns-command.js');
+  const { recordLines } = await import('./ledger-report.js');
+  const tillReturns = createTillReturns({ client: handle.documentClient, tableName: handle.tableName, clock: Date.now });
+  const [kept, refund] = await Promise.all([
+    tillReturns.get(source, returnId),
+    handle.ledger.getRefund({ source, orderId: 'unlinked', refundId: returnId }),
+  ]);
+  const lines = kept
+    ? tillReturnLines(kept)
+    : [`no till return ${source} ${returnId} kept (no member, or recorded before till returns were kept)`];
+  if (refund) lines.push('', `refund unlinked/${returnId}`, ...recordLines(refund));
+  const found = kept !== undefined || refund !== undefined;
+  return { found, lines: found ? lines : [`no ledger record for ${source} return ${returnId}`] };
+}
+
 /** `ledger <source> <order id>` or `ledger <source> --customer <id>`. */
 async function ledgerCommand({ values, rest, aws, env, print }: CommandInput): Promise<number> {
   const [source, orderId, extra] = rest;
@@ -175,7 +199,9 @@ async function ledgerCommand({ values, rest, aws, env, print }: CommandInput): P
           customerId: values.customer ?? '',
           externalKey: values.key ?? handle.sources?.get(source)?.customerLinking?.()?.externalKey ?? source,
         })
-      : await ledgerReport(handle.ledger, handle.openapi, source, orderId ?? '');
+      : orderId?.startsWith(UNLINKED_PREFIX)
+        ? await tillReturnReport(handle, source, orderId.slice(UNLINKED_PREFIX.length))
+        : await ledgerReport(handle.ledger, handle.openapi, source, orderId ?? '');
     for (const line of report.lines) print(line);
     return report.found ? 0 : 1;
   } finally {

@@ -28,7 +28,7 @@ async function localSmaregiTarget(env: NodeJS.ProcessEnv, sourceName: string): P
   const configured = (parseJsonOrUndefined(env.SOURCES_CONFIG ?? '') as Record<string, unknown> | undefined)?.[sourceName];
   const { kind: _, ...entry } = typeof configured === 'object' && configured !== null ? (configured as Record<string, unknown>) : {};
   // As the stack reads it: SMAREGI_STORE_IDS / SMAREGI_MEMBER_LOOKUP, then SOURCES_CONFIG's own settings.
-  const { storeIds, memberLookup } = config.smaregi;
+  const { storeIds, memberLookup, returns, returnWindowDays } = config.smaregi;
   // tillPoints as the running stack says it has it (else SMAREGI_TILL_POINTS here).
   const tillPoints = found.info?.smaregi?.tillPoints ?? config.smaregi.tillPoints;
   const settings = SmaregiSettings.parse({
@@ -36,6 +36,8 @@ async function localSmaregiTarget(env: NodeJS.ProcessEnv, sourceName: string): P
     ...(storeIds ? { storeIds } : {}),
     ...(memberLookup ? { memberLookup } : {}),
     ...(tillPoints ? { tillPoints } : {}),
+    ...(returns ? { returns } : {}),
+    ...(returnWindowDays ? { returnWindowDays } : {}),
     ...entry,
   });
   const client = createSmaregiClient({

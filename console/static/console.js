@@ -218,6 +218,30 @@ async function drawRedemptions() {
   document.querySelector('#redemptions tbody').replaceChildren(...rows);
 }
 
+// A till's plain returns naming no sale (open ones unless the box is cleared): settled with npm run returns.
+async function drawReturns() {
+  const open = document.getElementById('returns-open').checked;
+  const { returns } = await getJson(`returns${open ? '?status=open' : ''}`);
+  const rows = returns.map((r) =>
+    el(
+      'tr',
+      { class: `state-${r.status}` },
+      el('td', {}, r.at),
+      el('td', {}, r.source),
+      el('td', {}, r.returnId),
+      el('td', {}, r.store ?? '-'),
+      el('td', {}, r.terminal ?? '-'),
+      el('td', {}, r.member),
+      el('td', { class: 'num' }, `¥${r.amount}`),
+      el('td', {}, r.lines),
+      el('td', {}, r.status),
+      el('td', {}, r.settled ?? '-'),
+    ),
+  );
+  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '10' }, 'no till returns')));
+  document.querySelector('#returns tbody').replaceChildren(...rows);
+}
+
 // A refresh asked for while one runs (a keystroke in the filter) runs right after it, so the
 // table always ends on what the form says now, never on an earlier keystroke's answer.
 let running = false;
@@ -231,7 +255,7 @@ async function refresh() {
   try {
     do {
       again = false;
-      await Promise.all([drawStatus(), drawOrders(), drawRedemptions(), drawQuarantine(), drawDlq(), drawOperations()]);
+      await Promise.all([drawStatus(), drawOrders(), drawRedemptions(), drawReturns(), drawQuarantine(), drawDlq(), drawOperations()]);
       document.body.dataset.loaded = 'true';
     } while (again);
   } catch (e) {
@@ -248,5 +272,6 @@ document.getElementById('redrive').addEventListener('click', async () => {
   refresh();
 });
 document.getElementById('filter').addEventListener('input', () => refresh());
+document.getElementById('returns-open').addEventListener('change', () => refresh());
 refresh();
 setInterval(refresh, POLL_MS);

@@ -44,6 +44,10 @@ export const LOCAL_ENV = {
   SMAREGI_MEMBER_LOOKUP: 'SMAREGI_MEMBER_LOOKUP',
   /** The till's points: ignore (default: Smaregi's own) or membership (spent points come off the balance); the source's `tillPoints`. */
   SMAREGI_TILL_POINTS: 'SMAREGI_TILL_POINTS',
+  /** Plain returns without their sale: manual (default: left open for `npm run returns`) or auto; the source's `returns`. */
+  SMAREGI_RETURNS: 'SMAREGI_RETURNS',
+  /** How far back (days, 1-365, default 30) `auto` looks for the sale; the source's `returnWindowDays`. */
+  SMAREGI_RETURN_WINDOW_DAYS: 'SMAREGI_RETURN_WINDOW_DAYS',
   /** The Smaregi stand-in answers 429 past this many API reads per second (Smaregi's own limit; unset: off). */
   SMAREGI_THROTTLE_PER_SECOND: 'SMAREGI_THROTTLE_PER_SECOND',
   EMULATOR_CONFIG: 'EMULATOR_CONFIG',
@@ -136,6 +140,8 @@ export interface LocalConfig {
     storeIds?: string[];
     memberLookup?: 'external_id' | 'unique_id';
     tillPoints?: 'ignore' | 'membership';
+    returns?: 'manual' | 'auto';
+    returnWindowDays?: number;
     throttlePerSecond?: number;
   };
   tableName: string;
@@ -261,6 +267,12 @@ function localSmaregiSettings(env: NodeJS.ProcessEnv): LocalConfig['smaregi'] {
   const tillPoints = env[LOCAL_ENV.SMAREGI_TILL_POINTS]?.trim() || undefined;
   if (tillPoints !== undefined && tillPoints !== 'ignore' && tillPoints !== 'membership')
     throw new ConfigurationError('invalid_local_config', `${LOCAL_ENV.SMAREGI_TILL_POINTS} must be ignore or membership`);
+  const returns = env[LOCAL_ENV.SMAREGI_RETURNS]?.trim() || undefined;
+  if (returns !== undefined && returns !== 'manual' && returns !== 'auto')
+    throw new ConfigurationError('invalid_local_config', `${LOCAL_ENV.SMAREGI_RETURNS} must be manual or auto`);
+  const returnWindowDays = env[LOCAL_ENV.SMAREGI_RETURN_WINDOW_DAYS]?.trim()
+    ? integer(env, LOCAL_ENV.SMAREGI_RETURN_WINDOW_DAYS, 30, 1, 365)
+    : undefined;
   const throttle = env[LOCAL_ENV.SMAREGI_THROTTLE_PER_SECOND]?.trim()
     ? integer(env, LOCAL_ENV.SMAREGI_THROTTLE_PER_SECOND, 0, 1, 1000)
     : undefined;
@@ -271,6 +283,8 @@ function localSmaregiSettings(env: NodeJS.ProcessEnv): LocalConfig['smaregi'] {
     ...(storeIds ? { storeIds } : {}),
     ...(lookup ? { memberLookup: lookup } : {}),
     ...(tillPoints ? { tillPoints } : {}),
+    ...(returns ? { returns } : {}),
+    ...(returnWindowDays ? { returnWindowDays } : {}),
     ...(throttle ? { throttlePerSecond: throttle } : {}),
   };
 }

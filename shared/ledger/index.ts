@@ -13,6 +13,8 @@
  * - `privacy#`: createPrivacyRequests (privacy-requests.ts); a data request's report expires in 30 days.
  * - `activity#`: createActivityStore (activity/); names no customer.
  * - `control#pulling`: ledgerPlannedPause (planned-pause.ts); names nobody.
+ * - `till-return#`, `till-sale#` (a till's plain return without its sale, and what a member's till sale
+ *   held, to match returns with): createTillReturns (till-returns.ts); they name the member.
  * - Whole-table reads for operators (audit, reprocess, console): scans.ts.
  */
 export { createDocumentClient } from '../dynamodb/index.js';
@@ -46,6 +48,22 @@ export {
   redemptionKey,
   redemptionOrderKey,
 } from './redemptions.js';
+export {
+  createTillReturns,
+  type NewTillReturn,
+  type NewTillSale,
+  type SalesQuery,
+  TILL_RETURN_STATUSES,
+  TillLine,
+  type TillReturnChange,
+  TillReturnRecord,
+  type TillReturns,
+  type TillReturnsOptions,
+  type TillReturnStatus,
+  TillSaleRecord,
+  tillReturnKey,
+  tillSaleKey,
+} from './till-returns.js';
 export { ledgerPlannedPause, PLANNED_PAUSE_KEY, PlannedPause, type PlannedPauseRecords } from './planned-pause.js';
 export {
   type CustomerClaim,
@@ -76,7 +94,7 @@ export {
   RUNS_KEY,
 } from './activity/keys.js';
 export { type ActivityStore, type ActivityStoreOptions, createActivityStore } from './activity/store.js';
-export { scanOrdersAndRefunds, scanRedemptions, scanUnheldWithOutcome, type TimeRange } from './scans.js';
+export { scanOrdersAndRefunds, scanRedemptions, scanTillReturns, scanUnheldWithOutcome, type TimeRange } from './scans.js';
 export { createLedgerRedactor, type LedgerRedactor, type RedactionTable } from './redaction/redactor.js';
 export { ORDER_PERSONAL } from './redaction/orders.js';
 export { REDACTION_DELETED_KEYS } from './redaction/item.js';

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand, scanKeyPrefix } from '../dynamodb/index.js';
 import { RedemptionRecord } from './redemptions.js';
+import { TillReturnRecord } from './till-returns.js';
 
 /**
  * The ledger's whole-table reads, for rare operator work (the table has only a partition key, so a
@@ -78,6 +79,16 @@ export async function scanRedemptions(client: Client, tableName: string): Promis
   const out: RedemptionRecord[] = [];
   for await (const item of scanKeyPrefix(client, tableName, 'redemption#')) {
     const parsed = RedemptionRecord.safeParse(item);
+    if (parsed.success) out.push(parsed.data);
+  }
+  return out;
+}
+
+/** Every till return (a till's plain return naming no sale) of every source, whatever its status: the console's list. */
+export async function scanTillReturns(client: Client, tableName: string): Promise<TillReturnRecord[]> {
+  const out: TillReturnRecord[] = [];
+  for await (const item of scanKeyPrefix(client, tableName, 'till-return#')) {
+    const parsed = TillReturnRecord.safeParse(item);
     if (parsed.success) out.push(parsed.data);
   }
   return out;

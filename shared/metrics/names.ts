@@ -24,6 +24,8 @@ export const METRIC = {
   pullingPaused: 'PullingPaused',
   /** Failed Smaregi Platform API reads of the worker (a deleted transaction's 404 is an answer, not counted). */
   smaregiApiErrors: 'SmaregiApiErrors',
+  /** A till's plain return naming no sale, first recorded for an operator (a redelivery is not counted again). */
+  unlinkedReturns: 'UnlinkedReturns',
   // intake (receive-webhook); dimensions: source, kind
   deliveriesAccepted: 'DeliveriesAccepted',
   deliveriesIgnored: 'DeliveriesIgnored',

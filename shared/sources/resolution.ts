@@ -8,7 +8,16 @@ import {
   type RefundEvent,
   withNextSteps,
 } from '../events/index.js';
-import { type EarnsEvent, invalidEvent, type Processor, type ProcessContext, type ProcessorDeps, runEarns } from '../points/index.js';
+import type { TillReturns } from '../ledger/index.js';
+import {
+  type EarnsEvent,
+  invalidEvent,
+  type MetricsSink,
+  type Processor,
+  type ProcessContext,
+  type ProcessorDeps,
+  runEarns,
+} from '../points/index.js';
 
 /**
  * A thin event's resolution: a sender whose message names the sale only (Smaregi's transaction ids) or
@@ -17,11 +26,16 @@ import { type EarnsEvent, invalidEvent, type Processor, type ProcessContext, typ
  * schema and its API client stay in its folder (shared/sources/<kind>/resolution.ts).
  */
 
-/** What a resolution reads besides its own API: the ledger's orders (and refund records), the membership service, a logger. */
+/**
+ * What a resolution reads besides its own API: the ledger's orders (and refund records), the membership
+ * service, a logger; and where a till's returns without their sale are kept (Smaregi), with the metric counting them.
+ */
 export interface ResolveDeps {
   readonly ledger: Pick<ProcessorDeps['ledger'], 'getOrder' | 'getRefund'>;
   readonly openapi: ProcessorDeps['openapi'];
   readonly logger?: ProcessorDeps['logger'];
+  readonly tillReturns?: TillReturns | undefined;
+  readonly metrics?: MetricsSink | undefined;
 }
 
 /** A sender's API client for a configured source name; undefined: this source has no access configured. */

@@ -7,7 +7,7 @@ import { createCircuitBreaker } from '../retry/index.js';
 import { pullFromEnv, queueFromEnv, visibilityFromEnv } from './aws.js';
 import { redemptionUsageFromEnv } from './redemption.js';
 import { sendersFromEnv } from './senders.js';
-import { customersFromEnv, ledgerTableFromEnv, ledgerOn, privacyFromEnv } from './stores.js';
+import { customersFromEnv, ledgerTableFromEnv, ledgerOn, privacyFromEnv, tillReturnsFromEnv } from './stores.js';
 import type { WorkerDeps, WorkerOverrides } from './types.js';
 
 /**
@@ -36,12 +36,14 @@ export function workerDepsFromEnv(env: NodeJS.ProcessEnv, overrides: WorkerOverr
   // The activity record rides on the ledger's own writes: a purchase costs no write for it.
   const ledger = overrides.ledger ?? ledgerOn(ledgerTable(), settings, clock, activity);
   const redemption = overrides.redemption ?? redemptionUsageFromEnv(env, ledgerTable, ledger, openapi, logger, clock);
+  const tillReturns = overrides.tillReturns ?? tillReturnsFromEnv(env, ledgerTable, settings, clock);
   return {
     budget,
     settings,
     clock,
     ledger,
     ...(redemption ? { redemption } : {}),
+    ...(tillReturns ? { tillReturns } : {}),
     // Observed, not changed: the grants' markers and answers, the breaker's transitions (shared/activity).
     openapi: activity ? watchCalls(openapi, activity, clock) : openapi,
     breaker: activity ? watchBreaker(breaker, activity, env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local-${process.pid}`) : breaker,

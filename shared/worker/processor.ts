@@ -31,6 +31,8 @@ export function workerProcessor(deps: WorkerDeps, openapi: PointsApi, budget: In
     ledger: deps.ledger,
     openapi,
     logger: deps.logger,
+    tillReturns: deps.tillReturns,
+    metrics,
   });
   // Orders using a redemption's code mark it used (and refunds give its points back) inside the activity scope too.
   const points = withRedemptionUsage(resolving, deps.redemption);

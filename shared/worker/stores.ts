@@ -3,7 +3,7 @@ import { ENV, type ProcessingSettings, requiredSetting } from '../config/index.j
 import { ledgerPlannedPause, type PlannedPauseRecords } from '../consumer/index.js';
 import { createCustomerRecords, type EnrolApi } from '../customers/index.js';
 import { documentClientFromEnv } from '../dynamodb/index.js';
-import { type Clock, createLedger, type Ledger } from '../ledger/index.js';
+import { type Clock, createLedger, createTillReturns, type Ledger, type TillReturns } from '../ledger/index.js';
 import type { PointsApi } from '../points/index.js';
 import { createPrivacyRequests } from '../privacy/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../quarantine/index.js';
@@ -64,4 +64,16 @@ export function privacyFromEnv(env: NodeJS.ProcessEnv, ledgerTable: () => Ledger
 /** The planned pause is a record of the ledger table (shared/consumer/planned-pause.ts). */
 export function plannedPauseFromEnv(env: NodeJS.ProcessEnv, ledgerTable: () => LedgerTable): PlannedPauseRecords | undefined {
   return env[ENV.LEDGER_TABLE] ? ledgerPlannedPause(ledgerTable()) : undefined;
+}
+
+/** A till's plain returns and the members' till sales they are matched with: in the ledger table. */
+export function tillReturnsFromEnv(
+  env: NodeJS.ProcessEnv,
+  ledgerTable: () => LedgerTable,
+  settings: ProcessingSettings,
+  clock: Clock,
+): TillReturns | undefined {
+  if (!env[ENV.LEDGER_TABLE]) return undefined;
+  const { client, tableName } = ledgerTable();
+  return createTillReturns({ client, tableName, clock, ttlDays: settings.ledgerTtlDays });
 }

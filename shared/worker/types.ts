@@ -2,7 +2,7 @@ import type { ActivityRecorder } from '../activity/index.js';
 import type { ProcessingSettings } from '../config/index.js';
 import type { PlannedPauseRecords, PullSwitch } from '../consumer/index.js';
 import type { CustomerRecords, EnrolApi } from '../customers/index.js';
-import type { Clock, Ledger } from '../ledger/index.js';
+import type { Clock, Ledger, TillReturns } from '../ledger/index.js';
 import type * as logging from '../logging/index.js';
 import type { CredentialsProvider, InvocationBudget } from '../openapi/index.js';
 import type { Checkpoint, MetricsSink, PointsApi } from '../points/index.js';
@@ -49,6 +49,8 @@ export type WorkerDeps = {
   customers?: { records: CustomerRecords; openapi: EnrolApi };
   /** Redemptions (shared/redemption): orders using a code mark it used; refunds of such orders give points back. */
   redemption?: UsageDeps;
+  /** A till's plain returns naming no sale, and what members' till sales held to match them (Smaregi: shared/ledger/till-returns.ts). */
+  tillReturns?: TillReturns;
   /** Privacy requests (the ledger table's client, the quarantine): privacy events need it. */
   privacy?: Pick<PrivacyDeps, 'client' | 'tableName' | 'records' | 'quarantine' | 'requests'>;
 };

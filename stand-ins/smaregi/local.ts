@@ -31,6 +31,9 @@ export interface LocalSmaregiOptions {
   memberLookup?: 'external_id' | 'unique_id';
   /** The source's `tillPoints` (SMAREGI_TILL_POINTS): membership deducts the points spent at the till. */
   tillPoints?: 'ignore' | 'membership';
+  /** The source's `returns` (SMAREGI_RETURNS) and `returnWindowDays` (SMAREGI_RETURN_WINDOW_DAYS). */
+  returns?: 'manual' | 'auto';
+  returnWindowDays?: number;
   /** The stand-in answers 429 past this many API reads per second (off: unset). */
   throttlePerSecond?: number;
 }
@@ -44,7 +47,13 @@ export interface LocalSmaregi {
   webhookHeader: string;
   webhookSecret: string;
   /** The source settings these options set (the stage file's `sources.smaregi` equivalents). */
-  settings: { storeIds?: string[]; memberLookup?: 'external_id' | 'unique_id'; tillPoints?: 'ignore' | 'membership' };
+  settings: {
+    storeIds?: string[];
+    memberLookup?: 'external_id' | 'unique_id';
+    tillPoints?: 'ignore' | 'membership';
+    returns?: 'manual' | 'auto';
+    returnWindowDays?: number;
+  };
 }
 
 export async function startLocalSmaregi(options: LocalSmaregiOptions = {}): Promise<LocalSmaregi> {
@@ -67,6 +76,8 @@ export async function startLocalSmaregi(options: LocalSmaregiOptions = {}): Prom
       ...(options.storeIds ? { storeIds: options.storeIds } : {}),
       ...(options.memberLookup ? { memberLookup: options.memberLookup } : {}),
       ...(options.tillPoints ? { tillPoints: options.tillPoints } : {}),
+      ...(options.returns ? { returns: options.returns } : {}),
+      ...(options.returnWindowDays ? { returnWindowDays: options.returnWindowDays } : {}),
     },
   };
 }

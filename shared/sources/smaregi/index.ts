@@ -27,8 +27,10 @@ export {
   type ResolveFacts,
   type Resolution,
   resolveTransaction,
+  returnRefundId,
   type SmaregiStateSettings,
 } from './resolve.js';
+export { applyRefusal, type SaleFacts, saleFacts, type SaleReader, tillReturnRefund } from './returns.js';
 export { giveBackId, readSpends, type SpendStep, spendEvents, spendId } from './spend.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
 export { linkOf, SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

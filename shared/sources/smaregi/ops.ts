@@ -14,9 +14,21 @@ export const SMAREGI_OPS = {
       description:
         "The worker's reads of Smaregi transactions fail (Smaregi down or throttling, or the app's credentials or scopes refused): Smaregi sales wait.",
     },
+    {
+      id: 'UnlinkedReturns',
+      metric: METRIC.unlinkedReturns,
+      periodMinutes: 60,
+      threshold: 1,
+      evaluation: { periods: 1, datapoints: 1 },
+      description:
+        "A till's plain return (返品販売) of a member named no sale: its points stay with the member until an operator applies it to its sale (npm run returns -- list, apply, dismiss).",
+    },
   ],
-  dashboard: [{ title: 'Smaregi: failed API reads of the worker', metric: METRIC.smaregiApiErrors, label: 'failed reads' }],
-  runbook: ['SmaregiApiErrors', 'ReconcileSmaregiErrors', 'Reconcile is failing'],
+  dashboard: [
+    { title: 'Smaregi: failed API reads of the worker', metric: METRIC.smaregiApiErrors, label: 'failed reads' },
+    { title: 'Smaregi: plain returns naming no sale', metric: METRIC.unlinkedReturns, label: 'returns kept' },
+  ],
+  runbook: ['SmaregiApiErrors', 'UnlinkedReturns', 'ReconcileSmaregiErrors', 'Reconcile is failing'],
   standIn: 'smaregi',
   readme: 'Smaregi',
 } as const satisfies SenderOps;

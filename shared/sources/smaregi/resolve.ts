@@ -24,9 +24,10 @@ import { linkOf, type SmaregiTransaction } from './transaction.js';
  *   on that purchase, so repeats and reorderings add nothing;
  * - an edit raising it above what is left credited: the supplementary purchase `<id>/up-<k>` on the new
  *   total, then (the next round, once it is credited) the refund `superseded` of the purchases before it;
- * - a plain return (`returnSales` 1): linked to no sale in Smaregi's data, so it cannot be matched
- *   without guessing; it is recorded as the unlinked refund `unlinked/<id>` (skipped, queryable),
- *   unless it names its sale in `disposeServerTransactionHeadId`, when it refunds its amount there.
+ * - a plain return (`returnSales` 1): linked to no sale in Smaregi's data (docs/smaregi.md, "Till
+ *   returns"); it is recorded as the unlinked refund `unlinked/<id>` (skipped), and kept as a till return
+ *   for an operator to settle (returns.ts), unless it names its sale in `disposeServerTransactionHeadId`,
+ *   when it refunds its amount there (`return-<id>`, the refund an operator's settling makes too).
  */
 export interface SmaregiStateSettings {
   externalKey: string;
@@ -59,10 +60,18 @@ export interface ResolveFacts {
 }
 
 export { CANCEL_REFUND_ID } from '../../points/index.js';
+/** The refund a return makes on its sale: the same id whether the return named the sale or an operator (or the match) did. */
+export const returnRefundId = (returnId: string) => `return-${returnId}`;
+/** A plain return that names no sale (or only itself). */
+export const isUnlinkedReturn = (tx: SmaregiTransaction): boolean => {
+  if (tx.returnSales !== '1' || tx.disposeDivision === '2') return false;
+  const target = linkOf(tx.disposeServerTransactionHeadId);
+  return !target || target === tx.transactionHeadId;
+};
 const NO_CHAIN: SaleChain = { sale: undefined, supplements: [] };
 
-const isCancelled = (tx: SmaregiTransaction) => tx.cancelDivision === '1' || tx.disposeDivision === '1';
-const magnitude = (d: Decimal): Decimal => (d.units < 0n ? negateDecimal(d) : d);
+export const isCancelled = (tx: SmaregiTransaction) => tx.cancelDivision === '1' || tx.disposeDivision === '1';
+export const magnitude = (d: Decimal): Decimal => (d.units < 0n ? negateDecimal(d) : d);
 
 export function resolveTransaction(
   thin: PurchaseEvent,
@@ -114,7 +123,7 @@ function resolveEarning(thin: PurchaseEvent, settings: SmaregiStateSettings, tx:
     const target = linkOf(tx.disposeServerTransactionHeadId);
     if (!target || target === tx.transactionHeadId) return { events: [unlinkedReturn(thin, settings, tx)] };
     const live = chainState(facts.linked ?? NO_CHAIN)?.live.orderId ?? target;
-    return { events: [refundOf(thin, settings, live, `return-${tx.transactionHeadId}`, tx, false)] };
+    return { events: [refundOf(thin, settings, live, returnRefundId(tx.transactionHeadId), tx, false)] };
   }
   const purchase = purchaseOf(thin, settings, tx);
   // Voided: the sale and its void, even when the sale was never seen, so the ledger shows both (the
@@ -155,7 +164,7 @@ const units = (amount: Decimal, rule: AmountRule): number => earnsUnits({ curren
  * The member: the customer's code (the customer object of `with_customer=all`, else the head's own
  * `customerCode`, which is all a shop whose members live outside Smaregi sends) or its customerId.
  */
-function customerOf(tx: SmaregiTransaction, settings: SmaregiStateSettings): PurchaseEvent['customer'] {
+export function customerOf(tx: SmaregiTransaction, settings: SmaregiStateSettings): PurchaseEvent['customer'] {
   const id =
     settings.customerField === 'customerId'
       ? tx.customerId
@@ -184,7 +193,7 @@ const LAYAWAY_DIVISION = '10';
 const DAY_SECONDS = 86_400;
 
 /** The sale's time: the till's (an offline till sends late), else the server's; a time without offset is Tokyo's. */
-function occurredAt(tx: SmaregiTransaction, fallback: string): string {
+export function occurredAt(tx: SmaregiTransaction, fallback: string): string {
   for (const text of [tx.terminalTranDateTime, tx.transactionDateTime]) {
     const at = smaregiInstant(text);
     if (at) return at;

@@ -67,6 +67,15 @@ export const SmaregiSettings = lazySchema(() =>
       tillPoints: z.enum(['ignore', 'membership']).default('ignore'),
       /** How long a sale first seen without a member stays open to an edit attaching one (staff attach members late). */
       lateMemberDays: z.number().int().min(1).max(90).default(31),
+      /**
+       * A plain return (返品販売) names no sale (docs/smaregi.md, "Till returns"): `manual` (default) leaves it
+       * open for an operator (`npm run returns`); `auto` applies it to the one earlier sale of that member,
+       * in that store, within `returnWindowDays`, that holds every returned product, and leaves it open when
+       * there is not exactly one.
+       */
+      returns: z.enum(['manual', 'auto']).default('manual'),
+      /** How far back (days) `returns: auto` looks for the sale a plain return belongs to. */
+      returnWindowDays: z.number().int().min(1).max(365).default(30),
       /** Days of purchases that found no member to credit once a customer code is linked (`npm run members -- link`). */
       retroCreditDays: z.number().int().min(0).max(365).default(30),
       pointTitle: TitleTemplate.default('Purchase {order}'),

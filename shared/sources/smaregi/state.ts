@@ -4,7 +4,8 @@ import type { CanonicalRun, ResolveDeps } from '../resolution.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
 import { mirrorBalance } from './mirror.js';
-import { CANCEL_REFUND_ID, type ResolveFacts, resolveTransaction } from './resolve.js';
+import { CANCEL_REFUND_ID, isUnlinkedReturn, type ResolveFacts, resolveTransaction } from './resolve.js';
+import { settleTillReturn, tillSaleOf } from './returns.js';
 import { memberKeyOf, readSpends, type SpendStep, spendEvents } from './spend.js';
 import type { SmaregiThinEvent } from './thin.js';
 import { linkOf, type SmaregiTransaction } from './transaction.js';
@@ -70,6 +71,12 @@ export async function processSmaregiState(
     return resolution;
   }, run);
   if (reached.waiting) return reached.outcome;
+  // A plain return naming no sale: kept for an operator, or matched (returns.ts).
+  if (isUnlinkedReturn(tx)) return settleTillReturn(deps, thin, tx, reached.outcome, run);
+  // A member's sale keeps its store, time and products, so a later return can be matched with it.
+  const earning = sale?.orderId === tx.transactionHeadId && sale.notEarning === undefined;
+  const kept = deps.tillReturns && earning ? tillSaleOf(thin, from, tx) : undefined;
+  if (kept) await deps.tillReturns?.rememberSale(kept);
   // The till knows only what Smaregi holds: the member's balance, as the membership service has it now.
   const smaregiCustomer = sale && (sale.orderId === tx.transactionHeadId ? tx : original)?.customerId;
   if (from.tillPoints === 'membership' && sale?.customer && smaregiCustomer)

@@ -30,6 +30,9 @@ export const SmaregiStateFrom = lazyObject(z.object, () => ({
   lateMemberDays: z.number().int().min(1).max(90).optional(),
   /** `membership`: points spent at the till come off the membership balance (absent: `ignore`). */
   tillPoints: z.enum(['ignore', 'membership']).optional(),
+  /** A plain return without its sale: `auto` matches it when exactly one sale fits (absent: `manual`). */
+  returns: z.enum(['manual', 'auto']).optional(),
+  returnWindowDays: z.number().int().min(1).max(365).optional(),
 }));
 export type SmaregiStateFrom = z.infer<typeof SmaregiStateFrom>;
 

@@ -127,6 +127,8 @@ function thinEvent(payload: SmaregiWebhook, id: string, source: string, settings
       memberLookup: settings.memberLookup,
       lateMemberDays: settings.lateMemberDays,
       tillPoints: settings.tillPoints,
+      returns: settings.returns,
+      returnWindowDays: settings.returnWindowDays,
     },
   };
 }

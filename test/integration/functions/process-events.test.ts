@@ -14,7 +14,7 @@ import type { PointsEvent } from '../../../shared/events/index.js';
 import { ASIDE_ATTRIBUTES, type MessageVisibility, type VisibilityChange } from '../../../shared/queue/index.js';
 import { startSmaregiStandIn } from '../../../stand-ins/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../shared/sources/index.js';
-import { smaregiFixture } from '../../../kit/smaregi.js';
+import { smaregiFixture, smaregiTillTransaction } from '../../../kit/smaregi.js';
 
 const h = useHarness();
 
@@ -157,6 +157,26 @@ describe('process-events handler', () => {
         1,
         1,
       ]);
+    } finally {
+      await standIn.close();
+    }
+  });
+
+  it("counts a member's plain return naming no sale once in UnlinkedReturns, not again when it is delivered again", async () => {
+    const standIn = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
+    try {
+      const access = {
+        smaregi: { contractId: 'c1', apiOrigin: standIn.url, idOrigin: standIn.url, clientId: 'app', clientSecret: 'app-secret' },
+      };
+      const smaregiHandler = makeHandler(depsFromEnv({ ...env(), SMAREGI: JSON.stringify(access) }, { clock: h.clock }));
+      const settings = SmaregiSettings.parse({ contractId: 'c1' });
+      standIn.putTransaction({ ...smaregiTillTransaction('950', { productId: 'P-950' }, true), customerCode: 'C-0001' } as never);
+      const counted = async (action: string) => {
+        output.length = 0;
+        await smaregiHandler(sqsEvent(sqsRecord(smaregiThinEvent('950', 'smaregi', settings, h.clock(), action), 'smaregi:950')));
+        return lines().find((l) => '_aws' in l)?.UnlinkedReturns;
+      };
+      expect([await counted('created'), await counted('edited')]).toEqual([1, undefined]);
     } finally {
       await standIn.close();
     }

@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliCommand } from '../../../ops/index.js';
 import { membersCommand } from '../../../ops/members.js';
 import { redemptionsCommand } from '../../../ops/redemptions-command.js';
+import { returnsCommand } from '../../../ops/returns-command.js';
 import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../stand-ins/shopify-admin/index.js';
 import { adminTokenSecretName, loadStageConfig } from '../../../infra/config/index.js';
 import { INFRA_DIR } from '../../../infra/paths.js';
 import { ProcessingSettings } from '../../../shared/config/index.js';
-import { createLedger, createRedemptionLedger, type Ledger } from '../../../shared/ledger/index.js';
+import { createLedger, createRedemptionLedger, createTillReturns, type Ledger } from '../../../shared/ledger/index.js';
 import { createOpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
 import { createProcessor } from '../../../shared/points/index.js';
 import { createPrivacyRequests } from '../../../shared/privacy/index.js';
@@ -353,6 +354,74 @@ describe('stage commands (--stage)', () => {
         last: 'members: rows=1 linked=1 already=0 refused=0',
         linked: 'SM-STAGE-1',
         order: 'credited',
+      });
+    } finally {
+      await openapi.close();
+    }
+  });
+
+  it('returns apply --stage queues the refund of the sale on the stage queue, and the stage worker takes its share back once', async () => {
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
+    });
+    try {
+      await fetch(`${emulator.url}/__emulator/clients/test-client`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ external_keys: ['shopify', 'pos_card', 'smaregi'] }),
+      });
+      const processor = createProcessor({ ledger, openapi, settings: ProcessingSettings.parse({}), clock: Date.now });
+      const member = { externalKey: 'smaregi', externalId: 'SM-RET-1' };
+      await openapi.registerMember({ external_ids: { smaregi: member.externalId } });
+      const at = new Date().toISOString();
+      const sale = purchase({
+        source: 'smaregi',
+        orderId: '8801',
+        customer: member,
+        occurredAt: at,
+        eligibleAmount: 10_000,
+        eligibleExact: '10000',
+      });
+      const credited = await processor.process(sale);
+      const till = createTillReturns({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
+      await till.rememberSale({
+        source: 'smaregi',
+        saleId: '8801',
+        storeId: '1',
+        occurredAt: at,
+        ...member,
+        lines: [{ productId: 'P1', quantity: '2' }],
+      });
+      await till.record({
+        source: 'smaregi',
+        returnId: '8802',
+        storeId: '1',
+        occurredAt: at,
+        ...member,
+        amount: '5000',
+        currency: 'JPY',
+        rule: 'major_floor',
+        refundTitle: 'Refund {order}',
+        lines: [{ productId: 'P1', quantity: '1', amount: '5500' }],
+      });
+      const balance = async () => (await openapi.getMemberByExternalId('smaregi', member.externalId)).point;
+      const before = await balance();
+      const lines: string[] = [];
+      const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+      const apply = () =>
+        returnsCommand(['apply', '8802', '--sale', '8801', '--by', 'ops', '--stage', 'staging', '--outputs', outputsFile], {}, out);
+      const queued = () =>
+        boundary.messages(queues.queue).filter((m) => (JSON.parse(m.body) as { refundId?: string }).refundId === 'return-8802');
+      const codes = [await apply()];
+      const first = await processor.process(JSON.parse(queued()[0]!.body));
+      codes.push(await apply());
+      const second = await processor.process(JSON.parse(queued()[1]!.body));
+      expect({ credited: credited.kind, codes, first: first.kind, second: second.kind, taken: before - (await balance()) }).toEqual({
+        credited: 'credited',
+        codes: [0, 0],
+        first: 'debited',
+        second: 'duplicate',
+        taken: Math.floor((before * 5000) / 10_000),
       });
     } finally {
       await openapi.close();

@@ -147,4 +147,29 @@ describe('local configuration', () => {
     const error = (await resolveLocalConfig({ SMAREGI_TILL_POINTS: 'smaregi' }).catch((e: unknown) => e)) as Error;
     expect(error.message).toBe('SMAREGI_TILL_POINTS must be ignore or membership');
   });
+
+  it('reads SMAREGI_RETURNS and SMAREGI_RETURN_WINDOW_DAYS as the source settings returns and returnWindowDays, manual and 30 days when unset', async () => {
+    const config = await resolveLocalConfig({ SMAREGI_RETURNS: 'auto', SMAREGI_RETURN_WINDOW_DAYS: '14' });
+    const unset = await resolveLocalConfig({});
+    const stageDefault = SmaregiSettings.parse({ contractId: 'c' });
+    expect([
+      config.smaregi.returns,
+      config.smaregi.returnWindowDays,
+      unset.smaregi.returns ?? stageDefault.returns,
+      unset.smaregi.returnWindowDays ?? stageDefault.returnWindowDays,
+    ]).toEqual(['auto', 14, 'manual', 30]);
+  });
+
+  it('refuses a SMAREGI_RETURNS other than manual or auto, and a SMAREGI_RETURN_WINDOW_DAYS outside 1-365', async () => {
+    const refused = async (env: Record<string, string>) => ((await resolveLocalConfig(env).catch((e: unknown) => e)) as Error).message;
+    expect([
+      await refused({ SMAREGI_RETURNS: 'always' }),
+      await refused({ SMAREGI_RETURN_WINDOW_DAYS: '0' }),
+      await refused({ SMAREGI_RETURN_WINDOW_DAYS: '400' }),
+    ]).toEqual([
+      'SMAREGI_RETURNS must be manual or auto',
+      'SMAREGI_RETURN_WINDOW_DAYS must be an integer from 1 to 365, got "0"',
+      'SMAREGI_RETURN_WINDOW_DAYS must be an integer from 1 to 365, got "400"',
+    ]);
+  });
 });

@@ -103,4 +103,31 @@ describe('the smaregi source', () => {
     const all = [...ids('created', 'e1'), ...ids('edited', 'e2')];
     expect(new Set(all).size).toBe(4);
   });
+
+  const stateFrom = (settings: Record<string, unknown>) => {
+    const configured = loadSources(JSON.stringify({ smaregi: { contractId: 'demo-contract', ...settings } })).get('smaregi')!;
+    const read = configured.readMany!(request(body({ transactionHeadIds: ['25'] })));
+    const event = read.status === 'ok' ? read.value[0] : undefined;
+    return event?.type === 'purchase' ? event.stateFrom : undefined;
+  };
+
+  it('leaves plain returns to the operator unless the source says auto, matching within 30 days by default', () => {
+    expect([stateFrom({}), stateFrom({ returns: 'auto', returnWindowDays: 14 })]).toEqual([
+      expect.objectContaining({ returns: 'manual', returnWindowDays: 30 }),
+      expect.objectContaining({ returns: 'auto', returnWindowDays: 14 }),
+    ]);
+  });
+
+  it('refuses a return window that is not 1 to 365 whole days, and a returns mode other than manual or auto, naming the setting', () => {
+    const refused = (settings: Record<string, unknown>) => {
+      try {
+        loadSources(JSON.stringify({ smaregi: { contractId: 'demo-contract', ...settings } }));
+        return 'accepted';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    const messages = [{ returnWindowDays: 0 }, { returnWindowDays: 366 }, { returnWindowDays: 1.5 }, { returns: 'always' }].map(refused);
+    expect(messages.map((m) => /returnWindowDays|returns/.test(m))).toEqual([true, true, true, true]);
+  });
 });
