@@ -108,8 +108,11 @@ function legDoubt(deps: RedemptionDeps, r: RedemptionRecord, leg: Leg): Doubt | 
   if (!r[leg.sent]) return undefined;
   const h = engine(deps).horizon;
   const last = r[leg.lastSentAt] ?? r[leg.sentAt];
-  // A record sent before the horizon existed (no send time): searched at once, as it was then.
-  const until = Math.max(r.inDoubtUntil ?? 0, last !== undefined ? last + SEND_WINDOW_MS + h.inDoubtMs : 0);
+  // Written by the attempt that saw its send end (after the send): that send's own horizon. Otherwise the
+  // attempt died: its call went at the latest at its window's end. A record sent before the horizon
+  // existed (no send time) is searched at once, as it was then.
+  const known = r.inDoubtUntil !== undefined && last !== undefined && r.inDoubtUntil > last ? r.inDoubtUntil : undefined;
+  const until = known ?? (last !== undefined ? last + SEND_WINDOW_MS + h.inDoubtMs : 0);
   return { until, since: r[leg.sentAt] ?? Date.parse(r.createdAt), memberId: r.memberId };
 }
 

@@ -100,6 +100,49 @@ describe('POST /proxy/shopify/redeem', () => {
     ]);
   });
 
+  it('a deduction whose request lands after a reset is never sent twice: pressed again it is "still being made", then finished', async () => {
+    await h.emulator.addFault({ method: 'POST', path: '^/api/ext/users/[^/]+/points$', fault: 'late_commit', answer: 'reset', commit_after_ms: 3000 });
+    const request = newRequest();
+    const body = `points=300&request=${request}`;
+    const first = await redeemAs('1001', body);
+    expect(first.status).toBe(503);
+    expect(first.body).toMatchObject({ error: { kind: 'in_doubt', retryAfterSeconds: 120 } });
+    // Pressed again before the request has landed: nothing more is sent.
+    const again = await handleRedeem({ method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body }, h.deps());
+    expect(again.statusCode).toBe(503);
+    expect(again.headers['retry-after']).toBe('120');
+    const marker = redemptionMarker('shopify', '1001', request);
+    await expect.poll(() => h.entries(ALICE, marker), { timeout: 15_000, interval: 100 }).toHaveLength(1);
+    h.clock.advance(120_000 + 1);
+    const done = await redeemAs('1001', body);
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ status: 'redeemed', points: 300 });
+    expect(await h.balance(ALICE)).toBe(700);
+    expect(await h.entries(ALICE, marker)).toEqual([{ point: -300, remarks: marker }]);
+  });
+
+  it('the page says in Japanese and English that a redemption in doubt is still being made, and when to press again', async () => {
+    await h.emulator.addFault({ method: 'POST', path: '^/api/ext/users/[^/]+/points$', fault: 'late_commit', answer: 'reset', commit_after_ms: 3000 });
+    const page = await handleRedeem(
+      { method: 'POST', rawQuery: h.signed('1001'), accept: 'text/html', body: `points=100&request=${newRequest()}` },
+      h.deps(),
+    );
+    expect(page.statusCode).toBe(503);
+    expect(page.headers['retry-after']).toBe('120');
+    expect(page.body).toContain('処理中');
+    expect(page.body).toContain('still being made');
+  });
+
+  it('a deduction in doubt whose request never lands is sent again after the horizon, once', async () => {
+    await h.emulator.addFault({ method: 'POST', path: '^/api/ext/users/[^/]+/points$', fault: 'status', status: 504, body: 'gateway timeout', times: 1 });
+    const request = newRequest();
+    const body = `points=200&request=${request}`;
+    expect((await redeemAs('1001', body)).status).toBe(503);
+    h.clock.advance(120_000 + 1);
+    expect((await redeemAs('1001', body)).status).toBe(200);
+    expect(await h.balance(ALICE)).toBe(800);
+  });
+
   it('retries a code Shopify could not make at first and answers it', async () => {
     h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'http_503', times: 1 });
     const answer = await redeemAs('1001', `points=100&request=${newRequest()}`);
