@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cycles, fileGraph, folderGraph, moduleGraph, sharedModuleOf, topFolderOf } from './import-graph.js';
@@ -12,6 +12,9 @@ import { cycles, fileGraph, folderGraph, moduleGraph, sharedModuleOf, topFolderO
  * - code outside a shared/ module reaches it only through its public face: `index.ts` (a sender kind's
  *   `shared/sources/<kind>/index.ts` too), or a light entry
  *   file named `*.entry.ts` where a Lambda bundle must stay small (as Powertools' subpath exports do).
+ * - every state-changing points call is sent by the protocol engine (shared/points/engine/act.ts): no other
+ *   product file calls `grantPoints` or `calculatePoints` (the client defines them; tests, benches and the demo's
+ *   seeding of a member, which stands for the membership service's own operator, may).
  * Prints each problem and exits 1 when there is one.
  */
 
@@ -22,9 +25,21 @@ export function isPublicEntry(file: string): boolean {
   return /^shared\/[^/]+\/(index|[\w-]+\.entry)\.ts$/.test(file) || /^shared\/sources\/[\w-]+\/index\.ts$/.test(file);
 }
 
+/** Where a state-changing points call may be written: the engine's one sender, and the client that defines it. */
+const POINTS_CALL_HOMES = [/^shared\/points\/engine\/act\.ts$/, /^shared\/openapi\//];
+const POINTS_CALL = /\.(grantPoints|calculatePoints)\s*\(/;
+
+/** Product files (not tests, benches or tools) that send a points call themselves instead of through the engine. */
+export function pointsCallProblems(root: string, files: readonly string[]): string[] {
+  return files
+    .filter((f) => !/^(test|bench|tools|demo)\//.test(f) && !POINTS_CALL_HOMES.some((home) => home.test(f)))
+    .filter((f) => POINTS_CALL.test(readFileSync(resolve(root, f), 'utf8')))
+    .map((f) => `points call outside the protocol engine: ${f} (send it through shared/points/engine: runOperation or act)`);
+}
+
 export function importProblems(root: string, files: readonly string[]): string[] {
   const graph = fileGraph(root, files);
-  const problems: string[] = [];
+  const problems: string[] = [...pointsCallProblems(root, files)];
   for (const cycle of cycles(graph)) problems.push(`file cycle: ${cycle.join(' ↔ ')}`);
   for (const cycle of cycles(moduleGraph(graph))) problems.push(`shared/ module cycle: ${cycle.join(' ↔ ')}`);
   for (const cycle of cycles(folderGraph(graph))) problems.push(`folder cycle: ${cycle.join(' ↔ ')} (see docs/house.md)`);

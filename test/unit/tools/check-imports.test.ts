@@ -127,4 +127,16 @@ describe('npm run lint import rules', () => {
       }),
     ).toEqual(['import of test/: bench/run.ts → test/support/clock.ts (move what it needs out of test/, e.g. to kit/)']);
   });
+
+  it('report a points call sent outside the protocol engine', async () => {
+    expect(
+      await problems({
+        'shared/points/engine/act.ts': 'export const send = (api: any) => api.grantPoints("m", {});\n',
+        'shared/redemption/deduct.ts': 'export const deduct = (api: any) => api.grantPoints("m", { point: -1 });\n',
+        'test/x.test.ts': 'export const t = (api: any) => api.calculatePoints("m", {});\n',
+      }),
+    ).toEqual([
+      'points call outside the protocol engine: shared/redemption/deduct.ts (send it through shared/points/engine: runOperation or act)',
+    ]);
+  });
 });
