@@ -95,7 +95,7 @@ export function appProxyEnvironment(
     [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(stage.sources)),
     [ENV.WEBHOOK_SECRET_ARNS]: refs.webhookSecretArnsJson,
     [ENV.OPENAPI_SECRET_ARN]: refs.openApiSecretArn,
-    ...(refs.redemption ? redemptionVariables(refs.redemption) : {}),
+    ...(refs.redemption ? redemptionVariables(stage, refs.redemption) : {}),
   });
 }
 
@@ -107,8 +107,10 @@ export interface RedemptionRefs {
   apiVersion?: string;
 }
 
-const redemptionVariables = (r: RedemptionRefs): Record<string, string> => ({
+const redemptionVariables = (stage: StageConfig, r: RedemptionRefs): Record<string, string> => ({
   [ENV.LEDGER_TABLE]: r.tableName,
+  // Deductions and give-backs keep the same in-doubt horizon as the worker's calls.
+  [ENV.IN_DOUBT_SECONDS]: String(stageTiming(stage).inDoubtSeconds),
   [ENV.REDEMPTION_SHOPIFY_ADMIN]: JSON.stringify({
     shopDomain: r.shopDomain,
     accessTokenSecretArn: r.tokenSecretArn,
@@ -121,7 +123,7 @@ export function sweepEnvironment(stage: StageConfig, refs: RedemptionRefs & { op
   return {
     ...ledgerAndOpenApi(stage, refs),
     [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(stage.sources)),
-    ...redemptionVariables(refs),
+    ...redemptionVariables(stage, refs),
   };
 }
 

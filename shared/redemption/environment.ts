@@ -1,5 +1,12 @@
 import * as z from 'zod';
-import { ConfigurationError, createSecretsManagerReader, ENV, requiredSetting, type SecretReader } from '../config/index.js';
+import {
+  ConfigurationError,
+  createSecretsManagerReader,
+  ENV,
+  processingSettingsFromEnv,
+  requiredSetting,
+  type SecretReader,
+} from '../config/index.js';
 import { documentClientFromEnv } from '../dynamodb/index.js';
 import { createRedemptionLedger } from '../ledger/index.js';
 import type { Logger } from '../logging/index.js';
@@ -83,6 +90,7 @@ export function redemptionDepsFromEnv(
       parts.ledger ??
       createRedemptionLedger({ client: documentClientFromEnv(env), tableName: requiredSetting(env, ENV.LEDGER_TABLE), clock: now }),
     now,
+    inDoubtSeconds: processingSettingsFromEnv(env).inDoubtSeconds,
     ...(parts.logger ? { logger: parts.logger } : {}),
   };
 }

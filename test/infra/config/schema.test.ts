@@ -30,6 +30,12 @@ describe('stage configuration: leases and timeouts', () => {
     expect(problemOf(input)).toMatch(/the lease \(19 s\) must be >= 20 s: its last 15 s are kept clear of calls/);
   });
 
+  it('rejects an in-doubt horizon shorter than the lease margin, naming processing.inDoubtSeconds', () => {
+    const input = stagingInput();
+    input.processing = { inDoubtSeconds: 14 };
+    expect(problemOf(input)).toMatch(/in-doubt horizon \(14 s\) must be >= the lease's margin[\s\S]*processing\.inDoubtSeconds/);
+  });
+
   it('accepts a lease shorter than the worker timeout: the send window, not the invocation, bounds its calls', () => {
     const input = stagingInput();
     input.worker = { memoryMiB: 512, timeoutSeconds: 60 };

@@ -100,7 +100,7 @@ describe('late commits at a refund', () => {
 });
 
 describe('the member a request in doubt went to', () => {
-  it("a re-link between attempts: the history of the member the request went to is searched, and nobody else is credited", async () => {
+  it('a re-link between attempts: the history of the member the request went to is searched, and nobody else is credited', async () => {
     await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'late_commit', answer: 'reset', commit_after_ms: 3000 });
     const event = purchase();
     expect(await h.processor({ settings }).process(event)).toMatchObject({ kind: 'outcome_unknown' });

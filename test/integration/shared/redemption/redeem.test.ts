@@ -101,7 +101,13 @@ describe('POST /proxy/shopify/redeem', () => {
   });
 
   it('a deduction whose request lands after a reset is never sent twice: pressed again it is "still being made", then finished', async () => {
-    await h.emulator.addFault({ method: 'POST', path: '^/api/ext/users/[^/]+/points$', fault: 'late_commit', answer: 'reset', commit_after_ms: 3000 });
+    await h.emulator.addFault({
+      method: 'POST',
+      path: '^/api/ext/users/[^/]+/points$',
+      fault: 'late_commit',
+      answer: 'reset',
+      commit_after_ms: 3000,
+    });
     const request = newRequest();
     const body = `points=300&request=${request}`;
     const first = await redeemAs('1001', body);
@@ -122,7 +128,13 @@ describe('POST /proxy/shopify/redeem', () => {
   });
 
   it('the page says in Japanese and English that a redemption in doubt is still being made, and when to press again', async () => {
-    await h.emulator.addFault({ method: 'POST', path: '^/api/ext/users/[^/]+/points$', fault: 'late_commit', answer: 'reset', commit_after_ms: 3000 });
+    await h.emulator.addFault({
+      method: 'POST',
+      path: '^/api/ext/users/[^/]+/points$',
+      fault: 'late_commit',
+      answer: 'reset',
+      commit_after_ms: 3000,
+    });
     const page = await handleRedeem(
       { method: 'POST', rawQuery: h.signed('1001'), accept: 'text/html', body: `points=100&request=${newRequest()}` },
       h.deps(),
@@ -134,7 +146,14 @@ describe('POST /proxy/shopify/redeem', () => {
   });
 
   it('a deduction in doubt whose request never lands is sent again after the horizon, once', async () => {
-    await h.emulator.addFault({ method: 'POST', path: '^/api/ext/users/[^/]+/points$', fault: 'status', status: 504, body: 'gateway timeout', times: 1 });
+    await h.emulator.addFault({
+      method: 'POST',
+      path: '^/api/ext/users/[^/]+/points$',
+      fault: 'status',
+      status: 504,
+      body: 'gateway timeout',
+      times: 1,
+    });
     const request = newRequest();
     const body = `points=200&request=${request}`;
     expect((await redeemAs('1001', body)).status).toBe(503);

@@ -48,6 +48,17 @@ describe('local configuration', () => {
     await expect(resolveLocalConfig({ LEASE_SECONDS: '19' })).rejects.toThrow(/LEASE_SECONDS.*must be >= 20 s/);
   });
 
+  it('refuses an in-doubt horizon shorter than the lease margin, naming the variable', async () => {
+    await expect(resolveLocalConfig({ IN_DOUBT_SECONDS: '14' })).rejects.toThrow(
+      /IN_DOUBT_SECONDS.*in-doubt horizon \(14 s\) must be >= the lease's margin \(15 s\)/,
+    );
+  });
+
+  it('hands IN_DOUBT_SECONDS to the worker as the stack does (default 120 s, any value from the margin up)', async () => {
+    expect((await resolveLocalConfig({})).processing.inDoubtSeconds).toBe(120);
+    expect((await resolveLocalConfig({ IN_DOUBT_SECONDS: '20' })).processing.inDoubtSeconds).toBe(20);
+  });
+
   it('reads the ports and the comma-separated secrets from the environment', async () => {
     const config = await resolveLocalConfig({
       PORT: '4000',

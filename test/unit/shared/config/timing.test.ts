@@ -38,6 +38,12 @@ describe('the one timing derivation', () => {
     expect(timingProblems(deriveTiming({ leaseSeconds: 19 })).map((p) => p.field)).toEqual(['leaseSeconds']);
   });
 
+  it('keeps a 120-s in-doubt horizon by default and refuses one shorter than the lease margin', () => {
+    expect(deriveTiming().inDoubtSeconds).toBe(120);
+    expect(timingProblems(deriveTiming({ inDoubtSeconds: 15 }))).toEqual([]);
+    expect(timingProblems(deriveTiming({ inDoubtSeconds: 14 })).map((p) => p.field)).toEqual(['inDoubtSeconds']);
+  });
+
   it('refuses a refund wait longer than the horizon', () => {
     const problems = timingProblems(deriveTiming({ retryHorizonSeconds: 3600, refundWaitSeconds: 3601 }));
     expect(problems.map((p) => p.field)).toEqual(['refundWaitSeconds']);
