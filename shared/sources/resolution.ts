@@ -17,9 +17,9 @@ import { type EarnsEvent, invalidEvent, type Processor, type ProcessContext, typ
  * schema and its API client stay in its folder (shared/sources/<kind>/resolution.ts).
  */
 
-/** What a resolution reads besides its own API: the ledger's orders (and refund records), the membership service, a logger. */
+/** What a resolution reads besides its own API: the ledger's orders (and refund records, erasures' tombstones), the membership service, a logger. */
 export interface ResolveDeps {
-  readonly ledger: Pick<ProcessorDeps['ledger'], 'getOrder' | 'getRefund'>;
+  readonly ledger: Pick<ProcessorDeps['ledger'], 'getOrder' | 'getRefund' | 'isRedacted'>;
   readonly openapi: ProcessorDeps['openapi'];
   readonly logger?: ProcessorDeps['logger'];
 }
