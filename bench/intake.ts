@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { esbuildOptions } from '../infra/bundling.js';
 import { depsFromEnv, makeHandler } from '../functions/receive-webhook.js';
-import { productionIntakeEnv } from './production.js';
+import { productionIntakeEnv, productionShop } from './production.js';
 import { staticWebhookSecrets } from '../shared/config/index.js';
 import type { EventQueue } from '../shared/queue/index.js';
 import { apiGatewayEvent, fixture, posHeaders, shopifyHeaders } from '../kit/fixture-webhooks.js';
@@ -67,12 +67,14 @@ async function throughput(durationMs: number): Promise<IntakeBenchFigures['invoc
     }),
   );
   const order = fixture('shopify/orders-paid-usd-discount-shipping.json');
+  // The production stage takes its own shop's deliveries only (its shopDomains).
+  const shop = { 'x-shopify-shop-domain': productionShop() };
   const sale = fixture('pos/sale.json');
   const events = {
-    shopifyAccepted: apiGatewayEvent('shopify', order, shopifyHeaders(order, 'bench-shopify', 'orders/paid')),
+    shopifyAccepted: apiGatewayEvent('shopify', order, shopifyHeaders(order, 'bench-shopify', 'orders/paid', shop)),
     posAccepted: apiGatewayEvent('pos', sale, posHeaders(sale, 'bench-pos', nowS)),
-    forgedRejected: apiGatewayEvent('shopify', order, shopifyHeaders(order, 'forged', 'orders/paid')),
-    topicIgnored: apiGatewayEvent('shopify', order, shopifyHeaders(order, 'bench-shopify', 'products/update')),
+    forgedRejected: apiGatewayEvent('shopify', order, shopifyHeaders(order, 'forged', 'orders/paid', shop)),
+    topicIgnored: apiGatewayEvent('shopify', order, shopifyHeaders(order, 'bench-shopify', 'products/update', shop)),
   };
   const result = {} as IntakeBenchFigures['invocationsPerSecond'];
   for (const [name, event] of Object.entries(events) as [keyof typeof events, (typeof events)[keyof typeof events]][]) {

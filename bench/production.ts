@@ -3,7 +3,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { startEmulator } from '../stand-ins/openapi/index.js';
 import { depsFromEnv as workerDeps, makeHandler as makeWorker, type ProcessEventsOverrides } from '../functions/process-events.js';
 import { depsFromEnv as intakeDeps, makeHandler as makeIntake } from '../functions/receive-webhook.js';
-import { receiverEnvironment, workerEnvironment } from '../infra/config/derived.js';
+import { receiverEnvironment, stageSources, workerEnvironment } from '../infra/config/derived.js';
 import { loadStageConfig } from '../infra/config/load.js';
 import { INFRA_DIR } from '../infra/paths.js';
 import { createLocalQueue, type LocalQueue, startLocalStack } from '../local/index.js';
@@ -115,6 +115,7 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
       };
       return Object.values(stats.clients[CLIENT.id]?.routes ?? {}).reduce((sum, r) => sum + r.total, 0);
     };
+    const shop = productionShop();
     const order = (i: number) =>
       shopifyOrderPaid(
         {
@@ -128,6 +129,7 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
         SECRET,
         `bench-p-${i}`,
         Date.now(),
+        { shopDomain: shop },
       );
     // Warm-up: the token, the pools, the SDK.
     await intake(order(0));
@@ -168,6 +170,7 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
         SECRET,
         `bench-r-${i}`,
         Date.now(),
+        { shopDomain: shop },
       );
       await intake(refund);
       await queue.waitForIdle();
@@ -193,6 +196,13 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
     await dynamo.stop();
     await emulator.close();
   }
+}
+
+/** The shop the production stage's Shopify source takes deliveries of (its `shopDomains`): the bench's deliveries name it. */
+export function productionShop(): string {
+  const shop = stageSources(loadStageConfig(INFRA_DIR, 'production')).get('shopify')?.customerLinking?.().shopDomains[0];
+  if (shop === undefined) throw new Error('bench: the production stage names no shop for its shopify source');
+  return shop;
 }
 
 /** receive-webhook's environment as the production stack sets it, without the secrets' ARNs (Secrets Manager cannot run here). */

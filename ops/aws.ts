@@ -97,6 +97,8 @@ export interface AwsTarget {
   processing: ProcessingSettings;
   /** The stage's sources as its functions read them (names, external keys, linking), from the stage file. */
   sources: SourceSet;
+  /** A Smaregi source's till-points mode, as the stage file sets it. */
+  tillPoints(source: string): 'ignore' | 'membership' | undefined;
   openapi: OpenApiClient;
   outputs: StackOutputs;
   sqs: SQSClient;
@@ -144,6 +146,7 @@ export async function connectToStage(options: StageOptions): Promise<AwsTarget> 
     tableName: outputs.LedgerTableName,
     processing,
     sources,
+    tillPoints: (source) => (stage.sources as Record<string, { tillPoints?: 'ignore' | 'membership' } | undefined>)[source]?.tillPoints,
     openapi,
     outputs,
     sqs,

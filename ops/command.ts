@@ -28,7 +28,8 @@ export const CLI_USAGE = `usage:
   npm run reprocess -- --source <source> --customer <id> [--days <n, default: the source's retroCreditDays>] [--key <external key, default: the source's>] [--stage <stage> ...]
   npm run pause -- [--until <ISO time>] [--stage <stage> ...]   (stops pulling for a planned maintenance; intake keeps accepting)
   npm run resume -- [--stage <stage> ...]
-  npm run privacy -- list | show <request id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]`;
+  npm run privacy -- list | show <request id> [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
+  npm run privacy -- smaregi report <customer code> | smaregi erase <customer code> [--source <smaregi source, default smaregi>] [--stage <stage> ...]`;
 
 /** No sender's id is this long (DynamoDB refuses keys past 1 KB): a typo, refused by name before any read. */
 const MAX_ID_CHARS = 256;
@@ -298,7 +299,10 @@ async function run(
       const { privacyCommand } = await import('./privacy.js');
       const target = aws ?? (await localHandle(env));
       try {
-        return await privacyCommand(rest, { client: target.documentClient, tableName: target.tableName }, print);
+        const smaregi = 'smaregi' in target ? target.smaregi : undefined;
+        const tillPoints = 'tillPoints' in target ? target.tillPoints : () => smaregi?.tillPoints;
+        const privacyTarget = { ...target, ledgerTtlDays: target.processing.ledgerTtlDays, tillPoints };
+        return await privacyCommand(rest, { source: values.source }, privacyTarget, print);
       } finally {
         await target.close();
       }

@@ -1,10 +1,12 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createPrivacyRequests, type PrivacyRequestRecord } from '../shared/privacy/index.js';
 import { OpsError } from './errors.js';
+import type { SmaregiPrivacyTarget } from './privacy-smaregi.js';
 
 /**
- * `npm run privacy -- list | show <id>`: the shop's privacy requests (Shopify's compliance topics) and
- * what the bridge did with each; `show` prints a data request's report, to send to the shop.
+ * `npm run privacy -- list | show <id>`: the shop's privacy requests (Shopify's compliance topics, and the
+ * in-store members' erasures) and what the bridge did with each; `show` prints a data request's report,
+ * to send to the shop. `npm run privacy -- smaregi report|erase <customer code>`: ops/privacy-smaregi.ts.
  */
 
 function line(r: PrivacyRequestRecord): string {
@@ -16,11 +18,15 @@ function line(r: PrivacyRequestRecord): string {
 
 export async function privacyCommand(
   args: string[],
-  table: { client: DynamoDBDocumentClient; tableName: string },
+  options: { source: string | undefined },
+  target: SmaregiPrivacyTarget,
   print: (line: string) => void,
 ): Promise<number> {
-  const requests = createPrivacyRequests({ ...table, clock: Date.now });
   const [sub, id, extra] = args;
+  if (sub === 'smaregi') return (await import('./privacy-smaregi.js')).smaregiPrivacyCommand(args.slice(1), options, target, print);
+  if (options.source !== undefined) throw new OpsError('usage', '--source goes with privacy smaregi');
+  const table: { client: DynamoDBDocumentClient; tableName: string } = { client: target.documentClient, tableName: target.tableName };
+  const requests = createPrivacyRequests({ ...table, clock: Date.now });
   if (sub === 'list' && id === undefined) {
     const records = await requests.list();
     if (records.length === 0) print('no privacy requests recorded');
@@ -38,5 +44,5 @@ export async function privacyCommand(
     print(JSON.stringify({ ...rest, ...(report ? { report: JSON.parse(report) } : {}) }, null, 2));
     return 0;
   }
-  throw new OpsError('usage', 'privacy takes list | show <id>');
+  throw new OpsError('usage', 'privacy takes list | show <id> | smaregi report <customer code> | smaregi erase <customer code>');
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { deriveTiming, type Timing, timingProblems } from '../../shared/config/index.js';
 import { ReconcileConfig, reconcileProblem } from './reconcile.js';
 import { redemptionProblem } from './redemption.js';
-import { SecretName, SourceConfig, SourceName, sourcesProblem } from './sources.js';
+import { SecretName, SourceConfig, SourceName, shopDomainsProblem, sourcesProblem } from './sources.js';
 
 /**
  * The per-stage configuration of a deployment, validated before any construct is built: a bad file
@@ -118,8 +118,9 @@ export const StageConfig = z
         /** Ledger records expire after this; must outlive the longest refund window. */
         ledgerTtlDays: z.number().int().min(1).max(3650).default(400),
         /**
-         * Lease on a ledger record: its holder sends no points call in its last 15 s (the margin), so it need
-         * not outlive the worker timeout; >= 20 s (shared/config/timing.ts).
+         * Lease on a ledger record. It need not outlive the worker's timeout: no state-changing call is sent
+         * that could outlast it (the send window, shared/openapi/send-window.ts), so a takeover after it finds
+         * the holder's calls landed or dead. Longer only delays a takeover after a crash.
          */
         leaseSeconds: z.number().int().min(5).max(3600).optional(),
         /** The in-doubt horizon (IN_DOUBT_SECONDS): >= the lease's margin; default 120 s (shared/config/timing.ts). */
@@ -240,6 +241,8 @@ export const StageConfig = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['reconcile'] });
     const redemption = redemptionProblem(s);
     if (redemption) ctx.addIssue({ code: 'custom', message: redemption, path: ['sources'] });
+    const shops = shopDomainsProblem(s);
+    if (shops) ctx.addIssue({ code: 'custom', message: shops, path: ['sources'] });
   })
   // Every invariant between the timing settings, checked in one place (shared/config/timing.ts).
   .superRefine((s, ctx) => {

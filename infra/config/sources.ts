@@ -47,3 +47,17 @@ export function sourcesProblem(sources: Record<string, SourceConfig>): string | 
     throw error;
   }
 }
+
+/**
+ * A production stage names the shop of each Shopify source (`shopDomains`): one app secret signs for every
+ * shop the app is installed on, so without it intake and the App Proxy take any `*.myshopify.com` shop
+ * signing with it. Undefined when every Shopify source names one (or the stage is no production stage).
+ */
+export function shopDomainsProblem(stage: { production: boolean; sources: Record<string, SourceConfig> }): string | undefined {
+  if (!stage.production || sourcesProblem(stage.sources) !== undefined) return undefined;
+  for (const [name, source] of loadSources(JSON.stringify(sourcesConfig(stage.sources)))) {
+    if (source.kind !== 'shopify' || (source.customerLinking?.().shopDomains.length ?? 0) > 0) continue;
+    return `sources.${name}.shopDomains: a production stage names its shop (["<shop>.myshopify.com"]); without it any shop signing with the app's secret is taken`;
+  }
+  return undefined;
+}

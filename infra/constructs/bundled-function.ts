@@ -33,12 +33,15 @@ export type BundledFunctionProps = FunctionLogs & {
  * managed policy may create log groups and write to any of them).
  */
 export class BundledFunction extends Construct {
+  /** Which function it is (its entry in infra/paths.ts): docs/deploy.md names each by its file name. */
+  readonly code: keyof typeof FUNCTION_ENTRIES;
   readonly fn: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: BundledFunctionProps) {
     super(scope, id);
+    this.code = props.code;
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention,
       removalPolicy: props.removalPolicy,

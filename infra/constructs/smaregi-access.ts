@@ -47,7 +47,7 @@ export class SmaregiAccessSecrets extends Construct {
       smaregiSources(props.config).map(({ name }) => {
         const secret = new Secret(this, `App-${name}`, {
           secretName: smaregiCredentialsSecretName(props.config, name),
-          description: `Smaregi app of ${name} (scopes pos.transactions:read pos.customers:read): {"client_id": "...", "client_secret": "..."}`,
+          description: `Smaregi app of ${name} (scopes pos.transactions:read pos.customers:read, and pos.customers:write under tillPoints membership): {"client_id": "...", "client_secret": "..."}`,
           secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ client_id: '', client_secret: '' })),
           removalPolicy: props.removalPolicy,
         });

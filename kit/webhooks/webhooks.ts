@@ -74,7 +74,13 @@ export interface ShopifyOrderInput {
   discountCodes?: { code: string; amount: string }[];
 }
 
-export function shopifyOrderPaid(order: ShopifyOrderInput, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+export function shopifyOrderPaid(
+  order: ShopifyOrderInput,
+  secret: string,
+  webhookId: string,
+  nowMs: number,
+  sender: ShopifySender = {},
+): WebhookRequest {
   const taxesIncluded = order.taxesIncluded ?? false;
   const total = taxesIncluded
     ? order.subtotal
@@ -98,7 +104,7 @@ export function shopifyOrderPaid(order: ShopifyOrderInput, secret: string, webho
     shipping_lines: [],
     discount_codes: (order.discountCodes ?? []).map((d) => ({ code: d.code, amount: d.amount, type: 'fixed_amount' })),
   };
-  return shopifyRequest('orders/paid', payload, secret, webhookId, nowMs);
+  return shopifyRequest('orders/paid', payload, secret, webhookId, nowMs, sender);
 }
 
 export interface ShopifyRefundInput {
@@ -110,7 +116,13 @@ export interface ShopifyRefundInput {
   currency: string;
 }
 
-export function shopifyRefundCreate(refund: ShopifyRefundInput, secret: string, webhookId: string, nowMs: number): WebhookRequest {
+export function shopifyRefundCreate(
+  refund: ShopifyRefundInput,
+  secret: string,
+  webhookId: string,
+  nowMs: number,
+  sender: ShopifySender = {},
+): WebhookRequest {
   const payload = {
     id: bare(refund.refundId),
     order_id: bare(refund.orderId),
@@ -129,7 +141,7 @@ export function shopifyRefundCreate(refund: ShopifyRefundInput, secret: string, 
     order_adjustments: [],
     transactions: [{ kind: 'refund', status: 'success', currency: refund.currency }],
   };
-  return shopifyRequest('refunds/create', payload, secret, webhookId, nowMs);
+  return shopifyRequest('refunds/create', payload, secret, webhookId, nowMs, sender);
 }
 
 export interface PosCommon {

@@ -26,7 +26,10 @@ export const ProcessingSettings = lazyObject(z.object, () => ({
   refundWaitSeconds: envInt(0, 7 * 86_400, TIMING_DEFAULTS.refundWaitSeconds),
   /** Finished ledger records expire after this many days (long enough for late refunds). */
   ledgerTtlDays: envInt(MIN_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, DEFAULT_LEDGER_TTL_DAYS),
-  /** A claim's lease: its holder sends no points call in its last LEASE_MARGIN_SECONDS (the send window), so it need not outlive an attempt. */
+  /**
+   * A claim's lease. Need not outlive an attempt (the Lambda timeout): the holder sends no state-changing
+   * call that could outlast it (shared/openapi/send-window.ts); it only bounds how soon a takeover may start.
+   */
   leaseSeconds: envInt(5, 3600, DEFAULT_TIMING.leaseSeconds),
   /** Open API requests per minute per endpoint this container may send. */
   rateBudgetPerMinute: envInt(1, 2000, 2000),

@@ -130,8 +130,11 @@ export const PurchaseEvent = lazyObject(z.object, () => ({
   customerMatchWindowSeconds: z.number().int().positive().optional(),
   /** The discount codes the order used (Shopify): a redemption's code marks it used (docs/redemption.md). */
   discountCodes: z.array(z.string().min(1).max(255)).max(50).optional(),
-  /** The sender's record is no sale that earns (a Smaregi deposit, a sale at another store): recorded skipped with this reason. */
-  notEarning: z.enum(['not_a_sale', 'other_store', 'layaway_pickup']).optional(),
+  /**
+   * The sender's record is no sale that earns (a Smaregi deposit, a sale at another store), or it names a
+   * customer a privacy erasure removed (`customer_redacted`): recorded skipped with this reason.
+   */
+  notEarning: z.enum(['not_a_sale', 'other_store', 'layaway_pickup', 'customer_redacted']).optional(),
   /**
    * A fixed points grant instead of the calculation on the amount: negative deducts (points spent at a
    * Smaregi till), positive gives back. Same claim, marker and record as any purchase.

@@ -85,7 +85,8 @@ export interface PrivacyFigures {
  * Why an event was acknowledged without acting. `too_old`: older than the ledger's retention, so its
  * record may be gone (a replay): earns and takes nothing. `transaction_gone`: the sender no longer has
  * the sale it named (Smaregi answered 404) and it was never recorded. `customer_redacted`: a customer
- * event for a customer a customers/redact erased (a replayed customers/create).
+ * event for a customer a customers/redact erased (a replayed customers/create), or a Smaregi
+ * transaction naming a member `npm run privacy -- smaregi erase` erased (docs/privacy.md).
  * `not_a_sale` / `other_store` / `layaway_pickup`: the sender's record earns nothing by the source's settings
  * (PurchaseEvent.notEarning).
  */

@@ -66,6 +66,16 @@ export const customerKey = (ref: CustomerRef) => `customer#${part(ref.source)}#$
 export const redactedCustomerKey = (ref: CustomerRef) =>
   `redacted#${part(ref.source)}#${createHash('sha256').update(ref.customerId, 'utf8').digest('hex')}`;
 
+/** Whether an erasure left its tombstone for this customer (consistent: an erase just done is seen). */
+export async function isCustomerRedacted(
+  client: Pick<DynamoDBDocumentClient, 'send'>,
+  tableName: string,
+  ref: CustomerRef,
+): Promise<boolean> {
+  const out = await client.send(new GetCommand({ TableName: tableName, Key: { pk: redactedCustomerKey(ref) }, ConsistentRead: true }));
+  return out.Item !== undefined;
+}
+
 /** `window`: the time the lease taken leaves to send the enrolment's call (lease-window.ts). */
 export type CustomerClaim =
   | { ok: true; previous: CustomerRecord | undefined; window: { leftMs(): number } }
@@ -189,11 +199,7 @@ export function createCustomerRecords(options: CustomerRecordsOptions): Customer
   const { get, update } = table;
   return {
     get,
-    async isRedacted(ref) {
-      const key = { pk: redactedCustomerKey(ref) };
-      const out = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
-      return out.Item !== undefined;
-    },
+    isRedacted: (ref) => isCustomerRedacted(client, tableName, ref),
     async markRedacted(ref) {
       const now = clock();
       const item = {

@@ -6,8 +6,9 @@
  *
  * - `order#`, `refund#`: createLedger (orders.ts, refunds.ts); redacted in place (redaction/orders.ts).
  * - `linked#` (a day's link mark): createLedger (link-marks.ts); deleted (redaction/customers.ts).
- * - `customer#` (enrolment), `redacted#` (its tombstone, a digest): createCustomerRecords (customers.ts);
- *   the record is deleted (redaction/customers.ts), the tombstone names nobody.
+ * - `customer#` (enrolment), `redacted#` (an erasure's tombstone, a digest): createCustomerRecords (customers.ts),
+ *   the tombstone also read by createLedger (isRedacted: a Smaregi erase); the record is deleted
+ *   (redaction/customers.ts), the tombstone names nobody.
  * - `redemption#`, `redemption-code#`, `redemption-order#`: createRedemptionLedger (redemptions.ts);
  *   moved to a key naming no customer (redaction/redemptions.ts).
  * - `privacy#`: createPrivacyRequests (privacy-requests.ts); a data request's report expires in 30 days.

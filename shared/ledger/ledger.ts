@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type CustomerRef, isCustomerRedacted } from './customers.js';
 import { createLinkMarks, type LinkMarks } from './link-marks.js';
 import { createOrderRecords, type OrderRecords } from './orders.js';
 import type { OrderRef, RefundRecord } from './records.js';
@@ -35,6 +36,11 @@ export interface Ledger extends OrderRecords, RefundRecords, LinkMarks {
   listRefunds(ref: OrderRef): Promise<RefundRecord[]>;
   /** A source customer's orders that ended `customer_not_found` (to credit once the customer is linked). */
   listUnlinkedOrders(query: UnlinkedQuery): Promise<OrderRef[]>;
+  /**
+   * Whether a privacy erasure left its tombstone for this source customer (a Shopify customers/redact, a
+   * Smaregi member's erase): what names them then earns, spends and records nothing of them.
+   */
+  isRedacted(ref: CustomerRef): Promise<boolean>;
 }
 
 export function createLedger(options: LedgerOptions): Ledger {
@@ -48,6 +54,7 @@ export function createLedger(options: LedgerOptions): Ledger {
     ...refunds,
     ...createLinkMarks(store),
     listUnlinkedOrders: (query) => listUnlinkedOrders(options.client, options.tableName, query),
+    isRedacted: (ref) => isCustomerRedacted(options.client, options.tableName, ref),
     async listRefunds(ref) {
       const order = await orders.getOrder(ref);
       if (!order) return [];

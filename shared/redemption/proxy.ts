@@ -29,7 +29,8 @@ export interface RedemptionProxyDeps extends RedemptionDeps {
 const NO_STORE = { 'cache-control': 'no-store' };
 const MAX_BODY_CHARS = 1024;
 const REQUEST_ID = /^[A-Za-z0-9_-]{8,64}$/;
-const POINTS = /^\d{1,9}$/;
+/** Digits without a leading zero: the form's number field never sends one, so `0100` is refused, not read as 100. */
+const POINTS = /^(?:0|[1-9]\d{0,8})$/;
 /** Expiry summary rows shown: the nearest few. */
 const EXPIRING_ROWS = 5;
 
@@ -135,7 +136,10 @@ export async function handleRedeem(request: ProxyRequest, deps: RedemptionProxyD
     return refused(
       asJson,
       400,
-      redemptionRefusal('invalid_request', 'the form carries points=<whole number> and request=<8-64 letters, digits, - or _>'),
+      redemptionRefusal(
+        'invalid_request',
+        'the form carries points=<whole number, no leading zero> and request=<8-64 letters, digits, - or _>',
+      ),
     );
   }
   const result = await redeem(deps, {

@@ -12,8 +12,11 @@ import { type RedactionTable, redactItem } from './item.js';
  * reported busy.
  */
 
-/** Order attributes that identify the shop customer (the index's keys among them). */
-export const ORDER_PERSONAL = ['externalId', 'purchaseEvent', 'unlinkedCustomer', 'purchasedAt'] as const;
+/**
+ * Order attributes that identify the shop customer (the index's keys among them; a parked purchase's event,
+ * which names them too: once redacted, `npm run reprocess` counts it not kept).
+ */
+export const ORDER_PERSONAL = ['externalId', 'purchaseEvent', 'unlinkedCustomer', 'purchasedAt', 'rejectedEvent'] as const;
 
 /** Whether an order still holds anything a redaction removes (a second run skips the done ones). */
 export function orderIdentifies(order: OrderRecord): boolean {
@@ -71,9 +74,35 @@ export async function redactOrder(table: RedactionTable, order: OrderRecord): Pr
 async function redactRefund(table: RedactionTable, pk: string): Promise<boolean | 'busy'> {
   const out = await table.client.send(new GetCommand({ TableName: table.tableName, Key: { pk }, ConsistentRead: true }));
   if (!out.Item) return false;
-  const refund = RefundRecord.parse(out.Item);
+  return redactRefundRecord(table, RefundRecord.parse(out.Item));
+}
+
+/** The customer a refund's stored event names (its `customer.externalId`), if any. */
+export function refundCustomerId(refund: RefundRecord): string | undefined {
+  try {
+    const customer = (JSON.parse(refund.event) as { customer?: { externalId?: unknown } | null }).customer;
+    return typeof customer?.externalId === 'string' ? customer.externalId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The refund records of one order id by key prefix: a source's unlinked returns (`<source>/unlinked/<id>`)
+ * have no order record listing them all. A scan (a privacy request is rare).
+ */
+export async function* scanRefundsOf(table: RedactionTable, source: string, orderId: string): AsyncGenerator<RefundRecord> {
+  const prefix = `refund#${encodeURIComponent(source)}#${encodeURIComponent(orderId)}#`;
+  for await (const item of scanKeyPrefix(table.client, table.tableName, prefix, { consistentRead: true })) {
+    const refund = RefundRecord.safeParse(item);
+    if (refund.success) yield refund.data;
+  }
+}
+
+/** The refund's stored event loses its customer reference; 'busy' under a live lease (nothing changed). */
+export async function redactRefundRecord(table: RedactionTable, refund: RefundRecord): Promise<boolean | 'busy'> {
   const event = JSON.parse(refund.event) as Record<string, unknown>;
   // Amounts and ids of the refund and its order stay: a parked refund can still be accounted for.
   const kept = JSON.stringify({ ...event, customer: null });
-  return (await redactItem(table, pk, [], { event: kept })) ? true : 'busy';
+  return (await redactItem(table, refund.pk, [], { event: kept })) ? true : 'busy';
 }

@@ -1,6 +1,6 @@
 import type { CustomerRef } from '../customers.js';
 import type { SourceCustomer } from '../link-marks.js';
-import type { OrderRecord } from '../records.js';
+import type { OrderRecord, RefundRecord } from '../records.js';
 import {
   type CustomerRecordKey,
   deleteCustomerRecord,
@@ -10,7 +10,17 @@ import {
   scanLinkMarks,
 } from './customers.js';
 import type { RedactionTable } from './item.js';
-import { type OrderRedaction, orderIdentifies, orderShopDomain, readOrder, redactOrder, scanOrders } from './orders.js';
+import {
+  type OrderRedaction,
+  orderIdentifies,
+  orderShopDomain,
+  readOrder,
+  redactOrder,
+  redactRefundRecord,
+  refundCustomerId,
+  scanOrders,
+  scanRefundsOf,
+} from './orders.js';
 import { type RedemptionRedaction, redactCustomerRedemptions, redactShopRedemptions } from './redemptions.js';
 
 /**
@@ -28,6 +38,12 @@ export interface LedgerRedactor {
   orderShopDomain(order: OrderRecord): string | undefined;
   /** Its refunds' customer reference, then its own personal attributes; what a live lease holds is left (busy). */
   redactOrder(order: OrderRecord): Promise<OrderRedaction>;
+  /** The refund records of one order id (a scan: a source's unlinked returns have no order listing them). */
+  scanRefundsOf(source: string, orderId: string): AsyncGenerator<RefundRecord>;
+  /** The customer a refund's stored event names, if any. */
+  refundCustomerId(refund: RefundRecord): string | undefined;
+  /** Removes the customer reference of a refund's stored event; 'busy' under a live lease. */
+  redactRefund(refund: RefundRecord): Promise<boolean | 'busy'>;
   /** Deletes the customer record (its key names the customer); whether there was one. */
   deleteCustomerRecord(ref: CustomerRef): Promise<boolean>;
   /** Deletes the mark a recent link of the customer left. */
@@ -49,6 +65,9 @@ export function createLedgerRedactor(table: RedactionTable): LedgerRedactor {
     orderIdentifies,
     orderShopDomain,
     redactOrder: (order) => redactOrder(table, order),
+    scanRefundsOf: (source, orderId) => scanRefundsOf(table, source, orderId),
+    refundCustomerId,
+    redactRefund: (refund) => redactRefundRecord(table, refund),
     deleteCustomerRecord: (ref) => deleteCustomerRecord(table, ref),
     deleteLinkMark: (customer) => deleteLinkMark(table, customer),
     scanCustomerRecords: (source) => scanCustomerRecords(table, source),

@@ -23,7 +23,10 @@ export interface SmaregiReconcileDeps {
   client: Pick<SmaregiClient, 'listTransactions' | 'getTransaction'>;
   /** The ledger's reads (structural, not shared/ledger's types: the chain reads the ledger's records without importing them). */
   ledger: {
-    getOrder(ref: { source: string; orderId: string }): Promise<(ChainOrder & { reason?: string | undefined }) | undefined>;
+    getOrder(ref: {
+      source: string;
+      orderId: string;
+    }): Promise<(ChainOrder & { reason?: string | undefined; redactedAt?: string | undefined }) | undefined>;
     getRefund(ref: { source: string; orderId: string; refundId: string }): Promise<object | undefined>;
   };
   source: string;
@@ -102,6 +105,8 @@ async function missingBecause(deps: SmaregiReconcileDeps, item: SmaregiTransacti
   }
   const order = await deps.ledger.getOrder({ source, orderId: id });
   if (!order) return 'never recorded';
+  // A sale a privacy erase redacted moves no points again (shared/sources/smaregi/state.ts): nothing is missing.
+  if (order.redactedAt !== undefined && order.externalId === undefined) return undefined;
   const cancelled = field(item, 'cancelDivision') === '1' || field(item, 'disposeDivision') === '1';
   if (cancelled && order.outcome === 'credited' && !(await deps.ledger.getRefund({ source, orderId: id, refundId: CANCEL_REFUND_ID }))) {
     return 'voided, but its credit was never taken back';

@@ -246,6 +246,18 @@ function refundOf(
   return earnsRefund(earnsOf(thin, settings, tx, orderId, undefined, false), orderId, refundId, remainder);
 }
 
+/** The member a transaction names (the source's customer field, under its external key), or null. */
+export const memberOf = (tx: SmaregiTransaction, settings: SmaregiStateSettings): PurchaseEvent['customer'] => customerOf(tx, settings);
+
+/**
+ * The sale of a member a privacy erase removed, as the ledger records it: naming nobody, earning nothing
+ * (`skipped` / `customer_redacted`), so a replayed webhook or the reconcile finds it recorded and moves nothing.
+ */
+export function erasedSale(thin: PurchaseEvent, settings: SmaregiStateSettings, tx: SmaregiTransaction): PurchaseEvent {
+  const { customerMatchWindowSeconds: _, ...sale } = purchaseOf(thin, settings, tx);
+  return { ...sale, customer: null, notEarning: 'customer_redacted' };
+}
+
 function unlinkedReturn(thin: PurchaseEvent, settings: SmaregiStateSettings, tx: SmaregiTransaction): RefundEvent {
   return { ...refundOf(thin, settings, 'unlinked', tx.transactionHeadId, tx, false), unlinked: true };
 }

@@ -4,7 +4,15 @@ import type { CanonicalRun, ResolveDeps } from '../resolution.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
 import { mirrorBalance } from './mirror.js';
-import { CANCEL_REFUND_ID, isUnlinkedReturn, type ResolveFacts, resolveTransaction } from './resolve.js';
+import {
+  CANCEL_REFUND_ID,
+  erasedSale,
+  isUnlinkedReturn,
+  memberOf,
+  type ResolveFacts,
+  resolveTransaction,
+  type SmaregiStateSettings,
+} from './resolve.js';
 import { settleTillReturn, tillSaleOf } from './returns.js';
 import { memberKeyOf, readSpends, type SpendStep, spendEvents } from './spend.js';
 import type { SmaregiThinEvent } from './thin.js';
@@ -40,6 +48,7 @@ export async function processSmaregiState(
     // Gone (deleted): it earns nothing now. Recorded: take back what it earned; never seen: nothing to do.
     const chain = await chainFacts(deps, thin.source, from.transactionHeadId);
     if (!chain.sale) return { kind: 'skipped', action: 'ack', reason: 'transaction_gone' };
+    if (await erasedSaleRecorded(deps, thin.source, from.transactionHeadId)) return ERASED;
     return takeBackGone(deps, thin, chain, run);
   }
   const tx = fetched.tx;
@@ -51,6 +60,12 @@ export async function processSmaregiState(
     original = o.tx;
   }
   const settings = { ...from, externalKey: from.externalKey };
+  // A member a privacy erase removed (its tombstone): nothing of theirs is earned, spent, mirrored or recorded again.
+  if (
+    (await namesErasedMember(deps, thin.source, settings, [tx, original])) ||
+    (await erasedSaleRecorded(deps, thin.source, link ?? tx.transactionHeadId))
+  )
+    return erasedTransaction(deps, thin, tx, run);
   // A raise runs its supplement first and takes back what it supersedes in the next round (runRounds).
   let sale: PurchaseEvent | undefined;
   const reached = await runRounds(async () => {
@@ -82,6 +97,40 @@ export async function processSmaregiState(
   if (from.tillPoints === 'membership' && sale?.customer && smaregiCustomer)
     await mirrorBalance(deps, client, smaregiCustomer, sale.customer);
   return reached.outcome;
+}
+
+/** Whether the transaction (or the sale a return-cancellation names) names a member whose tombstone is there. */
+async function namesErasedMember(
+  deps: ResolveDeps,
+  source: string,
+  settings: SmaregiStateSettings,
+  txs: (SmaregiTransaction | undefined)[],
+): Promise<boolean> {
+  for (const tx of txs) {
+    const member = tx && memberOf(tx, settings);
+    if (member && (await deps.ledger.isRedacted({ source, customerId: member.externalId }))) return true;
+  }
+  return false;
+}
+
+const ERASED: ProcessOutcome = { kind: 'skipped', action: 'ack', reason: 'customer_redacted' };
+
+/** Whether the sale's ledger record is one an erase redacted (its member gone from it): its points move no more. */
+async function erasedSaleRecorded(deps: ResolveDeps, source: string, saleId: string): Promise<boolean> {
+  const order = await deps.ledger.getOrder({ source, orderId: saleId });
+  return order?.redactedAt !== undefined && order.externalId === undefined;
+}
+
+/**
+ * An erased member's transaction: a sale the ledger never saw is recorded naming nobody (`skipped` /
+ * `customer_redacted`), so the reconcile finds it recorded; anything else changes nothing. The points
+ * already granted stay with the membership service, which a void or return of the erased member's sale
+ * no longer moves (docs/privacy.md).
+ */
+async function erasedTransaction(deps: ResolveDeps, thin: SmaregiThinEvent, tx: SmaregiTransaction, run: Runners): Promise<ProcessOutcome> {
+  const isSale = tx.disposeDivision !== '2' && tx.returnSales !== '1';
+  if (!isSale || (await deps.ledger.getOrder({ source: thin.source, orderId: tx.transactionHeadId }))) return ERASED;
+  return run.purchase(erasedSale(thin, thin.stateFrom, tx));
 }
 
 /** Passes over a deleted sale's till spend: an unfinished deduction is finished first, then given back. */

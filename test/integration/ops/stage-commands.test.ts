@@ -428,6 +428,26 @@ describe('stage commands (--stage)', () => {
     }
   });
 
+  it("privacy smaregi report and erase act on an in-store member in the stage's ledger table", async () => {
+    // The member SM-STAGE-1 of the members link test above: their sale stage-sm-1, credited.
+    const report = async () => JSON.parse((await cli('privacy', 'smaregi', 'report', 'SM-STAGE-1')).lines.join('\n'));
+    expect(await report()).toMatchObject({
+      erased: false,
+      orders: [{ orderId: 'stage-sm-1', kind: 'sale', outcome: 'credited' }],
+      smaregiMirror: { tillPoints: 'ignore' },
+    });
+    const erased = await cli('privacy', 'smaregi', 'erase', 'SM-STAGE-1');
+    expect([erased.code, erased.lines.at(-1)]).toEqual([
+      0,
+      'privacy smaregi erase: orders=1 refunds=0 returns=0 customers=0 tombstone=new busy=0',
+    ]);
+    expect([
+      await report(),
+      (await ledger.getOrder({ source: 'smaregi', orderId: 'stage-sm-1' }))?.externalId,
+      await ledger.isRedacted({ source: 'smaregi', customerId: 'SM-STAGE-1' }),
+    ]).toEqual([expect.objectContaining({ erased: true, orders: [] }), undefined, true]);
+  });
+
   it("audit scans the stage's ledger and ends with its summary line", async () => {
     const run = await cli('audit');
     expect(run.lines.at(-1)).toMatch(/^audit: orders=\d+ refunds=0 drift=\d+$/);

@@ -123,6 +123,20 @@ describe('customers/redact', () => {
     for (const attr of ['externalId', 'purchaseEvent', 'unlinkedCustomer', 'purchasedAt']) expect(item?.[attr], attr).toBeUndefined();
   });
 
+  it('removes the purchase event a parked (upstream_rejected) order keeps for reprocessing: it names the customer', async () => {
+    await h.api.registerMember({ external_ids: { shopify: 'redact-parked' } });
+    const p = purchase({ customer: { externalKey: 'shopify', externalId: 'redact-parked' } });
+    await h.emulator.addFault({ method: 'POST', path: '/points/calculation$', fault: 'status', status: 403, body: '<html>denied</html>' });
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'upstream_rejected' });
+    expect(await redact('redact-parked', [p.orderId])).toMatchObject({ kind: 'redacted', figures: { orders: 1 } });
+    const item = await orderItem(p.orderId);
+    expect([item?.outcome, item?.rejectedEvent, JSON.stringify(item).includes('redact-parked')]).toEqual([
+      'upstream_rejected',
+      undefined,
+      false,
+    ]);
+  });
+
   it('leaves an order of another customer untouched even when the request names it', async () => {
     const other = await creditedOrder('redact-other');
     expect(await redact('redact-3', [other.orderId])).toMatchObject({ figures: { orders: 0 } });

@@ -239,6 +239,17 @@ describe('POST /proxy/shopify/redeem', () => {
     expect(answer.body).toMatchObject({ error: { kind: 'not_linked', link: '/apps/points/link' } });
   });
 
+  it('refuses points written with a leading zero (0100) with 400, deducting nothing, rather than reading them as 100', async () => {
+    const request = newRequest();
+    const answer = await redeemAs('1001', `points=0100&request=${request}`);
+    expect([answer.status, answer.body]).toEqual([
+      400,
+      { error: expect.objectContaining({ kind: 'invalid_request', message: expect.stringMatching(/no leading zero/) }) },
+    ]);
+    // Nothing was kept of it: the same request with 100 is a new redemption of 100.
+    expect(await redeemAs('1001', `points=100&request=${request}`)).toMatchObject({ status: 200, body: { points: 100 } });
+  });
+
   it('refuses a body that is not points and request alone with 400', async () => {
     const answer = await redeemAs('1001', `points=100&request=${newRequest()}&customer=1002`);
     expect(answer.status).toBe(400);

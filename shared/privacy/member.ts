@@ -1,0 +1,148 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ActivityEntry, ActivityReader } from '../activity/index.js';
+import type { CustomerRecords } from '../customers/index.js';
+import { createLedgerRedactor, type Ledger, type OrderRecord } from '../ledger/index.js';
+
+/**
+ * An in-store member's privacy request (APPI disclosure or erasure), asked of the operator directly: a
+ * till's member has no platform that sends compliance webhooks. The member is the source's customer
+ * code (Smaregi: `customerCode`, or the customer id under `customerField: customerId`). Their records
+ * are the source's orders naming the code (sales, raises' supplements, till spends and give-backs), those
+ * orders' refunds, the unlinked returns whose event names them, an enrolment record and a link's mark.
+ * Found by a scan of the source's orders: a privacy request is rare, and no index holds a member's orders.
+ *
+ * The erase is the Shopify customers/redact's, by the ledger's own rules (shared/ledger/redaction): the
+ * code goes, amounts, point figures, outcomes and member ids stay (the books still balance, the audit
+ * still reads), and a tombstone keyed by a digest of the code (written first) makes the worker record
+ * nothing of the member again (shared/sources/smaregi/state.ts). Points already granted stay with the
+ * membership service. A record under a live lease is left and reported busy: run it again.
+ */
+
+export interface MemberRef {
+  source: string;
+  /** The membership external key the source files the code under (for the link mark's key). */
+  externalKey: string;
+  code: string;
+}
+
+export interface MemberPrivacyDeps {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  clock: () => number;
+  ledger: Pick<Ledger, 'listRefunds' | 'isRedacted'>;
+  records: Pick<CustomerRecords, 'get' | 'markRedacted'>;
+  /** The orders' activity (what intake and the worker observed), for the report. */
+  activity?: Pick<ActivityReader, 'order'>;
+}
+
+/** What a member's order is to their points: a sale, an edit's supplement, a till spend or its give-back. */
+export type HeldMemberOrderKind = 'sale' | 'supplement' | 'till_spend' | 'till_give_back';
+
+export interface HeldMemberOrder {
+  orderId: string;
+  kind: HeldMemberOrderKind;
+  outcome: string;
+  /** The member credited or debited (the membership service's id), when one was found. */
+  memberId: string | null;
+  points: number | null;
+  recordedAt: string | null;
+  refunds: { refundId: string; outcome: string; points: number | null }[];
+  /** What intake and the worker observed of it (deliveries, receives, points calls). */
+  activity: ActivityEntry[];
+}
+
+export interface HeldMemberData {
+  source: string;
+  customerCode: string;
+  /** An erase left its tombstone: nothing of the member is recorded again. */
+  erased: boolean;
+  orders: HeldMemberOrder[];
+  /** Returns linked to no sale whose event names the member (`unlinked/<id>`). */
+  returns: { refundId: string; outcome: string; recordedAt: string | null }[];
+  /** An enrolment record under the code, when there is one. */
+  enrolment: { outcome: string; memberId: string | null } | null;
+}
+
+export interface MemberErasure {
+  orders: number;
+  refunds: number;
+  returns: number;
+  customers: number;
+  /** `new`: this erase wrote it; `kept`: an earlier erase had. */
+  tombstone: 'new' | 'kept';
+  /** Records under a lease now (`order <id>`, `refund <order>/<id>`): run the erase again. */
+  busy: string[];
+}
+
+const kindOf = (orderId: string): HeldMemberOrderKind =>
+  /\/spend-\d+\/back$/.test(orderId)
+    ? 'till_give_back'
+    : /\/spend-\d+$/.test(orderId)
+      ? 'till_spend'
+      : /\/up-\d+$/.test(orderId)
+        ? 'supplement'
+        : 'sale';
+
+async function memberOrders(deps: MemberPrivacyDeps, ref: MemberRef): Promise<OrderRecord[]> {
+  const found: OrderRecord[] = [];
+  for await (const order of createLedgerRedactor(deps).scanOrders(ref.source)) if (order.externalId === ref.code) found.push(order);
+  return found.sort((a, b) => (a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0));
+}
+
+/** Disclosure: everything the ledger table holds of the member. Changes nothing. */
+export async function describeMemberData(deps: MemberPrivacyDeps, ref: MemberRef): Promise<HeldMemberData> {
+  const redactor = createLedgerRedactor(deps);
+  const orders: HeldMemberOrder[] = [];
+  for (const order of await memberOrders(deps, ref)) {
+    const refunds = await deps.ledger.listRefunds({ source: ref.source, orderId: order.orderId });
+    orders.push({
+      orderId: order.orderId,
+      kind: kindOf(order.orderId),
+      outcome: order.outcome ?? order.state,
+      memberId: order.customerId ?? null,
+      points: order.pointsCredited ?? order.pointsHint ?? null,
+      recordedAt: order.createdAt ?? null,
+      refunds: refunds.map((r) => ({ refundId: r.refundId, outcome: r.outcome ?? r.state, points: r.pointsDebited ?? null })),
+      activity: deps.activity ? (await deps.activity.order(ref.source, order.orderId)).entries : [],
+    });
+  }
+  const returns: HeldMemberData['returns'] = [];
+  for await (const refund of redactor.scanRefundsOf(ref.source, 'unlinked'))
+    if (redactor.refundCustomerId(refund) === ref.code)
+      returns.push({ refundId: refund.refundId, outcome: refund.outcome ?? refund.state, recordedAt: refund.createdAt ?? null });
+  const record = await deps.records.get({ source: ref.source, customerId: ref.code });
+  return {
+    source: ref.source,
+    customerCode: ref.code,
+    erased: await deps.ledger.isRedacted({ source: ref.source, customerId: ref.code }),
+    orders,
+    returns,
+    enrolment: record ? { outcome: record.outcome ?? record.state, memberId: record.memberId ?? null } : null,
+  };
+}
+
+/** Erasure: the member's code out of every record that holds it, behind a tombstone. Idempotent. */
+export async function eraseMember(deps: MemberPrivacyDeps, ref: MemberRef): Promise<MemberErasure> {
+  const redactor = createLedgerRedactor(deps);
+  const customer = { source: ref.source, customerId: ref.code };
+  const kept = await deps.ledger.isRedacted(customer);
+  // The tombstone first: a delivery processed meanwhile finds it and records nothing of the member.
+  if (!kept) await deps.records.markRedacted(customer);
+  const result: MemberErasure = { orders: 0, refunds: 0, returns: 0, customers: 0, tombstone: kept ? 'kept' : 'new', busy: [] };
+  for (const order of await memberOrders(deps, ref)) {
+    const done = await redactor.redactOrder(order);
+    result.refunds += done.refunds;
+    for (const refundId of done.busyRefunds) result.busy.push(`refund ${order.orderId}/${refundId}`);
+    if (done.order) result.orders += 1;
+    else result.busy.push(`order ${order.orderId}`);
+  }
+  for await (const refund of redactor.scanRefundsOf(ref.source, 'unlinked')) {
+    if (redactor.refundCustomerId(refund) !== ref.code) continue;
+    const done = await redactor.redactRefund(refund);
+    if (done === 'busy') result.busy.push(`refund unlinked/${refund.refundId}`);
+    else if (done) result.returns += 1;
+  }
+  if (await redactor.deleteCustomerRecord(customer)) result.customers += 1;
+  await redactor.deleteLinkMark({ source: ref.source, externalKey: ref.externalKey, externalId: ref.code });
+  return result;
+}
