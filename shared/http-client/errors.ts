@@ -42,6 +42,21 @@ export class AnswerTooLargeError extends HttpClientError {
   }
 }
 
+/**
+ * A reused keep-alive socket that the server had closed before a byte of this request was written on it
+ * (its FIN came while nothing of ours was on the wire): the request provably never reached the server,
+ * so its code is a "not sent" one. Any other reset on a reused socket proves nothing (the server may have
+ * read the request and be running it).
+ */
+export class StaleSocketError extends HttpClientError {
+  override readonly name = 'StaleSocketError';
+  readonly kind = 'stale_socket' as const;
+  readonly code = 'STALE_SOCKET';
+  constructor() {
+    super('the kept-alive connection was closed by the server before the request was written');
+  }
+}
+
 /** A transport failure with the code callers classify by. */
 export class TransportError extends HttpClientError {
   override readonly name = 'TransportError';

@@ -7,6 +7,7 @@ export {
   CallDeadlineError,
   HttpClientError,
   ShopApiError,
+  StaleSocketError,
   type ShopApiErrorKind,
   TIMEOUT_CODE,
   type TimeoutCode,

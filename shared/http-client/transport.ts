@@ -7,7 +7,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { AnswerTooLargeError, CallDeadlineError, TIMEOUT_CODE, TransportError } from './errors.js';
+import { AnswerTooLargeError, CallDeadlineError, StaleSocketError, TIMEOUT_CODE, TransportError } from './errors.js';
 import { PRODUCT_VERSION } from './version.js';
 
 export const DEFAULT_USER_AGENT = `loyalty-points-bridge/${PRODUCT_VERSION}`;
@@ -132,8 +132,22 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts;
           // The call's overall deadline fails with its own reason (CALL_DEADLINE), whatever phase it cuts.
           deadline = setTimeout(() => fail(new CallDeadlineError(ms)), ms);
         }
-        request.on('error', fail);
+        // A reused socket whose server hung up before any byte of ours was written: provably unsent.
+        let closedBeforeWrite = false;
+        request.on('error', (error: Error) => fail(closedBeforeWrite ? new StaleSocketError() : error));
         request.on('socket', (socket) => {
+          if (!socket.connecting) {
+            const written = socket.bytesWritten;
+            const onEnd = () => {
+              closedBeforeWrite ||= socket.bytesWritten === written;
+            };
+            if (socket.readableEnded) closedBeforeWrite = true;
+            else {
+              socket.once('end', onEnd);
+              // The socket lives on in the pool: its listener must not outlive this exchange.
+              request.once('close', () => socket.off('end', onEnd));
+            }
+          }
           // A reused keep-alive socket is connected already: only the answer's deadline applies.
           if (socket.connecting) {
             arm(timeouts.connectMs, TIMEOUT_CODE.connect, 'connect');

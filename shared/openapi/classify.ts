@@ -171,6 +171,8 @@ const NOT_SENT_CODES = new Set([
   'ERR_INVALID_ARG_TYPE',
   'ERR_INVALID_ARG_VALUE',
   'ERR_UNESCAPED_CHARACTERS',
+  // A kept-alive socket the server had closed before any byte of the request was written (transport.ts).
+  'STALE_SOCKET',
 ]);
 
 function errorCode(e: unknown): string | undefined {

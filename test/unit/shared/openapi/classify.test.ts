@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyAnswer, classifySuccess, classifyTransportError, flattenMessages } from '../../../../shared/openapi/classify.js';
 import { MESSAGES } from '../../../../shared/openapi/messages.js';
+import { StaleSocketError } from '../../../../shared/http-client/index.js';
 
 const grant = { route: 'POST /api/ext/users/{id}/points' };
 const body = (o: unknown) => JSON.stringify(o);
@@ -164,6 +165,10 @@ describe('classifyTransportError', () => {
 
   it('says a reset after sending may have been executed', () => {
     expect(classifyTransportError(grant, withCode('ECONNRESET'))).toMatchObject({ kind: 'network', executed: 'unknown' });
+  });
+
+  it('says a kept-alive socket the server closed before any byte of the request was written was not executed', () => {
+    expect(classifyTransportError(grant, new StaleSocketError())).toMatchObject({ kind: 'network', executed: 'no' });
   });
 
   it('says a headers timeout may have been executed', () => {
