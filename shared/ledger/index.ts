@@ -13,7 +13,7 @@
  * - `privacy#`: createPrivacyRequests (privacy-requests.ts); a data request's report expires in 30 days.
  * - `activity#`: createActivityStore (activity/); names no customer.
  * - `control#pulling`: ledgerPlannedPause (planned-pause.ts); names nobody.
- * - Whole-table reads for operators (audit, reprocess, console): scans.ts.
+ * - Whole-table reads for operators (audit, reprocess, console, the points report): scans.ts.
  */
 export { createDocumentClient } from '../dynamodb/index.js';
 export { createLedger, type Ledger, type LedgerOptions, type SourceCustomer, type UnlinkedQuery } from './ledger.js';
@@ -76,7 +76,14 @@ export {
   RUNS_KEY,
 } from './activity/keys.js';
 export { type ActivityStore, type ActivityStoreOptions, createActivityStore } from './activity/store.js';
-export { scanOrdersAndRefunds, scanRedemptions, scanUnheldWithOutcome, type TimeRange } from './scans.js';
+export {
+  POINTS_RECORD_KINDS,
+  scanOrdersAndRefunds,
+  scanPointsRecords,
+  scanRedemptions,
+  scanUnheldWithOutcome,
+  type TimeRange,
+} from './scans.js';
 export { createLedgerRedactor, type LedgerRedactor, type RedactionTable } from './redaction/redactor.js';
 export { ORDER_PERSONAL } from './redaction/orders.js';
 export { REDACTION_DELETED_KEYS } from './redaction/item.js';
