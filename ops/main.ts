@@ -14,6 +14,8 @@
  *     (attaches shop customer codes to members; last line `members: rows=N linked=L already=A refused=R`)
  *   npm run privacy -- list | show <request id>   (Shopify's privacy requests and what was done; a data request's report)
  *   npm run redemptions -- list [--customer ID] | sweep [--stage S]   (points turned into discount codes, and their states)
+ *   npm run points-report -- --month YYYY-MM [--format csv|json]   (the month's points ledger for the accountants on stdout;
+ *     last line on stderr `points-report: month=M rows=N net=X reconciled=yes`; docs/accounting.md)
  *   npm run rotate -- --source <name> | --openapi [--retire] [--secret-file FILE]   (new secret on stdin or in FILE;
  *     last line `rotate: <name> added|retired secrets=N`)
  *   npm run shopify -- subscribe [--source NAME] [--shop DOMAIN]

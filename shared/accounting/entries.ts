@@ -84,7 +84,13 @@ function redemptionMovements(r: RedemptionRecord): Entry[] {
   const out: Entry[] = [];
   if (r.deducted) out.push({ key: `${r.pk}#deduction`, at: r.createdAt, source: r.source, column: 'redeemed', points: -r.points });
   if ((r.returnedPoints ?? 0) > 0) {
-    out.push({ key: `${r.pk}#return`, at: r.finishedAt ?? r.updatedAt, source: r.source, column: 'returned', points: r.returnedPoints ?? 0 });
+    out.push({
+      key: `${r.pk}#return`,
+      at: r.finishedAt ?? r.updatedAt,
+      source: r.source,
+      column: 'returned',
+      points: r.returnedPoints ?? 0,
+    });
   }
   return out;
 }

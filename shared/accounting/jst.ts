@@ -19,7 +19,8 @@ const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 /** A month the operator typed, checked: YYYY-MM. */
 export function parseMonth(text: string): string {
-  if (!MONTH.test(text)) throw new ReportRequestError('invalid_month', `--month takes a month as YYYY-MM (e.g. 2026-12), got "${text.slice(0, 40)}"`);
+  if (!MONTH.test(text))
+    throw new ReportRequestError('invalid_month', `--month takes a month as YYYY-MM (e.g. 2026-12), got "${text.slice(0, 40)}"`);
   return text;
 }
 

@@ -22,6 +22,13 @@ export function reversalEntries(item: Record<string, unknown>): Read {
   if (!parsed.success) return { unreadable: `record ${String(item.pk).slice(0, 200)} does not read as a reversal` };
   const r = parsed.data;
   if (r.points === 0) return { entries: [] };
-  const entry: Entry = { key: r.pk, at: r.finishedAt ?? r.createdAt, source: r.source, store: r.store, column: 'reversed', points: r.points };
+  const entry: Entry = {
+    key: r.pk,
+    at: r.finishedAt ?? r.createdAt,
+    source: r.source,
+    store: r.store,
+    column: 'reversed',
+    points: r.points,
+  };
   return { entries: [entry] };
 }

@@ -25,7 +25,10 @@ export function reportSettings(sources: SourceSettingsSet): ReportSettings {
   const values = new Set(redeeming.map((s) => s.redemption?.valuePerPoint));
   if (values.size > 1) {
     const each = redeeming.map((s) => `${s.name} ${s.redemption?.valuePerPoint}`).join(', ');
-    throw new ReportRequestError('conflicting_value_per_point', `the redeeming sources value a point differently (${each}): one value is needed`);
+    throw new ReportRequestError(
+      'conflicting_value_per_point',
+      `the redeeming sources value a point differently (${each}): one value is needed`,
+    );
   }
   const first = redeeming[0];
   const valuePerPoint = first?.redemption?.valuePerPoint ?? RedemptionSettings.parse({}).valuePerPoint;

@@ -9,7 +9,10 @@ import { ReportRequestError } from './errors.js';
 export function pointsInYen(points: number, valuePerPoint: string): string {
   const per = parseDecimal(valuePerPoint);
   if (per === undefined || per.units <= 0n) {
-    throw new ReportRequestError('invalid_value_per_point', `the value of a point must be a positive decimal, got "${valuePerPoint.slice(0, 40)}"`);
+    throw new ReportRequestError(
+      'invalid_value_per_point',
+      `the value of a point must be a positive decimal, got "${valuePerPoint.slice(0, 40)}"`,
+    );
   }
   const exact = BigInt(points) * per.units;
   const unit = 10n ** BigInt(per.scale);
