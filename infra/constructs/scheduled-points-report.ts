@@ -32,6 +32,8 @@ export class ScheduledPointsReport extends Construct {
 
   constructor(scope: Construct, id: string, props: FunctionLogs & { config: StageConfig; table: ITable; removalPolicy: RemovalPolicy }) {
     super(scope, id);
+    // Log delivery by the access-log bucket's policy, not an ACL (ACLs stay disabled: bucket owner enforced).
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
     this.key = new Key(this, 'Key', {
       description: 'Encrypts the loyalty bridge points reports (the accountants’ monthly CSV)',
       enableKeyRotation: true,
@@ -43,6 +45,7 @@ export class ScheduledPointsReport extends Construct {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ expiration: Duration.days(400) }],
       removalPolicy: props.removalPolicy,
     });
