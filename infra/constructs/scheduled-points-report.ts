@@ -84,7 +84,9 @@ export class ScheduledPointsReport extends Construct {
     this.rule = new Rule(this, 'Monthly', {
       description: 'Exports the previous JST month’s points report',
       schedule: Schedule.cron({ minute: '0', hour: '16', day: 'L', month: '*', year: '*' }),
-      targets: [new LambdaFunction(this.function.fn, { event: RuleTargetInput.fromObject({}), retryAttempts: 2, maxEventAge: Duration.hours(6) })],
+      targets: [
+        new LambdaFunction(this.function.fn, { event: RuleTargetInput.fromObject({}), retryAttempts: 2, maxEventAge: Duration.hours(6) }),
+      ],
     });
   }
 }

@@ -76,9 +76,9 @@ describe('the monthly points report export', () => {
     const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find(
       (p) => (p as Resource).Properties.Bucket.Ref === bucketId,
     ) as Resource;
-    const grants = (policy.Properties.PolicyDocument.Statement as { Effect: string; Action: string; Principal: Json; Resource: Json }[]).filter(
-      (s) => s.Effect === 'Allow',
-    );
+    const grants = (
+      policy.Properties.PolicyDocument.Statement as { Effect: string; Action: string; Principal: Json; Resource: Json }[]
+    ).filter((s) => s.Effect === 'Allow');
     expect(grants).toEqual([
       expect.objectContaining({
         Action: 's3:PutObject',
