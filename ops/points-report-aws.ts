@@ -1,7 +1,7 @@
 import { stageSources } from '../infra/config/derived.js';
 import { createDocumentClient } from '../shared/ledger/index.js';
 import { type StageOptions, stageStack } from './aws.js';
-import type { PointsReportTarget } from './points-report.js';
+import type { PointsReportTarget } from './points-report-target.js';
 
 /**
  * `npm run points-report -- --stage <name>`: the stage's ledger table (the stack's outputs) and its

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { resolveLocalConfig } from '../kit/local-stack/config.js';
 import { connectToRunningStack, configFollowingStack, findRunningStack } from '../kit/local-stack/connect.js';
 import {
@@ -13,21 +12,14 @@ import {
 } from '../shared/accounting/index.js';
 import { ConfigurationError } from '../shared/config/index.js';
 import { scanPointsRecords } from '../shared/ledger/index.js';
-import { loadSourceSettings, type SourceSettingsSet } from '../shared/sources/index.js';
+import { loadSourceSettings } from '../shared/sources/index.js';
 import { isUsageError, OpsError } from './errors.js';
 import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
+import type { PointsReportTarget } from './points-report-target.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
 export const POINTS_REPORT_USAGE = `usage:
   npm run points-report -- --month YYYY-MM [--format csv|json] [--stage S [--stack NAME] [--outputs FILE]]`;
-
-/** What the report reads: the ledger table and the stage's sources (kinds, the value of a point). */
-export interface PointsReportTarget {
-  client: Pick<DynamoDBDocumentClient, 'send'>;
-  tableName: string;
-  sources: SourceSettingsSet;
-  close(): Promise<void>;
-}
 
 /** The `npm start` on PORT: its ledger in dynalite and its sources as it runs them. */
 async function localTarget(env: NodeJS.ProcessEnv): Promise<PointsReportTarget> {

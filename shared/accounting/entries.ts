@@ -1,31 +1,9 @@
 import * as z from 'zod';
 import { OrderRecord, orderKey, RedemptionRecord, RefundRecord, refundKey } from '../ledger/index.js';
-import type { PointColumn } from './columns.js';
 import { reversalEntries } from './reversals.js';
-
-/**
- * One movement of points a ledger record shows, signed as it moved the member's balance: what the
- * report files under a day, a source, a store and a column. Read from the records the protocol writes,
- * never recomputed.
- */
-export interface Entry {
-  /** What moved (the record's key, a refund's own key), to name it when the two ways disagree. */
-  key: string;
-  /** When the points moved (ISO): the ledger's booking of it. */
-  at: string | undefined;
-  source: string;
-  /** The store the record names (an order's `store`); refunds take their order's. */
-  store?: string | undefined;
-  /** A refund's order (its store is the order's). */
-  orderKey?: string;
-  column: PointColumn;
-  points: number;
-}
+import type { Entry, Read } from './entry.js';
 
 type Item = Record<string, unknown>;
-
-/** What one record gives: its entries, or why it could not be read (never skipped silently). */
-export type Read = { entries: Entry[] } | { unreadable: string };
 
 const unreadable = (item: Item, what: string): Read => ({ unreadable: `record ${String(item.pk).slice(0, 200)} does not read as ${what}` });
 

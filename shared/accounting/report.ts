@@ -1,5 +1,6 @@
 import { type ColumnTotals, netOf, POINT_COLUMNS, type PointColumn, zeroTotals } from './columns.js';
-import { type Entry, readRecord } from './entries.js';
+import { readRecord } from './entries.js';
+import type { Entry } from './entry.js';
 import { jstDay } from './jst.js';
 import { pointsInYen } from './yen.js';
 

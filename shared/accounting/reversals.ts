@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Entry, Read } from './entries.js';
+import type { Entry, Read } from './entry.js';
 
 /**
  * The one place reversal records are read (the audit's reversal of a duplicate credit or debit: its

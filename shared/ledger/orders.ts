@@ -142,7 +142,16 @@ function finishCondition(e: Expression, owner: string | null, result: PurchaseRe
 }
 
 /** What the purchase event says of the order, kept on it from the first claim. */
-const PURCHASE_FACTS = ['eligibleAmount', 'eligibleExact', 'terms', 'currency', 'externalKey', 'externalId', 'shopDomain', 'store'] as const;
+const PURCHASE_FACTS = [
+  'eligibleAmount',
+  'eligibleExact',
+  'terms',
+  'currency',
+  'externalKey',
+  'externalId',
+  'shopDomain',
+  'store',
+] as const;
 
 /** What a finished purchase no longer has: its lease and the notes of its attempts. */
 const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError'] as const;
