@@ -22,7 +22,7 @@ export class ReportNotReconciledError extends AccountingError {
   readonly kind = 'not_reconciled';
   constructor(
     readonly month: string,
-    readonly differences: readonly string[],
+    readonly differences: readonly string[] = [],
   ) {
     super(`points report ${month} does not reconcile with the ledger: ${differences.join('; ')}`);
   }
