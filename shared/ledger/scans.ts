@@ -94,10 +94,12 @@ export const POINTS_RECORD_KINDS = ['order', 'refund', 'redemption', 'bonus', 'c
  * Every record of those kinds, page by page (a scan: the table has no index by time, and a record
  * written before a month may move points in it). Raw items: the caller reads each kind with its schema.
  */
-export function scanPointsRecords(client: Client, tableName: string): AsyncGenerator<Item[]> {
+export function scanPointsRecords(client: Client, tableName: string, options: { pageSize?: number } = {}): AsyncGenerator<Item[]> {
   const values = Object.fromEntries(POINTS_RECORD_KINDS.map((k, i) => [`:k${i}`, k]));
   return scanPages(client, {
     TableName: tableName,
+    // Items read per request (before the filter); absent: DynamoDB's 1 MB pages.
+    ...(options.pageSize !== undefined ? { Limit: options.pageSize } : {}),
     FilterExpression: `#kind IN (${Object.keys(values).join(', ')})`,
     ExpressionAttributeNames: { '#kind': 'kind' },
     ExpressionAttributeValues: values,

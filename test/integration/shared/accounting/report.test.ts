@@ -224,6 +224,19 @@ describe('the points report of a month (ASBJ 29)', () => {
     ]);
   });
 
+  it('reads the ledger page by page to the same report', async () => {
+    let read = 0;
+    async function* counted() {
+      for await (const page of scanPointsRecords(h.dynamo.documentClient, h.dynamo.tableName, { pageSize: 2 })) {
+        read += 1;
+        yield page;
+      }
+    }
+    const paged = await buildPointsReport({ month: '2026-12', ...reportSettings(SOURCES), pages: counted() });
+    expect(paged).toEqual(await report());
+    expect(read).toBeGreaterThan(5);
+  });
+
   it('puts a sale at 23:30 JST on the last day in its month and one at 00:30 JST on the 1st in the next', async () => {
     const november = await report('2026-11');
     const january = await report('2027-01');
