@@ -11,6 +11,7 @@ export const OUTPUT_KEYS = {
   alarmTopic: 'AlarmTopicArn',
   quarantineTable: 'QuarantineTableName',
   dashboard: 'DashboardName',
+  pointsReportBucket: 'PointsReportBucketName',
 } as const;
 
 /**

@@ -12,6 +12,7 @@ export const FUNCTION_ENTRIES = {
   shopifyAppProxy: join(REPO_ROOT, 'functions', 'shopify-app-proxy.ts'),
   reconcileSmaregi: join(REPO_ROOT, 'functions', 'reconcile-smaregi.ts'),
   sweepRedemptions: join(REPO_ROOT, 'functions', 'sweep-redemptions.ts'),
+  exportPointsReport: join(REPO_ROOT, 'functions', 'export-points-report.ts'),
 } as const;
 
 /**
@@ -33,4 +34,5 @@ export const FUNCTION_EXTERNAL_MODULES = {
   shopifyAppProxy: ['@aws-sdk/*'],
   reconcileSmaregi: [],
   sweepRedemptions: [],
+  exportPointsReport: [],
 } as const satisfies Record<keyof typeof FUNCTION_ENTRIES, readonly string[]>;

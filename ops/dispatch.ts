@@ -15,6 +15,7 @@ export async function opsCommand(argv: string[], env: NodeJS.ProcessEnv, given: 
   if (command === 'redemptions') return (await import('./redemptions-command.js')).redemptionsCommand(rest, env, out);
   if (command === 'members') return (await import('./members.js')).membersCommand(rest, env, out);
   if (command === 'shopify') return (await import('./shopify-command.js')).shopifyCommand(rest, env, out);
+  if (command === 'points-report') return (await import('./points-report.js')).pointsReportCommand(rest, env, out);
   if (command === 'rotate') return (await import('./rotate.js')).rotateCommand(rest, env, out);
   return cliCommand(argv, env, out);
 }

@@ -16,6 +16,8 @@
  *   npm run redemptions -- list [--customer ID] | sweep [--stage S]   (points turned into discount codes, and their states)
  *   npm run returns -- list | apply <return id> --sale <transaction id> | dismiss <return id> --why "..."
  *     (a till's plain returns naming no sale: open ones, settled as a refund of a sale, or closed without points)
+ *   npm run points-report -- --month YYYY-MM [--format csv|json]   (the month's points ledger for the accountants on stdout;
+ *     last line on stderr `points-report: month=M rows=N net=X reconciled=yes`; docs/accounting.md)
  *   npm run rotate -- --source <name> | --openapi [--retire] [--secret-file FILE]   (new secret on stdin or in FILE;
  *     last line `rotate: <name> added|retired secrets=N`)
  *   npm run shopify -- subscribe [--source NAME] [--shop DOMAIN]

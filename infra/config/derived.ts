@@ -131,3 +131,12 @@ export function auditEnvironment(stage: StageConfig, refs: { tableName: string; 
   // Its run summaries go to the activity record in the ledger table (the operator console's runs panel).
   return { ...ledgerAndOpenApi(stage, refs), [ENV.AUDIT_DAYS]: String(stage.audit.days), [ENV.ACTIVITY_TABLE]: refs.tableName };
 }
+
+/** export-points-report: the ledger it scans, the sources (kinds, the value of a point) and the bucket it writes. */
+export function pointsReportEnvironment(stage: StageConfig, refs: { tableName: string; bucketName: string }): Record<string, string> {
+  return functionEnvironment(stage, {
+    [ENV.LEDGER_TABLE]: refs.tableName,
+    [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(stage.sources)),
+    [ENV.POINTS_REPORT_BUCKET]: refs.bucketName,
+  });
+}

@@ -22,6 +22,7 @@ export {
   type RedemptionRefs,
   sweepEnvironment,
   auditEnvironment,
+  pointsReportEnvironment,
   receiverEnvironment,
   secretPrefix,
   smaregiCredentialsSecretName,

@@ -33,6 +33,7 @@ import { QuarantineTable } from '../constructs/quarantine-table.js';
 import { ScheduledAudit } from '../constructs/scheduled-audit.js';
 import { ScheduledReconcile } from '../constructs/scheduled-reconcile.js';
 import { redemptionSweepFor, type ScheduledRedemptionSweep } from '../constructs/scheduled-redemption-sweep.js';
+import { ScheduledPointsReport } from '../constructs/scheduled-points-report.js';
 import { WebhookApi } from '../constructs/webhook-api.js';
 import { type ShopifyAppProxy, shopifyAppProxyFor } from '../constructs/shopify-app-proxy.js';
 import { LogsKey } from '../constructs/logs-key.js';
@@ -63,6 +64,8 @@ export class IntegrationStack extends Stack {
   readonly reconcile: ScheduledReconcile | undefined;
   /** Scheduled reconciliation of the stage's Smaregi sources (missed webhooks); only when it has one. */
   readonly smaregiReconcile: ScheduledSmaregiReconcile | undefined;
+  /** The monthly points report for the accountants (its bucket, key and function; docs/accounting.md). */
+  readonly pointsReport: ScheduledPointsReport;
 
   constructor(scope: Construct, id: string, props: IntegrationStackProps) {
     super(scope, id, props);
@@ -100,6 +103,7 @@ export class IntegrationStack extends Stack {
     });
     this.redemptionSweep = redemptionSweepFor(this, { config, table: this.ledger.table, openApiSecret, ...logs });
     this.addSquareNotificationUrls();
+    this.pointsReport = new ScheduledPointsReport(this, 'PointsReport', { config, table: this.ledger.table, ...logs });
     this.reconcile =
       Object.keys(config.reconcile).length === 0
         ? undefined
@@ -277,6 +281,7 @@ export class IntegrationStack extends Stack {
       ...(this.reconcile ? [{ name: 'ReconcileShopify', fn: this.reconcile.function.fn }] : []),
       ...(this.smaregiReconcile ? [{ name: 'ReconcileSmaregi', fn: this.smaregiReconcile.function.fn }] : []),
       ...(this.redemptionSweep ? [{ name: 'SweepRedemptions', fn: this.redemptionSweep.function.fn }] : []),
+      { name: 'ExportPointsReport', fn: this.pointsReport.function.fn },
     ];
     const intakeAndWorker = [
       { name: 'ReceiveWebhook', fn: this.receiver.fn },
@@ -345,6 +350,7 @@ export class IntegrationStack extends Stack {
     new CfnOutput(this, OUTPUT_KEYS.alarmTopic, { value: this.alarms.topic.topicArn });
     new CfnOutput(this, OUTPUT_KEYS.quarantineTable, { value: this.quarantine.table.tableName });
     new CfnOutput(this, OUTPUT_KEYS.dashboard, { value: integrationStackName(config) });
+    new CfnOutput(this, OUTPUT_KEYS.pointsReportBucket, { value: this.pointsReport.bucket.bucketName });
   }
 }
 

@@ -66,6 +66,8 @@ export const ENV = {
    * is written to: the ledger table. Unset: nothing is recorded.
    */
   ACTIVITY_TABLE: 'ACTIVITY_TABLE',
+  /** export-points-report: the bucket the monthly points report's CSV is written to (its own KMS key). */
+  POINTS_REPORT_BUCKET: 'POINTS_REPORT_BUCKET',
   /** Only for local runs: DynamoDB endpoint (dynalite). */
   DYNAMODB_ENDPOINT: 'DYNAMODB_ENDPOINT',
 } as const;

@@ -16,7 +16,7 @@
  * - `control#pulling`: ledgerPlannedPause (planned-pause.ts); names nobody.
  * - `till-return#`, `till-sale#` (a till's plain return without its sale, and what a member's till sale
  *   held, to match returns with): createTillReturns (till-returns.ts); they name the member.
- * - Whole-table reads for operators (audit, reprocess, console): scans.ts.
+ * - Whole-table reads for operators (audit, reprocess, console, the points report): scans.ts.
  */
 export { createDocumentClient } from '../dynamodb/index.js';
 export { createLedger, type Ledger, type LedgerOptions, type SourceCustomer, type UnlinkedQuery } from './ledger.js';
@@ -95,7 +95,15 @@ export {
   RUNS_KEY,
 } from './activity/keys.js';
 export { type ActivityStore, type ActivityStoreOptions, createActivityStore } from './activity/store.js';
-export { scanOrdersAndRefunds, scanRedemptions, scanTillReturns, scanUnheldWithOutcome, type TimeRange } from './scans.js';
+export {
+  POINTS_RECORD_KINDS,
+  scanOrdersAndRefunds,
+  scanPointsRecords,
+  scanRedemptions,
+  scanTillReturns,
+  scanUnheldWithOutcome,
+  type TimeRange,
+} from './scans.js';
 export { createLedgerRedactor, type LedgerRedactor, type RedactionTable } from './redaction/redactor.js';
 export { ORDER_PERSONAL } from './redaction/orders.js';
 export { REDACTION_DELETED_KEYS } from './redaction/item.js';

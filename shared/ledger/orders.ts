@@ -26,6 +26,8 @@ export interface PurchaseClaimInput extends OrderRef {
   externalId?: string;
   /** The shop the sale was made in, as its delivery said (Shopify's shop header): shop/redact's scope. */
   shopDomain?: string | undefined;
+  /** The store the sale was made in, as its sender said (Smaregi's storeId): the points report's store column. */
+  store?: string | undefined;
 }
 
 export interface PurchaseResult {
@@ -45,6 +47,7 @@ export interface PurchaseResult {
   externalKey?: string;
   externalId?: string;
   shopDomain?: string | undefined;
+  store?: string | undefined;
   /** Skips only: the order may be re-opened by a delivery naming the customer until then (epoch ms). */
   awaitingCustomerUntil?: number;
   /** customer_not_found only: kept findable by its customer, with its event, to be credited once linked. */
@@ -141,7 +144,16 @@ function finishCondition(e: Expression, owner: string | null, result: PurchaseRe
 }
 
 /** What the purchase event says of the order, kept on it from the first claim. */
-const PURCHASE_FACTS = ['eligibleAmount', 'eligibleExact', 'terms', 'currency', 'externalKey', 'externalId', 'shopDomain'] as const;
+const PURCHASE_FACTS = [
+  'eligibleAmount',
+  'eligibleExact',
+  'terms',
+  'currency',
+  'externalKey',
+  'externalId',
+  'shopDomain',
+  'store',
+] as const;
 
 /** What an order knows of calls in doubt; gone once they are resolved (found, or proven never run). */
 const DOUBT_FIELDS = ['inDoubtUntil', 'inDoubtSince', 'inDoubtMemberId'] as const;

@@ -114,6 +114,8 @@ export const OrderRecord = lazyObject(z.object, () => ({
   externalId: z.string().optional(),
   /** The shop the sale was made in, as its delivery said (Shopify's shop header): shop/redact's scope. */
   shopDomain: z.string().optional(),
+  /** The store the sale was made in, when its sender names one (Smaregi's storeId): the points report's store. */
+  store: z.string().optional(),
   currency: z.string().optional(),
   customerId: z.string().optional(),
   eligibleAmount: z.number().int().nonnegative().optional(),

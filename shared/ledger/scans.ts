@@ -93,3 +93,27 @@ export async function scanTillReturns(client: Client, tableName: string): Promis
   }
   return out;
 }
+
+/**
+ * The kinds of record that move points, as the accounting report reads them: orders (credits, till
+ * spends and give-backs), refunds (debits), redemptions (web deductions and their returns), and the kinds
+ * other work adds (`bonus`, `clawback`, `reversal`: read when present, none today).
+ */
+export const POINTS_RECORD_KINDS = ['order', 'refund', 'redemption', 'bonus', 'clawback', 'reversal'] as const;
+
+/**
+ * Every record of those kinds, page by page (a scan: the table has no index by time, and a record
+ * written before a month may move points in it). Raw items: the caller reads each kind with its schema.
+ */
+export function scanPointsRecords(client: Client, tableName: string, options: { pageSize?: number } = {}): AsyncGenerator<Item[]> {
+  const values = Object.fromEntries(POINTS_RECORD_KINDS.map((k, i) => [`:k${i}`, k]));
+  return scanPages(client, {
+    TableName: tableName,
+    // Items read per request (before the filter); absent: DynamoDB's 1 MB pages.
+    ...(options.pageSize !== undefined ? { Limit: options.pageSize } : {}),
+    FilterExpression: `#kind IN (${Object.keys(values).join(', ')})`,
+    ExpressionAttributeNames: { '#kind': 'kind' },
+    ExpressionAttributeValues: values,
+    ConsistentRead: true,
+  });
+}

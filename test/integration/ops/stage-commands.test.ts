@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliCommand } from '../../../ops/index.js';
 import { membersCommand } from '../../../ops/members.js';
+import { pointsReportCommand } from '../../../ops/points-report.js';
+import { jstDay } from '../../../shared/accounting/index.js';
 import { redemptionsCommand } from '../../../ops/redemptions-command.js';
 import { returnsCommand } from '../../../ops/returns-command.js';
 import { startShopifyAdminStandIn, type ShopifyAdminStandIn } from '../../../stand-ins/shopify-admin/index.js';
@@ -451,5 +453,36 @@ describe('stage commands (--stage)', () => {
   it("audit scans the stage's ledger and ends with its summary line", async () => {
     const run = await cli('audit');
     expect(run.lines.at(-1)).toMatch(/^audit: orders=\d+ refunds=0 drift=\d+$/);
+  });
+
+  it("points-report --stage reads the stage's ledger: the month's CSV on stdout, its reconciled line last on stderr", async () => {
+    const ref = { source: 'smaregi', orderId: 'stage-report-1' };
+    await ledger.claimPurchase({
+      ...ref,
+      owner: 'w1',
+      eligibleAmount: 3000,
+      currency: 'JPY',
+      store: 'S-77',
+      externalKey: 'smaregi',
+      externalId: 'SM-9',
+    });
+    await ledger.finishPurchase(ref, 'w1', { outcome: 'credited', customerId: 'm-9', pointsCredited: 30 });
+    const day = jstDay(Date.now()) ?? '';
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const code = await pointsReportCommand(
+      ['--month', day.slice(0, 7), '--stage', 'staging', '--outputs', outputsFile],
+      {},
+      {
+        print: (l) => stdout.push(...l.split('\n')),
+        printError: (l) => stderr.push(l),
+      },
+    );
+    expect(code).toBe(0);
+    expect(stdout[0]).toBe('day,source,store,granted,refunded,bonus,redeemed,spent_till,returned,clawed_back,reversed,net,net_yen');
+    expect(stdout).toContain(`${day},smaregi,S-77,30,0,0,0,0,0,0,0,30,30`);
+    expect(stderr.at(-1)).toMatch(
+      new RegExp(`^points-report: month=${day.slice(0, 7)} rows=${stdout.length - 1} net=-?\\d+ reconciled=yes$`),
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as auditLedger from '../../../functions/audit-ledger.js';
+import * as exportPointsReport from '../../../functions/export-points-report.js';
 import * as processEvents from '../../../functions/process-events.js';
 import * as receiveWebhook from '../../../functions/receive-webhook.js';
 import * as reconcileShopify from '../../../functions/reconcile-shopify.js';
@@ -54,6 +55,13 @@ describe('a function started without a required table or queue', () => {
     expectMissing(
       thrownBy(() => receiveWebhook.depsFromEnv({})),
       'QUEUE_URL',
+    );
+  });
+
+  it('export-points-report refuses a missing POINTS_REPORT_BUCKET with the typed missing_setting error', () => {
+    expectMissing(
+      thrownBy(() => exportPointsReport.depsFromEnv({ LEDGER_TABLE: 'ledger' })),
+      'POINTS_REPORT_BUCKET',
     );
   });
 
