@@ -128,6 +128,8 @@ export const PurchaseEvent = lazyObject(z.object, () => ({
    * customer matching): without a customer, the order stays open to that delivery this long.
    */
   customerMatchWindowSeconds: z.number().int().positive().optional(),
+  /** The store the sale was made in, as its sender says (Smaregi's storeId): kept with the order for the points report. */
+  store: z.string().max(64).optional(),
   /** The discount codes the order used (Shopify): a redemption's code marks it used (docs/redemption.md). */
   discountCodes: z.array(z.string().min(1).max(255)).max(50).optional(),
   /**

@@ -72,6 +72,7 @@ class PurchaseAttempt {
       externalKey: event.customer?.externalKey,
       externalId: event.customer?.externalId,
       shopDomain: event.delivery.shopDomain,
+      store: event.store,
     };
   }
 

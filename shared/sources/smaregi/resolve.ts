@@ -226,6 +226,7 @@ function purchaseOf(thin: PurchaseEvent, settings: SmaregiStateSettings, tx: Sma
     customer,
     ...(why ? { notEarning: why } : {}),
     ...(window ? { customerMatchWindowSeconds: window } : {}),
+    ...(tx.storeId ? { store: tx.storeId } : {}),
     currency: 'JPY',
     occurredAt: occurredAt(tx, thin.occurredAt),
     pointTitle: renderTitle(settings.pointTitle, { order: id, orderId: id, source: thin.source }),
