@@ -47,8 +47,11 @@ export function jstDay(instant: Instant): string {
   return `${p.year}-${p.month}-${p.day}`;
 }
 
-/** An ISO date-time with a zone (`Z` or `±hh:mm`): what our records write. A date alone or a zoneless time is not an instant. */
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+/**
+ * An ISO date-time with a zone (`Z`, `±hh:mm`, or Smaregi's `±hhmm`): what our records and the senders write.
+ * A date alone or a zoneless time is not an instant.
+ */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** A record's value for a person: an ISO instant in JST, anything else as it is (ids, amounts, a service's own `Y-m-d H:i:s`). */
 export function jstIfInstant(value: string): string {

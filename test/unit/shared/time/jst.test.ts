@@ -29,6 +29,7 @@ describe('times for people in Japan time', () => {
   it("shows a record's ISO instants in Japan time and leaves ids, dates and the service's zoneless times as they are", () => {
     expect(jstIfInstant('2026-12-01T00:30:00.000Z')).toBe('2026-12-01 09:30:00 JST (+09:00)');
     expect(jstIfInstant('2026-12-01T09:30:00+09:00')).toBe('2026-12-01 09:30:00 JST (+09:00)');
+    expect(jstIfInstant('2026-12-01T09:30:00+0900')).toBe('2026-12-01 09:30:00 JST (+09:00)');
     for (const asIs of ['8100000000000000001', '2026-12-01', '2026-12-01 09:30:00', 'credited']) expect(jstIfInstant(asIs)).toBe(asIs);
   });
 });
