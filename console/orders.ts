@@ -132,7 +132,7 @@ const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
  * The operator picks days on a Japan calendar: a date end compares the Japan day the order was created on
  * (a `to` day includes its whole day), a time end compares instants.
  */
-function withinDates(createdAt: string | null, f: Pick<OrderFilter, 'from' | 'to'>): boolean {
+export function withinDates(createdAt: string | null, f: Pick<OrderFilter, 'from' | 'to'>): boolean {
   if (!f.from && !f.to) return true;
   if (createdAt === null || Number.isNaN(Date.parse(createdAt))) return false;
   const day = jstDay(createdAt);

@@ -307,6 +307,14 @@ describe('the operator console in headless Chromium', () => {
     await writeFile(screenshot('console-ja'), await page.screenshot({ fullPage: true }));
   });
 
+  it('refuses an order filter date it cannot read, saying what it takes', async () => {
+    const res = await fetch(`${consoleUrl}api/orders?from=tomorrow`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe(
+      'from takes a date (2026-12-01, a Japan day) or an ISO time, not tomorrow',
+    );
+  });
+
   describe('actions refused from anywhere but the page itself', () => {
     const replay = (headers: Record<string, string>) =>
       fetch(`${consoleUrl}api/replay`, {
