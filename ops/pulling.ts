@@ -81,7 +81,7 @@ export function parseUntil(value: string | undefined, nowMs: number, retentionDa
  * `npm run pause -- [--stage S] [--until ISO]`: stops the worker's pulling for a planned maintenance;
  * intake keeps accepting and the queue keeps what comes in. `npm run resume -- [--stage S]`: starts it
  * again (the recovery probe also does at `--until`, once the service answers); the backlog drains at
- * the rate budget. Last line: `pulling: paused since <ISO>[ until <ISO>]` / `pulling: running`.
+ * the rate budget. Last line: `pulling: paused since <JST>[ until <JST>]` / `pulling: running` (times as formatJst prints them).
  */
 export async function pullingCommand(
   command: 'pause' | 'resume',
