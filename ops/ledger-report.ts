@@ -18,9 +18,10 @@ export interface LedgerReport {
  */
 export function recordLines(record: OrderRecord | RefundRecord | Record<string, unknown>): string[] {
   return Object.entries(record).map(([key, value]) => {
-    if (key === 'leaseUntil' || key === 'ttl')
+    if ((key === 'leaseUntil' || key === 'ttl') && typeof value === 'number')
       return `    ${key}: ${String(value)} (${formatJst(Number(value) * (key === 'ttl' ? 1000 : 1))})`;
-    return `    ${key}: ${typeof value === 'string' ? jstIfInstant(value) : JSON.stringify(value)}`;
+    // Nested too (a refund's booking, the activity list): every instant in it.
+    return `    ${key}: ${typeof value === 'string' ? jstIfInstant(value) : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' ? jstIfInstant(v) : v))}`;
   });
 }
 
