@@ -1,4 +1,5 @@
 import { type ActivityEntry, createActivityReader } from '../shared/activity/index.js';
+import { message } from './messages.js';
 import type { TimelineEntry } from './orders.js';
 import type { ConsoleSource } from './source.js';
 
@@ -9,21 +10,36 @@ import type { ConsoleSource } from './source.js';
  */
 
 function describe(e: ActivityEntry): Pick<TimelineEntry, 'what' | 'marker' | 'points'> {
-  const refund = e.refundId ? ` (refund ${e.refundId})` : '';
+  const refund = e.refundId ? message('timeline.ofRefund', { refund: e.refundId }) : '';
   switch (e.type) {
     case 'delivery':
       return {
-        what: `delivery received${refund}: webhook ${e.deliveryId}${e.topic ? ` ${e.topic}` : ''}, answered HTTP ${e.status} ${e.answer}`,
+        what: message('timeline.delivery', {
+          refund,
+          delivery: e.deliveryId,
+          topic: e.topic ? ` ${e.topic}` : '',
+          status: e.status,
+          answer: e.answer,
+        }),
       };
     case 'receive': {
-      const deferred = e.deferSeconds === undefined ? '' : `, deferred ${e.deferSeconds} s`;
-      const why = e.reason ? `: ${e.reason}` : '';
-      return { what: `queue receive ${e.receiveCount} of message ${e.messageId}${refund}: ${e.outcome} (${e.action}${deferred})${why}` };
+      const deferred = e.deferSeconds === undefined ? '' : message('timeline.deferred', { seconds: e.deferSeconds });
+      return {
+        what: message('timeline.receive', {
+          count: e.receiveCount,
+          message: e.messageId,
+          refund,
+          outcome: e.outcome,
+          action: e.action,
+          deferred,
+          why: e.reason ? `: ${e.reason}` : '',
+        }),
+      };
     }
     case 'call': {
-      const executed = e.executed ? `, executed ${e.executed}` : '';
+      const executed = e.executed ? message('timeline.executed', { executed: e.executed }) : '';
       return {
-        what: `Open API ${e.operation}${refund}: ${e.result}${executed} in ${e.ms} ms`,
+        what: message('timeline.call', { operation: e.operation, refund, result: e.result, executed, ms: e.ms }),
         ...(e.marker ? { marker: e.marker } : {}),
         ...(e.points === undefined ? {} : { points: e.points }),
       };
@@ -42,7 +58,7 @@ export async function activityTimeline(source: ConsoleSource, ref: { source: str
   }));
   const last = activity.entries.at(-1);
   if (activity.omitted > 0 && last) {
-    entries.push({ at: last.at, from: 'activity', what: `activity: ${activity.omitted} later entries not kept (the record is bounded)` });
+    entries.push({ at: last.at, from: 'activity', what: message('timeline.omitted', { count: activity.omitted }) });
   }
   return entries;
 }

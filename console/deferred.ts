@@ -1,4 +1,5 @@
 import { ConsoleStartingError } from './errors.js';
+import { message } from './messages.js';
 import type { ConsoleSource } from './source.js';
 
 /**
@@ -13,7 +14,7 @@ export function deferredSource(get: () => ConsoleSource | undefined): ConsoleSou
   };
   return {
     get label() {
-      return get()?.label ?? 'local stack (starting)';
+      return get()?.label ?? message('where.starting');
     },
     get ledger() {
       return source().ledger;

@@ -2,12 +2,15 @@ import { scanLedger } from '../shared/audit/index.js';
 import type { OrderRecord, RefundRecord } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import { purchaseMarker, refundMarker } from '../shared/points/index.js';
+import { jstDay } from '../shared/time/index.js';
+import { type ConsoleMessage, message } from './messages.js';
 import type { ConsoleSource } from './source.js';
 
 /** One moment in an order's story, from the record that says it. */
 export interface TimelineEntry {
   at: string;
-  what: string;
+  /** What happened, worded by the page in the reader's language. */
+  what: ConsoleMessage;
   /**
    * ledger: the order's or a refund's record; activity: what intake and the worker observed (shared/activity);
    * history: the membership service's point history.
@@ -50,7 +53,7 @@ export interface OrderFilter {
   source?: string;
   outcome?: string;
   customer?: string;
-  /** ISO dates (or times), both inclusive. */
+  /** Japan days (`2026-12-01`, the page's date inputs) or ISO times, both inclusive. */
   from?: string;
   to?: string;
 }
@@ -120,10 +123,23 @@ function matches(v: OrderView, f: OrderFilter): boolean {
   if (f.source && v.source !== f.source) return false;
   if (f.outcome && v.outcome !== f.outcome && !v.refunds.some((r) => r.outcome === f.outcome)) return false;
   if (f.customer && !`${v.customer ?? ''} ${v.customerId ?? ''}`.includes(f.customer)) return false;
-  if (f.from && (v.createdAt ?? '') < f.from) return false;
-  // A date `to` includes its whole day: compare only as much of the time as the filter gives.
-  if (f.to && (v.createdAt ?? '').slice(0, f.to.length) > f.to) return false;
-  return true;
+  return withinDates(v.createdAt, f);
+}
+
+const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The operator picks days on a Japan calendar: a date end compares the Japan day the order was created on
+ * (a `to` day includes its whole day), a time end compares instants.
+ */
+export function withinDates(createdAt: string | null, f: Pick<OrderFilter, 'from' | 'to'>): boolean {
+  if (!f.from && !f.to) return true;
+  if (createdAt === null || Number.isNaN(Date.parse(createdAt))) return false;
+  const day = jstDay(createdAt);
+  const at = Date.parse(createdAt);
+  const after = (end: string) => (DAY_ONLY.test(end) ? day >= end : at >= Date.parse(end));
+  const before = (end: string) => (DAY_ONLY.test(end) ? day <= end : at <= Date.parse(end));
+  return (!f.from || after(f.from)) && (!f.to || before(f.to));
 }
 
 /** Every order in the ledger (refunds under their order), newest first, filtered; at most `limit`. */
@@ -162,7 +178,7 @@ export async function markedHistory(
     for (const p of history.points) {
       const remarks = p.remarks ?? '';
       if (remarks !== purchase && !remarks.startsWith(refundPrefix)) continue;
-      const what = p.point >= 0 ? 'point history: credit entry' : 'point history: debit entry';
+      const what = message(p.point >= 0 ? 'timeline.historyCredit' : 'timeline.historyDebit');
       out.push({ at: p.created_at, what, from: 'history', marker: remarks, points: p.point });
     }
     if (page >= history.last_page) break;
@@ -173,23 +189,24 @@ export async function markedHistory(
 /** The ledger's own account of an order's transitions, from the times its records keep. */
 export function ledgerTimeline(o: OrderRecord, refunds: RefundRecord[]): TimelineEntry[] {
   const out: TimelineEntry[] = [];
-  const add = (at: string | undefined, what: string, extra: Partial<TimelineEntry> = {}) => {
+  const add = (at: string | undefined, what: ConsoleMessage, extra: Partial<TimelineEntry> = {}) => {
     if (at !== undefined) out.push({ at, what, from: 'ledger', ...extra });
   };
-  add(o.createdAt ?? o.firstSeenAt, `ledger: purchase claimed (attempts so far ${o.attempts})`);
-  add(o.finishedAt, `ledger: order ${o.outcome ?? o.state}`, {
+  add(o.createdAt ?? o.firstSeenAt, message('timeline.purchaseClaimed', { attempts: o.attempts }));
+  add(o.finishedAt, message('timeline.orderFinished', { outcome: o.outcome ?? o.state }), {
     marker: purchaseMarker(o.source, o.orderId),
     ...(o.pointsCredited === undefined ? {} : { points: o.pointsCredited }),
   });
-  if (o.lastError) add(o.updatedAt, `ledger: last error ${o.lastError}`);
+  if (o.lastError) add(o.updatedAt, message('timeline.orderLastError', { error: o.lastError }));
   for (const r of refunds) {
-    add(r.firstSeenAt ?? r.createdAt, `ledger: refund ${r.refundId} claimed`, { refundId: r.refundId });
-    add(r.finishedAt, `ledger: refund ${r.refundId} ${r.outcome ?? r.state}`, {
+    add(r.firstSeenAt ?? r.createdAt, message('timeline.refundClaimed', { refund: r.refundId }), { refundId: r.refundId });
+    add(r.finishedAt, message('timeline.refundFinished', { refund: r.refundId, outcome: r.outcome ?? r.state }), {
       refundId: r.refundId,
       marker: refundMarker(r.source, r.orderId, r.refundId),
       ...(r.pointsDebited === undefined ? {} : { points: -r.pointsDebited }),
     });
-    if (r.lastError) add(r.updatedAt, `ledger: refund ${r.refundId} last error ${r.lastError}`, { refundId: r.refundId });
+    if (r.lastError)
+      add(r.updatedAt, message('timeline.refundLastError', { refund: r.refundId, error: r.lastError }), { refundId: r.refundId });
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { ConsoleStartingError } from './errors.js';
 import { activityTimeline, operations } from './activity.js';
 import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
+import { type ConsoleMessage, message } from './messages.js';
 import { listRedemptions } from './redemptions.js';
 import { listTillReturns } from './returns.js';
 import type { ConsoleSource } from './source.js';
@@ -39,6 +40,9 @@ const STATIC_FILES = {
   '': ['index.html', 'text/html; charset=utf-8'],
   'console.js': ['console.js', 'text/javascript; charset=utf-8'],
   'console.css': ['console.css', 'text/css; charset=utf-8'],
+  // One message table per language (the page words everything from them: docs/console.md).
+  'messages.ja.json': ['messages.ja.json', 'application/json; charset=utf-8'],
+  'messages.en.json': ['messages.en.json', 'application/json; charset=utf-8'],
 } as const;
 
 const json = (status: number, value: unknown): ConsoleAnswer => ({
@@ -69,19 +73,19 @@ async function timeline(source: ConsoleSource, query: URLSearchParams): Promise<
   if (order === undefined) return json(404, { error: `no ledger record for ${ref.source} order ${ref.orderId}` });
   const refunds = await source.ledger.records.listRefunds(ref);
   const entries: TimelineEntry[] = ledgerTimeline(order, refunds);
-  let historyNote: string | null = null;
+  let historyNote: ConsoleMessage | null = null;
   try {
     entries.push(...(await activityTimeline(source, ref)));
   } catch (e) {
-    historyNote = `the activity record could not be read: ${e instanceof Error ? e.message : String(e)}`;
+    historyNote = message('note.activityUnreadable', { error: e instanceof Error ? e.message : String(e) });
   }
   const customerId = order.customerId ?? refunds.find((r) => r.customerId)?.customerId;
-  if (customerId === undefined) historyNote = 'no customer was found for this order: no point history to match';
+  if (customerId === undefined) historyNote = message('note.noCustomer');
   else {
     try {
       entries.push(...(await markedHistory(source.openapi, { ...ref, customerId })));
     } catch (e) {
-      historyNote = `the point history could not be read: ${e instanceof Error ? e.message : String(e)}`;
+      historyNote = message('note.historyUnreadable', { error: e instanceof Error ? e.message : String(e) });
     }
   }
   // Each clock on its own: the ledger's and the activity's times are ISO UTC; the membership service writes
@@ -142,13 +146,15 @@ export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRout
         label: source.label,
         backlog: await source.backlog(),
         pulling: await pullingOrUnknown(source),
-        now: new Date().toISOString(),
+        now: new Date().toISOString(), // ISO UTC like every time in the API: the page shows it in Japan time
       }),
     ),
     [`GET ${api}orders`]: guarded(async ({ query }) => {
       const filter = Object.fromEntries(
         ['source', 'outcome', 'customer', 'from', 'to'].map((k) => [k, query.get(k) ?? '']).filter(([, v]) => v !== ''),
       );
+      const bad = ['from', 'to'].find((k) => filter[k] !== undefined && Number.isNaN(Date.parse(filter[k] as string)));
+      if (bad) return json(400, { error: `${bad} takes a date (2026-12-01, a Japan day) or an ISO time, not ${filter[bad]}` });
       return json(200, { orders: await listOrders(source, filter) });
     }),
     [`GET ${api}redemptions`]: guarded(async ({ query }) => {

@@ -3,6 +3,7 @@ import type { Ledger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import type { QuarantineTarget } from '../ops/quarantine.js';
 import type { PullingStatus } from '../shared/consumer/index.js';
+import type { ConsoleMessage } from './messages.js';
 
 /** A dead-lettered message as the console lists it (the local list, or the stage's DLQ). */
 export interface ConsoleDeadLetter {
@@ -22,8 +23,8 @@ export type Backlog = Record<string, number>;
  * stage: the same stores and the same operator functions the CLIs use.
  */
 export interface ConsoleSource {
-  /** Where it reads ("local stack on 127.0.0.1:3000", "stage staging"). */
-  label: string;
+  /** Where it reads (`where.local` with the stack's URL, `where.stage` with the stage's name), worded by the page. */
+  label: ConsoleMessage;
   /** The ledger table (scanned for the order list) and the ledger module (one order's records). */
   ledger: { client: Pick<DynamoDBDocumentClient, 'send'>; tableName: string; records: Pick<Ledger, 'getOrder' | 'listRefunds'> };
   openapi: Pick<OpenApiClient, 'listPoints'>;

@@ -5,6 +5,7 @@ import { awsQuarantineTarget } from '../ops/quarantine-targets.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { pullingStatus } from '../shared/consumer/index.js';
 import type { PullingTarget } from '../ops/pulling.js';
+import { message } from './messages.js';
 import type { Backlog, ConsoleDeadLetter, ConsoleSource } from './source.js';
 
 /** At most this many dead letters are shown (ten receives of ten): the page is a view, not an export. */
@@ -83,7 +84,7 @@ export async function stageConsoleSource(options: StageOptions): Promise<Console
   });
   const { QueueUrl, DeadLetterQueueUrl, LedgerTableName } = aws.outputs;
   return {
-    label: `stage ${options.stage}`,
+    label: message('where.stage', { stage: options.stage }),
     ledger: { client: aws.documentClient, tableName: LedgerTableName, records: aws.ledger },
     openapi: aws.openapi,
     quarantine,

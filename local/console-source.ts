@@ -5,7 +5,7 @@ import type { QuarantineStore } from '../shared/quarantine/index.js';
 import { listDeadLetter } from './admin.js';
 import { deadLetterReason } from '../ops/dead-letter-reason.js';
 import type { LocalQueue } from './queue/index.js';
-import type { ConsoleSource } from '../console/index.js';
+import { type ConsoleSource, message } from '../console/index.js';
 import { ledgerPlannedPause, pullingStatus } from '../shared/consumer/index.js';
 
 export interface LocalConsoleParts {
@@ -21,7 +21,7 @@ export interface LocalConsoleParts {
 /** The console's view of `npm start`: its dynalite tables, its emulator, its in-process queue. */
 export function localConsoleSource(parts: LocalConsoleParts): ConsoleSource {
   return {
-    label: `local stack ${parts.intakeUrl}`,
+    label: message('where.local', { url: parts.intakeUrl }),
     ledger: { client: parts.client, tableName: parts.tableName, records: parts.ledger },
     openapi: parts.openapi,
     quarantine: {

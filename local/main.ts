@@ -9,10 +9,12 @@ import { bannerLines } from './banner.js';
 import { type LocalPorts, resolveLocalConfig, takenPortMessage } from '../kit/local-stack/config.js';
 import { startLocalStack } from './stack.js';
 import { standInBanner } from '../stand-ins/registry.js';
+import { formatJst } from '../shared/time/index.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const time = () => new Date().toISOString().slice(11, 23);
+// The log is read by a person: Japan time with its offset, as every time shown (shared/time).
+const time = () => formatJst(Date.now());
 const log = (line: string) => console.log(`${time()} ${line}`);
 
 /** The ports asked for, once read: a taken one is reported by its variable. */

@@ -13,6 +13,7 @@ import { deadLetterReason } from './dead-letter-reason.js';
 import { ledgerReport } from './ledger-report.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 import type { AwsTarget, StageOptions } from './aws.js';
+import { formatJst } from '../shared/time/index.js';
 
 /** Days credited back when the stack does not say its source's retroCreditDays (a stack started before it told). */
 const DEFAULT_RETRO_CREDIT_DAYS = 30;
@@ -241,7 +242,14 @@ async function dlqCommand({ aws, env, print }: CommandInput): Promise<number> {
   try {
     const letters = await handle.deadLetters();
     const listed = [];
-    for (const l of letters) listed.push({ ...l, lastError: await ledgerError(handle.ledger, l) });
+    // Times for the reader in Japan time; the event as it was queued (its times ISO UTC).
+    for (const l of letters)
+      listed.push({
+        ...l,
+        sentAt: formatJst(l.sentAt),
+        deadLetteredAt: formatJst(l.deadLetteredAt),
+        lastError: await ledgerError(handle.ledger, l),
+      });
     print(listed.length === 0 ? 'the dead-letter list is empty' : JSON.stringify(listed, null, 2));
     return 0;
   } finally {

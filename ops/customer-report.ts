@@ -2,6 +2,7 @@ import type { CustomerRecords } from '../shared/customers/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import { type LedgerReport, recordLines } from './ledger-report.js';
+import { jstIfInstant } from '../shared/time/index.js';
 
 /**
  * `npm run ledger -- <source> --customer <id>`: what the bridge holds of one shop customer, next to
@@ -35,7 +36,9 @@ export async function customerReport(
   lines.push(`  orders waiting for this customer (customer_not_found): ${waiting.length === 0 ? 'none' : ''}`.trimEnd());
   for (const ref of waiting) {
     const order = await deps.ledger.getOrder(ref);
-    lines.push(`    ${ref.orderId}  purchased ${order?.purchasedAt ?? '-'}  ${order?.outcome ?? order?.state ?? 'gone'}`);
+    lines.push(
+      `    ${ref.orderId}  purchased ${order?.purchasedAt === undefined ? '-' : jstIfInstant(order.purchasedAt)}  ${order?.outcome ?? order?.state ?? 'gone'}`,
+    );
   }
   return { found: record !== undefined || member !== undefined || waiting.length > 0, lines };
 }

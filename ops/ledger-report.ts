@@ -2,6 +2,7 @@ import type { Ledger, OrderRecord, RefundRecord } from '../shared/ledger/index.j
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import { purchaseMarker, refundMarker } from '../shared/points/index.js';
 import { renderTable } from './table.js';
+import { formatJst, jstIfInstant } from '../shared/time/index.js';
 
 /** Point-history pages (1000 entries each) searched for the order's markers. */
 const HISTORY_PAGES = 5;
@@ -11,11 +12,16 @@ export interface LedgerReport {
   lines: string[];
 }
 
-/** Every field of a ledger record, one per line in its own order (times also as dates): the operator's view of the truth. */
+/**
+ * Every field of a ledger record, one per line in its own order: the operator's view of the truth. Its
+ * times in Japan time (the record keeps ISO UTC); the epoch numbers (leaseUntil, ttl) as kept, with their time.
+ */
 export function recordLines(record: OrderRecord | RefundRecord | Record<string, unknown>): string[] {
   return Object.entries(record).map(([key, value]) => {
-    const text = typeof value === 'string' ? value : JSON.stringify(value);
-    return `    ${key}: ${key === 'leaseUntil' || key === 'ttl' ? `${text} (${new Date(Number(value) * (key === 'ttl' ? 1000 : 1)).toISOString()})` : text}`;
+    if ((key === 'leaseUntil' || key === 'ttl') && typeof value === 'number')
+      return `    ${key}: ${String(value)} (${formatJst(Number(value) * (key === 'ttl' ? 1000 : 1))})`;
+    // Nested too (a refund's booking, the activity list): every instant in it.
+    return `    ${key}: ${typeof value === 'string' ? jstIfInstant(value) : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' ? jstIfInstant(v) : v))}`;
   });
 }
 
@@ -54,7 +60,10 @@ export async function ledgerReport(
     }
     if (page >= history.last_page) break;
   }
-  lines.push(`upstream point history of customer ${customerId} (entries carrying this order's markers, newest first):`);
+  // The service writes `Y-m-d H:i:s` in a zone its spec does not name: shown as it is.
+  lines.push(
+    `upstream point history of customer ${customerId} (entries carrying this order's markers, newest first; the service's clock):`,
+  );
   if (entries.length === 0) lines.push('  (none)');
   else lines.push(...renderTable(['created_at', 'point', 'title', 'remarks', 'expires'], entries, new Set([1])).map((l) => `  ${l}`));
   return { found: true, lines };

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createPrivacyRequests, type PrivacyRequestRecord } from '../shared/privacy/index.js';
 import { OpsError } from './errors.js';
 import type { SmaregiPrivacyTarget } from './privacy-smaregi.js';
+import { jstIfInstant } from '../shared/time/index.js';
 
 /**
  * `npm run privacy -- list | show <id>`: the shop's privacy requests (Shopify's compliance topics, and the
@@ -13,7 +14,7 @@ function line(r: PrivacyRequestRecord): string {
   const f = r.figures;
   const what = `orders=${f.orders} refunds=${f.refunds} customers=${f.customers} quarantined=${f.quarantined}`;
   const asked = r.requestId ? `  request ${r.requestId}` : '';
-  return `${r.id}  ${r.topic}  ${r.shopDomain}  ${r.outcome} ${r.finishedAt}  ${what}${asked}`;
+  return `${r.id}  ${r.topic}  ${r.shopDomain}  ${r.outcome} ${jstIfInstant(r.finishedAt)}  ${what}${asked}`;
 }
 
 export async function privacyCommand(

@@ -12,7 +12,7 @@ import {
 import { loadStageConfig, QUEUE_RETENTION_DAYS } from '../infra/config/index.js';
 import { OpsError } from './errors.js';
 import type { AwsTarget, StageOptions } from './aws.js';
-import { DAY_MS } from '../shared/time/index.js';
+import { DAY_MS, formatJst } from '../shared/time/index.js';
 
 /** Where `npm run pause` / `npm run resume` act: the worker's pull switch and the planned-pause record. */
 export interface PullingTarget {
@@ -81,7 +81,7 @@ export function parseUntil(value: string | undefined, nowMs: number, retentionDa
  * `npm run pause -- [--stage S] [--until ISO]`: stops the worker's pulling for a planned maintenance;
  * intake keeps accepting and the queue keeps what comes in. `npm run resume -- [--stage S]`: starts it
  * again (the recovery probe also does at `--until`, once the service answers); the backlog drains at
- * the rate budget. Last line: `pulling: paused since <ISO>[ until <ISO>]` / `pulling: running`.
+ * the rate budget. Last line: `pulling: paused since <JST>[ until <JST>]` / `pulling: running` (times as formatJst prints them).
  */
 export async function pullingCommand(
   command: 'pause' | 'resume',
@@ -94,12 +94,13 @@ export async function pullingCommand(
     const pause = await pausePulling({ ...target, now }, until);
     const keeps = target.retentionDays === undefined ? '' : `; the queue keeps messages ${target.retentionDays} days`;
     print(`intake keeps accepting; events wait in the queue${keeps}`);
-    print(`pulling: paused since ${pause.since}${pause.until ? ` until ${pause.until}` : ''}`);
+    print(`pulling: paused since ${formatJst(pause.since)}${pause.until ? ` until ${formatJst(pause.until)}` : ''}`);
     return 0;
   }
   const before = await pullingStatus(target);
   await resumePulling(target);
-  if (before.state === 'paused') print(`resumed: paused since ${before.planned?.since ?? '(an outage, not planned)'}`);
+  if (before.state === 'paused')
+    print(`resumed: paused since ${before.planned ? formatJst(before.planned.since) : '(an outage, not planned)'}`);
   print('pulling: running');
   return 0;
 }

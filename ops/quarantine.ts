@@ -1,5 +1,6 @@
 import type { QuarantineEntry, QuarantineStore, QuarantineSummary } from '../shared/quarantine/index.js';
 import { OpsError } from './errors.js';
+import { formatJst } from '../shared/time/index.js';
 
 /**
  * `npm run quarantine -- list | show <id> | replay <id> | replay --all`: the deliveries intake kept
@@ -23,7 +24,9 @@ function summary(e: QuarantineSummary): string {
   const reason = `${e.reason.kind}: ${e.reason.message}`;
   const delivered = `${e.deliveries} deliver${e.deliveries === 1 ? 'y' : 'ies'}`;
   const seen =
-    e.lastReceivedAt === e.firstReceivedAt ? `first ${e.firstReceivedAt}` : `first ${e.firstReceivedAt} last ${e.lastReceivedAt}`;
+    e.lastReceivedAt === e.firstReceivedAt
+      ? `first ${formatJst(e.firstReceivedAt)}`
+      : `first ${formatJst(e.firstReceivedAt)} last ${formatJst(e.lastReceivedAt)}`;
   const gone = e.redactedAt ? `  (body removed by ${e.redactedBy ?? 'a privacy request'})` : '  (body not kept)';
   const what = `${e.topic ?? '-'}  ${e.resource ?? '-'}${e.bodyKept ? '' : gone}`;
   const replay = e.state === 'replayed' ? `  -> ${e.replayResult ?? 'replayed'}` : '';

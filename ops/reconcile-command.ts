@@ -12,6 +12,7 @@ import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
 import { localEnqueue } from './local-enqueue.js';
 import type { ReconcileTarget } from './reconcile-target.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
+import { formatJst, jstIfInstant } from '../shared/time/index.js';
 
 export const RECONCILE_USAGE = `usage:
   npm run reconcile -- --source <name> --since <ISO date> [--until <ISO date>] [--dry-run] [--shop <shop>.myshopify.com]
@@ -116,7 +117,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
   const dryRun = values['dry-run'];
   try {
     out.printError(
-      `reconcile: ${target.source.name} (${target.shopDomain}) orders updated ${since.toISOString()} .. ${until.toISOString()}${dryRun ? ' (dry run)' : ''}`,
+      `reconcile: ${target.source.name} (${target.shopDomain}) orders updated ${formatJst(since)} .. ${formatJst(until)}${dryRun ? ' (dry run)' : ''}`,
     );
     const result = await reconcileShopify(
       {
@@ -124,7 +125,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
         now,
         progress: out.printError,
         onMissing: (m) =>
-          out.print(`${dryRun ? 'missing' : 'enqueued'} ${m.kind} ${m.eventId} (${m.orderName ?? 'no name'}, ${m.occurredAt})`),
+          out.print(
+            `${dryRun ? 'missing' : 'enqueued'} ${m.kind} ${m.eventId} (${m.orderName ?? 'no name'}, ${jstIfInstant(m.occurredAt)})`,
+          ),
         onProblem: (p) => out.printError(`reconcile: could not reconcile ${p.eventId}: ${p.message}`),
       },
       { since, until, dryRun },

@@ -8,6 +8,7 @@ import { configFollowingStack, connectToRunningStack, requireRunningStack } from
 import type { CommandOutput } from './output.js';
 import { SMAREGI_LOCAL } from '../stand-ins/smaregi/index.js';
 import { localEnqueue } from './local-enqueue.js';
+import { formatJst, jstIfInstant } from '../shared/time/index.js';
 
 /** What a Smaregi reconcile reads and writes: the contract's API, the ledger, the queue, the source's settings. */
 export interface SmaregiReconcileTarget {
@@ -78,7 +79,7 @@ export async function reconcileSmaregiCommand(o: {
   const { settings } = target;
   try {
     o.out.printError(
-      `reconcile: ${o.sourceName} (contract ${settings.contractId}) transactions updated ${o.since.toISOString()} .. ${o.until.toISOString()}${o.dryRun ? ' (dry run)' : ''}`,
+      `reconcile: ${o.sourceName} (contract ${settings.contractId}) transactions updated ${formatJst(o.since)} .. ${formatJst(o.until)}${o.dryRun ? ' (dry run)' : ''}`,
     );
     const result = await reconcileSmaregi(
       {
@@ -91,7 +92,7 @@ export async function reconcileSmaregiCommand(o: {
         progress: o.out.printError,
         onMissing: (m) =>
           o.out.print(
-            `${o.dryRun ? 'missing' : 'enqueued'} transaction ${m.transactionHeadId} (${m.why}, updated ${m.updatedAt ?? 'unknown'})`,
+            `${o.dryRun ? 'missing' : 'enqueued'} transaction ${m.transactionHeadId} (${m.why}, updated ${m.updatedAt === undefined ? 'unknown' : jstIfInstant(m.updatedAt)})`,
           ),
       },
       { since: o.since, until: o.until, dryRun: o.dryRun },

@@ -15,6 +15,7 @@ import {
 } from '../shared/redemption/index.js';
 import { isUsageError, OpsError } from './errors.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
+import { formatJst } from '../shared/time/index.js';
 
 export const REDEMPTIONS_USAGE = `usage:
   npm run redemptions -- list [--customer <shop customer id>] [--source <name, default shopify>] [--stage S [--stack NAME] [--outputs FILE]]
@@ -28,7 +29,7 @@ export interface RedemptionsCommandOptions {
 /** One line per redemption: ids and amounts only. */
 export function redemptionRows(records: readonly RedemptionRecord[]): string[] {
   const rows = records.map((r) => [
-    r.createdAt,
+    formatJst(r.createdAt),
     r.customerId,
     r.requestId,
     String(r.points),
@@ -37,7 +38,7 @@ export function redemptionRows(records: readonly RedemptionRecord[]): string[] {
     r.state,
     r.orderId ?? '-',
     r.returnReason ?? r.reason ?? '-',
-    r.expiresAt,
+    formatJst(r.expiresAt),
   ]);
   return renderTable(
     ['created_at', 'customer', 'request', 'points', 'value', 'code', 'state', 'order', 'why', 'expires'],

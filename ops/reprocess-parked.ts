@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Ledger, scanUnheldWithOutcome } from '../shared/ledger/index.js';
 import { type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import type { QueuedEvent } from '../shared/events/index.js';
+import { jstIfInstant } from '../shared/time/index.js';
 
 /** What `npm run reprocess -- --outcome upstream_rejected` acts on: the ledger table and the event queue. */
 export interface ParkedTarget {
@@ -89,7 +90,7 @@ export async function reprocessParked(
   const runAt = now();
   for await (const p of parkedItems(target, filter)) {
     found += 1;
-    const what = `${describe(p)} (parked ${p.parkedAt}: ${p.reason})`;
+    const what = `${describe(p)} (parked ${jstIfInstant(p.parkedAt)}: ${p.reason})`;
     if (p.event === undefined) {
       print(`cannot queue ${what}: the ledger kept no event (parked before events were kept): credit or debit it by hand`);
       unkept += 1;

@@ -2,7 +2,82 @@
 const api = (path) => `api/${path}`;
 const POLL_MS = 2000;
 const open = new Set(); // orders whose timeline is shown: `${source}\0${orderId}`
-const timelines = new Map(); // the last timeline drawn per open order, shown while the next one loads
+const timelines = new Map(); // the last timeline answer per open order, drawn while the next one loads
+
+// Words: one table per language (messages.ja.json, messages.en.json), Japanese unless the reader chose
+// English; the choice is kept in the URL (?lang=en) and in localStorage, so a reload or a link keeps it.
+const LANGS = ['ja', 'en'];
+const LANG_KEY = 'console.lang';
+const tables = {};
+let lang = 'ja';
+
+function chosenLang() {
+  const asked = new URLSearchParams(location.search).get('lang');
+  if (LANGS.includes(asked)) return asked;
+  const kept = localStorage.getItem(LANG_KEY);
+  return LANGS.includes(kept) ? kept : 'ja';
+}
+
+/** A message in the reader's language: a key and its values, a value itself a message (`{key, params}`) or data. */
+function t(key, params = {}) {
+  const text = tables[lang]?.[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => {
+    const v = params[name];
+    if (v === null || v === undefined) return '';
+    return typeof v === 'object' ? t(v.key, v.params) : String(v);
+  });
+}
+const tm = (m) => (m ? t(m.key, m.params) : '');
+
+// Every time shown in Japan time with its offset, whatever the machine's zone: the format of
+// shared/time's formatJst (`2026-12-01 09:30:00 JST (+09:00)`; the browser test compares the two).
+const JST_PARTS = new Intl.DateTimeFormat('en-US', {
+  timeZone: 'Asia/Tokyo',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'longOffset',
+});
+function jst(iso) {
+  if (iso === null || iso === undefined || iso === '') return '-';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return String(iso);
+  const p = Object.fromEntries(JST_PARTS.formatToParts(date).map((x) => [x.type, x.value]));
+  const offset = (p.timeZoneName ?? '').replace(/^GMT/, '') || '+00:00';
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} JST (${offset})`;
+}
+
+async function loadTables() {
+  await Promise.all(
+    LANGS.map(async (l) => {
+      const res = await fetch(`messages.${l}.json`, { cache: 'no-store' });
+      tables[l] = await res.json();
+    }),
+  );
+}
+
+/** The page's fixed words (data-i18n, data-i18n-placeholder) in the chosen language. */
+function applyLang() {
+  document.documentElement.lang = lang;
+  for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  for (const node of document.querySelectorAll('[data-i18n-placeholder]')) node.placeholder = t(node.dataset.i18nPlaceholder);
+  document.title = t('page.title');
+}
+
+function switchLang() {
+  lang = lang === 'ja' ? 'en' : 'ja';
+  localStorage.setItem(LANG_KEY, lang);
+  const url = new URL(location.href);
+  url.searchParams.set('lang', lang);
+  history.replaceState(null, '', url);
+  applyLang();
+  if (lastSaid) say(lastSaid.key, lastSaid.params, lastSaid.isError);
+  refresh();
+}
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -16,9 +91,11 @@ function el(tag, attrs = {}, ...children) {
 }
 
 const num = (v) => el('td', { class: 'num' }, v === null || v === undefined ? '-' : String(v));
-const say = (text, isError = false) => {
+let lastSaid = null; // worded again when the language changes
+const say = (key, params, isError = false) => {
+  lastSaid = { key, params, isError };
   const m = document.getElementById('message');
-  m.textContent = text;
+  m.textContent = t(key, params);
   m.className = isError ? 'error' : '';
 };
 
@@ -34,19 +111,26 @@ async function postJson(path, value) {
   return { ok: res.ok, body: await res.json() };
 }
 
-async function drawTimeline(order, key, cell) {
-  const { entries, historyNote } = await getJson(
-    `timeline?source=${encodeURIComponent(order.source)}&orderId=${encodeURIComponent(order.orderId)}`,
-  );
+/**
+ * One timeline entry: ours (the ledger's, the activity's) are ISO UTC, shown in Japan time; the
+ * membership service writes `Y-m-d H:i:s` in a zone its spec does not name, shown as it is, marked so.
+ */
+function timelineLine(e) {
+  const points = e.points === undefined ? '' : ` (${e.points > 0 ? '+' : ''}${e.points})`;
+  const at = e.from === 'history' ? `${e.at}${t('timeline.serviceClock')}` : jst(e.at);
+  return `${at}  ${tm(e.what)}${points}${e.marker ? `  ${t('timeline.marker', { marker: e.marker })}` : ''}`;
+}
+
+function timelineNodes({ entries, historyNote }) {
   const list = el('ol', { class: 'timeline' });
-  for (const e of entries) {
-    const points = e.points === undefined ? '' : ` (${e.points > 0 ? '+' : ''}${e.points})`;
-    const clock = e.from === 'history' ? ' (service clock)' : '';
-    list.append(el('li', {}, `${e.at}${clock}  ${e.what}${points}${e.marker ? `  marker ${e.marker}` : ''}`));
-  }
-  const nodes = [list, historyNote ? el('p', {}, historyNote) : ''];
-  timelines.set(key, nodes);
-  cell.replaceChildren(...nodes);
+  for (const e of entries) list.append(el('li', {}, timelineLine(e)));
+  return [list, historyNote ? el('p', {}, tm(historyNote)) : ''];
+}
+
+async function drawTimeline(order, key, cell) {
+  const answer = await getJson(`timeline?source=${encodeURIComponent(order.source)}&orderId=${encodeURIComponent(order.orderId)}`);
+  timelines.set(key, answer);
+  cell.replaceChildren(...timelineNodes(answer));
 }
 
 async function drawOrders() {
@@ -66,7 +150,7 @@ async function drawOrders() {
       el(
         'tr',
         { class: 'order', 'data-order': o.orderId, onclick: toggle },
-        el('td', {}, o.createdAt ?? '-'),
+        el('td', {}, jst(o.createdAt)),
         el('td', {}, o.source),
         el('td', {}, o.orderId),
         el('td', {}, o.customer ?? '-'),
@@ -82,34 +166,36 @@ async function drawOrders() {
         el(
           'tr',
           { class: 'refund', 'data-refund': r.refundId },
-          el('td', {}, r.at ?? '-'),
-          el('td', {}, '↳ refund'),
+          el('td', {}, jst(r.at)),
+          el('td', {}, t('orders.refundRow')),
           el('td', {}, r.refundId),
           el('td', {}, ''),
           el('td', { class: `outcome-${r.outcome ?? r.state}` }, r.outcome ?? r.state),
           num(r.debited === null ? null : `-${r.debited}`),
           el('td', {}, ''),
           num(r.amount),
-          num(r.shortfall ? `short ${r.shortfall}` : ''),
+          num(r.shortfall ? t('orders.shortfall', { points: r.shortfall }) : ''),
         ),
       );
     }
     if (open.has(key)) {
-      const cell = el('td', { colspan: '9' }, ...(timelines.get(key) ?? ['loading the timeline…']));
+      const kept = timelines.get(key);
+      const cell = el('td', { colspan: '9' }, ...(kept ? timelineNodes(kept) : [t('orders.loadingTimeline')]));
       rows.push(el('tr', { class: 'timeline', 'data-timeline': o.orderId }, cell));
       drawTimeline(o, key, cell).catch((e) => {
         cell.textContent = e.message;
       });
     }
   }
-  if (orders.length === 0) rows.push(el('tr', {}, el('td', { colspan: '9' }, 'no orders in the ledger (with this filter)')));
+  if (orders.length === 0) rows.push(el('tr', {}, el('td', { colspan: '9' }, t('orders.none'))));
   body.replaceChildren(...rows);
 }
 
 async function replay(id) {
-  if (!confirm(`Replay quarantined delivery ${id} through intake?`)) return;
+  if (!confirm(t('quarantine.confirmReplay', { id }))) return;
   const { ok, body } = await postJson('replay', { id });
-  say(ok ? `${id} replayed: ${body.result}` : `${id} not replayed: ${body.message ?? body.error}`, !ok);
+  if (ok) say('quarantine.replayed', { id, result: body.result });
+  else say('quarantine.notReplayed', { id, error: body.message ?? body.error }, true);
   refresh();
 }
 
@@ -124,15 +210,17 @@ async function drawQuarantine() {
       el('td', {}, q.webhookId ?? '-'),
       el('td', { class: `outcome-${q.state}` }, q.replayResult ? `${q.state}: ${q.replayResult}` : q.state),
       el('td', {}, q.reason),
-      el('td', {}, `${q.firstReceivedAt} / ${q.lastReceivedAt} (${q.deliveries})`),
+      el('td', {}, t('quarantine.seenTimes', { first: jst(q.firstReceivedAt), last: jst(q.lastReceivedAt), deliveries: q.deliveries })),
       el(
         'td',
         {},
-        q.state === 'quarantined' ? el('button', { type: 'button', class: 'replay', onclick: () => replay(q.id) }, 'Replay') : '',
+        q.state === 'quarantined'
+          ? el('button', { type: 'button', class: 'replay', onclick: () => replay(q.id) }, t('quarantine.replay'))
+          : '',
       ),
     ),
   );
-  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '7' }, 'the quarantine is empty')));
+  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '7' }, t('quarantine.none'))));
   document.querySelector('#quarantine tbody').replaceChildren(...rows);
 }
 
@@ -144,12 +232,12 @@ async function drawDlq() {
       { 'data-dlq': m.messageId },
       el('td', {}, m.messageId),
       num(m.receiveCount),
-      el('td', {}, m.sentAt ?? '-'),
+      el('td', {}, jst(m.sentAt)),
       el('td', {}, typeof m.event === 'string' ? m.event : `${m.event?.source ?? ''} ${m.event?.orderId ?? ''} ${m.event?.refundId ?? ''}`),
       el('td', { class: 'error' }, m.lastError ?? '-'),
     ),
   );
-  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '5' }, 'no dead letters')));
+  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '5' }, t('dlq.none'))));
   document.querySelector('#dlq tbody').replaceChildren(...rows);
   document.getElementById('redrive').disabled = messages.length === 0;
 }
@@ -158,17 +246,22 @@ async function drawOperations() {
   const { runs, breaker } = await getJson('operations');
   const [last] = breaker;
   document.getElementById('breaker').textContent = last
-    ? `circuit breaker: ${last.state} since ${last.at} (worker ${last.worker}${last.reason ? `, ${last.reason}` : ''}); ` +
-      `transitions: ${breaker.map((t) => `${t.at} ${t.state}`).join(', ')}`
-    : 'circuit breaker: no transition reported (closed everywhere since the record began)';
+    ? t('breaker.last', {
+        state: last.state,
+        at: jst(last.at),
+        worker: last.worker,
+        reason: last.reason ? `, ${last.reason}` : '',
+        transitions: breaker.map((b) => `${jst(b.at)} ${b.state}`).join(', '),
+      })
+    : t('breaker.none');
   const rows = runs.map((r) =>
     el(
       'tr',
       { 'data-run': r.run },
       el('td', {}, r.run),
-      el('td', {}, r.startedAt),
-      el('td', {}, r.finishedAt),
-      el('td', {}, r.ok ? 'ok' : 'failed'),
+      el('td', {}, jst(r.startedAt)),
+      el('td', {}, jst(r.finishedAt)),
+      el('td', {}, t(r.ok ? 'runs.ok' : 'runs.failed')),
       el('td', {}, String(r.findings)),
       el('td', {}, [r.summary, ...r.details].join(' / ')),
     ),
@@ -178,20 +271,30 @@ async function drawOperations() {
 
 /** "pulling: running", or paused and since when (a planned pause: npm run pause), or paused by an outage. */
 function pullingText(p) {
-  if (p.state === 'running') return 'pulling: running';
-  if (p.state === 'unknown') return `pulling: unknown (${p.reason})`;
-  if (!p.planned) return 'pulling: paused (the Open API is down; resumes when it answers)';
-  return `pulling: paused since ${p.planned.since}${p.planned.until ? ` until ${p.planned.until}` : ''} (planned; npm run resume)`;
+  if (p.state === 'running') return t('pulling.running');
+  if (p.state === 'unknown') return t('pulling.unknown', { reason: p.reason });
+  if (!p.planned) return t('pulling.outage');
+  const until = p.planned.until ? t('pulling.until', { until: jst(p.planned.until) }) : '';
+  return t('pulling.planned', { since: jst(p.planned.since), until });
 }
+
+// The queue counts by the names the local queue and SQS give them (console/source.ts: Backlog).
+const BACKLOG_WORDS = {
+  ready: 'backlog.ready',
+  processing: 'backlog.processing',
+  'waiting retry': 'backlog.waitingRetry',
+  'dead-lettered': 'backlog.deadLettered',
+  'in flight or deferred': 'backlog.inFlight',
+  delayed: 'backlog.delayed',
+};
 
 async function drawStatus() {
   const { label, backlog, pulling, now } = await getJson('status');
-  document.getElementById('label').textContent = label;
+  document.getElementById('label').textContent = tm(label);
   document.getElementById('pulling').textContent = pullingText(pulling);
-  document.getElementById('backlog').textContent = `backlog: ${Object.entries(backlog)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(', ')}`;
-  document.getElementById('updated').textContent = `updated ${now}`;
+  const counts = Object.entries(backlog).map(([k, v]) => `${BACKLOG_WORDS[k] ? t(BACKLOG_WORDS[k]) : k} ${v}`);
+  document.getElementById('backlog').textContent = t('backlog', { counts: counts.join(', ') });
+  document.getElementById('updated').textContent = t('updated', { now: jst(now) });
 }
 
 // Redemptions beside the orders, filtered by the same customer field.
@@ -202,7 +305,7 @@ async function drawRedemptions() {
     el(
       'tr',
       { class: `state-${r.state}` },
-      el('td', {}, r.createdAt),
+      el('td', {}, jst(r.createdAt)),
       el('td', {}, r.customer),
       num(r.points),
       el('td', { class: 'num' }, `${r.value} ${r.currency}`),
@@ -211,10 +314,10 @@ async function drawRedemptions() {
       el('td', {}, r.order ?? '-'),
       num(r.returned),
       el('td', {}, r.why ?? '-'),
-      el('td', {}, r.expiresAt),
+      el('td', {}, jst(r.expiresAt)),
     ),
   );
-  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '10' }, 'no redemptions')));
+  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '10' }, t('redemptions.none'))));
   document.querySelector('#redemptions tbody').replaceChildren(...rows);
 }
 
@@ -226,7 +329,7 @@ async function drawReturns() {
     el(
       'tr',
       { class: `state-${r.status}` },
-      el('td', {}, r.at),
+      el('td', {}, jst(r.at)),
       el('td', {}, r.source),
       el('td', {}, r.returnId),
       el('td', {}, r.store ?? '-'),
@@ -238,7 +341,7 @@ async function drawReturns() {
       el('td', {}, r.settled ?? '-'),
     ),
   );
-  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '10' }, 'no till returns')));
+  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '10' }, t('returns.none'))));
   document.querySelector('#returns tbody').replaceChildren(...rows);
 }
 
@@ -259,19 +362,31 @@ async function refresh() {
       document.body.dataset.loaded = 'true';
     } while (again);
   } catch (e) {
-    say(`could not refresh: ${e.message}`, true);
+    say('refresh.failed', { error: e.message }, true);
   } finally {
     running = false;
   }
 }
 
 document.getElementById('redrive').addEventListener('click', async () => {
-  if (!confirm('Move every dead letter back to the queue?')) return;
+  if (!confirm(t('dlq.confirmRedrive'))) return;
   const { ok, body } = await postJson('redrive', {});
-  say(ok ? `moved ${body.moved} message(s) back to the queue` : `redrive failed: ${body.error}`, !ok);
+  if (ok) say('dlq.moved', { count: body.moved });
+  else say('dlq.redriveFailed', { error: body.error }, true);
   refresh();
 });
 document.getElementById('filter').addEventListener('input', () => refresh());
 document.getElementById('returns-open').addEventListener('change', () => refresh());
-refresh();
-setInterval(refresh, POLL_MS);
+document.getElementById('lang').addEventListener('click', switchLang);
+lang = chosenLang();
+loadTables().then(
+  () => {
+    applyLang();
+    refresh();
+    setInterval(refresh, POLL_MS);
+  },
+  (e) => {
+    // No table to word it with: both languages.
+    document.getElementById('message').textContent = `メッセージを読み込めません / could not load the messages: ${e.message}`;
+  },
+);

@@ -1,6 +1,7 @@
 import { escapeHtml, type ProxyCustomerQuery } from '../customers/index.js';
 import type { RedemptionRecord } from '../ledger/index.js';
 import type { RedemptionSettings } from '../sources/index.js';
+import { formatJst } from '../time/index.js';
 import type { RedemptionRefusal } from './errors.js';
 
 /**
@@ -44,7 +45,8 @@ export function codePage(record: RedemptionRecord): string {
     '割引コード / Your discount code',
     `<p><strong>${escapeHtml(record.code)}</strong></p>` +
       `<p>${escapeHtml(String(record.points))} pt → ${escapeHtml(record.value)} ${escapeHtml(record.currency)} 引き / off. ` +
-      `有効期限 / Valid until ${escapeHtml(record.expiresAt)}. チェックアウトで入力してください / Enter it at checkout.</p>`,
+      // Our record keeps ISO UTC; the shopper reads Japan time (shared/time).
+      `有効期限 / Valid until ${escapeHtml(formatJst(record.expiresAt))}. チェックアウトで入力してください / Enter it at checkout.</p>`,
   );
 }
 

@@ -10,6 +10,7 @@ import { poisonDeferralSeconds } from '../../../shared/config/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 import { findBrowser } from '../../support/browser.js';
 import { deliverShopifyOrder } from '../../support/local-stack.js';
+import { formatJst } from '../../../shared/time/index.js';
 import { depsFromEnv as auditDepsFromEnv, makeHandler as makeAuditHandler } from '../../../functions/audit-ledger.js';
 
 /**
@@ -20,16 +21,20 @@ import { depsFromEnv as auditDepsFromEnv, makeHandler as makeAuditHandler } from
 /** The page's one global the browser-side functions below use (this project compiles without the DOM lib). */
 declare const document: {
   querySelector(selector: string): { textContent: string | null } | null;
-  querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null }>;
+  querySelectorAll(selector: string): ArrayLike<{ getAttribute(name: string): string | null; textContent: string | null; id: string }>;
   body: { textContent: string | null };
+  documentElement: { lang: string };
 };
 
 // CHROMIUM_PATH, else chromium, chromium-browser or google-chrome on PATH (test/support/browser.ts).
 const CHROMIUM = findBrowser();
 // Taken on every run; written over the committed docs/console.png only when asked (UPDATE_SCREENSHOT=1),
 // so that `npm test` leaves the work tree as it found it.
-const SCREENSHOT =
-  process.env.UPDATE_SCREENSHOT === '1' ? new URL('../../../docs/console.png', import.meta.url) : join(tmpdir(), 'console-test.png');
+const screenshot = (name: string) =>
+  process.env.UPDATE_SCREENSHOT === '1' ? new URL(`../../../docs/${name}.png`, import.meta.url) : join(tmpdir(), `${name}-test.png`);
+// One format for every time a person reads (shared/time): the page's own formatting must give the same.
+const JST_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} JST \(\+09:00\)$/;
+const JAPANESE = /[\u3000-\u303f\u3040-\u30ff\u4e00-\u9fff]/;
 
 describe('the operator console in headless Chromium', () => {
   const clock = createManualClock(Date.now());
@@ -106,7 +111,8 @@ describe('the operator console in headless Chromium', () => {
     expect(kept.body.status).toBe('quarantined');
     quarantineId = kept.body.id!;
 
-    await page.goto(consoleUrl);
+    // The rows' words in English (the switch, ?lang=en); the Japanese default is the next test's.
+    await page.goto(`${consoleUrl}?lang=en`);
     await waitForText(quarantineId, '#quarantine');
     const order1 = await page.$eval('tr[data-order="8100000000000000001"]', (tr) => [...tr.cells].map((c) => c.textContent));
     // alice is regular (0.01): 12000 earns 120.
@@ -126,6 +132,36 @@ describe('the operator console in headless Chromium', () => {
     const kept1 = await page.$eval(`tr[data-quarantine="${quarantineId}"]`, (tr) => tr.textContent);
     expect(kept1).toContain('console-quarantined-1');
     expect(kept1).toContain('amount exceeds 999999999 units');
+  });
+
+  it('opens in Japanese by default, every time in Japan time with its offset', async () => {
+    await page.goto(consoleUrl);
+    await waitForText('ポイント連携 管理コンソール', 'h1');
+    await waitForText('↳ 返金', 'tr[data-refund="8200000000000000001"]');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('ja');
+    const headings = await page.$$eval('#orders th', (cells) => cells.map((c) => c.textContent));
+    expect(headings.slice(0, 5)).toEqual(['作成日時', '連携元', '注文', '顧客', '結果']);
+    // Nothing of the page's own words left in English (the switch names English in English).
+    const words = await page.$$eval('h1, h2, th, label, button:not(#lang)', (nodes) => nodes.map((n) => n.textContent?.trim() ?? ''));
+    expect(words.filter((w) => w !== '' && !JAPANESE.test(w))).toEqual([]);
+    const created = await page.$eval('tr[data-order="8100000000000000001"] td', (td) => td.textContent);
+    const order = await stack.ledger.getOrder({ source: 'shopify', orderId: '8100000000000000001' });
+    expect(created).toMatch(JST_TIME);
+    expect(created).toBe(formatJst((order!.createdAt ?? order!.firstSeenAt)!));
+    expect(await page.$eval('#updated', (s) => s.textContent)).toMatch(/^更新 \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} JST \(\+09:00\)$/);
+  });
+
+  it('switches to English with the button in the header, and keeps English across a reload', async () => {
+    expect(await page.$eval('#lang', (b) => b.textContent)).toBe('English');
+    await click('#lang');
+    await waitForText('Points bridge console', 'h1');
+    await waitForText('↳ refund', 'tr[data-refund="8200000000000000001"]');
+    expect(new URL(page.url()).searchParams.get('lang')).toBe('en');
+    expect(await page.$eval('#lang', (b) => b.textContent)).toBe('日本語');
+    await page.goto(consoleUrl);
+    await waitForText('created', '#orders thead');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+    expect(await page.$eval('tr[data-order="8100000000000000001"] td', (td) => td.textContent)).toMatch(JST_TIME);
   });
 
   it("shows an order's timeline: ledger transitions and the point-history entries carrying its markers", async () => {
@@ -199,7 +235,7 @@ describe('the operator console in headless Chromium', () => {
     await emulatorClient(true);
     // The picture for docs/console.md: orders, a timeline open, the quarantine and a dead letter.
     await waitForText('point history: credit entry', 'tr[data-timeline="8100000000000000001"]');
-    await writeFile(SCREENSHOT, await page.screenshot({ fullPage: true }));
+    await writeFile(screenshot('console'), await page.screenshot({ fullPage: true }));
 
     const before = await pointsOf('1002');
     await page.click('#redrive');
@@ -253,6 +289,30 @@ describe('the operator console in headless Chromium', () => {
     // An order matches by its own outcome or any of its refunds'.
     await waitForOrders(['8100000000000000001']);
     expect(await shown()).toEqual(['8100000000000000001']);
+  });
+
+  it("switches back to Japanese: the timeline's entries in Japanese, our times in Japan time", async () => {
+    const timeline = 'tr[data-timeline="8100000000000000001"]';
+    await click('#lang');
+    await waitForText('ポイント連携 管理コンソール', 'h1');
+    if (!(await page.$(timeline))) await click('tr[data-order="8100000000000000001"]');
+    await waitForText('ポイント履歴: 付与', timeline);
+    const lines = await page.$$eval(`${timeline} li`, (items) => items.map((li) => li.textContent ?? ''));
+    const credited = lines.find((l) => l.includes('台帳: 注文 credited'));
+    expect(credited).toMatch(
+      /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} JST \(\+09:00\) {2}台帳: 注文 credited \(\+120\) {2}マーカー lp1:shopify:order:8100000000000000001$/,
+    );
+    expect(lines.some((l) => /\(会員サービスの時計\) {2}ポイント履歴: 付与 \(\+120\)/.test(l))).toBe(true);
+    // The Japanese picture for docs/console.md (fonts-noto-cjk: .ci/run installs it).
+    await writeFile(screenshot('console-ja'), await page.screenshot({ fullPage: true }));
+  });
+
+  it('refuses an order filter date it cannot read, saying what it takes', async () => {
+    const res = await fetch(`${consoleUrl}api/orders?from=tomorrow`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe(
+      'from takes a date (2026-12-01, a Japan day) or an ISO time, not tomorrow',
+    );
   });
 
   describe('actions refused from anywhere but the page itself', () => {

@@ -145,7 +145,7 @@ describe('the console against a deployed stage (--stage), AWS replaced at its bo
       expect.objectContaining({ orderId: '8300000000000000001', outcome: 'credited', points: 50, eligible: '5000' }),
     ]);
     const timeline = await api('timeline?source=shopify&orderId=8300000000000000001');
-    expect(timeline.body.entries).toContainEqual(expect.objectContaining({ what: 'point history: credit entry', points: 50 }));
+    expect(timeline.body.entries).toContainEqual(expect.objectContaining({ what: { key: 'timeline.historyCredit' }, points: 50 }));
   });
 
   it("shows the stage's backlog and dead letters from SQS, and redrives them through the CLI's redrive", async () => {

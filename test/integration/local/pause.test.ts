@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatJst } from '../../../shared/time/index.js';
 import { shopifyOrderPaid } from '../../../kit/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import { opsCommandOn } from '../../support/local-stack.js';
@@ -47,7 +48,14 @@ describe('npm run pause / resume against npm start', () => {
     const until = new Date(Date.now() + 2 * 3_600_000).toISOString();
     const paused = await opsCommandOn(stack, 'pause', '--until', until);
     expect(paused.code).toBe(0);
-    expect(paused.text.split('\n').at(-1)).toMatch(new RegExp(`^pulling: paused since \\S+ until ${until.replace(/[.]/g, '\\.')}$`));
+    // Printed for a person: its times in Japan time with the offset (shared/time).
+    expect(paused.text.split('\n').at(-1)).toMatch(/^pulling: paused since \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} JST \(\+09:00\) until /);
+    expect(
+      paused.text
+        .split('\n')
+        .at(-1)
+        ?.endsWith(` until ${formatJst(until)}`),
+    ).toBe(true);
     expect(await stack.queue.isPaused()).toBe(true);
 
     const status = await consoleStatus();
@@ -59,7 +67,7 @@ describe('npm run pause / resume against npm start', () => {
     expect(await stack.ledger.getOrder({ source: 'shopify', orderId: '440000000001' })).toBeUndefined();
 
     const resumed = await opsCommandOn(stack, 'resume');
-    expect(resumed).toEqual({ code: 0, text: `resumed: paused since ${status.pulling.planned?.since}\npulling: running` });
+    expect(resumed).toEqual({ code: 0, text: `resumed: paused since ${formatJst(status.pulling.planned!.since)}\npulling: running` });
     await stack.queue.waitForIdle({ timeoutMs: 20_000 });
     for (const id of ['440000000001', '440000000002', '440000000003']) expect(await credited(member.id, id)).toEqual([100]);
     expect((await consoleStatus()).pulling).toEqual({ state: 'running' });

@@ -70,10 +70,12 @@ describe('npm run quarantine against the local stack', () => {
   });
 
   it('lists the topic, the order and when the delivery was first and last seen', async () => {
+    const JST = String.raw`\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} JST \(\+09:00\)`;
     await post(sent);
     const { lines } = await cli('list');
     expect(lines[0]).toMatch(
-      new RegExp(`^${id}  quarantined  shopify  orders/paid  order 7700000000000000001  first \\S+Z last \\S+Z  2 deliveries  `),
+      // When, in Japan time with the offset (shared/time).
+      new RegExp(`^${id}  quarantined  shopify  orders/paid  order 7700000000000000001  first ${JST} last ${JST}  2 deliveries  `),
     );
   });
 

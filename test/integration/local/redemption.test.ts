@@ -126,6 +126,10 @@ describe('redemptions under npm start', () => {
     const out = await command('redemptions', 'list', '--customer', '1001');
     expect(out.code).toBe(0);
     expect(out.text).toMatch(/1001 .* 500 .* 500 JPY .* PTS-[A-Z0-9]{12} .* used .* 880001/);
+    // Created and expiring in Japan time with the offset (shared/time).
+    expect(out.text).toMatch(
+      /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} JST \(\+09:00\) +1001 .* \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} JST \(\+09:00\)$/m,
+    );
   });
 
   it('shows redemptions beside the orders in the operator console', async () => {

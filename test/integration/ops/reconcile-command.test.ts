@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatJst } from '../../../shared/time/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
 import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
 import { handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
@@ -119,7 +120,7 @@ describe('npm run reconcile against the local stack', () => {
     await lose(refund);
     const result = await reconcile();
     expect(result.out).toContain(
-      `enqueued refund shopify:refund:${orderId}:77${serial} (#${orderId.slice(-4)}, ${JSON.parse(refund.body).created_at})`,
+      `enqueued refund shopify:refund:${orderId}:77${serial} (#${orderId.slice(-4)}, ${formatJst(JSON.parse(refund.body).created_at)})`,
     );
     await handle.waitForIdle();
     expect((await handle.ledger.getRefund({ source: 'shopify', orderId, refundId: `77${serial}` }))?.outcome).toBe('debited');

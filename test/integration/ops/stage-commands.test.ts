@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { formatJst } from '../../../shared/time/index.js';
 import { cliCommand } from '../../../ops/index.js';
 import { membersCommand } from '../../../ops/members.js';
 import { pointsReportCommand } from '../../../ops/points-report.js';
@@ -269,7 +270,9 @@ describe('stage commands (--stage)', () => {
     const paused = await cli('pause', '--until', until);
     expect(paused.code).toBe(0);
     expect(paused.lines).toContain('intake keeps accepting; events wait in the queue; the queue keeps messages 4 days');
-    expect(paused.lines.at(-1)).toMatch(new RegExp(`^pulling: paused since \\S+ until ${until.replace(/\./g, '\\.')}$`));
+    // Printed for a person: its times in Japan time with the offset (shared/time).
+    expect(paused.lines.at(-1)).toMatch(/^pulling: paused since \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} JST \(\+09:00\) until /);
+    expect(paused.lines.at(-1)?.endsWith(` until ${formatJst(until)}`)).toBe(true);
     expect(boundary.mappingEnabled(uuid)).toBe(false);
     const planned = ledgerPlannedPause({ client: dynamo.documentClient, tableName: dynamo.tableName });
     expect(await planned.get()).toMatchObject({ until });
