@@ -1,5 +1,6 @@
 import { LEDGER_TABLE_SCHEMA } from '../shared/config/index.js';
-import { type DynamoDBDocumentClient, GetCommand } from '../shared/dynamodb/index.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '../shared/dynamodb/index.js';
 import { OpsError } from './errors.js';
 
 /**

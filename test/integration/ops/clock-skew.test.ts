@@ -1,37 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoServerClock, httpServerClock, refuseSkewedClock } from '../../../ops/clock-skew.js';
 import { DynamoDBClient, DynamoDBDocumentClient } from '../../../shared/dynamodb/index.js';
 import { type LocalDynamo, startDynalite } from '../../../kit/dynalite.js';
-
-/**
- * A real HTTP server on 127.0.0.1 whose clock is this machine's plus `offsetMs` (its own Date header);
- * it answers every request as DynamoDB answers a GetItem of no item, so the SDK path reads it too.
- */
-async function serverWithClock(): Promise<{ url: string; setOffset(ms: number): void; close(): Promise<void> }> {
-  let offsetMs = 0;
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    res.setHeader('Date', new Date(Date.now() + offsetMs).toUTCString());
-    res.setHeader('content-type', 'application/x-amz-json-1.0');
-    res.end('{}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    setOffset: (ms) => {
-      offsetMs = ms;
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
+import { type DatedServer, startDatedServer } from '../../support/dated-server.js';
 
 describe("refusing to run on a clock off the server's", () => {
-  let server: Awaited<ReturnType<typeof serverWithClock>>;
+  let server: DatedServer;
   let dynamo: LocalDynamo;
   beforeAll(async () => {
-    server = await serverWithClock();
+    server = await startDatedServer();
     dynamo = await startDynalite();
   });
   afterAll(async () => {

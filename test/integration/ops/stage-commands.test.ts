@@ -19,6 +19,8 @@ import { type AwsBoundary, startAwsBoundary, stubAwsEndpoints } from '../../supp
 import { type LocalDynamo, startDynalite } from '../../../kit/dynalite.js';
 import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
 import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../support/synthesised-outputs.js';
+import { startDatedServer } from '../../support/dated-server.js';
+import { httpServerClock } from '../../../ops/clock-skew.js';
 
 /**
  * The operator commands against a deployed stage (`--stage staging`) as an operator runs them: the
@@ -149,6 +151,59 @@ describe('stage commands (--stage)', () => {
       expect((await openapi.getMember(member.id)).point).toBe(300);
       expect((await run('list', '--customer', '7200000001')).lines.some((l) => l.includes('returned') && l.includes('expired'))).toBe(true);
     } finally {
+      await openapi.close();
+    }
+  });
+
+  it('redemptions sweep --stage refuses to run on a machine 20 s ahead of the server, naming the skew, and changes nothing; within a second it sweeps', async () => {
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
+    });
+    const server = await startDatedServer();
+    try {
+      const member = await openapi.registerMember({ external_ids: { shopify: '7200000002' } });
+      const redemptions = createRedemptionLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
+      const started = await redemptions.start(
+        {
+          source: 'shopify',
+          customerId: '7200000002',
+          memberId: member.id,
+          requestId: 'stage-req-00000002',
+          points: 200,
+          value: '200',
+          currency: 'JPY',
+          code: 'PTS-STAGESKEW001',
+          expiresAt: new Date(Date.now() - 60_000).toISOString(),
+        },
+        'maker',
+      );
+      const pk = started.created ? started.record.pk : '';
+      await redemptions.update(pk, 'maker', { state: 'redeemed', deducted: true }, { release: true });
+      const before = await redemptions.get(pk);
+      const sweep = async () => {
+        const lines: string[] = [];
+        const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+        const code = await redemptionsCommand(['sweep', '--stage', 'staging', '--outputs', outputsFile], {}, out, {
+          adminOrigin: shop.url,
+          serverClock: httpServerClock(server.url),
+        });
+        return { code, lines };
+      };
+
+      server.setOffset(-20_000);
+      const refused = await sweep();
+      expect(refused.code).toBe(2);
+      expect(refused.lines.join('\n')).toMatch(/^redemptions: this machine's clock is (19\.[5-9]|20\.[0-5]) s ahead of 127\.0\.0\.1:\d+ /);
+      expect(refused.lines.join('\n')).toContain('Nothing was changed. Sync the clock');
+      expect(await redemptions.get(pk)).toEqual(before);
+      expect((await openapi.getMember(member.id)).point).toBe(0);
+
+      server.setOffset(0);
+      const swept = await sweep();
+      expect([swept.code, swept.lines.at(-1)]).toEqual([0, 'redemptions sweep: due=1 returned=1 used=0 failed=0 later=0']);
+      expect((await openapi.getMember(member.id)).point).toBe(200);
+    } finally {
+      await server.close();
       await openapi.close();
     }
   });
