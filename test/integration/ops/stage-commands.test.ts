@@ -10,8 +10,9 @@ import { adminTokenSecretName, loadStageConfig } from '../../../infra/config/ind
 import { INFRA_DIR } from '../../../infra/paths.js';
 import { ProcessingSettings } from '../../../shared/config/index.js';
 import { createLedger, createRedemptionLedger, type Ledger } from '../../../shared/ledger/index.js';
-import { createOpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
-import { createProcessor } from '../../../shared/points/index.js';
+import { createCustomerRecords, withCustomerEvents } from '../../../shared/customers/index.js';
+import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
+import { createProcessor, type Processor } from '../../../shared/points/index.js';
 import { createPrivacyRequests } from '../../../shared/privacy/index.js';
 import { ledgerPlannedPause } from '../../../shared/consumer/index.js';
 import { purchase } from '../shared/points/harness.js';
@@ -60,6 +61,14 @@ describe('stage commands (--stage)', () => {
     );
     return { code, lines };
   };
+  /** The stage worker's processor for customer events (a link's earlier purchases) beside points events. */
+  const workerWithCustomers = (processor: Processor, openapi: OpenApiClient) =>
+    withCustomerEvents(processor, {
+      records: createCustomerRecords({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now, leaseSeconds: 30, ttlDays: 400 }),
+      openapi,
+      ledger,
+      clock: Date.now,
+    });
   /** A purchase whose processing failed with `reason`, and its message dead-lettered. */
   const deadLetter = async (orderId: string, reason: string) => {
     const ref = { source: 'shopify', orderId };
@@ -255,7 +264,7 @@ describe('stage commands (--stage)', () => {
     expect(run.lines).toContain('    lastError: timeout: no answer in time');
   });
 
-  it('reprocess credits, with the stage file’s settings, the earlier order of a customer who became a member', async () => {
+  it('reprocess queues the crediting of a customer’s earlier orders on the stage queue, changing nothing itself; the worker credits them once', async () => {
     const openapi = createOpenApiClient({
       credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
     });
@@ -268,12 +277,22 @@ describe('stage commands (--stage)', () => {
       const run = await cli('reprocess', '--source', 'shopify', '--customer', 'stage-late-1');
       expect(run).toEqual({
         code: 0,
-        lines: ['customer shopify stage-late-1: 1 earlier order(s) credited (+10 points), 0 still without a member, 0 to try again'],
+        lines: [
+          'customer shopify stage-late-1: queued for the worker, which credits once each of their purchases of the last 30 days ' +
+            'that found no member (npm run ledger -- shopify --customer stage-late-1 lists those still waiting)',
+        ],
       });
-      const credited = await ledger.getOrder({ source: 'shopify', orderId: order.orderId });
-      const keptDays = ((credited?.ttl ?? 0) * 1000 - Date.now()) / 86_400_000;
-      expect(Math.round(keptDays)).toBe(loadStageConfig(INFRA_DIR, 'staging').processing.ledgerTtlDays);
+      // Nothing was claimed on this machine: the order waits for the worker, whose clock judges the leases.
+      expect(await ledger.getOrder(order)).toMatchObject({ outcome: 'customer_not_found' });
+      const queued = boundary.messages(queues.queue).filter((m) => JSON.parse(m.body).eventId === 'shopify:customer:stage-late-1:linked');
+      expect(queued).toEqual([expect.objectContaining({ groupId: 'shopify:shopify:stage-late-1' })]);
 
+      // The stage's worker takes the message: the order credited once, even if the message came twice.
+      const worker = workerWithCustomers(processor, openapi);
+      expect(await worker.process(JSON.parse(queued[0]!.body))).toMatchObject({ kind: 'linked', earlier: { credited: 1 } });
+      expect(await worker.process(JSON.parse(queued[0]!.body))).toMatchObject({ kind: 'linked', earlier: { credited: 0 } });
+      const credited = await ledger.getOrder(order);
+      expect(credited?.outcome).toBe('credited');
       const shown = await cli('ledger', 'shopify', '--customer', 'stage-late-1');
       expect(shown.code).toBe(0);
       expect(shown.lines).toContain('  orders waiting for this customer (customer_not_found): none');
@@ -365,7 +384,7 @@ describe('stage commands (--stage)', () => {
     });
   });
 
-  it("members link attaches a Smaregi customer code with the stage's Open API and credits the code's earlier sale", async () => {
+  it("members link attaches a Smaregi customer code with the stage's Open API and queues the crediting of the code's earlier sale for the worker", async () => {
     const openapi = createOpenApiClient({
       credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
     });
@@ -393,22 +412,34 @@ describe('stage commands (--stage)', () => {
         body: JSON.stringify({ external_keys: ['shopify', 'pos_card', 'smaregi'] }),
       });
       const code = await link();
+      const queued = boundary.messages(queues.queue).filter((m) => JSON.parse(m.body).eventId === 'smaregi:customer:SM-STAGE-1:linked');
       expect({
         unconfigured,
         code,
-        last: lines.at(-1),
+        last: lines.slice(-2),
         linked: (await openapi.getMember(member.id)).external_ids?.smaregi,
         order: (await ledger.getOrder({ source: 'smaregi', orderId: 'stage-sm-1' }))?.outcome,
+        queued: queued.map((m) => m.groupId),
       }).toEqual({
         unconfigured: [
           1,
           `line 2: SM-STAGE-1 -> ${member.id}: refused: the membership service did not keep it: is the external key smaregi configured?`,
         ],
         code: 0,
-        last: 'members: rows=1 linked=1 already=0 refused=0',
+        last: [
+          'queued for the worker: the earlier purchases of the 1 code(s) linked now, credited once each (npm run ledger -- smaregi --customer <code> lists those still waiting)',
+          'members: rows=1 linked=1 already=0 refused=0',
+        ],
         linked: 'SM-STAGE-1',
-        order: 'credited',
+        // Not credited on this machine: the worker does it with its own clock.
+        order: 'customer_not_found',
+        queued: ['smaregi:smaregi:SM-STAGE-1'],
       });
+      expect(await workerWithCustomers(processor, openapi).process(JSON.parse(queued[0]!.body))).toMatchObject({
+        kind: 'linked',
+        earlier: { credited: 1 },
+      });
+      expect((await ledger.getOrder({ source: 'smaregi', orderId: 'stage-sm-1' }))?.outcome).toBe('credited');
     } finally {
       await openapi.close();
     }
