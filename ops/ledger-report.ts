@@ -11,11 +11,16 @@ export interface LedgerReport {
   lines: string[];
 }
 
+/** Fields holding a time as a number, and its unit in ms: printed also as a date. */
+const TIME_FIELDS: Readonly<Record<string, number>> = { leaseUntil: 1, inDoubtUntil: 1, inDoubtSince: 1, ttl: 1000 };
+
 /** Every field of a ledger record, one per line in its own order (times also as dates): the operator's view of the truth. */
 export function recordLines(record: OrderRecord | RefundRecord | Record<string, unknown>): string[] {
   return Object.entries(record).map(([key, value]) => {
     const text = typeof value === 'string' ? value : JSON.stringify(value);
-    return `    ${key}: ${key === 'leaseUntil' || key === 'ttl' ? `${text} (${new Date(Number(value) * (key === 'ttl' ? 1000 : 1)).toISOString()})` : text}`;
+    const unit = TIME_FIELDS[key];
+    const date = unit === undefined ? undefined : new Date(Number(value) * unit);
+    return `    ${key}: ${date && !Number.isNaN(date.getTime()) ? `${text} (${date.toISOString()})` : text}`;
   });
 }
 
@@ -37,15 +42,34 @@ export async function ledgerReport(
 
   const customerId = order.customerId ?? refunds.find((r) => r.customerId)?.customerId;
   lines.push('');
-  if (customerId === undefined) {
+  if (customerId === undefined && order.inDoubtMemberId === undefined) {
     lines.push('upstream: no customer was found for this order, so no point history to show');
     return { found: true, lines };
   }
+  if (customerId !== undefined) {
+    lines.push(`upstream point history of customer ${customerId} (entries carrying this order's markers, newest first):`);
+    lines.push(...(await markedEntries(openapi, customerId, source, orderId)));
+  }
+  // A call in doubt went to this member: its entry lands there, whoever a later lookup found.
+  if (order.inDoubtMemberId !== undefined && order.inDoubtMemberId !== customerId) {
+    lines.push(`upstream point history of member ${order.inDoubtMemberId}, to whom the call in doubt went (entries carrying this order's markers, newest first):`);
+    lines.push(...(await markedEntries(openapi, order.inDoubtMemberId, source, orderId)));
+  }
+  return { found: true, lines };
+}
+
+/** The entries of a member's point history that carry the order's markers, as table lines (or `(none)`). */
+async function markedEntries(
+  openapi: Pick<OpenApiClient, 'listPoints'>,
+  memberId: string,
+  source: string,
+  orderId: string,
+): Promise<string[]> {
   const purchase = purchaseMarker(source, orderId);
   const refundPrefix = refundMarker(source, orderId, '');
   const entries: string[][] = [];
   for (let page = 1; page <= HISTORY_PAGES; page++) {
-    const history = await openapi.listPoints(customerId, { page, perPage: 1000 });
+    const history = await openapi.listPoints(memberId, { page, perPage: 1000 });
     for (const p of history.points) {
       const remarks = p.remarks ?? '';
       if (remarks === purchase || remarks.startsWith(refundPrefix)) {
@@ -54,8 +78,6 @@ export async function ledgerReport(
     }
     if (page >= history.last_page) break;
   }
-  lines.push(`upstream point history of customer ${customerId} (entries carrying this order's markers, newest first):`);
-  if (entries.length === 0) lines.push('  (none)');
-  else lines.push(...renderTable(['created_at', 'point', 'title', 'remarks', 'expires'], entries, new Set([1])).map((l) => `  ${l}`));
-  return { found: true, lines };
+  if (entries.length === 0) return ['  (none)'];
+  return renderTable(['created_at', 'point', 'title', 'remarks', 'expires'], entries, new Set([1])).map((l) => `  ${l}`);
 }
