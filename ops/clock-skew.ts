@@ -60,7 +60,11 @@ const seconds = (ms: number) => `${(Math.abs(ms) / 1000).toFixed(1)} s`;
  * Reads the server's clock and returns the skew, or throws an OpsError of kind `clock_skew` naming the
  * measured skew and what to do when it is more than `limitMs`. Call it before the command changes anything.
  */
-export async function refuseSkewedClock(server: ServerClock, clock: () => number = Date.now, limitMs = MAX_CLOCK_SKEW_MS): Promise<ClockSkew> {
+export async function refuseSkewedClock(
+  server: ServerClock,
+  clock: () => number = Date.now,
+  limitMs = MAX_CLOCK_SKEW_MS,
+): Promise<ClockSkew> {
   const skew = clockSkew(await server(clock));
   if (Math.abs(skew.skewMs) <= limitMs) return skew;
   throw new OpsError(

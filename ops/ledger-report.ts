@@ -52,7 +52,9 @@ export async function ledgerReport(
   }
   // A call in doubt went to this member: its entry lands there, whoever a later lookup found.
   if (order.inDoubtMemberId !== undefined && order.inDoubtMemberId !== customerId) {
-    lines.push(`upstream point history of member ${order.inDoubtMemberId}, to whom the call in doubt went (entries carrying this order's markers, newest first):`);
+    lines.push(
+      `upstream point history of member ${order.inDoubtMemberId}, to whom the call in doubt went (entries carrying this order's markers, newest first):`,
+    );
     lines.push(...(await markedEntries(openapi, order.inDoubtMemberId, source, orderId)));
   }
   return { found: true, lines };

@@ -186,6 +186,8 @@ export async function membersCommand(
 
 async function defaultConnect(env: NodeJS.ProcessEnv, stage: ReturnType<typeof stageOf>): Promise<MembersHandle> {
   const target =
-    stage !== undefined ? await (await import('./aws.js')).connectToStage(stage) : await (await import('./local-stack.js')).localHandle(env);
+    stage !== undefined
+      ? await (await import('./aws.js')).connectToStage(stage)
+      : await (await import('./local-stack.js')).localHandle(env);
   return { openapi: target.openapi, sources: target.sources, queue: await workerQueue(target), close: () => target.close() };
 }

@@ -62,6 +62,8 @@ describe("refusing to run on a clock off the server's", () => {
 
   it('refuses when the answer carries no readable Date, saying the clock cannot be checked', async () => {
     const noDate = async () => ({ server: 'example', sentAt: Date.now(), receivedAt: Date.now(), date: undefined });
-    await expect(refuseSkewedClock(noDate)).rejects.toThrow("example answered without a readable Date header (none), so this machine's clock cannot be checked");
+    await expect(refuseSkewedClock(noDate)).rejects.toThrow(
+      "example answered without a readable Date header (none), so this machine's clock cannot be checked",
+    );
   });
 });

@@ -64,7 +64,13 @@ describe('stage commands (--stage)', () => {
   /** The stage worker's processor for customer events (a link's earlier purchases) beside points events. */
   const workerWithCustomers = (processor: Processor, openapi: OpenApiClient) =>
     withCustomerEvents(processor, {
-      records: createCustomerRecords({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now, leaseSeconds: 30, ttlDays: 400 }),
+      records: createCustomerRecords({
+        client: dynamo.documentClient,
+        tableName: dynamo.tableName,
+        clock: Date.now,
+        leaseSeconds: 30,
+        ttlDays: 400,
+      }),
       openapi,
       ledger,
       clock: Date.now,
