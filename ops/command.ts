@@ -14,6 +14,7 @@ import { ledgerReport } from './ledger-report.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 import type { AwsTarget, StageOptions } from './aws.js';
 import { formatJst } from '../shared/time/index.js';
+import { workerQueue } from './worker-queue.js';
 
 /** Days credited back when the stack does not say its source's retroCreditDays (a stack started before it told). */
 const DEFAULT_RETRO_CREDIT_DAYS = 30;
@@ -96,9 +97,7 @@ async function reprocessOutcome(
     if (values.source !== undefined && handle.sources !== undefined && !handle.sources.has(values.source))
       throw unknownSourceError(values.source, handle.sources.keys());
     const { reprocessParked } = await import('./reprocess-parked.js');
-    const queue = aws
-      ? (await import('../shared/queue/index.js')).createSqsQueue({ queueUrl: aws.outputs.QueueUrl, client: aws.sqs })
-      : (await import('./local-enqueue.js')).localEnqueue((handle as LocalStackHandle).intakeUrl);
+    const queue = await workerQueue(aws ?? (handle as LocalStackHandle));
     const filter = { outcome: values.outcome, source: values.source, since, dryRun: values['dry-run'] } as const;
     return await reprocessParked({ ...handle, queue }, filter, print);
   } finally {
@@ -135,7 +134,7 @@ interface CommandInput {
   print: (line: string) => void;
 }
 
-/** `reprocess --source <source> --customer <id>` (ops/reprocess.ts), or by outcome. */
+/** `reprocess --source <source> --customer <id>` (ops/reprocess.ts: queued for the worker), or by outcome. */
 async function reprocessCommand({ values, rest, aws, env, print }: CommandInput): Promise<number> {
   if (values.outcome !== undefined) return reprocessOutcome(values, rest, aws, env, print);
   const { source, customer } = values;
@@ -151,8 +150,9 @@ async function reprocessCommand({ values, rest, aws, env, print }: CommandInput)
     // The source's own settings unless overridden: its external key and the days linking credits back.
     const linking = handle.sources?.get(source)?.customerLinking?.();
     const externalKey = values.key ?? linking?.externalKey ?? source;
+    // Queued for the worker: crediting here would judge the worker's leases by this machine's clock.
     return await reprocessCustomer(
-      handle,
+      await workerQueue(aws ?? (handle as LocalStackHandle)),
       { source, customer, externalKey, days: days ?? linking?.retroCreditDays ?? DEFAULT_RETRO_CREDIT_DAYS },
       print,
     );

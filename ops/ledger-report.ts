@@ -12,14 +12,17 @@ export interface LedgerReport {
   lines: string[];
 }
 
+/** Fields holding a time as an epoch number, and its unit in ms: printed as kept, with their time in Japan time. */
+const TIME_FIELDS: Readonly<Record<string, number>> = { leaseUntil: 1, inDoubtUntil: 1, inDoubtSince: 1, ttl: 1000 };
+
 /**
  * Every field of a ledger record, one per line in its own order: the operator's view of the truth. Its
- * times in Japan time (the record keeps ISO UTC); the epoch numbers (leaseUntil, ttl) as kept, with their time.
+ * times in Japan time (the record keeps ISO UTC); the epoch numbers as kept, with their time.
  */
 export function recordLines(record: OrderRecord | RefundRecord | Record<string, unknown>): string[] {
   return Object.entries(record).map(([key, value]) => {
-    if ((key === 'leaseUntil' || key === 'ttl') && typeof value === 'number')
-      return `    ${key}: ${String(value)} (${formatJst(Number(value) * (key === 'ttl' ? 1000 : 1))})`;
+    const unit = TIME_FIELDS[key];
+    if (unit !== undefined && typeof value === 'number') return `    ${key}: ${String(value)} (${formatJst(value * unit)})`;
     // Nested too (a refund's booking, the activity list): every instant in it.
     return `    ${key}: ${typeof value === 'string' ? jstIfInstant(value) : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' ? jstIfInstant(v) : v))}`;
   });
@@ -43,15 +46,38 @@ export async function ledgerReport(
 
   const customerId = order.customerId ?? refunds.find((r) => r.customerId)?.customerId;
   lines.push('');
-  if (customerId === undefined) {
+  if (customerId === undefined && order.inDoubtMemberId === undefined) {
     lines.push('upstream: no customer was found for this order, so no point history to show');
     return { found: true, lines };
   }
+  if (customerId !== undefined) {
+    lines.push(
+      `upstream point history of customer ${customerId} (entries carrying this order's markers, newest first; the service's clock):`,
+    );
+    lines.push(...(await markedEntries(openapi, customerId, source, orderId)));
+  }
+  // A call in doubt went to this member: its entry lands there, whoever a later lookup found.
+  if (order.inDoubtMemberId !== undefined && order.inDoubtMemberId !== customerId) {
+    lines.push(
+      `upstream point history of member ${order.inDoubtMemberId}, to whom the call in doubt went (entries carrying this order's markers, newest first):`,
+    );
+    lines.push(...(await markedEntries(openapi, order.inDoubtMemberId, source, orderId)));
+  }
+  return { found: true, lines };
+}
+
+/** The entries of a member's point history that carry the order's markers, as table lines (or `(none)`). */
+async function markedEntries(
+  openapi: Pick<OpenApiClient, 'listPoints'>,
+  memberId: string,
+  source: string,
+  orderId: string,
+): Promise<string[]> {
   const purchase = purchaseMarker(source, orderId);
   const refundPrefix = refundMarker(source, orderId, '');
   const entries: string[][] = [];
   for (let page = 1; page <= HISTORY_PAGES; page++) {
-    const history = await openapi.listPoints(customerId, { page, perPage: 1000 });
+    const history = await openapi.listPoints(memberId, { page, perPage: 1000 });
     for (const p of history.points) {
       const remarks = p.remarks ?? '';
       if (remarks === purchase || remarks.startsWith(refundPrefix)) {
@@ -60,11 +86,6 @@ export async function ledgerReport(
     }
     if (page >= history.last_page) break;
   }
-  // The service writes `Y-m-d H:i:s` in a zone its spec does not name: shown as it is.
-  lines.push(
-    `upstream point history of customer ${customerId} (entries carrying this order's markers, newest first; the service's clock):`,
-  );
-  if (entries.length === 0) lines.push('  (none)');
-  else lines.push(...renderTable(['created_at', 'point', 'title', 'remarks', 'expires'], entries, new Set([1])).map((l) => `  ${l}`));
-  return { found: true, lines };
+  if (entries.length === 0) return ['  (none)'];
+  return renderTable(['created_at', 'point', 'title', 'remarks', 'expires'], entries, new Set([1])).map((l) => `  ${l}`);
 }

@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import type { ProcessingSettings } from '../shared/config/index.js';
-import { creditEarlierPurchases } from '../shared/customers/index.js';
-import type { Ledger } from '../shared/ledger/index.js';
+import { linkedEvent } from '../shared/customers/index.js';
 import { isOpenApiError, type MemberDetail, type OpenApiClient } from '../shared/openapi/index.js';
-import { createProcessor } from '../shared/points/index.js';
+import { type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import type { SourceSet } from '../shared/sources/index.js';
 import { type CommandOutput, consoleOutput } from './output.js';
 import { isUsageError, OpsError, unknownSourceError } from './errors.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
+import { workerQueue } from './worker-queue.js';
 
 export const MEMBERS_USAGE = `usage:
   npm run members -- link --source <name> --file <csv> [--dry-run] [--stage <stage> [--stack <name>] [--outputs <cdk outputs file>]]
@@ -18,12 +17,9 @@ const HEADER = 'external_id,member_id';
 const MAX_ROWS = 100_000;
 
 export interface MembersHandle {
-  ledger: Ledger;
-  openapi: Pick<
-    OpenApiClient,
-    'getMember' | 'getMemberByExternalId' | 'updateMember' | 'listPoints' | 'grantPoints' | 'calculatePoints' | 'getMemberByUniqueId'
-  >;
-  processing: ProcessingSettings;
+  openapi: Pick<OpenApiClient, 'getMember' | 'getMemberByExternalId' | 'updateMember'>;
+  /** The worker's queue: a new link's earlier purchases are credited there, as after a link in the shop. */
+  queue: EventQueue;
   sources: SourceSet | undefined;
   close(): Promise<void>;
 }
@@ -60,7 +56,8 @@ const notFound = (e: unknown) => isOpenApiError(e) && e.kind === 'member_not_fou
 /**
  * Attaches one shop customer code to its member, exactly once: already attached counts as such; an
  * unknown member, a member holding another code, or a code another member holds is refused (nothing
- * changes). A new link credits the code's earlier purchases that found no member, as a Shopify link does.
+ * changes). A new link queues the crediting of the code's earlier purchases that found no member for the
+ * worker, as a Shopify link does: crediting here would judge the worker's leases by this machine's clock.
  */
 export async function linkRow(
   handle: MembersHandle,
@@ -91,12 +88,15 @@ export async function linkRow(
   // The service ignores an external key its client does not have configured: nothing was linked then.
   if (updated.external_ids?.[o.externalKey] !== row.externalId)
     return { kind: 'refused', reason: `the membership service did not keep it: is the external key ${o.externalKey} configured?` };
-  const clock = Date.now;
-  const processor = createProcessor({ ledger: handle.ledger, openapi: handle.openapi, settings: handle.processing, clock });
-  await creditEarlierPurchases(
-    { ledger: handle.ledger, processor, clock },
-    { source: o.source, externalKey: o.externalKey, externalId: row.externalId, days: o.retroCreditDays },
-  );
+  const linked = linkedEvent({
+    source: o.source,
+    externalKey: o.externalKey,
+    customerId: row.externalId,
+    memberId: member.id,
+    retroCreditDays: o.retroCreditDays,
+    nowMs: Date.now(),
+  });
+  await handle.queue.send(queueMessageFor(linked));
   return { kind: 'linked' };
 }
 
@@ -151,6 +151,11 @@ async function run(
         out.print(`line ${row.line}: ${row.externalId} -> ${row.memberId}: refused: ${result.reason}`);
       } else tally[result.kind] += 1;
     }
+    if (tally.linked > 0 && !o.dryRun)
+      out.print(
+        `queued for the worker: the earlier purchases of the ${tally.linked} code(s) linked now, credited once each ` +
+          `(npm run ledger -- ${o.source} --customer <code> lists those still waiting)`,
+      );
     out.print(`members: rows=${rows.length + unreadable.length} linked=${tally.linked} already=${tally.already} refused=${tally.refused}`);
     return tally.refused > 0 ? 1 : 0;
   } finally {
@@ -180,6 +185,9 @@ export async function membersCommand(
 }
 
 async function defaultConnect(env: NodeJS.ProcessEnv, stage: ReturnType<typeof stageOf>): Promise<MembersHandle> {
-  if (stage !== undefined) return (await import('./aws.js')).connectToStage(stage);
-  return (await import('./local-stack.js')).localHandle(env);
+  const target =
+    stage !== undefined
+      ? await (await import('./aws.js')).connectToStage(stage)
+      : await (await import('./local-stack.js')).localHandle(env);
+  return { openapi: target.openapi, sources: target.sources, queue: await workerQueue(target), close: () => target.close() };
 }

@@ -5,6 +5,7 @@ import { createRedemptionLedger } from '../shared/ledger/index.js';
 import { type RedemptionDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
 import { DEFAULT_SHOPIFY_API_VERSION } from '../shared/sources/index.js';
 import { connectToStage } from './aws.js';
+import { dynamoServerClock, type ServerClock } from './clock-skew.js';
 import { stageShopDomain, stageShopifyAdmin } from './stage-shopify-admin.js';
 
 /**
@@ -20,7 +21,7 @@ export async function stageRedemptions(options: {
   outputsFile?: string;
   /** Another origin than https://<shopDomain> (a proxy; the tests' stand-in). */
   adminOrigin?: string;
-}): Promise<{ deps: RedemptionDeps; close(): Promise<void> }> {
+}): Promise<{ deps: RedemptionDeps; serverClock: ServerClock; close(): Promise<void> }> {
   const stage = loadStageConfig(join(process.cwd(), 'infra'), options.stage);
   const shopDomain = stageShopDomain(stage, options.stage, options.source);
   const aws = await connectToStage(options);
@@ -44,5 +45,5 @@ export async function stageRedemptions(options: {
     await close();
     throw new ConfigurationError('redemption_not_enabled', `stage ${options.stage}'s ${options.source} source does not redeem points`);
   }
-  return { deps, close };
+  return { deps, serverClock: dynamoServerClock(aws.documentClient, aws.tableName), close };
 }

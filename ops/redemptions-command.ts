@@ -13,6 +13,7 @@ import {
   sweepRedemptions,
   sweepSummary,
 } from '../shared/redemption/index.js';
+import { dynamoServerClock, refuseSkewedClock, type ServerClock } from './clock-skew.js';
 import { isUsageError, OpsError } from './errors.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 import { formatJst } from '../shared/time/index.js';
@@ -21,9 +22,14 @@ export const REDEMPTIONS_USAGE = `usage:
   npm run redemptions -- list [--customer <shop customer id>] [--source <name, default shopify>] [--stage S [--stack NAME] [--outputs FILE]]
   npm run redemptions -- sweep [--source <name, default shopify>] [--stage S [--stack NAME] [--outputs FILE]]`;
 
-/** What a caller may set besides the arguments: the stage's Admin API origin (a proxy; the tests' stand-in). */
+/**
+ * What a caller may set besides the arguments: the stage's Admin API origin (a proxy; the tests' stand-in),
+ * and the server clock the sweep checks this machine's clock against (default: the ledger's DynamoDB endpoint).
+ */
 export interface RedemptionsCommandOptions {
   adminOrigin?: string;
+  serverClock?: ServerClock;
+  clock?: () => number;
 }
 
 /** One line per redemption: ids and amounts only. */
@@ -48,7 +54,7 @@ export function redemptionRows(records: readonly RedemptionRecord[]): string[] {
 }
 
 /** The `npm start` on PORT: its ledger table, its emulator and its Admin API stand-in. */
-async function localDeps(env: NodeJS.ProcessEnv, source: string): Promise<{ deps: RedemptionDeps; close(): Promise<void> }> {
+async function localDeps(env: NodeJS.ProcessEnv, source: string): Promise<RedemptionsTarget> {
   const config = await resolveLocalConfig(env);
   const found = await findRunningStack(config);
   if (found.status !== 'up') throw new OpsError('usage', `no local stack answers at ${found.intakeUrl}: start it with npm start`);
@@ -73,7 +79,14 @@ async function localDeps(env: NodeJS.ProcessEnv, source: string): Promise<{ deps
     await handle.close();
     throw new ConfigurationError('redemption_not_enabled', `the running stack's ${source} source does not redeem points`);
   }
-  return { deps, close: () => handle.close() };
+  return { deps, serverClock: dynamoServerClock(handle.documentClient, handle.tableName), close: () => handle.close() };
+}
+
+/** The sweep's dependencies, the clock of the ledger's DynamoDB endpoint (the sweep's leases live there), and the end. */
+export interface RedemptionsTarget {
+  deps: RedemptionDeps;
+  serverClock: ServerClock;
+  close(): Promise<void>;
 }
 
 async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, options: RedemptionsCommandOptions): Promise<number> {
@@ -98,12 +111,14 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, o
   if (values.customer !== undefined && !/^\d{1,20}$/.test(values.customer))
     throw new OpsError('usage', '--customer takes a Shopify customer id (digits)');
   const stage = stageOf(values);
-  const { deps, close } =
+  const { deps, serverClock, close } =
     stage === undefined
       ? await localDeps(env, values.source)
       : await (await import('./redemptions-aws.js')).stageRedemptions({ ...stage, source: values.source, ...options });
   try {
     if (command === 'sweep') {
+      // The sweep claims redemptions under leases judged by this machine's clock: refused when it is off.
+      await refuseSkewedClock(options.serverClock ?? serverClock, options.clock);
       out.print(sweepSummary(await sweepRedemptions(deps)));
       return 0;
     }

@@ -1,8 +1,5 @@
-import type { ProcessingSettings } from '../shared/config/index.js';
-import { creditEarlierPurchases } from '../shared/customers/index.js';
-import type { Ledger } from '../shared/ledger/index.js';
-import type { OpenApiClient } from '../shared/openapi/index.js';
-import { createProcessor } from '../shared/points/index.js';
+import { linkedEvent } from '../shared/customers/index.js';
+import { type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 
 export interface ReprocessInput {
   source: string;
@@ -14,25 +11,26 @@ export interface ReprocessInput {
 }
 
 /**
- * `npm run reprocess -- --source shopify --customer ID [--days N]`: credits, once, the customer's
- * purchases of the last N days (default 30) that found no member, as linking or enrolling does; their
- * waiting refunds follow. Safe to run again: a credited order is never credited twice.
- * It processes with the settings the stage's worker uses (insufficient points, lease, retention), never defaults of its own.
+ * `npm run reprocess -- --source shopify --customer ID [--days N]`: queues for the worker the crediting,
+ * once, of the customer's purchases of the last N days (default 30) that found no member: the message a
+ * link queues (shared/customers `linkedEvent`), in the customer's FIFO group. The worker credits them with
+ * its own settings and its own clock: this machine's clock judges no lease. Safe to run again: a credited
+ * order is never credited twice. Each run is a delivery of its own (SQS FIFO would drop a second run
+ * with other --days inside its 5-minute window). Exit code 0 once queued.
  */
 export async function reprocessCustomer(
-  handle: { ledger: Ledger; openapi: OpenApiClient; processing: ProcessingSettings },
+  queue: EventQueue,
   input: ReprocessInput,
   print: (line: string) => void,
+  now: () => number = Date.now,
 ): Promise<number> {
-  const clock = Date.now;
-  const processor = createProcessor({ ledger: handle.ledger, openapi: handle.openapi, settings: handle.processing, clock });
-  const tally = await creditEarlierPurchases(
-    { ledger: handle.ledger, processor, clock },
-    { source: input.source, externalKey: input.externalKey, externalId: input.customer, days: input.days },
-  );
+  const nowMs = now();
+  // No member is known here: the worker looks each order's customer up as the purchase protocol does.
+  const linked = linkedEvent({ ...input, customerId: input.customer, memberId: '', retroCreditDays: input.days, nowMs });
+  await queue.send(queueMessageFor({ ...linked, delivery: { id: `${linked.eventId}:reprocess:${nowMs}`, topic: 'ops/reprocess' } }));
   print(
-    `customer ${input.source} ${input.customer}: ${tally.credited} earlier order(s) credited (+${tally.points} points), ` +
-      `${tally.notFound} still without a member, ${tally.pending} to try again`,
+    `customer ${input.source} ${input.customer}: queued for the worker, which credits once each of their purchases of the last ` +
+      `${input.days} days that found no member (npm run ledger -- ${input.source} --customer ${input.customer} lists those still waiting)`,
   );
-  return tally.pending > 0 ? 1 : 0;
+  return 0;
 }

@@ -51,11 +51,16 @@ describe("operator commands follow the source's own linking settings (external k
     await stack.queue.waitForIdle({ timeoutMs: 20_000 });
     const member = await api.registerMember({ external_ids: { [EXTERNAL_KEY]: '883000000001' } });
 
-    expect((await command('reprocess', '--source', 'shopify', '--customer', '883000000001')).text).toBe(
-      'customer shopify 883000000001: 1 earlier order(s) credited (+100 points), 0 still without a member, 0 to try again',
+    expect((await command('reprocess', '--source', 'shopify', '--customer', '883000000001')).text).toContain(
+      `their purchases of the last ${RETRO_DAYS} days that found no member`,
     );
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
+    expect((await api.listPoints(member.id, { perPage: 1000 })).points.map((p) => p.remarks)).toEqual([
+      purchaseMarkerOf('shopify', '993000000002'),
+    ]);
     const older = await command('reprocess', '--source', 'shopify', '--customer', '883000000001', '--days', '30');
-    expect(older.text).toContain(': 1 earlier order(s) credited (+100 points)');
+    expect(older.text).toContain('their purchases of the last 30 days that found no member');
+    await stack.queue.waitForIdle({ timeoutMs: 20_000 });
     const history = await api.listPoints(member.id, { perPage: 1000 });
     expect(history.points.map((p) => p.remarks).sort()).toEqual(
       [purchaseMarkerOf('shopify', '993000000001'), purchaseMarkerOf('shopify', '993000000002')].sort(),

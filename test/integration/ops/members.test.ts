@@ -38,7 +38,7 @@ describe('npm run members -- link for Smaregi customer codes', () => {
   };
   const daveBalance = async () => (await handle.openapi.getMember(DAVE)).point;
 
-  it('links a code once, counts one already linked, refuses an unknown member and a code another member holds, and credits the code’s earlier sale', async () => {
+  it('links a code once, counts one already linked, refuses an unknown member and a code another member holds, and the worker credits the code’s earlier sale', async () => {
     await seedSmaregiTransaction(stack, smaregiTransaction('transaction-sale-tax-included.json', '3001', { customerId: '100' }));
     expect((await deliverSmaregi(stack, ['3001'])).status).toBe(202);
     await handle.waitForIdle();
@@ -46,14 +46,19 @@ describe('npm run members -- link for Smaregi customer codes', () => {
     const file = csv(`external_id,member_id\nC-0100,${DAVE}\nC-0001,${TARO}\nC-0001,${CAROL}\nC-0200,${NOBODY}\n`);
     const first = await members('--file', file);
     const second = await members('--file', file);
+    // The crediting was queued for the stack's worker, not done by the command.
+    await handle.waitForIdle();
     expect({
       first: [first.code, first.lines.at(-1)],
+      queued: first.lines.at(-2),
       refusals: first.lines.filter((l) => l.includes('refused:')),
       second: second.lines.at(-1),
       linked: (await handle.openapi.getMember(DAVE)).external_ids?.smaregi,
       credited: (await daveBalance()) - before,
     }).toEqual({
       first: [1, 'members: rows=4 linked=1 already=1 refused=2'],
+      queued:
+        'queued for the worker: the earlier purchases of the 1 code(s) linked now, credited once each (npm run ledger -- smaregi --customer <code> lists those still waiting)',
       refusals: [
         `line 4: C-0001 -> ${CAROL}: refused: the code is held by another member`,
         `line 5: C-0200 -> ${NOBODY}: refused: unknown member`,

@@ -14,8 +14,9 @@ import { adminTokenSecretName, loadStageConfig } from '../../../infra/config/ind
 import { INFRA_DIR } from '../../../infra/paths.js';
 import { ProcessingSettings } from '../../../shared/config/index.js';
 import { createLedger, createRedemptionLedger, createTillReturns, type Ledger } from '../../../shared/ledger/index.js';
-import { createOpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
-import { createProcessor } from '../../../shared/points/index.js';
+import { createCustomerRecords, withCustomerEvents } from '../../../shared/customers/index.js';
+import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
+import { createProcessor, type Processor } from '../../../shared/points/index.js';
 import { createPrivacyRequests } from '../../../shared/privacy/index.js';
 import { ledgerPlannedPause } from '../../../shared/consumer/index.js';
 import { purchase } from '../shared/points/harness.js';
@@ -23,6 +24,8 @@ import { type AwsBoundary, startAwsBoundary, stubAwsEndpoints } from '../../supp
 import { type LocalDynamo, startDynalite } from '../../../kit/dynalite.js';
 import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
 import { stageOutputs, synthesisedStage, writeStageOutputsFile } from '../../support/synthesised-outputs.js';
+import { startDatedServer } from '../../support/dated-server.js';
+import { httpServerClock } from '../../../ops/clock-skew.js';
 
 /**
  * The operator commands against a deployed stage (`--stage staging`) as an operator runs them: the
@@ -62,6 +65,20 @@ describe('stage commands (--stage)', () => {
     );
     return { code, lines };
   };
+  /** The stage worker's processor for customer events (a link's earlier purchases) beside points events. */
+  const workerWithCustomers = (processor: Processor, openapi: OpenApiClient) =>
+    withCustomerEvents(processor, {
+      records: createCustomerRecords({
+        client: dynamo.documentClient,
+        tableName: dynamo.tableName,
+        clock: Date.now,
+        leaseSeconds: 30,
+        ttlDays: 400,
+      }),
+      openapi,
+      ledger,
+      clock: Date.now,
+    });
   /** A purchase whose processing failed with `reason`, and its message dead-lettered. */
   const deadLetter = async (orderId: string, reason: string) => {
     const ref = { source: 'shopify', orderId };
@@ -157,6 +174,59 @@ describe('stage commands (--stage)', () => {
     }
   });
 
+  it('redemptions sweep --stage refuses to run on a machine 20 s ahead of the server, naming the skew, and changes nothing; within a second it sweeps', async () => {
+    const openapi = createOpenApiClient({
+      credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
+    });
+    const server = await startDatedServer();
+    try {
+      const member = await openapi.registerMember({ external_ids: { shopify: '7200000002' } });
+      const redemptions = createRedemptionLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock: Date.now });
+      const started = await redemptions.start(
+        {
+          source: 'shopify',
+          customerId: '7200000002',
+          memberId: member.id,
+          requestId: 'stage-req-00000002',
+          points: 200,
+          value: '200',
+          currency: 'JPY',
+          code: 'PTS-STAGESKEW001',
+          expiresAt: new Date(Date.now() - 60_000).toISOString(),
+        },
+        'maker',
+      );
+      const pk = started.created ? started.record.pk : '';
+      await redemptions.update(pk, 'maker', { state: 'redeemed', deducted: true }, { release: true });
+      const before = await redemptions.get(pk);
+      const sweep = async () => {
+        const lines: string[] = [];
+        const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+        const code = await redemptionsCommand(['sweep', '--stage', 'staging', '--outputs', outputsFile], {}, out, {
+          adminOrigin: shop.url,
+          serverClock: httpServerClock(server.url),
+        });
+        return { code, lines };
+      };
+
+      server.setOffset(-20_000);
+      const refused = await sweep();
+      expect(refused.code).toBe(2);
+      expect(refused.lines.join('\n')).toMatch(/^redemptions: this machine's clock is (19\.[5-9]|20\.[0-5]) s ahead of 127\.0\.0\.1:\d+ /);
+      expect(refused.lines.join('\n')).toContain('Nothing was changed. Sync the clock');
+      expect(await redemptions.get(pk)).toEqual(before);
+      expect((await openapi.getMember(member.id)).point).toBe(0);
+
+      server.setOffset(0);
+      const swept = await sweep();
+      expect([swept.code, swept.lines.at(-1)]).toEqual([0, 'redemptions sweep: due=1 returned=1 used=0 failed=0 later=0']);
+      expect((await openapi.getMember(member.id)).point).toBe(200);
+    } finally {
+      await server.close();
+      await openapi.close();
+    }
+  });
+
   it('redemptions --stage refuses a source the stage file gives no shop to reconcile, naming the setting', async () => {
     const lines: string[] = [];
     const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
@@ -204,7 +274,7 @@ describe('stage commands (--stage)', () => {
     expect(run.lines).toContain('    lastError: timeout: no answer in time');
   });
 
-  it('reprocess credits, with the stage file’s settings, the earlier order of a customer who became a member', async () => {
+  it('reprocess queues the crediting of a customer’s earlier orders on the stage queue, changing nothing itself; the worker credits them once', async () => {
     const openapi = createOpenApiClient({
       credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
     });
@@ -217,12 +287,22 @@ describe('stage commands (--stage)', () => {
       const run = await cli('reprocess', '--source', 'shopify', '--customer', 'stage-late-1');
       expect(run).toEqual({
         code: 0,
-        lines: ['customer shopify stage-late-1: 1 earlier order(s) credited (+10 points), 0 still without a member, 0 to try again'],
+        lines: [
+          'customer shopify stage-late-1: queued for the worker, which credits once each of their purchases of the last 30 days ' +
+            'that found no member (npm run ledger -- shopify --customer stage-late-1 lists those still waiting)',
+        ],
       });
-      const credited = await ledger.getOrder({ source: 'shopify', orderId: order.orderId });
-      const keptDays = ((credited?.ttl ?? 0) * 1000 - Date.now()) / 86_400_000;
-      expect(Math.round(keptDays)).toBe(loadStageConfig(INFRA_DIR, 'staging').processing.ledgerTtlDays);
+      // Nothing was claimed on this machine: the order waits for the worker, whose clock judges the leases.
+      expect(await ledger.getOrder(order)).toMatchObject({ outcome: 'customer_not_found' });
+      const queued = boundary.messages(queues.queue).filter((m) => JSON.parse(m.body).eventId === 'shopify:customer:stage-late-1:linked');
+      expect(queued).toEqual([expect.objectContaining({ groupId: 'shopify:shopify:stage-late-1' })]);
 
+      // The stage's worker takes the message: the order credited once, even if the message came twice.
+      const worker = workerWithCustomers(processor, openapi);
+      expect(await worker.process(JSON.parse(queued[0]!.body))).toMatchObject({ kind: 'linked', earlier: { credited: 1 } });
+      expect(await worker.process(JSON.parse(queued[0]!.body))).toMatchObject({ kind: 'linked', earlier: { credited: 0 } });
+      const credited = await ledger.getOrder(order);
+      expect(credited?.outcome).toBe('credited');
       const shown = await cli('ledger', 'shopify', '--customer', 'stage-late-1');
       expect(shown.code).toBe(0);
       expect(shown.lines).toContain('  orders waiting for this customer (customer_not_found): none');
@@ -316,7 +396,7 @@ describe('stage commands (--stage)', () => {
     });
   });
 
-  it("members link attaches a Smaregi customer code with the stage's Open API and credits the code's earlier sale", async () => {
+  it("members link attaches a Smaregi customer code with the stage's Open API and queues the crediting of the code's earlier sale for the worker", async () => {
     const openapi = createOpenApiClient({
       credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
     });
@@ -344,22 +424,34 @@ describe('stage commands (--stage)', () => {
         body: JSON.stringify({ external_keys: ['shopify', 'pos_card', 'smaregi'] }),
       });
       const code = await link();
+      const queued = boundary.messages(queues.queue).filter((m) => JSON.parse(m.body).eventId === 'smaregi:customer:SM-STAGE-1:linked');
       expect({
         unconfigured,
         code,
-        last: lines.at(-1),
+        last: lines.slice(-2),
         linked: (await openapi.getMember(member.id)).external_ids?.smaregi,
         order: (await ledger.getOrder({ source: 'smaregi', orderId: 'stage-sm-1' }))?.outcome,
+        queued: queued.map((m) => m.groupId),
       }).toEqual({
         unconfigured: [
           1,
           `line 2: SM-STAGE-1 -> ${member.id}: refused: the membership service did not keep it: is the external key smaregi configured?`,
         ],
         code: 0,
-        last: 'members: rows=1 linked=1 already=0 refused=0',
+        last: [
+          'queued for the worker: the earlier purchases of the 1 code(s) linked now, credited once each (npm run ledger -- smaregi --customer <code> lists those still waiting)',
+          'members: rows=1 linked=1 already=0 refused=0',
+        ],
         linked: 'SM-STAGE-1',
-        order: 'credited',
+        // Not credited on this machine: the worker does it with its own clock.
+        order: 'customer_not_found',
+        queued: ['smaregi:smaregi:SM-STAGE-1'],
       });
+      expect(await workerWithCustomers(processor, openapi).process(JSON.parse(queued[0]!.body))).toMatchObject({
+        kind: 'linked',
+        earlier: { credited: 1 },
+      });
+      expect((await ledger.getOrder({ source: 'smaregi', orderId: 'stage-sm-1' }))?.outcome).toBe('credited');
     } finally {
       await openapi.close();
     }
