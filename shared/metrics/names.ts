@@ -12,6 +12,10 @@ export const METRIC = {
   pointsCredited: 'PointsCredited',
   pointsDebited: 'PointsDebited',
   reconciliations: 'Reconciliations',
+  /** An event set aside because a points call of its order may still land (the in-doubt horizon, shared/points/engine). */
+  callsInDoubt: 'CallsInDoubt',
+  /** A history search that stopped on its page guard before reaching the call's send: in doubt, never "absent". */
+  searchesIncomplete: 'SearchesIncomplete',
   upstreamLatency: 'UpstreamLatency',
   upstreamErrors: 'UpstreamErrors',
   /** `UpstreamCalls_<operation>`: one per Open API call, per endpoint (the rate budget is per endpoint). */

@@ -33,6 +33,10 @@ export function recordOutcomeMetrics(metrics: MetricsSink, outcome: ProcessOutco
     metrics.addMetric(METRIC.pointsDebited, 'Count', outcome.points);
   }
   if ('reconciled' in outcome && outcome.reconciled) metrics.addMetric(METRIC.reconciliations, 'Count', 1);
+  if (outcome.kind === 'outcome_unknown') {
+    metrics.addMetric(METRIC.callsInDoubt, 'Count', 1);
+    if (outcome.errorKind === 'search_incomplete') metrics.addMetric(METRIC.searchesIncomplete, 'Count', 1);
+  }
   for (const f of 'followUps' in outcome ? (outcome.followUps ?? []) : []) {
     metrics.addMetric(outcomeMetric(f.kind), 'Count', 1);
     if (f.kind === 'debited' || f.kind === 'insufficient_points') metrics.addMetric(METRIC.pointsDebited, 'Count', f.points ?? 0);
