@@ -95,10 +95,10 @@ const openKey = (source: string) => `till-return-open#${part(source)}`;
 const memberStoreKey = (source: string, externalKey: string, externalId: string, storeId: string) =>
   `till-sale#${part(source)}#${part(externalKey)}#${part(externalId)}#${part(storeId)}`;
 
-export type NewTillReturn = Omit<TillReturnRecord, 'pk' | 'kind' | 'status' | 'createdAt' | 'updatedAt' | 'ttl' | 'redactedAt' | 'externalId'> & {
-  externalId: string;
-};
-export type NewTillSale = Omit<TillSaleRecord, 'pk' | 'kind' | 'updatedAt' | 'ttl' | 'redactedAt' | 'externalId'> & { externalId: string };
+/** What the store sets itself, and the code (optional on a record, since an erase removes it; required of a new one). */
+type SetByStore = 'pk' | 'kind' | 'updatedAt' | 'ttl' | 'redactedAt' | 'externalId';
+export type NewTillReturn = Omit<TillReturnRecord, SetByStore | 'status' | 'createdAt'> & { externalId: string };
+export type NewTillSale = Omit<TillSaleRecord, SetByStore> & { externalId: string };
 
 /** A change from `open`: done (the record after it), or refused with the record as it is (not open, or none). */
 export type TillReturnChange = { ok: true; record: TillReturnRecord } | { ok: false; current: TillReturnRecord | undefined };

@@ -233,7 +233,8 @@ export async function eraseMember(deps: MemberPrivacyDeps, ref: MemberRef): Prom
     else if (done) result.returns += 1;
   }
   // Read whole before writing: the scans are not disturbed by the records they found changing.
-  for (const r of await collect(redactor.scanTillReturnsOf(ref.source, ref.code))) if (await redactor.redactTillReturn(r)) result.tillReturns += 1;
+  for (const r of await collect(redactor.scanTillReturnsOf(ref.source, ref.code)))
+    if (await redactor.redactTillReturn(r)) result.tillReturns += 1;
   for (const sale of await collect(redactor.scanTillSalesOf(ref.source, ref.code)))
     if (await redactor.redactTillSale(sale)) result.tillSales += 1;
   if (await redactor.deleteCustomerRecord(customer)) result.customers += 1;

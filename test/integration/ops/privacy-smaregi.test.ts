@@ -224,9 +224,12 @@ describe('npm run privacy -- smaregi: an in-store member’s till returns and th
       expect.stringMatching(/ till_returns=2 till_sales=2 customers=0 tombstone=new busy=0$/),
     ]);
     const items = await Promise.all(
-      [tillReturnKey('smaregi', '7402'), tillReturnKey('smaregi', '7404'), tillSaleKey('smaregi', '7401'), tillSaleKey('smaregi', '7403')].map(
-        rawItem,
-      ),
+      [
+        tillReturnKey('smaregi', '7402'),
+        tillReturnKey('smaregi', '7404'),
+        tillSaleKey('smaregi', '7401'),
+        tillSaleKey('smaregi', '7403'),
+      ].map(rawItem),
     );
     expect(items.map((i) => [JSON.stringify(i).includes('C-0001'), i?.amount ?? i?.lines?.[0]?.productId])).toEqual([
       [false, '10000'],
@@ -249,7 +252,10 @@ describe('npm run privacy -- smaregi: an in-store member’s till returns and th
   it('leaves the other member’s sale and open return as they were', async () => {
     const held = await report('C-0002');
     const rows = await openRows();
-    expect([held.tillReturns.map((r) => [r.returnId, r.status]), held.tillSales.map((s) => s.saleId)]).toEqual([[['7502', 'open']], ['7501']]);
+    expect([held.tillReturns.map((r) => [r.returnId, r.status]), held.tillSales.map((s) => s.saleId)]).toEqual([
+      [['7502', 'open']],
+      ['7501'],
+    ]);
     expect(rows.some((l) => l.startsWith('7502 ') && l.includes('smaregi:C-0002'))).toBe(true);
   });
 
