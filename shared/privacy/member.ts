@@ -25,8 +25,9 @@ import {
  * code goes, amounts, point figures, outcomes and member ids stay (the books still balance, the audit
  * still reads; a till return's products and amount stay, an open one is dismissed, a till sale loses the
  * index keys that match a return with it), and a tombstone keyed by a digest of the code (written first)
- * makes the worker record nothing of the member again (shared/sources/smaregi/state.ts). Points already granted stay with the
- * membership service. A record under a live lease is left and reported busy: run it again.
+ * makes the worker record nothing of the member again (shared/sources/smaregi/state.ts). Points already
+ * granted stay with the membership service. A record under a live lease is left and reported busy: run
+ * it again.
  */
 
 export interface MemberRef {
