@@ -28,7 +28,8 @@ export async function listTillReturns(source: Pick<ConsoleSource, 'ledger'>, sta
       at: r.occurredAt,
       store: r.storeId ?? null,
       terminal: r.terminalId ?? null,
-      member: `${r.externalKey}:${r.externalId}`,
+      // A privacy erase took the member out of the record.
+      member: r.externalId === undefined ? '(erased)' : `${r.externalKey}:${r.externalId}`,
       amount: r.amount,
       lines: r.lines.map((l) => `${l.productId}×${l.quantity}`).join(', '),
       status: r.status,

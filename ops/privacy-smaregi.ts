@@ -11,7 +11,7 @@ import { OpsError, unknownSourceError } from './errors.js';
  * `npm run privacy -- smaregi report|erase <customer code> [--source S] [--stage S]`: an in-store
  * member's disclosure or erasure request (APPI), asked of the operator (docs/privacy.md, "In-store
  * members"). `report` prints, as JSON, everything held about the member: the ledger's records of their
- * sales, spends and returns with each one's activity, the member in the membership service and what
+ * sales, spends and returns with each one's activity, the till returns and till sales naming them, the member in the membership service and what
  * till-points mode writes to Smaregi. `erase` redacts it as a Shopify customers/redact does, says what it
  * did, and records the erasure (no code in it) for `npm run privacy -- list`. Running it again changes
  * nothing more.
@@ -86,7 +86,8 @@ export async function smaregiPrivacyCommand(
     const held = await describeMemberData(deps, ref);
     const membership = await membershipOf(target, ref);
     print(JSON.stringify({ ...held, membership, smaregiMirror: mirrorOf(target.tillPoints(source), membership) }, null, 2));
-    return held.orders.length + held.returns.length > 0 || held.enrolment || held.erased ? 0 : 1;
+    const records = held.orders.length + held.returns.length + held.tillReturns.length + held.tillSales.length;
+    return records > 0 || held.enrolment || held.erased ? 0 : 1;
   }
   const erased = await eraseMember(deps, ref);
   const figures = { orders: erased.orders, refunds: erased.refunds + erased.returns, customers: erased.customers, quarantined: 0 };
@@ -108,7 +109,7 @@ export async function smaregiPrivacyCommand(
   );
   for (const what of erased.busy) print(`busy: ${what} is being processed now: left as it was`);
   print(
-    `privacy smaregi erase: orders=${erased.orders} refunds=${erased.refunds} returns=${erased.returns} customers=${erased.customers} tombstone=${erased.tombstone} busy=${erased.busy.length}`,
+    `privacy smaregi erase: orders=${erased.orders} refunds=${erased.refunds} returns=${erased.returns} till_returns=${erased.tillReturns} till_sales=${erased.tillSales} customers=${erased.customers} tombstone=${erased.tombstone} busy=${erased.busy.length}`,
   );
   if (erased.busy.length > 0) print('run the erase again in a minute: it goes on where this one stopped');
   return erased.busy.length > 0 ? 1 : 0;

@@ -31,6 +31,9 @@ const MAX_WHY_CHARS = 500;
 const linesText = (r: TillReturnRecord) =>
   r.lines.map((l) => `${l.productId}×${l.quantity}${l.amount ? ` ¥${l.amount}` : ''}`).join(', ') || '-';
 
+/** Whose return it is: `<key>:<code>`, or `(erased)` once a privacy erase took the member out. */
+const memberText = (r: TillReturnRecord) => (r.externalId === undefined ? '(erased)' : `${r.externalKey}:${r.externalId}`);
+
 /** One row per open return: when, where, whose, how much, what. */
 export function openReturnRows(records: readonly TillReturnRecord[]): string[] {
   const rows = records.map((r) => [
@@ -38,7 +41,7 @@ export function openReturnRows(records: readonly TillReturnRecord[]): string[] {
     r.occurredAt,
     r.storeId ?? '-',
     r.terminalId ?? '-',
-    `${r.externalKey}:${r.externalId}`,
+    memberText(r),
     `¥${r.amount}`,
     linesText(r),
   ]);
@@ -58,7 +61,7 @@ export function tillReturnLines(r: TillReturnRecord): string[] {
     `  store:       ${r.storeId ?? '-'}`,
     `  terminal:    ${r.terminalId ?? '-'}`,
     `  at:          ${r.occurredAt}`,
-    `  member:      ${r.externalKey}:${r.externalId}`,
+    `  member:      ${memberText(r)}`,
     `  amount:      ¥${r.amount} (${r.currency})`,
     `  lines:       ${linesText(r)}`,
     ...settled,

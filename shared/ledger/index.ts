@@ -15,7 +15,8 @@
  * - `activity#`: createActivityStore (activity/); names no customer.
  * - `control#pulling`: ledgerPlannedPause (planned-pause.ts); names nobody.
  * - `till-return#`, `till-sale#` (a till's plain return without its sale, and what a member's till sale
- *   held, to match returns with): createTillReturns (till-returns.ts); they name the member.
+ *   held, to match returns with): createTillReturns (till-returns.ts); they name the member, whom an
+ *   in-store member's erase removes in place, with a sale's index keys (redaction/till-returns.ts).
  * - Whole-table reads for operators (audit, reprocess, console, the points report): scans.ts.
  */
 export { createDocumentClient } from '../dynamodb/index.js';
@@ -107,3 +108,4 @@ export {
 export { createLedgerRedactor, type LedgerRedactor, type RedactionTable } from './redaction/redactor.js';
 export { ORDER_PERSONAL } from './redaction/orders.js';
 export { REDACTION_DELETED_KEYS } from './redaction/item.js';
+export { ERASED_RETURN_DISMISSAL } from './redaction/till-returns.js';

@@ -18,8 +18,9 @@ import { lazyObject } from '../schema/index.js';
  *   under the index's partition `till-sale#<source>#<member>#<store>` (sort: its time), so the sales of one
  *   member in one store within a window are one query. Written again as the sale changes (an edit).
  *
- * Both name the member (the code the till sends): an erasure of an in-store member must delete them
- * (no redaction covers them yet: in-store members' privacy is issue 52's item 3).
+ * Both name the member (the code the till sends). An in-store member's erase (redaction/till-returns.ts)
+ * removes the code and the sale's index keys; ids, amounts, products and status stay, and an open return
+ * is dismissed (nobody is left to take its points from). Neither is written again once redacted.
  */
 
 export const TILL_RETURN_STATUSES = ['open', 'applied', 'dismissed'] as const;
@@ -42,9 +43,9 @@ export const TillReturnRecord = lazyObject(z.object, () => ({
   terminalId: z.string().optional(),
   /** The return's time (the till's, ISO with offset). */
   occurredAt: z.string(),
-  /** The member (the source's external key and the code the till sent). */
+  /** The member (the source's external key and the code the till sent); the code is gone after an erase. */
   externalKey: z.string(),
-  externalId: z.string(),
+  externalId: z.string().optional(),
   /** The money given back, exact and positive (the amount the refund of a sale is made with). */
   amount: z.string(),
   currency: z.string(),
@@ -62,6 +63,8 @@ export const TillReturnRecord = lazyObject(z.object, () => ({
   dismissedBy: z.string().optional(),
   why: z.string().optional(),
   dismissedAt: z.string().optional(),
+  /** When an erase removed the member. */
+  redactedAt: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string().optional(),
   ttl: z.number().optional(),
@@ -76,8 +79,10 @@ export const TillSaleRecord = lazyObject(z.object, () => ({
   storeId: z.string(),
   occurredAt: z.string(),
   externalKey: z.string(),
-  externalId: z.string(),
+  /** The member's code; gone after an erase (and with it the index keys: no return is matched with the sale). */
+  externalId: z.string().optional(),
   lines: z.array(TillLine),
+  redactedAt: z.string().optional(),
   updatedAt: z.string().optional(),
   ttl: z.number().optional(),
 }));
@@ -90,8 +95,10 @@ const openKey = (source: string) => `till-return-open#${part(source)}`;
 const memberStoreKey = (source: string, externalKey: string, externalId: string, storeId: string) =>
   `till-sale#${part(source)}#${part(externalKey)}#${part(externalId)}#${part(storeId)}`;
 
-export type NewTillReturn = Omit<TillReturnRecord, 'pk' | 'kind' | 'status' | 'createdAt' | 'updatedAt' | 'ttl'>;
-export type NewTillSale = Omit<TillSaleRecord, 'pk' | 'kind' | 'updatedAt' | 'ttl'>;
+/** What the store sets itself, and the code (optional on a record, since an erase removes it; required of a new one). */
+type SetByStore = 'pk' | 'kind' | 'updatedAt' | 'ttl' | 'redactedAt' | 'externalId';
+export type NewTillReturn = Omit<TillReturnRecord, SetByStore | 'status' | 'createdAt'> & { externalId: string };
+export type NewTillSale = Omit<TillSaleRecord, SetByStore> & { externalId: string };
 
 /** A change from `open`: done (the record after it), or refused with the record as it is (not open, or none). */
 export type TillReturnChange = { ok: true; record: TillReturnRecord } | { ok: false; current: TillReturnRecord | undefined };
@@ -116,7 +123,7 @@ export interface TillReturns {
   dismiss(source: string, returnId: string, dismissed: { by: string; why: string }): Promise<TillReturnChange>;
   /** The source's open returns, oldest first. */
   listOpen(source: string): Promise<TillReturnRecord[]>;
-  /** Keeps (or replaces, after an edit) a member's sale: its store, time and products. */
+  /** Keeps (or replaces, after an edit) a member's sale: its store, time and products; one an erase redacted stays as it is. */
   rememberSale(sale: NewTillSale): Promise<void>;
   getSale(source: string, saleId: string): Promise<TillSaleRecord | undefined>;
   /** One member's sales in one store within the window, oldest first. */
@@ -225,7 +232,8 @@ export function createTillReturns(options: TillReturnsOptions): TillReturns {
         [index.sortKey]: sale.occurredAt,
       });
       const pk = tillSaleKey(sale.source, sale.saleId);
-      await store.update(pk, e, `attribute_not_exists(${e.path('pk')}) OR attribute_exists(${e.path('pk')})`);
+      // Never over a redacted one: a delivery that read no tombstone before an erase wrote it must not bring the member back.
+      await store.update(pk, e, `attribute_not_exists(${e.path('redactedAt')})`);
     },
     async getSale(source, saleId) {
       const item = await store.get(tillSaleKey(source, saleId));

@@ -9,6 +9,8 @@ export {
   eraseMember,
   type HeldMemberData,
   type HeldMemberOrder,
+  type HeldTillReturn,
+  type HeldTillSale,
   type MemberErasure,
   type MemberPrivacyDeps,
   type MemberRef,

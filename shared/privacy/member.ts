@@ -1,21 +1,33 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEntry, ActivityReader } from '../activity/index.js';
 import type { CustomerRecords } from '../customers/index.js';
-import { createLedgerRedactor, type Ledger, type OrderRecord } from '../ledger/index.js';
+import {
+  createLedgerRedactor,
+  type Ledger,
+  type LedgerRedactor,
+  type OrderRecord,
+  type TillLine,
+  type TillReturnRecord,
+  type TillReturnStatus,
+} from '../ledger/index.js';
 
 /**
  * An in-store member's privacy request (APPI disclosure or erasure), asked of the operator directly: a
  * till's member has no platform that sends compliance webhooks. The member is the source's customer
  * code (Smaregi: `customerCode`, or the customer id under `customerField: customerId`). Their records
  * are the source's orders naming the code (sales, raises' supplements, till spends and give-backs), those
- * orders' refunds, the unlinked returns whose event names them, an enrolment record and a link's mark.
- * Found by a scan of the source's orders: a privacy request is rare, and no index holds a member's orders.
+ * orders' refunds, the unlinked returns whose event names them, the till returns (`till-return#`) and
+ * till sales (`till-sale#`, what a sale held, to match returns with) naming them, an enrolment record and
+ * a link's mark. Found by scans of the source's records: a privacy request is rare, and no index holds a
+ * member's orders.
  *
  * The erase is the Shopify customers/redact's, by the ledger's own rules (shared/ledger/redaction): the
  * code goes, amounts, point figures, outcomes and member ids stay (the books still balance, the audit
- * still reads), and a tombstone keyed by a digest of the code (written first) makes the worker record
- * nothing of the member again (shared/sources/smaregi/state.ts). Points already granted stay with the
- * membership service. A record under a live lease is left and reported busy: run it again.
+ * still reads; a till return's products and amount stay, an open one is dismissed, a till sale loses the
+ * index keys that match a return with it), and a tombstone keyed by a digest of the code (written first)
+ * makes the worker record nothing of the member again (shared/sources/smaregi/state.ts). Points already
+ * granted stay with the membership service. A record under a live lease is left and reported busy: run
+ * it again.
  */
 
 export interface MemberRef {
@@ -51,6 +63,29 @@ export interface HeldMemberOrder {
   activity: ActivityEntry[];
 }
 
+/** A till return naming the member (docs/smaregi.md, "Till returns"): where, when, how much, what, how it stands. */
+export interface HeldTillReturn {
+  returnId: string;
+  status: TillReturnStatus;
+  storeId: string | null;
+  terminalId: string | null;
+  occurredAt: string;
+  amount: string;
+  currency: string;
+  lines: TillLine[];
+  recordedAt: string;
+  /** Applied: the sale and its refund, by whom, when; dismissed: by whom, why, when. */
+  settled: Record<string, string> | null;
+}
+
+/** What a member's till sale keeps to match returns with: its store, time and products. */
+export interface HeldTillSale {
+  saleId: string;
+  storeId: string;
+  occurredAt: string;
+  lines: TillLine[];
+}
+
 export interface HeldMemberData {
   source: string;
   customerCode: string;
@@ -59,6 +94,10 @@ export interface HeldMemberData {
   orders: HeldMemberOrder[];
   /** Returns linked to no sale whose event names the member (`unlinked/<id>`). */
   returns: { refundId: string; outcome: string; recordedAt: string | null }[];
+  /** The till's plain returns naming the member, kept for an operator to settle (`npm run returns`). */
+  tillReturns: HeldTillReturn[];
+  /** The member's till sales as kept to match returns with. */
+  tillSales: HeldTillSale[];
   /** An enrolment record under the code, when there is one. */
   enrolment: { outcome: string; memberId: string | null } | null;
 }
@@ -67,6 +106,9 @@ export interface MemberErasure {
   orders: number;
   refunds: number;
   returns: number;
+  /** Till returns and till sales the member was taken out of (open returns among them dismissed). */
+  tillReturns: number;
+  tillSales: number;
   customers: number;
   /** `new`: this erase wrote it; `kept`: an earlier erase had. */
   tombstone: 'new' | 'kept';
@@ -87,6 +129,45 @@ async function memberOrders(deps: MemberPrivacyDeps, ref: MemberRef): Promise<Or
   const found: OrderRecord[] = [];
   for await (const order of createLedgerRedactor(deps).scanOrders(ref.source)) if (order.externalId === ref.code) found.push(order);
   return found.sort((a, b) => (a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0));
+}
+
+const byTime = <T extends { occurredAt: string }>(records: T[]) => records.sort((a, b) => a.occurredAt.localeCompare(b.occurredAt));
+
+async function collect<T>(records: AsyncGenerator<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const record of records) out.push(record);
+  return out;
+}
+
+function settledOf(r: TillReturnRecord): Record<string, string> | null {
+  const fields =
+    r.status === 'applied'
+      ? { saleId: r.saleId, refundId: r.refundId, by: r.appliedBy, at: r.appliedAt }
+      : r.status === 'dismissed'
+        ? { by: r.dismissedBy, why: r.why, at: r.dismissedAt }
+        : {};
+  const set = Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined);
+  return set.length > 0 ? Object.fromEntries(set) : null;
+}
+
+async function memberTillRecords(redactor: LedgerRedactor, ref: MemberRef): Promise<Pick<HeldMemberData, 'tillReturns' | 'tillSales'>> {
+  const returns = byTime(await collect(redactor.scanTillReturnsOf(ref.source, ref.code)));
+  const sales = byTime(await collect(redactor.scanTillSalesOf(ref.source, ref.code)));
+  return {
+    tillReturns: returns.map((r) => ({
+      returnId: r.returnId,
+      status: r.status,
+      storeId: r.storeId ?? null,
+      terminalId: r.terminalId ?? null,
+      occurredAt: r.occurredAt,
+      amount: r.amount,
+      currency: r.currency,
+      lines: r.lines,
+      recordedAt: r.createdAt,
+      settled: settledOf(r),
+    })),
+    tillSales: sales.map((s) => ({ saleId: s.saleId, storeId: s.storeId, occurredAt: s.occurredAt, lines: s.lines })),
+  };
 }
 
 /** Disclosure: everything the ledger table holds of the member. Changes nothing. */
@@ -117,6 +198,7 @@ export async function describeMemberData(deps: MemberPrivacyDeps, ref: MemberRef
     erased: await deps.ledger.isRedacted({ source: ref.source, customerId: ref.code }),
     orders,
     returns,
+    ...(await memberTillRecords(redactor, ref)),
     enrolment: record ? { outcome: record.outcome ?? record.state, memberId: record.memberId ?? null } : null,
   };
 }
@@ -128,7 +210,16 @@ export async function eraseMember(deps: MemberPrivacyDeps, ref: MemberRef): Prom
   const kept = await deps.ledger.isRedacted(customer);
   // The tombstone first: a delivery processed meanwhile finds it and records nothing of the member.
   if (!kept) await deps.records.markRedacted(customer);
-  const result: MemberErasure = { orders: 0, refunds: 0, returns: 0, customers: 0, tombstone: kept ? 'kept' : 'new', busy: [] };
+  const result: MemberErasure = {
+    orders: 0,
+    refunds: 0,
+    returns: 0,
+    tillReturns: 0,
+    tillSales: 0,
+    customers: 0,
+    tombstone: kept ? 'kept' : 'new',
+    busy: [],
+  };
   for (const order of await memberOrders(deps, ref)) {
     const done = await redactor.redactOrder(order);
     result.refunds += done.refunds;
@@ -142,6 +233,11 @@ export async function eraseMember(deps: MemberPrivacyDeps, ref: MemberRef): Prom
     if (done === 'busy') result.busy.push(`refund unlinked/${refund.refundId}`);
     else if (done) result.returns += 1;
   }
+  // Read whole before writing: the scans are not disturbed by the records they found changing.
+  for (const r of await collect(redactor.scanTillReturnsOf(ref.source, ref.code)))
+    if (await redactor.redactTillReturn(r)) result.tillReturns += 1;
+  for (const sale of await collect(redactor.scanTillSalesOf(ref.source, ref.code)))
+    if (await redactor.redactTillSale(sale)) result.tillSales += 1;
   if (await redactor.deleteCustomerRecord(customer)) result.customers += 1;
   await redactor.deleteLinkMark({ source: ref.source, externalKey: ref.externalKey, externalId: ref.code });
   return result;

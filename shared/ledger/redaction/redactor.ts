@@ -1,6 +1,7 @@
 import type { CustomerRef } from '../customers.js';
 import type { SourceCustomer } from '../link-marks.js';
 import type { OrderRecord, RefundRecord } from '../records.js';
+import type { TillReturnRecord, TillSaleRecord } from '../till-returns.js';
 import {
   type CustomerRecordKey,
   deleteCustomerRecord,
@@ -22,11 +23,12 @@ import {
   scanRefundsOf,
 } from './orders.js';
 import { type RedemptionRedaction, redactCustomerRedemptions, redactShopRedemptions } from './redemptions.js';
+import { redactTillReturn, redactTillSale, scanTillReturnsOf, scanTillSalesOf } from './till-returns.js';
 
 /**
  * The ledger's records as a privacy request (shared/privacy) redacts them: each kind of record says
  * here what of it identifies the shop customer and how that is removed (orders.ts, customers.ts,
- * redemptions.ts); privacy decides which records a request concerns.
+ * redemptions.ts, till-returns.ts); privacy decides which records a request concerns.
  */
 export interface LedgerRedactor {
   readOrder(source: string, orderId: string): Promise<OrderRecord | undefined>;
@@ -56,6 +58,13 @@ export interface LedgerRedactor {
   redactCustomerRedemptions(input: { source: string; customerId: string }): Promise<RedemptionRedaction>;
   /** The same for the redemptions made in a shop (`unattributed`: also those naming no shop). */
   redactShopRedemptions(input: { source: string; shopDomain: string; unattributed: boolean }): Promise<RedemptionRedaction>;
+  /** The source's till returns and till sales naming an in-store member's code (scans). */
+  scanTillReturnsOf(source: string, code: string): AsyncGenerator<TillReturnRecord>;
+  scanTillSalesOf(source: string, code: string): AsyncGenerator<TillSaleRecord>;
+  /** The member out of a till return (an open one dismissed: `privacy-erase`); false when it is gone. */
+  redactTillReturn(r: Pick<TillReturnRecord, 'pk' | 'status'>): Promise<boolean>;
+  /** The member and the index keys out of a till sale (no return is matched with it again); false when it is gone. */
+  redactTillSale(sale: Pick<TillSaleRecord, 'pk'>): Promise<boolean>;
 }
 
 export function createLedgerRedactor(table: RedactionTable): LedgerRedactor {
@@ -75,6 +84,10 @@ export function createLedgerRedactor(table: RedactionTable): LedgerRedactor {
     deleteScanned: (record) => deleteScanned(table, record),
     redactCustomerRedemptions: (input) => redactCustomerRedemptions(table, input),
     redactShopRedemptions: (input) => redactShopRedemptions(table, input),
+    scanTillReturnsOf: (source, code) => scanTillReturnsOf(table, source, code),
+    scanTillSalesOf: (source, code) => scanTillSalesOf(table, source, code),
+    redactTillReturn: (r) => redactTillReturn(table, r),
+    redactTillSale: (sale) => redactTillSale(table, sale),
   };
 }
 

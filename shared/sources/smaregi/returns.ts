@@ -160,6 +160,7 @@ const decimal = (text: string | undefined): Decimal => parseDecimal(text ?? '0')
 export function applyRefusal(r: TillReturnRecord, facts: SaleFacts): string | undefined {
   const { saleId, sale, live, lines } = facts;
   if (!sale) return `the ledger has no sale ${saleId} of ${r.source}`;
+  // An erased member's sale or return names nobody: never applied, by hand or by the match.
   if (sale.externalId === undefined || sale.externalKey !== r.externalKey || sale.externalId !== r.externalId)
     return `sale ${saleId} is not the member's of return ${r.returnId}`;
   if (!live) return `sale ${saleId} earned no points (${sale.outcome ?? sale.state}): nothing to take back`;
@@ -187,7 +188,8 @@ async function matchSale(
   r: TillReturnRecord,
   windowDays: number,
 ): Promise<string | undefined> {
-  if (!r.storeId || r.lines.length === 0) return undefined;
+  // A return an erase took the member from (dismissed by it) has nobody's sale to match.
+  if (!r.storeId || r.lines.length === 0 || r.externalId === undefined) return undefined;
   const until = Date.parse(r.occurredAt);
   if (Number.isNaN(until)) return undefined;
   const sales = await tillReturns.salesOf({
