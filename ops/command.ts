@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isUsageError, OpsError, unknownSourceError } from './errors.js';
-import type { Ledger } from '../shared/ledger/index.js';
+import { createReversalLedger, type Ledger } from '../shared/ledger/index.js';
 import type { ListedDeadLetter } from '../kit/local-stack/info.js';
 import { ConfigurationError } from '../shared/config/index.js';
 import type { LocalStackHandle } from '../kit/local-stack/connect.js';
@@ -175,7 +175,13 @@ async function ledgerCommand({ values, rest, aws, env, print }: CommandInput): P
           customerId: values.customer ?? '',
           externalKey: values.key ?? handle.sources?.get(source)?.customerLinking?.()?.externalKey ?? source,
         })
-      : await ledgerReport(handle.ledger, handle.openapi, source, orderId ?? '');
+      : await ledgerReport(
+          handle.ledger,
+          handle.openapi,
+          source,
+          orderId ?? '',
+          createReversalLedger({ client: handle.documentClient, tableName: handle.tableName, clock: Date.now }),
+        );
     for (const line of report.lines) print(line);
     return report.found ? 0 : 1;
   } finally {
