@@ -8,6 +8,7 @@ import { ConsoleStartingError } from './errors.js';
 import { activityTimeline, operations } from './activity.js';
 import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
 import { listRedemptions } from './redemptions.js';
+import { listReversals } from './reversals.js';
 import type { ConsoleSource } from './source.js';
 import type { PullingStatus } from '../shared/consumer/index.js';
 
@@ -153,6 +154,10 @@ export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRout
     [`GET ${api}redemptions`]: guarded(async ({ query }) => {
       const customer = query.get('customer') || undefined;
       return json(200, { redemptions: await listRedemptions(source, customer) });
+    }),
+    [`GET ${api}reversals`]: guarded(async ({ query }) => {
+      const customer = query.get('customer') || undefined;
+      return json(200, { reversals: await listReversals(source, customer) });
     }),
     [`GET ${api}timeline`]: guarded(({ query }) => timeline(source, query)),
     [`GET ${api}operations`]: guarded(async () => json(200, await operations(source))),

@@ -89,7 +89,7 @@ export {
   RUNS_KEY,
 } from './activity/keys.js';
 export { type ActivityStore, type ActivityStoreOptions, createActivityStore } from './activity/store.js';
-export { scanOrdersAndRefunds, scanRedemptions, scanUnheldWithOutcome, type TimeRange } from './scans.js';
+export { scanOrdersAndRefunds, scanRedemptions, scanReversals, scanUnheldWithOutcome, type TimeRange } from './scans.js';
 export { createLedgerRedactor, type LedgerRedactor, type RedactionTable } from './redaction/redactor.js';
 export { ORDER_PERSONAL } from './redaction/orders.js';
 export { REDACTION_DELETED_KEYS } from './redaction/item.js';

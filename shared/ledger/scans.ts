@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand, scanKeyPrefix } from '../dynamodb/index.js';
 import { RedemptionRecord } from './redemptions.js';
+import { REVERSAL_KEY_PREFIX, ReversalRecord } from './reversals.js';
 
 /**
  * The ledger's whole-table reads, for rare operator work (the table has only a partition key, so a
@@ -78,6 +79,16 @@ export async function scanRedemptions(client: Client, tableName: string): Promis
   const out: RedemptionRecord[] = [];
   for await (const item of scanKeyPrefix(client, tableName, 'redemption#')) {
     const parsed = RedemptionRecord.safeParse(item);
+    if (parsed.success) out.push(parsed.data);
+  }
+  return out;
+}
+
+/** Every reversal record of the audit (the console's reversals panel). */
+export async function scanReversals(client: Client, tableName: string): Promise<ReversalRecord[]> {
+  const out: ReversalRecord[] = [];
+  for await (const item of scanKeyPrefix(client, tableName, REVERSAL_KEY_PREFIX)) {
+    const parsed = ReversalRecord.safeParse(item);
     if (parsed.success) out.push(parsed.data);
   }
   return out;
