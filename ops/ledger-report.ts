@@ -59,7 +59,9 @@ export async function ledgerReport(
     }
     if (page >= history.last_page) break;
   }
-  lines.push(`upstream point history of customer ${customerId} (entries carrying this order's markers and their reversals', newest first):`);
+  lines.push(
+    `upstream point history of customer ${customerId} (entries carrying this order's markers and their reversals', newest first):`,
+  );
   if (entries.length === 0) lines.push('  (none)');
   else lines.push(...renderTable(['created_at', 'point', 'title', 'remarks', 'expires'], entries, new Set([1])).map((l) => `  ${l}`));
   return { found: true, lines };

@@ -193,7 +193,16 @@ async function checkReversal(
     return report([{ ...where, marker: entries[0]?.remarks ?? '', entries: entries.map(view), kind: 'foreign_marker', detail }]);
   }
   if (record.state === 'done') return report();
-  return report([], [{ kind: 'in_flight', ...where, detail: `the reversal of entry ${parsed.entryId} is in the history and will be recorded by the next audit` }]);
+  return report(
+    [],
+    [
+      {
+        kind: 'in_flight',
+        ...where,
+        detail: `the reversal of entry ${parsed.entryId} is in the history and will be recorded by the next audit`,
+      },
+    ],
+  );
 }
 
 /** One customer's records against its point history: each record's entries, then the entries no record accounts for. */
@@ -249,7 +258,14 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
   const range = inRange(records, deps.ledger);
   const { customers, findings } = await byCustomer(range);
   const reports: Report[] = [report(findings)];
-  const result = { orders: range.orders.size, refunds: range.refunds.size, customers: customers.size, historyPages: 0, duplicates: 0, reversed: 0 };
+  const result = {
+    orders: range.orders.size,
+    refunds: range.refunds.size,
+    customers: customers.size,
+    historyPages: 0,
+    duplicates: 0,
+    reversed: 0,
+  };
   let customersDone = 0;
   for (const [customerId, mine] of customers) {
     const audited = await auditCustomer(customerId, mine, deps, range.orderOf);

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LEASE_MARGIN_SECONDS, type ProcessingSettings } from '../config/index.js';
-import { createReversalLedger, leaseSendWindow, type NewReversal, type ReversalEnd, type ReversalLedger, reversalKey } from '../ledger/index.js';
+import {
+  createReversalLedger,
+  leaseSendWindow,
+  type NewReversal,
+  type ReversalEnd,
+  type ReversalLedger,
+  reversalKey,
+} from '../ledger/index.js';
 import { isOpenApiError, type OpenApiClient, type OpenApiError, type PointItem } from '../openapi/index.js';
 import { type Doubt, doubtOf, type EngineDeps, type Operation, type OperationResult, act, runOperation } from '../points/index.js';
 
@@ -72,7 +79,11 @@ export async function reverseExtra(deps: ReversalDeps, extra: ExtraEntry, marker
   const doubt = doubtOf(claim.previous, engine.horizon);
   const window = leaseSendWindow(engine.clock, reversals.leaseMs, claimedAt);
   const wanted = Math.abs(extra.entry.point);
-  const op = (point: number): Operation => ({ marker, call: { kind: 'grant', memberId: extra.memberId, input: { point, title: TITLE } }, window });
+  const op = (point: number): Operation => ({
+    marker,
+    call: { kind: 'grant', memberId: extra.memberId, input: { point, title: TITLE } },
+    window,
+  });
 
   // Only taking points back can find too few of them.
   const first = await attempt(deps, pk, marker, doubt, extra.entry.point > 0, () => runOperation(engine, op(-extra.entry.point), doubt));
@@ -94,7 +105,11 @@ export async function reverseExtra(deps: ReversalDeps, extra: ExtraEntry, marker
     const clamped = await attempt(deps, pk, marker, undefined, false, () => act(engine, op(-take), undefined));
     if (clamped.kind !== 'ran') return clamped.kind === 'released' ? clamped.result : failedOn(clamped.error, marker);
     await deps.checkpoint?.('reversal:granted');
-    return finish(deps, pk, marker, { moved: clamped.entry ? Math.abs(clamped.entry.point) : take, wanted, reconciled: clamped.reconciled });
+    return finish(deps, pk, marker, {
+      moved: clamped.entry ? Math.abs(clamped.entry.point) : take,
+      wanted,
+      reconciled: clamped.reconciled,
+    });
   }
   await deps.checkpoint?.('reversal:granted');
   return finish(deps, pk, marker, { moved: first.entry ? Math.abs(first.entry.point) : wanted, wanted, reconciled: first.reconciled });

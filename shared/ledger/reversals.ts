@@ -82,7 +82,12 @@ export interface ReversalLedger {
   /** Done, under the owner's lease (its doubt cleared). False when the lease was lost. */
   finish(pk: string, owner: string, end: ReversalEnd): Promise<boolean>;
   /** Lets go of the lease; `inDoubt`: its call may still land, not sent again before `until`. */
-  release(pk: string, owner: string, lastError: string, inDoubt?: { until: number; since: number; memberId?: string | undefined }): Promise<boolean>;
+  release(
+    pk: string,
+    owner: string,
+    lastError: string,
+    inDoubt?: { until: number; since: number; memberId?: string | undefined },
+  ): Promise<boolean>;
   /** Every reversal, or those of one order's markers (a scan: operators' reads). */
   list(filter?: { source: string; orderId: string }): Promise<ReversalRecord[]>;
 }
@@ -144,7 +149,10 @@ export function createReversalLedger(options: ReversalLedgerOptions): ReversalLe
       return (await store.update(pk, e, heldBy(e, owner))) !== undefined;
     },
     async release(pk, owner, lastError, inDoubt) {
-      const e = new Expression().set('lastError', capText(lastError)).set('updatedAt', store.iso(store.clock())).remove('leaseOwner', 'leaseUntil');
+      const e = new Expression()
+        .set('lastError', capText(lastError))
+        .set('updatedAt', store.iso(store.clock()))
+        .remove('leaseOwner', 'leaseUntil');
       if (inDoubt) {
         e.set('needsReconcile', true)
           .set('inDoubtUntil', inDoubt.until)

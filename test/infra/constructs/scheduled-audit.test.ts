@@ -120,7 +120,9 @@ describe('the scheduled audit', () => {
     const { template } = stage('staging');
     const [, fn] = auditFunction(template);
     const [worker] = Object.values(
-      template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Credits and debits points') } }),
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Description: Match.stringLikeRegexp('^Credits and debits points') },
+      }),
     ) as Resource[];
     const env = fn.Properties.Environment.Variables;
     for (const name of [ENV.LEASE_SECONDS, ENV.IN_DOUBT_SECONDS, ENV.INSUFFICIENT_POINTS_POLICY, ENV.LEDGER_TTL_DAYS]) {

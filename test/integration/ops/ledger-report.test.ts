@@ -16,7 +16,13 @@ describe('npm run ledger (an order)', () => {
     const marker = purchaseMarker('shopify', p.orderId);
     await h.api.grantPoints('member-gold', { point: 50, title: 'late', remarks: marker });
     const processing = ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, inDoubtSeconds: IN_DOUBT_SECONDS });
-    const reversal = reversalDepsOf({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock, openapi: h.api, processing });
+    const reversal = reversalDepsOf({
+      client: h.dynamo.documentClient,
+      tableName: h.dynamo.tableName,
+      clock: h.clock,
+      openapi: h.api,
+      processing,
+    });
     const records = await scanLedger(h.dynamo.documentClient, h.dynamo.tableName);
     const mine = { orders: records.orders.filter((o) => o.orderId === p.orderId), refunds: [] };
     expect(await auditLedger(mine, { ledger: h.ledger, openapi: h.api, reversal })).toMatchObject({ reversed: 1 });

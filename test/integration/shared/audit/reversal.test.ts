@@ -129,7 +129,11 @@ describe('the audit reverses duplicates', () => {
     expect(await audit({ policy: 'park' })).toMatchObject({ duplicates: 1, reversed: 1 });
     expect(await h.entries(GOLD, reversalMarker('shopify', extraId))).toEqual([]);
     expect(await h.balance(GOLD)).toBe(20);
-    expect(await reversals().get('shopify', GOLD, extraId)).toMatchObject({ outcome: 'insufficient_points', pointsReversed: 0, shortfall: 50 });
+    expect(await reversals().get('shopify', GOLD, extraId)).toMatchObject({
+      outcome: 'insufficient_points',
+      pointsReversed: 0,
+      shortfall: 50,
+    });
   });
 
   it('finishes a reversal whose run died between its call and its record, without a second reversal', async () => {
