@@ -108,7 +108,7 @@ export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedg
       ratePerMinute: processing.rateBudgetPerMinute,
     });
   return {
-    scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range)),
+    scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range, undefined, { redemptionMembers: true })),
     ledger: overrides.ledger ?? createLedger({ client, tableName, clock }),
     openapi,
     reversal: overrides.reversal ?? reversalDepsOf({ client, tableName, clock, openapi, processing }),

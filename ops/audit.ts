@@ -113,10 +113,16 @@ export async function runAudit(
 ): Promise<number> {
   const progress = progressPrinter(out.printError);
   let scanned = 0;
-  const records = await scanLedger(target.documentClient, target.tableName, options.range, (n) => {
-    scanned += n;
-    progress.scanned(scanned);
-  });
+  const records = await scanLedger(
+    target.documentClient,
+    target.tableName,
+    options.range,
+    (n) => {
+      scanned += n;
+      progress.scanned(scanned);
+    },
+    { redemptionMembers: true },
+  );
   const reversal = reversalDepsOf({
     client: target.documentClient,
     tableName: target.tableName,

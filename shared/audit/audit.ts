@@ -56,6 +56,8 @@ type OrderLookup = (source: string, orderId: string) => Promise<OrderRecord | un
 interface InRange {
   orders: Map<string, OrderRecord>;
   refunds: Map<string, RefundRecord>;
+  /** Members whose histories are read though no order or refund in range names them (their redemptions'). */
+  members: string[];
   orderOf: OrderLookup;
 }
 
@@ -69,7 +71,7 @@ function inRange(records: LedgerRecords, ledger: AuditDeps['ledger']): InRange {
     if (known) return Promise.resolve(known);
     return entryOf(outside, key, () => ledger.getOrder({ source, orderId }));
   };
-  return { orders, refunds, orderOf };
+  return { orders, refunds, members: records.members ?? [], orderOf };
 }
 
 /** The records whose points moved (or may have) on one customer. */
@@ -79,10 +81,12 @@ interface Mine {
 }
 
 /** The records by the customer their points moved on; those that moved points on no named customer are drift. */
-async function byCustomer({ orders, refunds, orderOf }: InRange): Promise<{ customers: Map<string, Mine>; findings: Finding[] }> {
+async function byCustomer({ orders, refunds, members, orderOf }: InRange): Promise<{ customers: Map<string, Mine>; findings: Finding[] }> {
   const customers = new Map<string, Mine>();
   const findings: Finding[] = [];
   const slot = (c: string) => entryOf(customers, c, () => ({ orders: [], refunds: [] }));
+  // A redemption's member: its history is read for duplicates (a deduction applied twice) like the others.
+  for (const m of members) slot(m);
   for (const o of orders.values()) {
     if (o.customerId !== undefined) slot(o.customerId).orders.push(o);
     else if (o.outcome === 'credited') {

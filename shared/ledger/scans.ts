@@ -33,7 +33,13 @@ async function* scanPages(client: Client, input: ConstructorParameters<typeof Sc
  * Every order and refund record created (or first seen) in the range, page by page (at on-demand
  * prices ~$0.13 per million 4 KB-reads, cents per audit for a shop's ledger).
  */
-export function scanOrdersAndRefunds(client: Client, tableName: string, range: TimeRange = {}): AsyncGenerator<Item[]> {
+export function scanOrdersAndRefunds(
+  client: Client,
+  tableName: string,
+  range: TimeRange = {},
+  /** Redemption records too (the audit reads their members' histories). */
+  options: { redemptions?: boolean } = {},
+): AsyncGenerator<Item[]> {
   const values: Record<string, string> = {};
   const names: Record<string, string> = { '#kind': 'kind' };
   const bounded = (attr: string, alias: string) => {
@@ -47,7 +53,8 @@ export function scanOrdersAndRefunds(client: Client, tableName: string, range: T
   if (range.to !== undefined) values[':to'] = new Date(range.to).toISOString();
   values[':order'] = 'order';
   values[':refund'] = 'refund';
-  let filter = '#kind IN (:order, :refund)';
+  if (options.redemptions) values[':redemption'] = 'redemption';
+  let filter = options.redemptions ? '#kind IN (:order, :refund, :redemption)' : '#kind IN (:order, :refund)';
   if (range.from !== undefined || range.to !== undefined) {
     // Records written before createdAt existed on every path carry firstSeenAt.
     filter += ` AND ((${bounded('createdAt', '#created')}) OR (attribute_not_exists(#created) AND ${bounded('firstSeenAt', '#first')}))`;

@@ -8,8 +8,14 @@ import {
   summaryLine,
 } from '../../../../shared/audit/index.js';
 import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
-import { createLedger, createLedgerTable, createReversalLedger, type Ledger } from '../../../../shared/ledger/index.js';
-import { createProcessor, purchaseMarker, reversalMarker } from '../../../../shared/points/index.js';
+import {
+  createLedger,
+  createLedgerTable,
+  createRedemptionLedger,
+  createReversalLedger,
+  type Ledger,
+} from '../../../../shared/ledger/index.js';
+import { createProcessor, purchaseMarker, redemptionMarker, reversalMarker } from '../../../../shared/points/index.js';
 import type { PointsEvent } from '../../../../shared/events/index.js';
 import { GRANT, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, SimulatedCrash, useHarness } from '../points/harness.js';
 
@@ -39,6 +45,7 @@ async function processAll(...events: PointsEvent[]): Promise<void> {
 }
 
 async function audit(options: { policy?: 'clamp' | 'park'; crashAt?: ReversalStep } = {}): Promise<AuditResult> {
+  const records = await scanLedger(h.dynamo.documentClient, tableName, {}, undefined, { redemptionMembers: true });
   const reversal = reversalDepsOf({
     client: h.dynamo.documentClient,
     tableName,
@@ -49,7 +56,7 @@ async function audit(options: { policy?: 'clamp' | 'park'; crashAt?: ReversalSte
       if (step === options.crashAt) throw new SimulatedCrash(`crash at ${step}`);
     },
   });
-  return auditLedger(await scanLedger(h.dynamo.documentClient, tableName), { ledger, openapi: h.api, reversal });
+  return auditLedger(records, { ledger, openapi: h.api, reversal });
 }
 
 const reversals = () => createReversalLedger({ client: h.dynamo.documentClient, tableName, clock: h.clock });
@@ -100,6 +107,36 @@ describe('the audit reverses duplicates', () => {
   it('ends its last line with the duplicates found and reversed', async () => {
     await doubledCredit();
     expect(summaryLine(await audit())).toBe('audit: orders=1 refunds=0 drift=1 duplicates=1 reversed=1');
+  });
+
+  it("gives back a redemption's deduction applied twice, for a member with no order in the ledger", async () => {
+    await h.api.grantPoints(GOLD, { point: 700, title: 'opening balance' });
+    const redemptions = createRedemptionLedger({ client: h.dynamo.documentClient, tableName, clock: h.clock });
+    const started = await redemptions.start(
+      {
+        source: 'shopify',
+        customerId: 'cust-gold',
+        memberId: GOLD,
+        requestId: 'req-1',
+        points: 300,
+        value: '300',
+        currency: 'JPY',
+        code: 'PTS-DOUBLED00001',
+        expiresAt: new Date(h.clock() + 86_400_000).toISOString(),
+      },
+      'maker',
+    );
+    expect(started.created).toBe(true);
+    const marker = redemptionMarker('shopify', 'cust-gold', 'req-1');
+    // The deduction, and the same request applied again later (a slow answer during a sale).
+    await h.api.grantPoints(GOLD, { point: -300, remarks: marker });
+    await h.api.grantPoints(GOLD, { point: -300, remarks: marker });
+    expect(await h.balance(GOLD)).toBe(100);
+    const result = await audit();
+    expect(result).toMatchObject({ orders: 0, duplicates: 1, reversed: 1 });
+    expect(result.findings).toEqual([expect.objectContaining({ kind: 'duplicate_entry', customerId: GOLD, marker })]);
+    expect(await h.balance(GOLD)).toBe(400);
+    expect(await audit()).toMatchObject({ findings: [], duplicates: 0, reversed: 0 });
   });
 
   it('takes what the member holds when too few points are left (clamp) and records the shortfall', async () => {
