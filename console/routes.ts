@@ -10,6 +10,7 @@ import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from '.
 import { type ConsoleMessage, message } from './messages.js';
 import { listRedemptions } from './redemptions.js';
 import { listTillReturns } from './returns.js';
+import { listReversals } from './reversals.js';
 import type { ConsoleSource } from './source.js';
 import type { PullingStatus } from '../shared/consumer/index.js';
 
@@ -164,6 +165,10 @@ export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRout
     [`GET ${api}returns`]: guarded(async ({ query }) => {
       const status = query.get('status') || undefined;
       return json(200, { returns: await listTillReturns(source, status) });
+    }),
+    [`GET ${api}reversals`]: guarded(async ({ query }) => {
+      const customer = query.get('customer') || undefined;
+      return json(200, { reversals: await listReversals(source, customer) });
     }),
     [`GET ${api}timeline`]: guarded(({ query }) => timeline(source, query)),
     [`GET ${api}operations`]: guarded(async () => json(200, await operations(source))),

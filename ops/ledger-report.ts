@@ -1,4 +1,4 @@
-import type { Ledger, OrderRecord, RefundRecord } from '../shared/ledger/index.js';
+import type { Ledger, OrderRecord, RefundRecord, ReversalLedger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import { purchaseMarker, refundMarker } from '../shared/points/index.js';
 import { renderTable } from './table.js';
@@ -29,20 +29,25 @@ export function recordLines(record: OrderRecord | RefundRecord | Record<string, 
 }
 
 /**
- * An order's ledger record, its refund records, and the point-history entries upstream that carry
- * the order's markers: what was recorded next to what the membership service holds.
+ * An order's ledger record, its refund records, the audit's reversals of its markers' extra entries, and
+ * the point-history entries upstream that carry the order's markers or those reversals': what was
+ * recorded next to what the membership service holds.
  */
 export async function ledgerReport(
   ledger: Ledger,
   openapi: Pick<OpenApiClient, 'listPoints'>,
   source: string,
   orderId: string,
+  reversals?: Pick<ReversalLedger, 'list'>,
 ): Promise<LedgerReport> {
   const order = await ledger.getOrder({ source, orderId });
   if (order === undefined) return { found: false, lines: [`no ledger record for ${source} order ${orderId}`] };
   const lines = [`order ${source} ${orderId}`, ...recordLines(order)];
   const refunds = await ledger.listRefunds({ source, orderId });
   for (const refund of refunds) lines.push('', `refund ${refund.refundId}`, ...recordLines(refund));
+  const reversed = (await reversals?.list({ source, orderId })) ?? [];
+  for (const r of reversed) lines.push('', `reversal of extra entry ${r.entryId} (${r.duplicatedMarker})`, ...recordLines(r));
+  const reversalMarkers = new Set(reversed.map((r) => r.marker));
 
   const customerId = order.customerId ?? refunds.find((r) => r.customerId)?.customerId;
   lines.push('');
@@ -52,16 +57,16 @@ export async function ledgerReport(
   }
   if (customerId !== undefined) {
     lines.push(
-      `upstream point history of customer ${customerId} (entries carrying this order's markers, newest first; the service's clock):`,
+      `upstream point history of customer ${customerId} (entries carrying this order's markers and their reversals', newest first; the service's clock):`,
     );
-    lines.push(...(await markedEntries(openapi, customerId, source, orderId)));
+    lines.push(...(await markedEntries(openapi, customerId, source, orderId, reversalMarkers)));
   }
   // A call in doubt went to this member: its entry lands there, whoever a later lookup found.
   if (order.inDoubtMemberId !== undefined && order.inDoubtMemberId !== customerId) {
     lines.push(
       `upstream point history of member ${order.inDoubtMemberId}, to whom the call in doubt went (entries carrying this order's markers, newest first):`,
     );
-    lines.push(...(await markedEntries(openapi, order.inDoubtMemberId, source, orderId)));
+    lines.push(...(await markedEntries(openapi, order.inDoubtMemberId, source, orderId, reversalMarkers)));
   }
   return { found: true, lines };
 }
@@ -72,6 +77,7 @@ async function markedEntries(
   memberId: string,
   source: string,
   orderId: string,
+  reversalMarkers: ReadonlySet<string>,
 ): Promise<string[]> {
   const purchase = purchaseMarker(source, orderId);
   const refundPrefix = refundMarker(source, orderId, '');
@@ -80,7 +86,7 @@ async function markedEntries(
     const history = await openapi.listPoints(memberId, { page, perPage: 1000 });
     for (const p of history.points) {
       const remarks = p.remarks ?? '';
-      if (remarks === purchase || remarks.startsWith(refundPrefix)) {
+      if (remarks === purchase || remarks.startsWith(refundPrefix) || reversalMarkers.has(remarks)) {
         entries.push([p.created_at, p.point > 0 ? `+${p.point}` : String(p.point), p.title ?? '', remarks, p.expired_at ?? '-']);
       }
     }

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { OrderRecord, RefundRecord, scanOrdersAndRefunds, type TimeRange } from '../ledger/index.js';
+import { OrderRecord, RedemptionRecord, RefundRecord, scanOrdersAndRefunds, type TimeRange } from '../ledger/index.js';
 import { UnreadableRecordError } from './errors.js';
 
 export type { TimeRange } from '../ledger/index.js';
@@ -7,6 +7,8 @@ export type { TimeRange } from '../ledger/index.js';
 export interface LedgerRecords {
   orders: OrderRecord[];
   refunds: RefundRecord[];
+  /** Members of the redemptions in range (`redemptionMembers`): their histories are read for duplicates too. */
+  members?: string[];
   /** Records off their schema, when the caller keeps going past them (`keepUnreadable`). */
   unreadable?: { pk: string; reason: string }[];
 }
@@ -20,12 +22,22 @@ export async function scanLedger(
   tableName: string,
   range: TimeRange = {},
   onPage?: (items: number) => void,
-  /** true: an unreadable record is listed (`unreadable`) instead of ending the scan (the console shows it as a row). */
-  options: { keepUnreadable?: boolean } = {},
+  /**
+   * keepUnreadable: an unreadable record is listed (`unreadable`) instead of ending the scan (the console
+   * shows it as a row). redemptionMembers: the members of the redemptions in range are listed (`members`).
+   */
+  options: { keepUnreadable?: boolean; redemptionMembers?: boolean } = {},
 ): Promise<LedgerRecords> {
   const out: LedgerRecords = { orders: [], refunds: [], ...(options.keepUnreadable ? { unreadable: [] } : {}) };
-  for await (const items of scanOrdersAndRefunds(client, tableName, range)) {
+  const members = new Set<string>();
+  for await (const items of scanOrdersAndRefunds(client, tableName, range, { redemptions: options.redemptionMembers === true })) {
     for (const item of items) {
+      if (item.kind === 'redemption') {
+        // Only its member matters here: redemptions are checked against their own records elsewhere.
+        const redemption = RedemptionRecord.safeParse(item);
+        if (redemption.success) members.add(redemption.data.memberId);
+        continue;
+      }
       const schema = item.kind === 'order' ? OrderRecord : RefundRecord;
       const parsed = schema.safeParse(item);
       if (!parsed.success) {
@@ -39,5 +51,6 @@ export async function scanLedger(
     }
     onPage?.(items.length);
   }
+  if (options.redemptionMembers) out.members = [...members];
   return out;
 }

@@ -11,6 +11,8 @@
  *   (redaction/customers.ts), the tombstone names nobody.
  * - `redemption#`, `redemption-code#`, `redemption-order#`: createRedemptionLedger (redemptions.ts);
  *   moved to a key naming no customer (redaction/redemptions.ts).
+ * - `reversal#`: createReversalLedger (reversals.ts): the audit's reversal of an extra history entry;
+ *   member ids and points only.
  * - `privacy#`: createPrivacyRequests (privacy-requests.ts); a data request's report expires in 30 days.
  * - `activity#`: createActivityStore (activity/); names no customer.
  * - `control#pulling`: ledgerPlannedPause (planned-pause.ts); names nobody.
@@ -66,6 +68,17 @@ export {
   tillReturnKey,
   tillSaleKey,
 } from './till-returns.js';
+export {
+  createReversalLedger,
+  type NewReversal,
+  REVERSAL_KEY_PREFIX,
+  REVERSAL_OUTCOMES,
+  type ReversalEnd,
+  type ReversalLedger,
+  type ReversalLedgerOptions,
+  ReversalRecord,
+  reversalKey,
+} from './reversals.js';
 export { ledgerPlannedPause, PLANNED_PAUSE_KEY, PlannedPause, type PlannedPauseRecords } from './planned-pause.js';
 export {
   type CustomerClaim,
@@ -101,6 +114,7 @@ export {
   scanOrdersAndRefunds,
   scanPointsRecords,
   scanRedemptions,
+  scanReversals,
   scanTillReturns,
   scanUnheldWithOutcome,
   type TimeRange,

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand, scanKeyPrefix } from '../dynamodb/index.js';
 import { RedemptionRecord } from './redemptions.js';
 import { TillReturnRecord } from './till-returns.js';
+import { REVERSAL_KEY_PREFIX, ReversalRecord } from './reversals.js';
 
 /**
  * The ledger's whole-table reads, for rare operator work (the table has only a partition key, so a
@@ -33,7 +34,13 @@ async function* scanPages(client: Client, input: ConstructorParameters<typeof Sc
  * Every order and refund record created (or first seen) in the range, page by page (at on-demand
  * prices ~$0.13 per million 4 KB-reads, cents per audit for a shop's ledger).
  */
-export function scanOrdersAndRefunds(client: Client, tableName: string, range: TimeRange = {}): AsyncGenerator<Item[]> {
+export function scanOrdersAndRefunds(
+  client: Client,
+  tableName: string,
+  range: TimeRange = {},
+  /** Redemption records too (the audit reads their members' histories). */
+  options: { redemptions?: boolean } = {},
+): AsyncGenerator<Item[]> {
   const values: Record<string, string> = {};
   const names: Record<string, string> = { '#kind': 'kind' };
   const bounded = (attr: string, alias: string) => {
@@ -47,7 +54,8 @@ export function scanOrdersAndRefunds(client: Client, tableName: string, range: T
   if (range.to !== undefined) values[':to'] = new Date(range.to).toISOString();
   values[':order'] = 'order';
   values[':refund'] = 'refund';
-  let filter = '#kind IN (:order, :refund)';
+  if (options.redemptions) values[':redemption'] = 'redemption';
+  let filter = options.redemptions ? '#kind IN (:order, :refund, :redemption)' : '#kind IN (:order, :refund)';
   if (range.from !== undefined || range.to !== undefined) {
     // Records written before createdAt existed on every path carry firstSeenAt.
     filter += ` AND ((${bounded('createdAt', '#created')}) OR (attribute_not_exists(#created) AND ${bounded('firstSeenAt', '#first')}))`;
@@ -79,6 +87,16 @@ export async function scanRedemptions(client: Client, tableName: string): Promis
   const out: RedemptionRecord[] = [];
   for await (const item of scanKeyPrefix(client, tableName, 'redemption#')) {
     const parsed = RedemptionRecord.safeParse(item);
+    if (parsed.success) out.push(parsed.data);
+  }
+  return out;
+}
+
+/** Every reversal record of the audit (the console's reversals panel). */
+export async function scanReversals(client: Client, tableName: string): Promise<ReversalRecord[]> {
+  const out: ReversalRecord[] = [];
+  for await (const item of scanKeyPrefix(client, tableName, REVERSAL_KEY_PREFIX)) {
+    const parsed = ReversalRecord.safeParse(item);
     if (parsed.success) out.push(parsed.data);
   }
   return out;

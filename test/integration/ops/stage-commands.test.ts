@@ -548,7 +548,7 @@ describe('stage commands (--stage)', () => {
   it("audit scans the stage's ledger and ends with its summary line", async () => {
     const run = await cli('audit');
     // The returns apply test above leaves one refund (return-8802) in the stage's ledger.
-    expect(run.lines.at(-1)).toMatch(/^audit: orders=\d+ refunds=1 drift=\d+$/);
+    expect(run.lines.at(-1)).toMatch(/^audit: orders=\d+ refunds=1 drift=\d+ duplicates=\d+ reversed=\d+$/);
   });
 
   it("points-report --stage reads the stage's ledger: the month's CSV on stdout, its reconciled line last on stderr", async () => {
