@@ -4,7 +4,10 @@ import { recordOutcomeMetrics } from '../../../../shared/points/index.js';
 /** A sink that keeps what was counted (the processor's metrics are Powertools' in Lambda). */
 function sink() {
   const counted: Record<string, number> = {};
-  return { counted, addMetric: (name: string, _unit: string, value: number) => void (counted[name] = (counted[name] ?? 0) + value) };
+  const addMetric = (name: string, _unit: string, value: number) => {
+    counted[name] = (counted[name] ?? 0) + value;
+  };
+  return { counted, addMetric };
 }
 
 describe('outcome metrics of calls in doubt', () => {
