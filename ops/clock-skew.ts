@@ -1,6 +1,5 @@
-import { LEDGER_TABLE_SCHEMA } from '../shared/config/index.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand } from '../shared/dynamodb/index.js';
+import { readTableDate } from '../shared/ledger/index.js';
 import { OpsError } from './errors.js';
 
 /**
@@ -90,27 +89,10 @@ export function httpServerClock(url: string): ServerClock {
   };
 }
 
-/**
- * The clock of the DynamoDB endpoint holding the ledger (AWS's, for a stage; the local stack's own for
- * `npm start`): a consistent GetItem of a key no record has, the Date of its HTTP answer read by a
- * middleware of that command alone, timed around the request on the wire (after signing, inside retries).
- */
+/** The clock of the DynamoDB endpoint holding the ledger (shared/ledger: readTableDate). */
 export function dynamoServerClock(client: Pick<DynamoDBDocumentClient, 'send'>, tableName: string): ServerClock {
   return async (clock) => {
-    let reading: Omit<ServerDateReading, 'server'> | undefined;
-    const get = new GetCommand({ TableName: tableName, Key: { [LEDGER_TABLE_SCHEMA.partitionKey]: 'clock-check' }, ConsistentRead: true });
-    get.middlewareStack.add(
-      (next) => async (args) => {
-        const sentAt = clock();
-        const result = await next(args);
-        const headers = (result.response as { headers?: Record<string, string | undefined> } | undefined)?.headers ?? {};
-        reading = { sentAt, receivedAt: clock(), date: headers.date ?? headers.Date };
-        return result;
-      },
-      // override: the document client's command joins its own stack twice (lib-dynamodb), as its marshalling does.
-      { step: 'deserialize', name: 'readServerDate', priority: 'low', override: true },
-    );
-    await client.send(get);
+    const reading = await readTableDate(client, tableName, clock);
     if (reading === undefined) throw new OpsError('clock_skew', `DynamoDB (table ${tableName}) gave no answer to read its clock from`);
     return { server: `DynamoDB (table ${tableName})`, ...reading };
   };

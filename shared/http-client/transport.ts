@@ -5,7 +5,7 @@
  * Content-Type. Node's modules, not undici: undici is ~520 KB of the worker's bundle (a third of its
  * cold start, bench/results.md) for two small JSON calls per event; node:http costs nothing to load.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { AnswerTooLargeError, CallDeadlineError, StaleSocketError, TIMEOUT_CODE, TransportError } from './errors.js';
 import { PRODUCT_VERSION } from './version.js';
@@ -133,21 +133,9 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts;
           deadline = setTimeout(() => fail(new CallDeadlineError(ms)), ms);
         }
         // A reused socket whose server hung up before any byte of ours was written: provably unsent.
-        let closedBeforeWrite = false;
-        request.on('error', (error: Error) => fail(closedBeforeWrite ? new StaleSocketError() : error));
+        const closedBeforeWrite = watchStaleSocket(request);
+        request.on('error', (error: Error) => fail(closedBeforeWrite() ? new StaleSocketError() : error));
         request.on('socket', (socket) => {
-          if (!socket.connecting) {
-            const written = socket.bytesWritten;
-            const onEnd = () => {
-              closedBeforeWrite ||= socket.bytesWritten === written;
-            };
-            if (socket.readableEnded) closedBeforeWrite = true;
-            else {
-              socket.once('end', onEnd);
-              // The socket lives on in the pool: its listener must not outlive this exchange.
-              request.once('close', () => socket.off('end', onEnd));
-            }
-          }
           // A reused keep-alive socket is connected already: only the answer's deadline applies.
           if (socket.connecting) {
             arm(timeouts.connectMs, TIMEOUT_CODE.connect, 'connect');
@@ -187,4 +175,27 @@ export function createTransport(opts: { userAgent?: string; timeouts?: Timeouts;
       for (const o of all) o.agent.destroy();
     },
   };
+}
+
+/**
+ * Whether the request's kept-alive socket was closed by the server (its FIN came) while not a byte of
+ * this request had been written on it: then the server never read it. Any other reset proves nothing.
+ */
+function watchStaleSocket(request: ClientRequest): () => boolean {
+  let closedBeforeWrite = false;
+  request.on('socket', (socket) => {
+    if (socket.connecting) return;
+    const written = socket.bytesWritten;
+    if (socket.readableEnded) {
+      closedBeforeWrite = true;
+      return;
+    }
+    const onEnd = () => {
+      closedBeforeWrite ||= socket.bytesWritten === written;
+    };
+    socket.once('end', onEnd);
+    // The socket lives on in the pool: its listener must not outlive this exchange.
+    request.once('close', () => socket.off('end', onEnd));
+  });
+  return () => closedBeforeWrite;
 }

@@ -22,6 +22,7 @@
  * - Whole-table reads for operators (audit, reprocess, console, the points report): scans.ts.
  */
 export { createDocumentClient } from '../dynamodb/index.js';
+export { readTableDate, type TableDateReading } from './table-date.js';
 export { createLedger, type Ledger, type LedgerOptions, type SourceCustomer, type UnlinkedQuery } from './ledger.js';
 export type { PurchaseClaimInput, PurchaseResult, ReleaseOrderOptions } from './orders.js';
 export {

@@ -3,6 +3,7 @@ import { ledgerReport } from '../../../ops/ledger-report.js';
 import type { Ledger } from '../../../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
+import { formatJst } from '../../../shared/time/index.js';
 import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
 import { withLocalLedger } from '../../support/ledger.js';
 
@@ -42,7 +43,7 @@ describe('npm run ledger for an order whose points call is in doubt', () => {
 
     const report = await ledgerReport(ledger, openapi, ref.source, ref.orderId);
     expect(report.found).toBe(true);
-    expect(report.lines).toContain(`    inDoubtUntil: ${until} (2026-12-01T09:01:30.000Z)`);
+    expect(report.lines).toContain(`    inDoubtUntil: ${until} (${formatJst(until)})`);
     expect(report.lines).toContain(`    inDoubtSince: ${since} (2026-12-01T09:00:00.000Z)`);
     expect(report.lines).toContain(`    inDoubtMemberId: ${member.id}`);
     const history = report.lines.indexOf(
