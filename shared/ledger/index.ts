@@ -13,6 +13,7 @@
  * - `privacy#`: createPrivacyRequests (privacy-requests.ts); a data request's report expires in 30 days.
  * - `activity#`: createActivityStore (activity/); names no customer.
  * - `control#pulling`: ledgerPlannedPause (planned-pause.ts); names nobody.
+ * - `budget#` (an Open API endpoint's calls in one minute): ledgerBudgetStore (upstream-budget.ts); names nobody.
  * - Whole-table reads for operators (audit, reprocess, console): scans.ts.
  */
 export { createDocumentClient } from '../dynamodb/index.js';
@@ -46,6 +47,7 @@ export {
   redemptionKey,
   redemptionOrderKey,
 } from './redemptions.js';
+export { BUDGET_KEY_PREFIX, budgetKey, ledgerBudgetStore } from './upstream-budget.js';
 export { ledgerPlannedPause, PLANNED_PAUSE_KEY, PlannedPause, type PlannedPauseRecords } from './planned-pause.js';
 export {
   type CustomerClaim,

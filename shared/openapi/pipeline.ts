@@ -1,5 +1,6 @@
 /**
- * The one pipeline every Open API call runs: credentials -> cached token -> per-endpoint limiter ->
+ * The one pipeline every Open API call runs: credentials -> cached token -> per-endpoint limiter (the
+ * deployment's shared budget, or a per-container one) ->
  * HTTP -> classify, with the retries each step allows. shared/openapi/client.ts puts one method per
  * endpoint on top of it.
  */
@@ -10,7 +11,7 @@ import type { OpenApiCredentials } from './credentials.js';
 import { type Call, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
 import { isOpenApiError, isOutageKind, OpenApiError } from './errors.js';
 import { createRateHold } from './rate-hold.js';
-import { createRateLimiter } from './rate-limiter.js';
+import { type CallLimiter, createRateLimiter } from './rate-limiter.js';
 import { tighterOf } from './send-window.js';
 import { Answers, type TokenResponse } from './schemas.js';
 import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
@@ -104,7 +105,7 @@ interface Steps {
   callTimeoutMs: number;
   minCallMs: number;
   sleep: (ms: number) => Promise<void>;
-  limiter: ReturnType<typeof createRateLimiter>;
+  limiter: CallLimiter;
   rateHold: ReturnType<typeof createRateHold>;
   baseOf: (baseUrl: string) => Base;
   backoff: (attempt: number) => Promise<void>;
@@ -127,7 +128,7 @@ function stepsOf(options: OpenApiClientOptions): Steps {
     callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     minCallMs,
     sleep,
-    limiter: createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep }),
+    limiter: options.upstreamBudget ?? createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep }),
     rateHold: createRateHold({
       now,
       sleep,
@@ -148,13 +149,22 @@ async function exchange<T>(s: Steps, c: Call<T>, creds: OpenApiCredentials, bear
   const route = c.route;
   const base = s.baseOf(creds.baseUrl);
   await s.rateHold.wait(route);
-  const invocationLeft = s.options.remainingMs?.();
-  const windowLeft = c.window?.leftMs();
-  const left = tighterOf(invocationLeft, windowLeft);
+  let invocationLeft = s.options.remainingMs?.();
+  let windowLeft = c.window?.leftMs();
+  let left = tighterOf(invocationLeft, windowLeft);
   const refusal = () => (windowLeft !== undefined && windowLeft === left ? outOfWindow(route) : outOfTime(route));
   if (left !== undefined && left < s.minCallMs) throw refusal();
-  const wait = s.limiter.reserve(route);
-  if (wait > 0) {
+  const reserved = s.limiter.reserve(route, left === undefined ? undefined : left - s.minCallMs);
+  let wait: number;
+  if (typeof reserved === 'number') wait = reserved;
+  else {
+    // A lease of the shared budget went to the store: the time it took is gone from the time left.
+    wait = await reserved;
+    invocationLeft = s.options.remainingMs?.();
+    windowLeft = c.window?.leftMs();
+    left = tighterOf(invocationLeft, windowLeft);
+  }
+  if (wait > 0 || (left !== undefined && left < s.minCallMs)) {
     if (left !== undefined && left - wait < s.minCallMs) throw refusal();
     await s.sleep(wait);
   }
