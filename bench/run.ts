@@ -275,7 +275,7 @@ function endToEndRows({ rows, row, failed }: RowWriter, { endToEnd, versus }: Pa
     row('end to end', `burst of ${e.burst.events}: p50 / p99`, `${fmt(e.burst.p50Ms)} / ${fmt(e.burst.p99Ms)} ms`, '-');
     row(
       'end to end',
-      `burst of ${e.burst.events}: backlog drained in (budget ${e.rateBudgetPerMinute}/min per endpoint)`,
+      `burst of ${e.burst.events}: backlog drained in (budget ${e.upstreamBudgetPerMinute}/min per endpoint)`,
       `${fmt(e.burst.drainSeconds)} s (${fmt(e.burst.drainEventsPerSecond)} events/s)`,
       'budget alone: 0 s below 2000',
     );

@@ -11,7 +11,7 @@ import {
   type LedgerRecords,
   type TimeRange,
 } from '../shared/audit/index.js';
-import { ConfigurationError, ENV, envInteger, processingSettingsFromEnv, requiredSetting } from '../shared/config/index.js';
+import { ConfigurationError, ENV, envInteger, requiredSetting } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
@@ -19,6 +19,7 @@ import { loggerFromEnv } from '../shared/logging/index.js';
 import { METRIC, metricsFromEnv } from '../shared/metrics/index.js';
 import { createOpenApiClient, credentialsFromEnv, type OpenApiClient } from '../shared/openapi/index.js';
 import { DAY_MS } from '../shared/time/index.js';
+import { upstreamBudgetFromEnv, upstreamCallsToEmf } from '../shared/upstream/index.js';
 
 /**
  * audit-ledger: on an EventBridge schedule, the same audit as `npm run audit` over the ledger records
@@ -93,8 +94,9 @@ export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedg
       overrides.openapi ??
       createOpenApiClient({
         credentials: credentialsFromEnv(env),
-        // The worker's per-container budget: the audit is one more container on each endpoint.
-        ratePerMinute: processingSettingsFromEnv(env).rateBudgetPerMinute,
+        // The deployment's one budget: the audit draws from it beside the workers.
+        ...upstreamBudgetFromEnv(env, { client }),
+        onSend: upstreamCallsToEmf(env),
       }),
     days: overrides.days ?? auditDaysFromEnv(env),
     clock,

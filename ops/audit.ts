@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OpsError } from './errors.js';
 import { auditLedger, findingLine, noteLine, scanLedger, summaryLine, type AuditProgress, type TimeRange } from '../shared/audit/index.js';
-import { processingSettingsFromEnv } from '../shared/config/index.js';
 import { DAY_MS } from '../shared/time/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
 import { connectToLocalStack } from './local-stack.js';
+import { upstreamBudgetOn } from '../shared/upstream/index.js';
 
 /** What the audit reads: the ledger table (scan and lookups) and the Open API (histories, rate-limited). */
 export interface AuditTarget {
@@ -42,14 +42,14 @@ export function parseRange(options: { since?: string | undefined; until?: string
 }
 
 /**
- * The `npm start` on PORT, reached the way `npm run ledger` reaches it, with an Open API client held to
- * the rate budget the worker gets from the same environment (RATE_BUDGET_PER_MINUTE).
+ * The `npm start` on PORT, reached the way `npm run ledger` reaches it, with an Open API client drawing
+ * from the stack's one budget (its UPSTREAM_BUDGET_PER_MINUTE, counted in its DynamoDB) beside the workers.
  */
 export async function localAuditTarget(env: NodeJS.ProcessEnv): Promise<AuditTarget> {
   const { config, handle } = await connectToLocalStack(env);
   const openapi = createOpenApiClient({
     credentials: staticCredentials({ baseUrl: handle.emulatorUrl, clientId: config.clientId, clientSecret: config.clientSecret }),
-    ratePerMinute: processingSettingsFromEnv(env).rateBudgetPerMinute,
+    ...upstreamBudgetOn({ client: handle.documentClient, tableName: handle.tableName }, handle.processing.upstreamBudgetPerMinute),
   });
   return {
     documentClient: handle.documentClient,

@@ -27,6 +27,8 @@ export {
   smaregiCredentialsSecretName,
   stageProcessingSettings,
   stageSources,
+  stageWorkerConcurrency,
+  upstreamBudgetEnvironment,
   webhookSecretName,
   workerEnvironment,
 } from './derived.js';

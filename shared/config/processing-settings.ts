@@ -28,8 +28,11 @@ export const ProcessingSettings = lazyObject(z.object, () => ({
   ledgerTtlDays: envInt(MIN_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, DEFAULT_LEDGER_TTL_DAYS),
   /** A claim's lease. Must outlive one attempt (Lambda timeout) and the client's total timeout. */
   leaseSeconds: envInt(5, 3600, DEFAULT_TIMING.leaseSeconds),
-  /** Open API requests per minute per endpoint this container may send. */
-  rateBudgetPerMinute: envInt(1, 2000, 2000),
+  /**
+   * Open API requests per minute per endpoint for the whole deployment (shared by every container and
+   * function: shared/upstream); default 1,800, 90 % of the spec's recommended 2,000.
+   */
+  upstreamBudgetPerMinute: envInt(1, 2000, 1800),
   /** Point-history pages (1000 entries each) searched for a marker before giving up. */
   historyPages: envInt(1, 100, 5),
   /** Deferral of a waiting event: base x 2^(receive-1) s, capped, jittered (shared/config/timing.ts). */
@@ -49,7 +52,7 @@ export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSet
     refundWaitSeconds: env[ENV.REFUND_WAIT_SECONDS],
     ledgerTtlDays: env[ENV.LEDGER_TTL_DAYS],
     leaseSeconds: env[ENV.LEASE_SECONDS],
-    rateBudgetPerMinute: env[ENV.RATE_BUDGET_PER_MINUTE],
+    upstreamBudgetPerMinute: env[ENV.UPSTREAM_BUDGET_PER_MINUTE],
     backoffBaseSeconds: env[ENV.RETRY_BACKOFF_BASE_SECONDS],
     backoffCapSeconds: env[ENV.RETRY_BACKOFF_CAP_SECONDS],
     retryHorizonSeconds: env[ENV.RETRY_HORIZON_SECONDS],
@@ -62,7 +65,7 @@ export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSet
     refundWaitSeconds: ENV.REFUND_WAIT_SECONDS,
     ledgerTtlDays: ENV.LEDGER_TTL_DAYS,
     leaseSeconds: ENV.LEASE_SECONDS,
-    rateBudgetPerMinute: ENV.RATE_BUDGET_PER_MINUTE,
+    upstreamBudgetPerMinute: ENV.UPSTREAM_BUDGET_PER_MINUTE,
     backoffBaseSeconds: ENV.RETRY_BACKOFF_BASE_SECONDS,
     backoffCapSeconds: ENV.RETRY_BACKOFF_CAP_SECONDS,
     retryHorizonSeconds: ENV.RETRY_HORIZON_SECONDS,

@@ -24,6 +24,12 @@ export interface OpenApiClientOptions {
    * every container draws from it. Without it, a per-container limiter at `ratePerMinute`.
    */
   upstreamBudget?: CallLimiter;
+  /**
+   * Told of every request as it is sent (each attempt, the token's too), by its endpoint's name
+   * (`calculatePoints`, `token`): the functions count them as `UpstreamCalls_<name>`, the figure the
+   * dashboard and the budget alarm read.
+   */
+  onSend?: (operation: string) => void;
   /** Without `upstreamBudget`: requests per minute per endpoint this client may send (default 2000, the spec's ceiling). */
   ratePerMinute?: number;
   /** Extra attempts of a GET after a network error, timeout or 5xx (default 2). Writes are never retried. */

@@ -2,15 +2,7 @@
 export { DEFAULT_MIN_CALL_MS, type OpenApiClient, type OpenApiClientOptions } from './api.js';
 export { createInvocationBudget, type InvocationBudget } from './budget.js';
 export type { CallLimiter } from './rate-limiter.js';
-export {
-  type BudgetClass,
-  type BudgetStore,
-  bulkShare,
-  createSharedBudget,
-  DEFAULT_UPSTREAM_BUDGET_PER_MINUTE,
-  STOREFRONT_RESERVED_SHARE,
-  UPSTREAM_CEILING_PER_MINUTE,
-} from './shared-budget.js';
+export { type BudgetClass, type BudgetStore, createSharedBudget } from './shared-budget.js';
 export { CLOSED_SEND_WINDOW, type SendWindow } from './send-window.js';
 export { createOpenApiClient } from './client.js';
 export {

@@ -8,7 +8,7 @@ import { parseBody } from './answers.js';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MIN_CALL_MS, type OpenApiClientOptions } from './api.js';
 import { classifyAnswer, classifySuccess, classifyTransportError, type FailedRequest } from './classify.js';
 import type { OpenApiCredentials } from './credentials.js';
-import { type Call, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
+import { type Call, OPERATION_OF_ROUTE, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
 import { isOpenApiError, isOutageKind, OpenApiError } from './errors.js';
 import { createRateHold } from './rate-hold.js';
 import { type CallLimiter, createRateLimiter } from './rate-limiter.js';
@@ -169,6 +169,7 @@ async function exchange<T>(s: Steps, c: Call<T>, creds: OpenApiCredentials, bear
     await s.sleep(wait);
   }
   const budget = left === undefined ? s.callTimeoutMs : Math.min(s.callTimeoutMs, left - wait);
+  s.options.onSend?.(OPERATION_OF_ROUTE.get(route) ?? route);
   let answer: HttpAnswer;
   try {
     answer = await s.transport.send({

@@ -10,6 +10,7 @@
  * `perMinute`: the reserved share is always left for a shopper, whatever the backlog.
  */
 import type { CallLimiter } from './rate-limiter.js';
+import { bulkShare, UPSTREAM_CEILING_PER_MINUTE } from '../config/index.js';
 
 /** The store of the minute counters: one conditional increment per lease. */
 export interface BudgetStore {
@@ -22,23 +23,9 @@ export interface BudgetStore {
 
 export type BudgetClass = 'bulk' | 'storefront';
 
-/** The App Proxy's share of the budget that no other caller may take (10 %). */
-export const STOREFRONT_RESERVED_SHARE = 0.1;
-/** The Open API's recommended ceiling per client and per endpoint. */
-export const UPSTREAM_CEILING_PER_MINUTE = 2_000;
-/**
- * The default deployment budget per endpoint: 90 % of the ceiling, leaving 200 a minute for other
- * systems on the same client id and for the seconds a clock minute here and the vendor's disagree.
- */
-export const DEFAULT_UPSTREAM_BUDGET_PER_MINUTE = 1_800;
 /** Slices: the first lease of a minute is 20 calls (a quiet container wastes little), each next one doubles up to 50. */
 export const FIRST_SLICE = 20;
 export const MAX_SLICE = 50;
-
-/** The calls of the budget that a `bulk` caller may take in one minute (the rest is the storefront's). */
-export function bulkShare(perMinute: number): number {
-  return perMinute - Math.ceil(perMinute * STOREFRONT_RESERVED_SHARE);
-}
 
 export interface SharedBudgetOptions {
   store: BudgetStore;

@@ -48,7 +48,7 @@ describe('the scheduled audit', () => {
     });
   });
 
-  it('runs the audit code over the configured days with the ledger, the Open API secret and the rate budget', () => {
+  it('runs the audit code over the configured days with the ledger, the Open API secret and the one upstream budget', () => {
     const { template, stack } = stage('staging');
     const [, fn] = auditFunction(template);
     const tableId = Object.keys(template.findResources('AWS::DynamoDB::Table'))[0]!;
@@ -56,7 +56,8 @@ describe('the scheduled audit', () => {
     expect(env[ENV.LEDGER_TABLE]).toEqual({ Ref: tableId });
     expect(JSON.stringify(env[ENV.OPENAPI_SECRET_ARN])).toContain(`:secret:${stack.config.openApiSecretName}`);
     expect(env[ENV.AUDIT_DAYS]).toBe(String(stack.config.audit.days));
-    expect(env[ENV.RATE_BUDGET_PER_MINUTE]).toBe(String(stack.config.rate.budgetPerMinute));
+    expect(env[ENV.UPSTREAM_BUDGET_PER_MINUTE]).toBe(String(stack.config.rate.upstreamPerMinute));
+    expect(env[ENV.UPSTREAM_BUDGET_TABLE]).toEqual({ Ref: tableId });
     expect(fn.Properties).toMatchObject({ Timeout: stack.config.audit.timeoutSeconds, Architectures: ['arm64'], Runtime: 'nodejs24.x' });
   });
 

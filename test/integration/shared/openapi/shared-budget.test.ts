@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock, startDynalite, type LocalDynamo } from '../../../../kit/dynalite.js';
 import { ledgerBudgetStore } from '../../../../shared/ledger/index.js';
-import { type BudgetClass, bulkShare, type CallLimiter, createSharedBudget } from '../../../../shared/openapi/index.js';
+import { bulkShare } from '../../../../shared/config/index.js';
+import { type BudgetClass, type CallLimiter, createSharedBudget } from '../../../../shared/openapi/index.js';
 
 /**
  * The deployment's one upstream budget: limiter instances (as separate containers would hold them,
