@@ -57,6 +57,12 @@ export interface OpenApiClientOptions {
    */
   rateLimitWaits?: number;
   rateLimitMaxWaitMs?: number;
+  /**
+   * Whose token the client uses: clients of one scope share one cached token, as every client of a
+   * container does (the default: the container's). `npm start` gives each of its workers a scope of its
+   * own, as separate containers would have.
+   */
+  tokenScope?: string;
   /** Clock for token expiry and the limiter (ms). */
   now?: () => number;
   /** How the limiter and retry backoff wait (tests and benchmarks pair it with `now`). */

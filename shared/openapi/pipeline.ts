@@ -80,11 +80,12 @@ function baseCache(): (baseUrl: string) => Base {
  * The token cache key of the credentials. They rarely change: the last key is reused rather than a new
  * string built (and hashed) per call.
  */
-function tokenKeys(): (creds: OpenApiCredentials) => string {
+function tokenKeys(scope: string | undefined): (creds: OpenApiCredentials) => string {
   let keyed = { baseUrl: '', clientId: '', key: '' };
   return (creds) => {
     if (creds.baseUrl !== keyed.baseUrl || creds.clientId !== keyed.clientId) {
-      keyed = { baseUrl: creds.baseUrl, clientId: creds.clientId, key: tokenCacheKey(creds.baseUrl, creds.clientId) };
+      const key = tokenCacheKey(creds.baseUrl, creds.clientId);
+      keyed = { baseUrl: creds.baseUrl, clientId: creds.clientId, key: scope === undefined ? key : `${key}\u0000${scope}` };
     }
     return keyed.key;
   };
@@ -248,7 +249,7 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
   const s = stepsOf(options);
   const { now, readRetries, rateHold, backoff } = s;
   const provider = options.credentials;
-  const tokenKeyOf = tokenKeys();
+  const tokenKeyOf = tokenKeys(options.tokenScope);
 
   /**
    * The operation: credentials, token (cached: no wait), the request. A 401 invalid-token answer

@@ -28,6 +28,7 @@ export function workerDepsFromEnv(env: NodeJS.ProcessEnv, overrides: WorkerOverr
       // The deployment's one budget (shared/upstream), on the ledger's document client.
       ...upstreamBudgetFromEnv(env, overrides.documentClient ? { client: overrides.documentClient } : {}),
       remainingMs: budget.remainingMs,
+      ...(overrides.tokenScope === undefined ? {} : { tokenScope: overrides.tokenScope }),
       // Every request sent, per endpoint: the dashboard's upstream-calls figure and the budget alarm.
       onSend: (operation) => metrics.addMetric(upstreamCallsMetric(operation), 'Count', 1),
     });
