@@ -54,6 +54,11 @@ export interface ProductionFigures {
     purchases: number;
     refunds: number;
     dynamoWritesPerPurchase: number;
+    /**
+     * Requests to the upstream budget's counters (shared/upstream) per purchase, apart from the ledger's
+     * writes: one lease per 20-50 calls of each endpoint.
+     */
+    limiterRequestsPerPurchase: number;
     upstreamCallsPerPurchase: number;
     writeUnitsPerPurchase: number;
     dynamoWritesPerRefund: number;
@@ -149,6 +154,7 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
       await queue.waitForIdle();
     }
     const purchaseWrites = counter.total();
+    const purchaseLimiter = counter.limiterRequests();
     const purchaseUnits = counter.writeUnits();
     const purchaseOperations = counter.writes();
     const purchaseCalls = (await calls()) - before;
@@ -178,6 +184,7 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
         purchases: n,
         refunds: n,
         dynamoWritesPerPurchase: per(purchaseWrites),
+        limiterRequestsPerPurchase: per(purchaseLimiter),
         upstreamCallsPerPurchase: per(purchaseCalls),
         writeUnitsPerPurchase: per(purchaseUnits),
         dynamoWritesPerRefund: per(counter.total()),

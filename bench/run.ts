@@ -169,6 +169,12 @@ function productionRows({ row, failed }: RowWriter, production: Parts['productio
   );
   row(
     area,
+    'purchase: requests to the shared upstream budget (DynamoDB, apart from the writes)',
+    fmt(w.limiterRequestsPerPurchase, 2),
+    '<= 0.1 (one per 20 calls)',
+  );
+  row(
+    area,
     'refund (partial, first of its order): DynamoDB writes / Open API calls / write units',
     `${fmt(w.dynamoWritesPerRefund, 2)} / ${fmt(w.upstreamCallsPerRefund, 2)} / ${fmt(w.writeUnitsPerRefund, 2)}`,
     '-',
