@@ -35,7 +35,11 @@ export function makeHandler(depsOf: (source: string) => RedemptionDeps | undefin
 
 export function depsFromEnv(env: NodeJS.ProcessEnv): (source: string) => RedemptionDeps | undefined {
   const sources = loadSourceSettings(env[ENV.SOURCES_CONFIG]);
-  const openapi = createOpenApiClient({ credentials: credentialsFromEnv(env), ...upstreamBudgetFromEnv(env), onSend: upstreamCallsToEmf(env) });
+  const openapi = createOpenApiClient({
+    credentials: credentialsFromEnv(env),
+    ...upstreamBudgetFromEnv(env),
+    onSend: upstreamCallsToEmf(env),
+  });
   const logger = loggerFromEnv(env, 'sweep-redemptions');
   const made = new Map<string, RedemptionDeps | undefined>();
   return (source) => {

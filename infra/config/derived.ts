@@ -73,7 +73,10 @@ export function workerEnvironment(stage: StageConfig, refs: { tableName: string;
 
 /** The settings the stage's worker processes with, as it reads them (an operator command that processes uses the same). */
 export function stageProcessingSettings(stage: StageConfig): ProcessingSettings {
-  return processingSettingsFromEnv({ ...processingEnvironment(stage), [ENV.UPSTREAM_BUDGET_PER_MINUTE]: String(stage.rate.upstreamPerMinute) });
+  return processingSettingsFromEnv({
+    ...processingEnvironment(stage),
+    [ENV.UPSTREAM_BUDGET_PER_MINUTE]: String(stage.rate.upstreamPerMinute),
+  });
 }
 
 /** The stage's sources as its functions read them (names, external keys, linking, topics). */

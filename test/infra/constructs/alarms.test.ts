@@ -91,12 +91,20 @@ describe('operations alarms', () => {
 
   it('alarm when the busiest endpoint’s calls in a minute, from every function, reach 90 % of the budget', () => {
     const template = alarmsTemplate({ topicArn: 'arn:aws:sns:eu-west-1:111111111111:ops-pager' });
-    const [alarm] = Object.values(template.findResources('AWS::CloudWatch::Alarm', { Properties: { AlarmName: 'loyalty-bridge-test-UpstreamBudgetNearlySpent' } }));
+    const [alarm] = Object.values(
+      template.findResources('AWS::CloudWatch::Alarm', { Properties: { AlarmName: 'loyalty-bridge-test-UpstreamBudgetNearlySpent' } }),
+    );
     expect(alarm?.Properties.Threshold).toBe(1620);
-    const metrics = alarm?.Properties.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string }; Period: number } }[];
+    const metrics = alarm?.Properties.Metrics as {
+      Id: string;
+      Expression?: string;
+      MetricStat?: { Metric: { MetricName: string }; Period: number };
+    }[];
     expect(metrics.find((m) => m.Expression)?.Expression).toMatch(/^MAX\(\[/);
     const names = metrics.flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
-    expect(names).toEqual(expect.arrayContaining(['UpstreamCalls_getMemberByExternalId', 'UpstreamCalls_calculatePoints', 'UpstreamCalls_checkHandoverToken']));
+    expect(names).toEqual(
+      expect.arrayContaining(['UpstreamCalls_getMemberByExternalId', 'UpstreamCalls_calculatePoints', 'UpstreamCalls_checkHandoverToken']),
+    );
     for (const m of metrics) if (m.MetricStat) expect(m.MetricStat.Period).toBe(60);
   });
 });

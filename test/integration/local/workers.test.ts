@@ -51,7 +51,9 @@ describe('npm start with WORKER_CONCURRENCY=3', () => {
     }));
     for (const [i, order] of orders.entries()) expect((await deliverShopifyOrder(stack, order, `workers-${i}`)).status).toBe(202);
     await stack.queue.waitForIdle({ timeoutMs: 20_000 });
-    const stats = (await emulator('GET', '/stats')) as { clients: Record<string, { token_requests: number; routes: Record<string, { total: number }> }> };
+    const stats = (await emulator('GET', '/stats')) as {
+      clients: Record<string, { token_requests: number; routes: Record<string, { total: number }> }>;
+    };
     const [client] = Object.values(stats.clients);
     expect(client?.routes[CALCULATION]?.total).toBe(3);
     expect(client?.token_requests).toBe(3);

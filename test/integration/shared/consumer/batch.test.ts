@@ -36,7 +36,13 @@ describe('a batch of several FIFO groups', () => {
     const [a1, a2] = [purchase({ customer: GOLD }), purchase({ customer: GOLD })];
     const [b1, b2] = [purchase({ customer: REGULAR }), purchase({ customer: REGULAR })];
     // The gold customer's first calculation is answered late: alone, the batch would wait on it.
-    await h.emulator.addFault({ method: 'POST', path: '^/api/ext/users/member-gold/points/calculation$', fault: 'delay', times: 1, delay_ms: 1500 });
+    await h.emulator.addFault({
+      method: 'POST',
+      path: '^/api/ext/users/member-gold/points/calculation$',
+      fault: 'delay',
+      times: 1,
+      delay_ms: 1500,
+    });
     const { finished, worker: w } = worker();
     const result = await w.handle(sqsEvent(recordOf(a1), recordOf(b1), recordOf(a2), recordOf(b2)));
     expect(result.batchItemFailures).toEqual([]);
@@ -44,7 +50,12 @@ describe('a batch of several FIFO groups', () => {
   });
 
   it('credits every event of every group once', async () => {
-    const sales = [purchase({ customer: GOLD }), purchase({ customer: REGULAR }), purchase({ customer: GOLD }), purchase({ customer: REGULAR })];
+    const sales = [
+      purchase({ customer: GOLD }),
+      purchase({ customer: REGULAR }),
+      purchase({ customer: GOLD }),
+      purchase({ customer: REGULAR }),
+    ];
     const { worker: w } = worker();
     await w.handle(sqsEvent(...sales.map((s) => recordOf(s))));
     const outcomes = await Promise.all(sales.map(async (s) => (await h.ledger.getOrder(s))?.outcome));

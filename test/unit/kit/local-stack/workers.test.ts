@@ -15,7 +15,9 @@ describe('npm start: how many workers', () => {
   });
 
   it('refuses a WORKER_CONCURRENCY that is not a whole number from 1 to 50, naming it', () => {
-    expect(() => localWorkerCount({ WORKER_CONCURRENCY: '0' })).toThrow(/WORKER_CONCURRENCY must be a whole number of workers from 1 to 50, got "0"/);
+    expect(() => localWorkerCount({ WORKER_CONCURRENCY: '0' })).toThrow(
+      /WORKER_CONCURRENCY must be a whole number of workers from 1 to 50, got "0"/,
+    );
     expect(() => localWorkerCount({ WORKER_CONCURRENCY: 'many' })).toThrow(/WORKER_CONCURRENCY/);
   });
 
