@@ -57,3 +57,6 @@ export const OPERATION_OF_ROUTE: ReadonlyMap<string, string> = new Map([
   ...Object.entries(ENDPOINTS).map(([name, e]) => [e.route, name] as [string, string]),
   [TOKEN_ROUTE, 'token'],
 ]);
+
+/** Every endpoint's name, as the calls are counted (`UpstreamCalls_<name>`). */
+export const ENDPOINT_NAMES: readonly string[] = [...OPERATION_OF_ROUTE.values()];

@@ -4,6 +4,7 @@ export { createInvocationBudget, type InvocationBudget } from './budget.js';
 export type { CallLimiter } from './rate-limiter.js';
 export { type BudgetClass, type BudgetStore, createSharedBudget } from './shared-budget.js';
 export { CLOSED_SEND_WINDOW, type SendWindow } from './send-window.js';
+export { ENDPOINT_NAMES } from './endpoints.js';
 export { createOpenApiClient } from './client.js';
 export {
   type CredentialsProvider,

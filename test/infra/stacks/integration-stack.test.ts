@@ -576,8 +576,8 @@ describe('alarms', () => {
     // Plus, with reconciliation, its function's errors and one missing-webhooks alarm per reconciled source.
     const reconciled = Object.keys(config.reconcile).length;
     // DLQ, oldest message, 3 x function errors (intake, worker, App Proxy link), upstream failures, breaker open long,
-    // quarantine, a quarantined body not kept, upstream rejected, audit drift, audit errors
-    expect(all).toHaveLength(12 + (reconciled > 0 ? 1 + reconciled : 0));
+    // quarantine, a quarantined body not kept, upstream rejected, audit drift, audit errors, 90 % of the upstream budget
+    expect(all).toHaveLength(13 + (reconciled > 0 ? 1 + reconciled : 0));
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });
