@@ -3,6 +3,7 @@ import {
   DEFAULT_UPSTREAM_BUDGET_PER_MINUTE,
   DEFAULT_UPSTREAM_LATENCY_MS,
   deriveTiming,
+  MIN_UPSTREAM_BUDGET_PER_MINUTE,
   type Timing,
   timingProblems,
   UPSTREAM_CEILING_PER_MINUTE,
@@ -38,7 +39,12 @@ function rateMigration(r: { budgetPerMinute?: unknown; maxConcurrency?: unknown 
 const RateConfig = z
   .strictObject({
     /** Open API requests per minute per endpoint for the whole deployment (UPSTREAM_BUDGET_PER_MINUTE). */
-    upstreamPerMinute: z.number().int().min(1).max(UPSTREAM_CEILING_PER_MINUTE).default(DEFAULT_UPSTREAM_BUDGET_PER_MINUTE),
+    upstreamPerMinute: z
+      .number()
+      .int()
+      .min(MIN_UPSTREAM_BUDGET_PER_MINUTE)
+      .max(UPSTREAM_CEILING_PER_MINUTE)
+      .default(DEFAULT_UPSTREAM_BUDGET_PER_MINUTE),
     /** Measured (or assumed) p50 latency of one Open API call: with the budget, it sets the worker's concurrency. */
     upstreamLatencyMs: z.number().int().min(10).max(10_000).default(DEFAULT_UPSTREAM_LATENCY_MS),
     // Retired: accepted by the shape only to be refused below with how to convert them.

@@ -1,6 +1,7 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 import { ENV } from './environment.js';
 import { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS } from './ledger-retention.js';
+import { DEFAULT_UPSTREAM_BUDGET_PER_MINUTE, MIN_UPSTREAM_BUDGET_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE } from './throughput.js';
 import { deriveTiming, TIMING_DEFAULTS } from './timing.js';
 import { ConfigurationError } from './errors.js';
 import { lazyObject } from '../schema/index.js';
@@ -32,7 +33,7 @@ export const ProcessingSettings = lazyObject(z.object, () => ({
    * Open API requests per minute per endpoint for the whole deployment (shared by every container and
    * function: shared/upstream); default 1,800, 90 % of the spec's recommended 2,000.
    */
-  upstreamBudgetPerMinute: envInt(1, 2000, 1800),
+  upstreamBudgetPerMinute: envInt(MIN_UPSTREAM_BUDGET_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE, DEFAULT_UPSTREAM_BUDGET_PER_MINUTE),
   /** Point-history pages (1000 entries each) searched for a marker before giving up. */
   historyPages: envInt(1, 100, 5),
   /** Deferral of a waiting event: base x 2^(receive-1) s, capped, jittered (shared/config/timing.ts). */

@@ -11,6 +11,8 @@ export const UPSTREAM_CEILING_PER_MINUTE = 2_000;
  * systems on the same client id and for the seconds by which our clock minute and the vendor's differ.
  */
 export const DEFAULT_UPSTREAM_BUDGET_PER_MINUTE = 1_800;
+/** The least budget: below 10 a minute the workers' 90 % would round to nothing. */
+export const MIN_UPSTREAM_BUDGET_PER_MINUTE = 10;
 /** The App Proxy's share of the budget, which no other caller may take: a storefront is never starved by a backlog. */
 export const STOREFRONT_RESERVED_SHARE = 0.1;
 /** Assumed latency of one Open API call (p50) until a stage measures its own (the dashboard's UpstreamLatency). */

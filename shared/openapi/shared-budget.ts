@@ -10,7 +10,7 @@
  * `perMinute`: the reserved share is always left for a shopper, whatever the backlog.
  */
 import type { CallLimiter } from './rate-limiter.js';
-import { bulkShare, UPSTREAM_CEILING_PER_MINUTE } from '../config/index.js';
+import { bulkShare, MIN_UPSTREAM_BUDGET_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE } from '../config/index.js';
 
 /** The store of the minute counters: one conditional increment per lease. */
 export interface BudgetStore {
@@ -52,8 +52,9 @@ export const MINUTE_MS = 60_000;
  * start, if the caller can wait that long.
  */
 export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
-  if (!Number.isInteger(o.perMinute) || o.perMinute < 1 || o.perMinute > UPSTREAM_CEILING_PER_MINUTE) {
-    throw new RangeError(`the upstream budget must be an integer from 1 to ${UPSTREAM_CEILING_PER_MINUTE}, got ${o.perMinute}`);
+  const [min, max] = [MIN_UPSTREAM_BUDGET_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE];
+  if (!Number.isInteger(o.perMinute) || o.perMinute < min || o.perMinute > max) {
+    throw new RangeError(`the upstream budget must be an integer from ${min} to ${max}, got ${o.perMinute}`);
   }
   const cap = o.class === 'storefront' ? o.perMinute : bulkShare(o.perMinute);
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
