@@ -61,7 +61,7 @@ describe('the scheduled audit', () => {
     expect(fn.Properties).toMatchObject({ Timeout: stack.config.audit.timeoutSeconds, Architectures: ['arm64'], Runtime: 'nodejs24.x' });
   });
 
-  it('may only read the ledger table and the Open API secret, file its run summary, and write its own logs', () => {
+  it('may only read the ledger table and the Open API secret, file its run summary, draw from the upstream budget, and write its own logs', () => {
     const { template, stack } = stage('staging');
     const [, fn] = auditFunction(template);
     const tableId = Object.keys(template.findResources('AWS::DynamoDB::Table'))[0]!;
@@ -71,8 +71,10 @@ describe('the scheduled audit', () => {
       [
         'dynamodb:GetItem',
         'dynamodb:GetItem',
+        'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:Scan',
+        'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         'secretsmanager:DescribeSecret',
@@ -84,6 +86,9 @@ describe('the scheduled audit', () => {
     // The one write: the activity record's runs item (the operator console's runs panel), by its key only.
     const write = statements.find((s) => [s.Action].flat().includes('dynamodb:PutItem')) as { Condition?: unknown } | undefined;
     expect(write?.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['activity#runs'] } });
+    // The budget's counters: a conditional increment and a read, on their keys only.
+    const budget = statements.find((s) => [s.Action].flat().includes('dynamodb:UpdateItem')) as { Condition?: unknown } | undefined;
+    expect(budget?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['budget#*'] } });
     const secret = statements.find((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))!;
     expect(JSON.stringify(secret.Resource)).toContain(`:secret:${stack.config.openApiSecretName}-??????`);
   });
