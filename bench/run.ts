@@ -169,9 +169,9 @@ function productionRows({ row, failed }: RowWriter, production: Parts['productio
   );
   row(
     area,
-    'purchase: requests to the shared upstream budget (DynamoDB, apart from the writes)',
+    `purchase: requests to the shared upstream budget (DynamoDB, apart from the writes), over ${2 * w.purchases + 1} purchases from cold`,
     fmt(w.limiterRequestsPerPurchase, 2),
-    '<= 0.1 (one per 20 calls)',
+    '~0.1 cold (slices of 20), 0.04 warm (50)',
   );
   row(
     area,
