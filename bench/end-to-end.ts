@@ -38,7 +38,7 @@ export interface EndToEndFigures {
     /** Events credited per second while the backlog drained. */
     drainEventsPerSecond: number;
   };
-  rateBudgetPerMinute: number;
+  upstreamBudgetPerMinute: number;
   members: number;
   /** Outcomes other than credited, and dead letters (none expected). */
   notCredited: number;
@@ -184,7 +184,7 @@ export async function runEndToEndBench(options: { quick?: boolean; log?: (line: 
         drainSeconds: round(drainSeconds, 2),
         drainEventsPerSecond: round(burst / drainSeconds),
       },
-      rateBudgetPerMinute: Number(stack.handlerEnv.RATE_BUDGET_PER_MINUTE ?? 2000),
+      upstreamBudgetPerMinute: Number(stack.handlerEnv.UPSTREAM_BUDGET_PER_MINUTE ?? 2000),
       members: MEMBERS,
       notCredited,
       deadLettered: stack.queue.stats().deadLettered,

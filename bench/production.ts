@@ -54,6 +54,13 @@ export interface ProductionFigures {
     purchases: number;
     refunds: number;
     dynamoWritesPerPurchase: number;
+    /**
+     * Requests to the upstream budget's counters (shared/upstream) per purchase, apart from the ledger's
+     * writes: one lease per 20-50 calls of each endpoint. Over every purchase of the run (2n+1, the
+     * warm-up's included), so a cold container's first, smaller slices and its token's lease count too:
+     * a window of n purchases alone may hold no lease at all.
+     */
+    limiterRequestsPerPurchase: number;
     upstreamCallsPerPurchase: number;
     writeUnitsPerPurchase: number;
     dynamoWritesPerRefund: number;
@@ -137,11 +144,13 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
 
     // Intake alone: the worker paused, so only intake's requests reach DynamoDB.
     await queue.pause();
+    let limiterRequests = counter.limiterRequests();
     counter.reset();
     for (let i = 1; i <= n; i += 1) await intake(order(i));
     const intakeWrites = counter.total();
     await queue.resume();
     await queue.waitForIdle();
+    limiterRequests += counter.limiterRequests();
 
     // Purchases, one at a time, each through intake, the queue and the worker.
     counter.reset();
@@ -151,6 +160,7 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
       await queue.waitForIdle();
     }
     const purchaseWrites = counter.total();
+    limiterRequests += counter.limiterRequests();
     const purchaseUnits = counter.writeUnits();
     const purchaseOperations = counter.writes();
     const purchaseCalls = (await calls()) - before;
@@ -181,6 +191,7 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
         purchases: n,
         refunds: n,
         dynamoWritesPerPurchase: per(purchaseWrites),
+        limiterRequestsPerPurchase: Math.round((limiterRequests / (2 * n + 1)) * 100) / 100,
         upstreamCallsPerPurchase: per(purchaseCalls),
         writeUnitsPerPurchase: per(purchaseUnits),
         dynamoWritesPerRefund: per(counter.total()),

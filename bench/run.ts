@@ -169,6 +169,12 @@ function productionRows({ row, failed }: RowWriter, production: Parts['productio
   );
   row(
     area,
+    `purchase: requests to the shared upstream budget (DynamoDB, apart from the writes), over ${2 * w.purchases + 1} purchases from cold`,
+    fmt(w.limiterRequestsPerPurchase, 2),
+    '~0.1 cold (slices of 20), 0.04 warm (50)',
+  );
+  row(
+    area,
     'refund (partial, first of its order): DynamoDB writes / Open API calls / write units',
     `${fmt(w.dynamoWritesPerRefund, 2)} / ${fmt(w.upstreamCallsPerRefund, 2)} / ${fmt(w.writeUnitsPerRefund, 2)}`,
     '-',
@@ -275,7 +281,7 @@ function endToEndRows({ rows, row, failed }: RowWriter, { endToEnd, versus }: Pa
     row('end to end', `burst of ${e.burst.events}: p50 / p99`, `${fmt(e.burst.p50Ms)} / ${fmt(e.burst.p99Ms)} ms`, '-');
     row(
       'end to end',
-      `burst of ${e.burst.events}: backlog drained in (budget ${e.rateBudgetPerMinute}/min per endpoint)`,
+      `burst of ${e.burst.events}: backlog drained in (budget ${e.upstreamBudgetPerMinute}/min per endpoint)`,
       `${fmt(e.burst.drainSeconds)} s (${fmt(e.burst.drainEventsPerSecond)} events/s)`,
       'budget alone: 0 s below 2000',
     );

@@ -21,6 +21,7 @@ import { loggerFromEnv } from '../shared/logging/index.js';
 import { METRIC, metricsFromEnv } from '../shared/metrics/index.js';
 import { createOpenApiClient, credentialsFromEnv, type OpenApiClient } from '../shared/openapi/index.js';
 import { DAY_MS } from '../shared/time/index.js';
+import { upstreamBudgetFromEnv, upstreamCallsToEmf } from '../shared/upstream/index.js';
 
 /**
  * audit-ledger: on an EventBridge schedule, the same audit as `npm run audit` over the ledger records
@@ -104,8 +105,9 @@ export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedg
     overrides.openapi ??
     createOpenApiClient({
       credentials: credentialsFromEnv(env),
-      // The worker's per-container budget: the audit is one more container on each endpoint.
-      ratePerMinute: processing.rateBudgetPerMinute,
+      // The deployment's one budget: the audit draws from it beside the workers.
+      ...upstreamBudgetFromEnv(env, { client }),
+      onSend: upstreamCallsToEmf(env),
     });
   return {
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range, undefined, { redemptionMembers: true })),

@@ -7,6 +7,7 @@ import { type CredentialsProvider, createOpenApiClient, credentialsFromEnv } fro
 import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import { handlePointsPage, handleRedeem, type RedemptionProxyDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
 import { loadSourceSettings } from '../shared/sources/index.js';
+import { upstreamBudgetFromEnv, upstreamCallsToEmf } from '../shared/upstream/index.js';
 
 /**
  * shopify-app-proxy: the Shopify App Proxy's routes: `GET|POST /proxy/shopify/link`, the link request
@@ -88,6 +89,9 @@ export function depsFromEnv(
     overrides.openapi ??
     createOpenApiClient({
       credentials: overrides.credentials ?? credentialsFromEnv(env),
+      // The storefront may take the budget's reserved share: a shopper is never starved by the worker's backlog.
+      ...upstreamBudgetFromEnv(env, { class: 'storefront' }),
+      onSend: upstreamCallsToEmf(env),
     });
   const secrets = overrides.secrets ?? webhookSecretsFromEnv(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) });
   const logger = overrides.logger ?? jsonLoggerFromEnv(env);

@@ -9,6 +9,7 @@ import {
   sweepSummary,
 } from '../shared/redemption/index.js';
 import { loadSourceSettings } from '../shared/sources/index.js';
+import { upstreamBudgetFromEnv, upstreamCallsToEmf } from '../shared/upstream/index.js';
 
 /**
  * sweep-redemptions: on an EventBridge schedule, ends the unused discount codes past their validity
@@ -36,6 +37,8 @@ export function depsFromEnv(env: NodeJS.ProcessEnv): (source: string) => Redempt
   const sources = loadSourceSettings(env[ENV.SOURCES_CONFIG]);
   const openapi = createOpenApiClient({
     credentials: credentialsFromEnv(env),
+    ...upstreamBudgetFromEnv(env),
+    onSend: upstreamCallsToEmf(env),
   });
   const logger = loggerFromEnv(env, 'sweep-redemptions');
   const made = new Map<string, RedemptionDeps | undefined>();

@@ -6,8 +6,13 @@ import type { AddressInfo } from 'node:net';
  * client sent it (a handler built from its environment builds its own), so the writes a function
  * really sends are counted at the wire. Write requests are asked for their consumed capacity
  * (`ReturnConsumedCapacity: TOTAL`: dynalite computes AWS's write units from the item sizes, 1 KB each,
- * the larger of the item before and after), which the proxy sums and strips from the answer.
+ * the larger of the item before and after), which the proxy sums and strips from the answer. Requests
+ * on the upstream budget's counters (keys `budget#...`, shared/ledger/upstream-budget.ts) are counted
+ * apart, as limiter requests, reads and writes alike: they are not the ledger's writes.
  */
+
+/** The key prefix of the upstream budget's counters (shared/ledger/upstream-budget.ts). */
+const BUDGET_KEY = /^budget#/;
 
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
@@ -20,6 +25,8 @@ export interface WriteCounter {
   total(): number;
   /** Write capacity units of the writes that succeeded. */
   writeUnits(): number;
+  /** Requests (reads and writes) on the upstream budget's counters. */
+  limiterRequests(): number;
   reset(): void;
   close(): Promise<void>;
 }
@@ -28,13 +35,17 @@ export async function startWriteCounter(dynaliteEndpoint: string): Promise<Write
   const target = new URL(dynaliteEndpoint);
   let writes: Record<string, number> = {};
   let units = 0;
+  let limiter = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
       let body = Buffer.concat(chunks);
-      const isWrite = WRITES.has(operation);
+      const key = (JSON.parse(body.toString('utf8') || '{}') as { Key?: { pk?: { S?: string } } }).Key?.pk?.S ?? '';
+      const onBudget = BUDGET_KEY.test(key);
+      if (onBudget) limiter += 1;
+      const isWrite = WRITES.has(operation) && !onBudget;
       if (isWrite) {
         writes[operation] = (writes[operation] ?? 0) + 1;
         const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
@@ -72,9 +83,11 @@ export async function startWriteCounter(dynaliteEndpoint: string): Promise<Write
     writes: () => ({ ...writes }),
     total: () => Object.values(writes).reduce((a, b) => a + b, 0),
     writeUnits: () => units,
+    limiterRequests: () => limiter,
     reset() {
       writes = {};
       units = 0;
+      limiter = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

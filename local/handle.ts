@@ -5,13 +5,19 @@ import { loadSources } from '../shared/sources/index.js';
 import { LOCAL_AWS } from '../kit/local-stack/info.js';
 import type { LocalStackHandle } from '../kit/local-stack/connect.js';
 import { standInInfo } from '../stand-ins/registry.js';
+import { upstreamBudgetOn } from '../shared/upstream/index.js';
 import { listDeadLetter } from './admin.js';
 import type { LocalStack } from './stack.js';
 
 /** The same handles on a stack started in this process (its own Open API client; the stack's ledger). */
 export function handleOf(stack: LocalStack): LocalStackHandle {
-  const openapi = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
   const documentClient = createDocumentClient({ endpoint: stack.urls.dynamodb, ...LOCAL_AWS });
+  const processing = processingSettingsFromEnv(stack.handlerEnv);
+  // An operator's client draws from the stack's one budget, beside its workers.
+  const openapi = createOpenApiClient({
+    credentials: staticCredentials(stack.openApi),
+    ...upstreamBudgetOn({ client: documentClient, tableName: stack.tableName }, processing.upstreamBudgetPerMinute),
+  });
   return {
     intakeUrl: stack.urls.intake,
     emulatorUrl: stack.urls.emulator,
@@ -20,7 +26,7 @@ export function handleOf(stack: LocalStack): LocalStackHandle {
     documentClient,
     openapi,
     ledger: stack.ledger,
-    processing: processingSettingsFromEnv(stack.handlerEnv),
+    processing,
     sources: loadSources(stack.handlerEnv[ENV.SOURCES_CONFIG]),
     queueStats: async () => stack.queue.stats(),
     deadLetters: async () => stack.queue.deadLetters().map(listDeadLetter),

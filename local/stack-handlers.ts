@@ -53,6 +53,8 @@ export function handlerEnvironment(
     ...options.env,
     ...timingEnvironment(settings.timing),
     [ENV.LEDGER_TABLE]: settings.tableName,
+    // The one upstream budget's counters, in the local ledger table as in the stack's.
+    [ENV.UPSTREAM_BUDGET_TABLE]: settings.tableName,
     // The activity record (shared/activity) lives in the ledger table, as in the stack.
     [ENV.ACTIVITY_TABLE]: settings.tableName,
     [ENV.QUARANTINE_TABLE]: services.quarantineTable,
@@ -81,10 +83,12 @@ export function handlerEnvironment(
 }
 
 /** The local SQS FIFO queue with the timing derivation's visibility timeout and receive count. */
-export function createStackQueue(options: LocalStackOptions, timing: Timing, log: Log): LocalQueue {
+export function createStackQueue(options: LocalStackOptions, timing: Timing, workers: number, log: Log): LocalQueue {
   return createLocalQueue({
     visibilityTimeoutMs: timing.visibilityTimeoutSeconds * 1000,
     maxReceiveCount: timing.maxReceiveCount,
+    // One batch per worker at a time, as the event source's maximum concurrency.
+    concurrency: workers,
     ...options.queue,
     onDeduplicated: (m) => log(`[queue] dropped a copy of delivery ${m.deduplicationId} (FIFO deduplication, 5 minutes)`),
     onDeadLetter: (m) =>
@@ -175,6 +179,13 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
   return { ...worker, ...(appProxyDeps.redemption ? { redemption: appProxyDeps.redemption } : {}) };
 }
 
+/**
+ * The workers, as the stack runs them: `workers` of them (WORKER_CONCURRENCY, kit/local-stack/workers.ts),
+ * each built from the environment as one container is, with its own Open API client, token, breaker and
+ * view of the shared budget (its own slices), all drawing from the one budget in the local DynamoDB. The
+ * queue hands each batch to an idle one, at most `workers` batches at a time (the event source's maximum
+ * concurrency).
+ */
 function startWorker(parts: HandlerParts, logs: ProcessEventsOverrides): StackHandlers {
   const { options, settings, services, handlerEnv, queue } = parts;
   const overrides =
@@ -185,29 +196,43 @@ function startWorker(parts: HandlerParts, logs: ProcessEventsOverrides): StackHa
           tableName: settings.tableName,
         })
       : (options.processOverrides ?? {});
-  const processDeps = processDepsFromEnv(handlerEnv, {
-    // Waiting messages are set aside and deferred on the local queue (SendMessage, ChangeMessageVisibility), as on SQS.
-    visibility: queue,
-    queue,
-    // The worker pauses the queue while the Open API is down; the recovery ticker resumes it.
-    pull: queue,
-    ...logs,
-    ...overrides,
+  const containers = Array.from({ length: settings.workers }, (_, i) => {
+    const deps = processDepsFromEnv(handlerEnv, {
+      // Waiting messages are set aside and deferred on the local queue (SendMessage, ChangeMessageVisibility), as on SQS.
+      visibility: queue,
+      queue,
+      // The worker pauses the queue while the Open API is down; the recovery ticker resumes it.
+      pull: queue,
+      // A token of its own, as a container of its own would hold.
+      tokenScope: `worker-${i + 1}`,
+      ...logs,
+      ...overrides,
+    });
+    const openapi: unknown = deps.openapi;
+    parts.closeLater(async () => {
+      // The keep-alive pool of the client the handler built; an overriding client belongs to its owner.
+      if (overrides.openapi !== undefined) return;
+      if (typeof openapi === 'object' && openapi !== null && 'close' in openapi && typeof openapi.close === 'function') {
+        await (openapi.close as () => Promise<void>).call(openapi);
+      }
+    });
+    return { deps, handle: makeProcessHandler(deps) };
   });
-  const openapi: unknown = processDeps.openapi;
-  parts.closeLater(async () => {
-    // The keep-alive pool of the client the handler built; an overriding client belongs to its owner.
-    if (overrides.openapi !== undefined) return;
-    if (typeof openapi === 'object' && openapi !== null && 'close' in openapi && typeof openapi.close === 'function') {
-      await (openapi.close as () => Promise<void>).call(openapi);
+  // Closed before the clients above: the running batches finish with working clients.
+  parts.closeLater(() => queue.close());
+  const timeoutMs = settings.timing.workerTimeoutSeconds * 1000;
+  const idle = [...containers].reverse();
+  queue.start(async (event) => {
+    // The queue runs at most `workers` batches at once: one is always idle here.
+    const container = idle.pop() ?? (containers[0] as (typeof containers)[number]);
+    try {
+      return await container.handle(event, lambdaContext('process-events', timeoutMs));
+    } finally {
+      idle.push(container);
     }
   });
-  // Closed before the client above: the running batch finishes with a working client.
-  parts.closeLater(() => queue.close());
-  const processEvents = makeProcessHandler(processDeps);
-  const timeoutMs = settings.timing.workerTimeoutSeconds * 1000;
-  queue.start(async (event) => processEvents(event, lambdaContext('process-events', timeoutMs)));
-  return { ledger: processDeps.ledger, openapi: processDeps.openapi };
+  const first = (containers[0] as (typeof containers)[number]).deps;
+  return { ledger: first.ledger, openapi: first.openapi };
 }
 
 function describeLetter(m: DeadLetter): string {

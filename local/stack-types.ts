@@ -25,6 +25,8 @@ export interface LocalStackOptions extends StandInOptions {
   /** The URL Square signs with the body; default: this intake's `/webhooks/square`. */
   squareNotificationUrl?: string;
   tableName?: string;
+  /** Workers (containers) to run; default WORKER_CONCURRENCY, else derived from the budget (kit/local-stack/workers.ts). */
+  workers?: number;
   /** More environment for the handlers: processing settings, SOURCES_CONFIG, Powertools. */
   env?: NodeJS.ProcessEnv;
   /** The file the emulator configuration came from: served on /__local/info so operator commands read the same login. */
@@ -91,6 +93,8 @@ export interface StackSettings {
   timing: Timing;
   tableName: string;
   webhookSecrets: { shopify: string[]; pos: string[]; square: string[] };
+  /** Workers, each a container of its own (kit/local-stack/workers.ts). */
+  workers: number;
 }
 
 /** The emulator, dynalite and the stand-ins, listening. */

@@ -23,6 +23,7 @@ import { buildStackHandlers, createStackQueue, createStackSecretStore, handlerEn
 import { type LocalSecretStore, secretRoutes } from './secret-store.js';
 import type { LocalStack, LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
 import { localTiming } from '../kit/local-stack/timing.js';
+import { localWorkerCount } from '../kit/local-stack/workers.js';
 import { startSweepTicker, sweepRoute } from './redemption.js';
 import type { RedemptionDeps } from '../shared/redemption/index.js';
 
@@ -76,7 +77,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       wiring.info.processing = processingSettingsFromEnv(handlerEnv);
       wiring.info.sourcesConfig = handlerEnv[ENV.SOURCES_CONFIG] ?? '';
     }
-    const queue = createStackQueue(options, settings.timing, log);
+    const queue = createStackQueue(options, settings.timing, settings.workers, log);
     const secretStore = await createStackSecretStore(handlerEnv);
     wiring.secrets = secretStore;
     wiring.sources = loadSources(handlerEnv[ENV.SOURCES_CONFIG]);
@@ -147,12 +148,14 @@ async function stackSettings(options: LocalStackOptions): Promise<StackSettings>
   // The one derivation of every timing setting (as in the stack); a bad combination refuses to start.
   const timing = localTiming(options.env ?? {});
   const tableName = options.tableName ?? LOCAL_DEFAULTS.ledgerTable;
+  // As many workers as the stack would run for this budget (WORKER_CONCURRENCY overrides).
+  const workers = options.workers ?? localWorkerCount(options.env ?? {});
   const webhookSecrets = {
     shopify: options.webhookSecrets?.shopify ?? [LOCAL_DEFAULTS.shopifySecret],
     pos: options.webhookSecrets?.pos ?? [LOCAL_DEFAULTS.posSecret],
     square: options.webhookSecrets?.square ?? [LOCAL_DEFAULTS.squareSignatureKey],
   };
-  return { config, login, timing, tableName, webhookSecrets };
+  return { config, login, timing, tableName, webhookSecrets, workers };
 }
 
 /**

@@ -16,6 +16,7 @@ import { DAY_MS } from '../shared/time/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
 import { connectToLocalStack } from './local-stack.js';
+import { upstreamBudgetOn } from '../shared/upstream/index.js';
 
 /**
  * What the audit reads and writes: the ledger table (scan, lookups, its reversal records), the Open API
@@ -61,14 +62,14 @@ export function parseRange(options: { since?: string | undefined; until?: string
 }
 
 /**
- * The `npm start` on PORT, reached the way `npm run ledger` reaches it, with an Open API client held to
- * the rate budget the worker gets from the same environment (RATE_BUDGET_PER_MINUTE).
+ * The `npm start` on PORT, reached the way `npm run ledger` reaches it, with an Open API client drawing
+ * from the stack's one budget (its UPSTREAM_BUDGET_PER_MINUTE, counted in its DynamoDB) beside the workers.
  */
 export async function localAuditTarget(env: NodeJS.ProcessEnv): Promise<AuditTarget> {
   const { config, handle } = await connectToLocalStack(env);
   const openapi = createOpenApiClient({
     credentials: staticCredentials({ baseUrl: handle.emulatorUrl, clientId: config.clientId, clientSecret: config.clientSecret }),
-    ratePerMinute: processingSettingsFromEnv(env).rateBudgetPerMinute,
+    ...upstreamBudgetOn({ client: handle.documentClient, tableName: handle.tableName }, handle.processing.upstreamBudgetPerMinute),
   });
   return {
     documentClient: handle.documentClient,

@@ -15,6 +15,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { createOpenApiClient, type OpenApiClient, secretsManagerCredentials } from '../shared/openapi/index.js';
+import { upstreamBudgetOn } from '../shared/upstream/index.js';
 
 /**
  * The CLI against a deployed stage. Nothing here can run on a machine without AWS credentials and a
@@ -134,10 +135,10 @@ export async function connectToStage(options: StageOptions): Promise<AwsTarget> 
     leaseSeconds: processing.leaseSeconds,
   });
   const reader = createSecretsManagerReader({ client: new SecretsManagerClient({ region: stage.region }) });
-  // The stage's per-container budget: the CLI shares each endpoint's ceiling with the workers.
+  // The stage's one budget, counted in its ledger table: the CLI draws from it beside the workers.
   const openapi = createOpenApiClient({
     credentials: secretsManagerCredentials(stage.openApiSecretName, reader),
-    ratePerMinute: stage.rate.budgetPerMinute,
+    ...upstreamBudgetOn({ client: documentClient, tableName: outputs.LedgerTableName }, stage.rate.upstreamPerMinute),
   });
   const sqs = new SQSClient({ region: stage.region });
   return {

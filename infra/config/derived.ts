@@ -1,5 +1,5 @@
 import { redeemingShopify } from './redemption.js';
-import { ENV, type ProcessingSettings, processingSettingsFromEnv } from '../../shared/config/index.js';
+import { ENV, type ProcessingSettings, processingSettingsFromEnv, workerConcurrency } from '../../shared/config/index.js';
 import { type StageConfig, stageTiming } from './schema.js';
 import { sourcesConfig } from './sources.js';
 import { loadSources, type SourceSet } from '../../shared/sources/index.js';
@@ -32,12 +32,23 @@ export function functionEnvironment(stage: StageConfig, own: Record<string, stri
   return { ...own, ...powertoolsEnvironment(stage) };
 }
 
+/** What every function that calls the Open API needs to draw from the deployment's one budget (counted in the ledger table). */
+export const upstreamBudgetEnvironment = (stage: StageConfig, tableName: string): Record<string, string> => ({
+  [ENV.UPSTREAM_BUDGET_PER_MINUTE]: String(stage.rate.upstreamPerMinute),
+  [ENV.UPSTREAM_BUDGET_TABLE]: tableName,
+});
+
+/** The worker's maximum concurrency (the SQS event source's), derived from the budget and the latency (docs/deploy.md, Throughput). */
+export function stageWorkerConcurrency(stage: StageConfig): number {
+  return workerConcurrency(stage.rate.upstreamPerMinute, stage.rate.upstreamLatencyMs);
+}
+
 /** What every function that reads the ledger and calls the Open API needs (the worker, the audit). */
 const ledgerAndOpenApi = (stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }) =>
   functionEnvironment(stage, {
     [ENV.LEDGER_TABLE]: refs.tableName,
     [ENV.OPENAPI_SECRET_ARN]: refs.openApiSecretArn,
-    [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute),
+    ...upstreamBudgetEnvironment(stage, refs.tableName),
   });
 
 export function receiverEnvironment(stage: StageConfig, refs: { queueUrl: string; webhookSecretArnsJson: string }): Record<string, string> {
@@ -62,7 +73,10 @@ export function workerEnvironment(stage: StageConfig, refs: { tableName: string;
 
 /** The settings the stage's worker processes with, as it reads them (an operator command that processes uses the same). */
 export function stageProcessingSettings(stage: StageConfig): ProcessingSettings {
-  return processingSettingsFromEnv({ ...processingEnvironment(stage), [ENV.RATE_BUDGET_PER_MINUTE]: String(stage.rate.budgetPerMinute) });
+  return processingSettingsFromEnv({
+    ...processingEnvironment(stage),
+    [ENV.UPSTREAM_BUDGET_PER_MINUTE]: String(stage.rate.upstreamPerMinute),
+  });
 }
 
 /** The stage's sources as its functions read them (names, external keys, linking, topics). */
@@ -88,13 +102,14 @@ function processingEnvironment(stage: StageConfig): Record<string, string> {
 /** The Shopify App Proxy's link function: the Shopify secret (it signs proxy requests), the Open API, the queue. */
 export function appProxyEnvironment(
   stage: StageConfig,
-  refs: { queueUrl: string; webhookSecretArnsJson: string; openApiSecretArn: string; redemption?: RedemptionRefs },
+  refs: { queueUrl: string; webhookSecretArnsJson: string; openApiSecretArn: string; budgetTableName: string; redemption?: RedemptionRefs },
 ): Record<string, string> {
   return functionEnvironment(stage, {
     [ENV.QUEUE_URL]: refs.queueUrl,
     [ENV.SOURCES_CONFIG]: JSON.stringify(sourcesConfig(stage.sources)),
     [ENV.WEBHOOK_SECRET_ARNS]: refs.webhookSecretArnsJson,
     [ENV.OPENAPI_SECRET_ARN]: refs.openApiSecretArn,
+    ...upstreamBudgetEnvironment(stage, refs.budgetTableName),
     ...(refs.redemption ? redemptionVariables(stage, refs.redemption) : {}),
   });
 }

@@ -28,6 +28,8 @@ export {
   smaregiCredentialsSecretName,
   stageProcessingSettings,
   stageSources,
+  stageWorkerConcurrency,
+  upstreamBudgetEnvironment,
   webhookSecretName,
   workerEnvironment,
 } from './derived.js';

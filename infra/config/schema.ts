@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { deriveTiming, type Timing, timingProblems } from '../../shared/config/index.js';
+import {
+  DEFAULT_UPSTREAM_BUDGET_PER_MINUTE,
+  DEFAULT_UPSTREAM_LATENCY_MS,
+  deriveTiming,
+  MIN_UPSTREAM_BUDGET_PER_MINUTE,
+  type Timing,
+  timingProblems,
+  UPSTREAM_CEILING_PER_MINUTE,
+} from '../../shared/config/index.js';
 import { ReconcileConfig, reconcileProblem } from './reconcile.js';
 import { redemptionProblem } from './redemption.js';
 import { SecretName, SourceConfig, SourceName, shopDomainsProblem, sourcesProblem } from './sources.js';
@@ -9,11 +17,45 @@ import { SecretName, SourceConfig, SourceName, shopDomainsProblem, sourcesProble
  * fails `cdk synth` with the field path, never a half-built template.
  */
 
-/** The membership service's recommended ceiling: requests per minute, per client and per endpoint. */
-export const UPSTREAM_CEILING_PER_MINUTE = 2000;
+export { UPSTREAM_CEILING_PER_MINUTE } from '../../shared/config/index.js';
 
-/** Lambda's SQS event source accepts a maximum concurrency of 2..1000. */
-const MIN_MAX_CONCURRENCY = 2;
+/** The keys `rate` had before the one shared budget (issue 54): refused with how to convert them. */
+const RETIRED_RATE_KEYS = ['budgetPerMinute', 'maxConcurrency'] as const;
+
+function rateMigration(r: { budgetPerMinute?: unknown; maxConcurrency?: unknown }): string {
+  const product =
+    typeof r.budgetPerMinute === 'number' && typeof r.maxConcurrency === 'number'
+      ? ` (here ${r.budgetPerMinute} x ${r.maxConcurrency} = ${r.budgetPerMinute * r.maxConcurrency})`
+      : '';
+  return (
+    'rate.budgetPerMinute and rate.maxConcurrency are replaced by rate.upstreamPerMinute, the Open API budget per endpoint ' +
+    `of the whole deployment (every function and container together): set "upstreamPerMinute" to budgetPerMinute x maxConcurrency${product}, ` +
+    `at most ${UPSTREAM_CEILING_PER_MINUTE}, or leave it out for ${DEFAULT_UPSTREAM_BUDGET_PER_MINUTE}, and delete both keys; ` +
+    "the worker's concurrency is derived from it (docs/deploy.md, Throughput)"
+  );
+}
+
+/** The one upstream budget and what the worker's concurrency is derived from (shared/config/throughput.ts). */
+const RateConfig = z
+  .strictObject({
+    /** Open API requests per minute per endpoint for the whole deployment (UPSTREAM_BUDGET_PER_MINUTE). */
+    upstreamPerMinute: z
+      .number()
+      .int()
+      .min(MIN_UPSTREAM_BUDGET_PER_MINUTE)
+      .max(UPSTREAM_CEILING_PER_MINUTE)
+      .default(DEFAULT_UPSTREAM_BUDGET_PER_MINUTE),
+    /** Measured (or assumed) p50 latency of one Open API call: with the budget, it sets the worker's concurrency. */
+    upstreamLatencyMs: z.number().int().min(10).max(10_000).default(DEFAULT_UPSTREAM_LATENCY_MS),
+    // Retired: accepted by the shape only to be refused below with how to convert them.
+    budgetPerMinute: z.unknown().optional(),
+    maxConcurrency: z.unknown().optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (RETIRED_RATE_KEYS.some((k) => r[k] !== undefined)) ctx.addIssue({ code: 'custom', message: rateMigration(r) });
+  })
+  .transform(({ upstreamPerMinute, upstreamLatencyMs }) => ({ upstreamPerMinute, upstreamLatencyMs }))
+  .prefault({});
 
 /** CloudWatch Logs accepts only these retention periods (days). */
 const LOG_RETENTION_DAYS = [
@@ -127,16 +169,7 @@ export const StageConfig = z
         inDoubtSeconds: z.number().int().min(1).max(86_400).optional(),
       })
       .prefault({}),
-    rate: z
-      .strictObject({
-        /** Open API requests per minute per endpoint that ONE worker container may send. */
-        budgetPerMinute: z.number().int().positive(),
-        /** Maximum concurrent worker invocations (the SQS event source's maximum concurrency). */
-        maxConcurrency: z.number().int().min(MIN_MAX_CONCURRENCY).max(1000),
-      })
-      .refine((r) => r.budgetPerMinute * r.maxConcurrency <= UPSTREAM_CEILING_PER_MINUTE, {
-        message: `budgetPerMinute x maxConcurrency must be <= ${UPSTREAM_CEILING_PER_MINUTE} (the Open API's recommended ceiling per endpoint)`,
-      }),
+    rate: RateConfig,
     queue: z
       .strictObject({
         /** Deliveries before a message goes to the DLQ; default derived from the retry horizon (shared/config/timing.ts). */

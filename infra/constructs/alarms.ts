@@ -8,7 +8,8 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC } from '../../shared/metrics/index.js';
+import { METRIC, upstreamCallsMetric } from '../../shared/metrics/index.js';
+import { POINTS_API_OPERATIONS } from '../../shared/points/index.js';
 import type { SenderOps } from '../../shared/sources/ops.entry.js';
 
 /**
@@ -29,6 +30,8 @@ export type OperationsAlarmsProps = {
   serviceName: string;
   oldestMessageAgeSeconds: number;
   upstreamFailurePercent: number;
+  /** The deployment's Open API budget per endpoint per minute (rate.upstreamPerMinute): alarmed at 90 %. */
+  upstreamBudgetPerMinute: number;
   /** Alarm when a worker container's circuit breaker has been open this long (seconds); omitted: no alarm. */
   breakerOpenSeconds?: number;
 };
@@ -53,6 +56,15 @@ export function addSenderAlarms(
     alarms.addAlarm(alarm.id, metric, alarm.threshold, alarm.description, { ...alarm.evaluation });
   }
 }
+
+/**
+ * The endpoints whose calls the budget alarm and the dashboard's rate figure watch: every one the worker
+ * and the App Proxy call under load (a metric-math alarm takes at most 10 metrics).
+ */
+export const UPSTREAM_BUDGET_OPERATIONS = [...POINTS_API_OPERATIONS, 'checkHandoverToken', 'updateMember', 'registerMember'] as const;
+
+/** The budget alarm fires at 90 % of the budget in a minute on any one endpoint. */
+export const upstreamBudgetAlarmThreshold = (budgetPerMinute: number): number => Math.floor(budgetPerMinute * 0.9);
 
 /** The alarms an operator needs, all sent to one SNS topic (created encrypted, or an existing one). */
 export class OperationsAlarms extends Construct {
@@ -111,6 +123,33 @@ export class OperationsAlarms extends Construct {
       }),
       props.upstreamFailurePercent,
       'The membership Open API fails too often (network, timeouts, 5xx, credentials): events are being retried.',
+      { periods: 3, datapoints: 2 },
+    );
+    // Every function counts its requests per endpoint as it sends them (UpstreamCalls_<endpoint>); the
+    // busiest endpoint's minute against the one budget.
+    const calls = Object.fromEntries(
+      UPSTREAM_BUDGET_OPERATIONS.map((op, i) => [
+        `c${i}`,
+        new Metric({
+          namespace: props.metricsNamespace,
+          metricName: upstreamCallsMetric(op),
+          dimensionsMap: { service: props.serviceName },
+          statistic: 'Sum',
+          period: Duration.minutes(1),
+        }),
+      ]),
+    );
+    add(
+      'UpstreamBudgetNearlySpent',
+      new MathExpression({
+        expression: `MAX([${Object.keys(calls).join(', ')}])`,
+        usingMetrics: calls,
+        period: Duration.minutes(1),
+        label: 'Open API calls in a minute, busiest endpoint',
+      }),
+      upstreamBudgetAlarmThreshold(props.upstreamBudgetPerMinute),
+      'The Open API calls of one endpoint reached 90 % of the deployment budget (rate.upstreamPerMinute) in a minute: ' +
+        'the queue drains at the budget, not faster (docs/runbook.md, UpstreamBudgetNearlySpent).',
       { periods: 3, datapoints: 2 },
     );
     if (props.breakerOpenSeconds !== undefined) {

@@ -14,8 +14,9 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC, UNEXPECTED_ERROR_OUTCOME, outcomeMetric, upstreamCallsMetric } from '../../shared/metrics/index.js';
-import { OUTCOME_KINDS, POINTS_API_OPERATIONS } from '../../shared/points/index.js';
+import { OUTCOME_KINDS } from '../../shared/points/index.js';
 import type { SenderWidget } from '../../shared/sources/ops.entry.js';
+import { UPSTREAM_BUDGET_OPERATIONS, upstreamBudgetAlarmThreshold } from './alarms.js';
 
 export type OperationsDashboardProps = {
   dashboardName: string;
@@ -25,9 +26,9 @@ export type OperationsDashboardProps = {
   deadLetterQueue: IQueue;
   functions: { name: string; fn: IFunction }[];
   alarms: Alarm[];
-  /** Open API requests per minute per endpoint: the service's ceiling, and what the workers may use together. */
+  /** Open API requests per minute per endpoint: the service's ceiling, and the deployment's one budget (every function together). */
   upstreamCeilingPerMinute: number;
-  workersBudgetPerMinute: number;
+  upstreamBudgetPerMinute: number;
   /** The graphs the stage's senders declare (shared/sources/<kind>/ops.ts: Smaregi's failed API reads). */
   senderWidgets?: readonly SenderWidget[];
 };
@@ -160,7 +161,7 @@ function queueRow({ graph, oursEvery, props }: Widgets): Row {
 }
 
 function upstreamRow({ graph, ours, oursEvery, search, props }: Widgets): Row {
-  const callsPerMinute = POINTS_API_OPERATIONS.map((op) => oursEvery(upstreamCallsMetric(op), 'Sum', Duration.minutes(1), op));
+  const callsPerMinute = UPSTREAM_BUDGET_OPERATIONS.map((op) => oursEvery(upstreamCallsMetric(op), 'Sum', Duration.minutes(1), op));
   return [
     graph(
       'Open API latency (ms)',
@@ -188,7 +189,8 @@ function upstreamRow({ graph, ours, oursEvery, search, props }: Widgets): Row {
       width: 6,
       leftAnnotations: [
         { value: props.upstreamCeilingPerMinute, label: 'service ceiling' },
-        { value: props.workersBudgetPerMinute, label: 'workers together (budget x concurrency)' },
+        { value: props.upstreamBudgetPerMinute, label: 'budget (every function together)' },
+        { value: upstreamBudgetAlarmThreshold(props.upstreamBudgetPerMinute), label: 'alarm (90 % of the budget)' },
       ],
     }),
   ];

@@ -1,9 +1,9 @@
 import { Stack } from 'aws-cdk-lib';
-import { AttributeType, ProjectionType } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, type ITable, ProjectionType } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { LEDGER_TABLE_SCHEMA } from '../../shared/config/index.js';
-import { REDACTION_DELETED_KEYS } from '../../shared/ledger/index.js';
+import { BUDGET_KEY_PREFIX, REDACTION_DELETED_KEYS } from '../../shared/ledger/index.js';
 import { KeyedTable } from './keyed-table.js';
 
 /**
@@ -22,6 +22,23 @@ export const LEDGER_ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dyn
  */
 export const LEDGER_PRIVACY_ACTIONS = ['dynamodb:Scan'] as const;
 export const LEDGER_DELETABLE_KEYS = REDACTION_DELETED_KEYS.map((prefix) => `${prefix}*`);
+
+/** What drawing from the upstream budget takes (shared/ledger/upstream-budget.ts): a conditional increment, a read of the counter. */
+export const UPSTREAM_BUDGET_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:GetItem'] as const;
+
+/**
+ * The upstream budget's counters for a function that has no other business in the ledger table: its
+ * two item actions, on the `budget#` keys only (dynamodb:LeadingKeys).
+ */
+export function grantUpstreamBudget(table: ITable, grantee: IGrantable): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: [...UPSTREAM_BUDGET_ACTIONS],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${BUDGET_KEY_PREFIX}*`] } },
+    }),
+  );
+}
 
 /** The exactly-once ledger. Losing it loses the record of what was credited: production keeps it come what may. */
 export class LedgerTable extends KeyedTable {

@@ -10,6 +10,7 @@ import { REVERSAL_KEY_PREFIX } from '../../shared/ledger/index.js';
 import { METRIC } from '../../shared/metrics/index.js';
 import type { OperationsAlarms } from './alarms.js';
 import { grantRunRecord } from './activity-access.js';
+import { grantUpstreamBudget } from './ledger-table.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
 
 export type ScheduledAuditProps = FunctionLogs & {
@@ -27,8 +28,9 @@ export type ScheduledAuditProps = FunctionLogs & {
 /**
  * The daily audit (functions/audit-ledger.ts, the code of `npm run audit`): an EventBridge schedule
  * runs it; it may read the ledger (Scan, GetItem) and the Open API secret, write its reversal records
- * (`reversal#` keys only) and file its run summary (shared/activity), nothing else; its AuditDrift and
- * DuplicatesReversed metrics and its failures each have an alarm on the stage's topic.
+ * (`reversal#` keys only), draw from the upstream budget (its `budget#` counters) and file its run summary
+ * (shared/activity), nothing else; its AuditDrift and DuplicatesReversed metrics and its failures each have
+ * an alarm on the stage's topic.
  */
 export class ScheduledAudit extends Construct {
   readonly function: BundledFunction;
@@ -59,6 +61,8 @@ export class ScheduledAudit extends Construct {
     );
     props.openApiSecret.grantRead(this.function.role);
     grantRunRecord(props.table, this.function.role);
+    // Its history reads draw from the deployment's one Open API budget (its counters, `budget#` keys only).
+    grantUpstreamBudget(props.table, this.function.role);
 
     new Rule(this, 'Daily', {
       description: 'Runs the ledger audit once a day',

@@ -10,7 +10,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { appProxyEnvironment, redeemingShopify, type StageConfig } from '../config/index.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
-import { LEDGER_ITEM_ACTIONS } from './ledger-table.js';
+import { grantUpstreamBudget, LEDGER_ITEM_ACTIONS } from './ledger-table.js';
 import type { WebhookApi } from './webhook-api.js';
 
 /** The route the Shopify App Proxy forwards the storefront's link request to (proxy URL `<api>/proxy/shopify`). */
@@ -26,7 +26,7 @@ export type ShopifyAppProxyProps = FunctionLogs & {
   /** The Shopify source's webhook secret: the app's secret, which signs App Proxy requests too. */
   shopifySecret: ISecret;
   openApiSecret: ISecret;
-  /** The ledger table: redemptions keep their records in it. */
+  /** The ledger table: the upstream budget's counters are in it, and redemptions keep their records in it. */
   table: ITable;
 };
 
@@ -61,6 +61,7 @@ export class ShopifyAppProxy extends Construct {
         queueUrl: props.queue.queueUrl,
         webhookSecretArnsJson: (scope as Stack).toJsonString({ shopify: props.shopifySecret.secretArn }),
         openApiSecretArn: props.openApiSecret.secretArn,
+        budgetTableName: props.table.tableName,
         ...(redeeming && adminToken
           ? { redemption: { tableName: props.table.tableName, shopDomain: redeeming.shopDomain, tokenSecretArn: adminToken.secretArn } }
           : {}),
@@ -70,6 +71,8 @@ export class ShopifyAppProxy extends Construct {
     props.queue.grant(this.function.role, 'sqs:SendMessage');
     props.shopifySecret.grantRead(this.function.role);
     props.openApiSecret.grantRead(this.function.role);
+    // Its Open API calls draw from the deployment's one budget (the storefront's reserved share included).
+    grantUpstreamBudget(props.table, this.function.role);
     if (adminToken) {
       // Redemption records: read, created where none is, updated under a lease. Nothing else of the table.
       this.function.role.addToPrincipalPolicy(

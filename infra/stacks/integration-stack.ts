@@ -10,6 +10,7 @@ import {
   receiverEnvironment,
   stageSources,
   stageTiming,
+  stageWorkerConcurrency,
   webhookSecretName,
   workerEnvironment,
 } from '../config/index.js';
@@ -225,9 +226,9 @@ export class IntegrationStack extends Stack {
     const source = new SqsEventSource(this.events.queue, {
       batchSize: config.queue.batchSize,
       reportBatchItemFailures: true,
-      // With the client's per-container budget this keeps each Open API endpoint under its ceiling
-      // (maxConcurrency x budgetPerMinute <= 2000, enforced by the configuration schema).
-      maxConcurrency: config.rate.maxConcurrency,
+      // As many containers as the one upstream budget and the stage's latency can use (docs/deploy.md,
+      // Throughput); the shared budget, not this number, keeps each endpoint under it.
+      maxConcurrency: stageWorkerConcurrency(config),
     });
     this.worker.fn.addEventSource(source);
     return new PullRecovery(this, 'PullRecovery', {
@@ -298,6 +299,7 @@ export class IntegrationStack extends Stack {
       ...metrics,
       oldestMessageAgeSeconds: config.alarms.oldestMessageAgeSeconds,
       upstreamFailurePercent: config.alarms.upstreamFailurePercent,
+      upstreamBudgetPerMinute: config.rate.upstreamPerMinute,
       breakerOpenSeconds: config.retry.breakerOpenAlarmSeconds,
     });
 
@@ -328,7 +330,7 @@ export class IntegrationStack extends Stack {
       functions: [...intakeAndWorker, { name: 'AuditLedger', fn: audit.function.fn }, ...reconcile],
       alarms: alarms.alarms,
       upstreamCeilingPerMinute: UPSTREAM_CEILING_PER_MINUTE,
-      workersBudgetPerMinute: config.rate.budgetPerMinute * config.rate.maxConcurrency,
+      upstreamBudgetPerMinute: config.rate.upstreamPerMinute,
       senderWidgets: senders.flatMap((s) => s.dashboard),
     });
     return { alarms, audit, dashboard };

@@ -12,6 +12,7 @@ import {
 } from './info.js';
 import { ConfigurationError, type ProcessingSettings } from '../../shared/config/index.js';
 import { loadSources, type SourceSet } from '../../shared/sources/index.js';
+import { upstreamBudgetOn } from '../../shared/upstream/index.js';
 
 /** Handles on a running local stack, whether it runs in this process or in an `npm start` beside it. */
 export interface LocalStackHandle {
@@ -133,11 +134,13 @@ export function connectToRunningStack(config: LocalConfig, info?: LocalStackInfo
   const emulatorUrl = info?.emulator.url ?? loopback(config.ports.emulator);
   const dynamodbUrl = info?.dynamodb.url ?? loopback(config.ports.dynamodb);
   const tableName = info?.dynamodb.tableName ?? config.tableName;
-  const openapi = createOpenApiClient({
-    credentials: staticCredentials({ baseUrl: emulatorUrl, clientId: config.clientId, clientSecret: config.clientSecret }),
-  });
   const documentClient = createDocumentClient({ endpoint: dynamodbUrl, ...LOCAL_AWS });
   const processing = info?.processing ?? config.processing;
+  // The local stack's one budget, in its DynamoDB: an operator command draws from it beside the workers.
+  const openapi = createOpenApiClient({
+    credentials: staticCredentials({ baseUrl: emulatorUrl, clientId: config.clientId, clientSecret: config.clientSecret }),
+    ...upstreamBudgetOn({ client: documentClient, tableName }, processing.upstreamBudgetPerMinute),
+  });
   // A stack that does not tell its sources leaves the commands to their own defaults.
   const sources = info?.sourcesConfig === undefined ? undefined : loadSources(info.sourcesConfig);
   const ledger = createLedger({

@@ -28,8 +28,13 @@ export const ENV = {
   OPENAPI_BASE_URL: 'OPENAPI_BASE_URL',
   OPENAPI_CLIENT_ID: 'OPENAPI_CLIENT_ID',
   OPENAPI_CLIENT_SECRET: 'OPENAPI_CLIENT_SECRET',
-  /** Requests per minute per endpoint that one container may send (client-side limiter). */
-  RATE_BUDGET_PER_MINUTE: 'RATE_BUDGET_PER_MINUTE',
+  /**
+   * Open API requests per minute per endpoint for the whole deployment, every function and container
+   * together (the shared budget: shared/upstream); the one rate setting.
+   */
+  UPSTREAM_BUDGET_PER_MINUTE: 'UPSTREAM_BUDGET_PER_MINUTE',
+  /** The table holding the budget's minute counters (the ledger table, keys `budget#...`); unset: a per-container limiter. */
+  UPSTREAM_BUDGET_TABLE: 'UPSTREAM_BUDGET_TABLE',
   /** `clamp` (default) or `park`. */
   INSUFFICIENT_POINTS_POLICY: 'INSUFFICIENT_POINTS_POLICY',
   /** How long a refund that arrived before its purchase keeps being retried before it is parked. */
@@ -38,7 +43,7 @@ export const ENV = {
   LEASE_SECONDS: 'LEASE_SECONDS',
   /** The in-doubt horizon: no points call whose ending proved nothing is sent again before it (shared/points/engine). */
   IN_DOUBT_SECONDS: 'IN_DOUBT_SECONDS',
-  // audit-ledger (the scheduled audit; also LEDGER_TABLE, OPENAPI_SECRET_ARN, RATE_BUDGET_PER_MINUTE)
+  // audit-ledger (the scheduled audit; also LEDGER_TABLE, OPENAPI_SECRET_ARN, UPSTREAM_BUDGET_PER_MINUTE)
   /** Days back the scheduled audit looks: ledger records created in them are checked. */
   AUDIT_DAYS: 'AUDIT_DAYS',
 

@@ -2,6 +2,18 @@
 export { ConfigModuleError, ConfigurationError, SecretReadError } from './errors.js';
 export { envInteger, envList, requiredSetting } from './env-values.js';
 export { ENV, LEDGER_TABLE_SCHEMA } from './environment.js';
+export {
+  bulkShare,
+  CALLS_PER_PURCHASE,
+  DEFAULT_UPSTREAM_BUDGET_PER_MINUTE,
+  DEFAULT_UPSTREAM_LATENCY_MS,
+  MAX_WORKER_CONCURRENCY,
+  MIN_UPSTREAM_BUDGET_PER_MINUTE,
+  MIN_WORKER_CONCURRENCY,
+  STOREFRONT_RESERVED_SHARE,
+  UPSTREAM_CEILING_PER_MINUTE,
+  workerConcurrency,
+} from './throughput.js';
 export { DEFAULT_LEDGER_TTL_DAYS, MAX_LEDGER_TTL_DAYS, MIN_LEDGER_TTL_DAYS, REPLAY_MARGIN_DAYS } from './ledger-retention.js';
 export { ProcessingSettings, processingSettingsFromEnv } from './processing-settings.js';
 export { createSecretsManagerReader, SECRET_CACHE_TTL_MS, type SecretReader } from './secret-reader.js';

@@ -1,31 +1,27 @@
-import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { METRIC } from '../metrics/index.js';
 import type { Processor } from '../points/index.js';
 import type { VisibilityChange } from '../queue/index.js';
+import { processGroups } from './fifo-groups.js';
 import { type InPlace, recordHandler } from './record.js';
 import type { ConsumerDeps } from './types.js';
 
 export type BatchHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>;
 
 /**
- * SQS FIFO batch -> one record at a time, with partial batch responses. A failed record fails the
- * later records of its group in the batch too (FIFO order), while other groups go on; the failed ones
- * get the in-place deferral their record chose (ChangeMessageVisibility), the group's followers the same.
+ * SQS FIFO batch -> its groups side by side, each one record at a time (fifo-groups.ts), with partial
+ * batch responses: a batch of the tills of ten stores uses the upstream budget ten calls at a time, not
+ * one. A failed record fails the later records of its group in the batch too (FIFO order), while other
+ * groups go on; the failed ones get the in-place deferral their record chose (ChangeMessageVisibility),
+ * the group's followers the same.
  */
 export function batchHandler(deps: ConsumerDeps, processor: Processor): BatchHandler {
   const handle = recordHandler(deps, processor);
   return async (event, context) => {
-    // One processor per invocation: it keeps the batch's state.
-    const batch = new SqsFifoPartialProcessorAsync();
     if (context) deps.budget.start(() => context.getRemainingTimeInMillis());
     const delays = new Map<string, InPlace>();
     try {
-      const response = await processPartialResponse(event, handle(delays), batch, {
-        ...(context ? { context } : {}),
-        skipGroupOnError: true,
-        throwOnFullBatchFailure: false,
-      });
+      const response = await processGroups(event.Records, handle(delays));
       await deferMessages(deps, event, response, delays);
       return response;
     } finally {

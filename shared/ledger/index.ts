@@ -19,6 +19,7 @@
  * - `till-return#`, `till-sale#` (a till's plain return without its sale, and what a member's till sale
  *   held, to match returns with): createTillReturns (till-returns.ts); they name the member, whom an
  *   in-store member's erase removes in place, with a sale's index keys (redaction/till-returns.ts).
+ * - `budget#` (an Open API endpoint's calls in one minute): ledgerBudgetStore (upstream-budget.ts); names nobody.
  * - Whole-table reads for operators (audit, reprocess, console, the points report): scans.ts.
  */
 export { createDocumentClient } from '../dynamodb/index.js';
@@ -80,6 +81,7 @@ export {
   ReversalRecord,
   reversalKey,
 } from './reversals.js';
+export { BUDGET_KEY_PREFIX, budgetKey, ledgerBudgetStore } from './upstream-budget.js';
 export { ledgerPlannedPause, PLANNED_PAUSE_KEY, PlannedPause, type PlannedPauseRecords } from './planned-pause.js';
 export {
   type CustomerClaim,

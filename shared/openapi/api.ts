@@ -1,4 +1,5 @@
 /** What the Open API client offers and how it is configured (shared/openapi/client.ts builds it). */
+import type { CallLimiter } from './rate-limiter.js';
 import type { SendWindow } from './send-window.js';
 import type { CredentialsProvider } from './credentials.js';
 import type {
@@ -18,7 +19,18 @@ export interface OpenApiClientOptions {
   userAgent?: string;
   /** Defaults: connect 3000 ms, headers 10000 ms, body 10000 ms. */
   timeouts?: Timeouts;
-  /** Requests per minute per endpoint that this container may send (default 2000, the spec's ceiling). */
+  /**
+   * The deployment's shared upstream budget (createSharedBudget over the ledger table): every call of
+   * every container draws from it. Without it, a per-container limiter at `ratePerMinute`.
+   */
+  upstreamBudget?: CallLimiter;
+  /**
+   * Told of every request as it is sent (each attempt, the token's too), by its endpoint's name
+   * (`calculatePoints`, `token`): the functions count them as `UpstreamCalls_<name>`, the figure the
+   * dashboard and the budget alarm read.
+   */
+  onSend?: (operation: string) => void;
+  /** Without `upstreamBudget`: requests per minute per endpoint this client may send (default 2000, the spec's ceiling). */
   ratePerMinute?: number;
   /** Extra attempts of a GET after a network error, timeout or 5xx (default 2). Writes are never retried. */
   readRetries?: number;
@@ -45,6 +57,12 @@ export interface OpenApiClientOptions {
    */
   rateLimitWaits?: number;
   rateLimitMaxWaitMs?: number;
+  /**
+   * Whose token the client uses: clients of one scope share one cached token, as every client of a
+   * container does (the default: the container's). `npm start` gives each of its workers a scope of its
+   * own, as separate containers would have.
+   */
+  tokenScope?: string;
   /** Clock for token expiry and the limiter (ms). */
   now?: () => number;
   /** How the limiter and retry backoff wait (tests and benchmarks pair it with `now`). */

@@ -51,3 +51,12 @@ export const ENDPOINTS = {
 
 export const TOKEN_TEMPLATE = '/api/ext/token';
 export const TOKEN_ROUTE = `POST ${TOKEN_TEMPLATE}`;
+
+/** The name of each route's endpoint (the client's method; `token` for the token endpoint): what the call counts are named by. */
+export const OPERATION_OF_ROUTE: ReadonlyMap<string, string> = new Map([
+  ...Object.entries(ENDPOINTS).map(([name, e]) => [e.route, name] as [string, string]),
+  [TOKEN_ROUTE, 'token'],
+]);
+
+/** Every endpoint's name, as the calls are counted (`UpstreamCalls_<name>`). */
+export const ENDPOINT_NAMES: readonly string[] = [...OPERATION_OF_ROUTE.values()];

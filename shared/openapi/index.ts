@@ -1,7 +1,10 @@
 /** The Open API client (calls to the membership service, credentials, errors) and the service's messages and value formats, which the emulator shares. See README.md in this folder. */
 export { DEFAULT_MIN_CALL_MS, type OpenApiClient, type OpenApiClientOptions } from './api.js';
 export { createInvocationBudget, type InvocationBudget } from './budget.js';
+export type { CallLimiter } from './rate-limiter.js';
+export { type BudgetClass, type BudgetStore, createSharedBudget } from './shared-budget.js';
 export { CLOSED_SEND_WINDOW, type SendWindow } from './send-window.js';
+export { ENDPOINT_NAMES } from './endpoints.js';
 export { createOpenApiClient } from './client.js';
 export {
   type CredentialsProvider,

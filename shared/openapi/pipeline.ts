@@ -1,5 +1,6 @@
 /**
- * The one pipeline every Open API call runs: credentials -> cached token -> per-endpoint limiter ->
+ * The one pipeline every Open API call runs: credentials -> cached token -> per-endpoint limiter (the
+ * deployment's shared budget, or a per-container one) ->
  * HTTP -> classify, with the retries each step allows. shared/openapi/client.ts puts one method per
  * endpoint on top of it.
  */
@@ -7,10 +8,10 @@ import { parseBody } from './answers.js';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_MIN_CALL_MS, type OpenApiClientOptions } from './api.js';
 import { classifyAnswer, classifySuccess, classifyTransportError, type FailedRequest } from './classify.js';
 import type { OpenApiCredentials } from './credentials.js';
-import { type Call, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
+import { type Call, OPERATION_OF_ROUTE, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
 import { isOpenApiError, isOutageKind, OpenApiError } from './errors.js';
 import { createRateHold } from './rate-hold.js';
-import { createRateLimiter } from './rate-limiter.js';
+import { type CallLimiter, createRateLimiter } from './rate-limiter.js';
 import { tighterOf } from './send-window.js';
 import { Answers, type TokenResponse } from './schemas.js';
 import { dropToken, getToken, peekToken, renewAheadMs, tokenCacheKey, type CachedToken } from './token-cache.js';
@@ -79,11 +80,12 @@ function baseCache(): (baseUrl: string) => Base {
  * The token cache key of the credentials. They rarely change: the last key is reused rather than a new
  * string built (and hashed) per call.
  */
-function tokenKeys(): (creds: OpenApiCredentials) => string {
+function tokenKeys(scope: string | undefined): (creds: OpenApiCredentials) => string {
   let keyed = { baseUrl: '', clientId: '', key: '' };
   return (creds) => {
     if (creds.baseUrl !== keyed.baseUrl || creds.clientId !== keyed.clientId) {
-      keyed = { baseUrl: creds.baseUrl, clientId: creds.clientId, key: tokenCacheKey(creds.baseUrl, creds.clientId) };
+      const key = tokenCacheKey(creds.baseUrl, creds.clientId);
+      keyed = { baseUrl: creds.baseUrl, clientId: creds.clientId, key: scope === undefined ? key : `${key}\u0000${scope}` };
     }
     return keyed.key;
   };
@@ -104,7 +106,7 @@ interface Steps {
   callTimeoutMs: number;
   minCallMs: number;
   sleep: (ms: number) => Promise<void>;
-  limiter: ReturnType<typeof createRateLimiter>;
+  limiter: CallLimiter;
   rateHold: ReturnType<typeof createRateHold>;
   baseOf: (baseUrl: string) => Base;
   backoff: (attempt: number) => Promise<void>;
@@ -127,7 +129,7 @@ function stepsOf(options: OpenApiClientOptions): Steps {
     callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     minCallMs,
     sleep,
-    limiter: createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep }),
+    limiter: options.upstreamBudget ?? createRateLimiter({ perMinute: options.ratePerMinute ?? 2000, now, sleep }),
     rateHold: createRateHold({
       now,
       sleep,
@@ -148,17 +150,27 @@ async function exchange<T>(s: Steps, c: Call<T>, creds: OpenApiCredentials, bear
   const route = c.route;
   const base = s.baseOf(creds.baseUrl);
   await s.rateHold.wait(route);
-  const invocationLeft = s.options.remainingMs?.();
-  const windowLeft = c.window?.leftMs();
-  const left = tighterOf(invocationLeft, windowLeft);
+  let invocationLeft = s.options.remainingMs?.();
+  let windowLeft = c.window?.leftMs();
+  let left = tighterOf(invocationLeft, windowLeft);
   const refusal = () => (windowLeft !== undefined && windowLeft === left ? outOfWindow(route) : outOfTime(route));
   if (left !== undefined && left < s.minCallMs) throw refusal();
-  const wait = s.limiter.reserve(route);
-  if (wait > 0) {
+  const reserved = s.limiter.reserve(route, left === undefined ? undefined : left - s.minCallMs);
+  let wait: number;
+  if (typeof reserved === 'number') wait = reserved;
+  else {
+    // A lease of the shared budget went to the store: the time it took is gone from the time left.
+    wait = await reserved;
+    invocationLeft = s.options.remainingMs?.();
+    windowLeft = c.window?.leftMs();
+    left = tighterOf(invocationLeft, windowLeft);
+  }
+  if (wait > 0 || (left !== undefined && left < s.minCallMs)) {
     if (left !== undefined && left - wait < s.minCallMs) throw refusal();
     await s.sleep(wait);
   }
   const budget = left === undefined ? s.callTimeoutMs : Math.min(s.callTimeoutMs, left - wait);
+  s.options.onSend?.(OPERATION_OF_ROUTE.get(route) ?? route);
   let answer: HttpAnswer;
   try {
     answer = await s.transport.send({
@@ -237,7 +249,7 @@ export function createCallPipeline(options: OpenApiClientOptions): CallPipeline 
   const s = stepsOf(options);
   const { now, readRetries, rateHold, backoff } = s;
   const provider = options.credentials;
-  const tokenKeyOf = tokenKeys();
+  const tokenKeyOf = tokenKeys(options.tokenScope);
 
   /**
    * The operation: credentials, token (cached: no wait), the request. A 401 invalid-token answer

@@ -5,11 +5,21 @@
  * A sliding window (not a token bucket) because a bucket of N refilled per minute can let 2N through
  * in one clock minute; the service counts per client and endpoint per minute.
  */
-export interface RateLimiter {
+export interface RateLimiter extends CallLimiter {
   /** Resolves when a request on `key` may be sent. */
   acquire(key: string): Promise<void>;
   /** Takes a slot on `key`; returns how long to wait before sending (0: at once). */
   reserve(key: string): number;
+}
+
+/**
+ * The seam the pipeline paces every call through: this per-container limiter, or the deployment's
+ * shared budget (shared-budget.ts). `reserve` takes a slot on `key` and says how long to wait before
+ * sending. A caller that cannot wait that long refuses the call: a slot taken for it is lost (under-use,
+ * never over-use); the shared budget takes none past `maxWaitMs`. Synchronous when it can answer without asking anyone.
+ */
+export interface CallLimiter {
+  reserve(key: string, maxWaitMs?: number): number | Promise<number>;
 }
 
 export interface RateLimiterOptions {

@@ -1,5 +1,5 @@
 import { type OutagePause, pauseOnOutage } from '../consumer/index.js';
-import { METRIC, upstreamCallsMetric } from '../metrics/index.js';
+import { METRIC } from '../metrics/index.js';
 import { instrumentPointsApi, type PointsApi } from '../points/index.js';
 import { type CircuitBreaker, isUnsentKind } from '../retry/index.js';
 import type { WorkerDeps } from './types.js';
@@ -22,10 +22,10 @@ export function breakerFed(
   });
   // UpstreamErrors / SampleCount(UpstreamLatency) is the upstream failure rate alarm
   // (infra/constructs/alarms.ts): business answers (customer unknown, not enough points) are not failures.
-  const openapi = instrumentPointsApi(deps.openapi, ({ operation, ms, upstreamFailure, errorKind }) => {
+  // Calls per endpoint are counted as they are sent, by the client (from-env.ts: onSend).
+  const openapi = instrumentPointsApi(deps.openapi, ({ ms, upstreamFailure, errorKind }) => {
     metrics.addMetric(METRIC.upstreamLatency, 'Milliseconds', ms);
     if (upstreamFailure) metrics.addMetric(METRIC.upstreamErrors, 'Count', 1);
-    metrics.addMetric(upstreamCallsMetric(operation), 'Count', 1);
     breaker.record(errorKind === undefined ? { ok: true } : { ok: false, errorKind });
     if (errorKind !== undefined && !isUnsentKind(errorKind) && breaker.isOpen()) outagePause.failedWhileOpen();
   });

@@ -1,9 +1,10 @@
 import { activityFromEnv, activityOf, watchBreaker, watchCalls } from '../activity/index.js';
 import { ENV, processingSettingsFromEnv } from '../config/index.js';
 import { loggerFromEnv } from '../logging/index.js';
-import { metricsFromEnv } from '../metrics/index.js';
+import { metricsFromEnv, upstreamCallsMetric } from '../metrics/index.js';
 import { createInvocationBudget, createOpenApiClient, credentialsFromEnv } from '../openapi/index.js';
 import { createCircuitBreaker } from '../retry/index.js';
+import { upstreamBudgetFromEnv } from '../upstream/index.js';
 import { pullFromEnv, queueFromEnv, visibilityFromEnv } from './aws.js';
 import { redemptionUsageFromEnv } from './redemption.js';
 import { sendersFromEnv } from './senders.js';
@@ -19,12 +20,17 @@ export function workerDepsFromEnv(env: NodeJS.ProcessEnv, overrides: WorkerOverr
   const clock = overrides.clock ?? Date.now;
   const budget = overrides.budget ?? createInvocationBudget();
   const logger = overrides.logger ?? loggerFromEnv(env, 'process-events');
+  const metrics = overrides.metrics ?? metricsFromEnv(env, 'process-events');
   const openapi =
     overrides.openapi ??
     createOpenApiClient({
       credentials: overrides.credentials ?? credentialsFromEnv(env),
-      ratePerMinute: settings.rateBudgetPerMinute,
+      // The deployment's one budget (shared/upstream), on the ledger's document client.
+      ...upstreamBudgetFromEnv(env, overrides.documentClient ? { client: overrides.documentClient } : {}),
       remainingMs: budget.remainingMs,
+      ...(overrides.tokenScope === undefined ? {} : { tokenScope: overrides.tokenScope }),
+      // Every request sent, per endpoint: the dashboard's upstream-calls figure and the budget alarm.
+      onSend: (operation) => metrics.addMetric(upstreamCallsMetric(operation), 'Count', 1),
     });
   const breaker = overrides.breaker ?? createCircuitBreaker({ openMs: settings.circuitOpenSeconds * 1000, now: clock });
   // One document client for the ledger table, whoever of the ledger, the activity record and the customer records needs it.
@@ -52,7 +58,7 @@ export function workerDepsFromEnv(env: NodeJS.ProcessEnv, overrides: WorkerOverr
     ...(privacy ? { privacy } : {}),
     ...sendersFromEnv(env, overrides),
     logger,
-    metrics: overrides.metrics ?? metricsFromEnv(env, 'process-events'),
+    metrics,
     ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
     ...visibilityFromEnv(env, overrides),
     ...queueFromEnv(env, overrides),

@@ -62,4 +62,6 @@ export type WorkerDeps = {
 export type WorkerOverrides = Partial<WorkerDeps> & {
   credentials?: CredentialsProvider;
   documentClient?: LedgerTable['client'];
+  /** The client's token scope: one per `npm start` worker, as one per container in Lambda (OpenApiClientOptions). */
+  tokenScope?: string;
 };

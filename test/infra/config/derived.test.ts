@@ -26,7 +26,7 @@ describe('the functions’ environment derived from a stage', () => {
       refundWaitSeconds: stage.processing.refundWaitSeconds,
       ledgerTtlDays: stage.processing.ledgerTtlDays,
       leaseSeconds: stageTiming(stage).leaseSeconds,
-      rateBudgetPerMinute: stage.rate.budgetPerMinute,
+      upstreamBudgetPerMinute: stage.rate.upstreamPerMinute,
     });
   });
 

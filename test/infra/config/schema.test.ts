@@ -3,23 +3,31 @@ import { parsePipelineConfig, parseStageConfig, stageTiming, UPSTREAM_CEILING_PE
 import { poisonToDeadLetterSeconds } from '../../../shared/config/timing.js';
 import { problemOf, stagingInput } from '../support/stage-input.js';
 
-describe('stage configuration: the rate budget', () => {
-  it('rejects a budget that, times the maximum concurrency, exceeds 2000 requests per minute', () => {
+describe('stage configuration: the one upstream budget', () => {
+  it('rejects a budget over the 2,000 requests a minute the Open API recommends', () => {
     const input = stagingInput();
-    input.rate = { budgetPerMinute: 1001, maxConcurrency: 2 };
-    expect(problemOf(input)).toMatch(/budgetPerMinute x maxConcurrency must be <= 2000/);
+    input.rate = { upstreamPerMinute: UPSTREAM_CEILING_PER_MINUTE + 1 };
+    expect(problemOf(input)).toMatch(/rate\.upstreamPerMinute/);
   });
 
-  it('accepts a budget that uses the ceiling exactly', () => {
+  it('defaults to 1,800 a minute at an assumed 150 ms a call', () => {
     const input = stagingInput();
-    input.rate = { budgetPerMinute: UPSTREAM_CEILING_PER_MINUTE / 4, maxConcurrency: 4 };
-    expect(parseStageConfig(input).rate).toEqual({ budgetPerMinute: 500, maxConcurrency: 4 });
+    delete input.rate;
+    expect(parseStageConfig(input).rate).toEqual({ upstreamPerMinute: 1800, upstreamLatencyMs: 150 });
   });
 
-  it('rejects a maximum concurrency below the 2 the SQS event source allows', () => {
+  it('refuses a file still naming budgetPerMinute and maxConcurrency, saying how to write upstreamPerMinute from them', () => {
     const input = stagingInput();
-    input.rate = { budgetPerMinute: 100, maxConcurrency: 1 };
-    expect(problemOf(input)).toMatch(/rate\.maxConcurrency/);
+    input.rate = { budgetPerMinute: 950, maxConcurrency: 2 };
+    const problem = problemOf(input);
+    expect(problem).toMatch(/replaced by rate\.upstreamPerMinute/);
+    expect(problem).toMatch(/budgetPerMinute x maxConcurrency \(here 950 x 2 = 1900\)/);
+  });
+
+  it('refuses the old maxConcurrency alone too', () => {
+    const input = stagingInput();
+    input.rate = { upstreamPerMinute: 1800, maxConcurrency: 4 };
+    expect(problemOf(input)).toMatch(/replaced by rate\.upstreamPerMinute/);
   });
 });
 

@@ -21,6 +21,7 @@ function alarmsTemplate(options: Pick<OperationsAlarmsProps, 'email' | 'topicArn
     serviceName: 'svc',
     oldestMessageAgeSeconds: 600,
     upstreamFailurePercent: 5,
+    upstreamBudgetPerMinute: 1800,
   });
   return Template.fromStack(stack);
 }
@@ -32,7 +33,7 @@ describe('operations alarms', () => {
     template.resourceCountIs('AWS::SNS::Topic', 0);
     template.resourceCountIs('AWS::KMS::Key', 0);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(4);
+    expect(alarms).toHaveLength(5);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([topicArn]);
   });
 
@@ -86,5 +87,24 @@ describe('operations alarms', () => {
         ]),
       },
     });
+  });
+
+  it('alarm when the busiest endpoint’s calls in a minute, from every function, reach 90 % of the budget', () => {
+    const template = alarmsTemplate({ topicArn: 'arn:aws:sns:eu-west-1:111111111111:ops-pager' });
+    const [alarm] = Object.values(
+      template.findResources('AWS::CloudWatch::Alarm', { Properties: { AlarmName: 'loyalty-bridge-test-UpstreamBudgetNearlySpent' } }),
+    );
+    expect(alarm?.Properties.Threshold).toBe(1620);
+    const metrics = alarm?.Properties.Metrics as {
+      Id: string;
+      Expression?: string;
+      MetricStat?: { Metric: { MetricName: string }; Period: number };
+    }[];
+    expect(metrics.find((m) => m.Expression)?.Expression).toMatch(/^MAX\(\[/);
+    const names = metrics.flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
+    expect(names).toEqual(
+      expect.arrayContaining(['UpstreamCalls_getMemberByExternalId', 'UpstreamCalls_calculatePoints', 'UpstreamCalls_checkHandoverToken']),
+    );
+    for (const m of metrics) if (m.MetricStat) expect(m.MetricStat.Period).toBe(60);
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRIC, UNEXPECTED_ERROR_OUTCOME, outcomeMetric, upstreamCallsMetric } from '../../../shared/metrics/names.js';
 import { OUTCOME_KINDS } from '../../../shared/events/index.js';
 import { POINTS_API_OPERATIONS } from '../../../shared/points/instrument.js';
+import { ENDPOINT_NAMES } from '../../../shared/openapi/index.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
 import type { Json } from '../../support/json.js';
 
@@ -49,7 +50,8 @@ const NAMES = new Set<string>([
     .filter(([key]) => !key.endsWith('Prefix'))
     .map(([, name]) => name),
   ...[...OUTCOME_KINDS, UNEXPECTED_ERROR_OUTCOME].map(outcomeMetric),
-  ...POINTS_API_OPERATIONS.map(upstreamCallsMetric),
+  // Every function counts each request it sends by its endpoint's name (shared/openapi: onSend).
+  ...ENDPOINT_NAMES.map(upstreamCallsMetric),
 ]);
 
 describe('the operations dashboard', () => {

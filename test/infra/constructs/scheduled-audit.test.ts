@@ -48,7 +48,7 @@ describe('the scheduled audit', () => {
     });
   });
 
-  it('runs the audit code over the configured days with the ledger, the Open API secret and the rate budget', () => {
+  it('runs the audit code over the configured days with the ledger, the Open API secret and the one upstream budget', () => {
     const { template, stack } = stage('staging');
     const [, fn] = auditFunction(template);
     const tableId = Object.keys(template.findResources('AWS::DynamoDB::Table'))[0]!;
@@ -56,11 +56,12 @@ describe('the scheduled audit', () => {
     expect(env[ENV.LEDGER_TABLE]).toEqual({ Ref: tableId });
     expect(JSON.stringify(env[ENV.OPENAPI_SECRET_ARN])).toContain(`:secret:${stack.config.openApiSecretName}`);
     expect(env[ENV.AUDIT_DAYS]).toBe(String(stack.config.audit.days));
-    expect(env[ENV.RATE_BUDGET_PER_MINUTE]).toBe(String(stack.config.rate.budgetPerMinute));
+    expect(env[ENV.UPSTREAM_BUDGET_PER_MINUTE]).toBe(String(stack.config.rate.upstreamPerMinute));
+    expect(env[ENV.UPSTREAM_BUDGET_TABLE]).toEqual({ Ref: tableId });
     expect(fn.Properties).toMatchObject({ Timeout: stack.config.audit.timeoutSeconds, Architectures: ['arm64'], Runtime: 'nodejs24.x' });
   });
 
-  it('may only read the ledger table and the Open API secret, write its reversal records, file its run summary, and write its own logs', () => {
+  it('may only read the ledger table and the Open API secret, write its reversal records, file its run summary, draw from the upstream budget, and write its own logs', () => {
     const { template, stack } = stage('staging');
     const [, fn] = auditFunction(template);
     const tableId = Object.keys(template.findResources('AWS::DynamoDB::Table'))[0]!;
@@ -68,6 +69,7 @@ describe('the scheduled audit', () => {
     const actions = statements.flatMap((s) => [s.Action].flat());
     expect(actions.sort()).toEqual(
       [
+        'dynamodb:GetItem',
         'dynamodb:GetItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
@@ -91,8 +93,14 @@ describe('the scheduled audit', () => {
       ]),
     );
     expect(writes).toHaveLength(2);
-    const update = statements.find((s) => [s.Action].flat().includes('dynamodb:UpdateItem')) as { Condition?: unknown } | undefined;
-    expect(update?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['reversal#*'] } });
+    // Updates: the reversal records, and the budget's counters (a conditional increment), each on its keys only.
+    const updates = statements.filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem')) as { Condition?: unknown }[];
+    expect(updates.map((u) => u.Condition)).toEqual(
+      expect.arrayContaining([
+        { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['reversal#*'] } },
+        { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['budget#*'] } },
+      ]),
+    );
     const secret = statements.find((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))!;
     expect(JSON.stringify(secret.Resource)).toContain(`:secret:${stack.config.openApiSecretName}-??????`);
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECOVERY_TICK } from '../../../shared/consumer/index.js';
-import { ENV, LEDGER_TABLE_SCHEMA } from '../../../shared/config/index.js';
+import { ENV, LEDGER_TABLE_SCHEMA, workerConcurrency } from '../../../shared/config/index.js';
 import { stageTiming, UPSTREAM_CEILING_PER_MINUTE, type StageConfig, webhookSecretName } from '../../../infra/config/index.js';
 import { FUNCTION_BUNDLE } from '../../../infra/bundling.js';
 import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
@@ -206,7 +206,7 @@ describe('functions', () => {
       [ENV.INSUFFICIENT_POINTS_POLICY]: config.processing.insufficientPointsPolicy,
       [ENV.REFUND_WAIT_SECONDS]: String(config.processing.refundWaitSeconds),
       [ENV.LEDGER_TTL_DAYS]: String(config.processing.ledgerTtlDays),
-      [ENV.RATE_BUDGET_PER_MINUTE]: String(config.rate.budgetPerMinute),
+      [ENV.UPSTREAM_BUDGET_PER_MINUTE]: String(config.rate.upstreamPerMinute),
       POWERTOOLS_LOG_LEVEL: config.observability.logLevel,
     });
     expect(Number(env[ENV.LEASE_SECONDS])).toBeGreaterThanOrEqual(fn.Properties.Timeout);
@@ -271,7 +271,7 @@ describe('queue', () => {
 });
 
 describe('event source mapping', () => {
-  it('reports partial batch failures and caps concurrency so every endpoint stays under 2000 requests per minute', () => {
+  it('reports partial batch failures and runs as many workers as the budget and the latency can use', () => {
     for (const name of ['staging', 'production']) {
       const { template, config } = stage(name);
       const [workerId, worker] = workerOf(template);
@@ -279,11 +279,18 @@ describe('event source mapping', () => {
       expect(mapping.Properties).toMatchObject({
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         BatchSize: config.queue.batchSize,
-        ScalingConfig: { MaximumConcurrency: config.rate.maxConcurrency },
+        ScalingConfig: { MaximumConcurrency: workerConcurrency(config.rate.upstreamPerMinute, config.rate.upstreamLatencyMs) },
       });
-      const budget = Number(worker.Properties.Environment.Variables[ENV.RATE_BUDGET_PER_MINUTE]);
-      expect(mapping.Properties.ScalingConfig.MaximumConcurrency * budget).toBeLessThanOrEqual(UPSTREAM_CEILING_PER_MINUTE);
+      const budget = Number(worker.Properties.Environment.Variables[ENV.UPSTREAM_BUDGET_PER_MINUTE]);
+      expect(budget).toBeLessThanOrEqual(UPSTREAM_CEILING_PER_MINUTE);
     }
+  });
+
+  it('runs production at nine workers: the default budget (1,800) at the assumed 150 ms a call', () => {
+    const { template } = stage('production');
+    const [workerId] = workerOf(template);
+    const [, mapping] = only(template, 'AWS::Lambda::EventSourceMapping', { FunctionName: ref(workerId) });
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBe(9);
   });
 });
 
@@ -569,8 +576,8 @@ describe('alarms', () => {
     // Plus, with reconciliation, its function's errors and one missing-webhooks alarm per reconciled source.
     const reconciled = Object.keys(config.reconcile).length;
     // DLQ, oldest message, 4 x function errors (intake, worker, App Proxy link, points report export), upstream failures,
-    // breaker open long, quarantine, a quarantined body not kept, upstream rejected, audit drift, audit errors
-    expect(all).toHaveLength(13 + (reconciled > 0 ? 1 + reconciled : 0));
+    // breaker open long, quarantine, a quarantined body not kept, upstream rejected, audit drift, audit errors, 90 % of the upstream budget
+    expect(all).toHaveLength(14 + (reconciled > 0 ? 1 + reconciled : 0));
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });

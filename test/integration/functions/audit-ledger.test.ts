@@ -43,7 +43,8 @@ const lines = () =>
     .flatMap((c) => c.split('\n'))
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, Json>);
-const emf = () => lines().filter((l) => '_aws' in l);
+/** The audit's own metric lines (each Open API request sent is counted on a line of its own: UpstreamCalls_<endpoint>). */
+const emf = () => lines().filter((l) => '_aws' in l && !Object.keys(l).some((k) => k.startsWith('UpstreamCalls_')));
 
 /** A purchase credited by the real processor into this test's ledger table. */
 async function credit(orderId: string): Promise<void> {
@@ -78,6 +79,14 @@ describe('audit-ledger (the scheduled audit)', () => {
         }),
       }),
     ]);
+  });
+
+  it('counts each Open API request it sends as UpstreamCalls_<endpoint>, the figure the budget alarm reads', async () => {
+    await credit('fn-counted-1');
+    await makeHandler(depsFromEnv(env(), { clock: h.clock }))();
+    const counted = lines().filter((l) => typeof l.UpstreamCalls_listPoints === 'number');
+    expect(counted.length).toBeGreaterThan(0);
+    expect(counted[0]).toMatchObject({ service: 'bridge', UpstreamCalls_listPoints: 1 });
   });
 
   it('publishes the drift count and the duplicates reversed, and logs each finding with its order and customer', async () => {

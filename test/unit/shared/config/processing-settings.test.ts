@@ -8,7 +8,7 @@ describe('processing settings', () => {
       refundWaitSeconds: 120,
       ledgerTtlDays: 400,
       leaseSeconds: 30,
-      rateBudgetPerMinute: 2000,
+      upstreamBudgetPerMinute: 1800,
       historyPages: 5,
       inDoubtSeconds: 120,
       backoffBaseSeconds: 2,
@@ -32,18 +32,18 @@ describe('processing settings', () => {
       REFUND_WAIT_SECONDS: '30',
       LEDGER_TTL_DAYS: '30',
       LEASE_SECONDS: '90',
-      RATE_BUDGET_PER_MINUTE: '500',
+      UPSTREAM_BUDGET_PER_MINUTE: '500',
     });
     expect(s).toMatchObject({
       insufficientPointsPolicy: 'park',
       refundWaitSeconds: 30,
       ledgerTtlDays: 30,
       leaseSeconds: 90,
-      rateBudgetPerMinute: 500,
+      upstreamBudgetPerMinute: 500,
     });
   });
 
   it('rejects a rate budget above the spec ceiling, naming the variable', () => {
-    expect(() => processingSettingsFromEnv({ RATE_BUDGET_PER_MINUTE: '5000' })).toThrow(/RATE_BUDGET_PER_MINUTE/);
+    expect(() => processingSettingsFromEnv({ UPSTREAM_BUDGET_PER_MINUTE: '5000' })).toThrow(/UPSTREAM_BUDGET_PER_MINUTE/);
   });
 });

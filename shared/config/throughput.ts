@@ -1,0 +1,46 @@
+/**
+ * The one upstream budget and what follows from it: how much of it the App Proxy keeps, and how many
+ * worker containers the stack (and `npm start`) runs to use it. One derivation for the stack, the local
+ * stack and the docs (docs/deploy.md, "Throughput").
+ */
+
+/** The Open API's recommended ceiling per client and per endpoint (requests a minute). */
+export const UPSTREAM_CEILING_PER_MINUTE = 2_000;
+/**
+ * The default deployment budget per endpoint: 90 % of the ceiling, leaving 200 a minute for other
+ * systems on the same client id and for the seconds by which our clock minute and the vendor's differ.
+ */
+export const DEFAULT_UPSTREAM_BUDGET_PER_MINUTE = 1_800;
+/** The least budget: below 10 a minute the workers' 90 % would round to nothing. */
+export const MIN_UPSTREAM_BUDGET_PER_MINUTE = 10;
+/** The App Proxy's share of the budget, which no other caller may take: a storefront is never starved by a backlog. */
+export const STOREFRONT_RESERVED_SHARE = 0.1;
+/** Assumed latency of one Open API call (p50) until a stage measures its own (the dashboard's UpstreamLatency). */
+export const DEFAULT_UPSTREAM_LATENCY_MS = 150;
+/** A ledger write (DynamoDB conditional write, same region). */
+export const LEDGER_WRITE_MS = 10;
+/** What a purchase costs on its way: two Open API calls (lookup, calculation: different endpoints) and two ledger writes. */
+export const CALLS_PER_PURCHASE = 2;
+export const WRITES_PER_PURCHASE = 2;
+/** Lambda's SQS event source accepts a maximum concurrency of 2..1000. */
+export const MIN_WORKER_CONCURRENCY = 2;
+export const MAX_WORKER_CONCURRENCY = 1_000;
+
+/** The calls a minute of the budget that every caller but the App Proxy may take together. */
+export function bulkShare(perMinute: number): number {
+  return perMinute - Math.ceil(perMinute * STOREFRONT_RESERVED_SHARE);
+}
+
+/**
+ * Worker containers (the SQS event source's maximum concurrency) that keep the budget busy, by Little's
+ * law: purchases a second the workers' share allows on the busiest endpoint (one call per purchase per
+ * endpoint) times the seconds one purchase holds a container, counted as if each ran one FIFO group
+ * at a time. A batch of several groups runs them side by side, which is the headroom for the latency's
+ * tail; a container more than the budget can feed would only wait on the limiter.
+ */
+export function workerConcurrency(perMinute: number, latencyMs = DEFAULT_UPSTREAM_LATENCY_MS): number {
+  const purchasesPerSecond = bulkShare(perMinute) / 60;
+  const secondsPerPurchase = (CALLS_PER_PURCHASE * latencyMs + WRITES_PER_PURCHASE * LEDGER_WRITE_MS) / 1000;
+  const n = Math.ceil(purchasesPerSecond * secondsPerPurchase);
+  return Math.min(MAX_WORKER_CONCURRENCY, Math.max(MIN_WORKER_CONCURRENCY, n));
+}

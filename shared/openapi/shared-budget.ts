@@ -1,0 +1,129 @@
+/**
+ * The deployment's one upstream budget, shared by every container of every function that calls the
+ * Open API: a counter per endpoint per clock minute in a store every container sees (the ledger table:
+ * shared/ledger/upstream-budget.ts), taken in slices. A container leases a slice of a minute's budget
+ * with one conditional increment and spends it locally, so the store is asked about once per slice,
+ * not once per call; a slice left over at the minute's end is lost (under-use, never over-use).
+ *
+ * Two classes of caller draw from one counter: `bulk` (the worker, audit, sweep, probe, operators) may
+ * take the minute's counter up to `perMinute - reserved`, `storefront` (the App Proxy) up to
+ * `perMinute`: the reserved share is always left for a shopper, whatever the backlog.
+ */
+import type { CallLimiter } from './rate-limiter.js';
+import { bulkShare, MIN_UPSTREAM_BUDGET_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE } from '../config/index.js';
+
+/** The store of the minute counters: one conditional increment per lease. */
+export interface BudgetStore {
+  /**
+   * Adds up to `want` to the counter of `endpoint` in `minute` (epoch minutes) without taking it past
+   * `cap`; returns how many it added (0: the minute is spent for this cap).
+   */
+  lease(endpoint: string, minute: number, want: number, cap: number): Promise<number>;
+}
+
+export type BudgetClass = 'bulk' | 'storefront';
+
+/** Slices: the first lease of a minute is 20 calls (a quiet container wastes little), each next one doubles up to 50. */
+export const FIRST_SLICE = 20;
+export const MAX_SLICE = 50;
+
+export interface SharedBudgetOptions {
+  store: BudgetStore;
+  perMinute: number;
+  class: BudgetClass;
+  now: () => number;
+  /** How it waits for the next minute when no wait limit is given (operator commands). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** One container's slice of one endpoint's minute. */
+interface Slice {
+  left: number;
+  /** Size of the next lease in this minute; 0: the minute is spent for this class. */
+  next: number;
+}
+
+export const MINUTE_MS = 60_000;
+
+/**
+ * A limiter over the shared budget, behind the pipeline's seam (rate-limiter.ts, CallLimiter): a slot
+ * from the local slice costs nothing; an empty slice leases the next one (one store request,
+ * single-flight per endpoint and minute); a spent minute reserves in the next one and waits for its
+ * start, if the caller can wait that long.
+ */
+export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
+  const [min, max] = [MIN_UPSTREAM_BUDGET_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE];
+  if (!Number.isInteger(o.perMinute) || o.perMinute < min || o.perMinute > max) {
+    throw new RangeError(`the upstream budget must be an integer from ${min} to ${max}, got ${o.perMinute}`);
+  }
+  const cap = o.class === 'storefront' ? o.perMinute : bulkShare(o.perMinute);
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  /** Per endpoint, per minute: the local slice. Minutes gone are dropped with what was left of them. */
+  const slices = new Map<string, Map<number, Slice>>();
+  const pending = new Map<string, Promise<void>>();
+
+  const sliceOf = (key: string, minute: number, current: number): Slice => {
+    let byMinute = slices.get(key);
+    if (!byMinute) {
+      byMinute = new Map();
+      slices.set(key, byMinute);
+    }
+    let s = byMinute.get(minute);
+    if (!s) {
+      for (const m of byMinute.keys()) if (m < current) byMinute.delete(m);
+      s = { left: 0, next: FIRST_SLICE };
+      byMinute.set(minute, s);
+    }
+    return s;
+  };
+
+  const lease = async (key: string, minute: number, s: Slice): Promise<void> => {
+    const want = s.next;
+    const got = await o.store.lease(key, minute, want, cap);
+    s.left += got;
+    s.next = got < want ? 0 : Math.min(MAX_SLICE, want * 2);
+  };
+
+  const leaseOnce = (key: string, minute: number, s: Slice): Promise<void> => {
+    const k = `${key}\n${minute}`;
+    let p = pending.get(k);
+    if (!p) {
+      p = lease(key, minute, s).finally(() => pending.delete(k));
+      pending.set(k, p);
+    }
+    return p;
+  };
+
+  const startOf = (minute: number) => minute * MINUTE_MS;
+
+  async function reserveSlow(key: string, maxWaitMs: number | undefined): Promise<number> {
+    for (;;) {
+      const now = o.now();
+      const current = Math.floor(now / MINUTE_MS);
+      // Minutes in reach: the current one, and each next one whose start the caller can wait for.
+      for (let m = current; m === current || maxWaitMs === undefined || startOf(m) - now <= maxWaitMs; m++) {
+        const s = sliceOf(key, m, current);
+        while (s.left === 0 && s.next > 0) await leaseOnce(key, m, s);
+        if (s.left > 0) {
+          s.left -= 1;
+          return Math.max(0, startOf(m) - o.now());
+        }
+        if (maxWaitMs === undefined && m > current) break; // without a limit: wait for the next minute, then look again
+      }
+      if (maxWaitMs !== undefined) return Number.POSITIVE_INFINITY; // no slot in reach: the caller refuses
+      await sleep(Math.max(1, startOf(current + 1) - o.now()));
+    }
+  }
+
+  return {
+    reserve(key, maxWaitMs) {
+      const current = Math.floor(o.now() / MINUTE_MS);
+      const s = sliceOf(key, current, current);
+      if (s.left > 0) {
+        s.left -= 1;
+        return 0;
+      }
+      return reserveSlow(key, maxWaitMs);
+    },
+  };
+}

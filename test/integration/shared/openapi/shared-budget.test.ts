@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { manualClock, startDynalite, type LocalDynamo } from '../../../../kit/dynalite.js';
+import { ledgerBudgetStore } from '../../../../shared/ledger/index.js';
+import { bulkShare } from '../../../../shared/config/index.js';
+import { type BudgetClass, type CallLimiter, createSharedBudget } from '../../../../shared/openapi/index.js';
+
+/**
+ * The deployment's one upstream budget: limiter instances (as separate containers would hold them,
+ * each with its own slices) over one DynamoDB (dynalite), on a manual clock. What is counted is the
+ * slots granted per minute, which is what the pipeline sends.
+ */
+const MINUTE = 60_000;
+const ROUTE = 'GET /api/ext/users/external_id/{external_key}/{external_id}';
+let dynamo: LocalDynamo;
+let requests = 0;
+
+beforeAll(async () => {
+  dynamo = await startDynalite();
+});
+afterAll(async () => {
+  await dynamo?.stop();
+});
+
+/** A clock at the start of a minute of its own, so tests never share a counter. */
+let minutes = 0;
+function freshClock() {
+  return manualClock(Date.parse('2026-12-28T00:00:00Z') + ++minutes * 10 * MINUTE);
+}
+
+function container(clock: () => number, perMinute: number, cls: BudgetClass = 'bulk'): CallLimiter {
+  const counted = {
+    tableName: dynamo.tableName,
+    client: {
+      send: ((command: Parameters<typeof dynamo.documentClient.send>[0]) => {
+        requests += 1;
+        return dynamo.documentClient.send(command);
+      }) as typeof dynamo.documentClient.send,
+    },
+  };
+  return createSharedBudget({ store: ledgerBudgetStore(counted), perMinute, class: cls, now: clock });
+}
+
+/** Takes slots within the current minute only (a caller that cannot wait): how many it got. */
+async function drain(limiter: CallLimiter, max: number): Promise<number> {
+  let got = 0;
+  while (got < max) {
+    const wait = await limiter.reserve(ROUTE, 0);
+    if (wait !== 0) break;
+    got += 1;
+  }
+  return got;
+}
+
+describe('the shared upstream budget', () => {
+  it('grants several containers together at most the workers’ share of the budget in a minute, and all of it', async () => {
+    const clock = freshClock();
+    const budget = 300;
+    const containers = Array.from({ length: 7 }, () => container(clock, budget));
+    const granted = await Promise.all(containers.map((c) => drain(c, 1_000)));
+    const total = granted.reduce((a, b) => a + b, 0);
+    expect(total).toBe(bulkShare(budget));
+    expect(bulkShare(budget)).toBe(270);
+  });
+
+  it('never goes past the budget in any minute while containers come and go', async () => {
+    const clock = freshClock();
+    const budget = 200;
+    const perMinute: number[] = [];
+    for (let m = 0; m < 3; m++) {
+      let total = 0;
+      for (let wave = 0; wave < 4; wave++) {
+        // Each wave: fresh containers (cold starts) beside the ones of earlier waves, mid-minute.
+        const fresh = Array.from({ length: 3 }, () => container(clock, budget));
+        const counts = await Promise.all(fresh.map((c) => drain(c, 40)));
+        total += counts.reduce((a, b) => a + b, 0);
+        clock.advance(10_000);
+      }
+      perMinute.push(total);
+      clock.advance(MINUTE - 40_000);
+    }
+    for (const total of perMinute) expect(total).toBeLessThanOrEqual(bulkShare(budget));
+  });
+
+  it('keeps the storefront’s reserved share when the workers have spent theirs', async () => {
+    const clock = freshClock();
+    const budget = 500;
+    const workers = Array.from({ length: 4 }, () => container(clock, budget));
+    await Promise.all(workers.map((c) => drain(c, 1_000)));
+    const storefront = container(clock, budget, 'storefront');
+    expect(await drain(storefront, 1_000)).toBe(budget - bulkShare(budget));
+    expect(await drain(workers[0] as CallLimiter, 1_000)).toBe(0);
+  });
+
+  it('reserves a call in the next minute when this one is spent, for a caller that can wait for it', async () => {
+    const clock = freshClock();
+    clock.advance(45_000);
+    const worker = container(clock, 20);
+    expect(await drain(worker, 1_000)).toBe(bulkShare(20));
+    expect(await worker.reserve(ROUTE, 5_000)).toBe(Number.POSITIVE_INFINITY);
+    expect(await worker.reserve(ROUTE, 30_000)).toBe(15_000);
+  });
+
+  it('asks DynamoDB at most once per 20 calls of a busy container', async () => {
+    const clock = freshClock();
+    const worker = container(clock, 1_800);
+    const before = requests;
+    expect(await drain(worker, 400)).toBe(400);
+    expect(requests - before).toBeLessThanOrEqual(400 / 20);
+  });
+});
