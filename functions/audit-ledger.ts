@@ -1,7 +1,9 @@
 import type { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { type ActivityRecorder, activityFromEnv, activityOf, recordedRun } from '../shared/activity/index.js';
+export { auditDaysFromEnv, DEFAULT_AUDIT_DAYS } from '../shared/audit/index.js';
 import {
+  auditDaysFromEnv,
   auditLedger,
   findingLine,
   noteLine,
@@ -13,15 +15,15 @@ import {
   reversalDepsOf,
   type TimeRange,
 } from '../shared/audit/index.js';
-import { ConfigurationError, ENV, envInteger, processingSettingsFromEnv, requiredSetting } from '../shared/config/index.js';
+import { ENV, processingSettingsFromEnv, requiredSetting } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
 import { loggerFromEnv } from '../shared/logging/index.js';
 import { METRIC, metricsFromEnv } from '../shared/metrics/index.js';
-import { createOpenApiClient, credentialsFromEnv, type OpenApiClient } from '../shared/openapi/index.js';
+import { credentialsFromEnv, type OpenApiClient } from '../shared/openapi/index.js';
 import { DAY_MS } from '../shared/time/index.js';
-import { upstreamBudgetFromEnv, upstreamCallsToEmf } from '../shared/upstream/index.js';
+import { budgetedOpenApiClient } from '../shared/upstream/index.js';
 
 /**
  * audit-ledger: on an EventBridge schedule, the same audit as `npm run audit` over the ledger records
@@ -29,8 +31,6 @@ import { upstreamBudgetFromEnv, upstreamCallsToEmf } from '../shared/upstream/in
  * metric AuditDrift (Powertools Metrics: EMF on stdout, dimension service), which the stage's alarm watches. A run that cannot finish fails (the
  * function's Errors alarm), it never publishes a drift of 0 it did not prove.
  */
-
-export const DEFAULT_AUDIT_DAYS = 3;
 
 export type AuditLedgerLogger = Pick<logging.Logger, 'info' | 'warn'>;
 
@@ -85,30 +85,14 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
   };
 }
 
-/** AUDIT_DAYS: a whole number of days, 1..400 (the ledger keeps records 400 days by default). */
-export function auditDaysFromEnv(env: NodeJS.ProcessEnv): number {
-  return envInteger(
-    env,
-    ENV.AUDIT_DAYS,
-    { fallback: DEFAULT_AUDIT_DAYS, min: 1, max: 400 },
-    (raw) => new ConfigurationError('invalid_audit_days', `${ENV.AUDIT_DAYS} must be a whole number of days from 1 to 400, got "${raw}"`),
-  );
-}
-
 export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedgerDeps> = {}): AuditLedgerDeps {
   const tableName = requiredSetting(env, ENV.LEDGER_TABLE, 'the ledger table name is required');
   const client = documentClientFromEnv(env);
   const clock = overrides.clock ?? Date.now;
   const logger = loggerFromEnv(env, 'audit-ledger');
   const processing = processingSettingsFromEnv(env);
-  const openapi =
-    overrides.openapi ??
-    createOpenApiClient({
-      credentials: credentialsFromEnv(env),
-      // The deployment's one budget: the audit draws from it beside the workers.
-      ...upstreamBudgetFromEnv(env, { client }),
-      onSend: upstreamCallsToEmf(env),
-    });
+  // The deployment's one budget: the audit draws from it beside the workers.
+  const openapi = overrides.openapi ?? budgetedOpenApiClient(env, credentialsFromEnv(env), { client });
   return {
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range, undefined, { redemptionMembers: true })),
     ledger: overrides.ledger ?? createLedger({ client, tableName, clock }),

@@ -3,11 +3,11 @@ import { ENV, minWebhookSecretChars, webhookSecretsFromEnv } from '../shared/con
 import { handleProxyLink, linkedEvent, type ProxyLinkDeps } from '../shared/customers/index.js';
 import { queueUrlFromEnv } from '../shared/intake/index.js';
 import { jsonLoggerFromEnv } from '../shared/logging/index.js';
-import { type CredentialsProvider, createOpenApiClient, credentialsFromEnv } from '../shared/openapi/index.js';
+import { type CredentialsProvider, credentialsFromEnv } from '../shared/openapi/index.js';
 import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import { handlePointsPage, handleRedeem, type RedemptionProxyDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
 import { loadSourceSettings } from '../shared/sources/index.js';
-import { upstreamBudgetFromEnv, upstreamCallsToEmf } from '../shared/upstream/index.js';
+import { budgetedOpenApiClient } from '../shared/upstream/index.js';
 
 /**
  * shopify-app-proxy: the Shopify App Proxy's routes: `GET|POST /proxy/shopify/link`, the link request
@@ -85,14 +85,9 @@ export function depsFromEnv(
   const sources = loadSourceSettings(env[ENV.SOURCES_CONFIG]);
   const linking = sources.get(SOURCE)?.customerLinking?.();
   if (!linking) throw new Error(`the ${SOURCE} source is not configured (SOURCES_CONFIG): the app proxy links its customers`);
+  // The storefront may take the budget's reserved share: a shopper is never starved by the worker's backlog.
   const openapi =
-    overrides.openapi ??
-    createOpenApiClient({
-      credentials: overrides.credentials ?? credentialsFromEnv(env),
-      // The storefront may take the budget's reserved share: a shopper is never starved by the worker's backlog.
-      ...upstreamBudgetFromEnv(env, { class: 'storefront' }),
-      onSend: upstreamCallsToEmf(env),
-    });
+    overrides.openapi ?? budgetedOpenApiClient(env, overrides.credentials ?? credentialsFromEnv(env), { class: 'storefront' });
   const secrets = overrides.secrets ?? webhookSecretsFromEnv(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) });
   const logger = overrides.logger ?? jsonLoggerFromEnv(env);
   // A link-only client (some tests) cannot redeem: the redeem routes then answer 404.

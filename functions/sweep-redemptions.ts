@@ -1,6 +1,6 @@
 import { ENV } from '../shared/config/index.js';
 import { loggerFromEnv } from '../shared/logging/index.js';
-import { createOpenApiClient, credentialsFromEnv } from '../shared/openapi/index.js';
+import { credentialsFromEnv } from '../shared/openapi/index.js';
 import {
   type RedemptionDeps,
   redemptionDepsFromEnv,
@@ -9,7 +9,7 @@ import {
   sweepSummary,
 } from '../shared/redemption/index.js';
 import { loadSourceSettings } from '../shared/sources/index.js';
-import { upstreamBudgetFromEnv, upstreamCallsToEmf } from '../shared/upstream/index.js';
+import { budgetedOpenApiClient } from '../shared/upstream/index.js';
 
 /**
  * sweep-redemptions: on an EventBridge schedule, ends the unused discount codes past their validity
@@ -35,11 +35,7 @@ export function makeHandler(depsOf: (source: string) => RedemptionDeps | undefin
 
 export function depsFromEnv(env: NodeJS.ProcessEnv): (source: string) => RedemptionDeps | undefined {
   const sources = loadSourceSettings(env[ENV.SOURCES_CONFIG]);
-  const openapi = createOpenApiClient({
-    credentials: credentialsFromEnv(env),
-    ...upstreamBudgetFromEnv(env),
-    onSend: upstreamCallsToEmf(env),
-  });
+  const openapi = budgetedOpenApiClient(env, credentialsFromEnv(env));
   const logger = loggerFromEnv(env, 'sweep-redemptions');
   const made = new Map<string, RedemptionDeps | undefined>();
   return (source) => {

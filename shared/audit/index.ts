@@ -11,3 +11,4 @@ export {
   reversalDepsOf,
   type ReversalSetup,
 } from './reversal.js';
+export { auditDaysFromEnv, DEFAULT_AUDIT_DAYS } from './days.js';

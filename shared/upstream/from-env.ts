@@ -2,7 +2,13 @@ import { ENV, processingSettingsFromEnv } from '../config/index.js';
 import { emfLine, METRICS_NAMESPACE, upstreamCallsMetric } from '../metrics/index.js';
 import { documentClientFromEnv } from '../dynamodb/index.js';
 import { ledgerBudgetStore } from '../ledger/index.js';
-import { type BudgetClass, createSharedBudget, type OpenApiClientOptions } from '../openapi/index.js';
+import {
+  type BudgetClass,
+  createOpenApiClient,
+  createSharedBudget,
+  type OpenApiClient,
+  type OpenApiClientOptions,
+} from '../openapi/index.js';
 
 export type BudgetOptions = Pick<OpenApiClientOptions, 'upstreamBudget' | 'ratePerMinute'>;
 
@@ -54,4 +60,16 @@ export function upstreamCallsToEmf(env: NodeJS.ProcessEnv, write: (line: string)
         timestamp: Date.now(),
       }),
     );
+}
+
+/**
+ * A function's Open API client as the environment says: its credentials, drawing from the deployment's
+ * one budget, every request it sends counted per endpoint (the figure the budget alarm reads).
+ */
+export function budgetedOpenApiClient(
+  env: NodeJS.ProcessEnv,
+  credentials: OpenApiClientOptions['credentials'],
+  context: UpstreamBudgetContext = {},
+): OpenApiClient {
+  return createOpenApiClient({ credentials, ...upstreamBudgetFromEnv(env, context), onSend: upstreamCallsToEmf(env) });
 }
