@@ -76,6 +76,7 @@ describe('the scheduled audit', () => {
         'dynamodb:PutItem',
         'dynamodb:Scan',
         'dynamodb:UpdateItem',
+        'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         'secretsmanager:DescribeSecret',

@@ -10,7 +10,7 @@ import { ProcessingSettings } from '../../../shared/config/processing-settings.j
 import { createOpenApiClient, staticCredentials } from '../../../shared/openapi/index.js';
 import { createProcessor, purchaseMarker } from '../../../shared/points/index.js';
 import { startRewordingProxy } from '../../support/rewording-proxy.js';
-import { CLIENT_ID, GRANT, LOOKUP, purchase, useHarness, workerEnv } from '../shared/points/harness.js';
+import { CLIENT_ID, GRANT, IN_DOUBT_SECONDS, LOOKUP, purchase, useHarness, workerEnv } from '../shared/points/harness.js';
 import { sqsRecord as recordOf, sqsEvent } from '../../support/sqs-record.js';
 
 /**
@@ -144,7 +144,7 @@ describe('a 503, and a 5xx or 200 that is an HTML page, is an outage', () => {
     const event = purchase();
     await handle(sqsEvent(sqsRecord(event)));
     expect(await h.ledger.getOrder(event)).toMatchObject({ needsReconcile: true });
-    h.expireLeases();
+    h.passHorizon();
     await handle(sqsEvent(sqsRecord(event)));
     expect(await credited(event)).toEqual([50]);
     expect(await h.calls(CALC)).toBe(2);
@@ -166,13 +166,13 @@ describe('a 503, and a 5xx or 200 that is an HTML page, is an outage', () => {
         ledger: h.ledger,
         openapi: api,
         clock: h.clock,
-        settings: ProcessingSettings.parse({ leaseSeconds: 60 }),
+        settings: ProcessingSettings.parse({ leaseSeconds: 60, inDoubtSeconds: IN_DOUBT_SECONDS }),
       });
       const event = purchase();
       expect(await processor.process(event)).toMatchObject({ kind: 'outcome_unknown', errorKind: 'server', action: 'retry' });
       expect(await h.ledger.getOrder(event)).toMatchObject({ needsReconcile: true });
       proxy.setRefusal(undefined);
-      h.expireLeases();
+      h.passHorizon();
       expect(await processor.process(event)).toMatchObject({ kind: 'credited' });
       expect(await credited(event)).toEqual([50]);
     } finally {

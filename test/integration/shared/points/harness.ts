@@ -167,6 +167,7 @@ export const workerEnv = (h: Harness, extra: Record<string, string> = {}): Recor
   OPENAPI_CLIENT_ID: 'test-client',
   OPENAPI_CLIENT_SECRET: 'test-secret',
   POWERTOOLS_METRICS_NAMESPACE: 'test',
+  IN_DOUBT_SECONDS: String(IN_DOUBT_SECONDS),
   ...extra,
 });
 
