@@ -20,6 +20,8 @@ export const CHECKPOINTS = [
   'refund:granted',
   'refund:applied',
   'refund:recorded',
+  'bonus:claimed',
+  'bonus:granted',
 ] as const;
 export type CheckpointStep = (typeof CHECKPOINTS)[number];
 export type Checkpoint = (step: CheckpointStep) => void | Promise<void>;

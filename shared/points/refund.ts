@@ -15,6 +15,7 @@ import { asOpenApiError, inDoubtOutcome, leaseLost, transientOutcome } from './f
 import { act, type Doubt, doubtOf, type OperationResult, searchHistory } from './engine/index.js';
 import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink } from './late-customer.js';
+import { settleBonuses } from './bonus.js';
 import { purchaseMarker, refundMarker } from './markers.js';
 import type { ProcessOutcome } from '../events/index.js';
 import { type RefundEnd, bookable, bookedEnd, definitiveEnd, parkedEnd, skippedEnd, storedEvent } from './refund-results.js';
@@ -51,9 +52,18 @@ interface Hold {
  * 7. finish the refund record.
  * A crash between booking and finishing is repaired by the next attempt, which finds the refund booked.
  */
-export function processRefund(deps: ProcessorDeps, event: RefundEvent, sharesPurchaseGroup = false): Promise<ProcessOutcome> {
-  return new RefundAttempt(deps, event, sharesPurchaseGroup).run();
+export async function processRefund(deps: ProcessorDeps, event: RefundEvent, sharesPurchaseGroup = false): Promise<ProcessOutcome> {
+  const outcome = await new RefundAttempt(deps, event, sharesPurchaseGroup).run();
+  if (!BOOKED.has(outcome.kind)) return outcome;
+  // The campaigns' bonuses take their share back (bonus.ts): also on a redelivery, which finishes what a crash left.
+  const order = await deps.ledger.getOrder({ source: event.source, orderId: event.orderId });
+  if (!order?.campaigns?.length) return outcome;
+  const bonuses = await settleBonuses(deps, order);
+  return bonuses.ok ? outcome : bonuses.outcome;
 }
+
+/** Refund outcomes after which the refund is booked on its order (its bonus share is then due). */
+const BOOKED: ReadonlySet<string> = new Set(['debited', 'insufficient_points', 'duplicate']);
 
 /** One attempt at one refund: its own lease owner, and the steps above as methods. */
 class RefundAttempt {
