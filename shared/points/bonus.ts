@@ -160,6 +160,8 @@ class BonusAttempt {
   private async granted(g: { base: number; points: number; reconciled: boolean }): Promise<Settled> {
     const record = await this.deps.ledger.grantBonus(this.ref, this.owner, { memberId: this.memberId, ...g });
     if (!record) return this.lost();
+    // Whatever an earlier attempt left in doubt was this grant (claw-backs come only after it is recorded): settled.
+    this.doubt = undefined;
     return { ok: true, record };
   }
 
@@ -214,6 +216,7 @@ class BonusAttempt {
       if (result.kind === 'in_doubt') return this.inDoubt(result);
       if (result.kind === 'refused') return this.retry(result.error);
     }
+    await this.deps.checkpoint?.('bonus:taken-back');
     const taken = result.entry ? -result.entry.point : wanted;
     return this.booked(refundId, { target, taken, ...(result.reconciled ? { reconciled: true } : {}), at });
   }

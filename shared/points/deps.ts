@@ -22,6 +22,7 @@ export const CHECKPOINTS = [
   'refund:recorded',
   'bonus:claimed',
   'bonus:granted',
+  'bonus:taken-back',
 ] as const;
 export type CheckpointStep = (typeof CHECKPOINTS)[number];
 export type Checkpoint = (step: CheckpointStep) => void | Promise<void>;

@@ -114,6 +114,17 @@ describe('campaigns: refunds take the bonus back', () => {
     expect(await h.ledger.getBonus({ ...p, campaignId: DOUBLE.id })).toMatchObject({ clawbackTarget: 20, clawedBack: 20 });
   });
 
+  it('a crash after a claw-back was sent: the refund’s redelivery finds it in the history and takes nothing more', async () => {
+    const p = purchase();
+    await h.processor(withCampaigns()).process(p);
+    const r1 = refund(p, 'r1', 500);
+    await expect(h.processor(crashingAt('bonus:taken-back')).process(r1)).rejects.toThrow('crash at bonus:taken-back');
+    h.expireLeases();
+    expect(await h.processor(withCampaigns()).process(r1)).toMatchObject({ kind: 'duplicate', action: 'ack' });
+    expect(await h.entries(GOLD, bonusReturnMarker('shopify', p.orderId, DOUBLE.id, 'r1'))).toEqual([-25]);
+    expect(await h.ledger.getBonus({ ...p, campaignId: DOUBLE.id })).toMatchObject({ clawedBack: 25 });
+  });
+
   it('a cancellation takes all of the bonus back, even with the campaign gone from the settings', async () => {
     const p = purchase();
     await h.processor(withCampaigns()).process(p);

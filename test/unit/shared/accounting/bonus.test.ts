@@ -20,10 +20,12 @@ const bonus = {
 
 describe('the points report reads campaign bonus records', () => {
   it('books the bonus when granted and each refund’s share taken back when booked', () => {
-    expect(readRecord(bonus).movements.entries).toEqual([
-      expect.objectContaining({ column: 'bonus', points: 50, at: '2026-12-01T01:00:01.000Z', orderKey: 'order#shopify#1001' }),
-      expect.objectContaining({ column: 'clawed_back', points: -25, at: '2026-12-03T01:00:00.000Z' }),
-    ]);
+    expect(readRecord(bonus).movements).toEqual({
+      entries: [
+        expect.objectContaining({ column: 'bonus', points: 50, at: '2026-12-01T01:00:01.000Z', orderKey: 'order#shopify#1001' }),
+        expect.objectContaining({ column: 'clawed_back', points: -25, at: '2026-12-03T01:00:00.000Z' }),
+      ],
+    });
   });
 
   it('books nothing for a bonus not granted yet', () => {
