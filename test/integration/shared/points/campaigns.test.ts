@@ -128,6 +128,7 @@ describe('campaigns: refunds take the bonus back', () => {
   it('a cancellation takes all of the bonus back, even with the campaign gone from the settings', async () => {
     const p = purchase();
     await h.processor(withCampaigns()).process(p);
+    expect(await h.balance(GOLD)).toBe(100);
     await h.processor().process(refund(p, 'cancel', 0, { refundsRemainder: true }));
     expect(await h.balance(GOLD)).toBe(0);
   });
