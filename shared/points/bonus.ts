@@ -47,13 +47,10 @@ export function campaignsOf(campaigns: readonly Campaign[] | undefined, event: P
 }
 
 /** Whether some rule would match but for the member's rank (the rank must then be read). */
-export const needsRank = (campaigns: readonly Campaign[] | undefined, event: PurchaseEvent): boolean =>
-  (campaigns ?? []).some((c) => c.ranks !== undefined) &&
-  campaignsOf(
-    campaigns?.map((c) => ({ ...c, ranks: undefined })),
-    event,
-    undefined,
-  ).length > 0;
+export function needsRank(campaigns: readonly Campaign[] | undefined, event: PurchaseEvent): boolean {
+  const byRank = (campaigns ?? []).filter((c) => c.ranks !== undefined).map((c) => ({ ...c, ranks: undefined }));
+  return byRank.length > 0 && campaignsOf(byRank, event, undefined).length > 0;
+}
 
 /** What the bonuses of an order came to: done, or an outcome that retries (the delivery finishes them later). */
 export type BonusesSettled = { ok: true; bonuses: BonusRecord[] } | { ok: false; outcome: Extract<ProcessOutcome, { action: 'retry' }> };

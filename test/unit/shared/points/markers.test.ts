@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { bonusMarker, bonusReturnMarker, parseMarker, purchaseMarker, refundMarker, reversalMarker } from '../../../../shared/points/markers.js';
+import {
+  bonusMarker,
+  bonusReturnMarker,
+  parseMarker,
+  purchaseMarker,
+  refundMarker,
+  reversalMarker,
+} from '../../../../shared/points/markers.js';
 
 describe('parseMarker', () => {
   it('reads back the operation of a purchase marker, ids with separators included', () => {
