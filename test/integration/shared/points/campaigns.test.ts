@@ -87,6 +87,14 @@ describe('campaigns: the bonus, exactly once', () => {
     expect(await h.balance(GOLD)).toBe(200);
   });
 
+  it('a campaign for a rank gives its bonus to members of that rank only', async () => {
+    const gold: Campaign = { ...DOUBLE, id: 'gold-only', ranks: ['gold'] };
+    await h.processor(withCampaigns([gold])).process(purchase());
+    const regular = purchase({ customer: { externalKey: 'shopify', externalId: 'cust-regular' } });
+    await h.processor(withCampaigns([gold])).process(regular);
+    expect([await h.balance(GOLD), await h.balance('member-regular')]).toEqual([100, 10]);
+  });
+
   it('a purchase without campaigns still makes one calculation and no grant', async () => {
     await h.processor().process(purchase());
     expect([await h.calls(CALCULATION), await h.calls(GRANT)]).toEqual([1, 0]);
