@@ -53,10 +53,12 @@ interface Hold {
  * A crash between booking and finishing is repaired by the next attempt, which finds the refund booked.
  */
 export async function processRefund(deps: ProcessorDeps, event: RefundEvent, sharesPurchaseGroup = false): Promise<ProcessOutcome> {
-  const outcome = await new RefundAttempt(deps, event, sharesPurchaseGroup).run();
+  const attempt = new RefundAttempt(deps, event, sharesPurchaseGroup);
+  const outcome = await attempt.run();
   if (!BOOKED.has(outcome.kind)) return outcome;
   // The campaigns' bonuses take their share back (bonus.ts): also on a redelivery, which finishes what a crash left.
-  const order = await deps.ledger.getOrder({ source: event.source, orderId: event.orderId });
+  // The order as this attempt booked it, or read (a duplicate): the one read more a refund costs.
+  const order = attempt.booked ?? (await deps.ledger.getOrder({ source: event.source, orderId: event.orderId }));
   if (!order?.campaigns?.length) return outcome;
   const bonuses = await settleBonuses(deps, order);
   return bonuses.ok ? outcome : bonuses.outcome;
@@ -83,6 +85,8 @@ class RefundAttempt {
   private window: SendWindow = CLOSED_SEND_WINDOW;
   /** What earlier holders of the order's lease left in doubt (set when this attempt takes the order). */
   private doubt: Doubt | undefined;
+  /** The order as this attempt last booked it (its campaign bonuses' claw-backs follow from it). */
+  booked: OrderRecord | undefined;
 
   constructor(
     private readonly deps: ProcessorDeps,
@@ -379,6 +383,7 @@ class RefundAttempt {
     hold.newlyExact = undefined;
     hold.notDebited = undefined;
     if (next) hold.order = next;
+    if (next) this.booked = next;
     return next;
   }
 
