@@ -1,7 +1,7 @@
 import { scanLedger } from '../shared/audit/index.js';
-import type { OrderRecord, RefundRecord } from '../shared/ledger/index.js';
+import type { BonusRecord, OrderRecord, RefundRecord } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
-import { purchaseMarker, refundMarker } from '../shared/points/index.js';
+import { parseMarker, purchaseMarker, refundMarker } from '../shared/points/index.js';
 import { jstDay } from '../shared/time/index.js';
 import { type ConsoleMessage, message } from './messages.js';
 import type { ConsoleSource } from './source.js';
@@ -177,8 +177,17 @@ export async function markedHistory(
     const history = await openapi.listPoints(order.customerId, { page, perPage: 1000 });
     for (const p of history.points) {
       const remarks = p.remarks ?? '';
-      if (remarks !== purchase && !remarks.startsWith(refundPrefix)) continue;
-      const what = message(p.point >= 0 ? 'timeline.historyCredit' : 'timeline.historyDebit');
+      const parsed = parseMarker(remarks);
+      // A campaign's bonus and its claw-backs (issue 53) are the order's too.
+      const bonus =
+        (parsed?.kind === 'bonus' || parsed?.kind === 'bonus_return') && parsed.orderId === order.orderId && parsed.source === order.source;
+      if (remarks !== purchase && !remarks.startsWith(refundPrefix) && !bonus) continue;
+      const campaign = { campaign: bonus ? parsed.campaignId : '' };
+      const what = !bonus
+        ? message(p.point >= 0 ? 'timeline.historyCredit' : 'timeline.historyDebit')
+        : parsed.kind === 'bonus_return'
+          ? message('timeline.historyBonusBack', campaign)
+          : message('timeline.historyBonus', campaign);
       out.push({ at: p.created_at, what, from: 'history', marker: remarks, points: p.point });
     }
     if (page >= history.last_page) break;
@@ -207,6 +216,26 @@ export function ledgerTimeline(o: OrderRecord, refunds: RefundRecord[]): Timelin
     });
     if (r.lastError)
       add(r.updatedAt, message('timeline.refundLastError', { refund: r.refundId, error: r.lastError }), { refundId: r.refundId });
+  }
+  return out;
+}
+
+/** A campaign's bonus as its record tells it: the grant, then each refund's claw-back. */
+export function bonusTimeline(b: BonusRecord): TimelineEntry[] {
+  const out: TimelineEntry[] = [];
+  if (b.state === 'done' && b.finishedAt !== undefined) {
+    const points = b.points ?? 0;
+    out.push({
+      at: b.finishedAt,
+      what: message('timeline.bonusGranted', { campaign: b.campaignId, points }),
+      from: 'ledger',
+      marker: b.marker,
+      points,
+    });
+  }
+  for (const [refundId, c] of Object.entries(b.clawbacks)) {
+    const what = message('timeline.bonusTakenBack', { campaign: b.campaignId, refund: refundId, points: c.taken });
+    out.push({ at: c.at, what, from: 'ledger', refundId, points: -c.taken });
   }
   return out;
 }

@@ -6,7 +6,7 @@ import { NO_FRAMING_HEADERS } from '../shared/http/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { ConsoleStartingError } from './errors.js';
 import { activityTimeline, operations } from './activity.js';
-import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
+import { bonusTimeline, ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
 import { type ConsoleMessage, message } from './messages.js';
 import { listRedemptions } from './redemptions.js';
 import { listTillReturns } from './returns.js';
@@ -74,6 +74,10 @@ async function timeline(source: ConsoleSource, query: URLSearchParams): Promise<
   if (order === undefined) return json(404, { error: `no ledger record for ${ref.source} order ${ref.orderId}` });
   const refunds = await source.ledger.records.listRefunds(ref);
   const entries: TimelineEntry[] = ledgerTimeline(order, refunds);
+  for (const campaign of order.campaigns ?? []) {
+    const bonus = await source.ledger.records.getBonus({ ...ref, campaignId: campaign.id });
+    if (bonus) entries.push(...bonusTimeline(bonus));
+  }
   let historyNote: ConsoleMessage | null = null;
   try {
     entries.push(...(await activityTimeline(source, ref)));

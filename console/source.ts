@@ -26,7 +26,11 @@ export interface ConsoleSource {
   /** Where it reads (`where.local` with the stack's URL, `where.stage` with the stage's name), worded by the page. */
   label: ConsoleMessage;
   /** The ledger table (scanned for the order list) and the ledger module (one order's records). */
-  ledger: { client: Pick<DynamoDBDocumentClient, 'send'>; tableName: string; records: Pick<Ledger, 'getOrder' | 'listRefunds'> };
+  ledger: {
+    client: Pick<DynamoDBDocumentClient, 'send'>;
+    tableName: string;
+    records: Pick<Ledger, 'getOrder' | 'listRefunds' | 'getBonus'>;
+  };
   openapi: Pick<OpenApiClient, 'listPoints'>;
   quarantine: QuarantineTarget;
   deadLetters(): Promise<ConsoleDeadLetter[]>;

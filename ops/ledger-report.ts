@@ -1,6 +1,6 @@
 import type { Ledger, OrderRecord, RefundRecord, ReversalLedger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
-import { purchaseMarker, refundMarker } from '../shared/points/index.js';
+import { bonusMarker, bonusReturnMarker, purchaseMarker, refundMarker } from '../shared/points/index.js';
 import { renderTable } from './table.js';
 import { formatJst, jstIfInstant } from '../shared/time/index.js';
 
@@ -45,6 +45,11 @@ export async function ledgerReport(
   const lines = [`order ${source} ${orderId}`, ...recordLines(order)];
   const refunds = await ledger.listRefunds({ source, orderId });
   for (const refund of refunds) lines.push('', `refund ${refund.refundId}`, ...recordLines(refund));
+  // Each campaign's bonus (issue 53): its record holds the grant and the refunds' claw-backs.
+  for (const campaign of order.campaigns ?? []) {
+    const bonus = await ledger.getBonus({ source, orderId, campaignId: campaign.id });
+    lines.push('', `campaign bonus ${campaign.id} (${campaign.title})`, ...(bonus ? recordLines(bonus) : ['    (not granted yet)']));
+  }
   const reversed = (await reversals?.list({ source, orderId })) ?? [];
   for (const r of reversed) lines.push('', `reversal of extra entry ${r.entryId} (${r.duplicatedMarker})`, ...recordLines(r));
   const reversalMarkers = new Set(reversed.map((r) => r.marker));
@@ -81,12 +86,16 @@ async function markedEntries(
 ): Promise<string[]> {
   const purchase = purchaseMarker(source, orderId);
   const refundPrefix = refundMarker(source, orderId, '');
+  // The campaign bonuses and their claw-backs: `lp1:<source>:bonus:<order>:...`, `lp1:<source>:bonus-back:<order>:...`.
+  const bonusPrefix = bonusMarker(source, orderId, '');
+  const bonusBackPrefix = bonusReturnMarker(source, orderId, '', '').slice(0, -1);
   const entries: string[][] = [];
   for (let page = 1; page <= HISTORY_PAGES; page++) {
     const history = await openapi.listPoints(memberId, { page, perPage: 1000 });
     for (const p of history.points) {
       const remarks = p.remarks ?? '';
-      if (remarks === purchase || remarks.startsWith(refundPrefix) || reversalMarkers.has(remarks)) {
+      const ours = remarks === purchase || remarks.startsWith(refundPrefix) || remarks.startsWith(bonusPrefix);
+      if (ours || remarks.startsWith(bonusBackPrefix) || reversalMarkers.has(remarks)) {
         entries.push([p.created_at, p.point > 0 ? `+${p.point}` : String(p.point), p.title ?? '', remarks, p.expired_at ?? '-']);
       }
     }

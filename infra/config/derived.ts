@@ -96,6 +96,7 @@ function processingEnvironment(stage: StageConfig): Record<string, string> {
     [ENV.RETRY_HORIZON_SECONDS]: String(timing.retryHorizonSeconds),
     [ENV.CIRCUIT_OPEN_SECONDS]: String(timing.circuitOpenSeconds),
     [ENV.IN_DOUBT_SECONDS]: String(timing.inDoubtSeconds),
+    ...(stage.campaigns.length > 0 ? { [ENV.CAMPAIGNS_CONFIG]: JSON.stringify(stage.campaigns) } : {}),
   };
 }
 

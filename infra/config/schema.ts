@@ -8,6 +8,7 @@ import {
   timingProblems,
   UPSTREAM_CEILING_PER_MINUTE,
 } from '../../shared/config/index.js';
+import { Campaigns, parseCampaigns } from '../../shared/campaigns/index.js';
 import { ReconcileConfig, reconcileProblem } from './reconcile.js';
 import { redemptionProblem } from './redemption.js';
 import { SecretName, SourceConfig, SourceName, shopDomainsProblem, sourcesProblem } from './sources.js';
@@ -169,6 +170,18 @@ export const StageConfig = z
         inDoubtSeconds: z.number().int().min(1).max(86_400).optional(),
       })
       .prefault({}),
+    /**
+     * Campaign rules (shared/campaigns, docs/campaigns.md): checked here, so a bad rule fails `cdk synth`
+     * with its id and field; the worker reads them as CAMPAIGNS_CONFIG.
+     */
+    campaigns: z
+      .array(z.unknown())
+      .default([])
+      .superRefine((rules, ctx) => {
+        const parsed = parseCampaigns(rules);
+        if (!parsed.ok) for (const message of parsed.problems) ctx.addIssue({ code: 'custom', message });
+      })
+      .transform((rules): Campaigns => Campaigns.parse(rules)),
     rate: RateConfig,
     queue: z
       .strictObject({

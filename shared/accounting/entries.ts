@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { OrderRecord, orderKey, RedemptionRecord, RefundRecord, refundKey } from '../ledger/index.js';
+import { BonusRecord, OrderRecord, orderKey, RedemptionRecord, RefundRecord, refundKey } from '../ledger/index.js';
 import { reversalEntries } from './reversals.js';
 import type { Entry, Read } from './entry.js';
 
@@ -73,7 +73,24 @@ function redemptionMovements(r: RedemptionRecord): Entry[] {
   return out;
 }
 
-/** Kinds other work adds (campaign bonuses, claw-backs): a source, signed points and a time; none are written today. */
+/**
+ * A campaign's bonus on one order (shared/ledger/bonuses.ts): the bonus once granted, and what each refund
+ * took back of it (at its booking). A bonus still pending has moved nothing the ledger knows of.
+ */
+function bonusMovements(b: BonusRecord): Entry[] {
+  const out: Entry[] = [];
+  // The store is the order's, as for its refunds.
+  const of = { source: b.source, orderKey: orderKey(b.source, b.orderId) };
+  if (b.state === 'done' && (b.points ?? 0) > 0) {
+    out.push({ key: b.pk, at: b.finishedAt ?? b.updatedAt ?? b.createdAt, ...of, column: 'bonus', points: b.points ?? 0 });
+  }
+  for (const [refundId, c] of Object.entries(b.clawbacks)) {
+    if (c.taken > 0) out.push({ key: `${b.pk}#${refundId}`, at: c.at, ...of, column: 'clawed_back', points: -c.taken });
+  }
+  return out;
+}
+
+/** Records of the adjustment shape (a source, signed points and a time): `clawback`, and a `bonus` item not of bonuses.ts's schema. */
 const Adjustment = z.object({
   pk: z.string(),
   source: z.string(),
@@ -116,8 +133,10 @@ export function readRecord(item: Item): RecordReading {
       const parsed = RedemptionRecord.safeParse(item);
       return same(parsed.success ? { entries: redemptionMovements(parsed.data) } : unreadable(item, 'a redemption'));
     }
-    case 'bonus':
-      return same(adjustment(item, 'bonus'));
+    case 'bonus': {
+      const parsed = BonusRecord.safeParse(item);
+      return same(parsed.success ? { entries: bonusMovements(parsed.data) } : adjustment(item, 'bonus'));
+    }
     case 'clawback':
       return same(adjustment(item, 'clawed_back'));
     case 'reversal':

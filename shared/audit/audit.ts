@@ -1,7 +1,7 @@
 import { type Ledger, orderKey, type OrderRecord, refundKey, type RefundRecord } from '../ledger/index.js';
 import { isOpenApiError, type OpenApiClient, type PointItem } from '../openapi/index.js';
 import { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker } from '../points/index.js';
-import { checkOrder, checkRefund, joined, listed, type Report, report, view } from './checks.js';
+import { checkOrder, checkRefund, joined, listed, type Report, report, signed, view } from './checks.js';
 import { healDuplicates } from './duplicates.js';
 import type { AuditResult, Finding } from './findings.js';
 import type { ReversalDeps } from './reversal.js';
@@ -27,7 +27,7 @@ export interface AuditProgress {
 
 export interface AuditDeps {
   /** Looks up records that history entries refer to but the scan did not return (outside the range). */
-  ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
+  ledger: Pick<Ledger, 'getOrder' | 'getRefund' | 'getBonus'>;
   /** The Open API client: its per-endpoint limiter keeps the history reads within the rate budget. */
   openapi: Pick<OpenApiClient, 'listPoints'>;
   /** What reverses each extra entry of a duplicated marker (the reversal records, the engine, the policy). */
@@ -158,6 +158,7 @@ async function strayEntries(
   // Redemptions are checked against their own records (npm run redemptions -- list), not here.
   if (parsed.kind === 'redemption' || parsed.kind === 'redemption_return') return { found: report([]) };
   if (parsed.kind === 'reversal') return { found: await checkReversal(parsed, entries, customerId, deps) };
+  if (parsed.kind === 'bonus' || parsed.kind === 'bonus_return') return { found: await checkBonus(parsed, entries, customerId, deps) };
   const ref = { source: parsed.source, orderId: parsed.orderId };
   if (parsed.kind === 'order') {
     const o = await orderOf(parsed.source, parsed.orderId);
@@ -181,6 +182,48 @@ async function strayEntries(
     return { found: report([{ ...base, ...ref, refundId: parsed.refundId, kind: 'wrong_customer', detail }]) };
   }
   return { found: await checkRefund(r, customerId, entries, orderOf), refund: true };
+}
+
+/**
+ * A campaign bonus or a refund's claw-back of it (issue 53): against its bonus record. The entries must
+ * add up to what the record booked (the bonus granted, the claw-back taken); booked not yet: in flight.
+ */
+async function checkBonus(
+  parsed: { kind: 'bonus' | 'bonus_return'; source: string; orderId: string; campaignId: string; refundId?: string },
+  entries: PointItem[],
+  customerId: string,
+  deps: AuditDeps,
+): Promise<Report> {
+  const record = await deps.ledger.getBonus({ source: parsed.source, orderId: parsed.orderId, campaignId: parsed.campaignId });
+  const refund = parsed.kind === 'bonus_return' ? { refundId: parsed.refundId } : {};
+  const where = { source: parsed.source, orderId: parsed.orderId, customerId, ...refund };
+  const base = { ...where, marker: entries[0]?.remarks ?? '', entries: entries.map(view) };
+  if (record === undefined) {
+    const detail = `history entries ${listed(entries)} carry the marker of a campaign bonus the ledger does not know`;
+    return report([{ ...base, kind: 'foreign_marker', detail }]);
+  }
+  if (record.memberId !== undefined && record.memberId !== customerId) {
+    const detail = `history entries ${listed(entries)} carry the bonus's marker; the ledger grants it to customer ${record.memberId}`;
+    return report([{ ...base, kind: 'wrong_customer', detail }]);
+  }
+  const booked =
+    parsed.kind === 'bonus'
+      ? record.state === 'done'
+        ? record.points
+        : undefined
+      : record.clawbacks[parsed.refundId ?? '']?.taken !== undefined
+        ? -(record.clawbacks[parsed.refundId ?? '']?.taken ?? 0)
+        : undefined;
+  const what =
+    parsed.kind === 'bonus'
+      ? `campaign ${parsed.campaignId}'s bonus`
+      : `campaign ${parsed.campaignId}'s bonus taken back for refund ${parsed.refundId}`;
+  if (booked === undefined)
+    return report([], [{ kind: 'in_flight', ...where, detail: `the ${what} is in the history and not recorded yet` }]);
+  const total = entries.reduce((sum, e) => sum + e.point, 0);
+  if (total === booked) return report();
+  const detail = `the ${what}: the history shows ${signed(total)} (${listed(entries)}), the ledger ${signed(booked)}`;
+  return report([{ ...base, kind: parsed.kind === 'bonus' ? 'credit_size' : 'debit_size', detail }]);
 }
 
 /** The audit's own reversal entry: recognised by its record (in flight while the record is pending). */

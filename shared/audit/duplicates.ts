@@ -25,6 +25,8 @@ const DUPLICATE_KIND: Record<ParsedMarker['kind'], FindingKind> = {
   redemption: 'duplicate_entry',
   redemption_return: 'duplicate_entry',
   reversal: 'duplicate_entry',
+  bonus: 'duplicate_credit',
+  bonus_return: 'duplicate_debit',
 };
 
 const WHAT: Record<ParsedMarker['kind'], string> = {
@@ -33,12 +35,17 @@ const WHAT: Record<ParsedMarker['kind'], string> = {
   redemption: "the redemption's",
   redemption_return: "the redemption's give-back",
   reversal: "the audit's reversal",
+  bonus: "the campaign bonus's",
+  bonus_return: "the campaign bonus claw-back's",
 };
 
 /** The ids a finding names: the order (and refund) for their markers, `-` for the others. */
 function idsOf(parsed: ParsedMarker): { source: string; orderId: string; refundId?: string } {
   if (parsed.kind === 'order') return { source: parsed.source, orderId: parsed.orderId };
-  if (parsed.kind === 'refund') return { source: parsed.source, orderId: parsed.orderId, refundId: parsed.refundId };
+  if (parsed.kind === 'refund' || parsed.kind === 'bonus_return') {
+    return { source: parsed.source, orderId: parsed.orderId, refundId: parsed.refundId };
+  }
+  if (parsed.kind === 'bonus') return { source: parsed.source, orderId: parsed.orderId };
   return { source: parsed.source, orderId: '-' };
 }
 

@@ -43,6 +43,8 @@ export const ENV = {
   LEASE_SECONDS: 'LEASE_SECONDS',
   /** The in-doubt horizon: no points call whose ending proved nothing is sent again before it (shared/points/engine). */
   IN_DOUBT_SECONDS: 'IN_DOUBT_SECONDS',
+  /** The campaign rules, a JSON array (shared/campaigns; the stage's `campaigns`). */
+  CAMPAIGNS_CONFIG: 'CAMPAIGNS_CONFIG',
   // audit-ledger (the scheduled audit; also LEDGER_TABLE, OPENAPI_SECRET_ARN, UPSTREAM_BUDGET_PER_MINUTE)
   /** Days back the scheduled audit looks: ledger records created in them are checked. */
   AUDIT_DAYS: 'AUDIT_DAYS',

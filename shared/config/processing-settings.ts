@@ -5,6 +5,7 @@ import { DEFAULT_UPSTREAM_BUDGET_PER_MINUTE, MIN_UPSTREAM_BUDGET_PER_MINUTE, UPS
 import { deriveTiming, LEASE_MARGIN_SECONDS, TIMING_DEFAULTS } from './timing.js';
 import { ConfigurationError } from './errors.js';
 import { lazyObject } from '../schema/index.js';
+import { type Campaigns, parseCampaigns } from '../campaigns/index.js';
 
 /** The defaults of the one timing derivation (shared/config/timing.ts). */
 const DEFAULT_TIMING = deriveTiming();
@@ -49,7 +50,8 @@ export const ProcessingSettings = lazyObject(z.object, () => ({
   /** The circuit breaker stays open this long before one probe goes through. */
   circuitOpenSeconds: envInt(1, 43_200, DEFAULT_TIMING.circuitOpenSeconds),
 }));
-export type ProcessingSettings = z.infer<typeof ProcessingSettings>;
+/** The settings, with the campaign rules (CAMPAIGNS_CONFIG) when any are given. */
+export type ProcessingSettings = z.infer<typeof ProcessingSettings> & { campaigns?: Campaigns | undefined };
 
 /** Reads the settings from the environment; a bad value is a clear error naming the variable. */
 export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSettings {
@@ -66,7 +68,10 @@ export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSet
     inDoubtSeconds: env[ENV.IN_DOUBT_SECONDS],
   };
   const parsed = ProcessingSettings.safeParse(raw);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    const campaigns = campaignsFromEnv(env[ENV.CAMPAIGNS_CONFIG]);
+    return campaigns.length > 0 ? { ...parsed.data, campaigns } : parsed.data;
+  }
   const names: Record<string, string> = {
     insufficientPointsPolicy: ENV.INSUFFICIENT_POINTS_POLICY,
     refundWaitSeconds: ENV.REFUND_WAIT_SECONDS,
@@ -84,4 +89,18 @@ export function processingSettingsFromEnv(env: NodeJS.ProcessEnv): ProcessingSet
     return `${names[key] ?? key}: ${i.message}`;
   });
   throw new ConfigurationError('invalid_processing_settings', `invalid processing settings: ${issues.join('; ')}`);
+}
+
+/** The campaign rules from CAMPAIGNS_CONFIG (none when unset); a bad rule is refused with its id and field. */
+function campaignsFromEnv(text: string | undefined): Campaigns {
+  if (text === undefined || text.trim() === '') return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigurationError('invalid_processing_settings', `invalid processing settings: ${ENV.CAMPAIGNS_CONFIG}: not JSON`);
+  }
+  const parsed = parseCampaigns(json, ENV.CAMPAIGNS_CONFIG);
+  if (parsed.ok) return parsed.campaigns;
+  throw new ConfigurationError('invalid_processing_settings', `invalid processing settings: ${parsed.problems.join('; ')}`);
 }

@@ -27,7 +27,16 @@ export { readTableDate, type TableDateReading } from './table-date.js';
 export { createLedger, type Ledger, type LedgerOptions, type SourceCustomer, type UnlinkedQuery } from './ledger.js';
 export type { PurchaseClaimInput, PurchaseResult, ReleaseOrderOptions } from './orders.js';
 export {
+  BONUS_KEY_PREFIX,
+  type BonusClawback,
+  type BonusGrant,
+  BonusRecord,
+  type BonusRef,
+  bonusKey,
+} from './bonuses.js';
+export {
   type AppliedRefund,
+  type OrderCampaign,
   orderKey,
   OrderRecord,
   type OrderRef,

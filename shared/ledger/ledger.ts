@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type BonusRecords, createBonusRecords } from './bonuses.js';
 import { type CustomerRef, isCustomerRedacted } from './customers.js';
 import { createLinkMarks, type LinkMarks } from './link-marks.js';
 import { createOrderRecords, type OrderRecords } from './orders.js';
@@ -30,7 +31,7 @@ export interface LedgerOptions {
  * The processing ledger, one DynamoDB item per order and per refund: leases, outcomes and the book of
  * refunds each order's debits are computed from; and a day's mark per customer being linked (link-marks.ts). Every write is one conditional put or update (no transactions).
  */
-export interface Ledger extends OrderRecords, RefundRecords, LinkMarks {
+export interface Ledger extends OrderRecords, RefundRecords, LinkMarks, BonusRecords {
   readonly leaseMs: number;
   /** Every refund record of the order (ids are kept on the order record; the table has no sort key). */
   listRefunds(ref: OrderRef): Promise<RefundRecord[]>;
@@ -53,6 +54,7 @@ export function createLedger(options: LedgerOptions): Ledger {
     ...orders,
     ...refunds,
     ...createLinkMarks(store),
+    ...createBonusRecords(store),
     listUnlinkedOrders: (query) => listUnlinkedOrders(options.client, options.tableName, query),
     isRedacted: (ref) => isCustomerRedacted(options.client, options.tableName, ref),
     async listRefunds(ref) {

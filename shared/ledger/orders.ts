@@ -13,7 +13,16 @@ import {
   unclaimedOrder,
 } from './conditions.js';
 import { Expression } from './expression.js';
-import { type AppliedRefund, type OrderOutcome, OrderRecord, type OrderRef, type RefundRef, orderKey, readOrder } from './records.js';
+import {
+  type AppliedRefund,
+  type OrderCampaign,
+  type OrderOutcome,
+  OrderRecord,
+  type OrderRef,
+  type RefundRef,
+  orderKey,
+  readOrder,
+} from './records.js';
 import type { Claim, Store } from './store.js';
 
 export interface PurchaseClaimInput extends OrderRef {
@@ -57,6 +66,8 @@ export interface PurchaseResult {
    * through (`leaveUnlinkedIndex`), so a link event retried after a crash among them still finds it.
    */
   keepUnlinked?: boolean;
+  /** credited only: the campaigns it qualified for (their bonuses follow, shared/points/bonus.ts). */
+  campaigns?: OrderCampaign[] | undefined;
   /** upstream_rejected only: the purchase event, kept to be run again after the fix (`reopenRejected`). */
   rejectedEvent?: string;
 }
@@ -225,6 +236,7 @@ const finishFields = (store: Store, result: PurchaseResult, now: number) =>
     purchasedAt: result.unlinked?.purchasedAt,
     purchaseEvent: result.unlinked?.event,
     rejectedEvent: result.rejectedEvent,
+    campaigns: result.campaigns,
     ...store.finished(result.reason, now),
   });
 

@@ -61,6 +61,20 @@ export const AppliedRefund = lazyObject(z.object, () => ({
 }));
 export type AppliedRefund = z.infer<typeof AppliedRefund>;
 
+/**
+ * A campaign the purchase qualified for, as its rule said when the purchase was recorded (issue 53): its
+ * bonus is granted, and taken back by refunds, from this, whatever the stage's rules say later.
+ */
+export const OrderCampaign = lazyObject(z.object, () => ({
+  id: z.string(),
+  title: z.string(),
+  multiplier: z.string().optional(),
+  fixedPoints: z.number().int().positive().optional(),
+  /** The bonus expires with the base credit (`Y-m-d`), when the source sets an expiry. */
+  expiredAt: z.string().optional(),
+}));
+export type OrderCampaign = z.infer<typeof OrderCampaign>;
+
 const text = lazySchema(() => z.string().optional());
 /** ISO 8601, as the ledger writes it. */
 const time = lazySchema(() => z.string().optional());
@@ -162,6 +176,8 @@ export const OrderRecord = lazyObject(z.object, () => ({
    * upstream_rejected` can run it again once the cause is fixed (`reopenRejected`). Removed when it ends otherwise.
    */
   rejectedEvent: z.string().optional(),
+  /** The campaigns the purchase qualified for: each bonus has its record (bonus#..., shared/ledger/bonuses.ts). */
+  campaigns: z.array(OrderCampaign).optional(),
 }));
 export type OrderRecord = z.infer<typeof OrderRecord>;
 

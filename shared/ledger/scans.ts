@@ -115,7 +115,8 @@ export async function scanTillReturns(client: Client, tableName: string): Promis
 /**
  * The kinds of record that move points, as the accounting report reads them: orders (credits, till
  * spends and give-backs), refunds (debits), redemptions (web deductions and their returns), and the kinds
- * other work adds (`bonus`, `clawback`, `reversal`: read when present, none today).
+ * campaign bonuses with their claw-backs (`bonus`, bonuses.ts), the audit's reversals (`reversal`), and
+`clawback` (a kind of its own no writer uses: read when present).
  */
 export const POINTS_RECORD_KINDS = ['order', 'refund', 'redemption', 'bonus', 'clawback', 'reversal'] as const;
 

@@ -20,6 +20,9 @@ export const CHECKPOINTS = [
   'refund:granted',
   'refund:applied',
   'refund:recorded',
+  'bonus:claimed',
+  'bonus:granted',
+  'bonus:taken-back',
 ] as const;
 export type CheckpointStep = (typeof CHECKPOINTS)[number];
 export type Checkpoint = (step: CheckpointStep) => void | Promise<void>;

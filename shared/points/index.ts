@@ -18,6 +18,8 @@ export {
 } from './engine/index.js';
 export { engineOf } from './engine-deps.js';
 export {
+  bonusMarker,
+  bonusReturnMarker,
   isOurMarkerPrefix,
   type ParsedMarker,
   parseMarker,

@@ -24,13 +24,23 @@ export const redemptionReturnMarker = (source: string, customerId: string, reque
  */
 export const reversalMarker = (source: string, entryId: string) => `lp1:${part(source)}:reversal:${part(entryId)}`;
 
+/** A campaign's bonus on an order (issue 53): one per order and campaign, after the order's own credit. */
+export const bonusMarker = (source: string, orderId: string, campaignId: string) =>
+  `lp1:${part(source)}:bonus:${part(orderId)}:${part(campaignId)}`;
+
+/** A refund's share of that bonus taken back: one per order, campaign and refund. */
+export const bonusReturnMarker = (source: string, orderId: string, campaignId: string, refundId: string) =>
+  `lp1:${part(source)}:bonus-back:${part(orderId)}:${part(campaignId)}:${part(refundId)}`;
+
 /** A marker of ours, read back from `remarks`. */
 export type ParsedMarker =
   | { kind: 'order'; source: string; orderId: string }
   | { kind: 'refund'; source: string; orderId: string; refundId: string }
   | { kind: 'redemption'; source: string; customerId: string; requestId: string }
   | { kind: 'redemption_return'; source: string; customerId: string; requestId: string }
-  | { kind: 'reversal'; source: string; entryId: string };
+  | { kind: 'reversal'; source: string; entryId: string }
+  | { kind: 'bonus'; source: string; orderId: string; campaignId: string }
+  | { kind: 'bonus_return'; source: string; orderId: string; campaignId: string; refundId: string };
 
 /** The marker's operation, or undefined when `remarks` is not a well-formed marker of ours (lp1). */
 export function parseMarker(remarks: string | null | undefined): ParsedMarker | undefined {
@@ -38,10 +48,14 @@ export function parseMarker(remarks: string | null | undefined): ParsedMarker | 
   const parts = remarks.split(':');
   try {
     const d = (s: string | undefined) => (s === undefined || s === '' ? undefined : decodeURIComponent(s));
-    const [, source, kind, orderId, refundId] = parts.map((p, i) => (i === 0 ? p : d(p)));
+    const [, source, kind, orderId, refundId, fifth] = parts.map((p, i) => (i === 0 ? p : d(p)));
     if (source === undefined || orderId === undefined) return undefined;
     if (kind === 'order' && parts.length === 4) return { kind: 'order', source, orderId };
     if (kind === 'reversal' && parts.length === 4) return { kind: 'reversal', source, entryId: orderId };
+    if (kind === 'bonus' && parts.length === 5 && refundId !== undefined) return { kind: 'bonus', source, orderId, campaignId: refundId };
+    if (kind === 'bonus-back' && parts.length === 6 && refundId !== undefined && fifth !== undefined) {
+      return { kind: 'bonus_return', source, orderId, campaignId: refundId, refundId: fifth };
+    }
     if (kind === 'refund' && parts.length === 5 && refundId !== undefined) return { kind: 'refund', source, orderId, refundId };
     if ((kind === 'redeem' || kind === 'redeem-return') && parts.length === 5 && refundId !== undefined) {
       // Same positions: the customer and the request id.

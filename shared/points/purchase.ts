@@ -8,6 +8,7 @@ import { findMember } from './find-member.js';
 import { checkDoubt, type Doubt, doubtOf, type OperationResult, type PointsCall, runOperation } from './engine/index.js';
 import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
+import { campaignsOf, needsRank, settleBonuses } from './bonus.js';
 import { purchaseMarker } from './markers.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
 
@@ -28,8 +29,18 @@ type Step<T> = { end: PurchaseProcessed } | (T & { end?: undefined });
  * figure recorded is the balance difference (a hint); the exact figure is read from the history entry
  * with the marker the first time a refund needs it. Nothing to credit: one write records why.
  */
-export function processPurchase(deps: ProcessorDeps, event: PurchaseEvent, options: PurchaseOptions = {}): Promise<PurchaseProcessed> {
-  return new PurchaseAttempt(deps, event, options).run();
+export async function processPurchase(
+  deps: ProcessorDeps,
+  event: PurchaseEvent,
+  options: PurchaseOptions = {},
+): Promise<PurchaseProcessed> {
+  const processed = await new PurchaseAttempt(deps, event, options).run();
+  const { order } = processed;
+  // The campaigns' bonuses after the credit (each its own call, once): also on a redelivery, which
+  // finishes what a crash between the credit and a bonus left. An order without campaigns reads nothing.
+  if (!order?.campaigns?.length || order.outcome !== 'credited') return processed;
+  const bonuses = await settleBonuses(deps, order);
+  return bonuses.ok ? processed : { ...processed, outcome: bonuses.outcome };
 }
 
 export interface PurchaseOptions {
@@ -50,6 +61,8 @@ class PurchaseAttempt {
   private window: SendWindow = CLOSED_SEND_WINDOW;
   /** What an earlier attempt left in doubt (set at the claim; cleared once a complete search settles it). */
   private doubt: Doubt | undefined;
+  /** The member's rank, when looked up (campaigns may be limited to ranks). */
+  private rank: string | undefined;
   private readonly ref: OrderRef;
   private readonly marker: string;
   private readonly checkpoint: Checkpoint;
@@ -152,6 +165,7 @@ class PurchaseAttempt {
       return { end: await this.retry(err, {}) };
     }
     await this.checkpoint('purchase:customer');
+    this.rank = member.rank ?? undefined;
     return { member };
   }
 
@@ -330,7 +344,8 @@ class PurchaseAttempt {
     );
   }
 
-  private async finish(result: PurchaseResult, outcome: ProcessOutcome): Promise<PurchaseProcessed> {
+  private async finish(found: PurchaseResult, outcome: ProcessOutcome): Promise<PurchaseProcessed> {
+    const result = found.outcome === 'credited' ? { ...found, ...(await this.campaigns(found.customerId)) } : found;
     // Credited late with refunds already waiting (no message of their own any more: parked): findable by
     // its customer until they are through, so a crash among them is retried by the link (retro.ts takes it out).
     const kept = this.keepFindable && result.unlinked === undefined ? { ...result, keepUnlinked: true } : result;
@@ -338,6 +353,27 @@ class PurchaseAttempt {
     if (!done) return { outcome: leaseLost() };
     await this.checkpoint('purchase:recorded');
     return { outcome, order: done };
+  }
+
+  /**
+   * The campaigns the credit qualifies for, kept with the order in its finishing write (no write more):
+   * their bonuses follow (bonus.ts). The rank is read only when a rule needs it and no lookup gave it.
+   */
+  private async campaigns(customerId: string | undefined): Promise<Pick<PurchaseResult, 'campaigns'>> {
+    const { settings, openapi } = this.deps;
+    if (!settings.campaigns?.length) return {};
+    let rank = this.rank;
+    if (rank === undefined && customerId !== undefined && needsRank(settings.campaigns, this.event)) {
+      try {
+        rank = (await openapi.getMember(customerId)).rank ?? undefined;
+      } catch {
+        // The rank unread: rank-limited rules do not apply (the others still do); never a reason to lose the credit.
+      }
+    }
+    const { occurredAt, expiryDays } = this.event;
+    const expiry = expiryDays !== null ? { expiredAt: expiryDate(occurredAt, expiryDays) } : {};
+    const campaigns = campaignsOf(settings.campaigns, this.event, rank).map((c) => ({ ...c, ...expiry }));
+    return campaigns.length > 0 ? { campaigns } : {};
   }
 
   /** A failure that proves nothing ran: the lease released, back to the queue (or parked: failures.ts). */

@@ -15,6 +15,7 @@ import { asOpenApiError, inDoubtOutcome, leaseLost, transientOutcome } from './f
 import { act, type Doubt, doubtOf, type OperationResult, searchHistory } from './engine/index.js';
 import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink } from './late-customer.js';
+import { settleBonuses } from './bonus.js';
 import { purchaseMarker, refundMarker } from './markers.js';
 import type { ProcessOutcome } from '../events/index.js';
 import { type RefundEnd, bookable, bookedEnd, definitiveEnd, parkedEnd, skippedEnd, storedEvent } from './refund-results.js';
@@ -51,9 +52,20 @@ interface Hold {
  * 7. finish the refund record.
  * A crash between booking and finishing is repaired by the next attempt, which finds the refund booked.
  */
-export function processRefund(deps: ProcessorDeps, event: RefundEvent, sharesPurchaseGroup = false): Promise<ProcessOutcome> {
-  return new RefundAttempt(deps, event, sharesPurchaseGroup).run();
+export async function processRefund(deps: ProcessorDeps, event: RefundEvent, sharesPurchaseGroup = false): Promise<ProcessOutcome> {
+  const attempt = new RefundAttempt(deps, event, sharesPurchaseGroup);
+  const outcome = await attempt.run();
+  if (!BOOKED.has(outcome.kind)) return outcome;
+  // The campaigns' bonuses take their share back (bonus.ts): also on a redelivery, which finishes what a crash left.
+  // The order as this attempt booked it, or read (a duplicate): the one read more a refund costs.
+  const order = attempt.booked ?? (await deps.ledger.getOrder({ source: event.source, orderId: event.orderId }));
+  if (!order?.campaigns?.length) return outcome;
+  const bonuses = await settleBonuses(deps, order);
+  return bonuses.ok ? outcome : bonuses.outcome;
 }
+
+/** Refund outcomes after which the refund is booked on its order (its bonus share is then due). */
+const BOOKED: ReadonlySet<string> = new Set(['debited', 'insufficient_points', 'duplicate']);
 
 /** One attempt at one refund: its own lease owner, and the steps above as methods. */
 class RefundAttempt {
@@ -73,6 +85,8 @@ class RefundAttempt {
   private window: SendWindow = CLOSED_SEND_WINDOW;
   /** What earlier holders of the order's lease left in doubt (set when this attempt takes the order). */
   private doubt: Doubt | undefined;
+  /** The order as this attempt last booked it (its campaign bonuses' claw-backs follow from it). */
+  booked: OrderRecord | undefined;
 
   constructor(
     private readonly deps: ProcessorDeps,
@@ -369,6 +383,7 @@ class RefundAttempt {
     hold.newlyExact = undefined;
     hold.notDebited = undefined;
     if (next) hold.order = next;
+    if (next) this.booked = next;
     return next;
   }
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parsePipelineConfig, parseStageConfig, stageTiming, UPSTREAM_CEILING_PER_MINUTE } from '../../../infra/config/index.js';
+import {
+  parsePipelineConfig,
+  parseStageConfig,
+  stageProcessingSettings,
+  stageTiming,
+  UPSTREAM_CEILING_PER_MINUTE,
+} from '../../../infra/config/index.js';
 import { poisonToDeadLetterSeconds } from '../../../shared/config/timing.js';
 import { problemOf, stagingInput } from '../support/stage-input.js';
 
@@ -191,5 +197,19 @@ describe('pipeline configuration', () => {
 
   it('rejects a connection ARN of another service', () => {
     expect(() => parsePipelineConfig({ ...valid, connectionArn: 'arn:aws:iam::333333333333:role/x' })).toThrow(/connection ARN/);
+  });
+});
+
+describe('stage configuration: campaigns', () => {
+  const rule = { id: 'double', title: 'ポイント2倍', from: '2026-12-01T00:00:00+09:00', to: '2026-12-02T00:00:00+09:00', multiplier: '2' };
+
+  it('refuses a bad campaign rule at synthesis, naming its id and field', () => {
+    const input = { ...stagingInput(), campaigns: [rule, { ...rule, id: 'both', fixedPoints: 5 }] };
+    expect(problemOf(input)).toMatch(/campaign 'both' \(campaigns\[1\]\) multiplier: give exactly one of multiplier or fixedPoints/);
+  });
+
+  it('hands the rules to the worker as CAMPAIGNS_CONFIG', () => {
+    const stage = parseStageConfig({ ...stagingInput(), campaigns: [rule] });
+    expect(stageProcessingSettings(stage).campaigns).toEqual([rule]);
   });
 });

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { auditLedger, reversalDepsOf, scanLedger, summaryLine, type AuditResult, type TimeRange } from '../../../../shared/audit/index.js';
 import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
 import { createLedger, createLedgerTable, type Ledger } from '../../../../shared/ledger/index.js';
-import { createProcessor, purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
+import { bonusMarker, createProcessor, purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
 import type { PointsEvent } from '../../../../shared/events/index.js';
 import { createOpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
 import { CLIENT_ID, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, refund, useHarness } from '../points/harness.js';
@@ -24,12 +24,19 @@ beforeEach(async () => {
   ledger = createLedger({ client: h.dynamo.documentClient, tableName, clock: h.clock, leaseSeconds: LEASE_SECONDS });
 });
 
+/** ポイント2倍 on the day of the harness's purchases. */
+const DOUBLE = { id: 'double', title: 'ポイント2倍', from: '2026-01-15T00:00:00+09:00', to: '2026-01-16T00:00:00+09:00', multiplier: '2' };
+
 async function processAll(...events: PointsEvent[]): Promise<void> {
+  return processWith({}, ...events);
+}
+
+async function processWith(extra: Partial<ProcessingSettings>, ...events: PointsEvent[]): Promise<void> {
   const processor = createProcessor({
     ledger,
     openapi: h.api,
     clock: h.clock,
-    settings: ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, refundWaitSeconds: 120 }),
+    settings: { ...ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, refundWaitSeconds: 120 }), ...extra },
   });
   for (const e of events) expect((await processor.process(e, { receiveCount: 1 })).action).toBe('ack');
 }
@@ -63,6 +70,22 @@ describe('the ledger audit', () => {
     const result = await audit();
     expect(result.findings).toEqual([]);
     expect(summaryLine(result)).toBe('audit: orders=2 refunds=2 drift=0 duplicates=0 reversed=0');
+  });
+
+  it('knows campaign bonuses and their claw-backs: no drift after a campaign purchase and a half refund', async () => {
+    const a = purchase();
+    await processWith({ campaigns: [DOUBLE] }, a, refund(a, 'r1', 500));
+    const result = await audit();
+    expect([result.findings, result.notes]).toEqual([[], []]);
+  });
+
+  it('finds a doubled campaign bonus and reverses the extra entry', async () => {
+    const a = purchase();
+    await processWith({ campaigns: [DOUBLE] }, a);
+    await h.api.grantPoints(GOLD, { point: 50, remarks: bonusMarker('shopify', a.orderId, 'double') });
+    const result = await audit();
+    expect(result.findings).toEqual([expect.objectContaining({ kind: 'duplicate_credit', orderId: a.orderId, customerId: GOLD })]);
+    expect(await h.balance(GOLD)).toBe(100);
   });
 
   it("finds a doubled credit: a second grant carrying an order's marker", async () => {

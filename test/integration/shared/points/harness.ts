@@ -84,12 +84,16 @@ export async function startHarness(): Promise<Harness> {
       ledger,
       openapi: api,
       clock,
-      settings: ProcessingSettings.parse({
-        leaseSeconds: LEASE_SECONDS,
-        refundWaitSeconds: REFUND_WAIT_SECONDS,
-        inDoubtSeconds: IN_DOUBT_SECONDS,
-        ...options.settings,
-      }),
+      settings: {
+        ...ProcessingSettings.parse({
+          leaseSeconds: LEASE_SECONDS,
+          refundWaitSeconds: REFUND_WAIT_SECONDS,
+          inDoubtSeconds: IN_DOUBT_SECONDS,
+          ...options.settings,
+        }),
+        // Not a field of the schema (CAMPAIGNS_CONFIG is read apart): parse would drop it.
+        ...(options.settings?.campaigns ? { campaigns: options.settings.campaigns } : {}),
+      },
       ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
     });
   return {

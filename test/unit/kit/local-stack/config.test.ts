@@ -44,6 +44,25 @@ describe('local configuration', () => {
     await expect(attempt).rejects.toThrow(/QUEUE_VISIBILITY_TIMEOUT_SECONDS.*QUEUE_MAX_RECEIVE_COUNT/);
   });
 
+  it('refuses a bad campaign rule at start, naming its id and field', async () => {
+    const rule = { id: 'xmas', title: 'クリスマス', from: '2026-12-20T00:00:00+09:00', to: '2026-12-10T00:00:00+09:00', fixedPoints: 100 };
+    await expect(resolveLocalConfig({ CAMPAIGNS_CONFIG: JSON.stringify([rule]) })).rejects.toThrow(
+      /campaign 'xmas' \(CAMPAIGNS_CONFIG\[0\]\) to: must be after from/,
+    );
+  });
+
+  it('reads the campaign rules for the worker', async () => {
+    const rule = {
+      id: 'double',
+      title: 'ポイント2倍',
+      from: '2026-12-01T00:00:00+09:00',
+      to: '2026-12-02T00:00:00+09:00',
+      multiplier: '2',
+    };
+    const config = await resolveLocalConfig({ CAMPAIGNS_CONFIG: JSON.stringify([rule]) });
+    expect(config.processing.campaigns).toEqual([rule]);
+  });
+
   it('refuses a lease that leaves no time to send after its margin, naming the variable', async () => {
     await expect(resolveLocalConfig({ LEASE_SECONDS: '19' })).rejects.toThrow(/LEASE_SECONDS.*must be >= 20 s/);
   });

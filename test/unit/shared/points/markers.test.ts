@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { parseMarker, purchaseMarker, refundMarker, reversalMarker } from '../../../../shared/points/markers.js';
+import {
+  bonusMarker,
+  bonusReturnMarker,
+  parseMarker,
+  purchaseMarker,
+  refundMarker,
+  reversalMarker,
+} from '../../../../shared/points/markers.js';
 
 describe('parseMarker', () => {
   it('reads back the operation of a purchase marker, ids with separators included', () => {
@@ -14,6 +21,19 @@ describe('parseMarker', () => {
     expect(reversalMarker('shopify', '1042')).toBe('lp1:shopify:reversal:1042');
     expect(parseMarker(reversalMarker('shopify', 'e:7'))).toEqual({ kind: 'reversal', source: 'shopify', entryId: 'e:7' });
     expect(parseMarker('lp1:shopify:reversal:1042:extra')).toBeUndefined();
+  });
+
+  it("reads back a campaign bonus and a refund's claw-back of it", () => {
+    expect(bonusMarker('shopify', '1001', 'double-dec')).toBe('lp1:shopify:bonus:1001:double-dec');
+    expect(parseMarker(bonusMarker('smaregi', 'T:1', 'x'))).toEqual({ kind: 'bonus', source: 'smaregi', orderId: 'T:1', campaignId: 'x' });
+    expect(parseMarker(bonusReturnMarker('shopify', '1001', 'double-dec', 'r:1'))).toEqual({
+      kind: 'bonus_return',
+      source: 'shopify',
+      orderId: '1001',
+      campaignId: 'double-dec',
+      refundId: 'r:1',
+    });
+    expect(parseMarker('lp1:shopify:bonus:1001')).toBeUndefined();
   });
 
   it('tells that remarks written by anyone else are not a marker of ours', () => {
