@@ -454,4 +454,3 @@ export function simulateYearEnd(o: YearEndOptions): YearEndResult {
     usage: { ...usage, budgetLeases: counters.leaseRequests },
   };
 }
-
