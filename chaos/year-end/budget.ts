@@ -6,16 +6,11 @@
  * when that branch is on main, `bulkShare` comes from shared/config instead of the copy here.
  */
 import type { Caller } from './mix.js';
+import { bulkShare } from './share.js';
 
 export const MINUTE_MS = 60_000;
 export const FIRST_SLICE = 20;
 export const MAX_SLICE = 50;
-/** The App Proxy's share, which no other caller may take (s5-budget: STOREFRONT_RESERVED_SHARE). */
-export const STOREFRONT_RESERVED_SHARE = 0.1;
-
-export function bulkShare(perMinute: number): number {
-  return perMinute - Math.ceil(perMinute * STOREFRONT_RESERVED_SHARE);
-}
 
 /** The one store of minute counters (the ledger table's budget# items in the stack). */
 export class BudgetCounters {

@@ -5,7 +5,7 @@
  * endpoint than the budget.
  */
 import { parseArgs } from 'node:util';
-import { type PriceRegion, REGION_PRICES } from '../../bench/cost.js';
+import { type PriceRegion, REGION_PRICES } from '../../kit/cost.js';
 import { formatYearEnd } from './report.js';
 import { simulateYearEnd, YEAR_END_DEFAULTS, type YearEndOptions } from './simulate.js';
 

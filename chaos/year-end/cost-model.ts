@@ -5,7 +5,8 @@
  * receiver's one access line, the worker's outcome line and its EMF metrics line per message, the
  * App Proxy's access line.
  */
-import { productionMemory, type UsageCounts } from '../../bench/cost.js';
+import { readFileSync } from 'node:fs';
+import type { UsageCounts } from '../../kit/cost.js';
 import type { Usage } from './simulate.js';
 
 export const LOG_BYTES = {
@@ -17,6 +18,13 @@ export const LOG_BYTES = {
 
 /** The App Proxy's memory (its construct's default). */
 export const APP_PROXY_MEMORY_MIB = 256;
+
+/** The production stage's memory per function (read as data: chaos/ does not import infra/). */
+export function productionMemory(): { receiver: number; worker: number } {
+  const file = new URL('../../infra/stages/production.json', import.meta.url);
+  const stage = JSON.parse(readFileSync(file, 'utf8')) as { receiver?: { memoryMiB?: number }; worker?: { memoryMiB?: number } };
+  return { receiver: stage.receiver?.memoryMiB ?? 256, worker: stage.worker?.memoryMiB ?? 512 };
+}
 
 export function usageCounts(u: Usage, memory = productionMemory()): UsageCounts {
   const gbs = (mib: number, ms: number) => (mib / 1024) * (ms / 1000);

@@ -2,7 +2,7 @@
  * The year-end run's report: the figures behind the verdict, the cost per million receipts at a
  * region's prices, and last the one line, keys in a fixed order (chaos/README.md, issue 54).
  */
-import { costPer, type RegionPrices, type UsageCounts } from '../../bench/cost.js';
+import { costPer, type RegionPrices, type UsageCounts } from '../../kit/cost.js';
 import { usageCounts } from './cost-model.js';
 import { throughputBound } from './mix.js';
 import type { YearEndResult } from './simulate.js';
