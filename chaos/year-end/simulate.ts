@@ -372,6 +372,13 @@ function summarise(model: YearEndModel, arrivalsEnd: number, backlogAtEnd: numbe
   const lastDone = finished.reduce((m, r) => Math.max(m, r.doneAt as number), 0);
   const maxCallsPerMinute = new Map<string, number>();
   for (const [endpoint, byMinute] of model.callsByMinute) maxCallsPerMinute.set(endpoint, Math.max(...byMinute.values()));
+  const meanCallsPerMinuteInPeak = new Map<string, number>();
+  const [fromMinute, toMinute] = [Math.floor(peakFrom / MINUTE_MS), Math.ceil(arrivalsEnd / MINUTE_MS)];
+  for (const [endpoint, byMinute] of model.callsByMinute) {
+    let sum = 0;
+    for (let m = fromMinute; m < toMinute; m++) sum += byMinute.get(m) ?? 0;
+    meanCallsPerMinuteInPeak.set(endpoint, sum / Math.max(1, toMinute - fromMinute));
+  }
   const mismatches = finished.filter((r) => callsOf(r).some((e, i) => isWrite(e) && r.landed[i] !== 1)).length;
   return {
     options: model.o,
@@ -385,6 +392,7 @@ function summarise(model: YearEndModel, arrivalsEnd: number, backlogAtEnd: numbe
     unfinished: all.filter((r) => r.doneAt === undefined && !r.deadLettered).length,
     deadLettered: all.filter((r) => r.deadLettered).length,
     backlogAtEnd,
+    meanCallsPerMinuteInPeak,
     usage: { ...model.usage, budgetLeases: model.counters.leaseRequests },
   };
 }

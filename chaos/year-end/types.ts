@@ -107,6 +107,8 @@ export interface YearEndResult {
   deadLettered: number;
   /** Backlog when arrivals ended: queued and not yet done. */
   backlogAtEnd: number;
+  /** Per endpoint, the mean calls a minute over the second half of the arrivals (the peak). */
+  meanCallsPerMinuteInPeak: Map<string, number>;
   usage: Usage;
 }
 
