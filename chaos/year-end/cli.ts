@@ -1,8 +1,8 @@
 /**
  * `npm run chaos -- --scenario year-end [--rate R] [--minutes M] [--containers N] [--budget B] [--seed S] [--region R]`:
  * the year-end model (simulate.ts), its report and cost; the last line is the `year-end:` line. Exit
- * code 1 when a receipt is mismatched, unfinished or dead-lettered, or a minute took more calls on an
- * endpoint than the budget.
+ * code 1 when a receipt is mismatched, unfinished or dead-lettered, or done before an earlier one of
+ * its FIFO group, or a minute took more calls on an endpoint than the budget.
  */
 import { parseArgs } from 'node:util';
 import { type PriceRegion, REGION_PRICES } from '../../kit/cost.js';
@@ -79,5 +79,5 @@ export function runYearEnd(args: string[], out: (line: string) => void): number 
   const wall = (performance.now() - started) / 1000;
   for (const line of formatYearEnd(result, parsed.region, REGION_PRICES[parsed.region], wall)) out(line);
   const overBudget = [...result.maxCallsPerMinute].some(([e, n]) => e !== 'token' && n > parsed.options.budgetPerMinute);
-  return result.mismatches === 0 && result.unfinished === 0 && result.deadLettered === 0 && !overBudget ? 0 : 1;
+  return result.mismatches === 0 && result.unfinished === 0 && result.deadLettered === 0 && result.outOfOrder === 0 && !overBudget ? 0 : 1;
 }

@@ -379,6 +379,14 @@ function summarise(model: YearEndModel, arrivalsEnd: number, backlogAtEnd: numbe
     for (let m = fromMinute; m < toMinute; m++) sum += byMinute.get(m) ?? 0;
     meanCallsPerMinuteInPeak.set(endpoint, sum / Math.max(1, toMinute - fromMinute));
   }
+  // Arrival order is each group's send order: a later receipt of a group done before an earlier one breaks FIFO.
+  const lastDoneOfGroup = new Map<string, number>();
+  let outOfOrder = 0;
+  for (const r of all) {
+    if (!RECEIPT_KINDS[r.kind].queued || r.doneAt === undefined) continue;
+    if (r.doneAt < (lastDoneOfGroup.get(r.group) ?? 0)) outOfOrder += 1;
+    lastDoneOfGroup.set(r.group, Math.max(r.doneAt, lastDoneOfGroup.get(r.group) ?? 0));
+  }
   const mismatches = finished.filter((r) => callsOf(r).some((e, i) => isWrite(e) && r.landed[i] !== 1)).length;
   return {
     options: model.o,
@@ -393,6 +401,7 @@ function summarise(model: YearEndModel, arrivalsEnd: number, backlogAtEnd: numbe
     deadLettered: all.filter((r) => r.deadLettered).length,
     backlogAtEnd,
     meanCallsPerMinuteInPeak,
+    outOfOrder,
     usage: { ...model.usage, budgetLeases: model.counters.leaseRequests },
   };
 }

@@ -107,6 +107,8 @@ export interface YearEndResult {
   deadLettered: number;
   /** Backlog when arrivals ended: queued and not yet done. */
   backlogAtEnd: number;
+  /** Queued receipts done before an earlier one of their FIFO group (order within a group must hold: 0). */
+  outOfOrder: number;
   /** Per endpoint, the mean calls a minute over the second half of the arrivals (the peak). */
   meanCallsPerMinuteInPeak: Map<string, number>;
   usage: Usage;

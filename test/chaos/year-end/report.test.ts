@@ -50,6 +50,16 @@ describe('npm run chaos -- --scenario year-end', () => {
     expect(max).toBeLessThanOrEqual(300);
   });
 
+  it('finishes the receipts of each till and each web customer in the order they were sent, crashes and deferrals included', () => {
+    const lines: string[] = [];
+    const code = runYearEnd(
+      ['--scenario', 'year-end', '--rate', '20', '--minutes', '3', '--containers', '6', '--budget', '300', '--crash-rate', '0.2'],
+      (l) => lines.push(l),
+    );
+    expect(lines).toContain("receipts done out of their FIFO group's order: 0");
+    expect(code).toBe(0);
+  });
+
   it('refuses an option it does not know, saying which, and runs nothing', () => {
     const { code, lines } = tinyRun(['--rates', '3']);
     expect(code).toBe(2);
