@@ -9,15 +9,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INFRA_DIR } from '../infra/paths.js';
+import { REGION_PRICES } from '../kit/cost.js';
 
-export const PRICES = {
-  apiGatewayPerMillion: 1.0,
-  lambdaRequestsPerMillion: 0.2,
-  lambdaArmPerGbSecond: 0.0000133334,
-  sqsFifoPerMillion: 0.5,
-  dynamoWritePerMillion: 0.625,
-  logsPerGb: 0.5,
-} as const;
+/**
+ * Prices per region: kit/cost.ts (REGION_PRICES: US East and Tokyo, from the AWS pricing pages, last
+ * checked 2025-05), shared with the chaos year-end run.
+ */
+export { costOfCounts, costPer, type CostLine, type PriceRegion, REGION_PRICES, type RegionPrices, type UsageCounts } from '../kit/cost.js';
+
+/** The per-1000-events figure below keeps its US East prices (bench/results.md compares against them). */
+export const PRICES = REGION_PRICES['us-east-1'];
 
 export interface CostInputs {
   /** Worker billed time per event (ms): a batch of records is processed one after another. */

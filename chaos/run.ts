@@ -11,6 +11,7 @@ import { formatReport } from './report.js';
 import type { OutageFault } from './outage.js';
 import { type ChaosOptions, runChaos } from './runner.js';
 import { parseSeedRange, runSweep } from './sweep.js';
+import { runYearEnd } from './year-end/cli.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -28,6 +29,11 @@ function numberOption(value: string | undefined, name: string, fallback: number,
 }
 
 async function main(): Promise<void> {
+  // The year-end sale is a model of its own, with its own options (year-end/cli.ts).
+  if (process.argv.includes('--scenario')) {
+    process.exitCode = runYearEnd(process.argv.slice(2), (line) => console.log(line));
+    return;
+  }
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
