@@ -222,9 +222,6 @@ class RefundAttempt {
       }
     }
     const exactCredit = found.get(creditMarker)?.point;
-    if (!claimed.pointsExact && exactCredit === undefined) {
-      this.deps.logger?.warn('credit entry not found in the point history; using the balance difference', this.orderRef);
-    }
     const unresolved = inDoubt.filter((id) => !found.has(this.debitMarker(id)));
     const settled = this.doubt === undefined || (complete && engine.clock() >= this.doubt.until);
     if (unresolved.length > 0 && !settled) {
@@ -238,6 +235,14 @@ class RefundAttempt {
       );
       if (ended) return { end: ended };
       return { end: await this.waitForHorizon(complete ? 'in_doubt' : 'search_incomplete', claimed) };
+    }
+    // The credit's own entry not visible yet: a history behind the service (a read replica) shows it
+    // within the horizon of the credit; until then the balance difference does not stand in for it.
+    if (wantCredit && exactCredit === undefined) {
+      const creditedAt = claimed.finishedAt ? Date.parse(claimed.finishedAt) : Number.NaN;
+      const visibleBy = creditedAt + engine.horizon.inDoubtMs;
+      if (engine.clock() < visibleBy) return { end: await this.waitForHorizon('credit_not_visible', claimed, visibleBy) };
+      this.deps.logger?.warn('credit entry not found in the point history; using the balance difference', this.orderRef);
     }
     // Proven by the settled search: these never debited (and never will). Not this refund: it is about
     // to debit, and stays in doubt until that is booked or proven not to have run.
@@ -266,12 +271,16 @@ class RefundAttempt {
    * A call of the order may still land: the order is given back with its doubt kept (this refund, if it
    * only joined the refunds in doubt by this claim, sent nothing: it leaves them), and waits for the horizon.
    */
-  private async waitForHorizon(why: string, claimed: OrderRecord): Promise<ProcessOutcome> {
-    const doubt = this.doubt as Doubt;
+  private async waitForHorizon(why: string, claimed: OrderRecord, until?: number): Promise<ProcessOutcome> {
+    const doubt = this.doubt;
     const joinedNow = !claimed.refundsInDoubt.includes(this.event.refundId);
-    const reason = `a points call of this order may still land (${why})`;
-    await this.releaseOrder(reason, { needsReconcile: true, inDoubt: doubt, notDebited: joinedNow });
-    return this.retryLater(inDoubtOutcome(why, reason, doubt.until));
+    const reason =
+      why === 'credit_not_visible'
+        ? 'the credit is not in the point history yet (a history behind the service)'
+        : `a points call of this order may still land (${why})`;
+    const kept = doubt ? { needsReconcile: true, inDoubt: doubt } : {};
+    await this.releaseOrder(reason, { ...kept, notDebited: joinedNow });
+    return this.retryLater(inDoubtOutcome(why, reason, until ?? (doubt as Doubt).until));
   }
 
   /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
 import type { PurchaseEvent } from '../../../../shared/events/index.js';
+import type { CheckpointStep } from '../../../../shared/points/index.js';
 import { createOpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
 import { CALCULATION, CLIENT_ID, GRANT, purchase, refund, useHarness } from './harness.js';
 
@@ -96,6 +97,24 @@ describe('late commits at a refund', () => {
     expect(await h.entries('member-gold', refundMarker(p.source, p.orderId, 'r1'))).toEqual([-24]);
     expect(await h.balance('member-gold')).toBe(0);
     expect(await h.calls(GRANT)).toBe(2);
+  });
+});
+
+describe('a history behind the service', () => {
+  it("a refund whose order's credit the lagging history does not show yet waits for it, and debits from the exact credit", async () => {
+    const p = purchase({ eligibleAmount: 999 });
+    // Another grant lands between the lookup and the credit: the balance difference (149) is not the credit (49).
+    const operatorGrant = async (step: CheckpointStep) => {
+      if (step === 'purchase:customer') await h.api.grantPoints('member-gold', { point: 100, remarks: 'operator' });
+    };
+    expect(await h.processor({ settings, checkpoint: operatorGrant }).process(p)).toMatchObject({ points: 149, exact: false });
+    await h.emulator.patchClient(CLIENT_ID, { history_lag_ms: 3000 });
+    const r = refund(p, 'r1', 999);
+    expect(await h.processor({ settings }).process(r)).toMatchObject({ kind: 'outcome_unknown', errorKind: 'credit_not_visible' });
+    expect(await h.calls(GRANT)).toBe(1); // the operator's only
+    await landed('member-gold', marker(p));
+    expect(await h.processor({ settings }).process(r)).toMatchObject({ kind: 'debited', points: 49 });
+    expect(await h.balance('member-gold')).toBe(100);
   });
 });
 
