@@ -576,8 +576,9 @@ describe('alarms', () => {
     // Plus, with reconciliation, its function's errors and one missing-webhooks alarm per reconciled source.
     const reconciled = Object.keys(config.reconcile).length;
     // DLQ, oldest message, 4 x function errors (intake, worker, App Proxy link, points report export), upstream failures,
-    // breaker open long, quarantine, a quarantined body not kept, upstream rejected, audit drift, audit errors, 90 % of the upstream budget
-    expect(all).toHaveLength(14 + (reconciled > 0 ? 1 + reconciled : 0));
+    // breaker open long, quarantine, a quarantined body not kept, upstream rejected, audit drift, audit errors, a duplicate
+    // reversed by the audit, 90 % of the upstream budget
+    expect(all).toHaveLength(15 + (reconciled > 0 ? 1 + reconciled : 0));
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });
