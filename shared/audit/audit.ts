@@ -252,6 +252,19 @@ async function checkReversal(
   );
 }
 
+/** What the ledger booked for each marker, as the history shows it (a credit positive, a debit negative). */
+function bookedPoints(mine: Mine): Map<string, number> {
+  const booked = new Map<string, number>();
+  for (const o of mine.orders) {
+    const points = o.pointsExact ? o.pointsCredited : o.pointsHint;
+    if (points !== undefined) booked.set(purchaseMarker(o.source, o.orderId), points);
+  }
+  for (const r of mine.refunds) {
+    if (r.pointsDebited !== undefined) booked.set(refundMarker(r.source, r.orderId, r.refundId), -r.pointsDebited);
+  }
+  return booked;
+}
+
 /** One customer's records against its point history: each record's entries, then the entries no record accounts for. */
 async function auditCustomer(customerId: string, mine: Mine, deps: AuditDeps, orderOf: OrderLookup): Promise<CustomerAudit> {
   let historyPages = 0;
@@ -267,7 +280,7 @@ async function auditCustomer(customerId: string, mine: Mine, deps: AuditDeps, or
   }
   const entries = byMarker(history);
   // First each extra entry of a duplicated marker is reversed; the checks then see the standing entry.
-  const healed = await healDuplicates(customerId, entries, deps.reversal);
+  const healed = await healDuplicates(customerId, entries, deps.reversal, bookedPoints(mine));
   const checked = new Set<string>();
   const reports: Report[] = [healed];
   for (const o of mine.orders) {

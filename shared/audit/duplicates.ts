@@ -68,13 +68,32 @@ function described(entry: PointItem, r: ReversalResult): string {
 }
 
 /**
+ * The entry that stands: never one a reversal was started for (so every run picks the same), the one whose
+ * size the ledger booked (a refund's share and the audit's checks were computed from it), else the first
+ * the service applied. Reversing the booked one would leave the ledger out of step with the history.
+ */
+function standingEntry(
+  inOrder: PointItem[],
+  records: ReadonlyMap<string, { state: string } | undefined>,
+  bookedPoint: number | undefined,
+): PointItem {
+  const open = inOrder.filter((e) => records.get(e.id) === undefined);
+  return open.find((e) => e.point === bookedPoint) ?? open[0] ?? (inOrder[0] as PointItem);
+}
+
+/**
  * Every marker of ours found more than once in the customer's history (`entries`, by marker) has each
  * extra entry reversed exactly once (reversal.ts). Each marker that had an extra not reversed before this
  * run is a finding (drift, whatever this run did about it: someone should look); one reversed by an
  * earlier run is healed, and one reversed short is noted on every run. Afterwards `entries` keeps only
  * the standing entry of each duplicated marker, so the ledger's checks see what counts.
  */
-export async function healDuplicates(customerId: string, entries: Map<string, PointItem[]>, deps: ReversalDeps): Promise<Healed> {
+export async function healDuplicates(
+  customerId: string,
+  entries: Map<string, PointItem[]>,
+  deps: ReversalDeps,
+  booked: ReadonlyMap<string, number> = new Map(),
+): Promise<Healed> {
   const findings: Finding[] = [];
   const notes: Note[] = [];
   let duplicates = 0;
@@ -83,12 +102,15 @@ export async function healDuplicates(customerId: string, entries: Map<string, Po
     if (found.length < 2) continue;
     const parsed = parseMarker(marker);
     if (parsed === undefined) continue; // not ours: reported as a foreign marker, never reversed
-    const [standing, ...extras] = ordered(found) as [PointItem, ...PointItem[]];
+    const records = new Map<string, Awaited<ReturnType<ReversalDeps['reversals']['get']>>>();
+    for (const entry of found) records.set(entry.id, await deps.reversals.get(parsed.source, customerId, entry.id));
+    const standing = standingEntry(ordered(found), records, booked.get(marker));
+    const extras = ordered(found).filter((e) => e !== standing);
     entries.set(marker, [standing]);
     const ids = idsOf(parsed);
     const outcomes: string[] = [];
     for (const entry of extras) {
-      const record = await deps.reversals.get(parsed.source, customerId, entry.id);
+      const record = records.get(entry.id);
       if (record?.state === 'done') {
         if ((record.shortfall ?? 0) > 0) {
           const detail = `extra entry ${entry.id} (${signed(entry.point)}) of ${marker} was reversed in part: ${record.shortfall} points short (${record.marker})`;

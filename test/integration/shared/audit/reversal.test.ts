@@ -73,6 +73,28 @@ async function doubledCredit(): Promise<{ orderId: string; marker: string; extra
 }
 
 describe('the audit reverses duplicates', () => {
+  it('keeps the entry the ledger booked when two entries of a marker differ, and reverses the other', async () => {
+    // A purchase credited and booked at 50; an earlier attempt's request, applied late and at another size
+    // (30), stands before it in the history.
+    const p = purchase();
+    const marker = purchaseMarker('shopify', p.orderId);
+    await h.api.grantPoints(GOLD, { point: 30, remarks: marker });
+    h.clock.advance(1000);
+    await processAll(p);
+    const order = await ledger.getOrder(p);
+    // The ledger booked the credit its answer gave; the audit must not take that one back.
+    const history = await h.api.listPoints(GOLD, { perPage: 1000 });
+    const lateId = history.points.find((e) => e.remarks === marker && e.point === 30)?.id;
+    const result = await audit();
+    expect(result).toMatchObject({ duplicates: 1, reversed: 1 });
+    expect(order).toMatchObject({ outcome: 'credited' });
+    expect((await reversals().get('shopify', GOLD, String(lateId)))?.state).toBe('done');
+    expect(await h.balance(GOLD)).toBe(50);
+    const again = await audit();
+    expect(again).toMatchObject({ duplicates: 0, reversed: 0 });
+    expect(await h.balance(GOLD)).toBe(50);
+  });
+
   it('reverses the extra entry of a doubled credit once, counts it as drift, and records the reversal', async () => {
     const { orderId, marker, extraId } = await doubledCredit();
     expect(await h.balance(GOLD)).toBe(100);
