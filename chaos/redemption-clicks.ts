@@ -7,6 +7,7 @@ import type { EmulatorAdmin, upstreamReader } from './emulator-admin.js';
 import { applyRedemptions, type Model } from './model.js';
 import type { Random } from './prng.js';
 import type { Scenario } from './scenario.js';
+import { netReversals } from './reversals.js';
 
 /**
  * Redemptions in a chaos run (issue 42): once the queue has drained (every balance final, so the model
@@ -271,12 +272,13 @@ async function useCode(deps: RedemptionDeps, report: RedemptionReport, c: Click,
 /** Per request: exactly one deduction and one give-back for a returned code, none for a used one. */
 async function checkClicks(deps: RedemptionDeps, clicks: Click[]): Promise<Mismatch[]> {
   const mismatches: Mismatch[] = [];
-  const histories = new Map<number, { point: number; remarks: string | null }[]>();
+  const histories = new Map<number, { id: string; point: number; remarks: string | null }[]>();
   const reader = deps.newReader();
   for (const c of clicks) {
     if (!histories.has(c.customer)) {
       const member = await reader.memberByExternalId('shopify', c.shopifyId);
-      histories.set(c.customer, member ? await reader.history(member.id) : []);
+      // After the final audit's reversals: a doubled deduction it reversed counts once (reversals.ts).
+      histories.set(c.customer, member ? netReversals(await reader.history(member.id)).standing : []);
     }
     const history = histories.get(c.customer) ?? [];
     const count = (kind: string) =>

@@ -1,0 +1,251 @@
+import type { Disturbance } from './disturbance.js';
+import type { EmulatorAdmin, FaultSpec } from './emulator-admin.js';
+import type { Random } from './prng.js';
+import type { SimClock } from './sim-clock.js';
+
+/**
+ * The harsher world (issue 50): requests the membership service applies after the client gave up (the
+ * emulator's `late_commit`: answered at once by a reset, an HTML 500/502/504 or no answer at all, run
+ * `commit_after_ms` of REAL time after arrival) and a point history that lags (`history_lag_ms`, real
+ * time too), on a run whose clock is SIMULATED (sim-clock.ts: real speed while anything works, jumps
+ * when nothing does).
+ *
+ * The mapping. Between jumps simulated time runs at real speed, so a real delay D is at least D
+ * simulated, and with jumps unbounded: unguarded, a 2-s late commit would often land minutes of
+ * simulated time later, past the in-doubt horizon, and "inside" would mean nothing. So while late
+ * commits or lag may be in flight, the run caps the clock (sim-clock.ts `setJumpLimit`): in any window
+ * of WINDOW_MS real time (the longest inside delay plus the longest lag) simulated time advances by at
+ * most the horizon less SAFETY_MS. A request that arrives at simulated s is applied at most
+ * INSIDE_MAX_MS real later and visible in the history LAG_MAX_MS after that, so before s + horizon −
+ * SAFETY_MS: the protocol (nothing sent again before the horizon, then a search) must see it. While
+ * the cap holds, 1 real second maps to at most (horizon − SAFETY_MS) / WINDOW_MS simulated seconds;
+ * an inside commit's simulated delay lies between D and the horizon, whatever the run is doing.
+ *
+ * A few late commits (BEYOND_SHARE) are drawn far beyond: BEYOND_MIN_MS..BEYOND_MAX_MS real, at least
+ * that simulated, and the run measures each one's simulated delay when it lands (`simAt`): beyond the
+ * horizon when the clock jumped on meanwhile (the protocol may then have sent again after a search
+ * that found nothing: a doubled entry the final audit must reverse), inside otherwise. Only these may
+ * double: the run fails when more entries were doubled than late commits drawn beyond.
+ */
+
+/** The routes whose operations move points (calculation and grant): the only ones a late commit can double. */
+export const LATE_COMMIT_ROUTE_NAMES = ['points calculation', 'points grant'] as const;
+export const LATE_COMMIT_ANSWERS = ['reset', 'hold', 'status'] as const;
+export const LATE_COMMIT_STATUSES = [500, 502, 504] as const;
+export type LateCommitAnswer = (typeof LATE_COMMIT_ANSWERS)[number];
+
+/** Inside the horizon: applied this long (real ms) after arrival. */
+export const INSIDE_MIN_MS = 100;
+export const INSIDE_MAX_MS = 3000;
+/** Far beyond the horizon: applied this long (real ms) after arrival, when the run's clock has moved on. */
+export const BEYOND_MIN_MS = 10_000;
+export const BEYOND_MAX_MS = 20_000;
+/** The share of late commits drawn beyond the horizon: a few. */
+export const BEYOND_SHARE = 0.1;
+/** The history lag's largest value (real ms), well below the horizon. */
+export const LAG_MAX_MS = 2000;
+/** How often the lag is drawn anew: at these shares of the deliveries (half the draws are 0). */
+export const LAG_POINTS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] as const;
+/** The real window of the clock's cap: a request inside the horizon is applied and visible within it. */
+export const WINDOW_MS = INSIDE_MAX_MS + LAG_MAX_MS;
+/** Simulated ms kept between a guarded commit's visibility and the horizon's end. */
+export const SAFETY_MS = 5000;
+
+export interface LateCommitDraw {
+  answer: LateCommitAnswer;
+  status?: (typeof LATE_COMMIT_STATUSES)[number];
+  commitAfterMs: number;
+  beyond: boolean;
+}
+
+/** One late commit's answer and delay, from the run's seeded stream (the same seed, the same draws). */
+export function drawLateCommit(random: Random): LateCommitDraw {
+  const answer = random.pick(LATE_COMMIT_ANSWERS);
+  const status = answer === 'status' ? random.pick(LATE_COMMIT_STATUSES) : undefined;
+  const beyond = random.chance(BEYOND_SHARE);
+  const commitAfterMs = beyond ? random.int(BEYOND_MIN_MS, BEYOND_MAX_MS) : random.int(INSIDE_MIN_MS, INSIDE_MAX_MS);
+  return { answer, ...(status ? { status } : {}), commitAfterMs, beyond };
+}
+
+const REASONS: Record<number, string> = { 500: 'Internal Server Error', 502: 'Bad Gateway', 504: 'Gateway Time-out' };
+
+/** What a load balancer in front of the service answers: its HTML error page. */
+export const htmlErrorPage = (status: number): string =>
+  `<html>\r\n<head><title>${status} ${REASONS[status] ?? 'Error'}</title></head>\r\n<body>\r\n<center><h1>${status} ${REASONS[status] ?? 'Error'}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+
+/** The emulator fault for a draw, on one route (a late commit fires once). */
+export function lateCommitSpec(route: { method: string; path: string }, draw: LateCommitDraw): FaultSpec {
+  return {
+    method: route.method,
+    path: route.path,
+    times: 1,
+    fault: 'late_commit',
+    answer: draw.answer,
+    commit_after_ms: draw.commitAfterMs,
+    ...(draw.status ? { status: draw.status, body: htmlErrorPage(draw.status), headers: { 'content-type': 'text/html' } } : {}),
+  };
+}
+
+/** The history lag at each of LAG_POINTS (real ms; 0 half the time). */
+export function drawLagPlan(random: Random): number[] {
+  return LAG_POINTS.map(() => (random.chance(0.5) ? 0 : random.int(100, LAG_MAX_MS)));
+}
+
+export interface LateCommitReport {
+  armed: number;
+  byAnswer: Record<string, number>;
+  /** Drawn far beyond the horizon (the only ones that may double). */
+  drawnBeyond: number;
+  /** Seen applied (the route's request count passed the fault), by simulated delay from arrival. */
+  landedInside: number;
+  landedBeyond: number;
+  /** Cleared with the faults before a request met them. */
+  neverFired: number;
+  /** The largest simulated delay seen of a commit drawn inside, and the smallest of one drawn beyond (s). */
+  maxInsideSeconds: number;
+  minBeyondSeconds: number | undefined;
+  lagChanges: number;
+  lagMaxMs: number;
+}
+
+interface Tracked {
+  draw: LateCommitDraw;
+  stat: string;
+  /** The route's request count by which it fires (undefined: the count was not known when armed). */
+  firesAt: number | undefined;
+  /** Real ms: when a poll first saw it fired (its arrival is at or before). */
+  arrivedBy?: number;
+  landed?: boolean;
+}
+
+export interface LateCommitsOptions {
+  admin: Pick<EmulatorAdmin, 'patchClient'>;
+  clientId: string;
+  clock: SimClock;
+  /** The in-doubt horizon in force (IN_DOUBT_SECONDS, ms). */
+  horizonMs: number;
+  random: Random;
+  /** The client's request counts per route (the emulator's stats keys). */
+  routeRequests: () => Promise<Record<string, number>>;
+  log: (line: string) => void;
+}
+
+/** How often the route counts are read while a late commit waits for its request (real ms). */
+const POLL_MS = 100;
+
+export type LateCommits = Disturbance & {
+  /** Draws a late commit (the fault injector arms it). */
+  draw(): LateCommitDraw;
+  /** The injector armed it on the route with stats key `stat`, to fire at request count `firesAt`. */
+  armed(draw: LateCommitDraw, stat: string, firesAt: number | undefined): void;
+  report(): LateCommitReport;
+};
+
+export function createLateCommits(o: LateCommitsOptions): LateCommits {
+  const drawRandom = o.random.fork('late commit draws');
+  const lagPlan = drawLagPlan(o.random.fork('history lag'));
+  const tracked: Tracked[] = [];
+  const report: LateCommitReport = {
+    armed: 0,
+    byAnswer: {},
+    drawnBeyond: 0,
+    landedInside: 0,
+    landedBeyond: 0,
+    neverFired: 0,
+    maxInsideSeconds: 0,
+    minBeyondSeconds: undefined,
+    lagChanges: 0,
+    lagMaxMs: 0,
+  };
+  let lag = 0;
+  let lastPoll = 0;
+  /** Real ms until which the cap holds after the last late commit or lag (then nothing guarded is in flight). */
+  let guardUntil: number | undefined;
+
+  // The cap: simulated time advances by at most the horizon less SAFETY_MS in any WINDOW_MS of real time.
+  o.clock.setJumpLimit(() =>
+    guardUntil !== undefined && Date.now() > guardUntil ? undefined : o.clock.simAt(Date.now() - WINDOW_MS) + o.horizonMs - SAFETY_MS,
+  );
+
+  async function setLag(ms: number): Promise<void> {
+    if (ms === lag) return;
+    await o.admin.patchClient(o.clientId, { history_lag_ms: ms });
+    lag = ms;
+    report.lagChanges += 1;
+    report.lagMaxMs = Math.max(report.lagMaxMs, ms);
+  }
+
+  /** Reads the route counts: a late commit whose request came is timed; one applied by now is measured. */
+  async function poll(force = false): Promise<void> {
+    const now = Date.now();
+    const open = tracked.filter((t) => !t.landed);
+    if (open.length === 0 || (!force && now - lastPoll < POLL_MS)) return;
+    lastPoll = now;
+    if (open.some((t) => t.arrivedBy === undefined)) {
+      const counts = await o.routeRequests();
+      for (const t of open) if (t.arrivedBy === undefined && t.firesAt !== undefined && (counts[t.stat] ?? 0) >= t.firesAt) t.arrivedBy = now;
+    }
+    for (const t of open) if (t.arrivedBy !== undefined && now >= t.arrivedBy + t.draw.commitAfterMs) measure(t, t.arrivedBy);
+  }
+
+  /** Its simulated delay: from arrival (at the latest when a poll saw it) to `commitAfterMs` real later. */
+  function measure(t: Tracked, arrivedBy: number): void {
+    t.landed = true;
+    const seconds = (o.clock.simAt(arrivedBy + t.draw.commitAfterMs) - o.clock.simAt(arrivedBy)) / 1000;
+    if (seconds * 1000 >= o.horizonMs) {
+      report.landedBeyond += 1;
+    } else report.landedInside += 1;
+    if (t.draw.beyond) report.minBeyondSeconds = Math.min(report.minBeyondSeconds ?? Number.POSITIVE_INFINITY, seconds);
+    else report.maxInsideSeconds = Math.max(report.maxInsideSeconds, seconds);
+  }
+
+  return {
+    name: 'late commits',
+    draw: () => drawLateCommit(drawRandom),
+    armed(draw, stat, firesAt) {
+      tracked.push({ draw, stat, firesAt });
+      report.armed += 1;
+      const answer = draw.answer === 'status' ? `status ${draw.status}` : draw.answer;
+      report.byAnswer[answer] = (report.byAnswer[answer] ?? 0) + 1;
+      if (draw.beyond) report.drawnBeyond += 1;
+    },
+    async beforeDelivery(position, total) {
+      const at = LAG_POINTS.findIndex((share) => Math.floor(total * share) === position);
+      if (at >= 0) await setLag(lagPlan[at] as number);
+    },
+    tick: () => poll(),
+    jumpLimit: () => undefined,
+    holdsClock: () => false,
+    /**
+     * The faults are cleared: the lag goes (the final audit and check read the whole history), and
+     * the run waits (real time) until every late commit whose request came has been applied, so the
+     * final audit sees what the service will ever apply. Then the cap is lifted.
+     */
+    async afterDrain() {
+      await setLag(0);
+      await poll(true);
+      for (const t of tracked) if (t.arrivedBy === undefined) t.landed = true;
+      report.neverFired = tracked.filter((t) => t.arrivedBy === undefined).length;
+      const lastLanding = Math.max(Date.now(), ...tracked.flatMap((t) => (t.arrivedBy === undefined ? [] : [t.arrivedBy + t.draw.commitAfterMs])));
+      if (lastLanding > Date.now()) o.log(`chaos: waiting ${((lastLanding - Date.now()) / 1000).toFixed(1)} s for late commits to land`);
+      while (Date.now() < lastLanding + POLL_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await poll(true);
+      }
+      await poll(true);
+      guardUntil = Date.now();
+    },
+    reportLines() {
+      const r = report;
+      const answers = Object.entries(r.byAnswer)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      return [
+        `  late commits: ${r.armed} armed (${answers || 'none'}), ${r.drawnBeyond} drawn far beyond the horizon; applied ${r.landedInside} inside the horizon (simulated delay up to ${r.maxInsideSeconds.toFixed(1)} s), ${r.landedBeyond} beyond it (drawn beyond: from ${r.minBeyondSeconds === undefined ? '-' : r.minBeyondSeconds.toFixed(1)} s); ${r.neverFired} never met a request`,
+        `  history lag: ${r.lagChanges} changes, up to ${r.lagMaxMs} ms (real)`,
+      ];
+    },
+    report: () => ({ ...report }),
+  };
+}
