@@ -21,11 +21,14 @@ import type { SimClock } from './sim-clock.js';
  * the cap holds, 1 real second maps to at most (horizon − SAFETY_MS) / WINDOW_MS simulated seconds;
  * an inside commit's simulated delay lies between D and the horizon, whatever the run is doing.
  *
- * A few late commits (BEYOND_SHARE) are drawn far beyond: BEYOND_MIN_MS..BEYOND_MAX_MS real, at least
- * that simulated, and the run measures each one's simulated delay when it lands (`simAt`): beyond the
- * horizon when the clock jumped on meanwhile (the protocol may then have sent again after a search
- * that found nothing: a doubled entry the final audit must reverse), inside otherwise. Only these may
- * double: the run fails when more entries were doubled than late commits drawn beyond.
+ * A few late commits (BEYOND_SHARE) are drawn far beyond, deliberately: the service applies them the
+ * horizon plus BEYOND_EXTRA_MIN_MS..BEYOND_EXTRA_MAX_MS of REAL time after arrival, so at least that
+ * much simulated time later (simulated time never runs slower than real): past the horizon whatever
+ * the clock does. The protocol may then have searched, found nothing and sent again: a doubled entry
+ * the final audit must reverse. They are drawn only in the first BEYOND_UNTIL_SHARE of the deliveries,
+ * so they land while the run goes on rather than in a wait at its end (a draw later is made inside).
+ * The run measures each one's simulated delay when it lands (`simAt`), and fails when more entries
+ * were doubled than late commits drawn beyond: only these may double.
  */
 
 /** The routes whose operations move points (calculation and grant): the only ones a late commit can double. */
@@ -37,11 +40,13 @@ export type LateCommitAnswer = (typeof LATE_COMMIT_ANSWERS)[number];
 /** Inside the horizon: applied this long (real ms) after arrival. */
 export const INSIDE_MIN_MS = 100;
 export const INSIDE_MAX_MS = 3000;
-/** Far beyond the horizon: applied this long (real ms) after arrival, when the run's clock has moved on. */
-export const BEYOND_MIN_MS = 10_000;
-export const BEYOND_MAX_MS = 20_000;
+/** Far beyond the horizon: applied the horizon plus this long (real ms) after arrival. */
+export const BEYOND_EXTRA_MIN_MS = 5000;
+export const BEYOND_EXTRA_MAX_MS = 30_000;
 /** The share of late commits drawn beyond the horizon: a few. */
 export const BEYOND_SHARE = 0.1;
+/** Beyond ones are drawn in this first share of the deliveries only (they land within the run). */
+export const BEYOND_UNTIL_SHARE = 0.4;
 /** The history lag's largest value (real ms), well below the horizon. */
 export const LAG_MAX_MS = 2000;
 /** How often the lag is drawn anew: at these shares of the deliveries (half the draws are 0). */
@@ -58,13 +63,17 @@ export interface LateCommitDraw {
   beyond: boolean;
 }
 
-/** One late commit's answer and delay, from the run's seeded stream (the same seed, the same draws). */
-export function drawLateCommit(random: Random): LateCommitDraw {
+/**
+ * One late commit's answer and delay, from the run's seeded stream (the same seed, the same draws):
+ * beyond the horizon (`horizonMs`) only where `beyondAllowed`, else inside it.
+ */
+export function drawLateCommit(random: Random, horizonMs: number, beyondAllowed = true): LateCommitDraw {
   const answer = random.pick(LATE_COMMIT_ANSWERS);
   const status = answer === 'status' ? random.pick(LATE_COMMIT_STATUSES) : undefined;
-  const beyond = random.chance(BEYOND_SHARE);
-  const commitAfterMs = beyond ? random.int(BEYOND_MIN_MS, BEYOND_MAX_MS) : random.int(INSIDE_MIN_MS, INSIDE_MAX_MS);
-  return { answer, ...(status ? { status } : {}), commitAfterMs, beyond };
+  const beyond = random.chance(BEYOND_SHARE) && beyondAllowed;
+  const inside = random.int(INSIDE_MIN_MS, INSIDE_MAX_MS);
+  const extra = random.int(BEYOND_EXTRA_MIN_MS, BEYOND_EXTRA_MAX_MS);
+  return { answer, ...(status ? { status } : {}), commitAfterMs: beyond ? horizonMs + extra : inside, beyond };
 }
 
 const REASONS: Record<number, string> = { 500: 'Internal Server Error', 502: 'Bad Gateway', 504: 'Gateway Time-out' };
@@ -127,6 +136,8 @@ export interface LateCommitsOptions {
   random: Random;
   /** The client's request counts per route (the emulator's stats keys). */
   routeRequests: () => Promise<Record<string, number>>;
+  /** Draw commits far beyond the horizon too (default true; a short run may leave them out). */
+  beyond?: boolean;
   log: (line: string) => void;
 }
 
@@ -159,6 +170,8 @@ export function createLateCommits(o: LateCommitsOptions): LateCommits {
   };
   let lag = 0;
   let lastPoll = 0;
+  /** Whether a late commit drawn now may be beyond the horizon (the deliveries' first share). */
+  let beyondAllowed = o.beyond !== false;
   /** Real ms until which the cap holds after the last late commit or lag (then nothing guarded is in flight). */
   let guardUntil: number | undefined;
 
@@ -201,7 +214,7 @@ export function createLateCommits(o: LateCommitsOptions): LateCommits {
 
   return {
     name: 'late commits',
-    draw: () => drawLateCommit(drawRandom),
+    draw: () => drawLateCommit(drawRandom, o.horizonMs, beyondAllowed),
     armed(draw, stat, firesAt) {
       tracked.push({ draw, stat, firesAt });
       report.armed += 1;
@@ -210,6 +223,7 @@ export function createLateCommits(o: LateCommitsOptions): LateCommits {
       if (draw.beyond) report.drawnBeyond += 1;
     },
     async beforeDelivery(position, total) {
+      beyondAllowed = o.beyond !== false && position < total * BEYOND_UNTIL_SHARE;
       const at = LAG_POINTS.findIndex((share) => Math.floor(total * share) === position);
       if (at >= 0) await setLag(lagPlan[at] as number);
     },

@@ -70,6 +70,8 @@ export interface ChaosOptions {
   smaregiReconcile?: boolean;
   /** Late commits and a lagging history (late-commits.ts; default true; `--no-late-commits` turns them off). */
   lateCommits?: boolean;
+  /** Late commits far beyond the in-doubt horizon among them (default true; a short run may leave them out to stay short). */
+  lateCommitsBeyond?: boolean;
   /** The final audit, once every late commit has landed (default: shared/audit's, as `npm run audit` runs it). */
   finalAudit?: (stack: ChaosStack) => Promise<FinalAudit>;
 }
@@ -193,6 +195,7 @@ async function setUpParts(run: Run, stack: ChaosStack): Promise<Parts> {
           horizonMs: stack.timing.inDoubtSeconds * 1000,
           random: run.random.fork('late commits'),
           routeRequests,
+          beyond: run.options.lateCommitsBeyond !== false,
           log: run.log,
         });
   if (lateCommits) disturbances.push(lateCommits);

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { FaultSpec } from '../../chaos/emulator-admin.js';
 import { createFaultInjector, WORKER_ROUTES } from '../../chaos/faults.js';
 import {
-  BEYOND_MAX_MS,
-  BEYOND_MIN_MS,
+  BEYOND_EXTRA_MAX_MS,
+  BEYOND_EXTRA_MIN_MS,
   createLateCommits,
   drawLagPlan,
   drawLateCommit,
@@ -22,7 +22,7 @@ import { createSimClock } from '../../chaos/sim-clock.js';
 const HORIZON_MS = 120_000;
 const draws = (seed: number, n: number) => {
   const random = createRandom(seed);
-  return Array.from({ length: n }, () => drawLateCommit(random));
+  return Array.from({ length: n }, () => drawLateCommit(random, HORIZON_MS));
 };
 
 function lateCommits(clock = createSimClock(), patches: Record<string, unknown>[] = []) {
@@ -67,16 +67,24 @@ describe('late commits in the chaos runs', () => {
     expect((spec as { body: string }).body).toContain('<h1>502 Bad Gateway</h1>');
   });
 
-  it('draws most delays inside the horizon and a few far beyond it', () => {
+  it('draws most delays inside the horizon and a few beyond it by more real time than the horizon itself', () => {
     const drawn = draws(3, 1000);
     const beyond = drawn.filter((d) => d.beyond);
     expect(beyond.length).toBeGreaterThan(50);
     expect(beyond.length).toBeLessThan(150);
     for (const d of drawn) {
-      if (d.beyond) expect(d.commitAfterMs).toBeGreaterThanOrEqual(BEYOND_MIN_MS);
+      if (d.beyond) expect(d.commitAfterMs).toBeGreaterThanOrEqual(HORIZON_MS + BEYOND_EXTRA_MIN_MS);
       else expect(d.commitAfterMs).toBeGreaterThanOrEqual(INSIDE_MIN_MS);
-      expect(d.commitAfterMs).toBeLessThanOrEqual(d.beyond ? BEYOND_MAX_MS : INSIDE_MAX_MS);
+      expect(d.commitAfterMs).toBeLessThanOrEqual(d.beyond ? HORIZON_MS + BEYOND_EXTRA_MAX_MS : INSIDE_MAX_MS);
     }
+  });
+
+  it('draws none beyond the horizon where they are not allowed, and the same draws otherwise', () => {
+    const random = createRandom(3);
+    const inside = Array.from({ length: 200 }, () => drawLateCommit(random, HORIZON_MS, false));
+    expect(inside.filter((d) => d.beyond)).toEqual([]);
+    const both = draws(3, 200);
+    expect(inside.map((d) => d.answer)).toEqual(both.map((d) => d.answer));
   });
 
   it('draws the same history lag for the same seed, always below the horizon', () => {
