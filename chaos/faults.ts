@@ -185,7 +185,11 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
   async function armDue(budget: number, counts: Record<string, number> | undefined): Promise<void> {
     for (let i = 0; i < waiting.length && budget > 0; ) {
       const w = waiting[i] as (typeof waiting)[number];
-      const target = routeFree(w.route, counts) ? w.route : deliveries - w.drawnAt >= MOVE_AFTER_DELIVERIES ? freeRoute(counts, w.kind) : undefined;
+      const target = routeFree(w.route, counts)
+        ? w.route
+        : deliveries - w.drawnAt >= MOVE_AFTER_DELIVERIES
+          ? freeRoute(counts, w.kind)
+          : undefined;
       if (!target) {
         i += 1;
         continue;

@@ -196,7 +196,8 @@ export function createLateCommits(o: LateCommitsOptions): LateCommits {
     lastPoll = now;
     if (open.some((t) => t.arrivedBy === undefined)) {
       const counts = await o.routeRequests();
-      for (const t of open) if (t.arrivedBy === undefined && t.firesAt !== undefined && (counts[t.stat] ?? 0) >= t.firesAt) t.arrivedBy = now;
+      for (const t of open)
+        if (t.arrivedBy === undefined && t.firesAt !== undefined && (counts[t.stat] ?? 0) >= t.firesAt) t.arrivedBy = now;
     }
     for (const t of open) if (t.arrivedBy !== undefined && now >= t.arrivedBy + t.draw.commitAfterMs) measure(t, t.arrivedBy);
   }
@@ -240,7 +241,10 @@ export function createLateCommits(o: LateCommitsOptions): LateCommits {
       await poll(true);
       for (const t of tracked) if (t.arrivedBy === undefined) t.landed = true;
       report.neverFired = tracked.filter((t) => t.arrivedBy === undefined).length;
-      const lastLanding = Math.max(Date.now(), ...tracked.flatMap((t) => (t.arrivedBy === undefined ? [] : [t.arrivedBy + t.draw.commitAfterMs])));
+      const lastLanding = Math.max(
+        Date.now(),
+        ...tracked.flatMap((t) => (t.arrivedBy === undefined ? [] : [t.arrivedBy + t.draw.commitAfterMs])),
+      );
       if (lastLanding > Date.now()) o.log(`chaos: waiting ${((lastLanding - Date.now()) / 1000).toFixed(1)} s for late commits to land`);
       while (Date.now() < lastLanding + POLL_MS) {
         await new Promise((resolve) => setTimeout(resolve, 50));

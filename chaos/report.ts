@@ -115,9 +115,7 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     `  held back behind a deferring message of the group: ${result.latency.heldBack.messages} messages, max ${seconds(result.latency.heldBack.maxSeconds)} s, ${result.latency.heldBack.over5s} over 5 s (outage excluded)`,
     `  settled: the last balance change ${seconds(result.latency.settledSeconds)} s after the last event was accepted`,
     `  upstream requests: ${list(result.upstreamRequests)}`,
-    ...(result.audit
-      ? [`  final ${result.audit.summary}`, ...result.audit.findings.slice(0, maxListed).map((f) => `    ${f}`)]
-      : []),
+    ...(result.audit ? [`  final ${result.audit.summary}`, ...result.audit.findings.slice(0, maxListed).map((f) => `    ${f}`)] : []),
     `  mismatches: ${result.mismatches.length}`,
     ...result.mismatches
       .slice(0, maxListed)

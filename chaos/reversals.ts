@@ -29,7 +29,8 @@ export interface Netted<E extends Entry> {
 export function netReversals<E extends Entry>(history: readonly E[]): Netted<E> {
   const byId = new Map(history.map((e) => [e.id, e]));
   const count = new Map<string, number>();
-  for (const e of history) if (e.remarks && OURS.test(e.remarks) && !REVERSAL.test(e.remarks)) count.set(e.remarks, (count.get(e.remarks) ?? 0) + 1);
+  for (const e of history)
+    if (e.remarks && OURS.test(e.remarks) && !REVERSAL.test(e.remarks)) count.set(e.remarks, (count.get(e.remarks) ?? 0) + 1);
   const doubled = [...count.values()].reduce((n, c) => n + Math.max(0, c - 1), 0);
   const cancelled = new Set<string>();
   const problems: string[] = [];
@@ -40,14 +41,15 @@ export function netReversals<E extends Entry>(history: readonly E[]): Netted<E> 
     const targetId = decodeURIComponent(m[1] as string);
     const target = byId.get(targetId);
     if (!target) problems.push(`reversal ${e.id} (${e.point}) of entry ${targetId}, which is not in the history`);
-    else if ((count.get(target.remarks ?? '') ?? 0) < 2) problems.push(`reversal ${e.id} (${e.point}) of entry ${targetId}, which was not doubled`);
-    else if (e.point !== -target.point) problems.push(`reversal ${e.id} (${e.point}) of entry ${targetId} (${target.point}): not its opposite`);
+    else if ((count.get(target.remarks ?? '') ?? 0) < 2)
+      problems.push(`reversal ${e.id} (${e.point}) of entry ${targetId}, which was not doubled`);
+    else if (e.point !== -target.point)
+      problems.push(`reversal ${e.id} (${e.point}) of entry ${targetId} (${target.point}): not its opposite`);
     else if (cancelled.has(targetId)) problems.push(`reversal ${e.id} of entry ${targetId}, reversed before`);
     else {
       cancelled.add(targetId);
       cancelled.add(e.id);
       reversed += 1;
-      continue;
     }
     // A reversal that cancels nothing stands: the model has no place for it, so the check fails on it too.
   }

@@ -7,7 +7,7 @@ import { type Drained, drain } from './drain.js';
 import { emulatorAdmin, routeRequestsOf, upstreamReader } from './emulator-admin.js';
 import { CHAOS_CLIENT, CHAOS_CLIENT_TIMEOUT_MS, CHAOS_SECRETS, chaosEmulatorConfig } from './emulator-config.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
-import { type FinalAudit, runFinalAudit } from './final-audit.js';
+import { doublingMismatches, type FinalAudit, runFinalAudit } from './final-audit.js';
 import { createGatewayStretch } from './gateway.js';
 import { createHoldBackMeter } from './hold-back.js';
 import { createLateCommits, type LateCommits } from './late-commits.js';
@@ -20,7 +20,6 @@ import { createRandom, type Random } from './prng.js';
 import { createRedactions } from './redactions.js';
 import { createRedemptionClicks } from './redemption-clicks.js';
 import type { ChaosResult, UnfinishedEvent } from './report.js';
-import type { Mismatch } from './compare.js';
 import { generateScenario, type Scenario } from './scenario.js';
 import { createSmaregiSender, smaregiDisturbance } from './smaregi.js';
 import { applyMissedEdits, createMissedEdits, type MissedEdits, planMissedEdits } from './smaregi-edits.js';
@@ -417,29 +416,6 @@ async function resultOf(run: Run, parts: Parts, meters: Meters, { unfinished, dr
     unfinished,
     durationMs: Date.now() - run.started,
   };
-}
-
-/**
- * Doubled entries only from late commits drawn beyond the horizon (a commit inside it the protocol must
- * find before sending again), and each reversed by the final audit exactly as it says.
- */
-export function doublingMismatches(
-  observed: { doubled: number; reversed: number },
-  audit: Pick<FinalAudit, 'reversed'>,
-  drawnBeyond: number,
-): Mismatch[] {
-  const mismatches: Mismatch[] = [];
-  if (observed.doubled > drawnBeyond)
-    mismatches.push({
-      customer: null,
-      what: `${observed.doubled} history entries doubled, more than the ${drawnBeyond} late commits drawn beyond the in-doubt horizon: an operation was sent again while an earlier send could still land`,
-    });
-  if (audit.reversed !== undefined && audit.reversed !== observed.reversed)
-    mismatches.push({
-      customer: null,
-      what: `the final audit reversed ${audit.reversed} entries, the histories show ${observed.reversed} reversals that cancel a doubled entry`,
-    });
-  return mismatches;
 }
 
 /** The customers' actions that failed and the messages left in the dead-letter list. */

@@ -9,6 +9,7 @@ import { activityTimeline, operations } from './activity.js';
 import { ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
 import { listRedemptions } from './redemptions.js';
 import { listTillReturns } from './returns.js';
+import { listReversals } from './reversals.js';
 import type { ConsoleSource } from './source.js';
 import type { PullingStatus } from '../shared/consumer/index.js';
 
@@ -158,6 +159,10 @@ export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRout
     [`GET ${api}returns`]: guarded(async ({ query }) => {
       const status = query.get('status') || undefined;
       return json(200, { returns: await listTillReturns(source, status) });
+    }),
+    [`GET ${api}reversals`]: guarded(async ({ query }) => {
+      const customer = query.get('customer') || undefined;
+      return json(200, { reversals: await listReversals(source, customer) });
     }),
     [`GET ${api}timeline`]: guarded(({ query }) => timeline(source, query)),
     [`GET ${api}operations`]: guarded(async () => json(200, await operations(source))),

@@ -9,6 +9,8 @@ import {
   summaryLine,
   type AuditResult,
   type LedgerRecords,
+  type ReversalDeps,
+  reversalDepsOf,
   type TimeRange,
 } from '../shared/audit/index.js';
 import { ConfigurationError, ENV, envInteger, processingSettingsFromEnv, requiredSetting } from '../shared/config/index.js';
@@ -34,7 +36,10 @@ export type AuditLedgerLogger = Pick<logging.Logger, 'info' | 'warn'>;
 export interface AuditLedgerDeps {
   scan: (range: TimeRange) => Promise<LedgerRecords>;
   ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
-  openapi: Pick<OpenApiClient, 'listPoints'>;
+  /** Histories read; reversals sent (through the protocol engine) and the balance read for the clamp. */
+  openapi: Pick<OpenApiClient, 'listPoints' | 'grantPoints' | 'calculatePoints' | 'getMember'>;
+  /** Reverses each extra entry of a duplicated marker (its own ledger records, the engine, the stage's policy). */
+  reversal: ReversalDeps;
   days: number;
   clock: () => number;
   logger: AuditLedgerLogger;
@@ -47,7 +52,7 @@ export interface AuditLedgerDeps {
   activity?: ActivityRecorder;
 }
 
-export type AuditSummary = { orders: number; refunds: number; drift: number; from: string };
+export type AuditSummary = { orders: number; refunds: number; drift: number; duplicates: number; reversed: number; from: string };
 
 export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: Context) => Promise<AuditSummary> {
   return async () => {
@@ -58,16 +63,24 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
       deps.activity,
       'audit',
       deps.clock,
-      async () => auditLedger(await deps.scan(range), { ledger: deps.ledger, openapi: deps.openapi }),
+      async () => auditLedger(await deps.scan(range), { ledger: deps.ledger, openapi: deps.openapi, reversal: deps.reversal }),
       (r) => ({ summary: summaryLine(r), findings: r.findings.length, details: r.findings.map(findingLine) }),
     );
     for (const f of result.findings) deps.logger.warn(findingLine(f), { finding: f });
     for (const n of result.notes) deps.logger.info(noteLine(n), { note: n });
     deps.metrics.addMetric(METRIC.auditDrift, 'Count', result.findings.length);
     deps.metrics.addMetric(METRIC.auditRecords, 'Count', result.orders + result.refunds);
+    deps.metrics.addMetric(METRIC.duplicatesReversed, 'Count', result.reversed);
     deps.metrics.publishStoredMetrics();
     deps.logger.info(summaryLine(result), { customers: result.customers, historyPages: result.historyPages });
-    return { orders: result.orders, refunds: result.refunds, drift: result.findings.length, from: new Date(range.from).toISOString() };
+    return {
+      orders: result.orders,
+      refunds: result.refunds,
+      drift: result.findings.length,
+      duplicates: result.duplicates,
+      reversed: result.reversed,
+      from: new Date(range.from).toISOString(),
+    };
   };
 }
 
@@ -86,16 +99,19 @@ export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedg
   const client = documentClientFromEnv(env);
   const clock = overrides.clock ?? Date.now;
   const logger = loggerFromEnv(env, 'audit-ledger');
+  const processing = processingSettingsFromEnv(env);
+  const openapi =
+    overrides.openapi ??
+    createOpenApiClient({
+      credentials: credentialsFromEnv(env),
+      // The worker's per-container budget: the audit is one more container on each endpoint.
+      ratePerMinute: processing.rateBudgetPerMinute,
+    });
   return {
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range)),
     ledger: overrides.ledger ?? createLedger({ client, tableName, clock }),
-    openapi:
-      overrides.openapi ??
-      createOpenApiClient({
-        credentials: credentialsFromEnv(env),
-        // The worker's per-container budget: the audit is one more container on each endpoint.
-        ratePerMinute: processingSettingsFromEnv(env).rateBudgetPerMinute,
-      }),
+    openapi,
+    reversal: overrides.reversal ?? reversalDepsOf({ client, tableName, clock, openapi, processing }),
     days: overrides.days ?? auditDaysFromEnv(env),
     clock,
     logger: overrides.logger ?? { info: (m, e = {}) => logger.info(m, e), warn: (m, e = {}) => logger.warn(m, e) },

@@ -1,18 +1,34 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { OpsError } from './errors.js';
-import { auditLedger, findingLine, noteLine, scanLedger, summaryLine, type AuditProgress, type TimeRange } from '../shared/audit/index.js';
-import { processingSettingsFromEnv } from '../shared/config/index.js';
+import {
+  auditLedger,
+  findingLine,
+  noteLine,
+  reversalDepsOf,
+  scanLedger,
+  summaryLine,
+  type AuditProgress,
+  type TimeRange,
+} from '../shared/audit/index.js';
+import { type ProcessingSettings, processingSettingsFromEnv } from '../shared/config/index.js';
 import { DAY_MS } from '../shared/time/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
 import { connectToLocalStack } from './local-stack.js';
 
-/** What the audit reads: the ledger table (scan and lookups) and the Open API (histories, rate-limited). */
+/**
+ * What the audit reads and writes: the ledger table (scan, lookups, its reversal records), the Open API
+ * (histories, rate-limited; reversals) and the settings the stage's worker runs with (lease, in-doubt
+ * horizon, insufficient-points policy).
+ */
 export interface AuditTarget {
   documentClient: DynamoDBDocumentClient;
   tableName: string;
   ledger: Ledger;
   openapi: OpenApiClient;
+  processing: ProcessingSettings;
+  /** Epoch ms now (tests move it by hand); default Date.now. */
+  clock?: () => number;
   close(): Promise<void>;
 }
 
@@ -56,6 +72,7 @@ export async function localAuditTarget(env: NodeJS.ProcessEnv): Promise<AuditTar
     tableName: handle.tableName,
     ledger: handle.ledger,
     openapi,
+    processing: config.processing,
     async close() {
       await openapi.close();
       await handle.close();
@@ -84,8 +101,10 @@ export function progressPrinter(printError: (line: string) => void, everyMs = 20
 }
 
 /**
- * Scans the ledger in the range, audits it against the point histories and prints every finding (or
- * JSON lines), then the fixed last line `audit: orders=N refunds=M drift=D`. Exit code 1 when D > 0.
+ * Scans the ledger in the range, audits it against the point histories (reversing each extra entry of a
+ * duplicated marker, exactly once) and prints every finding (or JSON lines), then the fixed last line
+ * `audit: orders=N refunds=M drift=D duplicates=X reversed=Y`. Exit code 1 when D > 0 (duplicates found
+ * this run are drift, reversed or not: someone should look).
  */
 export async function runAudit(
   target: AuditTarget,
@@ -98,7 +117,19 @@ export async function runAudit(
     scanned += n;
     progress.scanned(scanned);
   });
-  const result = await auditLedger(records, { ledger: target.ledger, openapi: target.openapi, onProgress: (p) => progress.progress(p) });
+  const reversal = reversalDepsOf({
+    client: target.documentClient,
+    tableName: target.tableName,
+    clock: target.clock ?? Date.now,
+    openapi: target.openapi,
+    processing: target.processing,
+  });
+  const result = await auditLedger(records, {
+    ledger: target.ledger,
+    openapi: target.openapi,
+    reversal,
+    onProgress: (p) => progress.progress(p),
+  });
   for (const f of result.findings) out.print(options.json ? JSON.stringify({ type: 'drift', ...f }) : findingLine(f));
   for (const n of result.notes) out.print(options.json ? JSON.stringify({ type: 'note', ...n }) : noteLine(n));
   out.print(summaryLine(result));

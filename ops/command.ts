@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isUsageError, OpsError, unknownSourceError } from './errors.js';
-import { createTillReturns, type Ledger } from '../shared/ledger/index.js';
+import { createReversalLedger, createTillReturns, type Ledger } from '../shared/ledger/index.js';
 import type { ListedDeadLetter } from '../kit/local-stack/info.js';
 import { ConfigurationError } from '../shared/config/index.js';
 import type { LocalStackHandle } from '../kit/local-stack/connect.js';
@@ -202,7 +202,13 @@ async function ledgerCommand({ values, rest, aws, env, print }: CommandInput): P
         })
       : orderId?.startsWith(UNLINKED_PREFIX)
         ? await tillReturnReport(handle, source, orderId.slice(UNLINKED_PREFIX.length))
-        : await ledgerReport(handle.ledger, handle.openapi, source, orderId ?? '');
+        : await ledgerReport(
+            handle.ledger,
+            handle.openapi,
+            source,
+            orderId ?? '',
+            createReversalLedger({ client: handle.documentClient, tableName: handle.tableName, clock: Date.now }),
+          );
     for (const line of report.lines) print(line);
     return report.found ? 0 : 1;
   } finally {

@@ -1,4 +1,4 @@
-import type { Ledger, OrderRecord, RefundRecord } from '../shared/ledger/index.js';
+import type { Ledger, OrderRecord, RefundRecord, ReversalLedger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import { purchaseMarker, refundMarker } from '../shared/points/index.js';
 import { renderTable } from './table.js';
@@ -20,20 +20,25 @@ export function recordLines(record: OrderRecord | RefundRecord | Record<string, 
 }
 
 /**
- * An order's ledger record, its refund records, and the point-history entries upstream that carry
- * the order's markers: what was recorded next to what the membership service holds.
+ * An order's ledger record, its refund records, the audit's reversals of its markers' extra entries, and
+ * the point-history entries upstream that carry the order's markers or those reversals': what was
+ * recorded next to what the membership service holds.
  */
 export async function ledgerReport(
   ledger: Ledger,
   openapi: Pick<OpenApiClient, 'listPoints'>,
   source: string,
   orderId: string,
+  reversals?: Pick<ReversalLedger, 'list'>,
 ): Promise<LedgerReport> {
   const order = await ledger.getOrder({ source, orderId });
   if (order === undefined) return { found: false, lines: [`no ledger record for ${source} order ${orderId}`] };
   const lines = [`order ${source} ${orderId}`, ...recordLines(order)];
   const refunds = await ledger.listRefunds({ source, orderId });
   for (const refund of refunds) lines.push('', `refund ${refund.refundId}`, ...recordLines(refund));
+  const reversed = (await reversals?.list({ source, orderId })) ?? [];
+  for (const r of reversed) lines.push('', `reversal of extra entry ${r.entryId} (${r.duplicatedMarker})`, ...recordLines(r));
+  const reversalMarkers = new Set(reversed.map((r) => r.marker));
 
   const customerId = order.customerId ?? refunds.find((r) => r.customerId)?.customerId;
   lines.push('');
@@ -48,13 +53,15 @@ export async function ledgerReport(
     const history = await openapi.listPoints(customerId, { page, perPage: 1000 });
     for (const p of history.points) {
       const remarks = p.remarks ?? '';
-      if (remarks === purchase || remarks.startsWith(refundPrefix)) {
+      if (remarks === purchase || remarks.startsWith(refundPrefix) || reversalMarkers.has(remarks)) {
         entries.push([p.created_at, p.point > 0 ? `+${p.point}` : String(p.point), p.title ?? '', remarks, p.expired_at ?? '-']);
       }
     }
     if (page >= history.last_page) break;
   }
-  lines.push(`upstream point history of customer ${customerId} (entries carrying this order's markers, newest first):`);
+  lines.push(
+    `upstream point history of customer ${customerId} (entries carrying this order's markers and their reversals', newest first):`,
+  );
   if (entries.length === 0) lines.push('  (none)');
   else lines.push(...renderTable(['created_at', 'point', 'title', 'remarks', 'expires'], entries, new Set([1])).map((l) => `  ${l}`));
   return { found: true, lines };

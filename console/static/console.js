@@ -242,6 +242,29 @@ async function drawReturns() {
   document.querySelector('#returns tbody').replaceChildren(...rows);
 }
 
+// The audit's reversals of doubled history entries, filtered by the same customer field.
+async function drawReversals() {
+  const customer = new FormData(document.getElementById('filter')).get('customer') || '';
+  const { reversals } = await getJson(`reversals${customer ? `?customer=${encodeURIComponent(customer)}` : ''}`);
+  const rows = reversals.map((r) =>
+    el(
+      'tr',
+      { class: `state-${r.state}` },
+      el('td', {}, r.createdAt),
+      el('td', {}, r.customer),
+      el('td', {}, r.order ?? '-'),
+      el('td', {}, r.entry),
+      num(r.entryPoints),
+      num(r.reversed),
+      num(r.shortfall),
+      el('td', {}, r.state),
+      el('td', {}, r.why ?? '-'),
+    ),
+  );
+  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '9' }, 'no reversals')));
+  document.querySelector('#reversals tbody').replaceChildren(...rows);
+}
+
 // A refresh asked for while one runs (a keystroke in the filter) runs right after it, so the
 // table always ends on what the form says now, never on an earlier keystroke's answer.
 let running = false;
@@ -255,7 +278,16 @@ async function refresh() {
   try {
     do {
       again = false;
-      await Promise.all([drawStatus(), drawOrders(), drawRedemptions(), drawReturns(), drawQuarantine(), drawDlq(), drawOperations()]);
+      await Promise.all([
+        drawStatus(),
+        drawOrders(),
+        drawRedemptions(),
+        drawReturns(),
+        drawReversals(),
+        drawQuarantine(),
+        drawDlq(),
+        drawOperations(),
+      ]);
       document.body.dataset.loaded = 'true';
     } while (again);
   } catch (e) {

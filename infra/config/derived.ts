@@ -129,5 +129,11 @@ export function sweepEnvironment(stage: StageConfig, refs: RedemptionRefs & { op
 
 export function auditEnvironment(stage: StageConfig, refs: { tableName: string; openApiSecretArn: string }): Record<string, string> {
   // Its run summaries go to the activity record in the ledger table (the operator console's runs panel).
-  return { ...ledgerAndOpenApi(stage, refs), [ENV.AUDIT_DAYS]: String(stage.audit.days), [ENV.ACTIVITY_TABLE]: refs.tableName };
+  // Its reversals run the worker's protocol: the same lease, in-doubt horizon and insufficient-points policy.
+  return {
+    ...ledgerAndOpenApi(stage, refs),
+    ...processingEnvironment(stage),
+    [ENV.AUDIT_DAYS]: String(stage.audit.days),
+    [ENV.ACTIVITY_TABLE]: refs.tableName,
+  };
 }

@@ -219,7 +219,11 @@ function auditRow({ graph, ours, oursEvery, search, props }: Widgets): Row {
   return [
     graph(
       'Audit: drift found (daily)',
-      [oursEvery(METRIC.auditDrift, 'Maximum', day, 'drift'), oursEvery(METRIC.auditRecords, 'Maximum', day, 'records audited')],
+      [
+        oursEvery(METRIC.auditDrift, 'Maximum', day, 'drift'),
+        oursEvery(METRIC.auditRecords, 'Maximum', day, 'records audited'),
+        oursEvery(METRIC.duplicatesReversed, 'Sum', day, 'duplicates reversed'),
+      ],
       { width },
     ),
     graph('Reconcile (Shopify, Smaregi): sales missing from the ledger', [search(METRIC.reconcileMissing, [], 'Sum', day)], { width }),

@@ -6,6 +6,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { REVERSAL_KEY_PREFIX } from '../../shared/ledger/index.js';
 import { METRIC } from '../../shared/metrics/index.js';
 import type { OperationsAlarms } from './alarms.js';
 import { grantRunRecord } from './activity-access.js';
@@ -25,9 +26,9 @@ export type ScheduledAuditProps = FunctionLogs & {
 
 /**
  * The daily audit (functions/audit-ledger.ts, the code of `npm run audit`): an EventBridge schedule
- * runs it; it may read the ledger (Scan, GetItem) and the Open API secret, and file its run summary
- * (shared/activity), nothing else; its AuditDrift
- * metric and its failures each have an alarm on the stage's topic.
+ * runs it; it may read the ledger (Scan, GetItem) and the Open API secret, write its reversal records
+ * (`reversal#` keys only) and file its run summary (shared/activity), nothing else; its AuditDrift and
+ * DuplicatesReversed metrics and its failures each have an alarm on the stage's topic.
  */
 export class ScheduledAudit extends Construct {
   readonly function: BundledFunction;
@@ -47,6 +48,14 @@ export class ScheduledAudit extends Construct {
     // Read only, the table itself (not its index): the grant* helpers would add writes or index ARNs.
     this.function.role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['dynamodb:Scan', 'dynamodb:GetItem'], resources: [props.table.tableArn] }),
+    );
+    // Its own writes: the reversal records (shared/ledger/reversals.ts), by their key prefix only.
+    this.function.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${REVERSAL_KEY_PREFIX}*`] } },
+      }),
     );
     props.openApiSecret.grantRead(this.function.role);
     grantRunRecord(props.table, this.function.role);
@@ -70,6 +79,18 @@ export class ScheduledAudit extends Construct {
       driftMetric,
       1,
       'The daily audit found points in the membership service that the ledger does not account for (or the reverse): run npm run audit -- --stage <stage> for the list.',
+    );
+    props.alarms.addAlarm(
+      'DuplicatesReversed',
+      new Metric({
+        namespace: props.metricsNamespace,
+        metricName: METRIC.duplicatesReversed,
+        dimensionsMap: { service: props.serviceName },
+        statistic: 'Sum',
+        period: Duration.days(1),
+      }),
+      1,
+      'The daily audit found a points operation applied twice (a request the membership service applied after every horizon) and reversed the extra entry: see the runbook, DuplicatesReversed.',
     );
     props.alarms.addAlarm(
       'AuditLedgerErrors',

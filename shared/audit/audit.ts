@@ -2,7 +2,9 @@ import { type Ledger, orderKey, type OrderRecord, refundKey, type RefundRecord }
 import { isOpenApiError, type OpenApiClient, type PointItem } from '../openapi/index.js';
 import { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker } from '../points/index.js';
 import { checkOrder, checkRefund, joined, listed, type Report, report, view } from './checks.js';
+import { healDuplicates } from './duplicates.js';
 import type { AuditResult, Finding } from './findings.js';
+import type { ReversalDeps } from './reversal.js';
 import type { LedgerRecords } from './scan.js';
 
 /** The value under `key`, put there first by `make` when there is none. */
@@ -28,6 +30,8 @@ export interface AuditDeps {
   ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
   /** The Open API client: its per-endpoint limiter keeps the history reads within the rate budget. */
   openapi: Pick<OpenApiClient, 'listPoints'>;
+  /** What reverses each extra entry of a duplicated marker (the reversal records, the engine, the policy). */
+  reversal: ReversalDeps;
   onProgress?: (p: AuditProgress) => void;
 }
 
@@ -123,6 +127,8 @@ function byMarker(history: PointItem[]): Map<string, PointItem[]> {
 
 /** What one customer's audit adds up: its report, the records it audited beyond those in range, pages read. */
 interface CustomerAudit extends Report {
+  duplicates: number;
+  reversed: number;
   extraOrders: number;
   extraRefunds: number;
   historyPages: number;
@@ -147,6 +153,7 @@ async function strayEntries(
   }
   // Redemptions are checked against their own records (npm run redemptions -- list), not here.
   if (parsed.kind === 'redemption' || parsed.kind === 'redemption_return') return { found: report([]) };
+  if (parsed.kind === 'reversal') return { found: await checkReversal(parsed, entries, customerId, deps) };
   const ref = { source: parsed.source, orderId: parsed.orderId };
   if (parsed.kind === 'order') {
     const o = await orderOf(parsed.source, parsed.orderId);
@@ -172,6 +179,32 @@ async function strayEntries(
   return { found: await checkRefund(r, customerId, entries, orderOf), refund: true };
 }
 
+/** The audit's own reversal entry: recognised by its record (in flight while the record is pending). */
+async function checkReversal(
+  parsed: { source: string; entryId: string },
+  entries: PointItem[],
+  customerId: string,
+  deps: AuditDeps,
+): Promise<Report> {
+  const record = await deps.reversal.reversals.get(parsed.source, customerId, parsed.entryId);
+  const where = { source: parsed.source, orderId: record?.orderId ?? '-', customerId };
+  if (record === undefined) {
+    const detail = `history entries ${listed(entries)} carry the marker of a reversal the ledger does not know`;
+    return report([{ ...where, marker: entries[0]?.remarks ?? '', entries: entries.map(view), kind: 'foreign_marker', detail }]);
+  }
+  if (record.state === 'done') return report();
+  return report(
+    [],
+    [
+      {
+        kind: 'in_flight',
+        ...where,
+        detail: `the reversal of entry ${parsed.entryId} is in the history and will be recorded by the next audit`,
+      },
+    ],
+  );
+}
+
 /** One customer's records against its point history: each record's entries, then the entries no record accounts for. */
 async function auditCustomer(customerId: string, mine: Mine, deps: AuditDeps, orderOf: OrderLookup): Promise<CustomerAudit> {
   let historyPages = 0;
@@ -182,11 +215,14 @@ async function auditCustomer(customerId: string, mine: Mine, deps: AuditDeps, or
     // A withdrawn customer's history cannot be read (the service answers not found): say so.
     if (!isOpenApiError(e) || e.kind !== 'member_not_found') throw e;
     const detail = `the membership service does not find the customer (withdrawn?): ${mine.orders.length} order(s) and ${mine.refunds.length} refund(s) not checked`;
-    return { ...report([], [{ kind: 'history_unreadable', customerId, detail }]), extraOrders: 0, extraRefunds: 0, historyPages };
+    const unread = report([], [{ kind: 'history_unreadable', customerId, detail }]);
+    return { ...unread, duplicates: 0, reversed: 0, extraOrders: 0, extraRefunds: 0, historyPages };
   }
   const entries = byMarker(history);
+  // First each extra entry of a duplicated marker is reversed; the checks then see the standing entry.
+  const healed = await healDuplicates(customerId, entries, deps.reversal);
   const checked = new Set<string>();
-  const reports: Report[] = [];
+  const reports: Report[] = [healed];
   for (const o of mine.orders) {
     const marker = purchaseMarker(o.source, o.orderId);
     checked.add(marker);
@@ -206,7 +242,7 @@ async function auditCustomer(customerId: string, mine: Mine, deps: AuditDeps, or
     if (order) extraOrders++;
     if (refund) extraRefunds++;
   }
-  return { ...joined(reports), extraOrders, extraRefunds, historyPages };
+  return { ...joined(reports), duplicates: healed.duplicates, reversed: healed.reversed, extraOrders, extraRefunds, historyPages };
 }
 
 /**
@@ -215,13 +251,21 @@ async function auditCustomer(customerId: string, mine: Mine, deps: AuditDeps, or
  * marker, of the recorded size (none when it debited nothing); and no entry carries a marker of ours
  * that the ledger does not know, or knows as not having moved points. Operations still in flight
  * (a lease or a call of unknown outcome) are notes, not drift, unless the history already shows
- * more than one entry for them (never right).
+ * more than one entry for them (never right). Every extra entry of a marker of ours found more than once
+ * is reversed, exactly once (duplicates.ts): a duplicate not reversed before the run is drift.
  */
 export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Promise<AuditResult> {
   const range = inRange(records, deps.ledger);
   const { customers, findings } = await byCustomer(range);
   const reports: Report[] = [report(findings)];
-  const result = { orders: range.orders.size, refunds: range.refunds.size, customers: customers.size, historyPages: 0 };
+  const result = {
+    orders: range.orders.size,
+    refunds: range.refunds.size,
+    customers: customers.size,
+    historyPages: 0,
+    duplicates: 0,
+    reversed: 0,
+  };
   let customersDone = 0;
   for (const [customerId, mine] of customers) {
     const audited = await auditCustomer(customerId, mine, deps, range.orderOf);
@@ -229,6 +273,8 @@ export async function auditLedger(records: LedgerRecords, deps: AuditDeps): Prom
     result.orders += audited.extraOrders;
     result.refunds += audited.extraRefunds;
     result.historyPages += audited.historyPages;
+    result.duplicates += audited.duplicates;
+    result.reversed += audited.reversed;
     deps.onProgress?.({ customersDone: ++customersDone, customers: customers.size, historyPages: result.historyPages });
   }
   return { ...result, ...joined(reports) };

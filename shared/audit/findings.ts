@@ -10,13 +10,14 @@ export type FindingKind =
   | 'credit_not_recorded'
   | 'missing_debit'
   | 'duplicate_debit'
+  | 'duplicate_entry'
   | 'debit_size'
   | 'debit_not_recorded'
   | 'wrong_customer'
   | 'foreign_marker'
   | 'no_customer';
 
-export type NoteKind = 'in_flight' | 'history_unreadable' | 'hint_differs';
+export type NoteKind = 'in_flight' | 'history_unreadable' | 'hint_differs' | 'reversal_short';
 
 /** One history entry as the finding shows it. */
 export interface EntryView {
@@ -52,6 +53,9 @@ export interface AuditResult {
   refunds: number;
   customers: number;
   historyPages: number;
+  /** Extra history entries of a duplicated marker not reversed before this run, and those this run reversed. */
+  duplicates: number;
+  reversed: number;
   findings: Finding[];
   notes: Note[];
 }
@@ -69,6 +73,6 @@ export function noteLine(n: Note): string {
 }
 
 /** The fixed last line of `npm run audit`. */
-export function summaryLine(r: Pick<AuditResult, 'orders' | 'refunds' | 'findings'>): string {
-  return `audit: orders=${r.orders} refunds=${r.refunds} drift=${r.findings.length}`;
+export function summaryLine(r: Pick<AuditResult, 'orders' | 'refunds' | 'findings' | 'duplicates' | 'reversed'>): string {
+  return `audit: orders=${r.orders} refunds=${r.refunds} drift=${r.findings.length} duplicates=${r.duplicates} reversed=${r.reversed}`;
 }

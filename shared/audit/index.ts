@@ -2,3 +2,12 @@
 export { auditLedger, type AuditProgress } from './audit.js';
 export { type AuditResult, findingLine, noteLine, summaryLine } from './findings.js';
 export { type LedgerRecords, scanLedger, type TimeRange } from './scan.js';
+export {
+  type ExtraEntry,
+  type ReversalDeps,
+  type ReversalResult,
+  type ReversalStep,
+  reverseExtra,
+  reversalDepsOf,
+  type ReversalSetup,
+} from './reversal.js';

@@ -11,6 +11,8 @@
  *   (redaction/customers.ts), the tombstone names nobody.
  * - `redemption#`, `redemption-code#`, `redemption-order#`: createRedemptionLedger (redemptions.ts);
  *   moved to a key naming no customer (redaction/redemptions.ts).
+ * - `reversal#`: createReversalLedger (reversals.ts): the audit's reversal of an extra history entry;
+ *   member ids and points only.
  * - `privacy#`: createPrivacyRequests (privacy-requests.ts); a data request's report expires in 30 days.
  * - `activity#`: createActivityStore (activity/); names no customer.
  * - `control#pulling`: ledgerPlannedPause (planned-pause.ts); names nobody.
@@ -65,6 +67,17 @@ export {
   tillReturnKey,
   tillSaleKey,
 } from './till-returns.js';
+export {
+  createReversalLedger,
+  type NewReversal,
+  REVERSAL_KEY_PREFIX,
+  REVERSAL_OUTCOMES,
+  type ReversalEnd,
+  type ReversalLedger,
+  type ReversalLedgerOptions,
+  ReversalRecord,
+  reversalKey,
+} from './reversals.js';
 export { ledgerPlannedPause, PLANNED_PAUSE_KEY, PlannedPause, type PlannedPauseRecords } from './planned-pause.js';
 export {
   type CustomerClaim,
@@ -95,7 +108,7 @@ export {
   RUNS_KEY,
 } from './activity/keys.js';
 export { type ActivityStore, type ActivityStoreOptions, createActivityStore } from './activity/store.js';
-export { scanOrdersAndRefunds, scanRedemptions, scanTillReturns, scanUnheldWithOutcome, type TimeRange } from './scans.js';
+export { scanOrdersAndRefunds, scanRedemptions, scanReversals, scanTillReturns, scanUnheldWithOutcome, type TimeRange } from './scans.js';
 export { createLedgerRedactor, type LedgerRedactor, type RedactionTable } from './redaction/redactor.js';
 export { ORDER_PERSONAL } from './redaction/orders.js';
 export { REDACTION_DELETED_KEYS } from './redaction/item.js';

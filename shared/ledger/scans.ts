@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand, scanKeyPrefix } from '../dynamodb/index.js';
 import { RedemptionRecord } from './redemptions.js';
 import { TillReturnRecord } from './till-returns.js';
+import { REVERSAL_KEY_PREFIX, ReversalRecord } from './reversals.js';
 
 /**
  * The ledger's whole-table reads, for rare operator work (the table has only a partition key, so a
@@ -89,6 +90,16 @@ export async function scanTillReturns(client: Client, tableName: string): Promis
   const out: TillReturnRecord[] = [];
   for await (const item of scanKeyPrefix(client, tableName, 'till-return#')) {
     const parsed = TillReturnRecord.safeParse(item);
+    if (parsed.success) out.push(parsed.data);
+  }
+  return out;
+}
+
+/** Every reversal record of the audit (the console's reversals panel). */
+export async function scanReversals(client: Client, tableName: string): Promise<ReversalRecord[]> {
+  const out: ReversalRecord[] = [];
+  for await (const item of scanKeyPrefix(client, tableName, REVERSAL_KEY_PREFIX)) {
+    const parsed = ReversalRecord.safeParse(item);
     if (parsed.success) out.push(parsed.data);
   }
   return out;

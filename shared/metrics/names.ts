@@ -38,6 +38,8 @@ export const METRIC = {
   // operations (the scheduled audit, functions/audit-ledger.ts)
   auditDrift: 'AuditDrift',
   auditRecords: 'AuditRecords',
+  /** Extra history entries of a duplicated marker the audit reversed (a request that landed after every horizon). */
+  duplicatesReversed: 'DuplicatesReversed',
   reconcileMissing: 'ReconcileMissing',
 } as const;
 

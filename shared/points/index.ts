@@ -17,7 +17,16 @@ export {
   searchHistory,
 } from './engine/index.js';
 export { engineOf } from './engine-deps.js';
-export { isOurMarkerPrefix, parseMarker, purchaseMarker, redemptionMarker, redemptionReturnMarker, refundMarker } from './markers.js';
+export {
+  isOurMarkerPrefix,
+  type ParsedMarker,
+  parseMarker,
+  purchaseMarker,
+  redemptionMarker,
+  redemptionReturnMarker,
+  refundMarker,
+  reversalMarker,
+} from './markers.js';
 // The outcome vocabulary lives in shared/events; processing's callers keep reading it here too.
 export { OUTCOME_KINDS, type ProcessOutcome } from '../events/index.js';
 export { type CanonicalRunners, createProcessor, type ProcessContext, type Processor } from './processor.js';

@@ -17,12 +17,20 @@ export const redemptionMarker = (source: string, customerId: string, requestId: 
 export const redemptionReturnMarker = (source: string, customerId: string, requestId: string) =>
   `lp1:${part(source)}:redeem-return:${part(customerId)}:${part(requestId)}`;
 
+/**
+ * The audit's reversal of one extra history entry (a marker found more than once: a request that landed
+ * after every horizon). Keyed by the extra entry's history id, unique within the member's history, so
+ * each extra entry is reversed at most once and the audit knows its own reversals when it reads them.
+ */
+export const reversalMarker = (source: string, entryId: string) => `lp1:${part(source)}:reversal:${part(entryId)}`;
+
 /** A marker of ours, read back from `remarks`. */
 export type ParsedMarker =
   | { kind: 'order'; source: string; orderId: string }
   | { kind: 'refund'; source: string; orderId: string; refundId: string }
   | { kind: 'redemption'; source: string; customerId: string; requestId: string }
-  | { kind: 'redemption_return'; source: string; customerId: string; requestId: string };
+  | { kind: 'redemption_return'; source: string; customerId: string; requestId: string }
+  | { kind: 'reversal'; source: string; entryId: string };
 
 /** The marker's operation, or undefined when `remarks` is not a well-formed marker of ours (lp1). */
 export function parseMarker(remarks: string | null | undefined): ParsedMarker | undefined {
@@ -33,6 +41,7 @@ export function parseMarker(remarks: string | null | undefined): ParsedMarker | 
     const [, source, kind, orderId, refundId] = parts.map((p, i) => (i === 0 ? p : d(p)));
     if (source === undefined || orderId === undefined) return undefined;
     if (kind === 'order' && parts.length === 4) return { kind: 'order', source, orderId };
+    if (kind === 'reversal' && parts.length === 4) return { kind: 'reversal', source, entryId: orderId };
     if (kind === 'refund' && parts.length === 5 && refundId !== undefined) return { kind: 'refund', source, orderId, refundId };
     if ((kind === 'redeem' || kind === 'redeem-return') && parts.length === 5 && refundId !== undefined) {
       // Same positions: the customer and the request id.

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { auditLedger, scanLedger, type AuditResult } from '../../shared/audit/index.js';
+import { auditLedger, reversalDepsOf, scanLedger, type AuditResult } from '../../shared/audit/index.js';
+import { processingSettingsFromEnv } from '../../shared/config/index.js';
 import { createOpenApiClient, staticCredentials } from '../../shared/openapi/index.js';
 import { FAULT_KINDS, WORKER_ROUTES } from '../../chaos/faults.js';
 import { formatReport, type ChaosResult } from '../../chaos/report.js';
@@ -27,7 +28,10 @@ describe('a short seeded chaos run', () => {
         const api = createOpenApiClient({ credentials: staticCredentials({ baseUrl: stack.emulatorUrl, ...CHAOS_CLIENT }) });
         try {
           const records = await scanLedger(stack.ledgerTable.documentClient, stack.ledgerTable.tableName);
-          audit = await auditLedger(records, { ledger: stack.ledger, openapi: api });
+          const { documentClient: client, tableName } = stack.ledgerTable;
+          const processing = processingSettingsFromEnv(stack.handlerEnv);
+          const reversal = reversalDepsOf({ client, tableName, clock: Date.now, openapi: api, processing });
+          audit = await auditLedger(records, { ledger: stack.ledger, openapi: api, reversal });
         } finally {
           await api.close();
         }

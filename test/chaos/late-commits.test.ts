@@ -40,7 +40,12 @@ function lateCommits(clock = createSimClock(), patches: Record<string, unknown>[
 /** The specs an injector arms over `deliveries` deliveries, with every fault drawn (no route pacing). */
 async function armedSpecs(seed: number, deliveries: number): Promise<FaultSpec[]> {
   const specs: FaultSpec[] = [];
-  const admin = { addFault: async (spec: FaultSpec) => (specs.push(spec), { id: String(specs.length) }) };
+  const admin = {
+    addFault: async (spec: FaultSpec) => {
+      specs.push(spec);
+      return { id: String(specs.length) };
+    },
+  };
   const injector = createFaultInjector(createRandom(seed).fork('run'), admin as never, {
     faultRate: 1,
     crashRate: 0,

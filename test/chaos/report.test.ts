@@ -78,7 +78,7 @@ describe('the chaos report', () => {
     );
   });
 
-  it('gives the final audit\'s summary and findings', () => {
+  it("gives the final audit's summary and findings", () => {
     const audit = { summary: 'audit: orders=3 refunds=1 drift=1', findings: ['duplicate_credit shopify 5 -'], reversed: undefined };
     const lines = formatReport(result({ audit }));
     expect(lines).toContain('  final audit: orders=3 refunds=1 drift=1');

@@ -80,6 +80,7 @@ describe('the operations dashboard', () => {
       METRIC.eventsDeferred,
       METRIC.deferredEventAgeSeconds,
       METRIC.auditDrift,
+      METRIC.duplicatesReversed,
       METRIC.reconcileMissing,
       ...OUTCOME_KINDS.map(outcomeMetric),
       ...POINTS_API_OPERATIONS.map(upstreamCallsMetric),

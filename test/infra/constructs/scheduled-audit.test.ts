@@ -60,7 +60,7 @@ describe('the scheduled audit', () => {
     expect(fn.Properties).toMatchObject({ Timeout: stack.config.audit.timeoutSeconds, Architectures: ['arm64'], Runtime: 'nodejs24.x' });
   });
 
-  it('may only read the ledger table and the Open API secret, file its run summary, and write its own logs', () => {
+  it('may only read the ledger table and the Open API secret, write its reversal records, file its run summary, and write its own logs', () => {
     const { template, stack } = stage('staging');
     const [, fn] = auditFunction(template);
     const tableId = Object.keys(template.findResources('AWS::DynamoDB::Table'))[0]!;
@@ -71,7 +71,9 @@ describe('the scheduled audit', () => {
         'dynamodb:GetItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
+        'dynamodb:PutItem',
         'dynamodb:Scan',
+        'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         'secretsmanager:DescribeSecret',
@@ -80,11 +82,53 @@ describe('the scheduled audit', () => {
     );
     const dynamo = statements.find((s) => [s.Action].flat().includes('dynamodb:Scan'))!;
     expect(dynamo.Resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
-    // The one write: the activity record's runs item (the operator console's runs panel), by its key only.
-    const write = statements.find((s) => [s.Action].flat().includes('dynamodb:PutItem')) as { Condition?: unknown } | undefined;
-    expect(write?.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['activity#runs'] } });
+    // Its writes, each by key: the activity record's runs item (the operator console's runs panel) and the reversal records.
+    const writes = statements.filter((s) => [s.Action].flat().includes('dynamodb:PutItem')) as { Condition?: unknown }[];
+    expect(writes.map((w) => w.Condition)).toEqual(
+      expect.arrayContaining([
+        { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['activity#runs'] } },
+        { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['reversal#*'] } },
+      ]),
+    );
+    expect(writes).toHaveLength(2);
+    const update = statements.find((s) => [s.Action].flat().includes('dynamodb:UpdateItem')) as { Condition?: unknown } | undefined;
+    expect(update?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['reversal#*'] } });
     const secret = statements.find((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))!;
     expect(JSON.stringify(secret.Resource)).toContain(`:secret:${stack.config.openApiSecretName}-??????`);
+  });
+
+  it('alarms on the stage topic when a run reversed a duplicate', () => {
+    const { template, stack } = stage('production');
+    const topicId = Object.keys(template.findResources('AWS::SNS::Topic'))[0]!;
+    const alarms = (Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[]).map((a) => a.Properties);
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        AlarmName: 'loyalty-bridge-production-DuplicatesReversed',
+        Namespace: stack.config.observability.metricsNamespace,
+        MetricName: METRIC.duplicatesReversed,
+        Dimensions: [{ Name: 'service', Value: stack.config.observability.serviceName }],
+        Statistic: 'Sum',
+        Period: 86_400,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: topicId }],
+      }),
+    );
+  });
+
+  it("runs its reversals with the worker's lease, in-doubt horizon and insufficient-points policy", () => {
+    const { template } = stage('staging');
+    const [, fn] = auditFunction(template);
+    const [worker] = Object.values(
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Description: Match.stringLikeRegexp('^Credits and debits points') },
+      }),
+    ) as Resource[];
+    const env = fn.Properties.Environment.Variables;
+    for (const name of [ENV.LEASE_SECONDS, ENV.IN_DOUBT_SECONDS, ENV.INSUFFICIENT_POINTS_POLICY, ENV.LEDGER_TTL_DAYS]) {
+      expect(env[name], name).toBeDefined();
+      expect(env[name], name).toEqual(worker!.Properties.Environment.Variables[name]);
+    }
   });
 
   it('alarms on the stage topic when the published drift is above zero, and when a run fails', () => {

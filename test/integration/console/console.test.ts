@@ -160,7 +160,12 @@ describe('the operator console in headless Chromium', () => {
     ).toBe(true);
   });
 
-  it("lists the audit's run with what it found in the runs panel, and the breaker's state", async () => {
+  it("lists the audit's run with what it found in the runs panel, its reversal of a doubled credit, and the breaker's state", async () => {
+    // A credit of the demo's applied a second time (what a late commit leaves): the audit reverses the extra entry.
+    const member = await handle.openapi.getMemberByExternalId('shopify', '1001');
+    const history = await handle.openapi.listPoints(member.id, { perPage: 100 });
+    const doubled = history.points.find((p) => p.remarks?.startsWith('lp1:shopify:order:'))!;
+    await handle.openapi.grantPoints(member.id, { point: doubled.point, remarks: doubled.remarks! });
     // The scheduled audit's own function, built from the local stack's environment (its ledger, the emulator).
     const audit = makeAuditHandler(
       auditDepsFromEnv(stack.handlerEnv, {
@@ -174,6 +179,18 @@ describe('the operator console in headless Chromium', () => {
     expect(row[0]).toBe('audit');
     expect(row.slice(3, 5)).toEqual(['ok', String(summary.drift)]);
     expect(row[5]).toContain(`audit: orders=${summary.orders} refunds=${summary.refunds} drift=${summary.drift}`);
+    expect(summary).toMatchObject({ duplicates: 1, reversed: 1 });
+    await waitForText(member.id, '#reversals');
+    const reversal = await page.$eval('#reversals tbody tr', (tr) => [...tr.cells].map((c) => c.textContent));
+    expect(reversal.slice(1, 8)).toEqual([
+      member.id,
+      decodeURIComponent(doubled.remarks!.split(':')[3]!),
+      expect.any(String),
+      String(doubled.point),
+      String(doubled.point),
+      '0',
+      'reversed',
+    ]);
     expect(await page.$eval('#breaker', (p) => p.textContent)).toContain('circuit breaker: no transition reported');
   });
 

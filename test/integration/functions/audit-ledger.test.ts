@@ -56,11 +56,12 @@ describe('audit-ledger (the scheduled audit)', () => {
   it('publishes AuditDrift 0 in the stage namespace when the books balance', async () => {
     await credit('fn-clean-1');
     const summary = await makeHandler(depsFromEnv(env(), { clock: h.clock }))();
-    expect(summary).toMatchObject({ orders: 1, refunds: 0, drift: 0 });
+    expect(summary).toMatchObject({ orders: 1, refunds: 0, drift: 0, duplicates: 0, reversed: 0 });
     expect(emf()).toEqual([
       expect.objectContaining({
         AuditDrift: 0,
         AuditRecords: 1,
+        DuplicatesReversed: 0,
         service: 'bridge',
         _aws: expect.objectContaining({
           CloudWatchMetrics: [
@@ -70,6 +71,7 @@ describe('audit-ledger (the scheduled audit)', () => {
               Metrics: [
                 { Name: 'AuditDrift', Unit: 'Count' },
                 { Name: 'AuditRecords', Unit: 'Count' },
+                { Name: 'DuplicatesReversed', Unit: 'Count' },
               ],
             },
           ],
@@ -78,12 +80,13 @@ describe('audit-ledger (the scheduled audit)', () => {
     ]);
   });
 
-  it('publishes the drift count and logs each finding with its order and customer', async () => {
+  it('publishes the drift count and the duplicates reversed, and logs each finding with its order and customer', async () => {
     await credit('fn-doubled-1');
     await h.api.grantPoints('member-gold', { point: 50, remarks: purchaseMarker('shopify', 'fn-doubled-1') });
     const summary = await makeHandler(depsFromEnv(env(), { clock: h.clock }))();
-    expect(summary.drift).toBe(1);
-    expect(emf()[0]).toMatchObject({ AuditDrift: 1 });
+    expect(summary).toMatchObject({ drift: 1, duplicates: 1, reversed: 1 });
+    expect(emf()[0]).toMatchObject({ AuditDrift: 1, DuplicatesReversed: 1 });
+    expect(await h.balance('member-gold')).toBe(50);
     expect(lines()).toContainEqual(
       expect.objectContaining({
         level: 'WARN',

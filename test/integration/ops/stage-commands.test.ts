@@ -450,6 +450,6 @@ describe('stage commands (--stage)', () => {
 
   it("audit scans the stage's ledger and ends with its summary line", async () => {
     const run = await cli('audit');
-    expect(run.lines.at(-1)).toMatch(/^audit: orders=\d+ refunds=0 drift=\d+$/);
+    expect(run.lines.at(-1)).toMatch(/^audit: orders=\d+ refunds=0 drift=\d+ duplicates=\d+ reversed=\d+$/);
   });
 });

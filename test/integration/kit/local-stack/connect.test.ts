@@ -200,7 +200,7 @@ describe('operator commands against a stack started with its own EMULATOR_CONFIG
     const { lines, out } = captured();
     // Only PORT, as in a second terminal: the stack names its configuration file on /__local/info.
     const code = await cliCommand(['audit'], { PORT: new URL(stack.urls.intake).port }, out);
-    expect(lines.at(-1)).toBe('audit: orders=0 refunds=0 drift=0');
+    expect(lines.at(-1)).toBe('audit: orders=0 refunds=0 drift=0 duplicates=0 reversed=0');
     expect(code).toBe(0);
   });
 });

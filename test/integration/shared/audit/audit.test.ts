@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { auditLedger, scanLedger, summaryLine, type AuditResult, type TimeRange } from '../../../../shared/audit/index.js';
+import { auditLedger, reversalDepsOf, scanLedger, summaryLine, type AuditResult, type TimeRange } from '../../../../shared/audit/index.js';
 import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
 import { createLedger, createLedgerTable, type Ledger } from '../../../../shared/ledger/index.js';
 import { createProcessor, purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
 import type { PointsEvent } from '../../../../shared/events/index.js';
 import { createOpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
-import { CLIENT_ID, LEASE_SECONDS, purchase, refund, useHarness } from '../points/harness.js';
+import { CLIENT_ID, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, refund, useHarness } from '../points/harness.js';
 
 /**
  * The audit against the real emulator (its point histories) and dynalite (the ledger, scanned). Each
@@ -34,8 +34,18 @@ async function processAll(...events: PointsEvent[]): Promise<void> {
   for (const e of events) expect((await processor.process(e, { receiveCount: 1 })).action).toBe('ack');
 }
 
+/** What reverses a duplicate's extra entries in this test's table. */
+const reversal = () =>
+  reversalDepsOf({
+    client: h.dynamo.documentClient,
+    tableName,
+    clock: h.clock,
+    openapi: h.api,
+    processing: ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, inDoubtSeconds: IN_DOUBT_SECONDS }),
+  });
+
 async function audit(range: TimeRange = {}): Promise<AuditResult> {
-  return auditLedger(await scanLedger(h.dynamo.documentClient, tableName, range), { ledger, openapi: h.api });
+  return auditLedger(await scanLedger(h.dynamo.documentClient, tableName, range), { ledger, openapi: h.api, reversal: reversal() });
 }
 
 /** A ledger that says credited (or debited) without the call ever reaching the membership service. */
@@ -52,7 +62,7 @@ describe('the ledger audit', () => {
     await processAll(a, b, refund(a, 'r1', 400), refund(a, 'r2', 600));
     const result = await audit();
     expect(result.findings).toEqual([]);
-    expect(summaryLine(result)).toBe('audit: orders=2 refunds=2 drift=0');
+    expect(summaryLine(result)).toBe('audit: orders=2 refunds=2 drift=0 duplicates=0 reversed=0');
   });
 
   it("finds a doubled credit: a second grant carrying an order's marker", async () => {
@@ -155,7 +165,7 @@ describe('the ledger audit', () => {
         return page;
       },
     };
-    const result = await auditLedger(await scanLedger(h.dynamo.documentClient, tableName), { ledger, openapi: api });
+    const result = await auditLedger(await scanLedger(h.dynamo.documentClient, tableName), { ledger, openapi: api, reversal: reversal() });
     expect(result.historyPages).toBe(2);
     expect(result.findings).toEqual([]);
   });

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { ledgerReport } from '../../../ops/ledger-report.js';
+import { auditLedger, reversalDepsOf, scanLedger } from '../../../shared/audit/index.js';
+import { ProcessingSettings } from '../../../shared/config/processing-settings.js';
+import { createReversalLedger } from '../../../shared/ledger/index.js';
+import { purchaseMarker, reversalMarker } from '../../../shared/points/index.js';
+import { IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, useHarness } from '../shared/points/harness.js';
+
+/** `npm run ledger`'s report against the real emulator and dynalite. */
+const h = useHarness();
+
+describe('npm run ledger (an order)', () => {
+  it("shows the audit's reversal of a doubled credit: its record and its entry next to the order's", async () => {
+    const p = purchase();
+    expect((await h.processor().process(p)).kind).toBe('credited');
+    const marker = purchaseMarker('shopify', p.orderId);
+    await h.api.grantPoints('member-gold', { point: 50, title: 'late', remarks: marker });
+    const processing = ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, inDoubtSeconds: IN_DOUBT_SECONDS });
+    const reversal = reversalDepsOf({
+      client: h.dynamo.documentClient,
+      tableName: h.dynamo.tableName,
+      clock: h.clock,
+      openapi: h.api,
+      processing,
+    });
+    const records = await scanLedger(h.dynamo.documentClient, h.dynamo.tableName);
+    const mine = { orders: records.orders.filter((o) => o.orderId === p.orderId), refunds: [] };
+    expect(await auditLedger(mine, { ledger: h.ledger, openapi: h.api, reversal })).toMatchObject({ reversed: 1 });
+
+    const reversals = createReversalLedger({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
+    const report = await ledgerReport(h.ledger, h.api, 'shopify', p.orderId, reversals);
+    const [record] = await reversals.list({ source: 'shopify', orderId: p.orderId });
+    expect(report.lines).toContain(`reversal of extra entry ${record!.entryId} (${marker})`);
+    expect(report.lines).toContain('    outcome: reversed');
+    const history = report.lines.findIndex((l) => l.startsWith('upstream point history'));
+    const rows = report.lines.slice(history + 1).filter((l) => l.includes('lp1:shopify:'));
+    expect(rows.filter((l) => l.includes(marker))).toHaveLength(2);
+    expect(rows.some((l) => /-50\s.*lp1:shopify:reversal:/.test(l) && l.includes(reversalMarker('shopify', record!.entryId)))).toBe(true);
+  });
+});

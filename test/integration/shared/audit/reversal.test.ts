@@ -1,0 +1,219 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  auditLedger,
+  type AuditResult,
+  reversalDepsOf,
+  type ReversalStep,
+  scanLedger,
+  summaryLine,
+} from '../../../../shared/audit/index.js';
+import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
+import { createLedger, createLedgerTable, createReversalLedger, type Ledger } from '../../../../shared/ledger/index.js';
+import { createProcessor, purchaseMarker, reversalMarker } from '../../../../shared/points/index.js';
+import type { PointsEvent } from '../../../../shared/events/index.js';
+import { GRANT, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, SimulatedCrash, useHarness } from '../points/harness.js';
+
+/**
+ * The audit heals the ledger (issue 50 item 6): each extra entry of a marker of ours found more than once
+ * in a member's history is reversed exactly once, through the protocol (claim, search, act, record),
+ * against the real emulator and dynalite. Each test its own ledger table.
+ */
+const h = useHarness();
+const GOLD = 'member-gold';
+
+let ledger: Ledger;
+let tableName: string;
+let tables = 0;
+beforeEach(async () => {
+  tableName = `reversal-${process.pid}-${++tables}`;
+  await createLedgerTable(h.dynamo.client, tableName);
+  ledger = createLedger({ client: h.dynamo.documentClient, tableName, clock: h.clock, leaseSeconds: LEASE_SECONDS });
+});
+
+const settings = (policy: 'clamp' | 'park' = 'clamp') =>
+  ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, inDoubtSeconds: IN_DOUBT_SECONDS, insufficientPointsPolicy: policy });
+
+async function processAll(...events: PointsEvent[]): Promise<void> {
+  const processor = createProcessor({ ledger, openapi: h.api, clock: h.clock, settings: settings() });
+  for (const e of events) expect((await processor.process(e, { receiveCount: 1 })).action).toBe('ack');
+}
+
+async function audit(options: { policy?: 'clamp' | 'park'; crashAt?: ReversalStep } = {}): Promise<AuditResult> {
+  const reversal = reversalDepsOf({
+    client: h.dynamo.documentClient,
+    tableName,
+    clock: h.clock,
+    openapi: h.api,
+    processing: settings(options.policy),
+    checkpoint: (step) => {
+      if (step === options.crashAt) throw new SimulatedCrash(`crash at ${step}`);
+    },
+  });
+  return auditLedger(await scanLedger(h.dynamo.documentClient, tableName), { ledger, openapi: h.api, reversal });
+}
+
+const reversals = () => createReversalLedger({ client: h.dynamo.documentClient, tableName, clock: h.clock });
+
+/** A credited purchase whose marker a second grant carries (what a request applied after every horizon leaves). */
+async function doubledCredit(): Promise<{ orderId: string; marker: string; extraId: string }> {
+  const p = purchase();
+  await processAll(p);
+  const marker = purchaseMarker('shopify', p.orderId);
+  await h.api.grantPoints(GOLD, { point: 50, remarks: marker });
+  const history = await h.api.listPoints(GOLD, { perPage: 1000 });
+  const ids = history.points.filter((e) => e.remarks === marker).map((e) => Number(e.id));
+  return { orderId: p.orderId, marker, extraId: String(Math.max(...ids)) };
+}
+
+describe('the audit reverses duplicates', () => {
+  it('reverses the extra entry of a doubled credit once, counts it as drift, and records the reversal', async () => {
+    const { orderId, marker, extraId } = await doubledCredit();
+    expect(await h.balance(GOLD)).toBe(100);
+    const result = await audit();
+    expect(result).toMatchObject({ duplicates: 1, reversed: 1 });
+    expect(result.findings).toEqual([expect.objectContaining({ kind: 'duplicate_credit', orderId, customerId: GOLD, marker })]);
+    expect(result.findings[0]!.detail).toContain(`extra entry ${extraId} (+50) reversed (${reversalMarker('shopify', extraId)})`);
+    expect(await h.entries(GOLD, reversalMarker('shopify', extraId))).toEqual([-50]);
+    expect(await h.balance(GOLD)).toBe(50);
+    expect(await reversals().get('shopify', GOLD, extraId)).toMatchObject({
+      state: 'done',
+      outcome: 'reversed',
+      pointsReversed: 50,
+      shortfall: 0,
+      duplicatedMarker: marker,
+      orderId,
+    });
+  });
+
+  it('reverses nothing on a second run right after, and finds no drift', async () => {
+    const { extraId } = await doubledCredit();
+    await audit();
+    const grants = await h.calls(GRANT);
+    const second = await audit();
+    expect(second.findings).toEqual([]);
+    expect(second.notes).toEqual([]);
+    expect(summaryLine(second)).toBe('audit: orders=1 refunds=0 drift=0 duplicates=0 reversed=0');
+    expect(await h.calls(GRANT)).toBe(grants);
+    expect(await h.entries(GOLD, reversalMarker('shopify', extraId))).toEqual([-50]);
+  });
+
+  it('ends its last line with the duplicates found and reversed', async () => {
+    await doubledCredit();
+    expect(summaryLine(await audit())).toBe('audit: orders=1 refunds=0 drift=1 duplicates=1 reversed=1');
+  });
+
+  it('takes what the member holds when too few points are left (clamp) and records the shortfall', async () => {
+    const { extraId } = await doubledCredit();
+    await h.api.grantPoints(GOLD, { point: -80, title: 'spent at the till' }); // 100 -> 20
+    const result = await audit({ policy: 'clamp' });
+    expect(result).toMatchObject({ duplicates: 1, reversed: 1 });
+    expect(result.findings[0]!.detail).toContain('20 taken, 30 short');
+    expect(await h.entries(GOLD, reversalMarker('shopify', extraId))).toEqual([-20]);
+    expect(await h.balance(GOLD)).toBe(0);
+    expect(await reversals().get('shopify', GOLD, extraId)).toMatchObject({
+      state: 'done',
+      outcome: 'insufficient_points',
+      pointsReversed: 20,
+      shortfall: 30,
+    });
+    // Recorded once: the next run takes nothing more, and keeps saying what is short.
+    const next = await audit({ policy: 'clamp' });
+    expect(next).toMatchObject({ findings: [], duplicates: 0, reversed: 0 });
+    expect(next.notes).toEqual([expect.objectContaining({ kind: 'reversal_short', customerId: GOLD })]);
+    expect(await h.entries(GOLD, reversalMarker('shopify', extraId))).toEqual([-20]);
+  });
+
+  it('takes nothing when too few points are left under the park policy, and records the whole shortfall', async () => {
+    const { extraId } = await doubledCredit();
+    await h.api.grantPoints(GOLD, { point: -80, title: 'spent at the till' });
+    expect(await audit({ policy: 'park' })).toMatchObject({ duplicates: 1, reversed: 1 });
+    expect(await h.entries(GOLD, reversalMarker('shopify', extraId))).toEqual([]);
+    expect(await h.balance(GOLD)).toBe(20);
+    expect(await reversals().get('shopify', GOLD, extraId)).toMatchObject({
+      outcome: 'insufficient_points',
+      pointsReversed: 0,
+      shortfall: 50,
+    });
+  });
+
+  it('finishes a reversal whose run died between its call and its record, without a second reversal', async () => {
+    const { extraId } = await doubledCredit();
+    await expect(audit({ crashAt: 'reversal:granted' })).rejects.toThrow(SimulatedCrash);
+    expect(await h.entries(GOLD, reversalMarker('shopify', extraId))).toEqual([-50]);
+    // While the dead run's lease holds, nobody touches the reversal: still drift, nothing sent.
+    const grants = await h.calls(GRANT);
+    const during = await audit();
+    expect(during).toMatchObject({ duplicates: 1, reversed: 0 });
+    expect(during.findings[0]!.detail).toContain('is being reversed by another run');
+    expect(await h.calls(GRANT)).toBe(grants);
+    h.expireLeases();
+    const after = await audit();
+    expect(after).toMatchObject({ duplicates: 1, reversed: 1 });
+    expect(await h.calls(GRANT)).toBe(grants);
+    expect(await h.entries(GOLD, reversalMarker('shopify', extraId))).toEqual([-50]);
+    expect(await reversals().get('shopify', GOLD, extraId)).toMatchObject({ state: 'done', pointsReversed: 50, reconciled: true });
+    expect(await audit()).toMatchObject({ findings: [], duplicates: 0, reversed: 0 });
+  });
+
+  it('leaves a reversal whose answer was lost in doubt, and the next run finds it landed instead of sending it again', async () => {
+    const { extraId } = await doubledCredit();
+    const grant = { method: 'POST', path: '^/api/ext/users/[^/]+/points$' };
+    await h.emulator.addFault({ ...grant, fault: 'late_commit', answer: 'reset', commit_after_ms: 1000, times: 1 });
+    const first = await audit();
+    expect(first).toMatchObject({ duplicates: 1, reversed: 0 });
+    expect(first.findings[0]!.detail).toContain('its reversal may still land');
+    await expect.poll(() => h.entries(GOLD, reversalMarker('shopify', extraId)), { timeout: 10_000 }).toEqual([-50]);
+    const grants = await h.calls(GRANT);
+    expect(await audit()).toMatchObject({ duplicates: 1, reversed: 1 });
+    expect(await h.calls(GRANT)).toBe(grants);
+    expect(await h.entries(GOLD, reversalMarker('shopify', extraId))).toEqual([-50]);
+  });
+
+  it('sends a reversal in doubt again only after the in-doubt horizon, when the history still shows nothing', async () => {
+    const { extraId } = await doubledCredit();
+    const page = { status: 502, body: '<html>Bad Gateway</html>', headers: { 'content-type': 'text/html' } };
+    await h.emulator.addFault({ method: 'POST', path: '^/api/ext/users/[^/]+/points$', fault: 'status', ...page, times: 1 });
+    expect(await audit()).toMatchObject({ duplicates: 1, reversed: 0 });
+    const grants = await h.calls(GRANT);
+    expect(await audit()).toMatchObject({ duplicates: 1, reversed: 0 });
+    expect(await h.calls(GRANT)).toBe(grants);
+    h.passHorizon();
+    expect(await audit()).toMatchObject({ duplicates: 1, reversed: 1 });
+    expect(await h.entries(GOLD, reversalMarker('shopify', extraId))).toEqual([-50]);
+  });
+
+  it('reverses a credit that the service applied after the in-doubt horizon, once the late commit lands', async () => {
+    const p = purchase();
+    const marker = purchaseMarker('shopify', p.orderId);
+    // The first calculation is answered with a 500 page at once and applied 1.5 s later: beyond the horizon.
+    await h.emulator.addFault({
+      method: 'POST',
+      path: '^/api/ext/users/[^/]+/points/calculation$',
+      fault: 'late_commit',
+      answer: 'status',
+      status: 500,
+      body: '<html>Internal Server Error</html>',
+      headers: { 'content-type': 'text/html' },
+      commit_after_ms: 1500,
+      times: 1,
+    });
+    const processor = h.processor();
+    expect((await processor.process(p)).action).toBe('retry');
+    h.passHorizon();
+    expect((await processor.process(p)).kind).toBe('credited');
+    await expect.poll(() => h.entries(GOLD, marker), { timeout: 10_000 }).toEqual([50, 50]);
+    // The harness's ledger is the processing tests' shared table: audit it for this test's order only.
+    const reversal = reversalDepsOf({
+      client: h.dynamo.documentClient,
+      tableName: h.dynamo.tableName,
+      clock: h.clock,
+      openapi: h.api,
+      processing: settings(),
+    });
+    const records = await scanLedger(h.dynamo.documentClient, h.dynamo.tableName);
+    const mine = { orders: records.orders.filter((o) => o.orderId === p.orderId), refunds: [] };
+    const result = await auditLedger(mine, { ledger: h.ledger, openapi: h.api, reversal });
+    expect(result).toMatchObject({ duplicates: 1, reversed: 1 });
+    expect(await h.balance(GOLD)).toBe(50);
+  });
+});
