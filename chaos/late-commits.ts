@@ -19,7 +19,8 @@ import type { SimClock } from './sim-clock.js';
  * INSIDE_MAX_MS real later and visible in the history LAG_MAX_MS after that, so before s + horizon −
  * SAFETY_MS: the protocol (nothing sent again before the horizon, then a search) must see it. While
  * the cap holds, 1 real second maps to at most (horizon − SAFETY_MS) / WINDOW_MS simulated seconds;
- * an inside commit's simulated delay lies between D and the horizon, whatever the run is doing.
+ * an inside commit's simulated delay lies between D and the horizon, whatever the run is doing. It
+ * holds only while such a request may be in flight (see `capped`), so waiting stretches still jump.
  *
  * A few late commits (BEYOND_SHARE) are drawn far beyond, deliberately: the service applies them the
  * horizon plus BEYOND_EXTRA_MIN_MS..BEYOND_EXTRA_MAX_MS of REAL time after arrival, so at least that
@@ -33,6 +34,8 @@ import type { SimClock } from './sim-clock.js';
 
 /** The routes whose operations move points (calculation and grant): the only ones a late commit can double. */
 export const LATE_COMMIT_ROUTE_NAMES = ['points calculation', 'points grant'] as const;
+/** Their keys in the emulator's stats (faults.ts WORKER_ROUTES). */
+const POINTS_STATS = ['POST /api/ext/users/{id}/points/calculation', 'POST /api/ext/users/{id}/points'] as const;
 export const LATE_COMMIT_ANSWERS = ['reset', 'hold', 'status'] as const;
 export const LATE_COMMIT_STATUSES = [500, 502, 504] as const;
 export type LateCommitAnswer = (typeof LATE_COMMIT_ANSWERS)[number];
@@ -172,13 +175,21 @@ export function createLateCommits(o: LateCommitsOptions): LateCommits {
   let lastPoll = 0;
   /** Whether a late commit drawn now may be beyond the horizon (the deliveries' first share). */
   let beyondAllowed = o.beyond !== false;
-  /** Real ms until which the cap holds after the last late commit or lag (then nothing guarded is in flight). */
-  let guardUntil: number | undefined;
+  /** Real ms of the last poll that saw a new request on a route that moves points (it may be applied late or read late). */
+  let lastPointsRequest = Date.now();
+  let pointsRequests: number | undefined;
+  /** Set after the drain, once everything has landed: no cap from then on. */
+  let lifted = false;
 
-  // The cap: simulated time advances by at most the horizon less SAFETY_MS in any WINDOW_MS of real time.
-  o.clock.setJumpLimit(() =>
-    guardUntil !== undefined && Date.now() > guardUntil ? undefined : o.clock.simAt(Date.now() - WINDOW_MS) + o.horizonMs - SAFETY_MS,
-  );
+  /**
+   * The cap: simulated time advances by at most the horizon less SAFETY_MS in any WINDOW_MS of real
+   * time, while a request that moves points may still be applied or hidden by the lag: one seen within
+   * the last WINDOW_MS, or a late commit seen arriving and not yet applied. Otherwise (the queue only
+   * waiting, an outage) the clock jumps freely: the tick reads the counts right before each jump.
+   */
+  const capped = () =>
+    !lifted && (Date.now() - lastPointsRequest <= WINDOW_MS || tracked.some((t) => t.arrivedBy !== undefined && !t.landed));
+  o.clock.setJumpLimit(() => (capped() ? o.clock.simAt(Date.now() - WINDOW_MS) + o.horizonMs - SAFETY_MS : undefined));
 
   async function setLag(ms: number): Promise<void> {
     if (ms === lag) return;
@@ -188,18 +199,26 @@ export function createLateCommits(o: LateCommitsOptions): LateCommits {
     report.lagMaxMs = Math.max(report.lagMaxMs, ms);
   }
 
-  /** Reads the route counts: a late commit whose request came is timed; one applied by now is measured. */
+  /**
+   * Reads the route counts (every tick while the cap would lift, else every POLL_MS): a request that
+   * moves points keeps the cap; a late commit whose request came is timed, one applied by now measured.
+   */
   async function poll(force = false): Promise<void> {
     const now = Date.now();
-    const open = tracked.filter((t) => !t.landed);
-    if (open.length === 0 || (!force && now - lastPoll < POLL_MS)) return;
+    const holding = now - lastPointsRequest < WINDOW_MS - POLL_MS;
+    if (!force && holding && now - lastPoll < POLL_MS) return;
     lastPoll = now;
-    if (open.some((t) => t.arrivedBy === undefined)) {
-      const counts = await o.routeRequests();
-      for (const t of open)
-        if (t.arrivedBy === undefined && t.firesAt !== undefined && (counts[t.stat] ?? 0) >= t.firesAt) t.arrivedBy = now;
+    const counts = await o.routeRequests();
+    const points = POINTS_STATS.reduce((n, stat) => n + (counts[stat] ?? 0), 0);
+    if (points !== pointsRequests) {
+      pointsRequests = points;
+      lastPointsRequest = now;
     }
-    for (const t of open) if (t.arrivedBy !== undefined && now >= t.arrivedBy + t.draw.commitAfterMs) measure(t, t.arrivedBy);
+    for (const t of tracked) {
+      if (t.landed) continue;
+      if (t.arrivedBy === undefined && t.firesAt !== undefined && (counts[t.stat] ?? 0) >= t.firesAt) t.arrivedBy = now;
+      if (t.arrivedBy !== undefined && now >= t.arrivedBy + t.draw.commitAfterMs) measure(t, t.arrivedBy);
+    }
   }
 
   /** Its simulated delay: from arrival (at the latest when a poll saw it) to `commitAfterMs` real later. */
@@ -225,6 +244,8 @@ export function createLateCommits(o: LateCommitsOptions): LateCommits {
     },
     async beforeDelivery(position, total) {
       beyondAllowed = o.beyond !== false && position < total * BEYOND_UNTIL_SHARE;
+      // Before the other disturbances' steps (the Smaregi reconcile's jump): the last position's presses are seen.
+      await poll(true);
       const at = LAG_POINTS.findIndex((share) => Math.floor(total * share) === position);
       if (at >= 0) await setLag(lagPlan[at] as number);
     },
@@ -251,7 +272,7 @@ export function createLateCommits(o: LateCommitsOptions): LateCommits {
         await poll(true);
       }
       await poll(true);
-      guardUntil = Date.now();
+      lifted = true;
     },
     reportLines() {
       const r = report;
