@@ -31,7 +31,9 @@ export function netReversals<E extends Entry>(history: readonly E[]): Netted<E> 
   const count = new Map<string, number>();
   for (const e of history)
     if (e.remarks && OURS.test(e.remarks) && !REVERSAL.test(e.remarks)) count.set(e.remarks, (count.get(e.remarks) ?? 0) + 1);
-  const doubled = [...count.values()].reduce((n, c) => n + Math.max(0, c - 1), 0);
+  // A zero entry moves no point: doubled, it loses nothing (compare.ts skips it), so it is not counted.
+  const moving = new Set(history.filter((e) => e.point !== 0).map((e) => e.remarks));
+  const doubled = [...count.entries()].reduce((n, [marker, c]) => n + (moving.has(marker) ? Math.max(0, c - 1) : 0), 0);
   const cancelled = new Set<string>();
   const problems: string[] = [];
   let reversed = 0;
