@@ -66,7 +66,7 @@ export interface RedemptionReport {
 export interface RedemptionDeps {
   scenario: Scenario;
   model: Model;
-  stack: Pick<ChaosStack, 'intakeUrl' | 'shopifyAdminUrl' | 'redemption'>;
+  stack: Pick<ChaosStack, 'intakeUrl' | 'shopifyAdminUrl' | 'redemption' | 'clock' | 'isIdle'>;
   admin: EmulatorAdmin;
   /** A reader with a token of its own (the run's token expiries end the older ones). */
   newReader: () => ReturnType<typeof upstreamReader>;
@@ -128,7 +128,7 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
   async function settle(c: Click, attempts: number): Promise<boolean> {
     let again = await press(c);
     for (let i = 1; i < attempts && again.status !== 200 && again.status !== 403; i += 1) {
-      await new Promise((r) => setTimeout(r, 100));
+      await waitBeforePressing(deps.stack, again);
       again = await press(c);
     }
     if (again.status === 403) {
@@ -231,6 +231,20 @@ function lastDeliveries(scenario: Scenario, byCustomer: Map<number, Click[]>): M
 }
 
 /** Arms a fault of the Admin API stand-in on the code's creation. */
+/**
+ * What the customer waits before pressing again: a moment, and while the deduction is in doubt (503
+ * `in_doubt`) the page's Retry-After, on the run's clock. The clock is moved on only when nothing runs
+ * (after the drain, nothing else would move it, and every press would meet the same doubt).
+ */
+async function waitBeforePressing(
+  stack: Pick<ChaosStack, 'clock' | 'isIdle'>,
+  answer: { status: number; body: Record<string, unknown> },
+): Promise<void> {
+  const retryAfter = (answer.body.error as { kind?: unknown; retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  if (answer.status === 503 && typeof retryAfter === 'number' && stack.isIdle()) stack.clock.jump((retryAfter + 1) * 1000);
+  await new Promise((r) => setTimeout(r, 100));
+}
+
 async function armShopFault(shopifyAdminUrl: string | undefined, fault: 'http_503' | 'reset_after_commit', times: number): Promise<void> {
   const res = await fetch(`${shopifyAdminUrl}/__shopify/faults`, {
     method: 'POST',
