@@ -1,4 +1,5 @@
 import type { Model } from './model.js';
+import { netReversals } from './reversals.js';
 
 /**
  * The final comparison: what the membership service shows per customer (balance and point history)
@@ -28,7 +29,11 @@ export interface Mismatch {
 
 export interface Comparison {
   mismatches: Mismatch[];
-  observed: { credited: number; debited: number; entries: number };
+  /**
+   * `doubled`: extra entries of markers found more than once (before the reversals); `reversed`: those
+   * the final audit's reversals cancel (reversals.ts). The points are counted after the reversals.
+   */
+  observed: { credited: number; debited: number; entries: number; doubled: number; reversed: number };
 }
 
 /** Ids in the scenario are 18-digit numbers; pick every such run of digits out of a text. */
@@ -45,7 +50,7 @@ const TILL_SPEND = /%2Fspend-([0-9]+)(%2Fback)?$/i;
 
 export function compareWithModel(model: Model, observed: ObservedCustomer[]): Comparison {
   const mismatches: Mismatch[] = [];
-  const totals = { credited: 0, debited: 0, entries: 0 };
+  const totals = { credited: 0, debited: 0, entries: 0, doubled: 0, reversed: 0 };
   const seen = new Set<number>();
 
   for (const customer of observed) {
@@ -65,7 +70,12 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
     const credits = new Map<string, number[]>();
     const debits = new Map<string, number[]>();
     const spends: TillSpends = new Map();
-    for (const entry of customer.history) {
+    // The model against the history after the audit's reversals: a doubled entry left unreversed stands and fails below.
+    const netted = netReversals(customer.history);
+    totals.doubled += netted.doubled;
+    totals.reversed += netted.reversed;
+    for (const problem of netted.problems) mismatches.push({ customer: customer.index, what: problem });
+    for (const entry of netted.standing) {
       if (entry.point === 0) continue; // a zero grant moves no point; doubling it loses nothing
       // Redemptions belong to no order: redemption-clicks.ts checks each request's entries, the balance counts them.
       if (REDEMPTION_ENTRY.test(entry.remarks ?? '')) continue;

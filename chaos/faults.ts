@@ -1,4 +1,5 @@
 import type { EmulatorAdmin, FaultKind, FaultSpec } from './emulator-admin.js';
+import { LATE_COMMIT_ROUTE_NAMES, type LateCommits, lateCommitSpec } from './late-commits.js';
 import type { Random } from './prng.js';
 
 /**
@@ -31,10 +32,13 @@ type WorkerRoute = (typeof WORKER_ROUTES)[number];
 export type RouteName = (typeof WORKER_ROUTES)[number]['name'];
 
 export const FAULT_KINDS: readonly FaultKind[] = ['error_500', 'reset_before', 'reset_after_commit', 'delay'];
+/** A kind drawn beside FAULT_KINDS on the routes that move points, when the run has late commits (late-commits.ts). */
+export type DrawnKind = FaultKind | 'late_commit';
+const movesPoints = (route: WorkerRoute): boolean => (LATE_COMMIT_ROUTE_NAMES as readonly string[]).includes(route.name);
 
 export interface FaultTally {
   emulator: number;
-  byKind: Record<FaultKind, number>;
+  byKind: Record<DrawnKind, number>;
   byRoute: Record<string, number>;
   crashes: number;
   crashesByStep: Record<string, number>;
@@ -60,7 +64,7 @@ export interface FaultTally {
 export function emptyTally(): FaultTally {
   return {
     emulator: 0,
-    byKind: { error_500: 0, reset_before: 0, reset_after_commit: 0, delay: 0 },
+    byKind: { error_500: 0, reset_before: 0, reset_after_commit: 0, delay: 0, late_commit: 0 },
     byRoute: {},
     crashes: 0,
     crashesByStep: {},
@@ -108,6 +112,12 @@ export interface FaultOptions {
    * kinds and counts drawn (the same density).
    */
   routeRequests?: () => Promise<Record<string, number>>;
+  /**
+   * Late commits (late-commits.ts): on the routes that move points, `late_commit` is drawn as one more
+   * kind beside FAULT_KINDS, so the density of faults stays what it was; the draw of its answer and
+   * delay comes from the late commits' own stream, and they are told what was armed where.
+   */
+  lateCommits?: Pick<LateCommits, 'draw' | 'armed'>;
 }
 
 export function createFaultInjector(random: Random, admin: EmulatorAdmin, options: FaultOptions) {
@@ -128,27 +138,38 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
 
   /** Per route, its request count by which every fault armed on it will have fired. */
   const firesBy = new Map<string, number>();
-  async function arm(route: WorkerRoute, fault: FaultKind, times: number, counts?: Record<string, number>): Promise<void> {
-    const spec: FaultSpec = { method: route.method, path: route.path, fault, times };
-    if (fault === 'delay') spec.delay_ms = options.clientTimeoutMs + 250;
+  async function arm(route: WorkerRoute, fault: DrawnKind, drawnTimes: number, counts?: Record<string, number>): Promise<void> {
+    const late = fault === 'late_commit' ? options.lateCommits?.draw() : undefined;
+    // A late commit fires once: its request is the one applied later.
+    const times = late ? 1 : drawnTimes;
+    let spec: FaultSpec;
+    if (late) spec = lateCommitSpec(route, late);
+    else {
+      spec = { method: route.method, path: route.path, fault: fault as FaultKind, times };
+      if (fault === 'delay') spec.delay_ms = options.clientTimeoutMs + 250;
+    }
     await admin.addFault(spec);
     tally.emulator += times;
     tally.byKind[fault] += times;
     tally.byRoute[route.name] = (tally.byRoute[route.name] ?? 0) + times;
     if (counts) firesBy.set(route.stat, Math.max(firesBy.get(route.stat) ?? 0, counts[route.stat] ?? 0) + times);
+    if (late) options.lateCommits?.armed(late, route.stat, counts ? firesBy.get(route.stat) : undefined);
   }
+  /** The kinds a route may draw: late commits only where points move. */
+  const kindsOf = (route: WorkerRoute): readonly DrawnKind[] =>
+    options.lateCommits && movesPoints(route) ? [...FAULT_KINDS, 'late_commit'] : FAULT_KINDS;
   const routeFree = (route: WorkerRoute, counts: Record<string, number> | undefined) =>
     counts === undefined || (counts[route.stat] ?? 0) >= (firesBy.get(route.stat) ?? 0);
-  /** A route with no fault pending, drawn by the weights; none when every route has one. */
-  function freeRoute(counts: Record<string, number> | undefined): WorkerRoute | undefined {
-    const free = WORKER_ROUTES.filter((r) => routeFree(r, counts));
+  /** A route with no fault pending (one that moves points for a late commit), drawn by the weights; none when every route has one. */
+  function freeRoute(counts: Record<string, number> | undefined, kind: DrawnKind): WorkerRoute | undefined {
+    const free = WORKER_ROUTES.filter((r) => routeFree(r, counts) && (kind !== 'late_commit' || movesPoints(r)));
     return free.length > 0 ? pickRoute(free) : undefined;
   }
 
   let calm = false;
   let owed = 0;
   /** Drawn for a route whose last fault has not fired yet, in the order drawn (`drawnAt`: deliveries then). */
-  const waiting: { route: WorkerRoute; kind: FaultKind; times: number; drawnAt: number }[] = [];
+  const waiting: { route: WorkerRoute; kind: DrawnKind; times: number; drawnAt: number }[] = [];
   let deliveries = 0;
   let requestsAtLastArm: number | undefined;
   const totalOf = (counts: Record<string, number>) => Object.values(counts).reduce((n, c) => n + c, 0);
@@ -164,7 +185,11 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
   async function armDue(budget: number, counts: Record<string, number> | undefined): Promise<void> {
     for (let i = 0; i < waiting.length && budget > 0; ) {
       const w = waiting[i] as (typeof waiting)[number];
-      const target = routeFree(w.route, counts) ? w.route : deliveries - w.drawnAt >= MOVE_AFTER_DELIVERIES ? freeRoute(counts) : undefined;
+      const target = routeFree(w.route, counts)
+        ? w.route
+        : deliveries - w.drawnAt >= MOVE_AFTER_DELIVERIES
+          ? freeRoute(counts, w.kind)
+          : undefined;
       if (!target) {
         i += 1;
         continue;
@@ -177,7 +202,8 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
     }
     for (; budget > 0 && owed > 0; budget -= 1) {
       owed -= 1;
-      const drawn = { route: pickRoute(), kind: faultRandom.pick(FAULT_KINDS), times: faultRandom.int(1, 2), drawnAt: deliveries };
+      const route = pickRoute();
+      const drawn = { route, kind: faultRandom.pick(kindsOf(route)), times: faultRandom.int(1, 2), drawnAt: deliveries };
       if (routeFree(drawn.route, counts)) await arm(drawn.route, drawn.kind, drawn.times, counts);
       else {
         waiting.push(drawn);

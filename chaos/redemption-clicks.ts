@@ -7,6 +7,7 @@ import type { EmulatorAdmin, upstreamReader } from './emulator-admin.js';
 import { applyRedemptions, type Model } from './model.js';
 import type { Random } from './prng.js';
 import type { Scenario } from './scenario.js';
+import { netReversals } from './reversals.js';
 
 /**
  * Redemptions in a chaos run (issue 42): once the queue has drained (every balance final, so the model
@@ -65,7 +66,7 @@ export interface RedemptionReport {
 export interface RedemptionDeps {
   scenario: Scenario;
   model: Model;
-  stack: Pick<ChaosStack, 'intakeUrl' | 'shopifyAdminUrl' | 'redemption'>;
+  stack: Pick<ChaosStack, 'intakeUrl' | 'shopifyAdminUrl' | 'redemption' | 'clock' | 'isIdle'>;
   admin: EmulatorAdmin;
   /** A reader with a token of its own (the run's token expiries end the older ones). */
   newReader: () => ReturnType<typeof upstreamReader>;
@@ -127,7 +128,7 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
   async function settle(c: Click, attempts: number): Promise<boolean> {
     let again = await press(c);
     for (let i = 1; i < attempts && again.status !== 200 && again.status !== 403; i += 1) {
-      await new Promise((r) => setTimeout(r, 100));
+      await waitBeforePressing(deps.stack, again);
       again = await press(c);
     }
     if (again.status === 403) {
@@ -230,6 +231,20 @@ function lastDeliveries(scenario: Scenario, byCustomer: Map<number, Click[]>): M
 }
 
 /** Arms a fault of the Admin API stand-in on the code's creation. */
+/**
+ * What the customer waits before pressing again: a moment, and while the deduction is in doubt (503
+ * `in_doubt`) the page's Retry-After, on the run's clock. The clock is moved on only when nothing runs
+ * (after the drain, nothing else would move it, and every press would meet the same doubt).
+ */
+async function waitBeforePressing(
+  stack: Pick<ChaosStack, 'clock' | 'isIdle'>,
+  answer: { status: number; body: Record<string, unknown> },
+): Promise<void> {
+  const retryAfter = (answer.body.error as { kind?: unknown; retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  if (answer.status === 503 && typeof retryAfter === 'number' && stack.isIdle()) stack.clock.jump((retryAfter + 1) * 1000);
+  await new Promise((r) => setTimeout(r, 100));
+}
+
 async function armShopFault(shopifyAdminUrl: string | undefined, fault: 'http_503' | 'reset_after_commit', times: number): Promise<void> {
   const res = await fetch(`${shopifyAdminUrl}/__shopify/faults`, {
     method: 'POST',
@@ -271,12 +286,13 @@ async function useCode(deps: RedemptionDeps, report: RedemptionReport, c: Click,
 /** Per request: exactly one deduction and one give-back for a returned code, none for a used one. */
 async function checkClicks(deps: RedemptionDeps, clicks: Click[]): Promise<Mismatch[]> {
   const mismatches: Mismatch[] = [];
-  const histories = new Map<number, { point: number; remarks: string | null }[]>();
+  const histories = new Map<number, { id: string; point: number; remarks: string | null }[]>();
   const reader = deps.newReader();
   for (const c of clicks) {
     if (!histories.has(c.customer)) {
       const member = await reader.memberByExternalId('shopify', c.shopifyId);
-      histories.set(c.customer, member ? await reader.history(member.id) : []);
+      // After the final audit's reversals: a doubled deduction it reversed counts once (reversals.ts).
+      histories.set(c.customer, member ? netReversals(await reader.history(member.id)).standing : []);
     }
     const history = histories.get(c.customer) ?? [];
     const count = (kind: string) =>

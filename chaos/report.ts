@@ -1,6 +1,8 @@
 import type { LinkReport } from './links.js';
 import type { Mismatch } from './compare.js';
 import type { FaultTally } from './faults.js';
+import type { FinalAudit } from './final-audit.js';
+import type { LateCommitReport } from './late-commits.js';
 import type { HoldBackReport } from './hold-back.js';
 import type { LatencyReport, SlowEvent } from './latency.js';
 import type { Scenario } from './scenario.js';
@@ -39,6 +41,12 @@ export interface ChaosResult {
   upstreamRequests: Record<string, number>;
   /** Members linked and shop customers enrolled mid-run (links.ts). */
   links?: LinkReport;
+  /** The final audit, run once the queue drained and every late commit landed (final-audit.ts). */
+  audit?: FinalAudit;
+  /** Late commits and the history lag (late-commits.ts); absent with `--no-late-commits`. */
+  lateCommits?: LateCommitReport;
+  /** Extra entries of doubled markers reversed by the final audit (or, while it reverses none, seen doubled). */
+  reversed?: number;
   mismatches: Mismatch[];
   /** For each order with a mismatch or an unfinished event: its events, history entries and ledger records. */
   evidence: string[];
@@ -51,7 +59,8 @@ export function totalFaults(faults: FaultTally): number {
 }
 
 export function verdictLine(
-  result: Pick<ChaosResult, 'scenario' | 'faults' | 'mismatches' | 'unfinished' | 'deadLettered'> & {
+  result: Pick<ChaosResult, 'scenario' | 'faults' | 'mismatches' | 'unfinished' | 'deadLettered' | 'reversed'> & {
+    lateCommits?: Pick<LateCommitReport, 'armed'>;
     latency?: Pick<LatencyReport, 'p99Seconds' | 'maxSeconds' | 'p99OursSeconds'>;
     recovery?: { backlog: number; drainedSeconds: number | undefined };
   },
@@ -64,7 +73,8 @@ export function verdictLine(
   const latency = result.latency
     ? ` latency_p99_s=${seconds(result.latency.p99Seconds)} latency_max_s=${seconds(result.latency.maxSeconds)}`
     : '';
-  return `${base}${ours}${recovery}${latency}`;
+  const harsher = ` late_commits=${result.lateCommits?.armed ?? 0} reversed=${result.reversed ?? 0}`;
+  return `${base}${ours}${recovery}${latency}${harsher}`;
 }
 
 const seconds = (s: number) => (Math.round(s * 10) / 10).toString();
@@ -105,6 +115,7 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
     `  held back behind a deferring message of the group: ${result.latency.heldBack.messages} messages, max ${seconds(result.latency.heldBack.maxSeconds)} s, ${result.latency.heldBack.over5s} over 5 s (outage excluded)`,
     `  settled: the last balance change ${seconds(result.latency.settledSeconds)} s after the last event was accepted`,
     `  upstream requests: ${list(result.upstreamRequests)}`,
+    ...(result.audit ? [`  final ${result.audit.summary}`, ...result.audit.findings.slice(0, maxListed).map((f) => `    ${f}`)] : []),
     `  mismatches: ${result.mismatches.length}`,
     ...result.mismatches
       .slice(0, maxListed)

@@ -2,7 +2,7 @@
  * `npm run chaos -- --events N --seed S [--fault-rate P] [--crash-rate P] [--outage SECONDS] [--redrive]`:
  * one seeded chaos run through the real receiver, queue and worker against the emulator and dynalite,
  * with `npm start`'s own timing defaults. Prints the report; the last line is
- * `chaos: events=N faults=F mismatches=M unfinished=U dead_lettered=D latency_p99_ours_s=X …`; exit code 1
+ * `chaos: events=N faults=F mismatches=M unfinished=U dead_lettered=D latency_p99_ours_s=X … late_commits=L reversed=R`; exit code 1
  * when M, U or D is not 0. With `--seeds A..B --repeat M` instead of `--seed`: a sweep (sweep.ts).
  */
 import { parseArgs } from 'node:util';
@@ -16,7 +16,7 @@ import { runYearEnd } from './year-end/cli.js';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE =
-  'usage: npm run chaos -- --events N (--seed S | --seeds A..B [--repeat M] [--reports DIR]) [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--outage SECONDS [--outage-fault error_500|reset_before]] [--gateway SECONDS] [--redrive] [--lost-deliveries 0..1] [--no-smaregi-reconcile]';
+  'usage: npm run chaos -- --events N (--seed S | --seeds A..B [--repeat M] [--reports DIR]) [--fault-rate 0..1] [--crash-rate 0..1] [--senders N] [--outage SECONDS [--outage-fault error_500|reset_before]] [--gateway SECONDS] [--redrive] [--lost-deliveries 0..1] [--no-smaregi-reconcile] [--no-late-commits]';
 
 function numberOption(value: string | undefined, name: string, fallback: number, check: (n: number) => boolean): number {
   if (value === undefined) return fallback;
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
         redrive: { type: 'boolean' },
         'lost-deliveries': { type: 'string' },
         'no-smaregi-reconcile': { type: 'boolean' },
+        'no-late-commits': { type: 'boolean' },
         seeds: { type: 'string' },
         repeat: { type: 'string' },
         reports: { type: 'string' },
@@ -84,6 +85,8 @@ async function main(): Promise<void> {
     redrive: values.redrive === true,
     // The Smaregi missed edits stay unreconciled: the run must report them as mismatches.
     ...(values['no-smaregi-reconcile'] === true ? { smaregiReconcile: false } : {}),
+    // Without late commits and history lag (late-commits.ts): the faults of before issue 50.
+    ...(values['no-late-commits'] === true ? { lateCommits: false } : {}),
     drainTimeoutMs: Math.max(120_000, events * 400),
     log: (line) => console.log(line),
   });

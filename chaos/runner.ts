@@ -7,8 +7,10 @@ import { type Drained, drain } from './drain.js';
 import { emulatorAdmin, routeRequestsOf, upstreamReader } from './emulator-admin.js';
 import { CHAOS_CLIENT, CHAOS_CLIENT_TIMEOUT_MS, CHAOS_SECRETS, chaosEmulatorConfig } from './emulator-config.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
+import { doublingMismatches, type FinalAudit, runFinalAudit } from './final-audit.js';
 import { createGatewayStretch } from './gateway.js';
 import { createHoldBackMeter } from './hold-back.js';
+import { createLateCommits, type LateCommits } from './late-commits.js';
 import { createLatencyMeter, type LinkedAt } from './latency.js';
 import { createLinks } from './links.js';
 import type { LostDeliveries } from './lost-deliveries.js';
@@ -65,6 +67,12 @@ export interface ChaosOptions {
   lostDeliveries?: LostDeliveries;
   /** Run the Smaregi reconcile that finds the run's missed edits (smaregi-edits.ts; default true; false must fail the run). */
   smaregiReconcile?: boolean;
+  /** Late commits and a lagging history (late-commits.ts; default true; `--no-late-commits` turns them off). */
+  lateCommits?: boolean;
+  /** Late commits far beyond the in-doubt horizon among them (default true; a short run may leave them out to stay short). */
+  lateCommitsBeyond?: boolean;
+  /** The final audit, once every late commit has landed (default: shared/audit's, as `npm run audit` runs it). */
+  finalAudit?: (stack: ChaosStack) => Promise<FinalAudit>;
 }
 
 /** The parts the stack's hooks reach, set as the run brings each up (the hooks fire only once webhooks flow). */
@@ -102,6 +110,7 @@ interface Parts {
   links: ReturnType<typeof createLinks>;
   redactions: ReturnType<typeof createRedactions>;
   redemptions: ReturnType<typeof createRedemptionClicks>;
+  lateCommits: LateCommits | undefined;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
@@ -173,17 +182,34 @@ async function bringUpStack({ options, scenario, random, live }: Run, { holdBack
 async function setUpParts(run: Run, stack: ChaosStack): Promise<Parts> {
   const admin = emulatorAdmin(stack.emulatorUrl);
   const disturbances: Disturbance[] = [];
+  const routeRequests = () => routeRequestsOf(admin, CHAOS_CLIENT.clientId);
+  // First in the list: after the drain it waits for the late commits to land before the others' last steps.
+  const lateCommits =
+    run.options.lateCommits === false
+      ? undefined
+      : createLateCommits({
+          admin,
+          clientId: CHAOS_CLIENT.clientId,
+          clock: stack.clock,
+          horizonMs: stack.timing.inDoubtSeconds * 1000,
+          random: run.random.fork('late commits'),
+          routeRequests,
+          beyond: run.options.lateCommitsBeyond !== false,
+          log: run.log,
+        });
+  if (lateCommits) disturbances.push(lateCommits);
   addUpstreamFailures(run, stack, admin, disturbances);
   const smaregi = await addSmaregi(run, stack, disturbances);
   const injector = createFaultInjector(run.random, admin, {
     faultRate: run.options.faultRate ?? 0.25,
     crashRate: run.options.crashRate ?? 0.03,
     clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
-    routeRequests: () => routeRequestsOf(admin, CHAOS_CLIENT.clientId),
+    routeRequests,
+    ...(lateCommits ? { lateCommits } : {}),
   });
   run.live.injector = injector;
   const customers = addCustomerActions(run, stack, admin, injector, disturbances);
-  return { stack, admin, disturbances, injector, ...smaregi, ...customers };
+  return { stack, admin, disturbances, injector, ...smaregi, ...customers, lateCommits };
 }
 
 /** The Open API outage (`--outage`) and the gateway's stretch of 429s and HTML 503s (`--gateway`). */
@@ -326,15 +352,20 @@ interface Played {
 async function resultOf(run: Run, parts: Parts, meters: Meters, { unfinished, drained, simulatedFrom }: Played): Promise<ChaosResult> {
   const { options, scenario, model } = run;
   const { stack, admin, injector, disturbances, links } = parts;
+  // The final audit first (every late commit has landed: late-commits.ts), then the check of what it left.
+  const audit = await (options.finalAudit ?? runFinalAudit)(stack);
+  run.log(`chaos: final ${audit.summary}`);
   const observed = await readUpstream(scenario, model, stack.emulatorUrl);
   const comparison = compareWithModel(model, observed);
   const ledgerCheck = await checkLedger(scenario, model, stack.ledger);
   unfinished.push(...ledgerCheck.unfinished, ...failuresOf(parts, options.redrive ?? false));
+  const lateCommits = parts.lateCommits?.report();
   const mismatches = [
     ...comparison.mismatches,
     ...ledgerCheck.mismatches,
     ...((await parts.missedEdits?.check()) ?? []),
     ...(await parts.redemptions.check()),
+    ...doublingMismatches(comparison.observed, audit, lateCommits?.drawnBeyond ?? 0),
   ];
   const unfinishedOrders = unfinished.flatMap((u) => {
     const event = scenario.events.find((e) => e.key === u.key);
@@ -375,6 +406,10 @@ async function resultOf(run: Run, parts: Parts, meters: Meters, { unfinished, dr
     ...recoveryOf(run.live.outage),
     disturbances: disturbances.flatMap((d) => d.reportLines()),
     links: links.report(),
+    audit,
+    ...(lateCommits ? { lateCommits } : {}),
+    // The audit's own count once it reverses; until then what the final check saw doubled.
+    reversed: audit.reversed ?? comparison.observed.doubled,
     upstreamRequests: Object.fromEntries(Object.entries(routes).map(([route, s]) => [route, s.total])),
     mismatches,
     evidence,

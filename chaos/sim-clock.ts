@@ -9,11 +9,21 @@ import type { QueueClock } from '../local/queue/index.js';
  * the Lambda timeout, shorter than the lease, guarantees the same).
  */
 export interface SimClock extends QueueClock {
-  /** Moves time forward by `ms`, firing every timer that falls due, in due order. */
-  jump(ms: number): void;
+  /** Moves time forward by `ms` (less if a jump limit caps it), firing every timer that falls due, in due order; returns the ms moved. */
+  jump(ms: number): number;
   /** Simulated ms jumped so far (beyond real time). */
   jumpedMs(): number;
+  /**
+   * Caps every jump from now on: a jump never takes the clock past what `limit` returns (undefined: no
+   * cap). Whoever jumps (the idle clock, lease expiries, a disturbance) meets the same cap.
+   */
+  setJumpLimit(limit: (() => number | undefined) | undefined): void;
+  /** The simulated time at a past real moment (epoch ms of `Date.now()`), from the jumps made since. */
+  simAt(realMs: number): number;
 }
+
+/** How long the jumps are remembered for `simAt` (real ms): longer than any window a guard asks about. */
+const JUMP_LOG_MS = 10 * 60 * 1000;
 
 interface Timer {
   due: number;
@@ -26,6 +36,9 @@ export function createSimClock(): SimClock {
   let nextId = 1;
   const timers = new Map<number, Timer>();
   const now = () => Date.now() + offset;
+  let jumpLimit: (() => number | undefined) | undefined;
+  /** Each jump: the real moment and the offset from then on (oldest first). */
+  const jumps: { real: number; offset: number }[] = [];
 
   function arm(id: number, timer: Timer): void {
     if (timer.real !== undefined) clearTimeout(timer.real);
@@ -55,13 +68,27 @@ export function createSimClock(): SimClock {
       if (timer?.real !== undefined) clearTimeout(timer.real);
       timers.delete(handle as number);
     },
-    jump(ms) {
-      if (ms <= 0) return;
+    jump(requested) {
+      const cap = jumpLimit?.();
+      const ms = cap === undefined ? requested : Math.min(requested, cap - now());
+      if (ms <= 0) return 0;
       offset += ms;
+      const real = Date.now();
+      jumps.push({ real, offset });
+      while (jumps.length > 1 && (jumps[1] as { real: number }).real < real - JUMP_LOG_MS) jumps.shift();
       const due = [...timers.entries()].filter(([, t]) => t.due <= now()).sort(([, a], [, b]) => a.due - b.due);
       for (const [id] of due) fire(id);
       for (const [id, timer] of timers) arm(id, timer);
+      return ms;
     },
     jumpedMs: () => offset,
+    setJumpLimit(limit) {
+      jumpLimit = limit;
+    },
+    simAt(realMs) {
+      let at = 0;
+      for (const j of jumps) if (j.real <= realMs) at = j.offset;
+      return realMs + at;
+    },
   };
 }

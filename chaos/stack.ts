@@ -252,8 +252,7 @@ function clockMoves(
       const next = stack.queue.stats().paused ? stack.recovery.nextDueAt() : stack.queue.nextVisibleAt();
       const target = Math.min(next ?? Number.POSITIVE_INFINITY, due ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY);
       if (!Number.isFinite(target) || target <= clock.now()) return false;
-      clock.jump(target - clock.now());
-      return true;
+      return clock.jump(target - clock.now()) > 0;
     },
     expireLeases() {
       if (stack.queue.stats().runningBatches > 0 || directInFlight() > 0) return false;
@@ -264,8 +263,7 @@ function clockMoves(
       const due = stack.queue.nextVisibleAt();
       const target = due !== undefined && due < leasesEnd ? due : leasesEnd;
       if (target <= now) return false;
-      clock.jump(target - now);
-      return true;
+      return clock.jump(target - now) > 0;
     },
   };
 }

@@ -9,9 +9,11 @@ import { CHAOS_CLIENT, runChaos } from '../../chaos/runner.js';
 /**
  * The short chaos run of `npm test`: ~100 seeded events through the real receiver, local FIFO queue and
  * worker against the emulator and dynalite, with `npm start`'s own timing defaults, faults on every
- * route, worker crashes between protocol steps, lease expiries and a 30-minute (simulated) outage of
- * the whole Open API, and no redrive. The long runs are `npm run chaos -- --events 2000 --seed S` and
- * `npm run chaos -- --outage 7200`.
+ * route, late commits inside the in-doubt horizon and a lagging history, worker crashes between
+ * protocol steps, lease expiries and a 30-minute (simulated) outage of the whole Open API, and no
+ * redrive. Late commits far beyond the horizon are left out here: each is applied more than the horizon
+ * (120 s) of real time later, so one would double this run's wall time; the sweeps have them. The long
+ * runs are `npm run chaos -- --events 2000 --seed S` and `npm run chaos -- --outage 7200`.
  */
 describe('a short seeded chaos run', () => {
   let result: ChaosResult;
@@ -23,7 +25,8 @@ describe('a short seeded chaos run', () => {
       seed: 20261122,
       drainTimeoutMs: 90_000,
       outageSeconds: 1800,
-      // What `npm run audit` does, on the ledger and histories the run left behind.
+      lateCommitsBeyond: false,
+      // A second `npm run audit` right after the run's own final audit, on what that one left behind.
       afterRun: async (stack) => {
         const api = createOpenApiClient({ credentials: staticCredentials({ baseUrl: stack.emulatorUrl, ...CHAOS_CLIENT }) });
         try {
@@ -56,7 +59,18 @@ describe('a short seeded chaos run', () => {
     expect(result.unfinished).toEqual([]);
   });
 
-  it('leaves books the audit finds balanced: every order and refund, no drift', () => {
+  it('drew late commits on the routes that move points and a lagging history, beside the other faults', () => {
+    expect(result.lateCommits?.armed).toBeGreaterThan(0);
+    expect(result.faults.byKind.late_commit).toBe(result.lateCommits?.armed);
+    expect(result.lateCommits?.lagChanges).toBeGreaterThan(0);
+  });
+
+  it('ran the final audit before its check, and had nothing doubled to reverse', () => {
+    expect(result.audit?.summary).toMatch(/^audit: orders=\d+ refunds=\d+ drift=0 duplicates=0 reversed=0$/);
+    expect(result.reversed).toBe(0);
+  });
+
+  it('leaves books a second audit finds balanced: every order and refund, no drift', () => {
     expect(audit?.findings).toEqual([]);
     expect(audit?.orders).toBeGreaterThan(0);
     expect(audit?.refunds).toBeGreaterThan(0);
@@ -72,9 +86,9 @@ describe('a short seeded chaos run', () => {
     expect(result.queue.deferrals).toBeGreaterThan(0);
   });
 
-  it('prints the verdict line with the counts, the outage recovery and the latency figures', () => {
+  it('prints the verdict line with the counts, the outage recovery, the latency figures, the late commits and the reversals', () => {
     expect(formatReport(result).at(-1)).toMatch(
-      /^chaos: events=100 faults=\d+ mismatches=0 unfinished=0 dead_lettered=0 latency_p99_ours_s=[\d.]+ backlog=\d+ drained_s=\d+ latency_p99_s=[\d.]+ latency_max_s=[\d.]+$/,
+      /^chaos: events=100 faults=\d+ mismatches=0 unfinished=0 dead_lettered=0 latency_p99_ours_s=[\d.]+ backlog=\d+ drained_s=\d+ latency_p99_s=[\d.]+ latency_max_s=[\d.]+ late_commits=\d+ reversed=0$/,
     );
   });
 

@@ -39,7 +39,27 @@ describe('the comparison with the model', () => {
   it('finds nothing wrong when every point is where the model says', () => {
     const result = compareWithModel(model, observe([debit('2'), credit('1')], 25));
     expect(result.mismatches).toEqual([]);
-    expect(result.observed).toEqual({ credited: 50, debited: 25, entries: 2 });
+    expect(result.observed).toEqual({ credited: 50, debited: 25, entries: 2, doubled: 0, reversed: 0 });
+  });
+
+  it('compares after the final audit: a doubled credit and its reversal cancel out', () => {
+    const reversal = { id: '4', point: -50, title: 'Reversal', remarks: 'lp1:shopify:reversal:2' };
+    const result = compareWithModel(model, observe([reversal, debit('3'), credit('2'), credit('1')], 25));
+    expect(result.mismatches).toEqual([]);
+    expect(result.observed).toEqual({ credited: 50, debited: 25, entries: 2, doubled: 1, reversed: 1 });
+  });
+
+  it('fails a doubled debit the audit left unreversed', () => {
+    const result = compareWithModel(model, observe([debit('3'), debit('2'), credit('1')], 0));
+    expect(result.mismatches.map((m) => m.what)).toContain('debits [-25, -25] total 50, expected total 25');
+    expect(result.observed.doubled).toBe(1);
+    expect(result.observed.reversed).toBe(0);
+  });
+
+  it('fails a reversal of an entry that was not doubled', () => {
+    const reversal = { id: '4', point: 25, title: 'Reversal', remarks: 'lp1:shopify:reversal:3' };
+    const result = compareWithModel(model, observe([reversal, debit('3'), credit('1')], 50));
+    expect(result.mismatches.map((m) => m.what)).toContain('reversal 4 (25) of entry 3, which was not doubled');
   });
 
   it('reports a doubled credit', () => {

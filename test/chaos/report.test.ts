@@ -56,14 +56,39 @@ describe('the chaos report', () => {
       result({ mismatches: [{ customer: 3, what: 'balance 5, expected 4' }], unfinished: [{ key: 'k', why: 'w' }] }),
     );
     expect(lines.at(-1)).toBe(
-      'chaos: events=120 faults=13 mismatches=1 unfinished=1 dead_lettered=2 latency_p99_ours_s=12.3 latency_p99_s=47.3 latency_max_s=58',
+      'chaos: events=120 faults=13 mismatches=1 unfinished=1 dead_lettered=2 latency_p99_ours_s=12.3 latency_p99_s=47.3 latency_max_s=58 late_commits=0 reversed=0',
     );
+  });
+
+  it('ends the verdict line with the late commits armed and the doubled entries the final audit reversed', () => {
+    const lateCommits = {
+      armed: 9,
+      byAnswer: { reset: 3, hold: 3, 'status 502': 3 },
+      drawnBeyond: 2,
+      landedInside: 7,
+      landedBeyond: 2,
+      neverFired: 0,
+      maxInsideSeconds: 80,
+      minBeyondSeconds: 300,
+      lagChanges: 4,
+      lagMaxMs: 1500,
+    };
+    expect(formatReport(result({ lateCommits, reversed: 1 })).at(-1)).toBe(
+      'chaos: events=120 faults=13 mismatches=0 unfinished=0 dead_lettered=2 latency_p99_ours_s=12.3 latency_p99_s=47.3 latency_max_s=58 late_commits=9 reversed=1',
+    );
+  });
+
+  it("gives the final audit's summary and findings", () => {
+    const audit = { summary: 'audit: orders=3 refunds=1 drift=1', findings: ['duplicate_credit shopify 5 -'], reversed: undefined };
+    const lines = formatReport(result({ audit }));
+    expect(lines).toContain('  final audit: orders=3 refunds=1 drift=1');
+    expect(lines).toContain('    duplicate_credit shopify 5 -');
   });
 
   it('gives the outage backlog and its drain time before the latency when the run had an outage', () => {
     const lines = formatReport(result({ recovery: { backlog: 176, drainedSeconds: 41.6 } }));
     expect(lines.at(-1)).toBe(
-      'chaos: events=120 faults=13 mismatches=0 unfinished=0 dead_lettered=2 latency_p99_ours_s=12.3 backlog=176 drained_s=42 latency_p99_s=47.3 latency_max_s=58',
+      'chaos: events=120 faults=13 mismatches=0 unfinished=0 dead_lettered=2 latency_p99_ours_s=12.3 backlog=176 drained_s=42 latency_p99_s=47.3 latency_max_s=58 late_commits=0 reversed=0',
     );
   });
 

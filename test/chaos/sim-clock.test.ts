@@ -26,3 +26,24 @@ describe('the chaos run’s simulated clock', () => {
     expect(fired).toBe(false);
   });
 });
+
+describe('the simulated clock’s jump limit', () => {
+  it('caps a jump at the limit and says how far it moved', () => {
+    const clock = createSimClock();
+    const start = clock.now();
+    clock.setJumpLimit(() => start + 10_000);
+    expect(clock.jump(60_000)).toBeLessThanOrEqual(10_000);
+    expect(clock.now()).toBeLessThan(start + 11_000);
+    clock.setJumpLimit(undefined);
+    expect(clock.jump(60_000)).toBe(60_000);
+  });
+
+  it('tells the simulated time at a past real moment, jumps included', () => {
+    const clock = createSimClock();
+    const before = Date.now();
+    clock.jump(90_000);
+    expect(clock.simAt(before - 1)).toBe(before - 1);
+    const now = Date.now();
+    expect(clock.simAt(now)).toBe(now + 90_000);
+  });
+});
