@@ -49,6 +49,29 @@ function checkCredit(o: OrderRecord, customerId: string, entries: PointItem[], b
   return report();
 }
 
+/**
+ * A fixed deduction booked on its order (points spent at a till: `<sale>/spend-<g>`, outcome debited, or
+ * clamped): its one entry carries the order's marker at the booked size; none when nothing was taken.
+ */
+function checkDeduction(o: OrderRecord, entries: PointItem[], base: Omit<Finding, 'kind' | 'detail'>): Report {
+  const booked = o.pointsCredited ?? 0;
+  const [first] = entries;
+  if (first === undefined) {
+    if (booked === 0) return report();
+    return report([
+      {
+        ...base,
+        kind: 'missing_credit',
+        detail: `the ledger records a deduction of ${booked} points; no history entry carries the order's marker`,
+      },
+    ]);
+  }
+  if (first.point === booked) return report();
+  return report([
+    { ...base, kind: 'credit_size', detail: `the history entry moves ${signed(first.point)}; the ledger records a deduction of ${booked}` },
+  ]);
+}
+
 /** One order against the history entries carrying its marker. */
 export function checkOrder(o: OrderRecord, customerId: string, entries: PointItem[]): Report {
   const marker = purchaseMarker(o.source, o.orderId);
@@ -58,6 +81,9 @@ export function checkOrder(o: OrderRecord, customerId: string, entries: PointIte
     return report([{ ...base, kind: 'duplicate_credit', detail }]);
   }
   if (o.state === 'done' && o.outcome === 'credited') return checkCredit(o, customerId, entries, base);
+  if (o.state === 'done' && (o.outcome === 'debited' || o.outcome === 'insufficient_points') && o.pointsCredited !== undefined) {
+    return checkDeduction(o, entries, base);
+  }
   if (o.state === 'pending' || o.needsReconcile === true) {
     const where = { source: o.source, orderId: o.orderId, customerId };
     return inFlight(entries, where, `the purchase is still in progress (state ${o.state}); its credit`);

@@ -72,6 +72,15 @@ describe('the ledger audit', () => {
     expect(summaryLine(result)).toBe('audit: orders=2 refunds=2 drift=0 duplicates=0 reversed=0');
   });
 
+  it('knows points spent at a till: a fixed deduction booked on its order is no drift', async () => {
+    await h.api.grantPoints(GOLD, { point: 300, remarks: 'earned before' });
+    const spend = purchase({ orderId: 'sale-9/spend-1', fixedPoints: -120, eligibleAmount: 0 });
+    await processAll(spend);
+    expect(await ledger.getOrder(spend)).toMatchObject({ outcome: 'debited', pointsCredited: -120 });
+    const result = await audit();
+    expect(result.findings).toEqual([]);
+  });
+
   it('knows campaign bonuses and their claw-backs: no drift after a campaign purchase and a half refund', async () => {
     const a = purchase();
     await processWith({ campaigns: [DOUBLE] }, a, refund(a, 'r1', 500));
