@@ -11,7 +11,7 @@ import {
   type AuditProgress,
   type TimeRange,
 } from '../shared/audit/index.js';
-import { type ProcessingSettings, processingSettingsFromEnv } from '../shared/config/index.js';
+import type { ProcessingSettings } from '../shared/config/index.js';
 import { DAY_MS } from '../shared/time/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from '../shared/openapi/index.js';
