@@ -117,8 +117,9 @@ describe('late commits in the chaos runs', () => {
     clock.jump(3_600_000);
     expect(clock.now() - start).toBeLessThanOrEqual(HORIZON_MS - SAFETY_MS + 1000);
     expect(clock.now() - start).toBeGreaterThan(HORIZON_MS / 2);
-    // Right after, no further jump: the window of real time has not moved on.
-    expect(clock.jump(60_000)).toBe(0);
+    // Right after, no further jump than the real time since (the cap moves with real time: a busy machine
+    // may let a few ms pass between the two jumps), far less than the 60 s asked.
+    expect(clock.jump(60_000)).toBeLessThan(5_000);
   });
 
   it('sets the history lag at its planned deliveries and takes it off after the drain', async () => {
