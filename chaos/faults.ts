@@ -120,21 +120,29 @@ export interface FaultOptions {
   lateCommits?: Pick<LateCommits, 'draw' | 'armed'>;
 }
 
+/** A route drawn by the weights, among `among` (default: every worker route). */
+function pickRoute(random: Random, among: readonly WorkerRoute[] = WORKER_ROUTES): WorkerRoute {
+  let at = random.next() * among.reduce((sum, r) => sum + r.weight, 0);
+  for (const route of among) {
+    at -= route.weight;
+    if (at < 0) return route;
+  }
+  return among[among.length - 1] as WorkerRoute;
+}
+
+/** An emulator fault of a kind the runs draw (a delay outlasts the client's timeout). */
+function faultSpecOf(route: WorkerRoute, fault: FaultKind, times: number, clientTimeoutMs: number): FaultSpec {
+  const spec: FaultSpec = { method: route.method, path: route.path, fault, times };
+  if (fault === 'delay') spec.delay_ms = clientTimeoutMs + 250;
+  return spec;
+}
+
+const totalOf = (counts: Record<string, number>) => Object.values(counts).reduce((n, c) => n + c, 0);
+
 export function createFaultInjector(random: Random, admin: EmulatorAdmin, options: FaultOptions) {
   const tally = emptyTally();
   const crashRandom = random.fork('crashes');
   const faultRandom = random.fork('faults');
-  const totalWeight = WORKER_ROUTES.reduce((sum, r) => sum + r.weight, 0);
-
-  function pickRoute(among: readonly WorkerRoute[] = WORKER_ROUTES): WorkerRoute {
-    const weight = among === WORKER_ROUTES ? totalWeight : among.reduce((sum, r) => sum + r.weight, 0);
-    let at = faultRandom.next() * weight;
-    for (const route of among) {
-      at -= route.weight;
-      if (at < 0) return route;
-    }
-    return among[among.length - 1] as WorkerRoute;
-  }
 
   /** Per route, its request count by which every fault armed on it will have fired. */
   const firesBy = new Map<string, number>();
@@ -142,13 +150,7 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
     const late = fault === 'late_commit' ? options.lateCommits?.draw() : undefined;
     // A late commit fires once: its request is the one applied later.
     const times = late ? 1 : drawnTimes;
-    let spec: FaultSpec;
-    if (late) spec = lateCommitSpec(route, late);
-    else {
-      spec = { method: route.method, path: route.path, fault: fault as FaultKind, times };
-      if (fault === 'delay') spec.delay_ms = options.clientTimeoutMs + 250;
-    }
-    await admin.addFault(spec);
+    await admin.addFault(late ? lateCommitSpec(route, late) : faultSpecOf(route, fault as FaultKind, times, options.clientTimeoutMs));
     tally.emulator += times;
     tally.byKind[fault] += times;
     tally.byRoute[route.name] = (tally.byRoute[route.name] ?? 0) + times;
@@ -163,7 +165,7 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
   /** A route with no fault pending (one that moves points for a late commit), drawn by the weights; none when every route has one. */
   function freeRoute(counts: Record<string, number> | undefined, kind: DrawnKind): WorkerRoute | undefined {
     const free = WORKER_ROUTES.filter((r) => routeFree(r, counts) && (kind !== 'late_commit' || movesPoints(r)));
-    return free.length > 0 ? pickRoute(free) : undefined;
+    return free.length > 0 ? pickRoute(faultRandom, free) : undefined;
   }
 
   let calm = false;
@@ -172,7 +174,6 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
   const waiting: { route: WorkerRoute; kind: DrawnKind; times: number; drawnAt: number }[] = [];
   let deliveries = 0;
   let requestsAtLastArm: number | undefined;
-  const totalOf = (counts: Record<string, number>) => Object.values(counts).reduce((n, c) => n + c, 0);
   /** Whether the worker has called the Open API since the last fault was armed (always, without the count). */
   function workedSinceLastArm(counts: Record<string, number> | undefined): boolean {
     if (!counts) return true;
@@ -202,7 +203,7 @@ export function createFaultInjector(random: Random, admin: EmulatorAdmin, option
     }
     for (; budget > 0 && owed > 0; budget -= 1) {
       owed -= 1;
-      const route = pickRoute();
+      const route = pickRoute(faultRandom);
       const drawn = { route, kind: faultRandom.pick(kindsOf(route)), times: faultRandom.int(1, 2), drawnAt: deliveries };
       if (routeFree(drawn.route, counts)) await arm(drawn.route, drawn.kind, drawn.times, counts);
       else {

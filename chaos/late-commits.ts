@@ -155,22 +155,36 @@ export type LateCommits = Disturbance & {
   report(): LateCommitReport;
 };
 
+const emptyReport = (): LateCommitReport => ({
+  armed: 0,
+  byAnswer: {},
+  drawnBeyond: 0,
+  landedInside: 0,
+  landedBeyond: 0,
+  neverFired: 0,
+  maxInsideSeconds: 0,
+  minBeyondSeconds: undefined,
+  lagChanges: 0,
+  lagMaxMs: 0,
+});
+
+/** The run report's lines on late commits and the lag. */
+function reportLinesOf(r: LateCommitReport): string[] {
+  const answers = Object.entries(r.byAnswer)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return [
+    `  late commits: ${r.armed} armed (${answers || 'none'}), ${r.drawnBeyond} drawn far beyond the horizon; applied ${r.landedInside} inside the horizon (simulated delay up to ${r.maxInsideSeconds.toFixed(1)} s), ${r.landedBeyond} beyond it (drawn beyond: from ${r.minBeyondSeconds === undefined ? '-' : r.minBeyondSeconds.toFixed(1)} s); ${r.neverFired} never met a request`,
+    `  history lag: ${r.lagChanges} changes, up to ${r.lagMaxMs} ms (real)`,
+  ];
+}
+
 export function createLateCommits(o: LateCommitsOptions): LateCommits {
   const drawRandom = o.random.fork('late commit draws');
   const lagPlan = drawLagPlan(o.random.fork('history lag'));
   const tracked: Tracked[] = [];
-  const report: LateCommitReport = {
-    armed: 0,
-    byAnswer: {},
-    drawnBeyond: 0,
-    landedInside: 0,
-    landedBeyond: 0,
-    neverFired: 0,
-    maxInsideSeconds: 0,
-    minBeyondSeconds: undefined,
-    lagChanges: 0,
-    lagMaxMs: 0,
-  };
+  const report = emptyReport();
   let lag = 0;
   let lastPoll = 0;
   /** Whether a late commit drawn now may be beyond the horizon (the deliveries' first share). */
@@ -274,17 +288,7 @@ export function createLateCommits(o: LateCommitsOptions): LateCommits {
       await poll(true);
       lifted = true;
     },
-    reportLines() {
-      const r = report;
-      const answers = Object.entries(r.byAnswer)
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ');
-      return [
-        `  late commits: ${r.armed} armed (${answers || 'none'}), ${r.drawnBeyond} drawn far beyond the horizon; applied ${r.landedInside} inside the horizon (simulated delay up to ${r.maxInsideSeconds.toFixed(1)} s), ${r.landedBeyond} beyond it (drawn beyond: from ${r.minBeyondSeconds === undefined ? '-' : r.minBeyondSeconds.toFixed(1)} s); ${r.neverFired} never met a request`,
-        `  history lag: ${r.lagChanges} changes, up to ${r.lagMaxMs} ms (real)`,
-      ];
-    },
+    reportLines: () => reportLinesOf(report),
     report: () => ({ ...report }),
   };
 }

@@ -23,7 +23,7 @@ import { loggerFromEnv } from '../shared/logging/index.js';
 import { METRIC, metricsFromEnv } from '../shared/metrics/index.js';
 import { credentialsFromEnv, type OpenApiClient } from '../shared/openapi/index.js';
 import { DAY_MS } from '../shared/time/index.js';
-import { budgetedOpenApiClient } from '../shared/upstream/index.js';
+import { openApiClientFromEnv } from '../shared/upstream/index.js';
 
 /**
  * audit-ledger: on an EventBridge schedule, the same audit as `npm run audit` over the ledger records
@@ -92,7 +92,7 @@ export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedg
   const logger = loggerFromEnv(env, 'audit-ledger');
   const processing = processingSettingsFromEnv(env);
   // The deployment's one budget: the audit draws from it beside the workers.
-  const openapi = overrides.openapi ?? budgetedOpenApiClient(env, credentialsFromEnv(env), { client });
+  const openapi = overrides.openapi ?? openApiClientFromEnv(env, credentialsFromEnv(env), { client });
   return {
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range, undefined, { redemptionMembers: true })),
     ledger: overrides.ledger ?? createLedger({ client, tableName, clock }),

@@ -7,7 +7,7 @@ import { type CredentialsProvider, credentialsFromEnv } from '../shared/openapi/
 import { createSqsQueue, type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import { handlePointsPage, handleRedeem, type RedemptionProxyDeps, redemptionDepsFromEnv } from '../shared/redemption/index.js';
 import { loadSourceSettings } from '../shared/sources/index.js';
-import { budgetedOpenApiClient } from '../shared/upstream/index.js';
+import { openApiClientFromEnv } from '../shared/upstream/index.js';
 
 /**
  * shopify-app-proxy: the Shopify App Proxy's routes: `GET|POST /proxy/shopify/link`, the link request
@@ -86,8 +86,7 @@ export function depsFromEnv(
   const linking = sources.get(SOURCE)?.customerLinking?.();
   if (!linking) throw new Error(`the ${SOURCE} source is not configured (SOURCES_CONFIG): the app proxy links its customers`);
   // The storefront may take the budget's reserved share: a shopper is never starved by the worker's backlog.
-  const openapi =
-    overrides.openapi ?? budgetedOpenApiClient(env, overrides.credentials ?? credentialsFromEnv(env), { class: 'storefront' });
+  const openapi = overrides.openapi ?? openApiClientFromEnv(env, overrides.credentials ?? credentialsFromEnv(env), { class: 'storefront' });
   const secrets = overrides.secrets ?? webhookSecretsFromEnv(env, { minLength: (name) => minWebhookSecretChars(sources.get(name)?.kind) });
   const logger = overrides.logger ?? jsonLoggerFromEnv(env);
   // A link-only client (some tests) cannot redeem: the redeem routes then answer 404.

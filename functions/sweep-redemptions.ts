@@ -9,7 +9,7 @@ import {
   sweepSummary,
 } from '../shared/redemption/index.js';
 import { loadSourceSettings } from '../shared/sources/index.js';
-import { budgetedOpenApiClient } from '../shared/upstream/index.js';
+import { openApiClientFromEnv } from '../shared/upstream/index.js';
 
 /**
  * sweep-redemptions: on an EventBridge schedule, ends the unused discount codes past their validity
@@ -35,7 +35,7 @@ export function makeHandler(depsOf: (source: string) => RedemptionDeps | undefin
 
 export function depsFromEnv(env: NodeJS.ProcessEnv): (source: string) => RedemptionDeps | undefined {
   const sources = loadSourceSettings(env[ENV.SOURCES_CONFIG]);
-  const openapi = budgetedOpenApiClient(env, credentialsFromEnv(env));
+  const openapi = openApiClientFromEnv(env, credentialsFromEnv(env));
   const logger = loggerFromEnv(env, 'sweep-redemptions');
   const made = new Map<string, RedemptionDeps | undefined>();
   return (source) => {

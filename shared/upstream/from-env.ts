@@ -48,7 +48,7 @@ export function upstreamBudgetOn(
  * budget alarm) for a function without Powertools Metrics (the App Proxy, the sweep): one EMF line per
  * request, on stdout, with the `service` dimension like the worker's.
  */
-export function upstreamCallsToEmf(env: NodeJS.ProcessEnv, write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
+export function upstreamCallCounterFromEnv(env: NodeJS.ProcessEnv, write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
   const service = env.POWERTOOLS_SERVICE_NAME ?? 'loyalty-points-bridge';
   const namespace = env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE;
   return (operation: string): void =>
@@ -66,10 +66,10 @@ export function upstreamCallsToEmf(env: NodeJS.ProcessEnv, write: (line: string)
  * A function's Open API client as the environment says: its credentials, drawing from the deployment's
  * one budget, every request it sends counted per endpoint (the figure the budget alarm reads).
  */
-export function budgetedOpenApiClient(
+export function openApiClientFromEnv(
   env: NodeJS.ProcessEnv,
   credentials: OpenApiClientOptions['credentials'],
   context: UpstreamBudgetContext = {},
 ): OpenApiClient {
-  return createOpenApiClient({ credentials, ...upstreamBudgetFromEnv(env, context), onSend: upstreamCallsToEmf(env) });
+  return createOpenApiClient({ credentials, ...upstreamBudgetFromEnv(env, context), onSend: upstreamCallCounterFromEnv(env) });
 }

@@ -1,9 +1,9 @@
 /** The deployment's one Open API budget, as each function draws from it (README.md in this folder). */
 export {
-  budgetedOpenApiClient,
+  openApiClientFromEnv,
   type BudgetOptions,
   type UpstreamBudgetContext,
   upstreamBudgetFromEnv,
   upstreamBudgetOn,
-  upstreamCallsToEmf,
+  upstreamCallCounterFromEnv,
 } from './from-env.js';
