@@ -1,16 +1,16 @@
 /**
  * The shared upstream budget as the year-end model runs it: one counter per endpoint per clock minute
- * that every container sees, leased in slices (20 calls first, doubling to 50) and spent locally, the
- * workers capped at the budget less the App Proxy's reserved 10 %. It follows branch s5-budget's
- * shared/openapi/shared-budget.ts call for call (lease sizes, caps, a slice lost at the minute's end);
- * when that branch is on main, `bulkShare` comes from shared/config instead of the copy here.
+ * that every container sees, leased in slices and spent locally, the workers capped at the budget less
+ * the App Proxy's reserved 10 %. It follows shared/openapi/shared-budget.ts call for call and runs its
+ * very slice policy (shared/openapi/budget-slices.ts: lease sizes, the pace near the minute's end, a
+ * slice lost at the minute's end); only the store is this in-memory counter instead of the ledger table's
+ * conditional increments (shared/ledger/upstream-budget.ts), whose arithmetic it repeats.
  */
+import { bulkShare } from '../../shared/config/index.js';
+import { afterLease, leaseWant, MINUTE_MS, openSlice, type Slice, takeSlot } from '../../shared/openapi/index.js';
 import type { Caller } from './mix.js';
-import { bulkShare } from './share.js';
 
-export const MINUTE_MS = 60_000;
-export const FIRST_SLICE = 20;
-export const MAX_SLICE = 50;
+export { MINUTE_MS };
 
 /** The one store of minute counters (the ledger table's budget# items in the stack). */
 export class BudgetCounters {
@@ -35,14 +35,29 @@ export class BudgetCounters {
   }
 }
 
-/** One container's view: its slices of the current minute, per endpoint. */
+/** One container's view: its slices per endpoint and minute (minutes gone are dropped with what was left of them). */
 export class ContainerBudget {
-  private readonly slices = new Map<string, { minute: number; left: number; next: number }>();
+  private readonly slices = new Map<string, Map<number, Slice>>();
 
   constructor(
     private readonly counters: BudgetCounters,
     private readonly caller: Caller,
   ) {}
+
+  private sliceOf(endpoint: string, minute: number, current: number): Slice {
+    let byMinute = this.slices.get(endpoint);
+    if (!byMinute) {
+      byMinute = new Map();
+      this.slices.set(endpoint, byMinute);
+    }
+    let s = byMinute.get(minute);
+    if (!s) {
+      for (const m of byMinute.keys()) if (m < current) byMinute.delete(m);
+      s = openSlice();
+      byMinute.set(minute, s);
+    }
+    return s;
+  }
 
   /**
    * A slot for one call at `now`: wait 0 if it may go now, else the ms to wait for a later minute (whose
@@ -53,20 +68,14 @@ export class ContainerBudget {
     let leased = 0;
     const current = Math.floor(now / MINUTE_MS);
     for (let minute = current; minute === current || minute * MINUTE_MS - now <= maxWaitMs; minute++) {
-      let s = this.slices.get(endpoint);
-      if (!s || s.minute !== minute) {
-        s = { minute, left: 0, next: FIRST_SLICE };
-        this.slices.set(endpoint, s);
-      }
+      const s = this.sliceOf(endpoint, minute, current);
       while (s.left === 0 && s.next > 0) {
-        const want = s.next;
-        const got = this.counters.lease(endpoint, minute, want, this.counters.capOf(this.caller));
+        const want = leaseWant(s, now, (minute + 1) * MINUTE_MS);
+        afterLease(s, want, this.counters.lease(endpoint, minute, want, this.counters.capOf(this.caller)));
         leased += 1;
-        s.left += got;
-        s.next = got < want ? 0 : Math.min(MAX_SLICE, want * 2);
       }
       if (s.left > 0) {
-        s.left -= 1;
+        takeSlot(s, now);
         return { waitMs: Math.max(0, minute * MINUTE_MS - now), leased };
       }
     }

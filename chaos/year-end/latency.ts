@@ -34,3 +34,15 @@ export function latencySampler(m: LatencyModel, random: Random): () => number {
     return Math.exp(mu + sigma * z);
   };
 }
+
+/**
+ * The mean time a call takes under `m` when the client gives up after `timeoutMs`: the log-normal's
+ * mean, p50 × e^(sigma²/2) (its share past the timeout, ~0.03 % at 5 s, is left in), and the slow
+ * tail's mean, cut at the timeout. What Little's law wants (shared/config/throughput.ts).
+ */
+export function meanLatencyMs(m: LatencyModel, timeoutMs: number): number {
+  const sigma = lognormalSigma(m);
+  const body = m.p50Ms * Math.exp((sigma * sigma) / 2);
+  const slow = Math.min((m.slowMinMs + m.slowMaxMs) / 2, timeoutMs);
+  return (1 - m.slowShare) * body + m.slowShare * slow;
+}

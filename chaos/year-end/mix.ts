@@ -4,7 +4,7 @@
  * once per receipt, kept on the record for a retry), and the throughput bound that follows from the
  * budget. One call per endpoint per receipt is what keeps a Shopify purchase at the issue's ~33 a second.
  */
-import { bulkShare } from './share.js';
+import { bulkShare } from '../../shared/config/index.js';
 
 /** The endpoints a receipt uses (names as the client counts them: shared/openapi/endpoints.ts). */
 export type Endpoint = 'getMemberByExternalId' | 'getMemberByUniqueId' | 'getMember' | 'calculatePoints' | 'grantPoints' | 'listPoints';

@@ -1,4 +1,5 @@
 /** The year-end model's options, defaults, counts and result (simulate.ts runs it). */
+import { DEFAULT_UPSTREAM_BUDGET_PER_MINUTE, workerConcurrency } from '../../shared/config/index.js';
 import { YEAR_END_LATENCY, type LatencyModel } from './latency.js';
 import { type KindName, type Mix, YEAR_END_MIX } from './mix.js';
 
@@ -31,8 +32,9 @@ export interface YearEndOptions {
 export const YEAR_END_DEFAULTS: YearEndOptions = {
   ratePerSecond: 30,
   minutes: 120,
-  containers: 9,
-  budgetPerMinute: 1_800,
+  // As the stack derives it from the default budget and latency (shared/config/throughput.ts).
+  containers: workerConcurrency(DEFAULT_UPSTREAM_BUDGET_PER_MINUTE),
+  budgetPerMinute: DEFAULT_UPSTREAM_BUDGET_PER_MINUTE,
   mix: YEAR_END_MIX,
   seed: 1,
   faultRate: 0.25,

@@ -46,7 +46,7 @@ const RateConfig = z
       .min(MIN_UPSTREAM_BUDGET_PER_MINUTE)
       .max(UPSTREAM_CEILING_PER_MINUTE)
       .default(DEFAULT_UPSTREAM_BUDGET_PER_MINUTE),
-    /** Measured (or assumed) p50 latency of one Open API call: with the budget, it sets the worker's concurrency. */
+    /** Measured (or assumed) mean latency of one Open API call (UpstreamLatency, Average; not the p50): with the budget, it sets the worker's concurrency. */
     upstreamLatencyMs: z.number().int().min(10).max(10_000).default(DEFAULT_UPSTREAM_LATENCY_MS),
     // Retired: accepted by the shape only to be refused below with how to convert them.
     budgetPerMinute: z.unknown().optional(),

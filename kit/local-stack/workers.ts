@@ -7,7 +7,7 @@ export const MAX_LOCAL_WORKERS = 50;
 
 /**
  * `npm start`'s workers: `WORKER_CONCURRENCY`, else what the stack derives from the budget
- * (`UPSTREAM_BUDGET_PER_MINUTE`) at the assumed latency (shared/config/throughput.ts): 9 at the default.
+ * (`UPSTREAM_BUDGET_PER_MINUTE`) at the assumed mean latency (shared/config/throughput.ts): 13 at the default.
  * A bad value refuses to start, naming the variable.
  */
 export function localWorkerCount(env: NodeJS.ProcessEnv): number {

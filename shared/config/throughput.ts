@@ -15,8 +15,14 @@ export const DEFAULT_UPSTREAM_BUDGET_PER_MINUTE = 1_800;
 export const MIN_UPSTREAM_BUDGET_PER_MINUTE = 10;
 /** The App Proxy's share of the budget, which no other caller may take: a storefront is never starved by a backlog. */
 export const STOREFRONT_RESERVED_SHARE = 0.1;
-/** Assumed latency of one Open API call (p50) until a stage measures its own (the dashboard's UpstreamLatency). */
-export const DEFAULT_UPSTREAM_LATENCY_MS = 150;
+/**
+ * Assumed mean latency of one Open API call until a stage measures its own (UpstreamLatency, Average).
+ * The mean, not the median: Little's law counts the time a call holds a container on average, and a
+ * latency with a long tail has a mean well above its p50. 230 ms is the mean of the year-end model's
+ * realistic distribution (chaos/year-end/latency.ts: log-normal p50 120 ms, p99 1.5 s has a mean of
+ * 216 ms; its 0.2 % slow tail, cut at the client's 5-s timeout, adds ~10 ms), rounded up.
+ */
+export const DEFAULT_UPSTREAM_LATENCY_MS = 230;
 /** A ledger write (DynamoDB conditional write, same region). */
 export const LEDGER_WRITE_MS = 10;
 /** What a purchase costs on its way: two Open API calls (lookup, calculation: different endpoints) and two ledger writes. */

@@ -3,12 +3,14 @@
  * Open API: a counter per endpoint per clock minute in a store every container sees (the ledger table:
  * shared/ledger/upstream-budget.ts), taken in slices. A container leases a slice of a minute's budget
  * with one conditional increment and spends it locally, so the store is asked about once per slice,
- * not once per call; a slice left over at the minute's end is lost (under-use, never over-use).
+ * not once per call; a slice left over at the minute's end is lost (under-use, never over-use), so
+ * near the end a container leases only what its pace would spend (budget-slices.ts).
  *
  * Two classes of caller draw from one counter: `bulk` (the worker, audit, sweep, probe, operators) may
  * take the minute's counter up to `perMinute - reserved`, `storefront` (the App Proxy) up to
  * `perMinute`: the reserved share is always left for a shopper, whatever the backlog.
  */
+import { afterLease, leaseWant, openSlice, type Slice, takeSlot } from './budget-slices.js';
 import type { CallLimiter } from './rate-limiter.js';
 import { bulkShare, MIN_UPSTREAM_BUDGET_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE } from '../config/index.js';
 
@@ -23,10 +25,6 @@ export interface BudgetStore {
 
 export type BudgetClass = 'bulk' | 'storefront';
 
-/** Slices: the first lease of a minute is 20 calls (a quiet container wastes little), each next one doubles up to 50. */
-export const FIRST_SLICE = 20;
-export const MAX_SLICE = 50;
-
 export interface SharedBudgetOptions {
   store: BudgetStore;
   perMinute: number;
@@ -34,13 +32,6 @@ export interface SharedBudgetOptions {
   now: () => number;
   /** How it waits for the next minute when no wait limit is given (operator commands). */
   sleep?: (ms: number) => Promise<void>;
-}
-
-/** One container's slice of one endpoint's minute. */
-interface Slice {
-  left: number;
-  /** Size of the next lease in this minute; 0: the minute is spent for this class. */
-  next: number;
 }
 
 export const MINUTE_MS = 60_000;
@@ -61,6 +52,7 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
   /** Per endpoint, per minute: the local slice. Minutes gone are dropped with what was left of them. */
   const slices = new Map<string, Map<number, Slice>>();
   const pending = new Map<string, Promise<void>>();
+  const startOf = (minute: number) => minute * MINUTE_MS;
 
   const sliceOf = (key: string, minute: number, current: number): Slice => {
     let byMinute = slices.get(key);
@@ -71,17 +63,15 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
     let s = byMinute.get(minute);
     if (!s) {
       for (const m of byMinute.keys()) if (m < current) byMinute.delete(m);
-      s = { left: 0, next: FIRST_SLICE };
+      s = openSlice();
       byMinute.set(minute, s);
     }
     return s;
   };
 
   const lease = async (key: string, minute: number, s: Slice): Promise<void> => {
-    const want = s.next;
-    const got = await o.store.lease(key, minute, want, cap);
-    s.left += got;
-    s.next = got < want ? 0 : Math.min(MAX_SLICE, want * 2);
+    const want = leaseWant(s, o.now(), startOf(minute + 1));
+    afterLease(s, want, await o.store.lease(key, minute, want, cap));
   };
 
   const leaseOnce = (key: string, minute: number, s: Slice): Promise<void> => {
@@ -94,8 +84,6 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
     return p;
   };
 
-  const startOf = (minute: number) => minute * MINUTE_MS;
-
   async function reserveSlow(key: string, maxWaitMs: number | undefined): Promise<number> {
     for (;;) {
       const now = o.now();
@@ -105,7 +93,7 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
         const s = sliceOf(key, m, current);
         while (s.left === 0 && s.next > 0) await leaseOnce(key, m, s);
         if (s.left > 0) {
-          s.left -= 1;
+          takeSlot(s, o.now());
           return Math.max(0, startOf(m) - o.now());
         }
         if (maxWaitMs === undefined && m > current) break; // without a limit: wait for the next minute, then look again
@@ -117,10 +105,11 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
 
   return {
     reserve(key, maxWaitMs) {
-      const current = Math.floor(o.now() / MINUTE_MS);
+      const now = o.now();
+      const current = Math.floor(now / MINUTE_MS);
       const s = sliceOf(key, current, current);
       if (s.left > 0) {
-        s.left -= 1;
+        takeSlot(s, now);
         return 0;
       }
       return reserveSlow(key, maxWaitMs);

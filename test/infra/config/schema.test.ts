@@ -16,10 +16,10 @@ describe('stage configuration: the one upstream budget', () => {
     expect(problemOf(input)).toMatch(/rate\.upstreamPerMinute/);
   });
 
-  it('defaults to 1,800 a minute at an assumed 150 ms a call', () => {
+  it('defaults to 1,800 a minute at an assumed mean of 230 ms a call', () => {
     const input = stagingInput();
     delete input.rate;
-    expect(parseStageConfig(input).rate).toEqual({ upstreamPerMinute: 1800, upstreamLatencyMs: 150 });
+    expect(parseStageConfig(input).rate).toEqual({ upstreamPerMinute: 1800, upstreamLatencyMs: 230 });
   });
 
   it('refuses a file still naming budgetPerMinute and maxConcurrency, saying how to write upstreamPerMinute from them', () => {

@@ -286,11 +286,11 @@ describe('event source mapping', () => {
     }
   });
 
-  it('runs production at nine workers: the default budget (1,800) at the assumed 150 ms a call', () => {
+  it('runs production at thirteen workers: the default budget (1,800) at the assumed mean of 230 ms a call', () => {
     const { template } = stage('production');
     const [workerId] = workerOf(template);
     const [, mapping] = only(template, 'AWS::Lambda::EventSourceMapping', { FunctionName: ref(workerId) });
-    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBe(9);
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBe(13);
   });
 });
 

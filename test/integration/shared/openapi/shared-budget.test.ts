@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock, startDynalite, type LocalDynamo } from '../../../../kit/dynalite.js';
-import { ledgerBudgetStore } from '../../../../shared/ledger/index.js';
+import { budgetKey, ledgerBudgetStore } from '../../../../shared/ledger/index.js';
+import { GetCommand } from '../../../../shared/dynamodb/index.js';
 import { bulkShare } from '../../../../shared/config/index.js';
 import { type BudgetClass, type CallLimiter, createSharedBudget } from '../../../../shared/openapi/index.js';
 
@@ -98,6 +99,24 @@ describe('the shared upstream budget', () => {
     expect(await drain(worker, 1_000)).toBe(bulkShare(20));
     expect(await worker.reserve(ROUTE, 5_000)).toBe(Number.POSITIVE_INFINITY);
     expect(await worker.reserve(ROUTE, 30_000)).toBe(15_000);
+  });
+
+  it('leaves little of a minute leased and unspent when containers call at a steady pace to its end', async () => {
+    const clock = freshClock();
+    const minute = Math.floor(clock() / MINUTE);
+    const containers = Array.from({ length: 10 }, () => container(clock, 1_800));
+    let granted = 0;
+    // Each container sends a call every half second: 120 a minute, 1,200 together, under the workers' 1,620.
+    for (let t = 0; t < MINUTE; t += 500) {
+      for (const c of containers) if ((await c.reserve(ROUTE, 0)) === 0) granted += 1;
+      clock.advance(500);
+    }
+    expect(granted).toBe(1_200);
+    const counter = await dynamo.documentClient.send(
+      new GetCommand({ TableName: dynamo.tableName, Key: { pk: budgetKey(ROUTE, minute) }, ConsistentRead: true }),
+    );
+    // Slices of 20, 40, 50, 50 would lease 160 each, 400 lost to everyone; a lease sized by the pace loses a few each.
+    expect((counter.Item?.used as number) - granted).toBeLessThanOrEqual(60);
   });
 
   it('asks DynamoDB at most once per 20 calls of a busy container', async () => {

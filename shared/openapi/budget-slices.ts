@@ -1,0 +1,57 @@
+/**
+ * One container's slices of the shared budget (shared-budget.ts), as pure bookkeeping: how much to
+ * lease next, what a lease leaves, a slot taken. Pure so that the year-end model (chaos/year-end/)
+ * runs the very same policy on its simulated clock.
+ *
+ * A slice left at the minute's end is lost to every container (under-use, never over-use). With many
+ * containers that loss was ~30 % of the budget above the bound (chaos/README.md, the year-end sale),
+ * so near the minute's end a container leases no more than its own pace would spend by then: the
+ * doubling size (20, 40, 50) while the minute is young, then the calls it took a millisecond this
+ * minute times the milliseconds left, with a fifth more for an uneven pace, at least one.
+ */
+
+/** Slices: the first lease of a minute is 20 calls (a quiet container wastes little), each next one doubles up to 50. */
+export const FIRST_SLICE = 20;
+export const MAX_SLICE = 50;
+/** Calls taken in a minute before its pace is trusted to size a lease. */
+export const PACE_MIN_CALLS = 5;
+/** Headroom over the measured pace: a lease a little too big wastes less than a second lease costs. */
+export const PACE_HEADROOM = 1.2;
+
+/** One container's slice of one endpoint's minute. */
+export interface Slice {
+  left: number;
+  /** Size of the next full lease in this minute; 0: the minute is spent for this class. */
+  next: number;
+  /** Calls taken from this minute's slices, and when the first was (the container's pace). */
+  taken: number;
+  firstAt: number | undefined;
+}
+
+export function openSlice(): Slice {
+  return { left: 0, next: FIRST_SLICE, taken: 0, firstAt: undefined };
+}
+
+/**
+ * How many calls to lease at `now` for a minute ending at `minuteEnd`: the doubling size, or less
+ * when the container's pace this minute would not spend it before the end.
+ */
+export function leaseWant(s: Slice, now: number, minuteEnd: number): number {
+  if (s.firstAt === undefined || s.taken < PACE_MIN_CALLS || now <= s.firstAt) return s.next;
+  const pace = s.taken / (now - s.firstAt);
+  const need = Math.ceil(pace * Math.max(0, minuteEnd - now) * PACE_HEADROOM);
+  return Math.max(1, Math.min(s.next, need));
+}
+
+/** What a lease of `want` that got `got` leaves: fewer than asked means the minute is spent for this class. */
+export function afterLease(s: Slice, want: number, got: number): void {
+  s.left += got;
+  s.next = got < want ? 0 : Math.min(MAX_SLICE, s.next * 2);
+}
+
+/** Takes one call from the slice (the caller has checked `left > 0`). */
+export function takeSlot(s: Slice, now: number): void {
+  s.left -= 1;
+  s.taken += 1;
+  s.firstAt ??= now;
+}
