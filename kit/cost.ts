@@ -24,7 +24,27 @@ export interface RegionPrices {
  * List prices by region, as published on the AWS pricing pages (aws.amazon.com/<service>/pricing) and
  * last checked against them in 2025-05 (DynamoDB on-demand after its 2024-11-01 price cut). They were
  * written here from those pages, not fetched by the bench: check them before quoting a figure to a
- * customer. Tokyo (ap-northeast-1) is where production runs (infra/stages/production.json).
+ * customer. Tokyo (ap-northeast-1) is where production runs (infra/stages/production.json); the stack
+ * uses ARM (arm64) Lambda and an HTTP API (infra/constructs/bundled-function.ts, webhook-api.ts).
+ *
+ * Provenance of the Tokyo figures, looked for again on 2026-12-02 (issue 54, item 5) in the stored copies
+ * of the price pages: AWS's pages render each region's table by script from a price endpoint, and the
+ * stored text holds only the US East examples, so **no Tokyo price below could be verified against an
+ * AWS page**. What was found, line by line:
+ * - apiGatewayPerMillion 1.29: https://aws.amazon.com/api-gateway/pricing/ (no region table in the
+ *   stored text); AWS's whitepaper https://docs.aws.amazon.com/whitepapers/latest/best-practices-api-gateway-private-apis-integration/cost-optimization.html
+ *   gives HTTP APIs $1.00 per million in us-east-1 only. Tokyo: not verified.
+ * - lambdaRequestsPerMillion 0.2, lambdaArmPerGbSecond 0.0000133334: https://aws.amazon.com/lambda/pricing/
+ *   (no region table in the stored text; $0.20 per million and Arm $0.0000133334 per GB-s are the US
+ *   figures); artillery's region price list (https://app.unpkg.com/artillery@2.0.28/files/lib/platform/aws-lambda/prices.js)
+ *   overrides the base price for af-south-1, ap-east-1, eu-south-1, me-south-1, me-central-1, not for
+ *   ap-northeast-1, which agrees with Tokyo at the base price. Tokyo: not verified on an AWS page.
+ * - sqsFifoPerMillion 0.5: https://aws.amazon.com/about-aws/whats-new/2016/11/amazon-sqs-introduces-fifo-queues-with-exactly-once-processing-and-lower-prices-for-standard-queues/
+ *   ($0.50 per million FIFO requests at launch, US regions). Tokyo: not verified.
+ * - dynamoWritePerMillion 0.715, dynamoReadPerMillion 0.1425: https://aws.amazon.com/jp/dynamodb/pricing/
+ *   and https://aws.amazon.com/dynamodb/pricing/ (no region table in the stored text). Tokyo: not verified.
+ * - logsPerGb 0.76: https://awsi.click/en/articles/cloudwatch-logs-cost-structure-surprise/ (a third
+ *   party, not AWS: "$0.76 per GB in ap-northeast-1" for ingestion). Not verified on an AWS page.
  */
 export const REGION_PRICES = {
   'us-east-1': {
