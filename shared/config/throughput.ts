@@ -40,9 +40,10 @@ export function bulkShare(perMinute: number): number {
 /**
  * Worker containers (the SQS event source's maximum concurrency) that keep the budget busy, by Little's
  * law: purchases a second the workers' share allows on the busiest endpoint (one call per purchase per
- * endpoint) times the seconds one purchase holds a container, counted as if each ran one FIFO group
- * at a time. A batch of several groups runs them side by side, which is the headroom for the latency's
- * tail; a container more than the budget can feed would only wait on the limiter.
+ * endpoint) times the seconds one purchase holds a container (at the mean latency), counted as if each
+ * ran one FIFO group at a time: with a backlog, SQS FIFO fills a batch from one group first, and its
+ * messages run one after another. A batch of several groups runs them side by side, the headroom of a
+ * shallow queue; a container more than the budget can feed would only wait on the limiter.
  */
 export function workerConcurrency(perMinute: number, latencyMs = DEFAULT_UPSTREAM_LATENCY_MS): number {
   const purchasesPerSecond = bulkShare(perMinute) / 60;
