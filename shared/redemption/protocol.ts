@@ -173,6 +173,8 @@ export async function deduct(deps: RedemptionDeps, record: RedemptionRecord, own
   const leg = await runLeg(deps, record, owner, deductionLeg(record));
   if (leg.ran) {
     const done = await write(deps, leg.record, owner, { deducted: true });
+    // Here, not per answer: the same request pressed again answers its code without a second line.
+    if (done) deps.logger?.info('points redeemed', { source: record.source, points: record.points });
     return done ? { ok: true, record: done } : unavailable();
   }
   if (!leg.error) return leg.step;

@@ -4,7 +4,7 @@ import { signAppProxyQuery } from '../../../../shared/customers/index.js';
 import { staticWebhookSecrets } from '../../../../shared/config/index.js';
 import { createLedgerTable, createRedemptionLedger, type RedemptionLedger } from '../../../../shared/ledger/index.js';
 import { clearTokenCache, createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
-import type { RedemptionProxyDeps } from '../../../../shared/redemption/index.js';
+import { issueRedeemRequest, type RedemptionProxyDeps } from '../../../../shared/redemption/index.js';
 import { createShopifyAdminClient, type ShopifyAdminClient } from '../../../../shared/sources/shopify/index.js';
 import { RedemptionSettings } from '../../../../shared/sources/index.js';
 import { type LocalDynamo, manualClock, startDynalite } from '../../../../kit/dynalite.js';
@@ -43,6 +43,11 @@ export interface Harness {
   deps(settings?: Partial<RedemptionSettings>): RedemptionProxyDeps;
   /** The query Shopify forwards, signed as Shopify signs it. */
   signed(customerId: string, extra?: Record<string, string>): string;
+  /**
+   * The redeem form as the points page issues it to `customerId`: `request=<id>` in `body` becomes the
+   * value issued for that id (the record and its markers keep the id).
+   */
+  form(customerId: string, body: string): string;
   balance(memberId: string): Promise<number>;
   /** History entries whose remarks start with `prefix`. */
   entries(memberId: string, prefix: string): Promise<{ point: number; remarks: string | null }[]>;
@@ -91,6 +96,12 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
         query.set('signature', signAppProxyQuery(query, SECRET));
         return query.toString();
       },
+      form: (customerId, body) =>
+        body.replace(
+          /request=([A-Za-z0-9_-]+)/,
+          (_, id: string) =>
+            `request=${issueRedeemRequest(SECRET, { shop: 'demo-shop.myshopify.com', customerId }, clock(), id)}`,
+        ),
       balance: async (memberId) => (await openapi.getMember(memberId)).point,
       async entries(memberId, prefix) {
         const page = await openapi.listPoints(memberId, { perPage: 1000 });
