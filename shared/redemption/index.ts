@@ -4,6 +4,7 @@ export type { RedemptionDeps } from './protocol.js';
 export { handlePointsPage, handleRedeem, type ProxyRequest, type RedemptionProxyDeps } from './proxy.js';
 export { type RedeemInput, type RedeemResult, redeem } from './redeem.js';
 export { issueRedeemRequest, REQUEST_TTL_SECONDS } from './request-value.js';
+export { onceMatched, shopCurrencyProblem } from './shop-check.js';
 export { type SweepResult, sweepRedemptions, sweepSummary } from './sweep.js';
 export { type UsageDeps, withRedemptionUsage } from './usage.js';
 export { redemptionValue } from './value.js';

@@ -165,8 +165,12 @@ function graphql(state: StandInState, body: unknown): Answer {
   }
   const fault = takeFault(state, fields[0]?.name);
   if (fault === 'http_503') return { status: 503, body: { errors: 'Service Unavailable' } };
+  if (fault === 'internal_server_error') return { status: 200, body: internalServerError() };
+  if (fault === 'internal_user_error') return { status: 200, body: { data: refusedData(fields[0]?.name ?? '', 'INTERNAL_ERROR') } };
   const answer = fault === 'user_error' ? refusedByFault(fields[0]?.name ?? '') : answerDocument(state, fields, vars);
   if (fault === 'reset_after_commit') return { status: 200, body: null, destroy: true };
+  // Executed, then answered as Shopify's transient failure: the caller cannot know the document ran.
+  if (fault === 'internal_after_commit') return { status: 200, body: internalServerError() };
   if ('body' in answer) return { status: 200, body: answer.body };
   if ('error' in answer) return { status: 200, body: { errors: [{ message: answer.error }] } };
   const top = fields[0];
@@ -189,10 +193,24 @@ function takeFault(state: StandInState, field: string | undefined): DiscountFaul
   return fault.fault;
 }
 
-/** A mutation the shop refuses for good: its payload with a userError, nothing made. */
+/** Shopify's transient failure at HTTP 200: `errors[].extensions.code` INTERNAL_SERVER_ERROR, no data. */
+const internalServerError = () => ({
+  errors: [
+    {
+      message: 'Internal error. Looks like something went wrong on our end.',
+      extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'stand-in' },
+    },
+  ],
+});
+
+/** A mutation the shop refuses: its payload with a userError (INVALID: for good; INTERNAL_ERROR: transient), nothing made. */
 function refusedByFault(field: string): DataAnswer {
-  const userErrors = [{ field: null, code: 'INVALID', message: 'The shop refused this discount (stand-in fault)' }];
-  return { data: { [field]: { codeDiscountNode: null, userErrors } }, returned: 1 };
+  return { data: refusedData(field, 'INVALID'), returned: 1 };
+}
+
+function refusedData(field: string, code: string): Record<string, unknown> {
+  const userErrors = [{ field: null, code, message: 'The shop refused this discount (stand-in fault)' }];
+  return { [field]: { codeDiscountNode: null, userErrors } };
 }
 
 function tooCostly(requested: number): unknown {
@@ -223,9 +241,21 @@ function answerDocument(state: StandInState, fields: Field[], vars: Record<strin
     const scopes = state.options.accessScopes ?? DEFAULT_ACCESS_SCOPES;
     return { data: { currentAppInstallation: { accessScopes: scopes.map((handle) => ({ handle })) } }, returned: 1 };
   }
+  if (top?.name === 'shop' && fields.length === 1) return answerShop(state, top);
   if (top?.name === 'orders' && fields.length === 1) return answerOrders(state.store, top, vars);
   if (top?.name === 'refund' && fields.length === 1) return answerRefund(state.store, top, vars);
   return { error: 'the stand-in answers only reconciliation, subscription, discount and access scope documents' };
+}
+
+/** `shop { currencyCode }` (also `name`): the shop's currency, as discounts are made in it. */
+function answerShop(state: StandInState, top: Field): DataAnswer | { error: string } {
+  const shop: Record<string, unknown> = {
+    currencyCode: state.options.currency ?? 'JPY',
+    name: 'Demo shop',
+  };
+  const unknown = top.children.find((f) => !Object.hasOwn(shop, f.name));
+  if (unknown) return { error: `Field '${unknown.name}' doesn't exist on type 'Shop'` };
+  return { data: { shop: Object.fromEntries(top.children.map((f) => [f.name, shop[f.name]])) }, returned: 1 };
 }
 
 /** The test surface: store an order or a refund as Shopify holds it, or set the bucket. */
@@ -243,7 +273,7 @@ function admin(state: StandInState, path: string, body: Buffer): Answer {
     }
     if (path === '/__shopify/faults') {
       const f = JSON.parse(body.toString('utf8') || '{}') as Partial<DiscountFault>;
-      const kinds = ['http_503', 'reset_after_commit', 'user_error'];
+      const kinds = ['http_503', 'reset_after_commit', 'user_error', 'internal_server_error', 'internal_after_commit', 'internal_user_error'];
       if (typeof f.field !== 'string' || !kinds.includes(String(f.fault)) || !Number.isInteger(f.times) || (f.times ?? 0) < 1) {
         return { status: 400, body: { errors: `expected {"field": "<top-level field>", "fault": ${kinds.join('|')}, "times": N}` } };
       }

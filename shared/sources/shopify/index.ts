@@ -16,4 +16,6 @@ export {
   type DiscountCodeInput,
   type DiscountResult,
   discountByCode,
+  shopCurrency,
 } from './discounts.js';
+export { MIN_REDEMPTION_API_VERSION, redemptionApiVersionProblem } from './settings.js';

@@ -72,4 +72,16 @@ describe('the stage file', () => {
     const stage = { ...dev, sources: { shopify: { redemption: { enabled: true } } } };
     expect(() => parseStageConfig(stage)).toThrow(/sources\.shopify\.redemption: .*reconcile\.shopify/);
   });
+
+  it('refuses a redeeming Shopify source on an API version older than 2025-10 (its codes need `context`), saying so', () => {
+    const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8')) as Record<string, Json>;
+    const stage = {
+      ...dev,
+      sources: { shopify: { apiVersion: '2025-07', redemption: { enabled: true } } },
+      reconcile: { shopify: { shopDomain: 'example-shop.myshopify.com' } },
+    };
+    expect(() => parseStageConfig(stage)).toThrow(/apiVersion 2025-07 is older than 2025-10: .*context/);
+    const sameNotRedeeming = { ...stage, sources: { shopify: { apiVersion: '2025-07' } } };
+    expect(() => parseStageConfig(sameNotRedeeming)).not.toThrow();
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { handleRedeem, issueRedeemRequest, REQUEST_TTL_SECONDS } from '../../../../shared/redemption/index.js';
+import { handleRedeem, issueRedeemRequest, REQUEST_TTL_SECONDS, shopCurrencyProblem } from '../../../../shared/redemption/index.js';
 import { redemptionMarker, redemptionReturnMarker } from '../../../../shared/points/index.js';
 import { ALICE, type Answer, asJson, BOB, type Harness, SECRET, withRedemptionHarness } from './harness.js';
 
@@ -309,5 +309,74 @@ describe('POST /proxy/shopify/redeem: the request value the points page issued',
     expect((await press()).statusCode).toBe(200);
     expect(lines.filter((m) => m === 'points redeemed')).toHaveLength(1);
     expect(await h.balance(ALICE)).toBe(900);
+  });
+});
+
+describe("POST /proxy/shopify/redeem: Shopify's rules for the code", () => {
+  it("makes the code for a subtotal of at least its value, combining with shipping discounts as the setting says", async () => {
+    const sent: Record<string, unknown>[] = [];
+    const shopify = { graphql: (q: string, v: Record<string, unknown>) => (sent.push(v), h.admin.graphql(q, v)) };
+    const body = h.form('1001', `points=300&request=${newRequest()}`);
+    const answer = await handleRedeem(
+      { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body },
+      { ...h.deps({ valuePerPoint: '2', combinesWithShipping: false }), shopify },
+    );
+    expect(answer.statusCode).toBe(200);
+    expect(sent.find((v) => 'basicCodeDiscount' in v)).toMatchObject({
+      basicCodeDiscount: {
+        minimumRequirement: { subtotal: { greaterThanOrEqualToSubtotal: '600' } },
+        combinesWith: { shippingDiscounts: false },
+      },
+    });
+  });
+
+  it('combines with shipping discounts by default (a shop\'s automatic free shipping stays)', async () => {
+    const sent: Record<string, unknown>[] = [];
+    const shopify = { graphql: (q: string, v: Record<string, unknown>) => (sent.push(v), h.admin.graphql(q, v)) };
+    const body = h.form('1001', `points=100&request=${newRequest()}`);
+    await handleRedeem({ method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body }, { ...h.deps(), shopify });
+    expect(sent.find((v) => 'basicCodeDiscount' in v)).toMatchObject({ basicCodeDiscount: { combinesWith: { shippingDiscounts: true } } });
+  });
+
+  it('retries a code Shopify answered INTERNAL_SERVER_ERROR (HTTP 200) for, without making it, and answers the code', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'internal_server_error', times: 1 });
+    const answer = await redeemAs('1001', `points=100&request=${newRequest()}`);
+    expect(answer.status).toBe(200);
+    expect(h.shop.discounts.byCode(String(answer.body.code))).toBeDefined();
+    expect(await h.balance(ALICE)).toBe(900);
+  });
+
+  it('finds by its code a code Shopify made but answered INTERNAL_SERVER_ERROR for: one code, answered, points kept off once', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'internal_after_commit', times: 1 });
+    const before = h.shop.discounts.list().length;
+    const request = newRequest();
+    const answer = await redeemAs('1001', `points=100&request=${request}`);
+    expect(answer.status).toBe(200);
+    expect(h.shop.discounts.list()).toHaveLength(before + 1);
+    expect(await h.balance(ALICE)).toBe(900);
+    expect(await h.entries(ALICE, redemptionReturnMarker('shopify', '1001', request))).toEqual([]);
+  });
+
+  it('retries the userError INTERNAL_ERROR rather than giving the points back', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'internal_user_error', times: 1 });
+    const answer = await redeemAs('1001', `points=100&request=${newRequest()}`);
+    expect(answer.status).toBe(200);
+    expect(await h.balance(ALICE)).toBe(900);
+  });
+
+  it("refuses a redemption, deducting nothing and logging why, when the shop's currency is not the setting's", async () => {
+    const errors: string[] = [];
+    const logger = { info: () => undefined, warn: () => undefined, error: (m: string, f?: Record<string, unknown>) => void errors.push(`${m}: ${String(f?.problem)}`) };
+    const deps = h.deps({ currency: 'USD' });
+    const body = h.form('1001', `points=100&request=${newRequest()}`);
+    const answer = asJson(
+      await handleRedeem(
+        { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body },
+        { ...deps, logger, shopProblem: () => shopCurrencyProblem(deps) },
+      ),
+    );
+    expect(answer.status).toBe(503);
+    expect(await h.balance(ALICE)).toBe(1000);
+    expect(errors).toEqual([expect.stringMatching(/shop's currency is JPY but sources.shopify.redemption.currency is USD/)]);
   });
 });
