@@ -14,6 +14,13 @@ import { lazyObject, lazySchema } from '../../schema/index.js';
  * amount is in.
  */
 
+/**
+ * The access scopes of the App Proxy's own Admin API token (its secret holds nothing else): making,
+ * reading and ending codes. `write_discounts` alone would do; `read_discounts` is named as Shopify
+ * lists it beside it. No `read_orders`: the internet-facing function reads no order.
+ */
+export const REDEMPTION_TOKEN_SCOPES = ['write_discounts', 'read_discounts'] as const;
+
 const CODE_DISCOUNT = `codeDiscount { ... on DiscountCodeBasic { status usageLimit asyncUsageCount endsAt } }`;
 
 export const DISCOUNT_CODE_BASIC_CREATE = `mutation RedemptionCodeCreate($basicCodeDiscount: DiscountCodeBasicInput!) {

@@ -4,6 +4,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { INFRA_DIR } from '../../../infra/paths.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStageConfig } from '../../../infra/config/index.js';
+import { FUNCTION_LEDGER_KEYS } from '../../../shared/ledger/index.js';
 import type { Json } from '../../support/json.js';
 import { synthesiseDevStageWith } from '../support/app.js';
 
@@ -56,6 +57,56 @@ describe('a redeeming Shopify source in the stack', () => {
     ]);
     const actions = actionsOf(/ShopifyAppProxy/).filter((a) => String(a).startsWith('dynamodb:'));
     expect(new Set(actions)).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+  });
+});
+
+type Statement = { Action: unknown; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
+/** A role's DynamoDB item statements (not Query/Scan, which LeadingKeys cannot narrow). */
+const itemStatements = (rolePattern: RegExp) =>
+  resources('AWS::IAM::Policy')
+    .filter((p) => rolePattern.test(JSON.stringify(p.Properties.Roles)))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[])
+    .filter((st) => [st.Action].flat().some((a) => /^dynamodb:(Get|Put|Update|Delete)Item$/.test(String(a))));
+const leadingKeys = (st: Statement) => [st.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? []].flat();
+const patterns = (prefixes: readonly string[]) => prefixes.map((p) => `${p}*`);
+
+describe("the App Proxy's Admin API token", () => {
+  const proxyPolicies = () =>
+    JSON.stringify(resources('AWS::IAM::Policy').filter((p) => /ShopifyAppProxy/.test(JSON.stringify(p.Properties.Roles))));
+
+  it('is a secret of its own, created empty, named for its discount scopes', () => {
+    const secret = resources('AWS::SecretsManager::Secret').find((r) => String(r.Properties.Name).endsWith('/shopify-discounts/shopify'));
+    expect(secret?.Properties.Description).toMatch(/write_discounts, read_discounts only/);
+    expect(proxyPolicies()).toMatch(/DiscountsToken/);
+  });
+
+  it("is never the reconciliation's read_orders token", () => {
+    expect(proxyPolicies()).not.toMatch(/shopify-admin|AdminToken/);
+    const env = fn('Links a logged-in')?.Properties.Environment.Variables as Record<string, Json>;
+    expect(JSON.stringify(env.REDEMPTION_SHOPIFY_ADMIN)).toMatch(/DiscountsToken/);
+  });
+});
+
+describe('each function touches its own ledger keys only (dynamodb:LeadingKeys)', () => {
+  it.each([
+    ['shopify-app-proxy', /ShopifyAppProxy/, [...FUNCTION_LEDGER_KEYS.shopifyAppProxy, 'budget#']],
+    ['sweep-redemptions', /RedemptionSweep/, [...FUNCTION_LEDGER_KEYS.sweepRedemptions, 'budget#']],
+    ['reconcile-shopify', /ReconcileShopify/, [...FUNCTION_LEDGER_KEYS.reconcile]],
+  ])('%s: every item statement names its keys, and together exactly its prefixes', (_name, role, prefixes) => {
+    const statements = itemStatements(role);
+    expect(statements.length).toBeGreaterThan(0);
+    // The run record is one exact key (StringEquals): every other statement carries StringLike prefixes.
+    const unconditioned = statements.filter((st) => st.Condition === undefined);
+    expect(unconditioned).toEqual([]);
+    const granted = new Set(statements.flatMap(leadingKeys));
+    expect(granted).toEqual(new Set(patterns(prefixes)));
+  });
+
+  it('gives the App Proxy no order, refund or customer key, and the sweep none either', () => {
+    for (const role of [/ShopifyAppProxy/, /RedemptionSweep/]) {
+      const keys = itemStatements(role).flatMap(leadingKeys).join(' ');
+      expect(keys).not.toMatch(/(^| )(order|refund|customer|linked)#/);
+    }
   });
 });
 

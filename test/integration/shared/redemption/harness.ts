@@ -2,7 +2,13 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../stand-ins/shopify-admin/index.js';
 import { signAppProxyQuery } from '../../../../shared/customers/index.js';
 import { staticWebhookSecrets } from '../../../../shared/config/index.js';
-import { createLedgerTable, createRedemptionLedger, type RedemptionLedger } from '../../../../shared/ledger/index.js';
+import {
+  createLedgerTable,
+  createRedemptionLedger,
+  FUNCTION_LEDGER_KEYS,
+  guardLeadingKeys,
+  type RedemptionLedger,
+} from '../../../../shared/ledger/index.js';
 import { clearTokenCache, createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
 import { issueRedeemRequest, type RedemptionProxyDeps } from '../../../../shared/redemption/index.js';
 import { createShopifyAdminClient, type ShopifyAdminClient } from '../../../../shared/sources/shopify/index.js';
@@ -31,6 +37,12 @@ const config = {
     }),
   ],
 };
+
+/**
+ * The ledger as the App Proxy's and the sweep's IAM grants let them reach it (dynamodb:LeadingKeys):
+ * a key outside their prefixes fails here as it would in production.
+ */
+const REDEMPTION_KEYS = [...new Set([...FUNCTION_LEDGER_KEYS.shopifyAppProxy, ...FUNCTION_LEDGER_KEYS.sweepRedemptions])];
 
 export interface Harness {
   emulator: TestEmulator;
@@ -65,7 +77,12 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
       credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
     });
     const admin = createShopifyAdminClient({ shopDomain: 'demo-shop.myshopify.com', origin: shop.url, accessToken: async () => TOKEN });
-    const ledger = createRedemptionLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock, leaseSeconds: 30 });
+    const ledger = createRedemptionLedger({
+      client: guardLeadingKeys(dynamo.documentClient, REDEMPTION_KEYS),
+      tableName: dynamo.tableName,
+      clock,
+      leaseSeconds: 30,
+    });
     const h: Harness = {
       emulator,
       dynamo,
@@ -119,7 +136,7 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
     if (dynamo && clock) {
       const tableName = `redemptions-${++tables}`;
       await createLedgerTable(dynamo.client, tableName);
-      parts.ledger = createRedemptionLedger({ client: dynamo.documentClient, tableName, clock, leaseSeconds: 30 });
+      parts.ledger = createRedemptionLedger({ client: guardLeadingKeys(dynamo.documentClient, REDEMPTION_KEYS), tableName, clock, leaseSeconds: 30 });
       if (current) current.ledger = parts.ledger;
     }
     clearTokenCache();
