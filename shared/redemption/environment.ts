@@ -32,6 +32,13 @@ import { onceMatched, shopCurrencyProblem } from './shop-check.js';
  */
 export const REDEMPTION_ADMIN_ENV = ENV.REDEMPTION_SHOPIFY_ADMIN;
 
+/**
+ * Under `npm start` only, where every function shares one environment: the App Proxy's own Admin
+ * access (its discounts-only token), which the local stack gives it as its REDEMPTION_SHOPIFY_ADMIN,
+ * as the stack gives the deployed function its own secret (appProxyEnvironment).
+ */
+export const APP_PROXY_REDEMPTION_ADMIN_ENV = 'LOCAL_APP_PROXY_SHOPIFY_ADMIN';
+
 const AdminAccess = lazySchema(() =>
   z.union([
     z.object({ shopDomain: z.string().min(1), accessTokenSecretArn: z.string().min(1), apiVersion: z.string().optional() }).strict(),

@@ -8,4 +8,4 @@ export { onceMatched, shopCurrencyProblem } from './shop-check.js';
 export { type SweepResult, sweepRedemptions, sweepSummary } from './sweep.js';
 export { type UsageDeps, withRedemptionUsage } from './usage.js';
 export { redemptionValue } from './value.js';
-export { adminClientFromEnv, REDEMPTION_ADMIN_ENV, redemptionDepsFromEnv } from './environment.js';
+export { adminClientFromEnv, APP_PROXY_REDEMPTION_ADMIN_ENV, REDEMPTION_ADMIN_ENV, redemptionDepsFromEnv } from './environment.js';
