@@ -1,4 +1,5 @@
 import type { WebhookSecrets } from '../config/index.js';
+import { NO_FRAMING_HEADERS } from '../http/index.js';
 import type { Logger } from '../logging/index.js';
 import { verifyAppProxy } from './app-proxy.js';
 import { confirms, makeConfirmation } from './confirmation.js';
@@ -125,12 +126,7 @@ async function linkConfirmed(json: boolean, link: ProxyLinkQuery, deps: ProxyLin
  * Every App Proxy answer: never cached (it is one customer's), never framed by another site (a framed
  * button is a clickjacked link or redemption), never sniffed into another type than it says.
  */
-export const APP_PROXY_HEADERS: Readonly<Record<string, string>> = {
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-};
+export const APP_PROXY_HEADERS: Readonly<Record<string, string>> = { 'cache-control': 'no-store', ...NO_FRAMING_HEADERS };
 /** A page: Shopify renders an `application/liquid` answer inside the shop's theme (any other type is shown bare). */
 export const LIQUID = 'application/liquid';
 const NO_STORE = APP_PROXY_HEADERS;
