@@ -48,7 +48,9 @@ export function guardLeadingKeys<C extends Pick<DynamoDBDocumentClient, 'send'>>
   const guarded = (command: { input: Record<string, unknown> }, ...rest: unknown[]) => {
     const key = keyOf(command.input ?? {});
     if (key !== undefined && !prefixes.some((p) => String(key).startsWith(p))) {
-      return Promise.reject(new Error(`AccessDenied: key ${String(key).slice(0, 40)} is outside this function's prefixes (${prefixes.join(', ')})`));
+      return Promise.reject(
+        new Error(`AccessDenied: key ${String(key).slice(0, 40)} is outside this function's prefixes (${prefixes.join(', ')})`),
+      );
     }
     return send(command, ...rest);
   };

@@ -58,7 +58,10 @@ export function adminClientFromEnv(env: NodeJS.ProcessEnv, reader: () => SecretR
   }
   const access = parsed.data;
   if (access.apiVersion !== undefined && access.apiVersion < MIN_REDEMPTION_API_VERSION) {
-    throw new ConfigurationError('invalid_redemption_settings', `${REDEMPTION_ADMIN_ENV}: ${redemptionApiVersionProblem(access.apiVersion)}`);
+    throw new ConfigurationError(
+      'invalid_redemption_settings',
+      `${REDEMPTION_ADMIN_ENV}: ${redemptionApiVersionProblem(access.apiVersion)}`,
+    );
   }
   // A customer waits for the code: each call's deadline is short, the caller tries again (protocol.ts).
   const version = { deadlineMs: 5_000, ...(access.apiVersion ? { apiVersion: access.apiVersion } : {}) };

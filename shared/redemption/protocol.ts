@@ -201,7 +201,8 @@ export type CodeResult = { ok: true; discountId: string } | { ok: false; forGood
  * Shopify errors that a later attempt may not see; anything else from the API is a refusal of the
  * request. `internal` is Shopify's INTERNAL_SERVER_ERROR at HTTP 200, which its docs call transient.
  */
-const passing = (kind: string) => ['network', 'timeout', 'throttled', 'http', 'unauthorized', 'invalid_response', 'internal'].includes(kind);
+const passing = (kind: string) =>
+  ['network', 'timeout', 'throttled', 'http', 'unauthorized', 'invalid_response', 'internal'].includes(kind);
 
 /**
  * The discount code exists at Shopify: made once, with the code the record chose. A create whose end

@@ -311,7 +311,14 @@ function admin(state: StandInState, path: string, body: Buffer): Answer {
     }
     if (path === '/__shopify/faults') {
       const f = JSON.parse(body.toString('utf8') || '{}') as Partial<DiscountFault>;
-      const kinds = ['http_503', 'reset_after_commit', 'user_error', 'internal_server_error', 'internal_after_commit', 'internal_user_error'];
+      const kinds = [
+        'http_503',
+        'reset_after_commit',
+        'user_error',
+        'internal_server_error',
+        'internal_after_commit',
+        'internal_user_error',
+      ];
       if (typeof f.field !== 'string' || !kinds.includes(String(f.fault)) || !Number.isInteger(f.times) || (f.times ?? 0) < 1) {
         return { status: 400, body: { errors: `expected {"field": "<top-level field>", "fault": ${kinds.join('|')}, "times": N}` } };
       }

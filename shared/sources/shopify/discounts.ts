@@ -149,6 +149,9 @@ export async function discountByCode(client: Pick<ShopifyAdminClient, 'graphql'>
 
 /** The shop's currency (`CurrencyCode`, `JPY`): what every amount of a code is in. */
 export async function shopCurrency(client: Pick<ShopifyAdminClient, 'graphql'>): Promise<string> {
-  return read(z.object({ shop: z.object({ currencyCode: z.string().regex(/^[A-Z]{3}$/) }) }), await client.graphql(SHOP_CURRENCY, {}), 'shop')
-    .shop.currencyCode;
+  return read(
+    z.object({ shop: z.object({ currencyCode: z.string().regex(/^[A-Z]{3}$/) }) }),
+    await client.graphql(SHOP_CURRENCY, {}),
+    'shop',
+  ).shop.currencyCode;
 }

@@ -86,7 +86,9 @@ describe("npm start's App Proxy Admin token, derived as deployed", () => {
 
   it('holds discount scopes only: it reads codes, and orders are refused ACCESS_DENIED', async () => {
     const scopes = await asAppProxy('{ currentAppInstallation { accessScopes { handle } } }');
-    expect(scopes.data).toEqual({ currentAppInstallation: { accessScopes: [{ handle: 'write_discounts' }, { handle: 'read_discounts' }] } });
+    expect(scopes.data).toEqual({
+      currentAppInstallation: { accessScopes: [{ handle: 'write_discounts' }, { handle: 'read_discounts' }] },
+    });
     const code = await asAppProxy('query ($code: String!) { codeDiscountNodeByCode(code: $code) { id } }', { code: 'PTS-NONE' });
     expect(code).toMatchObject({ data: { codeDiscountNodeByCode: null } });
     const orders = await asAppProxy('{ orders(first: 1, query: "") { nodes { id } } }');

@@ -116,8 +116,7 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
       form: (customerId, body) =>
         body.replace(
           /request=([A-Za-z0-9_-]+)/,
-          (_, id: string) =>
-            `request=${issueRedeemRequest(SECRET, { shop: 'demo-shop.myshopify.com', customerId }, clock(), id)}`,
+          (_, id: string) => `request=${issueRedeemRequest(SECRET, { shop: 'demo-shop.myshopify.com', customerId }, clock(), id)}`,
         ),
       balance: async (memberId) => (await openapi.getMember(memberId)).point,
       async entries(memberId, prefix) {
@@ -136,7 +135,12 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
     if (dynamo && clock) {
       const tableName = `redemptions-${++tables}`;
       await createLedgerTable(dynamo.client, tableName);
-      parts.ledger = createRedemptionLedger({ client: guardLeadingKeys(dynamo.documentClient, REDEMPTION_KEYS), tableName, clock, leaseSeconds: 30 });
+      parts.ledger = createRedemptionLedger({
+        client: guardLeadingKeys(dynamo.documentClient, REDEMPTION_KEYS),
+        tableName,
+        clock,
+        leaseSeconds: 30,
+      });
       if (current) current.ledger = parts.ledger;
     }
     clearTokenCache();

@@ -30,7 +30,7 @@ describe('GET /proxy/shopify/points', () => {
     expect(answer.body).toMatch(/<input type="hidden" name="request" value="[0-9a-f-]{36}\.\d+\.[A-Za-z0-9_-]{43}">/);
   });
 
-  it('answers the page as application/liquid, a fragment Shopify renders inside the shop\'s theme', async () => {
+  it("answers the page as application/liquid, a fragment Shopify renders inside the shop's theme", async () => {
     const answer = await show('1001', 'text/html');
     expect(answer.headers['content-type']).toBe('application/liquid');
     expect(answer.body).not.toContain('<html');

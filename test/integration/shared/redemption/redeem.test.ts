@@ -13,7 +13,10 @@ const newRequest = () => `req-${process.pid}-${++requests}-abcdef`;
 
 async function redeemAs(customerId: string, body: string, settings = {}): Promise<Answer> {
   return asJson(
-    await handleRedeem({ method: 'POST', rawQuery: h.signed(customerId), accept: undefined, body: h.form(customerId, body) }, h.deps(settings)),
+    await handleRedeem(
+      { method: 'POST', rawQuery: h.signed(customerId), accept: undefined, body: h.form(customerId, body) },
+      h.deps(settings),
+    ),
   );
 }
 
@@ -85,7 +88,10 @@ describe('POST /proxy/shopify/redeem', () => {
   it('refuses a forged signature with 401 and deducts nothing', async () => {
     const query = h.signed('1001').replace('logged_in_customer_id=1001', 'logged_in_customer_id=1002');
     const answer = asJson(
-      await handleRedeem({ method: 'POST', rawQuery: query, accept: undefined, body: h.form('1001', `points=100&request=${newRequest()}`) }, h.deps()),
+      await handleRedeem(
+        { method: 'POST', rawQuery: query, accept: undefined, body: h.form('1001', `points=100&request=${newRequest()}`) },
+        h.deps(),
+      ),
     );
     expect(answer.status).toBe(401);
     expect(await h.balance(BOB)).toBe(1000);
@@ -116,7 +122,10 @@ describe('POST /proxy/shopify/redeem', () => {
     expect(first.status).toBe(503);
     expect(first.body).toMatchObject({ error: { kind: 'in_doubt', retryAfterSeconds: 120 } });
     // Pressed again before the request has landed: nothing more is sent.
-    const again = await handleRedeem({ method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: h.form('1001', body) }, h.deps());
+    const again = await handleRedeem(
+      { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: h.form('1001', body) },
+      h.deps(),
+    );
     expect(again.statusCode).toBe(503);
     expect(again.headers['retry-after']).toBe('120');
     const marker = redemptionMarker('shopify', '1001', request);
@@ -276,12 +285,14 @@ describe('POST /proxy/shopify/redeem: the request value the points page issued',
     expect(await h.ledger.list('1001')).toEqual([]);
   };
 
-  it("refuses with 403 request_not_issued a value issued to another customer, deducting nothing", async () => {
+  it('refuses with 403 request_not_issued a value issued to another customer, deducting nothing', async () => {
     await refusedUntouched(await post('1001', issueRedeemRequest(SECRET, { shop: SHOP, customerId: '1002' }, h.clock())));
   });
 
   it('refuses with 403 request_not_issued a value issued for another shop, deducting nothing', async () => {
-    await refusedUntouched(await post('1001', issueRedeemRequest(SECRET, { shop: 'other-shop.myshopify.com', customerId: '1001' }, h.clock())));
+    await refusedUntouched(
+      await post('1001', issueRedeemRequest(SECRET, { shop: 'other-shop.myshopify.com', customerId: '1001' }, h.clock())),
+    );
   });
 
   it('refuses with 403 request_not_issued a value past its expiry, deducting nothing', async () => {
@@ -313,9 +324,14 @@ describe('POST /proxy/shopify/redeem: the request value the points page issued',
 });
 
 describe("POST /proxy/shopify/redeem: Shopify's rules for the code", () => {
-  it("makes the code for a subtotal of at least its value, combining with shipping discounts as the setting says", async () => {
+  it('makes the code for a subtotal of at least its value, combining with shipping discounts as the setting says', async () => {
     const sent: Record<string, unknown>[] = [];
-    const shopify = { graphql: (q: string, v: Record<string, unknown>) => (sent.push(v), h.admin.graphql(q, v)) };
+    const shopify = {
+      graphql: (q: string, v: Record<string, unknown>) => {
+        sent.push(v);
+        return h.admin.graphql(q, v);
+      },
+    };
     const body = h.form('1001', `points=300&request=${newRequest()}`);
     const answer = await handleRedeem(
       { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body },
@@ -330,9 +346,14 @@ describe("POST /proxy/shopify/redeem: Shopify's rules for the code", () => {
     });
   });
 
-  it('combines with shipping discounts by default (a shop\'s automatic free shipping stays)', async () => {
+  it("combines with shipping discounts by default (a shop's automatic free shipping stays)", async () => {
     const sent: Record<string, unknown>[] = [];
-    const shopify = { graphql: (q: string, v: Record<string, unknown>) => (sent.push(v), h.admin.graphql(q, v)) };
+    const shopify = {
+      graphql: (q: string, v: Record<string, unknown>) => {
+        sent.push(v);
+        return h.admin.graphql(q, v);
+      },
+    };
     const body = h.form('1001', `points=100&request=${newRequest()}`);
     await handleRedeem({ method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body }, { ...h.deps(), shopify });
     expect(sent.find((v) => 'basicCodeDiscount' in v)).toMatchObject({ basicCodeDiscount: { combinesWith: { shippingDiscounts: true } } });
@@ -366,7 +387,11 @@ describe("POST /proxy/shopify/redeem: Shopify's rules for the code", () => {
 
   it("refuses a redemption, deducting nothing and logging why, when the shop's currency is not the setting's", async () => {
     const errors: string[] = [];
-    const logger = { info: () => undefined, warn: () => undefined, error: (m: string, f?: Record<string, unknown>) => void errors.push(`${m}: ${String(f?.problem)}`) };
+    const logger = {
+      info: () => undefined,
+      warn: () => undefined,
+      error: (m: string, f?: Record<string, unknown>) => void errors.push(`${m}: ${String(f?.problem)}`),
+    };
     const deps = h.deps({ currency: 'USD' });
     const body = h.form('1001', `points=100&request=${newRequest()}`);
     const answer = asJson(

@@ -4,7 +4,12 @@ import { guardLeadingKeys, orderKey, redemptionCodeKey, redemptionKey } from '..
 
 describe("a function's ledger keys, as its IAM grant allows them", () => {
   const sent: unknown[] = [];
-  const client = { send: async (command: unknown) => (sent.push(command), {}) };
+  const client = {
+    send: async (command: unknown) => {
+      sent.push(command);
+      return {};
+    },
+  };
   const guarded = guardLeadingKeys(client, ['redemption#', 'redemption-code#']);
 
   it('lets through an item command on a key with one of the prefixes', async () => {

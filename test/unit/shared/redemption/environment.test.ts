@@ -10,7 +10,12 @@ describe('a redeeming function at its start', () => {
 
   it('refuses an Admin API version older than 2025-10, naming the variable and why', () => {
     const env = {
-      [REDEMPTION_ADMIN_ENV]: JSON.stringify({ shopDomain: 'a.myshopify.com', origin: 'http://127.0.0.1:1', accessToken: 't', apiVersion: '2025-04' }),
+      [REDEMPTION_ADMIN_ENV]: JSON.stringify({
+        shopDomain: 'a.myshopify.com',
+        origin: 'http://127.0.0.1:1',
+        accessToken: 't',
+        apiVersion: '2025-04',
+      }),
     };
     expect(() => adminClientFromEnv(env, noReader)).toThrow(/REDEMPTION_SHOPIFY_ADMIN: apiVersion 2025-04 is older than 2025-10/);
   });

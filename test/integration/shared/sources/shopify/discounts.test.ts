@@ -111,7 +111,11 @@ describe('single-use discount codes through the Admin API', () => {
   /** The client, with every document's variables kept (what Shopify was asked for). */
   const recording = () => {
     const sent: Record<string, unknown>[] = [];
-    return { sent, client: { graphql: (q: string, v: Record<string, unknown>) => (sent.push(v), client.graphql(q, v)) } };
+    const graphql = (q: string, v: Record<string, unknown>) => {
+      sent.push(v);
+      return client.graphql(q, v);
+    };
+    return { sent, client: { graphql } };
   };
 
   it("asks for a subtotal of at least the code's amount, so Shopify never caps a code on smaller goods", async () => {
