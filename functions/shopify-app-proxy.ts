@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ENV, minWebhookSecretChars, webhookSecretsFromEnv } from '../shared/config/index.js';
-import { handleProxyLink, linkedEvent, type ProxyLinkDeps } from '../shared/customers/index.js';
+import { APP_PROXY_HEADERS, handleProxyLink, linkedEvent, type ProxyLinkDeps } from '../shared/customers/index.js';
 import { queueUrlFromEnv } from '../shared/intake/index.js';
 import { jsonLoggerFromEnv } from '../shared/logging/index.js';
 import { type CredentialsProvider, credentialsFromEnv } from '../shared/openapi/index.js';
@@ -28,7 +28,7 @@ export type AppProxyDeps = Omit<ProxyLinkDeps, 'onLinked'> & {
 
 const NOT_FOUND = {
   statusCode: 404,
-  headers: { 'content-type': 'application/json' },
+  headers: { ...APP_PROXY_HEADERS, 'content-type': 'application/json' },
   body: '{"error":{"kind":"not_enabled","message":"this shop does not offer points redemption"}}',
 };
 export type AppProxyHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -68,7 +68,7 @@ export function makeHandler(deps: AppProxyDeps): AppProxyHandler {
       deps.logger?.warn('app proxy request failed', { error: e instanceof Error ? e.name : 'unknown' });
       return {
         statusCode: 500,
-        headers: { 'content-type': 'application/json' },
+        headers: { ...APP_PROXY_HEADERS, 'content-type': 'application/json' },
         body: '{"error":{"kind":"internal","message":"try again later"}}',
       };
     }

@@ -1,13 +1,13 @@
 import { ConfigurationError } from '../shared/config/index.js';
 import { RedemptionSettings, REDEMPTION_DEFAULT_VALID_SECONDS } from '../shared/sources/index.js';
-import { type RedemptionDeps, sweepRedemptions, sweepSummary } from '../shared/redemption/index.js';
+import { type RedemptionDeps, shopCurrencyProblem, sweepRedemptions, sweepSummary } from '../shared/redemption/index.js';
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
 import { withSourceDefaults } from '../stand-ins/sources-config.js';
 
 /**
  * `npm start`'s Shopify redemption: enabled, with SHOPIFY_REDEMPTION_VALUE_PER_POINT (default 1),
- * SHOPIFY_REDEMPTION_MIN_POINTS (100), SHOPIFY_REDEMPTION_STEP (1) and SHOPIFY_REDEMPTION_VALID_SECONDS
- * (30 days) going into SOURCES_CONFIG as `shopify.redemption`, read by the same schema as a stage
+ * SHOPIFY_REDEMPTION_MIN_POINTS (100), SHOPIFY_REDEMPTION_STEP (1), SHOPIFY_REDEMPTION_VALID_SECONDS
+ * (30 days) and SHOPIFY_REDEMPTION_COMBINES_WITH_SHIPPING (true) going into SOURCES_CONFIG as `shopify.redemption`, read by the same schema as a stage
  * file's `redemption`; a configuration that sets the Shopify source's `redemption` itself wins.
  */
 export const SHOPIFY_REDEMPTION_ENV = {
@@ -15,9 +15,23 @@ export const SHOPIFY_REDEMPTION_ENV = {
   minPoints: 'SHOPIFY_REDEMPTION_MIN_POINTS',
   step: 'SHOPIFY_REDEMPTION_STEP',
   validSeconds: 'SHOPIFY_REDEMPTION_VALID_SECONDS',
+  combinesWithShipping: 'SHOPIFY_REDEMPTION_COMBINES_WITH_SHIPPING',
 } as const;
 
-const LOCAL_DEFAULTS = { valuePerPoint: '1', minPoints: 100, step: 1, validSeconds: REDEMPTION_DEFAULT_VALID_SECONDS };
+const LOCAL_DEFAULTS = {
+  valuePerPoint: '1',
+  minPoints: 100,
+  step: 1,
+  validSeconds: REDEMPTION_DEFAULT_VALID_SECONDS,
+  combinesWithShipping: true,
+};
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const text = env[name]?.trim();
+  if (text === undefined || text === '') return fallback;
+  if (text !== 'true' && text !== 'false') throw new ConfigurationError('invalid_local_config', `${name} must be true or false`);
+  return text === 'true';
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const text = env[name]?.trim();
@@ -34,6 +48,7 @@ export function localRedemption(env: NodeJS.ProcessEnv): RedemptionSettings {
     minPoints: integer(env, SHOPIFY_REDEMPTION_ENV.minPoints, LOCAL_DEFAULTS.minPoints),
     step: integer(env, SHOPIFY_REDEMPTION_ENV.step, LOCAL_DEFAULTS.step),
     validSeconds: integer(env, SHOPIFY_REDEMPTION_ENV.validSeconds, LOCAL_DEFAULTS.validSeconds),
+    combinesWithShipping: flag(env, SHOPIFY_REDEMPTION_ENV.combinesWithShipping, LOCAL_DEFAULTS.combinesWithShipping),
   };
   const parsed = RedemptionSettings.safeParse(wanted);
   if (!parsed.success) {
@@ -49,6 +64,12 @@ export function localRedemption(env: NodeJS.ProcessEnv): RedemptionSettings {
 
 export function withShopifyRedemption(sourcesConfig: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
   return withSourceDefaults(sourcesConfig, 'shopify', { redemption: localRedemption(env) });
+}
+
+/** At start, as a deployed function before its first redemption: the shop's currency is the setting's, else the stack does not start. */
+export async function refuseShopMismatch(deps: RedemptionDeps): Promise<void> {
+  const problem = await shopCurrencyProblem(deps);
+  if (problem) throw new ConfigurationError('invalid_local_config', `redemption: ${problem}`);
 }
 
 /** `npm start`'s sweep: every minute, unused codes past their end are ended and their points given back. */

@@ -10,13 +10,18 @@ import { ENV, minWebhookSecretChars, type Timing, webhookSecretsFromEnv } from '
 import type { Ledger } from '../shared/ledger/index.js';
 import type { Logger } from '../shared/logging/index.js';
 import { secretsManagerCredentials } from '../shared/openapi/index.js';
-import { loadSources } from '../shared/sources/index.js';
+import { loadSourceSettings, loadSources } from '../shared/sources/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { SHOPIFY_ENROLMENT_ENV, withShopifyEnrolment } from './customers.js';
 import type { ApiHandler } from './http/index.js';
 import { lambdaContext } from './lambda/context.js';
 import { withShopifyRedemption } from './redemption.js';
-import type { RedemptionDeps } from '../shared/redemption/index.js';
+import {
+  APP_PROXY_REDEMPTION_ADMIN_ENV,
+  REDEMPTION_ADMIN_ENV,
+  type RedemptionDeps,
+  redemptionDepsFromEnv,
+} from '../shared/redemption/index.js';
 import { createLocalQueue, type DeadLetter, type LocalQueue } from './queue/index.js';
 import { createLocalSecretStore, LOCAL_SECRET_IDS, type LocalSecretStore } from './secret-store.js';
 import { standInEnvironment } from '../stand-ins/registry.js';
@@ -164,7 +169,12 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
       ...options.receiveOverrides,
     }),
   );
-  const appProxyDeps = appProxyDepsFromEnv(handlerEnv, {
+  // The App Proxy holds its own discounts-only Admin token, as deployed; the sweep and the operator's list keep the shop's.
+  const appProxyEnv = {
+    ...handlerEnv,
+    [REDEMPTION_ADMIN_ENV]: handlerEnv[APP_PROXY_REDEMPTION_ADMIN_ENV] ?? handlerEnv[REDEMPTION_ADMIN_ENV],
+  };
+  const appProxyDeps = appProxyDepsFromEnv(appProxyEnv, {
     queue,
     ...readers,
     ...(mode === 'powertools' ? {} : { logger: localLogger('app-proxy', print) }),
@@ -176,7 +186,18 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
   parts.wire.appProxy = makeAppProxyHandler(appProxyDeps);
   const logs = mode === 'powertools' ? {} : { logger: localLogger('worker', print), metrics: discardedMetrics };
   const worker = startWorker(parts, { ...logs, credentials: readers.credentials });
-  return { ...worker, ...(appProxyDeps.redemption ? { redemption: appProxyDeps.redemption } : {}) };
+  const redemption = appProxyDeps.redemption && sweepDeps(handlerEnv, appProxyDeps.redemption);
+  return { ...worker, ...(redemption ? { redemption } : {}) };
+}
+
+/** The sweep's (and the operator's) redemption parts: the App Proxy's ledger and Open API, the shop's Admin token. */
+function sweepDeps(env: NodeJS.ProcessEnv, proxy: RedemptionDeps): RedemptionDeps | undefined {
+  return redemptionDepsFromEnv(env, loadSourceSettings(env[ENV.SOURCES_CONFIG]), proxy.source, {
+    openapi: proxy.openapi,
+    ledger: proxy.ledger,
+    now: proxy.now,
+    ...(proxy.logger ? { logger: proxy.logger } : {}),
+  });
 }
 
 /**

@@ -24,7 +24,7 @@ import { type LocalSecretStore, secretRoutes } from './secret-store.js';
 import type { LocalStack, LocalStackOptions, StackSettings, StartedServices } from './stack-types.js';
 import { localTiming } from '../kit/local-stack/timing.js';
 import { localWorkerCount } from '../kit/local-stack/workers.js';
-import { startSweepTicker, sweepRoute } from './redemption.js';
+import { refuseShopMismatch, startSweepTicker, sweepRoute } from './redemption.js';
 import type { RedemptionDeps } from '../shared/redemption/index.js';
 
 export type { LocalStack, LocalStackOptions, StartedParts } from './stack-types.js';
@@ -93,6 +93,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       closeLater: (close) => closers.rest.push(close),
     });
     wiring.queue = queue;
+    if (handlers.redemption) await refuseShopMismatch(handlers.redemption);
     const controlClient = createDocumentClient({ endpoint: services.dynamo.endpoint, ...LOCAL_AWS });
     closers.rest.push(async () => controlClient.destroy());
     const recovery = startRecoveryTicker({

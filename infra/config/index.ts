@@ -35,4 +35,4 @@ export {
 } from './derived.js';
 export { SourceConfig, SourceName, sourcesConfig } from './sources.js';
 export { adminTokenSecretName, ReconcileSourceConfig } from './reconcile.js';
-export { redeemingShopify, redemptionProblem } from './redemption.js';
+export { discountsTokenSecretName, redeemingShopify, redemptionProblem } from './redemption.js';

@@ -16,12 +16,31 @@ type StageLike = {
 const redeems = (settings: Record<string, unknown> | undefined) =>
   (settings?.redemption as { enabled?: unknown } | undefined)?.enabled === true;
 
-/** The Shopify source the App Proxy serves (`shopify`), when it redeems: its shop and Admin token secret name. */
-export function redeemingShopify(stage: StageLike): { source: string; shopDomain: string; tokenSecretName: string } | undefined {
+/**
+ * The App Proxy's own Admin API token secret (`<secretPrefix>/shopify-discounts/<source>`): discount
+ * scopes only (REDEMPTION_TOKEN_SCOPES), so the internet-facing function never holds the reconciliation's
+ * `read_orders` token.
+ */
+export function discountsTokenSecretName(stage: Pick<StageLike, 'stageName' | 'secretPrefix'>, source: string): string {
+  return `${stage.secretPrefix ?? `loyalty-bridge/${stage.stageName}`}/shopify-discounts/${source}`;
+}
+
+/**
+ * The Shopify source the App Proxy serves (`shopify`), when it redeems: its shop, the reconciliation's
+ * Admin token secret (the sweep's) and the App Proxy's discounts-only token secret.
+ */
+export function redeemingShopify(
+  stage: StageLike,
+): { source: string; shopDomain: string; tokenSecretName: string; discountsTokenSecretName: string } | undefined {
   const source = 'shopify';
   const admin = stage.reconcile[source];
   if (!redeems(stage.sources[source]) || admin === undefined) return undefined;
-  return { source, shopDomain: admin.shopDomain, tokenSecretName: adminTokenSecretName(stage, source) };
+  return {
+    source,
+    shopDomain: admin.shopDomain,
+    tokenSecretName: adminTokenSecretName(stage, source),
+    discountsTokenSecretName: discountsTokenSecretName(stage, source),
+  };
 }
 
 export function redemptionProblem(stage: Pick<StageLike, 'sources' | 'reconcile'>): string | undefined {

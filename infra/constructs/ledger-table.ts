@@ -3,7 +3,7 @@ import { AttributeType, type ITable, ProjectionType } from 'aws-cdk-lib/aws-dyna
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { LEDGER_TABLE_SCHEMA } from '../../shared/config/index.js';
-import { BUDGET_KEY_PREFIX, REDACTION_DELETED_KEYS } from '../../shared/ledger/index.js';
+import { BUDGET_KEY_PREFIX, leadingKeyPatterns, REDACTION_DELETED_KEYS } from '../../shared/ledger/index.js';
 import { KeyedTable } from './keyed-table.js';
 
 /**
@@ -36,6 +36,20 @@ export function grantUpstreamBudget(table: ITable, grantee: IGrantable): void {
       actions: [...UPSTREAM_BUDGET_ACTIONS],
       resources: [table.tableArn],
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${BUDGET_KEY_PREFIX}*`] } },
+    }),
+  );
+}
+
+/**
+ * Item actions on the ledger table's keys with these prefixes only (`dynamodb:LeadingKeys`): a
+ * function's own records (shared/ledger FUNCTION_LEDGER_KEYS), never another's.
+ */
+export function grantLedgerKeys(table: ITable, grantee: IGrantable, actions: readonly string[], prefixes: readonly string[]): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: [...actions],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeyPatterns(prefixes) } },
     }),
   );
 }

@@ -3,7 +3,6 @@ import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -18,6 +17,8 @@ import type { StageConfig } from '../config/schema.js';
 import { functionEnvironment } from '../config/derived.js';
 import { sourcesConfig } from '../config/sources.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
+import { grantLedgerKeys } from './ledger-table.js';
+import { FUNCTION_LEDGER_KEYS } from '../../shared/ledger/index.js';
 
 export type ScheduledReconcileProps = FunctionLogs & {
   config: StageConfig;
@@ -54,7 +55,8 @@ export function reconcileFunction(
   });
   // Reads only: whether the ledger has seen an event. Writing stays with process-events.
   // The table itself by its exact ARN: table.grant would add `index/*` now that the ledger has an index.
-  fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [props.table.tableArn] }));
+  // Order and refund records only (dynamodb:LeadingKeys).
+  grantLedgerKeys(props.table, fn.role, ['dynamodb:GetItem'], FUNCTION_LEDGER_KEYS.reconcile);
   // And its run summaries, in the activity record's one runs item (the operator console's runs panel).
   grantRunRecord(props.table, fn.role);
   props.queue.grant(fn.role, 'sqs:SendMessage');

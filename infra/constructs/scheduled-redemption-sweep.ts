@@ -8,6 +8,8 @@ import { Construct } from 'constructs';
 import { LEDGER_TABLE_SCHEMA } from '../../shared/config/index.js';
 import { redeemingShopify, type StageConfig, sweepEnvironment } from '../config/index.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
+import { grantLedgerKeys, grantUpstreamBudget } from './ledger-table.js';
+import { FUNCTION_LEDGER_KEYS } from '../../shared/ledger/index.js';
 
 /** How often unused codes past their end are looked for: their points come back within this of the end. */
 export const SWEEP_EVERY_MINUTES = 5;
@@ -55,9 +57,9 @@ export class ScheduledRedemptionSweep extends Construct {
       resource: 'table',
       resourceName: `${props.table.tableName}/index/${LEDGER_TABLE_SCHEMA.unlinkedIndex.name}`,
     });
-    this.function.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
-    );
+    // The redemption records only (dynamodb:LeadingKeys), and its Open API calls' budget counters.
+    grantLedgerKeys(props.table, this.function.role, ['dynamodb:GetItem', 'dynamodb:UpdateItem'], FUNCTION_LEDGER_KEYS.sweepRedemptions);
+    grantUpstreamBudget(props.table, this.function.role);
     this.function.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn] }));
     props.openApiSecret.grantRead(this.function.role);
     adminToken.grantRead(this.function.role);

@@ -1,4 +1,4 @@
-import { type Stack, Validations } from 'aws-cdk-lib';
+import { SecretValue, type Stack, Validations } from 'aws-cdk-lib';
 import { HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -6,11 +6,12 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { appProxyEnvironment, redeemingShopify, type StageConfig } from '../config/index.js';
+import { REDEMPTION_TOKEN_SCOPES } from '../../shared/sources/shopify/index.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
-import { grantUpstreamBudget, LEDGER_ITEM_ACTIONS } from './ledger-table.js';
+import { grantLedgerKeys, grantUpstreamBudget, LEDGER_ITEM_ACTIONS } from './ledger-table.js';
+import { FUNCTION_LEDGER_KEYS } from '../../shared/ledger/index.js';
 import type { WebhookApi } from './webhook-api.js';
 
 /** The route the Shopify App Proxy forwards the storefront's link request to (proxy URL `<api>/proxy/shopify`). */
@@ -35,7 +36,7 @@ export type ShopifyAppProxyProps = FunctionLogs & {
  * in two steps, a confirmation (GET) and the confirmed link (POST) (docs/customers.md). Reads the Shopify secret and the Open API secret, sends to the event queue
  * (crediting earlier purchases); nothing else. When the Shopify source redeems (docs/redemption.md), also
  * `GET /proxy/shopify/points` and `POST /proxy/shopify/redeem`, with the redemption records of the ledger
- * table and the reconciliation's Admin API token.
+ * table and an Admin API token of its own with discount scopes only (created empty here).
  */
 export class ShopifyAppProxy extends Construct {
   readonly function: BundledFunction;
@@ -46,8 +47,8 @@ export class ShopifyAppProxy extends Construct {
     super(scope, id);
     const { config } = props;
     const redeeming = redeemingShopify(config);
-    // Referenced by name: the reconciliation's Admin API token secret (infra/constructs/scheduled-reconcile.ts).
-    const adminToken = redeeming && Secret.fromSecretNameV2(this, 'AdminToken', redeeming.tokenSecretName);
+    // Its own token, discount scopes only: the reconciliation's (read_orders) stays with the schedules.
+    const adminToken = redeeming && discountsTokenSecret(this, redeeming.discountsTokenSecretName, props.removalPolicy);
     this.function = new BundledFunction(this, 'Function', {
       code: 'shopifyAppProxy',
       description: 'Links a logged-in Shopify customer to a member through the App Proxy',
@@ -74,13 +75,9 @@ export class ShopifyAppProxy extends Construct {
     // Its Open API calls draw from the deployment's one budget (the storefront's reserved share included).
     grantUpstreamBudget(props.table, this.function.role);
     if (adminToken) {
-      // Redemption records: read, created where none is, updated under a lease. Nothing else of the table.
-      this.function.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: [...LEDGER_ITEM_ACTIONS],
-          resources: [props.table.tableArn],
-        }),
-      );
+      // Redemption records (and their codes' pointers): read, created where none is, updated under a lease.
+      // Nothing else of the table: its keys only (dynamodb:LeadingKeys).
+      grantLedgerKeys(props.table, this.function.role, LEDGER_ITEM_ACTIONS, FUNCTION_LEDGER_KEYS.shopifyAppProxy);
       adminToken.grantRead(this.function.role);
     }
     const integration = new HttpLambdaIntegration('AppProxy', this.function.fn, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 });
@@ -112,6 +109,21 @@ export class ShopifyAppProxy extends Construct {
       return route;
     });
   }
+}
+
+/** The App Proxy's Admin API token secret, created holding an empty token: the operator puts in the discounts app's credentials (docs/deploy.md). */
+function discountsTokenSecret(scope: Construct, secretName: string, removalPolicy: ShopifyAppProxyProps['removalPolicy']): Secret {
+  const secret = new Secret(scope, 'DiscountsToken', {
+    secretName,
+    description: `Shopify Admin API token of the App Proxy, scopes ${REDEMPTION_TOKEN_SCOPES.join(', ')} only: {"client_id","client_secret"} or {"access_token"}`,
+    secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ access_token: '' })),
+    removalPolicy,
+  });
+  Validations.of(secret).acknowledge({
+    id: 'AwsSolutions-SMG4',
+    reason: 'Shopify issues the Admin API access token when the app is installed; a rotation Lambda cannot reissue it there.',
+  });
+  return secret;
 }
 
 /** The App Proxy link for the stage's `shopify` source, or undefined when the stage has none. */

@@ -1,4 +1,5 @@
 import { signAppProxyQuery } from '../../shared/customers/index.js';
+import { issueRedeemRequest } from '../../shared/redemption/index.js';
 import { bareInteger } from '../senders.js';
 import { LOCAL_SHOP, shopifyRequest, type WebhookRequest } from './webhooks.js';
 
@@ -118,7 +119,11 @@ export async function redeemThroughAppProxy(
   const res = await fetch(`${intakeUrl}${appProxyPath('redeem', input)}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: new URLSearchParams({ points: String(input.points), request: input.request }).toString(),
+    // The value the points page would have issued to this customer, with the caller's request id (its records' key).
+    body: new URLSearchParams({
+      points: String(input.points),
+      request: issueRedeemRequest(input.secret, { shop: LOCAL_SHOP, customerId: input.customerId }, input.nowMs, input.request),
+    }).toString(),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }

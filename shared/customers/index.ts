@@ -7,8 +7,10 @@ export { linkedEvent } from './link-event.js';
 export { countEarlier, creditEarlierPurchases, type EarlierCredits, type RetroDeps, type RetroInput } from './retro.js';
 export { type CustomerEventDeps, processCustomerEvent, withCustomerEvents } from './worker.js';
 export { handleProxyLink, type ProxyAnswer, type ProxyLinkDeps, type ProxyLinkRequest } from './proxy.js';
-export { type ProxyCustomerQuery, readProxyCustomer } from './proxy-query.js';
-export { escapeHtml } from './proxy-page.js';
+export { asksForJson, type ProxyCustomerQuery, readProxyCustomer } from './proxy-query.js';
+export { escapeHtml, pageStart } from './proxy-page.js';
+export { isBoundValue, makeBoundValue } from './confirmation.js';
+export { APP_PROXY_HEADERS, LIQUID } from './proxy.js';
 export {
   createCustomerRecords,
   type CustomerRecord,

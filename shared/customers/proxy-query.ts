@@ -78,11 +78,18 @@ export interface ProxyCustomerQuery {
   readonly customerId: string;
 }
 
-const SHOPIFY_ONLY: ReadonlySet<string> = new Set(SHOPIFY_ADDS);
+/** The storefront's script may ask for JSON by the query (`format=json`) where it cannot set `Accept`. */
+const FORMAT = 'format';
+const SHOPIFY_ONLY: ReadonlySet<string> = new Set([...SHOPIFY_ADDS, FORMAT]);
+
+/** Whether the request asks for JSON: `Accept: application/json`, or `format=json` in the query. */
+export const asksForJson = (accept: string | undefined, query: URLSearchParams): boolean =>
+  (accept ?? '').includes('application/json') || query.get(FORMAT) === 'json';
 
 /**
- * The verified query of a route that takes nothing of its own (points, redeem): only what Shopify adds,
- * each once (the same one-way split as the link's), a configured shop, and a logged-in customer.
+ * The verified query of a route that takes nothing of its own (points, redeem): only what Shopify adds
+ * (and `format=json`), each once (the same one-way split as the link's: `format`'s one value has no
+ * `=`), a configured shop, and a logged-in customer.
  */
 export function readProxyCustomer(
   query: URLSearchParams,
@@ -98,6 +105,7 @@ export function readProxyCustomer(
   if (shop === undefined || pathPrefix === undefined || customerId === undefined) {
     return bad('shop, path_prefix and logged_in_customer_id are each needed once');
   }
+  if (query.has(FORMAT) && (query.getAll(FORMAT).length !== 1 || query.get(FORMAT) !== 'json')) return bad('format is json or absent');
   if (!SHOP.test(shop)) return bad('shop is not a <shop>.myshopify.com domain');
   if (shopDomains.length > 0 && !shopDomains.includes(shop)) return bad('this shop is not configured');
   if (!PATH_PREFIX.test(pathPrefix)) return bad('path_prefix is not an App Proxy path');

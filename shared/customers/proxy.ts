@@ -1,4 +1,5 @@
 import type { WebhookSecrets } from '../config/index.js';
+import { NO_FRAMING_HEADERS } from '../http/index.js';
 import type { Logger } from '../logging/index.js';
 import { verifyAppProxy } from './app-proxy.js';
 import { confirms, makeConfirmation } from './confirmation.js';
@@ -121,7 +122,14 @@ async function linkConfirmed(json: boolean, link: ProxyLinkQuery, deps: ProxyLin
   return answer(json, result);
 }
 
-const NO_STORE = { 'cache-control': 'no-store' };
+/**
+ * Every App Proxy answer: never cached (it is one customer's), never framed by another site (a framed
+ * button is a clickjacked link or redemption), never sniffed into another type than it says.
+ */
+export const APP_PROXY_HEADERS: Readonly<Record<string, string>> = { 'cache-control': 'no-store', ...NO_FRAMING_HEADERS };
+/** A page: Shopify renders an `application/liquid` answer inside the shop's theme (any other type is shown bare). */
+export const LIQUID = 'application/liquid';
+const NO_STORE = APP_PROXY_HEADERS;
 
 function confirmAnswer(json: boolean, link: ProxyLinkQuery, confirm: string): ProxyAnswer {
   if (json) {
@@ -131,7 +139,7 @@ function confirmAnswer(json: boolean, link: ProxyLinkQuery, confirm: string): Pr
       body: JSON.stringify({ status: 'confirm', confirm }),
     };
   }
-  return { statusCode: 200, headers: { ...NO_STORE, 'content-type': 'text/html; charset=utf-8' }, body: confirmPage(link, confirm) };
+  return { statusCode: 200, headers: { ...NO_STORE, 'content-type': LIQUID }, body: confirmPage(link, confirm) };
 }
 
 function answer(json: boolean, result: LinkResult): ProxyAnswer {
@@ -142,5 +150,5 @@ function answer(json: boolean, result: LinkResult): ProxyAnswer {
       : { error: { kind: result.refusal.kind, message: result.refusal.message } };
     return { statusCode, headers: { ...NO_STORE, 'content-type': 'application/json' }, body: JSON.stringify(body) };
   }
-  return { statusCode, headers: { ...NO_STORE, 'content-type': 'text/html; charset=utf-8' }, body: resultPage(result) };
+  return { statusCode, headers: { ...NO_STORE, 'content-type': LIQUID }, body: resultPage(result) };
 }

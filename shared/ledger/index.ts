@@ -91,6 +91,7 @@ export {
   reversalKey,
 } from './reversals.js';
 export { BUDGET_KEY_PREFIX, budgetKey, ledgerBudgetStore } from './upstream-budget.js';
+export { FUNCTION_LEDGER_KEYS, guardLeadingKeys, LEDGER_KEY_PREFIX, leadingKeyPatterns } from './key-prefixes.js';
 export { ledgerPlannedPause, PLANNED_PAUSE_KEY, PlannedPause, type PlannedPauseRecords } from './planned-pause.js';
 export {
   type CustomerClaim,

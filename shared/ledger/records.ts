@@ -1,6 +1,7 @@
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 import { AmountTerms, OUTCOME_KINDS } from '../events/index.js';
 import { lazyObject, lazySchema } from '../schema/index.js';
+import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
 
 /** Processing's outcome kinds, as the schema the ledger's records are read with. */
 const OutcomeKind = lazySchema(() => z.enum(OUTCOME_KINDS));
@@ -210,14 +211,15 @@ export interface RefundRef extends OrderRef {
 
 // Parts are escaped so that ids containing the separator can never collide.
 const part = encodeURIComponent;
-export const orderKey = (source: string, orderId: string) => `order#${part(source)}#${part(orderId)}`;
+export const orderKey = (source: string, orderId: string) => `${LEDGER_KEY_PREFIX.order}${part(source)}#${part(orderId)}`;
 /** The byUnlinkedCustomer index's partition: one source customer (source, external key, external id). */
 export const unlinkedKey = (source: string, externalKey: string, externalId: string) =>
   `${part(source)}#${part(externalKey)}#${part(externalId)}`;
 /** A link or enrolment of that source customer under way or just done (link-marks.ts). */
 export const linkMarkKey = (source: string, externalKey: string, externalId: string) =>
   `linked#${unlinkedKey(source, externalKey, externalId)}`;
-export const refundKey = (source: string, orderId: string, refundId: string) => `refund#${part(source)}#${part(orderId)}#${part(refundId)}`;
+export const refundKey = (source: string, orderId: string, refundId: string) =>
+  `${LEDGER_KEY_PREFIX.refund}${part(source)}#${part(orderId)}#${part(refundId)}`;
 
 /** Reads one item by its key (a consistent read): the ledger's store, or a reader's own client. */
 export type ItemRead = (pk: string) => Promise<Record<string, unknown> | undefined>;

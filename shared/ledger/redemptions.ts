@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
 import * as z from 'zod';
 import { LEDGER_TABLE_SCHEMA } from '../config/index.js';
 import { QueryCommand, scanKeyPrefix } from '../dynamodb/index.js';
@@ -72,11 +73,12 @@ export type RedemptionRecord = z.infer<typeof RedemptionRecord>;
 
 const part = encodeURIComponent;
 export const redemptionKey = (source: string, customerId: string, requestId: string) =>
-  `redemption#${part(source)}#${part(customerId)}#${part(requestId)}`;
+  `${LEDGER_KEY_PREFIX.redemption}${part(source)}#${part(customerId)}#${part(requestId)}`;
 /** The pointer from a code to its redemption (privacy moves it along with the record). */
-export const redemptionCodeKey = (code: string) => `redemption-code#${part(code.toUpperCase())}`;
+export const redemptionCodeKey = (code: string) => `${LEDGER_KEY_PREFIX.redemptionCode}${part(code.toUpperCase())}`;
 /** The pointer from an order to the redemptions its codes used. */
-export const redemptionOrderKey = (source: string, orderId: string) => `redemption-order#${part(source)}#${part(orderId)}`;
+export const redemptionOrderKey = (source: string, orderId: string) =>
+  `${LEDGER_KEY_PREFIX.redemptionOrder}${part(source)}#${part(orderId)}`;
 const openKey = (source: string) => `redemption-open#${part(source)}`;
 
 /** What a new redemption is made with (the claim's owner holds its lease). */

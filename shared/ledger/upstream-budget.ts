@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, isConditionFailure, UpdateCommand } from '../dynamodb/index.js';
+import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
 
 /**
  * The upstream budget's minute counters (shared/openapi/shared-budget.ts): one item of the ledger table
@@ -9,7 +10,7 @@ import { GetCommand, isConditionFailure, UpdateCommand } from '../dynamodb/index
  */
 
 /** The key prefix of the counters; the IAM grant of a function that only draws from the budget is limited to it. */
-export const BUDGET_KEY_PREFIX = 'budget#';
+export const BUDGET_KEY_PREFIX = LEDGER_KEY_PREFIX.budget;
 
 export const budgetKey = (endpoint: string, minute: number) => `${BUDGET_KEY_PREFIX}${endpoint}#${minute}`;
 

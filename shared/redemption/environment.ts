@@ -11,11 +11,18 @@ import { documentClientFromEnv } from '../dynamodb/index.js';
 import { createRedemptionLedger } from '../ledger/index.js';
 import type { Logger } from '../logging/index.js';
 import type { OpenApiClient } from '../openapi/index.js';
-import { createShopifyAdminClient, secretsManagerAdminToken, type ShopifyAdminClient } from '../sources/shopify/index.js';
+import {
+  createShopifyAdminClient,
+  MIN_REDEMPTION_API_VERSION,
+  redemptionApiVersionProblem,
+  secretsManagerAdminToken,
+  type ShopifyAdminClient,
+} from '../sources/shopify/index.js';
 import type { SourceSettingsSet } from '../sources/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 import type { RedemptionDeps } from './protocol.js';
 import { lazySchema } from '../schema/index.js';
+import { onceMatched, shopCurrencyProblem } from './shop-check.js';
 
 /**
  * What a function that redeems (the App Proxy, the sweep) reads from its environment: the source's
@@ -24,6 +31,13 @@ import { lazySchema } from '../schema/index.js';
  * secret the reconciliation uses), or `{"shopDomain", "origin", "accessToken"}` for the local stand-in.
  */
 export const REDEMPTION_ADMIN_ENV = ENV.REDEMPTION_SHOPIFY_ADMIN;
+
+/**
+ * Under `npm start` only, where every function shares one environment: the App Proxy's own Admin
+ * access (its discounts-only token), which the local stack gives it as its REDEMPTION_SHOPIFY_ADMIN,
+ * as the stack gives the deployed function its own secret (appProxyEnvironment).
+ */
+export const APP_PROXY_REDEMPTION_ADMIN_ENV = 'LOCAL_APP_PROXY_SHOPIFY_ADMIN';
 
 const AdminAccess = lazySchema(() =>
   z.union([
@@ -43,6 +57,12 @@ export function adminClientFromEnv(env: NodeJS.ProcessEnv, reader: () => SecretR
     );
   }
   const access = parsed.data;
+  if (access.apiVersion !== undefined && access.apiVersion < MIN_REDEMPTION_API_VERSION) {
+    throw new ConfigurationError(
+      'invalid_redemption_settings',
+      `${REDEMPTION_ADMIN_ENV}: ${redemptionApiVersionProblem(access.apiVersion)}`,
+    );
+  }
   // A customer waits for the code: each call's deadline is short, the caller tries again (protocol.ts).
   const version = { deadlineMs: 5_000, ...(access.apiVersion ? { apiVersion: access.apiVersion } : {}) };
   if ('origin' in access) {
@@ -80,12 +100,15 @@ export function redemptionDepsFromEnv(
     return reader;
   };
   const now = parts.now ?? Date.now;
+  const shopify = parts.shopify ?? lazyAdminClient(env, readerOnce);
   return {
     source,
     externalKey: linking.externalKey,
     settings,
     openapi: parts.openapi,
-    shopify: parts.shopify ?? lazyAdminClient(env, readerOnce),
+    shopify,
+    // Once per container, before its first redemption deducts anything: the shop's currency is the setting's.
+    shopProblem: onceMatched(() => shopCurrencyProblem({ shopify, settings, source })),
     ledger:
       parts.ledger ??
       createRedemptionLedger({ client: documentClientFromEnv(env), tableName: requiredSetting(env, ENV.LEDGER_TABLE), clock: now }),

@@ -6,6 +6,11 @@ export type RedemptionRefusalKind =
   | 'invalid_request'
   /** Below the minimum or not a multiple of the step. */
   | 'invalid_points'
+  /**
+   * The form's `request` was not issued by the points page to this customer of this shop, or has expired
+   * (a forged or replayed form, another site's POST): nothing is read or deducted; open the page again.
+   */
+  | 'request_not_issued'
   /** More than the balance (nothing deducted). */
   | 'insufficient_points'
   /** The shop customer is not linked to a member. */
@@ -33,6 +38,7 @@ export const REDEMPTION_STATUS: Readonly<Record<RedemptionRefusalKind, number>> 
   not_enabled: 404,
   invalid_request: 400,
   invalid_points: 400,
+  request_not_issued: 403,
   insufficient_points: 409,
   not_linked: 403,
   unavailable: 503,

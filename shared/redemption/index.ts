@@ -3,7 +3,9 @@ export { REDEMPTION_STATUS, type RedemptionRefusal, type RedemptionRefusalKind }
 export type { RedemptionDeps } from './protocol.js';
 export { handlePointsPage, handleRedeem, type ProxyRequest, type RedemptionProxyDeps } from './proxy.js';
 export { type RedeemInput, type RedeemResult, redeem } from './redeem.js';
+export { issueRedeemRequest, REQUEST_TTL_SECONDS } from './request-value.js';
+export { onceMatched, shopCurrencyProblem } from './shop-check.js';
 export { type SweepResult, sweepRedemptions, sweepSummary } from './sweep.js';
 export { type UsageDeps, withRedemptionUsage } from './usage.js';
 export { redemptionValue } from './value.js';
-export { adminClientFromEnv, REDEMPTION_ADMIN_ENV, redemptionDepsFromEnv } from './environment.js';
+export { adminClientFromEnv, APP_PROXY_REDEMPTION_ADMIN_ENV, REDEMPTION_ADMIN_ENV, redemptionDepsFromEnv } from './environment.js';

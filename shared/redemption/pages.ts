@@ -1,4 +1,4 @@
-import { escapeHtml, type ProxyCustomerQuery } from '../customers/index.js';
+import { escapeHtml, pageStart, type ProxyCustomerQuery } from '../customers/index.js';
 import type { RedemptionRecord } from '../ledger/index.js';
 import type { RedemptionSettings } from '../sources/index.js';
 import { formatJst } from '../time/index.js';
@@ -6,8 +6,9 @@ import type { RedemptionRefusal } from './errors.js';
 
 /**
  * The small pages the App Proxy shows in the shop, in Japanese and English: the points page (balance,
- * nearest expiries, the rules, and a form whose POST carries a request id made for this page, so a
- * double click is one redemption), the code, and a refusal.
+ * nearest expiries, the rules, and a form whose POST carries the request value issued for this page,
+ * so a double click is one redemption), the code, and a refusal. Fragments rendered in the shop's
+ * theme (`application/liquid`): every text is escaped, `{` and `}` included.
  */
 
 export interface PointsSummary {
@@ -16,10 +17,9 @@ export interface PointsSummary {
   redemption: Pick<RedemptionSettings, 'valuePerPoint' | 'currency' | 'minPoints' | 'step' | 'validSeconds'>;
 }
 
-const page = (title: string, body: string) =>
-  `<!doctype html><html lang="ja"><meta charset="utf-8"><title>${escapeHtml(title)}</title><h1>${escapeHtml(title)}</h1>${body}</html>`;
+const page = (title: string, body: string) => `${pageStart(title)}${body}</div>`;
 
-export function pointsPage(summary: PointsSummary, query: ProxyCustomerQuery, requestId: string): string {
+export function pointsPage(summary: PointsSummary, query: ProxyCustomerQuery, request: string): string {
   const r = summary.redemption;
   const expiring =
     summary.expiring.length === 0
@@ -35,7 +35,7 @@ export function pointsPage(summary: PointsSummary, query: ProxyCustomerQuery, re
       `コードは1回限り、${days}日間有効 / The code works once, for ${days} days; unused, its points come back.</p>` +
       `<form method="post" action="${escapeHtml(`${query.pathPrefix}/redeem`)}">` +
       `<input type="number" name="points" min="${r.minPoints}" step="${r.step}" max="${summary.balance}" required>` +
-      `<input type="hidden" name="request" value="${escapeHtml(requestId)}">` +
+      `<input type="hidden" name="request" value="${escapeHtml(request)}">` +
       `<button type="submit">交換する / Redeem</button></form>`,
   );
 }

@@ -30,6 +30,11 @@ export interface RedemptionDeps {
   readonly inDoubtSeconds?: number;
   /** Attempts at making the code before answering (default 3). */
   readonly codeAttempts?: number;
+  /**
+   * The shop's settings as Shopify has them (shop-check.ts: its currency), asked before a new redemption
+   * deducts anything: a problem refuses it. Undefined: not checked (the caller checked at its start).
+   */
+  readonly shopProblem?: () => Promise<string | undefined>;
 }
 
 export type Step = { ok: true; record: RedemptionRecord } | { ok: false; refusal: RedemptionRefusal };
@@ -173,6 +178,8 @@ export async function deduct(deps: RedemptionDeps, record: RedemptionRecord, own
   const leg = await runLeg(deps, record, owner, deductionLeg(record));
   if (leg.ran) {
     const done = await write(deps, leg.record, owner, { deducted: true });
+    // Here, not per answer: the same request pressed again answers its code without a second line.
+    if (done) deps.logger?.info('points redeemed', { source: record.source, points: record.points });
     return done ? { ok: true, record: done } : unavailable();
   }
   if (!leg.error) return leg.step;
@@ -190,17 +197,32 @@ export async function deduct(deps: RedemptionDeps, record: RedemptionRecord, own
 
 export type CodeResult = { ok: true; discountId: string } | { ok: false; forGood: boolean; reason: string };
 
-/** Shopify errors that a later attempt may not see; anything else from the API is a refusal of the request. */
-const passing = (kind: string) => ['network', 'timeout', 'throttled', 'http', 'unauthorized', 'invalid_response'].includes(kind);
+/**
+ * Shopify errors that a later attempt may not see; anything else from the API is a refusal of the
+ * request. `internal` is Shopify's INTERNAL_SERVER_ERROR at HTTP 200, which its docs call transient.
+ */
+const passing = (kind: string) =>
+  ['network', 'timeout', 'throttled', 'http', 'unauthorized', 'invalid_response', 'internal'].includes(kind);
 
-/** The discount code exists at Shopify: made once, with the code the record chose. */
+/**
+ * The discount code exists at Shopify: made once, with the code the record chose. A create whose end
+ * proves nothing (no answer, a transient error) may have made it, so the code is looked for by its
+ * code before the next create and before any "refused for good": found, it is the record's (reused);
+ * a code is never left alive at Shopify while the record gives its points back.
+ */
 export async function makeCode(deps: RedemptionDeps, record: RedemptionRecord): Promise<CodeResult> {
   if (record.discountId) return { ok: true, discountId: record.discountId };
   const attempts = deps.codeAttempts ?? 3;
   let reason = 'not tried';
+  // An earlier press of this record may have sent a create (it left a lastError): look first.
+  let mayExist = record.lastError !== undefined;
   for (let attempt = 0; attempt < attempts; attempt++) {
     if (attempt > 0) await (deps.sleep ?? sleepMs)(200 * 2 ** (attempt - 1));
     try {
+      if (mayExist) {
+        const node = await discountByCode(deps.shopify, record.code);
+        if (node) return { ok: true, discountId: node.id };
+      }
       const made = await createDiscountCode(deps.shopify, {
         code: record.code,
         title: `Points ${record.points} (${record.requestId.slice(0, 8)})`,
@@ -208,6 +230,7 @@ export async function makeCode(deps: RedemptionDeps, record: RedemptionRecord): 
         customerGid: `gid://shopify/Customer/${record.customerId}`,
         startsAt: record.createdAt,
         endsAt: record.expiresAt,
+        combinesWithShipping: deps.settings.combinesWithShipping,
       });
       if (made.ok) return { ok: true, discountId: made.node.id };
       // Made by an attempt whose answer was lost: the code is ours (chosen at random, kept in the ledger).
@@ -215,14 +238,34 @@ export async function makeCode(deps: RedemptionDeps, record: RedemptionRecord): 
         const node = await discountByCode(deps.shopify, record.code);
         if (node) return { ok: true, discountId: node.id };
       }
+      if (made.transient) {
+        // INTERNAL_ERROR: Shopify's own failure, nothing made by this create; another try may do.
+        reason = `Shopify: ${made.reason}`;
+        continue;
+      }
       return { ok: false, forGood: true, reason: made.reason };
     } catch (e) {
       const kind = isShopifyAdminError(e) ? e.kind : 'network';
       reason = `Shopify: ${kind}`;
-      if (!passing(kind)) return { ok: false, forGood: true, reason };
+      // Whatever ended this attempt, its create may have run: the next one looks first.
+      mayExist = true;
+      if (!passing(kind)) return await refusedUnlessMade(deps, record, reason);
     }
   }
   return { ok: false, forGood: false, reason };
+}
+
+/**
+ * A failure that is not worth another try, after a create that may have run: the code made, it is the
+ * record's; absent, refused for good; not known (the lookup failed too), not for good (tried again).
+ */
+async function refusedUnlessMade(deps: RedemptionDeps, record: RedemptionRecord, reason: string): Promise<CodeResult> {
+  try {
+    const node = await discountByCode(deps.shopify, record.code);
+    return node ? { ok: true, discountId: node.id } : { ok: false, forGood: true, reason };
+  } catch {
+    return { ok: false, forGood: false, reason };
+  }
 }
 
 /**

@@ -1,17 +1,28 @@
-import { randomUUID } from 'node:crypto';
 import type { WebhookSecrets } from '../config/index.js';
-import { LINK_STATUS, type ProxyAnswer, type ProxyCustomerQuery, readProxyCustomer, verifyAppProxy } from '../customers/index.js';
+import {
+  APP_PROXY_HEADERS,
+  asksForJson,
+  LINK_STATUS,
+  LIQUID,
+  type ProxyAnswer,
+  type ProxyCustomerQuery,
+  readProxyCustomer,
+  verifyAppProxy,
+} from '../customers/index.js';
 import type { RedemptionRecord } from '../ledger/index.js';
 import { REDEMPTION_STATUS, type RedemptionRefusal, redemptionRefusal } from './errors.js';
 import { codePage, type PointsSummary, pointsPage, refusalPage } from './pages.js';
 import type { RedemptionDeps } from './protocol.js';
 import { linkedMember, redeem } from './redeem.js';
+import { issuedRequestId, issueRedeemRequest, looksLikeRedeemRequest } from './request-value.js';
 
 /**
  * `GET /proxy/shopify/points` and `POST /proxy/shopify/redeem`, as the App Proxy forwards them: the
  * signature verified first (as the link's), then only what Shopify adds is taken from the query, and a
- * logged-in customer. The redeem POST needs no confirmation step: the shop's session cookie does not
- * travel on a cross-site POST, so Shopify signs no `logged_in_customer_id` for one.
+ * logged-in customer. The redeem POST carries the `request` value the points page issued to this
+ * shop's customer (request-value.ts): a POST another site makes the browser send (whose cookies may
+ * travel, whatever the browser's defaults) cannot know it, and a value issued to someone else, or
+ * expired, is refused 403 before anything is deducted.
  */
 
 export interface ProxyRequest {
@@ -26,9 +37,8 @@ export interface RedemptionProxyDeps extends RedemptionDeps {
   readonly shopDomains?: readonly string[];
 }
 
-const NO_STORE = { 'cache-control': 'no-store' };
+const NO_STORE = APP_PROXY_HEADERS;
 const MAX_BODY_CHARS = 1024;
-const REQUEST_ID = /^[A-Za-z0-9_-]{8,64}$/;
 /** Digits without a leading zero: the form's number field never sends one, so `0100` is refused, not read as 100. */
 const POINTS = /^(?:0|[1-9]\d{0,8})$/;
 /** Expiry summary rows shown: the nearest few. */
@@ -41,7 +51,7 @@ function json(statusCode: number, body: unknown, headers: Record<string, string>
 }
 const html = (statusCode: number, body: string): ProxyAnswer => ({
   statusCode,
-  headers: { ...NO_STORE, 'content-type': 'text/html; charset=utf-8' },
+  headers: { ...NO_STORE, 'content-type': LIQUID },
   body,
 });
 
@@ -54,8 +64,14 @@ function refused(asJson: boolean, statusCode: number, r: Refusal, linkHref?: str
   return typeof retryAfter === 'number' ? { ...answer, headers: { ...answer.headers, 'retry-after': String(retryAfter) } } : answer;
 }
 
+interface Verified {
+  readonly query: ProxyCustomerQuery;
+  /** The app's current secrets: the first issues request values, any verifies one. */
+  readonly secrets: readonly string[];
+}
+
 /** Verified and read, or the answer refusing it. */
-async function verified(request: ProxyRequest, deps: RedemptionProxyDeps, asJson: boolean): Promise<ProxyCustomerQuery | ProxyAnswer> {
+async function verified(request: ProxyRequest, deps: RedemptionProxyDeps, asJson: boolean): Promise<Verified | ProxyAnswer> {
   let secrets: readonly string[];
   try {
     secrets = await deps.secrets.get(deps.source, { forceRefresh: false });
@@ -71,15 +87,16 @@ async function verified(request: ProxyRequest, deps: RedemptionProxyDeps, asJson
   const read = readProxyCustomer(query, deps.shopDomains ?? []);
   if (!read.ok) return refused(asJson, LINK_STATUS[read.refusal.kind], read.refusal);
   if (!deps.settings.enabled) return refused(asJson, 404, redemptionRefusal('not_enabled', 'this shop does not offer points redemption'));
-  return read.value;
+  return { query: read.value, secrets };
 }
 
 /** `GET /proxy/shopify/points`: the balance, the nearest expiries and the rules (JSON), or the page with its form. */
 export async function handlePointsPage(request: ProxyRequest, deps: RedemptionProxyDeps): Promise<ProxyAnswer> {
-  const asJson = (request.accept ?? '').includes('application/json');
+  const asJson = asksForJson(request.accept, new URLSearchParams(request.rawQuery));
   if (request.method !== 'GET') return refused(asJson, 405, { kind: 'method_not_allowed', message: 'the points page takes GET' });
-  const query = await verified(request, deps, asJson);
-  if ('statusCode' in query) return query;
+  const checked = await verified(request, deps, asJson);
+  if ('statusCode' in checked) return checked;
+  const { query, secrets } = checked;
   const linked = await linkedMember(deps, query.customerId);
   if ('refusal' in linked) return refused(asJson, REDEMPTION_STATUS[linked.refusal.kind], linked.refusal, `${query.pathPrefix}/link`);
   let expiring: PointsSummary['expiring'];
@@ -97,8 +114,9 @@ export async function handlePointsPage(request: ProxyRequest, deps: RedemptionPr
     expiring,
     redemption: { valuePerPoint, currency, minPoints, step, validSeconds },
   };
-  if (asJson) return json(200, summary);
-  return html(200, pointsPage(summary, query, randomUUID()));
+  const issued = issueRedeemRequest(secrets[0] ?? '', query, deps.now());
+  if (asJson) return json(200, { ...summary, request: issued });
+  return html(200, pointsPage(summary, query, issued));
 }
 
 const redeemedBody = (r: RedemptionRecord) => ({
@@ -110,17 +128,18 @@ const redeemedBody = (r: RedemptionRecord) => ({
   expires_at: r.expiresAt,
 });
 
-/** `POST /proxy/shopify/redeem` with `points=N&request=<id>`: the code (JSON unless the browser asks for a page). */
+/** `POST /proxy/shopify/redeem` with `points=N&request=<issued value>`: the code (JSON unless the browser asks for a page). */
 export async function handleRedeem(request: ProxyRequest, deps: RedemptionProxyDeps): Promise<ProxyAnswer> {
-  const asJson = !(request.accept ?? '').includes('text/html');
+  const asJson = !(request.accept ?? '').includes('text/html') || asksForJson(undefined, new URLSearchParams(request.rawQuery));
   if (request.method !== 'POST') {
     return {
       ...refused(asJson, 405, { kind: 'method_not_allowed', message: 'redeem takes POST' }),
-      headers: { ...NO_STORE, allow: 'POST', 'content-type': asJson ? 'application/json' : 'text/html; charset=utf-8' },
+      headers: { ...NO_STORE, allow: 'POST', 'content-type': asJson ? 'application/json' : LIQUID },
     };
   }
-  const query = await verified(request, deps, asJson);
-  if ('statusCode' in query) return query;
+  const checked = await verified(request, deps, asJson);
+  if ('statusCode' in checked) return checked;
+  const { query, secrets } = checked;
   const text = request.body ?? '';
   const form = new URLSearchParams(text.slice(0, MAX_BODY_CHARS));
   const points = form.getAll('points');
@@ -131,27 +150,32 @@ export async function handleRedeem(request: ProxyRequest, deps: RedemptionProxyD
     points.length !== 1 ||
     requestId.length !== 1 ||
     !POINTS.test(points[0] ?? '') ||
-    !REQUEST_ID.test(requestId[0] ?? '')
+    !looksLikeRedeemRequest(requestId[0] ?? '')
   ) {
     return refused(
       asJson,
       400,
       redemptionRefusal(
         'invalid_request',
-        'the form carries points=<whole number, no leading zero> and request=<8-64 letters, digits, - or _>',
+        'the form carries points=<whole number, no leading zero> and request=<the value the points page gave>',
       ),
     );
+  }
+  const issuedId = issuedRequestId(requestId[0] ?? '', secrets, query, deps.now());
+  if (!issuedId) {
+    deps.logger?.warn('redeem refused', { kind: 'request_not_issued' });
+    const why = 'this form was not issued to you by the points page, or has expired: open the points page again';
+    return refused(asJson, REDEMPTION_STATUS.request_not_issued, redemptionRefusal('request_not_issued', why));
   }
   const result = await redeem(deps, {
     customerId: query.customerId,
     shopDomain: query.shop,
-    requestId: requestId[0] ?? '',
+    requestId: issuedId,
     points: Number(points[0]),
   });
   if (!result.ok) {
     const link = result.refusal.kind === 'not_linked' ? `${query.pathPrefix}/link` : undefined;
     return refused(asJson, REDEMPTION_STATUS[result.refusal.kind], result.refusal, link);
   }
-  deps.logger?.info('points redeemed', { source: deps.source, points: result.record.points });
   return asJson ? json(200, redeemedBody(result.record)) : html(200, codePage(result.record));
 }

@@ -68,6 +68,8 @@ export async function redeem(deps: RedemptionDeps, input: RedeemInput): Promise<
   if (bad) return refuse(bad);
   const existing = await deps.ledger.get(redemptionKey(deps.source, input.customerId, input.requestId));
   if (existing) return settle(deps, existing);
+  const unfit = await shopUnfit(deps);
+  if (unfit) return refuse(unfit);
   const linked = await linkedMember(deps, input.customerId);
   if ('refusal' in linked) return refuse(linked.refusal);
   const { member } = linked;
@@ -95,6 +97,20 @@ export async function redeem(deps: RedemptionDeps, input: RedeemInput): Promise<
   );
   if (!started.created) return started.current ? settle(deps, started.current) : refuse(redemptionRefusal('unavailable', 'try again'));
   return drive(deps, started.record, owner);
+}
+
+/** A shop whose settings contradict Shopify's (its currency): nothing is deducted, and the operator is told. */
+async function shopUnfit(deps: RedemptionDeps): Promise<RedemptionRefusal | undefined> {
+  if (!deps.shopProblem) return undefined;
+  let problem: string | undefined;
+  try {
+    problem = await deps.shopProblem();
+  } catch {
+    return redemptionRefusal('unavailable', 'the shop cannot be reached: try again in a moment');
+  }
+  if (problem === undefined) return undefined;
+  deps.logger?.error('redemption misconfigured', { source: deps.source, problem });
+  return redemptionRefusal('unavailable', "the shop's points redemption is not set up correctly: try again later");
 }
 
 /** The answer a record already has; undefined while it is being made. */

@@ -40,7 +40,16 @@ export const RedemptionSettings = lazySchema(() =>
        * `never` keeps them spent.
        */
       onRefund: z.enum(['full', 'any', 'never']).default('full'),
-      /** The shop's currency, in which the code's amount is made. */
+      /**
+       * Whether a code combines with shipping discounts (`combinesWith.shippingDiscounts`). Default true:
+       * the points are the customer's own, and a shop's automatic free shipping ("送料無料 over ¥X") lost
+       * by paying with them is a surprise at checkout; false for a shop whose shipping offers must not stack.
+       */
+      combinesWithShipping: z.boolean().default(true),
+      /**
+       * The shop's currency, in which the code's amount is made: checked against the shop's own
+       * (`shop { currencyCode }`) when a redeeming function starts, and refused when they differ.
+       */
       currency: z
         .string()
         .regex(/^[A-Z]{3}$/)

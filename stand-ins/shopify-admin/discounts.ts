@@ -43,9 +43,12 @@ export interface DiscountFault {
   field: string;
   /**
    * `http_503`: not executed, a 503 answer; `reset_after_commit`: executed, then the connection is
-   * cut with no answer; `user_error`: refused with a userError (as a shop refusing for good would).
+   * cut with no answer; `user_error`: refused with a userError (as a shop refusing for good would);
+   * Shopify's transient failures: `internal_server_error` (not executed) and `internal_after_commit`
+   * (executed) answer HTTP 200 with `errors[].extensions.code` INTERNAL_SERVER_ERROR;
+   * `internal_user_error`: the userError code INTERNAL_ERROR, nothing made.
    */
-  fault: 'http_503' | 'reset_after_commit' | 'user_error';
+  fault: 'http_503' | 'reset_after_commit' | 'user_error' | 'internal_server_error' | 'internal_after_commit' | 'internal_user_error';
   times: number;
 }
 

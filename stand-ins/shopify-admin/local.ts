@@ -1,4 +1,5 @@
-import { REDEMPTION_ADMIN_ENV } from '../../shared/redemption/index.js';
+import { APP_PROXY_REDEMPTION_ADMIN_ENV, REDEMPTION_ADMIN_ENV } from '../../shared/redemption/index.js';
+import { REDEMPTION_TOKEN_SCOPES } from '../../shared/sources/shopify/index.js';
 import type { LocalStandIn } from '../plug-in.js';
 import { recordAcceptedDelivery } from './seed.js';
 import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from './server.js';
@@ -7,6 +8,8 @@ import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from './server.js'
 export const SHOPIFY_ADMIN_LOCAL = {
   shop: 'demo-shop.myshopify.com',
   accessToken: 'demo-shopify-admin-token',
+  /** The App Proxy's own token, discount scopes only (as deployed: docs/deploy.md §6). */
+  discountsToken: 'demo-shopify-discounts-token',
 } as const;
 
 /**
@@ -18,11 +21,20 @@ export const localStandIn: LocalStandIn<undefined, ShopifyAdminStandIn, { url: s
   kind: 'shopify',
   name: 'shopify-admin',
   port: { variable: 'SHOPIFY_ADMIN_PORT', default: 8789 },
-  start: (port) => startShopifyAdminStandIn({ port, accessToken: SHOPIFY_ADMIN_LOCAL.accessToken }),
+  start: (port) =>
+    startShopifyAdminStandIn({
+      port,
+      accessToken: SHOPIFY_ADMIN_LOCAL.accessToken,
+      scopedTokens: [{ token: SHOPIFY_ADMIN_LOCAL.discountsToken, scopes: REDEMPTION_TOKEN_SCOPES }],
+    }),
   environment: (started, env) => ({
     [REDEMPTION_ADMIN_ENV]:
       env[REDEMPTION_ADMIN_ENV] ??
       JSON.stringify({ shopDomain: SHOPIFY_ADMIN_LOCAL.shop, origin: started.url, accessToken: SHOPIFY_ADMIN_LOCAL.accessToken }),
+    // The App Proxy's, as in AWS its REDEMPTION_SHOPIFY_ADMIN names its own discounts-only secret.
+    [APP_PROXY_REDEMPTION_ADMIN_ENV]:
+      env[APP_PROXY_REDEMPTION_ADMIN_ENV] ??
+      JSON.stringify({ shopDomain: SHOPIFY_ADMIN_LOCAL.shop, origin: started.url, accessToken: SHOPIFY_ADMIN_LOCAL.discountsToken }),
   }),
   info: (started) => ({ url: started.url }),
   banner: (started) => ({

@@ -37,6 +37,11 @@ export interface ShopifyAdminStandInOptions {
   accessScopes?: readonly string[];
   /** The shop's currency (discount amounts): default JPY. */
   currency?: string;
+  /**
+   * Further fixed tokens, each of another app installed on the shop with these scopes only (the App
+   * Proxy's discounts-only token): a document its scopes do not cover is refused ACCESS_DENIED, as Shopify does.
+   */
+  scopedTokens?: readonly { token: string; scopes: readonly string[] }[];
   now?: () => number;
 }
 
@@ -126,17 +131,18 @@ function handle(state: StandInState, req: IncomingMessage, body: Buffer): Answer
   if (path === '/admin/oauth/access_token' && issuer) return issuer.grant(body.toString('utf8'));
   if (!GRAPHQL_PATH.test(path)) return { status: 404, body: { errors: 'Not Found' } };
   const token = req.headers['x-shopify-access-token'];
-  if (token !== state.options.accessToken && !(typeof token === 'string' && issuer?.valid(token))) {
+  const scoped = state.options.scopedTokens?.find((t) => t.token === token);
+  if (token !== state.options.accessToken && !scoped && !(typeof token === 'string' && issuer?.valid(token))) {
     // Shopify's answer to a missing or wrong token.
     return { status: 401, body: { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' } };
   }
   const parsed = parseJsonOrUndefined(body.toString('utf8'));
   if (parsed === undefined) return { status: 400, body: { errors: [{ message: 'the body is not JSON' }] } };
-  return graphql(state, parsed);
+  return graphql(state, parsed, scoped?.scopes);
 }
 
 /** One GraphQL request: read, priced, metered by the bucket, then answered. */
-function graphql(state: StandInState, body: unknown): Answer {
+function graphql(state: StandInState, body: unknown, scopes?: readonly string[]): Answer {
   const { query, variables = {} } = (body ?? {}) as { query?: unknown; variables?: unknown };
   if (typeof query !== 'string' || typeof variables !== 'object' || variables === null) {
     return { status: 400, body: { errors: [{ message: 'expected {"query": "...", "variables": {...}}' }] } };
@@ -148,6 +154,8 @@ function graphql(state: StandInState, body: unknown): Answer {
   } catch (e) {
     return { status: 200, body: { errors: [{ message: `Parse error: ${e instanceof Error ? e.message : 'invalid document'}` }] } };
   }
+  const denied = scopes ? accessDenied(fields[0]?.name, scopes) : undefined;
+  if (denied) return { status: 200, body: denied };
   const requested = requestedCost(fields, vars);
   if (requested > MAX_QUERY_COST) return { status: 200, body: tooCostly(requested) };
   const { bucket, counters } = state;
@@ -165,8 +173,12 @@ function graphql(state: StandInState, body: unknown): Answer {
   }
   const fault = takeFault(state, fields[0]?.name);
   if (fault === 'http_503') return { status: 503, body: { errors: 'Service Unavailable' } };
-  const answer = fault === 'user_error' ? refusedByFault(fields[0]?.name ?? '') : answerDocument(state, fields, vars);
+  if (fault === 'internal_server_error') return { status: 200, body: internalServerError() };
+  if (fault === 'internal_user_error') return { status: 200, body: { data: refusedData(fields[0]?.name ?? '', 'INTERNAL_ERROR') } };
+  const answer = fault === 'user_error' ? refusedByFault(fields[0]?.name ?? '') : answerDocument(state, fields, vars, scopes);
   if (fault === 'reset_after_commit') return { status: 200, body: null, destroy: true };
+  // Executed, then answered as Shopify's transient failure: the caller cannot know the document ran.
+  if (fault === 'internal_after_commit') return { status: 200, body: internalServerError() };
   if ('body' in answer) return { status: 200, body: answer.body };
   if ('error' in answer) return { status: 200, body: { errors: [{ message: answer.error }] } };
   const top = fields[0];
@@ -189,10 +201,49 @@ function takeFault(state: StandInState, field: string | undefined): DiscountFaul
   return fault.fault;
 }
 
-/** A mutation the shop refuses for good: its payload with a userError, nothing made. */
+/** Shopify's transient failure at HTTP 200: `errors[].extensions.code` INTERNAL_SERVER_ERROR, no data. */
+const internalServerError = () => ({
+  errors: [
+    {
+      message: 'Internal error. Looks like something went wrong on our end.',
+      extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'stand-in' },
+    },
+  ],
+});
+
+/** A mutation the shop refuses: its payload with a userError (INVALID: for good; INTERNAL_ERROR: transient), nothing made. */
 function refusedByFault(field: string): DataAnswer {
-  const userErrors = [{ field: null, code: 'INVALID', message: 'The shop refused this discount (stand-in fault)' }];
-  return { data: { [field]: { codeDiscountNode: null, userErrors } }, returned: 1 };
+  return { data: refusedData(field, 'INVALID'), returned: 1 };
+}
+
+function refusedData(field: string, code: string): Record<string, unknown> {
+  const userErrors = [{ field: null, code, message: 'The shop refused this discount (stand-in fault)' }];
+  return { [field]: { codeDiscountNode: null, userErrors } };
+}
+
+/** The scope each top-level field needs (Shopify's "Required access"); the rest need none the stand-in checks. */
+const REQUIRED_SCOPE: Readonly<Record<string, readonly string[]>> = {
+  orders: ['read_orders'],
+  refund: ['read_orders'],
+  discountCodeBasicCreate: ['write_discounts'],
+  discountCodeDeactivate: ['write_discounts'],
+  codeDiscountNodeByCode: ['read_discounts', 'write_discounts'],
+  webhookSubscriptions: ['read_orders', 'read_customers'],
+  webhookSubscriptionCreate: ['read_orders', 'read_customers'],
+};
+
+/** A scoped token asking for a field none of its scopes grants: Shopify's ACCESS_DENIED at HTTP 200. */
+function accessDenied(field: string | undefined, scopes: readonly string[]): unknown {
+  const needs = field ? REQUIRED_SCOPE[field] : undefined;
+  if (!needs || needs.some((scope) => scopes.includes(scope))) return undefined;
+  return {
+    errors: [
+      {
+        message: `Access denied for ${field} field. Required access: \`${needs[0]}\` access scope.`,
+        extensions: { code: 'ACCESS_DENIED', documentation: 'https://shopify.dev/api/usage/access-scopes', requiredAccess: needs[0] },
+      },
+    ],
+  };
 }
 
 function tooCostly(requested: number): unknown {
@@ -207,7 +258,12 @@ function tooCostly(requested: number): unknown {
 }
 
 /** The data of a document the stand-in answers (a subscription document, `orders`, `refund`), or why not. */
-function answerDocument(state: StandInState, fields: Field[], vars: Record<string, unknown>): DataAnswer | { body: unknown } {
+function answerDocument(
+  state: StandInState,
+  fields: Field[],
+  vars: Record<string, unknown>,
+  tokenScopes?: readonly string[],
+): DataAnswer | { body: unknown } {
   const top = fields[0];
   const subscriptionAnswer = top && fields.length === 1 ? answerSubscriptions(state.subscriptions, top, vars) : undefined;
   if (subscriptionAnswer !== undefined) {
@@ -220,12 +276,24 @@ function answerDocument(state: StandInState, fields: Field[], vars: Record<strin
     return { data: discountAnswer.data, returned: 1 };
   }
   if (top?.name === 'currentAppInstallation' && fields.length === 1) {
-    const scopes = state.options.accessScopes ?? DEFAULT_ACCESS_SCOPES;
+    const scopes = tokenScopes ?? state.options.accessScopes ?? DEFAULT_ACCESS_SCOPES;
     return { data: { currentAppInstallation: { accessScopes: scopes.map((handle) => ({ handle })) } }, returned: 1 };
   }
+  if (top?.name === 'shop' && fields.length === 1) return answerShop(state, top);
   if (top?.name === 'orders' && fields.length === 1) return answerOrders(state.store, top, vars);
   if (top?.name === 'refund' && fields.length === 1) return answerRefund(state.store, top, vars);
   return { error: 'the stand-in answers only reconciliation, subscription, discount and access scope documents' };
+}
+
+/** `shop { currencyCode }` (also `name`): the shop's currency, as discounts are made in it. */
+function answerShop(state: StandInState, top: Field): DataAnswer | { error: string } {
+  const shop: Record<string, unknown> = {
+    currencyCode: state.options.currency ?? 'JPY',
+    name: 'Demo shop',
+  };
+  const unknown = top.children.find((f) => !Object.hasOwn(shop, f.name));
+  if (unknown) return { error: `Field '${unknown.name}' doesn't exist on type 'Shop'` };
+  return { data: { shop: Object.fromEntries(top.children.map((f) => [f.name, shop[f.name]])) }, returned: 1 };
 }
 
 /** The test surface: store an order or a refund as Shopify holds it, or set the bucket. */
@@ -243,7 +311,14 @@ function admin(state: StandInState, path: string, body: Buffer): Answer {
     }
     if (path === '/__shopify/faults') {
       const f = JSON.parse(body.toString('utf8') || '{}') as Partial<DiscountFault>;
-      const kinds = ['http_503', 'reset_after_commit', 'user_error'];
+      const kinds = [
+        'http_503',
+        'reset_after_commit',
+        'user_error',
+        'internal_server_error',
+        'internal_after_commit',
+        'internal_user_error',
+      ];
       if (typeof f.field !== 'string' || !kinds.includes(String(f.fault)) || !Number.isInteger(f.times) || (f.times ?? 0) < 1) {
         return { status: 400, body: { errors: `expected {"field": "<top-level field>", "fault": ${kinds.join('|')}, "times": N}` } };
       }

@@ -39,7 +39,7 @@ async function inject(fault: Fault): Promise<void> {
 
 const press = (customerId: string, points: number, request: string) =>
   handleRedeem(
-    { method: 'POST', rawQuery: h.signed(customerId), accept: undefined, body: `points=${points}&request=${request}` },
+    { method: 'POST', rawQuery: h.signed(customerId), accept: undefined, body: h.form(customerId, `points=${points}&request=${request}`) },
     h.deps(),
   ).then(asJson);
 

@@ -1,3 +1,4 @@
+import { LEDGER_KEY_PREFIX } from '../key-prefixes.js';
 /**
  * Where the activity record lives in the ledger table and how big it may grow: no schema here, so what
  * intake loads to write a delivery stays small (the schemas in entries.ts are for reading back).
@@ -12,5 +13,5 @@ export const MAX_TRANSITIONS = 30;
 
 const part = encodeURIComponent;
 export const orderActivityKey = (source: string, orderId: string) => `activity#order#${part(source)}#${part(orderId)}`;
-export const RUNS_KEY = 'activity#runs';
+export const RUNS_KEY = LEDGER_KEY_PREFIX.activityRuns;
 export const BREAKER_KEY = 'activity#breaker';

@@ -5,11 +5,21 @@ import { lazyObject, lazySchema } from '../../schema/index.js';
 
 /**
  * Single-use code discounts through the GraphQL Admin API (scope `write_discounts`):
- * `discountCodeBasicCreate` makes a fixed amount off the whole order for one customer, usable once,
- * ending at a time; `discountCodeDeactivate` ends one now; `codeDiscountNodeByCode` finds one by its
- * code. The caller chooses the code, so a create whose answer was lost is found by the code, never
- * made twice (Shopify refuses a second discount with the same code: `TAKEN`).
+ * `discountCodeBasicCreate` makes a fixed amount off the whole order for one customer (`context`,
+ * API 2025-10 on), usable once, ending at a time, on a subtotal of at least its amount (Shopify caps an
+ * amount-off larger than the goods silently: the rest would be lost with the code);
+ * `discountCodeDeactivate` ends one now; `codeDiscountNodeByCode` finds one by its code. The caller
+ * chooses the code, so a create whose answer was lost is found by the code, never made twice (Shopify
+ * refuses a second discount with the same code: `TAKEN`). `shop { currencyCode }`: the currency every
+ * amount is in.
  */
+
+/**
+ * The access scopes of the App Proxy's own Admin API token (its secret holds nothing else): making,
+ * reading and ending codes. `write_discounts` alone would do; `read_discounts` is named as Shopify
+ * lists it beside it. No `read_orders`: the internet-facing function reads no order.
+ */
+export const REDEMPTION_TOKEN_SCOPES = ['write_discounts', 'read_discounts'] as const;
 
 const CODE_DISCOUNT = `codeDiscount { ... on DiscountCodeBasic { status usageLimit asyncUsageCount endsAt } }`;
 
@@ -29,6 +39,10 @@ export const DISCOUNT_CODE_DEACTIVATE = `mutation RedemptionCodeDeactivate($id: 
 
 export const CODE_DISCOUNT_NODE_BY_CODE = `query RedemptionCode($code: String!) {
   codeDiscountNodeByCode(code: $code) { id ${CODE_DISCOUNT} }
+}`;
+
+export const SHOP_CURRENCY = `query ShopCurrency {
+  shop { currencyCode }
 }`;
 
 const CodeDiscountNode = lazyObject(z.object, () => ({
@@ -56,9 +70,15 @@ export interface DiscountCodeInput {
   customerGid: string;
   startsAt: string;
   endsAt: string;
+  /** Whether the code combines with shipping discounts (a shop's automatic free shipping); default false. */
+  combinesWithShipping?: boolean;
 }
 
-export type DiscountResult = { ok: true; node: CodeDiscountNode } | { ok: false; taken: boolean; reason: string };
+/**
+ * Made, or refused: `taken` when the code exists already, `transient` when Shopify said its own
+ * failure (userError `INTERNAL_ERROR`: nothing made, worth another try).
+ */
+export type DiscountResult = { ok: true; node: CodeDiscountNode } | { ok: false; taken: boolean; transient: boolean; reason: string };
 
 function read<T>(schema: z.ZodType<T>, data: unknown, what: string): T {
   const parsed = schema.safeParse(data);
@@ -86,13 +106,19 @@ export async function createDiscountCode(client: Pick<ShopifyAdminClient, 'graph
         appliesOncePerCustomer: true,
         context: { customers: { add: [input.customerGid] } },
         customerGets: { value: { discountAmount: { amount: input.amount, appliesOnEachItem: false } }, items: { all: true } },
-        combinesWith: { orderDiscounts: false, productDiscounts: false, shippingDiscounts: false },
+        minimumRequirement: { subtotal: { greaterThanOrEqualToSubtotal: input.amount } },
+        combinesWith: { orderDiscounts: false, productDiscounts: false, shippingDiscounts: input.combinesWithShipping ?? false },
       },
     }),
     'discountCodeBasicCreate',
   ).discountCodeBasicCreate;
   if (answer.userErrors.length === 0 && answer.codeDiscountNode) return { ok: true, node: answer.codeDiscountNode };
-  return { ok: false, taken: answer.userErrors.some((e) => e.code === 'TAKEN'), reason: reasonOf(answer.userErrors) || 'no reason given' };
+  return {
+    ok: false,
+    taken: answer.userErrors.some((e) => e.code === 'TAKEN'),
+    transient: answer.userErrors.some((e) => e.code === 'INTERNAL_ERROR'),
+    reason: reasonOf(answer.userErrors) || 'no reason given',
+  };
 }
 
 /** Ends the code now (status EXPIRED); a refusal is a result. */
@@ -103,7 +129,12 @@ export async function deactivateDiscountCode(client: Pick<ShopifyAdminClient, 'g
     'discountCodeDeactivate',
   ).discountCodeDeactivate;
   if (answer.userErrors.length === 0 && answer.codeDiscountNode) return { ok: true, node: answer.codeDiscountNode };
-  return { ok: false, taken: false, reason: reasonOf(answer.userErrors) || 'no reason given' };
+  return {
+    ok: false,
+    taken: false,
+    transient: answer.userErrors.some((e) => e.code === 'INTERNAL_ERROR'),
+    reason: reasonOf(answer.userErrors) || 'no reason given',
+  };
 }
 
 /** The discount holding `code`, or undefined when the shop has none. */
@@ -114,4 +145,13 @@ export async function discountByCode(client: Pick<ShopifyAdminClient, 'graphql'>
     'codeDiscountNodeByCode',
   );
   return answer.codeDiscountNodeByCode ?? undefined;
+}
+
+/** The shop's currency (`CurrencyCode`, `JPY`): what every amount of a code is in. */
+export async function shopCurrency(client: Pick<ShopifyAdminClient, 'graphql'>): Promise<string> {
+  return read(
+    z.object({ shop: z.object({ currencyCode: z.string().regex(/^[A-Z]{3}$/) }) }),
+    await client.graphql(SHOP_CURRENCY, {}),
+    'shop',
+  ).shop.currencyCode;
 }

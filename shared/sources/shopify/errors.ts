@@ -3,7 +3,8 @@ export type ShopifyAdminErrorKind =
   | 'unauthorized' // 401/403: the token is wrong or lacks read_orders
   | 'throttled' // still THROTTLED after every backoff
   | 'http' // another non-2xx answer
-  | 'graphql' // the answer's `errors` (not THROTTLED)
+  | 'graphql' // the answer's `errors` (not THROTTLED, not INTERNAL_SERVER_ERROR)
+  | 'internal' // INTERNAL_SERVER_ERROR in the answer's `errors` (at HTTP 200): transient, and a mutation may have run
   | 'rejected' // a mutation's `userErrors`
   | 'missing_scope' // the app was not granted an access scope a topic needs
   | 'invalid_response' // not the shape the documents ask for, over the answer cap, or pagination that does not end

@@ -134,8 +134,10 @@ export function createGraphqlCaller(opts: GraphqlCallerOptions): GraphqlCaller {
       }
       if (status >= 400) throw new ShopifyAdminError('http', `Shopify Admin API answered ${status}`, status);
       if (answer.errors !== undefined && answer.errors.length > 0) {
+        // Shopify's own failure, answered at 200: worth another try, and a mutation may have run (its caller looks).
+        const internal = answer.errors.some((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR');
         throw new ShopifyAdminError(
-          'graphql',
+          internal ? 'internal' : 'graphql',
           `Shopify Admin API: ${answer.errors
             .map((e) => e.message)
             .join('; ')

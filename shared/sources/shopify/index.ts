@@ -16,4 +16,7 @@ export {
   type DiscountCodeInput,
   type DiscountResult,
   discountByCode,
+  REDEMPTION_TOKEN_SCOPES,
+  shopCurrency,
 } from './discounts.js';
+export { MIN_REDEMPTION_API_VERSION, redemptionApiVersionProblem } from './settings.js';

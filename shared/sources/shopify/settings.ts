@@ -40,8 +40,27 @@ export const ShopifySettings = lazySchema(() =>
       /** Points spent as single-use discount codes (off by default: a shop opts in). */
       redemption: RedemptionSettings.prefault({}),
     })
-    .strict(),
+    .strict()
+    .superRefine((settings, ctx) => {
+      if (settings.redemption.enabled && settings.apiVersion < MIN_REDEMPTION_API_VERSION) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['apiVersion'],
+          message: redemptionApiVersionProblem(settings.apiVersion),
+        });
+      }
+    }),
 );
+
+/**
+ * The oldest Admin API version a redeeming source may speak: its codes are made for one customer with
+ * `context`, which Shopify has from 2025-10 only (an older version refuses the input).
+ */
+export const MIN_REDEMPTION_API_VERSION = '2025-10';
+
+export const redemptionApiVersionProblem = (version: string): string =>
+  `apiVersion ${version} is older than ${MIN_REDEMPTION_API_VERSION}: redemption makes its codes with the discount ` +
+  `input \`context\`, which Shopify has from API version ${MIN_REDEMPTION_API_VERSION} only; set apiVersion to ${MIN_REDEMPTION_API_VERSION} or later`;
 export type ShopifySettings = z.infer<typeof ShopifySettings>;
 
 /** How this kind's customers are linked to members (WebhookSource.customerLinking). */

@@ -4,6 +4,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { INFRA_DIR } from '../../../infra/paths.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStageConfig } from '../../../infra/config/index.js';
+import { FUNCTION_LEDGER_KEYS } from '../../../shared/ledger/index.js';
 import type { Json } from '../../support/json.js';
 import { synthesiseDevStageWith } from '../support/app.js';
 
@@ -59,6 +60,56 @@ describe('a redeeming Shopify source in the stack', () => {
   });
 });
 
+type Statement = { Action: unknown; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
+/** A role's DynamoDB item statements (not Query/Scan, which LeadingKeys cannot narrow). */
+const itemStatements = (rolePattern: RegExp) =>
+  resources('AWS::IAM::Policy')
+    .filter((p) => rolePattern.test(JSON.stringify(p.Properties.Roles)))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[])
+    .filter((st) => [st.Action].flat().some((a) => /^dynamodb:(Get|Put|Update|Delete)Item$/.test(String(a))));
+const leadingKeys = (st: Statement) => [st.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? []].flat();
+const patterns = (prefixes: readonly string[]) => prefixes.map((p) => `${p}*`);
+
+describe("the App Proxy's Admin API token", () => {
+  const proxyPolicies = () =>
+    JSON.stringify(resources('AWS::IAM::Policy').filter((p) => /ShopifyAppProxy/.test(JSON.stringify(p.Properties.Roles))));
+
+  it('is a secret of its own, created empty, named for its discount scopes', () => {
+    const secret = resources('AWS::SecretsManager::Secret').find((r) => String(r.Properties.Name).endsWith('/shopify-discounts/shopify'));
+    expect(secret?.Properties.Description).toMatch(/write_discounts, read_discounts only/);
+    expect(proxyPolicies()).toMatch(/DiscountsToken/);
+  });
+
+  it("is never the reconciliation's read_orders token", () => {
+    expect(proxyPolicies()).not.toMatch(/shopify-admin|AdminToken/);
+    const env = fn('Links a logged-in')?.Properties.Environment.Variables as Record<string, Json>;
+    expect(JSON.stringify(env.REDEMPTION_SHOPIFY_ADMIN)).toMatch(/DiscountsToken/);
+  });
+});
+
+describe('each function touches its own ledger keys only (dynamodb:LeadingKeys)', () => {
+  it.each([
+    ['shopify-app-proxy', /ShopifyAppProxy/, [...FUNCTION_LEDGER_KEYS.shopifyAppProxy, 'budget#']],
+    ['sweep-redemptions', /RedemptionSweep/, [...FUNCTION_LEDGER_KEYS.sweepRedemptions, 'budget#']],
+    ['reconcile-shopify', /ReconcileShopify/, [...FUNCTION_LEDGER_KEYS.reconcile]],
+  ])('%s: every item statement names its keys, and together exactly its prefixes', (_name, role, prefixes) => {
+    const statements = itemStatements(role);
+    expect(statements.length).toBeGreaterThan(0);
+    // The run record is one exact key (StringEquals): every other statement carries StringLike prefixes.
+    const unconditioned = statements.filter((st) => st.Condition === undefined);
+    expect(unconditioned).toEqual([]);
+    const granted = new Set(statements.flatMap(leadingKeys));
+    expect(granted).toEqual(new Set(patterns(prefixes)));
+  });
+
+  it('gives the App Proxy no order, refund or customer key, and the sweep none either', () => {
+    for (const role of [/ShopifyAppProxy/, /RedemptionSweep/]) {
+      const keys = itemStatements(role).flatMap(leadingKeys).join(' ');
+      expect(keys).not.toMatch(/(^| )(order|refund|customer|linked)#/);
+    }
+  });
+});
+
 describe('the worker of a redeeming stage', () => {
   it('reads the sources, so orders using a code mark it used and refunds give points back', () => {
     const env = fn('Credits')?.Properties.Environment.Variables as Record<string, Json>;
@@ -71,5 +122,17 @@ describe('the stage file', () => {
     const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8')) as Record<string, Json>;
     const stage = { ...dev, sources: { shopify: { redemption: { enabled: true } } } };
     expect(() => parseStageConfig(stage)).toThrow(/sources\.shopify\.redemption: .*reconcile\.shopify/);
+  });
+
+  it('refuses a redeeming Shopify source on an API version older than 2025-10 (its codes need `context`), saying so', () => {
+    const dev = JSON.parse(readFileSync(join(INFRA_DIR, 'stages', 'dev.json'), 'utf8')) as Record<string, Json>;
+    const stage = {
+      ...dev,
+      sources: { shopify: { apiVersion: '2025-07', redemption: { enabled: true } } },
+      reconcile: { shopify: { shopDomain: 'example-shop.myshopify.com' } },
+    };
+    expect(() => parseStageConfig(stage)).toThrow(/apiVersion 2025-07 is older than 2025-10: .*context/);
+    const sameNotRedeeming = { ...stage, sources: { shopify: { apiVersion: '2025-07' } } };
+    expect(() => parseStageConfig(sameNotRedeeming)).not.toThrow();
   });
 });

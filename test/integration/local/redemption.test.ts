@@ -72,6 +72,30 @@ async function command(...args: string[]): Promise<{ code: number; text: string 
   return { code, text: lines.join('\n') };
 }
 
+describe("npm start's App Proxy Admin token, derived as deployed", () => {
+  /** One GraphQL document to the stand-in with the App Proxy's own token. */
+  async function asAppProxy(query: string, variables: Record<string, unknown> = {}) {
+    const access = JSON.parse(stack.handlerEnv.LOCAL_APP_PROXY_SHOPIFY_ADMIN ?? '{}') as { origin: string; accessToken: string };
+    const res = await fetch(`${access.origin}/admin/api/2026-10/graphql.json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-shopify-access-token': access.accessToken },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await res.json()) as { data?: Record<string, unknown>; errors?: { extensions?: { code?: string } }[] };
+  }
+
+  it('holds discount scopes only: it reads codes, and orders are refused ACCESS_DENIED', async () => {
+    const scopes = await asAppProxy('{ currentAppInstallation { accessScopes { handle } } }');
+    expect(scopes.data).toEqual({
+      currentAppInstallation: { accessScopes: [{ handle: 'write_discounts' }, { handle: 'read_discounts' }] },
+    });
+    const code = await asAppProxy('query ($code: String!) { codeDiscountNodeByCode(code: $code) { id } }', { code: 'PTS-NONE' });
+    expect(code).toMatchObject({ data: { codeDiscountNodeByCode: null } });
+    const orders = await asAppProxy('{ orders(first: 1, query: "") { nodes { id } } }');
+    expect(orders.errors?.[0]?.extensions?.code).toBe('ACCESS_DENIED');
+  });
+});
+
 describe('redemptions under npm start', () => {
   it('answers the points page on the intake as JSON, with the local defaults', async () => {
     const res = await fetch(`${stack.urls.intake}${appProxyPath('points', { customerId: '1001', secret: secret(), nowMs: Date.now() })}`, {

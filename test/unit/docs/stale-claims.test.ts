@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { CLI_USAGE } from '../../../ops/command.js';
 import { giveBackId, SMAREGI_SCOPES, spendId } from '../../../shared/sources/smaregi/index.js';
 import { SMAREGI_POINT_WRITE_SCOPES } from '../../../shared/sources/smaregi/token.js';
+import { REDEMPTION_TOKEN_SCOPES } from '../../../shared/sources/shopify/index.js';
+import { discountsTokenSecretName } from '../../../infra/config/index.js';
 
 const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 /** The text of a markdown section: from its heading to the next heading of the same or a higher level. */
@@ -25,6 +27,15 @@ describe('docs that say what the code does', () => {
     const scopes = section(read('docs/deploy.md'), '## 6. Point the senders at the URLs');
     expect(scopes).not.toMatch(/pos\.customers:read` only/);
     for (const scope of `${SMAREGI_SCOPES} ${SMAREGI_POINT_WRITE_SCOPES}`.split(' ')) expect(scopes).toContain(`\`${scope}\``);
+  });
+
+  it("docs/deploy.md §6 names the App Proxy's own Admin token secret and every scope it holds, and no read_orders for it", () => {
+    const section6 = section(read('docs/deploy.md'), '## 6. Point the senders at the URLs');
+    const redemptions = section(section6, '### Redemptions (points spent as discount codes)');
+    const name = discountsTokenSecretName({ stageName: 'production' }, 'shopify');
+    expect(redemptions).toContain(name);
+    for (const scope of REDEMPTION_TOKEN_SCOPES) expect(redemptions).toContain(`\`${scope}\``);
+    expect(redemptions).not.toMatch(/through the same secret as reconciliation/);
   });
 
   it("the runbook's privacy section and docs/privacy.md name every privacy command, for both channels", () => {

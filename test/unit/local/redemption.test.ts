@@ -11,8 +11,16 @@ describe("npm start's redemption settings", () => {
       step: 1,
       validSeconds: 2_592_000,
       onRefund: 'full',
+      combinesWithShipping: true,
       currency: 'JPY',
     });
+  });
+
+  it('take SHOPIFY_REDEMPTION_COMBINES_WITH_SHIPPING=false, and refuse a value that is not true or false, naming it', () => {
+    expect(localRedemption({ SHOPIFY_REDEMPTION_COMBINES_WITH_SHIPPING: 'false' }).combinesWithShipping).toBe(false);
+    expect(() => localRedemption({ SHOPIFY_REDEMPTION_COMBINES_WITH_SHIPPING: 'yes' })).toThrow(
+      /SHOPIFY_REDEMPTION_COMBINES_WITH_SHIPPING/,
+    );
   });
 
   it('take SHOPIFY_REDEMPTION_* variables into the Shopify source as the stage schema reads them', () => {

@@ -226,7 +226,7 @@ describe('linking a shop customer through the App Proxy', () => {
     const query = proxyQuery({ logged_in_customer_id: '7001', member: CAROL, token });
     const shown = await handleProxyLink({ method: 'GET', rawQuery: query, accept: 'text/html' }, deps());
     expect(shown.statusCode).toBe(200);
-    expect(shown.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(shown.headers['content-type']).toBe('application/liquid');
     // Which membership, masked; a form that POSTs back through the same App Proxy URL.
     const shownText = shown.body.replace(/<[^>]*>/g, ' ');
     expect(shownText).toContain('membership 8f6d…0003');
@@ -240,6 +240,22 @@ describe('linking a shop customer through the App Proxy', () => {
     expect(done.statusCode).toBe(200);
     expect(done.body).toContain('会員連携が完了しました');
     expect(await holderOf('7001')).toBe(CAROL);
+  });
+  it('sends anti-framing and nosniff headers on the confirmation page, its JSON and a refusal', async () => {
+    const token = await emulator.handoverToken('test-client', CAROL);
+    const query = proxyQuery({ logged_in_customer_id: '7001', member: CAROL, token });
+    const answers = [
+      await handleProxyLink({ method: 'GET', rawQuery: query, accept: 'text/html' }, deps()),
+      await handleProxyLink({ method: 'GET', rawQuery: query, accept: 'application/json' }, deps()),
+      await handleProxyLink({ method: 'POST', rawQuery: query, accept: 'text/html', body: 'confirm=forged' }, deps()),
+    ];
+    for (const answer of answers) {
+      expect(answer.headers).toMatchObject({
+        'x-frame-options': 'DENY',
+        'content-security-policy': "frame-ancestors 'none'",
+        'x-content-type-options': 'nosniff',
+      });
+    }
   });
 });
 

@@ -2,9 +2,15 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type ShopifyAdminStandIn, startShopifyAdminStandIn } from '../../../../stand-ins/shopify-admin/index.js';
 import { signAppProxyQuery } from '../../../../shared/customers/index.js';
 import { staticWebhookSecrets } from '../../../../shared/config/index.js';
-import { createLedgerTable, createRedemptionLedger, type RedemptionLedger } from '../../../../shared/ledger/index.js';
+import {
+  createLedgerTable,
+  createRedemptionLedger,
+  FUNCTION_LEDGER_KEYS,
+  guardLeadingKeys,
+  type RedemptionLedger,
+} from '../../../../shared/ledger/index.js';
 import { clearTokenCache, createOpenApiClient, type OpenApiClient, staticCredentials } from '../../../../shared/openapi/index.js';
-import type { RedemptionProxyDeps } from '../../../../shared/redemption/index.js';
+import { issueRedeemRequest, type RedemptionProxyDeps } from '../../../../shared/redemption/index.js';
 import { createShopifyAdminClient, type ShopifyAdminClient } from '../../../../shared/sources/shopify/index.js';
 import { RedemptionSettings } from '../../../../shared/sources/index.js';
 import { type LocalDynamo, manualClock, startDynalite } from '../../../../kit/dynalite.js';
@@ -32,6 +38,12 @@ const config = {
   ],
 };
 
+/**
+ * The ledger as the App Proxy's and the sweep's IAM grants let them reach it (dynamodb:LeadingKeys):
+ * a key outside their prefixes fails here as it would in production.
+ */
+const REDEMPTION_KEYS = [...new Set([...FUNCTION_LEDGER_KEYS.shopifyAppProxy, ...FUNCTION_LEDGER_KEYS.sweepRedemptions])];
+
 export interface Harness {
   emulator: TestEmulator;
   dynamo: LocalDynamo;
@@ -43,6 +55,11 @@ export interface Harness {
   deps(settings?: Partial<RedemptionSettings>): RedemptionProxyDeps;
   /** The query Shopify forwards, signed as Shopify signs it. */
   signed(customerId: string, extra?: Record<string, string>): string;
+  /**
+   * The redeem form as the points page issues it to `customerId`: `request=<id>` in `body` becomes the
+   * value issued for that id (the record and its markers keep the id).
+   */
+  form(customerId: string, body: string): string;
   balance(memberId: string): Promise<number>;
   /** History entries whose remarks start with `prefix`. */
   entries(memberId: string, prefix: string): Promise<{ point: number; remarks: string | null }[]>;
@@ -60,7 +77,12 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
       credentials: staticCredentials({ baseUrl: emulator.url, clientId: 'test-client', clientSecret: 'test-secret' }),
     });
     const admin = createShopifyAdminClient({ shopDomain: 'demo-shop.myshopify.com', origin: shop.url, accessToken: async () => TOKEN });
-    const ledger = createRedemptionLedger({ client: dynamo.documentClient, tableName: dynamo.tableName, clock, leaseSeconds: 30 });
+    const ledger = createRedemptionLedger({
+      client: guardLeadingKeys(dynamo.documentClient, REDEMPTION_KEYS),
+      tableName: dynamo.tableName,
+      clock,
+      leaseSeconds: 30,
+    });
     const h: Harness = {
       emulator,
       dynamo,
@@ -91,6 +113,11 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
         query.set('signature', signAppProxyQuery(query, SECRET));
         return query.toString();
       },
+      form: (customerId, body) =>
+        body.replace(
+          /request=([A-Za-z0-9_-]+)/,
+          (_, id: string) => `request=${issueRedeemRequest(SECRET, { shop: 'demo-shop.myshopify.com', customerId }, clock(), id)}`,
+        ),
       balance: async (memberId) => (await openapi.getMember(memberId)).point,
       async entries(memberId, prefix) {
         const page = await openapi.listPoints(memberId, { perPage: 1000 });
@@ -108,7 +135,12 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
     if (dynamo && clock) {
       const tableName = `redemptions-${++tables}`;
       await createLedgerTable(dynamo.client, tableName);
-      parts.ledger = createRedemptionLedger({ client: dynamo.documentClient, tableName, clock, leaseSeconds: 30 });
+      parts.ledger = createRedemptionLedger({
+        client: guardLeadingKeys(dynamo.documentClient, REDEMPTION_KEYS),
+        tableName,
+        clock,
+        leaseSeconds: 30,
+      });
       if (current) current.ledger = parts.ledger;
     }
     clearTokenCache();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { handlePointsPage } from '../../../../shared/redemption/index.js';
-import { asJson, type Harness, withRedemptionHarness } from './harness.js';
+import { handlePointsPage, handleRedeem } from '../../../../shared/redemption/index.js';
+import { ALICE, asJson, type Harness, withRedemptionHarness } from './harness.js';
 
 let h: Harness;
 withRedemptionHarness((made) => {
@@ -15,19 +15,54 @@ describe('GET /proxy/shopify/points', () => {
     const answer = asJson(await show('1001', 'application/json', { valuePerPoint: '0.5', minPoints: 200, step: 10 }));
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
+      request: expect.stringMatching(/^[0-9a-f-]{36}\.\d+\.[A-Za-z0-9_-]{43}$/),
       balance: 1000,
       expiring: [{ expires_at: '2027-01-15 23:59:59', points: 1000 }],
       redemption: { valuePerPoint: '0.5', currency: 'JPY', minPoints: 200, step: 10, validSeconds: 2_592_000 },
     });
   });
 
-  it('answers a page in Japanese and English whose form posts points and a request id to redeem', async () => {
+  it('answers a page in Japanese and English whose form posts points and the issued request value to redeem', async () => {
     const answer = await show('1001', 'text/html');
     expect(answer.statusCode).toBe(200);
-    expect(answer.headers['content-type']).toContain('text/html');
     expect(answer.body).toContain('保有ポイント / Balance');
     expect(answer.body).toMatch(/<form method="post" action="\/apps\/points\/redeem">/);
-    expect(answer.body).toMatch(/<input type="hidden" name="request" value="[0-9a-f-]{36}">/);
+    expect(answer.body).toMatch(/<input type="hidden" name="request" value="[0-9a-f-]{36}\.\d+\.[A-Za-z0-9_-]{43}">/);
+  });
+
+  it("answers the page as application/liquid, a fragment Shopify renders inside the shop's theme", async () => {
+    const answer = await show('1001', 'text/html');
+    expect(answer.headers['content-type']).toBe('application/liquid');
+    expect(answer.body).not.toContain('<html');
+  });
+
+  it('answers JSON when the storefront asks by the query (format=json) rather than by Accept', async () => {
+    const answer = await handlePointsPage({ method: 'GET', rawQuery: h.signed('1001', { format: 'json' }), accept: '*/*' }, h.deps());
+    expect(answer.headers['content-type']).toBe('application/json');
+    expect(asJson(answer).body).toMatchObject({ balance: 1000 });
+  });
+
+  it('sends anti-framing and nosniff headers on the page, its JSON and its refusals', async () => {
+    const answers = [await show('1001', 'text/html'), await show('1001'), await show('1003'), await show('1003', 'text/html')];
+    for (const answer of answers) {
+      expect(answer.headers).toMatchObject({
+        'x-frame-options': 'DENY',
+        'content-security-policy': "frame-ancestors 'none'",
+        'x-content-type-options': 'nosniff',
+      });
+    }
+  });
+
+  it('issues a request value the redeem POST takes, once, for its customer', async () => {
+    const { request } = asJson(await show('1001')).body;
+    const body = `points=100&request=${encodeURIComponent(String(request))}`;
+    const redeemed = await handleRedeem({ method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body }, h.deps());
+    expect(redeemed.statusCode).toBe(200);
+    const again = await handleRedeem({ method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body }, h.deps());
+    expect(asJson(again).body.code).toBe(asJson(redeemed).body.code);
+    expect(await h.balance(ALICE)).toBe(900);
+    const bob = await handleRedeem({ method: 'POST', rawQuery: h.signed('1002'), accept: undefined, body }, h.deps());
+    expect(bob.statusCode).toBe(403);
   });
 
   it('gives each page its own request id', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { handleRedeem } from '../../../../shared/redemption/index.js';
+import { handleRedeem, issueRedeemRequest, REQUEST_TTL_SECONDS, shopCurrencyProblem } from '../../../../shared/redemption/index.js';
 import { redemptionMarker, redemptionReturnMarker } from '../../../../shared/points/index.js';
-import { ALICE, type Answer, asJson, BOB, type Harness, withRedemptionHarness } from './harness.js';
+import { ALICE, type Answer, asJson, BOB, type Harness, SECRET, withRedemptionHarness } from './harness.js';
 
 let h: Harness;
 withRedemptionHarness((made) => {
@@ -12,7 +12,12 @@ let requests = 0;
 const newRequest = () => `req-${process.pid}-${++requests}-abcdef`;
 
 async function redeemAs(customerId: string, body: string, settings = {}): Promise<Answer> {
-  return asJson(await handleRedeem({ method: 'POST', rawQuery: h.signed(customerId), accept: undefined, body }, h.deps(settings)));
+  return asJson(
+    await handleRedeem(
+      { method: 'POST', rawQuery: h.signed(customerId), accept: undefined, body: h.form(customerId, body) },
+      h.deps(settings),
+    ),
+  );
 }
 
 describe('POST /proxy/shopify/redeem', () => {
@@ -83,7 +88,10 @@ describe('POST /proxy/shopify/redeem', () => {
   it('refuses a forged signature with 401 and deducts nothing', async () => {
     const query = h.signed('1001').replace('logged_in_customer_id=1001', 'logged_in_customer_id=1002');
     const answer = asJson(
-      await handleRedeem({ method: 'POST', rawQuery: query, accept: undefined, body: `points=100&request=${newRequest()}` }, h.deps()),
+      await handleRedeem(
+        { method: 'POST', rawQuery: query, accept: undefined, body: h.form('1001', `points=100&request=${newRequest()}`) },
+        h.deps(),
+      ),
     );
     expect(answer.status).toBe(401);
     expect(await h.balance(BOB)).toBe(1000);
@@ -114,7 +122,10 @@ describe('POST /proxy/shopify/redeem', () => {
     expect(first.status).toBe(503);
     expect(first.body).toMatchObject({ error: { kind: 'in_doubt', retryAfterSeconds: 120 } });
     // Pressed again before the request has landed: nothing more is sent.
-    const again = await handleRedeem({ method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body }, h.deps());
+    const again = await handleRedeem(
+      { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: h.form('1001', body) },
+      h.deps(),
+    );
     expect(again.statusCode).toBe(503);
     expect(again.headers['retry-after']).toBe('120');
     const marker = redemptionMarker('shopify', '1001', request);
@@ -136,7 +147,7 @@ describe('POST /proxy/shopify/redeem', () => {
       commit_after_ms: 3000,
     });
     const page = await handleRedeem(
-      { method: 'POST', rawQuery: h.signed('1001'), accept: 'text/html', body: `points=100&request=${newRequest()}` },
+      { method: 'POST', rawQuery: h.signed('1001'), accept: 'text/html', body: h.form('1001', `points=100&request=${newRequest()}`) },
       h.deps(),
     );
     expect(page.statusCode).toBe(503);
@@ -253,5 +264,144 @@ describe('POST /proxy/shopify/redeem', () => {
   it('refuses a body that is not points and request alone with 400', async () => {
     const answer = await redeemAs('1001', `points=100&request=${newRequest()}&customer=1002`);
     expect(answer.status).toBe(400);
+  });
+});
+
+describe('POST /proxy/shopify/redeem: the request value the points page issued', () => {
+  const SHOP = 'demo-shop.myshopify.com';
+  /** Posts the form as `customerId` with a `request` value made as given, nothing rewritten. */
+  const post = async (customerId: string, request: string) =>
+    asJson(
+      await handleRedeem(
+        { method: 'POST', rawQuery: h.signed(customerId), accept: undefined, body: `points=100&request=${encodeURIComponent(request)}` },
+        h.deps(),
+      ),
+    );
+  const refusedUntouched = async (answer: Answer) => {
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ error: { kind: 'request_not_issued' } });
+    expect(await h.balance(ALICE)).toBe(1000);
+    expect(await h.entries(ALICE, 'lp1:shopify:redeem')).toEqual([]);
+    expect(await h.ledger.list('1001')).toEqual([]);
+  };
+
+  it('refuses with 403 request_not_issued a value issued to another customer, deducting nothing', async () => {
+    await refusedUntouched(await post('1001', issueRedeemRequest(SECRET, { shop: SHOP, customerId: '1002' }, h.clock())));
+  });
+
+  it('refuses with 403 request_not_issued a value issued for another shop, deducting nothing', async () => {
+    await refusedUntouched(
+      await post('1001', issueRedeemRequest(SECRET, { shop: 'other-shop.myshopify.com', customerId: '1001' }, h.clock())),
+    );
+  });
+
+  it('refuses with 403 request_not_issued a value past its expiry, deducting nothing', async () => {
+    const value = issueRedeemRequest(SECRET, { shop: SHOP, customerId: '1001' }, h.clock());
+    h.clock.advance(REQUEST_TTL_SECONDS * 1000 + 1000);
+    await refusedUntouched(await post('1001', value));
+  });
+
+  it('refuses with 403 request_not_issued a value made with another secret, deducting nothing', async () => {
+    await refusedUntouched(await post('1001', issueRedeemRequest('not-the-app-secret', { shop: SHOP, customerId: '1001' }, h.clock())));
+  });
+
+  it('refuses with 400 a bare request id that was never issued (the form of the value is wrong)', async () => {
+    const answer = await post('1001', newRequest());
+    expect(answer.status).toBe(400);
+    expect(await h.balance(ALICE)).toBe(1000);
+  });
+
+  it('logs "points redeemed" once for one deduction, however often its request is pressed', async () => {
+    const lines: string[] = [];
+    const logger = { info: (m: string) => void lines.push(m), warn: () => undefined, error: () => undefined };
+    const body = h.form('1001', `points=100&request=${newRequest()}`);
+    const press = () => handleRedeem({ method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body }, { ...h.deps(), logger });
+    expect((await press()).statusCode).toBe(200);
+    expect((await press()).statusCode).toBe(200);
+    expect(lines.filter((m) => m === 'points redeemed')).toHaveLength(1);
+    expect(await h.balance(ALICE)).toBe(900);
+  });
+});
+
+describe("POST /proxy/shopify/redeem: Shopify's rules for the code", () => {
+  it('makes the code for a subtotal of at least its value, combining with shipping discounts as the setting says', async () => {
+    const sent: Record<string, unknown>[] = [];
+    const shopify = {
+      graphql: (q: string, v: Record<string, unknown>) => {
+        sent.push(v);
+        return h.admin.graphql(q, v);
+      },
+    };
+    const body = h.form('1001', `points=300&request=${newRequest()}`);
+    const answer = await handleRedeem(
+      { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body },
+      { ...h.deps({ valuePerPoint: '2', combinesWithShipping: false }), shopify },
+    );
+    expect(answer.statusCode).toBe(200);
+    expect(sent.find((v) => 'basicCodeDiscount' in v)).toMatchObject({
+      basicCodeDiscount: {
+        minimumRequirement: { subtotal: { greaterThanOrEqualToSubtotal: '600' } },
+        combinesWith: { shippingDiscounts: false },
+      },
+    });
+  });
+
+  it("combines with shipping discounts by default (a shop's automatic free shipping stays)", async () => {
+    const sent: Record<string, unknown>[] = [];
+    const shopify = {
+      graphql: (q: string, v: Record<string, unknown>) => {
+        sent.push(v);
+        return h.admin.graphql(q, v);
+      },
+    };
+    const body = h.form('1001', `points=100&request=${newRequest()}`);
+    await handleRedeem({ method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body }, { ...h.deps(), shopify });
+    expect(sent.find((v) => 'basicCodeDiscount' in v)).toMatchObject({ basicCodeDiscount: { combinesWith: { shippingDiscounts: true } } });
+  });
+
+  it('retries a code Shopify answered INTERNAL_SERVER_ERROR (HTTP 200) for, without making it, and answers the code', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'internal_server_error', times: 1 });
+    const answer = await redeemAs('1001', `points=100&request=${newRequest()}`);
+    expect(answer.status).toBe(200);
+    expect(h.shop.discounts.byCode(String(answer.body.code))).toBeDefined();
+    expect(await h.balance(ALICE)).toBe(900);
+  });
+
+  it('finds by its code a code Shopify made but answered INTERNAL_SERVER_ERROR for: one code, answered, points kept off once', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'internal_after_commit', times: 1 });
+    const before = h.shop.discounts.list().length;
+    const request = newRequest();
+    const answer = await redeemAs('1001', `points=100&request=${request}`);
+    expect(answer.status).toBe(200);
+    expect(h.shop.discounts.list()).toHaveLength(before + 1);
+    expect(await h.balance(ALICE)).toBe(900);
+    expect(await h.entries(ALICE, redemptionReturnMarker('shopify', '1001', request))).toEqual([]);
+  });
+
+  it('retries the userError INTERNAL_ERROR rather than giving the points back', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'internal_user_error', times: 1 });
+    const answer = await redeemAs('1001', `points=100&request=${newRequest()}`);
+    expect(answer.status).toBe(200);
+    expect(await h.balance(ALICE)).toBe(900);
+  });
+
+  it("refuses a redemption, deducting nothing and logging why, when the shop's currency is not the setting's", async () => {
+    const errors: string[] = [];
+    const logger = {
+      info: () => undefined,
+      warn: () => undefined,
+      error: (m: string, f?: Record<string, unknown>) => void errors.push(`${m}: ${String(f?.problem)}`),
+    };
+    const deps = h.deps({ currency: 'USD' });
+    const body = h.form('1001', `points=100&request=${newRequest()}`);
+    const answer = asJson(
+      await handleRedeem(
+        { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body },
+        { ...deps, logger, shopProblem: () => shopCurrencyProblem(deps) },
+      ),
+    );
+    expect(answer.status).toBe(503);
+    expect(await h.balance(ALICE)).toBe(1000);
+    expect(errors).toEqual([expect.stringMatching(/shop's currency is JPY but sources.shopify.redemption.currency is USD/)]);
   });
 });

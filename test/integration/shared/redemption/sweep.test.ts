@@ -13,7 +13,7 @@ async function redeemed(points: number): Promise<{ code: string; request: string
   const request = `sweep-${process.pid}-${++n}-abcdefgh`;
   const answer = asJson(
     await handleRedeem(
-      { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: `points=${points}&request=${request}` },
+      { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: h.form('1001', `points=${points}&request=${request}`) },
       h.deps(),
     ),
   );
@@ -51,7 +51,7 @@ describe('the redemption sweep', () => {
     const request = `sweep-${process.pid}-${++n}-nevermade`;
     const answer = asJson(
       await handleRedeem(
-        { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: `points=200&request=${request}` },
+        { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: h.form('1001', `points=200&request=${request}`) },
         h.deps(),
       ),
     );

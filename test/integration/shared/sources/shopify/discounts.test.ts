@@ -5,7 +5,9 @@ import {
   createShopifyAdminClient,
   deactivateDiscountCode,
   discountByCode,
+  isShopifyAdminError,
   type ShopifyAdminClient,
+  shopCurrency,
 } from '../../../../../shared/sources/shopify/index.js';
 
 /** The redemption's discount documents, sent by the client to the Admin API stand-in over HTTP. */
@@ -104,5 +106,47 @@ describe('single-use discount codes through the Admin API', () => {
     );
     expect((res as { discountCodeBasicCreate: { userErrors: unknown[] } }).discountCodeBasicCreate.userErrors).not.toHaveLength(0);
     expect(shop.discounts.list()).toHaveLength(before);
+  });
+
+  /** The client, with every document's variables kept (what Shopify was asked for). */
+  const recording = () => {
+    const sent: Record<string, unknown>[] = [];
+    const graphql = (q: string, v: Record<string, unknown>) => {
+      sent.push(v);
+      return client.graphql(q, v);
+    };
+    return { sent, client: { graphql } };
+  };
+
+  it("asks for a subtotal of at least the code's amount, so Shopify never caps a code on smaller goods", async () => {
+    const r = recording();
+    await createDiscountCode(r.client, input('PTS-MINIMUM1'));
+    expect(r.sent[0]).toMatchObject({ basicCodeDiscount: { minimumRequirement: { subtotal: { greaterThanOrEqualToSubtotal: '500' } } } });
+  });
+
+  it('combines with shipping discounts only when asked to', async () => {
+    const r = recording();
+    await createDiscountCode(r.client, { ...input('PTS-SHIPYES1'), combinesWithShipping: true });
+    await createDiscountCode(r.client, { ...input('PTS-SHIPNO01'), combinesWithShipping: false });
+    expect(r.sent.map((v) => (v.basicCodeDiscount as { combinesWith: unknown }).combinesWith)).toEqual([
+      { orderDiscounts: false, productDiscounts: false, shippingDiscounts: true },
+      { orderDiscounts: false, productDiscounts: false, shippingDiscounts: false },
+    ]);
+  });
+
+  it("reads the shop's currency", async () => {
+    expect(await shopCurrency(client)).toBe('JPY');
+  });
+
+  it('reads INTERNAL_SERVER_ERROR answered at HTTP 200 as the transient kind internal, not a refusal', async () => {
+    shop.addFault({ field: 'discountCodeBasicCreate', fault: 'internal_server_error', times: 1 });
+    const failed = await createDiscountCode(client, input('PTS-INTERNAL1')).catch((e: unknown) => e);
+    expect(isShopifyAdminError(failed) && failed.kind).toBe('internal');
+  });
+
+  it('reads the userError INTERNAL_ERROR as transient, nothing made', async () => {
+    shop.addFault({ field: 'discountCodeBasicCreate', fault: 'internal_user_error', times: 1 });
+    expect(await createDiscountCode(client, input('PTS-INTERNAL2'))).toMatchObject({ ok: false, taken: false, transient: true });
+    expect(shop.discounts.byCode('PTS-INTERNAL2')).toBeUndefined();
   });
 });

@@ -1,0 +1,58 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * The ledger table's key prefixes (index.ts lists their stores), and which of them each function that
+ * is not the worker reads and writes item by item: its IAM grant is limited to them with
+ * `dynamodb:LeadingKeys` (infra), and the same list guards its document client in tests
+ * (guardLeadingKeys), so a key the code starts to use is found by a test, never first by AccessDenied
+ * in production. Query and Scan are granted apart (LeadingKeys does not narrow them).
+ */
+export const LEDGER_KEY_PREFIX = {
+  order: 'order#',
+  refund: 'refund#',
+  redemption: 'redemption#',
+  redemptionCode: 'redemption-code#',
+  redemptionOrder: 'redemption-order#',
+  budget: 'budget#',
+  activityRuns: 'activity#runs',
+} as const;
+
+const K = LEDGER_KEY_PREFIX;
+
+/**
+ * Per function, the keys its own ledger items have (its upstream budget's `budget#` and the run
+ * record's `activity#runs` are granted by their own helpers, so they are not repeated here).
+ * - shopify-app-proxy: a redemption is started (its record and its code's pointer), read, claimed
+ *   and updated (shared/redemption/redeem.ts, protocol.ts; shared/ledger/redemptions.ts `start`).
+ * - sweep-redemptions: claims, reads and updates redemptions; a code found used links its order.
+ * - reconcile-shopify, reconcile-smaregi: whether the ledger has seen an order or refund (GetItem).
+ */
+export const FUNCTION_LEDGER_KEYS = {
+  shopifyAppProxy: [K.redemption, K.redemptionCode],
+  sweepRedemptions: [K.redemption, K.redemptionCode, K.redemptionOrder],
+  reconcile: [K.order, K.refund],
+} as const satisfies Record<string, readonly string[]>;
+
+/** The IAM form: each prefix followed by `*` (`ForAllValues:StringLike` on `dynamodb:LeadingKeys`). */
+export const leadingKeyPatterns = (prefixes: readonly string[]): string[] => prefixes.map((p) => `${p}*`);
+
+const keyOf = (input: Record<string, unknown>): unknown =>
+  (input.Key as { pk?: unknown } | undefined)?.pk ?? (input.Item as { pk?: unknown } | undefined)?.pk;
+
+/**
+ * The client, refusing any item command whose key has none of the prefixes, as IAM would with the
+ * function's grant (a test harness runs the real code through it).
+ */
+export function guardLeadingKeys<C extends Pick<DynamoDBDocumentClient, 'send'>>(client: C, prefixes: readonly string[]): C {
+  const send = client.send.bind(client) as (command: { input: Record<string, unknown> }, ...rest: unknown[]) => Promise<unknown>;
+  const guarded = (command: { input: Record<string, unknown> }, ...rest: unknown[]) => {
+    const key = keyOf(command.input ?? {});
+    if (key !== undefined && !prefixes.some((p) => String(key).startsWith(p))) {
+      return Promise.reject(
+        new Error(`AccessDenied: key ${String(key).slice(0, 40)} is outside this function's prefixes (${prefixes.join(', ')})`),
+      );
+    }
+    return send(command, ...rest);
+  };
+  return new Proxy(client, { get: (target, name, receiver) => (name === 'send' ? guarded : Reflect.get(target, name, receiver)) });
+}

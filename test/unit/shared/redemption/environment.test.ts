@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { adminClientFromEnv, REDEMPTION_ADMIN_ENV } from '../../../../shared/redemption/index.js';
+import { loadSources } from '../../../../shared/sources/index.js';
+
+/** What a redeeming function refuses at its start. */
+describe('a redeeming function at its start', () => {
+  const noReader = () => {
+    throw new Error('no secret is read');
+  };
+
+  it('refuses an Admin API version older than 2025-10, naming the variable and why', () => {
+    const env = {
+      [REDEMPTION_ADMIN_ENV]: JSON.stringify({
+        shopDomain: 'a.myshopify.com',
+        origin: 'http://127.0.0.1:1',
+        accessToken: 't',
+        apiVersion: '2025-04',
+      }),
+    };
+    expect(() => adminClientFromEnv(env, noReader)).toThrow(/REDEMPTION_SHOPIFY_ADMIN: apiVersion 2025-04 is older than 2025-10/);
+  });
+
+  it('refuses a redeeming source whose apiVersion is older than 2025-10 (SOURCES_CONFIG, as npm start gives it)', () => {
+    const config = JSON.stringify({ shopify: { apiVersion: '2024-10', redemption: { enabled: true } } });
+    expect(() => loadSources(config)).toThrow(/apiVersion 2024-10 is older than 2025-10/);
+  });
+});
