@@ -31,13 +31,16 @@ export function discountsTokenSecretName(stage: Pick<StageLike, 'stageName' | 's
  */
 export function redeemingShopify(
   stage: StageLike,
-): { source: string; shopDomain: string; tokenSecretName: string; discountsTokenSecretName: string } | undefined {
+): { source: string; shopDomain: string; tokenSecretName: string; discountsTokenSecretName: string; apiVersion?: string } | undefined {
   const source = 'shopify';
   const admin = stage.reconcile[source];
   if (!redeems(stage.sources[source]) || admin === undefined) return undefined;
+  // The source's Admin API version (checked >= 2025-10 by its settings' schema); absent: the default.
+  const apiVersion = stage.sources[source]?.apiVersion;
   return {
     source,
     shopDomain: admin.shopDomain,
+    ...(typeof apiVersion === 'string' ? { apiVersion } : {}),
     tokenSecretName: adminTokenSecretName(stage, source),
     discountsTokenSecretName: discountsTokenSecretName(stage, source),
   };

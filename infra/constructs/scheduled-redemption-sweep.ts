@@ -33,7 +33,7 @@ export class ScheduledRedemptionSweep extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    props: ScheduledRedemptionSweepProps & { source: string; shopDomain: string; tokenSecretName: string },
+    props: ScheduledRedemptionSweepProps & { source: string; shopDomain: string; tokenSecretName: string; apiVersion?: string },
   ) {
     super(scope, id);
     const adminToken = Secret.fromSecretNameV2(this, 'AdminToken', props.tokenSecretName);
@@ -50,6 +50,7 @@ export class ScheduledRedemptionSweep extends Construct {
         openApiSecretArn: props.openApiSecret.secretArn,
         shopDomain: props.shopDomain,
         tokenSecretArn: adminToken.secretArn,
+        ...(props.apiVersion ? { apiVersion: props.apiVersion } : {}),
       }),
     });
     const indexArn = Stack.of(this).formatArn({

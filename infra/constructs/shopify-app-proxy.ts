@@ -64,7 +64,14 @@ export class ShopifyAppProxy extends Construct {
         openApiSecretArn: props.openApiSecret.secretArn,
         budgetTableName: props.table.tableName,
         ...(redeeming && adminToken
-          ? { redemption: { tableName: props.table.tableName, shopDomain: redeeming.shopDomain, tokenSecretArn: adminToken.secretArn } }
+          ? {
+              redemption: {
+                tableName: props.table.tableName,
+                shopDomain: redeeming.shopDomain,
+                tokenSecretArn: adminToken.secretArn,
+                ...(redeeming.apiVersion ? { apiVersion: redeeming.apiVersion } : {}),
+              },
+            }
           : {}),
       }),
     });

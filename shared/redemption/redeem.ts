@@ -5,6 +5,7 @@ import { type RedemptionRefusal, redemptionRefusal } from './errors.js';
 import { deduct, giveBack, makeCode, type RedemptionDeps } from './protocol.js';
 import { redemptionValue } from './value.js';
 import { sleepMs } from '../http-client/index.js';
+import { isShopifyAdminError } from '../sources/shopify/index.js';
 
 /**
  * `redeem`: N points of a linked shop customer become a single-use code, for one request id (the
@@ -105,7 +106,9 @@ async function shopUnfit(deps: RedemptionDeps): Promise<RedemptionRefusal | unde
   let problem: string | undefined;
   try {
     problem = await deps.shopProblem();
-  } catch {
+  } catch (e) {
+    // Unreachable, or its token refused (a wrong Admin secret): nothing deducted, the operator told.
+    deps.logger?.warn('shop settings not read', { source: deps.source, error: isShopifyAdminError(e) ? e.kind : 'unknown' });
     return redemptionRefusal('unavailable', 'the shop cannot be reached: try again in a moment');
   }
   if (problem === undefined) return undefined;

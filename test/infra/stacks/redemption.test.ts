@@ -13,7 +13,7 @@ let template: Template;
 let dispose: () => void;
 beforeAll(() => {
   ({ template, dispose } = synthesiseDevStageWith(
-    { shopify: { externalKey: 'shopify', redemption: { enabled: true, valuePerPoint: '1', minPoints: 100 } } },
+    { shopify: { externalKey: 'shopify', apiVersion: '2026-10', redemption: { enabled: true, valuePerPoint: '1', minPoints: 100 } } },
     { reconcile: { shopify: { shopDomain: 'example-shop.myshopify.com' } } },
   ));
 });
@@ -78,6 +78,11 @@ describe("the App Proxy's Admin API token", () => {
     const secret = resources('AWS::SecretsManager::Secret').find((r) => String(r.Properties.Name).endsWith('/shopify-discounts/shopify'));
     expect(secret?.Properties.Description).toMatch(/write_discounts, read_discounts only/);
     expect(proxyPolicies()).toMatch(/DiscountsToken/);
+  });
+
+  it("speaks the source's API version (2025-10 or later: the stage file refuses older)", () => {
+    const env = fn('Links a logged-in')?.Properties.Environment.Variables as Record<string, Json>;
+    expect(JSON.stringify(env.REDEMPTION_SHOPIFY_ADMIN)).toMatch(/apiVersion\\":\\"2026-10/);
   });
 
   it("is never the reconciliation's read_orders token", () => {

@@ -72,6 +72,15 @@ async function command(...args: string[]): Promise<{ code: number; text: string 
   return { code, text: lines.join('\n') };
 }
 
+describe("npm start with a redemption currency that is not the shop's", () => {
+  it("refuses to start, saying the shop's currency and the setting to change", async () => {
+    const sources = JSON.stringify({ shopify: { redemption: { enabled: true, currency: 'USD' } } });
+    await expect(startLocalStack({ env: { SOURCES_CONFIG: sources } })).rejects.toThrow(
+      /the shop's currency is JPY but sources\.shopify\.redemption\.currency is USD/,
+    );
+  });
+});
+
 describe("npm start's App Proxy Admin token, derived as deployed", () => {
   /** One GraphQL document to the stand-in with the App Proxy's own token. */
   async function asAppProxy(query: string, variables: Record<string, unknown> = {}) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { handleRedeem, issueRedeemRequest, REQUEST_TTL_SECONDS, shopCurrencyProblem } from '../../../../shared/redemption/index.js';
 import { redemptionMarker, redemptionReturnMarker } from '../../../../shared/points/index.js';
 import { ALICE, type Answer, asJson, BOB, type Harness, SECRET, withRedemptionHarness } from './harness.js';
+import { createShopifyAdminClient } from '../../../../shared/sources/shopify/index.js';
 
 let h: Harness;
 withRedemptionHarness((made) => {
@@ -403,5 +404,31 @@ describe("POST /proxy/shopify/redeem: Shopify's rules for the code", () => {
     expect(answer.status).toBe(503);
     expect(await h.balance(ALICE)).toBe(1000);
     expect(errors).toEqual([expect.stringMatching(/shop's currency is JPY but sources.shopify.redemption.currency is USD/)]);
+  });
+
+  it("refuses a redemption, deducting nothing and logging why, when the shop refuses the App Proxy's Admin token", async () => {
+    const warnings: string[] = [];
+    const logger = {
+      info: () => undefined,
+      warn: (m: string, f?: Record<string, unknown>) => void warnings.push(`${m}: ${String(f?.error)}`),
+      error: () => undefined,
+    };
+    const wrongToken = createShopifyAdminClient({
+      shopDomain: 'demo-shop.myshopify.com',
+      origin: h.shop.url,
+      accessToken: async () => 'not-the-token',
+    });
+    const deps = { ...h.deps(), shopify: wrongToken, logger };
+    const body = h.form('1001', `points=100&request=${newRequest()}`);
+    const answer = asJson(
+      await handleRedeem(
+        { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body },
+        { ...deps, shopProblem: () => shopCurrencyProblem(deps) },
+      ),
+    );
+    await wrongToken.close();
+    expect(answer.status).toBe(503);
+    expect(await h.balance(ALICE)).toBe(1000);
+    expect(warnings).toContain('shop settings not read: unauthorized');
   });
 });
