@@ -166,6 +166,8 @@ export const PurchaseEvent = lazyObject(z.object, () => ({
    * provisional points, less what refunds took before, are credited now.
    */
   earnMoment: z.enum(['fulfilled', 'due']).optional(),
+  /** The order's name as the shop shows it (Shopify `#1001`): the points page names provisional orders by it. */
+  orderName: z.string().max(255).optional(),
 }));
 export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
 
