@@ -1,3 +1,4 @@
+import { withShopifyEarnAfter } from './earn-after.js';
 import {
   depsFromEnv as processDepsFromEnv,
   makeHandler as makeProcessHandler,
@@ -69,8 +70,11 @@ export function handlerEnvironment(
     [ENV.POS_WEBHOOK_SECRETS]: webhookSecrets.pos.join(','),
     SQUARE_WEBHOOK_SECRETS: webhookSecrets.square.join(','),
   };
-  const sourcesConfig = withShopifyRedemption(
-    withShopifyEnrolment(withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl), options.env?.[SHOPIFY_ENROLMENT_ENV]),
+  const sourcesConfig = withShopifyEarnAfter(
+    withShopifyRedemption(
+      withShopifyEnrolment(withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl), options.env?.[SHOPIFY_ENROLMENT_ENV]),
+      options.env ?? {},
+    ),
     options.env ?? {},
   );
   if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
