@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../shared/config/index.js';
+import type { DueEarns } from '../shared/points/index.js';
 import { earnAfterFromText } from '../shared/sources/index.js';
 import { withSourceDefaults } from '../stand-ins/sources-config.js';
 
@@ -15,4 +16,29 @@ export function withShopifyEarnAfter(sourcesConfig: string | undefined, env: Nod
   const read = earnAfterFromText(text);
   if (!read.ok) throw new ConfigurationError('invalid_local_config', `${SHOPIFY_EARN_AFTER_ENV} ${read.message}`);
   return withSourceDefaults(sourcesConfig, 'shopify', { earnAfter: read.setting });
+}
+
+/** `npm start`'s `days` ticker: every minute, as the stack's schedule runs the worker's (infra/constructs/earn-schedule.ts). */
+export const EARN_TICK_INTERVAL_MS = 60_000;
+
+export function startEarnTicker(
+  earnDue: () => Promise<DueEarns>,
+  log: (line: string) => void,
+  intervalMs = EARN_TICK_INTERVAL_MS,
+): { stop(): void } {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    earnDue()
+      .then((r) => {
+        if (r.due > 0) log(`[provisional] due=${r.due} earned=${r.done} retry=${r.retry}`);
+      })
+      .catch((e: unknown) => log(`[provisional] tick failed: ${e instanceof Error ? e.name : 'error'}`))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

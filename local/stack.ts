@@ -25,6 +25,7 @@ import type { LocalStack, LocalStackOptions, StackSettings, StartedServices } fr
 import { localTiming } from '../kit/local-stack/timing.js';
 import { localWorkerCount } from '../kit/local-stack/workers.js';
 import { startSweepTicker, sweepRoute } from './redemption.js';
+import { startEarnTicker } from './earn-after.js';
 import type { RedemptionDeps } from '../shared/redemption/index.js';
 
 export type { LocalStack, LocalStackOptions, StartedParts } from './stack-types.js';
@@ -108,6 +109,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const sweep = handlers.redemption ? startSweepTicker(handlers.redemption, log) : undefined;
     wiring.redemption = handlers.redemption;
     if (sweep) closers.first.push(async () => sweep.stop());
+    // Provisional points whose day has come, every minute (a schedule in AWS: infra/constructs/earn-schedule.ts).
+    const earnTicker = startEarnTicker(handlers.earnDue, log);
+    closers.first.push(async () => earnTicker.stop());
     wiring.console = startConsoleSource({ intakeUrl: http.url, services, settings, queue, handlers, closers });
 
     wiring.ready = true;

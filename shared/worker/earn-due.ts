@@ -1,0 +1,23 @@
+import { createProcessor, type DueEarns } from '../points/index.js';
+import type { WorkerDeps } from './types.js';
+
+/**
+ * The `days` ticker of provisional points (issue 53): the scheduled event (EventBridge every minute in
+ * AWS, the local ticker under `npm start`) on which the worker credits the orders whose day has come,
+ * each once through the purchase protocol (shared/points/processor.ts, `creditDueEarns`).
+ */
+export const EARN_TICK = { earn: 'due' } as const;
+
+export const isEarnTick = (event: unknown): event is typeof EARN_TICK =>
+  typeof event === 'object' && event !== null && (event as { earn?: unknown }).earn === EARN_TICK.earn;
+
+export type WorkerEarnDue = () => Promise<DueEarns>;
+
+export function workerEarnDue(deps: WorkerDeps): WorkerEarnDue {
+  const processor = createProcessor(deps);
+  return async () => {
+    const tally = await processor.creditDueEarns();
+    if (tally.due > 0) deps.logger.info('provisional points due', { ...tally });
+    return tally;
+  };
+}
