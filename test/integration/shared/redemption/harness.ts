@@ -39,6 +39,8 @@ export interface Harness {
   openapi: OpenApiClient;
   admin: ShopifyAdminClient;
   ledger: RedemptionLedger;
+  /** This test's table (the ledger above's). */
+  tableName: string;
   clock: ReturnType<typeof manualClock>;
   deps(settings?: Partial<RedemptionSettings>): RedemptionProxyDeps;
   /** The query Shopify forwards, signed as Shopify signs it. */
@@ -68,6 +70,7 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
       openapi,
       admin,
       ledger,
+      tableName: dynamo.tableName,
       clock,
       deps: (settings = {}) => ({
         source: 'shopify',
@@ -109,7 +112,10 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
       const tableName = `redemptions-${++tables}`;
       await createLedgerTable(dynamo.client, tableName);
       parts.ledger = createRedemptionLedger({ client: dynamo.documentClient, tableName, clock, leaseSeconds: 30 });
-      if (current) current.ledger = parts.ledger;
+      if (current) {
+        current.ledger = parts.ledger;
+        current.tableName = tableName;
+      }
     }
     clearTokenCache();
     await parts.emulator?.reset();
