@@ -68,8 +68,10 @@ export function beforeEarnShare(order: OrderRecord, event: RefundEvent): BeforeE
   const exactLeft =
     share.exactRefundedAfter !== null && base.exact !== undefined
       ? (parseDecimal(base.exact)?.units ?? 0n) > 0n &&
-        subtractDecimals(parseDecimal(base.exact) ?? { units: 0n, scale: 0 }, parseDecimal(share.exactRefundedAfter) ?? { units: 0n, scale: 0 })
-          .units > 0n
+        subtractDecimals(
+          parseDecimal(base.exact) ?? { units: 0n, scale: 0 },
+          parseDecimal(share.exactRefundedAfter) ?? { units: 0n, scale: 0 },
+        ).units > 0n
       : share.refundedAfter < base.amount;
   return {
     refundId: event.refundId,

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { leaseSendWindow, pendingEarnKey, type OrderRecord, type OrderRef, type PurchaseClaimInput, type PurchaseResult } from '../ledger/index.js';
+import {
+  leaseSendWindow,
+  pendingEarnKey,
+  type OrderRecord,
+  type OrderRef,
+  type PurchaseClaimInput,
+  type PurchaseResult,
+} from '../ledger/index.js';
 import { CLOSED_SEND_WINDOW, type MemberDetail, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';

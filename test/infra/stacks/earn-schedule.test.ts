@@ -21,7 +21,7 @@ describe('provisional points earned days after payment, in the stack', () => {
     const rules = earnRules();
     expect(rules).toHaveLength(1);
     expect(rules[0]?.Properties.ScheduleExpression).toBe('rate(1 minute)');
-    const [target] = rules[0]?.Properties.Targets as { Arn: { 'Fn::GetAtt': string[] }; Input: string }[];
+    const [target] = (rules[0]?.Properties.Targets ?? []) as { Arn: { 'Fn::GetAtt': string[] }; Input: string }[];
     expect(JSON.parse(target?.Input ?? '')).toEqual(EARN_TICK);
     const [worker] = Object.entries(template.findResources('AWS::Lambda::Function')).find(([, f]) =>
       String((f as Resource).Properties.Description).startsWith('Credits'),

@@ -96,7 +96,13 @@ describe('provisional points: earnAfter fulfilled', () => {
   });
 
   it('a campaign bonus follows the base: granted at the moment, on what was earned', async () => {
-    const double: Campaign = { id: 'double-jan', title: 'ポイント2倍', from: '2026-01-15T00:00:00+09:00', to: '2026-01-16T00:00:00+09:00', multiplier: '2' };
+    const double: Campaign = {
+      id: 'double-jan',
+      title: 'ポイント2倍',
+      from: '2026-01-15T00:00:00+09:00',
+      to: '2026-01-16T00:00:00+09:00',
+      multiplier: '2',
+    };
     const settings = { settings: { campaigns: [double] } };
     const p = shipped();
     await h.processor(settings).process(p);
