@@ -13,10 +13,13 @@ export const isEarnTick = (event: unknown): event is typeof EARN_TICK =>
 
 export type WorkerEarnDue = () => Promise<DueEarns>;
 
+/** Orders one tick credits at most: well within the worker's 30-s timeout; the next minute takes the rest. */
+export const EARN_TICK_LIMIT = 25;
+
 export function workerEarnDue(deps: WorkerDeps): WorkerEarnDue {
   const processor = createProcessor(deps);
   return async () => {
-    const tally = await processor.creditDueEarns();
+    const tally = await processor.creditDueEarns(EARN_TICK_LIMIT);
     if (tally.due > 0) deps.logger.info('provisional points due', { ...tally });
     return tally;
   };
