@@ -9,8 +9,17 @@ import { withSourceDefaults } from '../stand-ins/sources-config.js';
  * configuration sets it itself. A bad value stops the start with the variable's name.
  */
 export const SHOPIFY_EARN_AFTER_ENV = 'SHOPIFY_EARN_AFTER';
+/** Smaregi sales earn at the sale for now (docs/campaigns.md, limits): anything else is refused rather than ignored. */
+export const SMAREGI_EARN_AFTER_ENV = 'SMAREGI_EARN_AFTER';
 
 export function withShopifyEarnAfter(sourcesConfig: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const smaregi = env[SMAREGI_EARN_AFTER_ENV]?.trim() || undefined;
+  if (smaregi !== undefined && smaregi !== 'paid') {
+    throw new ConfigurationError(
+      'invalid_local_config',
+      `${SMAREGI_EARN_AFTER_ENV} must be paid: a Smaregi source earns at the sale (provisional points are Shopify's only, docs/campaigns.md)`,
+    );
+  }
   const text = env[SHOPIFY_EARN_AFTER_ENV]?.trim() || undefined;
   if (text === undefined) return sourcesConfig;
   const read = earnAfterFromText(text);

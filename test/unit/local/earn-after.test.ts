@@ -24,4 +24,9 @@ describe('SHOPIFY_EARN_AFTER under npm start', () => {
       /^SHOPIFY_EARN_AFTER must be paid, fulfilled or days:N/,
     );
   });
+
+  it('refuses SMAREGI_EARN_AFTER other than paid, naming the variable (Smaregi earns at the sale)', () => {
+    expect(() => withShopifyEarnAfter(undefined, { SMAREGI_EARN_AFTER: 'days:14' })).toThrow(/^SMAREGI_EARN_AFTER must be paid/);
+    expect(withShopifyEarnAfter(undefined, { SMAREGI_EARN_AFTER: 'paid' })).toBeUndefined();
+  });
 });
