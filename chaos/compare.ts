@@ -117,8 +117,9 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
       const order = model.orders.get(orderId);
       if (!order) continue;
       const credited = credits.get(orderId) ?? [];
-      const expectedCredits = order.credit > 0 ? [order.credit] : [];
-      if (credited.join(',') !== expectedCredits.join(',')) {
+      // The credit and, in the campaign, its bonus: each its own entry.
+      const expectedCredits = [order.credit, order.bonus].filter((p) => p > 0).sort((a, b) => a - b);
+      if ([...credited].sort((a, b) => a - b).join(',') !== expectedCredits.join(',')) {
         mismatches.push({
           customer: customer.index,
           orderId,
@@ -127,14 +128,15 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
       }
       const debited = debits.get(orderId) ?? [];
       const debitSum = -debited.reduce((sum, p) => sum + p, 0);
-      if (debitSum !== order.debitTotal) {
+      if (debitSum !== order.debitTotal + order.bonusBack) {
         mismatches.push({
           customer: customer.index,
           orderId,
-          what: `debits [${debited.join(', ')}] total ${debitSum}, expected total ${order.debitTotal}`,
+          what: `debits [${debited.join(', ')}] total ${debitSum}, expected total ${order.debitTotal + order.bonusBack}`,
         });
       }
-      if (debited.length > order.refundIds.length) {
+      // Each refund debits the credit's share and, in the campaign, the bonus's.
+      if (debited.length > order.refundIds.length * (order.bonus > 0 ? 2 : 1)) {
         mismatches.push({
           customer: customer.index,
           orderId,

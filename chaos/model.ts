@@ -1,5 +1,7 @@
 import { CHAOS_RANKS, type ChaosCustomer, type Scenario } from './scenario.js';
 
+export { CHAOS_CAMPAIGN } from './scenario.js';
+
 /**
  * The independent model: what the membership service must show at the end, computed from the
  * scenario's events alone (rank rates as configured in the emulator, the Open API's rounding down, and
@@ -11,7 +13,9 @@ import { CHAOS_RANKS, type ChaosCustomer, type Scenario } from './scenario.js';
  *   one: Shopify orders only, at the service's default rank);
  * - refunds of an order debit in total floor(credit x min(refunded, eligible) / eligible), where a
  *   cancellation refunds everything; a full refund therefore debits exactly the credit. The split
- *   between the refunds of one order depends on the order in which they are processed, the total does not.
+ *   between the refunds of one order depends on the order in which they are processed, the total does not;
+ * - a campaign (CHAOS_CAMPAIGN, ポイント2倍 on Shopify orders of at least its minAmount) grants a bonus the size
+ *   of the credit, and the refunds take it back by the same rule.
  */
 
 export interface ExpectedOrder {
@@ -22,6 +26,9 @@ export interface ExpectedOrder {
   credit: number;
   /** Sum of the debits of all refunds of the order. */
   debitTotal: number;
+  /** The campaign bonus (its own entry), and what the refunds take back of it. */
+  bonus: number;
+  bonusBack: number;
   refundIds: string[];
   /** Whether the purchase is credited at all (false: skipped, not found, no purchase). */
   credited: boolean;
@@ -69,6 +76,8 @@ export function buildModel(scenario: Scenario): Model {
       eligible: 0,
       credit: 0,
       debitTotal: 0,
+      bonus: 0,
+      bonusBack: 0,
       refundIds: [],
       credited: false,
     };
@@ -79,6 +88,8 @@ export function buildModel(scenario: Scenario): Model {
       const member = customer?.registered === true || (customer?.linkLater === 'enrolment' && event.source === 'shopify');
       order.credited = member && !event.test && event.amount > 0;
       order.credit = order.credited && customer ? pointsFor(event.amount, CHAOS_RANKS[customer.rank]) : 0;
+      const campaign = scenario.campaign;
+      order.bonus = campaign && event.source === 'shopify' && event.amount >= campaign.minAmount ? order.credit : 0;
     } else {
       order.refundIds.push(event.refundId);
     }
@@ -90,6 +101,7 @@ export function buildModel(scenario: Scenario): Model {
     const cancelled = refunds.some((r) => r.kind === 'refund' && r.cancel);
     const refunded = cancelled ? order.eligible : refunds.reduce((sum, r) => sum + r.amount, 0);
     order.debitTotal = debitTotalFor(order.credit, order.eligible, refunded);
+    order.bonusBack = debitTotalFor(order.bonus, order.eligible, refunded);
   }
 
   const customers = new Map<number, ExpectedCustomer>();
@@ -102,11 +114,11 @@ export function buildModel(scenario: Scenario): Model {
     const expected = order.customer === null ? undefined : customers.get(order.customer);
     if (!expected) continue;
     expected.orders.push(order.orderId);
-    expected.credited += order.credit;
-    expected.debited += order.debitTotal;
-    expected.balance += order.credit - order.debitTotal;
-    totals.credited += order.credit;
-    totals.debited += order.debitTotal;
+    expected.credited += order.credit + order.bonus;
+    expected.debited += order.debitTotal + order.bonusBack;
+    expected.balance += order.credit + order.bonus - order.debitTotal - order.bonusBack;
+    totals.credited += order.credit + order.bonus;
+    totals.debited += order.debitTotal + order.bonusBack;
   }
   return { orders, customers, totals };
 }

@@ -159,6 +159,7 @@ async function bringUpStack({ options, scenario, random, live }: Run, { holdBack
     client: CHAOS_CLIENT,
     secrets: CHAOS_SECRETS,
     clientTimeoutMs: CHAOS_CLIENT_TIMEOUT_MS,
+    campaign: scenario.campaign,
     checkpoint: (step) => live.injector?.checkpoint(step),
     onDeleted: (message) => {
       holdBack.onDeleted(message);

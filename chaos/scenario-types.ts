@@ -80,6 +80,8 @@ export interface Scenario {
   deliveries: DeliveryStep[];
   /** Customers linked or enrolled mid-run (links.ts); none when absent. */
   links?: LinkStep[];
+  /** The run's campaign (model.ts, CHAOS_CAMPAIGN): Shopify orders of at least `minAmount` earn a 2x bonus. None when absent. */
+  campaign?: { minAmount: number };
   counts: {
     purchases: number;
     refunds: number;

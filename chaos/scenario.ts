@@ -40,6 +40,17 @@ const MIX = {
   concurrentCopy: 0.05,
 } as const;
 
+/** The run's campaign (issue 53): 2x on the Shopify orders of at least 250 yen, the whole run long. */
+export const CHAOS_CAMPAIGN = {
+  id: 'chaos-double',
+  title: 'ポイント2倍（カオス）',
+  from: '2000-01-01T00:00:00+09:00',
+  to: '2100-01-01T00:00:00+09:00',
+  sources: ['shopify'],
+  minAmount: '250',
+  multiplier: '2',
+} as const;
+
 export function generateScenario(options: ScenarioOptions): Scenario {
   if (!Number.isInteger(options.events) || options.events < 1) {
     throw new Error(`events must be a positive integer, got ${options.events}`);
@@ -58,6 +69,7 @@ export function generateScenario(options: ScenarioOptions): Scenario {
     events,
     deliveries,
     links,
+    campaign: { minAmount: Number(CHAOS_CAMPAIGN.minAmount) },
     counts: {
       purchases: events.length - refunds.length,
       refunds: refunds.length,

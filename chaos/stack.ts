@@ -16,6 +16,7 @@ import type { RedemptionDeps } from '../shared/redemption/index.js';
 import { createSimClock, type SimClock } from './sim-clock.js';
 import type { SenderSecrets } from './webhooks.js';
 import { CHAOS_SQUARE_NOTIFICATION_URL } from './square.js';
+import { CHAOS_CAMPAIGN } from './model.js';
 
 /**
  * The system under fire: the local stack (receiver behind its API Gateway stand-in, the in-process
@@ -36,6 +37,8 @@ export interface ChaosStackOptions {
   secrets: SenderSecrets;
   /** The worker client's connect/headers/body timeout. */
   clientTimeoutMs: number;
+  /** The scenario's campaign (model.ts): the stack runs it as CAMPAIGNS_CONFIG. */
+  campaign?: { minAmount: number } | undefined;
   checkpoint: (step: CheckpointStep) => void | Promise<void>;
   /** The worker set a waiting event aside (a copy of it sent to the queue): the report says what for. */
   onSetAside?: (message: QueueMessage) => void;
@@ -167,6 +170,10 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
       POWERTOOLS_METRICS_DISABLED: 'true',
       // Shop customers unknown to the service are enrolled by customers/create (links.ts).
       SHOPIFY_ENROLMENT: 'register',
+      // A share of the Shopify orders earns a ポイント2倍 bonus (model.ts, CHAOS_CAMPAIGN), when the scenario has it.
+      ...(options.campaign
+        ? { CAMPAIGNS_CONFIG: JSON.stringify([{ ...CHAOS_CAMPAIGN, minAmount: String(options.campaign.minAmount) }]) }
+        : {}),
     },
     // Visibility timeout and receives: npm start's derived defaults; only the clock is simulated.
     queue: {

@@ -19,7 +19,7 @@ export interface SenderSecrets {
 }
 
 export interface WebhookRequest {
-  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square' | '/webhooks/smaregi';
+  path: `/webhooks/${string}`;
   headers: Record<string, string>;
   body: string;
   /** Sender-side state to put in place before sending (Smaregi's transaction). */

@@ -5,6 +5,8 @@ import { defaultSquareNotificationUrl } from '../local/square.js';
 import { handleOf } from '../local/handle.js';
 import { startLocalStack } from '../local/stack.js';
 import { runDemo } from './run.js';
+import { demoCampaign, LATER_SOURCE } from './provisional.js';
+import { withSourceDefaults } from '../stand-ins/sources-config.js';
 
 /** How long the demo waits for an `npm start` that answers /healthz 503 (still starting). */
 const STARTING_WAIT_MS = 30_000;
@@ -58,7 +60,14 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
         ...(config.squareNotificationUrl ? { squareNotificationUrl: config.squareNotificationUrl } : {}),
         tableName: config.tableName,
         // Codes valid 10 s: the demo shows an unused one coming back (unless this environment says otherwise).
-        env: { SHOPIFY_REDEMPTION_VALID_SECONDS: '10', ...env },
+        // And a second Shopify source that earns at fulfilment, under a 2× campaign (demo/provisional.ts).
+        env: {
+          SHOPIFY_REDEMPTION_VALID_SECONDS: '10',
+          CAMPAIGNS_CONFIG: JSON.stringify([demoCampaign(Date.now())]),
+          SHOPIFY_LATER_WEBHOOK_SECRETS: config.webhookSecrets.shopify[0] ?? '',
+          ...env,
+          SOURCES_CONFIG: withSourceDefaults(env.SOURCES_CONFIG, LATER_SOURCE, { kind: 'shopify', earnAfter: 'fulfilled' }),
+        },
       });
       stopStack = () => stack.close();
       handle = handleOf(stack);
@@ -73,6 +82,7 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
       {
         ...connected,
         redemptionValidSeconds: redeemingValidity(connected.sources),
+        laterSource: connected.sources?.has(LATER_SOURCE) === true,
         emulatorConfig: config.emulatorConfig,
         secrets: {
           shopify: config.webhookSecrets.shopify[0] ?? '',

@@ -11,6 +11,7 @@ import type { Customer, Step } from './step.js';
 import type { DemoTarget } from './target.js';
 import { smaregiSteps } from './smaregi.js';
 import { linkSteps } from './link.js';
+import { provisionalSteps } from './provisional.js';
 
 /** The demo's script: which deliveries it sends, for which customer, and what each must do. */
 
@@ -279,6 +280,16 @@ export function buildSteps(
       ? smaregiSteps(customers.smaregiBuyer, (amount) => rateCredit(customers.smaregiBuyer as Customer, amount), s.smaregi, runId, now)
       : []),
     ...(customers.linker ? linkSteps(customers.linker, rateCredit(customers.linker, 5_000), target, bigId(12n, runId), runId, now) : []),
+    ...(target.laterSource
+      ? provisionalSteps({
+          customer: shopper,
+          credit: rateCredit(shopper, 20_000),
+          secret: s.shopify,
+          orderId: bigId(13n, runId),
+          runId,
+          now,
+        })
+      : []),
   ];
 }
 

@@ -8,6 +8,8 @@ export type DemoTarget = Pick<
   'intakeUrl' | 'emulatorUrl' | 'openapi' | 'ledger' | 'queueStats' | 'waitForIdle' | 'squareOrders'
 > & {
   emulatorConfig: EmulatorConfig;
+  /** The stack has the `shopify-later` source (earns at fulfilment, with the demo's 2× campaign): demo/provisional.ts. */
+  laterSource?: boolean;
   /** The stack's redemption validity (its Shopify source's settings), when it redeems. */
   redemptionValidSeconds?: number | undefined;
   /** The current signing secret of each source. */

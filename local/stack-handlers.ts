@@ -1,6 +1,8 @@
+import { withShopifyEarnAfter } from './earn-after.js';
 import {
   depsFromEnv as processDepsFromEnv,
   makeHandler as makeProcessHandler,
+  makeEarnDue,
   type ProcessEventsDeps,
   type ProcessEventsOverrides,
 } from '../functions/process-events.js';
@@ -8,6 +10,7 @@ import { depsFromEnv as receiveDepsFromEnv, makeHandler as makeReceiveHandler } 
 import { depsFromEnv as appProxyDepsFromEnv, makeHandler as makeAppProxyHandler } from '../functions/shopify-app-proxy.js';
 import { ENV, minWebhookSecretChars, type Timing, webhookSecretsFromEnv } from '../shared/config/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
+import type { DueEarns } from '../shared/points/index.js';
 import type { Logger } from '../shared/logging/index.js';
 import { secretsManagerCredentials } from '../shared/openapi/index.js';
 import { loadSourceSettings, loadSources } from '../shared/sources/index.js';
@@ -41,6 +44,8 @@ export interface StackHandlers {
   openapi: ProcessEventsDeps['openapi'];
   /** The App Proxy's redemptions (the sweep, the operator's list); undefined when the Shopify source does not redeem. */
   redemption?: RedemptionDeps;
+  /** The worker's `days` ticker of provisional points (a schedule in AWS; local/earn-after.ts runs it). */
+  earnDue: () => Promise<DueEarns>;
 }
 
 /** The environment the handlers are built from: the caller's, pointed at the local parts. */
@@ -74,8 +79,11 @@ export function handlerEnvironment(
     [ENV.POS_WEBHOOK_SECRETS]: webhookSecrets.pos.join(','),
     SQUARE_WEBHOOK_SECRETS: webhookSecrets.square.join(','),
   };
-  const sourcesConfig = withShopifyRedemption(
-    withShopifyEnrolment(withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl), options.env?.[SHOPIFY_ENROLMENT_ENV]),
+  const sourcesConfig = withShopifyEarnAfter(
+    withShopifyRedemption(
+      withShopifyEnrolment(withSquareSource(handlerEnv[ENV.SOURCES_CONFIG], squareNotificationUrl), options.env?.[SHOPIFY_ENROLMENT_ENV]),
+      options.env ?? {},
+    ),
     options.env ?? {},
   );
   if (sourcesConfig !== undefined) handlerEnv[ENV.SOURCES_CONFIG] = sourcesConfig;
@@ -253,7 +261,7 @@ function startWorker(parts: HandlerParts, logs: ProcessEventsOverrides): StackHa
     }
   });
   const first = (containers[0] as (typeof containers)[number]).deps;
-  return { ledger: first.ledger, openapi: first.openapi };
+  return { ledger: first.ledger, openapi: first.openapi, earnDue: makeEarnDue(first) };
 }
 
 function describeLetter(m: DeadLetter): string {

@@ -1,3 +1,4 @@
+import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { DEMO_CONFIG_PATH, loadConfigFile, parseConfig, startEmulator, type EmulatorConfig } from '../stand-ins/openapi/index.js';
 import { consoleRoutes, deferredSource } from '../console/index.js';
 import { localConsoleSource } from './console-source.js';
@@ -25,6 +26,7 @@ import type { LocalStack, LocalStackOptions, StackSettings, StartedServices } fr
 import { localTiming } from '../kit/local-stack/timing.js';
 import { localWorkerCount } from '../kit/local-stack/workers.js';
 import { refuseShopMismatch, startSweepTicker, sweepRoute } from './redemption.js';
+import { startEarnTicker } from './earn-after.js';
 import type { RedemptionDeps } from '../shared/redemption/index.js';
 
 export type { LocalStack, LocalStackOptions, StartedParts } from './stack-types.js';
@@ -109,6 +111,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const sweep = handlers.redemption ? startSweepTicker(handlers.redemption, log) : undefined;
     wiring.redemption = handlers.redemption;
     if (sweep) closers.first.push(async () => sweep.stop());
+    // Provisional points whose day has come, every minute (a schedule in AWS: infra/constructs/earn-schedule.ts).
+    const earnTicker = startEarnTicker(handlers.earnDue, log);
+    closers.first.push(async () => earnTicker.stop());
     wiring.console = startConsoleSource({ intakeUrl: http.url, services, settings, queue, handlers, closers });
 
     wiring.ready = true;
@@ -163,6 +168,15 @@ async function stackSettings(options: LocalStackOptions): Promise<StackSettings>
  * Intake listens first: while the rest starts, /healthz answers 503 and webhooks 503, as a gateway
  * does before its integration is ready.
  */
+/** The source names SOURCES_CONFIG gives settings (not `false`); a configuration that is no JSON object names none (intake reports it). */
+function configuredSourceNames(sourcesConfig: string | undefined): string[] {
+  const config = sourcesConfig ? parseJsonOrUndefined(sourcesConfig) : undefined;
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return [];
+  return Object.entries(config)
+    .filter(([name, v]) => typeof v === 'object' && v !== null && /^[a-z0-9][a-z0-9-]{0,31}$/.test(name))
+    .map(([name]) => name);
+}
+
 function startIntake(options: LocalStackOptions, wiring: Wiring, log: Log): Promise<LocalHttpServer> {
   const notReady = { statusCode: 503, headers: { 'content-type': 'application/json' }, body: '{"message":"Service Unavailable"}' };
   const intake: ApiHandler = async (event, context) => {
@@ -175,8 +189,13 @@ function startIntake(options: LocalStackOptions, wiring: Wiring, log: Log): Prom
   return startLocalHttpServer({
     port: options.ports?.intake ?? 0,
     apiRoutes: {
-      // Every sender kind's route (one source each here; a second source of a kind has its own name in AWS).
-      ...Object.fromEntries(SENDER_KINDS.map((kind) => [`POST /webhooks/${kind}`, intake])),
+      // Every sender kind's route, and (as in AWS) one per source SOURCES_CONFIG names (a second source of a kind).
+      ...Object.fromEntries(
+        [...new Set([...SENDER_KINDS, ...configuredSourceNames(options.env?.SOURCES_CONFIG)])].map((name) => [
+          `POST /webhooks/${name}`,
+          intake,
+        ]),
+      ),
       // The Shopify App Proxy's link request, confirmation (GET) and link (POST) (its proxy URL: <intake>/proxy/shopify).
       'GET /proxy/shopify/link': appProxy,
       'POST /proxy/shopify/link': appProxy,

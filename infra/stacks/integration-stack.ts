@@ -39,6 +39,7 @@ import { WebhookApi } from '../constructs/webhook-api.js';
 import { type ShopifyAppProxy, shopifyAppProxyFor } from '../constructs/shopify-app-proxy.js';
 import { LogsKey } from '../constructs/logs-key.js';
 import { PullRecovery } from '../constructs/pull-recovery.js';
+import { EarnSchedule, earnsAfterDays } from '../constructs/earn-schedule.js';
 import { OUTPUT_KEYS, webhookSecretNameOutputKey, webhookUrlOutputKey } from '../outputs.js';
 
 export type IntegrationStackProps = StackProps & { config: StageConfig };
@@ -50,6 +51,8 @@ export class IntegrationStack extends Stack {
   readonly receiver: BundledFunction;
   readonly worker: BundledFunction;
   readonly pullRecovery: PullRecovery;
+  /** The `days` ticker of provisional points (only where a source earns days after payment). */
+  readonly earnSchedule: EarnSchedule | undefined;
   readonly events: EventQueue;
   readonly ledger: LedgerTable;
   readonly webhookSecrets: Record<string, Secret>;
@@ -92,6 +95,7 @@ export class IntegrationStack extends Stack {
     ({ receiver: this.receiver, quarantine: this.quarantine } = this.createReceiver(logs));
     ({ worker: this.worker, smaregiReconcile: this.smaregiReconcile } = this.createWorker(logs, openApiSecret));
     this.pullRecovery = this.createPullRecovery();
+    this.earnSchedule = earnsAfterDays(config.sources) ? new EarnSchedule(this, 'EarnSchedule', { worker: this.worker.fn }) : undefined;
     this.api = this.createApi(sources, logs);
     this.appProxy = shopifyAppProxyFor(this, {
       config,

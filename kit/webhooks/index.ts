@@ -10,6 +10,7 @@ export {
   posCurlScript,
   posReturn,
   posSale,
+  shopifyOrderFulfilled,
   shopifyOrderPaid,
   shopifyRefundCreate,
   shopifyRequest,

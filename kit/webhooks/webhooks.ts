@@ -9,7 +9,7 @@ import { SHOPIFY_ADMIN_LOCAL } from '../../stand-ins/shopify-admin/local.js';
  * signed `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`.
  */
 export interface WebhookRequest {
-  path: '/webhooks/shopify' | '/webhooks/pos' | '/webhooks/square' | '/webhooks/smaregi';
+  path: `/webhooks/${string}`;
   headers: Record<string, string>;
   body: string;
 }
@@ -34,6 +34,8 @@ const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$
 export interface ShopifySender {
   shopDomain?: string;
   eventId?: string;
+  /** The stack's source name the webhook goes to (default `shopify`): a second Shopify source has its own route. */
+  source?: string;
 }
 
 export function shopifyRequest(
@@ -46,7 +48,7 @@ export function shopifyRequest(
 ): WebhookRequest {
   const body = jsonWithBareIntegers(payload);
   return {
-    path: '/webhooks/shopify',
+    path: `/webhooks/${sender.source ?? 'shopify'}`,
     headers: shopifyHeaders(body, secret, {
       topic,
       shopDomain: sender.shopDomain ?? LOCAL_SHOP,
@@ -81,6 +83,22 @@ export function shopifyOrderPaid(
   nowMs: number,
   sender: ShopifySender = {},
 ): WebhookRequest {
+  return shopifyRequest('orders/paid', orderPayload(order, nowMs), secret, webhookId, nowMs, sender);
+}
+
+/** orders/fulfilled: the same order, shipped (the moment provisional points are earned under `earnAfter: fulfilled`). */
+export function shopifyOrderFulfilled(
+  order: ShopifyOrderInput,
+  secret: string,
+  webhookId: string,
+  nowMs: number,
+  sender: ShopifySender = {},
+): WebhookRequest {
+  const payload = { ...orderPayload(order, nowMs), fulfillment_status: 'fulfilled' };
+  return shopifyRequest('orders/fulfilled', payload, secret, webhookId, nowMs, sender);
+}
+
+function orderPayload(order: ShopifyOrderInput, nowMs: number) {
   const taxesIncluded = order.taxesIncluded ?? false;
   const total = taxesIncluded
     ? order.subtotal
@@ -104,7 +122,7 @@ export function shopifyOrderPaid(
     shipping_lines: [],
     discount_codes: (order.discountCodes ?? []).map((d) => ({ code: d.code, amount: d.amount, type: 'fixed_amount' })),
   };
-  return shopifyRequest('orders/paid', payload, secret, webhookId, nowMs, sender);
+  return payload;
 }
 
 export interface ShopifyRefundInput {

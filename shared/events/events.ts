@@ -102,6 +102,15 @@ const common = () => ({
   delivery: Delivery,
 });
 
+/** When a sale's points are earned: `fulfilled` (Shopify: the order shipped) or `days` after payment. */
+export const EarnAfter = lazySchema(() =>
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('fulfilled') }),
+    z.object({ kind: z.literal('days'), days: z.number().int().min(1).max(365) }),
+  ]),
+);
+export type EarnAfter = z.infer<typeof EarnAfter>;
+
 export const PurchaseEvent = lazyObject(z.object, () => ({
   type: z.literal('purchase'),
   ...common(),
@@ -147,6 +156,18 @@ export const PurchaseEvent = lazyObject(z.object, () => ({
    * its own by its customer's link or enrolment to be credited now (shared/customers/retro.ts).
    */
   customerLinked: z.literal(true).optional(),
+  /**
+   * When the points are earned (the source's `earnAfter`, issue 53): absent, at payment. `fulfilled`: once
+   * the order ships; `days`: that many days after payment. Until then the order holds provisional points.
+   */
+  earnAfter: EarnAfter.optional(),
+  /**
+   * The moment has come (set by the sender's fulfilment webhook, or by the ticker for `days`): the order's
+   * provisional points, less what refunds took before, are credited now.
+   */
+  earnMoment: z.enum(['fulfilled', 'due']).optional(),
+  /** The order's name as the shop shows it (Shopify `#1001`): the points page names provisional orders by it. */
+  orderName: z.string().max(255).optional(),
 }));
 export type PurchaseEvent = z.infer<typeof PurchaseEvent>;
 

@@ -8,6 +8,7 @@ export {
   CustomerEvent,
   CustomerRef,
   Delivery,
+  EarnAfter,
   ExactAmount,
   PointsEvent,
   PrivacyEvent,

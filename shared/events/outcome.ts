@@ -101,7 +101,9 @@ export type SkipReason =
   | 'customer_redacted'
   | 'not_a_sale'
   | 'other_store'
-  | 'layaway_pickup';
+  | 'layaway_pickup'
+  /** A refund before the order's points were earned: it reduced the provisional points, nothing to debit. */
+  | 'before_earn';
 
 /** The outcome union (points are whole, non-negative numbers unless said otherwise); `next`: what must follow. */
 export type ProcessOutcome = OutcomeOf & { next?: NextSteps };
@@ -137,6 +139,13 @@ type OutcomeOf =
   | { kind: 'customer_withdrawn'; action: RetryOrAck; customerId: string; followUps?: FollowUp[] }
   | { kind: 'points_not_available'; action: RetryOrAck; followUps?: FollowUp[] }
   | { kind: 'refund_parked'; action: 'ack'; reason: string }
+  /**
+   * Provisional points (the source's `earnAfter`): nothing granted yet. `earnWhen`: `fulfilled`, or the
+   * ISO time from which the ticker credits them (`days`).
+   */
+  | { kind: 'pending_earn'; action: 'ack'; earnWhen: string; followUps?: FollowUp[] }
+  /** Refunded or cancelled in full before the moment: nothing is ever granted. */
+  | { kind: 'not_earned'; action: 'ack'; followUps?: FollowUp[] }
   // Customer events (shared/customers): retry while some earlier purchase still has to be credited.
   | { kind: 'enrolled'; action: RetryOrAck; memberId: string; earlier: EarlierPurchases }
   | { kind: 'already_member'; action: RetryOrAck; memberId: string; earlier: EarlierPurchases }
@@ -184,6 +193,8 @@ export const OUTCOME_KINDS = everyOf<ProcessOutcome['kind']>()([
   'customer_withdrawn',
   'points_not_available',
   'refund_parked',
+  'pending_earn',
+  'not_earned',
   'enrolled',
   'already_member',
   'enrol_rejected',

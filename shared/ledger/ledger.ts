@@ -3,6 +3,7 @@ import { type BonusRecords, createBonusRecords } from './bonuses.js';
 import { type CustomerRef, isCustomerRedacted } from './customers.js';
 import { createLinkMarks, type LinkMarks } from './link-marks.js';
 import { createOrderRecords, type OrderRecords } from './orders.js';
+import { createProvisionalRecords, type ProvisionalRecords } from './provisional.js';
 import type { OrderRef, RefundRecord } from './records.js';
 import { createRefundRecords, type RefundRecords } from './refunds.js';
 import { type Clock, createStore, type LedgerActivity } from './store.js';
@@ -14,6 +15,7 @@ export type { RefundResult } from './refunds.js';
 export type { Claim, Clock, LedgerActivity, WriteNote } from './store.js';
 export type { UnlinkedQuery } from './unlinked.js';
 export type { SourceCustomer } from './link-marks.js';
+export type { BeforeEarnRefund } from './provisional.js';
 
 export interface LedgerOptions {
   client: DynamoDBDocumentClient;
@@ -31,7 +33,7 @@ export interface LedgerOptions {
  * The processing ledger, one DynamoDB item per order and per refund: leases, outcomes and the book of
  * refunds each order's debits are computed from; and a day's mark per customer being linked (link-marks.ts). Every write is one conditional put or update (no transactions).
  */
-export interface Ledger extends OrderRecords, RefundRecords, LinkMarks, BonusRecords {
+export interface Ledger extends OrderRecords, RefundRecords, LinkMarks, BonusRecords, ProvisionalRecords {
   readonly leaseMs: number;
   /** Every refund record of the order (ids are kept on the order record; the table has no sort key). */
   listRefunds(ref: OrderRef): Promise<RefundRecord[]>;
@@ -55,6 +57,7 @@ export function createLedger(options: LedgerOptions): Ledger {
     ...refunds,
     ...createLinkMarks(store),
     ...createBonusRecords(store),
+    ...createProvisionalRecords(store, options.client, options.tableName),
     listUnlinkedOrders: (query) => listUnlinkedOrders(options.client, options.tableName, query),
     isRedacted: (ref) => isCustomerRedacted(options.client, options.tableName, ref),
     async listRefunds(ref) {

@@ -70,6 +70,13 @@ export interface PurchaseResult {
   campaigns?: OrderCampaign[] | undefined;
   /** upstream_rejected only: the purchase event, kept to be run again after the fix (`reopenRejected`). */
   rejectedEvent?: string;
+  /**
+   * pending_earn only: when it is earned (`fulfilled` or an ISO time), the order's key in the customer's
+   * index (`pendingEarnKey`), its purchase time and event (run again at the moment), the amount it earns on.
+   */
+  provisional?: { earnWhen: string; customer: string; purchasedAt: string; event: string; base: { amount: number; exact?: string } };
+  /** Credited at the moment: what is left after the refunds before it, the base of every later refund's share. */
+  earnedOn?: { amount: number; exact: string | undefined };
 }
 
 export interface ReleaseOrderOptions {
@@ -118,6 +125,11 @@ export interface OrderRecords {
    * leaves it findable (and claimable once its lease runs out).
    */
   reopenUnlinked(input: PurchaseClaimInput): Promise<Claim<OrderRecord>>;
+  /**
+   * Lease on a `pending_earn` order whose moment came: the purchase proceeds to its credit (`earning` set,
+   * so a crash or a redelivery never makes it provisional again). Its facts stay as paid.
+   */
+  reopenForEarn(input: PurchaseClaimInput): Promise<Claim<OrderRecord>>;
   /**
    * Makes an order parked as `upstream_rejected` claimable again by its purchase (pending, lease free),
    * keeping its outcome until the purchase ends anew, so a re-run whose message got lost is found again.
@@ -232,9 +244,13 @@ const finishFields = (store: Store, result: PurchaseResult, now: number) =>
     shortfall: result.shortfall,
     reconciled: result.reconciled,
     awaitingCustomerUntil: result.awaitingCustomerUntil,
-    unlinkedCustomer: result.unlinked?.customer,
-    purchasedAt: result.unlinked?.purchasedAt,
-    purchaseEvent: result.unlinked?.event,
+    unlinkedCustomer: result.unlinked?.customer ?? result.provisional?.customer,
+    purchasedAt: result.unlinked?.purchasedAt ?? result.provisional?.purchasedAt,
+    purchaseEvent: result.unlinked?.event ?? result.provisional?.event,
+    earnWhen: result.provisional?.earnWhen,
+    earnBase: result.provisional?.base,
+    eligibleAmount: result.earnedOn?.amount,
+    eligibleExact: result.earnedOn?.exact,
     rejectedEvent: result.rejectedEvent,
     campaigns: result.campaigns,
     ...store.finished(result.reason, now),
@@ -242,7 +258,14 @@ const finishFields = (store: Store, result: PurchaseResult, now: number) =>
 
 type PurchaseWrites = Pick<
   OrderRecords,
-  'getOrder' | 'claimPurchase' | 'reopenPurchase' | 'reopenUnlinked' | 'reopenRejected' | 'finishPurchase' | 'releaseOrder'
+  | 'getOrder'
+  | 'claimPurchase'
+  | 'reopenPurchase'
+  | 'reopenUnlinked'
+  | 'reopenForEarn'
+  | 'reopenRejected'
+  | 'finishPurchase'
+  | 'releaseOrder'
 >;
 type RefundBookWrites = Omit<OrderRecords, keyof PurchaseWrites>;
 
@@ -274,6 +297,18 @@ function purchaseWrites(store: Store): PurchaseWrites {
       return store.claim(keyOf(input), e, doneWith(e, 'customer_not_found'), OrderRecord.parse);
     },
 
+    async reopenForEarn(input) {
+      const now = clock();
+      const e = orderBase(store, input, now)
+        .set('state', 'pending')
+        .set('leaseOwner', input.owner)
+        .set('leaseUntil', now + store.leaseMs)
+        .set('earning', true)
+        .increment('attempts')
+        .remove('outcome', 'reason', 'finishedAt', 'ttl');
+      return store.claim(keyOf(input), e, doneWith(e, 'pending_earn'), OrderRecord.parse, { ref: input });
+    },
+
     async reopenRejected(ref) {
       const now = clock();
       const e = new Expression().set('state', 'pending').set('updatedAt', iso(now)).remove('ttl');
@@ -291,7 +326,11 @@ function purchaseWrites(store: Store): PurchaseWrites {
           : withEmptyBook(orderIdentity(store, ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1));
       e.setAll(finishFields(store, result, now)).remove(...LEASE_FIELDS);
       // Credited (or ended otherwise) after all: no longer waiting for its customer to be linked.
-      if (result.unlinked === undefined && !result.keepUnlinked) e.remove(...UNLINKED_FIELDS);
+      if (result.unlinked === undefined && result.provisional === undefined && !result.keepUnlinked) e.remove(...UNLINKED_FIELDS);
+      if (result.provisional) e.setIfAbsent('refundsBeforeEarn', {});
+      else e.remove('earning');
+      // Credited at the moment on less than was paid: the exact base follows (none when not known exactly).
+      if (result.earnedOn && result.earnedOn.exact === undefined) e.remove('eligibleExact');
       if (result.rejectedEvent === undefined) e.remove('rejectedEvent');
       const note = { ref, finish: { outcome: result.outcome, reason: result.reason } };
       return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now), note));

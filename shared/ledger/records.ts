@@ -18,6 +18,9 @@ export const OrderOutcome = lazySchema(() =>
     // A fixed deduction (points spent at a till): done, or what the member's balance could not cover (clamped or parked).
     'debited',
     'insufficient_points',
+    // Provisional points (earnAfter): not yet earned; or never, refunded in full before the moment.
+    'pending_earn',
+    'not_earned',
   ]),
 );
 export type OrderOutcome = z.infer<typeof OrderOutcome>;
@@ -179,6 +182,19 @@ export const OrderRecord = lazyObject(z.object, () => ({
   rejectedEvent: z.string().optional(),
   /** The campaigns the purchase qualified for: each bonus has its record (bonus#..., shared/ledger/bonuses.ts). */
   campaigns: z.array(OrderCampaign).optional(),
+  /**
+   * Provisional points (`pending_earn`, shared/ledger/provisional.ts): `fulfilled`, or the ISO time from
+   * which the ticker credits them. The index keys above (`earn#...`) and the event are kept meanwhile.
+   */
+  earnWhen: z.string().optional(),
+  /** The amount the points will be earned on, as paid (units and exact): refunds before the moment come off it. */
+  earnBase: z.object({ amount: z.number().int().nonnegative(), exact: z.string().optional() }).optional(),
+  /** What refunds took before the moment (units; exact while every one was exact), and each of them. */
+  earnRefunded: z.number().int().nonnegative().default(0),
+  earnRefundedExact: z.string().optional(),
+  refundsBeforeEarn: z.record(z.string(), z.object({ amount: z.number().int().nonnegative(), at: z.string() })).default({}),
+  /** The moment came and its credit is under way: no delivery makes the order provisional again. */
+  earning: z.boolean().optional(),
 }));
 export type OrderRecord = z.infer<typeof OrderRecord>;
 

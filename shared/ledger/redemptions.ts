@@ -6,6 +6,8 @@ import { QueryCommand, scanKeyPrefix } from '../dynamodb/index.js';
 import { leaseFree, heldBy } from './conditions.js';
 import { Expression } from './expression.js';
 import { type Clock, createStore, type Store } from './store.js';
+import { createProvisionalRecords } from './provisional.js';
+import { type OrderRecord, type OrderRef, readOrder } from './records.js';
 import { lazyObject, lazySchema } from '../schema/index.js';
 
 /**
@@ -114,6 +116,10 @@ export interface RedemptionLedger {
   listDue(source: string, untilIso: string): Promise<string[]>;
   /** Every redemption, or one shop customer's (a scan: an operator's command). */
   list(customerId?: string): Promise<RedemptionRecord[]>;
+  /** One source customer's provisional orders (issue 53): the points page shows them. */
+  pendingEarns(source: string, externalKey: string, externalId: string): Promise<OrderRecord[]>;
+  /** An order record (the points page estimates provisional points from the customer's last credit). */
+  order(ref: OrderRef): Promise<OrderRecord | undefined>;
 }
 
 export interface RedemptionLedgerOptions {
@@ -135,9 +141,12 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
     return item ? parse(item) : undefined;
   };
 
+  const provisional = createProvisionalRecords(store, options.client, options.tableName);
   return {
     leaseMs,
     get,
+    pendingEarns: (source, externalKey, externalId) => provisional.listPendingEarns(source, externalKey, externalId),
+    order: (ref) => readOrder(store.get, ref),
     async start(input, owner) {
       const now = store.clock();
       const record: RedemptionRecord = {

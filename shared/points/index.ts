@@ -31,7 +31,7 @@ export {
 } from './markers.js';
 // The outcome vocabulary lives in shared/events; processing's callers keep reading it here too.
 export { OUTCOME_KINDS, type ProcessOutcome } from '../events/index.js';
-export { type CanonicalRunners, createProcessor, type ProcessContext, type Processor } from './processor.js';
+export { type CanonicalRunners, createProcessor, type DueEarns, type ProcessContext, type Processor } from './processor.js';
 export { findMember } from './find-member.js';
 export { invalidEvent } from './invalid-event.js';
 export { type TypedEvents, withTypedEvents } from './typed-events.js';

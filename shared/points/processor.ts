@@ -1,6 +1,7 @@
-import type { OrderRecord } from '../ledger/index.js';
+import type { OrderRecord, OrderRef } from '../ledger/index.js';
+import { parseJsonOrUndefined } from '../text/index.js';
 import type { ProcessorDeps } from './deps.js';
-import { PointsEvent, type PurchaseEvent, type RefundEvent, withNextSteps } from '../events/index.js';
+import { PointsEvent, PurchaseEvent, type RefundEvent, withNextSteps } from '../events/index.js';
 import type { FollowUp, NextSteps, ProcessOutcome } from '../events/index.js';
 import { deferralFor } from '../retry/index.js';
 import { invalidEvent } from './invalid-event.js';
@@ -46,6 +47,18 @@ export interface Processor {
   creditLinkedPurchase(event: PurchaseEvent, context?: ProcessContext): Promise<ProcessOutcome>;
   /** The protocol for the canonical events a sender resolved a thin message into (before the processor runs it). */
   canonical: CanonicalRunners;
+  /**
+   * The `days` ticker (issue 53): credits the provisional orders whose day has come, each once, through the
+   * purchase protocol (its stored event, as its moment), then the refunds that waited for it.
+   */
+  creditDueEarns(limit?: number): Promise<DueEarns>;
+}
+
+/** What one tick of the `days` ticker did: orders due, earned (or ended otherwise for good), still to retry. */
+export interface DueEarns {
+  due: number;
+  done: number;
+  retry: number;
 }
 
 /**
@@ -132,7 +145,28 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       : processRefund(deps, event, queuedWithItsPurchase(event, context?.inEventGroup));
   }
 
+  /** One due order: run as its moment, its due entry dropped once the order is no longer provisional. */
+  async function earnDue(ref: OrderRef): Promise<'done' | 'retry'> {
+    const order = await deps.ledger.getOrder(ref);
+    const stored = order?.purchaseEvent ? PurchaseEvent.safeParse(parseJsonOrUndefined(order.purchaseEvent)) : undefined;
+    if (!order || !(order.outcome === 'pending_earn' || order.earning) || !stored?.success) {
+      await deps.ledger.dropDueEarn(ref);
+      return 'done';
+    }
+    const next: NextSteps = {};
+    const outcome = await purchaseThenWaitingRefunds({ ...stored.data, earnMoment: 'due' }, { followUpsQueued: false }, next);
+    if (outcome.action === 'retry') return 'retry';
+    await deps.ledger.dropDueEarn(ref);
+    return 'done';
+  }
+
   return {
+    async creditDueEarns(limit = 100) {
+      const refs = await deps.ledger.listDueEarns(new Date(deps.clock()).toISOString(), limit);
+      const tally: DueEarns = { due: refs.length, done: 0, retry: 0 };
+      for (const ref of refs) tally[await earnDue(ref)]++;
+      return tally;
+    },
     async creditLinkedPurchase(event, context) {
       const next: NextSteps = {};
       return withNextSteps(await purchaseThenWaitingRefunds(event, context, next, { customerLinked: true }), next);

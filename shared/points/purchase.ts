@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { leaseSendWindow, type OrderRecord, type OrderRef, type PurchaseClaimInput, type PurchaseResult } from '../ledger/index.js';
+import {
+  leaseSendWindow,
+  pendingEarnKey,
+  type OrderRecord,
+  type OrderRef,
+  type PurchaseClaimInput,
+  type PurchaseResult,
+} from '../ledger/index.js';
 import { CLOSED_SEND_WINDOW, type MemberDetail, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
@@ -10,6 +17,7 @@ import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { campaignsOf, needsRank, settleBonuses } from './bonus.js';
 import { purchaseMarker } from './markers.js';
+import { earnRemainder, isDue, provisionalWhen } from './provisional.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
 
 /** What a purchase came to, with its order when that is done: the refunds still listed on it are then due. */
@@ -61,6 +69,8 @@ class PurchaseAttempt {
   private window: SendWindow = CLOSED_SEND_WINDOW;
   /** What an earlier attempt left in doubt (set at the claim; cleared once a complete search settles it). */
   private doubt: Doubt | undefined;
+  /** The moment of a provisional order came: what it earns on (its amount as paid less the refunds before). */
+  private earnOn: { amount: number; exact: string | undefined } | undefined;
   /** The member's rank, when looked up (campaigns may be limited to ranks). */
   private rank: string | undefined;
   private readonly ref: OrderRef;
@@ -95,6 +105,9 @@ class PurchaseAttempt {
     if (skip || !customer) return this.skip(skip ?? 'no_customer');
     const claimed = await this.claim();
     if (claimed.end) return claimed.end;
+    if (this.earnOn?.amount === 0) return this.finish({ outcome: 'not_earned' }, { kind: 'not_earned', action: 'ack' });
+    const when = this.earnOn ? undefined : provisionalWhen(this.event, this.deps.clock());
+    if (when) return this.pend(customer, when);
     // A call in doubt whose member is known is settled before anything else: found, the order is done
     // with that member, whoever a lookup would find now (a re-link between attempts).
     const known = this.doubt?.memberId;
@@ -136,13 +149,40 @@ class PurchaseAttempt {
     let claim = await ledger.claimPurchase(input);
     if (!claim.ok && awaitsCustomer(claim.current, clock())) claim = await ledger.reopenPurchase(input);
     if (!claim.ok && this.options.customerLinked && awaitsLink(claim.current)) claim = await ledger.reopenUnlinked(input);
+    if (!claim.ok && claim.current?.outcome === 'pending_earn' && this.momentCame(claim.current)) claim = await ledger.reopenForEarn(input);
     if (!claim.ok) return { end: alreadyDone(claim.current) };
+    // Provisional until now (or an earlier attempt at the moment died): it earns on what is left of it.
+    if (claim.previous?.earning || claim.previous?.earnBase) this.earnOn = earnRemainder(claim.previous);
     this.keepFindable =
       this.options.customerLinked === true && this.options.ownMessage !== true && (claim.previous?.waitingRefunds.length ?? 0) > 0;
     await this.checkpoint('purchase:claimed');
     // A lease never released means an attempt died; a flag, that one did not learn its call's outcome.
     this.doubt = doubtOf(claim.previous, engineOf(this.deps).horizon);
     return { mustReconcile: this.doubt !== undefined };
+  }
+
+  /** Fulfilment ends a `fulfilled` wait; a `days` wait ends at its time, whoever delivers then. */
+  private momentCame(order: OrderRecord): boolean {
+    if (order.earnWhen === 'fulfilled') return this.event.earnMoment === 'fulfilled';
+    return isDue(order.earnWhen ?? '', this.deps.clock());
+  }
+
+  /**
+   * Provisional points: nothing called, nothing granted. The order keeps its amount, its event (run again
+   * at the moment) and a key in its customer's index (the points page); a `days` wait also its due entry,
+   * written first, so a crash between the two leaves an entry the ticker finds and drops.
+   */
+  private async pend(customer: CustomerRef, earnWhen: string): Promise<PurchaseProcessed> {
+    const { event } = this;
+    if (earnWhen !== 'fulfilled') await this.deps.ledger.scheduleEarn(this.ref, earnWhen);
+    const provisional = {
+      earnWhen,
+      customer: pendingEarnKey(event.source, customer.externalKey, customer.externalId),
+      purchasedAt: event.occurredAt,
+      event: JSON.stringify(event),
+      base: { amount: event.calculationAmount ?? event.eligibleAmount, ...(event.eligibleExact ? { exact: event.eligibleExact } : {}) },
+    };
+    return this.finish({ outcome: 'pending_earn', provisional }, { kind: 'pending_earn', action: 'ack', earnWhen });
   }
 
   private async lookUp(customer: CustomerRef): Promise<Step<{ member: MemberDetail }>> {
@@ -229,7 +269,7 @@ class PurchaseAttempt {
   private async credit(member: MemberDetail): Promise<PurchaseProcessed> {
     const { event } = this;
     const input = {
-      amount: event.calculationAmount ?? event.eligibleAmount,
+      amount: this.earnOn?.amount ?? event.calculationAmount ?? event.eligibleAmount,
       ...(event.pointTitle ? { title: event.pointTitle } : {}),
       ...(event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {}),
     };
@@ -345,7 +385,8 @@ class PurchaseAttempt {
   }
 
   private async finish(found: PurchaseResult, outcome: ProcessOutcome): Promise<PurchaseProcessed> {
-    const result = found.outcome === 'credited' ? { ...found, ...(await this.campaigns(found.customerId)) } : found;
+    const earned = found.outcome === 'credited' && this.earnOn ? { earnedOn: this.earnOn } : {};
+    const result = found.outcome === 'credited' ? { ...found, ...earned, ...(await this.campaigns(found.customerId)) } : found;
     // Credited late with refunds already waiting (no message of their own any more: parked): findable by
     // its customer until they are through, so a crash among them is retried by the link (retro.ts takes it out).
     const kept = this.keepFindable && result.unlinked === undefined ? { ...result, keepUnlinked: true } : result;

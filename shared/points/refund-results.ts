@@ -78,7 +78,7 @@ export function definitiveEnd(customerId: string, err: OpenApiError): RefundEnd 
 }
 
 /** A skip: the refund takes nothing, for this reason. */
-export function skippedEnd(reason: 'unlinked_refund' | 'order_not_credited', detail: string): RefundEnd {
+export function skippedEnd(reason: 'unlinked_refund' | 'order_not_credited' | 'before_earn', detail: string): RefundEnd {
   return {
     result: { state: 'done', outcome: 'skipped', reason: `${reason}: ${detail}` },
     outcome: { kind: 'skipped', action: 'ack', reason },

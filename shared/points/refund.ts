@@ -20,6 +20,7 @@ import { purchaseMarker, refundMarker } from './markers.js';
 import type { ProcessOutcome } from '../events/index.js';
 import { type RefundEnd, bookable, bookedEnd, definitiveEnd, parkedEnd, skippedEnd, storedEvent } from './refund-results.js';
 import { refundWaitMs } from './refund-wait.js';
+import { beforeEarnShare } from './provisional.js';
 
 /** A step either ends the attempt with `end` or hands its result on to the next step. */
 type Step<T> = { end: ProcessOutcome } | (T & { end?: undefined });
@@ -153,6 +154,15 @@ class RefundAttempt {
       }
       const booked = order.refunds[this.event.refundId];
       if (booked) return { end: await this.finishFromBook(order, booked) };
+      // Before the order earned its provisional points: the refund reduces them, and nothing is debited.
+      const beforeEarn = order.refundsBeforeEarn[this.event.refundId];
+      if (beforeEarn) return { end: await this.finish(skippedEnd('before_earn', `took ${beforeEarn.amount} of the provisional amount`)) };
+      if (order.outcome === 'pending_earn') {
+        const share = beforeEarnShare(order, this.event);
+        if (!(await ledger.bookBeforeEarn(this.orderRef, share))) continue; // earned meanwhile, or booked by another attempt
+        await this.checkpoint('refund:applied');
+        return { end: await this.finish(skippedEnd('before_earn', `took ${share.amount} of the provisional amount`)) };
+      }
       if (order.outcome !== 'credited') {
         return { end: await this.finish(skippedEnd('order_not_credited', order.outcome ?? 'unknown')) };
       }

@@ -2,6 +2,7 @@ import { escapeHtml, pageStart, type ProxyCustomerQuery } from '../customers/ind
 import type { RedemptionRecord } from '../ledger/index.js';
 import type { RedemptionSettings } from '../sources/index.js';
 import { formatJst } from '../time/index.js';
+import type { PendingPoints } from './pending.js';
 import type { RedemptionRefusal } from './errors.js';
 
 /**
@@ -14,6 +15,8 @@ import type { RedemptionRefusal } from './errors.js';
 export interface PointsSummary {
   balance: number;
   expiring: { expires_at: string; points: number }[];
+  /** Provisional points (仮ポイント): not granted until their order ships or their day comes (pending.ts). */
+  pending: PendingPoints[];
   redemption: Pick<RedemptionSettings, 'valuePerPoint' | 'currency' | 'minPoints' | 'step' | 'validSeconds'>;
 }
 
@@ -29,6 +32,7 @@ export function pointsPage(summary: PointsSummary, query: ProxyCustomerQuery, re
   return page(
     'ポイント / Your points',
     `<p>保有ポイント / Balance: <strong>${escapeHtml(String(summary.balance))}</strong> pt</p>` +
+      pendingLines(summary.pending) +
       `<h2>失効予定 / Expiring</h2>${expiring}` +
       `<h2>割引コードに交換 / Turn points into a discount code</h2>` +
       `<p>1 pt = ${escapeHtml(r.valuePerPoint)} ${escapeHtml(r.currency)}. ${escapeHtml(String(r.minPoints))} pt 以上、${escapeHtml(String(r.step))} pt 単位 / at least ${escapeHtml(String(r.minPoints))} points, in steps of ${escapeHtml(String(r.step))}. ` +
@@ -38,6 +42,19 @@ export function pointsPage(summary: PointsSummary, query: ProxyCustomerQuery, re
       `<input type="hidden" name="request" value="${escapeHtml(request)}">` +
       `<button type="submit">交換する / Redeem</button></form>`,
   );
+}
+
+/** 「仮ポイント 約 50 pt（注文 #1001、発送後に確定）」: one line per provisional order. */
+export function pendingLine(p: PendingPoints): string {
+  const points = p.points === null ? '' : ` 約 ${p.points} pt`;
+  const when = p.from === 'fulfilment' ? '発送後に確定' : `${formatJst(p.from)} に確定`;
+  const english = p.from === 'fulfilment' ? 'final once shipped' : `final on ${formatJst(p.from)}`;
+  return `仮ポイント${points}（注文 ${p.order}、${when}） / Provisional${points ? ` ~${p.points} pt` : ' points'}, order ${p.order}, ${english}`;
+}
+
+function pendingLines(pending: readonly PendingPoints[]): string {
+  if (pending.length === 0) return '';
+  return `<h2>仮ポイント / Provisional points</h2><ul>${pending.map((p) => `<li>${escapeHtml(pendingLine(p))}</li>`).join('')}</ul>`;
 }
 
 export function codePage(record: RedemptionRecord): string {

@@ -15,6 +15,7 @@ import { codePage, type PointsSummary, pointsPage, refusalPage } from './pages.j
 import type { RedemptionDeps } from './protocol.js';
 import { linkedMember, redeem } from './redeem.js';
 import { issuedRequestId, issueRedeemRequest, looksLikeRedeemRequest } from './request-value.js';
+import { pendingPointsOf } from './pending.js';
 
 /**
  * `GET /proxy/shopify/points` and `POST /proxy/shopify/redeem`, as the App Proxy forwards them: the
@@ -109,9 +110,12 @@ export async function handlePointsPage(request: ProxyRequest, deps: RedemptionPr
     return refused(asJson, 503, redemptionRefusal('unavailable', 'the membership service is unavailable: try again in a moment'));
   }
   const { valuePerPoint, currency, minPoints, step, validSeconds } = deps.settings;
+  // Provisional points (issue 53): an order not yet earned is listed; the ledger unread, the page still answers.
+  const pending = await pendingPointsOf(deps, linked.member, query.customerId).catch(() => []);
   const summary: PointsSummary = {
     balance: linked.member.point,
     expiring,
+    pending,
     redemption: { valuePerPoint, currency, minPoints, step, validSeconds },
   };
   const issued = issueRedeemRequest(secrets[0] ?? '', query, deps.now());

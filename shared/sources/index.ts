@@ -18,4 +18,5 @@ export type {
 } from './types.js';
 export { DEFAULT_SMAREGI_WEBHOOK_HEADER, SmaregiSettings, smaregiThinEvent } from './smaregi/webhook.js';
 export { EXTERNAL_ID, renderTitle } from './settings.js';
+export { EarnAfterSetting, earnAfterFromText } from './earn-after.js';
 export { REDEMPTION_DEFAULT_VALID_SECONDS, RedemptionSettings } from './redemption-settings.js';

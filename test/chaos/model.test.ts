@@ -67,3 +67,22 @@ describe('the independent model', () => {
     expect(model.customers.get(0)).toMatchObject({ credited: 60, debited: 5, balance: 55 });
   });
 });
+
+describe('the independent model: the run’s campaign (ポイント2倍)', () => {
+  const inCampaign = (events: Scenario['events']) => ({ ...scenarioOf(events), campaign: { minAmount: 250 } });
+
+  it('expects a bonus the size of the credit on a Shopify order of at least the minimum', () => {
+    const model = buildModel(inCampaign([purchase('o1', 999), purchase('o2', 200)]));
+    expect(model.orders.get('o1')).toMatchObject({ credit: 49, bonus: 49 });
+    expect(model.orders.get('o2')).toMatchObject({ bonus: 0 });
+    expect(model.customers.get(0)?.balance).toBe(49 + 49 + pointsFor(200, 0.05));
+  });
+
+  it('takes the bonus back by the refund rule: a half refund half of it, a cancellation all', () => {
+    const model = buildModel(
+      inCampaign([purchase('o1', 1000), refund('o1', 'r1', 500), purchase('o2', 1000), refund('o2', 'cancel', 1000, true)]),
+    );
+    expect(model.orders.get('o1')).toMatchObject({ bonus: 50, bonusBack: 25 });
+    expect(model.orders.get('o2')).toMatchObject({ bonus: 50, bonusBack: 50 });
+  });
+});

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ExternalKey, commonSettings } from '../settings.js';
 import { RedemptionSettings } from '../redemption-settings.js';
+import { EarnAfterSetting } from '../earn-after.js';
 import type { CustomerLinking, SourceSettingsKind } from '../types.js';
 import { DEFAULT_SHOPIFY_API_VERSION, SHOPIFY_API_VERSION } from './webhook-subscriptions.js';
 import { lazySchema } from '../../schema/index.js';
@@ -37,6 +38,11 @@ export const ShopifySettings = lazySchema(() =>
        * (`customer_not_found`) are credited, once. 0: none.
        */
       retroCreditDays: z.number().int().min(0).max(365).default(30),
+      /**
+       * When the points are earned: `paid` (default), `fulfilled` (orders/fulfilled) or `{"days": N}` after
+       * payment; provisional until then (docs/campaigns.md, 仮ポイント).
+       */
+      earnAfter: EarnAfterSetting.default('paid'),
       /** Points spent as single-use discount codes (off by default: a shop opts in). */
       redemption: RedemptionSettings.prefault({}),
     })

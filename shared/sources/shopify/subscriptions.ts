@@ -37,6 +37,7 @@ export const ACCESS_SCOPES_QUERY = `query AccessScopes {
 const TOPIC_SCOPES: Readonly<Record<string, string>> = {
   'orders/paid': 'read_orders',
   'orders/cancelled': 'read_orders',
+  'orders/fulfilled': 'read_orders',
   'refunds/create': 'read_orders',
   'customers/create': 'read_customers',
 };

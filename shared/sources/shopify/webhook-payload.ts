@@ -127,6 +127,8 @@ export const SHOPIFY_TOPICS = {
   'orders/paid': 'purchase',
   'refunds/create': 'refund',
   'orders/cancelled': 'cancellation',
+  // The moment provisional points are earned under `earnAfter: fulfilled` (ignored otherwise).
+  'orders/fulfilled': 'fulfilment',
   'customers/create': 'customer',
 } as const;
 export type ShopifyTopic = keyof typeof SHOPIFY_TOPICS;
@@ -134,6 +136,7 @@ export type ShopifyTopic = keyof typeof SHOPIFY_TOPICS;
 export type ShopifyPayload =
   | { readonly kind: 'purchase'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
   | { readonly kind: 'cancellation'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
+  | { readonly kind: 'fulfilment'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
   | { readonly kind: 'refund'; readonly refund: ShopifyRefund; readonly delivery: ShopifyDelivery }
   | { readonly kind: 'customer'; readonly customer: ShopifyCustomer; readonly delivery: ShopifyDelivery }
   | {

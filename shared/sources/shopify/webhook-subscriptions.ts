@@ -26,6 +26,8 @@ export const SHOPIFY_API_VERSION = /^20\d\d-(01|04|07|10)$/;
 const TOPIC_ENABLED: Partial<Record<ShopifyTopic, (settings: SubscriptionSettings) => boolean>> = {
   // New customers are only of interest where they are enrolled.
   'customers/create': (settings) => settings.enrolment === 'register',
+  // Fulfilment is the moment provisional points are earned, only where the source waits for it.
+  'orders/fulfilled': (settings) => settings.earnAfter === 'fulfilled',
 };
 
 /**
@@ -37,6 +39,7 @@ const COMPLIANCE_TOPICS = Object.keys(SHOPIFY_PRIVACY_TOPICS) as ShopifyPrivacyT
 export interface SubscriptionSettings {
   apiVersion: string;
   enrolment?: 'off' | 'register';
+  earnAfter?: unknown;
   redemption?: { enabled: boolean };
 }
 

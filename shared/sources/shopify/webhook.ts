@@ -31,6 +31,7 @@ import {
 import type { Outcome, RequestHeaders, SignedRequest, SourceError, VerifyOptions, WebhookSource } from '../types.js';
 import { ignored, ok, rejected } from '../types.js';
 import { ShopifySettings, shopifyCustomerLinking } from './settings.js';
+import { earnAfterOf } from '../earn-after.js';
 
 export { ShopifySettings } from './settings.js';
 
@@ -328,6 +329,8 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     });
   }
 
+  // Fulfilment is the moment only for a source that waits for it; the order's payment earns otherwise.
+  if (payload.kind === 'fulfilment' && settings.earnAfter !== 'fulfilled') return ignored('the source earns its points at payment');
   // The reverse swap: a cancelled order's body replayed as orders/paid. A genuine orders/paid
   // snapshot has cancelled_at null; 200 ignored so Shopify stops retrying.
   if (order.cancelled_at) return ignored('order is cancelled');
@@ -335,7 +338,8 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
   if (isError(amount)) return rejected(amount);
   const eligible = units(amount, currency, settings, 'current_subtotal_price');
   if (typeof eligible !== 'number') return rejected(eligible);
-  const eventId = `${source}:order:${order.id}`;
+  const eventId = `${source}:order:${order.id}${payload.kind === 'fulfilment' ? ':fulfilled' : ''}`;
+  const earnAfter = earnAfterOf(settings.earnAfter);
   return ok({
     type: 'purchase',
     eventId,
@@ -352,6 +356,9 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     terms: termsOf(order, settings),
     expiryDays: settings.expiryDays,
     ...(order.discount_codes.length > 0 ? { discountCodes: order.discount_codes } : {}),
+    ...(earnAfter ? { earnAfter } : {}),
+    ...(payload.kind === 'fulfilment' ? { earnMoment: 'fulfilled' as const } : {}),
+    ...(order.name ? { orderName: order.name } : {}),
   });
 }
 

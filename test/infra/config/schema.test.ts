@@ -213,3 +213,19 @@ describe('stage configuration: campaigns', () => {
     expect(stageProcessingSettings(stage).campaigns).toEqual([rule]);
   });
 });
+
+describe('stage configuration: when points are earned', () => {
+  it('refuses a bad earnAfter at synthesis, naming the source and field', () => {
+    const input = stagingInput();
+    input.sources.shopify.earnAfter = { days: 0 };
+    expect(problemOf(input)).toMatch(/shopify\.earnAfter: expected "paid", "fulfilled" or \{"days": N\} with N from 1 to 365/);
+  });
+
+  it('accepts earning at fulfilment and N days after payment', () => {
+    for (const earnAfter of ['fulfilled', { days: 14 }]) {
+      const input = stagingInput();
+      input.sources.shopify.earnAfter = earnAfter;
+      expect(parseStageConfig(input).sources.shopify).toMatchObject({ earnAfter });
+    }
+  });
+});

@@ -51,6 +51,8 @@ export interface Harness {
   openapi: OpenApiClient;
   admin: ShopifyAdminClient;
   ledger: RedemptionLedger;
+  /** This test's table (the ledger above's). */
+  tableName: string;
   clock: ReturnType<typeof manualClock>;
   deps(settings?: Partial<RedemptionSettings>): RedemptionProxyDeps;
   /** The query Shopify forwards, signed as Shopify signs it. */
@@ -90,6 +92,7 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
       openapi,
       admin,
       ledger,
+      tableName: dynamo.tableName,
       clock,
       deps: (settings = {}) => ({
         source: 'shopify',
@@ -141,7 +144,10 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
         clock,
         leaseSeconds: 30,
       });
-      if (current) current.ledger = parts.ledger;
+      if (current) {
+        current.ledger = parts.ledger;
+        current.tableName = tableName;
+      }
     }
     clearTokenCache();
     await parts.emulator?.reset();

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { handlePointsPage, handleRedeem } from '../../../../shared/redemption/index.js';
+import { ProcessingSettings } from '../../../../shared/config/index.js';
+import type { PurchaseEvent } from '../../../../shared/events/index.js';
+import { createLedger } from '../../../../shared/ledger/index.js';
+import { createProcessor } from '../../../../shared/points/index.js';
 import { ALICE, asJson, type Harness, withRedemptionHarness } from './harness.js';
 
 let h: Harness;
@@ -18,6 +22,7 @@ describe('GET /proxy/shopify/points', () => {
       request: expect.stringMatching(/^[0-9a-f-]{36}\.\d+\.[A-Za-z0-9_-]{43}$/),
       balance: 1000,
       expiring: [{ expires_at: '2027-01-15 23:59:59', points: 1000 }],
+      pending: [],
       redemption: { valuePerPoint: '0.5', currency: 'JPY', minPoints: 200, step: 10, validSeconds: 2_592_000 },
     });
   });
@@ -88,5 +93,57 @@ describe('GET /proxy/shopify/points', () => {
       await handlePointsPage({ method: 'GET', rawQuery: h.signed('1001', { member: 'x' }), accept: 'application/json' }, h.deps()),
     );
     expect(answer.status).toBe(400);
+  });
+});
+
+describe('GET /proxy/shopify/points: provisional points (仮ポイント)', () => {
+  const processor = () =>
+    createProcessor({
+      ledger: createLedger({ client: h.dynamo.documentClient, tableName: h.tableName, clock: h.clock }),
+      openapi: h.openapi,
+      clock: h.clock,
+      settings: ProcessingSettings.parse({}),
+    });
+  const order = (orderId: string, eligibleAmount: number, earnAfter?: PurchaseEvent['earnAfter']): PurchaseEvent => ({
+    type: 'purchase',
+    eventId: `shopify:order:${orderId}`,
+    source: 'shopify',
+    orderId,
+    orderName: `#${orderId}`,
+    customer: { externalKey: 'shopify', externalId: '1001' },
+    currency: 'JPY',
+    occurredAt: new Date(h.clock()).toISOString(),
+    pointTitle: 'Purchase',
+    test: false,
+    delivery: { id: `d-${orderId}`, topic: 'orders/paid' },
+    eligibleAmount,
+    expiryDays: null,
+    ...(earnAfter ? { earnAfter } : {}),
+  });
+
+  it('lists an order waiting for its shipment, estimated at the rate of the customer’s last credit', async () => {
+    await processor().process(order('2001', 1000));
+    const credited = (await h.entries(ALICE, 'lp1:shopify:order:2001'))[0]?.point ?? 0;
+    await processor().process(order('2002', 3000, { kind: 'fulfilled' }));
+    const answer = asJson(await show('1001'));
+    expect(answer.body.pending).toEqual([{ points: credited * 3, order: '#2002', from: 'fulfilment' }]);
+  });
+
+  it('names the day a days-after-payment order becomes final, and has no estimate before a first credit', async () => {
+    await processor().process(order('2003', 1000, { kind: 'days', days: 14 }));
+    const answer = asJson(await show('1001'));
+    expect(answer.body.pending).toEqual([{ points: null, order: '#2003', from: new Date(h.clock() + 14 * 86_400_000).toISOString() }]);
+  });
+
+  it('shows the provisional points in Japanese on the page', async () => {
+    await processor().process(order('2004', 1000, { kind: 'fulfilled' }));
+    expect((await show('1001', 'text/html')).body).toContain('仮ポイント（注文 #2004、発送後に確定）');
+  });
+
+  it('lists nothing once the order has earned its points', async () => {
+    const p = order('2005', 1000, { kind: 'fulfilled' });
+    await processor().process(p);
+    await processor().process({ ...p, eventId: `${p.eventId}:fulfilled`, earnMoment: 'fulfilled' });
+    expect(asJson(await show('1001')).body.pending).toEqual([]);
   });
 });

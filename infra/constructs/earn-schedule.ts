@@ -1,0 +1,36 @@
+import { Duration } from 'aws-cdk-lib';
+import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { Function as LambdaFn } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { EARN_TICK } from '../../shared/worker/index.js';
+
+/**
+ * Provisional points earned `days` after payment (issue 53): a schedule runs the worker's ticker every
+ * minute (shared/worker/earn-due.ts), which credits the orders whose day has come. No permission more:
+ * the worker already reads the ledger's index and makes the points calls; the rule may only invoke it.
+ * Only in a stage with a source configured `earnAfter: {"days": N}`.
+ */
+export class EarnSchedule extends Construct {
+  readonly rule: Rule;
+
+  constructor(scope: Construct, id: string, props: { worker: LambdaFn }) {
+    super(scope, id);
+    this.rule = new Rule(this, 'Schedule', {
+      description: 'Credits provisional points whose day has come (sources with earnAfter days)',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [
+        new LambdaFunction(props.worker, {
+          event: RuleTargetInput.fromObject(EARN_TICK),
+          // The next minute finds what this one missed: no retry needed.
+          retryAttempts: 0,
+          maxEventAge: Duration.minutes(1),
+        }),
+      ],
+    });
+  }
+}
+
+/** Whether some source of the stage earns its points a number of days after payment. */
+export const earnsAfterDays = (sources: Readonly<Record<string, unknown>>): boolean =>
+  Object.values(sources).some((s) => typeof s === 'object' && s !== null && typeof (s as { earnAfter?: unknown }).earnAfter === 'object');

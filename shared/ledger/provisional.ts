@@ -1,0 +1,131 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LEDGER_TABLE_SCHEMA } from '../config/index.js';
+import { QueryCommand } from '../dynamodb/index.js';
+import { doneWith, exists } from './conditions.js';
+import { Expression } from './expression.js';
+import { OrderRecord, type OrderRef, orderKey, unlinkedKey } from './records.js';
+import type { Store } from './store.js';
+
+/**
+ * Provisional points (issue 53, the source's `earnAfter`): an order recorded `pending_earn` waits for its
+ * moment (fulfilment, or a day). Two sparse entries of the byUnlinkedCustomer index find it: the order
+ * itself under its customer (`earn#<source>#<key>#<id>`, for the storefront points page) and, for `days`,
+ * a due entry (`earndue#<source>#<order>`, partition `earn-due`, sorted by the moment) for the ticker.
+ */
+
+/** The index partition of one source customer's provisional orders. */
+export const pendingEarnKey = (source: string, externalKey: string, externalId: string) =>
+  `earn#${unlinkedKey(source, externalKey, externalId)}`;
+const DUE_PARTITION = 'earn-due';
+const dueKey = (ref: OrderRef) => `earndue#${encodeURIComponent(ref.source)}#${encodeURIComponent(ref.orderId)}`;
+
+/** A refund booked before the moment: it reduced the provisional amount (nothing was debited). */
+export interface BeforeEarnRefund {
+  refundId: string;
+  /** Units it took (capped at what was left). */
+  amount: number;
+  /** The order's totals refunded before the moment, after it (exact: null when not known exactly). */
+  refundedAfter: number;
+  exactRefundedAfter: string | null;
+  /** Nothing is left: the order will never earn (`not_earned`). */
+  nothingLeft: boolean;
+}
+
+export interface ProvisionalRecords {
+  /**
+   * Books a refund before the moment on a `pending_earn` order, once (conditional on its id being absent):
+   * the provisional amount shrinks by its share; nothing left, the order ends `not_earned` and leaves the
+   * customer's index. Undefined: the order is no longer pending (earned meanwhile) or the refund is booked.
+   */
+  bookBeforeEarn(ref: OrderRef, refund: BeforeEarnRefund): Promise<OrderRecord | undefined>;
+  /** The due entry of an order earning `days` after payment (idempotent). */
+  scheduleEarn(ref: OrderRef, earnAt: string): Promise<void>;
+  /** Orders whose moment has come (due entries at or before `nowIso`), oldest first, at most `limit`. */
+  listDueEarns(nowIso: string, limit: number): Promise<OrderRef[]>;
+  /** Takes the order's due entry out of the index (it is earned, or will never be). */
+  dropDueEarn(ref: OrderRef): Promise<void>;
+  /** One source customer's provisional orders (read consistently, still `pending_earn` or being earned). */
+  listPendingEarns(source: string, externalKey: string, externalId: string): Promise<OrderRecord[]>;
+}
+
+export function createProvisionalRecords(store: Store, client: DynamoDBDocumentClient, tableName: string): ProvisionalRecords {
+  const { clock, iso } = store;
+  const index = LEDGER_TABLE_SCHEMA.unlinkedIndex;
+
+  async function query(partition: string, upTo: string | undefined, limit: number): Promise<string[]> {
+    const pks: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: index.name,
+          KeyConditionExpression: upTo === undefined ? '#c = :c' : '#c = :c AND #at <= :at',
+          ExpressionAttributeNames: { '#c': index.partitionKey, ...(upTo === undefined ? {} : { '#at': index.sortKey }) },
+          ExpressionAttributeValues: { ':c': partition, ...(upTo === undefined ? {} : { ':at': upTo }) },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of page.Items ?? []) pks.push(String(item[LEDGER_TABLE_SCHEMA.partitionKey] ?? ''));
+      start = pks.length < limit ? page.LastEvaluatedKey : undefined;
+    } while (start);
+    return pks.slice(0, limit);
+  }
+
+  return {
+    async bookBeforeEarn(ref, refund) {
+      const now = clock();
+      const e = new Expression()
+        .set(['refundsBeforeEarn', refund.refundId], { amount: refund.amount, at: iso(now) })
+        .set('earnRefunded', refund.refundedAfter)
+        .set('updatedAt', iso(now))
+        .addToSet('refundIds', [refund.refundId]);
+      if (refund.exactRefundedAfter !== null) e.set('earnRefundedExact', refund.exactRefundedAfter);
+      else e.remove('earnRefundedExact');
+      if (refund.nothingLeft) {
+        e.set('outcome', 'not_earned').remove('unlinkedCustomer', 'purchasedAt', 'purchaseEvent');
+      }
+      const condition = `${doneWith(e, 'pending_earn')} AND attribute_not_exists(${e.path(['refundsBeforeEarn', refund.refundId])})`;
+      const item = await store.update(orderKey(ref.source, ref.orderId), e, condition, { ref: { ...ref, refundId: refund.refundId } });
+      return item ? OrderRecord.parse(item) : undefined;
+    },
+
+    async scheduleEarn(ref, earnAt) {
+      const e = new Expression()
+        .set('kind', 'earn-due')
+        .set('source', ref.source)
+        .set('orderId', ref.orderId)
+        .set(index.partitionKey, DUE_PARTITION)
+        .set(index.sortKey, earnAt)
+        .set('updatedAt', iso(clock()));
+      await store.update(dueKey(ref), e, `attribute_not_exists(${e.path('pk')}) OR attribute_exists(${e.path(index.partitionKey)})`);
+    },
+
+    async listDueEarns(nowIso, limit) {
+      const refs: OrderRef[] = [];
+      for (const pk of await query(DUE_PARTITION, nowIso, limit)) {
+        const match = /^earndue#([^#]+)#([^#]+)$/.exec(pk);
+        if (match?.[1] && match[2]) refs.push({ source: decodeURIComponent(match[1]), orderId: decodeURIComponent(match[2]) });
+      }
+      return refs;
+    },
+
+    async dropDueEarn(ref) {
+      const now = clock();
+      // Kept a while as the trace of the schedule, out of the index (no DeleteItem right needed).
+      const e = new Expression().set('updatedAt', iso(now)).set('ttl', store.ttlFrom(now)).remove(index.partitionKey, index.sortKey);
+      await store.update(dueKey(ref), e, exists(e));
+    },
+
+    async listPendingEarns(source, externalKey, externalId) {
+      const orders: OrderRecord[] = [];
+      for (const pk of await query(pendingEarnKey(source, externalKey, externalId), undefined, 100)) {
+        const item = await store.get(pk);
+        // The index is eventually consistent: the order's own record says whether it is still provisional.
+        const order = item ? OrderRecord.parse(item) : undefined;
+        if (order && (order.outcome === 'pending_earn' || order.earning) && order.unlinkedCustomer) orders.push(order);
+      }
+      return orders;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import type { Campaign } from '../../../../shared/campaigns/index.js';
+import type { PurchaseEvent } from '../../../../shared/events/index.js';
+import { bonusMarker, purchaseMarker } from '../../../../shared/points/index.js';
+import { CALCULATION, purchase, refund, useHarness } from './harness.js';
+
+const h = useHarness();
+const GOLD = 'member-gold';
+const DAY_MS = 86_400_000;
+
+/** Issue 53: provisional points. Gold earns 5%: ¥1000 -> 50 points. */
+const shipped = (overrides: Partial<PurchaseEvent> = {}) => purchase({ earnAfter: { kind: 'fulfilled' }, ...overrides });
+/** The orders/fulfilled delivery of the same order (Shopify sends the whole order again). */
+const fulfilment = (p: PurchaseEvent): PurchaseEvent => ({
+  ...p,
+  eventId: `${p.eventId}:fulfilled`,
+  delivery: { id: `${p.delivery.id}-fulfilled`, topic: 'orders/fulfilled' },
+  earnMoment: 'fulfilled',
+});
+/** Paid "now" (the harness clock), earned 14 days later. */
+const inTwoWeeks = () => purchase({ earnAfter: { kind: 'days', days: 14 }, occurredAt: new Date(h.clock()).toISOString() });
+
+describe('provisional points: earnAfter fulfilled', () => {
+  it('a purchase earns nothing at payment: recorded pending_earn, no points call', async () => {
+    const p = shipped();
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'pending_earn', action: 'ack', earnWhen: 'fulfilled' });
+    expect(await h.ledger.getOrder(p)).toMatchObject({ outcome: 'pending_earn', earnWhen: 'fulfilled', earnBase: { amount: 1000 } });
+    expect(await h.calls(CALCULATION)).toBe(0);
+    expect(await h.balance(GOLD)).toBe(0);
+  });
+
+  it('earns once at fulfilment, though the fulfilment and the payment are delivered again', async () => {
+    const p = shipped();
+    await h.processor().process(p);
+    expect(await h.processor().process(fulfilment(p))).toMatchObject({ kind: 'credited', action: 'ack' });
+    expect(await h.processor().process(fulfilment(p))).toMatchObject({ kind: 'duplicate', action: 'ack' });
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'duplicate', action: 'ack' });
+    expect(await h.entries(GOLD, purchaseMarker('shopify', p.orderId))).toEqual([50]);
+    expect(await h.calls(CALCULATION)).toBe(1);
+  });
+
+  it('a crash after the credit at fulfilment: the redelivery after the horizon finds it and credits nothing more', async () => {
+    const p = shipped();
+    await h.processor().process(p);
+    await h.crashAt('purchase:granted', fulfilment(p));
+    h.passHorizon();
+    expect(await h.processor().process(fulfilment(p))).toMatchObject({ kind: 'credited', reconciled: true });
+    expect(await h.entries(GOLD, purchaseMarker('shopify', p.orderId))).toEqual([50]);
+    expect(await h.calls(CALCULATION)).toBe(1);
+  });
+
+  it('a crash at the moment is finished by a redelivery of the payment, which never makes the order provisional again', async () => {
+    const p = shipped();
+    await h.processor().process(p);
+    await h.crashAt('purchase:claimed', fulfilment(p));
+    // A lease never released may have sent its call: the takeover waits out the in-doubt horizon.
+    h.passHorizon();
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'credited' });
+    expect(await h.balance(GOLD)).toBe(50);
+  });
+
+  it('an order cancelled before shipping never earns, even when the fulfilment comes after', async () => {
+    const p = shipped();
+    await h.processor().process(p);
+    const cancel = refund(p, 'cancel', 1000, { refundsRemainder: true });
+    expect(await h.processor().process(cancel)).toMatchObject({ kind: 'skipped', reason: 'before_earn' });
+    expect(await h.ledger.getOrder(p)).toMatchObject({ outcome: 'not_earned' });
+    expect(await h.processor().process(fulfilment(p))).toMatchObject({ kind: 'duplicate', previous: 'not_earned' });
+    expect(await h.calls(CALCULATION)).toBe(0);
+    expect(await h.balance(GOLD)).toBe(0);
+  });
+
+  it('a half refund before the moment halves the provisional points', async () => {
+    const p = shipped({ eligibleExact: '1000' });
+    await h.processor().process(p);
+    await h.processor().process(refund(p, 'r1', 500, { refundExact: '500' }));
+    await h.processor().process(fulfilment(p));
+    expect(await h.entries(GOLD, purchaseMarker('shopify', p.orderId))).toEqual([25]);
+  });
+
+  it('a refund after the moment debits its share of what was earned, not of the amount paid', async () => {
+    const p = shipped({ eligibleExact: '1000' });
+    await h.processor().process(p);
+    await h.processor().process(refund(p, 'r1', 500, { refundExact: '500' }));
+    await h.processor().process(fulfilment(p));
+    expect(await h.processor().process(refund(p, 'r2', 500, { refundExact: '500' }))).toMatchObject({ kind: 'debited', points: 25 });
+    expect(await h.balance(GOLD)).toBe(0);
+  });
+
+  it('a refund delivered before the payment reduces the provisional points once the payment comes', async () => {
+    const p = shipped();
+    expect(await h.processor().process(refund(p, 'r1', 500))).toMatchObject({ kind: 'refund_waiting' });
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'pending_earn', followUps: [{ refundId: 'r1', kind: 'skipped' }] });
+    await h.processor().process(fulfilment(p));
+    expect(await h.balance(GOLD)).toBe(25);
+  });
+
+  it('a campaign bonus follows the base: granted at the moment, on what was earned', async () => {
+    const double: Campaign = {
+      id: 'double-jan',
+      title: 'ポイント2倍',
+      from: '2026-01-15T00:00:00+09:00',
+      to: '2026-01-16T00:00:00+09:00',
+      multiplier: '2',
+    };
+    const settings = { settings: { campaigns: [double] } };
+    const p = shipped();
+    await h.processor(settings).process(p);
+    expect(await h.balance(GOLD)).toBe(0);
+    await h.processor(settings).process(fulfilment(p));
+    expect(await h.entries(GOLD, bonusMarker('shopify', p.orderId, double.id))).toEqual([50]);
+    expect(await h.balance(GOLD)).toBe(100);
+  });
+
+  it("the customer's provisional orders are listed for the points page", async () => {
+    const p = shipped({ customer: { externalKey: 'shopify', externalId: 'cust-silver' } });
+    await h.processor().process(p);
+    const pending = await h.ledger.listPendingEarns('shopify', 'shopify', 'cust-silver');
+    expect(pending.map((o) => [o.orderId, o.earnWhen])).toEqual([[p.orderId, 'fulfilled']]);
+    await h.processor().process(fulfilment(p));
+    expect(await h.ledger.listPendingEarns('shopify', 'shopify', 'cust-silver')).toEqual([]);
+  });
+});
+
+describe('provisional points: earnAfter days', () => {
+  it('the ticker credits nothing before the day and the provisional points once it has come', async () => {
+    const p = inTwoWeeks();
+    const earnAt = new Date(h.clock() + 14 * DAY_MS).toISOString();
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'pending_earn', earnWhen: earnAt });
+    h.clock.advance(13 * DAY_MS);
+    expect(await h.processor().creditDueEarns()).toEqual({ due: 0, done: 0, retry: 0 });
+    h.clock.advance(DAY_MS);
+    expect(await h.processor().creditDueEarns()).toMatchObject({ done: 1, retry: 0 });
+    expect(await h.processor().creditDueEarns()).toMatchObject({ due: 0 });
+    expect(await h.entries(GOLD, purchaseMarker('shopify', p.orderId))).toEqual([50]);
+  });
+
+  it('a payment delivered after its day has passed earns at once', async () => {
+    const p = purchase({ earnAfter: { kind: 'days', days: 14 }, occurredAt: new Date(h.clock() - 15 * DAY_MS).toISOString() });
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'credited' });
+  });
+
+  it('an order refunded in full before its day is dropped by the ticker and never earns', async () => {
+    const p = inTwoWeeks();
+    await h.processor().process(p);
+    await h.processor().process(refund(p, 'r1', 1000));
+    h.clock.advance(15 * DAY_MS);
+    expect(await h.processor().creditDueEarns()).toMatchObject({ done: 1 });
+    expect(await h.ledger.getOrder(p)).toMatchObject({ outcome: 'not_earned' });
+    expect(await h.calls(CALCULATION)).toBe(0);
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { withShopifyEarnAfter } from '../../../local/earn-after.js';
+import { loadSourceSettings } from '../../../shared/sources/index.js';
+
+describe('SHOPIFY_EARN_AFTER under npm start', () => {
+  it('sets the Shopify source to earn at fulfilment', () => {
+    expect(JSON.parse(withShopifyEarnAfter(undefined, { SHOPIFY_EARN_AFTER: 'fulfilled' }) ?? '')).toEqual({
+      shopify: { earnAfter: 'fulfilled' },
+    });
+  });
+
+  it('writes days:N as the stage writes it, so the same schema reads both', () => {
+    const config = withShopifyEarnAfter(undefined, { SHOPIFY_EARN_AFTER: 'days:14' });
+    expect(JSON.parse(config ?? '')).toEqual({ shopify: { earnAfter: { days: 14 } } });
+    expect(() => loadSourceSettings(config)).not.toThrow();
+  });
+
+  it('leaves the configuration as given when unset (the default: paid)', () => {
+    expect(withShopifyEarnAfter('{"pos":false}', {})).toBe('{"pos":false}');
+  });
+
+  it.each(['shipped', 'days:0', 'days:400'])('refuses %s, naming the variable', (value) => {
+    expect(() => withShopifyEarnAfter(undefined, { SHOPIFY_EARN_AFTER: value })).toThrow(
+      /^SHOPIFY_EARN_AFTER must be paid, fulfilled or days:N/,
+    );
+  });
+
+  it('refuses SMAREGI_EARN_AFTER other than paid, naming the variable (Smaregi earns at the sale)', () => {
+    expect(() => withShopifyEarnAfter(undefined, { SMAREGI_EARN_AFTER: 'days:14' })).toThrow(/^SMAREGI_EARN_AFTER must be paid/);
+    expect(withShopifyEarnAfter(undefined, { SMAREGI_EARN_AFTER: 'paid' })).toBeUndefined();
+  });
+});
