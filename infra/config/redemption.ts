@@ -29,9 +29,17 @@ export function discountsTokenSecretName(stage: Pick<StageLike, 'stageName' | 's
  * The Shopify source the App Proxy serves (`shopify`), when it redeems: its shop, the reconciliation's
  * Admin token secret (the sweep's) and the App Proxy's discounts-only token secret.
  */
-export function redeemingShopify(
-  stage: StageLike,
-): { source: string; shopDomain: string; tokenSecretName: string; discountsTokenSecretName: string; apiVersion?: string } | undefined {
+export function redeemingShopify(stage: StageLike):
+  | {
+      source: string;
+      shopDomain: string;
+      tokenSecretName: string;
+      discountsTokenSecretName: string;
+      apiVersion?: string;
+      /** The source earns after payment (earnAfter): its points page reads the provisional orders. */
+      earnsLater: boolean;
+    }
+  | undefined {
   const source = 'shopify';
   const admin = stage.reconcile[source];
   if (!redeems(stage.sources[source]) || admin === undefined) return undefined;
@@ -43,6 +51,9 @@ export function redeemingShopify(
     ...(typeof apiVersion === 'string' ? { apiVersion } : {}),
     tokenSecretName: adminTokenSecretName(stage, source),
     discountsTokenSecretName: discountsTokenSecretName(stage, source),
+    earnsLater:
+      (stage.sources[source] as { earnAfter?: unknown } | undefined)?.earnAfter !== undefined &&
+      (stage.sources[source] as { earnAfter?: unknown }).earnAfter !== 'paid',
   };
 }
 

@@ -54,6 +54,16 @@ export function grantLedgerKeys(table: ITable, grantee: IGrantable, actions: rea
   );
 }
 
+/** Query on the ledger's one index (customers' unlinked orders, provisional orders' due entries), by its exact ARN. */
+export function grantCustomerIndexQuery(table: ITable, grantee: IGrantable): void {
+  const indexArn = Stack.of(table).formatArn({
+    service: 'dynamodb',
+    resource: 'table',
+    resourceName: `${table.tableName}/index/${LEDGER_TABLE_SCHEMA.unlinkedIndex.name}`,
+  });
+  grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn] }));
+}
+
 /** The exactly-once ledger. Losing it loses the record of what was credited: production keeps it come what may. */
 export class LedgerTable extends KeyedTable {
   constructor(scope: Construct, id: string, props: { production: boolean }) {

@@ -10,7 +10,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { appProxyEnvironment, redeemingShopify, type StageConfig } from '../config/index.js';
 import { REDEMPTION_TOKEN_SCOPES } from '../../shared/sources/shopify/index.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
-import { grantLedgerKeys, grantUpstreamBudget, LEDGER_ITEM_ACTIONS } from './ledger-table.js';
+import { grantCustomerIndexQuery, grantLedgerKeys, grantUpstreamBudget, LEDGER_ITEM_ACTIONS } from './ledger-table.js';
 import { FUNCTION_LEDGER_KEYS } from '../../shared/ledger/index.js';
 import type { WebhookApi } from './webhook-api.js';
 
@@ -85,6 +85,11 @@ export class ShopifyAppProxy extends Construct {
       // Redemption records (and their codes' pointers): read, created where none is, updated under a lease.
       // Nothing else of the table: its keys only (dynamodb:LeadingKeys).
       grantLedgerKeys(props.table, this.function.role, LEDGER_ITEM_ACTIONS, FUNCTION_LEDGER_KEYS.shopifyAppProxy);
+      if (redeeming.earnsLater) {
+        // Provisional points on the points page: the customer's orders found through the customer index, each read.
+        grantLedgerKeys(props.table, this.function.role, ['dynamodb:GetItem'], FUNCTION_LEDGER_KEYS.shopifyAppProxyProvisional);
+        grantCustomerIndexQuery(props.table, this.function.role);
+      }
       adminToken.grantRead(this.function.role);
     }
     const integration = new HttpLambdaIntegration('AppProxy', this.function.fn, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 });

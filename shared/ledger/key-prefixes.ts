@@ -25,10 +25,14 @@ const K = LEDGER_KEY_PREFIX;
  * - shopify-app-proxy: a redemption is started (its record and its code's pointer), read, claimed
  *   and updated (shared/redemption/redeem.ts, protocol.ts; shared/ledger/redemptions.ts `start`).
  * - sweep-redemptions: claims, reads and updates redemptions; a code found used links its order.
+ * - shopify-app-proxy, when its source earns later (earnAfter): reads the provisional orders it lists.
  * - reconcile-shopify, reconcile-smaregi: whether the ledger has seen an order or refund (GetItem).
  */
 export const FUNCTION_LEDGER_KEYS = {
   shopifyAppProxy: [K.redemption, K.redemptionCode],
+  // Read only, and only in a stage whose Shopify source earns after payment: the customer's provisional
+  // orders on the points page (found through the customer index, then each read).
+  shopifyAppProxyProvisional: [K.order],
   sweepRedemptions: [K.redemption, K.redemptionCode, K.redemptionOrder],
   reconcile: [K.order, K.refund],
 } as const satisfies Record<string, readonly string[]>;

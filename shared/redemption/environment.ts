@@ -105,6 +105,7 @@ export function redemptionDepsFromEnv(
     source,
     externalKey: linking.externalKey,
     settings,
+    earnsLater: linking.earnsLater === true,
     openapi: parts.openapi,
     shopify,
     // Once per container, before its first redemption deducts anything: the shop's currency is the setting's.

@@ -20,6 +20,11 @@ export interface RedemptionDeps {
   readonly source: string;
   readonly externalKey: string;
   readonly settings: RedemptionSettings;
+  /**
+   * The source earns after payment: the points page reads the customer's provisional orders (and the
+   * function is granted those reads); otherwise it never reads an order.
+   */
+  readonly earnsLater?: boolean;
   readonly openapi: Pick<OpenApiClient, 'getMemberByExternalId' | 'grantPoints' | 'calculatePoints' | 'listPoints' | 'listPointExpiries'>;
   readonly shopify: Pick<ShopifyAdminClient, 'graphql'>;
   readonly ledger: RedemptionLedger;

@@ -110,8 +110,14 @@ export async function handlePointsPage(request: ProxyRequest, deps: RedemptionPr
     return refused(asJson, 503, redemptionRefusal('unavailable', 'the membership service is unavailable: try again in a moment'));
   }
   const { valuePerPoint, currency, minPoints, step, validSeconds } = deps.settings;
-  // Provisional points (issue 53): an order not yet earned is listed; the ledger unread, the page still answers.
-  const pending = await pendingPointsOf(deps, linked.member, query.customerId).catch(() => []);
+  // Provisional points (issue 53): an order not yet earned is listed; the ledger unread, the page still
+  // answers (without them, said in the log).
+  const pending = deps.earnsLater
+    ? await pendingPointsOf(deps, linked.member, query.customerId).catch((error: unknown) => {
+        deps.logger?.warn('provisional points not read', { error: error instanceof Error ? error.name : 'unknown' });
+        return [];
+      })
+    : [];
   const summary: PointsSummary = {
     balance: linked.member.point,
     expiring,

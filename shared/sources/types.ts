@@ -121,6 +121,8 @@ export interface CustomerLinking {
   readonly shopDomains: readonly string[];
   /** Points spent as discount codes (Shopify). */
   readonly redemption?: RedemptionSettings;
+  /** Points earned after payment (issue 53's earnAfter): the points page lists what is still provisional. */
+  readonly earnsLater?: boolean;
 }
 
 /** What a source needs its sender to deliver. */

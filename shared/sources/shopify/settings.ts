@@ -75,6 +75,7 @@ export const shopifyCustomerLinking = (settings: ShopifySettings): CustomerLinki
   retroCreditDays: settings.retroCreditDays,
   shopDomains: settings.shopDomains,
   redemption: settings.redemption,
+  earnsLater: settings.earnAfter !== 'paid',
 });
 
 /** The settings side of the shopify source (its webhook.ts adds the parsing). */

@@ -54,7 +54,8 @@ export interface Harness {
   /** This test's table (the ledger above's). */
   tableName: string;
   clock: ReturnType<typeof manualClock>;
-  deps(settings?: Partial<RedemptionSettings>): RedemptionProxyDeps;
+  /** `earnsLater`: a source earning after payment, whose App Proxy may also read orders (its grant then). */
+  deps(settings?: Partial<RedemptionSettings>, options?: { earnsLater?: boolean }): RedemptionProxyDeps;
   /** The query Shopify forwards, signed as Shopify signs it. */
   signed(customerId: string, extra?: Record<string, string>): string;
   /**
@@ -94,13 +95,23 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
       ledger,
       tableName: dynamo.tableName,
       clock,
-      deps: (settings = {}) => ({
+      deps: (settings = {}, options = {}) => ({
         source: 'shopify',
         externalKey: 'shopify',
         settings: RedemptionSettings.parse({ enabled: true, ...settings }),
+        ...(options.earnsLater
+          ? {
+              earnsLater: true,
+              ledger: createRedemptionLedger({
+                client: guardLeadingKeys(dynamo.documentClient, [...REDEMPTION_KEYS, ...FUNCTION_LEDGER_KEYS.shopifyAppProxyProvisional]),
+                tableName: h.tableName,
+                clock,
+                leaseSeconds: 30,
+              }),
+            }
+          : { ledger: h.ledger }),
         openapi,
         shopify: admin,
-        ledger: h.ledger,
         now: clock,
         sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 20))),
         secrets: staticWebhookSecrets({ shopify: [SECRET] }),

@@ -97,6 +97,8 @@ describe('GET /proxy/shopify/points', () => {
 });
 
 describe('GET /proxy/shopify/points: provisional points (仮ポイント)', () => {
+  const show = (customerId: string, accept = 'application/json') =>
+    handlePointsPage({ method: 'GET', rawQuery: h.signed(customerId), accept }, h.deps({}, { earnsLater: true }));
   const processor = () =>
     createProcessor({
       ledger: createLedger({ client: h.dynamo.documentClient, tableName: h.tableName, clock: h.clock }),
@@ -138,6 +140,12 @@ describe('GET /proxy/shopify/points: provisional points (仮ポイント)', () =
   it('shows the provisional points in Japanese on the page', async () => {
     await processor().process(order('2004', 1000, { kind: 'fulfilled' }));
     expect((await show('1001', 'text/html')).body).toContain('仮ポイント（注文 #2004、発送後に確定）');
+  });
+
+  it('lists nothing, reading no order, where the source earns at payment', async () => {
+    await processor().process(order('2006', 1000, { kind: 'fulfilled' }));
+    const paidSource = await handlePointsPage({ method: 'GET', rawQuery: h.signed('1001'), accept: 'application/json' }, h.deps());
+    expect([paidSource.statusCode, asJson(paidSource).body.pending]).toEqual([200, []]);
   });
 
   it('lists nothing once the order has earned its points', async () => {
