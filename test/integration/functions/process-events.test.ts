@@ -542,18 +542,25 @@ describe('process-events handler: a call the shared budget refuses waits for its
   const spendLookups = async () => {
     const store = ledgerBudgetStore(h.dynamo);
     const minute = Math.floor(Date.now() / 60_000);
-    for (const m of [minute, minute + 1, minute + 2]) await store.lease(LOOKUP, m, UPSTREAM_CEILING_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE);
+    for (const m of [minute, minute + 1, minute + 2])
+      await store.lease(LOOKUP, m, UPSTREAM_CEILING_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE);
   };
 
   it('sets an event aside to the minute a slot is expected in, sending nothing and spending no receive', async () => {
     await spendLookups();
     const queue = createLocalQueue({ clock: { ...systemClock, now: h.clock } });
     const added: number[] = [];
-    const metrics = { addMetric: (name: string) => void (name === 'BudgetDeferrals' && added.push(1)), publishStoredMetrics: () => undefined };
+    const metrics = {
+      addMetric: (name: string) => void (name === 'BudgetDeferrals' && added.push(1)),
+      publishStoredMetrics: () => undefined,
+    };
     const handle = makeHandler(depsFromEnv(budgetEnv(), { clock: h.clock, queue, random: () => 0, logger: quiet, metrics }));
     const sale = purchase();
     const before = Date.now();
-    const result = await handle(sqsEvent(sentAgo(sqsRecord(sale, 'shopify:shopify:cust-gold'), 0, 4)), lambdaContext('process-events', 10_000));
+    const result = await handle(
+      sqsEvent(sentAgo(sqsRecord(sale, 'shopify:shopify:cust-gold'), 0, 4)),
+      lambdaContext('process-events', 10_000),
+    );
     const after = Date.now();
     // Acknowledged (no failed receive towards the DLQ): it waits as a copy of its own.
     expect(result.batchItemFailures).toEqual([]);
