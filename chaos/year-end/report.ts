@@ -49,7 +49,7 @@ export function formatYearEnd(r: YearEndResult, region: string, prices: RegionPr
     `most calls in one minute, per endpoint (every caller): ${perEndpoint}`,
     `mean calls a minute in the peak, per endpoint: ${[...r.meanCallsPerMinuteInPeak].map(([e, n]) => `${e}=${Math.round(n)}`).join(' ')}`,
     `receipts done out of their FIFO group's order: ${r.outOfOrder}`,
-    `backlog when arrivals ended: ${r.backlogAtEnd}; deferrals (a call that could not get a slot within its invocation): ${r.usage.sqsVisibilityChanges}`,
+    `backlog when arrivals ended: ${r.backlogAtEnd}; budget deferrals (a call that could not get a slot within its invocation, set aside): ${r.usage.budgetDeferrals}; visibility changes: ${r.usage.sqsVisibilityChanges}`,
     `counted: api_gateway=${counts.apiGatewayRequests} lambda_requests=${counts.lambdaRequests} lambda_gb_s=${counts.lambdaGbSeconds.toFixed(0)} sqs_requests=${counts.sqsRequests} dynamodb_writes=${counts.dynamoWriteUnits} (budget leases ${r.usage.budgetLeases}) dynamodb_reads=${counts.dynamoReadUnits} log_bytes=${counts.logBytes}`,
     ...costLines(r, region, prices, counts),
     yearEndLine(r),

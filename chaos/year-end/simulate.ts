@@ -7,6 +7,8 @@
  * density, and every billed request counted for the cost (cost-model.ts). Pure: no HTTP, no DynamoDB,
  * so two simulated hours take seconds (chaos/README.md, "The year-end sale", says what it leaves out).
  */
+import { slotExpectedInMs } from '../../shared/openapi/index.js';
+import { budgetDeferralSeconds } from '../../shared/retry/index.js';
 import { createRandom, type Random } from '../prng.js';
 import { BudgetCounters, ContainerBudget, MINUTE_MS } from './budget.js';
 import { Agenda } from './heap.js';
@@ -40,7 +42,8 @@ interface Container extends Caller {
   idleSince: number | undefined;
 }
 type CallResult = 'ok' | 'failed' | 'refused';
-type Outcome = 'done' | 'failed' | 'deferred' | 'dead';
+/** `set_aside`: waits as a copy in a group of its own, its group going on (shared/consumer/record.ts). */
+type Outcome = 'done' | 'failed' | 'deferred' | 'set_aside' | 'dead';
 
 class YearEndModel {
   readonly agenda = new Agenda();
@@ -50,6 +53,8 @@ class YearEndModel {
   readonly counters: BudgetCounters;
   private readonly arrivalsRandom: Random;
   private readonly faultRandom: Random;
+  private readonly deferRandom: Random;
+  private asideGroups = 0;
   private readonly sample: () => number;
   // The queue: FIFO groups; a group in flight holds its later messages back.
   private readonly groups = new Map<string, Receipt[]>();
@@ -66,6 +71,7 @@ class YearEndModel {
     const random = createRandom(o.seed);
     this.arrivalsRandom = random.fork('arrivals');
     this.faultRandom = random.fork('faults');
+    this.deferRandom = random.fork('deferrals');
     this.sample = latencySampler(o.latency, random.fork('latency'));
     this.counters = new BudgetCounters(o.budgetPerMinute);
     for (let i = 0; i < o.containers; i++) {
@@ -191,7 +197,7 @@ class YearEndModel {
         return;
       }
       this.runAttempt(c, r, deadline, (outcome) => {
-        if (outcome === 'done' || outcome === 'dead') {
+        if (outcome === 'done' || outcome === 'dead' || outcome === 'set_aside') {
           next(i + 1);
           return;
         }
@@ -208,6 +214,26 @@ class YearEndModel {
     this.usage.sqsVisibilityChanges += 1;
     this.visibleAt.set(r, at);
     then('deferred');
+  }
+
+  /**
+   * A call the budget refused, as the worker does it: a copy of the message in a group of its own, due
+   * when the product's own functions say (the minute a slot is expected in, at a point spread across
+   * it: shared/retry budgetDeferralSeconds); no receive spent, and its group goes on without it. The
+   * copy costs a send, and its first receive before its time a visibility change.
+   */
+  private setAside(r: Receipt, retryAfterMs: number, then: (o: Outcome) => void): void {
+    r.receives = 0;
+    r.setAside = true;
+    this.usage.sqsSends += 1;
+    this.usage.sqsVisibilityChanges += 1;
+    this.usage.budgetDeferrals += 1;
+    const at = this.agenda.now + budgetDeferralSeconds(Math.ceil(retryAfterMs / 1000), () => this.deferRandom.next()) * 1000;
+    const group = `aside-${++this.asideGroups}`;
+    this.groups.set(group, [r]);
+    this.visibleAt.set(r, at);
+    this.agenda.at(at, () => this.makeReady(group));
+    then('set_aside');
   }
 
   private runAttempt(c: Container, r: Receipt, deadline: number, then: (o: Outcome) => void): void {
@@ -245,10 +271,11 @@ class YearEndModel {
         return;
       }
       const failIt = r.step === faulty && faultArmed;
-      this.call(c, endpoint, failIt, remaining - this.o.clientTimeoutMs, (result) => {
-        // The minute is spent and the next is out of the invocation's reach: back until it starts.
+      const maxWaitMs = remaining - this.o.clientTimeoutMs;
+      this.call(c, endpoint, failIt, maxWaitMs, (result) => {
+        // The minute is spent and the next is out of the invocation's reach (refused at once, now).
         if (result === 'refused') {
-          this.defer(r, (Math.floor(this.agenda.now / MINUTE_MS) + 1) * MINUTE_MS, then);
+          this.setAside(r, slotExpectedInMs(this.agenda.now, maxWaitMs), then);
           return;
         }
         if (result === 'ok') {
@@ -383,7 +410,8 @@ function summarise(model: YearEndModel, arrivalsEnd: number, backlogAtEnd: numbe
   const lastDoneOfGroup = new Map<string, number>();
   let outOfOrder = 0;
   for (const r of all) {
-    if (!RECEIPT_KINDS[r.kind].queued || r.doneAt === undefined) continue;
+    // A receipt set aside left its group's order, as the worker's copies do (a waiting event does not hold its customer).
+    if (!RECEIPT_KINDS[r.kind].queued || r.doneAt === undefined || r.setAside) continue;
     if (r.doneAt < (lastDoneOfGroup.get(r.group) ?? 0)) outOfOrder += 1;
     lastDoneOfGroup.set(r.group, Math.max(r.doneAt, lastDoneOfGroup.get(r.group) ?? 0));
   }

@@ -73,6 +73,8 @@ export interface Receipt {
   landed: number[];
   receives: number;
   deadLettered?: boolean;
+  /** Refused by the budget at least once: set aside as a copy in a group of its own (out of its group's order by design). */
+  setAside?: boolean;
 }
 
 export interface Usage {
@@ -88,6 +90,8 @@ export interface Usage {
   sqsEmptyReceives: number;
   sqsDeletes: number;
   sqsVisibilityChanges: number;
+  /** Calls the budget refused: each message set aside to the minute a slot is expected in. */
+  budgetDeferrals: number;
   ledgerWrites: number;
   ledgerReads: number;
   budgetLeases: number;
@@ -130,6 +134,7 @@ export function emptyUsage(): Usage {
     sqsEmptyReceives: 0,
     sqsDeletes: 0,
     sqsVisibilityChanges: 0,
+    budgetDeferrals: 0,
     ledgerWrites: 0,
     ledgerReads: 0,
     budgetLeases: 0,

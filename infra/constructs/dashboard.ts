@@ -116,6 +116,7 @@ function processingRow({ graph, ours, search }: Widgets): Row {
         ours(METRIC.retries, 'Sum', 'retries'),
         ours(METRIC.reconciliations, 'Sum', 'found in the history'),
         search(METRIC.eventsDeferred, []),
+        ours(METRIC.budgetDeferrals, 'Sum', 'waiting for the upstream budget'),
       ],
       {
         width: 6,

@@ -29,6 +29,7 @@ export {
   LEASE_SEND_WINDOW_SECONDS,
   POISON_BACKOFF_BASE_SECONDS,
   poisonDeferralSeconds,
+  SQS_MAX_VISIBILITY_SECONDS,
   poisonToDeadLetterSeconds,
   type Timing,
   type TimingInputs,

@@ -4,7 +4,7 @@ import type { QueuedEvent } from '../events/index.js';
 import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME } from '../metrics/index.js';
 import { eventIds, outcomeFields, type ProcessOutcome, type Processor, recordOutcomeMetrics } from '../points/index.js';
 import { asideStateOf, queueMessageFor } from '../queue/index.js';
-import { type Admission, deferralFor, retryReason, type Verdict } from '../retry/index.js';
+import { type Admission, deferralFor, isBudgetRefusal, retryReason, type Verdict } from '../retry/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 import { setAside } from './aside.js';
 import { CircuitOpen, Failed, NotYet, RetryLater } from './errors.js';
@@ -116,6 +116,8 @@ export function recordHandler(deps: ConsumerDeps, processor: Processor) {
     const verdict = outcome.action === 'retry' ? deferralFor(outcome, { receive: step, ageMs, nowMs: now }, settings, random) : undefined;
     await deps.activity?.received(line, verdict?.defer ? verdict.seconds : undefined);
     if (verdict === undefined) return;
+    // Counted as what it is: the budget's pace, not an upstream failure (UpstreamErrors and the breaker skip it).
+    if (verdict.defer && isBudgetRefusal(outcome)) metrics.addMetric(METRIC.budgetDeferrals, 'Count', 1);
     return wait(verdict, reason, () => undefined, new RetryLater(outcome), step);
   };
 }

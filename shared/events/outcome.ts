@@ -169,7 +169,10 @@ type OutcomeOf =
    * land, so the lease is left to expire; otherwise it was released and the next attempt may start now.
    */
   | { kind: 'outcome_unknown'; action: 'retry'; errorKind: string; reason: string; leaseKept: boolean; until?: number }
-  /** `retryAfterSeconds`: a rate limit's Retry-After (errorKind rate_limited): no retry comes sooner. */
+  /**
+   * `retryAfterSeconds`: a rate limit's Retry-After (errorKind rate_limited), or until the minute a slot
+   * of the shared budget is expected (errorKind budget_spent): no retry comes sooner.
+   */
   | { kind: 'upstream_error'; action: 'retry'; errorKind: string; reason: string; retryAfterSeconds?: number }
   /** Not contracted, credentials refused, request rejected as invalid: fixed by people, then redriven. */
   | { kind: 'configuration_error'; action: 'retry'; errorKind: string; reason: string }

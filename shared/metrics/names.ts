@@ -23,6 +23,8 @@ export const METRIC = {
   // waiting without failing, outages (process-events)
   eventsDeferred: 'EventsDeferred',
   deferredEventAgeSeconds: 'DeferredEventAgeSeconds',
+  /** An event put back because the shared upstream budget had no slot for its call in time: a wait, not an upstream error. */
+  budgetDeferrals: 'BudgetDeferrals',
   circuitBreakerOpen: 'CircuitBreakerOpen',
   /** 1 while the worker's pulling is off (a planned pause, `npm run pause`, or an outage), 0 when it runs: the recovery tick, each minute. */
   pullingPaused: 'PullingPaused',

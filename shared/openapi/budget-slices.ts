@@ -10,6 +10,16 @@
  * minute times the milliseconds left, with a fifth more for an uneven pace, at least one.
  */
 
+export const MINUTE_MS = 60_000;
+
+/**
+ * When a caller refused at `now` may expect a slot, in ms from `now`: the start of the first minute
+ * past those it could wait for (`maxWaitMs`), each of which the shared budget found spent.
+ */
+export function slotExpectedInMs(now: number, maxWaitMs: number): number {
+  return (Math.floor((now + Math.max(0, maxWaitMs)) / MINUTE_MS) + 1) * MINUTE_MS - now;
+}
+
 /** Slices: the first lease of a minute is 20 calls (a quiet container wastes little), each next one doubles up to 50. */
 export const FIRST_SLICE = 20;
 export const MAX_SLICE = 50;

@@ -33,6 +33,12 @@ export const OPEN_API_ERROR_KINDS = [
    * time (send-window.ts). Ours, not the service's: the breaker and the upstream alarm do not count it.
    */
   'lease_window_closed',
+  /**
+   * Refused by the client before sending: the deployment's upstream budget has no slot for the call
+   * within the time the caller has (`retryAfterMs`: until the minute a slot is expected). Waiting, not
+   * failing: the breaker and the upstream alarm do not count it, the event is deferred to that minute.
+   */
+  'budget_spent',
   /** An answer came but is not what the spec describes (not JSON, wrong shape). */
   'invalid_response',
   /** The token endpoint refused the client credentials (400/401), even after re-reading them. */
@@ -105,7 +111,7 @@ export interface OpenApiErrorDetails {
   messages?: string[];
   /** Method and path template, e.g. `POST /api/ext/users/{id}/points` (never ids, never secrets). */
   route?: string;
-  /** rate_limited: the answer's Retry-After in ms, when it gave one. */
+  /** rate_limited: the answer's Retry-After in ms, when it gave one; budget_spent: until a slot is expected. */
   retryAfterMs?: number | undefined;
   cause?: unknown;
 }

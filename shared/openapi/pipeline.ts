@@ -10,6 +10,7 @@ import { classifyAnswer, classifySuccess, classifyTransportError, type FailedReq
 import type { OpenApiCredentials } from './credentials.js';
 import { type Call, OPERATION_OF_ROUTE, TOKEN_ROUTE, TOKEN_TEMPLATE } from './endpoints.js';
 import { isOpenApiError, isOutageKind, OpenApiError } from './errors.js';
+import { slotExpectedInMs } from './budget-slices.js';
 import { createRateHold } from './rate-hold.js';
 import { type CallLimiter, createRateLimiter } from './rate-limiter.js';
 import { tighterOf } from './send-window.js';
@@ -36,6 +37,20 @@ function outOfWindow(route: string): OpenApiError {
     executed: 'no',
     messages: ['too little of the lease left to send the call (the next attempt takes a new lease)'],
     route,
+  });
+}
+
+/**
+ * Refused before sending: the shared budget has no slot within the time the caller has. Not a failure
+ * of anyone's: `retryAfterMs` says when a slot is expected, and the event waits until then.
+ */
+function outOfBudget(route: string, retryAfterMs: number): OpenApiError {
+  return new OpenApiError({
+    kind: 'budget_spent',
+    executed: 'no',
+    messages: [`no slot of the upstream budget in time (one expected in ${Math.ceil(retryAfterMs / 1000)} s)`],
+    route,
+    retryAfterMs,
   });
 }
 
@@ -155,7 +170,9 @@ async function exchange<T>(s: Steps, c: Call<T>, creds: OpenApiCredentials, bear
   let left = tighterOf(invocationLeft, windowLeft);
   const refusal = () => (windowLeft !== undefined && windowLeft === left ? outOfWindow(route) : outOfTime(route));
   if (left !== undefined && left < s.minCallMs) throw refusal();
-  const reserved = s.limiter.reserve(route, left === undefined ? undefined : left - s.minCallMs);
+  const maxWaitMs = left === undefined ? undefined : left - s.minCallMs;
+  const reservedAt = s.now();
+  const reserved = s.limiter.reserve(route, maxWaitMs);
   let wait: number;
   if (typeof reserved === 'number') wait = reserved;
   else {
@@ -166,7 +183,11 @@ async function exchange<T>(s: Steps, c: Call<T>, creds: OpenApiCredentials, bear
     left = tighterOf(invocationLeft, windowLeft);
   }
   if (wait > 0 || (left !== undefined && left < s.minCallMs)) {
-    if (left !== undefined && left - wait < s.minCallMs) throw refusal();
+    if (left !== undefined && left - wait < s.minCallMs) {
+      // The budget's slot comes too late for this invocation: a wait for that slot, not a failure.
+      if (wait > 0) throw outOfBudget(route, Number.isFinite(wait) ? wait : slotExpectedInMs(reservedAt, maxWaitMs ?? 0));
+      throw refusal();
+    }
     await s.sleep(wait);
   }
   const budget = left === undefined ? s.callTimeoutMs : Math.min(s.callTimeoutMs, left - wait);

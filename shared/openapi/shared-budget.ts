@@ -10,7 +10,7 @@
  * take the minute's counter up to `perMinute - reserved`, `storefront` (the App Proxy) up to
  * `perMinute`: the reserved share is always left for a shopper, whatever the backlog.
  */
-import { afterLease, leaseWant, openSlice, type Slice, takeSlot } from './budget-slices.js';
+import { afterLease, leaseWant, MINUTE_MS, openSlice, type Slice, takeSlot } from './budget-slices.js';
 import type { CallLimiter } from './rate-limiter.js';
 import { bulkShare, MIN_UPSTREAM_BUDGET_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE } from '../config/index.js';
 
@@ -34,7 +34,7 @@ export interface SharedBudgetOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export const MINUTE_MS = 60_000;
+export { MINUTE_MS };
 
 /**
  * A limiter over the shared budget, behind the pipeline's seam (rate-limiter.ts, CallLimiter): a slot

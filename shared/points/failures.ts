@@ -25,9 +25,12 @@ export const rejectedOutcome = (e: OpenApiError): Extract<ProcessOutcome, { kind
 export function transientOutcome(e: OpenApiError): Extract<ProcessOutcome, { action: 'retry' }> {
   const reason = e.message;
   if (isConfigurationKind(e.kind)) return { kind: 'configuration_error', action: 'retry', errorKind: e.kind, reason };
-  // A rate limit waits at least what its Retry-After asked (never parked: failures of the gateway's, not the event's).
+  // A rate limit waits at least what its Retry-After asked (never parked: failures of the gateway's, not the
+  // event's); a refusal of the shared budget waits for the minute its slot is expected in.
   const retryAfter =
-    e.kind === 'rate_limited' && e.retryAfterMs !== undefined ? { retryAfterSeconds: Math.ceil(e.retryAfterMs / 1000) } : {};
+    (e.kind === 'rate_limited' || e.kind === 'budget_spent') && e.retryAfterMs !== undefined
+      ? { retryAfterSeconds: Math.ceil(e.retryAfterMs / 1000) }
+      : {};
   return { kind: 'upstream_error', action: 'retry', errorKind: e.kind, reason, ...retryAfter };
 }
 

@@ -1,4 +1,4 @@
-import { deferralSeconds } from '../config/index.js';
+import { deferralSeconds, SQS_MAX_VISIBILITY_SECONDS } from '../config/index.js';
 import type { ProcessOutcome } from '../events/index.js';
 
 /**
@@ -26,6 +26,8 @@ export type Verdict = { defer: true; seconds: number } | { defer: false; why: 'n
 
 /** What a retry waits for: the outcome's own kind, or (its event done) the follow-up still pending. */
 export type WaitReason = Pick<ProcessOutcome, 'kind'> & {
+  /** upstream_error: the failed call's error kind (budget_spent: a refusal of the shared budget, a wait). */
+  errorKind?: string;
   leaseKept?: boolean;
   /** upstream_error of a rate limit: its Retry-After. */
   retryAfterSeconds?: number;
@@ -47,6 +49,22 @@ export function retryReason(outcome: WaitReason | 'circuit_open'): ProcessOutcom
   return (pending?.kind as ProcessOutcome['kind'] | undefined) ?? (earlier && WAITING_KINDS.has(earlier) ? earlier : outcome.kind);
 }
 
+/** A call the shared upstream budget had no slot for in time (shared/openapi, `budget_spent`). */
+export const isBudgetRefusal = (outcome: WaitReason | 'circuit_open'): boolean =>
+  outcome !== 'circuit_open' && outcome.kind === 'upstream_error' && outcome.errorKind === 'budget_spent';
+
+/**
+ * The put-back of a call the budget refused: to the minute a slot is expected in (`retryAfterSeconds`,
+ * that minute's start), at a point drawn across it. All at the minute's start, the refused calls of
+ * every container came back together, spent the minute in its first seconds and were refused again;
+ * spread across it, they come back at about the pace the budget allows. The year-end model
+ * (chaos/year-end/) defers its refusals with this very function.
+ */
+export function budgetDeferralSeconds(retryAfterSeconds: number, random: () => number = Math.random): number {
+  const spread = Math.floor(random() * 60);
+  return Math.min(SQS_MAX_VISIBILITY_SECONDS, Math.max(1, Math.ceil(retryAfterSeconds) + spread));
+}
+
 /**
  * What to do with a message that cannot proceed. `receive` is how many times it waited so far (the
  * backoff's exponent), `ageMs` how long ago it was first sent, `nowMs` the clock (for a lease's end);
@@ -62,6 +80,10 @@ export function deferralFor(
   const kind = retryReason(outcome);
   if (kind !== 'circuit_open' && !WAITING_KINDS.has(kind)) return { defer: false, why: 'not_waiting' };
   if (message.ageMs >= settings.retryHorizonSeconds * 1000) return { defer: false, why: 'horizon_passed' };
+  // The budget refused it: nothing failed, so no backoff; it waits for the minute a slot is expected in.
+  if (outcome !== 'circuit_open' && isBudgetRefusal(outcome)) {
+    return { defer: true, seconds: budgetDeferralSeconds(outcome.retryAfterSeconds ?? 0, random) };
+  }
   // An unknown outcome whose request may still land keeps the lease: the next attempt can only
   // reconcile once it has run out. One that cannot land released it: a backoff is enough.
   const leaseKept = outcome !== 'circuit_open' && outcome.kind === 'outcome_unknown' && outcome.leaseKept !== false;

@@ -8,9 +8,10 @@ export type OutageErrorKind = (typeof OUTAGE_ERROR_KINDS)[number];
 
 /**
  * Error kinds of calls our own client refused before sending (a bad parameter, a lease with too little
- * time left): the upstream never saw them, so they say nothing about it, up or down.
+ * time left, no slot of the shared budget in time): the upstream never saw them, so they say nothing
+ * about it, up or down.
  */
-export const UNSENT_ERROR_KINDS = ['invalid_request', 'lease_window_closed'] as const;
+export const UNSENT_ERROR_KINDS = ['invalid_request', 'lease_window_closed', 'budget_spent'] as const;
 export const isUnsentKind = (kind: string): boolean => (UNSENT_ERROR_KINDS as readonly string[]).includes(kind);
 
 /** Whether an error kind (an Open API kind, or another upstream's in the same words) is an outage. */

@@ -24,7 +24,9 @@ export function breakerFed(
   // (infra/constructs/alarms.ts): business answers (customer unknown, not enough points) are not failures.
   // Calls per endpoint are counted as they are sent, by the client (from-env.ts: onSend).
   const openapi = instrumentPointsApi(deps.openapi, ({ ms, upstreamFailure, errorKind }) => {
-    metrics.addMetric(METRIC.upstreamLatency, 'Milliseconds', ms);
+    // A call our client refused before sending (no slot of the budget, a closing lease) took no time
+    // upstream: no latency sample, nor a sample in the failure rate's denominator.
+    if (errorKind === undefined || !isUnsentKind(errorKind)) metrics.addMetric(METRIC.upstreamLatency, 'Milliseconds', ms);
     if (upstreamFailure) metrics.addMetric(METRIC.upstreamErrors, 'Count', 1);
     breaker.record(errorKind === undefined ? { ok: true } : { ok: false, errorKind });
     if (errorKind !== undefined && !isUnsentKind(errorKind) && breaker.isOpen()) outagePause.failedWhileOpen();

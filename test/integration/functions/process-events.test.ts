@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { depsFromEnv, makeHandler } from '../../../functions/process-events.js';
 import { lambdaContext } from '../../../local/lambda/context.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
-import { CIRCUIT_FIRST_PROBE_SECONDS } from '../../../shared/config/index.js';
+import { CIRCUIT_FIRST_PROBE_SECONDS, UPSTREAM_CEILING_PER_MINUTE } from '../../../shared/config/index.js';
+import { ledgerBudgetStore } from '../../../shared/ledger/index.js';
 import { createCircuitBreaker } from '../../../shared/retry/index.js';
 import { clearTokenCache } from '../../../shared/openapi/index.js';
 import { linkedEvent } from '../../../shared/customers/index.js';
@@ -530,6 +531,68 @@ describe('process-events handler: an outage stops the pulling', () => {
     for (let i = 0; i < 5 && !(await queue.isPaused()); i += 1) await handle(one());
     expect(await queue.isPaused()).toBe(true);
     await queue.close();
+  });
+});
+
+describe('process-events handler: a call the shared budget refuses waits for its minute', () => {
+  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  /** The worker drawing from the deployment's one budget in the ledger table (the real clock: its minutes). */
+  const budgetEnv = () => ({ ...env(), UPSTREAM_BUDGET_TABLE: h.dynamo.tableName });
+  /** Every class's share of the lookup spent in this minute and the next two, as if other containers took it. */
+  const spendLookups = async () => {
+    const store = ledgerBudgetStore(h.dynamo);
+    const minute = Math.floor(Date.now() / 60_000);
+    for (const m of [minute, minute + 1, minute + 2])
+      await store.lease(LOOKUP, m, UPSTREAM_CEILING_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE);
+  };
+
+  it('sets an event aside to the minute a slot is expected in, sending nothing and spending no receive', async () => {
+    await spendLookups();
+    const queue = createLocalQueue({ clock: { ...systemClock, now: h.clock } });
+    const added: number[] = [];
+    const metrics = {
+      addMetric: (name: string) => void (name === 'BudgetDeferrals' && added.push(1)),
+      publishStoredMetrics: () => undefined,
+    };
+    const handle = makeHandler(depsFromEnv(budgetEnv(), { clock: h.clock, queue, random: () => 0, logger: quiet, metrics }));
+    const sale = purchase();
+    const before = Date.now();
+    const result = await handle(
+      sqsEvent(sentAgo(sqsRecord(sale, 'shopify:shopify:cust-gold'), 0, 4)),
+      lambdaContext('process-events', 10_000),
+    );
+    const after = Date.now();
+    // Acknowledged (no failed receive towards the DLQ): it waits as a copy of its own.
+    expect(result.batchItemFailures).toEqual([]);
+    expect(await h.calls(LOOKUP)).toBe(0);
+    const records: SQSRecord[] = [];
+    queue.start(async (event) => {
+      records.push(...event.Records);
+      return { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) };
+    });
+    await queue.settled();
+    await queue.close();
+    const seconds = (Number(records[0]?.messageAttributes[ASIDE_ATTRIBUTES.wakeAt]?.stringValue) - h.clock()) / 1000;
+    // Not the backoff of a fourth receive (16 s) nor its first step (2 s): the start of a minute (random 0: no spread).
+    const due = after + seconds * 1000;
+    expect(Math.floor(due / 60_000) * 60_000).toBeGreaterThan(before + seconds * 1000 - 1_000);
+    expect(seconds).toBeGreaterThan(5);
+    expect(added).toEqual([1]);
+  });
+
+  it('neither counts the refusals as upstream errors nor lets them open the breaker', async () => {
+    await spendLookups();
+    const breaker = createCircuitBreaker({ openMs: 30_000, now: h.clock });
+    const names: string[] = [];
+    const metrics = { addMetric: (name: string) => void names.push(name), publishStoredMetrics: () => undefined };
+    const visibility: MessageVisibility = { changeVisibility: async () => undefined };
+    const handle = makeHandler(depsFromEnv(budgetEnv(), { clock: h.clock, breaker, visibility, random: () => 0, logger: quiet, metrics }));
+    for (let i = 0; i < 8; i++) {
+      await handle(sqsEvent(sentAgo(sqsRecord(purchase(), `budget-${i}`), 0)), lambdaContext('process-events', 10_000));
+    }
+    expect(breaker.isOpen()).toBe(false);
+    expect(names.filter((n) => n === 'BudgetDeferrals')).toHaveLength(8);
+    expect(names).not.toContain('UpstreamErrors');
   });
 });
 

@@ -56,12 +56,17 @@ describe('the Open API client over the shared budget', () => {
     expect(route?.max_per_minute).toBeLessThanOrEqual(bulkShare(BUDGET));
   });
 
-  it('refuses, before sending, a call whose invocation cannot wait for the next minute once the minute is spent', async () => {
+  it('refuses, before sending, a call whose invocation cannot wait for the next minute once the minute is spent, saying when a slot is expected', async () => {
     const { client } = await containers();
     const worker = client(5, 'bulk', () => 5_000);
     for (let i = 0; i < bulkShare(BUDGET); i++) await worker.getMember(ALICE);
     const refused = await rejectionOf(worker.getMember(ALICE));
-    expect(isOpenApiError(refused) && { kind: refused.kind, executed: refused.executed }).toEqual({ kind: 'timeout', executed: 'no' });
+    // A wait for the budget, not a timeout of the service: the next minute starts 60 s on (the clock stood still).
+    expect(isOpenApiError(refused) && { kind: refused.kind, executed: refused.executed, retryAfterMs: refused.retryAfterMs }).toEqual({
+      kind: 'budget_spent',
+      executed: 'no',
+      retryAfterMs: 60_000,
+    });
     expect((await h.stats()).routes[ROUTE]?.total).toBe(bulkShare(BUDGET));
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterLease, FIRST_SLICE, leaseWant, MAX_SLICE, openSlice, takeSlot } from '../../../../shared/openapi/index.js';
+import { afterLease, FIRST_SLICE, leaseWant, MAX_SLICE, openSlice, slotExpectedInMs, takeSlot } from '../../../../shared/openapi/index.js';
 
 const MINUTE_END = 60_000;
 
@@ -36,5 +36,15 @@ describe('the slices a container leases of the shared budget', () => {
     afterLease(s, FIRST_SLICE, 7);
     expect(s.left).toBe(7);
     expect(s.next).toBe(0);
+  });
+});
+
+describe('when a refused call may expect a slot', () => {
+  it('is the next minute’s start when that start was beyond the wait the caller could make', () => {
+    expect(slotExpectedInMs(10_000, 25_000)).toBe(50_000);
+  });
+
+  it('is the start of the minute after when the next one was in reach and found spent too', () => {
+    expect(slotExpectedInMs(50_000, 25_000)).toBe(70_000);
   });
 });

@@ -110,3 +110,16 @@ describe('a refund waiting for its purchase', () => {
     });
   });
 });
+
+describe('a call the shared budget refused', () => {
+  const refused = (retryAfterSeconds: number) => ({ kind: 'upstream_error' as const, errorKind: 'budget_spent', retryAfterSeconds });
+
+  it('waits for the minute a slot is expected in, not the backoff of the times it waited before', () => {
+    expect(deferralFor(refused(37), { receive: 8, ageMs: 600_000 }, settings, () => 0)).toEqual({ defer: true, seconds: 37 });
+  });
+
+  it('comes back at a point spread across that minute, not all at its start', () => {
+    expect(deferralFor(refused(37), young, settings, () => 0.5)).toEqual({ defer: true, seconds: 67 });
+    expect(deferralFor(refused(37), young, settings, () => 0.999)).toEqual({ defer: true, seconds: 96 });
+  });
+});
