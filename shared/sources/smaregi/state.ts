@@ -14,7 +14,7 @@ import {
   type SmaregiStateSettings,
 } from './resolve.js';
 import { settleTillReturn, tillSaleOf } from './returns.js';
-import { memberKeyOf, readSpends, type SpendStep, spendEvents } from './spend.js';
+import { countingShortfalls, memberKeyOf, readSpends, type SpendStep, spendEvents } from './spend.js';
 import type { SmaregiThinEvent } from './thin.js';
 import { linkOf, type SmaregiTransaction } from './transaction.js';
 
@@ -35,9 +35,10 @@ export async function processSmaregiState(
   deps: ResolveDeps,
   client: SmaregiStateClient | undefined,
   thin: SmaregiThinEvent,
-  run: Runners,
+  given: Runners,
 ): Promise<ProcessOutcome> {
   const from = thin.stateFrom;
+  const run = countingShortfalls(given, deps.metrics);
   if (!client) {
     const reason = `source ${thin.source} reads its Smaregi transactions, but the worker has no Smaregi API access for it`;
     return { kind: 'configuration_error', action: 'retry', errorKind: 'smaregi_not_configured', reason };

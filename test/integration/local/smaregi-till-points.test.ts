@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { orderKey } from '../../../shared/ledger/index.js';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
@@ -65,8 +65,10 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
   withDemoStack({ handlerLogs: 'off', smaregi: { tillPoints: 'membership' } }, (made) => {
     ({ stack, handle } = made);
   });
-  beforeAll(async () => {
-    await seedSmaregiCustomer(stack, smaregiFixture('customer-member.json'));
+  // The till's record holds plenty before each case (a balance the till may hold stale: the stand-in, as
+  // Smaregi, refuses a spend beyond it), so the membership service's own limit is what each case meets.
+  beforeEach(async () => {
+    await seedSmaregiCustomer(stack, { ...smaregiFixture('customer-member.json'), point: '100000' });
   });
   const h = tillPointsHelpers(() => ({ stack, handle }));
 
@@ -170,7 +172,7 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
   });
 
   it('records the spend of a customer code no member holds as customer_not_found, not kept to be deducted by a later link', async () => {
-    await seedSmaregiCustomer(stack, { customerId: '9', customerCode: 'C-0009', lastName: '未', firstName: '登録' });
+    await seedSmaregiCustomer(stack, { customerId: '9', customerCode: 'C-0009', lastName: '未', firstName: '登録', point: '1000' });
     await seedSmaregiTransaction(stack, h.sale('3010', { customerId: '9' }));
     await h.deliver(['3010']);
     const spend = await stack.ledger.getOrder({ source: 'smaregi', orderId: '3010/spend-1' });
@@ -244,8 +246,10 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
   withDemoStack({ handlerLogs: 'off', smaregi: { tillPoints: 'membership' }, env: { INSUFFICIENT_POINTS_POLICY: 'park' } }, (made) => {
     ({ stack, handle } = made);
   });
-  beforeAll(async () => {
-    await seedSmaregiCustomer(stack, smaregiFixture('customer-member.json'));
+  // The till's record holds plenty before each case (a balance the till may hold stale: the stand-in, as
+  // Smaregi, refuses a spend beyond it), so the membership service's own limit is what each case meets.
+  beforeEach(async () => {
+    await seedSmaregiCustomer(stack, { ...smaregiFixture('customer-member.json'), point: '100000' });
   });
   const h = tillPointsHelpers(() => ({ stack, handle }));
 
