@@ -31,7 +31,7 @@ export {
   type SmaregiStateSettings,
 } from './resolve.js';
 export { applyRefusal, type SaleFacts, saleFacts, type SaleReader, tillReturnRefund } from './returns.js';
-export { giveBackId, readSpends, type SpendStep, spendEvents, spendId } from './spend.js';
+export { countingShortfalls, giveBackId, readSpends, type SpendStep, spendEvents, spendId } from './spend.js';
 export { createTillMirror, mirrorPointChange, type PointChange, type TillMirror, type TillMirrorDeps } from './till-mirror.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
 export { linkOf, SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

@@ -68,7 +68,7 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
   // The till's record holds plenty before each case (a balance the till may hold stale: the stand-in, as
   // Smaregi, refuses a spend beyond it), so the membership service's own limit is what each case meets.
   beforeEach(async () => {
-    await seedSmaregiCustomer(stack, { ...smaregiFixture('customer-member.json'), point: '100000' });
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: '100000' });
   });
   const h = tillPointsHelpers(() => ({ stack, handle }));
 
@@ -196,6 +196,19 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     ]);
   });
 
+  it('lists a till spend the balance cut short with npm run redemptions -- shortfalls: the spend, the member, spent, taken, short and the policy', async () => {
+    const held = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3030', { spendPoint: String(held + 800) }));
+    await h.deliver(['3030']);
+    const listed = await opsCommandOn(stack, 'redemptions', 'shortfalls');
+    const line = listed.text.split('\n').find((l) => l.includes('3030/spend-1')) ?? '';
+    expect([listed.code, line.trim().split(/\s+/).slice(4), listed.text.split('\n').at(-1)?.startsWith('till spend shortfalls: spends=')]).toEqual([
+      0,
+      ['smaregi', '3030/spend-1', 'C-0001', String(held + 800), String(held + 500), '300', 'clamp'],
+      true,
+    ]);
+  });
+
   it('gives the points spent at the till back before taking the sale back when the transaction is deleted, so a member who spent everything ends where they began', async () => {
     const held = await h.balance();
     await seedSmaregiTransaction(stack, h.sale('3008', { spendPoint: String(held + 500) }));
@@ -249,7 +262,7 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
   // The till's record holds plenty before each case (a balance the till may hold stale: the stand-in, as
   // Smaregi, refuses a spend beyond it), so the membership service's own limit is what each case meets.
   beforeEach(async () => {
-    await seedSmaregiCustomer(stack, { ...smaregiFixture('customer-member.json'), point: '100000' });
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: '100000' });
   });
   const h = tillPointsHelpers(() => ({ stack, handle }));
 

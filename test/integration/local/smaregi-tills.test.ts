@@ -15,7 +15,7 @@ describe('Smaregi tills: divisions, stores and members', () => {
     ({ stack, handle } = made);
   });
   beforeAll(async () => {
-    await seedSmaregiCustomer(stack, { ...smaregiFixture('customer-member.json'), point: '1000' });
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: '1000' });
     await seedSmaregiCustomer(stack, { customerId: '2', customerCode: 'C-0002', lastName: '花子', firstName: '山田' });
     const hanako = await handle.openapi.getMemberByExternalId('shopify', '1007');
     await handle.openapi.updateMember(hanako.id, { external_ids: { shopify: '1007', smaregi: 'C-0002' } });

@@ -39,7 +39,7 @@ describe('npm run privacy -- smaregi (in-store members, npm start)', () => {
   const report = async (code: string) => JSON.parse((await privacy('smaregi', 'report', code)).text) as Record<string, unknown>;
 
   beforeAll(async () => {
-    await seedSmaregiCustomer(stack, { ...smaregiFixture('customer-member.json'), point: '1000' });
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: '1000' });
     await seedSmaregiCustomer(stack, { customerId: '2', customerCode: 'C-0002', lastName: '鈴木', firstName: '花子' });
     await handle.openapi.registerMember({ external_ids: { smaregi: 'C-0002' } });
     // taro: a sale paid partly with 300 points, and a plain sale later voided; C-0002: one sale.
@@ -194,7 +194,7 @@ describe('npm run privacy -- smaregi: an in-store member’s till returns and th
   const balance = async (code: string) => (await handle.openapi.getMemberByExternalId('smaregi', code)).point;
 
   beforeAll(async () => {
-    await seedSmaregiCustomer(stack, { ...smaregiFixture('customer-member.json'), point: '1000' });
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: '1000' });
     await seedSmaregiCustomer(stack, { customerId: '2', customerCode: 'C-0002', lastName: '鈴木', firstName: '花子' });
     await handle.openapi.registerMember({ external_ids: { smaregi: 'C-0002' } });
     await till('7401', { productId: 'A-7401', quantity: 2, at: hourAgo() });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../../stand-ins/smaregi/index.js';
 import { createTillMirrors, type TillMirrors } from '../../../../../shared/ledger/index.js';
-import { redemptionMarker } from '../../../../../shared/points/index.js';
+import { redemptionMarker, redemptionReturnMarker } from '../../../../../shared/points/index.js';
 import { handleRedeem } from '../../../../../shared/redemption/index.js';
 import {
   createSmaregiClient,
@@ -75,8 +75,11 @@ describe('a web redemption mirrored to the member’s Smaregi record', () => {
 
   it('gives the points back to the till record when Shopify refuses the code for good', async () => {
     h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'user_error', times: 1 });
-    const answer = await redeem(`points=300&request=${newRequest()}`);
-    expect([answer.status, await h.balance(ALICE), tillPoint()]).toEqual([503, 1000, '1000']);
+    const request = newRequest();
+    const answer = await redeem(`points=300&request=${request}`);
+    const markers = [redemptionMarker('shopify', '1001', request), redemptionReturnMarker('shopify', '1001', request)];
+    const states = await Promise.all(markers.map(async (m) => (await steps.get('smaregi', m))?.state));
+    expect([answer.status, await h.balance(ALICE), tillPoint(), states]).toEqual([503, 1000, '1000', ['done', 'done']]);
   });
 
   it('mirrors a deduction whose maker died between the points call and the mirror once, when the request comes again', async () => {
