@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { orderKey } from '../../../shared/ledger/index.js';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
+import { redemptionsCommand } from '../../../ops/redemptions-command.js';
 import { opsCommandOn, withDemoStack } from '../../support/local-stack.js';
 import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../../kit/smaregi.js';
 
@@ -200,8 +201,11 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     const held = await h.balance();
     await seedSmaregiTransaction(stack, h.sale('3030', { spendPoint: String(held + 800) }));
     await h.deliver(['3030']);
-    const listed = await opsCommandOn(stack, 'redemptions', 'shortfalls');
-    const line = listed.text.split('\n').find((l) => l.includes('3030/spend-1')) ?? '';
+    const lines: string[] = [];
+    const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+    const code = await redemptionsCommand(['shortfalls'], { PORT: new URL(stack.urls.intake).port }, out);
+    const listed = { code, text: lines.join('\n') };
+    const line = lines.find((l) => l.includes('3030/spend-1')) ?? listed.text;
     expect([listed.code, line.trim().split(/\s+/).slice(4), listed.text.split('\n').at(-1)?.startsWith('till spend shortfalls: spends=')]).toEqual([
       0,
       ['smaregi', '3030/spend-1', 'C-0001', String(held + 800), String(held + 500), '300', 'clamp'],
