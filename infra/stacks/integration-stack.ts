@@ -90,7 +90,8 @@ export class IntegrationStack extends Stack {
 
     const logs = { logRetention, logsKey, removalPolicy };
     ({ receiver: this.receiver, quarantine: this.quarantine } = this.createReceiver(logs));
-    ({ worker: this.worker, smaregiReconcile: this.smaregiReconcile } = this.createWorker(logs, openApiSecret));
+    const made = this.createWorker(logs, openApiSecret);
+    ({ worker: this.worker, smaregiReconcile: this.smaregiReconcile } = made);
     this.pullRecovery = this.createPullRecovery();
     this.api = this.createApi(sources, logs);
     this.appProxy = shopifyAppProxyFor(this, {
@@ -103,6 +104,7 @@ export class IntegrationStack extends Stack {
       logs,
     });
     this.redemptionSweep = redemptionSweepFor(this, { config, table: this.ledger.table, openApiSecret, ...logs });
+    this.mirrorTillPoints(made.smaregiAccess);
     this.addSquareNotificationUrls();
     this.pointsReport = new ScheduledPointsReport(this, 'PointsReport', { config, table: this.ledger.table, ...logs });
     this.reconcile =
@@ -166,7 +168,11 @@ export class IntegrationStack extends Stack {
   private createWorker(
     logs: FunctionLogs,
     openApiSecret: ISecret,
-  ): { worker: BundledFunction; smaregiReconcile: ScheduledSmaregiReconcile | undefined } {
+  ): {
+    worker: BundledFunction;
+    smaregiReconcile: ScheduledSmaregiReconcile | undefined;
+    smaregiAccess: { secrets: SmaregiAccessSecrets; json: string } | undefined;
+  } {
     const { config } = this;
     const worker = new BundledFunction(this, 'ProcessEvents', {
       code: 'processEvents',
@@ -199,8 +205,10 @@ export class IntegrationStack extends Stack {
     // schedule feeds in those whose webhooks never came.
     const smaregi = new SmaregiAccessSecrets(this, 'Smaregi', { config, removalPolicy: logs.removalPolicy });
     let smaregiReconcile: ScheduledSmaregiReconcile | undefined;
+    let smaregiAccess: { secrets: SmaregiAccessSecrets; json: string } | undefined;
     if (Object.keys(smaregi.secrets).length > 0) {
       const accessJson = this.toJsonString(smaregi.environmentValue());
+      smaregiAccess = { secrets: smaregi, json: accessJson };
       smaregi.grantRead(worker.role);
       worker.fn.addEnvironment(SMAREGI_ENV, accessJson);
       smaregiReconcile = new ScheduledSmaregiReconcile(this, 'SmaregiReconcile', {
@@ -217,7 +225,7 @@ export class IntegrationStack extends Stack {
     // consume grant below includes it, on this queue only).
     worker.fn.addEnvironment(ENV.QUEUE_URL, this.events.queue.queueUrl);
     this.events.queue.grant(worker.role, 'sqs:SendMessage');
-    return { worker, smaregiReconcile };
+    return { worker, smaregiReconcile, smaregiAccess };
   }
 
   /** The worker consumes the queue; the pull-recovery switch can pause that consumption during an outage. */
@@ -268,6 +276,23 @@ export class IntegrationStack extends Stack {
     if (derivedSquare.length === 0) return;
     const urls = Object.fromEntries(derivedSquare.map((source) => [source, this.api.urlFor(source)]));
     this.receiver.fn.addEnvironment(ENV.SOURCES_CONFIG, this.toJsonString(withNotificationUrls(sourcesConfig(this.config.sources), urls)));
+  }
+
+  /**
+   * Under a Smaregi source's `tillPoints: membership` a web redemption's deduction and give-back are mirrored
+   * to the member's till point record (shared/sources/smaregi/till-mirror.ts): the App Proxy and the sweep,
+   * which make them, read the Smaregi app's credentials too.
+   */
+  private mirrorTillPoints(access: { secrets: SmaregiAccessSecrets; json: string } | undefined): void {
+    const membership = Object.entries(this.config.sources).some(
+      ([name, s]) => (s.kind ?? name) === 'smaregi' && (s as { tillPoints?: unknown }).tillPoints === 'membership',
+    );
+    if (!access || !membership) return;
+    for (const fn of [this.appProxy?.function.fn, this.redemptionSweep?.function.fn]) {
+      if (!fn) continue;
+      access.secrets.grantRead(fn);
+      fn.addEnvironment(SMAREGI_ENV, access.json);
+    }
   }
 
   /** What the operators watch: the alarms, the nightly audit and the dashboard over every function. */

@@ -5,7 +5,8 @@ import type { JsonAnswer } from '../http/index.js';
  * A customer's points as Smaregi keeps them (`point`, a string of digits), and what moves them:
  * - a till sale's `spendPoint` comes off the customer's point when the sale is stored, and a sale that
  *   spends more than the customer holds is refused (the till does not let it through); an edit moves the
- *   points by the difference, a void (`cancelDivision` 1) or a return-cancellation gives them back;
+ *   points by the difference, a void (`cancelDivision` 1) or a return-cancellation gives them back; staff
+ *   point changes at the till move them too (division 6 adds `newPoint`, 7 subtracts `spendPoint`);
  * - 会員ポイント相対値更新 (`POST .../customers/{id}/point/add`): the value added (negative: taken off),
  *   refused below 0; expired points (`pointExpireDate` before today, JST) are expired first, as Smaregi
  *   describes it (失効で0になっているので減算はエラー);
@@ -32,12 +33,16 @@ export const pointOf = (customer: Record<string, unknown> | undefined) => {
 /** Whether `point` may be stored as a customer's (absent, or digits). */
 export const validPoint = (point: unknown) => point === undefined || (typeof point === 'string' && POINT.test(point));
 
-/** What a stored transaction keeps spent of its customer's point: its `spendPoint` while it is a live sale. */
+/**
+ * What a stored transaction keeps spent of its customer's point while it is live: a sale's `spendPoint`,
+ * a staff subtraction's (division 7) too, and a staff addition's `newPoint` (division 6) as a negative spend.
+ */
 export function spentBy(tx: Record<string, unknown> | undefined): { customerId: string; points: number } | undefined {
   if (!tx || typeof tx.customerId !== 'string') return undefined;
   if (tx.cancelDivision === '1' || tx.disposeDivision === '1' || tx.disposeDivision === '2' || tx.returnSales === '1') return undefined;
-  const points = typeof tx.spendPoint === 'string' && SIGNED.test(tx.spendPoint) ? Number(tx.spendPoint) : 0;
-  return points > 0 ? { customerId: tx.customerId, points } : undefined;
+  const read = (v: unknown) => (typeof v === 'string' && SIGNED.test(v) ? Math.abs(Number(v)) : 0);
+  const points = tx.transactionHeadDivision === '6' ? -read(tx.newPoint) : read(tx.spendPoint);
+  return points !== 0 ? { customerId: tx.customerId, points } : undefined;
 }
 
 /**

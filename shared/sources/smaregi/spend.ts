@@ -145,7 +145,7 @@ function memberOf(spend: OrderFacts, key: MemberKey): CustomerRef | null {
   return { externalKey: key.externalKey, externalId: spend.externalId, ...(key.lookup ? { lookup: key.lookup } : {}) };
 }
 
-function fixedGrant(
+export function fixedGrant(
   template: PurchaseEvent,
   order: { orderId: string; points: number },
   fixedPoints: number,

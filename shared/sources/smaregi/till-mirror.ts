@@ -1,5 +1,4 @@
 import type { TillMirrorRecord, TillMirrors } from '../../ledger/index.js';
-import type { Logger } from '../../logging/index.js';
 import type { OpenApiClient } from '../../openapi/index.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
@@ -24,6 +23,8 @@ export interface PointChange {
   marker: string;
   memberId: string;
   points: number;
+  /** The member's Smaregi customer id when the caller knows it (a till transaction names it): no lookup then. */
+  tillCustomerId?: string | undefined;
 }
 
 /** The mirror as callers see it (the redemption protocol holds one when the stage has a Smaregi till). */
@@ -39,7 +40,14 @@ export interface TillMirrorDeps {
   openapi: Pick<OpenApiClient, 'getMember'>;
   smaregi: Pick<SmaregiClient, 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode'>;
   steps: TillMirrors;
-  logger?: Pick<Logger, 'info' | 'warn' | 'error'> | undefined;
+  /** Refusals and conflicts are logged as errors where the logger has them (the worker's says warn only). */
+  logger?: { warn(message: string, extra?: Record<string, unknown>): void; error?(message: string, extra?: Record<string, unknown>): void } | undefined;
+}
+
+/** A refusal or a conflict: someone must look (an error where the logger has one). */
+function loud(deps: TillMirrorDeps, message: string, extra: Record<string, unknown>): void {
+  if (deps.logger?.error) deps.logger.error(message, extra);
+  else deps.logger?.warn(message, extra);
 }
 
 /** The mirror of one Smaregi source, for the redemption protocol's deps. */
@@ -54,7 +62,7 @@ export async function mirrorPointChange(deps: TillMirrorDeps, change: PointChang
   try {
     let step = await deps.steps.get(deps.source, change.marker);
     if (!step) {
-      const customerId = await tillCustomerOf(deps, change.memberId);
+      const customerId = change.tillCustomerId ?? (await tillCustomerOf(deps, change.memberId));
       if (customerId === undefined) {
         await deps.steps.begin({ ...base(deps, change), state: 'skipped', reason: 'the member has no Smaregi customer' });
         return;
@@ -71,7 +79,7 @@ export async function mirrorPointChange(deps: TillMirrorDeps, change: PointChang
   }
 }
 
-const base = (deps: TillMirrorDeps, change: PointChange) => ({
+const base = (deps: Pick<TillMirrorDeps, 'source'>, change: PointChange) => ({
   source: deps.source,
   marker: change.marker,
   memberId: change.memberId,
@@ -100,7 +108,7 @@ async function send(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void>
       // Proven not done (Smaregi refused it: e.g. the till spent those points meanwhile, or they expired).
       const reason = `Smaregi refused the point change (${e.status})`;
       await deps.steps.settle(step.source, step.marker, { state: 'refused', reason });
-      deps.logger?.error('till point mirror refused', { source: step.source, marker: step.marker, smaregiCustomerId: customerId, status: e.status });
+      loud(deps, 'till point mirror refused', { source: step.source, marker: step.marker, smaregiCustomerId: customerId, status: e.status });
       return;
     }
     throw e; // in doubt: stays `sending`, settled by reading the customer's point on the next call
@@ -118,7 +126,7 @@ async function settleUnfinished(deps: TillMirrorDeps, step: TillMirrorRecord): P
   }
   if (now === before) return send(deps, step);
   await deps.steps.settle(step.source, step.marker, { state: 'conflict', found: now, reason: 'the till point changed in between' });
-  deps.logger?.error('till point mirror conflict', {
+  loud(deps, 'till point mirror conflict', {
     source: step.source,
     marker: step.marker,
     smaregiCustomerId: customerId,
