@@ -130,6 +130,34 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     expect(Number(stack.standIns.smaregi.standIn.customerPoint('1')) - (await h.balance())).toBe(1000);
   });
 
+  it('forwards points staff added at the till (division 6) to the membership service once, under a marker of its own, and writes nothing back over the till’s record', async () => {
+    const before = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3040', { transactionHeadDivision: '6', spendPoint: '0', newPoint: '250' }));
+    const tillAfter = stack.standIns.smaregi.standIn.customerPoint('1');
+    await h.deliver(['3040']);
+    await h.deliver(['3040']);
+    expect([
+      (await h.balance()) - before,
+      await h.entries('3040/staff'),
+      await h.entries('3040'),
+      stack.standIns.smaregi.standIn.customerPoint('1'),
+    ]).toEqual([250, [250], [], tillAfter]);
+  });
+
+  it('forwards points staff subtracted at the till (division 7) once, and records a subtraction the balance cannot cover as insufficient_points', async () => {
+    const before = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3041', { transactionHeadDivision: '7', spendPoint: '120' }));
+    await h.deliver(['3041']);
+    const held = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3042', { transactionHeadDivision: '7', spendPoint: String(held + 50) }));
+    await h.deliver(['3042']);
+    expect([held - before, await h.entries('3041/staff'), await h.recorded('3042/staff')]).toEqual([
+      -120,
+      [-120],
+      { outcome: 'insufficient_points', points: -held, shortfall: 50 },
+    ]);
+  });
+
   it('gives the points back once for a return-cancellation, whichever of its two records comes first', async () => {
     await seedSmaregiTransaction(stack, h.sale('3004'));
     const before = await h.balance();
