@@ -165,7 +165,10 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     }
     if (path === `/${contract}/pos/customers`) {
       const code = query.get('customer_code');
-      return { status: 200, body: [...customers.values()].filter((c) => code === null || c.customerCode === code) };
+      const all = [...customers.values()].filter((c) => code === null || c.customerCode === code);
+      const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? '100') || 100));
+      const page = Math.max(1, Number(query.get('page') ?? '1') || 1);
+      return { status: 200, body: all.slice((page - 1) * limit, page * limit) };
     }
     if (path === `/${contract}/pos/transactions`) return listTransactions([...transactions.values()], query);
     return smaregiError(404, 'Not Found');

@@ -40,6 +40,13 @@ export interface SmaregiClientOptions {
   now?: () => number;
 }
 
+/** A customer's point fields as Smaregi lists them (strings; the expiry `yyyy-mm-dd`, empty or absent: none). */
+export interface CustomerPoints {
+  customerId: string;
+  point?: string | undefined;
+  pointExpireDate?: string | null | undefined;
+}
+
 export interface ListPage {
   items: SmaregiTransactionListItem[];
 }
@@ -65,6 +72,8 @@ export interface SmaregiClient {
   getCustomerPoint(customerId: string): Promise<number>;
   /** The Smaregi customer id holding this customer code, or undefined for none. */
   findCustomerByCode(code: string): Promise<string | undefined>;
+  /** One page (1-based) of the contract's customers, their point fields only (`npm run smaregi -- check`). */
+  listCustomers(query: { page: number; limit: number }): Promise<CustomerPoints[]>;
   close(): Promise<void>;
 }
 
@@ -203,6 +212,18 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
         const list = Array.isArray(found) ? (found as { customerId?: unknown; customerCode?: unknown }[]) : [];
         const id = list.find((c) => c.customerCode === code)?.customerId;
         return typeof id === 'string' && ID.test(id) ? id : undefined;
+      });
+    },
+    listCustomers({ page, limit }) {
+      const query = new URLSearchParams({ page: String(page), limit: String(limit), fields: 'customerId,point,pointExpireDate' });
+      return guarded(async () => {
+        const found = await get(`${contractPath}/customers?${query.toString()}`, 'customer list');
+        if (!Array.isArray(found)) throw new SmaregiError('invalid_response', 'Smaregi customer list is not a list');
+        return (found as Record<string, unknown>[]).map((c) => ({
+          customerId: String(c.customerId ?? ''),
+          point: typeof c.point === 'string' ? c.point : undefined,
+          pointExpireDate: typeof c.pointExpireDate === 'string' ? c.pointExpireDate : undefined,
+        }));
       });
     },
     close: () => transport.close(),
