@@ -22,7 +22,9 @@ export function checkLines(source: string, contractId: string, c: PointSettingsC
       ? `own expiry: ON — ${c.expiring} of ${c.customers} customers have a Smaregi point expiry date (pointExpireDate), e.g. ${c.expiringCustomers.join(', ')}: turn ポイント有効期限 off and clear the dates`
       : `own expiry: not seen — no customer (${c.customers}) has a Smaregi point expiry date`,
   );
-  lines.push('not readable through the API: the point settings themselves (rates, rank and product rules): check them in the back office (docs/smaregi.md)');
+  lines.push(
+    'not readable through the API: the point settings themselves (rates, rank and product rules): check them in the back office (docs/smaregi.md)',
+  );
   if (c.partial) lines.push('partial: a page limit was reached, the figures are a lower bound');
   lines.push(`smaregi check: sales=${c.sales} own_points=${c.ownPoints} customers=${c.customers} expiring=${c.expiring}`);
   return lines;

@@ -19,7 +19,16 @@ export function shortfallRows(records: readonly OrderRecord[]): string[] {
     const spent = Number(r.eligibleExact ?? r.eligibleAmount ?? 0);
     const short = r.shortfall ?? 0;
     const policy = /^(clamp|park)\b/.exec(r.reason ?? '')?.[1] ?? '-';
-    return [formatJst(r.createdAt ?? r.finishedAt ?? ''), r.source, r.orderId, r.externalId ?? '-', String(spent), String(spent - short), String(short), policy];
+    return [
+      formatJst(r.createdAt ?? r.finishedAt ?? ''),
+      r.source,
+      r.orderId,
+      r.externalId ?? '-',
+      String(spent),
+      String(spent - short),
+      String(short),
+      policy,
+    ];
   });
   return renderTable(['created_at', 'source', 'spend', 'member_code', 'spent', 'taken', 'short', 'policy'], rows, new Set([4, 5, 6]));
 }

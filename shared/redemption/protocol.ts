@@ -249,7 +249,12 @@ export async function giveBack(
   if (!current.deducted && current.deductionSent) {
     const settled = await runLegSearchOnly(deps, current, owner, deductionLeg(current));
     if (!settled.ok) return settled.step;
-    if (settled.ran) await deps.tillMirror?.({ marker: redemptionMarker(current.source, current.customerId, current.requestId), memberId: current.memberId, points: -current.points });
+    if (settled.ran)
+      await deps.tillMirror?.({
+        marker: redemptionMarker(current.source, current.customerId, current.requestId),
+        memberId: current.memberId,
+        points: -current.points,
+      });
     if (settled.ran) current = (await write(deps, current, owner, { deducted: true })) ?? current;
   }
   if (!current.deducted) {

@@ -3,7 +3,15 @@ import { ENV, type ProcessingSettings, requiredSetting } from '../config/index.j
 import { ledgerPlannedPause, type PlannedPauseRecords } from '../consumer/index.js';
 import { createCustomerRecords, type EnrolApi } from '../customers/index.js';
 import { documentClientFromEnv } from '../dynamodb/index.js';
-import { type Clock, createLedger, createTillMirrors, createTillReturns, type Ledger, type TillMirrors, type TillReturns } from '../ledger/index.js';
+import {
+  type Clock,
+  createLedger,
+  createTillMirrors,
+  createTillReturns,
+  type Ledger,
+  type TillMirrors,
+  type TillReturns,
+} from '../ledger/index.js';
 import type { PointsApi } from '../points/index.js';
 import { createPrivacyRequests } from '../privacy/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../quarantine/index.js';

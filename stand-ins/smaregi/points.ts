@@ -95,7 +95,8 @@ export function writePoint(customers: Customers, contract: string, path: string,
   }
   let next: number;
   if (target.relative) {
-    if (typeof point !== 'string' || !SIGNED.test(point)) return smaregiError(400, 'Bad Request', 'point must be a signed integer as a string');
+    if (typeof point !== 'string' || !SIGNED.test(point))
+      return smaregiError(400, 'Bad Request', 'point must be a signed integer as a string');
     const expire = customer.pointExpireDate;
     const expired = typeof expire === 'string' && expire !== '' && expire < tokyoDay(nowMs);
     next = (expired ? 0 : pointOf(customer)) + Number(point);

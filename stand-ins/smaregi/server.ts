@@ -158,34 +158,14 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     }
     const one = new RegExp(`^/${contract}/pos/transactions/([0-9]{1,20})$`).exec(path);
     if (one) return transactionAnswer(transactions.get(one[1] as string), customers, query);
-    const customer = new RegExp(`^/${contract}/pos/customers/([0-9]{1,20})$`).exec(path);
-    if (customer) {
-      const found = customers.get(customer[1] as string);
-      return found ? { status: 200, body: found } : smaregiError(404, 'Not Found', 'customer not found');
-    }
-    if (path === `/${contract}/pos/customers`) {
-      const code = query.get('customer_code');
-      const all = [...customers.values()].filter((c) => code === null || c.customerCode === code);
-      const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? '100') || 100));
-      const page = Math.max(1, Number(query.get('page') ?? '1') || 1);
-      return { status: 200, body: all.slice((page - 1) * limit, page * limit) };
-    }
+    const customersAnswer = customersRead(customers, contract, path, query);
+    if (customersAnswer) return customersAnswer;
     if (path === `/${contract}/pos/transactions`) return listTransactions([...transactions.values()], query);
     return smaregiError(404, 'Not Found');
   }
 
-  /** The test surface's read: the customer as stored (`point` included), under the same admin guard. */
-  function storedCustomer(req: IncomingMessage, path: string): JsonAnswer | undefined {
-    const id = /^\/__smaregi\/customers\/([0-9]{1,20})$/.exec(path)?.[1];
-    if (req.method !== 'GET' || id === undefined) return undefined;
-    const refusal = adminRefusal({ headers: req.headers, hasBody: false });
-    if (refusal) return { status: refusal.status, body: { error: refusal.error } };
-    const found = customers.get(id);
-    return found ? { status: 200, body: found } : { status: 404, body: { error: `no customer ${id}` } };
-  }
-
   function handle(req: IncomingMessage, body: Buffer): JsonAnswer {
-    const stored = storedCustomer(req, (req.url ?? '/').split('?', 1)[0] ?? '/');
+    const stored = storedCustomer(customers, req, (req.url ?? '/').split('?', 1)[0] ?? '/');
     if (stored) return stored;
     const test = standInAdmin(req, body, '/__smaregi/', admin);
     if (test) return test;
@@ -221,6 +201,31 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     grants: () => grants,
     close: () => served.close(),
   };
+}
+
+/** `GET /{contract_id}/pos/customers/{id}` and the list (`customer_code`, paged), or undefined for another path. */
+function customersRead(customers: Customers, contract: string, path: string, query: URLSearchParams): JsonAnswer | undefined {
+  const one = new RegExp(`^/${contract}/pos/customers/([0-9]{1,20})$`).exec(path);
+  if (one) {
+    const found = customers.get(one[1] as string);
+    return found ? { status: 200, body: found } : smaregiError(404, 'Not Found', 'customer not found');
+  }
+  if (path !== `/${contract}/pos/customers`) return undefined;
+  const code = query.get('customer_code');
+  const all = [...customers.values()].filter((c) => code === null || c.customerCode === code);
+  const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? '100') || 100));
+  const page = Math.max(1, Number(query.get('page') ?? '1') || 1);
+  return { status: 200, body: all.slice((page - 1) * limit, page * limit) };
+}
+
+/** The test surface's read: the customer as stored (`point` included), under the same admin guard. */
+function storedCustomer(customers: Customers, req: IncomingMessage, path: string): JsonAnswer | undefined {
+  const id = /^\/__smaregi\/customers\/([0-9]{1,20})$/.exec(path)?.[1];
+  if (req.method !== 'GET' || id === undefined) return undefined;
+  const refusal = adminRefusal({ headers: req.headers, hasBody: false });
+  if (refusal) return { status: refusal.status, body: { error: refusal.error } };
+  const found = customers.get(id);
+  return found ? { status: 200, body: found } : { status: 404, body: { error: `no customer ${id}` } };
 }
 
 /** The lines' fields `with_details=summary` keeps (Smaregi publishes no list: an assumption, docs/smaregi.md). */

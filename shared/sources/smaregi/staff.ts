@@ -27,8 +27,11 @@ export function staffChange(sale: PurchaseEvent, tx: SmaregiTransaction): StaffC
   const field = division === STAFF_ADD ? tx.newPoint : tx.spendPoint;
   const points = Math.abs(Number(field ?? 'NaN'));
   if (!Number.isSafeInteger(points) || points === 0)
-    return { note: `staff point change ${tx.transactionHeadId} names no points (${division === STAFF_ADD ? 'newPoint' : 'spendPoint'}): not forwarded` };
+    return {
+      note: `staff point change ${tx.transactionHeadId} names no points (${division === STAFF_ADD ? 'newPoint' : 'spendPoint'}): not forwarded`,
+    };
   const signed = division === STAFF_ADD ? points : -points;
-  const title = division === STAFF_ADD ? `Points added at the till ${tx.transactionHeadId}` : `Points subtracted at the till ${tx.transactionHeadId}`;
+  const title =
+    division === STAFF_ADD ? `Points added at the till ${tx.transactionHeadId}` : `Points subtracted at the till ${tx.transactionHeadId}`;
   return { event: fixedGrant(sale, { orderId: staffChangeId(tx.transactionHeadId), points }, signed, title, sale.customer) };
 }

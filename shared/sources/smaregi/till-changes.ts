@@ -34,7 +34,11 @@ function notePurchase(event: PurchaseEvent, outcome: ProcessOutcome, changes: Po
     // Refunds that waited for this purchase ran with it.
     for (const f of outcome.followUps ?? []) {
       if ((f.kind === 'debited' || f.kind === 'insufficient_points') && (f.points ?? 0) > 0)
-        changes.push({ marker: refundMarker(event.source, event.orderId, f.refundId), memberId: outcome.customerId, points: -(f.points ?? 0) });
+        changes.push({
+          marker: refundMarker(event.source, event.orderId, f.refundId),
+          memberId: outcome.customerId,
+          points: -(f.points ?? 0),
+        });
     }
   }
 }

@@ -41,7 +41,9 @@ export interface TillMirrorDeps {
   smaregi: Pick<SmaregiClient, 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode'>;
   steps: TillMirrors;
   /** Refusals and conflicts are logged as errors where the logger has them (the worker's says warn only). */
-  logger?: { warn(message: string, extra?: Record<string, unknown>): void; error?(message: string, extra?: Record<string, unknown>): void } | undefined;
+  logger?:
+    | { warn(message: string, extra?: Record<string, unknown>): void; error?(message: string, extra?: Record<string, unknown>): void }
+    | undefined;
 }
 
 /** A refusal or a conflict: someone must look (an error where the logger has one). */
@@ -108,7 +110,12 @@ async function send(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void>
       // Proven not done (Smaregi refused it: e.g. the till spent those points meanwhile, or they expired).
       const reason = `Smaregi refused the point change (${e.status})`;
       await deps.steps.settle(step.source, step.marker, { state: 'refused', reason });
-      loud(deps, 'till point mirror refused', { source: step.source, marker: step.marker, smaregiCustomerId: customerId, status: e.status });
+      loud(deps, 'till point mirror refused', {
+        source: step.source,
+        marker: step.marker,
+        smaregiCustomerId: customerId,
+        status: e.status,
+      });
       return;
     }
     throw e; // in doubt: stays `sending`, settled by reading the customer's point on the next call

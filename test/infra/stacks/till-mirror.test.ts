@@ -25,7 +25,7 @@ afterAll(() => dispose());
 type Resource = { Properties: Record<string, Json> };
 const functions = () => Object.values(template.findResources('AWS::Lambda::Function')) as Resource[];
 const described = (prefix: string) => functions().find((f) => String(f.Properties.Description).startsWith(prefix));
-const envOf = (f: Resource | undefined) => ((f?.Properties.Environment as { Variables?: Record<string, Json> } | undefined)?.Variables ?? {});
+const envOf = (f: Resource | undefined) => (f?.Properties.Environment as { Variables?: Record<string, Json> } | undefined)?.Variables ?? {};
 
 describe('web points mirrored to the tills (tillPoints membership)', () => {
   it('gives the App Proxy and the redemption sweep the Smaregi access the worker has', () => {

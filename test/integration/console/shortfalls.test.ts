@@ -33,7 +33,15 @@ describe('the operator console: till spends cut short', () => {
     const res = await fetch(`${consoleUrl()}api/shortfalls`);
     const { shortfalls } = (await res.json()) as { shortfalls: Record<string, unknown>[] };
     expect(shortfalls.map(({ at: _at, ...rest }) => rest)).toEqual([
-      { source: 'smaregi', spend: '7301/spend-1', member: 'smaregi:C-0001', spent: held + 700, taken: held + 500, short: 200, policy: 'clamp' },
+      {
+        source: 'smaregi',
+        spend: '7301/spend-1',
+        member: 'smaregi:C-0001',
+        spent: held + 700,
+        taken: held + 500,
+        short: 200,
+        policy: 'clamp',
+      },
     ]);
   });
 

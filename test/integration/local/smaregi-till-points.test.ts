@@ -239,11 +239,11 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     const code = await redemptionsCommand(['shortfalls'], { PORT: new URL(stack.urls.intake).port }, out);
     const listed = { code, text: lines.join('\n') };
     const line = lines.find((l) => l.includes('3030/spend-1')) ?? listed.text;
-    expect([listed.code, line.trim().split(/\s+/).slice(4), listed.text.split('\n').at(-1)?.startsWith('till spend shortfalls: spends=')]).toEqual([
-      0,
-      ['smaregi', '3030/spend-1', 'C-0001', String(held + 800), String(held + 500), '300', 'clamp'],
-      true,
-    ]);
+    expect([
+      listed.code,
+      line.trim().split(/\s+/).slice(4),
+      listed.text.split('\n').at(-1)?.startsWith('till spend shortfalls: spends='),
+    ]).toEqual([0, ['smaregi', '3030/spend-1', 'C-0001', String(held + 800), String(held + 500), '300', 'clamp'], true]);
   });
 
   it('gives the points spent at the till back before taking the sale back when the transaction is deleted, so a member who spent everything ends where they began', async () => {

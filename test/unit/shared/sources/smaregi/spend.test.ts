@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { PointsEvent } from '../../../../../shared/events/index.js';
-import { countingShortfalls, type OrderFacts, resolveTransaction, type SpendStep, SmaregiTransaction } from '../../../../../shared/sources/smaregi/index.js';
+import {
+  countingShortfalls,
+  type OrderFacts,
+  resolveTransaction,
+  type SpendStep,
+  SmaregiTransaction,
+} from '../../../../../shared/sources/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../../../shared/sources/index.js';
 import { smaregiFixture } from '../../../../../kit/smaregi.js';
 
@@ -78,7 +84,16 @@ describe('points spent at a Smaregi till (tillPoints membership)', () => {
 
 describe('TillSpendShortfalls', () => {
   const outcomes = {
-    short: { kind: 'insufficient_points', action: 'ack', policy: 'clamp', customerId: 'm', points: 100, target: 300, shortfall: 200, reconciled: false },
+    short: {
+      kind: 'insufficient_points',
+      action: 'ack',
+      policy: 'clamp',
+      customerId: 'm',
+      points: 100,
+      target: 300,
+      shortfall: 200,
+      reconciled: false,
+    },
     done: { kind: 'debited', action: 'ack', customerId: 'm', points: 300, target: 300, reconciled: false },
   } as const;
   const counted = async (orderId: string, outcome: keyof typeof outcomes) => {
