@@ -26,6 +26,8 @@ import type { ChaosCustomer, DeliveryStep, EventSpec, Scenario } from './scenari
  * mismatch. Spending no more than the sale earned keeps every other refund of the member uncapped.
  */
 export const CHAOS_SPEND_POINTS = 1;
+/** Each chaos customer's Smaregi point at the start. */
+export const CHAOS_TILL_POINT_SEED = 1_000_000;
 
 const MIX = {
   /** Eligible Shopify orders that are Smaregi transactions instead. */
@@ -153,8 +155,14 @@ export function createSmaregiSender(access: SmaregiChaosAccess) {
       return post(`${access.url}/__smaregi/transactions`, tx);
     },
     async seedCustomers(customers: ChaosCustomer[]): Promise<void> {
+      // Each record starts with CHAOS_TILL_POINT_SEED points, so the till (strict, as Smaregi) never refuses a
+      // spend; the final check compares each record with that seed plus what was mirrored to it.
       for (const c of customers)
-        await post(`${access.url}/__smaregi/customers`, { customerId: String(c.index + 1), customerCode: smaregiCustomerCode(c) });
+        await post(`${access.url}/__smaregi/customers`, {
+          customerId: String(c.index + 1),
+          customerCode: smaregiCustomerCode(c),
+          point: String(CHAOS_TILL_POINT_SEED),
+        });
     },
     request(scenario: Scenario, event: EventSpec, step: DeliveryStep, nowMs: number): SmaregiRequest {
       const sale = scenario.events.find((e) => e.kind === 'purchase' && e.orderId === event.orderId);

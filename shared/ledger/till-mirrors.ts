@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
+import { scanKeyPrefix } from '../dynamodb/index.js';
 import { lazyObject } from '../schema/index.js';
 import { Expression } from './expression.js';
 import { type Clock, createStore } from './store.js';
@@ -9,6 +10,8 @@ import { type Clock, createStore } from './store.js';
  * 会員ポイント相対値更新), as a ledger step of its own, so it is sent exactly once:
  * `till-mirror#<source>#<marker>`, the marker being that of the points call it mirrors.
  *
+ * - `pending`: begun, nothing sent yet (the customer not yet found or its point not yet read): found
+ *   again, it is done from the start.
  * - `sending`: about to add `points` to the Smaregi customer, whose point read `before` just before it.
  *   Found again (the attempt died or its answer was lost), the customer's point tells what happened:
  *   `before + points` (it ran: `done`), `before` (it did not: sent again), anything else (a change we
@@ -18,7 +21,7 @@ import { type Clock, createStore } from './store.js';
  * Ids and points only: the member's id in the membership service and Smaregi's customer id.
  */
 
-export const TILL_MIRROR_STATES = ['sending', 'done', 'refused', 'conflict', 'skipped'] as const;
+export const TILL_MIRROR_STATES = ['pending', 'sending', 'done', 'refused', 'conflict', 'skipped'] as const;
 export type TillMirrorState = (typeof TILL_MIRROR_STATES)[number];
 
 export const TillMirrorRecord = lazyObject(z.object, () => ({
@@ -50,12 +53,15 @@ export interface TillMirrors {
   get(source: string, marker: string): Promise<TillMirrorRecord | undefined>;
   /** Writes the step where none is: undefined when one already is (someone else began it). */
   begin(step: NewTillMirror): Promise<TillMirrorRecord | undefined>;
-  /** Moves a `sending` step on (one conditional write from `sending`): the record after, or undefined. */
+  /** Moves a step on (one conditional write from `from`, default `sending`): the record after, or undefined. */
   settle(
     source: string,
     marker: string,
-    fields: Partial<Pick<TillMirrorRecord, 'state' | 'before' | 'after' | 'found' | 'reason'>>,
+    fields: Partial<Pick<TillMirrorRecord, 'state' | 'smaregiCustomerId' | 'before' | 'after' | 'found' | 'reason'>>,
+    from?: 'pending' | 'sending',
   ): Promise<TillMirrorRecord | undefined>;
+  /** Every step not final (`pending`, `sending`), of every source: to be finished (settleTillMirrors). */
+  listUnfinished(): Promise<TillMirrorRecord[]>;
 }
 
 export interface TillMirrorsOptions {
@@ -83,10 +89,18 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
       };
       return store.create(record);
     },
-    async settle(source, marker, fields) {
+    async settle(source, marker, fields, from = 'sending') {
       const e = new Expression().setAll({ ...fields, updatedAt: store.iso(store.clock()) });
-      const item = await store.update(tillMirrorKey(source, marker), e, `${e.path('state')} = ${e.value('sending')}`);
+      const item = await store.update(tillMirrorKey(source, marker), e, `${e.path('state')} = ${e.value(from)}`);
       return item ? TillMirrorRecord.parse(item) : undefined;
+    },
+    async listUnfinished() {
+      const out: TillMirrorRecord[] = [];
+      for await (const item of scanKeyPrefix(options.client, options.tableName, 'till-mirror#')) {
+        const parsed = TillMirrorRecord.safeParse(item);
+        if (parsed.success && (parsed.data.state === 'pending' || parsed.data.state === 'sending')) out.push(parsed.data);
+      }
+      return out;
     },
   };
 }

@@ -32,7 +32,14 @@ export {
 } from './resolve.js';
 export { applyRefusal, type SaleFacts, saleFacts, type SaleReader, tillReturnRefund } from './returns.js';
 export { countingShortfalls, giveBackId, readSpends, type SpendStep, spendEvents, spendId } from './spend.js';
-export { createTillMirror, mirrorPointChange, type PointChange, type TillMirror, type TillMirrorDeps } from './till-mirror.js';
+export {
+  createTillMirror,
+  mirrorPointChange,
+  type PointChange,
+  settleTillMirrors,
+  type TillMirror,
+  type TillMirrorDeps,
+} from './till-mirror.js';
 export { checkPointSettings, type PointSettingsCheck } from './check.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
 export { linkOf, SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

@@ -63,22 +63,37 @@ export async function mirrorPointChange(deps: TillMirrorDeps, change: PointChang
   if (change.points === 0) return;
   try {
     let step = await deps.steps.get(deps.source, change.marker);
-    if (!step) {
-      const customerId = change.tillCustomerId ?? (await tillCustomerOf(deps, change.memberId));
-      if (customerId === undefined) {
-        await deps.steps.begin({ ...base(deps, change), state: 'skipped', reason: 'the member has no Smaregi customer' });
-        return;
-      }
-      const before = await deps.smaregi.getCustomerPoint(customerId);
-      step = await deps.steps.begin({ ...base(deps, change), state: 'sending', smaregiCustomerId: customerId, before });
-      if (!step) return; // begun by a concurrent call: it sends
-      return await send(deps, step);
-    }
-    if (step.state !== 'sending') return;
-    await settleUnfinished(deps, step);
+    // Begun before anything is read, so a step whose reads fail is found unfinished (settleTillMirrors).
+    if (!step) step = await deps.steps.begin({ ...base(deps, change), state: 'pending' });
+    if (!step) return; // begun by a concurrent call: it goes on
+    if (step.state === 'pending') await prepareAndSend(deps, step, change.tillCustomerId);
+    else if (step.state === 'sending') await settleUnfinished(deps, step);
   } catch (e) {
     deps.logger?.warn('till point mirror failed', { source: deps.source, marker: change.marker, errorKind: kindOf(e) });
   }
+}
+
+/**
+ * Finishes every step left unfinished (`pending`: nothing sent; `sending`: settled by reading the
+ * customer's point), e.g. after the reads before an add failed: what a schedule or the chaos final check
+ * runs. Answers how many it went through.
+ */
+export async function settleTillMirrors(deps: TillMirrorDeps): Promise<number> {
+  const unfinished = (await deps.steps.listUnfinished()).filter((s) => s.source === deps.source);
+  for (const step of unfinished) await mirrorPointChange(deps, { marker: step.marker, memberId: step.memberId, points: step.points });
+  return unfinished.length;
+}
+
+/** A `pending` step: its customer found and its point read (`before`), then the add sent once. */
+async function prepareAndSend(deps: TillMirrorDeps, step: TillMirrorRecord, known: string | undefined): Promise<void> {
+  const customerId = known ?? (await tillCustomerOf(deps, step.memberId));
+  if (customerId === undefined) {
+    await deps.steps.settle(step.source, step.marker, { state: 'skipped', reason: 'the member has no Smaregi customer' }, 'pending');
+    return;
+  }
+  const before = await deps.smaregi.getCustomerPoint(customerId);
+  const sending = await deps.steps.settle(step.source, step.marker, { state: 'sending', smaregiCustomerId: customerId, before }, 'pending');
+  if (sending) await send(deps, sending);
 }
 
 const base = (deps: Pick<TillMirrorDeps, 'source'>, change: PointChange) => ({

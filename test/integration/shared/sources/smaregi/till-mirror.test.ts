@@ -8,6 +8,7 @@ import {
   createTillMirror,
   mirrorPointChange,
   type SmaregiClient,
+  settleTillMirrors,
   type TillMirrorDeps,
 } from '../../../../../shared/sources/smaregi/index.js';
 import { smaregiTransaction } from '../../../../../kit/smaregi.js';
@@ -130,6 +131,15 @@ describe('the till mirror’s own step', () => {
     smaregi.putTransaction(smaregiTransaction('transaction-sale-tax-included.json', '62', { customerId: '1', spendPoint: '50' }) as never);
     await mirrorPointChange(mirrorDeps(), change('m-conflict'));
     expect([tillPoint(), (await steps.get('smaregi', 'm-conflict'))?.state]).toEqual(['950', 'conflict']);
+  });
+
+  it('finishes a step whose reads failed before anything was sent when the unfinished steps are settled, once', async () => {
+    const unreadable = { ...client, getCustomerPoint: async () => Promise.reject(new Error('503')) };
+    await mirrorPointChange(mirrorDeps({ smaregi: unreadable }), change('m-pending'));
+    const left = (await steps.get('smaregi', 'm-pending'))?.state;
+    const settled = await settleTillMirrors(mirrorDeps());
+    await settleTillMirrors(mirrorDeps());
+    expect([left, settled, tillPoint(), (await steps.get('smaregi', 'm-pending'))?.state]).toEqual(['pending', 1, '700', 'done']);
   });
 
   it('records a member without a Smaregi customer as skipped and writes nothing', async () => {
