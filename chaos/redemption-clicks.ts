@@ -99,7 +99,9 @@ function planClicks(deps: RedemptionDeps): Click[] {
   return clicks;
 }
 
-export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { report(): RedemptionReport; check(): Promise<Mismatch[]> } {
+export function createRedemptionClicks(
+  deps: RedemptionDeps,
+): Disturbance & { report(): RedemptionReport; check(): Promise<Mismatch[]>; customers(): ReadonlySet<number> } {
   const clicks = planClicks(deps);
   const byCustomer = new Map<number, Click[]>();
   for (const c of clicks) byCustomer.set(c.customer, [...(byCustomer.get(c.customer) ?? []), c]);
@@ -174,6 +176,8 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
 
   return {
     name: 'redemptions',
+    /** The customers who redeem on the web (the till mirror's check counts those who spend at a till too). */
+    customers: () => new Set(byCustomer.keys()),
     beforeDelivery: async (position) => {
       if (deps.stack.redemption) await clickIfReady(position);
     },

@@ -62,6 +62,8 @@ export interface TillMirrors {
   ): Promise<TillMirrorRecord | undefined>;
   /** Every step not final (`pending`, `sending`), of every source: to be finished (settleTillMirrors). */
   listUnfinished(): Promise<TillMirrorRecord[]>;
+  /** Every step of every source (a scan: operators and checks). */
+  list(): Promise<TillMirrorRecord[]>;
 }
 
 export interface TillMirrorsOptions {
@@ -73,6 +75,14 @@ export interface TillMirrorsOptions {
 
 export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
   const store = createStore({ ...options, ttlDays: options.ttlDays ?? 400, leaseMs: 0 });
+  async function list(): Promise<TillMirrorRecord[]> {
+    const out: TillMirrorRecord[] = [];
+    for await (const item of scanKeyPrefix(options.client, options.tableName, 'till-mirror#')) {
+      const parsed = TillMirrorRecord.safeParse(item);
+      if (parsed.success) out.push(parsed.data);
+    }
+    return out;
+  }
   return {
     async get(source, marker) {
       const item = await store.get(tillMirrorKey(source, marker));
@@ -94,13 +104,9 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
       const item = await store.update(tillMirrorKey(source, marker), e, `${e.path('state')} = ${e.value(from)}`);
       return item ? TillMirrorRecord.parse(item) : undefined;
     },
+    list,
     async listUnfinished() {
-      const out: TillMirrorRecord[] = [];
-      for await (const item of scanKeyPrefix(options.client, options.tableName, 'till-mirror#')) {
-        const parsed = TillMirrorRecord.safeParse(item);
-        if (parsed.success && (parsed.data.state === 'pending' || parsed.data.state === 'sending')) out.push(parsed.data);
-      }
-      return out;
+      return (await list()).filter((s) => s.state === 'pending' || s.state === 'sending');
     },
   };
 }
