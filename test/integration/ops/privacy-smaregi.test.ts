@@ -71,7 +71,7 @@ describe('npm run privacy -- smaregi (in-store members, npm start)', () => {
       customerCode: 'C-0001',
       erased: false,
       membership: { balance: await balance('C-0001') },
-      smaregiMirror: { tillPoints: 'membership', lastValueWritten: await balance('C-0001') },
+      smaregiMirror: { tillPoints: 'membership', balanceMirrored: await balance('C-0001') },
     });
     // As an id of its own (a value, a marker's or a delivery's tail): random UUIDs and times may hold the digits.
     expect(JSON.stringify(held)).not.toMatch(/(^|["/:])7101(["/:%]|$)/);
