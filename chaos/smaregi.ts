@@ -34,6 +34,14 @@ const MIX = {
   smaregiShare: 0.35,
 } as const;
 
+/** The customers who pay a Smaregi sale partly in points (at the till). */
+export function tillSpenders(scenario: Scenario): Set<number> {
+  const out = new Set<number>();
+  for (const e of scenario.events)
+    if (e.kind === 'purchase' && e.source === 'smaregi' && e.customer !== null && spends(scenario, e.orderId)) out.add(e.customer);
+  return out;
+}
+
 /** The Smaregi customer code of a chaos customer. */
 export function smaregiCustomerCode(customer: Pick<ChaosCustomer, 'posCard'>): string {
   return `SM-${customer.posCard.replace(/[^A-Za-z0-9]/g, '')}`;
@@ -118,7 +126,7 @@ function nonSale(orderId: string, customerId: string | null, amount: number, at:
 }
 
 /** Whether the sale is paid partly with points at some delivery (see above): voided later, or delivered more than once (not late-member). */
-function spends(scenario: Scenario, orderId: string): boolean {
+export function spends(scenario: Scenario, orderId: string): boolean {
   const index = scenario.events.findIndex((e) => e.kind === 'purchase' && e.orderId === orderId);
   const sale = scenario.events[index];
   if (sale?.kind !== 'purchase' || sale.customer === null || sale.amount < 100) return false;

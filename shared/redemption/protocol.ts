@@ -127,9 +127,12 @@ type LegResult =
 /** One leg through the protocol engine (sendLeg); a leg that ran is mirrored to the member's till, once (its own step). */
 async function runLeg(deps: RedemptionDeps, record: RedemptionRecord, owner: string, leg: Leg): Promise<LegResult> {
   const result = await sendLeg(deps, record, owner, leg);
-  if (result.ran) await deps.tillMirror?.({ marker: leg.marker, memberId: record.memberId, points: leg.point });
+  if (result.ran) await deps.tillMirror?.(tillChange(record, leg));
   return result;
 }
+
+/** A leg's points change as the till mirror takes it: its marker, the member, its points. */
+const tillChange = (r: RedemptionRecord, leg: Leg) => ({ marker: leg.marker, memberId: r.memberId, points: leg.point });
 
 /**
  * One leg through the protocol engine: a send in doubt is searched first (found: done; in doubt: the
@@ -249,12 +252,7 @@ export async function giveBack(
   if (!current.deducted && current.deductionSent) {
     const settled = await runLegSearchOnly(deps, current, owner, deductionLeg(current));
     if (!settled.ok) return settled.step;
-    if (settled.ran)
-      await deps.tillMirror?.({
-        marker: redemptionMarker(current.source, current.customerId, current.requestId),
-        memberId: current.memberId,
-        points: -current.points,
-      });
+    if (settled.ran) await deps.tillMirror?.(tillChange(current, deductionLeg(current)));
     if (settled.ran) current = (await write(deps, current, owner, { deducted: true })) ?? current;
   }
   if (!current.deducted) {
