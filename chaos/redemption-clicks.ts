@@ -8,6 +8,7 @@ import { applyRedemptions, type Model } from './model.js';
 import type { Random } from './prng.js';
 import type { Scenario } from './scenario.js';
 import { netReversals } from './reversals.js';
+import { tillSpenders } from './smaregi.js';
 
 /**
  * Redemptions in a chaos run (issue 42): once the queue has drained (every balance final, so the model
@@ -80,7 +81,14 @@ export interface RedemptionDeps {
 /** The clicks, from the model alone: each customer spends at most what the model says they hold. */
 function planClicks(deps: RedemptionDeps): Click[] {
   const clicks: Click[] = [];
-  const candidates = [...deps.model.customers.values()].filter((c) => c.customer.linkLater === 'app_proxy' && c.balance >= 100);
+  // Members linked through the App Proxy mid-run, and one shop customer who also spends at a Smaregi till
+  // (issue 51: web and till spending of one member, one balance mirrored to the till's record).
+  const spenders = tillSpenders(deps.scenario);
+  const webAndTill = [...deps.model.customers.values()].find(
+    (c) => c.customer.registered && !c.customer.linkLater && spenders.has(c.customer.index) && c.balance >= 100,
+  );
+  const linked = [...deps.model.customers.values()].filter((c) => c.customer.linkLater === 'app_proxy' && c.balance >= 100);
+  const candidates = [...linked.slice(0, MAX_CUSTOMERS - (webAndTill ? 1 : 0)), ...(webAndTill ? [webAndTill] : [])];
   for (const expected of candidates.slice(0, MAX_CUSTOMERS)) {
     let left = expected.balance;
     for (let i = 0; i < CLICKS_PER_CUSTOMER && left >= 100; i += 1) {
@@ -99,7 +107,9 @@ function planClicks(deps: RedemptionDeps): Click[] {
   return clicks;
 }
 
-export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { report(): RedemptionReport; check(): Promise<Mismatch[]> } {
+export function createRedemptionClicks(
+  deps: RedemptionDeps,
+): Disturbance & { report(): RedemptionReport; check(): Promise<Mismatch[]>; customers(): ReadonlySet<number> } {
   const clicks = planClicks(deps);
   const byCustomer = new Map<number, Click[]>();
   for (const c of clicks) byCustomer.set(c.customer, [...(byCustomer.get(c.customer) ?? []), c]);
@@ -174,6 +184,8 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
 
   return {
     name: 'redemptions',
+    /** The customers who redeem on the web (the till mirror's check counts those who spend at a till too). */
+    customers: () => new Set(byCustomer.keys()),
     beforeDelivery: async (position) => {
       if (deps.stack.redemption) await clickIfReady(position);
     },

@@ -8,6 +8,7 @@ import { emulatorAdmin, routeRequestsOf, upstreamReader } from './emulator-admin
 import { CHAOS_CLIENT, CHAOS_CLIENT_TIMEOUT_MS, CHAOS_SECRETS, chaosEmulatorConfig } from './emulator-config.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { doublingMismatches, type FinalAudit, runFinalAudit } from './final-audit.js';
+import { tillMirrorCheck } from './till-mirror-check.js';
 import { createGatewayStretch } from './gateway.js';
 import { createHoldBackMeter } from './hold-back.js';
 import { createLateCommits, type LateCommits } from './late-commits.js';
@@ -356,6 +357,8 @@ async function resultOf(run: Run, parts: Parts, meters: Meters, { unfinished, dr
   // The final audit first (every late commit has landed: late-commits.ts), then the check of what it left.
   const audit = await (options.finalAudit ?? runFinalAudit)(stack);
   run.log(`chaos: final ${audit.summary}`);
+  const tillMirror = await tillMirrorCheck(stack, scenario, parts.redemptions.customers());
+  run.log(`chaos: ${tillMirror.line}`);
   const observed = await readUpstream(scenario, model, stack.emulatorUrl);
   const comparison = compareWithModel(model, observed);
   const ledgerCheck = await checkLedger(scenario, model, stack.ledger);
@@ -366,6 +369,7 @@ async function resultOf(run: Run, parts: Parts, meters: Meters, { unfinished, dr
     ...ledgerCheck.mismatches,
     ...((await parts.missedEdits?.check()) ?? []),
     ...(await parts.redemptions.check()),
+    ...tillMirror.mismatches,
     ...doublingMismatches(comparison.observed, audit, lateCommits?.drawnBeyond ?? 0),
   ];
   const unfinishedOrders = unfinished.flatMap((u) => {

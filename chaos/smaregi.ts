@@ -26,11 +26,21 @@ import type { ChaosCustomer, DeliveryStep, EventSpec, Scenario } from './scenari
  * mismatch. Spending no more than the sale earned keeps every other refund of the member uncapped.
  */
 export const CHAOS_SPEND_POINTS = 1;
+/** Each chaos customer's Smaregi point at the start. */
+export const CHAOS_TILL_POINT_SEED = 1_000_000;
 
 const MIX = {
   /** Eligible Shopify orders that are Smaregi transactions instead. */
   smaregiShare: 0.35,
 } as const;
+
+/** The customers who pay a Smaregi sale partly in points (at the till). */
+export function tillSpenders(scenario: Scenario): Set<number> {
+  const out = new Set<number>();
+  for (const e of scenario.events)
+    if (e.kind === 'purchase' && e.source === 'smaregi' && e.customer !== null && spends(scenario, e.orderId)) out.add(e.customer);
+  return out;
+}
 
 /** The Smaregi customer code of a chaos customer. */
 export function smaregiCustomerCode(customer: Pick<ChaosCustomer, 'posCard'>): string {
@@ -116,7 +126,7 @@ function nonSale(orderId: string, customerId: string | null, amount: number, at:
 }
 
 /** Whether the sale is paid partly with points at some delivery (see above): voided later, or delivered more than once (not late-member). */
-function spends(scenario: Scenario, orderId: string): boolean {
+export function spends(scenario: Scenario, orderId: string): boolean {
   const index = scenario.events.findIndex((e) => e.kind === 'purchase' && e.orderId === orderId);
   const sale = scenario.events[index];
   if (sale?.kind !== 'purchase' || sale.customer === null || sale.amount < 100) return false;
@@ -153,8 +163,14 @@ export function createSmaregiSender(access: SmaregiChaosAccess) {
       return post(`${access.url}/__smaregi/transactions`, tx);
     },
     async seedCustomers(customers: ChaosCustomer[]): Promise<void> {
+      // Each record starts with CHAOS_TILL_POINT_SEED points, so the till (strict, as Smaregi) never refuses a
+      // spend; the final check compares each record with that seed plus what was mirrored to it.
       for (const c of customers)
-        await post(`${access.url}/__smaregi/customers`, { customerId: String(c.index + 1), customerCode: smaregiCustomerCode(c) });
+        await post(`${access.url}/__smaregi/customers`, {
+          customerId: String(c.index + 1),
+          customerCode: smaregiCustomerCode(c),
+          point: String(CHAOS_TILL_POINT_SEED),
+        });
     },
     request(scenario: Scenario, event: EventSpec, step: DeliveryStep, nowMs: number): SmaregiRequest {
       const sale = scenario.events.find((e) => e.kind === 'purchase' && e.orderId === event.orderId);

@@ -10,6 +10,7 @@ import { bonusTimeline, ledgerTimeline, listOrders, markedHistory, type Timeline
 import { type ConsoleMessage, message } from './messages.js';
 import { listRedemptions } from './redemptions.js';
 import { listTillReturns } from './returns.js';
+import { listTillShortfalls } from './shortfalls.js';
 import { listReversals } from './reversals.js';
 import type { ConsoleSource } from './source.js';
 import type { PullingStatus } from '../shared/consumer/index.js';
@@ -170,6 +171,7 @@ export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRout
       const status = query.get('status') || undefined;
       return json(200, { returns: await listTillReturns(source, status) });
     }),
+    [`GET ${api}shortfalls`]: guarded(async () => json(200, { shortfalls: await listTillShortfalls(source) })),
     [`GET ${api}reversals`]: guarded(async ({ query }) => {
       const customer = query.get('customer') || undefined;
       return json(200, { reversals: await listReversals(source, customer) });

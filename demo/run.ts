@@ -4,6 +4,7 @@ import { isOpenApiError, type OpenApiClient } from '../shared/openapi/index.js';
 import { renderTable, signed } from '../ops/table.js';
 import type { WebhookRequest } from '../kit/webhooks/index.js';
 import { bigId, buildSteps, type Customer, squareDemoOrder, type Step } from './steps.js';
+import { bothChannelsDemo } from './both-channels.js';
 import { redemptionDemo } from './redemption.js';
 import type { DemoTarget } from './target.js';
 
@@ -330,6 +331,7 @@ export async function runDemo(target: DemoTarget, print: (line: string) => void 
     summaries.push({ label: customer.label, memberId: customer.memberId, before, after });
   }
   if (target.redemptionValidSeconds !== undefined) failures.push(...(await redemptionDemo(target, shopper, runId, print, credit)));
+  if (target.redemptionValidSeconds !== undefined) failures.push(...(await bothChannelsDemo(target, shopper, runId, print, credit)));
   print('');
   if (failures.length === 0) print(`demo: all ${steps.length} events did what they should`);
   else for (const f of failures) print(`demo: UNEXPECTED ${f}`);

@@ -12,7 +12,7 @@ import type { WebhookRequest } from '../kit/webhooks/index.js';
  * Smaregi stand-in (as Smaregi would hold it), then delivers the thin webhook with the custom header.
  */
 
-async function seed(url: string, path: string, body: unknown): Promise<void> {
+export async function seed(url: string, path: string, body: unknown): Promise<void> {
   const res = await fetch(`${url}/__smaregi/${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -22,7 +22,7 @@ async function seed(url: string, path: string, body: unknown): Promise<void> {
   if (res.status !== 201) throw new Error(`the Smaregi stand-in at ${url} refused the demo's ${path} (${res.status})`);
 }
 
-function webhook(access: SmaregiDemoAccess, action: string, ids: string[], eventId: string): WebhookRequest {
+export function webhook(access: SmaregiDemoAccess, action: string, ids: string[], eventId: string): WebhookRequest {
   const body = JSON.stringify({ contractId: access.contractId, event: 'pos:transactions', action, transactionHeadIds: ids });
   return {
     path: '/webhooks/smaregi',
@@ -38,7 +38,7 @@ function webhook(access: SmaregiDemoAccess, action: string, ids: string[], event
 }
 
 /** A one-line transaction as Smaregi's API returns it (amounts as strings; tax inside the price). */
-function transaction(id: string, customerId: string, price: number, tax: number, now: number, extra: Record<string, unknown> = {}) {
+export function transaction(id: string, customerId: string, price: number, tax: number, now: number, extra: Record<string, unknown> = {}) {
   const at = new Date(now).toISOString();
   const s = (n: number) => String(n);
   return {
@@ -84,7 +84,8 @@ export function smaregiSteps(
   const event = (_n: number) => randomUUID();
   const put = (tx: unknown) => seed(access.url, 'transactions', tx);
   const member = () =>
-    seed(access.url, 'customers', { customerId, customerCode: buyer.externalId, lastName: 'デモ', firstName: buyer.label });
+    // The till's own record holds enough for the sale paid in points (Smaregi refuses a spend beyond it).
+    seed(access.url, 'customers', { customerId, customerCode: buyer.externalId, lastName: 'デモ', firstName: buyer.label, point: '10000' });
   const first = credit(10_000);
   const second = credit(5_000);
   // ¥11,000 incl. ¥1,000 tax, 300 of it paid with points: the points paid earn nothing (pointsSpent discount).

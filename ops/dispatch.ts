@@ -12,6 +12,7 @@ export async function opsCommand(argv: string[], env: NodeJS.ProcessEnv, given: 
   const [command, ...rest] = argv;
   if (command === 'reconcile') return (await import('./reconcile-command.js')).reconcileCommand(rest, env, out);
   if (command === 'returns') return (await import('./returns-command.js')).returnsCommand(rest, env, out);
+  if (command === 'smaregi') return (await import('./smaregi-command.js')).smaregiCommand(rest, env, out);
   if (command === 'redemptions') return (await import('./redemptions-command.js')).redemptionsCommand(rest, env, out);
   if (command === 'members') return (await import('./members.js')).membersCommand(rest, env, out);
   if (command === 'shopify') return (await import('./shopify-command.js')).shopifyCommand(rest, env, out);

@@ -16,8 +16,10 @@
  *     (attaches shop customer codes to members and queues their earlier purchases for the worker;
  *     last line `members: rows=N linked=L already=A refused=R`)
  *   npm run privacy -- list | show <request id>   (Shopify's privacy requests and what was done; a data request's report)
- *   npm run redemptions -- list [--customer ID] | sweep [--stage S]   (points turned into discount codes, and their states;
- *     sweep refuses to run on a clock more than 1 s off the ledger's DynamoDB endpoint: ops/clock-skew.ts)
+ *   npm run redemptions -- list [--customer ID] | sweep | shortfalls [--stage S]   (points turned into discount codes, and their states;
+ *     shortfalls: till spends the membership balance cut short; sweep refuses to run on a clock more than 1 s off the ledger's DynamoDB endpoint: ops/clock-skew.ts)
+ *   npm run smaregi -- check [--source S] [--days N]   (what the Platform API shows of Smaregi's own point earning and expiry,
+ *     which a shop must turn off under tillPoints membership; exit 1 when one is seen)
  *   npm run returns -- list | apply <return id> --sale <transaction id> | dismiss <return id> --why "..."
  *     (a till's plain returns naming no sale: open ones, settled as a refund of a sale, or closed without points)
  *   npm run points-report -- --month YYYY-MM [--format csv|json]   (the month's points ledger for the accountants on stdout;

@@ -62,8 +62,8 @@ function mirrorOf(tillPoints: 'ignore' | 'membership' | undefined, membership: {
     return {
       tillPoints,
       writes:
-        "the member's membership balance, to the point field of the Smaregi customer each of their transactions names (会員ポイント更新), after every transaction of theirs; the bridge keeps no copy",
-      lastValueWritten: membership ? Math.max(0, membership.balance) : null,
+        "each change of the member's membership points (web and till), added to the point field of their Smaregi customer (会員ポイント相対値更新); the ledger keeps each add as a step (till-mirror#: member and Smaregi customer ids, points)",
+      balanceMirrored: membership ? membership.balance : null,
     };
   return { tillPoints: tillPoints ?? 'ignore', writes: 'nothing: Smaregi keeps its own points for the member' };
 }

@@ -1,6 +1,6 @@
 import { queueMessageFor } from '../shared/queue/index.js';
 import { summaryLine } from '../shared/reconcile/index.js';
-import { createSmaregiClient, reconcileSmaregi, type SmaregiReconcileDeps } from '../shared/sources/smaregi/index.js';
+import { createSmaregiClient, reconcileSmaregi, type SmaregiClient, type SmaregiReconcileDeps } from '../shared/sources/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../shared/sources/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { resolveLocalConfig } from '../kit/local-stack/config.js';
@@ -12,7 +12,7 @@ import { formatJst, jstIfInstant } from '../shared/time/index.js';
 
 /** What a Smaregi reconcile reads and writes: the contract's API, the ledger, the queue, the source's settings. */
 export interface SmaregiReconcileTarget {
-  client: SmaregiReconcileDeps['client'] & { close(): Promise<void> };
+  client: SmaregiReconcileDeps['client'] & Pick<SmaregiClient, 'listCustomers'> & { close(): Promise<void> };
   ledger: SmaregiReconcileDeps['ledger'];
   queue: SmaregiReconcileDeps['queue'];
   settings: SmaregiSettings;
@@ -20,7 +20,7 @@ export interface SmaregiReconcileTarget {
 }
 
 /** The running `npm start`: its Smaregi stand-in, its ledger, its queue (POST /__local/enqueue). */
-async function localSmaregiTarget(env: NodeJS.ProcessEnv, sourceName: string): Promise<SmaregiReconcileTarget> {
+export async function localSmaregiTarget(env: NodeJS.ProcessEnv, sourceName: string): Promise<SmaregiReconcileTarget> {
   const config = await resolveLocalConfig(env);
   const found = await requireRunningStack(config);
   const handle = connectToRunningStack(await configFollowingStack(config, found.info, env), found.info);

@@ -17,10 +17,12 @@ import { dynamoServerClock, refuseSkewedClock, type ServerClock } from './clock-
 import { isUsageError, OpsError } from './errors.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 import { formatJst } from '../shared/time/index.js';
+import { localLedgerTarget, printShortfalls, stageLedgerTarget } from './till-shortfalls.js';
 
 export const REDEMPTIONS_USAGE = `usage:
   npm run redemptions -- list [--customer <shop customer id>] [--source <name, default shopify>] [--stage S [--stack NAME] [--outputs FILE]]
-  npm run redemptions -- sweep [--source <name, default shopify>] [--stage S [--stack NAME] [--outputs FILE]]`;
+  npm run redemptions -- sweep [--source <name, default shopify>] [--stage S [--stack NAME] [--outputs FILE]]
+  npm run redemptions -- shortfalls [--stage S [--stack NAME] [--outputs FILE]]   (till spends the balance cut short)`;
 
 /**
  * What a caller may set besides the arguments: the stage's Admin API origin (a proxy; the tests' stand-in),
@@ -105,12 +107,13 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, o
     return 0;
   }
   const [command, extra] = positionals;
-  if ((command !== 'list' && command !== 'sweep') || extra !== undefined) {
+  if ((command !== 'list' && command !== 'sweep' && command !== 'shortfalls') || extra !== undefined) {
     throw new OpsError('usage', command === undefined ? 'name a command' : `unknown command ${positionals.join(' ')}`);
   }
   if (values.customer !== undefined && !/^\d{1,20}$/.test(values.customer))
     throw new OpsError('usage', '--customer takes a Shopify customer id (digits)');
   const stage = stageOf(values);
+  if (command === 'shortfalls') return listShortfalls(env, stage, out);
   const { deps, serverClock, close } =
     stage === undefined
       ? await localDeps(env, values.source)
@@ -128,6 +131,17 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, o
     return 0;
   } finally {
     await close();
+  }
+}
+
+/** `shortfalls`: the ledger only (no shop, no redemption settings), locally or on the stage. */
+async function listShortfalls(env: NodeJS.ProcessEnv, stage: ReturnType<typeof stageOf>, out: CommandOutput): Promise<number> {
+  const target = stage === undefined ? await localLedgerTarget(env) : await stageLedgerTarget(stage);
+  try {
+    await printShortfalls(target, (line) => out.print(line));
+    return 0;
+  } finally {
+    await target.close();
   }
 }
 

@@ -345,6 +345,27 @@ async function drawReturns() {
   document.querySelector('#returns tbody').replaceChildren(...rows);
 }
 
+// Till spends the membership balance cut short (tillPoints membership): the shop settles each with its member.
+async function drawShortfalls() {
+  const { shortfalls } = await getJson('shortfalls');
+  const rows = shortfalls.map((s) =>
+    el(
+      'tr',
+      {},
+      el('td', {}, s.at ? jst(s.at) : '-'),
+      el('td', {}, s.source),
+      el('td', {}, s.spend),
+      el('td', {}, s.member),
+      el('td', { class: 'num' }, String(s.spent)),
+      el('td', { class: 'num' }, String(s.taken)),
+      el('td', { class: 'num' }, String(s.short)),
+      el('td', {}, s.policy),
+    ),
+  );
+  if (rows.length === 0) rows.push(el('tr', {}, el('td', { colspan: '8' }, t('shortfalls.none'))));
+  document.querySelector('#shortfalls tbody').replaceChildren(...rows);
+}
+
 // The audit's reversals of doubled history entries, filtered by the same customer field.
 async function drawReversals() {
   const customer = new FormData(document.getElementById('filter')).get('customer') || '';
@@ -386,6 +407,7 @@ async function refresh() {
         drawOrders(),
         drawRedemptions(),
         drawReturns(),
+        drawShortfalls(),
         drawReversals(),
         drawQuarantine(),
         drawDlq(),

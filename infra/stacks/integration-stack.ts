@@ -27,7 +27,8 @@ import { addSenderAlarms, OperationsAlarms } from '../constructs/alarms.js';
 import { BundledFunction, type FunctionLogs } from '../constructs/bundled-function.js';
 import { OperationsDashboard } from '../constructs/dashboard.js';
 import { EventQueue } from '../constructs/event-queue.js';
-import { LedgerTable } from '../constructs/ledger-table.js';
+import { grantLedgerKeys, LEDGER_ITEM_ACTIONS, LedgerTable } from '../constructs/ledger-table.js';
+import { FUNCTION_LEDGER_KEYS } from '../../shared/ledger/index.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { addUpstreamRejectedAlarm } from '../constructs/upstream-rejected-alarm.js';
 import { QuarantineTable } from '../constructs/quarantine-table.js';
@@ -93,7 +94,8 @@ export class IntegrationStack extends Stack {
 
     const logs = { logRetention, logsKey, removalPolicy };
     ({ receiver: this.receiver, quarantine: this.quarantine } = this.createReceiver(logs));
-    ({ worker: this.worker, smaregiReconcile: this.smaregiReconcile } = this.createWorker(logs, openApiSecret));
+    const made = this.createWorker(logs, openApiSecret);
+    ({ worker: this.worker, smaregiReconcile: this.smaregiReconcile } = made);
     this.pullRecovery = this.createPullRecovery();
     this.earnSchedule = earnsAfterDays(config.sources) ? new EarnSchedule(this, 'EarnSchedule', { worker: this.worker.fn }) : undefined;
     this.api = this.createApi(sources, logs);
@@ -107,6 +109,7 @@ export class IntegrationStack extends Stack {
       logs,
     });
     this.redemptionSweep = redemptionSweepFor(this, { config, table: this.ledger.table, openApiSecret, ...logs });
+    this.mirrorTillPoints(made.smaregiAccess);
     this.addSquareNotificationUrls();
     this.pointsReport = new ScheduledPointsReport(this, 'PointsReport', { config, table: this.ledger.table, ...logs });
     this.reconcile =
@@ -170,7 +173,11 @@ export class IntegrationStack extends Stack {
   private createWorker(
     logs: FunctionLogs,
     openApiSecret: ISecret,
-  ): { worker: BundledFunction; smaregiReconcile: ScheduledSmaregiReconcile | undefined } {
+  ): {
+    worker: BundledFunction;
+    smaregiReconcile: ScheduledSmaregiReconcile | undefined;
+    smaregiAccess: { secrets: SmaregiAccessSecrets; json: string } | undefined;
+  } {
     const { config } = this;
     const worker = new BundledFunction(this, 'ProcessEvents', {
       code: 'processEvents',
@@ -203,8 +210,10 @@ export class IntegrationStack extends Stack {
     // schedule feeds in those whose webhooks never came.
     const smaregi = new SmaregiAccessSecrets(this, 'Smaregi', { config, removalPolicy: logs.removalPolicy });
     let smaregiReconcile: ScheduledSmaregiReconcile | undefined;
+    let smaregiAccess: { secrets: SmaregiAccessSecrets; json: string } | undefined;
     if (Object.keys(smaregi.secrets).length > 0) {
       const accessJson = this.toJsonString(smaregi.environmentValue());
+      smaregiAccess = { secrets: smaregi, json: accessJson };
       smaregi.grantRead(worker.role);
       worker.fn.addEnvironment(SMAREGI_ENV, accessJson);
       smaregiReconcile = new ScheduledSmaregiReconcile(this, 'SmaregiReconcile', {
@@ -221,7 +230,7 @@ export class IntegrationStack extends Stack {
     // consume grant below includes it, on this queue only).
     worker.fn.addEnvironment(ENV.QUEUE_URL, this.events.queue.queueUrl);
     this.events.queue.grant(worker.role, 'sqs:SendMessage');
-    return { worker, smaregiReconcile };
+    return { worker, smaregiReconcile, smaregiAccess };
   }
 
   /** The worker consumes the queue; the pull-recovery switch can pause that consumption during an outage. */
@@ -272,6 +281,25 @@ export class IntegrationStack extends Stack {
     if (derivedSquare.length === 0) return;
     const urls = Object.fromEntries(derivedSquare.map((source) => [source, this.api.urlFor(source)]));
     this.receiver.fn.addEnvironment(ENV.SOURCES_CONFIG, this.toJsonString(withNotificationUrls(sourcesConfig(this.config.sources), urls)));
+  }
+
+  /**
+   * Under a Smaregi source's `tillPoints: membership` a web redemption's deduction and give-back are mirrored
+   * to the member's till point record (shared/sources/smaregi/till-mirror.ts): the App Proxy and the sweep,
+   * which make them, read the Smaregi app's credentials too.
+   */
+  private mirrorTillPoints(access: { secrets: SmaregiAccessSecrets; json: string } | undefined): void {
+    const membership = Object.entries(this.config.sources).some(
+      ([name, s]) => (s.kind ?? name) === 'smaregi' && (s as { tillPoints?: unknown }).tillPoints === 'membership',
+    );
+    if (!access || !membership) return;
+    for (const fn of [this.appProxy?.function.fn, this.redemptionSweep?.function.fn]) {
+      if (!fn) continue;
+      access.secrets.grantRead(fn);
+      fn.addEnvironment(SMAREGI_ENV, access.json);
+      // Each leg's mirror step (its own ledger record), nothing else of the table added.
+      grantLedgerKeys(this.ledger.table, fn, LEDGER_ITEM_ACTIONS, FUNCTION_LEDGER_KEYS.tillMirror);
+    }
   }
 
   /** What the operators watch: the alarms, the nightly audit and the dashboard over every function. */

@@ -19,6 +19,8 @@
  * - `till-return#`, `till-sale#` (a till's plain return without its sale, and what a member's till sale
  *   held, to match returns with): createTillReturns (till-returns.ts); they name the member, whom an
  *   in-store member's erase removes in place, with a sale's index keys (redaction/till-returns.ts).
+ * - `till-mirror#` (a web points change mirrored to a till's point record, its own step): createTillMirrors
+ *   (till-mirrors.ts); member and Smaregi customer ids and points only.
  * - `budget#` (an Open API endpoint's calls in one minute): ledgerBudgetStore (upstream-budget.ts); names nobody.
  * - Whole-table reads for operators (audit, reprocess, console, the points report): scans.ts.
  */
@@ -64,6 +66,16 @@ export {
   redemptionKey,
   redemptionOrderKey,
 } from './redemptions.js';
+export {
+  createTillMirrors,
+  type NewTillMirror,
+  TILL_MIRROR_STATES,
+  TillMirrorRecord,
+  type TillMirrors,
+  type TillMirrorsOptions,
+  type TillMirrorState,
+  tillMirrorKey,
+} from './till-mirrors.js';
 export {
   createTillReturns,
   type NewTillReturn,
@@ -130,6 +142,7 @@ export {
   scanRedemptions,
   scanReversals,
   scanTillReturns,
+  scanTillSpendShortfalls,
   scanUnheldWithOutcome,
   type TimeRange,
 } from './scans.js';

@@ -15,6 +15,7 @@ export const LEDGER_KEY_PREFIX = {
   redemptionOrder: 'redemption-order#',
   budget: 'budget#',
   activityRuns: 'activity#runs',
+  tillMirror: 'till-mirror#',
 } as const;
 
 const K = LEDGER_KEY_PREFIX;
@@ -35,6 +36,8 @@ export const FUNCTION_LEDGER_KEYS = {
   shopifyAppProxyProvisional: [K.order],
   sweepRedemptions: [K.redemption, K.redemptionCode, K.redemptionOrder],
   reconcile: [K.order, K.refund],
+  // The App Proxy and the sweep under a Smaregi source's `tillPoints: membership`: each web leg's till mirror step.
+  tillMirror: [K.tillMirror],
 } as const satisfies Record<string, readonly string[]>;
 
 /** The IAM form: each prefix followed by `*` (`ForAllValues:StringLike` on `dynamodb:LeadingKeys`). */

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand, scanKeyPrefix } from '../dynamodb/index.js';
+import { OrderRecord } from './records.js';
 import { RedemptionRecord } from './redemptions.js';
 import { TillReturnRecord } from './till-returns.js';
 import { REVERSAL_KEY_PREFIX, ReversalRecord } from './reversals.js';
@@ -110,6 +111,28 @@ export async function scanTillReturns(client: Client, tableName: string): Promis
     if (parsed.success) out.push(parsed.data);
   }
   return out;
+}
+
+/** A till spend (`<sale>/spend-<g>`) the balance could not cover: recorded `insufficient_points` with its shortfall. */
+const TILL_SPEND = /\/spend-\d+$/;
+
+/** Every till spend cut short by the balance, of every source, oldest first (`npm run redemptions -- shortfalls`, the console). */
+export async function scanTillSpendShortfalls(client: Client, tableName: string): Promise<OrderRecord[]> {
+  const pages = scanPages(client, {
+    TableName: tableName,
+    FilterExpression: '#k = :order AND #o = :o AND contains(#id, :spend)',
+    ExpressionAttributeNames: { '#k': 'kind', '#o': 'outcome', '#id': 'orderId' },
+    ExpressionAttributeValues: { ':order': 'order', ':o': 'insufficient_points', ':spend': '/spend-' },
+    ConsistentRead: true,
+  });
+  const out: OrderRecord[] = [];
+  for await (const items of pages) {
+    for (const item of items) {
+      const parsed = OrderRecord.safeParse(item);
+      if (parsed.success && TILL_SPEND.test(parsed.data.orderId)) out.push(parsed.data);
+    }
+  }
+  return out.sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''));
 }
 
 /**

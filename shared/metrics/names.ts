@@ -32,6 +32,8 @@ export const METRIC = {
   smaregiApiErrors: 'SmaregiApiErrors',
   /** A till's plain return naming no sale, first recorded for an operator (a redelivery is not counted again). */
   unlinkedReturns: 'UnlinkedReturns',
+  /** A till spend (tillPoints membership) the membership balance could not cover in full: the shortfall is recorded. */
+  tillSpendShortfalls: 'TillSpendShortfalls',
   // intake (receive-webhook); dimensions: source, kind
   deliveriesAccepted: 'DeliveriesAccepted',
   deliveriesIgnored: 'DeliveriesIgnored',

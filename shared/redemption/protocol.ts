@@ -5,6 +5,7 @@ import { act, checkDoubt, type Doubt, type EngineDeps, redemptionMarker, redempt
 import { DEFAULT_IN_DOUBT_SECONDS, LEASE_MARGIN_SECONDS, LEASE_SEND_WINDOW_SECONDS } from '../config/index.js';
 import { createDiscountCode, discountByCode, isShopifyAdminError, type ShopifyAdminClient } from '../sources/shopify/index.js';
 import type { RedemptionSettings } from '../sources/index.js';
+import type { TillMirror } from '../sources/smaregi/index.js';
 import { type RedemptionRefusal, redemptionRefusal } from './errors.js';
 import { sleepMs } from '../http-client/index.js';
 
@@ -40,6 +41,8 @@ export interface RedemptionDeps {
    * deducts anything: a problem refuses it. Undefined: not checked (the caller checked at its start).
    */
   readonly shopProblem?: () => Promise<string | undefined>;
+  /** Under a Smaregi source's `tillPoints: membership`: mirrors each leg that ran to the member's till record. */
+  readonly tillMirror?: TillMirror | undefined;
 }
 
 export type Step = { ok: true; record: RedemptionRecord } | { ok: false; refusal: RedemptionRefusal };
@@ -131,12 +134,22 @@ type LegResult =
   | { ran: false; step: Step; error?: undefined }
   | { ran: false; step: Step; error: OpenApiError; record: RedemptionRecord };
 
+/** One leg through the protocol engine (sendLeg); a leg that ran is mirrored to the member's till, once (its own step). */
+async function runLeg(deps: RedemptionDeps, record: RedemptionRecord, owner: string, leg: Leg): Promise<LegResult> {
+  const result = await sendLeg(deps, record, owner, leg);
+  if (result.ran) await deps.tillMirror?.(tillChange(record, leg));
+  return result;
+}
+
+/** A leg's points change as the till mirror takes it: its marker, the member, its points. */
+const tillChange = (r: RedemptionRecord, leg: Leg) => ({ marker: leg.marker, memberId: r.memberId, points: leg.point });
+
 /**
  * One leg through the protocol engine: a send in doubt is searched first (found: done; in doubt: the
  * customer is told when to press again); else the send is written, then the call goes, within its
  * window; an ending that proves nothing is in doubt until the horizon.
  */
-async function runLeg(deps: RedemptionDeps, record: RedemptionRecord, owner: string, leg: Leg): Promise<LegResult> {
+async function sendLeg(deps: RedemptionDeps, record: RedemptionRecord, owner: string, leg: Leg): Promise<LegResult> {
   const eng = engine(deps);
   const doubt = legDoubt(deps, record, leg);
   if (doubt) {
@@ -287,6 +300,7 @@ export async function giveBack(
   if (!current.deducted && current.deductionSent) {
     const settled = await runLegSearchOnly(deps, current, owner, deductionLeg(current));
     if (!settled.ok) return settled.step;
+    if (settled.ran) await deps.tillMirror?.(tillChange(current, deductionLeg(current)));
     if (settled.ran) current = (await write(deps, current, owner, { deducted: true })) ?? current;
   }
   if (!current.deducted) {

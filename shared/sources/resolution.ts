@@ -8,7 +8,7 @@ import {
   type RefundEvent,
   withNextSteps,
 } from '../events/index.js';
-import type { TillReturns } from '../ledger/index.js';
+import type { TillMirrors, TillReturns } from '../ledger/index.js';
 import {
   type EarnsEvent,
   invalidEvent,
@@ -35,6 +35,8 @@ export interface ResolveDeps {
   readonly openapi: ProcessorDeps['openapi'];
   readonly logger?: ProcessorDeps['logger'];
   readonly tillReturns?: TillReturns | undefined;
+  /** Each points change mirrored to a till's point record, once (Smaregi tillPoints membership). */
+  readonly tillMirrors?: TillMirrors | undefined;
   readonly metrics?: MetricsSink | undefined;
 }
 

@@ -123,6 +123,17 @@ export interface CustomerLinking {
   readonly redemption?: RedemptionSettings;
   /** Points earned after payment (issue 53's earnAfter): the points page lists what is still provisional. */
   readonly earnsLater?: boolean;
+  /**
+   * The sender's tills spend the membership balance (Smaregi `tillPoints: membership`): every points change
+   * made elsewhere is mirrored to the member's till record, found this way.
+   */
+  readonly tillPoints?: TillPointsLinking;
+}
+
+/** How a member's till customer is found: the code under `externalKey` (or the member's unique_id), as Smaregi's code or id. */
+export interface TillPointsLinking {
+  readonly memberLookup: 'external_id' | 'unique_id';
+  readonly customerField: 'customerCode' | 'customerId';
 }
 
 /** What a source needs its sender to deliver. */

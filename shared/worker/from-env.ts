@@ -8,7 +8,7 @@ import { upstreamBudgetFromEnv } from '../upstream/index.js';
 import { pullFromEnv, queueFromEnv, visibilityFromEnv } from './aws.js';
 import { redemptionUsageFromEnv } from './redemption.js';
 import { sendersFromEnv } from './senders.js';
-import { customersFromEnv, ledgerTableFromEnv, ledgerOn, privacyFromEnv, tillReturnsFromEnv } from './stores.js';
+import { customersFromEnv, ledgerTableFromEnv, ledgerOn, privacyFromEnv, tillMirrorsFromEnv, tillReturnsFromEnv } from './stores.js';
 import type { WorkerDeps, WorkerOverrides } from './types.js';
 
 /**
@@ -43,6 +43,7 @@ export function workerDepsFromEnv(env: NodeJS.ProcessEnv, overrides: WorkerOverr
   const ledger = overrides.ledger ?? ledgerOn(ledgerTable(), settings, clock, activity);
   const redemption = overrides.redemption ?? redemptionUsageFromEnv(env, ledgerTable, ledger, openapi, logger, clock);
   const tillReturns = overrides.tillReturns ?? tillReturnsFromEnv(env, ledgerTable, settings, clock);
+  const tillMirrors = overrides.tillMirrors ?? tillMirrorsFromEnv(env, ledgerTable, settings, clock);
   return {
     budget,
     settings,
@@ -50,6 +51,7 @@ export function workerDepsFromEnv(env: NodeJS.ProcessEnv, overrides: WorkerOverr
     ledger,
     ...(redemption ? { redemption } : {}),
     ...(tillReturns ? { tillReturns } : {}),
+    ...(tillMirrors ? { tillMirrors } : {}),
     // Observed, not changed: the grants' markers and answers, the breaker's transitions (shared/activity).
     openapi: activity ? watchCalls(openapi, activity, clock) : openapi,
     breaker: activity ? watchBreaker(breaker, activity, env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local-${process.pid}`) : breaker,

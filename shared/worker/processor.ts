@@ -32,6 +32,7 @@ export function workerProcessor(deps: WorkerDeps, openapi: PointsApi, budget: In
     openapi,
     logger: deps.logger,
     tillReturns: deps.tillReturns,
+    tillMirrors: deps.tillMirrors,
     metrics,
   });
   // Orders using a redemption's code mark it used (and refunds give its points back) inside the activity scope too.

@@ -3,7 +3,15 @@ import { ENV, type ProcessingSettings, requiredSetting } from '../config/index.j
 import { ledgerPlannedPause, type PlannedPauseRecords } from '../consumer/index.js';
 import { createCustomerRecords, type EnrolApi } from '../customers/index.js';
 import { documentClientFromEnv } from '../dynamodb/index.js';
-import { type Clock, createLedger, createTillReturns, type Ledger, type TillReturns } from '../ledger/index.js';
+import {
+  type Clock,
+  createLedger,
+  createTillMirrors,
+  createTillReturns,
+  type Ledger,
+  type TillMirrors,
+  type TillReturns,
+} from '../ledger/index.js';
 import type { PointsApi } from '../points/index.js';
 import { createPrivacyRequests } from '../privacy/index.js';
 import { createQuarantineStore, DEFAULT_QUARANTINE_TTL_DAYS } from '../quarantine/index.js';
@@ -76,4 +84,16 @@ export function tillReturnsFromEnv(
   if (!env[ENV.LEDGER_TABLE]) return undefined;
   const { client, tableName } = ledgerTable();
   return createTillReturns({ client, tableName, clock, ttlDays: settings.ledgerTtlDays });
+}
+
+/** The steps mirroring points changes to the tills' point records (Smaregi tillPoints membership): in the ledger table. */
+export function tillMirrorsFromEnv(
+  env: NodeJS.ProcessEnv,
+  ledgerTable: () => LedgerTable,
+  settings: ProcessingSettings,
+  clock: Clock,
+): TillMirrors | undefined {
+  if (!env[ENV.LEDGER_TABLE]) return undefined;
+  const { client, tableName } = ledgerTable();
+  return createTillMirrors({ client, tableName, clock, ttlDays: settings.ledgerTtlDays });
 }

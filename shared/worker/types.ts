@@ -2,7 +2,7 @@ import type { ActivityRecorder } from '../activity/index.js';
 import type { ProcessingSettings } from '../config/index.js';
 import type { PlannedPauseRecords, PullSwitch } from '../consumer/index.js';
 import type { CustomerRecords, EnrolApi } from '../customers/index.js';
-import type { Clock, Ledger, TillReturns } from '../ledger/index.js';
+import type { Clock, Ledger, TillMirrors, TillReturns } from '../ledger/index.js';
 import type * as logging from '../logging/index.js';
 import type { CredentialsProvider, InvocationBudget } from '../openapi/index.js';
 import type { Checkpoint, MetricsSink, PointsApi } from '../points/index.js';
@@ -51,6 +51,8 @@ export type WorkerDeps = {
   redemption?: UsageDeps;
   /** A till's plain returns naming no sale, and what members' till sales held to match them (Smaregi: shared/ledger/till-returns.ts). */
   tillReturns?: TillReturns;
+  /** Each points change mirrored to a till's point record, as a step of its own (Smaregi tillPoints membership: shared/ledger/till-mirrors.ts). */
+  tillMirrors?: TillMirrors;
   /** Privacy requests (the ledger table's client, the quarantine): privacy events need it. */
   privacy?: Pick<PrivacyDeps, 'client' | 'tableName' | 'records' | 'quarantine' | 'requests'>;
 };

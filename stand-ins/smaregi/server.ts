@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SmaregiCustomer, SmaregiTransaction, smaregiTime } from '../../shared/sources/smaregi/index.js';
+import { adminRefusal } from '../../shared/http/index.js';
 import { faultFrom, type JsonAnswer, serveStandIn, standInAdmin, type StandInFault } from '../http/index.js';
 import { listTransactions } from './list.js';
+import { type Customers, moveSpend, pointOf, smaregiError, validPoint, writePoint } from './points.js';
 
 /**
  * A local stand-in of Smaregi's Platform API, as much as the worker and the reconcile use:
@@ -11,10 +13,14 @@ import { listTransactions } from './list.js';
  * - `GET /{contract_id}/pos/transactions/{id}` behind `Authorization: Bearer`, with `with_details`
  *   (`all`; `summary`: the lines' main fields only) and `with_customer` (`all` adds the customer object);
  * - `GET /{contract_id}/pos/transactions` by one of the date filters (31 days at most), honouring `sort`, paged (list.ts);
+ * - `GET /{contract_id}/pos/customers/{id}` and `GET /{contract_id}/pos/customers?customer_code=` (the customer, `point` included);
+ * - the customer's points as Smaregi keeps them (points.ts): a sale's `spendPoint` comes off them and is
+ *   refused beyond them, `PATCH .../customers/{id}/point` (absolute) and `POST .../point/add` (relative);
  * - with `throttlePerSecond`, 429 with `Retry-After: 1` past that many API reads in a second, for the
  *   whole contract (Smaregi's limit is per contract and second, shared by all its stores).
  * One server plays both hosts (the id host and the API host). Test surface (not Smaregi's), under the
- * admin guard of /__local/*: `POST /__smaregi/customers`, `POST /__smaregi/transactions` (as GET returns
+ * admin guard of /__local/*: `POST /__smaregi/customers` (with its `point`; none: 0), `GET /__smaregi/customers/{id}`
+ * (the customer as stored), `POST /__smaregi/transactions` (as GET returns
  * it, details included; the same id replaces it; any division), both 201; `POST /__smaregi/return-cancellations`
  * (`{"transactionHeadId", "newTransactionHeadId"}`) makes a return-cancellation's two records in one call, as
  * the till does: the cancelling record (negated amounts, disposeDivision 2) and the original marked
@@ -50,10 +56,6 @@ export interface SmaregiStandInOptions {
 }
 
 const MAX_BODY = 512 * 1024;
-const smaregiError = (status: number, title: string, detail?: string) => ({
-  status,
-  body: { type: 'about:blank', title, ...(detail ? { detail } : {}), status },
-});
 
 /** One transaction as `GET /{contract_id}/pos/transactions/{id}` answers it, with the details and customer asked for. */
 function transactionAnswer(
@@ -92,13 +94,18 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     if (path === '/__smaregi/transactions') {
       const parsed = SmaregiTransaction.safeParse(json);
       if (!parsed.success) return { status: 422, body: { error: describe(parsed.error.issues[0]) } };
-      transactions.set(parsed.data.transactionHeadId, json as Record<string, unknown>);
+      const id = parsed.data.transactionHeadId;
+      const refused = moveSpend(customers, transactions.get(id), json as Record<string, unknown>, now());
+      if (refused) return refused;
+      transactions.set(id, json as Record<string, unknown>);
       return { status: 201, body: { transactionHeadId: parsed.data.transactionHeadId } };
     }
     if (path === '/__smaregi/customers') {
       const parsed = SmaregiCustomer.safeParse(json);
       if (!parsed.success) return { status: 422, body: { error: describe(parsed.error.issues[0]) } };
-      customers.set(parsed.data.customerId, json as Record<string, unknown>);
+      const point = (json as { point?: unknown }).point;
+      if (!validPoint(point)) return { status: 422, body: { error: 'point: 0-999999999 as a string' } };
+      customers.set(parsed.data.customerId, { ...(json as Record<string, unknown>), point: point ?? '0' });
       return { status: 201, body: { customerId: parsed.data.customerId } };
     }
     if (path === '/__smaregi/faults') {
@@ -107,7 +114,7 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
       faults = fault;
       return { status: 201, body: { status: fault.status, times: fault.times } };
     }
-    if (path === '/__smaregi/return-cancellations') return returnCancellation(transactions, json, now());
+    if (path === '/__smaregi/return-cancellations') return returnCancellation(transactions, customers, json, now());
     if (path === '/__smaregi/expire-tokens') {
       tokens.clear();
       return { status: 201, body: { expired: true } };
@@ -151,22 +158,26 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     }
     const one = new RegExp(`^/${contract}/pos/transactions/([0-9]{1,20})$`).exec(path);
     if (one) return transactionAnswer(transactions.get(one[1] as string), customers, query);
+    const customersAnswer = customersRead(customers, contract, path, query);
+    if (customersAnswer) return customersAnswer;
     if (path === `/${contract}/pos/transactions`) return listTransactions([...transactions.values()], query);
     return smaregiError(404, 'Not Found');
   }
 
   function handle(req: IncomingMessage, body: Buffer): JsonAnswer {
+    const stored = storedCustomer(customers, req, (req.url ?? '/').split('?', 1)[0] ?? '/');
+    if (stored) return stored;
     const test = standInAdmin(req, body, '/__smaregi/', admin);
     if (test) return test;
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const path = url.pathname;
     if (req.method === 'POST' && path === `/app/${contract}/token`) return grant(req, body);
     if (req.method === 'GET') return read(req, path, url.searchParams);
-    if (req.method === 'PATCH') {
+    if (req.method === 'PATCH' || (req.method === 'POST' && path.endsWith('/point/add'))) {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       if (!authorised(req) || token === undefined) return smaregiError(401, 'Unauthorized', 'invalid or expired access token');
       if (!writers.has(token)) return smaregiError(403, 'Forbidden', 'the token lacks the scope pos.customers:write');
-      return setPoint(customers, contract, path, body, now());
+      return writePoint(customers, contract, path, body, now());
     }
     return smaregiError(404, 'Not Found');
   }
@@ -176,47 +187,45 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     url: served.url,
     port: served.port,
     contractId: options.contractId,
-    putTransaction: (tx) => transactions.set(tx.transactionHeadId, tx as Record<string, unknown>),
-    putCustomer: (c) => customers.set(c.customerId, c as Record<string, unknown>),
+    putTransaction: (tx) => {
+      const refused = moveSpend(customers, transactions.get(tx.transactionHeadId), tx as Record<string, unknown>, now());
+      if (refused) throw new Error(JSON.stringify(refused.body));
+      transactions.set(tx.transactionHeadId, tx as Record<string, unknown>);
+    },
+    putCustomer: (c) => customers.set(c.customerId, { point: '0', ...(c as Record<string, unknown>) }),
     deleteTransaction: (id) => {
       transactions.delete(id);
     },
-    customerPoint: (id) => {
-      const point = customers.get(id)?.point;
-      return typeof point === 'string' ? point : undefined;
-    },
+    customerPoint: (id) => (customers.has(id) ? String(pointOf(customers.get(id))) : undefined),
     reads: () => reads,
     grants: () => grants,
     close: () => served.close(),
   };
 }
 
-/**
- * 会員ポイント更新 (`PATCH /{contract_id}/pos/customers/{customer_id}/point`): sets the balance to the
- * value sent (an absolute value, not an addition), as Smaregi's reference describes it.
- */
-function setPoint(
-  customers: Map<string, Record<string, unknown>>,
-  contract: string,
-  path: string,
-  body: Buffer,
-  nowMs: number,
-): JsonAnswer {
-  const id = new RegExp(`^/${contract}/pos/customers/([0-9]{1,20})/point$`).exec(path)?.[1];
-  if (id === undefined) return smaregiError(404, 'Not Found');
-  const customer = customers.get(id);
-  if (!customer) return smaregiError(404, 'Not Found', 'customer not found');
-  let point: unknown;
-  try {
-    point = (JSON.parse(body.toString('utf8')) as { point?: unknown }).point;
-  } catch {
-    return smaregiError(400, 'Bad Request', 'the body is not JSON');
+/** `GET /{contract_id}/pos/customers/{id}` and the list (`customer_code`, paged), or undefined for another path. */
+function customersRead(customers: Customers, contract: string, path: string, query: URLSearchParams): JsonAnswer | undefined {
+  const one = new RegExp(`^/${contract}/pos/customers/([0-9]{1,20})$`).exec(path);
+  if (one) {
+    const found = customers.get(one[1] as string);
+    return found ? { status: 200, body: found } : smaregiError(404, 'Not Found', 'customer not found');
   }
-  if (typeof point !== 'string' || !/^[0-9]{1,9}$/.test(point))
-    return smaregiError(400, 'Bad Request', 'point must be 0-999999999 as a string');
-  const updDateTime = smaregiTime(new Date(nowMs));
-  customers.set(id, { ...customer, point, updDateTime });
-  return { status: 200, body: { customerId: id, point, updDateTime } };
+  if (path !== `/${contract}/pos/customers`) return undefined;
+  const code = query.get('customer_code');
+  const all = [...customers.values()].filter((c) => code === null || c.customerCode === code);
+  const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? '100') || 100));
+  const page = Math.max(1, Number(query.get('page') ?? '1') || 1);
+  return { status: 200, body: all.slice((page - 1) * limit, page * limit) };
+}
+
+/** The test surface's read: the customer as stored (`point` included), under the same admin guard. */
+function storedCustomer(customers: Customers, req: IncomingMessage, path: string): JsonAnswer | undefined {
+  const id = /^\/__smaregi\/customers\/([0-9]{1,20})$/.exec(path)?.[1];
+  if (req.method !== 'GET' || id === undefined) return undefined;
+  const refusal = adminRefusal({ headers: req.headers, hasBody: false });
+  if (refusal) return { status: refusal.status, body: { error: refusal.error } };
+  const found = customers.get(id);
+  return found ? { status: 200, body: found } : { status: 404, body: { error: `no customer ${id}` } };
 }
 
 /** The lines' fields `with_details=summary` keeps (Smaregi publishes no list: an assumption, docs/smaregi.md). */
@@ -275,7 +284,12 @@ function negated(row: Record<string, unknown>, fields: string[]): Record<string,
 }
 
 /** A return-cancellation (返品取消) as the till makes it: both records, each naming the other, updated now. */
-function returnCancellation(transactions: Map<string, Record<string, unknown>>, json: unknown, nowMs: number): JsonAnswer {
+function returnCancellation(
+  transactions: Map<string, Record<string, unknown>>,
+  customers: Customers,
+  json: unknown,
+  nowMs: number,
+): JsonAnswer {
   const body = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
   const id = String(body.transactionHeadId ?? '');
   const newId = String(body.newTransactionHeadId ?? '');
@@ -295,7 +309,10 @@ function returnCancellation(transactions: Map<string, Record<string, unknown>>, 
     disposeServerTransactionHeadId: id,
     details: lines.map((l) => ({ ...negated(l, LINE_AMOUNTS), transactionHeadId: newId })),
   });
-  transactions.set(id, { ...original, disposeDivision: '1', disposeServerTransactionHeadId: newId, updDateTime: at });
+  const disposed = { ...original, disposeDivision: '1', disposeServerTransactionHeadId: newId, updDateTime: at };
+  // The cancelled sale's spent points go back to its customer, as the till does.
+  moveSpend(customers, original, disposed, nowMs);
+  transactions.set(id, disposed);
   return { status: 201, body: { transactionHeadId: id, newTransactionHeadId: newId } };
 }
 

@@ -40,6 +40,13 @@ export interface SmaregiClientOptions {
   now?: () => number;
 }
 
+/** A customer's point fields as Smaregi lists them (strings; the expiry `yyyy-mm-dd`, empty or absent: none). */
+export interface CustomerPoints {
+  customerId: string;
+  point?: string | undefined;
+  pointExpireDate?: string | null | undefined;
+}
+
 export interface ListPage {
   items: SmaregiTransactionListItem[];
 }
@@ -54,6 +61,19 @@ export interface SmaregiClient {
    * absolute value, so a repeat is harmless). Its token asks for `pos.customers:write` too, on first use.
    */
   setCustomerPoint(customerId: string, point: number): Promise<void>;
+  /**
+   * Adds `delta` to the customer's points (会員ポイント相対値更新, `POST /pos/customers/{id}/point/add`;
+   * negative: takes off; Smaregi expires lapsed points first and refuses going below 0, status 400) and
+   * answers the points after it. Not safe to repeat: sent once, never retried here (the caller's ledger step
+   * decides after a lost answer).
+   */
+  addCustomerPoint(customerId: string, delta: number): Promise<number>;
+  /** The customer's points as Smaregi holds them now. */
+  getCustomerPoint(customerId: string): Promise<number>;
+  /** The Smaregi customer id holding this customer code, or undefined for none. */
+  findCustomerByCode(code: string): Promise<string | undefined>;
+  /** One page (1-based) of the contract's customers, their point fields only (`npm run smaregi -- check`). */
+  listCustomers(query: { page: number; limit: number }): Promise<CustomerPoints[]>;
   close(): Promise<void>;
 }
 
@@ -84,16 +104,16 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
   const contractPath = `/${encodeURIComponent(opts.contractId)}/pos`;
   const base = `${contractPath}/transactions`;
 
-  /** One call; a PATCH here sets an absolute value, so it is as safe to repeat as a GET. */
-  async function once(path: string, token: string, patch?: unknown): Promise<HttpAnswer> {
+  /** One call; a PATCH here sets an absolute value, so it is as safe to repeat as a GET; a POST (a relative add) is not. */
+  async function once(path: string, token: string, patch?: unknown, method: 'PATCH' | 'POST' = 'PATCH'): Promise<HttpAnswer> {
     try {
       return await transport.send({
-        method: patch === undefined ? 'GET' : 'PATCH',
+        method: patch === undefined ? 'GET' : method,
         origin: opts.apiOrigin,
         path,
         bearer: token,
         ...(patch === undefined ? {} : { body: patch }),
-        idempotent: true,
+        idempotent: method !== 'POST',
         deadlineMs: opts.deadlineMs ?? DEFAULT_CALL_DEADLINE_MS,
       });
     } catch (e) {
@@ -102,12 +122,13 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
   }
 
   /** One GET (or PATCH) with retries; a 401 renews the token and tries once more (a token revoked or expired early). */
-  async function get(path: string, what: string, patch?: unknown): Promise<unknown> {
+  async function get(path: string, what: string, patch?: unknown, method: 'PATCH' | 'POST' = 'PATCH'): Promise<unknown> {
     const source = patch === undefined ? tokens : writer();
     let answer: HttpAnswer | undefined;
     for (let renewals = 0; renewals < 2; renewals++) {
       const token = await source.token();
-      answer = await sendRetrying(() => once(path, token, patch), retry);
+      // A relative add is sent once: an answer lost or a 5xx leaves it in doubt, which only the caller can settle.
+      answer = method === 'POST' ? await once(path, token, patch, method) : await sendRetrying(() => once(path, token, patch), retry);
       if (answer.status !== 401) break;
       source.forget(token);
     }
@@ -121,6 +142,7 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
       );
     }
     if (status === 404) throw new SmaregiError('not_found', `Smaregi has no ${what}`, status);
+    if (status === 400) throw new SmaregiError('invalid_response', `Smaregi refused the request for ${what} (400)`, status);
     if (status !== 200) throw new SmaregiError('invalid_response', `Smaregi API answered ${status}`, status);
     try {
       return JSON.parse(text);
@@ -174,6 +196,43 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
         await get(path, `customer ${customerId}`, { point: String(point) });
       });
     },
+    addCustomerPoint(customerId, delta) {
+      if (!ID.test(customerId)) return Promise.reject(new SmaregiError('not_found', 'not a Smaregi customer id'));
+      const path = `${contractPath}/customers/${customerId}/point/add`;
+      return guarded(async () => pointIn(await get(path, `customer ${customerId}`, { point: String(delta) }, 'POST')));
+    },
+    getCustomerPoint(customerId) {
+      if (!ID.test(customerId)) return Promise.reject(new SmaregiError('not_found', 'not a Smaregi customer id'));
+      return guarded(async () => pointIn(await get(`${contractPath}/customers/${customerId}`, `customer ${customerId}`)));
+    },
+    findCustomerByCode(code) {
+      const query = new URLSearchParams({ customer_code: code, limit: '2' });
+      return guarded(async () => {
+        const found = await get(`${contractPath}/customers?${query.toString()}`, 'customer list');
+        const list = Array.isArray(found) ? (found as { customerId?: unknown; customerCode?: unknown }[]) : [];
+        const id = list.find((c) => c.customerCode === code)?.customerId;
+        return typeof id === 'string' && ID.test(id) ? id : undefined;
+      });
+    },
+    listCustomers({ page, limit }) {
+      const query = new URLSearchParams({ page: String(page), limit: String(limit), fields: 'customerId,point,pointExpireDate' });
+      return guarded(async () => {
+        const found = await get(`${contractPath}/customers?${query.toString()}`, 'customer list');
+        if (!Array.isArray(found)) throw new SmaregiError('invalid_response', 'Smaregi customer list is not a list');
+        return (found as Record<string, unknown>[]).map((c) => ({
+          customerId: String(c.customerId ?? ''),
+          point: typeof c.point === 'string' ? c.point : undefined,
+          pointExpireDate: typeof c.pointExpireDate === 'string' ? c.pointExpireDate : undefined,
+        }));
+      });
+    },
     close: () => transport.close(),
   };
+}
+
+/** The `point` of a customer or of a point update's answer (a string of digits), as a number. */
+function pointIn(body: unknown): number {
+  const point = (body as { point?: unknown } | null)?.point;
+  if (typeof point !== 'string' || !/^[0-9]{1,9}$/.test(point)) throw new SmaregiError('invalid_response', 'Smaregi answered no point');
+  return Number(point);
 }

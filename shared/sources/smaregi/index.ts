@@ -1,5 +1,5 @@
 /** Smaregi's Platform API: reading a POS transaction's current state, and what it earns (Japan's basis). */
-export { createSmaregiClient, SMAREGI_HOSTS, type SmaregiClient, type SmaregiClientOptions } from './client.js';
+export { createSmaregiClient, type CustomerPoints, SMAREGI_HOSTS, type SmaregiClient, type SmaregiClientOptions } from './client.js';
 export { SmaregiError, type SmaregiErrorKind } from './errors.js';
 export { SMAREGI_ENV, SmaregiAccess, smaregiFromEnv } from './from-env.js';
 export { instrumentSmaregi } from './instrument.js';
@@ -31,6 +31,15 @@ export {
   type SmaregiStateSettings,
 } from './resolve.js';
 export { applyRefusal, type SaleFacts, saleFacts, type SaleReader, tillReturnRefund } from './returns.js';
-export { giveBackId, readSpends, type SpendStep, spendEvents, spendId } from './spend.js';
+export { countingShortfalls, giveBackId, readSpends, type SpendStep, spendEvents, spendId } from './spend.js';
+export {
+  createTillMirror,
+  mirrorPointChange,
+  type PointChange,
+  settleTillMirrors,
+  type TillMirror,
+  type TillMirrorDeps,
+} from './till-mirror.js';
+export { checkPointSettings, type PointSettingsCheck } from './check.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
 export { linkOf, SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

@@ -6,7 +6,8 @@ import { SmaregiError, type SmaregiErrorKind } from './errors.js';
  * has (`not_found`, a deleted sale) is an answer, not a failure, and is not told. The worker counts
  * them (SmaregiApiErrors: the alarm of that name, docs/runbook.md).
  */
-type Reader = Pick<SmaregiClient, 'getTransaction'> & Partial<Pick<SmaregiClient, 'setCustomerPoint'>>;
+type Reader = Pick<SmaregiClient, 'getTransaction'> &
+  Partial<Pick<SmaregiClient, 'setCustomerPoint' | 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode'>>;
 
 export function instrumentSmaregi(
   clients: (source: string) => Reader | undefined,
@@ -28,9 +29,15 @@ export function instrumentSmaregi(
     const client = clients(source);
     if (!client) return undefined;
     const write = client.setCustomerPoint?.bind(client);
+    const add = client.addCustomerPoint?.bind(client);
+    const point = client.getCustomerPoint?.bind(client);
+    const find = client.findCustomerByCode?.bind(client);
     const instrumented: Reader = {
       getTransaction: (id) => observed(() => client.getTransaction(id)),
-      ...(write ? { setCustomerPoint: (id: string, point: number) => observed(() => write(id, point)) } : {}),
+      ...(write ? { setCustomerPoint: (id: string, p: number) => observed(() => write(id, p)) } : {}),
+      ...(add ? { addCustomerPoint: (id: string, delta: number) => observed(() => add(id, delta)) } : {}),
+      ...(point ? { getCustomerPoint: (id: string) => observed(() => point(id)) } : {}),
+      ...(find ? { findCustomerByCode: (code: string) => observed(() => find(code)) } : {}),
     };
     wrapped.set(source, instrumented);
     return instrumented;

@@ -4,6 +4,7 @@ import { chainState, type EarnsEvent, earnsRefund, earnsUnits, reachEarns, type 
 import { renderTitle } from '../index.js';
 import { type PointsSpentRule, transactionAmount } from './money.js';
 import { memberKeyOf, type SpendStep, type SpendTruth, spendEvents } from './spend.js';
+import { staffChange } from './staff.js';
 import { linkOf, type SmaregiTransaction } from './transaction.js';
 
 /**
@@ -81,6 +82,10 @@ export function resolveTransaction(
 ): Resolution {
   const earning = resolveEarning(thin, settings, tx, facts);
   if (settings.tillPoints !== 'membership' || tx.returnSales === '1') return earning;
+  // Points staff moved by hand at the till reach the membership balance once (staff.ts).
+  const staff = staffChange(purchaseOf(thin, settings, tx), tx);
+  if (staff.event || staff.note)
+    return { ...earning, events: [...earning.events, ...(staff.event ? [staff.event] : [])], ...(staff.note ? { note: staff.note } : {}) };
   // The till's points spent: after the earning's events (never netted with them).
   const cancelling = tx.disposeDivision === '2' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;
   const key = memberKeyOf(settings);

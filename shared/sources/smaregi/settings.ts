@@ -91,6 +91,9 @@ export const smaregiCustomerLinking = (settings: SmaregiSettings): CustomerLinki
   externalKey: settings.externalKey,
   retroCreditDays: settings.retroCreditDays,
   shopDomains: [],
+  ...(settings.tillPoints === 'membership'
+    ? { tillPoints: { memberLookup: settings.memberLookup, customerField: settings.customerField } }
+    : {}),
 });
 
 /** The settings side of the smaregi source (its webhook.ts adds the parsing). */

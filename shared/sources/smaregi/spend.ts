@@ -1,4 +1,7 @@
 import type { CustomerRef, PurchaseEvent } from '../../events/index.js';
+import { METRIC } from '../../metrics/index.js';
+import type { MetricsSink } from '../../points/index.js';
+import type { CanonicalRun } from '../resolution.js';
 import { type ChainReader, type OrderFacts, orderFacts } from '../../points/index.js';
 
 /**
@@ -58,6 +61,23 @@ export interface SpendResolution {
 export const MAX_SPEND_GENERATIONS = 20;
 
 export const spendId = (saleId: string, generation: number) => `${saleId}/spend-${generation}`;
+const SPEND_ID = /\/spend-\d+$/;
+
+/**
+ * The protocol's runs, counting each till spend the balance cut short (`TillSpendShortfalls`) when it is
+ * recorded so: a repeat finds it done (`duplicate`) and is not counted again.
+ */
+export function countingShortfalls(run: CanonicalRun, metrics: MetricsSink | undefined): CanonicalRun {
+  if (!metrics) return run;
+  return {
+    ...run,
+    async purchase(event) {
+      const outcome = await run.purchase(event);
+      if (outcome.kind === 'insufficient_points' && SPEND_ID.test(event.orderId)) metrics.addMetric(METRIC.tillSpendShortfalls, 'Count', 1);
+      return outcome;
+    },
+  };
+}
 export const giveBackId = (saleId: string, generation: number) => `${spendId(saleId, generation)}/back`;
 
 /** The sale's spend generations, oldest first, as the ledger holds them. */
@@ -125,7 +145,7 @@ function memberOf(spend: OrderFacts, key: MemberKey): CustomerRef | null {
   return { externalKey: key.externalKey, externalId: spend.externalId, ...(key.lookup ? { lookup: key.lookup } : {}) };
 }
 
-function fixedGrant(
+export function fixedGrant(
   template: PurchaseEvent,
   order: { orderId: string; points: number },
   fixedPoints: number,

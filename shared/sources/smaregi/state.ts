@@ -3,7 +3,6 @@ import { addFollowUps, followUpOf, readChain, remainderOf, runInOrder, runRounds
 import type { CanonicalRun, ResolveDeps } from '../resolution.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
-import { mirrorBalance } from './mirror.js';
 import {
   CANCEL_REFUND_ID,
   erasedSale,
@@ -14,12 +13,15 @@ import {
   type SmaregiStateSettings,
 } from './resolve.js';
 import { settleTillReturn, tillSaleOf } from './returns.js';
-import { memberKeyOf, readSpends, type SpendStep, spendEvents } from './spend.js';
+import { countingShortfalls, memberKeyOf, readSpends, type SpendStep, spendEvents } from './spend.js';
 import type { SmaregiThinEvent } from './thin.js';
+import { notingChanges } from './till-changes.js';
+import { mirrorPointChange, type PointChange } from './till-mirror.js';
 import { linkOf, type SmaregiTransaction } from './transaction.js';
 
-/** The calls the worker makes to Smaregi: read a transaction, and (tillPoints membership) write a member's balance. */
-export type SmaregiStateClient = Pick<SmaregiClient, 'getTransaction'> & Partial<Pick<SmaregiClient, 'setCustomerPoint'>>;
+/** The calls the worker makes to Smaregi: read a transaction, and (tillPoints membership) mirror points changes to a member's record. */
+export type SmaregiStateClient = Pick<SmaregiClient, 'getTransaction'> &
+  Partial<Pick<SmaregiClient, 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode'>>;
 
 type Fetched = { tx: SmaregiTransaction; outcome?: undefined } | { tx?: undefined; gone: boolean; outcome?: ProcessOutcome };
 
@@ -35,9 +37,13 @@ export async function processSmaregiState(
   deps: ResolveDeps,
   client: SmaregiStateClient | undefined,
   thin: SmaregiThinEvent,
-  run: Runners,
+  given: Runners,
 ): Promise<ProcessOutcome> {
   const from = thin.stateFrom;
+  // Under tillPoints membership every points change this transaction makes is mirrored to the till's record (below).
+  const changes: PointChange[] = [];
+  const noted = from.tillPoints === 'membership' ? notingChanges(given, deps.ledger, changes) : given;
+  const run = countingShortfalls(noted, deps.metrics);
   if (!client) {
     const reason = `source ${thin.source} reads its Smaregi transactions, but the worker has no Smaregi API access for it`;
     return { kind: 'configuration_error', action: 'retry', errorKind: 'smaregi_not_configured', reason };
@@ -92,11 +98,35 @@ export async function processSmaregiState(
   const earning = sale?.orderId === tx.transactionHeadId && sale.notEarning === undefined;
   const kept = deps.tillReturns && earning ? tillSaleOf(thin, from, tx) : undefined;
   if (kept) await deps.tillReturns?.rememberSale(kept);
-  // The till knows only what Smaregi holds: the member's balance, as the membership service has it now.
-  const smaregiCustomer = sale && (sale.orderId === tx.transactionHeadId ? tx : original)?.customerId;
-  if (from.tillPoints === 'membership' && sale?.customer && smaregiCustomer)
-    await mirrorBalance(deps, client, smaregiCustomer, sale.customer);
+  await mirrorChanges(deps, client, thin, changes);
   return reached.outcome;
+}
+
+/**
+ * The till lets a member spend what Smaregi's record holds: each change this transaction made in the
+ * membership service (its earning, refunds, a moved member's claw-back; never the till's own spends) is
+ * added to the member's record relatively, once (till-mirror.ts). A failure is logged and left for the
+ * next delivery of the transaction (the step is found by its marker); it never undoes the change.
+ */
+async function mirrorChanges(deps: ResolveDeps, client: SmaregiStateClient, thin: SmaregiThinEvent, changes: PointChange[]) {
+  const { addCustomerPoint, getCustomerPoint, findCustomerByCode } = client;
+  if (changes.length === 0 || !deps.tillMirrors || !addCustomerPoint || !getCustomerPoint || !findCustomerByCode) return;
+  const from = thin.stateFrom;
+  const mirror = {
+    source: thin.source,
+    externalKey: from.externalKey,
+    memberLookup: from.memberLookup,
+    customerField: from.customerField,
+    openapi: deps.openapi,
+    smaregi: {
+      addCustomerPoint: addCustomerPoint.bind(client),
+      getCustomerPoint: getCustomerPoint.bind(client),
+      findCustomerByCode: findCustomerByCode.bind(client),
+    },
+    steps: deps.tillMirrors,
+    logger: deps.logger,
+  };
+  for (const change of changes) await mirrorPointChange(mirror, change);
 }
 
 /** Whether the transaction (or the sale a return-cancellation names) names a member whose tombstone is there. */

@@ -83,6 +83,8 @@ export const SmaregiTransaction = lazyObject(z.looseObject, () => ({
   taxInclude: Amount.nullish(),
   taxExclude: Amount.nullish(),
   spendPoint: Amount.nullish(),
+  /** 付与ポイント: the points the transaction gave (a staff point addition, division 6, carries them here). */
+  newPoint: Amount.nullish(),
   customerId: Id.nullish(),
   /** The member's code on the head (shops whose members live outside Smaregi may name the member by code only). */
   customerCode: z.string().max(255).nullish(),

@@ -97,6 +97,17 @@ describe('a Smaregi source in the stack', () => {
     }).toEqual({ alarms: ['loyalty-bridge-dev-ReconcileSmaregiErrors', 'loyalty-bridge-dev-SmaregiApiErrors'], drawn: [] });
   });
 
+  it('alarms within the hour a till spend the membership balance cut short (TillSpendShortfalls), and draws it', () => {
+    const alarm = resources('AWS::CloudWatch::Alarm').find((a) => a.Properties.AlarmName === 'loyalty-bridge-dev-TillSpendShortfalls');
+    const dashboard = JSON.stringify(resources('AWS::CloudWatch::Dashboard')[0]?.Properties.DashboardBody);
+    expect([
+      alarm?.Properties.MetricName,
+      alarm?.Properties.Period,
+      alarm?.Properties.Threshold,
+      dashboard.includes('TillSpendShortfalls'),
+    ]).toEqual(['TillSpendShortfalls', 3600, 1, true]);
+  });
+
   it("alarms within the hour a till's plain return names no sale (UnlinkedReturns), and draws it", () => {
     const alarm = resources('AWS::CloudWatch::Alarm').find((a) => a.Properties.AlarmName === 'loyalty-bridge-dev-UnlinkedReturns');
     const dashboard = JSON.stringify(resources('AWS::CloudWatch::Dashboard')[0]?.Properties.DashboardBody);

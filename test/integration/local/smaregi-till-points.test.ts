@@ -1,8 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { orderKey } from '../../../shared/ledger/index.js';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
+import { redemptionsCommand } from '../../../ops/redemptions-command.js';
 import { opsCommandOn, withDemoStack } from '../../support/local-stack.js';
 import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../../kit/smaregi.js';
 
@@ -65,8 +66,10 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
   withDemoStack({ handlerLogs: 'off', smaregi: { tillPoints: 'membership' } }, (made) => {
     ({ stack, handle } = made);
   });
-  beforeAll(async () => {
-    await seedSmaregiCustomer(stack, smaregiFixture('customer-member.json'));
+  // The till's record holds plenty before each case (a balance the till may hold stale: the stand-in, as
+  // Smaregi, refuses a spend beyond it), so the membership service's own limit is what each case meets.
+  beforeEach(async () => {
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: '100000' });
   });
   const h = tillPointsHelpers(() => ({ stack, handle }));
 
@@ -107,19 +110,52 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     expect([await h.balance(), await h.entries('3003/spend-1'), await h.entries('3003/spend-1/back')]).toEqual([before, [-300], [300]]);
   });
 
-  it('writes the membership balance to the Smaregi customer after each change, so the till lets the member spend exactly that', async () => {
+  it('adds each change a till sale makes to the Smaregi customer’s point, so a record in step with the membership balance stays in step through the sale and its void', async () => {
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: String(await h.balance()) });
     await seedSmaregiTransaction(stack, h.sale('3008'));
     await h.deliver(['3008']);
     const afterSale = [stack.standIns.smaregi.standIn.customerPoint('1'), String(await h.balance())];
     await seedSmaregiTransaction(stack, h.sale('3008', { cancelDivision: '1' }));
     await h.deliver(['3008'], 'edited');
-    expect([...afterSale, stack.standIns.smaregi.standIn.customerPoint('1'), String(await h.balance())]).toEqual([
-      afterSale[1],
-      afterSale[1],
-      String(await h.balance()),
-      String(await h.balance()),
+    await h.deliver(['3008'], 'edited');
+    const afterVoid = [stack.standIns.smaregi.standIn.customerPoint('1'), String(await h.balance())];
+    expect([afterSale[0] === afterSale[1], afterVoid[0] === afterVoid[1], afterSale[1] !== afterVoid[1]]).toEqual([true, true, true]);
+  });
+
+  it('never overwrites a change the till made on its own: a record out of step with the membership balance keeps its difference', async () => {
+    const start = (await h.balance()) + 1000;
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: String(start) });
+    await seedSmaregiTransaction(stack, h.sale('3011'));
+    await h.deliver(['3011']);
+    expect(Number(stack.standIns.smaregi.standIn.customerPoint('1')) - (await h.balance())).toBe(1000);
+  });
+
+  it('forwards points staff added at the till (division 6) to the membership service once, under a marker of its own, and writes nothing back over the till’s record', async () => {
+    const before = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3040', { transactionHeadDivision: '6', spendPoint: '0', newPoint: '250' }));
+    const tillAfter = stack.standIns.smaregi.standIn.customerPoint('1');
+    await h.deliver(['3040']);
+    await h.deliver(['3040']);
+    expect([
+      (await h.balance()) - before,
+      await h.entries('3040/staff'),
+      await h.entries('3040'),
+      stack.standIns.smaregi.standIn.customerPoint('1'),
+    ]).toEqual([250, [250], [], tillAfter]);
+  });
+
+  it('forwards points staff subtracted at the till (division 7) once, and records a subtraction the balance cannot cover as insufficient_points', async () => {
+    const before = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3041', { transactionHeadDivision: '7', spendPoint: '120' }));
+    await h.deliver(['3041']);
+    const held = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3042', { transactionHeadDivision: '7', spendPoint: String(held + 50) }));
+    await h.deliver(['3042']);
+    expect([held - before, await h.entries('3041/staff'), await h.recorded('3042/staff')]).toEqual([
+      -120,
+      [-120],
+      { outcome: 'insufficient_points', points: -held, shortfall: 50 },
     ]);
-    expect(afterSale[1]).not.toBe(stack.standIns.smaregi.standIn.customerPoint('1'));
   });
 
   it('gives the points back once for a return-cancellation, whichever of its two records comes first', async () => {
@@ -170,7 +206,7 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
   });
 
   it('records the spend of a customer code no member holds as customer_not_found, not kept to be deducted by a later link', async () => {
-    await seedSmaregiCustomer(stack, { customerId: '9', customerCode: 'C-0009', lastName: '未', firstName: '登録' });
+    await seedSmaregiCustomer(stack, { customerId: '9', customerCode: 'C-0009', lastName: '未', firstName: '登録', point: '1000' });
     await seedSmaregiTransaction(stack, h.sale('3010', { customerId: '9' }));
     await h.deliver(['3010']);
     const spend = await stack.ledger.getOrder({ source: 'smaregi', orderId: '3010/spend-1' });
@@ -192,6 +228,22 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
       true,
       held,
     ]);
+  });
+
+  it('lists a till spend the balance cut short with npm run redemptions -- shortfalls: the spend, the member, spent, taken, short and the policy', async () => {
+    const held = await h.balance();
+    await seedSmaregiTransaction(stack, h.sale('3030', { spendPoint: String(held + 800) }));
+    await h.deliver(['3030']);
+    const lines: string[] = [];
+    const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+    const code = await redemptionsCommand(['shortfalls'], { PORT: new URL(stack.urls.intake).port }, out);
+    const listed = { code, text: lines.join('\n') };
+    const line = lines.find((l) => l.includes('3030/spend-1')) ?? listed.text;
+    expect([
+      listed.code,
+      line.trim().split(/\s+/).slice(4),
+      listed.text.split('\n').at(-1)?.startsWith('till spend shortfalls: spends='),
+    ]).toEqual([0, ['smaregi', '3030/spend-1', 'C-0001', String(held + 800), String(held + 500), '300', 'clamp'], true]);
   });
 
   it('gives the points spent at the till back before taking the sale back when the transaction is deleted, so a member who spent everything ends where they began', async () => {
@@ -244,8 +296,10 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
   withDemoStack({ handlerLogs: 'off', smaregi: { tillPoints: 'membership' }, env: { INSUFFICIENT_POINTS_POLICY: 'park' } }, (made) => {
     ({ stack, handle } = made);
   });
-  beforeAll(async () => {
-    await seedSmaregiCustomer(stack, smaregiFixture('customer-member.json'));
+  // The till's record holds plenty before each case (a balance the till may hold stale: the stand-in, as
+  // Smaregi, refuses a spend beyond it), so the membership service's own limit is what each case meets.
+  beforeEach(async () => {
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: '100000' });
   });
   const h = tillPointsHelpers(() => ({ stack, handle }));
 

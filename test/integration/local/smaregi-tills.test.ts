@@ -15,7 +15,7 @@ describe('Smaregi tills: divisions, stores and members', () => {
     ({ stack, handle } = made);
   });
   beforeAll(async () => {
-    await seedSmaregiCustomer(stack, smaregiFixture('customer-member.json'));
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: '1000' });
     await seedSmaregiCustomer(stack, { customerId: '2', customerCode: 'C-0002', lastName: '花子', firstName: '山田' });
     const hanako = await handle.openapi.getMemberByExternalId('shopify', '1007');
     await handle.openapi.updateMember(hanako.id, { external_ids: { shopify: '1007', smaregi: 'C-0002' } });
@@ -80,7 +80,7 @@ describe('Smaregi tills: divisions, stores and members', () => {
     const before = await balance();
     await deliver(['2030']);
     const spend = await stack.ledger.getOrder({ source: 'smaregi', orderId: '2030/spend-1' });
-    expect([await balance(), spend, stack.standIns.smaregi.standIn.customerPoint('1')]).toEqual([before + 500, undefined, undefined]);
+    expect([await balance(), spend, stack.standIns.smaregi.standIn.customerPoint('1')]).toEqual([before + 500, undefined, '700']);
   });
 
   it('credits nothing for a sale at a store the source does not take, and records it as other_store', async () => {

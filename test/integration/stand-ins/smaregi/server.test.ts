@@ -152,3 +152,60 @@ describe('the Smaregi stand-in: a customer’s points', () => {
     expect([res.status, (unknown as SmaregiError).kind, standIn.customerPoint('7')]).toEqual([403, 'not_found', '120']);
   });
 });
+
+/** As strict as Smaregi with a customer's points: the till spends only what the record holds (issue 51, item 6). */
+describe('the Smaregi stand-in: points spent at the till and added relatively', () => {
+  let standIn: SmaregiStandIn;
+  beforeEach(async () => {
+    standIn = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
+  });
+  afterEach(() => standIn.close());
+  const admin = (path: string, body?: unknown) =>
+    fetch(`${standIn.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+  const customer = async (id: string) => (await (await admin(`/__smaregi/customers/${id}`)).json()) as Record<string, unknown>;
+  const sale = (id: string, spendPoint: string, changes: Record<string, unknown> = {}) =>
+    smaregiTransaction('transaction-sale-tax-included.json', id, { customerId: '7', spendPoint, ...changes });
+  const client = () =>
+    createSmaregiClient({
+      contractId: 'c1',
+      apiOrigin: standIn.url,
+      idOrigin: standIn.url,
+      credentials: async () => ({ clientId: 'app', clientSecret: 'app-secret' }),
+      sleep: async () => undefined,
+    });
+
+  it('answers the customer as stored, its point included, on GET /__smaregi/customers/{id}', async () => {
+    await admin('/__smaregi/customers', { customerId: '7', customerCode: 'C-0007', lastName: '山田', point: '1200' });
+    expect(await customer('7')).toEqual({ customerId: '7', customerCode: 'C-0007', lastName: '山田', point: '1200' });
+  });
+
+  it('takes a till sale’s spendPoint off the customer’s point, and gives it back when the sale is voided', async () => {
+    await admin('/__smaregi/customers', { customerId: '7', customerCode: 'C-0007', point: '1200' });
+    await admin('/__smaregi/transactions', sale('41', '300'));
+    const spent = (await customer('7')).point;
+    await admin('/__smaregi/transactions', sale('41', '300', { cancelDivision: '1' }));
+    expect([spent, (await customer('7')).point]).toEqual(['900', '1200']);
+  });
+
+  it('refuses a till sale spending more points than the customer holds, and stores nothing of it', async () => {
+    await admin('/__smaregi/customers', { customerId: '7', customerCode: 'C-0007', point: '200' });
+    const res = await admin('/__smaregi/transactions', sale('42', '201'));
+    const c = client();
+    const stored = await c.getTransaction('42').catch((e: unknown) => (e as SmaregiError).kind);
+    await c.close();
+    expect([res.status, (await customer('7')).point, stored]).toEqual([422, '200', 'not_found']);
+  });
+
+  it('adds to the customer’s point with point/add, takes off with a negative value, and refuses going below 0', async () => {
+    await admin('/__smaregi/customers', { customerId: '7', customerCode: 'C-0007', point: '100' });
+    const c = client();
+    const added = await c.addCustomerPoint('7', 50);
+    const taken = await c.addCustomerPoint('7', -120);
+    const refused = await c.addCustomerPoint('7', -31).catch((e: unknown) => e);
+    await c.close();
+    expect([added, taken, (refused as SmaregiError).status, (await customer('7')).point]).toEqual([150, 30, 400, '30']);
+  });
+});

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { PointsEvent } from '../../../../../shared/events/index.js';
-import { type OrderFacts, resolveTransaction, type SpendStep, SmaregiTransaction } from '../../../../../shared/sources/smaregi/index.js';
+import {
+  countingShortfalls,
+  type OrderFacts,
+  resolveTransaction,
+  type SpendStep,
+  SmaregiTransaction,
+} from '../../../../../shared/sources/smaregi/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../../../shared/sources/index.js';
 import { smaregiFixture } from '../../../../../kit/smaregi.js';
 
@@ -73,5 +79,38 @@ describe('points spent at a Smaregi till (tillPoints membership)', () => {
   it('gives back only what a clamped deduction took', () => {
     const clamped = order('25/spend-1', { outcome: 'insufficient_points', points: -120 });
     expect(spends(tx({ cancelDivision: '1' }), [{ spend: clamped, back: undefined }])).toEqual([['25/spend-1/back', 120, 'C-0001']]);
+  });
+});
+
+describe('TillSpendShortfalls', () => {
+  const outcomes = {
+    short: {
+      kind: 'insufficient_points',
+      action: 'ack',
+      policy: 'clamp',
+      customerId: 'm',
+      points: 100,
+      target: 300,
+      shortfall: 200,
+      reconciled: false,
+    },
+    done: { kind: 'debited', action: 'ack', customerId: 'm', points: 300, target: 300, reconciled: false },
+  } as const;
+  const counted = async (orderId: string, outcome: keyof typeof outcomes) => {
+    const names: string[] = [];
+    const run = countingShortfalls(
+      { purchase: async () => outcomes[outcome], refund: async () => outcomes[outcome], earns: async () => outcomes[outcome] },
+      { addMetric: (name) => names.push(name) },
+    );
+    await run.purchase({ orderId } as never);
+    return names;
+  };
+
+  it('counts a till spend recorded insufficient_points once, and nothing for a spend done in full or another order cut short', async () => {
+    expect([await counted('25/spend-1', 'short'), await counted('25/spend-1', 'done'), await counted('25', 'short')]).toEqual([
+      ['TillSpendShortfalls'],
+      [],
+      [],
+    ]);
   });
 });

@@ -1,0 +1,114 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
+import { scanKeyPrefix } from '../dynamodb/index.js';
+import { lazyObject } from '../schema/index.js';
+import { Expression } from './expression.js';
+import { type Clock, createStore } from './store.js';
+import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
+
+/**
+ * One points change of the membership service mirrored to a till's own point record (Smaregi's
+ * 会員ポイント相対値更新), as a ledger step of its own, so it is sent exactly once:
+ * `till-mirror#<source>#<marker>`, the marker being that of the points call it mirrors.
+ *
+ * - `pending`: begun, nothing sent yet (the customer not yet found or its point not yet read): found
+ *   again, it is done from the start.
+ * - `sending`: about to add `points` to the Smaregi customer, whose point read `before` just before it.
+ *   Found again (the attempt died or its answer was lost), the customer's point tells what happened:
+ *   `before + points` (it ran: `done`), `before` (it did not: sent again), anything else (a change we
+ *   have not read: `conflict`, never written over).
+ * - `done` (with `after`), `refused` (Smaregi refused it: the reason), `conflict`, `skipped` (the member
+ *   has no till customer): final.
+ * Ids and points only: the member's id in the membership service and Smaregi's customer id.
+ */
+
+export const TILL_MIRROR_STATES = ['pending', 'sending', 'done', 'refused', 'conflict', 'skipped'] as const;
+export type TillMirrorState = (typeof TILL_MIRROR_STATES)[number];
+
+export const TillMirrorRecord = lazyObject(z.object, () => ({
+  pk: z.string(),
+  kind: z.literal('till_mirror'),
+  source: z.string(),
+  marker: z.string(),
+  memberId: z.string(),
+  points: z.number(),
+  state: z.enum(TILL_MIRROR_STATES),
+  smaregiCustomerId: z.string().optional(),
+  before: z.number().optional(),
+  after: z.number().optional(),
+  /** What the customer's point read when a `sending` step was found again and matched nothing we sent. */
+  found: z.number().optional(),
+  reason: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string().optional(),
+  ttl: z.number().optional(),
+}));
+export type TillMirrorRecord = z.infer<typeof TillMirrorRecord>;
+
+export const tillMirrorKey = (source: string, marker: string) =>
+  `${LEDGER_KEY_PREFIX.tillMirror}${encodeURIComponent(source)}#${encodeURIComponent(marker)}`;
+
+export type NewTillMirror = Pick<TillMirrorRecord, 'source' | 'marker' | 'memberId' | 'points' | 'state'> &
+  Partial<Pick<TillMirrorRecord, 'smaregiCustomerId' | 'before' | 'reason'>>;
+
+export interface TillMirrors {
+  get(source: string, marker: string): Promise<TillMirrorRecord | undefined>;
+  /** Writes the step where none is: undefined when one already is (someone else began it). */
+  begin(step: NewTillMirror): Promise<TillMirrorRecord | undefined>;
+  /** Moves a step on (one conditional write from `from`, default `sending`): the record after, or undefined. */
+  settle(
+    source: string,
+    marker: string,
+    fields: Partial<Pick<TillMirrorRecord, 'state' | 'smaregiCustomerId' | 'before' | 'after' | 'found' | 'reason'>>,
+    from?: 'pending' | 'sending',
+  ): Promise<TillMirrorRecord | undefined>;
+  /** Every step not final (`pending`, `sending`), of every source: to be finished (settleTillMirrors). */
+  listUnfinished(): Promise<TillMirrorRecord[]>;
+  /** Every step of every source (a scan: operators and checks). */
+  list(): Promise<TillMirrorRecord[]>;
+}
+
+export interface TillMirrorsOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  clock: Clock;
+  ttlDays?: number;
+}
+
+export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
+  const store = createStore({ ...options, ttlDays: options.ttlDays ?? 400, leaseMs: 0 });
+  async function list(): Promise<TillMirrorRecord[]> {
+    const out: TillMirrorRecord[] = [];
+    for await (const item of scanKeyPrefix(options.client, options.tableName, LEDGER_KEY_PREFIX.tillMirror)) {
+      const parsed = TillMirrorRecord.safeParse(item);
+      if (parsed.success) out.push(parsed.data);
+    }
+    return out;
+  }
+  return {
+    async get(source, marker) {
+      const item = await store.get(tillMirrorKey(source, marker));
+      return item ? TillMirrorRecord.parse(item) : undefined;
+    },
+    async begin(step) {
+      const now = store.clock();
+      const record: TillMirrorRecord = {
+        ...step,
+        pk: tillMirrorKey(step.source, step.marker),
+        kind: 'till_mirror',
+        createdAt: store.iso(now),
+        ttl: store.ttlFrom(now),
+      };
+      return store.create(record);
+    },
+    async settle(source, marker, fields, from = 'sending') {
+      const e = new Expression().setAll({ ...fields, updatedAt: store.iso(store.clock()) });
+      const item = await store.update(tillMirrorKey(source, marker), e, `${e.path('state')} = ${e.value(from)}`);
+      return item ? TillMirrorRecord.parse(item) : undefined;
+    },
+    list,
+    async listUnfinished() {
+      return (await list()).filter((s) => s.state === 'pending' || s.state === 'sending');
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SMAREGI_ENV } from '../../../shared/sources/smaregi/index.js';
+import type { Json } from '../../support/json.js';
+import { synthesiseDevStageWith } from '../support/app.js';
+
+/**
+ * A redeeming Shopify source beside a Smaregi source whose till points are the membership balance: the
+ * functions that deduct and give back web points (the App Proxy, the sweep) mirror them to the till's
+ * record, so they read the Smaregi app's access; synthesised by the real app (cdk-nag included).
+ */
+let template: Template;
+let dispose: () => void;
+beforeAll(() => {
+  ({ template, dispose } = synthesiseDevStageWith(
+    {
+      shopify: { externalKey: 'shopify', redemption: { enabled: true, valuePerPoint: '1', minPoints: 100 } },
+      smaregi: { contractId: 'sb_abc123', hosts: 'sandbox', tillPoints: 'membership' },
+    },
+    { reconcile: { shopify: { shopDomain: 'example-shop.myshopify.com' } } },
+  ));
+}, 240_000);
+afterAll(() => dispose());
+
+type Resource = { Properties: Record<string, Json> };
+const functions = () => Object.values(template.findResources('AWS::Lambda::Function')) as Resource[];
+const described = (prefix: string) => functions().find((f) => String(f.Properties.Description).startsWith(prefix));
+const envOf = (f: Resource | undefined) => (f?.Properties.Environment as { Variables?: Record<string, Json> } | undefined)?.Variables ?? {};
+
+describe('web points mirrored to the tills (tillPoints membership)', () => {
+  it('gives the App Proxy and the redemption sweep the Smaregi access the worker has', () => {
+    const proxy = described('Links a logged-in Shopify customer');
+    const sweep = described('Ends unused redemption discount codes');
+    expect([SMAREGI_ENV in envOf(proxy), SMAREGI_ENV in envOf(sweep)]).toEqual([true, true]);
+  });
+
+  it('lets both keep their mirror steps: till-mirror# keys only (dynamodb:LeadingKeys)', () => {
+    for (const role of [/ShopifyAppProxy/, /RedemptionSweep/]) {
+      const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[])
+        .filter((p) => role.test(JSON.stringify(p.Properties.Roles)))
+        .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: unknown; Condition?: Json }[] }).Statement);
+      const mirror = statements.filter((st) => JSON.stringify(st.Condition ?? {}).includes('till-mirror#*'));
+      expect(mirror.map((st) => [st.Action].flat().sort())).toEqual([['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']]);
+    }
+  });
+});

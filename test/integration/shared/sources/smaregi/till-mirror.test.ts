@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../../stand-ins/smaregi/index.js';
+import { createTillMirrors, type TillMirrors } from '../../../../../shared/ledger/index.js';
+import { redemptionMarker, redemptionReturnMarker } from '../../../../../shared/points/index.js';
+import { handleRedeem } from '../../../../../shared/redemption/index.js';
+import {
+  createSmaregiClient,
+  createTillMirror,
+  mirrorPointChange,
+  type SmaregiClient,
+  settleTillMirrors,
+  type TillMirrorDeps,
+} from '../../../../../shared/sources/smaregi/index.js';
+import { smaregiTransaction } from '../../../../../kit/smaregi.js';
+import { ALICE, type Answer, asJson, type Harness, withRedemptionHarness } from '../../redemption/harness.js';
+
+/**
+ * One balance on both channels (issue 51, item 2): under `tillPoints: membership` every web deduction
+ * and give-back reaches the member's Smaregi record as a relative add, exactly once (its own ledger
+ * step), against the real emulator, dynalite and the Smaregi stand-in over HTTP.
+ */
+let h: Harness;
+withRedemptionHarness((made) => {
+  h = made;
+});
+
+let smaregi: SmaregiStandIn;
+let client: SmaregiClient;
+let steps: TillMirrors;
+beforeAll(async () => {
+  smaregi = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
+  client = createSmaregiClient({
+    contractId: 'c1',
+    apiOrigin: smaregi.url,
+    idOrigin: smaregi.url,
+    credentials: async () => ({ clientId: 'app', clientSecret: 'app-secret' }),
+    sleep: async () => undefined,
+  });
+});
+afterAll(async () => {
+  await client.close();
+  await smaregi.close();
+});
+beforeEach(async () => {
+  await h.openapi.updateMember(ALICE, { external_ids: { shopify: '1001', pos_card: 'C-0001' } });
+  smaregi.putCustomer({ customerId: '1', customerCode: 'C-0001', point: '1000' } as never);
+  steps = createTillMirrors({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
+});
+
+const mirrorDeps = (over: Partial<TillMirrorDeps> = {}): TillMirrorDeps => ({
+  source: 'smaregi',
+  // The source's external key (a setting): the harness's membership client configures pos_card.
+  externalKey: 'pos_card',
+  openapi: h.openapi,
+  smaregi: client,
+  steps,
+  ...over,
+});
+let requests = 0;
+const newRequest = () => `mirror-${process.pid}-${++requests}-abcdef`;
+const redeem = async (body: string, over: Partial<TillMirrorDeps> = {}): Promise<Answer> =>
+  asJson(
+    await handleRedeem(
+      { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body },
+      { ...h.deps(), tillMirror: createTillMirror(mirrorDeps(over)) },
+    ),
+  );
+const tillPoint = () => smaregi.customerPoint('1');
+
+describe('a web redemption mirrored to the member’s Smaregi record', () => {
+  it('takes the redeemed points off the till record relatively, keeping a till spend made in between', async () => {
+    smaregi.putTransaction(smaregiTransaction('transaction-sale-tax-included.json', '61', { customerId: '1', spendPoint: '200' }) as never);
+    const answer = await redeem(`points=300&request=${newRequest()}`);
+    expect([answer.status, tillPoint()]).toEqual([200, '500']);
+  });
+
+  it('gives the points back to the till record when Shopify refuses the code for good', async () => {
+    h.shop.addFault({ field: 'discountCodeBasicCreate', fault: 'user_error', times: 1 });
+    const request = newRequest();
+    const answer = await redeem(`points=300&request=${request}`);
+    const markers = [redemptionMarker('shopify', '1001', request), redemptionReturnMarker('shopify', '1001', request)];
+    const states = await Promise.all(markers.map(async (m) => (await steps.get('smaregi', m))?.state));
+    expect([answer.status, await h.balance(ALICE), tillPoint(), states]).toEqual([503, 1000, '1000', ['done', 'done']]);
+  });
+
+  it('mirrors a deduction whose maker died between the points call and the mirror once, when the request comes again', async () => {
+    const request = newRequest();
+    const started = await h.ledger.start(
+      {
+        source: 'shopify',
+        customerId: '1001',
+        memberId: ALICE,
+        requestId: request,
+        points: 100,
+        value: '100',
+        currency: 'JPY',
+        code: 'PTS-MIRRORCRASH01',
+        expiresAt: new Date(h.clock() + 86_400_000).toISOString(),
+      },
+      'dead-maker',
+    );
+    await h.ledger.update(started.created ? started.record.pk : '', 'dead-maker', { deductionSent: true });
+    await h.openapi.grantPoints(ALICE, { point: -100, title: 'redeemed', remarks: redemptionMarker('shopify', '1001', request) });
+    h.clock.advance(31_000);
+    await redeem(`points=100&request=${request}`);
+    await redeem(`points=100&request=${request}`);
+    expect([await h.balance(ALICE), tillPoint()]).toEqual([900, '900']);
+  });
+});
+
+describe('the till mirror’s own step', () => {
+  const change = (marker: string) => ({ marker, memberId: ALICE, points: -300 });
+
+  it('finds an add whose answer was lost done by the customer’s point, and never sends it twice', async () => {
+    const losing = {
+      ...client,
+      addCustomerPoint: async (id: string, delta: number) => {
+        await client.addCustomerPoint(id, delta);
+        throw new Error('answer lost');
+      },
+    };
+    await mirrorPointChange(mirrorDeps({ smaregi: losing }), change('m-lost'));
+    await mirrorPointChange(mirrorDeps(), change('m-lost'));
+    await mirrorPointChange(mirrorDeps(), change('m-lost'));
+    expect([tillPoint(), (await steps.get('smaregi', 'm-lost'))?.state]).toEqual(['700', 'done']);
+  });
+
+  it('records a conflict, and writes nothing, when the till point changed between an unfinished add and its retry', async () => {
+    const dying = { ...client, addCustomerPoint: async () => Promise.reject(new Error('died before sending')) };
+    await mirrorPointChange(mirrorDeps({ smaregi: dying }), change('m-conflict'));
+    smaregi.putTransaction(smaregiTransaction('transaction-sale-tax-included.json', '62', { customerId: '1', spendPoint: '50' }) as never);
+    await mirrorPointChange(mirrorDeps(), change('m-conflict'));
+    expect([tillPoint(), (await steps.get('smaregi', 'm-conflict'))?.state]).toEqual(['950', 'conflict']);
+  });
+
+  it('finishes a step whose reads failed before anything was sent when the unfinished steps are settled, once', async () => {
+    const unreadable = { ...client, getCustomerPoint: async () => Promise.reject(new Error('503')) };
+    await mirrorPointChange(mirrorDeps({ smaregi: unreadable }), change('m-pending'));
+    const left = (await steps.get('smaregi', 'm-pending'))?.state;
+    const settled = await settleTillMirrors(mirrorDeps());
+    await settleTillMirrors(mirrorDeps());
+    expect([left, settled, tillPoint(), (await steps.get('smaregi', 'm-pending'))?.state]).toEqual(['pending', 1, '700', 'done']);
+  });
+
+  it('records a member without a Smaregi customer as skipped and writes nothing', async () => {
+    await h.openapi.updateMember(ALICE, { external_ids: { shopify: '1001', pos_card: 'C-9999' } });
+    await mirrorPointChange(mirrorDeps(), change('m-none'));
+    expect([tillPoint(), (await steps.get('smaregi', 'm-none'))?.state]).toEqual(['1000', 'skipped']);
+  });
+});
