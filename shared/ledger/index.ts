@@ -36,6 +36,7 @@ export {
 } from './bonuses.js';
 export {
   type AppliedRefund,
+  type FoundMember,
   type OrderCampaign,
   orderKey,
   OrderRecord,

@@ -15,6 +15,7 @@ import {
 import { Expression } from './expression.js';
 import {
   type AppliedRefund,
+  type FoundMember,
   type OrderCampaign,
   type OrderOutcome,
   OrderRecord,
@@ -82,6 +83,8 @@ export interface ReleaseOrderOptions {
   notDebited?: boolean;
   /** The call ended proving nothing: when it can no longer land, since when, and to whom (shared/points/engine). */
   inDoubt?: { until: number; since: number; memberId?: string | undefined };
+  /** The member this attempt's lookup found: the next attempt calls for it without a lookup. */
+  foundMember?: FoundMember | undefined;
 }
 
 export interface ApplyRefundInput {
@@ -170,7 +173,7 @@ const PURCHASE_FACTS = [
 const DOUBT_FIELDS = ['inDoubtUntil', 'inDoubtSince', 'inDoubtMemberId'] as const;
 
 /** What a finished purchase no longer has: its lease and the notes of its attempts. */
-const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError', ...DOUBT_FIELDS] as const;
+const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError', 'foundMember', ...DOUBT_FIELDS] as const;
 
 /** What an order waiting for its customer to be linked carries (the index keys and its event). */
 const UNLINKED_FIELDS = ['unlinkedCustomer', 'purchasedAt', 'purchaseEvent'] as const;
@@ -306,6 +309,7 @@ function purchaseWrites(store: Store): PurchaseWrites {
       if (opts.inDoubt) {
         e.set('inDoubtUntil', opts.inDoubt.until).set('inDoubtSince', opts.inDoubt.since).set('inDoubtMemberId', opts.inDoubt.memberId);
       }
+      if (opts.foundMember) e.set('foundMember', opts.foundMember);
       if (opts.refundId) {
         e.addToSet('refundIds', [opts.refundId]);
         if (opts.notDebited) e.deleteFromSet('refundsInDoubt', [opts.refundId]);

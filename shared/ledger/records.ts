@@ -75,6 +75,17 @@ export const OrderCampaign = lazyObject(z.object, () => ({
 }));
 export type OrderCampaign = z.infer<typeof OrderCampaign>;
 
+/**
+ * A member as a purchase's lookup found it: the id its call goes to, the rank campaigns may need and the
+ * balance then (the base of the credited points' hint, a hint only: others may move points meanwhile).
+ */
+export const FoundMember = lazyObject(z.object, () => ({
+  id: z.string().min(1),
+  point: z.number(),
+  rank: z.string().optional(),
+}));
+export type FoundMember = z.infer<typeof FoundMember>;
+
 const text = lazySchema(() => z.string().optional());
 /** ISO 8601, as the ledger writes it. */
 const time = lazySchema(() => z.string().optional());
@@ -124,6 +135,12 @@ export const OrderRecord = lazyObject(z.object, () => ({
   inDoubtSince: z.number().optional(),
   /** The member the call in doubt went to: that member's history is searched, whoever a new lookup finds. */
   inDoubtMemberId: z.string().optional(),
+  /**
+   * What an attempt's lookup found for this order's customer, kept by the write that ends the attempt
+   * unfinished (a release), so the next attempt calls for the same member without looking it up again.
+   * For this order only (never a cache of the customer); removed when the purchase ends.
+   */
+  foundMember: FoundMember.optional(),
   externalKey: z.string().optional(),
   externalId: z.string().optional(),
   /** The shop the sale was made in, as its delivery said (Shopify's shop header): shop/redact's scope. */

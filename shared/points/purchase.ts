@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { leaseSendWindow, type OrderRecord, type OrderRef, type PurchaseClaimInput, type PurchaseResult } from '../ledger/index.js';
-import { CLOSED_SEND_WINDOW, type MemberDetail, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
+import {
+  type FoundMember,
+  leaseSendWindow,
+  type OrderRecord,
+  type OrderRef,
+  type PurchaseClaimInput,
+  type PurchaseResult,
+} from '../ledger/index.js';
+import { CLOSED_SEND_WINDOW, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, inDoubtOutcome, isUnrecognisedRefusal, leaseLost, rejectedOutcome, transientOutcome } from './failures.js';
@@ -63,6 +70,12 @@ class PurchaseAttempt {
   private doubt: Doubt | undefined;
   /** The member's rank, when looked up (campaigns may be limited to ranks). */
   private rank: string | undefined;
+  /**
+   * The member this order's calls go to: found by this attempt's lookup, or kept on the order by an
+   * earlier attempt's release (then `kept`: no lookup, unless the service no longer knows that member).
+   */
+  private found: FoundMember | undefined;
+  private kept = false;
   private readonly ref: OrderRef;
   private readonly marker: string;
   private readonly checkpoint: Checkpoint;
@@ -102,7 +115,12 @@ class PurchaseAttempt {
       const settled = await this.settleDoubt(known);
       if (settled) return settled;
     }
-    const found = await this.lookUp(customer);
+    return this.call(customer);
+  }
+
+  /** The points call for the member found (kept from an earlier attempt, or looked up now). */
+  private async call(customer: CustomerRef): Promise<PurchaseProcessed> {
+    const found = this.found ? { member: this.found } : await this.lookUp(customer);
     if (found.end) return found.end;
     return this.event.fixedPoints === undefined ? this.credit(found.member) : this.grantFixed(found.member, this.event.fixedPoints);
   }
@@ -142,13 +160,21 @@ class PurchaseAttempt {
     await this.checkpoint('purchase:claimed');
     // A lease never released means an attempt died; a flag, that one did not learn its call's outcome.
     this.doubt = doubtOf(claim.previous, engineOf(this.deps).horizon);
+    // An earlier attempt of this order looked its member up and ended unfinished: no lookup again.
+    const kept = claim.previous?.state === 'pending' ? claim.previous.foundMember : undefined;
+    if (kept) {
+      this.found = kept;
+      this.kept = true;
+      this.rank = kept.rank;
+    }
     return { mustReconcile: this.doubt !== undefined };
   }
 
-  private async lookUp(customer: CustomerRef): Promise<Step<{ member: MemberDetail }>> {
-    let member: MemberDetail;
+  private async lookUp(customer: CustomerRef): Promise<Step<{ member: FoundMember }>> {
+    let member: FoundMember;
     try {
-      member = await findMember(this.deps.openapi, customer);
+      const { id, point, rank } = await findMember(this.deps.openapi, customer);
+      member = { id, point, ...(rank ? { rank } : {}) };
     } catch (e) {
       const err = asOpenApiError(e);
       if (err.kind === 'member_not_found') {
@@ -165,7 +191,8 @@ class PurchaseAttempt {
       return { end: await this.retry(err, {}) };
     }
     await this.checkpoint('purchase:customer');
-    this.rank = member.rank ?? undefined;
+    this.rank = member.rank;
+    this.found = member;
     return { member };
   }
 
@@ -226,7 +253,7 @@ class PurchaseAttempt {
   }
 
   /** One points calculation carrying the order's marker, then the record. */
-  private async credit(member: MemberDetail): Promise<PurchaseProcessed> {
+  private async credit(member: FoundMember): Promise<PurchaseProcessed> {
     const { event } = this;
     const input = {
       amount: event.calculationAmount ?? event.eligibleAmount,
@@ -266,6 +293,15 @@ class PurchaseAttempt {
 
   /** The grant was refused (it did not run): the member withdrew, points are off for them, or try again. */
   private async grantRefused(err: OpenApiError, memberId: string): Promise<PurchaseProcessed> {
+    const customer = this.event.customer;
+    if (err.kind === 'member_not_found' && this.kept && customer) {
+      // The member an earlier attempt found is gone (withdrawn, erased, the customer relinked since): the
+      // call did not run, so this attempt looks the customer up as a first one would, once.
+      this.kept = false;
+      this.found = undefined;
+      this.rank = undefined;
+      return this.call(customer);
+    }
     if (err.kind === 'member_not_found') {
       const result = { outcome: 'customer_withdrawn', customerId: memberId, reason: err.message } as const;
       return this.finish(result, { kind: 'customer_withdrawn', action: 'ack', customerId: memberId });
@@ -277,7 +313,7 @@ class PurchaseAttempt {
   }
 
   /** A fixed grant carrying the order's marker (a sender's resolution makes them): points spent at a till, or given back. */
-  private async grantFixed(member: MemberDetail, points: number): Promise<PurchaseProcessed> {
+  private async grantFixed(member: FoundMember, points: number): Promise<PurchaseProcessed> {
     const { event } = this;
     const expiry = points > 0 && event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {};
     const input = { point: points, ...(event.pointTitle ? { title: event.pointTitle } : {}), ...expiry };
@@ -390,7 +426,8 @@ class PurchaseAttempt {
   /** Gives the lease back; a doubt still open stays recorded on the order, for whoever claims it next. */
   private async release(lastError: string, opts: { needsReconcile?: boolean }): Promise<void> {
     const doubt = this.doubt ? { needsReconcile: true, inDoubt: this.doubt } : {};
-    await this.deps.ledger.releaseOrder(this.ref, this.owner, { lastError, ...opts, ...doubt });
+    const found = this.found ? { foundMember: this.found } : {};
+    await this.deps.ledger.releaseOrder(this.ref, this.owner, { lastError, ...opts, ...doubt, ...found });
   }
 }
 
