@@ -12,6 +12,7 @@ import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, inDoubtOutcome, isUnrecognisedRefusal, leaseLost, rejectedOutcome, transientOutcome } from './failures.js';
 import { findMember } from './find-member.js';
+import type { MemberMemo } from './member-memo.js';
 import { checkDoubt, type Doubt, doubtOf, type OperationResult, type PointsCall, runOperation } from './engine/index.js';
 import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
@@ -58,6 +59,8 @@ export interface PurchaseOptions {
    * retried by that message, so the order need not stay findable by its customer for them.
    */
   ownMessage?: boolean;
+  /** The members found by the message's other events: a hit needs no lookup; every answer updates it. */
+  members?: MemberMemo;
 }
 
 class PurchaseAttempt {
@@ -120,6 +123,13 @@ class PurchaseAttempt {
 
   /** The points call for the member found (kept from an earlier attempt, or looked up now). */
   private async call(customer: CustomerRef): Promise<PurchaseProcessed> {
+    const memo = this.kept ? undefined : this.options.members?.found(customer);
+    if (memo) {
+      // Found by an earlier event of this message: kept like an earlier attempt's (looked up again if gone).
+      this.found = memo;
+      this.kept = true;
+      this.rank = memo.rank;
+    }
     const found = this.found ? { member: this.found } : await this.lookUp(customer);
     if (found.end) return found.end;
     return this.event.fixedPoints === undefined ? this.credit(found.member) : this.grantFixed(found.member, this.event.fixedPoints);
@@ -193,6 +203,7 @@ class PurchaseAttempt {
     await this.checkpoint('purchase:customer');
     this.rank = member.rank;
     this.found = member;
+    this.options.members?.remember(customer, member);
     return { member };
   }
 
@@ -248,8 +259,20 @@ class PurchaseAttempt {
   }
 
   /** The points call through the engine (after any doubt left by an earlier attempt, searched first). */
-  private operate(call: PointsCall): Promise<OperationResult> {
-    return runOperation(engineOf(this.deps), { marker: this.marker, call, window: this.window }, this.doubt);
+  private async operate(call: PointsCall): Promise<OperationResult> {
+    const result = await runOperation(engineOf(this.deps), { marker: this.marker, call, window: this.window }, this.doubt);
+    this.noteBalance(result);
+    return result;
+  }
+
+  /** The balance the call's answer gave, for the message's later events (a till's mirror); unknown if none did. */
+  private noteBalance(result: OperationResult): void {
+    const { members } = this.options;
+    const customer = this.event.customer;
+    if (!members || !customer || !this.found) return;
+    if (result.kind === 'ran' && result.member && result.memberId === this.found.id) {
+      members.remember(customer, { ...this.found, point: result.member.point });
+    } else if (result.kind !== 'refused') members.forgetBalance(customer);
   }
 
   /** One points calculation carrying the order's marker, then the record. */

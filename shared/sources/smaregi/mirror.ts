@@ -1,5 +1,5 @@
 import type { CustomerRef } from '../../events/index.js';
-import { findMember } from '../../points/index.js';
+import { findMember, type MemberMemo } from '../../points/index.js';
 import type { ResolveDeps } from '../resolution.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
@@ -16,12 +16,13 @@ export async function mirrorBalance(
   client: Partial<Pick<SmaregiClient, 'setCustomerPoint'>>,
   smaregiCustomerId: string,
   member: CustomerRef,
+  members?: MemberMemo,
 ): Promise<void> {
   if (!client.setCustomerPoint) return;
   let point: number;
   try {
-    const found = await findMember(deps.openapi, member);
-    point = Math.max(0, found.point);
+    // The balance the sale's (or its spend's) last answer gave, when this message had one: no lookup.
+    point = Math.max(0, members?.balance(member) ?? (await findMember(deps.openapi, member)).point);
   } catch {
     // Not a member (or the service is failing): nothing to mirror now; the points calls recorded why.
     return;

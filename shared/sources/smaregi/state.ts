@@ -95,7 +95,7 @@ export async function processSmaregiState(
   // The till knows only what Smaregi holds: the member's balance, as the membership service has it now.
   const smaregiCustomer = sale && (sale.orderId === tx.transactionHeadId ? tx : original)?.customerId;
   if (from.tillPoints === 'membership' && sale?.customer && smaregiCustomer)
-    await mirrorBalance(deps, client, smaregiCustomer, sale.customer);
+    await mirrorBalance(deps, client, smaregiCustomer, sale.customer, run.members);
   return reached.outcome;
 }
 
