@@ -164,7 +164,9 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
       ...options.receiveOverrides,
     }),
   );
-  const appProxyDeps = appProxyDepsFromEnv(handlerEnv, {
+  // Its requests' counts are EMF lines on stdout (shared/upstream): in Lambda only, like the worker's metrics here.
+  const appProxyEnv = mode === 'powertools' ? handlerEnv : { ...handlerEnv, POWERTOOLS_METRICS_DISABLED: 'true' };
+  const appProxyDeps = appProxyDepsFromEnv(appProxyEnv, {
     queue,
     ...readers,
     ...(mode === 'powertools' ? {} : { logger: localLogger('app-proxy', print) }),
