@@ -261,7 +261,10 @@ async function measureCost(rig: Rig, size: number) {
     return { totalMs: per(totalMs), dynamoMs: per(dynamoMs), openApiMs: per(openApiMs), restMs: per(totalMs - dynamoMs - openApiMs) };
   };
   for (let i = 0; i < 20; i += 1) await invoke(handler, purchase(member(i)));
-  const measure = async (events: Array<PurchaseEvent | RefundEvent>, run = (e: PurchaseEvent | RefundEvent) => invoke(handler, e)): Promise<EventCost> => {
+  const measure = async (
+    events: Array<PurchaseEvent | RefundEvent>,
+    run = (e: PurchaseEvent | RefundEvent) => invoke(handler, e),
+  ): Promise<EventCost> => {
     const before = { calls: totalCalls(await emulatorStats(emulator.url, CLIENT.id)), ...counts };
     for (const event of events) await run(event);
     const after = await emulatorStats(emulator.url, CLIENT.id);

@@ -37,6 +37,7 @@ export {
 export {
   type AppliedRefund,
   type FoundMember,
+  type OperationFields,
   type OrderCampaign,
   orderKey,
   OrderRecord,

@@ -1,5 +1,6 @@
 import type { CustomerRef } from '../events/index.js';
 import type { FoundMember } from '../ledger/index.js';
+import type { OperationResult } from './engine/index.js';
 
 /**
  * The members found while one message is processed: a Smaregi receipt runs its sale, its till spend
@@ -40,4 +41,11 @@ export function createMemberMemo(): MemberMemo {
       for (const seen of members.values()) seen.current = false;
     },
   };
+}
+
+/** A points call's result for `found`: its answer's balance is the current one; a call in doubt or found in the history gave none. */
+export function noteAnswer(memo: MemberMemo, customer: CustomerRef, found: FoundMember, result: OperationResult): void {
+  if (result.kind === 'ran' && result.member && result.memberId === found.id)
+    memo.remember(customer, { ...found, point: result.member.point });
+  else if (result.kind !== 'refused') memo.forgetBalance(customer);
 }

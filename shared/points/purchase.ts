@@ -12,7 +12,7 @@ import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, inDoubtOutcome, isUnrecognisedRefusal, leaseLost, rejectedOutcome, transientOutcome } from './failures.js';
 import { findMember } from './find-member.js';
-import type { MemberMemo } from './member-memo.js';
+import { type MemberMemo, noteAnswer } from './member-memo.js';
 import { checkDoubt, type Doubt, doubtOf, type OperationResult, type PointsCall, runOperation } from './engine/index.js';
 import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
@@ -261,18 +261,10 @@ class PurchaseAttempt {
   /** The points call through the engine (after any doubt left by an earlier attempt, searched first). */
   private async operate(call: PointsCall): Promise<OperationResult> {
     const result = await runOperation(engineOf(this.deps), { marker: this.marker, call, window: this.window }, this.doubt);
-    this.noteBalance(result);
+    // The balance the answer gave, for the message's later events (a till's mirror).
+    if (this.options.members && this.event.customer && this.found)
+      noteAnswer(this.options.members, this.event.customer, this.found, result);
     return result;
-  }
-
-  /** The balance the call's answer gave, for the message's later events (a till's mirror); unknown if none did. */
-  private noteBalance(result: OperationResult): void {
-    const { members } = this.options;
-    const customer = this.event.customer;
-    if (!members || !customer || !this.found) return;
-    if (result.kind === 'ran' && result.member && result.memberId === this.found.id) {
-      members.remember(customer, { ...this.found, point: result.member.point });
-    } else if (result.kind !== 'refused') members.forgetBalance(customer);
   }
 
   /** One points calculation carrying the order's marker, then the record. */
