@@ -86,9 +86,12 @@ describe('redemptions under npm start', () => {
   it('prints no EMF metric line for the App Proxy’s Open API calls, its handler logs being off (CloudWatch reads them in Lambda only)', async () => {
     const write = vi.spyOn(process.stdout, 'write');
     try {
-      const res = await fetch(`${stack.urls.intake}${appProxyPath('points', { customerId: '1001', secret: secret(), nowMs: Date.now() })}`, {
-        headers: { accept: 'application/json' },
-      });
+      const res = await fetch(
+        `${stack.urls.intake}${appProxyPath('points', { customerId: '1001', secret: secret(), nowMs: Date.now() })}`,
+        {
+          headers: { accept: 'application/json' },
+        },
+      );
       expect(res.status).toBe(200);
       await res.arrayBuffer();
       expect(write.mock.calls.map(([chunk]) => String(chunk)).filter((line) => line.includes('"_aws"'))).toEqual([]);
