@@ -47,6 +47,9 @@ import {
 } from './worker/harness.js';
 import { rateRun } from './worker/rate.js';
 
+/** One purchase in this many is retried in the retry share of the cost figures. */
+const RETRY_EVERY = 5;
+
 export type { EventCost, TimeSplit, WorkerBenchFigures, WorkerBenchOptions } from './worker/figures.js';
 
 export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<WorkerBenchFigures> {
@@ -72,9 +75,10 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
   try {
     // --- cost per event, steady state -------------------------------------------------------
     const rig = await setUpRig({ emulator, dynamo, counts, ledger, settings, clients, member });
-    const { purchaseCost, firstRefund, laterRefund, splits } = await measureCost(rig, sizes.cost);
+    const { purchaseCost, retriedPurchase, firstRefund, laterRefund, splits } = await measureCost(rig, sizes.cost);
     log(
-      `worker: cost per purchase ${purchaseCost.openApiCalls} calls, ${purchaseCost.dynamoWrites} writes, ${purchaseCost.dynamoReads} reads`,
+      `worker: cost per purchase ${purchaseCost.openApiCalls} calls, ${purchaseCost.dynamoWrites} writes, ${purchaseCost.dynamoReads} reads; ` +
+        `with ${retriedPurchase.retryShare * 100} % retried ${retriedPurchase.openApiCalls} calls`,
     );
 
     // --- throughput against the bare floor ----------------------------------------------------
@@ -109,7 +113,7 @@ export async function runWorkerBench(options: WorkerBenchOptions = {}): Promise<
 
     return {
       retries: Object.fromEntries(retries),
-      cost: { purchase: purchaseCost, firstRefund, laterRefund },
+      cost: { purchase: purchaseCost, retriedPurchase, firstRefund, laterRefund },
       split: splits,
       throughput: {
         events: chunks * chunk,
@@ -142,6 +146,12 @@ interface RigParts {
 /** The worker under measure (its Open API calls timed) and the floor: only the bare work of a purchase. */
 interface Rig extends RigParts {
   handler: ReturnType<typeof makeHandler>;
+  /**
+   * The same worker on its own clock, for the retry share: `holdNext()` makes the next attempt pause
+   * after its lookup past its lease's send window (a container slowed down, a long wait for the
+   * budget), so its calculation is refused unsent and the order released; the redelivery finishes it.
+   */
+  retrying: { handler: ReturnType<typeof makeHandler>; holdNext(): void };
   /** Time spent in Open API calls, summed. */
   api: { ms: number };
   pool: Pool;
@@ -181,6 +191,26 @@ async function setUpRig(parts: RigParts): Promise<Rig> {
     metrics: quietMetrics,
   });
 
+  const skew = { ms: 0, hold: false };
+  const retrying = {
+    handler: productionWorker(dynamo.tableName, {
+      documentClient: dynamo.documentClient,
+      openapi,
+      settings,
+      logger: quiet,
+      metrics: quietMetrics,
+      clock: () => Date.now() + skew.ms,
+      checkpoint: (step) => {
+        if (step !== 'purchase:customer' || !skew.hold) return;
+        skew.hold = false;
+        skew.ms += settings.leaseSeconds * 1000;
+      },
+    }),
+    holdNext: () => {
+      skew.hold = true;
+    },
+  };
+
   // The floor: only the bare work of a purchase (2 raw requests, 2 plain writes).
   const token = await fetchToken(emulator.url, CLIENT);
   const pool = new Pool(emulator.url, { connections: 64, pipelining: 1 });
@@ -216,11 +246,11 @@ async function setUpRig(parts: RigParts): Promise<Rig> {
     );
   };
 
-  return { ...parts, handler, api, pool, floorEvent };
+  return { ...parts, handler, retrying, api, pool, floorEvent };
 }
 
 async function measureCost(rig: Rig, size: number) {
-  const { emulator, counts, api, handler, member, floorEvent } = rig;
+  const { emulator, counts, api, handler, retrying, member, floorEvent } = rig;
   const split = async (events: PurchaseEvent[], run: (event: PurchaseEvent) => Promise<void>): Promise<TimeSplit> => {
     const before = { dynamo: counts.ms, api: api.ms, at: performance.now() };
     for (const event of events) await run(event);
@@ -231,9 +261,12 @@ async function measureCost(rig: Rig, size: number) {
     return { totalMs: per(totalMs), dynamoMs: per(dynamoMs), openApiMs: per(openApiMs), restMs: per(totalMs - dynamoMs - openApiMs) };
   };
   for (let i = 0; i < 20; i += 1) await invoke(handler, purchase(member(i)));
-  const measure = async (events: Array<PurchaseEvent | RefundEvent>): Promise<EventCost> => {
+  const measure = async (
+    events: Array<PurchaseEvent | RefundEvent>,
+    run = (e: PurchaseEvent | RefundEvent) => invoke(handler, e),
+  ): Promise<EventCost> => {
     const before = { calls: totalCalls(await emulatorStats(emulator.url, CLIENT.id)), ...counts };
-    for (const event of events) await invoke(handler, event);
+    for (const event of events) await run(event);
     const after = await emulatorStats(emulator.url, CLIENT.id);
     return {
       openApiCalls: round((totalCalls(after) - before.calls) / events.length),
@@ -244,6 +277,16 @@ async function measureCost(rig: Rig, size: number) {
   };
   const purchases = Array.from({ length: size }, (_, i) => purchase(member(i + 20)));
   const purchaseCost = await measure(purchases);
+  // The retry share: one purchase in RETRY_EVERY has its first attempt released after its lookup and is
+  // delivered again; the member that lookup found is kept on the order, so the calls stay 2 a purchase.
+  let nth = 0;
+  const retriedPurchase = await measure(
+    Array.from({ length: size }, (_, i) => purchase(member(i + 40))),
+    (event) => {
+      if (nth++ % RETRY_EVERY === 0) retrying.holdNext();
+      return invoke(retrying.handler, event);
+    },
+  );
   const splits = {
     worker: await split(
       Array.from({ length: size }, (_, i) => purchase(member(i))),
@@ -258,7 +301,7 @@ async function measureCost(rig: Rig, size: number) {
   const firstRefund = await measure(purchases.map((p) => refund(p, 'r1', Math.floor(p.eligibleAmount * 0.3))));
   const laterRefund = await measure(purchases.map((p) => refund(p, 'r2', Math.floor(p.eligibleAmount * 0.3))));
 
-  return { purchaseCost, firstRefund, laterRefund, splits };
+  return { purchaseCost, retriedPurchase: { ...retriedPurchase, retryShare: round(1 / RETRY_EVERY) }, firstRefund, laterRefund, splits };
 }
 
 /**

@@ -22,6 +22,10 @@ let tables = 0;
 /** dynalite (real DynamoDB API over HTTP, in memory) on a free port, with the ledger table created. */
 export async function startDynalite(tableName = `ledger-${process.pid}-${++tables}`): Promise<LocalDynamo> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  // Node's server closes a keep-alive socket idle for 5 s; the SDK's agent may reuse it at that very
+  // moment and get ECONNRESET, which maxAttempts 1 turns into a failed write (a lease left held). DynamoDB
+  // keeps connections far longer and the product's clients retry; here idle sockets stay open until stop().
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

@@ -178,9 +178,11 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
     }),
   );
   // The App Proxy holds its own discounts-only Admin token, as deployed; the sweep and the operator's list keep the shop's.
+  // Its requests' counts are EMF lines on stdout (shared/upstream): in Lambda only, like the worker's metrics here.
   const appProxyEnv = {
     ...handlerEnv,
     [REDEMPTION_ADMIN_ENV]: handlerEnv[APP_PROXY_REDEMPTION_ADMIN_ENV] ?? handlerEnv[REDEMPTION_ADMIN_ENV],
+    ...(mode === 'powertools' ? {} : { POWERTOOLS_METRICS_DISABLED: 'true' }),
   };
   const appProxyDeps = appProxyDepsFromEnv(appProxyEnv, {
     queue,

@@ -34,7 +34,8 @@ export interface SideBySide {
 export interface WorkerBenchFigures {
   /** Events the handler did not acknowledge at first and that were delivered again, by outcome. */
   retries: Record<string, number>;
-  cost: { purchase: EventCost; firstRefund: EventCost; laterRefund: EventCost };
+  /** `retriedPurchase`: purchases of which `retryShare` had a first attempt released after its lookup, then delivered again. */
+  cost: { purchase: EventCost; retriedPurchase: EventCost & { retryShare: number }; firstRefund: EventCost; laterRefund: EventCost };
   /** One purchase at a time: through the worker, and the floor's bare calls. */
   split: { worker: TimeSplit; floor: TimeSplit };
   throughput: SideBySide;

@@ -68,13 +68,19 @@ export async function rateRun(o: RateRunOptions): Promise<WorkerBenchFigures['ra
   const durations: number[] = [];
   // Wider than the other runs: events wait in the limiter, so more of them are in flight at once.
   const concurrency = 32;
-  const realSeconds = await runConcurrently(backlog, concurrency, async (event) => {
-    const t0 = scaledNow();
-    await invoke(handler, event);
-    durations.push((scaledNow() - t0) / 1000);
-  });
-  ticking = false;
-  await ticker;
+  let realSeconds: number;
+  try {
+    realSeconds = await runConcurrently(backlog, concurrency, async (event) => {
+      const t0 = scaledNow();
+      await invoke(handler, event);
+      durations.push((scaledNow() - t0) / 1000);
+    });
+  } finally {
+    // Also when an event failed: the caller closes the emulator next, and a ticker still running would
+    // throw ECONNRESET/ECONNREFUSED over the failure that matters.
+    ticking = false;
+    await ticker;
+  }
 
   const stats = await emulatorStats(o.emulatorUrl, RATE_CLIENT.id);
   const routes = Object.fromEntries(

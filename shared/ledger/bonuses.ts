@@ -3,7 +3,7 @@ import { lazyObject } from '../schema/index.js';
 import { capText } from '../text/index.js';
 import { heldBy, leaseFree } from './conditions.js';
 import { Expression } from './expression.js';
-import type { OrderRef } from './records.js';
+import { DOUBT_FIELDS, type InDoubt, inDoubtFields, type OrderRef, operationFields } from './records.js';
 import type { Claim, Store } from './store.js';
 
 /**
@@ -46,14 +46,9 @@ export const BonusRecord = lazyObject(z.object, () => ({
   /** Sums over `clawbacks`: what the refunds should have taken back, and what they took. */
   clawbackTarget: z.number().int().nonnegative().default(0),
   clawedBack: z.number().int().nonnegative().default(0),
-  leaseOwner: z.string().optional(),
-  leaseUntil: z.number().optional(),
+  ...operationFields(),
   attempts: z.number().int().optional(),
   lastError: z.string().optional(),
-  needsReconcile: z.boolean().optional(),
-  inDoubtUntil: z.number().optional(),
-  inDoubtSince: z.number().optional(),
-  inDoubtMemberId: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string().optional(),
   finishedAt: z.string().optional(),
@@ -88,15 +83,9 @@ export interface BonusRecords {
   /** One refund's claw-back, once (conditional on the refund id being absent), under the owner's lease. */
   bookClawback(ref: BonusRef, owner: string, refundId: string, clawback: BonusClawback): Promise<BonusRecord | undefined>;
   /** Lets go of the lease; `inDoubt`: its last call may still land, not sent again before `until`. */
-  releaseBonus(
-    ref: BonusRef,
-    owner: string,
-    lastError?: string,
-    inDoubt?: { until: number; since: number; memberId?: string | undefined },
-  ): Promise<boolean>;
+  releaseBonus(ref: BonusRef, owner: string, lastError?: string, inDoubt?: InDoubt): Promise<boolean>;
 }
 
-const DOUBT = ['needsReconcile', 'inDoubtUntil', 'inDoubtSince', 'inDoubtMemberId'] as const;
 const parse = (item: Record<string, unknown>) => BonusRecord.parse(item);
 const keyOf = (ref: BonusRef) => bonusKey(ref.source, ref.orderId, ref.campaignId);
 const parsed = (item: Record<string, unknown> | undefined) => (item ? parse(item) : undefined);
@@ -144,7 +133,7 @@ export function createBonusRecords(store: Store): BonusRecords {
         .set('reconciled', grant.reconciled)
         .set('updatedAt', iso(now))
         .setAll(store.finished(undefined, now))
-        .remove('lastError', ...DOUBT);
+        .remove('lastError', ...DOUBT_FIELDS);
       return parsed(await store.update(keyOf(ref), e, heldBy(e, owner), { ref }));
     },
     async bookClawback(ref, owner, refundId, clawback) {
@@ -153,19 +142,14 @@ export function createBonusRecords(store: Store): BonusRecords {
         .increment('clawbackTarget', clawback.target)
         .increment('clawedBack', clawback.taken)
         .set('updatedAt', iso(clock()))
-        .remove('lastError', ...DOUBT);
+        .remove('lastError', ...DOUBT_FIELDS);
       const condition = `${heldBy(e, owner)} AND attribute_not_exists(${e.path(['clawbacks', refundId])})`;
       return parsed(await store.update(keyOf(ref), e, condition, { ref }));
     },
     async releaseBonus(ref, owner, lastError, inDoubt) {
       const e = new Expression().set('updatedAt', iso(clock())).remove('leaseOwner', 'leaseUntil');
       if (lastError !== undefined) e.set('lastError', capText(lastError));
-      if (inDoubt) {
-        e.set('needsReconcile', true)
-          .set('inDoubtUntil', inDoubt.until)
-          .set('inDoubtSince', inDoubt.since)
-          .set('inDoubtMemberId', inDoubt.memberId);
-      }
+      if (inDoubt) e.setAll(inDoubtFields(inDoubt));
       return (await store.update(keyOf(ref), e, heldBy(e, owner), { ref })) !== undefined;
     },
   };

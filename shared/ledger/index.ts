@@ -39,6 +39,8 @@ export {
 } from './bonuses.js';
 export {
   type AppliedRefund,
+  type FoundMember,
+  type OperationFields,
   type OrderCampaign,
   orderKey,
   OrderRecord,

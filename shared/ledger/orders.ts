@@ -15,6 +15,10 @@ import {
 import { Expression } from './expression.js';
 import {
   type AppliedRefund,
+  DOUBT_FIELDS,
+  type FoundMember,
+  type InDoubt,
+  inDoubtFields,
   type OrderCampaign,
   type OrderOutcome,
   OrderRecord,
@@ -88,7 +92,9 @@ export interface ReleaseOrderOptions {
   /** Its debit is proven not to have run: no longer in doubt. */
   notDebited?: boolean;
   /** The call ended proving nothing: when it can no longer land, since when, and to whom (shared/points/engine). */
-  inDoubt?: { until: number; since: number; memberId?: string | undefined };
+  inDoubt?: InDoubt;
+  /** The member this attempt's lookup found: the next attempt calls for it without a lookup. */
+  foundMember?: FoundMember | undefined;
 }
 
 export interface ApplyRefundInput {
@@ -179,10 +185,8 @@ const PURCHASE_FACTS = [
 ] as const;
 
 /** What an order knows of calls in doubt; gone once they are resolved (found, or proven never run). */
-const DOUBT_FIELDS = ['inDoubtUntil', 'inDoubtSince', 'inDoubtMemberId'] as const;
-
 /** What a finished purchase no longer has: its lease and the notes of its attempts. */
-const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'needsReconcile', 'lastError', ...DOUBT_FIELDS] as const;
+const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'foundMember', ...DOUBT_FIELDS] as const;
 
 /** What an order waiting for its customer to be linked carries (the index keys and its event). */
 const UNLINKED_FIELDS = ['unlinkedCustomer', 'purchasedAt', 'purchaseEvent'] as const;
@@ -337,14 +341,11 @@ function purchaseWrites(store: Store): PurchaseWrites {
     },
 
     async releaseOrder(ref, owner, opts) {
-      const e = new Expression()
-        .set('updatedAt', iso(clock()))
-        .set('lastError', capText(opts.lastError))
-        .set('needsReconcile', opts.needsReconcile || undefined);
+      const e = new Expression().set('updatedAt', iso(clock())).set('lastError', capText(opts.lastError));
+      if (opts.inDoubt) e.setAll(inDoubtFields(opts.inDoubt));
+      else e.set('needsReconcile', opts.needsReconcile || undefined);
       if (!opts.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId');
-      if (opts.inDoubt) {
-        e.set('inDoubtUntil', opts.inDoubt.until).set('inDoubtSince', opts.inDoubt.since).set('inDoubtMemberId', opts.inDoubt.memberId);
-      }
+      if (opts.foundMember) e.set('foundMember', opts.foundMember);
       if (opts.refundId) {
         e.addToSet('refundIds', [opts.refundId]);
         if (opts.notDebited) e.deleteFromSet('refundsInDoubt', [opts.refundId]);
@@ -412,7 +413,7 @@ function refundBookWrites(store: Store): RefundBookWrites {
       if (typeof input.refundedExact === 'string') e.set('refundedExact', input.refundedExact);
       else if (input.refundedExact === null) e.remove('refundedExact');
       // Booked after every refund in doubt was found or proven not run: nothing of the order is in doubt.
-      if (!input.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'needsReconcile', ...DOUBT_FIELDS);
+      if (!input.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', ...DOUBT_FIELDS);
       const note = { ref: { ...ref, refundId: input.refundId } };
       return parseOrder(await store.update(keyOf(ref), e, `${heldBy(e, owner)} AND ${notBooked(e, input.refundId)}`, note));
     },

@@ -79,15 +79,68 @@ export const OrderCampaign = lazyObject(z.object, () => ({
 }));
 export type OrderCampaign = z.infer<typeof OrderCampaign>;
 
+/**
+ * A member as a purchase's lookup found it: the id its call goes to, the rank campaigns may need and the
+ * balance then (the base of the credited points' hint, a hint only: others may move points meanwhile).
+ */
+export const FoundMember = lazyObject(z.object, () => ({
+  id: z.string().min(1),
+  point: z.number(),
+  rank: z.string().optional(),
+}));
+export type FoundMember = z.infer<typeof FoundMember>;
+
 const text = lazySchema(() => z.string().optional());
 /** ISO 8601, as the ledger writes it. */
 const time = lazySchema(() => z.string().optional());
 
-const lease = () => ({
+/**
+ * What the attempts of a state-changing operation leave on its record (orders, reversals, bonuses; the
+ * engine reads them as its DoubtFields): who holds it, and what an earlier attempt left in doubt.
+ */
+export const operationFields = () => ({
   /** Who holds the claim; absent when nobody does. A lease left in place was never released (crash, unknown outcome). */
   leaseOwner: z.string().optional(),
   /** Epoch ms after which the lease may be taken over. */
   leaseUntil: z.number().optional(),
+  /** A previous attempt's points call may have run: search the history before calling again. */
+  needsReconcile: z.boolean().optional(),
+  /**
+   * A points call of the record ended proving nothing: no call of it is sent before this (epoch ms),
+   * and then only after a complete search (shared/points/engine).
+   */
+  inDoubtUntil: z.number().optional(),
+  /** Epoch ms: the earliest the calls in doubt may have been sent (where the search must reach). */
+  inDoubtSince: z.number().optional(),
+  /** The member the call in doubt went to: that member's history is searched, whoever a new lookup finds. */
+  inDoubtMemberId: z.string().optional(),
+});
+export type OperationFields = { [K in keyof ReturnType<typeof operationFields>]?: z.infer<ReturnType<typeof operationFields>[K]> };
+
+/** The doubt fields among them: set together by a release in doubt, removed together when the record is done. */
+export const DOUBT_FIELDS = ['needsReconcile', 'inDoubtUntil', 'inDoubtSince', 'inDoubtMemberId'] as const;
+
+/** A release's doubt as the record keeps it: when it can no longer land, since when, and to whom. */
+export interface InDoubt {
+  until: number;
+  since: number;
+  memberId?: string | undefined;
+}
+
+/** The fields a release in doubt writes (the Expression's `setAll`; an absent member id is not written). */
+export const inDoubtFields = (d: InDoubt) => ({
+  needsReconcile: true,
+  inDoubtUntil: d.until,
+  inDoubtSince: d.since,
+  inDoubtMemberId: d.memberId,
+});
+
+const lease = () => {
+  const { leaseOwner, leaseUntil } = operationFields();
+  return { leaseOwner, leaseUntil, ...leaseNotes() };
+};
+
+const leaseNotes = () => ({
   attempts: z.number().int().nonnegative().default(0),
   lastError: text,
   reason: text,
@@ -109,6 +162,7 @@ export const OrderRecord = lazyObject(z.object, () => ({
   orderId: z.string(),
   state: OrderState,
   ...lease(),
+  ...operationFields(),
   /** Set on the order while a refund holds its lease (who holds it; informational). */
   leaseRefundId: z.string().optional(),
   /**
@@ -117,17 +171,12 @@ export const OrderRecord = lazyObject(z.object, () => ({
    * failed history search can forget one: whoever claims next searches their markers first.
    */
   refundsInDoubt: stringSet.default([]),
-  /** A previous attempt's points call may have run: search the history before calling again. */
-  needsReconcile: z.boolean().optional(),
   /**
-   * A points call of this order (its credit, or a refund's debit) ended proving nothing: no call of the
-   * order is sent before this (epoch ms), and then only after a complete search (shared/points/engine).
+   * What an attempt's lookup found for this order's customer, kept by the write that ends the attempt
+   * unfinished (a release), so the next attempt calls for the same member without looking it up again.
+   * For this order only (never a cache of the customer); removed when the purchase ends.
    */
-  inDoubtUntil: z.number().optional(),
-  /** Epoch ms: the earliest the calls in doubt may have been sent (where the search must reach). */
-  inDoubtSince: z.number().optional(),
-  /** The member the call in doubt went to: that member's history is searched, whoever a new lookup finds. */
-  inDoubtMemberId: z.string().optional(),
+  foundMember: FoundMember.optional(),
   externalKey: z.string().optional(),
   externalId: z.string().optional(),
   /** The shop the sale was made in, as its delivery said (Shopify's shop header): shop/redact's scope. */

@@ -5,6 +5,7 @@ import { lazyObject } from '../schema/index.js';
 import { capText } from '../text/index.js';
 import { heldBy, leaseFree } from './conditions.js';
 import { Expression } from './expression.js';
+import { DOUBT_FIELDS, type InDoubt, inDoubtFields, operationFields } from './records.js';
 import { type Claim, type Clock, createStore } from './store.js';
 
 /**
@@ -41,12 +42,7 @@ export const ReversalRecord = lazyObject(z.object, () => ({
   reason: z.string().optional(),
   lastError: z.string().optional(),
   attempts: z.number().int().optional(),
-  leaseOwner: z.string().optional(),
-  leaseUntil: z.number().optional(),
-  needsReconcile: z.boolean().optional(),
-  inDoubtUntil: z.number().optional(),
-  inDoubtSince: z.number().optional(),
-  inDoubtMemberId: z.string().optional(),
+  ...operationFields(),
   createdAt: z.string(),
   updatedAt: z.string().optional(),
   finishedAt: z.string().optional(),
@@ -82,12 +78,7 @@ export interface ReversalLedger {
   /** Done, under the owner's lease (its doubt cleared). False when the lease was lost. */
   finish(pk: string, owner: string, end: ReversalEnd): Promise<boolean>;
   /** Lets go of the lease; `inDoubt`: its call may still land, not sent again before `until`. */
-  release(
-    pk: string,
-    owner: string,
-    lastError: string,
-    inDoubt?: { until: number; since: number; memberId?: string | undefined },
-  ): Promise<boolean>;
+  release(pk: string, owner: string, lastError: string, inDoubt?: InDoubt): Promise<boolean>;
   /** Every reversal, or those of one order's markers (a scan: operators' reads). */
   list(filter?: { source: string; orderId: string }): Promise<ReversalRecord[]>;
 }
@@ -101,7 +92,6 @@ export interface ReversalLedgerOptions {
 }
 
 const parse = (item: Record<string, unknown>) => ReversalRecord.parse(item);
-const DOUBT = ['needsReconcile', 'inDoubtUntil', 'inDoubtSince', 'inDoubtMemberId'] as const;
 
 export function createReversalLedger(options: ReversalLedgerOptions): ReversalLedger {
   const leaseMs = (options.leaseSeconds ?? 120) * 1000;
@@ -145,7 +135,7 @@ export function createReversalLedger(options: ReversalLedgerOptions): ReversalLe
         .set('reconciled', end.reconciled)
         .set('updatedAt', store.iso(now))
         .setAll(store.finished(end.reason, now))
-        .remove('leaseOwner', 'leaseUntil', 'lastError', ...DOUBT);
+        .remove('leaseOwner', 'leaseUntil', 'lastError', ...DOUBT_FIELDS);
       return (await store.update(pk, e, heldBy(e, owner))) !== undefined;
     },
     async release(pk, owner, lastError, inDoubt) {
@@ -153,12 +143,7 @@ export function createReversalLedger(options: ReversalLedgerOptions): ReversalLe
         .set('lastError', capText(lastError))
         .set('updatedAt', store.iso(store.clock()))
         .remove('leaseOwner', 'leaseUntil');
-      if (inDoubt) {
-        e.set('needsReconcile', true)
-          .set('inDoubtUntil', inDoubt.until)
-          .set('inDoubtSince', inDoubt.since)
-          .set('inDoubtMemberId', inDoubt.memberId);
-      }
+      if (inDoubt) e.setAll(inDoubtFields(inDoubt));
       return (await store.update(pk, e, heldBy(e, owner))) !== undefined;
     },
     async list(filter) {

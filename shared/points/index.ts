@@ -33,6 +33,7 @@ export {
 export { OUTCOME_KINDS, type ProcessOutcome } from '../events/index.js';
 export { type CanonicalRunners, createProcessor, type DueEarns, type ProcessContext, type Processor } from './processor.js';
 export { findMember } from './find-member.js';
+export { createMemberMemo, type MemberMemo } from './member-memo.js';
 export { invalidEvent } from './invalid-event.js';
 export { type TypedEvents, withTypedEvents } from './typed-events.js';
 export { eventIds, type MetricsSink, outcomeFields, recordOutcomeMetrics } from './report.js';

@@ -8,6 +8,7 @@ import { invalidEvent } from './invalid-event.js';
 import { awaitsLink } from './late-customer.js';
 import { type PurchaseOptions, processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';
+import type { MemberMemo } from './member-memo.js';
 import { storedEvent } from './refund-results.js';
 import { queuedWithItsPurchase } from './refund-wait.js';
 import { DAY_MS } from '../time/index.js';
@@ -35,6 +36,8 @@ export interface ProcessContext {
    * be sent): it stays findable by its customer until its refunds are through, as the link's crediting leaves it.
    */
   forLink?: boolean;
+  /** The members this message found so far (a sender's resolution runs several events for one member): one lookup each. */
+  members?: MemberMemo;
 }
 
 export interface Processor {
@@ -83,7 +86,8 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     next: NextSteps,
     options: PurchaseOptions = {},
   ): Promise<ProcessOutcome> {
-    const { outcome, order } = await processPurchase(deps, sent, options);
+    const members = context?.members ? { members: context.members } : {};
+    const { outcome, order } = await processPurchase(deps, sent, { ...options, ...members });
     // Refunds of an order waiting for its customer to be linked wait with it.
     if (!order || order.waitingRefunds.length === 0 || awaitsLink(order)) return outcome;
     return withFollowUps(outcome, await runWaitingRefunds(order, context?.followUpsQueued === true, next));

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type FoundMember,
   leaseSendWindow,
   pendingEarnKey,
   type OrderRecord,
@@ -7,11 +8,12 @@ import {
   type PurchaseClaimInput,
   type PurchaseResult,
 } from '../ledger/index.js';
-import { CLOSED_SEND_WINDOW, type MemberDetail, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
+import { CLOSED_SEND_WINDOW, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, inDoubtOutcome, isUnrecognisedRefusal, leaseLost, rejectedOutcome, transientOutcome } from './failures.js';
 import { findMember } from './find-member.js';
+import { type MemberMemo, noteAnswer } from './member-memo.js';
 import { checkDoubt, type Doubt, doubtOf, type OperationResult, type PointsCall, runOperation } from './engine/index.js';
 import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
@@ -59,6 +61,8 @@ export interface PurchaseOptions {
    * retried by that message, so the order need not stay findable by its customer for them.
    */
   ownMessage?: boolean;
+  /** The members found by the message's other events: a hit needs no lookup; every answer updates it. */
+  members?: MemberMemo;
 }
 
 class PurchaseAttempt {
@@ -73,6 +77,12 @@ class PurchaseAttempt {
   private earnOn: { amount: number; exact: string | undefined } | undefined;
   /** The member's rank, when looked up (campaigns may be limited to ranks). */
   private rank: string | undefined;
+  /**
+   * The member this order's calls go to: found by this attempt's lookup, or kept on the order by an
+   * earlier attempt's release (then `kept`: no lookup, unless the service no longer knows that member).
+   */
+  private found: FoundMember | undefined;
+  private kept = false;
   private readonly ref: OrderRef;
   private readonly marker: string;
   private readonly checkpoint: Checkpoint;
@@ -115,7 +125,19 @@ class PurchaseAttempt {
       const settled = await this.settleDoubt(known);
       if (settled) return settled;
     }
-    const found = await this.lookUp(customer);
+    return this.call(customer);
+  }
+
+  /** The points call for the member found (kept from an earlier attempt, or looked up now). */
+  private async call(customer: CustomerRef): Promise<PurchaseProcessed> {
+    const memo = this.kept ? undefined : this.options.members?.found(customer);
+    if (memo) {
+      // Found by an earlier event of this message: kept like an earlier attempt's (looked up again if gone).
+      this.found = memo;
+      this.kept = true;
+      this.rank = memo.rank;
+    }
+    const found = this.found ? { member: this.found } : await this.lookUp(customer);
     if (found.end) return found.end;
     return this.event.fixedPoints === undefined ? this.credit(found.member) : this.grantFixed(found.member, this.event.fixedPoints);
   }
@@ -158,6 +180,13 @@ class PurchaseAttempt {
     await this.checkpoint('purchase:claimed');
     // A lease never released means an attempt died; a flag, that one did not learn its call's outcome.
     this.doubt = doubtOf(claim.previous, engineOf(this.deps).horizon);
+    // An earlier attempt of this order looked its member up and ended unfinished: no lookup again.
+    const kept = claim.previous?.state === 'pending' ? claim.previous.foundMember : undefined;
+    if (kept) {
+      this.found = kept;
+      this.kept = true;
+      this.rank = kept.rank;
+    }
     return { mustReconcile: this.doubt !== undefined };
   }
 
@@ -185,10 +214,11 @@ class PurchaseAttempt {
     return this.finish({ outcome: 'pending_earn', provisional }, { kind: 'pending_earn', action: 'ack', earnWhen });
   }
 
-  private async lookUp(customer: CustomerRef): Promise<Step<{ member: MemberDetail }>> {
-    let member: MemberDetail;
+  private async lookUp(customer: CustomerRef): Promise<Step<{ member: FoundMember }>> {
+    let member: FoundMember;
     try {
-      member = await findMember(this.deps.openapi, customer);
+      const { id, point, rank } = await findMember(this.deps.openapi, customer);
+      member = { id, point, ...(rank ? { rank } : {}) };
     } catch (e) {
       const err = asOpenApiError(e);
       if (err.kind === 'member_not_found') {
@@ -205,7 +235,9 @@ class PurchaseAttempt {
       return { end: await this.retry(err, {}) };
     }
     await this.checkpoint('purchase:customer');
-    this.rank = member.rank ?? undefined;
+    this.rank = member.rank;
+    this.found = member;
+    this.options.members?.remember(customer, member);
     return { member };
   }
 
@@ -261,12 +293,16 @@ class PurchaseAttempt {
   }
 
   /** The points call through the engine (after any doubt left by an earlier attempt, searched first). */
-  private operate(call: PointsCall): Promise<OperationResult> {
-    return runOperation(engineOf(this.deps), { marker: this.marker, call, window: this.window }, this.doubt);
+  private async operate(call: PointsCall): Promise<OperationResult> {
+    const result = await runOperation(engineOf(this.deps), { marker: this.marker, call, window: this.window }, this.doubt);
+    // The balance the answer gave, for the message's later events (a till's mirror).
+    if (this.options.members && this.event.customer && this.found)
+      noteAnswer(this.options.members, this.event.customer, this.found, result);
+    return result;
   }
 
   /** One points calculation carrying the order's marker, then the record. */
-  private async credit(member: MemberDetail): Promise<PurchaseProcessed> {
+  private async credit(member: FoundMember): Promise<PurchaseProcessed> {
     const { event } = this;
     const input = {
       amount: this.earnOn?.amount ?? event.calculationAmount ?? event.eligibleAmount,
@@ -306,6 +342,15 @@ class PurchaseAttempt {
 
   /** The grant was refused (it did not run): the member withdrew, points are off for them, or try again. */
   private async grantRefused(err: OpenApiError, memberId: string): Promise<PurchaseProcessed> {
+    const customer = this.event.customer;
+    if (err.kind === 'member_not_found' && this.kept && customer) {
+      // The member an earlier attempt found is gone (withdrawn, erased, the customer relinked since): the
+      // call did not run, so this attempt looks the customer up as a first one would, once.
+      this.kept = false;
+      this.found = undefined;
+      this.rank = undefined;
+      return this.call(customer);
+    }
     if (err.kind === 'member_not_found') {
       const result = { outcome: 'customer_withdrawn', customerId: memberId, reason: err.message } as const;
       return this.finish(result, { kind: 'customer_withdrawn', action: 'ack', customerId: memberId });
@@ -317,7 +362,7 @@ class PurchaseAttempt {
   }
 
   /** A fixed grant carrying the order's marker (a sender's resolution makes them): points spent at a till, or given back. */
-  private async grantFixed(member: MemberDetail, points: number): Promise<PurchaseProcessed> {
+  private async grantFixed(member: FoundMember, points: number): Promise<PurchaseProcessed> {
     const { event } = this;
     const expiry = points > 0 && event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {};
     const input = { point: points, ...(event.pointTitle ? { title: event.pointTitle } : {}), ...expiry };
@@ -431,7 +476,8 @@ class PurchaseAttempt {
   /** Gives the lease back; a doubt still open stays recorded on the order, for whoever claims it next. */
   private async release(lastError: string, opts: { needsReconcile?: boolean }): Promise<void> {
     const doubt = this.doubt ? { needsReconcile: true, inDoubt: this.doubt } : {};
-    await this.deps.ledger.releaseOrder(this.ref, this.owner, { lastError, ...opts, ...doubt });
+    const found = this.found ? { foundMember: this.found } : {};
+    await this.deps.ledger.releaseOrder(this.ref, this.owner, { lastError, ...opts, ...doubt, ...found });
   }
 }
 

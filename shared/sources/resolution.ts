@@ -10,8 +10,10 @@ import {
 } from '../events/index.js';
 import type { TillMirrors, TillReturns } from '../ledger/index.js';
 import {
+  createMemberMemo,
   type EarnsEvent,
   invalidEvent,
+  type MemberMemo,
   type MetricsSink,
   type Processor,
   type ProcessContext,
@@ -49,6 +51,8 @@ export interface CanonicalRun {
   refund(event: RefundEvent): Promise<ProcessOutcome>;
   /** "This order now earns X": the points core reaches it from the order's chain in the ledger (shared/points/earns.ts). */
   earns(event: EarnsEvent): Promise<ProcessOutcome>;
+  /** The members these runs found (and their balance after the last call): the message looks each up once. */
+  members: MemberMemo;
 }
 
 /** What the resolution gives back: a canonical purchase for the protocol, or the message's answer already. */
@@ -106,12 +110,18 @@ export function withSenderResolution(next: Processor, senders: SenderResolvers, 
     const clients = senders.clients[resolution.sender];
     // What the canonical runs leave for the queue (refunds to set aside) follows the message's answer, whichever it is.
     const steps: NextSteps = {};
-    const purchase = async (event: PurchaseEvent) => collectNext(await next.canonical.purchase(event, context), steps);
-    const refund = async (event: RefundEvent) => collectNext(await next.canonical.refund(event), steps);
+    const members = createMemberMemo();
+    const purchase = async (event: PurchaseEvent) => collectNext(await next.canonical.purchase(event, { ...context, members }), steps);
+    const refund = async (event: RefundEvent) => {
+      // A debit moves the balance outside the purchases' answers: the mirror reads it afresh.
+      members.forgetBalances();
+      return collectNext(await next.canonical.refund(event), steps);
+    };
     const run: CanonicalRun = {
       purchase,
       refund,
       earns: (event) => runEarns(event, deps.ledger, { purchase, refund }),
+      members,
     };
     const answer = await resolution.resolve(thin, { client: clients?.(thin.source), deps, run });
     if (answer.event !== undefined || (!steps.setAside && !steps.handOver)) return answer;

@@ -46,9 +46,12 @@ export function upstreamBudgetOn(
 /**
  * Counts each request sent as `UpstreamCalls_<endpoint>` (the dashboard's upstream-calls figure and the
  * budget alarm) for a function without Powertools Metrics (the App Proxy, the sweep): one EMF line per
- * request, on stdout, with the `service` dimension like the worker's.
+ * request, on stdout, with the `service` dimension like the worker's. Nothing when the function's
+ * metrics are off (`POWERTOOLS_METRICS_DISABLED`, Powertools Metrics' own switch): in-process runs (the
+ * local stack unless its handler logs are `powertools`, the chaos harness), where no CloudWatch reads stdout.
  */
 export function upstreamCallCounterFromEnv(env: NodeJS.ProcessEnv, write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
+  if (metricsDisabled(env)) return (_operation: string): void => undefined;
   const service = env.POWERTOOLS_SERVICE_NAME ?? 'loyalty-points-bridge';
   const namespace = env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE;
   return (operation: string): void =>
@@ -60,6 +63,11 @@ export function upstreamCallCounterFromEnv(env: NodeJS.ProcessEnv, write: (line:
         timestamp: Date.now(),
       }),
     );
+}
+
+/** `POWERTOOLS_METRICS_DISABLED` read as Powertools reads its booleans (true, 1, yes, on). */
+function metricsDisabled(env: NodeJS.ProcessEnv): boolean {
+  return /^(true|1|yes|on)$/i.test((env.POWERTOOLS_METRICS_DISABLED ?? '').trim());
 }
 
 /**

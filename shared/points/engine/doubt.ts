@@ -1,3 +1,4 @@
+import type { OperationFields } from '../../ledger/index.js';
 /**
  * In doubt: a points call whose ending proved nothing may still be applied by the service, late (a
  * request queued behind a proxy, a backend that carries on after its balancer hung up). Nobody sends an
@@ -21,15 +22,8 @@ export interface HorizonSettings {
   leaseMs: number;
 }
 
-/** What a record keeps of an attempt's doubt (the order record's fields; others keep the same). */
-export interface DoubtFields {
-  leaseOwner?: string | undefined;
-  leaseUntil?: number | undefined;
-  needsReconcile?: boolean | undefined;
-  inDoubtUntil?: number | undefined;
-  inDoubtSince?: number | undefined;
-  inDoubtMemberId?: string | undefined;
-}
+/** What a record keeps of an attempt's doubt: the ledger's operation fields (orders, reversals, bonuses). */
+export type DoubtFields = OperationFields;
 
 /**
  * The doubt a claim inherits from the record as it found it. An attempt that learnt its call's outcome

@@ -25,7 +25,7 @@ export function notingChanges(run: CanonicalRun, ledger: ChainLedger, changes: P
       changes.push({ marker: refundMarker(event.source, event.orderId, event.refundId), memberId: outcome.customerId, points: -taken });
     return outcome;
   };
-  return { purchase, refund, earns: (event) => runEarns(event, ledger, { purchase, refund }) };
+  return { purchase, refund, earns: (event) => runEarns(event, ledger, { purchase, refund }), members: run.members };
 }
 
 function notePurchase(event: PurchaseEvent, outcome: ProcessOutcome, changes: PointChange[]): void {

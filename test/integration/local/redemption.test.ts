@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import {
   appProxyPath,
@@ -114,6 +114,23 @@ describe('redemptions under npm start', () => {
     expect(await res.json()).toMatchObject({
       redemption: { valuePerPoint: '1', minPoints: 100, step: 1, validSeconds: 2_592_000, currency: 'JPY' },
     });
+  });
+
+  it('prints no EMF metric line for the App Proxy’s Open API calls, its handler logs being off (CloudWatch reads them in Lambda only)', async () => {
+    const write = vi.spyOn(process.stdout, 'write');
+    try {
+      const res = await fetch(
+        `${stack.urls.intake}${appProxyPath('points', { customerId: '1001', secret: secret(), nowMs: Date.now() })}`,
+        {
+          headers: { accept: 'application/json' },
+        },
+      );
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      expect(write.mock.calls.map(([chunk]) => String(chunk)).filter((line) => line.includes('"_aws"'))).toEqual([]);
+    } finally {
+      write.mockRestore();
+    }
   });
 
   it('answers GET on redeem with 405', async () => {

@@ -57,7 +57,15 @@ function tillPointsHelpers(get: () => { stack: LocalStack; handle: LocalStackHan
       }),
     );
   };
-  return { balance, deliver, entries, recorded, sale, fault, unfinish };
+  /** Member lookups by external id the emulator has answered, over all its clients (its stats per endpoint). */
+  const lookups = async () => {
+    const stats = (await (await fetch(`${get().stack.urls.emulator}/__emulator/stats`)).json()) as {
+      clients: Record<string, { routes: Record<string, { total: number }> }>;
+    };
+    const route = 'GET /api/ext/users/external_id/{external_key}/{external_id}';
+    return Object.values(stats.clients).reduce((sum, c) => sum + (c.routes[route]?.total ?? 0), 0);
+  };
+  return { balance, deliver, entries, recorded, sale, fault, unfinish, lookups };
 }
 
 describe('Smaregi till points under tillPoints membership (insufficient points: clamp)', () => {
@@ -156,6 +164,15 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
       [-120],
       { outcome: 'insufficient_points', points: -held, shortfall: 50 },
     ]);
+  });
+
+  it('looks the member up once for a sale with a till spend: the sale, the deduction and the balance written to Smaregi', async () => {
+    await seedSmaregiTransaction(stack, h.sale('3011'));
+    const before = await h.lookups();
+    await h.deliver(['3011']);
+    const lookups = (await h.lookups()) - before;
+    expect([lookups, await h.entries('3011'), await h.entries('3011/spend-1')]).toEqual([1, [500], [-300]]);
+    expect(stack.standIns.smaregi.standIn.customerPoint('1')).toBe(String(await h.balance()));
   });
 
   it('gives the points back once for a return-cancellation, whichever of its two records comes first', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { purchaseMarker, type CheckpointStep } from '../../../../shared/points/index.js';
-import { CALCULATION, HISTORY, IN_DOUBT_SECONDS, purchase, useHarness } from './harness.js';
+import { CALCULATION, HISTORY, IN_DOUBT_SECONDS, LEASE_SECONDS, LOOKUP, purchase, useHarness } from './harness.js';
 
 const h = useHarness();
 
@@ -104,5 +104,42 @@ describe('purchase: crashes and leases', () => {
     };
     expect(await h.processor({ checkpoint: resign }).process(event)).toMatchObject({ kind: 'customer_withdrawn', action: 'ack' });
     expect(await h.ledger.getOrder(event)).toMatchObject({ outcome: 'customer_withdrawn', customerId: 'member-gold' });
+  });
+});
+
+describe('purchase: the member found by an earlier attempt', () => {
+  /** The attempt is held after its lookup past its lease's send window: the calculation is refused unsent, the order released. */
+  const slowAfterLookup = async (s: CheckpointStep) => {
+    if (s === 'purchase:customer') h.clock.advance(LEASE_SECONDS * 1000);
+  };
+
+  it('a retry after a calculation refused unsent calls for the member found at first, without looking the customer up again', async () => {
+    const event = purchase();
+    expect(await h.processor({ checkpoint: slowAfterLookup }).process(event)).toMatchObject({ action: 'retry' });
+    expect(await h.calls(CALCULATION)).toBe(0);
+    expect(await h.ledger.getOrder(event)).toMatchObject({ state: 'pending', foundMember: { id: 'member-gold' } });
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', action: 'ack', customerId: 'member-gold' });
+    expect(await h.calls(LOOKUP)).toBe(1);
+    expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+    expect((await h.ledger.getOrder(event))?.foundMember).toBeUndefined();
+  });
+
+  it('a call in doubt resumed after the horizon goes to the member found at first, with one lookup in all', async () => {
+    await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'error_500', times: 1 });
+    const event = purchase();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown' });
+    h.passHorizon();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', customerId: 'member-gold' });
+    expect(await h.calls(LOOKUP)).toBe(1);
+    expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+  });
+
+  it('a member found earlier who has withdrawn since is looked up again: the order then waits for its customer like a first attempt', async () => {
+    const event = purchase();
+    expect(await h.processor({ checkpoint: slowAfterLookup }).process(event)).toMatchObject({ action: 'retry' });
+    await h.api.resign('member-gold');
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'customer_not_found', action: 'ack' });
+    expect(await h.calls(LOOKUP)).toBe(2);
+    expect(await h.ledger.getOrder(event)).toMatchObject({ state: 'done', outcome: 'customer_not_found' });
   });
 });

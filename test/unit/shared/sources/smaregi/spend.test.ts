@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PointsEvent } from '../../../../../shared/events/index.js';
+import { createMemberMemo } from '../../../../../shared/points/index.js';
 import {
   countingShortfalls,
   type OrderFacts,
@@ -99,7 +100,12 @@ describe('TillSpendShortfalls', () => {
   const counted = async (orderId: string, outcome: keyof typeof outcomes) => {
     const names: string[] = [];
     const run = countingShortfalls(
-      { purchase: async () => outcomes[outcome], refund: async () => outcomes[outcome], earns: async () => outcomes[outcome] },
+      {
+        purchase: async () => outcomes[outcome],
+        refund: async () => outcomes[outcome],
+        earns: async () => outcomes[outcome],
+        members: createMemberMemo(),
+      },
       { addMetric: (name) => names.push(name) },
     );
     await run.purchase({ orderId } as never);
