@@ -9,6 +9,8 @@ export {
   CustomerRef,
   Delivery,
   ExactAmount,
+  LineQuantity,
+  MAX_LINES,
   PointsEvent,
   PrivacyEvent,
   PurchaseEvent,

@@ -101,7 +101,9 @@ export type SkipReason =
   | 'customer_redacted'
   | 'not_a_sale'
   | 'other_store'
-  | 'layaway_pickup';
+  | 'layaway_pickup'
+  /** Shopify's orders/create, or a cancellation before payment: nothing was credited (only a redemption's code is followed). */
+  | 'order_not_paid';
 
 /** The outcome union (points are whole, non-negative numbers unless said otherwise); `next`: what must follow. */
 export type ProcessOutcome = OutcomeOf & { next?: NextSteps };

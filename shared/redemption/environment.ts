@@ -91,6 +91,7 @@ export function redemptionDepsFromEnv(
       createRedemptionLedger({ client: documentClientFromEnv(env), tableName: requiredSetting(env, ENV.LEDGER_TABLE), clock: now }),
     now,
     inDoubtSeconds: processingSettingsFromEnv(env).inDoubtSeconds,
+    insufficientPointsPolicy: processingSettingsFromEnv(env).insufficientPointsPolicy,
     ...(parts.logger ? { logger: parts.logger } : {}),
   };
 }
