@@ -190,8 +190,7 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
         .set('leaseOwner', owner)
         .set('leaseUntil', now + leaseMs)
         .set('updatedAt', store.iso(now));
-      const finals = FINAL.map((s) => e.value(s)).join(', ');
-      const notFinal = claimOptions.final ? '' : ` AND NOT ${e.path('state')} IN (${finals})`;
+      const notFinal = claimOptions.final ? '' : ` AND NOT ${e.path('state')} IN (${FINAL.map((s) => e.value(s)).join(', ')})`;
       const condition = `attribute_exists(${e.path('pk')})${notFinal} AND ${leaseFree(e, now)}`;
       const item = await store.update(pk, e, condition);
       return item ? parse(item) : undefined;
