@@ -26,6 +26,8 @@ export const SHOPIFY_API_VERSION = /^20\d\d-(01|04|07|10)$/;
 const TOPIC_ENABLED: Partial<Record<ShopifyTopic, (settings: SubscriptionSettings) => boolean>> = {
   // New customers are only of interest where they are enrolled.
   'customers/create': (settings) => settings.enrolment === 'register',
+  // An order created with a redemption's code reserves it before payment (konbini, bank transfer).
+  'orders/create': (settings) => settings.redemption?.enabled === true,
 };
 
 /**
