@@ -11,6 +11,7 @@ export {
   posReturn,
   posSale,
   shopifyOrderCancelled,
+  type ShopifyOrderInput,
   shopifyOrderPaid,
   shopifyOrderUnpaid,
   shopifyRefundCreate,

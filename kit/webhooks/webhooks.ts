@@ -98,7 +98,10 @@ export function shopifyOrderUnpaid(
   nowMs: number,
   sender: ShopifySender = {},
 ): WebhookRequest {
-  const body = { ...shopifyOrderBody(order, nowMs, 'pending'), ...(topic === 'orders/cancelled' ? { cancelled_at: isoSeconds(nowMs) } : {}) };
+  const body = {
+    ...shopifyOrderBody(order, nowMs, 'pending'),
+    ...(topic === 'orders/cancelled' ? { cancelled_at: isoSeconds(nowMs) } : {}),
+  };
   return shopifyRequest(topic, body, secret, webhookId, nowMs, sender);
 }
 
@@ -137,7 +140,11 @@ function shopifyOrderBody(order: ShopifyOrderInput, nowMs: number, financialStat
     total_price: total,
     shipping_lines: [],
     discount_codes: (order.discountCodes ?? []).map((d) => ({ code: d.code, amount: d.amount, type: 'fixed_amount' })),
-    line_items: (order.lines ?? [{ id: order.orderId, quantity: 1 }]).map((l) => ({ id: bare(l.id), quantity: l.quantity, gift_card: false })),
+    line_items: (order.lines ?? [{ id: order.orderId, quantity: 1 }]).map((l) => ({
+      id: bare(l.id),
+      quantity: l.quantity,
+      gift_card: false,
+    })),
   };
   return payload;
 }

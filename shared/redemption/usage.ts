@@ -78,7 +78,12 @@ async function followOrder(deps: RedemptionDeps, usage: UsageDeps, event: Purcha
     if (record.state === 'used' || (record.state === 'reserved' && state === 'reserved')) continue;
     await withLease(deps, record, async (owner) => {
       await deps.ledger.linkOrder(deps.source, event.orderId, record.pk);
-      await deps.ledger.update(record.pk, owner, { state, orderId: event.orderId, ...(orderLines ? { orderLines } : {}) }, { release: true });
+      await deps.ledger.update(
+        record.pk,
+        owner,
+        { state, orderId: event.orderId, ...(orderLines ? { orderLines } : {}) },
+        { release: true },
+      );
     });
   }
 }

@@ -168,7 +168,12 @@ export type ShopifyPayload =
       readonly lines: LineQuantity[] | undefined;
       readonly delivery: ShopifyDelivery;
     }
-  | { readonly kind: 'refund'; readonly refund: ShopifyRefund; readonly lines: LineQuantity[] | undefined; readonly delivery: ShopifyDelivery }
+  | {
+      readonly kind: 'refund';
+      readonly refund: ShopifyRefund;
+      readonly lines: LineQuantity[] | undefined;
+      readonly delivery: ShopifyDelivery;
+    }
   | { readonly kind: 'customer'; readonly customer: ShopifyCustomer; readonly delivery: ShopifyDelivery }
   | {
       readonly kind: 'privacy';

@@ -95,7 +95,9 @@ function parse(request: SignedRequest, settings: ShopifySettings): Outcome<Shopi
       : rejected(schemaError(refund.error));
   }
   const order = ShopifyOrder.safeParse(json.value);
-  return order.success ? ok({ kind, order: order.data, lines: orderLineQuantities(json.value), delivery }) : rejected(schemaError(order.error));
+  return order.success
+    ? ok({ kind, order: order.data, lines: orderLineQuantities(json.value), delivery })
+    : rejected(schemaError(order.error));
 }
 
 /** A compliance request: for a configured shop only, as its signed body names it. */
@@ -376,7 +378,9 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     eligibleExact: exact(amount),
     terms: termsOf(order, settings),
     expiryDays: settings.expiryDays,
-    ...(order.discount_codes.length > 0 ? { discountCodes: order.discount_codes, ...(payload.lines ? { orderLines: payload.lines } : {}) } : {}),
+    ...(order.discount_codes.length > 0
+      ? { discountCodes: order.discount_codes, ...(payload.lines ? { orderLines: payload.lines } : {}) }
+      : {}),
   });
 }
 
