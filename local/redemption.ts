@@ -1,13 +1,13 @@
 import { ConfigurationError } from '../shared/config/index.js';
-import { RedemptionSettings, REDEMPTION_DEFAULT_VALID_SECONDS } from '../shared/sources/index.js';
+import { REDEMPTION_DEFAULT_GRACE_SECONDS, RedemptionSettings, REDEMPTION_DEFAULT_VALID_SECONDS } from '../shared/sources/index.js';
 import { type RedemptionDeps, sweepRedemptions, sweepSummary } from '../shared/redemption/index.js';
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
 import { withSourceDefaults } from '../stand-ins/sources-config.js';
 
 /**
  * `npm start`'s Shopify redemption: enabled, with SHOPIFY_REDEMPTION_VALUE_PER_POINT (default 1),
- * SHOPIFY_REDEMPTION_MIN_POINTS (100), SHOPIFY_REDEMPTION_STEP (1) and SHOPIFY_REDEMPTION_VALID_SECONDS
- * (30 days) going into SOURCES_CONFIG as `shopify.redemption`, read by the same schema as a stage
+ * SHOPIFY_REDEMPTION_MIN_POINTS (100), SHOPIFY_REDEMPTION_STEP (1), SHOPIFY_REDEMPTION_VALID_SECONDS
+ * (30 days) and SHOPIFY_REDEMPTION_GRACE_SECONDS (3600: the sweep's wait after a code's end) going into SOURCES_CONFIG as `shopify.redemption`, read by the same schema as a stage
  * file's `redemption`; a configuration that sets the Shopify source's `redemption` itself wins.
  */
 export const SHOPIFY_REDEMPTION_ENV = {
@@ -15,9 +15,16 @@ export const SHOPIFY_REDEMPTION_ENV = {
   minPoints: 'SHOPIFY_REDEMPTION_MIN_POINTS',
   step: 'SHOPIFY_REDEMPTION_STEP',
   validSeconds: 'SHOPIFY_REDEMPTION_VALID_SECONDS',
+  graceSeconds: 'SHOPIFY_REDEMPTION_GRACE_SECONDS',
 } as const;
 
-const LOCAL_DEFAULTS = { valuePerPoint: '1', minPoints: 100, step: 1, validSeconds: REDEMPTION_DEFAULT_VALID_SECONDS };
+const LOCAL_DEFAULTS = {
+  valuePerPoint: '1',
+  minPoints: 100,
+  step: 1,
+  validSeconds: REDEMPTION_DEFAULT_VALID_SECONDS,
+  graceSeconds: REDEMPTION_DEFAULT_GRACE_SECONDS,
+};
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const text = env[name]?.trim();
@@ -34,6 +41,7 @@ export function localRedemption(env: NodeJS.ProcessEnv): RedemptionSettings {
     minPoints: integer(env, SHOPIFY_REDEMPTION_ENV.minPoints, LOCAL_DEFAULTS.minPoints),
     step: integer(env, SHOPIFY_REDEMPTION_ENV.step, LOCAL_DEFAULTS.step),
     validSeconds: integer(env, SHOPIFY_REDEMPTION_ENV.validSeconds, LOCAL_DEFAULTS.validSeconds),
+    graceSeconds: integer(env, SHOPIFY_REDEMPTION_ENV.graceSeconds, LOCAL_DEFAULTS.graceSeconds),
   };
   const parsed = RedemptionSettings.safeParse(wanted);
   if (!parsed.success) {

@@ -18,4 +18,4 @@ export type {
 } from './types.js';
 export { DEFAULT_SMAREGI_WEBHOOK_HEADER, SmaregiSettings, smaregiThinEvent } from './smaregi/webhook.js';
 export { EXTERNAL_ID, renderTitle } from './settings.js';
-export { REDEMPTION_DEFAULT_VALID_SECONDS, RedemptionSettings } from './redemption-settings.js';
+export { REDEMPTION_DEFAULT_GRACE_SECONDS, REDEMPTION_DEFAULT_VALID_SECONDS, RedemptionSettings } from './redemption-settings.js';

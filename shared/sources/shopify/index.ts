@@ -16,4 +16,6 @@ export {
   type DiscountCodeInput,
   type DiscountResult,
   discountByCode,
+  type CodeOrder,
+  ordersWithCode,
 } from './discounts.js';

@@ -21,9 +21,10 @@ describe("npm start's redemption settings", () => {
       SHOPIFY_REDEMPTION_MIN_POINTS: '200',
       SHOPIFY_REDEMPTION_STEP: '10',
       SHOPIFY_REDEMPTION_VALID_SECONDS: '3600',
+      SHOPIFY_REDEMPTION_GRACE_SECONDS: '120',
     };
     const linking = loadSources(withShopifyRedemption(undefined, env)).get('shopify')?.customerLinking?.();
-    expect(linking?.redemption).toMatchObject({ enabled: true, valuePerPoint: '0.5', minPoints: 200, step: 10, validSeconds: 3600 });
+    expect(linking?.redemption).toMatchObject({ enabled: true, valuePerPoint: '0.5', minPoints: 200, step: 10, validSeconds: 3600, graceSeconds: 120 });
   });
 
   it('refuse a value per point that is not a decimal, naming the variable', () => {
