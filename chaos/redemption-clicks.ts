@@ -189,8 +189,8 @@ export function createRedemptionClicks(deps: RedemptionDeps): Disturbance & { re
       for (const c of clicks.filter((k) => !k.clicked)) await click(c);
       await deps.admin.clearFaults();
       for (const c of clicks.filter((k) => !k.settled)) await settle(c, AFTER_DRAIN_ATTEMPTS);
-      // The sweep as `npm start` runs it, at a moment past every code's end.
-      const past = Date.now() + (redemption.settings.validSeconds + 60) * 1000;
+      // The sweep as `npm start` runs it, at a moment past every code's end and its grace.
+      const past = Date.now() + (redemption.settings.validSeconds + redemption.settings.graceSeconds + 60) * 1000;
       if (deps.sweep !== false) report.sweep = await sweepRedemptions({ ...redemption, now: () => past });
       const held = new Map<number, number>();
       for (const c of clicks.filter((k) => k.code && k.fate === 'used')) held.set(c.customer, (held.get(c.customer) ?? 0) + c.points);

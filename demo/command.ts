@@ -57,8 +57,8 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
         smaregi: { ...config.smaregi, tillPoints: config.smaregi.tillPoints ?? 'membership' },
         ...(config.squareNotificationUrl ? { squareNotificationUrl: config.squareNotificationUrl } : {}),
         tableName: config.tableName,
-        // Codes valid 10 s: the demo shows an unused one coming back (unless this environment says otherwise).
-        env: { SHOPIFY_REDEMPTION_VALID_SECONDS: '10', ...env },
+        // Codes valid 10 s and swept without a grace: the demo shows an unused one coming back (unless this environment says otherwise).
+        env: { SHOPIFY_REDEMPTION_VALID_SECONDS: '10', SHOPIFY_REDEMPTION_GRACE_SECONDS: '0', ...env },
       });
       stopStack = () => stack.close();
       handle = handleOf(stack);
@@ -110,5 +110,6 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
 /** The validity of the stack's Shopify redemptions, when its Shopify source redeems. */
 function redeemingValidity(sources: LocalStackHandle['sources']): number | undefined {
   const redemption = sources?.get('shopify')?.customerLinking?.().redemption;
-  return redemption?.enabled ? redemption.validSeconds : undefined;
+  // An unused code comes back at the first sweep after its end and the grace that follows it.
+  return redemption?.enabled ? redemption.validSeconds + redemption.graceSeconds : undefined;
 }
