@@ -10,6 +10,7 @@ describe("npm start's redemption settings", () => {
       minPoints: 100,
       step: 1,
       validSeconds: 2_592_000,
+      graceSeconds: 3600,
       onRefund: 'full',
       currency: 'JPY',
     });
