@@ -8,6 +8,7 @@ import { handleRedeem, sweepRedemptions, withRedemptionUsage } from '../../../..
 import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify/webhook.js';
 import { fixture, shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
+import { redemptionRows } from '../../../../ops/redemptions-command.js';
 import {
   type ShopifyOrderInput,
   shopifyOrderCancelled,
@@ -178,7 +179,10 @@ describe('an order counts only for the code’s own customer, once', () => {
     const bobs = paid(order(id, '1002', code));
     await deliver(bobs);
     await deliver(bobs);
-    expect(await record(code)).toMatchObject({ state: 'redeemed', misuses: [`other_customer:${id}`] });
+    const noted = await record(code);
+    expect(noted).toMatchObject({ state: 'redeemed', misuses: [`other_customer:${id}`] });
+    // The operator's list shows it (npm run redemptions -- list).
+    expect(redemptionRows(noted ? [noted] : []).join('\n')).toContain(`other_customer:${id}`);
     await deliver(refund(id, [{ lineItemId: id, quantity: 1 }]));
     expect(await h.balance(ALICE)).toBe(700);
     expect(metrics.filter((m) => m === METRIC.redemptionMisuses)).toHaveLength(1);
