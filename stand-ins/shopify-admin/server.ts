@@ -37,6 +37,8 @@ export interface ShopifyAdminStandInOptions {
   accessScopes?: readonly string[];
   /** The shop's currency (discount amounts): default JPY. */
   currency?: string;
+  /** How long a use takes to show in `asyncUsageCount` (Shopify updates it asynchronously); default 0. */
+  usageLagMs?: number;
   now?: () => number;
 }
 
@@ -63,7 +65,7 @@ const DEFAULT_ACCESS_SCOPES = ['read_orders', 'read_customers', 'write_discounts
 
 /** Shopify's largest single query. */
 const MAX_QUERY_COST = 1000;
-const GRAPHQL_PATH = /^\/admin\/api\/(?:\d{4}-\d{2}|unstable)\/graphql\.json$/;
+const GRAPHQL_PATH = /^\/admin\/api\/(\d{4}-\d{2}|unstable)\/graphql\.json$/;
 const MAX_BODY = 1024 * 1024;
 
 type Answer = { status: number; body: unknown; destroy?: boolean };
@@ -89,7 +91,7 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
     subscriptions: createSubscriptionStore(),
     bucket: createBucket(options.bucket, now),
     counters: { queries: 0, throttled: 0 },
-    discounts: createDiscountStore(now, options.currency ?? 'JPY'),
+    discounts: createDiscountStore(now, options.currency ?? 'JPY', { usageLagMs: options.usageLagMs ?? 0 }),
     faults: [],
   };
   const served = await serveStandIn((req, body) => handle(state, req, body), {
@@ -124,7 +126,8 @@ function handle(state: StandInState, req: IncomingMessage, body: Buffer): Answer
   }
   const { issuer } = state;
   if (path === '/admin/oauth/access_token' && issuer) return issuer.grant(body.toString('utf8'));
-  if (!GRAPHQL_PATH.test(path)) return { status: 404, body: { errors: 'Not Found' } };
+  const version = GRAPHQL_PATH.exec(path)?.[1];
+  if (version === undefined) return { status: 404, body: { errors: 'Not Found' } };
   const token = req.headers['x-shopify-access-token'];
   if (token !== state.options.accessToken && !(typeof token === 'string' && issuer?.valid(token))) {
     // Shopify's answer to a missing or wrong token.
@@ -132,11 +135,11 @@ function handle(state: StandInState, req: IncomingMessage, body: Buffer): Answer
   }
   const parsed = parseJsonOrUndefined(body.toString('utf8'));
   if (parsed === undefined) return { status: 400, body: { errors: [{ message: 'the body is not JSON' }] } };
-  return graphql(state, parsed);
+  return graphql(state, parsed, version);
 }
 
 /** One GraphQL request: read, priced, metered by the bucket, then answered. */
-function graphql(state: StandInState, body: unknown): Answer {
+function graphql(state: StandInState, body: unknown, version: string): Answer {
   const { query, variables = {} } = (body ?? {}) as { query?: unknown; variables?: unknown };
   if (typeof query !== 'string' || typeof variables !== 'object' || variables === null) {
     return { status: 400, body: { errors: [{ message: 'expected {"query": "...", "variables": {...}}' }] } };
@@ -165,7 +168,7 @@ function graphql(state: StandInState, body: unknown): Answer {
   }
   const fault = takeFault(state, fields[0]?.name);
   if (fault === 'http_503') return { status: 503, body: { errors: 'Service Unavailable' } };
-  const answer = fault === 'user_error' ? refusedByFault(fields[0]?.name ?? '') : answerDocument(state, fields, vars);
+  const answer = fault === 'user_error' ? refusedByFault(fields[0]?.name ?? '') : answerDocument(state, fields, vars, version);
   if (fault === 'reset_after_commit') return { status: 200, body: null, destroy: true };
   if ('body' in answer) return { status: 200, body: answer.body };
   if ('error' in answer) return { status: 200, body: { errors: [{ message: answer.error }] } };
@@ -207,14 +210,14 @@ function tooCostly(requested: number): unknown {
 }
 
 /** The data of a document the stand-in answers (a subscription document, `orders`, `refund`), or why not. */
-function answerDocument(state: StandInState, fields: Field[], vars: Record<string, unknown>): DataAnswer | { body: unknown } {
+function answerDocument(state: StandInState, fields: Field[], vars: Record<string, unknown>, version: string): DataAnswer | { body: unknown } {
   const top = fields[0];
   const subscriptionAnswer = top && fields.length === 1 ? answerSubscriptions(state.subscriptions, top, vars) : undefined;
   if (subscriptionAnswer !== undefined) {
     if ('errors' in subscriptionAnswer) return { body: subscriptionAnswer };
     return { data: subscriptionAnswer.data, returned: 1 };
   }
-  const discountAnswer = top && fields.length === 1 ? answerDiscounts(state.discounts, top, vars) : undefined;
+  const discountAnswer = top && fields.length === 1 ? answerDiscounts(state.discounts, top, vars, version) : undefined;
   if (discountAnswer !== undefined) {
     if ('errors' in discountAnswer) return { body: discountAnswer };
     return { data: discountAnswer.data, returned: 1 };
