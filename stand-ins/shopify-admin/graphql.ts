@@ -57,7 +57,11 @@ export function refundNode(stored: StoredOrder, refund: WebhookRefund, page: { f
   const lines = refund.refund_line_items.map((l) => ({
     subtotalSet: bag(l.subtotal_set, l.subtotal, currency) ?? zero,
     totalTaxSet: bag(l.total_tax_set, l.total_tax, currency) ?? zero,
-    lineItem: { isGiftCard: l.line_item?.gift_card ?? false },
+    quantity: /^\d{1,9}$/.test(String(l.quantity)) ? Number(l.quantity) : 0,
+    lineItem: {
+      isGiftCard: l.line_item?.gift_card ?? false,
+      ...(/^\d{1,20}$/.test(String(l.line_item_id)) ? { id: gid('LineItem', String(l.line_item_id)) } : {}),
+    },
   }));
   const slice = lines.slice(page.after, page.after + page.first);
   const end = page.after + slice.length;

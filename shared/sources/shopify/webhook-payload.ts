@@ -96,6 +96,9 @@ export function refundMoneyShape<A extends z.ZodType, M extends z.ZodType>(amoun
           total_tax: amount.optional(),
           total_tax_set: moneySet.optional(),
           line_item: z.object({ gift_card: z.boolean().default(false) }).nullish(),
+          // Which line and how many: kept as given (the stand-in serves them back); intake reads them apart (refundLineQuantities).
+          line_item_id: z.unknown().optional(),
+          quantity: z.unknown().optional(),
         }),
       )
       .default([]),
