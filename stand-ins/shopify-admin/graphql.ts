@@ -119,7 +119,11 @@ export function orderSearch(query: string): ((stored: StoredOrder) => boolean) |
   const CODE = /discount_code:(?:"([^"]{1,255})"|'([^']{1,255})'|(\S{1,255}))/g;
   const terms = [...query.matchAll(UPDATED)];
   const codes = [...query.matchAll(CODE)].map((m) => (m[1] ?? m[2] ?? m[3] ?? '').toLowerCase());
-  const rest = query.replace(UPDATED, '').replace(CODE, '').replace(/\bAND\b/g, '').trim();
+  const rest = query
+    .replace(UPDATED, '')
+    .replace(CODE, '')
+    .replace(/\bAND\b/g, '')
+    .trim();
   if (rest !== '') return { error: `the stand-in reads only updated_at and discount_code terms, not "${rest.slice(0, 40)}"` };
   const bounds = terms.map(([, op, value]) => ({ op: op ?? '', at: Date.parse(value ?? '') }));
   if (bounds.some((b) => Number.isNaN(b.at))) return { error: 'updated_at needs an ISO 8601 date' };

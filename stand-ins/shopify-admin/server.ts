@@ -210,7 +210,12 @@ function tooCostly(requested: number): unknown {
 }
 
 /** The data of a document the stand-in answers (a subscription document, `orders`, `refund`), or why not. */
-function answerDocument(state: StandInState, fields: Field[], vars: Record<string, unknown>, version: string): DataAnswer | { body: unknown } {
+function answerDocument(
+  state: StandInState,
+  fields: Field[],
+  vars: Record<string, unknown>,
+  version: string,
+): DataAnswer | { body: unknown } {
   const top = fields[0];
   const subscriptionAnswer = top && fields.length === 1 ? answerSubscriptions(state.subscriptions, top, vars) : undefined;
   if (subscriptionAnswer !== undefined) {

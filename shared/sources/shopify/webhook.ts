@@ -313,22 +313,13 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     if (order.financial_status && NEVER_PAID.has(order.financial_status)) {
       // Nothing was credited; a code the order reserved still gives its points back.
       if (order.discount_codes.length === 0) return ignored(`cancelled order was never paid (${order.financial_status})`);
-      const eventId = `${source}:refund:${order.id}:cancel`;
-      return ok({
-        type: 'refund',
-        eventId,
+      return cancelledUnpaid(order, {
         source,
-        orderId: order.id,
-        refundId: 'cancel',
+        delivery: payload.delivery,
         customer,
         currency,
-        occurredAt: order.cancelled_at,
-        pointTitle: renderTitle(settings.refundTitle, titleValues),
         test,
-        delivery: canonicalDelivery(payload.delivery, eventId),
-        refundAmount: 0,
-        refundsRemainder: true,
-        cancelledUnpaid: true,
+        title: renderTitle(settings.refundTitle, titleValues),
       });
     }
     // What the order was worth when placed; processing debits whatever remains of the grant.
@@ -381,6 +372,37 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     ...(order.discount_codes.length > 0
       ? { discountCodes: order.discount_codes, ...(payload.lines ? { orderLines: payload.lines } : {}) }
       : {}),
+  });
+}
+
+/** An order cancelled before payment that used a code: only the code's points come back (`cancelledUnpaid`). */
+function cancelledUnpaid(
+  order: ShopifyOrder,
+  context: {
+    source: string;
+    delivery: ShopifyDelivery;
+    customer: PurchaseEvent['customer'];
+    currency: string;
+    test: boolean;
+    title: string;
+  },
+): Outcome<QueuedEvent> {
+  const eventId = `${context.source}:refund:${order.id}:cancel`;
+  return ok({
+    type: 'refund',
+    eventId,
+    source: context.source,
+    orderId: order.id,
+    refundId: 'cancel',
+    customer: context.customer,
+    currency: context.currency,
+    occurredAt: order.cancelled_at ?? order.created_at,
+    pointTitle: context.title,
+    test: context.test,
+    delivery: canonicalDelivery(context.delivery, eventId),
+    refundAmount: 0,
+    refundsRemainder: true,
+    cancelledUnpaid: true,
   });
 }
 

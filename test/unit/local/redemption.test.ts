@@ -25,7 +25,14 @@ describe("npm start's redemption settings", () => {
       SHOPIFY_REDEMPTION_GRACE_SECONDS: '120',
     };
     const linking = loadSources(withShopifyRedemption(undefined, env)).get('shopify')?.customerLinking?.();
-    expect(linking?.redemption).toMatchObject({ enabled: true, valuePerPoint: '0.5', minPoints: 200, step: 10, validSeconds: 3600, graceSeconds: 120 });
+    expect(linking?.redemption).toMatchObject({
+      enabled: true,
+      valuePerPoint: '0.5',
+      minPoints: 200,
+      step: 10,
+      validSeconds: 3600,
+      graceSeconds: 120,
+    });
   });
 
   it('refuse a value per point that is not a decimal, naming the variable', () => {
