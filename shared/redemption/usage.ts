@@ -16,7 +16,7 @@ import { clawBack, giveBack, type RedemptionDeps } from './protocol.js';
  * The redeemed points come back, once, when the order is cancelled (paid or not), and by the source's
  * `redemption.onRefund`: `full` (default) once every line's quantity is refunded (Shopify's
  * `refund_line_items` against the order's `line_items`, never an amount: a fully discounted order's
- * shipping refund is no refund of its goods), `any` on any refund, `never`.
+ * shipping refund is no refund of its goods), `any` on any refund, `never` on none (a cancellation still does).
  */
 
 export interface UsageDeps {
@@ -140,7 +140,8 @@ export function refundedInFull(orderLines: Record<string, number> | undefined, r
 
 async function returnOnRefund(deps: RedemptionDeps, event: RefundEvent): Promise<void> {
   const policy = deps.settings.onRefund;
-  if (policy === 'never') return;
+  // A cancelled order used nothing: its code's points come back whatever the refund policy.
+  if (policy === 'never' && !event.refundsRemainder) return;
   const open = (await deps.ledger.byOrder(deps.source, event.orderId)).filter(
     (r) => (r.state === 'used' || r.state === 'reserved') && r.orderId === event.orderId,
   );

@@ -50,11 +50,11 @@ function read(body: string, topic: string): QueuedEvent {
 }
 const readRequest = (w: WebhookRequest) => read(w.body, w.headers['x-shopify-topic'] ?? w.headers['X-Shopify-Topic'] ?? '');
 
-async function deliver(event: QueuedEvent) {
+async function deliver(event: QueuedEvent, settings: Parameters<Harness['deps']>[0] = {}) {
   const orders = createLedger({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
   const points = createProcessor({ ledger: orders, openapi: h.openapi, clock: h.clock, settings: ProcessingSettings.parse({}) });
   const processor = withRedemptionUsage(points, {
-    redemption: () => h.deps(),
+    redemption: () => h.deps(settings),
     ledger: orders,
     metrics: { addMetric: (name) => metrics.push(name) },
   });
@@ -167,6 +167,21 @@ describe("a redemption follows its code's order", () => {
     await deliver(paid(order(id, '1001', code)));
     await deliver(readRequest(shopifyOrderCancelled(order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock())));
     expect(await record(code)).toMatchObject({ state: 'returned', returnReason: 'cancelled', returnedPoints: 300 });
+    expect(await h.balance(ALICE)).toBe(1000);
+  });
+});
+
+describe('a cancellation under onRefund never', () => {
+  it('still gives the points back: a cancelled order used nothing', async () => {
+    const code = await redeemed('1001', 300);
+    const id = unique();
+    await deliver(paid(order(id, '1001', code)), { onRefund: 'never' });
+    await deliver(refund(id, [{ lineItemId: id, quantity: 1 }]), { onRefund: 'never' });
+    expect((await record(code))?.state).toBe('used');
+    await deliver(readRequest(shopifyOrderCancelled(order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock())), {
+      onRefund: 'never',
+    });
+    expect(await record(code)).toMatchObject({ state: 'returned', returnReason: 'cancelled' });
     expect(await h.balance(ALICE)).toBe(1000);
   });
 });
