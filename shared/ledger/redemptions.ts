@@ -71,7 +71,7 @@ export const RedemptionRecord = lazyObject(z.object, () => ({
    * Orders naming the code that count for nothing (`other_customer:<order>`, `second_order:<order>`), each
    * noted once: the operator's list shows them, the metric RedemptionMisuses alarms.
    */
-  misuses: z.preprocess((v) => (v instanceof Set ? [...v].map(String).sort() : v), z.array(z.string())).optional(),
+  misuses: z.array(z.string()).optional(),
   /**
    * The claw-back: an order of the code's customer naming a code whose points were already given back
    * takes them again, once (marker `redeem-clawback`). Its sends, as the other legs', and what it took.
@@ -196,7 +196,8 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
       return item ? parse(item) : undefined;
     },
     async noteMisuse(pk, entry) {
-      const e = new Expression().addToSet('misuses', [entry]).set('updatedAt', store.iso(store.clock()));
+      // A list, not a set: a record copied elsewhere (privacy's redaction) keeps it as it reads it.
+      const e = new Expression().appendToList('misuses', [entry]).set('updatedAt', store.iso(store.clock()));
       const condition = `attribute_exists(${e.path('pk')}) AND NOT contains(${e.path('misuses')}, ${e.value(entry)})`;
       return (await store.update(pk, e, condition)) !== undefined;
     },
