@@ -25,8 +25,9 @@ describe("a redemption's movements in the points report", () => {
       createdAt: '2026-01-15T01:00:00.000Z',
       updatedAt: '2026-02-15T03:00:00.000Z',
     };
-    const entries = readRecord(item).movements.entries ?? [];
-    expect(entries.map((e) => [e.column, e.points])).toEqual([
+    const read = readRecord(item).movements;
+    if (!('entries' in read)) throw new Error(`unreadable: ${read.unreadable}`);
+    expect(read.entries.map((e) => [e.column, e.points])).toEqual([
       ['redeemed', -300],
       ['returned', 300],
       ['redeemed', -300],
