@@ -23,7 +23,7 @@ import { netReversals } from './reversals.js';
  * `reset_after_commit` on the points route), the code's creation failing for all its attempts after the
  * deduction (the Admin API stand-in's `http_503` three times: the protocol has no checkpoint hook, so
  * this is the crash between the deduction and the code), or the code's answer lost. Every click is then
- * pressed again, as the page says. Each code then meets one fate: `used` by an order Shopify holds
+ * pressed again, as the page says. Each code then meets one fate, in turn: `used` by an order Shopify holds
  * whose webhook never reached us (stored in the stand-in with its `discount_codes`: the sweep finds it
  * through Shopify's order search and keeps the points off); `expire`, left to end; `cancelled`, its
  * konbini order created (`orders/create`: reserved) and cancelled before payment (`orders/cancelled`:
@@ -98,6 +98,8 @@ export interface RedemptionDeps {
 function planClicks(deps: RedemptionDeps): Click[] {
   const clicks: Click[] = [];
   const candidates = [...deps.model.customers.values()].filter((c) => c.customer.linkLater === 'app_proxy' && c.balance >= 100);
+  // The fates in turn from a random start: a run with a few codes meets as many fates as it has codes.
+  const firstFate = deps.random.int(0, FATES.length - 1);
   for (const expected of candidates.slice(0, MAX_CUSTOMERS)) {
     let left = expected.balance;
     for (let i = 0; i < CLICKS_PER_CUSTOMER && left >= 100; i += 1) {
@@ -109,7 +111,7 @@ function planClicks(deps: RedemptionDeps): Click[] {
         points,
         request: `chaos-${expected.customer.index}-${i}-${deps.random.digits(8)}`,
         trouble: deps.random.pick(TROUBLES),
-        fate: deps.random.pick(FATES),
+        fate: FATES[(firstFate + clicks.length) % FATES.length] ?? 'expire',
       });
     }
   }
