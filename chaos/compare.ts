@@ -37,8 +37,8 @@ export interface Comparison {
 }
 
 /** Ids in the scenario are 18-digit numbers; pick every such run of digits out of a text. */
-/** A redemption's deduction or its points given back (`lp1:<source>:redeem[-return]:…`). */
-const REDEMPTION_ENTRY = /^lp1:[^:]+:redeem(?:-return)?:/;
+/** A redemption's deduction, its points given back or taken again (`lp1:<source>:redeem[-return|-clawback]:…`). */
+const REDEMPTION_ENTRY = /^lp1:[^:]+:redeem(?:-return|-clawback)?:/;
 const ID_TOKEN = /(?<![0-9])[0-9]{18}(?![0-9])/g;
 /**
  * A Smaregi till spend (`<sale>/spend-<g>`) or its give-back (`…/back`), marker-encoded: its own ledger

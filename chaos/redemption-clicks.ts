@@ -1,4 +1,10 @@
-import { redeemThroughAppProxy } from '../kit/webhooks/index.js';
+import {
+  redeemThroughAppProxy,
+  shopifyOrderPaid,
+  shopifyOrderUnpaid,
+  type ShopifyOrderInput,
+  type WebhookRequest,
+} from '../kit/webhooks/index.js';
 import { type SweepResult, sweepRedemptions } from '../shared/redemption/index.js';
 import type { ChaosStack } from './stack.js';
 import type { Mismatch } from './compare.js';
@@ -18,16 +24,24 @@ import { tillSpenders } from './smaregi.js';
  * `reset_after_commit` on the points route), the code's creation failing for all its attempts after the
  * deduction (the Admin API stand-in's `http_503` three times: the protocol has no checkpoint hook, so
  * this is the crash between the deduction and the code), or the code's answer lost. Every click is then
- * pressed again, as the page says. Half the codes are used by a later Shopify order (stored in the
- * stand-in with its `discount_codes`), the others left to end; then the stack's sweep
- * (`sweepRedemptions`, which `npm start` runs every minute) runs at a moment past the codes' end.
+ * pressed again, as the page says. Each code then meets one fate, in turn: `used` by an order Shopify holds
+ * whose webhook never reached us (stored in the stand-in with its `discount_codes`: the sweep finds it
+ * through Shopify's order search and keeps the points off); `expire`, left to end; `cancelled`, its
+ * konbini order created (`orders/create`: reserved) and cancelled before payment (`orders/cancelled`:
+ * given back); `late`, its order's `orders/paid` delivered only after the sweep returned the points
+ * (a code used around its end: taken again, its own marker). The stack's sweep (`sweepRedemptions`,
+ * which `npm start` runs every minute) runs at a moment past the codes' end and grace.
  *
- * The model: a code used keeps its points off (-N), a code returned nets 0. The check: per request,
- * exactly one deduction and one give-back for a returned code, none for a used one; the balances
- * (compare.ts) do the rest.
+ * The model: a code used or late keeps its points off (-N), a code returned nets 0. The check: per
+ * request, exactly one deduction, one give-back for a code returned (expired, cancelled, late) and none
+ * for a used one, one claw-back for a late one only; the balances (compare.ts) and the final audit do the rest.
  */
 
 type Trouble = 'none' | 'twice' | 'deduction_lost' | 'code_crash' | 'code_lost';
+type Fate = 'used' | 'expire' | 'cancelled' | 'late';
+const FATES: Fate[] = ['used', 'expire', 'cancelled', 'late'];
+/** How long a webhook of a code's order may take through the stack's queue. */
+const IDLE_TIMEOUT_MS = 30_000;
 const TROUBLES: Trouble[] = ['none', 'twice', 'deduction_lost', 'code_crash', 'code_lost'];
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const POINTS_ROUTE = '^/api/ext/users/[^/]+/points$';
@@ -44,7 +58,7 @@ interface Click {
   points: number;
   request: string;
   trouble: Trouble;
-  fate: 'used' | 'expire';
+  fate: Fate;
   code?: string;
   firstStatus?: number;
   clicked?: boolean;
@@ -57,6 +71,9 @@ export interface RedemptionReport {
   codes: number;
   used: number;
   expired: number;
+  /** Codes whose order was created and cancelled before payment; codes whose paid order came after the sweep. */
+  cancelled: number;
+  late: number;
   notLinked: number;
   /** Clicks that got their code during the run (the others once the queue had drained). */
   duringRun: number;
@@ -89,6 +106,8 @@ function planClicks(deps: RedemptionDeps): Click[] {
   );
   const linked = [...deps.model.customers.values()].filter((c) => c.customer.linkLater === 'app_proxy' && c.balance >= 100);
   const candidates = [...linked.slice(0, MAX_CUSTOMERS - (webAndTill ? 1 : 0)), ...(webAndTill ? [webAndTill] : [])];
+  // The fates in turn from a random start: a run with a few codes meets as many fates as it has codes.
+  const firstFate = deps.random.int(0, FATES.length - 1);
   for (const expected of candidates.slice(0, MAX_CUSTOMERS)) {
     let left = expected.balance;
     for (let i = 0; i < CLICKS_PER_CUSTOMER && left >= 100; i += 1) {
@@ -100,7 +119,7 @@ function planClicks(deps: RedemptionDeps): Click[] {
         points,
         request: `chaos-${expected.customer.index}-${i}-${deps.random.digits(8)}`,
         trouble: deps.random.pick(TROUBLES),
-        fate: deps.random.chance(0.5) ? 'used' : 'expire',
+        fate: FATES[(firstFate + clicks.length) % FATES.length] ?? 'expire',
       });
     }
   }
@@ -160,6 +179,20 @@ export function createRedemptionClicks(
     c.code = code;
     report.codes += 1;
     if (c.fate === 'used') await useCode(deps, report, c, code);
+    if (c.fate === 'cancelled') {
+      await sendOrder(
+        deps,
+        report,
+        c,
+        shopifyOrderUnpaid('orders/create', orderOf(c, code), deps.shopifySecret, `chaos-oc-${c.request}`, Date.now()),
+      );
+      await sendOrder(
+        deps,
+        report,
+        c,
+        shopifyOrderUnpaid('orders/cancelled', orderOf(c, code), deps.shopifySecret, `chaos-ox-${c.request}`, Date.now()),
+      );
+    }
     return true;
   }
 
@@ -201,14 +234,27 @@ export function createRedemptionClicks(
       for (const c of clicks.filter((k) => !k.clicked)) await click(c);
       await deps.admin.clearFaults();
       for (const c of clicks.filter((k) => !k.settled)) await settle(c, AFTER_DRAIN_ATTEMPTS);
-      // The sweep as `npm start` runs it, at a moment past every code's end.
-      const past = Date.now() + (redemption.settings.validSeconds + 60) * 1000;
+      // The sweep as `npm start` runs it, at a moment past every code's end and its grace.
+      const past = Date.now() + (redemption.settings.validSeconds + redemption.settings.graceSeconds + 60) * 1000;
       if (deps.sweep !== false) report.sweep = await sweepRedemptions({ ...redemption, now: () => past });
+      // Orders paid around the codes' end whose webhook comes after the sweep gave the points back.
+      for (const c of clicks.filter((k) => k.code && k.fate === 'late')) {
+        await sendOrder(
+          deps,
+          report,
+          c,
+          shopifyOrderPaid(orderOf(c, c.code ?? ''), deps.shopifySecret, `chaos-op-${c.request}`, Date.now()),
+        );
+      }
       const held = new Map<number, number>();
-      for (const c of clicks.filter((k) => k.code && k.fate === 'used')) held.set(c.customer, (held.get(c.customer) ?? 0) + c.points);
+      for (const c of clicks.filter((k) => k.code && (k.fate === 'used' || k.fate === 'late'))) {
+        held.set(c.customer, (held.get(c.customer) ?? 0) + c.points);
+      }
       applyRedemptions(deps.model, held);
       report.used = clicks.filter((c) => c.code && c.fate === 'used').length;
       report.expired = clicks.filter((c) => c.code && c.fate === 'expire').length;
+      report.cancelled = clicks.filter((c) => c.code && c.fate === 'cancelled').length;
+      report.late = clicks.filter((c) => c.code && c.fate === 'late').length;
       deps.log(`chaos: ${clicks.length} redemption clicks, ${report.codes} codes`);
     },
     reportLines: () => [redemptionLine(report), ...report.failures.map((f) => `  redemption failed: ${f}`)],
@@ -224,6 +270,8 @@ function emptyReport(clicks: number): RedemptionReport {
     codes: 0,
     used: 0,
     expired: 0,
+    cancelled: 0,
+    late: 0,
     notLinked: 0,
     duringRun: 0,
     failures: [],
@@ -295,6 +343,30 @@ async function useCode(deps: RedemptionDeps, report: RedemptionReport, c: Click,
   if (res.status !== 201) report.failures.push(`request ${c.request}: the order using ${code} was refused (${res.status})`);
 }
 
+/** The order naming the code: paid entirely by it (nothing to earn), one line. */
+function orderOf(c: Click, code: string): ShopifyOrderInput {
+  const id = `8${String(c.customer).padStart(4, '0')}${c.request.slice(-8)}`;
+  return {
+    orderId: id,
+    name: `#${id}`,
+    customerId: c.shopifyId,
+    subtotal: '0',
+    tax: '0',
+    currency: 'JPY',
+    taxesIncluded: true,
+    discountCodes: [{ code, amount: String(c.points) }],
+  };
+}
+
+/** A signed webhook of the code's order to the stack's intake, then its queue drained. */
+async function sendOrder(deps: RedemptionDeps, report: RedemptionReport, c: Click, w: WebhookRequest): Promise<void> {
+  const res = await fetch(`${deps.stack.intakeUrl}${w.path}`, { method: 'POST', headers: w.headers, body: w.body }).catch(() => undefined);
+  await res?.arrayBuffer();
+  if (res?.status !== 202) report.failures.push(`request ${c.request}: the order's webhook was answered ${res?.status ?? 'nothing'}`);
+  const until = Date.now() + IDLE_TIMEOUT_MS;
+  while (!deps.stack.isIdle() && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+}
+
 /** Per request: exactly one deduction and one give-back for a returned code, none for a used one. */
 async function checkClicks(deps: RedemptionDeps, clicks: Click[]): Promise<Mismatch[]> {
   const mismatches: Mismatch[] = [];
@@ -311,11 +383,14 @@ async function checkClicks(deps: RedemptionDeps, clicks: Click[]): Promise<Misma
       history.filter((e) => e.remarks === `lp1:shopify:${kind}:${encodeURIComponent(c.shopifyId)}:${c.request}`).length;
     const deducted = count('redeem');
     const returned = count('redeem-return');
-    const want = c.code ? { deducted: 1, returned: c.fate === 'used' ? 0 : 1 } : { deducted: 0, returned: 0 };
-    if (deducted !== want.deducted || returned !== want.returned) {
+    const clawedBack = count('redeem-clawback');
+    const want = c.code
+      ? { deducted: 1, returned: c.fate === 'used' ? 0 : 1, clawedBack: c.fate === 'late' ? 1 : 0 }
+      : { deducted: 0, returned: 0, clawedBack: 0 };
+    if (deducted !== want.deducted || returned !== want.returned || clawedBack !== want.clawedBack) {
       mismatches.push({
         customer: c.customer,
-        what: `redemption ${c.request} (${c.points} points, ${c.trouble}, ${c.code ? c.fate : 'no code'}): deducted ${deducted}, returned ${returned}, expected ${want.deducted} and ${want.returned}`,
+        what: `redemption ${c.request} (${c.points} points, ${c.trouble}, ${c.code ? c.fate : 'no code'}): deducted ${deducted}, returned ${returned}, taken again ${clawedBack}, expected ${want.deducted}, ${want.returned} and ${want.clawedBack}`,
       });
     }
   }
@@ -327,7 +402,7 @@ export function redemptionLine(r: RedemptionReport): string {
   const t = r.byTrouble;
   const s = r.sweep;
   return (
-    `  redemptions: clicks=${r.clicks} codes=${r.codes} during_run=${r.duringRun} used=${r.used} expired=${r.expired} not_linked=${r.notLinked} ` +
+    `  redemptions: clicks=${r.clicks} codes=${r.codes} during_run=${r.duringRun} used=${r.used} expired=${r.expired} cancelled=${r.cancelled} late=${r.late} not_linked=${r.notLinked} ` +
     `twice=${t.twice} deduction_lost=${t.deduction_lost} code_crash=${t.code_crash} code_lost=${t.code_lost} ` +
     `sweep_returned=${s?.returned ?? 0} sweep_used=${s?.used ?? 0} sweep_failed=${s?.failed ?? 0} sweep_later=${s?.later ?? 0} failures=${r.failures.length}`
   );

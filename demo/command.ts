@@ -59,10 +59,11 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
         smaregi: { ...config.smaregi, tillPoints: config.smaregi.tillPoints ?? 'membership' },
         ...(config.squareNotificationUrl ? { squareNotificationUrl: config.squareNotificationUrl } : {}),
         tableName: config.tableName,
-        // Codes valid 10 s: the demo shows an unused one coming back (unless this environment says otherwise).
+        // Codes valid 10 s and swept without a grace: the demo shows an unused one coming back (unless this environment says otherwise).
         // And a second Shopify source that earns at fulfilment, under a 2× campaign (demo/provisional.ts).
         env: {
           SHOPIFY_REDEMPTION_VALID_SECONDS: '10',
+          SHOPIFY_REDEMPTION_GRACE_SECONDS: '0',
           CAMPAIGNS_CONFIG: JSON.stringify([demoCampaign(Date.now())]),
           SHOPIFY_LATER_WEBHOOK_SECRETS: config.webhookSecrets.shopify[0] ?? '',
           ...env,
@@ -120,5 +121,6 @@ export async function demoCommand(env: NodeJS.ProcessEnv, out: CommandOutput = c
 /** The validity of the stack's Shopify redemptions, when its Shopify source redeems. */
 function redeemingValidity(sources: LocalStackHandle['sources']): number | undefined {
   const redemption = sources?.get('shopify')?.customerLinking?.().redemption;
-  return redemption?.enabled ? redemption.validSeconds : undefined;
+  // An unused code comes back at the first sweep after its end and the grace that follows it.
+  return redemption?.enabled ? redemption.validSeconds + redemption.graceSeconds : undefined;
 }

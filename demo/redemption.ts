@@ -1,12 +1,13 @@
 import { renderTable, signed } from '../ops/table.js';
-import { redeemThroughAppProxy, shopifyOrderPaid } from '../kit/webhooks/index.js';
+import { redeemThroughAppProxy, shopifyOrderPaid, shopifyOrderUnpaid } from '../kit/webhooks/index.js';
 import type { Customer } from './step.js';
 import type { DemoTarget } from './target.js';
 
 /**
  * Points spent (docs/redemption.md), as the logged-in customer's browser does it through the App Proxy:
  * points become a single-use discount code, the same click again answers the same code, an order using
- * the code marks it used and earns on what was paid, and a code left unused comes back when it ends
+ * the code marks it used and earns on what was paid, a code on an order cancelled before payment (konbini)
+ * comes back, and a code left unused comes back when it ends
  * (the sweep). The last step needs a short validity: the demo's own stack runs with 10 seconds; against
  * an `npm start` with a longer one it is said and not waited for.
  */
@@ -94,6 +95,36 @@ export async function redemptionDemo(
     `orders/paid ¥9,500 using ${code}: the code is used, the order earns`,
     res.status === 202 && (await balance()) === before + earned,
     `${res.status}`,
+    (await balance()) - before,
+  );
+
+  before = await balance();
+  const reserved = await redeem(200, `demo-${runId}-r4`);
+  const konbini = {
+    orderId: `78${runId}`,
+    name: `#K${runId % 100_000}`,
+    customerId: shopper.externalId,
+    subtotal: '0',
+    tax: '0',
+    currency: 'JPY',
+    taxesIncluded: true,
+    discountCodes: [{ code: String(reserved.body.code ?? ''), amount: '200' }],
+  };
+  let answers = 0;
+  for (const [topic, id] of [
+    ['orders/create', 'r5'],
+    ['orders/cancelled', 'r6'],
+  ] as const) {
+    const w = shopifyOrderUnpaid(topic, konbini, target.secrets.shopify, `demo-${runId}-${id}`, Date.now());
+    const sent = await fetch(`${target.intakeUrl}${w.path}`, { method: 'POST', headers: w.headers, body: w.body });
+    await sent.arrayBuffer();
+    if (sent.status === 202) answers += 1;
+    await target.waitForIdle();
+  }
+  check(
+    `a 200-point code on a konbini order (orders/create), cancelled before payment: the points come back`,
+    reserved.status === 200 && answers === 2 && (await balance()) === before,
+    `${reserved.status} ${String(reserved.body.code)}`,
     (await balance()) - before,
   );
 

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../shared/config/index.js';
-import { RedemptionSettings, REDEMPTION_DEFAULT_VALID_SECONDS } from '../shared/sources/index.js';
+import { REDEMPTION_DEFAULT_GRACE_SECONDS, RedemptionSettings, REDEMPTION_DEFAULT_VALID_SECONDS } from '../shared/sources/index.js';
 import { type RedemptionDeps, shopCurrencyProblem, sweepRedemptions, sweepSummary } from '../shared/redemption/index.js';
 import { type HttpAnswer, jsonAnswer } from './http/index.js';
 import { withSourceDefaults } from '../stand-ins/sources-config.js';
@@ -7,7 +7,7 @@ import { withSourceDefaults } from '../stand-ins/sources-config.js';
 /**
  * `npm start`'s Shopify redemption: enabled, with SHOPIFY_REDEMPTION_VALUE_PER_POINT (default 1),
  * SHOPIFY_REDEMPTION_MIN_POINTS (100), SHOPIFY_REDEMPTION_STEP (1), SHOPIFY_REDEMPTION_VALID_SECONDS
- * (30 days) and SHOPIFY_REDEMPTION_COMBINES_WITH_SHIPPING (true) going into SOURCES_CONFIG as `shopify.redemption`, read by the same schema as a stage
+ * (30 days), SHOPIFY_REDEMPTION_COMBINES_WITH_SHIPPING (true) and SHOPIFY_REDEMPTION_GRACE_SECONDS (3600: the sweep's wait after a code's end) going into SOURCES_CONFIG as `shopify.redemption`, read by the same schema as a stage
  * file's `redemption`; a configuration that sets the Shopify source's `redemption` itself wins.
  */
 export const SHOPIFY_REDEMPTION_ENV = {
@@ -16,6 +16,7 @@ export const SHOPIFY_REDEMPTION_ENV = {
   step: 'SHOPIFY_REDEMPTION_STEP',
   validSeconds: 'SHOPIFY_REDEMPTION_VALID_SECONDS',
   combinesWithShipping: 'SHOPIFY_REDEMPTION_COMBINES_WITH_SHIPPING',
+  graceSeconds: 'SHOPIFY_REDEMPTION_GRACE_SECONDS',
 } as const;
 
 const LOCAL_DEFAULTS = {
@@ -24,6 +25,7 @@ const LOCAL_DEFAULTS = {
   step: 1,
   validSeconds: REDEMPTION_DEFAULT_VALID_SECONDS,
   combinesWithShipping: true,
+  graceSeconds: REDEMPTION_DEFAULT_GRACE_SECONDS,
 };
 
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -49,6 +51,7 @@ export function localRedemption(env: NodeJS.ProcessEnv): RedemptionSettings {
     step: integer(env, SHOPIFY_REDEMPTION_ENV.step, LOCAL_DEFAULTS.step),
     validSeconds: integer(env, SHOPIFY_REDEMPTION_ENV.validSeconds, LOCAL_DEFAULTS.validSeconds),
     combinesWithShipping: flag(env, SHOPIFY_REDEMPTION_ENV.combinesWithShipping, LOCAL_DEFAULTS.combinesWithShipping),
+    graceSeconds: integer(env, SHOPIFY_REDEMPTION_ENV.graceSeconds, LOCAL_DEFAULTS.graceSeconds),
   };
   const parsed = RedemptionSettings.safeParse(wanted);
   if (!parsed.success) {

@@ -46,10 +46,14 @@ export function redemptionRows(records: readonly RedemptionRecord[]): string[] {
     r.state,
     r.orderId ?? '-',
     r.returnReason ?? r.reason ?? '-',
+    // Points given back and taken again (a code used around its end), and what could not be taken.
+    r.clawedBackPoints === undefined ? '-' : `${r.clawedBackPoints}${r.clawbackShortfall ? ` (${r.clawbackShortfall} short)` : ''}`,
+    // Orders naming the code that count for nothing: `other_customer:<order>`, `second_order:<order>`.
+    r.misuses && r.misuses.length > 0 ? r.misuses.join(' ') : '-',
     formatJst(r.expiresAt),
   ]);
   return renderTable(
-    ['created_at', 'customer', 'request', 'points', 'value', 'code', 'state', 'order', 'why', 'expires'],
+    ['created_at', 'customer', 'request', 'points', 'value', 'code', 'state', 'order', 'why', 'taken_again', 'misuses', 'expires'],
     rows,
     new Set([3]),
   );

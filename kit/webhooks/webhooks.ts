@@ -74,6 +74,8 @@ export interface ShopifyOrderInput {
   taxesIncluded?: boolean;
   /** Discount codes the order used (a redemption's code), each with the amount it took off. */
   discountCodes?: { code: string; amount: string }[];
+  /** The order's lines (Shopify's `line_items[].id`, `quantity`); default one line, id the order's, quantity 1. */
+  lines?: { id: string; quantity: number }[];
 }
 
 export function shopifyOrderPaid(
@@ -83,7 +85,7 @@ export function shopifyOrderPaid(
   nowMs: number,
   sender: ShopifySender = {},
 ): WebhookRequest {
-  return shopifyRequest('orders/paid', orderPayload(order, nowMs), secret, webhookId, nowMs, sender);
+  return shopifyRequest('orders/paid', shopifyOrderBody(order, nowMs, 'paid'), secret, webhookId, nowMs, sender);
 }
 
 /** orders/fulfilled: the same order, shipped (the moment provisional points are earned under `earnAfter: fulfilled`). */
@@ -94,11 +96,42 @@ export function shopifyOrderFulfilled(
   nowMs: number,
   sender: ShopifySender = {},
 ): WebhookRequest {
-  const payload = { ...orderPayload(order, nowMs), fulfillment_status: 'fulfilled' };
+  const payload = { ...shopifyOrderBody(order, nowMs, 'paid'), fulfillment_status: 'fulfilled' };
   return shopifyRequest('orders/fulfilled', payload, secret, webhookId, nowMs, sender);
 }
 
-function orderPayload(order: ShopifyOrderInput, nowMs: number) {
+/**
+ * `orders/create` of an order whose payment is pending (konbini, bank transfer: `financial_status`
+ * `pending`), or `orders/cancelled` of it (`cancelled_at` set), as Shopify sends them.
+ */
+export function shopifyOrderUnpaid(
+  topic: 'orders/create' | 'orders/cancelled',
+  order: ShopifyOrderInput,
+  secret: string,
+  webhookId: string,
+  nowMs: number,
+  sender: ShopifySender = {},
+): WebhookRequest {
+  const body = {
+    ...shopifyOrderBody(order, nowMs, 'pending'),
+    ...(topic === 'orders/cancelled' ? { cancelled_at: isoSeconds(nowMs) } : {}),
+  };
+  return shopifyRequest(topic, body, secret, webhookId, nowMs, sender);
+}
+
+/** `orders/cancelled` of a paid order (`financial_status` `refunded` once Shopify has refunded it). */
+export function shopifyOrderCancelled(
+  order: ShopifyOrderInput,
+  secret: string,
+  webhookId: string,
+  nowMs: number,
+  sender: ShopifySender = {},
+): WebhookRequest {
+  const body = { ...shopifyOrderBody(order, nowMs, 'refunded'), cancelled_at: isoSeconds(nowMs) };
+  return shopifyRequest('orders/cancelled', body, secret, webhookId, nowMs, sender);
+}
+
+function shopifyOrderBody(order: ShopifyOrderInput, nowMs: number, financialStatus: string) {
   const taxesIncluded = order.taxesIncluded ?? false;
   const total = taxesIncluded
     ? order.subtotal
@@ -109,7 +142,7 @@ function orderPayload(order: ShopifyOrderInput, nowMs: number) {
     test: false,
     currency: order.currency,
     taxes_included: taxesIncluded,
-    financial_status: 'paid',
+    financial_status: financialStatus,
     created_at: isoSeconds(nowMs),
     processed_at: isoSeconds(nowMs),
     customer: order.customerId === null ? null : { id: bare(order.customerId) },
@@ -121,6 +154,11 @@ function orderPayload(order: ShopifyOrderInput, nowMs: number) {
     total_price: total,
     shipping_lines: [],
     discount_codes: (order.discountCodes ?? []).map((d) => ({ code: d.code, amount: d.amount, type: 'fixed_amount' })),
+    line_items: (order.lines ?? [{ id: order.orderId, quantity: 1 }]).map((l) => ({
+      id: bare(l.id),
+      quantity: l.quantity,
+      gift_card: false,
+    })),
   };
   return payload;
 }
@@ -132,6 +170,8 @@ export interface ShopifyRefundInput {
   subtotal: string;
   tax: string;
   currency: string;
+  /** The lines refunded (`refund_line_items[].line_item_id`, `quantity`); default the order's one line (id the order's), 1. */
+  lines?: { lineItemId: string; quantity: number }[];
 }
 
 export function shopifyRefundCreate(
@@ -146,16 +186,20 @@ export function shopifyRefundCreate(
     order_id: bare(refund.orderId),
     created_at: isoSeconds(nowMs),
     processed_at: isoSeconds(nowMs),
-    refund_line_items: [
-      {
-        quantity: 1,
+    // The amounts on the first line refunded, zero on the others.
+    refund_line_items: (refund.lines ?? [{ lineItemId: refund.orderId, quantity: 1 }]).map((l, i) => {
+      const subtotal = i === 0 ? refund.subtotal : '0';
+      const tax = i === 0 ? refund.tax : '0';
+      return {
+        line_item_id: bare(l.lineItemId),
+        quantity: l.quantity,
         // As Shopify writes them: JSON numbers here, strings in the *_set forms.
-        subtotal: bareDecimal(refund.subtotal),
-        subtotal_set: { shop_money: { amount: refund.subtotal, currency_code: refund.currency } },
-        total_tax: bareDecimal(refund.tax),
-        total_tax_set: { shop_money: { amount: refund.tax, currency_code: refund.currency } },
-      },
-    ],
+        subtotal: bareDecimal(subtotal),
+        subtotal_set: { shop_money: { amount: subtotal, currency_code: refund.currency } },
+        total_tax: bareDecimal(tax),
+        total_tax_set: { shop_money: { amount: tax, currency_code: refund.currency } },
+      };
+    }),
     order_adjustments: [],
     transactions: [{ kind: 'refund', status: 'success', currency: refund.currency }],
   };

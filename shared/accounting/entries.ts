@@ -57,7 +57,7 @@ function refundMovement(refund: RefundRecord): Entry[] {
   ];
 }
 
-/** A redemption: its deduction once known done (`deducted`), and what was given back. */
+/** A redemption: its deduction once known done (`deducted`), what was given back, and what was taken again. */
 function redemptionMovements(r: RedemptionRecord): Entry[] {
   const out: Entry[] = [];
   if (r.deducted) out.push({ key: `${r.pk}#deduction`, at: r.createdAt, source: r.source, column: 'redeemed', points: -r.points });
@@ -68,6 +68,16 @@ function redemptionMovements(r: RedemptionRecord): Entry[] {
       source: r.source,
       column: 'returned',
       points: r.returnedPoints ?? 0,
+    });
+  }
+  // Given back, then taken again by a late order of the code (docs/redemption.md, "Use and return"): spent after all.
+  if ((r.clawedBackPoints ?? 0) > 0) {
+    out.push({
+      key: `${r.pk}#clawback`,
+      at: r.updatedAt ?? r.createdAt,
+      source: r.source,
+      column: 'redeemed',
+      points: -(r.clawedBackPoints ?? 0),
     });
   }
   return out;

@@ -156,7 +156,8 @@ async function strayEntries(
     return { found: report([{ ...base, kind: 'foreign_marker', source: '-', orderId: '-', detail }]) };
   }
   // Redemptions are checked against their own records (npm run redemptions -- list), not here.
-  if (parsed.kind === 'redemption' || parsed.kind === 'redemption_return') return { found: report([]) };
+  if (parsed.kind === 'redemption' || parsed.kind === 'redemption_return' || parsed.kind === 'redemption_clawback')
+    return { found: report([]) };
   if (parsed.kind === 'reversal') return { found: await checkReversal(parsed, entries, customerId, deps) };
   if (parsed.kind === 'bonus' || parsed.kind === 'bonus_return') return { found: await checkBonus(parsed, entries, customerId, deps) };
   const ref = { source: parsed.source, orderId: parsed.orderId };

@@ -110,6 +110,14 @@ export const EarnAfter = lazySchema(() =>
   ]),
 );
 export type EarnAfter = z.infer<typeof EarnAfter>;
+/** A line of an order (its sender's id) and a quantity. */
+export const LineQuantity = lazyObject(z.object, () => ({
+  id: z.string().regex(/^\d{1,20}$/),
+  quantity: z.number().int().nonnegative().max(999_999_999),
+}));
+export type LineQuantity = z.infer<typeof LineQuantity>;
+/** Lines an event carries at most (an order of more is followed by its cancellation only). */
+export const MAX_LINES = 1000;
 
 export const PurchaseEvent = lazyObject(z.object, () => ({
   type: z.literal('purchase'),
@@ -141,6 +149,16 @@ export const PurchaseEvent = lazyObject(z.object, () => ({
   store: z.string().max(64).optional(),
   /** The discount codes the order used (Shopify): a redemption's code marks it used (docs/redemption.md). */
   discountCodes: z.array(z.string().min(1).max(255)).max(50).optional(),
+  /**
+   * Every line of an order that used a discount code, with its quantity: the redemption is refunded in full
+   * once every line's quantity is (docs/redemption.md). Absent: unknown, only a cancellation is in full.
+   */
+  orderLines: z.array(LineQuantity).max(MAX_LINES).optional(),
+  /**
+   * Set by intake for Shopify's `orders/create` of an order using a code: nothing to credit (points come
+   * with `orders/paid`), only the code's order to follow (reserved while its payment is pending).
+   */
+  orderCreated: z.literal(true).optional(),
   /**
    * The sender's record is no sale that earns (a Smaregi deposit, a sale at another store), or it names a
    * customer a privacy erasure removed (`customer_redacted`): recorded skipped with this reason.
@@ -189,6 +207,13 @@ export const RefundEvent = lazyObject(z.object, () => ({
   refundsRemainder: z.boolean(),
   /** The sender says the refund belongs to no sale (Square `unlinked`): recorded as skipped. */
   unlinked: z.boolean().optional(),
+  /** The lines this refund gives back and how many of each (Shopify's refund_line_items: line_item_id, quantity). */
+  refundedLines: z.array(LineQuantity).max(MAX_LINES).optional(),
+  /**
+   * Set by intake for a Shopify order cancelled before it was paid: nothing was credited, only a
+   * redemption's code reserved by the order gives its points back.
+   */
+  cancelledUnpaid: z.literal(true).optional(),
 }));
 export type RefundEvent = z.infer<typeof RefundEvent>;
 

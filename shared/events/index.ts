@@ -10,6 +10,8 @@ export {
   Delivery,
   EarnAfter,
   ExactAmount,
+  LineQuantity,
+  MAX_LINES,
   PointsEvent,
   PrivacyEvent,
   PurchaseEvent,

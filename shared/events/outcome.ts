@@ -103,7 +103,9 @@ export type SkipReason =
   | 'other_store'
   | 'layaway_pickup'
   /** A refund before the order's points were earned: it reduced the provisional points, nothing to debit. */
-  | 'before_earn';
+  | 'before_earn'
+  /** Shopify's orders/create, or a cancellation before payment: nothing was credited (only a redemption's code is followed). */
+  | 'order_not_paid';
 
 /** The outcome union (points are whole, non-negative numbers unless said otherwise); `next`: what must follow. */
 export type ProcessOutcome = OutcomeOf & { next?: NextSteps };

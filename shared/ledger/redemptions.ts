@@ -21,7 +21,11 @@ import { lazyObject, lazySchema } from '../schema/index.js';
  * Ids and amounts only: no name, no e-mail.
  */
 
-export const REDEMPTION_STATES = ['pending', 'redeemed', 'used', 'returned', 'failed', 'refused'] as const;
+/**
+ * `reserved`: an order naming the code was created and is not paid yet (konbini, bank transfer): never
+ * swept; its payment makes it `used`, its cancellation gives the points back (`returned`).
+ */
+export const REDEMPTION_STATES = ['pending', 'redeemed', 'reserved', 'used', 'returned', 'failed', 'refused'] as const;
 export const RedemptionState = lazySchema(() => z.enum(REDEMPTION_STATES));
 export type RedemptionState = z.infer<typeof RedemptionState>;
 
@@ -62,6 +66,25 @@ export const RedemptionRecord = lazyObject(z.object, () => ({
   returnReason: z.string().optional(),
   /** The order that used the code. */
   orderId: z.string().optional(),
+  /** That order's lines and quantities (`line id → quantity`): absent when unknown (only a cancellation is then in full). */
+  orderLines: z.record(z.string(), z.number().int()).optional(),
+  /** What each refund of that order gave back (`refund id → line id → quantity`): one entry per refund, however often it comes. */
+  refundedLines: z.record(z.string(), z.record(z.string(), z.number().int())).optional(),
+  /**
+   * Orders naming the code that count for nothing (`other_customer:<order>`, `second_order:<order>`), each
+   * noted once: the operator's list shows them, the metric RedemptionMisuses alarms.
+   */
+  misuses: z.array(z.string()).optional(),
+  /**
+   * The claw-back: an order of the code's customer naming a code whose points were already given back
+   * takes them again, once (marker `redeem-clawback`). Its sends, as the other legs', and what it took.
+   */
+  clawbackSent: z.boolean().optional(),
+  clawbackSentAt: z.number().optional(),
+  clawbackLastSentAt: z.number().optional(),
+  clawedBackPoints: z.number().int().optional(),
+  /** Points the claw-back could not take (the member held fewer: `clamp`; or none taken: `park`). */
+  clawbackShortfall: z.number().int().optional(),
   reason: z.string().optional(),
   lastError: z.string().optional(),
   leaseOwner: z.string().optional(),
@@ -96,8 +119,13 @@ export interface RedemptionLedger {
   get(pk: string): Promise<RedemptionRecord | undefined>;
   /** The record, with this owner's lease, where none was; else the record as it is. */
   start(input: NewRedemption, owner: string): Promise<RedemptionStart>;
-  /** Takes the lease of a record that is not final and whose lease is free: the record, or undefined. */
-  claim(pk: string, owner: string): Promise<RedemptionRecord | undefined>;
+  /**
+   * Takes the lease of a record that is not final and whose lease is free: the record, or undefined.
+   * `final`: a final record too (a claw-back of points already given back).
+   */
+  claim(pk: string, owner: string, options?: { final?: boolean }): Promise<RedemptionRecord | undefined>;
+  /** Notes an order naming the code that counts for nothing: true the first time this entry is noted. */
+  noteMisuse(pk: string, entry: string): Promise<boolean>;
   /**
    * Writes fields under the owner's lease: `release` ends the lease, a final or used state drops the
    * record from the sweep's index. Undefined when the lease was lost.
@@ -167,16 +195,22 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
       }
       return { created: false, current: await get(record.pk) };
     },
-    async claim(pk, owner) {
+    async claim(pk, owner, claimOptions = {}) {
       const now = store.clock();
       const e = new Expression()
         .set('leaseOwner', owner)
         .set('leaseUntil', now + leaseMs)
         .set('updatedAt', store.iso(now));
-      const finals = FINAL.map((s) => e.value(s)).join(', ');
-      const condition = `attribute_exists(${e.path('pk')}) AND NOT ${e.path('state')} IN (${finals}) AND ${leaseFree(e, now)}`;
+      const notFinal = claimOptions.final ? '' : ` AND NOT ${e.path('state')} IN (${FINAL.map((s) => e.value(s)).join(', ')})`;
+      const condition = `attribute_exists(${e.path('pk')})${notFinal} AND ${leaseFree(e, now)}`;
       const item = await store.update(pk, e, condition);
       return item ? parse(item) : undefined;
+    },
+    async noteMisuse(pk, entry) {
+      // A list, not a set: a record copied elsewhere (privacy's redaction) keeps it as it reads it.
+      const e = new Expression().appendToList('misuses', [entry]).set('updatedAt', store.iso(store.clock()));
+      const condition = `attribute_exists(${e.path('pk')}) AND NOT contains(${e.path('misuses')}, ${e.value(entry)})`;
+      return (await store.update(pk, e, condition)) !== undefined;
     },
     async update(pk, owner, fields, opts = {}) {
       const now = store.clock();
@@ -185,6 +219,7 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
       if (opts.release) removes.push('leaseOwner', 'leaseUntil');
       else e.set('leaseUntil', now + leaseMs);
       const state = fields.state;
+      // Out of the sweep's index: used, reserved by an order, or final.
       if (state !== undefined && state !== 'pending' && state !== 'redeemed') {
         removes.push(index.partitionKey, index.sortKey);
         e.setAll(store.finished(undefined, now));

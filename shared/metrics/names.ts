@@ -49,6 +49,11 @@ export const METRIC = {
   /** Extra history entries of a duplicated marker the audit reversed (a request that landed after every horizon). */
   duplicatesReversed: 'DuplicatesReversed',
   reconcileMissing: 'ReconcileMissing',
+  // redemptions (process-events, sweep-redemptions: docs/redemption.md)
+  /** Points of a code given back, then taken again because an order of its customer used it (a code used around its end). */
+  redemptionClawbacks: 'RedemptionClawbacks',
+  /** An order naming a redemption's code that counts for nothing (another customer's, or a second order). */
+  redemptionMisuses: 'RedemptionMisuses',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

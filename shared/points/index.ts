@@ -24,6 +24,7 @@ export {
   type ParsedMarker,
   parseMarker,
   purchaseMarker,
+  redemptionClawbackMarker,
   redemptionMarker,
   redemptionReturnMarker,
   refundMarker,

@@ -18,6 +18,13 @@ export const redemptionReturnMarker = (source: string, customerId: string, reque
   `lp1:${part(source)}:redeem-return:${part(customerId)}:${part(requestId)}`;
 
 /**
+ * The same redemption's points taken again: an order of the code's customer came after they were given
+ * back (a code used around its end). Once per redemption.
+ */
+export const redemptionClawbackMarker = (source: string, customerId: string, requestId: string) =>
+  `lp1:${part(source)}:redeem-clawback:${part(customerId)}:${part(requestId)}`;
+
+/**
  * The audit's reversal of one extra history entry (a marker found more than once: a request that landed
  * after every horizon). Keyed by the extra entry's history id, unique within the member's history, so
  * each extra entry is reversed at most once and the audit knows its own reversals when it reads them.
@@ -38,6 +45,7 @@ export type ParsedMarker =
   | { kind: 'refund'; source: string; orderId: string; refundId: string }
   | { kind: 'redemption'; source: string; customerId: string; requestId: string }
   | { kind: 'redemption_return'; source: string; customerId: string; requestId: string }
+  | { kind: 'redemption_clawback'; source: string; customerId: string; requestId: string }
   | { kind: 'reversal'; source: string; entryId: string }
   | { kind: 'bonus'; source: string; orderId: string; campaignId: string }
   | { kind: 'bonus_return'; source: string; orderId: string; campaignId: string; refundId: string };
@@ -57,10 +65,11 @@ export function parseMarker(remarks: string | null | undefined): ParsedMarker | 
       return { kind: 'bonus_return', source, orderId, campaignId: refundId, refundId: fifth };
     }
     if (kind === 'refund' && parts.length === 5 && refundId !== undefined) return { kind: 'refund', source, orderId, refundId };
-    if ((kind === 'redeem' || kind === 'redeem-return') && parts.length === 5 && refundId !== undefined) {
+    if ((kind === 'redeem' || kind === 'redeem-return' || kind === 'redeem-clawback') && parts.length === 5 && refundId !== undefined) {
       // Same positions: the customer and the request id.
       const ids = { source, customerId: orderId, requestId: refundId };
-      return kind === 'redeem' ? { kind: 'redemption', ...ids } : { kind: 'redemption_return', ...ids };
+      if (kind === 'redeem') return { kind: 'redemption', ...ids };
+      return kind === 'redeem-return' ? { kind: 'redemption_return', ...ids } : { kind: 'redemption_clawback', ...ids };
     }
   } catch {
     // A malformed escape: not one of ours.

@@ -116,6 +116,7 @@ export function redemptionDepsFromEnv(
       createRedemptionLedger({ client: documentClientFromEnv(env), tableName: requiredSetting(env, ENV.LEDGER_TABLE), clock: now }),
     now,
     inDoubtSeconds: processingSettingsFromEnv(env).inDoubtSeconds,
+    insufficientPointsPolicy: processingSettingsFromEnv(env).insufficientPointsPolicy,
     ...(parts.logger ? { logger: parts.logger } : {}),
     ...withTillMirror(tillMirrorFromEnv(env, sources, parts, readerOnce, now)),
   };

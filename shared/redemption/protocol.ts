@@ -1,7 +1,15 @@
 import type { RedemptionLedger, RedemptionRecord } from '../ledger/index.js';
 import type { Logger } from '../logging/index.js';
 import type { OpenApiClient, OpenApiError } from '../openapi/index.js';
-import { act, checkDoubt, type Doubt, type EngineDeps, redemptionMarker, redemptionReturnMarker } from '../points/index.js';
+import {
+  act,
+  checkDoubt,
+  type Doubt,
+  type EngineDeps,
+  redemptionClawbackMarker,
+  redemptionMarker,
+  redemptionReturnMarker,
+} from '../points/index.js';
 import { DEFAULT_IN_DOUBT_SECONDS, LEASE_MARGIN_SECONDS, LEASE_SEND_WINDOW_SECONDS } from '../config/index.js';
 import { createDiscountCode, discountByCode, isShopifyAdminError, type ShopifyAdminClient } from '../sources/shopify/index.js';
 import type { RedemptionSettings } from '../sources/index.js';
@@ -27,6 +35,8 @@ export interface RedemptionDeps {
    */
   readonly earnsLater?: boolean;
   readonly openapi: Pick<OpenApiClient, 'getMemberByExternalId' | 'grantPoints' | 'calculatePoints' | 'listPoints' | 'listPointExpiries'>;
+  /** A claw-back the member cannot pay in full: `clamp` takes what is held, `park` takes nothing (INSUFFICIENT_POINTS_POLICY; default clamp). */
+  readonly insufficientPointsPolicy?: 'clamp' | 'park';
   readonly shopify: Pick<ShopifyAdminClient, 'graphql'>;
   readonly ledger: RedemptionLedger;
   readonly now: () => number;
@@ -49,6 +59,7 @@ export type Step = { ok: true; record: RedemptionRecord } | { ok: false; refusal
 
 const DEDUCT_TITLE = 'ポイント利用（割引コード） / Points redeemed for a discount code';
 const RETURN_TITLE = 'ポイント返還（割引コード） / Points returned from a discount code';
+const CLAWBACK_TITLE = 'ポイント再利用（返還後に使われた割引コード） / Points taken again: a returned code was used';
 
 const unavailable = (message = 'the membership service or the shop is unavailable: press again in a moment') =>
   ({ ok: false, refusal: redemptionRefusal('unavailable', message) }) as const;
@@ -91,9 +102,9 @@ interface Leg {
   readonly marker: string;
   readonly point: number;
   readonly title: string;
-  readonly sent: 'deductionSent' | 'returnSent';
-  readonly sentAt: 'deductionSentAt' | 'returnSentAt';
-  readonly lastSentAt: 'deductionLastSentAt' | 'returnLastSentAt';
+  readonly sent: 'deductionSent' | 'returnSent' | 'clawbackSent';
+  readonly sentAt: 'deductionSentAt' | 'returnSentAt' | 'clawbackSentAt';
+  readonly lastSentAt: 'deductionLastSentAt' | 'returnLastSentAt' | 'clawbackLastSentAt';
 }
 
 const deductionLeg = (r: RedemptionRecord): Leg => ({
@@ -111,6 +122,15 @@ const returnLeg = (r: RedemptionRecord): Leg => ({
   sent: 'returnSent',
   sentAt: 'returnSentAt',
   lastSentAt: 'returnLastSentAt',
+});
+
+const clawbackLeg = (r: RedemptionRecord, points: number): Leg => ({
+  marker: redemptionClawbackMarker(r.source, r.customerId, r.requestId),
+  point: -points,
+  title: CLAWBACK_TITLE,
+  sent: 'clawbackSent',
+  sentAt: 'clawbackSentAt',
+  lastSentAt: 'clawbackLastSentAt',
 });
 
 /**
@@ -350,3 +370,47 @@ async function runLegSearchOnly(
     return { ok: false, step: unavailable() };
   }
 }
+
+/**
+ * Points already given back are taken again, exactly once (their own marker): an order of the code's own
+ * customer used the code after its points came back. The record becomes `used` by `orderId`. A member
+ * holding fewer: `clamp` takes what they hold and records the shortfall, `park` takes nothing and records
+ * it all; either way the caller counts it (RedemptionClawbacks).
+ */
+export async function clawBack(deps: RedemptionDeps, record: RedemptionRecord, owner: string, orderId: string): Promise<Step> {
+  const due = record.returnedPoints ?? 0;
+  const done = (current: RedemptionRecord, taken: number) =>
+    write(deps, current, owner, { state: 'used', orderId, clawedBackPoints: taken, clawbackShortfall: due - taken }, true);
+  if (due <= 0) {
+    const ended = await done(record, 0);
+    return ended ? { ok: true, record: ended } : unavailable();
+  }
+  // An earlier attempt's send is searched first (found: it ran); a clamped amount was written before its send.
+  const planned = due - (record.clawbackShortfall ?? 0);
+  const first = await runLeg(deps, record, owner, clawbackLeg(record, planned));
+  if (first.ran) return settle(await done(first.record, planned));
+  if (!first.error) return first.step;
+  if (first.error.kind !== 'insufficient_points') {
+    await write(deps, first.record, owner, { lastError: first.error.kind }, true);
+    return unavailable();
+  }
+  let held = 0;
+  if ((deps.insufficientPointsPolicy ?? 'clamp') === 'clamp') {
+    try {
+      held = Math.max(0, Math.min(due, (await deps.openapi.getMemberByExternalId(deps.externalKey, record.customerId)).point));
+    } catch {
+      await write(deps, first.record, owner, { lastError: 'balance unreadable' }, true);
+      return unavailable();
+    }
+  }
+  if (held === 0) return settle(await done(first.record, 0));
+  // The shortfall is written before the smaller call, so a later attempt that finds it knows what it took.
+  const marked = await write(deps, first.record, owner, { clawbackShortfall: due - held });
+  if (!marked) return unavailable();
+  const second = await runLeg(deps, marked, owner, clawbackLeg(marked, held));
+  if (second.ran) return settle(await done(second.record, held));
+  if (second.error) await write(deps, second.record, owner, { lastError: second.error.kind }, true);
+  return second.error ? unavailable() : second.step;
+}
+
+const settle = (record: RedemptionRecord | undefined): Step => (record ? { ok: true, record } : unavailable());

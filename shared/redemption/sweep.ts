@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { RedemptionRecord } from '../ledger/index.js';
-import { deactivateDiscountCode, discountByCode } from '../sources/shopify/index.js';
+import { type CodeOrder, deactivateDiscountCode, discountByCode, ordersWithCode } from '../sources/shopify/index.js';
 import { giveBack, type RedemptionDeps } from './protocol.js';
 
 /**
- * The sweep: every redemption whose code has ended unused has its code deactivated at Shopify
- * (`discountCodeDeactivate`, so it can never be used after) and its points given back, exactly once.
- * A code Shopify counts as used whose order has not reached us yet is marked used, not returned. A
- * redemption whose code was never made (its maker gave up) gives its deduction back. Run on a schedule
- * in AWS, every minute under `npm start`, and by `npm run redemptions -- sweep`.
+ * The sweep: a redemption whose code ended more than `graceSeconds` ago (a checkout that took it just
+ * before its end has become an order by then) has its code deactivated at Shopify
+ * (`discountCodeDeactivate`, so it can never be used after), then Shopify's orders naming the code are
+ * read (`orders(query: "discount_code:…")`): an order of the code's customer, not cancelled, links the
+ * code to it (`used`, or `reserved` while its payment is pending), never returned; otherwise the points
+ * come back, exactly once. `asyncUsageCount` alone is not trusted: counted used with no order found yet,
+ * the code waits for the next run. A redemption whose code was never made (its maker gave up) gives its
+ * deduction back. Run on a schedule in AWS, every minute under `npm start`, and by `npm run redemptions -- sweep`.
  */
 
 export interface SweepResult {
@@ -25,7 +28,7 @@ export const sweepSummary = (r: SweepResult) =>
 
 export async function sweepRedemptions(deps: RedemptionDeps): Promise<SweepResult> {
   const result: SweepResult = { due: 0, returned: 0, used: 0, failed: 0, later: 0 };
-  const due = await deps.ledger.listDue(deps.source, new Date(deps.now()).toISOString());
+  const due = await deps.ledger.listDue(deps.source, new Date(deps.now() - deps.settings.graceSeconds * 1000).toISOString());
   for (const pk of due) {
     result.due += 1;
     const owner = randomUUID();
@@ -49,16 +52,25 @@ export async function sweepRedemptions(deps: RedemptionDeps): Promise<SweepResul
 async function endOne(deps: RedemptionDeps, record: RedemptionRecord, owner: string): Promise<'returned' | 'used' | 'failed' | 'later'> {
   // The code, as Shopify has it (made by an attempt whose answer was lost, too).
   const node = await discountByCode(deps.shopify, record.code);
-  if (node && (node.codeDiscount.asyncUsageCount ?? 0) > 0) {
-    await deps.ledger.update(record.pk, owner, { state: 'used' }, { release: true });
-    return 'used';
-  }
+  // Ended first, so no order can take it between the search below and the giving back.
   if (node && node.codeDiscount.status !== 'EXPIRED') {
     const ended = await deactivateDiscountCode(deps.shopify, node.id);
     if (!ended.ok) {
       await deps.ledger.update(record.pk, owner, { lastError: `deactivate: ${ended.reason}` }, { release: true });
       return 'later';
     }
+  }
+  const orders = node ? await ordersWithCode(deps.shopify, record.code) : [];
+  const own = orders.find((o) => ownOrder(record, o) && !o.cancelled);
+  if (own) {
+    await deps.ledger.linkOrder(deps.source, own.orderId, record.pk);
+    await deps.ledger.update(record.pk, owner, { state: own.pending ? 'reserved' : 'used', orderId: own.orderId }, { release: true });
+    return 'used';
+  }
+  if (node && (node.codeDiscount.asyncUsageCount ?? 0) > 0 && orders.length === 0) {
+    // Counted used, yet no order found: Shopify's search lags; the next run looks again.
+    await deps.ledger.update(record.pk, owner, { lastError: 'counted used by Shopify, no order found yet' }, { release: true });
+    return 'later';
   }
   const made = record.state === 'redeemed' || node !== undefined;
   const back = await giveBack(
@@ -70,3 +82,7 @@ async function endOne(deps: RedemptionDeps, record: RedemptionRecord, owner: str
   if (!back.ok) return 'later';
   return back.record.state === 'returned' ? 'returned' : 'failed';
 }
+
+/** An order of the code's own customer (a redacted customer's code is matched by code alone). */
+const ownOrder = (record: RedemptionRecord, order: CodeOrder) =>
+  record.customerId.startsWith('redacted-') || order.customerId === record.customerId;

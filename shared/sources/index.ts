@@ -19,4 +19,4 @@ export type {
 export { DEFAULT_SMAREGI_WEBHOOK_HEADER, SmaregiSettings, smaregiThinEvent } from './smaregi/webhook.js';
 export { EXTERNAL_ID, renderTitle } from './settings.js';
 export { EarnAfterSetting, earnAfterFromText } from './earn-after.js';
-export { REDEMPTION_DEFAULT_VALID_SECONDS, RedemptionSettings } from './redemption-settings.js';
+export { REDEMPTION_DEFAULT_GRACE_SECONDS, REDEMPTION_DEFAULT_VALID_SECONDS, RedemptionSettings } from './redemption-settings.js';

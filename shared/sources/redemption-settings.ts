@@ -16,6 +16,14 @@ const ValuePerPoint = lazySchema(() =>
 );
 
 export const REDEMPTION_DEFAULT_VALID_SECONDS = 30 * 86_400;
+/**
+ * How long after a code's end the sweep waits before it asks Shopify for the code's orders and gives
+ * anything back. An hour: a checkout that took the code just before its end, and a delayed-payment
+ * order, are orders at Shopify within minutes, and Shopify's order search (and its asyncUsageCount)
+ * lag seconds to minutes; returning points an hour late costs the customer nothing they could spend
+ * in between (the code still holds them), while returning them early risks a claw-back.
+ */
+export const REDEMPTION_DEFAULT_GRACE_SECONDS = 3600;
 
 export const RedemptionSettings = lazySchema(() =>
   z
@@ -34,6 +42,13 @@ export const RedemptionSettings = lazySchema(() =>
         .min(10)
         .max(366 * 86_400)
         .default(REDEMPTION_DEFAULT_VALID_SECONDS),
+      /** The sweep waits this long after a code's end before it returns anything (0 … 7 days). */
+      graceSeconds: z
+        .number()
+        .int()
+        .min(0)
+        .max(7 * 86_400)
+        .default(REDEMPTION_DEFAULT_GRACE_SECONDS),
       /**
        * What a refund of an order that used a code does with the redeemed points: `full` (default) gives
        * them back once the order is refunded in full or cancelled; `any` on its first refund, even partial;

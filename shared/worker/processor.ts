@@ -36,7 +36,7 @@ export function workerProcessor(deps: WorkerDeps, openapi: PointsApi, budget: In
     metrics,
   });
   // Orders using a redemption's code mark it used (and refunds give its points back) inside the activity scope too.
-  const points = withRedemptionUsage(resolving, deps.redemption);
+  const points = withRedemptionUsage(resolving, deps.redemption && { ...deps.redemption, metrics });
   return withActivityScope(withPrivacyEvents(withCustomerEvents(points, customers), privacy), deps.activity);
 }
 

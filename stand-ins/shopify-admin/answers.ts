@@ -1,20 +1,20 @@
 import type { Field } from './cost.js';
-import { cursorOf, orderNode, positionOf, refundNode, updatedAtFilter } from './graphql.js';
+import { cursorOf, orderNode, positionOf, refundNode, orderSearch } from './graphql.js';
 import type { ShopStore } from './store.js';
 
-/** The reconciliation documents' data: `orders` (search on updated_at, cursor pages) and `refund`. */
+/** The reconciliation's and the sweep's documents' data: `orders` (search on updated_at or discount_code, cursor pages) and `refund`. */
 
 export type DataAnswer = { data: unknown; returned: number } | { error: string };
 
 export function answerOrders(store: ShopStore, top: Field, vars: Record<string, unknown>): DataAnswer {
-  const filter = updatedAtFilter(typeof vars.query === 'string' ? vars.query : '');
+  const filter = orderSearch(typeof vars.query === 'string' ? vars.query : '');
   if (typeof filter !== 'function') return { error: filter.error };
   const first = typeof vars.first === 'number' ? vars.first : Number(top.args.first);
   const start = positionOf(vars.after);
   if (!Number.isInteger(first) || first < 1 || first > 250 || start === undefined) {
     return { error: 'first must be 1..250 and after a cursor from pageInfo' };
   }
-  const matching = store.list().filter((s) => filter(s.updatedAt));
+  const matching = store.list().filter((s) => filter(s));
   const page = matching.slice(start, start + first);
   const end = start + page.length;
   const data = {

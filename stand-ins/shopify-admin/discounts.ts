@@ -8,6 +8,11 @@ import type { Field } from './cost.js';
  * document's own selection, inline fragments included (`codeDiscount { ... on DiscountCodeBasic { status } }`).
  * `status` is `DiscountStatus`: ACTIVE while usable, EXPIRED once deactivated (Shopify sets `endsAt` to
  * now) or past its end, SCHEDULED before its start. Codes are unique per shop, ignoring case, as Shopify's.
+ * As strict as Shopify where the bridge relies on it: `minimumRequirement` (a subtotal) kept and answered
+ * (`... on DiscountMinimumSubtotal { greaterThanOrEqualToSubtotal { amount } }`); `context` refused before
+ * API version 2025-10 (it did not exist); an end before the start is `END_DATE_BEFORE_START_DATE`;
+ * `asyncUsageCount` shows a use only after `usageLagMs`; a checkout (`apply`) takes the code only for its
+ * customer, between its start and end, within its usage limit and at or above its minimum.
  */
 
 export interface StoredDiscount {
@@ -22,8 +27,12 @@ export interface StoredDiscount {
   readonly customers: readonly string[];
   /** The fixed amount off, a decimal string in the shop's currency. */
   readonly amount: string;
+  /** The least subtotal an order must reach to take the code (`minimumRequirement.subtotal`), or null. */
+  readonly minimumSubtotal: string | null;
   readonly currency: string;
   usageCount: number;
+  /** When each use was made (epoch ms): `asyncUsageCount` counts those older than the lag. */
+  usedAt: number[];
   readonly createdAt: string;
 }
 
@@ -32,7 +41,19 @@ export interface DiscountStore {
   byCode(code: string): StoredDiscount | undefined;
   /** An order that carried the code (its `discount_codes`): counted as Shopify's asyncUsageCount. */
   use(code: string): void;
+  /**
+   * A checkout taking the code, refused as Shopify's checkout refuses it (`not_found`, `other_customer`,
+   * `not_started`, `ended`, `usage_limit`, `below_minimum`); taken, it is one use.
+   */
+  apply(code: string, order: { customerGid: string | null; subtotal: string }): CheckoutAnswer;
 }
+
+export type CheckoutAnswer =
+  | { ok: true }
+  | { ok: false; reason: 'not_found' | 'other_customer' | 'not_started' | 'ended' | 'usage_limit' | 'below_minimum' };
+
+/** API versions before this have no `context` on discount inputs (`customerSelection` instead). */
+export const CONTEXT_SINCE_VERSION = '2025-10';
 
 type UserError = { field: string[] | null; code: string; message: string };
 export type DiscountAnswer = { data: unknown } | { errors: { message: string }[] };
@@ -56,7 +77,8 @@ const gidOf = (n: number) => `gid://shopify/DiscountCodeNode/${n}`;
 const AMOUNT = /^\d{1,12}(?:\.\d{1,6})?$/;
 const CUSTOMER_GID = /^gid:\/\/shopify\/Customer\/\d{1,20}$/;
 
-export function createDiscountStore(now: () => number, currency: string) {
+export function createDiscountStore(now: () => number, currency: string, options: { usageLagMs?: number } = {}) {
+  const lag = options.usageLagMs ?? 0;
   const discounts: StoredDiscount[] = [];
   let next = 1;
   const byCode = (code: string) => discounts.find((d) => d.code.toLowerCase() === code.toLowerCase());
@@ -82,7 +104,15 @@ export function createDiscountStore(now: () => number, currency: string) {
         endsAt: d.endsAt,
         createdAt: d.createdAt,
         usageLimit: d.usageLimit,
-        asyncUsageCount: d.usageCount,
+        // Updated asynchronously at Shopify: a use shows only after the lag.
+        asyncUsageCount: d.usedAt.filter((t) => t <= now() - lag).length,
+        minimumRequirement:
+          d.minimumSubtotal === null
+            ? null
+            : {
+                __typename: 'DiscountMinimumSubtotal',
+                greaterThanOrEqualToSubtotal: { __typename: 'MoneyV2', amount: d.minimumSubtotal, currencyCode: d.currency },
+              },
         appliesOncePerCustomer: d.appliesOncePerCustomer,
         summary: `${d.amount} ${d.currency} off entire order`,
         codes: {
@@ -108,7 +138,14 @@ export function createDiscountStore(now: () => number, currency: string) {
   function create(input: Record<string, unknown>): { node?: ReturnType<typeof node>; userErrors: UserError[] } {
     const read = readInput(input, (code) => byCode(code) !== undefined);
     if ('userErrors' in read) return read;
-    const stored: StoredDiscount = { ...read.value, number: next++, currency, usageCount: 0, createdAt: new Date(now()).toISOString() };
+    const stored: StoredDiscount = {
+      ...read.value,
+      number: next++,
+      currency,
+      usageCount: 0,
+      usedAt: [],
+      createdAt: new Date(now()).toISOString(),
+    };
     discounts.push(stored);
     return { node: node(stored), userErrors: [] };
   }
@@ -126,7 +163,23 @@ export function createDiscountStore(now: () => number, currency: string) {
     byCode: (code) => byCode(code),
     use(code) {
       const d = byCode(code);
-      if (d) d.usageCount += 1;
+      if (!d) return;
+      d.usageCount += 1;
+      d.usedAt.push(now());
+    },
+    apply(code, order) {
+      const d = byCode(code);
+      if (!d) return { ok: false, reason: 'not_found' };
+      if (d.customers.length > 0 && (order.customerGid === null || !d.customers.includes(order.customerGid))) {
+        return { ok: false, reason: 'other_customer' };
+      }
+      const t = now();
+      if (Date.parse(d.startsAt) > t) return { ok: false, reason: 'not_started' };
+      if (d.endsAt !== null && Date.parse(d.endsAt) <= t) return { ok: false, reason: 'ended' };
+      if (d.usageLimit !== null && d.usageCount >= d.usageLimit) return { ok: false, reason: 'usage_limit' };
+      if (d.minimumSubtotal !== null && Number(order.subtotal) < Number(d.minimumSubtotal)) return { ok: false, reason: 'below_minimum' };
+      store.use(code);
+      return { ok: true };
     },
   };
   return { store, create, deactivate, node, byCode };
@@ -134,7 +187,7 @@ export function createDiscountStore(now: () => number, currency: string) {
 
 export type Discounts = ReturnType<typeof createDiscountStore>;
 
-type DiscountInput = Omit<StoredDiscount, 'number' | 'currency' | 'usageCount' | 'createdAt'>;
+type DiscountInput = Omit<StoredDiscount, 'number' | 'currency' | 'usageCount' | 'usedAt' | 'createdAt'>;
 
 /** `DiscountCodeBasicInput` as the stand-in makes it (a fixed amount off everything), or its userErrors. */
 function readInput(
@@ -151,8 +204,15 @@ function readInput(
   const startsAt = typeof input.startsAt === 'string' && !Number.isNaN(Date.parse(input.startsAt)) ? input.startsAt : undefined;
   if (startsAt === undefined) err(['startsAt'], 'BLANK', "Starts at can't be blank");
   const endsAt = input.endsAt === undefined || input.endsAt === null ? null : String(input.endsAt);
-  if (endsAt !== null && (Number.isNaN(Date.parse(endsAt)) || (startsAt && Date.parse(endsAt) <= Date.parse(startsAt)))) {
-    err(['endsAt'], 'INVALID', 'Ends at needs to be after starts_at');
+  if (endsAt !== null && Number.isNaN(Date.parse(endsAt))) err(['endsAt'], 'INVALID', 'Ends at is invalid');
+  else if (endsAt !== null && startsAt && Date.parse(endsAt) <= Date.parse(startsAt)) {
+    err(['endsAt'], 'END_DATE_BEFORE_START_DATE', 'Ends at needs to be after starts_at');
+  }
+  const minimum = (input.minimumRequirement ?? null) as { subtotal?: { greaterThanOrEqualToSubtotal?: unknown } } | null;
+  const least = minimum?.subtotal?.greaterThanOrEqualToSubtotal;
+  const minimumSubtotal = typeof least === 'number' ? String(least) : typeof least === 'string' ? least : null;
+  if (minimum !== null && (minimumSubtotal === null || !AMOUNT.test(minimumSubtotal))) {
+    err(['minimumRequirement', 'subtotal', 'greaterThanOrEqualToSubtotal'], 'INVALID', 'Minimum subtotal must be a decimal amount');
   }
   const usageLimit = input.usageLimit === undefined || input.usageLimit === null ? null : input.usageLimit;
   if (usageLimit !== null && !(typeof usageLimit === 'number' && Number.isInteger(usageLimit) && usageLimit >= 1)) {
@@ -187,6 +247,7 @@ function readInput(
     appliesOncePerCustomer: input.appliesOncePerCustomer === true,
     customers,
     amount: amountText,
+    minimumSubtotal,
   };
   return { value };
 }
@@ -206,9 +267,25 @@ function argument(field: Field, name: string, vars: Record<string, unknown>): un
 const DISCOUNT_FIELDS = new Set(['discountCodeBasicCreate', 'discountCodeDeactivate', 'codeDiscountNodeByCode']);
 
 /** The answer to a discount document, or undefined when the document is about something else. */
-export function answerDiscounts(discounts: Discounts, top: Field, vars: Record<string, unknown>): DiscountAnswer | undefined {
+export function answerDiscounts(
+  discounts: Discounts,
+  top: Field,
+  vars: Record<string, unknown>,
+  version = CONTEXT_SINCE_VERSION,
+): DiscountAnswer | undefined {
   if (!DISCOUNT_FIELDS.has(top.name)) return undefined;
   try {
+    const input = top.name === 'discountCodeBasicCreate' ? argument(top, 'basicCodeDiscount', vars) : undefined;
+    if (input && typeof input === 'object' && 'context' in input && version !== 'unstable' && version < CONTEXT_SINCE_VERSION) {
+      // As Shopify answers an input field its version does not define: the whole document refused.
+      return {
+        errors: [
+          {
+            message: `Variable $basicCodeDiscount of type DiscountCodeBasicInput! was provided invalid value for context (Field is not defined on DiscountCodeBasicInput)`,
+          },
+        ],
+      };
+    }
     if (top.name === 'codeDiscountNodeByCode') {
       const code = argument(top, 'code', vars);
       if (typeof code !== 'string') return { errors: [{ message: 'Variable $code of type String! was provided invalid value' }] };

@@ -57,7 +57,11 @@ export function refundNode(stored: StoredOrder, refund: WebhookRefund, page: { f
   const lines = refund.refund_line_items.map((l) => ({
     subtotalSet: bag(l.subtotal_set, l.subtotal, currency) ?? zero,
     totalTaxSet: bag(l.total_tax_set, l.total_tax, currency) ?? zero,
-    lineItem: { isGiftCard: l.line_item?.gift_card ?? false },
+    quantity: /^\d{1,9}$/.test(String(l.quantity)) ? Number(l.quantity) : 0,
+    lineItem: {
+      isGiftCard: l.line_item?.gift_card ?? false,
+      ...(/^\d{1,20}$/.test(String(l.line_item_id)) ? { id: gid('LineItem', String(l.line_item_id)) } : {}),
+    },
   }));
   const slice = lines.slice(page.after, page.after + page.first);
   const end = page.after + slice.length;
@@ -105,18 +109,30 @@ export function positionOf(cursor: unknown): number | undefined {
   }
 }
 
-/** `updated_at:>='…' updated_at:<='…'` (also > and <): the only search terms the stand-in reads. */
-export function updatedAtFilter(query: string): ((updatedAt: string) => boolean) | { error: string } {
-  const terms = [...query.matchAll(/updated_at:(>=|<=|>|<)'?([^'\s]+)'?/g)];
+/**
+ * Shopify's order search as far as the bridge uses it: `updated_at:>='…' updated_at:<='…'` (also > and <)
+ * and `discount_code:CODE` (the orders that used a code, ignoring case as Shopify's codes do); any other
+ * term is refused, so a document the stand-in cannot answer never gets a wrong answer.
+ */
+export function orderSearch(query: string): ((stored: StoredOrder) => boolean) | { error: string } {
+  const UPDATED = /updated_at:(>=|<=|>|<)'?([^'\s]+)'?/g;
+  const CODE = /discount_code:(?:"([^"]{1,255})"|'([^']{1,255})'|(\S{1,255}))/g;
+  const terms = [...query.matchAll(UPDATED)];
+  const codes = [...query.matchAll(CODE)].map((m) => (m[1] ?? m[2] ?? m[3] ?? '').toLowerCase());
   const rest = query
-    .replace(/updated_at:(>=|<=|>|<)'?([^'\s]+)'?/g, '')
+    .replace(UPDATED, '')
+    .replace(CODE, '')
     .replace(/\bAND\b/g, '')
     .trim();
-  if (rest !== '') return { error: `the stand-in reads only updated_at terms, not "${rest.slice(0, 40)}"` };
+  if (rest !== '') return { error: `the stand-in reads only updated_at and discount_code terms, not "${rest.slice(0, 40)}"` };
   const bounds = terms.map(([, op, value]) => ({ op: op ?? '', at: Date.parse(value ?? '') }));
   if (bounds.some((b) => Number.isNaN(b.at))) return { error: 'updated_at needs an ISO 8601 date' };
-  return (updatedAt) => {
-    const t = Date.parse(updatedAt);
-    return bounds.every(({ op, at }) => (op === '>=' ? t >= at : op === '<=' ? t <= at : op === '>' ? t > at : t < at));
+  return (stored) => {
+    const t = Date.parse(stored.updatedAt);
+    const used = stored.order.discount_codes.map((d) => d.code.toLowerCase());
+    return (
+      bounds.every(({ op, at }) => (op === '>=' ? t >= at : op === '<=' ? t <= at : op === '>' ? t > at : t < at)) &&
+      codes.every((c) => used.includes(c))
+    );
   };
 }

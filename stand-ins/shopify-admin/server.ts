@@ -42,6 +42,8 @@ export interface ShopifyAdminStandInOptions {
    * Proxy's discounts-only token): a document its scopes do not cover is refused ACCESS_DENIED, as Shopify does.
    */
   scopedTokens?: readonly { token: string; scopes: readonly string[] }[];
+  /** How long a use takes to show in `asyncUsageCount` (Shopify updates it asynchronously); default 0. */
+  usageLagMs?: number;
   now?: () => number;
 }
 
@@ -68,7 +70,7 @@ const DEFAULT_ACCESS_SCOPES = ['read_orders', 'read_customers', 'write_discounts
 
 /** Shopify's largest single query. */
 const MAX_QUERY_COST = 1000;
-const GRAPHQL_PATH = /^\/admin\/api\/(?:\d{4}-\d{2}|unstable)\/graphql\.json$/;
+const GRAPHQL_PATH = /^\/admin\/api\/(\d{4}-\d{2}|unstable)\/graphql\.json$/;
 const MAX_BODY = 1024 * 1024;
 
 type Answer = { status: number; body: unknown; destroy?: boolean };
@@ -94,7 +96,7 @@ export async function startShopifyAdminStandIn(options: ShopifyAdminStandInOptio
     subscriptions: createSubscriptionStore(),
     bucket: createBucket(options.bucket, now),
     counters: { queries: 0, throttled: 0 },
-    discounts: createDiscountStore(now, options.currency ?? 'JPY'),
+    discounts: createDiscountStore(now, options.currency ?? 'JPY', { usageLagMs: options.usageLagMs ?? 0 }),
     faults: [],
   };
   const served = await serveStandIn((req, body) => handle(state, req, body), {
@@ -129,7 +131,8 @@ function handle(state: StandInState, req: IncomingMessage, body: Buffer): Answer
   }
   const { issuer } = state;
   if (path === '/admin/oauth/access_token' && issuer) return issuer.grant(body.toString('utf8'));
-  if (!GRAPHQL_PATH.test(path)) return { status: 404, body: { errors: 'Not Found' } };
+  const version = GRAPHQL_PATH.exec(path)?.[1];
+  if (version === undefined) return { status: 404, body: { errors: 'Not Found' } };
   const token = req.headers['x-shopify-access-token'];
   const scoped = state.options.scopedTokens?.find((t) => t.token === token);
   if (token !== state.options.accessToken && !scoped && !(typeof token === 'string' && issuer?.valid(token))) {
@@ -138,11 +141,11 @@ function handle(state: StandInState, req: IncomingMessage, body: Buffer): Answer
   }
   const parsed = parseJsonOrUndefined(body.toString('utf8'));
   if (parsed === undefined) return { status: 400, body: { errors: [{ message: 'the body is not JSON' }] } };
-  return graphql(state, parsed, scoped?.scopes);
+  return graphql(state, parsed, version, scoped?.scopes);
 }
 
 /** One GraphQL request: read, priced, metered by the bucket, then answered. */
-function graphql(state: StandInState, body: unknown, scopes?: readonly string[]): Answer {
+function graphql(state: StandInState, body: unknown, version: string, scopes?: readonly string[]): Answer {
   const { query, variables = {} } = (body ?? {}) as { query?: unknown; variables?: unknown };
   if (typeof query !== 'string' || typeof variables !== 'object' || variables === null) {
     return { status: 400, body: { errors: [{ message: 'expected {"query": "...", "variables": {...}}' }] } };
@@ -175,7 +178,7 @@ function graphql(state: StandInState, body: unknown, scopes?: readonly string[])
   if (fault === 'http_503') return { status: 503, body: { errors: 'Service Unavailable' } };
   if (fault === 'internal_server_error') return { status: 200, body: internalServerError() };
   if (fault === 'internal_user_error') return { status: 200, body: { data: refusedData(fields[0]?.name ?? '', 'INTERNAL_ERROR') } };
-  const answer = fault === 'user_error' ? refusedByFault(fields[0]?.name ?? '') : answerDocument(state, fields, vars, scopes);
+  const answer = fault === 'user_error' ? refusedByFault(fields[0]?.name ?? '') : answerDocument(state, fields, vars, version, scopes);
   if (fault === 'reset_after_commit') return { status: 200, body: null, destroy: true };
   // Executed, then answered as Shopify's transient failure: the caller cannot know the document ran.
   if (fault === 'internal_after_commit') return { status: 200, body: internalServerError() };
@@ -262,6 +265,7 @@ function answerDocument(
   state: StandInState,
   fields: Field[],
   vars: Record<string, unknown>,
+  version: string,
   tokenScopes?: readonly string[],
 ): DataAnswer | { body: unknown } {
   const top = fields[0];
@@ -270,7 +274,7 @@ function answerDocument(
     if ('errors' in subscriptionAnswer) return { body: subscriptionAnswer };
     return { data: subscriptionAnswer.data, returned: 1 };
   }
-  const discountAnswer = top && fields.length === 1 ? answerDiscounts(state.discounts, top, vars) : undefined;
+  const discountAnswer = top && fields.length === 1 ? answerDiscounts(state.discounts, top, vars, version) : undefined;
   if (discountAnswer !== undefined) {
     if ('errors' in discountAnswer) return { body: discountAnswer };
     return { data: discountAnswer.data, returned: 1 };

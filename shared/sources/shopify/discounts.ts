@@ -155,3 +155,49 @@ export async function shopCurrency(client: Pick<ShopifyAdminClient, 'graphql'>):
     'shop',
   ).shop.currencyCode;
 }
+
+/** Orders per code read by the sweep: a single-use code has one order, others naming it are misuses worth seeing. */
+export const CODE_ORDERS_LIMIT = 10;
+
+/**
+ * The orders that used a code (Shopify's order search, `discount_code:<code>`; scope `read_orders`): what
+ * the sweep trusts before it returns a code's points, never `asyncUsageCount` alone (Shopify updates it
+ * asynchronously: it may be lower than the code's real use).
+ */
+export const ORDERS_WITH_CODE_QUERY = `query RedemptionCodeOrders($query: String!) {
+  orders(first: ${CODE_ORDERS_LIMIT}, query: $query) {
+    nodes { id cancelledAt displayFinancialStatus customer { id } }
+  }
+}`;
+
+const CodeOrder = lazyObject(z.object, () => ({
+  id: z.string().regex(/^gid:\/\/shopify\/Order\/\d{1,20}$/),
+  cancelledAt: z.string().nullable(),
+  displayFinancialStatus: z.string().nullable().optional(),
+  customer: z.object({ id: z.string().regex(/^gid:\/\/shopify\/Customer\/\d{1,20}$/) }).nullable(),
+}));
+
+export interface CodeOrder {
+  orderId: string;
+  customerId: string | undefined;
+  cancelled: boolean;
+  /** Payment still pending (konbini, bank transfer): the code is reserved by the order. */
+  pending: boolean;
+}
+
+/** The orders naming `code`, as Shopify's search finds them. */
+export async function ordersWithCode(client: Pick<ShopifyAdminClient, 'graphql'>, code: string): Promise<CodeOrder[]> {
+  if (!/^[A-Za-z0-9_-]{1,255}$/.test(code)) throw new ShopifyAdminError('invalid_response', 'a code the order search cannot name');
+  const answer = read(
+    z.object({ orders: z.object({ nodes: z.array(CodeOrder) }) }),
+    await client.graphql(ORDERS_WITH_CODE_QUERY, { query: `discount_code:${code}` }),
+    'orders',
+  );
+  const tail = (gid: string) => gid.slice(gid.lastIndexOf('/') + 1);
+  return answer.orders.nodes.map((o) => ({
+    orderId: tail(o.id),
+    customerId: o.customer ? tail(o.customer.id) : undefined,
+    cancelled: o.cancelledAt !== null,
+    pending: ['PENDING', 'AUTHORIZED', 'EXPIRED'].includes(o.displayFinancialStatus ?? ''),
+  }));
+}

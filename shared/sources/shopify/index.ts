@@ -18,5 +18,7 @@ export {
   discountByCode,
   REDEMPTION_TOKEN_SCOPES,
   shopCurrency,
+  type CodeOrder,
+  ordersWithCode,
 } from './discounts.js';
 export { MIN_REDEMPTION_API_VERSION, redemptionApiVersionProblem } from './settings.js';

@@ -18,7 +18,7 @@ export const ORDERS_PAGE_SIZE = 10;
 /** Nested limits; a connection that comes back full is read further (refund lines) or refused. */
 export const SHIPPING_LINES_LIMIT = 5;
 export const REFUNDS_LIMIT = 20;
-// A refund query costs about 1 + 1 + (2 + 20 × 6) + 2 × (2 + 5 × 5) = 178 points.
+// A refund query costs about 1 + 1 + (2 + 20 × 6) + 2 × (2 + 5 × 5) = 178 points (scalars such as a line's quantity and id cost nothing).
 export const REFUND_LINES_PAGE_SIZE = 20;
 export const ADJUSTMENTS_LIMIT = 5;
 
@@ -56,7 +56,7 @@ export const REFUND_QUERY = `query ReconcileRefund($id: ID!, $after: String) {
     order { id }
     refundLineItems(first: ${REFUND_LINES_PAGE_SIZE}, after: $after) {
       pageInfo { hasNextPage endCursor }
-      nodes { subtotalSet { ${MONEY} } totalTaxSet { ${MONEY} } lineItem { isGiftCard } }
+      nodes { subtotalSet { ${MONEY} } totalTaxSet { ${MONEY} } quantity lineItem { id isGiftCard } }
     }
     orderAdjustments(first: ${ADJUSTMENTS_LIMIT}) { nodes { amountSet { ${MONEY} } taxAmountSet { ${MONEY} } } }
     refundShippingLines(first: ${ADJUSTMENTS_LIMIT}) { nodes { subtotalAmountSet { ${MONEY} } taxAmountSet { ${MONEY} } } }

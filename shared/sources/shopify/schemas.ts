@@ -40,7 +40,13 @@ export const OrdersPage = lazyObject(z.object, () => ({
 export type OrdersPage = z.infer<typeof OrdersPage>;
 
 const RefundLine = lazySchema(() =>
-  z.object({ subtotalSet: MoneyBag, totalTaxSet: MoneyBag, lineItem: z.object({ isGiftCard: z.boolean() }).nullish() }),
+  z.object({
+    subtotalSet: MoneyBag,
+    totalTaxSet: MoneyBag,
+    /** How many of the line this refund gives back (a redemption's order is refunded in full once every line is). */
+    quantity: z.number().int().nonnegative().optional(),
+    lineItem: z.object({ isGiftCard: z.boolean(), id: Gid.optional() }).nullish(),
+  }),
 );
 const Adjustment = lazySchema(() => z.object({ amountSet: MoneyBag, taxAmountSet: MoneyBag }));
 const ShippingRefund = lazySchema(() => z.object({ subtotalAmountSet: MoneyBag, taxAmountSet: MoneyBag }));

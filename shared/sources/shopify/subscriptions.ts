@@ -35,6 +35,7 @@ export const ACCESS_SCOPES_QUERY = `query AccessScopes {
  * reference); `write_<x>` includes `read_<x>`.
  */
 const TOPIC_SCOPES: Readonly<Record<string, string>> = {
+  'orders/create': 'read_orders',
   'orders/paid': 'read_orders',
   'orders/cancelled': 'read_orders',
   'orders/fulfilled': 'read_orders',

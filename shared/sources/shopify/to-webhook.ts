@@ -64,6 +64,8 @@ export function refundWebhookBody(refund: AdminRefund): Record<string, unknown> 
       ...moneyFields('total_tax', l.totalTaxSet),
       // A refunded gift card takes nothing back (its purchase earned nothing).
       ...(l.lineItem ? { line_item: { gift_card: l.lineItem.isGiftCard } } : {}),
+      // Which line and how many: a redemption's order is refunded in full once every line is.
+      ...(l.lineItem?.id !== undefined && l.quantity !== undefined ? { line_item_id: id(l.lineItem.id), quantity: l.quantity } : {}),
     })),
     // GraphQL's order adjustments are refund discrepancies (shipping refunds are refundShippingLines);
     // REST writes shipping refunds as `shipping_refund` adjustments, negative like the others.

@@ -3,6 +3,7 @@ import { CurrencyCode, DateTimeWithOffset, DecimalAmount, NumericId } from '../p
 import type { ShopifyCustomer } from './webhook-customers.js';
 import type { ShopifyPrivacyRequest, ShopifyPrivacyTopic } from './webhook-privacy.js';
 import { lazyObject, lazySchema } from '../../schema/index.js';
+import { type LineQuantity, MAX_LINES } from '../../events/index.js';
 
 /**
  * The parts of Shopify's webhook payloads intake reads (REST webhook format, API 2024-01 and later).
@@ -95,6 +96,9 @@ export function refundMoneyShape<A extends z.ZodType, M extends z.ZodType>(amoun
           total_tax: amount.optional(),
           total_tax_set: moneySet.optional(),
           line_item: z.object({ gift_card: z.boolean().default(false) }).nullish(),
+          // Which line and how many: kept as given (the stand-in serves them back); intake reads them apart (refundLineQuantities).
+          line_item_id: z.unknown().optional(),
+          quantity: z.unknown().optional(),
         }),
       )
       .default([]),
@@ -122,8 +126,37 @@ export const ShopifyRefund = lazyObject(z.object, () => ({
 }));
 export type ShopifyRefund = z.infer<typeof ShopifyRefund>;
 
+/**
+ * The lines of an order (`line_items[].id`, `quantity`) or of a refund (`refund_line_items[].line_item_id`,
+ * `quantity`), read apart from the order itself: a redemption's order is refunded in full once every line's
+ * quantity is. An odd line never makes the order unreadable: the lines are then unknown (undefined), and
+ * only a cancellation counts as in full.
+ */
+const Line = lazySchema(() => z.object({ id: NumericId, quantity: z.number().int().nonnegative().max(999_999_999) }));
+const OrderLines = lazySchema(() => z.object({ line_items: z.array(Line).max(MAX_LINES) }));
+const RefundLines = lazySchema(() =>
+  z.object({
+    refund_line_items: z
+      .array(z.object({ line_item_id: NumericId, quantity: z.number().int().nonnegative().max(999_999_999) }))
+      .max(MAX_LINES)
+      .default([]),
+  }),
+);
+
+export function orderLineQuantities(json: unknown): LineQuantity[] | undefined {
+  const parsed = OrderLines.safeParse(json);
+  return parsed.success ? parsed.data.line_items.map((l) => ({ id: l.id, quantity: l.quantity })) : undefined;
+}
+
+export function refundLineQuantities(json: unknown): LineQuantity[] | undefined {
+  const parsed = RefundLines.safeParse(json);
+  return parsed.success ? parsed.data.refund_line_items.map((l) => ({ id: l.line_item_id, quantity: l.quantity })) : undefined;
+}
+
 /** The topics intake handles, and what each becomes. */
 export const SHOPIFY_TOPICS = {
+  /** Only for an order that used a code: the code is reserved by it while its payment is pending. */
+  'orders/create': 'created',
   'orders/paid': 'purchase',
   'refunds/create': 'refund',
   'orders/cancelled': 'cancellation',
@@ -134,10 +167,18 @@ export const SHOPIFY_TOPICS = {
 export type ShopifyTopic = keyof typeof SHOPIFY_TOPICS;
 
 export type ShopifyPayload =
-  | { readonly kind: 'purchase'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
-  | { readonly kind: 'cancellation'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
-  | { readonly kind: 'fulfilment'; readonly order: ShopifyOrder; readonly delivery: ShopifyDelivery }
-  | { readonly kind: 'refund'; readonly refund: ShopifyRefund; readonly delivery: ShopifyDelivery }
+  | {
+      readonly kind: 'purchase' | 'created' | 'cancellation' | 'fulfilment';
+      readonly order: ShopifyOrder;
+      readonly lines: LineQuantity[] | undefined;
+      readonly delivery: ShopifyDelivery;
+    }
+  | {
+      readonly kind: 'refund';
+      readonly refund: ShopifyRefund;
+      readonly lines: LineQuantity[] | undefined;
+      readonly delivery: ShopifyDelivery;
+    }
   | { readonly kind: 'customer'; readonly customer: ShopifyCustomer; readonly delivery: ShopifyDelivery }
   | {
       readonly kind: 'privacy';

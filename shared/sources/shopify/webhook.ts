@@ -1,4 +1,4 @@
-import type { AmountTerms, Delivery, QueuedEvent, RefundParts } from '../../events/index.js';
+import type { AmountTerms, Delivery, LineQuantity, PurchaseEvent, QueuedEvent, RefundParts } from '../../events/index.js';
 import { header } from '../headers.js';
 import { parseJsonBody } from '../json.js';
 import {
@@ -23,6 +23,8 @@ import {
   type MoneySet,
   SHOPIFY_TOPICS,
   type ShopifyDelivery,
+  orderLineQuantities,
+  refundLineQuantities,
   ShopifyOrder,
   type ShopifyPayload,
   ShopifyRefund,
@@ -89,10 +91,14 @@ function parse(request: SignedRequest, settings: ShopifySettings): Outcome<Shopi
   }
   if (kind === 'refund') {
     const refund = ShopifyRefund.safeParse(json.value);
-    return refund.success ? ok({ kind, refund: refund.data, delivery }) : rejected(schemaError(refund.error));
+    return refund.success
+      ? ok({ kind, refund: refund.data, lines: refundLineQuantities(json.value), delivery })
+      : rejected(schemaError(refund.error));
   }
   const order = ShopifyOrder.safeParse(json.value);
-  return order.success ? ok({ kind, order: order.data, delivery }) : rejected(schemaError(order.error));
+  return order.success
+    ? ok({ kind, order: order.data, lines: orderLineQuantities(json.value), delivery })
+    : rejected(schemaError(order.error));
 }
 
 /** A compliance request: for a configured shop only, as its signed body names it. */
@@ -286,6 +292,7 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
       refundExact: exact(exactAmount),
       parts,
       refundsRemainder: false,
+      ...(payload.lines ? { refundedLines: payload.lines } : {}),
     });
   }
 
@@ -298,12 +305,23 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     order.current_subtotal_price_set?.shop_money.currency_code ?? order.subtotal_price_set?.shop_money.currency_code ?? order.currency;
   const titleValues = { order: order.name || order.id, orderId: order.id, source };
 
+  if (payload.kind === 'created') return createdOrder(order, payload.lines, { source, delivery: payload.delivery, customer, currency });
+
   if (payload.kind === 'cancellation') {
     // The topic header is not signed, the body is: a paid order's body replayed as orders/cancelled
     // would otherwise debit a live order.
     if (!order.cancelled_at) return rejected(invalid('cancelled_at', 'an orders/cancelled order carries cancelled_at'));
     if (order.financial_status && NEVER_PAID.has(order.financial_status)) {
-      return ignored(`cancelled order was never paid (${order.financial_status})`);
+      // Nothing was credited; a code the order reserved still gives its points back.
+      if (order.discount_codes.length === 0) return ignored(`cancelled order was never paid (${order.financial_status})`);
+      return cancelledUnpaid(order, {
+        source,
+        delivery: payload.delivery,
+        customer,
+        currency,
+        test,
+        title: renderTitle(settings.refundTitle, titleValues),
+      });
     }
     // What the order was worth when placed; processing debits whatever remains of the grant.
     const amount = orderAmount(order, ORIGINAL, settings);
@@ -355,10 +373,75 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     eligibleExact: exact(amount),
     terms: termsOf(order, settings),
     expiryDays: settings.expiryDays,
-    ...(order.discount_codes.length > 0 ? { discountCodes: order.discount_codes } : {}),
+    ...(order.discount_codes.length > 0
+      ? { discountCodes: order.discount_codes, ...(payload.lines ? { orderLines: payload.lines } : {}) }
+      : {}),
     ...(earnAfter ? { earnAfter } : {}),
     ...(payload.kind === 'fulfilment' ? { earnMoment: 'fulfilled' as const } : {}),
     ...(order.name ? { orderName: order.name } : {}),
+  });
+}
+
+/** An order cancelled before payment that used a code: only the code's points come back (`cancelledUnpaid`). */
+function cancelledUnpaid(
+  order: ShopifyOrder,
+  context: {
+    source: string;
+    delivery: ShopifyDelivery;
+    customer: PurchaseEvent['customer'];
+    currency: string;
+    test: boolean;
+    title: string;
+  },
+): Outcome<QueuedEvent> {
+  const eventId = `${context.source}:refund:${order.id}:cancel`;
+  return ok({
+    type: 'refund',
+    eventId,
+    source: context.source,
+    orderId: order.id,
+    refundId: 'cancel',
+    customer: context.customer,
+    currency: context.currency,
+    occurredAt: order.cancelled_at ?? order.created_at,
+    pointTitle: context.title,
+    test: context.test,
+    delivery: canonicalDelivery(context.delivery, eventId),
+    refundAmount: 0,
+    refundsRemainder: true,
+    cancelledUnpaid: true,
+  });
+}
+
+/**
+ * `orders/create`: points come with `orders/paid`, so only an order that used a code becomes an event
+ * (`orderCreated`): its code is linked to it at once, reserved while the payment is pending (konbini,
+ * bank transfer), so the sweep never returns a code whose order is still to be paid.
+ */
+function createdOrder(
+  order: ShopifyOrder,
+  lines: LineQuantity[] | undefined,
+  context: { source: string; delivery: ShopifyDelivery; customer: PurchaseEvent['customer']; currency: string },
+): Outcome<QueuedEvent> {
+  if (order.discount_codes.length === 0) return ignored('order created: its points come with orders/paid');
+  if (order.cancelled_at) return ignored('order is cancelled');
+  const eventId = `${context.source}:order-created:${order.id}`;
+  return ok({
+    type: 'purchase',
+    eventId,
+    source: context.source,
+    orderId: order.id,
+    customer: context.customer,
+    currency: context.currency,
+    occurredAt: order.created_at,
+    pointTitle: '',
+    test: order.test,
+    delivery: canonicalDelivery(context.delivery, eventId),
+    eligibleAmount: 0,
+    expiryDays: null,
+    discountCodes: order.discount_codes,
+    ...(lines ? { orderLines: lines } : {}),
+    orderCreated: true,
   });
 }
 

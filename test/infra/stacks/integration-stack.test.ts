@@ -567,6 +567,14 @@ describe('alarms', () => {
     });
   });
 
+  it("alarm within the hour when a returned code's points are taken again (RedemptionClawbacks), and on an order naming a code that does not count", () => {
+    const { template } = stage('production');
+    const named = (id: string) => alarms(template).find((a) => a.AlarmName === `loyalty-bridge-production-${id}`);
+    for (const id of ['RedemptionClawbacks', 'RedemptionMisuses']) {
+      expect(named(id)).toMatchObject({ MetricName: id, Period: 3600, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    }
+  });
+
   it('notify one encrypted SNS topic with the configured e-mail subscribed', () => {
     const { template, config } = stage('production');
     const [topicId, topic] = only(template, 'AWS::SNS::Topic');
@@ -577,8 +585,9 @@ describe('alarms', () => {
     const reconciled = Object.keys(config.reconcile).length;
     // DLQ, oldest message, 4 x function errors (intake, worker, App Proxy link, points report export), upstream failures,
     // breaker open long, quarantine, a quarantined body not kept, upstream rejected, audit drift, audit errors, a duplicate
-    // reversed by the audit, 90 % of the upstream budget
-    expect(all).toHaveLength(15 + (reconciled > 0 ? 1 + reconciled : 0));
+    // reversed by the audit, 90 % of the upstream budget; with a Shopify source, its redemptions' claw-backs and misuses
+    const shopify = Object.entries(config.sources).some(([name, s]) => ((s as { kind?: string }).kind ?? name) === 'shopify') ? 2 : 0;
+    expect(all).toHaveLength(15 + shopify + (reconciled > 0 ? 1 + reconciled : 0));
     for (const alarm of all) expect(alarm.AlarmActions).toEqual([ref(topicId)]);
   });
 });

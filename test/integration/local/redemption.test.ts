@@ -46,9 +46,17 @@ const redeem = (customerId: string, points: number) =>
     points,
     request: `stack-req-${++requests}-x`,
   });
-const order = (orderId: string, customerId: string, subtotal: string, code: string, amount: string) =>
+const order = (
+  orderId: string,
+  customerId: string,
+  subtotal: string,
+  code: string,
+  amount: string,
+  lines?: { id: string; quantity: number }[],
+) =>
   shopifyOrderPaid(
     {
+      ...(lines ? { lines } : {}),
       orderId,
       name: `#${orderId}`,
       customerId,
@@ -62,8 +70,13 @@ const order = (orderId: string, customerId: string, subtotal: string, code: stri
     `wh-red-${++webhooks}`,
     Date.now(),
   );
-const refund = (refundId: string, orderId: string, subtotal: string) =>
-  shopifyRefundCreate({ refundId, orderId, subtotal, tax: '0', currency: 'JPY' }, secret(), `wh-red-${++webhooks}`, Date.now());
+const refund = (refundId: string, orderId: string, subtotal: string, lines?: { lineItemId: string; quantity: number }[]) =>
+  shopifyRefundCreate(
+    { refundId, orderId, subtotal, tax: '0', currency: 'JPY', ...(lines ? { lines } : {}) },
+    secret(),
+    `wh-red-${++webhooks}`,
+    Date.now(),
+  );
 
 async function command(...args: string[]): Promise<{ code: number; text: string }> {
   const lines: string[] = [];
@@ -164,8 +177,9 @@ describe('redemptions under npm start', () => {
 
   it('gives nothing back for a partial refund of an order that used a code', async () => {
     const redeemed = await redeem('1005', 200);
-    await deliver(order('880005', '1005', '5000', String(redeemed.body.code), '200'));
-    await deliver(refund('990005', '880005', '1000'));
+    // Two of one line bought, one refunded: a line's quantity is still not refunded.
+    await deliver(order('880005', '1005', '5000', String(redeemed.body.code), '200', [{ id: '8800051', quantity: 2 }]));
+    await deliver(refund('990005', '880005', '1000', [{ lineItemId: '8800051', quantity: 1 }]));
     const [record] = (await stack.redemption?.ledger.list('1005')) ?? [];
     expect(record?.state).toBe('used');
     // 1000 − 200 + 50 earned − 10 taken back with the refund.

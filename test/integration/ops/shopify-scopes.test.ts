@@ -25,6 +25,13 @@ describe('npm run shopify -- subscribe for a redeeming source', () => {
     expect(plain?.subscriptions?.().scopes).toEqual([]);
   });
 
+  it("subscribes orders/create when the source redeems (a code's order followed before payment), and not otherwise", () => {
+    const redeeming = loadSources(JSON.stringify({ shopify: { redemption: { enabled: true } } })).get('shopify');
+    const plain = loadSources(JSON.stringify({ shopify: {} })).get('shopify');
+    expect(redeeming?.subscriptions?.().topics).toContain('orders/create');
+    expect(plain?.subscriptions?.().topics).not.toContain('orders/create');
+  });
+
   it('refuses, naming write_discounts, when the app was not granted it, and subscribes nothing', async () => {
     const wanted = { topics: ['orders/paid'], uri: 'http://127.0.0.1:9/webhooks/shopify', scopes: ['write_discounts'] };
     await expect(subscribeTopics(client, wanted)).rejects.toThrow(/write_discounts, which redemption needs/);

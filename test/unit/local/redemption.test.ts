@@ -10,6 +10,7 @@ describe("npm start's redemption settings", () => {
       minPoints: 100,
       step: 1,
       validSeconds: 2_592_000,
+      graceSeconds: 3600,
       onRefund: 'full',
       combinesWithShipping: true,
       currency: 'JPY',
@@ -29,9 +30,17 @@ describe("npm start's redemption settings", () => {
       SHOPIFY_REDEMPTION_MIN_POINTS: '200',
       SHOPIFY_REDEMPTION_STEP: '10',
       SHOPIFY_REDEMPTION_VALID_SECONDS: '3600',
+      SHOPIFY_REDEMPTION_GRACE_SECONDS: '120',
     };
     const linking = loadSources(withShopifyRedemption(undefined, env)).get('shopify')?.customerLinking?.();
-    expect(linking?.redemption).toMatchObject({ enabled: true, valuePerPoint: '0.5', minPoints: 200, step: 10, validSeconds: 3600 });
+    expect(linking?.redemption).toMatchObject({
+      enabled: true,
+      valuePerPoint: '0.5',
+      minPoints: 200,
+      step: 10,
+      validSeconds: 3600,
+      graceSeconds: 120,
+    });
   });
 
   it('refuse a value per point that is not a decimal, naming the variable', () => {

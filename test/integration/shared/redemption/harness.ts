@@ -21,6 +21,8 @@ import { startTestEmulator, type TestEmulator, testClient } from '../../../suppo
 export const ALICE = '8f6d2c1e-0001-4000-8000-000000000001';
 export const BOB = '8f6d2c1e-0002-4000-8000-000000000002';
 export const CAROL = '8f6d2c1e-0003-4000-8000-000000000003';
+/** The customer of Shopify's published order (test/fixtures/shopify/ruby-api-2024-07-order-test8.json). */
+export const DAVE = '8f6d2c1e-0004-4000-8000-000000000004';
 export const SECRET = 'shopify-app-secret-for-redemption-tests';
 const TOKEN = 'redemption-admin-token';
 
@@ -33,6 +35,7 @@ const config = {
         { id: ALICE, login_id: 'alice', password: 'pass1234', external_ids: { shopify: '1001' } },
         { id: BOB, login_id: 'bob', password: 'pass1234', external_ids: { shopify: '1002' } },
         { id: CAROL, login_id: 'carol', password: 'pass1234' },
+        { id: DAVE, login_id: 'dave', password: 'pass1234', external_ids: { shopify: '207119551' } },
       ],
     }),
   ],

@@ -8,6 +8,19 @@ withRedemptionHarness((made) => {
   h = made;
 });
 
+/** Past a 30-day code's end and the default grace (an hour). */
+const PAST_GRACE = 30 * 86_400_000 + 3600_000 + 1000;
+const orderBody = (orderId: string, customerId: string, code: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    id: orderId,
+    currency: 'JPY',
+    financial_status: 'paid',
+    created_at: '2026-02-14T10:00:00+09:00',
+    customer: { id: customerId },
+    discount_codes: [{ code }],
+    ...extra,
+  });
+
 let n = 0;
 async function redeemed(points: number): Promise<{ code: string; request: string }> {
   const request = `sweep-${process.pid}-${++n}-abcdefgh`;
@@ -32,7 +45,7 @@ describe('the redemption sweep', () => {
 
   it('deactivates an unused code past its end and gives its points back exactly once', async () => {
     const { code, request } = await redeemed(300);
-    h.clock.advance(30 * 86_400_000 + 1000);
+    h.clock.advance(PAST_GRACE);
     const first = await sweepRedemptions(h.deps());
     const second = await sweepRedemptions(h.deps());
     expect(first.returned).toBeGreaterThanOrEqual(1);
@@ -57,7 +70,7 @@ describe('the redemption sweep', () => {
     );
     expect(answer.status).toBe(503);
     expect(await h.balance(ALICE)).toBe(800);
-    h.clock.advance(30 * 86_400_000 + 1000);
+    h.clock.advance(PAST_GRACE);
     const result = await sweepRedemptions(h.deps());
     expect(result.failed).toBe(1);
     expect(await h.balance(ALICE)).toBe(1000);
@@ -65,14 +78,54 @@ describe('the redemption sweep', () => {
     expect(record).toMatchObject({ state: 'failed', returnReason: 'code_unavailable', returnedPoints: 200 });
   });
 
-  it('marks a code Shopify counts as used as used instead of giving its points back', async () => {
-    const { code, request } = await redeemed(100);
-    h.shop.discounts.use(code);
+  it("waits the grace period after the code's end before it gives anything back", async () => {
+    await redeemed(100);
     h.clock.advance(30 * 86_400_000 + 1000);
+    expect((await sweepRedemptions(h.deps())).due).toBe(0);
+    expect(await h.balance(ALICE)).toBe(900);
+    h.clock.advance(3600_000);
+    expect((await sweepRedemptions(h.deps())).returned).toBe(1);
+    expect(await h.balance(ALICE)).toBe(1000);
+  });
+
+  it("links the code to its customer's order found at Shopify instead of giving its points back", async () => {
+    const { code, request } = await redeemed(100);
+    // The order reached Shopify (its webhook not us), and Shopify's usage count has not caught up.
+    h.shop.store.putOrder(orderBody('770001', '1001', code));
+    h.clock.advance(PAST_GRACE);
     const result = await sweepRedemptions(h.deps());
-    expect(result.used).toBeGreaterThanOrEqual(1);
+    expect(result).toMatchObject({ used: 1, returned: 0 });
     expect(await h.balance(ALICE)).toBe(900);
     const [record] = (await h.ledger.list('1001')).filter((r) => r.requestId === request);
-    expect(record?.state).toBe('used');
+    expect(record).toMatchObject({ state: 'used', orderId: '770001' });
+  });
+
+  it('keeps a code reserved by its order awaiting payment at Shopify', async () => {
+    const { code, request } = await redeemed(100);
+    h.shop.store.putOrder(orderBody('770002', '1001', code, { financial_status: 'pending' }));
+    h.clock.advance(PAST_GRACE);
+    await sweepRedemptions(h.deps());
+    const [record] = (await h.ledger.list('1001')).filter((r) => r.requestId === request);
+    expect(record).toMatchObject({ state: 'reserved', orderId: '770002' });
+    expect(await h.balance(ALICE)).toBe(900);
+  });
+
+  it("gives the points back when the only order naming the code is another customer's", async () => {
+    const { code } = await redeemed(100);
+    h.shop.store.putOrder(orderBody('770003', '1002', code));
+    h.clock.advance(PAST_GRACE);
+    expect((await sweepRedemptions(h.deps())).returned).toBe(1);
+    expect(await h.balance(ALICE)).toBe(1000);
+  });
+
+  it('does not trust a usage count alone: a code counted used with no order found waits', async () => {
+    const { code, request } = await redeemed(100);
+    h.shop.discounts.use(code);
+    h.clock.advance(PAST_GRACE);
+    const result = await sweepRedemptions(h.deps());
+    expect(result).toMatchObject({ used: 0, returned: 0, later: 1 });
+    expect(await h.balance(ALICE)).toBe(900);
+    const [record] = (await h.ledger.list('1001')).filter((r) => r.requestId === request);
+    expect(record?.state).toBe('redeemed');
   });
 });

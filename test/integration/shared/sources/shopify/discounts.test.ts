@@ -150,3 +150,88 @@ describe('single-use discount codes through the Admin API', () => {
     expect(shop.discounts.byCode('PTS-INTERNAL2')).toBeUndefined();
   });
 });
+
+describe('the Admin API stand-in, as strict as Shopify', () => {
+  let shop: ShopifyAdminStandIn;
+  let client: ShopifyAdminClient;
+  let now = Date.parse('2026-11-27T10:00:00Z');
+  beforeAll(async () => {
+    shop = await startShopifyAdminStandIn({ accessToken: TOKEN, now: () => now, usageLagMs: 60_000 });
+    client = createShopifyAdminClient({ shopDomain: 'demo.myshopify.com', origin: shop.url, accessToken: async () => TOKEN });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await shop?.close();
+  });
+
+  const CREATE =
+    'mutation ($b: DiscountCodeBasicInput!) { discountCodeBasicCreate(basicCodeDiscount: $b) { codeDiscountNode { id } userErrors { field code message } } }';
+  const basic = (code: string, extra: Record<string, unknown> = {}) => ({
+    title: code,
+    code,
+    startsAt: new Date(now).toISOString(),
+    endsAt: new Date(now + 86_400_000).toISOString(),
+    usageLimit: 1,
+    context: { customers: { add: ['gid://shopify/Customer/1001'] } },
+    customerGets: { value: { discountAmount: { amount: '500', appliesOnEachItem: false } }, items: { all: true } },
+    ...extra,
+  });
+  const post = async (version: string, query: string, variables: Record<string, unknown>) => {
+    const res = await fetch(`${shop.url}/admin/api/${version}/graphql.json`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-shopify-access-token': TOKEN },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await res.json()) as { data?: Record<string, { userErrors?: { code: string }[] }>; errors?: { message: string }[] };
+  };
+
+  it("answers a code's minimum subtotal through DiscountMinimumSubtotal, as Shopify does", async () => {
+    await post('2026-10', CREATE, {
+      b: basic('PTS-MINIMUM', { minimumRequirement: { subtotal: { greaterThanOrEqualToSubtotal: '500' } } }),
+    });
+    const answer = await client.graphql(
+      'query ($c: String!) { codeDiscountNodeByCode(code: $c) { codeDiscount { ... on DiscountCodeBasic { minimumRequirement { ... on DiscountMinimumSubtotal { greaterThanOrEqualToSubtotal { amount } } } } } } }',
+      { c: 'PTS-MINIMUM' },
+    );
+    expect(answer).toEqual({
+      codeDiscountNodeByCode: { codeDiscount: { minimumRequirement: { greaterThanOrEqualToSubtotal: { amount: '500' } } } },
+    });
+  });
+
+  it('refuses context before API version 2025-10, as an input field that version does not define, and makes nothing', async () => {
+    const before = shop.discounts.list().length;
+    const answer = await post('2025-07', CREATE, { b: basic('PTS-OLDVERSION') });
+    expect(answer.errors?.[0]?.message).toMatch(/context/);
+    expect(shop.discounts.list()).toHaveLength(before);
+  });
+
+  it('refuses an end before the start with END_DATE_BEFORE_START_DATE', async () => {
+    const answer = await post('2026-10', CREATE, { b: basic('PTS-BACKWARDS', { endsAt: new Date(now - 1000).toISOString() }) });
+    expect(answer.data?.discountCodeBasicCreate?.userErrors?.map((e) => e.code)).toEqual(['END_DATE_BEFORE_START_DATE']);
+  });
+
+  it('takes a code at checkout only for its customer, within its limit and minimum, before its end', async () => {
+    await post('2026-10', CREATE, {
+      b: basic('PTS-CHECKOUT', { minimumRequirement: { subtotal: { greaterThanOrEqualToSubtotal: '500' } } }),
+    });
+    const me = 'gid://shopify/Customer/1001';
+    expect(shop.discounts.apply('PTS-CHECKOUT', { customerGid: 'gid://shopify/Customer/1002', subtotal: '900' })).toEqual({
+      ok: false,
+      reason: 'other_customer',
+    });
+    expect(shop.discounts.apply('PTS-CHECKOUT', { customerGid: me, subtotal: '400' })).toEqual({ ok: false, reason: 'below_minimum' });
+    expect(shop.discounts.apply('PTS-CHECKOUT', { customerGid: me, subtotal: '900' })).toEqual({ ok: true });
+    expect(shop.discounts.apply('PTS-CHECKOUT', { customerGid: me, subtotal: '900' })).toEqual({ ok: false, reason: 'usage_limit' });
+    await post('2026-10', CREATE, { b: basic('PTS-LATE') });
+    now += 86_400_000;
+    expect(shop.discounts.apply('PTS-LATE', { customerGid: me, subtotal: '900' })).toEqual({ ok: false, reason: 'ended' });
+  });
+
+  it('shows a use in asyncUsageCount only after its lag', async () => {
+    await post('2026-10', CREATE, { b: basic('PTS-LAGGING') });
+    expect(shop.discounts.apply('PTS-LAGGING', { customerGid: 'gid://shopify/Customer/1001', subtotal: '900' })).toEqual({ ok: true });
+    expect((await discountByCode(client, 'PTS-LAGGING'))?.codeDiscount.asyncUsageCount).toBe(0);
+    now += 61_000;
+    expect((await discountByCode(client, 'PTS-LAGGING'))?.codeDiscount.asyncUsageCount).toBe(1);
+  });
+});

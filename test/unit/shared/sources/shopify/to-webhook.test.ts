@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PointsEvent } from '../../../../../shared/events/index.js';
+import type { PointsEvent, PurchaseEvent } from '../../../../../shared/events/index.js';
 import {
   type AdminOrder,
   type AdminRefund,
@@ -44,6 +44,8 @@ const PARTIAL_REFUND: AdminRefund = {
     {
       subtotalSet: { shopMoney: { amount: '179.1', currencyCode: 'USD' } },
       totalTaxSet: { shopMoney: { amount: '14.33', currencyCode: 'USD' } },
+      quantity: 1,
+      lineItem: { isGiftCard: false, id: 'gid://shopify/LineItem/866550311766439020' },
     },
   ],
   orderAdjustments: [],
@@ -76,7 +78,10 @@ describe('one mapping for webhooks and the Admin API', () => {
         const fromGraphql = eventOf(
           source(basis, rule).read(webhookRequest('orders/paid', orderWebhookBody(JPY_ORDER), 'shop.myshopify.com', new Date())),
         );
-        expect(withoutDelivery(fromGraphql)).toEqual(withoutDelivery(fromWebhook));
+        // The orders page reads no line items (its query budget): a reconciled order's code is refunded in full by its cancellation.
+        const { orderLines, ...webhookRest } = withoutDelivery(fromWebhook) as PurchaseEvent;
+        expect(orderLines).toBeDefined();
+        expect(withoutDelivery(fromGraphql)).toEqual(webhookRest);
       });
 
       it(`makes the same refund event of a refund from GraphQL as from its refunds/create webhook (${basis}, ${rule})`, () => {

@@ -44,6 +44,14 @@ describe('Shopify refunds/create as Shopify publishes them', () => {
     });
   });
 
+  it('names the lines it refunds and how many of each (line_item_id, quantity)', () => {
+    const e = event<RefundEvent>(read(webhookBody('ruby-api-2024-07-refund-test1.json'), 'refunds/create'));
+    expect(e.refundedLines).toEqual([
+      { id: '703073504', quantity: 1 },
+      { id: '466157049', quantity: 1 },
+    ]);
+  });
+
   it('reads a refund whose line amounts are the number 0.0 as a refund of nothing', () => {
     const e = event<RefundEvent>(read(webhookBody('ruby-api-2024-07-refund-test2.json'), 'refunds/create'));
     expect(e).toMatchObject({ refundId: '929361466', refundAmount: 0, refundExact: '0' });
@@ -87,6 +95,25 @@ describe('Shopify orders/paid as Shopify publishes them', () => {
       eligibleAmount: 195,
       eligibleExact: '195.67',
     });
+  });
+
+  it('keeps the lines and quantities of an order that used a discount code (its code is refunded in full by them)', () => {
+    const e = event<PurchaseEvent>(read(webhookBody('ruby-api-2024-07-order-test8.json'), 'orders/paid'));
+    expect(e).toMatchObject({ discountCodes: ['TENOFF'] });
+    expect(e.orderLines).toEqual([
+      { id: '466157049', quantity: 1 },
+      { id: '518995019', quantity: 1 },
+      { id: '703073504', quantity: 1 },
+    ]);
+  });
+
+  it('reads orders/create of an order that used a code as its code to follow, nothing to credit', () => {
+    const e = event<PurchaseEvent>(read(webhookBody('ruby-api-2024-07-order-test8.json'), 'orders/create'));
+    expect(e).toMatchObject({ eventId: 'shopify:order-created:450789469', orderCreated: true, discountCodes: ['TENOFF'] });
+  });
+
+  it('ignores orders/create of an order that used no code', () => {
+    expect(read(webhookBody('ruby-api-2024-07-order-test16.json'), 'orders/create')).toMatchObject({ status: 'ignored' });
   });
 
   it('reads a guest order (customer null) as an event without a customer', () => {

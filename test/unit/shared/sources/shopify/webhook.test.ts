@@ -203,8 +203,8 @@ describe('Shopify orders/paid', () => {
   });
 
   it('ignores topics it does not handle without reading the body', () => {
-    const request = { rawBody: Buffer.from('not json'), headers: { 'x-shopify-topic': 'orders/create' } };
-    expect(source().read(request)).toEqual({ status: 'ignored', reason: 'topic orders/create is not handled' });
+    const request = { rawBody: Buffer.from('not json'), headers: { 'x-shopify-topic': 'products/update' } };
+    expect(source().read(request)).toEqual({ status: 'ignored', reason: 'topic products/update is not handled' });
   });
 
   it('does not repeat a topic header that is not a topic name', () => {
