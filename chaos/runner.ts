@@ -12,7 +12,8 @@ import { tillMirrorCheck } from './till-mirror-check.js';
 import { createGatewayStretch } from './gateway.js';
 import { createHoldBackMeter } from './hold-back.js';
 import { createLateCommits, type LateCommits } from './late-commits.js';
-import { createLatencyMeter, type LinkedAt } from './latency.js';
+import { createLatencyMeter } from './latency.js';
+import { linkedAt } from './linked-at.js';
 import { createLinks } from './links.js';
 import type { LostDeliveries } from './lost-deliveries.js';
 import { buildModel, type Model } from './model.js';
@@ -437,20 +438,6 @@ function failuresOf({ links, redactions, redemptions, stack }: Parts, redrive: b
     });
   }
   return unfinished;
-}
-
-/**
- * When the customer of a Shopify order was linked or enrolled during the run: only their Shopify orders
- * waited for it (a linked member's other cards were known from the start; an enrolment covers Shopify).
- */
-function linkedAt(scenario: Scenario, times: () => Map<number, number> | undefined): LinkedAt {
-  const customerOf = new Map(
-    scenario.events.flatMap((e) => (e.source === 'shopify' && e.customer !== null ? [[e.orderId, e.customer]] : [])),
-  );
-  return ({ source, orderId }) => {
-    const customer = source === 'shopify' ? customerOf.get(orderId) : undefined;
-    return customer === undefined ? undefined : times()?.get(customer);
-  };
 }
 
 /** The verdict line's recovery figures, when the run had an outage. */

@@ -1,5 +1,5 @@
-import type { BeforeEarnRefund, OrderRecord } from '../ledger/index.js';
-import type { EarnAfter, PurchaseEvent, RefundEvent } from '../events/index.js';
+import { type BeforeEarnRefund, type OrderRecord, pendingEarnKey } from '../ledger/index.js';
+import type { CustomerRef, EarnAfter, PurchaseEvent, RefundEvent } from '../events/index.js';
 import { formatDecimal, parseDecimal, subtractDecimals } from '../money/index.js';
 import { DAY_MS } from '../time/index.js';
 import { refundShare } from './debit.js';
@@ -79,5 +79,25 @@ export function beforeEarnShare(order: OrderRecord, event: RefundEvent): BeforeE
     refundedAfter: share.refundedAfter,
     exactRefundedAfter: share.exactRefundedAfter,
     nothingLeft: event.refundsRemainder || !exactLeft,
+  };
+}
+
+/** Fulfilment ends a `fulfilled` wait; a `days` wait ends at its time, whoever delivers then. */
+export function momentCame(order: OrderRecord, event: PurchaseEvent, nowMs: number): boolean {
+  if (order.earnWhen === 'fulfilled') return event.earnMoment === 'fulfilled';
+  return isDue(order.earnWhen ?? '', nowMs);
+}
+
+/**
+ * What a provisional order keeps: its amount, its event (run again at the moment) and a key in its
+ * customer's index (the points page).
+ */
+export function provisionalFacts(event: PurchaseEvent, customer: CustomerRef, earnWhen: string) {
+  return {
+    earnWhen,
+    customer: pendingEarnKey(event.source, customer.externalKey, customer.externalId),
+    purchasedAt: event.occurredAt,
+    event: JSON.stringify(event),
+    base: { amount: event.calculationAmount ?? event.eligibleAmount, ...(event.eligibleExact ? { exact: event.eligibleExact } : {}) },
   };
 }

@@ -19,15 +19,11 @@ import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { campaignsOf, needsRank, settleBonuses } from './bonus.js';
 import { purchaseMarker } from './markers.js';
-import { earnRemainder, isDue, provisionalWhen } from './provisional.js';
+import { earnRemainder, momentCame, provisionalFacts, provisionalWhen } from './provisional.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
+import { alreadyDone, expiryDate, type PurchaseOptions, type PurchaseProcessed, skipReason } from './purchase-parts.js';
 
-/** What a purchase came to, with its order when that is done: the refunds still listed on it are then due. */
-export interface PurchaseProcessed {
-  outcome: ProcessOutcome;
-  /** The order, done (credited or not): the processor runs the refunds that waited for it. */
-  order?: OrderRecord;
-}
+export { expiryDate, type PurchaseOptions, type PurchaseProcessed } from './purchase-parts.js';
 
 /** A step either ends the attempt with `end` or hands its result on to the next step. */
 type Step<T> = { end: PurchaseProcessed } | (T & { end?: undefined });
@@ -51,18 +47,6 @@ export async function processPurchase(
   if (!order?.campaigns?.length || order.outcome !== 'credited') return processed;
   const bonuses = await settleBonuses(deps, order);
   return bonuses.ok ? processed : { ...processed, outcome: bonuses.outcome };
-}
-
-export interface PurchaseOptions {
-  /** Its customer was linked or enrolled since: an order that ended `customer_not_found` is re-opened (once). */
-  customerLinked?: boolean;
-  /**
-   * Re-opened by the purchase's own message, not by the link's crediting: its refunds that waited are
-   * retried by that message, so the order need not stay findable by its customer for them.
-   */
-  ownMessage?: boolean;
-  /** The members found by the message's other events: a hit needs no lookup; every answer updates it. */
-  members?: MemberMemo;
 }
 
 class PurchaseAttempt {
@@ -171,7 +155,8 @@ class PurchaseAttempt {
     let claim = await ledger.claimPurchase(input);
     if (!claim.ok && awaitsCustomer(claim.current, clock())) claim = await ledger.reopenPurchase(input);
     if (!claim.ok && this.options.customerLinked && awaitsLink(claim.current)) claim = await ledger.reopenUnlinked(input);
-    if (!claim.ok && claim.current?.outcome === 'pending_earn' && this.momentCame(claim.current)) claim = await ledger.reopenForEarn(input);
+    if (!claim.ok && claim.current?.outcome === 'pending_earn' && momentCame(claim.current, this.event, this.deps.clock()))
+      claim = await ledger.reopenForEarn(input);
     if (!claim.ok) return { end: alreadyDone(claim.current) };
     // Provisional until now (or an earlier attempt at the moment died): it earns on what is left of it.
     if (claim.previous?.earning || claim.previous?.earnBase) this.earnOn = earnRemainder(claim.previous);
@@ -190,27 +175,10 @@ class PurchaseAttempt {
     return { mustReconcile: this.doubt !== undefined };
   }
 
-  /** Fulfilment ends a `fulfilled` wait; a `days` wait ends at its time, whoever delivers then. */
-  private momentCame(order: OrderRecord): boolean {
-    if (order.earnWhen === 'fulfilled') return this.event.earnMoment === 'fulfilled';
-    return isDue(order.earnWhen ?? '', this.deps.clock());
-  }
-
-  /**
-   * Provisional points: nothing called, nothing granted. The order keeps its amount, its event (run again
-   * at the moment) and a key in its customer's index (the points page); a `days` wait also its due entry,
-   * written first, so a crash between the two leaves an entry the ticker finds and drops.
-   */
+  /** Provisional points (provisional.ts): nothing called, nothing granted; a `days` wait also its due entry, first. */
   private async pend(customer: CustomerRef, earnWhen: string): Promise<PurchaseProcessed> {
-    const { event } = this;
     if (earnWhen !== 'fulfilled') await this.deps.ledger.scheduleEarn(this.ref, earnWhen);
-    const provisional = {
-      earnWhen,
-      customer: pendingEarnKey(event.source, customer.externalKey, customer.externalId),
-      purchasedAt: event.occurredAt,
-      event: JSON.stringify(event),
-      base: { amount: event.calculationAmount ?? event.eligibleAmount, ...(event.eligibleExact ? { exact: event.eligibleExact } : {}) },
-    };
+    const provisional = provisionalFacts(this.event, customer, earnWhen);
     return this.finish({ outcome: 'pending_earn', provisional }, { kind: 'pending_earn', action: 'ack', earnWhen });
   }
 
@@ -479,30 +447,4 @@ class PurchaseAttempt {
     const found = this.found ? { foundMember: this.found } : {};
     await this.deps.ledger.releaseOrder(this.ref, this.owner, { lastError, ...opts, ...doubt, ...found });
   }
-}
-
-/** Why the purchase earns nothing, or undefined when it is to be credited. */
-function skipReason(event: PurchaseEvent): SkipReason | undefined {
-  if (event.test) return 'test';
-  if (event.notEarning) return event.notEarning;
-  if (event.customer === null) return 'no_customer';
-  if (event.fixedPoints !== undefined) return event.fixedPoints === 0 ? 'amount_zero' : undefined;
-  if ((event.calculationAmount ?? event.eligibleAmount) === 0) return 'amount_zero';
-  return undefined;
-}
-
-/** The order is already claimed: done (a duplicate, whose waiting refunds may still be due) or leased. */
-function alreadyDone(current: OrderRecord | undefined): PurchaseProcessed {
-  if (current?.state === 'done') {
-    return { outcome: { kind: 'duplicate', action: 'ack', previous: current.outcome ?? 'unknown' }, order: current };
-  }
-  const until = current?.leaseUntil;
-  return { outcome: { kind: 'lease_held', action: 'retry', reason: 'another attempt holds the order', ...(until ? { until } : {}) } };
-}
-
-/** `Y-m-d` that many days after the purchase's local date (the date part of its ISO timestamp). */
-export function expiryDate(occurredAt: string, days: number): string {
-  const date = new Date(`${occurredAt.slice(0, 10)}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + days);
-  return date.toISOString().slice(0, 10);
 }

@@ -34,6 +34,7 @@ import type { Outcome, RequestHeaders, SignedRequest, SourceError, VerifyOptions
 import { ignored, ok, rejected } from '../types.js';
 import { ShopifySettings, shopifyCustomerLinking } from './settings.js';
 import { earnAfterOf } from '../earn-after.js';
+import { canonicalDelivery, cancelledUnpaid, createdOrder } from './order-events.js';
 
 export { ShopifySettings } from './settings.js';
 
@@ -243,9 +244,40 @@ function exact(amount: Decimal): string {
   return formatDecimal(compareDecimals(amount, ZERO) > 0 ? amount : ZERO);
 }
 
-function canonicalDelivery(delivery: ShopifyDelivery, fallbackId: string): Delivery {
-  // The webhook id is the same for every retry of one delivery: SQS deduplicates on it.
-  return { id: delivery.webhookId ?? delivery.eventId ?? fallbackId, ...delivery };
+/** refunds/create: the refund's lines and adjustments, measured with the order's terms when it is processed. */
+function refundEvent(
+  payload: Extract<ShopifyPayload, { kind: 'refund' }>,
+  source: string,
+  settings: ShopifySettings,
+): Outcome<QueuedEvent> {
+  const refund = payload.refund;
+  const currency = refundCurrency(refund);
+  const parts = refundParts(refund, settings);
+  // Only for an order recorded before terms were kept: processing measures `parts` with the order's terms.
+  const exactAmount = measureRefund(parts, legacyTerms(settings));
+  const amount = units(exactAmount, currency, settings, 'refund_line_items');
+  if (typeof amount !== 'number') return rejected(amount);
+  const eventId = `${source}:refund:${refund.order_id}:${refund.id}`;
+  return ok({
+    type: 'refund',
+    eventId,
+    source,
+    orderId: refund.order_id,
+    refundId: refund.id,
+    // refunds/create does not name the customer: processing takes it from the purchase.
+    customer: null,
+    currency,
+    occurredAt: refund.processed_at ?? refund.created_at,
+    // The refund payload does not carry the order's name, only its id.
+    pointTitle: renderTitle(settings.refundTitle, { order: refund.order_id, orderId: refund.order_id, source }),
+    test: false,
+    delivery: canonicalDelivery(payload.delivery, eventId),
+    refundAmount: amount,
+    refundExact: exact(exactAmount),
+    parts,
+    refundsRemainder: false,
+    ...(payload.lines ? { refundedLines: payload.lines } : {}),
+  });
 }
 
 function normalise(payload: ShopifyPayload, context: { source: string; settings: ShopifySettings }): Outcome<QueuedEvent> {
@@ -265,36 +297,7 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     const delivery = canonicalDelivery(payload.delivery, `${source}:customer:${payload.customer.id}`);
     return enrolmentEvent(payload.customer, { source, settings, delivery, triggeredAt: payload.delivery.triggeredAt });
   }
-  if (payload.kind === 'refund') {
-    const refund = payload.refund;
-    const currency = refundCurrency(refund);
-    const parts = refundParts(refund, settings);
-    // Only for an order recorded before terms were kept: processing measures `parts` with the order's terms.
-    const exactAmount = measureRefund(parts, legacyTerms(settings));
-    const amount = units(exactAmount, currency, settings, 'refund_line_items');
-    if (typeof amount !== 'number') return rejected(amount);
-    const eventId = `${source}:refund:${refund.order_id}:${refund.id}`;
-    return ok({
-      type: 'refund',
-      eventId,
-      source,
-      orderId: refund.order_id,
-      refundId: refund.id,
-      // refunds/create does not name the customer: processing takes it from the purchase.
-      customer: null,
-      currency,
-      occurredAt: refund.processed_at ?? refund.created_at,
-      // The refund payload does not carry the order's name, only its id.
-      pointTitle: renderTitle(settings.refundTitle, { order: refund.order_id, orderId: refund.order_id, source }),
-      test: false,
-      delivery: canonicalDelivery(payload.delivery, eventId),
-      refundAmount: amount,
-      refundExact: exact(exactAmount),
-      parts,
-      refundsRemainder: false,
-      ...(payload.lines ? { refundedLines: payload.lines } : {}),
-    });
-  }
+  if (payload.kind === 'refund') return refundEvent(payload, source, settings);
 
   const order = payload.order;
   if (order.test && settings.testOrders === 'ignore') return ignored('test order');
@@ -379,69 +382,6 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
     ...(earnAfter ? { earnAfter } : {}),
     ...(payload.kind === 'fulfilment' ? { earnMoment: 'fulfilled' as const } : {}),
     ...(order.name ? { orderName: order.name } : {}),
-  });
-}
-
-/** An order cancelled before payment that used a code: only the code's points come back (`cancelledUnpaid`). */
-function cancelledUnpaid(
-  order: ShopifyOrder,
-  context: {
-    source: string;
-    delivery: ShopifyDelivery;
-    customer: PurchaseEvent['customer'];
-    currency: string;
-    test: boolean;
-    title: string;
-  },
-): Outcome<QueuedEvent> {
-  const eventId = `${context.source}:refund:${order.id}:cancel`;
-  return ok({
-    type: 'refund',
-    eventId,
-    source: context.source,
-    orderId: order.id,
-    refundId: 'cancel',
-    customer: context.customer,
-    currency: context.currency,
-    occurredAt: order.cancelled_at ?? order.created_at,
-    pointTitle: context.title,
-    test: context.test,
-    delivery: canonicalDelivery(context.delivery, eventId),
-    refundAmount: 0,
-    refundsRemainder: true,
-    cancelledUnpaid: true,
-  });
-}
-
-/**
- * `orders/create`: points come with `orders/paid`, so only an order that used a code becomes an event
- * (`orderCreated`): its code is linked to it at once, reserved while the payment is pending (konbini,
- * bank transfer), so the sweep never returns a code whose order is still to be paid.
- */
-function createdOrder(
-  order: ShopifyOrder,
-  lines: LineQuantity[] | undefined,
-  context: { source: string; delivery: ShopifyDelivery; customer: PurchaseEvent['customer']; currency: string },
-): Outcome<QueuedEvent> {
-  if (order.discount_codes.length === 0) return ignored('order created: its points come with orders/paid');
-  if (order.cancelled_at) return ignored('order is cancelled');
-  const eventId = `${context.source}:order-created:${order.id}`;
-  return ok({
-    type: 'purchase',
-    eventId,
-    source: context.source,
-    orderId: order.id,
-    customer: context.customer,
-    currency: context.currency,
-    occurredAt: order.created_at,
-    pointTitle: '',
-    test: order.test,
-    delivery: canonicalDelivery(context.delivery, eventId),
-    eligibleAmount: 0,
-    expiryDays: null,
-    discountCodes: order.discount_codes,
-    ...(lines ? { orderLines: lines } : {}),
-    orderCreated: true,
   });
 }
 
