@@ -1,6 +1,7 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { orderKey } from '../../../shared/ledger/index.js';
+import { orderKey, tillMirrorKey } from '../../../shared/ledger/index.js';
+import { purchaseMarker } from '../../../shared/points/index.js';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
 import { redemptionsCommand } from '../../../ops/redemptions-command.js';
@@ -120,6 +121,21 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     await h.deliver(['3008'], 'edited');
     const afterVoid = [stack.standIns.smaregi.standIn.customerPoint('1'), String(await h.balance())];
     expect([afterSale[0] === afterSale[1], afterVoid[0] === afterVoid[1], afterSale[1] !== afterVoid[1]]).toEqual([true, true, true]);
+  });
+
+  it('mirrors a sale’s credit whose worker died before its mirror step was written when Smaregi delivers the sale again, and only once', async () => {
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: String(await h.balance()) });
+    await seedSmaregiTransaction(stack, h.sale('3012', { spendPoint: '0' }));
+    const tillBefore = stack.standIns.smaregi.standIn.customerPoint('1');
+    await h.deliver(['3012']);
+    // The attempt that died: the credit landed, the add to the till record and its step never happened.
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: tillBefore });
+    await handle.documentClient.send(
+      new DeleteCommand({ TableName: stack.tableName, Key: { pk: tillMirrorKey('smaregi', purchaseMarker('smaregi', '3012')) } }),
+    );
+    await h.deliver(['3012']);
+    await h.deliver(['3012']);
+    expect([stack.standIns.smaregi.standIn.customerPoint('1'), await h.entries('3012')]).toEqual([String(await h.balance()), [500]]);
   });
 
   it('never overwrites a change the till made on its own: a record out of step with the membership balance keeps its difference', async () => {
