@@ -126,7 +126,9 @@ export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedg
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range, undefined, { redemptionMembers: true })),
     ledger: overrides.ledger ?? createLedger({ client, tableName, clock }),
     openapi,
-    reversal: overrides.reversal ?? reversalDepsOf({ client, tableName, clock, openapi, processing, tillMirror: tillMirror && createTillMirror(tillMirror) }),
+    reversal:
+      overrides.reversal ??
+      reversalDepsOf({ client, tableName, clock, openapi, processing, tillMirror: tillMirror && createTillMirror(tillMirror) }),
     days: overrides.days ?? auditDaysFromEnv(env),
     clock,
     logger: overrides.logger ?? { info: (m, e = {}) => logger.info(m, e), warn: (m, e = {}) => logger.warn(m, e) },

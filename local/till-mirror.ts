@@ -7,7 +7,11 @@ import { settleTillMirrors, type TillMirrorDeps } from '../shared/sources/smareg
  */
 export const TILL_MIRROR_INTERVAL_MS = 60_000;
 
-export function startTillMirrorTicker(deps: TillMirrorDeps, log: (line: string) => void, intervalMs = TILL_MIRROR_INTERVAL_MS): { stop(): void } {
+export function startTillMirrorTicker(
+  deps: TillMirrorDeps,
+  log: (line: string) => void,
+  intervalMs = TILL_MIRROR_INTERVAL_MS,
+): { stop(): void } {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;

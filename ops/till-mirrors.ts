@@ -26,7 +26,11 @@ export function mirrorRows(steps: readonly TillMirrorRecord[]): string[] {
     s.before === undefined ? '-' : String(s.before),
     s.found === undefined ? '-' : String(s.found),
   ]);
-  return renderTable(['at', 'state', 'source', 'marker', 'member', 'smaregi_customer', 'points', 'before', 'found'], rows, new Set([6, 7, 8]));
+  return renderTable(
+    ['at', 'state', 'source', 'marker', 'member', 'smaregi_customer', 'points', 'before', 'found'],
+    rows,
+    new Set([6, 7, 8]),
+  );
 }
 
 /** Prints the steps needing a look (oldest first) and the counts as the last line; answers how many conflict or were refused. */
@@ -40,6 +44,8 @@ export async function printTillMirrors(target: LedgerTarget, print: (line: strin
   for (const line of shown.length > 0 ? mirrorRows(shown) : []) print(line);
   const count = (state: string) => steps.filter((s) => s.state === state).length;
   const unfinished = count('pending') + count('sending');
-  print(`till mirrors: steps=${steps.length} done=${count('done')} conflict=${count('conflict')} refused=${count('refused')} unfinished=${unfinished}`);
+  print(
+    `till mirrors: steps=${steps.length} done=${count('done')} conflict=${count('conflict')} refused=${count('refused')} unfinished=${unfinished}`,
+  );
   return count('conflict') + count('refused');
 }

@@ -64,7 +64,8 @@ const TITLE = 'ポイント訂正（重複の取消） / Points corrected (dupli
  */
 export async function reverseExtra(deps: ReversalDeps, extra: ExtraEntry, marker: string): Promise<ReversalResult> {
   const result = await reverseOnce(deps, extra, marker);
-  if (result.kind === 'reversed') await deps.tillMirror?.({ marker, memberId: extra.memberId, points: movedBy(extra, result.pointsReversed) });
+  if (result.kind === 'reversed')
+    await deps.tillMirror?.({ marker, memberId: extra.memberId, points: movedBy(extra, result.pointsReversed) });
   return result;
 }
 

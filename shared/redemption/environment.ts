@@ -119,7 +119,9 @@ export function redemptionDepsFromEnv(
     ...(parts.logger ? { logger: parts.logger } : {}),
     // The first Smaregi source whose till points are the membership balance, when this function has its API access.
     ...withTillMirror(
-      'getMember' in parts.openapi ? tillMirrorDepsFromEnv(env, sources, { openapi: parts.openapi, logger: parts.logger }, readerOnce, now) : undefined,
+      'getMember' in parts.openapi
+        ? tillMirrorDepsFromEnv(env, sources, { openapi: parts.openapi, logger: parts.logger }, readerOnce, now)
+        : undefined,
     ),
   };
 }

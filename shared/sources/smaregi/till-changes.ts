@@ -18,7 +18,9 @@ export interface RecordedChanges extends ChainLedger {
     source: string;
     orderId: string;
     refundId: string;
-  }): Promise<{ state: string; outcome?: string | undefined; customerId?: string | undefined; pointsDebited?: number | undefined } | undefined>;
+  }): Promise<
+    { state: string; outcome?: string | undefined; customerId?: string | undefined; pointsDebited?: number | undefined } | undefined
+  >;
 }
 
 /** Outcomes whose record says points moved (a duplicate of them is mirrored from the record). */
@@ -59,7 +61,11 @@ async function noteRecordedPurchase(ledger: RecordedChanges, event: PurchaseEven
 async function noteRecordedRefund(ledger: RecordedChanges, event: RefundEvent, changes: PointChange[]): Promise<void> {
   const record = await ledger.getRefund({ source: event.source, orderId: event.orderId, refundId: event.refundId });
   if (!record?.outcome || !MOVED.has(record.outcome) || !record.customerId || !record.pointsDebited) return;
-  changes.push({ marker: refundMarker(event.source, event.orderId, event.refundId), memberId: record.customerId, points: -record.pointsDebited });
+  changes.push({
+    marker: refundMarker(event.source, event.orderId, event.refundId),
+    memberId: record.customerId,
+    points: -record.pointsDebited,
+  });
 }
 
 function notePurchase(event: PurchaseEvent, outcome: ProcessOutcome, changes: PointChange[]): void {

@@ -50,10 +50,10 @@ describe('web points mirrored to the tills (tillPoints membership)', () => {
       .filter((p) => /AuditLedger/.test(JSON.stringify(p.Properties.Roles)))
       .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: unknown; Condition?: Json }[] }).Statement);
     const mirror = statements.filter((st) => JSON.stringify(st.Condition ?? {}).includes('till-mirror#*'));
-    expect([
-      SMAREGI_ENV in envOf(audit),
-      'SOURCES_CONFIG' in envOf(audit),
-      mirror.map((st) => [st.Action].flat().sort()),
-    ]).toEqual([true, true, [['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']]]);
+    expect([SMAREGI_ENV in envOf(audit), 'SOURCES_CONFIG' in envOf(audit), mirror.map((st) => [st.Action].flat().sort())]).toEqual([
+      true,
+      true,
+      [['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
+    ]);
   });
 });

@@ -265,7 +265,15 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
 
   it('lists a till mirror step in conflict with npm run smaregi -- mirrors, and exits 1 so an operator looks', async () => {
     const steps = createTillMirrors({ client: handle.documentClient, tableName: stack.tableName, clock: Date.now });
-    await steps.begin({ source: 'smaregi', marker: 'lp1:smaregi:order:3031', memberId: 'm-1', points: 500, state: 'sending', smaregiCustomerId: '1', before: 10 });
+    await steps.begin({
+      source: 'smaregi',
+      marker: 'lp1:smaregi:order:3031',
+      memberId: 'm-1',
+      points: 500,
+      state: 'sending',
+      smaregiCustomerId: '1',
+      before: 10,
+    });
     await steps.settle('smaregi', 'lp1:smaregi:order:3031', { state: 'conflict', found: 7, reason: 'the till point changed in between' });
     const lines: string[] = [];
     const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
