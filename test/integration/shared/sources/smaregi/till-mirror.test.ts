@@ -61,7 +61,7 @@ const newRequest = () => `mirror-${process.pid}-${++requests}-abcdef`;
 const redeem = async (body: string, over: Partial<TillMirrorDeps> = {}): Promise<Answer> =>
   asJson(
     await handleRedeem(
-      { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body },
+      { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: h.form('1001', body) },
       { ...h.deps(), tillMirror: createTillMirror(mirrorDeps(over)) },
     ),
   );
