@@ -1,7 +1,7 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTillMirrors, orderKey, tillMirrorKey } from '../../../shared/ledger/index.js';
-import { purchaseMarker } from '../../../shared/points/index.js';
+import { purchaseMarker, refundMarker } from '../../../shared/points/index.js';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
 import { redemptionsCommand } from '../../../ops/redemptions-command.js';
@@ -137,6 +137,23 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     await h.deliver(['3012']);
     await h.deliver(['3012']);
     expect([stack.standIns.smaregi.standIn.customerPoint('1'), await h.entries('3012')]).toEqual([String(await h.balance()), [500]]);
+  });
+
+  it('mirrors a void’s take-back whose worker died before its mirror step was written when Smaregi delivers the void again, and only once', async () => {
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: String(await h.balance()) });
+    await seedSmaregiTransaction(stack, h.sale('3013', { spendPoint: '0' }));
+    await h.deliver(['3013']);
+    const tillBefore = stack.standIns.smaregi.standIn.customerPoint('1');
+    await seedSmaregiTransaction(stack, h.sale('3013', { spendPoint: '0', cancelDivision: '1' }));
+    await h.deliver(['3013'], 'edited');
+    // The attempt that died: the take-back landed, the add to the till record and its step never happened.
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: tillBefore });
+    await handle.documentClient.send(
+      new DeleteCommand({ TableName: stack.tableName, Key: { pk: tillMirrorKey('smaregi', refundMarker('smaregi', '3013', 'cancel')) } }),
+    );
+    await h.deliver(['3013'], 'edited');
+    await h.deliver(['3013'], 'edited');
+    expect(stack.standIns.smaregi.standIn.customerPoint('1')).toBe(String(await h.balance()));
   });
 
   it('never overwrites a change the till made on its own: a record out of step with the membership balance keeps its difference', async () => {
