@@ -15,13 +15,21 @@ import {
   reversalDepsOf,
   type TimeRange,
 } from '../shared/audit/index.js';
-import { ENV, processingSettingsFromEnv, requiredSetting } from '../shared/config/index.js';
+import { createSecretsManagerReader, ENV, processingSettingsFromEnv, requiredSetting, type SecretReader } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
 import { loggerFromEnv } from '../shared/logging/index.js';
 import { METRIC, metricsFromEnv } from '../shared/metrics/index.js';
 import { credentialsFromEnv, type OpenApiClient } from '../shared/openapi/index.js';
+import { loadSourceSettings } from '../shared/sources/index.js';
+import {
+  createTillMirror,
+  SMAREGI_ENV,
+  settleTillMirrors,
+  type TillMirrorDeps,
+  tillMirrorDepsFromEnv,
+} from '../shared/sources/smaregi/index.js';
 import { DAY_MS } from '../shared/time/index.js';
 import { openApiClientFromEnv } from '../shared/upstream/index.js';
 
@@ -51,6 +59,8 @@ export interface AuditLedgerDeps {
   };
   /** Where the run's summary is filed for the operator console (best effort). */
   activity?: ActivityRecorder;
+  /** Under a Smaregi source's `tillPoints: membership`: the till mirror, whose unfinished steps each run finishes. */
+  tillMirror?: TillMirrorDeps | undefined;
 }
 
 export type AuditSummary = { orders: number; refunds: number; drift: number; duplicates: number; reversed: number; from: string };
@@ -74,6 +84,7 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
     deps.metrics.addMetric(METRIC.duplicatesReversed, 'Count', result.reversed);
     deps.metrics.publishStoredMetrics();
     deps.logger.info(summaryLine(result), { customers: result.customers, historyPages: result.historyPages });
+    if (deps.tillMirror) await settleMirrors(deps.tillMirror, deps.logger);
     return {
       orders: result.orders,
       refunds: result.refunds,
@@ -85,6 +96,17 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
   };
 }
 
+/**
+ * Finishes the till mirror steps left unfinished (an attempt that died, Smaregi down) and says how many
+ * are `conflict` or `refused`: those need an operator (`npm run smaregi -- mirrors`, docs/runbook.md).
+ */
+async function settleMirrors(mirror: TillMirrorDeps, logger: AuditLedgerLogger): Promise<void> {
+  const settled = await settleTillMirrors(mirror);
+  const stuck = (await mirror.steps.list()).filter((s) => s.state === 'conflict' || s.state === 'refused');
+  logger.info(`till mirror: settled=${settled} conflict_or_refused=${stuck.length}`, { source: mirror.source });
+  if (stuck.length > 0) logger.warn('till mirror steps need an operator: npm run smaregi -- mirrors', { count: stuck.length });
+}
+
 export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedgerDeps> = {}): AuditLedgerDeps {
   const tableName = requiredSetting(env, ENV.LEDGER_TABLE, 'the ledger table name is required');
   const client = documentClientFromEnv(env);
@@ -93,16 +115,35 @@ export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedg
   const processing = processingSettingsFromEnv(env);
   // The deployment's one budget: the audit draws from it beside the workers.
   const openapi = overrides.openapi ?? openApiClientFromEnv(env, credentialsFromEnv(env), { client });
+  // Only a stage with a Smaregi source under tillPoints membership gives the audit SMAREGI (and SOURCES_CONFIG).
+  const tillMirror =
+    'tillMirror' in overrides
+      ? overrides.tillMirror
+      : env[SMAREGI_ENV]
+        ? tillMirrorDepsFromEnv(env, loadSourceSettings(env[ENV.SOURCES_CONFIG]), { openapi, logger }, secretsReader(), clock)
+        : undefined;
   return {
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range, undefined, { redemptionMembers: true })),
     ledger: overrides.ledger ?? createLedger({ client, tableName, clock }),
     openapi,
-    reversal: overrides.reversal ?? reversalDepsOf({ client, tableName, clock, openapi, processing }),
+    reversal:
+      overrides.reversal ??
+      reversalDepsOf({ client, tableName, clock, openapi, processing, tillMirror: tillMirror && createTillMirror(tillMirror) }),
     days: overrides.days ?? auditDaysFromEnv(env),
     clock,
     logger: overrides.logger ?? { info: (m, e = {}) => logger.info(m, e), warn: (m, e = {}) => logger.warn(m, e) },
     metrics: overrides.metrics ?? metricsFromEnv(env, 'audit-ledger'),
     ...activityOf(overrides.activity ?? activityFromEnv(env, logger)),
+    ...(tillMirror ? { tillMirror } : {}),
+  };
+}
+
+/** The Secrets Manager reader, made on first use (a stage without a till mirror never makes one). */
+function secretsReader(): () => SecretReader {
+  let reader: SecretReader | undefined;
+  return () => {
+    reader ??= createSecretsManagerReader();
+    return reader;
   };
 }
 

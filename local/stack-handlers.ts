@@ -12,7 +12,8 @@ import { ENV, minWebhookSecretChars, type Timing, webhookSecretsFromEnv } from '
 import type { Ledger } from '../shared/ledger/index.js';
 import type { DueEarns } from '../shared/points/index.js';
 import type { Logger } from '../shared/logging/index.js';
-import { secretsManagerCredentials } from '../shared/openapi/index.js';
+import { type OpenApiClient, secretsManagerCredentials } from '../shared/openapi/index.js';
+import { type TillMirrorDeps, tillMirrorDepsFromEnv } from '../shared/sources/smaregi/index.js';
 import { loadSourceSettings, loadSources } from '../shared/sources/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { SHOPIFY_ENROLMENT_ENV, withShopifyEnrolment } from './customers.js';
@@ -46,6 +47,8 @@ export interface StackHandlers {
   redemption?: RedemptionDeps;
   /** The worker's `days` ticker of provisional points (a schedule in AWS; local/earn-after.ts runs it). */
   earnDue: () => Promise<DueEarns>;
+  /** Under a Smaregi source's tillPoints membership: the till mirror, whose unfinished steps the local ticker finishes (the nightly audit in AWS). */
+  tillMirror?: TillMirrorDeps;
 }
 
 /** The environment the handlers are built from: the caller's, pointed at the local parts. */
@@ -197,7 +200,20 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
   const logs = mode === 'powertools' ? {} : { logger: localLogger('worker', print), metrics: discardedMetrics };
   const worker = startWorker(parts, { ...logs, credentials: readers.credentials });
   const redemption = appProxyDeps.redemption && sweepDeps(handlerEnv, appProxyDeps.redemption);
-  return { ...worker, ...(redemption ? { redemption } : {}) };
+  const openapi = worker.openapi as unknown as Partial<OpenApiClient>;
+  const tillMirror =
+    typeof openapi.getMember === 'function'
+      ? tillMirrorDepsFromEnv(
+          handlerEnv,
+          loadSourceSettings(handlerEnv[ENV.SOURCES_CONFIG]),
+          { openapi: openapi as Pick<OpenApiClient, 'getMember'>, logger: localLogger('till-mirror', print) },
+          () => parts.secretStore,
+          Date.now,
+        )
+      : undefined;
+  const smaregi = tillMirror?.smaregi as { close?: () => Promise<void> } | undefined;
+  if (smaregi?.close) parts.closeLater(async () => smaregi.close?.());
+  return { ...worker, ...(redemption ? { redemption } : {}), ...(tillMirror ? { tillMirror } : {}) };
 }
 
 /** The sweep's (and the operator's) redemption parts: the App Proxy's ledger and Open API, the shop's Admin token. */

@@ -27,6 +27,7 @@ import { localTiming } from '../kit/local-stack/timing.js';
 import { localWorkerCount } from '../kit/local-stack/workers.js';
 import { refuseShopMismatch, startSweepTicker, sweepRoute } from './redemption.js';
 import { startEarnTicker } from './earn-after.js';
+import { startTillMirrorTicker } from './till-mirror.js';
 import type { RedemptionDeps } from '../shared/redemption/index.js';
 
 export type { LocalStack, LocalStackOptions, StartedParts } from './stack-types.js';
@@ -111,6 +112,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const sweep = handlers.redemption ? startSweepTicker(handlers.redemption, log) : undefined;
     wiring.redemption = handlers.redemption;
     if (sweep) closers.first.push(async () => sweep.stop());
+    // Till mirror steps left unfinished, every minute (the nightly audit in AWS: functions/audit-ledger.ts).
+    const tillMirrorTicker = handlers.tillMirror ? startTillMirrorTicker(handlers.tillMirror, log) : undefined;
+    if (tillMirrorTicker) closers.first.push(async () => tillMirrorTicker.stop());
     // Provisional points whose day has come, every minute (a schedule in AWS: infra/constructs/earn-schedule.ts).
     const earnTicker = startEarnTicker(handlers.earnDue, log);
     closers.first.push(async () => earnTicker.stop());

@@ -86,7 +86,7 @@ export async function smaregiPrivacyCommand(
     const held = await describeMemberData(deps, ref);
     const membership = await membershipOf(target, ref);
     print(JSON.stringify({ ...held, membership, smaregiMirror: mirrorOf(target.tillPoints(source), membership) }, null, 2));
-    const records = held.orders.length + held.returns.length + held.tillReturns.length + held.tillSales.length;
+    const records = held.orders.length + held.returns.length + held.tillReturns.length + held.tillSales.length + held.tillMirrors.length;
     return records > 0 || held.enrolment || held.erased ? 0 : 1;
   }
   const erased = await eraseMember(deps, ref);
@@ -109,7 +109,7 @@ export async function smaregiPrivacyCommand(
   );
   for (const what of erased.busy) print(`busy: ${what} is being processed now: left as it was`);
   print(
-    `privacy smaregi erase: orders=${erased.orders} refunds=${erased.refunds} returns=${erased.returns} till_returns=${erased.tillReturns} till_sales=${erased.tillSales} customers=${erased.customers} tombstone=${erased.tombstone} busy=${erased.busy.length}`,
+    `privacy smaregi erase: orders=${erased.orders} refunds=${erased.refunds} returns=${erased.returns} till_returns=${erased.tillReturns} till_sales=${erased.tillSales} till_mirrors=${erased.tillMirrors} customers=${erased.customers} tombstone=${erased.tombstone} busy=${erased.busy.length}`,
   );
   if (erased.busy.length > 0) print('run the erase again in a minute: it goes on where this one stopped');
   return erased.busy.length > 0 ? 1 : 0;

@@ -5,9 +5,12 @@ import { isUsageError, OpsError } from './errors.js';
 import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
 import { localSmaregiTarget, type SmaregiReconcileTarget } from './reconcile-smaregi.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
+import { printTillMirrors } from './till-mirrors.js';
+import { localLedgerTarget, stageLedgerTarget } from './till-shortfalls.js';
 
 export const SMAREGI_USAGE = `usage:
-  npm run smaregi -- check [--source <smaregi source, default smaregi>] [--days N (1-31, default 7)] [--stage S [--stack NAME] [--outputs FILE]]`;
+  npm run smaregi -- check [--source <smaregi source, default smaregi>] [--days N (1-31, default 7)] [--stage S [--stack NAME] [--outputs FILE]]
+  npm run smaregi -- mirrors [--stage S [--stack NAME] [--outputs FILE]]   (till mirror steps in conflict, refused or unfinished)`;
 
 /** The lines of a check: what was read, what a shop must turn off, and the last line with the figures. */
 export function checkLines(source: string, contractId: string, c: PointSettingsCheck): string[] {
@@ -45,8 +48,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
     out.print(SMAREGI_USAGE);
     return 0;
   }
-  if (positionals.length !== 1 || positionals[0] !== 'check')
+  if (positionals.length !== 1 || (positionals[0] !== 'check' && positionals[0] !== 'mirrors'))
     throw new OpsError('usage', positionals.length === 0 ? 'name a command' : `unknown command ${positionals.join(' ')}`);
+  if (positionals[0] === 'mirrors') return listMirrors(env, stageOf(values), out);
   const days = Number(values.days);
   if (!Number.isInteger(days) || days < 1 || days > 31) throw new OpsError('usage', '--days takes 1 to 31');
   const stage = stageOf(values);
@@ -58,6 +62,16 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput, n
     const checked = await checkPointSettings(target.client, { now: now(), days });
     for (const line of checkLines(values.source, target.settings.contractId, checked)) out.print(line);
     return checked.ownPoints > 0 || checked.expiring > 0 ? 1 : 0;
+  } finally {
+    await target.close();
+  }
+}
+
+/** `mirrors`: the ledger only, locally or on the stage; exit 1 when a step conflicts or was refused. */
+async function listMirrors(env: NodeJS.ProcessEnv, stage: ReturnType<typeof stageOf>, out: CommandOutput): Promise<number> {
+  const target = stage === undefined ? await localLedgerTarget(env) : await stageLedgerTarget(stage);
+  try {
+    return (await printTillMirrors(target, (line) => out.print(line))) > 0 ? 1 : 0;
   } finally {
     await target.close();
   }

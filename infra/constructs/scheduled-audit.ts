@@ -29,7 +29,8 @@ export type ScheduledAuditProps = FunctionLogs & {
  * The daily audit (functions/audit-ledger.ts, the code of `npm run audit`): an EventBridge schedule
  * runs it; it may read the ledger (Scan, GetItem) and the Open API secret, write its reversal records
  * (`reversal#` keys only), draw from the upstream budget (its `budget#` counters) and file its run summary
- * (shared/activity), nothing else; its AuditDrift and DuplicatesReversed metrics and its failures each have
+ * (shared/activity), nothing else (under a Smaregi source's `tillPoints: membership` the stack adds the
+ * Smaregi access and `till-mirror#` keys: IntegrationStack.mirrorTillPoints); its AuditDrift and DuplicatesReversed metrics and its failures each have
  * an alarm on the stage's topic.
  */
 export class ScheduledAudit extends Construct {

@@ -109,7 +109,6 @@ export class IntegrationStack extends Stack {
       logs,
     });
     this.redemptionSweep = redemptionSweepFor(this, { config, table: this.ledger.table, openApiSecret, ...logs });
-    this.mirrorTillPoints(made.smaregiAccess);
     this.addSquareNotificationUrls();
     this.pointsReport = new ScheduledPointsReport(this, 'PointsReport', { config, table: this.ledger.table, ...logs });
     this.reconcile =
@@ -117,6 +116,7 @@ export class IntegrationStack extends Stack {
         ? undefined
         : new ScheduledReconcile(this, 'Reconcile', { config, table: this.ledger.table, queue: this.events.queue, ...logs });
     ({ alarms: this.alarms, audit: this.audit, dashboard: this.dashboard } = this.createOperations(logs, openApiSecret));
+    this.mirrorTillPoints(made.smaregiAccess);
     this.addOutputs(sources);
   }
 
@@ -286,18 +286,20 @@ export class IntegrationStack extends Stack {
   /**
    * Under a Smaregi source's `tillPoints: membership` a web redemption's deduction and give-back are mirrored
    * to the member's till point record (shared/sources/smaregi/till-mirror.ts): the App Proxy and the sweep,
-   * which make them, read the Smaregi app's credentials too.
+   * which make them, read the Smaregi app's credentials too; so does the nightly audit, whose reversals
+   * are mirrored and which finishes the steps left unfinished (settleTillMirrors), reading the sources for it.
    */
   private mirrorTillPoints(access: { secrets: SmaregiAccessSecrets; json: string } | undefined): void {
     const membership = Object.entries(this.config.sources).some(
       ([name, s]) => (s.kind ?? name) === 'smaregi' && (s as { tillPoints?: unknown }).tillPoints === 'membership',
     );
     if (!access || !membership) return;
-    for (const fn of [this.appProxy?.function.fn, this.redemptionSweep?.function.fn]) {
+    this.audit.function.fn.addEnvironment(ENV.SOURCES_CONFIG, JSON.stringify(sourcesConfig(this.config.sources)));
+    for (const fn of [this.appProxy?.function.fn, this.redemptionSweep?.function.fn, this.audit.function.fn]) {
       if (!fn) continue;
       access.secrets.grantRead(fn);
       fn.addEnvironment(SMAREGI_ENV, access.json);
-      // Each leg's mirror step (its own ledger record), nothing else of the table added.
+      // Each mirror step (its own ledger record), nothing else of the table added.
       grantLedgerKeys(this.ledger.table, fn, LEDGER_ITEM_ACTIONS, FUNCTION_LEDGER_KEYS.tillMirror);
     }
   }

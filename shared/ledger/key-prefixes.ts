@@ -36,7 +36,7 @@ export const FUNCTION_LEDGER_KEYS = {
   shopifyAppProxyProvisional: [K.order],
   sweepRedemptions: [K.redemption, K.redemptionCode, K.redemptionOrder],
   reconcile: [K.order, K.refund],
-  // The App Proxy and the sweep under a Smaregi source's `tillPoints: membership`: each web leg's till mirror step.
+  // The App Proxy, the sweep and the audit under a Smaregi source's `tillPoints: membership`: the till mirror steps (web legs, reversals, settling).
   tillMirror: [K.tillMirror],
 } as const satisfies Record<string, readonly string[]>;
 

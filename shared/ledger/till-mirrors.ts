@@ -39,6 +39,8 @@ export const TillMirrorRecord = lazyObject(z.object, () => ({
   /** What the customer's point read when a `sending` step was found again and matched nothing we sent. */
   found: z.number().optional(),
   reason: z.string().optional(),
+  /** When an in-store member's privacy erase took the Smaregi customer id out (shared/privacy/member.ts). */
+  redactedAt: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string().optional(),
   ttl: z.number().optional(),
@@ -66,6 +68,11 @@ export interface TillMirrors {
   listUnfinished(): Promise<TillMirrorRecord[]>;
   /** Every step of every source (a scan: operators and checks). */
   list(): Promise<TillMirrorRecord[]>;
+  /**
+   * A privacy erase: the Smaregi customer id out (member ids and points stay, as on orders); a step not
+   * final is ended `skipped` (nothing more is sent for an erased member). The record after, or undefined.
+   */
+  redact(step: TillMirrorRecord): Promise<TillMirrorRecord | undefined>;
 }
 
 export interface TillMirrorsOptions {
@@ -107,6 +114,15 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
       return item ? TillMirrorRecord.parse(item) : undefined;
     },
     list,
+    async redact(step) {
+      const now = store.iso(store.clock());
+      const unfinished = step.state === 'pending' || step.state === 'sending';
+      const fields = unfinished ? { state: 'skipped', reason: 'the member was erased (privacy)' } : {};
+      const e = new Expression().setAll({ ...fields, redactedAt: now, updatedAt: now }).remove('smaregiCustomerId');
+      // Only from the state read: a step that moved meanwhile is found again by the next erase.
+      const item = await store.update(tillMirrorKey(step.source, step.marker), e, `${e.path('state')} = ${e.value(step.state)}`);
+      return item ? TillMirrorRecord.parse(item) : undefined;
+    },
     async listUnfinished() {
       return (await list()).filter((s) => s.state === 'pending' || s.state === 'sending');
     },

@@ -3,7 +3,9 @@ import type { ActivityEntry, ActivityReader } from '../activity/index.js';
 import type { CustomerRecords } from '../customers/index.js';
 import {
   createLedgerRedactor,
+  createTillMirrors,
   type Ledger,
+  type TillMirrorRecord,
   type LedgerRedactor,
   type OrderRecord,
   type TillLine,
@@ -100,6 +102,8 @@ export interface HeldMemberData {
   tillSales: HeldTillSale[];
   /** An enrolment record under the code, when there is one. */
   enrolment: { outcome: string; memberId: string | null } | null;
+  /** Points changes mirrored to the member's Smaregi record (tillPoints membership): marker, state, points, the Smaregi customer id until erased. */
+  tillMirrors: { marker: string; state: string; points: number; smaregiCustomerId: string | null; recordedAt: string }[];
 }
 
 export interface MemberErasure {
@@ -109,6 +113,8 @@ export interface MemberErasure {
   /** Till returns and till sales the member was taken out of (open returns among them dismissed). */
   tillReturns: number;
   tillSales: number;
+  /** Till mirror steps whose Smaregi customer id was taken out (unfinished ones ended `skipped`). */
+  tillMirrors: number;
   customers: number;
   /** `new`: this erase wrote it; `kept`: an earlier erase had. */
   tombstone: 'new' | 'kept';
@@ -132,6 +138,18 @@ async function memberOrders(deps: MemberPrivacyDeps, ref: MemberRef): Promise<Or
 }
 
 const byTime = <T extends { occurredAt: string }>(records: T[]) => records.sort((a, b) => a.occurredAt.localeCompare(b.occurredAt));
+
+/**
+ * The till mirror steps of the member (`till-mirror#`, any source's marker): those whose member is one
+ * the member's orders went to, or whose Smaregi customer is the code (customerField customerId).
+ */
+async function memberMirrors(deps: MemberPrivacyDeps, ref: MemberRef, orders: OrderRecord[]): Promise<TillMirrorRecord[]> {
+  const members = new Set(orders.map((o) => o.customerId).filter((id): id is string => id !== undefined));
+  const steps = await createTillMirrors({ client: deps.client, tableName: deps.tableName, clock: deps.clock }).list();
+  return steps
+    .filter((s) => s.source === ref.source && (members.has(s.memberId) || s.smaregiCustomerId === ref.code))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
 
 async function collect<T>(records: AsyncGenerator<T>): Promise<T[]> {
   const out: T[] = [];
@@ -174,7 +192,8 @@ async function memberTillRecords(redactor: LedgerRedactor, ref: MemberRef): Prom
 export async function describeMemberData(deps: MemberPrivacyDeps, ref: MemberRef): Promise<HeldMemberData> {
   const redactor = createLedgerRedactor(deps);
   const orders: HeldMemberOrder[] = [];
-  for (const order of await memberOrders(deps, ref)) {
+  const found = await memberOrders(deps, ref);
+  for (const order of found) {
     const refunds = await deps.ledger.listRefunds({ source: ref.source, orderId: order.orderId });
     orders.push({
       orderId: order.orderId,
@@ -200,6 +219,13 @@ export async function describeMemberData(deps: MemberPrivacyDeps, ref: MemberRef
     returns,
     ...(await memberTillRecords(redactor, ref)),
     enrolment: record ? { outcome: record.outcome ?? record.state, memberId: record.memberId ?? null } : null,
+    tillMirrors: (await memberMirrors(deps, ref, found)).map((s) => ({
+      marker: s.marker,
+      state: s.state,
+      points: s.points,
+      smaregiCustomerId: s.smaregiCustomerId ?? null,
+      recordedAt: s.createdAt,
+    })),
   };
 }
 
@@ -216,11 +242,15 @@ export async function eraseMember(deps: MemberPrivacyDeps, ref: MemberRef): Prom
     returns: 0,
     tillReturns: 0,
     tillSales: 0,
+    tillMirrors: 0,
     customers: 0,
     tombstone: kept ? 'kept' : 'new',
     busy: [],
   };
-  for (const order of await memberOrders(deps, ref)) {
+  const orders = await memberOrders(deps, ref);
+  // Read before the orders are redacted (their member ids stay, but read first all the same).
+  const mirrors = await memberMirrors(deps, ref, orders);
+  for (const order of orders) {
     const done = await redactor.redactOrder(order);
     result.refunds += done.refunds;
     for (const refundId of done.busyRefunds) result.busy.push(`refund ${order.orderId}/${refundId}`);
@@ -238,6 +268,12 @@ export async function eraseMember(deps: MemberPrivacyDeps, ref: MemberRef): Prom
     if (await redactor.redactTillReturn(r)) result.tillReturns += 1;
   for (const sale of await collect(redactor.scanTillSalesOf(ref.source, ref.code)))
     if (await redactor.redactTillSale(sale)) result.tillSales += 1;
+  const steps = createTillMirrors({ client: deps.client, tableName: deps.tableName, clock: deps.clock });
+  for (const step of mirrors) {
+    if (step.redactedAt !== undefined && step.smaregiCustomerId === undefined) continue;
+    if (await steps.redact(step)) result.tillMirrors += 1;
+    else result.busy.push(`till mirror ${step.marker}`);
+  }
   if (await redactor.deleteCustomerRecord(customer)) result.customers += 1;
   await redactor.deleteLinkMark({ source: ref.source, externalKey: ref.externalKey, externalId: ref.code });
   return result;

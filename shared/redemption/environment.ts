@@ -8,7 +8,7 @@ import {
   type SecretReader,
 } from '../config/index.js';
 import { documentClientFromEnv } from '../dynamodb/index.js';
-import { createRedemptionLedger, createTillMirrors } from '../ledger/index.js';
+import { createRedemptionLedger } from '../ledger/index.js';
 import type { Logger } from '../logging/index.js';
 import type { OpenApiClient } from '../openapi/index.js';
 import {
@@ -19,7 +19,7 @@ import {
   type ShopifyAdminClient,
 } from '../sources/shopify/index.js';
 import type { SourceSettingsSet } from '../sources/index.js';
-import { createTillMirror, SMAREGI_ENV, smaregiFromEnv, type TillMirror } from '../sources/smaregi/index.js';
+import { createTillMirror, type TillMirrorDeps, tillMirrorDepsFromEnv } from '../sources/smaregi/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 import type { RedemptionDeps } from './protocol.js';
 import { lazySchema } from '../schema/index.js';
@@ -118,42 +118,16 @@ export function redemptionDepsFromEnv(
     inDoubtSeconds: processingSettingsFromEnv(env).inDoubtSeconds,
     insufficientPointsPolicy: processingSettingsFromEnv(env).insufficientPointsPolicy,
     ...(parts.logger ? { logger: parts.logger } : {}),
-    ...withTillMirror(tillMirrorFromEnv(env, sources, parts, readerOnce, now)),
+    // The first Smaregi source whose till points are the membership balance, when this function has its API access.
+    ...withTillMirror(
+      'getMember' in parts.openapi
+        ? tillMirrorDepsFromEnv(env, sources, { openapi: parts.openapi, logger: parts.logger }, readerOnce, now)
+        : undefined,
+    ),
   };
 }
 
-const withTillMirror = (mirror: TillMirror | undefined) => (mirror ? { tillMirror: mirror } : {});
-
-/**
- * The mirror of web points changes to the tills' point records: the first Smaregi source whose till points
- * are the membership balance (`tillPoints: membership`) and that this function has API access for (env SMAREGI).
- */
-function tillMirrorFromEnv(
-  env: NodeJS.ProcessEnv,
-  sources: SourceSettingsSet,
-  parts: { openapi: RedemptionDeps['openapi'] | OpenApiClient; logger?: Pick<Logger, 'info' | 'warn' | 'error'> },
-  reader: () => SecretReader,
-  now: () => number,
-): TillMirror | undefined {
-  const clients = smaregiFromEnv(env[SMAREGI_ENV], reader);
-  if (!clients || !('getMember' in parts.openapi)) return undefined;
-  for (const settings of sources.values()) {
-    const linking = settings.customerLinking?.();
-    const smaregi = linking?.tillPoints ? clients(settings.name) : undefined;
-    if (!linking?.tillPoints || !smaregi) continue;
-    return createTillMirror({
-      source: settings.name,
-      externalKey: linking.externalKey,
-      memberLookup: linking.tillPoints.memberLookup,
-      customerField: linking.tillPoints.customerField,
-      openapi: parts.openapi,
-      smaregi,
-      steps: createTillMirrors({ client: documentClientFromEnv(env), tableName: requiredSetting(env, ENV.LEDGER_TABLE), clock: now }),
-      logger: parts.logger,
-    });
-  }
-  return undefined;
-}
+const withTillMirror = (deps: TillMirrorDeps | undefined) => (deps ? { tillMirror: createTillMirror(deps) } : {});
 
 /** Made on first use: the worker marks codes used and gives points back without ever calling Shopify. */
 function lazyAdminClient(env: NodeJS.ProcessEnv, reader: () => SecretReader): RedemptionDeps['shopify'] {

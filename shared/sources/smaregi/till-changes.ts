@@ -1,5 +1,5 @@
 import type { ProcessOutcome, PurchaseEvent, RefundEvent } from '../../events/index.js';
-import { type ChainLedger, purchaseMarker, refundMarker, runEarns } from '../../points/index.js';
+import { type ChainLedger, type ChainOrder, purchaseMarker, refundMarker, runEarns } from '../../points/index.js';
 import type { CanonicalRun } from '../resolution.js';
 import type { PointChange } from './till-mirror.js';
 
@@ -11,11 +11,33 @@ import type { PointChange } from './till-mirror.js';
  */
 const TILL_OWN = /\/(?:spend-\d+(?:\/back)?|staff)$/;
 
-/** The runs, noting each change that ran (an answer proving it: credited, debited, clamped) into `changes`. */
-export function notingChanges(run: CanonicalRun, ledger: ChainLedger, changes: PointChange[]): CanonicalRun {
+/** What the ledger recorded of a change that ran, read again when a delivery finds it done (a duplicate). */
+export interface RecordedChanges extends ChainLedger {
+  getOrder(ref: { source: string; orderId: string }): Promise<(ChainOrder & { customerId?: string | undefined }) | undefined>;
+  getRefund(ref: {
+    source: string;
+    orderId: string;
+    refundId: string;
+  }): Promise<
+    { state: string; outcome?: string | undefined; customerId?: string | undefined; pointsDebited?: number | undefined } | undefined
+  >;
+}
+
+/** Outcomes whose record says points moved (a duplicate of them is mirrored from the record). */
+const MOVED = new Set(['credited', 'debited', 'insufficient_points']);
+
+/**
+ * The runs, noting each change that ran (an answer proving it: credited, debited, clamped) into `changes`.
+ * A change found done (`duplicate`) is noted too, from its ledger record: an attempt that died after
+ * the points call but before its mirror step was written left the mirror owed, and only a redelivery
+ * sees it; the step's own record (keyed by the same marker) keeps it exactly once.
+ */
+export function notingChanges(run: CanonicalRun, ledger: RecordedChanges, changes: PointChange[]): CanonicalRun {
   const purchase = async (event: PurchaseEvent) => {
     const outcome = await run.purchase(event);
-    if (!TILL_OWN.test(event.orderId)) notePurchase(event, outcome, changes);
+    if (TILL_OWN.test(event.orderId)) return outcome;
+    if (outcome.kind === 'duplicate' && outcome.previous === 'credited') await noteRecordedPurchase(ledger, event, changes);
+    else notePurchase(event, outcome, changes);
     return outcome;
   };
   const refund = async (event: RefundEvent) => {
@@ -23,9 +45,27 @@ export function notingChanges(run: CanonicalRun, ledger: ChainLedger, changes: P
     const taken = debitOf(outcome);
     if (taken && 'customerId' in outcome)
       changes.push({ marker: refundMarker(event.source, event.orderId, event.refundId), memberId: outcome.customerId, points: -taken });
+    else if (outcome.kind === 'duplicate' && MOVED.has(outcome.previous)) await noteRecordedRefund(ledger, event, changes);
     return outcome;
   };
   return { purchase, refund, earns: (event) => runEarns(event, ledger, { purchase, refund }), members: run.members };
+}
+
+async function noteRecordedPurchase(ledger: RecordedChanges, event: PurchaseEvent, changes: PointChange[]): Promise<void> {
+  const order = await ledger.getOrder({ source: event.source, orderId: event.orderId });
+  const points = order?.pointsCredited ?? order?.pointsHint;
+  if (order?.outcome !== 'credited' || !order.customerId || !points) return;
+  changes.push({ marker: purchaseMarker(event.source, event.orderId), memberId: order.customerId, points });
+}
+
+async function noteRecordedRefund(ledger: RecordedChanges, event: RefundEvent, changes: PointChange[]): Promise<void> {
+  const record = await ledger.getRefund({ source: event.source, orderId: event.orderId, refundId: event.refundId });
+  if (!record?.outcome || !MOVED.has(record.outcome) || !record.customerId || !record.pointsDebited) return;
+  changes.push({
+    marker: refundMarker(event.source, event.orderId, event.refundId),
+    memberId: record.customerId,
+    points: -record.pointsDebited,
+  });
 }
 
 function notePurchase(event: PurchaseEvent, outcome: ProcessOutcome, changes: PointChange[]): void {

@@ -43,4 +43,17 @@ describe('web points mirrored to the tills (tillPoints membership)', () => {
       expect(mirror.map((st) => [st.Action].flat().sort())).toEqual([['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']]);
     }
   });
+
+  it('lets the nightly audit finish unfinished mirror steps: the Smaregi access, the sources and till-mirror# keys only', () => {
+    const audit = described('Audits the ledger against the point histories');
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[])
+      .filter((p) => /AuditLedger/.test(JSON.stringify(p.Properties.Roles)))
+      .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: unknown; Condition?: Json }[] }).Statement);
+    const mirror = statements.filter((st) => JSON.stringify(st.Condition ?? {}).includes('till-mirror#*'));
+    expect([SMAREGI_ENV in envOf(audit), 'SOURCES_CONFIG' in envOf(audit), mirror.map((st) => [st.Action].flat().sort())]).toEqual([
+      true,
+      true,
+      [['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
+    ]);
+  });
 });

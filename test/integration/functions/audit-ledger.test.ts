@@ -1,7 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type SmaregiStandIn, startSmaregiStandIn } from '../../../stand-ins/smaregi/index.js';
+import { createSmaregiClient, type SmaregiClient } from '../../../shared/sources/smaregi/index.js';
 import { auditDaysFromEnv, depsFromEnv, makeHandler } from '../../../functions/audit-ledger.js';
 import { ProcessingSettings } from '../../../shared/config/processing-settings.js';
-import { createLedger, createLedgerTable } from '../../../shared/ledger/index.js';
+import { createLedger, createLedgerTable, createTillMirrors } from '../../../shared/ledger/index.js';
 import { createProcessor, purchaseMarker } from '../../../shared/points/index.js';
 import { purchase, useHarness } from '../shared/points/harness.js';
 import type { Json } from '../../support/json.js';
@@ -113,5 +115,43 @@ describe('audit-ledger (the scheduled audit)', () => {
   it('refuses an AUDIT_DAYS that is not a whole number of days', () => {
     expect(auditDaysFromEnv({})).toBe(3);
     expect(() => auditDaysFromEnv({ AUDIT_DAYS: '2.5' })).toThrow('AUDIT_DAYS must be a whole number of days from 1 to 400, got "2.5"');
+  });
+});
+
+describe('audit-ledger under a Smaregi source’s tillPoints membership', () => {
+  let smaregi: SmaregiStandIn;
+  let client: SmaregiClient;
+  beforeAll(async () => {
+    smaregi = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
+    client = createSmaregiClient({
+      contractId: 'c1',
+      apiOrigin: smaregi.url,
+      idOrigin: smaregi.url,
+      credentials: async () => ({ clientId: 'app', clientSecret: 'app-secret' }),
+      sleep: async () => undefined,
+    });
+  });
+  afterAll(async () => {
+    await client.close();
+    await smaregi.close();
+  });
+
+  it('finishes a till mirror step an attempt left unfinished, adding its points to the member’s Smaregi record once', async () => {
+    smaregi.putCustomer({ customerId: '8', customerCode: 'C-0008', point: '100' } as never);
+    const steps = createTillMirrors({ client: h.dynamo.documentClient, tableName, clock: h.clock });
+    // An attempt that died before it read anything: the step begun, nothing sent.
+    await steps.begin({ source: 'smaregi', marker: 'lp1:shopify:redemption:x', memberId: 'member-gold', points: -30, state: 'pending' });
+    await h.api.updateMember('member-gold', { external_ids: { pos_card: '8' } });
+    const tillMirror = {
+      source: 'smaregi',
+      externalKey: 'pos_card',
+      customerField: 'customerId' as const,
+      openapi: h.api,
+      smaregi: client,
+      steps,
+    };
+    await makeHandler(depsFromEnv(env(), { clock: h.clock, tillMirror }))();
+    await makeHandler(depsFromEnv(env(), { clock: h.clock, tillMirror }))();
+    expect([smaregi.customerPoint('8'), (await steps.get('smaregi', 'lp1:shopify:redemption:x'))?.state]).toEqual(['70', 'done']);
   });
 });

@@ -1,9 +1,11 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { orderKey } from '../../../shared/ledger/index.js';
+import { createTillMirrors, orderKey, tillMirrorKey } from '../../../shared/ledger/index.js';
+import { purchaseMarker, refundMarker } from '../../../shared/points/index.js';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
 import { redemptionsCommand } from '../../../ops/redemptions-command.js';
+import { smaregiCommand } from '../../../ops/smaregi-command.js';
 import { opsCommandOn, withDemoStack } from '../../support/local-stack.js';
 import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../../kit/smaregi.js';
 
@@ -128,6 +130,38 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
     await h.deliver(['3008'], 'edited');
     const afterVoid = [stack.standIns.smaregi.standIn.customerPoint('1'), String(await h.balance())];
     expect([afterSale[0] === afterSale[1], afterVoid[0] === afterVoid[1], afterSale[1] !== afterVoid[1]]).toEqual([true, true, true]);
+  });
+
+  it('mirrors a sale’s credit whose worker died before its mirror step was written when Smaregi delivers the sale again, and only once', async () => {
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: String(await h.balance()) });
+    await seedSmaregiTransaction(stack, h.sale('3012', { spendPoint: '0' }));
+    const tillBefore = stack.standIns.smaregi.standIn.customerPoint('1');
+    await h.deliver(['3012']);
+    // The attempt that died: the credit landed, the add to the till record and its step never happened.
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: tillBefore });
+    await handle.documentClient.send(
+      new DeleteCommand({ TableName: stack.tableName, Key: { pk: tillMirrorKey('smaregi', purchaseMarker('smaregi', '3012')) } }),
+    );
+    await h.deliver(['3012']);
+    await h.deliver(['3012']);
+    expect([stack.standIns.smaregi.standIn.customerPoint('1'), await h.entries('3012')]).toEqual([String(await h.balance()), [500]]);
+  });
+
+  it('mirrors a void’s take-back whose worker died before its mirror step was written when Smaregi delivers the void again, and only once', async () => {
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: String(await h.balance()) });
+    await seedSmaregiTransaction(stack, h.sale('3013', { spendPoint: '0' }));
+    await h.deliver(['3013']);
+    const tillBefore = stack.standIns.smaregi.standIn.customerPoint('1');
+    await seedSmaregiTransaction(stack, h.sale('3013', { spendPoint: '0', cancelDivision: '1' }));
+    await h.deliver(['3013'], 'edited');
+    // The attempt that died: the take-back landed, the add to the till record and its step never happened.
+    await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: tillBefore });
+    await handle.documentClient.send(
+      new DeleteCommand({ TableName: stack.tableName, Key: { pk: tillMirrorKey('smaregi', refundMarker('smaregi', '3013', 'cancel')) } }),
+    );
+    await h.deliver(['3013'], 'edited');
+    await h.deliver(['3013'], 'edited');
+    expect(stack.standIns.smaregi.standIn.customerPoint('1')).toBe(String(await h.balance()));
   });
 
   it('never overwrites a change the till made on its own: a record out of step with the membership balance keeps its difference', async () => {
@@ -263,6 +297,29 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
       line.trim().split(/\s+/).slice(4),
       listed.text.split('\n').at(-1)?.startsWith('till spend shortfalls: spends='),
     ]).toEqual([0, ['smaregi', '3030/spend-1', 'C-0001', String(held + 800), String(held + 500), '300', 'clamp'], true]);
+  });
+
+  it('lists a till mirror step in conflict with npm run smaregi -- mirrors, and exits 1 so an operator looks', async () => {
+    const steps = createTillMirrors({ client: handle.documentClient, tableName: stack.tableName, clock: Date.now });
+    await steps.begin({
+      source: 'smaregi',
+      marker: 'lp1:smaregi:order:3031',
+      memberId: 'm-1',
+      points: 500,
+      state: 'sending',
+      smaregiCustomerId: '1',
+      before: 10,
+    });
+    await steps.settle('smaregi', 'lp1:smaregi:order:3031', { state: 'conflict', found: 7, reason: 'the till point changed in between' });
+    const lines: string[] = [];
+    const out = { print: (l: string) => lines.push(l), printError: (l: string) => lines.push(l) };
+    const listed = { code: await smaregiCommand(['mirrors'], { PORT: new URL(stack.urls.intake).port }, out), text: lines.join('\n') };
+    const line = listed.text.split('\n').find((l) => l.includes('lp1:smaregi:order:3031')) ?? listed.text;
+    expect([listed.code, line.trim().split(/\s+/).slice(4), /conflict=[1-9]/.test(listed.text.split('\n').at(-1) ?? '')]).toEqual([
+      1,
+      ['conflict', 'smaregi', 'lp1:smaregi:order:3031', 'm-1', '1', '500', '10', '7'],
+      true,
+    ]);
   });
 
   it('gives the points spent at the till back before taking the sale back when the transaction is deleted, so a member who spent everything ends where they began', async () => {

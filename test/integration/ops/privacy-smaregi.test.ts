@@ -11,7 +11,7 @@ import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
 import { opsCommand } from '../../../ops/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
 import { GetCommand } from '../../../shared/dynamodb/index.js';
-import { createTillReturns, tillReturnKey, tillSaleKey } from '../../../shared/ledger/index.js';
+import { createTillMirrors, createTillReturns, tillReturnKey, tillSaleKey } from '../../../shared/ledger/index.js';
 import type { HeldMemberData } from '../../../shared/privacy/index.js';
 import { opsCommandOn, withDemoStack } from '../../support/local-stack.js';
 
@@ -73,6 +73,12 @@ describe('npm run privacy -- smaregi (in-store members, npm start)', () => {
       membership: { balance: await balance('C-0001') },
       smaregiMirror: { tillPoints: 'membership', balanceMirrored: await balance('C-0001') },
     });
+    // The sales' credits and the void's debit, each mirrored to taro's Smaregi customer.
+    expect((held.tillMirrors as { smaregiCustomerId: string; points: number }[]).map((m) => [m.smaregiCustomerId, m.points > 0])).toEqual([
+      ['1', true],
+      ['1', true],
+      ['1', false],
+    ]);
     // As an id of its own (a value, a marker's or a delivery's tail): random UUIDs and times may hold the digits.
     expect(JSON.stringify(held)).not.toMatch(/(^|["/:])7101(["/:%]|$)/);
   });
@@ -91,7 +97,7 @@ describe('npm run privacy -- smaregi (in-store members, npm start)', () => {
     const erased = await privacy('smaregi', 'erase', 'C-0001');
     expect([erased.code, erased.text.split('\n').at(-1)]).toEqual([
       0,
-      'privacy smaregi erase: orders=3 refunds=1 returns=0 till_returns=0 till_sales=2 customers=0 tombstone=new busy=0',
+      'privacy smaregi erase: orders=3 refunds=1 returns=0 till_returns=0 till_sales=2 till_mirrors=3 customers=0 tombstone=new busy=0',
     ]);
     const kept = await order('7001');
     expect([
@@ -104,6 +110,16 @@ describe('npm run privacy -- smaregi (in-store members, npm start)', () => {
     expect(await report('C-0001')).toMatchObject({ erased: true, orders: [], returns: [] });
   });
 
+  it('reports no Smaregi customer id left in the member’s till mirror steps after the erase, their points kept', async () => {
+    const steps = await createTillMirrors({ client: handle.documentClient, tableName: stack.tableName, clock: Date.now }).list();
+    const theirs = steps.filter((s) => /:(7001|7002)(:|$)/.test(decodeURIComponent(s.marker)));
+    expect(theirs.map((s) => [s.smaregiCustomerId, s.redactedAt !== undefined])).toEqual([
+      [undefined, true],
+      [undefined, true],
+      [undefined, true],
+    ]);
+  });
+
   it('leaves the other member untouched', async () => {
     expect([(await order('7101'))?.externalId, ((await report('C-0002')).orders as unknown[]).length]).toEqual(['C-0002', 1]);
   });
@@ -112,7 +128,7 @@ describe('npm run privacy -- smaregi (in-store members, npm start)', () => {
     const again = await privacy('smaregi', 'erase', 'C-0001');
     expect([again.code, again.text.split('\n').at(-1)]).toEqual([
       0,
-      'privacy smaregi erase: orders=0 refunds=0 returns=0 till_returns=0 till_sales=0 customers=0 tombstone=kept busy=0',
+      'privacy smaregi erase: orders=0 refunds=0 returns=0 till_returns=0 till_sales=0 till_mirrors=0 customers=0 tombstone=kept busy=0',
     ]);
   });
 
@@ -223,7 +239,7 @@ describe('npm run privacy -- smaregi: an in-store member’s till returns and th
     const erased = await ops('privacy', 'smaregi', 'erase', 'C-0001');
     expect([erased.code, erased.text.split('\n').at(-1)]).toEqual([
       0,
-      expect.stringMatching(/ till_returns=2 till_sales=2 customers=0 tombstone=new busy=0$/),
+      expect.stringMatching(/ till_returns=2 till_sales=2 till_mirrors=0 customers=0 tombstone=new busy=0$/),
     ]);
     const items = await Promise.all(
       [

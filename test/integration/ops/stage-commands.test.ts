@@ -536,7 +536,7 @@ describe('stage commands (--stage)', () => {
     const erased = await cli('privacy', 'smaregi', 'erase', 'SM-STAGE-1');
     expect([erased.code, erased.lines.at(-1)]).toEqual([
       0,
-      'privacy smaregi erase: orders=1 refunds=0 returns=0 till_returns=0 till_sales=0 customers=0 tombstone=new busy=0',
+      'privacy smaregi erase: orders=1 refunds=0 returns=0 till_returns=0 till_sales=0 till_mirrors=0 customers=0 tombstone=new busy=0',
     ]);
     expect([
       await report(),

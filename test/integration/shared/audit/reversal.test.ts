@@ -1,4 +1,6 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../stand-ins/smaregi/index.js';
+import { createSmaregiClient, createTillMirror, type SmaregiClient } from '../../../../shared/sources/smaregi/index.js';
 import {
   auditLedger,
   type AuditResult,
@@ -13,6 +15,7 @@ import {
   createLedgerTable,
   createRedemptionLedger,
   createReversalLedger,
+  createTillMirrors,
   type Ledger,
 } from '../../../../shared/ledger/index.js';
 import { createProcessor, purchaseMarker, redemptionMarker, reversalMarker } from '../../../../shared/points/index.js';
@@ -44,7 +47,9 @@ async function processAll(...events: PointsEvent[]): Promise<void> {
   for (const e of events) expect((await processor.process(e, { receiveCount: 1 })).action).toBe('ack');
 }
 
-async function audit(options: { policy?: 'clamp' | 'park'; crashAt?: ReversalStep } = {}): Promise<AuditResult> {
+async function audit(
+  options: { policy?: 'clamp' | 'park'; crashAt?: ReversalStep; tillMirror?: ReturnType<typeof createTillMirror> } = {},
+): Promise<AuditResult> {
   const records = await scanLedger(h.dynamo.documentClient, tableName, {}, undefined, { redemptionMembers: true });
   const reversal = reversalDepsOf({
     client: h.dynamo.documentClient,
@@ -55,6 +60,7 @@ async function audit(options: { policy?: 'clamp' | 'park'; crashAt?: ReversalSte
     checkpoint: (step) => {
       if (step === options.crashAt) throw new SimulatedCrash(`crash at ${step}`);
     },
+    tillMirror: options.tillMirror,
   });
   return auditLedger(records, { ledger, openapi: h.api, reversal });
 }
@@ -274,5 +280,41 @@ describe('the audit reverses duplicates', () => {
     const result = await auditLedger(mine, { ledger: h.ledger, openapi: h.api, reversal });
     expect(result).toMatchObject({ duplicates: 1, reversed: 1 });
     expect(await h.balance(GOLD)).toBe(50);
+  });
+});
+
+describe('the audit’s reversals on a till’s record (tillPoints: membership)', () => {
+  let smaregi: SmaregiStandIn;
+  let client: SmaregiClient;
+  beforeAll(async () => {
+    smaregi = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
+    client = createSmaregiClient({
+      contractId: 'c1',
+      apiOrigin: smaregi.url,
+      idOrigin: smaregi.url,
+      credentials: async () => ({ clientId: 'app', clientSecret: 'app-secret' }),
+      sleep: async () => undefined,
+    });
+  });
+  afterAll(async () => {
+    await client.close();
+    await smaregi.close();
+  });
+
+  it('takes a reversed extra credit off the member’s Smaregi record too, once', async () => {
+    await h.api.updateMember(GOLD, { external_ids: { pos_card: '7' } });
+    smaregi.putCustomer({ customerId: '7', customerCode: 'C-0007', point: '100' } as never);
+    const tillMirror = createTillMirror({
+      source: 'smaregi',
+      externalKey: 'pos_card',
+      customerField: 'customerId',
+      openapi: h.api,
+      smaregi: client,
+      steps: createTillMirrors({ client: h.dynamo.documentClient, tableName, clock: h.clock }),
+    });
+    await doubledCredit();
+    await audit({ tillMirror });
+    await audit({ tillMirror });
+    expect([await h.balance(GOLD), smaregi.customerPoint('7')]).toEqual([50, '50']);
   });
 });
