@@ -65,7 +65,10 @@ export function fulfilledShare(order: unknown): FulfilledShare | SourceError {
     lines.map((l) => {
       const price = money(l.price_set, l.price);
       const discounts = sumDecimals(l.discount_allocations.map((a) => money(a.amount_set, a.amount)));
-      return [l.id, { value: subtractDecimals({ units: price.units * BigInt(l.quantity), scale: price.scale }, discounts), quantity: l.quantity }];
+      return [
+        l.id,
+        { value: subtractDecimals({ units: price.units * BigInt(l.quantity), scale: price.scale }, discounts), quantity: l.quantity },
+      ];
     }),
   );
   const shipped = parsed.data.fulfillments.filter((f) => f.status === SHIPPED);
