@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../shared/config/index.js';
 import type { DueEarns } from '../shared/points/index.js';
-import { earnAfterFromText } from '../shared/sources/index.js';
+import { earnAfterFromText, smaregiEarnAfterRefusal } from '../shared/sources/index.js';
 import { withSourceDefaults } from '../stand-ins/sources-config.js';
 
 /**
@@ -15,10 +15,7 @@ export const SMAREGI_EARN_AFTER_ENV = 'SMAREGI_EARN_AFTER';
 export function withShopifyEarnAfter(sourcesConfig: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
   const smaregi = env[SMAREGI_EARN_AFTER_ENV]?.trim() || undefined;
   if (smaregi !== undefined && smaregi !== 'paid') {
-    throw new ConfigurationError(
-      'invalid_local_config',
-      `${SMAREGI_EARN_AFTER_ENV} must be paid: a Smaregi source earns at the sale (provisional points are Shopify's only, docs/campaigns.md)`,
-    );
+    throw new ConfigurationError('invalid_local_config', `${SMAREGI_EARN_AFTER_ENV} must be paid: ${smaregiEarnAfterRefusal(smaregi)}`);
   }
   const text = env[SHOPIFY_EARN_AFTER_ENV]?.trim() || undefined;
   if (text === undefined) return sourcesConfig;

@@ -17,6 +17,7 @@ export type {
   VersionMismatch,
 } from './types.js';
 export { DEFAULT_SMAREGI_WEBHOOK_HEADER, SmaregiSettings, smaregiThinEvent } from './smaregi/webhook.js';
+export { smaregiEarnAfterRefusal } from './smaregi/settings.js';
 export { EXTERNAL_ID, renderTitle } from './settings.js';
 export { EarnAfterSetting, earnAfterFromText } from './earn-after.js';
 export { REDEMPTION_DEFAULT_GRACE_SECONDS, REDEMPTION_DEFAULT_VALID_SECONDS, RedemptionSettings } from './redemption-settings.js';

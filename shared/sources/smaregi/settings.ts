@@ -7,6 +7,17 @@ import { lazySchema } from '../../schema/index.js';
 /** A Smaregi source's settings (SOURCES_CONFIG), apart from its webhook parsing: what non-intake functions read. */
 export const DEFAULT_SMAREGI_WEBHOOK_HEADER = 'x-smaregi-webhook-token';
 
+/**
+ * Why a Smaregi source's `earnAfter` other than `paid` is refused (issue 53): the stage's setting and
+ * `npm start`'s SMAREGI_EARN_AFTER say the same. A till sale is handed over at the till, so there is no
+ * fulfilment to wait for; a return period (`days`) is not built yet: a sale's points go through the earns
+ * chain (shared/points/earns.ts), whose supplements and adjustments assume its purchases are credited.
+ */
+export function smaregiEarnAfterRefusal(value: unknown): string {
+  if (value === 'fulfilled') return 'a Smaregi till sale is handed over at once, so "fulfilled" does not apply: use "paid"';
+  return 'a Smaregi sale earns at the sale: only "paid" is supported (a return period, {"days": N}, is not built for till sales yet)';
+}
+
 export const SmaregiSettings = lazySchema(() =>
   z
     .object({
@@ -81,6 +92,8 @@ export const SmaregiSettings = lazySchema(() =>
       pointTitle: TitleTemplate.default('Purchase {order}'),
       refundTitle: TitleTemplate.default('Refund {order}'),
       expiryDays: z.number().int().positive().max(36_500).nullable().default(null),
+      /** When the points are earned: at the sale only (`smaregiEarnAfterRefusal` says why not otherwise). */
+      earnAfter: z.custom<'paid'>((v) => v === 'paid', { error: (issue) => smaregiEarnAfterRefusal(issue.input) }).default('paid'),
     })
     .strict(),
 );

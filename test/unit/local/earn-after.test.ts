@@ -29,4 +29,10 @@ describe('SHOPIFY_EARN_AFTER under npm start', () => {
     expect(() => withShopifyEarnAfter(undefined, { SMAREGI_EARN_AFTER: 'days:14' })).toThrow(/^SMAREGI_EARN_AFTER must be paid/);
     expect(withShopifyEarnAfter(undefined, { SMAREGI_EARN_AFTER: 'paid' })).toBeUndefined();
   });
+
+  it('refuses SMAREGI_EARN_AFTER=fulfilled, saying a till sale is handed over at once', () => {
+    expect(() => withShopifyEarnAfter(undefined, { SMAREGI_EARN_AFTER: 'fulfilled' })).toThrow(
+      /^SMAREGI_EARN_AFTER must be paid: a Smaregi till sale is handed over at once/,
+    );
+  });
 });
