@@ -202,11 +202,11 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
 
   it('looks the member up once for a sale with a till spend: the sale, the deduction and the change mirrored to Smaregi', async () => {
     await seedSmaregiCustomer(stack, { ...(smaregiFixture('customer-member.json') as object), point: '1000' });
-    await seedSmaregiTransaction(stack, h.sale('3031'));
+    await seedSmaregiTransaction(stack, h.sale('3951'));
     const before = await h.lookups();
-    await h.deliver(['3031']);
+    await h.deliver(['3951']);
     const lookups = (await h.lookups()) - before;
-    expect([lookups, await h.entries('3031'), await h.entries('3031/spend-1')]).toEqual([1, [500], [-300]]);
+    expect([lookups, await h.entries('3951'), await h.entries('3951/spend-1')]).toEqual([1, [500], [-300]]);
     // The till took its 300 itself; the mirror added the sale's 500.
     expect(stack.standIns.smaregi.standIn.customerPoint('1')).toBe('1200');
   });
