@@ -10,34 +10,33 @@ import {
   scanLedger,
   summaryLine,
   type AuditResult,
+  type AuditSummary,
+  auditSummary,
   type LedgerRecords,
   type ReversalDeps,
   reversalDepsOf,
   type TimeRange,
 } from '../shared/audit/index.js';
-import { createSecretsManagerReader, ENV, processingSettingsFromEnv, requiredSetting, type SecretReader } from '../shared/config/index.js';
+import { ENV, processingSettingsFromEnv, requiredSetting } from '../shared/config/index.js';
 import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
 import { loggerFromEnv } from '../shared/logging/index.js';
 import { METRIC, metricsFromEnv } from '../shared/metrics/index.js';
 import { credentialsFromEnv, type OpenApiClient } from '../shared/openapi/index.js';
-import { loadSourceSettings } from '../shared/sources/index.js';
 import {
+  auditTillMirrorFromEnv,
   createTillMirror,
-  SMAREGI_ENV,
-  settleTillMirrors,
+  settleTillMirrorsReported,
   type TillMirrorDeps,
-  tillMirrorDepsFromEnv,
 } from '../shared/sources/smaregi/index.js';
 import { DAY_MS } from '../shared/time/index.js';
 import { openApiClientFromEnv } from '../shared/upstream/index.js';
 
 /**
- * audit-ledger: on an EventBridge schedule, the same audit as `npm run audit` over the ledger records
- * created in the last AUDIT_DAYS days. Every finding is logged; the drift count is published as the
- * metric AuditDrift (Powertools Metrics: EMF on stdout, dimension service), which the stage's alarm watches. A run that cannot finish fails (the
- * function's Errors alarm), it never publishes a drift of 0 it did not prove.
+ * audit-ledger: on an EventBridge schedule, `npm run audit` over the ledger records of the last AUDIT_DAYS
+ * days. Every finding is logged; the drift count is the metric AuditDrift (Powertools EMF), alarmed. A run
+ * that cannot finish fails (the Errors alarm): it never publishes a drift of 0 it did not prove.
  */
 
 export type AuditLedgerLogger = Pick<logging.Logger, 'info' | 'warn'>;
@@ -63,8 +62,6 @@ export interface AuditLedgerDeps {
   tillMirror?: TillMirrorDeps | undefined;
 }
 
-export type AuditSummary = { orders: number; refunds: number; drift: number; duplicates: number; reversed: number; from: string };
-
 export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: Context) => Promise<AuditSummary> {
   return async () => {
     const now = deps.clock();
@@ -84,27 +81,9 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
     deps.metrics.addMetric(METRIC.duplicatesReversed, 'Count', result.reversed);
     deps.metrics.publishStoredMetrics();
     deps.logger.info(summaryLine(result), { customers: result.customers, historyPages: result.historyPages });
-    if (deps.tillMirror) await settleMirrors(deps.tillMirror, deps.logger);
-    return {
-      orders: result.orders,
-      refunds: result.refunds,
-      drift: result.findings.length,
-      duplicates: result.duplicates,
-      reversed: result.reversed,
-      from: new Date(range.from).toISOString(),
-    };
+    if (deps.tillMirror) await settleTillMirrorsReported(deps.tillMirror, deps.logger);
+    return auditSummary(result, range.from);
   };
-}
-
-/**
- * Finishes the till mirror steps left unfinished (an attempt that died, Smaregi down) and says how many
- * are `conflict` or `refused`: those need an operator (`npm run smaregi -- mirrors`, docs/runbook.md).
- */
-async function settleMirrors(mirror: TillMirrorDeps, logger: AuditLedgerLogger): Promise<void> {
-  const settled = await settleTillMirrors(mirror);
-  const stuck = (await mirror.steps.list()).filter((s) => s.state === 'conflict' || s.state === 'refused');
-  logger.info(`till mirror: settled=${settled} conflict_or_refused=${stuck.length}`, { source: mirror.source });
-  if (stuck.length > 0) logger.warn('till mirror steps need an operator: npm run smaregi -- mirrors', { count: stuck.length });
 }
 
 export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedgerDeps> = {}): AuditLedgerDeps {
@@ -115,13 +94,7 @@ export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedg
   const processing = processingSettingsFromEnv(env);
   // The deployment's one budget: the audit draws from it beside the workers.
   const openapi = overrides.openapi ?? openApiClientFromEnv(env, credentialsFromEnv(env), { client });
-  // Only a stage with a Smaregi source under tillPoints membership gives the audit SMAREGI (and SOURCES_CONFIG).
-  const tillMirror =
-    'tillMirror' in overrides
-      ? overrides.tillMirror
-      : env[SMAREGI_ENV]
-        ? tillMirrorDepsFromEnv(env, loadSourceSettings(env[ENV.SOURCES_CONFIG]), { openapi, logger }, secretsReader(), clock)
-        : undefined;
+  const tillMirror = 'tillMirror' in overrides ? overrides.tillMirror : auditTillMirrorFromEnv(env, { openapi, logger }, clock);
   return {
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range, undefined, { redemptionMembers: true })),
     ledger: overrides.ledger ?? createLedger({ client, tableName, clock }),
@@ -135,15 +108,6 @@ export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedg
     metrics: overrides.metrics ?? metricsFromEnv(env, 'audit-ledger'),
     ...activityOf(overrides.activity ?? activityFromEnv(env, logger)),
     ...(tillMirror ? { tillMirror } : {}),
-  };
-}
-
-/** The Secrets Manager reader, made on first use (a stage without a till mirror never makes one). */
-function secretsReader(): () => SecretReader {
-  let reader: SecretReader | undefined;
-  return () => {
-    reader ??= createSecretsManagerReader();
-    return reader;
   };
 }
 

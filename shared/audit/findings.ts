@@ -76,3 +76,11 @@ export function noteLine(n: Note): string {
 export function summaryLine(r: Pick<AuditResult, 'orders' | 'refunds' | 'findings' | 'duplicates' | 'reversed'>): string {
   return `audit: orders=${r.orders} refunds=${r.refunds} drift=${r.findings.length} duplicates=${r.duplicates} reversed=${r.reversed}`;
 }
+
+/** What a scheduled audit run answers (functions/audit-ledger.ts): its counts and where it began. */
+export type AuditSummary = { orders: number; refunds: number; drift: number; duplicates: number; reversed: number; from: string };
+
+export function auditSummary(result: AuditResult, fromMs: number): AuditSummary {
+  const { orders, refunds, duplicates, reversed } = result;
+  return { orders, refunds, drift: result.findings.length, duplicates, reversed, from: new Date(fromMs).toISOString() };
+}

@@ -1,6 +1,6 @@
 /** The ledger audit: reconcile ledger records with the membership service's point histories and report what disagrees. */
 export { auditLedger, type AuditProgress } from './audit.js';
-export { type AuditResult, findingLine, noteLine, summaryLine } from './findings.js';
+export { type AuditResult, type AuditSummary, auditSummary, findingLine, noteLine, summaryLine } from './findings.js';
 export { type LedgerRecords, scanLedger, type TimeRange } from './scan.js';
 export {
   type ExtraEntry,

@@ -40,7 +40,7 @@ export {
   type TillMirror,
   type TillMirrorDeps,
 } from './till-mirror.js';
-export { tillMirrorDepsFromEnv } from './till-mirror-env.js';
+export { auditTillMirrorFromEnv, settleTillMirrorsReported, tillMirrorDepsFromEnv } from './till-mirror-env.js';
 export { checkPointSettings, type PointSettingsCheck } from './check.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
 export { linkOf, SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

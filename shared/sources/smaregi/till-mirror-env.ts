@@ -1,10 +1,10 @@
-import { ENV, requiredSetting, type SecretReader } from '../../config/index.js';
+import { createSecretsManagerReader, ENV, requiredSetting, type SecretReader } from '../../config/index.js';
 import { documentClientFromEnv } from '../../dynamodb/index.js';
 import { createTillMirrors } from '../../ledger/index.js';
 import type { OpenApiClient } from '../../openapi/index.js';
-import type { SourceSettingsSet } from '../source-settings.js';
+import { loadSourceSettings, type SourceSettingsSet } from '../source-settings.js';
 import { SMAREGI_ENV, smaregiFromEnv } from './from-env.js';
-import type { TillMirrorDeps } from './till-mirror.js';
+import { settleTillMirrors, type TillMirrorDeps } from './till-mirror.js';
 
 /**
  * The till mirror of a function that holds Smaregi access (env SMAREGI): the first Smaregi source whose
@@ -37,4 +37,36 @@ export function tillMirrorDepsFromEnv(
     };
   }
   return undefined;
+}
+
+/**
+ * The nightly audit's till mirror: only a stage with a Smaregi source under `tillPoints: membership` gives
+ * it SMAREGI (and SOURCES_CONFIG); the Secrets Manager reader is made on first use.
+ */
+export function auditTillMirrorFromEnv(
+  env: NodeJS.ProcessEnv,
+  parts: { openapi: Pick<OpenApiClient, 'getMember'>; logger?: TillMirrorDeps['logger'] },
+  now: () => number,
+): TillMirrorDeps | undefined {
+  if (!env[SMAREGI_ENV]) return undefined;
+  let reader: SecretReader | undefined;
+  const readerOnce = () => {
+    reader ??= createSecretsManagerReader();
+    return reader;
+  };
+  return tillMirrorDepsFromEnv(env, loadSourceSettings(env[ENV.SOURCES_CONFIG]), parts, readerOnce, now);
+}
+
+/**
+ * Finishes the till mirror steps left unfinished (an attempt that died, Smaregi down) and says how many
+ * are `conflict` or `refused`: those need an operator (`npm run smaregi -- mirrors`, docs/runbook.md).
+ */
+export async function settleTillMirrorsReported(
+  mirror: TillMirrorDeps,
+  logger: { info(message: string, extra?: Record<string, unknown>): void; warn(message: string, extra?: Record<string, unknown>): void },
+): Promise<void> {
+  const settled = await settleTillMirrors(mirror);
+  const stuck = (await mirror.steps.list()).filter((s) => s.state === 'conflict' || s.state === 'refused');
+  logger.info(`till mirror: settled=${settled} conflict_or_refused=${stuck.length}`, { source: mirror.source });
+  if (stuck.length > 0) logger.warn('till mirror steps need an operator: npm run smaregi -- mirrors', { count: stuck.length });
 }
