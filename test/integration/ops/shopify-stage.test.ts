@@ -54,8 +54,8 @@ describe('npm run shopify -- subscribe --stage', () => {
         await target.close();
       }
     };
-    expect(await run()).toMatchObject({ topics: 3, created: 3, existing: 0 });
-    expect(await run()).toMatchObject({ topics: 3, created: 0, existing: 3 });
+    expect(await run()).toMatchObject({ topics: 4, created: 4, existing: 0 });
+    expect(await run()).toMatchObject({ topics: 4, created: 0, existing: 4 });
     expect(webhookUrl).toMatch(/^https:\/\/webhooksapi[0-9a-z]+\.execute-api\.ap-northeast-1\.amazonaws\.com\/webhooks\/shopify$/);
     expect(shop.subscriptions.list().every((s) => s.uri === webhookUrl)).toBe(true);
     expect(shop.tokens?.grants()).toBe(2);

@@ -143,7 +143,8 @@ describe('stage commands (--stage)', () => {
           value: '300',
           currency: 'JPY',
           code: 'PTS-STAGESWEEP01',
-          expiresAt: new Date(Date.now() - 60_000).toISOString(),
+          // Ended two hours ago: past the sweep's grace (redemption.graceSeconds, 3600 by default).
+          expiresAt: new Date(Date.now() - 2 * 3_600_000).toISOString(),
         },
         'maker',
       );
@@ -192,7 +193,7 @@ describe('stage commands (--stage)', () => {
           value: '200',
           currency: 'JPY',
           code: 'PTS-STAGESKEW001',
-          expiresAt: new Date(Date.now() - 60_000).toISOString(),
+          expiresAt: new Date(Date.now() - 2 * 3_600_000).toISOString(),
         },
         'maker',
       );
