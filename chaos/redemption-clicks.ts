@@ -178,21 +178,7 @@ export function createRedemptionClicks(
     }
     c.code = code;
     report.codes += 1;
-    if (c.fate === 'used') await useCode(deps, report, c, code);
-    if (c.fate === 'cancelled') {
-      await sendOrder(
-        deps,
-        report,
-        c,
-        shopifyOrderUnpaid('orders/create', orderOf(c, code), deps.shopifySecret, `chaos-oc-${c.request}`, Date.now()),
-      );
-      await sendOrder(
-        deps,
-        report,
-        c,
-        shopifyOrderUnpaid('orders/cancelled', orderOf(c, code), deps.shopifySecret, `chaos-ox-${c.request}`, Date.now()),
-      );
-    }
+    await meetFateOnSettling(deps, report, c, code);
     return true;
   }
 
@@ -246,21 +232,48 @@ export function createRedemptionClicks(
           shopifyOrderPaid(orderOf(c, c.code ?? ''), deps.shopifySecret, `chaos-op-${c.request}`, Date.now()),
         );
       }
-      const held = new Map<number, number>();
-      for (const c of clicks.filter((k) => k.code && (k.fate === 'used' || k.fate === 'late'))) {
-        held.set(c.customer, (held.get(c.customer) ?? 0) + c.points);
-      }
-      applyRedemptions(deps.model, held);
-      report.used = clicks.filter((c) => c.code && c.fate === 'used').length;
-      report.expired = clicks.filter((c) => c.code && c.fate === 'expire').length;
-      report.cancelled = clicks.filter((c) => c.code && c.fate === 'cancelled').length;
-      report.late = clicks.filter((c) => c.code && c.fate === 'late').length;
+      applyFates(deps.model, report, clicks);
       deps.log(`chaos: ${clicks.length} redemption clicks, ${report.codes} codes`);
     },
     reportLines: () => [redemptionLine(report), ...report.failures.map((f) => `  redemption failed: ${f}`)],
     report: () => report,
     check: () => checkClicks(deps, clicks),
   };
+}
+
+/**
+ * What happens to a fresh code when its click settles: `used` and `cancelled` meet their orders now;
+ * `late` waits for the sweep and `expire` for its end (afterDrain).
+ */
+async function meetFateOnSettling(deps: RedemptionDeps, report: RedemptionReport, c: Click, code: string): Promise<void> {
+  if (c.fate === 'used') await useCode(deps, report, c, code);
+  if (c.fate === 'cancelled') {
+    await sendOrder(
+      deps,
+      report,
+      c,
+      shopifyOrderUnpaid('orders/create', orderOf(c, code), deps.shopifySecret, `chaos-oc-${c.request}`, Date.now()),
+    );
+    await sendOrder(
+      deps,
+      report,
+      c,
+      shopifyOrderUnpaid('orders/cancelled', orderOf(c, code), deps.shopifySecret, `chaos-ox-${c.request}`, Date.now()),
+    );
+  }
+}
+
+/** Once every fate is met: the points the codes used or late keep off go into the model, and the fates into the report. */
+function applyFates(model: Model, report: RedemptionReport, clicks: Click[]): void {
+  const held = new Map<number, number>();
+  for (const c of clicks.filter((k) => k.code && (k.fate === 'used' || k.fate === 'late'))) {
+    held.set(c.customer, (held.get(c.customer) ?? 0) + c.points);
+  }
+  applyRedemptions(model, held);
+  report.used = clicks.filter((c) => c.code && c.fate === 'used').length;
+  report.expired = clicks.filter((c) => c.code && c.fate === 'expire').length;
+  report.cancelled = clicks.filter((c) => c.code && c.fate === 'cancelled').length;
+  report.late = clicks.filter((c) => c.code && c.fate === 'late').length;
 }
 
 function emptyReport(clicks: number): RedemptionReport {

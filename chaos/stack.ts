@@ -120,6 +120,20 @@ function toldQueue(queue: () => LocalQueue | undefined, tell: ((message: QueueMe
   };
 }
 
+/** The handlers' environment for a run: quiet logs and metrics, shop enrolment on, the scenario's campaign if any. */
+function chaosEnv(options: ChaosStackOptions): Record<string, string> {
+  return {
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    // Shop customers unknown to the service are enrolled by customers/create (links.ts).
+    SHOPIFY_ENROLMENT: 'register',
+    // A share of the Shopify orders earns a ポイント2倍 bonus (model.ts, CHAOS_CAMPAIGN), when the scenario has it.
+    ...(options.campaign
+      ? { CAMPAIGNS_CONFIG: JSON.stringify([{ ...CHAOS_CAMPAIGN, minAmount: String(options.campaign.minAmount) }]) }
+      : {}),
+  };
+}
+
 export async function startChaosStack(options: ChaosStackOptions): Promise<ChaosStack> {
   const clock = createSimClock();
   const workerClock = clock.now;
@@ -165,16 +179,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     // Points spent at Smaregi tills come off the membership balance (smaregi.ts: sales paid partly in points).
     smaregi: { tillPoints: 'membership' },
     tableName: 'chaos-ledger',
-    env: {
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      // Shop customers unknown to the service are enrolled by customers/create (links.ts).
-      SHOPIFY_ENROLMENT: 'register',
-      // A share of the Shopify orders earns a ポイント2倍 bonus (model.ts, CHAOS_CAMPAIGN), when the scenario has it.
-      ...(options.campaign
-        ? { CAMPAIGNS_CONFIG: JSON.stringify([{ ...CHAOS_CAMPAIGN, minAmount: String(options.campaign.minAmount) }]) }
-        : {}),
-    },
+    env: chaosEnv(options),
     // Visibility timeout and receives: npm start's derived defaults; only the clock is simulated.
     queue: {
       clock,

@@ -24,6 +24,35 @@ async function sweepNow(intakeUrl: string): Promise<string> {
   return body.summary ?? body.error ?? `HTTP ${res.status}`;
 }
 
+/**
+ * A konbini order using `code` (200 points), created then cancelled before payment, each webhook let run
+ * to idle; answers how many of the two were accepted (202).
+ */
+async function konbiniCreatedThenCancelled(target: DemoTarget, shopper: Customer, runId: number, code: string): Promise<number> {
+  const konbini = {
+    orderId: `78${runId}`,
+    name: `#K${runId % 100_000}`,
+    customerId: shopper.externalId,
+    subtotal: '0',
+    tax: '0',
+    currency: 'JPY',
+    taxesIncluded: true,
+    discountCodes: [{ code, amount: '200' }],
+  };
+  let answers = 0;
+  for (const [topic, id] of [
+    ['orders/create', 'r5'],
+    ['orders/cancelled', 'r6'],
+  ] as const) {
+    const w = shopifyOrderUnpaid(topic, konbini, target.secrets.shopify, `demo-${runId}-${id}`, Date.now());
+    const sent = await fetch(`${target.intakeUrl}${w.path}`, { method: 'POST', headers: w.headers, body: w.body });
+    await sent.arrayBuffer();
+    if (sent.status === 202) answers += 1;
+    await target.waitForIdle();
+  }
+  return answers;
+}
+
 export async function redemptionDemo(
   target: DemoTarget & { redemptionValidSeconds?: number | undefined },
   shopper: Customer,
@@ -100,27 +129,7 @@ export async function redemptionDemo(
 
   before = await balance();
   const reserved = await redeem(200, `demo-${runId}-r4`);
-  const konbini = {
-    orderId: `78${runId}`,
-    name: `#K${runId % 100_000}`,
-    customerId: shopper.externalId,
-    subtotal: '0',
-    tax: '0',
-    currency: 'JPY',
-    taxesIncluded: true,
-    discountCodes: [{ code: String(reserved.body.code ?? ''), amount: '200' }],
-  };
-  let answers = 0;
-  for (const [topic, id] of [
-    ['orders/create', 'r5'],
-    ['orders/cancelled', 'r6'],
-  ] as const) {
-    const w = shopifyOrderUnpaid(topic, konbini, target.secrets.shopify, `demo-${runId}-${id}`, Date.now());
-    const sent = await fetch(`${target.intakeUrl}${w.path}`, { method: 'POST', headers: w.headers, body: w.body });
-    await sent.arrayBuffer();
-    if (sent.status === 202) answers += 1;
-    await target.waitForIdle();
-  }
+  const answers = await konbiniCreatedThenCancelled(target, shopper, runId, String(reserved.body.code ?? ''));
   check(
     `a 200-point code on a konbini order (orders/create), cancelled before payment: the points come back`,
     reserved.status === 200 && answers === 2 && (await balance()) === before,

@@ -3,8 +3,8 @@ import type { FoundMember } from '../ledger/index.js';
 import type { OperationResult } from './engine/index.js';
 
 /**
- * The members found while one message is processed: a Smaregi receipt runs its sale, its till spend
- * (`<sale>/spend-N`) and the balance mirror for one member, and looks it up once. Per message only
+ * The members found while one message is processed: a message that runs several canonical events for
+ * one member (a till's sale, its points spent, the mirror of them) looks it up once. Per message only
  * (never a cache across messages: a customer relinked or erased since is looked up afresh by the next
  * one), with the latest balance an answer of this message gave: the lookup's, then each points call's.
  */

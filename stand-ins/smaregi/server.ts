@@ -100,14 +100,7 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
       transactions.set(id, json as Record<string, unknown>);
       return { status: 201, body: { transactionHeadId: parsed.data.transactionHeadId } };
     }
-    if (path === '/__smaregi/customers') {
-      const parsed = SmaregiCustomer.safeParse(json);
-      if (!parsed.success) return { status: 422, body: { error: describe(parsed.error.issues[0]) } };
-      const point = (json as { point?: unknown }).point;
-      if (!validPoint(point)) return { status: 422, body: { error: 'point: 0-999999999 as a string' } };
-      customers.set(parsed.data.customerId, { ...(json as Record<string, unknown>), point: point ?? '0' });
-      return { status: 201, body: { customerId: parsed.data.customerId } };
-    }
+    if (path === '/__smaregi/customers') return adminCustomer(customers, json);
     if (path === '/__smaregi/faults') {
       const fault = faultFrom(json);
       if (!('times' in fault)) return fault;
@@ -144,14 +137,8 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
   function read(req: IncomingMessage, path: string, query: URLSearchParams): JsonAnswer {
     if (!authorised(req)) return smaregiError(401, 'Unauthorized', 'invalid or expired access token');
     reads += 1;
-    const limit = options.throttlePerSecond;
-    if (limit !== undefined) {
-      const at = Math.floor(now() / 1000);
-      if (second.at !== at) Object.assign(second, { at, reads: 0 });
-      second.reads += 1;
-      if (second.reads > limit)
-        return { ...smaregiError(429, 'Too Many Requests', 'rate limit exceeded'), headers: { 'retry-after': '1' } };
-    }
+    const throttled = overThrottle(second, options.throttlePerSecond, now());
+    if (throttled) return throttled;
     if (faults && faults.times > 0) {
       faults.times -= 1;
       return { ...smaregiError(faults.status, 'fault'), ...(faults.retryAfter ? { headers: { 'retry-after': faults.retryAfter } } : {}) };
@@ -201,6 +188,29 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     grants: () => grants,
     close: () => served.close(),
   };
+}
+
+/**
+ * Counts one API read against the contract's per-second limit (`second` carries the count across calls);
+ * past it, Smaregi's 429 with `Retry-After: 1`. No limit: never.
+ */
+function overThrottle(second: { at: number; reads: number }, limit: number | undefined, nowMs: number): JsonAnswer | undefined {
+  if (limit === undefined) return undefined;
+  const at = Math.floor(nowMs / 1000);
+  if (second.at !== at) Object.assign(second, { at, reads: 0 });
+  second.reads += 1;
+  if (second.reads > limit) return { ...smaregiError(429, 'Too Many Requests', 'rate limit exceeded'), headers: { 'retry-after': '1' } };
+  return undefined;
+}
+
+/** `POST /__smaregi/customers`: stores the customer as sent, its `point` checked (none: 0). */
+function adminCustomer(customers: Customers, json: unknown): JsonAnswer {
+  const parsed = SmaregiCustomer.safeParse(json);
+  if (!parsed.success) return { status: 422, body: { error: describe(parsed.error.issues[0]) } };
+  const point = (json as { point?: unknown }).point;
+  if (!validPoint(point)) return { status: 422, body: { error: 'point: 0-999999999 as a string' } };
+  customers.set(parsed.data.customerId, { ...(json as Record<string, unknown>), point: point ?? '0' });
+  return { status: 201, body: { customerId: parsed.data.customerId } };
 }
 
 /** `GET /{contract_id}/pos/customers/{id}` and the list (`customer_code`, paged), or undefined for another path. */

@@ -83,23 +83,7 @@ const List = lazySchema(() => z.array(SmaregiTransactionListItem));
 export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
   const transport = opts.transport ?? createTransport();
   const breaker = opts.breaker ?? createCircuitBreaker({ openMs: 30_000 });
-  const tokens = createTokenSource({
-    idOrigin: opts.idOrigin,
-    contractId: opts.contractId,
-    credentials: opts.credentials,
-    transport,
-    ...(opts.now ? { now: opts.now } : {}),
-  });
-  let writeTokens: TokenSource | undefined;
-  const writer = () =>
-    (writeTokens ??= createTokenSource({
-      idOrigin: opts.idOrigin,
-      contractId: opts.contractId,
-      credentials: opts.credentials,
-      transport,
-      scopes: SMAREGI_POINT_WRITE_SCOPES,
-      ...(opts.now ? { now: opts.now } : {}),
-    }));
+  const { tokens, writer } = tokenSources(opts, transport);
   const retry = { maxAttempts: opts.maxAttempts ?? 3, sleep: opts.sleep ?? sleepMs };
   const contractPath = `/${encodeURIComponent(opts.contractId)}/pos`;
   const base = `${contractPath}/transactions`;
@@ -132,23 +116,7 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
       if (answer.status !== 401) break;
       source.forget(token);
     }
-    const { status, text } = answer as HttpAnswer;
-    if (status === 429 || status >= 500) throw new SmaregiError('unavailable', `Smaregi API answered ${status}`, status);
-    if (status === 401 || status === 403) {
-      throw new SmaregiError(
-        'unauthorized',
-        `Smaregi API answered ${status}: check the app's scopes (${patch === undefined ? 'pos.transactions:read pos.customers:read' : SMAREGI_POINT_WRITE_SCOPES}) and the contract`,
-        status,
-      );
-    }
-    if (status === 404) throw new SmaregiError('not_found', `Smaregi has no ${what}`, status);
-    if (status === 400) throw new SmaregiError('invalid_response', `Smaregi refused the request for ${what} (400)`, status);
-    if (status !== 200) throw new SmaregiError('invalid_response', `Smaregi API answered ${status}`, status);
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new SmaregiError('invalid_response', 'Smaregi API answered with no JSON', status);
-    }
+    return bodyOf(answer as HttpAnswer, what, patch !== undefined);
   }
 
   const guarded = <T>(call: () => Promise<T>) =>
@@ -163,16 +131,7 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
     getTransaction(id) {
       if (!ID.test(id)) return Promise.reject(new SmaregiError('not_found', 'not a Smaregi transaction id'));
       return guarded(async () => {
-        const body = await get(`${base}/${id}?with_details=all&with_customer=all`, `transaction ${id}`);
-        const parsed = SmaregiTransaction.safeParse(body);
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0];
-          throw new SmaregiError(
-            'invalid_response',
-            `Smaregi transaction ${id}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'unreadable'}`,
-          );
-        }
-        return parsed.data;
+        return transactionIn(id, await get(`${base}/${id}?with_details=all&with_customer=all`, `transaction ${id}`));
       });
     },
     listTransactions({ from, to, page, limit }) {
@@ -217,13 +176,7 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
     listCustomers({ page, limit }) {
       const query = new URLSearchParams({ page: String(page), limit: String(limit), fields: 'customerId,point,pointExpireDate' });
       return guarded(async () => {
-        const found = await get(`${contractPath}/customers?${query.toString()}`, 'customer list');
-        if (!Array.isArray(found)) throw new SmaregiError('invalid_response', 'Smaregi customer list is not a list');
-        return (found as Record<string, unknown>[]).map((c) => ({
-          customerId: String(c.customerId ?? ''),
-          point: typeof c.point === 'string' ? c.point : undefined,
-          pointExpireDate: typeof c.pointExpireDate === 'string' ? c.pointExpireDate : undefined,
-        }));
+        return customerPointsIn(await get(`${contractPath}/customers?${query.toString()}`, 'customer list'));
       });
     },
     close: () => transport.close(),
@@ -235,4 +188,65 @@ function pointIn(body: unknown): number {
   const point = (body as { point?: unknown } | null)?.point;
   if (typeof point !== 'string' || !/^[0-9]{1,9}$/.test(point)) throw new SmaregiError('invalid_response', 'Smaregi answered no point');
   return Number(point);
+}
+
+/**
+ * The read token source and, made on first use, the write one: kept apart so reads never ask for
+ * `pos.customers:write`.
+ */
+function tokenSources(opts: SmaregiClientOptions, transport: Transport): { tokens: TokenSource; writer: () => TokenSource } {
+  const common = {
+    idOrigin: opts.idOrigin,
+    contractId: opts.contractId,
+    credentials: opts.credentials,
+    transport,
+    ...(opts.now ? { now: opts.now } : {}),
+  };
+  const tokens = createTokenSource(common);
+  let writeTokens: TokenSource | undefined;
+  const writer = () => (writeTokens ??= createTokenSource({ ...common, scopes: SMAREGI_POINT_WRITE_SCOPES }));
+  return { tokens, writer };
+}
+
+/** The parsed JSON of a final answer (after retries and renewals), or the SmaregiError its status means. */
+function bodyOf({ status, text }: HttpAnswer, what: string, write: boolean): unknown {
+  if (status === 429 || status >= 500) throw new SmaregiError('unavailable', `Smaregi API answered ${status}`, status);
+  if (status === 401 || status === 403) {
+    throw new SmaregiError(
+      'unauthorized',
+      `Smaregi API answered ${status}: check the app's scopes (${write ? SMAREGI_POINT_WRITE_SCOPES : 'pos.transactions:read pos.customers:read'}) and the contract`,
+      status,
+    );
+  }
+  if (status === 404) throw new SmaregiError('not_found', `Smaregi has no ${what}`, status);
+  if (status === 400) throw new SmaregiError('invalid_response', `Smaregi refused the request for ${what} (400)`, status);
+  if (status !== 200) throw new SmaregiError('invalid_response', `Smaregi API answered ${status}`, status);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SmaregiError('invalid_response', 'Smaregi API answered with no JSON', status);
+  }
+}
+
+/** Transaction `id`'s answer checked against the schema; the first issue names what was wrong. */
+function transactionIn(id: string, body: unknown): SmaregiTransaction {
+  const parsed = SmaregiTransaction.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new SmaregiError(
+      'invalid_response',
+      `Smaregi transaction ${id}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'unreadable'}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** A customer list answer's point fields (anything else Smaregi sends is dropped). */
+function customerPointsIn(found: unknown): CustomerPoints[] {
+  if (!Array.isArray(found)) throw new SmaregiError('invalid_response', 'Smaregi customer list is not a list');
+  return (found as Record<string, unknown>[]).map((c) => ({
+    customerId: String(c.customerId ?? ''),
+    point: typeof c.point === 'string' ? c.point : undefined,
+    pointExpireDate: typeof c.pointExpireDate === 'string' ? c.pointExpireDate : undefined,
+  }));
 }

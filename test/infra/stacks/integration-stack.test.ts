@@ -168,7 +168,7 @@ describe('functions', () => {
     }
   });
 
-  it('ship process-events without the AWS SDK, which it takes from the Node 24 runtime, in under 400 KB', () => {
+  it('ship process-events without the AWS SDK, which it takes from the Node 24 runtime, in under 420 KB', () => {
     const { template } = stage('staging');
     const [, fn] = workerOf(template);
     const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
@@ -177,7 +177,8 @@ describe('functions', () => {
     expect(code).toContain('"@aws-sdk/client-dynamodb"');
     // The DynamoDB client's own code (its JSON protocol target) is not in the bundle.
     expect(code).not.toContain('DynamoDB_20120810');
-    expect(Buffer.byteLength(code)).toBeLessThanOrEqual(400 * 1024);
+    // 400 KB until issue 51/53's worker parts (a code's order lifecycle, provisional points, the till mirror).
+    expect(Buffer.byteLength(code)).toBeLessThanOrEqual(420 * 1024);
   });
 
   it('give receive-webhook the queue, its sources and their secret ARNs', () => {

@@ -116,7 +116,7 @@ describe('npm run rotate against npm start', () => {
           secret,
           nowMs: Date.now(),
           points: 100,
-          request: `rot-${++requests}-x`,
+          request: `rotate-req-${++requests}-x`,
         })
       ).status;
     const old = current('shopify');

@@ -23,13 +23,14 @@ describe('npm run shopify -- subscribe (local stack)', () => {
     return { code, out, err };
   };
 
-  it('creates the three order topics at the intake, then a second run creates nothing', async () => {
+  it('creates the four order topics at the intake (orders/create: the demo source redeems), then a second run creates nothing', async () => {
     const first = await subscribe();
     expect(first.code).toBe(0);
-    expect(first.out.at(-1)).toBe('shopify: topics=3 created=3 existing=0');
+    expect(first.out.at(-1)).toBe('shopify: topics=4 created=4 existing=0');
     const second = await subscribe();
-    expect(second.out.at(-1)).toBe('shopify: topics=3 created=0 existing=3');
+    expect(second.out.at(-1)).toBe('shopify: topics=4 created=0 existing=4');
     expect(stack.standIns.shopifyAdmin.subscriptions.list().map((s) => `${s.topic} ${s.uri}`)).toEqual([
+      `ORDERS_CREATE ${stack.urls.intake}/webhooks/shopify`,
       `ORDERS_PAID ${stack.urls.intake}/webhooks/shopify`,
       `REFUNDS_CREATE ${stack.urls.intake}/webhooks/shopify`,
       `ORDERS_CANCELLED ${stack.urls.intake}/webhooks/shopify`,
@@ -51,7 +52,7 @@ describe('npm run shopify -- subscribe (a local stack that enrols customers)', (
     stack = made.stack;
   });
 
-  it('subscribes customers/create too, following the running stack rather than its own environment', async () => {
+  it('subscribes customers/create too (beside the four order topics), following the running stack rather than its own environment', async () => {
     const out: string[] = [];
     const code = await shopifyCommand(
       ['subscribe'],
@@ -59,7 +60,7 @@ describe('npm run shopify -- subscribe (a local stack that enrols customers)', (
       { print: (l) => out.push(l), printError: () => undefined },
     );
     expect(code).toBe(0);
-    expect(out.at(-1)).toBe('shopify: topics=4 created=4 existing=0');
+    expect(out.at(-1)).toBe('shopify: topics=5 created=5 existing=0');
     expect(stack.standIns.shopifyAdmin.subscriptions.list().map((s) => s.topic)).toContain('CUSTOMERS_CREATE');
   });
 });
