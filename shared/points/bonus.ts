@@ -174,6 +174,16 @@ class BonusAttempt {
     } catch (e) {
       return this.retry(asOpenApiError(e));
     }
+    // A history behind the service shows the credit within the in-doubt horizon of its recording: until
+    // then wait, as a refund does. The balance difference is no stand-in: the balance the attempt read before
+    // its call may be an earlier attempt's (the member kept on the order), or moved by other orders.
+    const engine = engineOf(this.deps);
+    const visibleBy = (this.order.finishedAt ? Date.parse(this.order.finishedAt) : engine.clock()) + engine.horizon.inDoubtMs;
+    if (engine.clock() < visibleBy) {
+      const reason = 'the credit entry is not in the point history yet: the bonus waits for it';
+      await this.deps.ledger.releaseBonus(this.ref, this.owner, reason, this.doubt);
+      return { ok: false, outcome: inDoubtOutcome('credit_not_visible', reason, visibleBy) };
+    }
     this.deps.logger?.warn('credit entry not found in the point history; the bonus uses the balance difference', this.ref);
     return { ok: true, points: this.order.pointsHint ?? 0 };
   }
