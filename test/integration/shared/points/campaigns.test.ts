@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Campaign } from '../../../../shared/campaigns/index.js';
 import { bonusMarker, bonusReturnMarker, purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
-import { CALCULATION, GRANT, purchase, refund, useHarness } from './harness.js';
+import { CALCULATION, CLIENT_ID, GRANT, purchase, refund, useHarness } from './harness.js';
 
 const h = useHarness();
 const GOLD = 'member-gold';
@@ -139,5 +139,26 @@ describe('campaigns: refunds take the bonus back', () => {
     expect(await h.balance(GOLD)).toBe(100);
     await h.processor().process(refund(p, 'cancel', 0, { refundsRemainder: true }));
     expect(await h.balance(GOLD)).toBe(0);
+  });
+});
+
+describe('campaigns under a history behind the service', () => {
+  it("the bonus waits for its order's credit entry, then is the credit's size, never the balance difference", async () => {
+    const p = purchase();
+    // Another grant lands between the lookup and the credit: the balance difference (150) is not the credit (50).
+    const operatorGrant = {
+      ...withCampaigns(),
+      checkpoint: async (step: string) => {
+        if (step === 'purchase:customer') await h.api.grantPoints(GOLD, { point: 100, remarks: 'operator' });
+      },
+    };
+    await h.emulator.patchClient(CLIENT_ID, { history_lag_ms: 3000 });
+    expect(await h.processor(operatorGrant).process(p)).toMatchObject({ kind: 'outcome_unknown', errorKind: 'credit_not_visible' });
+    expect(await h.entries(GOLD, bonusMarker('shopify', p.orderId, DOUBLE.id))).toEqual([]);
+    await expect.poll(() => h.entries(GOLD, purchaseMarker('shopify', p.orderId)), { timeout: 15_000, interval: 100 }).toHaveLength(1);
+    expect(await h.processor(withCampaigns()).process(p)).toMatchObject({ kind: 'duplicate', action: 'ack' });
+    await expect
+      .poll(() => h.entries(GOLD, bonusMarker('shopify', p.orderId, DOUBLE.id)), { timeout: 15_000, interval: 100 })
+      .toEqual([50]);
   });
 });
