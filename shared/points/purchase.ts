@@ -1,19 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type FoundMember,
-  leaseSendWindow,
-  pendingEarnKey,
-  type OrderRecord,
-  type OrderRef,
-  type PurchaseClaimInput,
-  type PurchaseResult,
-} from '../ledger/index.js';
+import { type FoundMember, leaseSendWindow, type OrderRef, type PurchaseClaimInput, type PurchaseResult } from '../ledger/index.js';
 import { CLOSED_SEND_WINDOW, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, inDoubtOutcome, isUnrecognisedRefusal, leaseLost, rejectedOutcome, transientOutcome } from './failures.js';
 import { findMember } from './find-member.js';
-import { type MemberMemo, noteAnswer } from './member-memo.js';
+import { noteAnswer } from './member-memo.js';
 import { checkDoubt, type Doubt, doubtOf, type OperationResult, type PointsCall, runOperation } from './engine/index.js';
 import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';

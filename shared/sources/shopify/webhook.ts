@@ -1,4 +1,4 @@
-import type { AmountTerms, Delivery, LineQuantity, PurchaseEvent, QueuedEvent, RefundParts } from '../../events/index.js';
+import type { AmountTerms, QueuedEvent, RefundParts } from '../../events/index.js';
 import { header } from '../headers.js';
 import { parseJsonBody } from '../json.js';
 import {

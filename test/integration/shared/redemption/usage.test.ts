@@ -67,7 +67,12 @@ const unique = () => `${process.pid % 100_000}${++n}${Date.now() % 100_000}`;
 async function redeemed(customerId: string, points: number): Promise<string> {
   const answer = asJson(
     await handleRedeem(
-      { method: 'POST', rawQuery: h.signed(customerId), accept: undefined, body: h.form(customerId, `points=${points}&request=usage-${unique()}-abcdefgh`) },
+      {
+        method: 'POST',
+        rawQuery: h.signed(customerId),
+        accept: undefined,
+        body: h.form(customerId, `points=${points}&request=usage-${unique()}-abcdefgh`),
+      },
       h.deps(),
     ),
   );
