@@ -59,9 +59,10 @@ describe('a short seeded chaos run', () => {
     expect(result.unfinished).toEqual([]);
   });
 
-  it('drew late commits on the routes that move points and a lagging history, beside the other faults', () => {
-    expect(result.lateCommits?.armed).toBeGreaterThan(0);
-    expect(result.faults.byKind.late_commit).toBe(result.lateCommits?.armed);
+  // How many late commits a 100-event run arms depends on how its deliveries meet the routes in real time
+  // (0 to a few here); the dense runs draw 40-55 each (chaos/README.md) and the hazard tests arm them directly.
+  it('counts every late commit it armed among the faults, and draws a lagging history beside them', () => {
+    expect(result.faults.byKind.late_commit ?? 0).toBe(result.lateCommits?.armed ?? -1);
     expect(result.lateCommits?.lagChanges).toBeGreaterThan(0);
   });
 
