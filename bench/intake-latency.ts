@@ -70,6 +70,8 @@ export async function runIntakeLatencyBench(options: { requests?: number } = {})
   const pool = new Pool(server.url, { connections: 1 });
   // Real sender payloads: the chaos scenario's purchases (Shopify orders/paid and POS sales).
   const scenario = generateScenario({ events: 400, seed: 7 });
+  // The Smaregi stand-in refuses a till spend beyond the customer's point, as Smaregi does: seed them as the chaos run does.
+  await sender.seedCustomers(scenario.customers);
   const steps = scenario.deliveries.filter((d) => {
     const e = scenario.events[d.event];
     return e?.kind === 'purchase' && !e.test && d.kind === 'first' && e.source !== 'square';
