@@ -14,10 +14,15 @@ const CALCULATION = '^/api/ext/users/[^/]+/points/calculation$';
 const CALC_ROUTE = 'POST /api/ext/users/{id}/points/calculation';
 const PAGE = '<!DOCTYPE html><html><body><h1>Service Unavailable</h1></body></html>';
 
-/** A client whose waits are recorded, not slept. */
+/** A client whose waits are recorded, not slept, on a clock that moves only by them (a wait is then exact). */
 function recordingClient(extra: Parameters<Harness['client']>[0] = {}) {
   const waits: number[] = [];
-  const client = h.client({ retryBaseMs: 5, sleep: async (ms) => void waits.push(ms), ...extra });
+  let now = Date.parse('2026-01-15T01:00:00Z');
+  const sleep = async (ms: number) => {
+    waits.push(ms);
+    now += ms;
+  };
+  const client = h.client({ retryBaseMs: 5, now: () => now, sleep, ...extra });
   return { client, waits };
 }
 
