@@ -14,9 +14,11 @@ import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
  * - `pending`: begun, nothing sent yet (the customer not yet found or its point not yet read): found
  *   again, it is done from the start.
  * - `sending`: about to add `points` to the Smaregi customer, whose point read `before` just before it.
- *   Found again (the attempt died or its answer was lost), the customer's point tells what happened:
- *   `before + points` (it ran: `done`), `before` (it did not: sent again), anything else (a change we
- *   have not read: `conflict`, never written over).
+ *   Found again (the attempt died or its answer was lost), the step is left alone until the in-doubt
+ *   horizon has passed since it was sent (`updatedAt`: the add may still be on its way, sent by an attempt
+ *   that is alive), then taken over by one conditional write (`retake`), and the customer's point tells
+ *   what happened: `before + points` (it ran: `done`), `before` (it did not: sent again), anything else
+ *   (a change we have not read: `conflict`, never written over).
  * - `done` (with `after`), `refused` (Smaregi refused it: the reason), `conflict`, `skipped` (the member
  *   has no till customer): final.
  * Ids and points only: the member's id in the membership service and Smaregi's customer id.
@@ -64,6 +66,12 @@ export interface TillMirrors {
     fields: Partial<Pick<TillMirrorRecord, 'state' | 'smaregiCustomerId' | 'before' | 'after' | 'found' | 'reason'>>,
     from?: 'pending' | 'sending',
   ): Promise<TillMirrorRecord | undefined>;
+  /**
+   * Takes over a `sending` step sent at least `horizonMs` ago, as read (one conditional write on its
+   * `updatedAt`, which it moves to now): the record after, or undefined when it was sent more recently or
+   * another settler took it first. Only the taker may read the customer's point and send again.
+   */
+  retake(step: TillMirrorRecord, horizonMs: number): Promise<TillMirrorRecord | undefined>;
   /** Every step not final (`pending`, `sending`), of every source: to be finished (settleTillMirrors). */
   listUnfinished(): Promise<TillMirrorRecord[]>;
   /** Every step of every source (a scan: operators and checks). */
@@ -111,6 +119,20 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
     async settle(source, marker, fields, from = 'sending') {
       const e = new Expression().setAll({ ...fields, updatedAt: store.iso(store.clock()) });
       const item = await store.update(tillMirrorKey(source, marker), e, `${e.path('state')} = ${e.value(from)}`);
+      return item ? TillMirrorRecord.parse(item) : undefined;
+    },
+    async retake(step, horizonMs) {
+      const now = store.clock();
+      const sentAt = step.updatedAt ?? step.createdAt;
+      if (step.state !== 'sending' || Date.parse(sentAt) + horizonMs > now) return undefined;
+      const e = new Expression().setAll({ updatedAt: store.iso(now) });
+      const sentWhen =
+        step.updatedAt === undefined ? `attribute_not_exists(${e.path('updatedAt')})` : `${e.path('updatedAt')} = ${e.value(sentAt)}`;
+      const item = await store.update(
+        tillMirrorKey(step.source, step.marker),
+        e,
+        `${e.path('state')} = ${e.value('sending')} AND ${sentWhen}`,
+      );
       return item ? TillMirrorRecord.parse(item) : undefined;
     },
     list,

@@ -39,6 +39,8 @@ export interface ResolveDeps {
   readonly tillReturns?: TillReturns | undefined;
   /** Each points change mirrored to a till's point record, once (Smaregi tillPoints membership). */
   readonly tillMirrors?: TillMirrors | undefined;
+  /** The engine's in-doubt horizon (IN_DOUBT_SECONDS), which a mirror step sent but unsettled waits out too. */
+  readonly inDoubtMs?: number | undefined;
   readonly metrics?: MetricsSink | undefined;
 }
 

@@ -33,6 +33,7 @@ export function workerProcessor(deps: WorkerDeps, openapi: PointsApi, budget: In
     logger: deps.logger,
     tillReturns: deps.tillReturns,
     tillMirrors: deps.tillMirrors,
+    inDoubtMs: settings.inDoubtSeconds * 1000,
     metrics,
   });
   // Orders using a redemption's code mark it used (and refunds give its points back) inside the activity scope too.

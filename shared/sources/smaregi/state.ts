@@ -124,6 +124,7 @@ async function mirrorChanges(deps: ResolveDeps, client: SmaregiStateClient, thin
       findCustomerByCode: findCustomerByCode.bind(client),
     },
     steps: deps.tillMirrors,
+    inDoubtMs: deps.inDoubtMs,
     logger: deps.logger,
   };
   for (const change of changes) await mirrorPointChange(mirror, change);

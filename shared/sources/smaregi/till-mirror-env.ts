@@ -1,4 +1,4 @@
-import { createSecretsManagerReader, ENV, requiredSetting, type SecretReader } from '../../config/index.js';
+import { createSecretsManagerReader, ENV, processingSettingsFromEnv, requiredSetting, type SecretReader } from '../../config/index.js';
 import { documentClientFromEnv } from '../../dynamodb/index.js';
 import { createTillMirrors } from '../../ledger/index.js';
 import type { OpenApiClient } from '../../openapi/index.js';
@@ -33,6 +33,7 @@ export function tillMirrorDepsFromEnv(
       openapi: parts.openapi,
       smaregi,
       steps: createTillMirrors({ client: documentClientFromEnv(env), tableName: requiredSetting(env, ENV.LEDGER_TABLE), clock: now }),
+      inDoubtMs: processingSettingsFromEnv(env).inDoubtSeconds * 1000,
       logger: parts.logger,
     };
   }

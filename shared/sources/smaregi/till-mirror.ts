@@ -1,3 +1,4 @@
+import { DEFAULT_IN_DOUBT_SECONDS } from '../../config/index.js';
 import type { TillMirrorRecord, TillMirrors } from '../../ledger/index.js';
 import type { OpenApiClient } from '../../openapi/index.js';
 import type { SmaregiClient } from './client.js';
@@ -10,8 +11,9 @@ import { SmaregiError } from './errors.js';
  * by overwriting it, so what the till did meanwhile (a spend, a staff change) stays. The add has no
  * idempotency key, so it is a ledger step of its own (shared/ledger/till-mirrors.ts) keyed by the marker
  * of the points call it mirrors: the customer's point is read before it is sent, and a step found
- * unfinished is settled by reading it again (before + points: it ran; before: send again; anything else:
- * a change we have not read, recorded `conflict` and logged, never written over).
+ * unfinished is settled, once the in-doubt horizon since it was sent has passed, by reading it again
+ * (before + points: it ran; before: send again; anything else: a change we have not read, recorded
+ * `conflict` and logged, never written over).
  *
  * A failure never undoes the points change it mirrors: it is logged (`till point mirror ...`, ids and
  * kinds only) and recorded; an answer lost leaves the step `sending`, settled on the next call with
@@ -40,6 +42,11 @@ export interface TillMirrorDeps {
   openapi: Pick<OpenApiClient, 'getMember'>;
   smaregi: Pick<SmaregiClient, 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode'>;
   steps: TillMirrors;
+  /**
+   * How long a sent add may still land (the engine's in-doubt horizon, IN_DOUBT_SECONDS; default
+   * DEFAULT_IN_DOUBT_SECONDS): a `sending` step younger than this is left to whoever sent it.
+   */
+  inDoubtMs?: number | undefined;
   /** Refusals and conflicts are logged as errors where the logger has them (the worker's says warn only). */
   logger?:
     | { warn(message: string, extra?: Record<string, unknown>): void; error?(message: string, extra?: Record<string, unknown>): void }
@@ -121,7 +128,9 @@ async function send(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void>
     const after = await deps.smaregi.addCustomerPoint(customerId, step.points);
     await deps.steps.settle(step.source, step.marker, { state: 'done', after });
   } catch (e) {
-    if (e instanceof SmaregiError && e.status !== undefined && e.status >= 400 && e.status < 500 && e.status !== 429) {
+    // 401/403 refuse our credentials, not the change: not run, sent again once the step is settled.
+    const credentials = e instanceof SmaregiError && e.kind === 'unauthorized';
+    if (e instanceof SmaregiError && !credentials && e.status !== undefined && e.status >= 400 && e.status < 500 && e.status !== 429) {
       // Proven not done (Smaregi refused it: e.g. the till spent those points meanwhile, or they expired).
       const reason = `Smaregi refused the point change (${e.status})`;
       await deps.steps.settle(step.source, step.marker, { state: 'refused', reason });
@@ -137,8 +146,14 @@ async function send(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void>
   }
 }
 
-/** A step found `sending`: the customer's point now says whether its add ran. */
-async function settleUnfinished(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void> {
+/**
+ * A step found `sending`: once no add of it can still land (the in-doubt horizon since it was sent) and
+ * this caller has taken it over, the customer's point says whether its add ran. Before that, reading
+ * the point would see an add still on its way (a duplicate delivery beside the live attempt) as not run.
+ */
+async function settleUnfinished(deps: TillMirrorDeps, found: TillMirrorRecord): Promise<void> {
+  const step = await deps.steps.retake(found, deps.inDoubtMs ?? DEFAULT_IN_DOUBT_SECONDS * 1000);
+  if (!step) return;
   const customerId = step.smaregiCustomerId as string;
   const now = await deps.smaregi.getCustomerPoint(customerId);
   const before = step.before ?? Number.NaN;

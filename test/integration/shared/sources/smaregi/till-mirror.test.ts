@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../../stand-ins/smaregi/index.js';
+import { DEFAULT_IN_DOUBT_SECONDS } from '../../../../../shared/config/index.js';
 import { createTillMirrors, type TillMirrors } from '../../../../../shared/ledger/index.js';
 import { redemptionMarker, redemptionReturnMarker } from '../../../../../shared/points/index.js';
 import { handleRedeem } from '../../../../../shared/redemption/index.js';
@@ -8,6 +9,7 @@ import {
   createTillMirror,
   mirrorPointChange,
   type SmaregiClient,
+  SmaregiError,
   settleTillMirrors,
   type TillMirrorDeps,
 } from '../../../../../shared/sources/smaregi/index.js';
@@ -108,6 +110,9 @@ describe('a web redemption mirrored to the member’s Smaregi record', () => {
   });
 });
 
+/** Past the engine's in-doubt horizon (DEFAULT_IN_DOUBT_SECONDS): no add sent before can land any more. */
+const IN_DOUBT_MS = DEFAULT_IN_DOUBT_SECONDS * 1000 + 1;
+
 describe('the till mirror’s own step', () => {
   const change = (marker: string) => ({ marker, memberId: ALICE, points: -300 });
 
@@ -120,15 +125,45 @@ describe('the till mirror’s own step', () => {
       },
     };
     await mirrorPointChange(mirrorDeps({ smaregi: losing }), change('m-lost'));
+    h.clock.advance(IN_DOUBT_MS);
     await mirrorPointChange(mirrorDeps(), change('m-lost'));
     await mirrorPointChange(mirrorDeps(), change('m-lost'));
     expect([tillPoint(), (await steps.get('smaregi', 'm-lost'))?.state]).toEqual(['700', 'done']);
+  });
+
+  it('never sends an add again while the attempt that sent it may still be waiting for its answer (a duplicate delivery beside it)', async () => {
+    let duplicate: Promise<void> | undefined;
+    const slow = {
+      ...client,
+      // The duplicate comes while this add is on its way: Smaregi has not applied it yet.
+      addCustomerPoint: async (id: string, delta: number) => {
+        duplicate = mirrorPointChange(mirrorDeps(), change('m-race'));
+        await duplicate;
+        return client.addCustomerPoint(id, delta);
+      },
+    };
+    await mirrorPointChange(mirrorDeps({ smaregi: slow }), change('m-race'));
+    await duplicate;
+    expect([tillPoint(), (await steps.get('smaregi', 'm-race'))?.state]).toEqual(['700', 'done']);
+  });
+
+  it('sends an add again once the in-doubt horizon has passed when Smaregi refused our credentials (401), not the change', async () => {
+    const unauthorized = {
+      ...client,
+      addCustomerPoint: async () => Promise.reject(new SmaregiError('unauthorized', 'Smaregi API answered 401', 401)),
+    };
+    await mirrorPointChange(mirrorDeps({ smaregi: unauthorized }), change('m-401'));
+    const left = (await steps.get('smaregi', 'm-401'))?.state;
+    h.clock.advance(IN_DOUBT_MS);
+    await settleTillMirrors(mirrorDeps());
+    expect([left, tillPoint(), (await steps.get('smaregi', 'm-401'))?.state]).toEqual(['sending', '700', 'done']);
   });
 
   it('records a conflict, and writes nothing, when the till point changed between an unfinished add and its retry', async () => {
     const dying = { ...client, addCustomerPoint: async () => Promise.reject(new Error('died before sending')) };
     await mirrorPointChange(mirrorDeps({ smaregi: dying }), change('m-conflict'));
     smaregi.putTransaction(smaregiTransaction('transaction-sale-tax-included.json', '62', { customerId: '1', spendPoint: '50' }) as never);
+    h.clock.advance(IN_DOUBT_MS);
     await mirrorPointChange(mirrorDeps(), change('m-conflict'));
     expect([tillPoint(), (await steps.get('smaregi', 'm-conflict'))?.state]).toEqual(['950', 'conflict']);
   });
