@@ -250,24 +250,24 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
   });
 
   it('takes the sale’s 500 back from the member once, with the 300 spent given back, when an edit takes the member off the sale', async () => {
-    await seedSmaregiTransaction(stack, h.sale('3040'));
+    await seedSmaregiTransaction(stack, h.sale('3050'));
     const before = await h.balance();
-    await h.deliver(['3040']);
-    await seedSmaregiTransaction(stack, h.sale('3040', { customerId: null, customer: null, customerCode: null }));
-    await h.deliver(['3040'], 'edited');
-    await h.deliver(['3040'], 'edited');
-    expect([await h.balance(), await h.entries('3040/spend-1/back'), await h.refunds('3040', 'detached')]).toEqual([before, [300], [-500]]);
+    await h.deliver(['3050']);
+    await seedSmaregiTransaction(stack, h.sale('3050', { customerId: null, customer: null, customerCode: null }));
+    await h.deliver(['3050'], 'edited');
+    await h.deliver(['3050'], 'edited');
+    expect([await h.balance(), await h.entries('3050/spend-1/back'), await h.refunds('3050', 'detached')]).toEqual([before, [300], [-500]]);
   });
 
   it('takes the sale’s 500 back from the member once, with the 300 spent given back, when an edit moves the sale to a customer whom no member holds', async () => {
     await seedSmaregiCustomer(stack, { customerId: '3', customerCode: 'C-0099', lastName: '三郎', firstName: '佐藤', point: '1000' });
-    await seedSmaregiTransaction(stack, h.sale('3041'));
+    await seedSmaregiTransaction(stack, h.sale('3051'));
     const before = await h.balance();
-    await h.deliver(['3041']);
-    await seedSmaregiTransaction(stack, h.sale('3041', { customerId: '3' }));
-    await h.deliver(['3041'], 'edited');
-    await h.deliver(['3041'], 'edited');
-    expect([await h.balance(), await h.entries('3041/spend-1/back'), await h.refunds('3041', 'detached')]).toEqual([before, [300], [-500]]);
+    await h.deliver(['3051']);
+    await seedSmaregiTransaction(stack, h.sale('3051', { customerId: '3' }));
+    await h.deliver(['3051'], 'edited');
+    await h.deliver(['3051'], 'edited');
+    expect([await h.balance(), await h.entries('3051/spend-1/back'), await h.refunds('3051', 'detached')]).toEqual([before, [300], [-500]]);
   });
 
   it('finds an edit of the points spent whose webhook never came on the next reconcile: 300 given back, 100 deducted', async () => {
