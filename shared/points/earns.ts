@@ -39,7 +39,9 @@ import {
  * - more: the supplementary purchase `<id>/up-<k>` on the new total, then (the next round, once it is
  *   credited) the refund `superseded` of the purchases before it;
  * - the member taken off: the refund `detached` of every credited purchase; another member: a
- *   supplement credited to them, then the earlier credits taken back.
+ *   supplement credited to them, then the earlier credits taken back (`superseded`); another customer the
+ *   supplement could not credit (no member holds the code, the member withdrew): `detached`, as when the
+ *   member is taken off, so the earning never stays with the old member.
  */
 export interface EarnsEvent {
   type: 'earns';
@@ -175,8 +177,10 @@ function adjusted(earns: EarnsEvent, purchase: PurchaseEvent, chain: SaleChain):
   const template = earnsRefund(earns, earns.orderId, SUPERSEDED_REFUND_ID, true);
   const events: PointsEvent[] = [purchase, ...state.toSupersede.map((o) => remainderOf(template, o.orderId, SUPERSEDED_REFUND_ID))];
   const member = purchase.customer?.externalId;
-  // The member was taken off the sale (staff moved them to another sale): what it earned goes back.
-  if (!member) return { events: [purchase, ...state.active.map((o) => remainderOf(template, o.orderId, DETACHED_REFUND_ID))] };
+  // What the sale earned goes back from the member it was credited to (a member attached again earns anew).
+  const detached: Reach = { events: [purchase, ...state.active.map((o) => remainderOf(template, o.orderId, DETACHED_REFUND_ID))] };
+  // The member was taken off the sale (staff moved them to another sale).
+  if (!member) return detached;
   // A lowering edit's refund left in doubt counts as taken off below: sent again, the refund protocol settles it.
   const inDoubt = unbookedAdjustment(state.live);
   if (inDoubt) events.push(adjustment(earns, state.live.orderId, inDoubt.refundId, inDoubt.adds));
@@ -187,7 +191,11 @@ function adjusted(earns: EarnsEvent, purchase: PurchaseEvent, chain: SaleChain):
   if (direction > 0) {
     // A supplement that ended uncredited (the member withdrew, points unavailable) is not tried again for the same amount.
     const failedFor = state.failed ? parseDecimal(state.failed.eligibleExact ?? '') : undefined;
-    if (failedFor && compareDecimals(failedFor, now) === 0 && state.failed?.externalId === member) return { events };
+    if (failedFor && compareDecimals(failedFor, now) === 0 && state.failed?.externalId === member) {
+      // Moved to a customer it could not credit (no member holds the code, withdrawn): the sale is no
+      // longer the old member's, so their credits go back as when the member is taken off.
+      return moved ? detached : { events };
+    }
     if (chain.supplements.length >= MAX_SUPPLEMENTS) {
       const note = `order ${earns.orderId} was raised more than ${MAX_SUPPLEMENTS} times: the increase to ${formatDecimal(now)} is not credited`;
       return { events, note };

@@ -67,7 +67,16 @@ function tillPointsHelpers(get: () => { stack: LocalStack; handle: LocalStackHan
     const route = 'GET /api/ext/users/external_id/{external_key}/{external_id}';
     return Object.values(stats.clients).reduce((sum, c) => sum + (c.routes[route]?.total ?? 0), 0);
   };
-  return { balance, deliver, entries, recorded, sale, fault, unfinish, lookups };
+  /** The member's history entries carrying the marker of the refund `refundId` on the ledger order `orderId`, oldest first. */
+  const refunds = async (orderId: string, refundId: string) => {
+    const history = await get().handle.openapi.listPoints((await member()).id, { page: 1, perPage: 1000 });
+    const marker = refundMarker('smaregi', orderId, refundId);
+    return history.points
+      .filter((p) => p.remarks === marker)
+      .map((p) => p.point)
+      .reverse();
+  };
+  return { balance, deliver, entries, refunds, recorded, sale, fault, unfinish, lookups };
 }
 
 describe('Smaregi till points under tillPoints membership (insufficient points: clamp)', () => {
@@ -238,6 +247,27 @@ describe('Smaregi till points under tillPoints membership (insufficient points: 
       [300],
       [-200],
     ]);
+  });
+
+  it('takes the sale’s 500 back from the member once, with the 300 spent given back, when an edit takes the member off the sale', async () => {
+    await seedSmaregiTransaction(stack, h.sale('3050'));
+    const before = await h.balance();
+    await h.deliver(['3050']);
+    await seedSmaregiTransaction(stack, h.sale('3050', { customerId: null, customer: null, customerCode: null }));
+    await h.deliver(['3050'], 'edited');
+    await h.deliver(['3050'], 'edited');
+    expect([await h.balance(), await h.entries('3050/spend-1/back'), await h.refunds('3050', 'detached')]).toEqual([before, [300], [-500]]);
+  });
+
+  it('takes the sale’s 500 back from the member once, with the 300 spent given back, when an edit moves the sale to a customer whom no member holds', async () => {
+    await seedSmaregiCustomer(stack, { customerId: '3', customerCode: 'C-0099', lastName: '三郎', firstName: '佐藤', point: '1000' });
+    await seedSmaregiTransaction(stack, h.sale('3051'));
+    const before = await h.balance();
+    await h.deliver(['3051']);
+    await seedSmaregiTransaction(stack, h.sale('3051', { customerId: '3' }));
+    await h.deliver(['3051'], 'edited');
+    await h.deliver(['3051'], 'edited');
+    expect([await h.balance(), await h.entries('3051/spend-1/back'), await h.refunds('3051', 'detached')]).toEqual([before, [300], [-500]]);
   });
 
   it('finds an edit of the points spent whose webhook never came on the next reconcile: 300 given back, 100 deducted', async () => {

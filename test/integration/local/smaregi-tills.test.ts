@@ -122,6 +122,22 @@ describe('Smaregi tills: divisions, stores and members', () => {
     expect([await balance(), await balance('C-0002')]).toEqual([taro, hanako + 500]);
   });
 
+  it('takes a sale’s points back from the member once when an edit moves it to a customer whom no member holds', async () => {
+    await seedSmaregiCustomer(stack, { customerId: '3', customerCode: 'C-0099', lastName: '三郎', firstName: '佐藤' });
+    await seedSmaregiTransaction(stack, sale('2012'));
+    const before = await balance();
+    await deliver(['2012']);
+    await seedSmaregiTransaction(stack, sale('2012', { customerId: '3' }));
+    await deliver(['2012'], 'edited');
+    await deliver(['2012'], 'edited');
+    const order = await stack.ledger.getOrder({ source: 'smaregi', orderId: '2012' });
+    expect([await balance(), order?.refunds.detached?.debited, (await recorded('2012/up-1')).outcome]).toEqual([
+      before,
+      500,
+      'customer_not_found',
+    ]);
+  });
+
   it('credits a sale that names its member only by the code on its head (members kept outside Smaregi)', async () => {
     await seedSmaregiTransaction(stack, sale('2010', { customerId: null, customerCode: 'C-0001' }));
     const before = await balance();

@@ -96,6 +96,32 @@ describe('reachEarns: an order now earns X (no sender)', () => {
     expect(ids(reach.events)).toEqual(['shop:transaction:o-1', 'shop:refund:o-1:detached']);
   });
 
+  it('another member now: the supplement /up-1 credited to them, then (once credited) the superseded refund of the first member’s', () => {
+    const e = earns('1000');
+    const moved = { ...e, purchase: { ...(e.purchase as PurchaseEvent), customer: { externalKey: 'members', externalId: 'm-2' } } };
+    const first = reachEarns(moved, chainOf(credited(ORDER, '1000')));
+    expect(ids(first.events)).toEqual(['shop:transaction:o-1', 'shop:transaction:o-1/up-1']);
+    expect(first.events[1]).toMatchObject({ customer: { externalId: 'm-2' }, eligibleExact: '1000' });
+    const second = reachEarns(moved, chainOf(credited(ORDER, '1000'), credited('o-1/up-1', '1000', { externalId: 'm-2' })));
+    expect(ids(second.events)).toEqual(['shop:transaction:o-1', 'shop:refund:o-1:superseded']);
+  });
+
+  it('another customer the supplement could not credit (no member holds the code): the refund detached of the first member’s credits, then nothing more', () => {
+    const e = earns('1000');
+    const moved = { ...e, purchase: { ...(e.purchase as PurchaseEvent), customer: { externalKey: 'members', externalId: 'nobody' } } };
+    const failed = credited('o-1/up-1', '1000', { outcome: 'customer_not_found', externalId: 'nobody' });
+    const reach = reachEarns(moved, chainOf(credited(ORDER, '1000'), failed));
+    expect(ids(reach.events)).toEqual(['shop:transaction:o-1', 'shop:refund:o-1:detached']);
+    expect(reach.events[1]).toMatchObject({ refundsRemainder: true, refundId: 'detached' });
+    const detached = credited(ORDER, '1000', { refundIds: ['detached'], booked: ['detached'] });
+    expect(ids(reachEarns(moved, chainOf(detached, failed)).events)).toEqual(['shop:transaction:o-1']);
+  });
+
+  it('a raise for the same member whose supplement could not credit (the member withdrew): the member keeps the earlier credit', () => {
+    const failed = credited('o-1/up-1', '1200', { outcome: 'member_withdrawn' });
+    expect(ids(reachEarns(earns('1200'), chainOf(credited(ORDER, '1000'), failed)).events)).toEqual(['shop:transaction:o-1']);
+  });
+
   it('a chain refund booked but its record unfinished: sent again after the purchase (once, before what the order asks for now)', () => {
     const sale = credited(ORDER, '1000', { refundIds: ['adj-300'], booked: ['adj-300'], unfinishedRefunds: ['adj-300'] });
     const same = reachEarns(earns('700'), chainOf(sale));
