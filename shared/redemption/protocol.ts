@@ -13,7 +13,7 @@ import {
 import { DEFAULT_IN_DOUBT_SECONDS, LEASE_MARGIN_SECONDS, LEASE_SEND_WINDOW_SECONDS } from '../config/index.js';
 import { createDiscountCode, discountByCode, isShopifyAdminError, type ShopifyAdminClient } from '../sources/shopify/index.js';
 import type { RedemptionSettings } from '../sources/index.js';
-import type { TillMirror } from '../sources/smaregi/index.js';
+import type { LegMirror } from '../sources/smaregi/index.js';
 import { type RedemptionRefusal, redemptionRefusal } from './errors.js';
 import { sleepMs } from '../http-client/index.js';
 
@@ -51,8 +51,11 @@ export interface RedemptionDeps {
    * deducts anything: a problem refuses it. Undefined: not checked (the caller checked at its start).
    */
   readonly shopProblem?: () => Promise<string | undefined>;
-  /** Under a Smaregi source's `tillPoints: membership`: mirrors each leg that ran to the member's till record. */
-  readonly tillMirror?: TillMirror | undefined;
+  /**
+   * Under a Smaregi source's `tillPoints: membership`: each leg's step is planned before its call and
+   * mirrored to the member's till record once it ran (directly, or through the worker: the App Proxy).
+   */
+  readonly tillMirror?: LegMirror | undefined;
 }
 
 export type Step = { ok: true; record: RedemptionRecord } | { ok: false; refusal: RedemptionRefusal };
@@ -154,10 +157,16 @@ type LegResult =
   | { ran: false; step: Step; error?: undefined }
   | { ran: false; step: Step; error: OpenApiError; record: RedemptionRecord };
 
-/** One leg through the protocol engine (sendLeg); a leg that ran is mirrored to the member's till, once (its own step). */
+/**
+ * One leg through the protocol engine (sendLeg); its till mirror step is written before the call (so a
+ * process that dies after the call leaves it to be found), and mirrored once the leg ran (its own step).
+ */
 async function runLeg(deps: RedemptionDeps, record: RedemptionRecord, owner: string, leg: Leg): Promise<LegResult> {
+  const change = tillChange(record, leg);
+  await deps.tillMirror?.planned(change);
   const result = await sendLeg(deps, record, owner, leg);
-  if (result.ran) await deps.tillMirror?.(tillChange(record, leg));
+  if (result.ran) await deps.tillMirror?.ran(change);
+  else if (result.error) await deps.tillMirror?.notRun(change);
   return result;
 }
 
@@ -320,7 +329,7 @@ export async function giveBack(
   if (!current.deducted && current.deductionSent) {
     const settled = await runLegSearchOnly(deps, current, owner, deductionLeg(current));
     if (!settled.ok) return settled.step;
-    if (settled.ran) await deps.tillMirror?.(tillChange(current, deductionLeg(current)));
+    if (settled.ran) await deps.tillMirror?.ran(tillChange(current, deductionLeg(current)));
     if (settled.ran) current = (await write(deps, current, owner, { deducted: true })) ?? current;
   }
   if (!current.deducted) {

@@ -5,7 +5,7 @@ import { redemptionMarker, redemptionReturnMarker } from '../../../../../shared/
 import { handleRedeem } from '../../../../../shared/redemption/index.js';
 import {
   createSmaregiClient,
-  createTillMirror,
+  createLegMirror,
   mirrorPointChange,
   type SmaregiClient,
   settleTillMirrors,
@@ -62,7 +62,7 @@ const redeem = async (body: string, over: Partial<TillMirrorDeps> = {}): Promise
   asJson(
     await handleRedeem(
       { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: h.form('1001', body) },
-      { ...h.deps(), tillMirror: createTillMirror(mirrorDeps(over)) },
+      { ...h.deps(), tillMirror: createLegMirror(mirrorDeps(over)) },
     ),
   );
 const tillPoint = () => smaregi.customerPoint('1');
