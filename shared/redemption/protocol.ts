@@ -412,7 +412,12 @@ export async function clawBack(deps: RedemptionDeps, record: RedemptionRecord, o
       return unavailable();
     }
   }
-  if (held === 0) return settle(await done(first.record, 0));
+  if (held === 0) {
+    // `park`: taken later, once the member holds enough (the sweep tries it again: retryParkedClawBack).
+    const parked = (deps.insufficientPointsPolicy ?? 'clamp') === 'park';
+    const fields = { state: 'used' as const, orderId, clawedBackPoints: 0, clawbackShortfall: due, lastError: 'insufficient_points' };
+    return settle(await deps.ledger.update(first.record.pk, owner, fields, { release: true, parked }));
+  }
   // The shortfall is written before the smaller call, so a later attempt that finds it knows what it took.
   const marked = await write(deps, first.record, owner, { clawbackShortfall: due - held });
   if (!marked) return unavailable();
@@ -423,3 +428,27 @@ export async function clawBack(deps: RedemptionDeps, record: RedemptionRecord, o
 }
 
 const settle = (record: RedemptionRecord | undefined): Step => (record ? { ok: true, record } : unavailable());
+
+/**
+ * A claw-back parked under `park` (the member held fewer points than it takes), tried again, exactly
+ * once: the same marker, so a send in doubt is found in the history before anything is sent again. The
+ * member holding enough now: all of it taken, the record leaves the parked list. Still too few: it
+ * stays parked (`lastError`), for the next run.
+ */
+export async function retryParkedClawBack(deps: RedemptionDeps, record: RedemptionRecord, owner: string): Promise<Step> {
+  const due = record.clawbackShortfall ?? 0;
+  if (record.state !== 'used' || due <= 0 || (record.clawedBackPoints ?? 0) > 0) {
+    // Nothing parked on it (taken meanwhile): out of the list.
+    return settle(await write(deps, record, owner, { state: record.state }, true));
+  }
+  const leg = await runLeg(deps, record, owner, clawbackLeg(record, due));
+  if (leg.ran) {
+    deps.logger?.info('parked claw-back taken', { source: record.source, points: due });
+    return settle(await write(deps, leg.record, owner, { state: 'used', clawedBackPoints: due, clawbackShortfall: 0 }, true));
+  }
+  if (!leg.error) return leg.step;
+  await write(deps, leg.record, owner, { lastError: leg.error.kind }, true);
+  return leg.error.kind === 'insufficient_points'
+    ? { ok: false, refusal: redemptionRefusal('insufficient_points', 'the member still holds too few points', { points: due }) }
+    : unavailable();
+}
