@@ -158,6 +158,9 @@ describe('the App Proxy’s mirror through the worker (no Smaregi access of its 
   });
 
   it('leaves a step whose message was never queued to the settle, which mirrors it once', async () => {
+    // The steps earlier cases left to the worker, finished first: the till record then starts at 1000.
+    await settleTillMirrors(mirrorDeps());
+    smaregi.putCustomer({ customerId: '1', customerCode: 'C-0001', point: '1000' } as never);
     const queue = new RecordingQueue();
     queue.failWith = new Error('SQS unavailable');
     const answer = await redeem(`points=300&request=${newRequest()}`, {}, createQueuedLegMirror({ source: 'smaregi', steps, queue }));
