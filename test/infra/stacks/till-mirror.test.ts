@@ -20,7 +20,7 @@ beforeAll(() => {
     },
     { reconcile: { shopify: { shopDomain: 'example-shop.myshopify.com' } } },
   ));
-}, 240_000);
+}, 900_000);
 afterAll(() => dispose());
 
 type Resource = { Properties: Record<string, Json> };
