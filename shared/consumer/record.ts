@@ -144,7 +144,10 @@ function madeProgress(outcome: ProcessOutcome): boolean {
 function inEventGroup(body: unknown, group: string | undefined): boolean {
   if (group === undefined || typeof body !== 'object' || body === null) return false;
   try {
-    const queued = (body as { type?: unknown }).type === 'till_mirror' ? tillMirrorMessage(body as TillMirrorEvent) : queueMessageFor(body as QueuedEvent);
+    const queued =
+      (body as { type?: unknown }).type === 'till_mirror'
+        ? tillMirrorMessage(body as TillMirrorEvent)
+        : queueMessageFor(body as QueuedEvent);
     return queued.groupId === group;
   } catch {
     return false; // not an event: the processor refuses it

@@ -123,7 +123,10 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
       if (made) return made;
       const current = await api.get(step.source, step.marker);
       if (current?.state !== 'planned' && current?.state !== 'void') return current;
-      return (await api.settle(step.source, step.marker, { state: 'planned', points: step.points }, current.state)) ?? api.get(step.source, step.marker);
+      return (
+        (await api.settle(step.source, step.marker, { state: 'planned', points: step.points }, current.state)) ??
+        api.get(step.source, step.marker)
+      );
     },
     async settle(source, marker, fields, from = 'sending') {
       const e = new Expression().setAll({ ...fields, updatedAt: store.iso(store.clock()) });

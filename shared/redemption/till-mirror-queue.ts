@@ -48,7 +48,11 @@ export function createQueuedLegMirror(deps: QueuedLegMirrorDeps): LegMirror {
         );
       } catch (e) {
         // Never undoes the points change: the step is found unfinished by the settle.
-        deps.logger?.warn('till point mirror not queued', { source: deps.source, marker: change.marker, error: e instanceof Error ? e.name : 'unknown' });
+        deps.logger?.warn('till point mirror not queued', {
+          source: deps.source,
+          marker: change.marker,
+          error: e instanceof Error ? e.name : 'unknown',
+        });
       }
     },
     notRun: (change) => voidPlanned(deps, change.marker, 'the points call did not run'),

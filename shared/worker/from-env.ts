@@ -48,7 +48,14 @@ export function workerDepsFromEnv(env: NodeJS.ProcessEnv, overrides: WorkerOverr
   const senders = sendersFromEnv(env, overrides);
   const tillMirror =
     overrides.tillMirror ??
-    workerTillMirror(env, { senders: senders.senders, steps: tillMirrors, openapi, logger, inDoubtSeconds: settings.inDoubtSeconds, clock });
+    workerTillMirror(env, {
+      senders: senders.senders,
+      steps: tillMirrors,
+      openapi,
+      logger,
+      inDoubtSeconds: settings.inDoubtSeconds,
+      clock,
+    });
   return {
     budget,
     settings,

@@ -47,11 +47,11 @@ describe('web points mirrored to the tills (tillPoints membership)', () => {
       statementsOf(role)
         .filter((st) => [st.Action].flat().some((a) => String(a).startsWith('secretsmanager:')))
         .flatMap((st) => secrets.filter((id) => JSON.stringify(st.Resource ?? '').includes(`"${id}"`)));
-    expect([smaregi.length > 0, read(/ShopifyAppProxy/).filter((id) => /Smaregi/.test(id)), read(/RedemptionSweep/).some((id) => /Smaregi/.test(id))]).toEqual([
-      true,
-      [],
-      true,
-    ]);
+    expect([
+      smaregi.length > 0,
+      read(/ShopifyAppProxy/).filter((id) => /Smaregi/.test(id)),
+      read(/RedemptionSweep/).some((id) => /Smaregi/.test(id)),
+    ]).toEqual([true, [], true]);
   });
 
   it('lets both keep their mirror steps: till-mirror# keys only (dynamodb:LeadingKeys)', () => {

@@ -282,7 +282,14 @@ describe('a claw-back parked under park (issue 51 remainder)', () => {
       await h.entries(ALICE, marker),
       await h.balance(ALICE),
       await h.ledger.listParked('shopify'),
-    ]).toMatchObject([[0, 300], [0, 300], { state: 'used', clawedBackPoints: 300, clawbackShortfall: 0 }, [{ point: -300, remarks: marker }], 300, []]);
+    ]).toMatchObject([
+      [0, 300],
+      [0, 300],
+      { state: 'used', clawedBackPoints: 300, clawbackShortfall: 0 },
+      [{ point: -300, remarks: marker }],
+      300,
+      [],
+    ]);
   });
 });
 

@@ -141,7 +141,11 @@ describe('the App Proxy’s mirror through the worker (no Smaregi access of its 
     await redeem(`points=300&request=${request}`, {}, createQueuedLegMirror({ source: 'smaregi', steps, queue }));
     const marker = redemptionMarker('shopify', '1001', request);
     const sent = queue.events().map((e) => [e.type, e.source, e.marker]);
-    expect([tillPoint(), (await steps.get('smaregi', marker))?.state, sent]).toEqual(['1000', 'pending', [['till_mirror', 'smaregi', marker]]]);
+    expect([tillPoint(), (await steps.get('smaregi', marker))?.state, sent]).toEqual([
+      '1000',
+      'pending',
+      [['till_mirror', 'smaregi', marker]],
+    ]);
   });
 
   it('has the worker take the redeemed points off the till record once, however often the message comes', async () => {
