@@ -91,10 +91,17 @@ export function depsFromEnv(
   const logger = overrides.logger ?? jsonLoggerFromEnv(env);
   // A link-only client (some tests) cannot redeem: the redeem routes then answer 404.
   const redeemApi = 'grantPoints' in openapi ? (openapi as unknown as RedemptionProxyDeps['openapi']) : undefined;
+  const queue = overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFromEnv(env) });
+  // Its web legs' till mirrors go through the worker (the queue): this function holds no Smaregi access.
   const redemption =
     overrides.redemption ??
     (redeemApi &&
-      redemptionDepsFromEnv(env, sources, SOURCE, { openapi: redeemApi, logger, ...(overrides.now ? { now: overrides.now } : {}) }));
+      redemptionDepsFromEnv(env, sources, SOURCE, {
+        openapi: redeemApi,
+        logger,
+        tillMirrorQueue: queue,
+        ...(overrides.now ? { now: overrides.now } : {}),
+      }));
   return {
     source: SOURCE,
     externalKey: linking.externalKey,
@@ -102,7 +109,7 @@ export function depsFromEnv(
     retroCreditDays: linking.retroCreditDays,
     secrets,
     openapi,
-    queue: overrides.queue ?? createSqsQueue({ queueUrl: queueUrlFromEnv(env) }),
+    queue,
     now: overrides.now ?? Date.now,
     logger,
     ...(redemption ? { redemption: { ...redemption, secrets, shopDomains: linking.shopDomains } } : {}),

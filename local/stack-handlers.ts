@@ -13,7 +13,7 @@ import type { Ledger } from '../shared/ledger/index.js';
 import type { DueEarns } from '../shared/points/index.js';
 import type { Logger } from '../shared/logging/index.js';
 import { type OpenApiClient, secretsManagerCredentials } from '../shared/openapi/index.js';
-import { type TillMirrorDeps, tillMirrorDepsFromEnv } from '../shared/sources/smaregi/index.js';
+import { SMAREGI_ENV, type TillMirrorDeps, tillMirrorDepsFromEnv } from '../shared/sources/smaregi/index.js';
 import { loadSourceSettings, loadSources } from '../shared/sources/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { SHOPIFY_ENROLMENT_ENV, withShopifyEnrolment } from './customers.js';
@@ -182,8 +182,10 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
   );
   // The App Proxy holds its own discounts-only Admin token, as deployed; the sweep and the operator's list keep the shop's.
   // Its requests' counts are EMF lines on stdout (shared/upstream): in Lambda only, like the worker's metrics here.
+  // No Smaregi access either, as deployed: its web legs' till mirrors go to the worker through the queue.
+  const { [SMAREGI_ENV]: _smaregi, ...withoutSmaregi } = handlerEnv;
   const appProxyEnv = {
-    ...handlerEnv,
+    ...withoutSmaregi,
     [REDEMPTION_ADMIN_ENV]: handlerEnv[APP_PROXY_REDEMPTION_ADMIN_ENV] ?? handlerEnv[REDEMPTION_ADMIN_ENV],
     ...(mode === 'powertools' ? {} : { POWERTOOLS_METRICS_DISABLED: 'true' }),
   };
@@ -202,11 +204,11 @@ export function buildStackHandlers(parts: HandlerParts): StackHandlers {
   const redemption = appProxyDeps.redemption && sweepDeps(handlerEnv, appProxyDeps.redemption);
   const openapi = worker.openapi as unknown as Partial<OpenApiClient>;
   const tillMirror =
-    typeof openapi.getMember === 'function'
+    typeof openapi.getMember === 'function' && typeof openapi.listPoints === 'function'
       ? tillMirrorDepsFromEnv(
           handlerEnv,
           loadSourceSettings(handlerEnv[ENV.SOURCES_CONFIG]),
-          { openapi: openapi as Pick<OpenApiClient, 'getMember'>, logger: localLogger('till-mirror', print) },
+          { openapi: openapi as Pick<OpenApiClient, 'getMember' | 'listPoints'>, logger: localLogger('till-mirror', print) },
           () => parts.secretStore,
           Date.now,
         )

@@ -285,9 +285,11 @@ export class IntegrationStack extends Stack {
 
   /**
    * Under a Smaregi source's `tillPoints: membership` a web redemption's deduction and give-back are mirrored
-   * to the member's till point record (shared/sources/smaregi/till-mirror.ts): the App Proxy and the sweep,
-   * which make them, read the Smaregi app's credentials too; so does the nightly audit, whose reversals
-   * are mirrored and which finishes the steps left unfinished (settleTillMirrors), reading the sources for it.
+   * to the member's till point record (shared/sources/smaregi/till-mirror.ts). The sweep, which makes them,
+   * reads the Smaregi app's credentials; so does the nightly audit, whose reversals are mirrored and which
+   * finishes the steps left unfinished (settleTillMirrors), reading the sources for it. The App Proxy faces
+   * the internet and never holds that access (it reads every transaction): it keeps its legs' steps and
+   * queues each mirror to the worker (a `till_mirror` message), which holds it already.
    */
   private mirrorTillPoints(access: { secrets: SmaregiAccessSecrets; json: string } | undefined): void {
     const membership = Object.entries(this.config.sources).some(
@@ -295,12 +297,15 @@ export class IntegrationStack extends Stack {
     );
     if (!access || !membership) return;
     this.audit.function.fn.addEnvironment(ENV.SOURCES_CONFIG, JSON.stringify(sourcesConfig(this.config.sources)));
-    for (const fn of [this.appProxy?.function.fn, this.redemptionSweep?.function.fn, this.audit.function.fn]) {
+    for (const fn of [this.redemptionSweep?.function.fn, this.audit.function.fn]) {
       if (!fn) continue;
       access.secrets.grantRead(fn);
       fn.addEnvironment(SMAREGI_ENV, access.json);
-      // Each mirror step (its own ledger record), nothing else of the table added.
-      grantLedgerKeys(this.ledger.table, fn, LEDGER_ITEM_ACTIONS, FUNCTION_LEDGER_KEYS.tillMirror);
+    }
+    // Each mirror step (its own ledger record), nothing else of the table added; the App Proxy's queue
+    // grant (SendMessage) carries its messages.
+    for (const fn of [this.appProxy?.function.fn, this.redemptionSweep?.function.fn, this.audit.function.fn]) {
+      if (fn) grantLedgerKeys(this.ledger.table, fn, LEDGER_ITEM_ACTIONS, FUNCTION_LEDGER_KEYS.tillMirror);
     }
   }
 

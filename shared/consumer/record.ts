@@ -1,9 +1,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import { poisonDeferralSeconds } from '../config/index.js';
-import type { QueuedEvent } from '../events/index.js';
+import type { QueuedEvent, TillMirrorEvent } from '../events/index.js';
 import { METRIC, outcomeMetric, UNEXPECTED_ERROR_OUTCOME } from '../metrics/index.js';
 import { eventIds, outcomeFields, type ProcessOutcome, type Processor, recordOutcomeMetrics } from '../points/index.js';
-import { asideStateOf, queueMessageFor } from '../queue/index.js';
+import { asideStateOf, queueMessageFor, tillMirrorMessage } from '../queue/index.js';
 import { type Admission, deferralFor, isBudgetRefusal, retryReason, type Verdict } from '../retry/index.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 import { setAside } from './aside.js';
@@ -144,7 +144,11 @@ function madeProgress(outcome: ProcessOutcome): boolean {
 function inEventGroup(body: unknown, group: string | undefined): boolean {
   if (group === undefined || typeof body !== 'object' || body === null) return false;
   try {
-    return queueMessageFor(body as QueuedEvent).groupId === group;
+    const queued =
+      (body as { type?: unknown }).type === 'till_mirror'
+        ? tillMirrorMessage(body as TillMirrorEvent)
+        : queueMessageFor(body as QueuedEvent);
+    return queued.groupId === group;
   } catch {
     return false; // not an event: the processor refuses it
   }

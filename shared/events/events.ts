@@ -272,6 +272,29 @@ export const PrivacyEvent = lazyObject(z.object, () => ({
 }));
 export type PrivacyEvent = z.infer<typeof PrivacyEvent>;
 
-/** Everything that crosses the queue: a points event, a customer event or a privacy request. */
+/**
+ * A web points change to mirror to a member's till record (a Smaregi source under `tillPoints: membership`):
+ * the App Proxy, which holds no Smaregi access, records the step (`till-mirror#<source>#<marker>`, its
+ * points and member) and queues this; the worker, which holds it, sends the add (shared/sources/smaregi).
+ * Ids only: the step says the rest.
+ */
+export const TillMirrorEvent = lazyObject(z.object, () => ({
+  type: z.literal('till_mirror'),
+  /** `<source>:till-mirror:<marker>`: the same for every copy of one step's message. */
+  eventId: z.string().min(1),
+  /** The Smaregi source whose till holds the points. */
+  source: z.string().min(1),
+  /** The marker of the points call mirrored (the step's key). */
+  marker: z.string().min(1).max(512),
+  /** The member: one member's mirrors are one FIFO group, in the order they were made. */
+  memberId: z.string().min(1).max(128),
+  delivery: Delivery,
+}));
+export type TillMirrorEvent = z.infer<typeof TillMirrorEvent>;
+
+/**
+ * What intake and the customer routes queue: a points event, a customer event or a privacy request (a
+ * till mirror, TillMirrorEvent, is queued by the App Proxy on its own: tillMirrorMessage).
+ */
 export const QueuedEvent = lazySchema(() => z.discriminatedUnion('type', [PurchaseEvent, RefundEvent, CustomerEvent, PrivacyEvent]));
 export type QueuedEvent = z.infer<typeof QueuedEvent>;

@@ -14,6 +14,7 @@ export {
   MAX_LINES,
   PointsEvent,
   PrivacyEvent,
+  TillMirrorEvent,
   PurchaseEvent,
   QueuedEvent,
   RefundEvent,

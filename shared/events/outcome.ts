@@ -158,6 +158,12 @@ type OutcomeOf =
   | { kind: 'reported'; action: 'ack'; figures: PrivacyFigures }
   /** A redaction too large for one invocation: what is done stays done, the retry goes on from there. */
   | { kind: 'redaction_continues'; action: 'retry'; reason: string }
+  /**
+   * A web points change mirrored to a member's till record by the worker (a till_mirror message): the
+   * step's state after (`done`, `refused`, `conflict`, `skipped`; one left unfinished is settled by the
+   * nightly audit or `npm start`'s ticker).
+   */
+  | { kind: 'till_mirrored'; action: 'ack'; state: string }
   /** The Open API refused with a 4xx the spec gives no meaning (open-api errors: `unrecognised`): parked, alarmed. */
   | { kind: 'upstream_rejected'; action: 'ack'; errorKind: string; reason: string }
   // Retried: transient.
@@ -206,6 +212,7 @@ export const OUTCOME_KINDS = everyOf<ProcessOutcome['kind']>()([
   'linked',
   'redacted',
   'reported',
+  'till_mirrored',
   'upstream_rejected',
   'lease_held',
   'refund_waiting',

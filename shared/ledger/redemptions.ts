@@ -105,6 +105,11 @@ export const redemptionCodeKey = (code: string) => `${LEDGER_KEY_PREFIX.redempti
 export const redemptionOrderKey = (source: string, orderId: string) =>
   `${LEDGER_KEY_PREFIX.redemptionOrder}${part(source)}#${part(orderId)}`;
 const openKey = (source: string) => `redemption-open#${part(source)}`;
+/** A claw-back parked (`park`: the member held too few) waits in the same sparse index, under its own partition. */
+const parkedKey = (source: string) => `redemption-parked#${part(source)}`;
+
+/** The source a redemption key names (`redemption#<source>#…`). */
+const sourceOfKey = (pk: string) => decodeURIComponent(pk.slice(LEDGER_KEY_PREFIX.redemption.length).split('#')[0] ?? '');
 
 /** What a new redemption is made with (the claim's owner holds its lease). */
 export type NewRedemption = Omit<RedemptionRecord, 'pk' | 'kind' | 'state' | 'createdAt' | 'leaseOwner' | 'leaseUntil'>;
@@ -134,7 +139,7 @@ export interface RedemptionLedger {
     pk: string,
     owner: string,
     fields: Partial<RedemptionRecord>,
-    options?: { release?: boolean; remove?: (keyof RedemptionRecord)[] },
+    options?: { release?: boolean; remove?: (keyof RedemptionRecord)[]; parked?: boolean },
   ): Promise<RedemptionRecord | undefined>;
   byCode(code: string): Promise<RedemptionRecord | undefined>;
   /** Names the order that used a redemption, for the order's refunds. */
@@ -142,6 +147,8 @@ export interface RedemptionLedger {
   byOrder(source: string, orderId: string): Promise<RedemptionRecord[]>;
   /** Open redemptions (code not used) whose code ended at or before `untilIso`. */
   listDue(source: string, untilIso: string): Promise<string[]>;
+  /** Redemptions whose claw-back was parked (`update` with `parked`), to be tried again by the sweep. */
+  listParked(source: string): Promise<string[]>;
   /** Every redemption, or one shop customer's (a scan: an operator's command). */
   list(customerId?: string): Promise<RedemptionRecord[]>;
   /** One source customer's provisional orders (issue 53): the points page shows them. */
@@ -170,6 +177,26 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
   };
 
   const provisional = createProvisionalRecords(store, options.client, options.tableName);
+  /** The keys of the sparse index's partition `partition` whose sort key is at or before `until`. */
+  const indexedUntil = async (partition: string, until: string): Promise<string[]> => {
+    const pks: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await options.client.send(
+        new QueryCommand({
+          TableName: options.tableName,
+          IndexName: index.name,
+          KeyConditionExpression: '#c = :c AND #at <= :until',
+          ExpressionAttributeNames: { '#c': index.partitionKey, '#at': index.sortKey },
+          ExpressionAttributeValues: { ':c': partition, ':until': until },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of page.Items ?? []) pks.push(String(item.pk));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return pks;
+  };
   return {
     leaseMs,
     get,
@@ -219,9 +246,10 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
       if (opts.release) removes.push('leaseOwner', 'leaseUntil');
       else e.set('leaseUntil', now + leaseMs);
       const state = fields.state;
-      // Out of the sweep's index: used, reserved by an order, or final.
+      // Out of the sweep's index: used, reserved by an order, or final; a parked claw-back moves to its own partition.
       if (state !== undefined && state !== 'pending' && state !== 'redeemed') {
-        removes.push(index.partitionKey, index.sortKey);
+        if (opts.parked) e.set(index.partitionKey, parkedKey(fields.source ?? sourceOfKey(pk))).set(index.sortKey, store.iso(now));
+        else removes.push(index.partitionKey, index.sortKey);
         e.setAll(store.finished(undefined, now));
       }
       if (removes.length > 0) e.remove(...removes);
@@ -246,25 +274,9 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
       const records = await Promise.all(targets.map((t) => get(String(t))));
       return records.filter((r): r is RedemptionRecord => r !== undefined);
     },
-    async listDue(source, untilIso) {
-      const pks: string[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await options.client.send(
-          new QueryCommand({
-            TableName: options.tableName,
-            IndexName: index.name,
-            KeyConditionExpression: '#c = :c AND #at <= :until',
-            ExpressionAttributeNames: { '#c': index.partitionKey, '#at': index.sortKey },
-            ExpressionAttributeValues: { ':c': openKey(source), ':until': untilIso },
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        );
-        for (const item of page.Items ?? []) pks.push(String(item.pk));
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return pks;
-    },
+    listDue: (source, untilIso) => indexedUntil(openKey(source), untilIso),
+    // Every parked one: the sort key is when it was parked, never in the future.
+    listParked: (source) => indexedUntil(parkedKey(source), '9999'),
     async list(customerId) {
       const out: RedemptionRecord[] = [];
       for await (const item of scanKeyPrefix(options.client, options.tableName, 'redemption#', { consistentRead: true })) {

@@ -11,6 +11,11 @@ import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
  * 会員ポイント相対値更新), as a ledger step of its own, so it is sent exactly once:
  * `till-mirror#<source>#<marker>`, the marker being that of the points call it mirrors.
  *
+ * - `planned`: written by a web leg (shared/redemption/protocol.ts) before its points call, so a process
+ *   that dies between the call and its mirror leaves a step to find: whether the call ran is not known
+ *   yet. The leg confirms it (`pending`) when the call ran, or ends it `void` when its answer proved it did
+ *   not; a step found `planned` later is settled by the member's point history (the marker found: it
+ *   ran). `void` is final unless the same leg is sent again (a later attempt plans it anew).
  * - `pending`: begun, nothing sent yet (the customer not yet found or its point not yet read): found
  *   again, it is done from the start.
  * - `sending`: about to add `points` to the Smaregi customer, whose point read `before` just before it.
@@ -24,7 +29,7 @@ import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
  * Ids and points only: the member's id in the membership service and Smaregi's customer id.
  */
 
-export const TILL_MIRROR_STATES = ['pending', 'sending', 'done', 'refused', 'conflict', 'skipped'] as const;
+export const TILL_MIRROR_STATES = ['planned', 'void', 'pending', 'sending', 'done', 'refused', 'conflict', 'skipped'] as const;
 export type TillMirrorState = (typeof TILL_MIRROR_STATES)[number];
 
 export const TillMirrorRecord = lazyObject(z.object, () => ({
@@ -59,12 +64,17 @@ export interface TillMirrors {
   get(source: string, marker: string): Promise<TillMirrorRecord | undefined>;
   /** Writes the step where none is: undefined when one already is (someone else began it). */
   begin(step: NewTillMirror): Promise<TillMirrorRecord | undefined>;
+  /**
+   * A web leg's step, before its points call: written `planned` where none is, or planned again (with
+   * this leg's points) where an earlier attempt left it `planned` or `void`. The record as it is after.
+   */
+  plan(step: Omit<NewTillMirror, 'state'>): Promise<TillMirrorRecord | undefined>;
   /** Moves a step on (one conditional write from `from`, default `sending`): the record after, or undefined. */
   settle(
     source: string,
     marker: string,
-    fields: Partial<Pick<TillMirrorRecord, 'state' | 'smaregiCustomerId' | 'before' | 'after' | 'found' | 'reason'>>,
-    from?: 'pending' | 'sending',
+    fields: Partial<Pick<TillMirrorRecord, 'state' | 'points' | 'smaregiCustomerId' | 'before' | 'after' | 'found' | 'reason'>>,
+    from?: 'planned' | 'void' | 'pending' | 'sending',
   ): Promise<TillMirrorRecord | undefined>;
   /**
    * Takes over a `sending` step sent at least `horizonMs` ago, as read (one conditional write on its
@@ -72,7 +82,7 @@ export interface TillMirrors {
    * another settler took it first. Only the taker may read the customer's point and send again.
    */
   retake(step: TillMirrorRecord, horizonMs: number): Promise<TillMirrorRecord | undefined>;
-  /** Every step not final (`pending`, `sending`), of every source: to be finished (settleTillMirrors). */
+  /** Every step not final (`planned`, `pending`, `sending`), of every source: to be finished (settleTillMirrors). */
   listUnfinished(): Promise<TillMirrorRecord[]>;
   /** Every step of every source (a scan: operators and checks). */
   list(): Promise<TillMirrorRecord[]>;
@@ -100,7 +110,7 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
     }
     return out;
   }
-  return {
+  const api: TillMirrors = {
     async get(source, marker) {
       const item = await store.get(tillMirrorKey(source, marker));
       return item ? TillMirrorRecord.parse(item) : undefined;
@@ -115,6 +125,16 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
         ttl: store.ttlFrom(now),
       };
       return store.create(record);
+    },
+    async plan(step) {
+      const made = await api.begin({ ...step, state: 'planned' });
+      if (made) return made;
+      const current = await api.get(step.source, step.marker);
+      if (current?.state !== 'planned' && current?.state !== 'void') return current;
+      return (
+        (await api.settle(step.source, step.marker, { state: 'planned', points: step.points }, current.state)) ??
+        api.get(step.source, step.marker)
+      );
     },
     async settle(source, marker, fields, from = 'sending') {
       const e = new Expression().setAll({ ...fields, updatedAt: store.iso(store.clock()) });
@@ -138,7 +158,7 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
     list,
     async redact(step) {
       const now = store.iso(store.clock());
-      const unfinished = step.state === 'pending' || step.state === 'sending';
+      const unfinished = step.state === 'planned' || step.state === 'pending' || step.state === 'sending';
       const fields = unfinished ? { state: 'skipped', reason: 'the member was erased (privacy)' } : {};
       const e = new Expression().setAll({ ...fields, redactedAt: now, updatedAt: now }).remove('smaregiCustomerId');
       // Only from the state read: a step that moved meanwhile is found again by the next erase.
@@ -146,7 +166,8 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
       return item ? TillMirrorRecord.parse(item) : undefined;
     },
     async listUnfinished() {
-      return (await list()).filter((s) => s.state === 'pending' || s.state === 'sending');
+      return (await list()).filter((s) => s.state === 'planned' || s.state === 'pending' || s.state === 'sending');
     },
   };
+  return api;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { QueuedEvent } from '../events/index.js';
+import type { QueuedEvent, TillMirrorEvent } from '../events/index.js';
 import type { QueueMessage } from './types.js';
 
 // SQS FIFO: group and deduplication ids are 1-128 characters of letters, digits and punctuation.
@@ -23,6 +23,15 @@ export function queueMessageFor(event: QueuedEvent): QueueMessage {
   return {
     body: JSON.stringify(event),
     groupId: sqsId(event.source, customer),
+    deduplicationId: sqsId(event.source, event.delivery.id),
+  };
+}
+
+/** A till mirror's message: one member's mirrors in one group, in order; one step's copies collapse. */
+export function tillMirrorMessage(event: TillMirrorEvent): QueueMessage {
+  return {
+    body: JSON.stringify(event),
+    groupId: sqsId(event.source, `member:${event.memberId}`),
     deduplicationId: sqsId(event.source, event.delivery.id),
   };
 }

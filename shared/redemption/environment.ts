@@ -8,7 +8,7 @@ import {
   type SecretReader,
 } from '../config/index.js';
 import { documentClientFromEnv } from '../dynamodb/index.js';
-import { createRedemptionLedger } from '../ledger/index.js';
+import { createRedemptionLedger, createTillMirrors } from '../ledger/index.js';
 import type { Logger } from '../logging/index.js';
 import type { OpenApiClient } from '../openapi/index.js';
 import {
@@ -19,7 +19,9 @@ import {
   type ShopifyAdminClient,
 } from '../sources/shopify/index.js';
 import type { SourceSettingsSet } from '../sources/index.js';
-import { createTillMirror, type TillMirrorDeps, tillMirrorDepsFromEnv } from '../sources/smaregi/index.js';
+import { createLegMirror, tillMirrorDepsFromEnv, tillPointsSourceOf } from '../sources/smaregi/index.js';
+import type { EventQueue } from '../queue/index.js';
+import { createQueuedLegMirror } from './till-mirror-queue.js';
 import { parseJsonOrUndefined } from '../text/index.js';
 import type { RedemptionDeps } from './protocol.js';
 import { lazySchema } from '../schema/index.js';
@@ -90,6 +92,11 @@ export function redemptionDepsFromEnv(
     shopify?: RedemptionDeps['shopify'];
     ledger?: RedemptionDeps['ledger'];
     now?: () => number;
+    /**
+     * The App Proxy's queue: its web legs' till mirrors go through the worker (a `till_mirror` message),
+     * never with Smaregi access of its own. Absent: a function holding that access (SMAREGI) mirrors directly.
+     */
+    tillMirrorQueue?: EventQueue;
   },
 ): RedemptionDeps | undefined {
   const linking = sources.get(source)?.customerLinking?.();
@@ -118,16 +125,33 @@ export function redemptionDepsFromEnv(
     inDoubtSeconds: processingSettingsFromEnv(env).inDoubtSeconds,
     insufficientPointsPolicy: processingSettingsFromEnv(env).insufficientPointsPolicy,
     ...(parts.logger ? { logger: parts.logger } : {}),
-    // The first Smaregi source whose till points are the membership balance, when this function has its API access.
-    ...withTillMirror(
-      'getMember' in parts.openapi
-        ? tillMirrorDepsFromEnv(env, sources, { openapi: parts.openapi, logger: parts.logger }, readerOnce, now)
-        : undefined,
-    ),
+    ...tillMirrorOf(env, sources, parts, readerOnce, now),
   };
 }
 
-const withTillMirror = (deps: TillMirrorDeps | undefined) => (deps ? { tillMirror: createTillMirror(deps) } : {});
+/**
+ * The first Smaregi source whose till points are the membership balance: through the queue (the App
+ * Proxy), or directly when this function has that source's API access (the sweep, the worker).
+ */
+function tillMirrorOf(
+  env: NodeJS.ProcessEnv,
+  sources: SourceSettingsSet,
+  parts: Parameters<typeof redemptionDepsFromEnv>[3],
+  reader: () => SecretReader,
+  now: () => number,
+): Pick<RedemptionDeps, 'tillMirror'> {
+  if (parts.tillMirrorQueue) {
+    const source = tillPointsSourceOf(sources);
+    if (!source) return {};
+    const steps = createTillMirrors({ client: documentClientFromEnv(env), tableName: requiredSetting(env, ENV.LEDGER_TABLE), clock: now });
+    return { tillMirror: createQueuedLegMirror({ source, steps, queue: parts.tillMirrorQueue, logger: parts.logger }) };
+  }
+  const direct =
+    'getMember' in parts.openapi && 'listPoints' in parts.openapi
+      ? tillMirrorDepsFromEnv(env, sources, { openapi: parts.openapi, logger: parts.logger }, reader, now)
+      : undefined;
+  return direct ? { tillMirror: createLegMirror(direct) } : {};
+}
 
 /** Made on first use: the worker marks codes used and gives points back without ever calling Shopify. */
 function lazyAdminClient(env: NodeJS.ProcessEnv, reader: () => SecretReader): RedemptionDeps['shopify'] {

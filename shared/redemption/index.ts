@@ -9,3 +9,4 @@ export { type SweepResult, sweepRedemptions, sweepSummary } from './sweep.js';
 export { type UsageDeps, withRedemptionUsage } from './usage.js';
 export { redemptionValue } from './value.js';
 export { adminClientFromEnv, APP_PROXY_REDEMPTION_ADMIN_ENV, REDEMPTION_ADMIN_ENV, redemptionDepsFromEnv } from './environment.js';
+export { createQueuedLegMirror, type QueuedLegMirrorDeps } from './till-mirror-queue.js';

@@ -13,7 +13,7 @@ import {
 import { DEFAULT_IN_DOUBT_SECONDS, LEASE_MARGIN_SECONDS, LEASE_SEND_WINDOW_SECONDS } from '../config/index.js';
 import { createDiscountCode, discountByCode, isShopifyAdminError, type ShopifyAdminClient } from '../sources/shopify/index.js';
 import type { RedemptionSettings } from '../sources/index.js';
-import type { TillMirror } from '../sources/smaregi/index.js';
+import type { LegMirror } from '../sources/smaregi/index.js';
 import { type RedemptionRefusal, redemptionRefusal } from './errors.js';
 import { sleepMs } from '../http-client/index.js';
 
@@ -51,8 +51,11 @@ export interface RedemptionDeps {
    * deducts anything: a problem refuses it. Undefined: not checked (the caller checked at its start).
    */
   readonly shopProblem?: () => Promise<string | undefined>;
-  /** Under a Smaregi source's `tillPoints: membership`: mirrors each leg that ran to the member's till record. */
-  readonly tillMirror?: TillMirror | undefined;
+  /**
+   * Under a Smaregi source's `tillPoints: membership`: each leg's step is planned before its call and
+   * mirrored to the member's till record once it ran (directly, or through the worker: the App Proxy).
+   */
+  readonly tillMirror?: LegMirror | undefined;
 }
 
 export type Step = { ok: true; record: RedemptionRecord } | { ok: false; refusal: RedemptionRefusal };
@@ -154,10 +157,16 @@ type LegResult =
   | { ran: false; step: Step; error?: undefined }
   | { ran: false; step: Step; error: OpenApiError; record: RedemptionRecord };
 
-/** One leg through the protocol engine (sendLeg); a leg that ran is mirrored to the member's till, once (its own step). */
+/**
+ * One leg through the protocol engine (sendLeg); its till mirror step is written before the call (so a
+ * process that dies after the call leaves it to be found), and mirrored once the leg ran (its own step).
+ */
 async function runLeg(deps: RedemptionDeps, record: RedemptionRecord, owner: string, leg: Leg): Promise<LegResult> {
+  const change = tillChange(record, leg);
+  await deps.tillMirror?.planned(change);
   const result = await sendLeg(deps, record, owner, leg);
-  if (result.ran) await deps.tillMirror?.(tillChange(record, leg));
+  if (result.ran) await deps.tillMirror?.ran(change);
+  else if (result.error) await deps.tillMirror?.notRun(change);
   return result;
 }
 
@@ -320,7 +329,7 @@ export async function giveBack(
   if (!current.deducted && current.deductionSent) {
     const settled = await runLegSearchOnly(deps, current, owner, deductionLeg(current));
     if (!settled.ok) return settled.step;
-    if (settled.ran) await deps.tillMirror?.(tillChange(current, deductionLeg(current)));
+    if (settled.ran) await deps.tillMirror?.ran(tillChange(current, deductionLeg(current)));
     if (settled.ran) current = (await write(deps, current, owner, { deducted: true })) ?? current;
   }
   if (!current.deducted) {
@@ -403,7 +412,12 @@ export async function clawBack(deps: RedemptionDeps, record: RedemptionRecord, o
       return unavailable();
     }
   }
-  if (held === 0) return settle(await done(first.record, 0));
+  if (held === 0) {
+    // `park`: taken later, once the member holds enough (the sweep tries it again: retryParkedClawBack).
+    const parked = (deps.insufficientPointsPolicy ?? 'clamp') === 'park';
+    const fields = { state: 'used' as const, orderId, clawedBackPoints: 0, clawbackShortfall: due, lastError: 'insufficient_points' };
+    return settle(await deps.ledger.update(first.record.pk, owner, fields, { release: true, parked }));
+  }
   // The shortfall is written before the smaller call, so a later attempt that finds it knows what it took.
   const marked = await write(deps, first.record, owner, { clawbackShortfall: due - held });
   if (!marked) return unavailable();
@@ -414,3 +428,27 @@ export async function clawBack(deps: RedemptionDeps, record: RedemptionRecord, o
 }
 
 const settle = (record: RedemptionRecord | undefined): Step => (record ? { ok: true, record } : unavailable());
+
+/**
+ * A claw-back parked under `park` (the member held fewer points than it takes), tried again, exactly
+ * once: the same marker, so a send in doubt is found in the history before anything is sent again. The
+ * member holding enough now: all of it taken, the record leaves the parked list. Still too few: it
+ * stays parked (`lastError`), for the next run.
+ */
+export async function retryParkedClawBack(deps: RedemptionDeps, record: RedemptionRecord, owner: string): Promise<Step> {
+  const due = record.clawbackShortfall ?? 0;
+  if (record.state !== 'used' || due <= 0 || (record.clawedBackPoints ?? 0) > 0) {
+    // Nothing parked on it (taken meanwhile): out of the list.
+    return settle(await write(deps, record, owner, { state: record.state }, true));
+  }
+  const leg = await runLeg(deps, record, owner, clawbackLeg(record, due));
+  if (leg.ran) {
+    deps.logger?.info('parked claw-back taken', { source: record.source, points: due });
+    return settle(await write(deps, leg.record, owner, { state: 'used', clawedBackPoints: due, clawbackShortfall: 0 }, true));
+  }
+  if (!leg.error) return leg.step;
+  await write(deps, leg.record, owner, { lastError: leg.error.kind }, true);
+  return leg.error.kind === 'insufficient_points'
+    ? { ok: false, refusal: redemptionRefusal('insufficient_points', 'the member still holds too few points', { points: due }) }
+    : unavailable();
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RedemptionRecord } from '../ledger/index.js';
 import { type CodeOrder, deactivateDiscountCode, discountByCode, ordersWithCode } from '../sources/shopify/index.js';
-import { giveBack, type RedemptionDeps } from './protocol.js';
+import { giveBack, type RedemptionDeps, retryParkedClawBack } from './protocol.js';
 
 /**
  * The sweep: a redemption whose code ended more than `graceSeconds` ago (a checkout that took it just
@@ -11,7 +11,9 @@ import { giveBack, type RedemptionDeps } from './protocol.js';
  * code to it (`used`, or `reserved` while its payment is pending), never returned; otherwise the points
  * come back, exactly once. `asyncUsageCount` alone is not trusted: counted used with no order found yet,
  * the code waits for the next run. A redemption whose code was never made (its maker gave up) gives its
- * deduction back. Run on a schedule in AWS, every minute under `npm start`, and by `npm run redemptions -- sweep`.
+ * deduction back. A claw-back parked under `park` (its member held too few points) is tried again on
+ * every run until it is taken, once. Run on a schedule in AWS, every minute under `npm start`, and by
+ * `npm run redemptions -- sweep`.
  */
 
 export interface SweepResult {
@@ -21,13 +23,18 @@ export interface SweepResult {
   failed: number;
   /** Held by someone else or not finished (tried again next run). */
   later: number;
+  /** Parked claw-backs tried again, and those taken by this run. */
+  parked: number;
+  clawedBack: number;
 }
 
+/** The run's line; the parked claw-backs' figures only when there were some. */
 export const sweepSummary = (r: SweepResult) =>
-  `redemptions sweep: due=${r.due} returned=${r.returned} used=${r.used} failed=${r.failed} later=${r.later}`;
+  `redemptions sweep: due=${r.due} returned=${r.returned} used=${r.used} failed=${r.failed} later=${r.later}` +
+  (r.parked > 0 ? ` parked=${r.parked} clawed_back=${r.clawedBack}` : '');
 
 export async function sweepRedemptions(deps: RedemptionDeps): Promise<SweepResult> {
-  const result: SweepResult = { due: 0, returned: 0, used: 0, failed: 0, later: 0 };
+  const result: SweepResult = { due: 0, returned: 0, used: 0, failed: 0, later: 0, parked: 0, clawedBack: 0 };
   const due = await deps.ledger.listDue(deps.source, new Date(deps.now() - deps.settings.graceSeconds * 1000).toISOString());
   for (const pk of due) {
     result.due += 1;
@@ -46,7 +53,25 @@ export async function sweepRedemptions(deps: RedemptionDeps): Promise<SweepResul
       result.later += 1;
     }
   }
+  await retryParked(deps, result);
   return result;
+}
+
+/** Each parked claw-back, under its lease, tried again (retryParkedClawBack); one held elsewhere waits. */
+async function retryParked(deps: RedemptionDeps, result: SweepResult): Promise<void> {
+  for (const pk of await deps.ledger.listParked(deps.source)) {
+    result.parked += 1;
+    const owner = randomUUID();
+    const record = await deps.ledger.claim(pk, owner);
+    if (!record) continue;
+    try {
+      const taken = await retryParkedClawBack(deps, record, owner);
+      if (taken.ok && (taken.record.clawedBackPoints ?? 0) > 0) result.clawedBack += 1;
+    } catch (e) {
+      deps.logger?.warn('parked claw-back not tried', { source: deps.source, error: e instanceof Error ? e.name : 'unknown' });
+      await deps.ledger.update(pk, owner, { lastError: e instanceof Error ? e.name : 'unknown' }, { release: true });
+    }
+  }
 }
 
 async function endOne(deps: RedemptionDeps, record: RedemptionRecord, owner: string): Promise<'returned' | 'used' | 'failed' | 'later'> {

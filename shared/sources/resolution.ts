@@ -40,7 +40,7 @@ export interface ResolveDeps {
   /** Each points change mirrored to a till's point record, once (Smaregi tillPoints membership). */
   readonly tillMirrors?: TillMirrors | undefined;
   /** The engine's in-doubt horizon (IN_DOUBT_SECONDS), which a mirror step sent but unsettled waits out too. */
-  readonly inDoubtMs?: number | undefined;
+  readonly inDoubtSeconds?: number | undefined;
   readonly metrics?: MetricsSink | undefined;
 }
 

@@ -9,6 +9,7 @@ import { pullFromEnv, queueFromEnv, visibilityFromEnv } from './aws.js';
 import { redemptionUsageFromEnv } from './redemption.js';
 import { sendersFromEnv } from './senders.js';
 import { customersFromEnv, ledgerTableFromEnv, ledgerOn, privacyFromEnv, tillMirrorsFromEnv, tillReturnsFromEnv } from './stores.js';
+import { workerTillMirror } from './till-mirror.js';
 import type { WorkerDeps, WorkerOverrides } from './types.js';
 
 /**
@@ -44,6 +45,17 @@ export function workerDepsFromEnv(env: NodeJS.ProcessEnv, overrides: WorkerOverr
   const redemption = overrides.redemption ?? redemptionUsageFromEnv(env, ledgerTable, ledger, openapi, logger, clock);
   const tillReturns = overrides.tillReturns ?? tillReturnsFromEnv(env, ledgerTable, settings, clock);
   const tillMirrors = overrides.tillMirrors ?? tillMirrorsFromEnv(env, ledgerTable, settings, clock);
+  const senders = sendersFromEnv(env, overrides);
+  const tillMirror =
+    overrides.tillMirror ??
+    workerTillMirror(env, {
+      senders: senders.senders,
+      steps: tillMirrors,
+      openapi,
+      logger,
+      inDoubtSeconds: settings.inDoubtSeconds,
+      clock,
+    });
   return {
     budget,
     settings,
@@ -52,13 +64,14 @@ export function workerDepsFromEnv(env: NodeJS.ProcessEnv, overrides: WorkerOverr
     ...(redemption ? { redemption } : {}),
     ...(tillReturns ? { tillReturns } : {}),
     ...(tillMirrors ? { tillMirrors } : {}),
+    ...(tillMirror ? { tillMirror } : {}),
     // Observed, not changed: the grants' markers and answers, the breaker's transitions (shared/activity).
     openapi: activity ? watchCalls(openapi, activity, clock) : openapi,
     breaker: activity ? watchBreaker(breaker, activity, env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local-${process.pid}`) : breaker,
     ...activityOf(activity),
     ...(customers ? { customers } : {}),
     ...(privacy ? { privacy } : {}),
-    ...sendersFromEnv(env, overrides),
+    ...senders,
     logger,
     metrics,
     ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),

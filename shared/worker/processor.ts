@@ -5,12 +5,13 @@ import { createProcessor, type PointsApi, type Processor } from '../points/index
 import { withPrivacyEvents } from '../privacy/index.js';
 import { withRedemptionUsage } from '../redemption/index.js';
 import { instrumentSenders, SENDER_RESOLUTIONS, withSenderResolution } from '../sources/resolution.entry.js';
+import { withTillMirrorEvents } from '../sources/smaregi/index.js';
 import type { WorkerDeps } from './types.js';
 
 /**
  * Everything the queue carries, each kind to its own: points events to the points processor (orders using
  * a redemption's code mark it used), customer events to shared/customers, privacy requests to
- * shared/privacy; each receive in its activity scope.
+ * shared/privacy, till mirrors to shared/sources/smaregi; each receive in its activity scope.
  */
 export function workerProcessor(deps: WorkerDeps, openapi: PointsApi, budget: InvocationBudget): Processor {
   const { metrics, settings } = deps;
@@ -33,12 +34,14 @@ export function workerProcessor(deps: WorkerDeps, openapi: PointsApi, budget: In
     logger: deps.logger,
     tillReturns: deps.tillReturns,
     tillMirrors: deps.tillMirrors,
-    inDoubtMs: settings.inDoubtSeconds * 1000,
+    inDoubtSeconds: settings.inDoubtSeconds,
     metrics,
   });
   // Orders using a redemption's code mark it used (and refunds give its points back) inside the activity scope too.
   const points = withRedemptionUsage(resolving, deps.redemption && { ...deps.redemption, metrics });
-  return withActivityScope(withPrivacyEvents(withCustomerEvents(points, customers), privacy), deps.activity);
+  // The App Proxy's web legs, mirrored to the tills with the Smaregi access only the worker holds.
+  const mirrored = withTillMirrorEvents(points, deps.tillMirror);
+  return withActivityScope(withPrivacyEvents(withCustomerEvents(mirrored, customers), privacy), deps.activity);
 }
 
 /** Each receive runs in its activity scope, so what it observes rides on its ledger writes (shared/activity/carry.ts). */

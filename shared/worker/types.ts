@@ -10,6 +10,7 @@ import type { PrivacyDeps } from '../privacy/index.js';
 import type { EventQueue, MessageVisibility } from '../queue/index.js';
 import type { UsageDeps } from '../redemption/index.js';
 import type { SenderResolvers } from '../sources/resolution.entry.js';
+import type { TillMirrorDeps } from '../sources/smaregi/index.js';
 import type { CircuitBreaker } from '../retry/index.js';
 import type { LedgerTable } from './stores.js';
 
@@ -53,6 +54,8 @@ export type WorkerDeps = {
   tillReturns?: TillReturns;
   /** Each points change mirrored to a till's point record, as a step of its own (Smaregi tillPoints membership: shared/ledger/till-mirrors.ts). */
   tillMirrors?: TillMirrors;
+  /** The App Proxy's web legs mirrored to the tills (`till_mirror` messages): a Smaregi source under tillPoints membership and its access. */
+  tillMirror?: TillMirrorDeps;
   /** Privacy requests (the ledger table's client, the quarantine): privacy events need it. */
   privacy?: Pick<PrivacyDeps, 'client' | 'tableName' | 'records' | 'quarantine' | 'requests'>;
 };

@@ -33,14 +33,18 @@ export {
 export { applyRefusal, type SaleFacts, saleFacts, type SaleReader, tillReturnRefund } from './returns.js';
 export { countingShortfalls, giveBackId, readSpends, type SpendStep, spendEvents, spendId } from './spend.js';
 export {
+  createLegMirror,
   createTillMirror,
+  type LegMirror,
   mirrorPointChange,
   type PointChange,
   settleTillMirrors,
   type TillMirror,
   type TillMirrorDeps,
+  voidPlanned,
 } from './till-mirror.js';
-export { auditTillMirrorFromEnv, settleTillMirrorsReported, tillMirrorDepsFromEnv } from './till-mirror-env.js';
+export { processTillMirrorEvent, withTillMirrorEvents } from './till-mirror-events.js';
+export { auditTillMirrorFromEnv, settleTillMirrorsReported, tillMirrorDepsFromEnv, tillPointsSourceOf } from './till-mirror-env.js';
 export { checkPointSettings, type PointSettingsCheck } from './check.js';
 export { type AppCredentials, SMAREGI_SCOPES } from './token.js';
 export { linkOf, SmaregiCustomer, SmaregiDetail, SmaregiTransaction, SmaregiTransactionListItem } from './transaction.js';

@@ -124,7 +124,7 @@ async function mirrorChanges(deps: ResolveDeps, client: SmaregiStateClient, thin
       findCustomerByCode: findCustomerByCode.bind(client),
     },
     steps: deps.tillMirrors,
-    inDoubtMs: deps.inDoubtMs,
+    inDoubtSeconds: deps.inDoubtSeconds,
     logger: deps.logger,
   };
   for (const change of changes) await mirrorPointChange(mirror, change);

@@ -15,7 +15,7 @@ import { settleTillMirrors, type TillMirrorDeps } from './till-mirror.js';
 export function tillMirrorDepsFromEnv(
   env: NodeJS.ProcessEnv,
   sources: SourceSettingsSet,
-  parts: { openapi: Pick<OpenApiClient, 'getMember'>; logger?: TillMirrorDeps['logger'] },
+  parts: { openapi: Pick<OpenApiClient, 'getMember' | 'listPoints'>; logger?: TillMirrorDeps['logger'] },
   reader: () => SecretReader,
   now: () => number,
 ): TillMirrorDeps | undefined {
@@ -33,10 +33,17 @@ export function tillMirrorDepsFromEnv(
       openapi: parts.openapi,
       smaregi,
       steps: createTillMirrors({ client: documentClientFromEnv(env), tableName: requiredSetting(env, ENV.LEDGER_TABLE), clock: now }),
-      inDoubtMs: processingSettingsFromEnv(env).inDoubtSeconds * 1000,
+      inDoubtSeconds: processingSettingsFromEnv(env).inDoubtSeconds,
+      now,
       logger: parts.logger,
     };
   }
+  return undefined;
+}
+
+/** The first source whose till points are the membership balance (`tillPoints: membership`), by name. */
+export function tillPointsSourceOf(sources: SourceSettingsSet): string | undefined {
+  for (const settings of sources.values()) if (settings.customerLinking?.()?.tillPoints) return settings.name;
   return undefined;
 }
 
@@ -46,7 +53,7 @@ export function tillMirrorDepsFromEnv(
  */
 export function auditTillMirrorFromEnv(
   env: NodeJS.ProcessEnv,
-  parts: { openapi: Pick<OpenApiClient, 'getMember'>; logger?: TillMirrorDeps['logger'] },
+  parts: { openapi: Pick<OpenApiClient, 'getMember' | 'listPoints'>; logger?: TillMirrorDeps['logger'] },
   now: () => number,
 ): TillMirrorDeps | undefined {
   if (!env[SMAREGI_ENV]) return undefined;

@@ -1,6 +1,7 @@
-import { DEFAULT_IN_DOUBT_SECONDS } from '../../config/index.js';
+import { DEFAULT_IN_DOUBT_SECONDS, LEASE_SEND_WINDOW_SECONDS } from '../../config/index.js';
 import type { TillMirrorRecord, TillMirrors } from '../../ledger/index.js';
 import type { OpenApiClient } from '../../openapi/index.js';
+import { searchHistory } from '../../points/index.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
 
@@ -39,14 +40,17 @@ export interface TillMirrorDeps {
   externalKey: string;
   memberLookup?: 'external_id' | 'unique_id' | undefined;
   customerField?: 'customerCode' | 'customerId' | undefined;
-  openapi: Pick<OpenApiClient, 'getMember'>;
+  /** getMember: the member's till customer; listPoints: whether a `planned` step's points call ran (its marker). */
+  openapi: Pick<OpenApiClient, 'getMember' | 'listPoints'>;
+  /**
+   * The in-doubt horizon (IN_DOUBT_SECONDS; default DEFAULT_IN_DOUBT_SECONDS): a `planned` step whose call
+   * is not found after it is `void`; a `sending` step younger than it is left to whoever sent its add.
+   */
+  inDoubtSeconds?: number | undefined;
+  /** The clock that horizon is read by (default Date.now). */
+  now?: (() => number) | undefined;
   smaregi: Pick<SmaregiClient, 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode'>;
   steps: TillMirrors;
-  /**
-   * How long a sent add may still land (the engine's in-doubt horizon, IN_DOUBT_SECONDS; default
-   * DEFAULT_IN_DOUBT_SECONDS): a `sending` step younger than this is left to whoever sent it.
-   */
-  inDoubtMs?: number | undefined;
   /** Refusals and conflicts are logged as errors where the logger has them (the worker's says warn only). */
   logger?:
     | { warn(message: string, extra?: Record<string, unknown>): void; error?(message: string, extra?: Record<string, unknown>): void }
@@ -65,14 +69,54 @@ export const createTillMirror =
   (change) =>
     mirrorPointChange(deps, change);
 
-/** Mirrors `change` to the member's Smaregi customer exactly once (none: recorded `skipped`). */
+/**
+ * A web leg's side of the mirror (shared/redemption/protocol.ts): `planned` before its points call (the
+ * step exists whatever happens next; a failure here stops the leg before its call), then `ran` (the
+ * call ran: mirrored now, or by whoever finishes the step) or `notRun` (its answer proved it did not).
+ */
+export interface LegMirror {
+  planned(change: PointChange): Promise<void>;
+  ran(change: PointChange): Promise<void>;
+  notRun(change: PointChange): Promise<void>;
+}
+
+/** The leg mirror of a function that holds Smaregi access (the sweep, the worker): the add is sent at once. */
+export function createLegMirror(deps: TillMirrorDeps): LegMirror {
+  return {
+    planned: async (change) => {
+      if (change.points !== 0) await deps.steps.plan(base(deps, change));
+    },
+    ran: (change) => mirrorPointChange(deps, change),
+    notRun: (change) => voidPlanned(deps, change.marker, 'the points call did not run'),
+  };
+}
+
+/** A `planned` step whose call proved it did not run: `void` (a later send of the same leg plans it again). */
+export async function voidPlanned(
+  deps: Pick<TillMirrorDeps, 'source' | 'steps' | 'logger'>,
+  marker: string,
+  reason: string,
+): Promise<void> {
+  try {
+    await deps.steps.settle(deps.source, marker, { state: 'void', reason }, 'planned');
+  } catch (e) {
+    // Left `planned`: the settle finds the marker absent from the history and voids it then.
+    deps.logger?.warn('till point mirror failed', { source: deps.source, marker, errorKind: kindOf(e) });
+  }
+}
+
+/** Mirrors `change` to the member's Smaregi customer exactly once (none: recorded `skipped`); its points call ran. */
 export async function mirrorPointChange(deps: TillMirrorDeps, change: PointChange): Promise<void> {
   if (change.points === 0) return;
   try {
     let step = await deps.steps.get(deps.source, change.marker);
     // Begun before anything is read, so a step whose reads fail is found unfinished (settleTillMirrors).
     if (!step) step = await deps.steps.begin({ ...base(deps, change), state: 'pending' });
-    if (!step) return; // begun by a concurrent call: it goes on
+    // Planned by its leg before the call, which the caller knows ran: confirmed with the points that ran.
+    else if (step.state === 'planned' || step.state === 'void') {
+      step = await deps.steps.settle(deps.source, change.marker, { state: 'pending', points: change.points }, step.state);
+    }
+    if (!step) return; // begun (or confirmed) by a concurrent call: it goes on
     if (step.state === 'pending') await prepareAndSend(deps, step, change.tillCustomerId);
     else if (step.state === 'sending') await settleUnfinished(deps, step);
   } catch (e) {
@@ -87,8 +131,32 @@ export async function mirrorPointChange(deps: TillMirrorDeps, change: PointChang
  */
 export async function settleTillMirrors(deps: TillMirrorDeps): Promise<number> {
   const unfinished = (await deps.steps.listUnfinished()).filter((s) => s.source === deps.source);
-  for (const step of unfinished) await mirrorPointChange(deps, { marker: step.marker, memberId: step.memberId, points: step.points });
+  for (const step of unfinished) {
+    if (step.state === 'planned') await settlePlanned(deps, step);
+    else await mirrorPointChange(deps, { marker: step.marker, memberId: step.memberId, points: step.points });
+  }
   return unfinished.length;
+}
+
+/**
+ * A step planned before its points call and never confirmed (the leg's process died, or its answer
+ * proved nothing): the member's point history says whether the call ran (its marker found: mirrored
+ * now, once). Not found by a complete search once the call can no longer land (its send window and the
+ * in-doubt horizon after the step was written): `void`. Otherwise it waits for the next settle.
+ */
+async function settlePlanned(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void> {
+  const since = Date.parse(step.createdAt);
+  try {
+    const search = await searchHistory(deps.openapi, step.memberId, [step.marker], { since });
+    if (search.found.has(step.marker)) {
+      await mirrorPointChange(deps, { marker: step.marker, memberId: step.memberId, points: step.points });
+      return;
+    }
+    const landsUntil = since + (LEASE_SEND_WINDOW_SECONDS + (deps.inDoubtSeconds ?? DEFAULT_IN_DOUBT_SECONDS)) * 1000;
+    if (search.complete && (deps.now ?? Date.now)() > landsUntil) await voidPlanned(deps, step.marker, 'the points call never ran');
+  } catch (e) {
+    deps.logger?.warn('till point mirror failed', { source: deps.source, marker: step.marker, errorKind: kindOf(e) });
+  }
 }
 
 /** A `pending` step: its customer found and its point read (`before`), then the add sent once. */
@@ -152,7 +220,7 @@ async function send(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void>
  * the point would see an add still on its way (a duplicate delivery beside the live attempt) as not run.
  */
 async function settleUnfinished(deps: TillMirrorDeps, found: TillMirrorRecord): Promise<void> {
-  const step = await deps.steps.retake(found, deps.inDoubtMs ?? DEFAULT_IN_DOUBT_SECONDS * 1000);
+  const step = await deps.steps.retake(found, (deps.inDoubtSeconds ?? DEFAULT_IN_DOUBT_SECONDS) * 1000);
   if (!step) return;
   const customerId = step.smaregiCustomerId as string;
   const now = await deps.smaregi.getCustomerPoint(customerId);

@@ -6,8 +6,9 @@ import { synthesiseDevStageWith } from '../support/app.js';
 
 /**
  * A redeeming Shopify source beside a Smaregi source whose till points are the membership balance: the
- * functions that deduct and give back web points (the App Proxy, the sweep) mirror them to the till's
- * record, so they read the Smaregi app's access; synthesised by the real app (cdk-nag included).
+ * functions that deduct and give back web points mirror them to the till's record. The sweep reads the
+ * Smaregi app's access to do so; the internet-facing App Proxy never does: it keeps its steps and queues
+ * each mirror to the worker. Synthesised by the real app (cdk-nag included).
  */
 let template: Template;
 let dispose: () => void;
@@ -19,19 +20,38 @@ beforeAll(() => {
     },
     { reconcile: { shopify: { shopDomain: 'example-shop.myshopify.com' } } },
   ));
-}, 240_000);
+}, 900_000);
 afterAll(() => dispose());
 
 type Resource = { Properties: Record<string, Json> };
+type Statement = { Action: unknown; Resource?: Json; Condition?: Json };
+const statementsOf = (role: RegExp): Statement[] =>
+  (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[])
+    .filter((p) => role.test(JSON.stringify(p.Properties.Roles)))
+    .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
 const functions = () => Object.values(template.findResources('AWS::Lambda::Function')) as Resource[];
 const described = (prefix: string) => functions().find((f) => String(f.Properties.Description).startsWith(prefix));
 const envOf = (f: Resource | undefined) => (f?.Properties.Environment as { Variables?: Record<string, Json> } | undefined)?.Variables ?? {};
 
 describe('web points mirrored to the tills (tillPoints membership)', () => {
-  it('gives the App Proxy and the redemption sweep the Smaregi access the worker has', () => {
+  it('gives the redemption sweep the Smaregi access the worker has, and the App Proxy none', () => {
     const proxy = described('Links a logged-in Shopify customer');
     const sweep = described('Ends unused redemption discount codes');
-    expect([SMAREGI_ENV in envOf(proxy), SMAREGI_ENV in envOf(sweep)]).toEqual([true, true]);
+    expect([SMAREGI_ENV in envOf(proxy), SMAREGI_ENV in envOf(sweep)]).toEqual([false, true]);
+  });
+
+  it('lets the App Proxy read no Smaregi secret: its policy names the Shopify, discounts and Open API secrets only', () => {
+    const secrets = Object.keys(template.findResources('AWS::SecretsManager::Secret'));
+    const smaregi = secrets.filter((id) => /Smaregi/.test(id));
+    const read = (role: RegExp) =>
+      statementsOf(role)
+        .filter((st) => [st.Action].flat().some((a) => String(a).startsWith('secretsmanager:')))
+        .flatMap((st) => secrets.filter((id) => JSON.stringify(st.Resource ?? '').includes(`"${id}"`)));
+    expect([
+      smaregi.length > 0,
+      read(/ShopifyAppProxy/).filter((id) => /Smaregi/.test(id)),
+      read(/RedemptionSweep/).some((id) => /Smaregi/.test(id)),
+    ]).toEqual([true, [], true]);
   });
 
   it('lets both keep their mirror steps: till-mirror# keys only (dynamodb:LeadingKeys)', () => {

@@ -61,6 +61,18 @@ async function deliver(event: QueuedEvent, settings: Parameters<Harness['deps']>
   return processor.process(event);
 }
 
+/** As `deliver`, with the insufficient-points policy the worker would have (INSUFFICIENT_POINTS_POLICY). */
+async function deliverUnder(policy: 'clamp' | 'park', event: QueuedEvent) {
+  const orders = createLedger({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
+  const points = createProcessor({ ledger: orders, openapi: h.openapi, clock: h.clock, settings: ProcessingSettings.parse({}) });
+  const processor = withRedemptionUsage(points, {
+    redemption: () => ({ ...h.deps(), insufficientPointsPolicy: policy }),
+    ledger: orders,
+    metrics: { addMetric: (name) => metrics.push(name) },
+  });
+  return processor.process(event);
+}
+
 let n = 0;
 const unique = () => `${process.pid % 100_000}${++n}${Date.now() % 100_000}`;
 
@@ -246,6 +258,38 @@ describe('a code whose points were given back, then used', () => {
     await deliver(paid(order(unique(), '1001', code)));
     expect(await record(code)).toMatchObject({ state: 'used', clawedBackPoints: 100, clawbackShortfall: 200 });
     expect(await h.balance(ALICE)).toBe(0);
+  });
+});
+
+describe('a claw-back parked under park (issue 51 remainder)', () => {
+  it('is taken on a later sweep once the member holds enough again, exactly once, and leaves the parked list', async () => {
+    const code = await redeemed('1001', 300);
+    h.clock.advance(30 * DAY + 2 * 3600_000);
+    await sweepRedemptions(h.deps());
+    await h.openapi.grantPoints(ALICE, { point: -900, title: 'spent elsewhere' });
+    await deliverUnder('park', paid(order(unique(), '1001', code)));
+    const parked = await record(code);
+    await sweepRedemptions(h.deps());
+    const stillShort = await record(code);
+    await h.openapi.grantPoints(ALICE, { point: 500, title: 'earned again' });
+    await sweepRedemptions(h.deps());
+    await sweepRedemptions(h.deps());
+    const marker = redemptionClawbackMarker('shopify', '1001', parked?.requestId ?? '');
+    expect([
+      [parked?.clawedBackPoints, parked?.clawbackShortfall],
+      [stillShort?.clawedBackPoints, stillShort?.clawbackShortfall],
+      await record(code),
+      await h.entries(ALICE, marker),
+      await h.balance(ALICE),
+      await h.ledger.listParked('shopify'),
+    ]).toMatchObject([
+      [0, 300],
+      [0, 300],
+      { state: 'used', clawedBackPoints: 300, clawbackShortfall: 0 },
+      [{ point: -300, remarks: marker }],
+      300,
+      [],
+    ]);
   });
 });
 

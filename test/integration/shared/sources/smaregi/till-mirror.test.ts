@@ -3,11 +3,13 @@ import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../../stand-i
 import { DEFAULT_IN_DOUBT_SECONDS } from '../../../../../shared/config/index.js';
 import { createTillMirrors, type TillMirrors } from '../../../../../shared/ledger/index.js';
 import { redemptionMarker, redemptionReturnMarker } from '../../../../../shared/points/index.js';
-import { handleRedeem } from '../../../../../shared/redemption/index.js';
+import { createQueuedLegMirror, handleRedeem } from '../../../../../shared/redemption/index.js';
 import {
   createSmaregiClient,
-  createTillMirror,
+  createLegMirror,
+  type LegMirror,
   mirrorPointChange,
+  processTillMirrorEvent,
   type SmaregiClient,
   SmaregiError,
   settleTillMirrors,
@@ -15,6 +17,7 @@ import {
 } from '../../../../../shared/sources/smaregi/index.js';
 import { smaregiTransaction } from '../../../../../kit/smaregi.js';
 import { ALICE, type Answer, asJson, type Harness, withRedemptionHarness } from '../../redemption/harness.js';
+import { RecordingQueue } from '../../../../support/recording-queue.js';
 
 /**
  * One balance on both channels (issue 51, item 2): under `tillPoints: membership` every web deduction
@@ -56,15 +59,16 @@ const mirrorDeps = (over: Partial<TillMirrorDeps> = {}): TillMirrorDeps => ({
   openapi: h.openapi,
   smaregi: client,
   steps,
+  now: h.clock,
   ...over,
 });
 let requests = 0;
 const newRequest = () => `mirror-${process.pid}-${++requests}-abcdef`;
-const redeem = async (body: string, over: Partial<TillMirrorDeps> = {}): Promise<Answer> =>
+const redeem = async (body: string, over: Partial<TillMirrorDeps> = {}, mirror?: LegMirror): Promise<Answer> =>
   asJson(
     await handleRedeem(
       { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: h.form('1001', body) },
-      { ...h.deps(), tillMirror: createTillMirror(mirrorDeps(over)) },
+      { ...h.deps(), tillMirror: mirror ?? createLegMirror(mirrorDeps(over)) },
     ),
   );
 const tillPoint = () => smaregi.customerPoint('1');
@@ -112,6 +116,68 @@ describe('a web redemption mirrored to the member’s Smaregi record', () => {
 
 /** Past the engine's in-doubt horizon (DEFAULT_IN_DOUBT_SECONDS): no add sent before can land any more. */
 const IN_DOUBT_MS = DEFAULT_IN_DOUBT_SECONDS * 1000 + 1;
+
+describe('a web leg’s step, written before its points call (issue 51 remainder)', () => {
+  it('mirrors a deduction that landed but whose process died before its mirror when the unfinished steps are settled, once', async () => {
+    const request = newRequest();
+    const dying: LegMirror = { ...createLegMirror(mirrorDeps()), ran: async () => Promise.reject(new Error('process died')) };
+    await redeem(`points=300&request=${request}`, {}, dying).catch(() => undefined);
+    const left = [await h.balance(ALICE), tillPoint()];
+    await settleTillMirrors(mirrorDeps());
+    await settleTillMirrors(mirrorDeps());
+    const step = await steps.get('smaregi', redemptionMarker('shopify', '1001', request));
+    expect([left, tillPoint(), step?.state]).toEqual([[700, '1000'], '700', 'done']);
+  });
+
+  it('ends a planned step whose points call never ran void once the call can no longer land, writing nothing', async () => {
+    await steps.plan({ source: 'smaregi', marker: 'm-never-sent', memberId: ALICE, points: -300 });
+    await settleTillMirrors(mirrorDeps());
+    const waiting = (await steps.get('smaregi', 'm-never-sent'))?.state;
+    h.clock.advance(2 * 86_400_000);
+    await settleTillMirrors(mirrorDeps());
+    expect([waiting, (await steps.get('smaregi', 'm-never-sent'))?.state, tillPoint()]).toEqual(['planned', 'void', '1000']);
+  });
+});
+
+describe('the App Proxy’s mirror through the worker (no Smaregi access of its own)', () => {
+  it('records the step and queues a till_mirror message, leaving the till record to the worker', async () => {
+    const queue = new RecordingQueue();
+    const request = newRequest();
+    await redeem(`points=300&request=${request}`, {}, createQueuedLegMirror({ source: 'smaregi', steps, queue }));
+    const marker = redemptionMarker('shopify', '1001', request);
+    const sent = queue.events().map((e) => [e.type, e.source, e.marker]);
+    expect([tillPoint(), (await steps.get('smaregi', marker))?.state, sent]).toEqual([
+      '1000',
+      'pending',
+      [['till_mirror', 'smaregi', marker]],
+    ]);
+  });
+
+  it('has the worker take the redeemed points off the till record once, however often the message comes', async () => {
+    const queue = new RecordingQueue();
+    await redeem(`points=300&request=${newRequest()}`, {}, createQueuedLegMirror({ source: 'smaregi', steps, queue }));
+    const message = queue.events()[0] as Parameters<typeof processTillMirrorEvent>[1];
+    const first = await processTillMirrorEvent(mirrorDeps(), message);
+    const again = await processTillMirrorEvent(mirrorDeps(), message);
+    expect([first, again, tillPoint()]).toEqual([
+      { kind: 'till_mirrored', action: 'ack', state: 'done' },
+      { kind: 'till_mirrored', action: 'ack', state: 'done' },
+      '700',
+    ]);
+  });
+
+  it('leaves a step whose message was never queued to the settle, which mirrors it once', async () => {
+    // The steps earlier cases left to the worker, finished first: the till record then starts at 1000.
+    await settleTillMirrors(mirrorDeps());
+    smaregi.putCustomer({ customerId: '1', customerCode: 'C-0001', point: '1000' } as never);
+    const queue = new RecordingQueue();
+    queue.failWith = new Error('SQS unavailable');
+    const answer = await redeem(`points=300&request=${newRequest()}`, {}, createQueuedLegMirror({ source: 'smaregi', steps, queue }));
+    await settleTillMirrors(mirrorDeps());
+    await settleTillMirrors(mirrorDeps());
+    expect([answer.status, tillPoint()]).toEqual([200, '700']);
+  });
+});
 
 describe('the till mirror’s own step', () => {
   const change = (marker: string) => ({ marker, memberId: ALICE, points: -300 });
