@@ -17,7 +17,7 @@
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { shopifyOrderPaid } from '../kit/webhooks/index.js';
+import { shopifyOrderWebhook } from '../kit/webhooks/index.js';
 import { startLocalStack } from '../local/index.js';
 
 export interface LatencyFigures {
@@ -112,7 +112,9 @@ export async function runEndToEndBench(options: { quick?: boolean; log?: (line: 
   const send = async (): Promise<{ eventId: string; sentAt: number }> => {
     const i = seq++;
     const orderId = String(5_000_000_000_000n + BigInt(i));
-    const request = shopifyOrderPaid(
+    const request = shopifyOrderWebhook(
+      'orders/paid',
+      'paid',
       { orderId, name: `#E${i}`, customerId: String(7000 + (i % MEMBERS)), subtotal: '1000', tax: '100', currency: 'JPY' },
       secret,
       `e2e-${i}`,

@@ -8,7 +8,7 @@
  */
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { shopifyOrderPaid } from '../kit/webhooks/index.js';
+import { shopifyOrderWebhook } from '../kit/webhooks/index.js';
 import { createLocalQueue, startLocalStack } from '../local/index.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -56,7 +56,9 @@ async function wholeStack() {
     const sender = async () => {
       while (next < events) {
         const i = next++;
-        const request = shopifyOrderPaid(
+        const request = shopifyOrderWebhook(
+          'orders/paid',
+          'paid',
           {
             orderId: String(6_000_000_000_000_000_000n + BigInt(i)),
             name: `#B${i}`,

@@ -7,7 +7,7 @@ import { receiverEnvironment, stageSources, workerEnvironment } from '../infra/c
 import { loadStageConfig } from '../infra/config/load.js';
 import { INFRA_DIR } from '../infra/paths.js';
 import { createLocalQueue, type LocalQueue, startLocalStack } from '../local/index.js';
-import { asApiGatewayEvent, shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../kit/webhooks/index.js';
+import { asApiGatewayEvent, shopifyOrderWebhook, shopifyRefundCreate, type WebhookRequest } from '../kit/webhooks/index.js';
 import { ENV } from '../shared/config/index.js';
 import type { EventQueue } from '../shared/queue/index.js';
 import { startDynalite } from '../kit/dynalite.js';
@@ -124,7 +124,9 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
     };
     const shop = productionShop();
     const order = (i: number) =>
-      shopifyOrderPaid(
+      shopifyOrderWebhook(
+        'orders/paid',
+        'paid',
         {
           orderId: String(9_000_000_000_000_000_000n + BigInt(i)),
           name: `#P${i}`,

@@ -1,10 +1,4 @@
-import {
-  redeemThroughAppProxy,
-  shopifyOrderPaid,
-  shopifyOrderUnpaid,
-  type ShopifyOrderInput,
-  type WebhookRequest,
-} from '../kit/webhooks/index.js';
+import { redeemThroughAppProxy, shopifyOrderWebhook, type ShopifyOrderInput, type WebhookRequest } from '../kit/webhooks/index.js';
 import { type SweepResult, sweepRedemptions } from '../shared/redemption/index.js';
 import type { ChaosStack } from './stack.js';
 import type { Mismatch } from './compare.js';
@@ -229,7 +223,7 @@ export function createRedemptionClicks(
           deps,
           report,
           c,
-          shopifyOrderPaid(orderOf(c, c.code ?? ''), deps.shopifySecret, `chaos-op-${c.request}`, Date.now()),
+          shopifyOrderWebhook('orders/paid', 'paid', orderOf(c, c.code ?? ''), deps.shopifySecret, `chaos-op-${c.request}`, Date.now()),
         );
       }
       applyFates(deps.model, report, clicks);
@@ -252,13 +246,13 @@ async function meetFateOnSettling(deps: RedemptionDeps, report: RedemptionReport
       deps,
       report,
       c,
-      shopifyOrderUnpaid('orders/create', orderOf(c, code), deps.shopifySecret, `chaos-oc-${c.request}`, Date.now()),
+      shopifyOrderWebhook('orders/create', 'pending', orderOf(c, code), deps.shopifySecret, `chaos-oc-${c.request}`, Date.now()),
     );
     await sendOrder(
       deps,
       report,
       c,
-      shopifyOrderUnpaid('orders/cancelled', orderOf(c, code), deps.shopifySecret, `chaos-ox-${c.request}`, Date.now()),
+      shopifyOrderWebhook('orders/cancelled', 'pending', orderOf(c, code), deps.shopifySecret, `chaos-ox-${c.request}`, Date.now()),
     );
   }
 }

@@ -6,7 +6,7 @@
  * Takes about 2.5 minutes (the horizon is real time here).
  */
 import { loadConfigFile, DEMO_CONFIG_PATH } from '../stand-ins/openapi/index.js';
-import { shopifyOrderPaid } from '../kit/webhooks/index.js';
+import { shopifyOrderWebhook } from '../kit/webhooks/index.js';
 import { startLocalStack } from '../local/index.js';
 import { purchaseMarker } from '../shared/points/index.js';
 import { createOpenApiClient, staticCredentials } from '../shared/openapi/index.js';
@@ -31,7 +31,9 @@ try {
   });
   const orderId = `${Date.now()}`;
   const started = Date.now();
-  const request = shopifyOrderPaid(
+  const request = shopifyOrderWebhook(
+    'orders/paid',
+    'paid',
     { orderId, name: '#PROOF', customerId: '1001', subtotal: '10000', tax: '0', currency: 'JPY', taxesIncluded: true },
     stack.webhookSecrets.shopify[0] as string,
     `proof-${orderId}`,

@@ -1,4 +1,4 @@
-import { linkThroughAppProxy, shopifyOrderPaid } from '../kit/webhooks/index.js';
+import { linkThroughAppProxy, shopifyOrderWebhook } from '../kit/webhooks/index.js';
 import type { Customer, Step } from './step.js';
 import type { DemoTarget } from './target.js';
 
@@ -45,7 +45,7 @@ export function linkSteps(member: Customer, credit: number, target: DemoTarget, 
   const order = { orderId, name, customerId: member.externalId, subtotal: '5000', tax: '500', currency: 'JPY' };
   const secret = target.secrets.shopify;
   const record = { source: 'shopify', orderId };
-  const paid = shopifyOrderPaid(order, secret, `demo-${runId}-l1`, now);
+  const paid = shopifyOrderWebhook('orders/paid', 'paid', order, secret, `demo-${runId}-l1`, now);
   let token: string | undefined;
   const link = async () => {
     token ??= await handoverToken(target, member.memberId ?? '');
@@ -78,7 +78,7 @@ export function linkSteps(member: Customer, credit: number, target: DemoTarget, 
     {
       customer: member,
       label: 'the past order delivered again (new webhook id)',
-      request: shopifyOrderPaid(order, secret, `demo-${runId}-l2`, now),
+      request: shopifyOrderWebhook('orders/paid', 'paid', order, secret, `demo-${runId}-l2`, now),
       record,
       expected: { kind: 'duplicate' },
     },

@@ -1,4 +1,4 @@
-import { shopifyOrderFulfilled, shopifyOrderPaid } from '../kit/webhooks/index.js';
+import { shopifyOrderWebhook } from '../kit/webhooks/index.js';
 import type { Customer, Step } from './step.js';
 
 /**
@@ -41,12 +41,12 @@ export function provisionalSteps(o: {
   const sender = { source: LATER_SOURCE };
   const record = { source: LATER_SOURCE, orderId: o.orderId };
   const webhook = (n: number) => `demo-${o.runId}-later-${n}`;
-  const fulfilled = shopifyOrderFulfilled(order, o.secret, webhook(2), o.now, sender);
+  const fulfilled = shopifyOrderWebhook('orders/fulfilled', 'paid', order, o.secret, webhook(2), o.now, sender);
   return [
     {
       customer: o.customer,
       label: `Shopify orders/paid ${order.name} ¥20,000, earns when shipped (仮ポイント)`,
-      request: shopifyOrderPaid(order, o.secret, webhook(1), o.now, sender),
+      request: shopifyOrderWebhook('orders/paid', 'paid', order, o.secret, webhook(1), o.now, sender),
       record,
       expected: { kind: 'moved', outcome: 'pending_earn', points: 0 },
     },
@@ -60,7 +60,7 @@ export function provisionalSteps(o: {
     {
       customer: o.customer,
       label: 'orders/fulfilled again (new webhook id)',
-      request: shopifyOrderFulfilled(order, o.secret, webhook(3), o.now, sender),
+      request: shopifyOrderWebhook('orders/fulfilled', 'paid', order, o.secret, webhook(3), o.now, sender),
       record,
       expected: { kind: 'duplicate' },
     },

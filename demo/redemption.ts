@@ -1,5 +1,5 @@
 import { renderTable, signed } from '../ops/table.js';
-import { redeemThroughAppProxy, shopifyOrderPaid, shopifyOrderUnpaid } from '../kit/webhooks/index.js';
+import { redeemThroughAppProxy, shopifyOrderWebhook } from '../kit/webhooks/index.js';
 import type { Customer } from './step.js';
 import type { DemoTarget } from './target.js';
 
@@ -44,7 +44,7 @@ async function konbiniCreatedThenCancelled(target: DemoTarget, shopper: Customer
     ['orders/create', 'r5'],
     ['orders/cancelled', 'r6'],
   ] as const) {
-    const w = shopifyOrderUnpaid(topic, konbini, target.secrets.shopify, `demo-${runId}-${id}`, Date.now());
+    const w = shopifyOrderWebhook(topic, 'pending', konbini, target.secrets.shopify, `demo-${runId}-${id}`, Date.now());
     const sent = await fetch(`${target.intakeUrl}${w.path}`, { method: 'POST', headers: w.headers, body: w.body });
     await sent.arrayBuffer();
     if (sent.status === 202) answers += 1;
@@ -101,7 +101,9 @@ export async function redemptionDemo(
   );
 
   before = await balance();
-  const order = shopifyOrderPaid(
+  const order = shopifyOrderWebhook(
+    'orders/paid',
+    'paid',
     {
       orderId: `77${runId}`,
       name: `#R${runId % 100_000}`,

@@ -1,7 +1,7 @@
 import {
   posReturn,
   posSale,
-  shopifyOrderPaid,
+  shopifyOrderWebhook,
   shopifyRefundCreate,
   squarePayment,
   squareRefund,
@@ -67,7 +67,7 @@ function orderWithRefundsSteps(o: OrderWithRefunds): Step[] {
     {
       customer: o.customer,
       label: o.label,
-      request: shopifyOrderPaid(order, secret, webhook(1), o.now),
+      request: shopifyOrderWebhook('orders/paid', 'paid', order, secret, webhook(1), o.now),
       record: { source: 'shopify', orderId },
       expected: { kind: 'credited', points: o.credit },
     },
@@ -206,7 +206,7 @@ export function buildSteps(
   const partial = Math.floor((credit * 3_000) / 12_000);
   const unknownOrder = bigId(3n, runId);
   const webhook = (n: number) => `demo-${runId}-${n}`;
-  const paid = shopifyOrderPaid(order, s.shopify, webhook(1), now);
+  const paid = shopifyOrderWebhook('orders/paid', 'paid', order, s.shopify, webhook(1), now);
   return [
     {
       customer: shopper,
@@ -225,7 +225,7 @@ export function buildSteps(
     {
       customer: shopper,
       label: 'same order, new webhook id',
-      request: shopifyOrderPaid(order, s.shopify, webhook(2), now),
+      request: shopifyOrderWebhook('orders/paid', 'paid', order, s.shopify, webhook(2), now),
       record: { source: 'shopify', orderId },
       expected: { kind: 'duplicate' },
     },
@@ -254,7 +254,7 @@ export function buildSteps(
     {
       customer: shopper,
       label: 'orders/paid with a forged signature',
-      request: shopifyOrderPaid({ ...order, orderId: bigId(5n, runId) }, 'not-the-shop-secret', webhook(5), now),
+      request: shopifyOrderWebhook('orders/paid', 'paid', { ...order, orderId: bigId(5n, runId) }, 'not-the-shop-secret', webhook(5), now),
       record: { source: 'shopify', orderId: bigId(5n, runId) },
       expected: { kind: 'rejected', status: 401 },
     },
@@ -262,7 +262,9 @@ export function buildSteps(
     {
       customer: unknown,
       label: 'Shopify orders/paid ¥5,000, customer not a member',
-      request: shopifyOrderPaid(
+      request: shopifyOrderWebhook(
+        'orders/paid',
+        'paid',
         { ...order, orderId: unknownOrder, name: `#U${runId % 100_000}`, customerId: unknown.externalId, subtotal: '5000', tax: '500' },
         s.shopify,
         webhook(6),

@@ -1,6 +1,6 @@
 import type { EmulatorConfig } from '../stand-ins/openapi/index.js';
 import { LOCAL_DEFAULTS, LOCAL_ENV } from '../kit/local-stack/config.js';
-import { curlFor, posCurlScript, shopifyOrderPaid } from '../kit/webhooks/index.js';
+import { curlFor, posCurlScript, shopifyOrderWebhook } from '../kit/webhooks/index.js';
 import { SENDER_KINDS } from '../shared/sources/ops.entry.js';
 
 export interface BannerInput {
@@ -46,7 +46,9 @@ function exampleMember(config: EmulatorConfig, key: string): { name: string; ext
  * printed: a fixed date would fall out of the replay window and the pasted command would be `too_old`.
  */
 export function exampleShopifyCurl(intakeUrl: string, customerId: string, secret: string, nowMs: number = Date.now()): string {
-  const request = shopifyOrderPaid(
+  const request = shopifyOrderWebhook(
+    'orders/paid',
+    'paid',
     { orderId: '5100000000000000001', name: '#1001', customerId, subtotal: '13200', tax: '1200', currency: 'JPY', taxesIncluded: true },
     secret,
     'curl-example-1',

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import { isUsageError, OpsError, unknownSourceError } from './errors.js';
+import { OpsError, unknownSourceError } from './errors.js';
 import { createReversalLedger, createTillReturns, type Ledger } from '../shared/ledger/index.js';
 import type { ListedDeadLetter } from '../kit/local-stack/info.js';
-import { ConfigurationError } from '../shared/config/index.js';
 import type { LocalStackHandle } from '../kit/local-stack/connect.js';
 import { localHandle } from './local-stack.js';
-import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
+import { type CommandOutput, consoleOutput } from './output.js';
+import { runCommand } from './run-command.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createCustomerRecords } from '../shared/customers/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
@@ -334,14 +334,5 @@ async function run(
  * found drift, 2 could not run.
  */
 export async function cliCommand(argv: string[], env: NodeJS.ProcessEnv, given: CommandOutput = consoleOutput): Promise<number> {
-  // Stored text (a shop domain, an upstream's error) may hold terminal escapes: none reaches the terminal.
-  const out = terminalOutput(given);
-  try {
-    return await run(argv, env, out.print, out.printError);
-  } catch (e) {
-    if (isUsageError(e)) out.printError(`${e.message}\n${CLI_USAGE}`);
-    else if (e instanceof ConfigurationError) out.printError(e.message);
-    else out.printError(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
-    return 2;
-  }
+  return runCommand({ usage: CLI_USAGE }, given, (out) => run(argv, env, out.print, out.printError));
 }

@@ -5,7 +5,8 @@ import { isOpenApiError, type MemberDetail, type OpenApiClient } from '../shared
 import { type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import type { SourceSet } from '../shared/sources/index.js';
 import { type CommandOutput, consoleOutput } from './output.js';
-import { isUsageError, OpsError, unknownSourceError } from './errors.js';
+import { runCommand } from './run-command.js';
+import { OpsError, unknownSourceError } from './errors.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 import { workerQueue } from './worker-queue.js';
 
@@ -172,16 +173,12 @@ async function run(
 export async function membersCommand(
   argv: string[],
   env: NodeJS.ProcessEnv,
-  out: CommandOutput = consoleOutput,
+  given: CommandOutput = consoleOutput,
   connect?: (stage: ReturnType<typeof stageOf>) => Promise<MembersHandle>,
 ): Promise<number> {
-  try {
-    return await run(argv, out, connect ?? ((stage) => defaultConnect(env, stage)));
-  } catch (e) {
-    if (isUsageError(e)) out.printError(`${e.message}\n${MEMBERS_USAGE}`);
-    else out.printError(`members: ${e instanceof Error ? e.message : String(e)}`);
-    return 2;
-  }
+  // Every error's message says it all (a row of the file, a source not configured, the service's answer).
+  const failures = { usage: MEMBERS_USAGE, name: 'members', plain: () => true };
+  return runCommand(failures, given, (out) => run(argv, out, connect ?? ((stage) => defaultConnect(env, stage))));
 }
 
 async function defaultConnect(env: NodeJS.ProcessEnv, stage: ReturnType<typeof stageOf>): Promise<MembersHandle> {

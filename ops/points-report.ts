@@ -10,11 +10,11 @@ import {
   pointsReportTotals,
   reportSettings,
 } from '../shared/accounting/index.js';
-import { ConfigurationError } from '../shared/config/index.js';
 import { scanPointsRecords } from '../shared/ledger/index.js';
 import { loadSourceSettings } from '../shared/sources/index.js';
-import { isUsageError, OpsError } from './errors.js';
-import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
+import { OpsError } from './errors.js';
+import { type CommandOutput, consoleOutput } from './output.js';
+import { runCommand } from './run-command.js';
 import type { PointsReportTarget } from './points-report-target.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
@@ -87,13 +87,6 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
  * rows=N net=X reconciled=yes`. Exit 0 reconciled, 1 not (each difference on stderr, no rows), 2 could not run.
  */
 export async function pointsReportCommand(argv: string[], env: NodeJS.ProcessEnv, given: CommandOutput = consoleOutput): Promise<number> {
-  const out = terminalOutput(given);
-  try {
-    return await run(argv, env, out);
-  } catch (e) {
-    if (isUsageError(e)) out.printError(`${e.message}\n${POINTS_REPORT_USAGE}`);
-    else if (e instanceof AccountingError || e instanceof ConfigurationError) out.printError(`points-report: ${e.message}`);
-    else out.printError(`points-report: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
-    return 2;
-  }
+  const failures = { usage: POINTS_REPORT_USAGE, name: 'points-report', plain: (e: unknown) => e instanceof AccountingError };
+  return runCommand(failures, given, (out) => run(argv, env, out));
 }

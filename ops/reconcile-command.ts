@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isUsageError, OpsError } from './errors.js';
-import { ConfigurationError } from '../shared/config/index.js';
+import { OpsError } from './errors.js';
 import { checkWindow, reconcileShopify, summaryLine } from '../shared/reconcile/index.js';
 import { createShopifyAdminClient, ShopifyAdminError } from '../shared/sources/shopify/index.js';
 import { type ConfiguredSource, loadSources } from '../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../kit/local-stack/config.js';
 import { configFollowingStack, connectToRunningStack, requireRunningStack } from '../kit/local-stack/connect.js';
 import { LOCAL_SHOP } from '../kit/webhooks/index.js';
-import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
+import { type CommandOutput, consoleOutput } from './output.js';
+import { runCommand } from './run-command.js';
 import { localEnqueue } from './local-enqueue.js';
 import type { ReconcileTarget } from './reconcile-target.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
@@ -151,14 +151,7 @@ export async function reconcileCommand(
   given: CommandOutput = consoleOutput,
   now: () => Date = () => new Date(),
 ): Promise<number> {
-  const out = terminalOutput(given);
-  try {
-    return await run(argv, env, out, now);
-  } catch (e) {
-    if (isUsageError(e)) out.printError(`${e.message}\n${RECONCILE_USAGE}`);
-    // A setting to fix, or the shop's answer: the message says it all.
-    else if (e instanceof ConfigurationError || e instanceof ShopifyAdminError) out.printError(`reconcile: ${e.message}`);
-    else out.printError(`reconcile: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
-    return 2;
-  }
+  // The shop's answer says it all, as a setting to fix does.
+  const failures = { usage: RECONCILE_USAGE, name: 'reconcile', plain: (e: unknown) => e instanceof ShopifyAdminError };
+  return runCommand(failures, given, (out) => run(argv, env, out, now));
 }

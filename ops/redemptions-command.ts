@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../kit/local-stack/config.js';
 import { configFollowingStack, connectToRunningStack, findRunningStack } from '../kit/local-stack/connect.js';
-import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
+import { type CommandOutput, consoleOutput } from './output.js';
+import { runCommand } from './run-command.js';
 import { renderTable } from './table.js';
 import { LOCAL_SHOP } from '../kit/webhooks/index.js';
 import { ConfigurationError, ENV } from '../shared/config/index.js';
@@ -14,7 +15,7 @@ import {
   sweepSummary,
 } from '../shared/redemption/index.js';
 import { dynamoServerClock, refuseSkewedClock, type ServerClock } from './clock-skew.js';
-import { isUsageError, OpsError } from './errors.js';
+import { OpsError } from './errors.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 import { formatJst } from '../shared/time/index.js';
 import { localLedgerTarget, printShortfalls, stageLedgerTarget } from './till-shortfalls.js';
@@ -161,13 +162,5 @@ export async function redemptionsCommand(
   options: RedemptionsCommandOptions = {},
 ): Promise<number> {
   // Stored text (the customer's own request id among it) is printed without control characters, as by every operator command.
-  const out = terminalOutput(given);
-  try {
-    return await run(argv, env, out, options);
-  } catch (e) {
-    if (isUsageError(e)) out.printError(`${e.message}\n${REDEMPTIONS_USAGE}`);
-    else if (e instanceof ConfigurationError) out.printError(`redemptions: ${e.message}`);
-    else out.printError(`redemptions: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
-    return 2;
-  }
+  return runCommand({ usage: REDEMPTIONS_USAGE, name: 'redemptions' }, given, (out) => run(argv, env, out, options));
 }

@@ -1,14 +1,14 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { LocalStackHandle } from '../kit/local-stack/connect.js';
-import { ConfigurationError } from '../shared/config/index.js';
 import { createTillReturns, type Ledger, type TillReturnRecord, type TillReturns } from '../shared/ledger/index.js';
 import { type EventQueue, queueMessageFor } from '../shared/queue/index.js';
 import { applyRefusal, returnRefundId, saleFacts, tillReturnRefund } from '../shared/sources/smaregi/index.js';
 import type { AwsTarget } from './aws.js';
-import { isUsageError, OpsError, unknownSourceError } from './errors.js';
+import { OpsError, unknownSourceError } from './errors.js';
 import { localHandle } from './local-stack.js';
-import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
+import { type CommandOutput, consoleOutput } from './output.js';
+import { runCommand } from './run-command.js';
 import { renderTable } from './table.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
@@ -214,13 +214,5 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
  * (the reason printed; nothing changed), 2 could not run.
  */
 export async function returnsCommand(argv: string[], env: NodeJS.ProcessEnv, given: CommandOutput = consoleOutput): Promise<number> {
-  const out = terminalOutput(given);
-  try {
-    return await run(argv, env, out);
-  } catch (e) {
-    if (isUsageError(e)) out.printError(`${e.message}\n${RETURNS_USAGE}`);
-    else if (e instanceof ConfigurationError) out.printError(`returns: ${e.message}`);
-    else out.printError(`returns: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
-    return 2;
-  }
+  return runCommand({ usage: RETURNS_USAGE, name: 'returns' }, given, (out) => run(argv, env, out));
 }

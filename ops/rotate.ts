@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigurationError, minWebhookSecretChars, SECRET_CACHE_TTL_MS } from '../shared/config/index.js';
+import { minWebhookSecretChars, SECRET_CACHE_TTL_MS } from '../shared/config/index.js';
 import type { RotationOutcome, RotationStep, RotationTarget, SecretStore } from '../shared/secret-rotation/index.js';
-import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
+import { type CommandOutput, consoleOutput } from './output.js';
+import { runCommand } from './run-command.js';
 import { OpsError, unknownSourceError } from './errors.js';
 import type { StageOptions } from './aws.js';
 
@@ -211,13 +212,5 @@ export async function rotateCommand(
   given: CommandOutput = consoleOutput,
   io: RotateIo = defaultIo,
 ): Promise<number> {
-  const out = terminalOutput(given);
-  try {
-    return await run(argv, env, out.print, io);
-  } catch (e) {
-    if (e instanceof OpsError && e.kind === 'usage') out.printError(`${e.message}\n${ROTATE_USAGE}`);
-    else if (e instanceof ConfigurationError) out.printError(e.message);
-    else out.printError(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
-    return 2;
-  }
+  return runCommand({ usage: ROTATE_USAGE }, given, (out) => run(argv, env, out.print, io));
 }

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isUsageError, OpsError } from './errors.js';
-import { ConfigurationError } from '../shared/config/index.js';
+import { OpsError } from './errors.js';
 import {
   createShopifyAdminClient,
   ShopifyAdminError,
@@ -12,7 +11,8 @@ import { loadSources } from '../shared/sources/index.js';
 import { LOCAL_DEFAULTS, resolveLocalConfig } from '../kit/local-stack/config.js';
 import { requireRunningStack } from '../kit/local-stack/connect.js';
 import { LOCAL_SHOP } from '../kit/webhooks/index.js';
-import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
+import { type CommandOutput, consoleOutput } from './output.js';
+import { runCommand } from './run-command.js';
 import { type SubscribeTarget, subscribingSource } from './shopify-target.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 
@@ -99,13 +99,6 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: CommandOutput): 
  * line of stdout is `shopify: topics=N created=C existing=E`.
  */
 export async function shopifyCommand(argv: string[], env: NodeJS.ProcessEnv, given: CommandOutput = consoleOutput): Promise<number> {
-  const out = terminalOutput(given);
-  try {
-    return await run(argv, env, out);
-  } catch (e) {
-    if (isUsageError(e)) out.printError(`${e.message}\n${SHOPIFY_USAGE}`);
-    else if (e instanceof ConfigurationError || e instanceof ShopifyAdminError) out.printError(`shopify: ${e.message}`);
-    else out.printError(`shopify: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
-    return 2;
-  }
+  const failures = { usage: SHOPIFY_USAGE, name: 'shopify', plain: (e: unknown) => e instanceof ShopifyAdminError };
+  return runCommand(failures, given, (out) => run(argv, env, out));
 }

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { ConfigurationError } from '../shared/config/index.js';
 import { checkPointSettings, type PointSettingsCheck } from '../shared/sources/smaregi/index.js';
-import { isUsageError, OpsError } from './errors.js';
-import { type CommandOutput, consoleOutput, terminalOutput } from './output.js';
+import { OpsError } from './errors.js';
+import { type CommandOutput, consoleOutput } from './output.js';
+import { runCommand } from './run-command.js';
 import { localSmaregiTarget, type SmaregiReconcileTarget } from './reconcile-smaregi.js';
 import { AWS_TARGET_OPTIONS, stageOf } from './target-options.js';
 import { printTillMirrors } from './till-mirrors.js';
@@ -88,13 +88,5 @@ export async function smaregiCommand(
   given: CommandOutput = consoleOutput,
   now: () => Date = () => new Date(),
 ): Promise<number> {
-  const out = terminalOutput(given);
-  try {
-    return await run(argv, env, out, now);
-  } catch (e) {
-    if (isUsageError(e)) out.printError(`${e.message}\n${SMAREGI_USAGE}`);
-    else if (e instanceof ConfigurationError) out.printError(`smaregi: ${e.message}`);
-    else out.printError(`smaregi: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
-    return 2;
-  }
+  return runCommand({ usage: SMAREGI_USAGE, name: 'smaregi' }, given, (out) => run(argv, env, out, now));
 }

@@ -78,57 +78,29 @@ export interface ShopifyOrderInput {
   lines?: { id: string; quantity: number }[];
 }
 
-export function shopifyOrderPaid(
-  order: ShopifyOrderInput,
-  secret: string,
-  webhookId: string,
-  nowMs: number,
-  sender: ShopifySender = {},
-): WebhookRequest {
-  return shopifyRequest('orders/paid', shopifyOrderBody(order, nowMs, 'paid'), secret, webhookId, nowMs, sender);
-}
-
-/** orders/fulfilled: the same order, shipped (the moment provisional points are earned under `earnAfter: fulfilled`). */
-export function shopifyOrderFulfilled(
-  order: ShopifyOrderInput,
-  secret: string,
-  webhookId: string,
-  nowMs: number,
-  sender: ShopifySender = {},
-): WebhookRequest {
-  const payload = { ...shopifyOrderBody(order, nowMs, 'paid'), fulfillment_status: 'fulfilled' };
-  return shopifyRequest('orders/fulfilled', payload, secret, webhookId, nowMs, sender);
-}
+/** The order webhooks Shopify sends, as the intake reads them. */
+export type ShopifyOrderTopic = 'orders/create' | 'orders/paid' | 'orders/fulfilled' | 'orders/cancelled';
 
 /**
- * `orders/create` of an order whose payment is pending (konbini, bank transfer: `financial_status`
- * `pending`), or `orders/cancelled` of it (`cancelled_at` set), as Shopify sends them.
+ * An order webhook as Shopify sends it: `topic`, the order's `financial_status` (`paid`; `pending` for
+ * konbini or bank transfer not paid yet; `refunded` once a cancelled paid order is refunded), and what
+ * the topic sets besides: orders/fulfilled the `fulfillment_status` (the moment provisional points are
+ * earned under `earnAfter: fulfilled`), orders/cancelled the `cancelled_at`.
  */
-export function shopifyOrderUnpaid(
-  topic: 'orders/create' | 'orders/cancelled',
+export function shopifyOrderWebhook(
+  topic: ShopifyOrderTopic,
+  status: 'paid' | 'pending' | 'refunded',
   order: ShopifyOrderInput,
   secret: string,
   webhookId: string,
   nowMs: number,
   sender: ShopifySender = {},
 ): WebhookRequest {
-  const body = {
-    ...shopifyOrderBody(order, nowMs, 'pending'),
+  const extra = {
+    ...(topic === 'orders/fulfilled' ? { fulfillment_status: 'fulfilled' } : {}),
     ...(topic === 'orders/cancelled' ? { cancelled_at: isoSeconds(nowMs) } : {}),
   };
-  return shopifyRequest(topic, body, secret, webhookId, nowMs, sender);
-}
-
-/** `orders/cancelled` of a paid order (`financial_status` `refunded` once Shopify has refunded it). */
-export function shopifyOrderCancelled(
-  order: ShopifyOrderInput,
-  secret: string,
-  webhookId: string,
-  nowMs: number,
-  sender: ShopifySender = {},
-): WebhookRequest {
-  const body = { ...shopifyOrderBody(order, nowMs, 'refunded'), cancelled_at: isoSeconds(nowMs) };
-  return shopifyRequest('orders/cancelled', body, secret, webhookId, nowMs, sender);
+  return shopifyRequest(topic, { ...shopifyOrderBody(order, nowMs, status), ...extra }, secret, webhookId, nowMs, sender);
 }
 
 function shopifyOrderBody(order: ShopifyOrderInput, nowMs: number, financialStatus: string) {

@@ -4,7 +4,7 @@
  * (sdk.ts says why).
  */
 export { createDocumentClient, documentClientFromEnv } from './client.js';
-export { scanKeyPrefix } from './scan.js';
+export { type ScanFilter, scanKeyPrefix } from './scan.js';
 export {
   ConditionalCheckFailedException,
   CreateTableCommand,

@@ -117,7 +117,10 @@ type OutcomeOf =
       /** retry only when a refund waiting for this purchase still has to be processed (the purchase is done). */
       action: RetryOrAck;
       customerId: string;
-      /** Exact when `exact` (found in the point history), otherwise the balance difference (a hint). */
+      /**
+       * Exact when `exact` (found in the point history), otherwise the balance difference (a hint); 0 when
+       * not known (the balance before the call was an earlier attempt's and the entry is not in the history yet).
+       */
       points: number;
       exact: boolean;
       reconciled: boolean;

@@ -31,6 +31,7 @@ import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
 
 export const TILL_MIRROR_STATES = ['planned', 'void', 'pending', 'sending', 'done', 'refused', 'conflict', 'skipped'] as const;
 export type TillMirrorState = (typeof TILL_MIRROR_STATES)[number];
+const UNFINISHED = ['planned', 'pending', 'sending'] as const;
 
 export const TillMirrorRecord = lazyObject(z.object, () => ({
   pk: z.string(),
@@ -84,6 +85,11 @@ export interface TillMirrors {
   retake(step: TillMirrorRecord, horizonMs: number): Promise<TillMirrorRecord | undefined>;
   /** Every step not final (`planned`, `pending`, `sending`), of every source: to be finished (settleTillMirrors). */
   listUnfinished(): Promise<TillMirrorRecord[]>;
+  /**
+   * Every step not `done` or `skipped` (unfinished, `conflict`, `refused`), of every source: what the
+   * nightly audit finishes and reports. Done steps, nearly all of them, are not sent back by the scan.
+   */
+  listOpen(): Promise<TillMirrorRecord[]>;
   /** Every step of every source (a scan: operators and checks). */
   list(): Promise<TillMirrorRecord[]>;
   /**
@@ -102,9 +108,12 @@ export interface TillMirrorsOptions {
 
 export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
   const store = createStore({ ...options, ttlDays: options.ttlDays ?? 400, leaseMs: 0 });
-  async function list(): Promise<TillMirrorRecord[]> {
+  /** The steps in `states` (all: every step), in one scan. */
+  async function list(states?: readonly TillMirrorState[]): Promise<TillMirrorRecord[]> {
     const out: TillMirrorRecord[] = [];
-    for await (const item of scanKeyPrefix(options.client, options.tableName, LEDGER_KEY_PREFIX.tillMirror)) {
+    const values = Object.fromEntries((states ?? []).map((s, i) => [`:s${i}`, s]));
+    const filter = states && { expression: `#state IN (${Object.keys(values).join(', ')})`, names: { '#state': 'state' }, values };
+    for await (const item of scanKeyPrefix(options.client, options.tableName, LEDGER_KEY_PREFIX.tillMirror, filter ? { filter } : {})) {
       const parsed = TillMirrorRecord.safeParse(item);
       if (parsed.success) out.push(parsed.data);
     }
@@ -155,7 +164,7 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
       );
       return item ? TillMirrorRecord.parse(item) : undefined;
     },
-    list,
+    list: () => list(),
     async redact(step) {
       const now = store.iso(store.clock());
       const unfinished = step.state === 'planned' || step.state === 'pending' || step.state === 'sending';
@@ -165,9 +174,8 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
       const item = await store.update(tillMirrorKey(step.source, step.marker), e, `${e.path('state')} = ${e.value(step.state)}`);
       return item ? TillMirrorRecord.parse(item) : undefined;
     },
-    async listUnfinished() {
-      return (await list()).filter((s) => s.state === 'planned' || s.state === 'pending' || s.state === 'sending');
-    },
+    listUnfinished: () => list(UNFINISHED),
+    listOpen: () => list([...UNFINISHED, 'conflict', 'refused']),
   };
   return api;
 }

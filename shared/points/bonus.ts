@@ -12,7 +12,7 @@ import {
 import { parseDecimal } from '../money/index.js';
 import type { OpenApiError, SendWindow } from '../openapi/index.js';
 import type { ProcessorDeps } from './deps.js';
-import { type Doubt, doubtOf, type OperationResult, runOperation, searchHistory } from './engine/index.js';
+import { creditNotVisibleUntil, type Doubt, doubtOf, type OperationResult, runOperation, searchHistory } from './engine/index.js';
 import { engineOf } from './engine-deps.js';
 import { asOpenApiError, inDoubtOutcome, transientOutcome } from './failures.js';
 import { bonusMarker, bonusReturnMarker, purchaseMarker } from './markers.js';
@@ -174,12 +174,11 @@ class BonusAttempt {
     } catch (e) {
       return this.retry(asOpenApiError(e));
     }
-    // A history behind the service shows the credit within the in-doubt horizon of its recording: until
-    // then wait, as a refund does. The balance difference is no stand-in: the balance the attempt read before
-    // its call may be an earlier attempt's (the member kept on the order), or moved by other orders.
+    // Not in the history yet: wait for it as a refund does (the engine's rule). The balance difference is no
+    // stand-in before then: other orders may have moved the balance around the credit.
     const engine = engineOf(this.deps);
-    const visibleBy = (this.order.finishedAt ? Date.parse(this.order.finishedAt) : engine.clock()) + engine.horizon.inDoubtMs;
-    if (engine.clock() < visibleBy) {
+    const visibleBy = creditNotVisibleUntil(this.order.finishedAt, engine.horizon, engine.clock());
+    if (visibleBy !== undefined) {
       const reason = 'the credit entry is not in the point history yet: the bonus waits for it';
       await this.deps.ledger.releaseBonus(this.ref, this.owner, reason, this.doubt);
       return { ok: false, outcome: inDoubtOutcome('credit_not_visible', reason, visibleBy) };

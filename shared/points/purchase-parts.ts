@@ -1,4 +1,8 @@
-import type { OrderRecord } from '../ledger/index.js';
+import type { OrderRecord, PurchaseResult } from '../ledger/index.js';
+import type { OpenApiClient } from '../openapi/index.js';
+import { campaignsOf, needsRank } from './bonus.js';
+import type { ProcessorDeps } from './deps.js';
+import { searchHistory } from './engine/index.js';
 import type { ProcessOutcome, PurchaseEvent, SkipReason } from '../events/index.js';
 import type { MemberMemo } from './member-memo.js';
 
@@ -47,4 +51,51 @@ export function expiryDate(occurredAt: string, days: number): string {
   const date = new Date(`${occurredAt.slice(0, 10)}T00:00:00Z`);
   date.setUTCDate(date.getUTCDate() + days);
   return date.toISOString().slice(0, 10);
+}
+
+/**
+ * The campaigns the credit qualifies for, kept with the order in its finishing write (no write more):
+ * their bonuses follow (bonus.ts). The rank is read only when a rule needs it and no lookup gave it.
+ */
+export async function campaignsFor(
+  deps: Pick<ProcessorDeps, 'settings' | 'openapi'>,
+  event: PurchaseEvent,
+  known: string | undefined,
+  customerId: string | undefined,
+): Promise<Pick<PurchaseResult, 'campaigns'>> {
+  const { settings, openapi } = deps;
+  if (!settings.campaigns?.length) return {};
+  let rank = known;
+  if (rank === undefined && customerId !== undefined && needsRank(settings.campaigns, event)) {
+    try {
+      rank = (await openapi.getMember(customerId)).rank ?? undefined;
+    } catch {
+      // The rank unread: rank-limited rules do not apply (the others still do); never a reason to lose the credit.
+    }
+  }
+  const expiry = event.expiryDays !== null ? { expiredAt: expiryDate(event.occurredAt, event.expiryDays) } : {};
+  const campaigns = campaignsOf(settings.campaigns, event, rank).map((c) => ({ ...c, ...expiry }));
+  return campaigns.length > 0 ? { campaigns } : {};
+}
+
+/**
+ * A credit whose balance before the call was not read by this attempt (a member kept from an earlier
+ * one: the balance's move would count whatever moved it since): the entry's points, read from the
+ * history, or no figure while the history lags behind or cannot be read (a refund or a bonus reads the
+ * entry when it needs it).
+ */
+export async function creditedUnread(
+  api: Pick<OpenApiClient, 'listPoints'>,
+  call: { memberId: string; marker: string; since: number },
+): Promise<{ result: PurchaseResult; outcome: ProcessOutcome }> {
+  const search = searchHistory(api, call.memberId, [call.marker], { since: call.since });
+  const points = await search.then(
+    (s) => s.found.get(call.marker)?.point,
+    () => undefined,
+  );
+  const customerId = call.memberId;
+  return {
+    result: { outcome: 'credited', customerId, ...(points === undefined ? {} : { pointsCredited: points }) },
+    outcome: { kind: 'credited', action: 'ack', customerId, points: points ?? 0, exact: points !== undefined, reconciled: false },
+  };
 }

@@ -9,11 +9,19 @@ import { noteAnswer } from './member-memo.js';
 import { checkDoubt, type Doubt, doubtOf, type OperationResult, type PointsCall, runOperation } from './engine/index.js';
 import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
-import { campaignsOf, needsRank, settleBonuses } from './bonus.js';
+import { settleBonuses } from './bonus.js';
 import { purchaseMarker } from './markers.js';
 import { earnRemainder, momentCame, provisionalFacts, provisionalWhen } from './provisional.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
-import { alreadyDone, expiryDate, type PurchaseOptions, type PurchaseProcessed, skipReason } from './purchase-parts.js';
+import {
+  alreadyDone,
+  campaignsFor,
+  creditedUnread,
+  expiryDate,
+  type PurchaseOptions,
+  type PurchaseProcessed,
+  skipReason,
+} from './purchase-parts.js';
 
 export { expiryDate, type PurchaseOptions, type PurchaseProcessed } from './purchase-parts.js';
 
@@ -59,6 +67,8 @@ class PurchaseAttempt {
    */
   private found: FoundMember | undefined;
   private kept = false;
+  /** `found.point` read by this attempt's message (its lookup, the memo's last answer): only then is its move a hint. */
+  private balanceRead = false;
   private readonly ref: OrderRef;
   private readonly marker: string;
   private readonly checkpoint: Checkpoint;
@@ -112,6 +122,7 @@ class PurchaseAttempt {
       this.found = memo;
       this.kept = true;
       this.rank = memo.rank;
+      this.balanceRead = this.options.members?.balance(customer) !== undefined;
     }
     const found = this.found ? { member: this.found } : await this.lookUp(customer);
     if (found.end) return found.end;
@@ -197,6 +208,7 @@ class PurchaseAttempt {
     await this.checkpoint('purchase:customer');
     this.rank = member.rank;
     this.found = member;
+    this.balanceRead = true;
     this.options.members?.remember(customer, member);
     return { member };
   }
@@ -269,10 +281,15 @@ class PurchaseAttempt {
       ...(event.pointTitle ? { title: event.pointTitle } : {}),
       ...(event.expiryDays !== null ? { expired_at: expiryDate(event.occurredAt, event.expiryDays) } : {}),
     };
+    const sentFrom = this.deps.clock();
     const result = await this.operated(() => this.operate({ kind: 'calculation', memberId: member.id, input }));
     if (result.kind !== 'ran') return this.notRan(result, member.id);
     await this.checkpoint('purchase:granted');
     if (result.entry) return this.fromHistory(result.memberId, result.entry);
+    if (!this.balanceRead) {
+      const unread = await creditedUnread(this.deps.openapi, { memberId: member.id, marker: this.marker, since: sentFrom });
+      return this.finish(unread.result, unread.outcome);
+    }
     const hint = (result.member?.point ?? member.point) - member.point;
     return this.finish(
       { outcome: 'credited', customerId: member.id, pointsHint: hint },
@@ -309,6 +326,7 @@ class PurchaseAttempt {
       this.kept = false;
       this.found = undefined;
       this.rank = undefined;
+      this.balanceRead = false;
       return this.call(customer);
     }
     if (err.kind === 'member_not_found') {
@@ -391,7 +409,10 @@ class PurchaseAttempt {
 
   private async finish(found: PurchaseResult, outcome: ProcessOutcome): Promise<PurchaseProcessed> {
     const earned = found.outcome === 'credited' && this.earnOn ? { earnedOn: this.earnOn } : {};
-    const result = found.outcome === 'credited' ? { ...found, ...earned, ...(await this.campaigns(found.customerId)) } : found;
+    const result =
+      found.outcome === 'credited'
+        ? { ...found, ...earned, ...(await campaignsFor(this.deps, this.event, this.rank, found.customerId)) }
+        : found;
     // Credited late with refunds already waiting (no message of their own any more: parked): findable by
     // its customer until they are through, so a crash among them is retried by the link (retro.ts takes it out).
     const kept = this.keepFindable && result.unlinked === undefined ? { ...result, keepUnlinked: true } : result;
@@ -399,27 +420,6 @@ class PurchaseAttempt {
     if (!done) return { outcome: leaseLost() };
     await this.checkpoint('purchase:recorded');
     return { outcome, order: done };
-  }
-
-  /**
-   * The campaigns the credit qualifies for, kept with the order in its finishing write (no write more):
-   * their bonuses follow (bonus.ts). The rank is read only when a rule needs it and no lookup gave it.
-   */
-  private async campaigns(customerId: string | undefined): Promise<Pick<PurchaseResult, 'campaigns'>> {
-    const { settings, openapi } = this.deps;
-    if (!settings.campaigns?.length) return {};
-    let rank = this.rank;
-    if (rank === undefined && customerId !== undefined && needsRank(settings.campaigns, this.event)) {
-      try {
-        rank = (await openapi.getMember(customerId)).rank ?? undefined;
-      } catch {
-        // The rank unread: rank-limited rules do not apply (the others still do); never a reason to lose the credit.
-      }
-    }
-    const { occurredAt, expiryDays } = this.event;
-    const expiry = expiryDays !== null ? { expiredAt: expiryDate(occurredAt, expiryDays) } : {};
-    const campaigns = campaignsOf(settings.campaigns, this.event, rank).map((c) => ({ ...c, ...expiry }));
-    return campaigns.length > 0 ? { campaigns } : {};
   }
 
   /** A failure that proves nothing ran: the lease released, back to the queue (or parked: failures.ts). */

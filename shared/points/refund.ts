@@ -12,7 +12,7 @@ import { type OrderBook, type RefundShare, refundShare } from './debit.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { RefundEvent } from '../events/index.js';
 import { asOpenApiError, inDoubtOutcome, leaseLost, transientOutcome } from './failures.js';
-import { act, type Doubt, doubtOf, type OperationResult, searchHistory } from './engine/index.js';
+import { act, creditNotVisibleUntil, type Doubt, doubtOf, type OperationResult, searchHistory } from './engine/index.js';
 import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink } from './late-customer.js';
 import { settleBonuses } from './bonus.js';
@@ -246,12 +246,10 @@ class RefundAttempt {
       if (ended) return { end: ended };
       return { end: await this.waitForHorizon(complete ? 'in_doubt' : 'search_incomplete', claimed) };
     }
-    // The credit's own entry not visible yet: a history behind the service (a read replica) shows it
-    // within the horizon of the credit; until then the balance difference does not stand in for it.
+    // The credit's own entry not visible yet: until it is due (the engine's rule), the balance difference does not stand in for it.
     if (wantCredit && exactCredit === undefined) {
-      const creditedAt = claimed.finishedAt ? Date.parse(claimed.finishedAt) : Number.NaN;
-      const visibleBy = creditedAt + engine.horizon.inDoubtMs;
-      if (engine.clock() < visibleBy) return { end: await this.waitForHorizon('credit_not_visible', claimed, visibleBy) };
+      const visibleBy = creditNotVisibleUntil(claimed.finishedAt, engine.horizon, engine.clock());
+      if (visibleBy !== undefined) return { end: await this.waitForHorizon('credit_not_visible', claimed, visibleBy) };
       this.deps.logger?.warn('credit entry not found in the point history; using the balance difference', this.orderRef);
     }
     // Proven by the settled search: these never debited (and never will). Not this refund: it is about

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../stand-ins/openapi/index.js';
-import { shopifyOrderPaid } from '../../kit/webhooks/index.js';
+import { type ShopifyOrderInput, shopifyOrderWebhook } from '../../kit/webhooks/index.js';
 import { cliCommand } from '../../ops/index.js';
 import { handleOf, type LocalStack, type LocalStackHandle, type LocalStackOptions, startLocalStack } from '../../local/index.js';
 
@@ -32,10 +32,10 @@ export function withDemoStack(options: Omit<LocalStackOptions, 'emulatorConfig'>
 /** Posts a Shopify orders/paid for `order` to the stack's intake, signed with its current secret, dated now. */
 export async function deliverShopifyOrder(
   stack: LocalStack,
-  order: Parameters<typeof shopifyOrderPaid>[0],
+  order: ShopifyOrderInput,
   webhookId: string,
 ): Promise<{ status: number; body: Record<string, string> }> {
-  const request = shopifyOrderPaid(order, stack.webhookSecrets.shopify[0]!, webhookId, Date.now());
+  const request = shopifyOrderWebhook('orders/paid', 'paid', order, stack.webhookSecrets.shopify[0]!, webhookId, Date.now());
   const res = await fetch(`${stack.urls.intake}${request.path}`, { method: 'POST', headers: request.headers, body: request.body });
   return { status: res.status, body: (await res.json()) as Record<string, string> };
 }

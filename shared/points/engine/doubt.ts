@@ -58,3 +58,19 @@ export const doubtFields = (
   inDoubtSince: d.since,
   ...(d.memberId ? { inDoubtMemberId: d.memberId } : {}),
 });
+
+/**
+ * Until when a credit recorded at `recordedAt` (ISO) may still be missing from the point history: a
+ * history behind the service (a read replica) shows an entry within the in-doubt horizon of its
+ * recording. Before then whoever needs the entry (a refund's base, a campaign's bonus) waits
+ * (`credit_not_visible`); after, the entry is not coming and the balance difference stands in.
+ * Undefined: due now, or the recording's time is not known.
+ */
+export function creditNotVisibleUntil(
+  recordedAt: string | undefined,
+  h: Pick<HorizonSettings, 'inDoubtMs'>,
+  now: number,
+): number | undefined {
+  const visibleBy = (recordedAt === undefined ? Number.NaN : Date.parse(recordedAt)) + h.inDoubtMs;
+  return now < visibleBy ? visibleBy : undefined;
+}

@@ -5,6 +5,14 @@
  * is claim -> (doubt? search) -> act -> record.
  */
 export { type PointsCall, type PointsCallApi, provesNotRun, sendPointsCall, type Sent } from './act.js';
-export { type Doubt, type DoubtFields, doubtAfterSend, doubtFields, doubtOf, type HorizonSettings } from './doubt.js';
+export {
+  creditNotVisibleUntil,
+  type Doubt,
+  type DoubtFields,
+  doubtAfterSend,
+  doubtFields,
+  doubtOf,
+  type HorizonSettings,
+} from './doubt.js';
 export { act, checkDoubt, type DoubtCheck, type EngineDeps, type Operation, type OperationResult, runOperation } from './run.js';
 export { SEARCH_MAX_PAGES, SEARCH_SKEW_ALLOWANCE_MS, type SearchResult, searchHistory } from './search.js';

@@ -129,8 +129,8 @@ export async function mirrorPointChange(deps: TillMirrorDeps, change: PointChang
  * customer's point), e.g. after the reads before an add failed: what a schedule or the chaos final check
  * runs. Answers how many it went through.
  */
-export async function settleTillMirrors(deps: TillMirrorDeps): Promise<number> {
-  const unfinished = (await deps.steps.listUnfinished()).filter((s) => s.source === deps.source);
+export async function settleTillMirrors(deps: TillMirrorDeps, listed?: readonly TillMirrorRecord[]): Promise<number> {
+  const unfinished = (listed ?? (await deps.steps.listUnfinished())).filter((s) => s.source === deps.source && isUnfinished(s));
   for (const step of unfinished) {
     if (step.state === 'planned') await settlePlanned(deps, step);
     else await mirrorPointChange(deps, { marker: step.marker, memberId: step.memberId, points: step.points });
@@ -158,6 +158,9 @@ async function settlePlanned(deps: TillMirrorDeps, step: TillMirrorRecord): Prom
     deps.logger?.warn('till point mirror failed', { source: deps.source, marker: step.marker, errorKind: kindOf(e) });
   }
 }
+
+/** Not final: `planned` (its points call not yet known to have run), `pending` (nothing sent) or `sending` (settled by reading the customer's point). */
+export const isUnfinished = (s: Pick<TillMirrorRecord, 'state'>) => s.state === 'planned' || s.state === 'pending' || s.state === 'sending';
 
 /** A `pending` step: its customer found and its point read (`before`), then the add sent once. */
 async function prepareAndSend(deps: TillMirrorDeps, step: TillMirrorRecord, known: string | undefined): Promise<void> {

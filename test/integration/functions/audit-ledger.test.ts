@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type SmaregiStandIn, startSmaregiStandIn } from '../../../stand-ins/smaregi/index.js';
-import { createSmaregiClient, type SmaregiClient } from '../../../shared/sources/smaregi/index.js';
+import { useSmaregiStandIn } from '../../support/smaregi.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { auditDaysFromEnv, depsFromEnv, makeHandler } from '../../../functions/audit-ledger.js';
 import { ProcessingSettings } from '../../../shared/config/processing-settings.js';
 import { createLedger, createLedgerTable, createTillMirrors } from '../../../shared/ledger/index.js';
@@ -119,25 +118,10 @@ describe('audit-ledger (the scheduled audit)', () => {
 });
 
 describe('audit-ledger under a Smaregi source’s tillPoints membership', () => {
-  let smaregi: SmaregiStandIn;
-  let client: SmaregiClient;
-  beforeAll(async () => {
-    smaregi = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
-    client = createSmaregiClient({
-      contractId: 'c1',
-      apiOrigin: smaregi.url,
-      idOrigin: smaregi.url,
-      credentials: async () => ({ clientId: 'app', clientSecret: 'app-secret' }),
-      sleep: async () => undefined,
-    });
-  });
-  afterAll(async () => {
-    await client.close();
-    await smaregi.close();
-  });
+  const till = useSmaregiStandIn();
 
   it('finishes a till mirror step an attempt left unfinished, adding its points to the member’s Smaregi record once', async () => {
-    smaregi.putCustomer({ customerId: '8', customerCode: 'C-0008', point: '100' } as never);
+    till.standIn.putCustomer({ customerId: '8', customerCode: 'C-0008', point: '100' } as never);
     const steps = createTillMirrors({ client: h.dynamo.documentClient, tableName, clock: h.clock });
     // An attempt that died before it read anything: the step begun, nothing sent.
     await steps.begin({ source: 'smaregi', marker: 'lp1:shopify:redemption:x', memberId: 'member-gold', points: -30, state: 'pending' });
@@ -147,11 +131,11 @@ describe('audit-ledger under a Smaregi source’s tillPoints membership', () => 
       externalKey: 'pos_card',
       customerField: 'customerId' as const,
       openapi: h.api,
-      smaregi: client,
+      smaregi: till.client,
       steps,
     };
     await makeHandler(depsFromEnv(env(), { clock: h.clock, tillMirror }))();
     await makeHandler(depsFromEnv(env(), { clock: h.clock, tillMirror }))();
-    expect([smaregi.customerPoint('8'), (await steps.get('smaregi', 'lp1:shopify:redemption:x'))?.state]).toEqual(['70', 'done']);
+    expect([till.standIn.customerPoint('8'), (await steps.get('smaregi', 'lp1:shopify:redemption:x'))?.state]).toEqual(['70', 'done']);
   });
 });

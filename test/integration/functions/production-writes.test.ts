@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depsFromEnv as workerDeps, makeHandler as makeWorker } from '../../../functions/process-events.js';
 import { depsFromEnv as intakeDeps, makeHandler as makeIntake } from '../../../functions/receive-webhook.js';
 import { createLocalQueue, type LocalQueue } from '../../../local/queue/index.js';
-import { asApiGatewayEvent, shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
+import { asApiGatewayEvent, shopifyOrderWebhook, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
 import { createActivityReader } from '../../../shared/activity/index.js';
 import { type LocalDynamo, startDynalite } from '../../../kit/dynalite.js';
 import { startWriteCounter, type WriteCounter } from '../../../kit/dynamo-writes.js';
@@ -63,7 +63,9 @@ describe('production writes per event (stack environment, activity record on)', 
 
   const post = async (w: WebhookRequest) => (await intake(asApiGatewayEvent(w))).statusCode;
   const order = (id: string) =>
-    shopifyOrderPaid(
+    shopifyOrderWebhook(
+      'orders/paid',
+      'paid',
       { orderId: id, name: `#${id}`, customerId: '7001', subtotal: '1000', tax: '100', currency: 'JPY' },
       SECRET,
       `w-${id}`,

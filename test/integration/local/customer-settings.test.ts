@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../../stand-ins/openapi/index.js';
-import { shopifyOrderPaid } from '../../../kit/webhooks/index.js';
+import { shopifyOrderWebhook } from '../../../kit/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import { opsCommandOn } from '../../support/local-stack.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
@@ -34,7 +34,9 @@ const command = (...args: string[]) => opsCommandOn(stack, ...args);
 
 async function deliverOrder(orderId: string, customerId: string, purchasedMs: number): Promise<void> {
   const secret = stack.webhookSecrets.shopify[0] ?? '';
-  const request = shopifyOrderPaid(
+  const request = shopifyOrderWebhook(
+    'orders/paid',
+    'paid',
     { orderId, name: `#${orderId}`, customerId, subtotal: '10000', tax: '0', currency: 'JPY', taxesIncluded: true },
     secret,
     `wh-${orderId}`,

@@ -4,7 +4,7 @@ import {
   linkThroughAppProxy,
   shopifyPrivacyRequest,
   shopifyCustomerCreated,
-  shopifyOrderPaid,
+  shopifyOrderWebhook,
   type WebhookRequest,
 } from '../../../kit/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
@@ -33,7 +33,9 @@ async function post(request: WebhookRequest): Promise<number> {
 
 const secret = () => stack.webhookSecrets.shopify[0] ?? '';
 const order = (orderId: string, customerId: string | null, subtotal = '10000') =>
-  shopifyOrderPaid(
+  shopifyOrderWebhook(
+    'orders/paid',
+    'paid',
     { orderId, name: `#${orderId}`, customerId, subtotal, tax: '0', currency: 'JPY', taxesIncluded: true },
     secret(),
     `wh-${++webhooks}`,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJst } from '../../../shared/time/index.js';
-import { shopifyOrderPaid } from '../../../kit/webhooks/index.js';
+import { shopifyOrderWebhook } from '../../../kit/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import { opsCommandOn } from '../../support/local-stack.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
@@ -23,7 +23,9 @@ afterAll(async () => {
 });
 
 const deliver = async (orderId: string, customerId: string) => {
-  const r = shopifyOrderPaid(
+  const r = shopifyOrderWebhook(
+    'orders/paid',
+    'paid',
     { orderId, name: `#${orderId}`, customerId, subtotal: '10000', tax: '0', currency: 'JPY', taxesIncluded: true },
     stack.webhookSecrets.shopify[0] ?? '',
     `wh-pause-${orderId}`,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliCommand } from '../../../ops/index.js';
-import { shopifyOrderPaid, shopifyPrivacyRequest, type WebhookRequest } from '../../../kit/webhooks/index.js';
+import { shopifyOrderWebhook, shopifyPrivacyRequest, type WebhookRequest } from '../../../kit/webhooks/index.js';
 import { handleOf, type LocalStack, startLocalStack } from '../../../local/index.js';
 import { createPrivacyRequests } from '../../../shared/privacy/index.js';
 import { createOpenApiClient, type OpenApiClient, staticCredentials } from './customers-support.js';
@@ -32,7 +32,9 @@ async function cli(...args: string[]) {
 }
 const settle = () => stack.queue.waitForIdle({ timeoutMs: 20_000 });
 const order = (orderId: string, customerId: string) =>
-  shopifyOrderPaid(
+  shopifyOrderWebhook(
+    'orders/paid',
+    'paid',
     { orderId, name: `#${orderId}`, customerId, subtotal: '10000', tax: '0', currency: 'JPY', taxesIncluded: true },
     secret(),
     `wh-order-${orderId}`,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../stand-ins/openapi/index.js';
 import { cliCommand } from '../../../ops/index.js';
-import { shopifyOrderPaid } from '../../../kit/webhooks/index.js';
+import { shopifyOrderWebhook } from '../../../kit/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import { LOCAL_DEFAULTS } from '../../../kit/local-stack/config.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
@@ -69,7 +69,9 @@ describe('npm run quarantine --stage (the AWS path against stand-ins at the AWS 
   });
 
   it('lists, and after the fix replays through the stage URL, a delivery the stage quarantined', async () => {
-    const request = shopifyOrderPaid(
+    const request = shopifyOrderWebhook(
+      'orders/paid',
+      'paid',
       { orderId: '7700000000000000002', name: '#Q2', customerId: '1001', subtotal: '12345678.90', tax: '0.00', currency: 'USD' },
       stack.webhookSecrets.shopify[0]!,
       'quarantine-stage-1',

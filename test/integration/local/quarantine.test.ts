@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH, loadConfigFile } from '../../../stand-ins/openapi/index.js';
 import { cliCommand } from '../../../ops/index.js';
-import { shopifyOrderPaid } from '../../../kit/webhooks/index.js';
+import { shopifyOrderWebhook } from '../../../kit/webhooks/index.js';
 import { handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
 import { type ConfiguredSource, loadSources } from '../../../shared/sources/index.js';
 
@@ -25,7 +25,9 @@ describe('npm run quarantine against the local stack', () => {
     return { code, lines };
   };
   const order = () =>
-    shopifyOrderPaid(
+    shopifyOrderWebhook(
+      'orders/paid',
+      'paid',
       { orderId: '7700000000000000001', name: '#Q1', customerId: '1001', subtotal: '12345678.90', tax: '0.00', currency: 'USD' },
       stack.webhookSecrets.shopify[0]!,
       'quarantine-wh-1',

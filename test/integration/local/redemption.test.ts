@@ -3,7 +3,7 @@ import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import {
   appProxyPath,
   redeemThroughAppProxy,
-  shopifyOrderPaid,
+  shopifyOrderWebhook,
   shopifyRefundCreate,
   type WebhookRequest,
 } from '../../../kit/webhooks/index.js';
@@ -54,7 +54,9 @@ const order = (
   amount: string,
   lines?: { id: string; quantity: number }[],
 ) =>
-  shopifyOrderPaid(
+  shopifyOrderWebhook(
+    'orders/paid',
+    'paid',
     {
       ...(lines ? { lines } : {}),
       orderId,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
+import { shopifyOrderWebhook, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
 import { opsCommandOn } from '../../support/local-stack.js';
 import { createOpenApiClient, type OpenApiClient, purchaseMarkerOf, staticCredentials } from './customers-support.js';
@@ -28,7 +28,9 @@ async function post(request: WebhookRequest): Promise<number> {
   return res.status;
 }
 const order = (orderId: string, customerId: string) =>
-  shopifyOrderPaid(
+  shopifyOrderWebhook(
+    'orders/paid',
+    'paid',
     { orderId, name: `#${orderId}`, customerId, subtotal: '10000', tax: '0', currency: 'JPY', taxesIncluded: true },
     stack.webhookSecrets.shopify[0] ?? '',
     `wh-parked-${++webhooks}`,

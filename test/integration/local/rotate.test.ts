@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
-import { appProxyPath, posSale, redeemThroughAppProxy, shopifyOrderPaid, squarePayment } from '../../../kit/webhooks/index.js';
+import { appProxyPath, posSale, redeemThroughAppProxy, shopifyOrderWebhook, squarePayment } from '../../../kit/webhooks/index.js';
 import { rotateCommand } from '../../../ops/rotate.js';
 import { clearTokenCache } from '../../../shared/openapi/index.js';
 import { deliverSmaregi } from '../../../kit/smaregi.js';
@@ -39,7 +39,9 @@ const post = async (r: { path: string; headers: Record<string, string>; body: st
 const senders: Record<string, (secret: string, n: number) => Promise<number>> = {
   shopify: (secret, n) =>
     post(
-      shopifyOrderPaid(
+      shopifyOrderWebhook(
+        'orders/paid',
+        'paid',
         {
           orderId: `66000000000${n}`,
           name: `#66${n}`,
@@ -150,7 +152,9 @@ describe('npm run rotate against npm start', () => {
     const member = await admin.registerMember({ external_ids: { shopify: '560000000010' } });
     await admin.close();
     const order = async (orderId: string) => {
-      const r = shopifyOrderPaid(
+      const r = shopifyOrderWebhook(
+        'orders/paid',
+        'paid',
         { orderId, name: `#${orderId}`, customerId: '560000000010', subtotal: '10000', tax: '0', currency: 'JPY', taxesIncluded: true },
         current('shopify'),
         `wh-rotate-open-${orderId}`,

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorConfig } from '../../../stand-ins/openapi/index.js';
 import { ledgerReport } from '../../../ops/index.js';
 import { runDemo } from '../../../demo/index.js';
-import { shopifyOrderPaid } from '../../../kit/webhooks/index.js';
+import { shopifyOrderWebhook } from '../../../kit/webhooks/index.js';
 import {
   createManualClock,
   examplePosScript,
@@ -127,7 +127,9 @@ describe('the local stack (npm start) end to end', () => {
   });
 
   it('reports an order with its ledger record next to the point-history entries upstream', async () => {
-    const paid = shopifyOrderPaid(
+    const paid = shopifyOrderWebhook(
+      'orders/paid',
+      'paid',
       { orderId: '5100000000000000007', name: '#1007', customerId: '1005', subtotal: '3000', tax: '300', currency: 'JPY' },
       stack.webhookSecrets.shopify[0]!,
       'report-1',
@@ -166,7 +168,9 @@ describe('the local stack (npm start) end to end', () => {
 
   it('answers a forged Shopify signature 401 and queues nothing', async () => {
     const sent = stack.queue.stats().sent;
-    const forged = shopifyOrderPaid(
+    const forged = shopifyOrderWebhook(
+      'orders/paid',
+      'paid',
       { orderId: '5100000000000000099', name: '#99', customerId: '1001', subtotal: '100', tax: '0', currency: 'JPY' },
       'wrong-secret',
       'forged-1',
@@ -204,7 +208,9 @@ describe('the local stack when an event keeps failing', () => {
   it('dead-letters it after the receive limit and credits it once redriven through the admin route', async () => {
     const before = (await api.getMemberByExternalId('shopify', '1002')).point;
     await emulatorClient({ contracted: false });
-    const paid = shopifyOrderPaid(
+    const paid = shopifyOrderWebhook(
+      'orders/paid',
+      'paid',
       { orderId: '5200000000000000001', name: '#5201', customerId: '1002', subtotal: '2000', tax: '200', currency: 'JPY' },
       stack.webhookSecrets.shopify[0]!,
       'dlq-1',
@@ -257,7 +263,9 @@ describe('worker overrides of the local stack', () => {
       },
     });
     try {
-      const paid = shopifyOrderPaid(
+      const paid = shopifyOrderWebhook(
+        'orders/paid',
+        'paid',
         { orderId: '5300000000000000001', name: '#5301', customerId: '1003', subtotal: '1000', tax: '100', currency: 'JPY' },
         stack.webhookSecrets.shopify[0]!,
         'override-1',

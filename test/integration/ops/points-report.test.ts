@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../../local/index.js';
-import { shopifyOrderPaid } from '../../../kit/webhooks/index.js';
+import { shopifyOrderWebhook } from '../../../kit/webhooks/index.js';
 import { opsCommand } from '../../../ops/index.js';
 import { CSV_HEADER, jstDay } from '../../../shared/accounting/index.js';
 
@@ -28,7 +28,9 @@ async function run(...args: string[]): Promise<{ code: number; stdout: string[];
 beforeAll(async () => {
   stack = await startLocalStack({});
   // Alice (shopify 1001, 1 %) buys for ¥12,000: 120 points.
-  const request = shopifyOrderPaid(
+  const request = shopifyOrderWebhook(
+    'orders/paid',
+    'paid',
     { orderId: '7700001', name: '#7700001', customerId: '1001', subtotal: '12000', tax: '0', currency: 'JPY', taxesIncluded: true },
     stack.webhookSecrets.shopify[0] ?? '',
     'wh-points-report-1',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatJst } from '../../../shared/time/index.js';
 import { reconcileCommand } from '../../../ops/reconcile-command.js';
-import { shopifyOrderPaid, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
+import { shopifyOrderWebhook, shopifyRefundCreate, type WebhookRequest } from '../../../kit/webhooks/index.js';
 import { handleOf, type LocalStack, type LocalStackHandle, startLocalStack } from '../../../local/index.js';
 import { purchaseMarker, refundMarker } from '../../../shared/points/index.js';
 
@@ -61,7 +61,9 @@ describe('npm run reconcile against the local stack', () => {
   }
 
   const order = (orderId: string, customerId: string, subtotal = '12000') =>
-    shopifyOrderPaid(
+    shopifyOrderWebhook(
+      'orders/paid',
+      'paid',
       { orderId, name: `#${orderId.slice(-4)}`, customerId, subtotal, tax: '0', currency: 'JPY' },
       stack.webhookSecrets.shopify[0]!,
       `wh-${orderId}`,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH, type EmulatorConfig, loadConfigFile } from '../../../../stand-ins/openapi/index.js';
 import { cliCommand } from '../../../../ops/index.js';
 import { demoCommand } from '../../../../demo/index.js';
-import { shopifyOrderPaid } from '../../../../kit/webhooks/index.js';
+import { shopifyOrderWebhook } from '../../../../kit/webhooks/index.js';
 import { createManualClock, type LocalStack, readStackInfo, startLocalStack } from '../../../../local/index.js';
 import { processingSettingsFromEnv } from '../../../../shared/config/index.js';
 
@@ -116,7 +116,9 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
   });
 
   it('shows an order with npm run ledger through the stack emulator and DynamoDB', async () => {
-    const paid = shopifyOrderPaid(
+    const paid = shopifyOrderWebhook(
+      'orders/paid',
+      'paid',
       { orderId: '5400000000000000001', name: '#5401', customerId: '1003', subtotal: '3000', tax: '300', currency: 'JPY' },
       SHOPIFY_SECRET,
       'connect-ledger-1',
@@ -148,7 +150,9 @@ describe('the demo and the CLI against a running stack on non-default ports', ()
         body: JSON.stringify({ contracted }),
       });
     expect((await patch(false)).status).toBe(200);
-    const paid = shopifyOrderPaid(
+    const paid = shopifyOrderWebhook(
+      'orders/paid',
+      'paid',
       { orderId: '5400000000000000002', name: '#5402', customerId: '1004', subtotal: '2000', tax: '200', currency: 'JPY' },
       SHOPIFY_SECRET,
       'connect-redrive-1',

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../stand-ins/smaregi/index.js';
-import { createSmaregiClient, createTillMirror, type SmaregiClient } from '../../../../shared/sources/smaregi/index.js';
+import { useSmaregiStandIn } from '../../../support/smaregi.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createTillMirror } from '../../../../shared/sources/smaregi/index.js';
 import {
   auditLedger,
   type AuditResult,
@@ -284,37 +284,22 @@ describe('the audit reverses duplicates', () => {
 });
 
 describe('the audit’s reversals on a till’s record (tillPoints: membership)', () => {
-  let smaregi: SmaregiStandIn;
-  let client: SmaregiClient;
-  beforeAll(async () => {
-    smaregi = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
-    client = createSmaregiClient({
-      contractId: 'c1',
-      apiOrigin: smaregi.url,
-      idOrigin: smaregi.url,
-      credentials: async () => ({ clientId: 'app', clientSecret: 'app-secret' }),
-      sleep: async () => undefined,
-    });
-  });
-  afterAll(async () => {
-    await client.close();
-    await smaregi.close();
-  });
+  const till = useSmaregiStandIn();
 
   it('takes a reversed extra credit off the member’s Smaregi record too, once', async () => {
     await h.api.updateMember(GOLD, { external_ids: { pos_card: '7' } });
-    smaregi.putCustomer({ customerId: '7', customerCode: 'C-0007', point: '100' } as never);
+    till.standIn.putCustomer({ customerId: '7', customerCode: 'C-0007', point: '100' } as never);
     const tillMirror = createTillMirror({
       source: 'smaregi',
       externalKey: 'pos_card',
       customerField: 'customerId',
       openapi: h.api,
-      smaregi: client,
+      smaregi: till.client,
       steps: createTillMirrors({ client: h.dynamo.documentClient, tableName, clock: h.clock }),
     });
     await doubledCredit();
     await audit({ tillMirror });
     await audit({ tillMirror });
-    expect([await h.balance(GOLD), smaregi.customerPoint('7')]).toEqual([50, '50']);
+    expect([await h.balance(GOLD), till.standIn.customerPoint('7')]).toEqual([50, '50']);
   });
 });

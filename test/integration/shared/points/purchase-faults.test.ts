@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { purchaseMarker, type CheckpointStep } from '../../../../shared/points/index.js';
-import { CALCULATION, HISTORY, IN_DOUBT_SECONDS, LEASE_SECONDS, LOOKUP, purchase, useHarness } from './harness.js';
+import { CALCULATION, CLIENT_ID, HISTORY, IN_DOUBT_SECONDS, LEASE_SECONDS, LOOKUP, purchase, useHarness } from './harness.js';
 
 const h = useHarness();
 
@@ -141,5 +141,26 @@ describe('purchase: the member found by an earlier attempt', () => {
     expect(await h.processor().process(event)).toMatchObject({ kind: 'customer_not_found', action: 'ack' });
     expect(await h.calls(LOOKUP)).toBe(2);
     expect(await h.ledger.getOrder(event)).toMatchObject({ state: 'done', outcome: 'customer_not_found' });
+  });
+
+  it('a retry for the member found at first records the credit’s own size, not the balance’s move since that lookup', async () => {
+    const event = purchase();
+    expect(await h.processor({ checkpoint: slowAfterLookup }).process(event)).toMatchObject({ action: 'retry' });
+    // Between the attempts the balance moves by 100: the balance the first attempt read (0) is stale.
+    await h.api.grantPoints('member-gold', { point: 100, remarks: 'operator' });
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', points: 50, exact: true });
+    const order = await h.ledger.getOrder(event);
+    expect([order?.pointsCredited, order?.pointsHint]).toEqual([50, undefined]);
+  });
+
+  it('a retry for the member found at first under a history behind the service records no balance difference', async () => {
+    const event = purchase();
+    expect(await h.processor({ checkpoint: slowAfterLookup }).process(event)).toMatchObject({ action: 'retry' });
+    await h.api.grantPoints('member-gold', { point: 100, remarks: 'operator' });
+    await h.emulator.patchClient(CLIENT_ID, { history_lag_ms: 3000 });
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', exact: false });
+    const order = await h.ledger.getOrder(event);
+    expect(order).toMatchObject({ state: 'done', outcome: 'credited' });
+    expect([order?.pointsCredited, order?.pointsHint]).toEqual([undefined, undefined]);
   });
 });

@@ -9,14 +9,7 @@ import { configureSource } from '../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../shared/sources/shopify/webhook.js';
 import { fixture, shopifyHeaders } from '../../../../kit/fixture-webhooks.js';
 import { redemptionRows } from '../../../../ops/redemptions-command.js';
-import {
-  type ShopifyOrderInput,
-  shopifyOrderCancelled,
-  shopifyOrderPaid,
-  shopifyOrderUnpaid,
-  shopifyRefundCreate,
-  type WebhookRequest,
-} from '../../../../kit/webhooks/index.js';
+import { type ShopifyOrderInput, shopifyOrderWebhook, shopifyRefundCreate, type WebhookRequest } from '../../../../kit/webhooks/index.js';
 import { ALICE, asJson, DAVE, type Harness, withRedemptionHarness } from './harness.js';
 
 /**
@@ -103,7 +96,7 @@ const order = (orderId: string, customerId: string, code: string, extra: Partial
   discountCodes: [{ code, amount: '300' }],
   ...extra,
 });
-const paid = (o: ShopifyOrderInput) => readRequest(shopifyOrderPaid(o, 'secret', `wh-${unique()}`, h.clock()));
+const paid = (o: ShopifyOrderInput) => readRequest(shopifyOrderWebhook('orders/paid', 'paid', o, 'secret', `wh-${unique()}`, h.clock()));
 const refund = (orderId: string, lines: { lineItemId: string; quantity: number }[], subtotal = '0') =>
   readRequest(
     shopifyRefundCreate({ refundId: unique(), orderId, subtotal, tax: '0', currency: 'JPY', lines }, 'secret', `wh-${unique()}`, h.clock()),
@@ -157,7 +150,9 @@ describe("a redemption follows its code's order", () => {
   it('keeps a code reserved by an order awaiting payment past its end, and marks it used when the order is paid', async () => {
     const code = await redeemed('1001', 300);
     const id = unique();
-    await deliver(readRequest(shopifyOrderUnpaid('orders/create', order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock())));
+    await deliver(
+      readRequest(shopifyOrderWebhook('orders/create', 'pending', order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock())),
+    );
     expect(await record(code)).toMatchObject({ state: 'reserved', orderId: id });
     h.clock.advance(31 * DAY);
     const swept = await sweepRedemptions(h.deps());
@@ -170,8 +165,12 @@ describe("a redemption follows its code's order", () => {
   it('gives the points back once when the order is cancelled before it was paid', async () => {
     const code = await redeemed('1001', 300);
     const id = unique();
-    await deliver(readRequest(shopifyOrderUnpaid('orders/create', order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock())));
-    const cancelled = readRequest(shopifyOrderUnpaid('orders/cancelled', order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock()));
+    await deliver(
+      readRequest(shopifyOrderWebhook('orders/create', 'pending', order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock())),
+    );
+    const cancelled = readRequest(
+      shopifyOrderWebhook('orders/cancelled', 'pending', order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock()),
+    );
     await deliver(cancelled);
     await deliver(cancelled);
     expect(await record(code)).toMatchObject({ state: 'returned', returnReason: 'cancelled', returnedPoints: 300 });
@@ -182,7 +181,9 @@ describe("a redemption follows its code's order", () => {
     const code = await redeemed('1001', 300);
     const id = unique();
     await deliver(paid(order(id, '1001', code)));
-    await deliver(readRequest(shopifyOrderCancelled(order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock())));
+    await deliver(
+      readRequest(shopifyOrderWebhook('orders/cancelled', 'refunded', order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock())),
+    );
     expect(await record(code)).toMatchObject({ state: 'returned', returnReason: 'cancelled', returnedPoints: 300 });
     expect(await h.balance(ALICE)).toBe(1000);
   });
@@ -195,9 +196,12 @@ describe('a cancellation under onRefund never', () => {
     await deliver(paid(order(id, '1001', code)), { onRefund: 'never' });
     await deliver(refund(id, [{ lineItemId: id, quantity: 1 }]), { onRefund: 'never' });
     expect((await record(code))?.state).toBe('used');
-    await deliver(readRequest(shopifyOrderCancelled(order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock())), {
-      onRefund: 'never',
-    });
+    await deliver(
+      readRequest(shopifyOrderWebhook('orders/cancelled', 'refunded', order(id, '1001', code), 'secret', `wh-${unique()}`, h.clock())),
+      {
+        onRefund: 'never',
+      },
+    );
     expect(await record(code)).toMatchObject({ state: 'returned', returnReason: 'cancelled' });
     expect(await h.balance(ALICE)).toBe(1000);
   });
