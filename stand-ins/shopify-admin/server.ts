@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { serveStandIn } from '../http/index.js';
-import { answerOrders, answerRefund, type DataAnswer } from './answers.js';
+import { answerOrder, answerOrders, answerRefund, type DataAnswer } from './answers.js';
 import { type Bucket, type BucketSettings, createBucket } from './bucket.js';
 import { actualCost, type Field, requestedCost } from './cost.js';
 import { parseSelection } from './document.js';
@@ -234,6 +234,7 @@ function refusedData(field: string, code: string): Record<string, unknown> {
 const REQUIRED_SCOPE: Readonly<Record<string, readonly string[]>> = {
   orders: ['read_orders'],
   refund: ['read_orders'],
+  order: ['read_orders'],
   discountCodeBasicCreate: ['write_discounts'],
   discountCodeDeactivate: ['write_discounts'],
   codeDiscountNodeByCode: ['read_discounts', 'write_discounts'],
@@ -292,6 +293,7 @@ function answerDocument(
   if (top?.name === 'shop' && fields.length === 1) return answerShop(state, top);
   if (top?.name === 'orders' && fields.length === 1) return answerOrders(state.store, top, vars);
   if (top?.name === 'refund' && fields.length === 1) return answerRefund(state.store, top, vars);
+  if (top?.name === 'order' && fields.length === 1) return answerOrder(state.store, top, vars);
   return { error: 'the stand-in answers only reconciliation, subscription, discount and access scope documents' };
 }
 

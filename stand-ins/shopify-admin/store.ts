@@ -25,6 +25,8 @@ const WebhookOrder = z.object({
   cancelled_at: z.string().nullish(),
   customer: z.object({ id: Id }).nullish(),
   discount_codes: z.array(z.object({ code: z.string() })).default([]),
+  // Each line's id and quantity are answered (`order { lineItems }`); an odd line is left out there, never refused here.
+  line_items: z.array(z.unknown()).default([]),
   subtotal_price: Amount.optional(),
   // The goods before any discount (`total_line_items_price`) and the discounts (`total_discounts`): a
   // code's minimum is measured on the subtotal before it (Shopify's "minimum purchase amount").
