@@ -60,6 +60,6 @@ describe("the worker's and the audit's ledger keys", () => {
   });
 
   it('let the audit write its reversal records only', () => {
-    expect(FUNCTION_LEDGER_KEYS.auditWrites).toEqual([reversalKey('shopify', 'm-1', 'e-1').split('#')[0] + '#']);
+    expect(FUNCTION_LEDGER_KEYS.auditWrites).toEqual([`${reversalKey('shopify', 'm-1', 'e-1').split('#')[0]}#`]);
   });
 });
