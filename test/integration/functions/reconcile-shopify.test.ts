@@ -106,7 +106,7 @@ describe('reconcile-shopify handler', () => {
     expect(queue.events()).toEqual([
       expect.objectContaining({
         eventId: 'shopify:order:4400000000000000003',
-        discountCodes: [{ code: 'PTS-RECONCILED' }],
+        discountCodes: ['PTS-RECONCILED'],
         orderLines: [
           { id: '5500000000000000001', quantity: 2 },
           { id: '5500000000000000002', quantity: 1 },
