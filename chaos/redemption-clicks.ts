@@ -354,6 +354,10 @@ async function useCode(deps: RedemptionDeps, report: RedemptionReport, c: Click,
     created_at: new Date().toISOString(),
     customer: { id: c.shopifyId },
     discount_codes: [{ code }],
+    // Goods worth the code and ¥1,000 more: the code's minimum (its value) is met, as Shopify's checkout requires.
+    total_line_items_price: String(c.points + 1000),
+    total_discounts: String(c.points),
+    subtotal_price: '1000',
     total_price: '1000',
   };
   const res = await fetch(`${deps.stack.shopifyAdminUrl}/__shopify/orders`, {

@@ -86,9 +86,12 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
   };
 }
 
-export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: Partial<AuditLedgerDeps> = {}): AuditLedgerDeps {
+/** What a caller may replace: any dependency, and the ledger table's document client (a test's, guarded as IAM would). */
+export type AuditLedgerOverrides = Partial<AuditLedgerDeps> & { documentClient?: ReturnType<typeof documentClientFromEnv> };
+
+export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: AuditLedgerOverrides = {}): AuditLedgerDeps {
   const tableName = requiredSetting(env, ENV.LEDGER_TABLE, 'the ledger table name is required');
-  const client = documentClientFromEnv(env);
+  const client = overrides.documentClient ?? documentClientFromEnv(env);
   const clock = overrides.clock ?? Date.now;
   const logger = loggerFromEnv(env, 'audit-ledger');
   const processing = processingSettingsFromEnv(env);

@@ -9,7 +9,8 @@ import {
 import { depsFromEnv as receiveDepsFromEnv, makeHandler as makeReceiveHandler } from '../functions/receive-webhook.js';
 import { depsFromEnv as appProxyDepsFromEnv, makeHandler as makeAppProxyHandler } from '../functions/shopify-app-proxy.js';
 import { ENV, minWebhookSecretChars, type Timing, webhookSecretsFromEnv } from '../shared/config/index.js';
-import type { Ledger } from '../shared/ledger/index.js';
+import { FUNCTION_LEDGER_KEYS, guardLeadingKeys, type Ledger } from '../shared/ledger/index.js';
+import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import type { DueEarns } from '../shared/points/index.js';
 import type { Logger } from '../shared/logging/index.js';
 import { type OpenApiClient, secretsManagerCredentials } from '../shared/openapi/index.js';
@@ -254,6 +255,9 @@ function startWorker(parts: HandlerParts, logs: ProcessEventsOverrides): StackHa
       pull: queue,
       // A token of its own, as a container of its own would hold.
       tokenScope: `worker-${i + 1}`,
+      // The ledger as the worker's IAM grant lets it reach it (dynamodb:LeadingKeys on its own prefixes):
+      // a key outside them is refused here as AccessDenied would refuse it in AWS (the quarantine table passes).
+      documentClient: guardLeadingKeys(documentClientFromEnv(handlerEnv), FUNCTION_LEDGER_KEYS.worker, { tableName: settings.tableName }),
       ...logs,
       ...overrides,
     });

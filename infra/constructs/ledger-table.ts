@@ -79,19 +79,15 @@ export class LedgerTable extends KeyedTable {
   }
 
   /**
-   * The item actions on the table itself and Query on the one index, by exact ARNs (the table's own
-   * grant would add `index/*` to every action once it has an index).
+   * The item actions on the table itself, on the keys with these prefixes only (`dynamodb:LeadingKeys`:
+   * shared/ledger FUNCTION_LEDGER_KEYS), and Query on the one index by its exact ARN, unconditioned: the
+   * index's partition key is a source customer, not a ledger key, so LeadingKeys cannot narrow it by the
+   * table's prefixes; a Query reads keys only (KEYS_ONLY projection), each item then read by key under the
+   * item grant. The table's own grant would add `index/*` to every action once it has an index.
    */
-  grantItemAccess(grantee: IGrantable): void {
-    const indexArn = Stack.of(this).formatArn({
-      service: 'dynamodb',
-      resource: 'table',
-      resourceName: `${this.table.tableName}/index/${LEDGER_TABLE_SCHEMA.unlinkedIndex.name}`,
-    });
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: [...LEDGER_ITEM_ACTIONS], resources: [this.table.tableArn] }),
-    );
-    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn] }));
+  grantItemAccess(grantee: IGrantable, prefixes: readonly string[]): void {
+    grantLedgerKeys(this.table, grantee, LEDGER_ITEM_ACTIONS, prefixes);
+    grantCustomerIndexQuery(this.table, grantee);
   }
 
   /** The privacy requests' extra rights: Scan on the table, DeleteItem on the keys a redaction deletes only. */

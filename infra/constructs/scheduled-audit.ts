@@ -6,11 +6,11 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { REVERSAL_KEY_PREFIX } from '../../shared/ledger/index.js';
+import { FUNCTION_LEDGER_KEYS } from '../../shared/ledger/index.js';
 import { METRIC } from '../../shared/metrics/index.js';
 import type { OperationsAlarms } from './alarms.js';
 import { grantRunRecord } from './activity-access.js';
-import { grantUpstreamBudget } from './ledger-table.js';
+import { grantLedgerKeys, grantUpstreamBudget } from './ledger-table.js';
 import { BundledFunction, type FunctionLogs } from './bundled-function.js';
 
 export type ScheduledAuditProps = FunctionLogs & {
@@ -48,18 +48,13 @@ export class ScheduledAudit extends Construct {
       removalPolicy: props.removalPolicy,
       environment: props.environment,
     });
-    // Read only, the table itself (not its index): the grant* helpers would add writes or index ARNs.
+    // Reads: the whole table itself (not its index), as it audits every record: a Scan cannot be narrowed
+    // by LeadingKeys, and its GetItem reads what the scan found. The grant* helpers would add writes or index ARNs.
     this.function.role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['dynamodb:Scan', 'dynamodb:GetItem'], resources: [props.table.tableArn] }),
     );
-    // Its own writes: the reversal records (shared/ledger/reversals.ts), by their key prefix only.
-    this.function.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        resources: [props.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${REVERSAL_KEY_PREFIX}*`] } },
-      }),
-    );
+    // Writes apart: its reversal records only (shared/ledger FUNCTION_LEDGER_KEYS.auditWrites, dynamodb:LeadingKeys).
+    grantLedgerKeys(props.table, this.function.role, ['dynamodb:PutItem', 'dynamodb:UpdateItem'], FUNCTION_LEDGER_KEYS.auditWrites);
     props.openApiSecret.grantRead(this.function.role);
     grantRunRecord(props.table, this.function.role);
     // Its history reads draw from the deployment's one Open API budget (its counters, `budget#` keys only).

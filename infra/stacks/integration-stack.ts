@@ -189,13 +189,14 @@ export class IntegrationStack extends Stack {
         openApiSecretArn: openApiSecret.secretArn,
       }),
     });
-    this.ledger.grantItemAccess(worker.role);
+    // Its own key prefixes only (dynamodb:LeadingKeys): every record of the protocol, never the audit's reversals.
+    this.ledger.grantItemAccess(worker.role, FUNCTION_LEDGER_KEYS.worker);
     // Privacy requests (customers/redact, shop/redact, customers/data_request): the ledger and the quarantine.
     this.ledger.grantPrivacy(worker.role);
     worker.fn.addEnvironment(ENV.QUARANTINE_TABLE, this.quarantine.table.tableName);
     this.quarantine.grantRedact(worker.role);
     // The worker's receives, grant calls and breaker transitions, in the same table (its item access covers
-    // them); the deliveries, calls and receives of an order ride on its ledger writes (shared/activity/carry.ts).
+    // them: `activity#`); the deliveries, calls and receives of an order ride on its ledger writes (shared/activity/carry.ts).
     worker.fn.addEnvironment(ENV.ACTIVITY_TABLE, this.ledger.table.tableName);
     openApiSecret.grantRead(worker.role);
     const squareOrders = new SquareOrdersAccessSecrets(this, 'SquareOrders', {

@@ -5,6 +5,7 @@ import { heldBy, leaseFree } from './conditions.js';
 import { Expression } from './expression.js';
 import { DOUBT_FIELDS, type InDoubt, inDoubtFields, type OrderRef, operationFields } from './records.js';
 import type { Claim, Store } from './store.js';
+import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
 
 /**
  * A campaign's bonus on one order (issue 53): its own record, `bonus#<source>#<order>#<campaign>`, not a
@@ -58,7 +59,7 @@ export const BonusRecord = lazyObject(z.object, () => ({
 export type BonusRecord = z.infer<typeof BonusRecord>;
 
 const part = encodeURIComponent;
-export const BONUS_KEY_PREFIX = 'bonus#';
+export const BONUS_KEY_PREFIX = LEDGER_KEY_PREFIX.bonus;
 export const bonusKey = (source: string, orderId: string, campaignId: string) =>
   `${BONUS_KEY_PREFIX}${part(source)}#${part(orderId)}#${part(campaignId)}`;
 

@@ -7,6 +7,7 @@ import { heldBy, leaseFree } from './conditions.js';
 import { Expression } from './expression.js';
 import { DOUBT_FIELDS, type InDoubt, inDoubtFields, operationFields } from './records.js';
 import { type Claim, type Clock, createStore } from './store.js';
+import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
 
 /**
  * The audit's reversals (issue 50 item 6), one item per extra history entry: a marker of ours found more
@@ -51,7 +52,7 @@ export const ReversalRecord = lazyObject(z.object, () => ({
 export type ReversalRecord = z.infer<typeof ReversalRecord>;
 
 const part = encodeURIComponent;
-export const REVERSAL_KEY_PREFIX = 'reversal#';
+export const REVERSAL_KEY_PREFIX = LEDGER_KEY_PREFIX.reversal;
 export const reversalKey = (source: string, memberId: string, entryId: string) =>
   `${REVERSAL_KEY_PREFIX}${part(source)}#${part(memberId)}#${part(entryId)}`;
 

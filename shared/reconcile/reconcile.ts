@@ -41,7 +41,7 @@ export interface ReconcileProblem {
 }
 
 export interface ReconcileDeps {
-  client: Pick<ShopifyAdminClient, 'orders' | 'refund'>;
+  client: Pick<ShopifyAdminClient, 'orders' | 'refund' | 'orderLines'>;
   ledger: Pick<Ledger, 'getOrder' | 'getRefund'>;
   /** The configured Shopify source (its settings decide amounts, test orders, titles). */
   source: ConfiguredSource;
@@ -133,7 +133,11 @@ export async function reconcileShopify(deps: ReconcileDeps, options: ReconcileOp
       // A stub is what a refund that came first left: the purchase itself was never seen.
       const purchaseSeen = record !== undefined && record.state !== 'stub';
       if (!purchaseSeen) {
-        const purchase = eventOf('orders/paid', body, `${source}:order:${orderId}`);
+        // An order that used a code carries its lines, as its webhook does: the code's points then come back
+        // once every line is refunded, not only on cancellation (shared/redemption/usage.ts). Read only here:
+        // they cost query points.
+        const lines = order.discountCodes.length > 0 ? await deps.client.orderLines(order.id) : undefined;
+        const purchase = eventOf('orders/paid', lines ? orderWebhookBody(order, lines) : body, `${source}:order:${orderId}`);
         if (purchase !== undefined) await found('purchase', purchase, order);
       }
       if (order.cancelledAt !== null) {

@@ -1,8 +1,8 @@
 import type { Field } from './cost.js';
-import { cursorOf, orderNode, positionOf, refundNode, orderSearch } from './graphql.js';
+import { cursorOf, orderLinesNode, orderNode, positionOf, refundNode, orderSearch } from './graphql.js';
 import type { ShopStore } from './store.js';
 
-/** The reconciliation's and the sweep's documents' data: `orders` (search on updated_at or discount_code, cursor pages) and `refund`. */
+/** The reconciliation's and the sweep's documents' data: `orders` (search on updated_at or discount_code, cursor pages), `order` (its line items) and `refund`. */
 
 export type DataAnswer = { data: unknown; returned: number } | { error: string };
 
@@ -32,6 +32,15 @@ export function answerRefund(store: ShopStore, top: Field, vars: Record<string, 
   const after = positionOf(vars.after) ?? 0;
   const first = limitOf(top, 'refundLineItems', 250);
   return { data: { refund: found ? refundNode(found.stored, found.refund, { first, after }) : null }, returned: 1 };
+}
+
+/** `order(id:)`: the order's line items (the reconcile reads them for an order that used a code). */
+export function answerOrder(store: ShopStore, top: Field, vars: Record<string, unknown>): DataAnswer {
+  const id = typeof vars.id === 'string' ? /^gid:\/\/shopify\/Order\/(\d+)$/.exec(vars.id)?.[1] : undefined;
+  const found = id === undefined ? undefined : store.get(id);
+  const after = positionOf(vars.after) ?? 0;
+  const first = limitOf(top, 'lineItems', 250);
+  return { data: { order: found ? orderLinesNode(found, { first, after }) : null }, returned: 1 };
 }
 
 /** The `first` of a nested field of the top selection (or a default). */

@@ -46,6 +46,8 @@ export interface DiscountStore {
    * `not_started`, `ended`, `usage_limit`, `below_minimum`); taken, it is one use.
    */
   apply(code: string, order: { customerGid: string | null; subtotal: string }): CheckoutAnswer;
+  /** What `apply` would answer, taking nothing (an order with several codes is checked whole before any is used). */
+  check(code: string, order: { customerGid: string | null; subtotal: string }): CheckoutAnswer;
 }
 
 export type CheckoutAnswer =
@@ -168,6 +170,11 @@ export function createDiscountStore(now: () => number, currency: string, options
       d.usedAt.push(now());
     },
     apply(code, order) {
+      const answer = store.check(code, order);
+      if (answer.ok) store.use(code);
+      return answer;
+    },
+    check(code, order) {
       const d = byCode(code);
       if (!d) return { ok: false, reason: 'not_found' };
       if (d.customers.length > 0 && (order.customerGid === null || !d.customers.includes(order.customerGid))) {
@@ -178,7 +185,6 @@ export function createDiscountStore(now: () => number, currency: string, options
       if (d.endsAt !== null && Date.parse(d.endsAt) <= t) return { ok: false, reason: 'ended' };
       if (d.usageLimit !== null && d.usageCount >= d.usageLimit) return { ok: false, reason: 'usage_limit' };
       if (d.minimumSubtotal !== null && Number(order.subtotal) < Number(d.minimumSubtotal)) return { ok: false, reason: 'below_minimum' };
-      store.use(code);
       return { ok: true };
     },
   };

@@ -93,6 +93,22 @@ export function refundNode(stored: StoredOrder, refund: WebhookRefund, page: { f
   };
 }
 
+/** `order(id:) { lineItems }`: each line's id and ordered quantity (LineItem.quantity), a page at a time. */
+export function orderLinesNode(stored: StoredOrder, page: { first: number; after: number }) {
+  const lines = stored.order.line_items.flatMap((l) => {
+    const { id, quantity } = (typeof l === 'object' && l !== null ? l : {}) as { id?: unknown; quantity?: unknown };
+    return /^\d{1,20}$/.test(String(id)) && /^\d{1,9}$/.test(String(quantity))
+      ? [{ id: gid('LineItem', String(id)), quantity: Number(quantity) }]
+      : [];
+  });
+  const slice = lines.slice(page.after, page.after + page.first);
+  const end = page.after + slice.length;
+  return {
+    id: gid('Order', stored.order.id),
+    lineItems: { pageInfo: { hasNextPage: end < lines.length, endCursor: slice.length > 0 ? cursorOf(end) : null }, nodes: slice },
+  };
+}
+
 /** Opaque cursors, as Shopify's are: the position after which the next page starts. */
 export function cursorOf(position: number): string {
   return Buffer.from(JSON.stringify({ last: position })).toString('base64url');

@@ -1,11 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import { serveStandIn } from '../http/index.js';
-import { answerOrders, answerRefund, type DataAnswer } from './answers.js';
+import { answerOrder, answerOrders, answerRefund, type DataAnswer } from './answers.js';
 import { type Bucket, type BucketSettings, createBucket } from './bucket.js';
 import { actualCost, type Field, requestedCost } from './cost.js';
 import { parseSelection } from './document.js';
 import { type ClientCredentialsSettings, createTokenIssuer, type TokenIssuer } from './oauth.js';
-import { createShopStore, type ShopStore, StoreInputError } from './store.js';
+import { createShopStore, readOrder, type ShopStore, StoreInputError, subtotalBeforeDiscounts } from './store.js';
+
+/** The test surface's path for an order placed before now (no checkout rule applied to its codes). */
+export const HISTORICAL_ORDERS = '/__shopify/historical-orders';
 
 export type { BucketSettings } from './bucket.js';
 import { answerSubscriptions, createSubscriptionStore, type SubscriptionStore } from './subscriptions.js';
@@ -20,7 +23,10 @@ import { adminRefusal } from '../../shared/http/index.js';
  * webhook subscription documents (subscriptions.ts), the code discount documents of redemptions
  * (discounts.ts), metered by a cost-based leaky bucket answering THROTTLED as Shopify does.
  * Test surface (not Shopify's): POST /__shopify/orders and /__shopify/refunds store a webhook body
- * as Shopify would hold it and send no webhook (an order's `discount_codes` count as uses);
+ * as Shopify would hold it and send no webhook (a new order's `discount_codes` count as uses, each
+ * refused 422 as Shopify's checkout refuses it: another customer's code, before its start or after its
+ * end, past its usage limit, below its minimum; POST /__shopify/historical-orders stores an order placed
+ * before now, its codes counted without those rules);
  * POST /__shopify/bucket sets the bucket; POST /__shopify/faults makes the next documents of a field fail. It answers
  * only loopback callers without an Origin, with JSON bodies (the admin guard of /__local/*).
  */
@@ -228,6 +234,7 @@ function refusedData(field: string, code: string): Record<string, unknown> {
 const REQUIRED_SCOPE: Readonly<Record<string, readonly string[]>> = {
   orders: ['read_orders'],
   refund: ['read_orders'],
+  order: ['read_orders'],
   discountCodeBasicCreate: ['write_discounts'],
   discountCodeDeactivate: ['write_discounts'],
   codeDiscountNodeByCode: ['read_discounts', 'write_discounts'],
@@ -286,6 +293,7 @@ function answerDocument(
   if (top?.name === 'shop' && fields.length === 1) return answerShop(state, top);
   if (top?.name === 'orders' && fields.length === 1) return answerOrders(state.store, top, vars);
   if (top?.name === 'refund' && fields.length === 1) return answerRefund(state.store, top, vars);
+  if (top?.name === 'order' && fields.length === 1) return answerOrder(state.store, top, vars);
   return { error: 'the stand-in answers only reconciliation, subscription, discount and access scope documents' };
 }
 
@@ -303,10 +311,28 @@ function answerShop(state: StandInState, top: Field): DataAnswer | { error: stri
 /** The test surface: store an order or a refund as Shopify holds it, or set the bucket. */
 function admin(state: StandInState, path: string, body: Buffer): Answer {
   try {
-    if (path === '/__shopify/orders') {
-      const stored = state.store.putOrder(body.toString('utf8'));
-      // An order that used a code counts as one use of it (Shopify's asyncUsageCount).
-      for (const code of discountCodesOf(body)) state.discounts.store.use(code);
+    if (path === '/__shopify/orders' || path === HISTORICAL_ORDERS) {
+      const text = body.toString('utf8');
+      const order = readOrder(text);
+      const placed = state.store.get(order.id) === undefined;
+      // A new order is placed now: its codes pass Shopify's checkout rules or the order is refused whole
+      // (a known order's update, a cancellation, is no new use). Only a historical order, placed before now
+      // as Shopify already holds it, skips them: its path says so.
+      if (placed && path !== HISTORICAL_ORDERS) {
+        const checkout = {
+          customerGid: order.customer ? `gid://shopify/Customer/${order.customer.id}` : null,
+          subtotal: subtotalBeforeDiscounts(order),
+        };
+        for (const { code } of order.discount_codes) {
+          const answer = state.discounts.store.check(code, checkout);
+          if (!answer.ok) {
+            return { status: 422, body: { errors: `discount code ${code} refused at checkout: ${answer.reason}`, reason: answer.reason } };
+          }
+        }
+      }
+      const stored = state.store.putOrder(text);
+      // An order that used a code counts as one use of it (Shopify's asyncUsageCount), once per order.
+      if (placed) for (const { code } of order.discount_codes) state.discounts.store.use(code);
       return { status: 201, body: { id: `gid://shopify/Order/${stored.order.id}` } };
     }
     if (path === '/__shopify/refunds') {
@@ -348,10 +374,3 @@ function admin(state: StandInState, path: string, body: Buffer): Answer {
 }
 
 /** The codes an order body names (`discount_codes[].code`). */
-function discountCodesOf(body: Buffer): string[] {
-  const order = parseJsonOrUndefined(body.toString('utf8')) as { discount_codes?: unknown } | undefined;
-  const codes = Array.isArray(order?.discount_codes) ? order.discount_codes : [];
-  return codes.flatMap((c) =>
-    typeof c === 'object' && c !== null && typeof (c as { code?: unknown }).code === 'string' ? [(c as { code: string }).code] : [],
-  );
-}

@@ -25,7 +25,13 @@ const WebhookOrder = z.object({
   cancelled_at: z.string().nullish(),
   customer: z.object({ id: Id }).nullish(),
   discount_codes: z.array(z.object({ code: z.string() })).default([]),
+  // Each line's id and quantity are answered (`order { lineItems }`); an odd line is left out there, never refused here.
+  line_items: z.array(z.unknown()).default([]),
   subtotal_price: Amount.optional(),
+  // The goods before any discount (`total_line_items_price`) and the discounts (`total_discounts`): a
+  // code's minimum is measured on the subtotal before it (Shopify's "minimum purchase amount").
+  total_line_items_price: Amount.optional(),
+  total_discounts: Amount.optional(),
   subtotal_price_set: MoneySet.optional(),
   total_tax: Amount.optional(),
   total_tax_set: MoneySet.optional(),
@@ -74,6 +80,19 @@ function read<T>(schema: z.ZodType<T>, text: string): T {
     throw new StoreInputError('invalid_payload', `${(issue?.path ?? []).map(String).join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
   }
   return parsed.data;
+}
+
+/** Reads an order body as putOrder would, storing nothing (StoreInputError when it cannot be stored). */
+export const readOrder = (body: string): WebhookOrder => read(WebhookOrder, body);
+
+/**
+ * The subtotal a checkout measures a code's minimum against: the goods before discounts
+ * (`total_line_items_price`, else the discounted subtotal plus the discounts, else the subtotal).
+ */
+export function subtotalBeforeDiscounts(order: WebhookOrder): string {
+  if (order.total_line_items_price !== undefined) return order.total_line_items_price;
+  const subtotal = order.subtotal_price ?? order.subtotal_price_set?.shop_money.amount ?? '0';
+  return order.total_discounts === undefined ? subtotal : String(Number(subtotal) + Number(order.total_discounts));
 }
 
 export interface ShopStore {

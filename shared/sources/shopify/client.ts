@@ -1,7 +1,16 @@
 import { ShopifyAdminError } from './errors.js';
 import { createGraphqlCaller, type GraphqlCallerOptions } from './graphql.js';
-import { ORDERS_PAGE_SIZE, ORDERS_QUERY, REFUND_QUERY, updatedBetween } from './queries.js';
-import { type AdminOrder, type AdminRefund, type Cost, legacyId, OrdersPage, RefundAnswer } from './schemas.js';
+import { ORDER_LINES_QUERY, ORDERS_PAGE_SIZE, ORDERS_QUERY, REFUND_QUERY, updatedBetween } from './queries.js';
+import {
+  type AdminOrder,
+  type AdminOrderLine,
+  type AdminRefund,
+  type Cost,
+  legacyId,
+  OrderLinesAnswer,
+  OrdersPage,
+  RefundAnswer,
+} from './schemas.js';
 
 /**
  * A client of Shopify's GraphQL Admin API for reconciliation: pages of orders and refunds with every
@@ -32,6 +41,8 @@ export interface ShopifyAdminClient {
   orders(window: OrdersWindow): AsyncGenerator<AdminOrder[]>;
   /** One refund with every line item; undefined when Shopify no longer has it. */
   refund(refundGid: string): Promise<AdminRefund | undefined>;
+  /** An order's line items (id, quantity ordered), every page; undefined when Shopify no longer has it. */
+  orderLines(orderGid: string): Promise<AdminOrderLine[] | undefined>;
   /** Any document (subscriptions.ts): its `data`, after the same throttling, renewal and error handling. */
   graphql(query: string, variables: Record<string, unknown>): Promise<unknown>;
   /** The bucket as the last answer reported it. */
@@ -100,6 +111,27 @@ export function createShopifyAdminClient(opts: ShopifyAdminClientOptions): Shopi
           );
         }
         after = cursors.next(r.refundLineItems.pageInfo.endCursor);
+      }
+    },
+    async orderLines(orderGid) {
+      const cursors = cursorGuard(`the line items of ${orderGid}`);
+      const lines: AdminOrderLine[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const answer: OrderLinesAnswer = parsed(OrderLinesAnswer, await post(ORDER_LINES_QUERY, { id: orderGid, after }));
+        const order = answer.order;
+        if (order === null) return undefined;
+        lines.push(...order.lineItems.nodes);
+        const { hasNextPage, endCursor } = order.lineItems.pageInfo;
+        if (!hasNextPage || endCursor === null) return lines;
+        // The same cap as a refund's lines (the event carries at most that many).
+        if (lines.length >= maxRefundLineItems) {
+          throw new ShopifyAdminError(
+            'invalid_response',
+            `order ${orderGid} has more than ${maxRefundLineItems} line items: not read further`,
+          );
+        }
+        after = cursors.next(endCursor);
       }
     },
     lastThrottleStatus: graphql.lastThrottleStatus,

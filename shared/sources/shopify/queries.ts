@@ -1,9 +1,10 @@
 /**
  * The GraphQL Admin API documents the client sends (Shopify's published schema: `orders` query with
  * the search syntax `updated_at:>=…`, `Order`, `Refund`, `RefundLineItem`, `OrderAdjustment`,
- * `RefundShippingLine`, `MoneyBag.shopMoney`). Two documents keep each under Shopify's 1000-point
- * single-query ceiling: a page of orders with their refunds' ids only, then one refund at a time
- * (only those the ledger has not seen) with its line items and adjustments.
+ * `RefundShippingLine`, `MoneyBag.shopMoney`, `LineItem`). Three documents keep each under Shopify's
+ * 1000-point single-query ceiling: a page of orders with their refunds' ids only, then one refund at a
+ * time (only those the ledger has not seen) with its line items and adjustments, and the line items of
+ * an order the ledger has not seen that used a code.
  */
 import { DEFAULT_SHOPIFY_API_VERSION } from '../index.js';
 
@@ -60,6 +61,25 @@ export const REFUND_QUERY = `query ReconcileRefund($id: ID!, $after: String) {
     }
     orderAdjustments(first: ${ADJUSTMENTS_LIMIT}) { nodes { amountSet { ${MONEY} } taxAmountSet { ${MONEY} } } }
     refundShippingLines(first: ${ADJUSTMENTS_LIMIT}) { nodes { subtotalAmountSet { ${MONEY} } taxAmountSet { ${MONEY} } } }
+  }
+}`;
+
+/** Line items per page of an order's lines: 1 + (2 + 100 × 1) = 103 points (a line's id and quantity are scalars). */
+export const ORDER_LINES_PAGE_SIZE = 100;
+
+/**
+ * An order's line items (`Order.lineItems`: `LineItem.id`, `quantity` as ordered), read only for an order
+ * the ledger lacks that used a code: its redemption comes back once every line's quantity is refunded
+ * (shared/redemption/usage.ts), as for the webhook's `line_items`. Apart from the orders page, whose cost
+ * per order would otherwise grow with every line.
+ */
+export const ORDER_LINES_QUERY = `query ReconcileOrderLines($id: ID!, $after: String) {
+  order(id: $id) {
+    id
+    lineItems(first: ${ORDER_LINES_PAGE_SIZE}, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      nodes { id quantity }
+    }
   }
 }`;
 

@@ -64,6 +64,15 @@ export const RefundAnswer = lazyObject(z.object, () => ({
     .nullable(),
 }));
 
+/** One of an order's line items: its id and the quantity ordered. */
+const OrderLine = lazySchema(() => z.object({ id: Gid, quantity: z.number().int().nonnegative() }));
+export type AdminOrderLine = z.infer<typeof OrderLine>;
+
+export const OrderLinesAnswer = lazyObject(z.object, () => ({
+  order: z.object({ id: Gid, lineItems: z.object({ pageInfo: PageInfo, nodes: z.array(OrderLine) }) }).nullable(),
+}));
+export type OrderLinesAnswer = z.infer<typeof OrderLinesAnswer>;
+
 /** A refund with every line item (all pages joined). */
 export interface AdminRefund {
   id: string;

@@ -1,7 +1,7 @@
 import { LosslessNumber, stringify } from 'lossless-json';
 import type { SignedRequest } from '../index.js';
 import { ADMIN_API_VERSION } from './queries.js';
-import { type AdminOrder, type AdminRefund, legacyId, type MoneyBag } from './schemas.js';
+import { type AdminOrder, type AdminOrderLine, type AdminRefund, legacyId, type MoneyBag } from './schemas.js';
 
 /**
  * GraphQL Admin API objects rewritten as the REST webhook payloads Shopify would have delivered
@@ -25,8 +25,11 @@ function moneyFields(name: string, bag: MoneyBag | null): Record<string, unknown
   };
 }
 
-/** An order as the REST webhook body (orders/paid, orders/cancelled). */
-export function orderWebhookBody(order: AdminOrder): Record<string, unknown> {
+/**
+ * An order as the REST webhook body (orders/paid, orders/cancelled), with its line items' ids and
+ * quantities when they were read (`lines`: an order that used a code), as the webhook's `line_items`.
+ */
+export function orderWebhookBody(order: AdminOrder, lines?: readonly AdminOrderLine[]): Record<string, unknown> {
   return {
     id: id(order.id),
     admin_graphql_api_id: order.id,
@@ -47,6 +50,7 @@ export function orderWebhookBody(order: AdminOrder): Record<string, unknown> {
     shipping_lines: order.shippingLines.nodes.map((line) => ({
       tax_lines: line.taxLines.map((t) => moneyFields('price', t.priceSet)),
     })),
+    ...(lines ? { line_items: lines.map((l) => ({ id: id(l.id), quantity: l.quantity })) } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { synthesiseRealApp, type SynthesisedApp } from '../support/app.js';
 import type { Json } from '../../support/json.js';
 import { outcomeMetric } from '../../../shared/metrics/names.js';
 import { webhookUrlOutputKey } from '../../../infra/outputs.js';
+import { FUNCTION_LEDGER_KEYS } from '../../../shared/ledger/index.js';
 
 let app: SynthesisedApp;
 beforeAll(() => {
@@ -407,8 +408,13 @@ describe('IAM', () => {
       (s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')) && !JSON.stringify(s.Resource).includes(quarantineId),
     );
     expect(dynamo).toEqual([
-      expect.objectContaining({ Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Resource: arn(tableId) }),
-      // Query on the one index, by its exact ARN (no index/*).
+      // Its own key prefixes only (shared/ledger FUNCTION_LEDGER_KEYS.worker).
+      expect.objectContaining({
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Resource: arn(tableId),
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': FUNCTION_LEDGER_KEYS.worker.map((p) => `${p}*`) } },
+      }),
+      // Query on the one index, by its exact ARN (no index/*): its partition is a source customer, not a ledger key.
       expect.objectContaining({ Action: 'dynamodb:Query', Resource: expect.objectContaining({ 'Fn::Join': expect.anything() }) }),
       // Privacy requests: shop/redact scans a source's records; only customer records, link marks and redemption records (keyed by the shop customer id) are deleted.
       expect.objectContaining({ Action: 'dynamodb:Scan', Resource: arn(tableId) }),
@@ -426,6 +432,22 @@ describe('IAM', () => {
     expect(JSON.stringify(secrets[0]!.Resource)).toContain(`:secret:${config.openApiSecretName}-??????`);
     const others = JSON.stringify(secrets.slice(1).map((s) => s.Resource));
     expect([others.includes('SquareOrdersTokensquare'), others.includes('SmaregiAppsmaregi')]).toEqual([true, true]);
+  });
+
+  it("keeps process-events' item actions off the audit's reversal records, and every one of them on named key prefixes", () => {
+    const { template } = stage('staging');
+    const [quarantineId] = tableOf(template, 'Quarantine');
+    // The ledger's item statements (the quarantine's grants have their own test).
+    const items = statementsOf(template, workerOf(template)[1]).filter(
+      (s) =>
+        actionsOf([s]).some((a) => /^dynamodb:(Get|Put|Update|Delete)Item$/.test(a)) && !JSON.stringify(s.Resource).includes(quarantineId),
+    );
+    expect(items.filter((s) => s.Condition === undefined)).toEqual([]);
+    const keys = items.flatMap((s) => {
+      const condition = s.Condition as Record<string, Record<string, string | string[]>>;
+      return [condition['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? []].flat();
+    });
+    expect(keys).not.toContain('reversal#*');
   });
 
   it('lets process-events send messages to its own queue only (waiting events set aside), read no webhook secret and invoke no API', () => {

@@ -2,7 +2,14 @@ import { useSmaregiStandIn } from '../../support/smaregi.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { auditDaysFromEnv, depsFromEnv, makeHandler } from '../../../functions/audit-ledger.js';
 import { ProcessingSettings } from '../../../shared/config/processing-settings.js';
-import { createLedger, createLedgerTable, createTillMirrors } from '../../../shared/ledger/index.js';
+import {
+  createLedger,
+  createLedgerTable,
+  createTillMirrors,
+  FUNCTION_LEDGER_KEYS,
+  guardLeadingKeys,
+  LEDGER_KEY_PREFIX,
+} from '../../../shared/ledger/index.js';
 import { createProcessor, purchaseMarker } from '../../../shared/points/index.js';
 import { purchase, useHarness } from '../shared/points/harness.js';
 import type { Json } from '../../support/json.js';
@@ -22,6 +29,17 @@ const env = () => ({
   POWERTOOLS_METRICS_NAMESPACE: 'Audit/Test',
   POWERTOOLS_SERVICE_NAME: 'bridge',
   AUDIT_DAYS: '2',
+});
+
+/**
+ * The ledger as the audit's IAM grant lets it reach it: it reads any item, and writes its reversal records
+ * and its budget counters only (dynamodb:LeadingKeys): a write to any other key fails the test.
+ */
+const asGranted = () => ({
+  documentClient: guardLeadingKeys(h.dynamo.documentClient, [...FUNCTION_LEDGER_KEYS.auditWrites, LEDGER_KEY_PREFIX.budget], {
+    tableName,
+    readAnyKey: true,
+  }),
 });
 
 beforeEach(async () => {
@@ -57,7 +75,7 @@ async function credit(orderId: string): Promise<void> {
 describe('audit-ledger (the scheduled audit)', () => {
   it('publishes AuditDrift 0 in the stage namespace when the books balance', async () => {
     await credit('fn-clean-1');
-    const summary = await makeHandler(depsFromEnv(env(), { clock: h.clock }))();
+    const summary = await makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock }))();
     expect(summary).toMatchObject({ orders: 1, refunds: 0, drift: 0, duplicates: 0, reversed: 0 });
     expect(emf()).toEqual([
       expect.objectContaining({
@@ -84,7 +102,7 @@ describe('audit-ledger (the scheduled audit)', () => {
 
   it('counts each Open API request it sends as UpstreamCalls_<endpoint>, the figure the budget alarm reads', async () => {
     await credit('fn-counted-1');
-    await makeHandler(depsFromEnv(env(), { clock: h.clock }))();
+    await makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock }))();
     const counted = lines().filter((l) => typeof l.UpstreamCalls_listPoints === 'number');
     expect(counted.length).toBeGreaterThan(0);
     expect(counted[0]).toMatchObject({ service: 'bridge', UpstreamCalls_listPoints: 1 });
@@ -93,7 +111,7 @@ describe('audit-ledger (the scheduled audit)', () => {
   it('publishes the drift count and the duplicates reversed, and logs each finding with its order and customer', async () => {
     await credit('fn-doubled-1');
     await h.api.grantPoints('member-gold', { point: 50, remarks: purchaseMarker('shopify', 'fn-doubled-1') });
-    const summary = await makeHandler(depsFromEnv(env(), { clock: h.clock }))();
+    const summary = await makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock }))();
     expect(summary).toMatchObject({ drift: 1, duplicates: 1, reversed: 1 });
     expect(emf()[0]).toMatchObject({ AuditDrift: 1, DuplicatesReversed: 1 });
     expect(await h.balance('member-gold')).toBe(50);
@@ -108,7 +126,7 @@ describe('audit-ledger (the scheduled audit)', () => {
   it('looks back AUDIT_DAYS days: older records are not audited', async () => {
     await credit('fn-old-1');
     h.clock.advance(3 * 86_400_000);
-    expect(await makeHandler(depsFromEnv(env(), { clock: h.clock }))()).toMatchObject({ orders: 0, drift: 0 });
+    expect(await makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock }))()).toMatchObject({ orders: 0, drift: 0 });
   });
 
   it('refuses an AUDIT_DAYS that is not a whole number of days', () => {
@@ -134,8 +152,8 @@ describe('audit-ledger under a Smaregi source’s tillPoints membership', () => 
       smaregi: till.client,
       steps,
     };
-    await makeHandler(depsFromEnv(env(), { clock: h.clock, tillMirror }))();
-    await makeHandler(depsFromEnv(env(), { clock: h.clock, tillMirror }))();
+    await makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock, tillMirror }))();
+    await makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock, tillMirror }))();
     expect([till.standIn.customerPoint('8'), (await steps.get('smaregi', 'lp1:shopify:redemption:x'))?.state]).toEqual(['70', 'done']);
   });
 });

@@ -4,7 +4,7 @@ import { depsFromEnv, makeHandler } from '../../../functions/process-events.js';
 import { lambdaContext } from '../../../local/lambda/context.js';
 import { purchaseMarker } from '../../../shared/points/index.js';
 import { CIRCUIT_FIRST_PROBE_SECONDS, UPSTREAM_CEILING_PER_MINUTE } from '../../../shared/config/index.js';
-import { ledgerBudgetStore } from '../../../shared/ledger/index.js';
+import { FUNCTION_LEDGER_KEYS, guardLeadingKeys, ledgerBudgetStore } from '../../../shared/ledger/index.js';
 import { createCircuitBreaker } from '../../../shared/retry/index.js';
 import { clearTokenCache } from '../../../shared/openapi/index.js';
 import { linkedEvent } from '../../../shared/customers/index.js';
@@ -34,9 +34,13 @@ function sentAgo(record: SQSRecord, ageMs: number, receiveCount = 1): SQSRecord 
 }
 
 const env = () => workerEnv(h, { LEASE_SECONDS: '60', REFUND_WAIT_SECONDS: '120' });
+/** The ledger as the worker's IAM grant lets it reach it (dynamodb:LeadingKeys): a key outside its prefixes fails the test. */
+const asGranted = () => ({
+  documentClient: guardLeadingKeys(h.dynamo.documentClient, FUNCTION_LEDGER_KEYS.worker, { tableName: h.dynamo.tableName }),
+});
 /** The handler as deployed, built from the environment (once per file), with the test's clock. */
 let built: ReturnType<typeof makeHandler> | undefined;
-const handler = () => (built ??= makeHandler(depsFromEnv(env(), { clock: h.clock })));
+const handler = () => (built ??= makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock })));
 
 describe('process-events handler', () => {
   let output: string[];
@@ -114,7 +118,7 @@ describe('process-events handler', () => {
     // Every request sent is counted, a repeat too: no token cached from before the emulator's reset
     // (whose 401 would repeat the lookup), a container of its own (no breaker probe left by earlier tests).
     clearTokenCache();
-    const fresh = makeHandler(depsFromEnv(env(), { clock: h.clock }));
+    const fresh = makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock }));
     await fresh(sqsEvent(sqsRecord(purchase(), 'g1')));
     const emf = lines().find((l) => '_aws' in l);
     expect(emf).toMatchObject({ UpstreamCalls_getMemberByExternalId: 1, UpstreamCalls_calculatePoints: 1 });
@@ -147,7 +151,7 @@ describe('process-events handler', () => {
       const access = {
         smaregi: { contractId: 'c1', apiOrigin: standIn.url, idOrigin: standIn.url, clientId: 'app', clientSecret: 'app-secret' },
       };
-      const smaregiHandler = makeHandler(depsFromEnv({ ...env(), SMAREGI: JSON.stringify(access) }, { clock: h.clock }));
+      const smaregiHandler = makeHandler(depsFromEnv({ ...env(), SMAREGI: JSON.stringify(access) }, { ...asGranted(), clock: h.clock }));
       const settings = SmaregiSettings.parse({ contractId: 'c1' });
       const thin = (id: string) => smaregiThinEvent(id, 'smaregi', settings, h.clock(), 'created');
       await smaregiHandler(sqsEvent(sqsRecord(thin('900'), 'smaregi:900')));
@@ -176,7 +180,7 @@ describe('process-events handler', () => {
       const access = {
         smaregi: { contractId: 'c1', apiOrigin: standIn.url, idOrigin: standIn.url, clientId: 'app', clientSecret: 'app-secret' },
       };
-      const smaregiHandler = makeHandler(depsFromEnv({ ...env(), SMAREGI: JSON.stringify(access) }, { clock: h.clock }));
+      const smaregiHandler = makeHandler(depsFromEnv({ ...env(), SMAREGI: JSON.stringify(access) }, { ...asGranted(), clock: h.clock }));
       const settings = SmaregiSettings.parse({ contractId: 'c1' });
       standIn.putTransaction({ ...smaregiTillTransaction('950', { productId: 'P-950' }, true), customerCode: 'C-0001' } as never);
       const counted = async (action: string) => {
@@ -195,6 +199,7 @@ describe('process-events handler: crashes', () => {
   it('an event whose processing crashes is returned as a failure and credited once on redelivery', async () => {
     const crashing = makeHandler(
       depsFromEnv(env(), {
+        ...asGranted(),
         clock: h.clock,
         checkpoint: (step) => {
           if (step === 'purchase:granted') throw new Error('simulated crash');
@@ -221,7 +226,8 @@ describe('process-events handler: waiting is not failing', () => {
   };
   const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
-  const deferring = () => makeHandler(depsFromEnv(env(), { clock: h.clock, visibility, random: () => 0, logger: quiet, metrics }));
+  const deferring = () =>
+    makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock, visibility, random: () => 0, logger: quiet, metrics }));
   beforeEach(() => {
     changes = [];
   });
@@ -291,7 +297,9 @@ describe('process-events handler: a waiting event does not hold its customer', (
   const withQueue = () => {
     changes = [];
     const queue = createLocalQueue({ clock: { ...systemClock, now: h.clock } });
-    const handle = makeHandler(depsFromEnv(env(), { clock: h.clock, visibility, queue, random: () => 0, logger: quiet, metrics }));
+    const handle = makeHandler(
+      depsFromEnv(env(), { ...asGranted(), clock: h.clock, visibility, queue, random: () => 0, logger: quiet, metrics }),
+    );
     return { queue, handle };
   };
   /** What the queue holds, as SQS would hand it out (a consumer that fails everything, so nothing is deleted). */
@@ -440,6 +448,7 @@ describe('process-events handler: a waiting event does not hold its customer', (
   const refusingQueue = () => {
     const handle = makeHandler(
       depsFromEnv(env(), {
+        ...asGranted(),
         clock: h.clock,
         visibility,
         queue: { send: () => Promise.reject(new Error('SendMessage refused')) },
@@ -497,7 +506,9 @@ describe('process-events handler: the breaker half-opens with a read of its own'
     const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
     const visibility: MessageVisibility = { changeVisibility: async () => undefined };
     const breaker = createCircuitBreaker({ openMs: 30_000, now: h.clock });
-    const handle = makeHandler(depsFromEnv(env(), { clock: h.clock, breaker, visibility, random: () => 0, logger: quiet, metrics }));
+    const handle = makeHandler(
+      depsFromEnv(env(), { ...asGranted(), clock: h.clock, breaker, visibility, random: () => 0, logger: quiet, metrics }),
+    );
     const sale = purchase();
     await handle(sqsEvent(sentAgo(sqsRecord(sale, 'shopify:sale'), 0)));
     expect(await h.ledger.getOrder(sale)).toMatchObject({ outcome: 'credited' });
@@ -523,7 +534,9 @@ describe('process-events handler: an outage stops the pulling', () => {
     const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
     const metrics = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
     const queue = createLocalQueue({ clock: { ...systemClock, now: h.clock } });
-    const handle = makeHandler(depsFromEnv(env(), { clock: h.clock, queue, pull: queue, random: () => 0, logger: quiet, metrics }));
+    const handle = makeHandler(
+      depsFromEnv(env(), { ...asGranted(), clock: h.clock, queue, pull: queue, random: () => 0, logger: quiet, metrics }),
+    );
     await h.emulator.addFault({ path: '^/api/ext/', fault: 'error_500', times: 1000 });
     const one = () => sqsEvent(sentAgo(sqsRecord(purchase(), `g-${messages}`), 0));
     await handle(one());
@@ -554,7 +567,9 @@ describe('process-events handler: a call the shared budget refuses waits for its
       addMetric: (name: string) => void (name === 'BudgetDeferrals' && added.push(1)),
       publishStoredMetrics: () => undefined,
     };
-    const handle = makeHandler(depsFromEnv(budgetEnv(), { clock: h.clock, queue, random: () => 0, logger: quiet, metrics }));
+    const handle = makeHandler(
+      depsFromEnv(budgetEnv(), { ...asGranted(), clock: h.clock, queue, random: () => 0, logger: quiet, metrics }),
+    );
     const sale = purchase();
     const before = Date.now();
     const result = await handle(
@@ -586,7 +601,9 @@ describe('process-events handler: a call the shared budget refuses waits for its
     const names: string[] = [];
     const metrics = { addMetric: (name: string) => void names.push(name), publishStoredMetrics: () => undefined };
     const visibility: MessageVisibility = { changeVisibility: async () => undefined };
-    const handle = makeHandler(depsFromEnv(budgetEnv(), { clock: h.clock, breaker, visibility, random: () => 0, logger: quiet, metrics }));
+    const handle = makeHandler(
+      depsFromEnv(budgetEnv(), { ...asGranted(), clock: h.clock, breaker, visibility, random: () => 0, logger: quiet, metrics }),
+    );
     for (let i = 0; i < 8; i++) {
       await handle(sqsEvent(sentAgo(sqsRecord(purchase(), `budget-${i}`), 0)), lambdaContext('process-events', 10_000));
     }

@@ -94,6 +94,27 @@ describe('reconcile-shopify handler', () => {
     expect(logs.at(-1)?.message).toBe('reconcile: scanned=1 missing=1 enqueued=1');
   });
 
+  it('gives a missed order that used a code its line items, as its webhook carries them (its code then comes back on a refund of every line)', async () => {
+    // Placed before now, its code long gone: stored as Shopify already holds it.
+    const res = await fetch(`${shop.url}/__shopify/historical-orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"id": 4400000000000000003, "name": "#3", "currency": "JPY", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "customer": {"id": 1001}, "discount_codes": [{"code": "PTS-RECONCILED"}], "line_items": [{"id": 5500000000000000001, "quantity": 2}, {"id": 5500000000000000002, "quantity": 1}], "subtotal_price": "5000", "total_tax": "500", "total_price": "5500"}`,
+    });
+    expect(res.status).toBe(201);
+    await handler()({ source: 'shopify' });
+    expect(queue.events()).toEqual([
+      expect.objectContaining({
+        eventId: 'shopify:order:4400000000000000003',
+        discountCodes: ['PTS-RECONCILED'],
+        orderLines: [
+          { id: '5500000000000000001', quantity: 2 },
+          { id: '5500000000000000002', quantity: 1 },
+        ],
+      }),
+    ]);
+  });
+
   it('reports an order dated more than a day ahead of the clock as a problem and queues nothing', async () => {
     await put(
       `{"id": 4400000000000000009, "name": "#9", "currency": "JPY", "financial_status": "paid", "created_at": "2026-11-23T00:00:00Z", "processed_at": "2099-01-01T00:00:00Z", "customer": {"id": 1001}, "subtotal_price": "5000", "total_tax": "500", "total_price": "5500"}`,

@@ -227,6 +227,64 @@ describe('the Admin API stand-in, as strict as Shopify', () => {
     expect(shop.discounts.apply('PTS-LATE', { customerGid: me, subtotal: '900' })).toEqual({ ok: false, reason: 'ended' });
   });
 
+  /** An order as /__shopify/orders takes it (an orders/paid body): goods of `goods` yen before the code. */
+  const orderUsing = (id: string, code: string, customerId: string, goods = '900') =>
+    JSON.stringify({
+      id,
+      currency: 'JPY',
+      created_at: new Date(now).toISOString(),
+      customer: { id: customerId },
+      discount_codes: [{ code }],
+      total_line_items_price: goods,
+      total_discounts: '500',
+      subtotal_price: String(Number(goods) - 500),
+    });
+  const storeOrder = (path: string, body: string) =>
+    fetch(`${shop.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const usesOf = (code: string) => shop.discounts.byCode(code)?.usageCount;
+
+  it.each([
+    ['another customer’s code', 'PTS-ORDER-OTHER', { customer: '1002' }, 'other_customer'],
+    ['a code past its end', 'PTS-ORDER-ENDED', { endsAt: 'past' }, 'ended'],
+    ['goods below the code’s minimum', 'PTS-ORDER-SMALL', { goods: '400' }, 'below_minimum'],
+  ] as const)(
+    'refuses at /__shopify/orders a new order using %s (422), storing nothing and counting no use',
+    async (_what, code, how, reason) => {
+      const endsAt = 'endsAt' in how ? new Date(now + 1000).toISOString() : new Date(now + 86_400_000).toISOString();
+      await post('2026-10', CREATE, {
+        b: basic(code, { endsAt, minimumRequirement: { subtotal: { greaterThanOrEqualToSubtotal: '500' } } }),
+      });
+      if ('endsAt' in how) now += 2000;
+      const id = String(880000 + shop.store.list().length + Number(code.length));
+      const res = await storeOrder(
+        '/__shopify/orders',
+        orderUsing(id, code, 'customer' in how ? how.customer : '1001', 'goods' in how ? how.goods : '900'),
+      );
+      expect([res.status, ((await res.json()) as { reason?: string }).reason, shop.store.get(id), usesOf(code)]).toEqual([
+        422,
+        reason,
+        undefined,
+        0,
+      ]);
+    },
+  );
+
+  it('counts a new order’s code once at /__shopify/orders, and the same order stored again (its cancellation) no second time', async () => {
+    await post('2026-10', CREATE, { b: basic('PTS-ORDER-ONCE', { usageLimit: 1 }) });
+    const body = orderUsing('880101', 'PTS-ORDER-ONCE', '1001');
+    expect((await storeOrder('/__shopify/orders', body)).status).toBe(201);
+    const cancelled = JSON.stringify({ ...JSON.parse(body), cancelled_at: new Date(now).toISOString() });
+    expect((await storeOrder('/__shopify/orders', cancelled)).status).toBe(201);
+    expect(usesOf('PTS-ORDER-ONCE')).toBe(1);
+  });
+
+  it('stores at /__shopify/historical-orders an order placed before its code ended, counting the use without the checkout rules', async () => {
+    await post('2026-10', CREATE, { b: basic('PTS-ORDER-HISTORY', { endsAt: new Date(now + 1000).toISOString() }) });
+    now += 2000;
+    expect((await storeOrder('/__shopify/historical-orders', orderUsing('880201', 'PTS-ORDER-HISTORY', '1001'))).status).toBe(201);
+    expect([shop.store.get('880201')?.order.id, usesOf('PTS-ORDER-HISTORY')]).toEqual(['880201', 1]);
+  });
+
   it('shows a use in asyncUsageCount only after its lag', async () => {
     await post('2026-10', CREATE, { b: basic('PTS-LAGGING') });
     expect(shop.discounts.apply('PTS-LAGGING', { customerGid: 'gid://shopify/Customer/1001', subtotal: '900' })).toEqual({ ok: true });
