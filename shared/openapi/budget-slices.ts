@@ -36,10 +36,23 @@ export interface Slice {
   /** Calls taken from this minute's slices, and when the first was (the container's pace). */
   taken: number;
   firstAt: number | undefined;
+  /** The class's cap under which the minute was found spent (`next` 0): a higher cap later (a lent reserve) reopens it. */
+  spentAtCap?: number;
 }
 
 export function openSlice(): Slice {
   return { left: 0, next: FIRST_SLICE, taken: 0, firstAt: undefined };
+}
+
+/**
+ * A minute found spent under one cap is open again once the cap is higher (the App Proxy's unused
+ * reserve lent late in the minute: shared/config bulkCapAt): one more lease, sized by the pace.
+ */
+export function reopenIfLent(s: Slice, cap: number): void {
+  if (s.next === 0 && s.spentAtCap !== undefined && cap > s.spentAtCap) {
+    s.next = FIRST_SLICE;
+    s.spentAtCap = undefined;
+  }
 }
 
 /**
@@ -53,10 +66,14 @@ export function leaseWant(s: Slice, now: number, minuteEnd: number): number {
   return Math.max(1, Math.min(s.next, need));
 }
 
-/** What a lease of `want` that got `got` leaves: fewer than asked means the minute is spent for this class. */
-export function afterLease(s: Slice, want: number, got: number): void {
+/**
+ * What a lease of `want` under `cap` that got `got` leaves: fewer than asked means the minute is spent
+ * for this class, until its cap grows (reopenIfLent).
+ */
+export function afterLease(s: Slice, want: number, got: number, cap?: number): void {
   s.left += got;
   s.next = got < want ? 0 : Math.min(MAX_SLICE, s.next * 2);
+  if (got < want) s.spentAtCap = cap;
 }
 
 /** Takes one call from the slice (the caller has checked `left > 0`). */
