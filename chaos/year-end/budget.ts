@@ -7,7 +7,17 @@
  * slice lost at the minute's end); only the store is this in-memory counter instead of the ledger table's
  * conditional increments (shared/ledger/upstream-budget.ts), whose arithmetic it repeats.
  */
-import { afterLease, classCaps, leaseWant, MINUTE_MS, openSlice, type OwnCount, reopenIfLent, type Slice, takeSlot } from '../../shared/openapi/index.js';
+import {
+  afterLease,
+  classCaps,
+  leaseWant,
+  MINUTE_MS,
+  openSlice,
+  type OwnCount,
+  reopenIfLent,
+  type Slice,
+  takeSlot,
+} from '../../shared/openapi/index.js';
 import type { Caller } from './mix.js';
 
 export { MINUTE_MS };
