@@ -7,10 +7,12 @@
  * slice lost at the minute's end); only the store is this in-memory counter instead of the ledger table's
  * conditional increments (shared/ledger/upstream-budget.ts), whose arithmetic it repeats.
  */
+import { STOREFRONT_RESERVE_LENT_FROM_MS } from '../../shared/config/index.js';
 import {
   afterLease,
   classCaps,
   leaseWant,
+  lendWaitMs,
   MINUTE_MS,
   openSlice,
   type OwnCount,
@@ -44,6 +46,13 @@ export class BudgetCounters {
   }
 }
 
+/** A slot after `waitMs`; `again`: no slot yet, look again after `waitMs` (the lend point); infinite: none in reach. */
+export interface Take {
+  waitMs: number;
+  leased: number;
+  again?: true;
+}
+
 /** One container's view: its slices per endpoint and minute (minutes gone are dropped with what was left of them). */
 export class ContainerBudget {
   private readonly slices = new Map<string, Map<number, Slice>>();
@@ -73,12 +82,13 @@ export class ContainerBudget {
    * slot it has then already taken); no slot (`waitMs` infinite) when none is in reach of `maxWaitMs`.
    * `leased` tells how many store requests it cost.
    */
-  take(endpoint: string, now: number, maxWaitMs = Number.POSITIVE_INFINITY): { waitMs: number; leased: number } {
+  take(endpoint: string, now: number, maxWaitMs = Number.POSITIVE_INFINITY, lendWaited = false): Take {
     let leased = 0;
     const current = Math.floor(now / MINUTE_MS);
     for (let minute = current; minute === current || minute * MINUTE_MS - now <= maxWaitMs; minute++) {
       const s = this.sliceOf(endpoint, minute, current);
-      const own = classCaps(this.counters.perMinute, this.caller, minute * MINUTE_MS, now);
+      const start = minute * MINUTE_MS;
+      const own = classCaps(this.counters.perMinute, this.caller, start, now);
       reopenIfLent(s, own.cap);
       while (s.left === 0 && s.next > 0) {
         const want = leaseWant(s, now, (minute + 1) * MINUTE_MS);
@@ -87,8 +97,12 @@ export class ContainerBudget {
       }
       if (s.left > 0) {
         takeSlot(s, now);
-        return { waitMs: Math.max(0, minute * MINUTE_MS - now), leased };
+        return { waitMs: Math.max(0, start - now), leased };
       }
+      // As the product's limiter: spent before the reserve is lent, it waits for the lend point (once) and looks again.
+      const atLend = classCaps(this.counters.perMinute, this.caller, start, start + STOREFRONT_RESERVE_LENT_FROM_MS).cap;
+      const wait = minute === current && !lendWaited ? lendWaitMs(s, now, start, atLend) : undefined;
+      if (wait !== undefined && wait <= maxWaitMs) return { waitMs: wait, leased, again: true };
     }
     return { waitMs: Number.POSITIVE_INFINITY, leased };
   }

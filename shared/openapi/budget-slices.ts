@@ -10,6 +10,8 @@
  * minute times the milliseconds left, with a fifth more for an uneven pace, at least one.
  */
 
+import { STOREFRONT_RESERVE_LENT_FROM_MS } from '../config/index.js';
+
 export const MINUTE_MS = 60_000;
 
 /**
@@ -42,6 +44,19 @@ export interface Slice {
 
 export function openSlice(): Slice {
   return { left: 0, next: FIRST_SLICE, taken: 0, firstAt: undefined };
+}
+
+/**
+ * How long a caller that found the minute (starting `minuteStart`) spent for its class should wait for
+ * the App Proxy's reserve to be lent (shared/config STOREFRONT_RESERVE_LENT_FROM_MS), when its cap then
+ * (`capAtLend`) is higher than the one it found spent; undefined when there is nothing to wait for. It
+ * waits without a slot: the lent part is not leased before the lend point, where the reserve is still
+ * the storefront's.
+ */
+export function lendWaitMs(s: Slice, now: number, minuteStart: number, capAtLend: number): number | undefined {
+  const at = minuteStart + STOREFRONT_RESERVE_LENT_FROM_MS;
+  if (s.left > 0 || s.next > 0 || now >= at || s.spentAtCap === undefined || capAtLend <= s.spentAtCap) return undefined;
+  return at - now;
 }
 
 /**

@@ -7,6 +7,7 @@ export {
   afterLease,
   FIRST_SLICE,
   leaseWant,
+  lendWaitMs,
   MAX_SLICE,
   openSlice,
   reopenIfLent,

@@ -12,9 +12,14 @@
  * `storefront` (the App Proxy) the whole counter up to `perMinute`: until the reserve is lent, it is
  * left for a shopper whatever the backlog, and the sum of both never passes `perMinute`.
  */
-import { afterLease, leaseWant, MINUTE_MS, openSlice, reopenIfLent, type Slice, takeSlot } from './budget-slices.js';
+import { afterLease, leaseWant, lendWaitMs, MINUTE_MS, openSlice, reopenIfLent, type Slice, takeSlot } from './budget-slices.js';
 import type { CallLimiter } from './rate-limiter.js';
-import { bulkCapAt, MIN_UPSTREAM_BUDGET_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE } from '../config/index.js';
+import {
+  bulkCapAt,
+  MIN_UPSTREAM_BUDGET_PER_MINUTE,
+  STOREFRONT_RESERVE_LENT_FROM_MS,
+  UPSTREAM_CEILING_PER_MINUTE,
+} from '../config/index.js';
 
 /** The store of the minute counters: one conditional increment per lease. */
 export interface BudgetStore {
@@ -101,17 +106,31 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
   };
 
   async function reserveSlow(key: string, maxWaitMs: number | undefined): Promise<number> {
-    for (;;) {
+    const started = o.now();
+    let lendWaited = false;
+    search: for (;;) {
       const now = o.now();
       const current = Math.floor(now / MINUTE_MS);
+      const reach = maxWaitMs === undefined ? undefined : maxWaitMs - (now - started);
       // Minutes in reach: the current one, and each next one whose start the caller can wait for.
-      for (let m = current; m === current || maxWaitMs === undefined || startOf(m) - now <= maxWaitMs; m++) {
+      for (let m = current; m === current || reach === undefined || startOf(m) - now <= reach; m++) {
         const s = sliceOf(key, m, current);
         reopenIfLent(s, capOf(m).cap);
         while (s.left === 0 && s.next > 0) await leaseOnce(key, m, s);
         if (s.left > 0) {
           takeSlot(s, o.now());
           return Math.max(0, startOf(m) - o.now());
+        }
+        // Spent before the App Proxy's reserve is lent: wait for the lend point (before the next minute), once.
+        const lendAt = startOf(m) + STOREFRONT_RESERVE_LENT_FROM_MS;
+        const wait =
+          m === current && !lendWaited
+            ? lendWaitMs(s, now, startOf(m), classCaps(o.perMinute, o.class, startOf(m), lendAt).cap)
+            : undefined;
+        if (wait !== undefined && (reach === undefined || wait <= reach)) {
+          lendWaited = true;
+          await sleep(wait);
+          continue search;
         }
         if (maxWaitMs === undefined && m > current) break; // without a limit: wait for the next minute, then look again
       }
