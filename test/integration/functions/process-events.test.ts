@@ -226,7 +226,11 @@ describe('process-events handler: crashes', () => {
         clock: h.clock,
         visibility,
         // The runtime dies here: nothing after this line runs, no answer goes back to the event source.
-        checkpoint: (step) => (step === 'purchase:granted' ? (crashed(), new Promise<never>(() => undefined)) : undefined),
+        checkpoint: (step) => {
+          if (step !== 'purchase:granted') return undefined;
+          crashed();
+          return new Promise<never>(() => undefined);
+        },
         logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
       }),
     );
