@@ -1,13 +1,25 @@
 /**
  * The shared upstream budget as the year-end model runs it: one counter per endpoint per clock minute
- * that every container sees, leased in slices and spent locally, the workers capped at the budget less
- * the App Proxy's reserved 10 %. It follows shared/openapi/shared-budget.ts call for call and runs its
+ * that every container sees, leased in slices and spent locally, the workers' own count capped at the
+ * budget less the App Proxy's reserved 10 % until the reserve is lent late in the minute (the product's
+ * caps: classCaps, shared/config bulkCapAt). It follows shared/openapi/shared-budget.ts call for call and runs its
  * very slice policy (shared/openapi/budget-slices.ts: lease sizes, the pace near the minute's end, a
  * slice lost at the minute's end); only the store is this in-memory counter instead of the ledger table's
  * conditional increments (shared/ledger/upstream-budget.ts), whose arithmetic it repeats.
  */
-import { bulkShare } from '../../shared/config/index.js';
-import { afterLease, leaseWant, MINUTE_MS, openSlice, type Slice, takeSlot } from '../../shared/openapi/index.js';
+import { STOREFRONT_RESERVE_LENT_FROM_MS } from '../../shared/config/index.js';
+import {
+  afterLease,
+  classCaps,
+  leaseWant,
+  lendWaitMs,
+  MINUTE_MS,
+  openSlice,
+  type OwnCount,
+  reopenIfLent,
+  type Slice,
+  takeSlot,
+} from '../../shared/openapi/index.js';
 import type { Caller } from './mix.js';
 
 export { MINUTE_MS };
@@ -20,19 +32,25 @@ export class BudgetCounters {
 
   constructor(readonly perMinute: number) {}
 
-  capOf(caller: Caller): number {
-    return caller === 'storefront' ? this.perMinute : bulkShare(this.perMinute);
-  }
-
-  /** Adds up to `want` to the minute's counter without passing `cap`; returns how many it added. */
-  lease(endpoint: string, minute: number, want: number, cap: number): number {
+  /** Adds up to `want` to the minute's counter and the class's own count without passing either cap; returns how many it added. */
+  lease(endpoint: string, minute: number, want: number, own: OwnCount): number {
     this.leaseRequests += 1;
     const key = `${endpoint}#${minute}`;
+    const mine = `${key}#${own.class}`;
     const used = this.counters.get(key) ?? 0;
-    const got = Math.max(0, Math.min(want, cap - used));
+    const taken = this.counters.get(mine) ?? 0;
+    const got = Math.max(0, Math.min(want, this.perMinute - used, own.cap - taken));
     this.counters.set(key, used + got);
+    this.counters.set(mine, taken + got);
     return got;
   }
+}
+
+/** A slot after `waitMs`; `again`: no slot yet, look again after `waitMs` (the lend point); infinite: none in reach. */
+export interface Take {
+  waitMs: number;
+  leased: number;
+  again?: true;
 }
 
 /** One container's view: its slices per endpoint and minute (minutes gone are dropped with what was left of them). */
@@ -64,20 +82,27 @@ export class ContainerBudget {
    * slot it has then already taken); no slot (`waitMs` infinite) when none is in reach of `maxWaitMs`.
    * `leased` tells how many store requests it cost.
    */
-  take(endpoint: string, now: number, maxWaitMs = Number.POSITIVE_INFINITY): { waitMs: number; leased: number } {
+  take(endpoint: string, now: number, maxWaitMs = Number.POSITIVE_INFINITY, lendWaited = false): Take {
     let leased = 0;
     const current = Math.floor(now / MINUTE_MS);
     for (let minute = current; minute === current || minute * MINUTE_MS - now <= maxWaitMs; minute++) {
       const s = this.sliceOf(endpoint, minute, current);
+      const start = minute * MINUTE_MS;
+      const own = classCaps(this.counters.perMinute, this.caller, start, now);
+      reopenIfLent(s, own.cap);
       while (s.left === 0 && s.next > 0) {
         const want = leaseWant(s, now, (minute + 1) * MINUTE_MS);
-        afterLease(s, want, this.counters.lease(endpoint, minute, want, this.counters.capOf(this.caller)));
+        afterLease(s, want, this.counters.lease(endpoint, minute, want, own), own.cap);
         leased += 1;
       }
       if (s.left > 0) {
         takeSlot(s, now);
-        return { waitMs: Math.max(0, minute * MINUTE_MS - now), leased };
+        return { waitMs: Math.max(0, start - now), leased };
       }
+      // As the product's limiter: spent before the reserve is lent, it waits for the lend point (once) and looks again.
+      const atLend = classCaps(this.counters.perMinute, this.caller, start, start + STOREFRONT_RESERVE_LENT_FROM_MS).cap;
+      const wait = minute === current && !lendWaited ? lendWaitMs(s, now, start, atLend) : undefined;
+      if (wait !== undefined && wait <= maxWaitMs) return { waitMs: wait, leased, again: true };
     }
     return { waitMs: Number.POSITIVE_INFINITY, leased };
   }

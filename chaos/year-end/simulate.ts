@@ -8,6 +8,7 @@
  * so two simulated hours take seconds (chaos/README.md, "The year-end sale", says what it leaves out).
  */
 import { slotExpectedInMs } from '../../shared/openapi/index.js';
+import { messageGroupId } from '../../shared/queue/index.js';
 import { budgetDeferralSeconds } from '../../shared/retry/index.js';
 import { createRandom, type Random } from '../prng.js';
 import { BudgetCounters, ContainerBudget, MINUTE_MS } from './budget.js';
@@ -103,10 +104,14 @@ class YearEndModel {
    */
   private call(c: Caller, endpoint: string, failIt: boolean, maxWaitMs: number, then: (result: CallResult) => void): void {
     const a = this.agenda;
-    const send = () => {
-      const slot = c.budget.take(endpoint, a.now, maxWaitMs);
+    const send = (waited = 0) => {
+      const slot = c.budget.take(endpoint, a.now, maxWaitMs - waited, waited > 0);
       if (slot.waitMs === Number.POSITIVE_INFINITY) {
         then('refused');
+        return;
+      }
+      if (slot.again) {
+        a.after(slot.waitMs + slot.leased * LEDGER_WRITE_MS, () => send(waited + slot.waitMs));
         return;
       }
       a.after(slot.waitMs + slot.leased * LEDGER_WRITE_MS, () => {
@@ -160,6 +165,8 @@ class YearEndModel {
     }
     let running = batch.length;
     const deadline = started + this.o.invocationMs;
+    // The crash tail's bound: one ChangeMessageVisibilityBatch for the batch as it starts.
+    this.usage.sqsVisibilityChanges += Math.ceil(taken / 10);
     for (const { group, messages } of batch) {
       this.runGroup(c, messages, deadline, (returned) => {
         // The messages not done go back to the head of their group, in their order.
@@ -255,7 +262,8 @@ class YearEndModel {
     let faultArmed = true;
     const stepAt = (): void => {
       if (r.step === crashAt) {
-        this.visibleAt.set(r, this.agenda.now + this.o.visibilityMs);
+        // Back when the worker's own visibility change at the batch's start says (its time left plus a lease).
+        this.visibleAt.set(r, Math.min(this.agenda.now + this.o.visibilityMs, deadline + this.o.leaseMs));
         then('failed');
         return;
       }
@@ -347,12 +355,18 @@ class YearEndModel {
     return (kinds.at(-1) as [KindName, number])[0];
   }
 
-  /** Poisson arrivals at R a second until `end`: till sales grouped by till, web orders by customer. */
+  /**
+   * Poisson arrivals at R a second until `end`, each in the FIFO group the product gives its event
+   * (shared/queue messageGroupId): a till sale (a Smaregi transaction, named by its id only) its own,
+   * a web order or refund its customer's.
+   */
   arrive(end: number): void {
     const rnd = this.arrivalsRandom;
     const kind = this.drawKind();
     const atTill = kind === 'smaregi' || kind === 'smaregi_spend';
-    const group = atTill ? `till-${rnd.int(1, this.o.tills)}` : `web-${rnd.int(1, this.o.webCustomers)}`;
+    const group = atTill
+      ? messageGroupId('smaregi', null, `${rnd.int(1, this.o.tills)}-${this.all.length}`)
+      : messageGroupId('shopify', { externalKey: 'shopify', externalId: `${rnd.int(1, this.o.webCustomers)}` }, `${this.all.length}`);
     const r: Receipt = { kind, group, arrivedAt: this.agenda.now, step: 0, landed: [], receives: 0 };
     this.all.push(r);
     if (RECEIPT_KINDS[kind].queued) this.intake(r);

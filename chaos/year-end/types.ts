@@ -1,5 +1,5 @@
 /** The year-end model's options, defaults, counts and result (simulate.ts runs it). */
-import { DEFAULT_UPSTREAM_BUDGET_PER_MINUTE, workerConcurrency } from '../../shared/config/index.js';
+import { DEFAULT_UPSTREAM_BUDGET_PER_MINUTE, deriveTiming, workerConcurrency } from '../../shared/config/index.js';
 import { YEAR_END_LATENCY, type LatencyModel } from './latency.js';
 import { type KindName, type Mix, YEAR_END_MIX } from './mix.js';
 
@@ -22,8 +22,13 @@ export interface YearEndOptions {
   clientTimeoutMs: number;
   /** The worker's timeout (production: 30 s); a call that cannot wait for its slot within it is deferred. */
   invocationMs: number;
-  /** The queue's visibility timeout: how long a crashed attempt's message stays invisible. */
+  /** The queue's visibility timeout (6 × the worker's timeout, as AWS asks). */
   visibilityMs: number;
+  /**
+   * A claim's lease. The worker sets its batch to come back its invocation's time left plus this
+   * (shared/consumer/batch.ts): a crashed attempt's message is invisible until then, not visibilityMs.
+   */
+  leaseMs: number;
   maxReceiveCount: number;
   /** How long after the last arrival the run waits for the queue to empty before it counts the rest unfinished. */
   drainLimitMs: number;
@@ -46,6 +51,7 @@ export const YEAR_END_DEFAULTS: YearEndOptions = {
   clientTimeoutMs: 5_000,
   invocationMs: 30_000,
   visibilityMs: 180_000,
+  leaseMs: deriveTiming().leaseSeconds * 1000,
   maxReceiveCount: 10,
   drainLimitMs: 24 * 3_600_000,
 };

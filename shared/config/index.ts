@@ -3,6 +3,7 @@ export { ConfigModuleError, ConfigurationError, SecretReadError } from './errors
 export { envInteger, envList, requiredSetting } from './env-values.js';
 export { ENV, LEDGER_TABLE_SCHEMA } from './environment.js';
 export {
+  bulkCapAt,
   bulkShare,
   CALLS_PER_PURCHASE,
   DEFAULT_UPSTREAM_BUDGET_PER_MINUTE,
@@ -10,6 +11,7 @@ export {
   MAX_WORKER_CONCURRENCY,
   MIN_UPSTREAM_BUDGET_PER_MINUTE,
   MIN_WORKER_CONCURRENCY,
+  STOREFRONT_RESERVE_LENT_FROM_MS,
   STOREFRONT_RESERVED_SHARE,
   UPSTREAM_CEILING_PER_MINUTE,
   workerConcurrency,

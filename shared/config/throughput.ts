@@ -32,9 +32,31 @@ export const WRITES_PER_PURCHASE = 2;
 export const MIN_WORKER_CONCURRENCY = 2;
 export const MAX_WORKER_CONCURRENCY = 1_000;
 
-/** The calls a minute of the budget that every caller but the App Proxy may take together. */
+/** The calls a minute of the budget that every caller but the App Proxy may take together while the reserve is guaranteed. */
 export function bulkShare(perMinute: number): number {
   return perMinute - Math.ceil(perMinute * STOREFRONT_RESERVED_SHARE);
+}
+
+/**
+ * Until this point of every clock minute the App Proxy's whole reserve is kept for it; from then on
+ * what it has not used is lent to the other callers (issue 54: a backlog drained at 90 % of the budget
+ * missed its goal while the storefront's share went unused), all but the calls its reserve's pace
+ * (reserve / 60 s) would take in the minute's last 10 s: a shopper then still finds a few, and waits
+ * at most until the next minute's start, where the whole reserve is back.
+ */
+export const STOREFRONT_RESERVE_LENT_FROM_MS = 50_000;
+
+/**
+ * The most the bulk callers (worker, audit, sweep, probe, operators) may have taken together of a
+ * minute's budget, `msIntoMinute` into it (a later minute's: before its start, negative): the budget
+ * less the App Proxy's reserve, and from STOREFRONT_RESERVE_LENT_FROM_MS the budget less the reserve's
+ * last seconds. The App Proxy's own calls are counted apart (shared/openapi/shared-budget.ts), so they
+ * never shrink this; the sum of both never passes the budget.
+ */
+export function bulkCapAt(perMinute: number, msIntoMinute: number): number {
+  const reserve = perMinute - bulkShare(perMinute);
+  if (msIntoMinute < STOREFRONT_RESERVE_LENT_FROM_MS) return perMinute - reserve;
+  return perMinute - Math.ceil((reserve * (60_000 - STOREFRONT_RESERVE_LENT_FROM_MS)) / 60_000);
 }
 
 /**

@@ -21,7 +21,10 @@ export function batchHandler(deps: ConsumerDeps, processor: Processor): BatchHan
     if (context) deps.budget.start(() => context.getRemainingTimeInMillis());
     const delays = new Map<string, InPlace>();
     try {
+      // Side by side with the work, and settled before any deferral, which must be the last word.
+      const tail = boundCrashTail(deps, event, context);
       const response = await processGroups(event.Records, handle(delays));
+      await tail;
       await deferMessages(deps, event, response, delays);
       return response;
     } finally {
@@ -31,6 +34,30 @@ export function batchHandler(deps: ConsumerDeps, processor: Processor): BatchHan
       deps.metrics.publishStoredMetrics();
     }
   };
+}
+
+/**
+ * A crashed invocation (the runtime dies, the function times out) answers nothing, and its batch would
+ * come back only after the queue's visibility timeout: six times the function's timeout (180 s), as AWS
+ * asks, so that the event source can retry an invocation that was throttled before it ran. Once this
+ * invocation runs, that wait need only outlive it and the lease of any claim made in it (a redelivery
+ * must not meet a live lease): the batch is set to come back its time left plus one lease from now
+ * (about 60 s; SQS counts a new visibility timeout from the call). A message that ends normally is
+ * deleted or deferred as before. One ChangeMessageVisibilityBatch per 10 messages; if it fails, the
+ * queue's timeout stands (later, never lost).
+ */
+async function boundCrashTail(deps: ConsumerDeps, event: SQSEvent, context: Context | undefined): Promise<void> {
+  if (context === undefined || deps.visibility === undefined || event.Records.length === 0) return;
+  const seconds = Math.ceil(context.getRemainingTimeInMillis() / 1000) + deps.settings.leaseSeconds;
+  const changes = event.Records.map((r) => ({ receiptHandle: r.receiptHandle, eventSourceARN: r.eventSourceARN, seconds }));
+  try {
+    await deps.visibility.changeVisibility(changes);
+  } catch (e) {
+    deps.logger.warn('crash tail not bounded', {
+      messages: changes.length,
+      error: e instanceof Error ? `${e.name}: ${e.message}` : 'unknown',
+    });
+  }
 }
 
 /**

@@ -10,6 +10,8 @@
  * minute times the milliseconds left, with a fifth more for an uneven pace, at least one.
  */
 
+import { STOREFRONT_RESERVE_LENT_FROM_MS } from '../config/index.js';
+
 export const MINUTE_MS = 60_000;
 
 /**
@@ -36,10 +38,36 @@ export interface Slice {
   /** Calls taken from this minute's slices, and when the first was (the container's pace). */
   taken: number;
   firstAt: number | undefined;
+  /** The class's cap under which the minute was found spent (`next` 0): a higher cap later (a lent reserve) reopens it. */
+  spentAtCap?: number;
 }
 
 export function openSlice(): Slice {
   return { left: 0, next: FIRST_SLICE, taken: 0, firstAt: undefined };
+}
+
+/**
+ * How long a caller that found the minute (starting `minuteStart`) spent for its class should wait for
+ * the App Proxy's reserve to be lent (shared/config STOREFRONT_RESERVE_LENT_FROM_MS), when its cap then
+ * (`capAtLend`) is higher than the one it found spent; undefined when there is nothing to wait for. It
+ * waits without a slot: the lent part is not leased before the lend point, where the reserve is still
+ * the storefront's.
+ */
+export function lendWaitMs(s: Slice, now: number, minuteStart: number, capAtLend: number): number | undefined {
+  const at = minuteStart + STOREFRONT_RESERVE_LENT_FROM_MS;
+  if (s.left > 0 || s.next > 0 || now >= at || s.spentAtCap === undefined || capAtLend <= s.spentAtCap) return undefined;
+  return at - now;
+}
+
+/**
+ * A minute found spent under one cap is open again once the cap is higher (the App Proxy's unused
+ * reserve lent late in the minute: shared/config bulkCapAt): one more lease, sized by the pace.
+ */
+export function reopenIfLent(s: Slice, cap: number): void {
+  if (s.next === 0 && s.spentAtCap !== undefined && cap > s.spentAtCap) {
+    s.next = FIRST_SLICE;
+    s.spentAtCap = undefined;
+  }
 }
 
 /**
@@ -53,10 +81,14 @@ export function leaseWant(s: Slice, now: number, minuteEnd: number): number {
   return Math.max(1, Math.min(s.next, need));
 }
 
-/** What a lease of `want` that got `got` leaves: fewer than asked means the minute is spent for this class. */
-export function afterLease(s: Slice, want: number, got: number): void {
+/**
+ * What a lease of `want` under `cap` that got `got` leaves: fewer than asked means the minute is spent
+ * for this class, until its cap grows (reopenIfLent).
+ */
+export function afterLease(s: Slice, want: number, got: number, cap?: number): void {
   s.left += got;
   s.next = got < want ? 0 : Math.min(MAX_SLICE, s.next * 2);
+  if (got < want) s.spentAtCap = cap;
 }
 
 /** Takes one call from the slice (the caller has checked `left > 0`). */

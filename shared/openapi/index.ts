@@ -2,8 +2,19 @@
 export { DEFAULT_MIN_CALL_MS, type OpenApiClient, type OpenApiClientOptions } from './api.js';
 export { createInvocationBudget, type InvocationBudget } from './budget.js';
 export type { CallLimiter } from './rate-limiter.js';
-export { type BudgetClass, type BudgetStore, createSharedBudget, MINUTE_MS } from './shared-budget.js';
-export { afterLease, FIRST_SLICE, leaseWant, MAX_SLICE, openSlice, type Slice, slotExpectedInMs, takeSlot } from './budget-slices.js';
+export { type BudgetClass, type BudgetStore, classCaps, createSharedBudget, MINUTE_MS, type OwnCount } from './shared-budget.js';
+export {
+  afterLease,
+  FIRST_SLICE,
+  leaseWant,
+  lendWaitMs,
+  MAX_SLICE,
+  openSlice,
+  reopenIfLent,
+  type Slice,
+  slotExpectedInMs,
+  takeSlot,
+} from './budget-slices.js';
 export { CLOSED_SEND_WINDOW, type SendWindow } from './send-window.js';
 export { ENDPOINT_NAMES } from './endpoints.js';
 export { createOpenApiClient } from './client.js';

@@ -6,24 +6,43 @@
  * not once per call; a slice left over at the minute's end is lost (under-use, never over-use), so
  * near the end a container leases only what its pace would spend (budget-slices.ts).
  *
- * Two classes of caller draw from one counter: `bulk` (the worker, audit, sweep, probe, operators) may
- * take the minute's counter up to `perMinute - reserved`, `storefront` (the App Proxy) up to
- * `perMinute`: the reserved share is always left for a shopper, whatever the backlog.
+ * Two classes of caller draw from one counter, each class's calls also counted apart: `bulk` (the
+ * worker, audit, sweep, probe, operators) may take its own count up to `perMinute - reserved` (from
+ * late in the minute, what the App Proxy left of its reserve too: shared/config bulkCapAt),
+ * `storefront` (the App Proxy) the whole counter up to `perMinute`: until the reserve is lent, it is
+ * left for a shopper whatever the backlog, and the sum of both never passes `perMinute`.
  */
-import { afterLease, leaseWant, MINUTE_MS, openSlice, type Slice, takeSlot } from './budget-slices.js';
+import { afterLease, leaseWant, lendWaitMs, MINUTE_MS, openSlice, reopenIfLent, type Slice, takeSlot } from './budget-slices.js';
 import type { CallLimiter } from './rate-limiter.js';
-import { bulkShare, MIN_UPSTREAM_BUDGET_PER_MINUTE, UPSTREAM_CEILING_PER_MINUTE } from '../config/index.js';
+import {
+  bulkCapAt,
+  MIN_UPSTREAM_BUDGET_PER_MINUTE,
+  STOREFRONT_RESERVE_LENT_FROM_MS,
+  UPSTREAM_CEILING_PER_MINUTE,
+} from '../config/index.js';
 
 /** The store of the minute counters: one conditional increment per lease. */
 export interface BudgetStore {
   /**
    * Adds up to `want` to the counter of `endpoint` in `minute` (epoch minutes) without taking it past
-   * `cap`; returns how many it added (0: the minute is spent for this cap).
+   * `cap`, and as much to the class's own count (`own`) without taking that past `own.cap`; returns
+   * how many it added (0: the minute is spent for these caps).
    */
-  lease(endpoint: string, minute: number, want: number, cap: number): Promise<number>;
+  lease(endpoint: string, minute: number, want: number, cap: number, own?: OwnCount): Promise<number>;
 }
 
 export type BudgetClass = 'bulk' | 'storefront';
+
+/** A class's own count within a minute's counter, and the most it may reach. */
+export interface OwnCount {
+  class: BudgetClass;
+  cap: number;
+}
+
+/** What a class may take of a minute, `now`: the whole counter, and its own count's cap. */
+export function classCaps(perMinute: number, cls: BudgetClass, minuteStart: number, now: number): OwnCount {
+  return { class: cls, cap: cls === 'storefront' ? perMinute : bulkCapAt(perMinute, now - minuteStart) };
+}
 
 export interface SharedBudgetOptions {
   store: BudgetStore;
@@ -47,7 +66,6 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
   if (!Number.isInteger(o.perMinute) || o.perMinute < min || o.perMinute > max) {
     throw new RangeError(`the upstream budget must be an integer from ${min} to ${max}, got ${o.perMinute}`);
   }
-  const cap = o.class === 'storefront' ? o.perMinute : bulkShare(o.perMinute);
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   /** Per endpoint, per minute: the local slice. Minutes gone are dropped with what was left of them. */
   const slices = new Map<string, Map<number, Slice>>();
@@ -69,9 +87,12 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
     return s;
   };
 
+  const capOf = (minute: number) => classCaps(o.perMinute, o.class, startOf(minute), o.now());
+
   const lease = async (key: string, minute: number, s: Slice): Promise<void> => {
     const want = leaseWant(s, o.now(), startOf(minute + 1));
-    afterLease(s, want, await o.store.lease(key, minute, want, cap));
+    const own = capOf(minute);
+    afterLease(s, want, await o.store.lease(key, minute, want, o.perMinute, own), own.cap);
   };
 
   const leaseOnce = (key: string, minute: number, s: Slice): Promise<void> => {
@@ -85,16 +106,31 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
   };
 
   async function reserveSlow(key: string, maxWaitMs: number | undefined): Promise<number> {
-    for (;;) {
+    const started = o.now();
+    let lendWaited = false;
+    search: for (;;) {
       const now = o.now();
       const current = Math.floor(now / MINUTE_MS);
+      const reach = maxWaitMs === undefined ? undefined : maxWaitMs - (now - started);
       // Minutes in reach: the current one, and each next one whose start the caller can wait for.
-      for (let m = current; m === current || maxWaitMs === undefined || startOf(m) - now <= maxWaitMs; m++) {
+      for (let m = current; m === current || reach === undefined || startOf(m) - now <= reach; m++) {
         const s = sliceOf(key, m, current);
+        reopenIfLent(s, capOf(m).cap);
         while (s.left === 0 && s.next > 0) await leaseOnce(key, m, s);
         if (s.left > 0) {
           takeSlot(s, o.now());
           return Math.max(0, startOf(m) - o.now());
+        }
+        // Spent before the App Proxy's reserve is lent: wait for the lend point (before the next minute), once.
+        const lendAt = startOf(m) + STOREFRONT_RESERVE_LENT_FROM_MS;
+        const wait =
+          m === current && !lendWaited
+            ? lendWaitMs(s, now, startOf(m), classCaps(o.perMinute, o.class, startOf(m), lendAt).cap)
+            : undefined;
+        if (wait !== undefined && (reach === undefined || wait <= reach)) {
+          lendWaited = true;
+          await sleep(wait);
+          continue search;
         }
         if (maxWaitMs === undefined && m > current) break; // without a limit: wait for the next minute, then look again
       }

@@ -12,17 +12,24 @@ function sqsId(source: string, id: string): string {
 }
 
 /**
- * The queue message of an event. Group: source + customer, so one customer's events are processed
- * in order (an event without a customer groups by its order). Deduplication: source + delivery id,
- * so a sender's retry of one delivery within SQS's 5-minute window is dropped by SQS itself.
+ * The FIFO group of an event: source + customer, so one customer's events are processed in order; an
+ * event without a customer (a Smaregi transaction, named by its id only) by its order, so a till's
+ * receipts are as many groups as transactions and run side by side, while one transaction's sale and
+ * later edits keep their order. No wider: SQS FIFO fills a batch from one group first, and a deep group
+ * is worked one message at a time (issue 54).
+ */
+export function messageGroupId(source: string, customer: { externalKey: string; externalId: string } | null, orderId: string): string {
+  return sqsId(source, customer ? `${customer.externalKey}:${customer.externalId}` : `order:${orderId}`);
+}
+
+/**
+ * The queue message of an event: its group (messageGroupId). Deduplication: source + delivery id, so
+ * a sender's retry of one delivery within SQS's 5-minute window is dropped by SQS itself.
  */
 export function queueMessageFor(event: QueuedEvent): QueueMessage {
-  const customer = event.customer
-    ? `${event.customer.externalKey}:${event.customer.externalId}`
-    : `order:${'orderId' in event ? event.orderId : event.eventId}`;
   return {
     body: JSON.stringify(event),
-    groupId: sqsId(event.source, customer),
+    groupId: messageGroupId(event.source, event.customer, 'orderId' in event ? event.orderId : event.eventId),
     deduplicationId: sqsId(event.source, event.delivery.id),
   };
 }

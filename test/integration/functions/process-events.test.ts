@@ -214,6 +214,40 @@ describe('process-events handler: crashes', () => {
     expect((await handler()(sqsEvent(record))).batchItemFailures).toEqual([]);
     expect(await h.entries('member-gold', purchaseMarker(event.source, event.orderId))).toEqual([50]);
   });
+
+  it('sets its batch to come back the invocation’s time left and one lease after it starts, so a crash does not wait out the queue’s visibility timeout', async () => {
+    const changes: VisibilityChange[][] = [];
+    const visibility: MessageVisibility = {
+      changeVisibility: async (c) => {
+        changes.push(c);
+      },
+    };
+    let crashed!: () => void;
+    const reached = new Promise<void>((resolve) => {
+      crashed = resolve;
+    });
+    const dying = makeHandler(
+      depsFromEnv(env(), {
+        clock: h.clock,
+        visibility,
+        // The runtime dies here: nothing after this line runs, no answer goes back to the event source.
+        checkpoint: (step) => {
+          if (step !== 'purchase:granted') return undefined;
+          crashed();
+          return new Promise<never>(() => undefined);
+        },
+        logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      }),
+    );
+    const records = [
+      sqsRecord(purchase(), 'shopify:cust-gold'),
+      sqsRecord(purchase({ customer: { externalKey: 'shopify', externalId: 'cust-regular' } }), 'shopify:cust-regular'),
+    ];
+    void dying(sqsEvent(...records), lambdaContext('process-events', 30_000, h.clock));
+    await reached;
+    // 30 s left in the invocation, and the lease (LEASE_SECONDS 60 here): any claim made in it is over by then.
+    expect(changes).toEqual([records.map((r) => ({ receiptHandle: r.receiptHandle, eventSourceARN: r.eventSourceARN, seconds: 30 + 60 }))]);
+  });
 });
 
 describe('process-events handler: waiting is not failing', () => {

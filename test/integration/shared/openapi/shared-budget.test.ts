@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock, startDynalite, type LocalDynamo } from '../../../../kit/dynalite.js';
 import { budgetKey, ledgerBudgetStore } from '../../../../shared/ledger/index.js';
 import { GetCommand } from '../../../../shared/dynamodb/index.js';
-import { bulkShare } from '../../../../shared/config/index.js';
+import { bulkCapAt, bulkShare, STOREFRONT_RESERVE_LENT_FROM_MS } from '../../../../shared/config/index.js';
 import { type BudgetClass, type CallLimiter, createSharedBudget } from '../../../../shared/openapi/index.js';
 
 /**
@@ -90,6 +90,54 @@ describe('the shared upstream budget', () => {
     const storefront = container(clock, budget, 'storefront');
     expect(await drain(storefront, 1_000)).toBe(budget - bulkShare(budget));
     expect(await drain(workers[0] as CallLimiter, 1_000)).toBe(0);
+  });
+
+  it('does not count the storefront’s calls against the workers’ share', async () => {
+    const clock = freshClock();
+    const budget = 1_000;
+    const storefront = container(clock, budget, 'storefront');
+    // Two whole slices (20 + 40), none left leased and unspent, within its reserve of 100.
+    expect(await drain(storefront, 60)).toBe(60);
+    const workers = Array.from({ length: 3 }, () => container(clock, budget));
+    const granted = await Promise.all(workers.map((c) => drain(c, 1_000)));
+    expect(granted.reduce((a, b) => a + b, 0)).toBe(bulkShare(budget));
+    // And the rest of its reserve is still the storefront's.
+    expect(await drain(storefront, 1_000)).toBe(budget - bulkShare(budget) - 60);
+  });
+
+  it('lends the storefront’s unused reserve to the workers late in the minute, all but its last seconds', async () => {
+    const clock = freshClock();
+    const budget = 600;
+    const workers = Array.from({ length: 3 }, () => container(clock, budget));
+    const early = await Promise.all(workers.map((c) => drain(c, 1_000)));
+    expect(early.reduce((a, b) => a + b, 0)).toBe(bulkShare(budget));
+    clock.advance(STOREFRONT_RESERVE_LENT_FROM_MS);
+    const late = await Promise.all(workers.map((c) => drain(c, 1_000)));
+    const lent = late.reduce((a, b) => a + b, 0);
+    expect(lent).toBeGreaterThan(0);
+    expect(bulkShare(budget) + lent).toBe(bulkCapAt(budget, STOREFRONT_RESERVE_LENT_FROM_MS));
+    // What is held for the last seconds is the storefront's: the minute ends spent to its last call, not past it.
+    const storefront = container(clock, budget, 'storefront');
+    expect(bulkShare(budget) + lent + (await drain(storefront, 1_000))).toBe(budget);
+  });
+
+  it('never lets workers and the storefront together past the budget in a minute, and keeps the reserve until the lend point', async () => {
+    const clock = freshClock();
+    const budget = 300;
+    const reserve = budget - bulkShare(budget);
+    const workers = Array.from({ length: 4 }, () => container(clock, budget));
+    const storefront = container(clock, budget, 'storefront');
+    let [bulkTotal, storeTotal] = [0, 0];
+    // Every 5 s: the workers take all they can, a shopper 2 calls; just before the lend point a burst of shoppers takes what it can.
+    for (let t = 0; t < MINUTE; t += 5_000) {
+      const counts = await Promise.all(workers.map((c) => drain(c, 1_000)));
+      bulkTotal += counts.reduce((a, b) => a + b, 0);
+      const burst = t + 5_000 === STOREFRONT_RESERVE_LENT_FROM_MS;
+      storeTotal += await drain(storefront, burst ? 1_000 : 2);
+      if (burst) expect(storeTotal).toBe(reserve);
+      expect(bulkTotal + storeTotal).toBeLessThanOrEqual(budget);
+      clock.advance(5_000);
+    }
   });
 
   it('reserves a call in the next minute when this one is spent, for a caller that can wait for it', async () => {

@@ -41,6 +41,21 @@ describe('queueMessageFor', () => {
     expect(queueMessageFor(refund).groupId).toBe('shopify:order:820982911946154508');
   });
 
+  it('puts each Smaregi transaction of one till in a group of its own, and a transaction’s later deliveries in its group', () => {
+    const sale = (id: string, delivery: string): PurchaseEvent => ({
+      ...purchase,
+      source: 'smaregi',
+      eventId: `smaregi:transaction:${id}`,
+      orderId: id,
+      customer: null,
+      delivery: { id: delivery, topic: 'pos:transactions/created' },
+    });
+    const [first, second, edited] = [sale('1001', 'e1:1001'), sale('1002', 'e1:1002'), sale('1001', 'e2:1001')];
+    expect(queueMessageFor(first).groupId).toBe('smaregi:order:1001');
+    expect(queueMessageFor(second).groupId).not.toBe(queueMessageFor(first).groupId);
+    expect(queueMessageFor(edited).groupId).toBe(queueMessageFor(first).groupId);
+  });
+
   it('hashes ids SQS would refuse (over 128 characters) into a stable id of the same source', () => {
     const long = { ...purchase, customer: { externalKey: 'pos_card', externalId: 'x'.repeat(255) } };
     const a = queueMessageFor(long).groupId;
