@@ -99,7 +99,8 @@ export function buildModel(scenario: Scenario): Model {
       order.credited = member && !event.test && event.amount > 0;
       order.credit = order.credited && customer ? pointsFor(event.amount, CHAOS_RANKS[customer.rank]) : 0;
       const campaign = scenario.campaign;
-      order.bonus = campaign && (event.source === 'shopify' || event.source === LATER_SOURCE) && event.amount >= campaign.minAmount ? order.credit : 0;
+      order.bonus =
+        campaign && (event.source === 'shopify' || event.source === LATER_SOURCE) && event.amount >= campaign.minAmount ? order.credit : 0;
     } else {
       order.refundIds.push(event.refundId);
     }
