@@ -93,7 +93,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     return withFollowUps(outcome, await runWaitingRefunds(order, context?.followUpsQueued === true, next));
   }
 
-  async function runWaitingRefunds(order: OrderRecord, queued: boolean, next: NextSteps): Promise<FollowUp[]> {
+  async function runWaitingRefunds(order: OrderRecord, queued: boolean, next: NextSteps, again = true): Promise<FollowUp[]> {
     const followUps: FollowUp[] = [];
     // A provisional order's refunds already booked before the moment wait for its credit, not for this.
     const due = order.outcome === 'pending_earn' ? order.waitingRefunds.filter((id) => !order.refundsBeforeEarn[id]) : order.waitingRefunds;
@@ -118,6 +118,12 @@ export function createProcessor(deps: ProcessorDeps): Processor {
         ...(aside ? { setAside: true } : {}),
         ...('points' in outcome ? { points: outcome.points } : {}),
       });
+    }
+    // One of them left a provisional order nothing to earn: the ones parked before it end too (once more, not in a loop).
+    if (again && order.outcome === 'pending_earn' && followUps.some((f) => f.kind === 'skipped')) {
+      const now = await deps.ledger.getOrder(order);
+      if (now?.outcome === 'not_earned' && now.waitingRefunds.length > 0)
+        followUps.push(...(await runWaitingRefunds(now, queued, next, false)));
     }
     return followUps;
   }

@@ -149,6 +149,16 @@ describe('provisional points: earnAfter fulfilled', () => {
     expect(await h.calls(CALCULATION)).toBe(0);
   });
 
+  it('a partial refund and a cancellation both delivered before the payment: the order never earns and both end', async () => {
+    const p = shipped();
+    await h.processor().process(refund(p, 'r1', 300));
+    await h.processor().process(refund(p, 'cancel', 700, { refundsRemainder: true }));
+    await h.processor().process(p);
+    expect(await h.ledger.getOrder(p)).toMatchObject({ outcome: 'not_earned', waitingRefunds: [] });
+    expect(await h.ledger.getRefund({ ...p, refundId: 'r1' })).toMatchObject({ state: 'done', outcome: 'skipped' });
+    expect(await h.ledger.getRefund({ ...p, refundId: 'cancel' })).toMatchObject({ state: 'done', outcome: 'skipped' });
+  });
+
   it('a refund delivered before the payment reduces the provisional points once the payment comes', async () => {
     const p = shipped();
     expect(await h.processor().process(refund(p, 'r1', 500))).toMatchObject({ kind: 'refund_waiting' });
