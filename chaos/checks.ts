@@ -57,7 +57,9 @@ export async function checkLedger(
       }
       count(`purchase ${record.outcome}`);
       const expected = model.orders.get(event.orderId);
-      if (expected?.credited && record.outcome !== 'credited') {
+      // Refunded in full before it shipped: a provisional order never earns (provisional.ts).
+      const neverEarned = expected?.provisional === true && expected.fullyRefunded && record.outcome === 'not_earned';
+      if (expected?.credited && record.outcome !== 'credited' && !neverEarned) {
         mismatches.push({
           customer: event.customer,
           orderId: event.orderId,
@@ -90,8 +92,11 @@ export async function checkLedger(
         continue;
       }
       count(`refund ${record.outcome}`);
+      // Provisional orders (provisional.ts): which refunds came before the moment (debited at it, unless never earned).
+      if (ledgerOrder?.refundsBeforeEarn[event.refundId]) count('refund before the moment');
       const order = model.orders.get(event.orderId);
-      const expected = event.orphan || awaitsLink ? 'refund_parked' : order?.credited ? 'debited' : 'skipped';
+      const notEarned = ledgerOrder?.outcome === 'not_earned';
+      const expected = event.orphan || awaitsLink ? 'refund_parked' : order?.credited && !notEarned ? 'debited' : 'skipped';
       if (record.outcome !== expected) {
         mismatches.push({
           customer: event.customer,

@@ -117,6 +117,8 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
       const order = model.orders.get(orderId);
       if (!order) continue;
       const credited = credits.get(orderId) ?? [];
+      // Refunded in full before its moment, a provisional order never earned: no entries at all, and right.
+      if (order.provisional && order.fullyRefunded && credited.length === 0 && !debits.has(orderId)) continue;
       // The credit and, in the campaign, its bonus: each its own entry.
       const expectedCredits = [order.credit, order.bonus].filter((p) => p > 0).sort((a, b) => a - b);
       if ([...credited].sort((a, b) => a - b).join(',') !== expectedCredits.join(',')) {

@@ -1,3 +1,4 @@
+import { LATER_SOURCE } from './provisional.js';
 import { CHAOS_RANKS, type ChaosCustomer, type Scenario } from './scenario.js';
 
 export { CHAOS_CAMPAIGN } from './scenario.js';
@@ -15,7 +16,10 @@ export { CHAOS_CAMPAIGN } from './scenario.js';
  *   cancellation refunds everything; a full refund therefore debits exactly the credit. The split
  *   between the refunds of one order depends on the order in which they are processed, the total does not;
  * - a campaign (CHAOS_CAMPAIGN, ポイント2倍 on Shopify orders of at least its minAmount) grants a bonus the size
- *   of the credit, and the refunds take it back by the same rule.
+ *   of the credit, and the refunds take it back by the same rule;
+ * - an order of the source earning at fulfilment (provisional.ts) ends the same, whether its refunds came
+ *   before the moment or after it; refunded in full, it nets nothing, with no entries at all when the
+ *   refunds came first (`provisional`: either is right).
  */
 
 export interface ExpectedOrder {
@@ -32,6 +36,10 @@ export interface ExpectedOrder {
   refundIds: string[];
   /** Whether the purchase is credited at all (false: skipped, not found, no purchase). */
   credited: boolean;
+  /** Earned at fulfilment (provisional.ts): refunded in full before it, it is never credited (`not_earned`). */
+  provisional: boolean;
+  /** Its refunds add up to the whole order (or one is a cancellation). */
+  fullyRefunded: boolean;
 }
 
 export interface ExpectedCustomer {
@@ -80,6 +88,8 @@ export function buildModel(scenario: Scenario): Model {
       bonusBack: 0,
       refundIds: [],
       credited: false,
+      provisional: event.source === LATER_SOURCE,
+      fullyRefunded: false,
     };
     if (event.kind === 'purchase') {
       const customer = event.customer === null ? undefined : scenario.customers[event.customer];
@@ -89,7 +99,8 @@ export function buildModel(scenario: Scenario): Model {
       order.credited = member && !event.test && event.amount > 0;
       order.credit = order.credited && customer ? pointsFor(event.amount, CHAOS_RANKS[customer.rank]) : 0;
       const campaign = scenario.campaign;
-      order.bonus = campaign && event.source === 'shopify' && event.amount >= campaign.minAmount ? order.credit : 0;
+      order.bonus =
+        campaign && (event.source === 'shopify' || event.source === LATER_SOURCE) && event.amount >= campaign.minAmount ? order.credit : 0;
     } else {
       order.refundIds.push(event.refundId);
     }
@@ -100,6 +111,7 @@ export function buildModel(scenario: Scenario): Model {
     const refunds = scenario.events.filter((e) => e.kind === 'refund' && e.orderId === order.orderId);
     const cancelled = refunds.some((r) => r.kind === 'refund' && r.cancel);
     const refunded = cancelled ? order.eligible : refunds.reduce((sum, r) => sum + r.amount, 0);
+    order.fullyRefunded = refunds.length > 0 && refunded >= order.eligible;
     order.debitTotal = debitTotalFor(order.credit, order.eligible, refunded);
     order.bonusBack = debitTotalFor(order.bonus, order.eligible, refunded);
   }

@@ -1,5 +1,5 @@
 /** The shapes of a chaos scenario, apart from its generator (square.ts adds Square's events to a scenario). */
-export type SourceName = 'shopify' | 'pos' | 'square' | 'smaregi';
+export type SourceName = 'shopify' | 'shopify-later' | 'pos' | 'square' | 'smaregi';
 
 /** Grant rate of each rank, as the emulator is configured for the run (exact decimals). */
 export const CHAOS_RANKS = { regular: 0.01, silver: 0.03, gold: 0.05, platinum: 0.1 } as const;
@@ -71,6 +71,8 @@ export interface DeliveryStep {
   kind: 'first' | 'retry' | 'resend' | 'concurrent';
   /** Square: this payment.updated does not name the customer yet (square.ts). */
   withoutCustomer?: boolean;
+  /** A `shopify-later` purchase's orders/fulfilled: the moment its provisional points are earned (provisional.ts). */
+  fulfilment?: boolean;
 }
 
 export interface Scenario {
@@ -95,6 +97,9 @@ export interface Scenario {
     /** Members linked through the App Proxy mid-run, and shop customers enrolled mid-run (links.ts). */
     links?: number;
     enrolments?: number;
+    /** Orders of the source earning at fulfilment, and their orders/fulfilled deliveries (provisional.ts). */
+    provisional?: number;
+    fulfilments?: number;
   };
 }
 

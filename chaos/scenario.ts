@@ -2,6 +2,7 @@ import { createRandom, type Random } from './prng.js';
 import { addSmaregi } from './smaregi.js';
 import { addSquare } from './square.js';
 import { addLinks } from './links-scenario.js';
+import { addProvisional } from './provisional.js';
 import {
   CHAOS_RANKS,
   type ChaosCustomer,
@@ -40,13 +41,13 @@ const MIX = {
   concurrentCopy: 0.05,
 } as const;
 
-/** The run's campaign (issue 53): 2x on the Shopify orders of at least 250 yen, the whole run long. */
+/** The run's campaign (issue 53): 2x on the Shopify orders (both sources) of at least 250 yen, the whole run long. */
 export const CHAOS_CAMPAIGN = {
   id: 'chaos-double',
   title: 'ポイント2倍（カオス）',
   from: '2000-01-01T00:00:00+09:00',
   to: '2100-01-01T00:00:00+09:00',
-  sources: ['shopify'],
+  sources: ['shopify', 'shopify-later'],
   minAmount: '250',
   multiplier: '2',
 } as const;
@@ -62,6 +63,7 @@ export function generateScenario(options: ScenarioOptions): Scenario {
   addSquare(random.fork('square'), events, deliveries);
   addSmaregi(random.fork('smaregi'), events);
   const links = addLinks(random.fork('links'), customers, events, deliveries);
+  const provisional = addProvisional(random.fork('provisional'), customers, events, deliveries);
   const refunds = events.filter((e): e is RefundSpec => e.kind === 'refund');
   return {
     seed: options.seed,
@@ -80,6 +82,8 @@ export function generateScenario(options: ScenarioOptions): Scenario {
       reordered,
       links: links.filter((l) => l.via === 'app_proxy').length,
       enrolments: links.filter((l) => l.via === 'enrolment').length,
+      provisional: provisional.orders,
+      fulfilments: provisional.fulfilments,
     },
   };
 }

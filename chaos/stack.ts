@@ -17,6 +17,8 @@ import { createSimClock, type SimClock } from './sim-clock.js';
 import type { SenderSecrets } from './webhooks.js';
 import { CHAOS_SQUARE_NOTIFICATION_URL } from './square.js';
 import { CHAOS_CAMPAIGN } from './model.js';
+import { LATER_SOURCE } from './provisional.js';
+import { withSourceDefaults } from '../stand-ins/sources-config.js';
 
 /**
  * The system under fire: the local stack (receiver behind its API Gateway stand-in, the in-process
@@ -127,6 +129,9 @@ function chaosEnv(options: ChaosStackOptions): Record<string, string> {
     POWERTOOLS_METRICS_DISABLED: 'true',
     // Shop customers unknown to the service are enrolled by customers/create (links.ts).
     SHOPIFY_ENROLMENT: 'register',
+    // A second Shopify source earning at fulfilment (provisional.ts), signed with the same secret.
+    SOURCES_CONFIG: withSourceDefaults(undefined, LATER_SOURCE, { kind: 'shopify', earnAfter: 'fulfilled' }) ?? '',
+    SHOPIFY_LATER_WEBHOOK_SECRETS: options.secrets.shopify,
     // A share of the Shopify orders earns a ポイント2倍 bonus (model.ts, CHAOS_CAMPAIGN), when the scenario has it.
     ...(options.campaign
       ? { CAMPAIGNS_CONFIG: JSON.stringify([{ ...CHAOS_CAMPAIGN, minAmount: String(options.campaign.minAmount) }]) }

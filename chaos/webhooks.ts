@@ -2,6 +2,7 @@ import { bareInteger as bigId, signPos } from '../kit/senders.js';
 import { shopifyRequest } from '../kit/webhooks/index.js';
 import type { DeliveryStep, EventSpec, PurchaseSpec, RefundSpec, Scenario } from './scenario.js';
 import type { createSmaregiSender } from './smaregi.js';
+import { LATER_SOURCE } from './provisional.js';
 import { renderSquare } from './square.js';
 
 /**
@@ -45,7 +46,7 @@ export function renderDelivery(scenario: Scenario, step: DeliveryStep, secrets: 
     if (!secrets.smaregi) throw new Error('chaos: a Smaregi delivery, but the run has no Smaregi stand-in');
     return secrets.smaregi.request(scenario, event, step, nowMs);
   }
-  return event.source === 'shopify'
+  return event.source === 'shopify' || event.source === LATER_SOURCE
     ? renderShopify(scenario, event, step, secrets.shopify, nowMs)
     : renderPos(scenario, event, step, secrets.pos, nowMs);
 }
@@ -76,7 +77,11 @@ function shopifyOrder(scenario: Scenario, purchase: Pick<PurchaseSpec, 'orderId'
 function renderShopify(scenario: Scenario, event: EventSpec, step: DeliveryStep, secret: string, nowMs: number): WebhookRequest {
   let topic: string;
   let payload: unknown;
-  if (event.kind === 'purchase') {
+  if (event.kind === 'purchase' && step.fulfilment) {
+    // Shipped: the whole order again, as every orders/* topic sends it (provisional.ts).
+    topic = 'orders/fulfilled';
+    payload = { ...shopifyOrder(scenario, event, nowMs), fulfillment_status: 'fulfilled' };
+  } else if (event.kind === 'purchase') {
     topic = 'orders/paid';
     payload = shopifyOrder(scenario, event, nowMs);
   } else if (event.cancel) {
@@ -103,7 +108,8 @@ function renderShopify(scenario: Scenario, event: EventSpec, step: DeliveryStep,
       transactions: [{ currency: CURRENCY }],
     };
   }
-  return shopifyRequest(topic, payload, secret, step.deliveryId, nowMs, { shopDomain: SHOP_DOMAIN, eventId: `ev-${event.key}` });
+  const eventId = `ev-${event.key}${step.fulfilment ? ':fulfilled' : ''}`;
+  return shopifyRequest(topic, payload, secret, step.deliveryId, nowMs, { shopDomain: SHOP_DOMAIN, eventId, source: event.source });
 }
 
 function purchaseOf(scenario: Scenario, refund: RefundSpec): PurchaseSpec | undefined {

@@ -34,8 +34,8 @@ export interface BeforeEarnRefund {
 export interface ProvisionalRecords {
   /**
    * Books a refund before the moment on a `pending_earn` order, once (conditional on its id being absent):
-   * the provisional amount shrinks by its share; nothing left, the order ends `not_earned` and leaves the
-   * customer's index. Undefined: the order is no longer pending (earned meanwhile) or the refund is booked.
+   * the provisional amount shrinks by its share and the refund is listed as waiting for the credit (it
+   * debits its share at the moment); nothing left, the order ends `not_earned` and leaves the customer's index. Undefined: the order is no longer pending (earned meanwhile) or the refund is booked.
    */
   bookBeforeEarn(ref: OrderRef, refund: BeforeEarnRefund): Promise<OrderRecord | undefined>;
   /** The due entry of an order earning `days` after payment (idempotent). */
@@ -80,6 +80,9 @@ export function createProvisionalRecords(store: Store, client: DynamoDBDocumentC
         .set('earnRefunded', refund.refundedAfter)
         .set('updatedAt', iso(now))
         .addToSet('refundIds', [refund.refundId]);
+      // Listed as waiting for the credit: at the moment it debits its share of what was earned, as a refund
+      // after the moment would (order-independent). Nothing left: it never earns, nothing is debited.
+      if (!refund.nothingLeft) e.addToSet('waitingRefunds', [refund.refundId]);
       if (refund.exactRefundedAfter !== null) e.set('earnRefundedExact', refund.exactRefundedAfter);
       else e.remove('earnRefundedExact');
       if (refund.nothingLeft) {

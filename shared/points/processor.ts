@@ -93,9 +93,11 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     return withFollowUps(outcome, await runWaitingRefunds(order, context?.followUpsQueued === true, next));
   }
 
-  async function runWaitingRefunds(order: OrderRecord, queued: boolean, next: NextSteps): Promise<FollowUp[]> {
+  async function runWaitingRefunds(order: OrderRecord, queued: boolean, next: NextSteps, again = true): Promise<FollowUp[]> {
     const followUps: FollowUp[] = [];
-    for (const refundId of order.waitingRefunds) {
+    // A provisional order's refunds already booked before the moment wait for its credit, not for this.
+    const due = order.outcome === 'pending_earn' ? order.waitingRefunds.filter((id) => !order.refundsBeforeEarn[id]) : order.waitingRefunds;
+    for (const refundId of due) {
       const ref = { source: order.source, orderId: order.orderId, refundId };
       const event = storedEvent(await deps.ledger.getRefund(ref));
       if (!event) {
@@ -116,6 +118,12 @@ export function createProcessor(deps: ProcessorDeps): Processor {
         ...(aside ? { setAside: true } : {}),
         ...('points' in outcome ? { points: outcome.points } : {}),
       });
+    }
+    // One of them left a provisional order nothing to earn: the ones parked before it end too (once more, not in a loop).
+    if (again && order.outcome === 'pending_earn' && followUps.some((f) => f.kind === 'skipped')) {
+      const now = await deps.ledger.getOrder(order);
+      if (now?.outcome === 'not_earned' && now.waitingRefunds.length > 0)
+        followUps.push(...(await runWaitingRefunds(now, queued, next, false)));
     }
     return followUps;
   }
@@ -144,14 +152,31 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     if (event.type === 'purchase' && event.customerLinked) return creditHandedOver(event, context, next);
     const refused = admit(event);
     if (refused) return refused;
-    return event.type === 'purchase'
-      ? purchaseThenWaitingRefunds(event, context, next)
-      : processRefund(deps, event, queuedWithItsPurchase(event, context?.inEventGroup));
+    if (event.type === 'purchase') return purchaseThenWaitingRefunds(event, context, next);
+    const outcome = await processRefund(deps, event, queuedWithItsPurchase(event, context?.inEventGroup));
+    return outcome.kind === 'skipped' && outcome.reason === 'before_earn' ? endNotEarned(event, outcome, context, next) : outcome;
+  }
+
+  /**
+   * A refund before the moment that left nothing to earn: the earlier ones, parked for the credit that
+   * will never come, are ended too (each by its own record's protocol), so none stays parked.
+   */
+  async function endNotEarned(event: RefundEvent, outcome: ProcessOutcome, context: ProcessContext | undefined, next: NextSteps) {
+    const order = await deps.ledger.getOrder({ source: event.source, orderId: event.orderId });
+    if (order?.outcome !== 'not_earned' || order.waitingRefunds.length === 0) return outcome;
+    return withFollowUps(outcome, await runWaitingRefunds(order, context?.followUpsQueued === true, next));
   }
 
   /** One due order: run as its moment, its due entry dropped once the order is no longer provisional. */
   async function earnDue(ref: OrderRef): Promise<'done' | 'retry'> {
     const order = await deps.ledger.getOrder(ref);
+    // Credited, but the refunds before the moment not all debited yet (the attempt died among them).
+    if (order?.outcome === 'credited' && order.waitingRefunds.length > 0) {
+      const followUps = await runWaitingRefunds(order, false, {});
+      if (followUps.some((f) => f.action === 'retry')) return 'retry';
+      await deps.ledger.dropDueEarn(ref);
+      return 'done';
+    }
     const stored = order?.purchaseEvent ? PurchaseEvent.safeParse(parseJsonOrUndefined(order.purchaseEvent)) : undefined;
     if (!order || !(order.outcome === 'pending_earn' || order.earning) || !stored?.success) {
       await deps.ledger.dropDueEarn(ref);

@@ -1,15 +1,16 @@
 import { type BeforeEarnRefund, type OrderRecord, pendingEarnKey } from '../ledger/index.js';
 import type { CustomerRef, EarnAfter, PurchaseEvent, RefundEvent } from '../events/index.js';
-import { formatDecimal, parseDecimal, subtractDecimals } from '../money/index.js';
+import { parseDecimal, subtractDecimals } from '../money/index.js';
 import { DAY_MS } from '../time/index.js';
 import { refundShare } from './debit.js';
 
 /**
  * Provisional points (issue 53): a source's `earnAfter` holds a purchase's points until its moment (the
  * order shipped, or N days after payment). The amount is computed at the moment, by the membership
- * service's calculation through the engine (its rank rate then, as at payment for the others), on what
- * is left of the order after the refunds before it: each refund takes its share of the amount by the
- * design's proportion rule, exactly when the amounts are exact. Nothing is called before the moment.
+ * service's calculation through the engine (its rank rate then, as at payment for the others), on the
+ * whole amount as paid; each refund before it booked its share of the amount (the provisional figure
+ * shrinks, a full refund ends the order `not_earned`) and debits its share of the credit at the moment,
+ * by the design's proportion rule, like a refund after it. Nothing is called before the moment.
  */
 
 /** `fulfilled`, or the ISO time the points are due (`days` after the purchase happened). */
@@ -33,20 +34,16 @@ export function provisionalWhen(event: PurchaseEvent, nowMs: number): string | u
   return when !== 'fulfilled' && isDue(when, nowMs) ? undefined : when;
 }
 
-/** What the order earns on at the moment: its amount as paid less the refunds before it (units and exact). */
-export function earnRemainder(order: OrderRecord): { amount: number; exact: string | undefined } {
+/**
+ * What the order earns on at the moment: its whole amount as paid. The refunds before the moment are
+ * listed on the order and debit their shares of that credit right after it, by the refund rule, so the
+ * balance is the same whichever came first: credited C on the whole, refunds together take
+ * floor(C x refunded / paid). (Earning on the remainder instead, the calculation's own floor on a smaller
+ * amount, could differ from that by a point.)
+ */
+export function earnBaseOf(order: OrderRecord): { amount: number; exact: string | undefined } {
   const base = order.earnBase ?? { amount: order.eligibleAmount ?? 0, exact: order.eligibleExact };
-  if (order.earnRefunded === 0) return { amount: base.amount, exact: base.exact };
-  const whole = base.exact === undefined ? undefined : parseDecimal(base.exact);
-  const taken = order.earnRefundedExact === undefined ? undefined : parseDecimal(order.earnRefundedExact);
-  if (!whole || !taken || whole.units <= 0n) return { amount: Math.max(0, base.amount - order.earnRefunded), exact: undefined };
-  const left = subtractDecimals(whole, taken);
-  if (left.units <= 0n) return { amount: 0, exact: '0' };
-  // The amount rule rounded the whole once: the remainder is its proportion of the rounded amount, floored.
-  const scale = Math.max(whole.scale, left.scale);
-  const w = whole.units * 10n ** BigInt(scale - whole.scale);
-  const l = left.units * 10n ** BigInt(scale - left.scale);
-  return { amount: Number((BigInt(base.amount) * l) / w), exact: formatDecimal(left) };
+  return { amount: base.amount, exact: base.exact };
 }
 
 /** A refund's share of a provisional order: by the refund rule on its amount as paid (no points taken). */

@@ -11,7 +11,7 @@ import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { settleBonuses } from './bonus.js';
 import { purchaseMarker } from './markers.js';
-import { earnRemainder, momentCame, provisionalFacts, provisionalWhen } from './provisional.js';
+import { earnBaseOf, momentCame, provisionalFacts, provisionalWhen } from './provisional.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
 import {
   alreadyDone,
@@ -161,8 +161,9 @@ class PurchaseAttempt {
     if (!claim.ok && claim.current?.outcome === 'pending_earn' && momentCame(claim.current, this.event, this.deps.clock()))
       claim = await ledger.reopenForEarn(input);
     if (!claim.ok) return { end: alreadyDone(claim.current) };
-    // Provisional until now (or an earlier attempt at the moment died): it earns on what is left of it.
-    if (claim.previous?.earning || claim.previous?.earnBase) this.earnOn = earnRemainder(claim.previous);
+    // Provisional until now (or an earlier attempt at the moment died): it earns on its amount as paid, and
+    // the refunds before the moment, listed on it, then debit their shares (order-independent: provisional.ts).
+    if (claim.previous?.earning || claim.previous?.earnBase) this.earnOn = earnBaseOf(claim.previous);
     this.keepFindable =
       this.options.customerLinked === true && this.options.ownMessage !== true && (claim.previous?.waitingRefunds.length ?? 0) > 0;
     await this.checkpoint('purchase:claimed');

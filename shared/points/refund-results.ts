@@ -1,4 +1,4 @@
-import type { AppliedRefund, RefundRecord, RefundResult } from '../ledger/index.js';
+import type { AppliedRefund, OrderRecord, RefundRecord, RefundResult } from '../ledger/index.js';
 import type { OpenApiError } from '../openapi/index.js';
 import type { RefundShare } from './debit.js';
 import { RefundEvent } from '../events/index.js';
@@ -83,6 +83,25 @@ export function skippedEnd(reason: 'unlinked_refund' | 'order_not_credited' | 'b
     result: { state: 'done', outcome: 'skipped', reason: `${reason}: ${detail}` },
     outcome: { kind: 'skipped', action: 'ack', reason },
   };
+}
+
+/**
+ * A refund before the moment of a provisional order took `amount` of its provisional amount. While the
+ * order waits, the record is parked (not done) and listed on the order: at the moment the credit runs it
+ * again and it debits its share of what was earned, exactly as a refund after the moment would, so the
+ * balance does not depend on which came first. An order that never earns (`not_earned`) ends it.
+ */
+export function beforeEarnEnd(order: Pick<OrderRecord, 'outcome'>, amount: number): RefundEnd {
+  const end = skippedEnd('before_earn', `took ${amount} of the provisional amount`);
+  if (order.outcome !== 'pending_earn') return end;
+  return { ...end, result: { ...end.result, state: 'parked', reason: `${end.result.reason ?? ''}; ${DEBITED_AT_MOMENT}` } };
+}
+
+const DEBITED_AT_MOMENT = 'its share is debited when the order earns';
+
+/** A before-the-moment refund waiting for the order's credit (beforeEarnEnd). */
+export function isBeforeEarnParked(result: RefundResult): boolean {
+  return result.state === 'parked' && result.outcome === 'skipped' && (result.reason?.endsWith(DEBITED_AT_MOMENT) ?? false);
 }
 
 /** The share as booked on the order: the exact figures only when it was computed exactly. */

@@ -18,7 +18,17 @@ import { awaitsCustomer, awaitsLink } from './late-customer.js';
 import { settleBonuses } from './bonus.js';
 import { purchaseMarker, refundMarker } from './markers.js';
 import type { ProcessOutcome } from '../events/index.js';
-import { type RefundEnd, bookable, bookedEnd, definitiveEnd, parkedEnd, skippedEnd, storedEvent } from './refund-results.js';
+import {
+  type RefundEnd,
+  beforeEarnEnd,
+  bookable,
+  bookedEnd,
+  definitiveEnd,
+  isBeforeEarnParked,
+  parkedEnd,
+  skippedEnd,
+  storedEvent,
+} from './refund-results.js';
 import { refundWaitMs } from './refund-wait.js';
 import { beforeEarnShare } from './provisional.js';
 
@@ -154,14 +164,16 @@ class RefundAttempt {
       }
       const booked = order.refunds[this.event.refundId];
       if (booked) return { end: await this.finishFromBook(order, booked) };
-      // Before the order earned its provisional points: the refund reduces them, and nothing is debited.
+      // Before the order earned its provisional points: the refund reduces them, and nothing is debited
+      // yet. Once the order is credited, a refund booked before the moment debits its share like any other.
       const beforeEarn = order.refundsBeforeEarn[this.event.refundId];
-      if (beforeEarn) return { end: await this.finish(skippedEnd('before_earn', `took ${beforeEarn.amount} of the provisional amount`)) };
+      if (beforeEarn && order.outcome !== 'credited') return { end: await this.finish(beforeEarnEnd(order, beforeEarn.amount)) };
       if (order.outcome === 'pending_earn') {
         const share = beforeEarnShare(order, this.event);
-        if (!(await ledger.bookBeforeEarn(this.orderRef, share))) continue; // earned meanwhile, or booked by another attempt
+        const booked = await ledger.bookBeforeEarn(this.orderRef, share);
+        if (!booked) continue; // earned meanwhile, or booked by another attempt
         await this.checkpoint('refund:applied');
-        return { end: await this.finish(skippedEnd('before_earn', `took ${share.amount} of the provisional amount`)) };
+        return { end: await this.finish(beforeEarnEnd(booked, share.amount)) };
       }
       if (order.outcome !== 'credited') {
         return { end: await this.finish(skippedEnd('order_not_credited', order.outcome ?? 'unknown')) };
@@ -423,7 +435,9 @@ class RefundAttempt {
   /** Step 7: the refund record finished (and taken off the order's waiting list once final). */
   private async finish({ result, outcome }: RefundEnd): Promise<ProcessOutcome> {
     const finished = await this.deps.ledger.finishRefund(this.ref, this.owner, result);
-    if (finished && this.listed && result.outcome !== 'refund_parked') await this.deps.ledger.forgetWaitingRefund(this.ref);
+    // Parked for its purchase (or for the moment of a provisional order): it stays listed, the credit runs it.
+    const waits = result.outcome === 'refund_parked' || isBeforeEarnParked(result);
+    if (finished && this.listed && !waits) await this.deps.ledger.forgetWaitingRefund(this.ref);
     await this.checkpoint('refund:recorded');
     return outcome;
   }

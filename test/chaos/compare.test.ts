@@ -120,4 +120,30 @@ describe('the comparison with the model', () => {
     const notBack = [debit('2'), credit('1'), spend('3', -1, false)];
     expect(compareWithModel(model, observe(notBack, 24)).mismatches).toHaveLength(2);
   });
+
+  describe('an order earning at fulfilment (provisional.ts)', () => {
+    const refundedInFull = (source: 'shopify' | 'shopify-later'): Scenario => ({
+      ...scenario,
+      events: [
+        { kind: 'purchase', key: 'p', source, orderId: ORDER, customer: 0, amount: 1000, test: false },
+        { kind: 'refund', key: 'r', source, orderId: ORDER, refundId: 'cancel', customer: 0, amount: 1000, cancel: true, orphan: false },
+      ],
+    });
+
+    it('refunded in full before its moment, it has no entries at all, and that is right', () => {
+      expect(compareWithModel(buildModel(refundedInFull('shopify-later')), observe([], 0)).mismatches).toEqual([]);
+    });
+
+    it('refunded in full after its moment, its credit and the debit of all of it are right too', () => {
+      const back = { id: '2', point: -50, title: 'Refund', remarks: `lp1:shopify-later:refund:${ORDER}:cancel` };
+      const earned = { ...credit('1'), remarks: `lp1:shopify-later:order:${ORDER}` };
+      expect(compareWithModel(buildModel(refundedInFull('shopify-later')), observe([back, earned], 0)).mismatches).toEqual([]);
+    });
+
+    it('an order earning at payment with no entries is still a credit missing', () => {
+      expect(compareWithModel(buildModel(refundedInFull('shopify')), observe([], 0)).mismatches.map((m) => m.what)).toContain(
+        'credits [], expected [50]',
+      );
+    });
+  });
 });

@@ -56,6 +56,39 @@ describe('the chaos scenario generator', () => {
     expect(early.length).toBeGreaterThan(0);
   });
 
+  it('has a share of Shopify orders earn at fulfilment, each shipped after its payment is first delivered, with refunds around the moment', () => {
+    const scenario = generateScenario({ events: 500, seed: 9 });
+    const later = scenario.events.flatMap((e, i) => (e.kind === 'purchase' && e.source === 'shopify-later' ? [i] : []));
+    expect(later.length).toBeGreaterThan(10);
+    expect(scenario.counts.provisional).toBe(later.length);
+    for (const index of later) {
+      const steps = scenario.deliveries.map((d, at) => ({ ...d, at })).filter((d) => d.event === index);
+      const paid = steps.find((d) => !d.fulfilment);
+      const shipped = steps.filter((d) => d.fulfilment);
+      expect(shipped.length).toBeGreaterThanOrEqual(1);
+      for (const s of shipped) expect(s.at).toBeGreaterThan(paid?.at ?? Number.POSITIVE_INFINITY);
+    }
+    // Their refunds keep their order's source, and some are delivered before the fulfilment, some after.
+    const refundPositions = (orderId: string) =>
+      scenario.deliveries.flatMap((d, at) => {
+        const e = scenario.events[d.event];
+        return e?.kind === 'refund' && e.orderId === orderId ? [at] : [];
+      });
+    let before = 0;
+    let after = 0;
+    for (const index of later) {
+      const order = scenario.events[index];
+      const shippedAt = scenario.deliveries.findIndex((d) => d.event === index && d.fulfilment);
+      for (const at of refundPositions(order?.orderId ?? '')) {
+        if (at < shippedAt) before += 1;
+        else after += 1;
+      }
+    }
+    expect(before).toBeGreaterThan(0);
+    expect(after).toBeGreaterThan(0);
+    expect(scenario.events.filter((e) => e.source === 'shopify-later' && e.kind === 'refund').length).toBeGreaterThan(0);
+  });
+
   it('refuses a non-positive number of events', () => {
     expect(() => generateScenario({ events: 0, seed: 1 })).toThrow(/events must be a positive integer/);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Campaign } from '../../../../shared/campaigns/index.js';
 import type { PurchaseEvent } from '../../../../shared/events/index.js';
-import { bonusMarker, purchaseMarker } from '../../../../shared/points/index.js';
+import { bonusMarker, purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
 import { CALCULATION, purchase, refund, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -70,21 +70,93 @@ describe('provisional points: earnAfter fulfilled', () => {
     expect(await h.balance(GOLD)).toBe(0);
   });
 
-  it('a half refund before the moment halves the provisional points', async () => {
+  it('a half refund before the moment halves the provisional points: the moment credits the whole, the refund takes half back', async () => {
     const p = shipped({ eligibleExact: '1000' });
     await h.processor().process(p);
     await h.processor().process(refund(p, 'r1', 500, { refundExact: '500' }));
+    expect(await h.ledger.getOrder(p)).toMatchObject({ earnRefunded: 500 });
     await h.processor().process(fulfilment(p));
-    expect(await h.entries(GOLD, purchaseMarker('shopify', p.orderId))).toEqual([25]);
+    expect(await h.entries(GOLD, purchaseMarker('shopify', p.orderId))).toEqual([50]);
+    expect(await h.entries(GOLD, refundMarker('shopify', p.orderId, 'r1'))).toEqual([-25]);
+    expect(await h.balance(GOLD)).toBe(25);
   });
 
-  it('a refund after the moment debits its share of what was earned, not of the amount paid', async () => {
+  it('a refund after the moment debits its share of the credit, so refunds before and after add up to all of it', async () => {
     const p = shipped({ eligibleExact: '1000' });
     await h.processor().process(p);
     await h.processor().process(refund(p, 'r1', 500, { refundExact: '500' }));
     await h.processor().process(fulfilment(p));
     expect(await h.processor().process(refund(p, 'r2', 500, { refundExact: '500' }))).toMatchObject({ kind: 'debited', points: 25 });
     expect(await h.balance(GOLD)).toBe(0);
+  });
+
+  it('a refund before the moment leaves the same balance as the same refund after it', async () => {
+    // ¥1010 at 5%: 50 points. A refund of ¥333 after the moment debits floor(50 × 333 / 1010) = 16: 34 left.
+    // Earning on the remainder (¥677: 33 points) would have left one point less.
+    const before = shipped({ eligibleAmount: 1010, eligibleExact: '1010' });
+    await h.processor().process(before);
+    expect(await h.processor().process(refund(before, 'r1', 333, { refundExact: '333' }))).toMatchObject({ reason: 'before_earn' });
+    await h.processor().process(fulfilment(before));
+    expect(await h.entries(GOLD, purchaseMarker('shopify', before.orderId))).toEqual([50]);
+    expect(await h.balance(GOLD)).toBe(34);
+    const after = shipped({ eligibleAmount: 1010, eligibleExact: '1010' });
+    await h.processor().process(after);
+    await h.processor().process(fulfilment(after));
+    expect(await h.processor().process(refund(after, 'r1', 333, { refundExact: '333' }))).toMatchObject({ kind: 'debited', points: 16 });
+    expect(await h.balance(GOLD)).toBe(68);
+  });
+
+  it('refunds before the moment are debited once, though the moment is delivered again', async () => {
+    const p = shipped({ eligibleAmount: 1010, eligibleExact: '1010' });
+    await h.processor().process(p);
+    await h.processor().process(refund(p, 'r1', 333, { refundExact: '333' }));
+    await h.processor().process(refund(p, 'r2', 100, { refundExact: '100' }));
+    expect(await h.processor().process(fulfilment(p))).toMatchObject({
+      kind: 'credited',
+      followUps: [
+        { refundId: 'r1', kind: 'debited' },
+        { refundId: 'r2', kind: 'debited' },
+      ],
+    });
+    await h.processor().process(fulfilment(p));
+    await h.processor().process(refund(p, 'r1', 333, { refundExact: '333' }));
+    // floor(50 × 433 / 1010) = 21 taken back in all.
+    expect(await h.balance(GOLD)).toBe(29);
+    expect(await h.ledger.getOrder(p)).toMatchObject({ waitingRefunds: [] });
+  });
+
+  it('a crash among the refunds before the moment: the ticker finishes their debits once', async () => {
+    const p = inTwoWeeks();
+    await h.processor().process({ ...p, eligibleAmount: 1010, eligibleExact: '1010' });
+    await h.processor().process(refund(p, 'r1', 333, { refundExact: '333' }));
+    h.clock.advance(15 * DAY_MS);
+    await h.crashAt('refund:claimed', { ...p, eligibleAmount: 1010, eligibleExact: '1010', earnMoment: 'due' });
+    expect(await h.balance(GOLD)).toBe(50);
+    h.passHorizon();
+    expect(await h.processor().creditDueEarns()).toMatchObject({ done: 1, retry: 0 });
+    expect(await h.processor().creditDueEarns()).toMatchObject({ due: 0 });
+    expect(await h.balance(GOLD)).toBe(34);
+  });
+
+  it('a cancellation after a partial refund before the moment ends both refunds, and nothing is earned', async () => {
+    const p = shipped();
+    await h.processor().process(p);
+    await h.processor().process(refund(p, 'r1', 300));
+    await h.processor().process(refund(p, 'cancel', 700, { refundsRemainder: true }));
+    expect(await h.ledger.getRefund({ ...p, refundId: 'r1' })).toMatchObject({ state: 'done', outcome: 'skipped' });
+    expect(await h.ledger.getOrder(p)).toMatchObject({ outcome: 'not_earned', waitingRefunds: [] });
+    await h.processor().process(fulfilment(p));
+    expect(await h.calls(CALCULATION)).toBe(0);
+  });
+
+  it('a partial refund and a cancellation both delivered before the payment: the order never earns and both end', async () => {
+    const p = shipped();
+    await h.processor().process(refund(p, 'r1', 300));
+    await h.processor().process(refund(p, 'cancel', 700, { refundsRemainder: true }));
+    await h.processor().process(p);
+    expect(await h.ledger.getOrder(p)).toMatchObject({ outcome: 'not_earned', waitingRefunds: [] });
+    expect(await h.ledger.getRefund({ ...p, refundId: 'r1' })).toMatchObject({ state: 'done', outcome: 'skipped' });
+    expect(await h.ledger.getRefund({ ...p, refundId: 'cancel' })).toMatchObject({ state: 'done', outcome: 'skipped' });
   });
 
   it('a refund delivered before the payment reduces the provisional points once the payment comes', async () => {
