@@ -78,6 +78,32 @@ export function countingShortfalls(run: CanonicalRun, metrics: MetricsSink | und
     },
   };
 }
+/** The runs, noting each deduction that ran to an answer (not one found done by another attempt): `take()` says whether one did since the last call. */
+export interface NotedDeductions {
+  run: CanonicalRun;
+  take(): boolean;
+}
+
+export function notingDeductions(run: CanonicalRun): NotedDeductions {
+  let ran = false;
+  return {
+    run: {
+      ...run,
+      async purchase(event) {
+        const outcome = await run.purchase(event);
+        if (SPEND_ID.test(event.orderId) && (event.fixedPoints ?? 0) < 0 && outcome.action === 'ack' && outcome.kind !== 'duplicate')
+          ran = true;
+        return outcome;
+      },
+    },
+    take() {
+      const was = ran;
+      ran = false;
+      return was;
+    },
+  };
+}
+
 export const giveBackId = (saleId: string, generation: number) => `${spendId(saleId, generation)}/back`;
 
 /** The sale's spend generations, oldest first, as the ledger holds them. */

@@ -1,5 +1,14 @@
 import type { FollowUp, ProcessOutcome, PurchaseEvent, RefundEvent } from '../../events/index.js';
-import { addFollowUps, followUpOf, readChain, remainderOf, runInOrder, runRounds, type SaleChain } from '../../points/index.js';
+import {
+  addFollowUps,
+  followUpOf,
+  type Reached,
+  readChain,
+  remainderOf,
+  runInOrder,
+  runRounds,
+  type SaleChain,
+} from '../../points/index.js';
 import type { CanonicalRun, ResolveDeps } from '../resolution.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
@@ -13,7 +22,15 @@ import {
   type SmaregiStateSettings,
 } from './resolve.js';
 import { settleTillReturn, tillSaleOf } from './returns.js';
-import { countingShortfalls, memberKeyOf, readSpends, type SpendStep, spendEvents } from './spend.js';
+import {
+  countingShortfalls,
+  memberKeyOf,
+  type NotedDeductions,
+  notingDeductions,
+  readSpends,
+  type SpendStep,
+  spendEvents,
+} from './spend.js';
 import type { SmaregiThinEvent } from './thin.js';
 import { notingChanges } from './till-changes.js';
 import { mirrorPointChange, type PointChange } from './till-mirror.js';
@@ -74,23 +91,26 @@ export async function processSmaregiState(
     return erasedTransaction(deps, thin, tx, run);
   // A raise runs its supplement first and takes back what it supersedes in the next round (runRounds).
   let sale: PurchaseEvent | undefined;
-  const reached = await runRounds(async () => {
-    const linked = link && link !== tx.transactionHeadId ? link : undefined;
-    const facts: ResolveFacts = {
-      chain: await chainFacts(deps, thin.source, tx.transactionHeadId),
-      ...(linked ? { linked: await chainFacts(deps, thin.source, linked), original } : {}),
-      spends: await spendFacts(deps, thin, tx.transactionHeadId),
-      ...(linked && tx.disposeDivision === '2' ? { linkedSpends: await spendFacts(deps, thin, linked) } : {}),
-    };
-    const resolution = resolveTransaction(thin, settings, tx, facts);
-    if (resolution.note)
-      deps.logger?.warn('smaregi transaction state not fully applied', {
-        transactionHeadId: from.transactionHeadId,
-        note: resolution.note,
-      });
-    sale = resolution.events.find((e): e is PurchaseEvent => e.type === 'purchase' && e.customer !== null && !e.orderId.includes('/'));
-    return resolution;
-  }, run);
+  const deductions = notingDeductions(run);
+  const reach = (current: SmaregiTransaction) =>
+    runRounds(async () => {
+      const linked = link && link !== current.transactionHeadId ? link : undefined;
+      const facts: ResolveFacts = {
+        chain: await chainFacts(deps, thin.source, current.transactionHeadId),
+        ...(linked ? { linked: await chainFacts(deps, thin.source, linked), original } : {}),
+        spends: await spendFacts(deps, thin, current.transactionHeadId),
+        ...(linked && current.disposeDivision === '2' ? { linkedSpends: await spendFacts(deps, thin, linked) } : {}),
+      };
+      const resolution = resolveTransaction(thin, settings, current, facts);
+      if (resolution.note)
+        deps.logger?.warn('smaregi transaction state not fully applied', {
+          transactionHeadId: from.transactionHeadId,
+          note: resolution.note,
+        });
+      sale = resolution.events.find((e): e is PurchaseEvent => e.type === 'purchase' && e.customer !== null && !e.orderId.includes('/'));
+      return resolution;
+    }, deductions.run);
+  const reached = await settleDeductions(client, tx, reach, deductions);
   if (reached.waiting) return reached.outcome;
   // A plain return naming no sale: kept for an operator, or matched (returns.ts).
   if (isUnlinkedReturn(tx)) return settleTillReturn(deps, thin, tx, reached.outcome, run);
@@ -100,6 +120,36 @@ export async function processSmaregiState(
   if (kept) await deps.tillReturns?.rememberSale(kept);
   await mirrorChanges(deps, client, thin, changes);
   return reached.outcome;
+}
+
+/** Reads of the transaction after a deduction ran, at most: a spend still changing under the last is the next delivery's. */
+const MAX_SPEND_READS = 3;
+
+/**
+ * A deduction runs on the state read at the message's start. A delivery that read the corrected state
+ * (no spend) before the deduction was claimed found nothing to give back, and never comes again; so once
+ * a deduction ran, the transaction is read again (after the claim: at least as new as any read that
+ * missed it) and the sale reached again, and a state that no longer spends it gives it back. The answer
+ * stays the first pass's, with what a later pass ran as its follow-ups; a later pass that must wait is
+ * the answer (the message comes back and finds the work done).
+ */
+async function settleDeductions(
+  client: SmaregiStateClient,
+  tx: SmaregiTransaction,
+  reach: (tx: SmaregiTransaction) => Promise<Reached>,
+  deductions: NotedDeductions,
+): Promise<Reached> {
+  const first = await reach(tx);
+  let answer = first.outcome;
+  for (let read = 1; read < MAX_SPEND_READS && !first.waiting && deductions.take(); read++) {
+    const fresh = await fetch(client, tx.transactionHeadId);
+    // Gone: the deletion's own delivery gives the spend back (takeBackGone); a failed read comes back with the message.
+    if (!fresh.tx) return fresh.outcome ? { outcome: fresh.outcome, waiting: true } : { outcome: answer, waiting: false };
+    const again = await reach(fresh.tx);
+    if (again.waiting) return again;
+    answer = addFollowUps(answer, 'followUps' in again.outcome && again.outcome.followUps ? again.outcome.followUps : []);
+  }
+  return first.waiting ? first : { outcome: answer, waiting: false };
 }
 
 /**

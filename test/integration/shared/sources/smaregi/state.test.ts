@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Checkpoint, CheckpointStep } from '../../../../../shared/points/index.js';
+import { SmaregiSettings, smaregiThinEvent } from '../../../../../shared/sources/index.js';
+import { SENDER_RESOLUTIONS, withSenderResolution } from '../../../../../shared/sources/resolution.entry.js';
+import { createSmaregiClient, type SmaregiClient } from '../../../../../shared/sources/smaregi/index.js';
+import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../../stand-ins/smaregi/index.js';
+import { smaregiTransaction } from '../../../../../kit/smaregi.js';
+import { useHarness } from '../../points/harness.js';
+
+/**
+ * A till spend followed through the sale's state (shared/sources/smaregi/state.ts, spend.ts) when two
+ * deliveries of one sale interleave, on the real emulator, dynalite and the Smaregi stand-in over HTTP.
+ * The gold member is the till's customer `cust-gold` (external key `shopify`).
+ */
+const h = useHarness();
+let smaregi: SmaregiStandIn;
+let client: SmaregiClient;
+beforeAll(async () => {
+  smaregi = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
+  client = createSmaregiClient({
+    contractId: 'c1',
+    apiOrigin: smaregi.url,
+    idOrigin: smaregi.url,
+    credentials: async () => ({ clientId: 'app', clientSecret: 'app-secret' }),
+    sleep: async () => undefined,
+  });
+  smaregi.putCustomer({ customerId: '1', customerCode: 'cust-gold', point: '100000' } as never);
+});
+afterAll(async () => {
+  await client.close();
+  await smaregi.close();
+});
+
+const settings = SmaregiSettings.parse({ contractId: 'c1', externalKey: 'shopify', tillPoints: 'membership' });
+const processor = (checkpoint?: Checkpoint) =>
+  withSenderResolution(
+    h.processor(checkpoint ? { checkpoint } : {}),
+    { resolutions: SENDER_RESOLUTIONS, clients: { smaregi: () => client } },
+    { ledger: h.ledger, openapi: h.api },
+  );
+const deliver = (id: string, action: string) => smaregiThinEvent(id, 'smaregi', settings, h.clock(), action);
+const sale = (id: string, spendPoint: string) =>
+  smaregi.putTransaction(smaregiTransaction('transaction-sale-tax-included.json', id, { customerCode: 'cust-gold', spendPoint }) as never);
+const marker = (orderId: string) => `lp1:smaregi:order:${encodeURIComponent(orderId)}`;
+
+/** Runs `first` held at the first `step` it reaches while `meanwhile` runs to its end: a fixed interleaving of two deliveries. */
+async function whileHeldAt(step: CheckpointStep, first: () => unknown, meanwhile: () => Promise<unknown>): Promise<void> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let reached!: () => void;
+  const atStep = new Promise<void>((resolve) => (reached = resolve));
+  let holding = true;
+  const checkpoint: Checkpoint = async (s) => {
+    if (s !== step || !holding) return;
+    holding = false;
+    reached();
+    await held;
+  };
+  const running = processor(checkpoint).process(first());
+  // A first delivery that ends before the step is the test's error, not a wait.
+  await Promise.race([atStep, running.then((o) => Promise.reject(new Error(`ended before ${step}: ${JSON.stringify(o)}`)))]);
+  await meanwhile();
+  release();
+  await running;
+}
+
+describe('a till spend whose payment is corrected while a delivery that read the spend is still running', () => {
+  it('gives the spent 300 points back once when the correcting delivery ran before the deduction was claimed', async () => {
+    sale('4001', '300');
+    const before = await h.balance('member-gold');
+    // The first delivery read the sale spending 300 and credited it; the payment is corrected (no spend)
+    // and its delivery runs to its end before the first one claims the deduction.
+    await whileHeldAt(
+      'purchase:recorded',
+      () => deliver('4001', 'created'),
+      async () => {
+        sale('4001', '0');
+        await processor().process(deliver('4001', 'edited'));
+      },
+    );
+    expect([
+      await h.entries('member-gold', marker('4001/spend-1')),
+      await h.entries('member-gold', marker('4001/spend-1/back')),
+      (await h.balance('member-gold')) - before,
+    ]).toEqual([[-300], [300], 500]);
+  }, 120_000);
+});
