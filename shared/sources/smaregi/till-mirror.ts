@@ -199,9 +199,15 @@ async function send(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void>
     const after = await deps.smaregi.addCustomerPoint(customerId, step.points);
     await deps.steps.settle(step.source, step.marker, { state: 'done', after });
   } catch (e) {
-    // 401/403 refuse our credentials, not the change: not run, sent again once the step is settled.
-    const credentials = e instanceof SmaregiError && e.kind === 'unauthorized';
-    if (e instanceof SmaregiError && !credentials && e.status !== undefined && e.status >= 400 && e.status < 500 && e.status !== 429) {
+    // 401/403 refuse our credentials and 429 our rate, not the change: proven not run (the engine's rule
+    // for the membership service's 429 too), so the step goes back to `pending`: the next call reads the
+    // point afresh and sends, with no horizon to wait out.
+    const notRun = e instanceof SmaregiError && (e.kind === 'unauthorized' || e.status === 429);
+    if (notRun) {
+      await deps.steps.settle(step.source, step.marker, { state: 'pending' });
+      throw e;
+    }
+    if (e instanceof SmaregiError && e.status !== undefined && e.status >= 400 && e.status < 500) {
       // Proven not done (Smaregi refused it: e.g. the till spent those points meanwhile, or they expired).
       const reason = `Smaregi refused the point change (${e.status})`;
       await deps.steps.settle(step.source, step.marker, { state: 'refused', reason });
@@ -213,7 +219,7 @@ async function send(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void>
       });
       return;
     }
-    throw e; // in doubt: stays `sending`, settled by reading the customer's point on the next call
+    throw e; // in doubt (5xx, no answer): stays `sending`, settled by reading the customer's point after the horizon
   }
 }
 

@@ -213,16 +213,26 @@ describe('the till mirror’s own step', () => {
     expect([tillPoint(), (await steps.get('smaregi', 'm-race'))?.state]).toEqual(['700', 'done']);
   });
 
-  it('sends an add again once the in-doubt horizon has passed when Smaregi refused our credentials (401), not the change', async () => {
+  it('sends an add again at the next settle when Smaregi answered 429 (rate limited: not run), never twice', async () => {
+    const limited = {
+      ...client,
+      addCustomerPoint: async () => Promise.reject(new SmaregiError('unavailable', 'Smaregi API answered 429', 429)),
+    };
+    await mirrorPointChange(mirrorDeps({ smaregi: limited }), change('m-429'));
+    await settleTillMirrors(mirrorDeps());
+    await settleTillMirrors(mirrorDeps());
+    expect([tillPoint(), (await steps.get('smaregi', 'm-429'))?.state]).toEqual(['700', 'done']);
+  });
+
+  it('sends an add again at the next settle, with no horizon to wait, when Smaregi refused our credentials (401), not the change', async () => {
     const unauthorized = {
       ...client,
       addCustomerPoint: async () => Promise.reject(new SmaregiError('unauthorized', 'Smaregi API answered 401', 401)),
     };
     await mirrorPointChange(mirrorDeps({ smaregi: unauthorized }), change('m-401'));
     const left = (await steps.get('smaregi', 'm-401'))?.state;
-    h.clock.advance(IN_DOUBT_MS);
     await settleTillMirrors(mirrorDeps());
-    expect([left, tillPoint(), (await steps.get('smaregi', 'm-401'))?.state]).toEqual(['sending', '700', 'done']);
+    expect([left, tillPoint(), (await steps.get('smaregi', 'm-401'))?.state]).toEqual(['pending', '700', 'done']);
   });
 
   it('records a conflict, and writes nothing, when the till point changed between an unfinished add and its retry', async () => {
