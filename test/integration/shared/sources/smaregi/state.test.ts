@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Checkpoint, CheckpointStep } from '../../../../../shared/points/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../../../shared/sources/index.js';
 import { SENDER_RESOLUTIONS, withSenderResolution } from '../../../../../shared/sources/resolution.entry.js';
-import { createSmaregiClient, type SmaregiClient } from '../../../../../shared/sources/smaregi/index.js';
-import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../../stand-ins/smaregi/index.js';
 import { smaregiTransaction } from '../../../../../kit/smaregi.js';
 import { useHarness } from '../../points/harness.js';
+import { useSmaregiStandIn } from '../../../../support/smaregi.js';
 
 /**
  * A till spend followed through the sale's state (shared/sources/smaregi/state.ts, spend.ts) when two
@@ -13,34 +12,23 @@ import { useHarness } from '../../points/harness.js';
  * The gold member is the till's customer `cust-gold` (external key `shopify`).
  */
 const h = useHarness();
-let smaregi: SmaregiStandIn;
-let client: SmaregiClient;
-beforeAll(async () => {
-  smaregi = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
-  client = createSmaregiClient({
-    contractId: 'c1',
-    apiOrigin: smaregi.url,
-    idOrigin: smaregi.url,
-    credentials: async () => ({ clientId: 'app', clientSecret: 'app-secret' }),
-    sleep: async () => undefined,
-  });
-  smaregi.putCustomer({ customerId: '1', customerCode: 'cust-gold', point: '100000' } as never);
-});
-afterAll(async () => {
-  await client.close();
-  await smaregi.close();
+const till = useSmaregiStandIn();
+beforeAll(() => {
+  till.standIn.putCustomer({ customerId: '1', customerCode: 'cust-gold', point: '100000' } as never);
 });
 
 const settings = SmaregiSettings.parse({ contractId: 'c1', externalKey: 'shopify', tillPoints: 'membership' });
 const processor = (checkpoint?: Checkpoint) =>
   withSenderResolution(
     h.processor(checkpoint ? { checkpoint } : {}),
-    { resolutions: SENDER_RESOLUTIONS, clients: { smaregi: () => client } },
+    { resolutions: SENDER_RESOLUTIONS, clients: { smaregi: () => till.client } },
     { ledger: h.ledger, openapi: h.api },
   );
 const deliver = (id: string, action: string) => smaregiThinEvent(id, 'smaregi', settings, h.clock(), action);
 const sale = (id: string, spendPoint: string) =>
-  smaregi.putTransaction(smaregiTransaction('transaction-sale-tax-included.json', id, { customerCode: 'cust-gold', spendPoint }) as never);
+  till.standIn.putTransaction(
+    smaregiTransaction('transaction-sale-tax-included.json', id, { customerCode: 'cust-gold', spendPoint }) as never,
+  );
 const marker = (orderId: string) => `lp1:smaregi:order:${encodeURIComponent(orderId)}`;
 
 /** Runs `first` held at the first `step` it reaches while `meanwhile` runs to its end: a fixed interleaving of two deliveries. */

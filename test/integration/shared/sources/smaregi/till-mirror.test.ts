@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type SmaregiStandIn, startSmaregiStandIn } from '../../../../../stand-ins/smaregi/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_IN_DOUBT_SECONDS } from '../../../../../shared/config/index.js';
 import { createTillMirrors, type TillMirrors } from '../../../../../shared/ledger/index.js';
 import { redemptionMarker, redemptionReturnMarker } from '../../../../../shared/points/index.js';
 import { createQueuedLegMirror, handleRedeem } from '../../../../../shared/redemption/index.js';
 import {
-  createSmaregiClient,
   createLegMirror,
   type LegMirror,
   mirrorPointChange,
   processTillMirrorEvent,
-  type SmaregiClient,
   SmaregiError,
   settleTillMirrors,
   type TillMirrorDeps,
 } from '../../../../../shared/sources/smaregi/index.js';
 import { smaregiTransaction } from '../../../../../kit/smaregi.js';
+import { useSmaregiStandIn } from '../../../../support/smaregi.js';
 import { ALICE, type Answer, asJson, type Harness, withRedemptionHarness } from '../../redemption/harness.js';
 import { RecordingQueue } from '../../../../support/recording-queue.js';
 
@@ -29,26 +27,11 @@ withRedemptionHarness((made) => {
   h = made;
 });
 
-let smaregi: SmaregiStandIn;
-let client: SmaregiClient;
+const till = useSmaregiStandIn();
 let steps: TillMirrors;
-beforeAll(async () => {
-  smaregi = await startSmaregiStandIn({ contractId: 'c1', clientId: 'app', clientSecret: 'app-secret' });
-  client = createSmaregiClient({
-    contractId: 'c1',
-    apiOrigin: smaregi.url,
-    idOrigin: smaregi.url,
-    credentials: async () => ({ clientId: 'app', clientSecret: 'app-secret' }),
-    sleep: async () => undefined,
-  });
-});
-afterAll(async () => {
-  await client.close();
-  await smaregi.close();
-});
 beforeEach(async () => {
   await h.openapi.updateMember(ALICE, { external_ids: { shopify: '1001', pos_card: 'C-0001' } });
-  smaregi.putCustomer({ customerId: '1', customerCode: 'C-0001', point: '1000' } as never);
+  till.standIn.putCustomer({ customerId: '1', customerCode: 'C-0001', point: '1000' } as never);
   steps = createTillMirrors({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
 });
 
@@ -57,7 +40,7 @@ const mirrorDeps = (over: Partial<TillMirrorDeps> = {}): TillMirrorDeps => ({
   // The source's external key (a setting): the harness's membership client configures pos_card.
   externalKey: 'pos_card',
   openapi: h.openapi,
-  smaregi: client,
+  smaregi: till.client,
   steps,
   now: h.clock,
   ...over,
@@ -71,11 +54,13 @@ const redeem = async (body: string, over: Partial<TillMirrorDeps> = {}, mirror?:
       { ...h.deps(), tillMirror: mirror ?? createLegMirror(mirrorDeps(over)) },
     ),
   );
-const tillPoint = () => smaregi.customerPoint('1');
+const tillPoint = () => till.standIn.customerPoint('1');
 
 describe('a web redemption mirrored to the member’s Smaregi record', () => {
   it('takes the redeemed points off the till record relatively, keeping a till spend made in between', async () => {
-    smaregi.putTransaction(smaregiTransaction('transaction-sale-tax-included.json', '61', { customerId: '1', spendPoint: '200' }) as never);
+    till.standIn.putTransaction(
+      smaregiTransaction('transaction-sale-tax-included.json', '61', { customerId: '1', spendPoint: '200' }) as never,
+    );
     const answer = await redeem(`points=300&request=${newRequest()}`);
     expect([answer.status, tillPoint()]).toEqual([200, '500']);
   });
@@ -169,7 +154,7 @@ describe('the App Proxy’s mirror through the worker (no Smaregi access of its 
   it('leaves a step whose message was never queued to the settle, which mirrors it once', async () => {
     // The steps earlier cases left to the worker, finished first: the till record then starts at 1000.
     await settleTillMirrors(mirrorDeps());
-    smaregi.putCustomer({ customerId: '1', customerCode: 'C-0001', point: '1000' } as never);
+    till.standIn.putCustomer({ customerId: '1', customerCode: 'C-0001', point: '1000' } as never);
     const queue = new RecordingQueue();
     queue.failWith = new Error('SQS unavailable');
     const answer = await redeem(`points=300&request=${newRequest()}`, {}, createQueuedLegMirror({ source: 'smaregi', steps, queue }));
@@ -184,9 +169,9 @@ describe('the till mirror’s own step', () => {
 
   it('finds an add whose answer was lost done by the customer’s point, and never sends it twice', async () => {
     const losing = {
-      ...client,
+      ...till.client,
       addCustomerPoint: async (id: string, delta: number) => {
-        await client.addCustomerPoint(id, delta);
+        await till.client.addCustomerPoint(id, delta);
         throw new Error('answer lost');
       },
     };
@@ -200,12 +185,12 @@ describe('the till mirror’s own step', () => {
   it('never sends an add again while the attempt that sent it may still be waiting for its answer (a duplicate delivery beside it)', async () => {
     let duplicate: Promise<void> | undefined;
     const slow = {
-      ...client,
+      ...till.client,
       // The duplicate comes while this add is on its way: Smaregi has not applied it yet.
       addCustomerPoint: async (id: string, delta: number) => {
         duplicate = mirrorPointChange(mirrorDeps(), change('m-race'));
         await duplicate;
-        return client.addCustomerPoint(id, delta);
+        return till.client.addCustomerPoint(id, delta);
       },
     };
     await mirrorPointChange(mirrorDeps({ smaregi: slow }), change('m-race'));
@@ -215,7 +200,7 @@ describe('the till mirror’s own step', () => {
 
   it('sends an add again at the next settle when Smaregi answered 429 (rate limited: not run), never twice', async () => {
     const limited = {
-      ...client,
+      ...till.client,
       addCustomerPoint: async () => Promise.reject(new SmaregiError('unavailable', 'Smaregi API answered 429', 429)),
     };
     await mirrorPointChange(mirrorDeps({ smaregi: limited }), change('m-429'));
@@ -226,7 +211,7 @@ describe('the till mirror’s own step', () => {
 
   it('sends an add again at the next settle, with no horizon to wait, when Smaregi refused our credentials (401), not the change', async () => {
     const unauthorized = {
-      ...client,
+      ...till.client,
       addCustomerPoint: async () => Promise.reject(new SmaregiError('unauthorized', 'Smaregi API answered 401', 401)),
     };
     await mirrorPointChange(mirrorDeps({ smaregi: unauthorized }), change('m-401'));
@@ -236,16 +221,18 @@ describe('the till mirror’s own step', () => {
   });
 
   it('records a conflict, and writes nothing, when the till point changed between an unfinished add and its retry', async () => {
-    const dying = { ...client, addCustomerPoint: async () => Promise.reject(new Error('died before sending')) };
+    const dying = { ...till.client, addCustomerPoint: async () => Promise.reject(new Error('died before sending')) };
     await mirrorPointChange(mirrorDeps({ smaregi: dying }), change('m-conflict'));
-    smaregi.putTransaction(smaregiTransaction('transaction-sale-tax-included.json', '62', { customerId: '1', spendPoint: '50' }) as never);
+    till.standIn.putTransaction(
+      smaregiTransaction('transaction-sale-tax-included.json', '62', { customerId: '1', spendPoint: '50' }) as never,
+    );
     h.clock.advance(IN_DOUBT_MS);
     await mirrorPointChange(mirrorDeps(), change('m-conflict'));
     expect([tillPoint(), (await steps.get('smaregi', 'm-conflict'))?.state]).toEqual(['950', 'conflict']);
   });
 
   it('finishes a step whose reads failed before anything was sent when the unfinished steps are settled, once', async () => {
-    const unreadable = { ...client, getCustomerPoint: async () => Promise.reject(new Error('503')) };
+    const unreadable = { ...till.client, getCustomerPoint: async () => Promise.reject(new Error('503')) };
     await mirrorPointChange(mirrorDeps({ smaregi: unreadable }), change('m-pending'));
     const left = (await steps.get('smaregi', 'm-pending'))?.state;
     const settled = await settleTillMirrors(mirrorDeps());
