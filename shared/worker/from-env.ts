@@ -9,7 +9,7 @@ import { pullFromEnv, queueFromEnv, visibilityFromEnv } from './aws.js';
 import { redemptionUsageFromEnv } from './redemption.js';
 import { sendersFromEnv } from './senders.js';
 import { customersFromEnv, ledgerTableFromEnv, ledgerOn, privacyFromEnv, tillMirrorsFromEnv, tillReturnsFromEnv } from './stores.js';
-import { workerTillMirror } from './till-mirror.js';
+import { workerTillMirrorFromEnv } from './till-mirror.js';
 import type { WorkerDeps, WorkerOverrides } from './types.js';
 
 /**
@@ -48,7 +48,7 @@ export function workerDepsFromEnv(env: NodeJS.ProcessEnv, overrides: WorkerOverr
   const senders = sendersFromEnv(env, overrides);
   const tillMirror =
     overrides.tillMirror ??
-    workerTillMirror(env, {
+    workerTillMirrorFromEnv(env, {
       senders: senders.senders,
       steps: tillMirrors,
       openapi,

@@ -11,7 +11,7 @@ import type { WorkerLogger } from './types.js';
  * under `tillPoints: membership`, with the worker's own client of that source (SMAREGI, as it resolves
  * the source's transactions with). Undefined when there is none, or no access to it.
  */
-export function workerTillMirror(
+export function workerTillMirrorFromEnv(
   env: NodeJS.ProcessEnv,
   parts: {
     senders: SenderResolvers['clients'] | undefined;

@@ -11,16 +11,16 @@ withLocalLedger({ clock, leaseSeconds: 60 }, ({ dynamo }) => {
 });
 
 describe('till mirror steps, listed', () => {
-  it('lists as open every step but the done and skipped ones, of every source, and as unfinished the pending and sending ones', async () => {
+  it('lists as open every step but the done and skipped ones, of every source, and as unfinished the planned, pending and sending ones', async () => {
     for (const [i, state] of TILL_MIRROR_STATES.entries()) {
       for (const source of ['smaregi', 'smaregi-2'])
         await steps.begin({ source, marker: `m-${i}`, memberId: 'member-1', points: 10, state });
     }
     const open = (await steps.listOpen()).map((s) => `${s.source} ${s.state}`).sort();
     expect(open).toEqual(
-      ['conflict', 'pending', 'refused', 'sending'].flatMap((state) => [`smaregi ${state}`, `smaregi-2 ${state}`]).sort(),
+      ['conflict', 'pending', 'planned', 'refused', 'sending'].flatMap((state) => [`smaregi ${state}`, `smaregi-2 ${state}`]).sort(),
     );
-    expect((await steps.listUnfinished()).map((s) => s.state).sort()).toEqual(['pending', 'pending', 'sending', 'sending']);
+    expect((await steps.listUnfinished()).map((s) => s.state).sort()).toEqual(['pending', 'pending', 'planned', 'planned', 'sending', 'sending']);
     expect(await steps.list()).toHaveLength(2 * TILL_MIRROR_STATES.length);
   });
 });
