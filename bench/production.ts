@@ -89,21 +89,7 @@ export async function runProductionBench(options: { purchases?: number } = {}): 
 }
 
 async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiFanOut'>> {
-  const emulator = await startEmulator({
-    port: 0,
-    config: {
-      now: new Date().toISOString().slice(0, 19).replace('T', ' '),
-      clients: [
-        {
-          client_id: CLIENT.id,
-          client_secrets: [CLIENT.secret],
-          ranks: { regular: 0.01, gold: 0.05 },
-          external_keys: ['shopify'],
-          members: [{ login_id: 'm', password: 'bench-pass', rank: 'gold', external_ids: { shopify: MEMBER_EXTERNAL_ID } }],
-        },
-      ],
-    },
-  });
+  const emulator = await startBenchEmulator();
   const dynamo = await startDynalite('bench-production-ledger');
   const counter = await startWriteCounter(dynamo.endpoint);
   let queue: LocalQueue | undefined;
@@ -116,30 +102,9 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
     queue = createLocalQueue();
     queue.start((event: SQSEvent) => worker(event));
     const intake = productionIntake(queue, wire);
-    const calls = async () => {
-      const stats = (await (await fetch(`${emulator.url}/__emulator/stats`)).json()) as {
-        clients: Record<string, { routes: Record<string, { total: number }> }>;
-      };
-      return Object.values(stats.clients[CLIENT.id]?.routes ?? {}).reduce((sum, r) => sum + r.total, 0);
-    };
+    const calls = () => emulatorCalls(emulator.url);
     const shop = productionShop();
-    const order = (i: number) =>
-      shopifyOrderWebhook(
-        'orders/paid',
-        'paid',
-        {
-          orderId: String(9_000_000_000_000_000_000n + BigInt(i)),
-          name: `#P${i}`,
-          customerId: MEMBER_EXTERNAL_ID,
-          subtotal: '1000',
-          tax: '100',
-          currency: 'JPY',
-        },
-        SECRET,
-        `bench-p-${i}`,
-        Date.now(),
-        { shopDomain: shop },
-      );
+    const order = (i: number) => benchOrder(shop, i);
     // Warm-up: the token, the pools, the SDK.
     await intake(order(0));
     await queue.waitForIdle();
@@ -209,6 +174,53 @@ async function measureCost(n: number): Promise<Omit<ProductionFigures, 'smaregiF
     await dynamo.stop();
     await emulator.close();
   }
+}
+
+/** The membership emulator the bench runs against: one client, one gold member linked to the bench's Shopify customer. */
+function startBenchEmulator(): ReturnType<typeof startEmulator> {
+  return startEmulator({
+    port: 0,
+    config: {
+      now: new Date().toISOString().slice(0, 19).replace('T', ' '),
+      clients: [
+        {
+          client_id: CLIENT.id,
+          client_secrets: [CLIENT.secret],
+          ranks: { regular: 0.01, gold: 0.05 },
+          external_keys: ['shopify'],
+          members: [{ login_id: 'm', password: 'bench-pass', rank: 'gold', external_ids: { shopify: MEMBER_EXTERNAL_ID } }],
+        },
+      ],
+    },
+  });
+}
+
+/** All Open API calls the emulator has answered the bench's client so far (every route). */
+async function emulatorCalls(url: string): Promise<number> {
+  const stats = (await (await fetch(`${url}/__emulator/stats`)).json()) as {
+    clients: Record<string, { routes: Record<string, { total: number }> }>;
+  };
+  return Object.values(stats.clients[CLIENT.id]?.routes ?? {}).reduce((sum, r) => sum + r.total, 0);
+}
+
+/** The bench's i-th paid order delivery (signed, for the production shop). */
+function benchOrder(shop: string, i: number): ReturnType<typeof shopifyOrderWebhook> {
+  return shopifyOrderWebhook(
+    'orders/paid',
+    'paid',
+    {
+      orderId: String(9_000_000_000_000_000_000n + BigInt(i)),
+      name: `#P${i}`,
+      customerId: MEMBER_EXTERNAL_ID,
+      subtotal: '1000',
+      tax: '100',
+      currency: 'JPY',
+    },
+    SECRET,
+    `bench-p-${i}`,
+    Date.now(),
+    { shopDomain: shop },
+  );
 }
 
 /** The shop the production stage's Shopify source takes deliveries of (its `shopDomains`): the bench's deliveries name it. */

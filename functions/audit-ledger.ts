@@ -6,7 +6,7 @@ import {
   auditDaysFromEnv,
   auditLedger,
   findingLine,
-  noteLine,
+  reportAuditRun,
   scanLedger,
   summaryLine,
   type AuditResult,
@@ -22,7 +22,7 @@ import { documentClientFromEnv } from '../shared/dynamodb/index.js';
 import { createLedger, type Ledger } from '../shared/ledger/index.js';
 import type * as logging from '../shared/logging/index.js';
 import { loggerFromEnv } from '../shared/logging/index.js';
-import { METRIC, metricsFromEnv } from '../shared/metrics/index.js';
+import { metricsFromEnv } from '../shared/metrics/index.js';
 import { credentialsFromEnv, type OpenApiClient } from '../shared/openapi/index.js';
 import {
   auditTillMirrorFromEnv,
@@ -74,13 +74,7 @@ export function makeHandler(deps: AuditLedgerDeps): (event?: unknown, context?: 
       async () => auditLedger(await deps.scan(range), { ledger: deps.ledger, openapi: deps.openapi, reversal: deps.reversal }),
       (r) => ({ summary: summaryLine(r), findings: r.findings.length, details: r.findings.map(findingLine) }),
     );
-    for (const f of result.findings) deps.logger.warn(findingLine(f), { finding: f });
-    for (const n of result.notes) deps.logger.info(noteLine(n), { note: n });
-    deps.metrics.addMetric(METRIC.auditDrift, 'Count', result.findings.length);
-    deps.metrics.addMetric(METRIC.auditRecords, 'Count', result.orders + result.refunds);
-    deps.metrics.addMetric(METRIC.duplicatesReversed, 'Count', result.reversed);
-    deps.metrics.publishStoredMetrics();
-    deps.logger.info(summaryLine(result), { customers: result.customers, historyPages: result.historyPages });
+    reportAuditRun(result, deps);
     if (deps.tillMirror) await settleTillMirrorsReported(deps.tillMirror, deps.logger);
     return auditSummary(result, range.from);
   };

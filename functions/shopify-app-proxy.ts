@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ENV, minWebhookSecretChars, webhookSecretsFromEnv } from '../shared/config/index.js';
-import { APP_PROXY_HEADERS, handleProxyLink, linkedEvent, type ProxyLinkDeps } from '../shared/customers/index.js';
+import { APP_PROXY_HEADERS, handleProxyLink, linkedEvent, type ProxyLinkDeps, proxyRequestOf } from '../shared/customers/index.js';
 import { queueUrlFromEnv } from '../shared/intake/index.js';
 import { jsonLoggerFromEnv } from '../shared/logging/index.js';
 import { type CredentialsProvider, credentialsFromEnv } from '../shared/openapi/index.js';
@@ -50,14 +50,7 @@ export function makeHandler(deps: AppProxyDeps): AppProxyHandler {
   };
   return async (event) => {
     try {
-      const request = {
-        method: event.requestContext?.http?.method ?? 'GET',
-        rawQuery: event.rawQueryString ?? '',
-        accept: event.headers?.accept,
-        ...(event.body === undefined
-          ? {}
-          : { body: event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body }),
-      };
+      const request = proxyRequestOf(event);
       const path = event.rawPath ?? '';
       const redemption = deps.redemption;
       const routed = path.endsWith('/points') ? handlePointsPage : path.endsWith('/redeem') ? handleRedeem : undefined;

@@ -12,3 +12,4 @@ export {
   type ReversalSetup,
 } from './reversal.js';
 export { auditDaysFromEnv, DEFAULT_AUDIT_DAYS } from './days.js';
+export { type AuditReportSinks, reportAuditRun } from './report.js';

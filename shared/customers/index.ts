@@ -6,7 +6,7 @@ export { type LinkApi, type LinkInput, type LinkResult, linkCustomer } from './l
 export { linkedEvent } from './link-event.js';
 export { countEarlier, creditEarlierPurchases, type EarlierCredits, type RetroDeps, type RetroInput } from './retro.js';
 export { type CustomerEventDeps, processCustomerEvent, withCustomerEvents } from './worker.js';
-export { handleProxyLink, type ProxyAnswer, type ProxyLinkDeps, type ProxyLinkRequest } from './proxy.js';
+export { handleProxyLink, type ProxyAnswer, proxyRequestOf, type ProxyLinkDeps, type ProxyLinkRequest } from './proxy.js';
 export { asksForJson, type ProxyCustomerQuery, readProxyCustomer } from './proxy-query.js';
 export { escapeHtml, pageStart } from './proxy-page.js';
 export { isBoundValue, makeBoundValue } from './confirmation.js';

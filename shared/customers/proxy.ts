@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { WebhookSecrets } from '../config/index.js';
 import { NO_FRAMING_HEADERS } from '../http/index.js';
 import type { Logger } from '../logging/index.js';
@@ -50,6 +51,16 @@ export interface ProxyAnswer {
 
 /** A form body is one short field. */
 const MAX_BODY_CHARS = 1024;
+
+/** The proxy request an API Gateway (HTTP API) event carries: its method, raw query, Accept and body (base64 decoded). */
+export function proxyRequestOf(event: APIGatewayProxyEventV2): ProxyLinkRequest {
+  return {
+    method: event.requestContext?.http?.method ?? 'GET',
+    rawQuery: event.rawQueryString ?? '',
+    accept: event.headers?.accept,
+    ...(event.body === undefined ? {} : { body: event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body }),
+  };
+}
 
 /** Verifies, then confirms (GET) or links (POST): JSON for `Accept: application/json`, else a small page Shopify renders in the shop. */
 export async function handleProxyLink(request: ProxyLinkRequest, deps: ProxyLinkDeps): Promise<ProxyAnswer> {

@@ -90,42 +90,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     const { outcome, order } = await processPurchase(deps, sent, { ...options, ...members });
     // Refunds of an order waiting for its customer to be linked wait with it.
     if (!order || order.waitingRefunds.length === 0 || awaitsLink(order)) return outcome;
-    return withFollowUps(outcome, await runWaitingRefunds(order, context?.followUpsQueued === true, next));
-  }
-
-  async function runWaitingRefunds(order: OrderRecord, queued: boolean, next: NextSteps, again = true): Promise<FollowUp[]> {
-    const followUps: FollowUp[] = [];
-    // A provisional order's refunds already booked before the moment wait for its credit, not for this.
-    const due = order.outcome === 'pending_earn' ? order.waitingRefunds.filter((id) => !order.refundsBeforeEarn[id]) : order.waitingRefunds;
-    for (const refundId of due) {
-      const ref = { source: order.source, orderId: order.orderId, refundId };
-      const event = storedEvent(await deps.ledger.getRefund(ref));
-      if (!event) {
-        // Cannot happen unless the record was damaged by hand; keep the purchase acknowledged.
-        deps.logger?.warn('waiting refund has no readable event', ref);
-        continue;
-      }
-      const outcome = await processRefund(deps, event);
-      // Finished earlier, but the attempt died before taking it off the list.
-      if (outcome.kind === 'duplicate') await deps.ledger.forgetWaitingRefund(ref);
-      // Still listed on the order: the purchase's redelivery would run it too; its own message runs it sooner.
-      const aside = queued && outcome.action === 'retry' && waits(outcome, deps.settings);
-      if (aside) next.setAside = [...(next.setAside ?? []), { event, outcome }];
-      followUps.push({
-        refundId,
-        kind: outcome.kind,
-        action: aside ? 'ack' : outcome.action,
-        ...(aside ? { setAside: true } : {}),
-        ...('points' in outcome ? { points: outcome.points } : {}),
-      });
-    }
-    // One of them left a provisional order nothing to earn: the ones parked before it end too (once more, not in a loop).
-    if (again && order.outcome === 'pending_earn' && followUps.some((f) => f.kind === 'skipped')) {
-      const now = await deps.ledger.getOrder(order);
-      if (now?.outcome === 'not_earned' && now.waitingRefunds.length > 0)
-        followUps.push(...(await runWaitingRefunds(now, queued, next, false)));
-    }
-    return followUps;
+    return withFollowUps(outcome, await runWaitingRefunds(deps, order, context?.followUpsQueued === true, next));
   }
 
   /**
@@ -164,7 +129,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   async function endNotEarned(event: RefundEvent, outcome: ProcessOutcome, context: ProcessContext | undefined, next: NextSteps) {
     const order = await deps.ledger.getOrder({ source: event.source, orderId: event.orderId });
     if (order?.outcome !== 'not_earned' || order.waitingRefunds.length === 0) return outcome;
-    return withFollowUps(outcome, await runWaitingRefunds(order, context?.followUpsQueued === true, next));
+    return withFollowUps(outcome, await runWaitingRefunds(deps, order, context?.followUpsQueued === true, next));
   }
 
   /** One due order: run as its moment, its due entry dropped once the order is no longer provisional. */
@@ -172,7 +137,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     const order = await deps.ledger.getOrder(ref);
     // Credited, but the refunds before the moment not all debited yet (the attempt died among them).
     if (order?.outcome === 'credited' && order.waitingRefunds.length > 0) {
-      const followUps = await runWaitingRefunds(order, false, {});
+      const followUps = await runWaitingRefunds(deps, order, false, {});
       if (followUps.some((f) => f.action === 'retry')) return 'retry';
       await deps.ledger.dropDueEarn(ref);
       return 'done';
@@ -213,6 +178,51 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       return withNextSteps(await route(input, context, next), next);
     },
   };
+}
+
+/**
+ * Runs an order's waiting refunds (those a provisional order parked before its moment wait on): each outcome is a
+ * follow-up; a retry that only waits is set aside (`next`) when the refunds have messages of their own (`queued`).
+ */
+async function runWaitingRefunds(
+  deps: ProcessorDeps,
+  order: OrderRecord,
+  queued: boolean,
+  next: NextSteps,
+  again = true,
+): Promise<FollowUp[]> {
+  const followUps: FollowUp[] = [];
+  // A provisional order's refunds already booked before the moment wait for its credit, not for this.
+  const due = order.outcome === 'pending_earn' ? order.waitingRefunds.filter((id) => !order.refundsBeforeEarn[id]) : order.waitingRefunds;
+  for (const refundId of due) {
+    const ref = { source: order.source, orderId: order.orderId, refundId };
+    const event = storedEvent(await deps.ledger.getRefund(ref));
+    if (!event) {
+      // Cannot happen unless the record was damaged by hand; keep the purchase acknowledged.
+      deps.logger?.warn('waiting refund has no readable event', ref);
+      continue;
+    }
+    const outcome = await processRefund(deps, event);
+    // Finished earlier, but the attempt died before taking it off the list.
+    if (outcome.kind === 'duplicate') await deps.ledger.forgetWaitingRefund(ref);
+    // Still listed on the order: the purchase's redelivery would run it too; its own message runs it sooner.
+    const aside = queued && outcome.action === 'retry' && waits(outcome, deps.settings);
+    if (aside) next.setAside = [...(next.setAside ?? []), { event, outcome }];
+    followUps.push({
+      refundId,
+      kind: outcome.kind,
+      action: aside ? 'ack' : outcome.action,
+      ...(aside ? { setAside: true } : {}),
+      ...('points' in outcome ? { points: outcome.points } : {}),
+    });
+  }
+  // One of them left a provisional order nothing to earn: the ones parked before it end too (once more, not in a loop).
+  if (again && order.outcome === 'pending_earn' && followUps.some((f) => f.kind === 'skipped')) {
+    const now = await deps.ledger.getOrder(order);
+    if (now?.outcome === 'not_earned' && now.waitingRefunds.length > 0)
+      followUps.push(...(await runWaitingRefunds(deps, now, queued, next, false)));
+  }
+  return followUps;
 }
 
 /** Whether a follow-up's retry only waits (a message of its own can wait for it), rather than failing. */
