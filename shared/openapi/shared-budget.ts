@@ -109,11 +109,7 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
     return p;
   };
 
-  async function reserveSlow(
-    key: string,
-    maxWaitMs: number | undefined,
-    sleep: (ms: number) => Promise<void>,
-  ): Promise<number> {
+  async function reserveSlow(key: string, maxWaitMs: number | undefined, sleep: (ms: number) => Promise<void>): Promise<number> {
     const started = o.now();
     let lendWaited = false;
     search: for (;;) {
