@@ -172,7 +172,7 @@ async function exchange<T>(s: Steps, c: Call<T>, creds: OpenApiCredentials, bear
   if (left !== undefined && left < s.minCallMs) throw refusal();
   const maxWaitMs = left === undefined ? undefined : left - s.minCallMs;
   const reservedAt = s.now();
-  const reserved = s.limiter.reserve(route, maxWaitMs);
+  const reserved = s.limiter.reserve(route, maxWaitMs, s.sleep);
   let wait: number;
   if (typeof reserved === 'number') wait = reserved;
   else {

@@ -17,9 +17,11 @@ export interface RateLimiter extends CallLimiter {
  * shared budget (shared-budget.ts). `reserve` takes a slot on `key` and says how long to wait before
  * sending. A caller that cannot wait that long refuses the call: a slot taken for it is lost (under-use,
  * never over-use); the shared budget takes none past `maxWaitMs`. Synchronous when it can answer without asking anyone.
+ * A wait the limiter makes itself before answering (the shared budget's, for the lend point) goes
+ * through `sleep`, the caller's (the client's injected one), so it runs on the caller's clock.
  */
 export interface CallLimiter {
-  reserve(key: string, maxWaitMs?: number): number | Promise<number>;
+  reserve(key: string, maxWaitMs?: number, sleep?: (ms: number) => Promise<void>): number | Promise<number>;
 }
 
 export interface RateLimiterOptions {

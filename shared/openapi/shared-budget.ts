@@ -49,7 +49,11 @@ export interface SharedBudgetOptions {
   perMinute: number;
   class: BudgetClass;
   now: () => number;
-  /** How it waits for the next minute when no wait limit is given (operator commands). */
+  /**
+   * How it waits (for the lend point, or for the next minute when no wait limit is given) when the
+   * caller gives no sleep of its own to `reserve`; the pipeline always gives the client's, so a client
+   * on a test's clock never waits real time.
+   */
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -66,7 +70,7 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
   if (!Number.isInteger(o.perMinute) || o.perMinute < min || o.perMinute > max) {
     throw new RangeError(`the upstream budget must be an integer from ${min} to ${max}, got ${o.perMinute}`);
   }
-  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const ownSleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   /** Per endpoint, per minute: the local slice. Minutes gone are dropped with what was left of them. */
   const slices = new Map<string, Map<number, Slice>>();
   const pending = new Map<string, Promise<void>>();
@@ -105,7 +109,7 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
     return p;
   };
 
-  async function reserveSlow(key: string, maxWaitMs: number | undefined): Promise<number> {
+  async function reserveSlow(key: string, maxWaitMs: number | undefined, sleep: (ms: number) => Promise<void>): Promise<number> {
     const started = o.now();
     let lendWaited = false;
     search: for (;;) {
@@ -140,7 +144,7 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
   }
 
   return {
-    reserve(key, maxWaitMs) {
+    reserve(key, maxWaitMs, sleep) {
       const now = o.now();
       const current = Math.floor(now / MINUTE_MS);
       const s = sliceOf(key, current, current);
@@ -148,7 +152,7 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
         takeSlot(s, now);
         return 0;
       }
-      return reserveSlow(key, maxWaitMs);
+      return reserveSlow(key, maxWaitMs, sleep ?? ownSleep);
     },
   };
 }

@@ -28,7 +28,7 @@ function freshClock() {
   return manualClock(Date.parse('2026-12-28T00:00:00Z') + ++minutes * 10 * MINUTE);
 }
 
-function container(clock: () => number, perMinute: number, cls: BudgetClass = 'bulk'): CallLimiter {
+function container(clock: ReturnType<typeof manualClock>, perMinute: number, cls: BudgetClass = 'bulk'): CallLimiter {
   const counted = {
     tableName: dynamo.tableName,
     client: {
@@ -38,7 +38,9 @@ function container(clock: () => number, perMinute: number, cls: BudgetClass = 'b
       }) as typeof dynamo.documentClient.send,
     },
   };
-  return createSharedBudget({ store: ledgerBudgetStore(counted), perMinute, class: cls, now: clock });
+  // Its waits move the test's clock: none is real time.
+  const sleep = async (ms: number) => clock.advance(ms);
+  return createSharedBudget({ store: ledgerBudgetStore(counted), perMinute, class: cls, now: clock, sleep });
 }
 
 /** Takes slots within the current minute only (a caller that cannot wait): how many it got. */
@@ -142,11 +144,23 @@ describe('the shared upstream budget', () => {
 
   it('reserves a call in the next minute when this one is spent, for a caller that can wait for it', async () => {
     const clock = freshClock();
+    // Past the lend point: nothing more comes in this minute.
+    clock.advance(STOREFRONT_RESERVE_LENT_FROM_MS + 2_000);
+    const worker = container(clock, 20);
+    expect(await drain(worker, 1_000)).toBe(bulkCapAt(20, STOREFRONT_RESERVE_LENT_FROM_MS + 2_000));
+    expect(await worker.reserve(ROUTE, 5_000)).toBe(Number.POSITIVE_INFINITY);
+    expect(await worker.reserve(ROUTE, 30_000)).toBe(8_000);
+  });
+
+  it('has a worker that spent the minute before the lend point wait for it, on its own clock, and take a lent call', async () => {
+    const clock = freshClock();
     clock.advance(45_000);
     const worker = container(clock, 20);
     expect(await drain(worker, 1_000)).toBe(bulkShare(20));
-    expect(await worker.reserve(ROUTE, 5_000)).toBe(Number.POSITIVE_INFINITY);
-    expect(await worker.reserve(ROUTE, 30_000)).toBe(15_000);
+    // Neither the lend point (5 s on) nor the next minute is in reach of a caller that can wait 4 s.
+    expect(await worker.reserve(ROUTE, 4_000)).toBe(Number.POSITIVE_INFINITY);
+    expect(await worker.reserve(ROUTE, 5_000)).toBe(0);
+    expect(clock()).toBe(Math.floor(clock() / MINUTE) * MINUTE + STOREFRONT_RESERVE_LENT_FROM_MS);
   });
 
   it('leaves little of a minute leased and unspent when containers call at a steady pace to its end', async () => {
