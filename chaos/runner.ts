@@ -119,7 +119,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const started = Date.now();
   const rawLog = options.log ?? (() => undefined);
   const log = (line: string): void => rawLog(`${line} [${((Date.now() - started) / 1000).toFixed(1)} s]`);
-  const scenario = generateScenario({ events: options.events, seed: options.seed });
+  const scenario = generateScenario({ events: options.events, seed: options.seed, provisional: options.lostDeliveries === undefined });
   const model = buildModel(scenario);
   const random = createRandom(options.seed).fork('run');
   const run: Run = { options, scenario, model, random, log, live: { now: Date.now }, started };

@@ -106,4 +106,11 @@ export interface Scenario {
 export interface ScenarioOptions {
   events: number;
   seed: number;
+  /**
+   * Whether a share of the Shopify orders goes to the provisional source (provisional.ts; default true).
+   * Off in a run that reconciles lost deliveries: both Shopify sources are one shop there, and the
+   * reconcile of `shopify` would take the other source's orders for its own missing ones (a deployment
+   * has one source per shop).
+   */
+  provisional?: boolean;
 }

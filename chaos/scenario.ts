@@ -63,7 +63,10 @@ export function generateScenario(options: ScenarioOptions): Scenario {
   addSquare(random.fork('square'), events, deliveries);
   addSmaregi(random.fork('smaregi'), events);
   const links = addLinks(random.fork('links'), customers, events, deliveries);
-  const provisional = addProvisional(random.fork('provisional'), customers, events, deliveries);
+  const provisional =
+    options.provisional === false
+      ? { orders: 0, fulfilments: 0 }
+      : addProvisional(random.fork('provisional'), customers, events, deliveries);
   const refunds = events.filter((e): e is RefundSpec => e.kind === 'refund');
   return {
     seed: options.seed,
