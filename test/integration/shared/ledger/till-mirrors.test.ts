@@ -20,7 +20,14 @@ describe('till mirror steps, listed', () => {
     expect(open).toEqual(
       ['conflict', 'pending', 'planned', 'refused', 'sending'].flatMap((state) => [`smaregi ${state}`, `smaregi-2 ${state}`]).sort(),
     );
-    expect((await steps.listUnfinished()).map((s) => s.state).sort()).toEqual(['pending', 'pending', 'planned', 'planned', 'sending', 'sending']);
+    expect((await steps.listUnfinished()).map((s) => s.state).sort()).toEqual([
+      'pending',
+      'pending',
+      'planned',
+      'planned',
+      'sending',
+      'sending',
+    ]);
     expect(await steps.list()).toHaveLength(2 * TILL_MIRROR_STATES.length);
   });
 });
