@@ -70,6 +70,7 @@ export {
 } from './redemptions.js';
 export {
   createTillMirrors,
+  isUnfinishedTillMirror,
   type NewTillMirror,
   TILL_MIRROR_STATES,
   TillMirrorRecord,

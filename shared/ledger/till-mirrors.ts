@@ -31,7 +31,9 @@ import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
 
 export const TILL_MIRROR_STATES = ['planned', 'void', 'pending', 'sending', 'done', 'refused', 'conflict', 'skipped'] as const;
 export type TillMirrorState = (typeof TILL_MIRROR_STATES)[number];
-const UNFINISHED = ['planned', 'pending', 'sending'] as const;
+const UNFINISHED = ['planned', 'pending', 'sending'] as const satisfies readonly TillMirrorState[];
+/** Not final: `planned` (its points call not yet known to have run), `pending` (nothing sent) or `sending` (settled by reading the customer's point). */
+export const isUnfinishedTillMirror = (s: Pick<TillMirrorRecord, 'state'>): boolean => (UNFINISHED as readonly string[]).includes(s.state);
 
 export const TillMirrorRecord = lazyObject(z.object, () => ({
   pk: z.string(),
@@ -167,7 +169,7 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
     list: () => list(),
     async redact(step) {
       const now = store.iso(store.clock());
-      const unfinished = step.state === 'planned' || step.state === 'pending' || step.state === 'sending';
+      const unfinished = isUnfinishedTillMirror(step);
       const fields = unfinished ? { state: 'skipped', reason: 'the member was erased (privacy)' } : {};
       const e = new Expression().setAll({ ...fields, redactedAt: now, updatedAt: now }).remove('smaregiCustomerId');
       // Only from the state read: a step that moved meanwhile is found again by the next erase.

@@ -1,10 +1,10 @@
 import { createSecretsManagerReader, ENV, processingSettingsFromEnv, requiredSetting, type SecretReader } from '../../config/index.js';
 import { documentClientFromEnv } from '../../dynamodb/index.js';
-import { createTillMirrors } from '../../ledger/index.js';
+import { createTillMirrors, isUnfinishedTillMirror } from '../../ledger/index.js';
 import type { OpenApiClient } from '../../openapi/index.js';
 import { loadSourceSettings, type SourceSettingsSet } from '../source-settings.js';
 import { SMAREGI_ENV, smaregiFromEnv } from './from-env.js';
-import { isUnfinished, settleTillMirrors, type TillMirrorDeps } from './till-mirror.js';
+import { settleTillMirrors, type TillMirrorDeps } from './till-mirror.js';
 
 /**
  * The till mirror of a function that holds Smaregi access (env SMAREGI): the first Smaregi source whose
@@ -76,7 +76,7 @@ export async function settleTillMirrorsReported(
   // One scan, of the steps not done: the unfinished are settled, then read again by key to count what they came to.
   const open = await mirror.steps.listOpen();
   const settled = await settleTillMirrors(mirror, open);
-  const now = await Promise.all(open.map((s) => (isUnfinished(s) ? mirror.steps.get(s.source, s.marker) : s)));
+  const now = await Promise.all(open.map((s) => (isUnfinishedTillMirror(s) ? mirror.steps.get(s.source, s.marker) : s)));
   const stuck = now.filter((s) => s?.state === 'conflict' || s?.state === 'refused');
   logger.info(`till mirror: settled=${settled} conflict_or_refused=${stuck.length}`, { source: mirror.source });
   if (stuck.length > 0) logger.warn('till mirror steps need an operator: npm run smaregi -- mirrors', { count: stuck.length });

@@ -1,5 +1,5 @@
 import { DEFAULT_IN_DOUBT_SECONDS, LEASE_SEND_WINDOW_SECONDS } from '../../config/index.js';
-import type { TillMirrorRecord, TillMirrors } from '../../ledger/index.js';
+import { isUnfinishedTillMirror, type TillMirrorRecord, type TillMirrors } from '../../ledger/index.js';
 import type { OpenApiClient } from '../../openapi/index.js';
 import { searchHistory } from '../../points/index.js';
 import type { SmaregiClient } from './client.js';
@@ -130,7 +130,7 @@ export async function mirrorPointChange(deps: TillMirrorDeps, change: PointChang
  * runs. Answers how many it went through.
  */
 export async function settleTillMirrors(deps: TillMirrorDeps, listed?: readonly TillMirrorRecord[]): Promise<number> {
-  const unfinished = (listed ?? (await deps.steps.listUnfinished())).filter((s) => s.source === deps.source && isUnfinished(s));
+  const unfinished = (listed ?? (await deps.steps.listUnfinished())).filter((s) => s.source === deps.source && isUnfinishedTillMirror(s));
   for (const step of unfinished) {
     if (step.state === 'planned') await settlePlanned(deps, step);
     else await mirrorPointChange(deps, { marker: step.marker, memberId: step.memberId, points: step.points });
@@ -158,9 +158,6 @@ async function settlePlanned(deps: TillMirrorDeps, step: TillMirrorRecord): Prom
     deps.logger?.warn('till point mirror failed', { source: deps.source, marker: step.marker, errorKind: kindOf(e) });
   }
 }
-
-/** Not final: `planned` (its points call not yet known to have run), `pending` (nothing sent) or `sending` (settled by reading the customer's point). */
-export const isUnfinished = (s: Pick<TillMirrorRecord, 'state'>) => s.state === 'planned' || s.state === 'pending' || s.state === 'sending';
 
 /** A `pending` step: its customer found and its point read (`before`), then the add sent once. */
 async function prepareAndSend(deps: TillMirrorDeps, step: TillMirrorRecord, known: string | undefined): Promise<void> {
