@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LEDGER_TABLE_SCHEMA } from '../config/index.js';
-import { QueryCommand } from '../dynamodb/index.js';
+import { indexKeys } from './index-keys.js';
 import { doneWith, exists } from './conditions.js';
 import { Expression } from './expression.js';
 import { OrderRecord, type OrderRef, orderKey, unlinkedKey } from './records.js';
@@ -52,25 +52,8 @@ export function createProvisionalRecords(store: Store, client: DynamoDBDocumentC
   const { clock, iso } = store;
   const index = LEDGER_TABLE_SCHEMA.unlinkedIndex;
 
-  async function query(partition: string, upTo: string | undefined, limit: number): Promise<string[]> {
-    const pks: string[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: index.name,
-          KeyConditionExpression: upTo === undefined ? '#c = :c' : '#c = :c AND #at <= :at',
-          ExpressionAttributeNames: { '#c': index.partitionKey, ...(upTo === undefined ? {} : { '#at': index.sortKey }) },
-          ExpressionAttributeValues: { ':c': partition, ...(upTo === undefined ? {} : { ':at': upTo }) },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) pks.push(String(item[LEDGER_TABLE_SCHEMA.partitionKey] ?? ''));
-      start = pks.length < limit ? page.LastEvaluatedKey : undefined;
-    } while (start);
-    return pks.slice(0, limit);
-  }
+  const query = (partition: string, upTo: string | undefined, limit: number) =>
+    indexKeys(client, tableName, partition, { until: upTo, limit });
 
   return {
     async bookBeforeEarn(ref, refund) {

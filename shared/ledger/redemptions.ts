@@ -2,7 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
 import * as z from 'zod';
 import { LEDGER_TABLE_SCHEMA } from '../config/index.js';
-import { QueryCommand, scanKeyPrefix } from '../dynamodb/index.js';
+import { scanKeyPrefix } from '../dynamodb/index.js';
+import { indexKeys } from './index-keys.js';
 import { leaseFree, heldBy } from './conditions.js';
 import { Expression } from './expression.js';
 import { type Clock, createStore, type Store } from './store.js';
@@ -178,25 +179,7 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
 
   const provisional = createProvisionalRecords(store, options.client, options.tableName);
   /** The keys of the sparse index's partition `partition` whose sort key is at or before `until`. */
-  const indexedUntil = async (partition: string, until: string): Promise<string[]> => {
-    const pks: string[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await options.client.send(
-        new QueryCommand({
-          TableName: options.tableName,
-          IndexName: index.name,
-          KeyConditionExpression: '#c = :c AND #at <= :until',
-          ExpressionAttributeNames: { '#c': index.partitionKey, '#at': index.sortKey },
-          ExpressionAttributeValues: { ':c': partition, ':until': until },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) pks.push(String(item.pk));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return pks;
-  };
+  const indexedUntil = (partition: string, until: string) => indexKeys(options.client, options.tableName, partition, { until });
   return {
     leaseMs,
     get,

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
 import { LEDGER_TABLE_SCHEMA } from '../config/index.js';
-import { QueryCommand } from '../dynamodb/index.js';
+import { indexKeys } from './index-keys.js';
 import { Expression } from './expression.js';
 import { type Clock, createStore } from './store.js';
 import { lazyObject } from '../schema/index.js';
@@ -153,25 +153,8 @@ export function createTillReturns(options: TillReturnsOptions): TillReturns {
     return item ? { ok: true, record: TillReturnRecord.parse(item) } : { ok: false, current: await get(source, returnId) };
   }
 
-  async function indexKeys(partition: string, from: string, until: string): Promise<string[]> {
-    const pks: string[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await options.client.send(
-        new QueryCommand({
-          TableName: options.tableName,
-          IndexName: index.name,
-          KeyConditionExpression: '#c = :c AND #at BETWEEN :from AND :until',
-          ExpressionAttributeNames: { '#c': index.partitionKey, '#at': index.sortKey },
-          ExpressionAttributeValues: { ':c': partition, ':from': from, ':until': until },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) pks.push(String(item.pk));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return pks;
-  }
+  const keysIn = (partition: string, from: string, until: string) =>
+    indexKeys(options.client, options.tableName, partition, { from, until });
 
   /** The items behind an index's keys, read consistently (the index is eventually consistent). */
   async function itemsOf<T>(pks: string[], parse: (item: Record<string, unknown>) => T | undefined): Promise<T[]> {
@@ -214,7 +197,7 @@ export function createTillReturns(options: TillReturnsOptions): TillReturns {
         dismissedAt: store.iso(store.clock()),
       }),
     async listOpen(source) {
-      const pks = await indexKeys(openKey(source), '0', '9');
+      const pks = await keysIn(openKey(source), '0', '9');
       const records = await itemsOf(pks, (item) => {
         const parsed = TillReturnRecord.safeParse(item);
         return parsed.success && parsed.data.status === 'open' ? parsed.data : undefined;
@@ -241,7 +224,7 @@ export function createTillReturns(options: TillReturnsOptions): TillReturns {
     },
     async salesOf(query) {
       const partition = memberStoreKey(query.source, query.externalKey, query.externalId, query.storeId);
-      const pks = await indexKeys(partition, query.from, query.until);
+      const pks = await keysIn(partition, query.from, query.until);
       const sales = await itemsOf(pks, (item) => {
         const parsed = TillSaleRecord.safeParse(item);
         // The item as it is now: an edit may have moved the sale to another member or store since the index was read.
