@@ -278,7 +278,8 @@ async function measureCost(rig: Rig, size: number) {
   const purchases = Array.from({ length: size }, (_, i) => purchase(member(i + 20)));
   const purchaseCost = await measure(purchases);
   // The retry share: one purchase in RETRY_EVERY has its first attempt released after its lookup and is
-  // delivered again; the member that lookup found is kept on the order, so the calls stay 2 a purchase.
+  // delivered again; the member that lookup found is kept on the order (no second lookup), and the retry
+  // reads its credit's entry from the history (the kept balance is stale): 3 calls for that purchase.
   let nth = 0;
   const retriedPurchase = await measure(
     Array.from({ length: size }, (_, i) => purchase(member(i + 40))),

@@ -82,7 +82,9 @@ export async function campaignsFor(
  * A credit whose balance before the call was not read by this attempt (a member kept from an earlier
  * one: the balance's move would count whatever moved it since): the entry's points, read from the
  * history, or no figure while the history lags behind or cannot be read (a refund or a bonus reads the
- * entry when it needs it).
+ * entry when it needs it). The calculation's answer cannot prove it instead: its member (detail form)
+ * has `point` and `total_point` but no `total_point_count` (the Open API gives that in the customer
+ * list only), so nothing in it rules out another grant since the kept member was read.
  */
 export async function creditedUnread(
   api: Pick<OpenApiClient, 'listPoints'>,

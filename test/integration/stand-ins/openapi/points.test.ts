@@ -150,6 +150,12 @@ describe('POST /api/ext/users/{id}/points/calculation', () => {
     expect((await calc({ amount: 100 })).body.member).not.toHaveProperty('external_ids');
   });
 
+  it('answers no total_point_count: the Open API gives it in the customer list only', async () => {
+    const answer = (await calc({ amount: 100 })).body.member;
+    expect(answer).toMatchObject({ point: 1, total_point: 1 });
+    expect(answer).not.toHaveProperty('total_point_count');
+  });
+
   it('accepts the maximum amount 999999999', async () => {
     expect((await calc({ amount: 999_999_999 })).body.member.point).toBe(9_999_999);
   });
