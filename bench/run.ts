@@ -110,7 +110,11 @@ function workerRows({ rows, row, failed }: RowWriter, worker: Parts['worker']): 
       });
     c('purchase', cost.purchase, '<= 2 calls, <= 2 writes');
     const retried = cost.retriedPurchase;
-    c(`purchase, ${fmt(retried.retryShare * 100, 0)} % delivered twice (released after the lookup)`, retried, '<= 2 + retry share calls (a kept member: the credit read from the history)');
+    c(
+      `purchase, ${fmt(retried.retryShare * 100, 0)} % delivered twice (released after the lookup)`,
+      retried,
+      '<= 2 + retry share calls (a kept member: the credit read from the history)',
+    );
     c('first refund of an order', cost.firstRefund, '-');
     c('later refund of an order', cost.laterRefund, '-');
     row('worker speed', `events/s through the worker (${throughput.concurrency} at once)`, fmt(throughput.workerEventsPerSecond), '-');
