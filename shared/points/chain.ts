@@ -191,6 +191,20 @@ export async function orderFacts(
   return unfinishedRefunds.length ? { ...facts, unfinishedRefunds } : facts;
 }
 
+const SUPPLEMENT = /^(.+)\/up-(\d{1,4})$/;
+
+/**
+ * The purchase of its sale's chain that came after `orderId` (the sale's first supplement, or the
+ * supplement after this one), when the ledger holds it: the chain has moved on from `orderId` (a later
+ * edit named another customer or amount), so what `orderId` was for is no longer the sale's truth.
+ * Undefined: `orderId` is its chain's last purchase (or belongs to no chain: a sender without `earns`).
+ */
+export async function laterInChain(getOrder: ChainReader, source: string, orderId: string): Promise<string | undefined> {
+  const supplement = SUPPLEMENT.exec(orderId);
+  const next = supplement ? supplementId(supplement[1] as string, Number(supplement[2]) + 1) : supplementId(orderId, 1);
+  return (await getOrder({ source, orderId: next })) ? next : undefined;
+}
+
 /**
  * The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them.
  * With `getRefund` (to reach what the order earns), the chain's booked refunds left unfinished are read too.

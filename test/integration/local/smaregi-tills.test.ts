@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
+import { membersCommand } from '../../../ops/members.js';
 import { withDemoStack } from '../../support/local-stack.js';
 import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../../kit/smaregi.js';
 
@@ -136,6 +140,30 @@ describe('Smaregi tills: divisions, stores and members', () => {
       500,
       'customer_not_found',
     ]);
+  });
+
+  it('credits a sale moved to a customer whom no member holds and back to its member only to its member, and skips the move with its reason when that customer links later', async () => {
+    const dave = '8f6d2c1e-0004-4000-8000-000000000004';
+    await seedSmaregiCustomer(stack, { customerId: '4', customerCode: 'C-0098', lastName: '四郎', firstName: '佐藤' });
+    await seedSmaregiTransaction(stack, sale('2013'));
+    const [taro, daveBefore] = [await balance(), (await handle.openapi.getMember(dave)).point];
+    await deliver(['2013']);
+    await seedSmaregiTransaction(stack, sale('2013', { customerId: '4' }));
+    await deliver(['2013'], 'edited');
+    await seedSmaregiTransaction(stack, sale('2013'));
+    await deliver(['2013'], 'edited');
+    const file = join(mkdtempSync(join(tmpdir(), 'members-')), 'link.csv');
+    writeFileSync(file, `external_id,member_id\nC-0098,${dave}\n`);
+    const out = { print: () => undefined, printError: () => undefined };
+    const linked = await membersCommand(['link', '--source', 'smaregi', '--file', file], { PORT: new URL(stack.urls.intake).port }, out);
+    await handle.waitForIdle();
+    expect([
+      linked,
+      await balance(),
+      (await handle.openapi.getMember(dave)).point,
+      await recorded('2013/up-1'),
+      (await recorded('2013/up-2')).outcome,
+    ]).toEqual([0, taro + 500, daveBefore, { outcome: 'skipped', reason: 'sale_moved' }, 'credited']);
   });
 
   it('credits a sale that names its member only by the code on its head (members kept outside Smaregi)', async () => {
