@@ -11,6 +11,7 @@ import { type ConsoleMessage, message } from './messages.js';
 import { listRedemptions } from './redemptions.js';
 import { listTillReturns } from './returns.js';
 import { listTillShortfalls } from './shortfalls.js';
+import { buildTimeModule } from './time-module.js';
 import { listReversals } from './reversals.js';
 import type { ConsoleSource } from './source.js';
 import type { PullingStatus } from '../shared/consumer/index.js';
@@ -46,6 +47,8 @@ const STATIC_FILES = {
   'messages.ja.json': ['messages.ja.json', 'application/json; charset=utf-8'],
   'messages.en.json': ['messages.en.json', 'application/json; charset=utf-8'],
 } as const;
+/** The page's time module, built from shared/time at start (time-module.ts). */
+export const TIME_MODULE_FILE = 'jst.js';
 
 const json = (status: number, value: unknown): ConsoleAnswer => ({
   status,
@@ -132,7 +135,7 @@ async function replay(source: ConsoleSource, body: Buffer): Promise<ConsoleAnswe
 }
 
 /**
- * The console's routes by `METHOD /path`: its three static files and a small JSON API the page
+ * The console's routes by `METHOD /path`: its static files, shared/time built for the page, and a small JSON API the page
  * polls. Actions are POSTs with a JSON body (the loopback guard admits only the page's own origin).
  */
 export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRoute> {
@@ -145,6 +148,13 @@ export function consoleRoutes(source: ConsoleSource): Record<string, ConsoleRout
       body,
     });
   }
+  // shared/time for the page (console.js imports it): the one way a time is written for a person.
+  const timeModule = buildTimeModule();
+  routes[`GET ${CONSOLE_PATH}${TIME_MODULE_FILE}`] = async () => ({
+    status: 200,
+    headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' },
+    body: timeModule,
+  });
   const api = `${CONSOLE_PATH}api/`;
   Object.assign(routes, {
     [`GET ${api}status`]: guarded(async () =>

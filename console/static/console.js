@@ -1,4 +1,7 @@
-// The operator console: polls the JSON routes beside this page and draws them. No build step.
+// The operator console: polls the JSON routes beside this page and draws them. No build step (jst.js is
+// shared/time, built by the server).
+import { formatJst } from './jst.js';
+
 const api = (path) => `api/${path}`;
 const POLL_MS = 2000;
 const open = new Set(); // orders whose timeline is shown: `${source}\0${orderId}`
@@ -29,26 +32,12 @@ function t(key, params = {}) {
 }
 const tm = (m) => (m ? t(m.key, m.params) : '');
 
-// Every time shown in Japan time with its offset, whatever the machine's zone: the format of
-// shared/time's formatJst (`2026-12-01 09:30:00 JST (+09:00)`; the browser test compares the two).
-const JST_PARTS = new Intl.DateTimeFormat('en-US', {
-  timeZone: 'Asia/Tokyo',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-  timeZoneName: 'longOffset',
-});
+// Every time shown in Japan time with its offset, whatever the machine's zone: shared/time's own formatJst
+// (`2026-12-01 09:30:00 JST (+09:00)`), built for the page by the server (console/time-module.ts).
 function jst(iso) {
   if (iso === null || iso === undefined || iso === '') return '-';
   const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return String(iso);
-  const p = Object.fromEntries(JST_PARTS.formatToParts(date).map((x) => [x.type, x.value]));
-  const offset = (p.timeZoneName ?? '').replace(/^GMT/, '') || '+00:00';
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} JST (${offset})`;
+  return Number.isNaN(date.getTime()) ? String(iso) : formatJst(date);
 }
 
 async function loadTables() {

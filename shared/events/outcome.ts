@@ -105,7 +105,12 @@ export type SkipReason =
   /** A refund before the order's points were earned: it reduced the provisional points, nothing to debit. */
   | 'before_earn'
   /** Shopify's orders/create, or a cancellation before payment: nothing was credited (only a redemption's code is followed). */
-  | 'order_not_paid';
+  | 'order_not_paid'
+  /**
+   * A purchase waiting for its customer's link whose sale has since moved on (a till edit named another
+   * customer, a later purchase of its chain stands for the sale now): the link credits it to nobody.
+   */
+  | 'sale_moved';
 
 /** The outcome union (points are whole, non-negative numbers unless said otherwise); `next`: what must follow. */
 export type ProcessOutcome = OutcomeOf & { next?: NextSteps };

@@ -61,6 +61,14 @@ export function adjustmentOf(refundId: string): Decimal | undefined {
 export const supplementId = (saleId: string, generation: number) => `${saleId}/up-${generation}`;
 
 const credited = (o: OrderFacts | undefined): o is OrderFacts => o?.state === 'done' && o.outcome === 'credited';
+/**
+ * A sale that found no member (a customer code no member holds) and waits for that customer's link: it
+ * stands for its customer until an edit names another (or another amount), which a supplement then
+ * credits; the link finds the chain moved on (`laterInChain`) and credits the sale to nobody.
+ */
+export const awaitingLink = (o: OrderFacts | undefined): o is OrderFacts => o?.state === 'done' && o.outcome === 'customer_not_found';
+/** The sale a chain hangs off: credited, or waiting for its customer's link. */
+const chainBase = (o: OrderFacts | undefined): o is OrderFacts => credited(o) || awaitingLink(o);
 const larger = (a: Decimal, b: Decimal) => (compareDecimals(a, b) >= 0 ? a : b);
 
 /** The largest amount lowering edits have taken off the order (its `adj-<T>` refunds). */
@@ -110,9 +118,12 @@ export interface ChainState {
   failed: OrderFacts | undefined;
 }
 
-/** The chain's state, or undefined while the sale itself is not credited (nothing to adjust). */
+/**
+ * The chain's state, or undefined while the sale itself is neither credited nor waiting for its customer's
+ * link (nothing to adjust). A waiting sale is `live` while nothing of its chain is credited: not a credit.
+ */
 export function chainState(chain: SaleChain): ChainState | undefined {
-  if (!credited(chain.sale)) return undefined;
+  if (!chainBase(chain.sale)) return undefined;
   const orders = [chain.sale, ...chain.supplements];
   const creditedOrders = orders.filter(credited).filter((o) => !o.refundIds.includes(DETACHED_REFUND_ID));
   const live = creditedOrders[creditedOrders.length - 1] ?? chain.sale;
@@ -191,14 +202,29 @@ export async function orderFacts(
   return unfinishedRefunds.length ? { ...facts, unfinishedRefunds } : facts;
 }
 
+const SUPPLEMENT = /^(.+)\/up-(\d{1,4})$/;
+
 /**
- * The sale's purchase and its supplements (only a credited sale has any), as the ledger holds them.
+ * The purchase of its sale's chain that came after `orderId` (the sale's first supplement, or the
+ * supplement after this one), when the ledger holds it: the chain has moved on from `orderId` (a later
+ * edit named another customer or amount), so what `orderId` was for is no longer the sale's truth.
+ * Undefined: `orderId` is its chain's last purchase (or belongs to no chain: a sender without `earns`).
+ */
+export async function laterInChain(getOrder: ChainReader, source: string, orderId: string): Promise<string | undefined> {
+  const supplement = SUPPLEMENT.exec(orderId);
+  const next = supplement ? supplementId(supplement[1] as string, Number(supplement[2]) + 1) : supplementId(orderId, 1);
+  return (await getOrder({ source, orderId: next })) ? next : undefined;
+}
+
+/**
+ * The sale's purchase and its supplements (only a credited sale, or one waiting for its customer's link,
+ * has any), as the ledger holds them.
  * With `getRefund` (to reach what the order earns), the chain's booked refunds left unfinished are read too.
  */
 export async function readChain(getOrder: ChainReader, source: string, saleId: string, getRefund?: RefundStateReader): Promise<SaleChain> {
   const sale = await orderFacts(getOrder, source, saleId, getRefund);
   const supplements: OrderFacts[] = [];
-  if (sale?.state !== 'done' || sale.outcome !== 'credited') return { sale, supplements };
+  if (!chainBase(sale)) return { sale, supplements };
   for (let k = 1; k <= MAX_SUPPLEMENTS; k++) {
     const next = await orderFacts(getOrder, source, supplementId(saleId, k), getRefund);
     if (!next) break;

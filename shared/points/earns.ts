@@ -12,6 +12,7 @@ import {
 import { renderTitle } from '../text/index.js';
 import {
   adjustmentOf,
+  awaitingLink,
   CANCEL_REFUND_ID,
   chainState,
   DETACHED_REFUND_ID,
@@ -173,6 +174,8 @@ function rerun(earns: EarnsEvent, sale: PurchaseEvent, order: OrderFacts): Purch
 function adjusted(earns: EarnsEvent, purchase: PurchaseEvent, chain: SaleChain): Reach {
   const state = chainState(chain);
   if (!state) return { events: [purchase] };
+  // The sale waits for its customer's link and still names them, for the same amount: nothing changed.
+  if (awaitingLink(state.live) && chain.supplements.length === 0 && unchanged(state.live, purchase)) return { events: [purchase] };
   if (state.unfinished) return { events: [purchase, rerun(earns, purchase, state.unfinished)], again: true };
   const template = earnsRefund(earns, earns.orderId, SUPERSEDED_REFUND_ID, true);
   const events: PointsEvent[] = [purchase, ...state.toSupersede.map((o) => remainderOf(template, o.orderId, SUPERSEDED_REFUND_ID))];
@@ -208,6 +211,13 @@ function adjusted(earns: EarnsEvent, purchase: PurchaseEvent, chain: SaleChain):
     events.push(adjustment(earns, state.live.orderId, `adj-${formatDecimal(off)}`, subtractDecimals(state.net, now)));
   }
   return { events };
+}
+
+/** The order was recorded for the purchase's customer and amount. */
+function unchanged(order: OrderFacts, purchase: PurchaseEvent): boolean {
+  const was = parseDecimal(order.eligibleExact ?? '') ?? ZERO;
+  const now = parseDecimal(purchase.eligibleExact ?? '') ?? ZERO;
+  return order.externalId === purchase.customer?.externalId && compareDecimals(was, now) === 0;
 }
 
 /** The refund of a lowering edit on the live purchase, for what it adds. */

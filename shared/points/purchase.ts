@@ -10,6 +10,7 @@ import { checkDoubt, type Doubt, doubtOf, type OperationResult, type PointsCall,
 import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { settleBonuses } from './bonus.js';
+import { laterInChain } from './chain.js';
 import { purchaseMarker } from './markers.js';
 import { earnBaseOf, momentCame, provisionalFacts, provisionalWhen } from './provisional.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
@@ -104,6 +105,12 @@ class PurchaseAttempt {
     if (this.earnOn?.amount === 0) return this.finish({ outcome: 'not_earned' }, { kind: 'not_earned', action: 'ack' });
     const when = this.earnOn ? undefined : provisionalWhen(this.event, this.deps.clock());
     if (when) return this.pend(customer, when);
+    // Credited for a customer just linked, but its sale moved on while it waited (chain.ts): no credit.
+    // Not with a doubt: a call of an earlier attempt may have landed, and is settled as usual.
+    if (this.options.customerLinked && !this.doubt) {
+      const moved = await this.movedOn();
+      if (moved) return moved;
+    }
     // A call in doubt whose member is known is settled before anything else: found, the order is done
     // with that member, whoever a lookup would find now (a re-link between attempts).
     const known = this.doubt?.memberId;
@@ -212,6 +219,19 @@ class PurchaseAttempt {
     this.balanceRead = true;
     this.options.members?.remember(customer, member);
     return { member };
+  }
+
+  /**
+   * A purchase that waited for its customer's link while a later edit of its sale (another customer, or
+   * back to its member) made a later purchase of the sale's chain: crediting it too would make the sale
+   * earn twice. Recorded `skipped` / `sale_moved` (it leaves the customer's index), with no call.
+   */
+  private async movedOn(): Promise<PurchaseProcessed | undefined> {
+    const { source, orderId } = this.ref;
+    const later = await laterInChain((ref) => this.deps.ledger.getOrder(ref), source, orderId);
+    if (!later) return undefined;
+    this.deps.logger?.warn('linked purchase not credited: its sale moved on', { source, orderId, later });
+    return this.finish({ outcome: 'skipped', reason: 'sale_moved' }, { kind: 'skipped', action: 'ack', reason: 'sale_moved' });
   }
 
   /**

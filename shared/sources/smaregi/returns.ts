@@ -145,7 +145,9 @@ export async function saleFacts(
     saleId,
     (ref) => ledger.getRefund(ref),
   );
-  const liveId = chainState(chain)?.live.orderId;
+  // The credited purchase a return takes back from (a sale still waiting for its customer's link earned nothing).
+  const state = chainState(chain);
+  const liveId = state?.live.outcome === 'credited' ? state.live.orderId : undefined;
   const [sale, live, lines] = await Promise.all([
     ledger.getOrder({ source, orderId: saleId }),
     liveId ? ledger.getOrder({ source, orderId: liveId }) : Promise.resolve(undefined),

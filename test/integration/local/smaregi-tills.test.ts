@@ -1,7 +1,15 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack, LocalStackHandle } from '../../../local/index.js';
+import { membersCommand } from '../../../ops/members.js';
 import { withDemoStack } from '../../support/local-stack.js';
 import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFixture, smaregiTransaction } from '../../../kit/smaregi.js';
+
+/** Demo members without a Smaregi code: a code no member held is linked to one of them here. */
+const DAVE = '8f6d2c1e-0004-4000-8000-000000000004';
+const CAROL = '8f6d2c1e-0003-4000-8000-000000000003';
 
 /**
  * What real tills send, through `npm start`'s stack (Smaregi stand-in, emulator, dynalite), the source
@@ -42,6 +50,15 @@ describe('Smaregi tills: divisions, stores and members', () => {
       .reduce((n, [, r]) => n + r.total, 0);
   };
   const sale = (id: string, changes: Record<string, unknown> = {}) => smaregiTransaction('transaction-sale-tax-included.json', id, changes);
+  /** `npm run members -- link --source smaregi` for one code, then the worker's crediting of its earlier sales: the exit code. */
+  const linkCode = async (code: string, memberId: string) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'members-')), 'link.csv');
+    writeFileSync(file, `external_id,member_id\n${code},${memberId}\n`);
+    const out = { print: () => undefined, printError: () => undefined };
+    const exit = await membersCommand(['link', '--source', 'smaregi', '--file', file], { PORT: new URL(stack.urls.intake).port }, out);
+    await handle.waitForIdle();
+    return exit;
+  };
 
   it('credits nothing for money in (2) or a deposit (4) of ¥11,000 for a member, with no call to the membership service, and records each as not_a_sale', async () => {
     await seedSmaregiTransaction(stack, sale('2001', { transactionHeadDivision: '2' }));
@@ -136,6 +153,42 @@ describe('Smaregi tills: divisions, stores and members', () => {
       500,
       'customer_not_found',
     ]);
+  });
+
+  it('credits a sale moved to a customer whom no member holds and back to its member only to its member, and skips the move with its reason when that customer links later', async () => {
+    await seedSmaregiCustomer(stack, { customerId: '4', customerCode: 'C-0098', lastName: '四郎', firstName: '佐藤' });
+    await seedSmaregiTransaction(stack, sale('2013'));
+    const [taro, daveBefore] = [await balance(), (await handle.openapi.getMember(DAVE)).point];
+    await deliver(['2013']);
+    await seedSmaregiTransaction(stack, sale('2013', { customerId: '4' }));
+    await deliver(['2013'], 'edited');
+    await seedSmaregiTransaction(stack, sale('2013'));
+    await deliver(['2013'], 'edited');
+    expect(await linkCode('C-0098', DAVE)).toBe(0);
+    expect([
+      await balance(),
+      (await handle.openapi.getMember(DAVE)).point,
+      await recorded('2013/up-1'),
+      (await recorded('2013/up-2')).outcome,
+    ]).toEqual([taro + 500, daveBefore, { outcome: 'skipped', reason: 'sale_moved' }, 'credited']);
+  });
+
+  it('credits a sale first seen naming a customer whom no member holds to the member an edit names, and that customer’s later link credits nothing of it', async () => {
+    await seedSmaregiCustomer(stack, { customerId: '5', customerCode: 'C-0097', lastName: '五郎', firstName: '佐藤' });
+    await seedSmaregiTransaction(stack, sale('2014', { customerId: '5' }));
+    const [taro, carolBefore] = [await balance(), (await handle.openapi.getMember(CAROL)).point];
+    await deliver(['2014']);
+    await deliver(['2014']);
+    await seedSmaregiTransaction(stack, sale('2014'));
+    await deliver(['2014'], 'edited');
+    await deliver(['2014'], 'edited');
+    expect(await linkCode('C-0097', CAROL)).toBe(0);
+    expect([
+      await balance(),
+      (await handle.openapi.getMember(CAROL)).point,
+      await recorded('2014'),
+      (await recorded('2014/up-1')).outcome,
+    ]).toEqual([taro + 500, carolBefore, { outcome: 'skipped', reason: 'sale_moved' }, 'credited']);
   });
 
   it('credits a sale that names its member only by the code on its head (members kept outside Smaregi)', async () => {

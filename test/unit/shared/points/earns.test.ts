@@ -143,4 +143,17 @@ describe('reachEarns: an order now earns X (no sender)', () => {
       'shop:refund:o-1:cancel',
     ]);
   });
+
+  it('a sale waiting for its customer’s link, named again for the same amount: its purchase only (no supplement)', () => {
+    const waiting = credited(ORDER, '1000', { outcome: 'customer_not_found', externalId: 'm-1' });
+    expect(ids(reachEarns(earns('1000'), chainOf(waiting)).events)).toEqual(['shop:transaction:o-1']);
+  });
+
+  it('a sale waiting for its customer’s link, now naming another member: the supplement /up-1 credited to them, then nothing to take back', () => {
+    const waiting = credited(ORDER, '1000', { outcome: 'customer_not_found', externalId: 'nobody' });
+    const first = reachEarns(earns('1000'), chainOf(waiting));
+    expect(ids(first.events)).toEqual(['shop:transaction:o-1', 'shop:transaction:o-1/up-1']);
+    expect(first.events[1]).toMatchObject({ customer: { externalId: 'm-1' }, eligibleExact: '1000' });
+    expect(ids(reachEarns(earns('1000'), chainOf(waiting, credited('o-1/up-1', '1000'))).events)).toEqual(['shop:transaction:o-1']);
+  });
 });
