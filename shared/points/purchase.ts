@@ -412,7 +412,11 @@ class PurchaseAttempt {
     const earned = found.outcome === 'credited' && this.earnOn ? { earnedOn: this.earnOn } : {};
     const result =
       found.outcome === 'credited'
-        ? { ...found, ...earned, ...(await campaignsFor(this.deps, this.event, this.rank, found.customerId)) }
+        ? {
+            ...found,
+            ...earned,
+            ...(this.options.shippedShare ? {} : await campaignsFor(this.deps, this.event, this.rank, found.customerId)),
+          }
         : found;
     // Credited late with refunds already waiting (no message of their own any more: parked): findable by
     // its customer until they are through, so a crash among them is retried by the link (retro.ts takes it out).
