@@ -99,6 +99,32 @@ describe('partial fulfilments: each shipped share earns, the whole order ends at
   });
 });
 
+describe('partial fulfilments: crashes', () => {
+  it('a crash after a larger share is recorded: its redelivery takes the smaller share back, once', async () => {
+    const p = paid();
+    await h.processor().process(p);
+    await h.processor().process(partial(p, 1, 3));
+    await h.crashAt('purchase:recorded', partial(p, 2, 3));
+    expect(await h.balance(GOLD)).toBe(17 + 34);
+    await h.processor().process(partial(p, 2, 3));
+    await h.processor().process(partial(p, 2, 3));
+    expect(await shareBack(p, 346)).toEqual([-17]);
+    expect(await h.balance(GOLD)).toBe(34);
+  });
+
+  it('a crash after the order is credited at fulfilment: its redelivery takes the share back, once', async () => {
+    const p = paid();
+    await h.processor().process(p);
+    await h.processor().process(partial(p, 1, 2));
+    await h.crashAt('purchase:recorded', fulfilment(p));
+    expect(await h.balance(GOLD)).toBe(25 + 51);
+    await h.processor().process(fulfilment(p));
+    await h.processor().process(partial(p, 1, 2));
+    expect(await shareBack(p, 519)).toEqual([-25]);
+    expect(await h.balance(GOLD)).toBe(51);
+  });
+});
+
 describe('partial fulfilments: refunds and cancellations', () => {
   it('a refund after the first share is settled with the order’s credit: the same balance as a refund after it (26)', async () => {
     const p = paid();
