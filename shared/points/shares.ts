@@ -44,7 +44,7 @@ export async function earnShippedShare(deps: ProcessorDeps, event: PurchaseEvent
   let order = await deps.ledger.getOrder(ref);
   // The payment not seen yet (its webhook late): the delivery carries the whole order, recorded provisional first.
   if (!order) order = (await processPurchase(deps, payment)).order ?? (await deps.ledger.getOrder(ref));
-  if (!order || order.state !== 'done' || order.outcome !== 'pending_earn' || order.earning) {
+  if (order?.state !== 'done' || order.outcome !== 'pending_earn' || order.earning) {
     // Earned (or never to be) already: a share delivered late changes nothing but finishing the take-backs.
     const followUps = order?.state === 'done' ? await settleShares(deps, order, event) : [];
     return withFollowUps({ kind: 'duplicate', action: 'ack', previous: order?.outcome ?? 'pending' }, followUps);
@@ -91,7 +91,14 @@ export async function settleShares(deps: ProcessorDeps, order: OrderRecord, from
 
 /** The purchase of a share: the order's own event on the share's amount, earning at once, with no redemption code. */
 function shareEvent(payment: PurchaseEvent, amount: number): PurchaseEvent {
-  const { eligibleExact: _exact, calculationAmount: _calc, discountCodes: _codes, orderLines: _lines, earnAfter: _after, ...rest } = payment;
+  const {
+    eligibleExact: _exact,
+    calculationAmount: _calc,
+    discountCodes: _codes,
+    orderLines: _lines,
+    earnAfter: _after,
+    ...rest
+  } = payment;
   const orderId = shareOrderId(payment.orderId, amount);
   return { ...rest, orderId, eventId: `${payment.source}:order:${orderId}`, eligibleAmount: amount };
 }

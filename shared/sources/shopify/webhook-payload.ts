@@ -1,4 +1,3 @@
-import type { Share } from './fulfilled-share.js';
 import * as z from 'zod';
 import { CurrencyCode, DateTimeWithOffset, DecimalAmount, NumericId } from '../payload.js';
 import type { ShopifyCustomer } from './webhook-customers.js';
@@ -175,7 +174,7 @@ export type ShopifyPayload =
       readonly order: ShopifyOrder;
       readonly lines: LineQuantity[] | undefined;
       /** orders/partially_fulfilled: the share its successful fulfilments ship (fulfilled-share.ts). */
-      readonly shipped?: Share;
+      readonly shipped?: { readonly num: bigint; readonly den: bigint };
       readonly delivery: ShopifyDelivery;
     }
   | {

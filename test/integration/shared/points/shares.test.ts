@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PurchaseEvent } from '../../../../shared/events/index.js';
-import { purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
-import { SUPERSEDED_SHARE, shareOrderId } from '../../../../shared/points/shares.js';
+import { purchaseMarker, refundMarker, SUPERSEDED_SHARE, shareOrderId } from '../../../../shared/points/index.js';
 import { CALCULATION, purchase, refund, useHarness } from './harness.js';
 
 const h = useHarness();

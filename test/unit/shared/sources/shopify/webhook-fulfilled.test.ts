@@ -64,7 +64,8 @@ describe('Shopify orders/partially_fulfilled: a share of the order shipped', () 
   });
 
   it('is one event per share shipped: the same share delivered again has the same event id, a larger one another', () => {
-    const id = (body: string) => (read('orders/partially_fulfilled', { earnAfter: 'fulfilled' }, body) as { value: PurchaseEvent }).value.eventId;
+    const id = (body: string) =>
+      (read('orders/partially_fulfilled', { earnAfter: 'fulfilled' }, body) as { value: PurchaseEvent }).value.eventId;
     expect(id(SHIPPED_ONE)).toBe(id(SHIPPED_ONE));
     expect(id(SHIPPED_ONE)).not.toBe(id(ORDER));
     expect(id(SHIPPED_ONE)).toMatch(/^shopify:order:450789469:shipped:\d+\/\d+$/);
