@@ -196,13 +196,15 @@ class PurchaseAttempt {
       if (err.kind === 'member_not_found') {
         await this.checkpoint('purchase:not-found');
         // The Open API answers the same (member_not_found) for unknown and withdrawn customers: we cannot tell them apart here.
-        // A fixed grant (a till's spend or its give-back) is not kept for a later link: it belongs to the sale's state then.
-        const unlinked = this.event.fixedPoints === undefined ? { unlinked: unlinkedFacts(this.event, customer) } : {};
+        // A fixed grant (a till's spend or its give-back) is not kept for a later link: it belongs to the sale's state then;
+        // nor a shipped share (shares.ts): the whole order earns for a customer linked later, at its fulfilment.
+        const keptForLink = this.event.fixedPoints === undefined && this.options.shippedShare !== true;
+        const unlinked = keptForLink ? { unlinked: unlinkedFacts(this.event, customer) } : {};
         const end = await this.finish(
           { outcome: 'customer_not_found', reason: err.message, ...unlinked },
           { kind: 'customer_not_found', action: 'ack' },
         );
-        return { end: this.event.fixedPoints === undefined ? await this.linkedMeanwhile(customer, end) : end };
+        return { end: keptForLink ? await this.linkedMeanwhile(customer, end) : end };
       }
       return { end: await this.retry(err, {}) };
     }

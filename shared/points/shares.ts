@@ -42,8 +42,13 @@ export async function earnShippedShare(deps: ProcessorDeps, event: PurchaseEvent
   const ref: OrderRef = { source: event.source, orderId: event.orderId };
   const payment: PurchaseEvent = { ...withoutShare(event), eventId: `${event.source}:order:${event.orderId}` };
   let order = await deps.ledger.getOrder(ref);
-  // The payment not seen yet (its webhook late): the delivery carries the whole order, recorded provisional first.
-  if (!order) order = (await processPurchase(deps, payment)).order ?? (await deps.ledger.getOrder(ref));
+  if (order?.state !== 'done') {
+    // The payment not seen yet (its webhook late), or its attempt unfinished: the delivery carries the whole
+    // order, run as the payment first (provisional), or retried while another attempt holds it.
+    const first = await processPurchase(deps, payment);
+    if (first.outcome.action === 'retry') return first.outcome;
+    order = first.order ?? (await deps.ledger.getOrder(ref));
+  }
   if (order?.state !== 'done' || order.outcome !== 'pending_earn' || order.earning) {
     // Earned (or never to be) already: a share delivered late changes nothing but finishing the take-backs.
     const followUps = order?.state === 'done' ? await settleShares(deps, order, event) : [];

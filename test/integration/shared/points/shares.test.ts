@@ -98,6 +98,30 @@ describe('partial fulfilments: each shipped share earns, the whole order ends at
   });
 });
 
+describe('partial fulfilments: waiting and unknown customers', () => {
+  it('a partial fulfilment while the payment is being processed is retried, not dropped', async () => {
+    const p = paid();
+    const [, meanwhile] = await h.whileHeldAt('purchase:claimed', p, () => h.processor().process(partial(p, 1, 2)));
+    expect(meanwhile).toMatchObject({ action: 'retry' });
+    expect(await h.processor().process(partial(p, 1, 2))).toMatchObject({ kind: 'credited' });
+    expect(await h.balance(GOLD)).toBe(25);
+  });
+
+  it('a share of a customer with no member earns nothing and is not kept for a later link (the whole order is)', async () => {
+    const p = purchase({
+      earnAfter: { kind: 'fulfilled' },
+      eligibleAmount: 1038,
+      customer: { externalKey: 'shopify', externalId: 'cust-nobody' },
+    });
+    await h.processor().process(p);
+    expect(await h.processor().process(partial(p, 1, 2))).toMatchObject({ kind: 'customer_not_found' });
+    const share = await h.ledger.getOrder({ source: 'shopify', orderId: shareOrderId(p.orderId, 519) });
+    expect(share).toMatchObject({ outcome: 'customer_not_found' });
+    expect(share?.unlinkedCustomer).toBeUndefined();
+    expect(await h.ledger.getOrder(p)).toMatchObject({ outcome: 'pending_earn' });
+  });
+});
+
 describe('partial fulfilments: crashes', () => {
   it('a crash after a larger share is recorded: its redelivery takes the smaller share back, once', async () => {
     const p = paid();
