@@ -123,7 +123,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     const refused = admit(event);
     if (refused) return refused;
     if (event.type === 'purchase' && event.earnMoment === 'partial') {
-      return earnShippedShare(deps, event, (moment) => purchaseThenWaitingRefunds(moment, context, next));
+      return earnShippedShare(deps, event, (purchase) => purchaseThenWaitingRefunds(purchase, context, next));
     }
     if (event.type === 'purchase') return purchaseThenWaitingRefunds(event, context, next);
     const outcome = await processRefund(deps, event, queuedWithItsPurchase(event, context?.inEventGroup));

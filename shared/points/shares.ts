@@ -34,20 +34,20 @@ export function shippedUnits(whole: number, shipped: { num: string; den: string 
   return Number((BigInt(whole) * num) / den);
 }
 
-/** What the processor hands over: its own purchase run (waiting refunds included), for the whole order at its moment. */
-export type RunMoment = (event: PurchaseEvent) => Promise<ProcessOutcome>;
+/** What the processor hands over: its own purchase run (waiting refunds included), for the order's payment or moment. */
+export type RunPurchase = (event: PurchaseEvent) => Promise<ProcessOutcome>;
 
 /** One orders/partially_fulfilled delivery: the cumulative share credited once, the share it replaces taken back. */
-export async function earnShippedShare(deps: ProcessorDeps, event: PurchaseEvent, runMoment: RunMoment): Promise<ProcessOutcome> {
+export async function earnShippedShare(deps: ProcessorDeps, event: PurchaseEvent, runPurchase: RunPurchase): Promise<ProcessOutcome> {
   const ref: OrderRef = { source: event.source, orderId: event.orderId };
   const payment: PurchaseEvent = { ...withoutShare(event), eventId: `${event.source}:order:${event.orderId}` };
   let order = await deps.ledger.getOrder(ref);
   if (order?.state !== 'done') {
     // The payment not seen yet (its webhook late), or its attempt unfinished: the delivery carries the whole
     // order, run as the payment first (provisional), or retried while another attempt holds it.
-    const first = await processPurchase(deps, payment);
-    if (first.outcome.action === 'retry') return first.outcome;
-    order = first.order ?? (await deps.ledger.getOrder(ref));
+    const first = await runPurchase(payment);
+    if (first.action === 'retry') return first;
+    order = await deps.ledger.getOrder(ref);
   }
   if (order?.state !== 'done' || order.outcome !== 'pending_earn' || order.earning) {
     // Earned (or never to be) already: a share delivered late changes nothing but finishing the take-backs.
@@ -57,11 +57,11 @@ export async function earnShippedShare(deps: ProcessorDeps, event: PurchaseEvent
   const whole = earnBaseOf(order).amount;
   const amount = shippedUnits(whole, event.shipped ?? { num: '0', den: '1' });
   // Every line shipped by these fulfilments: the order's moment (Shopify's orders/fulfilled may follow; it changes nothing then).
-  if (amount >= whole) return runMoment({ ...payment, eventId: `${payment.eventId}:fulfilled`, earnMoment: 'fulfilled' });
+  if (amount >= whole) return runPurchase({ ...payment, eventId: `${payment.eventId}:fulfilled`, earnMoment: 'fulfilled' });
   if (amount === 0) return { kind: 'skipped', action: 'ack', reason: 'amount_zero' };
   const noted = await deps.ledger.addShippedShare(ref, amount);
   // Earned meanwhile (the moment ran between the read and the note): the share earns nothing.
-  if (!noted) return earnShippedShare(deps, event, runMoment);
+  if (!noted) return earnShippedShare(deps, event, runPurchase);
   // The largest share noted is the live one (a smaller share delivered late only confirms it).
   const live = Math.max(...noted.shippedShares.map(Number));
   const credited = await processPurchase(deps, shareEvent(payment, live), { shippedShare: true });
