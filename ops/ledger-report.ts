@@ -1,6 +1,6 @@
 import type { Ledger, OrderRecord, RefundRecord, ReversalLedger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
-import { bonusMarker, bonusReturnMarker, purchaseMarker, refundMarker } from '../shared/points/index.js';
+import { bonusMarker, bonusReturnMarker, purchaseMarker, refundMarker, shareOrderId } from '../shared/points/index.js';
 import { renderTable } from './table.js';
 import { formatJst, jstIfInstant } from '../shared/time/index.js';
 
@@ -50,6 +50,15 @@ export async function ledgerReport(
     const bonus = await ledger.getBonus({ source, orderId, campaignId: campaign.id });
     lines.push('', `campaign bonus ${campaign.id} (${campaign.title})`, ...(bonus ? recordLines(bonus) : ['    (not granted yet)']));
   }
+  // Each shipped share of an order shipped in parts (shared/points/shares.ts): its own order, and its take-back.
+  const shares = order.shippedShares.map((amount) => shareOrderId(orderId, Number(amount)));
+  for (const share of shares) {
+    const record = await ledger.getOrder({ source, orderId: share });
+    lines.push('', `shipped share ${share}`, ...(record ? recordLines(record) : ['    (not credited yet)']));
+    for (const refund of await ledger.listRefunds({ source, orderId: share })) {
+      lines.push('', `shipped share ${share}: refund ${refund.refundId}`, ...recordLines(refund));
+    }
+  }
   const reversed = (await reversals?.list({ source, orderId })) ?? [];
   for (const r of reversed) lines.push('', `reversal of extra entry ${r.entryId} (${r.duplicatedMarker})`, ...recordLines(r));
   const reversalMarkers = new Set(reversed.map((r) => r.marker));
@@ -64,38 +73,40 @@ export async function ledgerReport(
     lines.push(
       `upstream point history of customer ${customerId} (entries carrying this order's markers and their reversals', newest first; the service's clock):`,
     );
-    lines.push(...(await markedEntries(openapi, customerId, source, orderId, reversalMarkers)));
+    lines.push(...(await markedEntries(openapi, customerId, source, [orderId, ...shares], reversalMarkers)));
   }
   // A call in doubt went to this member: its entry lands there, whoever a later lookup found.
   if (order.inDoubtMemberId !== undefined && order.inDoubtMemberId !== customerId) {
     lines.push(
       `upstream point history of member ${order.inDoubtMemberId}, to whom the call in doubt went (entries carrying this order's markers, newest first):`,
     );
-    lines.push(...(await markedEntries(openapi, order.inDoubtMemberId, source, orderId, reversalMarkers)));
+    lines.push(...(await markedEntries(openapi, order.inDoubtMemberId, source, [orderId, ...shares], reversalMarkers)));
   }
   return { found: true, lines };
 }
 
-/** The entries of a member's point history that carry the order's markers, as table lines (or `(none)`). */
+/** The entries of a member's point history that carry the orders' markers (the order, its shares), as table lines (or `(none)`). */
 async function markedEntries(
   openapi: Pick<OpenApiClient, 'listPoints'>,
   memberId: string,
   source: string,
-  orderId: string,
+  orderIds: readonly string[],
   reversalMarkers: ReadonlySet<string>,
 ): Promise<string[]> {
-  const purchase = purchaseMarker(source, orderId);
-  const refundPrefix = refundMarker(source, orderId, '');
-  // The campaign bonuses and their claw-backs: `lp1:<source>:bonus:<order>:...`, `lp1:<source>:bonus-back:<order>:...`.
-  const bonusPrefix = bonusMarker(source, orderId, '');
-  const bonusBackPrefix = bonusReturnMarker(source, orderId, '', '').slice(0, -1);
+  const purchases = new Set(orderIds.map((id) => purchaseMarker(source, id)));
+  // Their refunds, the campaign bonuses and their claw-backs: `lp1:<source>:refund:<order>:...`,
+  // `lp1:<source>:bonus:<order>:...`, `lp1:<source>:bonus-back:<order>:...`.
+  const prefixes = orderIds.flatMap((id) => [
+    refundMarker(source, id, ''),
+    bonusMarker(source, id, ''),
+    bonusReturnMarker(source, id, '', '').slice(0, -1),
+  ]);
   const entries: string[][] = [];
   for (let page = 1; page <= HISTORY_PAGES; page++) {
     const history = await openapi.listPoints(memberId, { page, perPage: 1000 });
     for (const p of history.points) {
       const remarks = p.remarks ?? '';
-      const ours = remarks === purchase || remarks.startsWith(refundPrefix) || remarks.startsWith(bonusPrefix);
-      if (ours || remarks.startsWith(bonusBackPrefix) || reversalMarkers.has(remarks)) {
+      if (purchases.has(remarks) || prefixes.some((prefix) => remarks.startsWith(prefix)) || reversalMarkers.has(remarks)) {
         entries.push([p.created_at, p.point > 0 ? `+${p.point}` : String(p.point), p.title ?? '', remarks, p.expired_at ?? '-']);
       }
     }

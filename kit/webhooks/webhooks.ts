@@ -74,18 +74,24 @@ export interface ShopifyOrderInput {
   taxesIncluded?: boolean;
   /** Discount codes the order used (a redemption's code), each with the amount it took off. */
   discountCodes?: { code: string; amount: string }[];
-  /** The order's lines (Shopify's `line_items[].id`, `quantity`); default one line, id the order's, quantity 1. */
-  lines?: { id: string; quantity: number }[];
+  /**
+   * The order's lines (Shopify's `line_items[].id`, `quantity`, and `price` per unit when given); default one
+   * line, id the order's, quantity 1.
+   */
+  lines?: { id: string; quantity: number; price?: string }[];
+  /** The quantities shipped so far (one `success` fulfilment of these lines): orders/partially_fulfilled. */
+  shipped?: { id: string; quantity: number }[];
 }
 
 /** The order webhooks Shopify sends, as the intake reads them. */
-export type ShopifyOrderTopic = 'orders/create' | 'orders/paid' | 'orders/fulfilled' | 'orders/cancelled';
+export type ShopifyOrderTopic = 'orders/create' | 'orders/paid' | 'orders/partially_fulfilled' | 'orders/fulfilled' | 'orders/cancelled';
 
 /**
  * An order webhook as Shopify sends it: `topic`, the order's `financial_status` (`paid`; `pending` for
  * konbini or bank transfer not paid yet; `refunded` once a cancelled paid order is refunded), and what
  * the topic sets besides: orders/fulfilled the `fulfillment_status` (the moment provisional points are
- * earned under `earnAfter: fulfilled`), orders/cancelled the `cancelled_at`.
+ * earned under `earnAfter: fulfilled`; orders/partially_fulfilled `partial`, with the order's `shipped`
+ * lines as its fulfilment), orders/cancelled the `cancelled_at`.
  */
 export function shopifyOrderWebhook(
   topic: ShopifyOrderTopic,
@@ -98,6 +104,7 @@ export function shopifyOrderWebhook(
 ): WebhookRequest {
   const extra = {
     ...(topic === 'orders/fulfilled' ? { fulfillment_status: 'fulfilled' } : {}),
+    ...(topic === 'orders/partially_fulfilled' ? { fulfillment_status: 'partial' } : {}),
     ...(topic === 'orders/cancelled' ? { cancelled_at: isoSeconds(nowMs) } : {}),
   };
   return shopifyRequest(topic, { ...shopifyOrderBody(order, nowMs, status), ...extra }, secret, webhookId, nowMs, sender);
@@ -130,7 +137,20 @@ function shopifyOrderBody(order: ShopifyOrderInput, nowMs: number, financialStat
       id: bare(l.id),
       quantity: l.quantity,
       gift_card: false,
+      ...(l.price !== undefined ? { price: l.price } : {}),
     })),
+    ...(order.shipped
+      ? {
+          fulfillments: [
+            {
+              // One fulfilment of the order (its id is not read for points).
+              id: bare('1'),
+              status: 'success',
+              line_items: order.shipped.map((l) => ({ id: bare(l.id), quantity: l.quantity })),
+            },
+          ],
+        }
+      : {}),
   };
   return payload;
 }

@@ -183,7 +183,12 @@ export const PurchaseEvent = lazyObject(z.object, () => ({
    * The moment has come (set by the sender's fulfilment webhook, or by the ticker for `days`): the order's
    * provisional points, less what refunds took before, are credited now.
    */
-  earnMoment: z.enum(['fulfilled', 'due']).optional(),
+  earnMoment: z.enum(['fulfilled', 'due', 'partial']).optional(),
+  /**
+   * `earnMoment: partial` (Shopify's orders/partially_fulfilled): the exact fraction of the order's lines
+   * its successful fulfilments ship so far (cumulative), as integer texts; the order earns on that share.
+   */
+  shipped: z.object({ num: z.string().regex(/^\d{1,200}$/), den: z.string().regex(/^[1-9]\d{0,199}$/) }).optional(),
   /** The order's name as the shop shows it (Shopify `#1001`): the points page names provisional orders by it. */
   orderName: z.string().max(255).optional(),
 }));

@@ -44,6 +44,11 @@ export interface ProvisionalRecords {
   listDueEarns(nowIso: string, limit: number): Promise<OrderRef[]>;
   /** Takes the order's due entry out of the index (it is earned, or will never be). */
   dropDueEarn(ref: OrderRef): Promise<void>;
+  /**
+   * Notes a shipped share's amount on a provisional order (idempotent). Undefined: the order is no longer
+   * `pending_earn` (earned, or it never will be): the share earns nothing then.
+   */
+  addShippedShare(ref: OrderRef, amount: number): Promise<OrderRecord | undefined>;
   /** One source customer's provisional orders (read consistently, still `pending_earn` or being earned). */
   listPendingEarns(source: string, externalKey: string, externalId: string): Promise<OrderRecord[]>;
 }
@@ -73,6 +78,12 @@ export function createProvisionalRecords(store: Store, client: DynamoDBDocumentC
       }
       const condition = `${doneWith(e, 'pending_earn')} AND attribute_not_exists(${e.path(['refundsBeforeEarn', refund.refundId])})`;
       const item = await store.update(orderKey(ref.source, ref.orderId), e, condition, { ref: { ...ref, refundId: refund.refundId } });
+      return item ? OrderRecord.parse(item) : undefined;
+    },
+
+    async addShippedShare(ref, amount) {
+      const e = new Expression().addToSet('shippedShares', [String(amount)]).set('updatedAt', iso(clock()));
+      const item = await store.update(orderKey(ref.source, ref.orderId), e, doneWith(e, 'pending_earn'), { ref });
       return item ? OrderRecord.parse(item) : undefined;
     },
 

@@ -244,6 +244,11 @@ export const OrderRecord = lazyObject(z.object, () => ({
   refundsBeforeEarn: z.record(z.string(), z.object({ amount: z.number().int().nonnegative(), at: z.string() })).default({}),
   /** The moment came and its credit is under way: no delivery makes the order provisional again. */
   earning: z.boolean().optional(),
+  /**
+   * Partial fulfilments of a `fulfilled` order (shared/points/shares.ts): the amounts (units, as texts) the
+   * shipped shares earned on, each credited as its own order `<order>/ship-<amount>` while the order waits.
+   */
+  shippedShares: stringSet.default([]),
 }));
 export type OrderRecord = z.infer<typeof OrderRecord>;
 

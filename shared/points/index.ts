@@ -70,3 +70,4 @@ export {
   runInOrder,
   runRounds,
 } from './earns-run.js';
+export { SUPERSEDED_SHARE, shareOrderId, shippedUnits } from './shares.js';

@@ -8,6 +8,7 @@ import { invalidEvent } from './invalid-event.js';
 import { awaitsLink } from './late-customer.js';
 import { type PurchaseOptions, processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';
+import { earnShippedShare, settleShares } from './shares.js';
 import type { MemberMemo } from './member-memo.js';
 import { storedEvent } from './refund-results.js';
 import { queuedWithItsPurchase } from './refund-wait.js';
@@ -87,7 +88,11 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     options: PurchaseOptions = {},
   ): Promise<ProcessOutcome> {
     const members = context?.members ? { members: context.members } : {};
-    const { outcome, order } = await processPurchase(deps, sent, { ...options, ...members });
+    const processed = await processPurchase(deps, sent, { ...options, ...members });
+    const { order } = processed;
+    // Its shipped shares go back once the order is earned (shares.ts), before the refunds that waited for it.
+    const shares = order ? await sharesSettled(deps, order, sent) : [];
+    const outcome = shares.length > 0 ? withFollowUps(processed.outcome, shares) : processed.outcome;
     // Refunds of an order waiting for its customer to be linked wait with it.
     if (!order || order.waitingRefunds.length === 0 || awaitsLink(order)) return outcome;
     return withFollowUps(outcome, await runWaitingRefunds(deps, order, context?.followUpsQueued === true, next));
@@ -117,6 +122,9 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     if (event.type === 'purchase' && event.customerLinked) return creditHandedOver(event, context, next);
     const refused = admit(event);
     if (refused) return refused;
+    if (event.type === 'purchase' && event.earnMoment === 'partial') {
+      return earnShippedShare(deps, event, (purchase) => purchaseThenWaitingRefunds(purchase, context, next));
+    }
     if (event.type === 'purchase') return purchaseThenWaitingRefunds(event, context, next);
     const outcome = await processRefund(deps, event, queuedWithItsPurchase(event, context?.inEventGroup));
     return outcome.kind === 'skipped' && outcome.reason === 'before_earn' ? endNotEarned(event, outcome, context, next) : outcome;
@@ -128,8 +136,12 @@ export function createProcessor(deps: ProcessorDeps): Processor {
    */
   async function endNotEarned(event: RefundEvent, outcome: ProcessOutcome, context: ProcessContext | undefined, next: NextSteps) {
     const order = await deps.ledger.getOrder({ source: event.source, orderId: event.orderId });
-    if (order?.outcome !== 'not_earned' || order.waitingRefunds.length === 0) return outcome;
-    return withFollowUps(outcome, await runWaitingRefunds(deps, order, context?.followUpsQueued === true, next));
+    if (order?.outcome !== 'not_earned') return outcome;
+    // Never to be earned: what its shipped shares earned goes back too (shares.ts).
+    const shares = await sharesSettled(deps, order, event);
+    const settled = shares.length > 0 ? withFollowUps(outcome, shares) : outcome;
+    if (order.waitingRefunds.length === 0) return settled;
+    return withFollowUps(settled, await runWaitingRefunds(deps, order, context?.followUpsQueued === true, next));
   }
 
   /** One due order: run as its moment, its due entry dropped once the order is no longer provisional. */
@@ -225,6 +237,12 @@ async function runWaitingRefunds(
   return followUps;
 }
 
+/** An order no longer provisional: its shipped shares taken back (none: nothing read). */
+async function sharesSettled(deps: ProcessorDeps, order: OrderRecord, from: PurchaseEvent | RefundEvent): Promise<FollowUp[]> {
+  if (order.shippedShares.length === 0 || order.state !== 'done' || order.outcome === 'pending_earn') return [];
+  return settleShares(deps, order, from);
+}
+
 /** Whether a follow-up's retry only waits (a message of its own can wait for it), rather than failing. */
 function waits(outcome: ProcessOutcome, settings: ProcessorDeps['settings']): boolean {
   return deferralFor(outcome, { receive: 1, ageMs: 0 }, settings).defer;
@@ -233,7 +251,8 @@ function waits(outcome: ProcessOutcome, settings: ProcessorDeps['settings']): bo
 /** Adds the waiting refunds' outcomes to the purchase's (a pending one turns it into a retry). */
 function withFollowUps<T extends ProcessOutcome>(outcome: T, followUps: FollowUp[]): T {
   const action = followUps.some((f) => f.action === 'retry') ? 'retry' : outcome.action;
-  return { ...outcome, action, followUps };
+  const earlier = 'followUps' in outcome ? (outcome.followUps ?? []) : [];
+  return { ...outcome, action, followUps: [...earlier, ...followUps] };
 }
 
 /** The ledger may have forgotten an event this old: acting on it could credit or debit twice. */

@@ -25,6 +25,8 @@ export interface PurchaseOptions {
   ownMessage?: boolean;
   /** The members found by the message's other events: a hit needs no lookup; every answer updates it. */
   members?: MemberMemo;
+  /** A shipped share of a provisional order (shares.ts): no campaign bonus, which comes with the whole order's credit. */
+  shippedShare?: boolean;
 }
 
 /** Why the purchase earns nothing, or undefined when it is to be credited. */

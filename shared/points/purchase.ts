@@ -203,13 +203,15 @@ class PurchaseAttempt {
       if (err.kind === 'member_not_found') {
         await this.checkpoint('purchase:not-found');
         // The Open API answers the same (member_not_found) for unknown and withdrawn customers: we cannot tell them apart here.
-        // A fixed grant (a till's spend or its give-back) is not kept for a later link: it belongs to the sale's state then.
-        const unlinked = this.event.fixedPoints === undefined ? { unlinked: unlinkedFacts(this.event, customer) } : {};
+        // A fixed grant (a till's spend or its give-back) is not kept for a later link: it belongs to the sale's state then;
+        // nor a shipped share (shares.ts): the whole order earns for a customer linked later, at its fulfilment.
+        const keptForLink = this.event.fixedPoints === undefined && this.options.shippedShare !== true;
+        const unlinked = keptForLink ? { unlinked: unlinkedFacts(this.event, customer) } : {};
         const end = await this.finish(
           { outcome: 'customer_not_found', reason: err.message, ...unlinked },
           { kind: 'customer_not_found', action: 'ack' },
         );
-        return { end: this.event.fixedPoints === undefined ? await this.linkedMeanwhile(customer, end) : end };
+        return { end: keptForLink ? await this.linkedMeanwhile(customer, end) : end };
       }
       return { end: await this.retry(err, {}) };
     }
@@ -432,7 +434,11 @@ class PurchaseAttempt {
     const earned = found.outcome === 'credited' && this.earnOn ? { earnedOn: this.earnOn } : {};
     const result =
       found.outcome === 'credited'
-        ? { ...found, ...earned, ...(await campaignsFor(this.deps, this.event, this.rank, found.customerId)) }
+        ? {
+            ...found,
+            ...earned,
+            ...(this.options.shippedShare ? {} : await campaignsFor(this.deps, this.event, this.rank, found.customerId)),
+          }
         : found;
     // Credited late with refunds already waiting (no message of their own any more: parked): findable by
     // its customer until they are through, so a crash among them is retried by the link (retro.ts takes it out).

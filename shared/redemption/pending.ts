@@ -36,8 +36,12 @@ export async function pendingPointsOf(
     }));
 }
 
-/** What the order will earn on: its amount as paid less the refunds before the moment. */
-const remainingOf = (o: OrderRecord) => Math.max(0, (o.earnBase?.amount ?? o.eligibleAmount ?? 0) - o.earnRefunded);
+/**
+ * What is still provisional: the order's amount as paid less the refunds before the moment, less the share
+ * already shipped (a partial fulfilment credits it at once: shared/points/shares.ts; the largest is live).
+ */
+const remainingOf = (o: OrderRecord) =>
+  Math.max(0, (o.earnBase?.amount ?? o.eligibleAmount ?? 0) - o.earnRefunded - Math.max(0, ...o.shippedShares.map(Number)));
 
 function orderNameOf(o: OrderRecord): string {
   try {

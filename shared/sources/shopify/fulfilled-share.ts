@@ -10,8 +10,9 @@ import { MoneySet } from './webhook-payload.js';
  * read from the Order resource's `fulfillments` (every `orders/*` topic, orders/partially_fulfilled
  * included, sends the whole order with all its fulfilments so far). A line is worth its price times its
  * quantity less its discount allocations; a fulfilment of part of a line's quantity carries that part
- * of it. The share stays an exact fraction: the amount it earns on is rounded once, by `shareUnits`, so
- * fulfilments adding up to the whole order earn on exactly the whole order's amount.
+ * of it. The share stays an exact fraction: the amount it earns on is rounded once, by the points core
+ * (`shippedUnits`, shared/points/shares.ts), so fulfilments adding up to the whole order earn on exactly
+ * the whole order's amount.
  */
 
 const Line = lazyObject(z.object, () => ({
@@ -92,11 +93,4 @@ export function fulfilledShare(order: unknown): FulfilledShare | SourceError {
     den *= lineDen;
   }
   return { fulfilmentIds: shipped.map((f) => f.id), share: { num, den: den * whole } };
-}
-
-/** The order's earn amount in units that `share` of it carries, rounded down once (all shipped: all of it). */
-export function shareUnits(wholeUnits: number, share: Share): number {
-  if (share.num <= 0n || wholeUnits <= 0) return 0;
-  if (share.num >= share.den) return wholeUnits;
-  return Number((BigInt(wholeUnits) * share.num) / share.den);
 }

@@ -162,15 +162,19 @@ export const SHOPIFY_TOPICS = {
   'orders/cancelled': 'cancellation',
   // The moment provisional points are earned under `earnAfter: fulfilled` (ignored otherwise).
   'orders/fulfilled': 'fulfilment',
+  // A share shipped (the whole order with its fulfilments so far): earns the cumulative shipped share.
+  'orders/partially_fulfilled': 'partial_fulfilment',
   'customers/create': 'customer',
 } as const;
 export type ShopifyTopic = keyof typeof SHOPIFY_TOPICS;
 
 export type ShopifyPayload =
   | {
-      readonly kind: 'purchase' | 'created' | 'cancellation' | 'fulfilment';
+      readonly kind: 'purchase' | 'created' | 'cancellation' | 'fulfilment' | 'partial_fulfilment';
       readonly order: ShopifyOrder;
       readonly lines: LineQuantity[] | undefined;
+      /** orders/partially_fulfilled: the share its successful fulfilments ship (fulfilled-share.ts). */
+      readonly shipped?: { readonly num: bigint; readonly den: bigint };
       readonly delivery: ShopifyDelivery;
     }
   | {

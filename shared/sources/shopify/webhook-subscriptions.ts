@@ -28,6 +28,8 @@ const TOPIC_ENABLED: Partial<Record<ShopifyTopic, (settings: SubscriptionSetting
   'customers/create': (settings) => settings.enrolment === 'register',
   // Fulfilment is the moment provisional points are earned, only where the source waits for it.
   'orders/fulfilled': (settings) => settings.earnAfter === 'fulfilled',
+  // Each shipment of a split order earns its cumulative share (docs/campaigns.md, partial fulfilments).
+  'orders/partially_fulfilled': (settings) => settings.earnAfter === 'fulfilled',
   // An order created with a redemption's code reserves it before payment (konbini, bank transfer).
   'orders/create': (settings) => settings.redemption?.enabled === true,
 };

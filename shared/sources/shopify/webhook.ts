@@ -34,6 +34,7 @@ import type { Outcome, RequestHeaders, SignedRequest, SourceError, VerifyOptions
 import { ignored, ok, rejected } from '../types.js';
 import { ShopifySettings, shopifyCustomerLinking } from './settings.js';
 import { earnAfterOf } from '../earn-after.js';
+import { fulfilledShare } from './fulfilled-share.js';
 import { canonicalDelivery, cancelledUnpaid, createdOrder } from './order-events.js';
 
 export { ShopifySettings } from './settings.js';
@@ -97,9 +98,12 @@ function parse(request: SignedRequest, settings: ShopifySettings): Outcome<Shopi
       : rejected(schemaError(refund.error));
   }
   const order = ShopifyOrder.safeParse(json.value);
-  return order.success
-    ? ok({ kind, order: order.data, lines: orderLineQuantities(json.value), delivery })
-    : rejected(schemaError(order.error));
+  if (!order.success) return rejected(schemaError(order.error));
+  const lines = orderLineQuantities(json.value);
+  if (kind !== 'partial_fulfilment') return ok({ kind, order: order.data, lines, delivery });
+  // The cumulative share shipped so far, from the order's own fulfilments (exact: fulfilled-share.ts).
+  const shipped = fulfilledShare(json.value);
+  return 'share' in shipped ? ok({ kind, order: order.data, lines, delivery, shipped: shipped.share }) : rejected(shipped);
 }
 
 /** A compliance request: for a configured shop only, as its signed body names it. */
@@ -351,7 +355,8 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
   }
 
   // Fulfilment is the moment only for a source that waits for it; the order's payment earns otherwise.
-  if (payload.kind === 'fulfilment' && settings.earnAfter !== 'fulfilled') return ignored('the source earns its points at payment');
+  const fulfilment = payload.kind === 'fulfilment' || payload.kind === 'partial_fulfilment';
+  if (fulfilment && settings.earnAfter !== 'fulfilled') return ignored('the source earns its points at payment');
   // The reverse swap: a cancelled order's body replayed as orders/paid. A genuine orders/paid
   // snapshot has cancelled_at null; 200 ignored so Shopify stops retrying.
   if (order.cancelled_at) return ignored('order is cancelled');
@@ -359,7 +364,10 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
   if (isError(amount)) return rejected(amount);
   const eligible = units(amount, currency, settings, 'current_subtotal_price');
   if (typeof eligible !== 'number') return rejected(eligible);
-  const eventId = `${source}:order:${order.id}${payload.kind === 'fulfilment' ? ':fulfilled' : ''}`;
+  const shipped = payload.kind === 'partial_fulfilment' ? payload.shipped : undefined;
+  // A partial delivery is named by the share it ships: the same share delivered again is the same event.
+  const moment = payload.kind === 'fulfilment' ? ':fulfilled' : shipped ? `:shipped:${shipped.num}/${shipped.den}` : '';
+  const eventId = `${source}:order:${order.id}${moment}`;
   const earnAfter = earnAfterOf(settings.earnAfter);
   return ok({
     type: 'purchase',
@@ -381,6 +389,7 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
       : {}),
     ...(earnAfter ? { earnAfter } : {}),
     ...(payload.kind === 'fulfilment' ? { earnMoment: 'fulfilled' as const } : {}),
+    ...(shipped ? { earnMoment: 'partial' as const, shipped: { num: String(shipped.num), den: String(shipped.den) } } : {}),
     ...(order.name ? { orderName: order.name } : {}),
   });
 }

@@ -10,12 +10,19 @@ export const DEFAULT_SMAREGI_WEBHOOK_HEADER = 'x-smaregi-webhook-token';
 /**
  * Why a Smaregi source's `earnAfter` other than `paid` is refused (issue 53): the stage's setting and
  * `npm start`'s SMAREGI_EARN_AFTER say the same. A till sale is handed over at the till, so there is no
- * fulfilment to wait for; a return period (`days`) is not built yet: a sale's points go through the earns
- * chain (shared/points/earns.ts), whose supplements and adjustments assume its purchases are credited.
+ * fulfilment to wait for; a return period (`days`) is not built: a sale's points go through the earns chain
+ * (shared/points/earns.ts), whose supplements and adjustments act at once on purchases already credited,
+ * while the till's spend is deducted at the sale. Deferring the earning alone would leave those corrections
+ * nothing credited to act on until the day; sound only if the day re-reads the transaction and resolves it then.
  */
 export function smaregiEarnAfterRefusal(value: unknown): string {
   if (value === 'fulfilled') return 'a Smaregi till sale is handed over at once, so "fulfilled" does not apply: use "paid"';
-  return 'a Smaregi sale earns at the sale: only "paid" is supported (a return period, {"days": N}, is not built for till sales yet)';
+  return (
+    'a Smaregi sale earns at the sale: only "paid" is supported. A return period ({"days": N}) is refused because a sale\'s ' +
+    "points follow its transaction's current state at once: each edit, void or change of member credits or takes back " +
+    'through the sale chain on the credit already made, and the points spent at the till are deducted at the sale; deferring ' +
+    'the earning would need the chain to resolve the sale again on its day, which is not built (docs/campaigns.md)'
+  );
 }
 
 export const SmaregiSettings = lazySchema(() =>

@@ -72,6 +72,20 @@ describe('the ledger audit', () => {
     expect(summaryLine(result)).toBe('audit: orders=2 refunds=2 drift=0 duplicates=0 reversed=0');
   });
 
+  it('knows an order shipped in parts: its shares and their take-backs are no drift', async () => {
+    const p = purchase({ earnAfter: { kind: 'fulfilled' }, eligibleAmount: 1038 });
+    const shipped = (num: number): PointsEvent => ({
+      ...p,
+      eventId: `${p.eventId}:shipped:${num}/3`,
+      earnMoment: 'partial',
+      shipped: { num: String(num), den: '3' },
+    });
+    await processAll(p, shipped(1), shipped(2), { ...p, eventId: `${p.eventId}:fulfilled`, earnMoment: 'fulfilled' });
+    expect(await h.balance(GOLD)).toBe(51);
+    const result = await audit();
+    expect(result.findings).toEqual([]);
+  });
+
   it('knows points spent at a till: a fixed deduction booked on its order is no drift', async () => {
     await h.api.grantPoints(GOLD, { point: 300, remarks: 'earned before' });
     const spend = purchase({ orderId: 'sale-9/spend-1', fixedPoints: -120, eligibleAmount: 0 });

@@ -131,6 +131,15 @@ describe('GET /proxy/shopify/points: provisional points (仮ポイント)', () =
     expect(answer.body.pending).toEqual([{ points: credited * 3, order: '#2002', from: 'fulfilment' }]);
   });
 
+  it('a shipped share is no longer provisional: only the part still to ship is listed', async () => {
+    await processor().process(order('2007', 1000));
+    const credited = (await h.entries(ALICE, 'lp1:shopify:order:2007'))[0]?.point ?? 0;
+    const p = order('2008', 3000, { kind: 'fulfilled' });
+    await processor().process(p);
+    await processor().process({ ...p, eventId: `${p.eventId}:shipped:1/3`, earnMoment: 'partial', shipped: { num: '1', den: '3' } });
+    expect(asJson(await show('1001')).body.pending).toEqual([{ points: credited * 2, order: '#2008', from: 'fulfilment' }]);
+  });
+
   it('names the day a days-after-payment order becomes final, and has no estimate before a first credit', async () => {
     await processor().process(order('2003', 1000, { kind: 'days', days: 14 }));
     const answer = asJson(await show('1001'));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseJsonBody } from '../../../../../shared/sources/json.js';
-import { type FulfilledShare, fulfilledShare, shareUnits } from '../../../../../shared/sources/shopify/fulfilled-share.js';
+import { shippedUnits } from '../../../../../shared/points/index.js';
+import { type FulfilledShare, fulfilledShare, type Share } from '../../../../../shared/sources/shopify/fulfilled-share.js';
 import type { SourceError } from '../../../../../shared/sources/types.js';
 import { fixture } from '../../../../../kit/fixture-webhooks.js';
 
@@ -28,6 +29,8 @@ function shipped(lines: { id: number; quantity: number }[][]): unknown {
 }
 
 const share = (order: unknown) => fulfilledShare(order) as FulfilledShare;
+/** What the points core earns on: the whole amount times the share, rounded down once (as the event carries it). */
+const shareUnits = (whole: number, s: Share) => shippedUnits(whole, { num: String(s.num), den: String(s.den) });
 
 describe('Shopify partial fulfilments: the share of the order shipped', () => {
   it('a failed fulfilment in the published order ships nothing and counts no fulfilment', () => {

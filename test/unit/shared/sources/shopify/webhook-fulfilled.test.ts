@@ -16,10 +16,13 @@ const SECRET = 'demo-shopify-secret';
 const text = fixture('shopify/ruby-api-2024-07-order-test8.json');
 const ORDER = text.slice(text.indexOf('{', text.indexOf(':')), text.lastIndexOf('}', text.lastIndexOf('}') - 1) + 1);
 
-function read(topic: string, settings: Record<string, unknown>): Outcome<QueuedEvent> {
+function read(topic: string, settings: Record<string, unknown>, body = ORDER): Outcome<QueuedEvent> {
   const source = configureSource(shopifySource, 'shopify', ShopifySettings.parse(settings));
-  return source.read({ rawBody: Buffer.from(ORDER), headers: shopifyHeaders(ORDER, SECRET, topic) });
+  return source.read({ rawBody: Buffer.from(body), headers: shopifyHeaders(body, SECRET, topic) });
 }
+
+/** The published order with its one fulfilment (of the first of three lines) shipped: the only bytes changed. */
+const SHIPPED_ONE = ORDER.replace('"status":"failure"', '"status":"success"');
 
 describe('Shopify orders/fulfilled: the moment provisional points are earned', () => {
   it('under earnAfter fulfilled, the fulfilment becomes the purchase at its moment, with its own event id', () => {
@@ -49,6 +52,50 @@ describe('Shopify orders/fulfilled: the moment provisional points are earned', (
     const topics = (earnAfter: unknown) => shopifySubscriptions({ apiVersion: '2026-10', earnAfter }).topics;
     expect(topics('fulfilled')).toContain('orders/fulfilled');
     expect(topics('paid')).not.toContain('orders/fulfilled');
+  });
+});
+
+describe('Shopify orders/partially_fulfilled: a share of the order shipped', () => {
+  it('under earnAfter fulfilled, becomes the purchase at a partial moment carrying the exact cumulative share', () => {
+    const e = (read('orders/partially_fulfilled', { earnAfter: 'fulfilled' }, SHIPPED_ONE) as { value: PurchaseEvent }).value;
+    // Line 1 of three 199.00 lines, less its 3.34 discount: 195.66 of 587.00.
+    expect(e).toMatchObject({ type: 'purchase', earnAfter: { kind: 'fulfilled' }, earnMoment: 'partial' });
+    expect(Number(e.shipped?.num) / Number(e.shipped?.den)).toBeCloseTo(195.66 / 587, 12);
+  });
+
+  it('is one event per share shipped: the same share delivered again has the same event id, a larger one another', () => {
+    const id = (body: string) =>
+      (read('orders/partially_fulfilled', { earnAfter: 'fulfilled' }, body) as { value: PurchaseEvent }).value.eventId;
+    expect(id(SHIPPED_ONE)).toBe(id(SHIPPED_ONE));
+    expect(id(SHIPPED_ONE)).not.toBe(id(ORDER));
+    expect(id(SHIPPED_ONE)).toMatch(/^shopify:order:450789469:shipped:\d+\/\d+$/);
+  });
+
+  it('the published order, whose one fulfilment failed, ships a share of nothing', () => {
+    const e = (read('orders/partially_fulfilled', { earnAfter: 'fulfilled' }) as { value: PurchaseEvent }).value;
+    expect(e.shipped?.num).toBe('0');
+  });
+
+  it('a forged signature is refused as on every other topic', () => {
+    const source = configureSource(shopifySource, 'shopify', ShopifySettings.parse({ earnAfter: 'fulfilled' }));
+    const verify = (secret: string) =>
+      source.verify(
+        { rawBody: Buffer.from(SHIPPED_ONE), headers: shopifyHeaders(SHIPPED_ONE, secret, 'orders/partially_fulfilled') },
+        { secrets: [SECRET], nowMs: Date.now() },
+      );
+    expect(verify(SECRET)).toBeNull();
+    expect(verify('not-the-secret')?.kind).toBe('invalid_signature');
+  });
+
+  it('a source that earns at payment answers it ignored', () => {
+    expect(read('orders/partially_fulfilled', {}, SHIPPED_ONE)).toMatchObject({ status: 'ignored' });
+  });
+
+  it('subscribes orders/partially_fulfilled only where the source waits for fulfilment', () => {
+    const topics = (earnAfter: unknown) => shopifySubscriptions({ apiVersion: '2026-10', earnAfter }).topics;
+    expect(topics('fulfilled')).toContain('orders/partially_fulfilled');
+    expect(topics('paid')).not.toContain('orders/partially_fulfilled');
+    expect(topics({ days: 14 })).not.toContain('orders/partially_fulfilled');
   });
 });
 

@@ -22,7 +22,8 @@ describe('Smaregi earnAfter in the stage', () => {
     expect(refusal(config('fulfilled'))).toMatch(/earnAfter.*a Smaregi till sale is handed over at once, so "fulfilled" does not apply/);
   });
 
-  it('refuses a return period, saying only paid is supported for till sales', () => {
+  it('refuses a return period, saying only paid is supported for till sales and why', () => {
     expect(refusal(config({ days: 14 }))).toMatch(/earnAfter.*only "paid" is supported/);
+    expect(refusal(config({ days: 14 }))).toMatch(/follow its transaction's current state at once.*resolve the sale again on its day/);
   });
 });
