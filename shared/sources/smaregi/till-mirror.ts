@@ -284,7 +284,7 @@ async function settleUnfinished(deps: TillMirrorDeps, found: TillMirrorRecord): 
   const first = await deps.steps.around(step, since);
   const readAt = deps.steps.now();
   const now = await deps.smaregi.getCustomerPoint(customerId);
-  const changes = windowChanges(step, first, await deps.steps.around(step, since));
+  const changes = windowChanges(step, first, await deps.steps.around(step, since), horizonMs(deps));
   const before = step.before ?? Number.NaN;
   const told = explainPoint({ before, points: step.points, now, changes });
   if (told === 'landed') {

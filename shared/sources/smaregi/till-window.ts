@@ -41,11 +41,17 @@ export function explainPoint(input: { before: number; points: number; now: numbe
  *   in `before`; later, it may have come before the read or after (the till's clock is not ours): a maybe.
  * - Another step, done: answered by `readAt`, it was in `before`; sent after this one's `sentAt`, it
  *   landed after the read (certain, if it was done already before the point was read, else a maybe);
- *   otherwise a maybe. Sending or in conflict: it may have landed or not, a maybe. Any other state sent
- *   nothing that landed (refused, put back to send again, skipped).
+ *   otherwise a maybe. Sending or in conflict: it may have landed or not, a maybe, unless it was sent a
+ *   horizon (`horizonMs`, the in-doubt promise) before the read began. Any other state sent nothing that
+ *   landed (refused, put back to send again, skipped).
  * A step without `readAt`/`sentAt` (written before they were kept) has no window: nothing is counted.
  */
-export function windowChanges(step: TillMirrorRecord, first: readonly TillMirrorRecord[], second: readonly TillMirrorRecord[]): WindowChange[] {
+export function windowChanges(
+  step: TillMirrorRecord,
+  first: readonly TillMirrorRecord[],
+  second: readonly TillMirrorRecord[],
+  horizonMs: number,
+): WindowChange[] {
   if (step.readAt === undefined || step.sentAt === undefined) return [];
   const readAt = Date.parse(step.readAt);
   const sentAt = Date.parse(step.sentAt);
@@ -58,7 +64,11 @@ export function windowChanges(step: TillMirrorRecord, first: readonly TillMirror
       continue;
     }
     if (o.sentAt === undefined) continue;
-    if (o.state === 'sending' || o.state === 'conflict') out.push({ points: o.points, certain: false });
+    // In doubt itself: it landed within the horizon of its send, or never; sent a horizon before the read, not in between.
+    if (o.state === 'sending' || o.state === 'conflict') {
+      if (Date.parse(o.sentAt) + horizonMs > readAt) out.push({ points: o.points, certain: false });
+      continue;
+    }
     // Answered by the moment this read began: it landed before (a landing comes before its answer).
     if (o.state !== 'done' || Date.parse(o.updatedAt ?? o.sentAt) <= readAt) continue;
     out.push({ points: o.points, certain: Date.parse(o.sentAt) > sentAt && doneBefore.has(o.pk) });
