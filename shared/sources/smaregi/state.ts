@@ -133,7 +133,9 @@ function waitForMirrors(mirrored: Mirrored[]): ProcessOutcome | undefined {
   const waits = mirrored.map(mirroredOutcome).filter((o) => o.action === 'retry');
   const inDoubt = waits.filter((o) => o.kind === 'outcome_unknown');
   if (inDoubt.length === 0) return waits[0];
-  return inDoubt.reduce((a, b) => ((b.kind === 'outcome_unknown' ? (b.until ?? 0) : 0) > (a.kind === 'outcome_unknown' ? (a.until ?? 0) : 0) ? b : a));
+  return inDoubt.reduce((a, b) =>
+    (b.kind === 'outcome_unknown' ? (b.until ?? 0) : 0) > (a.kind === 'outcome_unknown' ? (a.until ?? 0) : 0) ? b : a,
+  );
 }
 
 /** Reads of the transaction after a deduction ran, at most: a spend still changing under the last is the next delivery's. */

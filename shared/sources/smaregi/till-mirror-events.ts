@@ -48,7 +48,12 @@ export function mirroredOutcome(left: Mirrored): ProcessOutcome {
     return { kind: 'outcome_unknown', action: 'retry', errorKind: 'till_mirror_in_doubt', reason, leaseKept: false, until: left.until };
   }
   if (left.state === 'pending' || left.state === 'sending' || left.state === 'unknown') {
-    return { kind: 'upstream_error', action: 'retry', errorKind: 'till_mirror_unfinished', reason: 'the till point mirror could not finish' };
+    return {
+      kind: 'upstream_error',
+      action: 'retry',
+      errorKind: 'till_mirror_unfinished',
+      reason: 'the till point mirror could not finish',
+    };
   }
   return { kind: 'till_mirrored', action: 'ack', state: left.state };
 }

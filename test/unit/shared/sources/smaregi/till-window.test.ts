@@ -43,7 +43,13 @@ describe('which of the member’s records count around a step’s read', () => {
 
   it('leaves out a step answered before the read began, and one in doubt sent a horizon before it', () => {
     const answered = step({ marker: 'b', pk: 'b', points: 100, state: 'done', sentAt: at(1), updatedAt: at(9) });
-    const old = step({ marker: 'c', pk: 'c', points: 50, state: 'conflict', sentAt: new Date(Date.parse(at(10)) - HORIZON_MS).toISOString() });
+    const old = step({
+      marker: 'c',
+      pk: 'c',
+      points: 50,
+      state: 'conflict',
+      sentAt: new Date(Date.parse(at(10)) - HORIZON_MS).toISOString(),
+    });
     expect(windowChanges(inDoubt, [answered, old], [answered, old], HORIZON_MS)).toEqual([]);
   });
 
