@@ -27,7 +27,7 @@ import { addSenderAlarms, OperationsAlarms } from '../constructs/alarms.js';
 import { BundledFunction, type FunctionLogs } from '../constructs/bundled-function.js';
 import { OperationsDashboard } from '../constructs/dashboard.js';
 import { EventQueue } from '../constructs/event-queue.js';
-import { grantLedgerKeys, LEDGER_ITEM_ACTIONS, LedgerTable } from '../constructs/ledger-table.js';
+import { grantCustomerIndexQuery, grantLedgerKeys, LEDGER_ITEM_ACTIONS, LedgerTable } from '../constructs/ledger-table.js';
 import { FUNCTION_LEDGER_KEYS } from '../../shared/ledger/index.js';
 import { addQuarantineAlarm } from '../constructs/quarantine-alarm.js';
 import { addUpstreamRejectedAlarm } from '../constructs/upstream-rejected-alarm.js';
@@ -308,6 +308,9 @@ export class IntegrationStack extends Stack {
     for (const fn of [this.appProxy?.function.fn, this.redemptionSweep?.function.fn, this.audit.function.fn]) {
       if (fn) grantLedgerKeys(this.ledger.table, fn, LEDGER_ITEM_ACTIONS, FUNCTION_LEDGER_KEYS.tillMirror);
     }
+    // The audit settles steps in doubt: it finds the member's other steps and till notes by the index
+    // (keys only; the worker and the sweep hold this Query already).
+    grantCustomerIndexQuery(this.ledger.table, this.audit.function.fn);
   }
 
   /** What the operators watch: the alarms, the nightly audit and the dashboard over every function. */

@@ -1,6 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod'; // namespace import: lets esbuild drop zod's locales from Lambda bundles
+import { LEDGER_TABLE_SCHEMA } from '../config/index.js';
 import { scanKeyPrefix } from '../dynamodb/index.js';
+import { indexKeys } from './index-keys.js';
 import { lazyObject } from '../schema/index.js';
 import { Expression } from './expression.js';
 import { type Clock, createStore } from './store.js';
@@ -26,10 +28,16 @@ import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
  *   (a change we have not read: `conflict`, never written over).
  * - `done` (with `after`), `refused` (Smaregi refused it: the reason), `conflict`, `skipped` (the member
  *   has no till customer): final.
- * Ids and points only: the member's id in the membership service and Smaregi's customer id.
+ * - `till`: not a step but a note, final from its start: a change the till made on its own record (a
+ *   member's spend at the till, its give-back) that a Smaregi transaction told us of, keyed by the marker
+ *   of its points call, with when we learned it (`createdAt`).
+ * A step that is sent (`readAt`: just before its `before` was read; `sentAt`: after) and a till note sit
+ * in the member's partition of the ledger's sparse index (`till-point#<source>#<member>`, by `sentAt` or
+ * `createdAt`), so the settle of a step in doubt finds the changes of the same record around its read
+ * (`around`). Ids and points only: the member's id in the membership service and Smaregi's customer id.
  */
 
-export const TILL_MIRROR_STATES = ['planned', 'void', 'pending', 'sending', 'done', 'refused', 'conflict', 'skipped'] as const;
+export const TILL_MIRROR_STATES = ['planned', 'void', 'pending', 'sending', 'done', 'refused', 'conflict', 'skipped', 'till'] as const;
 export type TillMirrorState = (typeof TILL_MIRROR_STATES)[number];
 const UNFINISHED = ['planned', 'pending', 'sending'] as const satisfies readonly TillMirrorState[];
 /** Not final: `planned` (its points call not yet known to have run), `pending` (nothing sent) or `sending` (settled by reading the customer's point). */
@@ -45,6 +53,10 @@ export const TillMirrorRecord = lazyObject(z.object, () => ({
   state: z.enum(TILL_MIRROR_STATES),
   smaregiCustomerId: z.string().optional(),
   before: z.number().optional(),
+  /** When `before` was about to be read (ISO, the store's clock): the read came after. */
+  readAt: z.string().optional(),
+  /** When the step went `sending` with that `before` (ISO): the read came before, the add after. */
+  sentAt: z.string().optional(),
   after: z.number().optional(),
   /** What the customer's point read when a `sending` step was found again and matched nothing we sent. */
   found: z.number().optional(),
@@ -60,10 +72,16 @@ export type TillMirrorRecord = z.infer<typeof TillMirrorRecord>;
 export const tillMirrorKey = (source: string, marker: string) =>
   `${LEDGER_KEY_PREFIX.tillMirror}${encodeURIComponent(source)}#${encodeURIComponent(marker)}`;
 
+/** The member's partition of the sparse index: the sent steps and till notes of one till record. */
+export const tillPointPartition = (source: string, memberId: string) =>
+  `till-point#${encodeURIComponent(source)}#${encodeURIComponent(memberId)}`;
+
 export type NewTillMirror = Pick<TillMirrorRecord, 'source' | 'marker' | 'memberId' | 'points' | 'state'> &
   Partial<Pick<TillMirrorRecord, 'smaregiCustomerId' | 'before' | 'reason'>>;
 
 export interface TillMirrors {
+  /** The store's clock: every horizon of the mirror is read by it (the one its records are stamped by). */
+  now(): number;
   get(source: string, marker: string): Promise<TillMirrorRecord | undefined>;
   /** Writes the step where none is: undefined when one already is (someone else began it). */
   begin(step: NewTillMirror): Promise<TillMirrorRecord | undefined>;
@@ -85,6 +103,22 @@ export interface TillMirrors {
    * another settler took it first. Only the taker may read the customer's point and send again.
    */
   retake(step: TillMirrorRecord, horizonMs: number): Promise<TillMirrorRecord | undefined>;
+  /**
+   * A step goes `sending` (one conditional write from `from`): its customer, the point read and when the
+   * read began (`readAt`, epoch ms); `sentAt` is now. Indexed in its member's partition. The record after.
+   */
+  send(
+    step: Pick<TillMirrorRecord, 'source' | 'marker' | 'memberId'>,
+    read: { smaregiCustomerId: string; before: number; readAt: number },
+    from: 'pending' | 'sending',
+  ): Promise<TillMirrorRecord | undefined>;
+  /** A change the till made on its own record (a spend, its give-back), noted once by its marker (state `till`). */
+  noteTill(change: Pick<TillMirrorRecord, 'source' | 'marker' | 'memberId' | 'points'>): Promise<void>;
+  /**
+   * The member's sent steps and till notes indexed from `sinceMs` on (the step itself left out), each
+   * read again by key (the index is keys only and eventually consistent).
+   */
+  around(step: Pick<TillMirrorRecord, 'pk' | 'source' | 'memberId'>, sinceMs: number): Promise<TillMirrorRecord[]>;
   /** Every step not final (`planned`, `pending`, `sending`), of every source: to be finished (settleTillMirrors). */
   listUnfinished(): Promise<TillMirrorRecord[]>;
   /**
@@ -121,7 +155,9 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
     }
     return out;
   }
+  const index = LEDGER_TABLE_SCHEMA.unlinkedIndex;
   const api: TillMirrors = {
+    now: () => store.clock(),
     async get(source, marker) {
       const item = await store.get(tillMirrorKey(source, marker));
       return item ? TillMirrorRecord.parse(item) : undefined;
@@ -165,6 +201,44 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
         `${e.path('state')} = ${e.value('sending')} AND ${sentWhen}`,
       );
       return item ? TillMirrorRecord.parse(item) : undefined;
+    },
+    async send(step, read, from) {
+      const now = store.iso(store.clock());
+      const e = new Expression().setAll({
+        state: 'sending',
+        smaregiCustomerId: read.smaregiCustomerId,
+        before: read.before,
+        readAt: store.iso(read.readAt),
+        sentAt: now,
+        updatedAt: now,
+        [index.partitionKey]: tillPointPartition(step.source, step.memberId),
+        [index.sortKey]: now,
+      });
+      const item = await store.update(tillMirrorKey(step.source, step.marker), e, `${e.path('state')} = ${e.value(from)}`);
+      return item ? TillMirrorRecord.parse(item) : undefined;
+    },
+    async noteTill(change) {
+      const now = store.clock();
+      await store.create({
+        ...change,
+        pk: tillMirrorKey(change.source, change.marker),
+        kind: 'till_mirror',
+        state: 'till',
+        createdAt: store.iso(now),
+        ttl: store.ttlFrom(now),
+        [index.partitionKey]: tillPointPartition(change.source, change.memberId),
+        [index.sortKey]: store.iso(now),
+      });
+    },
+    async around(step, sinceMs) {
+      const pks = await indexKeys(options.client, options.tableName, tillPointPartition(step.source, step.memberId), {
+        from: store.iso(sinceMs),
+      });
+      const items = await Promise.all(pks.filter((pk) => pk !== step.pk).map((pk) => store.get(pk)));
+      return items.flatMap((item) => {
+        const parsed = item ? TillMirrorRecord.safeParse(item) : undefined;
+        return parsed?.success ? [parsed.data] : [];
+      });
     },
     list: () => list(),
     async redact(step) {

@@ -54,7 +54,6 @@ export function workerDepsFromEnv(env: NodeJS.ProcessEnv, overrides: WorkerOverr
       openapi,
       logger,
       inDoubtSeconds: settings.inDoubtSeconds,
-      clock,
     });
   return {
     budget,

@@ -19,7 +19,6 @@ export function workerTillMirrorFromEnv(
     openapi: unknown;
     logger: WorkerLogger;
     inDoubtSeconds: number;
-    clock: () => number;
   },
 ): TillMirrorDeps | undefined {
   const openapi = parts.openapi as Partial<OpenApiClient>;
@@ -42,7 +41,6 @@ export function workerTillMirrorFromEnv(
     },
     steps: parts.steps,
     inDoubtSeconds: parts.inDoubtSeconds,
-    now: parts.clock,
     logger: parts.logger,
   };
 }

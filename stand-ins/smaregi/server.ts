@@ -25,7 +25,10 @@ import { type Customers, moveSpend, pointOf, smaregiError, validPoint, writePoin
  * (`{"transactionHeadId", "newTransactionHeadId"}`) makes a return-cancellation's two records in one call, as
  * the till does: the cancelling record (negated amounts, disposeDivision 2) and the original marked
  * disposeDivision 1, each naming the other; `POST /__smaregi/faults` makes the next N API
- * reads answer a status (429 with a Retry-After); `POST /__smaregi/expire-tokens` ends every token.
+ * reads answer a status (429 with a Retry-After); `POST /__smaregi/write-faults`
+ * (`{"status", "times", "commit"}`) makes the next N point writes (PATCH `.../point`, POST `.../point/add`)
+ * answer that status, the write applied first when `commit` is true (a 5xx after the change was made:
+ * the answer lost at Smaregi's edge) and not at all when false; `POST /__smaregi/expire-tokens` ends every token.
  */
 export interface SmaregiStandIn {
   url: string;
@@ -85,6 +88,7 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
   /** Tokens granted with `pos.customers:write` (the point update needs it). */
   const writers = new Set<string>();
   let faults: StandInFault | undefined;
+  let writeFaults: (StandInFault & { commit: boolean }) | undefined;
   let reads = 0;
   let grants = 0;
   const second = { at: -1, reads: 0 };
@@ -106,6 +110,14 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
       if (!('times' in fault)) return fault;
       faults = fault;
       return { status: 201, body: { status: fault.status, times: fault.times } };
+    }
+    if (path === '/__smaregi/write-faults') {
+      const fault = faultFrom(json);
+      if (!('times' in fault)) return fault;
+      const commit = (json as { commit?: unknown }).commit;
+      if (typeof commit !== 'boolean') return { status: 422, body: { error: 'expected {status, times, commit: true|false}' } };
+      writeFaults = { ...fault, commit };
+      return { status: 201, body: { status: fault.status, times: fault.times, commit } };
     }
     if (path === '/__smaregi/return-cancellations') return returnCancellation(transactions, customers, json, now());
     if (path === '/__smaregi/expire-tokens') {
@@ -164,6 +176,11 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       if (!authorised(req) || token === undefined) return smaregiError(401, 'Unauthorized', 'invalid or expired access token');
       if (!writers.has(token)) return smaregiError(403, 'Forbidden', 'the token lacks the scope pos.customers:write');
+      if (writeFaults && writeFaults.times > 0) {
+        writeFaults.times -= 1;
+        if (writeFaults.commit) writePoint(customers, contract, path, body, now());
+        return smaregiError(writeFaults.status, 'fault');
+      }
       return writePoint(customers, contract, path, body, now());
     }
     return smaregiError(404, 'Not Found');

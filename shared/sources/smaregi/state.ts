@@ -33,7 +33,8 @@ import {
 } from './spend.js';
 import type { SmaregiThinEvent } from './thin.js';
 import { notingChanges } from './till-changes.js';
-import { mirrorPointChange, type PointChange } from './till-mirror.js';
+import { type Mirrored, mirrorPointChange, type PointChange } from './till-mirror.js';
+import { mirroredOutcome } from './till-mirror-events.js';
 import { linkOf, type SmaregiTransaction } from './transaction.js';
 
 /** The calls the worker makes to Smaregi: read a transaction, and (tillPoints membership) mirror points changes to a member's record. */
@@ -59,7 +60,8 @@ export async function processSmaregiState(
   const from = thin.stateFrom;
   // Under tillPoints membership every points change this transaction makes is mirrored to the till's record (below).
   const changes: PointChange[] = [];
-  const noted = from.tillPoints === 'membership' ? notingChanges(given, deps.ledger, changes) : given;
+  const tills: PointChange[] = [];
+  const noted = from.tillPoints === 'membership' ? notingChanges(given, deps.ledger, changes, tills) : given;
   const run = countingShortfalls(noted, deps.metrics);
   if (!client) {
     const reason = `source ${thin.source} reads its Smaregi transactions, but the worker has no Smaregi API access for it`;
@@ -118,8 +120,22 @@ export async function processSmaregiState(
   const earning = sale?.orderId === tx.transactionHeadId && sale.notEarning === undefined;
   const kept = deps.tillReturns && earning ? tillSaleOf(thin, from, tx) : undefined;
   if (kept) await deps.tillReturns?.rememberSale(kept);
-  await mirrorChanges(deps, client, thin, changes);
-  return reached.outcome;
+  const mirrored = await mirrorChanges(deps, client, thin, changes, tills);
+  return waitForMirrors(mirrored) ?? reached.outcome;
+}
+
+/**
+ * The message waits for the mirrors it left unfinished: an add in doubt until the last horizon's end
+ * (it comes back, finds its events done and settles the step), a failure with the backoff. Never acked
+ * with a step still `sending`.
+ */
+function waitForMirrors(mirrored: Mirrored[]): ProcessOutcome | undefined {
+  const waits = mirrored.map(mirroredOutcome).filter((o) => o.action === 'retry');
+  const inDoubt = waits.filter((o) => o.kind === 'outcome_unknown');
+  if (inDoubt.length === 0) return waits[0];
+  return inDoubt.reduce((a, b) =>
+    (b.kind === 'outcome_unknown' ? (b.until ?? 0) : 0) > (a.kind === 'outcome_unknown' ? (a.until ?? 0) : 0) ? b : a,
+  );
 }
 
 /** Reads of the transaction after a deduction ran, at most: a spend still changing under the last is the next delivery's. */
@@ -158,9 +174,17 @@ async function settleDeductions(
  * added to the member's record relatively, once (till-mirror.ts). A failure is logged and left for the
  * next delivery of the transaction (the step is found by its marker); it never undoes the change.
  */
-async function mirrorChanges(deps: ResolveDeps, client: SmaregiStateClient, thin: SmaregiThinEvent, changes: PointChange[]) {
+async function mirrorChanges(
+  deps: ResolveDeps,
+  client: SmaregiStateClient,
+  thin: SmaregiThinEvent,
+  changes: PointChange[],
+  tills: PointChange[],
+): Promise<Mirrored[]> {
   const { addCustomerPoint, getCustomerPoint, findCustomerByCode } = client;
-  if (changes.length === 0 || !deps.tillMirrors || !addCustomerPoint || !getCustomerPoint || !findCustomerByCode) return;
+  if (!deps.tillMirrors) return [];
+  await noteTills(deps, thin.source, tills);
+  if (changes.length === 0 || !addCustomerPoint || !getCustomerPoint || !findCustomerByCode) return [];
   const from = thin.stateFrom;
   const mirror = {
     source: thin.source,
@@ -177,7 +201,20 @@ async function mirrorChanges(deps: ResolveDeps, client: SmaregiStateClient, thin
     inDoubtSeconds: deps.inDoubtSeconds,
     logger: deps.logger,
   };
-  for (const change of changes) await mirrorPointChange(mirror, change);
+  const mirrored: Mirrored[] = [];
+  for (const change of changes) mirrored.push(await mirrorPointChange(mirror, change));
+  return mirrored;
+}
+
+/** The till's own changes, noted for the settles of mirror adds in doubt; a note that fails is logged (such a settle may then end `conflict`). */
+async function noteTills(deps: ResolveDeps, source: string, tills: PointChange[]): Promise<void> {
+  for (const t of tills) {
+    try {
+      await deps.tillMirrors?.noteTill({ source, marker: t.marker, memberId: t.memberId, points: t.points });
+    } catch (e) {
+      deps.logger?.warn('till point note failed', { source, marker: t.marker, errorKind: e instanceof Error ? e.name : 'unknown' });
+    }
+  }
 }
 
 /** Whether the transaction (or the sale a return-cancellation names) names a member whose tombstone is there. */

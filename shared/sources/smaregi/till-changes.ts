@@ -32,10 +32,13 @@ const MOVED = new Set(['credited', 'debited', 'insufficient_points']);
  * the points call but before its mirror step was written left the mirror owed, and only a redelivery
  * sees it; the step's own record (keyed by the same marker) keeps it exactly once.
  */
-export function notingChanges(run: CanonicalRun, ledger: RecordedChanges, changes: PointChange[]): CanonicalRun {
+export function notingChanges(run: CanonicalRun, ledger: RecordedChanges, changes: PointChange[], tills: PointChange[] = []): CanonicalRun {
   const purchase = async (event: PurchaseEvent) => {
     const outcome = await run.purchase(event);
-    if (TILL_OWN.test(event.orderId)) return outcome;
+    if (TILL_OWN.test(event.orderId)) {
+      await noteTillOwn(ledger, event, outcome, tills);
+      return outcome;
+    }
     if (outcome.kind === 'duplicate' && outcome.previous === 'credited') await noteRecordedPurchase(ledger, event, changes);
     else notePurchase(event, outcome, changes);
     return outcome;
@@ -50,6 +53,22 @@ export function notingChanges(run: CanonicalRun, ledger: RecordedChanges, change
   };
   return { purchase, refund, earns: (event) => runEarns(event, ledger, { purchase, refund }), members: run.members };
 }
+
+/**
+ * The till's own change (a spend, its give-back, a staff change), noted into `tills` with the points the
+ * till moved on its record (the event's fixed grant), once it ran or is found done: the settle of a mirror
+ * add in doubt counts it (till-window.ts). Never mirrored: the till made it on its own record.
+ */
+async function noteTillOwn(ledger: RecordedChanges, event: PurchaseEvent, outcome: ProcessOutcome, tills: PointChange[]): Promise<void> {
+  if (!event.fixedPoints || !MOVED_OR_DONE.has(outcome.kind)) return;
+  const memberId =
+    'customerId' in outcome && typeof outcome.customerId === 'string'
+      ? outcome.customerId
+      : (await ledger.getOrder({ source: event.source, orderId: event.orderId }))?.customerId;
+  if (memberId) tills.push({ marker: purchaseMarker(event.source, event.orderId), memberId, points: event.fixedPoints });
+}
+
+const MOVED_OR_DONE = new Set<string>([...MOVED, 'duplicate']);
 
 async function noteRecordedPurchase(ledger: RecordedChanges, event: PurchaseEvent, changes: PointChange[]): Promise<void> {
   const order = await ledger.getOrder({ source: event.source, orderId: event.orderId });

@@ -34,7 +34,6 @@ export function tillMirrorDepsFromEnv(
       smaregi,
       steps: createTillMirrors({ client: documentClientFromEnv(env), tableName: requiredSetting(env, ENV.LEDGER_TABLE), clock: now }),
       inDoubtSeconds: processingSettingsFromEnv(env).inDoubtSeconds,
-      now,
       logger: parts.logger,
     };
   }

@@ -1,9 +1,10 @@
 import { DEFAULT_IN_DOUBT_SECONDS, LEASE_SEND_WINDOW_SECONDS } from '../../config/index.js';
-import { isUnfinishedTillMirror, type TillMirrorRecord, type TillMirrors } from '../../ledger/index.js';
+import { isUnfinishedTillMirror, type TillMirrorRecord, type TillMirrorState, type TillMirrors } from '../../ledger/index.js';
 import type { OpenApiClient } from '../../openapi/index.js';
 import { searchHistory } from '../../points/index.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
+import { explainPoint, windowChanges } from './till-window.js';
 
 /**
  * Under `tillPoints: membership` the till lets a member spend what Smaregi's customer record holds, so a
@@ -12,13 +13,24 @@ import { SmaregiError } from './errors.js';
  * by overwriting it, so what the till did meanwhile (a spend, a staff change) stays. The add has no
  * idempotency key, so it is a ledger step of its own (shared/ledger/till-mirrors.ts) keyed by the marker
  * of the points call it mirrors: the customer's point is read before it is sent, and a step found
- * unfinished is settled, once the in-doubt horizon since it was sent has passed, by reading it again
- * (before + points: it ran; before: send again; anything else: a change we have not read, recorded
- * `conflict` and logged, never written over).
+ * unfinished is settled, once the in-doubt horizon since it was sent has passed, by reading it again.
+ *
+ * An add left in doubt (a 5xx, no answer) is answered to the caller with the horizon's end (`until`):
+ * the worker sets its message aside until then (an `outcome_unknown`), so the step is settled minutes
+ * later, not at the next delivery or the night. The settle counts the changes of the same record we know
+ * of around its read (till-window.ts: the member's other steps and the till spends a transaction told
+ * us of): `before + points` plus them, it ran; `before` plus them, send again; a change we cannot
+ * explain (or numbers that fit both), `conflict`, logged, never written over.
+ *
+ * Why counting rather than ordering the adds per customer (a step waiting while an earlier one of the
+ * same customer is `sending`): ordering needs a per-customer lock with a take-over of its own, holds
+ * every later change of the member for a horizon after each lost answer, and still explains nothing of
+ * the till's own spends, which are the common change in between; the count covers both, and where the
+ * timing leaves a change uncertain it is tried both ways, so an ambiguous point ends `conflict`, never
+ * a guess.
  *
  * A failure never undoes the points change it mirrors: it is logged (`till point mirror ...`, ids and
- * kinds only) and recorded; an answer lost leaves the step `sending`, settled on the next call with
- * the same marker.
+ * kinds only) and recorded, and the caller is told what the step was left as (`Mirrored`).
  */
 
 /** A points change of the membership service, to be mirrored: its call's marker, the member, the points (+/-). */
@@ -28,6 +40,15 @@ export interface PointChange {
   points: number;
   /** The member's Smaregi customer id when the caller knows it (a till transaction names it): no lookup then. */
   tillCustomerId?: string | undefined;
+}
+
+/**
+ * What a call left the step as (`unknown`: it could not be read). `until`: a step left `sending` (its add
+ * in doubt) is settled from then on (epoch ms, the steps' clock): the caller's message comes back then.
+ */
+export interface Mirrored {
+  state: TillMirrorState | 'missing' | 'unknown';
+  until?: number;
 }
 
 /** The mirror as callers see it (the redemption protocol holds one when the stage has a Smaregi till). */
@@ -45,10 +66,9 @@ export interface TillMirrorDeps {
   /**
    * The in-doubt horizon (IN_DOUBT_SECONDS; default DEFAULT_IN_DOUBT_SECONDS): a `planned` step whose call
    * is not found after it is `void`; a `sending` step younger than it is left to whoever sent its add.
+   * Read by the steps' own clock (`steps.now`), the one their records are stamped by.
    */
   inDoubtSeconds?: number | undefined;
-  /** The clock that horizon is read by (default Date.now). */
-  now?: (() => number) | undefined;
   smaregi: Pick<SmaregiClient, 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode'>;
   steps: TillMirrors;
   /** Refusals and conflicts are logged as errors where the logger has them (the worker's says warn only). */
@@ -66,8 +86,9 @@ function loud(deps: TillMirrorDeps, message: string, extra: Record<string, unkno
 /** The mirror of one Smaregi source, for the redemption protocol's deps. */
 export const createTillMirror =
   (deps: TillMirrorDeps): TillMirror =>
-  (change) =>
-    mirrorPointChange(deps, change);
+  async (change) => {
+    await mirrorPointChange(deps, change);
+  };
 
 /**
  * A web leg's side of the mirror (shared/redemption/protocol.ts): `planned` before its points call (the
@@ -86,7 +107,9 @@ export function createLegMirror(deps: TillMirrorDeps): LegMirror {
     planned: async (change) => {
       if (change.points !== 0) await deps.steps.plan(base(deps, change));
     },
-    ran: (change) => mirrorPointChange(deps, change),
+    ran: async (change) => {
+      await mirrorPointChange(deps, change);
+    },
     notRun: (change) => voidPlanned(deps, change.marker, 'the points call did not run'),
   };
 }
@@ -105,9 +128,32 @@ export async function voidPlanned(
   }
 }
 
-/** Mirrors `change` to the member's Smaregi customer exactly once (none: recorded `skipped`); its points call ran. */
-export async function mirrorPointChange(deps: TillMirrorDeps, change: PointChange): Promise<void> {
-  if (change.points === 0) return;
+/**
+ * Mirrors `change` to the member's Smaregi customer exactly once (none: recorded `skipped`); its points
+ * call ran. Answers what the step was left as (a step left `sending` with its horizon's end).
+ */
+export async function mirrorPointChange(deps: TillMirrorDeps, change: PointChange): Promise<Mirrored> {
+  if (change.points === 0) return { state: 'skipped' };
+  await mirrorOnce(deps, change);
+  return leftOf(deps, change.marker);
+}
+
+/** The step as the call left it; a `sending` one with the end of its horizon. */
+async function leftOf(deps: TillMirrorDeps, marker: string): Promise<Mirrored> {
+  try {
+    const step = await deps.steps.get(deps.source, marker);
+    if (!step) return { state: 'missing' };
+    if (step.state !== 'sending') return { state: step.state };
+    return { state: step.state, until: Date.parse(step.updatedAt ?? step.createdAt) + horizonMs(deps) };
+  } catch (e) {
+    deps.logger?.warn('till point mirror failed', { source: deps.source, marker, errorKind: kindOf(e) });
+    return { state: 'unknown' };
+  }
+}
+
+const horizonMs = (deps: Pick<TillMirrorDeps, 'inDoubtSeconds'>) => (deps.inDoubtSeconds ?? DEFAULT_IN_DOUBT_SECONDS) * 1000;
+
+async function mirrorOnce(deps: TillMirrorDeps, change: PointChange): Promise<void> {
   try {
     let step = await deps.steps.get(deps.source, change.marker);
     // Begun before anything is read, so a step whose reads fail is found unfinished (settleTillMirrors).
@@ -152,8 +198,9 @@ async function settlePlanned(deps: TillMirrorDeps, step: TillMirrorRecord): Prom
       await mirrorPointChange(deps, { marker: step.marker, memberId: step.memberId, points: step.points });
       return;
     }
-    const landsUntil = since + (LEASE_SEND_WINDOW_SECONDS + (deps.inDoubtSeconds ?? DEFAULT_IN_DOUBT_SECONDS)) * 1000;
-    if (search.complete && (deps.now ?? Date.now)() > landsUntil) await voidPlanned(deps, step.marker, 'the points call never ran');
+    const landsUntil = since + LEASE_SEND_WINDOW_SECONDS * 1000 + horizonMs(deps);
+    // The steps' clock, as the `sending` retake reads its horizon by: one clock for both.
+    if (search.complete && deps.steps.now() > landsUntil) await voidPlanned(deps, step.marker, 'the points call never ran');
   } catch (e) {
     deps.logger?.warn('till point mirror failed', { source: deps.source, marker: step.marker, errorKind: kindOf(e) });
   }
@@ -166,8 +213,9 @@ async function prepareAndSend(deps: TillMirrorDeps, step: TillMirrorRecord, know
     await deps.steps.settle(step.source, step.marker, { state: 'skipped', reason: 'the member has no Smaregi customer' }, 'pending');
     return;
   }
+  const readAt = deps.steps.now();
   const before = await deps.smaregi.getCustomerPoint(customerId);
-  const sending = await deps.steps.settle(step.source, step.marker, { state: 'sending', smaregiCustomerId: customerId, before }, 'pending');
+  const sending = await deps.steps.send(step, { smaregiCustomerId: customerId, before, readAt }, 'pending');
   if (sending) await send(deps, sending);
 }
 
@@ -222,21 +270,35 @@ async function send(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void>
 
 /**
  * A step found `sending`: once no add of it can still land (the in-doubt horizon since it was sent) and
- * this caller has taken it over, the customer's point says whether its add ran. Before that, reading
- * the point would see an add still on its way (a duplicate delivery beside the live attempt) as not run.
+ * this caller has taken it over, the customer's point says whether its add ran, counting the changes of
+ * the same record we know of around its read (till-window.ts). Before that, reading the point would see
+ * an add still on its way (a duplicate delivery beside the live attempt) as not run. The member's
+ * records are read before the point and after it: a step done only in between counts as a maybe.
  */
 async function settleUnfinished(deps: TillMirrorDeps, found: TillMirrorRecord): Promise<void> {
-  const step = await deps.steps.retake(found, (deps.inDoubtSeconds ?? DEFAULT_IN_DOUBT_SECONDS) * 1000);
+  const step = await deps.steps.retake(found, horizonMs(deps));
   if (!step) return;
   const customerId = step.smaregiCustomerId as string;
+  // Whatever may have landed since the read: sent within a send window and a horizon before it.
+  const since = Date.parse(step.readAt ?? step.createdAt) - LEASE_SEND_WINDOW_SECONDS * 1000 - horizonMs(deps);
+  const first = await deps.steps.around(step, since);
+  const readAt = deps.steps.now();
   const now = await deps.smaregi.getCustomerPoint(customerId);
+  const changes = windowChanges(step, first, await deps.steps.around(step, since), horizonMs(deps));
   const before = step.before ?? Number.NaN;
-  if (now === before + step.points) {
+  const told = explainPoint({ before, points: step.points, now, changes });
+  if (told === 'landed') {
     await deps.steps.settle(step.source, step.marker, { state: 'done', after: now });
     return;
   }
-  if (now === before) return send(deps, step);
-  await deps.steps.settle(step.source, step.marker, { state: 'conflict', found: now, reason: 'the till point changed in between' });
+  if (told === 'not_landed') {
+    // Sent again from this read: a later settle counts from it.
+    const again = await deps.steps.send(step, { smaregiCustomerId: customerId, before: now, readAt }, 'sending');
+    if (again) await send(deps, again);
+    return;
+  }
+  const reason = told === 'both' ? 'the till point fits both a landed and a lost add' : 'the till point changed in between';
+  await deps.steps.settle(step.source, step.marker, { state: 'conflict', found: now, reason });
   loud(deps, 'till point mirror conflict', {
     source: step.source,
     marker: step.marker,
@@ -244,5 +306,6 @@ async function settleUnfinished(deps: TillMirrorDeps, found: TillMirrorRecord): 
     before,
     points: step.points,
     found: now,
+    known: changes.length,
   });
 }

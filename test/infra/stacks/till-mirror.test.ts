@@ -76,4 +76,9 @@ describe('web points mirrored to the tills (tillPoints membership)', () => {
       [['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
     ]);
   });
+
+  it('lets the nightly audit Query the ledger’s one index, by its ARN, to settle a mirror step in doubt by the member’s other records', () => {
+    const queries = statementsOf(/AuditLedger/).filter((st) => [st.Action].flat().includes('dynamodb:Query'));
+    expect(queries.map((st) => JSON.stringify(st.Resource ?? '').includes('/index/byUnlinkedCustomer'))).toEqual([true]);
+  });
 });

@@ -31,3 +31,24 @@ describe('till mirror steps, listed', () => {
     expect(await steps.list()).toHaveLength(2 * TILL_MIRROR_STATES.length);
   });
 });
+
+describe('the changes of one member’s till record around a step’s read', () => {
+  it('finds the member’s sent steps and till notes since a moment, not the step itself, an older one or another member’s', async () => {
+    const start = clock();
+    const mine = async (marker: string, memberId = 'member-a') => {
+      await steps.begin({ source: 'smaregi', marker, memberId, points: 5, state: 'pending' });
+      return steps.send({ source: 'smaregi', marker, memberId }, { smaregiCustomerId: '9', before: 100, readAt: clock() }, 'pending');
+    };
+    await mine('a-old');
+    clock.advance(10_000);
+    const self = await mine('a-self');
+    await mine('a-other');
+    await mine('b-other', 'member-b');
+    await steps.noteTill({ source: 'smaregi', marker: 'a-spend', memberId: 'member-a', points: -50 });
+    const found = await steps.around(self ?? { pk: '', source: 'smaregi', memberId: 'member-a' }, start + 5_000);
+    expect(found.map((s) => [s.marker, s.state]).sort()).toEqual([
+      ['a-other', 'sending'],
+      ['a-spend', 'till'],
+    ]);
+  });
+});

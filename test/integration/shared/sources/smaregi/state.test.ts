@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createTillMirrors } from '../../../../../shared/ledger/index.js';
 import type { Checkpoint, CheckpointStep } from '../../../../../shared/points/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../../../shared/sources/index.js';
 import { SENDER_RESOLUTIONS, withSenderResolution } from '../../../../../shared/sources/resolution.entry.js';
 import { smaregiTransaction } from '../../../../../kit/smaregi.js';
-import { useHarness } from '../../points/harness.js';
+import { IN_DOUBT_SECONDS, useHarness } from '../../points/harness.js';
 import { useSmaregiStandIn } from '../../../../support/smaregi.js';
 
 /**
@@ -71,5 +72,60 @@ describe('a till spend whose payment is corrected while a delivery that read the
       await h.entries('member-gold', marker('4001/spend-1/back')),
       (await h.balance('member-gold')) - before,
     ]).toEqual([[-300], [300], 500]);
+  }, 120_000);
+});
+
+describe('a sale’s earning mirrored to the till record when Smaregi’s answer to the add is lost (issues 50/51)', () => {
+  const steps = () => createTillMirrors({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
+  const mirroring = () =>
+    withSenderResolution(
+      h.processor(),
+      { resolutions: SENDER_RESOLUTIONS, clients: { smaregi: () => till.client } },
+      { ledger: h.ledger, openapi: h.api, tillMirrors: steps(), inDoubtSeconds: IN_DOUBT_SECONDS },
+    );
+  const writeFault = (body: unknown) =>
+    fetch(`${till.standIn.url}/__smaregi/write-faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const point = () => Number(till.standIn.customerPoint('1'));
+
+  it('ends the add done exactly once, not in conflict, when a till spend of the same customer came while it was in doubt', async () => {
+    sale('4201', '0');
+    const start = point();
+    await writeFault({ status: 500, times: 1, commit: true });
+    const first = await mirroring().process(deliver('4201', 'created'));
+    const earned = (await h.entries('member-gold', marker('4201')))[0] ?? 0;
+    // While the add is in doubt the member spends 300 at the till, and that sale is delivered too.
+    h.clock.advance(1_000);
+    sale('4202', '300');
+    await mirroring().process(deliver('4202', 'created'));
+    const spentSaleEarned = (await h.entries('member-gold', marker('4202')))[0] ?? 0;
+    h.clock.advance(IN_DOUBT_SECONDS * 1000);
+    const again = await mirroring().process(deliver('4201', 'created'));
+    const step = await steps().get('smaregi', marker('4201'));
+    expect([first.kind, again.action, step?.state, point() - start]).toEqual([
+      'outcome_unknown',
+      'ack',
+      'done',
+      earned - 300 + spentSaleEarned,
+    ]);
+  }, 120_000);
+
+  it('sets the delivery aside until the add’s in-doubt horizon ends, then sends an add that did not land once', async () => {
+    sale('4211', '0');
+    const start = point();
+    await writeFault({ status: 500, times: 1, commit: false });
+    const first = await mirroring().process(deliver('4211', 'created'));
+    const sentAt = Date.parse((await steps().get('smaregi', marker('4211')))?.sentAt ?? '');
+    h.clock.advance(IN_DOUBT_SECONDS * 1000);
+    const again = await mirroring().process(deliver('4211', 'created'));
+    await mirroring().process(deliver('4211', 'created'));
+    expect([first.kind === 'outcome_unknown' && first.until, again.action, point() - start]).toEqual([
+      sentAt + IN_DOUBT_SECONDS * 1000,
+      'ack',
+      (await h.entries('member-gold', marker('4211')))[0],
+    ]);
   }, 120_000);
 });

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_IN_DOUBT_SECONDS } from '../../../../../shared/config/index.js';
 import { createTillMirrors, type TillMirrors } from '../../../../../shared/ledger/index.js';
 import { redemptionMarker, redemptionReturnMarker } from '../../../../../shared/points/index.js';
+import { deferralFor } from '../../../../../shared/retry/index.js';
 import { createQueuedLegMirror, handleRedeem } from '../../../../../shared/redemption/index.js';
 import {
   createLegMirror,
@@ -42,7 +43,6 @@ const mirrorDeps = (over: Partial<TillMirrorDeps> = {}): TillMirrorDeps => ({
   openapi: h.openapi,
   smaregi: till.client,
   steps,
-  now: h.clock,
   ...over,
 });
 let requests = 0;
@@ -188,7 +188,7 @@ describe('the till mirror’s own step', () => {
       ...till.client,
       // The duplicate comes while this add is on its way: Smaregi has not applied it yet.
       addCustomerPoint: async (id: string, delta: number) => {
-        duplicate = mirrorPointChange(mirrorDeps(), change('m-race'));
+        duplicate = mirrorPointChange(mirrorDeps(), change('m-race')).then(() => undefined);
         await duplicate;
         return till.client.addCustomerPoint(id, delta);
       },
@@ -244,5 +244,83 @@ describe('the till mirror’s own step', () => {
     await h.openapi.updateMember(ALICE, { external_ids: { shopify: '1001', pos_card: 'C-9999' } });
     await mirrorPointChange(mirrorDeps(), change('m-none'));
     expect([tillPoint(), (await steps.get('smaregi', 'm-none'))?.state]).toEqual(['1000', 'skipped']);
+  });
+});
+
+describe('a till_mirror message whose add is in doubt (issues 50/51: the conflict window)', () => {
+  const settings = { backoffBaseSeconds: 2, backoffCapSeconds: 900, retryHorizonSeconds: 86_400, leaseSeconds: 45 };
+  const writeFault = (body: unknown) =>
+    fetch(`${till.standIn.url}/__smaregi/write-faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const message = (marker: string) => ({
+    type: 'till_mirror' as const,
+    source: 'smaregi',
+    marker,
+    delivery: { id: `d-${marker}`, topic: 'app_proxy/till_mirror' },
+  });
+  const pending = (marker: string, points: number) => steps.begin({ source: 'smaregi', marker, memberId: ALICE, points, state: 'pending' });
+
+  it('comes back at the end of the add’s in-doubt horizon when Smaregi answered 500 after making the change, then ends done once', async () => {
+    await pending('m-doubt-500', -300);
+    await writeFault({ status: 500, times: 1, commit: true });
+    const first = await processTillMirrorEvent(mirrorDeps(), message('m-doubt-500') as never);
+    const verdict = deferralFor(first, { receive: 1, ageMs: 0, nowMs: h.clock() }, settings, () => 0);
+    h.clock.advance(IN_DOUBT_MS);
+    const again = await processTillMirrorEvent(mirrorDeps(), message('m-doubt-500') as never);
+    expect([first.kind === 'outcome_unknown' && first.until, verdict, again, tillPoint()]).toEqual([
+      h.clock() - IN_DOUBT_MS + DEFAULT_IN_DOUBT_SECONDS * 1000,
+      { defer: true, seconds: DEFAULT_IN_DOUBT_SECONDS },
+      { kind: 'till_mirrored', action: 'ack', state: 'done' },
+      '700',
+    ]);
+  });
+
+  it('sends an add that did not land once when its message comes back after the horizon', async () => {
+    await pending('m-doubt-lost', -300);
+    await writeFault({ status: 503, times: 1, commit: false });
+    await processTillMirrorEvent(mirrorDeps(), message('m-doubt-lost') as never);
+    const left = tillPoint();
+    h.clock.advance(IN_DOUBT_MS);
+    await processTillMirrorEvent(mirrorDeps(), message('m-doubt-lost') as never);
+    await processTillMirrorEvent(mirrorDeps(), message('m-doubt-lost') as never);
+    expect([left, tillPoint(), (await steps.get('smaregi', 'm-doubt-lost'))?.state]).toEqual(['1000', '700', 'done']);
+  });
+
+  it('is never acked while its add waits out the horizon, however often it comes, and is acked once the step is settled', async () => {
+    await pending('m-doubt-early', -300);
+    await writeFault({ status: 500, times: 1, commit: true });
+    await processTillMirrorEvent(mirrorDeps(), message('m-doubt-early') as never);
+    h.clock.advance(1_000);
+    const early = await processTillMirrorEvent(mirrorDeps(), message('m-doubt-early') as never);
+    h.clock.advance(IN_DOUBT_MS);
+    const late = await processTillMirrorEvent(mirrorDeps(), message('m-doubt-early') as never);
+    expect([early.action, early.kind, late.action, tillPoint()]).toEqual(['retry', 'outcome_unknown', 'ack', '700']);
+  });
+
+  it('ends done, not in conflict, when another mirror step of the same member finished while the add was in doubt', async () => {
+    await pending('m-doubt-a', -300);
+    await writeFault({ status: 500, times: 1, commit: true });
+    await processTillMirrorEvent(mirrorDeps(), message('m-doubt-a') as never);
+    h.clock.advance(1_000);
+    await mirrorPointChange(mirrorDeps(), { marker: 'm-doubt-b', memberId: ALICE, points: 100 });
+    h.clock.advance(IN_DOUBT_MS);
+    const again = await processTillMirrorEvent(mirrorDeps(), message('m-doubt-a') as never);
+    expect([again.kind === 'till_mirrored' && again.state, tillPoint()]).toEqual(['done', '800']);
+  });
+
+  it('still records a conflict for a change of the till point it knows nothing of', async () => {
+    await pending('m-doubt-unknown', -300);
+    await writeFault({ status: 500, times: 1, commit: true });
+    await processTillMirrorEvent(mirrorDeps(), message('m-doubt-unknown') as never);
+    // A till spend never delivered to us: the till point moved by a change no record explains.
+    till.standIn.putTransaction(
+      smaregiTransaction('transaction-sale-tax-included.json', '63', { customerId: '1', spendPoint: '50' }) as never,
+    );
+    h.clock.advance(IN_DOUBT_MS);
+    const again = await processTillMirrorEvent(mirrorDeps(), message('m-doubt-unknown') as never);
+    expect([again.kind === 'till_mirrored' && again.state, tillPoint()]).toEqual(['conflict', '650']);
   });
 });
