@@ -87,45 +87,11 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
   const tokens = new Map<string, number>();
   /** Tokens granted with `pos.customers:write` (the point update needs it). */
   const writers = new Set<string>();
-  let faults: StandInFault | undefined;
-  let writeFaults: (StandInFault & { commit: boolean }) | undefined;
+  const state: AdminState = { transactions, customers, tokens, now };
   let reads = 0;
   let grants = 0;
   const second = { at: -1, reads: 0 };
   const contract = encodeURIComponent(options.contractId);
-
-  function admin(path: string, json: unknown): JsonAnswer {
-    if (path === '/__smaregi/transactions') {
-      const parsed = SmaregiTransaction.safeParse(json);
-      if (!parsed.success) return { status: 422, body: { error: describe(parsed.error.issues[0]) } };
-      const id = parsed.data.transactionHeadId;
-      const refused = moveSpend(customers, transactions.get(id), json as Record<string, unknown>, now());
-      if (refused) return refused;
-      transactions.set(id, json as Record<string, unknown>);
-      return { status: 201, body: { transactionHeadId: parsed.data.transactionHeadId } };
-    }
-    if (path === '/__smaregi/customers') return adminCustomer(customers, json);
-    if (path === '/__smaregi/faults') {
-      const fault = faultFrom(json);
-      if (!('times' in fault)) return fault;
-      faults = fault;
-      return { status: 201, body: { status: fault.status, times: fault.times } };
-    }
-    if (path === '/__smaregi/write-faults') {
-      const fault = faultFrom(json);
-      if (!('times' in fault)) return fault;
-      const commit = (json as { commit?: unknown }).commit;
-      if (typeof commit !== 'boolean') return { status: 422, body: { error: 'expected {status, times, commit: true|false}' } };
-      writeFaults = { ...fault, commit };
-      return { status: 201, body: { status: fault.status, times: fault.times, commit } };
-    }
-    if (path === '/__smaregi/return-cancellations') return returnCancellation(transactions, customers, json, now());
-    if (path === '/__smaregi/expire-tokens') {
-      tokens.clear();
-      return { status: 201, body: { expired: true } };
-    }
-    return { status: 404, body: { error: 'Not Found' } };
-  }
 
   function grant(req: IncomingMessage, body: Buffer): JsonAnswer {
     const expected = `Basic ${Buffer.from(`${options.clientId}:${options.clientSecret}`).toString('base64')}`;
@@ -151,6 +117,7 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     reads += 1;
     const throttled = overThrottle(second, options.throttlePerSecond, now());
     if (throttled) return throttled;
+    const faults = state.faults;
     if (faults && faults.times > 0) {
       faults.times -= 1;
       return { ...smaregiError(faults.status, 'fault'), ...(faults.retryAfter ? { headers: { 'retry-after': faults.retryAfter } } : {}) };
@@ -166,24 +133,28 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
   function handle(req: IncomingMessage, body: Buffer): JsonAnswer {
     const stored = storedCustomer(customers, req, (req.url ?? '/').split('?', 1)[0] ?? '/');
     if (stored) return stored;
-    const test = standInAdmin(req, body, '/__smaregi/', admin);
+    const test = standInAdmin(req, body, '/__smaregi/', (path, json) => admin(state, path, json));
     if (test) return test;
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const path = url.pathname;
     if (req.method === 'POST' && path === `/app/${contract}/token`) return grant(req, body);
     if (req.method === 'GET') return read(req, path, url.searchParams);
-    if (req.method === 'PATCH' || (req.method === 'POST' && path.endsWith('/point/add'))) {
-      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-      if (!authorised(req) || token === undefined) return smaregiError(401, 'Unauthorized', 'invalid or expired access token');
-      if (!writers.has(token)) return smaregiError(403, 'Forbidden', 'the token lacks the scope pos.customers:write');
-      if (writeFaults && writeFaults.times > 0) {
-        writeFaults.times -= 1;
-        if (writeFaults.commit) writePoint(customers, contract, path, body, now());
-        return smaregiError(writeFaults.status, 'fault');
-      }
-      return writePoint(customers, contract, path, body, now());
-    }
+    if (req.method === 'PATCH' || (req.method === 'POST' && path.endsWith('/point/add'))) return write(req, path, body);
     return smaregiError(404, 'Not Found');
+  }
+
+  /** A point write (the customer's PATCH or the relative add): needs the write scope; a write fault first. */
+  function write(req: IncomingMessage, path: string, body: Buffer): JsonAnswer {
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!authorised(req) || token === undefined) return smaregiError(401, 'Unauthorized', 'invalid or expired access token');
+    if (!writers.has(token)) return smaregiError(403, 'Forbidden', 'the token lacks the scope pos.customers:write');
+    const writeFaults = state.writeFaults;
+    if (writeFaults && writeFaults.times > 0) {
+      writeFaults.times -= 1;
+      if (writeFaults.commit) writePoint(customers, contract, path, body, now());
+      return smaregiError(writeFaults.status, 'fault');
+    }
+    return writePoint(customers, contract, path, body, now());
   }
 
   const served = await serveStandIn(handle, { maxBodyBytes: MAX_BODY, port: options.port, host: options.host });
@@ -205,6 +176,51 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     grants: () => grants,
     close: () => served.close(),
   };
+}
+
+/** What the test-only routes change: the stand-in's stores, its faults and its clock. */
+interface AdminState {
+  transactions: Map<string, Record<string, unknown>>;
+  customers: Map<string, Record<string, unknown>>;
+  tokens: Map<string, number>;
+  now: () => number;
+  faults?: StandInFault | undefined;
+  writeFaults?: (StandInFault & { commit: boolean }) | undefined;
+}
+
+/** The test-only routes (`/__smaregi/...`): seed transactions and customers, set faults, expire tokens. */
+function admin(state: AdminState, path: string, json: unknown): JsonAnswer {
+  const { transactions, customers, tokens, now } = state;
+  if (path === '/__smaregi/transactions') {
+    const parsed = SmaregiTransaction.safeParse(json);
+    if (!parsed.success) return { status: 422, body: { error: describe(parsed.error.issues[0]) } };
+    const id = parsed.data.transactionHeadId;
+    const refused = moveSpend(customers, transactions.get(id), json as Record<string, unknown>, now());
+    if (refused) return refused;
+    transactions.set(id, json as Record<string, unknown>);
+    return { status: 201, body: { transactionHeadId: parsed.data.transactionHeadId } };
+  }
+  if (path === '/__smaregi/customers') return adminCustomer(customers, json);
+  if (path === '/__smaregi/faults') {
+    const fault = faultFrom(json);
+    if (!('times' in fault)) return fault;
+    state.faults = fault;
+    return { status: 201, body: { status: fault.status, times: fault.times } };
+  }
+  if (path === '/__smaregi/write-faults') {
+    const fault = faultFrom(json);
+    if (!('times' in fault)) return fault;
+    const commit = (json as { commit?: unknown }).commit;
+    if (typeof commit !== 'boolean') return { status: 422, body: { error: 'expected {status, times, commit: true|false}' } };
+    state.writeFaults = { ...fault, commit };
+    return { status: 201, body: { status: fault.status, times: fault.times, commit } };
+  }
+  if (path === '/__smaregi/return-cancellations') return returnCancellation(transactions, customers, json, now());
+  if (path === '/__smaregi/expire-tokens') {
+    tokens.clear();
+    return { status: 201, body: { expired: true } };
+  }
+  return { status: 404, body: { error: 'Not Found' } };
 }
 
 /**
