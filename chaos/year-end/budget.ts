@@ -1,8 +1,9 @@
 /**
  * The shared upstream budget as the year-end model runs it: one counter per endpoint per clock minute
  * that every container sees, leased in slices and spent locally, the workers' own count capped at the
- * budget less the App Proxy's reserved 10 % until the reserve is lent late in the minute (the product's
- * caps: classCaps, shared/config bulkCapAt). It follows shared/openapi/shared-budget.ts call for call and runs its
+ * budget less the App Proxy's reserved 10 % until the reserve is lent late in the minute, on the
+ * endpoints the App Proxy calls (the product's caps: classCaps, shared/config bulkCapAt,
+ * shared/openapi/storefront-reserve.ts). It follows shared/openapi/shared-budget.ts call for call and runs its
  * very slice policy (shared/openapi/budget-slices.ts: lease sizes, the pace near the minute's end, a
  * slice lost at the minute's end); only the store is this in-memory counter instead of the ledger table's
  * conditional increments (shared/ledger/upstream-budget.ts), whose arithmetic it repeats.
