@@ -1,8 +1,9 @@
 /**
  * The shared upstream budget as the year-end model runs it: one counter per endpoint per clock minute
  * that every container sees, leased in slices and spent locally, the workers' own count capped at the
- * budget less the App Proxy's reserved 10 % until the reserve is lent late in the minute (the product's
- * caps: classCaps, shared/config bulkCapAt). It follows shared/openapi/shared-budget.ts call for call and runs its
+ * budget less the App Proxy's reserved 10 % until the reserve is lent late in the minute, on the
+ * endpoints the App Proxy calls (the product's caps: classCaps, shared/config bulkCapAt,
+ * shared/openapi/storefront-reserve.ts). It follows shared/openapi/shared-budget.ts call for call and runs its
  * very slice policy (shared/openapi/budget-slices.ts: lease sizes, the pace near the minute's end, a
  * slice lost at the minute's end); only the store is this in-memory counter instead of the ledger table's
  * conditional increments (shared/ledger/upstream-budget.ts), whose arithmetic it repeats.
@@ -17,10 +18,11 @@ import {
   openSlice,
   type OwnCount,
   reopenIfLent,
+  routeOf,
   type Slice,
   takeSlot,
 } from '../../shared/openapi/index.js';
-import type { Caller } from './mix.js';
+import type { Caller, Endpoint } from './mix.js';
 
 export { MINUTE_MS };
 
@@ -82,13 +84,13 @@ export class ContainerBudget {
    * slot it has then already taken); no slot (`waitMs` infinite) when none is in reach of `maxWaitMs`.
    * `leased` tells how many store requests it cost.
    */
-  take(endpoint: string, now: number, maxWaitMs = Number.POSITIVE_INFINITY, lendWaited = false): Take {
+  take(endpoint: Endpoint, now: number, maxWaitMs = Number.POSITIVE_INFINITY, lendWaited = false): Take {
     let leased = 0;
     const current = Math.floor(now / MINUTE_MS);
     for (let minute = current; minute === current || minute * MINUTE_MS - now <= maxWaitMs; minute++) {
       const s = this.sliceOf(endpoint, minute, current);
       const start = minute * MINUTE_MS;
-      const own = classCaps(this.counters.perMinute, this.caller, start, now);
+      const own = classCaps(this.counters.perMinute, this.caller, start, now, routeOf(endpoint));
       reopenIfLent(s, own.cap);
       while (s.left === 0 && s.next > 0) {
         const want = leaseWant(s, now, (minute + 1) * MINUTE_MS);
@@ -100,7 +102,7 @@ export class ContainerBudget {
         return { waitMs: Math.max(0, start - now), leased };
       }
       // As the product's limiter: spent before the reserve is lent, it waits for the lend point (once) and looks again.
-      const atLend = classCaps(this.counters.perMinute, this.caller, start, start + STOREFRONT_RESERVE_LENT_FROM_MS).cap;
+      const atLend = classCaps(this.counters.perMinute, this.caller, start, start + STOREFRONT_RESERVE_LENT_FROM_MS, routeOf(endpoint)).cap;
       const wait = minute === current && !lendWaited ? lendWaitMs(s, now, start, atLend) : undefined;
       if (wait !== undefined && wait <= maxWaitMs) return { waitMs: wait, leased, again: true };
     }

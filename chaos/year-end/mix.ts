@@ -79,18 +79,29 @@ export interface Bound {
 }
 
 /**
- * The budget divided by the calls per receipt on the busiest endpoint: on each endpoint the receipts
- * a second are limited by the whole budget over all its calls, and by the workers' share (the budget
- * less the App Proxy's reserved share) over the workers' calls; the least of these is the bound.
+ * The issue's B: the whole budget divided by the calls per receipt on the busiest endpoint for the
+ * mix, every caller's calls counted (the App Proxy's reserve is part of the budget, and the product
+ * lends what the storefront leaves of it to the workers).
  */
 export function throughputBound(perMinute: number, mix: Mix): Bound {
+  return busiest(mix, (calls) => perMinute / 60 / (calls.bulk + calls.storefront));
+}
+
+/**
+ * The workers' guaranteed figure, for the longer report: on each endpoint the budget less the App
+ * Proxy's reserve over the workers' calls alone (what they drain at when the storefront takes its
+ * whole reserve), the least over the endpoints the workers call (infinite for a mix of storefront calls only).
+ */
+export function workersBound(perMinute: number, mix: Mix): Bound {
+  return busiest(mix, (calls) => (calls.bulk > 0 ? bulkShare(perMinute) / 60 / calls.bulk : Number.POSITIVE_INFINITY));
+}
+
+function busiest(mix: Mix, perSecondOf: (calls: { bulk: number; storefront: number }) => number): Bound {
   let best: Bound | undefined;
   for (const [endpoint, calls] of callsPerReceipt(mix)) {
     const all = calls.bulk + calls.storefront;
     if (all === 0) continue;
-    const byAll = perMinute / 60 / all;
-    const byBulk = calls.bulk > 0 ? bulkShare(perMinute) / 60 / calls.bulk : Number.POSITIVE_INFINITY;
-    const perSecond = Math.min(byAll, byBulk);
+    const perSecond = perSecondOf(calls);
     if (!best || perSecond < best.perSecond) best = { perSecond, endpoint, callsPerReceipt: all };
   }
   if (!best) throw new RangeError('a mix with no calls has no bound');

@@ -4,7 +4,7 @@
  */
 import { costPer, type RegionPrices, type UsageCounts } from '../../kit/cost.js';
 import { usageCounts } from './cost-model.js';
-import { throughputBound } from './mix.js';
+import { throughputBound, workersBound } from './mix.js';
 import type { YearEndResult } from './simulate.js';
 
 const fixed = (n: number, digits = 1) => n.toFixed(digits);
@@ -41,11 +41,13 @@ export function costLines(r: YearEndResult, region: string, prices: RegionPrices
 export function formatYearEnd(r: YearEndResult, region: string, prices: RegionPrices, wallSeconds: number): string[] {
   const o = r.options;
   const bound = throughputBound(o.budgetPerMinute, o.mix);
+  const workers = workersBound(o.budgetPerMinute, o.mix);
   const counts = usageCounts(r.usage);
   const perEndpoint = [...r.maxCallsPerMinute].map(([e, n]) => `${e}=${n}`).join(' ');
   return [
     `year-end model: rate=${o.ratePerSecond}/s minutes=${o.minutes} containers=${o.containers} budget=${o.budgetPerMinute}/min per endpoint seed=${o.seed} fault_rate=${o.faultRate} crash_rate=${o.crashRate} wall_s=${wallSeconds.toFixed(1)}`,
-    `bound: ${bound.endpoint} takes ${bound.callsPerReceipt.toFixed(2)} calls a receipt`,
+    `bound: ${bound.endpoint} takes ${bound.callsPerReceipt.toFixed(2)} calls a receipt: B = ${fixed(bound.perSecond)}/s on the whole budget; the workers' share alone (the App Proxy's reserve unlent) ${Number.isFinite(workers.perSecond) ? `${fixed(workers.perSecond)}/s on ${workers.endpoint}` : 'none (no worker calls)'}`,
+    `drain goal: D within 1.2 × backlog / B = ${fixed((1.2 * r.backlogAtEnd) / bound.perSecond)} s`,
     `most calls in one minute, per endpoint (every caller): ${perEndpoint}`,
     `mean calls a minute in the peak, per endpoint: ${[...r.meanCallsPerMinuteInPeak].map(([e, n]) => `${e}=${Math.round(n)}`).join(' ')}`,
     `receipts done out of their FIFO group's order: ${r.outOfOrder}`,

@@ -102,7 +102,7 @@ class YearEndModel {
    * with 'refused' when no slot of the budget is in reach of `maxWaitMs`. The token comes first when
    * the caller's has run out (the token route is not on the budget; it is counted apart).
    */
-  private call(c: Caller, endpoint: string, failIt: boolean, maxWaitMs: number, then: (result: CallResult) => void): void {
+  private call(c: Caller, endpoint: Endpoint, failIt: boolean, maxWaitMs: number, then: (result: CallResult) => void): void {
     const a = this.agenda;
     const send = (waited = 0) => {
       const slot = c.budget.take(endpoint, a.now, maxWaitMs - waited, waited > 0);

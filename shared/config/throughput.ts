@@ -60,16 +60,29 @@ export function bulkCapAt(perMinute: number, msIntoMinute: number): number {
 }
 
 /**
+ * Messages one container keeps in flight on average. A batch (up to 10 messages) runs its FIFO groups
+ * side by side, and the product's groups are narrow (a till sale its own, a web order its customer's:
+ * shared/queue messageGroupId), so a batch is wide; but it ends with its slowest message, and the
+ * upstream's tail (p99 ~6 × the mean) keeps the others' slots idle meanwhile. Measured in the year-end
+ * model (chaos/README.md, issue 54): at 30 receipts a second a container keeps 2.5 in flight (batches
+ * of ~5 messages lasting 1.3 s, 0.6 s a message); 2 leaves a fifth spare. Counting 1, as before, ran
+ * 13 containers where 7 feed the budget: at 50 a second the surplus only met a spent minute and was set
+ * aside (51,000 budget deferrals in a 30-minute run, each a copy and a later attempt; none at 7), and
+ * the backlog drained 10 % slower.
+ */
+export const MESSAGES_IN_FLIGHT_PER_CONTAINER = 2;
+
+/**
  * Worker containers (the SQS event source's maximum concurrency) that keep the budget busy, by Little's
- * law: purchases a second the workers' share allows on the busiest endpoint (one call per purchase per
- * endpoint) times the seconds one purchase holds a container (at the mean latency), counted as if each
- * ran one FIFO group at a time: with a backlog, SQS FIFO fills a batch from one group first, and its
- * messages run one after another. A batch of several groups runs them side by side, the headroom of a
- * shallow queue; a container more than the budget can feed would only wait on the limiter.
+ * law: purchases a second the workers' share allows on the busiest endpoint of a purchase (one call
+ * per purchase per endpoint; the lookup keeps the App Proxy's reserve) times the seconds one purchase
+ * holds a container (at the mean latency), over the messages a container keeps in flight. A container
+ * more than the budget can feed is not headroom: its calls find the minute spent and are set aside
+ * (shared/retry budgetDeferralSeconds), each a copy, a later attempt and its own share of the faults.
  */
 export function workerConcurrency(perMinute: number, latencyMs = DEFAULT_UPSTREAM_LATENCY_MS): number {
   const purchasesPerSecond = bulkShare(perMinute) / 60;
   const secondsPerPurchase = (CALLS_PER_PURCHASE * latencyMs + WRITES_PER_PURCHASE * LEDGER_WRITE_MS) / 1000;
-  const n = Math.ceil(purchasesPerSecond * secondsPerPurchase);
+  const n = Math.ceil((purchasesPerSecond * secondsPerPurchase) / MESSAGES_IN_FLIGHT_PER_CONTAINER);
   return Math.min(MAX_WORKER_CONCURRENCY, Math.max(MIN_WORKER_CONCURRENCY, n));
 }

@@ -15,6 +15,7 @@ export {
   slotExpectedInMs,
   takeSlot,
 } from './budget-slices.js';
+export { routeOf, STOREFRONT_OPERATIONS, storefrontReserveOn } from './storefront-reserve.js';
 export { CLOSED_SEND_WINDOW, type SendWindow } from './send-window.js';
 export { ENDPOINT_NAMES } from './endpoints.js';
 export { createOpenApiClient } from './client.js';

@@ -8,12 +8,14 @@
  *
  * Two classes of caller draw from one counter, each class's calls also counted apart: `bulk` (the
  * worker, audit, sweep, probe, operators) may take its own count up to `perMinute - reserved` (from
- * late in the minute, what the App Proxy left of its reserve too: shared/config bulkCapAt),
+ * late in the minute, what the App Proxy left of its reserve too: shared/config bulkCapAt; on an
+ * endpoint the App Proxy never calls, all of it: storefront-reserve.ts),
  * `storefront` (the App Proxy) the whole counter up to `perMinute`: until the reserve is lent, it is
  * left for a shopper whatever the backlog, and the sum of both never passes `perMinute`.
  */
 import { afterLease, leaseWant, lendWaitMs, MINUTE_MS, openSlice, reopenIfLent, type Slice, takeSlot } from './budget-slices.js';
 import type { CallLimiter } from './rate-limiter.js';
+import { storefrontReserveOn } from './storefront-reserve.js';
 import {
   bulkCapAt,
   MIN_UPSTREAM_BUDGET_PER_MINUTE,
@@ -39,9 +41,14 @@ export interface OwnCount {
   cap: number;
 }
 
-/** What a class may take of a minute, `now`: the whole counter, and its own count's cap. */
-export function classCaps(perMinute: number, cls: BudgetClass, minuteStart: number, now: number): OwnCount {
-  return { class: cls, cap: cls === 'storefront' ? perMinute : bulkCapAt(perMinute, now - minuteStart) };
+/**
+ * What a class may take of a minute of the endpoint `route`, `now`: the whole counter, and its own
+ * count's cap. On an endpoint the App Proxy never calls there is no reserve: the bulk callers may take
+ * all of it (storefront-reserve.ts).
+ */
+export function classCaps(perMinute: number, cls: BudgetClass, minuteStart: number, now: number, route: string): OwnCount {
+  const reserved = cls === 'bulk' && storefrontReserveOn(route);
+  return { class: cls, cap: reserved ? bulkCapAt(perMinute, now - minuteStart) : perMinute };
 }
 
 export interface SharedBudgetOptions {
@@ -91,11 +98,11 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
     return s;
   };
 
-  const capOf = (minute: number) => classCaps(o.perMinute, o.class, startOf(minute), o.now());
+  const capOf = (key: string, minute: number) => classCaps(o.perMinute, o.class, startOf(minute), o.now(), key);
 
   const lease = async (key: string, minute: number, s: Slice): Promise<void> => {
     const want = leaseWant(s, o.now(), startOf(minute + 1));
-    const own = capOf(minute);
+    const own = capOf(key, minute);
     afterLease(s, want, await o.store.lease(key, minute, want, o.perMinute, own), own.cap);
   };
 
@@ -119,7 +126,7 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
       // Minutes in reach: the current one, and each next one whose start the caller can wait for.
       for (let m = current; m === current || reach === undefined || startOf(m) - now <= reach; m++) {
         const s = sliceOf(key, m, current);
-        reopenIfLent(s, capOf(m).cap);
+        reopenIfLent(s, capOf(key, m).cap);
         while (s.left === 0 && s.next > 0) await leaseOnce(key, m, s);
         if (s.left > 0) {
           takeSlot(s, o.now());
@@ -129,7 +136,7 @@ export function createSharedBudget(o: SharedBudgetOptions): CallLimiter {
         const lendAt = startOf(m) + STOREFRONT_RESERVE_LENT_FROM_MS;
         const wait =
           m === current && !lendWaited
-            ? lendWaitMs(s, now, startOf(m), classCaps(o.perMinute, o.class, startOf(m), lendAt).cap)
+            ? lendWaitMs(s, now, startOf(m), classCaps(o.perMinute, o.class, startOf(m), lendAt, key).cap)
             : undefined;
         if (wait !== undefined && (reach === undefined || wait <= reach)) {
           lendWaited = true;

@@ -30,6 +30,13 @@ describe('npm run chaos -- --scenario year-end', () => {
     for (const p of pairs) expect(p).toMatch(/^[a-z_]+=\d+(\.\d+)?$/);
   });
 
+  it('gives as B the whole budget over the calls a receipt takes on the busiest endpoint, the App Proxy’s reserve included', () => {
+    // 1800 a minute over calculatePoints' 0.87 calls a receipt of the year-end mix; the workers' 90 % alone would be 31.0.
+    const { lines } = tinyRun();
+    expect(lines.at(-1)).toContain(' bound_per_s=34.5 ');
+    expect(lines.some((l) => l.includes("the workers' share alone (the App Proxy's reserve unlent) 31.0/s on calculatePoints"))).toBe(true);
+  });
+
   it('passes a tiny run with every receipt credited exactly once and none left behind', () => {
     const { code, lines } = tinyRun();
     expect(lines.at(-1)).toMatch(/ mismatches=0 unfinished=0 dead_lettered=0$/);

@@ -288,11 +288,11 @@ describe('event source mapping', () => {
     }
   });
 
-  it('runs production at thirteen workers: the default budget (1,800) at the assumed mean of 230 ms a call', () => {
+  it('runs production at seven workers: the default budget (1,800) at the assumed mean of 230 ms a call, two messages in flight a container', () => {
     const { template } = stage('production');
     const [workerId] = workerOf(template);
     const [, mapping] = only(template, 'AWS::Lambda::EventSourceMapping', { FunctionName: ref(workerId) });
-    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBe(13);
+    expect(mapping.Properties.ScalingConfig.MaximumConcurrency).toBe(7);
   });
 });
 

@@ -3,7 +3,7 @@ import { manualClock, startDynalite, type LocalDynamo } from '../../../../kit/dy
 import { budgetKey, ledgerBudgetStore } from '../../../../shared/ledger/index.js';
 import { GetCommand } from '../../../../shared/dynamodb/index.js';
 import { bulkCapAt, bulkShare, STOREFRONT_RESERVE_LENT_FROM_MS } from '../../../../shared/config/index.js';
-import { type BudgetClass, type CallLimiter, createSharedBudget } from '../../../../shared/openapi/index.js';
+import { type BudgetClass, type CallLimiter, createSharedBudget, routeOf } from '../../../../shared/openapi/index.js';
 
 /**
  * The deployment's one upstream budget: limiter instances (as separate containers would hold them,
@@ -41,6 +41,13 @@ function container(clock: ReturnType<typeof manualClock>, perMinute: number, cls
   // Its waits move the test's clock: none is real time.
   const sleep = async (ms: number) => clock.advance(ms);
   return createSharedBudget({ store: ledgerBudgetStore(counted), perMinute, class: cls, now: clock, sleep });
+}
+
+/** Takes slots on `route` within the current minute only (a caller that cannot wait): how many it got. */
+async function drainOn(limiter: CallLimiter, route: string, max: number): Promise<number> {
+  let got = 0;
+  while (got < max && (await limiter.reserve(route, 0)) === 0) got += 1;
+  return got;
 }
 
 /** Takes slots within the current minute only (a caller that cannot wait): how many it got. */
@@ -105,6 +112,18 @@ describe('the shared upstream budget', () => {
     expect(granted.reduce((a, b) => a + b, 0)).toBe(bulkShare(budget));
     // And the rest of its reserve is still the storefront's.
     expect(await drain(storefront, 1_000)).toBe(budget - bulkShare(budget) - 60);
+  });
+
+  it('lets the workers take the whole budget of an endpoint the App Proxy never calls, from the minute’s start', async () => {
+    const clock = freshClock();
+    const budget = 300;
+    const calculation = routeOf('calculatePoints');
+    const workers = Array.from({ length: 4 }, () => container(clock, budget));
+    const granted = await Promise.all(workers.map((c) => drainOn(c, calculation, 1_000)));
+    expect(granted.reduce((a, b) => a + b, 0)).toBe(budget);
+    // On the lookup the App Proxy calls, its reserve is still kept.
+    const lookups = await Promise.all(workers.map((c) => drainOn(c, ROUTE, 1_000)));
+    expect(lookups.reduce((a, b) => a + b, 0)).toBe(bulkShare(budget));
   });
 
   it('lends the storefront’s unused reserve to the workers late in the minute, all but its last seconds', async () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { handleRedeem, issueRedeemRequest, REQUEST_TTL_SECONDS, shopCurrencyProblem } from '../../../../shared/redemption/index.js';
+import {
+  handlePointsPage,
+  handleRedeem,
+  issueRedeemRequest,
+  REQUEST_TTL_SECONDS,
+  shopCurrencyProblem,
+} from '../../../../shared/redemption/index.js';
+import { STOREFRONT_OPERATIONS } from '../../../../shared/openapi/index.js';
 import { redemptionMarker, redemptionReturnMarker } from '../../../../shared/points/index.js';
 import { ALICE, type Answer, asJson, BOB, type Harness, SECRET, withRedemptionHarness } from './harness.js';
 import { createShopifyAdminClient } from '../../../../shared/sources/shopify/index.js';
@@ -22,6 +29,34 @@ async function redeemAs(customerId: string, body: string, settings = {}): Promis
 }
 
 describe('POST /proxy/shopify/redeem', () => {
+  it('calls the Open API, page and redemption, only on endpoints where the App Proxy’s reserve of the shared budget is kept', async () => {
+    // The reserve is kept on STOREFRONT_OPERATIONS alone (shared/openapi/storefront-reserve.ts): a call elsewhere would have none.
+    const called = new Set<string>();
+    const deps = h.deps();
+    const recording = new Proxy(deps.openapi, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          called.add(String(name));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const page = await handlePointsPage(
+      { method: 'GET', rawQuery: h.signed('1001'), accept: 'application/json' },
+      { ...deps, openapi: recording },
+    );
+    expect(page.statusCode).toBe(200);
+    const body = h.form('1001', `points=100&request=${newRequest()}`);
+    const answer = asJson(
+      await handleRedeem({ method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body }, { ...deps, openapi: recording }),
+    );
+    expect(answer.status).toBe(200);
+    expect(called.has('grantPoints')).toBe(true);
+    expect([...called].filter((name) => !(STOREFRONT_OPERATIONS as readonly string[]).includes(name))).toEqual([]);
+  });
+
   it('deducts the points once and answers a code worth points × value per point, for that customer only, usable once', async () => {
     const request = newRequest();
     const answer = await redeemAs('1001', `points=300&request=${request}`, { valuePerPoint: '2' });

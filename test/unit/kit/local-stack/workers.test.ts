@@ -3,11 +3,11 @@ import { localWorkerCount } from '../../../../kit/local-stack/workers.js';
 
 describe('npm start: how many workers', () => {
   it('runs as many as the stack derives from the default budget when nothing is set', () => {
-    expect(localWorkerCount({})).toBe(13);
+    expect(localWorkerCount({})).toBe(7);
   });
 
   it('derives fewer from a smaller UPSTREAM_BUDGET_PER_MINUTE, as the stack would', () => {
-    expect(localWorkerCount({ UPSTREAM_BUDGET_PER_MINUTE: '600' })).toBe(5);
+    expect(localWorkerCount({ UPSTREAM_BUDGET_PER_MINUTE: '600' })).toBe(3);
   });
 
   it('runs WORKER_CONCURRENCY workers when it is set', () => {
