@@ -126,7 +126,7 @@ export interface TillMirrors {
    * nightly audit finishes and reports. Done steps, nearly all of them, are not sent back by the scan.
    */
   listOpen(): Promise<TillMirrorRecord[]>;
-  /** Every step of every source (a scan: operators and checks). */
+  /** Every step of every source (a scan: operators and checks); the till's own changes noted for the settles are not steps. */
   list(): Promise<TillMirrorRecord[]>;
   /**
    * A privacy erase: the Smaregi customer id out (member ids and points stay, as on orders); a step not
@@ -240,7 +240,7 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
         return parsed?.success ? [parsed.data] : [];
       });
     },
-    list: () => list(),
+    list: async () => (await list()).filter((s) => s.state !== 'till'),
     async redact(step) {
       const now = store.iso(store.clock());
       const unfinished = isUnfinishedTillMirror(step);

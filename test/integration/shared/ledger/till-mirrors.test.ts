@@ -28,7 +28,8 @@ describe('till mirror steps, listed', () => {
       'sending',
       'sending',
     ]);
-    expect(await steps.list()).toHaveLength(2 * TILL_MIRROR_STATES.length);
+    // The till's own changes noted for the settles (`till`) are not steps: list() leaves them out.
+    expect(await steps.list()).toHaveLength(2 * (TILL_MIRROR_STATES.length - 1));
   });
 });
 
