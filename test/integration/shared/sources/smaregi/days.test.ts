@@ -110,17 +110,4 @@ describe('a Smaregi sale under earnAfter {"days": 14}', () => {
     change('7005', { yen: 5_500 });
     expect(await deliver('7005', 'edited')).toMatchObject({ kind: 'duplicate', followUps: [{ kind: 'debited', points: 250 }] });
   });
-
-  it('deducts the points spent at the till on the same receipt at once, and credits the earning at the day', async () => {
-    const settings = settingsOf({ tillPoints: 'membership' });
-    // Points earned before (a sale at a store earning at the sale): the member spends 300 of them.
-    sale('7000');
-    await deliver('7000', 'created', settingsOf({ tillPoints: 'membership', earnAfter: 'paid' }));
-    sale('7006', { spendPoint: '300' });
-    await deliver('7006', 'created', settings);
-    const atSale = [await h.entries(GOLD, marker('7006/spend-1')), await h.entries(GOLD, marker('7006'))];
-    h.clock.advance(15 * DAY_MS);
-    await processor().creditDueEarns();
-    expect([...atSale, await h.entries(GOLD, marker('7006'))]).toEqual([[-300], [], [500]]);
-  });
 });
