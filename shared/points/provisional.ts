@@ -3,6 +3,8 @@ import type { CustomerRef, EarnAfter, PurchaseEvent, RefundEvent } from '../even
 import { parseDecimal, subtractDecimals } from '../money/index.js';
 import { DAY_MS } from '../time/index.js';
 import { refundShare } from './debit.js';
+import type { ProcessorDeps } from './deps.js';
+import type { PurchaseProcessed } from './purchase-parts.js';
 
 /**
  * Provisional points (issue 53): a source's `earnAfter` holds a purchase's points until its moment (the
@@ -131,4 +133,24 @@ export function revisionOf(order: OrderRecord | undefined, event: PurchaseEvent,
         }
       : undefined,
   };
+}
+
+/**
+ * A provisional order's sale edited before its day (`revisionOf`): it earns on the sale's state now.
+ * Undefined: nothing to revise (a repeat), or the order moved on meanwhile (the caller's usual answer follows).
+ */
+export async function reviseProvisional(
+  deps: Pick<ProcessorDeps, 'ledger' | 'clock' | 'logger'>,
+  event: PurchaseEvent,
+  current: OrderRecord | undefined,
+): Promise<PurchaseProcessed | undefined> {
+  const revision = revisionOf(current, event, deps.clock());
+  if (!revision || !current) return undefined;
+  const ref = { source: event.source, orderId: event.orderId };
+  const order = await deps.ledger.reviseProvisional(ref, revision);
+  if (!order) {
+    deps.logger?.warn('provisional order not revised: a refund was booked on it before the day', ref);
+    return undefined;
+  }
+  return { outcome: { kind: 'pending_earn', action: 'ack', earnWhen: order.earnWhen ?? current.earnWhen ?? '' }, order };
 }

@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type FoundMember,
-  leaseSendWindow,
-  type OrderRecord,
-  type OrderRef,
-  type PurchaseClaimInput,
-  type PurchaseResult,
-} from '../ledger/index.js';
+import { type FoundMember, leaseSendWindow, type OrderRef, type PurchaseClaimInput, type PurchaseResult } from '../ledger/index.js';
 import { CLOSED_SEND_WINDOW, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
@@ -19,7 +12,7 @@ import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { settleBonuses } from './bonus.js';
 import { laterInChain } from './chain.js';
 import { purchaseMarker } from './markers.js';
-import { earnBaseOf, momentCame, provisionalFacts, provisionalWhen, revisionOf } from './provisional.js';
+import { earnBaseOf, momentCame, provisionalFacts, provisionalWhen, reviseProvisional } from './provisional.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
 import {
   alreadyDone,
@@ -108,8 +101,8 @@ class PurchaseAttempt {
     const customer = this.event.customer;
     if (skip || !customer) {
       // The member taken off a sale that is still provisional: nobody earns it (revised, not skipped).
-      const revised = skip || !this.event.earnAfter ? undefined : await this.revise(await this.deps.ledger.getOrder(this.ref));
-      return revised ?? this.skip(skip ?? 'no_customer');
+      const order = skip || !this.event.earnAfter ? undefined : await this.deps.ledger.getOrder(this.ref);
+      return (await reviseProvisional(this.deps, this.event, order)) ?? this.skip(skip ?? 'no_customer');
     }
     const claimed = await this.claim();
     if (claimed.end) return claimed.end;
@@ -178,7 +171,7 @@ class PurchaseAttempt {
     if (!claim.ok && this.options.customerLinked && awaitsLink(claim.current)) claim = await ledger.reopenUnlinked(input);
     if (!claim.ok && claim.current?.outcome === 'pending_earn' && momentCame(claim.current, this.event, this.deps.clock()))
       claim = await ledger.reopenForEarn(input);
-    if (!claim.ok) return { end: (await this.revise(claim.current)) ?? alreadyDone(claim.current) };
+    if (!claim.ok) return { end: (await reviseProvisional(this.deps, this.event, claim.current)) ?? alreadyDone(claim.current) };
     // Provisional until now (or an earlier attempt at the moment died): it earns on its amount as paid, and
     // the refunds before the moment, listed on it, then debit their shares (order-independent: provisional.ts).
     if (claim.previous?.earning || claim.previous?.earnBase) this.earnOn = earnBaseOf(claim.previous);
@@ -195,21 +188,6 @@ class PurchaseAttempt {
       this.rank = kept.rank;
     }
     return { mustReconcile: this.doubt !== undefined };
-  }
-
-  /**
-   * A provisional order's sale edited before its day (provisional.ts, `revisionOf`): it earns on the sale's
-   * state now. Undefined: nothing to revise (a repeat), or the order moved on meanwhile (the usual answer follows).
-   */
-  private async revise(current: OrderRecord | undefined): Promise<PurchaseProcessed | undefined> {
-    const revision = revisionOf(current, this.event, this.deps.clock());
-    if (!revision || !current) return undefined;
-    const order = await this.deps.ledger.reviseProvisional(this.ref, revision);
-    if (!order) {
-      this.deps.logger?.warn('provisional order not revised: a refund was booked on it before the day', { ...this.ref });
-      return undefined;
-    }
-    return { outcome: { kind: 'pending_earn', action: 'ack', earnWhen: order.earnWhen ?? current.earnWhen ?? '' }, order };
   }
 
   /** Provisional points (provisional.ts): nothing called, nothing granted; a `days` wait also its due entry, first. */

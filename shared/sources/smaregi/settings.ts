@@ -30,10 +30,9 @@ export const SMAREGI_DAYS_WITH_TILL_POINTS =
 
 /** `paid`, or the days after the sale its points are provisional for. */
 const SmaregiEarnAfter = lazySchema(() =>
-  z.custom<EarnAfterSetting & ('paid' | { days: number })>(
-    (v) => v !== 'fulfilled' && EarnAfterSetting.safeParse(v).success,
-    { error: (issue) => smaregiEarnAfterRefusal(issue.input) },
-  ),
+  z.custom<EarnAfterSetting & ('paid' | { days: number })>((v) => v !== 'fulfilled' && EarnAfterSetting.safeParse(v).success, {
+    error: (issue) => smaregiEarnAfterRefusal(issue.input),
+  }),
 );
 
 export const SmaregiSettings = lazySchema(() =>
