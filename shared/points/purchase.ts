@@ -101,7 +101,7 @@ class PurchaseAttempt {
     const customer = this.event.customer;
     if (skip || !customer) {
       // The member taken off a sale that is still provisional: nobody earns it (revised, not skipped).
-      const order = skip || !this.event.earnAfter ? undefined : await this.deps.ledger.getOrder(this.ref);
+      const order = (skip && skip !== 'no_customer') || !this.event.earnAfter ? undefined : await this.deps.ledger.getOrder(this.ref);
       return (await reviseProvisional(this.deps, this.event, order)) ?? this.skip(skip ?? 'no_customer');
     }
     const claimed = await this.claim();

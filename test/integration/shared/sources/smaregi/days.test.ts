@@ -31,7 +31,7 @@ const deliver = (id: string, action: string, settings = settingsOf()) =>
   processor().process(smaregiThinEvent(id, 'smaregi', settings, h.clock(), action));
 const rungAt = new Map<string, string>();
 /** The sale as the till holds it: ¥11,000 (or `yen`) with a tenth of it tax inside, rung up at its first call's clock. */
-function sale(id: string, changes: { yen?: number; spendPoint?: string; cancelDivision?: string } = {}) {
+function sale(id: string, changes: { yen?: number; spendPoint?: string; cancelDivision?: string; noMember?: boolean } = {}) {
   const at = rungAt.get(id) ?? new Date(h.clock()).toISOString();
   rungAt.set(id, at);
   const tx = smaregiTransaction('transaction-sale-tax-included.json', id, {
@@ -40,6 +40,7 @@ function sale(id: string, changes: { yen?: number; spendPoint?: string; cancelDi
     transactionDateTime: at,
     spendPoint: changes.spendPoint ?? '0',
     cancelDivision: changes.cancelDivision ?? '0',
+    ...(changes.noMember ? { customerCode: null, customerId: null } : {}),
   });
   const yen = changes.yen ?? 11_000;
   for (const line of tx.details as Record<string, unknown>[])
@@ -109,5 +110,15 @@ describe('a Smaregi sale under earnAfter {"days": 14}', () => {
     await processor().creditDueEarns();
     change('7005', { yen: 5_500 });
     expect(await deliver('7005', 'edited')).toMatchObject({ kind: 'duplicate', followUps: [{ kind: 'debited', points: 250 }] });
+  });
+
+  it('earns nothing at the day when staff took the member off the sale before it', async () => {
+    sale('7006');
+    await deliver('7006', 'created');
+    change('7006', { noMember: true });
+    await deliver('7006', 'edited');
+    h.clock.advance(15 * DAY_MS);
+    await processor().creditDueEarns();
+    expect(await earned('7006')).toEqual([[], [], 'pending_earn']);
   });
 });
