@@ -5,23 +5,33 @@ import { withSourceDefaults } from '../stand-ins/sources-config.js';
 
 /**
  * `npm start`'s provisional points (issue 53): SHOPIFY_EARN_AFTER (`paid` default, `fulfilled`, `days:N`)
- * goes into SOURCES_CONFIG as `shopify.earnAfter`, the stage's setting, read by the same schema; unless the
- * configuration sets it itself. A bad value stops the start with the variable's name.
+ * goes into SOURCES_CONFIG as `shopify.earnAfter`, SMAREGI_EARN_AFTER (`paid` default, `days:N`) as
+ * `smaregi.earnAfter`: the stage's setting, read by the same schema; unless the configuration sets it
+ * itself. A bad value stops the start with the variable's name.
  */
 export const SHOPIFY_EARN_AFTER_ENV = 'SHOPIFY_EARN_AFTER';
-/** Smaregi sales earn at the sale for now (docs/campaigns.md, limits): anything else is refused rather than ignored. */
+/** A till sale has no fulfilment: `fulfilled` is refused, with why (smaregiEarnAfterRefusal). */
 export const SMAREGI_EARN_AFTER_ENV = 'SMAREGI_EARN_AFTER';
 
 export function withShopifyEarnAfter(sourcesConfig: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  const smaregi = env[SMAREGI_EARN_AFTER_ENV]?.trim() || undefined;
-  if (smaregi !== undefined && smaregi !== 'paid') {
-    throw new ConfigurationError('invalid_local_config', `${SMAREGI_EARN_AFTER_ENV} must be paid: ${smaregiEarnAfterRefusal(smaregi)}`);
-  }
-  const text = env[SHOPIFY_EARN_AFTER_ENV]?.trim() || undefined;
+  const config = withEarnAfter(sourcesConfig, env, SMAREGI_EARN_AFTER_ENV, 'smaregi');
+  return withEarnAfter(config, env, SHOPIFY_EARN_AFTER_ENV, 'shopify');
+}
+
+function withEarnAfter(sourcesConfig: string | undefined, env: NodeJS.ProcessEnv, name: string, source: 'shopify' | 'smaregi') {
+  const text = env[name]?.trim() || undefined;
   if (text === undefined) return sourcesConfig;
+  if (source === 'smaregi' && text === 'fulfilled') {
+    throw new ConfigurationError('invalid_local_config', `${name} must be paid or days:N: ${smaregiEarnAfterRefusal(text)}`);
+  }
   const read = earnAfterFromText(text);
-  if (!read.ok) throw new ConfigurationError('invalid_local_config', `${SHOPIFY_EARN_AFTER_ENV} ${read.message}`);
-  return withSourceDefaults(sourcesConfig, 'shopify', { earnAfter: read.setting });
+  if (!read.ok) {
+    const message = source === 'smaregi' ? read.message.replace('paid, fulfilled or days:N', 'paid or days:N') : read.message;
+    throw new ConfigurationError('invalid_local_config', `${name} ${message}`);
+  }
+  // `paid` is the default: the configuration stays as given (a source the stand-in does not enable gains nothing).
+  if (source === 'smaregi' && read.setting === 'paid') return sourcesConfig;
+  return withSourceDefaults(sourcesConfig, source, { earnAfter: read.setting });
 }
 
 /** `npm start`'s `days` ticker: every minute, as the stack's schedule runs the worker's (infra/constructs/earn-schedule.ts). */

@@ -106,7 +106,16 @@ const common = () => ({
 export const EarnAfter = lazySchema(() =>
   z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('fulfilled') }),
-    z.object({ kind: z.literal('days'), days: z.number().int().min(1).max(365) }),
+    z.object({
+      kind: z.literal('days'),
+      days: z.number().int().min(1).max(365),
+      /**
+       * The sender tells the sale's current state (Smaregi's transaction, re-read at each delivery): a
+       * delivery before the day with another amount or member revises what the order will earn on, rather
+       * than being a duplicate of the first (shared/points/provisional.ts, `revisionOf`).
+       */
+      current: z.literal(true).optional(),
+    }),
   ]),
 );
 export type EarnAfter = z.infer<typeof EarnAfter>;

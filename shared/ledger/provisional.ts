@@ -31,6 +31,16 @@ export interface BeforeEarnRefund {
   nothingLeft: boolean;
 }
 
+/** What a provisional order earns on after an edit of its sale (see `reviseProvisional`). */
+export interface ProvisionalRevision {
+  event: string;
+  base: { amount: number; exact?: string };
+  eligibleAmount: number;
+  eligibleExact: string | undefined;
+  /** The member's external key and id, and their index key (`pendingEarnKey`); undefined: the sale names nobody now. */
+  member: { externalKey: string; externalId: string; customer: string } | undefined;
+}
+
 export interface ProvisionalRecords {
   /**
    * Books a refund before the moment on a `pending_earn` order, once (conditional on its id being absent):
@@ -49,6 +59,13 @@ export interface ProvisionalRecords {
    * `pending_earn` (earned, or it never will be): the share earns nothing then.
    */
   addShippedShare(ref: OrderRef, amount: number): Promise<OrderRecord | undefined>;
+  /**
+   * Replaces what a provisional order will earn on, for a sender that tells the sale's current state
+   * (Smaregi: an edit before the day, `reviseProvisional` in shared/points/provisional.ts): its event, amount,
+   * member and the member's index key. Only while it is `pending_earn` and untouched by refunds (their
+   * shares were booked on the amount as it was): undefined otherwise, and nothing written.
+   */
+  reviseProvisional(ref: OrderRef, revision: ProvisionalRevision): Promise<OrderRecord | undefined>;
   /** One source customer's provisional orders (read consistently, still `pending_earn` or being earned). */
   listPendingEarns(source: string, externalKey: string, externalId: string): Promise<OrderRecord[]>;
 }
@@ -112,6 +129,23 @@ export function createProvisionalRecords(store: Store, client: DynamoDBDocumentC
       // Kept a while as the trace of the schedule, out of the index (no DeleteItem right needed).
       const e = new Expression().set('updatedAt', iso(now)).set('ttl', store.ttlFrom(now)).remove(index.partitionKey, index.sortKey);
       await store.update(dueKey(ref), e, exists(e));
+    },
+
+    async reviseProvisional(ref, revision) {
+      const e = new Expression()
+        .set('purchaseEvent', revision.event)
+        .set('earnBase', revision.base)
+        .set('eligibleAmount', revision.eligibleAmount)
+        .set('updatedAt', iso(clock()));
+      const { member } = revision;
+      if (member) e.set('externalKey', member.externalKey).set('externalId', member.externalId).set('unlinkedCustomer', member.customer);
+      else e.remove('externalKey', 'externalId', 'unlinkedCustomer');
+      if (revision.eligibleExact !== undefined) e.set('eligibleExact', revision.eligibleExact);
+      else e.remove('eligibleExact');
+      // A refund booked before the day took its share of the amount as it was: the revision would shift it.
+      const condition = `${doneWith(e, 'pending_earn')} AND attribute_not_exists(${e.path('earning')}) AND (attribute_not_exists(${e.path('earnRefunded')}) OR ${e.path('earnRefunded')} = ${e.value(0)})`;
+      const item = await store.update(orderKey(ref.source, ref.orderId), e, condition, { ref });
+      return item ? OrderRecord.parse(item) : undefined;
     },
 
     async listPendingEarns(source, externalKey, externalId) {

@@ -142,8 +142,10 @@ export function chainState(chain: SaleChain): ChainState | undefined {
 
 /** The supplementary purchase crediting the calculation on `amount` (the whole raised total) under the order id `orderId`. */
 export function supplementOf(sale: PurchaseEvent, orderId: string, amount: Decimal, units: number): PurchaseEvent {
+  // A supplement follows a credited sale: it earns at once, whatever wait the sale had (its day has come).
+  const { earnAfter: _, ...earned } = sale;
   return {
-    ...sale,
+    ...earned,
     eventId: `${sale.source}:transaction:${orderId}`,
     orderId,
     eligibleAmount: units,

@@ -1,8 +1,10 @@
-import { type BeforeEarnRefund, type OrderRecord, pendingEarnKey } from '../ledger/index.js';
+import { type BeforeEarnRefund, type OrderRecord, pendingEarnKey, type ProvisionalRevision } from '../ledger/index.js';
 import type { CustomerRef, EarnAfter, PurchaseEvent, RefundEvent } from '../events/index.js';
 import { parseDecimal, subtractDecimals } from '../money/index.js';
 import { DAY_MS } from '../time/index.js';
 import { refundShare } from './debit.js';
+import type { ProcessorDeps } from './deps.js';
+import type { PurchaseProcessed } from './purchase-parts.js';
 
 /**
  * Provisional points (issue 53): a source's `earnAfter` holds a purchase's points until its moment (the
@@ -97,4 +99,58 @@ export function provisionalFacts(event: PurchaseEvent, customer: CustomerRef, ea
     event: JSON.stringify(event),
     base: { amount: event.calculationAmount ?? event.eligibleAmount, ...(event.eligibleExact ? { exact: event.eligibleExact } : {}) },
   };
+}
+
+/**
+ * An edit of a sale before its day, told by a sender of the sale's current state (`earnAfter.current`,
+ * Smaregi): what the provisional order earns on from now, or undefined when the delivery is a plain
+ * repeat (or the order is not a provisional one it may revise). The chain of edits then ends in one
+ * credit of the sale's final state at the day (nothing supplemented or taken back before it); the member
+ * taken off leaves the order naming nobody (no page shows it, the day earns nothing; a member attached
+ * again before or after the day earns it).
+ */
+export function revisionOf(order: OrderRecord | undefined, event: PurchaseEvent, nowMs: number): ProvisionalRevision | undefined {
+  if (event.earnAfter?.kind !== 'days' || !event.earnAfter.current || event.earnMoment) return undefined;
+  if (order?.state !== 'done' || order.outcome !== 'pending_earn' || order.earning || momentCame(order, event, nowMs)) return undefined;
+  const base = { amount: event.calculationAmount ?? event.eligibleAmount, ...(event.eligibleExact ? { exact: event.eligibleExact } : {}) };
+  const customer = event.customer;
+  const same =
+    order.earnBase?.amount === base.amount &&
+    order.earnBase.exact === base.exact &&
+    order.externalId === customer?.externalId &&
+    order.externalKey === customer?.externalKey;
+  if (same) return undefined;
+  return {
+    event: JSON.stringify(event),
+    base,
+    eligibleAmount: event.eligibleAmount,
+    eligibleExact: event.eligibleExact,
+    member: customer
+      ? {
+          externalKey: customer.externalKey,
+          externalId: customer.externalId,
+          customer: pendingEarnKey(event.source, customer.externalKey, customer.externalId),
+        }
+      : undefined,
+  };
+}
+
+/**
+ * A provisional order's sale edited before its day (`revisionOf`): it earns on the sale's state now.
+ * Undefined: nothing to revise (a repeat), or the order moved on meanwhile (the caller's usual answer follows).
+ */
+export async function reviseProvisional(
+  deps: Pick<ProcessorDeps, 'ledger' | 'clock' | 'logger'>,
+  event: PurchaseEvent,
+  current: OrderRecord | undefined,
+): Promise<PurchaseProcessed | undefined> {
+  const revision = revisionOf(current, event, deps.clock());
+  if (!revision || !current) return undefined;
+  const ref = { source: event.source, orderId: event.orderId };
+  const order = await deps.ledger.reviseProvisional(ref, revision);
+  if (!order) {
+    deps.logger?.warn('provisional order not revised: a refund was booked on it before the day', ref);
+    return undefined;
+  }
+  return { outcome: { kind: 'pending_earn', action: 'ack', earnWhen: order.earnWhen ?? current.earnWhen ?? '' }, order };
 }

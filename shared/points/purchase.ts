@@ -12,7 +12,7 @@ import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { settleBonuses } from './bonus.js';
 import { laterInChain } from './chain.js';
 import { purchaseMarker } from './markers.js';
-import { earnBaseOf, momentCame, provisionalFacts, provisionalWhen } from './provisional.js';
+import { earnBaseOf, momentCame, provisionalFacts, provisionalWhen, reviseProvisional } from './provisional.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
 import {
   alreadyDone,
@@ -99,7 +99,11 @@ class PurchaseAttempt {
   async run(): Promise<PurchaseProcessed> {
     const skip = skipReason(this.event);
     const customer = this.event.customer;
-    if (skip || !customer) return this.skip(skip ?? 'no_customer');
+    if (skip || !customer) {
+      // The member taken off a sale that is still provisional: nobody earns it (revised, not skipped).
+      const order = (skip && skip !== 'no_customer') || !this.event.earnAfter ? undefined : await this.deps.ledger.getOrder(this.ref);
+      return (await reviseProvisional(this.deps, this.event, order)) ?? this.skip(skip ?? 'no_customer');
+    }
     const claimed = await this.claim();
     if (claimed.end) return claimed.end;
     if (this.earnOn?.amount === 0) return this.finish({ outcome: 'not_earned' }, { kind: 'not_earned', action: 'ack' });
@@ -167,7 +171,7 @@ class PurchaseAttempt {
     if (!claim.ok && this.options.customerLinked && awaitsLink(claim.current)) claim = await ledger.reopenUnlinked(input);
     if (!claim.ok && claim.current?.outcome === 'pending_earn' && momentCame(claim.current, this.event, this.deps.clock()))
       claim = await ledger.reopenForEarn(input);
-    if (!claim.ok) return { end: alreadyDone(claim.current) };
+    if (!claim.ok) return { end: (await reviseProvisional(this.deps, this.event, claim.current)) ?? alreadyDone(claim.current) };
     // Provisional until now (or an earlier attempt at the moment died): it earns on its amount as paid, and
     // the refunds before the moment, listed on it, then debit their shares (order-independent: provisional.ts).
     if (claim.previous?.earning || claim.previous?.earnBase) this.earnOn = earnBaseOf(claim.previous);

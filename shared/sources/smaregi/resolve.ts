@@ -44,6 +44,8 @@ export interface SmaregiStateSettings {
   lateMemberDays?: number | undefined;
   /** `membership`: the till's spent points come off the membership balance (spend.ts); absent: `ignore`. */
   tillPoints?: 'ignore' | 'membership' | undefined;
+  /** The sale's points are provisional until this many days after it (absent: earned at the sale). */
+  earnAfterDays?: number | undefined;
 }
 
 /** The events reaching the transaction's state (the points core's reach of what its sale earns, with the till's spends). */
@@ -238,6 +240,9 @@ function purchaseOf(thin: PurchaseEvent, settings: SmaregiStateSettings, tx: Sma
     eligibleAmount: units(amount, settings.rule),
     eligibleExact: formatDecimal(amount),
     terms: { basis: 'subtotal_excluding_tax', taxesIncluded: measured.taxesIncluded, rule: settings.rule },
+    // Provisional until the day: each delivery before it tells the sale's state then (`current`), which the
+    // order earns on at the day (shared/points/provisional.ts, `revisionOf`).
+    ...(settings.earnAfterDays ? { earnAfter: { kind: 'days' as const, days: settings.earnAfterDays, current: true as const } } : {}),
   };
 }
 

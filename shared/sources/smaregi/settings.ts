@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { AmountRule } from '../../money/index.js';
+import { EarnAfterSetting } from '../earn-after.js';
 import { ExternalKey, TitleTemplate } from '../settings.js';
 import type { CustomerLinking, SourceSettingsKind } from '../types.js';
 import { lazySchema } from '../../schema/index.js';
@@ -8,22 +9,31 @@ import { lazySchema } from '../../schema/index.js';
 export const DEFAULT_SMAREGI_WEBHOOK_HEADER = 'x-smaregi-webhook-token';
 
 /**
- * Why a Smaregi source's `earnAfter` other than `paid` is refused (issue 53): the stage's setting and
- * `npm start`'s SMAREGI_EARN_AFTER say the same. A till sale is handed over at the till, so there is no
- * fulfilment to wait for; a return period (`days`) is not built: a sale's points go through the earns chain
- * (shared/points/earns.ts), whose supplements and adjustments act at once on purchases already credited,
- * while the till's spend is deducted at the sale. Deferring the earning alone would leave those corrections
- * nothing credited to act on until the day; sound only if the day re-reads the transaction and resolves it then.
+ * Why a Smaregi source's `earnAfter` is refused (issue 53): the stage's setting and `npm start`'s
+ * SMAREGI_EARN_AFTER say the same. `paid` (at the sale) and `{"days": N}` (a return period: the sale's
+ * points are provisional until N days after it, docs/smaregi.md) are supported; a till sale is handed over
+ * at the till, so there is no fulfilment to wait for.
  */
 export function smaregiEarnAfterRefusal(value: unknown): string {
-  if (value === 'fulfilled') return 'a Smaregi till sale is handed over at once, so "fulfilled" does not apply: use "paid"';
-  return (
-    'a Smaregi sale earns at the sale: only "paid" is supported. A return period ({"days": N}) is refused because a sale\'s ' +
-    "points follow its transaction's current state at once: each edit, void or change of member credits or takes back " +
-    'through the sale chain on the credit already made, and the points spent at the till are deducted at the sale; deferring ' +
-    'the earning would need the chain to resolve the sale again on its day, which is not built (docs/campaigns.md)'
-  );
+  if (value === 'fulfilled') return 'a Smaregi till sale is handed over at once, so "fulfilled" does not apply: use "paid" or {"days": N}';
+  return 'expected "paid" or {"days": N} with N from 1 to 365 (a Smaregi till sale has no fulfilment to wait for)';
 }
+
+/**
+ * Why `{"days": N}` is refused with `tillPoints: membership`: the till's record mirrors each points change
+ * as the transaction's delivery makes it (till-mirror.ts), but the day's credit is made by the due tick,
+ * which runs the stored purchase, not the transaction's delivery, so it would never reach the till's record.
+ */
+export const SMAREGI_DAYS_WITH_TILL_POINTS =
+  'a return period ({"days": N}) cannot be combined with tillPoints "membership": the credit at the day is not mirrored to the till\'s ' +
+  'point record yet (docs/smaregi.md); use earnAfter "paid" or tillPoints "ignore"';
+
+/** `paid`, or the days after the sale its points are provisional for. */
+const SmaregiEarnAfter = lazySchema(() =>
+  z.custom<EarnAfterSetting & ('paid' | { days: number })>((v) => v !== 'fulfilled' && EarnAfterSetting.safeParse(v).success, {
+    error: (issue) => smaregiEarnAfterRefusal(issue.input),
+  }),
+);
 
 export const SmaregiSettings = lazySchema(() =>
   z
@@ -99,10 +109,17 @@ export const SmaregiSettings = lazySchema(() =>
       pointTitle: TitleTemplate.default('Purchase {order}'),
       refundTitle: TitleTemplate.default('Refund {order}'),
       expiryDays: z.number().int().positive().max(36_500).nullable().default(null),
-      /** When the points are earned: at the sale only (`smaregiEarnAfterRefusal` says why not otherwise). */
-      earnAfter: z.custom<'paid'>((v) => v === 'paid', { error: (issue) => smaregiEarnAfterRefusal(issue.input) }).default('paid'),
+      /**
+       * When the points are earned: at the sale (`paid`) or `{"days": N}` after it, provisional until then
+       * (edits, voids and returns before the day reduce them; the till's spend is deducted at the sale).
+       */
+      earnAfter: SmaregiEarnAfter.default('paid'),
     })
-    .strict(),
+    .strict()
+    .superRefine((s, ctx) => {
+      if (s.earnAfter !== 'paid' && s.tillPoints === 'membership')
+        ctx.addIssue({ code: 'custom', path: ['earnAfter'], message: SMAREGI_DAYS_WITH_TILL_POINTS });
+    }),
 );
 export type SmaregiSettings = z.infer<typeof SmaregiSettings>;
 

@@ -178,7 +178,16 @@ export function fixedGrant(
   title: string,
   customer: CustomerRef | null,
 ): PurchaseEvent {
-  const { stateFrom: _s, notEarning: _n, customerMatchWindowSeconds: _w, calculationAmount: _c, amountFrom: _a, ...rest } = template;
+  // A till's points move at once, whatever wait the sale's own earning has (earnAfter).
+  const {
+    stateFrom: _s,
+    notEarning: _n,
+    customerMatchWindowSeconds: _w,
+    calculationAmount: _c,
+    amountFrom: _a,
+    earnAfter: _e,
+    ...rest
+  } = template;
   return {
     ...rest,
     eventId: `${template.source}:transaction:${order.orderId}`,

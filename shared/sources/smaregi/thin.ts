@@ -33,6 +33,8 @@ export const SmaregiStateFrom = lazyObject(z.object, () => ({
   /** A plain return without its sale: `auto` matches it when exactly one sale fits (absent: `manual`). */
   returns: z.enum(['manual', 'auto']).optional(),
   returnWindowDays: z.number().int().min(1).max(365).optional(),
+  /** `earnAfter: {"days": N}`: the sale's points are provisional until N days after it (absent: earned at the sale). */
+  earnAfterDays: z.number().int().min(1).max(365).optional(),
 }));
 export type SmaregiStateFrom = z.infer<typeof SmaregiStateFrom>;
 

@@ -129,6 +129,7 @@ function thinEvent(payload: SmaregiWebhook, id: string, source: string, settings
       tillPoints: settings.tillPoints,
       returns: settings.returns,
       returnWindowDays: settings.returnWindowDays,
+      ...(settings.earnAfter === 'paid' ? {} : { earnAfterDays: settings.earnAfter.days }),
     },
   };
 }

@@ -25,14 +25,20 @@ describe('SHOPIFY_EARN_AFTER under npm start', () => {
     );
   });
 
-  it('refuses SMAREGI_EARN_AFTER other than paid, naming the variable (Smaregi earns at the sale)', () => {
-    expect(() => withShopifyEarnAfter(undefined, { SMAREGI_EARN_AFTER: 'days:14' })).toThrow(/^SMAREGI_EARN_AFTER must be paid/);
+  it('sets the Smaregi source to earn 14 days after the sale with SMAREGI_EARN_AFTER=days:14', () => {
+    expect(JSON.parse(withShopifyEarnAfter('{"smaregi":{"contractId":"c1"}}', { SMAREGI_EARN_AFTER: 'days:14' }) ?? '')).toEqual({
+      smaregi: { contractId: 'c1', earnAfter: { days: 14 } },
+    });
     expect(withShopifyEarnAfter(undefined, { SMAREGI_EARN_AFTER: 'paid' })).toBeUndefined();
   });
 
   it('refuses SMAREGI_EARN_AFTER=fulfilled, saying a till sale is handed over at once', () => {
     expect(() => withShopifyEarnAfter(undefined, { SMAREGI_EARN_AFTER: 'fulfilled' })).toThrow(
-      /^SMAREGI_EARN_AFTER must be paid: a Smaregi till sale is handed over at once/,
+      /^SMAREGI_EARN_AFTER must be paid or days:N: a Smaregi till sale is handed over at once/,
     );
+  });
+
+  it('refuses a malformed SMAREGI_EARN_AFTER, naming the variable', () => {
+    expect(() => withShopifyEarnAfter(undefined, { SMAREGI_EARN_AFTER: 'days:0' })).toThrow(/^SMAREGI_EARN_AFTER must be paid or days:N/);
   });
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadSourceSettings } from '../../../../../shared/sources/index.js';
 
-/** A Smaregi source's `earnAfter` (issue 53): points at the sale only, anything else refused with why. */
-const config = (earnAfter: unknown) => JSON.stringify({ smaregi: { contractId: 'c1', externalKey: 'card', earnAfter } });
+/** A Smaregi source's `earnAfter` (issue 53): at the sale or N days after it; fulfilment refused with why. */
+const config = (earnAfter: unknown, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ smaregi: { contractId: 'c1', externalKey: 'card', earnAfter, ...extra } });
 
 function refusal(json: string): string {
   try {
@@ -22,8 +23,18 @@ describe('Smaregi earnAfter in the stage', () => {
     expect(refusal(config('fulfilled'))).toMatch(/earnAfter.*a Smaregi till sale is handed over at once, so "fulfilled" does not apply/);
   });
 
-  it('refuses a return period, saying only paid is supported for till sales and why', () => {
-    expect(refusal(config({ days: 14 }))).toMatch(/earnAfter.*only "paid" is supported/);
-    expect(refusal(config({ days: 14 }))).toMatch(/follow its transaction's current state at once.*resolve the sale again on its day/);
+  it('accepts a return period of N days after the sale', () => {
+    expect(refusal(config({ days: 14 }))).toBe('accepted');
+  });
+
+  it('refuses a return period of 0 days or a form it does not know, saying what it expects', () => {
+    expect(refusal(config({ days: 0 }))).toMatch(/earnAfter.*expected "paid" or \{"days": N\}/);
+    expect(refusal(config('shipped'))).toMatch(/earnAfter.*expected "paid" or \{"days": N\}/);
+  });
+
+  it('refuses a return period with tillPoints membership, saying the credit at the day would not reach the till', () => {
+    expect(refusal(config({ days: 14 }, { tillPoints: 'membership' }))).toMatch(
+      /earnAfter.*cannot be combined with tillPoints "membership": the credit at the day is not mirrored/,
+    );
   });
 });
