@@ -134,19 +134,21 @@ export interface RedemptionLedger {
   noteMisuse(pk: string, entry: string): Promise<boolean>;
   /**
    * Writes fields under the owner's lease: `release` ends the lease, a final or used state drops the
-   * record from the sweep's index. Undefined when the lease was lost.
+   * record from the sweep's index. `dueAt`: when the sweep lists an open record (its code's end; sooner
+   * for a deduction left in doubt, so it ends past its horizon even if nobody presses again). Undefined
+   * when the lease was lost.
    */
   update(
     pk: string,
     owner: string,
     fields: Partial<RedemptionRecord>,
-    options?: { release?: boolean; remove?: (keyof RedemptionRecord)[]; parked?: boolean },
+    options?: { release?: boolean; remove?: (keyof RedemptionRecord)[]; parked?: boolean; dueAt?: string },
   ): Promise<RedemptionRecord | undefined>;
   byCode(code: string): Promise<RedemptionRecord | undefined>;
   /** Names the order that used a redemption, for the order's refunds. */
   linkOrder(source: string, orderId: string, pk: string): Promise<void>;
   byOrder(source: string, orderId: string): Promise<RedemptionRecord[]>;
-  /** Open redemptions (code not used) whose code ended at or before `untilIso`. */
+  /** Open redemptions (code not used) whose code ended at or before `untilIso` (or due sooner: `update`'s `dueAt`). */
   listDue(source: string, untilIso: string): Promise<string[]>;
   /** Redemptions whose claw-back was parked (`update` with `parked`), to be tried again by the sweep. */
   listParked(source: string): Promise<string[]>;
@@ -234,7 +236,7 @@ export function createRedemptionLedger(options: RedemptionLedgerOptions): Redemp
         if (opts.parked) e.set(index.partitionKey, parkedKey(fields.source ?? sourceOfKey(pk))).set(index.sortKey, store.iso(now));
         else removes.push(index.partitionKey, index.sortKey);
         e.setAll(store.finished(undefined, now));
-      }
+      } else if (opts.dueAt !== undefined) e.set(index.sortKey, opts.dueAt);
       if (removes.length > 0) e.remove(...removes);
       const item = await store.update(pk, e, heldBy(e, owner));
       return item ? parse(item) : undefined;

@@ -96,8 +96,32 @@ function engine(deps: RedemptionDeps): EngineDeps {
 const SEND_WINDOW_MS = LEASE_SEND_WINDOW_SECONDS * 1000;
 
 /** Writes under the lease; a lost lease (someone took over) is a retry, never a second call. */
-async function write(deps: RedemptionDeps, record: RedemptionRecord, owner: string, fields: Partial<RedemptionRecord>, release = false) {
-  return deps.ledger.update(record.pk, owner, fields, { release });
+async function write(
+  deps: RedemptionDeps,
+  record: RedemptionRecord,
+  owner: string,
+  fields: Partial<RedemptionRecord>,
+  release = false,
+  dueAt?: string,
+) {
+  return deps.ledger.update(record.pk, owner, fields, { release, ...(dueAt !== undefined ? { dueAt } : {}) });
+}
+
+/**
+ * A leg's write when it is left in doubt until `until`. A deduction in doubt is listed by the sweep as
+ * soon as that has passed (the sweep lists what ended `graceSeconds` before its now): a customer who
+ * never presses again does not leave it in doubt until the code's end (sweep.ts: finishInDoubt).
+ */
+function writeInDoubt(
+  deps: RedemptionDeps,
+  record: RedemptionRecord,
+  owner: string,
+  leg: Leg,
+  fields: Partial<RedemptionRecord>,
+  until: number,
+) {
+  const dueAt = leg.sent === 'deductionSent' ? new Date(until - deps.settings.graceSeconds * 1000).toISOString() : undefined;
+  return write(deps, record, owner, fields, true, dueAt);
 }
 
 /** One of a redemption's two calls: its marker, its points, and where the record keeps its sends. */
@@ -191,7 +215,7 @@ async function sendLeg(deps: RedemptionDeps, record: RedemptionRecord, owner: st
     }
     if (check.found.has(leg.marker)) return { ran: true, record };
     if (!check.settled) {
-      await write(deps, record, owner, { lastError: `in doubt (${check.why})`, inDoubtUntil: check.until }, true);
+      await writeInDoubt(deps, record, owner, leg, { lastError: `in doubt (${check.why})`, inDoubtUntil: check.until }, check.until);
       return { ran: false, step: inDoubt(deps, check.until) };
     }
   }
@@ -211,7 +235,7 @@ async function sendLeg(deps: RedemptionDeps, record: RedemptionRecord, owner: st
   if (result.kind === 'ran') return { ran: true, record: sent };
   if (result.kind === 'in_doubt') {
     const until = result.doubt.until;
-    await write(deps, sent, owner, { lastError: result.error?.kind ?? result.why, inDoubtUntil: until }, true);
+    await writeInDoubt(deps, sent, owner, leg, { lastError: result.error?.kind ?? result.why, inDoubtUntil: until }, until);
     return { ran: false, step: inDoubt(deps, until) };
   }
   // Proven not run: the record says so (nothing in doubt), and the caller decides what the refusal means.
@@ -356,6 +380,34 @@ export async function giveBack(
   return leg.step;
 }
 
+export type DeductionSettled =
+  | { kind: 'deducted'; record: RedemptionRecord }
+  | { kind: 'not_run'; record: RedemptionRecord }
+  | { kind: 'in_doubt' | 'unavailable' };
+
+/**
+ * A deduction left in doubt, settled without sending (the sweep, past its horizon, when nobody pressed
+ * again): found, the record is deducted and its till step goes on; absent by a complete search, it never
+ * ran and never will: the record ends `failed` (`not_run`: nothing deducted, no code) and its planned till
+ * step is void. Still in doubt (or the history unreadable): left, under a new horizon.
+ */
+export async function settleDeduction(deps: RedemptionDeps, record: RedemptionRecord, owner: string): Promise<DeductionSettled> {
+  const leg = deductionLeg(record);
+  const change = tillChange(record, leg);
+  const settled = await runLegSearchOnly(deps, record, owner, leg);
+  if (!settled.ok) return { kind: settled.step.ok ? 'unavailable' : settled.step.refusal.kind === 'in_doubt' ? 'in_doubt' : 'unavailable' };
+  if (settled.ran) {
+    await deps.tillMirror?.ran(change);
+    const done = await write(deps, record, owner, { deducted: true });
+    return done ? { kind: 'deducted', record: done } : { kind: 'unavailable' };
+  }
+  await deps.tillMirror?.notRun(change);
+  const fields = { state: 'failed' as const, returnReason: 'not_run', deductionSent: false, returnedPoints: 0 };
+  const done = await write(deps, record, owner, fields, true);
+  deps.logger?.info('redemption in doubt ended: its deduction never ran', { source: record.source, points: record.points });
+  return done ? { kind: 'not_run', record: done } : { kind: 'unavailable' };
+}
+
 /**
  * A deduction sent and not known to have run, settled without sending: found (it ran), settled absent
  * (it never ran and never will), or still in doubt (the caller waits).
@@ -372,7 +424,7 @@ async function runLegSearchOnly(
     const check = await checkDoubt(engine(deps), doubt, [leg.marker], record.memberId);
     if (check.found.has(leg.marker)) return { ok: true, ran: true };
     if (check.settled) return { ok: true, ran: false };
-    await write(deps, record, owner, { lastError: `in doubt (${check.why})`, inDoubtUntil: check.until }, true);
+    await writeInDoubt(deps, record, owner, leg, { lastError: `in doubt (${check.why})`, inDoubtUntil: check.until }, check.until);
     return { ok: false, step: inDoubt(deps, check.until) };
   } catch {
     await write(deps, record, owner, { lastError: 'history unreadable' }, true);

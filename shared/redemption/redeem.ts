@@ -125,6 +125,14 @@ function answerOf(record: RedemptionRecord): RedeemResult | undefined {
     case 'refused':
       return refuse(redemptionRefusal('insufficient_points', 'you do not hold that many points', { points: record.points }));
     case 'failed':
+      if (record.returnReason === 'not_run') {
+        // Left in doubt and settled by the sweep: its deduction never ran.
+        return refuse(
+          redemptionRefusal('code_unavailable', 'this redemption did not go through and no points were taken: start a new one', {
+            returned: false,
+          }),
+        );
+      }
       return refuse(
         redemptionRefusal('code_unavailable', 'the discount code could not be made; your points were given back', {
           returned: (record.returnedPoints ?? 0) > 0,
@@ -164,7 +172,8 @@ export async function drive(deps: RedemptionDeps, record: RedemptionRecord, owne
       record.pk,
       owner,
       { state: 'redeemed', discountId: code.discountId },
-      { release: true, remove: ['lastError'] },
+      // Under its code's end again in the sweep's index (a deduction in doubt listed it sooner).
+      { release: true, remove: ['lastError'], dueAt: record.expiresAt },
     );
     return done ? { ok: true, record: done } : refuse(redemptionRefusal('unavailable', 'press again in a moment'));
   }

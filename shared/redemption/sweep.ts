@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RedemptionRecord } from '../ledger/index.js';
 import { type CodeOrder, deactivateDiscountCode, discountByCode, ordersWithCode } from '../sources/shopify/index.js';
-import { giveBack, type RedemptionDeps, retryParkedClawBack } from './protocol.js';
+import { giveBack, type RedemptionDeps, retryParkedClawBack, settleDeduction } from './protocol.js';
+import { drive } from './redeem.js';
 
 /**
  * The sweep: a redemption whose code ended more than `graceSeconds` ago (a checkout that took it just
@@ -12,7 +13,10 @@ import { giveBack, type RedemptionDeps, retryParkedClawBack } from './protocol.j
  * come back, exactly once. `asyncUsageCount` alone is not trusted: counted used with no order found yet,
  * the code waits for the next run. A redemption whose code was never made (its maker gave up) gives its
  * deduction back. A claw-back parked under `park` (its member held too few points) is tried again on
- * every run until it is taken, once. Run on a schedule in AWS, every minute under `npm start`, and by
+ * every run until it is taken, once. A redemption whose deduction was left in doubt is listed once its
+ * horizon has passed (protocol.ts: writeInDoubt), so it ends even if nobody presses again: its deduction
+ * found by a search, its code is made (kept until its end, as a press would); not found by a complete
+ * search, it ends `failed` (`not_run`): nothing deducted, no code. Never sent again here. Run on a schedule in AWS, every minute under `npm start`, and by
  * `npm run redemptions -- sweep`.
  */
 
@@ -26,15 +30,29 @@ export interface SweepResult {
   /** Parked claw-backs tried again, and those taken by this run. */
   parked: number;
   clawedBack: number;
+  /** Deductions left in doubt ended past their horizon: found (the code made), or never ran (counted in `failed` too). */
+  madeAfterDoubt: number;
+  notRun: number;
 }
 
 /** The run's line; the parked claw-backs' figures only when there were some. */
 export const sweepSummary = (r: SweepResult) =>
   `redemptions sweep: due=${r.due} returned=${r.returned} used=${r.used} failed=${r.failed} later=${r.later}` +
-  (r.parked > 0 ? ` parked=${r.parked} clawed_back=${r.clawedBack}` : '');
+  (r.parked > 0 ? ` parked=${r.parked} clawed_back=${r.clawedBack}` : '') +
+  (r.madeAfterDoubt + r.notRun > 0 ? ` in_doubt_made=${r.madeAfterDoubt} in_doubt_not_run=${r.notRun}` : '');
 
 export async function sweepRedemptions(deps: RedemptionDeps): Promise<SweepResult> {
-  const result: SweepResult = { due: 0, returned: 0, used: 0, failed: 0, later: 0, parked: 0, clawedBack: 0 };
+  const result: SweepResult = {
+    due: 0,
+    returned: 0,
+    used: 0,
+    failed: 0,
+    later: 0,
+    parked: 0,
+    clawedBack: 0,
+    madeAfterDoubt: 0,
+    notRun: 0,
+  };
   const due = await deps.ledger.listDue(deps.source, new Date(deps.now() - deps.settings.graceSeconds * 1000).toISOString());
   for (const pk of due) {
     result.due += 1;
@@ -45,8 +63,13 @@ export async function sweepRedemptions(deps: RedemptionDeps): Promise<SweepResul
       continue;
     }
     try {
-      const end = await endOne(deps, record, owner);
-      result[end] += 1;
+      const codeLive = Date.parse(record.expiresAt) + deps.settings.graceSeconds * 1000 > deps.now();
+      const end = codeLive ? await finishInDoubt(deps, record, owner) : await endOne(deps, record, owner);
+      if (end === 'made') result.madeAfterDoubt += 1;
+      else if (end === 'not_run') {
+        result.notRun += 1;
+        result.failed += 1;
+      } else result[end] += 1;
     } catch (e) {
       deps.logger?.warn('redemption not swept', { source: deps.source, error: e instanceof Error ? e.name : 'unknown' });
       await deps.ledger.update(pk, owner, { lastError: e instanceof Error ? e.name : 'unknown' }, { release: true });
@@ -72,6 +95,25 @@ async function retryParked(deps: RedemptionDeps, result: SweepResult): Promise<v
       await deps.ledger.update(pk, owner, { lastError: e instanceof Error ? e.name : 'unknown' }, { release: true });
     }
   }
+}
+
+/**
+ * Listed before its code's end: a deduction left in doubt whose horizon has passed. Settled by a search
+ * (never sent again): found, the code is made as a press would make it; absent, it ends not run. Anything
+ * else (pressed again meanwhile, still in doubt) waits: a record no longer in doubt goes back under its
+ * code's end.
+ */
+async function finishInDoubt(deps: RedemptionDeps, record: RedemptionRecord, owner: string): Promise<'made' | 'not_run' | 'later'> {
+  if (record.state === 'pending' && !record.deducted && record.deductionSent) {
+    const settled = await settleDeduction(deps, record, owner);
+    if (settled.kind === 'not_run') return 'not_run';
+    if (settled.kind !== 'deducted') return 'later';
+    const made = await drive(deps, settled.record, owner);
+    return made.ok ? 'made' : 'later';
+  }
+  if (record.state === 'pending' && record.deducted) return (await drive(deps, record, owner)).ok ? 'made' : 'later';
+  await deps.ledger.update(record.pk, owner, {}, { release: true, dueAt: record.expiresAt });
+  return 'later';
 }
 
 async function endOne(deps: RedemptionDeps, record: RedemptionRecord, owner: string): Promise<'returned' | 'used' | 'failed' | 'later'> {

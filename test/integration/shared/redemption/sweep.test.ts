@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redemptionReturnMarker } from '../../../../shared/points/index.js';
+import { redemptionMarker, redemptionReturnMarker } from '../../../../shared/points/index.js';
 import { handleRedeem, sweepRedemptions } from '../../../../shared/redemption/index.js';
 import { ALICE, asJson, type Harness, withRedemptionHarness } from './harness.js';
 
@@ -127,5 +127,66 @@ describe('the redemption sweep', () => {
     expect(await h.balance(ALICE)).toBe(900);
     const [record] = (await h.ledger.list('1001')).filter((r) => r.requestId === request);
     expect(record?.state).toBe('redeemed');
+  });
+
+  describe('a redemption left in doubt by a customer who does not press again', () => {
+    /** Past the in-doubt horizon (120 s) of a deduction whose send ended in doubt. */
+    const PAST_HORIZON = 121_000;
+    const POINTS_ROUTE = '^/api/ext/users/[^/]+/points$';
+
+    async function pressOnce(points: number, tag: string): Promise<string> {
+      const request = `sweep-${process.pid}-${++n}-${tag}`;
+      const answer = asJson(
+        await handleRedeem(
+          { method: 'POST', rawQuery: h.signed('1001'), accept: undefined, body: h.form('1001', `points=${points}&request=${request}`) },
+          h.deps(),
+        ),
+      );
+      expect(answer.body).toMatchObject({ error: { kind: 'in_doubt' } });
+      return request;
+    }
+
+    it('ends "not run" once the horizon has passed when its deduction never ran: nothing taken, no code', async () => {
+      // The connection is dropped before the service does anything: the deduction never runs.
+      await h.emulator.addFault({ method: 'POST', path: POINTS_ROUTE, fault: 'reset_before', times: 1 });
+      const request = await pressOnce(300, 'neverran');
+      h.clock.advance(PAST_HORIZON);
+      const result = await sweepRedemptions(h.deps());
+      expect(result).toMatchObject({ notRun: 1, failed: 1 });
+      const [record] = (await h.ledger.list('1001')).filter((r) => r.requestId === request);
+      expect(record).toMatchObject({ state: 'failed', returnReason: 'not_run', returnedPoints: 0 });
+      expect(h.shop.discounts.byCode(record?.code ?? '')).toBeUndefined();
+      expect(await h.balance(ALICE)).toBe(1000);
+      expect(await h.entries(ALICE, redemptionMarker('shopify', '1001', request))).toEqual([]);
+    });
+
+    it('makes its code once the horizon has passed when its deduction landed late, the points taken once', async () => {
+      await h.emulator.addFault({ method: 'POST', path: POINTS_ROUTE, fault: 'late_commit', answer: 'reset', commit_after_ms: 1000 });
+      const request = await pressOnce(300, 'landedlate');
+      const marker = redemptionMarker('shopify', '1001', request);
+      await expect.poll(() => h.entries(ALICE, marker), { timeout: 15_000, interval: 100 }).toHaveLength(1);
+      h.clock.advance(PAST_HORIZON);
+      const result = await sweepRedemptions(h.deps());
+      expect(result.madeAfterDoubt).toBe(1);
+      const [record] = (await h.ledger.list('1001')).filter((r) => r.requestId === request);
+      expect(record).toMatchObject({ state: 'redeemed', deducted: true });
+      expect(h.shop.discounts.byCode(record?.code ?? '')).toBeDefined();
+      expect(await h.balance(ALICE)).toBe(700);
+      expect(await h.entries(ALICE, marker)).toEqual([{ point: -300, remarks: marker }]);
+    });
+
+    it('leaves the code it made alone until the code ends', async () => {
+      await h.emulator.addFault({ method: 'POST', path: POINTS_ROUTE, fault: 'late_commit', answer: 'reset', commit_after_ms: 1000 });
+      const request = await pressOnce(200, 'keptlive');
+      await expect
+        .poll(() => h.entries(ALICE, redemptionMarker('shopify', '1001', request)), { timeout: 15_000, interval: 100 })
+        .toHaveLength(1);
+      h.clock.advance(PAST_HORIZON);
+      await sweepRedemptions(h.deps());
+      h.clock.advance(86_400_000);
+      const later = await sweepRedemptions(h.deps());
+      expect(later).toMatchObject({ due: 0, returned: 0 });
+      expect(await h.balance(ALICE)).toBe(800);
+    });
   });
 });
