@@ -289,7 +289,14 @@ async function correctRefunds(mine: Mine, standing: ReadonlyMap<string, PointIte
     if (!corrected) continue;
     mine.refunds[i] = corrected;
     const detail = `the refund's record and its order's book corrected to the entry that stands (${entry.id}): debited ${to} (was ${fix.from}), target ${fix.target}`;
-    notes.push({ kind: 'debit_corrected', source: r.source, orderId: r.orderId, refundId: r.refundId, customerId: r.customerId ?? '', detail });
+    notes.push({
+      kind: 'debit_corrected',
+      source: r.source,
+      orderId: r.orderId,
+      refundId: r.refundId,
+      customerId: r.customerId ?? '',
+      detail,
+    });
   }
   return notes;
 }
