@@ -3,7 +3,7 @@ import { isOpenApiError, type OpenApiClient, type PointItem } from '../openapi/i
 import { isOurMarkerPrefix, parseMarker, purchaseMarker, refundMarker } from '../points/index.js';
 import { checkOrder, checkRefund, joined, listed, type Report, report, signed, view } from './checks.js';
 import { healDuplicates } from './duplicates.js';
-import type { AuditResult, Finding } from './findings.js';
+import type { AuditResult, Finding, Note } from './findings.js';
 import type { ReversalDeps } from './reversal.js';
 import type { LedgerRecords } from './scan.js';
 
@@ -27,7 +27,7 @@ export interface AuditProgress {
 
 export interface AuditDeps {
   /** Looks up records that history entries refer to but the scan did not return (outside the range). */
-  ledger: Pick<Ledger, 'getOrder' | 'getRefund' | 'getBonus'>;
+  ledger: Pick<Ledger, 'getOrder' | 'getRefund' | 'getBonus' | 'correctBookedDebit' | 'correctRefundDebit'>;
   /** The Open API client: its per-endpoint limiter keeps the history reads within the rate budget. */
   openapi: Pick<OpenApiClient, 'listPoints'>;
   /** What reverses each extra entry of a duplicated marker (the reversal records, the engine, the policy). */
@@ -253,17 +253,52 @@ async function checkReversal(
   );
 }
 
-/** What the ledger booked for each marker, as the history shows it (a credit positive, a debit negative). */
-function bookedPoints(mine: Mine): Map<string, number> {
-  const booked = new Map<string, number>();
+/**
+ * The sizes of each marker's entry that should stand, by preference (a credit positive, a debit negative):
+ * an order's credit as booked; a refund's target (its share of the credit), then its debit as booked.
+ */
+function preferredSizes(mine: Mine): Map<string, number[]> {
+  const preferred = new Map<string, number[]>();
   for (const o of mine.orders) {
     const points = o.pointsExact ? o.pointsCredited : o.pointsHint;
-    if (points !== undefined) booked.set(purchaseMarker(o.source, o.orderId), points);
+    if (points !== undefined) preferred.set(purchaseMarker(o.source, o.orderId), [points]);
   }
   for (const r of mine.refunds) {
-    if (r.pointsDebited !== undefined) booked.set(refundMarker(r.source, r.orderId, r.refundId), -r.pointsDebited);
+    const sizes = [r.debitTarget, r.pointsDebited].filter((p): p is number => p !== undefined).map((p) => -p);
+    if (sizes.length > 0) preferred.set(refundMarker(r.source, r.orderId, r.refundId), sizes);
   }
-  return booked;
+  return preferred;
+}
+
+/**
+ * A done refund whose marker was found twice, where the entry that stands (its target) is not the one its
+ * record booked: the record (debited, shortfall, outcome) and the order's book follow the entry that stands,
+ * so the ledger says what the member was debited. `mine` gets the corrected records; each correction is a note.
+ */
+async function correctRefunds(mine: Mine, standing: ReadonlyMap<string, PointItem>, deps: AuditDeps): Promise<Note[]> {
+  const notes: Note[] = [];
+  for (const [i, r] of mine.refunds.entries()) {
+    const entry = standing.get(refundMarker(r.source, r.orderId, r.refundId));
+    if (!entry || r.state !== 'done' || r.pointsDebited === undefined || r.debitTarget === undefined) continue;
+    const to = -entry.point;
+    if (to === r.pointsDebited) continue;
+    const fix = { from: r.pointsDebited, to, target: r.debitTarget };
+    // The order's book first: a run that dies between the two finds the record still to correct.
+    await deps.ledger.correctBookedDebit(r, fix);
+    const corrected = await deps.ledger.correctRefundDebit(r, fix);
+    if (!corrected) continue;
+    mine.refunds[i] = corrected;
+    const detail = `the refund's record and its order's book corrected to the entry that stands (${entry.id}): debited ${to} (was ${fix.from}), target ${fix.target}`;
+    notes.push({
+      kind: 'debit_corrected',
+      source: r.source,
+      orderId: r.orderId,
+      refundId: r.refundId,
+      customerId: r.customerId ?? '',
+      detail,
+    });
+  }
+  return notes;
 }
 
 /** One customer's records against its point history: each record's entries, then the entries no record accounts for. */
@@ -281,9 +316,10 @@ async function auditCustomer(customerId: string, mine: Mine, deps: AuditDeps, or
   }
   const entries = byMarker(history);
   // First each extra entry of a duplicated marker is reversed; the checks then see the standing entry.
-  const healed = await healDuplicates(customerId, entries, deps.reversal, bookedPoints(mine));
+  const healed = await healDuplicates(customerId, entries, deps.reversal, preferredSizes(mine));
+  const corrected = await correctRefunds(mine, healed.standing, deps);
   const checked = new Set<string>();
-  const reports: Report[] = [healed];
+  const reports: Report[] = [healed, report([], corrected)];
   for (const o of mine.orders) {
     const marker = purchaseMarker(o.source, o.orderId);
     checked.add(marker);

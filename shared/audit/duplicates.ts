@@ -8,6 +8,8 @@ import { type ReversalDeps, type ReversalResult, reverseExtra } from './reversal
 export interface Healed extends Report {
   duplicates: number;
   reversed: number;
+  /** The entry that stands of each marker found more than once. */
+  standing: Map<string, PointItem>;
 }
 
 /**
@@ -70,17 +72,23 @@ function described(entry: PointItem, r: ReversalResult): string {
 }
 
 /**
- * The entry that stands: never one a reversal was started for (so every run picks the same), the one whose
- * size the ledger booked (a refund's share and the audit's checks were computed from it), else the first
- * the service applied. Reversing the booked one would leave the ledger out of step with the history.
+ * The entry that stands: never one a reversal was started for (so every run picks the same), the first
+ * of the sizes the ledger prefers (a refund: its target, then what it booked; an order: its credit), else
+ * the first the service applied. A refund's target first: a debit sent from a base an entry landing beyond
+ * the horizon made stale can be booked a point short, and keeping it would leave the refund short for good
+ * (issue 50); the refund's record is then corrected to the entry that stands (audit.ts).
  */
 function standingEntry(
   inOrder: PointItem[],
   records: ReadonlyMap<string, { state: string } | undefined>,
-  bookedPoint: number | undefined,
+  preferred: readonly number[],
 ): PointItem {
   const open = inOrder.filter((e) => records.get(e.id) === undefined);
-  return open.find((e) => e.point === bookedPoint) ?? open[0] ?? (inOrder[0] as PointItem);
+  for (const point of preferred) {
+    const match = open.find((e) => e.point === point);
+    if (match) return match;
+  }
+  return open[0] ?? (inOrder[0] as PointItem);
 }
 
 /**
@@ -94,21 +102,23 @@ export async function healDuplicates(
   customerId: string,
   entries: Map<string, PointItem[]>,
   deps: ReversalDeps,
-  booked: ReadonlyMap<string, number> = new Map(),
+  preferred: ReadonlyMap<string, readonly number[]> = new Map(),
 ): Promise<Healed> {
   const findings: Finding[] = [];
   const notes: Note[] = [];
   let duplicates = 0;
   let reversed = 0;
+  const standingOf = new Map<string, PointItem>();
   for (const [marker, found] of entries) {
     if (found.length < 2) continue;
     const parsed = parseMarker(marker);
     if (parsed === undefined) continue; // not ours: reported as a foreign marker, never reversed
     const records = new Map<string, Awaited<ReturnType<ReversalDeps['reversals']['get']>>>();
     for (const entry of found) records.set(entry.id, await deps.reversals.get(parsed.source, customerId, entry.id));
-    const standing = standingEntry(ordered(found), records, booked.get(marker));
+    const standing = standingEntry(ordered(found), records, preferred.get(marker) ?? []);
     const extras = ordered(found).filter((e) => e !== standing);
     entries.set(marker, [standing]);
+    standingOf.set(marker, standing);
     const ids = idsOf(parsed);
     const outcomes: string[] = [];
     for (const entry of extras) {
@@ -146,5 +156,5 @@ export async function healDuplicates(
       detail: `${found.length} history entries carry ${WHAT[parsed.kind]} marker (${listed(found)}); ${outcomes.join('; ')}`,
     });
   }
-  return { ...report(findings, notes), duplicates, reversed };
+  return { ...report(findings, notes), duplicates, reversed, standing: standingOf };
 }

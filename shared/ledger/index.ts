@@ -51,7 +51,7 @@ export {
   linkMarkKey,
   unlinkedKey,
 } from './records.js';
-export type { RefundResult } from './refunds.js';
+export type { DebitCorrection, RefundResult } from './refunds.js';
 export { ACTIVITY_FIELD, type Clock, type LedgerActivity, type WriteNote } from './store.js';
 export { createLedgerReader, type LedgerReader } from './reader.js';
 export { createLedgerTable } from './table.js';

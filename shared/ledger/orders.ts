@@ -164,6 +164,11 @@ export interface OrderRecords {
    * waiting for the purchase stays listed: the caller forgets it once its record is finished.
    */
   applyRefund(ref: OrderRef, owner: string, input: ApplyRefundInput): Promise<OrderRecord | undefined>;
+  /**
+   * The audit's correction of a refund's booked debit (`from` -> `to`) and the order's sum of debits with
+   * it; conditional on the book still saying `from` (undefined otherwise: corrected before).
+   */
+  correctBookedDebit(ref: RefundRef, fix: { from: number; to: number }): Promise<OrderRecord | undefined>;
 }
 
 /** Skips (no owner) need no claim: only an order nobody holds, and never one a delivery naming the customer claimed. */
@@ -416,6 +421,15 @@ function refundBookWrites(store: Store): RefundBookWrites {
       if (!input.keepLease) e.remove('leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', ...DOUBT_FIELDS);
       const note = { ref: { ...ref, refundId: input.refundId } };
       return parseOrder(await store.update(keyOf(ref), e, `${heldBy(e, owner)} AND ${notBooked(e, input.refundId)}`, note));
+    },
+
+    async correctBookedDebit(ref, fix) {
+      const e = new Expression()
+        .set(['refunds', ref.refundId, 'debited'], fix.to)
+        .increment('debited', fix.to - fix.from)
+        .set('updatedAt', iso(clock()));
+      const condition = `${e.path(['refunds', ref.refundId, 'debited'])} = ${e.value(fix.from)}`;
+      return parseOrder(await store.update(keyOf(ref), e, condition, { ref }));
     },
   };
 }

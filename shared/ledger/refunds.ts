@@ -22,6 +22,19 @@ export interface RefundRecords {
   claimRefund(ref: RefundRef, owner: string, eventJson: string): Promise<Claim<RefundRecord>>;
   finishRefund(ref: RefundRef, owner: string, result: RefundResult): Promise<RefundRecord | undefined>;
   releaseRefund(ref: RefundRef, owner: string, opts: { lastError: string; state: 'pending' | 'waiting' }): Promise<boolean>;
+  /**
+   * The audit's correction of a done refund's debit, once its marker was found twice and the entry that
+   * stands is not the one booked (`from`): debited `to`, the shortfall and outcome from its target.
+   * Conditional on the record still saying `from`; undefined when it does not (corrected before).
+   */
+  correctRefundDebit(ref: RefundRef, fix: DebitCorrection): Promise<RefundRecord | undefined>;
+}
+
+/** A booked debit the audit corrects: what was booked, what stands now, the refund's target. */
+export interface DebitCorrection {
+  from: number;
+  to: number;
+  target: number;
 }
 
 const parseRefund = (item: Record<string, unknown> | undefined) => (item ? RefundRecord.parse(item) : undefined);
@@ -71,6 +84,17 @@ export function createRefundRecords(store: Store): RefundRecords {
         .set('updatedAt', iso(clock()))
         .remove('leaseOwner', 'leaseUntil');
       return (await store.update(keyOf(ref), e, heldBy(e, owner), { ref })) !== undefined;
+    },
+
+    async correctRefundDebit(ref, fix) {
+      const shortfall = Math.max(0, fix.target - fix.to);
+      const e = new Expression()
+        .set('pointsDebited', fix.to)
+        .set('shortfall', shortfall)
+        .set('outcome', shortfall > 0 ? 'insufficient_points' : 'debited')
+        .set('updatedAt', iso(clock()));
+      const condition = `${e.path('state')} = ${e.value('done')} AND ${e.path('pointsDebited')} = ${e.value(fix.from)}`;
+      return parseRefund(await store.update(keyOf(ref), e, condition, { ref }));
     },
   };
 }

@@ -18,9 +18,9 @@ import {
   createTillMirrors,
   type Ledger,
 } from '../../../../shared/ledger/index.js';
-import { createProcessor, purchaseMarker, redemptionMarker, reversalMarker } from '../../../../shared/points/index.js';
+import { createProcessor, purchaseMarker, redemptionMarker, refundMarker, reversalMarker } from '../../../../shared/points/index.js';
 import type { PointsEvent } from '../../../../shared/events/index.js';
-import { GRANT, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, SimulatedCrash, useHarness } from '../points/harness.js';
+import { GRANT, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, refund, SimulatedCrash, useHarness } from '../points/harness.js';
 
 /**
  * The audit heals the ledger (issue 50 item 6): each extra entry of a marker of ours found more than once
@@ -99,6 +99,43 @@ describe('the audit reverses duplicates', () => {
     const again = await audit();
     expect(again).toMatchObject({ duplicates: 0, reversed: 0 });
     expect(await h.balance(GOLD)).toBe(50);
+  });
+
+  it("keeps a refund's debit of its full share when a late entry of its marker is a point short, and corrects its record to debited", async () => {
+    // Issue 50, chaos seed 6: an attempt's debit, computed from a base a sibling's late commit made stale
+    // (a point less), lands beyond the horizon; the refund's share was debited again meanwhile and its
+    // answer lost. The retry finds the marker twice and books the newest (a point short).
+    const p = purchase();
+    await processAll(p);
+    const x = refund(p, 'x', 333); // 5% of 1000 = 50 points; a third of the amount: 16
+    const marker = refundMarker('shopify', p.orderId, 'x');
+    const crashing = createProcessor({
+      ledger,
+      openapi: h.api,
+      clock: h.clock,
+      settings: settings(),
+      checkpoint: (step) => {
+        if (step === 'refund:granted') throw new SimulatedCrash(step);
+      },
+    });
+    await expect(crashing.process(x, { receiveCount: 1 })).rejects.toThrow(SimulatedCrash);
+    await h.api.grantPoints(GOLD, { point: -15, remarks: marker }); // the late commit of the stale attempt
+    h.clock.advance((LEASE_SECONDS + IN_DOUBT_SECONDS) * 1000 + 1);
+    await processAll(x);
+    expect(await h.entries(GOLD, marker)).toEqual([-15, -16]);
+    const result = await audit();
+    expect(result).toMatchObject({ duplicates: 1, reversed: 1 });
+    expect(await h.balance(GOLD)).toBe(50 - 16);
+    expect(await ledger.getRefund({ source: 'shopify', orderId: p.orderId, refundId: 'x' })).toMatchObject({
+      outcome: 'debited',
+      pointsDebited: 16,
+      debitTarget: 16,
+      shortfall: 0,
+    });
+    const order = await ledger.getOrder(p);
+    expect(order).toMatchObject({ debited: 16, debitTarget: 16 });
+    expect(order?.refunds.x).toMatchObject({ debited: 16, target: 16 });
+    expect(await audit()).toMatchObject({ findings: [], notes: [], duplicates: 0, reversed: 0 });
   });
 
   it('reverses the extra entry of a doubled credit once, counts it as drift, and records the reversal', async () => {
