@@ -82,6 +82,12 @@ export async function settleShares(deps: ProcessorDeps, order: OrderRecord, from
   for (const amount of order.shippedShares.map(Number)) {
     if (amount === keep) continue;
     const share = await deps.ledger.getOrder({ source: order.source, orderId: shareOrderId(order.orderId, amount) });
+    // Under way (its attempt died after its grant, or runs now): this message comes back until it is done
+    // and taken back. Left to the share's own delivery, a crash there left the share credited for good.
+    if (share && share.state !== 'done') {
+      followUps.push({ refundId: `ship-${amount}/${SUPERSEDED_SHARE}`, kind: 'lease_held', action: 'retry' });
+      continue;
+    }
     if (share?.state !== 'done' || share.outcome !== 'credited' || share.refunds[SUPERSEDED_SHARE]) continue;
     const outcome = await processRefund(deps, takeBack(order, amount, from, deps.clock()));
     followUps.push({
