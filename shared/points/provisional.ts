@@ -103,7 +103,7 @@ export function provisionalFacts(event: PurchaseEvent, customer: CustomerRef, ea
 
 /**
  * An edit of a sale before its day, told by a sender of the sale's current state (`earnAfter.current`,
- * Smaregi): what the provisional order earns on from now, or undefined when the delivery is a plain
+ * a till's sender): what the provisional order earns on from now, or undefined when the delivery is a plain
  * repeat (or the order is not a provisional one it may revise). The chain of edits then ends in one
  * credit of the sale's final state at the day (nothing supplemented or taken back before it); the member
  * taken off leaves the order naming nobody (no page shows it, the day earns nothing; a member attached

@@ -6,7 +6,7 @@ import { processPurchase } from './purchase.js';
 import { processRefund } from './refund.js';
 
 /**
- * Partial fulfilments (issue 53, `earnAfter: fulfilled`): each Shopify orders/partially_fulfilled names the
+ * Partial fulfilments (issue 53, `earnAfter: fulfilled`): each partial-fulfilment delivery names the
  * cumulative share of the order shipped so far. The shipped share earns one calculation on its cumulative
  * amount (the order's amount as paid times the share, rounded down once), as an order of its own,
  * `<order>/ship-<amount>`, through the purchase protocol (its own marker); the share it replaces is then
@@ -56,7 +56,7 @@ export async function earnShippedShare(deps: ProcessorDeps, event: PurchaseEvent
   }
   const whole = earnBaseOf(order).amount;
   const amount = shippedUnits(whole, event.shipped ?? { num: '0', den: '1' });
-  // Every line shipped by these fulfilments: the order's moment (Shopify's orders/fulfilled may follow; it changes nothing then).
+  // Every line shipped by these fulfilments: the order's moment (the sender's fulfilment may follow; it changes nothing then).
   if (amount >= whole) return runPurchase({ ...payment, eventId: `${payment.eventId}:fulfilled`, earnMoment: 'fulfilled' });
   if (amount === 0) return { kind: 'skipped', action: 'ack', reason: 'amount_zero' };
   const noted = await deps.ledger.addShippedShare(ref, amount);
