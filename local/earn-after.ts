@@ -13,9 +13,20 @@ export const SHOPIFY_EARN_AFTER_ENV = 'SHOPIFY_EARN_AFTER';
 /** A till sale has no fulfilment: `fulfilled` is refused, with why (smaregiEarnAfterRefusal). */
 export const SMAREGI_EARN_AFTER_ENV = 'SMAREGI_EARN_AFTER';
 
+/** `on`: under `fulfilled`, each shipment earns its share (the Shopify source's `partialFulfilments`; off by default). */
+export const SHOPIFY_PARTIAL_FULFILMENTS_ENV = 'SHOPIFY_PARTIAL_FULFILMENTS';
+
 export function withShopifyEarnAfter(sourcesConfig: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  const config = withEarnAfter(sourcesConfig, env, SMAREGI_EARN_AFTER_ENV, 'smaregi');
-  return withEarnAfter(config, env, SHOPIFY_EARN_AFTER_ENV, 'shopify');
+  const config = withEarnAfter(
+    withEarnAfter(sourcesConfig, env, SMAREGI_EARN_AFTER_ENV, 'smaregi'),
+    env,
+    SHOPIFY_EARN_AFTER_ENV,
+    'shopify',
+  );
+  const partial = env[SHOPIFY_PARTIAL_FULFILMENTS_ENV]?.trim() || undefined;
+  if (partial === undefined || partial === 'off') return config;
+  if (partial !== 'on') throw new ConfigurationError('invalid_local_config', `${SHOPIFY_PARTIAL_FULFILMENTS_ENV} must be on or off`);
+  return withSourceDefaults(config, 'shopify', { partialFulfilments: true });
 }
 
 function withEarnAfter(sourcesConfig: string | undefined, env: NodeJS.ProcessEnv, name: string, source: 'shopify' | 'smaregi') {

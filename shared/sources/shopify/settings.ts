@@ -43,6 +43,12 @@ export const ShopifySettings = lazySchema(() =>
        * payment; provisional until then (docs/campaigns.md, 仮ポイント).
        */
       earnAfter: EarnAfterSetting.default('paid'),
+      /**
+       * Under `earnAfter: fulfilled`, whether each shipment of a split order earns its share
+       * (orders/partially_fulfilled, docs/campaigns.md). Off by default: a chaos run still finds shares
+       * left credited beside the whole order's credit; the order earns at orders/fulfilled then.
+       */
+      partialFulfilments: z.boolean().default(false),
       /** Points spent as single-use discount codes (off by default: a shop opts in). */
       redemption: RedemptionSettings.prefault({}),
     })

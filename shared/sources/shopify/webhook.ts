@@ -357,6 +357,9 @@ function normalise(payload: ShopifyPayload, context: { source: string; settings:
   // Fulfilment is the moment only for a source that waits for it; the order's payment earns otherwise.
   const fulfilment = payload.kind === 'fulfilment' || payload.kind === 'partial_fulfilment';
   if (fulfilment && settings.earnAfter !== 'fulfilled') return ignored('the source earns its points at payment');
+  if (payload.kind === 'partial_fulfilment' && !settings.partialFulfilments) {
+    return ignored('the source earns at orders/fulfilled, not per shipment (partialFulfilments is off)');
+  }
   // The reverse swap: a cancelled order's body replayed as orders/paid. A genuine orders/paid
   // snapshot has cancelled_at null; 200 ignored so Shopify stops retrying.
   if (order.cancelled_at) return ignored('order is cancelled');

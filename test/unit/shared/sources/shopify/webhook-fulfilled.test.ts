@@ -57,7 +57,9 @@ describe('Shopify orders/fulfilled: the moment provisional points are earned', (
 
 describe('Shopify orders/partially_fulfilled: a share of the order shipped', () => {
   it('under earnAfter fulfilled, becomes the purchase at a partial moment carrying the exact cumulative share', () => {
-    const e = (read('orders/partially_fulfilled', { earnAfter: 'fulfilled' }, SHIPPED_ONE) as { value: PurchaseEvent }).value;
+    const e = (
+      read('orders/partially_fulfilled', { earnAfter: 'fulfilled', partialFulfilments: true }, SHIPPED_ONE) as { value: PurchaseEvent }
+    ).value;
     // Line 1 of three 199.00 lines, less its 3.34 discount: 195.66 of 587.00.
     expect(e).toMatchObject({ type: 'purchase', earnAfter: { kind: 'fulfilled' }, earnMoment: 'partial' });
     expect(Number(e.shipped?.num) / Number(e.shipped?.den)).toBeCloseTo(195.66 / 587, 12);
@@ -65,14 +67,15 @@ describe('Shopify orders/partially_fulfilled: a share of the order shipped', () 
 
   it('is one event per share shipped: the same share delivered again has the same event id, a larger one another', () => {
     const id = (body: string) =>
-      (read('orders/partially_fulfilled', { earnAfter: 'fulfilled' }, body) as { value: PurchaseEvent }).value.eventId;
+      (read('orders/partially_fulfilled', { earnAfter: 'fulfilled', partialFulfilments: true }, body) as { value: PurchaseEvent }).value
+        .eventId;
     expect(id(SHIPPED_ONE)).toBe(id(SHIPPED_ONE));
     expect(id(SHIPPED_ONE)).not.toBe(id(ORDER));
     expect(id(SHIPPED_ONE)).toMatch(/^shopify:order:450789469:shipped:\d+\/\d+$/);
   });
 
   it('the published order, whose one fulfilment failed, ships a share of nothing', () => {
-    const e = (read('orders/partially_fulfilled', { earnAfter: 'fulfilled' }) as { value: PurchaseEvent }).value;
+    const e = (read('orders/partially_fulfilled', { earnAfter: 'fulfilled', partialFulfilments: true }) as { value: PurchaseEvent }).value;
     expect(e.shipped?.num).toBe('0');
   });
 
@@ -91,9 +94,15 @@ describe('Shopify orders/partially_fulfilled: a share of the order shipped', () 
     expect(read('orders/partially_fulfilled', {}, SHIPPED_ONE)).toMatchObject({ status: 'ignored' });
   });
 
-  it('subscribes orders/partially_fulfilled only where the source waits for fulfilment', () => {
-    const topics = (earnAfter: unknown) => shopifySubscriptions({ apiVersion: '2026-10', earnAfter }).topics;
+  it('a source that earns at fulfilment but not per shipment (the default) answers it ignored', () => {
+    expect(read('orders/partially_fulfilled', { earnAfter: 'fulfilled' }, SHIPPED_ONE)).toMatchObject({ status: 'ignored' });
+  });
+
+  it('subscribes orders/partially_fulfilled only where the source waits for fulfilment and earns per shipment', () => {
+    const topics = (earnAfter: unknown, partialFulfilments = true) =>
+      shopifySubscriptions({ apiVersion: '2026-10', earnAfter, partialFulfilments }).topics;
     expect(topics('fulfilled')).toContain('orders/partially_fulfilled');
+    expect(topics('fulfilled', false)).not.toContain('orders/partially_fulfilled');
     expect(topics('paid')).not.toContain('orders/partially_fulfilled');
     expect(topics({ days: 14 })).not.toContain('orders/partially_fulfilled');
   });
