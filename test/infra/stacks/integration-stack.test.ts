@@ -169,7 +169,7 @@ describe('functions', () => {
     }
   });
 
-  it('ship process-events without the AWS SDK, which it takes from the Node 24 runtime, in under 420 KB', () => {
+  it('ship process-events without the AWS SDK, which it takes from the Node 24 runtime, in under 425 KB', () => {
     const { template } = stage('staging');
     const [, fn] = workerOf(template);
     const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
@@ -178,8 +178,9 @@ describe('functions', () => {
     expect(code).toContain('"@aws-sdk/client-dynamodb"');
     // The DynamoDB client's own code (its JSON protocol target) is not in the bundle.
     expect(code).not.toContain('DynamoDB_20120810');
-    // 400 KB until issue 51/53's worker parts (a code's order lifecycle, provisional points, the till mirror).
-    expect(Buffer.byteLength(code)).toBeLessThanOrEqual(420 * 1024);
+    // 400 KB until issue 51/53's worker parts (a code's order lifecycle, provisional points, the till mirror);
+    // 420 KB until issue 53's shipped shares and till sales earned at their day, and issue 50's till window.
+    expect(Buffer.byteLength(code)).toBeLessThanOrEqual(425 * 1024);
   });
 
   it('give receive-webhook the queue, its sources and their secret ARNs', () => {
