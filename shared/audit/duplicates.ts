@@ -74,7 +74,7 @@ function described(entry: PointItem, r: ReversalResult): string {
 /**
  * The entry that stands: never one a reversal was started for (so every run picks the same), the first
  * of the sizes the ledger prefers (a refund: its target, then what it booked; an order: its credit), else
- * the first the service applied. A refund's target first: a debit sent from a base an entry landing beyond
+ * the first the service applied (none of those sizes: the one nearest the first). A refund's target first: a debit sent from a base an entry landing beyond
  * the horizon made stale can be booked a point short, and keeping it would leave the refund short for good
  * (issue 50); the refund's record is then corrected to the entry that stands (audit.ts).
  */
@@ -84,11 +84,12 @@ function standingEntry(
   preferred: readonly number[],
 ): PointItem {
   const open = inOrder.filter((e) => records.get(e.id) === undefined);
-  for (const point of preferred) {
-    const match = open.find((e) => e.point === point);
-    if (match) return match;
-  }
-  return open[0] ?? (inOrder[0] as PointItem);
+  // The nearest to the first size preferred, the earliest of equals: a refund's target moves by a point when
+  // a sibling's book changed between its attempts, and a clamped debit of 1 booked beside a full one (its
+  // target a point off) must not stand. The next sizes count only where the first is unknown.
+  const [first] = preferred;
+  if (first === undefined || open.length === 0) return open[0] ?? (inOrder[0] as PointItem);
+  return open.reduce((best, e) => (Math.abs(e.point - first) < Math.abs(best.point - first) ? e : best));
 }
 
 /**

@@ -138,6 +138,23 @@ describe('the audit reverses duplicates', () => {
     expect(await audit()).toMatchObject({ findings: [], notes: [], duplicates: 0, reversed: 0 });
   });
 
+  it("keeps the entry nearest a refund's target, not the clamped debit it booked beside a late one a point off", async () => {
+    // Issue 50, chaos seed 1 on the final code: a debit a point under the target (its base made stale by a
+    // sibling) landed beyond the horizon; the refund's own attempt then met the points it had taken, clamped
+    // to what was left and booked that. Kept by its booked size, the refund stayed short by its whole share.
+    const p = purchase();
+    await processAll(p);
+    const x = refund(p, 'x', 333); // a third of the amount: 16 of 50
+    const marker = refundMarker('shopify', p.orderId, 'x');
+    await h.api.grantPoints(GOLD, { point: -34, remarks: 'spent elsewhere' });
+    await h.api.grantPoints(GOLD, { point: -15, remarks: marker }); // the stale attempt's late commit
+    await processAll(x); // 16 asked, 1 held: clamped to 1
+    expect((await h.entries(GOLD, marker)).sort((a, b) => a - b)).toEqual([-15, -1]);
+    expect(await audit()).toMatchObject({ duplicates: 1, reversed: 1 });
+    expect(await h.balance(GOLD)).toBe(50 - 34 - 15);
+    expect(await ledger.getRefund({ source: 'shopify', orderId: p.orderId, refundId: 'x' })).toMatchObject({ pointsDebited: 15 });
+  });
+
   it('reverses the extra entry of a doubled credit once, counts it as drift, and records the reversal', async () => {
     const { orderId, marker, extraId } = await doubledCredit();
     expect(await h.balance(GOLD)).toBe(100);
