@@ -254,20 +254,20 @@ async function checkReversal(
 }
 
 /**
- * The sizes of each marker's entry that should stand, by preference (a credit positive, a debit negative):
- * an order's credit as booked; a refund's target (its share of the credit), then its debit as booked.
+ * The size of each marker's entry that should stand (a credit positive, a debit negative): an order's
+ * credit as booked; a refund's target (its share of the credit), else its debit as booked.
  */
-function preferredSizes(mine: Mine): Map<string, number[]> {
-  const preferred = new Map<string, number[]>();
+function wantedSizes(mine: Mine): Map<string, number> {
+  const wanted = new Map<string, number>();
   for (const o of mine.orders) {
     const points = o.pointsExact ? o.pointsCredited : o.pointsHint;
-    if (points !== undefined) preferred.set(purchaseMarker(o.source, o.orderId), [points]);
+    if (points !== undefined) wanted.set(purchaseMarker(o.source, o.orderId), points);
   }
   for (const r of mine.refunds) {
-    const sizes = [r.debitTarget, r.pointsDebited].filter((p): p is number => p !== undefined).map((p) => -p);
-    if (sizes.length > 0) preferred.set(refundMarker(r.source, r.orderId, r.refundId), sizes);
+    const size = r.debitTarget ?? r.pointsDebited;
+    if (size !== undefined) wanted.set(refundMarker(r.source, r.orderId, r.refundId), -size);
   }
-  return preferred;
+  return wanted;
 }
 
 /**
@@ -316,7 +316,7 @@ async function auditCustomer(customerId: string, mine: Mine, deps: AuditDeps, or
   }
   const entries = byMarker(history);
   // First each extra entry of a duplicated marker is reversed; the checks then see the standing entry.
-  const healed = await healDuplicates(customerId, entries, deps.reversal, preferredSizes(mine));
+  const healed = await healDuplicates(customerId, entries, deps.reversal, wantedSizes(mine));
   const corrected = await correctRefunds(mine, healed.standing, deps);
   const checked = new Set<string>();
   const reports: Report[] = [healed, report([], corrected)];

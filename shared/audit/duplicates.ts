@@ -72,24 +72,21 @@ function described(entry: PointItem, r: ReversalResult): string {
 }
 
 /**
- * The entry that stands: never one a reversal was started for (so every run picks the same), the first
- * of the sizes the ledger prefers (a refund: its target, then what it booked; an order: its credit), else
- * the first the service applied (none of those sizes: the one nearest the first). A refund's target first: a debit sent from a base an entry landing beyond
- * the horizon made stale can be booked a point short, and keeping it would leave the refund short for good
- * (issue 50); the refund's record is then corrected to the entry that stands (audit.ts).
+ * The entry that stands: never one a reversal was started for (so every run picks the same), the one
+ * nearest the size the ledger wants (a refund: its target, else what it booked; an order: its credit),
+ * the earliest of equals; with no size known, the first the service applied. Nearest, not equal: a
+ * refund's target moves by a point when a sibling's book changed between its attempts, and a clamped
+ * debit of 1 booked beside a full one must not stand (issue 50); the refund's record is then corrected to
+ * the entry that stands (audit.ts).
  */
 function standingEntry(
   inOrder: PointItem[],
   records: ReadonlyMap<string, { state: string } | undefined>,
-  preferred: readonly number[],
+  wanted: number | undefined,
 ): PointItem {
   const open = inOrder.filter((e) => records.get(e.id) === undefined);
-  // The nearest to the first size preferred, the earliest of equals: a refund's target moves by a point when
-  // a sibling's book changed between its attempts, and a clamped debit of 1 booked beside a full one (its
-  // target a point off) must not stand. The next sizes count only where the first is unknown.
-  const [first] = preferred;
-  if (first === undefined || open.length === 0) return open[0] ?? (inOrder[0] as PointItem);
-  return open.reduce((best, e) => (Math.abs(e.point - first) < Math.abs(best.point - first) ? e : best));
+  if (wanted === undefined || open.length === 0) return open[0] ?? (inOrder[0] as PointItem);
+  return open.reduce((best, e) => (Math.abs(e.point - wanted) < Math.abs(best.point - wanted) ? e : best));
 }
 
 /**
@@ -103,7 +100,7 @@ export async function healDuplicates(
   customerId: string,
   entries: Map<string, PointItem[]>,
   deps: ReversalDeps,
-  preferred: ReadonlyMap<string, readonly number[]> = new Map(),
+  wanted: ReadonlyMap<string, number> = new Map(),
 ): Promise<Healed> {
   const findings: Finding[] = [];
   const notes: Note[] = [];
@@ -116,7 +113,7 @@ export async function healDuplicates(
     if (parsed === undefined) continue; // not ours: reported as a foreign marker, never reversed
     const records = new Map<string, Awaited<ReturnType<ReversalDeps['reversals']['get']>>>();
     for (const entry of found) records.set(entry.id, await deps.reversals.get(parsed.source, customerId, entry.id));
-    const standing = standingEntry(ordered(found), records, preferred.get(marker) ?? []);
+    const standing = standingEntry(ordered(found), records, wanted.get(marker));
     const extras = ordered(found).filter((e) => e !== standing);
     entries.set(marker, [standing]);
     standingOf.set(marker, standing);
