@@ -146,10 +146,10 @@ const byTime = <T extends { occurredAt: string }>(records: T[]) => records.sort(
 async function memberMirrors(deps: MemberPrivacyDeps, ref: MemberRef, orders: OrderRecord[]): Promise<TillMirrorRecord[]> {
   const members = new Set(orders.map((o) => o.customerId).filter((id): id is string => id !== undefined));
   const steps = await createTillMirrors({ client: deps.client, tableName: deps.tableName, clock: deps.clock }).list();
-  // The till's own changes noted for the mirror's settles (`till`: member id, points, a marker) are the
-  // member's till spends, reported and redacted as the orders they were noted from: not listed twice.
+  // list() gives steps only: the till's own changes noted for the settles (member id, points, a marker) are
+  // the member's till spends, reported and redacted as the orders they were noted from.
   return steps
-    .filter((s) => s.state !== 'till' && s.source === ref.source && (members.has(s.memberId) || s.smaregiCustomerId === ref.code))
+    .filter((s) => s.source === ref.source && (members.has(s.memberId) || s.smaregiCustomerId === ref.code))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
