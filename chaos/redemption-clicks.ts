@@ -69,6 +69,8 @@ export interface RedemptionReport {
   cancelled: number;
   late: number;
   notLinked: number;
+  /** Clicks whose deduction was left in doubt and ended by the sweep as never run (nothing taken, no code). */
+  notRun: number;
   /** Clicks that got their code during the run (the others once the queue had drained). */
   duringRun: number;
   sweep?: SweepResult;
@@ -150,9 +152,15 @@ export function createRedemptionClicks(
    */
   async function settle(c: Click, attempts: number): Promise<boolean> {
     let again = await press(c);
-    for (let i = 1; i < attempts && again.status !== 200 && again.status !== 403; i += 1) {
+    for (let i = 1; i < attempts && pressEnd(again) === 'again'; i += 1) {
       await waitBeforePressing(deps.stack, again);
       again = await press(c);
+    }
+    if (pressEnd(again) === 'not_run') {
+      // Left in doubt and ended by the sweep past its horizon: nothing taken, no code (checkClicks sees no deduction).
+      report.notRun += 1;
+      c.settled = true;
+      return true;
     }
     if (again.status === 403) {
       // Linked no more (a redaction dropped the shop id): refused before anything, the model holds nothing.
@@ -280,6 +288,7 @@ function emptyReport(clicks: number): RedemptionReport {
     cancelled: 0,
     late: 0,
     notLinked: 0,
+    notRun: 0,
     duringRun: 0,
     failures: [],
   };
@@ -321,6 +330,19 @@ export async function waitBeforePressing(
     }
   }
   await pause(100);
+}
+
+/**
+ * What a press's answer ends: a code (200), not linked (403), a redemption that never ran (503
+ * `code_unavailable` with nothing taken: left in doubt, the sweep found no deduction past its horizon and
+ * ended it; the page says to start a new one), or press again (anything else: in doubt, a fault, no answer).
+ */
+export function pressEnd(answer: { status: number; body: Record<string, unknown> }): 'code' | 'not_linked' | 'not_run' | 'again' {
+  if (answer.status === 200) return 'code';
+  if (answer.status === 403) return 'not_linked';
+  const error = answer.body.error as { kind?: unknown; returned?: unknown } | undefined;
+  if (answer.status === 503 && error?.kind === 'code_unavailable' && error.returned === false) return 'not_run';
+  return 'again';
 }
 
 /** The longest real wait before one press: past the in-doubt horizon (120 s) and the send window. */
@@ -428,7 +450,7 @@ export function redemptionLine(r: RedemptionReport): string {
   const t = r.byTrouble;
   const s = r.sweep;
   return (
-    `  redemptions: clicks=${r.clicks} codes=${r.codes} during_run=${r.duringRun} used=${r.used} expired=${r.expired} cancelled=${r.cancelled} late=${r.late} not_linked=${r.notLinked} ` +
+    `  redemptions: clicks=${r.clicks} codes=${r.codes} during_run=${r.duringRun} used=${r.used} expired=${r.expired} cancelled=${r.cancelled} late=${r.late} not_linked=${r.notLinked} not_run=${r.notRun} ` +
     `twice=${t.twice} deduction_lost=${t.deduction_lost} code_crash=${t.code_crash} code_lost=${t.code_lost} ` +
     `sweep_returned=${s?.returned ?? 0} sweep_used=${s?.used ?? 0} sweep_failed=${s?.failed ?? 0} sweep_later=${s?.later ?? 0} failures=${r.failures.length}`
   );

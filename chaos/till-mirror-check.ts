@@ -15,7 +15,7 @@ import type { ChaosStack } from './stack.js';
  * once. After the final audit, the steps still unfinished are finished (settleTillMirrors, as a schedule
  * would), then each customer's Smaregi point must be its seed plus the changes mirrored to it: the till's
  * own spends all end given back (smaregi.ts), so an add made twice or never shows as a difference. A step
- * refused, in conflict or still unfinished is a mismatch too. The line says how many members spent on
+ * refused, in conflict or still unfinished is a mismatch too (a void step is not: its points call never ran). The line says how many members spent on
  * both channels (a web redemption and a till spend).
  */
 export async function tillMirrorCheck(
@@ -45,7 +45,8 @@ export async function tillMirrorCheck(
     const mismatches: Mismatch[] = [];
     const byCustomer = new Map<string, TillMirrorRecord[]>();
     for (const s of all) {
-      if (s.state === 'skipped') continue;
+      // Skipped: nothing to mirror; void: the points call it mirrors never ran (a redemption in doubt ended `not_run`).
+      if (s.state === 'skipped' || s.state === 'void') continue;
       if (s.state !== 'done')
         mismatches.push({ customer: null, what: `till mirror step ${s.marker} ended ${s.state}${s.reason ? ` (${s.reason})` : ''}` });
       if (s.smaregiCustomerId) byCustomer.set(s.smaregiCustomerId, [...(byCustomer.get(s.smaregiCustomerId) ?? []), s]);

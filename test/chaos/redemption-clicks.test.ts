@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { waitBeforePressing } from '../../chaos/redemption-clicks.js';
+import { pressEnd, waitBeforePressing } from '../../chaos/redemption-clicks.js';
 import { createSimClock } from '../../chaos/sim-clock.js';
 
 /**
@@ -39,5 +39,21 @@ describe('waitBeforePressing', () => {
       r.pause,
     );
     expect(r.total()).toBe(100);
+  });
+});
+
+describe('pressEnd', () => {
+  it('ends a click whose redemption the sweep found never ran (nothing taken, start a new one) instead of pressing again', () => {
+    const answer = { status: 503, body: { error: { kind: 'code_unavailable', returned: false } } as Record<string, unknown> };
+    expect(pressEnd(answer)).toBe('not_run');
+  });
+
+  it('presses again while the deduction is in doubt', () => {
+    expect(pressEnd(inDoubt(39))).toBe('again');
+  });
+
+  it('does not take a code that failed after its points were given back for one that never ran', () => {
+    const answer = { status: 503, body: { error: { kind: 'code_unavailable', returned: true } } as Record<string, unknown> };
+    expect(pressEnd(answer)).toBe('again');
   });
 });
