@@ -12,8 +12,10 @@ import type { Ledger, OrderRef } from '../ledger/index.js';
  * So a refund new to the order's doubt (it did not hold the order's lease before this claim) does not work
  * out its share while a sibling in doubt is unfinished: it is set aside until that sibling has booked (its
  * late entry found, or its debit sent again from the same base: two entries, one reversed by the audit)
- * or ended otherwise. A refund that was itself in doubt never waits for a sibling (only one sent from the
- * base: the order's lease and the horizon saw to that), so two of them can never wait for each other.
+ * or ended otherwise. A refund that was itself in doubt never waits for a sibling (only one can have sent
+ * from the base: the order's lease and the horizon saw to that, and a refund that sent nothing leaves the
+ * doubt), so two of them can never wait for each other. A worker dying while it waited keeps its place in
+ * the doubt: the one case left (shared/points/README.md).
  */
 
 /** A sibling refund still in doubt that has not finished: its debit may land, its share is not settled. */
