@@ -8,7 +8,8 @@ import {
   type ReleaseOrderOptions,
 } from '../ledger/index.js';
 import { CLOSED_SEND_WINDOW, type OpenApiError, type PointItem, type SendWindow } from '../openapi/index.js';
-import { type OrderBook, type RefundShare, refundShare } from './debit.js';
+import { type RefundShare, refundShare } from './debit.js';
+import { bookOf, type Hold, holdOf } from './refund-hold.js';
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { RefundEvent } from '../events/index.js';
 import { asOpenApiError, inDoubtOutcome, leaseLost, transientOutcome } from './failures.js';
@@ -31,26 +32,12 @@ import {
 } from './refund-results.js';
 import { refundWaitMs } from './refund-wait.js';
 import { beforeEarnShare } from './provisional.js';
+import { unfinishedSiblings } from './siblings.js';
 
 /** A step either ends the attempt with `end` or hands its result on to the next step. */
 type Step<T> = { end: ProcessOutcome } | (T & { end?: undefined });
 /** The debit done; `reconciled` when its amount was read from the history (its answer was lost). */
 type Debit = Step<{ share: RefundShare; debited: number; reconciled?: true }>;
-
-/**
- * What the attempt works on once it holds the order's lease: the order as last booked (the base every
- * share is computed from), its customer, the credit the shares are taken of, and what the history
- * search learned, which the next booking writes (then it is cleared).
- */
-interface Hold {
-  order: OrderRecord;
-  readonly customerId: string;
-  readonly credited: number;
-  /** The exact credit, read from the history for the first time by this attempt. */
-  newlyExact: number | undefined;
-  /** Other refunds in doubt that the search proved never debited. */
-  notDebited: string[] | undefined;
-}
 
 /**
  * Processes one refund, in the steps `RefundAttempt.run` takes in this order:
@@ -96,6 +83,8 @@ class RefundAttempt {
   private window: SendWindow = CLOSED_SEND_WINDOW;
   /** What earlier holders of the order's lease left in doubt (set when this attempt takes the order). */
   private doubt: Doubt | undefined;
+  /** This refund was in the order's doubt before its claim (an earlier attempt of it held the order's lease). */
+  private wasInDoubt = false;
   /** The order as this attempt last booked it (its campaign bonuses' claw-backs follow from it). */
   booked: OrderRecord | undefined;
 
@@ -224,6 +213,7 @@ class RefundAttempt {
     const customerId = claimed.customerId ?? '';
     const engine = engineOf(this.deps);
     this.doubt = doubtOf(claimed, engine.horizon);
+    this.wasInDoubt = claimed.refundsInDoubt.includes(this.event.refundId);
     const inDoubt = claimed.refundsInDoubt.filter((id) => !claimed.refunds[id]);
     const creditMarker = purchaseMarker(this.event.source, this.event.orderId);
     const wantCredit = !claimed.pointsExact;
@@ -248,7 +238,7 @@ class RefundAttempt {
     const settled = this.doubt === undefined || (complete && engine.clock() >= this.doubt.until);
     if (unresolved.length > 0 && !settled) {
       // Book what was found first (it ran); what was not may still land: wait for the horizon.
-      const hold = this.holdOf(claimed, customerId, exactCredit, []);
+      const hold = holdOf(claimed, customerId, exactCredit, []);
       const ended = await this.bookFound(
         hold,
         inDoubt.filter((id) => id !== this.event.refundId),
@@ -264,9 +254,16 @@ class RefundAttempt {
       if (visibleBy !== undefined) return { end: await this.waitForHorizon('credit_not_visible', claimed, visibleBy) };
       this.deps.logger?.warn('credit entry not found in the point history; using the balance difference', this.orderRef);
     }
+    // A sibling not found may still land beyond the horizon: its share first (siblings.ts).
+    const self = { refundId: this.event.refundId, wasInDoubt: this.wasInDoubt };
+    const sibling = await unfinishedSiblings(this.deps.ledger, this.orderRef, self, unresolved);
+    if (sibling) {
+      const ended = await this.bookFound(holdOf(claimed, customerId, exactCredit, []), inDoubt, found, true);
+      return { end: ended ?? (await this.waitForHorizon('sibling_in_doubt', claimed, sibling.until ?? engine.clock())) };
+    }
     // Proven by the settled search: these never debited (and never will). Not this refund: it is about
     // to debit, and stays in doubt until that is booked or proven not to have run.
-    const hold = this.holdOf(
+    const hold = holdOf(
       claimed,
       customerId,
       exactCredit,
@@ -275,16 +272,6 @@ class RefundAttempt {
     this.doubt = undefined;
     const ended = await this.bookFound(hold, inDoubt, found);
     return ended ? { end: ended } : { hold };
-  }
-
-  private holdOf(claimed: OrderRecord, customerId: string, exactCredit: number | undefined, notDebited: string[]): Hold {
-    return {
-      order: claimed,
-      customerId,
-      credited: claimed.pointsExact ? (claimed.pointsCredited ?? 0) : (exactCredit ?? claimed.pointsHint ?? 0),
-      newlyExact: claimed.pointsExact ? undefined : exactCredit,
-      notDebited,
-    };
   }
 
   /**
@@ -297,7 +284,9 @@ class RefundAttempt {
     const reason =
       why === 'credit_not_visible'
         ? 'the credit is not in the point history yet (a history behind the service)'
-        : `a points call of this order may still land (${why})`;
+        : why === 'sibling_in_doubt'
+          ? 'another refund of this order is unfinished and its debit may still land: this share follows it'
+          : `a points call of this order may still land (${why})`;
     const kept = doubt ? { needsReconcile: true, inDoubt: doubt } : {};
     await this.releaseOrder(reason, { ...kept, notDebited: joinedNow });
     return this.retryLater(inDoubtOutcome(why, reason, until ?? (doubt as Doubt).until));
@@ -422,7 +411,8 @@ class RefundAttempt {
    */
   private async failed(err: OpenApiError, customerId: string, atDebit: boolean): Promise<ProcessOutcome> {
     const definitive = definitiveEnd(customerId, err);
-    await this.releaseOrder(err.message, definitive ? { notDebited: atDebit } : {});
+    // This attempt sent nothing that may land: a refund new to the order's doubt leaves it (siblings.ts).
+    await this.releaseOrder(err.message, { notDebited: (definitive !== undefined && atDebit) || !this.wasInDoubt });
     return definitive ? this.finish(definitive) : this.retryLater(transientOutcome(err));
   }
 
@@ -465,19 +455,4 @@ class RefundAttempt {
   private now(): string {
     return new Date(this.deps.clock()).toISOString();
   }
-}
-
-/** The order as the share arithmetic reads it, with the credit the hold settled on. */
-function bookOf(hold: Hold): OrderBook {
-  const o = hold.order;
-  return {
-    eligibleAmount: o.eligibleAmount ?? 0,
-    credited: hold.credited,
-    refundedSoFar: o.refundedSoFar,
-    debitTarget: o.debitTarget,
-    eligibleExact: o.eligibleExact,
-    refundedExact: o.refundedExact,
-    terms: o.terms,
-    currency: o.currency,
-  };
 }

@@ -155,6 +155,32 @@ describe('the audit reverses duplicates', () => {
     expect(await ledger.getRefund({ source: 'shopify', orderId: p.orderId, refundId: 'x' })).toMatchObject({ pointsDebited: 15 });
   });
 
+  it("heals a sibling's debit committed beyond its horizon and sent again meanwhile: the later refund's share counts it", async () => {
+    // Issue 50: r1's debit is answered with a reset and applied 3 s later; the horizon passes first, so r1
+    // sends it again (from the same base, r2 waiting for it), and the late request makes a second entry.
+    const p = purchase();
+    await processAll(p);
+    const processor = createProcessor({ ledger, openapi: h.api, clock: h.clock, settings: settings() });
+    await h.emulator.addFault({
+      method: 'POST',
+      path: '^/api/ext/users/[^/]+/points$',
+      fault: 'late_commit',
+      answer: 'reset',
+      commit_after_ms: 3000,
+    });
+    const [r1, r2] = [refund(p, 'r1', 333), refund(p, 'r2', 333)];
+    const m1 = refundMarker('shopify', p.orderId, 'r1');
+    expect(await processor.process(r1, { receiveCount: 1 })).toMatchObject({ kind: 'outcome_unknown' });
+    h.passHorizon();
+    expect(await processor.process(r2, { receiveCount: 1 })).toMatchObject({ kind: 'outcome_unknown', errorKind: 'sibling_in_doubt' });
+    expect(await processor.process(r1, { receiveCount: 1 })).toMatchObject({ kind: 'debited', points: 16 });
+    await expect.poll(() => h.entries(GOLD, m1), { timeout: 15_000 }).toEqual([-16, -16]);
+    expect(await processor.process(r2, { receiveCount: 1 })).toMatchObject({ kind: 'debited', points: 17 });
+    expect(await audit()).toMatchObject({ duplicates: 1, reversed: 1 });
+    expect(await h.balance(GOLD)).toBe(50 - 33);
+    expect(await audit()).toMatchObject({ findings: [], notes: [], duplicates: 0, reversed: 0 });
+  });
+
   it('reverses the extra entry of a doubled credit once, counts it as drift, and records the reversal', async () => {
     const { orderId, marker, extraId } = await doubledCredit();
     expect(await h.balance(GOLD)).toBe(100);
