@@ -25,9 +25,11 @@ export function mirrorRows(steps: readonly TillMirrorRecord[]): string[] {
     String(s.points),
     s.before === undefined ? '-' : String(s.before),
     s.found === undefined ? '-' : String(s.found),
+    // Why (a conflict beside till transactions we were not told of names them): ids only.
+    s.reason ?? '-',
   ]);
   return renderTable(
-    ['at', 'state', 'source', 'marker', 'member', 'smaregi_customer', 'points', 'before', 'found'],
+    ['at', 'state', 'source', 'marker', 'member', 'smaregi_customer', 'points', 'before', 'found', 'reason'],
     rows,
     new Set([6, 7, 8]),
   );

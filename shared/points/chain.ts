@@ -19,6 +19,8 @@ export interface OrderFacts {
   orderId: string;
   state: 'stub' | 'pending' | 'done';
   outcome?: string | undefined;
+  /** Why it earned nothing (`sale_moved`: it waited for a link while the chain moved on). */
+  reason?: string | undefined;
   eligibleExact?: string | undefined;
   /** The member's external id the purchase was recorded for. */
   externalId?: string | undefined;
@@ -67,8 +69,16 @@ const credited = (o: OrderFacts | undefined): o is OrderFacts => o?.state === 'd
  * credits; the link finds the chain moved on (`laterInChain`) and credits the sale to nobody.
  */
 export const awaitingLink = (o: OrderFacts | undefined): o is OrderFacts => o?.state === 'done' && o.outcome === 'customer_not_found';
-/** The sale a chain hangs off: credited, or waiting for its customer's link. */
-const chainBase = (o: OrderFacts | undefined): o is OrderFacts => credited(o) || awaitingLink(o);
+/**
+ * A sale that waited for its customer's link and was skipped by it (`sale_moved`): its chain goes on (a later
+ * edit naming that customer again, now a member, must still move the sale's points to them).
+ */
+const movedAway = (o: OrderFacts | undefined): o is OrderFacts =>
+  o?.state === 'done' && o.outcome === 'skipped' && o.reason === 'sale_moved';
+/** The sale a chain hangs off: credited, waiting for its customer's link, or skipped by that link. */
+export const chainBase = (o: OrderFacts | undefined): o is OrderFacts => credited(o) || awaitingLink(o) || movedAway(o);
+/** The chain's last purchase (the sale when it has no supplement). */
+export const lastOfChain = (chain: SaleChain): OrderFacts | undefined => chain.supplements[chain.supplements.length - 1] ?? chain.sale;
 const larger = (a: Decimal, b: Decimal) => (compareDecimals(a, b) >= 0 ? a : b);
 
 /** The largest amount lowering edits have taken off the order (its `adj-<T>` refunds). */
@@ -119,8 +129,8 @@ export interface ChainState {
 }
 
 /**
- * The chain's state, or undefined while the sale itself is neither credited nor waiting for its customer's
- * link (nothing to adjust). A waiting sale is `live` while nothing of its chain is credited: not a credit.
+ * The chain's state, or undefined while the sale itself is no chain's base (nothing to adjust). A sale
+ * waiting for its customer's link (or skipped by it) is `live` while nothing of its chain is credited: not a credit.
  */
 export function chainState(chain: SaleChain): ChainState | undefined {
   if (!chainBase(chain.sale)) return undefined;
@@ -168,6 +178,7 @@ export function remainderOf(template: RefundEvent, orderId: string, refundId: st
 export interface ChainOrder {
   state: OrderFacts['state'];
   outcome?: string | undefined;
+  reason?: string | undefined;
   eligibleExact?: string | undefined;
   externalId?: string | undefined;
   refundIds: readonly string[];
@@ -193,10 +204,20 @@ export async function orderFacts(
 ): Promise<OrderFacts | undefined> {
   const order = await getOrder({ source, orderId });
   if (!order) return undefined;
-  const { state, outcome, eligibleExact, refundIds, externalId } = order;
+  const { state, outcome, reason, eligibleExact, refundIds, externalId } = order;
   const points = order.pointsCredited ?? order.pointsHint;
   const booked = Object.keys(order.refunds);
-  const facts: OrderFacts = { orderId, state, outcome, eligibleExact, externalId, refundIds, booked, points };
+  const facts: OrderFacts = {
+    orderId,
+    state,
+    outcome,
+    eligibleExact,
+    externalId,
+    refundIds,
+    booked,
+    points,
+    ...(reason ? { reason } : {}),
+  };
   if (!getRefund) return facts;
   const chainBooked = booked.filter(isChainRefund);
   const records = await Promise.all(chainBooked.map((refundId) => getRefund({ source, orderId, refundId })));
@@ -219,8 +240,8 @@ export async function laterInChain(getOrder: ChainReader, source: string, orderI
 }
 
 /**
- * The sale's purchase and its supplements (only a credited sale, or one waiting for its customer's link,
- * has any), as the ledger holds them.
+ * The sale's purchase and its supplements (only a chain's base has any: credited, waiting for its
+ * customer's link, or skipped by it), as the ledger holds them.
  * With `getRefund` (to reach what the order earns), the chain's booked refunds left unfinished are read too.
  */
 export async function readChain(getOrder: ChainReader, source: string, saleId: string, getRefund?: RefundStateReader): Promise<SaleChain> {

@@ -14,8 +14,10 @@ import {
   adjustmentOf,
   awaitingLink,
   CANCEL_REFUND_ID,
+  chainBase,
   chainState,
   DETACHED_REFUND_ID,
+  lastOfChain,
   MAX_SUPPLEMENTS,
   type OrderFacts,
   remainderOf,
@@ -153,8 +155,8 @@ function cancelChain(earns: EarnsEvent, chain: SaleChain): PointsEvent[] {
   const sale = earns.purchase;
   const cancel = earnsRefund(earns, earns.orderId, CANCEL_REFUND_ID, true);
   // A sale recorded as earning nothing (no member, not a sale) has nothing to take back; its refund would
-  // only wait for a member a cancelled sale never gets.
-  if (chain.sale?.state === 'done' && chain.sale.outcome === 'skipped') return sale ? [sale] : [];
+  // only wait for a member a cancelled sale never gets. Not one its link skipped: its chain may hold credits.
+  if (chain.sale?.state === 'done' && chain.sale.outcome === 'skipped' && !chainBase(chain.sale)) return sale ? [sale] : [];
   const unfinished = sale ? chainState(chain)?.unfinished : undefined;
   return [
     ...(sale ? [sale] : []),
@@ -170,8 +172,35 @@ function rerun(earns: EarnsEvent, sale: PurchaseEvent, order: OrderFacts): Purch
   return supplementOf(sale, order.orderId, amount, earnsUnits(earns, amount));
 }
 
-/** A credited sale whose current amount differs from what is left credited: the supplement or the refund of the difference. */
+/**
+ * What the sale earns now, reached (`reaching`); and when it earns nothing for anyone now (no customer,
+ * ¥0, not a sale) while its chain's last purchase waits for a customer's link, the next purchase of the
+ * chain recording that (`closing`), so the link finds the chain moved on and credits the waiting one to nobody.
+ */
 function adjusted(earns: EarnsEvent, purchase: PurchaseEvent, chain: SaleChain): Reach {
+  const reach = reaching(earns, purchase, chain);
+  const close = closing(earns, purchase, chain);
+  if (!close || reach.again || reach.events.some((e) => e.eventId === close.eventId)) return reach;
+  return { ...reach, events: [...reach.events, close] };
+}
+
+/**
+ * "Nothing now" as a purchase of the chain, after a purchase waiting for its customer's link: recorded
+ * `skipped` (its reason: no customer, ¥0, ...) by the usual protocol with no call, it is a later purchase
+ * of the chain (`laterInChain`), and the chain's base all the same, so a later edit naming a member
+ * makes the next supplement as after any purchase that credited nobody.
+ */
+function closing(earns: EarnsEvent, purchase: PurchaseEvent, chain: SaleChain): PurchaseEvent | undefined {
+  const now = parseDecimal(purchase.eligibleExact ?? '0') ?? ZERO;
+  const earnsNothing = !purchase.customer || purchase.notEarning !== undefined || earnsUnits(earns, now) === 0;
+  if (!earnsNothing || !awaitingLink(lastOfChain(chain)) || chain.supplements.length >= MAX_SUPPLEMENTS) return undefined;
+  // Final as it stands: no window for a customer named later (an edit naming one makes the next supplement).
+  const { customerMatchWindowSeconds: _, ...nothing } = purchase;
+  return supplementOf(nothing, supplementId(earns.orderId, chain.supplements.length + 1), now, earnsUnits(earns, now));
+}
+
+/** A credited sale whose current amount differs from what is left credited: the supplement or the refund of the difference. */
+function reaching(earns: EarnsEvent, purchase: PurchaseEvent, chain: SaleChain): Reach {
   const state = chainState(chain);
   if (!state) return { events: [purchase] };
   // The sale waits for its customer's link and still names them, for the same amount: nothing changed.

@@ -38,6 +38,8 @@ export function workerTillMirrorFromEnv(
       addCustomerPoint: (id, delta) => client.addCustomerPoint(id, delta),
       getCustomerPoint: (id) => client.getCustomerPoint(id),
       findCustomerByCode: (code) => client.findCustomerByCode(code),
+      readCustomer: (id) => client.readCustomer(id),
+      listTransactions: (query) => client.listTransactions(query),
     },
     steps: parts.steps,
     inDoubtSeconds: parts.inDoubtSeconds,

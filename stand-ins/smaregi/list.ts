@@ -23,11 +23,12 @@ type Row = Record<string, unknown>;
 /**
  * The stand-in's `GET /{contract_id}/pos/transactions`: the transactions within the date filter given
  * (`upd_date_time`, `transaction_date_time` or `terminal_tran_date_time` -from/-to, or `sum_date`),
- * optionally of one `transaction_head_division`, ordered by `sort` (`name[:asc|desc]`, comma-separated;
+ * optionally of one `transaction_head_division` and of one member (`customer_code`: the head's code, or
+ * its customer's, as Smaregi fills the head's from the member master), ordered by `sort` (`name[:asc|desc]`, comma-separated;
  * default transactionHeadId), `limit` (at most 1000) per `page` (1-based). The entries carry the head
  * only, as Smaregi's list does without details.
  */
-export function listTransactions(all: Row[], query: URLSearchParams): JsonAnswer {
+export function listTransactions(all: Row[], query: URLSearchParams, codeOf: (tx: Row) => unknown = (tx) => tx.customerCode): JsonAnswer {
   const filter = dateFilter(query);
   if ('error' in filter) return bad(filter.error);
   const limit = Number(query.get('limit') ?? '100');
@@ -37,7 +38,12 @@ export function listTransactions(all: Row[], query: URLSearchParams): JsonAnswer
   const division = query.get('transaction_head_division');
   const order = sortOrder(query.get('sort'));
   if ('error' in order) return bad(order.error);
-  const within = all.filter((tx) => filter.keep(tx) && (division === null || tx.transactionHeadDivision === division)).sort(order.compare);
+  const code = query.get('customer_code');
+  const within = all
+    .filter(
+      (tx) => filter.keep(tx) && (division === null || tx.transactionHeadDivision === division) && (code === null || codeOf(tx) === code),
+    )
+    .sort(order.compare);
   const items = within.slice((page - 1) * limit, page * limit).map(({ details: _d, customer: _c, ...head }) => head);
   return { status: 200, body: items };
 }

@@ -126,7 +126,12 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     if (one) return transactionAnswer(transactions.get(one[1] as string), customers, query);
     const customersAnswer = customersRead(customers, contract, path, query);
     if (customersAnswer) return customersAnswer;
-    if (path === `/${contract}/pos/transactions`) return listTransactions([...transactions.values()], query);
+    if (path === `/${contract}/pos/transactions`)
+      return listTransactions(
+        [...transactions.values()],
+        query,
+        (tx) => tx.customerCode ?? customers.get(String(tx.customerId))?.customerCode,
+      );
     return smaregiError(404, 'Not Found');
   }
 

@@ -54,8 +54,11 @@ export interface ListPage {
 export interface SmaregiClient {
   /** The transaction's current state, details and customer included; `not_found` when Smaregi has none. */
   getTransaction(id: string): Promise<SmaregiTransaction>;
-  /** One page (1-based) of the transactions updated in [from, to] (ISO with offset), `limit` at most 1000. */
-  listTransactions(query: { from: string; to: string; page: number; limit: number }): Promise<ListPage>;
+  /**
+   * One page (1-based) of the transactions updated in [from, to] (ISO with offset), `limit` at most 1000;
+   * with `customerCode`, only that member's (Smaregi's `customer_code` filter, an exact match).
+   */
+  listTransactions(query: { from: string; to: string; page: number; limit: number; customerCode?: string | undefined }): Promise<ListPage>;
   /**
    * Sets the customer's point balance to `point` (会員ポイント更新, `PATCH /pos/customers/{id}/point`: an
    * absolute value, so a repeat is harmless). Its token asks for `pos.customers:write` too, on first use.
@@ -70,6 +73,8 @@ export interface SmaregiClient {
   addCustomerPoint(customerId: string, delta: number): Promise<number>;
   /** The customer's points as Smaregi holds them now. */
   getCustomerPoint(customerId: string): Promise<number>;
+  /** The customer's points now and code (the transaction list's filter names a member by code). */
+  readCustomer(customerId: string): Promise<{ point: number; customerCode: string | undefined }>;
   /** The Smaregi customer id holding this customer code, or undefined for none. */
   findCustomerByCode(code: string): Promise<string | undefined>;
   /** One page (1-based) of the contract's customers, their point fields only (`npm run smaregi -- check`). */
@@ -134,13 +139,14 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
         return transactionIn(id, await get(`${base}/${id}?with_details=all&with_customer=all`, `transaction ${id}`));
       });
     },
-    listTransactions({ from, to, page, limit }) {
+    listTransactions({ from, to, page, limit, customerCode }) {
       const query = new URLSearchParams({
         'upd_date_time-from': from,
         'upd_date_time-to': to,
         page: String(page),
         limit: String(limit),
         sort: 'transactionHeadId',
+        ...(customerCode === undefined ? {} : { customer_code: customerCode }),
       });
       return guarded(async () => {
         const parsed = List.safeParse(await get(`${base}?${query.toString()}`, 'transaction list'));
@@ -163,6 +169,14 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
     getCustomerPoint(customerId) {
       if (!ID.test(customerId)) return Promise.reject(new SmaregiError('not_found', 'not a Smaregi customer id'));
       return guarded(async () => pointIn(await get(`${contractPath}/customers/${customerId}`, `customer ${customerId}`)));
+    },
+    readCustomer(customerId) {
+      if (!ID.test(customerId)) return Promise.reject(new SmaregiError('not_found', 'not a Smaregi customer id'));
+      return guarded(async () => {
+        const body = await get(`${contractPath}/customers/${customerId}`, `customer ${customerId}`);
+        const code = (body as { customerCode?: unknown } | null)?.customerCode;
+        return { point: pointIn(body), customerCode: typeof code === 'string' && code !== '' ? code : undefined };
+      });
     },
     findCustomerByCode(code) {
       const query = new URLSearchParams({ customer_code: code, limit: '2' });

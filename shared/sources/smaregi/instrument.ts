@@ -7,7 +7,12 @@ import { SmaregiError, type SmaregiErrorKind } from './errors.js';
  * them (SmaregiApiErrors: the alarm of that name, docs/runbook.md).
  */
 type Reader = Pick<SmaregiClient, 'getTransaction'> &
-  Partial<Pick<SmaregiClient, 'setCustomerPoint' | 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode'>>;
+  Partial<
+    Pick<
+      SmaregiClient,
+      'setCustomerPoint' | 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode' | 'readCustomer' | 'listTransactions'
+    >
+  >;
 
 export function instrumentSmaregi(
   clients: (source: string) => Reader | undefined,
@@ -32,12 +37,16 @@ export function instrumentSmaregi(
     const add = client.addCustomerPoint?.bind(client);
     const point = client.getCustomerPoint?.bind(client);
     const find = client.findCustomerByCode?.bind(client);
+    const read = client.readCustomer?.bind(client);
+    const list = client.listTransactions?.bind(client);
     const instrumented: Reader = {
       getTransaction: (id) => observed(() => client.getTransaction(id)),
       ...(write ? { setCustomerPoint: (id: string, p: number) => observed(() => write(id, p)) } : {}),
       ...(add ? { addCustomerPoint: (id: string, delta: number) => observed(() => add(id, delta)) } : {}),
       ...(point ? { getCustomerPoint: (id: string) => observed(() => point(id)) } : {}),
       ...(find ? { findCustomerByCode: (code: string) => observed(() => find(code)) } : {}),
+      ...(read ? { readCustomer: (id: string) => observed(() => read(id)) } : {}),
+      ...(list ? { listTransactions: (query: Parameters<typeof list>[0]) => observed(() => list(query)) } : {}),
     };
     wrapped.set(source, instrumented);
     return instrumented;

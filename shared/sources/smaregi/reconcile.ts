@@ -121,7 +121,8 @@ const EDIT_AFTER_MS = 60_000;
 /**
  * An edit whose webhook never came: the transaction, read again, earns other than what the ledger shows
  * (what resolving its state would run now is not all recorded), or a member was attached to a sale
- * recorded without one. Only credited sales and sales awaiting a member, changed after they were made.
+ * recorded without one. Only the sales a chain hangs off (credited, or waiting for a customer's link) and
+ * sales awaiting a member, changed after they were made.
  */
 async function editMissed(
   deps: SmaregiReconcileDeps,
@@ -129,7 +130,9 @@ async function editMissed(
   order: ChainOrder & { reason?: string | undefined },
 ): Promise<string | undefined> {
   const awaitingMember = order.outcome === 'skipped' && order.reason === 'no_customer';
-  if (order.state !== 'done' || (order.outcome !== 'credited' && !awaitingMember)) return undefined;
+  // A chain's base that credited nobody yet (waiting for its customer's link, or skipped by it) is followed as a credited one.
+  const chained = order.outcome === 'credited' || order.outcome === 'customer_not_found' || order.reason === 'sale_moved';
+  if (order.state !== 'done' || (!chained && !awaitingMember)) return undefined;
   const made = Date.parse(item.transactionDateTime ?? '');
   const changed = Date.parse(item.updDateTime ?? '');
   if (Number.isNaN(made) || Number.isNaN(changed) || changed - made < EDIT_AFTER_MS) return undefined;

@@ -39,7 +39,7 @@ import { linkOf, type SmaregiTransaction } from './transaction.js';
 
 /** The calls the worker makes to Smaregi: read a transaction, and (tillPoints membership) mirror points changes to a member's record. */
 export type SmaregiStateClient = Pick<SmaregiClient, 'getTransaction'> &
-  Partial<Pick<SmaregiClient, 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode'>>;
+  Partial<Pick<SmaregiClient, 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode' | 'readCustomer' | 'listTransactions'>>;
 
 type Fetched = { tx: SmaregiTransaction; outcome?: undefined } | { tx?: undefined; gone: boolean; outcome?: ProcessOutcome };
 
@@ -181,10 +181,11 @@ async function mirrorChanges(
   changes: PointChange[],
   tills: PointChange[],
 ): Promise<Mirrored[]> {
-  const { addCustomerPoint, getCustomerPoint, findCustomerByCode } = client;
+  const { addCustomerPoint, getCustomerPoint, findCustomerByCode, readCustomer, listTransactions } = client;
   if (!deps.tillMirrors) return [];
   await noteTills(deps, thin.source, tills);
-  if (changes.length === 0 || !addCustomerPoint || !getCustomerPoint || !findCustomerByCode) return [];
+  if (changes.length === 0 || !addCustomerPoint || !getCustomerPoint || !findCustomerByCode || !readCustomer || !listTransactions)
+    return [];
   const from = thin.stateFrom;
   const mirror = {
     source: thin.source,
@@ -196,6 +197,8 @@ async function mirrorChanges(
       addCustomerPoint: addCustomerPoint.bind(client),
       getCustomerPoint: getCustomerPoint.bind(client),
       findCustomerByCode: findCustomerByCode.bind(client),
+      readCustomer: readCustomer.bind(client),
+      listTransactions: listTransactions.bind(client),
     },
     steps: deps.tillMirrors,
     inDoubtSeconds: deps.inDoubtSeconds,

@@ -4,6 +4,7 @@ import type { OpenApiClient } from '../../openapi/index.js';
 import { searchHistory } from '../../points/index.js';
 import type { SmaregiClient } from './client.js';
 import { SmaregiError } from './errors.js';
+import { listedSince } from './till-listed.js';
 import { explainPoint, windowChanges } from './till-window.js';
 
 /**
@@ -69,7 +70,7 @@ export interface TillMirrorDeps {
    * Read by the steps' own clock (`steps.now`), the one their records are stamped by.
    */
   inDoubtSeconds?: number | undefined;
-  smaregi: Pick<SmaregiClient, 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode'>;
+  smaregi: Pick<SmaregiClient, 'addCustomerPoint' | 'getCustomerPoint' | 'findCustomerByCode' | 'readCustomer' | 'listTransactions'>;
   steps: TillMirrors;
   /** Refusals and conflicts are logged as errors where the logger has them (the worker's says warn only). */
   logger?:
@@ -283,21 +284,25 @@ async function settleUnfinished(deps: TillMirrorDeps, found: TillMirrorRecord): 
   const since = Date.parse(step.readAt ?? step.createdAt) - LEASE_SEND_WINDOW_SECONDS * 1000 - horizonMs(deps);
   const first = await deps.steps.around(step, since);
   const readAt = deps.steps.now();
-  const now = await deps.smaregi.getCustomerPoint(customerId);
-  const changes = windowChanges(step, first, await deps.steps.around(step, since), horizonMs(deps));
+  const { point: now, customerCode } = await deps.smaregi.readCustomer(customerId);
+  const second = await deps.steps.around(step, since);
+  // The member's till transactions since the read that no note explains (a spend whose webhook is still to come).
+  const listed = await listedSince(deps.smaregi, customerCode, { readAt: Date.parse(step.readAt ?? step.createdAt), now: readAt }, second);
+  const changes = [...windowChanges(step, first, second, horizonMs(deps)), ...listed.maybes];
   const before = step.before ?? Number.NaN;
   const told = explainPoint({ before, points: step.points, now, changes });
-  if (told === 'landed') {
+  if (told === 'landed' && !listed.uncounted) {
     await deps.steps.settle(step.source, step.marker, { state: 'done', after: now });
     return;
   }
-  if (told === 'not_landed') {
+  // Never sent again over a change nothing explains: it could be the one that cancels the add exactly.
+  if (told === 'not_landed' && listed.unexplained.length === 0) {
     // Sent again from this read: a later settle counts from it.
     const again = await deps.steps.send(step, { smaregiCustomerId: customerId, before: now, readAt }, 'sending');
     if (again) await send(deps, again);
     return;
   }
-  const reason = told === 'both' ? 'the till point fits both a landed and a lost add' : 'the till point changed in between';
+  const reason = conflictReason(told, listed.unexplained);
   await deps.steps.settle(step.source, step.marker, { state: 'conflict', found: now, reason });
   loud(deps, 'till point mirror conflict', {
     source: step.source,
@@ -307,5 +312,13 @@ async function settleUnfinished(deps: TillMirrorDeps, found: TillMirrorRecord): 
     points: step.points,
     found: now,
     known: changes.length,
+    unexplained: listed.unexplained.length,
   });
+}
+
+/** Why a settle ended in conflict (transaction ids only: no customer's data). */
+function conflictReason(told: string, unexplained: readonly string[]): string {
+  if (unexplained.length > 0)
+    return `till transactions we were not told of changed the point in between: ${unexplained.slice(0, 5).join(', ')}`;
+  return told === 'both' ? 'the till point fits both a landed and a lost add' : 'the till point changed in between';
 }

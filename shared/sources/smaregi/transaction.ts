@@ -100,10 +100,19 @@ export function linkOf(value: string | null | undefined): string | undefined {
   return value && /^[0-9]{1,20}$/.test(value) && !/^0+$/.test(value) ? value : undefined;
 }
 
-/** One entry of the transaction list (`GET /{contract_id}/pos/transactions`): the id and when it changed. */
+/**
+ * One entry of the transaction list (`GET /{contract_id}/pos/transactions`): the id, when it changed and
+ * the head's point fields (a mirror's settle reads what a member's till did: till-listed.ts).
+ */
 export const SmaregiTransactionListItem = lazyObject(z.looseObject, () => ({
   transactionHeadId: Id,
   transactionDateTime: z.string().optional(),
   updDateTime: z.string().nullish(),
+  transactionHeadDivision: Division.nullish(),
+  cancelDivision: Division.nullish(),
+  returnSales: Division.nullish(),
+  disposeDivision: Division.nullish(),
+  spendPoint: Amount.nullish(),
+  newPoint: Amount.nullish(),
 }));
 export type SmaregiTransactionListItem = z.infer<typeof SmaregiTransactionListItem>;

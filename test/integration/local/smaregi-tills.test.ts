@@ -10,6 +10,9 @@ import { deliverSmaregi, seedSmaregiCustomer, seedSmaregiTransaction, smaregiFix
 /** Demo members without a Smaregi code: a code no member held is linked to one of them here. */
 const DAVE = '8f6d2c1e-0004-4000-8000-000000000004';
 const CAROL = '8f6d2c1e-0003-4000-8000-000000000003';
+const BOB = '8f6d2c1e-0002-4000-8000-000000000002';
+const EVE = '8f6d2c1e-0005-4000-8000-000000000005';
+const FRANK = '8f6d2c1e-0006-4000-8000-000000000006';
 
 /**
  * What real tills send, through `npm start`'s stack (Smaregi stand-in, emulator, dynalite), the source
@@ -50,6 +53,19 @@ describe('Smaregi tills: divisions, stores and members', () => {
       .reduce((n, [, r]) => n + r.total, 0);
   };
   const sale = (id: string, changes: Record<string, unknown> = {}) => smaregiTransaction('transaction-sale-tax-included.json', id, changes);
+  /** The sale's one line discounted to ¥0 by an edit (staff gave it away): the sale stays, it earns nothing. */
+  const fullyDiscounted = (id: string) => {
+    const [line] = (sale(id).details as Record<string, unknown>[]) ?? [];
+    const free = {
+      ...line,
+      salesPrice: '0',
+      unitDiscountPrice: '11000',
+      unitDiscountSum: '11000',
+      unitDiscountedSum: '0',
+      taxIncludeProportional: '0',
+    };
+    return { subtotal: '0', total: '0', taxInclude: '0', details: [free] };
+  };
   /** `npm run members -- link --source smaregi` for one code, then the worker's crediting of its earlier sales: the exit code. */
   const linkCode = async (code: string, memberId: string) => {
     const file = join(mkdtempSync(join(tmpdir(), 'members-')), 'link.csv');
@@ -189,6 +205,56 @@ describe('Smaregi tills: divisions, stores and members', () => {
       await recorded('2014'),
       (await recorded('2014/up-1')).outcome,
     ]).toEqual([taro + 500, carolBefore, { outcome: 'skipped', reason: 'sale_moved' }, 'credited']);
+  });
+
+  it('credits nothing to the member who later links a customer a sale was moved to when an edit then took every customer off the sale', async () => {
+    await seedSmaregiCustomer(stack, { customerId: '6', customerCode: 'C-0096', lastName: '六郎', firstName: '佐藤' });
+    await seedSmaregiTransaction(stack, sale('2015'));
+    const [taro, bobBefore] = [await balance(), (await handle.openapi.getMember(BOB)).point];
+    await deliver(['2015']);
+    await seedSmaregiTransaction(stack, sale('2015', { customerId: '6' }));
+    await deliver(['2015'], 'edited');
+    await seedSmaregiTransaction(stack, sale('2015', { customerId: null }));
+    await deliver(['2015'], 'edited');
+    await deliver(['2015'], 'edited');
+    expect(await linkCode('C-0096', BOB)).toBe(0);
+    expect([
+      await balance(),
+      (await handle.openapi.getMember(BOB)).point,
+      await recorded('2015/up-1'),
+      await recorded('2015/up-2'),
+    ]).toEqual([taro, bobBefore, { outcome: 'skipped', reason: 'sale_moved' }, { outcome: 'skipped', reason: 'no_customer' }]);
+  });
+
+  it('moves a sale’s points from the member an edit named to the customer it first named once that customer is linked and an edit names them again', async () => {
+    await seedSmaregiCustomer(stack, { customerId: '7', customerCode: 'C-0095', lastName: '七郎', firstName: '佐藤' });
+    await seedSmaregiTransaction(stack, sale('2016', { customerId: '7' }));
+    const [taro, eveBefore] = [await balance(), (await handle.openapi.getMember(EVE)).point];
+    await deliver(['2016']);
+    await seedSmaregiTransaction(stack, sale('2016'));
+    await deliver(['2016'], 'edited');
+    expect(await linkCode('C-0095', EVE)).toBe(0);
+    await seedSmaregiTransaction(stack, sale('2016', { customerId: '7' }));
+    await deliver(['2016'], 'edited');
+    await deliver(['2016'], 'edited');
+    // Eve is a regular member (1 %): ¥10,000 without tax earns her 100.
+    expect([await balance(), (await handle.openapi.getMember(EVE)).point]).toEqual([taro, eveBefore + 100]);
+  });
+
+  it('credits nothing on a link for a waiting sale an edit lowered to ¥0, and records why', async () => {
+    await seedSmaregiCustomer(stack, { customerId: '8', customerCode: 'C-0094', lastName: '八郎', firstName: '佐藤' });
+    await seedSmaregiTransaction(stack, sale('2017', { customerId: '8' }));
+    const frankBefore = (await handle.openapi.getMember(FRANK)).point;
+    await deliver(['2017']);
+    await seedSmaregiTransaction(stack, sale('2017', { customerId: '8', ...fullyDiscounted('2017') }));
+    await deliver(['2017'], 'edited');
+    await deliver(['2017'], 'edited');
+    expect(await linkCode('C-0094', FRANK)).toBe(0);
+    expect([(await handle.openapi.getMember(FRANK)).point, await recorded('2017'), await recorded('2017/up-1')]).toEqual([
+      frankBefore,
+      { outcome: 'skipped', reason: 'sale_moved' },
+      { outcome: 'skipped', reason: 'amount_zero' },
+    ]);
   });
 
   it('credits a sale that names its member only by the code on its head (members kept outside Smaregi)', async () => {

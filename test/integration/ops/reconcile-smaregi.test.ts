@@ -99,4 +99,22 @@ describe('npm run reconcile for Smaregi against the local stack', () => {
     const second = await reconcile();
     expect([second.out.at(-1)?.includes('missing=0'), await balance()]).toEqual([true, before + 500]);
   });
+  it('records a sale waiting for its customer’s link as earning nothing when the edit taking that customer off never sent its webhook', async () => {
+    await seedSmaregiCustomer(stack, { customerId: '9', customerCode: 'C-0093', lastName: '九郎', firstName: '佐藤' });
+    const made = earlier();
+    await seedSmaregiTransaction(
+      stack,
+      smaregiTransaction('transaction-sale-tax-included.json', '2006', { transactionDateTime: made, customerId: '9' }),
+    );
+    expect((await deliverSmaregi(stack, ['2006'])).status).toBe(202);
+    await handle.waitForIdle();
+    await seedSmaregiTransaction(
+      stack,
+      smaregiTransaction('transaction-sale-tax-included.json', '2006', { transactionDateTime: made, customerId: null }),
+    );
+    await reconcile();
+    const second = await reconcile();
+    const closed = await stack.ledger.getOrder({ source: 'smaregi', orderId: '2006/up-1' });
+    expect([second.out.at(-1)?.includes('missing=0'), closed?.outcome, closed?.reason]).toEqual([true, 'skipped', 'no_customer']);
+  });
 });

@@ -177,6 +177,18 @@ describe('the Smaregi stand-in: points spent at the till and added relatively', 
       sleep: async () => undefined,
     });
 
+  it('lists only one member’s transactions by customer_code, a head naming the member by id only included', async () => {
+    await admin('/__smaregi/customers', { customerId: '7', customerCode: 'C-0007', point: '1200' });
+    await admin('/__smaregi/customers', { customerId: '8', customerCode: 'C-0008', point: '0' });
+    await admin('/__smaregi/transactions', sale('71', '0'));
+    await admin('/__smaregi/transactions', sale('72', '0', { customerId: '8' }));
+    await admin('/__smaregi/transactions', sale('73', '0', { customerId: null, customerCode: 'C-0007' }));
+    const now = Date.now();
+    const window = { from: new Date(now - 60_000).toISOString(), to: new Date(now + 60_000).toISOString(), page: 1, limit: 100 };
+    const { items } = await client().listTransactions({ ...window, customerCode: 'C-0007' });
+    expect(items.map((t) => t.transactionHeadId)).toEqual(['71', '73']);
+  });
+
   it('answers the customer as stored, its point included, on GET /__smaregi/customers/{id}', async () => {
     await admin('/__smaregi/customers', { customerId: '7', customerCode: 'C-0007', lastName: '山田', point: '1200' });
     expect(await customer('7')).toEqual({ customerId: '7', customerCode: 'C-0007', lastName: '山田', point: '1200' });

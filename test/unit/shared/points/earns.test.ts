@@ -156,4 +156,40 @@ describe('reachEarns: an order now earns X (no sender)', () => {
     expect(first.events[1]).toMatchObject({ customer: { externalId: 'm-1' }, eligibleExact: '1000' });
     expect(ids(reachEarns(earns('1000'), chainOf(waiting, credited('o-1/up-1', '1000'))).events)).toEqual(['shop:transaction:o-1']);
   });
+  it('a sale waiting for its customer’s link, now naming nobody: its purchase, then /up-1 recording that (no customer, no window), and nothing more once recorded', () => {
+    const waiting = credited(ORDER, '1000', { outcome: 'customer_not_found', externalId: 'nobody' });
+    const none = earns('1000');
+    const nobody = { ...none, purchase: { ...(none.purchase as PurchaseEvent), customer: null, customerMatchWindowSeconds: 60 } };
+    const first = reachEarns(nobody, chainOf(waiting));
+    expect(ids(first.events)).toEqual(['shop:transaction:o-1', 'shop:transaction:o-1/up-1']);
+    expect(first.events[1]).toMatchObject({ customer: null });
+    expect(first.events[1]).not.toHaveProperty('customerMatchWindowSeconds');
+    const recorded = credited('o-1/up-1', '1000', { outcome: 'skipped', reason: 'no_customer', externalId: undefined });
+    expect(ids(reachEarns(nobody, chainOf(waiting, recorded)).events)).toEqual(['shop:transaction:o-1']);
+  });
+
+  it('a sale waiting for its customer’s link, lowered to 0: /up-1 on 0 for that customer, so the link credits nobody', () => {
+    const waiting = credited(ORDER, '1000', { outcome: 'customer_not_found' });
+    const reach = reachEarns(earns('0'), chainOf(waiting));
+    expect(ids(reach.events)).toEqual(['shop:transaction:o-1', 'shop:transaction:o-1/up-1']);
+    expect(reach.events[1]).toMatchObject({ customer: { externalId: 'm-1' }, eligibleAmount: 0 });
+  });
+
+  it('a sale its customer’s link skipped (sale_moved), naming that customer again: the next supplement credited to them, then the other member’s taken back', () => {
+    const skipped = credited(ORDER, '1000', { outcome: 'skipped', reason: 'sale_moved' });
+    const other = credited('o-1/up-1', '1000', { externalId: 'm-2' });
+    const first = reachEarns(earns('1000'), chainOf(skipped, other));
+    expect(ids(first.events)).toEqual(['shop:transaction:o-1', 'shop:transaction:o-1/up-2']);
+    const after = reachEarns(earns('1000'), chainOf(skipped, other, credited('o-1/up-2', '1000')));
+    expect(ids(after.events)).toEqual(['shop:transaction:o-1', 'shop:refund:o-1/up-1:superseded']);
+  });
+
+  it('a sale its customer’s link skipped, then voided: cancel of the sale and of every supplement', () => {
+    const skipped = credited(ORDER, '1000', { outcome: 'skipped', reason: 'sale_moved' });
+    expect(ids(reachEarns(earns('0', { cancelled: true }), chainOf(skipped, credited('o-1/up-1', '1000'))).events)).toEqual([
+      'shop:transaction:o-1',
+      'shop:refund:o-1:cancel',
+      'shop:refund:o-1/up-1:cancel',
+    ]);
+  });
 });

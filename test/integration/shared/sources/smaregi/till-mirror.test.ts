@@ -315,12 +315,38 @@ describe('a till_mirror message whose add is in doubt (issues 50/51: the conflic
     await pending('m-doubt-unknown', -300);
     await writeFault({ status: 500, times: 1, commit: true });
     await processTillMirrorEvent(mirrorDeps(), message('m-doubt-unknown') as never);
-    // A till spend never delivered to us: the till point moved by a change no record explains.
-    till.standIn.putTransaction(
-      smaregiTransaction('transaction-sale-tax-included.json', '63', { customerId: '1', spendPoint: '50' }) as never,
-    );
+    // A change no transaction shows (Smaregi's back office, another app): nothing explains it.
+    await till.client.addCustomerPoint('1', -50);
     h.clock.advance(IN_DOUBT_MS);
     const again = await processTillMirrorEvent(mirrorDeps(), message('m-doubt-unknown') as never);
     expect([again.kind === 'till_mirrored' && again.state, tillPoint()]).toEqual(['conflict', '650']);
+  });
+  /** A member's till sale spending `points`, made now by the steps' clock (a spend whose webhook we have not had yet). */
+  const tillSpend = (id: string, points: number) => {
+    const at = new Date(h.clock()).toISOString();
+    const sale = smaregiTransaction('transaction-sale-tax-included.json', id, { customerId: '1', spendPoint: String(points) });
+    till.standIn.putTransaction({ ...sale, transactionDateTime: at, updDateTime: at } as never);
+  };
+
+  it('never sends an add again when a till spend we were not told of exactly cancels it: a conflict, and the till point keeps the one add', async () => {
+    await pending('m-doubt-cancel', 300);
+    await writeFault({ status: 500, times: 1, commit: true });
+    await processTillMirrorEvent(mirrorDeps(), message('m-doubt-cancel') as never);
+    h.clock.advance(1_000);
+    tillSpend('64', 300);
+    h.clock.advance(IN_DOUBT_MS);
+    const again = await processTillMirrorEvent(mirrorDeps(), message('m-doubt-cancel') as never);
+    expect([again.kind === 'till_mirrored' && again.state, tillPoint()]).toEqual(['conflict', '1000']);
+  });
+
+  it('ends done once, not in conflict, when a till spend we were not yet told of landed beside the add (read from the customer’s transactions)', async () => {
+    await pending('m-doubt-spent', -300);
+    await writeFault({ status: 500, times: 1, commit: true });
+    await processTillMirrorEvent(mirrorDeps(), message('m-doubt-spent') as never);
+    h.clock.advance(1_000);
+    tillSpend('65', 200);
+    h.clock.advance(IN_DOUBT_MS);
+    const again = await processTillMirrorEvent(mirrorDeps(), message('m-doubt-spent') as never);
+    expect([again.kind === 'till_mirrored' && again.state, tillPoint()]).toEqual(['done', '500']);
   });
 });
