@@ -117,6 +117,8 @@ export const smaregiCustomerLinking = (settings: SmaregiSettings): CustomerLinki
   externalKey: settings.externalKey,
   retroCreditDays: settings.retroCreditDays,
   shopDomains: [],
+  earnsLater: settings.earnAfter !== 'paid',
+  memberLookup: settings.memberLookup,
   ...(settings.tillPoints === 'membership'
     ? { tillPoints: { memberLookup: settings.memberLookup, customerField: settings.customerField } }
     : {}),
