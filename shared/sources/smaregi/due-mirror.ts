@@ -7,7 +7,7 @@ import { mirroredOutcome } from './till-mirror-events.js';
  * A till sale earned at its day (`earnAfter: {"days": N}`, issue 53) under `tillPoints: membership`: the
  * due tick credits it, not the transaction's delivery, so the tick mirrors it to the member's till record
  * (shared/points/processor.ts runs this before it drops the order's due entry). The credit and the debits
- * of the refunds booked before the day (returns, a lowering edit's claw-back) are each a mirror step of
+ * of the refunds booked before the day (returns naming the sale), taken right after it, are each a mirror step of
  * their own, keyed by the marker of the points call it copies, as a delivery's changes are (state.ts):
  * a tick run twice, or one that died between the credit and the mirror, leaves the entry listed and the
  * next tick finds the step and goes on with it, so the till gains the points once. A refund after the
@@ -19,7 +19,15 @@ export function dueEarnMirror(
 ): AfterDueEarn {
   return async (order) => {
     if (order.source !== deps.source || !order.customerId) return 'done';
-    const changes = await dueChanges(deps, ledger, order, order.customerId);
+    const changes = await dueChanges(deps, ledger, order, order.customerId).catch((e: unknown) => {
+      // A read that failed (the history, the ledger): the entry stays, the next tick reads again.
+      deps.logger?.warn('till point mirror failed', {
+        source: deps.source,
+        orderId: order.orderId,
+        errorKind: e instanceof Error ? e.name : 'unknown',
+      });
+      return undefined;
+    });
     if (!changes) return 'retry';
     let through = true;
     for (const change of changes) {
@@ -43,8 +51,10 @@ async function dueChanges(
   const changes: PointChange[] = [{ marker, memberId, points: credited }];
   for (const refundId of Object.keys(order.refundsBeforeEarn)) {
     const refund = await ledger.getRefund({ source: order.source, orderId: order.orderId, refundId });
-    // Not finished yet: the tick runs it before this (an unfinished one keeps the entry listed).
-    if (refund?.state !== 'done') return undefined;
+    // Not finished yet: the tick runs it before this (an unfinished one keeps the entry listed). No record
+    // at all (damaged by hand, as the processor's own note says): nothing it took to mirror.
+    if (!refund) continue;
+    if (refund.state !== 'done') return undefined;
     if (refund.pointsDebited && refund.customerId)
       changes.push({
         marker: refundMarker(order.source, order.orderId, refundId),

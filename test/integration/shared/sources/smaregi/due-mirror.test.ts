@@ -112,6 +112,29 @@ describe('a till sale earned at its day under tillPoints membership', () => {
     expect([afterCrash - start, point() - start, (await steps().get('smaregi', marker('8002')))?.state]).toEqual([0, 500, 'done']);
   }, 120_000);
 
+  it('keeps the sale due while the till add’s answer was lost, then settles it once after the horizon, not adding twice', async () => {
+    const start = point();
+    await rungUp('8006', 'P-8006', 1);
+    h.clock.advance(15 * DAY_MS);
+    // Smaregi applies the add but its answer is lost (a 500 after the commit).
+    await fetch(`${till.standIn.url}/__smaregi/write-faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 500, times: 1, commit: true }),
+    });
+    const first = await tick();
+    const soon = await tick();
+    h.clock.advance(IN_DOUBT_SECONDS * 1000);
+    const after = await tick();
+    expect([first.retry, soon.retry, after.done, point() - start, (await steps().get('smaregi', marker('8006')))?.state]).toEqual([
+      1,
+      1,
+      1,
+      500,
+      'done',
+    ]);
+  }, 120_000);
+
   it('leaves the till record with the credit less a return’s share when half the sale was taken back before the day', async () => {
     const start = point();
     await rungUp('8003', 'P-8003', 2);
