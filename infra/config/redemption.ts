@@ -36,7 +36,10 @@ export function redeemingShopify(stage: StageLike):
       tokenSecretName: string;
       discountsTokenSecretName: string;
       apiVersion?: string;
-      /** The source earns after payment (earnAfter): its points page reads the provisional orders. */
+      /**
+       * The source, or another of the stage (a till's `days`), earns after payment (earnAfter): the points
+       * page reads the member's provisional orders.
+       */
       earnsLater: boolean;
     }
   | undefined {
@@ -51,9 +54,10 @@ export function redeemingShopify(stage: StageLike):
     ...(typeof apiVersion === 'string' ? { apiVersion } : {}),
     tokenSecretName: adminTokenSecretName(stage, source),
     discountsTokenSecretName: discountsTokenSecretName(stage, source),
-    earnsLater:
-      (stage.sources[source] as { earnAfter?: unknown } | undefined)?.earnAfter !== undefined &&
-      (stage.sources[source] as { earnAfter?: unknown }).earnAfter !== 'paid',
+    earnsLater: Object.values(stage.sources).some((s) => {
+      const earnAfter = (s as { earnAfter?: unknown } | undefined)?.earnAfter;
+      return earnAfter !== undefined && earnAfter !== 'paid';
+    }),
   };
 }
 

@@ -154,8 +154,11 @@ type OutcomeOf =
    * ISO time from which the ticker credits them (`days`).
    */
   | { kind: 'pending_earn'; action: 'ack'; earnWhen: string; followUps?: FollowUp[] }
-  /** Refunded or cancelled in full before the moment: nothing is ever granted. */
-  | { kind: 'not_earned'; action: 'ack'; followUps?: FollowUp[] }
+  /**
+   * Refunded or cancelled in full before the moment: nothing is ever granted. `reason` `no_member`: the sale
+   * named nobody at its moment (a member taken off it).
+   */
+  | { kind: 'not_earned'; action: 'ack'; reason?: 'no_member'; followUps?: FollowUp[] }
   // Customer events (shared/customers): retry while some earlier purchase still has to be credited.
   | { kind: 'enrolled'; action: RetryOrAck; memberId: string; earlier: EarlierPurchases }
   | { kind: 'already_member'; action: RetryOrAck; memberId: string; earlier: EarlierPurchases }

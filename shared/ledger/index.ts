@@ -27,7 +27,7 @@
 export { createDocumentClient } from '../dynamodb/index.js';
 export { readTableDate, type TableDateReading } from './table-date.js';
 export { createLedger, type Ledger, type LedgerOptions, type SourceCustomer, type UnlinkedQuery } from './ledger.js';
-export { type BeforeEarnRefund, pendingEarnKey, type ProvisionalRevision } from './provisional.js';
+export { type BeforeEarnRefund, NO_MEMBER, pendingEarnKey, type ProvisionalRevision } from './provisional.js';
 export type { PurchaseClaimInput, PurchaseResult, ReleaseOrderOptions } from './orders.js';
 export {
   BONUS_KEY_PREFIX,

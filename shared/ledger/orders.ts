@@ -13,6 +13,7 @@ import {
   unclaimedOrder,
 } from './conditions.js';
 import { Expression } from './expression.js';
+import { NO_MEMBER } from './provisional.js';
 import {
   type AppliedRefund,
   DOUBT_FIELDS,
@@ -132,8 +133,9 @@ export interface OrderRecords {
    */
   reopenUnlinked(input: PurchaseClaimInput): Promise<Claim<OrderRecord>>;
   /**
-   * Lease on a `pending_earn` order whose moment came: the purchase proceeds to its credit (`earning` set,
-   * so a crash or a redelivery never makes it provisional again). Its facts stay as paid.
+   * Lease on a `pending_earn` order whose moment came, or one ended at it naming nobody (`no_member`) while
+   * a member may still be attached: the purchase proceeds to its credit (`earning` set, so a crash or a
+   * redelivery never makes it provisional again). Its facts stay as paid.
    */
   reopenForEarn(input: PurchaseClaimInput): Promise<Claim<OrderRecord>>;
   /**
@@ -315,7 +317,10 @@ function purchaseWrites(store: Store): PurchaseWrites {
         .set('earning', true)
         .increment('attempts')
         .remove('outcome', 'reason', 'finishedAt', 'ttl');
-      return store.claim(keyOf(input), e, doneWith(e, 'pending_earn'), OrderRecord.parse, { ref: input });
+      // Or ended at its moment naming nobody, while a member may still be attached (endWithoutMember).
+      const nobody = `${doneWith(e, 'not_earned')} AND ${e.path('reason')} = ${e.value(NO_MEMBER)} AND ${e.path('awaitingCustomerUntil')} >= ${e.value(now)}`;
+      e.remove('awaitingCustomerUntil');
+      return store.claim(keyOf(input), e, `(${doneWith(e, 'pending_earn')}) OR (${nobody})`, OrderRecord.parse, { ref: input });
     },
 
     async reopenRejected(ref) {

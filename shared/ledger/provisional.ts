@@ -13,6 +13,9 @@ import type { Store } from './store.js';
  * a due entry (`earndue#<source>#<order>`, partition `earn-due`, sorted by the moment) for the ticker.
  */
 
+/** Why a provisional order ended `not_earned` at its moment: its sale named no member then. */
+export const NO_MEMBER = 'no_member';
+
 /** The index partition of one source customer's provisional orders. */
 export const pendingEarnKey = (source: string, externalKey: string, externalId: string) =>
   `earn#${unlinkedKey(source, externalKey, externalId)}`;
@@ -66,6 +69,13 @@ export interface ProvisionalRecords {
    * shares were booked on the amount as it was): undefined otherwise, and nothing written.
    */
   reviseProvisional(ref: OrderRef, revision: ProvisionalRevision): Promise<OrderRecord | undefined>;
+  /**
+   * Ends a `pending_earn` order at its moment with nothing earned because its sale names nobody then (a
+   * member taken off it, never put back): `not_earned` / `no_member`, a final outcome an operator can see.
+   * `awaitingCustomerUntil`: until then a delivery naming a member re-opens it for its credit (the sender's
+   * window for a member attached late). Undefined: the order is no longer `pending_earn` (nothing written).
+   */
+  endWithoutMember(ref: OrderRef, awaitingCustomerUntil: number | undefined): Promise<OrderRecord | undefined>;
   /** One source customer's provisional orders (read consistently, still `pending_earn` or being earned). */
   listPendingEarns(source: string, externalKey: string, externalId: string): Promise<OrderRecord[]>;
 }
@@ -144,6 +154,20 @@ export function createProvisionalRecords(store: Store, client: DynamoDBDocumentC
       else e.remove('eligibleExact');
       // A refund booked before the day took its share of the amount as it was: the revision would shift it.
       const condition = `${doneWith(e, 'pending_earn')} AND attribute_not_exists(${e.path('earning')}) AND (attribute_not_exists(${e.path('earnRefunded')}) OR ${e.path('earnRefunded')} = ${e.value(0)})`;
+      const item = await store.update(orderKey(ref.source, ref.orderId), e, condition, { ref });
+      return item ? OrderRecord.parse(item) : undefined;
+    },
+
+    async endWithoutMember(ref, awaitingCustomerUntil) {
+      const now = clock();
+      const e = new Expression()
+        .set('outcome', 'not_earned')
+        .set('reason', NO_MEMBER)
+        .set('finishedAt', iso(now))
+        .set('updatedAt', iso(now))
+        .remove('unlinkedCustomer', 'purchasedAt');
+      if (awaitingCustomerUntil !== undefined) e.set('awaitingCustomerUntil', awaitingCustomerUntil);
+      const condition = `${doneWith(e, 'pending_earn')} AND attribute_not_exists(${e.path('earning')})`;
       const item = await store.update(orderKey(ref.source, ref.orderId), e, condition, { ref });
       return item ? OrderRecord.parse(item) : undefined;
     },

@@ -32,7 +32,14 @@ export {
 } from './markers.js';
 // The outcome vocabulary lives in shared/events; processing's callers keep reading it here too.
 export { OUTCOME_KINDS, type ProcessOutcome } from '../events/index.js';
-export { type CanonicalRunners, createProcessor, type DueEarns, type ProcessContext, type Processor } from './processor.js';
+export {
+  type AfterDueEarn,
+  type CanonicalRunners,
+  createProcessor,
+  type DueEarns,
+  type ProcessContext,
+  type Processor,
+} from './processor.js';
 export { findMember } from './find-member.js';
 export { createMemberMemo, type MemberMemo } from './member-memo.js';
 export { invalidEvent } from './invalid-event.js';

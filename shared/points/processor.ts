@@ -53,10 +53,18 @@ export interface Processor {
   canonical: CanonicalRunners;
   /**
    * The `days` ticker (issue 53): credits the provisional orders whose day has come, each once, through the
-   * purchase protocol (its stored event, as its moment), then the refunds that waited for it.
+   * purchase protocol (its stored event, as its moment), then the refunds that waited for it; then
+   * `afterEarn`, before its due entry is dropped.
    */
-  creditDueEarns(limit?: number): Promise<DueEarns>;
+  creditDueEarns(limit?: number, afterEarn?: AfterDueEarn): Promise<DueEarns>;
 }
+
+/**
+ * What a sender does once a due order is credited, before its due entry is dropped (a copy of the points
+ * kept outside the membership service, as a step of its own): `retry` keeps the entry, so the next tick
+ * calls it again, also after a crash between the credit and it; it must be safe to run twice.
+ */
+export type AfterDueEarn = (order: OrderRecord) => Promise<'done' | 'retry'>;
 
 /** What one tick of the `days` ticker did: orders due, earned (or ended otherwise for good), still to retry. */
 export interface DueEarns {
@@ -145,32 +153,35 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   }
 
   /** One due order: run as its moment, its due entry dropped once the order is no longer provisional. */
-  async function earnDue(ref: OrderRef): Promise<'done' | 'retry'> {
+  async function earnDue(ref: OrderRef, afterEarn: AfterDueEarn | undefined): Promise<'done' | 'retry'> {
     const order = await deps.ledger.getOrder(ref);
     // Credited, but the refunds before the moment not all debited yet (the attempt died among them).
     if (order?.outcome === 'credited' && order.waitingRefunds.length > 0) {
       const followUps = await runWaitingRefunds(deps, order, false, {});
       if (followUps.some((f) => f.action === 'retry')) return 'retry';
-      await deps.ledger.dropDueEarn(ref);
-      return 'done';
+      return dueDone(ref, afterEarn);
     }
     const stored = order?.purchaseEvent ? PurchaseEvent.safeParse(parseJsonOrUndefined(order.purchaseEvent)) : undefined;
-    if (!order || !(order.outcome === 'pending_earn' || order.earning) || !stored?.success) {
-      await deps.ledger.dropDueEarn(ref);
-      return 'done';
-    }
+    if (!order || !(order.outcome === 'pending_earn' || order.earning) || !stored?.success) return dueDone(ref, afterEarn);
     const next: NextSteps = {};
     const outcome = await purchaseThenWaitingRefunds({ ...stored.data, earnMoment: 'due' }, { followUpsQueued: false }, next);
     if (outcome.action === 'retry') return 'retry';
+    return dueDone(ref, afterEarn);
+  }
+
+  /** The due entry dropped, once what follows a credit (`afterEarn`) is through: a crash before leaves it listed. */
+  async function dueDone(ref: OrderRef, afterEarn: AfterDueEarn | undefined): Promise<'done' | 'retry'> {
+    const order = afterEarn ? await deps.ledger.getOrder(ref) : undefined;
+    if (afterEarn && order?.state === 'done' && order.outcome === 'credited' && (await afterEarn(order)) === 'retry') return 'retry';
     await deps.ledger.dropDueEarn(ref);
     return 'done';
   }
 
   return {
-    async creditDueEarns(limit = 100) {
+    async creditDueEarns(limit = 100, afterEarn) {
       const refs = await deps.ledger.listDueEarns(new Date(deps.clock()).toISOString(), limit);
       const tally: DueEarns = { due: refs.length, done: 0, retry: 0 };
-      for (const ref of refs) tally[await earnDue(ref)]++;
+      for (const ref of refs) tally[await earnDue(ref, afterEarn)]++;
       return tally;
     },
     async creditLinkedPurchase(event, context) {

@@ -1,4 +1,4 @@
-import { type BeforeEarnRefund, type OrderRecord, pendingEarnKey, type ProvisionalRevision } from '../ledger/index.js';
+import { type BeforeEarnRefund, NO_MEMBER, type OrderRecord, pendingEarnKey, type ProvisionalRevision } from '../ledger/index.js';
 import type { CustomerRef, EarnAfter, PurchaseEvent, RefundEvent } from '../events/index.js';
 import { parseDecimal, subtractDecimals } from '../money/index.js';
 import { DAY_MS } from '../time/index.js';
@@ -106,8 +106,8 @@ export function provisionalFacts(event: PurchaseEvent, customer: CustomerRef, ea
  * a till's sender): what the provisional order earns on from now, or undefined when the delivery is a plain
  * repeat (or the order is not a provisional one it may revise). The chain of edits then ends in one
  * credit of the sale's final state at the day (nothing supplemented or taken back before it); the member
- * taken off leaves the order naming nobody (no page shows it, the day earns nothing; a member attached
- * again before or after the day earns it).
+ * taken off leaves the order naming nobody (no page shows it; at the day it ends `not_earned` / `no_member`,
+ * `endWithoutMember`; a member attached again before the day, or after it within the sender's window, earns it).
  */
 export function revisionOf(order: OrderRecord | undefined, event: PurchaseEvent, nowMs: number): ProvisionalRevision | undefined {
   if (event.earnAfter?.kind !== 'days' || !event.earnAfter.current || event.earnMoment) return undefined;
@@ -153,4 +153,32 @@ export async function reviseProvisional(
     return undefined;
   }
   return { outcome: { kind: 'pending_earn', action: 'ack', earnWhen: order.earnWhen ?? current.earnWhen ?? '' }, order };
+}
+
+/**
+ * A `days` order whose sale names nobody at its day (a member taken off it before, never put back): it
+ * ends `not_earned` / `no_member`, recorded, out of the ticker's way, rather than staying provisional for
+ * nobody. The sender's window for a member attached late (`customerMatchWindowSeconds`) runs on from the
+ * day: a delivery naming a member by then re-opens it for its credit (`reopensForEarn`). Undefined: the
+ * order is not such a one (not provisional, or its day has not come).
+ */
+export async function endWithoutMember(
+  deps: Pick<ProcessorDeps, 'ledger' | 'clock'>,
+  event: PurchaseEvent,
+  current: OrderRecord | undefined,
+): Promise<PurchaseProcessed | undefined> {
+  const nowMs = deps.clock();
+  if (event.customer || current?.state !== 'done' || current.outcome !== 'pending_earn' || current.earning) return undefined;
+  if (current.earnWhen === 'fulfilled' || !momentCame(current, event, nowMs)) return undefined;
+  const window = event.customerMatchWindowSeconds;
+  const order = await deps.ledger.endWithoutMember(current, window ? nowMs + window * 1000 : undefined);
+  if (!order) return undefined;
+  return { outcome: { kind: 'not_earned', action: 'ack', reason: NO_MEMBER }, order };
+}
+
+/** The order's moment came while it was provisional, or it ended then naming nobody and a member may still come. */
+export function reopensForEarn(order: OrderRecord | undefined, event: PurchaseEvent, nowMs: number): boolean {
+  if (order?.state !== 'done') return false;
+  if (order.outcome === 'pending_earn') return momentCame(order, event, nowMs);
+  return order.outcome === 'not_earned' && order.reason === NO_MEMBER && (order.awaitingCustomerUntil ?? 0) >= nowMs;
 }

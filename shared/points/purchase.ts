@@ -12,7 +12,7 @@ import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { settleBonuses } from './bonus.js';
 import { laterInChain } from './chain.js';
 import { purchaseMarker } from './markers.js';
-import { earnBaseOf, momentCame, provisionalFacts, provisionalWhen, reviseProvisional } from './provisional.js';
+import { earnBaseOf, endWithoutMember, provisionalFacts, provisionalWhen, reopensForEarn, reviseProvisional } from './provisional.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
 import {
   alreadyDone,
@@ -102,7 +102,8 @@ class PurchaseAttempt {
     if (skip || !customer) {
       // The member taken off a sale that is still provisional: nobody earns it (revised, not skipped).
       const order = (skip && skip !== 'no_customer') || !this.event.earnAfter ? undefined : await this.deps.ledger.getOrder(this.ref);
-      return (await reviseProvisional(this.deps, this.event, order)) ?? this.skip(skip ?? 'no_customer');
+      const revised = await reviseProvisional(this.deps, this.event, order);
+      return revised ?? (await endWithoutMember(this.deps, this.event, order)) ?? this.skip(skip ?? 'no_customer');
     }
     const claimed = await this.claim();
     if (claimed.end) return claimed.end;
@@ -169,8 +170,7 @@ class PurchaseAttempt {
     let claim = await ledger.claimPurchase(input);
     if (!claim.ok && awaitsCustomer(claim.current, clock())) claim = await ledger.reopenPurchase(input);
     if (!claim.ok && this.options.customerLinked && awaitsLink(claim.current)) claim = await ledger.reopenUnlinked(input);
-    if (!claim.ok && claim.current?.outcome === 'pending_earn' && momentCame(claim.current, this.event, this.deps.clock()))
-      claim = await ledger.reopenForEarn(input);
+    if (!claim.ok && reopensForEarn(claim.current, this.event, clock())) claim = await ledger.reopenForEarn(input);
     if (!claim.ok) return { end: (await reviseProvisional(this.deps, this.event, claim.current)) ?? alreadyDone(claim.current) };
     // Provisional until now (or an earlier attempt at the moment died): it earns on its amount as paid, and
     // the refunds before the moment, listed on it, then debit their shares (order-independent: provisional.ts).

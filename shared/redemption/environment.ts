@@ -23,6 +23,7 @@ import { createLegMirror, tillMirrorDepsFromEnv, tillPointsSourceOf } from '../s
 import type { EventQueue } from '../queue/index.js';
 import { createQueuedLegMirror } from './till-mirror-queue.js';
 import { parseJsonOrUndefined } from '../text/index.js';
+import type { PendingSource } from './pending-source.js';
 import type { RedemptionDeps } from './protocol.js';
 import { lazySchema } from '../schema/index.js';
 import { onceMatched, shopCurrencyProblem } from './shop-check.js';
@@ -114,6 +115,7 @@ export function redemptionDepsFromEnv(
     externalKey: linking.externalKey,
     settings,
     earnsLater: linking.earnsLater === true,
+    pendingElsewhere: pendingElsewhere(sources, source),
     openapi: parts.openapi,
     shopify,
     // Once per container, before its first redemption deducts anything: the shop's currency is the setting's.
@@ -127,6 +129,16 @@ export function redemptionDepsFromEnv(
     ...(parts.logger ? { logger: parts.logger } : {}),
     ...tillMirrorOf(env, sources, parts, readerOnce, now),
   };
+}
+
+/** The other sources earning after their sales (a till's `days`): the same member's provisional sales there are listed too. */
+function pendingElsewhere(sources: SourceSettingsSet, redeeming: string): PendingSource[] {
+  const found: PendingSource[] = [];
+  for (const settings of sources.values()) {
+    const linking = settings.name === redeeming ? undefined : settings.customerLinking?.();
+    if (linking?.earnsLater) found.push({ source: settings.name, externalKey: linking.externalKey, memberLookup: linking.memberLookup });
+  }
+  return found;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { OrderRecord } from '../ledger/index.js';
 import type { MemberDetail } from '../openapi/index.js';
 import { parseMarker } from '../points/index.js';
+import type { PendingSource } from './pending-source.js';
 import type { RedemptionDeps } from './protocol.js';
 
 /**
@@ -9,6 +10,11 @@ import type { RedemptionDeps } from './protocol.js';
  * computes points only when it grants them, so the figure is an estimate at the rate of the customer's
  * latest credit of this source (its history entry over the amount it was computed on): `null` when the
  * customer has none yet. What is granted at the moment is the service's own calculation.
+ *
+ * The same member's provisional sales of other sources (`pendingElsewhere`: a till's sales earned `days`
+ * after them) are listed too. The member is the one the shop's customer is linked to; its record holds
+ * the till's customer code under that source's external key (or as its unique_id), which is what the
+ * till sale's provisional order is indexed by (its member id is only written at the credit).
  */
 export interface PendingPoints {
   points: number | null;
@@ -19,21 +25,33 @@ export interface PendingPoints {
 /** History entries read to find the customer's latest credit (one page). */
 const HISTORY_ROWS = 20;
 
-export async function pendingPointsOf(
-  deps: Pick<RedemptionDeps, 'source' | 'externalKey' | 'ledger' | 'openapi'>,
-  member: MemberDetail,
-  customerId: string,
-): Promise<PendingPoints[]> {
-  const orders = await deps.ledger.pendingEarns(deps.source, deps.externalKey, customerId);
+type PendingDeps = Pick<RedemptionDeps, 'source' | 'externalKey' | 'ledger' | 'openapi' | 'earnsLater' | 'pendingElsewhere'>;
+
+export async function pendingPointsOf(deps: PendingDeps, member: MemberDetail, customerId: string): Promise<PendingPoints[]> {
+  const own = !deps.earnsLater ? [] : await deps.ledger.pendingEarns(deps.source, deps.externalKey, customerId);
+  const orders = [...own];
+  for (const other of deps.pendingElsewhere ?? []) {
+    const id = customerIdOf(member, other);
+    if (id !== undefined) orders.push(...(await deps.ledger.pendingEarns(other.source, other.externalKey, id)));
+  }
   if (orders.length === 0) return [];
-  const rate = await latestRate(deps, member.id);
+  const rates = await latestRates(deps, member.id, new Set(orders.map((o) => o.source)));
   return orders
     .sort((a, b) => (a.purchasedAt ?? '').localeCompare(b.purchasedAt ?? ''))
-    .map((o) => ({
-      points: rate ? Number((BigInt(remainingOf(o)) * BigInt(rate.points)) / BigInt(rate.amount)) : null,
-      order: orderNameOf(o),
-      from: o.earnWhen === 'fulfilled' || o.earnWhen === undefined ? 'fulfilment' : o.earnWhen,
-    }));
+    .map((o) => {
+      const rate = rates.get(o.source) ?? rates.get(ANY);
+      return {
+        points: rate ? Number((BigInt(remainingOf(o)) * BigInt(rate.points)) / BigInt(rate.amount)) : null,
+        order: orderNameOf(o),
+        from: o.earnWhen === 'fulfilled' || o.earnWhen === undefined ? 'fulfilment' : o.earnWhen,
+      };
+    });
+}
+
+/** The id the member's record holds for the source's customer (none: the member has no customer there). */
+function customerIdOf(member: MemberDetail, source: PendingSource): string | undefined {
+  const id = source.memberLookup === 'unique_id' ? member.unique_id : member.external_ids?.[source.externalKey];
+  return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
 /**
@@ -53,21 +71,35 @@ function orderNameOf(o: OrderRecord): string {
   return o.orderId;
 }
 
-/** The customer's latest credit of this source: its points over the amount it was computed on. */
-async function latestRate(
-  deps: Pick<RedemptionDeps, 'source' | 'ledger' | 'openapi'>,
+/** The key of the rate of the customer's latest credit of any source: the estimate of a source with none yet. */
+const ANY = '';
+
+/**
+ * The customer's latest credit of each of `sources` (one history page): its points over the amount it was
+ * computed on; under `ANY`, the latest credit of any source (the member's rate, for a source with none yet).
+ */
+async function latestRates(
+  deps: Pick<RedemptionDeps, 'ledger' | 'openapi'>,
   memberId: string,
-): Promise<{ points: number; amount: number } | undefined> {
+  sources: ReadonlySet<string>,
+): Promise<Map<string, { points: number; amount: number }>> {
+  const rates = new Map<string, { points: number; amount: number }>();
   try {
     const page = await deps.openapi.listPoints(memberId, { perPage: HISTORY_ROWS });
     for (const entry of page.points) {
       const marker = parseMarker(entry.remarks);
-      if (marker?.kind !== 'order' || marker.source !== deps.source || entry.point <= 0) continue;
+      if (marker?.kind !== 'order' || entry.point <= 0) continue;
+      const wanted = sources.has(marker.source) && !rates.has(marker.source);
+      if (!wanted && rates.has(ANY)) continue;
       const order = await deps.ledger.order({ source: marker.source, orderId: marker.orderId });
-      if (order?.eligibleAmount) return { points: entry.point, amount: order.eligibleAmount };
+      if (!order?.eligibleAmount) continue;
+      const rate = { points: entry.point, amount: order.eligibleAmount };
+      if (wanted) rates.set(marker.source, rate);
+      if (!rates.has(ANY)) rates.set(ANY, rate);
+      if (rates.size > sources.size) break;
     }
   } catch {
     // No estimate: the page still lists the orders.
   }
-  return undefined;
+  return rates;
 }

@@ -15,6 +15,7 @@ import { createDiscountCode, discountByCode, isShopifyAdminError, type ShopifyAd
 import type { RedemptionSettings } from '../sources/index.js';
 import type { LegMirror } from '../sources/smaregi/index.js';
 import { type RedemptionRefusal, redemptionRefusal } from './errors.js';
+import type { PendingSource } from './pending-source.js';
 import { sleepMs } from '../http-client/index.js';
 
 /**
@@ -34,6 +35,8 @@ export interface RedemptionDeps {
    * function is granted those reads); otherwise it never reads an order.
    */
   readonly earnsLater?: boolean;
+  /** Other sources whose provisional sales the member's points page lists too (a till's `days`: pending.ts). */
+  readonly pendingElsewhere?: readonly PendingSource[];
   readonly openapi: Pick<OpenApiClient, 'getMemberByExternalId' | 'grantPoints' | 'calculatePoints' | 'listPoints' | 'listPointExpiries'>;
   /** A claw-back the member cannot pay in full: `clamp` takes what is held, `park` takes nothing (INSUFFICIENT_POINTS_POLICY; default clamp). */
   readonly insufficientPointsPolicy?: 'clamp' | 'park';

@@ -112,12 +112,13 @@ export async function handlePointsPage(request: ProxyRequest, deps: RedemptionPr
   const { valuePerPoint, currency, minPoints, step, validSeconds } = deps.settings;
   // Provisional points (issue 53): an order not yet earned is listed; the ledger unread, the page still
   // answers (without them, said in the log).
-  const pending = deps.earnsLater
-    ? await pendingPointsOf(deps, linked.member, query.customerId).catch((error: unknown) => {
-        deps.logger?.warn('provisional points not read', { error: error instanceof Error ? error.name : 'unknown' });
-        return [];
-      })
-    : [];
+  const pending =
+    deps.earnsLater || (deps.pendingElsewhere?.length ?? 0) > 0
+      ? await pendingPointsOf(deps, linked.member, query.customerId).catch((error: unknown) => {
+          deps.logger?.warn('provisional points not read', { error: error instanceof Error ? error.name : 'unknown' });
+          return [];
+        })
+      : [];
   const summary: PointsSummary = {
     balance: linked.member.point,
     expiring,

@@ -124,6 +124,12 @@ export interface CustomerLinking {
   /** Points earned after payment (issue 53's earnAfter): the points page lists what is still provisional. */
   readonly earnsLater?: boolean;
   /**
+   * How a member's record holds this sender's customer: under `externalKey` (default) or as the member's
+   * `unique_id` (Smaregi `memberLookup: unique_id`). The points page finds a member's provisional till
+   * sales by it.
+   */
+  readonly memberLookup?: 'external_id' | 'unique_id';
+  /**
    * The sender's tills spend the membership balance (Smaregi `tillPoints: membership`): every points change
    * made elsewhere is mirrored to the member's till record, found this way.
    */

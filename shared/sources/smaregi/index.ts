@@ -43,6 +43,7 @@ export {
   type TillMirrorDeps,
   voidPlanned,
 } from './till-mirror.js';
+export { dueEarnMirror } from './due-mirror.js';
 export { processTillMirrorEvent, withTillMirrorEvents } from './till-mirror-events.js';
 export { auditTillMirrorFromEnv, settleTillMirrorsReported, tillMirrorDepsFromEnv, tillPointsSourceOf } from './till-mirror-env.js';
 export { checkPointSettings, type PointSettingsCheck } from './check.js';

@@ -19,15 +19,6 @@ export function smaregiEarnAfterRefusal(value: unknown): string {
   return 'expected "paid" or {"days": N} with N from 1 to 365 (a Smaregi till sale has no fulfilment to wait for)';
 }
 
-/**
- * Why `{"days": N}` is refused with `tillPoints: membership`: the till's record mirrors each points change
- * as the transaction's delivery makes it (till-mirror.ts), but the day's credit is made by the due tick,
- * which runs the stored purchase, not the transaction's delivery, so it would never reach the till's record.
- */
-export const SMAREGI_DAYS_WITH_TILL_POINTS =
-  'a return period ({"days": N}) cannot be combined with tillPoints "membership": the credit at the day is not mirrored to the till\'s ' +
-  'point record yet (docs/smaregi.md); use earnAfter "paid" or tillPoints "ignore"';
-
 /** `paid`, or the days after the sale its points are provisional for. */
 const SmaregiEarnAfter = lazySchema(() =>
   z.custom<EarnAfterSetting & ('paid' | { days: number })>((v) => v !== 'fulfilled' && EarnAfterSetting.safeParse(v).success, {
@@ -112,14 +103,12 @@ export const SmaregiSettings = lazySchema(() =>
       /**
        * When the points are earned: at the sale (`paid`) or `{"days": N}` after it, provisional until then
        * (edits, voids and returns before the day reduce them; the till's spend is deducted at the sale).
+       * Under `tillPoints: membership` the day's credit is mirrored to the till's record by the due tick
+       * (due-mirror.ts).
        */
       earnAfter: SmaregiEarnAfter.default('paid'),
     })
-    .strict()
-    .superRefine((s, ctx) => {
-      if (s.earnAfter !== 'paid' && s.tillPoints === 'membership')
-        ctx.addIssue({ code: 'custom', path: ['earnAfter'], message: SMAREGI_DAYS_WITH_TILL_POINTS });
-    }),
+    .strict(),
 );
 export type SmaregiSettings = z.infer<typeof SmaregiSettings>;
 
@@ -128,6 +117,8 @@ export const smaregiCustomerLinking = (settings: SmaregiSettings): CustomerLinki
   externalKey: settings.externalKey,
   retroCreditDays: settings.retroCreditDays,
   shopDomains: [],
+  earnsLater: settings.earnAfter !== 'paid',
+  memberLookup: settings.memberLookup,
   ...(settings.tillPoints === 'membership'
     ? { tillPoints: { memberLookup: settings.memberLookup, customerField: settings.customerField } }
     : {}),

@@ -50,7 +50,7 @@ describe('a 500 KB upstream error text', () => {
     await api.close();
 
     expect(outcome).toMatchObject({ kind: 'configuration_error', action: 'retry' });
-    expect('reason' in outcome && outcome.reason.length).toBeLessThanOrEqual(1024);
+    expect(outcome.kind === 'configuration_error' && outcome.reason.length).toBeLessThanOrEqual(1024);
     const record = await ledger.getOrder({ source: event.source, orderId: event.orderId });
     expect(record?.leaseOwner).toBeUndefined();
     expect(record?.lastError?.length).toBeLessThanOrEqual(1024);

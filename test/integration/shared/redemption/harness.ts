@@ -58,7 +58,10 @@ export interface Harness {
   tableName: string;
   clock: ReturnType<typeof manualClock>;
   /** `earnsLater`: a source earning after payment, whose App Proxy may also read orders (its grant then). */
-  deps(settings?: Partial<RedemptionSettings>, options?: { earnsLater?: boolean }): RedemptionProxyDeps;
+  deps(
+    settings?: Partial<RedemptionSettings>,
+    options?: { earnsLater?: boolean; pendingElsewhere?: RedemptionProxyDeps['pendingElsewhere'] },
+  ): RedemptionProxyDeps;
   /** The query Shopify forwards, signed as Shopify signs it. */
   signed(customerId: string, extra?: Record<string, string>): string;
   /**
@@ -102,9 +105,10 @@ export function withRedemptionHarness(ready: (h: Harness) => void): void {
         source: 'shopify',
         externalKey: 'shopify',
         settings: RedemptionSettings.parse({ enabled: true, ...settings }),
-        ...(options.earnsLater
+        ...(options.pendingElsewhere ? { pendingElsewhere: options.pendingElsewhere } : {}),
+        ...(options.earnsLater || options.pendingElsewhere
           ? {
-              earnsLater: true,
+              earnsLater: options.earnsLater === true,
               ledger: createRedemptionLedger({
                 client: guardLeadingKeys(dynamo.documentClient, [...REDEMPTION_KEYS, ...FUNCTION_LEDGER_KEYS.shopifyAppProxyProvisional]),
                 tableName: h.tableName,

@@ -164,3 +164,57 @@ describe('GET /proxy/shopify/points: provisional points (仮ポイント)', () =
     expect(asJson(await show('1001')).body.pending).toEqual([]);
   });
 });
+
+describe('GET /proxy/shopify/points: a till’s provisional sales of the same member (仮ポイント)', () => {
+  // The stage's Smaregi source earning 14 days after a sale (its codes under the emulator's `pos_card` key);
+  // the shop's own source earns at payment.
+  const TILL = { source: 'smaregi', externalKey: 'pos_card' } as const;
+  const show = (customerId: string, accept = 'application/json') =>
+    handlePointsPage({ method: 'GET', rawQuery: h.signed(customerId), accept }, h.deps({}, { pendingElsewhere: [TILL] }));
+  const processor = () =>
+    createProcessor({
+      ledger: createLedger({ client: h.dynamo.documentClient, tableName: h.tableName, clock: h.clock }),
+      openapi: h.openapi,
+      clock: h.clock,
+      settings: ProcessingSettings.parse({}),
+    });
+  const sale = (source: string, orderId: string, customer: { externalKey: string; externalId: string }, days?: number): PurchaseEvent => ({
+    type: 'purchase',
+    eventId: `${source}:order:${orderId}`,
+    source,
+    orderId,
+    customer,
+    currency: 'JPY',
+    occurredAt: new Date(h.clock()).toISOString(),
+    pointTitle: 'Purchase',
+    test: false,
+    delivery: { id: `d-${orderId}`, topic: 'test' },
+    eligibleAmount: 1000,
+    expiryDays: null,
+    ...(days ? { earnAfter: { kind: 'days', days, current: true } } : {}),
+  });
+  const linkTill = async (memberId: string, shopifyId: string, code: string) => {
+    await h.openapi.updateMember(memberId, { external_ids: { shopify: shopifyId, pos_card: code } });
+  };
+
+  it('lists the member’s till sale waiting for its day, with its points, order and day, though the shop earns at payment', async () => {
+    await linkTill(ALICE, '1001', 'C-1001');
+    await processor().process(sale('shopify', '3001', { externalKey: 'shopify', externalId: '1001' }));
+    const credited = (await h.entries(ALICE, 'lp1:shopify:order:3001'))[0]?.point ?? 0;
+    await processor().process(sale('smaregi', '7101', { externalKey: 'pos_card', externalId: 'C-1001' }, 14));
+    expect(asJson(await show('1001')).body.pending).toEqual([
+      { points: credited, order: '7101', from: new Date(h.clock() + 14 * 86_400_000).toISOString() },
+    ]);
+  });
+
+  it('shows the till sale’s provisional points in Japanese on the page', async () => {
+    await linkTill(ALICE, '1001', 'C-1001');
+    await processor().process(sale('smaregi', '7102', { externalKey: 'pos_card', externalId: 'C-1001' }, 14));
+    expect((await show('1001', 'text/html')).body).toMatch(/仮ポイント( 約 \d+ pt)?（注文 7102、[^）]+ に確定）/);
+  });
+
+  it('lists no till sale of another customer for a member whose record holds no till customer', async () => {
+    await processor().process(sale('smaregi', '7103', { externalKey: 'pos_card', externalId: 'C-9999' }, 14));
+    expect(asJson(await show('1002')).body.pending).toEqual([]);
+  });
+});

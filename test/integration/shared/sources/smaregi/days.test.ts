@@ -4,6 +4,7 @@ import { SENDER_RESOLUTIONS, withSenderResolution } from '../../../../../shared/
 import { smaregiTransaction } from '../../../../../kit/smaregi.js';
 import { useHarness } from '../../points/harness.js';
 import { useSmaregiStandIn } from '../../../../support/smaregi.js';
+import { ledgerReport } from '../../../../../ops/ledger-report.js';
 
 /**
  * A Smaregi source's return period, `earnAfter: {"days": 14}` (issue 53), on the real emulator, dynalite
@@ -112,13 +113,54 @@ describe('a Smaregi sale under earnAfter {"days": 14}', () => {
     expect(await deliver('7005', 'edited')).toMatchObject({ kind: 'duplicate', followUps: [{ kind: 'debited', points: 250 }] });
   });
 
-  it('earns nothing at the day when staff took the member off the sale before it', async () => {
+  it('ends the sale not_earned for want of a member at the day when staff took the member off before it', async () => {
     sale('7006');
     await deliver('7006', 'created');
     change('7006', { noMember: true });
     await deliver('7006', 'edited');
     h.clock.advance(15 * DAY_MS);
+    expect(await processor().creditDueEarns()).toMatchObject({ due: 1, done: 1 });
+    expect(await processor().creditDueEarns()).toMatchObject({ due: 0 });
+    const order = await h.ledger.getOrder({ source: 'smaregi', orderId: '7006' });
+    expect([await h.entries(GOLD, marker('7006')), order?.outcome, order?.reason]).toEqual([[], 'not_earned', 'no_member']);
+  });
+
+  it('shows the sale that ended for want of a member as not_earned / no_member in npm run ledger', async () => {
+    sale('7007');
+    await deliver('7007', 'created');
+    change('7007', { noMember: true });
+    await deliver('7007', 'edited');
+    h.clock.advance(15 * DAY_MS);
     await processor().creditDueEarns();
-    expect(await earned('7006')).toEqual([[], [], 'pending_earn']);
+    const report = await ledgerReport(h.ledger, h.api, 'smaregi', '7007');
+    expect(report.lines).toEqual(expect.arrayContaining(['    outcome: not_earned', '    reason: no_member']));
+  });
+
+  it('earns 500 points once at the day when an edit before it put the member back', async () => {
+    sale('7008');
+    await deliver('7008', 'created');
+    change('7008', { noMember: true });
+    await deliver('7008', 'edited');
+    h.clock.advance(5 * DAY_MS);
+    change('7008');
+    await deliver('7008', 'edited');
+    h.clock.advance(10 * DAY_MS);
+    await processor().creditDueEarns();
+    await processor().creditDueEarns();
+    expect(await earned('7008')).toEqual([[500], [], 'credited']);
+  });
+
+  it('earns 500 points once when staff put the member back after the day, within the late-member window', async () => {
+    sale('7009');
+    await deliver('7009', 'created');
+    change('7009', { noMember: true });
+    await deliver('7009', 'edited');
+    h.clock.advance(15 * DAY_MS);
+    await processor().creditDueEarns();
+    h.clock.advance(3 * DAY_MS);
+    change('7009');
+    await deliver('7009', 'edited');
+    await deliver('7009', 'edited');
+    expect(await earned('7009')).toEqual([[500], [], 'credited']);
   });
 });
