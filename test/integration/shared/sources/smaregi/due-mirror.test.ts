@@ -52,6 +52,8 @@ const mirrorDeps = (): TillMirrorDeps => ({
     addCustomerPoint: (id, delta) => till.client.addCustomerPoint(id, delta),
     getCustomerPoint: (id) => till.client.getCustomerPoint(id),
     findCustomerByCode: (code) => till.client.findCustomerByCode(code),
+    listTransactions: (query) => till.client.listTransactions(query),
+    readCustomer: (id) => till.client.readCustomer(id),
   },
   steps: steps(),
   inDoubtSeconds: IN_DOUBT_SECONDS,
