@@ -169,7 +169,7 @@ describe('functions', () => {
     }
   });
 
-  it('ship process-events without the AWS SDK, which it takes from the Node 24 runtime, in under 425 KB', () => {
+  it('ship process-events without the AWS SDK, which it takes from the Node 24 runtime, in under 440 KB', () => {
     const { template } = stage('staging');
     const [, fn] = workerOf(template);
     const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
@@ -179,8 +179,10 @@ describe('functions', () => {
     // The DynamoDB client's own code (its JSON protocol target) is not in the bundle.
     expect(code).not.toContain('DynamoDB_20120810');
     // 400 KB until issue 51/53's worker parts (a code's order lifecycle, provisional points, the till mirror);
-    // 420 KB until issue 53's shipped shares and till sales earned at their day, and issue 50's till window.
-    expect(Buffer.byteLength(code)).toBeLessThanOrEqual(425 * 1024);
+    // 420 KB until issue 53's shipped shares and till sales earned at their day, and issue 50's till window;
+    // 425 KB until issue 51's till-list read in the mirror's settle and issue 53's day credit mirrored to the till.
+    // (zod is 130 KB of it: zod/mini would be the next saving.)
+    expect(Buffer.byteLength(code)).toBeLessThanOrEqual(440 * 1024);
   });
 
   it('give receive-webhook the queue, its sources and their secret ARNs', () => {
