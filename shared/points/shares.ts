@@ -81,12 +81,19 @@ export async function settleShares(deps: ProcessorDeps, order: OrderRecord, from
   const followUps: FollowUp[] = [];
   for (const amount of order.shippedShares.map(Number)) {
     if (amount === keep) continue;
-    const share = await deps.ledger.getOrder({ source: order.source, orderId: shareOrderId(order.orderId, amount) });
-    // Under way (its attempt died after its grant, or runs now): this message comes back until it is done
-    // and taken back. Left to the share's own delivery, a crash there left the share credited for good.
+    let share = await deps.ledger.getOrder({ source: order.source, orderId: shareOrderId(order.orderId, amount) });
     if (share && share.state !== 'done') {
-      followUps.push({ refundId: `ship-${amount}/${SUPERSEDED_SHARE}`, kind: 'lease_held', action: 'retry' });
-      continue;
+      // Under way (its attempt died after its grant, or runs now). A delivery of the order finishes it by the
+      // purchase protocol (its doubt settled, found or sent) so it can be taken back: its own delivery, once the
+      // order no longer waits, only settles, so waiting for it here left both messages retrying until the
+      // dead-letter list and the share credited for good. A refund carries no order to finish it with: it waits.
+      const finished =
+        from.type === 'purchase' ? await processPurchase(deps, shareEvent(withoutShare(from), amount), { shippedShare: true }) : undefined;
+      if (!finished || finished.outcome.action === 'retry' || finished.order?.state !== 'done') {
+        followUps.push({ refundId: `ship-${amount}/${SUPERSEDED_SHARE}`, kind: finished?.outcome.kind ?? 'lease_held', action: 'retry' });
+        continue;
+      }
+      share = finished.order;
     }
     if (share?.state !== 'done' || share.outcome !== 'credited' || share.refunds[SUPERSEDED_SHARE]) continue;
     const outcome = await processRefund(deps, takeBack(order, amount, from, deps.clock()));

@@ -135,6 +135,20 @@ describe('partial fulfilments: crashes', () => {
     expect(await h.balance(GOLD)).toBe(34);
   });
 
+  it('a share whose attempt died after its grant, then the whole order credited: the share is finished and taken back, once', async () => {
+    const p = paid();
+    await h.processor().process(p);
+    await h.crashAt('purchase:granted', partial(p, 1, 2));
+    expect(await h.balance(GOLD)).toBe(25);
+    h.passHorizon();
+    await h.processor().process(fulfilment(p));
+    await h.processor().process(partial(p, 1, 2));
+    await h.processor().process(fulfilment(p));
+    expect(await shareEntries(p, 519)).toEqual([25]);
+    expect(await shareBack(p, 519)).toEqual([-25]);
+    expect(await h.balance(GOLD)).toBe(51);
+  });
+
   it('a crash after the order is credited at fulfilment: its redelivery takes the share back, once', async () => {
     const p = paid();
     await h.processor().process(p);
