@@ -67,8 +67,9 @@ export async function earnShippedShare(deps: ProcessorDeps, event: PurchaseEvent
   const credited = await processPurchase(deps, shareEvent(payment, live), { shippedShare: true });
   if (credited.order?.outcome !== 'credited') return credited.outcome;
   // The order itself may have been credited meanwhile: then no share stays (settled on the order as it is now).
+  // Else the largest share noted by now stays: one noted meanwhile by another delivery is not taken back by this one.
   const now = (await deps.ledger.getOrder(ref)) ?? noted;
-  const keep = now.outcome === 'pending_earn' && now.state === 'done' ? live : undefined;
+  const keep = now.outcome === 'pending_earn' && now.state === 'done' ? Math.max(live, ...now.shippedShares.map(Number)) : undefined;
   return withFollowUps(credited.outcome, await settleShares(deps, now, event, keep));
 }
 

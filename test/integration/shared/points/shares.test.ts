@@ -71,6 +71,16 @@ describe('partial fulfilments: each shipped share earns, the whole order ends at
     expect(await h.balance(GOLD)).toBe(34);
   });
 
+  it('two shipments processed at once keep the larger share, whichever finishes last', async () => {
+    const p = paid();
+    await h.processor().process(p);
+    const [first] = await h.whileHeldAt('purchase:granted', partial(p, 1, 3), () => h.processor().process(partial(p, 2, 3)));
+    expect(first).toMatchObject({ kind: 'credited' });
+    expect(await shareBack(p, 692)).toEqual([]);
+    expect(await shareBack(p, 346)).toEqual([-17]);
+    expect(await h.balance(GOLD)).toBe(34);
+  });
+
   it('a partial fulfilment delivered after the order was fulfilled changes nothing', async () => {
     const p = paid();
     await h.processor().process(p);
