@@ -96,7 +96,11 @@ export async function settleShares(deps: ProcessorDeps, order: OrderRecord, from
       }
       share = finished.order;
     }
-    if (share?.state !== 'done' || share.outcome !== 'credited' || share.refunds[SUPERSEDED_SHARE]) continue;
+    if (share?.state !== 'done' || share.outcome !== 'credited') continue;
+    const ref = { source: order.source, orderId: share.orderId, refundId: SUPERSEDED_SHARE };
+    // Booked on the share is not finished: an attempt that died between the two leaves its record for the refund
+    // protocol to finish from the book (no second debit).
+    if (share.refunds[SUPERSEDED_SHARE] && (await deps.ledger.getRefund(ref))?.state === 'done') continue;
     const outcome = await processRefund(deps, takeBack(order, amount, from, deps.clock()));
     followUps.push({
       refundId: `ship-${amount}/${SUPERSEDED_SHARE}`,

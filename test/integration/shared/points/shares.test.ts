@@ -159,6 +159,19 @@ describe('partial fulfilments: crashes', () => {
     expect(await h.balance(GOLD)).toBe(51);
   });
 
+  it('a crash after a take-back is booked on its share: the redelivery finishes the take-back’s record, no second debit', async () => {
+    const p = paid();
+    await h.processor().process(p);
+    await h.processor().process(partial(p, 1, 2));
+    await h.crashAt('refund:applied', fulfilment(p));
+    h.expireLeases();
+    expect(await h.processor().process(fulfilment(p))).toMatchObject({ action: 'ack' });
+    const back = await h.ledger.getRefund({ source: 'shopify', orderId: shareOrderId(p.orderId, 519), refundId: SUPERSEDED_SHARE });
+    expect(back).toMatchObject({ state: 'done', outcome: 'debited', pointsDebited: 25 });
+    expect(await shareBack(p, 519)).toEqual([-25]);
+    expect(await h.balance(GOLD)).toBe(51);
+  });
+
   it('a crash after the order is credited at fulfilment: its redelivery takes the share back, once', async () => {
     const p = paid();
     await h.processor().process(p);
