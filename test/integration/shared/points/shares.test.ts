@@ -172,6 +172,18 @@ describe('partial fulfilments: crashes', () => {
     expect(await h.balance(GOLD)).toBe(51);
   });
 
+  it('a crash after a full refund ended the order unearned: the refund’s redelivery takes the shipped share back', async () => {
+    const p = paid();
+    await h.processor().process(p);
+    await h.processor().process(partial(p, 1, 2));
+    const cancel = refund(p, 'cancel', 1038, { refundsRemainder: true });
+    await h.crashAt('refund:recorded', cancel);
+    expect(await h.ledger.getOrder(p)).toMatchObject({ outcome: 'not_earned' });
+    await h.processor().process(cancel);
+    expect(await shareBack(p, 519)).toEqual([-25]);
+    expect(await h.balance(GOLD)).toBe(0);
+  });
+
   it('a crash after the order is credited at fulfilment: its redelivery takes the share back, once', async () => {
     const p = paid();
     await h.processor().process(p);
