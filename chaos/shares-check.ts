@@ -24,11 +24,10 @@ export async function checkShares(scenario: Scenario, ledger: Ledger): Promise<{
       const ref = { source: event.source, orderId: shareOrderId(event.orderId, Number(amount)) };
       const share = await ledger.getOrder(ref);
       const key = `${event.key}/ship-${amount}`;
-      if (share?.state !== 'done') {
-        unfinished.push({
-          key: event.key,
-          why: `${key}: ${share ? `share state ${share.state}, ${share.lastError ?? 'no error'}` : 'share noted, no ledger record'}`,
-        });
+      // Noted but never claimed (a larger share was live by then, or the order earned first): nothing credited.
+      if (!share) continue;
+      if (share.state !== 'done') {
+        unfinished.push({ key: event.key, why: `${key}: share state ${share.state}, ${share.lastError ?? 'no error'}` });
         continue;
       }
       if (share.outcome !== 'credited' || earning) continue;
