@@ -76,7 +76,7 @@ export async function earnShippedShare(deps: ProcessorDeps, event: PurchaseEvent
 /**
  * Takes back every credited share of the order but `keep` (each by its `superseded` refund, once): after a
  * larger share, and, with no `keep`, once the order is credited or will never earn. A share whose purchase
- * is still under way is left to the delivery running it (it settles again after its credit).
+ * is still under way is finished first when `from` carries the order (a purchase), else waited for.
  */
 export async function settleShares(deps: ProcessorDeps, order: OrderRecord, from: PurchaseEvent | RefundEvent, keep?: number) {
   const followUps: FollowUp[] = [];
