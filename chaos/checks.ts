@@ -130,7 +130,9 @@ export async function collectEvidence(
       );
     }
     const positions = scenario.deliveries.flatMap((d, i) =>
-      scenario.events[d.event]?.orderId === orderId ? [`${i}:${scenario.events[d.event]?.kind}/${d.kind}`] : [],
+      scenario.events[d.event]?.orderId === orderId
+        ? [`${i}:${scenario.events[d.event]?.kind}${d.fulfilment ? '(fulfilled)' : d.partial ? `(shipped ${d.partial}/3)` : ''}/${d.kind}`]
+        : [],
     );
     lines.push(`  deliveries ${positions.join(' ')}`);
     for (const customer of observed) {

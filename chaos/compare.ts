@@ -47,6 +47,12 @@ const ID_TOKEN = /(?<![0-9])[0-9]{18}(?![0-9])/g;
  * give-back of what it took, or neither (the worker read the sale after its payment was corrected).
  */
 const TILL_SPEND = /%2Fspend-([0-9]+)(%2Fback)?$/i;
+/**
+ * A shipped share of an order earning at fulfilment (`<order>/ship-<amount>`, marker-encoded), credited as an
+ * order of its own, or its take-back (its `superseded` refund). Not the order's credit or a refund's debit:
+ * every share credited must be taken back exactly once (net 0) once the order earns or ends.
+ */
+const SHIPPED_SHARE = /:(order|refund):[0-9]+%2Fship-([0-9]+)(:superseded)?$/i;
 
 export function compareWithModel(model: Model, observed: ObservedCustomer[]): Comparison {
   const mismatches: Mismatch[] = [];
@@ -70,6 +76,7 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
     const credits = new Map<string, number[]>();
     const debits = new Map<string, number[]>();
     const spends: TillSpends = new Map();
+    const shares: ShippedShares = new Map();
     // The model against the history after the audit's reversals: a doubled entry left unreversed stands and fails below.
     const netted = netReversals(customer.history);
     totals.doubled += netted.doubled;
@@ -81,7 +88,8 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
       if (REDEMPTION_ENTRY.test(entry.remarks ?? '')) continue;
       // A till spend and its give-back are not the sale's points (checked below, netting 0).
       const spend = TILL_SPEND.exec(entry.remarks ?? '');
-      if (!spend) {
+      const share = SHIPPED_SHARE.exec(entry.remarks ?? '');
+      if (!spend && !share) {
         totals.entries += 1;
         if (entry.point > 0) totals.credited += entry.point;
         else totals.debited -= entry.point;
@@ -108,10 +116,18 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
         spends.set(key, found);
         continue;
       }
+      if (share) {
+        const key = `${orderId} ship-${share[2]}`;
+        const found = shares.get(key) ?? { orderId, credited: [], back: [] };
+        (share[1] === 'order' ? found.credited : found.back).push(entry.point);
+        shares.set(key, found);
+        continue;
+      }
       const bucket = entry.point > 0 ? credits : debits;
       bucket.set(orderId, [...(bucket.get(orderId) ?? []), entry.point]);
     }
     mismatches.push(...tillSpendMismatches(customer.index, spends));
+    mismatches.push(...shareMismatches(customer.index, shares));
 
     for (const orderId of expected.orders) {
       const order = model.orders.get(orderId);
@@ -167,6 +183,24 @@ function tillSpendMismatches(customer: number, spends: TillSpends): Mismatch[] {
         customer,
         orderId,
         what: `till ${key}: deductions [${taken.join(', ')}], given back [${back.join(', ')}], expected one of each netting 0 (or none)`,
+      });
+    }
+  }
+  return mismatches;
+}
+
+type ShippedShares = Map<string, { orderId: string; credited: number[]; back: number[] }>;
+
+/** Each shipped share of a customer's orders: at most one credit, taken back exactly once (net 0), or neither. */
+function shareMismatches(customer: number, shares: ShippedShares): Mismatch[] {
+  const mismatches: Mismatch[] = [];
+  for (const [key, { orderId, credited, back }] of shares) {
+    const net = [...credited, ...back].reduce((sum, p) => sum + p, 0);
+    if (credited.length > 1 || back.length !== credited.length || net !== 0) {
+      mismatches.push({
+        customer,
+        orderId,
+        what: `share ${key}: credits [${credited.join(', ')}], taken back [${back.join(', ')}], expected one of each netting 0 (or none)`,
       });
     }
   }

@@ -95,7 +95,7 @@ export function formatReport(result: ChaosResult, maxListed = 20): string[] {
   const lines = [
     `chaos run: seed ${result.seed}, ${s.events} events, ${s.deliveries} deliveries, ${s.customers} customers, ${(result.durationMs / 1000).toFixed(1)} s (${result.simulatedSeconds.toFixed(0)} s simulated)`,
     `  timing (npm start's defaults): ${list(result.timing)}`,
-    `  events: ${s.purchases} purchases, ${s.refunds} refunds (${s.cancellations} cancellations, ${s.orphanRefunds} without purchase); ${s.provisional ?? 0} orders earn at fulfilment (${s.fulfilments ?? 0} orders/fulfilled deliveries)`,
+    `  events: ${s.purchases} purchases, ${s.refunds} refunds (${s.cancellations} cancellations, ${s.orphanRefunds} without purchase); ${s.provisional ?? 0} orders earn at fulfilment (${s.fulfilments ?? 0} orders/fulfilled deliveries, ${s.partials ?? 0} orders/partially_fulfilled)`,
     `  deliveries: ${s.duplicates} duplicates (${s.concurrentDuplicates} concurrent), ${s.reordered} reordered; ${f.directDuplicates} queued messages also delivered at once to a second worker`,
     `  faults: ${totalFaults(f)} = ${f.emulator} emulator (armed) + ${f.crashes} worker crashes + ${f.leaseExpiries} lease expiries + ${f.tokenExpiries} token expiries + ${f.outages ?? 0} outages`,
     `    emulator by kind: ${list(f.byKind)}; ${f.armedLater ?? 0} drawn while the worker had not called since the last was armed, armed once it did (${f.neverArmed ?? 0} never); ${f.waitedForRoute ?? 0} waited for their route's last fault to fire (${f.movedToFreeRoute ?? 0} of them then moved to a free route)`,

@@ -1,6 +1,7 @@
 import { createPrivacyRequests } from '../shared/privacy/index.js';
 import { checkLedger, collectEvidence, readUpstream } from './checks.js';
 import { compareWithModel } from './compare.js';
+import { checkShares } from './shares-check.js';
 import { deliverAll } from './deliver.js';
 import type { Disturbance } from './disturbance.js';
 import { type Drained, drain } from './drain.js';
@@ -363,11 +364,13 @@ async function resultOf(run: Run, parts: Parts, meters: Meters, { unfinished, dr
   const observed = await readUpstream(scenario, model, stack.emulatorUrl);
   const comparison = compareWithModel(model, observed);
   const ledgerCheck = await checkLedger(scenario, model, stack.ledger);
-  unfinished.push(...ledgerCheck.unfinished, ...failuresOf(parts, options.redrive ?? false));
+  const sharesCheck = await checkShares(scenario, stack.ledger);
+  unfinished.push(...ledgerCheck.unfinished, ...sharesCheck.unfinished, ...failuresOf(parts, options.redrive ?? false));
   const lateCommits = parts.lateCommits?.report();
   const mismatches = [
     ...comparison.mismatches,
     ...ledgerCheck.mismatches,
+    ...sharesCheck.mismatches,
     ...((await parts.missedEdits?.check()) ?? []),
     ...(await parts.redemptions.check()),
     ...tillMirror.mismatches,

@@ -73,6 +73,11 @@ export interface DeliveryStep {
   withoutCustomer?: boolean;
   /** A `shopify-later` purchase's orders/fulfilled: the moment its provisional points are earned (provisional.ts). */
   fulfilment?: boolean;
+  /**
+   * A `shopify-later` purchase's orders/partially_fulfilled: how many of the order's 3 lines (provisional.ts,
+   * `orderLines`) have shipped so far, 1 or 2.
+   */
+  partial?: number;
 }
 
 export interface Scenario {
@@ -100,6 +105,8 @@ export interface Scenario {
     /** Orders of the source earning at fulfilment, and their orders/fulfilled deliveries (provisional.ts). */
     provisional?: number;
     fulfilments?: number;
+    /** Their orders/partially_fulfilled deliveries (provisional.ts). */
+    partials?: number;
   };
 }
 

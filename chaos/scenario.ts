@@ -65,7 +65,7 @@ export function generateScenario(options: ScenarioOptions): Scenario {
   const links = addLinks(random.fork('links'), customers, events, deliveries);
   const provisional =
     options.provisional === false
-      ? { orders: 0, fulfilments: 0 }
+      ? { orders: 0, fulfilments: 0, partials: 0 }
       : addProvisional(random.fork('provisional'), customers, events, deliveries);
   const refunds = events.filter((e): e is RefundSpec => e.kind === 'refund');
   return {
@@ -87,6 +87,7 @@ export function generateScenario(options: ScenarioOptions): Scenario {
       enrolments: links.filter((l) => l.via === 'enrolment').length,
       provisional: provisional.orders,
       fulfilments: provisional.fulfilments,
+      partials: provisional.partials,
     },
   };
 }

@@ -130,7 +130,8 @@ function chaosEnv(options: ChaosStackOptions): Record<string, string> {
     // Shop customers unknown to the service are enrolled by customers/create (links.ts).
     SHOPIFY_ENROLMENT: 'register',
     // A second Shopify source earning at fulfilment (provisional.ts), signed with the same secret.
-    SOURCES_CONFIG: withSourceDefaults(undefined, LATER_SOURCE, { kind: 'shopify', earnAfter: 'fulfilled' }) ?? '',
+    SOURCES_CONFIG:
+      withSourceDefaults(undefined, LATER_SOURCE, { kind: 'shopify', earnAfter: 'fulfilled', partialFulfilments: true }) ?? '',
     SHOPIFY_LATER_WEBHOOK_SECRETS: options.secrets.shopify,
     // A share of the Shopify orders earns a ポイント2倍 bonus (model.ts, CHAOS_CAMPAIGN), when the scenario has it.
     ...(options.campaign

@@ -2,7 +2,7 @@ import { bareInteger as bigId, signPos } from '../kit/senders.js';
 import { shopifyRequest } from '../kit/webhooks/index.js';
 import type { DeliveryStep, EventSpec, PurchaseSpec, RefundSpec, Scenario } from './scenario.js';
 import type { createSmaregiSender } from './smaregi.js';
-import { LATER_SOURCE } from './provisional.js';
+import { LATER_SOURCE, orderLines } from './provisional.js';
 import { renderSquare } from './square.js';
 
 /**
@@ -77,7 +77,11 @@ function shopifyOrder(scenario: Scenario, purchase: Pick<PurchaseSpec, 'orderId'
 function renderShopify(scenario: Scenario, event: EventSpec, step: DeliveryStep, secret: string, nowMs: number): WebhookRequest {
   let topic: string;
   let payload: unknown;
-  if (event.kind === 'purchase' && step.fulfilment) {
+  if (event.kind === 'purchase' && step.partial !== undefined) {
+    // Shipped in part: the whole order again with its lines and the fulfilment of the first `partial` of them.
+    topic = 'orders/partially_fulfilled';
+    payload = { ...shopifyOrder(scenario, event, nowMs), ...shippedLines(event, step.partial), fulfillment_status: 'partial' };
+  } else if (event.kind === 'purchase' && step.fulfilment) {
     // Shipped: the whole order again, as every orders/* topic sends it (provisional.ts).
     topic = 'orders/fulfilled';
     payload = { ...shopifyOrder(scenario, event, nowMs), fulfillment_status: 'fulfilled' };
@@ -108,8 +112,27 @@ function renderShopify(scenario: Scenario, event: EventSpec, step: DeliveryStep,
       transactions: [{ currency: CURRENCY }],
     };
   }
-  const eventId = `ev-${event.key}${step.fulfilment ? ':fulfilled' : ''}`;
+  const moment = step.partial !== undefined ? `:shipped-${step.partial}` : step.fulfilment ? ':fulfilled' : '';
+  const eventId = `ev-${event.key}${moment}`;
   return shopifyRequest(topic, payload, secret, step.deliveryId, nowMs, { shopDomain: SHOP_DOMAIN, eventId, source: event.source });
+}
+
+/**
+ * An order shipped in parts (provisional.ts): its three lines (ids derived from the order's) and one successful
+ * fulfilment of the first `shipped` of them, as the intake reads the share (shared/sources/shopify/fulfilled-share.ts).
+ */
+function shippedLines(purchase: PurchaseSpec, shipped: number) {
+  const lines = orderLines(purchase.amount).map((units, i) => ({ id: bigId(`${purchase.orderId.slice(0, 17)}${i + 1}`), units }));
+  return {
+    line_items: lines.map((l) => ({ id: l.id, quantity: 1, price: money(l.units), gift_card: false })),
+    fulfillments: [
+      {
+        id: bigId(`${purchase.orderId.slice(0, 17)}9`),
+        status: 'success',
+        line_items: lines.slice(0, shipped).map((l) => ({ id: l.id, quantity: 1 })),
+      },
+    ],
+  };
 }
 
 function purchaseOf(scenario: Scenario, refund: RefundSpec): PurchaseSpec | undefined {

@@ -172,6 +172,8 @@ export async function markedHistory(
 ): Promise<TimelineEntry[]> {
   const purchase = purchaseMarker(order.source, order.orderId);
   const refundPrefix = refundMarker(order.source, order.orderId, '');
+  // Its shipped shares (issue 53): each credited as the order `<order>/ship-<amount>` and taken back (`superseded`).
+  const sharePrefixes = [purchaseMarker(order.source, `${order.orderId}/ship-`), refundPrefix.replace(/:$/, '%2Fship-')];
   const out: TimelineEntry[] = [];
   for (let page = 1; page <= HISTORY_PAGES; page++) {
     const history = await openapi.listPoints(order.customerId, { page, perPage: 1000 });
@@ -181,13 +183,17 @@ export async function markedHistory(
       // A campaign's bonus and its claw-backs (issue 53) are the order's too.
       const bonus =
         (parsed?.kind === 'bonus' || parsed?.kind === 'bonus_return') && parsed.orderId === order.orderId && parsed.source === order.source;
-      if (remarks !== purchase && !remarks.startsWith(refundPrefix) && !bonus) continue;
+      const share = sharePrefixes.some((prefix) => remarks.startsWith(prefix));
+      if (remarks !== purchase && !remarks.startsWith(refundPrefix) && !bonus && !share) continue;
       const campaign = { campaign: bonus ? parsed.campaignId : '' };
-      const what = !bonus
-        ? message(p.point >= 0 ? 'timeline.historyCredit' : 'timeline.historyDebit')
-        : parsed.kind === 'bonus_return'
-          ? message('timeline.historyBonusBack', campaign)
-          : message('timeline.historyBonus', campaign);
+      const amount = share ? (/%2Fship-([0-9]+)/i.exec(remarks)?.[1] ?? '') : '';
+      const what = share
+        ? message(p.point >= 0 ? 'timeline.historyShare' : 'timeline.historyShareBack', { amount })
+        : !bonus
+          ? message(p.point >= 0 ? 'timeline.historyCredit' : 'timeline.historyDebit')
+          : parsed.kind === 'bonus_return'
+            ? message('timeline.historyBonusBack', campaign)
+            : message('timeline.historyBonus', campaign);
       out.push({ at: p.created_at, what, from: 'history', marker: remarks, points: p.point });
     }
     if (page >= history.last_page) break;
@@ -216,6 +222,36 @@ export function ledgerTimeline(o: OrderRecord, refunds: RefundRecord[]): Timelin
     });
     if (r.lastError)
       add(r.updatedAt, message('timeline.refundLastError', { refund: r.refundId, error: r.lastError }), { refundId: r.refundId });
+  }
+  return out;
+}
+
+/**
+ * A shipped share of the order (issue 53, shared/points/shares.ts) as its records tell it: the share's credit
+ * (its own order `<order>/ship-<amount>`), then its take-back (the share's `superseded` refund).
+ */
+export function shareTimeline(amount: string, share: OrderRecord, back: RefundRecord | undefined): TimelineEntry[] {
+  const out: TimelineEntry[] = [];
+  const refundId = `ship-${amount}`;
+  if (share.finishedAt !== undefined) {
+    out.push({
+      at: share.finishedAt,
+      what: message('timeline.shareCredited', { amount, outcome: share.outcome ?? share.state }),
+      from: 'ledger',
+      refundId,
+      marker: purchaseMarker(share.source, share.orderId),
+      ...(share.pointsCredited === undefined ? {} : { points: share.pointsCredited }),
+    });
+  }
+  if (back?.finishedAt !== undefined) {
+    out.push({
+      at: back.finishedAt,
+      what: message('timeline.shareTakenBack', { amount, outcome: back.outcome ?? back.state }),
+      from: 'ledger',
+      refundId,
+      marker: refundMarker(back.source, back.orderId, back.refundId),
+      ...(back.pointsDebited === undefined ? {} : { points: -back.pointsDebited }),
+    });
   }
   return out;
 }

@@ -6,8 +6,9 @@ import { NO_FRAMING_HEADERS } from '../shared/http/index.js';
 import { parseJsonOrUndefined } from '../shared/text/index.js';
 import { ConsoleStartingError } from './errors.js';
 import { activityTimeline, operations } from './activity.js';
-import { bonusTimeline, ledgerTimeline, listOrders, markedHistory, type TimelineEntry } from './orders.js';
+import { bonusTimeline, ledgerTimeline, listOrders, markedHistory, shareTimeline, type TimelineEntry } from './orders.js';
 import { type ConsoleMessage, message } from './messages.js';
+import { SUPERSEDED_SHARE, shareOrderId } from '../shared/points/index.js';
 import { listRedemptions } from './redemptions.js';
 import { listTillReturns } from './returns.js';
 import { listTillShortfalls } from './shortfalls.js';
@@ -81,6 +82,12 @@ async function timeline(source: ConsoleSource, query: URLSearchParams): Promise<
   for (const campaign of order.campaigns ?? []) {
     const bonus = await source.ledger.records.getBonus({ ...ref, campaignId: campaign.id });
     if (bonus) entries.push(...bonusTimeline(bonus));
+  }
+  for (const amount of order.shippedShares) {
+    const shareRef = { source: ref.source, orderId: shareOrderId(ref.orderId, Number(amount)) };
+    const share = await source.ledger.records.getOrder(shareRef);
+    const back = share ? (await source.ledger.records.listRefunds(shareRef)).find((r) => r.refundId === SUPERSEDED_SHARE) : undefined;
+    if (share) entries.push(...shareTimeline(amount, share, back));
   }
   let historyNote: ConsoleMessage | null = null;
   try {

@@ -13,7 +13,7 @@ export const SHOPIFY_EARN_AFTER_ENV = 'SHOPIFY_EARN_AFTER';
 /** A till sale has no fulfilment: `fulfilled` is refused, with why (smaregiEarnAfterRefusal). */
 export const SMAREGI_EARN_AFTER_ENV = 'SMAREGI_EARN_AFTER';
 
-/** `on`: under `fulfilled`, each shipment earns its share (the Shopify source's `partialFulfilments`; off by default). */
+/** `off`: under `fulfilled`, the order earns once at orders/fulfilled, not per shipment (the Shopify source's `partialFulfilments`; on by default). */
 export const SHOPIFY_PARTIAL_FULFILMENTS_ENV = 'SHOPIFY_PARTIAL_FULFILMENTS';
 
 export function withShopifyEarnAfter(sourcesConfig: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
@@ -24,9 +24,9 @@ export function withShopifyEarnAfter(sourcesConfig: string | undefined, env: Nod
     'shopify',
   );
   const partial = env[SHOPIFY_PARTIAL_FULFILMENTS_ENV]?.trim() || undefined;
-  if (partial === undefined || partial === 'off') return config;
-  if (partial !== 'on') throw new ConfigurationError('invalid_local_config', `${SHOPIFY_PARTIAL_FULFILMENTS_ENV} must be on or off`);
-  return withSourceDefaults(config, 'shopify', { partialFulfilments: true });
+  if (partial === undefined || partial === 'on') return config;
+  if (partial !== 'off') throw new ConfigurationError('invalid_local_config', `${SHOPIFY_PARTIAL_FULFILMENTS_ENV} must be on or off`);
+  return withSourceDefaults(config, 'shopify', { partialFulfilments: false });
 }
 
 function withEarnAfter(sourcesConfig: string | undefined, env: NodeJS.ProcessEnv, name: string, source: 'shopify' | 'smaregi') {

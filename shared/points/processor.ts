@@ -135,7 +135,10 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     }
     if (event.type === 'purchase') return purchaseThenWaitingRefunds(event, context, next);
     const outcome = await processRefund(deps, event, queuedWithItsPurchase(event, context?.inEventGroup));
-    return outcome.kind === 'skipped' && outcome.reason === 'before_earn' ? endNotEarned(event, outcome, context, next) : outcome;
+    // Also on a redelivery of a refund that ended so: its attempt may have died before ending the rest.
+    const beforeEarn =
+      outcome.kind === 'skipped' ? outcome.reason === 'before_earn' : outcome.kind === 'duplicate' && outcome.previous === 'skipped';
+    return beforeEarn ? endNotEarned(event, outcome, context, next) : outcome;
   }
 
   /**

@@ -67,28 +67,40 @@ export async function earnShippedShare(deps: ProcessorDeps, event: PurchaseEvent
   const credited = await processPurchase(deps, shareEvent(payment, live), { shippedShare: true });
   if (credited.order?.outcome !== 'credited') return credited.outcome;
   // The order itself may have been credited meanwhile: then no share stays (settled on the order as it is now).
+  // Else the largest share noted by now stays: one noted meanwhile by another delivery is not taken back by this one.
   const now = (await deps.ledger.getOrder(ref)) ?? noted;
-  const keep = now.outcome === 'pending_earn' && now.state === 'done' ? live : undefined;
+  const keep = now.outcome === 'pending_earn' && now.state === 'done' ? Math.max(live, ...now.shippedShares.map(Number)) : undefined;
   return withFollowUps(credited.outcome, await settleShares(deps, now, event, keep));
 }
 
 /**
  * Takes back every credited share of the order but `keep` (each by its `superseded` refund, once): after a
  * larger share, and, with no `keep`, once the order is credited or will never earn. A share whose purchase
- * is still under way is left to the delivery running it (it settles again after its credit).
+ * is still under way is finished first when `from` carries the order (a purchase), else waited for.
  */
 export async function settleShares(deps: ProcessorDeps, order: OrderRecord, from: PurchaseEvent | RefundEvent, keep?: number) {
   const followUps: FollowUp[] = [];
   for (const amount of order.shippedShares.map(Number)) {
     if (amount === keep) continue;
-    const share = await deps.ledger.getOrder({ source: order.source, orderId: shareOrderId(order.orderId, amount) });
-    // Under way (its attempt died after its grant, or runs now): this message comes back until it is done
-    // and taken back. Left to the share's own delivery, a crash there left the share credited for good.
+    let share = await deps.ledger.getOrder({ source: order.source, orderId: shareOrderId(order.orderId, amount) });
     if (share && share.state !== 'done') {
-      followUps.push({ refundId: `ship-${amount}/${SUPERSEDED_SHARE}`, kind: 'lease_held', action: 'retry' });
-      continue;
+      // Under way (its attempt died after its grant, or runs now). A delivery of the order finishes it by the
+      // purchase protocol (its doubt settled, found or sent) so it can be taken back: its own delivery, once the
+      // order no longer waits, only settles, so waiting for it here left both messages retrying until the
+      // dead-letter list and the share credited for good. A refund carries no order to finish it with: it waits.
+      const finished =
+        from.type === 'purchase' ? await processPurchase(deps, shareEvent(withoutShare(from), amount), { shippedShare: true }) : undefined;
+      if (!finished || finished.outcome.action === 'retry' || finished.order?.state !== 'done') {
+        followUps.push({ refundId: `ship-${amount}/${SUPERSEDED_SHARE}`, kind: finished?.outcome.kind ?? 'lease_held', action: 'retry' });
+        continue;
+      }
+      share = finished.order;
     }
-    if (share?.state !== 'done' || share.outcome !== 'credited' || share.refunds[SUPERSEDED_SHARE]) continue;
+    if (share?.state !== 'done' || share.outcome !== 'credited') continue;
+    const ref = { source: order.source, orderId: share.orderId, refundId: SUPERSEDED_SHARE };
+    // Booked on the share is not finished: an attempt that died between the two leaves its record for the refund
+    // protocol to finish from the book (no second debit).
+    if (share.refunds[SUPERSEDED_SHARE] && (await deps.ledger.getRefund(ref))?.state === 'done') continue;
     const outcome = await processRefund(deps, takeBack(order, amount, from, deps.clock()));
     followUps.push({
       refundId: `ship-${amount}/${SUPERSEDED_SHARE}`,

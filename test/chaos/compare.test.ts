@@ -121,6 +121,35 @@ describe('the comparison with the model', () => {
     expect(compareWithModel(model, observe(notBack, 24)).mismatches).toHaveLength(2);
   });
 
+  describe('an order shipped in parts (provisional.ts, partial fulfilments)', () => {
+    const share = (id: string, point: number, back: boolean) => ({
+      id,
+      point,
+      title: null,
+      remarks: back ? `lp1:shopify:refund:${ORDER}%2Fship-400:superseded` : `lp1:shopify:order:${ORDER}%2Fship-400`,
+    });
+
+    it('checks a share credited and taken back on its own, not as the order’s credit and a refund’s debit', () => {
+      const history = [share('4', -20, true), debit('3'), credit('2'), share('1', 20, false)];
+      expect(compareWithModel(model, observe(history, 25)).mismatches).toEqual([]);
+    });
+
+    it('fails a share left credited beside the whole order’s credit', () => {
+      const history = [debit('3'), credit('2'), share('1', 20, false)];
+      expect(compareWithModel(model, observe(history, 45)).mismatches.map((m) => m.what)).toEqual([
+        'balance 45, expected 25',
+        `share ${ORDER} ship-400: credits [20], taken back [], expected one of each netting 0 (or none)`,
+      ]);
+    });
+
+    it('fails a share taken back twice', () => {
+      const history = [share('5', -20, true), share('4', -20, true), debit('3'), credit('2'), share('1', 20, false)];
+      expect(compareWithModel(model, observe(history, 5)).mismatches.map((m) => m.what)).toContain(
+        `share ${ORDER} ship-400: credits [20], taken back [-20, -20], expected one of each netting 0 (or none)`,
+      );
+    });
+  });
+
   describe('an order earning at fulfilment (provisional.ts)', () => {
     const refundedInFull = (source: 'shopify' | 'shopify-later'): Scenario => ({
       ...scenario,

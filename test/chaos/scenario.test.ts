@@ -89,6 +89,30 @@ describe('the chaos scenario generator', () => {
     expect(scenario.events.filter((e) => e.source === 'shopify-later' && e.kind === 'refund').length).toBeGreaterThan(0);
   });
 
+  it('ships some orders earning at fulfilment in parts: growing shares, now and then late, early, twice or swapped', () => {
+    const scenario = generateScenario({ events: 1500, seed: 1 });
+    const partials = scenario.deliveries.map((d, at) => ({ ...d, at })).filter((d) => d.partial !== undefined);
+    expect(scenario.counts.partials).toBe(partials.length);
+    const orders = new Set(partials.map((d) => d.event));
+    expect(orders.size).toBeGreaterThan(10);
+    let late = 0;
+    let swapped = 0;
+    let twice = 0;
+    for (const index of orders) {
+      expect(scenario.events[index]).toMatchObject({ kind: 'purchase', source: 'shopify-later' });
+      const steps = partials.filter((d) => d.event === index);
+      for (const s of steps) expect([1, 2]).toContain(s.partial);
+      const fulfilled = scenario.deliveries.findIndex((d) => d.event === index && d.fulfilment);
+      if (steps.some((s) => s.at > fulfilled)) late += 1;
+      const firsts = steps.filter((s) => s.kind === 'first').map((s) => s.partial);
+      if (firsts.join() === '2,1') swapped += 1;
+      if (steps.length > firsts.length) twice += 1;
+    }
+    expect(late).toBeGreaterThan(0);
+    expect(swapped).toBeGreaterThan(0);
+    expect(twice).toBeGreaterThan(0);
+  });
+
   it('refuses a non-positive number of events', () => {
     expect(() => generateScenario({ events: 0, seed: 1 })).toThrow(/events must be a positive integer/);
   });

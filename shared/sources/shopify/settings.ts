@@ -45,10 +45,9 @@ export const ShopifySettings = lazySchema(() =>
       earnAfter: EarnAfterSetting.default('paid'),
       /**
        * Under `earnAfter: fulfilled`, whether each shipment of a split order earns its share
-       * (orders/partially_fulfilled, docs/campaigns.md). Off by default: a chaos run still finds shares
-       * left credited beside the whole order's credit; the order earns at orders/fulfilled then.
+       * (orders/partially_fulfilled, docs/campaigns.md). On by default; off, the order earns once at orders/fulfilled.
        */
-      partialFulfilments: z.boolean().default(false),
+      partialFulfilments: z.boolean().default(true),
       /** Points spent as single-use discount codes (off by default: a shop opts in). */
       redemption: RedemptionSettings.prefault({}),
     })

@@ -29,7 +29,7 @@ const TOPIC_ENABLED: Partial<Record<ShopifyTopic, (settings: SubscriptionSetting
   // Fulfilment is the moment provisional points are earned, only where the source waits for it.
   'orders/fulfilled': (settings) => settings.earnAfter === 'fulfilled',
   // Each shipment of a split order earns its cumulative share (docs/campaigns.md, partial fulfilments).
-  'orders/partially_fulfilled': (settings) => settings.earnAfter === 'fulfilled' && settings.partialFulfilments === true,
+  'orders/partially_fulfilled': (settings) => settings.earnAfter === 'fulfilled' && settings.partialFulfilments !== false,
   // An order created with a redemption's code reserves it before payment (konbini, bank transfer).
   'orders/create': (settings) => settings.redemption?.enabled === true,
 };

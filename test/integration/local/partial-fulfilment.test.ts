@@ -14,7 +14,7 @@ let api: OpenApiClient;
 let webhooks = 0;
 
 beforeAll(async () => {
-  stack = await startLocalStack({ env: { SHOPIFY_EARN_AFTER: 'fulfilled', SHOPIFY_PARTIAL_FULFILMENTS: 'on' } });
+  stack = await startLocalStack({ env: { SHOPIFY_EARN_AFTER: 'fulfilled' } });
   api = createOpenApiClient({ credentials: staticCredentials(stack.openApi) });
 });
 afterAll(async () => {

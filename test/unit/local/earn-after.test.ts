@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { withShopifyEarnAfter } from '../../../local/earn-after.js';
 import { loadSourceSettings } from '../../../shared/sources/index.js';
+import { ShopifySettings } from '../../../shared/sources/shopify/settings.js';
 
 describe('SHOPIFY_EARN_AFTER under npm start', () => {
   it('sets the Shopify source to earn at fulfilment', () => {
@@ -13,6 +14,15 @@ describe('SHOPIFY_EARN_AFTER under npm start', () => {
     const config = withShopifyEarnAfter(undefined, { SHOPIFY_EARN_AFTER: 'days:14' });
     expect(JSON.parse(config ?? '')).toEqual({ shopify: { earnAfter: { days: 14 } } });
     expect(() => loadSourceSettings(config)).not.toThrow();
+  });
+
+  it('earns per shipment under fulfilled by default; SHOPIFY_PARTIAL_FULFILMENTS=off turns it off', () => {
+    const settings = (env: NodeJS.ProcessEnv) => ShopifySettings.parse(JSON.parse(withShopifyEarnAfter(undefined, env) ?? '{}').shopify);
+    expect(settings({ SHOPIFY_EARN_AFTER: 'fulfilled' })).toMatchObject({ earnAfter: 'fulfilled', partialFulfilments: true });
+    expect(settings({ SHOPIFY_EARN_AFTER: 'fulfilled', SHOPIFY_PARTIAL_FULFILMENTS: 'off' })).toMatchObject({ partialFulfilments: false });
+    expect(() => withShopifyEarnAfter(undefined, { SHOPIFY_PARTIAL_FULFILMENTS: 'yes' })).toThrow(
+      /^SHOPIFY_PARTIAL_FULFILMENTS must be on or off/,
+    );
   });
 
   it('leaves the configuration as given when unset (the default: paid)', () => {

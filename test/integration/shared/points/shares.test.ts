@@ -71,6 +71,16 @@ describe('partial fulfilments: each shipped share earns, the whole order ends at
     expect(await h.balance(GOLD)).toBe(34);
   });
 
+  it('two shipments processed at once keep the larger share, whichever finishes last', async () => {
+    const p = paid();
+    await h.processor().process(p);
+    const [first] = await h.whileHeldAt('purchase:granted', partial(p, 1, 3), () => h.processor().process(partial(p, 2, 3)));
+    expect(first).toMatchObject({ kind: 'credited' });
+    expect(await shareBack(p, 692)).toEqual([]);
+    expect(await shareBack(p, 346)).toEqual([-17]);
+    expect(await h.balance(GOLD)).toBe(34);
+  });
+
   it('a partial fulfilment delivered after the order was fulfilled changes nothing', async () => {
     const p = paid();
     await h.processor().process(p);
@@ -133,6 +143,45 @@ describe('partial fulfilments: crashes', () => {
     await h.processor().process(partial(p, 2, 3));
     expect(await shareBack(p, 346)).toEqual([-17]);
     expect(await h.balance(GOLD)).toBe(34);
+  });
+
+  it('a share whose attempt died after its grant, then the whole order credited: the share is finished and taken back, once', async () => {
+    const p = paid();
+    await h.processor().process(p);
+    await h.crashAt('purchase:granted', partial(p, 1, 2));
+    expect(await h.balance(GOLD)).toBe(25);
+    h.passHorizon();
+    await h.processor().process(fulfilment(p));
+    await h.processor().process(partial(p, 1, 2));
+    await h.processor().process(fulfilment(p));
+    expect(await shareEntries(p, 519)).toEqual([25]);
+    expect(await shareBack(p, 519)).toEqual([-25]);
+    expect(await h.balance(GOLD)).toBe(51);
+  });
+
+  it('a crash after a take-back is booked on its share: the redelivery finishes the take-back’s record, no second debit', async () => {
+    const p = paid();
+    await h.processor().process(p);
+    await h.processor().process(partial(p, 1, 2));
+    await h.crashAt('refund:applied', fulfilment(p));
+    h.expireLeases();
+    expect(await h.processor().process(fulfilment(p))).toMatchObject({ action: 'ack' });
+    const back = await h.ledger.getRefund({ source: 'shopify', orderId: shareOrderId(p.orderId, 519), refundId: SUPERSEDED_SHARE });
+    expect(back).toMatchObject({ state: 'done', outcome: 'debited', pointsDebited: 25 });
+    expect(await shareBack(p, 519)).toEqual([-25]);
+    expect(await h.balance(GOLD)).toBe(51);
+  });
+
+  it('a crash after a full refund ended the order unearned: the refund’s redelivery takes the shipped share back', async () => {
+    const p = paid();
+    await h.processor().process(p);
+    await h.processor().process(partial(p, 1, 2));
+    const cancel = refund(p, 'cancel', 1038, { refundsRemainder: true });
+    await h.crashAt('refund:recorded', cancel);
+    expect(await h.ledger.getOrder(p)).toMatchObject({ outcome: 'not_earned' });
+    await h.processor().process(cancel);
+    expect(await shareBack(p, 519)).toEqual([-25]);
+    expect(await h.balance(GOLD)).toBe(0);
   });
 
   it('a crash after the order is credited at fulfilment: its redelivery takes the share back, once', async () => {

@@ -94,14 +94,25 @@ describe('Shopify orders/partially_fulfilled: a share of the order shipped', () 
     expect(read('orders/partially_fulfilled', {}, SHIPPED_ONE)).toMatchObject({ status: 'ignored' });
   });
 
-  it('a source that earns at fulfilment but not per shipment (the default) answers it ignored', () => {
-    expect(read('orders/partially_fulfilled', { earnAfter: 'fulfilled' }, SHIPPED_ONE)).toMatchObject({ status: 'ignored' });
+  it('a source that earns at fulfilment earns per shipment by default', () => {
+    expect(read('orders/partially_fulfilled', { earnAfter: 'fulfilled' }, SHIPPED_ONE)).toMatchObject({
+      status: 'ok',
+      value: { earnMoment: 'partial' },
+    });
+  });
+
+  it('a source that earns at fulfilment with partialFulfilments false answers it ignored', () => {
+    expect(read('orders/partially_fulfilled', { earnAfter: 'fulfilled', partialFulfilments: false }, SHIPPED_ONE)).toMatchObject({
+      status: 'ignored',
+    });
   });
 
   it('subscribes orders/partially_fulfilled only where the source waits for fulfilment and earns per shipment', () => {
     const topics = (earnAfter: unknown, partialFulfilments = true) =>
       shopifySubscriptions({ apiVersion: '2026-10', earnAfter, partialFulfilments }).topics;
     expect(topics('fulfilled')).toContain('orders/partially_fulfilled');
+    // The source's settings as parsed, the default (on) included.
+    expect(shopifySubscriptions(ShopifySettings.parse({ earnAfter: 'fulfilled' })).topics).toContain('orders/partially_fulfilled');
     expect(topics('fulfilled', false)).not.toContain('orders/partially_fulfilled');
     expect(topics('paid')).not.toContain('orders/partially_fulfilled');
     expect(topics({ days: 14 })).not.toContain('orders/partially_fulfilled');
