@@ -25,7 +25,8 @@ import type { SmaregiTransaction } from './transaction.js';
  * queued like any event) or dismissed. Under `returns: auto` the worker applies it itself when exactly one
  * earlier sale of that member, in that store, within `returnWindowDays`, holds every returned product in at
  * least the returned quantity and has that much left to refund. To match, each member's sale keeps its
- * store, time and products (`till-sale#`: ids and quantities only).
+ * store, time and products (`till-sale#`: ids and quantities only). A sale still waiting for its day
+ * (`earnAfter: {"days": N}`) takes a return as a refund before the moment: it earns less at its day.
  */
 
 /** What the worker's resolution needs for till returns (absent: returns are recorded as unlinked refunds only). */
