@@ -81,6 +81,16 @@ describe('a plain till return of a Smaregi sale still waiting for its day', () =
     expect(await h.balance(GOLD)).toBe(before + 500);
   });
 
+  it('takes nothing more when a return applied before the day is delivered again after it', async () => {
+    await ring('7151', 'D-7151', 2, false);
+    h.clock.advance(3 * DAY_MS);
+    await ring('7152', 'D-7151', 1, true);
+    await dayComes();
+    const before = await h.balance(GOLD);
+    await deliver('7152');
+    expect(await h.balance(GOLD)).toBe(before);
+  });
+
   it('takes 500 back as today when half of the sale is returned after its day', async () => {
     await ring('7131', 'D-7131', 2, false);
     await dayComes();
