@@ -146,9 +146,9 @@ export async function saleFacts(
     saleId,
     (ref) => ledger.getRefund(ref),
   );
-  // The purchase a return takes back from: the credited one, or a sale still waiting for its day (`earnAfter`),
-  // whose return is a refund before the moment (it earns less). A sale waiting for its customer's link earned nothing.
-  // Edits before the day revise the provisional sale itself, so it has no chain of credits yet.
+  // The purchase a return takes back from: the credited one, or a sale still waiting for its day (`earnAfter`;
+  // its edits revise the sale itself, so it has no chain of credits yet), whose return is a refund before
+  // the moment (it earns less). A sale waiting for its customer's link earned nothing.
   const state = chainState(chain);
   const pending = chain.sale?.state === 'done' && chain.sale.outcome === 'pending_earn';
   const liveId = state?.live.outcome === 'credited' ? state.live.orderId : pending ? saleId : undefined;
