@@ -7,7 +7,7 @@ import { mirroredOutcome } from './till-mirror-events.js';
  * A till sale earned at its day (`earnAfter: {"days": N}`, issue 53) under `tillPoints: membership`: the
  * due tick credits it, not the transaction's delivery, so the tick mirrors it to the member's till record
  * (shared/points/processor.ts runs this before it drops the order's due entry). The credit and the debits
- * of the refunds booked before the day (returns naming the sale), taken right after it, are each a mirror step of
+ * of the refunds booked before the day (returns naming the sale, plain returns applied to it), taken right after it, are each a mirror step of
  * their own, keyed by the marker of the points call it copies, as a delivery's changes are (state.ts):
  * a tick run twice, or one that died between the credit and the mirror, leaves the entry listed and the
  * next tick finds the step and goes on with it, so the till gains the points once. A refund after the

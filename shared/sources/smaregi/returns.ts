@@ -25,7 +25,8 @@ import type { SmaregiTransaction } from './transaction.js';
  * queued like any event) or dismissed. Under `returns: auto` the worker applies it itself when exactly one
  * earlier sale of that member, in that store, within `returnWindowDays`, holds every returned product in at
  * least the returned quantity and has that much left to refund. To match, each member's sale keeps its
- * store, time and products (`till-sale#`: ids and quantities only).
+ * store, time and products (`till-sale#`: ids and quantities only). A sale still waiting for its day
+ * (`earnAfter: {"days": N}`) takes a return as a refund before the moment: it earns less at its day.
  */
 
 /** What the worker's resolution needs for till returns (absent: returns are recorded as unlinked refunds only). */
@@ -145,9 +146,12 @@ export async function saleFacts(
     saleId,
     (ref) => ledger.getRefund(ref),
   );
-  // The credited purchase a return takes back from (a sale still waiting for its customer's link earned nothing).
+  // The purchase a return takes back from: the credited one, or a sale still waiting for its day (`earnAfter`;
+  // its edits revise the sale itself, so it has no chain of credits yet), whose return is a refund before
+  // the moment (it earns less). A sale waiting for its customer's link earned nothing.
   const state = chainState(chain);
-  const liveId = state?.live.outcome === 'credited' ? state.live.orderId : undefined;
+  const pending = chain.sale?.state === 'done' && chain.sale.outcome === 'pending_earn';
+  const liveId = state?.live.outcome === 'credited' ? state.live.orderId : pending ? saleId : undefined;
   const [sale, live, lines] = await Promise.all([
     ledger.getOrder({ source, orderId: saleId }),
     liveId ? ledger.getOrder({ source, orderId: liveId }) : Promise.resolve(undefined),
@@ -158,6 +162,18 @@ export async function saleFacts(
 
 const decimal = (text: string | undefined): Decimal => parseDecimal(text ?? '0') ?? ZERO;
 
+/**
+ * A provisional sale (issue 53): a refund of it is booked before its moment (one whose credit is under way
+ * waits for it, then debits its share).
+ */
+const waitsForItsDay = (order: OrderRecord): boolean => order.outcome === 'pending_earn';
+
+/** What of the sale is left to give back: before its day, of the amount it will earn on (edits included). */
+function unrefunded(live: OrderRecord): Decimal {
+  if (waitsForItsDay(live)) return subtractDecimals(decimal(live.earnBase?.exact ?? live.eligibleExact), decimal(live.earnRefundedExact));
+  return subtractDecimals(decimal(live.eligibleExact), decimal(live.refundedExact));
+}
+
 /** Why the return cannot be applied to the sale (another member, more than the sale, products it did not have), or undefined. */
 export function applyRefusal(r: TillReturnRecord, facts: SaleFacts): string | undefined {
   const { saleId, sale, live, lines } = facts;
@@ -166,7 +182,7 @@ export function applyRefusal(r: TillReturnRecord, facts: SaleFacts): string | un
   if (sale.externalId === undefined || sale.externalKey !== r.externalKey || sale.externalId !== r.externalId)
     return `sale ${saleId} is not the member's of return ${r.returnId}`;
   if (!live) return `sale ${saleId} earned no points (${sale.outcome ?? sale.state}): nothing to take back`;
-  const left = subtractDecimals(decimal(live.eligibleExact), decimal(live.refundedExact));
+  const left = unrefunded(live);
   if (compareDecimals(decimal(r.amount), left) > 0)
     return `return ${r.returnId} gives back ¥${r.amount}, more than the ¥${formatDecimal(left)} of sale ${saleId} left unrefunded`;
   if (!lines) return `the ledger keeps no products of sale ${saleId} (a sale recorded before till returns were kept): compare it by hand`;

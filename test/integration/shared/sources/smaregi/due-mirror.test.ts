@@ -153,6 +153,17 @@ describe('a till sale earned at its day under tillPoints membership', () => {
     ]).toEqual([500, [1000], 'done']);
   }, 120_000);
 
+  it('leaves the till record with the credit less a plain return’s share when the return was matched before the day', async () => {
+    const start = point();
+    await rungUp('8007', 'P-8007', 2);
+    h.clock.advance(DAY_MS);
+    await rungUp('8008', 'P-8007', 1, true);
+    h.clock.advance(14 * DAY_MS);
+    await tick();
+    await tick();
+    expect([point() - start, (await steps().get('smaregi', 'lp1:smaregi:refund:8007:return-8008'))?.state]).toEqual([500, 'done']);
+  }, 120_000);
+
   it('takes a lowering edit’s points back from the till record after the day as well', async () => {
     const start = point();
     await rungUp('8005', 'P-8005', 2);
