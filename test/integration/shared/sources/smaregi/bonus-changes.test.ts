@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Campaign } from '../../../../../shared/campaigns/index.js';
+import type { RefundEvent } from '../../../../../shared/events/index.js';
 import { createTillMirrors, createTillReturns } from '../../../../../shared/ledger/index.js';
 import type { Checkpoint } from '../../../../../shared/points/index.js';
 import { bonusMarker, bonusReturnMarker } from '../../../../../shared/points/index.js';
@@ -69,6 +70,23 @@ function ringUp(id: string, productId: string, quantity: number, returned = fals
 }
 const deliver = (id: string, settings = atOnce, checkpoint?: Checkpoint, client = till.client) =>
   processor(checkpoint, client).process(smaregiThinEvent(id, 'smaregi', settings, h.clock(), 'created'));
+/** A refund of half a ¥22,000 sale (¥10,000 of its ¥20,000 earning amount), as a return naming the sale queues it. */
+const halfBack = (orderId: string, refundId: string): RefundEvent => ({
+  type: 'refund',
+  eventId: `smaregi:refund:${orderId}:${refundId}`,
+  source: 'smaregi',
+  orderId,
+  refundId,
+  customer: null,
+  currency: 'JPY',
+  occurredAt: new Date(h.clock()).toISOString(),
+  pointTitle: `Refund ${orderId}`,
+  test: false,
+  delivery: { id: refundId, topic: 'ops/returns' },
+  refundAmount: 10_000,
+  refundExact: '10000',
+  refundsRemainder: false,
+});
 const point = () => Number(till.standIn.customerPoint('1'));
 const bonus = (orderId: string) => bonusMarker('smaregi', orderId, DOUBLE.id);
 /** The real client, but Smaregi's answer to the second point add is lost after Smaregi applied it (the bonus's: it follows the base's). */
@@ -142,5 +160,17 @@ describe('a till sale earned at its day in a 2x campaign under tillPoints member
     await tick();
     await tick();
     expect([point() - start, await h.entries(GOLD, bonus('9101'))]).toEqual([1000, [500]]);
+  }, 120_000);
+
+  it('takes half of the base and half of the bonus off the till record at the day when half the sale was returned before it', async () => {
+    const start = point();
+    ringUp('9102', 'B-9102', 2);
+    await deliver('9102', atDay);
+    h.clock.advance(DAY_MS);
+    expect(await processor().process(halfBack('9102', 'return-9103'))).toMatchObject({ action: 'ack' });
+    h.clock.advance(14 * DAY_MS);
+    await tick();
+    await tick();
+    expect([point() - start, await h.entries(GOLD, bonus('9102'))]).toEqual([1000, [1000]]);
   }, 120_000);
 });
