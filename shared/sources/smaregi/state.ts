@@ -74,7 +74,10 @@ export async function processSmaregiState(
     const chain = await chainFacts(deps, thin.source, from.transactionHeadId);
     if (!chain.sale) return { kind: 'skipped', action: 'ack', reason: 'transaction_gone' };
     if (await erasedSaleRecorded(deps, thin.source, from.transactionHeadId)) return ERASED;
-    return takeBackGone(deps, thin, chain, run);
+    const taken = await takeBackGone(deps, thin, chain, run);
+    // What the cancel took (and its bonuses' take-backs) comes off the till record too.
+    if (taken.action === 'retry') return taken;
+    return waitForMirrors(await mirrorChanges(deps, client, thin, changes, tills)) ?? taken;
   }
   const tx = fetched.tx;
   const link = tx.disposeDivision === '2' || tx.returnSales === '1' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;

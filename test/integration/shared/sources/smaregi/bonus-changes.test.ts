@@ -151,6 +151,18 @@ describe('a till sale in a 2x campaign under tillPoints membership', () => {
   }, 120_000);
 });
 
+describe('a till sale in a 2x campaign taken back whole under tillPoints membership', () => {
+  it('takes the base and the whole bonus off the till record when the sale is deleted', async () => {
+    ringUp('9006', 'B-9006', 1);
+    await deliver('9006');
+    const afterSale = point();
+    till.standIn.deleteTransaction('9006');
+    await processor().process(smaregiThinEvent('9006', 'smaregi', atOnce, h.clock(), 'deleted'));
+    const back = bonusReturnMarker('smaregi', '9006', DOUBLE.id, 'cancel');
+    expect([point() - afterSale, await h.entries(GOLD, back)]).toEqual([-1000, [-500]]);
+  }, 120_000);
+});
+
 describe('a till sale earned at its day in a 2x campaign under tillPoints membership', () => {
   it('adds the base and the bonus to the till record at the day, once, though the due tick runs twice', async () => {
     const start = point();

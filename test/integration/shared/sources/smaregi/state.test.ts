@@ -130,7 +130,7 @@ describe('a sale’s earning mirrored to the till record when Smaregi’s answer
   }, 120_000);
 });
 
-describe('a plain return applied to its sale under tillPoints membership (issue 51)', () => {
+describe('a till sale’s points taken off the till record when its transaction is returned or deleted (issue 51)', () => {
   const returning = SmaregiSettings.parse({ contractId: 'c1', externalKey: 'shopify', tillPoints: 'membership', returns: 'auto' });
   const mirroring = () =>
     withSenderResolution(
@@ -144,14 +144,24 @@ describe('a plain return applied to its sale under tillPoints membership (issue 
         inDoubtSeconds: IN_DOUBT_SECONDS,
       },
     );
-  const ring = (id: string, quantity: number, returned: boolean) => {
+  const ring = (id: string, quantity: number, returned: boolean, productId = 'R-4301') => {
     const at = new Date(h.clock()).toISOString();
     till.standIn.putTransaction({
-      ...smaregiTillTransaction(id, { productId: 'R-4301', quantity, at }, returned),
+      ...smaregiTillTransaction(id, { productId, quantity, at }, returned),
       customerCode: 'cust-gold',
     } as never);
     return mirroring().process(smaregiThinEvent(id, 'smaregi', returning, h.clock(), 'created'));
   };
+
+  it('takes a deleted sale’s points off the till record', async () => {
+    await ring('4311', 1, false, 'R-4311');
+    const afterSale = Number(till.standIn.customerPoint('1'));
+    till.standIn.deleteTransaction('4311');
+    await mirroring().process(smaregiThinEvent('4311', 'smaregi', returning, h.clock(), 'deleted'));
+    expect([Number(till.standIn.customerPoint('1')) - afterSale, await h.entries('member-gold', 'lp1:smaregi:refund:4311:cancel')]).toEqual(
+      [-500, [-500]],
+    );
+  }, 120_000);
 
   it('takes the return’s share of the sale’s points off the till record', async () => {
     await ring('4301', 2, false);
