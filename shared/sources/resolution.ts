@@ -33,7 +33,8 @@ import {
  * service, a logger; and where a till's returns without their sale are kept (Smaregi), with the metric counting them.
  */
 export interface ResolveDeps {
-  readonly ledger: Pick<ProcessorDeps['ledger'], 'getOrder' | 'getRefund' | 'isRedacted'>;
+  readonly ledger: Pick<ProcessorDeps['ledger'], 'getOrder' | 'getRefund' | 'isRedacted'> &
+    Partial<Pick<ProcessorDeps['ledger'], 'getBonus'>>;
   readonly openapi: ProcessorDeps['openapi'];
   readonly logger?: ProcessorDeps['logger'];
   readonly tillReturns?: TillReturns | undefined;

@@ -1,7 +1,11 @@
 import type { OrderRecord, RefundRecord, RefundRef } from '../../ledger/index.js';
 import { type AfterDueEarn, purchaseMarker, refundMarker, searchHistory } from '../../points/index.js';
+import { type BonusReader, bonusChanges } from './bonus-changes.js';
 import { type PointChange, mirrorPointChange, type TillMirrorDeps } from './till-mirror.js';
 import { mirroredOutcome } from './till-mirror-events.js';
+
+/** The ledger reads of the due mirror: the refunds before the day and the order's campaign bonuses. */
+type DueLedger = BonusReader & { getRefund(ref: RefundRef): Promise<RefundRecord | undefined> };
 
 /**
  * A till sale earned at its day (`earnAfter: {"days": N}`, issue 53) under `tillPoints: membership`: the
@@ -11,12 +15,10 @@ import { mirroredOutcome } from './till-mirror-events.js';
  * their own, keyed by the marker of the points call it copies, as a delivery's changes are (state.ts):
  * a tick run twice, or one that died between the credit and the mirror, leaves the entry listed and the
  * next tick finds the step and goes on with it, so the till gains the points once. A refund after the
- * day is a transaction's delivery and mirrored there.
+ * day is a transaction's delivery and mirrored there. The campaign bonuses granted with the credit follow
+ * it the same way (bonus-changes.ts).
  */
-export function dueEarnMirror(
-  deps: TillMirrorDeps,
-  ledger: { getRefund(ref: RefundRef): Promise<RefundRecord | undefined> },
-): AfterDueEarn {
+export function dueEarnMirror(deps: TillMirrorDeps, ledger: DueLedger): AfterDueEarn {
   return async (order) => {
     if (order.source !== deps.source || !order.customerId) return 'done';
     const changes = await dueChanges(deps, ledger, order, order.customerId).catch((e: unknown) => {
@@ -41,7 +43,7 @@ export function dueEarnMirror(
 /** The credit and the debits of its refunds before the day; undefined while the credit's size cannot be read yet. */
 async function dueChanges(
   deps: TillMirrorDeps,
-  ledger: { getRefund(ref: RefundRef): Promise<RefundRecord | undefined> },
+  ledger: DueLedger,
   order: OrderRecord,
   memberId: string,
 ): Promise<PointChange[] | undefined> {
@@ -62,6 +64,8 @@ async function dueChanges(
         points: -refund.pointsDebited,
       });
   }
+  // The campaigns' bonuses granted with the day's credit (and any share a refund took back), each its own step.
+  changes.push(...(await bonusChanges(ledger, order.source, order.orderId, order)));
   return changes;
 }
 

@@ -74,7 +74,10 @@ export async function processSmaregiState(
     const chain = await chainFacts(deps, thin.source, from.transactionHeadId);
     if (!chain.sale) return { kind: 'skipped', action: 'ack', reason: 'transaction_gone' };
     if (await erasedSaleRecorded(deps, thin.source, from.transactionHeadId)) return ERASED;
-    return takeBackGone(deps, thin, chain, run);
+    const taken = await takeBackGone(deps, thin, chain, run);
+    // What the cancel took (and its bonuses' take-backs) comes off the till record too.
+    if (taken.action === 'retry') return taken;
+    return waitForMirrors(await mirrorChanges(deps, client, thin, changes, tills)) ?? taken;
   }
   const tx = fetched.tx;
   const link = tx.disposeDivision === '2' || tx.returnSales === '1' ? linkOf(tx.disposeServerTransactionHeadId) : undefined;
@@ -114,8 +117,11 @@ export async function processSmaregiState(
     }, deductions.run);
   const reached = await settleDeductions(client, tx, reach, deductions);
   if (reached.waiting) return reached.outcome;
-  // A plain return naming no sale: kept for an operator, or matched (returns.ts).
-  if (isUnlinkedReturn(tx)) return settleTillReturn(deps, thin, tx, reached.outcome, run);
+  // A plain return naming no sale: kept for an operator, or matched (returns.ts); what its refund took is mirrored too.
+  if (isUnlinkedReturn(tx)) {
+    const settled = await settleTillReturn(deps, thin, tx, reached.outcome, run);
+    return waitForMirrors(await mirrorChanges(deps, client, thin, changes, tills)) ?? settled;
+  }
   // A member's sale keeps its store, time and products, so a later return can be matched with it.
   const earning = sale?.orderId === tx.transactionHeadId && sale.notEarning === undefined;
   const kept = deps.tillReturns && earning ? tillSaleOf(thin, from, tx) : undefined;

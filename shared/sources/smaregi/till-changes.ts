@@ -1,6 +1,7 @@
 import type { ProcessOutcome, PurchaseEvent, RefundEvent } from '../../events/index.js';
 import { type ChainLedger, type ChainOrder, purchaseMarker, refundMarker, runEarns } from '../../points/index.js';
 import type { CanonicalRun } from '../resolution.js';
+import { type BonusReader, bonusChanges } from './bonus-changes.js';
 import type { PointChange } from './till-mirror.js';
 
 /**
@@ -12,8 +13,11 @@ import type { PointChange } from './till-mirror.js';
 const TILL_OWN = /\/(?:spend-\d+(?:\/back)?|staff)$/;
 
 /** What the ledger recorded of a change that ran, read again when a delivery finds it done (a duplicate). */
-export interface RecordedChanges extends ChainLedger {
-  getOrder(ref: { source: string; orderId: string }): Promise<(ChainOrder & { customerId?: string | undefined }) | undefined>;
+export interface RecordedChanges extends ChainLedger, BonusReader {
+  getOrder(ref: {
+    source: string;
+    orderId: string;
+  }): Promise<(ChainOrder & { customerId?: string | undefined; campaigns?: readonly { id: string }[] | undefined }) | undefined>;
   getRefund(ref: {
     source: string;
     orderId: string;
@@ -41,6 +45,7 @@ export function notingChanges(run: CanonicalRun, ledger: RecordedChanges, change
     }
     if (outcome.kind === 'duplicate' && outcome.previous === 'credited') await noteRecordedPurchase(ledger, event, changes);
     else notePurchase(event, outcome, changes);
+    if (outcome.kind === 'credited' || outcome.kind === 'duplicate') await noteBonuses(ledger, event, changes);
     return outcome;
   };
   const refund = async (event: RefundEvent) => {
@@ -49,6 +54,7 @@ export function notingChanges(run: CanonicalRun, ledger: RecordedChanges, change
     if (taken && 'customerId' in outcome)
       changes.push({ marker: refundMarker(event.source, event.orderId, event.refundId), memberId: outcome.customerId, points: -taken });
     else if (outcome.kind === 'duplicate' && MOVED.has(outcome.previous)) await noteRecordedRefund(ledger, event, changes);
+    if (outcome.action === 'ack') await noteBonuses(ledger, event, changes);
     return outcome;
   };
   return { purchase, refund, earns: (event) => runEarns(event, ledger, { purchase, refund }), members: run.members };
@@ -69,6 +75,17 @@ async function noteTillOwn(ledger: RecordedChanges, event: PurchaseEvent, outcom
 }
 
 const MOVED_OR_DONE = new Set<string>([...MOVED, 'duplicate']);
+
+/**
+ * The order's campaign bonuses and their take-backs (bonus-changes.ts), after the change they follow:
+ * all of them, from their records, as a redelivery after a crash must find what is owed; a marker noted
+ * already in this message is not noted twice.
+ */
+async function noteBonuses(ledger: RecordedChanges, event: { source: string; orderId: string }, changes: PointChange[]): Promise<void> {
+  for (const change of await bonusChanges(ledger, event.source, event.orderId)) {
+    if (!changes.some((c) => c.marker === change.marker)) changes.push(change);
+  }
+}
 
 async function noteRecordedPurchase(ledger: RecordedChanges, event: PurchaseEvent, changes: PointChange[]): Promise<void> {
   const order = await ledger.getOrder({ source: event.source, orderId: event.orderId });

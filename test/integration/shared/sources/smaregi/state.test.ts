@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTillMirrors } from '../../../../../shared/ledger/index.js';
+import { createTillMirrors, createTillReturns } from '../../../../../shared/ledger/index.js';
 import type { Checkpoint, CheckpointStep } from '../../../../../shared/points/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../../../shared/sources/index.js';
 import { SENDER_RESOLUTIONS, withSenderResolution } from '../../../../../shared/sources/resolution.entry.js';
-import { smaregiTransaction } from '../../../../../kit/smaregi.js';
+import { smaregiTillTransaction, smaregiTransaction } from '../../../../../kit/smaregi.js';
 import { IN_DOUBT_SECONDS, useHarness } from '../../points/harness.js';
 import { useSmaregiStandIn } from '../../../../support/smaregi.js';
 
@@ -127,5 +127,50 @@ describe('a sale’s earning mirrored to the till record when Smaregi’s answer
       'ack',
       (await h.entries('member-gold', marker('4211')))[0],
     ]);
+  }, 120_000);
+});
+
+describe('a till sale’s points taken off the till record when its transaction is returned or deleted (issue 51)', () => {
+  const returning = SmaregiSettings.parse({ contractId: 'c1', externalKey: 'shopify', tillPoints: 'membership', returns: 'auto' });
+  const mirroring = () =>
+    withSenderResolution(
+      h.processor(),
+      { resolutions: SENDER_RESOLUTIONS, clients: { smaregi: () => till.client } },
+      {
+        ledger: h.ledger,
+        openapi: h.api,
+        tillMirrors: createTillMirrors({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock }),
+        tillReturns: createTillReturns({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock }),
+        inDoubtSeconds: IN_DOUBT_SECONDS,
+      },
+    );
+  const ring = (id: string, quantity: number, returned: boolean, productId = 'R-4301') => {
+    const at = new Date(h.clock()).toISOString();
+    till.standIn.putTransaction({
+      ...smaregiTillTransaction(id, { productId, quantity, at }, returned),
+      customerCode: 'cust-gold',
+    } as never);
+    return mirroring().process(smaregiThinEvent(id, 'smaregi', returning, h.clock(), 'created'));
+  };
+
+  it('takes a deleted sale’s points off the till record', async () => {
+    await ring('4311', 1, false, 'R-4311');
+    const afterSale = Number(till.standIn.customerPoint('1'));
+    till.standIn.deleteTransaction('4311');
+    await mirroring().process(smaregiThinEvent('4311', 'smaregi', returning, h.clock(), 'deleted'));
+    expect([Number(till.standIn.customerPoint('1')) - afterSale, await h.entries('member-gold', 'lp1:smaregi:refund:4311:cancel')]).toEqual(
+      [-500, [-500]],
+    );
+  }, 120_000);
+
+  it('takes the return’s share of the sale’s points off the till record', async () => {
+    await ring('4301', 2, false);
+    const afterSale = Number(till.standIn.customerPoint('1'));
+    h.clock.advance(86_400_000);
+    await ring('4302', 1, true);
+    expect([
+      Number(till.standIn.customerPoint('1')) - afterSale,
+      await h.entries('member-gold', 'lp1:smaregi:refund:4301:return-4302'),
+    ]).toEqual([-500, [-500]]);
   }, 120_000);
 });
