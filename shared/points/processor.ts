@@ -155,36 +155,12 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     return withFollowUps(settled, await runWaitingRefunds(deps, order, context?.followUpsQueued === true, next));
   }
 
-  /** One due order: run as its moment, its due entry dropped once the order is no longer provisional. */
-  async function earnDue(ref: OrderRef, afterEarn: AfterDueEarn | undefined): Promise<'done' | 'retry'> {
-    const order = await deps.ledger.getOrder(ref);
-    // Credited, but the refunds before the moment not all debited yet (the attempt died among them).
-    if (order?.outcome === 'credited' && order.waitingRefunds.length > 0) {
-      const followUps = await runWaitingRefunds(deps, order, false, {});
-      if (followUps.some((f) => f.action === 'retry')) return 'retry';
-      return dueDone(ref, afterEarn);
-    }
-    const stored = order?.purchaseEvent ? PurchaseEvent.safeParse(parseJsonOrUndefined(order.purchaseEvent)) : undefined;
-    if (!order || !(order.outcome === 'pending_earn' || order.earning) || !stored?.success) return dueDone(ref, afterEarn);
-    const next: NextSteps = {};
-    const outcome = await purchaseThenWaitingRefunds({ ...stored.data, earnMoment: 'due' }, { followUpsQueued: false }, next);
-    if (outcome.action === 'retry') return 'retry';
-    return dueDone(ref, afterEarn);
-  }
-
-  /** The due entry dropped, once what follows a credit (`afterEarn`) is through: a crash before leaves it listed. */
-  async function dueDone(ref: OrderRef, afterEarn: AfterDueEarn | undefined): Promise<'done' | 'retry'> {
-    const order = afterEarn ? await deps.ledger.getOrder(ref) : undefined;
-    if (afterEarn && order?.state === 'done' && order.outcome === 'credited' && (await afterEarn(order)) === 'retry') return 'retry';
-    await deps.ledger.dropDueEarn(ref);
-    return 'done';
-  }
-
   return {
     async creditDueEarns(limit = 100, afterEarn) {
       const refs = await deps.ledger.listDueEarns(new Date(deps.clock()).toISOString(), limit);
       const tally: DueEarns = { due: refs.length, done: 0, retry: 0 };
-      for (const ref of refs) tally[await earnDue(ref, afterEarn)]++;
+      const runPurchase = (event: PurchaseEvent, next: NextSteps) => purchaseThenWaitingRefunds(event, { followUpsQueued: false }, next);
+      for (const ref of refs) tally[await earnDue(deps, ref, runPurchase, afterEarn)]++;
       return tally;
     },
     async creditLinkedPurchase(event, context) {
@@ -204,6 +180,36 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       return withNextSteps(await route(input, context, next), next);
     },
   };
+}
+
+/** One due order: run as its moment, its due entry dropped once the order is no longer provisional. */
+async function earnDue(
+  deps: ProcessorDeps,
+  ref: OrderRef,
+  runPurchase: (event: PurchaseEvent, next: NextSteps) => Promise<ProcessOutcome>,
+  afterEarn: AfterDueEarn | undefined,
+): Promise<'done' | 'retry'> {
+  const order = await deps.ledger.getOrder(ref);
+  // Credited, but the refunds before the moment not all debited yet (the attempt died among them).
+  if (order?.outcome === 'credited' && order.waitingRefunds.length > 0) {
+    const followUps = await runWaitingRefunds(deps, order, false, {});
+    if (followUps.some((f) => f.action === 'retry')) return 'retry';
+    return dueDone(deps, ref, afterEarn);
+  }
+  const stored = order?.purchaseEvent ? PurchaseEvent.safeParse(parseJsonOrUndefined(order.purchaseEvent)) : undefined;
+  if (!order || !(order.outcome === 'pending_earn' || order.earning) || !stored?.success) return dueDone(deps, ref, afterEarn);
+  const next: NextSteps = {};
+  const outcome = await runPurchase({ ...stored.data, earnMoment: 'due' }, next);
+  if (outcome.action === 'retry') return 'retry';
+  return dueDone(deps, ref, afterEarn);
+}
+
+/** The due entry dropped, once what follows a credit (`afterEarn`) is through: a crash before leaves it listed. */
+async function dueDone(deps: ProcessorDeps, ref: OrderRef, afterEarn: AfterDueEarn | undefined): Promise<'done' | 'retry'> {
+  const order = afterEarn ? await deps.ledger.getOrder(ref) : undefined;
+  if (afterEarn && order?.state === 'done' && order.outcome === 'credited' && (await afterEarn(order)) === 'retry') return 'retry';
+  await deps.ledger.dropDueEarn(ref);
+  return 'done';
 }
 
 /**
