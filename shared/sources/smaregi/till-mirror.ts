@@ -91,30 +91,6 @@ export const createTillMirror =
     await mirrorPointChange(deps, change);
   };
 
-/**
- * A web leg's side of the mirror (shared/redemption/protocol.ts): `planned` before its points call (the
- * step exists whatever happens next; a failure here stops the leg before its call), then `ran` (the
- * call ran: mirrored now, or by whoever finishes the step) or `notRun` (its answer proved it did not).
- */
-export interface LegMirror {
-  planned(change: PointChange): Promise<void>;
-  ran(change: PointChange): Promise<void>;
-  notRun(change: PointChange): Promise<void>;
-}
-
-/** The leg mirror of a function that holds Smaregi access (the sweep, the worker): the add is sent at once. */
-export function createLegMirror(deps: TillMirrorDeps): LegMirror {
-  return {
-    planned: async (change) => {
-      if (change.points !== 0) await deps.steps.plan(base(deps, change));
-    },
-    ran: async (change) => {
-      await mirrorPointChange(deps, change);
-    },
-    notRun: (change) => voidPlanned(deps, change.marker, 'the points call did not run'),
-  };
-}
-
 /** A `planned` step whose call proved it did not run: `void` (a later send of the same leg plans it again). */
 export async function voidPlanned(
   deps: Pick<TillMirrorDeps, 'source' | 'steps' | 'logger'>,
@@ -187,23 +163,27 @@ export async function settleTillMirrors(deps: TillMirrorDeps, listed?: readonly 
 
 /**
  * A step planned before its points call and never confirmed (the leg's process died, or its answer
- * proved nothing): the member's point history says whether the call ran (its marker found: mirrored
- * now, once). Not found by a complete search once the call can no longer land (its send window and the
- * in-doubt horizon after the step was written): `void`. Otherwise it waits for the next settle.
+ * proved nothing), or `void`: the member's point history says whether the call ran (its marker found:
+ * mirrored now, once). Not found by a complete search once the call can no longer land (its send window
+ * and the in-doubt horizon after the step was last planned): `never` (a planned one ends `void`).
+ * Otherwise `waiting`, for the next settle.
  */
-async function settlePlanned(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void> {
-  const since = Date.parse(step.createdAt);
+export async function settlePlanned(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<'mirrored' | 'never' | 'waiting'> {
   try {
-    const search = await searchHistory(deps.openapi, step.memberId, [step.marker], { since });
+    const search = await searchHistory(deps.openapi, step.memberId, [step.marker], { since: Date.parse(step.createdAt) });
     if (search.found.has(step.marker)) {
       await mirrorPointChange(deps, { marker: step.marker, memberId: step.memberId, points: step.points });
-      return;
+      return 'mirrored';
     }
-    const landsUntil = since + LEASE_SEND_WINDOW_SECONDS * 1000 + horizonMs(deps);
+    // From its last planning: a step planned again long after it was made has a call of its own on the way.
+    const landsUntil = Date.parse(step.updatedAt ?? step.createdAt) + LEASE_SEND_WINDOW_SECONDS * 1000 + horizonMs(deps);
     // The steps' clock, as the `sending` retake reads its horizon by: one clock for both.
-    if (search.complete && deps.steps.now() > landsUntil) await voidPlanned(deps, step.marker, 'the points call never ran');
+    if (!search.complete || deps.steps.now() <= landsUntil) return 'waiting';
+    if (step.state === 'planned') await voidPlanned(deps, step.marker, 'the points call never ran');
+    return 'never';
   } catch (e) {
     deps.logger?.warn('till point mirror failed', { source: deps.source, marker: step.marker, errorKind: kindOf(e) });
+    return 'waiting';
   }
 }
 
