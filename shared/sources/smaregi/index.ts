@@ -34,11 +34,9 @@ export { applyRefusal, type SaleFacts, saleFacts, type SaleReader, tillReturnRef
 export { countingShortfalls, giveBackId, readSpends, type SpendStep, spendEvents, spendId } from './spend.js';
 export { createLegMirror, finishOpenLegs, type LegMirror, type OpenLegsFinished } from './leg-mirror.js';
 export {
-  createTillMirror,
   mirrorPointChange,
   type PointChange,
   settleTillMirrors,
-  type TillMirror,
   type TillMirrorDeps,
   voidPlanned,
 } from './till-mirror.js';

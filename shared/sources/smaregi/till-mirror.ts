@@ -9,7 +9,7 @@ import { explainPoint, windowChanges } from './till-window.js';
 
 /**
  * Under `tillPoints: membership` the till lets a member spend what Smaregi's customer record holds, so a
- * points change made elsewhere (a web redemption's deduction or give-back, a claw-back, a reversal) is
+ * points change made elsewhere (a web redemption's deduction, give-back or claw-back, a till transaction's change) is
  * added to that record too: relatively (会員ポイント相対値更新, `POST .../customers/{id}/point/add`), never
  * by overwriting it, so what the till did meanwhile (a spend, a staff change) stays. The add has no
  * idempotency key, so it is a ledger step of its own (shared/ledger/till-mirrors.ts) keyed by the marker
@@ -52,9 +52,6 @@ export interface Mirrored {
   until?: number;
 }
 
-/** The mirror as callers see it (the redemption protocol holds one when the stage has a Smaregi till). */
-export type TillMirror = (change: PointChange) => Promise<void>;
-
 export interface TillMirrorDeps {
   /** The Smaregi source whose tills hold the points (its ledger steps are under its name). */
   source: string;
@@ -83,13 +80,6 @@ function loud(deps: TillMirrorDeps, message: string, extra: Record<string, unkno
   if (deps.logger?.error) deps.logger.error(message, extra);
   else deps.logger?.warn(message, extra);
 }
-
-/** The mirror of one Smaregi source, for the redemption protocol's deps. */
-export const createTillMirror =
-  (deps: TillMirrorDeps): TillMirror =>
-  async (change) => {
-    await mirrorPointChange(deps, change);
-  };
 
 /** A `planned` step whose call proved it did not run: `void` (a later send of the same leg plans it again). */
 export async function voidPlanned(
