@@ -17,7 +17,8 @@ import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
  *   that dies between the call and its mirror leaves a step to find: whether the call ran is not known
  *   yet. The leg confirms it (`pending`) when the call ran, or ends it `void` when its answer proved it did
  *   not; a step found `planned` later is settled by the member's point history (the marker found: it
- *   ran). `void` is final unless the same leg is sent again (a later attempt plans it anew).
+ *   ran). `void` is final unless the same leg is sent again (a later attempt plans it anew). Planned, the
+ *   step is listed under `till-open#<source>` (tillOpenPartition) until it is sent or the sweep ends it.
  * - `pending`: begun, nothing sent yet (the customer not yet found or its point not yet read): found
  *   again, it is done from the start.
  * - `sending`: about to add `points` to the Smaregi customer, whose point read `before` just before it.
