@@ -24,12 +24,7 @@ import type * as logging from '../shared/logging/index.js';
 import { loggerFromEnv } from '../shared/logging/index.js';
 import { metricsFromEnv } from '../shared/metrics/index.js';
 import { credentialsFromEnv, type OpenApiClient } from '../shared/openapi/index.js';
-import {
-  auditTillMirrorFromEnv,
-  createTillMirror,
-  settleTillMirrorsReported,
-  type TillMirrorDeps,
-} from '../shared/sources/smaregi/index.js';
+import { auditTillMirrorFromEnv, settleTillMirrorsReported, type TillMirrorDeps } from '../shared/sources/smaregi/index.js';
 import { DAY_MS } from '../shared/time/index.js';
 import { openApiClientFromEnv } from '../shared/upstream/index.js';
 
@@ -96,9 +91,8 @@ export function depsFromEnv(env: NodeJS.ProcessEnv, overrides: AuditLedgerOverri
     scan: overrides.scan ?? ((range) => scanLedger(client, tableName, range, undefined, { redemptionMembers: true })),
     ledger: overrides.ledger ?? createLedger({ client, tableName, clock }),
     openapi,
-    reversal:
-      overrides.reversal ??
-      reversalDepsOf({ client, tableName, clock, openapi, processing, tillMirror: tillMirror && createTillMirror(tillMirror) }),
+    // Never mirrored to the till: the till got the duplicated change once (reverseExtra says why).
+    reversal: overrides.reversal ?? reversalDepsOf({ client, tableName, clock, openapi, processing }),
     days: overrides.days ?? auditDaysFromEnv(env),
     clock,
     logger: overrides.logger ?? { info: (m, e = {}) => logger.info(m, e), warn: (m, e = {}) => logger.warn(m, e) },

@@ -85,7 +85,7 @@ export function startSweepTicker(deps: RedemptionDeps, log: (line: string) => vo
     running = true;
     sweepRedemptions(deps)
       .then((r) => {
-        if (r.due > 0) log(`[redemptions] ${sweepSummary(r)}`);
+        if (r.due > 0 || r.mirrorsOpen > 0) log(`[redemptions] ${sweepSummary(r)}`);
       })
       .catch((e: unknown) => log(`[redemptions] sweep failed: ${e instanceof Error ? e.name : 'error'}`))
       .finally(() => {

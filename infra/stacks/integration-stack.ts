@@ -285,10 +285,11 @@ export class IntegrationStack extends Stack {
   }
 
   /**
-   * Under a Smaregi source's `tillPoints: membership` a web redemption's deduction and give-back are mirrored
-   * to the member's till point record (shared/sources/smaregi/till-mirror.ts). The sweep, which makes them,
-   * reads the Smaregi app's credentials; so does the nightly audit, whose reversals are mirrored and which
-   * finishes the steps left unfinished (settleTillMirrors), reading the sources for it. The App Proxy faces
+   * Under a Smaregi source's `tillPoints: membership` a web redemption's deduction, give-back and claw-back
+   * are mirrored to the member's till point record (shared/sources/smaregi/till-mirror.ts). The sweep, which
+   * makes them and finishes the web legs' steps left open, reads the Smaregi app's credentials; so does the
+   * nightly audit, which finishes the steps left unfinished (settleTillMirrors), reading the sources for it
+   * (its reversals are never mirrored: shared/audit/reversal.ts). The App Proxy faces
    * the internet and never holds that access (it reads every transaction): it keeps its legs' steps and
    * queues each mirror to the worker (a `till_mirror` message), which holds it already.
    */

@@ -10,7 +10,6 @@ import {
   reversalKey,
 } from '../ledger/index.js';
 import { isOpenApiError, type OpenApiClient, type OpenApiError, type PointItem } from '../openapi/index.js';
-import type { TillMirror } from '../sources/smaregi/index.js';
 import { type Doubt, doubtOf, type EngineDeps, type Operation, type OperationResult, act, runOperation } from '../points/index.js';
 
 /** Where a reversal may be made to die in tests (a crash between its call and its record). */
@@ -27,8 +26,6 @@ export interface ReversalDeps {
   /** This run's lease owner. */
   readonly owner: string;
   readonly checkpoint?: (step: ReversalStep) => void | Promise<void>;
-  /** Under a Smaregi source's `tillPoints: membership`: the reversal reaches the member's till record too (its own step). */
-  readonly tillMirror?: TillMirror | undefined;
 }
 
 /** One extra history entry of a marker found more than once, and what its marker is of. */
@@ -61,18 +58,12 @@ const TITLE = 'ポイント訂正（重複の取消） / Points corrected (dupli
  * Reverses one extra entry exactly once, through the protocol engine: claim the reversal's record (made
  * on first sight), search the history when an earlier attempt left its call in doubt (found: done, no
  * call), act (a grant of minus the entry's points), record. Too few points: the policy decides.
+ *
+ * Never mirrored to a till's record (`tillPoints: membership`): a mirror step is keyed by the marker, so
+ * the till got the duplicated change once while the membership service got it twice; the reversal brings
+ * the membership back to the till, and mirroring it would take the change off the till a second time.
  */
 export async function reverseExtra(deps: ReversalDeps, extra: ExtraEntry, marker: string): Promise<ReversalResult> {
-  const result = await reverseOnce(deps, extra, marker);
-  if (result.kind === 'reversed')
-    await deps.tillMirror?.({ marker, memberId: extra.memberId, points: movedBy(extra, result.pointsReversed) });
-  return result;
-}
-
-/** The points the reversal moved, signed: against the extra entry's. */
-const movedBy = (extra: ExtraEntry, moved: number) => (extra.entry.point > 0 ? -moved : moved);
-
-async function reverseOnce(deps: ReversalDeps, extra: ExtraEntry, marker: string): Promise<ReversalResult> {
   const { engine, reversals, owner } = deps;
   const input: NewReversal = {
     source: extra.source,
@@ -202,7 +193,6 @@ export interface ReversalSetup {
   processing: Pick<ProcessingSettings, 'leaseSeconds' | 'inDoubtSeconds' | 'insufficientPointsPolicy' | 'ledgerTtlDays'>;
   owner?: string;
   checkpoint?: ReversalDeps['checkpoint'];
-  tillMirror?: TillMirror | undefined;
 }
 
 /** The reversal's dependencies from the ledger table and the stage's settings (the audit function, `npm run audit`). */
@@ -225,6 +215,5 @@ export function reversalDepsOf(s: ReversalSetup): ReversalDeps {
     policy: s.processing.insufficientPointsPolicy,
     owner: s.owner ?? `audit-${randomUUID()}`,
     ...(s.checkpoint ? { checkpoint: s.checkpoint } : {}),
-    ...(s.tillMirror ? { tillMirror: s.tillMirror } : {}),
   };
 }

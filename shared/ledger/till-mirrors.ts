@@ -5,7 +5,7 @@ import { scanKeyPrefix } from '../dynamodb/index.js';
 import { indexKeys } from './index-keys.js';
 import { lazyObject } from '../schema/index.js';
 import { Expression } from './expression.js';
-import { type Clock, createStore } from './store.js';
+import { type Clock, createStore, type Store } from './store.js';
 import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
 
 /**
@@ -17,7 +17,8 @@ import { LEDGER_KEY_PREFIX } from './key-prefixes.js';
  *   that dies between the call and its mirror leaves a step to find: whether the call ran is not known
  *   yet. The leg confirms it (`pending`) when the call ran, or ends it `void` when its answer proved it did
  *   not; a step found `planned` later is settled by the member's point history (the marker found: it
- *   ran). `void` is final unless the same leg is sent again (a later attempt plans it anew).
+ *   ran). `void` is final unless the same leg is sent again (a later attempt plans it anew). Planned, the
+ *   step is listed under `till-open#<source>` (tillOpenPartition) until it is sent or the sweep ends it.
  * - `pending`: begun, nothing sent yet (the customer not yet found or its point not yet read): found
  *   again, it is done from the start.
  * - `sending`: about to add `points` to the Smaregi customer, whose point read `before` just before it.
@@ -72,6 +73,13 @@ export type TillMirrorRecord = z.infer<typeof TillMirrorRecord>;
 export const tillMirrorKey = (source: string, marker: string) =>
   `${LEDGER_KEY_PREFIX.tillMirror}${encodeURIComponent(source)}#${encodeURIComponent(marker)}`;
 
+/**
+ * A web leg's step not sent yet (`planned`, `void`, `pending`) waits in the sparse index under this
+ * partition, by when it was (re)planned: the redemption sweep finds a leg whose process died between its
+ * points call and its mirror without scanning (listOpenLegs). Sending moves it to the member's partition.
+ */
+export const tillOpenPartition = (source: string) => `till-open#${encodeURIComponent(source)}`;
+
 /** The member's partition of the sparse index: the sent steps and till notes of one till record. */
 export const tillPointPartition = (source: string, memberId: string) =>
   `till-point#${encodeURIComponent(source)}#${encodeURIComponent(memberId)}`;
@@ -119,6 +127,10 @@ export interface TillMirrors {
    * read again by key (the index is keys only and eventually consistent).
    */
   around(step: Pick<TillMirrorRecord, 'pk' | 'source' | 'memberId'>, sinceMs: number): Promise<TillMirrorRecord[]>;
+  /** A web leg's steps planned at or before `untilIso` and not sent since (tillOpenPartition), each read by key. */
+  listOpenLegs(source: string, untilIso: string): Promise<TillMirrorRecord[]>;
+  /** Takes a step out of the open legs' partition (one conditional write: only while it is there). */
+  unlist(step: Pick<TillMirrorRecord, 'source' | 'marker'>): Promise<void>;
   /** Every step not final (`planned`, `pending`, `sending`), of every source: to be finished (settleTillMirrors). */
   listUnfinished(): Promise<TillMirrorRecord[]>;
   /**
@@ -173,14 +185,17 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
       };
       return store.create(record);
     },
-    async plan(step) {
-      const made = await api.begin({ ...step, state: 'planned' });
-      if (made) return made;
-      const current = await api.get(step.source, step.marker);
-      if (current?.state !== 'planned' && current?.state !== 'void') return current;
-      return (
-        (await api.settle(step.source, step.marker, { state: 'planned', points: step.points }, current.state)) ??
-        api.get(step.source, step.marker)
+    plan: (step) => planStep(store, step, api.get),
+    listOpenLegs: async (source, untilIso) => {
+      const pks = await indexKeys(options.client, options.tableName, tillOpenPartition(source), { until: untilIso });
+      return parsedAll(await Promise.all(pks.map((pk) => store.get(pk))));
+    },
+    async unlist(step) {
+      const e = new Expression().remove(index.partitionKey, index.sortKey);
+      await store.update(
+        tillMirrorKey(step.source, step.marker),
+        e,
+        `${e.path(index.partitionKey)} = ${e.value(tillOpenPartition(step.source))}`,
       );
     },
     async settle(source, marker, fields, from = 'sending') {
@@ -234,11 +249,7 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
       const pks = await indexKeys(options.client, options.tableName, tillPointPartition(step.source, step.memberId), {
         from: store.iso(sinceMs),
       });
-      const items = await Promise.all(pks.filter((pk) => pk !== step.pk).map((pk) => store.get(pk)));
-      return items.flatMap((item) => {
-        const parsed = item ? TillMirrorRecord.safeParse(item) : undefined;
-        return parsed?.success ? [parsed.data] : [];
-      });
+      return parsedAll(await Promise.all(pks.filter((pk) => pk !== step.pk).map((pk) => store.get(pk))));
     },
     list: async () => (await list()).filter((s) => s.state !== 'till'),
     async redact(step) {
@@ -254,4 +265,37 @@ export function createTillMirrors(options: TillMirrorsOptions): TillMirrors {
     listOpen: () => list([...UNFINISHED, 'conflict', 'refused']),
   };
   return api;
+}
+
+/** The steps among items read by key (the index is eventually consistent: an item gone meanwhile is left out). */
+const parsedAll = (items: readonly (Record<string, unknown> | undefined)[]): TillMirrorRecord[] =>
+  items.flatMap((item) => {
+    const parsed = item ? TillMirrorRecord.safeParse(item) : undefined;
+    return parsed?.success ? [parsed.data] : [];
+  });
+
+/**
+ * A web leg's step before its points call: written `planned` where none is, or planned again (this
+ * leg's points) where an earlier attempt left it `planned` or `void`; either way listed in the open legs'
+ * partition from now (the redemption sweep finds it there if the leg's process dies).
+ */
+async function planStep(store: Store, step: Omit<NewTillMirror, 'state'>, get: TillMirrors['get']): Promise<TillMirrorRecord | undefined> {
+  const index = LEDGER_TABLE_SCHEMA.unlinkedIndex;
+  const now = store.clock();
+  const open = { [index.partitionKey]: tillOpenPartition(step.source), [index.sortKey]: store.iso(now) };
+  const pk = tillMirrorKey(step.source, step.marker);
+  const record: TillMirrorRecord = {
+    ...step,
+    state: 'planned',
+    pk,
+    kind: 'till_mirror',
+    createdAt: store.iso(now),
+    ttl: store.ttlFrom(now),
+  };
+  if (await store.create({ ...record, ...open })) return record;
+  const current = await get(step.source, step.marker);
+  if (current?.state !== 'planned' && current?.state !== 'void') return current;
+  const e = new Expression().setAll({ state: 'planned', points: step.points, updatedAt: store.iso(now), ...open });
+  const item = await store.update(pk, e, `${e.path('state')} = ${e.value(current.state)}`);
+  return item ? TillMirrorRecord.parse(item) : get(step.source, step.marker);
 }

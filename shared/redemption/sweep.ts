@@ -16,8 +16,9 @@ import { drive } from './redeem.js';
  * every run until it is taken, once. A redemption whose deduction was left in doubt is listed once its
  * horizon has passed (protocol.ts: writeInDoubt), so it ends even if nobody presses again: its deduction
  * found by a search, its code is made (kept until its end, as a press would); not found by a complete
- * search, it ends `failed` (`not_run`): nothing deducted, no code. Never sent again here. Run on a schedule in AWS, every minute under `npm start`, and by
- * `npm run redemptions -- sweep`.
+ * search, it ends `failed` (`not_run`): nothing deducted, no code. Never sent again here. Under a till's
+ * `tillPoints: membership`, each run also finishes the web legs' till mirror steps left open (finishMirrors).
+ * Run on a schedule in AWS, every minute under `npm start`, and by `npm run redemptions -- sweep`.
  */
 
 export interface SweepResult {
@@ -33,13 +34,17 @@ export interface SweepResult {
   /** Deductions left in doubt ended past their horizon: found (the code made), or never ran (counted in `failed` too). */
   madeAfterDoubt: number;
   notRun: number;
+  /** Web legs' till mirror steps left open (a process died between a points call and its mirror), and those finished. */
+  mirrorsOpen: number;
+  mirrorsFinished: number;
 }
 
 /** The run's line; the parked claw-backs' figures only when there were some. */
 export const sweepSummary = (r: SweepResult) =>
   `redemptions sweep: due=${r.due} returned=${r.returned} used=${r.used} failed=${r.failed} later=${r.later}` +
   (r.parked > 0 ? ` parked=${r.parked} clawed_back=${r.clawedBack}` : '') +
-  (r.madeAfterDoubt + r.notRun > 0 ? ` in_doubt_made=${r.madeAfterDoubt} in_doubt_not_run=${r.notRun}` : '');
+  (r.madeAfterDoubt + r.notRun > 0 ? ` in_doubt_made=${r.madeAfterDoubt} in_doubt_not_run=${r.notRun}` : '') +
+  (r.mirrorsOpen > 0 ? ` till_mirrors_open=${r.mirrorsOpen} till_mirrors_finished=${r.mirrorsFinished}` : '');
 
 export async function sweepRedemptions(deps: RedemptionDeps): Promise<SweepResult> {
   const result: SweepResult = {
@@ -52,6 +57,8 @@ export async function sweepRedemptions(deps: RedemptionDeps): Promise<SweepResul
     clawedBack: 0,
     madeAfterDoubt: 0,
     notRun: 0,
+    mirrorsOpen: 0,
+    mirrorsFinished: 0,
   };
   const due = await deps.ledger.listDue(deps.source, new Date(deps.now() - deps.settings.graceSeconds * 1000).toISOString());
   for (const pk of due) {
@@ -77,7 +84,25 @@ export async function sweepRedemptions(deps: RedemptionDeps): Promise<SweepResul
     }
   }
   await retryParked(deps, result);
+  await finishMirrors(deps, result);
   return result;
+}
+
+/**
+ * The till mirror steps of web legs whose process died between the points call and the mirror (or whose
+ * `till_mirror` message was lost), finished once each: the member's till record follows within a run,
+ * whoever made the leg and whether or not anyone repeats it. Only with Smaregi access (tillPoints: membership).
+ */
+async function finishMirrors(deps: RedemptionDeps, result: SweepResult): Promise<void> {
+  if (!deps.tillMirror?.finishOpen) return;
+  try {
+    const finished = await deps.tillMirror.finishOpen();
+    result.mirrorsOpen = finished.open;
+    result.mirrorsFinished = finished.finished;
+  } catch (e) {
+    // The list unreadable: the next run lists them again; the sweep's own work stands.
+    deps.logger?.warn('till mirror steps not finished', { source: deps.source, error: e instanceof Error ? e.name : 'unknown' });
+  }
 }
 
 /** Each parked claw-back, under its lease, tried again (retryParkedClawBack); one held elsewhere waits. */

@@ -32,14 +32,11 @@ export {
 } from './resolve.js';
 export { applyRefusal, type SaleFacts, saleFacts, type SaleReader, tillReturnRefund } from './returns.js';
 export { countingShortfalls, giveBackId, readSpends, type SpendStep, spendEvents, spendId } from './spend.js';
+export { createLegMirror, finishOpenLegs, type LegMirror, type OpenLegsFinished } from './leg-mirror.js';
 export {
-  createLegMirror,
-  createTillMirror,
-  type LegMirror,
   mirrorPointChange,
   type PointChange,
   settleTillMirrors,
-  type TillMirror,
   type TillMirrorDeps,
   voidPlanned,
 } from './till-mirror.js';

@@ -9,7 +9,7 @@ import { settleTillMirrors, type TillMirrorDeps } from './till-mirror.js';
 /**
  * The till mirror of a function that holds Smaregi access (env SMAREGI): the first Smaregi source whose
  * till points are the membership balance (`tillPoints: membership`) and that the access names. Used by
- * the App Proxy and the sweep (the web legs), and the nightly audit (its reversals, and the steps left
+ * the App Proxy and the sweep (the web legs), and the nightly audit (the steps left
  * unfinished: settleTillMirrors).
  */
 export function tillMirrorDepsFromEnv(

@@ -9,7 +9,7 @@ import { explainPoint, windowChanges } from './till-window.js';
 
 /**
  * Under `tillPoints: membership` the till lets a member spend what Smaregi's customer record holds, so a
- * points change made elsewhere (a web redemption's deduction or give-back, a claw-back, a reversal) is
+ * points change made elsewhere (a web redemption's deduction, give-back or claw-back, a till transaction's change) is
  * added to that record too: relatively (会員ポイント相対値更新, `POST .../customers/{id}/point/add`), never
  * by overwriting it, so what the till did meanwhile (a spend, a staff change) stays. The add has no
  * idempotency key, so it is a ledger step of its own (shared/ledger/till-mirrors.ts) keyed by the marker
@@ -52,9 +52,6 @@ export interface Mirrored {
   until?: number;
 }
 
-/** The mirror as callers see it (the redemption protocol holds one when the stage has a Smaregi till). */
-export type TillMirror = (change: PointChange) => Promise<void>;
-
 export interface TillMirrorDeps {
   /** The Smaregi source whose tills hold the points (its ledger steps are under its name). */
   source: string;
@@ -82,37 +79,6 @@ export interface TillMirrorDeps {
 function loud(deps: TillMirrorDeps, message: string, extra: Record<string, unknown>): void {
   if (deps.logger?.error) deps.logger.error(message, extra);
   else deps.logger?.warn(message, extra);
-}
-
-/** The mirror of one Smaregi source, for the redemption protocol's deps. */
-export const createTillMirror =
-  (deps: TillMirrorDeps): TillMirror =>
-  async (change) => {
-    await mirrorPointChange(deps, change);
-  };
-
-/**
- * A web leg's side of the mirror (shared/redemption/protocol.ts): `planned` before its points call (the
- * step exists whatever happens next; a failure here stops the leg before its call), then `ran` (the
- * call ran: mirrored now, or by whoever finishes the step) or `notRun` (its answer proved it did not).
- */
-export interface LegMirror {
-  planned(change: PointChange): Promise<void>;
-  ran(change: PointChange): Promise<void>;
-  notRun(change: PointChange): Promise<void>;
-}
-
-/** The leg mirror of a function that holds Smaregi access (the sweep, the worker): the add is sent at once. */
-export function createLegMirror(deps: TillMirrorDeps): LegMirror {
-  return {
-    planned: async (change) => {
-      if (change.points !== 0) await deps.steps.plan(base(deps, change));
-    },
-    ran: async (change) => {
-      await mirrorPointChange(deps, change);
-    },
-    notRun: (change) => voidPlanned(deps, change.marker, 'the points call did not run'),
-  };
 }
 
 /** A `planned` step whose call proved it did not run: `void` (a later send of the same leg plans it again). */
@@ -187,23 +153,27 @@ export async function settleTillMirrors(deps: TillMirrorDeps, listed?: readonly 
 
 /**
  * A step planned before its points call and never confirmed (the leg's process died, or its answer
- * proved nothing): the member's point history says whether the call ran (its marker found: mirrored
- * now, once). Not found by a complete search once the call can no longer land (its send window and the
- * in-doubt horizon after the step was written): `void`. Otherwise it waits for the next settle.
+ * proved nothing), or `void`: the member's point history says whether the call ran (its marker found:
+ * mirrored now, once). Not found by a complete search once the call can no longer land (its send window
+ * and the in-doubt horizon after the step was last planned): `never` (a planned one ends `void`).
+ * Otherwise `waiting`, for the next settle.
  */
-async function settlePlanned(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<void> {
-  const since = Date.parse(step.createdAt);
+export async function settlePlanned(deps: TillMirrorDeps, step: TillMirrorRecord): Promise<'mirrored' | 'never' | 'waiting'> {
   try {
-    const search = await searchHistory(deps.openapi, step.memberId, [step.marker], { since });
+    const search = await searchHistory(deps.openapi, step.memberId, [step.marker], { since: Date.parse(step.createdAt) });
     if (search.found.has(step.marker)) {
       await mirrorPointChange(deps, { marker: step.marker, memberId: step.memberId, points: step.points });
-      return;
+      return 'mirrored';
     }
-    const landsUntil = since + LEASE_SEND_WINDOW_SECONDS * 1000 + horizonMs(deps);
+    // From its last planning: a step planned again long after it was made has a call of its own on the way.
+    const landsUntil = Date.parse(step.updatedAt ?? step.createdAt) + LEASE_SEND_WINDOW_SECONDS * 1000 + horizonMs(deps);
     // The steps' clock, as the `sending` retake reads its horizon by: one clock for both.
-    if (search.complete && deps.steps.now() > landsUntil) await voidPlanned(deps, step.marker, 'the points call never ran');
+    if (!search.complete || deps.steps.now() <= landsUntil) return 'waiting';
+    if (step.state === 'planned') await voidPlanned(deps, step.marker, 'the points call never ran');
+    return 'never';
   } catch (e) {
     deps.logger?.warn('till point mirror failed', { source: deps.source, marker: step.marker, errorKind: kindOf(e) });
+    return 'waiting';
   }
 }
 

@@ -13,6 +13,7 @@ import {
 import { createProcessor, purchaseMarker } from '../../../shared/points/index.js';
 import { purchase, useHarness } from '../shared/points/harness.js';
 import type { Json } from '../../support/json.js';
+import { mirrorPointChange } from '../../../shared/sources/smaregi/index.js';
 
 /** The scheduled audit's handler as deployed (built from the environment), against the emulator and dynalite. */
 const h = useHarness();
@@ -155,5 +156,29 @@ describe('audit-ledger under a Smaregi source’s tillPoints membership', () => 
     await makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock, tillMirror }))();
     await makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock, tillMirror }))();
     expect([till.standIn.customerPoint('8'), (await steps.get('smaregi', 'lp1:shopify:redemption:x'))?.state]).toEqual(['70', 'done']);
+  });
+
+  it('leaves the Smaregi record alone when it reverses a duplicated credit: the till got that credit once, by its marker', async () => {
+    till.standIn.putCustomer({ customerId: '9', customerCode: 'C-0009', point: '0' } as never);
+    await h.api.updateMember('member-gold', { external_ids: { pos_card: '9' } });
+    const steps = createTillMirrors({ client: h.dynamo.documentClient, tableName, clock: h.clock });
+    const tillMirror = {
+      source: 'smaregi',
+      externalKey: 'pos_card',
+      customerField: 'customerId' as const,
+      openapi: h.api,
+      smaregi: till.client,
+      steps,
+    };
+    await credit('fn-till-doubled-1');
+    const marker = purchaseMarker('shopify', 'fn-till-doubled-1');
+    const credited = (await h.api.listPoints('member-gold', { perPage: 1000 })).points.find((e) => e.remarks === marker)?.point ?? 0;
+    const balance = await h.balance('member-gold');
+    // The credit mirrored by its marker (its own step), then the same call landing a second time.
+    await mirrorPointChange(tillMirror, { marker, memberId: 'member-gold', points: credited });
+    await h.api.grantPoints('member-gold', { point: credited, remarks: marker });
+    const first = await makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock, tillMirror }))();
+    await makeHandler(depsFromEnv(env(), { ...asGranted(), clock: h.clock, tillMirror }))();
+    expect([first.reversed, await h.balance('member-gold'), till.standIn.customerPoint('9')]).toEqual([1, balance, String(credited)]);
   });
 });

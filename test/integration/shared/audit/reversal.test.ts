@@ -1,6 +1,4 @@
-import { useSmaregiStandIn } from '../../../support/smaregi.js';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createTillMirror } from '../../../../shared/sources/smaregi/index.js';
 import {
   auditLedger,
   type AuditResult,
@@ -15,7 +13,6 @@ import {
   createLedgerTable,
   createRedemptionLedger,
   createReversalLedger,
-  createTillMirrors,
   type Ledger,
 } from '../../../../shared/ledger/index.js';
 import { createProcessor, purchaseMarker, redemptionMarker, refundMarker, reversalMarker } from '../../../../shared/points/index.js';
@@ -47,9 +44,7 @@ async function processAll(...events: PointsEvent[]): Promise<void> {
   for (const e of events) expect((await processor.process(e, { receiveCount: 1 })).action).toBe('ack');
 }
 
-async function audit(
-  options: { policy?: 'clamp' | 'park'; crashAt?: ReversalStep; tillMirror?: ReturnType<typeof createTillMirror> } = {},
-): Promise<AuditResult> {
+async function audit(options: { policy?: 'clamp' | 'park'; crashAt?: ReversalStep } = {}): Promise<AuditResult> {
   const records = await scanLedger(h.dynamo.documentClient, tableName, {}, undefined, { redemptionMembers: true });
   const reversal = reversalDepsOf({
     client: h.dynamo.documentClient,
@@ -60,7 +55,6 @@ async function audit(
     checkpoint: (step) => {
       if (step === options.crashAt) throw new SimulatedCrash(`crash at ${step}`);
     },
-    tillMirror: options.tillMirror,
   });
   return auditLedger(records, { ledger, openapi: h.api, reversal });
 }
@@ -360,26 +354,5 @@ describe('the audit reverses duplicates', () => {
     const result = await auditLedger(mine, { ledger: h.ledger, openapi: h.api, reversal });
     expect(result).toMatchObject({ duplicates: 1, reversed: 1 });
     expect(await h.balance(GOLD)).toBe(50);
-  });
-});
-
-describe('the audit’s reversals on a till’s record (tillPoints: membership)', () => {
-  const till = useSmaregiStandIn();
-
-  it('takes a reversed extra credit off the member’s Smaregi record too, once', async () => {
-    await h.api.updateMember(GOLD, { external_ids: { pos_card: '7' } });
-    till.standIn.putCustomer({ customerId: '7', customerCode: 'C-0007', point: '100' } as never);
-    const tillMirror = createTillMirror({
-      source: 'smaregi',
-      externalKey: 'pos_card',
-      customerField: 'customerId',
-      openapi: h.api,
-      smaregi: till.client,
-      steps: createTillMirrors({ client: h.dynamo.documentClient, tableName, clock: h.clock }),
-    });
-    await doubledCredit();
-    await audit({ tillMirror });
-    await audit({ tillMirror });
-    expect([await h.balance(GOLD), till.standIn.customerPoint('7')]).toEqual([50, '50']);
   });
 });
