@@ -1,15 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Campaign } from '../../../../../shared/campaigns/index.js';
-import type { RefundEvent } from '../../../../../shared/events/index.js';
-import { createTillMirrors, createTillReturns } from '../../../../../shared/ledger/index.js';
 import type { Checkpoint } from '../../../../../shared/points/index.js';
 import { bonusMarker, bonusReturnMarker } from '../../../../../shared/points/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../../../shared/sources/index.js';
-import { dueEarnMirror, type TillMirrorDeps } from '../../../../../shared/sources/smaregi/index.js';
-import { SENDER_RESOLUTIONS, withSenderResolution } from '../../../../../shared/sources/resolution.entry.js';
-import { smaregiTillTransaction } from '../../../../../kit/smaregi.js';
 import { IN_DOUBT_SECONDS, SimulatedCrash, useHarness } from '../../points/harness.js';
-import { useSmaregiStandIn } from '../../../../support/smaregi.js';
+import { useTillMember } from '../../../../support/smaregi-membership.js';
 
 /**
  * A campaign's bonus on a till sale under `tillPoints: membership` (issues 51/53): the bonus and each
@@ -19,13 +14,6 @@ import { useSmaregiStandIn } from '../../../../support/smaregi.js';
  * product earns 500, and a 2× campaign as much again.
  */
 const h = useHarness();
-const till = useSmaregiStandIn();
-const DAY_MS = 86_400_000;
-const GOLD = 'member-gold';
-beforeAll(() => {
-  till.standIn.putCustomer({ customerId: '1', customerCode: 'cust-gold', point: '100000' } as never);
-});
-
 /** ポイント2倍 through the whole year the harness's clock moves in. */
 const DOUBLE: Campaign = {
   id: 'double-2026',
@@ -34,60 +22,13 @@ const DOUBLE: Campaign = {
   to: '2027-01-01T00:00:00+09:00',
   multiplier: '2',
 };
+const { till, steps, processor, tick, ringUp, halfBack, point } = useTillMember(h, { campaigns: [DOUBLE] });
+const DAY_MS = 86_400_000;
+const GOLD = 'member-gold';
 const atOnce = SmaregiSettings.parse({ contractId: 'c1', externalKey: 'shopify', tillPoints: 'membership', returns: 'auto' });
 const atDay = SmaregiSettings.parse({ contractId: 'c1', externalKey: 'shopify', earnAfter: { days: 14 }, tillPoints: 'membership' });
-const steps = () => createTillMirrors({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
-const processor = (checkpoint?: Checkpoint, client: typeof till.client = till.client) =>
-  withSenderResolution(
-    h.processor({ settings: { campaigns: [DOUBLE] }, ...(checkpoint ? { checkpoint } : {}) }),
-    { resolutions: SENDER_RESOLUTIONS, clients: { smaregi: () => client } },
-    {
-      ledger: h.ledger,
-      openapi: h.api,
-      tillMirrors: steps(),
-      tillReturns: createTillReturns({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock }),
-      inDoubtSeconds: IN_DOUBT_SECONDS,
-    },
-  );
-const mirrorDeps = (): TillMirrorDeps => ({
-  source: 'smaregi',
-  externalKey: 'shopify',
-  memberLookup: 'external_id',
-  customerField: 'customerCode',
-  openapi: h.api,
-  smaregi: till.client,
-  steps: steps(),
-  inDoubtSeconds: IN_DOUBT_SECONDS,
-});
-/** The due tick as the worker runs it under tillPoints membership. */
-const tick = () => processor().creditDueEarns(undefined, dueEarnMirror(mirrorDeps(), h.ledger));
-const rungAt = new Map<string, string>();
-/** Puts a sale (or with `returned` a plain return) of `quantity` × product `productId` at ¥11,000 at the till. */
-function ringUp(id: string, productId: string, quantity: number, returned = false) {
-  const at = rungAt.get(id) ?? new Date(h.clock()).toISOString();
-  rungAt.set(id, at);
-  till.standIn.putTransaction({ ...smaregiTillTransaction(id, { productId, quantity, at }, returned), customerCode: 'cust-gold' } as never);
-}
-const deliver = (id: string, settings = atOnce, checkpoint?: Checkpoint, client = till.client) =>
-  processor(checkpoint, client).process(smaregiThinEvent(id, 'smaregi', settings, h.clock(), 'created'));
-/** A refund of half a ¥22,000 sale (¥10,000 of its ¥20,000 earning amount), as a return naming the sale queues it. */
-const halfBack = (orderId: string, refundId: string): RefundEvent => ({
-  type: 'refund',
-  eventId: `smaregi:refund:${orderId}:${refundId}`,
-  source: 'smaregi',
-  orderId,
-  refundId,
-  customer: null,
-  currency: 'JPY',
-  occurredAt: new Date(h.clock()).toISOString(),
-  pointTitle: `Refund ${orderId}`,
-  test: false,
-  delivery: { id: refundId, topic: 'ops/returns' },
-  refundAmount: 10_000,
-  refundExact: '10000',
-  refundsRemainder: false,
-});
-const point = () => Number(till.standIn.customerPoint('1'));
+const deliver = (id: string, settings = atOnce, checkpoint?: Checkpoint, client?: typeof till.client) =>
+  processor({ checkpoint, client }).process(smaregiThinEvent(id, 'smaregi', settings, h.clock(), 'created'));
 const bonus = (orderId: string) => bonusMarker('smaregi', orderId, DOUBLE.id);
 /** The real client, but Smaregi's answer to the second point add is lost after Smaregi applied it (the bonus's: it follows the base's). */
 function losingSecondAdd(): typeof till.client {

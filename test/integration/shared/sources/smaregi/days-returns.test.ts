@@ -1,12 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createTillReturns } from '../../../../../shared/ledger/index.js';
+import { describe, expect, it } from 'vitest';
 import type { QueueMessage } from '../../../../../shared/queue/index.js';
 import { SmaregiSettings, smaregiThinEvent } from '../../../../../shared/sources/index.js';
-import { SENDER_RESOLUTIONS, withSenderResolution } from '../../../../../shared/sources/resolution.entry.js';
 import { smaregiTillTransaction } from '../../../../../kit/smaregi.js';
 import { applyReturn } from '../../../../../ops/returns-command.js';
 import { useHarness } from '../../points/harness.js';
-import { useSmaregiStandIn } from '../../../../support/smaregi.js';
+import { useTillMember } from '../../../../support/smaregi-membership.js';
 
 /**
  * A till's plain return (返品販売, naming no sale) of a sale still waiting for its day under
@@ -16,22 +14,14 @@ import { useSmaregiStandIn } from '../../../../support/smaregi.js';
  * 2 × ¥11,000 (tax inside) earns 1,000 points, one item returned takes 500 of them.
  */
 const h = useHarness();
-const till = useSmaregiStandIn();
+const member = useTillMember(h);
+const { till, tillReturns } = member;
 const DAY_MS = 86_400_000;
 const GOLD = 'member-gold';
-beforeAll(() => {
-  till.standIn.putCustomer({ customerId: '1', customerCode: 'cust-gold', point: '100000' } as never);
-});
 
-const tillReturns = () => createTillReturns({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
 const settingsOf = (returns: 'auto' | 'manual') =>
   SmaregiSettings.parse({ contractId: 'c1', externalKey: 'shopify', earnAfter: { days: 14 }, returns });
-const processor = () =>
-  withSenderResolution(
-    h.processor(),
-    { resolutions: SENDER_RESOLUTIONS, clients: { smaregi: () => till.client } },
-    { ledger: h.ledger, openapi: h.api, tillReturns: tillReturns() },
-  );
+const processor = () => member.processor({ mirrors: false });
 /** The till transaction (a sale of `quantity`, or a plain return of them) rung up now and delivered. */
 async function ring(id: string, productId: string, quantity: number, returned: boolean, returns: 'auto' | 'manual' = 'auto') {
   const tx = smaregiTillTransaction(id, { productId, quantity, at: new Date(h.clock()).toISOString() }, returned);

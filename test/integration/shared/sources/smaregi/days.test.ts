@@ -1,9 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SmaregiSettings, smaregiThinEvent } from '../../../../../shared/sources/index.js';
-import { SENDER_RESOLUTIONS, withSenderResolution } from '../../../../../shared/sources/resolution.entry.js';
 import { smaregiTransaction } from '../../../../../kit/smaregi.js';
 import { useHarness } from '../../points/harness.js';
-import { useSmaregiStandIn } from '../../../../support/smaregi.js';
+import { useTillMember } from '../../../../support/smaregi-membership.js';
 import { ledgerReport } from '../../../../../ops/ledger-report.js';
 
 /**
@@ -13,21 +12,14 @@ import { ledgerReport } from '../../../../../ops/ledger-report.js';
  * `cust-gold`; the ¥11,000 sale (¥1,000 tax inside) earns 500 points.
  */
 const h = useHarness();
-const till = useSmaregiStandIn();
+const member = useTillMember(h);
+const { till } = member;
 const DAY_MS = 86_400_000;
 const GOLD = 'member-gold';
-beforeAll(() => {
-  till.standIn.putCustomer({ customerId: '1', customerCode: 'cust-gold', point: '100000' } as never);
-});
 
 const settingsOf = (extra: Record<string, unknown> = {}) =>
   SmaregiSettings.parse({ contractId: 'c1', externalKey: 'shopify', earnAfter: { days: 14 }, ...extra });
-const processor = () =>
-  withSenderResolution(
-    h.processor(),
-    { resolutions: SENDER_RESOLUTIONS, clients: { smaregi: () => till.client } },
-    { ledger: h.ledger, openapi: h.api },
-  );
+const processor = () => member.processor({ mirrors: false, returns: false });
 const deliver = (id: string, action: string, settings = settingsOf()) =>
   processor().process(smaregiThinEvent(id, 'smaregi', settings, h.clock(), action));
 const rungAt = new Map<string, string>();

@@ -1,12 +1,7 @@
-import type { RefundEvent } from '../../../../../shared/events/index.js';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createTillMirrors, createTillReturns } from '../../../../../shared/ledger/index.js';
+import { describe, expect, it } from 'vitest';
 import { SmaregiSettings, smaregiThinEvent } from '../../../../../shared/sources/index.js';
-import { dueEarnMirror, type TillMirrorDeps } from '../../../../../shared/sources/smaregi/index.js';
-import { SENDER_RESOLUTIONS, withSenderResolution } from '../../../../../shared/sources/resolution.entry.js';
-import { smaregiTillTransaction } from '../../../../../kit/smaregi.js';
 import { IN_DOUBT_SECONDS, SimulatedCrash, useHarness } from '../../points/harness.js';
-import { useSmaregiStandIn } from '../../../../support/smaregi.js';
+import { useTillMember } from '../../../../support/smaregi-membership.js';
 
 /**
  * A till sale earned at its day (`earnAfter: {"days": 14}`) under `tillPoints: membership` (issue 53):
@@ -15,12 +10,9 @@ import { useSmaregiStandIn } from '../../../../support/smaregi.js';
  * HTTP. The gold member (5 %) is the till's customer 1, code `cust-gold`; ¥11,000 a product earns 500.
  */
 const h = useHarness();
-const till = useSmaregiStandIn();
+const { till, steps, processor, tick, ringUp, halfBack, point } = useTillMember(h);
 const DAY_MS = 86_400_000;
 const GOLD = 'member-gold';
-beforeAll(() => {
-  till.standIn.putCustomer({ customerId: '1', customerCode: 'cust-gold', point: '100000' } as never);
-});
 
 const settings = SmaregiSettings.parse({
   contractId: 'c1',
@@ -29,64 +21,12 @@ const settings = SmaregiSettings.parse({
   tillPoints: 'membership',
   returns: 'auto',
 });
-const steps = () => createTillMirrors({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
-const processor = () =>
-  withSenderResolution(
-    h.processor(),
-    { resolutions: SENDER_RESOLUTIONS, clients: { smaregi: () => till.client } },
-    {
-      ledger: h.ledger,
-      openapi: h.api,
-      tillMirrors: steps(),
-      tillReturns: createTillReturns({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock }),
-      inDoubtSeconds: IN_DOUBT_SECONDS,
-    },
-  );
-const mirrorDeps = (): TillMirrorDeps => ({
-  source: 'smaregi',
-  externalKey: 'shopify',
-  memberLookup: 'external_id',
-  customerField: 'customerCode',
-  openapi: h.api,
-  smaregi: {
-    addCustomerPoint: (id, delta) => till.client.addCustomerPoint(id, delta),
-    getCustomerPoint: (id) => till.client.getCustomerPoint(id),
-    findCustomerByCode: (code) => till.client.findCustomerByCode(code),
-    listTransactions: (query) => till.client.listTransactions(query),
-    readCustomer: (id) => till.client.readCustomer(id),
-  },
-  steps: steps(),
-  inDoubtSeconds: IN_DOUBT_SECONDS,
-});
-/** The due tick as the worker runs it under tillPoints membership. */
-const tick = () => processor().creditDueEarns(undefined, dueEarnMirror(mirrorDeps(), h.ledger));
 const deliver = (id: string, action = 'created') => processor().process(smaregiThinEvent(id, 'smaregi', settings, h.clock(), action));
-const rungAt = new Map<string, string>();
-/** A sale (or with `returned` a plain return) of `quantity` × product `productId` at ¥11,000, rung up now (an edit keeps its time). */
+/** A sale (or with `returned` a plain return) of `quantity` × product `productId` at ¥11,000, rung up now and delivered (an edit keeps its time). */
 async function rungUp(id: string, productId: string, quantity: number, returned = false, action = 'created') {
-  const at = rungAt.get(id) ?? new Date(h.clock()).toISOString();
-  rungAt.set(id, at);
-  till.standIn.putTransaction({ ...smaregiTillTransaction(id, { productId, quantity, at }, returned), customerCode: 'cust-gold' } as never);
+  ringUp(id, productId, quantity, returned);
   return deliver(id, action);
 }
-/** A refund of half a ¥22,000 sale (¥10,000 of its ¥20,000 earning amount). */
-const halfBack = (orderId: string, refundId: string): RefundEvent => ({
-  type: 'refund',
-  eventId: `smaregi:refund:${orderId}:${refundId}`,
-  source: 'smaregi',
-  orderId,
-  refundId,
-  customer: null,
-  currency: 'JPY',
-  occurredAt: new Date(h.clock()).toISOString(),
-  pointTitle: `Refund ${orderId}`,
-  test: false,
-  delivery: { id: refundId, topic: 'ops/returns' },
-  refundAmount: 10_000,
-  refundExact: '10000',
-  refundsRemainder: false,
-});
-const point = () => Number(till.standIn.customerPoint('1'));
 const marker = (orderId: string) => `lp1:smaregi:order:${encodeURIComponent(orderId)}`;
 
 describe('a till sale earned at its day under tillPoints membership', () => {

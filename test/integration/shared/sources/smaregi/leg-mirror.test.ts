@@ -1,7 +1,7 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProcessingSettings } from '../../../../../shared/config/index.js';
 import type { QueuedEvent } from '../../../../../shared/events/index.js';
-import { createLedger, createTillMirrors, type TillMirrors } from '../../../../../shared/ledger/index.js';
+import { createLedger } from '../../../../../shared/ledger/index.js';
 import { createProcessor, redemptionClawbackMarker, redemptionMarker } from '../../../../../shared/points/index.js';
 import {
   createQueuedLegMirror,
@@ -12,11 +12,11 @@ import {
 } from '../../../../../shared/redemption/index.js';
 import { configureSource } from '../../../../../shared/sources/registry.js';
 import { ShopifySettings, shopifySource } from '../../../../../shared/sources/shopify/webhook.js';
-import { createLegMirror, type LegMirror, type TillMirrorDeps } from '../../../../../shared/sources/smaregi/index.js';
+import { createLegMirror, type LegMirror } from '../../../../../shared/sources/smaregi/index.js';
 import { shopifyHeaders } from '../../../../../kit/fixture-webhooks.js';
 import { shopifyOrderWebhook } from '../../../../../kit/webhooks/index.js';
 import { RecordingQueue } from '../../../../support/recording-queue.js';
-import { useSmaregiStandIn } from '../../../../support/smaregi.js';
+import { useWebLegTill } from '../../../../support/smaregi-membership.js';
 import { ALICE, asJson, type Harness, withRedemptionHarness } from '../../redemption/harness.js';
 
 /**
@@ -28,20 +28,13 @@ let h: Harness;
 withRedemptionHarness((made) => {
   h = made;
 });
-const till = useSmaregiStandIn();
-let steps: TillMirrors;
-beforeEach(async () => {
-  await h.openapi.updateMember(ALICE, { external_ids: { shopify: '1001', pos_card: 'C-0001' } });
-  till.standIn.putCustomer({ customerId: '1', customerCode: 'C-0001', point: '1000' } as never);
-  steps = createTillMirrors({ client: h.dynamo.documentClient, tableName: h.tableName, clock: h.clock });
-});
+const web = useWebLegTill(() => h);
+const { mirrorDeps, tillPoint } = web;
 
 const DAY = 86_400_000;
-const mirrorDeps = (): TillMirrorDeps => ({ source: 'smaregi', externalKey: 'pos_card', openapi: h.openapi, smaregi: till.client, steps });
 const deps = (mirror: LegMirror = createLegMirror(mirrorDeps())): RedemptionDeps => ({ ...h.deps(), tillMirror: mirror });
 /** A process that dies once its points call has run, before its mirror step: the call stands, nothing mirrored. */
 const dying = (): RedemptionDeps => deps({ ...createLegMirror(mirrorDeps()), ran: async () => Promise.reject(new Error('process died')) });
-const tillPoint = () => till.standIn.customerPoint('1');
 
 let n = 0;
 const unique = () => `${process.pid % 100_000}${++n}${Date.now() % 100_000}`;
@@ -93,7 +86,7 @@ describe('a late order’s claw-back on the till record', () => {
     const late = paidOrder(code);
     await deliver(late);
     await deliver(late);
-    const step = await steps.get('smaregi', redemptionClawbackMarker('shopify', '1001', request));
+    const step = await web.steps.get('smaregi', redemptionClawbackMarker('shopify', '1001', request));
     expect([await h.balance(ALICE), tillPoint(), step?.state]).toEqual([700, '700', 'done']);
   });
 
@@ -119,15 +112,15 @@ describe('a web leg whose process died before its mirror, finished by the sweep'
     h.clock.advance(60_000);
     const first = await sweepRedemptions(deps());
     const second = await sweepRedemptions(deps());
-    const step = await steps.get('smaregi', redemptionMarker('shopify', '1001', made.request));
+    const step = await web.steps.get('smaregi', redemptionMarker('shopify', '1001', made.request));
     expect([left, tillPoint(), step?.state, first.mirrorsFinished, second.mirrorsOpen]).toEqual([[0, 700, '1000'], '700', 'done', 1, 0]);
   });
 
   it('sends the App Proxy’s step whose till_mirror message was never queued on the next sweep, once', async () => {
     const queue = new RecordingQueue();
     queue.failWith = new Error('SQS unavailable');
-    const made = await redeem(300, deps(createQueuedLegMirror({ source: 'smaregi', steps, queue })));
-    const left = [made.status, tillPoint(), (await steps.get('smaregi', redemptionMarker('shopify', '1001', made.request)))?.state];
+    const made = await redeem(300, deps(createQueuedLegMirror({ source: 'smaregi', steps: web.steps, queue })));
+    const left = [made.status, tillPoint(), (await web.steps.get('smaregi', redemptionMarker('shopify', '1001', made.request)))?.state];
     h.clock.advance(60_000);
     await sweepRedemptions(deps());
     await sweepRedemptions(deps());
@@ -135,13 +128,13 @@ describe('a web leg whose process died before its mirror, finished by the sweep'
   });
 
   it('ends a step whose points call never ran void on a sweep past the horizon, writes nothing, and lists it no more', async () => {
-    await steps.plan({ source: 'smaregi', marker: 'm-legs-never-sent', memberId: ALICE, points: -300 });
+    await web.steps.plan({ source: 'smaregi', marker: 'm-legs-never-sent', memberId: ALICE, points: -300 });
     h.clock.advance(60_000);
     const waiting = await sweepRedemptions(deps());
     h.clock.advance(2 * DAY);
     const ended = await sweepRedemptions(deps());
     const after = await sweepRedemptions(deps());
-    const state = (await steps.get('smaregi', 'm-legs-never-sent'))?.state;
+    const state = (await web.steps.get('smaregi', 'm-legs-never-sent'))?.state;
     expect([waiting.mirrorsOpen, waiting.mirrorsFinished, ended.mirrorsFinished, after.mirrorsOpen, state, tillPoint()]).toEqual([
       1,
       0,

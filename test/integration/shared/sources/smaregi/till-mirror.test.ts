@@ -1,6 +1,5 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_IN_DOUBT_SECONDS } from '../../../../../shared/config/index.js';
-import { createTillMirrors, type TillMirrors } from '../../../../../shared/ledger/index.js';
 import { redemptionMarker, redemptionReturnMarker } from '../../../../../shared/points/index.js';
 import { deferralFor } from '../../../../../shared/retry/index.js';
 import { createQueuedLegMirror, handleRedeem } from '../../../../../shared/redemption/index.js';
@@ -14,7 +13,7 @@ import {
   type TillMirrorDeps,
 } from '../../../../../shared/sources/smaregi/index.js';
 import { smaregiTransaction } from '../../../../../kit/smaregi.js';
-import { useSmaregiStandIn } from '../../../../support/smaregi.js';
+import { useWebLegTill } from '../../../../support/smaregi-membership.js';
 import { ALICE, type Answer, asJson, type Harness, withRedemptionHarness } from '../../redemption/harness.js';
 import { RecordingQueue } from '../../../../support/recording-queue.js';
 
@@ -28,23 +27,9 @@ withRedemptionHarness((made) => {
   h = made;
 });
 
-const till = useSmaregiStandIn();
-let steps: TillMirrors;
-beforeEach(async () => {
-  await h.openapi.updateMember(ALICE, { external_ids: { shopify: '1001', pos_card: 'C-0001' } });
-  till.standIn.putCustomer({ customerId: '1', customerCode: 'C-0001', point: '1000' } as never);
-  steps = createTillMirrors({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
-});
+const web = useWebLegTill(() => h);
+const { till, mirrorDeps, tillPoint } = web;
 
-const mirrorDeps = (over: Partial<TillMirrorDeps> = {}): TillMirrorDeps => ({
-  source: 'smaregi',
-  // The source's external key (a setting): the harness's membership client configures pos_card.
-  externalKey: 'pos_card',
-  openapi: h.openapi,
-  smaregi: till.client,
-  steps,
-  ...over,
-});
 let requests = 0;
 const newRequest = () => `mirror-${process.pid}-${++requests}-abcdef`;
 const redeem = async (body: string, over: Partial<TillMirrorDeps> = {}, mirror?: LegMirror): Promise<Answer> =>
@@ -54,7 +39,6 @@ const redeem = async (body: string, over: Partial<TillMirrorDeps> = {}, mirror?:
       { ...h.deps(), tillMirror: mirror ?? createLegMirror(mirrorDeps(over)) },
     ),
   );
-const tillPoint = () => till.standIn.customerPoint('1');
 
 describe('a web redemption mirrored to the member’s Smaregi record', () => {
   it('takes the redeemed points off the till record relatively, keeping a till spend made in between', async () => {
@@ -70,7 +54,7 @@ describe('a web redemption mirrored to the member’s Smaregi record', () => {
     const request = newRequest();
     const answer = await redeem(`points=300&request=${request}`);
     const markers = [redemptionMarker('shopify', '1001', request), redemptionReturnMarker('shopify', '1001', request)];
-    const states = await Promise.all(markers.map(async (m) => (await steps.get('smaregi', m))?.state));
+    const states = await Promise.all(markers.map(async (m) => (await web.steps.get('smaregi', m))?.state));
     expect([answer.status, await h.balance(ALICE), tillPoint(), states]).toEqual([503, 1000, '1000', ['done', 'done']]);
   });
 
@@ -110,17 +94,17 @@ describe('a web leg’s step, written before its points call (issue 51 remainder
     const left = [await h.balance(ALICE), tillPoint()];
     await settleTillMirrors(mirrorDeps());
     await settleTillMirrors(mirrorDeps());
-    const step = await steps.get('smaregi', redemptionMarker('shopify', '1001', request));
+    const step = await web.steps.get('smaregi', redemptionMarker('shopify', '1001', request));
     expect([left, tillPoint(), step?.state]).toEqual([[700, '1000'], '700', 'done']);
   });
 
   it('ends a planned step whose points call never ran void once the call can no longer land, writing nothing', async () => {
-    await steps.plan({ source: 'smaregi', marker: 'm-never-sent', memberId: ALICE, points: -300 });
+    await web.steps.plan({ source: 'smaregi', marker: 'm-never-sent', memberId: ALICE, points: -300 });
     await settleTillMirrors(mirrorDeps());
-    const waiting = (await steps.get('smaregi', 'm-never-sent'))?.state;
+    const waiting = (await web.steps.get('smaregi', 'm-never-sent'))?.state;
     h.clock.advance(2 * 86_400_000);
     await settleTillMirrors(mirrorDeps());
-    expect([waiting, (await steps.get('smaregi', 'm-never-sent'))?.state, tillPoint()]).toEqual(['planned', 'void', '1000']);
+    expect([waiting, (await web.steps.get('smaregi', 'm-never-sent'))?.state, tillPoint()]).toEqual(['planned', 'void', '1000']);
   });
 });
 
@@ -128,10 +112,10 @@ describe('the App Proxy’s mirror through the worker (no Smaregi access of its 
   it('records the step and queues a till_mirror message, leaving the till record to the worker', async () => {
     const queue = new RecordingQueue();
     const request = newRequest();
-    await redeem(`points=300&request=${request}`, {}, createQueuedLegMirror({ source: 'smaregi', steps, queue }));
+    await redeem(`points=300&request=${request}`, {}, createQueuedLegMirror({ source: 'smaregi', steps: web.steps, queue }));
     const marker = redemptionMarker('shopify', '1001', request);
     const sent = queue.events().map((e) => [e.type, e.source, e.marker]);
-    expect([tillPoint(), (await steps.get('smaregi', marker))?.state, sent]).toEqual([
+    expect([tillPoint(), (await web.steps.get('smaregi', marker))?.state, sent]).toEqual([
       '1000',
       'pending',
       [['till_mirror', 'smaregi', marker]],
@@ -140,7 +124,7 @@ describe('the App Proxy’s mirror through the worker (no Smaregi access of its 
 
   it('has the worker take the redeemed points off the till record once, however often the message comes', async () => {
     const queue = new RecordingQueue();
-    await redeem(`points=300&request=${newRequest()}`, {}, createQueuedLegMirror({ source: 'smaregi', steps, queue }));
+    await redeem(`points=300&request=${newRequest()}`, {}, createQueuedLegMirror({ source: 'smaregi', steps: web.steps, queue }));
     const message = queue.events()[0] as Parameters<typeof processTillMirrorEvent>[1];
     const first = await processTillMirrorEvent(mirrorDeps(), message);
     const again = await processTillMirrorEvent(mirrorDeps(), message);
@@ -157,7 +141,11 @@ describe('the App Proxy’s mirror through the worker (no Smaregi access of its 
     till.standIn.putCustomer({ customerId: '1', customerCode: 'C-0001', point: '1000' } as never);
     const queue = new RecordingQueue();
     queue.failWith = new Error('SQS unavailable');
-    const answer = await redeem(`points=300&request=${newRequest()}`, {}, createQueuedLegMirror({ source: 'smaregi', steps, queue }));
+    const answer = await redeem(
+      `points=300&request=${newRequest()}`,
+      {},
+      createQueuedLegMirror({ source: 'smaregi', steps: web.steps, queue }),
+    );
     await settleTillMirrors(mirrorDeps());
     await settleTillMirrors(mirrorDeps());
     expect([answer.status, tillPoint()]).toEqual([200, '700']);
@@ -179,7 +167,7 @@ describe('the till mirror’s own step', () => {
     h.clock.advance(IN_DOUBT_MS);
     await mirrorPointChange(mirrorDeps(), change('m-lost'));
     await mirrorPointChange(mirrorDeps(), change('m-lost'));
-    expect([tillPoint(), (await steps.get('smaregi', 'm-lost'))?.state]).toEqual(['700', 'done']);
+    expect([tillPoint(), (await web.steps.get('smaregi', 'm-lost'))?.state]).toEqual(['700', 'done']);
   });
 
   it('never sends an add again while the attempt that sent it may still be waiting for its answer (a duplicate delivery beside it)', async () => {
@@ -195,7 +183,7 @@ describe('the till mirror’s own step', () => {
     };
     await mirrorPointChange(mirrorDeps({ smaregi: slow }), change('m-race'));
     await duplicate;
-    expect([tillPoint(), (await steps.get('smaregi', 'm-race'))?.state]).toEqual(['700', 'done']);
+    expect([tillPoint(), (await web.steps.get('smaregi', 'm-race'))?.state]).toEqual(['700', 'done']);
   });
 
   it('sends an add again at the next settle when Smaregi answered 429 (rate limited: not run), never twice', async () => {
@@ -206,7 +194,7 @@ describe('the till mirror’s own step', () => {
     await mirrorPointChange(mirrorDeps({ smaregi: limited }), change('m-429'));
     await settleTillMirrors(mirrorDeps());
     await settleTillMirrors(mirrorDeps());
-    expect([tillPoint(), (await steps.get('smaregi', 'm-429'))?.state]).toEqual(['700', 'done']);
+    expect([tillPoint(), (await web.steps.get('smaregi', 'm-429'))?.state]).toEqual(['700', 'done']);
   });
 
   it('sends an add again at the next settle, with no horizon to wait, when Smaregi refused our credentials (401), not the change', async () => {
@@ -215,9 +203,9 @@ describe('the till mirror’s own step', () => {
       addCustomerPoint: async () => Promise.reject(new SmaregiError('unauthorized', 'Smaregi API answered 401', 401)),
     };
     await mirrorPointChange(mirrorDeps({ smaregi: unauthorized }), change('m-401'));
-    const left = (await steps.get('smaregi', 'm-401'))?.state;
+    const left = (await web.steps.get('smaregi', 'm-401'))?.state;
     await settleTillMirrors(mirrorDeps());
-    expect([left, tillPoint(), (await steps.get('smaregi', 'm-401'))?.state]).toEqual(['pending', '700', 'done']);
+    expect([left, tillPoint(), (await web.steps.get('smaregi', 'm-401'))?.state]).toEqual(['pending', '700', 'done']);
   });
 
   it('records a conflict, and writes nothing, when the till point changed between an unfinished add and its retry', async () => {
@@ -228,22 +216,22 @@ describe('the till mirror’s own step', () => {
     );
     h.clock.advance(IN_DOUBT_MS);
     await mirrorPointChange(mirrorDeps(), change('m-conflict'));
-    expect([tillPoint(), (await steps.get('smaregi', 'm-conflict'))?.state]).toEqual(['950', 'conflict']);
+    expect([tillPoint(), (await web.steps.get('smaregi', 'm-conflict'))?.state]).toEqual(['950', 'conflict']);
   });
 
   it('finishes a step whose reads failed before anything was sent when the unfinished steps are settled, once', async () => {
     const unreadable = { ...till.client, getCustomerPoint: async () => Promise.reject(new Error('503')) };
     await mirrorPointChange(mirrorDeps({ smaregi: unreadable }), change('m-pending'));
-    const left = (await steps.get('smaregi', 'm-pending'))?.state;
+    const left = (await web.steps.get('smaregi', 'm-pending'))?.state;
     const settled = await settleTillMirrors(mirrorDeps());
     await settleTillMirrors(mirrorDeps());
-    expect([left, settled, tillPoint(), (await steps.get('smaregi', 'm-pending'))?.state]).toEqual(['pending', 1, '700', 'done']);
+    expect([left, settled, tillPoint(), (await web.steps.get('smaregi', 'm-pending'))?.state]).toEqual(['pending', 1, '700', 'done']);
   });
 
   it('records a member without a Smaregi customer as skipped and writes nothing', async () => {
     await h.openapi.updateMember(ALICE, { external_ids: { shopify: '1001', pos_card: 'C-9999' } });
     await mirrorPointChange(mirrorDeps(), change('m-none'));
-    expect([tillPoint(), (await steps.get('smaregi', 'm-none'))?.state]).toEqual(['1000', 'skipped']);
+    expect([tillPoint(), (await web.steps.get('smaregi', 'm-none'))?.state]).toEqual(['1000', 'skipped']);
   });
 });
 
@@ -261,7 +249,8 @@ describe('a till_mirror message whose add is in doubt (issues 50/51: the conflic
     marker,
     delivery: { id: `d-${marker}`, topic: 'app_proxy/till_mirror' },
   });
-  const pending = (marker: string, points: number) => steps.begin({ source: 'smaregi', marker, memberId: ALICE, points, state: 'pending' });
+  const pending = (marker: string, points: number) =>
+    web.steps.begin({ source: 'smaregi', marker, memberId: ALICE, points, state: 'pending' });
 
   it('comes back at the end of the add’s in-doubt horizon when Smaregi answered 500 after making the change, then ends done once', async () => {
     await pending('m-doubt-500', -300);
@@ -286,7 +275,7 @@ describe('a till_mirror message whose add is in doubt (issues 50/51: the conflic
     h.clock.advance(IN_DOUBT_MS);
     await processTillMirrorEvent(mirrorDeps(), message('m-doubt-lost') as never);
     await processTillMirrorEvent(mirrorDeps(), message('m-doubt-lost') as never);
-    expect([left, tillPoint(), (await steps.get('smaregi', 'm-doubt-lost'))?.state]).toEqual(['1000', '700', 'done']);
+    expect([left, tillPoint(), (await web.steps.get('smaregi', 'm-doubt-lost'))?.state]).toEqual(['1000', '700', 'done']);
   });
 
   it('is never acked while its add waits out the horizon, however often it comes, and is acked once the step is settled', async () => {
