@@ -43,6 +43,11 @@ export interface ResolveDeps {
   /** The engine's in-doubt horizon (IN_DOUBT_SECONDS), which a mirror step sent but unsettled waits out too. */
   readonly inDoubtSeconds?: number | undefined;
   readonly metrics?: MetricsSink | undefined;
+  /**
+   * The stage's campaign rules, as the processor has them: a purchase credited in this message took its
+   * campaigns from these, so with none there is no bonus of it to mirror. Undefined: not known here (its order is read).
+   */
+  readonly campaigns?: ProcessorDeps['settings']['campaigns'];
 }
 
 /** A sender's API client for a configured source name; undefined: this source has no access configured. */

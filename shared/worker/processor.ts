@@ -36,6 +36,7 @@ export function workerProcessor(deps: WorkerDeps, openapi: PointsApi, budget: In
     tillMirrors: deps.tillMirrors,
     inDoubtSeconds: settings.inDoubtSeconds,
     metrics,
+    campaigns: settings.campaigns ?? [],
   });
   // Orders using a redemption's code mark it used (and refunds give its points back) inside the activity scope too.
   const points = withRedemptionUsage(resolving, deps.redemption && { ...deps.redemption, metrics });

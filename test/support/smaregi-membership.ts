@@ -62,6 +62,8 @@ export function useTillMember(h: Harness, settings: Partial<ProcessingSettings> 
       {
         ledger: h.ledger,
         openapi: h.api,
+        // As the worker passes them (shared/worker/processor.ts): the processor's campaigns, none as [].
+        campaigns: settings.campaigns ?? [],
         ...(mirrors ? { tillMirrors: steps(), inDoubtSeconds: IN_DOUBT_SECONDS } : {}),
         ...(returns ? { tillReturns: tillReturns() } : {}),
       },

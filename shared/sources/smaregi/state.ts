@@ -61,7 +61,7 @@ export async function processSmaregiState(
   // Under tillPoints membership every points change this transaction makes is mirrored to the till's record (below).
   const changes: PointChange[] = [];
   const tills: PointChange[] = [];
-  const noted = from.tillPoints === 'membership' ? notingChanges(given, deps.ledger, changes, tills) : given;
+  const noted = from.tillPoints === 'membership' ? notingChanges(given, deps.ledger, { changes, tills, campaigns: deps.campaigns }) : given;
   const run = countingShortfalls(noted, deps.metrics);
   if (!client) {
     const reason = `source ${thin.source} reads its Smaregi transactions, but the worker has no Smaregi API access for it`;

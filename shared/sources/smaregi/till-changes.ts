@@ -27,6 +27,16 @@ export interface RecordedChanges extends ChainLedger, BonusReader {
   >;
 }
 
+/** Where the changes are noted, and what decides whether a credit's bonuses are read. */
+export interface NotedChanges {
+  /** The changes to mirror to the member's till record. */
+  changes: PointChange[];
+  /** The till's own changes (spends, give-backs, staff), for the settle of a mirror add in doubt. */
+  tills?: PointChange[] | undefined;
+  /** The stage's campaign rules (ResolveDeps.campaigns); undefined: not known, the order is read. */
+  campaigns?: readonly unknown[] | undefined;
+}
+
 /** Outcomes whose record says points moved (a duplicate of them is mirrored from the record). */
 const MOVED = new Set(['credited', 'debited', 'insufficient_points']);
 
@@ -36,16 +46,24 @@ const MOVED = new Set(['credited', 'debited', 'insufficient_points']);
  * the points call but before its mirror step was written left the mirror owed, and only a redelivery
  * sees it; the step's own record (keyed by the same marker) keeps it exactly once.
  */
-export function notingChanges(run: CanonicalRun, ledger: RecordedChanges, changes: PointChange[], tills: PointChange[] = []): CanonicalRun {
+export function notingChanges(run: CanonicalRun, ledger: RecordedChanges, noted: NotedChanges): CanonicalRun {
+  const { changes, tills = [] } = noted;
+  // A credit of this message took its campaigns from the stage's (bonus.ts): none there, no bonus to read for it.
+  const creditsBonuses = noted.campaigns === undefined || noted.campaigns.length > 0;
   const purchase = async (event: PurchaseEvent) => {
     const outcome = await run.purchase(event);
     if (TILL_OWN.test(event.orderId)) {
       await noteTillOwn(ledger, event, outcome, tills);
       return outcome;
     }
-    if (outcome.kind === 'duplicate' && outcome.previous === 'credited') await noteRecordedPurchase(ledger, event, changes);
-    else notePurchase(event, outcome, changes);
-    if (outcome.kind === 'credited' || outcome.kind === 'duplicate') await noteBonuses(ledger, event, changes);
+    if (outcome.kind === 'duplicate' && outcome.previous === 'credited') {
+      // The order read for the credit serves the bonuses too (its campaigns, kept whatever the stage's are now).
+      const order = await noteRecordedPurchase(ledger, event, changes);
+      await noteBonuses(ledger, event, changes, order ?? {});
+      return outcome;
+    }
+    notePurchase(event, outcome, changes);
+    if ((outcome.kind === 'credited' && creditsBonuses) || outcome.kind === 'duplicate') await noteBonuses(ledger, event, changes);
     return outcome;
   };
   const refund = async (event: RefundEvent) => {
@@ -54,6 +72,7 @@ export function notingChanges(run: CanonicalRun, ledger: RecordedChanges, change
     if (taken && 'customerId' in outcome)
       changes.push({ marker: refundMarker(event.source, event.orderId, event.refundId), memberId: outcome.customerId, points: -taken });
     else if (outcome.kind === 'duplicate' && MOVED.has(outcome.previous)) await noteRecordedRefund(ledger, event, changes);
+    // Read whatever the stage's campaigns are now: the order keeps the rules it was credited under (docs/campaigns.md).
     if (outcome.action === 'ack') await noteBonuses(ledger, event, changes);
     return outcome;
   };
@@ -81,17 +100,24 @@ const MOVED_OR_DONE = new Set<string>([...MOVED, 'duplicate']);
  * all of them, from their records, as a redelivery after a crash must find what is owed; a marker noted
  * already in this message is not noted twice.
  */
-async function noteBonuses(ledger: RecordedChanges, event: { source: string; orderId: string }, changes: PointChange[]): Promise<void> {
-  for (const change of await bonusChanges(ledger, event.source, event.orderId)) {
+async function noteBonuses(
+  ledger: RecordedChanges,
+  event: { source: string; orderId: string },
+  changes: PointChange[],
+  known?: { campaigns?: readonly { id: string }[] | undefined },
+): Promise<void> {
+  for (const change of await bonusChanges(ledger, event.source, event.orderId, known)) {
     if (!changes.some((c) => c.marker === change.marker)) changes.push(change);
   }
 }
 
-async function noteRecordedPurchase(ledger: RecordedChanges, event: PurchaseEvent, changes: PointChange[]): Promise<void> {
+/** The credit from the order's record; the order read, for its campaigns. */
+async function noteRecordedPurchase(ledger: RecordedChanges, event: PurchaseEvent, changes: PointChange[]) {
   const order = await ledger.getOrder({ source: event.source, orderId: event.orderId });
   const points = order?.pointsCredited ?? order?.pointsHint;
-  if (order?.outcome !== 'credited' || !order.customerId || !points) return;
-  changes.push({ marker: purchaseMarker(event.source, event.orderId), memberId: order.customerId, points });
+  if (order?.outcome === 'credited' && order.customerId && points)
+    changes.push({ marker: purchaseMarker(event.source, event.orderId), memberId: order.customerId, points });
+  return order;
 }
 
 async function noteRecordedRefund(ledger: RecordedChanges, event: RefundEvent, changes: PointChange[]): Promise<void> {
