@@ -5,6 +5,10 @@ import { CHAOS_CLIENT } from './emulator-config.js';
 import type { Model } from './model.js';
 import type { UnfinishedEvent } from './report.js';
 import type { Scenario } from './scenario.js';
+import type { ChaosStack } from './stack.js';
+
+/** A scripted customers' action's report (links, redactions, redemptions): what failed. */
+type Reported = { report(): { failures: string[] } };
 
 /**
  * What a run reads once the queue has drained: each customer's balance and history in the membership
@@ -154,4 +158,28 @@ export async function collectEvidence(
     }
   }
   return lines;
+}
+
+/** The customers' actions that failed and the messages left in the dead-letter list. */
+export function failuresOf(
+  {
+    links,
+    redactions,
+    redemptions,
+    stack,
+  }: { links: Reported; redactions: Reported; redemptions: Reported; stack: Pick<ChaosStack, 'queue'> },
+  redrive: boolean,
+): UnfinishedEvent[] {
+  const unfinished: UnfinishedEvent[] = [];
+  for (const failure of links.report().failures) unfinished.push({ key: 'link', why: failure });
+  for (const failure of redactions.report().failures) unfinished.push({ key: 'redaction', why: failure });
+  for (const failure of redemptions.report().failures) unfinished.push({ key: 'redemption', why: failure });
+  for (const letter of stack.queue.deadLetters()) {
+    const eventId = (JSON.parse(letter.body) as { eventId?: string }).eventId ?? letter.messageId;
+    unfinished.push({
+      key: eventId,
+      why: `in the dead-letter list${redrive ? ' after redrives' : ''}${letter.lastError ? `: ${letter.lastError}` : ''}`,
+    });
+  }
+  return unfinished;
 }

@@ -12,6 +12,8 @@ export interface ObservedEntry {
   point: number;
   title: string | null;
   remarks: string | null;
+  /** The service's time of the entry (`Y-m-d H:i:s`, its own clock), when read. */
+  created_at?: string;
 }
 
 export interface ObservedCustomer {

@@ -1,5 +1,6 @@
 import { createPrivacyRequests } from '../shared/privacy/index.js';
-import { checkLedger, collectEvidence, readUpstream } from './checks.js';
+import { checkLedger, collectEvidence, failuresOf, readUpstream } from './checks.js';
+import { createMessageTrail, doubledEvidence, doubledMarkers, type MessageTrail } from './doubled.js';
 import { compareWithModel } from './compare.js';
 import { checkShares } from './shares-check.js';
 import { deliverAll } from './deliver.js';
@@ -100,6 +101,7 @@ interface Run {
 interface Meters {
   holdBack: ReturnType<typeof createHoldBackMeter>;
   latency: ReturnType<typeof createLatencyMeter>;
+  trail: MessageTrail;
 }
 
 /** Everything that acts on the stack during a run, besides the stack itself. */
@@ -150,11 +152,11 @@ function createMeters({ scenario, live }: Run): Meters {
     excluded: () => live.outage?.window(),
     linkedAt: linkedAt(scenario, () => live.links?.report().linkedAt),
   });
-  return { holdBack, latency };
+  return { holdBack, latency, trail: createMessageTrail(() => live.now()) };
 }
 
 /** Starts the stack with the run's hooks: the meters, the worker's crash points, the direct duplicates. */
-async function bringUpStack({ options, scenario, random, live }: Run, { holdBack, latency }: Meters, direct: Set<Promise<void>>) {
+async function bringUpStack({ options, scenario, random, live }: Run, { holdBack, latency, trail }: Meters, direct: Set<Promise<void>>) {
   const startStack = options.startStack ?? startChaosStack;
   const duplicateRandom = random.fork('direct duplicates');
   return await startStack({
@@ -167,15 +169,21 @@ async function bringUpStack({ options, scenario, random, live }: Run, { holdBack
     onDeleted: (message) => {
       holdBack.onDeleted(message);
       live.outage?.onDeleted(message);
+      trail.deleted(message);
     },
     onFirstReceived: (message) => latency.onFirstReceived(message),
-    onSetAside: (message) => latency.onSetAside(message),
+    onSetAside: (message) => {
+      latency.onSetAside(message);
+      trail.setAside(message);
+    },
     onQueued: (message) => {
       holdBack.onQueued(message);
       latency.onQueued(message.body);
+      trail.queued(message);
       // While faults fly, some messages also go straight to a second worker, racing the queue's copy.
       if (!live.injector || !live.stack || !duplicateRandom.chance(options.directDuplicateRate ?? 0.1)) return;
       live.injector.tally.directDuplicates += 1;
+      trail.direct(message);
       const task = live.stack.deliverDirectly(message).finally(() => direct.delete(task));
       direct.add(task);
     },
@@ -384,6 +392,9 @@ async function resultOf(run: Run, parts: Parts, meters: Meters, { unfinished, dr
     ...mismatches.flatMap((m) => (m.orderId ? [m.orderId] : [])),
     ...unfinishedOrders,
   ]);
+  // More entries doubled than commits drawn beyond the horizon: which is unexplained cannot be told, so each gets its evidence.
+  if (comparison.observed.doubled > (lateCommits?.drawnBeyond ?? 0))
+    evidence.push(...(await doubledEvidence(doubledMarkers(observed), { scenario, observed, ledger: stack.ledger, trail: meters.trail })));
   const stats = await admin.stats();
   await options.afterRun?.(stack);
   const routes = stats.clients[CHAOS_CLIENT.clientId]?.routes ?? {};
@@ -425,22 +436,6 @@ async function resultOf(run: Run, parts: Parts, meters: Meters, { unfinished, dr
     unfinished,
     durationMs: Date.now() - run.started,
   };
-}
-
-/** The customers' actions that failed and the messages left in the dead-letter list. */
-function failuresOf({ links, redactions, redemptions, stack }: Parts, redrive: boolean): UnfinishedEvent[] {
-  const unfinished: UnfinishedEvent[] = [];
-  for (const failure of links.report().failures) unfinished.push({ key: 'link', why: failure });
-  for (const failure of redactions.report().failures) unfinished.push({ key: 'redaction', why: failure });
-  for (const failure of redemptions.report().failures) unfinished.push({ key: 'redemption', why: failure });
-  for (const letter of stack.queue.deadLetters()) {
-    const eventId = (JSON.parse(letter.body) as { eventId?: string }).eventId ?? letter.messageId;
-    unfinished.push({
-      key: eventId,
-      why: `in the dead-letter list${redrive ? ' after redrives' : ''}${letter.lastError ? `: ${letter.lastError}` : ''}`,
-    });
-  }
-  return unfinished;
 }
 
 /** The verdict line's recovery figures, when the run had an outage. */

@@ -84,7 +84,9 @@ export function checkOrder(o: OrderRecord, customerId: string, entries: PointIte
   if (o.state === 'done' && (o.outcome === 'debited' || o.outcome === 'insufficient_points') && o.pointsCredited !== undefined) {
     return checkDeduction(o, entries, base);
   }
-  if (o.state === 'pending' || o.needsReconcile === true) {
+  // A doubt on a done order is a provisional one's, kept for its moment (shared/points/purchase.ts `pend`): in flight
+  // while it may still earn; once it never will (not_earned), a credit that landed is drift like any other.
+  if (o.state === 'pending' || (o.needsReconcile === true && o.outcome !== 'not_earned')) {
     const where = { source: o.source, orderId: o.orderId, customerId };
     return inFlight(entries, where, `the purchase is still in progress (state ${o.state}); its credit`);
   }

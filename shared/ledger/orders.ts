@@ -82,6 +82,11 @@ export interface PurchaseResult {
   provisional?: { earnWhen: string; customer: string; purchasedAt: string; event: string; base: { amount: number; exact?: string } };
   /** Credited at the moment: what is left after the refunds before it, the base of every later refund's share. */
   earnedOn?: { amount: number; exact: string | undefined };
+  /**
+   * pending_earn only: a call of the order an earlier attempt left in doubt (its moment's delivery came
+   * before the payment was recorded). Kept on the order, so the moment searches before it sends again.
+   */
+  inDoubt?: InDoubt;
 }
 
 export interface ReleaseOrderOptions {
@@ -194,6 +199,8 @@ const PURCHASE_FACTS = [
 /** What an order knows of calls in doubt; gone once they are resolved (found, or proven never run). */
 /** What a finished purchase no longer has: its lease and the notes of its attempts. */
 const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'foundMember', ...DOUBT_FIELDS] as const;
+
+const isDoubtField = (f: string) => (DOUBT_FIELDS as readonly string[]).includes(f);
 
 /** What an order waiting for its customer to be linked carries (the index keys and its event). */
 const UNLINKED_FIELDS = ['unlinkedCustomer', 'purchasedAt', 'purchaseEvent'] as const;
@@ -338,7 +345,9 @@ function purchaseWrites(store: Store): PurchaseWrites {
         owner !== null
           ? new Expression()
           : withEmptyBook(orderIdentity(store, ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1));
-      e.setAll(finishFields(store, result, now)).remove(...LEASE_FIELDS);
+      e.setAll(finishFields(store, result, now));
+      if (result.inDoubt) e.setAll(inDoubtFields(result.inDoubt)).remove(...LEASE_FIELDS.filter((f) => !isDoubtField(f)));
+      else e.remove(...LEASE_FIELDS);
       // Credited (or ended otherwise) after all: no longer waiting for its customer to be linked.
       if (result.unlinked === undefined && result.provisional === undefined && !result.keepUnlinked) e.remove(...UNLINKED_FIELDS);
       if (result.provisional) e.setIfAbsent('refundsBeforeEarn', {});

@@ -190,11 +190,13 @@ class PurchaseAttempt {
     return { mustReconcile: this.doubt !== undefined };
   }
 
-  /** Provisional points (provisional.ts): nothing called, nothing granted; a `days` wait also its due entry, first. */
+  /** Provisional (provisional.ts): no call; a `days` wait also its due entry, first. A doubt left by an earlier attempt
+   * (its moment ran before this payment) stays on the order: the moment's claim inherits it, searches first. */
   private async pend(customer: CustomerRef, earnWhen: string): Promise<PurchaseProcessed> {
     if (earnWhen !== 'fulfilled') await this.deps.ledger.scheduleEarn(this.ref, earnWhen);
     const provisional = provisionalFacts(this.event, customer, earnWhen);
-    return this.finish({ outcome: 'pending_earn', provisional }, { kind: 'pending_earn', action: 'ack', earnWhen });
+    const result = { outcome: 'pending_earn', provisional, ...(this.doubt ? { inDoubt: this.doubt } : {}) } as const;
+    return this.finish(result, { kind: 'pending_earn', action: 'ack', earnWhen });
   }
 
   private async lookUp(customer: CustomerRef): Promise<Step<{ member: FoundMember }>> {

@@ -180,6 +180,22 @@ describe('the ledger audit', () => {
     expect(findings).toEqual([expect.objectContaining({ kind: 'credit_not_recorded', orderId: a.orderId, customerId: GOLD })]);
   });
 
+  it('finds a credit that landed for a provisional order cancelled while that credit was in doubt', async () => {
+    // Its fulfilment ran before the payment was recorded; the payment kept the doubt on the order for the moment.
+    const path = '^/api/ext/users/[^/]+/points/calculation$';
+    await h.emulator.addFault({ method: 'POST', path, fault: 'late_commit', answer: 'reset', commit_after_ms: 300 });
+    const p = purchase({ earnAfter: { kind: 'fulfilled' } });
+    const settings = ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, refundWaitSeconds: 120 });
+    const processor = createProcessor({ ledger, openapi: h.api, clock: h.clock, settings });
+    const moment = { ...p, eventId: `${p.eventId}:fulfilled`, earnMoment: 'fulfilled' as const };
+    expect(await processor.process(moment, { receiveCount: 1 })).toMatchObject({ kind: 'outcome_unknown' });
+    await processAll(p, refund(p, 'cancel', 1000, { refundsRemainder: true }), purchase()); // the last: GOLD's history is read
+    expect(await ledger.getOrder(p)).toMatchObject({ outcome: 'not_earned', needsReconcile: true });
+    await expect.poll(() => h.entries(GOLD, purchaseMarker('shopify', p.orderId)), { timeout: 15_000, interval: 100 }).toEqual([50]);
+    const { findings } = await audit();
+    expect(findings).toEqual([expect.objectContaining({ kind: 'credit_not_recorded', orderId: p.orderId, customerId: GOLD })]);
+  });
+
   it("ignores entries without a marker of ours (points moved by the shop's staff)", async () => {
     await processAll(purchase());
     await h.api.grantPoints(GOLD, { point: 500, remarks: 'goodwill' });

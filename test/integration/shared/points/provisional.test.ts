@@ -7,6 +7,7 @@ import { CALCULATION, purchase, refund, useHarness } from './harness.js';
 const h = useHarness();
 const GOLD = 'member-gold';
 const DAY_MS = 86_400_000;
+const CALCULATION_PATH = '^/api/ext/users/[^/]+/points/calculation$';
 
 /** Issue 53: provisional points. Gold earns 5%: ¥1000 -> 50 points. */
 const shipped = (overrides: Partial<PurchaseEvent> = {}) => purchase({ earnAfter: { kind: 'fulfilled' }, ...overrides });
@@ -57,6 +58,29 @@ describe('provisional points: earnAfter fulfilled', () => {
     h.passHorizon();
     expect(await h.processor().process(p)).toMatchObject({ kind: 'credited' });
     expect(await h.balance(GOLD)).toBe(50);
+  });
+
+  it('a fulfilment sent before its payment was seen and left in doubt is not sent again after the payment makes the order provisional', async () => {
+    // Chaos seed 10: the fulfilment's copy raced ahead of the payment (a second worker), its calculation's
+    // answer was lost and the request applied a moment later; the payment then recorded the order pending_earn.
+    await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'late_commit', answer: 'reset', commit_after_ms: 300 });
+    const p = shipped();
+    expect(await h.processor().process(fulfilment(p))).toMatchObject({ kind: 'outcome_unknown' });
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'pending_earn' });
+    await expect.poll(() => h.entries(GOLD, purchaseMarker('shopify', p.orderId)), { timeout: 15_000, interval: 100 }).toEqual([50]);
+    expect(await h.processor().process(fulfilment(p))).toMatchObject({ kind: 'credited', reconciled: true });
+    expect(await h.entries(GOLD, purchaseMarker('shopify', p.orderId))).toEqual([50]);
+    expect(await h.calls(CALCULATION)).toBe(1);
+  });
+
+  it('a fulfilment that crashed after its credit, before its payment was seen, is not credited again once the payment made the order provisional', async () => {
+    const p = shipped();
+    await h.crashAt('purchase:granted', fulfilment(p));
+    h.expireLeases();
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'pending_earn' });
+    expect(await h.processor().process(fulfilment(p))).toMatchObject({ kind: 'credited', reconciled: true });
+    expect(await h.entries(GOLD, purchaseMarker('shopify', p.orderId))).toEqual([50]);
+    expect(await h.calls(CALCULATION)).toBe(1);
   });
 
   it('an order cancelled before shipping never earns, even when the fulfilment comes after', async () => {
