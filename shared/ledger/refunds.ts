@@ -28,6 +28,8 @@ export interface RefundRecords {
    * Conditional on the record still saying `from`; undefined when it does not (corrected before).
    */
   correctRefundDebit(ref: RefundRef, fix: DebitCorrection): Promise<RefundRecord | undefined>;
+  /** The audit's settlement of a clamp's shortfall: `points` taken later. Once only: false when already set. */
+  settleRefundShortfall(ref: RefundRef, points: number): Promise<boolean>;
 }
 
 /** A booked debit the audit corrects: what was booked, what stands now, the refund's target. */
@@ -95,6 +97,12 @@ export function createRefundRecords(store: Store): RefundRecords {
         .set('updatedAt', iso(clock()));
       const condition = `${e.path('state')} = ${e.value('done')} AND ${e.path('pointsDebited')} = ${e.value(fix.from)}`;
       return parseRefund(await store.update(keyOf(ref), e, condition, { ref }));
+    },
+
+    async settleRefundShortfall(ref, points) {
+      const e = new Expression().set('shortfallSettled', points).set('updatedAt', iso(clock()));
+      const condition = `${e.path('state')} = ${e.value('done')} AND attribute_not_exists(${e.path('shortfallSettled')})`;
+      return (await store.update(keyOf(ref), e, condition, { ref })) !== undefined;
     },
   };
 }
