@@ -14,7 +14,8 @@ import { type ReversalDeps, type ReversalResult, takeBack } from './reversal.js'
  * which is the service's registration order): each clamp once, with a record and marker of its own
  * (`lp1:<source>:reversal:shortfall:<order>:<refund>`), through the same claim, search, act and record
  * as a reversal, under the same insufficient-points policy; what it took is written on the refund's
- * record (`shortfallSettled`), so a later run passes it by.
+ * record (`shortfallSettled`; `shortfall` becomes what is left, and the refund reads `debited` when
+ * nothing is), so a later run passes it by.
  *
  * A clamp that took nothing has no entry to place it in the history: it is left as booked (its
  * shortfall stays recorded and listed).
@@ -48,7 +49,9 @@ interface Clamp {
 function clampsOf(refunds: readonly RefundRecord[], history: readonly PointItem[], standing: Healed['standing']): Clamp[] {
   const clamps: Clamp[] = [];
   for (const r of refunds) {
-    if (r.state !== 'done' || r.outcome !== 'insufficient_points' || (r.shortfall ?? 0) === 0 || (r.pointsDebited ?? 0) === 0) continue;
+    // Settled before (its shortfall now what is left): kept, as it counts against the extra that caused it.
+    const clamped = r.shortfallSettled !== undefined || (r.outcome === 'insufficient_points' && (r.shortfall ?? 0) > 0);
+    if (r.state !== 'done' || !clamped || (r.pointsDebited ?? 0) === 0) continue;
     const marker = refundMarker(r.source, r.orderId, r.refundId);
     const stands = standing.get(marker);
     const at = history.findIndex((e) => (stands ? e.id === stands.id : e.remarks === marker));
@@ -130,7 +133,7 @@ async function settleOne(customerId: string, r: RefundRecord, wanted: number, ex
     const why = result.kind === 'in_doubt' || result.kind === 'failed' ? result.reason : 'another run is settling it';
     return { ...where, detail: `${cause}; settling ${wanted} is not finished (${marker}): ${why}; the next audit goes on` };
   }
-  await deps.ledger.settleRefundShortfall(r, taken);
+  await deps.ledger.settleRefundShortfall(r, { booked: r.shortfall ?? 0, taken });
   const short = taken < wanted ? `, ${wanted - taken} not taken (too few points held, policy ${deps.reversal.policy})` : '';
   return { ...where, detail: `${cause}: ${taken} of it taken (${marker})${short}` };
 }

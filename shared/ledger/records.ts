@@ -269,7 +269,8 @@ export const RefundRecord = lazyObject(z.object, () => ({
   shortfall: z.number().int().nonnegative().optional(),
   /**
    * Of a clamp's shortfall, what the audit took later because a double's extra debit (reversed by that
-   * audit) had made the member hold too little (shared/audit/shortfalls.ts). Set once: present, settled.
+   * audit) had made the member hold too little (shared/audit/shortfalls.ts); `shortfall` is then what is
+   * left, `pointsDebited` stays what the refund's own entry took. Set once: present, settled.
    */
   shortfallSettled: z.number().int().nonnegative().optional(),
   reconciled: z.boolean().optional(),

@@ -28,8 +28,11 @@ export interface RefundRecords {
    * Conditional on the record still saying `from`; undefined when it does not (corrected before).
    */
   correctRefundDebit(ref: RefundRef, fix: DebitCorrection): Promise<RefundRecord | undefined>;
-  /** The audit's settlement of a clamp's shortfall: `points` taken later. Once only: false when already set. */
-  settleRefundShortfall(ref: RefundRef, points: number): Promise<boolean>;
+  /**
+   * The audit's settlement of a clamp's shortfall (`booked`, as read): `taken` points taken later. What
+   * is left stays the shortfall; none left, the refund reads `debited`. Once only: false when settled before.
+   */
+  settleRefundShortfall(ref: RefundRef, settlement: { booked: number; taken: number }): Promise<boolean>;
 }
 
 /** A booked debit the audit corrects: what was booked, what stands now, the refund's target. */
@@ -99,9 +102,14 @@ export function createRefundRecords(store: Store): RefundRecords {
       return parseRefund(await store.update(keyOf(ref), e, condition, { ref }));
     },
 
-    async settleRefundShortfall(ref, points) {
-      const e = new Expression().set('shortfallSettled', points).set('updatedAt', iso(clock()));
-      const condition = `${e.path('state')} = ${e.value('done')} AND attribute_not_exists(${e.path('shortfallSettled')})`;
+    async settleRefundShortfall(ref, { booked, taken }) {
+      const left = Math.max(0, booked - taken);
+      const e = new Expression()
+        .set('shortfallSettled', taken)
+        .set('shortfall', left)
+        .set('outcome', left > 0 ? 'insufficient_points' : 'debited')
+        .set('updatedAt', iso(clock()));
+      const condition = `${e.path('state')} = ${e.value('done')} AND ${e.path('shortfall')} = ${e.value(booked)} AND attribute_not_exists(${e.path('shortfallSettled')})`;
       return (await store.update(keyOf(ref), e, condition, { ref })) !== undefined;
     },
   };

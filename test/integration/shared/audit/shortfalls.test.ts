@@ -73,13 +73,13 @@ describe("the audit settles a clamp a double beyond the horizon caused, when it 
     expect(await h.balance(GOLD)).toBe(0);
   });
 
-  it("records the settled points on the clamped refund's record", async () => {
+  it("records the settled points on the clamped refund's record, which then reads debited", async () => {
     const { b } = await clampBesideDouble();
     await audit();
     expect(await ledger.getRefund({ source: 'shopify', orderId: b.orderId, refundId: 'cancel' })).toMatchObject({
-      outcome: 'insufficient_points',
+      outcome: 'debited',
       pointsDebited: 34,
-      shortfall: 16,
+      shortfall: 0,
       shortfallSettled: 16,
     });
   });
@@ -113,6 +113,21 @@ describe("the audit settles a clamp a double beyond the horizon caused, when it 
     });
     await audit();
     expect(await h.balance(GOLD)).toBe(0);
+  });
+
+  it('takes no more than the extra debit gave back when the clamp was short by more', async () => {
+    const [a, b] = [purchase(), purchase()];
+    await processAll(a, b);
+    await processAll(refund(a, 'ra', 333));
+    await h.api.grantPoints(GOLD, { point: -16, remarks: refundMarker('shopify', a.orderId, 'ra') });
+    await h.api.grantPoints(GOLD, { point: -60, title: 'spent at the till' }); // 100 - 16 - 16 - 60 = 8
+    await processAll(refund(b, 'cancel', 1000)); // 50 asked, 8 held: 42 short, 16 of them the double's
+    await audit();
+    expect(await ledger.getRefund({ source: 'shopify', orderId: b.orderId, refundId: 'cancel' })).toMatchObject({
+      outcome: 'insufficient_points',
+      shortfall: 26,
+      shortfallSettled: 16,
+    });
   });
 
   it('leaves a clamp booked before the extra entry landed as it was', async () => {
