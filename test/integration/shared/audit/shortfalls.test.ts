@@ -1,10 +1,18 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { auditLedger, type AuditResult, reversalDepsOf, scanLedger, summaryLine } from '../../../../shared/audit/index.js';
+import {
+  auditLedger,
+  type AuditResult,
+  reversalDepsOf,
+  type ReversalStep,
+  scanLedger,
+  shortfallEntryId,
+  summaryLine,
+} from '../../../../shared/audit/index.js';
 import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
 import type { PointsEvent } from '../../../../shared/events/index.js';
 import { createLedger, createLedgerTable, type Ledger } from '../../../../shared/ledger/index.js';
-import { createProcessor, refundMarker } from '../../../../shared/points/index.js';
-import { GRANT, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, refund, useHarness } from '../points/harness.js';
+import { createProcessor, refundMarker, reversalMarker } from '../../../../shared/points/index.js';
+import { GRANT, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, refund, SimulatedCrash, useHarness } from '../points/harness.js';
 
 /**
  * Issue 50, chaos seed 9: a refund's debit committed beyond the horizon and sent again leaves the member
@@ -32,14 +40,20 @@ async function processAll(...events: PointsEvent[]): Promise<void> {
   for (const e of events) expect((await processor.process(e, { receiveCount: 1 })).action).toBe('ack');
 }
 
-async function audit(policy: 'clamp' | 'park' = 'clamp'): Promise<AuditResult> {
+/** `crashAt`: the run dies at that checkpoint's `nth` reaching (the extra's reversal reaches each first). */
+async function audit(crashAt?: { step: ReversalStep; nth: number }): Promise<AuditResult> {
   const records = await scanLedger(h.dynamo.documentClient, tableName, {}, undefined, { redemptionMembers: true });
+  let reached = 0;
+  const checkpoint = (step: ReversalStep) => {
+    if (step === crashAt?.step && ++reached === crashAt.nth) throw new SimulatedCrash(step);
+  };
   const reversal = reversalDepsOf({
     client: h.dynamo.documentClient,
     tableName,
     clock: h.clock,
     openapi: h.api,
-    processing: settings(policy),
+    processing: settings(),
+    checkpoint,
   });
   return auditLedger(records, { ledger, openapi: h.api, reversal });
 }
@@ -113,6 +127,19 @@ describe("the audit settles a clamp a double beyond the horizon caused, when it 
     });
     await audit();
     expect(await h.balance(GOLD)).toBe(0);
+  });
+
+  it('finishes a settlement whose run died between its call and its record, without taking twice', async () => {
+    const { b } = await clampBesideDouble();
+    await expect(audit({ step: 'reversal:granted', nth: 2 })).rejects.toThrow(SimulatedCrash);
+    const marker = reversalMarker('shopify', shortfallEntryId(b.orderId, 'cancel'));
+    expect(await h.entries(GOLD, marker)).toEqual([-16]);
+    const grants = await h.calls(GRANT);
+    h.expireLeases();
+    await audit();
+    expect(await h.calls(GRANT)).toBe(grants);
+    expect(await h.entries(GOLD, marker)).toEqual([-16]);
+    expect(await ledger.getRefund({ source: 'shopify', orderId: b.orderId, refundId: 'cancel' })).toMatchObject({ shortfallSettled: 16 });
   });
 
   it('takes no more than the extra debit gave back when the clamp was short by more', async () => {
