@@ -55,6 +55,8 @@ const TILL_SPEND = /%2Fspend-([0-9]+)(%2Fback)?$/i;
  * every share credited must be taken back exactly once (net 0) once the order earns or ends.
  */
 const SHIPPED_SHARE = /:(order|refund):[0-9]+%2Fship-([0-9]+)(:superseded)?$/i;
+/** The audit's settlement of a refund's clamp a double caused (`lp1:<source>:reversal:shortfall:…`): a debit of the order, not a refund's entry. */
+const SETTLEMENT = /^lp1:[^:]+:reversal:shortfall%3A/i;
 
 export function compareWithModel(model: Model, observed: ObservedCustomer[]): Comparison {
   const mismatches: Mismatch[] = [];
@@ -79,6 +81,7 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
     const debits = new Map<string, number[]>();
     const spends: TillSpends = new Map();
     const shares: ShippedShares = new Map();
+    const settlements = new Map<string, number>();
     // The model against the history after the audit's reversals: a doubled entry left unreversed stands and fails below.
     const netted = netReversals(customer.history);
     totals.doubled += netted.doubled;
@@ -125,6 +128,7 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
         shares.set(key, found);
         continue;
       }
+      if (SETTLEMENT.test(entry.remarks ?? '')) settlements.set(orderId, (settlements.get(orderId) ?? 0) + 1);
       const bucket = entry.point > 0 ? credits : debits;
       bucket.set(orderId, [...(bucket.get(orderId) ?? []), entry.point]);
     }
@@ -156,7 +160,7 @@ export function compareWithModel(model: Model, observed: ObservedCustomer[]): Co
         });
       }
       // Each refund debits the credit's share and, in the campaign, the bonus's.
-      if (debited.length > order.refundIds.length * (order.bonus > 0 ? 2 : 1)) {
+      if (debited.length - (settlements.get(orderId) ?? 0) > order.refundIds.length * (order.bonus > 0 ? 2 : 1)) {
         mismatches.push({
           customer: customer.index,
           orderId,

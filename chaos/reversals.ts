@@ -41,6 +41,9 @@ export function netReversals<E extends Entry>(history: readonly E[]): Netted<E> 
     const m = REVERSAL.exec(e.remarks ?? '');
     if (!m) continue;
     const targetId = decodeURIComponent(m[1] as string);
+    // A clamp's shortfall the audit settled (`shortfall:<order>:<refund>`) cancels no entry: it stands, a
+    // debit of the clamped refund's order (compare.ts), taking what the double had kept the clamp from.
+    if (targetId.startsWith('shortfall:')) continue;
     const target = byId.get(targetId);
     if (!target) problems.push(`reversal ${e.id} (${e.point}) of entry ${targetId}, which is not in the history`);
     else if ((count.get(target.remarks ?? '') ?? 0) < 2)

@@ -38,7 +38,7 @@ export type AuditLedgerLogger = Pick<logging.Logger, 'info' | 'warn'>;
 
 export interface AuditLedgerDeps {
   scan: (range: TimeRange) => Promise<LedgerRecords>;
-  ledger: Pick<Ledger, 'getOrder' | 'getRefund' | 'getBonus' | 'correctBookedDebit' | 'correctRefundDebit'>;
+  ledger: Pick<Ledger, 'getOrder' | 'getRefund' | 'getBonus' | 'correctBookedDebit' | 'correctRefundDebit' | 'settleRefundShortfall'>;
   /** Histories read; reversals sent (through the protocol engine) and the balance read for the clamp. */
   openapi: Pick<OpenApiClient, 'listPoints' | 'grantPoints' | 'calculatePoints' | 'getMember'>;
   /** Reverses each extra entry of a duplicated marker (its own ledger records, the engine, the stage's policy). */

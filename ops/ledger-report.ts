@@ -1,3 +1,4 @@
+import { isSettlement } from '../shared/audit/index.js';
 import type { Ledger, OrderRecord, RefundRecord, ReversalLedger } from '../shared/ledger/index.js';
 import type { OpenApiClient } from '../shared/openapi/index.js';
 import { bonusMarker, bonusReturnMarker, purchaseMarker, refundMarker, shareOrderId } from '../shared/points/index.js';
@@ -60,7 +61,12 @@ export async function ledgerReport(
     }
   }
   const reversed = (await reversals?.list({ source, orderId })) ?? [];
-  for (const r of reversed) lines.push('', `reversal of extra entry ${r.entryId} (${r.duplicatedMarker})`, ...recordLines(r));
+  for (const r of reversed) {
+    const title = isSettlement(r.entryId)
+      ? `shortfall of refund ${r.refundId ?? '-'} settled by the audit (its clamp came after a double of ${r.duplicatedMarker})`
+      : `reversal of extra entry ${r.entryId} (${r.duplicatedMarker})`;
+    lines.push('', title, ...recordLines(r));
+  }
   const reversalMarkers = new Set(reversed.map((r) => r.marker));
 
   const customerId = order.customerId ?? refunds.find((r) => r.customerId)?.customerId;

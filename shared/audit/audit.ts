@@ -5,6 +5,7 @@ import { checkOrder, checkRefund, joined, listed, type Report, report, signed, v
 import { healDuplicates } from './duplicates.js';
 import type { AuditResult, Finding, Note } from './findings.js';
 import type { ReversalDeps } from './reversal.js';
+import { settleShortfalls } from './shortfalls.js';
 import type { LedgerRecords } from './scan.js';
 
 /** The value under `key`, put there first by `make` when there is none. */
@@ -27,7 +28,7 @@ export interface AuditProgress {
 
 export interface AuditDeps {
   /** Looks up records that history entries refer to but the scan did not return (outside the range). */
-  ledger: Pick<Ledger, 'getOrder' | 'getRefund' | 'getBonus' | 'correctBookedDebit' | 'correctRefundDebit'>;
+  ledger: Pick<Ledger, 'getOrder' | 'getRefund' | 'getBonus' | 'correctBookedDebit' | 'correctRefundDebit' | 'settleRefundShortfall'>;
   /** The Open API client: its per-endpoint limiter keeps the history reads within the rate budget. */
   openapi: Pick<OpenApiClient, 'listPoints'>;
   /** What reverses each extra entry of a duplicated marker (the reversal records, the engine, the policy). */
@@ -318,8 +319,10 @@ async function auditCustomer(customerId: string, mine: Mine, deps: AuditDeps, or
   // First each extra entry of a duplicated marker is reversed; the checks then see the standing entry.
   const healed = await healDuplicates(customerId, entries, deps.reversal, wantedSizes(mine));
   const corrected = await correctRefunds(mine, healed.standing, deps);
+  // An extra debit given back also settles the clamps it caused (shortfalls.ts).
+  const settled = await settleShortfalls(customerId, history, healed, mine.refunds, { reversal: deps.reversal, ledger: deps.ledger });
   const checked = new Set<string>();
-  const reports: Report[] = [healed, report([], corrected)];
+  const reports: Report[] = [healed, report([], [...corrected, ...settled])];
   for (const o of mine.orders) {
     const marker = purchaseMarker(o.source, o.orderId);
     checked.add(marker);

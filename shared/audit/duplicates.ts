@@ -10,6 +10,8 @@ export interface Healed extends Report {
   reversed: number;
   /** The entry that stands of each marker found more than once. */
   standing: Map<string, PointItem>;
+  /** Every extra entry of those markers (reversed now, before, or not yet), with its marker's source. */
+  extras: { source: string; entry: PointItem }[];
 }
 
 /**
@@ -107,6 +109,7 @@ export async function healDuplicates(
   let duplicates = 0;
   let reversed = 0;
   const standingOf = new Map<string, PointItem>();
+  const allExtras: Healed['extras'] = [];
   for (const [marker, found] of entries) {
     if (found.length < 2) continue;
     const parsed = parseMarker(marker);
@@ -115,6 +118,7 @@ export async function healDuplicates(
     for (const entry of found) records.set(entry.id, await deps.reversals.get(parsed.source, customerId, entry.id));
     const standing = standingEntry(ordered(found), records, wanted.get(marker));
     const extras = ordered(found).filter((e) => e !== standing);
+    for (const entry of extras) allExtras.push({ source: parsed.source, entry });
     entries.set(marker, [standing]);
     standingOf.set(marker, standing);
     const ids = idsOf(parsed);
@@ -154,5 +158,5 @@ export async function healDuplicates(
       detail: `${found.length} history entries carry ${WHAT[parsed.kind]} marker (${listed(found)}); ${outcomes.join('; ')}`,
     });
   }
-  return { ...report(findings, notes), duplicates, reversed, standing: standingOf };
+  return { ...report(findings, notes), duplicates, reversed, standing: standingOf, extras: allExtras };
 }

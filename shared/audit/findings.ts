@@ -17,7 +17,7 @@ export type FindingKind =
   | 'foreign_marker'
   | 'no_customer';
 
-export type NoteKind = 'in_flight' | 'history_unreadable' | 'hint_differs' | 'reversal_short' | 'debit_corrected';
+export type NoteKind = 'in_flight' | 'history_unreadable' | 'hint_differs' | 'reversal_short' | 'debit_corrected' | 'shortfall_settled';
 
 /** One history entry as the finding shows it. */
 export interface EntryView {

@@ -11,5 +11,6 @@ export {
   reversalDepsOf,
   type ReversalSetup,
 } from './reversal.js';
+export { isSettlement, shortfallEntryId } from './shortfalls.js';
 export { auditDaysFromEnv, DEFAULT_AUDIT_DAYS } from './days.js';
 export { type AuditReportSinks, reportAuditRun } from './report.js';

@@ -63,8 +63,7 @@ const TITLE = 'ポイント訂正（重複の取消） / Points corrected (dupli
  * the till got the duplicated change once while the membership service got it twice; the reversal brings
  * the membership back to the till, and mirroring it would take the change off the till a second time.
  */
-export async function reverseExtra(deps: ReversalDeps, extra: ExtraEntry, marker: string): Promise<ReversalResult> {
-  const { engine, reversals, owner } = deps;
+export function reverseExtra(deps: ReversalDeps, extra: ExtraEntry, marker: string): Promise<ReversalResult> {
   const input: NewReversal = {
     source: extra.source,
     memberId: extra.memberId,
@@ -75,29 +74,42 @@ export async function reverseExtra(deps: ReversalDeps, extra: ExtraEntry, marker
     ...(extra.orderId !== undefined ? { orderId: extra.orderId } : {}),
     ...(extra.refundId !== undefined ? { refundId: extra.refundId } : {}),
   };
-  const pk = reversalKey(extra.source, extra.memberId, extra.entry.id);
+  return takeBack(deps, input, TITLE);
+}
+
+/**
+ * Takes `input.entryPoint` back from the member exactly once under its own record and marker (claim,
+ * search when in doubt, act, record; too few points: the policy): an extra entry's reversal, or a
+ * shortfall's settlement (shortfalls.ts), which is the same correction with another reason.
+ */
+export async function takeBack(deps: ReversalDeps, input: NewReversal, title: string): Promise<ReversalResult> {
+  const { engine, reversals, owner } = deps;
+  const { marker } = input;
+  const pk = reversalKey(input.source, input.memberId, input.entryId);
   const claimedAt = engine.clock();
   const claim = await reversals.claim(input, owner);
   if (!claim.ok) return { kind: claim.current?.state === 'done' ? 'done_before' : 'busy', marker };
   await deps.checkpoint?.('reversal:claimed');
   const doubt = doubtOf(claim.previous, engine.horizon);
   const window = leaseSendWindow(engine.clock, reversals.leaseMs, claimedAt);
-  const wanted = Math.abs(extra.entry.point);
+  // A record made before keeps its size: a settlement's share may be worked out otherwise on a later run.
+  const size = claim.previous?.entryPoint ?? input.entryPoint;
+  const wanted = Math.abs(size);
   const op = (point: number): Operation => ({
     marker,
-    call: { kind: 'grant', memberId: extra.memberId, input: { point, title: TITLE } },
+    call: { kind: 'grant', memberId: input.memberId, input: { point, title } },
     window,
   });
 
   // Only taking points back can find too few of them.
-  const first = await attempt(deps, pk, marker, doubt, extra.entry.point > 0, () => runOperation(engine, op(-extra.entry.point), doubt));
+  const first = await attempt(deps, pk, marker, doubt, size > 0, () => runOperation(engine, op(-size), doubt));
   if (first.kind !== 'ran') {
     if (first.kind !== 'refused') return first.result;
     // Too few points to take the extra credit back: the policy decides, the shortfall is recorded.
     if (deps.policy === 'park') return finish(deps, pk, marker, { moved: 0, wanted, reconciled: false });
     let held: number;
     try {
-      held = Math.max(0, (await deps.openapi.getMember(extra.memberId)).point);
+      held = Math.max(0, (await deps.openapi.getMember(input.memberId)).point);
     } catch (e) {
       if (!isOpenApiError(e)) throw e;
       await reversals.release(pk, owner, e.message);

@@ -267,6 +267,12 @@ export const RefundRecord = lazyObject(z.object, () => ({
   pointsDebited: z.number().int().nonnegative().optional(),
   debitTarget: z.number().int().nonnegative().optional(),
   shortfall: z.number().int().nonnegative().optional(),
+  /**
+   * Of a clamp's shortfall, what the audit took later because a double's extra debit (reversed by that
+   * audit) had made the member hold too little (shared/audit/shortfalls.ts); `shortfall` is then what is
+   * left, `pointsDebited` stays what the refund's own entry took. Set once: present, settled.
+   */
+  shortfallSettled: z.number().int().nonnegative().optional(),
   reconciled: z.boolean().optional(),
 }));
 export type RefundRecord = z.infer<typeof RefundRecord>;

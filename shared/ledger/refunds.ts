@@ -28,6 +28,11 @@ export interface RefundRecords {
    * Conditional on the record still saying `from`; undefined when it does not (corrected before).
    */
   correctRefundDebit(ref: RefundRef, fix: DebitCorrection): Promise<RefundRecord | undefined>;
+  /**
+   * The audit's settlement of a clamp's shortfall (`booked`, as read): `taken` points taken later. What
+   * is left stays the shortfall; none left, the refund reads `debited`. Once only: false when settled before.
+   */
+  settleRefundShortfall(ref: RefundRef, settlement: { booked: number; taken: number }): Promise<boolean>;
 }
 
 /** A booked debit the audit corrects: what was booked, what stands now, the refund's target. */
@@ -95,6 +100,17 @@ export function createRefundRecords(store: Store): RefundRecords {
         .set('updatedAt', iso(clock()));
       const condition = `${e.path('state')} = ${e.value('done')} AND ${e.path('pointsDebited')} = ${e.value(fix.from)}`;
       return parseRefund(await store.update(keyOf(ref), e, condition, { ref }));
+    },
+
+    async settleRefundShortfall(ref, { booked, taken }) {
+      const left = Math.max(0, booked - taken);
+      const e = new Expression()
+        .set('shortfallSettled', taken)
+        .set('shortfall', left)
+        .set('outcome', left > 0 ? 'insufficient_points' : 'debited')
+        .set('updatedAt', iso(clock()));
+      const condition = `${e.path('state')} = ${e.value('done')} AND ${e.path('shortfall')} = ${e.value(booked)} AND attribute_not_exists(${e.path('shortfallSettled')})`;
+      return (await store.update(keyOf(ref), e, condition, { ref })) !== undefined;
     },
   };
 }

@@ -56,6 +56,15 @@ describe('the comparison with the model', () => {
     expect(result.observed.reversed).toBe(0);
   });
 
+  it("counts the audit's settlement of a clamp a double caused as the order's debit, beside the clamped one", () => {
+    // The refund clamped to 15 of its 25 (another order's double held the rest); the audit took the 10 later.
+    const clamped = { ...debit('3'), point: -15 };
+    const settled = { id: '5', point: -10, title: 'Settled', remarks: `lp1:shopify:reversal:shortfall%3A${ORDER}%3A${REFUND}` };
+    const result = compareWithModel(model, observe([settled, clamped, credit('1')], 25));
+    expect(result.mismatches).toEqual([]);
+    expect(result.observed).toMatchObject({ debited: 25, doubled: 0, reversed: 0 });
+  });
+
   it('fails a reversal of an entry that was not doubled', () => {
     const reversal = { id: '4', point: 25, title: 'Reversal', remarks: 'lp1:shopify:reversal:3' };
     const result = compareWithModel(model, observe([reversal, debit('3'), credit('1')], 50));

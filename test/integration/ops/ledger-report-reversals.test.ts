@@ -3,8 +3,8 @@ import { ledgerReport } from '../../../ops/ledger-report.js';
 import { auditLedger, reversalDepsOf, scanLedger } from '../../../shared/audit/index.js';
 import { ProcessingSettings } from '../../../shared/config/processing-settings.js';
 import { createReversalLedger } from '../../../shared/ledger/index.js';
-import { purchaseMarker, reversalMarker } from '../../../shared/points/index.js';
-import { IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, useHarness } from '../shared/points/harness.js';
+import { purchaseMarker, refundMarker, reversalMarker } from '../../../shared/points/index.js';
+import { IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, refund, useHarness } from '../shared/points/harness.js';
 
 /** `npm run ledger`'s report against the real emulator and dynalite. */
 const h = useHarness();
@@ -36,5 +36,32 @@ describe('npm run ledger (an order)', () => {
     const rows = report.lines.slice(history + 1).filter((l) => l.includes('lp1:shopify:'));
     expect(rows.filter((l) => l.includes(marker))).toHaveLength(2);
     expect(rows.some((l) => /-50\s.*lp1:shopify:reversal:/.test(l) && l.includes(reversalMarker('shopify', record!.entryId)))).toBe(true);
+  });
+
+  it("shows a clamp's shortfall the audit settled, as such, under the clamped refund's order", async () => {
+    const [a, b] = [purchase(), purchase()];
+    const processor = h.processor();
+    for (const e of [a, b, refund(a, 'ra', 333)]) await processor.process(e);
+    const doubled = refundMarker('shopify', a.orderId, 'ra');
+    await h.api.grantPoints('member-gold', { point: -16, remarks: doubled });
+    await h.api.grantPoints('member-gold', { point: -34, title: 'spent at the till' });
+    expect(await processor.process(refund(b, 'cancel', 1000))).toMatchObject({ kind: 'insufficient_points', shortfall: 16 });
+    const processing = ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, inDoubtSeconds: IN_DOUBT_SECONDS });
+    const reversal = reversalDepsOf({
+      client: h.dynamo.documentClient,
+      tableName: h.dynamo.tableName,
+      clock: h.clock,
+      openapi: h.api,
+      processing,
+    });
+    const records = await scanLedger(h.dynamo.documentClient, h.dynamo.tableName);
+    const ours = new Set([a.orderId, b.orderId]);
+    const mine = { orders: records.orders.filter((o) => ours.has(o.orderId)), refunds: records.refunds.filter((r) => ours.has(r.orderId)) };
+    await auditLedger(mine, { ledger: h.ledger, openapi: h.api, reversal });
+
+    const reversals = createReversalLedger({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
+    const report = await ledgerReport(h.ledger, h.api, 'shopify', b.orderId, reversals);
+    expect(report.lines).toContain(`shortfall of refund cancel settled by the audit (its clamp came after a double of ${doubled})`);
+    expect(report.lines).toContain('    shortfallSettled: 16');
   });
 });
