@@ -92,6 +92,8 @@ export function smaregiTillTransaction(id: string, o: TillLineOptions, returned 
     storeId: o.storeId ?? '1',
     terminalTranDateTime: at,
     transactionDateTime: at,
+    // Rung up then and never changed since (the fixture's own time is the real clock's, not the till's).
+    updDateTime: at,
     returnSales: returned ? '1' : '0',
     details: [
       {

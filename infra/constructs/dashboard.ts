@@ -117,6 +117,9 @@ function processingRow({ graph, ours, search }: Widgets): Row {
         ours(METRIC.reconciliations, 'Sum', 'found in the history'),
         search(METRIC.eventsDeferred, []),
         ours(METRIC.budgetDeferrals, 'Sum', 'waiting for the upstream budget'),
+        ours(METRIC.callsInDoubt, 'Sum', 'in doubt (all reasons)'),
+        ours(METRIC.searchesIncomplete, 'Sum', 'in doubt: search incomplete'),
+        ours(METRIC.siblingRefundsWaiting, 'Sum', 'in doubt: refund waiting for a sibling'),
       ],
       {
         width: 6,

@@ -97,6 +97,8 @@ export interface ReleaseOrderOptions {
   refundId?: string;
   /** Its debit is proven not to have run: no longer in doubt. */
   notDebited?: boolean;
+  /** Its debit was sent and its answer lost: it may land (`refundsSent`). */
+  sent?: boolean;
   /** The call ended proving nothing: when it can no longer land, since when, and to whom (shared/points/engine). */
   inDoubt?: InDoubt;
   /** The member this attempt's lookup found: the next attempt calls for it without a lookup. */
@@ -367,7 +369,8 @@ function purchaseWrites(store: Store): PurchaseWrites {
       if (opts.foundMember) e.set('foundMember', opts.foundMember);
       if (opts.refundId) {
         e.addToSet('refundIds', [opts.refundId]);
-        if (opts.notDebited) e.deleteFromSet('refundsInDoubt', [opts.refundId]);
+        if (opts.notDebited) e.deleteFromSet('refundsInDoubt', [opts.refundId]).deleteFromSet('refundsSent', [opts.refundId]);
+        else if (opts.sent) e.addToSet('refundsSent', [opts.refundId]);
       }
       return (await store.update(keyOf(ref), e, heldBy(e, owner), { ref })) !== undefined;
     },
@@ -428,7 +431,8 @@ function refundBookWrites(store: Store): RefundBookWrites {
         .set('updatedAt', iso(now))
         .set('ttl', store.ttlFrom(now))
         .addToSet('refundIds', [input.refundId])
-        .deleteFromSet('refundsInDoubt', [input.refundId, ...(input.notDebited ?? [])]);
+        .deleteFromSet('refundsInDoubt', [input.refundId, ...(input.notDebited ?? [])])
+        .deleteFromSet('refundsSent', [input.refundId, ...(input.notDebited ?? [])]);
       if (typeof input.refundedExact === 'string') e.set('refundedExact', input.refundedExact);
       else if (input.refundedExact === null) e.remove('refundedExact');
       // Booked after every refund in doubt was found or proven not run: nothing of the order is in doubt.

@@ -172,6 +172,12 @@ export const OrderRecord = lazyObject(z.object, () => ({
    */
   refundsInDoubt: stringSet.default([]),
   /**
+   * Of those, the refunds whose debit was sent and its answer lost (recorded by the release that ended that
+   * attempt; removed with `refundsInDoubt`). A refund in doubt without it may have died before sending
+   * anything: it waits for a sibling here, never the other way round (shared/points/siblings.ts).
+   */
+  refundsSent: stringSet.default([]),
+  /**
    * What an attempt's lookup found for this order's customer, kept by the write that ends the attempt
    * unfinished (a release), so the next attempt calls for the same member without looking it up again.
    * For this order only (never a cache of the customer); removed when the purchase ends.

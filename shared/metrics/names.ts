@@ -16,6 +16,8 @@ export const METRIC = {
   callsInDoubt: 'CallsInDoubt',
   /** A history search that stopped on its page guard before reaching the call's send: in doubt, never "absent". */
   searchesIncomplete: 'SearchesIncomplete',
+  /** A refund set aside while a sibling refund of its order is unfinished with a debit that may still land (shared/points/siblings.ts). */
+  siblingRefundsWaiting: 'SiblingRefundsWaiting',
   upstreamLatency: 'UpstreamLatency',
   upstreamErrors: 'UpstreamErrors',
   /** `UpstreamCalls_<operation>`: one per Open API call, per endpoint (the rate budget is per endpoint). */

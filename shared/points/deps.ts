@@ -17,6 +17,8 @@ export const CHECKPOINTS = [
   'purchase:recorded',
   'refund:claimed',
   'refund:order-claimed',
+  'refund:sibling-wait',
+  'refund:order-given-back',
   'refund:granted',
   'refund:applied',
   'refund:recorded',

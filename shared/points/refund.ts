@@ -256,10 +256,12 @@ class RefundAttempt {
     }
     // A sibling not found may still land beyond the horizon: its share first (siblings.ts).
     const self = { refundId: this.event.refundId, wasInDoubt: this.wasInDoubt };
-    const sibling = await unfinishedSiblings(this.deps.ledger, this.orderRef, self, unresolved);
+    const sibling = await unfinishedSiblings(this.deps.ledger, this.orderRef, self, unresolved, claimed.refundsSent);
     if (sibling) {
       const ended = await this.bookFound(holdOf(claimed, customerId, exactCredit, []), inDoubt, found, true);
-      return { end: ended ?? (await this.waitForHorizon('sibling_in_doubt', claimed, sibling.until ?? engine.clock())) };
+      if (ended) return { end: ended };
+      await this.checkpoint('refund:sibling-wait');
+      return { end: await this.waitForHorizon('sibling_in_doubt', claimed, sibling.until ?? engine.clock()) };
     }
     // Proven by the settled search: these never debited (and never will). Not this refund: it is about
     // to debit, and stays in doubt until that is booked or proven not to have run.
@@ -289,6 +291,7 @@ class RefundAttempt {
           : `a points call of this order may still land (${why})`;
     const kept = doubt ? { needsReconcile: true, inDoubt: doubt } : {};
     await this.releaseOrder(reason, { ...kept, notDebited: joinedNow });
+    await this.checkpoint('refund:order-given-back');
     return this.retryLater(inDoubtOutcome(why, reason, until ?? (doubt as Doubt).until));
   }
 
@@ -360,7 +363,7 @@ class RefundAttempt {
   /** The debit may still land: the order is given back with its doubt recorded; nothing of it is sent before the horizon. */
   private async leftInDoubt(result: Extract<OperationResult, { kind: 'in_doubt' }>): Promise<ProcessOutcome> {
     const reason = result.error?.message ?? `the debit may still land (${result.why})`;
-    await this.releaseOrder(reason, { needsReconcile: true, inDoubt: result.doubt });
+    await this.releaseOrder(reason, { needsReconcile: true, inDoubt: result.doubt, sent: true });
     return this.retryLater(inDoubtOutcome(result.error?.kind ?? result.why, reason, result.doubt.until));
   }
 

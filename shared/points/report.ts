@@ -24,6 +24,13 @@ export function outcomeFields(outcome: ProcessOutcome): Record<string, unknown> 
   return { outcome: kind, action, ...rest };
 }
 
+/** Set-asides in doubt counted apart by reason, beside CallsInDoubt (the other reasons are that count alone). */
+const IN_DOUBT_BY_REASON: Readonly<Record<string, string>> = {
+  search_incomplete: METRIC.searchesIncomplete,
+  // Not a call of its own in doubt: the refund waits for a sibling's, so its share counts it.
+  sibling_in_doubt: METRIC.siblingRefundsWaiting,
+};
+
 /** Counts per outcome, points moved, and reconciliations. */
 export function recordOutcomeMetrics(metrics: MetricsSink, outcome: ProcessOutcome): void {
   metrics.addMetric(outcomeMetric(outcome.kind), 'Count', 1);
@@ -35,7 +42,8 @@ export function recordOutcomeMetrics(metrics: MetricsSink, outcome: ProcessOutco
   if ('reconciled' in outcome && outcome.reconciled) metrics.addMetric(METRIC.reconciliations, 'Count', 1);
   if (outcome.kind === 'outcome_unknown') {
     metrics.addMetric(METRIC.callsInDoubt, 'Count', 1);
-    if (outcome.errorKind === 'search_incomplete') metrics.addMetric(METRIC.searchesIncomplete, 'Count', 1);
+    const byReason = IN_DOUBT_BY_REASON[outcome.errorKind];
+    if (byReason) metrics.addMetric(byReason, 'Count', 1);
   }
   for (const f of 'followUps' in outcome ? (outcome.followUps ?? []) : []) {
     metrics.addMetric(outcomeMetric(f.kind), 'Count', 1);

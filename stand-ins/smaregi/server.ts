@@ -5,6 +5,7 @@ import { adminRefusal } from '../../shared/http/index.js';
 import { faultFrom, type JsonAnswer, serveStandIn, standInAdmin, type StandInFault } from '../http/index.js';
 import { listTransactions } from './list.js';
 import { type Customers, moveSpend, pointOf, smaregiError, validPoint, writePoint } from './points.js';
+import { holdForUpload, noUploadDelay, setUploadDelay, type Uploads, uploadDue } from './uploads.js';
 
 /**
  * A local stand-in of Smaregi's Platform API, as much as the worker and the reconcile use:
@@ -28,7 +29,9 @@ import { type Customers, moveSpend, pointOf, smaregiError, validPoint, writePoin
  * reads answer a status (429 with a Retry-After); `POST /__smaregi/write-faults`
  * (`{"status", "times", "commit"}`) makes the next N point writes (PATCH `.../point`, POST `.../point/add`)
  * answer that status, the write applied first when `commit` is true (a 5xx after the change was made:
- * the answer lost at Smaregi's edge) and not at all when false; `POST /__smaregi/expire-tokens` ends every token.
+ * the answer lost at Smaregi's edge) and not at all when false; `POST /__smaregi/expire-tokens` ends every token;
+ * `POST /__smaregi/upload-delay` (`{"ms": N}`, default 0) makes sales posted afterwards an offline till's,
+ * reaching the server N ms later (uploads.ts).
  */
 export interface SmaregiStandIn {
   url: string;
@@ -87,7 +90,9 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
   const tokens = new Map<string, number>();
   /** Tokens granted with `pos.customers:write` (the point update needs it). */
   const writers = new Set<string>();
-  const state: AdminState = { transactions, customers, tokens, now };
+  const state: AdminState = { transactions, customers, tokens, now, uploads: noUploadDelay() };
+  /** The till's sales due by now reach the server (before anything reads it). */
+  const uploaded = () => uploadDue(state.uploads, now(), (tx) => storeTransaction(state, tx) === undefined);
   let reads = 0;
   let grants = 0;
   const second = { at: -1, reads: 0 };
@@ -136,6 +141,7 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
   }
 
   function handle(req: IncomingMessage, body: Buffer): JsonAnswer {
+    uploaded();
     const stored = storedCustomer(customers, req, (req.url ?? '/').split('?', 1)[0] ?? '/');
     if (stored) return stored;
     const test = standInAdmin(req, body, '/__smaregi/', (path, json) => admin(state, path, json));
@@ -168,15 +174,18 @@ export async function startSmaregiStandIn(options: SmaregiStandInOptions): Promi
     port: served.port,
     contractId: options.contractId,
     putTransaction: (tx) => {
-      const refused = moveSpend(customers, transactions.get(tx.transactionHeadId), tx as Record<string, unknown>, now());
+      if (holdForUpload(state.uploads, tx as Record<string, unknown>, now())) return;
+      const refused = storeTransaction(state, tx as Record<string, unknown>);
       if (refused) throw new Error(JSON.stringify(refused.body));
-      transactions.set(tx.transactionHeadId, tx as Record<string, unknown>);
     },
     putCustomer: (c) => customers.set(c.customerId, { point: '0', ...(c as Record<string, unknown>) }),
     deleteTransaction: (id) => {
       transactions.delete(id);
     },
-    customerPoint: (id) => (customers.has(id) ? String(pointOf(customers.get(id))) : undefined),
+    customerPoint: (id) => {
+      uploaded();
+      return customers.has(id) ? String(pointOf(customers.get(id))) : undefined;
+    },
     reads: () => reads,
     grants: () => grants,
     close: () => served.close(),
@@ -191,6 +200,17 @@ interface AdminState {
   now: () => number;
   faults?: StandInFault | undefined;
   writeFaults?: (StandInFault & { commit: boolean }) | undefined;
+  /** Sales of an offline till, waiting for their upload. */
+  uploads: Uploads;
+}
+
+/** A transaction reaches the server: its spend off the customer's point, kept (same id: replaced). Refused: the answer. */
+function storeTransaction(state: AdminState, tx: Record<string, unknown>): JsonAnswer | undefined {
+  const id = String(tx.transactionHeadId);
+  const refused = moveSpend(state.customers, state.transactions.get(id), tx, state.now());
+  if (refused) return refused;
+  state.transactions.set(id, tx);
+  return undefined;
 }
 
 /** The test-only routes (`/__smaregi/...`): seed transactions and customers, set faults, expire tokens. */
@@ -199,10 +219,11 @@ function admin(state: AdminState, path: string, json: unknown): JsonAnswer {
   if (path === '/__smaregi/transactions') {
     const parsed = SmaregiTransaction.safeParse(json);
     if (!parsed.success) return { status: 422, body: { error: describe(parsed.error.issues[0]) } };
-    const id = parsed.data.transactionHeadId;
-    const refused = moveSpend(customers, transactions.get(id), json as Record<string, unknown>, now());
+    const tx = json as Record<string, unknown>;
+    if (holdForUpload(state.uploads, tx, now()))
+      return { status: 201, body: { transactionHeadId: parsed.data.transactionHeadId, uploaded: false } };
+    const refused = storeTransaction(state, tx);
     if (refused) return refused;
-    transactions.set(id, json as Record<string, unknown>);
     return { status: 201, body: { transactionHeadId: parsed.data.transactionHeadId } };
   }
   if (path === '/__smaregi/customers') return adminCustomer(customers, json);
@@ -220,6 +241,7 @@ function admin(state: AdminState, path: string, json: unknown): JsonAnswer {
     state.writeFaults = { ...fault, commit };
     return { status: 201, body: { status: fault.status, times: fault.times, commit } };
   }
+  if (path === '/__smaregi/upload-delay') return setUploadDelay(state.uploads, json);
   if (path === '/__smaregi/return-cancellations') return returnCancellation(transactions, customers, json, now());
   if (path === '/__smaregi/expire-tokens') {
     tokens.clear();

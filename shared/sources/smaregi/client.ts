@@ -58,7 +58,15 @@ export interface SmaregiClient {
    * One page (1-based) of the transactions updated in [from, to] (ISO with offset), `limit` at most 1000;
    * with `customerCode`, only that member's (Smaregi's `customer_code` filter, an exact match).
    */
-  listTransactions(query: { from: string; to: string; page: number; limit: number; customerCode?: string | undefined }): Promise<ListPage>;
+  listTransactions(query: {
+    from: string;
+    to: string;
+    page: number;
+    limit: number;
+    customerCode?: string | undefined;
+    /** Which time `from`/`to` filter: the last change (default) or the server's receipt of the transaction. */
+    by?: 'upd_date_time' | 'transaction_date_time' | undefined;
+  }): Promise<ListPage>;
   /**
    * Sets the customer's point balance to `point` (会員ポイント更新, `PATCH /pos/customers/{id}/point`: an
    * absolute value, so a repeat is harmless). Its token asks for `pos.customers:write` too, on first use.
@@ -139,10 +147,10 @@ export function createSmaregiClient(opts: SmaregiClientOptions): SmaregiClient {
         return transactionIn(id, await get(`${base}/${id}?with_details=all&with_customer=all`, `transaction ${id}`));
       });
     },
-    listTransactions({ from, to, page, limit, customerCode }) {
+    listTransactions({ from, to, page, limit, customerCode, by = 'upd_date_time' }) {
       const query = new URLSearchParams({
-        'upd_date_time-from': from,
-        'upd_date_time-to': to,
+        [`${by}-from`]: from,
+        [`${by}-to`]: to,
         page: String(page),
         limit: String(limit),
         sort: 'transactionHeadId',

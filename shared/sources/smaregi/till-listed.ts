@@ -69,8 +69,11 @@ export function listedChanges(items: readonly SmaregiTransactionListItem[], note
 }
 
 /**
- * The member's transactions changed from just before the step's read (`readAt`) until now, against the
- * notes: one list call (a page of 1,000 at most). A window Smaregi cannot list in one call (longer than
+ * The member's transactions changed or received from just before the step's read (`readAt`) until now,
+ * against the notes: two list calls (a page of 1,000 at most each), by `upd_date_time` and by
+ * `transaction_date_time`. An offline till's sale reaches Smaregi when the till is back: its spend moves
+ * the point then, inside the window, while the times the till stamped (its sale, maybe its last change)
+ * are older; the server's receipt is in the window. A window Smaregi cannot list in one call (longer than
  * 31 days, a full page) or a customer without a code explains nothing: `uncounted`.
  */
 export async function listedSince(
@@ -83,8 +86,13 @@ export async function listedSince(
   const to = window.now + MARGIN_MS;
   if (customerCode === undefined) return { maybes: [], unexplained: ['(a customer without a code)'], uncounted: true };
   if (to - from > MAX_WINDOW_DAYS * DAY_MS) return { maybes: [], unexplained: ['(a window longer than Smaregi lists)'], uncounted: true };
-  const range = { from: smaregiTime(new Date(from)), to: smaregiTime(new Date(to)) };
-  const { items } = await client.listTransactions({ ...range, page: 1, limit: PAGE_LIMIT, customerCode });
+  const range = { from: smaregiTime(new Date(from)), to: smaregiTime(new Date(to)), page: 1, limit: PAGE_LIMIT, customerCode };
+  const pages = await Promise.all(
+    (['upd_date_time', 'transaction_date_time'] as const).map((by) => client.listTransactions({ ...range, by })),
+  );
+  const items = [...new Map(pages.flatMap((p) => p.items).map((tx) => [tx.transactionHeadId, tx])).values()];
   const listed = listedChanges(items, notes);
-  return items.length < PAGE_LIMIT ? listed : { ...listed, unexplained: [...listed.unexplained, '(a full page)'], uncounted: true };
+
+  const full = pages.some((p) => p.items.length >= PAGE_LIMIT);
+  return full ? { ...listed, unexplained: [...listed.unexplained, '(a full page)'], uncounted: true } : listed;
 }

@@ -84,6 +84,9 @@ describe('the operations dashboard', () => {
       METRIC.auditDrift,
       METRIC.duplicatesReversed,
       METRIC.reconcileMissing,
+      METRIC.callsInDoubt,
+      METRIC.searchesIncomplete,
+      METRIC.siblingRefundsWaiting,
       ...OUTCOME_KINDS.map(outcomeMetric),
       ...POINTS_API_OPERATIONS.map(upstreamCallsMetric),
     ];

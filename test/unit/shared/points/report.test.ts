@@ -37,4 +37,18 @@ describe('outcome metrics of calls in doubt', () => {
     });
     expect(m.counted).toMatchObject({ CallsInDoubt: 1, SearchesIncomplete: 1 });
   });
+
+  it('counts a refund waiting for a sibling refund in doubt apart, not as an incomplete search', () => {
+    const m = sink();
+    recordOutcomeMetrics(m, {
+      kind: 'outcome_unknown',
+      action: 'retry',
+      errorKind: 'sibling_in_doubt',
+      reason: 'another refund of this order is unfinished',
+      leaseKept: false,
+      until: 1,
+    });
+    expect(m.counted).toMatchObject({ CallsInDoubt: 1, SiblingRefundsWaiting: 1 });
+    expect(m.counted.SearchesIncomplete).toBeUndefined();
+  });
 });

@@ -338,4 +338,53 @@ describe('a till_mirror message whose add is in doubt (issues 50/51: the conflic
     const again = await processTillMirrorEvent(mirrorDeps(), message('m-doubt-spent') as never);
     expect([again.kind === 'till_mirrored' && again.state, tillPoint()]).toEqual(['done', '500']);
   });
+
+  /** The stand-in's offline till: sales posted from now on reach Smaregi's server `ms` (real time) later. */
+  const uploadDelay = (ms: number) =>
+    fetch(`${till.standIn.url}/__smaregi/upload-delay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ms }),
+    });
+  const uploaded = (point: string) => expect.poll(tillPoint, { timeout: 10_000, interval: 50 }).toBe(point);
+
+  it('ends done once when an offline till’s sale spending what a landed add gave is uploaded only after the settle: the till point is never doubled', async () => {
+    await pending('m-upload-after', 300);
+    await writeFault({ status: 500, times: 1, commit: true });
+    await processTillMirrorEvent(mirrorDeps(), message('m-upload-after') as never);
+    h.clock.advance(1_000);
+    await uploadDelay(3_000);
+    tillSpend('66', 300); // made at the till now, on Smaregi's server 3 s later
+    await uploadDelay(0);
+    h.clock.advance(IN_DOUBT_MS);
+    const settled = await processTillMirrorEvent(mirrorDeps(), message('m-upload-after') as never);
+    const atSettle = tillPoint();
+    await uploaded('1000');
+    const again = await processTillMirrorEvent(mirrorDeps(), message('m-upload-after') as never);
+    expect([settled.kind === 'till_mirrored' && settled.state, atSettle, again.action, tillPoint()]).toEqual([
+      'done',
+      '1300',
+      'ack',
+      '1000',
+    ]);
+  });
+
+  it('never sends a landed add again when an offline till’s sale made before the add’s read, spending as much, is uploaded while the add is in doubt', async () => {
+    // The till's times (its sale, its last change) are before the add's read; the server stamps its own
+    // receipt (transactionDateTime) when the upload comes, inside the add's window.
+    const madeAt = new Date(h.clock() - 5 * 60_000).toISOString();
+    const receivedAt = new Date(h.clock() + 1_000).toISOString();
+    const sale = smaregiTransaction('transaction-sale-tax-included.json', '67', { customerId: '1', spendPoint: '300' });
+    await uploadDelay(1_500);
+    till.standIn.putTransaction({ ...sale, terminalTranDateTime: madeAt, updDateTime: madeAt, transactionDateTime: receivedAt } as never);
+    await uploadDelay(0);
+    await pending('m-upload-during', 300);
+    await writeFault({ status: 500, times: 1, commit: true });
+    await processTillMirrorEvent(mirrorDeps(), message('m-upload-during') as never);
+    const afterAdd = tillPoint(); // the add landed, the sale not uploaded yet
+    await uploaded('1000');
+    h.clock.advance(IN_DOUBT_MS);
+    const again = await processTillMirrorEvent(mirrorDeps(), message('m-upload-during') as never);
+    expect([afterAdd, again.kind === 'till_mirrored' && again.state, tillPoint()]).toEqual(['1300', 'conflict', '1000']);
+  });
 });
