@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   auditLedger,
   type AuditResult,
@@ -7,17 +7,10 @@ import {
   scanLedger,
   summaryLine,
 } from '../../../../shared/audit/index.js';
-import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
-import {
-  createLedger,
-  createLedgerTable,
-  createRedemptionLedger,
-  createReversalLedger,
-  type Ledger,
-} from '../../../../shared/ledger/index.js';
+import { createRedemptionLedger, createReversalLedger } from '../../../../shared/ledger/index.js';
 import { createProcessor, purchaseMarker, redemptionMarker, refundMarker, reversalMarker } from '../../../../shared/points/index.js';
-import type { PointsEvent } from '../../../../shared/events/index.js';
 import { GRANT, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, refund, SimulatedCrash, useHarness } from '../points/harness.js';
+import { useAuditTable } from './audit-table.js';
 
 /**
  * The audit heals the ledger (issue 50 item 6): each extra entry of a marker of ours found more than once
@@ -27,44 +20,23 @@ import { GRANT, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, refund, SimulatedCras
 const h = useHarness();
 const GOLD = 'member-gold';
 
-let ledger: Ledger;
-let tableName: string;
-let tables = 0;
-beforeEach(async () => {
-  tableName = `reversal-${process.pid}-${++tables}`;
-  await createLedgerTable(h.dynamo.client, tableName);
-  ledger = createLedger({ client: h.dynamo.documentClient, tableName, clock: h.clock, leaseSeconds: LEASE_SECONDS });
-});
+const t = useAuditTable(h, 'reversal');
 
-const settings = (policy: 'clamp' | 'park' = 'clamp') =>
-  ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, inDoubtSeconds: IN_DOUBT_SECONDS, insufficientPointsPolicy: policy });
-
-async function processAll(...events: PointsEvent[]): Promise<void> {
-  const processor = createProcessor({ ledger, openapi: h.api, clock: h.clock, settings: settings() });
-  for (const e of events) expect((await processor.process(e, { receiveCount: 1 })).action).toBe('ack');
-}
-
-async function audit(options: { policy?: 'clamp' | 'park'; crashAt?: ReversalStep } = {}): Promise<AuditResult> {
-  const records = await scanLedger(h.dynamo.documentClient, tableName, {}, undefined, { redemptionMembers: true });
-  const reversal = reversalDepsOf({
-    client: h.dynamo.documentClient,
-    tableName,
-    clock: h.clock,
-    openapi: h.api,
-    processing: settings(options.policy),
+function audit(options: { policy?: 'clamp' | 'park'; crashAt?: ReversalStep } = {}): Promise<AuditResult> {
+  return t.audit({
+    policy: options.policy,
     checkpoint: (step) => {
       if (step === options.crashAt) throw new SimulatedCrash(`crash at ${step}`);
     },
   });
-  return auditLedger(records, { ledger, openapi: h.api, reversal });
 }
 
-const reversals = () => createReversalLedger({ client: h.dynamo.documentClient, tableName, clock: h.clock });
+const reversals = () => createReversalLedger({ client: h.dynamo.documentClient, tableName: t.tableName, clock: h.clock });
 
 /** A credited purchase whose marker a second grant carries (what a request applied after every horizon leaves). */
 async function doubledCredit(): Promise<{ orderId: string; marker: string; extraId: string }> {
   const p = purchase();
-  await processAll(p);
+  await t.processAll(p);
   const marker = purchaseMarker('shopify', p.orderId);
   await h.api.grantPoints(GOLD, { point: 50, remarks: marker });
   const history = await h.api.listPoints(GOLD, { perPage: 1000 });
@@ -80,8 +52,8 @@ describe('the audit reverses duplicates', () => {
     const marker = purchaseMarker('shopify', p.orderId);
     await h.api.grantPoints(GOLD, { point: 30, remarks: marker });
     h.clock.advance(1000);
-    await processAll(p);
-    const order = await ledger.getOrder(p);
+    await t.processAll(p);
+    const order = await t.ledger.getOrder(p);
     // The ledger booked the credit its answer gave; the audit must not take that one back.
     const history = await h.api.listPoints(GOLD, { perPage: 1000 });
     const lateId = history.points.find((e) => e.remarks === marker && e.point === 30)?.id;
@@ -100,14 +72,14 @@ describe('the audit reverses duplicates', () => {
     // (a point less), lands beyond the horizon; the refund's share was debited again meanwhile and its
     // answer lost. The retry finds the marker twice and books the newest (a point short).
     const p = purchase();
-    await processAll(p);
+    await t.processAll(p);
     const x = refund(p, 'x', 333); // 5% of 1000 = 50 points; a third of the amount: 16
     const marker = refundMarker('shopify', p.orderId, 'x');
     const crashing = createProcessor({
-      ledger,
+      ledger: t.ledger,
       openapi: h.api,
       clock: h.clock,
-      settings: settings(),
+      settings: t.settings(),
       checkpoint: (step) => {
         if (step === 'refund:granted') throw new SimulatedCrash(step);
       },
@@ -115,18 +87,18 @@ describe('the audit reverses duplicates', () => {
     await expect(crashing.process(x, { receiveCount: 1 })).rejects.toThrow(SimulatedCrash);
     await h.api.grantPoints(GOLD, { point: -15, remarks: marker }); // the late commit of the stale attempt
     h.clock.advance((LEASE_SECONDS + IN_DOUBT_SECONDS) * 1000 + 1);
-    await processAll(x);
+    await t.processAll(x);
     expect(await h.entries(GOLD, marker)).toEqual([-15, -16]);
     const result = await audit();
     expect(result).toMatchObject({ duplicates: 1, reversed: 1 });
     expect(await h.balance(GOLD)).toBe(50 - 16);
-    expect(await ledger.getRefund({ source: 'shopify', orderId: p.orderId, refundId: 'x' })).toMatchObject({
+    expect(await t.ledger.getRefund({ source: 'shopify', orderId: p.orderId, refundId: 'x' })).toMatchObject({
       outcome: 'debited',
       pointsDebited: 16,
       debitTarget: 16,
       shortfall: 0,
     });
-    const order = await ledger.getOrder(p);
+    const order = await t.ledger.getOrder(p);
     expect(order).toMatchObject({ debited: 16, debitTarget: 16 });
     expect(order?.refunds.x).toMatchObject({ debited: 16, target: 16 });
     expect(await audit()).toMatchObject({ findings: [], notes: [], duplicates: 0, reversed: 0 });
@@ -137,24 +109,24 @@ describe('the audit reverses duplicates', () => {
     // sibling) landed beyond the horizon; the refund's own attempt then met the points it had taken, clamped
     // to what was left and booked that. Kept by its booked size, the refund stayed short by its whole share.
     const p = purchase();
-    await processAll(p);
+    await t.processAll(p);
     const x = refund(p, 'x', 333); // a third of the amount: 16 of 50
     const marker = refundMarker('shopify', p.orderId, 'x');
     await h.api.grantPoints(GOLD, { point: -34, remarks: 'spent elsewhere' });
     await h.api.grantPoints(GOLD, { point: -15, remarks: marker }); // the stale attempt's late commit
-    await processAll(x); // 16 asked, 1 held: clamped to 1
+    await t.processAll(x); // 16 asked, 1 held: clamped to 1
     expect((await h.entries(GOLD, marker)).sort((a, b) => a - b)).toEqual([-15, -1]);
     expect(await audit()).toMatchObject({ duplicates: 1, reversed: 1 });
     expect(await h.balance(GOLD)).toBe(50 - 34 - 15);
-    expect(await ledger.getRefund({ source: 'shopify', orderId: p.orderId, refundId: 'x' })).toMatchObject({ pointsDebited: 15 });
+    expect(await t.ledger.getRefund({ source: 'shopify', orderId: p.orderId, refundId: 'x' })).toMatchObject({ pointsDebited: 15 });
   });
 
   it("heals a sibling's debit committed beyond its horizon and sent again meanwhile: the later refund's share counts it", async () => {
     // Issue 50: r1's debit is answered with a reset and applied 3 s later; the horizon passes first, so r1
     // sends it again (from the same base, r2 waiting for it), and the late request makes a second entry.
     const p = purchase();
-    await processAll(p);
-    const processor = createProcessor({ ledger, openapi: h.api, clock: h.clock, settings: settings() });
+    await t.processAll(p);
+    const processor = createProcessor({ ledger: t.ledger, openapi: h.api, clock: h.clock, settings: t.settings() });
     await h.emulator.addFault({
       method: 'POST',
       path: '^/api/ext/users/[^/]+/points$',
@@ -213,7 +185,7 @@ describe('the audit reverses duplicates', () => {
 
   it("gives back a redemption's deduction applied twice, for a member with no order in the ledger", async () => {
     await h.api.grantPoints(GOLD, { point: 700, title: 'opening balance' });
-    const redemptions = createRedemptionLedger({ client: h.dynamo.documentClient, tableName, clock: h.clock });
+    const redemptions = createRedemptionLedger({ client: h.dynamo.documentClient, tableName: t.tableName, clock: h.clock });
     const started = await redemptions.start(
       {
         source: 'shopify',
@@ -347,7 +319,7 @@ describe('the audit reverses duplicates', () => {
       tableName: h.dynamo.tableName,
       clock: h.clock,
       openapi: h.api,
-      processing: settings(),
+      processing: t.settings(),
     });
     const records = await scanLedger(h.dynamo.documentClient, h.dynamo.tableName);
     const mine = { orders: records.orders.filter((o) => o.orderId === p.orderId), refunds: [] };

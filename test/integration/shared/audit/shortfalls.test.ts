@@ -1,18 +1,8 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  auditLedger,
-  type AuditResult,
-  reversalDepsOf,
-  type ReversalStep,
-  scanLedger,
-  shortfallEntryId,
-  summaryLine,
-} from '../../../../shared/audit/index.js';
-import { ProcessingSettings } from '../../../../shared/config/processing-settings.js';
-import type { PointsEvent } from '../../../../shared/events/index.js';
-import { createLedger, createLedgerTable, type Ledger } from '../../../../shared/ledger/index.js';
+import { describe, expect, it } from 'vitest';
+import { type AuditResult, type ReversalStep, shortfallEntryId, summaryLine } from '../../../../shared/audit/index.js';
 import { createProcessor, refundMarker, reversalMarker } from '../../../../shared/points/index.js';
-import { GRANT, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, refund, SimulatedCrash, useHarness } from '../points/harness.js';
+import { GRANT, purchase, refund, SimulatedCrash, useHarness } from '../points/harness.js';
+import { useAuditTable } from './audit-table.js';
 
 /**
  * Issue 50, chaos seed 9: a refund's debit committed beyond the horizon and sent again leaves the member
@@ -23,39 +13,16 @@ import { GRANT, IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, refund, SimulatedCras
 const h = useHarness();
 const GOLD = 'member-gold';
 
-let ledger: Ledger;
-let tableName: string;
-let tables = 0;
-beforeEach(async () => {
-  tableName = `shortfalls-${process.pid}-${++tables}`;
-  await createLedgerTable(h.dynamo.client, tableName);
-  ledger = createLedger({ client: h.dynamo.documentClient, tableName, clock: h.clock, leaseSeconds: LEASE_SECONDS });
-});
-
-const settings = (policy: 'clamp' | 'park' = 'clamp') =>
-  ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, inDoubtSeconds: IN_DOUBT_SECONDS, insufficientPointsPolicy: policy });
-
-async function processAll(...events: PointsEvent[]): Promise<void> {
-  const processor = createProcessor({ ledger, openapi: h.api, clock: h.clock, settings: settings() });
-  for (const e of events) expect((await processor.process(e, { receiveCount: 1 })).action).toBe('ack');
-}
+const t = useAuditTable(h, 'shortfalls');
 
 /** `crashAt`: the run dies at that checkpoint's `nth` reaching (the extra's reversal reaches each first). */
-async function audit(crashAt?: { step: ReversalStep; nth: number }): Promise<AuditResult> {
-  const records = await scanLedger(h.dynamo.documentClient, tableName, {}, undefined, { redemptionMembers: true });
+function audit(crashAt?: { step: ReversalStep; nth: number }): Promise<AuditResult> {
   let reached = 0;
-  const checkpoint = (step: ReversalStep) => {
-    if (step === crashAt?.step && ++reached === crashAt.nth) throw new SimulatedCrash(step);
-  };
-  const reversal = reversalDepsOf({
-    client: h.dynamo.documentClient,
-    tableName,
-    clock: h.clock,
-    openapi: h.api,
-    processing: settings(),
-    checkpoint,
+  return t.audit({
+    checkpoint: (step) => {
+      if (step === crashAt?.step && ++reached === crashAt?.nth) throw new SimulatedCrash(step);
+    },
   });
-  return auditLedger(records, { ledger, openapi: h.api, reversal });
 }
 
 /**
@@ -65,13 +32,13 @@ async function audit(crashAt?: { step: ReversalStep; nth: number }): Promise<Aud
  */
 async function clampBesideDouble(): Promise<{ b: ReturnType<typeof purchase> }> {
   const [a, b] = [purchase(), purchase()];
-  await processAll(a, b);
+  await t.processAll(a, b);
   const ra = refund(a, 'ra', 333);
-  await processAll(ra);
+  await t.processAll(ra);
   await h.api.grantPoints(GOLD, { point: -16, remarks: refundMarker('shopify', a.orderId, 'ra') });
   await h.api.grantPoints(GOLD, { point: -34, title: 'spent at the till' });
-  await processAll(refund(b, 'cancel', 1000));
-  expect(await ledger.getRefund({ source: 'shopify', orderId: b.orderId, refundId: 'cancel' })).toMatchObject({
+  await t.processAll(refund(b, 'cancel', 1000));
+  expect(await t.ledger.getRefund({ source: 'shopify', orderId: b.orderId, refundId: 'cancel' })).toMatchObject({
     outcome: 'insufficient_points',
     pointsDebited: 34,
     shortfall: 16,
@@ -90,7 +57,7 @@ describe("the audit settles a clamp a double beyond the horizon caused, when it 
   it("records the settled points on the clamped refund's record, which then reads debited", async () => {
     const { b } = await clampBesideDouble();
     await audit();
-    expect(await ledger.getRefund({ source: 'shopify', orderId: b.orderId, refundId: 'cancel' })).toMatchObject({
+    expect(await t.ledger.getRefund({ source: 'shopify', orderId: b.orderId, refundId: 'cancel' })).toMatchObject({
       outcome: 'debited',
       pointsDebited: 34,
       shortfall: 0,
@@ -111,8 +78,8 @@ describe("the audit settles a clamp a double beyond the horizon caused, when it 
 
   it("heals seed 9's chain: a debit committed beyond the horizon and sent again, then another order's clamp", async () => {
     const [a, b] = [purchase(), purchase()];
-    await processAll(a, b);
-    const processor = createProcessor({ ledger, openapi: h.api, clock: h.clock, settings: settings() });
+    await t.processAll(a, b);
+    const processor = createProcessor({ ledger: t.ledger, openapi: h.api, clock: h.clock, settings: t.settings() });
     const grant = { method: 'POST', path: '^/api/ext/users/[^/]+/points$' };
     await h.emulator.addFault({ ...grant, fault: 'late_commit', answer: 'reset', commit_after_ms: 2000, times: 1 });
     const ra = refund(a, 'ra', 333);
@@ -139,18 +106,18 @@ describe("the audit settles a clamp a double beyond the horizon caused, when it 
     await audit();
     expect(await h.calls(GRANT)).toBe(grants);
     expect(await h.entries(GOLD, marker)).toEqual([-16]);
-    expect(await ledger.getRefund({ source: 'shopify', orderId: b.orderId, refundId: 'cancel' })).toMatchObject({ shortfallSettled: 16 });
+    expect(await t.ledger.getRefund({ source: 'shopify', orderId: b.orderId, refundId: 'cancel' })).toMatchObject({ shortfallSettled: 16 });
   });
 
   it('takes no more than the extra debit gave back when the clamp was short by more', async () => {
     const [a, b] = [purchase(), purchase()];
-    await processAll(a, b);
-    await processAll(refund(a, 'ra', 333));
+    await t.processAll(a, b);
+    await t.processAll(refund(a, 'ra', 333));
     await h.api.grantPoints(GOLD, { point: -16, remarks: refundMarker('shopify', a.orderId, 'ra') });
     await h.api.grantPoints(GOLD, { point: -60, title: 'spent at the till' }); // 100 - 16 - 16 - 60 = 8
-    await processAll(refund(b, 'cancel', 1000)); // 50 asked, 8 held: 42 short, 16 of them the double's
+    await t.processAll(refund(b, 'cancel', 1000)); // 50 asked, 8 held: 42 short, 16 of them the double's
     await audit();
-    expect(await ledger.getRefund({ source: 'shopify', orderId: b.orderId, refundId: 'cancel' })).toMatchObject({
+    expect(await t.ledger.getRefund({ source: 'shopify', orderId: b.orderId, refundId: 'cancel' })).toMatchObject({
       outcome: 'insufficient_points',
       shortfall: 26,
       shortfallSettled: 16,
@@ -159,10 +126,10 @@ describe("the audit settles a clamp a double beyond the horizon caused, when it 
 
   it('leaves a clamp booked before the extra entry landed as it was', async () => {
     const [a, b] = [purchase(), purchase()];
-    await processAll(a, b);
-    await processAll(refund(a, 'ra', 333));
+    await t.processAll(a, b);
+    await t.processAll(refund(a, 'ra', 333));
     await h.api.grantPoints(GOLD, { point: -50, title: 'spent at the till' }); // 100 - 16 - 50 = 34
-    await processAll(refund(b, 'cancel', 1000)); // 50 asked, 34 held: 16 short, before any double
+    await t.processAll(refund(b, 'cancel', 1000)); // 50 asked, 34 held: 16 short, before any double
     await h.api.grantPoints(GOLD, { point: 16, title: 'bought points' });
     await h.api.grantPoints(GOLD, { point: -16, remarks: refundMarker('shopify', a.orderId, 'ra') });
     await audit();
