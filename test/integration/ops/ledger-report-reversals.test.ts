@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ledgerReport } from '../../../ops/ledger-report.js';
-import { auditLedger, reversalDepsOf, scanLedger } from '../../../shared/audit/index.js';
+import { auditLedger, type AuditResult, reversalDepsOf, scanLedger } from '../../../shared/audit/index.js';
 import { ProcessingSettings } from '../../../shared/config/processing-settings.js';
 import { createReversalLedger } from '../../../shared/ledger/index.js';
 import { purchaseMarker, refundMarker, reversalMarker } from '../../../shared/points/index.js';
@@ -9,23 +9,29 @@ import { IN_DOUBT_SECONDS, LEASE_SECONDS, purchase, refund, useHarness } from '.
 /** `npm run ledger`'s report against the real emulator and dynalite. */
 const h = useHarness();
 
+/** One audit run over these orders only (the harness's table is shared by the processing tests). */
+async function auditOrders(...orderIds: string[]): Promise<AuditResult> {
+  const processing = ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, inDoubtSeconds: IN_DOUBT_SECONDS });
+  const reversal = reversalDepsOf({
+    client: h.dynamo.documentClient,
+    tableName: h.dynamo.tableName,
+    clock: h.clock,
+    openapi: h.api,
+    processing,
+  });
+  const records = await scanLedger(h.dynamo.documentClient, h.dynamo.tableName);
+  const ours = new Set(orderIds);
+  const mine = { orders: records.orders.filter((o) => ours.has(o.orderId)), refunds: records.refunds.filter((r) => ours.has(r.orderId)) };
+  return auditLedger(mine, { ledger: h.ledger, openapi: h.api, reversal });
+}
+
 describe('npm run ledger (an order)', () => {
   it("shows the audit's reversal of a doubled credit: its record and its entry next to the order's", async () => {
     const p = purchase();
     expect((await h.processor().process(p)).kind).toBe('credited');
     const marker = purchaseMarker('shopify', p.orderId);
     await h.api.grantPoints('member-gold', { point: 50, title: 'late', remarks: marker });
-    const processing = ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, inDoubtSeconds: IN_DOUBT_SECONDS });
-    const reversal = reversalDepsOf({
-      client: h.dynamo.documentClient,
-      tableName: h.dynamo.tableName,
-      clock: h.clock,
-      openapi: h.api,
-      processing,
-    });
-    const records = await scanLedger(h.dynamo.documentClient, h.dynamo.tableName);
-    const mine = { orders: records.orders.filter((o) => o.orderId === p.orderId), refunds: [] };
-    expect(await auditLedger(mine, { ledger: h.ledger, openapi: h.api, reversal })).toMatchObject({ reversed: 1 });
+    expect(await auditOrders(p.orderId)).toMatchObject({ reversed: 1 });
 
     const reversals = createReversalLedger({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
     const report = await ledgerReport(h.ledger, h.api, 'shopify', p.orderId, reversals);
@@ -46,18 +52,7 @@ describe('npm run ledger (an order)', () => {
     await h.api.grantPoints('member-gold', { point: -16, remarks: doubled });
     await h.api.grantPoints('member-gold', { point: -34, title: 'spent at the till' });
     expect(await processor.process(refund(b, 'cancel', 1000))).toMatchObject({ kind: 'insufficient_points', shortfall: 16 });
-    const processing = ProcessingSettings.parse({ leaseSeconds: LEASE_SECONDS, inDoubtSeconds: IN_DOUBT_SECONDS });
-    const reversal = reversalDepsOf({
-      client: h.dynamo.documentClient,
-      tableName: h.dynamo.tableName,
-      clock: h.clock,
-      openapi: h.api,
-      processing,
-    });
-    const records = await scanLedger(h.dynamo.documentClient, h.dynamo.tableName);
-    const ours = new Set([a.orderId, b.orderId]);
-    const mine = { orders: records.orders.filter((o) => ours.has(o.orderId)), refunds: records.refunds.filter((r) => ours.has(r.orderId)) };
-    await auditLedger(mine, { ledger: h.ledger, openapi: h.api, reversal });
+    await auditOrders(a.orderId, b.orderId);
 
     const reversals = createReversalLedger({ client: h.dynamo.documentClient, tableName: h.dynamo.tableName, clock: h.clock });
     const report = await ledgerReport(h.ledger, h.api, 'shopify', b.orderId, reversals);
