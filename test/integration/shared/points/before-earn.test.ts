@@ -60,3 +60,16 @@ describe('a refund parked before the moment while the order earns', () => {
     expect(await h.balance(GOLD)).toBe(90);
   });
 });
+
+describe('refunds before the moment when the moment’s message dies among them', () => {
+  it('are debited by the ticker, though that message never comes back', async () => {
+    const p = shipped();
+    await h.processor().process(p);
+    await h.processor().process(refund(p, 'r1', 100, { refundExact: '100' }));
+    await h.crashAt('refund:claimed', fulfilment(p));
+    h.expireLeases();
+    expect(await h.processor().creditDueEarns()).toMatchObject({ retry: 0 });
+    expect(await h.entries(GOLD, refundMarker('shopify', p.orderId, 'r1'))).toEqual([-5]);
+    expect(await h.balance(GOLD)).toBe(45);
+  });
+});
