@@ -34,7 +34,7 @@ export class EarnSchedule extends Construct {
 /**
  * Whether some source of the stage earns its points after payment: a number of days after it, or at
  * fulfilment (the ticker then finishes the refunds before the moment that the fulfilment's message left,
- * shared/points/provisional.ts `dueForWaitingRefunds`).
+ * shared/points/before-earn.ts `dueForWaitingRefunds`).
  */
 export const earnsLater = (sources: Readonly<Record<string, unknown>>): boolean =>
   Object.values(sources).some((s) => {

@@ -1,4 +1,5 @@
-import type { Ledger, RefundRef } from '../ledger/index.js';
+import type { Ledger, OrderRecord, RefundRef } from '../ledger/index.js';
+import type { ProcessorDeps } from './deps.js';
 
 /**
  * A refund parked before the moment (`before_earn`) waits for the order's credit to run it. The credit runs
@@ -13,4 +14,21 @@ import type { Ledger, RefundRef } from '../ledger/index.js';
 export async function earnedSinceParked(ledger: Pick<Ledger, 'getOrder'>, ref: RefundRef): Promise<boolean> {
   const order = await ledger.getOrder({ source: ref.source, orderId: ref.orderId });
   return order?.state === 'done' && order.outcome === 'credited' && order.refunds[ref.refundId] === undefined;
+}
+
+/**
+ * An order earning at fulfilment with refunds booked before it (listed, waiting for the credit): the ticker gets
+ * a due entry for it too, written when the moment claims the order, before any call. The moment's message runs
+ * those refunds right after the credit, but it is one message for all of them: crashes among them spend its
+ * receives until the dead-letter list (chaos seed 10), and the refunds, acknowledged when they parked, would
+ * never run. The ticker finishes the credit and their debits once (the same protocol, leases and markers) and
+ * drops the entry when they are through; when the message did it all, one tick just drops it.
+ */
+export async function dueForWaitingRefunds(
+  deps: Pick<ProcessorDeps, 'ledger' | 'clock'>,
+  ref: { source: string; orderId: string },
+  before: OrderRecord | undefined,
+): Promise<void> {
+  if (before?.earnWhen !== 'fulfilled' || before.waitingRefunds.length === 0) return;
+  await deps.ledger.scheduleEarn(ref, new Date(deps.clock()).toISOString());
 }

@@ -12,15 +12,8 @@ import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { settleBonuses } from './bonus.js';
 import { laterInChain } from './chain.js';
 import { purchaseMarker } from './markers.js';
-import {
-  dueForWaitingRefunds,
-  earnBaseOf,
-  endWithoutMember,
-  provisionalFacts,
-  provisionalWhen,
-  reopensForEarn,
-  reviseProvisional,
-} from './provisional.js';
+import { earnBaseOf, endWithoutMember, provisionalFacts, provisionalWhen, reopensForEarn, reviseProvisional } from './provisional.js';
+import { dueForWaitingRefunds } from './before-earn.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
 import {
   alreadyDone,
