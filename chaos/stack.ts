@@ -8,7 +8,7 @@ import type { LocalQueue } from '../local/queue/index.js';
 import { startLocalStack } from '../local/stack.js';
 import { createDocumentClient, createLedger, type Ledger } from '../shared/ledger/index.js';
 import { createOpenApiClient, type CredentialsProvider, type OpenApiCredentials } from '../shared/openapi/index.js';
-import type { CheckpointStep } from '../shared/points/index.js';
+import type { CheckpointStep, DueEarns } from '../shared/points/index.js';
 import type { EventQueue, QueueMessage } from '../shared/queue/index.js';
 import { localTiming } from '../kit/local-stack/timing.js';
 import type { Timing } from '../shared/config/index.js';
@@ -61,6 +61,8 @@ export interface ChaosStack {
   smaregi?: { url: string; contractId: string; header: string; secret: string };
   queue: LocalQueue;
   ledger: Ledger;
+  /** One tick of the provisional points ticker (npm start's, every minute): the run's last one follows the drain. */
+  earnDue: () => Promise<DueEarns>;
   /** The ledger table, for whole-table reads (the audit's scan). */
   ledgerTable: { documentClient: DynamoDBDocumentClient; tableName: string };
   /** The simulated clock of the queue, the worker and the ledger. */
@@ -230,6 +232,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     },
     queue: stack.queue,
     ledger: stack.ledger,
+    earnDue: stack.earnDue,
     ledgerTable: { documentClient, tableName: stack.tableName },
     clock,
     handlerEnv: stack.handlerEnv,

@@ -3,6 +3,7 @@ import type { ProcessEventsDeps } from '../functions/process-events.js';
 import type { ReceiveWebhookDeps } from '../functions/receive-webhook.js';
 import type { Timing } from '../shared/config/index.js';
 import type { Ledger } from '../shared/ledger/index.js';
+import type { DueEarns } from '../shared/points/index.js';
 import type { RedemptionDeps } from '../shared/redemption/index.js';
 import type { startLocalDynamoDb } from './dynamodb/index.js';
 import type { LocalQueue, LocalQueueOptions } from './queue/index.js';
@@ -79,6 +80,8 @@ export interface LocalStack {
   recovery: RecoveryTicker;
   /** The ledger the worker writes, for reading records (the same module and table). */
   ledger: Ledger;
+  /** One tick of the provisional points ticker (it also runs every minute by itself), e.g. after a chaos run's drain. */
+  earnDue: () => Promise<DueEarns>;
   /** Redemptions (the App Proxy's deps: ledger, Admin API, settings); absent when the Shopify source does not redeem. */
   redemption?: RedemptionDeps;
   /** The environment the handlers were built from (secrets included: do not print it). */

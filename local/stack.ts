@@ -132,6 +132,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       queue,
       recovery,
       ledger: handlers.ledger,
+      earnDue: handlers.earnDue,
       ...(handlers.redemption ? { redemption: handlers.redemption } : {}),
       handlerEnv,
       close: async () => {

@@ -9,7 +9,7 @@ import { EARN_TICK } from '../../shared/worker/index.js';
  * Provisional points earned `days` after payment (issue 53): a schedule runs the worker's ticker every
  * minute (shared/worker/earn-due.ts), which credits the orders whose day has come. No permission more:
  * the worker already reads the ledger's index and makes the points calls; the rule may only invoke it.
- * Only in a stage with a source configured `earnAfter: {"days": N}`.
+ * Only in a stage with a source configured `earnAfter: {"days": N}` or `"fulfilled"` (its refunds before the moment).
  */
 export class EarnSchedule extends Construct {
   readonly rule: Rule;
@@ -17,7 +17,7 @@ export class EarnSchedule extends Construct {
   constructor(scope: Construct, id: string, props: { worker: LambdaFn }) {
     super(scope, id);
     this.rule = new Rule(this, 'Schedule', {
-      description: 'Credits provisional points whose day has come (sources with earnAfter days)',
+      description: 'Credits provisional points whose day has come (sources with earnAfter days), and the refunds before a fulfilment',
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [
         new LambdaFunction(props.worker, {
@@ -31,6 +31,13 @@ export class EarnSchedule extends Construct {
   }
 }
 
-/** Whether some source of the stage earns its points a number of days after payment. */
-export const earnsAfterDays = (sources: Readonly<Record<string, unknown>>): boolean =>
-  Object.values(sources).some((s) => typeof s === 'object' && s !== null && typeof (s as { earnAfter?: unknown }).earnAfter === 'object');
+/**
+ * Whether some source of the stage earns its points after payment: a number of days after it, or at
+ * fulfilment (the ticker then finishes the refunds before the moment that the fulfilment's message left,
+ * shared/points/before-earn.ts `dueForWaitingRefunds`).
+ */
+export const earnsLater = (sources: Readonly<Record<string, unknown>>): boolean =>
+  Object.values(sources).some((s) => {
+    const after = typeof s === 'object' && s !== null ? (s as { earnAfter?: unknown }).earnAfter : undefined;
+    return (typeof after === 'object' && after !== null) || after === 'fulfilled';
+  });

@@ -40,7 +40,7 @@ import { WebhookApi } from '../constructs/webhook-api.js';
 import { type ShopifyAppProxy, shopifyAppProxyFor } from '../constructs/shopify-app-proxy.js';
 import { LogsKey } from '../constructs/logs-key.js';
 import { PullRecovery } from '../constructs/pull-recovery.js';
-import { EarnSchedule, earnsAfterDays } from '../constructs/earn-schedule.js';
+import { EarnSchedule, earnsLater } from '../constructs/earn-schedule.js';
 import { OUTPUT_KEYS, webhookSecretNameOutputKey, webhookUrlOutputKey } from '../outputs.js';
 
 export type IntegrationStackProps = StackProps & { config: StageConfig };
@@ -97,7 +97,7 @@ export class IntegrationStack extends Stack {
     const made = this.createWorker(logs, openApiSecret);
     ({ worker: this.worker, smaregiReconcile: this.smaregiReconcile } = made);
     this.pullRecovery = this.createPullRecovery();
-    this.earnSchedule = earnsAfterDays(config.sources) ? new EarnSchedule(this, 'EarnSchedule', { worker: this.worker.fn }) : undefined;
+    this.earnSchedule = earnsLater(config.sources) ? new EarnSchedule(this, 'EarnSchedule', { worker: this.worker.fn }) : undefined;
     this.api = this.createApi(sources, logs);
     this.appProxy = shopifyAppProxyFor(this, {
       config,

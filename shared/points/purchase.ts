@@ -13,6 +13,7 @@ import { settleBonuses } from './bonus.js';
 import { laterInChain } from './chain.js';
 import { purchaseMarker } from './markers.js';
 import { earnBaseOf, endWithoutMember, provisionalFacts, provisionalWhen, reopensForEarn, reviseProvisional } from './provisional.js';
+import { dueForWaitingRefunds } from './before-earn.js';
 import type { ProcessOutcome, SkipReason } from '../events/index.js';
 import {
   alreadyDone,
@@ -175,6 +176,7 @@ class PurchaseAttempt {
     // Provisional until now (or an earlier attempt at the moment died): it earns on its amount as paid, and
     // the refunds before the moment, listed on it, then debit their shares (order-independent: provisional.ts).
     if (claim.previous?.earning || claim.previous?.earnBase) this.earnOn = earnBaseOf(claim.previous);
+    if (this.earnOn) await dueForWaitingRefunds(this.deps, this.ref, claim.previous);
     this.keepFindable =
       this.options.customerLinked === true && this.options.ownMessage !== true && (claim.previous?.waitingRefunds.length ?? 0) > 0;
     await this.checkpoint('purchase:claimed');

@@ -32,6 +32,7 @@ import {
 } from './refund-results.js';
 import { refundWaitMs } from './refund-wait.js';
 import { beforeEarnShare } from './provisional.js';
+import { earnedSinceParked } from './before-earn.js';
 import { unfinishedSiblings } from './siblings.js';
 
 /** A step either ends the attempt with `end` or hands its result on to the next step. */
@@ -53,6 +54,8 @@ type Debit = Step<{ share: RefundShare; debited: number; reconciled?: true }>;
 export async function processRefund(deps: ProcessorDeps, event: RefundEvent, sharesPurchaseGroup = false): Promise<ProcessOutcome> {
   const attempt = new RefundAttempt(deps, event, sharesPurchaseGroup);
   const outcome = await attempt.run();
+  // Parked for a moment that came meanwhile (before-earn.ts): it debits now (once: the order stays credited).
+  if (attempt.parkedBeforeEarn && (await earnedSinceParked(deps.ledger, event))) return processRefund(deps, event, sharesPurchaseGroup);
   if (!BOOKED.has(outcome.kind)) return outcome;
   // The campaigns' bonuses take their share back (bonus.ts): also on a redelivery, which finishes what a crash left.
   // The order as this attempt booked it, or read (a duplicate): the one read more a refund costs.
@@ -87,6 +90,8 @@ class RefundAttempt {
   private wasInDoubt = false;
   /** The order as this attempt last booked it (its campaign bonuses' claw-backs follow from it). */
   booked: OrderRecord | undefined;
+  /** This attempt parked the refund for the order's moment (before-earn.ts: looked at again). */
+  parkedBeforeEarn = false;
 
   constructor(
     private readonly deps: ProcessorDeps,
@@ -430,6 +435,7 @@ class RefundAttempt {
     const finished = await this.deps.ledger.finishRefund(this.ref, this.owner, result);
     // Parked for its purchase (or for the moment of a provisional order): it stays listed, the credit runs it.
     const waits = result.outcome === 'refund_parked' || isBeforeEarnParked(result);
+    this.parkedBeforeEarn = finished !== undefined && isBeforeEarnParked(result);
     if (finished && this.listed && !waits) await this.deps.ledger.forgetWaitingRefund(this.ref);
     await this.checkpoint('refund:recorded');
     return outcome;
