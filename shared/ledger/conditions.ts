@@ -22,6 +22,15 @@ export function claimable(e: Expression, nowMs: number): string {
   return `${absent(e, 'pk')} OR (${e.path('state')} <> ${e.value('done')} AND ${leaseFree(e, nowMs)})`;
 }
 
+/**
+ * Claimable, and no call of an earlier attempt in doubt: none released unsure (`needsReconcile`), none died
+ * holding the lease (left in place). What a write with no claim, which searches nothing, may finish.
+ */
+export function claimableUndoubted(e: Expression, nowMs: number): string {
+  const open = `${e.path('state')} <> ${e.value('done')} AND ${leaseFree(e, nowMs)}`;
+  return `${absent(e, 'pk')} OR (${open} AND ${absent(e, 'needsReconcile')} AND ${absent(e, 'leaseOwner')})`;
+}
+
 /** Done with this outcome. */
 export function doneWith(e: Expression, outcome: string): string {
   return `${e.path('state')} = ${e.value('done')} AND ${e.path('outcome')} = ${e.value(outcome)}`;

@@ -3,6 +3,7 @@ import { capText } from '../text/index.js';
 import {
   awaitingCustomer,
   claimable,
+  claimableUndoubted,
   doneWith,
   exists,
   heldBy,
@@ -83,10 +84,15 @@ export interface PurchaseResult {
   /** Credited at the moment: what is left after the refunds before it, the base of every later refund's share. */
   earnedOn?: { amount: number; exact: string | undefined };
   /**
-   * pending_earn only: a call of the order an earlier attempt left in doubt (its moment's delivery came
-   * before the payment was recorded). Kept on the order, so the moment searches before it sends again.
+   * A call of the order an earlier attempt left in doubt, not settled by this one (shared/points/inherited-doubt.ts):
+   * written on the order whatever the outcome, so its next claim searches before it sends again.
    */
   inDoubt?: InDoubt;
+  /**
+   * The writer proved any call in doubt absent (a complete search past the horizon) or found it: the doubt
+   * fields go. Without it (nor `inDoubt`) they stay as the record has them: a finish never drops a doubt.
+   */
+  doubtSettled?: boolean;
 }
 
 export interface ReleaseOrderOptions {
@@ -180,10 +186,13 @@ export interface OrderRecords {
   correctBookedDebit(ref: RefundRef, fix: { from: number; to: number }): Promise<OrderRecord | undefined>;
 }
 
-/** Skips (no owner) need no claim: only an order nobody holds, and never one a delivery naming the customer claimed. */
+/**
+ * Skips (no owner) need no claim: only an order nobody holds, and never one a delivery naming the customer
+ * claimed, nor one a call of which is in doubt (a skip searches nothing: shared/points/inherited-doubt.ts).
+ */
 function finishCondition(e: Expression, owner: string | null, result: PurchaseResult, now: number): string {
   if (owner !== null) return heldBy(e, owner);
-  return result.awaitingCustomerUntil !== undefined ? unclaimedOrder(e) : claimable(e, now);
+  return result.awaitingCustomerUntil !== undefined ? unclaimedOrder(e) : claimableUndoubted(e, now);
 }
 
 /** What the purchase event says of the order, kept on it from the first claim. */
@@ -198,11 +207,8 @@ const PURCHASE_FACTS = [
   'store',
 ] as const;
 
-/** What an order knows of calls in doubt; gone once they are resolved (found, or proven never run). */
-/** What a finished purchase no longer has: its lease and the notes of its attempts. */
-const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'foundMember', ...DOUBT_FIELDS] as const;
-
-const isDoubtField = (f: string) => (DOUBT_FIELDS as readonly string[]).includes(f);
+/** What a finished purchase no longer has: its lease and the notes of its attempts (its doubt only once settled). */
+const LEASE_FIELDS = ['leaseOwner', 'leaseUntil', 'leaseRefundId', 'lastError', 'foundMember'] as const;
 
 /** What an order waiting for its customer to be linked carries (the index keys and its event). */
 const UNLINKED_FIELDS = ['unlinkedCustomer', 'purchasedAt', 'purchaseEvent'] as const;
@@ -347,9 +353,9 @@ function purchaseWrites(store: Store): PurchaseWrites {
         owner !== null
           ? new Expression()
           : withEmptyBook(orderIdentity(store, ref, now).setFrom(result, PURCHASE_FACTS).setIfAbsent('attempts', 1));
-      e.setAll(finishFields(store, result, now));
-      if (result.inDoubt) e.setAll(inDoubtFields(result.inDoubt)).remove(...LEASE_FIELDS.filter((f) => !isDoubtField(f)));
-      else e.remove(...LEASE_FIELDS);
+      e.setAll(finishFields(store, result, now)).remove(...LEASE_FIELDS);
+      if (result.inDoubt) e.setAll(inDoubtFields(result.inDoubt));
+      else if (result.doubtSettled) e.remove(...DOUBT_FIELDS);
       // Credited (or ended otherwise) after all: no longer waiting for its customer to be linked.
       if (result.unlinked === undefined && result.provisional === undefined && !result.keepUnlinked) e.remove(...UNLINKED_FIELDS);
       if (result.provisional) e.setIfAbsent('refundsBeforeEarn', {});

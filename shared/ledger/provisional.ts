@@ -103,7 +103,9 @@ export function createProvisionalRecords(store: Store, client: DynamoDBDocumentC
       if (refund.nothingLeft) {
         e.set('outcome', 'not_earned').remove('unlinkedCustomer', 'purchasedAt', 'purchaseEvent');
       }
-      const condition = `${doneWith(e, 'pending_earn')} AND attribute_not_exists(${e.path(['refundsBeforeEarn', refund.refundId])})`;
+      // Never ended over a credit in doubt (shared/points/inherited-doubt.ts): that refund waits for it first.
+      const undoubted = refund.nothingLeft ? ` AND attribute_not_exists(${e.path('needsReconcile')})` : '';
+      const condition = `${doneWith(e, 'pending_earn')} AND attribute_not_exists(${e.path(['refundsBeforeEarn', refund.refundId])})${undoubted}`;
       const item = await store.update(orderKey(ref.source, ref.orderId), e, condition, { ref: { ...ref, refundId: refund.refundId } });
       return item ? OrderRecord.parse(item) : undefined;
     },

@@ -11,10 +11,12 @@ import { engineOf } from './engine-deps.js';
 import { awaitsCustomer, awaitsLink, unlinkedFacts } from './late-customer.js';
 import { settleBonuses } from './bonus.js';
 import { laterInChain } from './chain.js';
+import { doubtOnFinish } from './inherited-doubt.js';
+import { skipPurchase } from './purchase-skip.js';
 import { purchaseMarker } from './markers.js';
 import { earnBaseOf, endWithoutMember, provisionalFacts, provisionalWhen, reopensForEarn, reviseProvisional } from './provisional.js';
 import { dueForWaitingRefunds } from './before-earn.js';
-import type { ProcessOutcome, SkipReason } from '../events/index.js';
+import type { ProcessOutcome } from '../events/index.js';
 import {
   alreadyDone,
   campaignsFor,
@@ -59,6 +61,8 @@ class PurchaseAttempt {
   private window: SendWindow = CLOSED_SEND_WINDOW;
   /** What an earlier attempt left in doubt (set at the claim; cleared once a complete search settles it). */
   private doubt: Doubt | undefined;
+  /** A search settled that doubt (found its call, or proved it absent past the horizon): a finish may drop it. */
+  private settled = false;
   /** The moment of a provisional order came: what it earns on (its amount as paid less the refunds before). */
   private earnOn: { amount: number; exact: string | undefined } | undefined;
   /** The member's rank, when looked up (campaigns may be limited to ranks). */
@@ -104,7 +108,11 @@ class PurchaseAttempt {
       // The member taken off a sale that is still provisional: nobody earns it (revised, not skipped).
       const order = (skip && skip !== 'no_customer') || !this.event.earnAfter ? undefined : await this.deps.ledger.getOrder(this.ref);
       const revised = await reviseProvisional(this.deps, this.event, order);
-      return revised ?? (await endWithoutMember(this.deps, this.event, order)) ?? this.skip(skip ?? 'no_customer');
+      return (
+        revised ??
+        (await endWithoutMember(this.deps, this.event, order)) ??
+        skipPurchase(this.deps, this.event, this.facts, skip ?? 'no_customer')
+      );
     }
     const claimed = await this.claim();
     if (claimed.end) return claimed.end;
@@ -142,27 +150,6 @@ class PurchaseAttempt {
     return this.event.fixedPoints === undefined ? this.credit(found.member) : this.grantFixed(found.member, this.event.fixedPoints);
   }
 
-  /** Nothing to credit: one write records why. */
-  private async skip(reason: SkipReason): Promise<PurchaseProcessed> {
-    const { ledger, clock } = this.deps;
-    // Not final while the sender may still name the customer (late-customer.ts).
-    const window = reason === 'no_customer' ? this.event.customerMatchWindowSeconds : undefined;
-    const awaiting = window ? { awaitingCustomerUntil: clock() + window * 1000 } : {};
-    const done = await ledger.finishPurchase(this.ref, null, { outcome: 'skipped', reason, ...this.facts, ...awaiting });
-    if (!done) {
-      const current = await ledger.getOrder(this.ref);
-      // A delivery naming the customer claimed the order first (it records the outcome), or this is a
-      // copy of the skip: either way refunds keep waiting for the customer.
-      if (window && (current?.state === 'pending' || awaitsCustomer(current, clock()))) {
-        return { outcome: { kind: 'duplicate', action: 'ack', previous: current?.outcome ?? 'pending' } };
-      }
-      return alreadyDone(current);
-    }
-    const outcome = { kind: 'skipped', action: 'ack', reason } as const;
-    // Refunds already waiting keep waiting for the customer rather than being skipped now.
-    return window ? { outcome } : { outcome, order: done };
-  }
-
   /** The order's lease (a skip still awaiting its customer is re-opened); hands on whether to reconcile. */
   private async claim(): Promise<Step<{ mustReconcile: boolean }>> {
     const { ledger, clock } = this.deps;
@@ -193,12 +180,11 @@ class PurchaseAttempt {
   }
 
   /** Provisional (provisional.ts): no call; a `days` wait also its due entry, first. A doubt left by an earlier attempt
-   * (its moment ran before this payment) stays on the order: the moment's claim inherits it, searches first. */
+   * (its moment ran before this payment) stays on the order (finish): the moment's claim inherits it, searches first. */
   private async pend(customer: CustomerRef, earnWhen: string): Promise<PurchaseProcessed> {
     if (earnWhen !== 'fulfilled') await this.deps.ledger.scheduleEarn(this.ref, earnWhen);
     const provisional = provisionalFacts(this.event, customer, earnWhen);
-    const result = { outcome: 'pending_earn', provisional, ...(this.doubt ? { inDoubt: this.doubt } : {}) } as const;
-    return this.finish(result, { kind: 'pending_earn', action: 'ack', earnWhen });
+    return this.finish({ outcome: 'pending_earn', provisional }, { kind: 'pending_earn', action: 'ack', earnWhen });
   }
 
   private async lookUp(customer: CustomerRef): Promise<Step<{ member: FoundMember }>> {
@@ -269,6 +255,7 @@ class PurchaseAttempt {
     try {
       const check = await checkDoubt(engineOf(this.deps), doubt, [this.marker], memberId);
       const entry = check.found.get(this.marker);
+      this.settled = entry !== undefined || check.settled;
       if (entry) return this.fromHistory(doubt.memberId ?? memberId, entry);
       if (!check.settled) return this.stillInDoubt(doubt, check.why);
     } catch (e) {
@@ -298,6 +285,8 @@ class PurchaseAttempt {
   /** The points call through the engine (after any doubt left by an earlier attempt, searched first). */
   private async operate(call: PointsCall): Promise<OperationResult> {
     const result = await runOperation(engineOf(this.deps), { marker: this.marker, call, window: this.window }, this.doubt);
+    // Not in doubt after it: the engine searched first (found, or settled absent) before it sent anything.
+    if (result.kind !== 'in_doubt') this.settled = true;
     // The balance the answer gave, for the message's later events (a till's mirror).
     if (this.options.members && this.event.customer && this.found)
       noteAnswer(this.options.members, this.event.customer, this.found, result);
@@ -451,7 +440,8 @@ class PurchaseAttempt {
     // Credited late with refunds already waiting (no message of their own any more: parked): findable by
     // its customer until they are through, so a crash among them is retried by the link (retro.ts takes it out).
     const kept = this.keepFindable && result.unlinked === undefined ? { ...result, keepUnlinked: true } : result;
-    const done = await this.deps.ledger.finishPurchase(this.ref, this.owner, kept);
+    // An inherited doubt this attempt did not settle stays on the order, whatever the outcome (inherited-doubt.ts).
+    const done = await this.deps.ledger.finishPurchase(this.ref, this.owner, { ...kept, ...doubtOnFinish(this.doubt, this.settled) });
     if (!done) return { outcome: leaseLost() };
     await this.checkpoint('purchase:recorded');
     return { outcome, order: done };

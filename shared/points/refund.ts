@@ -34,6 +34,7 @@ import { refundWaitMs } from './refund-wait.js';
 import { beforeEarnShare } from './provisional.js';
 import { earnedSinceParked } from './before-earn.js';
 import { unfinishedSiblings } from './siblings.js';
+import { cancelOverDoubt } from './inherited-doubt.js';
 
 /** A step either ends the attempt with `end` or hands its result on to the next step. */
 type Step<T> = { end: ProcessOutcome } | (T & { end?: undefined });
@@ -164,6 +165,8 @@ class RefundAttempt {
       if (beforeEarn && order.outcome !== 'credited') return { end: await this.finish(beforeEarnEnd(order, beforeEarn.amount)) };
       if (order.outcome === 'pending_earn') {
         const share = beforeEarnShare(order, this.event);
+        const waits = share.nothingLeft ? cancelOverDoubt(order, engineOf(this.deps).horizon, clock()) : undefined;
+        if (waits) return { end: await this.retryLater(waits) }; // inherited-doubt.ts
         const booked = await ledger.bookBeforeEarn(this.orderRef, share);
         if (!booked) continue; // earned meanwhile, or booked by another attempt
         await this.checkpoint('refund:applied');

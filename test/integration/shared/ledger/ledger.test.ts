@@ -203,3 +203,42 @@ describe('ledger: a purchase finished under its lease', () => {
     expect(await ledger.finishPurchase(ref, 'b', credited)).toMatchObject({ state: 'done', attempts: 2 });
   });
 });
+
+/** Issue 50: a doubt an earlier attempt left on the order is dropped only by a finish that settled it (shared/points/inherited-doubt.ts). */
+describe('ledger: a purchase finished over a doubt', () => {
+  const doubt = { until: 1_000_000, since: 900_000, memberId: 'm1' };
+
+  it('a finish that does not say the doubt is settled keeps the doubt an earlier attempt released', async () => {
+    const ref = nextOrder();
+    await ledger.claimPurchase(purchase(ref, 'a'));
+    await ledger.releaseOrder(ref, 'a', { lastError: 'timeout', inDoubt: doubt });
+    await ledger.claimPurchase(purchase(ref, 'b'));
+    await ledger.finishPurchase(ref, 'b', { outcome: 'customer_not_found', reason: 'gone' });
+    expect(await rawItem(ref)).toMatchObject({
+      outcome: 'customer_not_found',
+      needsReconcile: true,
+      inDoubtUntil: 1_000_000,
+      inDoubtMemberId: 'm1',
+    });
+  });
+
+  it('a skip is refused by a pending order a call of which is in doubt', async () => {
+    const ref = nextOrder();
+    await ledger.claimPurchase(purchase(ref, 'a'));
+    await ledger.releaseOrder(ref, 'a', { lastError: 'timeout', inDoubt: doubt });
+    expect(
+      await ledger.finishPurchase(ref, null, { outcome: 'skipped', reason: 'no_customer', eligibleAmount: 1000, currency: 'JPY' }),
+    ).toBeUndefined();
+    expect(await ledger.getOrder(ref)).toMatchObject({ state: 'pending', needsReconcile: true });
+  });
+
+  it('a skip is refused by an order whose attempt died holding its lease', async () => {
+    const ref = nextOrder();
+    await ledger.claimPurchase(purchase(ref, 'a'));
+    clock.advance(60_001);
+    expect(
+      await ledger.finishPurchase(ref, null, { outcome: 'skipped', reason: 'no_customer', eligibleAmount: 1000, currency: 'JPY' }),
+    ).toBeUndefined();
+    expect(await ledger.getOrder(ref)).toMatchObject({ state: 'pending', leaseOwner: 'a' });
+  });
+});
