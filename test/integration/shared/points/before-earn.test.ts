@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Campaign } from '../../../../shared/campaigns/index.js';
 import type { PurchaseEvent } from '../../../../shared/events/index.js';
 import { bonusReturnMarker, refundMarker } from '../../../../shared/points/index.js';
-import { purchase, refund, useHarness } from './harness.js';
+import { DOUBLE_DAY, fulfilment, refund, shipped, useHarness } from './harness.js';
 
 const h = useHarness();
 const GOLD = 'member-gold';
@@ -12,20 +11,7 @@ const GOLD = 'member-gold';
  * while the moment's credit runs the refunds listed on the order. The credit meets the refund's lease and
  * passes it by; the refund then parks on an order that has earned. Gold earns 5%: ¥1000 -> 50, ¥100 back -> 5.
  */
-const shipped = () => purchase({ earnAfter: { kind: 'fulfilled' } });
-const fulfilment = (p: PurchaseEvent): PurchaseEvent => ({
-  ...p,
-  eventId: `${p.eventId}:fulfilled`,
-  delivery: { id: `${p.delivery.id}-fulfilled`, topic: 'orders/fulfilled' },
-  earnMoment: 'fulfilled',
-});
-const DOUBLE: Campaign = {
-  id: 'double-jan',
-  title: 'ポイント2倍デー',
-  from: '2026-01-15T00:00:00+09:00',
-  to: '2026-01-16T00:00:00+09:00',
-  multiplier: '2',
-};
+const DOUBLE = DOUBLE_DAY;
 
 /** The refund held between booking its share before the moment and parking, while the fulfilment is processed. */
 async function parkedWhileEarning(p: PurchaseEvent, settings = {}) {

@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Campaign } from '../../../../shared/campaigns/index.js';
 import { bonusMarker, bonusReturnMarker, purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
-import { CALCULATION, CLIENT_ID, GRANT, purchase, refund, useHarness } from './harness.js';
+import { CALCULATION, CLIENT_ID, DOUBLE_DAY, GRANT, purchase, refund, useHarness } from './harness.js';
 
 const h = useHarness();
 const GOLD = 'member-gold';
 
-/** ポイント2倍: the harness's purchases happen on 2026-01-15 10:00 JST (gold earns 5%: 1000 -> 50 points). */
-const DOUBLE: Campaign = {
-  id: 'double-jan',
-  title: 'ポイント2倍デー',
-  from: '2026-01-15T00:00:00+09:00',
-  to: '2026-01-16T00:00:00+09:00',
-  multiplier: '2',
-};
+/** Gold earns 5%: 1000 -> 50 points. */
+const DOUBLE = DOUBLE_DAY;
 const withCampaigns = (campaigns: Campaign[] = [DOUBLE]) => ({ settings: { campaigns } });
 /** The worker dies at `step` (the checkpoint throws), the campaign in force. */
 const crashingAt = (step: string) => ({

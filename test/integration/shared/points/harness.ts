@@ -13,6 +13,7 @@ import {
   type ProcessOutcome,
   type Processor,
 } from '../../../../shared/points/index.js';
+import type { Campaign } from '../../../../shared/campaigns/index.js';
 import type { PurchaseEvent, RefundEvent } from '../../../../shared/events/index.js';
 import { manualClock, startDynalite, type LocalDynamo } from '../../../../kit/dynalite.js';
 import { startTestEmulator, testClient, type TestEmulator } from '../../../support/emulator.js';
@@ -195,6 +196,26 @@ export function purchase(overrides: Partial<PurchaseEvent> = {}): PurchaseEvent 
     ...overrides,
   };
 }
+
+/** A purchase that earns at fulfilment (`earnAfter: fulfilled`): provisional until its fulfilment. */
+export const shipped = (overrides: Partial<PurchaseEvent> = {}) => purchase({ earnAfter: { kind: 'fulfilled' }, ...overrides });
+
+/** The orders/fulfilled delivery of the same order (Shopify sends the whole order again). */
+export const fulfilment = (p: PurchaseEvent): PurchaseEvent => ({
+  ...p,
+  eventId: `${p.eventId}:fulfilled`,
+  delivery: { id: `${p.delivery.id}-fulfilled`, topic: 'orders/fulfilled' },
+  earnMoment: 'fulfilled',
+});
+
+/** ポイント2倍 on the day the harness's purchases happen (2026-01-15 10:00 JST). */
+export const DOUBLE_DAY: Campaign = {
+  id: 'double-jan',
+  title: 'ポイント2倍デー',
+  from: '2026-01-15T00:00:00+09:00',
+  to: '2026-01-16T00:00:00+09:00',
+  multiplier: '2',
+};
 
 export function refund(of: PurchaseEvent, refundId: string, refundAmount: number, overrides: Partial<RefundEvent> = {}): RefundEvent {
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PurchaseEvent } from '../../../../shared/events/index.js';
 import { purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
-import { CALCULATION, purchase, refund, useHarness } from './harness.js';
+import { CALCULATION, fulfilment, purchase, refund, shipped, useHarness } from './harness.js';
 
 /**
  * Issue 50: an order whose credit an earlier attempt left in doubt (a late commit, a crash after the grant) is
@@ -68,14 +68,6 @@ describe('a crashed attempt that recorded no member, then customer_not_found', (
 });
 
 describe('a provisional order cancelled while its credit is in doubt', () => {
-  const shipped = () => purchase({ earnAfter: { kind: 'fulfilled' } });
-  const fulfilment = (p: PurchaseEvent): PurchaseEvent => ({
-    ...p,
-    eventId: `${p.eventId}:fulfilled`,
-    delivery: { id: `${p.delivery.id}-fulfilled`, topic: 'orders/fulfilled' },
-    earnMoment: 'fulfilled',
-  });
-
   it('the cancellation waits for the credit that lands later and takes it back exactly once', async () => {
     // The fulfilment's copy raced ahead of the payment (a second worker) and its credit went out in doubt.
     await lateCalculation();

@@ -1,8 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Campaign } from '../../../../shared/campaigns/index.js';
-import type { PurchaseEvent } from '../../../../shared/events/index.js';
 import { bonusMarker, purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
-import { CALCULATION, purchase, refund, useHarness } from './harness.js';
+import { CALCULATION, fulfilment, purchase, refund, shipped, useHarness } from './harness.js';
 
 const h = useHarness();
 const GOLD = 'member-gold';
@@ -10,14 +9,6 @@ const DAY_MS = 86_400_000;
 const CALCULATION_PATH = '^/api/ext/users/[^/]+/points/calculation$';
 
 /** Issue 53: provisional points. Gold earns 5%: ¥1000 -> 50 points. */
-const shipped = (overrides: Partial<PurchaseEvent> = {}) => purchase({ earnAfter: { kind: 'fulfilled' }, ...overrides });
-/** The orders/fulfilled delivery of the same order (Shopify sends the whole order again). */
-const fulfilment = (p: PurchaseEvent): PurchaseEvent => ({
-  ...p,
-  eventId: `${p.eventId}:fulfilled`,
-  delivery: { id: `${p.delivery.id}-fulfilled`, topic: 'orders/fulfilled' },
-  earnMoment: 'fulfilled',
-});
 /** Paid "now" (the harness clock), earned 14 days later. */
 const inTwoWeeks = () => purchase({ earnAfter: { kind: 'days', days: 14 }, occurredAt: new Date(h.clock()).toISOString() });
 

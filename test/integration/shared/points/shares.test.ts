@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PurchaseEvent } from '../../../../shared/events/index.js';
 import { purchaseMarker, refundMarker, SUPERSEDED_SHARE, shareOrderId } from '../../../../shared/points/index.js';
-import { CALCULATION, purchase, refund, useHarness } from './harness.js';
+import { CALCULATION, fulfilment, purchase, refund, useHarness } from './harness.js';
 
 const h = useHarness();
 const GOLD = 'member-gold';
@@ -18,12 +18,6 @@ const partial = (p: PurchaseEvent, num: number, den: number): PurchaseEvent => (
   delivery: { id: `${p.delivery.id}-shipped-${num}-${den}`, topic: 'orders/partially_fulfilled' },
   earnMoment: 'partial',
   shipped: { num: String(num), den: String(den) },
-});
-const fulfilment = (p: PurchaseEvent): PurchaseEvent => ({
-  ...p,
-  eventId: `${p.eventId}:fulfilled`,
-  delivery: { id: `${p.delivery.id}-fulfilled`, topic: 'orders/fulfilled' },
-  earnMoment: 'fulfilled',
 });
 const shareEntries = (p: PurchaseEvent, amount: number) => h.entries(GOLD, purchaseMarker('shopify', shareOrderId(p.orderId, amount)));
 const shareBack = (p: PurchaseEvent, amount: number) =>
