@@ -43,6 +43,11 @@ export interface PurchaseClaimInput extends OrderRef {
   shopDomain?: string | undefined;
   /** The store the sale was made in, as its sender said (Smaregi's storeId): the points report's store column. */
   store?: string | undefined;
+  /**
+   * The member this attempt looked up before claiming, written with the claim (kept if the order already
+   * names one): a worker that dies after its call leaves the member its call went to (member-first.ts).
+   */
+  foundMember?: FoundMember | undefined;
 }
 
 export interface PurchaseResult {
@@ -162,6 +167,8 @@ export interface OrderRecords {
    * not be done nor leased. Undefined when the condition failed (lease lost, or already done).
    */
   finishPurchase(ref: OrderRef, owner: string | null, result: PurchaseResult): Promise<OrderRecord | undefined>;
+  /** The lease holder's member, written before its first call when its claim did not carry it (a lookup after the claim). */
+  keepFoundMember(ref: OrderRef, owner: string, member: FoundMember): Promise<boolean>;
   /** Ends an attempt without a result. keepLease: the call's outcome is unknown, let the lease run out. */
   releaseOrder(ref: OrderRef, owner: string, opts: ReleaseOrderOptions): Promise<boolean>;
   /** Notes on the order (creating a stub) that a refund waits for the purchase. Undefined: already done. */
@@ -232,14 +239,21 @@ const withEmptyBook = (e: Expression) => e.setIfAbsent('refunds', {});
 
 /** The purchase's lease and facts, as a claim of an existing record and a re-opening both write them. */
 const purchaseLease = (store: Store, input: PurchaseClaimInput, now: number) =>
-  withEmptyBook(
-    orderBase(store, input, now)
-      .set('state', 'pending')
-      .set('leaseOwner', input.owner)
-      .set('leaseUntil', now + store.leaseMs)
-      .increment('attempts')
-      .setFrom(input, PURCHASE_FACTS),
+  withFoundMember(
+    withEmptyBook(
+      orderBase(store, input, now)
+        .set('state', 'pending')
+        .set('leaseOwner', input.owner)
+        .set('leaseUntil', now + store.leaseMs)
+        .increment('attempts')
+        .setFrom(input, PURCHASE_FACTS),
+    ),
+    input,
   );
+
+/** The claim's member, unless the order names one already (an earlier attempt's, whose call may be in doubt). */
+const withFoundMember = (e: Expression, input: PurchaseClaimInput) =>
+  input.foundMember ? e.setIfAbsent('foundMember', input.foundMember) : e;
 
 /** What `purchaseLease` leaves where no record was: written whole by the common first claim. */
 const freshOrder = (store: Store, input: PurchaseClaimInput, now: number): Item => ({
@@ -254,6 +268,7 @@ const freshOrder = (store: Store, input: PurchaseClaimInput, now: number): Item 
   leaseUntil: now + store.leaseMs,
   attempts: 1,
   ...defined(Object.fromEntries(PURCHASE_FACTS.map((f) => [f, input[f]]))),
+  ...defined({ foundMember: input.foundMember }),
   refunds: {},
 });
 
@@ -291,6 +306,7 @@ type PurchaseWrites = Pick<
   | 'reopenForEarn'
   | 'reopenRejected'
   | 'finishPurchase'
+  | 'keepFoundMember'
   | 'releaseOrder'
 >;
 type RefundBookWrites = Omit<OrderRecords, keyof PurchaseWrites>;
@@ -325,13 +341,16 @@ function purchaseWrites(store: Store): PurchaseWrites {
 
     async reopenForEarn(input) {
       const now = clock();
-      const e = orderBase(store, input, now)
-        .set('state', 'pending')
-        .set('leaseOwner', input.owner)
-        .set('leaseUntil', now + store.leaseMs)
-        .set('earning', true)
-        .increment('attempts')
-        .remove('outcome', 'reason', 'finishedAt', 'ttl');
+      const e = withFoundMember(
+        orderBase(store, input, now)
+          .set('state', 'pending')
+          .set('leaseOwner', input.owner)
+          .set('leaseUntil', now + store.leaseMs)
+          .set('earning', true)
+          .increment('attempts')
+          .remove('outcome', 'reason', 'finishedAt', 'ttl'),
+        input,
+      );
       // Or ended at its moment naming nobody, while a member may still be attached (endWithoutMember).
       const nobody = `${doneWith(e, 'not_earned')} AND ${e.path('reason')} = ${e.value(NO_MEMBER)} AND ${e.path('awaitingCustomerUntil')} >= ${e.value(now)}`;
       e.remove('awaitingCustomerUntil');
@@ -365,6 +384,11 @@ function purchaseWrites(store: Store): PurchaseWrites {
       if (result.rejectedEvent === undefined) e.remove('rejectedEvent');
       const note = { ref, finish: { outcome: result.outcome, reason: result.reason } };
       return parseOrder(await store.update(keyOf(ref), e, finishCondition(e, owner, result, now), note));
+    },
+
+    async keepFoundMember(ref, owner, member) {
+      const e = new Expression().set('updatedAt', iso(clock())).set('foundMember', member);
+      return (await store.update(keyOf(ref), e, heldBy(e, owner), { ref })) !== undefined;
     },
 
     async releaseOrder(ref, owner, opts) {

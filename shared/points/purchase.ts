@@ -4,7 +4,7 @@ import { CLOSED_SEND_WINDOW, type OpenApiError, type PointItem, type SendWindow 
 import type { Checkpoint, ProcessorDeps } from './deps.js';
 import type { CustomerRef, PurchaseEvent } from '../events/index.js';
 import { asOpenApiError, inDoubtOutcome, isUnrecognisedRefusal, leaseLost, rejectedOutcome, transientOutcome } from './failures.js';
-import { findMember } from './find-member.js';
+import { callFollows, type Looked, memberLookup } from './member-first.js';
 import { noteAnswer } from './member-memo.js';
 import { checkDoubt, type Doubt, doubtOf, type OperationResult, type PointsCall, runOperation } from './engine/index.js';
 import { engineOf } from './engine-deps.js';
@@ -73,6 +73,11 @@ class PurchaseAttempt {
    */
   private found: FoundMember | undefined;
   private kept = false;
+  /** Looked up before the claim (member-first.ts), for the claim to write; taken by the first lookUp. */
+  private looked: Looked | undefined;
+  /** The member the order names (`foundMember`): every call goes to it, so a dead attempt's successor knows whom to search. */
+  private recorded: string | undefined;
+  private readonly lookMember: (customer: CustomerRef) => Promise<Looked>;
   /** `found.point` read by this attempt's message (its lookup, the memo's last answer): only then is its move a hint. */
   private balanceRead = false;
   private readonly ref: OrderRef;
@@ -89,6 +94,7 @@ class PurchaseAttempt {
     this.ref = { source: event.source, orderId: event.orderId };
     this.marker = purchaseMarker(event.source, event.orderId);
     this.checkpoint = deps.checkpoint ?? (() => undefined);
+    this.lookMember = memberLookup(deps, options.members);
     this.facts = {
       eligibleAmount: event.eligibleAmount,
       eligibleExact: event.eligibleExact,
@@ -114,6 +120,10 @@ class PurchaseAttempt {
         skipPurchase(this.deps, this.event, this.facts, skip ?? 'no_customer')
       );
     }
+    const order = await this.deps.ledger.getOrder(this.ref);
+    if (callFollows(order, this.event, this.deps.clock(), this.options.customerLinked === true)) {
+      this.looked = await this.lookMember(customer);
+    }
     const claimed = await this.claim();
     if (claimed.end) return claimed.end;
     if (this.earnOn?.amount === 0) return this.finish({ outcome: 'not_earned' }, { kind: 'not_earned', action: 'ack' });
@@ -137,23 +147,21 @@ class PurchaseAttempt {
 
   /** The points call for the member found (kept from an earlier attempt, or looked up now). */
   private async call(customer: CustomerRef): Promise<PurchaseProcessed> {
-    const memo = this.kept ? undefined : this.options.members?.found(customer);
-    if (memo) {
-      // Found by an earlier event of this message: kept like an earlier attempt's (looked up again if gone).
-      this.found = memo;
-      this.kept = true;
-      this.rank = memo.rank;
-      this.balanceRead = this.options.members?.balance(customer) !== undefined;
-    }
     const found = this.found ? { member: this.found } : await this.lookUp(customer);
     if (found.end) return found.end;
+    if (this.recorded !== found.member.id) {
+      // Looked up after the claim (rare): the order names the member before the call goes to it.
+      if (!(await this.deps.ledger.keepFoundMember(this.ref, this.owner, found.member))) return { outcome: leaseLost() };
+      this.recorded = found.member.id;
+    }
     return this.event.fixedPoints === undefined ? this.credit(found.member) : this.grantFixed(found.member, this.event.fixedPoints);
   }
 
   /** The order's lease (a skip still awaiting its customer is re-opened); hands on whether to reconcile. */
   private async claim(): Promise<Step<{ mustReconcile: boolean }>> {
     const { ledger, clock } = this.deps;
-    const input = { ...this.ref, owner: this.owner, ...this.facts };
+    const ours = this.looked && 'member' in this.looked ? this.looked.member : undefined;
+    const input = { ...this.ref, owner: this.owner, ...this.facts, ...(ours ? { foundMember: ours } : {}) };
     this.window = leaseSendWindow(clock, ledger.leaseMs);
     let claim = await ledger.claimPurchase(input);
     if (!claim.ok && awaitsCustomer(claim.current, clock())) claim = await ledger.reopenPurchase(input);
@@ -171,6 +179,8 @@ class PurchaseAttempt {
     this.doubt = doubtOf(claim.previous, engineOf(this.deps).horizon);
     // An earlier attempt of this order looked its member up and ended unfinished: no lookup again.
     const kept = claim.previous?.state === 'pending' ? claim.previous.foundMember : undefined;
+    // The claim wrote ours unless the order named a member already (if_not_exists).
+    this.recorded = claim.previous?.foundMember?.id ?? ours?.id;
     if (kept) {
       this.found = kept;
       this.kept = true;
@@ -188,32 +198,30 @@ class PurchaseAttempt {
   }
 
   private async lookUp(customer: CustomerRef): Promise<Step<{ member: FoundMember }>> {
-    let member: FoundMember;
-    try {
-      const { id, point, rank } = await findMember(this.deps.openapi, customer);
-      member = { id, point, ...(rank ? { rank } : {}) };
-    } catch (e) {
-      const err = asOpenApiError(e);
-      if (err.kind === 'member_not_found') {
-        await this.checkpoint('purchase:not-found');
-        // The Open API answers the same (member_not_found) for unknown and withdrawn customers: we cannot tell them apart here.
-        // A fixed grant (a till's spend or its give-back) is not kept for a later link: it belongs to the sale's state then;
-        // nor a shipped share (shares.ts): the whole order earns for a customer linked later, at its fulfilment.
-        const keptForLink = this.event.fixedPoints === undefined && this.options.shippedShare !== true;
-        const unlinked = keptForLink ? { unlinked: unlinkedFacts(this.event, customer) } : {};
-        const end = await this.finish(
-          { outcome: 'customer_not_found', reason: err.message, ...unlinked },
-          { kind: 'customer_not_found', action: 'ack' },
-        );
-        return { end: keptForLink ? await this.linkedMeanwhile(customer, end) : end };
-      }
-      return { end: await this.retry(err, {}) };
+    const looked = this.looked ?? (await this.lookMember(customer));
+    this.looked = undefined;
+    if ('notFound' in looked) {
+      const err = looked.notFound;
+      await this.checkpoint('purchase:not-found');
+      // The Open API answers the same (member_not_found) for unknown and withdrawn customers: we cannot tell them apart here.
+      // A fixed grant (a till's spend or its give-back) is not kept for a later link: it belongs to the sale's state then;
+      // nor a shipped share (shares.ts): the whole order earns for a customer linked later, at its fulfilment.
+      const keptForLink = this.event.fixedPoints === undefined && this.options.shippedShare !== true;
+      const unlinked = keptForLink ? { unlinked: unlinkedFacts(this.event, customer) } : {};
+      const end = await this.finish(
+        { outcome: 'customer_not_found', reason: err.message, ...unlinked },
+        { kind: 'customer_not_found', action: 'ack' },
+      );
+      return { end: keptForLink ? await this.linkedMeanwhile(customer, end) : end };
     }
-    await this.checkpoint('purchase:customer');
+    if ('error' in looked) return { end: await this.retry(looked.error, {}) };
+    const { member } = looked;
+    // Found by an earlier event of this message: kept like an earlier attempt's (looked up again if gone).
+    if (looked.fromMemo) this.kept = true;
+    else await this.checkpoint('purchase:customer');
     this.rank = member.rank;
     this.found = member;
-    this.balanceRead = true;
-    this.options.members?.remember(customer, member);
+    this.balanceRead = looked.balanceRead;
     return { member };
   }
 

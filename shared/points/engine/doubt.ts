@@ -28,9 +28,12 @@ export type DoubtFields = OperationFields;
 /**
  * The doubt a claim inherits from the record as it found it. An attempt that learnt its call's outcome
  * was unknown wrote when (`inDoubtUntil`) and to whom; one that died left its lease in place, and may
- * have sent until its lease's end less the margin, to a member nobody recorded.
+ * have sent until its lease's end less the margin, to the member its order names (`foundMember`), if any.
  */
-export function doubtOf(previous: DoubtFields | undefined, h: HorizonSettings): Doubt | undefined {
+export function doubtOf(
+  previous: (DoubtFields & { foundMember?: { id: string } | undefined }) | undefined,
+  h: HorizonSettings,
+): Doubt | undefined {
   if (!previous) return undefined;
   const crashed = previous.leaseOwner !== undefined && previous.leaseUntil !== undefined;
   if (!crashed && previous.needsReconcile !== true) return undefined;
@@ -38,7 +41,9 @@ export function doubtOf(previous: DoubtFields | undefined, h: HorizonSettings): 
   const crashedSince = crashed ? (previous.leaseUntil as number) - h.leaseMs : Number.POSITIVE_INFINITY;
   const until = Math.max(previous.inDoubtUntil ?? 0, crashedUntil);
   const since = Math.min(previous.inDoubtSince ?? Number.POSITIVE_INFINITY, crashedSince, until - h.inDoubtMs);
-  return { until, since, ...(previous.inDoubtMemberId ? { memberId: previous.inDoubtMemberId } : {}) };
+  // A purchase writes its member before its call (member-first.ts): a dead attempt's call went to it.
+  const memberId = previous.inDoubtMemberId ?? (crashed ? previous.foundMember?.id : undefined);
+  return { until, since, ...(memberId ? { memberId } : {}) };
 }
 
 /** The doubt after a call sent at `sentAt` (to `memberId`) ended unknown, added to what was in doubt before. */

@@ -135,6 +135,31 @@ describe('the member a request in doubt went to', () => {
   });
 });
 
+describe('the member a dead worker\'s request went to', () => {
+  it('a worker killed after its credit, then a re-link before the retry: the first member\'s history is searched, nobody else is credited', async () => {
+    const event = purchase();
+    await h.crashAt('purchase:granted', event);
+    expect(await h.ledger.getOrder(event)).toMatchObject({ foundMember: { id: 'member-gold' } });
+    await h.api.updateMember('member-gold', { external_ids: { shopify: 'cust-gold-old' } });
+    await h.api.updateMember('member-regular', { external_ids: { shopify: 'cust-gold' } });
+    h.passHorizon();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', customerId: 'member-gold', reconciled: true });
+    expect(await h.entries('member-regular', marker(event))).toEqual([]);
+    expect(await h.entries('member-gold', marker(event))).toEqual([50]);
+  });
+
+  it('a worker killed before its credit, then a re-link: its retry sends the credit once, to the member its claim named', async () => {
+    const event = purchase();
+    await h.crashAt('purchase:customer', event);
+    await h.api.updateMember('member-gold', { external_ids: { shopify: 'cust-gold-old' } });
+    await h.api.updateMember('member-regular', { external_ids: { shopify: 'cust-gold' } });
+    h.passHorizon();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', customerId: 'member-gold' });
+    expect(await h.entries('member-regular', marker(event))).toEqual([]);
+    expect(await h.calls(CALCULATION)).toBe(1);
+  });
+});
+
 describe('a search is complete or in doubt', () => {
   it('a credit pushed past the first page by newer entries is found after a crash, however few pages the audit reads', async () => {
     const event = purchase();

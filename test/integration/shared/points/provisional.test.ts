@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Campaign } from '../../../../shared/campaigns/index.js';
 import { bonusMarker, purchaseMarker, refundMarker } from '../../../../shared/points/index.js';
-import { CALCULATION, fulfilment, purchase, refund, shipped, useHarness } from './harness.js';
+import { CALCULATION, fulfilment, LOOKUP, purchase, refund, shipped, useHarness } from './harness.js';
 
 const h = useHarness();
 const GOLD = 'member-gold';
@@ -18,11 +18,12 @@ beforeEach(async () => {
 });
 
 describe('provisional points: earnAfter fulfilled', () => {
-  it('a purchase earns nothing at payment: recorded pending_earn, no points call', async () => {
+  it('a purchase earns nothing at payment: recorded pending_earn, no call to the service (not even a lookup)', async () => {
     const p = shipped();
     expect(await h.processor().process(p)).toMatchObject({ kind: 'pending_earn', action: 'ack', earnWhen: 'fulfilled' });
     expect(await h.ledger.getOrder(p)).toMatchObject({ outcome: 'pending_earn', earnWhen: 'fulfilled', earnBase: { amount: 1000 } });
     expect(await h.calls(CALCULATION)).toBe(0);
+    expect(await h.calls(LOOKUP)).toBe(0);
     expect(await h.balance(GOLD)).toBe(0);
   });
 
