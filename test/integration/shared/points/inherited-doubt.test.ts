@@ -27,7 +27,11 @@ const lateCalculation = () =>
  */
 const forgetMember = (e: PurchaseEvent) =>
   h.dynamo.documentClient.send(
-    new UpdateCommand({ TableName: h.dynamo.tableName, Key: { pk: orderKey(e.source, e.orderId) }, UpdateExpression: 'REMOVE foundMember' }),
+    new UpdateCommand({
+      TableName: h.dynamo.tableName,
+      Key: { pk: orderKey(e.source, e.orderId) },
+      UpdateExpression: 'REMOVE foundMember',
+    }),
   );
 
 /** Waits (real time, bounded) until the late request has landed in the member's history. */

@@ -135,8 +135,8 @@ describe('the member a request in doubt went to', () => {
   });
 });
 
-describe('the member a dead worker\'s request went to', () => {
-  it('a worker killed after its credit, then a re-link before the retry: the first member\'s history is searched, nobody else is credited', async () => {
+describe("the member a dead worker's request went to", () => {
+  it("a worker killed after its credit, then a re-link before the retry: the first member's history is searched, nobody else is credited", async () => {
     const event = purchase();
     await h.crashAt('purchase:granted', event);
     expect(await h.ledger.getOrder(event)).toMatchObject({ foundMember: { id: 'member-gold' } });
