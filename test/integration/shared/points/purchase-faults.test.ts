@@ -145,6 +145,20 @@ describe('purchase: the member found by an earlier attempt', () => {
     expect(await h.ledger.getOrder(event)).toMatchObject({ state: 'done', outcome: 'customer_not_found' });
   });
 
+  it('a member found earlier who is gone, the customer linked to another since: the order names the new member before its call, so a crash after it is searched there', async () => {
+    const event = purchase();
+    expect(await h.processor({ checkpoint: slowAfterLookup }).process(event)).toMatchObject({ action: 'retry' });
+    await h.api.resign('member-gold');
+    await h.api.updateMember('member-regular', { external_ids: { shopify: 'cust-gold' } });
+    await h.crashAt('purchase:granted', event);
+    expect(await h.ledger.getOrder(event)).toMatchObject({ state: 'pending', foundMember: { id: 'member-regular' } });
+    h.passHorizon();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'credited', customerId: 'member-regular', reconciled: true });
+    expect(await h.entries('member-regular', marker(event))).toEqual([10]);
+    // The first refused for the gone member (member_not_found: nothing ran), the second sent once.
+    expect(await h.calls(CALCULATION)).toBe(2);
+  });
+
   it('a retry for the member found at first records the credit’s own size, not the balance’s move since that lookup', async () => {
     const event = purchase();
     expect(await h.processor({ checkpoint: slowAfterLookup }).process(event)).toMatchObject({ action: 'retry' });
