@@ -25,10 +25,17 @@ const INCOMPLETE_RETRY_MS = 60_000;
 
 /**
  * Searches the history of the member the doubt's requests went to (or `memberId` when nobody recorded
- * one) for the markers. Throws the client's error when a page cannot be read (in doubt, never absent).
+ * one) for the markers. Throws the client's error when a page cannot be read (in doubt, never absent),
+ * unless the service no longer knows that member.
  */
 export async function checkDoubt(deps: EngineDeps, doubt: Doubt, markers: readonly string[], memberId: string): Promise<DoubtCheck> {
-  const search = await searchHistory(deps.api, doubt.memberId ?? memberId, markers, { since: doubt.since });
+  const search = await searchHistory(deps.api, doubt.memberId ?? memberId, markers, { since: doubt.since }).catch((e: unknown) => {
+    // The member the requests went to is gone (withdrawn, erased): the service applies nothing to them
+    // any more, and what landed went with them. Settled: the caller goes on as after a refusal.
+    if (isOpenApiError(e) && e.kind === 'member_not_found') return 'member_gone' as const;
+    throw e;
+  });
+  if (search === 'member_gone') return { settled: true, found: new Map() };
   const now = deps.clock();
   if (!search.complete) return { settled: false, found: search.found, until: now + INCOMPLETE_RETRY_MS, why: 'search_incomplete' };
   if (now < doubt.until) return { settled: false, found: search.found, until: doubt.until, why: 'in_doubt' };

@@ -135,6 +135,32 @@ describe('the member a request in doubt went to', () => {
   });
 });
 
+describe('the member a request in doubt went to, gone', () => {
+  it('a member who withdraws while a credit to them is in doubt: the order ends (the customer awaits a link), never retried for good', async () => {
+    await h.emulator.addFault({ method: 'POST', path: CALCULATION_PATH, fault: 'late_commit', answer: 'reset', commit_after_ms: 300 });
+    const event = purchase();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'outcome_unknown' });
+    await landed('member-gold', marker(event));
+    await h.api.resign('member-gold');
+    h.passHorizon();
+    expect(await h.processor().process(event)).toMatchObject({ kind: 'customer_not_found', action: 'ack' });
+    expect(await h.ledger.getOrder(event)).toMatchObject({ state: 'done', outcome: 'customer_not_found' });
+    expect(await h.calls(CALCULATION)).toBe(2); // the one in doubt; the second refused (member_not_found): nothing ran
+  });
+
+  it('a member who withdraws while a refund\'s debit to them is in doubt: the refund ends customer_withdrawn, never retried for good', async () => {
+    const p = purchase();
+    expect(await h.processor().process(p)).toMatchObject({ kind: 'credited' });
+    await h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'late_commit', answer: 'reset', commit_after_ms: 300 });
+    const r = refund(p, 'r1', 500);
+    expect(await h.processor().process(r)).toMatchObject({ kind: 'outcome_unknown' });
+    await landed('member-gold', refundMarker('shopify', p.orderId, 'r1'));
+    await h.api.resign('member-gold');
+    h.passHorizon();
+    expect(await h.processor().process(r)).toMatchObject({ kind: 'customer_withdrawn', action: 'ack', customerId: 'member-gold' });
+  });
+});
+
 describe("the member a dead worker's request went to", () => {
   it("a worker killed after its credit, then a re-link before the retry: the first member's history is searched, nobody else is credited", async () => {
     const event = purchase();
