@@ -148,7 +148,7 @@ describe('the member a request in doubt went to, gone', () => {
     expect(await h.calls(CALCULATION)).toBe(2); // the one in doubt; the second refused (member_not_found): nothing ran
   });
 
-  it('a member who withdraws while a refund\'s debit to them is in doubt: the refund ends customer_withdrawn, never retried for good', async () => {
+  it("a member who withdraws while a refund's debit to them is in doubt: the refund ends customer_withdrawn, never retried for good", async () => {
     const p = purchase();
     expect(await h.processor().process(p)).toMatchObject({ kind: 'credited' });
     await h.emulator.addFault({ method: 'POST', path: GRANT_PATH, fault: 'late_commit', answer: 'reset', commit_after_ms: 300 });
