@@ -22,7 +22,7 @@ export type Looked =
   | { notFound: OpenApiError };
 
 /** Looks the customer up (or takes the member an earlier event of the same message found). */
-export async function lookMember(deps: ProcessorDeps, customer: CustomerRef, memo: MemberMemo | undefined): Promise<Looked> {
+async function lookMember(deps: ProcessorDeps, customer: CustomerRef, memo: MemberMemo | undefined): Promise<Looked> {
   const known = memo?.found(customer);
   if (known) return { member: known, fromMemo: true, balanceRead: memo?.balance(customer) !== undefined };
   try {
